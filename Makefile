@@ -1,0 +1,41 @@
+# Thin wrapper around CMake: `make` builds, `make check` builds and runs every test,
+# `make demo` runs the demo, `make install PREFIX=...` installs.
+PREFIX ?= /usr/local
+BUILD  ?= build
+JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_FLAGS ?=
+
+.PHONY: all build deps check unit demo install clean fuzz
+
+all: build
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_FLAGS)
+
+build: $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+deps:
+	@bash scripts/deps
+
+check: deps
+	cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) -DTAKT_WERROR=ON $(CMAKE_FLAGS)
+	cmake --build $(BUILD) -j $(JOBS)
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE net
+	cd $(BUILD) && ctest --output-on-failure -L net
+
+unit: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L unit
+
+demo: deps build
+	$(BUILD)/takt demo
+
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+fuzz:
+	CC=clang cmake -S . -B build-fuzz -DTAKT_FUZZ=ON -DTAKT_TESTS=ON
+	cmake --build build-fuzz -j $(JOBS)
+
+clean:
+	rm -rf $(BUILD) build-asan build-fuzz

@@ -1,0 +1,99 @@
+/* takt link layer: a small vtable to move Ethernet frames in batches with receive
+ * timestamps. Protocol code never knows which link it runs on (DESIGN.md, Layers 2). */
+#ifndef TAKT_LINK_H
+#define TAKT_LINK_H
+
+#include <takt/takt.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TAKT_ETH_MIN_FRAME   60     /* without FCS; shorter frames are padded on send */
+#define TAKT_ETH_MAX_FRAME   1514   /* without FCS */
+#define TAKT_FRAME_BUF       1536   /* buffer size that holds any frame */
+#define TAKT_ETHERTYPE_ECAT  0x88A4
+#define TAKT_ETHERTYPE_PLK   0x88AB
+#define TAKT_ETHERTYPE_TEST  0x88B5 /* IEEE local experimental 1: takt link echo/bench */
+
+/* One frame. On send: data/len are read (len < 60 is padded with zeros by the link).
+ * On receive: data must point to a buffer of cap bytes (>= TAKT_FRAME_BUF); the link
+ * fills len and ts (receive time on CLOCK_MONOTONIC; kernel timestamp where the link
+ * has one, converted at the edge). */
+struct takt_frame {
+    uint8_t  *data;
+    uint16_t  len;
+    uint16_t  cap;
+    takt_ns_t ts;
+};
+
+struct takt_link_stats {
+    uint64_t tx_frames, tx_bytes, tx_errors;
+    uint64_t rx_frames, rx_bytes, rx_dropped; /* rx_dropped: kernel drops where known */
+    uint64_t rx_filtered;                      /* frames received but not of our types */
+};
+
+struct takt_link;
+
+struct takt_link_ops {
+    const char *kind;    /* "packet", "mem", "capture", ... */
+    /* Send n frames; returns how many were sent (>= 0) or a negative errno. */
+    int  (*send)(struct takt_link *l, const struct takt_frame *f, unsigned n);
+    /* Receive up to n frames; waits at most timeout_ns for the first one (0 = poll,
+     * < 0 = wait forever). Returns the number received (0 on timeout) or -errno. */
+    int  (*recv)(struct takt_link *l, struct takt_frame *f, unsigned n, takt_ns_t timeout_ns);
+    void (*close)(struct takt_link *l);
+};
+
+struct takt_link {
+    const struct takt_link_ops *ops;
+    char     name[32];          /* interface name or a label ("mem:a") */
+    uint8_t  mac[6];            /* the interface's own unicast MAC */
+    uint16_t mtu;
+    struct takt_link_stats stats;
+};
+
+struct takt_link_opts {
+    const uint16_t *ethertypes;  /* EtherTypes to receive; NULL/0 = ECAT and PLK */
+    unsigned n_ethertypes;
+    bool qdisc_bypass;           /* PACKET_QDISC_BYPASS (default on via takt_link_opts_default) */
+    bool promisc;                /* promiscuous membership */
+    bool join_plk_multicast;     /* join 01-11-1E-00-00-01..05 */
+    bool timestamps;             /* kernel receive timestamps (ns) */
+};
+
+void takt_link_opts_default(struct takt_link_opts *o);
+
+/* Open a link by spec: "IFNAME" or "packet:IFNAME" (AF_PACKET). On error *out is NULL
+ * and the message in err (if given) names the interface and says what to do. */
+int takt_link_open(const char *spec, const struct takt_link_opts *opts,
+                   struct takt_link **out, char *err, size_t errlen);
+
+/* In-process pair: what a sends, b receives, and the reverse. No syscalls; frames are
+ * stamped with the clock given (NULL = takt_now). Rings hold `depth` frames each way. */
+typedef takt_ns_t (*takt_clock_fn)(void *ctx);
+int takt_link_mem_pair(struct takt_link **a, struct takt_link **b, unsigned depth,
+                       takt_clock_fn clock, void *clock_ctx);
+
+/* Optional synchronous responder on a mem endpoint: every frame delivered to `ep` is
+ * handed to fn at once (in the sender's call), instead of being queued; fn may send
+ * replies through ep. This is how an in-process simulator answers deterministically. */
+typedef void (*takt_link_responder_fn)(void *ctx, struct takt_link *ep,
+                                       const struct takt_frame *f);
+void takt_link_mem_set_responder(struct takt_link *ep, takt_link_responder_fn fn, void *ctx);
+
+/* Capture tap: wraps `inner`; every frame sent and received is also written to a
+ * pcapng file with nanosecond timestamps. Closing the tap closes inner too. */
+int takt_link_capture(struct takt_link *inner, const char *pcapng_path,
+                      struct takt_link **out, char *err, size_t errlen);
+
+static inline int takt_link_send(struct takt_link *l, const struct takt_frame *f, unsigned n)
+{ return l->ops->send(l, f, n); }
+static inline int takt_link_recv(struct takt_link *l, struct takt_frame *f, unsigned n, takt_ns_t t)
+{ return l->ops->recv(l, f, n, t); }
+void takt_link_close(struct takt_link *l);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,100 @@
+/* takt per-cycle statistics: min/avg/max/count and a fixed-bin histogram per
+ * measurement, per interval and cumulative; recording allocates nothing and takes no
+ * lock (DESIGN.md, Layers 5). Reports in EC-Master's PerfMsmt line format and JSON. */
+#ifndef TAKT_PERF_H
+#define TAKT_PERF_H
+
+#include <takt/takt.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct perf_stat {
+    int64_t  min, max;     /* ns */
+    int64_t  sum;          /* ns */
+    uint64_t count;
+};
+
+/* Histogram of values in [lo, lo + bin*nbins): bins of `bin` ns; values below lo go to
+ * `under`, values at or above the top to `over`. The bins live in caller-provided or
+ * init-time allocated memory; recording never allocates. */
+struct perf_hist {
+    int64_t   lo, bin;
+    uint32_t  nbins;
+    uint64_t *bins;
+    uint64_t  under, over;
+    uint64_t  total;
+};
+
+/* One named measurement ("Cycle Time", "JOB_ProcessAllRxFrames", ...). */
+struct perf_msmt {
+    char name[40];
+    struct perf_stat total;      /* cumulative */
+    struct perf_hist hist;       /* cumulative */
+    struct perf_stat ival[2];    /* interval banks: RT writes ival[active] */
+    struct perf_hist ihist[2];
+};
+
+/* A set of measurements sharing one interval switch. The RT side records into the
+ * active bank; a reporter (another thread) calls perf_set_snapshot(), which flips the
+ * bank at the RT side's next perf_set_cycle_end() and returns the finished one. */
+#define PERF_MAX_MSMT 32
+struct perf_set {
+    struct perf_msmt *m[PERF_MAX_MSMT];
+    unsigned n;
+    int active;                 /* bank the RT thread writes */
+    int flip_req, flip_ack;     /* atomics: reporter requests, RT acknowledges */
+    bool threaded;              /* false: perf_set_snapshot flips directly */
+};
+
+int  perf_hist_init(struct perf_hist *h, int64_t lo, int64_t bin, uint32_t nbins);
+void perf_hist_free(struct perf_hist *h);
+void perf_hist_reset(struct perf_hist *h);
+void perf_hist_add(struct perf_hist *h, int64_t v);
+/* Percentile p in [0,100]: the upper edge of the bin holding the value of rank
+ * ceil(p/100 * total) (rank 1 = smallest); INT64_MAX if it falls in `over`, lo if in
+ * `under`, 0 for an empty histogram. */
+int64_t perf_hist_percentile(const struct perf_hist *h, double p);
+
+void perf_stat_reset(struct perf_stat *s);
+void perf_stat_add(struct perf_stat *s, int64_t v);
+static inline int64_t perf_stat_avg(const struct perf_stat *s)
+{ return s->count ? s->sum / (int64_t)s->count : 0; }
+
+/* Measurement with a histogram of nbins bins of bin ns starting at lo. */
+int  perf_msmt_init(struct perf_msmt *m, const char *name, int64_t lo, int64_t bin, uint32_t nbins);
+void perf_msmt_free(struct perf_msmt *m);
+
+void perf_set_init(struct perf_set *s, bool threaded);
+int  perf_set_add(struct perf_set *s, struct perf_msmt *m);
+/* Record one value (ns): cumulative + active interval bank. RT-safe. */
+void perf_record(struct perf_set *s, struct perf_msmt *m, int64_t v);
+/* RT side, once per cycle: honour a pending flip request. */
+void perf_set_cycle_end(struct perf_set *s);
+/* Reporter side: finish the interval; returns the bank index (0/1) to read with
+ * perf_msmt_interval(); call perf_set_release() after reading it. In a threaded set
+ * this waits (sleeping 100 µs steps, at most timeout_ns) for the RT side's flip;
+ * returns -ETIMEDOUT if the RT side did not run. */
+int  perf_set_snapshot(struct perf_set *s, takt_ns_t timeout_ns);
+void perf_set_release(struct perf_set *s, int bank);
+
+/* Output. The PerfMsmt line: `PerfMsmt 'Cycle Time' (min/avg/max) [usec]: 989.4/1000.0/1011.4`
+ * (values in 0.1 µs as EC-Master prints them). */
+void perf_print_line(FILE *f, const char *name, const struct perf_stat *s);
+/* One PerfMsmt line per measurement of the interval bank (after perf_set_snapshot). */
+void perf_print_interval(FILE *f, const struct perf_set *s, int bank);
+void perf_print_total(FILE *f, const struct perf_set *s);
+
+/* JSON: an object per measurement {name, count, min_ns, avg_ns, max_ns, p50_ns,
+ * p99_ns, p99_9_ns, p99_99_ns, hist: {lo_ns, bin_ns, under, over, bins: [[lo, n]...]}}
+ * (only non-empty bins). Returns a json_object* (json-c) as void* to keep json-c out
+ * of the public header; the caller owns it. */
+void *perf_msmt_to_json(const struct perf_stat *s, const struct perf_hist *h, const char *name);
+void *perf_set_to_json(const struct perf_set *s);  /* cumulative, {name: obj, ...} */
+
+#ifdef __cplusplus
+}
+#endif
+#endif

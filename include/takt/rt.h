@@ -1,0 +1,102 @@
+/* takt real-time support: the cyclic scheduler (absolute deadlines, overrun skipping)
+ * and real-time thread set-up (affinity, SCHED_FIFO, mlockall, cpu_dma_latency). */
+#ifndef TAKT_RT_H
+#define TAKT_RT_H
+
+#include <takt/takt.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* --- deadline arithmetic (pure: no clock reads) -------------------------------- */
+struct rt_cycle {
+    takt_ns_t period;       /* ns */
+    takt_ns_t next;         /* absolute deadline of the next wake-up */
+    takt_ns_t last_wake;    /* time of the last wake-up (0 before the first) */
+    takt_ns_t wake_dev;     /* last wake-up minus its deadline (>= 0 normally) */
+    takt_ns_t wake_period;  /* last wake-up minus the one before */
+    uint64_t  cycles;       /* wake-ups */
+    uint64_t  overruns;     /* cycles in which at least one deadline was missed */
+    uint64_t  skipped;      /* deadlines skipped (never queued up) */
+};
+
+void rt_cycle_init(struct rt_cycle *c, takt_ns_t period, takt_ns_t start);
+/* Account a wake-up at `now` for deadline c->next, then move c->next to the first
+ * deadline after `now` (missed ones are skipped and counted). */
+void rt_cycle_woke(struct rt_cycle *c, takt_ns_t now);
+/* After the cycle's work ended at `now`: if the next deadline already passed, skip
+ * it (and count an overrun) so the loop never runs back-to-back to catch up. */
+void rt_cycle_done(struct rt_cycle *c, takt_ns_t now);
+/* Sleep until c->next with clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME), then
+ * rt_cycle_woke(). Returns the wake-up time. */
+takt_ns_t rt_cycle_wait(struct rt_cycle *c);
+
+/* --- thread set-up ------------------------------------------------------------- */
+struct rt_opts {
+    int  cpu;              /* -1: no affinity */
+    int  prio;             /* SCHED_FIFO priority 1..99; 0: SCHED_OTHER */
+    bool mlock;            /* mlockall(MCL_CURRENT|MCL_FUTURE) */
+    bool dma_latency;      /* hold /dev/cpu_dma_latency at 0 */
+    size_t prefault_stack; /* bytes of stack to touch before the loop */
+};
+void rt_opts_default(struct rt_opts *o);   /* cpu -1, prio 0, mlock, dma_latency, 64 KiB */
+
+/* What rt_setup() achieved; each missing privilege produced one warning. */
+struct rt_state {
+    bool affinity_ok, fifo_ok, mlock_ok, dma_latency_ok;
+    int  dma_fd;           /* held open while the request must last; -1 if none */
+    unsigned warnings;
+};
+typedef void (*rt_warn_fn)(void *ctx, const char *msg);
+/* Apply opts to the calling thread. Never fails: each privilege that is missing gives
+ * one clear warning naming the capability or limit, and the run goes on. warn may be
+ * NULL (messages go to stderr). */
+void rt_setup(const struct rt_opts *o, struct rt_state *st, rt_warn_fn warn, void *ctx);
+void rt_teardown(struct rt_state *st);
+
+
+/* --- the cyclic loop ------------------------------------------------------------
+ * Runs step() once per period on absolute deadlines and records, per cycle, the
+ * wake-to-wake period ("Cycle Time"), the wake-up deviation ("Wake Deviation") and
+ * the busy time from wake-up to the end of step() ("Task Duration"). A stack adds
+ * its own job measurements (JOB_ProcessAllRxFrames, ...) to loop->perf. */
+#include <takt/perf.h>
+#include <pthread.h>
+
+struct rt_loop;
+/* One cycle's work; `wake` is the wake-up time. Return 0 to go on, non-zero to stop. */
+typedef int (*rt_step_fn)(void *ctx, struct rt_loop *loop, takt_ns_t wake);
+
+struct rt_loop {
+    struct rt_cycle cyc;
+    struct rt_opts  opts;
+    struct rt_state rt;
+    takt_ns_t duration;        /* 0 = until rt_loop_stop() */
+    rt_step_fn step;
+    void *ctx;
+    struct perf_set  perf;     /* threaded when started with rt_loop_start() */
+    struct perf_msmt m_cycle, m_wake, m_task;
+    takt_ns_t cpu_ns;          /* thread CPU time consumed by the loop */
+    takt_ns_t started, ended;  /* monotonic */
+    volatile int stop;
+    int result;                /* non-zero value a step returned */
+    pthread_t thread;
+    bool running;
+    rt_warn_fn warn;
+    void *warn_ctx;
+};
+
+/* Histograms: cycle and wake deviation in 1 us bins up to 4x period + 1 ms. */
+int  rt_loop_init(struct rt_loop *l, takt_ns_t period, const struct rt_opts *o,
+                  rt_step_fn step, void *ctx);
+void rt_loop_free(struct rt_loop *l);
+int  rt_loop_run(struct rt_loop *l);     /* in the calling thread; returns l->result */
+int  rt_loop_start(struct rt_loop *l);   /* own thread (rt_setup applied there) */
+void rt_loop_stop(struct rt_loop *l);    /* request stop; safe from any thread */
+int  rt_loop_join(struct rt_loop *l);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

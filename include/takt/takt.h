@@ -1,0 +1,44 @@
+/* takt: common definitions shared by every public header (version, errors, time). */
+#ifndef TAKT_TAKT_H
+#define TAKT_TAKT_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdbool.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Time inside the stack: int64 nanoseconds on CLOCK_MONOTONIC (DESIGN.md, "Time"). */
+typedef int64_t takt_ns_t;
+#define TAKT_NS_PER_US 1000LL
+#define TAKT_NS_PER_MS 1000000LL
+#define TAKT_NS_PER_S  1000000000LL
+
+/* Functions return 0 or a negative errno (-ETIMEDOUT, -EPROTO ...) or one of these
+ * project codes; takt_strerror() names either kind. */
+enum takt_err {
+    TAKT_EBASE = 1000,
+    TAKT_EWKC,          /* working counter differs from the expected one */
+    TAKT_ENOFRAME,      /* a sent frame did not come back */
+    TAKT_EALSTATUS,     /* slave refused a state change (AL status code set) */
+    TAKT_ESDOABORT,     /* SDO transfer aborted (abort code in the detail) */
+    TAKT_EMBOX,         /* mailbox protocol error */
+    TAKT_ESII,          /* SII content invalid (checksum, truncated category) */
+    TAKT_ECONFIG,       /* configuration invalid or does not match the network */
+    TAKT_EXML,          /* XML file could not be parsed */
+    TAKT_ENMT,          /* POWERLINK NMT error */
+    TAKT_EEND
+};
+
+const char *takt_strerror(int err);
+const char *takt_version(void);
+
+/* Current CLOCK_MONOTONIC time; only drivers and tools call it, never protocol cores. */
+takt_ns_t takt_now(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

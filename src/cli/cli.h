@@ -1,0 +1,83 @@
+/* takt command line: one option vocabulary for every command, a registry of commands
+ * ("area verb"), help text. Area files (cli_link.c, ...) only parse and print. */
+#ifndef TAKT_CLI_H
+#define TAKT_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <takt/takt.h>
+
+/* Common options a command accepts (bitmask in struct cli_cmd.common). */
+enum {
+    CLI_IFACE = 1 << 0,   /* -i/--iface IF */
+    CLI_CYCLE = 1 << 1,   /* -c/--cycle US */
+    CLI_CPU   = 1 << 2,   /* -a/--cpu N */
+    CLI_PRIO  = 1 << 3,   /* -p/--prio N */
+    CLI_TIME  = 1 << 4,   /* -t/--time S */
+    CLI_PERF  = 1 << 5,   /* --perf[=S] */
+    CLI_JSON  = 1 << 6,   /* --json FILE */
+    CLI_PCAP  = 1 << 7,   /* --pcap FILE */
+    CLI_RT    = CLI_CPU | CLI_PRIO,
+};
+
+#define CLI_MAX_EXTRA 24
+
+/* A command-specific option. arg: 0 none (flag), 1 required, 2 optional. */
+struct cli_opt {
+    const char *name;     /* long name without -- */
+    char        short_name; /* 0 if none */
+    int         arg;
+    const char *metavar;  /* "FILE", "N", ... */
+    const char *help;
+};
+
+struct cli_ctx;
+
+struct cli_cmd {
+    const char *area;       /* "link" (NULL for top-level commands like "demo") */
+    const char *verb;       /* "bench" */
+    const char *args;       /* positional synopsis, e.g. "IDX SUB [VALUE]" */
+    const char *summary;    /* one line */
+    const char *help;       /* paragraphs shown by `takt help CMD` */
+    unsigned    common;     /* CLI_* */
+    const struct cli_opt *opts; /* terminated by {0}; may be NULL */
+    int (*run)(struct cli_ctx *c);
+};
+
+struct cli_ctx {
+    const struct cli_cmd *cmd;
+    /* common options, with defaults */
+    const char *iface;
+    int64_t cycle_ns;       /* default 1 ms */
+    int cpu;                /* -1 */
+    int prio;               /* 0 = SCHED_OTHER */
+    double time_s;          /* 0 = until interrupted (or command default) */
+    double perf_s;          /* 0 = off; --perf alone = 1 s */
+    const char *json;
+    const char *pcap;
+    int verbose;
+    /* command-specific options: value (or "" for a set flag), NULL if absent */
+    const char *extra[CLI_MAX_EXTRA];
+    /* positional arguments */
+    int argc;
+    char **argv;
+};
+
+/* Command tables of the areas, each terminated by {0}. */
+extern const struct cli_cmd cli_cmds_link[];
+
+const char *cli_get(const struct cli_ctx *c, const char *name);
+bool cli_flag(const struct cli_ctx *c, const char *name);
+/* Parse helpers that print "takt AREA VERB: OPT expects ..., got '...'" and return -1. */
+int cli_parse_long(const struct cli_ctx *c, const char *what, const char *s, long lo, long hi, long *out);
+int cli_parse_double(const struct cli_ctx *c, const char *what, const char *s, double lo, double hi, double *out);
+/* Print an error prefixed with the command name; returns 1 (exit status). */
+int cli_error(const struct cli_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Usage error: message plus "see 'takt help AREA VERB'"; returns 2. */
+int cli_usage_error(const struct cli_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Set by SIGINT/SIGTERM handlers installed by main; long runs poll it. */
+extern volatile int cli_interrupted;
+/* True when stderr is a terminal: show progress; quiet when piped. */
+bool cli_progress_enabled(void);
+
+#endif
