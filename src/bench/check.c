@@ -1,0 +1,471 @@
+/* takt check: reads kernel, scheduler, power-management, interface and privilege state
+ * from /proc and /sys (below env->root) and judges each against what a cyclic master
+ * needs (reference rt-linux.md §1). Reading only: nothing is changed. */
+#include "bench/check.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
+
+static const char *const verdict_names[] = {
+    [CHECK_OK] = "ok", [CHECK_INFO] = "info", [CHECK_WARN] = "warn",
+    [CHECK_FAIL] = "fail", [CHECK_UNKNOWN] = "unknown",
+};
+_Static_assert(sizeof verdict_names / sizeof verdict_names[0] == CHECK_VERDICTS, "verdict names");
+
+const char *check_verdict_name(enum check_verdict v) { return v < CHECK_VERDICTS ? verdict_names[v] : "?"; }
+
+/* Read a small file below root; trailing newline stripped. Returns length or -errno. */
+static int rd(const struct check_env *e, const char *path, char *buf, size_t cap)
+{
+    char full[512];
+    snprintf(full, sizeof full, "%.300s%.200s", e->root ? e->root : "", path);
+    FILE *f = fopen(full, "r");
+    if (!f)
+        return -errno;
+    size_t n = fread(buf, 1, cap - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+        buf[--n] = 0;
+    return (int)n;
+}
+
+static struct check_item *add(struct check_report *r, const char *id, const char *title,
+                              enum check_verdict v, const char *fix, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+
+static struct check_item *add(struct check_report *r, const char *id, const char *title,
+                              enum check_verdict v, const char *fix, const char *fmt, ...)
+{
+    if (r->n >= CHECK_MAX_ITEMS)
+        return NULL;
+    struct check_item *it = &r->item[r->n++];
+    snprintf(it->id, sizeof it->id, "%s", id);
+    snprintf(it->title, sizeof it->title, "%s", title);
+    it->v = v;
+    snprintf(it->fix, sizeof it->fix, "%s", fix ? fix : "");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(it->found, sizeof it->found, fmt, ap);
+    va_end(ap);
+    r->count[v]++;
+    return it;
+}
+
+/* Value of a kernel command line parameter: NULL if absent, "" for a bare flag. */
+static const char *cmdline_param(const char *cmdline, const char *key, char *val, size_t cap)
+{
+    size_t kl = strlen(key);
+    for (const char *p = cmdline; *p;) {
+        while (*p == ' ')
+            p++;
+        const char *end = strchr(p, ' ');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (len >= kl && strncmp(p, key, kl) == 0 && (len == kl || p[kl] == '=')) {
+            size_t vl = len > kl ? len - kl - 1 : 0;
+            if (vl >= cap)
+                vl = cap - 1;
+            memcpy(val, p + kl + (len > kl), vl);
+            val[vl] = 0;
+            return val;
+        }
+        p += len;
+    }
+    return NULL;
+}
+
+/* Is cpu in a Linux cpu list such as "1-3,6"? */
+static bool cpulist_has(const char *list, int cpu)
+{
+    const char *p = list;
+    while (*p) {
+        char *end;
+        long a = strtol(p, &end, 10);
+        if (end == p)
+            return false;
+        long b = a;
+        if (*end == '-')
+            b = strtol(end + 1, &end, 10);
+        if (cpu >= a && cpu <= b)
+            return true;
+        p = *end == ',' ? end + 1 : end;
+        if (*end != ',')
+            break;
+    }
+    return false;
+}
+
+static void check_kernel(const struct check_env *e, struct check_report *r)
+{
+    char rt[16], ver[256];
+    int have_rt = rd(e, "/sys/kernel/realtime", rt, sizeof rt);
+    int have_ver = rd(e, "/proc/sys/kernel/version", ver, sizeof ver);
+    if (have_rt > 0 && rt[0] == '1')
+        add(r, "preempt_rt", "PREEMPT_RT kernel", CHECK_OK, NULL, "/sys/kernel/realtime = 1%s%s",
+            have_ver > 0 ? "; " : "", have_ver > 0 ? ver : "");
+    else if (have_rt < 0 && have_ver < 0)
+        add(r, "preempt_rt", "PREEMPT_RT kernel", CHECK_UNKNOWN, "check `uname -v` for PREEMPT_RT",
+            "neither /sys/kernel/realtime nor /proc/sys/kernel/version readable");
+    else
+        add(r, "preempt_rt", "PREEMPT_RT kernel", CHECK_FAIL,
+            "boot a PREEMPT_RT kernel (Debian: apt install linux-image-rt-amd64; mainline >= 6.12 with CONFIG_PREEMPT_RT=y)",
+            "not real-time (%s)", have_ver > 0 ? ver : "no /sys/kernel/realtime");
+
+    char cs[64], avail[256];
+    if (rd(e, "/sys/devices/system/clocksource/clocksource0/current_clocksource", cs, sizeof cs) < 0) {
+        add(r, "clocksource", "Clock source", CHECK_UNKNOWN, NULL, "current_clocksource not readable");
+    } else if (!strcmp(cs, "tsc") || !strcmp(cs, "arch_sys_counter")) {
+        add(r, "clocksource", "Clock source", CHECK_OK, NULL, "%s", cs);
+    } else {
+        bool tsc = rd(e, "/sys/devices/system/clocksource/clocksource0/available_clocksource", avail, sizeof avail) > 0 &&
+                   strstr(avail, "tsc");
+        add(r, "clocksource", "Clock source", CHECK_WARN,
+            tsc ? "echo tsc > /sys/devices/system/clocksource/clocksource0/current_clocksource (or boot with clocksource=tsc)"
+                : "no TSC clocksource offered: reading the clock costs more; expect higher task durations",
+            "%s (reading it is slower than tsc)", cs);
+    }
+}
+
+struct cmdline_rule {
+    const char *key, *title, *fix;
+    bool want;         /* recommended for a dedicated real-time CPU */
+};
+
+static const struct cmdline_rule cmdline_rules[] = {
+    { "isolcpus", "CPU isolation (isolcpus)", "add isolcpus=N (the cycle CPU) to the kernel command line, or use a cpuset", true },
+    { "nohz_full", "Tickless CPU (nohz_full)", "add nohz_full=N for the cycle CPU (needs CONFIG_NO_HZ_FULL)", true },
+    { "rcu_nocbs", "RCU callbacks offloaded (rcu_nocbs)", "add rcu_nocbs=N for the cycle CPU", true },
+    { "irqaffinity", "Default IRQ affinity (irqaffinity)", "add irqaffinity=0 (housekeeping CPUs) so device IRQs stay off the cycle CPU", true },
+    { "idle", "Idle polling (idle=poll)", "optional, drastic: idle=poll keeps CPUs out of C-states (more heat and power)", false },
+    { "cpuidle.off", "cpuidle disabled (cpuidle.off)", "optional: cpuidle.off=1 disables C-states entirely", false },
+    { "intel_idle.max_cstate", "intel_idle C-state limit", "add intel_idle.max_cstate=0 (or 1) to avoid deep C-state exit latency", true },
+    { "processor.max_cstate", "ACPI C-state limit", "add processor.max_cstate=1 to avoid deep C-state exit latency", true },
+    { "intel_pstate", "intel_pstate driver", "optional: intel_pstate=disable for a fixed frequency with acpi-cpufreq + performance governor", false },
+    { "cpufreq.off", "cpufreq disabled (cpufreq.off)", "optional: cpufreq.off=1 runs at the firmware frequency", false },
+};
+
+static void check_cmdline(const struct check_env *e, struct check_report *r)
+{
+    char cl[4096], val[256];
+    if (rd(e, "/proc/cmdline", cl, sizeof cl) < 0) {
+        add(r, "cmdline", "Kernel command line", CHECK_UNKNOWN, NULL, "/proc/cmdline not readable");
+        return;
+    }
+    for (size_t i = 0; i < sizeof cmdline_rules / sizeof cmdline_rules[0]; i++) {
+        const struct cmdline_rule *k = &cmdline_rules[i];
+        char id[24];
+        snprintf(id, sizeof id, "cmdline.%.15s", k->key);
+        const char *v = cmdline_param(cl, k->key, val, sizeof val);
+        if (v && !strcmp(k->key, "idle") && strcmp(v, "poll"))
+            v = NULL; /* idle=halt etc. is not what this item is about */
+        if (v)
+            add(r, id, k->title, CHECK_OK, NULL, "%s%s%s", k->key, *v ? "=" : "", v);
+        else
+            add(r, id, k->title, k->want ? CHECK_WARN : CHECK_INFO, k->fix, "not set");
+    }
+}
+
+static void check_cpus(const struct check_env *e, struct check_report *r)
+{
+    char buf[256];
+    /* governor of every CPU that has cpufreq */
+    int n = 0, perf = 0;
+    char other[64] = "";
+    for (int cpu = 0; cpu < 1024; cpu++) {
+        char p[128];
+        snprintf(p, sizeof p, "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor", cpu);
+        if (rd(e, p, buf, sizeof buf) < 0) {
+            char d[128];
+            snprintf(d, sizeof d, "/sys/devices/system/cpu/cpu%d/online", cpu);
+            char o[8];
+            if (rd(e, d, o, sizeof o) < 0 && cpu > 0) {
+                snprintf(d, sizeof d, "/sys/devices/system/cpu/cpu%d", cpu);
+                char full[512];
+                snprintf(full, sizeof full, "%.300s%.200s", e->root, d);
+                if (access(full, F_OK) != 0)
+                    break;
+            }
+            continue;
+        }
+        n++;
+        if (!strcmp(buf, "performance"))
+            perf++;
+        else
+            snprintf(other, sizeof other, "cpu%d: %.40s", cpu, buf);
+    }
+    if (n == 0)
+        add(r, "governor", "CPU frequency governor", CHECK_INFO, NULL, "no cpufreq (fixed frequency or virtual machine)");
+    else if (perf == n)
+        add(r, "governor", "CPU frequency governor", CHECK_OK, NULL, "performance on all %d CPUs", n);
+    else
+        add(r, "governor", "CPU frequency governor", CHECK_WARN,
+            "cpupower frequency-set -g performance (or echo performance > /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor)",
+            "%d of %d CPUs not on performance (%s)", n - perf, n, other);
+
+    if (rd(e, "/sys/devices/system/cpu/smt/active", buf, sizeof buf) < 0)
+        add(r, "smt", "Simultaneous multithreading", CHECK_UNKNOWN, NULL, "/sys/devices/system/cpu/smt/active not readable");
+    else if (buf[0] == '0')
+        add(r, "smt", "Simultaneous multithreading", CHECK_OK, NULL, "off");
+    else
+        add(r, "smt", "Simultaneous multithreading", CHECK_WARN,
+            "echo off > /sys/devices/system/cpu/smt/control (or nosmt on the command line): a sibling thread shares the core's pipeline",
+            "on");
+
+    if (rd(e, "/proc/sys/kernel/sched_rt_runtime_us", buf, sizeof buf) < 0) {
+        add(r, "rt_throttling", "RT throttling", CHECK_UNKNOWN, NULL, "/proc/sys/kernel/sched_rt_runtime_us not readable");
+    } else {
+        long us = strtol(buf, NULL, 10);
+        if (us < 0)
+            add(r, "rt_throttling", "RT throttling", CHECK_OK, NULL,
+                "disabled (sched_rt_runtime_us = -1): a runaway FIFO thread can hold its CPU");
+        else
+            add(r, "rt_throttling", "RT throttling", CHECK_INFO,
+                "fine for a sleeping cycle thread; only a busy-polling FIFO thread meets it: sysctl kernel.sched_rt_runtime_us=-1",
+                "RT tasks limited to %ld us per %s", us,
+                rd(e, "/proc/sys/kernel/sched_rt_period_us", buf, sizeof buf) > 0 ? buf : "1000000");
+    }
+
+    char idle[64];
+    if (rd(e, "/sys/devices/system/cpu/cpuidle/current_driver", idle, sizeof idle) > 0 && strcmp(idle, "none"))
+        add(r, "cpuidle", "Idle driver", CHECK_INFO,
+            "limit C-states (intel_idle.max_cstate / processor.max_cstate) or hold /dev/cpu_dma_latency at 0 (takt does while running)",
+            "%s", idle);
+    else
+        add(r, "cpuidle", "Idle driver", CHECK_OK, NULL, "none");
+
+    if (e->cpu < 0)
+        return;
+    char id[24], iso[256] = "", nohz[256] = "";
+    snprintf(id, sizeof id, "cpu%d.isolated", e->cpu);
+    rd(e, "/sys/devices/system/cpu/isolated", iso, sizeof iso);
+    rd(e, "/sys/devices/system/cpu/nohz_full", nohz, sizeof nohz);
+    if (cpulist_has(iso, e->cpu) || cpulist_has(nohz, e->cpu))
+        add(r, id, "Cycle CPU isolated", CHECK_OK, NULL, "CPU %d in isolated=%s nohz_full=%s", e->cpu,
+            *iso ? iso : "-", *nohz && strcmp(nohz, "(null)") ? nohz : "-");
+    else
+        add(r, id, "Cycle CPU isolated", CHECK_WARN, "add isolcpus=N nohz_full=N rcu_nocbs=N for this CPU and reboot",
+            "CPU %d is not isolated (isolated='%s')", e->cpu, iso);
+}
+
+static int coalesce_ioctl(const char *iface, struct check_coalesce *c, void *ctx)
+{
+    (void)ctx;
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    if (fd < 0)
+        return -errno;
+    struct ethtool_coalesce ec = { .cmd = ETHTOOL_GCOALESCE };
+    struct ifreq ifr = { 0 };
+    snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "%s", iface);
+    ifr.ifr_data = (void *)&ec;
+    int rc = ioctl(fd, SIOCETHTOOL, &ifr) < 0 ? -errno : 0;
+    close(fd);
+    if (rc == 0)
+        *c = (struct check_coalesce){ (int)ec.rx_coalesce_usecs, (int)ec.rx_max_coalesced_frames,
+                                      (int)ec.tx_coalesce_usecs, (int)ec.tx_max_coalesced_frames };
+    return rc;
+}
+
+static void check_iface(const struct check_env *e, struct check_report *r)
+{
+    if (!e->iface)
+        return;
+    char path[256], buf[256];
+    snprintf(path, sizeof path, "/sys/class/net/%.64s/operstate", e->iface);
+    if (rd(e, path, buf, sizeof buf) < 0) {
+        add(r, "iface", "Interface", CHECK_FAIL, "name an existing interface (ip link lists them)",
+            "no interface '%s'", e->iface);
+        return;
+    }
+    add(r, "iface", "Interface", !strcmp(buf, "up") || !strcmp(buf, "unknown") ? CHECK_OK : CHECK_WARN,
+        strcmp(buf, "up") ? "ip link set dev IF up, and check the cable" : NULL, "%s is %s", e->iface, buf);
+
+    /* IRQs: MSI vectors of the device, else nothing (virtual interfaces have none) */
+    char full[512];
+    snprintf(full, sizeof full, "%.400s/sys/class/net/%.32s/device/msi_irqs", e->root, e->iface);
+    DIR *d = opendir(full);
+    char irqs[128] = "", aff_all[192] = "";
+    bool on_cycle_cpu = false;
+    if (d) {
+        struct dirent *de;
+        while ((de = readdir(d))) {
+            if (!isdigit((unsigned char)de->d_name[0]))
+                continue;
+            char ap[128], aff[64];
+            snprintf(ap, sizeof ap, "/proc/irq/%.16s/smp_affinity_list", de->d_name);
+            if (rd(e, ap, aff, sizeof aff) < 0)
+                snprintf(aff, sizeof aff, "?");
+            if (e->cpu >= 0 && cpulist_has(aff, e->cpu))
+                on_cycle_cpu = true;
+            size_t l = strlen(irqs);
+            snprintf(irqs + l, sizeof irqs - l, "%s%.16s", l ? "," : "", de->d_name);
+            l = strlen(aff_all);
+            snprintf(aff_all + l, sizeof aff_all - l, "%s%.16s->%.32s", l ? " " : "", de->d_name, aff);
+        }
+        closedir(d);
+    }
+    if (!*irqs)
+        add(r, "iface.irq", "Interface IRQ affinity", CHECK_INFO, NULL, "%s has no MSI interrupts (virtual interface?)", e->iface);
+    else if (on_cycle_cpu)
+        add(r, "iface.irq", "Interface IRQ affinity", CHECK_WARN,
+            "keep device IRQs off the cycle CPU: echo <housekeeping cpus> > /proc/irq/N/smp_affinity_list (and stop irqbalance)",
+            "IRQ -> CPUs: %s (includes cycle CPU %d)", aff_all, e->cpu);
+    else
+        add(r, "iface.irq", "Interface IRQ affinity", CHECK_OK, NULL, "IRQ -> CPUs: %s", aff_all);
+
+    struct check_coalesce c;
+    int rc = (e->coalesce ? e->coalesce : coalesce_ioctl)(e->iface, &c, e->coalesce_ctx);
+    char fix[160];
+    snprintf(fix, sizeof fix, "ethtool -C %s rx-usecs 0 rx-frames 1 tx-usecs 0 tx-frames 1", e->iface);
+    if (rc < 0)
+        add(r, "iface.coalesce", "Interrupt coalescing", CHECK_INFO, NULL,
+            "not reported by the driver (%s)", rc == -EOPNOTSUPP ? "not supported" : strerror(-rc));
+    else if (c.rx_usecs <= 0 && c.tx_usecs <= 0)
+        add(r, "iface.coalesce", "Interrupt coalescing", CHECK_OK, NULL, "rx-usecs %d rx-frames %d tx-usecs %d tx-frames %d",
+            c.rx_usecs, c.rx_frames, c.tx_usecs, c.tx_frames);
+    else
+        add(r, "iface.coalesce", "Interrupt coalescing", CHECK_WARN, fix,
+            "rx-usecs %d tx-usecs %d: each frame may wait that long before its interrupt", c.rx_usecs, c.tx_usecs);
+}
+
+/* Capability bits in /proc/self/status CapEff (linux/capability.h). */
+enum { CAP_NET_ADMIN_BIT = 12, CAP_NET_RAW_BIT = 13, CAP_IPC_LOCK_BIT = 14, CAP_SYS_NICE_BIT = 23 };
+
+static bool limits_line(const char *limits, const char *name, char *soft, size_t cap)
+{
+    const char *p = strstr(limits, name);
+    if (!p)
+        return false;
+    p += strlen(name);
+    while (*p == ' ')
+        p++;
+    size_t n = 0;
+    while (p[n] && p[n] != ' ' && n + 1 < cap)
+        n++;
+    memcpy(soft, p, n);
+    soft[n] = 0;
+    return true;
+}
+
+static void check_privileges(const struct check_env *e, struct check_report *r)
+{
+    char st[4096], lim[4096], v[32];
+    const char *bin = e->binary ? e->binary : "/usr/local/bin/takt";
+    char setcap[256];
+    snprintf(setcap, sizeof setcap, "sudo setcap cap_net_raw,cap_net_admin,cap_sys_nice,cap_ipc_lock+ep %s", bin);
+    uint64_t caps = 0;
+    bool have_caps = false;
+    if (rd(e, "/proc/self/status", st, sizeof st) > 0) {
+        const char *p = strstr(st, "CapEff:");
+        if (p) {
+            caps = strtoull(p + 7, NULL, 16);
+            have_caps = true;
+        }
+    }
+    static const struct { int bit; const char *name, *why; } need[] = {
+        { CAP_NET_RAW_BIT, "CAP_NET_RAW", "raw frames on the interface" },
+        { CAP_SYS_NICE_BIT, "CAP_SYS_NICE", "SCHED_FIFO priority and CPU affinity" },
+        { CAP_IPC_LOCK_BIT, "CAP_IPC_LOCK", "mlockall without a memlock limit" },
+    };
+    for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
+        char id[24];
+        snprintf(id, sizeof id, "cap.%s", need[i].name + 4);
+        for (char *q = id; *q; q++)
+            *q = (char)tolower((unsigned char)*q);
+        if (!have_caps)
+            add(r, id, need[i].name, CHECK_UNKNOWN, setcap, "CapEff not readable");
+        else if (caps & (1ull << need[i].bit))
+            add(r, id, need[i].name, CHECK_OK, NULL, "held (%s)", need[i].why);
+        else
+            add(r, id, need[i].name, CHECK_WARN, setcap, "missing: needed for %s", need[i].why);
+    }
+    if (rd(e, "/proc/self/limits", lim, sizeof lim) < 0) {
+        add(r, "rlimit.memlock", "Locked-memory limit", CHECK_UNKNOWN, NULL, "/proc/self/limits not readable");
+        return;
+    }
+    bool ipc = have_caps && (caps & (1ull << CAP_IPC_LOCK_BIT));
+    if (!limits_line(lim, "Max locked memory", v, sizeof v))
+        add(r, "rlimit.memlock", "Locked-memory limit", CHECK_UNKNOWN, NULL, "no 'Max locked memory' line");
+    else if (!strcmp(v, "unlimited") || ipc || strtoull(v, NULL, 10) >= 64ull << 20)
+        add(r, "rlimit.memlock", "Locked-memory limit", CHECK_OK, NULL, "%s%s", v, ipc ? " (CAP_IPC_LOCK held)" : " bytes");
+    else
+        add(r, "rlimit.memlock", "Locked-memory limit", CHECK_WARN,
+            "raise it: '@realtime - memlock unlimited' in /etc/security/limits.d/ (and add the user to that group), or grant CAP_IPC_LOCK",
+            "%s bytes: mlockall() of takt's memory may fail", v);
+    bool nice = have_caps && (caps & (1ull << CAP_SYS_NICE_BIT));
+    if (!limits_line(lim, "Max realtime priority", v, sizeof v))
+        add(r, "rlimit.rtprio", "Real-time priority limit", CHECK_UNKNOWN, NULL, "no 'Max realtime priority' line");
+    else if (nice || !strcmp(v, "unlimited") || atoi(v) >= 80)
+        add(r, "rlimit.rtprio", "Real-time priority limit", CHECK_OK, NULL, "%s%s", v, nice ? " (CAP_SYS_NICE held)" : "");
+    else
+        add(r, "rlimit.rtprio", "Real-time priority limit", CHECK_WARN,
+            "'@realtime - rtprio 99' in /etc/security/limits.d/, or grant CAP_SYS_NICE",
+            "RLIMIT_RTPRIO %s: SCHED_FIFO above it is refused", v);
+}
+
+void check_run(const struct check_env *env, struct check_report *r)
+{
+    memset(r, 0, sizeof *r);
+    struct check_env e = *env;
+    if (!e.root)
+        e.root = "";
+    check_kernel(&e, r);
+    check_cmdline(&e, r);
+    check_cpus(&e, r);
+    check_iface(&e, r);
+    check_privileges(&e, r);
+}
+
+const struct check_item *check_find(const struct check_report *r, const char *id)
+{
+    for (unsigned i = 0; i < r->n; i++)
+        if (!strcmp(r->item[i].id, id))
+            return &r->item[i];
+    return NULL;
+}
+
+void check_print(FILE *f, const struct check_report *r, bool color)
+{
+    static const char *const col[] = { [CHECK_OK] = "\033[32m", [CHECK_INFO] = "\033[36m",
+        [CHECK_WARN] = "\033[33m", [CHECK_FAIL] = "\033[31m", [CHECK_UNKNOWN] = "\033[35m" };
+    for (unsigned i = 0; i < r->n; i++) {
+        const struct check_item *it = &r->item[i];
+        fprintf(f, "%s%-7s%s %-36s %s\n", color ? col[it->v] : "", check_verdict_name(it->v),
+                color ? "\033[0m" : "", it->title, it->found);
+        if (*it->fix && it->v != CHECK_OK)
+            fprintf(f, "        %-36s fix: %s\n", "", it->fix);
+    }
+    fprintf(f, "\n%u ok, %u info, %u warn, %u fail, %u unknown\n", r->count[CHECK_OK], r->count[CHECK_INFO],
+            r->count[CHECK_WARN], r->count[CHECK_FAIL], r->count[CHECK_UNKNOWN]);
+}
+
+void *check_to_json(const struct check_report *r)
+{
+    json_object *root = json_object_new_object(), *items = json_object_new_array();
+    for (unsigned i = 0; i < r->n; i++) {
+        const struct check_item *it = &r->item[i];
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "id", json_object_new_string(it->id));
+        json_object_object_add(o, "title", json_object_new_string(it->title));
+        json_object_object_add(o, "verdict", json_object_new_string(check_verdict_name(it->v)));
+        json_object_object_add(o, "found", json_object_new_string(it->found));
+        json_object_object_add(o, "fix", json_object_new_string(it->fix));
+        json_object_array_add(items, o);
+    }
+    json_object *sum = json_object_new_object();
+    for (int v = 0; v < CHECK_VERDICTS; v++)
+        json_object_object_add(sum, check_verdict_name(v), json_object_new_int((int)r->count[v]));
+    json_object_object_add(root, "items", items);
+    json_object_object_add(root, "summary", sum);
+    return root;
+}
