@@ -16,7 +16,8 @@ extern "C" {
 #define TAKT_ETHERTYPE_PLK   0x88AB
 #define TAKT_ETHERTYPE_TEST  0x88B5 /* IEEE local experimental 1: takt link echo/bench */
 
-/* One frame. On send: data/len are read (len < 60 is padded with zeros by the link).
+/* One frame. On send: data/len are read (len < 60 is padded with zeros by the link);
+ * ts is read only by a capture tap (the send time it records; 0 = now).
  * On receive: data must point to a buffer of cap bytes (>= TAKT_FRAME_BUF); the link
  * fills len and ts (receive time on CLOCK_MONOTONIC; kernel timestamp where the link
  * has one, converted at the edge). */
@@ -43,6 +44,8 @@ struct takt_link_ops {
      * < 0 = wait forever). Returns the number received (0 on timeout) or -errno. */
     int  (*recv)(struct takt_link *l, struct takt_frame *f, unsigned n, takt_ns_t timeout_ns);
     void (*close)(struct takt_link *l);
+    /* Optional: refresh l->stats from the kernel (rx_dropped). May be NULL. */
+    void (*sync_stats)(struct takt_link *l);
 };
 
 struct takt_link {
@@ -86,6 +89,12 @@ void takt_link_mem_set_responder(struct takt_link *ep, takt_link_responder_fn fn
  * pcapng file with nanosecond timestamps. Closing the tap closes inner too. */
 int takt_link_capture(struct takt_link *inner, const char *pcapng_path,
                       struct takt_link **out, char *err, size_t errlen);
+/* The capture's CLOCK_REALTIME - CLOCK_MONOTONIC offset, fixed at open: a frame with
+ * monotonic time ts is written with wall-clock time ts + offset. */
+takt_ns_t takt_link_capture_offset(const struct takt_link *cap);
+
+/* Current statistics (kernel drop counters refreshed where the link has them). */
+void takt_link_get_stats(struct takt_link *l, struct takt_link_stats *out);
 
 static inline int takt_link_send(struct takt_link *l, const struct takt_frame *f, unsigned n)
 { return l->ops->send(l, f, n); }

@@ -1,0 +1,59 @@
+/* Link front door: default options, opening a link from a spec string ("eth0",
+ * "packet:eth0"), statistics and close. The kinds live in packet.c, mem.c, capture.c. */
+#include <stdlib.h>
+#include <string.h>
+#include "link/link_internal.h"
+
+int link_err(char *err, size_t errlen, int code, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+void takt_link_opts_default(struct takt_link_opts *o)
+{
+    *o = (struct takt_link_opts){
+        .qdisc_bypass = true,
+        .join_plk_multicast = true,
+        .timestamps = true,
+    };
+}
+
+int takt_link_open(const char *spec, const struct takt_link_opts *opts,
+                   struct takt_link **out, char *err, size_t errlen)
+{
+    struct takt_link_opts def;
+    *out = NULL;
+    if (!opts) {
+        takt_link_opts_default(&def);
+        opts = &def;
+    }
+    if (!spec || !*spec)
+        return link_err(err, errlen, -EINVAL, "no interface given: expected IFNAME or packet:IFNAME");
+    const char *colon = strchr(spec, ':');
+    if (!colon)
+        return link_packet_open(spec, opts, out, err, errlen);
+    if ((size_t)(colon - spec) == 6 && strncmp(spec, "packet", 6) == 0)
+        return link_packet_open(colon + 1, opts, out, err, errlen);
+    return link_err(err, errlen, -EINVAL,
+                    "unknown link kind in '%s': expected IFNAME or packet:IFNAME "
+                    "(the mem link is made in-process with takt_link_mem_pair)", spec);
+}
+
+void takt_link_get_stats(struct takt_link *l, struct takt_link_stats *out)
+{
+    if (l->ops->sync_stats)
+        l->ops->sync_stats(l);
+    *out = l->stats;
+}
+
+void takt_link_close(struct takt_link *l)
+{
+    if (l)
+        l->ops->close(l);
+}

@@ -1,0 +1,340 @@
+/* packet link: AF_PACKET SOCK_RAW on one interface. A classic BPF filter admits only
+ * the EtherTypes asked for (attached before bind, so nothing else is ever queued);
+ * sendmmsg/recvmmsg batch the syscalls; SO_TIMESTAMPNS gives kernel receive stamps. */
+#include <arpa/inet.h>
+#include <linux/filter.h>
+#include <net/if_arp.h>
+#include <linux/if_packet.h>
+#include <net/ethernet.h>
+#include <net/if.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include "link/link_internal.h"
+#include "util/wire.h"
+
+#ifndef PACKET_IGNORE_OUTGOING
+#define PACKET_IGNORE_OUTGOING 23   /* Linux 4.20, include/uapi/linux/if_packet.h */
+#endif
+
+#define PKT_MAX_TYPES 8
+#define ETH_TYPE_OFF  12            /* IEEE 802.3: dst(6) src(6) type(2) */
+
+struct packet_link {
+    struct takt_link base;          /* first */
+    int fd;
+    int ifindex;
+    uint16_t types[PKT_MAX_TYPES];
+    unsigned n_types;
+    bool timestamps;
+};
+
+static const uint8_t zeros[TAKT_ETH_MIN_FRAME];
+
+static bool type_wanted(const struct packet_link *p, const uint8_t *d, unsigned len)
+{
+    if (len < ETH_TYPE_OFF + 2)
+        return false;
+    uint16_t t = get_be16(d + ETH_TYPE_OFF);
+    for (unsigned i = 0; i < p->n_types; i++)
+        if (p->types[i] == t)
+            return true;
+    return false;
+}
+
+static int pkt_send(struct takt_link *l, const struct takt_frame *f, unsigned n)
+{
+    struct packet_link *p = (struct packet_link *)l;
+    struct mmsghdr mh[LINK_BATCH_MAX];
+    struct iovec iov[LINK_BATCH_MAX][2];
+    unsigned done = 0;
+
+    while (done < n) {
+        unsigned k = n - done < LINK_BATCH_MAX ? n - done : LINK_BATCH_MAX;
+        for (unsigned i = 0; i < k; i++) {
+            const struct takt_frame *fr = &f[done + i];
+            int rc = link_check_tx(fr);
+            if (rc) {
+                l->stats.tx_errors++;
+                if (i == 0)
+                    return done ? (int)done : rc;
+                k = i;
+                break;
+            }
+            /* pad by a second iovec of zeros: no copy of the frame */
+            iov[i][0] = (struct iovec){ fr->data, fr->len };
+            iov[i][1] = (struct iovec){ (void *)zeros, link_wire_len(fr->len) - fr->len };
+            mh[i] = (struct mmsghdr){ .msg_hdr = { .msg_iov = iov[i], .msg_iovlen = 2 } };
+        }
+        int rc = sendmmsg(p->fd, mh, k, 0);
+        if (rc < 0) {
+            int e = errno;
+            l->stats.tx_errors++;
+            return done ? (int)done : -e;
+        }
+        for (int i = 0; i < rc; i++) {
+            l->stats.tx_frames++;
+            l->stats.tx_bytes += link_wire_len(f[done + i].len);
+        }
+        done += (unsigned)rc;
+        if ((unsigned)rc < k)
+            break;                     /* the kernel took fewer: let the caller decide */
+    }
+    return (int)done;
+}
+
+static takt_ns_t ts_of(const struct timespec *t) { return (takt_ns_t)t->tv_sec * TAKT_NS_PER_S + t->tv_nsec; }
+
+/* Kernel stamps are CLOCK_REALTIME; the stack runs on CLOCK_MONOTONIC (DESIGN.md, Time). */
+static takt_ns_t mono_minus_real(void)
+{
+    struct timespec m, r;
+    clock_gettime(CLOCK_MONOTONIC, &m);
+    clock_gettime(CLOCK_REALTIME, &r);
+    return ts_of(&m) - ts_of(&r);
+}
+
+static int pkt_wait(struct packet_link *p, takt_ns_t timeout_ns)
+{
+    struct pollfd pfd = { .fd = p->fd, .events = POLLIN };
+    struct timespec t = { timeout_ns / TAKT_NS_PER_S, timeout_ns % TAKT_NS_PER_S };
+    int rc = ppoll(&pfd, 1, timeout_ns < 0 ? NULL : &t, NULL);
+    if (rc < 0)
+        return -errno;
+    if (pfd.revents & (POLLERR | POLLNVAL))
+        return -ENETDOWN;
+    return rc;
+}
+
+static int pkt_recv(struct takt_link *l, struct takt_frame *f, unsigned n, takt_ns_t timeout_ns)
+{
+    struct packet_link *p = (struct packet_link *)l;
+    struct mmsghdr mh[LINK_BATCH_MAX];
+    struct iovec iov[LINK_BATCH_MAX];
+    struct sockaddr_ll from[LINK_BATCH_MAX];
+    union { char buf[CMSG_SPACE(sizeof(struct timespec))]; struct cmsghdr align; } ctl[LINK_BATCH_MAX];
+
+    if (n == 0)
+        return 0;
+    if (n > LINK_BATCH_MAX)
+        n = LINK_BATCH_MAX;
+    if (timeout_ns != 0) {
+        int rc = pkt_wait(p, timeout_ns);
+        if (rc <= 0)
+            return rc == -EINTR ? 0 : rc;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        iov[i] = (struct iovec){ f[i].data, f[i].cap };
+        mh[i] = (struct mmsghdr){ .msg_hdr = {
+            .msg_name = &from[i], .msg_namelen = sizeof from[i],
+            .msg_iov = &iov[i], .msg_iovlen = 1,
+            .msg_control = ctl[i].buf, .msg_controllen = sizeof ctl[i].buf } };
+    }
+    int rc = recvmmsg(p->fd, mh, n, MSG_DONTWAIT, NULL);
+    if (rc < 0)
+        return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+    takt_ns_t now = takt_now(), shift = mono_minus_real();
+    unsigned got = 0;
+    for (int i = 0; i < rc; i++) {
+        unsigned len = mh[i].msg_len;
+        /* The filter should have kept these away; count any that slip through. */
+        if (from[i].sll_pkttype == PACKET_OUTGOING || !type_wanted(p, f[i].data, len)) {
+            l->stats.rx_filtered++;
+            continue;
+        }
+        takt_ns_t ts = now;
+        for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh[i].msg_hdr); c; c = CMSG_NXTHDR(&mh[i].msg_hdr, c))
+            if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+                struct timespec t;
+                memcpy(&t, CMSG_DATA(c), sizeof t);
+                ts = ts_of(&t) + shift;
+            }
+        if (len > f[got].cap)
+            len = f[got].cap;
+        if (got != (unsigned)i)         /* close the gap left by a filtered frame */
+            memmove(f[got].data, f[i].data, len);
+        f[got].len = (uint16_t)len;
+        f[got].ts = ts;
+        l->stats.rx_frames++;
+        l->stats.rx_bytes += len;
+        got++;
+    }
+    return (int)got;
+}
+
+static void pkt_sync_stats(struct takt_link *l)
+{
+    struct packet_link *p = (struct packet_link *)l;
+    struct tpacket_stats st;
+    socklen_t sl = sizeof st;
+    if (getsockopt(p->fd, SOL_PACKET, PACKET_STATISTICS, &st, &sl) == 0)
+        l->stats.rx_dropped += st.tp_drops;   /* the kernel resets them on read */
+}
+
+static void pkt_close(struct takt_link *l)
+{
+    struct packet_link *p = (struct packet_link *)l;
+    close(p->fd);
+    free(p);
+}
+
+static const struct takt_link_ops packet_ops = {
+    .kind = "packet",
+    .send = pkt_send,
+    .recv = pkt_recv,
+    .close = pkt_close,
+    .sync_stats = pkt_sync_stats,
+};
+
+/* --- open ------------------------------------------------------------------------ */
+
+/* POWERLINK multicast MAC addresses (EPSG DS 301 V1.4.0, Appendix 3.5, C_DLL_MULTICAST_*):
+ * SoC 01-11-1E-00-00-01, PRes -02, SoA -03, ASnd -04, AMNI -05. */
+static const uint8_t plk_mcast[5][6] = {
+    { 0x01, 0x11, 0x1E, 0x00, 0x00, 0x01 }, { 0x01, 0x11, 0x1E, 0x00, 0x00, 0x02 },
+    { 0x01, 0x11, 0x1E, 0x00, 0x00, 0x03 }, { 0x01, 0x11, 0x1E, 0x00, 0x00, 0x04 },
+    { 0x01, 0x11, 0x1E, 0x00, 0x00, 0x05 },
+};
+
+static int perm_err(const char *ifname, char *err, size_t errlen, int e, const char *what)
+{
+    if (e == EPERM || e == EACCES)
+        return link_err(err, errlen, -e,
+                        "%s on %s: permission denied; raw Ethernet needs CAP_NET_RAW: run as root, "
+                        "or 'sudo setcap cap_net_raw,cap_net_admin+ep $(command -v takt)'", what, ifname);
+    return link_err(err, errlen, -e, "%s on %s failed: %s", what, ifname, strerror(e));
+}
+
+/* Classic BPF: load the EtherType (half word at offset 12), accept on a match with any
+ * wanted type, drop otherwise. Jump offsets count from the next instruction. */
+static int attach_filter(struct packet_link *p)
+{
+    struct sock_filter prog[PKT_MAX_TYPES + 3];
+    unsigned n = 0, k = p->n_types;
+    prog[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_H | BPF_ABS, ETH_TYPE_OFF);
+    for (unsigned i = 0; i < k; i++)
+        prog[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, p->types[i],
+                                                  (uint8_t)(k - i), 0);
+    prog[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 0);          /* drop */
+    prog[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 0x40000);    /* whole frame */
+    struct sock_fprog fp = { .len = (unsigned short)n, .filter = prog };
+    return setsockopt(p->fd, SOL_SOCKET, SO_ATTACH_FILTER, &fp, sizeof fp) ? -errno : 0;
+}
+
+static int query_if(struct packet_link *p, const char *ifname, char *err, size_t errlen)
+{
+    struct ifreq ifr = { 0 };
+    snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "%s", ifname);
+    if (ioctl(p->fd, SIOCGIFHWADDR, &ifr) < 0)
+        return perm_err(ifname, err, errlen, errno, "reading the MAC address (SIOCGIFHWADDR)");
+    if (ifr.ifr_hwaddr.sa_family != ARPHRD_ETHER)
+        return link_err(err, errlen, -EPROTONOSUPPORT,
+                        "%s is not an Ethernet interface (ARPHRD %u): pick an Ethernet port or veth",
+                        ifname, ifr.ifr_hwaddr.sa_family);
+    memcpy(p->base.mac, ifr.ifr_hwaddr.sa_data, 6);
+    if (ioctl(p->fd, SIOCGIFMTU, &ifr) < 0)
+        return perm_err(ifname, err, errlen, errno, "reading the MTU (SIOCGIFMTU)");
+    if (ifr.ifr_mtu < TAKT_ETH_MAX_FRAME - 14)
+        return link_err(err, errlen, -EMSGSIZE,
+                        "MTU of %s is %d, takt needs at least %d for full-size frames: "
+                        "'ip link set %s mtu 1500'", ifname, ifr.ifr_mtu, TAKT_ETH_MAX_FRAME - 14, ifname);
+    p->base.mtu = (uint16_t)(ifr.ifr_mtu > 65535 ? 65535 : ifr.ifr_mtu);
+    if (ioctl(p->fd, SIOCGIFFLAGS, &ifr) < 0)
+        return perm_err(ifname, err, errlen, errno, "reading the flags (SIOCGIFFLAGS)");
+    if (!(ifr.ifr_flags & IFF_UP))
+        return link_err(err, errlen, -ENETDOWN, "interface %s is down: 'ip link set %s up'", ifname, ifname);
+    return 0;
+}
+
+static int add_membership(struct packet_link *p, int type, const uint8_t *mac)
+{
+    struct packet_mreq mr = { .mr_ifindex = p->ifindex, .mr_type = (unsigned short)type };
+    if (mac) {
+        mr.mr_alen = 6;
+        memcpy(mr.mr_address, mac, 6);
+    }
+    return setsockopt(p->fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mr, sizeof mr) ? -errno : 0;
+}
+
+static int set_int(int fd, int level, int opt, int v)
+{
+    return setsockopt(fd, level, opt, &v, sizeof v) ? -errno : 0;
+}
+
+static int configure(struct packet_link *p, const char *ifname, const struct takt_link_opts *o,
+                     char *err, size_t errlen)
+{
+    int rc;
+    /* Protocol 0 at socket(): nothing is queued until bind(), and the filter is in
+     * place before that, so no frame of another type can slip in between. */
+    if ((rc = attach_filter(p)))
+        return link_err(err, errlen, rc, "attaching the EtherType filter on %s failed: %s", ifname, strerror(-rc));
+    /* The socket sees all types (the filter chooses), so it would also see our own
+     * transmitted frames: ignore them. */
+    if ((rc = set_int(p->fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, 1)) && rc != -ENOPROTOOPT)
+        return perm_err(ifname, err, errlen, -rc, "PACKET_IGNORE_OUTGOING");
+    if (o->qdisc_bypass && (rc = set_int(p->fd, SOL_PACKET, PACKET_QDISC_BYPASS, 1)))
+        return perm_err(ifname, err, errlen, -rc, "PACKET_QDISC_BYPASS");
+    if (o->timestamps && (rc = set_int(p->fd, SOL_SOCKET, SO_TIMESTAMPNS, 1)))
+        return perm_err(ifname, err, errlen, -rc, "SO_TIMESTAMPNS");
+    struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_protocol = htons(ETH_P_ALL),
+                               .sll_ifindex = p->ifindex };
+    if (bind(p->fd, (struct sockaddr *)&sll, sizeof sll) < 0)
+        return perm_err(ifname, err, errlen, errno, "bind");
+    if (o->promisc && (rc = add_membership(p, PACKET_MR_PROMISC, NULL)))
+        return perm_err(ifname, err, errlen, -rc, "promiscuous mode (PACKET_MR_PROMISC)");
+    for (unsigned i = 0; o->join_plk_multicast && i < TAKT_ARRAY_SIZE(plk_mcast); i++)
+        if ((rc = add_membership(p, PACKET_MR_MULTICAST, plk_mcast[i])))
+            return perm_err(ifname, err, errlen, -rc, "joining the POWERLINK multicast groups");
+    return 0;
+}
+
+int link_packet_open(const char *ifname, const struct takt_link_opts *o,
+                     struct takt_link **out, char *err, size_t errlen)
+{
+    if (!*ifname || strlen(ifname) >= IFNAMSIZ)
+        return link_err(err, errlen, -EINVAL, "interface name '%s' is not valid (1..%d characters)",
+                        ifname, IFNAMSIZ - 1);
+    if (o->n_ethertypes > PKT_MAX_TYPES)
+        return link_err(err, errlen, -EINVAL, "%s: at most %d EtherTypes, got %u", ifname,
+                        PKT_MAX_TYPES, o->n_ethertypes);
+    int ifindex = (int)if_nametoindex(ifname);
+    if (!ifindex)
+        return link_err(err, errlen, -ENODEV,
+                        "no such interface '%s' ('ip -br link' lists them)", ifname);
+    struct packet_link *p = calloc(1, sizeof *p);
+    if (!p)
+        return link_err(err, errlen, -ENOMEM, "%s: out of memory", ifname);
+    p->ifindex = ifindex;
+    p->timestamps = o->timestamps;
+    if (o->ethertypes && o->n_ethertypes) {
+        memcpy(p->types, o->ethertypes, o->n_ethertypes * sizeof p->types[0]);
+        p->n_types = o->n_ethertypes;
+    } else {
+        p->types[0] = TAKT_ETHERTYPE_ECAT;
+        p->types[1] = TAKT_ETHERTYPE_PLK;
+        p->n_types = 2;
+    }
+    p->base.ops = &packet_ops;
+    snprintf(p->base.name, sizeof p->base.name, "%s", ifname);
+    p->fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+    int rc = 0;
+    if (p->fd < 0)
+        rc = perm_err(ifname, err, errlen, errno, "opening a raw socket");
+    if (!rc)
+        rc = query_if(p, ifname, err, errlen);
+    if (!rc)
+        rc = configure(p, ifname, o, err, errlen);
+    if (rc) {
+        if (p->fd >= 0)
+            close(p->fd);
+        free(p);
+        return rc;
+    }
+    *out = &p->base;
+    return 0;
+}

@@ -1,0 +1,131 @@
+/* capture tap: frames sent and received through a mem link are written to pcapng and
+ * read back by tshark with the same lengths and nanosecond wall-clock timestamps. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <takt/link.h>
+
+struct fake_clock { takt_ns_t now; };
+static takt_ns_t fake_now(void *ctx) { return ((struct fake_clock *)ctx)->now; }
+
+static bool have_tshark(void) { return system("command -v tshark >/dev/null 2>&1") == 0; }
+
+/* Expected record: length and wall-clock ns. */
+struct rec { unsigned len; int64_t ts; int dir; };
+
+static void frame(uint8_t *b, unsigned len, uint8_t seed)
+{
+    memset(b, 0xff, 6);
+    for (int i = 0; i < 6; i++) b[6 + i] = (uint8_t)(0x02 + i);
+    b[12] = 0x88; b[13] = 0xB5;
+    for (unsigned i = 14; i < len; i++) b[i] = (uint8_t)(seed * 3 + i);
+}
+
+static void roundtrip(void **state)
+{
+    if (!have_tshark())
+        skip();
+    char path[] = "/tmp/takt_capture_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+
+    struct fake_clock clk = { 5 * TAKT_NS_PER_S + 123456789 };
+    struct takt_link *a, *b, *cap;
+    char err[256] = "";
+    assert_int_equal(takt_link_mem_pair(&a, &b, 8, fake_now, &clk), 0);
+    assert_int_equal(takt_link_capture(a, path, &cap, err, sizeof err), 0);
+    takt_ns_t off = takt_link_capture_offset(cap);
+    assert_true(off != 0);
+
+    struct rec exp[5];
+    int ne = 0;
+    uint8_t buf[3][1514];
+    unsigned lens[3] = { 20, 60, 1514 };
+    struct takt_frame f[3];
+    for (int i = 0; i < 3; i++) {
+        frame(buf[i], lens[i], (uint8_t)i);
+        f[i] = (struct takt_frame){ .data = buf[i], .len = (uint16_t)lens[i], .ts = 7 * TAKT_NS_PER_S + i * 1001 };
+        exp[ne++] = (struct rec){ lens[i] < 60 ? 60 : lens[i], f[i].ts + off, 2 };
+    }
+    assert_int_equal(takt_link_send(cap, f, 3), 3);
+
+    uint8_t rx[3][TAKT_FRAME_BUF];
+    struct takt_frame rf[3];
+    for (int i = 0; i < 3; i++)
+        rf[i] = (struct takt_frame){ .data = rx[i], .cap = TAKT_FRAME_BUF };
+    assert_int_equal(takt_link_recv(b, rf, 3, 0), 3);
+    /* b answers two frames at known clock times; the tap records them as received */
+    clk.now = 9 * TAKT_NS_PER_S + 1;
+    assert_int_equal(takt_link_send(b, &rf[0], 1), 1);
+    clk.now = 9 * TAKT_NS_PER_S + 999999999;
+    assert_int_equal(takt_link_send(b, &rf[2], 1), 1);
+    assert_int_equal(takt_link_recv(cap, rf, 3, 0), 2);
+    exp[ne++] = (struct rec){ 60, 9 * TAKT_NS_PER_S + 1 + off, 1 };
+    exp[ne++] = (struct rec){ 1514, 9 * TAKT_NS_PER_S + 999999999 + off, 1 };
+    takt_link_close(cap);
+    takt_link_close(b);
+
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "tshark -r %s -T fields -e frame.len -e frame.time_epoch "
+             "-e frame.packet_flags_direction 2>/dev/null", path);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    char line[256];
+    int n = 0;
+    while (fgets(line, sizeof line, p)) {
+        unsigned len, dir = 0;
+        long long sec, nsec;
+        char frac[32];
+        int k = sscanf(line, "%u %lld.%31[0-9] %x", &len, &sec, frac, &dir);
+        if (k < 3)
+            fail_msg("unexpected tshark line: %s", line);
+        assert_int_equal(strlen(frac), 9);      /* nanosecond resolution kept */
+        nsec = atoll(frac);
+        assert_true(n < ne);
+        assert_int_equal(len, exp[n].len);
+        assert_int_equal(sec * TAKT_NS_PER_S + nsec, exp[n].ts);
+        if (k == 4)
+            assert_int_equal(dir, exp[n].dir);
+        n++;
+    }
+    assert_int_equal(pclose(p), 0);
+    assert_int_equal(n, ne);
+
+    /* the format judge: no malformed packet, no expert info */
+    snprintf(cmd, sizeof cmd, "tshark -r %s -Y '_ws.malformed || _ws.expert' 2>/dev/null", path);
+    p = popen(cmd, "r");
+    assert_non_null(p);
+    if (fgets(line, sizeof line, p))
+        fail_msg("tshark flags the capture: %s", line);
+    pclose(p);
+    unlink(path);
+}
+
+static void bad_path(void **state)
+{
+    struct takt_link *a, *b, *cap = (struct takt_link *)1;
+    char err[256] = "";
+    assert_int_equal(takt_link_mem_pair(&a, &b, 2, NULL, NULL), 0);
+    assert_int_equal(takt_link_capture(a, "/nonexistent-dir/x.pcapng", &cap, err, sizeof err), -ENOENT);
+    assert_null(cap);
+    assert_non_null(strstr(err, "/nonexistent-dir/x.pcapng"));
+    takt_link_close(a);
+    takt_link_close(b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(roundtrip),
+        cmocka_unit_test(bad_path),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
