@@ -47,6 +47,7 @@ struct perf_set {
     int active;                 /* bank the RT thread writes */
     int flip_req, flip_ack;     /* atomics: reporter requests, RT acknowledges */
     bool threaded;              /* false: perf_set_snapshot flips directly */
+    bool pending;               /* reporter: a flip request not yet acknowledged */
 };
 
 int  perf_hist_init(struct perf_hist *h, int64_t lo, int64_t bin, uint32_t nbins);
@@ -79,10 +80,19 @@ void perf_set_cycle_end(struct perf_set *s);
  * returns -ETIMEDOUT if the RT side did not run. */
 int  perf_set_snapshot(struct perf_set *s, takt_ns_t timeout_ns);
 void perf_set_release(struct perf_set *s, int bank);
+/* The interval statistics of measurement m in `bank` (and its histogram via *hist if
+ * hist is not NULL); valid between perf_set_snapshot() and perf_set_release(). */
+const struct perf_stat *perf_msmt_interval(const struct perf_msmt *m, int bank,
+                                           const struct perf_hist **hist);
 
 /* Output. The PerfMsmt line: `PerfMsmt 'Cycle Time' (min/avg/max) [usec]: 989.4/1000.0/1011.4`
  * (values in 0.1 µs as EC-Master prints them). */
 void perf_print_line(FILE *f, const char *name, const struct perf_stat *s);
+/* One value as EC-Master prints it: ns rounded to 0.1 us, `%4d.%d` style (width 6,
+ * right-aligned, a '-' in front of negative values). Returns buf. */
+char *perf_fmt_usec(char *buf, size_t len, int64_t ns);
+/* The line without newline into buf (returns snprintf's result). */
+int  perf_format_line(char *buf, size_t len, const char *name, const struct perf_stat *s);
 /* One PerfMsmt line per measurement of the interval bank (after perf_set_snapshot). */
 void perf_print_interval(FILE *f, const struct perf_set *s, int bank);
 void perf_print_total(FILE *f, const struct perf_set *s);
@@ -93,6 +103,7 @@ void perf_print_total(FILE *f, const struct perf_set *s);
  * of the public header; the caller owns it. */
 void *perf_msmt_to_json(const struct perf_stat *s, const struct perf_hist *h, const char *name);
 void *perf_set_to_json(const struct perf_set *s);  /* cumulative, {name: obj, ...} */
+void *perf_set_interval_to_json(const struct perf_set *s, int bank);  /* same, one bank */
 
 #ifdef __cplusplus
 }

@@ -19,8 +19,11 @@ struct rt_cycle {
     uint64_t  cycles;       /* wake-ups */
     uint64_t  overruns;     /* cycles in which at least one deadline was missed */
     uint64_t  skipped;      /* deadlines skipped (never queued up) */
+    bool      overran;      /* this cycle already counted its overrun */
 };
 
+/* Deadlines are start, start + period, start + 2*period ...: `start` is the first
+ * deadline (pass now + period to sleep one period first). */
 void rt_cycle_init(struct rt_cycle *c, takt_ns_t period, takt_ns_t start);
 /* Account a wake-up at `now` for deadline c->next, then move c->next to the first
  * deadline after `now` (missed ones are skipped and counted). */
@@ -91,7 +94,11 @@ struct rt_loop {
 int  rt_loop_init(struct rt_loop *l, takt_ns_t period, const struct rt_opts *o,
                   rt_step_fn step, void *ctx);
 void rt_loop_free(struct rt_loop *l);
-int  rt_loop_run(struct rt_loop *l);     /* in the calling thread; returns l->result */
+/* In the calling thread, with rt_setup(l->opts) applied to it (affinity and policy
+ * stay after return; the cpu_dma_latency request ends). Returns l->result. Stops when
+ * a step returns non-zero, after l->duration (no deadline later than started +
+ * duration is waited for), or at the next wake-up after rt_loop_stop(). */
+int  rt_loop_run(struct rt_loop *l);
 int  rt_loop_start(struct rt_loop *l);   /* own thread (rt_setup applied there) */
 void rt_loop_stop(struct rt_loop *l);    /* request stop; safe from any thread */
 int  rt_loop_join(struct rt_loop *l);

@@ -1,0 +1,122 @@
+/* Measurement sets: lock-free recording from the real-time thread into cumulative and
+ * double-banked interval statistics, and the bank flip that hands a finished interval
+ * to a reporter thread without copying anything in the cycle. */
+#include <takt/perf.h>
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+int perf_msmt_init(struct perf_msmt *m, const char *name, int64_t lo, int64_t bin, uint32_t nbins)
+{
+    memset(m, 0, sizeof(*m));
+    snprintf(m->name, sizeof(m->name), "%s", name ? name : "");
+    perf_stat_reset(&m->total);
+    perf_stat_reset(&m->ival[0]);
+    perf_stat_reset(&m->ival[1]);
+    int r = perf_hist_init(&m->hist, lo, bin, nbins);
+    if (!r)
+        r = perf_hist_init(&m->ihist[0], lo, bin, nbins);
+    if (!r)
+        r = perf_hist_init(&m->ihist[1], lo, bin, nbins);
+    if (r)
+        perf_msmt_free(m);
+    return r;
+}
+
+void perf_msmt_free(struct perf_msmt *m)
+{
+    perf_hist_free(&m->hist);
+    perf_hist_free(&m->ihist[0]);
+    perf_hist_free(&m->ihist[1]);
+}
+
+void perf_set_init(struct perf_set *s, bool threaded)
+{
+    memset(s, 0, sizeof(*s));
+    s->threaded = threaded;
+}
+
+int perf_set_add(struct perf_set *s, struct perf_msmt *m)
+{
+    if (s->n >= PERF_MAX_MSMT)
+        return -ENOSPC;
+    for (unsigned i = 0; i < s->n; i++)
+        if (s->m[i] == m)
+            return -EEXIST;
+    s->m[s->n++] = m;
+    return 0;
+}
+
+void perf_record(struct perf_set *s, struct perf_msmt *m, int64_t v)
+{
+    /* `active` is written only by this (the recording) thread, so a plain read. */
+    int b = s->active;
+    perf_stat_add(&m->total, v);
+    perf_hist_add(&m->hist, v);
+    perf_stat_add(&m->ival[b], v);
+    perf_hist_add(&m->ihist[b], v);
+}
+
+void perf_set_cycle_end(struct perf_set *s)
+{
+    int req = __atomic_load_n(&s->flip_req, __ATOMIC_ACQUIRE);
+    if (req == __atomic_load_n(&s->flip_ack, __ATOMIC_RELAXED))
+        return;
+    /* The acquire above orders the reporter's zeroing of the other bank (done in
+     * perf_set_release before it raised flip_req) before our first write into it. */
+    s->active ^= 1;
+    __atomic_store_n(&s->flip_ack, req, __ATOMIC_RELEASE);
+}
+
+static void sleep_100us(void)
+{
+    struct timespec ts = { 0, 100000 };
+    nanosleep(&ts, NULL);
+}
+
+int perf_set_snapshot(struct perf_set *s, takt_ns_t timeout_ns)
+{
+    if (!s->threaded) {
+        int done = s->active;
+        s->active ^= 1;
+        return done;
+    }
+    /* A request that timed out earlier stays pending: wait for that one instead of
+     * raising another, so a bank is never flipped back into before it was released. */
+    int req = __atomic_load_n(&s->flip_req, __ATOMIC_RELAXED);
+    if (!s->pending) {
+        req++;
+        __atomic_store_n(&s->flip_req, req, __ATOMIC_RELEASE);
+        s->pending = true;
+    }
+    for (takt_ns_t waited = 0;; waited += 100000) {
+        if (__atomic_load_n(&s->flip_ack, __ATOMIC_ACQUIRE) == req)
+            break;
+        if (waited >= timeout_ns)
+            return -ETIMEDOUT;
+        sleep_100us();
+    }
+    s->pending = false;
+    /* The RT side flipped and will not flip again before our next request. */
+    return s->active ^ 1;
+}
+
+void perf_set_release(struct perf_set *s, int bank)
+{
+    if (bank != 0 && bank != 1)
+        return;
+    for (unsigned i = 0; i < s->n; i++) {
+        perf_stat_reset(&s->m[i]->ival[bank]);
+        perf_hist_reset(&s->m[i]->ihist[bank]);
+    }
+}
+
+const struct perf_stat *perf_msmt_interval(const struct perf_msmt *m, int bank,
+                                           const struct perf_hist **hist)
+{
+    if (bank != 0 && bank != 1)
+        bank = 0;
+    if (hist)
+        *hist = &m->ihist[bank];
+    return &m->ival[bank];
+}

@@ -1,0 +1,60 @@
+/* Deadline arithmetic of the cyclic scheduler, cyclictest semantics (rt-linux.md §1, §3):
+ * absolute deadlines start + k*period, missed deadlines skipped and counted, never queued. */
+#include <takt/rt.h>
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+void rt_cycle_init(struct rt_cycle *c, takt_ns_t period, takt_ns_t start)
+{
+    memset(c, 0, sizeof(*c));
+    c->period = period > 0 ? period : 1;   /* a zero period would never advance */
+    c->next = start;
+}
+
+/* Move c->next past `now`, counting the deadlines jumped over. One overrun per cycle,
+ * however many deadlines it swallowed. Deadlines at or before `now` are missed: a
+ * deadline equal to now would make the loop run back-to-back. */
+static void skip_missed(struct rt_cycle *c, takt_ns_t now)
+{
+    if (c->next > now)
+        return;
+    uint64_t missed = (uint64_t)(now - c->next) / (uint64_t)c->period + 1;
+    c->next += (takt_ns_t)missed * c->period;   /* stays on the start + k*period grid */
+    c->skipped += missed;
+    if (!c->overran) {
+        c->overran = true;
+        c->overruns++;
+    }
+}
+
+void rt_cycle_woke(struct rt_cycle *c, takt_ns_t now)
+{
+    c->wake_dev = now - c->next;
+    c->wake_period = c->cycles ? now - c->last_wake : 0;
+    c->last_wake = now;
+    c->cycles++;
+    c->overran = false;
+    c->next += c->period;
+    skip_missed(c, now);
+}
+
+void rt_cycle_done(struct rt_cycle *c, takt_ns_t now)
+{
+    skip_missed(c, now);
+}
+
+takt_ns_t rt_cycle_wait(struct rt_cycle *c)
+{
+    struct timespec ts = {
+        .tv_sec = c->next / TAKT_NS_PER_S,
+        .tv_nsec = c->next % TAKT_NS_PER_S,
+    };
+    /* clock_nanosleep returns the error number (not -1/errno); EINTR: sleep again to
+     * the same absolute deadline, which is what absolute sleeps are for. */
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+        ;
+    takt_ns_t now = takt_now();
+    rt_cycle_woke(c, now);
+    return now;
+}
