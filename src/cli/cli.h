@@ -66,6 +66,7 @@ struct cli_ctx {
 /* Command tables of the areas, each terminated by {0}. */
 extern const struct cli_cmd cli_cmds_link[];
 extern const struct cli_cmd cli_cmds_check[];
+extern const struct cli_cmd cli_cmds_analyze[];
 
 const char *cli_get(const struct cli_ctx *c, const char *name);
 bool cli_flag(const struct cli_ctx *c, const char *name);

@@ -15,6 +15,7 @@ volatile int cli_interrupted;
 static const struct cli_cmd *const areas[] = {
     cli_cmds_link,
     cli_cmds_check,
+    cli_cmds_analyze,
 };
 
 struct common_def {

@@ -1,0 +1,80 @@
+/* takt analyze: the on-wire analyzer. Fed frames with capture timestamps, it finds the
+ * cyclic traffic (EtherCAT: the master's cyclic frames; POWERLINK: SoC and PReq->PRes
+ * pairs) and reports period, deviation histogram, loss, gaps and PRes latency per node. */
+#ifndef TAKT_BENCH_ANALYZE_H
+#define TAKT_BENCH_ANALYZE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <takt/perf.h>
+
+#define AN_MAX_KEYS   32     /* distinct EtherCAT cyclic-frame signatures tracked */
+#define AN_MAX_NODES  240
+#define AN_MAX_FRAMES 4096   /* outstanding EtherCAT requests tracked for pairing */
+
+struct an_opts {
+    int64_t cycle_ns;        /* nominal cycle; 0 = median of the measured periods */
+    int64_t bin_ns;          /* histogram bin width (default 1 us) */
+    int64_t range_ns;        /* deviation histogram covers +-range; outer bins beyond (default 100 us) */
+};
+
+struct an_node {             /* POWERLINK: per CN */
+    uint64_t preq, pres, lost;
+    struct perf_stat lat;    /* PReq -> PRes, ns */
+    int64_t last_preq;       /* ts of the PReq still waiting for its PRes, 0 = none */
+};
+
+struct an_key { uint8_t cmd; bool pd; uint32_t addr; uint16_t len; uint64_t count; }; /* pd: frame carries process data */
+
+struct analyze {
+    struct an_opts o;
+    uint64_t frames, ecat_frames, plk_frames, other_frames, malformed;
+    /* the cyclic stream: timestamps of its frames (EtherCAT master-sent frames of the
+     * chosen signature, or POWERLINK SoCs); stored so the nominal period can be the median */
+    int64_t *ts;
+    size_t nts, cap_ts;
+    int proto;               /* 0 unknown, 1 EtherCAT, 2 POWERLINK (the first cyclic seen) */
+    /* EtherCAT */
+    struct an_key keys[AN_MAX_KEYS];
+    unsigned nkeys;
+    int64_t *key_ts[AN_MAX_KEYS];    /* per signature, filled in pass 1 */
+    size_t key_nts[AN_MAX_KEYS], key_cap[AN_MAX_KEYS];
+    uint64_t ecat_sent, ecat_returned;
+    struct { uint8_t idx; uint8_t cmd; uint32_t addr; int64_t ts; bool open; } pend[256];
+    struct perf_stat rtt;            /* master-sent -> returned, by datagram index */
+    uint64_t wkc_zero;               /* returned cyclic frames whose first datagram has WKC 0 */
+    /* POWERLINK */
+    struct an_node node[AN_MAX_NODES + 1];
+    uint64_t soc, soa;
+};
+
+struct an_result {
+    int proto;
+    int64_t nominal_ns;
+    uint64_t cycles;                  /* periods measured (frames of the stream - 1) */
+    struct perf_stat period;
+    struct perf_hist dev;             /* period - nominal, outer bins = under/over */
+    uint64_t gaps;                    /* periods longer than 1.5 x nominal */
+    uint64_t missing_cycles;          /* cycles missing in those gaps */
+    uint64_t lost;                    /* EtherCAT: sent, never returned; POWERLINK: PRes missing */
+    struct perf_stat rtt;
+    int64_t p50, p99, p999, p9999;    /* of the period */
+    struct perf_hist period_hist;     /* period histogram in bin_ns bins for the percentiles */
+};
+
+int  analyze_init(struct analyze *a, const struct an_opts *o);
+void analyze_free(struct analyze *a);
+/* One captured Ethernet frame (from the destination MAC) at ts ns. */
+void analyze_frame(struct analyze *a, int64_t ts, const uint8_t *f, size_t len);
+/* Compute the result; returns 0, or -ENODATA when no cyclic frames were found. */
+int  analyze_finish(struct analyze *a, struct an_result *r);
+void analyze_result_free(struct an_result *r);
+void analyze_print(FILE *f, const struct analyze *a, const struct an_result *r, int64_t precision_ns);
+void *analyze_to_json(const struct analyze *a, const struct an_result *r, int64_t precision_ns);
+
+/* Read a pcap or pcapng file and feed every frame. precision_ns receives the file's
+ * timestamp resolution (1 for ns, 1000 for us). err gets a message on failure. */
+int analyze_file(struct analyze *a, const char *path, int64_t *precision_ns, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,232 @@
+/* takt analyze, file side and output: reads pcap/pcapng through libpcap at nanosecond
+ * precision, tells the file's real timestamp resolution (so a microsecond capture is
+ * reported as such), and prints the result as text (PerfMsmt lines) and JSON. */
+#include "bench/analyze.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <pcap/pcap.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ecat/proto.h"
+#include "util/wire.h"
+
+static uint32_t rd32(const uint8_t *p, bool be) { return be ? (uint32_t)p[0] << 24 | p[1] << 16 | p[2] << 8 | p[3] : get_le32(p); }
+static uint16_t rd16(const uint8_t *p, bool be) { return be ? (uint16_t)(p[0] << 8 | p[1]) : get_le16(p); }
+
+/* Resolution (ns per tick, at least 1) and link types of a capture, from its headers
+ * (rt-linux.md §6: pcap magic, pcapng IDB option if_tsresol code 9). */
+static int sniff(const char *path, int64_t *res_ns, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno)), -errno;
+    uint8_t h[24];
+    if (fread(h, 1, sizeof h, f) != sizeof h) {
+        fclose(f);
+        return snprintf(err, errlen, "'%s' is too short for a pcap or pcapng file", path), -EINVAL;
+    }
+    uint32_t m = get_le32(h);
+    int rc = 0;
+    if (m == 0xA1B2C3D4 || m == 0xD4C3B2A1) {
+        *res_ns = 1000;
+    } else if (m == 0xA1B23C4D || m == 0x4D3CB2A1) {
+        *res_ns = 1;
+    } else if (m == 0x0A0D0D0A) {
+        bool be = get_le32(h + 8) != 0x1A2B3C4D;
+        int64_t worst = 0;
+        int linktype = -1;
+        long pos = 0;
+        *res_ns = 1000;
+        for (int blocks = 0; blocks < 100000; blocks++) {
+            uint8_t bh[8];
+            if (fseek(f, pos, SEEK_SET) || fread(bh, 1, 8, f) != 8)
+                break;
+            uint32_t type = rd32(bh, be), blen = rd32(bh + 4, be);
+            if (blen < 12 || blen > (64u << 20))
+                break;
+            if (type == 1) {  /* IDB: linktype u16, reserved u16, snaplen u32, options */
+                uint8_t *b = malloc(blen);
+                if (!b || fseek(f, pos, SEEK_SET) || fread(b, 1, blen, f) != blen) {
+                    free(b);
+                    break;
+                }
+                int lt = rd16(b + 8, be);
+                if (linktype >= 0 && lt != linktype) {
+                    free(b);
+                    fclose(f);
+                    snprintf(err, errlen, "'%s' mixes link types %d and %d; expected one Ethernet interface "
+                             "(split it with editcap or capture one interface)", path, linktype, lt);
+                    return -EINVAL;
+                }
+                linktype = lt;
+                int64_t res = 1000;   /* default: microseconds */
+                for (uint32_t o = 16; o + 4 <= blen - 4;) {
+                    uint16_t code = rd16(b + o, be), olen = rd16(b + o + 2, be);
+                    if (code == 0)
+                        break;
+                    if (code == 9 && olen >= 1) {
+                        uint8_t v = b[o + 4];
+                        if (v & 0x80) {          /* 2^-n s */
+                            int n = v & 0x7F;
+                            res = n >= 30 ? 1 : (int64_t)(1000000000.0 / (double)(1ull << n) + 0.5);
+                        } else {                  /* 10^-n s */
+                            res = 1;
+                            for (int k = v; k < 9; k++)
+                                res *= 10;
+                        }
+                        if (res < 1)
+                            res = 1;
+                    }
+                    o += 4 + ((olen + 3u) & ~3u);
+                }
+                if (res > worst)
+                    worst = res;
+                free(b);
+            }
+            pos += blen;
+        }
+        if (worst)
+            *res_ns = worst;
+    } else {
+        snprintf(err, errlen, "'%s' is not a pcap or pcapng file (first word 0x%08x)", path, m);
+        rc = -EINVAL;
+    }
+    fclose(f);
+    return rc;
+}
+
+int analyze_file(struct analyze *a, const char *path, int64_t *precision_ns, char *err, size_t errlen)
+{
+    int rc = sniff(path, precision_ns, err, errlen);
+    if (rc)
+        return rc;
+    char perr[PCAP_ERRBUF_SIZE];
+    pcap_t *p = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, perr);
+    if (!p)
+        return snprintf(err, errlen, "cannot read '%s': %s", path, perr), -EINVAL;
+    if (pcap_datalink(p) != DLT_EN10MB) {
+        snprintf(err, errlen, "'%s' has link type %s; expected Ethernet (EN10MB)", path,
+                 pcap_datalink_val_to_name(pcap_datalink(p)) ? pcap_datalink_val_to_name(pcap_datalink(p)) : "?");
+        pcap_close(p);
+        return -EINVAL;
+    }
+    struct pcap_pkthdr *h;
+    const u_char *data;
+    while ((rc = pcap_next_ex(p, &h, &data)) == 1)
+        analyze_frame(a, (int64_t)h->ts.tv_sec * 1000000000 + h->ts.tv_usec, data, h->caplen);
+    if (rc == -1) {
+        snprintf(err, errlen, "'%s' is damaged after %llu frames: %s", path,
+                 (unsigned long long)a->frames, pcap_geterr(p));
+        pcap_close(p);
+        return -EINVAL;
+    }
+    pcap_close(p);
+    return 0;
+}
+
+static const char *proto_name(int p) { return p == 1 ? "EtherCAT" : p == 2 ? "POWERLINK" : "none"; }
+
+void analyze_print(FILE *f, const struct analyze *a, const struct an_result *r, int64_t prec)
+{
+    fprintf(f, "frames: %llu (EtherCAT %llu, POWERLINK %llu, other %llu, malformed %llu); timestamps: %s\n",
+            (unsigned long long)a->frames, (unsigned long long)a->ecat_frames, (unsigned long long)a->plk_frames,
+            (unsigned long long)a->other_frames, (unsigned long long)a->malformed,
+            prec <= 1 ? "ns" : prec == 1000 ? "us (precision 1 us)" : "coarse");
+    if (r->proto == 1)
+        fprintf(f, "cyclic stream: EtherCAT %s, first datagram %s addr 0x%08x len %u, %llu frames\n",
+                a->keys[0].pd ? "process-data frames" : "frames", ecat_cmd_name(a->keys[0].cmd),
+                a->keys[0].addr, a->keys[0].len, (unsigned long long)a->keys[0].count);
+    else
+        fprintf(f, "cyclic stream: POWERLINK SoC, %llu frames\n", (unsigned long long)a->soc);
+    fprintf(f, "nominal cycle: %.1f us%s\n", (double)r->nominal_ns / 1000.0, a->o.cycle_ns ? "" : " (median period)");
+    perf_print_line(f, "Cycle Time", &r->period);
+    fprintf(f, "Cycle Time percentiles [usec]: p50 %.1f  p99 %.1f  p99.9 %.1f  p99.99 %.1f\n",
+            (double)r->p50 / 1000, (double)r->p99 / 1000, (double)r->p999 / 1000, (double)r->p9999 / 1000);
+    fprintf(f, "deviation from nominal, bins of %.1f us (outer bins collect everything beyond +-%.1f us):\n",
+            (double)a->o.bin_ns / 1000, (double)a->o.range_ns / 1000);
+    fprintf(f, "  %12s  %llu\n", "< lower", (unsigned long long)r->dev.under);
+    for (uint32_t i = 0; i < r->dev.nbins; i++)
+        if (r->dev.bins[i])
+            fprintf(f, "  %+9.1f us  %llu\n", (double)(r->dev.lo + (int64_t)i * r->dev.bin) / 1000,
+                    (unsigned long long)r->dev.bins[i]);
+    fprintf(f, "  %12s  %llu\n", ">= upper", (unsigned long long)r->dev.over);
+    fprintf(f, "gaps: %llu (%llu cycles missing)\n", (unsigned long long)r->gaps, (unsigned long long)r->missing_cycles);
+    if (r->proto == 1) {
+        if (a->ecat_returned) {
+            fprintf(f, "frames lost: %llu of %llu sent\n", (unsigned long long)r->lost, (unsigned long long)a->ecat_sent);
+            perf_print_line(f, "Round Trip", &r->rtt);
+        } else {
+            fprintf(f, "frames lost: not measurable (the capture holds no returned frames; capture on the slave side or both)\n");
+        }
+    } else {
+        fprintf(f, "PRes lost: %llu\n%5s %8s %8s %6s  %s\n", (unsigned long long)r->lost, "node", "PReq", "PRes", "lost",
+                "PReq->PRes latency min/avg/max [usec]");
+        for (int n = 1; n <= AN_MAX_NODES; n++) {
+            const struct an_node *nd = &a->node[n];
+            if (!nd->preq && !nd->pres)
+                continue;
+            fprintf(f, "%5d %8llu %8llu %6llu  %.1f/%.1f/%.1f\n", n, (unsigned long long)nd->preq,
+                    (unsigned long long)nd->pres, (unsigned long long)nd->lost, nd->lat.count ? (double)nd->lat.min / 1000 : 0.0,
+                    (double)perf_stat_avg(&nd->lat) / 1000, nd->lat.count ? (double)nd->lat.max / 1000 : 0.0);
+        }
+    }
+}
+
+void *analyze_to_json(const struct analyze *a, const struct an_result *r, int64_t prec)
+{
+    json_object *j = json_object_new_object();
+    json_object_object_add(j, "protocol", json_object_new_string(proto_name(r->proto)));
+    json_object_object_add(j, "timestamp_precision_ns", json_object_new_int64(prec));
+    json_object_object_add(j, "frames", json_object_new_int64((int64_t)a->frames));
+    json_object_object_add(j, "malformed", json_object_new_int64((int64_t)a->malformed));
+    json_object_object_add(j, "nominal_cycle_ns", json_object_new_int64(r->nominal_ns));
+    json_object_object_add(j, "cycles", json_object_new_int64((int64_t)r->cycles));
+    json_object_object_add(j, "cycle_time", perf_msmt_to_json(&r->period, NULL, "Cycle Time"));
+    json_object *p = json_object_new_object();
+    json_object_object_add(p, "p50_ns", json_object_new_int64(r->p50));
+    json_object_object_add(p, "p99_ns", json_object_new_int64(r->p99));
+    json_object_object_add(p, "p99_9_ns", json_object_new_int64(r->p999));
+    json_object_object_add(p, "p99_99_ns", json_object_new_int64(r->p9999));
+    json_object_object_add(j, "percentiles", p);
+    json_object *h = json_object_new_object(), *bins = json_object_new_array();
+    json_object_object_add(h, "bin_ns", json_object_new_int64(r->dev.bin));
+    json_object_object_add(h, "lo_ns", json_object_new_int64(r->dev.lo));
+    json_object_object_add(h, "hi_ns", json_object_new_int64(r->dev.lo + r->dev.bin * (int64_t)r->dev.nbins));
+    json_object_object_add(h, "below", json_object_new_int64((int64_t)r->dev.under));
+    json_object_object_add(h, "above", json_object_new_int64((int64_t)r->dev.over));
+    for (uint32_t i = 0; i < r->dev.nbins; i++)
+        if (r->dev.bins[i]) {
+            json_object *b = json_object_new_array();
+            json_object_array_add(b, json_object_new_int64(r->dev.lo + (int64_t)i * r->dev.bin));
+            json_object_array_add(b, json_object_new_int64((int64_t)r->dev.bins[i]));
+            json_object_array_add(bins, b);
+        }
+    json_object_object_add(h, "bins", bins);
+    json_object_object_add(j, "deviation_histogram", h);
+    json_object_object_add(j, "gaps", json_object_new_int64((int64_t)r->gaps));
+    json_object_object_add(j, "missing_cycles", json_object_new_int64((int64_t)r->missing_cycles));
+    if (r->proto == 1) {
+        json_object_object_add(j, "sent", json_object_new_int64((int64_t)a->ecat_sent));
+        json_object_object_add(j, "returned", json_object_new_int64((int64_t)a->ecat_returned));
+        json_object_object_add(j, "lost", a->ecat_returned ? json_object_new_int64((int64_t)r->lost) : NULL);
+        json_object_object_add(j, "round_trip", perf_msmt_to_json(&r->rtt, NULL, "Round Trip"));
+    } else {
+        json_object_object_add(j, "lost", json_object_new_int64((int64_t)r->lost));
+        json_object *nodes = json_object_new_array();
+        for (int n = 1; n <= AN_MAX_NODES; n++) {
+            const struct an_node *nd = &a->node[n];
+            if (!nd->preq && !nd->pres)
+                continue;
+            json_object *o = json_object_new_object();
+            json_object_object_add(o, "node", json_object_new_int(n));
+            json_object_object_add(o, "preq", json_object_new_int64((int64_t)nd->preq));
+            json_object_object_add(o, "pres", json_object_new_int64((int64_t)nd->pres));
+            json_object_object_add(o, "lost", json_object_new_int64((int64_t)nd->lost));
+            json_object_object_add(o, "latency", perf_msmt_to_json(&nd->lat, NULL, "PRes Latency"));
+            json_object_array_add(nodes, o);
+        }
+        json_object_object_add(j, "nodes", nodes);
+    }
+    return j;
+}

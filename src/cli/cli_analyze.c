@@ -1,0 +1,197 @@
+/* takt analyze (the on-wire analyzer) and takt capture (kernel-timestamped pcapng of
+ * an interface's EtherCAT/POWERLINK traffic). */
+#include <errno.h>
+#include <json-c/json.h>
+#include <pcap/pcap.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "bench/analyze.h"
+#include "cli/cli.h"
+#include "link/pcapng.h"
+
+static int write_json(struct cli_ctx *c, json_object *j)
+{
+    FILE *f = strcmp(c->json, "-") ? fopen(c->json, "w") : stdout;
+    if (!f)
+        return cli_error(c, "cannot write '%s': %s", c->json, strerror(errno));
+    fprintf(f, "%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY));
+    if (f != stdout)
+        fclose(f);
+    return 0;
+}
+
+static int run_analyze(struct cli_ctx *c)
+{
+    if (c->argc != 1)
+        return cli_usage_error(c, "expects one capture file (pcap or pcapng), got %d arguments", c->argc);
+    struct an_opts o = { 0 };
+    double v;
+    const char *s;
+    if ((s = cli_get(c, "nominal"))) {
+        if (cli_parse_double(c, "--nominal (microseconds)", s, 1, 1e7, &v)) return 2;
+        o.cycle_ns = (int64_t)(v * 1000 + 0.5);
+    }
+    if ((s = cli_get(c, "bin"))) {
+        if (cli_parse_double(c, "--bin (microseconds)", s, 0.001, 1e6, &v)) return 2;
+        o.bin_ns = (int64_t)(v * 1000 + 0.5);
+    }
+    if ((s = cli_get(c, "range"))) {
+        if (cli_parse_double(c, "--range (microseconds)", s, 0.001, 1e7, &v)) return 2;
+        o.range_ns = (int64_t)(v * 1000 + 0.5);
+    }
+    if (o.bin_ns && o.range_ns && 2 * o.range_ns / o.bin_ns > 10000000)
+        return cli_usage_error(c, "--range/--bin gives more than 10 million bins; use wider bins");
+    struct analyze a;
+    analyze_init(&a, &o);
+    int64_t prec = 1;
+    char err[512] = "";
+    int rc = analyze_file(&a, c->argv[0], &prec, err, sizeof err);
+    if (rc) {
+        analyze_free(&a);
+        return cli_error(c, "%s", err);
+    }
+    struct an_result r;
+    rc = analyze_finish(&a, &r);
+    if (rc == -ENODATA) {
+        cli_error(c, "'%s': no cyclic frames found (%llu frames: EtherCAT %llu, POWERLINK %llu, other %llu); "
+                  "expected EtherCAT frames sent by a master or POWERLINK SoC frames", c->argv[0],
+                  (unsigned long long)a.frames, (unsigned long long)a.ecat_frames,
+                  (unsigned long long)a.plk_frames, (unsigned long long)a.other_frames);
+        analyze_free(&a);
+        return 1;
+    }
+    if (rc) {
+        analyze_free(&a);
+        return cli_error(c, "analysis failed: %s", strerror(-rc));
+    }
+    if (prec > 1)
+        fprintf(stderr, "takt analyze: '%s' has %s timestamps: precision is %lld ns\n", c->argv[0],
+                prec == 1000 ? "microsecond" : "coarse", (long long)prec);
+    if (!c->json || strcmp(c->json, "-"))
+        analyze_print(stdout, &a, &r, prec);
+    if (c->json) {
+        json_object *j = analyze_to_json(&a, &r, prec);
+        rc = write_json(c, j);
+        json_object_put(j);
+    }
+    analyze_result_free(&r);
+    analyze_free(&a);
+    return rc;
+}
+
+static int run_capture(struct cli_ctx *c)
+{
+    const char *out = cli_get(c, "output");
+    if (!c->iface || !out)
+        return cli_usage_error(c, "expects -i IF and -o FILE");
+    char perr[PCAP_ERRBUF_SIZE] = "";
+    pcap_t *p = pcap_create(c->iface, perr);
+    if (!p)
+        return cli_error(c, "%s: %s", c->iface, perr);
+    pcap_set_snaplen(p, 65535);
+    pcap_set_promisc(p, 1);
+    pcap_set_immediate_mode(p, 1);
+    pcap_set_timeout(p, 100);
+    if (pcap_set_tstamp_precision(p, PCAP_TSTAMP_PRECISION_NANO))
+        fprintf(stderr, "takt capture: %s: nanosecond timestamps not offered; precision 1 us\n", c->iface);
+    int rc = pcap_activate(p);
+    if (rc < 0) {
+        const char *why = rc == PCAP_ERROR_PERM_DENIED ? " (needs CAP_NET_RAW: run as root or setcap cap_net_raw+ep on takt)"
+                          : rc == PCAP_ERROR_NO_SUCH_DEVICE ? " (no such interface; `ip link` lists them)" : "";
+        cli_error(c, "%s: %s%s", c->iface, pcap_geterr(p), why);
+        pcap_close(p);
+        return 1;
+    }
+    if (pcap_datalink(p) != DLT_EN10MB) {
+        cli_error(c, "%s is not an Ethernet interface", c->iface);
+        pcap_close(p);
+        return 1;
+    }
+    struct bpf_program prog;
+    const char *filter = cli_flag(c, "all") ? "" : "ether proto 0x88a4 or ether proto 0x88ab";
+    if (pcap_compile(p, &prog, filter, 1, PCAP_NETMASK_UNKNOWN) || pcap_setfilter(p, &prog)) {
+        cli_error(c, "filter: %s", pcap_geterr(p));
+        pcap_close(p);
+        return 1;
+    }
+    pcap_freecode(&prog);
+    FILE *f = strcmp(out, "-") ? fopen(out, "wb") : stdout;
+    if (!f) {
+        pcap_close(p);
+        return cli_error(c, "cannot write '%s': %s", out, strerror(errno));
+    }
+    static uint8_t blk[PCAPNG_EPB_MAX(65535)];
+    size_t n = pcapng_shb(blk, sizeof blk, "takt capture");
+    fwrite(blk, 1, n, f);
+    n = pcapng_idb(blk, sizeof blk, c->iface, 65535);
+    fwrite(blk, 1, n, f);
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    unsigned long long frames = 0;
+    bool progress = cli_progress_enabled() && f != stdout;
+    double last_shown = -1;
+    while (!cli_interrupted) {
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        double el = (double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) / 1e9;
+        if (c->time_s > 0 && el >= c->time_s)
+            break;
+        struct pcap_pkthdr *h;
+        const u_char *d;
+        rc = pcap_next_ex(p, &h, &d);
+        if (rc < 0)
+            break;
+        if (rc == 1) {
+            uint64_t ts = (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec;
+            n = pcapng_epb(blk, sizeof blk, ts, d, h->caplen, 0);
+            fwrite(blk, 1, n, f);
+            frames++;
+        }
+        if (progress && el - last_shown >= 0.5) {
+            fprintf(stderr, "\rtakt capture: %s: %llu frames, %.1f s", c->iface, frames, el);
+            last_shown = el;
+        }
+    }
+    if (progress)
+        fputc('\n', stderr);
+    struct pcap_stat st = { 0 };
+    pcap_stats(p, &st);
+    if (rc == PCAP_ERROR)
+        fprintf(stderr, "takt capture: %s: %s\n", c->iface, pcap_geterr(p));
+    pcap_close(p);
+    if (f != stdout)
+        fclose(f);
+    fprintf(stderr, "takt capture: %llu frames written to %s, %u dropped by the kernel\n", frames, out, st.ps_drop);
+    return 0;
+}
+
+static const struct cli_opt analyze_opts[] = {
+    { "nominal", 0, 1, "US", "nominal cycle in us (default: the median period)" },
+    { "bin", 0, 1, "US", "deviation histogram bin width in us (default 1)" },
+    { "range", 0, 1, "US", "histogram covers +-US around nominal; outer bins collect the rest (default 100)" },
+    { 0 }
+};
+
+static const struct cli_opt capture_opts[] = {
+    { "output", 'o', 1, "FILE", "pcapng file to write (- for stdout)" },
+    { "all", 0, 0, NULL, "capture every frame, not only EtherCAT and POWERLINK" },
+    { 0 }
+};
+
+const struct cli_cmd cli_cmds_analyze[] = {
+    { NULL, "analyze", "FILE", "on-wire analysis of a capture: cycle period, deviation histogram, loss, PRes latency",
+      "Reads a pcap or pcapng file (from --pcap, takt capture, tshark or dumpcap), finds the cyclic\n"
+      "traffic - EtherCAT: the master's process-data frames, paired with their returns by datagram\n"
+      "index; POWERLINK: SoC, and PReq->PRes per node - and reports the cycle period (PerfMsmt line,\n"
+      "percentiles), the deviation histogram with outer bins, gaps, lost frames and latencies.\n"
+      "Microsecond captures are analysed with a note that precision is then 1 us.",
+      CLI_JSON, analyze_opts, run_analyze },
+    { NULL, "capture", NULL, "capture EtherCAT/POWERLINK frames of an interface to pcapng with kernel timestamps",
+      "Writes pcapng with nanosecond kernel receive timestamps (libpcap, immediate mode) for -t\n"
+      "seconds or until Ctrl-C. Needs CAP_NET_RAW. A sender using PACKET_QDISC_BYPASS is invisible\n"
+      "on its own interface: capture on the peer end.",
+      CLI_IFACE | CLI_TIME, capture_opts, run_capture },
+    { 0 }
+};
