@@ -86,20 +86,20 @@ struct ecat_fmmu_cfg {
 void ecat_fmmu_encode(uint8_t out[16], const struct ecat_fmmu_cfg *f);
 
 /* SM register contents (ref §6, 0x0800 + 8n) for process data SMs. */
-struct ecat_sm_cfg {
+struct ecat_sm_regs {
     uint8_t  index;                  /* SM number */
     uint16_t start, len;
     uint8_t  ctrl, enable;           /* enable = 0 when len == 0 */
     bool     input;
 };
-void ecat_sm_encode(uint8_t out[8], const struct ecat_sm_cfg *s);
+void ecat_sm_encode(uint8_t out[8], const struct ecat_sm_regs *s);
 
 /* Per-slave result. Outputs first, then inputs, contiguous in the logical space; each
  * direction starts on a byte boundary. */
 struct ecat_pdo_slave {
     uint16_t pos;                    /* position on the bus */
     unsigned n_sm;
-    struct ecat_sm_cfg sm[ECAT_PDO_MAX_SM];
+    struct ecat_sm_regs sm[ECAT_PDO_MAX_SM];
     unsigned n_fmmu;
     struct ecat_fmmu_cfg fmmu[ECAT_PDO_MAX_FMMU];
     uint32_t out_off, out_len;       /* byte offset in the image and length */

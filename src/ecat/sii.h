@@ -134,7 +134,7 @@ enum {
  * expected/found values in err (may be NULL). An image without categories (or one
  * that stops before the end marker, e.g. a partial read) parses what is there and
  * warns. */
-int ecat_sii_parse(const uint8_t *img, size_t len, struct ecat_sii *sii, unsigned flags,
+int ecat_sii_decode(const uint8_t *img, size_t len, struct ecat_sii *sii, unsigned flags,
                    char *err, size_t errlen);
 
 /* For incremental EEPROM reads: given the first len bytes of an image, returns 0 when
