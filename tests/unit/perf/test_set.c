@@ -1,0 +1,169 @@
+/* Measurement sets: interval banks flip and reset while the cumulative figures keep
+ * going, and a real recording thread loses no count across concurrent snapshots. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <takt/perf.h>
+
+static void test_msmt_init(void **state)
+{
+    struct perf_msmt m;
+    assert_int_equal(perf_msmt_init(&m, "JOB_ProcessAllRxFrames", 0, 1000, 50), 0);
+    assert_string_equal(m.name, "JOB_ProcessAllRxFrames");
+    assert_int_equal(m.total.count, 0);
+    assert_int_equal(m.hist.nbins, 50);
+    assert_int_equal(m.ihist[1].nbins, 50);
+    perf_msmt_free(&m);
+    /* an over-long name is cut, not overflowed */
+    char name[100];
+    memset(name, 'n', sizeof(name) - 1);
+    name[99] = '\0';
+    assert_int_equal(perf_msmt_init(&m, name, 0, 1000, 5), 0);
+    assert_int_equal(strlen(m.name), sizeof(m.name) - 1);
+    perf_msmt_free(&m);
+    assert_int_equal(perf_msmt_init(&m, "bad", 0, 0, 5), -EINVAL);
+}
+
+static void test_set_add_limits(void **state)
+{
+    struct perf_set s;
+    perf_set_init(&s, false);
+    static struct perf_msmt ms[PERF_MAX_MSMT + 1];
+    for (unsigned i = 0; i < PERF_MAX_MSMT; i++)
+        assert_int_equal(perf_set_add(&s, &ms[i]), 0);
+    assert_int_equal(perf_set_add(&s, &ms[PERF_MAX_MSMT]), -ENOSPC);
+    perf_set_init(&s, false);
+    assert_int_equal(perf_set_add(&s, &ms[0]), 0);
+    assert_int_equal(perf_set_add(&s, &ms[0]), -EEXIST);
+}
+
+static void test_banks_unthreaded(void **state)
+{
+    struct perf_set s;
+    struct perf_msmt a, b;
+    perf_set_init(&s, false);
+    assert_int_equal(perf_msmt_init(&a, "A", 0, 100, 100), 0);
+    assert_int_equal(perf_msmt_init(&b, "B", 0, 100, 100), 0);
+    assert_int_equal(perf_set_add(&s, &a), 0);
+    assert_int_equal(perf_set_add(&s, &b), 0);
+
+    for (int i = 1; i <= 10; i++)
+        perf_record(&s, &a, i * 100);
+    perf_record(&s, &b, 7);
+    perf_set_cycle_end(&s);          /* no request: nothing flips */
+    assert_int_equal(s.active, 0);
+
+    int bank = perf_set_snapshot(&s, 0);
+    assert_int_equal(bank, 0);
+    assert_int_equal(s.active, 1);
+    const struct perf_hist *h;
+    const struct perf_stat *st = perf_msmt_interval(&a, bank, &h);
+    assert_int_equal(st->count, 10);
+    assert_int_equal(st->min, 100);
+    assert_int_equal(st->max, 1000);
+    assert_int_equal(perf_stat_avg(st), 550);
+    assert_int_equal(h->total, 10);
+    assert_int_equal(h->bins[1], 1);
+    assert_int_equal(perf_msmt_interval(&b, bank, NULL)->count, 1);
+
+    /* the next interval goes to the other bank while the finished one is read */
+    perf_record(&s, &a, 5000);
+    assert_int_equal(a.ival[1].count, 1);
+    assert_int_equal(a.ival[0].count, 10);
+    perf_set_release(&s, bank);
+    assert_int_equal(a.ival[0].count, 0);
+    assert_int_equal(a.ihist[0].total, 0);
+    assert_int_equal(b.ival[0].count, 0);
+
+    bank = perf_set_snapshot(&s, 0);
+    assert_int_equal(bank, 1);
+    assert_int_equal(a.ival[1].count, 1);
+    assert_int_equal(a.ival[1].min, 5000);
+    assert_int_equal(b.ival[1].count, 0);
+    perf_set_release(&s, bank);
+
+    /* cumulative never resets */
+    assert_int_equal(a.total.count, 11);
+    assert_int_equal(a.total.max, 5000);
+    assert_int_equal(a.hist.total, 11);
+    assert_int_equal(b.total.count, 1);
+    perf_msmt_free(&a);
+    perf_msmt_free(&b);
+}
+
+/* --- threaded: a recorder thread with its own cycle ends, a reporter snapshotting */
+#define N_REC 2000000
+struct rec_ctx {
+    struct perf_set *s;
+    struct perf_msmt *m;
+    volatile int done;
+};
+
+static void *recorder(void *arg)
+{
+    struct rec_ctx *c = arg;
+    for (int64_t i = 0; i < N_REC; i++) {
+        perf_record(c->s, c->m, i % 1000);
+        if (i % 16 == 15)
+            perf_set_cycle_end(c->s);
+    }
+    perf_set_cycle_end(c->s);
+    __atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+static void test_threaded_no_lost_counts(void **state)
+{
+    struct perf_set s;
+    struct perf_msmt m;
+    perf_set_init(&s, true);
+    assert_int_equal(perf_msmt_init(&m, "X", 0, 1, 1000), 0);
+    assert_int_equal(perf_set_add(&s, &m), 0);
+    struct rec_ctx c = { &s, &m, 0 };
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, recorder, &c), 0);
+    uint64_t sum = 0, hsum = 0;
+    unsigned snaps = 0;
+    while (!__atomic_load_n(&c.done, __ATOMIC_ACQUIRE)) {
+        int b = perf_set_snapshot(&s, 100 * TAKT_NS_PER_MS);
+        if (b == -ETIMEDOUT)
+            continue;        /* recorder finished between the check and the request */
+        assert_true(b == 0 || b == 1);
+        const struct perf_hist *h;
+        const struct perf_stat *st = perf_msmt_interval(&m, b, &h);
+        /* a bank is consistent: its histogram holds exactly its count */
+        assert_int_equal(h->total, st->count);
+        sum += st->count;
+        hsum += h->total;
+        perf_set_release(&s, b);
+        snaps++;
+    }
+    pthread_join(t, NULL);
+    /* what was not reported yet sits in the banks not released: released banks are
+     * zero, so both banks together hold exactly the unreported rest */
+    sum += m.ival[0].count + m.ival[1].count;
+    hsum += m.ihist[0].total + m.ihist[1].total;
+    assert_int_equal(m.total.count, N_REC);
+    assert_int_equal(m.hist.total, N_REC);
+    assert_int_equal(sum, N_REC);
+    assert_int_equal(hsum, N_REC);
+    assert_true(snaps > 0);
+    print_message("%u interval snapshots during %d records\n", snaps, N_REC);
+    perf_msmt_free(&m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_msmt_init),
+        cmocka_unit_test(test_set_add_limits),
+        cmocka_unit_test(test_banks_unthreaded),
+        cmocka_unit_test(test_threaded_no_lost_counts),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

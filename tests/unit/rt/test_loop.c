@@ -1,0 +1,186 @@
+/* rt_loop: cycle counts and measurement counts agree, a step's result stops the loop,
+ * the duration limit holds, stop works from another thread, and a reporter thread
+ * takes interval snapshots while the loop runs in its own thread. No timing asserts. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+#include <takt/rt.h>
+
+#define MS TAKT_NS_PER_MS
+
+struct counter {
+    uint64_t steps;
+    uint64_t stop_at;     /* 0: never stop by itself */
+    int ret;
+    struct perf_msmt *job; /* an extra measurement recorded by the step */
+};
+
+static int count_step(void *ctx, struct rt_loop *l, takt_ns_t wake)
+{
+    struct counter *c = ctx;
+    c->steps++;
+    if (c->job)
+        perf_record(&l->perf, c->job, (int64_t)(c->steps % 7) * 1000);
+    if (c->stop_at && c->steps >= c->stop_at)
+        return c->ret;
+    return 0;
+}
+
+static void plain_opts(struct rt_opts *o)
+{
+    rt_opts_default(o);
+    o->mlock = false;
+    o->dma_latency = false;
+}
+
+static void quiet(void *ctx, const char *msg) { (*(unsigned *)ctx)++; }
+
+static void test_init_names_and_hist(void **state)
+{
+    struct rt_loop l;
+    struct rt_opts o;
+    plain_opts(&o);
+    struct counter c = { 0 };
+    assert_int_equal(rt_loop_init(&l, MS, &o, count_step, &c), 0);
+    assert_string_equal(l.m_cycle.name, "Cycle Time");
+    assert_string_equal(l.m_wake.name, "Wake Deviation");
+    assert_string_equal(l.m_task.name, "Task Duration");
+    assert_int_equal(l.perf.n, 3);
+    assert_int_equal(l.m_cycle.hist.bin, 1000);                /* 1 us bins */
+    assert_int_equal(l.m_cycle.hist.nbins, 5000);              /* 4 ms + 1 ms */
+    rt_loop_free(&l);
+    assert_int_equal(rt_loop_init(&l, 0, &o, count_step, &c), -EINVAL);
+    assert_int_equal(rt_loop_init(&l, MS, &o, NULL, &c), -EINVAL);
+}
+
+static void test_200_cycles_in_thread(void **state)
+{
+    struct rt_loop l;
+    struct rt_opts o;
+    plain_opts(&o);
+    struct counter c = { .stop_at = 200, .ret = 42 };
+    struct perf_msmt job;
+    assert_int_equal(perf_msmt_init(&job, "JOB_Test", 0, 1000, 100), 0);
+    c.job = &job;
+    unsigned warns = 0;
+    assert_int_equal(rt_loop_init(&l, MS, &o, count_step, &c), 0);
+    l.warn = quiet;
+    l.warn_ctx = &warns;
+    assert_int_equal(perf_set_add(&l.perf, &job), 0);
+    assert_int_equal(rt_loop_run(&l), 42);
+    assert_int_equal(warns, 0);
+    assert_int_equal(l.result, 42);
+    assert_int_equal(c.steps, 200);
+    assert_int_equal(l.cyc.cycles, 200);
+    assert_int_equal(l.m_wake.total.count, 200);
+    assert_int_equal(l.m_wake.hist.total, 200);
+    assert_int_equal(l.m_task.total.count, 200);
+    assert_int_equal(l.m_task.hist.total, 200);
+    assert_int_equal(l.m_cycle.total.count, 199);  /* wake-to-wake needs two wake-ups */
+    assert_int_equal(l.m_cycle.hist.total, 199);
+    assert_int_equal(job.total.count, 200);
+    assert_int_equal(job.hist.total, 200);
+    /* the histogram's bins account for every value */
+    uint64_t in = l.m_cycle.hist.under + l.m_cycle.hist.over;
+    for (uint32_t i = 0; i < l.m_cycle.hist.nbins; i++)
+        in += l.m_cycle.hist.bins[i];
+    assert_int_equal(in, 199);
+    /* single-threaded set: nobody flipped, so the active bank has everything */
+    assert_int_equal(l.m_wake.ival[l.perf.active].count, 200);
+    assert_true(l.ended > l.started);
+    assert_true(l.cpu_ns > 0);
+    /* skipped deadlines count whole periods lost: cycles + skipped spans the run */
+    assert_true(l.cyc.cycles + l.cyc.skipped >= 200);
+    perf_msmt_free(&job);
+    rt_loop_free(&l);
+}
+
+static void test_duration_limit(void **state)
+{
+    struct rt_loop l;
+    struct rt_opts o;
+    plain_opts(&o);
+    struct counter c = { 0 };
+    assert_int_equal(rt_loop_init(&l, MS, &o, count_step, &c), 0);
+    l.duration = 50 * MS;
+    assert_int_equal(rt_loop_run(&l), 0);
+    /* deadlines started+1ms .. started+50ms: each one run or skipped (a late last
+     * cycle may also skip deadlines past the end) */
+    assert_true(c.steps <= 50);
+    assert_true(c.steps > 0);
+    assert_true(c.steps + l.cyc.skipped >= 50);
+    assert_true(l.cyc.next > l.started + 50 * MS);
+    assert_int_equal(l.cyc.cycles, c.steps);
+    rt_loop_free(&l);
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+    nanosleep(&ts, NULL);
+}
+
+static void test_start_snapshot_stop(void **state)
+{
+    struct rt_loop l;
+    struct rt_opts o;
+    plain_opts(&o);
+    struct counter c = { 0 };
+    assert_int_equal(rt_loop_init(&l, MS, &o, count_step, &c), 0);
+    assert_int_equal(rt_loop_start(&l), 0);
+    assert_true(l.perf.threaded);
+    assert_int_equal(rt_loop_start(&l), -EBUSY);
+    uint64_t wake_sum = 0, task_sum = 0;
+    for (int i = 0; i < 5; i++) {
+        sleep_ms(20);
+        int b = perf_set_snapshot(&l.perf, 1000 * MS);
+        assert_true(b == 0 || b == 1);
+        wake_sum += l.m_wake.ival[b].count;
+        task_sum += l.m_task.ival[b].count;
+        assert_int_equal(l.m_wake.ihist[b].total, l.m_wake.ival[b].count);
+        perf_set_release(&l.perf, b);
+        assert_int_equal(l.m_wake.ival[b].count, 0);
+    }
+    rt_loop_stop(&l);
+    assert_int_equal(rt_loop_join(&l), 0);
+    assert_false(l.running);
+    /* loop stopped: the last interval is the active bank */
+    wake_sum += l.m_wake.ival[l.perf.active].count;
+    task_sum += l.m_task.ival[l.perf.active].count;
+    assert_true(c.steps > 0);
+    assert_int_equal(l.cyc.cycles, c.steps);
+    assert_int_equal(wake_sum, c.steps);        /* no count lost or doubled by flips */
+    assert_int_equal(task_sum, c.steps);
+    assert_int_equal(l.m_wake.total.count, c.steps);
+    rt_loop_free(&l);
+}
+
+static void test_snapshot_times_out_without_rt_side(void **state)
+{
+    struct perf_set s;
+    perf_set_init(&s, true);
+    assert_int_equal(perf_set_snapshot(&s, 2 * MS), -ETIMEDOUT);
+    /* the pending request is honoured by the next cycle end, not raised twice */
+    perf_set_cycle_end(&s);
+    assert_int_equal(s.active, 1);
+    assert_int_equal(perf_set_snapshot(&s, 2 * MS), 0);
+    perf_set_cycle_end(&s);
+    assert_int_equal(s.active, 1);              /* nothing new was requested */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_init_names_and_hist),
+        cmocka_unit_test(test_200_cycles_in_thread),
+        cmocka_unit_test(test_duration_limit),
+        cmocka_unit_test(test_start_snapshot_stop),
+        cmocka_unit_test(test_snapshot_times_out_without_rt_side),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
