@@ -98,8 +98,9 @@ void perf_print_interval(FILE *f, const struct perf_set *s, int bank);
 void perf_print_total(FILE *f, const struct perf_set *s);
 
 /* JSON: an object per measurement {name, count, min_ns, avg_ns, max_ns, p50_ns,
- * p99_ns, p99_9_ns, p99_99_ns, hist: {lo_ns, bin_ns, under, over, bins: [[lo, n]...]}}
- * (only non-empty bins). Returns a json_object* (json-c) as void* to keep json-c out
+ * p99_ns, p99_9_ns, p99_99_ns, hist: {lo_ns, bin_ns, nbins, total, under, over,
+ * bins: [[lo, n]...]}} (only non-empty bins; null for values that do not exist: empty
+ * statistics, or a percentile above the histogram's range). docs/statistics.md. Returns a json_object* (json-c) as void* to keep json-c out
  * of the public header; the caller owns it. */
 void *perf_msmt_to_json(const struct perf_stat *s, const struct perf_hist *h, const char *name);
 void *perf_set_to_json(const struct perf_set *s);  /* cumulative, {name: obj, ...} */
