@@ -1,0 +1,150 @@
+/* takt POWERLINK application API: run a managing node (MN) or a controlled node (CN)
+ * on a link, with process data access and a cyclic callback; no globals. */
+#ifndef TAKT_PLK_H
+#define TAKT_PLK_H
+
+#include <takt/takt.h>
+#include <takt/link.h>
+#include <takt/rt.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TAKT_PLK_MAX_NODES   239   /* CN node IDs 1..239 (DS 301) */
+#define TAKT_PLK_MAX_PDO     1490  /* C_DLL_ISOCHR_MAX_PAYL */
+
+/* One CN as the MN expects it. Identity fields of 0 are not checked. */
+struct takt_plk_node {
+    uint8_t  id;            /* 1..239 */
+    bool     mandatory;     /* boot waits for it; its loss sends the MN back to PreOp1 */
+    bool     chained;       /* PollResponse Chaining (answers after the PResMN) */
+    uint32_t device_type, vendor_id, product_code, revision, serial;
+    uint16_t out_size;      /* bytes the MN sends to the CN (PReq / PResMN part) */
+    uint16_t in_size;       /* bytes the CN returns in its PRes */
+    uint32_t pres_timeout_ns;  /* 0x1F92/id; 0 = the MN default */
+};
+
+struct takt_plk_mn_cfg {
+    uint32_t cycle_us;               /* 0x1006 */
+    uint32_t pres_timeout_ns;        /* default 0x1F92 value (oplk MN OD: 25 000) */
+    uint32_t loss_pres_threshold;    /* 0x1C09; 0 disables */
+    uint32_t cycle_exceed_threshold; /* 0x1C02/3; 0 disables */
+    uint32_t ident_period_cycles;    /* IdentRequest to a missing node every N async slots */
+    uint32_t status_period_ms;       /* StatusRequest per node (oplk C_NMT_STATREQ_CYCLE 5 s) */
+    uint32_t chain_gap_ns;           /* spacing of chained PRes after the PResMN */
+    uint32_t preop1_ms;              /* time in PreOp1 (SoA only) before the first SoC */
+    uint32_t async_mtu;              /* 300..1500 */
+    unsigned n_nodes;
+    struct takt_plk_node nodes[TAKT_PLK_MAX_NODES];
+};
+void takt_plk_mn_cfg_default(struct takt_plk_mn_cfg *c);
+/* Add CNs first..last with the sim network's layout (1 B out, 1 B in, no identity check). */
+int  takt_plk_mn_cfg_add_range(struct takt_plk_mn_cfg *c, unsigned first, unsigned last,
+                               bool chained);
+
+/* NMT states (low byte on the wire, powerlink.md §5). */
+enum takt_plk_nmt {
+    TAKT_PLK_OFF            = 0x00,
+    TAKT_PLK_INITIALISING   = 0x19,
+    TAKT_PLK_RESET_APP      = 0x29,
+    TAKT_PLK_RESET_COMM     = 0x39,
+    TAKT_PLK_RESET_CONF     = 0x79,
+    TAKT_PLK_NOT_ACTIVE     = 0x1C,
+    TAKT_PLK_PRE_OP1        = 0x1D,
+    TAKT_PLK_PRE_OP2        = 0x5D,
+    TAKT_PLK_READY_TO_OP    = 0x6D,
+    TAKT_PLK_OPERATIONAL    = 0xFD,
+    TAKT_PLK_STOPPED        = 0x4D,
+    TAKT_PLK_BASIC_ETHERNET = 0x1E,
+};
+const char *takt_plk_nmt_name(int state);
+
+/* Per-CN counters the MN keeps; all losses are counted, never hidden. */
+struct takt_plk_node_stats {
+    uint8_t  state;            /* last NMT state seen from the CN */
+    bool     in_cycle;         /* polled in the isochronous phase */
+    uint64_t pres_ok, pres_lost, pres_late;
+    uint64_t loss_threshold_hits;  /* 0x1C09 threshold fired: node removed and reset */
+    uint64_t lost;             /* removed from the cycle and reset (any reason) */
+    uint64_t boots;            /* times it reached Operational */
+    uint64_t ident_fail;       /* identity differed from the configuration */
+    uint64_t bad_frames;       /* malformed frames from this node */
+    takt_ns_t pres_lat_min, pres_lat_max, pres_lat_sum;  /* PReq sent -> PRes received */
+};
+
+struct takt_plk_mn_stats {
+    uint8_t  state;
+    uint64_t cycles, cycle_exceeded, cycle_exceed_hits;
+    uint64_t frames_tx, frames_rx, bad_frames;
+    uint64_t sdo_ok, sdo_fail;
+    unsigned nodes_operational, nodes_configured;
+};
+
+struct takt_plk_mn;
+struct takt_plk_cn;
+
+/* Cyclic callback, called once per cycle after the inputs of this cycle arrived and
+ * before the next cycle's outputs are sent. Runs in the real-time thread. */
+typedef void (*takt_plk_mn_cycle_fn)(void *ctx, struct takt_plk_mn *mn, takt_ns_t now);
+
+int  takt_plk_mn_create(const struct takt_plk_mn_cfg *cfg, struct takt_plk_mn **out,
+                        char *err, size_t errlen);
+void takt_plk_mn_destroy(struct takt_plk_mn *mn);
+void takt_plk_mn_set_callback(struct takt_plk_mn *mn, takt_plk_mn_cycle_fn fn, void *ctx);
+/* Process data of a CN: outputs (written by the app) and inputs (last PRes payload). */
+uint8_t       *takt_plk_mn_outputs(struct takt_plk_mn *mn, unsigned node, size_t *len);
+const uint8_t *takt_plk_mn_inputs(struct takt_plk_mn *mn, unsigned node, size_t *len);
+void takt_plk_mn_get_stats(const struct takt_plk_mn *mn, struct takt_plk_mn_stats *s);
+int  takt_plk_mn_node_stats(const struct takt_plk_mn *mn, unsigned node,
+                            struct takt_plk_node_stats *s);
+
+/* Run options of the drivers. */
+struct takt_plk_run_opts {
+    struct rt_opts rt;      /* CPU, priority, mlock */
+    takt_ns_t duration;     /* 0 = until takt_plk_*_stop() */
+};
+
+/* Bind the MN to a link and run its cycle on absolute deadlines in a real-time
+ * thread (rt_loop). The link stays the caller's. */
+int  takt_plk_mn_start(struct takt_plk_mn *mn, struct takt_link *link,
+                       const struct takt_plk_run_opts *o);
+void takt_plk_mn_stop(struct takt_plk_mn *mn);
+int  takt_plk_mn_join(struct takt_plk_mn *mn);
+/* The rt_loop of a started MN (its perf set holds the job measurements). */
+struct rt_loop *takt_plk_mn_loop(struct takt_plk_mn *mn);
+
+/* Blocking SDO transfers for tools (never from the cyclic callback): queued into the
+ * running MN's async slot; wait at most timeout_ns. */
+int takt_plk_mn_sdo_read(struct takt_plk_mn *mn, unsigned node, uint16_t index,
+                         uint8_t sub, void *buf, size_t cap, size_t *len, takt_ns_t timeout_ns);
+int takt_plk_mn_sdo_write(struct takt_plk_mn *mn, unsigned node, uint16_t index,
+                          uint8_t sub, const void *data, size_t len, takt_ns_t timeout_ns);
+
+/* --- CN ------------------------------------------------------------------------ */
+struct takt_plk_cn_cfg {
+    uint8_t  id;
+    uint32_t device_type, vendor_id, product_code, revision, serial;
+    uint16_t out_size, in_size;      /* process image (RPDO from PReq, TPDO into PRes) */
+    uint32_t basic_eth_timeout_us;   /* 0x1F99 */
+    uint32_t soc_tolerance_ns;       /* 0x1C14 */
+};
+void takt_plk_cn_cfg_default(struct takt_plk_cn_cfg *c, uint8_t id);
+
+typedef void (*takt_plk_cn_cycle_fn)(void *ctx, struct takt_plk_cn *cn, takt_ns_t now);
+int  takt_plk_cn_create(const struct takt_plk_cn_cfg *cfg, struct takt_plk_cn **out,
+                        char *err, size_t errlen);
+void takt_plk_cn_destroy(struct takt_plk_cn *cn);
+void takt_plk_cn_set_callback(struct takt_plk_cn *cn, takt_plk_cn_cycle_fn fn, void *ctx);
+uint8_t       *takt_plk_cn_inputs(struct takt_plk_cn *cn, size_t *len);   /* sent in PRes */
+const uint8_t *takt_plk_cn_outputs(struct takt_plk_cn *cn, size_t *len);  /* from PReq */
+int  takt_plk_cn_state(const struct takt_plk_cn *cn);
+/* Serve the CN on a link until stop or duration (event-driven receive loop). */
+int  takt_plk_cn_run(struct takt_plk_cn *cn, struct takt_link *link,
+                     const struct takt_plk_run_opts *o);
+void takt_plk_cn_stop(struct takt_plk_cn *cn);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

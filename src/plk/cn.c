@@ -1,0 +1,315 @@
+/* POWERLINK CN core: answers PReq/PResMN with its PRes, SoA invitations with Ident/
+ * Status/Sync responses and SDO replies, applies NMT commands, watches SoC and PReq. */
+#include <errno.h>
+#include <string.h>
+#include "plk/cn.h"
+#include "plk/cn_int.h"
+#include "plk/frame.h"
+#include "plk/nmt_cn.h"
+#include "util/wire.h"
+
+struct plk_txf *plk_txq_slot(struct plk_txq *q)
+{
+    if (q->n >= q->cap) {
+        q->overflow++;
+        return NULL;
+    }
+    struct plk_txf *f = &q->f[q->n++];
+    memset(f->data, 0, PLK_MIN_FRAME);
+    f->len = 0;
+    f->launch = 0;
+    return f;
+}
+
+/* Encode m into a new queue slot; the slot is given back if encoding fails. */
+struct plk_txf *plk_txq_encode(struct plk_txq *q, const struct plk_msg *m)
+{
+    struct plk_txf *f = plk_txq_slot(q);
+    if (!f)
+        return NULL;
+    int n = plk_frame_encode(f->data, sizeof f->data, m);
+    if (n < 0) {
+        q->n--;
+        return NULL;
+    }
+    f->len = (uint16_t)n;
+    return f;
+}
+
+/* xorshift32: fault injection must be reproducible from a seed (the node ID). */
+static uint32_t rnd(struct plk_cn *cn)
+{
+    uint32_t x = cn->rng;
+    x ^= x << 13; x ^= x >> 17; x ^= x << 5;
+    return cn->rng = x;
+}
+static bool chance(struct plk_cn *cn, uint32_t permille)
+{
+    return permille && rnd(cn) % 1000 < permille;
+}
+
+static void set_state(struct plk_cn *cn, takt_ns_t now, uint8_t s)
+{
+    if (s == cn->state)
+        return;
+    if (s == PLK_NMT_NOT_ACTIVE) {
+        /* a reset: forget the cycle, the MN and pending requests (DS 301 7.1.2) */
+        cn->chained = false;
+        cn->mn_operational = false;
+        cn->rs = 0;
+        cn->pending_sdo_len = 0;
+        cn->pending_sync = 0;
+        cn->seen_preq = false;
+        plk_errcnt_reset(&cn->loss_soc);
+        plk_errcnt_reset(&cn->loss_preq);
+    }
+    cn->state = s;
+    cn->state_since = now;
+}
+
+void plk_cn_event(struct plk_cn *cn, takt_ns_t now, enum plk_cn_ev ev, uint8_t cmd)
+{
+    uint8_t next = plk_nmt_cn_next(cn->state, ev, cmd);
+    /* EnableReadyToOperate only proceeds when the application is ready (oplk nmtu) */
+    if (next == PLK_NMT_READY_TO_OPERATE && cn->state == PLK_NMT_PRE_OPERATIONAL_2 &&
+        !cn->app_ready)
+        return;
+    set_state(cn, now, next);
+}
+
+static void base_msg(struct plk_cn *cn, struct plk_msg *m, uint8_t mtyp, uint8_t dst)
+{
+    memset(m, 0, sizeof *m);
+    memcpy(m->src_mac, cn->mac, 6);
+    m->mtyp = mtyp;
+    m->dst = dst;
+    m->src = cn->cfg.id;
+}
+
+static uint8_t flags2(const struct plk_cn *cn)
+{
+    if (!cn->rs)
+        return 0;
+    return (uint8_t)((PLK_PRIO_GENERIC << PLK_F2_PR_SHIFT) | (cn->rs & PLK_F2_RS_MASK));
+}
+
+/* PRes (ref §3): multicast, our state, RD only in Operational, inputs as payload. */
+static struct plk_txf *send_pres(struct plk_cn *cn, struct plk_txq *q)
+{
+    struct plk_msg m;
+    base_msg(cn, &m, PLK_MTYP_PRES, PLK_NODE_BROADCAST);
+    m.u.pres.nmt_state = cn->state;
+    m.u.pres.flags1 = cn->state == PLK_NMT_OPERATIONAL ? PLK_F1_RD : 0;
+    m.u.pres.flags2 = flags2(cn);
+    m.u.pres.size = cn->state >= PLK_NMT_PRE_OPERATIONAL_2 || cn->state == PLK_NMT_CS_STOPPED
+                    ? cn->cfg.in_size : 0;
+    if (cn->state == PLK_NMT_CS_STOPPED)
+        m.u.pres.size = 0;   /* Stopped: no PDO (DS 301 7.1.4.7) */
+    m.u.pres.payload = cn->in;
+    m.u.pres.payload_limit = cn->pres_limit;
+    if (cn->faults.vanished)
+        return NULL;
+    if (chance(cn, cn->faults.drop_pres_permille)) {
+        cn->st.dropped++;
+        return NULL;
+    }
+    struct plk_txf *f = plk_txq_encode(q, &m);
+    if (!f)
+        return NULL;
+    if (chance(cn, cn->faults.malformed_permille)) {
+        f->data[PLK_PRES_OFF_SIZE] = 0xFF;   /* Size past the frame: invalid format */
+        f->data[PLK_PRES_OFF_SIZE + 1] = 0x7F;
+        cn->st.malformed++;
+    }
+    cn->st.pres_tx++;
+    return f;
+}
+
+static void maybe_late(struct plk_cn *cn, struct plk_txf *f, takt_ns_t now)
+{
+    if (f && chance(cn, cn->faults.late_pres_permille)) {
+        f->launch = now + cn->faults.late_ns;
+        cn->st.late++;
+    }
+}
+
+static void copy_outputs(struct plk_cn *cn, const uint8_t *p, uint16_t size, uint16_t off)
+{
+    if (size <= off)
+        return;
+    uint16_t n = (uint16_t)(size - off);
+    if (n > cn->cfg.out_size)
+        n = cn->cfg.out_size;
+    memcpy(cn->out, p + off, n);
+    if (n < cn->cfg.out_size)
+        cn->st.short_rx++;   /* E_PDO_SHORT_RX (ref §7) */
+}
+
+static void on_preq(struct plk_cn *cn, takt_ns_t now, const struct plk_msg *m, struct plk_txq *q)
+{
+    cn->st.preq_rx++;
+    cn->last_preq = now;
+    cn->preq_this_cycle = true;
+    cn->seen_preq = true;
+    cn->mn_operational = m->u.preq.flags1 & PLK_F1_RD;
+    if (cn->state == PLK_NMT_OPERATIONAL || cn->state == PLK_NMT_READY_TO_OPERATE)
+        copy_outputs(cn, m->u.preq.payload, m->u.preq.size, 0);
+    if (cn->state == PLK_NMT_PRE_OPERATIONAL_1 || cn->state == PLK_NMT_NOT_ACTIVE)
+        return;   /* not yet in the isochronous phase */
+    maybe_late(cn, send_pres(cn, q), now);
+}
+
+/* PResMN (ref §10): in chained mode it replaces the PReq; our PRes leaves
+ * pres_time_first ns after the end of the PResMN (its receive time). */
+static void on_pres_mn(struct plk_cn *cn, takt_ns_t now, const struct plk_msg *m, struct plk_txq *q)
+{
+    if (!cn->chained || cn->state < PLK_NMT_PRE_OPERATIONAL_2)
+        return;
+    cn->st.preq_rx++;
+    cn->last_preq = now;
+    cn->preq_this_cycle = true;
+    cn->seen_preq = true;
+    cn->mn_operational = m->u.pres.flags1 & PLK_F1_RD;
+    if (cn->state == PLK_NMT_OPERATIONAL || cn->state == PLK_NMT_READY_TO_OPERATE)
+        copy_outputs(cn, m->u.pres.payload, m->u.pres.size, cn->out_offset);
+    struct plk_txf *f = send_pres(cn, q);
+    if (f)
+        f->launch = now + cn->pres_time_first_ns;
+    if (f && chance(cn, cn->faults.late_pres_permille)) {
+        f->launch += cn->faults.late_ns;
+        cn->st.late++;
+    }
+}
+
+static void on_soc(struct plk_cn *cn, takt_ns_t now, struct plk_txq *q)
+{
+    cn->st.soc_rx++;
+    /* Loss of PReq (0x1C0D): a CN in the cycle that got no PReq since the last SoC.
+     * Judged at the next SoC, as the PReq window is then closed. */
+    if (cn->last_soc && cn->seen_preq && cn->state >= PLK_NMT_PRE_OPERATIONAL_2 &&
+        cn->state != PLK_NMT_BASIC_ETHERNET) {
+        if (!cn->preq_this_cycle) {
+            cn->st.loss_preq++;
+            if (plk_errcnt_event(&cn->loss_preq))
+                plk_cn_cycle_error(cn, now);
+        } else {
+            plk_errcnt_good(&cn->loss_preq);
+        }
+    }
+    plk_errcnt_good(&cn->loss_soc);
+    cn->preq_this_cycle = false;
+    cn->last_soc = now;
+    plk_cn_event(cn, now, PLK_CN_EV_SOC, 0);
+    (void)q;
+}
+
+void plk_cn_cycle_error(struct plk_cn *cn, takt_ns_t now)
+{
+    cn->st.cycle_errors++;
+    cn->seen_preq = false;
+    plk_cn_event(cn, now, PLK_CN_EV_CYCLE_ERROR, 0);
+}
+
+static void on_nmt_command(struct plk_cn *cn, takt_ns_t now, const struct plk_nmt_command *c)
+{
+    cn->st.nmt_cmds++;
+    plk_cn_event(cn, now, PLK_CN_EV_COMMAND, c->cmd);
+}
+
+static void on_asnd(struct plk_cn *cn, takt_ns_t now, const struct plk_msg *m, struct plk_txq *q)
+{
+    if (m->dst != cn->cfg.id && m->dst != PLK_NODE_BROADCAST)
+        return;
+    cn->st.asnd_rx++;
+    switch (m->u.asnd.svid) {
+    case PLK_ASND_NMT_COMMAND:
+        if (m->src == PLK_NODE_MN)
+            on_nmt_command(cn, now, &m->u.asnd.u.nmt_cmd);
+        break;
+    case PLK_ASND_SDO:
+        if (m->dst == cn->cfg.id)
+            plk_cn_sdo_rx(cn, now, m->u.asnd.u.raw.data, m->u.asnd.u.raw.len);
+        break;
+    default:
+        break;
+    }
+    (void)q;
+}
+
+void plk_cn_rx(struct plk_cn *cn, takt_ns_t now, const uint8_t *f, size_t len, struct plk_txq *q)
+{
+    struct plk_msg m;
+    char err[96];
+    if (cn->faults.vanished)
+        return;
+    int r = plk_frame_decode(f, len, &m, err, sizeof err);
+    if (r == -ENOMSG)
+        return;
+    if (r < 0) {
+        cn->st.bad_frames++;
+        return;
+    }
+    if (m.src == cn->cfg.id)
+        return;   /* our own frame looped back */
+    cn->last_frame = now;
+    if (cn->state == PLK_NMT_BASIC_ETHERNET)
+        plk_cn_event(cn, now, PLK_CN_EV_PLK_FRAME, 0);
+    switch (m.mtyp) {
+    case PLK_MTYP_SOC:
+        on_soc(cn, now, q);
+        break;
+    case PLK_MTYP_PREQ:
+        if (m.dst == cn->cfg.id) {
+            memcpy(cn->mn_mac, f + PLK_OFF_SRC_MAC, 6);
+            on_preq(cn, now, &m, q);
+        }
+        break;
+    case PLK_MTYP_PRES:
+        if (m.src == PLK_NODE_MN)
+            on_pres_mn(cn, now, &m, q);
+        break;
+    case PLK_MTYP_SOA:
+        cn->st.soa_rx++;
+        plk_cn_event(cn, now, PLK_CN_EV_SOA, 0);
+        if (m.u.soa.target == cn->cfg.id)
+            plk_cn_on_invite(cn, now, &m.u.soa, q);
+        break;
+    case PLK_MTYP_ASND:
+        on_asnd(cn, now, &m, q);
+        break;
+    default:
+        break;
+    }
+}
+
+/* Loss of SoC (ref §7): 0x1006·1000 + 0x1C14 ns after the last SoC, ignored in
+ * PreOp2 (oplk dllkstatemachine.c). BasicEthernet after 0x1F99 in NotActive. */
+takt_ns_t plk_cn_deadline(const struct plk_cn *cn)
+{
+    if (cn->state == PLK_NMT_NOT_ACTIVE)
+        return cn->state_since + (takt_ns_t)cn->cfg.basic_eth_timeout_us * 1000;
+    if (cn->last_soc && (cn->state == PLK_NMT_READY_TO_OPERATE ||
+                         cn->state == PLK_NMT_OPERATIONAL || cn->state == PLK_NMT_CS_STOPPED))
+        return cn->last_soc + (takt_ns_t)cn->cycle_us * 1000 + cn->cfg.soc_tolerance_ns;
+    return INT64_MAX;
+}
+
+void plk_cn_tick(struct plk_cn *cn, takt_ns_t now, struct plk_txq *q)
+{
+    (void)q;
+    takt_ns_t d = plk_cn_deadline(cn);
+    if (now < d)
+        return;
+    if (cn->state == PLK_NMT_NOT_ACTIVE) {
+        if (cn->cfg.basic_eth_timeout_us)
+            plk_cn_event(cn, now, PLK_CN_EV_BASIC_ETH_TIMEOUT, 0);
+        else
+            cn->state_since = now;
+        return;
+    }
+    cn->st.loss_soc++;
+    /* count one loss per missed cycle: the next deadline is one cycle later */
+    cn->last_soc += (takt_ns_t)cn->cycle_us * 1000;
+    if (plk_errcnt_event(&cn->loss_soc))
+        plk_cn_cycle_error(cn, now);
+}

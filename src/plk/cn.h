@@ -1,0 +1,88 @@
+/* POWERLINK controlled node core (sans-I/O): fed (now_ns, frame), appends frames to a
+ * caller-owned transmit queue and reports its next timer deadline (DESIGN.md Layers 1). */
+#ifndef TAKT_PLK_CN_H
+#define TAKT_PLK_CN_H
+
+#include <takt/plk.h>
+#include "plk/errcnt.h"
+#include "plk/od.h"
+#include "plk/sdo.h"
+
+#define PLK_CN_OD_ENTRIES 192
+#define PLK_CN_OD_POOL    2048
+
+/* Caller-owned transmit queue: fixed frame slots, sized at setup. `launch` is the
+ * absolute time a frame must leave (0 = now): time-triggered PRes in chained mode. */
+struct plk_txf {
+    uint8_t   data[TAKT_FRAME_BUF];
+    uint16_t  len;
+    takt_ns_t launch;
+};
+struct plk_txq {
+    struct plk_txf *f;
+    unsigned n, cap;
+    uint64_t overflow;        /* frames that did not fit: counted, never hidden */
+};
+/* Next free slot (zeroed to 60 bytes) or NULL when full. */
+struct plk_txf *plk_txq_slot(struct plk_txq *q);
+
+/* Fault injection used by the simulated CN network (all off in a real CN). */
+struct plk_cn_faults {
+    uint32_t drop_pres_permille;   /* PRes not sent */
+    uint32_t late_pres_permille;   /* PRes sent after late_ns */
+    takt_ns_t late_ns;
+    bool     vanished;             /* answers nothing */
+    bool     wrong_identity;       /* IdentResponse with a wrong vendor ID */
+    uint32_t malformed_permille;   /* PRes truncated below its header */
+};
+
+struct plk_cn_stats {
+    uint64_t preq_rx, pres_tx, soc_rx, soa_rx, asnd_rx, asnd_tx;
+    uint64_t loss_soc, loss_preq, bad_frames, nmt_cmds, sdo_rx;
+    uint64_t cycle_errors;         /* threshold fired: back to PreOp1 */
+    uint64_t short_rx;             /* PDO shorter than mapped (E_PDO_SHORT_RX) */
+    uint64_t ident_tx, status_tx, sync_tx;
+    uint64_t dropped, late, malformed;  /* injected faults */
+};
+
+struct plk_cn {
+    struct takt_plk_cn_cfg cfg;
+    uint8_t  mac[6];
+    uint8_t  state;                /* enum takt_plk_nmt */
+    uint8_t  out[TAKT_PLK_MAX_PDO];  /* received from the MN (PReq or PResMN) */
+    uint8_t  in[TAKT_PLK_MAX_PDO];   /* sent in the PRes */
+    uint16_t out_offset;           /* byte offset of our outputs in the PResMN (chained) */
+    uint32_t cycle_us;             /* 0x1006 */
+    bool     chained;              /* PRes mode set by SyncRequest (DS 302-C) */
+    uint32_t pres_time_first_ns;   /* chained PRes offset after the end of the PResMN */
+    bool     app_ready;            /* application confirms ReadyToOperate (oplk nmtu) */
+    bool     mn_operational;       /* RD in PReq: outputs valid */
+    takt_ns_t last_soc, last_preq, last_frame, state_since;
+    bool     preq_this_cycle;      /* PReq (or PResMN) since the last SoC */
+    bool     seen_preq;            /* polled at least once since the last reset */
+    uint16_t pres_limit;           /* 0x1F98/5 PResActPayloadLimit */
+    uint8_t  mn_mac[6];
+    uint8_t  rs;                   /* queued async frames (RS flags) */
+    uint16_t pending_sdo_len;
+    uint8_t  pending_sync;         /* SyncResponse waiting */
+    struct plk_errcnt loss_soc, loss_preq;
+    struct plk_cn_faults faults;
+    uint32_t rng;                  /* fault injection pseudo-random state */
+    struct plk_cn_stats st;
+    struct plk_od od;              /* object dictionary (SDO server) */
+    struct plk_od_entry od_entries[PLK_CN_OD_ENTRIES];
+    uint8_t  od_pool[PLK_CN_OD_POOL];
+    struct plk_sdo_server sdo;
+    uint8_t  sdo_buf[PLK_SDO_PAYLOAD_MAX];
+};
+
+int  plk_cn_init(struct plk_cn *cn, const struct takt_plk_cn_cfg *cfg, const uint8_t mac[6],
+                 takt_ns_t now);
+void plk_cn_free(struct plk_cn *cn);
+/* A received frame (any destination; the core filters). Frames to send go to q. */
+void plk_cn_rx(struct plk_cn *cn, takt_ns_t now, const uint8_t *f, size_t len, struct plk_txq *q);
+/* Timers (loss of SoC / PReq, BasicEthernet): call at or after plk_cn_deadline(). */
+void plk_cn_tick(struct plk_cn *cn, takt_ns_t now, struct plk_txq *q);
+takt_ns_t plk_cn_deadline(const struct plk_cn *cn);
+
+#endif

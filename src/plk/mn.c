@@ -1,0 +1,373 @@
+/* MN isochronous cycle: SoC, PReq/PRes for each polled CN in order, PResMN and the
+ * time-triggered PRes of chained CNs, SoA; PRes timeouts, loss counters, cycle time. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "plk/mn.h"
+#include "plk/frame.h"
+#include "util/wire.h"
+
+static void msg_init(struct plk_mn *mn, struct plk_msg *m, uint8_t mtyp, uint8_t dst)
+{
+    memset(m, 0, sizeof *m);
+    memcpy(m->src_mac, mn->mac, 6);
+    m->mtyp = mtyp;
+    m->dst = dst;
+    m->src = PLK_NODE_MN;
+}
+
+static void tx(struct plk_mn *mn, struct plk_txq *q, const struct plk_msg *m)
+{
+    if (plk_txq_encode(q, m))
+        mn->st.frames_tx++;
+}
+
+static void send_soc(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
+{
+    struct plk_msg m;
+    msg_init(mn, &m, PLK_MTYP_SOC, PLK_NODE_BROADCAST);
+    /* NetTime from the monotonic cycle start; RelativeTime in µs since boot (ref §3) */
+    m.u.soc.nettime_s = (uint32_t)(now / TAKT_NS_PER_S);
+    m.u.soc.nettime_ns = (uint32_t)(now % TAKT_NS_PER_S);
+    m.u.soc.relative_time = (uint64_t)(mn->st.cycles * (uint64_t)mn->cfg.cycle_us);
+    tx(mn, q, &m);
+}
+
+static takt_ns_t pres_timeout(const struct plk_mn *mn, const struct plk_mn_node *n)
+{
+    uint32_t t = n->cfg->pres_timeout_ns ? n->cfg->pres_timeout_ns : PLK_DEF_PRES_TIMEOUT_NS;
+    (void)mn;
+    return t;
+}
+
+static void send_preq(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now, struct plk_txq *q)
+{
+    struct plk_msg m;
+    msg_init(mn, &m, PLK_MTYP_PREQ, n->id);
+    memcpy(m.dst_mac, n->mac, 6);
+    /* RD only in MS_OPERATIONAL: the outputs are valid (ref §3) */
+    m.u.preq.flags1 = mn->state == PLK_NMT_OPERATIONAL ? PLK_F1_RD : 0;
+    m.u.preq.size = n->step >= MNS_WAIT_READY ? n->out_size : 0;
+    m.u.preq.payload = n->out;
+    m.u.preq.payload_limit = n->cfg->preq_payload;
+    tx(mn, q, &m);
+    n->preq_sent = now;
+    mn->deadline = now + pres_timeout(mn, n);
+}
+
+/* PResMN (ref §10): the MN's own PRes to 255 carrying every chained CN's outputs. */
+static void send_pres_mn(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
+{
+    uint8_t pl[TAKT_PLK_MAX_PDO];
+    struct plk_msg m;
+    msg_init(mn, &m, PLK_MTYP_PRES, PLK_NODE_BROADCAST);
+    m.u.pres.nmt_state = mn->state;
+    m.u.pres.flags1 = mn->state == PLK_NMT_OPERATIONAL ? PLK_F1_RD : 0;
+    memset(pl, 0, mn->pres_mn_size + 1u);
+    for (unsigned i = 0; i < mn->n_chain; i++) {
+        struct plk_mn_node *n = mn->node[mn->chain[i]];
+        if (n->step >= MNS_WAIT_READY)
+            memcpy(pl + n->out_off, n->out, n->out_size);
+    }
+    m.u.pres.size = mn->pres_mn_size;
+    m.u.pres.payload = pl;
+    m.u.pres.payload_limit = mn->pres_mn_size > PLK_PAYLOAD_LIMIT_MIN ? mn->pres_mn_size
+                                                                      : PLK_PAYLOAD_LIMIT_MIN;
+    tx(mn, q, &m);
+    takt_ns_t last = 0;
+    for (unsigned i = 0; i < mn->n_chain; i++) {
+        struct plk_mn_node *n = mn->node[mn->chain[i]];
+        n->preq_sent = now;
+        takt_ns_t t = n->cfg->pres_time_first_ns + pres_timeout(mn, n);
+        if (t > last)
+            last = t;
+    }
+    mn->chain_end = now + last;
+    mn->deadline = mn->chain_end;
+}
+
+static void send_soa_and_async(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
+{
+    mn->phase = MNP_ASYNC;
+    mn->deadline = INT64_MAX;
+    plk_mn_async(mn, now, q);
+}
+
+/* Poll the next CN, or go on to the PResMN / SoA when all were polled. */
+static void advance(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
+{
+    while (mn->phase == MNP_ISOCH && mn->cur < mn->n_poll) {
+        struct plk_mn_node *n = mn->node[mn->poll[mn->cur]];
+        if (n && n->in_cycle) {
+            send_preq(mn, n, now, q);
+            return;
+        }
+        mn->cur++;   /* removed from the cycle meanwhile */
+    }
+    if (mn->phase == MNP_ISOCH && mn->n_chain) {
+        mn->phase = MNP_CHAIN;
+        send_pres_mn(mn, now, q);
+        return;
+    }
+    send_soa_and_async(mn, now, q);
+}
+
+static void pres_lost(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now)
+{
+    n->st.pres_lost++;
+    if (plk_errcnt_event(&n->loss_pres)) {
+        /* 0x1C09 threshold (ref §7): remove from the cycle and reset the CN */
+        n->st.loss_threshold_hits++;
+        plk_mn_node_lost(mn, n, now, "loss of PRes threshold (E_DLL_LOSS_PRES_TH 0x8243)");
+    }
+}
+
+static void build_poll_list(struct plk_mn *mn)
+{
+    mn->n_poll = mn->n_chain = 0;
+    for (unsigned i = 0; i < mn->n_ids; i++) {
+        struct plk_mn_node *n = mn->node[mn->ids[i]];
+        n->answered = false;
+        if (!n->in_cycle)
+            continue;
+        /* a chained CN is polled until its SyncResponse confirmed PRes mode */
+        if (n->chain_active)
+            mn->chain[mn->n_chain++] = n->id;
+        else
+            mn->poll[mn->n_poll++] = n->id;
+    }
+}
+
+/* Cycle-time exceeded (0x1C02, ref §7): the previous cycle had not finished its
+ * isochronous phase when the next SoC was due. */
+static void check_exceeded(struct plk_mn *mn, takt_ns_t now)
+{
+    if (!plk_mn_busy(mn)) {
+        plk_errcnt_good(&mn->cycle_exceed);
+        return;
+    }
+    mn->st.cycle_exceeded++;
+    /* whoever we waited for is lost for this cycle */
+    if (mn->phase == MNP_ISOCH && mn->cur < mn->n_poll) {
+        struct plk_mn_node *n = mn->node[mn->poll[mn->cur]];
+        if (n && n->in_cycle && !n->answered)
+            pres_lost(mn, n, now);
+    }
+    if (plk_errcnt_event(&mn->cycle_exceed)) {
+        mn->st.cycle_exceed_hits++;
+        /* E_DLL_CYCLE_EXCEED_TH: MN cycle error -> MS_PRE_OPERATIONAL_1, CNs reset */
+        plk_mn_set_state(mn, now, PLK_NMT_PRE_OPERATIONAL_1);
+    }
+}
+
+void plk_mn_cycle(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
+{
+    if (mn->phase != MNP_IDLE)
+        check_exceeded(mn, now);
+    mn->st.cycles++;
+    mn->cycle_start = now;
+    plk_mn_nmt_eval(mn, now);
+    if (mn->state == PLK_NMT_NOT_ACTIVE) {
+        mn->phase = MNP_IDLE;
+        return;
+    }
+    if (mn->state == PLK_NMT_PRE_OPERATIONAL_1) {
+        /* reduced cycle: SoA only (ref §6) */
+        mn->preop1_cycles++;
+        send_soa_and_async(mn, now, q);
+        return;
+    }
+    send_soc(mn, now, q);
+    build_poll_list(mn);
+    mn->cur = 0;
+    mn->phase = MNP_ISOCH;
+    advance(mn, now, q);
+}
+
+static void on_pres(struct plk_mn *mn, takt_ns_t now, const struct plk_msg *m)
+{
+    struct plk_mn_node *n = PLK_IS_CN(m->src) ? mn->node[m->src] : NULL;
+    if (!n || !n->in_cycle || n->answered)
+        return;
+    bool expected = (mn->phase == MNP_ISOCH && mn->cur < mn->n_poll && mn->poll[mn->cur] == n->id) ||
+                    (mn->phase == MNP_CHAIN && n->chained);
+    if (!expected) {
+        n->st.pres_late++;   /* after its timeout: counted as lost already */
+        return;
+    }
+    n->answered = true;
+    n->st.pres_ok++;
+    plk_errcnt_good(&n->loss_pres);
+    takt_ns_t lat = now - n->preq_sent;
+    if (!n->st.pres_lat_min || lat < n->st.pres_lat_min)
+        n->st.pres_lat_min = lat;
+    if (lat > n->st.pres_lat_max)
+        n->st.pres_lat_max = lat;
+    n->st.pres_lat_sum += lat;
+    n->rs = (m->u.pres.flags2 & PLK_F2_RS_MASK) != 0;
+    uint16_t sz = m->u.pres.size < n->in_size ? m->u.pres.size : n->in_size;
+    if (sz)
+        memcpy(n->in, m->u.pres.payload, sz);
+    if (m->u.pres.nmt_state != n->state) {
+        n->state = m->u.pres.nmt_state;
+        plk_mn_on_pres_state(mn, n, now);
+    }
+}
+
+static bool chain_complete(const struct plk_mn *mn)
+{
+    for (unsigned i = 0; i < mn->n_chain; i++)
+        if (!mn->node[mn->chain[i]]->answered && mn->node[mn->chain[i]]->in_cycle)
+            return false;
+    return true;
+}
+
+void plk_mn_rx(struct plk_mn *mn, takt_ns_t now, const uint8_t *f, size_t len, struct plk_txq *q)
+{
+    struct plk_msg m;
+    char err[96];
+    int r = plk_frame_decode(f, len, &m, err, sizeof err);
+    if (r == -ENOMSG)
+        return;
+    mn->st.frames_rx++;
+    if (r < 0) {
+        mn->st.bad_frames++;
+        if (len > PLK_OFF_SRC && PLK_IS_CN(f[PLK_OFF_SRC]) && mn->node[f[PLK_OFF_SRC]])
+            mn->node[f[PLK_OFF_SRC]]->st.bad_frames++;
+        return;
+    }
+    if (m.src == PLK_NODE_MN)
+        return;   /* our own frames (PResMN) or another MN: not ours to judge here */
+    switch (m.mtyp) {
+    case PLK_MTYP_PRES:
+        on_pres(mn, now, &m);
+        if (mn->phase == MNP_ISOCH && mn->cur < mn->n_poll && mn->poll[mn->cur] == m.src) {
+            mn->cur++;
+            advance(mn, now, q);
+        } else if (mn->phase == MNP_CHAIN && chain_complete(mn)) {
+            send_soa_and_async(mn, now, q);
+        }
+        break;
+    case PLK_MTYP_ASND:
+        plk_mn_on_asnd(mn, now, &m, f);
+        break;
+    default:
+        break;
+    }
+}
+
+void plk_mn_tick(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
+{
+    if (now < mn->deadline)
+        return;
+    if (mn->phase == MNP_ISOCH && mn->cur < mn->n_poll) {
+        struct plk_mn_node *n = mn->node[mn->poll[mn->cur]];
+        if (n && n->in_cycle && !n->answered)
+            pres_lost(mn, n, now);
+        mn->cur++;
+        advance(mn, now, q);
+    } else if (mn->phase == MNP_CHAIN) {
+        for (unsigned i = 0; i < mn->n_chain; i++) {
+            struct plk_mn_node *n = mn->node[mn->chain[i]];
+            if (n->in_cycle && !n->answered)
+                pres_lost(mn, n, now);
+        }
+        send_soa_and_async(mn, now, q);
+    } else {
+        mn->deadline = INT64_MAX;
+    }
+}
+
+takt_ns_t plk_mn_deadline(const struct plk_mn *mn)
+{
+    return plk_mn_busy(mn) ? mn->deadline : INT64_MAX;
+}
+
+static int add_node(struct plk_mn *mn, const struct plk_cfg_node *c, char *err, size_t errlen)
+{
+    struct plk_mn_node *n = calloc(1, sizeof *n);
+    struct plk_sdo_client *s = calloc(1, sizeof *s);
+    if (!n || !s) {
+        free(n);
+        free(s);
+        snprintf(err, errlen, "node %u: out of memory", c->node_id);
+        return -ENOMEM;
+    }
+    struct plk_sdo_timing t;
+    plk_sdo_timing_default(&t);
+    plk_sdo_client_init(s, &t);
+    n->sdo = s;
+    n->cfg = c;
+    n->id = c->node_id;
+    n->chained = c->chained;
+    /* the simulated X20 set-up maps 1 byte each way when no mapping is given */
+    n->out_size = c->preq_payload < PLK_PAYLOAD_LIMIT_MIN ? c->preq_payload : 1;
+    n->in_size = 1;
+    if (c->has_mapping) {
+        unsigned o = 0, i = 0;
+        for (unsigned k = 0; k < c->n_rx; k++)
+            if ((unsigned)(c->rx_map[k].bit_offset + c->rx_map[k].bit_len) / 8 > o)
+                o = (unsigned)(c->rx_map[k].bit_offset + c->rx_map[k].bit_len) / 8;
+        for (unsigned k = 0; k < c->n_tx; k++)
+            if ((unsigned)(c->tx_map[k].bit_offset + c->tx_map[k].bit_len) / 8 > i)
+                i = (unsigned)(c->tx_map[k].bit_offset + c->tx_map[k].bit_len) / 8;
+        n->out_size = (uint16_t)o;
+        n->in_size = (uint16_t)i;
+    }
+    plk_errcnt_init(&n->loss_pres, c->loss_pres_threshold);
+    if (n->chained) {
+        /* fixed place in the PResMN payload, so joins and losses never move others */
+        if (mn->pres_mn_size + n->out_size > PLK_ISOCHR_MAX_PAYL) {
+            snprintf(err, errlen, "node %u: PResMN payload would exceed %u bytes with its "
+                     "%u output bytes (object 0x1F81 chaining)", c->node_id,
+                     PLK_ISOCHR_MAX_PAYL, n->out_size);
+            free(n); free(s);
+            return -EINVAL;
+        }
+        n->out_off = mn->pres_mn_size;
+        mn->pres_mn_size = (uint16_t)(mn->pres_mn_size + n->out_size);
+    }
+    mn->node[n->id] = n;
+    mn->ids[mn->n_ids++] = n->id;
+    return 0;
+}
+
+int plk_mn_init(struct plk_mn *mn, const struct plk_net_config *cfg, const uint8_t mac[6],
+                takt_ns_t now, char *err, size_t errlen)
+{
+    memset(mn, 0, sizeof *mn);
+    mn->cfg = *cfg;
+    memcpy(mn->mac, mac, 6);
+    mn->cycle_ns = (takt_ns_t)cfg->cycle_us * 1000;
+    plk_errcnt_init(&mn->cycle_exceed, cfg->cycle_exceed_threshold);
+    for (unsigned id = PLK_NODE_CN_MIN; id <= PLK_NODE_CN_MAX; id++) {
+        const struct plk_cfg_node *c = &mn->cfg.node[id];
+        if (!c->present || c->async_only)
+            continue;
+        int r = add_node(mn, c, err, errlen);
+        if (r) {
+            plk_mn_free(mn);
+            return r;
+        }
+    }
+    mn->st.nodes_configured = mn->n_ids;
+    mn->deadline = INT64_MAX;
+    /* GS_INITIALISING .. RESET_CONFIGURATION -> MS_NOT_ACTIVE: listen for another MN
+     * for 0x1F89/1 before starting (ref §6) */
+    mn->state = PLK_NMT_NOT_ACTIVE;
+    mn->state_since = now;
+    return 0;
+}
+
+void plk_mn_free(struct plk_mn *mn)
+{
+    for (unsigned id = 0; id <= PLK_NODE_CN_MAX; id++) {
+        if (mn->node[id]) {
+            free(mn->node[id]->sdo);
+            free(mn->node[id]);
+            mn->node[id] = NULL;
+        }
+    }
+    mn->n_ids = 0;
+}

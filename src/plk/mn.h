@@ -1,0 +1,128 @@
+/* POWERLINK managing node core (sans-I/O): runs the NMT boot-up of every configured CN
+ * and the isochronous cycle (SoC, PReq/PRes, PResMN for chained CNs, SoA, async slot).
+ * Fed (now, frame); appends frames to a caller queue; reports its timer deadline. */
+#ifndef TAKT_PLK_MN_H
+#define TAKT_PLK_MN_H
+
+#include "plk/cn.h"
+#include "plk/cn_int.h"
+#include "plk/config.h"
+#include "plk/errcnt.h"
+#include "plk/sdo.h"
+
+/* Boot step of one CN as the MN drives it (DS 301 7.4, oplk nmtmnu.c). */
+enum plk_mn_step {
+    MNS_UNIDENT = 0,    /* IdentRequest round robin */
+    MNS_IDENTIFIED,     /* identity checked; waits for the MN to be in PreOp2 */
+    MNS_STATUS,         /* StatusRequest until the CN reports PreOp2 */
+    MNS_CONFIG,         /* in the cycle; SDO downloads of its configuration */
+    MNS_SYNC,           /* chained CN: SyncRequest with PResModeSet */
+    MNS_WAIT_READY,     /* EnableReadyToOperate sent, PRes must show 0x6D */
+    MNS_READY,          /* ReadyToOperate; StartNode once the MN is Operational */
+    MNS_WAIT_OP,        /* StartNode sent, PRes must show 0xFD */
+    MNS_OPERATIONAL,
+    MNS_COUNT
+};
+
+struct plk_mn_node {
+    const struct plk_cfg_node *cfg;
+    uint8_t  id;
+    enum plk_mn_step step;
+    uint8_t  state;             /* NMT state last reported by the CN */
+    uint8_t  mac[6];
+    bool     in_cycle;          /* polled (or chained) in the isochronous phase */
+    bool     chained;           /* configured for PollResponse Chaining */
+    bool     chain_active;      /* SyncResponse confirmed: answers the PResMN */
+    bool     answered;          /* PRes seen in this cycle */
+    bool     rs;                /* RS flags in its last PRes: wants an invite */
+    uint8_t  nmt_cmd;           /* NMT command to send in the MN's slot (0 none) */
+    takt_ns_t step_since, status_due, retry_at, preq_sent;
+    uint16_t out_off;           /* offset of its outputs in the PResMN payload */
+    uint16_t out_size, in_size;
+    uint8_t  out[TAKT_PLK_MAX_PDO];
+    uint8_t  in[TAKT_PLK_MAX_PDO];
+    uint8_t  cfg_pos;           /* next configuration download */
+    struct plk_errcnt loss_pres;
+    struct plk_sdo_client *sdo;
+    uint8_t  sdo_buf[PLK_SDO_PAYLOAD_MAX];
+    struct takt_plk_node_stats st;
+};
+
+enum plk_mn_phase {
+    MNP_IDLE = 0,       /* before the first cycle */
+    MNP_ISOCH,          /* waiting for the PRes of poll[cur] */
+    MNP_CHAIN,          /* PResMN sent; chained PRes arrive until chain_end */
+    MNP_ASYNC,          /* SoA sent; async responses until the next cycle */
+};
+
+/* A user SDO transfer queued from another thread (takt_plk_mn_sdo_*). */
+struct plk_mn_user_sdo {
+    volatile int state;         /* 0 free, 1 queued, 2 running, 3 done */
+    bool     write;
+    uint8_t  node;
+    uint16_t index;
+    uint8_t  sub;
+    uint8_t  data[PLK_SDO_DATA_MAX];
+    uint32_t len;
+    int      result;            /* 0 or -errno / TAKT_ESDOABORT */
+    uint32_t abort_code;
+};
+
+struct plk_mn {
+    struct plk_net_config cfg;
+    uint8_t  mac[6];
+    uint8_t  state;             /* MN NMT state */
+    takt_ns_t state_since;
+    enum plk_mn_phase phase;
+    takt_ns_t cycle_start, deadline, next_cycle;
+    takt_ns_t cycle_ns;
+    struct plk_mn_node *node[PLK_NODE_CN_MAX + 1];   /* configured nodes by ID */
+    uint8_t  ids[PLK_NODE_CN_MAX];                  /* configured IDs in order */
+    unsigned n_ids;
+    uint8_t  poll[PLK_NODE_CN_MAX];                 /* polled this cycle, in order */
+    unsigned n_poll, cur;
+    uint8_t  chain[PLK_NODE_CN_MAX];
+    unsigned n_chain;
+    uint16_t pres_mn_size;
+    takt_ns_t chain_end;
+    unsigned ident_rr, status_rr, invite_rr;       /* async round-robin positions */
+    bool     reset_sent;        /* NMTResetNode broadcast done in this PreOp1 */
+    unsigned preop1_cycles;
+    struct plk_errcnt cycle_exceed;
+    struct plk_mn_user_sdo usdo;
+    struct takt_plk_mn_stats st;
+    takt_plk_mn_cycle_fn cb;
+    void *cb_ctx;
+    void *api;                  /* the public wrapper (driver) */
+};
+
+int  plk_mn_init(struct plk_mn *mn, const struct plk_net_config *cfg, const uint8_t mac[6],
+                 takt_ns_t now, char *err, size_t errlen);
+void plk_mn_free(struct plk_mn *mn);
+/* Start of a cycle at its deadline (SoC in PreOp2 and later, SoA only in PreOp1). */
+void plk_mn_cycle(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q);
+void plk_mn_rx(struct plk_mn *mn, takt_ns_t now, const uint8_t *f, size_t len, struct plk_txq *q);
+/* Timer: PRes timeout of the polled node or the end of the chained window. */
+void plk_mn_tick(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q);
+takt_ns_t plk_mn_deadline(const struct plk_mn *mn);
+/* True while the isochronous phase waits for responses. */
+static inline bool plk_mn_busy(const struct plk_mn *mn)
+{ return mn->phase == MNP_ISOCH || mn->phase == MNP_CHAIN; }
+
+/* --- internals shared by mn*.c and nmt_mn.c ---------------------------------- */
+void plk_mn_set_state(struct plk_mn *mn, takt_ns_t now, uint8_t s);
+void plk_mn_node_step(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now,
+                      enum plk_mn_step s);
+void plk_mn_node_reset(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now);
+void plk_mn_node_lost(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now,
+                      const char *why);
+void plk_mn_on_asnd(struct plk_mn *mn, takt_ns_t now, const struct plk_msg *m,
+                    const uint8_t *f);
+void plk_mn_on_pres_state(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now);
+void plk_mn_boot_tick(struct plk_mn *mn, takt_ns_t now);
+void plk_mn_async(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q);
+void plk_mn_nmt_eval(struct plk_mn *mn, takt_ns_t now);
+void plk_mn_reset_all(struct plk_mn *mn, takt_ns_t now);
+const char *plk_mn_step_name(enum plk_mn_step s);
+
+#endif

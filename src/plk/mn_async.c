@@ -1,0 +1,176 @@
+/* MN asynchronous slot: one SoA per cycle, choosing in priority order the MN's own NMT
+ * command, the MN's SDO frame, an invite for a CN that asked (RS flags) or owes an SDO
+ * reply, a SyncRequest (chaining), a StatusRequest, an IdentRequest (ref §3, §6). */
+#include <string.h>
+#include "plk/mn.h"
+#include "plk/frame.h"
+
+static void soa(struct plk_mn *mn, struct plk_txq *q, uint8_t svid, uint8_t target,
+                const struct plk_sync_request *sync)
+{
+    struct plk_msg m;
+    memset(&m, 0, sizeof m);
+    memcpy(m.src_mac, mn->mac, 6);
+    m.mtyp = PLK_MTYP_SOA;
+    m.dst = PLK_NODE_BROADCAST;
+    m.src = PLK_NODE_MN;
+    m.u.soa.nmt_state = mn->state;
+    m.u.soa.svid = svid;
+    m.u.soa.target = target;
+    m.u.soa.epl_version = PLK_EPL_VERSION;
+    if (sync)
+        m.u.soa.sync = *sync;
+    if (plk_txq_encode(q, &m))
+        mn->st.frames_tx++;
+}
+
+static void nmt_command(struct plk_mn *mn, struct plk_txq *q, uint8_t dst, uint8_t cmd)
+{
+    /* announced by SoA(NMTRequestInvite -> 240), as openPOWERLINK does (ref §3) */
+    soa(mn, q, PLK_SOA_NMT_REQ_INVITE, PLK_NODE_MN, NULL);
+    struct plk_msg m;
+    memset(&m, 0, sizeof m);
+    memcpy(m.src_mac, mn->mac, 6);
+    m.mtyp = PLK_MTYP_ASND;
+    m.dst = dst;
+    m.src = PLK_NODE_MN;
+    m.u.asnd.svid = PLK_ASND_NMT_COMMAND;
+    m.u.asnd.u.nmt_cmd.cmd = cmd;
+    if (plk_txq_encode(q, &m))
+        mn->st.frames_tx++;
+}
+
+static bool try_nmt(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
+{
+    if (mn->state == PLK_NMT_PRE_OPERATIONAL_1 && !mn->reset_sent &&
+        mn->preop1_cycles >= 10) {
+        /* after C_DLL_PREOP1_START_CYCLES SoAs: NMTResetNode to all (ref §6) */
+        mn->reset_sent = true;
+        nmt_command(mn, q, PLK_NODE_BROADCAST, PLK_NMT_CMD_RESET_NODE);
+        return true;
+    }
+    for (unsigned k = 0; k < mn->n_ids; k++) {
+        struct plk_mn_node *n = mn->node[mn->ids[(mn->invite_rr + k) % mn->n_ids]];
+        if (n->nmt_cmd) {
+            nmt_command(mn, q, n->id, n->nmt_cmd);
+            n->nmt_cmd = 0;
+            mn->invite_rr = (mn->invite_rr + k + 1) % mn->n_ids;
+            return true;
+        }
+    }
+    (void)now;
+    return false;
+}
+
+static bool try_mn_sdo(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
+{
+    for (unsigned k = 0; k < mn->n_ids; k++) {
+        struct plk_mn_node *n = mn->node[mn->ids[(mn->invite_rr + k) % mn->n_ids]];
+        if (!plk_sdo_client_tx_pending(n->sdo, now))
+            continue;
+        int len = plk_sdo_client_tx(n->sdo, n->sdo_buf, sizeof n->sdo_buf, now);
+        if (len <= 0)
+            continue;
+        soa(mn, q, PLK_SOA_UNSPEC_INVITE, PLK_NODE_MN, NULL);
+        struct plk_msg m;
+        memset(&m, 0, sizeof m);
+        memcpy(m.src_mac, mn->mac, 6);
+        memcpy(m.dst_mac, n->mac, 6);
+        m.mtyp = PLK_MTYP_ASND;
+        m.dst = n->id;
+        m.src = PLK_NODE_MN;
+        m.u.asnd.svid = PLK_ASND_SDO;
+        m.u.asnd.u.raw.data = n->sdo_buf;
+        m.u.asnd.u.raw.len = (uint16_t)len;
+        if (plk_txq_encode(q, &m))
+            mn->st.frames_tx++;
+        mn->invite_rr = (mn->invite_rr + k + 1) % mn->n_ids;
+        return true;
+    }
+    return false;
+}
+
+/* A CN that raised RS in its PRes, or owes an answer to our SDO request. */
+static bool try_invite(struct plk_mn *mn, struct plk_txq *q)
+{
+    for (unsigned k = 0; k < mn->n_ids; k++) {
+        struct plk_mn_node *n = mn->node[mn->ids[(mn->invite_rr + k) % mn->n_ids]];
+        /* a CN outside the cycle cannot raise RS: invite it while it owes a reply */
+        bool owes = !n->in_cycle && n->step >= MNS_CONFIG &&
+                    (n->sdo->status == PLK_SDO_BUSY || n->sdo->seq.state != PLK_SEQ_VALID);
+        if (n->rs || owes) {
+            n->rs = false;
+            soa(mn, q, PLK_SOA_UNSPEC_INVITE, n->id, NULL);
+            mn->invite_rr = (mn->invite_rr + k + 1) % mn->n_ids;
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool try_sync(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
+{
+    for (unsigned i = 0; i < mn->n_ids; i++) {
+        struct plk_mn_node *n = mn->node[mn->ids[i]];
+        if (n->step != MNS_SYNC || now < n->retry_at)
+            continue;
+        struct plk_sync_request s = {
+            .sync_control = PLK_SYNC_PRES_TIME_FIRST_VALID | PLK_SYNC_PRES_MODE_SET,
+            .pres_time_first = n->cfg->pres_time_first_ns,
+        };
+        n->retry_at = now + mn->cycle_ns * 4;
+        soa(mn, q, PLK_SOA_SYNC_REQUEST, n->id, &s);
+        return true;
+    }
+    return false;
+}
+
+static bool try_status(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
+{
+    for (unsigned k = 0; k < mn->n_ids; k++) {
+        unsigned idx = (mn->status_rr + k) % mn->n_ids;
+        struct plk_mn_node *n = mn->node[mn->ids[idx]];
+        bool due = n->step == MNS_STATUS ||
+                   (n->step >= MNS_CONFIG && now >= n->status_due);
+        if (!due)
+            continue;
+        n->status_due = now + (takt_ns_t)5000 * TAKT_NS_PER_MS;  /* C_NMT_STATREQ_CYCLE */
+        soa(mn, q, PLK_SOA_STATUS_REQUEST, n->id, NULL);
+        mn->status_rr = idx + 1;
+        return true;
+    }
+    return false;
+}
+
+static bool try_ident(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
+{
+    for (unsigned k = 0; k < mn->n_ids; k++) {
+        unsigned idx = (mn->ident_rr + k) % mn->n_ids;
+        struct plk_mn_node *n = mn->node[mn->ids[idx]];
+        if (n->step != MNS_UNIDENT || now < n->retry_at)
+            continue;
+        soa(mn, q, PLK_SOA_IDENT_REQUEST, n->id, NULL);
+        mn->ident_rr = idx + 1;
+        return true;
+    }
+    return false;
+}
+
+void plk_mn_async(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
+{
+    if (mn->n_ids == 0) {
+        soa(mn, q, PLK_SOA_NO_SERVICE, 0, NULL);
+        return;
+    }
+    if (try_nmt(mn, now, q) || try_mn_sdo(mn, now, q) || try_invite(mn, q) ||
+        try_sync(mn, now, q) || try_status(mn, now, q))
+        return;
+    /* PreOp1 starts with C_DLL_PREOP1_START_CYCLES SoA(NoService) (ref §6) */
+    if (mn->state == PLK_NMT_PRE_OPERATIONAL_1 && mn->preop1_cycles < 10) {
+        soa(mn, q, PLK_SOA_NO_SERVICE, 0, NULL);
+        return;
+    }
+    if (try_ident(mn, now, q))
+        return;
+    soa(mn, q, PLK_SOA_NO_SERVICE, 0, NULL);
+}

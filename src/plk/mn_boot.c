@@ -1,0 +1,322 @@
+/* MN boot-up of each CN (DS 301 7.4, oplk nmtmnu.c): identification and identity check,
+ * StatusRequest until PreOp2, SDO configuration download, chaining set-up,
+ * EnableReadyToOperate, StartNode; a lost CN is removed, reset and booted again. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "plk/mn.h"
+#include "plk/frame.h"
+#include "plk/pdo.h"
+#include "util/wire.h"
+
+static const char *const step_names[MNS_COUNT] = {
+    [MNS_UNIDENT] = "unidentified",   [MNS_IDENTIFIED] = "identified",
+    [MNS_STATUS] = "status",          [MNS_CONFIG] = "configuring",
+    [MNS_SYNC] = "chaining set-up",   [MNS_WAIT_READY] = "wait ReadyToOperate",
+    [MNS_READY] = "ReadyToOperate",   [MNS_WAIT_OP] = "wait Operational",
+    [MNS_OPERATIONAL] = "Operational",
+};
+_Static_assert(TAKT_ARRAY_SIZE(step_names) == MNS_COUNT, "one name per boot step");
+
+const char *plk_mn_step_name(enum plk_mn_step s)
+{
+    return (unsigned)s < MNS_COUNT ? step_names[s] : "?";
+}
+
+void plk_mn_node_step(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now,
+                      enum plk_mn_step s)
+{
+    (void)mn;
+    n->step = s;
+    n->step_since = now;
+    n->st.in_cycle = n->in_cycle;
+}
+
+void plk_mn_node_reset(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now)
+{
+    bool was_op = n->step == MNS_OPERATIONAL;
+    n->in_cycle = false;
+    n->chain_active = false;
+    n->answered = false;
+    n->rs = false;
+    n->cfg_pos = 0;
+    plk_errcnt_reset(&n->loss_pres);
+    struct plk_sdo_timing t;
+    plk_sdo_timing_default(&t);
+    plk_sdo_client_init(n->sdo, &t);
+    /* NMTResetNode to the CN, then identify it again (oplk nmtmnu: CN lost) */
+    n->nmt_cmd = PLK_NMT_CMD_RESET_NODE;
+    n->retry_at = now;
+    plk_mn_node_step(mn, n, now, MNS_UNIDENT);
+    if (was_op && mn->st.nodes_operational)
+        mn->st.nodes_operational--;
+}
+
+void plk_mn_node_lost(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now, const char *why)
+{
+    (void)why;
+    n->st.lost++;
+    plk_mn_node_reset(mn, n, now);
+    /* a lost mandatory CN stops the network: MN cycle error -> PreOp1 (DS 301 7.4) */
+    if (n->cfg->mandatory && mn->state >= PLK_NMT_PRE_OPERATIONAL_2 &&
+        mn->state != PLK_NMT_BASIC_ETHERNET)
+        plk_mn_set_state(mn, now, PLK_NMT_PRE_OPERATIONAL_1);
+}
+
+/* Identity check against 0x1F84..0x1F88 (ref §6): a mismatch is reported and the CN
+ * is not booted (E_NMT_BPO1_IDENT_FAILED), then asked again later. */
+static bool identity_ok(const struct plk_cfg_node *c, const struct plk_ident_response *r)
+{
+    return (!c->device_type_check || c->device_type == r->device_type) &&
+           (!c->vendor_check || c->vendor_id == r->vendor_id) &&
+           (!c->product_check || c->product_code == r->product_code) &&
+           (!c->revision_check || c->revision_no == r->revision_no) &&
+           (!c->serial_check || c->serial_no == r->serial_no);
+}
+
+static void on_ident(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now,
+                     const struct plk_ident_response *r, const uint8_t *f)
+{
+    n->state = r->nmt_state;
+    if (n->step != MNS_UNIDENT)
+        return;
+    if (!identity_ok(n->cfg, r)) {
+        n->st.ident_fail++;
+        n->retry_at = now + 100 * TAKT_NS_PER_MS;
+        return;
+    }
+    memcpy(n->mac, f + PLK_OFF_SRC_MAC, 6);   /* PReq goes unicast to this MAC */
+    plk_mn_node_step(mn, n, now, MNS_IDENTIFIED);
+    if (mn->state >= PLK_NMT_PRE_OPERATIONAL_2 && mn->state != PLK_NMT_BASIC_ETHERNET)
+        plk_mn_node_step(mn, n, now, MNS_STATUS);
+}
+
+static void enable_ready(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now)
+{
+    n->nmt_cmd = PLK_NMT_CMD_ENABLE_READY_TO_OP;
+    plk_mn_node_step(mn, n, now, MNS_WAIT_READY);
+}
+
+static void on_status(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now, uint8_t state)
+{
+    n->state = state;
+    n->status_due = now + (takt_ns_t)5000 * TAKT_NS_PER_MS;  /* C_NMT_STATREQ_CYCLE */
+    if (n->step == MNS_STATUS && state == PLK_NMT_PRE_OPERATIONAL_2) {
+        /* CN in PreOp2: add it to the isochronous phase and configure it */
+        n->in_cycle = true;
+        n->cfg_pos = 0;
+        plk_mn_node_step(mn, n, now, MNS_CONFIG);
+    } else if (n->step >= MNS_CONFIG &&
+               (state == PLK_NMT_PRE_OPERATIONAL_1 || state == PLK_NMT_NOT_ACTIVE)) {
+        plk_mn_node_lost(mn, n, now, "CN fell back to PreOp1");
+    }
+}
+
+/* A state change seen in a PRes. */
+void plk_mn_on_pres_state(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now)
+{
+    switch (n->step) {
+    case MNS_WAIT_READY:
+        if (n->state == PLK_NMT_READY_TO_OPERATE)
+            plk_mn_node_step(mn, n, now, MNS_READY);
+        break;
+    case MNS_WAIT_OP:
+        if (n->state == PLK_NMT_OPERATIONAL) {
+            plk_mn_node_step(mn, n, now, MNS_OPERATIONAL);
+            n->st.boots++;
+            mn->st.nodes_operational++;
+        }
+        break;
+    case MNS_OPERATIONAL:
+        if (n->state != PLK_NMT_OPERATIONAL)
+            plk_mn_node_lost(mn, n, now, "CN left Operational");
+        return;
+    default:
+        break;
+    }
+    if (n->step >= MNS_CONFIG &&
+        (n->state == PLK_NMT_PRE_OPERATIONAL_1 || n->state == PLK_NMT_NOT_ACTIVE))
+        plk_mn_node_lost(mn, n, now, "CN fell back to PreOp1");
+}
+
+/* --- configuration download (what openPOWERLINK's CFM writes, ref §6) ------------ */
+struct cfg_write { uint16_t index; uint8_t sub; uint8_t size; uint64_t value; };
+
+static uint64_t map_entry(uint16_t idx, uint8_t sub, uint16_t bit_off, uint16_t bits)
+{
+    struct plk_pdo_entry e = { .index = idx, .sub = sub, .bit_offset = bit_off, .bit_len = bits };
+    return plk_pdo_entry_encode(&e);
+}
+
+/* The k-th write for node n; false when the list is done. */
+static bool cfg_item(const struct plk_mn *mn, const struct plk_mn_node *n, unsigned k,
+                     struct cfg_write *w)
+{
+    const struct plk_cfg_node *c = n->cfg;
+    uint16_t roff = (uint16_t)(n->chained ? n->out_off * 8 : 0);
+    unsigned nrx = c->has_mapping ? c->n_rx : 1, ntx = c->has_mapping ? c->n_tx : 1;
+    const struct cfg_write fixed[] = {
+        { PLK_OD_CYCLE_LEN, 0, 4, mn->cfg.cycle_us },
+        { PLK_OD_LOSS_SOC_TOLERANCE, 0, 4, mn->cfg.loss_soc_tolerance_ns },
+        { PLK_OD_CN_LOSS_SOC, PLK_EC_THRESHOLD, 4, c->cn_loss_soc_threshold },
+        { PLK_OD_CN_LOSS_PREQ, PLK_EC_THRESHOLD, 4, c->cn_loss_preq_threshold },
+        { PLK_OD_CYCLE_TIMING, PLK_CT_PREQ_ACT_PAYLOAD, 2, c->preq_payload },
+        { PLK_OD_CYCLE_TIMING, PLK_CT_PRES_ACT_PAYLOAD, 2, c->pres_payload },
+        { PLK_OD_RPDO_MAP, 0, 1, 0 },
+        { PLK_OD_TPDO_MAP, 0, 1, 0 },
+    };
+    unsigned nf = TAKT_ARRAY_SIZE(fixed);
+    if (k < nf) {
+        *w = fixed[k];
+        return true;
+    }
+    k -= nf;
+    if (k < nrx) {
+        const struct plk_pdo_entry *e = &c->rx_map[k];
+        *w = (struct cfg_write){ PLK_OD_RPDO_MAP, (uint8_t)(k + 1), 8,
+            c->has_mapping ? map_entry(e->index, e->sub, (uint16_t)(e->bit_offset + roff), e->bit_len)
+                           : map_entry(0x6200, 1, roff, 8) };
+        return true;
+    }
+    k -= nrx;
+    if (k < ntx) {
+        const struct plk_pdo_entry *e = &c->tx_map[k];
+        *w = (struct cfg_write){ PLK_OD_TPDO_MAP, (uint8_t)(k + 1), 8,
+            c->has_mapping ? map_entry(e->index, e->sub, e->bit_offset, e->bit_len)
+                           : map_entry(0x6000, 1, 0, 8) };
+        return true;
+    }
+    k -= ntx;
+    if (k == 0) { *w = (struct cfg_write){ PLK_OD_RPDO_MAP, 0, 1, nrx }; return true; }
+    if (k == 1) { *w = (struct cfg_write){ PLK_OD_TPDO_MAP, 0, 1, ntx }; return true; }
+    return false;
+}
+
+/* Drive the node's configuration one SDO write at a time; called each cycle. */
+static void config_step(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now)
+{
+    struct plk_sdo_client *s = n->sdo;
+    if (s->status == PLK_SDO_BUSY)
+        return;
+    if (s->status == PLK_SDO_DONE || s->status == PLK_SDO_ABORTED || s->status == PLK_SDO_TIMEOUT) {
+        if (s->status == PLK_SDO_DONE)
+            mn->st.sdo_ok++;
+        else
+            mn->st.sdo_fail++;
+        if (s->status == PLK_SDO_TIMEOUT) {
+            plk_mn_node_lost(mn, n, now, "SDO timeout during configuration");
+            return;
+        }
+        s->status = PLK_SDO_IDLE;
+        n->cfg_pos++;
+    }
+    struct cfg_write w;
+    if (!cfg_item(mn, n, n->cfg_pos, &w)) {
+        if (n->chained)
+            plk_mn_node_step(mn, n, now, MNS_SYNC);
+        else
+            enable_ready(mn, n, now);
+        return;
+    }
+    uint8_t v[8];
+    for (unsigned i = 0; i < w.size; i++)
+        v[i] = (uint8_t)(w.value >> (8 * i));
+    if (plk_sdo_client_write(s, w.index, w.sub, v, w.size, now) < 0)
+        n->cfg_pos++;
+}
+
+/* User SDO (takt plk sdo read|write) on a node whose configuration is done. */
+static void user_sdo_step(struct plk_mn *mn, takt_ns_t now)
+{
+    struct plk_mn_user_sdo *u = &mn->usdo;
+    if (u->state != 1 && u->state != 2)
+        return;
+    struct plk_mn_node *n = PLK_IS_CN(u->node) ? mn->node[u->node] : NULL;
+    if (!n || n->step < MNS_WAIT_READY) {
+        if (u->state == 1 && (!n))
+            u->result = -ENODEV, __atomic_store_n(&u->state, 3, __ATOMIC_RELEASE);
+        return;
+    }
+    struct plk_sdo_client *s = n->sdo;
+    if (u->state == 1) {
+        if (s->status == PLK_SDO_BUSY)
+            return;
+        int r = u->write ? plk_sdo_client_write(s, u->index, u->sub, u->data, u->len, now)
+                         : plk_sdo_client_read(s, u->index, u->sub, now);
+        if (r < 0) {
+            u->result = r;
+            __atomic_store_n(&u->state, 3, __ATOMIC_RELEASE);
+            return;
+        }
+        u->state = 2;
+        return;
+    }
+    if (s->status == PLK_SDO_BUSY)
+        return;
+    u->result = s->status == PLK_SDO_DONE ? 0 : s->status == PLK_SDO_TIMEOUT ? -ETIMEDOUT
+                                                                            : -TAKT_ESDOABORT;
+    u->abort_code = s->abort_code;
+    if (!u->write && s->status == PLK_SDO_DONE) {
+        u->len = s->len < sizeof u->data ? s->len : sizeof u->data;
+        memcpy(u->data, s->data, u->len);
+    }
+    if (s->status == PLK_SDO_DONE) mn->st.sdo_ok++; else mn->st.sdo_fail++;
+    s->status = PLK_SDO_IDLE;
+    __atomic_store_n(&u->state, 3, __ATOMIC_RELEASE);
+}
+
+/* Per-cycle progress of every node's boot (called from the NMT evaluation). */
+void plk_mn_boot_tick(struct plk_mn *mn, takt_ns_t now)
+{
+    bool preop2 = mn->state >= PLK_NMT_PRE_OPERATIONAL_2 && mn->state != PLK_NMT_BASIC_ETHERNET;
+    for (unsigned i = 0; i < mn->n_ids; i++) {
+        struct plk_mn_node *n = mn->node[mn->ids[i]];
+        switch (n->step) {
+        case MNS_IDENTIFIED:
+            if (preop2)
+                plk_mn_node_step(mn, n, now, MNS_STATUS);
+            break;
+        case MNS_CONFIG:
+            config_step(mn, n, now);
+            break;
+        case MNS_READY:
+            if (mn->state == PLK_NMT_OPERATIONAL && !(mn->cfg.startup & PLK_SU_NO_START_NODE)) {
+                n->nmt_cmd = PLK_NMT_CMD_START_NODE;
+                plk_mn_node_step(mn, n, now, MNS_WAIT_OP);
+            }
+            break;
+        default:
+            break;
+        }
+    }
+    user_sdo_step(mn, now);
+}
+
+void plk_mn_on_asnd(struct plk_mn *mn, takt_ns_t now, const struct plk_msg *m, const uint8_t *f)
+{
+    struct plk_mn_node *n = PLK_IS_CN(m->src) ? mn->node[m->src] : NULL;
+    if (!n)
+        return;
+    char err[96];
+    switch (m->u.asnd.svid) {
+    case PLK_ASND_IDENT_RESPONSE:
+        on_ident(mn, n, now, &m->u.asnd.u.ident, f);
+        break;
+    case PLK_ASND_STATUS_RESPONSE:
+        on_status(mn, n, now, m->u.asnd.u.status.nmt_state);
+        break;
+    case PLK_ASND_SDO:
+        if (m->dst == PLK_NODE_MN &&
+            plk_sdo_client_rx(n->sdo, m->u.asnd.u.raw.data, m->u.asnd.u.raw.len, now, err, sizeof err) < 0)
+            n->st.bad_frames++;
+        break;
+    case PLK_ASND_SYNC_RESPONSE:
+        if (n->step == MNS_SYNC && (m->u.asnd.u.sync.sync_status & 1)) {
+            n->chain_active = true;
+            enable_ready(mn, n, now);
+        }
+        break;
+    default:
+        break;
+    }
+}
