@@ -96,6 +96,9 @@ int  perf_format_line(char *buf, size_t len, const char *name, const struct perf
 /* One PerfMsmt line per measurement of the interval bank (after perf_set_snapshot). */
 void perf_print_interval(FILE *f, const struct perf_set *s, int bank);
 void perf_print_total(FILE *f, const struct perf_set *s);
+/* Reporter convenience: snapshot, print the finished interval's lines, release.
+ * 0 or -ETIMEDOUT (nothing printed) as perf_set_snapshot(). */
+int  perf_report_interval(struct perf_set *s, FILE *f, takt_ns_t timeout_ns);
 
 /* JSON: an object per measurement {name, count, min_ns, avg_ns, max_ns, p50_ns,
  * p99_ns, p99_9_ns, p99_99_ns, hist: {lo_ns, bin_ns, nbins, total, under, over,

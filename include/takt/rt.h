@@ -48,6 +48,7 @@ void rt_opts_default(struct rt_opts *o);   /* cpu -1, prio 0, mlock, dma_latency
 /* What rt_setup() achieved; each missing privilege produced one warning. */
 struct rt_state {
     bool affinity_ok, fifo_ok, mlock_ok, dma_latency_ok;
+    bool mlock_future;     /* MCL_FUTURE too (mlock_ok alone: existing pages only) */
     int  dma_fd;           /* held open while the request must last; -1 if none */
     unsigned warnings;
 };
@@ -102,6 +103,16 @@ int  rt_loop_run(struct rt_loop *l);
 int  rt_loop_start(struct rt_loop *l);   /* own thread (rt_setup applied there) */
 void rt_loop_stop(struct rt_loop *l);    /* request stop; safe from any thread */
 int  rt_loop_join(struct rt_loop *l);
+
+/* After the loop ended: CPU ns per cycle, a one-line summary
+ * `Cycles: N  Period [usec]: 1000.0  Overruns: N  Skipped: N  CPU [usec/cycle]: 12.3 (1.2 %)`
+ * and JSON {period_ns, cycles, overruns, skipped, run_ns, cpu_ns, cpu_per_cycle_ns,
+ * rt: {cpu, prio, affinity_ok, fifo_ok, mlock_ok, mlock_future, dma_latency_ok,
+ * warnings},
+ * perf: perf_set_to_json()} (a json_object*, caller owns it). */
+int64_t rt_loop_cpu_per_cycle(const struct rt_loop *l);
+void rt_loop_print_summary(FILE *f, const struct rt_loop *l);
+void *rt_loop_to_json(const struct rt_loop *l);
 
 #ifdef __cplusplus
 }

@@ -50,6 +50,16 @@ void perf_print_total(FILE *f, const struct perf_set *s)
         perf_print_line(f, s->m[i]->name, &s->m[i]->total);
 }
 
+int perf_report_interval(struct perf_set *s, FILE *f, takt_ns_t timeout_ns)
+{
+    int bank = perf_set_snapshot(s, timeout_ns);
+    if (bank < 0)
+        return bank;
+    perf_print_interval(f, s, bank);
+    perf_set_release(s, bank);
+    return 0;
+}
+
 /* null where a value does not exist (empty statistics) rather than a sentinel */
 static json_object *ns_or_null(bool have, int64_t v)
 {

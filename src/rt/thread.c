@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <linux/capability.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 
@@ -100,14 +102,37 @@ static void setup_fifo(const struct rt_opts *o, struct rt_state *st, rt_warn_fn 
              o->prio, strerror(r));
 }
 
+/* CAP_IPC_LOCK in the effective set, read with capget (no libcap dependency). */
+static bool have_ipc_lock(void)
+{
+    struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+    struct __user_cap_data_struct data[2];
+    if (syscall(SYS_capget, &hdr, data) != 0)
+        return false;
+    return data[CAP_IPC_LOCK / 32].effective & (1u << (CAP_IPC_LOCK % 32));
+}
+
 static void setup_mlock(struct rt_state *st, rt_warn_fn fn, void *ctx)
 {
-    if (mlockall(MCL_CURRENT | MCL_FUTURE) == 0) {
-        st->mlock_ok = true;
+    char lim[32];
+    struct rlimit rl;
+    bool bounded = getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY;
+    /* Without CAP_IPC_LOCK, MCL_FUTURE charges every later mapping to a finite
+     * RLIMIT_MEMLOCK, and allocations elsewhere in the process start failing once it is
+     * reached. Lock what exists (buffers and the loop's stack are set up by now) only. */
+    if (bounded && !have_ipc_lock()) {
+        if (mlockall(MCL_CURRENT) == 0) {
+            st->mlock_ok = true;
+            warn(st, fn, ctx, "memory locked without MCL_FUTURE: no CAP_IPC_LOCK and "
+                 "RLIMIT_MEMLOCK is %s KiB (`ulimit -l`); later allocations may be paged out",
+                 limit_str(RLIMIT_MEMLOCK, lim, sizeof(lim), 1024));
+            return;
+        }
+    } else if (mlockall(MCL_CURRENT | MCL_FUTURE) == 0) {
+        st->mlock_ok = st->mlock_future = true;
         return;
     }
     int e = errno;
-    char lim[32];
     if (e == ENOMEM || e == EPERM)
         warn(st, fn, ctx, "mlockall refused (%s): needs CAP_IPC_LOCK or a larger "
              "RLIMIT_MEMLOCK (now %s KiB; `ulimit -l`); memory may be paged out",
@@ -191,6 +216,5 @@ void rt_teardown(struct rt_state *st)
      * loop of the same process may rely on it. */
     if (st->dma_fd >= 0)
         close(st->dma_fd);
-    st->dma_fd = -1;
-    st->dma_latency_ok = false;
+    st->dma_fd = -1;   /* dma_latency_ok stays: it tells what held during the run */
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <json-c/json.h>
 #include <takt/perf.h>
 
@@ -77,6 +78,38 @@ static void test_print_set(void **state)
     free(buf);
     perf_msmt_free(&a);
     perf_msmt_free(&b);
+}
+
+static void test_report_interval(void **state)
+{
+    struct perf_set s;
+    struct perf_msmt a;
+    perf_set_init(&s, false);
+    assert_int_equal(perf_msmt_init(&a, "RTT", 0, 1000, 10), 0);
+    perf_set_add(&s, &a);
+    perf_record(&s, &a, 30000);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_int_equal(perf_report_interval(&s, f, 0), 0);
+    perf_record(&s, &a, 10000);
+    assert_int_equal(perf_report_interval(&s, f, 0), 0);
+    assert_int_equal(perf_report_interval(&s, f, 0), 0);   /* empty interval */
+    fclose(f);
+    assert_string_equal(buf,
+        "PerfMsmt 'RTT' (min/avg/max) [usec]:   30.0/  30.0/  30.0\n"
+        "PerfMsmt 'RTT' (min/avg/max) [usec]:   10.0/  10.0/  10.0\n"
+        "PerfMsmt 'RTT' (min/avg/max) [usec]:    0.0/   0.0/   0.0\n");
+    free(buf);
+    /* threaded set with no RT side: a timeout and nothing printed */
+    s.threaded = true;
+    buf = NULL;
+    f = open_memstream(&buf, &len);
+    assert_int_equal(perf_report_interval(&s, f, TAKT_NS_PER_MS), -ETIMEDOUT);
+    fclose(f);
+    assert_int_equal(len, 0);
+    free(buf);
+    perf_msmt_free(&a);
 }
 
 static int64_t get_i64(json_object *o, const char *k)
@@ -171,6 +204,7 @@ int main(void)
         cmocka_unit_test(test_fmt_usec),
         cmocka_unit_test(test_line),
         cmocka_unit_test(test_print_set),
+        cmocka_unit_test(test_report_interval),
         cmocka_unit_test(test_json_msmt),
         cmocka_unit_test(test_json_set),
     };

@@ -8,7 +8,10 @@
 #include <cmocka.h>
 #include <errno.h>
 #include <string.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
+#include <json-c/json.h>
 #include <takt/rt.h>
 
 #define MS TAKT_NS_PER_MS
@@ -96,6 +99,36 @@ static void test_200_cycles_in_thread(void **state)
     assert_true(l.cpu_ns > 0);
     /* skipped deadlines count whole periods lost: cycles + skipped spans the run */
     assert_true(l.cyc.cycles + l.cyc.skipped >= 200);
+
+    /* summary and JSON agree with the counters */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    rt_loop_print_summary(f, &l);
+    fclose(f);
+    char expect[64];
+    snprintf(expect, sizeof(expect), "Cycles: 200  Period [usec]: 1000.0  Overruns: %llu  Skipped: %llu ",
+             (unsigned long long)l.cyc.overruns, (unsigned long long)l.cyc.skipped);
+    assert_memory_equal(buf, expect, strlen(expect));
+    assert_non_null(strstr(buf, "CPU [usec/cycle]: "));
+    free(buf);
+    assert_int_equal(rt_loop_cpu_per_cycle(&l), l.cpu_ns / 200);
+    json_object *js = rt_loop_to_json(&l), *v, *m;
+    assert_true(json_object_object_get_ex(js, "cycles", &v));
+    assert_int_equal(json_object_get_int64(v), 200);
+    assert_true(json_object_object_get_ex(js, "period_ns", &v));
+    assert_int_equal(json_object_get_int64(v), MS);
+    assert_true(json_object_object_get_ex(js, "rt", &v));
+    assert_true(json_object_object_get_ex(v, "fifo_ok", &m));
+    assert_false(json_object_get_boolean(m));
+    assert_true(json_object_object_get_ex(js, "perf", &v));
+    assert_true(json_object_object_get_ex(v, "Cycle Time", &m));
+    assert_true(json_object_object_get_ex(m, "count", &v));
+    assert_int_equal(json_object_get_int64(v), 199);
+    assert_true(json_object_object_get_ex(m, "hist", &v));
+    assert_true(json_object_object_get_ex(v, "total", &m));
+    assert_int_equal(json_object_get_int64(m), 199);
+    json_object_put(js);
     perf_msmt_free(&job);
     rt_loop_free(&l);
 }
