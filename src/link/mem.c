@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "link/link_internal.h"
 
 struct mem_slot {
@@ -42,6 +43,8 @@ struct mem_pair {
 };
 
 #define MEM_RESPONDER_DEPTH 8
+#define MEM_SPIN_NS (50 * TAKT_NS_PER_US)
+#define MEM_NAP_NS  (20 * TAKT_NS_PER_US)
 
 static takt_ns_t mem_clock(const struct mem_pair *p)
 { return p->clock ? p->clock(p->clock_ctx) : takt_now(); }
@@ -128,14 +131,21 @@ static int mem_recv(struct takt_link *l, struct takt_frame *f, unsigned n, takt_
         return (int)got;
     /* Waiting is only for threaded use: the peer thread will fill the ring. The
      * deadline is real time, since an injected test clock need not advance. */
-    takt_ns_t end = timeout_ns > 0 ? takt_now() + timeout_ns : INT64_MAX;
+    takt_ns_t start = takt_now();
+    takt_ns_t end = timeout_ns > 0 ? start + timeout_ns : INT64_MAX;
     for (;;) {
         got = mem_take(ep, f, n);
         if (got)
             return (int)got;
-        if (takt_now() >= end)
+        takt_ns_t now = takt_now();
+        if (now >= end)
             return 0;
-        sched_yield();
+        /* yield for a short while (fast hand-over), then nap so an idle waiter does
+         * not burn a CPU */
+        if (now - start < MEM_SPIN_NS)
+            sched_yield();
+        else
+            nanosleep(&(struct timespec){ 0, MEM_NAP_NS }, NULL);
     }
 }
 
