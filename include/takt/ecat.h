@@ -1,0 +1,172 @@
+/* takt EtherCAT master: the application API. Open a master on a link, scan and
+ * configure the network from SII, bring it to OP, exchange process data in a cycle
+ * (own RT thread or the application's loop), read statistics. No globals: every call
+ * takes the master it acts on, so several masters run in one process. */
+#ifndef TAKT_ECAT_H
+#define TAKT_ECAT_H
+
+#include <takt/takt.h>
+#include <takt/link.h>
+#include <takt/rt.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ecat_master;
+
+/* AL states as in ESC register 0x0130 (ETG.1000.6; ref §8). */
+enum ecat_state { ECAT_STATE_INIT = 0x01, ECAT_STATE_PREOP = 0x02, ECAT_STATE_BOOT = 0x03,
+                  ECAT_STATE_SAFEOP = 0x04, ECAT_STATE_OP = 0x08 };
+
+/* Who is the time base for distributed clocks. */
+enum ecat_dc_mode {
+    ECAT_DC_MASTER_FOLLOWS_REF = 0, /* master shifts its cycle to the reference clock (PI loop) */
+    ECAT_DC_REF_FOLLOWS_MASTER = 1, /* master writes its time into the reference clock */
+};
+
+struct ecat_master_opts {
+    unsigned  max_slaves;       /* storage reserved at open (default 128) */
+    takt_ns_t cycle_ns;         /* cycle period (default 1 ms) */
+    uint16_t  station_base;     /* station address of position 0 is base+0 (default 0x1000) */
+    takt_ns_t state_timeout_ns; /* per AL state change (default 10 s, like IgH 1.6) */
+    takt_ns_t dg_timeout_ns;    /* an acyclic datagram not back by then is lost (default 50 ms) */
+    bool      dc;               /* configure distributed clocks and SYNC0 */
+    enum ecat_dc_mode dc_mode;
+    takt_ns_t sync0_shift_ns;   /* SYNC0 shift against the cycle start (default 0) */
+    unsigned  acyc_frames;      /* acyclic frames at most per cycle (default 4) */
+};
+void ecat_master_opts_default(struct ecat_master_opts *o);
+
+/* Open a master on an open link (the master does not own it). err receives a
+ * message on failure. */
+int  ecat_master_open(struct ecat_master **out, struct takt_link *link,
+                      const struct ecat_master_opts *o, char *err, size_t errlen);
+void ecat_master_close(struct ecat_master *m);
+
+/* Last error message (names slave, register or object, expected vs found). */
+const char *ecat_master_error(const struct ecat_master *m);
+
+/* --- bring-up (blocking wrappers that drive the cycle themselves; tools and start-up
+ * only; not from a running cycle) ------------------------------------------------ */
+int ecat_master_scan(struct ecat_master *m, takt_ns_t timeout_ns);
+/* Lay out the process image from the SII PDO categories of each slave (SM, FMMU). */
+int ecat_master_configure(struct ecat_master *m);
+/* Request every slave to go to `state` and drive the cycle until they are there, one
+ * refuses (AL status code in the message) or the timeout passes. */
+int ecat_master_set_state(struct ecat_master *m, uint8_t state, takt_ns_t timeout_ns);
+
+/* Asynchronous variant: the master timer walks the network towards `state` while the
+ * cycle runs; ecat_master_state() tells where it is. */
+int     ecat_master_request_state(struct ecat_master *m, uint8_t state);
+uint8_t ecat_master_state(const struct ecat_master *m);   /* lowest slave state */
+
+/* --- slaves ---------------------------------------------------------------------- */
+struct ecat_slave_info {
+    unsigned position;
+    uint16_t station;          /* configured station address */
+    uint16_t alias;
+    uint32_t vendor, product, revision, serial;
+    char     name[64];
+    uint8_t  esc_type, esc_rev;
+    uint16_t esc_features;
+    uint16_t dl_status;        /* 0x0110 at scan */
+    uint8_t  ports_open;       /* bit n: port n has link and communication */
+    int      parent;           /* position of the upstream slave, -1 for the master */
+    uint8_t  al_state;         /* last read AL status state (with 0x10 error flag) */
+    uint16_t al_code;          /* last AL status code */
+    uint16_t mbx_out_start, mbx_out_len, mbx_in_start, mbx_in_len;
+    uint16_t mbx_protocols;
+    bool     dc;               /* DC capable */
+    int32_t  dc_delay_ns;      /* propagation delay written to 0x0928 */
+    uint32_t out_bits, in_bits;/* process data sizes */
+    uint32_t out_offset, in_offset; /* byte offsets in the image */
+    bool     present;          /* answered in the last cycle */
+};
+unsigned ecat_master_slave_count(const struct ecat_master *m);
+int ecat_master_slave_info(const struct ecat_master *m, unsigned pos, struct ecat_slave_info *out);
+
+/* --- process data ------------------------------------------------------------------ */
+struct ecat_pd_entry {
+    unsigned position;
+    uint16_t index; uint8_t sub;
+    uint8_t  bits;
+    bool     output;            /* master -> slave */
+    uint32_t byte_offset;       /* into the image */
+    uint8_t  bit_offset;        /* 0..7 within that byte */
+    char     name[48];
+};
+/* Image (outputs and inputs of all slaves; entries addressed by ecat_pd_find). */
+uint8_t *ecat_master_image(struct ecat_master *m, size_t *len);
+/* Look up an entry of slave `pos` by name (exact, or "PDO name/entry name"), or by
+ * index:sub when name is NULL. Returns 0 or -ENOENT. */
+int ecat_pd_find(const struct ecat_master *m, unsigned pos, const char *name,
+                 uint16_t index, uint8_t sub, struct ecat_pd_entry *out);
+unsigned ecat_pd_count(const struct ecat_master *m);
+int ecat_pd_get(const struct ecat_master *m, unsigned i, struct ecat_pd_entry *out);
+
+/* Typed access at an entry (little-endian on the wire). */
+static inline uint8_t *ecat_pd_ptr(struct ecat_master *m, const struct ecat_pd_entry *e)
+{ size_t n; return ecat_master_image(m, &n) + e->byte_offset; }
+bool     ecat_pd_get_bit(struct ecat_master *m, const struct ecat_pd_entry *e);
+void     ecat_pd_set_bit(struct ecat_master *m, const struct ecat_pd_entry *e, bool v);
+uint64_t ecat_pd_read(struct ecat_master *m, const struct ecat_pd_entry *e);
+void     ecat_pd_write(struct ecat_master *m, const struct ecat_pd_entry *e, uint64_t v);
+
+/* --- the cycle ------------------------------------------------------------------------ */
+/* Called once per cycle after the inputs arrived and before the outputs go out. */
+typedef void (*ecat_cyclic_fn)(void *ctx, struct ecat_master *m, takt_ns_t now);
+void ecat_master_set_callback(struct ecat_master *m, ecat_cyclic_fn fn, void *ctx);
+
+/* One cycle driven by the application's own loop: receive and process the previous
+ * frames, run the callback, send the cyclic frames, advance the master timer, send
+ * acyclic frames. Returns 0 or a negative errno of the link. */
+int ecat_master_cycle(struct ecat_master *m, takt_ns_t now);
+
+/* Run the cycle in its own thread (rt_loop) with these RT options for duration_ns
+ * (0 = until ecat_master_stop). */
+int  ecat_master_start(struct ecat_master *m, const struct rt_opts *o, takt_ns_t duration_ns);
+void ecat_master_stop(struct ecat_master *m);
+int  ecat_master_join(struct ecat_master *m);
+/* The loop's measurements (Cycle Time, Task Duration, JOB_*, App) for printing. */
+struct rt_loop *ecat_master_loop(struct ecat_master *m);
+
+/* --- statistics ---------------------------------------------------------------------- */
+struct ecat_master_stats {
+    uint64_t cycles;
+    uint64_t frames_sent, frames_lost;      /* cyclic + acyclic */
+    uint64_t cyc_frames_sent, cyc_frames_lost;
+    uint64_t frames_unmatched;              /* returned with an unknown/stale index */
+    uint64_t wkc_errors;                    /* cyclic datagrams with an unexpected WKC */
+    double   loss_rate[3];                  /* frames lost per second over 1, 10, 60 s */
+    double   tx_rate[3];                    /* frames sent per second over 1, 10, 60 s */
+    uint64_t slaves_lost, slaves_returned;  /* recovery events */
+    unsigned slaves_present;
+    int64_t  dc_sync_err_ns;                /* last |0x092C| max over slaves (BRD) */
+    int64_t  dc_sync_err_max_ns;
+    uint8_t  state;                         /* lowest slave state */
+};
+void ecat_master_get_stats(const struct ecat_master *m, struct ecat_master_stats *s);
+
+/* Events (slave lost/back, WKC errors, refused states ...) recorded by the cycle into
+ * a lock-free ring; a non-RT thread drains them. Returns false when empty. */
+bool ecat_master_next_event(struct ecat_master *m, char *buf, size_t len);
+
+/* --- acyclic services: queued, never block the cycle -------------------------------- */
+/* Completion: err 0 or negative (-ETIMEDOUT, TAKT codes negated); data/len the read data. */
+typedef void (*ecat_done_fn)(void *ctx, int err, const uint8_t *data, size_t len);
+/* Register read/write at slave position pos (station address from the scan). */
+int ecat_reg_read_async(struct ecat_master *m, unsigned pos, uint16_t reg, uint16_t len,
+                        ecat_done_fn fn, void *ctx);
+int ecat_reg_write_async(struct ecat_master *m, unsigned pos, uint16_t reg, const void *data,
+                         uint16_t len, ecat_done_fn fn, void *ctx);
+/* Blocking wrappers for tools: drive the cycle until done. */
+int ecat_reg_read(struct ecat_master *m, unsigned pos, uint16_t reg, void *buf, uint16_t len);
+int ecat_reg_write(struct ecat_master *m, unsigned pos, uint16_t reg, const void *data, uint16_t len);
+/* SII image read at scan (bytes; NULL if none). */
+const uint8_t *ecat_slave_sii(const struct ecat_master *m, unsigned pos, size_t *len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

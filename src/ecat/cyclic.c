@@ -1,0 +1,188 @@
+/* Process image and cyclic frames: slaves are grouped into LRW datagrams of at most
+ * one frame each ([outputs of the group][inputs of the group], logical address ==
+ * image offset); every cycle each frame's WKC is checked against the expected value
+ * and frames that did not return are counted as lost. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ecat/master_internal.h"
+#include "util/wire.h"
+
+/* Room left in the first frame for the monitoring datagrams (FRMW 0x0910, BRD 0x0130,
+ * BRD 0x092C: 3 headers + 14 data bytes). */
+#define MON_ROOM (3 * (ECAT_DG_HDR + ECAT_DG_WKC) + 14)
+#define SEG_MAX  (ECAT_MAX_DG_DATA - MON_ROOM)
+
+static uint32_t bytes(uint32_t bits) { return (bits + 7) / 8; }
+
+int ecat_layout(struct ecat_master *m)
+{
+    uint32_t total = 0;
+    for (unsigned i = 0; i < m->n_slaves; i++)
+        total += bytes(m->slaves[i].info.out_bits) + bytes(m->slaves[i].info.in_bits);
+    free(m->image);
+    m->image_cap = total ? total : 1;
+    m->image = calloc(1, m->image_cap);
+    if (!m->image)
+        return -ENOMEM;
+    m->n_cyc = 0;
+    uint32_t off = 0;
+    unsigned i = 0;
+    while (i < m->n_slaves) {
+        if (m->n_cyc >= ECAT_MAX_CYC_DG) {
+            ecat_fail(m, -ENOSPC, "process image of %u bytes needs more than %d frames",
+                      total, ECAT_MAX_CYC_DG);
+            return -ENOSPC;
+        }
+        struct ecat_cyc *c = &m->cyc[m->n_cyc++];
+        memset(c, 0, sizeof *c);
+        c->log = off;
+        c->first_slave = i;
+        uint32_t outs = 0, ins = 0;
+        unsigned j = i;
+        for (; j < m->n_slaves; j++) {
+            const struct ecat_slave *s = &m->slaves[j];
+            uint32_t sz = bytes(s->info.out_bits) + bytes(s->info.in_bits);
+            if (sz > SEG_MAX) {
+                ecat_fail(m, -EMSGSIZE, "slave %u: %u bytes of process data exceed one frame (%d)",
+                          j, sz, SEG_MAX);
+                return -EMSGSIZE;
+            }
+            if (outs + ins + sz > SEG_MAX)
+                break;
+            outs += bytes(s->info.out_bits);
+            ins += bytes(s->info.in_bits);
+        }
+        c->n_slaves = j - i;
+        uint32_t o = off, in = off + outs;
+        for (unsigned k = i; k < j; k++) {
+            struct ecat_slave *s = &m->slaves[k];
+            s->seg = m->n_cyc - 1;
+            s->out_log = o;
+            s->in_log = in;
+            s->info.out_offset = o;
+            s->info.in_offset = in;
+            o += bytes(s->info.out_bits);
+            in += bytes(s->info.in_bits);
+            /* ref §3: LRW counts +2 for a write and +1 for a read per slave */
+            c->wkc_expected += (s->info.out_bits ? 2 : 0) + (s->info.in_bits ? 1 : 0);
+            s->configured = true;
+        }
+        c->len = (uint16_t)(outs + ins);
+        off += outs + ins;
+        i = j;
+    }
+    m->image_len = off;
+    m->configured = true;
+    return 0;
+}
+
+/* Frame 0 carries the DC FRMW first (earliest in the frame), then its LRW, then the
+ * BRD of the AL status (presence) and of the DC system time difference. */
+unsigned ecat_cyc_build(struct ecat_master *m, takt_ns_t now)
+{
+    unsigned nframes = m->n_cyc ? m->n_cyc : (m->n_slaves ? 1 : 0);
+    for (unsigned k = 0; k < nframes; k++) {
+        uint8_t *buf = m->cycbuf + (size_t)k * TAKT_FRAME_BUF;
+        size_t pos = ecat_frame_begin(buf, m->link->mac);
+        m->frame_no++;
+        if (k == 0 && m->dc_active && m->dc_ref >= 0 && m->o.dc_mode == ECAT_DC_REF_FOLLOWS_MASTER) {
+            /* ref §9.6 (IgH sync_reference_clock_to): master time into the reference */
+            put_le64(m->mon_wr_buf, (uint64_t)(now + m->dc_offset));
+            ecat_req_init(&m->mon_wr, ECAT_FPWR, m->slaves[m->dc_ref].info.station,
+                          ESC_DC_SYS_TIME, m->mon_wr_buf, 8);
+            ecat_pdu_append(m, buf, &pos, &m->mon_wr, now);
+        }
+        if (k == 0 && m->dc_active && m->dc_ref >= 0) {
+            ecat_req_init(&m->mon_dc, ECAT_FRMW, m->slaves[m->dc_ref].info.station,
+                          ESC_DC_SYS_TIME, m->mon_dc_buf, 8);
+            ecat_pdu_append(m, buf, &pos, &m->mon_dc, now);
+        }
+        if (k < m->n_cyc && m->cyc[k].len) {
+            struct ecat_cyc *c = &m->cyc[k];
+            ecat_req_init(&c->req, ECAT_LRW, (uint16_t)c->log, (uint16_t)(c->log >> 16),
+                          m->image + c->log, c->len);
+            ecat_pdu_append(m, buf, &pos, &c->req, now);
+        }
+        if (k == 0) {
+            /* ref §3: BRD WKC = number of slaves that answered; data = OR of states */
+            ecat_req_init(&m->mon_al, ECAT_BRD, 0, ESC_AL_STATUS, m->mon_al_buf, 2);
+            ecat_pdu_append(m, buf, &pos, &m->mon_al, now);
+            if (m->dc_active) {
+                ecat_req_init(&m->mon_diff, ECAT_BRD, 0, ESC_DC_SYS_DIFF, m->mon_diff_buf, 4);
+                ecat_pdu_append(m, buf, &pos, &m->mon_diff, now);
+            }
+        }
+        m->txf[k].data = buf;
+        m->txf[k].len = (uint16_t)ecat_frame_end(buf, pos);
+    }
+    m->st.cyc_frames_sent += nframes;
+    return nframes;
+}
+
+/* A cyclic request still in flight at the next cycle did not come back: take it out
+ * of the index table (a late reply then counts as unmatched) and report the loss. */
+static bool reap(struct ecat_master *m, struct ecat_req *r)
+{
+    if (r->st != REQ_SENT)
+        return false;
+    if (m->inflight[r->idx] == r)
+        m->inflight[r->idx] = NULL;
+    r->st = REQ_DONE;
+    r->wkc = -1;
+    return true;
+}
+
+static void check_wkc(struct ecat_master *m, struct ecat_cyc *c, unsigned k, bool in_op)
+{
+    int wkc = c->req.wkc;
+    bool bad = in_op && wkc >= 0 && wkc != c->wkc_expected;
+    if (bad) {
+        m->st.wkc_errors++;
+        if (c->last_wkc == c->wkc_expected)
+            ecat_event(m, "cyclic frame %u (LRW 0x%08X, %u bytes, slaves %u-%u): WKC expected %u, got %d",
+                       k, c->log, c->len, c->first_slave, c->first_slave + c->n_slaves - 1,
+                       c->wkc_expected, wkc);
+    } else if (in_op && wkc == c->wkc_expected && c->last_wkc >= 0 && c->last_wkc != wkc) {
+        ecat_event(m, "cyclic frame %u: WKC back to the expected %u", k, c->wkc_expected);
+    }
+    if (wkc >= 0)
+        c->last_wkc = wkc;
+}
+
+void ecat_cyc_check(struct ecat_master *m, takt_ns_t now)
+{
+    unsigned lost = 0, sent = 0;
+    bool in_op = m->st.state == AL_OP && m->present == m->n_slaves;
+    for (unsigned k = 0; k < m->n_cyc; k++) {
+        struct ecat_cyc *c = &m->cyc[k];
+        if (c->req.st == REQ_IDLE)
+            continue;
+        sent++;
+        bool l = reap(m, &c->req);
+        if (k == 0) {
+            l |= reap(m, &m->mon_al);
+            reap(m, &m->mon_dc);
+            reap(m, &m->mon_wr);
+            reap(m, &m->mon_diff);
+        }
+        if (l) {
+            lost++;
+            continue;
+        }
+        check_wkc(m, c, k, in_op);
+    }
+    if (m->n_cyc == 0 && m->mon_al.st != REQ_IDLE) {
+        sent++;
+        lost += reap(m, &m->mon_al);
+    }
+    if (sent) {
+        m->st.cyc_frames_lost += lost;
+        m->st.frames_lost += lost;
+        ecat_rate_add(&m->rate, now, sent, lost);
+    }
+    if (m->mon_al.st == REQ_DONE && m->mon_al.wkc >= 0)
+        ecat_recovery_check(m, now);
+    if (m->dc_active)
+        ecat_dc_cycle(m, now);
+}

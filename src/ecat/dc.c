@@ -1,0 +1,281 @@
+/* Distributed clocks (ref §9): latch port receive times, propagation delays (0x0928),
+ * offsets (0x0920), static drift compensation (FRMW 0x0910 bursts), SYNC0 start/cycle
+ * (0x0990, 0x09A0, 0x0981); then per cycle drift control and sync-error monitoring,
+ * with either the master following the reference clock (PI on the cycle start) or the
+ * reference clock following the master (FPWR of master time before the FRMW). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "ecat/master_internal.h"
+#include "util/wire.h"
+
+enum { DC_IDLE, DC_LATCH, DC_READ, DC_WRITE, DC_DRIFT, DC_SYNC_READ, DC_SYNC_WRITE, DC_RUN,
+       DC_FAILED, DC_COUNT };
+#define DC_STATIC_ITER 1000        /* ethercrab defaults to 10 000; fewer suffice for a sim */
+#define DC_START_DELAY (100 * TAKT_NS_PER_MS)
+
+static uint64_t master_time(const struct ecat_master *m, takt_ns_t now)
+{ return (uint64_t)(now + m->dc_offset); }
+
+static bool busy(const struct ecat_master *m)
+{
+    for (unsigned i = 0; i < m->n_slaves; i++)
+        for (unsigned k = 0; k < 3; k++)
+            if (ecat_req_busy(&m->slaves[i].dcr[k]))
+                return true;
+    for (unsigned k = 0; k < TAKT_ARRAY_SIZE(m->dc_frmw); k++)
+        if (ecat_req_busy(&m->dc_frmw[k]))
+            return true;
+    return false;
+}
+
+static void req(struct ecat_master *m, struct ecat_slave *s, unsigned k, uint8_t cmd, uint16_t reg,
+                const void *d, uint16_t len)
+{
+    if (d)
+        memcpy(s->dcb[k], d, len);
+    else
+        memset(s->dcb[k], 0, len);
+    ecat_req_init(&s->dcr[k], cmd, s->info.station, reg, s->dcb[k], len);
+    ecat_req_queue(m, &s->dcr[k]);
+}
+
+static void dc_fail(struct ecat_master *m, const char *what, const struct ecat_slave *s, int wkc)
+{
+    ecat_fail(m, -TAKT_EWKC, "DC set-up: %s at slave %u (station 0x%04X): expected WKC 1, got %d",
+              what, s ? s->info.position : 0, s ? s->info.station : 0, wkc);
+    m->dc_state = DC_FAILED;
+}
+
+static void enter_latch(struct ecat_master *m, takt_ns_t now)
+{
+    (void)now;
+    /* ref §9.1: one broadcast write to 0x0900 latches every DC ESC's port times */
+    struct ecat_slave *s = &m->slaves[m->dc_ref];
+    ecat_req_init(&s->dcr[0], ECAT_BWR, 0, ESC_DC_RECV_TIME0, s->dcb[0], 4);
+    memset(s->dcb[0], 0, 4);
+    ecat_req_queue(m, &s->dcr[0]);
+    m->dc_state = DC_LATCH;
+}
+
+static void state_latch(struct ecat_master *m, takt_ns_t now)
+{
+    struct ecat_slave *r = &m->slaves[m->dc_ref];
+    if (r->dcr[0].wkc < 1) {
+        dc_fail(m, "BWR 0x0900 latch", r, r->dcr[0].wkc);
+        return;
+    }
+    for (unsigned i = 0; i < m->n_slaves; i++) {
+        struct ecat_slave *s = &m->slaves[i];
+        if (!s->info.dc)
+            continue;
+        req(m, s, 0, ECAT_FPRD, ESC_DC_RECV_TIME0, NULL, 16);
+        req(m, s, 1, ECAT_FPRD, ESC_DC_RECV_TIME_PU, NULL, 8);
+    }
+    m->dc_state = DC_READ;
+    (void)now;
+}
+
+/* Loop time of a slave: latest minus earliest receive time over its open ports. */
+static int64_t loop_time(const struct ecat_slave *s)
+{
+    uint32_t lo = s->port_time[0], hi = s->port_time[0];
+    for (int p = 1; p < 4; p++)
+        if (s->info.ports_open & (1u << p)) {
+            uint32_t d = s->port_time[p] - s->port_time[0];   /* 32-bit wrap-safe */
+            if (d > hi - lo)
+                hi = s->port_time[0] + d;
+        }
+    return (int64_t)(uint32_t)(hi - lo);
+}
+
+static void state_read(struct ecat_master *m, takt_ns_t now)
+{
+    uint64_t mt = master_time(m, now);
+    for (unsigned i = 0; i < m->n_slaves; i++) {
+        struct ecat_slave *s = &m->slaves[i];
+        if (!s->info.dc)
+            continue;
+        if (s->dcr[0].wkc != 1 || s->dcr[1].wkc != 1) {
+            dc_fail(m, "FPRD 0x0900/0x0918", s, s->dcr[0].wkc != 1 ? s->dcr[0].wkc : s->dcr[1].wkc);
+            return;
+        }
+        for (int p = 0; p < 4; p++)
+            s->port_time[p] = get_le32(s->dcb[0] + 4 * p);
+        s->pu_time = get_le64(s->dcb[1]);
+    }
+    /* ref §9.3: delay(k) = delay(parent) + (loop(parent) - loop(k)) / 2 for a chain */
+    for (unsigned i = 0; i < m->n_slaves; i++) {
+        struct ecat_slave *s = &m->slaves[i];
+        if (!s->info.dc)
+            continue;
+        int p = s->info.parent;
+        while (p >= 0 && !m->slaves[p].info.dc)
+            p = m->slaves[p].info.parent;
+        int64_t d = 0;
+        if (p >= 0 && (int)i != m->dc_ref) {
+            const struct ecat_slave *ps = &m->slaves[p];
+            d = ps->info.dc_delay_ns + (loop_time(ps) - loop_time(s)) / 2;
+            if (d < 0)
+                d = 0;
+        }
+        s->info.dc_delay_ns = (int32_t)d;
+        uint8_t b[12];
+        /* ref §9.4: offset = master time - local receive time; delay to 0x0928 */
+        put_le64(b, mt - s->pu_time);
+        put_le32(b + 8, (uint32_t)d);
+        req(m, s, 0, ECAT_FPWR, ESC_DC_SYS_OFFSET, b, 8);
+        req(m, s, 1, ECAT_FPWR, ESC_DC_SYS_DELAY, b + 8, 4);
+    }
+    m->dc_state = DC_WRITE;
+}
+
+static void queue_drift(struct ecat_master *m)
+{
+    const struct ecat_slave *r = &m->slaves[m->dc_ref];
+    for (unsigned k = 0; k < TAKT_ARRAY_SIZE(m->dc_frmw) && m->dc_iter < DC_STATIC_ITER; k++, m->dc_iter++) {
+        ecat_req_init(&m->dc_frmw[k], ECAT_FRMW, r->info.station, ESC_DC_SYS_TIME, m->dc_frmw_buf[k], 8);
+        ecat_req_queue(m, &m->dc_frmw[k]);
+    }
+}
+
+static void state_write(struct ecat_master *m, takt_ns_t now)
+{
+    (void)now;
+    for (unsigned i = 0; i < m->n_slaves; i++) {
+        struct ecat_slave *s = &m->slaves[i];
+        if (s->info.dc && (s->dcr[0].wkc != 1 || s->dcr[1].wkc != 1)) {
+            dc_fail(m, "FPWR 0x0920/0x0928", s, s->dcr[0].wkc != 1 ? s->dcr[0].wkc : s->dcr[1].wkc);
+            return;
+        }
+    }
+    m->dc_iter = 0;
+    queue_drift(m);        /* ref §9.5: static drift compensation */
+    m->dc_state = DC_DRIFT;
+}
+
+static void state_drift(struct ecat_master *m, takt_ns_t now)
+{
+    (void)now;
+    if (m->dc_iter < DC_STATIC_ITER) {
+        queue_drift(m);
+        return;
+    }
+    struct ecat_slave *r = &m->slaves[m->dc_ref];
+    req(m, r, 2, ECAT_FPRD, ESC_DC_SYS_TIME, NULL, 8);
+    m->dc_state = DC_SYNC_READ;
+}
+
+static void state_sync_read(struct ecat_master *m, takt_ns_t now)
+{
+    (void)now;
+    struct ecat_slave *r = &m->slaves[m->dc_ref];
+    if (r->dcr[2].wkc != 1) {
+        dc_fail(m, "FPRD 0x0910", r, r->dcr[2].wkc);
+        return;
+    }
+    uint64_t t = get_le64(r->dcb[2]);
+    uint64_t cyc = (uint64_t)m->o.cycle_ns;
+    /* ref §9.7: a whole number of cycles at least 100 ms ahead, plus the shift */
+    m->dc_sync0_start = ((t + DC_START_DELAY) / cyc + 1) * cyc + (uint64_t)m->o.sync0_shift_ns;
+    for (unsigned i = 0; i < m->n_slaves; i++) {
+        struct ecat_slave *s = &m->slaves[i];
+        if (!s->info.dc)
+            continue;
+        uint8_t b[16] = { 0 };
+        put_le64(b, m->dc_sync0_start);
+        put_le32(b + 8, (uint32_t)cyc);
+        b[12] = 0x03;                          /* cyclic operation + SYNC0 */
+        req(m, s, 0, ECAT_FPWR, ESC_DC_SYNC0_START, b, 8);
+        req(m, s, 1, ECAT_FPWR, ESC_DC_SYNC0_CYCLE, b + 8, 4);
+        req(m, s, 2, ECAT_FPWR, ESC_DC_ACTIVATION, b + 12, 1);
+    }
+    m->dc_state = DC_SYNC_WRITE;
+}
+
+static void state_sync_write(struct ecat_master *m, takt_ns_t now)
+{
+    (void)now;
+    for (unsigned i = 0; i < m->n_slaves; i++) {
+        struct ecat_slave *s = &m->slaves[i];
+        for (unsigned k = 0; s->info.dc && k < 3; k++)
+            if (s->dcr[k].wkc != 1) {
+                dc_fail(m, "SYNC0 set-up (0x0990/0x09A0/0x0981)", s, s->dcr[k].wkc);
+                return;
+            }
+    }
+    m->dc_state = DC_RUN;
+    m->dc_active = true;
+    ecat_event(m, "DC: reference clock slave %d, SYNC0 every %lld ns from %llu", m->dc_ref,
+               (long long)m->o.cycle_ns, (unsigned long long)m->dc_sync0_start);
+}
+
+static void state_none(struct ecat_master *m, takt_ns_t now) { (void)m; (void)now; }
+
+typedef void (*dc_fn)(struct ecat_master *m, takt_ns_t now);
+static const dc_fn dc_states[DC_COUNT] = {
+    [DC_IDLE] = state_none, [DC_LATCH] = state_latch, [DC_READ] = state_read,
+    [DC_WRITE] = state_write, [DC_DRIFT] = state_drift, [DC_SYNC_READ] = state_sync_read,
+    [DC_SYNC_WRITE] = state_sync_write, [DC_RUN] = state_none, [DC_FAILED] = state_none,
+};
+_Static_assert(TAKT_ARRAY_SIZE(dc_states) == DC_COUNT, "one function per DC state");
+
+int ecat_dc_configure(struct ecat_master *m, takt_ns_t now)
+{
+    if (!m->scanned || m->dc_state == DC_FAILED || m->dc_state == DC_RUN)
+        return 0;
+    if (m->dc_state == DC_IDLE) {
+        m->dc_ref = -1;
+        for (unsigned i = 0; i < m->n_slaves && m->dc_ref < 0; i++)
+            if (m->slaves[i].info.dc)
+                m->dc_ref = (int)i;
+        if (m->dc_ref < 0) {
+            ecat_event(m, "DC requested but no slave supports it (0x0008 bit 2); running without");
+            m->dc_state = DC_FAILED;
+            m->dc_active = true;           /* let slaves waiting for SYNC0 proceed */
+            return -ENODEV;
+        }
+        enter_latch(m, now);
+        return 0;
+    }
+    if (!busy(m))
+        dc_states[m->dc_state](m, now);
+    return 0;
+}
+
+/* Per cycle, after the frames returned: PI loop on the phase of the reference clock
+ * against SYNC0 (master follows reference), sync error from BRD 0x092C. */
+void ecat_dc_cycle(struct ecat_master *m, takt_ns_t now)
+{
+    (void)now;
+    if (m->dc_state != DC_RUN)
+        return;
+    if (m->mon_diff.st == REQ_DONE && m->mon_diff.wkc > 0) {
+        /* ref §4: bit 31 sign, bits 0-30 magnitude; the BRD ORs all slaves (upper bound) */
+        int64_t e = get_le32(m->mon_diff_buf) & 0x7FFFFFFF;
+        m->st.dc_sync_err_ns = e;
+        if (e > m->st.dc_sync_err_max_ns && m->st.state == AL_OP)
+            m->st.dc_sync_err_max_ns = e;
+    }
+    if (m->mon_dc.st != REQ_DONE || m->mon_dc.wkc < 1)
+        return;
+    m->dc_ref_time = get_le64(m->mon_dc_buf);
+    if (m->o.dc_mode != ECAT_DC_MASTER_FOLLOWS_REF)
+        return;
+    int64_t cyc = m->o.cycle_ns;
+    /* aim: the frame passes the reference clock half a cycle before the next SYNC0 */
+    int64_t ph = (int64_t)((m->dc_ref_time - m->dc_sync0_start) % (uint64_t)cyc) - cyc / 2;
+    if (ph >= cyc / 2)
+        ph -= cyc;
+    if (ph < -cyc / 2)
+        ph += cyc;
+    m->dc_integral += ph;
+    int64_t lim = 100 * (int64_t)cyc;
+    if (m->dc_integral > lim) m->dc_integral = lim;
+    if (m->dc_integral < -lim) m->dc_integral = -lim;
+    int64_t shift = -(ph / 10 + m->dc_integral / 200);
+    if (shift > cyc / 20) shift = cyc / 20;
+    if (shift < -cyc / 20) shift = -cyc / 20;
+    m->dc_shift_ns = shift;
+    m->dc_phase_ns = ph;
+}

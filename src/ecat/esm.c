@@ -1,0 +1,469 @@
+/* Per-slave state machine: station address, ESC registers and SII at scan, then the
+ * EtherCAT state machine (ETG.1000.6; ref §8) with SM/FMMU set-up before PREOP and
+ * SAFEOP. enter_* queues requests, state_* judges the answers once all returned. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "ecat/master_internal.h"
+#include "ecat/sii.h"
+#include "util/wire.h"
+
+#define SII_TRIES 3
+
+struct ecat_req *ecat_sfsm_req(struct ecat_sfsm *f, unsigned i, uint8_t cmd, uint16_t adp,
+                               uint16_t ado, const void *data, uint16_t len)
+{
+    if (len > ECAT_REQ_DATA)
+        len = ECAT_REQ_DATA;
+    if (data)
+        memcpy(f->buf[i], data, len);
+    else
+        memset(f->buf[i], 0, len);
+    ecat_req_init(&f->req[i], cmd, adp, ado, f->buf[i], len);
+    return &f->req[i];
+}
+
+bool ecat_sfsm_pending(const struct ecat_sfsm *f)
+{
+    for (unsigned i = 0; i < f->nreq; i++)
+        if (ecat_req_busy(&f->req[i]))
+            return true;
+    return false;
+}
+
+static void send(struct ecat_master *m, struct ecat_slave *s, unsigned n, uint8_t state, takt_ns_t now)
+{
+    s->f.nreq = n;
+    for (unsigned i = 0; i < n; i++)
+        ecat_req_queue(m, &s->f.req[i]);
+    s->f.state = state;
+    (void)now;
+}
+
+static void fpwr(struct ecat_slave *s, unsigned i, uint16_t reg, const void *d, uint16_t len)
+{ ecat_sfsm_req(&s->f, i, ECAT_FPWR, s->info.station, reg, d, len); }
+static void fprd(struct ecat_slave *s, unsigned i, uint16_t reg, uint16_t len)
+{ ecat_sfsm_req(&s->f, i, ECAT_FPRD, s->info.station, reg, NULL, len); }
+
+static void fail(struct ecat_master *m, struct ecat_slave *s, int err)
+{
+    s->f.err = err;
+    s->f.state = SS_FAILED;
+    (void)m;
+}
+
+/* A request that came back with the wrong WKC is retried a few times (frames may be
+ * lost); then the machine fails with the register named. */
+static bool check_wkc(struct ecat_master *m, struct ecat_slave *s, unsigned i, int expect,
+                      const char *what, void (*again)(struct ecat_master *, struct ecat_slave *, takt_ns_t),
+                      takt_ns_t now)
+{
+    const struct ecat_req *r = &s->f.req[i];
+    if (r->wkc == expect)
+        return true;
+    if (++s->f.retries <= 3) {
+        again(m, s, now);
+        return false;
+    }
+    ecat_fail(m, r->wkc < 0 ? -ETIMEDOUT : -TAKT_EWKC,
+              "slave %u (station 0x%04X): %s %s 0x%04X: expected WKC %d, got %d%s",
+              s->info.position, s->info.station, what, ecat_cmd_name(r->cmd), r->ado, expect,
+              r->wkc, r->wkc < 0 ? " (no frame returned)" : "");
+    fail(m, s, r->wkc < 0 ? -ETIMEDOUT : -TAKT_EWKC);
+    return false;
+}
+
+/* --- scan ------------------------------------------------------------------------- */
+
+static void enter_addr(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+{
+    uint8_t a[2];
+    put_le16(a, s->info.station);
+    /* ref §3: APWR addresses by position, ADP = -position */
+    ecat_sfsm_req(&s->f, 0, ECAT_APWR, (uint16_t)(0u - s->info.position), ESC_STATION_ADDR, a, 2);
+    send(m, s, 1, SS_ADDR, now);
+}
+
+static void enter_esc(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+{
+    fprd(s, 0, ESC_TYPE, 10);          /* type, revision, build, FMMUs, SMs, RAM, ports, features */
+    fprd(s, 1, ESC_DL_STATUS, 2);
+    fprd(s, 2, ESC_STATION_ALIAS, 2);
+    fprd(s, 3, ESC_AL_STATUS, 6);      /* 0x0130 status, 0x0134 code */
+    send(m, s, 4, SS_ESC, now);
+}
+
+static void state_addr(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+{
+    if (!check_wkc(m, s, 0, 1, "station address", enter_addr, now))
+        return;
+    s->f.retries = 0;
+    enter_esc(m, s, now);
+}
+
+void ecat_sfsm_state_esc(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+{
+    for (unsigned i = 0; i < 4; i++)
+        if (!check_wkc(m, s, i, 1, "ESC register", enter_esc, now))
+            return;
+    const uint8_t *b = s->f.buf[0];
+    s->info.esc_type = b[0];
+    s->info.esc_rev = b[1];
+    s->info.esc_features = get_le16(b + 8);
+    s->info.dc = (s->info.esc_features & 0x0004) != 0;
+    s->info.dl_status = get_le16(s->f.buf[1]);
+    s->info.al_state = s->f.buf[3][0];
+    s->info.al_code = get_le16(s->f.buf[3] + 4);
+    s->info.present = true;
+    s->f.retries = 0;
+    s->sii_len = 0;
+    s->f.sii_word = 0;
+    ecat_sfsm_enter_sii(m, s, now);
+}
+
+/* SII read (ref §5): command + word address in one 6-byte write to 0x0502, then poll
+ * 0x0502..0x050F until busy clears and take 4 or 8 data bytes. */
+void ecat_sfsm_enter_sii(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+{
+    uint8_t c[6];
+    put_le16(c, SII_CMD_READ);
+    put_le32(c + 2, s->f.sii_word);
+    fpwr(s, 0, ESC_SII_CTRL, c, 6);
+    send(m, s, 1, SS_SII_CMD, now);
+}
+
+static void enter_sii_poll(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+{
+    fprd(s, 0, ESC_SII_CTRL, 14);
+    send(m, s, 1, SS_SII_POLL, now);
+}
+
+void ecat_sfsm_state_sii_cmd(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+{
+    if (!check_wkc(m, s, 0, 1, "SII command", ecat_sfsm_enter_sii, now))
+        return;
+    s->f.t0 = now;
+    enter_sii_poll(m, s, now);
+}
+
+/* True once the categories read so far reach the end marker (or fill the buffer). */
+static bool sii_complete(const struct ecat_slave *s)
+{
+    size_t need;
+    return s->sii_len >= ECAT_SII_MAX || ecat_sii_need(s->sii, s->sii_len, &need) == 0 ||
+           need > ECAT_SII_MAX;
+}
+
+void ecat_sfsm_state_sii_poll(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+{
+    if (!check_wkc(m, s, 0, 1, "SII status", enter_sii_poll, now))
+        return;
+    const uint8_t *b = s->f.buf[0];
+    uint16_t ctrl = get_le16(b);
+    if (ctrl & SII_BUSY) {
+        if (now - s->f.t0 > 100 * TAKT_NS_PER_MS) {
+            ecat_fail(m, -ETIMEDOUT, "slave %u: SII busy (0x0502 = 0x%04X) for more than 100 ms "
+                      "reading word 0x%04X", s->info.position, ctrl, s->f.sii_word);
+            fail(m, s, -ETIMEDOUT);
+            return;
+        }
+        enter_sii_poll(m, s, now);
+        return;
+    }
+    if (ctrl & (SII_ERR_ACK | SII_ERR_LOAD)) {
+        if (++s->f.retries > SII_TRIES) {
+            ecat_fail(m, -TAKT_ESII, "slave %u: SII read of word 0x%04X failed, 0x0502 = 0x%04X "
+                      "(expected no error bits) after %d tries", s->info.position, s->f.sii_word,
+                      ctrl, SII_TRIES);
+            fail(m, s, -TAKT_ESII);
+            return;
+        }
+        ecat_sfsm_enter_sii(m, s, now);
+        return;
+    }
+    unsigned n = (ctrl & SII_READ8) ? 8 : 4;
+    s->sii_8byte = n == 8;
+    if (s->sii_len + n > ECAT_SII_MAX)
+        n = (unsigned)(ECAT_SII_MAX - s->sii_len);
+    memcpy(s->sii + s->sii_len, b + 6, n);
+    s->sii_len += n;
+    s->f.sii_word += n / 2;
+    s->f.retries = 0;
+    if (s->sii_len > 2 * SII_W_CATEGORIES && sii_complete(s)) {
+        int rc = ecat_sii_parse(m, s);
+        s->scanned = rc == 0;
+        if (rc)
+            fail(m, s, rc);
+        else
+            s->f.state = SS_IDLE;
+        return;
+    }
+    ecat_sfsm_enter_sii(m, s, now);
+}
+
+void ecat_slave_scan_start(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+{
+    s->f.retries = 0;
+    s->f.err = 0;
+    enter_addr(m, s, now);
+}
+
+/* --- AL state machine (ref §8) ------------------------------------------------------ */
+
+static void next_step(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now);
+
+static void enter_al_req(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+{
+    uint8_t c[2] = { s->f.requested, 0 };
+    fpwr(s, 0, ESC_AL_CONTROL, c, 2);
+    send(m, s, 1, SS_AL_REQ, now);
+}
+
+static void enter_al_wait(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+{
+    fprd(s, 0, ESC_AL_STATUS, 6);
+    send(m, s, 1, SS_AL_WAIT, now);
+}
+
+static void enter_al_ack(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+{
+    /* ref §8: the error indication stays until the current state is written with 0x10 */
+    uint8_t c[2] = { (uint8_t)((s->info.al_state & AL_STATE_MASK) | AL_ACK), 0 };
+    fpwr(s, 0, ESC_AL_CONTROL, c, 2);
+    send(m, s, 1, SS_AL_ACK, now);
+}
+
+static void state_al_req(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+{
+    if (!check_wkc(m, s, 0, 1, "AL control", enter_al_req, now))
+        return;
+    s->f.retries = 0;
+    s->f.t0 = now;
+    enter_al_wait(m, s, now);
+}
+
+static void state_al_wait(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+{
+    if (!check_wkc(m, s, 0, 1, "AL status", enter_al_wait, now))
+        return;
+    s->f.retries = 0;
+    uint8_t st = s->f.buf[0][0];
+    uint16_t code = get_le16(s->f.buf[0] + 4);
+    s->info.al_state = st;
+    s->info.al_code = code;
+    if (s->f.requested == 0) {               /* only reading where the slave is */
+        next_step(m, s, now);
+        return;
+    }
+    if (st & AL_ERROR) {
+        ecat_fail(m, -TAKT_EALSTATUS, "slave %u (station 0x%04X, %s): refused %s -> %s: AL status "
+                  "0x%02X, code 0x%04X (%s)", s->info.position, s->info.station,
+                  s->info.name[0] ? s->info.name : "?", ecat_al_state_name(st & AL_STATE_MASK),
+                  ecat_al_state_name(s->f.requested), st, code, ecat_al_status_text(code));
+        s->f.err = -TAKT_EALSTATUS;
+        enter_al_ack(m, s, now);
+        return;
+    }
+    if ((st & AL_STATE_MASK) == s->f.requested) {
+        next_step(m, s, now);
+        return;
+    }
+    if (now - s->f.t0 > m->o.state_timeout_ns) {
+        ecat_fail(m, -ETIMEDOUT, "slave %u (station 0x%04X): still %s %lld ms after requesting %s",
+                  s->info.position, s->info.station, ecat_al_state_name(st & AL_STATE_MASK),
+                  (long long)((now - s->f.t0) / TAKT_NS_PER_MS), ecat_al_state_name(s->f.requested));
+        fail(m, s, -ETIMEDOUT);
+        return;
+    }
+    enter_al_wait(m, s, now);
+}
+
+static void state_al_ack(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+{
+    (void)now;
+    s->info.al_state &= AL_STATE_MASK;
+    s->f.state = s->f.err ? SS_FAILED : SS_IDLE;
+    if (!s->f.err)
+        next_step(m, s, now);
+}
+
+/* Mailbox SMs from SII words 0x18-0x1B (ref §5, §6: control 0x26 out, 0x22 in). */
+static void enter_pre_preop(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+{
+    if (!s->info.mbx_out_len || !s->info.mbx_in_len) {
+        s->f.requested = AL_PREOP;
+        enter_al_req(m, s, now);
+        return;
+    }
+    uint8_t sm[16] = { 0 };
+    put_le16(sm + 0, s->info.mbx_out_start);
+    put_le16(sm + 2, s->info.mbx_out_len);
+    sm[4] = s->n_sm > 0 && s->sm[0].control ? s->sm[0].control : 0x26;
+    sm[6] = 1;
+    put_le16(sm + 8, s->info.mbx_in_start);
+    put_le16(sm + 10, s->info.mbx_in_len);
+    sm[12] = s->n_sm > 1 && s->sm[1].control ? s->sm[1].control : 0x22;
+    sm[14] = 1;
+    fpwr(s, 0, ESC_SM0, sm, 16);
+    send(m, s, 1, SS_PRE_PREOP, now);
+}
+
+static void state_pre_preop(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+{
+    if (!check_wkc(m, s, 0, 1, "mailbox SM", enter_pre_preop, now))
+        return;
+    s->f.retries = 0;
+    s->f.requested = AL_PREOP;
+    enter_al_req(m, s, now);
+}
+
+static unsigned sm_write(struct ecat_slave *s, unsigned i, int sm, uint32_t bits, uint8_t dflt_ctl)
+{
+    if (sm < 0 || (unsigned)sm >= s->n_sm)
+        return i;
+    const struct ecat_sm_cfg *c = &s->sm[sm];
+    uint8_t b[8] = { 0 };
+    uint16_t len = (uint16_t)((bits + 7) / 8);
+    put_le16(b, c->start);
+    put_le16(b + 2, len);
+    b[4] = c->control ? c->control : dflt_ctl;
+    b[6] = len ? 1 : 0;
+    fpwr(s, i, (uint16_t)(ESC_SM0 + ESC_SM_SIZE * sm), b, 8);
+    return i + 1;
+}
+
+static unsigned fmmu_write(struct ecat_slave *s, unsigned i, unsigned fmmu, uint32_t log, int sm,
+                           uint32_t bits, uint8_t type)
+{
+    if (sm < 0 || (unsigned)sm >= s->n_sm || !bits)
+        return i;
+    uint8_t b[16] = { 0 };
+    uint16_t len = (uint16_t)((bits + 7) / 8);
+    put_le32(b, log);            /* ref §6 FMMU: logical start, length, bits, physical */
+    put_le16(b + 4, len);
+    b[6] = 0;
+    b[7] = 7;
+    put_le16(b + 8, s->sm[sm].start);
+    b[10] = 0;
+    b[11] = type;                /* 1 read (inputs), 2 write (outputs) */
+    b[12] = 1;
+    fpwr(s, i, (uint16_t)(ESC_FMMU0 + ESC_FMMU_SIZE * fmmu), b, 16);
+    return i + 1;
+}
+
+static int fmmu_for(const struct ecat_slave *s, uint8_t use, int dflt)
+{
+    for (unsigned i = 0; i < s->n_fmmu_sii; i++)
+        if (s->fmmu_use[i] == use)
+            return (int)i;
+    return dflt;
+}
+
+/* DC slaves wait in SS_DC until dc.c armed SYNC0 (ref §9.7: before PREOP -> SAFEOP). */
+static void request_safeop(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+{
+    s->f.requested = AL_SAFEOP;
+    if (m->o.dc && s->info.dc) {
+        s->f.state = SS_DC;
+        return;
+    }
+    enter_al_req(m, s, now);
+}
+
+/* Process-data SMs and FMMUs before PREOP -> SAFEOP (ref §6). */
+static void enter_pre_safeop(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+{
+    unsigned n = 0;
+    n = sm_write(s, n, s->sm_out, s->info.out_bits, 0x64);
+    n = sm_write(s, n, s->sm_in, s->info.in_bits, 0x20);
+    int fo = fmmu_for(s, 1, 0), fi = fmmu_for(s, 2, s->info.out_bits ? 1 : 0);
+    n = fmmu_write(s, n, (unsigned)fo, s->out_log, s->sm_out, s->info.out_bits, 2);
+    n = fmmu_write(s, n, (unsigned)fi, s->in_log, s->sm_in, s->info.in_bits, 1);
+    if (n == 0) {
+        request_safeop(m, s, now);
+        return;
+    }
+    send(m, s, n, SS_PRE_SAFEOP, now);
+}
+
+static void state_pre_safeop(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+{
+    for (unsigned i = 0; i < s->f.nreq; i++)
+        if (!check_wkc(m, s, i, 1, "SM/FMMU set-up", enter_pre_safeop, now))
+            return;
+    s->f.retries = 0;
+    request_safeop(m, s, now);
+}
+
+static void state_dc(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+{
+    /* SYNC0 is armed by dc.c for all DC slaves at once; then the request goes out. */
+    if (!m->dc_active)
+        return;
+    enter_al_req(m, s, now);
+}
+
+static int order(uint8_t st)
+{
+    switch (st & AL_STATE_MASK) {
+    case AL_INIT: return 1;
+    case AL_PREOP: return 2;
+    case AL_SAFEOP: return 3;
+    case AL_OP: return 4;
+    default: return 0;
+    }
+}
+
+static void next_step(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+{
+    uint8_t cur = s->info.al_state & AL_STATE_MASK, tgt = s->f.target;
+    s->f.retries = 0;
+    if (s->info.al_state & AL_ERROR) {
+        enter_al_ack(m, s, now);
+        return;
+    }
+    if (cur == tgt) {
+        s->f.state = SS_IDLE;
+        return;
+    }
+    if (tgt == AL_BOOT || cur == AL_BOOT || order(tgt) < order(cur) || order(cur) == 0) {
+        s->f.requested = (tgt == AL_BOOT && cur != AL_INIT) || cur == AL_BOOT ? AL_INIT : tgt;
+        enter_al_req(m, s, now);
+        return;
+    }
+    switch (cur) {
+    case AL_INIT: enter_pre_preop(m, s, now); break;
+    case AL_PREOP: enter_pre_safeop(m, s, now); break;
+    default: s->f.requested = AL_OP; enter_al_req(m, s, now); break;
+    }
+}
+
+void ecat_slave_goto(struct ecat_master *m, struct ecat_slave *s, uint8_t target, takt_ns_t now)
+{
+    s->f.target = target;
+    s->f.err = 0;
+    s->f.retries = 0;
+    s->f.requested = 0;
+    s->f.t0 = now;
+    enter_al_wait(m, s, now);       /* read where it is first */
+}
+
+static void state_none(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+{ (void)m; (void)s; (void)now; }
+
+typedef void (*sfsm_fn)(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now);
+static const sfsm_fn sfsm_states[SS_COUNT] = {
+    [SS_IDLE] = state_none, [SS_ADDR] = state_addr, [SS_ESC] = ecat_sfsm_state_esc,
+    [SS_SII_CMD] = ecat_sfsm_state_sii_cmd, [SS_SII_POLL] = ecat_sfsm_state_sii_poll,
+    [SS_PRE_PREOP] = state_pre_preop, [SS_PRE_SAFEOP] = state_pre_safeop, [SS_DC] = state_dc,
+    [SS_AL_REQ] = state_al_req, [SS_AL_WAIT] = state_al_wait, [SS_AL_ACK] = state_al_ack,
+    [SS_FAILED] = state_none,
+};
+_Static_assert(TAKT_ARRAY_SIZE(sfsm_states) == SS_COUNT, "one function per slave state");
+
+void ecat_sfsm_step(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+{
+    if (ecat_sfsm_pending(&s->f))
+        return;
+    sfsm_states[s->f.state](m, s, now);
+}

@@ -1,0 +1,439 @@
+/* EtherCAT master driver: binds the sans-I/O cores to a link and a cycle. One cycle:
+ * receive and process the previous frames, run the application, send the cyclic frames,
+ * advance the master timer, send acyclic frames; each step timed (EC-Master names). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "ecat/master_internal.h"
+#include "ecat/sii.h"
+#include "util/wire.h"
+
+#define RX_BATCH 16
+
+void ecat_master_opts_default(struct ecat_master_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->max_slaves = 128;
+    o->cycle_ns = TAKT_NS_PER_MS;
+    o->station_base = 0x1000;
+    o->state_timeout_ns = 10 * TAKT_NS_PER_S;
+    o->dg_timeout_ns = 50 * TAKT_NS_PER_MS;
+    o->dc_mode = ECAT_DC_MASTER_FOLLOWS_REF;
+    o->acyc_frames = 4;
+}
+
+/* --- events: single-producer single-consumer ring --------------------------------- */
+
+static void vevent(struct ecat_master *m, const char *fmt, va_list ap)
+{
+    unsigned h = atomic_load_explicit(&m->ev_head, memory_order_relaxed);
+    unsigned t = atomic_load_explicit(&m->ev_tail, memory_order_acquire);
+    if (h - t >= ECAT_EVENTS)
+        return;                          /* full: the reporter is behind; drop */
+    vsnprintf(m->ev[h % ECAT_EVENTS], ECAT_EVENT_LEN, fmt, ap);
+    atomic_store_explicit(&m->ev_head, h + 1, memory_order_release);
+}
+
+void ecat_event(struct ecat_master *m, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vevent(m, fmt, ap);
+    va_end(ap);
+}
+
+void ecat_fail(struct ecat_master *m, int err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(m->errmsg, sizeof m->errmsg, fmt, ap);
+    va_end(ap);
+    m->last_err = err;
+    ecat_event(m, "%s", m->errmsg);
+}
+
+bool ecat_master_next_event(struct ecat_master *m, char *buf, size_t len)
+{
+    unsigned t = atomic_load_explicit(&m->ev_tail, memory_order_relaxed);
+    unsigned h = atomic_load_explicit(&m->ev_head, memory_order_acquire);
+    if (t == h)
+        return false;
+    snprintf(buf, len, "%s", m->ev[t % ECAT_EVENTS]);
+    atomic_store_explicit(&m->ev_tail, t + 1, memory_order_release);
+    return true;
+}
+
+/* --- rates over 1/10/60 s --------------------------------------------------------- */
+
+void ecat_rate_add(struct ecat_rate *r, takt_ns_t now, uint32_t sent, uint32_t lost)
+{
+    int64_t sec = now / TAKT_NS_PER_S;
+    if (r->sec == 0)
+        r->sec = sec;
+    while (r->sec < sec) {               /* advance, clearing skipped seconds */
+        r->cur = (r->cur + 1) % 61;
+        r->sent[r->cur] = r->lost[r->cur] = 0;
+        r->sec++;
+        if (sec - r->sec > 61)
+            r->sec = sec - 61;
+    }
+    r->sent[r->cur] += sent;
+    r->lost[r->cur] += lost;
+}
+
+/* Rates over the last n complete seconds (the running second is not complete). */
+static void rates(const struct ecat_rate *r, double *tx, double *loss)
+{
+    static const unsigned span[3] = { 1, 10, 60 };
+    for (int k = 0; k < 3; k++) {
+        uint64_t s = 0, l = 0;
+        for (unsigned i = 1; i <= span[k]; i++) {
+            unsigned b = (r->cur + 61 - i) % 61;
+            s += r->sent[b];
+            l += r->lost[b];
+        }
+        tx[k] = (double)s / span[k];
+        loss[k] = (double)l / span[k];
+    }
+}
+
+/* --- open/close ------------------------------------------------------------------- */
+
+static int cycle_step(void *ctx, struct rt_loop *loop, takt_ns_t wake);
+
+int ecat_master_open(struct ecat_master **out, struct takt_link *link,
+                     const struct ecat_master_opts *o, char *err, size_t errlen)
+{
+    struct ecat_master_opts d;
+    *out = NULL;
+    if (!o) {
+        ecat_master_opts_default(&d);
+        o = &d;
+    }
+    if (!link || o->max_slaves == 0 || o->max_slaves > 65535 || o->cycle_ns <= 0 ||
+        o->acyc_frames == 0 || o->acyc_frames > 64) {
+        snprintf(err, errlen, "ecat master: expected a link, 1..65535 slaves, a positive cycle and "
+                 "1..64 acyclic frames per cycle");
+        return -EINVAL;
+    }
+    struct ecat_master *m = calloc(1, sizeof *m);
+    if (!m)
+        goto nomem;
+    m->link = link;
+    m->o = *o;
+    m->max_slaves = o->max_slaves;
+    m->dc_ref = -1;
+    /* DC system time counts from 2000-01-01 (ref §9); the core runs on monotonic time */
+    struct timespec rt, mt;
+    clock_gettime(CLOCK_REALTIME, &rt);
+    clock_gettime(CLOCK_MONOTONIC, &mt);
+    m->dc_offset = (rt.tv_sec - mt.tv_sec - 946684800LL) * TAKT_NS_PER_S + (rt.tv_nsec - mt.tv_nsec);
+    m->slaves = calloc(o->max_slaves, sizeof *m->slaves);
+    m->txbuf = calloc(o->acyc_frames, TAKT_FRAME_BUF);
+    m->cycbuf = calloc(ECAT_MAX_CYC_DG, TAKT_FRAME_BUF);
+    m->rxbuf = calloc(RX_BATCH, TAKT_FRAME_BUF);
+    m->rxf = calloc(RX_BATCH, sizeof *m->rxf);
+    m->sii_scratch = calloc(1, sizeof *m->sii_scratch);
+    m->txf = calloc(o->acyc_frames > ECAT_MAX_CYC_DG ? o->acyc_frames : ECAT_MAX_CYC_DG,
+                    sizeof *m->txf);
+    if (!m->slaves || !m->txbuf || !m->cycbuf || !m->rxbuf || !m->rxf || !m->txf || !m->sii_scratch)
+        goto nomem;
+    for (unsigned i = 0; i < o->max_slaves; i++)
+        if (!(m->slaves[i].sii = calloc(1, ECAT_SII_MAX)))
+            goto nomem;
+    struct rt_opts ro;
+    rt_opts_default(&ro);
+    if (rt_loop_init(&m->loop, o->cycle_ns, &ro, cycle_step, m))
+        goto nomem;
+    m->loop_init = true;
+    struct { struct perf_msmt *p; const char *n; } ms[] = {
+        { &m->m_rx, "JOB_ProcessAllRxFrames" }, { &m->m_app, "App" },
+        { &m->m_cyc, "JOB_SendAllCycFrames" }, { &m->m_timer, "JOB_MasterTimer" },
+        { &m->m_acyc, "JOB_SendAcycFrames" },
+    };
+    for (size_t i = 0; i < TAKT_ARRAY_SIZE(ms); i++) {
+        /* 100 ns bins up to 1 ms: job durations are microseconds */
+        if (perf_msmt_init(ms[i].p, ms[i].n, 0, 100, 10000))
+            goto nomem;
+        perf_set_add(&m->loop.perf, ms[i].p);
+    }
+    *out = m;
+    return 0;
+nomem:
+    snprintf(err, errlen, "ecat master: out of memory for %u slaves", o->max_slaves);
+    ecat_master_close(m);
+    return -ENOMEM;
+}
+
+void ecat_master_close(struct ecat_master *m)
+{
+    if (!m)
+        return;
+    if (m->loop.running) {
+        rt_loop_stop(&m->loop);
+        rt_loop_join(&m->loop);
+    }
+    if (m->loop_init) {
+        struct perf_msmt *ms[] = { &m->m_rx, &m->m_app, &m->m_cyc, &m->m_timer, &m->m_acyc };
+        for (size_t i = 0; i < TAKT_ARRAY_SIZE(ms); i++)
+            perf_msmt_free(ms[i]);
+        rt_loop_free(&m->loop);
+    }
+    for (unsigned i = 0; m->slaves && i < m->max_slaves; i++)
+        free(m->slaves[i].sii);
+    free(m->slaves);
+    free(m->txbuf);
+    free(m->cycbuf);
+    free(m->rxbuf);
+    free(m->rxf);
+    free(m->sii_scratch);
+    free(m->txf);
+    free(m->image);
+    free(m);
+}
+
+/* --- the cycle -------------------------------------------------------------------- */
+
+static int receive(struct ecat_master *m, takt_ns_t timeout)
+{
+    int total = 0;
+    for (;;) {
+        for (unsigned i = 0; i < RX_BATCH; i++) {
+            m->rxf[i].data = m->rxbuf + (size_t)i * TAKT_FRAME_BUF;
+            m->rxf[i].cap = TAKT_FRAME_BUF;
+            m->rxf[i].len = 0;
+        }
+        int n = takt_link_recv(m->link, m->rxf, RX_BATCH, timeout);
+        if (n <= 0)
+            return n < 0 ? n : total;
+        for (int i = 0; i < n; i++)
+            ecat_pdu_receive(m, m->rxf[i].data, m->rxf[i].len);
+        total += n;
+        timeout = 0;
+        if (n < RX_BATCH)
+            return total;
+    }
+}
+
+static int send_frames(struct ecat_master *m, unsigned n)
+{
+    if (!n)
+        return 0;
+    int rc = takt_link_send(m->link, m->txf, n);
+    if (rc < 0)
+        return rc;
+    m->st.frames_sent += n;
+    return 0;
+}
+
+static uint8_t lowest_state(const struct ecat_master *m)
+{
+    static const uint8_t rank[16] = { [AL_INIT] = 1, [AL_PREOP] = 2, [AL_BOOT] = 2,
+                                      [AL_SAFEOP] = 3, [AL_OP] = 4 };
+    uint8_t low = 0;
+    int lr = 99;
+    for (unsigned i = 0; i < m->n_slaves; i++) {
+        uint8_t st = m->slaves[i].info.al_state & AL_STATE_MASK;
+        if (rank[st] < lr) {
+            lr = rank[st];
+            low = st;
+        }
+    }
+    return low;
+}
+
+static void master_timer(struct ecat_master *m, takt_ns_t now)
+{
+    ecat_pdu_expire(m, now);
+    ecat_mfsm_step(m, now);
+    ecat_svc_poll(m, now);
+    for (unsigned i = 0; i < m->n_slaves; i++)
+        ecat_sfsm_step(m, &m->slaves[i], now);
+    if (m->o.dc && m->target && !m->dc_active)
+        ecat_dc_configure(m, now);
+    m->st.state = lowest_state(m);
+}
+
+static inline void timed(struct ecat_master *m, struct perf_msmt *pm, takt_ns_t *t)
+{
+    takt_ns_t n = takt_now();
+    perf_record(&m->loop.perf, pm, n - *t);
+    *t = n;
+}
+
+int ecat_master_cycle(struct ecat_master *m, takt_ns_t now)
+{
+    takt_ns_t t = takt_now();
+    int rc = receive(m, 0);
+    ecat_cyc_check(m, now);
+    timed(m, &m->m_rx, &t);
+    if (m->app_fn && m->configured)
+        m->app_fn(m->app_ctx, m, now);
+    timed(m, &m->m_app, &t);
+    int rc2 = m->scanned ? send_frames(m, ecat_cyc_build(m, now)) : 0;
+    timed(m, &m->m_cyc, &t);
+    master_timer(m, now);
+    timed(m, &m->m_timer, &t);
+    int rc3 = send_frames(m, ecat_pdu_build_acyc(m, now));
+    timed(m, &m->m_acyc, &t);
+    m->st.cycles++;
+    if (rc < 0)
+        return rc;
+    return rc2 < 0 ? rc2 : rc3;
+}
+
+static int cycle_step(void *ctx, struct rt_loop *loop, takt_ns_t wake)
+{
+    struct ecat_master *m = ctx;
+    int rc = ecat_master_cycle(m, wake);
+    if (m->o.dc && m->dc_active && m->o.dc_mode == ECAT_DC_MASTER_FOLLOWS_REF && m->dc_shift_ns) {
+        loop->cyc.next += m->dc_shift_ns;    /* shift the cycle towards the reference clock */
+        m->dc_shift_ns = 0;
+    }
+    perf_set_cycle_end(&loop->perf);
+    return rc < 0 ? rc : 0;
+}
+
+int ecat_master_drive(struct ecat_master *m, bool (*done)(struct ecat_master *m, void *ctx),
+                      void *ctx, takt_ns_t timeout_ns)
+{
+    takt_ns_t end = takt_now() + timeout_ns;
+    for (;;) {
+        takt_ns_t now = takt_now();
+        int rc = ecat_master_cycle(m, now);
+        if (rc < 0)
+            return rc;
+        if (done(m, ctx))
+            return 0;
+        if (now > end)
+            return -ETIMEDOUT;
+        /* wait for the first reply, then the next cycle processes it */
+        rc = receive(m, 2 * TAKT_NS_PER_MS);
+        if (rc < 0)
+            return rc;
+    }
+}
+
+/* --- bring-up --------------------------------------------------------------------- */
+
+static bool scan_done(struct ecat_master *m, void *ctx)
+{
+    (void)ctx;
+    return m->mf_state == MF_IDLE;
+}
+
+int ecat_master_scan(struct ecat_master *m, takt_ns_t timeout_ns)
+{
+    ecat_scan_start(m, takt_now());
+    int rc = ecat_master_drive(m, scan_done, NULL, timeout_ns);
+    if (rc == -ETIMEDOUT && !m->last_err)
+        ecat_fail(m, rc, "scan not complete after %lld ms", (long long)(timeout_ns / TAKT_NS_PER_MS));
+    if (rc)
+        return rc;
+    return m->last_err;
+}
+
+int ecat_master_configure(struct ecat_master *m)
+{
+    if (!m->scanned) {
+        ecat_fail(m, -EAGAIN, "configure: expected a scanned network, none scanned yet");
+        return -EAGAIN;
+    }
+    return ecat_layout(m);
+}
+
+int ecat_master_request_state(struct ecat_master *m, uint8_t state)
+{
+    if (!m->scanned)
+        return -EAGAIN;
+    if (state >= AL_SAFEOP && !m->configured) {
+        int rc = ecat_layout(m);
+        if (rc)
+            return rc;
+    }
+    m->target = state;
+    m->last_err = 0;
+    takt_ns_t now = takt_now();
+    for (unsigned i = 0; i < m->n_slaves; i++)
+        ecat_slave_goto(m, &m->slaves[i], state, now);
+    return 0;
+}
+
+uint8_t ecat_master_state(const struct ecat_master *m) { return lowest_state(m); }
+
+static bool state_done(struct ecat_master *m, void *ctx)
+{
+    (void)ctx;
+    for (unsigned i = 0; i < m->n_slaves; i++) {
+        uint8_t st = m->slaves[i].f.state;
+        if (st != SS_IDLE && st != SS_FAILED)
+            return false;
+    }
+    return true;
+}
+
+int ecat_master_set_state(struct ecat_master *m, uint8_t state, takt_ns_t timeout_ns)
+{
+    int rc = ecat_master_request_state(m, state);
+    if (rc)
+        return rc;
+    rc = ecat_master_drive(m, state_done, NULL, timeout_ns);
+    if (rc)
+        return rc;
+    for (unsigned i = 0; i < m->n_slaves; i++)
+        if (m->slaves[i].f.state == SS_FAILED)
+            return m->slaves[i].f.err ? m->slaves[i].f.err : -TAKT_EALSTATUS;
+    return 0;
+}
+
+/* --- thread ----------------------------------------------------------------------- */
+
+int ecat_master_start(struct ecat_master *m, const struct rt_opts *o, takt_ns_t duration_ns)
+{
+    if (o)
+        m->loop.opts = *o;
+    m->loop.duration = duration_ns;
+    return rt_loop_start(&m->loop);
+}
+
+void ecat_master_stop(struct ecat_master *m) { rt_loop_stop(&m->loop); }
+int  ecat_master_join(struct ecat_master *m) { return rt_loop_join(&m->loop); }
+struct rt_loop *ecat_master_loop(struct ecat_master *m) { return &m->loop; }
+
+void ecat_master_set_callback(struct ecat_master *m, ecat_cyclic_fn fn, void *ctx)
+{
+    m->app_fn = fn;
+    m->app_ctx = ctx;
+}
+
+/* --- queries ---------------------------------------------------------------------- */
+
+void ecat_master_get_stats(const struct ecat_master *m, struct ecat_master_stats *s)
+{
+    *s = m->st;
+    s->slaves_present = m->present;
+    rates(&m->rate, s->tx_rate, s->loss_rate);
+}
+
+unsigned ecat_master_slave_count(const struct ecat_master *m) { return m->n_slaves; }
+
+int ecat_master_slave_info(const struct ecat_master *m, unsigned pos, struct ecat_slave_info *out)
+{
+    if (pos >= m->n_slaves)
+        return -ENOENT;
+    *out = m->slaves[pos].info;
+    return 0;
+}
+
+const uint8_t *ecat_slave_sii(const struct ecat_master *m, unsigned pos, size_t *len)
+{
+    if (pos >= m->n_slaves)
+        return NULL;
+    *len = m->slaves[pos].sii_len;
+    return m->slaves[pos].sii;
+}
+
+const char *ecat_master_error(const struct ecat_master *m) { return m->errmsg; }

@@ -1,0 +1,262 @@
+/* EtherCAT master internals shared by pdu.c (datagram queue and reply matching),
+ * scan.c, esm.c, cyclic.c, dc.c, recovery.c and master.c (driver). The cores here are
+ * sans-I/O: they take now_ns, queue datagrams, judge replies; master.c moves frames. */
+#ifndef TAKT_ECAT_MASTER_INTERNAL_H
+#define TAKT_ECAT_MASTER_INTERNAL_H
+
+#include <stdatomic.h>
+#include <takt/ecat.h>
+#include <takt/perf.h>
+#include "ecat/frame.h"
+#include "ecat/proto.h"
+
+/* --- one datagram in flight (pdu.c) ------------------------------------------------ */
+enum { REQ_IDLE, REQ_QUEUED, REQ_SENT, REQ_DONE };
+
+struct ecat_req {
+    struct ecat_req *next;     /* acyclic queue link (intrusive: no allocation) */
+    uint8_t   cmd, idx, st;
+    uint16_t  adp, ado;        /* logical commands: lad = adp | ado << 16 */
+    uint16_t  len;
+    uint8_t  *data;            /* len bytes: sent, and replaced by the reply */
+    int       wkc;             /* after REQ_DONE: returned WKC, -1 = frame lost */
+    uint32_t  fno;             /* frame it went out in (loss counted per frame) */
+    takt_ns_t sent;
+};
+
+#define ECAT_REQ_DATA 16       /* register requests of the state machines */
+#define ECAT_SII_MAX  4096     /* bytes of SII read at scan */
+#define ECAT_MAX_SM   8
+#define ECAT_MAX_PDO_ENTRIES 64
+#define ECAT_MAX_CYC_DG 16     /* LRW datagrams (one per frame) */
+#define ECAT_EVENTS   64
+#define ECAT_EVENT_LEN 160
+
+/* Process data entries of a slave (from SII PDO categories). */
+struct ecat_pd {
+    uint16_t index; uint8_t sub, bits;
+    bool     output;
+    uint32_t bit_pos;          /* bit offset from the slave's own out/in start */
+    uint16_t pdo;              /* 0x16xx/0x1Axx */
+    char     name[48];
+};
+
+struct ecat_sm_cfg { uint16_t start, len; uint8_t control, enable, type; };
+
+/* Per-slave state machine (scan, SII, configuration, AL state change). */
+enum ecat_sfsm_state {
+    SS_IDLE, SS_ADDR, SS_ESC, SS_SII_CMD, SS_SII_POLL, SS_PRE_PREOP, SS_PRE_SAFEOP, SS_DC,
+    SS_AL_REQ, SS_AL_WAIT, SS_AL_ACK, SS_FAILED, SS_COUNT
+};
+
+struct ecat_sfsm {
+    uint8_t   state;
+    takt_ns_t t0;              /* when the current wait started */
+    unsigned  retries;
+    unsigned  nreq;            /* requests of the current step */
+    struct ecat_req req[8];
+    uint8_t   buf[8][ECAT_REQ_DATA];
+    unsigned  sii_word;        /* next SII word to read */
+    uint8_t   target;          /* AL state this slave is driven to */
+    uint8_t   requested;       /* AL state of the pending request */
+    int       err;
+};
+
+struct ecat_slave {
+    struct ecat_slave_info info;
+    uint8_t  *sii;             /* ECAT_SII_MAX bytes, allocated at open */
+    size_t    sii_len;
+    bool      sii_8byte;
+    uint8_t   coe_details, sii_flags;
+    unsigned  n_sm;
+    struct ecat_sm_cfg sm[ECAT_MAX_SM];
+    uint8_t   fmmu_use[ECAT_MAX_SM];
+    unsigned  n_fmmu_sii;
+    unsigned  n_pd;
+    struct ecat_pd pd[ECAT_MAX_PDO_ENTRIES];
+    int       sm_out, sm_in;   /* SM index of the process data, -1 none */
+    uint32_t  out_log, in_log; /* logical addresses of the FMMUs */
+    unsigned  seg;             /* cyclic datagram this slave's data is in */
+    bool      configured;      /* layout done */
+    bool      scanned;
+    bool      rejoin, returning;   /* recovery: re-scan pending / back on the way to target */
+    uint32_t  old_vendor, old_product;
+    struct ecat_req dcr[3];    /* distributed-clock set-up (dc.c) */
+    uint8_t   dcb[3][16];
+    uint32_t  port_time[4];
+    uint64_t  pu_time;
+    struct ecat_sfsm f;
+};
+
+/* A queued acyclic service (register read/write) with its completion. */
+#define ECAT_SVC_SLOTS 16
+#define ECAT_SVC_DATA  512
+struct ecat_svc {
+    struct ecat_req req;
+    uint8_t   data[ECAT_SVC_DATA];
+    ecat_done_fn fn;
+    void     *ctx;
+    bool      used;
+    unsigned  tries;
+    unsigned  pos;
+};
+
+/* Network state machine (master.c / scan.c). */
+enum ecat_mfsm_state { MF_IDLE, MF_RESET, MF_COUNT, MF_ADDR, MF_SLAVES, MF_COUNT_STATES };
+
+/* A cyclic LRW datagram and its frame (cyclic.c). */
+struct ecat_cyc {
+    struct ecat_req req;
+    uint32_t log;              /* logical start == image offset */
+    uint16_t len;
+    uint16_t wkc_expected;
+    unsigned first_slave, n_slaves;
+    int      last_wkc;
+};
+
+/* Per-second counters for the 1/10/60 s rates (IgH `ethercat master` style). */
+struct ecat_rate {
+    int64_t  sec;              /* second of bucket[cur] */
+    unsigned cur;
+    uint32_t sent[61], lost[61];
+};
+
+struct ecat_master {
+    struct takt_link *link;
+    struct ecat_master_opts o;
+
+    /* datagrams: in-flight table by index, acyclic FIFO */
+    struct ecat_req *inflight[256];
+    uint8_t   next_idx;
+    uint32_t  frame_no;
+    struct ecat_req *q_head, *q_tail;
+    uint8_t  *txbuf;           /* acyclic frames of one cycle, acyc_frames x TAKT_FRAME_BUF */
+    uint8_t  *cycbuf;          /* cyclic frames, ECAT_MAX_CYC_DG x TAKT_FRAME_BUF */
+    uint8_t  *rxbuf;           /* receive buffers */
+    struct takt_frame *rxf, *txf;
+    unsigned  nrx;
+
+    /* network */
+    uint8_t   mf_state;
+    struct ecat_sfsm mf;       /* requests of the network machine */
+    uint8_t   mf_big[2][64];   /* FMMU/SM reset data */
+    unsigned  n_slaves, max_slaves;
+    struct ecat_sii *sii_scratch; /* decoder output while parsing one slave's SII */
+    struct ecat_slave *slaves;
+    bool      scanned, configured;
+    uint8_t   target;          /* requested network state, 0 = none */
+    int       last_err;
+    char      errmsg[256];
+
+    /* process image */
+    uint8_t  *image;
+    size_t    image_len, image_cap;
+    unsigned  n_cyc;
+    struct ecat_cyc cyc[ECAT_MAX_CYC_DG];
+    /* per-cycle monitoring datagrams in the first cyclic frame */
+    struct ecat_req mon_al;    /* BRD 0x0130: WKC = slaves present, data = OR of states */
+    uint8_t   mon_al_buf[2];
+    struct ecat_req mon_dc;    /* FRMW 0x0910 reference time */
+    uint8_t   mon_dc_buf[8];
+    struct ecat_req mon_diff;  /* BRD 0x092C sync difference */
+    uint8_t   mon_diff_buf[4];
+    int       dc_ref;          /* position of the reference clock, -1 none */
+    bool      dc_active;
+    uint64_t  dc_ref_time;     /* last reference system time */
+    int64_t   dc_shift_ns;     /* cycle shift proposed to the driver (master follows ref) */
+    int64_t   dc_integral;
+    int64_t   dc_offset;       /* master monotonic -> DC system time (set by the driver) */
+    uint8_t   dc_state;
+    int64_t   dc_phase_ns;     /* last phase error of the reference clock vs SYNC0 */
+    struct ecat_req mon_wr;    /* FPWR 0x0910 master time (reference follows master) */
+    uint8_t   mon_wr_buf[8];
+    unsigned  dc_iter;         /* static drift compensation FRMWs sent */
+    uint64_t  dc_sync0_start;
+    struct ecat_req dc_frmw[32];
+    uint8_t   dc_frmw_buf[32][8];
+
+    /* recovery */
+    unsigned  present;         /* last BRD 0x0130 WKC */
+    bool      need_locate;
+
+    struct ecat_svc svc[ECAT_SVC_SLOTS];
+
+    /* application */
+    ecat_cyclic_fn app_fn;
+    void     *app_ctx;
+
+    /* statistics */
+    struct ecat_master_stats st;
+    struct ecat_rate rate;
+
+    /* events: single producer (cycle), single consumer (reporter) */
+    char      ev[ECAT_EVENTS][ECAT_EVENT_LEN];
+    atomic_uint ev_head, ev_tail;
+
+    /* driver */
+    struct rt_loop loop;
+    bool      loop_init;
+    struct perf_msmt m_rx, m_cyc, m_timer, m_acyc, m_app;
+};
+
+/* pdu.c */
+void ecat_req_init(struct ecat_req *r, uint8_t cmd, uint16_t adp, uint16_t ado,
+                   uint8_t *data, uint16_t len);
+void ecat_req_queue(struct ecat_master *m, struct ecat_req *r);
+static inline bool ecat_req_busy(const struct ecat_req *r)
+{ return r->st == REQ_QUEUED || r->st == REQ_SENT; }
+/* Build frames from queued requests into m->txbuf; returns frames built. */
+unsigned ecat_pdu_build_acyc(struct ecat_master *m, takt_ns_t now);
+/* Append a request to a frame being built (cyclic frames); false if it does not fit. */
+bool ecat_pdu_append(struct ecat_master *m, uint8_t *buf, size_t *pos, struct ecat_req *r,
+                     takt_ns_t now);
+/* Match a received frame's datagrams to requests; copies data and WKC back. */
+void ecat_pdu_receive(struct ecat_master *m, uint8_t *buf, size_t len);
+/* Requests sent longer than the timeout ago are finished as lost (wkc -1). */
+void ecat_pdu_expire(struct ecat_master *m, takt_ns_t now);
+void ecat_pdu_cancel_all(struct ecat_master *m);
+/* Take requests out of the acyclic queue (slave gone). */
+void ecat_pdu_unqueue(struct ecat_master *m, struct ecat_req *r, unsigned n);
+
+/* master.c */
+void ecat_event(struct ecat_master *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void ecat_fail(struct ecat_master *m, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void ecat_rate_add(struct ecat_rate *r, takt_ns_t now, uint32_t sent, uint32_t lost);
+/* Drive cycles (no callback) until done() or timeout; blocking, tools only. */
+int ecat_master_drive(struct ecat_master *m, bool (*done)(struct ecat_master *m, void *ctx),
+                      void *ctx, takt_ns_t timeout_ns);
+
+/* master_svc.c */
+void ecat_svc_poll(struct ecat_master *m, takt_ns_t now);
+
+/* scan.c */
+void ecat_scan_start(struct ecat_master *m, takt_ns_t now);
+void ecat_mfsm_step(struct ecat_master *m, takt_ns_t now);
+void ecat_slave_scan_start(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now);
+int  ecat_sii_parse(struct ecat_master *m, struct ecat_slave *s);
+
+/* esm.c: per-slave state machine table (scan + config + AL) */
+void ecat_sfsm_step(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now);
+void ecat_slave_goto(struct ecat_master *m, struct ecat_slave *s, uint8_t target, takt_ns_t now);
+void ecat_sfsm_enter_sii(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now);
+void ecat_sfsm_state_esc(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now);
+void ecat_sfsm_state_sii_cmd(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now);
+void ecat_sfsm_state_sii_poll(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now);
+/* Queue request i of a slave's machine. */
+struct ecat_req *ecat_sfsm_req(struct ecat_sfsm *f, unsigned i, uint8_t cmd, uint16_t adp,
+                               uint16_t ado, const void *data, uint16_t len);
+bool ecat_sfsm_pending(const struct ecat_sfsm *f);
+
+/* cyclic.c */
+int  ecat_layout(struct ecat_master *m);
+unsigned ecat_cyc_build(struct ecat_master *m, takt_ns_t now);    /* frames in m->cycbuf */
+void ecat_cyc_check(struct ecat_master *m, takt_ns_t now);        /* WKC, loss, presence */
+
+/* dc.c */
+int  ecat_dc_configure(struct ecat_master *m, takt_ns_t now);
+void ecat_dc_cycle(struct ecat_master *m, takt_ns_t now);
+
+/* recovery.c */
+void ecat_recovery_check(struct ecat_master *m, takt_ns_t now);
+
+#endif

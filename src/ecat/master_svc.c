@@ -1,0 +1,203 @@
+/* Application-facing services of the master: process-data lookup and typed access,
+ * and queued register reads/writes with completion callbacks (plus blocking wrappers
+ * for tools that drive the cycle themselves). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "ecat/master_internal.h"
+#include "util/wire.h"
+
+/* --- process data ------------------------------------------------------------------ */
+
+uint8_t *ecat_master_image(struct ecat_master *m, size_t *len)
+{
+    if (len)
+        *len = m->image_len;
+    return m->image;
+}
+
+static void fill_entry(const struct ecat_master *m, unsigned pos, const struct ecat_pd *d,
+                       struct ecat_pd_entry *e)
+{
+    const struct ecat_slave *s = &m->slaves[pos];
+    uint32_t base = d->output ? s->info.out_offset : s->info.in_offset;
+    e->position = pos;
+    e->index = d->index;
+    e->sub = d->sub;
+    e->bits = d->bits;
+    e->output = d->output;
+    e->byte_offset = base + d->bit_pos / 8;
+    e->bit_offset = (uint8_t)(d->bit_pos % 8);
+    snprintf(e->name, sizeof e->name, "%s", d->name);
+}
+
+int ecat_pd_find(const struct ecat_master *m, unsigned pos, const char *name,
+                 uint16_t index, uint8_t sub, struct ecat_pd_entry *out)
+{
+    if (pos >= m->n_slaves)
+        return -ENOENT;
+    const struct ecat_slave *s = &m->slaves[pos];
+    for (unsigned i = 0; i < s->n_pd; i++) {
+        const struct ecat_pd *d = &s->pd[i];
+        if (d->index == 0)            /* padding */
+            continue;
+        bool hit = name ? strcmp(d->name, name) == 0 : (d->index == index && d->sub == sub);
+        if (hit) {
+            fill_entry(m, pos, d, out);
+            return 0;
+        }
+    }
+    return -ENOENT;
+}
+
+unsigned ecat_pd_count(const struct ecat_master *m)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < m->n_slaves; i++)
+        n += m->slaves[i].n_pd;
+    return n;
+}
+
+int ecat_pd_get(const struct ecat_master *m, unsigned i, struct ecat_pd_entry *out)
+{
+    for (unsigned p = 0; p < m->n_slaves; p++) {
+        if (i < m->slaves[p].n_pd) {
+            fill_entry(m, p, &m->slaves[p].pd[i], out);
+            return 0;
+        }
+        i -= m->slaves[p].n_pd;
+    }
+    return -ENOENT;
+}
+
+bool ecat_pd_get_bit(struct ecat_master *m, const struct ecat_pd_entry *e)
+{
+    return (m->image[e->byte_offset] >> e->bit_offset) & 1;
+}
+
+void ecat_pd_set_bit(struct ecat_master *m, const struct ecat_pd_entry *e, bool v)
+{
+    uint8_t *b = &m->image[e->byte_offset];
+    *b = (uint8_t)(v ? *b | 1u << e->bit_offset : *b & ~(1u << e->bit_offset));
+}
+
+/* Values of any bit length up to 64 at any bit offset (little-endian, ETG.1000.4). */
+uint64_t ecat_pd_read(struct ecat_master *m, const struct ecat_pd_entry *e)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < e->bits && i < 64; i++) {
+        unsigned b = e->bit_offset + i;
+        v |= (uint64_t)((m->image[e->byte_offset + b / 8] >> (b % 8)) & 1) << i;
+    }
+    return v;
+}
+
+void ecat_pd_write(struct ecat_master *m, const struct ecat_pd_entry *e, uint64_t v)
+{
+    if (e->bit_offset == 0 && e->bits % 8 == 0) {
+        for (unsigned i = 0; i < e->bits / 8; i++)
+            m->image[e->byte_offset + i] = (uint8_t)(v >> (8 * i));
+        return;
+    }
+    for (unsigned i = 0; i < e->bits && i < 64; i++) {
+        unsigned b = e->bit_offset + i;
+        uint8_t *p = &m->image[e->byte_offset + b / 8];
+        *p = (uint8_t)(((v >> i) & 1) ? *p | 1u << (b % 8) : *p & ~(1u << (b % 8)));
+    }
+}
+
+/* --- register services ------------------------------------------------------------- */
+
+static int svc_queue(struct ecat_master *m, unsigned pos, uint8_t cmd, uint16_t reg,
+                     const void *data, uint16_t len, ecat_done_fn fn, void *ctx)
+{
+    if (pos >= m->n_slaves)
+        return -ENOENT;
+    if (len == 0 || len > ECAT_SVC_DATA)
+        return -EINVAL;
+    for (unsigned i = 0; i < ECAT_SVC_SLOTS; i++) {
+        struct ecat_svc *v = &m->svc[i];
+        if (v->used)
+            continue;
+        v->used = true;
+        v->fn = fn;
+        v->ctx = ctx;
+        v->tries = 0;
+        v->pos = pos;
+        if (data)
+            memcpy(v->data, data, len);
+        else
+            memset(v->data, 0, len);
+        ecat_req_init(&v->req, cmd, m->slaves[pos].info.station, reg, v->data, len);
+        ecat_req_queue(m, &v->req);
+        return 0;
+    }
+    return -EBUSY;
+}
+
+int ecat_reg_read_async(struct ecat_master *m, unsigned pos, uint16_t reg, uint16_t len,
+                        ecat_done_fn fn, void *ctx)
+{ return svc_queue(m, pos, ECAT_FPRD, reg, NULL, len, fn, ctx); }
+
+int ecat_reg_write_async(struct ecat_master *m, unsigned pos, uint16_t reg, const void *data,
+                         uint16_t len, ecat_done_fn fn, void *ctx)
+{ return svc_queue(m, pos, ECAT_FPWR, reg, data, len, fn, ctx); }
+
+/* Master timer: finish services whose datagram returned (lost ones retried twice). */
+void ecat_svc_poll(struct ecat_master *m, takt_ns_t now)
+{
+    (void)now;
+    for (unsigned i = 0; i < ECAT_SVC_SLOTS; i++) {
+        struct ecat_svc *v = &m->svc[i];
+        if (!v->used || v->req.st != REQ_DONE)
+            continue;
+        if (v->req.wkc < 0 && ++v->tries < 3) {
+            ecat_req_queue(m, &v->req);
+            continue;
+        }
+        int err = v->req.wkc < 0 ? -ETIMEDOUT : v->req.wkc != 1 ? -TAKT_EWKC : 0;
+        if (err)
+            ecat_event(m, "slave %u: %s 0x%04X (%u bytes): expected WKC 1, got %d",
+                       v->pos, ecat_cmd_name(v->req.cmd), v->req.ado, v->req.len, v->req.wkc);
+        v->used = false;
+        if (v->fn)
+            v->fn(v->ctx, err, v->data, v->req.len);
+    }
+}
+
+struct blocking { bool done; int err; void *buf; uint16_t len; };
+
+static void blocking_done(void *ctx, int err, const uint8_t *data, size_t len)
+{
+    struct blocking *b = ctx;
+    b->err = err;
+    if (b->buf && !err)
+        memcpy(b->buf, data, len < b->len ? len : b->len);
+    b->done = true;
+}
+
+static bool blocking_check(struct ecat_master *m, void *ctx)
+{
+    (void)m;
+    return ((struct blocking *)ctx)->done;
+}
+
+int ecat_reg_read(struct ecat_master *m, unsigned pos, uint16_t reg, void *buf, uint16_t len)
+{
+    struct blocking b = { .buf = buf, .len = len };
+    int rc = ecat_reg_read_async(m, pos, reg, len, blocking_done, &b);
+    if (rc)
+        return rc;
+    rc = ecat_master_drive(m, blocking_check, &b, TAKT_NS_PER_S);
+    return rc ? rc : b.err;
+}
+
+int ecat_reg_write(struct ecat_master *m, unsigned pos, uint16_t reg, const void *data, uint16_t len)
+{
+    struct blocking b = { 0 };
+    int rc = ecat_reg_write_async(m, pos, reg, data, len, blocking_done, &b);
+    if (rc)
+        return rc;
+    rc = ecat_master_drive(m, blocking_check, &b, TAKT_NS_PER_S);
+    return rc ? rc : b.err;
+}

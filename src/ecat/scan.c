@@ -1,0 +1,208 @@
+/* Network scan: reset the bus to INIT, count slaves (BRD 0x0000), start one scan
+ * machine per slave (address, ESC registers, SII), derive the topology, and parse each
+ * SII image (identity, names, mailbox, SM, FMMU, PDO, DC; ref §5). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "ecat/master_internal.h"
+#include "ecat/sii.h"
+#include "util/wire.h"
+
+/* --- network machine: one function per state ----------------------------------- */
+
+static void enter_reset(struct ecat_master *m, takt_ns_t now)
+{
+    struct ecat_sfsm *f = &m->mf;
+    static const uint8_t init_ack[2] = { AL_INIT | AL_ACK, 0 };
+    memset(m->mf_big, 0, sizeof m->mf_big);
+    /* ref §10 (SOEM scan): everything back to INIT, FMMUs/SMs/SYNC cleared, ECAT owns
+     * the SII; the count comes from the BRD's WKC (ref §3). */
+    ecat_sfsm_req(f, 0, ECAT_BWR, 0, ESC_AL_CONTROL, init_ack, 2);
+    ecat_req_init(&f->req[1], ECAT_BWR, 0, ESC_FMMU0, m->mf_big[0], 64);
+    ecat_req_queue(m, &f->req[1]);
+    ecat_req_init(&f->req[2], ECAT_BWR, 0, ESC_SM0, m->mf_big[1], 64);
+    ecat_req_queue(m, &f->req[2]);
+    ecat_sfsm_req(f, 3, ECAT_BWR, 0, ESC_DC_ACTIVATION, NULL, 1);
+    ecat_sfsm_req(f, 4, ECAT_BWR, 0, ESC_SII_CONFIG, NULL, 1);
+    ecat_sfsm_req(f, 5, ECAT_BRD, 0, ESC_TYPE, NULL, 2);
+    f->nreq = 6;
+    for (unsigned i = 0; i < f->nreq; i++)
+        ecat_req_queue(m, &f->req[i]);
+    f->t0 = now;
+    m->mf_state = MF_RESET;
+}
+
+static void state_reset(struct ecat_master *m, takt_ns_t now)
+{
+    struct ecat_sfsm *f = &m->mf;
+    int n = f->req[5].wkc;
+    if (n < 0) {
+        if (++f->retries > 3) {
+            ecat_fail(m, -ETIMEDOUT, "scan: BRD 0x0000 (slave count) did not return after %u tries; "
+                      "is a slave connected to %s?", f->retries, m->link->name);
+            m->mf_state = MF_IDLE;
+            return;
+        }
+        enter_reset(m, now);
+        return;
+    }
+    if ((unsigned)n > m->max_slaves) {
+        ecat_fail(m, -ENOSPC, "scan: %d slaves answered, at most %u were reserved (max_slaves)",
+                  n, m->max_slaves);
+        m->mf_state = MF_IDLE;
+        return;
+    }
+    m->n_slaves = (unsigned)n;
+    m->present = (unsigned)n;
+    for (unsigned i = 0; i < m->n_slaves; i++) {
+        struct ecat_slave *s = &m->slaves[i];
+        uint8_t *sii = s->sii;
+        memset(s, 0, sizeof *s);
+        s->sii = sii;
+        s->info.position = i;
+        s->info.station = (uint16_t)(m->o.station_base + i);
+        s->info.parent = -1;
+        ecat_slave_scan_start(m, s, now);
+    }
+    m->mf_state = MF_SLAVES;
+}
+
+/* Port n active when DL status bits (8+2n, 9+2n) read "communication, loop open" (ref §4).
+ * In a chain, the parent of a slave is the nearest earlier slave that still has an
+ * unused open port after its own children (depth-first order of the ring). */
+static void topology(struct ecat_master *m)
+{
+    int stack[256], sp = 0;
+    unsigned free_ports[256];
+    for (unsigned i = 0; i < m->n_slaves && i < 256; i++) {
+        struct ecat_slave *s = &m->slaves[i];
+        unsigned open = 0;
+        for (int p = 0; p < 4; p++)
+            if (((s->info.dl_status >> (8 + 2 * p)) & 3) == 2) {
+                s->info.ports_open |= (uint8_t)(1u << p);
+                open++;
+            }
+        while (sp > 0 && free_ports[stack[sp - 1]] == 0)
+            sp--;
+        if (sp > 0) {
+            s->info.parent = stack[sp - 1];
+            free_ports[stack[sp - 1]]--;
+        }
+        free_ports[i] = open > 0 ? open - 1 : 0;  /* one port leads back towards the master */
+        stack[sp++] = (int)i;
+    }
+}
+
+static void state_slaves(struct ecat_master *m, takt_ns_t now)
+{
+    (void)now;
+    for (unsigned i = 0; i < m->n_slaves; i++) {
+        uint8_t st = m->slaves[i].f.state;
+        if (st != SS_IDLE && st != SS_FAILED)
+            return;
+    }
+    topology(m);
+    m->scanned = true;
+    for (unsigned i = 0; i < m->n_slaves; i++)
+        if (m->slaves[i].f.state == SS_FAILED && !m->last_err)
+            m->last_err = m->slaves[i].f.err;
+    m->mf_state = MF_IDLE;
+}
+
+static void state_idle(struct ecat_master *m, takt_ns_t now) { (void)m; (void)now; }
+
+typedef void (*mf_fn)(struct ecat_master *m, takt_ns_t now);
+static const mf_fn mf_states[MF_COUNT_STATES] = {
+    [MF_IDLE] = state_idle, [MF_RESET] = state_reset, [MF_COUNT] = state_idle,
+    [MF_ADDR] = state_idle, [MF_SLAVES] = state_slaves,
+};
+_Static_assert(TAKT_ARRAY_SIZE(mf_states) == MF_COUNT_STATES, "one function per network state");
+
+void ecat_scan_start(struct ecat_master *m, takt_ns_t now)
+{
+    m->scanned = m->configured = false;
+    m->n_slaves = 0;
+    m->n_cyc = 0;
+    m->last_err = 0;
+    m->errmsg[0] = 0;
+    m->mf.retries = 0;
+    enter_reset(m, now);
+}
+
+void ecat_mfsm_step(struct ecat_master *m, takt_ns_t now)
+{
+    if (m->mf_state != MF_SLAVES && ecat_sfsm_pending(&m->mf))
+        return;
+    mf_states[m->mf_state](m, now);
+}
+
+/* --- SII (ref §5): decoded by sii.c; the master keeps what configuration needs ------ */
+
+static int take_pdos(struct ecat_master *m, struct ecat_slave *s, const struct ecat_sii *sii)
+{
+    for (unsigned p = 0; p < sii->n_pdo; p++) {
+        const struct ecat_sii_pdo *pdo = &sii->pdo[p];
+        bool output = !pdo->tx;
+        if (pdo->sm >= ECAT_MAX_SM)        /* not assigned to an SM: not in the image */
+            continue;
+        uint32_t *bits = output ? &s->info.out_bits : &s->info.in_bits;
+        for (unsigned e = 0; e < pdo->n_entries; e++) {
+            const struct ecat_sii_entry *en = &sii->entry[pdo->first_entry + e];
+            if (s->n_pd >= ECAT_MAX_PDO_ENTRIES) {
+                ecat_fail(m, -ENOSPC, "slave %u: more than %d PDO entries", s->info.position,
+                          ECAT_MAX_PDO_ENTRIES);
+                return -ENOSPC;
+            }
+            struct ecat_pd *d = &s->pd[s->n_pd++];
+            d->index = en->index;
+            d->sub = en->subindex;
+            d->bits = en->bitlen;
+            d->output = output;
+            d->pdo = pdo->index;
+            d->bit_pos = *bits;
+            *bits += en->bitlen;
+            snprintf(d->name, sizeof d->name, "%s", ecat_sii_str(sii, en->name));
+        }
+        if (output)
+            s->sm_out = pdo->sm;
+        else
+            s->sm_in = pdo->sm;
+    }
+    return 0;
+}
+
+int ecat_sii_parse(struct ecat_master *m, struct ecat_slave *s)
+{
+    struct ecat_sii *sii = m->sii_scratch;
+    char err[200];
+    int rc = ecat_sii_decode(s->sii, s->sii_len, sii, 0, err, sizeof err);
+    if (rc) {
+        ecat_fail(m, rc, "slave %u (station 0x%04X): SII: %s", s->info.position, s->info.station, err);
+        return rc;
+    }
+    if (!sii->csum_ok)
+        ecat_event(m, "slave %u: %s", s->info.position, sii->warning);
+    s->info.alias = sii->alias;
+    s->info.vendor = sii->id.vendor;
+    s->info.product = sii->id.product;
+    s->info.revision = sii->id.revision;
+    s->info.serial = sii->id.serial;
+    s->info.mbx_out_start = sii->std_rx.offset;
+    s->info.mbx_out_len = sii->std_rx.size;
+    s->info.mbx_in_start = sii->std_tx.offset;
+    s->info.mbx_in_len = sii->std_tx.size;
+    s->info.mbx_protocols = sii->mbx_proto;
+    snprintf(s->info.name, sizeof s->info.name, "%s", ecat_sii_name(sii));
+    s->coe_details = sii->has_general ? sii->gen.coe_details : 0;
+    s->sii_flags = sii->has_general ? sii->gen.flags : 0;
+    s->sm_out = s->sm_in = -1;
+    s->n_pd = 0;
+    s->info.out_bits = s->info.in_bits = 0;
+    s->n_fmmu_sii = sii->n_fmmu < ECAT_MAX_SM ? sii->n_fmmu : ECAT_MAX_SM;
+    memcpy(s->fmmu_use, sii->fmmu, s->n_fmmu_sii);
+    s->n_sm = sii->n_sm < ECAT_MAX_SM ? sii->n_sm : ECAT_MAX_SM;
+    for (unsigned i = 0; i < s->n_sm; i++)
+        s->sm[i] = (struct ecat_sm_cfg){ sii->sm[i].start, sii->sm[i].len, sii->sm[i].ctrl,
+                                         sii->sm[i].enable, sii->sm[i].type };
+    return take_pdos(m, s, sii);
+}

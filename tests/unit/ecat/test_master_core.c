@@ -1,0 +1,322 @@
+/* Master core against hand-written ESC replies (master_fake.h): scan, SII, topology,
+ * ESM to OP and refusals with AL status codes, process image offsets and echo through
+ * LRW, WKC accounting, frame loss counting, recovery after a cable cut, two masters. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <takt/ecat.h>
+#include "unit/ecat/master_fake.h"
+
+struct rig {
+    struct fake_net net;
+    struct takt_link *a, *b;
+    struct ecat_master *m;
+};
+
+static struct rig *rig_new(unsigned n)
+{
+    struct rig *r = calloc(1, sizeof *r);
+    assert_non_null(r);
+    fake_init(&r->net, n);
+    assert_int_equal(takt_link_mem_pair(&r->a, &r->b, 64, NULL, NULL), 0);
+    takt_link_mem_set_responder(r->b, fake_respond, &r->net);
+    struct ecat_master_opts o;
+    ecat_master_opts_default(&o);
+    o.max_slaves = 64;
+    char err[200];
+    assert_int_equal(ecat_master_open(&r->m, r->a, &o, err, sizeof err), 0);
+    return r;
+}
+
+static void rig_free(struct rig *r)
+{
+    ecat_master_close(r->m);
+    takt_link_close(r->a);
+    takt_link_close(r->b);
+    free(r);
+}
+
+static bool has_event(struct ecat_master *m, const char *needle)
+{
+    char ev[200];
+    bool hit = false;
+    while (ecat_master_next_event(m, ev, sizeof ev))
+        if (strstr(ev, needle))
+            hit = true;
+    return hit;
+}
+
+static void test_scan(void **state)
+{
+    (void)state;
+    struct rig *r = rig_new(3);
+    assert_int_equal(ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
+    assert_int_equal(ecat_master_slave_count(r->m), 3);
+    for (unsigned i = 0; i < 3; i++) {
+        struct ecat_slave_info si;
+        assert_int_equal(ecat_master_slave_info(r->m, i, &si), 0);
+        assert_int_equal(si.station, 0x1000 + i);
+        assert_int_equal(get_le16(r->net.s[i].mem + ESC_STATION_ADDR), 0x1000 + i);
+        assert_int_equal(si.vendor, 2);
+        assert_int_equal(si.product, 0x1000 + i);
+        assert_int_equal(si.serial, 42);
+        char name[16];
+        snprintf(name, sizeof name, "FAKE%u", i);
+        assert_string_equal(si.name, name);
+        assert_int_equal(si.esc_type, 0x11);
+        assert_true(si.dc);
+        assert_int_equal(si.parent, (int)i - 1);       /* a line */
+        assert_int_equal(si.out_bits, 16);
+        assert_int_equal(si.in_bits, 24);
+        assert_int_equal(si.al_state, AL_INIT);
+    }
+    /* frames leave from the link's own MAC (U/L bit clear) */
+    assert_int_equal(r->net.last_src0 & 0x03, r->a->mac[0] & 0x03);
+    rig_free(r);
+}
+
+static void test_no_slaves(void **state)
+{
+    (void)state;
+    struct rig *r = rig_new(0);
+    r->net.present = 0;
+    struct ecat_master_opts o;
+    (void)o;
+    int rc = ecat_master_scan(r->m, TAKT_NS_PER_S);
+    assert_true(rc < 0);
+    assert_non_null(strstr(ecat_master_error(r->m), "BRD 0x0000"));
+    rig_free(r);
+}
+
+struct echo { struct ecat_pd_entry in[8], out[8]; unsigned n; unsigned calls; };
+
+static void echo_cb(void *ctx, struct ecat_master *m, takt_ns_t now)
+{
+    (void)now;
+    struct echo *e = ctx;
+    e->calls++;
+    for (unsigned i = 0; i < e->n; i++)
+        ecat_pd_write(m, &e->out[i], ecat_pd_read(m, &e->in[i]) + 1);
+}
+
+static void run_cycles(struct rig *r, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        assert_int_equal(ecat_master_cycle(r->m, takt_now()), 0);
+}
+
+static void test_op_and_echo(void **state)
+{
+    (void)state;
+    struct rig *r = rig_new(3);
+    assert_int_equal(ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
+    assert_int_equal(ecat_master_configure(r->m), 0);
+    assert_int_equal(ecat_master_set_state(r->m, AL_OP, TAKT_NS_PER_S), 0);
+    assert_int_equal(ecat_master_state(r->m), AL_OP);
+    for (unsigned i = 0; i < 3; i++)
+        assert_int_equal(r->net.s[i].mem[ESC_AL_STATUS], AL_OP);
+
+    /* layout: [out0 out1 out2][in0 in1 in2], 2 + 3 bytes per slave */
+    struct echo e = { .n = 3 };
+    for (unsigned i = 0; i < 3; i++) {
+        assert_int_equal(ecat_pd_find(r->m, i, "Value", 0, 0, &e.in[i]), 0);
+        assert_int_equal(ecat_pd_find(r->m, i, NULL, 0x7000, 1, &e.out[i]), 0);
+        assert_int_equal(e.out[i].byte_offset, 2 * i);
+        assert_int_equal(e.in[i].byte_offset, 6 + 3 * i);
+        assert_true(e.out[i].output);
+        assert_false(e.in[i].output);
+    }
+    struct ecat_pd_entry flag;
+    assert_int_equal(ecat_pd_find(r->m, 1, "Flag", 0, 0, &flag), 0);
+    assert_int_equal(flag.byte_offset, 6 + 3 + 2);
+    assert_int_equal(flag.bit_offset, 0);
+    assert_int_equal(flag.bits, 1);
+    assert_int_equal(ecat_pd_find(r->m, 1, "Nope", 0, 0, &flag), -ENOENT);
+
+    /* the slaves' input memory (SM1 at 0x1100) */
+    for (unsigned i = 0; i < 3; i++)
+        put_le16(r->net.s[i].mem + 0x1100, (uint16_t)(100 * (i + 1)));
+    r->net.s[1].mem[0x1102] = 1;
+    ecat_master_set_callback(r->m, echo_cb, &e);
+    run_cycles(r, 5);
+    assert_true(e.calls >= 4);
+    for (unsigned i = 0; i < 3; i++)
+        assert_int_equal(get_le16(r->net.s[i].mem + 0x1000), 100 * (i + 1) + 1);
+    assert_true(ecat_pd_get_bit(r->m, &flag));
+
+    struct ecat_master_stats st;
+    ecat_master_get_stats(r->m, &st);
+    assert_int_equal(st.wkc_errors, 0);
+    assert_int_equal(st.cyc_frames_lost, 0);
+    assert_int_equal(st.frames_lost, 0);
+    assert_int_equal(st.slaves_present, 3);
+    assert_true(st.cyc_frames_sent >= 5);
+    rig_free(r);
+}
+
+static void test_refusal(void **state)
+{
+    (void)state;
+    struct rig *r = rig_new(3);
+    r->net.refuse_state = AL_SAFEOP;
+    r->net.refuse_pos = 1;
+    r->net.refuse_code = 0x001D;
+    assert_int_equal(ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
+    int rc = ecat_master_set_state(r->m, AL_OP, TAKT_NS_PER_S);
+    assert_int_equal(rc, -TAKT_EALSTATUS);
+    const char *msg = ecat_master_error(r->m);
+    assert_non_null(strstr(msg, "slave 1"));
+    assert_non_null(strstr(msg, "0x001D"));
+    assert_non_null(strstr(msg, "invalid output configuration"));
+    assert_non_null(strstr(msg, "SAFEOP"));
+    /* the error was acknowledged: slave 1 back in PREOP without the error flag */
+    assert_int_equal(r->net.s[1].mem[ESC_AL_STATUS], AL_PREOP);
+    /* the others went on */
+    assert_int_equal(r->net.s[0].mem[ESC_AL_STATUS], AL_OP);
+    assert_int_equal(r->net.s[2].mem[ESC_AL_STATUS], AL_OP);
+    /* once the cause is gone it works */
+    r->net.refuse_state = 0;
+    assert_int_equal(ecat_master_set_state(r->m, AL_OP, TAKT_NS_PER_S), 0);
+    assert_int_equal(r->net.s[1].mem[ESC_AL_STATUS], AL_OP);
+    rig_free(r);
+}
+
+static void test_wkc_error(void **state)
+{
+    (void)state;
+    struct rig *r = rig_new(2);
+    assert_int_equal(ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
+    assert_int_equal(ecat_master_set_state(r->m, AL_OP, TAKT_NS_PER_S), 0);
+    run_cycles(r, 3);
+    has_event(r->m, "");
+    /* slave 1 loses its input FMMU: WKC 6 -> 5 */
+    r->net.s[1].mem[ESC_FMMU0 + 16 + 12] = 0;
+    run_cycles(r, 4);
+    struct ecat_master_stats st;
+    ecat_master_get_stats(r->m, &st);
+    assert_true(st.wkc_errors >= 3);
+    assert_true(has_event(r->m, "WKC expected 6, got 5"));
+    rig_free(r);
+}
+
+static void test_frame_loss(void **state)
+{
+    (void)state;
+    struct rig *r = rig_new(2);
+    assert_int_equal(ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
+    assert_int_equal(ecat_master_set_state(r->m, AL_OP, TAKT_NS_PER_S), 0);
+    run_cycles(r, 2);
+    struct ecat_master_stats s0, s1;
+    ecat_master_get_stats(r->m, &s0);
+    unsigned before = r->net.dropped;
+    r->net.drop_every = 10;
+    run_cycles(r, 100);
+    r->net.drop_every = 0;
+    run_cycles(r, 2);
+    ecat_master_get_stats(r->m, &s1);
+    /* every dropped frame counted, nothing else; no WKC alarms from lost frames */
+    assert_int_equal(s1.frames_lost - s0.frames_lost, r->net.dropped - before);
+    assert_true(r->net.dropped - before >= 9);
+    assert_int_equal(s1.wkc_errors, 0);
+    assert_int_equal(s1.slaves_lost, 0);
+    assert_int_equal(ecat_master_state(r->m), AL_OP);
+    rig_free(r);
+}
+
+static void test_recovery(void **state)
+{
+    (void)state;
+    struct rig *r = rig_new(4);
+    assert_int_equal(ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
+    assert_int_equal(ecat_master_set_state(r->m, AL_OP, TAKT_NS_PER_S), 0);
+    run_cycles(r, 3);
+    has_event(r->m, "");
+    /* cable cut behind slave 1; slave 3 loses power (registers reset) */
+    r->net.present = 2;
+    run_cycles(r, 2);                    /* send, then see it */
+    struct ecat_master_stats st;
+    ecat_master_get_stats(r->m, &st);
+    assert_int_equal(st.slaves_present, 2);
+    assert_int_equal(st.slaves_lost, 2);
+    assert_true(has_event(r->m, "slave 2 (station 0x1002, FAKE2) lost"));
+    struct ecat_slave_info si;
+    ecat_master_slave_info(r->m, 0, &si);
+    assert_int_equal(r->net.s[0].mem[ESC_AL_STATUS], AL_OP);   /* the rest stays in OP */
+    run_cycles(r, 20);
+    assert_int_equal(r->net.s[1].mem[ESC_AL_STATUS], AL_OP);
+
+    memset(r->net.s[3].mem, 0, FAKE_MEM);
+    r->net.s[3].mem[ESC_TYPE] = 0x11;
+    put_le16(r->net.s[3].mem + ESC_FEATURES, 0x0004);
+    r->net.s[3].mem[ESC_AL_STATUS] = AL_INIT;
+    put_le16(r->net.s[3].mem + ESC_SII_CTRL, SII_READ8);
+    r->net.s[2].mem[ESC_AL_STATUS] = AL_SAFEOP | AL_ERROR;     /* watchdog while cut */
+    put_le16(r->net.s[2].mem + ESC_AL_STATUS_CODE, 0x001B);
+    r->net.present = 4;
+    for (int i = 0; i < 400 && !(r->net.s[3].mem[ESC_AL_STATUS] == AL_OP &&
+                                 r->net.s[2].mem[ESC_AL_STATUS] == AL_OP); i++)
+        run_cycles(r, 1);
+    assert_int_equal(r->net.s[2].mem[ESC_AL_STATUS], AL_OP);
+    assert_int_equal(r->net.s[3].mem[ESC_AL_STATUS], AL_OP);
+    assert_int_equal(get_le16(r->net.s[3].mem + ESC_STATION_ADDR), 0x1003);
+    run_cycles(r, 3);
+    ecat_master_get_stats(r->m, &st);
+    assert_int_equal(st.slaves_present, 4);
+    assert_int_equal(st.slaves_returned, 2);
+    assert_true(has_event(r->m, "slave 3 (station 0x1003) back in OP"));
+    rig_free(r);
+}
+
+static void test_two_masters(void **state)
+{
+    (void)state;
+    struct rig *r1 = rig_new(2), *r2 = rig_new(5);
+    assert_int_equal(ecat_master_scan(r1->m, TAKT_NS_PER_S), 0);
+    assert_int_equal(ecat_master_scan(r2->m, TAKT_NS_PER_S), 0);
+    assert_int_equal(ecat_master_slave_count(r1->m), 2);
+    assert_int_equal(ecat_master_slave_count(r2->m), 5);
+    assert_int_equal(ecat_master_set_state(r1->m, AL_OP, TAKT_NS_PER_S), 0);
+    assert_int_equal(ecat_master_set_state(r2->m, AL_SAFEOP, TAKT_NS_PER_S), 0);
+    assert_int_equal(ecat_master_state(r1->m), AL_OP);
+    assert_int_equal(ecat_master_state(r2->m), AL_SAFEOP);
+    rig_free(r1);
+    rig_free(r2);
+}
+
+static void test_reg_access(void **state)
+{
+    (void)state;
+    struct rig *r = rig_new(2);
+    assert_int_equal(ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
+    uint8_t v[2] = { 0x34, 0x12 }, back[2] = { 0 };
+    assert_int_equal(ecat_reg_write(r->m, 1, 0x0F80, v, 2), 0);
+    assert_int_equal(get_le16(r->net.s[1].mem + 0x0F80), 0x1234);
+    assert_int_equal(ecat_reg_read(r->m, 1, 0x0F80, back, 2), 0);
+    assert_memory_equal(back, v, 2);
+    assert_int_equal(ecat_reg_read(r->m, 7, 0x0000, back, 2), -ENOENT);
+    /* a register the fake does not have: WKC 0 */
+    uint8_t big[4];
+    assert_int_equal(ecat_reg_read(r->m, 0, 0x1FFE, big, 4), -TAKT_EWKC);
+    rig_free(r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_scan),
+        cmocka_unit_test(test_no_slaves),
+        cmocka_unit_test(test_op_and_echo),
+        cmocka_unit_test(test_refusal),
+        cmocka_unit_test(test_wkc_error),
+        cmocka_unit_test(test_frame_loss),
+        cmocka_unit_test(test_recovery),
+        cmocka_unit_test(test_two_masters),
+        cmocka_unit_test(test_reg_access),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
