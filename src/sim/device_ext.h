@@ -1,0 +1,87 @@
+/* Simulated device instances beyond the ESC seam (device.h): the instance layout and
+ * what tests, the network builder and the CLI use — outputs, fault hooks, device lists. */
+#ifndef TAKT_SIM_DEVICE_EXT_H
+#define TAKT_SIM_DEVICE_EXT_H
+
+#include "sim/coe.h"
+#include "sim/device.h"
+#include "sim/od.h"
+
+#define SIM_PD_MAX 1024            /* bytes of outputs or inputs one device can have */
+#define SIM_PD_MAP_MAX (SIM_MAX_PDO * SIM_MAX_PDO_ENTRY)
+
+/* One mapped PDO entry in a process image: value bits <-> image bit offset. */
+struct sim_pd_map {
+    uint8_t *val;                  /* NULL for a gap */
+    uint16_t bits;
+    uint32_t off;                  /* bit offset in the image */
+};
+
+struct sim_servo {                 /* CiA 402 drive state (behaviour_servo.c) */
+    double pos, vel;               /* counts, counts/s */
+    int64_t last_ns;
+    bool   fault, have_time;
+    uint16_t last_cw;
+};
+
+struct sim_dev {
+    struct sim_device base;        /* first member: the ESC sees only this */
+    struct sim_device_desc desc;   /* own copy */
+    struct sim_od od;
+    struct coe_server coe;
+    uint8_t  al;                   /* AL state as last accepted */
+    bool     plan_dirty;
+    unsigned n_out, n_in;
+    size_t   out_len, in_len;      /* bytes */
+    struct sim_pd_map map_out[SIM_PD_MAP_MAX], map_in[SIM_PD_MAP_MAX];
+    uint8_t  last_out[SIM_PD_MAX];
+    size_t   last_out_len;
+    uint64_t n_process;
+    /* fault injection: refuse the transition to `refuse_to` with AL code `refuse_code` */
+    uint8_t  refuse_to;
+    uint16_t refuse_code;
+    /* behaviour parameters and state */
+    int64_t  di_period_ns;         /* DI: counter step (default 10 ms) */
+    int64_t  ai_period_ns;         /* AI: waveform period (default 1 s) */
+    struct sim_servo servo;
+    unsigned n_bh;                 /* entries the behaviour drives, cached at setup */
+    struct od_entry *bh[32];
+    uint8_t  bh_ch[32];            /* channel number of each (DI/AI) */
+};
+
+static inline struct sim_dev *sim_dev_of(struct sim_device *d)
+{
+    return (struct sim_dev *)d;
+}
+
+/* Last outputs the master wrote (bytes of the output SM image); returns the length. */
+size_t sim_device_outputs(struct sim_device *d, uint8_t *buf, size_t cap);
+/* Fault hooks: every SDO access to `index` aborts with `abort_code` (0 clears);
+ * a transition to `to` is refused with AL status `al_code` (0 clears); an emergency is
+ * queued in the mailbox. Return 0 or -ENOENT / -ENOBUFS / -EINVAL. */
+int  sim_device_fault_sdo(struct sim_device *d, uint16_t index, uint32_t abort_code);
+void sim_device_fault_al(struct sim_device *d, uint8_t to, uint16_t al_code);
+int  sim_device_emergency(struct sim_device *d, uint16_t code, uint8_t reg, const uint8_t data[5]);
+/* The device's object dictionary (read/write for tests and the CLI). */
+struct sim_od *sim_device_od(struct sim_device *d);
+/* Rebuild the process image layout from 0x1C1x/0x16xx/0x1Axx (done automatically). */
+void sim_device_replan(struct sim_dev *d);
+
+/* Device list "ek1100,el1004x4,servo": names and counts, 0 or -EINVAL with a message. */
+struct sim_device_spec {
+    char     name[256];
+    unsigned count;
+};
+int sim_device_list_parse(const char *s, struct sim_device_spec *out, unsigned max,
+                          unsigned *n, char *err, size_t errlen);
+
+/* internals shared by the device*.c, esi*.c and behaviour*.c files */
+int  sim_device_new(const struct sim_device_desc *desc, const struct sim_od *dict,
+                    struct sim_device **out);             /* device.c: dict may be NULL */
+int  sim_device_build_od(struct sim_dev *d);          /* device_od.c */
+void sim_behaviour_init(struct sim_dev *d);           /* behaviour.c */
+void sim_behaviour_step(struct sim_dev *d, takt_ns_t now);
+void sim_servo_step(struct sim_dev *d, takt_ns_t now);   /* behaviour_servo.c */
+uint16_t sim_servo_al_check(struct sim_dev *d, uint8_t from, uint8_t to, const uint8_t *esc);
+
+#endif
