@@ -1,0 +1,141 @@
+/* CoE client, SDO information part (ref §7): OD list, object and entry description
+ * requests, fragmented responses collected into the caller's buffer, and parsers for
+ * the collected results. */
+#include <errno.h>
+#include <string.h>
+#include <takt/takt.h>
+#include "ecat/coe_internal.h"
+#include "util/wire.h"
+
+/* SDO info header after the CoE header: opcode u8 (bit 7 incomplete), reserved u8,
+ * fragments left u16 (ref §7; SOEM ec_SDOservicet). */
+enum { INFO_INCOMPLETE = 0x80, INFO_OP_MASK = 0x7F, INFO_HDR = 4 };
+
+static size_t info_req_payload(const struct ecat_coe_req *r, uint8_t *p, uint8_t *opcode)
+{
+    switch (r->op) {
+    case ECAT_COE_ODLIST:
+        *opcode = COE_INFO_ODLIST_REQ;
+        put_le16(p, r->list_type);
+        return 2;
+    case ECAT_COE_OBJDESC:
+        *opcode = COE_INFO_OBJ_REQ;
+        put_le16(p, r->index);
+        return 2;
+    default:
+        *opcode = COE_INFO_ENTRY_REQ;
+        put_le16(p, r->index);
+        p[2] = r->subindex;
+        p[3] = r->value_info;
+        return 4;
+    }
+}
+
+int coe_info_start(struct ecat_coe_xfer *x, uint8_t cnt, uint8_t *out, size_t cap, size_t *out_len)
+{
+    uint8_t payload[4], opcode;
+    size_t n = info_req_payload(&x->req, payload, &opcode);
+    size_t total = COE_OFF_INFO_DATA + n;
+    if (cap < total)
+        return coe_fail(x, -ENOSPC, "no room for the SDO information request (%zu bytes)", cap);
+    if (!x->req.data || !x->req.cap)
+        return coe_fail(x, -EINVAL, "SDO information request without a result buffer");
+    coe_put_hdr(out, (uint16_t)(total - MBX_HDR), cnt, COE_SDO_INFO);
+    out[COE_OFF_INFO_OP] = opcode;
+    out[COE_OFF_INFO_OP + 1] = 0;
+    put_le16(out + COE_OFF_INFO_FRAG, 0);
+    memcpy(out + COE_OFF_INFO_DATA, payload, n);
+    *out_len = total;
+    x->total = 0xFFFF;         /* fragments left: unknown until the first reply */
+    x->state = COE_ST_INFO;
+    return ECAT_COE_SEND;
+}
+
+int coe_info_reply(struct ecat_coe_xfer *x, const struct ecat_coe_msg *m, const uint8_t *in,
+                   uint8_t *out, size_t cap, size_t *out_len)
+{
+    (void)out; (void)cap; (void)out_len;
+    if (m->service != COE_SDO_INFO)
+        return coe_fail(x, -EPROTO, "expected an SDO information reply (CoE service 8), found service %u",
+                        m->service);
+    if (m->mbx.len < 2 + INFO_HDR)
+        return coe_fail(x, -EPROTO, "SDO information reply of %u bytes, expected >= %d", m->mbx.len, 2 + INFO_HDR);
+    uint8_t op = in[COE_OFF_INFO_OP] & INFO_OP_MASK;
+    bool more = in[COE_OFF_INFO_OP] & INFO_INCOMPLETE;
+    uint16_t left = get_le16(in + COE_OFF_INFO_FRAG);
+    const uint8_t *d = in + COE_OFF_INFO_DATA;
+    size_t n = m->mbx.len - 2u - INFO_HDR;
+    uint8_t want = (uint8_t)(x->req.op == ECAT_COE_ODLIST ? COE_INFO_ODLIST_RES
+                   : x->req.op == ECAT_COE_OBJDESC ? COE_INFO_OBJ_RES : COE_INFO_ENTRY_RES);
+    if (op == COE_INFO_ERROR) {
+        x->abort_code = n >= 4 ? get_le32(d) : 0;
+        return coe_fail(x, -TAKT_ESDOABORT, "SDO information error 0x%08X: %s", x->abort_code,
+                        ecat_sdo_abort_text(x->abort_code));
+    }
+    if (op != want)
+        return coe_fail(x, -EPROTO, "SDO information: expected opcode %u, found %u", want, op);
+    /* fragments count down to 0; a jump means one was lost */
+    if (x->total != 0xFFFF && left + 1u != x->total)
+        return coe_fail(x, -EPROTO, "SDO information fragment: expected %u fragments left, found %u",
+                        x->total - 1u, left);
+    x->total = left;
+    if (x->result_len + n > x->req.cap)
+        return coe_fail(x, -EMSGSIZE, "SDO information result exceeds the %zu-byte buffer", x->req.cap);
+    memcpy(x->req.data + x->result_len, d, n);
+    x->result_len += n;
+    if (more || left > 0)
+        return ECAT_COE_WAIT;  /* the slave queues the next fragment itself: read again */
+    x->state = COE_ST_DONE;
+    return ECAT_COE_DONE;
+}
+
+int ecat_coe_odlist_parse(const uint8_t *d, size_t n, uint16_t *list_type, const uint8_t **first)
+{
+    if (n < 2 || n % 2)
+        return -EPROTO;
+    *list_type = get_le16(d);
+    *first = d + 2;
+    return (int)((n - 2) / 2);
+}
+
+static void copy_name(char *dst, size_t cap, const uint8_t *p, size_t n)
+{
+    size_t k = n < cap - 1 ? n : cap - 1;
+    memcpy(dst, p, k);
+    dst[k] = '\0';
+    dst[strnlen(dst, k)] = '\0';
+}
+
+/* Object description: index u16, data type u16, max subindex u8, object code u8, name. */
+int ecat_coe_objdesc_parse(const uint8_t *d, size_t n, struct ecat_coe_objdesc *o)
+{
+    memset(o, 0, sizeof *o);
+    if (n < 6)
+        return -EPROTO;
+    o->index = get_le16(d);
+    o->data_type = get_le16(d + 2);
+    o->max_sub = d[4];
+    o->obj_code = d[5];
+    copy_name(o->name, sizeof o->name, d + 6, n - 6);
+    return 0;
+}
+
+/* Entry description: index u16, subindex u8, value info u8, data type u16, bit length
+ * u16, access u16, [unit/default/min/max per value info], name. */
+int ecat_coe_entrydesc_parse(const uint8_t *d, size_t n, struct ecat_coe_entrydesc *e)
+{
+    memset(e, 0, sizeof *e);
+    if (n < 10)
+        return -EPROTO;
+    e->index = get_le16(d);
+    e->subindex = d[2];
+    e->value_info = d[3];
+    e->data_type = get_le16(d + 4);
+    e->bitlen = get_le16(d + 6);
+    e->access = get_le16(d + 8);
+    /* with unit/default/min/max requested (bits 3-6) the name's position depends on the
+     * data type; only the plain form is decoded */
+    if (!(e->value_info & 0x78))
+        copy_name(e->name, sizeof e->name, d + 10, n - 10);
+    return 0;
+}
