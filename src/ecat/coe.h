@@ -125,8 +125,10 @@ enum {
     ECAT_COE_DONE = 0,              /* finished; upload data in req.data[0..result_len) */
     ECAT_COE_SEND = 1,              /* *out_len bytes in out: write them to the slave's
                                        receive mailbox, then read its send mailbox */
-    ECAT_COE_WAIT = 2,              /* reply was not for this transfer (emergency,
-                                       other protocol, duplicate counter): keep reading */
+    ECAT_COE_WAIT = 2,              /* nothing to send, read the send mailbox again:
+                                       the reply was not for this transfer (emergency,
+                                       other protocol, duplicate counter) or was an SDO
+                                       information fragment with more to come */
 };
 
 /* Start a transfer: check the request and write the first request message into out.
