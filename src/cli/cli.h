@@ -65,7 +65,9 @@ struct cli_ctx {
 
 /* Command tables of the areas, each terminated by {0}. */
 extern const struct cli_cmd cli_cmds_link[];
+extern const struct cli_cmd cli_cmds_rt[];
 extern const struct cli_cmd cli_cmds_netns[];
+extern const struct cli_cmd cli_cmds_demo[];
 extern const struct cli_cmd cli_cmds_check[];
 extern const struct cli_cmd cli_cmds_analyze[];
 
