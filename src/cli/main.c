@@ -19,6 +19,7 @@ static const struct cli_cmd *const areas[] = {
     cli_cmds_demo,
     cli_cmds_check,
     cli_cmds_analyze,
+    cli_cmds_bench,
 };
 
 struct common_def {

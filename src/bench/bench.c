@@ -1,0 +1,369 @@
+/* takt bench orchestration: for each measurement a namespace pair, the simulated
+ * network on side B, the stack on side A (each the takt binary itself, so the figures
+ * are those of `takt ecat run` / `takt plk mn`), a capture at the peer end, cyclictest
+ * on the host, and the stress load; then the stack's own JSON is read back. */
+#include "bench/bench.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "bench/analyze.h"
+#include "bench/proc.h"
+
+const char *bench_proto_name(enum bench_proto p) { return p == BP_ECAT ? "ethercat" : "powerlink"; }
+
+void bench_opts_default(struct bench_opts *o, bool quick)
+{
+    memset(o, 0, sizeof *o);
+    static const unsigned nodes[] = { 3, 10, 20, 40 };
+    static const int64_t cycles_us[] = { 250, 500, 1000, 2000, 5000, 10000 };
+    o->quick = quick;
+    o->proto[BP_ECAT] = o->proto[BP_PLK] = true;
+    for (unsigned i = 0; i < 4; i++)
+        o->nodes[o->n_nodes++] = nodes[i];
+    for (unsigned i = 0; i < 6; i++)
+        o->cycle[o->n_cycles++] = cycles_us[i] * 1000;
+    o->cell_s = quick ? 1.5 : 10.0;
+    o->ref_cycle = 500000;
+    o->ref_cycles = quick ? 4000 : 120000;   /* 2 s or 60 s at 500 us */
+    o->ref_nodes = 10;
+    for (int s = 0; s < ST_COUNT; s++)
+        o->stress[s] = true;
+    o->cpu = -1;
+    o->ct_cpu = -1;
+    o->prio = 0;
+    o->link = "";
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* First value of `key` anywhere in a JSON tree (depth first). */
+static json_object *find_key(json_object *j, const char *key)
+{
+    if (!j)
+        return NULL;
+    if (json_object_is_type(j, json_type_object)) {
+        json_object *v;
+        if (json_object_object_get_ex(j, key, &v))
+            return v;
+        json_object_object_foreach(j, k, child) {
+            (void)k;
+            if ((v = find_key(child, key)))
+                return v;
+        }
+    } else if (json_object_is_type(j, json_type_array)) {
+        for (size_t i = 0; i < json_object_array_length(j); i++) {
+            json_object *v = find_key(json_object_array_get_idx(j, i), key);
+            if (v)
+                return v;
+        }
+    }
+    return NULL;
+}
+
+static int64_t get_i64(json_object *j, const char *key, int64_t dflt)
+{
+    json_object *v = find_key(j, key);
+    return v && !json_object_is_type(v, json_type_null) ? json_object_get_int64(v) : dflt;
+}
+
+/* The stack's JSON report: counts, CPU time and its Cycle Time measurement. */
+static void read_stack_json(struct bench_run *r, const char *path)
+{
+    json_object *j = json_object_from_file(path);
+    if (!j) {
+        snprintf(r->note, sizeof r->note, "the stack wrote no JSON report");
+        return;
+    }
+    r->cycles = (uint64_t)get_i64(j, "cycles", 0);
+    r->lost = (uint64_t)get_i64(j, "frames_lost", (int64_t)get_i64(j, "lost", 0));
+    r->overruns = (uint64_t)get_i64(j, "overruns", 0);
+    r->wkc_errors = (uint64_t)get_i64(j, "wkc_errors", 0);
+    int64_t cpu = get_i64(j, "cpu_ns", -1);
+    int64_t dur = get_i64(j, "duration_ns", -1);
+    if (cpu >= 0 && r->cycles) {
+        r->cpu_us_per_cycle = (double)cpu / 1000.0 / (double)r->cycles;
+        double wall = dur > 0 ? (double)dur : (double)r->cycles * (double)r->cycle_ns;
+        r->cpu_pct = 100.0 * (double)cpu / wall;
+    }
+    json_object *ct = find_key(j, "Cycle Time");
+    if (ct) {
+        perf_stat_reset(&r->period);
+        r->period.count = (uint64_t)get_i64(ct, "count", 0);
+        r->period.min = get_i64(ct, "min_ns", 0);
+        r->period.max = get_i64(ct, "max_ns", 0);
+        r->period.sum = get_i64(ct, "avg_ns", 0) * (int64_t)r->period.count;
+        r->p99 = get_i64(ct, "p99_ns", 0);
+        r->p999 = get_i64(ct, "p99_9_ns", 0);
+        json_object *h = find_key(ct, "hist"), *bins = h ? find_key(h, "bins") : NULL;
+        if (bins && r->hist.bins) {
+            int64_t bw = get_i64(h, "bin_ns", 1000);
+            for (size_t i = 0; i < json_object_array_length(bins); i++) {
+                json_object *p = json_object_array_get_idx(bins, i);
+                int64_t v = json_object_get_int64(json_object_array_get_idx(p, 0));
+                uint64_t n = (uint64_t)json_object_get_int64(json_object_array_get_idx(p, 1));
+                /* re-bin into 1 us bins from 0 (value = bin start + half a bin) */
+                int64_t mid = v + bw / 2;
+                for (uint64_t k = 0; k < n; k++)
+                    perf_hist_add(&r->hist, mid);
+            }
+            r->hist.under += (uint64_t)get_i64(h, "under", 0);
+            r->hist.over += (uint64_t)get_i64(h, "over", 0);
+            r->hist.total += (uint64_t)get_i64(h, "under", 0) + (uint64_t)get_i64(h, "over", 0);
+        }
+    }
+    json_object_put(j);
+}
+
+/* Wire view of the run from the capture at the peer end; also writes the deviation
+ * time series (seconds since the first cycle, deviation in us) for the plots. */
+static void read_capture(struct bench_run *r, const char *series_path)
+{
+    struct analyze a;
+    struct an_opts ao = { .cycle_ns = r->cycle_ns, .bin_ns = 1000, .range_ns = r->cycle_ns };
+    analyze_init(&a, &ao);
+    int64_t prec;
+    char err[256];
+    struct an_result res;
+    if (analyze_file(&a, r->capture, &prec, err, sizeof err) == 0 && analyze_finish(&a, &res) == 0) {
+        r->wire = res.period;
+        r->wire_cycles = res.cycles;
+        r->wire_lost = res.lost;
+        analyze_result_free(&res);
+        FILE *f = fopen(series_path, "w");
+        for (size_t i = 1; f && i < a.nts; i++)
+            fprintf(f, "%.6f %.3f\n", (double)(a.ts[i] - a.ts[0]) / 1e9,
+                    (double)(a.ts[i] - a.ts[i - 1] - r->cycle_ns) / 1000.0);
+        if (f)
+            fclose(f);
+    }
+    analyze_free(&a);
+}
+
+/* argv of the simulated network (side B) and of the stack (side A). */
+static void build_argv(const struct bench_opts *o, const struct bench_run *r, const char *ifa, const char *ifb,
+                       const char *json, char **sim, char **stack, char (*buf)[600])
+{
+    int b = 0, n = 0, m = 0;
+#define ARG(v) (snprintf(buf[b], sizeof buf[b], "%s", (v)), buf[b++])
+#define ARGF(...) (snprintf(buf[b], sizeof buf[b], __VA_ARGS__), buf[b++])
+    sim[n++] = ARG(o->takt);
+    stack[m++] = ARG(o->takt);
+    if (r->proto == BP_ECAT) {
+        sim[n++] = "sim";
+        sim[n++] = "ecat";
+        sim[n++] = "-i";
+        sim[n++] = ARGF("%s%s", o->link, ifb);
+        sim[n++] = "--preset";
+        sim[n++] = ARGF("paper-%u", r->nodes);
+        stack[m++] = "ecat";
+        stack[m++] = "run";
+        stack[m++] = "--dc";
+    } else {
+        sim[n++] = "plk";
+        sim[n++] = "cn";
+        sim[n++] = "-i";
+        sim[n++] = ARGF("%s%s", o->link, ifb);
+        sim[n++] = "--nodes";
+        sim[n++] = ARGF("1-%u", r->nodes);
+        stack[m++] = "plk";
+        stack[m++] = "mn";
+        stack[m++] = "--nodes";
+        stack[m++] = ARGF("1-%u", r->nodes);
+    }
+    stack[m++] = "-i";
+    stack[m++] = ARGF("%s%s", o->link, ifa);
+    stack[m++] = "-c";
+    stack[m++] = ARGF("%lld", (long long)(r->cycle_ns / 1000));
+    stack[m++] = "-t";
+    stack[m++] = ARGF("%.3f", r->seconds);
+    stack[m++] = "--json";
+    stack[m++] = ARG(json);
+    if (o->cpu >= 0) {
+        stack[m++] = "-a";
+        stack[m++] = ARGF("%d", o->cpu);
+    }
+    if (o->prio > 0) {
+        stack[m++] = "-p";
+        stack[m++] = ARGF("%d", o->prio);
+    }
+    sim[n] = NULL;
+    stack[m] = NULL;
+#undef ARG
+#undef ARGF
+}
+
+static void run_one(const struct bench_opts *o, struct bench_run *r, const char *tag, bool capture)
+{
+    char why[256], json[512], log_sim[512], log_stack[512];
+    struct takt_netns ns;
+    memset(&ns, 0, sizeof ns);
+    ns.ctl[0] = ns.ctl[1] = -1;
+    perf_hist_init(&r->hist, 0, 1000, (uint32_t)(r->cycle_ns * 4 / 1000 + 1000));
+    if (takt_netns_create(&ns, why, sizeof why)) {
+        snprintf(r->note, sizeof r->note, "no namespace pair: %.200s", why);
+        return;
+    }
+    snprintf(json, sizeof json, "%s/data/%s.json", o->out_dir, tag);
+    snprintf(log_sim, sizeof log_sim, "%s/logs/%s-network.log", o->out_dir, tag);
+    snprintf(log_stack, sizeof log_stack, "%s/logs/%s-stack.log", o->out_dir, tag);
+    unlink(json);
+    char *sim[24], *stack[32], buf[40][600];
+    build_argv(o, r, ns.ifname[0], ns.ifname[1], json, sim, stack, buf);
+
+    struct bench_stressor st;
+    memset(&st, 0, sizeof st);
+    if (bench_stress_start(&st, r->stress, &ns, o->out_dir) == -ENOENT)
+        snprintf(r->note, sizeof r->note, "%s is not installed (apt install %s): ran without this load",
+                 st.missing, bench_package_of(st.missing));
+
+    pid_t psim = bench_spawn(sim, &ns, TAKT_NETNS_B, log_sim);
+    struct timespec settle = { 0, 300000000 };
+    nanosleep(&settle, NULL);
+    pid_t pcap = 0;
+    if (capture) {
+        snprintf(r->capture, sizeof r->capture, "%s/data/%s.pcapng", o->out_dir, tag);
+        char t[32];
+        snprintf(t, sizeof t, "%.1f", r->seconds + 30);
+        char *cap[] = { (char *)o->takt, "capture", "-i", ns.ifname[1], "-t", t, "-o", r->capture, NULL };
+        pcap = bench_spawn(cap, &ns, TAKT_NETNS_B, NULL);
+    }
+    int ct_cpu = o->ct_cpu >= 0 ? o->ct_cpu : o->cpu;
+    bench_ct_start(&r->ct, o->out_dir, tag, r->cycle_ns, r->seconds, o->prio, ct_cpu);
+    double t0 = now_s();
+    pid_t pstack = bench_spawn(stack, &ns, TAKT_NETNS_A, log_stack);
+    int rc = pstack > 0 ? bench_wait(pstack, r->seconds + 60) : (int)pstack;
+    if (rc == -ETIMEDOUT) {
+        bench_stop(pstack, 2);
+        snprintf(r->note, sizeof r->note, "the stack did not finish within %.0f s (see logs/%.60s-stack.log)", r->seconds + 60, tag);
+    }
+    (void)t0;
+    bench_ct_finish(&r->ct, 5);
+    if (pcap > 0)
+        bench_stop(pcap, 2);
+    bench_stop(psim, 2);
+    bench_stress_stop(&st);
+    takt_netns_destroy(&ns);
+    r->ran = rc == 0;
+    read_stack_json(r, json);
+    if (capture && r->ran) {
+        char series[600];
+        snprintf(series, sizeof series, "%s/plots/%s-series.dat", o->out_dir, tag);
+        read_capture(r, series);
+    }
+    r->held = r->ran && r->cycles > 0 && r->lost == 0 && r->overruns == 0 && r->wkc_errors == 0;
+    if (!r->ran && !r->note[0])
+        snprintf(r->note, sizeof r->note, "the stack exited with status %d (see logs/%.60s-stack.log)", rc, tag);
+    else if (r->ran && !r->held && !r->note[0])
+        snprintf(r->note, sizeof r->note, "cycle not held: %llu frames lost, %llu overruns, %llu WKC errors",
+                 (unsigned long long)r->lost, (unsigned long long)r->overruns, (unsigned long long)r->wkc_errors);
+}
+
+/* Can this process get SCHED_FIFO at the asked priority? Tried in a child. */
+static bool fifo_allowed(int prio, char *note, size_t n)
+{
+    if (prio <= 0) {
+        snprintf(note, n, "no -p given: the stack and cyclictest ran as SCHED_OTHER");
+        return false;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        struct sched_param sp = { .sched_priority = prio };
+        _exit(sched_setscheduler(0, SCHED_FIFO, &sp) == 0 ? 0 : 1);
+    }
+    int st = 1;
+    if (pid > 0)
+        waitpid(pid, &st, 0);
+    bool ok = pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    if (!ok)
+        snprintf(note, n, "SCHED_FIFO %d refused (needs CAP_SYS_NICE or an rtprio limit): measured as SCHED_OTHER", prio);
+    return ok;
+}
+
+static void progress(const struct bench_opts *o, unsigned done, unsigned total, const char *what)
+{
+    if (o->progress)
+        fprintf(stderr, "\r\033[Ktakt bench: [%u/%u] %s", done, total, what);
+}
+
+int bench_run_all(const struct bench_opts *o, char *err, size_t errlen)
+{
+    char d[600];
+    const char *sub[] = { "", "/data", "/logs", "/plots" };
+    for (int i = 0; i < 4; i++) {
+        snprintf(d, sizeof d, "%s%s", o->out_dir, sub[i]);
+        if (mkdir(d, 0755) && errno != EEXIST)
+            return snprintf(err, errlen, "cannot create %s: %s", d, strerror(errno)), -errno;
+    }
+    struct bench_all a = { .o = o };
+    a.fifo_ok = fifo_allowed(o->prio, a.fifo_note, sizeof a.fifo_note);
+    a.sysinfo = bench_sysinfo_json(o->takt);
+    unsigned np = 0;
+    for (int p = 0; p < BP_COUNT; p++)
+        np += o->proto[p];
+    unsigned ns = 0;
+    for (int s = 0; s < ST_COUNT; s++)
+        ns += o->stress[s];
+    a.load = calloc((size_t)np * o->n_nodes * o->n_cycles + 1, sizeof *a.load);
+    a.jit = calloc((size_t)np * ST_COUNT + 1, sizeof *a.jit);
+    if (!a.load || !a.jit) {
+        free(a.load);
+        free(a.jit);
+        return -ENOMEM;
+    }
+    unsigned total = np * (o->n_nodes * o->n_cycles + ns), done = 0;
+    char tag[128], what[160];
+    for (int p = 0; p < BP_COUNT; p++) {
+        if (!o->proto[p])
+            continue;
+        for (unsigned ni = 0; ni < o->n_nodes; ni++)
+            for (unsigned ci = 0; ci < o->n_cycles && !(o->stop && *o->stop); ci++) {
+                struct bench_run *r = &a.load[a.n_load++];
+                *r = (struct bench_run){ .proto = p, .nodes = o->nodes[ni], .cycle_ns = o->cycle[ci],
+                                         .stress = ST_IDLE, .seconds = o->cell_s };
+                snprintf(tag, sizeof tag, "load-%s-%u-%lldus", bench_proto_name(p), r->nodes, (long long)(r->cycle_ns / 1000));
+                snprintf(what, sizeof what, "%s %u nodes at %lld us", bench_proto_name(p), r->nodes, (long long)(r->cycle_ns / 1000));
+                progress(o, ++done, total, what);
+                run_one(o, r, tag, false);
+            }
+        for (int s = 0; s < ST_COUNT; s++) {
+            if (!o->stress[s] || (o->stop && *o->stop))
+                continue;
+            struct bench_run *r = &a.jit[a.n_jit++];
+            *r = (struct bench_run){ .proto = p, .nodes = o->ref_nodes, .cycle_ns = o->ref_cycle, .stress = s,
+                                     .seconds = (double)o->ref_cycles * (double)o->ref_cycle / 1e9 };
+            snprintf(tag, sizeof tag, "jitter-%s-%s", bench_proto_name(p), bench_stress_name(s));
+            snprintf(what, sizeof what, "%s jitter under %s load", bench_proto_name(p), bench_stress_name(s));
+            progress(o, ++done, total, what);
+            run_one(o, r, tag, true);
+            if (r->note[0] && strstr(r->note, "not installed") && !strstr(a.missing, bench_stress_name(s))) {
+                size_t l = strlen(a.missing);
+                snprintf(a.missing + l, sizeof a.missing - l, "%s%s", l ? "; " : "", r->note);
+            }
+        }
+    }
+    if (o->progress)
+        fprintf(stderr, "\r\033[K");
+    int rc = bench_write_report(&a, err, errlen);
+    for (unsigned i = 0; i < a.n_load; i++)
+        perf_hist_free(&a.load[i].hist);
+    for (unsigned i = 0; i < a.n_jit; i++)
+        perf_hist_free(&a.jit[i].hist);
+    free(a.load);
+    free(a.jit);
+    json_object_put(a.sysinfo);
+    return rc;
+}

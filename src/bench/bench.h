@@ -1,0 +1,80 @@
+/* takt bench: the classic evaluation as one command. A load matrix (protocol x node
+ * count x cycle time -> CPU load of the stack, N/A where the cycle cannot be held
+ * without loss) and jitter under stress (reference cycle while each load runs), each
+ * figure next to cyclictest at the same interval, written as JSON, Markdown and plots. */
+#ifndef TAKT_BENCH_BENCH_H
+#define TAKT_BENCH_BENCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <takt/perf.h>
+#include "bench/sysenv.h"
+
+enum bench_proto { BP_ECAT, BP_PLK, BP_COUNT };
+
+#define BENCH_MAX_NODES  8
+#define BENCH_MAX_CYCLES 12
+
+struct bench_opts {
+    const char *out_dir;
+    const char *takt;               /* path of the takt binary to run */
+    bool quick;
+    bool proto[BP_COUNT];
+    unsigned nodes[BENCH_MAX_NODES], n_nodes;
+    int64_t cycle[BENCH_MAX_CYCLES];
+    unsigned n_cycles;
+    double cell_s;                  /* seconds per load-matrix cell */
+    int64_t ref_cycle;              /* jitter runs */
+    uint64_t ref_cycles;            /* cycles per stress scenario */
+    unsigned ref_nodes;
+    bool stress[ST_COUNT];
+    int cpu, prio;                  /* for the stack and cyclictest */
+    int ct_cpu;                     /* CPU for cyclictest (-1: same as the stack) */
+    const char *link;               /* link spec prefix, "" = packet */
+    bool progress;                  /* show progress on stderr */
+    volatile int *stop;             /* set (by a signal handler) to stop early */
+};
+
+/* One measurement: the stack at one cycle time and node count, under one load. */
+struct bench_run {
+    enum bench_proto proto;
+    unsigned nodes;
+    int64_t cycle_ns;
+    enum bench_stress stress;
+    double seconds;
+    /* results */
+    bool ran, held;                 /* held: the cycle was kept without loss */
+    char note[256];                 /* why N/A, missing tools, ... */
+    uint64_t cycles, lost, overruns, wkc_errors;
+    double cpu_pct;                 /* stack threads' CPU time / wall time on one core */
+    double cpu_us_per_cycle;
+    struct perf_stat period;        /* the stack's Cycle Time */
+    struct perf_hist hist;          /* Cycle Time, 1 us bins */
+    int64_t p99, p999;
+    struct perf_stat wire;          /* cycle period seen on the wire (capture at the peer) */
+    uint64_t wire_cycles, wire_lost;
+    char capture[512];              /* capture file of this run, "" if none */
+    struct bench_ct ct;
+};
+
+void bench_opts_default(struct bench_opts *o, bool quick);
+/* Run everything; writes out_dir/{report.md,report.json,data/,plots/}. Returns 0, or
+ * -errno when the output directory or the namespace pair cannot be made. */
+int  bench_run_all(const struct bench_opts *o, char *err, size_t errlen);
+
+/* report side (bench_report.c) */
+struct bench_all {
+    const struct bench_opts *o;
+    struct bench_run *load;         /* [proto][node][cycle] flattened */
+    unsigned n_load;
+    struct bench_run *jit;          /* [proto][stress] */
+    unsigned n_jit;
+    void *sysinfo;                  /* json_object* */
+    bool fifo_ok;
+    char fifo_note[256];
+    char missing[256];              /* load generators not installed */
+};
+int bench_write_report(const struct bench_all *a, char *err, size_t errlen);
+const char *bench_proto_name(enum bench_proto p);
+
+#endif

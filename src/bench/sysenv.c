@@ -1,0 +1,235 @@
+/* Machine description, cyclictest and the stress scenarios for takt bench. */
+#include "bench/sysenv.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include "bench/check.h"
+#include "bench/proc.h"
+
+static void read_line(const char *path, char *buf, size_t cap)
+{
+    FILE *f = fopen(path, "r");
+    buf[0] = 0;
+    if (!f)
+        return;
+    if (fgets(buf, (int)cap, f))
+        buf[strcspn(buf, "\n")] = 0;
+    fclose(f);
+}
+
+void *bench_sysinfo_json(const char *takt_binary)
+{
+    json_object *j = json_object_new_object();
+    char model[256] = "", buf[4096];
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    while (f && fgets(buf, sizeof buf, f))
+        if (!strncmp(buf, "model name", 10) && strchr(buf, ':')) {
+            snprintf(model, sizeof model, "%s", strchr(buf, ':') + 2);
+            model[strcspn(model, "\n")] = 0;
+            break;
+        }
+    if (f)
+        fclose(f);
+    struct utsname u;
+    uname(&u);
+    json_object_object_add(j, "cpu_model", json_object_new_string(model));
+    json_object_object_add(j, "cpus_online", json_object_new_int((int)sysconf(_SC_NPROCESSORS_ONLN)));
+    json_object_object_add(j, "kernel", json_object_new_string(u.release));
+    json_object_object_add(j, "kernel_version", json_object_new_string(u.version));
+    json_object_object_add(j, "machine", json_object_new_string(u.machine));
+    read_line("/sys/kernel/realtime", buf, sizeof buf);
+    json_object_object_add(j, "preempt_rt", json_object_new_boolean(buf[0] == '1' || strstr(u.version, "PREEMPT_RT")));
+    read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource", buf, sizeof buf);
+    json_object_object_add(j, "clocksource", json_object_new_string(buf));
+    read_line("/proc/cmdline", buf, sizeof buf);
+    json_object_object_add(j, "kernel_cmdline", json_object_new_string(buf));
+    struct check_env env = { .root = "", .cpu = -1, .binary = takt_binary };
+    struct check_report r;
+    check_run(&env, &r);
+    json_object_object_add(j, "check", check_to_json(&r));
+    return j;
+}
+
+int bench_ct_start(struct bench_ct *ct, const char *dir, const char *tag, int64_t interval_ns,
+                   double seconds, int prio, int cpu)
+{
+    memset(ct, 0, sizeof *ct);
+    char path[512];
+    if (!bench_which("cyclictest", path, sizeof path)) {
+        ct->missing = true;
+        return -ENOENT;
+    }
+    snprintf(ct->json_path, sizeof ct->json_path, "%s/cyclictest-%s.json", dir, tag);
+    char i[32], d[32], p[16], a[16], js[600];
+    snprintf(i, sizeof i, "-i%lld", (long long)(interval_ns / 1000 > 0 ? interval_ns / 1000 : 1));
+    snprintf(d, sizeof d, "-D%ds", (int)(seconds + 0.999));
+    snprintf(p, sizeof p, "-p%d", prio);
+    snprintf(a, sizeof a, "-a%d", cpu);
+    snprintf(js, sizeof js, "--json=%s", ct->json_path);
+    char *argv[16];
+    int n = 0;
+    argv[n++] = "cyclictest";
+    argv[n++] = "-m";
+    argv[n++] = "-q";
+    argv[n++] = i;
+    argv[n++] = d;
+    argv[n++] = "-h1000";
+    if (prio > 0)
+        argv[n++] = p;
+    if (cpu >= 0)
+        argv[n++] = a;
+    argv[n++] = js;
+    argv[n] = NULL;
+    ct->pid = bench_spawn(argv, NULL, 0, NULL);
+    return ct->pid > 0 ? 0 : (int)ct->pid;
+}
+
+int bench_ct_finish(struct bench_ct *ct, double timeout_s)
+{
+    if (ct->missing || ct->pid <= 0)
+        return -ENOENT;
+    if (bench_wait(ct->pid, timeout_s) == -ETIMEDOUT)
+        bench_stop(ct->pid, 1.0);
+    ct->pid = 0;
+    json_object *j = json_object_from_file(ct->json_path), *th, *t0, *v, *h;
+    if (!j)
+        return -EPROTO;
+    if (json_object_object_get_ex(j, "thread", &th) && json_object_object_get_ex(th, "0", &t0)) {
+        if (json_object_object_get_ex(t0, "cycles", &v))
+            ct->cycles = (uint64_t)json_object_get_int64(v);
+        if (json_object_object_get_ex(t0, "min", &v))
+            ct->min_us = json_object_get_double(v);
+        if (json_object_object_get_ex(t0, "avg", &v))
+            ct->avg_us = json_object_get_double(v);
+        if (json_object_object_get_ex(t0, "max", &v))
+            ct->max_us = json_object_get_double(v);
+        if (json_object_object_get_ex(t0, "histogram", &h)) {
+            json_object_object_foreach(h, key, val) {
+                long us = strtol(key, NULL, 10);
+                ct->hist[us >= 0 && us < 1000 ? us : 1000] += (uint64_t)json_object_get_int64(val);
+            }
+        }
+        ct->ok = ct->cycles > 0;
+    }
+    json_object_put(j);
+    return ct->ok ? 0 : -EPROTO;
+}
+
+static const char *const stress_names[] = {
+    [ST_IDLE] = "idle", [ST_CPU] = "cpu", [ST_DISK] = "disk", [ST_IO2] = "io2",
+    [ST_NET] = "network", [ST_SCHED] = "scheduling", [ST_MISC] = "misc",
+};
+static const char *const stress_descs[] = {
+    [ST_IDLE] = "no load",
+    [ST_CPU] = "stress-ng --cpu 0 (a busy worker per CPU)",
+    [ST_DISK] = "stress-ng --hdd 1 --io 1 on the work directory's file system",
+    [ST_IO2] = "stress-ng --hdd 1 on /dev/shm (tmpfs: a second I/O path, standing in for USB I/O)",
+    [ST_NET] = "stress-ng --udp-flood 1 --sock 1 inside the master's network namespace",
+    [ST_SCHED] = "hackbench -l 100000 (400 tasks exchanging messages), restarted while the run lasts",
+    [ST_MISC] = "a parallel compile: cc -O2 of a generated C file on every CPU, in a loop",
+};
+_Static_assert(sizeof stress_names / sizeof stress_names[0] == ST_COUNT, "stress names");
+_Static_assert(sizeof stress_descs / sizeof stress_descs[0] == ST_COUNT, "stress descriptions");
+
+const char *bench_stress_name(enum bench_stress s) { return s < ST_COUNT ? stress_names[s] : "?"; }
+const char *bench_stress_desc(enum bench_stress s) { return s < ST_COUNT ? stress_descs[s] : "?"; }
+
+static int need(struct bench_stressor *st, const char *prog)
+{
+    char p[512];
+    if (bench_which(prog, p, sizeof p))
+        return 0;
+    snprintf(st->missing, sizeof st->missing, "%s", prog);
+    return -ENOENT;
+}
+
+int bench_stress_start(struct bench_stressor *st, enum bench_stress s, const struct takt_netns *ns,
+                       const char *workdir)
+{
+    memset(st, 0, sizeof *st);
+    st->s = s;
+    char tp[300];
+    switch (s) {
+    case ST_IDLE:
+        return 0;
+    case ST_CPU: {
+        if (need(st, "stress-ng"))
+            return -ENOENT;
+        char *argv[] = { "stress-ng", "--quiet", "--cpu", "0", "--timeout", "1h", NULL };
+        st->pid[0] = bench_spawn(argv, NULL, 0, NULL);
+        break;
+    }
+    case ST_DISK:
+    case ST_IO2: {
+        if (need(st, "stress-ng"))
+            return -ENOENT;
+        snprintf(st->tmpdir, sizeof st->tmpdir, "%s/stress-%d-XXXXXX", s == ST_DISK ? workdir : "/dev/shm", (int)getpid());
+        if (!mkdtemp(st->tmpdir))
+            return -errno;
+        snprintf(tp, sizeof tp, "%s", st->tmpdir);
+        char *argv[] = { "stress-ng", "--quiet", "--hdd", "1", "--hdd-bytes", "64m", "--temp-path", tp,
+                         "--timeout", "1h", s == ST_DISK ? "--io" : NULL, "1", NULL };
+        st->pid[0] = bench_spawn(argv, NULL, 0, NULL);
+        break;
+    }
+    case ST_NET: {
+        if (need(st, "stress-ng"))
+            return -ENOENT;
+        /* inside side A only: the flood stays on that namespace's loopback */
+        char *argv[] = { "stress-ng", "--quiet", "--udp-flood", "1", "--sock", "1", "--timeout", "1h", NULL };
+        st->pid[0] = bench_spawn(argv, ns, TAKT_NETNS_A, NULL);
+        break;
+    }
+    case ST_SCHED: {
+        if (need(st, "hackbench"))
+            return -ENOENT;
+        char *argv[] = { "sh", "-c", "while :; do hackbench -l 100000 >/dev/null 2>&1 || sleep 0.1; done", NULL };
+        st->pid[0] = bench_spawn(argv, NULL, 0, NULL);
+        break;
+    }
+    case ST_MISC: {
+        if (need(st, "cc"))
+            return -ENOENT;
+        snprintf(st->tmpdir, sizeof st->tmpdir, "%s/compile-%d-XXXXXX", workdir, (int)getpid());
+        if (!mkdtemp(st->tmpdir))
+            return -errno;
+        char src[400];
+        snprintf(src, sizeof src, "%s/load.c", st->tmpdir);
+        FILE *f = fopen(src, "w");
+        if (!f)
+            return -errno;
+        /* enough code that one compile takes a while at -O2 */
+        for (int i = 0; i < 400; i++)
+            fprintf(f, "double f%d(double x){double s=0;for(int i=0;i<%d;i++){s+=x*i/(i+1.0);if(s>1e9)s-=x;}return s;}\n", i, i + 3);
+        fclose(f);
+        char cmd[1200];
+        snprintf(cmd, sizeof cmd, "while :; do for i in $(seq %ld); do cc -O2 -c %s -o %s/o$i.o & done; wait; done",
+                 sysconf(_SC_NPROCESSORS_ONLN), src, st->tmpdir);
+        char *argv[] = { "sh", "-c", cmd, NULL };
+        st->pid[0] = bench_spawn(argv, NULL, 0, NULL);
+        break;
+    }
+    default:
+        return -EINVAL;
+    }
+    return st->pid[0] > 0 ? 0 : (int)st->pid[0];
+}
+
+void bench_stress_stop(struct bench_stressor *st)
+{
+    for (int i = 0; i < 2; i++)
+        if (st->pid[i] > 0)
+            bench_stop(st->pid[i], 2.0);
+    if (st->tmpdir[0]) {
+        char cmd[400];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", st->tmpdir);
+        if (system(cmd) != 0)
+            fprintf(stderr, "takt bench: could not remove %s\n", st->tmpdir);
+    }
+    memset(st, 0, sizeof *st);
+}
