@@ -1,0 +1,108 @@
+/* takt EtherCAT network simulator: a line of software ESCs that any master can
+ * drive, in-process (mem link or direct frame calls) or on a network interface,
+ * with scriptable fault injection. Sans-I/O core: time is always passed in. */
+#ifndef TAKT_SIM_H
+#define TAKT_SIM_H
+
+#include <takt/takt.h>
+#include <takt/link.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct takt_sim;
+struct sim_device;
+
+struct takt_sim_opts {
+    uint32_t  ram_bytes;        /* process RAM per ESC; 0 = 8 KiB */
+    takt_ns_t fwd_delay_ns;     /* per-slave forwarding delay each way; 0 = 500 ns */
+    double    drift_ppm;        /* clocks drift uniformly in +-drift_ppm; <0 = none */
+    uint32_t  seed;             /* clock offsets/drifts and fault randomness */
+    bool      sii_read4;        /* advertise 4-byte SII reads instead of 8 */
+};
+void takt_sim_opts_default(struct takt_sim_opts *o);
+
+/* Create a network from a device list "ek1100,el1004x4,el2004" (xN repeats), a
+ * preset ("3", "10", "20", "paper-40"; see docs/simulator.md), an ENI file (the
+ * slaves it expects) or a directory of ESI files (one slave per device found).
+ * On failure *out is NULL and err says what was wrong and where. */
+int takt_sim_create(const char *devices, const struct takt_sim_opts *o,
+                    struct takt_sim **out, char *err, size_t errlen);
+int takt_sim_create_preset(const char *preset, const struct takt_sim_opts *o,
+                           struct takt_sim **out, char *err, size_t errlen);
+int takt_sim_create_eni(const char *path, const struct takt_sim_opts *o,
+                        struct takt_sim **out, char *err, size_t errlen);
+int takt_sim_create_esi_dir(const char *dir, const struct takt_sim_opts *o,
+                            struct takt_sim **out, char *err, size_t errlen);
+/* From device instances the caller made (tests); the network takes ownership. */
+int takt_sim_create_devices(struct sim_device **devs, unsigned n, const struct takt_sim_opts *o,
+                            struct takt_sim **out);
+void takt_sim_destroy(struct takt_sim *s);
+
+unsigned takt_sim_slave_count(const struct takt_sim *s);
+const char *takt_sim_slave_name(const struct takt_sim *s, unsigned pos);   /* pos 0-based */
+
+/* Process one frame received at `now` in place (buf holds cap bytes). Returns the
+ * length of the frame to send back, 0 when nothing returns (dropped, malformed,
+ * not EtherCAT, cable broken before slave 1). *delay_ns (if given) is an injected
+ * extra delay for the reply. */
+size_t takt_sim_process(struct takt_sim *s, uint8_t *buf, size_t len, size_t cap,
+                        takt_ns_t now, takt_ns_t *delay_ns);
+/* Timers (SM watchdogs, scheduled faults) when no frame arrives. */
+void takt_sim_tick(struct takt_sim *s, takt_ns_t now);
+
+/* Answer every frame sent to mem endpoint ep at once, stamped by now_fn (NULL:
+ * the frame's timestamp). Deterministic: replies are queued on ep before the
+ * sender's call returns. */
+void takt_sim_attach_mem(struct takt_sim *s, struct takt_link *ep);
+/* Serve a link until *stop or until `until` (0 = forever): receive, process, send. */
+int takt_sim_serve(struct takt_sim *s, struct takt_link *l, takt_ns_t until, volatile int *stop);
+
+/* Fault injection. A spec is one or more items separated by ';':
+ *   drop=P  corrupt=P          probability 0..1 per frame
+ *   delay=NS                   extra reply delay (us/ms suffixes allowed)
+ *   break=K[@T]  heal=K[@T]    cable break after slave K (1-based), healed later
+ *   power=K[@T]                power-cycle slave K (back in INIT, unconfigured)
+ *   sdo-abort=K:IDX:SUB=CODE   SDO requests on IDX:SUB at slave K are aborted
+ *   refuse=K:STATE=CODE        slave K refuses STATE (init/preop/boot/safeop/op)
+ * T is seconds from the first frame (s/ms/us suffixes allowed); without @T the
+ * fault applies at once. */
+int takt_sim_fault(struct takt_sim *s, const char *spec, char *err, size_t errlen);
+/* Immediate topology faults (k is 1-based; break after k = 0 cuts slave 1 off too). */
+int takt_sim_break(struct takt_sim *s, unsigned after_k, takt_ns_t now);
+int takt_sim_heal(struct takt_sim *s, takt_ns_t now);
+int takt_sim_power_cycle(struct takt_sim *s, unsigned k, takt_ns_t now);
+/* DC: clock of slave pos (0-based): local time at sim time 0, and drift. */
+int takt_sim_set_clock(struct takt_sim *s, unsigned pos, int64_t offset_ns, double drift_ppm);
+
+/* Side-effect-free peek into an ESC's memory (registers or RAM). */
+int takt_sim_peek(const struct takt_sim *s, unsigned pos, uint16_t adr, void *buf, size_t len);
+
+struct takt_sim_stats {
+    uint64_t frames, replies;        /* frames received, frames returned */
+    uint64_t datagrams;
+    uint64_t malformed;              /* dropped: bad lengths, unknown commands */
+    uint64_t not_ecat;               /* ignored: other EtherTypes / frame types */
+    uint64_t dropped, corrupted, delayed;   /* by fault injection */
+    uint64_t lost;                   /* no slave reachable (cable broken at 0) */
+    unsigned reachable;              /* slaves reachable now */
+};
+void takt_sim_get_stats(const struct takt_sim *s, struct takt_sim_stats *st);
+
+/* In-process benchmark: builds n slaves (coupler + DI/DO alternating), configures
+ * them to OP through frames, then times frames of one LRW over the full image plus
+ * an 8-byte FRMW 0x0910. */
+struct takt_sim_bench {
+    unsigned slaves, frames;
+    uint32_t image_bytes;
+    double   ns_per_frame, frames_per_s;
+    bool     wkc_ok;
+};
+int takt_sim_bench_run(unsigned slaves, unsigned frames, struct takt_sim_bench *r,
+                       char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

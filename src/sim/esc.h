@@ -1,0 +1,139 @@
+/* The software EtherCAT slave controller (internal to src/sim): register and process
+ * memory, datagram execution, SII, SyncManagers, FMMUs, AL state machine, DC. */
+#ifndef TAKT_SIM_ESC_H
+#define TAKT_SIM_ESC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "ecat/proto.h"
+#include "sim/device.h"
+
+#define ESC_REGS        0x1000u   /* registers 0x0000-0x0FFF; process RAM follows */
+#define ESC_RAM_DEFAULT 8192u
+#define ESC_SM_MBX      2u        /* SM control bits 0-1: mailbox (1-buffer) mode */
+#define ESC_SM_STAT_FULL 0x08     /* SM status bit 3: mailbox full (ref §6) */
+#define ESC_FMMU_R      0x01
+#define ESC_FMMU_W      0x02
+
+/* One active FMMU, precomputed whenever FMMU or SM registers change, so the logical
+ * path does no register decoding per frame. Bit addresses are absolute. */
+struct esc_fmmu_map {
+    uint64_t log_bit0, log_bit_end;   /* [start, end) */
+    uint32_t phys_bit0;
+    uint8_t  type;                    /* ESC_FMMU_R | ESC_FMMU_W */
+};
+
+/* Run-time view of one SyncManager, rebuilt from its registers. */
+struct esc_sm {
+    uint16_t start, len;
+    uint32_t end;                     /* start + len */
+    uint8_t  mode;                    /* control bits 0-1 */
+    bool     ecat_writes;             /* control bits 2-3 == 1 */
+    bool     active;                  /* enabled by the master and not deactivated by PDI */
+    bool     wd;                      /* control bit 6: SM watchdog trigger */
+    takt_ns_t last_commit;            /* last complete output buffer (watchdog) */
+};
+
+struct esc_dc {
+    bool      present;                /* 0x0008 bit 2 */
+    takt_ns_t anchor_t;               /* sim time of the anchor */
+    int64_t   anchor_local;           /* local time there */
+    double    drift_ppb;              /* natural drift of this clock */
+    double    corr_ppb;               /* control-loop rate correction */
+    takt_ns_t last_write_t;           /* last 0x0910 write, for the rate estimate */
+    bool      have_last;
+    double    filt;                   /* filtered system time difference */
+};
+
+/* Times at which the frame being processed passes this ESC (sim time, ns). */
+struct esc_times {
+    takt_ns_t port[4];                /* receive time per port; port 0 = processing */
+    uint8_t   open;                   /* bit n: port n has link (and a neighbour) */
+};
+
+struct esc_fault {
+    uint8_t  refuse_state;            /* refuse any request to this state (0 none) */
+    uint16_t refuse_code;
+    bool     sdo_abort;
+    uint16_t abort_index;
+    uint8_t  abort_sub;
+    uint32_t abort_code;
+};
+
+struct sim_esc {
+    uint8_t  *mem;                    /* ESC_REGS + ram bytes */
+    uint32_t  mem_size;
+    uint8_t  *stage;                  /* write staging for 3-buffer output SMs (ram bytes) */
+    uint8_t  *mbx_reply, *mbx_last;   /* held reply, last placed reply (repeat) */
+    size_t    mbx_reply_len, mbx_last_len;
+    struct sim_device *dev;
+    const struct sim_device_desc *desc;
+    uint8_t  *sii;                    /* writable copy of the SII image */
+    size_t    sii_bytes;
+    bool      sii_read8;              /* advertise 8-byte SII reads (0x0502 bit 6) */
+
+    unsigned  n_sm, n_fmmu;           /* implemented by the hardware */
+    struct esc_sm sm[SIM_MAX_SM];
+    unsigned  n_map;
+    struct esc_fmmu_map map[SIM_MAX_FMMU];
+    int8_t    sm_out, sm_in;          /* process-data SMs from the description, -1 none */
+
+    uint8_t   al_state;
+    bool      pdi_work;               /* deferred work for the end of the frame */
+    bool      pd_touched;             /* process data accessed in this frame */
+    bool      sii_cmd_pending;
+    uint8_t   mbx_cnt;                /* counter of replies the ESC makes itself */
+    struct esc_dc dc;
+    struct esc_times times;
+    struct esc_fault fault;
+    int64_t   clock_offset;           /* local time at sim time 0 */
+};
+
+/* Life cycle. ram = process RAM bytes (0 = 8 KiB). The ESC borrows dev. */
+int  esc_init(struct sim_esc *e, struct sim_device *dev, uint32_t ram, bool sii_read8);
+void esc_free(struct sim_esc *e);
+/* Power-on state: registers cleared and loaded from SII, INIT, no configuration. */
+void esc_reset(struct sim_esc *e, takt_ns_t now);
+/* Recompute 0x0110 from the port link state (times.open). */
+void esc_update_dl_status(struct sim_esc *e);
+
+/* Physical access as from the EtherCAT side with every register and SM rule.
+ * Return true when at least one byte was executed (counts for the WKC). */
+bool esc_read(struct sim_esc *e, uint32_t adr, uint8_t *out, uint32_t len, bool or_into, takt_ns_t t);
+bool esc_write(struct sim_esc *e, uint32_t adr, const uint8_t *in, uint32_t len, takt_ns_t t);
+/* Logical access through the FMMUs. Return bit 0: read executed, bit 1: write executed. */
+unsigned esc_logical(struct sim_esc *e, uint8_t cmd, uint32_t lad, uint8_t *data, uint16_t len, takt_ns_t t);
+/* End-of-frame work a real ESC's PDI side would do: mailbox hand-over, SII command
+ * completion, process data exchange with the device. */
+void esc_pdi(struct sim_esc *e, takt_ns_t t);
+/* Timers without frames (SM watchdog). */
+void esc_tick(struct sim_esc *e, takt_ns_t t);
+
+/* internal seams between the esc*.c files */
+void esc_sm_reg_write(struct sim_esc *e, uint32_t adr, uint8_t v);
+void esc_sm_refresh(struct sim_esc *e, unsigned n);
+void esc_fmmu_rebuild(struct sim_esc *e);
+void esc_sm_apply_pdi(struct sim_esc *e);
+bool esc_ram_read(struct sim_esc *e, uint32_t adr, uint8_t *out, uint32_t len, bool or_into, takt_ns_t t);
+bool esc_ram_write(struct sim_esc *e, uint32_t adr, const uint8_t *in, uint32_t len, takt_ns_t t);
+void esc_mbx_pdi(struct sim_esc *e, takt_ns_t t);
+void esc_mbx_clear(struct sim_esc *e);
+void esc_al_control(struct sim_esc *e, takt_ns_t t);
+void esc_al_set_error(struct sim_esc *e, uint8_t state, uint16_t code);
+void esc_al_watchdog(struct sim_esc *e, takt_ns_t t);
+void esc_sii_load(struct sim_esc *e);
+void esc_sii_command(struct sim_esc *e);
+void esc_sii_complete(struct sim_esc *e);
+int64_t esc_dc_local(const struct sim_esc *e, takt_ns_t t);
+uint64_t esc_dc_systime(const struct sim_esc *e, takt_ns_t t);
+void esc_dc_time_write(struct sim_esc *e, const uint8_t *val, unsigned off, unsigned n, takt_ns_t t);
+void esc_dc_latch(struct sim_esc *e);
+void esc_dc_reset_filter(struct sim_esc *e, takt_ns_t t);
+void esc_dc_read_refresh(struct sim_esc *e, uint32_t adr, uint32_t len, takt_ns_t t);
+
+/* ESC memory accessors without side effects (tests, device checks). */
+static inline uint16_t esc_reg16(const struct sim_esc *e, uint16_t a)
+{ return (uint16_t)(e->mem[a] | e->mem[a + 1] << 8); }
+
+#endif

@@ -1,0 +1,211 @@
+/* AL state machine of the software ESC (ref §8, ETG.1000.6 6.4): the checks slave
+ * firmware makes on each requested transition, AL status codes with the error flag
+ * held until acknowledged, and the SM watchdog that drops OP to SAFEOP. */
+#include "sim/esc.h"
+#include "util/wire.h"
+
+enum { SM_CTRL = 4, SM_ACT = 6 };
+
+static uint8_t *sm_reg(struct sim_esc *e, unsigned n) { return e->mem + ESC_SM0 + ESC_SM_SIZE * n; }
+
+static void set_status(struct sim_esc *e, uint8_t state, bool err, uint16_t code)
+{
+    put_le16(e->mem + ESC_AL_STATUS, (uint16_t)(state | (err ? AL_ERROR : 0)));
+    put_le16(e->mem + ESC_AL_STATUS_CODE, code);
+}
+
+void esc_al_set_error(struct sim_esc *e, uint8_t state, uint16_t code)
+{
+    uint8_t old = e->al_state;
+    e->al_state = state;
+    if (state != old) {
+        if (state == AL_INIT)
+            esc_mbx_clear(e);
+        esc_sm_apply_pdi(e);
+    }
+    set_status(e, state, true, code);
+}
+
+/* ETG.1000.6 Table 8: allowed transitions (same-state requests are always fine). */
+static bool allowed(uint8_t from, uint8_t to)
+{
+    if (from == to || to == AL_INIT)
+        return true;
+    switch (from) {
+    case AL_INIT:   return to == AL_PREOP || to == AL_BOOT;
+    case AL_PREOP:  return to == AL_SAFEOP;
+    case AL_SAFEOP: return to == AL_PREOP || to == AL_OP;
+    case AL_OP:     return to == AL_PREOP || to == AL_SAFEOP;
+    default:        return false;   /* BOOT leaves only to INIT */
+    }
+}
+
+static bool has_mailbox(const struct sim_esc *e)
+{
+    if (!e->desc)
+        return false;
+    for (unsigned i = 0; i < e->desc->n_sm; i++)
+        if (e->desc->sm[i].type == SIM_SM_MBX_OUT || e->desc->sm[i].type == SIM_SM_MBX_IN)
+            return true;
+    return false;
+}
+
+/* A mailbox SM as the firmware wants it: enabled, 1-buffer, right direction, inside
+ * process RAM, big enough for a mailbox header. */
+static bool mbx_sm_ok(struct sim_esc *e, unsigned n, bool ecat_writes)
+{
+    const uint8_t *r = sm_reg(e, n);
+    uint16_t start = get_le16(r), len = get_le16(r + 2);
+    return (r[SM_ACT] & 0x01) && (r[SM_CTRL] & 0x03) == ESC_SM_MBX &&
+           (((r[SM_CTRL] >> 2) & 0x03) == 1) == ecat_writes &&
+           len >= MBX_HDR + 2 && start >= ESC_REGS && (uint32_t)start + len <= e->mem_size;
+}
+
+static uint16_t check_mailbox(struct sim_esc *e)
+{
+    if (!has_mailbox(e))
+        return 0;
+    if (e->n_sm < 2 || !mbx_sm_ok(e, 0, true) || !mbx_sm_ok(e, 1, false))
+        return 0x0016;
+    uint16_t s0 = get_le16(sm_reg(e, 0)), l0 = get_le16(sm_reg(e, 0) + 2);
+    uint16_t s1 = get_le16(sm_reg(e, 1)), l1 = get_le16(sm_reg(e, 1) + 2);
+    if (s0 < s1 + l1 && s1 < s0 + l0)
+        return 0x0016;              /* overlapping mailboxes */
+    return 0;
+}
+
+/* Is the SM at physical start covered by an active FMMU of the given direction? */
+static bool fmmu_covers(const struct sim_esc *e, uint16_t start, uint8_t type)
+{
+    for (unsigned n = 0; n < e->n_fmmu; n++) {
+        const uint8_t *f = e->mem + ESC_FMMU0 + ESC_FMMU_SIZE * n;
+        uint16_t ps = get_le16(f + 8), len = get_le16(f + 4);
+        if ((f[12] & 1) && (f[11] & type) && start >= ps && start < ps + len)
+            return true;
+    }
+    return false;
+}
+
+static uint16_t check_pd_sm(struct sim_esc *e, int n, size_t want, bool out)
+{
+    uint16_t code = out ? 0x001D : 0x001E;
+    if (n < 0 || !want)
+        return 0;
+    const uint8_t *r = sm_reg(e, (unsigned)n);
+    uint16_t start = get_le16(r), len = get_le16(r + 2);
+    uint8_t mode = e->desc->sm[n].control & 0x03;
+    if (!(r[SM_ACT] & 0x01) || len != want || (r[SM_CTRL] & 0x03) != mode ||
+        ((((r[SM_CTRL] >> 2) & 0x03) == 1) != out) ||
+        start < ESC_REGS || (uint32_t)start + len > e->mem_size)
+        return code;
+    if (!fmmu_covers(e, start, out ? ESC_FMMU_W : ESC_FMMU_R))
+        return code;
+    return 0;
+}
+
+static uint16_t check_process_data(struct sim_esc *e)
+{
+    size_t out = 0, in = 0;
+    if (!e->dev || !e->dev->ops->pd_sizes)
+        return 0;
+    e->dev->ops->pd_sizes(e->dev, &out, &in);
+    uint16_t c = check_pd_sm(e, e->sm_out, out, true);
+    return c ? c : check_pd_sm(e, e->sm_in, in, false);
+}
+
+static uint16_t check_dc(struct sim_esc *e)
+{
+    if (!e->desc || !e->desc->dc_required)
+        return 0;
+    /* SYNC0 must be on: cyclic operation + SYNC0 (0x0981 bits 0,1) and a cycle time. */
+    if ((e->mem[ESC_DC_ACTIVATION] & 0x03) != 0x03 || !get_le32(e->mem + ESC_DC_SYNC0_CYCLE))
+        return 0x0030;
+    return 0;
+}
+
+static uint16_t check_transition(struct sim_esc *e, uint8_t from, uint8_t to, takt_ns_t t)
+{
+    uint16_t c = 0;
+    if (to == AL_BOOT && from == AL_INIT &&
+        !(e->sii_bytes > 2 * SII_W_BOOT_RX_SIZE + 1 && get_le16(e->sii + 2 * SII_W_BOOT_RX_SIZE)))
+        return 0x0013;
+    if (from == AL_INIT && to == AL_PREOP)
+        c = check_mailbox(e);
+    if (!c && from == AL_PREOP && to == AL_SAFEOP) {
+        c = check_process_data(e);
+        if (!c)
+            c = check_dc(e);
+    }
+    if (!c && from != to && e->fault.refuse_state == to)
+        c = e->fault.refuse_code;
+    if (!c && from != to && e->dev && e->dev->ops->al_change)
+        c = e->dev->ops->al_change(e->dev, from, to, e->mem, t);
+    return c;
+}
+
+static bool known_state(uint8_t s)
+{
+    return s == AL_INIT || s == AL_PREOP || s == AL_BOOT || s == AL_SAFEOP || s == AL_OP;
+}
+
+void esc_al_control(struct sim_esc *e, takt_ns_t t)
+{
+    uint16_t ctl = esc_reg16(e, ESC_AL_CONTROL);
+    uint8_t to = ctl & AL_STATE_MASK, from = e->al_state;
+    bool ack = ctl & AL_ACK;
+    bool err = esc_reg16(e, ESC_AL_STATUS) & AL_ERROR;
+
+    if (e->mem[ESC_ESC_CONFIG] & 0x01) {
+        /* Device emulation (0x0141 bit 0): AL status follows AL control. */
+        e->al_state = to;
+        set_status(e, to, false, 0);
+        esc_sm_apply_pdi(e);
+        return;
+    }
+    if (err && !ack && to > from)
+        return;                     /* an error must be acknowledged before going up */
+    if (ack)
+        err = false;
+    if (!known_state(to)) {
+        esc_al_set_error(e, from, 0x0012);
+        return;
+    }
+    if (!allowed(from, to)) {
+        esc_al_set_error(e, from, 0x0011);
+        return;
+    }
+    uint16_t code = check_transition(e, from, to, t);
+    if (code) {
+        /* A refused step leaves the state as it was, with the error flag. */
+        esc_al_set_error(e, from, code);
+        return;
+    }
+    e->al_state = to;
+    if (to == AL_INIT)
+        esc_mbx_clear(e);
+    if (to == AL_OP)
+        for (unsigned n = 0; n < e->n_sm; n++)
+            e->sm[n].last_commit = t;   /* the watchdog starts with OP */
+    esc_sm_apply_pdi(e);
+    set_status(e, to, err, err ? esc_reg16(e, ESC_AL_STATUS_CODE) : 0);
+}
+
+/* Process-data watchdog (ref §4 0x0400/0x0420): time = 0x0420 x (0x0400 + 2) x 40 ns.
+ * In OP, an output SM with the watchdog trigger bit that sees no complete write for
+ * that long drops the slave to SAFEOP + ERROR, AL status code 0x001B. */
+void esc_al_watchdog(struct sim_esc *e, takt_ns_t t)
+{
+    if (e->al_state != AL_OP || e->sm_out < 0)
+        return;
+    const struct esc_sm *s = &e->sm[e->sm_out];
+    uint16_t div = esc_reg16(e, ESC_WD_DIVIDER), cnt = esc_reg16(e, ESC_WD_TIME_PD);
+    if (!s->active || !s->wd || !cnt)
+        return;
+    takt_ns_t wd = (takt_ns_t)cnt * (div + 2) * 40;
+    if (t - s->last_commit <= wd)
+        return;
+    e->mem[ESC_WD_STATUS_PD] &= (uint8_t)~0x01;
+    if (e->mem[ESC_WD_COUNTER_PD] < 0xFF)
+        e->mem[ESC_WD_COUNTER_PD]++;
+    esc_al_set_error(e, AL_SAFEOP, 0x001B);
+}

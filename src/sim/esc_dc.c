@@ -1,0 +1,104 @@
+/* Distributed clocks of the software ESC (ref §9): a local clock with its own drift,
+ * receive-time latches, system time = local + offset, and the time-control loop a
+ * write to 0x0910 drives (KickCAT dcTimeLoopWrite shape: bounded slew per write,
+ * filtered difference in 0x092C), plus a rate correction like the ESC speed counter. */
+#include <math.h>
+#include <stdlib.h>
+#include "sim/esc.h"
+#include "util/wire.h"
+
+#define MAX_CORR_PPB 500000.0          /* speed counter range, +-500 ppm */
+
+int64_t esc_dc_local(const struct sim_esc *e, takt_ns_t t)
+{
+    int64_t dt = t - e->dc.anchor_t;
+    return e->dc.anchor_local + dt + (int64_t)llround((double)dt * (e->dc.drift_ppb + e->dc.corr_ppb) * 1e-9);
+}
+
+/* Re-anchor before changing the rate so the clock stays continuous. */
+static void reanchor(struct sim_esc *e, takt_ns_t t)
+{
+    e->dc.anchor_local = esc_dc_local(e, t);
+    e->dc.anchor_t = t;
+}
+
+uint64_t esc_dc_systime(const struct sim_esc *e, takt_ns_t t)
+{
+    return (uint64_t)esc_dc_local(e, t) + get_le64(e->mem + ESC_DC_SYS_OFFSET);
+}
+
+void esc_dc_read_refresh(struct sim_esc *e, uint32_t adr, uint32_t len, takt_ns_t t)
+{
+    uint32_t end = adr + len;
+    if (adr < 0x0918 && end > 0x0910)
+        put_le64(e->mem + ESC_DC_SYS_TIME, esc_dc_systime(e, t));
+    if (adr < 0x0998 && end > 0x0990 && (e->mem[ESC_DC_ACTIVATION] & 0x03) == 0x03) {
+        /* Once SYNC0 runs, 0x0990 reads as the next SYNC0 pulse. */
+        uint64_t start = get_le64(e->mem + ESC_DC_SYNC0_START);
+        uint32_t cyc = get_le32(e->mem + ESC_DC_SYNC0_CYCLE);
+        uint64_t now = esc_dc_systime(e, t);
+        if (cyc && now > start)
+            put_le64(e->mem + ESC_DC_SYNC0_START, start + ((now - start) / cyc + 1) * cyc);
+    }
+}
+
+void esc_dc_latch(struct sim_esc *e)
+{
+    /* Local time at which the frame passed each port; ports without link keep what
+     * they had (ref §9 step 1). 0x0918 is the processing unit's time (port 0 in a
+     * line). */
+    for (unsigned p = 0; p < 4; p++)
+        if (e->times.open & (1u << p))
+            put_le32(e->mem + ESC_DC_RECV_TIME0 + 4 * p, (uint32_t)esc_dc_local(e, e->times.port[p]));
+    put_le64(e->mem + ESC_DC_RECV_TIME_PU, (uint64_t)esc_dc_local(e, e->times.port[0]));
+}
+
+void esc_dc_reset_filter(struct sim_esc *e, takt_ns_t t)
+{
+    reanchor(e, t);
+    e->dc.corr_ppb = 0;
+    e->dc.filt = 0;
+    e->dc.have_last = false;
+    put_le32(e->mem + ESC_DC_SYS_DIFF, 0);
+    put_le16(e->mem + ESC_DC_SPEED_DIFF, 0);
+}
+
+static void put_diff(struct sim_esc *e, double d)
+{
+    /* 0x092C: bit 31 set when local >= received, bits 0-30 magnitude (ref §4). */
+    double m = fabs(d);
+    uint32_t mag = m > 0x7FFFFFFF ? 0x7FFFFFFF : (uint32_t)llround(m);
+    put_le32(e->mem + ESC_DC_SYS_DIFF, mag | (d >= 0 ? 0x80000000u : 0));
+}
+
+void esc_dc_time_write(struct sim_esc *e, const uint8_t *val, unsigned off, unsigned n, takt_ns_t t)
+{
+    if (off != 0 || (n != 4 && n != 8))
+        return;                     /* partial writes feed nothing */
+    uint64_t sys = esc_dc_systime(e, t) - get_le32(e->mem + ESC_DC_SYS_DELAY);
+    int64_t dt;
+    if (n == 8)
+        dt = (int64_t)(sys - get_le64(val));
+    else                            /* IgH writes 4 bytes: compare the low word */
+        dt = (int32_t)((uint32_t)sys - get_le32(val));
+    uint8_t depth = e->mem[ESC_DC_DIFF_FILTER] & 0x0F;
+    e->dc.filt += ((double)dt - e->dc.filt) / (double)(1u << depth);
+    put_diff(e, e->dc.filt);
+
+    int64_t slew = esc_reg16(e, ESC_DC_SPEED_START) & 0x7FFF;
+    int64_t step = dt > slew ? slew : dt < -slew ? -slew : dt;
+    reanchor(e, t);
+    /* Rate: once the offset is within the slew range, what is left at the next write
+     * is drift over the interval; trim the speed by a fraction of it. */
+    if (e->dc.have_last && llabs(dt) < slew) {
+        takt_ns_t iv = t - e->dc.last_write_t;
+        if (iv >= 10000) {
+            double c = e->dc.corr_ppb - 0.5 * (double)dt * 1e9 / (double)iv;
+            e->dc.corr_ppb = c > MAX_CORR_PPB ? MAX_CORR_PPB : c < -MAX_CORR_PPB ? -MAX_CORR_PPB : c;
+        }
+    }
+    e->dc.anchor_local -= step;
+    e->dc.last_write_t = t;
+    e->dc.have_last = llabs(dt) <= slew;   /* rate is judged only after a full step */
+    put_le16(e->mem + ESC_DC_SPEED_DIFF, (uint16_t)(int16_t)lround(e->dc.corr_ppb / 1000.0));
+}

@@ -1,0 +1,119 @@
+/* The PDI side of the mailbox SyncManagers (ref §6-7): hands a full write mailbox to
+ * the device, places replies in the read mailbox as it empties, serves repeat
+ * requests, and answers injected SDO aborts before the device sees the request. */
+#include <string.h>
+#include "sim/esc.h"
+#include "util/wire.h"
+
+enum { SM_STATUS = 5, SM_ACT = 6, SM_PDI = 7 };
+
+static int mbx_sm(const struct sim_esc *e, bool ecat_writes)
+{
+    for (unsigned n = 0; n < e->n_sm; n++) {
+        const struct esc_sm *s = &e->sm[n];
+        if (s->active && s->mode == ESC_SM_MBX && s->ecat_writes == ecat_writes)
+            return (int)n;
+    }
+    return -1;
+}
+
+static uint8_t *status(struct sim_esc *e, int n) { return e->mem + ESC_SM0 + ESC_SM_SIZE * n + SM_STATUS; }
+
+void esc_mbx_clear(struct sim_esc *e)
+{
+    e->mbx_reply_len = 0;
+    e->mbx_last_len = 0;
+    for (unsigned n = 0; n < e->n_sm; n++)
+        if ((e->mem[ESC_SM0 + ESC_SM_SIZE * n + 4] & 0x03) == ESC_SM_MBX)
+            *status(e, (int)n) &= (uint8_t)~ESC_SM_STAT_FULL;
+}
+
+/* An SDO request on the faulted object gets an abort made here (ETG.1000.6 5.6.2.7:
+ * Abort SDO Transfer Request, CoE service 2, command 0x80). */
+static size_t sdo_abort_reply(struct sim_esc *e, const uint8_t *msg, size_t len, uint8_t *r)
+{
+    if (!e->fault.sdo_abort || len < MBX_HDR + 6 || (msg[5] & 0x0F) != MBX_TYPE_COE)
+        return 0;
+    const uint8_t *c = msg + MBX_HDR;
+    if ((get_le16(c) >> 12) != COE_SDO_REQ)
+        return 0;
+    uint8_t ccs = c[2] >> 5;
+    if (ccs != 1 && ccs != 2)        /* only initiate download/upload name an object */
+        return 0;
+    if (get_le16(c + 3) != e->fault.abort_index || c[5] != e->fault.abort_sub)
+        return 0;
+    memset(r, 0, MBX_HDR + 10);
+    put_le16(r, 10);
+    put_le16(r + 2, get_le16(msg + 2));
+    e->mbx_cnt = (uint8_t)(e->mbx_cnt % 7 + 1);
+    r[5] = (uint8_t)(MBX_TYPE_COE | e->mbx_cnt << 4);
+    put_le16(r + 6, (uint16_t)(COE_SDO_REQ << 12));
+    r[8] = 0x80;
+    put_le16(r + 9, e->fault.abort_index);
+    r[11] = e->fault.abort_sub;
+    put_le32(r + 12, e->fault.abort_code);
+    return MBX_HDR + 10;
+}
+
+static void place(struct sim_esc *e, int n, const uint8_t *msg, size_t len)
+{
+    const struct esc_sm *s = &e->sm[n];
+    if (len > s->len)
+        len = s->len;
+    memcpy(e->mem + s->start, msg, len);
+    memset(e->mem + s->start + len, 0, s->len - len);
+    if (msg != e->mbx_last) {
+        memcpy(e->mbx_last, msg, len);
+        e->mbx_last_len = len;
+    }
+    *status(e, n) |= ESC_SM_STAT_FULL;
+}
+
+static void take_request(struct sim_esc *e, int w, int r, takt_ns_t t)
+{
+    const struct esc_sm *s = &e->sm[w];
+    const uint8_t *msg = e->mem + s->start;
+    size_t len = MBX_HDR + get_le16(msg);
+    if (len > s->len)
+        len = s->len;
+    if (e->mbx_reply_len)
+        return;                   /* previous reply still held: SM0 stays full */
+    *status(e, w) &= (uint8_t)~ESC_SM_STAT_FULL;   /* the PDI has read it */
+    size_t cap = r >= 0 ? e->sm[r].len : e->mem_size - ESC_REGS;
+    size_t n = sdo_abort_reply(e, msg, len, e->mbx_reply);
+    if (!n && e->dev && e->dev->ops->mbx_write)
+        n = e->dev->ops->mbx_write(e->dev, msg, len, e->mbx_reply, cap, t);
+    e->mbx_reply_len = n <= cap ? n : 0;
+}
+
+void esc_mbx_pdi(struct sim_esc *e, takt_ns_t t)
+{
+    int w = mbx_sm(e, true), r = mbx_sm(e, false);
+    if (w >= 0 && (*status(e, w) & ESC_SM_STAT_FULL) && !e->mbx_reply_len)
+        take_request(e, w, r, t);
+    if (r < 0)
+        return;
+    uint8_t *reg = e->mem + ESC_SM0 + ESC_SM_SIZE * r;
+    /* Repeat: the master toggled 0x0806 bit 1; put the last reply back and mirror the
+     * toggle into 0x0807 bit 1 as the acknowledgement (ref §6). */
+    if (((reg[SM_ACT] ^ reg[SM_PDI]) & 0x02)) {
+        if (e->mbx_last_len)
+            place(e, r, e->mbx_last, e->mbx_last_len);
+        reg[SM_PDI] = (uint8_t)((reg[SM_PDI] & ~0x02) | (reg[SM_ACT] & 0x02));
+        return;
+    }
+    if (*status(e, r) & ESC_SM_STAT_FULL)
+        return;
+    if (e->mbx_reply_len) {
+        place(e, r, e->mbx_reply, e->mbx_reply_len);
+        e->mbx_reply_len = 0;
+        if (w >= 0 && (*status(e, w) & ESC_SM_STAT_FULL))
+            take_request(e, w, r, t);
+        return;
+    }
+    if (e->dev && e->dev->ops->mbx_pending) {
+        size_t n = e->dev->ops->mbx_pending(e->dev, e->mbx_reply, e->sm[r].len, t);
+        if (n && n <= e->sm[r].len)
+            place(e, r, e->mbx_reply, n);
+    }
+}

@@ -1,0 +1,363 @@
+/* The simulated EtherCAT line: a frame passes slave 1 -> N and back; every
+ * datagram is executed with its addressing and working-counter rule (ref §3);
+ * malformed frames are dropped and counted in the RX error counters (ref §4). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ecat/frame.h"
+#include "sim/net.h"
+#include "util/wire.h"
+
+void takt_sim_opts_default(struct takt_sim_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->ram_bytes = ESC_RAM_DEFAULT;
+    o->fwd_delay_ns = 500;
+    o->drift_ppm = 50;
+    o->seed = 1;
+}
+
+uint32_t sim_net_rand(struct takt_sim *s)
+{
+    s->rng ^= s->rng << 13;
+    s->rng ^= s->rng >> 7;
+    s->rng ^= s->rng << 17;
+    return (uint32_t)(s->rng >> 11);
+}
+
+int sim_net_alloc(struct takt_sim **out, unsigned n, const struct takt_sim_opts *o)
+{
+    struct takt_sim *s = calloc(1, sizeof *s);
+    if (!s || !n || !(s->sl = calloc(n, sizeof *s->sl))) {
+        free(s);
+        return n ? -ENOMEM : -EINVAL;
+    }
+    if (o)
+        s->opt = *o;
+    else
+        takt_sim_opts_default(&s->opt);
+    if (!s->opt.fwd_delay_ns)
+        s->opt.fwd_delay_ns = 500;
+    s->n = n;
+    s->rng = 0x9E3779B97F4A7C15ull ^ s->opt.seed;
+    *out = s;
+    return 0;
+}
+
+/* Clock of slave k: an offset of up to a few seconds and a drift inside +-drift_ppm,
+ * reproducible from the seed, so no two ESCs agree until a master aligns them. */
+int sim_net_add(struct takt_sim *s, unsigned pos, struct sim_device *dev, const char *name)
+{
+    struct sim_slave *sl = &s->sl[pos];
+    int rc = esc_init(&sl->esc, dev, s->opt.ram_bytes, !s->opt.sii_read4);
+    if (rc)
+        return rc;
+    sl->dev = dev;
+    snprintf(sl->name, sizeof sl->name, "%s", name ? name : (dev && dev->desc ? dev->desc->name : "?"));
+    sl->esc.clock_offset = (int64_t)(sim_net_rand(s) % 4000000000u);
+    if (s->opt.drift_ppm > 0)
+        sl->esc.dc.drift_ppb = ((double)(sim_net_rand(s) % 2000001u) / 1000000.0 - 1.0) * s->opt.drift_ppm * 1000.0;
+    esc_reset(&sl->esc, 0);
+    return 0;
+}
+
+void sim_net_topology(struct takt_sim *s, takt_ns_t now)
+{
+    unsigned r = s->reach;
+    takt_ns_t d = s->opt.fwd_delay_ns, t = 0;
+    for (unsigned k = 0; k < r; k++) {
+        s->sl[k].t_in = t;
+        t += d;
+    }
+    /* Back from the last reachable slave, which closes the loop itself. */
+    takt_ns_t out0 = r ? s->sl[r - 1].t_in + d : 0;
+    for (unsigned k = r; k-- > 0;) {
+        struct sim_esc *e = &s->sl[k].esc;
+        bool p1 = k + 1 < r;
+        s->sl[k].t_ret = p1 ? out0 : 0;
+        if (p1)
+            out0 = s->sl[k].t_ret + d;
+        e->times.open = (uint8_t)(0x01 | (p1 ? 0x02 : 0));
+        esc_update_dl_status(e);
+    }
+    for (unsigned k = r; k < s->n; k++)
+        s->sl[k].esc.times.open = 0;
+    (void)now;
+}
+
+void takt_sim_destroy(struct takt_sim *s)
+{
+    if (!s)
+        return;
+    for (unsigned k = 0; k < s->n; k++) {
+        esc_free(&s->sl[k].esc);
+        if (s->sl[k].dev && s->sl[k].dev->ops && s->sl[k].dev->ops->destroy)
+            s->sl[k].dev->ops->destroy(s->sl[k].dev);
+    }
+    free(s->sl);
+    free(s);
+}
+
+unsigned takt_sim_slave_count(const struct takt_sim *s) { return s->n; }
+
+const char *takt_sim_slave_name(const struct takt_sim *s, unsigned pos)
+{
+    return pos < s->n ? s->sl[pos].name : NULL;
+}
+
+static inline void wkc_add(struct ecat_dg *dg, unsigned n)
+{
+    unsigned w = get_le16(dg->wkc) + n;
+    put_le16(dg->wkc, (uint16_t)(w > 0xFFFF ? 0xFFFF : w));
+}
+
+static inline takt_ns_t at(const struct takt_sim *s, unsigned k, takt_ns_t now)
+{
+    return now + s->sl[k].t_in;
+}
+
+/* Set the times this slave latches for the frame now passing it. */
+static inline void pass(struct takt_sim *s, unsigned k, takt_ns_t now)
+{
+    struct sim_esc *e = &s->sl[k].esc;
+    e->times.port[0] = now + s->sl[k].t_in;
+    e->times.port[1] = now + s->sl[k].t_ret;
+}
+
+static bool fp_match(const struct sim_esc *e, uint16_t adp)
+{
+    if (esc_reg16(e, ESC_STATION_ADDR) == adp)
+        return true;
+    /* Alias only when DL control bit 24 (0x0103 bit 0) is set (ref §3). */
+    return (e->mem[0x0103] & 0x01) && esc_reg16(e, ESC_STATION_ALIAS) == adp;
+}
+
+/* One slave executes a physical-address datagram: r/w bits, OR-ing for broadcast. */
+static unsigned phys(struct takt_sim *s, unsigned k, struct ecat_dg *dg, bool rd, bool wr,
+                     bool bcast, takt_ns_t now)
+{
+    struct sim_esc *e = &s->sl[k].esc;
+    takt_ns_t t = at(s, k, now);
+    unsigned w = 0;
+    pass(s, k, now);
+    if (rd && wr) {
+        memcpy(s->scratch, dg->data, dg->len);   /* write what arrived, read the old */
+        if (esc_read(e, dg->ado, dg->data, dg->len, bcast, t))
+            w += 1;
+        if (esc_write(e, dg->ado, s->scratch, dg->len, t))
+            w += 2;
+    } else if (rd) {
+        w = esc_read(e, dg->ado, dg->data, dg->len, bcast, t) ? 1 : 0;
+    } else if (wr) {
+        w = esc_write(e, dg->ado, dg->data, dg->len, t) ? 1 : 0;
+    }
+    return w;
+}
+
+static void exec_dg(struct takt_sim *s, struct ecat_dg *dg, takt_ns_t now)
+{
+    unsigned r = s->reach, w = 0;
+    uint16_t adp = dg->adp;
+    uint8_t c = dg->cmd;
+    switch (c) {
+    case ECAT_APRD: case ECAT_APWR: case ECAT_APRW: case ECAT_ARMW:
+        /* Every slave increments ADP; the one that sees 0 executes (ref §3). */
+        for (unsigned k = 0; k < r; k++, adp++) {
+            if (c == ECAT_ARMW)
+                w += phys(s, k, dg, adp == 0, adp != 0, false, now);
+            else if (adp == 0)
+                w += phys(s, k, dg, c != ECAT_APWR, c != ECAT_APRD, false, now);
+        }
+        put_le16(dg->hdr + 2, adp);
+        break;
+    case ECAT_FPRD: case ECAT_FPWR: case ECAT_FPRW: case ECAT_FRMW:
+        for (unsigned k = 0; k < r; k++) {
+            bool me = fp_match(&s->sl[k].esc, adp);
+            if (c == ECAT_FRMW)
+                w += phys(s, k, dg, me, !me, false, now);
+            else if (me)
+                w += phys(s, k, dg, c != ECAT_FPWR, c != ECAT_FPRD, false, now);
+        }
+        break;
+    case ECAT_BRD: case ECAT_BWR: case ECAT_BRW:
+        for (unsigned k = 0; k < r; k++, adp++)
+            w += phys(s, k, dg, c != ECAT_BWR, c != ECAT_BRD, true, now);
+        put_le16(dg->hdr + 2, adp);
+        break;
+    case ECAT_LRD: case ECAT_LWR: case ECAT_LRW:
+        for (unsigned k = 0; k < r; k++) {
+            struct sim_esc *e = &s->sl[k].esc;
+            if (!e->n_map)
+                continue;
+            unsigned d = esc_logical(e, c, dg->lad, dg->data, dg->len, at(s, k, now));
+            /* LRD/LWR count 1; LRW counts read 1 + write 2 (ref §3). */
+            w += c == ECAT_LRW ? ((d & 1) ? 1u : 0u) + ((d & 2) ? 2u : 0u) : (d ? 1u : 0u);
+        }
+        break;
+    default:                        /* NOP: nobody executes */
+        break;
+    }
+    if (w)
+        wkc_add(dg, w);
+}
+
+static void count_rx_error(struct takt_sim *s)
+{
+    /* Slave 1 sees the broken frame on port 0 (0x0300 invalid frame counter); the
+     * slaves after it count it as forwarded error (0x0308). Counters saturate. */
+    for (unsigned k = 0; k < s->reach; k++) {
+        uint8_t *m = s->sl[k].esc.mem + (k == 0 ? 0x0300 : 0x0308);
+        if (*m < 0xFF)
+            (*m)++;
+    }
+}
+
+/* The whole frame is checked before anything executes: an ESC commits a frame's
+ * writes only once the frame proved good. */
+static int validate(uint8_t *buf, size_t len)
+{
+    struct ecat_dg dg;
+    size_t pos;
+    int rc = ecat_frame_first(buf, len, &dg, &pos);
+    unsigned n = 0;
+    while (rc == 0) {
+        if (dg.cmd >= ECAT_CMD_COUNT)
+            return -EPROTO;
+        n++;
+        rc = ecat_frame_next(buf, len, &dg, &pos);
+    }
+    return rc < 0 ? rc : (int)n;
+}
+
+static void corrupt(struct takt_sim *s, uint8_t *buf, size_t len)
+{
+    if (len <= ECAT_ETH_HDR + ECAT_FRAME_HDR)
+        return;
+    size_t i = ECAT_ETH_HDR + ECAT_FRAME_HDR + sim_net_rand(s) % (len - ECAT_ETH_HDR - ECAT_FRAME_HDR);
+    buf[i] ^= (uint8_t)(1u << (sim_net_rand(s) % 8));
+}
+
+static bool chance(struct takt_sim *s, double p)
+{
+    return p > 0 && (double)sim_net_rand(s) / 2097152.0 / 1048576.0 < p;
+}
+
+size_t takt_sim_process(struct takt_sim *s, uint8_t *buf, size_t len, size_t cap,
+                        takt_ns_t now, takt_ns_t *delay_ns)
+{
+    (void)cap;
+    if (delay_ns)
+        *delay_ns = 0;
+    s->st.frames++;
+    if (!s->have_t0) {
+        s->have_t0 = true;
+        s->t0 = now;
+    }
+    sim_net_events(s, now);
+    if (len < ECAT_ETH_HDR + ECAT_FRAME_HDR || get_be16(buf + 12) != 0x88A4 ||
+        (get_le16(buf + ECAT_ETH_HDR) >> 12) != ECAT_FRAME_TYPE_DG) {
+        s->st.not_ecat++;
+        return 0;
+    }
+    if (!s->reach) {
+        s->st.lost++;
+        return 0;
+    }
+    if (chance(s, s->p_drop)) {
+        s->st.dropped++;
+        return 0;
+    }
+    int n = validate(buf, len);
+    if (n < 0) {
+        s->st.malformed++;
+        count_rx_error(s);
+        return 0;
+    }
+    struct ecat_dg dg;
+    size_t pos;
+    int rc = ecat_frame_first(buf, len, &dg, &pos);
+    while (rc == 0) {
+        s->st.datagrams++;
+        exec_dg(s, &dg, now);
+        rc = ecat_frame_next(buf, len, &dg, &pos);
+    }
+    for (unsigned k = 0; k < s->reach; k++) {
+        struct sim_esc *e = &s->sl[k].esc;
+        if (e->pdi_work)
+            esc_pdi(e, at(s, k, now));
+        if (e->al_state == AL_OP)
+            esc_al_watchdog(e, at(s, k, now));
+    }
+    buf[6] |= 0x02;                 /* U/L bit on the way back (ref §1) */
+    if (chance(s, s->p_corrupt)) {
+        s->st.corrupted++;
+        corrupt(s, buf, len);
+    }
+    if (s->delay && delay_ns) {
+        *delay_ns = s->delay;
+        s->st.delayed++;
+    }
+    s->st.replies++;
+    return len;
+}
+
+void takt_sim_tick(struct takt_sim *s, takt_ns_t now)
+{
+    if (s->have_t0)
+        sim_net_events(s, now);
+    for (unsigned k = 0; k < s->reach; k++)
+        esc_tick(&s->sl[k].esc, now);
+}
+
+void takt_sim_get_stats(const struct takt_sim *s, struct takt_sim_stats *st)
+{
+    *st = s->st;
+    st->reachable = s->reach;
+}
+
+int takt_sim_peek(const struct takt_sim *s, unsigned pos, uint16_t adr, void *buf, size_t len)
+{
+    if (pos >= s->n || (size_t)adr + len > s->sl[pos].esc.mem_size)
+        return -EINVAL;
+    memcpy(buf, s->sl[pos].esc.mem + adr, len);
+    return 0;
+}
+
+int takt_sim_set_clock(struct takt_sim *s, unsigned pos, int64_t offset_ns, double drift_ppm)
+{
+    if (pos >= s->n)
+        return -EINVAL;
+    struct sim_esc *e = &s->sl[pos].esc;
+    e->clock_offset = offset_ns;
+    e->dc.drift_ppb = drift_ppm * 1000.0;
+    e->dc.anchor_t = 0;
+    e->dc.anchor_local = offset_ns;
+    e->dc.corr_ppb = 0;
+    return 0;
+}
+
+int takt_sim_create_devices(struct sim_device **devs, unsigned n, const struct takt_sim_opts *o,
+                            struct takt_sim **out)
+{
+    struct takt_sim *s;
+    *out = NULL;
+    int rc = sim_net_alloc(&s, n, o);
+    if (rc)
+        return rc;
+    for (unsigned k = 0; k < n; k++) {
+        rc = sim_net_add(s, k, devs[k], NULL);
+        if (rc) {
+            /* the network owns the devices: free the ones not yet added too */
+            for (unsigned j = k; j < n; j++)
+                if (devs[j] && devs[j]->ops->destroy)
+                    devs[j]->ops->destroy(devs[j]);
+            takt_sim_destroy(s);
+            return rc;
+        }
+    }
+    s->reach = n;
+    sim_net_topology(s, 0);
+    *out = s;
+    return 0;
+}

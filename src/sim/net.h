@@ -1,0 +1,56 @@
+/* The simulated EtherCAT line (internal to src/sim): slaves in order, per-slave
+ * timing, reachability after cable breaks, scheduled faults, statistics. */
+#ifndef TAKT_SIM_NET_H
+#define TAKT_SIM_NET_H
+
+#include <takt/sim.h>
+#include "sim/esc.h"
+
+#define SIM_MAX_EVENTS 32
+
+enum sim_ev_kind { SIM_EV_BREAK, SIM_EV_HEAL, SIM_EV_POWER, SIM_EV_SDO_ABORT, SIM_EV_REFUSE,
+                   SIM_EV_COUNT };
+
+struct sim_event {
+    enum sim_ev_kind kind;
+    takt_ns_t at;                  /* relative to the first frame */
+    unsigned  slave;               /* 1-based */
+    uint16_t  index, code16;
+    uint8_t   sub, state;
+    uint32_t  code;
+    bool      done;
+};
+
+struct sim_slave {
+    struct sim_esc esc;
+    struct sim_device *dev;
+    char      name[64];            /* catalogue name, for power-cycle recreation */
+    takt_ns_t t_in, t_ret;         /* offsets: frame reaches port 0 / returns to port 1 */
+};
+
+struct takt_sim {
+    unsigned n;
+    struct sim_slave *sl;
+    unsigned reach;                /* slaves 1..reach see frames */
+    struct takt_sim_opts opt;
+    struct takt_sim_stats st;
+    /* faults */
+    double   p_drop, p_corrupt;
+    takt_ns_t delay;
+    unsigned n_ev;
+    struct sim_event ev[SIM_MAX_EVENTS];
+    bool     have_t0;
+    takt_ns_t t0;
+    uint64_t rng;
+    /* rebuilds a device by catalogue name after a power loss (NULL: keep it) */
+    int     (*make_dev)(const char *name, struct sim_device **out);
+    uint8_t  scratch[ECAT_MAX_DG_DATA + 64];
+};
+
+int  sim_net_alloc(struct takt_sim **out, unsigned n, const struct takt_sim_opts *o);
+int  sim_net_add(struct takt_sim *s, unsigned pos, struct sim_device *dev, const char *name);
+void sim_net_topology(struct takt_sim *s, takt_ns_t now);
+void sim_net_events(struct takt_sim *s, takt_ns_t now);
+uint32_t sim_net_rand(struct takt_sim *s);
+
+#endif
