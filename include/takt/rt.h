@@ -82,7 +82,8 @@ struct rt_loop {
     struct perf_set  perf;     /* threaded when started with rt_loop_start() */
     struct perf_msmt m_cycle, m_wake, m_task;
     takt_ns_t cpu_ns;          /* thread CPU time consumed by the loop */
-    takt_ns_t started, ended;  /* monotonic */
+    takt_ns_t started, ended;  /* monotonic; ended is stored last (release): a watcher
+                                  may poll __atomic_load_n(&l->ended, ACQUIRE) != 0 */
     volatile int stop;
     int result;                /* non-zero value a step returned */
     pthread_t thread;

@@ -199,7 +199,7 @@ static int parse_and_run(const struct cli_cmd *cmd, int argc, char **argv)
 {
     struct cli_ctx c = { .cmd = cmd, .cycle_ns = 1000000, .cpu = -1 };
     struct option lo[64];
-    char so[160] = "+hv";
+    char so[160] = "+:hv";  /* leading ":" after "+": a missing value returns ':' */
     int n = 0;
     for (size_t i = 0; i < sizeof commons / sizeof commons[0]; i++) {
         if (!(cmd->common & commons[i].bit))

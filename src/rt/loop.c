@@ -87,6 +87,7 @@ static int loop_body(struct rt_loop *l)
 {
     takt_ns_t cpu0 = thread_cpu_now();
     l->result = 0;
+    __atomic_store_n(&l->ended, 0, __ATOMIC_RELAXED);
     l->started = takt_now();
     rt_cycle_init(&l->cyc, l->cyc.period, l->started + l->cyc.period);
     takt_ns_t end_by = l->duration > 0 ? l->started + l->duration : 0;
@@ -100,8 +101,9 @@ static int loop_body(struct rt_loop *l)
             break;
         }
     }
-    l->ended = takt_now();
     l->cpu_ns = thread_cpu_now() - cpu0;
+    /* last: a watcher polling `ended` (atomically) then sees every figure complete */
+    __atomic_store_n(&l->ended, takt_now(), __ATOMIC_RELEASE);
     return l->result;
 }
 
@@ -126,6 +128,7 @@ int rt_loop_start(struct rt_loop *l)
     /* A reporter in another thread now snapshots: flips must go through the RT side. */
     l->perf.threaded = true;
     __atomic_store_n(&l->stop, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&l->ended, 0, __ATOMIC_RELEASE);   /* watchers wait for non-zero */
     int r = pthread_create(&l->thread, NULL, loop_thread, l);
     if (r)
         return -r;
