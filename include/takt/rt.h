@@ -39,7 +39,8 @@ takt_ns_t rt_cycle_wait(struct rt_cycle *c);
 struct rt_opts {
     int  cpu;              /* -1: no affinity */
     int  prio;             /* SCHED_FIFO priority 1..99; 0: SCHED_OTHER */
-    bool mlock;            /* mlockall(MCL_CURRENT|MCL_FUTURE) */
+    bool mlock;            /* mlockall(MCL_CURRENT|MCL_FUTURE); MCL_CURRENT only when
+                              RLIMIT_MEMLOCK is finite and CAP_IPC_LOCK is missing */
     bool dma_latency;      /* hold /dev/cpu_dma_latency at 0 */
     size_t prefault_stack; /* bytes of stack to touch before the loop */
 };
@@ -84,7 +85,7 @@ struct rt_loop {
     takt_ns_t cpu_ns;          /* thread CPU time consumed by the loop */
     takt_ns_t started, ended;  /* monotonic; ended is stored last (release): a watcher
                                   may poll __atomic_load_n(&l->ended, ACQUIRE) != 0 */
-    volatile int stop;
+    volatile int stop;         /* set by rt_loop_stop() (atomic store) */
     int result;                /* non-zero value a step returned */
     pthread_t thread;
     bool running;
@@ -92,7 +93,9 @@ struct rt_loop {
     void *warn_ctx;
 };
 
-/* Histograms: cycle and wake deviation in 1 us bins up to 4x period + 1 ms. */
+/* Histograms of the three measurements: 1 us bins from 0 to 4x period + 1 ms (wider
+ * bins, by decades, beyond 100000 bins). Cycle Time has one sample less than cycles.
+ * perf_set_cycle_end() is called by the loop after each step; steps need not. */
 int  rt_loop_init(struct rt_loop *l, takt_ns_t period, const struct rt_opts *o,
                   rt_step_fn step, void *ctx);
 void rt_loop_free(struct rt_loop *l);
@@ -109,8 +112,7 @@ int  rt_loop_join(struct rt_loop *l);
  * `Cycles: N  Period [usec]: 1000.0  Overruns: N  Skipped: N  CPU [usec/cycle]: 12.3 (1.2 %)`
  * and JSON {period_ns, cycles, overruns, skipped, run_ns, cpu_ns, cpu_per_cycle_ns,
  * rt: {cpu, prio, affinity_ok, fifo_ok, mlock_ok, mlock_future, dma_latency_ok,
- * warnings},
- * perf: perf_set_to_json()} (a json_object*, caller owns it). */
+ * warnings}, perf: perf_set_to_json()} (a json_object*, caller owns it). */
 int64_t rt_loop_cpu_per_cycle(const struct rt_loop *l);
 void rt_loop_print_summary(FILE *f, const struct rt_loop *l);
 void *rt_loop_to_json(const struct rt_loop *l);
