@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -193,6 +194,33 @@ static void test_start_snapshot_stop(void **state)
     rt_loop_free(&l);
 }
 
+static void *stopper(void *arg)
+{
+    struct rt_loop *l = arg;
+    sleep_ms(30);
+    rt_loop_stop(l);
+    return NULL;
+}
+
+static void test_run_stopped_from_other_thread(void **state)
+{
+    /* the loop runs in this thread without an end of its own; another thread stops it */
+    struct rt_loop l;
+    struct rt_opts o;
+    plain_opts(&o);
+    struct counter c = { 0 };
+    assert_int_equal(rt_loop_init(&l, MS, &o, count_step, &c), 0);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, stopper, &l), 0);
+    assert_int_equal(rt_loop_run(&l), 0);
+    pthread_join(t, NULL);
+    assert_true(c.steps > 0);
+    assert_int_equal(l.cyc.cycles, c.steps);
+    assert_int_equal(l.m_task.total.count, c.steps);
+    assert_true(l.ended - l.started >= 30 * MS);
+    rt_loop_free(&l);
+}
+
 static void test_snapshot_times_out_without_rt_side(void **state)
 {
     struct perf_set s;
@@ -213,6 +241,7 @@ int main(void)
         cmocka_unit_test(test_200_cycles_in_thread),
         cmocka_unit_test(test_duration_limit),
         cmocka_unit_test(test_start_snapshot_stop),
+        cmocka_unit_test(test_run_stopped_from_other_thread),
         cmocka_unit_test(test_snapshot_times_out_without_rt_side),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
