@@ -86,21 +86,22 @@ static void base_msg(struct plk_cn *cn, struct plk_msg *m, uint8_t mtyp, uint8_t
     m->src = cn->cfg.id;
 }
 
-static uint8_t flags2(const struct plk_cn *cn)
+/* RS/PR (ref §3): an SDO reply waits for an invite */
+static uint8_t flags2(struct plk_cn *cn, takt_ns_t now)
 {
-    if (!cn->rs)
+    if (!plk_sdo_server_tx_pending(&cn->sdo, now))
         return 0;
-    return (uint8_t)((PLK_PRIO_GENERIC << PLK_F2_PR_SHIFT) | (cn->rs & PLK_F2_RS_MASK));
+    return (uint8_t)((PLK_PRIO_GENERIC << PLK_F2_PR_SHIFT) | 1);
 }
 
 /* PRes (ref §3): multicast, our state, RD only in Operational, inputs as payload. */
-static struct plk_txf *send_pres(struct plk_cn *cn, struct plk_txq *q)
+static struct plk_txf *send_pres(struct plk_cn *cn, takt_ns_t now, struct plk_txq *q)
 {
     struct plk_msg m;
     base_msg(cn, &m, PLK_MTYP_PRES, PLK_NODE_BROADCAST);
     m.u.pres.nmt_state = cn->state;
     m.u.pres.flags1 = cn->state == PLK_NMT_OPERATIONAL ? PLK_F1_RD : 0;
-    m.u.pres.flags2 = flags2(cn);
+    m.u.pres.flags2 = flags2(cn, now);
     m.u.pres.size = cn->state >= PLK_NMT_PRE_OPERATIONAL_2 || cn->state == PLK_NMT_CS_STOPPED
                     ? cn->cfg.in_size : 0;
     if (cn->state == PLK_NMT_CS_STOPPED)
@@ -156,7 +157,7 @@ static void on_preq(struct plk_cn *cn, takt_ns_t now, const struct plk_msg *m, s
         copy_outputs(cn, m->u.preq.payload, m->u.preq.size, 0);
     if (cn->state == PLK_NMT_PRE_OPERATIONAL_1 || cn->state == PLK_NMT_NOT_ACTIVE)
         return;   /* not yet in the isochronous phase */
-    maybe_late(cn, send_pres(cn, q), now);
+    maybe_late(cn, send_pres(cn, now, q), now);
 }
 
 /* PResMN (ref §10): in chained mode it replaces the PReq; our PRes leaves
@@ -172,7 +173,7 @@ static void on_pres_mn(struct plk_cn *cn, takt_ns_t now, const struct plk_msg *m
     cn->mn_operational = m->u.pres.flags1 & PLK_F1_RD;
     if (cn->state == PLK_NMT_OPERATIONAL || cn->state == PLK_NMT_READY_TO_OPERATE)
         copy_outputs(cn, m->u.pres.payload, m->u.pres.size, cn->out_offset);
-    struct plk_txf *f = send_pres(cn, q);
+    struct plk_txf *f = send_pres(cn, now, q);
     if (f)
         f->launch = now + cn->pres_time_first_ns;
     if (f && chance(cn, cn->faults.late_pres_permille)) {

@@ -1,0 +1,52 @@
+/* POWERLINK drivers: bind the sans-I/O MN and CN cores to a link and a real-time loop.
+ * Internal header shared by driver_mn.c, driver_cn.c, the simulated CN network and the
+ * CLI. */
+#ifndef TAKT_PLK_DRIVER_H
+#define TAKT_PLK_DRIVER_H
+
+#include <takt/plk.h>
+#include "plk/mn.h"
+#include "plk/cn.h"
+
+/* Send the frames a core queued, now (launch times ignored). Returns frames sent. */
+int plk_drv_flush(struct takt_link *link, struct plk_txq *q);
+
+/* An MN from a full network configuration (config file, CDC, --nodes). */
+int plk_drv_mn_create(const struct plk_net_config *nc, struct takt_plk_mn **out,
+                      char *err, size_t errlen);
+struct plk_mn *plk_drv_mn_core(struct takt_plk_mn *mn);
+
+/* --- CN host: serves one or many CN cores on one link ------------------------------
+ * Frames are handed only to the cores they concern (PReq/ASnd by destination, SoC/SoA/
+ * PResMN to all), so 40 simulated CNs cost little. PRes with a launch time (chained
+ * mode, injected lateness) wait in a small queue and leave at that time from this loop:
+ * the link has no SO_TXTIME launch-time path, so the precision is that of the wake-up
+ * (timer slack is set to 1 ns for the thread). */
+#define PLK_HOST_PENDING 128
+struct plk_cn_host {
+    struct plk_cn **cn;
+    unsigned n;
+    struct plk_cn *by_id[256];
+    struct takt_link *link;
+    struct plk_txf tx[64];
+    struct plk_txq q;
+    struct plk_txf pend[PLK_HOST_PENDING];
+    unsigned n_pend;
+    /* called every period ns with the current time (simulated inputs, fault plan) */
+    void (*periodic)(void *ctx, takt_ns_t now);
+    void *periodic_ctx;
+    takt_ns_t period, next_periodic;
+    takt_ns_t duration;          /* 0 = until stop */
+    volatile int stop;
+    /* launch accuracy of time-triggered frames */
+    uint64_t launched, pend_overflow;
+    takt_ns_t launch_late_max, launch_late_sum;
+    uint64_t rx_frames, tx_frames;
+};
+
+int  plk_cn_host_init(struct plk_cn_host *h, struct plk_cn **cn, unsigned n,
+                      struct takt_link *link);
+/* Run until h->stop, duration, or *ext_stop (may be NULL) becomes non-zero. */
+int  plk_cn_host_run(struct plk_cn_host *h, const volatile int *ext_stop);
+
+#endif

@@ -1,0 +1,233 @@
+/* CN host loop: receives frames with a timeout that ends at the next core timer or
+ * launch time, hands each frame to the CN cores it concerns, sends their answers at
+ * once or at their launch time (time-triggered PRes). Also the public CN API. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include "plk/driver.h"
+#include "plk/frame.h"
+#include "util/wire.h"
+
+#define RX_BATCH 16
+
+int plk_cn_host_init(struct plk_cn_host *h, struct plk_cn **cn, unsigned n, struct takt_link *link)
+{
+    memset(h, 0, sizeof *h);
+    h->cn = cn;
+    h->n = n;
+    h->link = link;
+    h->q.f = h->tx;
+    h->q.cap = TAKT_ARRAY_SIZE(h->tx);
+    for (unsigned i = 0; i < n; i++) {
+        if (h->by_id[cn[i]->cfg.id])
+            return -EEXIST;
+        h->by_id[cn[i]->cfg.id] = cn[i];
+    }
+    return 0;
+}
+
+static void pend_insert(struct plk_cn_host *h, const struct plk_txf *f)
+{
+    if (h->n_pend >= PLK_HOST_PENDING) {
+        h->pend_overflow++;
+        return;
+    }
+    unsigned i = h->n_pend++;
+    while (i > 0 && h->pend[i - 1].launch > f->launch) {
+        h->pend[i] = h->pend[i - 1];
+        i--;
+    }
+    h->pend[i] = *f;
+}
+
+/* Immediate frames go out in one batch; timed ones wait in the pending queue. */
+static void dispatch(struct plk_cn_host *h)
+{
+    struct takt_frame out[64];
+    unsigned k = 0;
+    for (unsigned i = 0; i < h->q.n; i++) {
+        struct plk_txf *f = &h->q.f[i];
+        if (f->launch)
+            pend_insert(h, f);
+        else
+            out[k++] = (struct takt_frame){ .data = f->data, .len = f->len };
+    }
+    if (k && takt_link_send(h->link, out, k) > 0)
+        h->tx_frames += k;
+    h->q.n = 0;
+}
+
+static void send_due(struct plk_cn_host *h, takt_ns_t now)
+{
+    unsigned k = 0;
+    while (k < h->n_pend && h->pend[k].launch <= now)
+        k++;
+    if (!k)
+        return;
+    struct takt_frame out[PLK_HOST_PENDING];
+    takt_ns_t t = takt_now();
+    for (unsigned i = 0; i < k; i++) {
+        out[i] = (struct takt_frame){ .data = h->pend[i].data, .len = h->pend[i].len };
+        takt_ns_t late = t - h->pend[i].launch;
+        h->launch_late_sum += late;
+        if (late > h->launch_late_max)
+            h->launch_late_max = late;
+    }
+    if (takt_link_send(h->link, out, k) > 0)
+        h->tx_frames += k;
+    h->launched += k;
+    memmove(h->pend, h->pend + k, (h->n_pend - k) * sizeof h->pend[0]);
+    h->n_pend -= k;
+}
+
+static void feed(struct plk_cn_host *h, takt_ns_t t, const uint8_t *d, size_t len)
+{
+    h->rx_frames++;
+    if (len <= PLK_OFF_SRC)
+        return;
+    uint8_t mtyp = plk_frame_mtyp(d), dst = plk_frame_dst(d), src = plk_frame_src(d);
+    bool all = mtyp == PLK_MTYP_SOC || mtyp == PLK_MTYP_SOA ||
+               (mtyp == PLK_MTYP_PRES && src == PLK_NODE_MN) ||
+               (mtyp == PLK_MTYP_ASND && dst == PLK_NODE_BROADCAST);
+    if (all) {
+        for (unsigned i = 0; i < h->n; i++)
+            plk_cn_rx(h->cn[i], t, d, len, &h->q);
+    } else if ((mtyp == PLK_MTYP_PREQ || mtyp == PLK_MTYP_ASND) && h->by_id[dst]) {
+        plk_cn_rx(h->by_id[dst], t, d, len, &h->q);
+    } else if (mtyp != PLK_MTYP_PRES && mtyp != PLK_MTYP_PREQ && mtyp != PLK_MTYP_ASND) {
+        for (unsigned i = 0; i < h->n; i++)   /* unknown types: let the cores judge */
+            plk_cn_rx(h->cn[i], t, d, len, &h->q);
+    }
+    dispatch(h);
+}
+
+static takt_ns_t next_wake(struct plk_cn_host *h, takt_ns_t now)
+{
+    takt_ns_t w = now + 100 * TAKT_NS_PER_MS;
+    for (unsigned i = 0; i < h->n; i++) {
+        takt_ns_t d = plk_cn_deadline(h->cn[i]);
+        if (d < w)
+            w = d;
+    }
+    if (h->n_pend && h->pend[0].launch < w)
+        w = h->pend[0].launch;
+    if (h->periodic && h->next_periodic < w)
+        w = h->next_periodic;
+    return w;
+}
+
+int plk_cn_host_run(struct plk_cn_host *h, const volatile int *ext_stop)
+{
+    struct takt_frame rx[RX_BATCH];
+    static __thread uint8_t buf[RX_BATCH][TAKT_FRAME_BUF];
+    for (unsigned i = 0; i < RX_BATCH; i++)
+        rx[i] = (struct takt_frame){ .data = buf[i], .cap = TAKT_FRAME_BUF };
+    prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);   /* launch times need precise wake-ups */
+    takt_ns_t start = takt_now(), end = h->duration ? start + h->duration : INT64_MAX;
+    h->next_periodic = start;
+    while (!h->stop && !(ext_stop && *ext_stop)) {
+        takt_ns_t now = takt_now();
+        if (now >= end)
+            break;
+        send_due(h, now);
+        if (h->periodic && now >= h->next_periodic) {
+            h->periodic(h->periodic_ctx, now);
+            h->next_periodic = now + h->period;
+        }
+        for (unsigned i = 0; i < h->n; i++)
+            if (now >= plk_cn_deadline(h->cn[i])) {
+                plk_cn_tick(h->cn[i], now, &h->q);
+                dispatch(h);
+            }
+        takt_ns_t w = next_wake(h, now);
+        if (w > end)
+            w = end;
+        int n = takt_link_recv(h->link, rx, RX_BATCH, w > now ? w - now : 0);
+        if (n < 0 && n != -EINTR && n != -EAGAIN)
+            return n;
+        for (int i = 0; i < n; i++)
+            feed(h, rx[i].ts ? rx[i].ts : takt_now(), rx[i].data, rx[i].len);
+    }
+    return 0;
+}
+
+/* --- public CN API ---------------------------------------------------------------- */
+struct takt_plk_cn {
+    struct plk_cn core;
+    struct plk_cn *one[1];
+    struct plk_cn_host host;
+    takt_plk_cn_cycle_fn cb;
+    void *cb_ctx;
+};
+
+int takt_plk_cn_create(const struct takt_plk_cn_cfg *cfg, struct takt_plk_cn **out,
+                       char *err, size_t errlen)
+{
+    struct takt_plk_cn *c = calloc(1, sizeof *c);
+    if (!c)
+        return -ENOMEM;
+    static const uint8_t zero_mac[6];
+    int r = plk_cn_init(&c->core, cfg, zero_mac, takt_now());
+    if (r) {
+        snprintf(err, errlen, "node %u: invalid CN configuration (node ID 1..239, "
+                 "payloads up to %u bytes)", cfg->id, PLK_ISOCHR_MAX_PAYL);
+        free(c);
+        return r;
+    }
+    c->one[0] = &c->core;
+    *out = c;
+    return 0;
+}
+
+void takt_plk_cn_destroy(struct takt_plk_cn *cn) { free(cn); }
+
+void takt_plk_cn_set_callback(struct takt_plk_cn *cn, takt_plk_cn_cycle_fn fn, void *ctx)
+{
+    cn->cb = fn;
+    cn->cb_ctx = ctx;
+}
+
+uint8_t *takt_plk_cn_inputs(struct takt_plk_cn *cn, size_t *len)
+{
+    if (len)
+        *len = cn->core.cfg.in_size;
+    return cn->core.in;
+}
+
+const uint8_t *takt_plk_cn_outputs(struct takt_plk_cn *cn, size_t *len)
+{
+    if (len)
+        *len = cn->core.cfg.out_size;
+    return cn->core.out;
+}
+
+int takt_plk_cn_state(const struct takt_plk_cn *cn) { return cn->core.state; }
+
+static void cn_periodic(void *ctx, takt_ns_t now)
+{
+    struct takt_plk_cn *c = ctx;
+    if (c->cb)
+        c->cb(c->cb_ctx, c, now);
+}
+
+int takt_plk_cn_run(struct takt_plk_cn *cn, struct takt_link *link, const struct takt_plk_run_opts *o)
+{
+    memcpy(cn->core.mac, link->mac, 6);
+    int r = plk_cn_host_init(&cn->host, cn->one, 1, link);
+    if (r)
+        return r;
+    cn->host.duration = o ? o->duration : 0;
+    cn->host.periodic = cn_periodic;
+    cn->host.periodic_ctx = cn;
+    cn->host.period = (takt_ns_t)cn->core.cycle_us * 1000;
+    struct rt_state st;
+    if (o)
+        rt_setup(&o->rt, &st, NULL, NULL);
+    r = plk_cn_host_run(&cn->host, NULL);
+    if (o)
+        rt_teardown(&st);
+    return r;
+}
+
+void takt_plk_cn_stop(struct takt_plk_cn *cn) { cn->host.stop = 1; }

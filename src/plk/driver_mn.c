@@ -1,0 +1,352 @@
+/* MN driver: binds the MN core to a link and an rt_loop. Wakes for each SoC on an
+ * absolute deadline, waits for each PRes with a receive timeout (PResTimeout 0x1F92),
+ * then serves the async slot until just before the next SoC; measures each job. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "plk/driver.h"
+
+#define RX_BATCH 16
+#define TX_SLOTS 64
+/* stop serving the async slot this long before the next SoC deadline */
+#define ASYNC_GUARD_NS 30000
+
+struct takt_plk_mn {
+    struct plk_mn core;
+    struct takt_link *link;
+    struct rt_loop loop;
+    bool loop_ok, started;
+    struct plk_txf tx[TX_SLOTS];
+    struct plk_txq q;
+    struct takt_frame rxf[RX_BATCH];
+    uint8_t rxbuf[RX_BATCH][TAKT_FRAME_BUF];
+    struct perf_msmt m_soc, m_isoch, m_async, m_app, m_cpu;
+    takt_plk_mn_cycle_fn cb;
+    void *cb_ctx;
+};
+
+static takt_ns_t thread_cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (takt_ns_t)ts.tv_sec * TAKT_NS_PER_S + ts.tv_nsec;
+}
+
+/* Send everything the core queued (MN frames have no launch time). */
+int plk_drv_flush(struct takt_link *link, struct plk_txq *q)
+{
+    struct takt_frame f[TX_SLOTS];
+    unsigned n = q->n < TX_SLOTS ? q->n : TX_SLOTS;
+    for (unsigned i = 0; i < n; i++)
+        f[i] = (struct takt_frame){ .data = q->f[i].data, .len = q->f[i].len };
+    q->n = 0;
+    return n ? takt_link_send(link, f, n) : 0;
+}
+
+static void receive(struct takt_plk_mn *m, takt_ns_t timeout)
+{
+    int n = takt_link_recv(m->link, m->rxf, RX_BATCH, timeout > 0 ? timeout : 0);
+    for (int i = 0; i < n; i++) {
+        takt_ns_t t = m->rxf[i].ts ? m->rxf[i].ts : takt_now();
+        plk_mn_rx(&m->core, t, m->rxf[i].data, m->rxf[i].len, &m->q);
+        plk_drv_flush(m->link, &m->q);
+    }
+}
+
+static int mn_step(void *ctx, struct rt_loop *loop, takt_ns_t wake)
+{
+    struct takt_plk_mn *m = ctx;
+    takt_ns_t cpu0 = thread_cpu();
+    plk_mn_cycle(&m->core, wake, &m->q);
+    plk_drv_flush(m->link, &m->q);
+    takt_ns_t t1 = takt_now();
+    perf_record(&loop->perf, &m->m_soc, t1 - wake);
+    /* isochronous phase: one PRes after another, each with its timeout */
+    takt_ns_t next = loop->cyc.next;
+    while (plk_mn_busy(&m->core)) {
+        takt_ns_t now = takt_now();
+        if (now >= next - ASYNC_GUARD_NS)
+            break;   /* cycle time exceeded: the core counts it at the next SoC */
+        takt_ns_t d = plk_mn_deadline(&m->core);
+        if (now >= d) {
+            plk_mn_tick(&m->core, now, &m->q);
+            plk_drv_flush(m->link, &m->q);
+            continue;
+        }
+        receive(m, (d < next ? d : next) - now);
+    }
+    takt_ns_t t2 = takt_now();
+    perf_record(&loop->perf, &m->m_isoch, t2 - t1);
+    /* async slot: responses to the SoA until shortly before the next SoC */
+    for (;;) {
+        takt_ns_t now = takt_now();
+        if (now >= next - ASYNC_GUARD_NS)
+            break;
+        receive(m, next - ASYNC_GUARD_NS - now);
+    }
+    takt_ns_t t3 = takt_now();
+    perf_record(&loop->perf, &m->m_async, t3 - t2);
+    if (m->cb)
+        m->cb(m->cb_ctx, m, t3);
+    perf_record(&loop->perf, &m->m_app, takt_now() - t3);
+    perf_record(&loop->perf, &m->m_cpu, thread_cpu() - cpu0);
+    return 0;
+}
+
+void takt_plk_mn_cfg_default(struct takt_plk_mn_cfg *c)
+{
+    memset(c, 0, sizeof *c);
+    c->cycle_us = 1000;
+    c->pres_timeout_ns = PLK_DEF_PRES_TIMEOUT_NS;
+    c->loss_pres_threshold = PLK_DEF_ERR_THRESHOLD;
+    c->cycle_exceed_threshold = PLK_DEF_ERR_THRESHOLD;
+    c->async_mtu = PLK_ASYNC_MTU_MIN;
+}
+
+int takt_plk_mn_cfg_add_range(struct takt_plk_mn_cfg *c, unsigned first, unsigned last, bool chained)
+{
+    if (first < 1 || last > TAKT_PLK_MAX_NODES || first > last)
+        return -EINVAL;
+    for (unsigned id = first; id <= last; id++) {
+        if (c->n_nodes >= TAKT_PLK_MAX_NODES)
+            return -ENOSPC;
+        struct takt_plk_node *n = &c->nodes[c->n_nodes++];
+        memset(n, 0, sizeof *n);
+        n->id = (uint8_t)id;
+        n->chained = chained;
+        n->out_size = n->in_size = 1;
+    }
+    return 0;
+}
+
+/* The application's view -> the network configuration the core runs on. */
+static int to_net_config(const struct takt_plk_mn_cfg *c, struct plk_net_config *nc,
+                         char *err, size_t errlen)
+{
+    plk_config_default(nc);
+    nc->cycle_us = c->cycle_us;
+    if (c->cycle_exceed_threshold)
+        nc->cycle_exceed_threshold = c->cycle_exceed_threshold;
+    if (c->async_mtu)
+        nc->async_mtu = c->async_mtu;
+    for (unsigned i = 0; i < c->n_nodes; i++) {
+        const struct takt_plk_node *n = &c->nodes[i];
+        if (!PLK_IS_CN(n->id)) {
+            snprintf(err, errlen, "node %u: CN node IDs are 1..239", n->id);
+            return -EINVAL;
+        }
+        struct plk_cfg_node *cn = &nc->node[n->id];
+        plk_config_node_default(nc, cn, n->id);
+        cn->mandatory = n->mandatory;
+        cn->chained = n->chained;
+        cn->pres_timeout_ns = n->pres_timeout_ns ? n->pres_timeout_ns : c->pres_timeout_ns;
+        cn->loss_pres_threshold = c->loss_pres_threshold;
+        cn->device_type = n->device_type; cn->device_type_check = n->device_type != 0;
+        cn->vendor_id = n->vendor_id;     cn->vendor_check = n->vendor_id != 0;
+        cn->product_code = n->product_code; cn->product_check = n->product_code != 0;
+        cn->revision_no = n->revision;    cn->revision_check = n->revision != 0;
+        cn->serial_no = n->serial;        cn->serial_check = n->serial != 0;
+        nc->n_nodes++;
+    }
+    return plk_config_check(nc, err, errlen);
+}
+
+static int mn_new(const struct plk_net_config *nc, struct takt_plk_mn **out, char *err, size_t errlen)
+{
+    struct takt_plk_mn *m = calloc(1, sizeof *m);
+    if (!m)
+        return -ENOMEM;
+    static const uint8_t zero_mac[6];
+    int r = plk_mn_init(&m->core, nc, zero_mac, takt_now(), err, errlen);
+    if (r) {
+        free(m);
+        return r;
+    }
+    m->q.f = m->tx;
+    m->q.cap = TX_SLOTS;
+    for (unsigned i = 0; i < RX_BATCH; i++)
+        m->rxf[i] = (struct takt_frame){ .data = m->rxbuf[i], .cap = TAKT_FRAME_BUF };
+    *out = m;
+    return 0;
+}
+
+int takt_plk_mn_create(const struct takt_plk_mn_cfg *cfg, struct takt_plk_mn **out,
+                       char *err, size_t errlen)
+{
+    struct plk_net_config *nc = malloc(sizeof *nc);
+    if (!nc)
+        return -ENOMEM;
+    int r = to_net_config(cfg, nc, err, errlen);
+    if (!r)
+        r = mn_new(nc, out, err, errlen);
+    free(nc);
+    return r;
+}
+
+int plk_drv_mn_create(const struct plk_net_config *nc, struct takt_plk_mn **out,
+                      char *err, size_t errlen)
+{
+    return mn_new(nc, out, err, errlen);
+}
+
+struct plk_mn *plk_drv_mn_core(struct takt_plk_mn *mn) { return &mn->core; }
+
+void takt_plk_mn_destroy(struct takt_plk_mn *mn)
+{
+    if (!mn)
+        return;
+    if (mn->started)
+        takt_plk_mn_join(mn);
+    if (mn->loop_ok)
+        rt_loop_free(&mn->loop);
+    plk_mn_free(&mn->core);
+    free(mn);
+}
+
+void takt_plk_mn_set_callback(struct takt_plk_mn *mn, takt_plk_mn_cycle_fn fn, void *ctx)
+{
+    mn->cb = fn;
+    mn->cb_ctx = ctx;
+}
+
+uint8_t *takt_plk_mn_outputs(struct takt_plk_mn *mn, unsigned node, size_t *len)
+{
+    struct plk_mn_node *n = PLK_IS_CN(node) ? mn->core.node[node] : NULL;
+    if (len)
+        *len = n ? n->out_size : 0;
+    return n ? n->out : NULL;
+}
+
+const uint8_t *takt_plk_mn_inputs(struct takt_plk_mn *mn, unsigned node, size_t *len)
+{
+    struct plk_mn_node *n = PLK_IS_CN(node) ? mn->core.node[node] : NULL;
+    if (len)
+        *len = n ? n->in_size : 0;
+    return n ? n->in : NULL;
+}
+
+void takt_plk_mn_get_stats(const struct takt_plk_mn *mn, struct takt_plk_mn_stats *s)
+{
+    *s = mn->core.st;
+    s->state = mn->core.state;
+}
+
+int takt_plk_mn_node_stats(const struct takt_plk_mn *mn, unsigned node, struct takt_plk_node_stats *s)
+{
+    const struct plk_mn_node *n = PLK_IS_CN(node) ? mn->core.node[node] : NULL;
+    if (!n)
+        return -ENOENT;
+    *s = n->st;
+    s->state = n->state;
+    s->in_cycle = n->in_cycle;
+    return 0;
+}
+
+static int add_msmt(struct takt_plk_mn *m, struct perf_msmt *pm, const char *name, takt_ns_t range)
+{
+    takt_ns_t bin = range / 2000 > 1000 ? range / 2000 : 1000;
+    int r = perf_msmt_init(pm, name, 0, bin, (uint32_t)(range / bin + 1));
+    return r ? r : perf_set_add(&m->loop.perf, pm);
+}
+
+int takt_plk_mn_start(struct takt_plk_mn *mn, struct takt_link *link, const struct takt_plk_run_opts *o)
+{
+    memcpy(mn->core.mac, link->mac, 6);
+    mn->link = link;
+    int r = rt_loop_init(&mn->loop, mn->core.cycle_ns, &o->rt, mn_step, mn);
+    if (r)
+        return r;
+    mn->loop_ok = true;
+    mn->loop.duration = o->duration;
+    takt_ns_t range = mn->core.cycle_ns * 2;
+    if ((r = add_msmt(mn, &mn->m_soc, "JOB_SendSoC", range)) ||
+        (r = add_msmt(mn, &mn->m_isoch, "JOB_IsochronousPhase", range)) ||
+        (r = add_msmt(mn, &mn->m_async, "JOB_AsyncPhase", range)) ||
+        (r = add_msmt(mn, &mn->m_app, "JOB_Application", range)) ||
+        (r = add_msmt(mn, &mn->m_cpu, "CPU per Cycle", range)))
+        return r;
+    r = rt_loop_start(&mn->loop);
+    if (!r)
+        mn->started = true;
+    return r;
+}
+
+void takt_plk_mn_stop(struct takt_plk_mn *mn)
+{
+    if (mn->started)
+        rt_loop_stop(&mn->loop);
+}
+
+int takt_plk_mn_join(struct takt_plk_mn *mn)
+{
+    if (!mn->started)
+        return 0;
+    mn->started = false;
+    return rt_loop_join(&mn->loop);
+}
+
+struct rt_loop *takt_plk_mn_loop(struct takt_plk_mn *mn) { return mn->loop_ok ? &mn->loop : NULL; }
+
+static int user_sdo(struct takt_plk_mn *mn, struct plk_mn_user_sdo *req, takt_ns_t timeout)
+{
+    struct plk_mn_user_sdo *u = &mn->core.usdo;
+    if (__atomic_load_n(&u->state, __ATOMIC_ACQUIRE) == 1 ||
+        __atomic_load_n(&u->state, __ATOMIC_ACQUIRE) == 2)
+        return -EBUSY;
+    *u = *req;
+    u->state = 0;
+    __atomic_store_n(&u->state, 1, __ATOMIC_RELEASE);
+    takt_ns_t end = takt_now() + timeout;
+    while (__atomic_load_n(&u->state, __ATOMIC_ACQUIRE) != 3) {
+        if (takt_now() > end)
+            return -ETIMEDOUT;
+        usleep(1000);
+    }
+    *req = *u;
+    return u->result;
+}
+
+int takt_plk_mn_sdo_read(struct takt_plk_mn *mn, unsigned node, uint16_t index, uint8_t sub,
+                         void *buf, size_t cap, size_t *len, takt_ns_t timeout_ns)
+{
+    static struct plk_mn_user_sdo zero;
+    struct plk_mn_user_sdo *req = malloc(sizeof *req);
+    if (!req)
+        return -ENOMEM;
+    *req = zero;
+    req->node = (uint8_t)node;
+    req->index = index;
+    req->sub = sub;
+    int r = user_sdo(mn, req, timeout_ns);
+    if (!r) {
+        size_t n = req->len < cap ? req->len : cap;
+        memcpy(buf, req->data, n);
+        if (len)
+            *len = n;
+    }
+    free(req);
+    return r;
+}
+
+int takt_plk_mn_sdo_write(struct takt_plk_mn *mn, unsigned node, uint16_t index, uint8_t sub,
+                          const void *data, size_t len, takt_ns_t timeout_ns)
+{
+    static struct plk_mn_user_sdo zero;
+    if (len > PLK_SDO_DATA_MAX)
+        return -EMSGSIZE;
+    struct plk_mn_user_sdo *req = malloc(sizeof *req);
+    if (!req)
+        return -ENOMEM;
+    *req = zero;
+    req->node = (uint8_t)node;
+    req->write = true;
+    req->index = index;
+    req->sub = sub;
+    memcpy(req->data, data, len);
+    req->len = (uint32_t)len;
+    int r = user_sdo(mn, req, timeout_ns);
+    free(req);
+    return r;
+}
