@@ -96,6 +96,7 @@ struct rt_loop {
 /* Histograms of the three measurements: 1 us bins from 0 to 4x period + 1 ms (wider
  * bins, by decades, beyond 100000 bins). Cycle Time has one sample less than cycles.
  * perf_set_cycle_end() is called by the loop after each step; steps need not. */
+#define RT_LOOP_MAX_PERIOD (3600 * TAKT_NS_PER_S)   /* -EINVAL above (and for <= 0) */
 int  rt_loop_init(struct rt_loop *l, takt_ns_t period, const struct rt_opts *o,
                   rt_step_fn step, void *ctx);
 void rt_loop_free(struct rt_loop *l);

@@ -74,7 +74,7 @@ void perf_hist_add(struct perf_hist *h, int64_t v)
  * percent, so 99.9 % of 10000 is rank 9990, not 9991 through a rounding error. */
 static uint64_t rank_of(double p, uint64_t total)
 {
-    if (p <= 0)
+    if (!(p > 0))          /* also NaN: never let it reach the integer conversion */
         return 1;
     if (p >= 100)
         return total;

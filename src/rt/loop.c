@@ -34,7 +34,7 @@ int rt_loop_init(struct rt_loop *l, takt_ns_t period, const struct rt_opts *o,
                  rt_step_fn step, void *ctx)
 {
     memset(l, 0, sizeof(*l));
-    if (period <= 0 || !step)
+    if (period <= 0 || period > RT_LOOP_MAX_PERIOD || !step)
         return -EINVAL;
     if (o)
         l->opts = *o;

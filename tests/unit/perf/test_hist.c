@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <math.h>
 #include <takt/perf.h>
 
 static void test_stat(void **state)
@@ -87,6 +88,10 @@ static void test_percentiles_uniform(void **state)
     assert_int_equal(perf_hist_percentile(&h, 99.99), 10000);
     assert_int_equal(perf_hist_percentile(&h, 100), 10001);
     assert_int_equal(perf_hist_percentile(&h, 0), 2);
+    /* out-of-range p is clamped, NaN taken as 0 */
+    assert_int_equal(perf_hist_percentile(&h, -5), 2);
+    assert_int_equal(perf_hist_percentile(&h, 250), 10001);
+    assert_int_equal(perf_hist_percentile(&h, NAN), 2);
     perf_hist_free(&h);
 }
 

@@ -60,6 +60,12 @@ static void test_init_names_and_hist(void **state)
     rt_loop_free(&l);
     assert_int_equal(rt_loop_init(&l, 0, &o, count_step, &c), -EINVAL);
     assert_int_equal(rt_loop_init(&l, MS, &o, NULL, &c), -EINVAL);
+    assert_int_equal(rt_loop_init(&l, INT64_MAX, &o, count_step, &c), -EINVAL);
+    /* a long period keeps the histogram bounded with wider bins */
+    assert_int_equal(rt_loop_init(&l, RT_LOOP_MAX_PERIOD, &o, count_step, &c), 0);
+    assert_true(l.m_cycle.hist.nbins <= 100000);
+    assert_true((uint64_t)l.m_cycle.hist.bin * l.m_cycle.hist.nbins >= 4 * (uint64_t)RT_LOOP_MAX_PERIOD);
+    rt_loop_free(&l);
 }
 
 static void test_200_cycles_in_thread(void **state)
