@@ -109,11 +109,16 @@ struct plk_sdo_seq {
     uint8_t  acked;           /* last of our numbers the peer acknowledged */
     bool     ack_due;         /* we must send an acknowledge (or it rides on data) */
     bool     retrans_req_due; /* send rcon=3: we saw a gap */
-    bool     resend_due;      /* peer asked for retransmission */
+    bool     resend_due;      /* resend history from resend_from */
+    bool     hs_due;          /* a handshake frame of the current state is due */
+    bool     close_due;       /* a close frame (connection 0) is due */
+    bool     failed;          /* retries exhausted: the connection is dead */
+    unsigned resend_from;     /* next history entry to resend; hist_n = none */
     struct plk_sdo_hist hist[PLK_SDO_HISTORY];
     unsigned hist_n;          /* frames awaiting acknowledge, oldest first */
     takt_ns_t last_tx, last_rx;
-    unsigned retries;
+    takt_ns_t retransmit_ns;
+    unsigned max_retries, retries;
     uint64_t retransmissions, rx_dropped;  /* counted, never hidden */
 };
 
@@ -170,6 +175,8 @@ struct plk_sdo_server {
     uint8_t  data[PLK_SDO_DATA_MAX];
     uint32_t len, done, total;
     bool     uploading;       /* sending a segmented read response */
+    bool     reply_abort;     /* the pending reply is an abort with abort_code */
+    uint32_t abort_code;
     uint64_t writes, reads, aborts;
 };
 
