@@ -141,6 +141,7 @@ void esc_reset(struct sim_esc *e, takt_ns_t now)
     e->dc.have_last = false;
     e->dc.filt = 0;
     esc_sii_load(e);
+    esc_sm_apply_pdi(e);
     esc_update_dl_status(e);
 }
 

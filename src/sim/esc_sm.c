@@ -34,6 +34,8 @@ void esc_sm_refresh(struct sim_esc *e, unsigned n)
     }
 }
 
+static void pdi_gate(struct sim_esc *e, unsigned n);
+
 void esc_sm_reg_write(struct sim_esc *e, uint32_t adr, uint8_t v)
 {
     unsigned n = (adr - ESC_SM0) / ESC_SM_SIZE, off = (adr - ESC_SM0) % ESC_SM_SIZE;
@@ -47,6 +49,7 @@ void esc_sm_reg_write(struct sim_esc *e, uint32_t adr, uint8_t v)
     } else {
         return;                         /* status and PDI control are read-only */
     }
+    pdi_gate(e, n);
     esc_sm_refresh(e, n);
     esc_fmmu_rebuild(e);
     e->pdi_work = true;                 /* repeat request, activation: PDI looks */
@@ -55,14 +58,18 @@ void esc_sm_reg_write(struct sim_esc *e, uint32_t adr, uint8_t v)
 /* The PDI deactivates SMs the current AL state does not allow: mailbox SMs from
  * PREOP, process-data SMs from SAFEOP (what slave firmware does; KickCAT
  * processInternalLogic). */
+static void pdi_gate(struct sim_esc *e, unsigned n)
+{
+    uint8_t *r = sm_reg(e, n), st = e->al_state;
+    bool mbx = (r[SM_CTRL] & 0x03) == ESC_SM_MBX;
+    bool allow = mbx ? (st != AL_INIT) : (st == AL_SAFEOP || st == AL_OP);
+    r[SM_PDI] = (uint8_t)((r[SM_PDI] & ~0x01) | (allow ? 0 : 0x01));
+}
+
 void esc_sm_apply_pdi(struct sim_esc *e)
 {
-    uint8_t st = e->al_state;
     for (unsigned n = 0; n < e->n_sm; n++) {
-        uint8_t *r = sm_reg(e, n);
-        bool mbx = (r[SM_CTRL] & 0x03) == ESC_SM_MBX;
-        bool allow = mbx ? (st != AL_INIT) : (st == AL_SAFEOP || st == AL_OP);
-        r[SM_PDI] = (uint8_t)((r[SM_PDI] & ~0x01) | (allow ? 0 : 0x01));
+        pdi_gate(e, n);
         esc_sm_refresh(e, n);
     }
     esc_fmmu_rebuild(e);

@@ -1,0 +1,215 @@
+/* Software ESC: AL state machine (ref §8) - the checks on each transition, status
+ * codes with the error flag held until acknowledged, refusals, SM watchdog. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include "esc_testdev.h"
+
+#define ST 0x1001
+#define MS 1000000LL
+
+static uint16_t req(struct takt_sim *s, uint16_t v, takt_ns_t now)
+{
+    tw16(s, ECAT_FPWR, FP(ST, ESC_AL_CONTROL), v, now);
+    return tr16(s, ST, ESC_AL_STATUS, now);
+}
+
+static uint16_t code(struct takt_sim *s, takt_ns_t now) { return tr16(s, ST, ESC_AL_STATUS_CODE, now); }
+
+static void mbx(struct takt_sim *s)
+{
+    tsm(s, ST, 0, 0x1000, 128, 0x26, 1, 10);
+    tsm(s, ST, 1, 0x1080, 128, 0x22, 1, 10);
+}
+
+static void pd(struct takt_sim *s, uint16_t out_len, uint16_t in_len, bool fmmus)
+{
+    tsm(s, ST, 2, 0x1100, out_len, 0x64, 1, 10);
+    tsm(s, ST, 3, 0x1180, in_len, 0x20, 1, 10);
+    if (fmmus) {
+        tfmmu(s, ST, 0, 0x0, 2, 0, 7, 0x1100, 0, ESC_FMMU_W, 10);
+        tfmmu(s, ST, 1, 0x2, 2, 0, 7, 0x1180, 0, ESC_FMMU_R, 10);
+    }
+}
+
+static void init_to_preop_needs_mailbox(void **state)
+{
+    (void)state;
+    struct takt_sim *s = tnet(1, true, false, NULL);
+    assert_int_equal(req(s, AL_PREOP, 10), AL_INIT | AL_ERROR);
+    assert_int_equal(code(s, 10), 0x0016);
+    mbx(s);
+    /* the error must be acknowledged before going up */
+    assert_int_equal(req(s, AL_PREOP, 20), AL_INIT | AL_ERROR);
+    assert_int_equal(req(s, AL_PREOP | AL_ACK, 30), AL_PREOP);
+    assert_int_equal(code(s, 30), 0);
+    /* wrong direction on SM1 */
+    assert_int_equal(req(s, AL_INIT, 40), AL_INIT);
+    tsm(s, ST, 1, 0x1080, 128, 0x26, 1, 50);
+    tsm(s, ST, 1, 0x1080, 128, 0x26, 0, 50);
+    tsm(s, ST, 1, 0x1080, 128, 0x26, 1, 50);
+    assert_int_equal(req(s, AL_PREOP, 60), AL_INIT | AL_ERROR);
+    assert_int_equal(code(s, 60), 0x0016);
+    takt_sim_destroy(s);
+}
+
+static void invalid_and_unknown(void **state)
+{
+    (void)state;
+    struct takt_sim *s = tnet(1, true, false, NULL);
+    assert_int_equal(req(s, AL_OP, 10), AL_INIT | AL_ERROR);
+    assert_int_equal(code(s, 10), 0x0011);
+    assert_int_equal(req(s, AL_SAFEOP | AL_ACK, 20), AL_INIT | AL_ERROR);
+    assert_int_equal(code(s, 20), 0x0011);
+    assert_int_equal(req(s, 0x05 | AL_ACK, 30), AL_INIT | AL_ERROR);
+    assert_int_equal(code(s, 30), 0x0012);
+    /* BOOT needs a bootstrap mailbox in the SII (word 0x15 = its size) */
+    struct sim_esc *e = &s->sl[0].esc;
+    uint16_t boot = get_le16(e->sii + 2 * SII_W_BOOT_RX_SIZE);
+    put_le16(e->sii + 2 * SII_W_BOOT_RX_SIZE, 0);
+    assert_int_equal(req(s, AL_BOOT | AL_ACK, 40), AL_INIT | AL_ERROR);
+    assert_int_equal(code(s, 40), 0x0013);
+    put_le16(e->sii + 2 * SII_W_BOOT_RX_SIZE, 0x80);
+    assert_int_equal(req(s, AL_BOOT | AL_ACK, 45), AL_BOOT);
+    assert_int_equal(req(s, AL_PREOP, 46), AL_BOOT | AL_ERROR);   /* BOOT -> INIT only */
+    assert_int_equal(code(s, 46), 0x0011);
+    put_le16(e->sii + 2 * SII_W_BOOT_RX_SIZE, boot);
+    assert_int_equal(req(s, AL_INIT | AL_ACK, 50), AL_INIT);
+    assert_int_equal(code(s, 50), 0);
+    takt_sim_destroy(s);
+}
+
+static void preop_to_safeop_checks(void **state)
+{
+    (void)state;
+    struct takt_sim *s = tnet(1, true, false, NULL);
+    mbx(s);
+    assert_int_equal(req(s, AL_PREOP, 10), AL_PREOP);
+    assert_int_equal(req(s, AL_SAFEOP, 20), AL_PREOP | AL_ERROR);
+    assert_int_equal(code(s, 20), 0x001D);                 /* no output SM */
+    pd(s, 2, 1, false);
+    assert_int_equal(req(s, AL_SAFEOP | AL_ACK, 30), AL_PREOP | AL_ERROR);
+    assert_int_equal(code(s, 30), 0x001D);                 /* no output FMMU */
+    tfmmu(s, ST, 0, 0x0, 2, 0, 7, 0x1100, 0, ESC_FMMU_W, 40);
+    assert_int_equal(req(s, AL_SAFEOP | AL_ACK, 40), AL_PREOP | AL_ERROR);
+    assert_int_equal(code(s, 40), 0x001E);                 /* input SM 1 byte, device 2 */
+    tsm(s, ST, 3, 0x1180, 2, 0x20, 0, 50);
+    tsm(s, ST, 3, 0x1180, 2, 0x20, 1, 50);
+    tfmmu(s, ST, 1, 0x2, 2, 0, 7, 0x1180, 0, ESC_FMMU_R, 50);
+    assert_int_equal(req(s, AL_SAFEOP | AL_ACK, 60), AL_SAFEOP);
+    assert_int_equal(req(s, AL_OP, 70), AL_OP);
+    /* OP -> PREOP and -> INIT are allowed downward steps */
+    assert_int_equal(req(s, AL_PREOP, 80), AL_PREOP);
+    assert_int_equal(req(s, AL_INIT, 90), AL_INIT);
+    takt_sim_destroy(s);
+}
+
+static void dc_required(void **state)
+{
+    (void)state;
+    struct tdev *t = tdev_new(true, true, true);
+    struct sim_device *d = &t->base;
+    struct takt_sim *s;
+    assert_int_equal(takt_sim_create_devices(&d, 1, NULL, &s), 0);
+    tw16(s, ECAT_APWR, FP(0, ESC_STATION_ADDR), ST, 1);
+    mbx(s);
+    pd(s, 2, 2, true);
+    assert_int_equal(req(s, AL_PREOP, 10), AL_PREOP);
+    assert_int_equal(req(s, AL_SAFEOP, 20), AL_PREOP | AL_ERROR);
+    assert_int_equal(code(s, 20), 0x0030);
+    uint8_t cyc[4];
+    put_le32(cyc, 1000000);
+    tdg(s, ECAT_FPWR, FP(ST, ESC_DC_SYNC0_CYCLE), cyc, 4, 30);
+    tw8(s, ECAT_FPWR, FP(ST, ESC_DC_ACTIVATION), 0x03, 30);
+    assert_int_equal(req(s, AL_SAFEOP | AL_ACK, 40), AL_SAFEOP);
+    takt_sim_destroy(s);
+}
+
+static void device_and_fault_refusals(void **state)
+{
+    (void)state;
+    struct tdev *d[1];
+    struct takt_sim *s = tnet(1, true, false, d);
+    mbx(s);
+    d[0]->refuse = 0x0024;
+    assert_int_equal(req(s, AL_PREOP, 10), AL_INIT | AL_ERROR);
+    assert_int_equal(code(s, 10), 0x0024);
+    d[0]->refuse = 0;
+    assert_int_equal(req(s, AL_PREOP | AL_ACK, 20), AL_PREOP);
+    char err[128];
+    assert_int_equal(takt_sim_fault(s, "refuse=1:safeop=0x001A", err, sizeof err), 0);
+    pd(s, 2, 2, true);
+    assert_int_equal(req(s, AL_SAFEOP, 30), AL_PREOP | AL_ERROR);
+    assert_int_equal(code(s, 30), 0x001A);
+    /* bad specs say what was expected */
+    assert_int_not_equal(takt_sim_fault(s, "refuse=1:running=0x1", err, sizeof err), 0);
+    assert_non_null(strstr(err, "init/preop/boot/safeop/op"));
+    assert_int_not_equal(takt_sim_fault(s, "refuse=9:op=0x1", err, sizeof err), 0);
+    takt_sim_destroy(s);
+}
+
+static void watchdog(void **state)
+{
+    (void)state;
+    struct takt_sim *s = tnet(1, true, false, NULL);
+    mbx(s);
+    pd(s, 2, 2, true);
+    req(s, AL_PREOP, 0);
+    req(s, AL_SAFEOP, 0);
+    assert_int_equal(req(s, AL_OP, 0), AL_OP);
+    uint8_t img[4] = { 0 };
+    /* outputs every 10 ms keep OP */
+    for (int i = 1; i <= 30; i++)
+        assert_int_equal(tdg(s, ECAT_LRW, 0, img, 4, i * 10 * MS), 3);
+    assert_int_equal(tr16(s, ST, ESC_AL_STATUS, 300 * MS), AL_OP);
+    /* inputs only (no output write) for more than 100 ms: SAFEOP + ERROR, 0x001B */
+    for (int i = 31; i <= 45; i++)
+        tdg(s, ECAT_LRD, 2, img + 2, 2, i * 10 * MS);
+    assert_int_equal(tr16(s, ST, ESC_AL_STATUS, 450 * MS), AL_SAFEOP | AL_ERROR);
+    assert_int_equal(code(s, 450 * MS), 0x001B);
+    uint8_t cnt = 0;
+    tdg(s, ECAT_FPRD, FP(ST, ESC_WD_COUNTER_PD), &cnt, 1, 450 * MS);
+    assert_int_equal(cnt, 1);
+    /* ack and back to OP; then the timer alone (no frames) trips it */
+    assert_int_equal(req(s, AL_SAFEOP | AL_ACK, 460 * MS), AL_SAFEOP);
+    assert_int_equal(req(s, AL_OP, 460 * MS), AL_OP);
+    takt_sim_tick(s, 500 * MS);
+    assert_int_equal(tr16(s, ST, ESC_AL_STATUS, 500 * MS), AL_OP);
+    takt_sim_tick(s, 600 * MS);
+    assert_int_equal(tr16(s, ST, ESC_AL_STATUS, 600 * MS), AL_SAFEOP | AL_ERROR);
+    /* a shorter watchdog: 0x0420 = 100 -> 10 ms */
+    req(s, AL_SAFEOP | AL_ACK, 700 * MS);
+    tw16(s, ECAT_FPWR, FP(ST, ESC_WD_TIME_PD), 100, 700 * MS);
+    assert_int_equal(req(s, AL_OP, 700 * MS), AL_OP);
+    takt_sim_tick(s, 709 * MS);
+    assert_int_equal(tr16(s, ST, ESC_AL_STATUS, 709 * MS), AL_OP);
+    takt_sim_tick(s, 711 * MS);
+    assert_int_equal(tr16(s, ST, ESC_AL_STATUS, 711 * MS), AL_SAFEOP | AL_ERROR);
+    takt_sim_destroy(s);
+}
+
+static void device_emulation(void **state)
+{
+    (void)state;
+    struct takt_sim *s = tnet(1, false, false, NULL);
+    s->sl[0].esc.mem[ESC_ESC_CONFIG] |= 0x01;
+    /* no firmware: AL status mirrors AL control, no checks */
+    assert_int_equal(req(s, AL_SAFEOP, 10), AL_SAFEOP);
+    assert_int_equal(req(s, AL_OP | AL_ACK, 10), AL_OP);
+    takt_sim_destroy(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest t[] = {
+        cmocka_unit_test(init_to_preop_needs_mailbox),
+        cmocka_unit_test(invalid_and_unknown),
+        cmocka_unit_test(preop_to_safeop_checks),
+        cmocka_unit_test(dc_required),
+        cmocka_unit_test(device_and_fault_refusals),
+        cmocka_unit_test(watchdog),
+        cmocka_unit_test(device_emulation),
+    };
+    return cmocka_run_group_tests(t, NULL, NULL);
+}

@@ -1,0 +1,183 @@
+/* Software ESC: distributed clocks (ref §9) - receive-time latching consistent with
+ * the line's forwarding delays, system time = local + offset, the 0x092C sign-
+ * magnitude difference, and a simulated master's drift compensation converging. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <cmocka.h>
+#include "esc_testdev.h"
+
+#define N 5
+#define MS 1000000LL
+
+static uint32_t rd32(struct takt_sim *s, uint16_t st, uint16_t ado, takt_ns_t now)
+{
+    uint8_t b[4] = { 0 };
+    tdg(s, ECAT_FPRD, FP(st, ado), b, 4, now);
+    return get_le32(b);
+}
+
+static uint64_t rd64(struct takt_sim *s, uint16_t st, uint16_t ado, takt_ns_t now)
+{
+    uint8_t b[8] = { 0 };
+    tdg(s, ECAT_FPRD, FP(st, ado), b, 8, now);
+    return get_le64(b);
+}
+
+static void wr64(struct takt_sim *s, uint16_t st, uint16_t ado, uint64_t v, takt_ns_t now)
+{
+    uint8_t b[8];
+    put_le64(b, v);
+    tdg(s, ECAT_FPWR, FP(st, ado), b, 8, now);
+}
+
+static void latch_and_delays(void **state)
+{
+    (void)state;
+    struct takt_sim *s = tnet(N, false, true, NULL);
+    takt_ns_t d = s->opt.fwd_delay_ns;
+    uint8_t z[4] = { 0 };
+    /* one BWR to 0x0900 latches every DC slave; WKC = DC slaves */
+    assert_int_equal(tdg(s, ECAT_BWR, FP(0, ESC_DC_RECV_TIME0), z, 4, 10 * MS), N);
+    /* the SOEM computation: loop time t(port1) - t(port0) per slave, delay of slave k
+     * = parent's delay + (parent loop - own loop) / 2; with equal forwarding delays
+     * each hop is d */
+    int64_t loop[N], delay = 0;
+    for (unsigned k = 0; k < N; k++) {
+        uint16_t st = (uint16_t)(0x1001 + k);
+        uint32_t p0 = rd32(s, st, 0x0900, 11 * MS), p1 = rd32(s, st, 0x0904, 11 * MS);
+        uint16_t dl = tr16(s, st, ESC_DL_STATUS, 11 * MS);
+        bool open1 = ((dl >> 10) & 3) == 2;           /* port 1: comm, loop open */
+        assert_int_equal(open1, k + 1 < N);
+        loop[k] = open1 ? (int32_t)(p1 - p0) : 0;
+        if (k > 0) {
+            delay += (loop[k - 1] - loop[k]) / 2;
+            /* the drift over a few microseconds is below 1 ns at 50 ppm */
+            assert_true(llabs(delay - (int64_t)k * d) <= 1);
+        }
+        /* 0x0918 is the processing unit's local time: equal to port 0's here */
+        assert_int_equal((uint32_t)rd64(s, st, ESC_DC_RECV_TIME_PU, 11 * MS), p0);
+    }
+    takt_sim_destroy(s);
+}
+
+static void non_dc_slave_does_not_count(void **state)
+{
+    (void)state;
+    struct takt_sim *s = tnet(2, false, false, NULL);
+    uint8_t z[4] = { 0 };
+    assert_int_equal(tdg(s, ECAT_BWR, FP(0, ESC_DC_RECV_TIME0), z, 4, MS), 0);
+    assert_int_equal(tdg(s, ECAT_BRD, FP(0, ESC_DC_SYS_TIME), z, 4, MS), 0);
+    takt_sim_destroy(s);
+}
+
+static void system_time_and_offset(void **state)
+{
+    (void)state;
+    struct takt_sim *s = tnet(1, false, true, NULL);
+    takt_sim_set_clock(s, 0, 5000, 0);
+    assert_int_equal(rd64(s, 0x1001, ESC_DC_SYS_TIME, 1000), 6000);
+    wr64(s, 0x1001, ESC_DC_SYS_OFFSET, 1000000, 1000);
+    assert_int_equal(rd64(s, 0x1001, ESC_DC_SYS_TIME, 2000), 1007000);
+    /* drift: +100 ppm over 1 s = +100 us */
+    takt_sim_set_clock(s, 0, 0, 100);
+    wr64(s, 0x1001, ESC_DC_SYS_OFFSET, 0, 0);
+    assert_int_equal(rd64(s, 0x1001, ESC_DC_SYS_TIME, 1000 * MS), 1000 * MS + 100000);
+    takt_sim_destroy(s);
+}
+
+static void diff_sign_magnitude(void **state)
+{
+    (void)state;
+    struct takt_sim *s = tnet(1, false, true, NULL);
+    takt_sim_set_clock(s, 0, 0, 0);
+    tw8(s, ECAT_FPWR, FP(0x1001, ESC_DC_DIFF_FILTER), 0, 0);   /* unfiltered */
+    /* local 1 ms, delay 0: written 1 ms - 300 ns -> local ahead: bit 31, 300 */
+    wr64(s, 0x1001, ESC_DC_SYS_TIME, 1 * MS - 300, 1 * MS);
+    assert_int_equal(rd32(s, 0x1001, ESC_DC_SYS_DIFF, 1 * MS), 0x80000000u | 300);
+    /* the loop stepped the clock back by those 300 ns; a value written ahead of
+     * local time gives bit 31 clear: 2 ms - 300 vs 2 ms + 200 -> 500 */
+    wr64(s, 0x1001, ESC_DC_SYS_TIME, 2 * MS + 200, 2 * MS);
+    assert_int_equal(rd32(s, 0x1001, ESC_DC_SYS_DIFF, 2 * MS), 500);
+    takt_sim_destroy(s);
+}
+
+/* A master: latch, compute delays, offsets from 0x0918, static drift compensation
+ * then cyclic FRMW 0x0910 every 1 ms (ref §9 steps 1-6). */
+static void drift_compensation_converges(void **state)
+{
+    (void)state;
+    struct takt_sim *s = tnet(N, false, true, NULL);
+    /* drifts of +-150 ppm (150 ns per 1 ms cycle when uncorrected) and offsets of
+     * seconds */
+    for (unsigned k = 0; k < N; k++)
+        takt_sim_set_clock(s, k, (int64_t)k * 1234567891, (k & 1) ? 150.0 : -120.0 + 10.0 * k);
+    takt_ns_t now = 100 * MS;
+    uint8_t z[4] = { 0 };
+    tdg(s, ECAT_BWR, FP(0, ESC_DC_RECV_TIME0), z, 4, now);
+    int64_t loop[N], delay = 0;
+    uint64_t master = 123456789000ull;        /* master's idea of system time at now */
+    for (unsigned k = 0; k < N; k++) {
+        uint16_t st = (uint16_t)(0x1001 + k);
+        uint32_t p0 = rd32(s, st, 0x0900, now), p1 = rd32(s, st, 0x0904, now);
+        loop[k] = k + 1 < N ? (int32_t)(p1 - p0) : 0;
+        if (k)
+            delay += (loop[k - 1] - loop[k]) / 2;
+        uint64_t pu = rd64(s, st, ESC_DC_RECV_TIME_PU, now);
+        wr64(s, st, ESC_DC_SYS_OFFSET, master - pu, now);
+        uint8_t b[4];
+        put_le32(b, (uint32_t)delay);
+        tdg(s, ECAT_FPWR, FP(st, ESC_DC_SYS_DELAY), b, 4, now);
+    }
+    tw16(s, ECAT_BWR, FP(0, ESC_DC_DIFF_FILTER), 0x0C00, now);
+    tw16(s, ECAT_BWR, FP(0, ESC_DC_SPEED_START), 0x1000, now);
+    uint32_t first = 0;
+    /* 3000 cycles of 1 ms */
+    for (int i = 0; i < 3000; i++) {
+        now += MS;
+        uint8_t t[8] = { 0 };
+        assert_int_equal(tdg(s, ECAT_FRMW, FP(0x1001, ESC_DC_SYS_TIME), t, 8, now), N);
+        if (i == 0)
+            first = rd32(s, 0x1005, ESC_DC_SYS_DIFF, now) & 0x7FFFFFFF;
+    }
+    for (unsigned k = 1; k < N; k++) {
+        uint32_t diff = rd32(s, (uint16_t)(0x1001 + k), ESC_DC_SYS_DIFF, now) & 0x7FFFFFFF;
+        assert_true(diff < 20);
+    }
+    assert_true(first > 100);
+    /* and the clocks really agree: read all system times in one frame through BRD?
+     * Compare slave N with slave 1 at the same instant, minus the propagation delay */
+    uint64_t t1 = esc_dc_systime(&s->sl[0].esc, now);
+    uint64_t tn = esc_dc_systime(&s->sl[N - 1].esc, now);
+    assert_true(llabs((int64_t)(tn - t1)) < 20);
+    takt_sim_destroy(s);
+}
+
+static void sync0_next_pulse(void **state)
+{
+    (void)state;
+    struct takt_sim *s = tnet(1, false, true, NULL);
+    takt_sim_set_clock(s, 0, 0, 0);
+    wr64(s, 0x1001, ESC_DC_SYNC0_START, 10 * MS, 0);
+    uint8_t c[4];
+    put_le32(c, 1 * MS);
+    tdg(s, ECAT_FPWR, FP(0x1001, ESC_DC_SYNC0_CYCLE), c, 4, 0);
+    tw8(s, ECAT_FPWR, FP(0x1001, ESC_DC_ACTIVATION), 0x03, 0);
+    assert_int_equal(rd64(s, 0x1001, ESC_DC_SYNC0_START, 5 * MS), 10 * MS);
+    assert_int_equal(rd64(s, 0x1001, ESC_DC_SYNC0_START, 12 * MS + 300), 13 * MS);
+    takt_sim_destroy(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest t[] = {
+        cmocka_unit_test(latch_and_delays),
+        cmocka_unit_test(non_dc_slave_does_not_count),
+        cmocka_unit_test(system_time_and_offset),
+        cmocka_unit_test(diff_sign_magnitude),
+        cmocka_unit_test(drift_compensation_converges),
+        cmocka_unit_test(sync0_next_pulse),
+    };
+    return cmocka_run_group_tests(t, NULL, NULL);
+}
