@@ -100,6 +100,25 @@ uint32_t rt_logring_count(const struct rt_logring *r)
     return __atomic_load_n(&r->head, __ATOMIC_ACQUIRE) - __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
 }
 
+unsigned rt_logring_drain(struct rt_logring *r, FILE *f, const char *prefix)
+{
+    struct rt_log_rec rec;
+    char line[256];
+    unsigned n = 0;
+    while (rt_logring_pop(r, &rec)) {
+        rt_log_format(&rec, line, sizeof(line));
+        fprintf(f, "%s%s\n", prefix ? prefix : "", line);
+        n++;
+    }
+    uint64_t d = rt_logring_dropped(r);
+    if (d != r->dropped_seen) {
+        fprintf(f, "%s%llu log records dropped: the ring (%u records) was full\n",
+                prefix ? prefix : "", (unsigned long long)(d - r->dropped_seen), r->mask + 1);
+        r->dropped_seen = d;
+    }
+    return n;
+}
+
 static const char *const level_names[] = {
     [RT_LOG_ERR] = "ERR",
     [RT_LOG_WARN] = "WARN",

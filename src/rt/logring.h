@@ -19,6 +19,7 @@
 #define TAKT_RT_LOGRING_H
 
 #include <takt/takt.h>
+#include <stdio.h>
 
 enum rt_log_level {
     RT_LOG_ERR,
@@ -46,6 +47,7 @@ struct rt_logring {
     uint32_t head;                  /* producer writes; atomic */
     uint32_t tail;                  /* consumer writes; atomic */
     uint64_t dropped;               /* producer writes; atomic; records lost when full */
+    uint64_t dropped_seen;          /* consumer: drops already reported by drain */
 };
 
 /* capacity is rounded up to a power of two (>= 2). 0 or -ENOMEM/-EINVAL. */
@@ -69,6 +71,11 @@ bool rt_logring_pop(struct rt_logring *r, struct rt_log_rec *out);
 uint64_t rt_logring_dropped(const struct rt_logring *r);
 /* Records waiting (a snapshot; exact only from the consumer or producer thread). */
 uint32_t rt_logring_count(const struct rt_logring *r);
+
+/* Consumer convenience: pop every waiting record and print it as a line to f
+ * (prefixed by `prefix` if not NULL), then one line for records dropped since the
+ * last drain. Returns the number of records printed. */
+unsigned rt_logring_drain(struct rt_logring *r, FILE *f, const char *prefix);
 
 /* "ERR", "WARN", "INFO", "DEBUG" ("?" for others). */
 const char *rt_log_level_name(int level);

@@ -7,6 +7,8 @@
 #include <cmocka.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "rt/logring.h"
 
@@ -87,6 +89,26 @@ static void test_format(void **state)
     rt_logring_free(&r);
 }
 
+static void test_drain(void **state)
+{
+    struct rt_logring r;
+    assert_int_equal(rt_logring_init(&r, 2), 0);
+    rt_log(&r, 1500000000, RT_LOG_WARN, 0, "first", NULL, 0);
+    RT_LOGD(&r, 2000001000, RT_LOG_INFO, 0, "second", 7);
+    rt_log(&r, 3, RT_LOG_INFO, 0, "lost", NULL, 0);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_int_equal(rt_logring_drain(&r, f, "master: "), 2);
+    assert_int_equal(rt_logring_drain(&r, f, NULL), 0);      /* drops reported once */
+    fclose(f);
+    assert_string_equal(buf, "master: 1.500000 WARN first\n"
+                             "master: 2.000001 INFO second: 7\n"
+                             "master: 1 log records dropped: the ring (2 records) was full\n");
+    free(buf);
+    rt_logring_free(&r);
+}
+
 #define N_MSG 200000
 struct prod {
     struct rt_logring *r;
@@ -141,6 +163,7 @@ int main(void)
         cmocka_unit_test(test_fifo_and_drops),
         cmocka_unit_test(test_truncation_and_details),
         cmocka_unit_test(test_format),
+        cmocka_unit_test(test_drain),
         cmocka_unit_test(test_threaded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
