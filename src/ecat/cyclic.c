@@ -69,6 +69,7 @@ int ecat_layout(struct ecat_master *m)
             s->configured = true;
         }
         c->len = (uint16_t)(outs + ins);
+        c->out_len = (uint16_t)outs;
         off += outs + ins;
         i = j;
     }
@@ -102,6 +103,7 @@ unsigned ecat_cyc_build(struct ecat_master *m, takt_ns_t now)
             struct ecat_cyc *c = &m->cyc[k];
             ecat_req_init(&c->req, ECAT_LRW, (uint16_t)c->log, (uint16_t)(c->log >> 16),
                           m->image + c->log, c->len);
+            c->req.keep = c->out_len;
             ecat_pdu_append(m, buf, &pos, &c->req, now);
         }
         if (k == 0) {

@@ -293,8 +293,12 @@ static int cycle_step(void *ctx, struct rt_loop *loop, takt_ns_t wake)
         loop->cyc.next += m->dc_shift_ns;    /* shift the cycle towards the reference clock */
         m->dc_shift_ns = 0;
     }
-    perf_set_cycle_end(&loop->perf);
-    return rc < 0 ? rc : 0;
+    /* a link error (e.g. -ENOBUFS) costs this cycle's frames, which count as lost; the
+     * loop goes on so that the network can recover */
+    if (rc < 0 && m->link_errors++ == 0)
+        ecat_event(m, "link %s: %s (further link errors counted only)", m->link->name,
+                   takt_strerror(rc));
+    return 0;
 }
 
 int ecat_master_drive(struct ecat_master *m, bool (*done)(struct ecat_master *m, void *ctx),

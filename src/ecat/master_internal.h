@@ -19,6 +19,7 @@ struct ecat_req {
     uint16_t  adp, ado;        /* logical commands: lad = adp | ado << 16 */
     uint16_t  len;
     uint8_t  *data;            /* len bytes: sent, and replaced by the reply */
+    uint16_t  keep;            /* first bytes the reply does not overwrite (LRW outputs) */
     int       wkc;             /* after REQ_DONE: returned WKC, -1 = frame lost */
     uint32_t  fno;             /* frame it went out in (loss counted per frame) */
     takt_ns_t sent;
@@ -110,6 +111,7 @@ struct ecat_cyc {
     uint32_t log;              /* logical start == image offset */
     uint16_t len;
     uint16_t wkc_expected;
+    uint16_t out_len;          /* outputs first, then inputs */
     unsigned first_slave, n_slaves;
     int      last_wkc;
 };
@@ -187,6 +189,7 @@ struct ecat_master {
 
     /* statistics */
     struct ecat_master_stats st;
+    uint64_t  link_errors;
     struct ecat_rate rate;
 
     /* events: single producer (cycle), single consumer (reporter) */

@@ -17,6 +17,7 @@ void ecat_req_init(struct ecat_req *r, uint8_t cmd, uint16_t adp, uint16_t ado,
     r->len = len;
     r->wkc = -1;
     r->st = REQ_IDLE;
+    r->keep = 0;
 }
 
 void ecat_req_queue(struct ecat_master *m, struct ecat_req *r)
@@ -120,8 +121,9 @@ void ecat_pdu_receive(struct ecat_master *m, uint8_t *buf, size_t len)
         if (!r || r->st != REQ_SENT || r->cmd != dg.cmd || r->len != dg.len)
             continue;
         m->inflight[dg.idx] = NULL;
-        if (r->data && r->len)
-            memcpy(r->data, dg.data, r->len);
+        /* the application owns the outputs: only what the slaves wrote comes back */
+        if (r->data && r->len > r->keep)
+            memcpy(r->data + r->keep, dg.data + r->keep, r->len - r->keep);
         r->wkc = get_le16(dg.wkc);
         r->st = REQ_DONE;
         any = true;

@@ -3,6 +3,7 @@
  * K means positions K..N-1 are gone (reported in the same cycle); when the count rises
  * again those positions are scanned anew (address, identity) and driven back to the
  * network's target state, and that is reported too. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include "ecat/master_internal.h"
@@ -71,6 +72,22 @@ static void rejoin(struct ecat_master *m, takt_ns_t now)
     }
 }
 
+/* A slave that answers the BRD but no longer its station address was power-cycled
+ * (address and configuration gone): scan it again by position like a returning one. */
+static void readdress(struct ecat_master *m, takt_ns_t now)
+{
+    for (unsigned i = 0; i < m->present && i < m->n_slaves; i++) {
+        struct ecat_slave *s = &m->slaves[i];
+        if (s->f.state != SS_FAILED || s->rejoin || !s->info.present ||
+            (s->f.err != -TAKT_EWKC && s->f.err != -ETIMEDOUT) || now - s->f.t0 < 200 * TAKT_NS_PER_MS)
+            continue;
+        s->info.present = false;
+        ecat_event(m, "slave %u (station 0x%04X) does not answer its address: re-scanning it", i,
+                   s->info.station);
+        back(m, i, i + 1, now);
+    }
+}
+
 void ecat_recovery_check(struct ecat_master *m, takt_ns_t now)
 {
     unsigned n = (unsigned)m->mon_al.wkc;
@@ -83,6 +100,8 @@ void ecat_recovery_check(struct ecat_master *m, takt_ns_t now)
         back(m, m->present, n, now);
     }
     m->present = n;
+    if (m->target)
+        readdress(m, now);
     rejoin(m, now);
     for (unsigned i = 0; i < m->n_slaves; i++) {
         struct ecat_slave *s = &m->slaves[i];

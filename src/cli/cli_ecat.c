@@ -1,0 +1,331 @@
+/* takt ecat: the verbs of IgH's `ethercat` tool against a live network (slaves, states,
+ * reg, sii, pdos) and `run`, EcMasterDemo's job (cli_ecat_run.c). Parsing and printing
+ * only; the work is in the master library. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli/cli_ecat.h"
+#include "ecat/proto.h"
+#include "util/wire.h"
+
+int cli_ecat_open_link(struct cli_ctx *c, struct takt_link **out)
+{
+    char err[320];
+    if (!c->iface)
+        return cli_usage_error(c, "-i/--iface expects the interface the EtherCAT network is on "
+                               "(see 'ip -br link'), got none");
+    static const uint16_t types[] = { TAKT_ETHERTYPE_ECAT };
+    struct takt_link_opts o;
+    takt_link_opts_default(&o);
+    o.ethertypes = types;
+    o.n_ethertypes = 1;
+    struct takt_link *l;
+    if (takt_link_open(c->iface, &o, &l, err, sizeof err))
+        return cli_error(c, "%s", err);
+    if (c->pcap) {
+        struct takt_link *cap;
+        if (takt_link_capture(l, c->pcap, &cap, err, sizeof err)) {
+            takt_link_close(l);
+            return cli_error(c, "%s", err);
+        }
+        l = cap;
+    }
+    *out = l;
+    return 0;
+}
+
+/* Open the link and a master and scan; the tools share this. */
+struct tool { struct takt_link *l; struct ecat_master *m; };
+
+static int tool_open(struct cli_ctx *c, struct tool *t)
+{
+    int rc = cli_ecat_open_link(c, &t->l);
+    if (rc)
+        return rc;
+    struct ecat_master_opts o;
+    ecat_master_opts_default(&o);
+    o.cycle_ns = c->cycle_ns;
+    char err[256];
+    if (ecat_master_open(&t->m, t->l, &o, err, sizeof err)) {
+        takt_link_close(t->l);
+        return cli_error(c, "%s", err);
+    }
+    rc = ecat_master_scan(t->m, 5 * TAKT_NS_PER_S);
+    if (rc) {
+        cli_error(c, "scan on %s failed: %s", c->iface, ecat_master_error(t->m));
+        ecat_master_close(t->m);
+        takt_link_close(t->l);
+        return 1;
+    }
+    return 0;
+}
+
+static void tool_close(struct tool *t)
+{
+    ecat_master_close(t->m);
+    takt_link_close(t->l);
+}
+
+static int parse_pos(struct cli_ctx *c, const struct tool *t, const char *s, unsigned *pos)
+{
+    long v;
+    unsigned n = ecat_master_slave_count(t->m);
+    if (n == 0)
+        return cli_error(c, "no slave on %s", c->iface), -1;
+    if (cli_parse_long(c, "slave position", s, 0, n - 1, &v))
+        return -1;
+    *pos = (unsigned)v;
+    return 0;
+}
+
+/* --- slaves --------------------------------------------------------------------- */
+
+static int run_slaves(struct cli_ctx *c)
+{
+    struct tool t;
+    int rc = tool_open(c, &t);
+    if (rc)
+        return rc;
+    unsigned n = ecat_master_slave_count(t.m);
+    for (unsigned i = 0; i < n; i++) {
+        struct ecat_slave_info s;
+        ecat_master_slave_info(t.m, i, &s);
+        printf("%-3u 0x%04X  %-6s  0x%08" PRIX32 ":0x%08" PRIX32 "  %s\n", i, s.station,
+               ecat_al_state_name(s.al_state), s.vendor, s.product, s.name[0] ? s.name : "?");
+        if (!c->verbose)
+            continue;
+        printf("      revision 0x%08" PRIX32 "  serial %" PRIu32 "  alias %u\n", s.revision,
+               s.serial, s.alias);
+        printf("      ESC type 0x%02X rev %u  features 0x%04X%s\n", s.esc_type, s.esc_rev,
+               s.esc_features, s.dc ? " (DC)" : "");
+        printf("      ports open 0x%X (DL status 0x%04X)  parent %d\n", s.ports_open, s.dl_status,
+               s.parent);
+        if (s.mbx_out_len)
+            printf("      mailbox out 0x%04X/%u in 0x%04X/%u  protocols 0x%04X\n", s.mbx_out_start,
+                   s.mbx_out_len, s.mbx_in_start, s.mbx_in_len, s.mbx_protocols);
+        printf("      process data: %u output bits, %u input bits\n", s.out_bits, s.in_bits);
+    }
+    if (n == 0)
+        fprintf(stderr, "takt ecat slaves: no slave answered on %s\n", c->iface);
+    tool_close(&t);
+    return 0;
+}
+
+/* --- states --------------------------------------------------------------------- */
+
+static int parse_state(const char *s)
+{
+    static const struct { const char *n; int v; } st[] = {
+        { "INIT", AL_INIT }, { "PREOP", AL_PREOP }, { "BOOT", AL_BOOT },
+        { "SAFEOP", AL_SAFEOP }, { "OP", AL_OP },
+    };
+    for (size_t i = 0; i < TAKT_ARRAY_SIZE(st); i++)
+        if (!strcasecmp(s, st[i].n))
+            return st[i].v;
+    return -1;
+}
+
+static int run_states(struct cli_ctx *c)
+{
+    int target = 0;
+    if (c->argc > 1)
+        return cli_usage_error(c, "expected at most one STATE, got %d arguments", c->argc);
+    if (c->argc == 1 && (target = parse_state(c->argv[0])) < 0)
+        return cli_usage_error(c, "STATE expects INIT, PREOP, BOOT, SAFEOP or OP, got '%s'", c->argv[0]);
+    struct tool t;
+    int rc = tool_open(c, &t);
+    if (rc)
+        return rc;
+    int status = 0;
+    if (target) {
+        double to = c->time_s > 0 ? c->time_s : 15;
+        rc = ecat_master_set_state(t.m, (uint8_t)target, (takt_ns_t)(to * 1e9));
+        if (rc) {
+            cli_error(c, "%s", ecat_master_error(t.m));
+            status = 1;
+        }
+    }
+    unsigned n = ecat_master_slave_count(t.m);
+    for (unsigned i = 0; i < n; i++) {
+        struct ecat_slave_info s;
+        ecat_master_slave_info(t.m, i, &s);
+        printf("%-3u 0x%04X  %-6s%s", i, s.station, ecat_al_state_name(s.al_state),
+               s.al_state & AL_ERROR ? " +ERR" : "");
+        if (s.al_code)
+            printf("  AL status code 0x%04X (%s)", s.al_code, ecat_al_status_text(s.al_code));
+        printf("\n");
+    }
+    tool_close(&t);
+    return status;
+}
+
+/* --- reg read|write POS ADDR LEN|DATA ------------------------------------------- */
+
+static int run_reg(struct cli_ctx *c)
+{
+    if (c->argc < 4 || (strcmp(c->argv[0], "read") && strcmp(c->argv[0], "write")))
+        return cli_usage_error(c, "expected 'read POS ADDR LEN' or 'write POS ADDR HEXBYTES'");
+    bool wr = !strcmp(c->argv[0], "write");
+    long addr, len = 0;
+    uint8_t buf[512];
+    if (cli_parse_long(c, "ADDR", c->argv[2], 0, 0xFFFF, &addr))
+        return 2;
+    if (!wr) {
+        if (cli_parse_long(c, "LEN", c->argv[3], 1, sizeof buf, &len))
+            return 2;
+    } else {
+        const char *h = c->argv[3];
+        if (!strncmp(h, "0x", 2))
+            h += 2;
+        size_t hl = strlen(h);
+        if (hl == 0 || hl % 2 || hl / 2 > sizeof buf)
+            return cli_usage_error(c, "HEXBYTES expects an even number of hex digits (bytes in "
+                                   "wire order, e.g. 3412 for 0x1234), got '%s'", c->argv[3]);
+        for (size_t i = 0; i < hl / 2; i++) {
+            char b[3] = { h[2 * i], h[2 * i + 1], 0 };
+            char *end;
+            buf[i] = (uint8_t)strtoul(b, &end, 16);
+            if (*end)
+                return cli_usage_error(c, "HEXBYTES expects hex digits, got '%s'", c->argv[3]);
+        }
+        len = (long)(hl / 2);
+    }
+    struct tool t;
+    int rc = tool_open(c, &t);
+    if (rc)
+        return rc;
+    unsigned pos;
+    if (parse_pos(c, &t, c->argv[1], &pos)) {
+        tool_close(&t);
+        return 2;
+    }
+    rc = wr ? ecat_reg_write(t.m, pos, (uint16_t)addr, buf, (uint16_t)len)
+            : ecat_reg_read(t.m, pos, (uint16_t)addr, buf, (uint16_t)len);
+    if (rc) {
+        cli_error(c, "slave %u register 0x%04lX (%ld bytes): %s", pos, addr, len, takt_strerror(rc));
+    } else if (!wr) {
+        for (long i = 0; i < len; i++)
+            printf("%02X%s", buf[i], (i % 16 == 15 || i == len - 1) ? "\n" : " ");
+        if (len == 2)
+            printf("0x%04X %u\n", get_le16(buf), get_le16(buf));
+        else if (len == 4)
+            printf("0x%08" PRIX32 " %" PRIu32 "\n", get_le32(buf), get_le32(buf));
+    }
+    tool_close(&t);
+    return rc ? 1 : 0;
+}
+
+/* --- sii read POS ---------------------------------------------------------------- */
+
+static int run_sii(struct cli_ctx *c)
+{
+    if (c->argc < 2 || strcmp(c->argv[0], "read"))
+        return cli_usage_error(c, "expected 'read POS' (writing the SII is not supported yet)");
+    struct tool t;
+    int rc = tool_open(c, &t);
+    if (rc)
+        return rc;
+    unsigned pos;
+    if (parse_pos(c, &t, c->argv[1], &pos)) {
+        tool_close(&t);
+        return 2;
+    }
+    size_t n;
+    const uint8_t *sii = ecat_slave_sii(t.m, pos, &n);
+    const char *out = cli_get(c, "output");
+    if (out) {
+        FILE *f = strcmp(out, "-") ? fopen(out, "wb") : stdout;
+        if (!f || fwrite(sii, 1, n, f) != n)
+            rc = cli_error(c, "cannot write '%s': %s", out, strerror(errno));
+        if (f && f != stdout)
+            fclose(f);
+    } else {
+        for (size_t i = 0; i < n; i += 16) {
+            printf("%04zx:", i / 2);
+            for (size_t k = i; k < i + 16 && k < n; k++)
+                printf(" %02X", sii[k]);
+            printf("\n");
+        }
+    }
+    tool_close(&t);
+    return rc;
+}
+
+/* --- pdos -------------------------------------------------------------------------- */
+
+static int run_pdos(struct cli_ctx *c)
+{
+    struct tool t;
+    int rc = tool_open(c, &t);
+    if (rc)
+        return rc;
+    if ((rc = ecat_master_configure(t.m))) {
+        cli_error(c, "%s", ecat_master_error(t.m));
+        tool_close(&t);
+        return 1;
+    }
+    unsigned n = ecat_pd_count(t.m);
+    int last = -1;
+    for (unsigned i = 0; i < n; i++) {
+        struct ecat_pd_entry e;
+        ecat_pd_get(t.m, i, &e);
+        if ((int)e.position != last) {
+            struct ecat_slave_info s;
+            ecat_master_slave_info(t.m, e.position, &s);
+            printf("slave %u %s: outputs at byte %u (%u bits), inputs at byte %u (%u bits)\n",
+                   e.position, s.name, s.out_offset, s.out_bits, s.in_offset, s.in_bits);
+            last = (int)e.position;
+        }
+        if (e.index == 0)
+            printf("    %s  %u.%u  %2u bits  (gap)\n", e.output ? "out" : "in ", e.byte_offset,
+                   e.bit_offset, e.bits);
+        else
+            printf("    %s  %u.%u  %2u bits  0x%04X:%02X  %s\n", e.output ? "out" : "in ",
+                   e.byte_offset, e.bit_offset, e.bits, e.index, e.sub, e.name);
+    }
+    tool_close(&t);
+    return 0;
+}
+
+/* --- the table --------------------------------------------------------------------- */
+
+static const struct cli_opt sii_opts[] = {
+    { "output", 'o', 1, "FILE", "write the raw image to FILE (- for stdout) instead of a dump" },
+    { 0 }
+};
+static const struct cli_opt run_opts[] = {
+    { "eni", 'f', 1, "FILE", "ENI file (ETG.2100): check the scanned bus against it" },
+    { "dc", 0, 0, NULL, "configure distributed clocks (SYNC0 at the cycle time)" },
+    { "dc-mode", 0, 1, "MODE", "'master' (master follows the reference clock, default) or 'ref' "
+      "(reference clock follows the master)" },
+    { 0 }
+};
+
+extern int cli_ecat_run(struct cli_ctx *c);
+
+const struct cli_cmd cli_cmds_ecat[] = {
+    { "ecat", "slaves", NULL, "scan the network and list the slaves",
+      "Counts the slaves, assigns station addresses 0x1000 + position, reads ESC registers\n"
+      "and the SII of each. -v shows ESC, ports, mailbox and process data sizes.",
+      CLI_IFACE | CLI_PCAP, NULL, run_slaves },
+    { "ecat", "states", "[STATE]", "show the AL states, or bring every slave to STATE",
+      "STATE is INIT, PREOP, BOOT, SAFEOP or OP. A slave that refuses shows its AL status code\n"
+      "and its meaning (ETG.1000.6). -t S bounds the wait (default 15 s).",
+      CLI_IFACE | CLI_PCAP | CLI_TIME, NULL, run_states },
+    { "ecat", "reg", "read|write POS ADDR LEN|HEXBYTES", "read or write ESC registers of one slave",
+      "POS is the slave position (0 = first). Data are bytes in wire order (little-endian).",
+      CLI_IFACE | CLI_PCAP, NULL, run_reg },
+    { "ecat", "sii", "read POS", "dump the SII (EEPROM) image of a slave", NULL,
+      CLI_IFACE | CLI_PCAP, sii_opts, run_sii },
+    { "ecat", "pdos", NULL, "list process data entries with their offsets in the image",
+      "Offsets are byte.bit in the image of `takt ecat run` and of ecat_pd_find().",
+      CLI_IFACE | CLI_PCAP, NULL, run_pdos },
+    { "ecat", "run", NULL, "bring the network to OP and exchange process data",
+      "Scans, configures from SII, runs the cycle in a real-time thread and prints PerfMsmt\n"
+      "lines (Cycle Time, Task Duration, JOB_*) every --perf seconds, events as they happen\n"
+      "and a summary: cycles, frames lost (rates over 1/10/60 s), WKC errors, DC sync error.",
+      CLI_IFACE | CLI_CYCLE | CLI_RT | CLI_TIME | CLI_PERF | CLI_JSON | CLI_PCAP, run_opts,
+      cli_ecat_run },
+    { 0 }
+};

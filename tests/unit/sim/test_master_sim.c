@@ -1,0 +1,336 @@
+/* The EtherCAT master (include/takt/ecat.h) against the in-process simulator
+ * (include/takt/sim.h) over a mem link: scan, OP, process data through the simulated
+ * devices, WKC accounting, DC set-up and convergence with drifting clocks, refusal,
+ * cable break and heal, frame loss. Lives under unit/sim because it needs both. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <takt/ecat.h>
+#include <takt/sim.h>
+#include "ecat/proto.h"
+#include "sim/device.h"
+#include "util/wire.h"
+
+static void io_desc(struct sim_device_desc *d, unsigned i)
+{
+    memset(d, 0, sizeof *d);
+    snprintf(d->name, sizeof d->name, "IO%u", i);
+    d->vendor = 2;
+    d->product = 0x4000 + i;
+    d->revision = 1;
+    d->esc_type = 0x11;
+    d->n_fmmu_hw = 4;
+    d->n_sm_hw = 4;
+    d->ram_kb = 8;
+    d->features = 0x0004;
+    d->n_sm = 2;
+    d->sm[0] = (struct sim_sm_desc){ 0x1000, 0, 0x64, 1, SIM_SM_OUTPUTS };
+    d->sm[1] = (struct sim_sm_desc){ 0x1100, 0, 0x20, 1, SIM_SM_INPUTS };
+    d->n_fmmu = 2;
+    d->fmmu_use[0] = 1;
+    d->fmmu_use[1] = 2;
+    d->n_rxpdo = d->n_txpdo = 1;
+    d->rxpdo[0] = (struct sim_pdo){ .index = 0x1600, .sm = 0, .name = "Out", .n = 1 };
+    d->rxpdo[0].e[0] = (struct sim_pdo_entry){ 0x7000, 1, 16, 0x0006, "Output" };
+    d->txpdo[0] = (struct sim_pdo){ .index = 0x1A00, .sm = 1, .name = "In", .n = 1 };
+    d->txpdo[0].e[0] = (struct sim_pdo_entry){ 0x6000, 1, 16, 0x0006, "Input" };
+    snprintf(d->behaviour, sizeof d->behaviour, "do");
+}
+
+/* The same with a CoE mailbox (SM0/SM1), so it has an application layer of its own
+ * (no device emulation) and can refuse state changes. */
+static void mbx_desc(struct sim_device_desc *d, unsigned i)
+{
+    io_desc(d, i);
+    d->n_sm = 4;
+    d->sm[0] = (struct sim_sm_desc){ 0x1800, 128, 0x26, 1, SIM_SM_MBX_OUT };
+    d->sm[1] = (struct sim_sm_desc){ 0x1C00, 128, 0x22, 1, SIM_SM_MBX_IN };
+    d->sm[2] = (struct sim_sm_desc){ 0x1000, 0, 0x64, 1, SIM_SM_OUTPUTS };
+    d->sm[3] = (struct sim_sm_desc){ 0x1100, 0, 0x20, 1, SIM_SM_INPUTS };
+    d->rxpdo[0].sm = 2;
+    d->txpdo[0].sm = 3;
+    d->mbx_protocols = MBX_PROTO_COE;
+    d->coe_details = 0x01 | 0x02;
+}
+
+struct rig {
+    struct sim_device_desc desc[64];
+    struct takt_sim *sim;
+    struct takt_link *a, *b;
+    struct ecat_master *m;
+    unsigned drop_every, n_frames, dropped;
+};
+
+static void respond(void *ctx, struct takt_link *ep, const struct takt_frame *f)
+{
+    struct rig *r = ctx;
+    uint8_t buf[TAKT_FRAME_BUF];
+    if (f->len > sizeof buf)
+        return;
+    r->n_frames++;
+    if (r->drop_every && r->n_frames % r->drop_every == 0) {
+        r->dropped++;
+        return;
+    }
+    memcpy(buf, f->data, f->len);
+    size_t n = takt_sim_process(r->sim, buf, f->len, sizeof buf, takt_now(), NULL);
+    if (n) {
+        struct takt_frame out = { .data = buf, .len = (uint16_t)n, .cap = sizeof buf };
+        takt_link_send(ep, &out, 1);
+    }
+}
+
+static struct rig *rig_new(unsigned n, bool dc)
+{
+    struct rig *r = calloc(1, sizeof *r);
+    struct sim_device *devs[64];
+    for (unsigned i = 0; i < n; i++) {
+        io_desc(&r->desc[i], i);
+        assert_int_equal(sim_device_from_desc(&r->desc[i], &devs[i]), 0);
+    }
+    struct takt_sim_opts so;
+    takt_sim_opts_default(&so);
+    so.drift_ppm = dc ? 50 : -1;
+    so.seed = 7;
+    assert_int_equal(takt_sim_create_devices(devs, n, &so, &r->sim), 0);
+    assert_int_equal(takt_link_mem_pair(&r->a, &r->b, 64, NULL, NULL), 0);
+    takt_link_mem_set_responder(r->b, respond, r);
+    struct ecat_master_opts o;
+    ecat_master_opts_default(&o);
+    o.dc = dc;
+    o.cycle_ns = TAKT_NS_PER_MS;
+    char err[200];
+    assert_int_equal(ecat_master_open(&r->m, r->a, &o, err, sizeof err), 0);
+    return r;
+}
+
+static void rig_free(struct rig *r)
+{
+    ecat_master_close(r->m);
+    takt_link_close(r->a);
+    takt_link_close(r->b);
+    takt_sim_destroy(r->sim);
+    free(r);
+}
+
+static void print_events(struct ecat_master *m)
+{
+    char ev[256];
+    while (ecat_master_next_event(m, ev, sizeof ev))
+        printf("  event: %s\n", ev);
+}
+
+static void up(struct rig *r, unsigned n)
+{
+    int rc = ecat_master_scan(r->m, 2 * TAKT_NS_PER_S);
+    if (rc)
+        print_events(r->m);
+    assert_int_equal(rc, 0);
+    assert_int_equal(ecat_master_slave_count(r->m), n);
+    rc = ecat_master_set_state(r->m, AL_OP, 5 * TAKT_NS_PER_S);
+    if (rc) {
+        printf("set_state: %s\n", ecat_master_error(r->m));
+        print_events(r->m);
+    }
+    assert_int_equal(rc, 0);
+}
+
+static void cycles(struct rig *r, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        assert_int_equal(ecat_master_cycle(r->m, takt_now()), 0);
+}
+
+static void test_scan_op(void **state)
+{
+    (void)state;
+    struct rig *r = rig_new(10, false);
+    up(r, 10);
+    struct ecat_slave_info si;
+    assert_int_equal(ecat_master_slave_info(r->m, 3, &si), 0);
+    assert_string_equal(si.name, "IO3");
+    assert_int_equal(si.product, 0x4003);
+    assert_int_equal(si.out_bits, 16);
+    uint8_t al = 0;
+    takt_sim_peek(r->sim, 9, ESC_AL_STATUS, &al, 1);
+    assert_int_equal(al, AL_OP);
+    /* outputs reach the simulated ESC's SM0 memory */
+    struct ecat_pd_entry out;
+    assert_int_equal(ecat_pd_find(r->m, 4, "Output", 0, 0, &out), 0);
+    ecat_pd_write(r->m, &out, 0xBEEF);
+    cycles(r, 3);
+    uint8_t mem[2];
+    takt_sim_peek(r->sim, 4, 0x1000, mem, 2);
+    if (get_le16(mem) != 0xBEEF) {
+        uint8_t sm[16], fm[32];
+        takt_sim_peek(r->sim, 4, ESC_SM0, sm, 16);
+        takt_sim_peek(r->sim, 4, ESC_FMMU0, fm, 32);
+        for (int i = 0; i < 16; i++) printf("%02X ", sm[i]);
+        printf("\n");
+        for (int i = 0; i < 32; i++) printf("%02X ", fm[i]);
+        printf("\nout at %u\n", out.byte_offset);
+    }
+    assert_int_equal(get_le16(mem), 0xBEEF);
+    struct ecat_master_stats st;
+    ecat_master_get_stats(r->m, &st);
+    assert_int_equal(st.wkc_errors, 0);
+    assert_int_equal(st.frames_lost, 0);
+    rig_free(r);
+}
+
+/* A drive that needs SYNC0 refuses SAFEOP when the master runs without DC (AL 0x0030);
+ * the message names the slave, the transition and the code with its meaning. */
+static void test_refusal(void **state)
+{
+    (void)state;
+    struct rig *r = calloc(1, sizeof *r);
+    struct sim_device *devs[3];
+    for (unsigned i = 0; i < 3; i++) {
+        if (i == 1)
+            mbx_desc(&r->desc[i], i);
+        else
+            io_desc(&r->desc[i], i);
+        r->desc[i].dc_required = i == 1;
+        assert_int_equal(sim_device_from_desc(&r->desc[i], &devs[i]), 0);
+    }
+    struct takt_sim_opts so;
+    takt_sim_opts_default(&so);
+    assert_int_equal(takt_sim_create_devices(devs, 3, &so, &r->sim), 0);
+    assert_int_equal(takt_link_mem_pair(&r->a, &r->b, 64, NULL, NULL), 0);
+    takt_link_mem_set_responder(r->b, respond, r);
+    char err[200];
+    assert_int_equal(ecat_master_open(&r->m, r->a, NULL, err, sizeof err), 0);
+    assert_int_equal(ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
+    int rc = ecat_master_set_state(r->m, AL_OP, 2 * TAKT_NS_PER_S);
+    assert_int_equal(rc, -TAKT_EALSTATUS);
+    const char *msg = ecat_master_error(r->m);
+    printf("  %s\n", msg);
+    assert_non_null(strstr(msg, "slave 1"));
+    assert_non_null(strstr(msg, "PREOP -> SAFEOP"));
+    assert_non_null(strstr(msg, "0x0030"));
+    uint8_t al = 0;
+    takt_sim_peek(r->sim, 1, ESC_AL_STATUS, &al, 1);
+    assert_int_equal(al, AL_PREOP);                 /* error acknowledged */
+    takt_sim_peek(r->sim, 2, ESC_AL_STATUS, &al, 1);
+    assert_int_equal(al, AL_OP);                    /* the others went on */
+    rig_free(r);
+}
+
+static void test_break_heal(void **state)
+{
+    (void)state;
+    struct rig *r = rig_new(6, false);
+    up(r, 6);
+    cycles(r, 5);
+    print_events(r->m);
+    takt_sim_break(r->sim, 3, takt_now());       /* after slave 3 (1-based) */
+    cycles(r, 2);
+    struct ecat_master_stats st;
+    ecat_master_get_stats(r->m, &st);
+    assert_int_equal(st.slaves_present, 3);
+    assert_int_equal(st.slaves_lost, 3);
+    uint8_t al = 0;
+    takt_sim_peek(r->sim, 0, ESC_AL_STATUS, &al, 1);
+    assert_int_equal(al, AL_OP);
+    cycles(r, 50);
+    takt_sim_heal(r->sim, takt_now());
+    for (takt_ns_t end = takt_now() + 3 * TAKT_NS_PER_S; takt_now() < end;) {
+        cycles(r, 1);
+        ecat_master_get_stats(r->m, &st);
+        if (st.slaves_returned == 3 && ecat_master_state(r->m) == AL_OP)
+            break;
+    }
+    print_events(r->m);
+    assert_int_equal(st.slaves_returned, 3);
+    assert_int_equal(ecat_master_state(r->m), AL_OP);
+    takt_sim_peek(r->sim, 5, ESC_AL_STATUS, &al, 1);
+    assert_int_equal(al, AL_OP);
+    rig_free(r);
+}
+
+static void test_power_cycle(void **state)
+{
+    (void)state;
+    struct rig *r = rig_new(4, false);
+    up(r, 4);
+    cycles(r, 3);
+    takt_sim_power_cycle(r->sim, 4, takt_now());      /* last slave: back in INIT */
+    struct ecat_master_stats st;
+    uint8_t al = 0;
+    takt_ns_t end = takt_now() + 3 * TAKT_NS_PER_S;
+    cycles(r, 5);
+    while (takt_now() < end) {
+        cycles(r, 1);
+        takt_sim_peek(r->sim, 3, ESC_AL_STATUS, &al, 1);
+        if (al == AL_OP)
+            break;
+    }
+    ecat_master_get_stats(r->m, &st);
+    print_events(r->m);
+    assert_int_equal(al, AL_OP);
+    rig_free(r);
+}
+
+static void test_frame_loss(void **state)
+{
+    (void)state;
+    struct rig *r = rig_new(5, false);
+    up(r, 5);
+    cycles(r, 3);
+    struct ecat_master_stats s0, s1;
+    ecat_master_get_stats(r->m, &s0);
+    unsigned d0 = r->dropped;
+    r->drop_every = 100;                          /* 1 % loss */
+    cycles(r, 1000);
+    r->drop_every = 0;
+    cycles(r, 3);
+    ecat_master_get_stats(r->m, &s1);
+    assert_int_equal(s1.frames_lost - s0.frames_lost, r->dropped - d0);
+    assert_true(r->dropped - d0 >= 9);
+    assert_int_equal(s1.wkc_errors, 0);
+    assert_int_equal(s1.slaves_lost, 0);
+    assert_int_equal(ecat_master_state(r->m), AL_OP);
+    rig_free(r);
+}
+
+static void test_dc(void **state)
+{
+    (void)state;
+    struct rig *r = rig_new(5, true);
+    up(r, 5);
+    for (unsigned i = 0; i < 5; i++) {
+        uint8_t act = 0, cyc[4];
+        takt_sim_peek(r->sim, i, ESC_DC_ACTIVATION, &act, 1);
+        takt_sim_peek(r->sim, i, ESC_DC_SYNC0_CYCLE, cyc, 4);
+        assert_int_equal(act, 0x03);
+        assert_int_equal(get_le32(cyc), TAKT_NS_PER_MS);
+    }
+    struct ecat_slave_info si;
+    ecat_master_slave_info(r->m, 4, &si);
+    assert_true(si.dc_delay_ns > 0);
+    cycles(r, 2000);
+    struct ecat_master_stats st;
+    ecat_master_get_stats(r->m, &st);
+    printf("  DC: delay of slave 4 %d ns, sync error %lld ns (max %lld)\n", si.dc_delay_ns,
+           (long long)st.dc_sync_err_ns, (long long)st.dc_sync_err_max_ns);
+    assert_true(st.dc_sync_err_ns < 1000);         /* drift of 50 ppm compensated */
+    rig_free(r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_scan_op),
+        cmocka_unit_test(test_refusal),
+        cmocka_unit_test(test_break_heal),
+        cmocka_unit_test(test_power_cycle),
+        cmocka_unit_test(test_frame_loss),
+        cmocka_unit_test(test_dc),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
