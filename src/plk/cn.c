@@ -191,8 +191,13 @@ static void on_soc(struct plk_cn *cn, takt_ns_t now, struct plk_txq *q)
         cn->state != PLK_NMT_BASIC_ETHERNET) {
         if (!cn->preq_this_cycle) {
             cn->st.loss_preq++;
-            if (plk_errcnt_event(&cn->loss_preq))
+            if (plk_errcnt_event(&cn->loss_preq)) {
                 plk_cn_cycle_error(cn, now);
+                /* this SoC closed the failed cycle; the next one starts PreOp2 */
+                cn->preq_this_cycle = false;
+                cn->last_soc = now;
+                return;
+            }
         } else {
             plk_errcnt_good(&cn->loss_preq);
         }
