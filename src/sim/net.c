@@ -23,7 +23,7 @@ uint32_t sim_net_rand(struct takt_sim *s)
     s->rng ^= s->rng << 13;
     s->rng ^= s->rng >> 7;
     s->rng ^= s->rng << 17;
-    return (uint32_t)(s->rng >> 11);
+    return (uint32_t)(s->rng >> 32);
 }
 
 int sim_net_alloc(struct takt_sim **out, unsigned n, const struct takt_sim_opts *o)
@@ -240,7 +240,7 @@ static void corrupt(struct takt_sim *s, uint8_t *buf, size_t len)
 
 static bool chance(struct takt_sim *s, double p)
 {
-    return p > 0 && (double)sim_net_rand(s) / 2097152.0 / 1048576.0 < p;
+    return p > 0 && (double)sim_net_rand(s) / 4294967296.0 < p;
 }
 
 size_t takt_sim_process(struct takt_sim *s, uint8_t *buf, size_t len, size_t cap,
