@@ -35,6 +35,7 @@ struct ecat_master_opts {
     enum ecat_dc_mode dc_mode;
     takt_ns_t sync0_shift_ns;   /* SYNC0 shift against the cycle start (default 0) */
     unsigned  acyc_frames;      /* acyclic frames at most per cycle (default 4) */
+    takt_ns_t sdo_timeout_ns;   /* one CoE transfer (default 3 s) */
 };
 void ecat_master_opts_default(struct ecat_master_opts *o);
 
@@ -163,6 +164,27 @@ int ecat_reg_write_async(struct ecat_master *m, unsigned pos, uint16_t reg, cons
 /* Blocking wrappers for tools: drive the cycle until done. */
 int ecat_reg_read(struct ecat_master *m, unsigned pos, uint16_t reg, void *buf, uint16_t len);
 int ecat_reg_write(struct ecat_master *m, unsigned pos, uint16_t reg, const void *data, uint16_t len);
+/* CoE over the mailbox (slave in PREOP, SAFEOP or OP): SDO upload/download, expedited,
+ * normal or segmented as the size demands, complete access with ca (subindex 0 or 1);
+ * SDO information. One transfer per slave at a time, others wait their turn. The
+ * buffers must stay valid until the completion; err -TAKT_ESDOABORT with the abort code
+ * and its meaning in ecat_master_error(). */
+int ecat_sdo_upload_async(struct ecat_master *m, unsigned pos, uint16_t index, uint8_t sub,
+                          bool ca, void *buf, size_t cap, ecat_done_fn fn, void *ctx);
+int ecat_sdo_download_async(struct ecat_master *m, unsigned pos, uint16_t index, uint8_t sub,
+                            bool ca, const void *data, size_t len, ecat_done_fn fn, void *ctx);
+enum ecat_sdo_info_op { ECAT_SDO_INFO_ODLIST, ECAT_SDO_INFO_OBJECT, ECAT_SDO_INFO_ENTRY };
+/* ODLIST: u16 list type then u16 indices; OBJECT/ENTRY: raw description (parse with
+ * ecat/coe.h ecat_coe_objdesc_parse / ecat_coe_entrydesc_parse). */
+int ecat_sdo_info_async(struct ecat_master *m, unsigned pos, enum ecat_sdo_info_op op,
+                        uint16_t index, uint8_t sub, void *buf, size_t cap, ecat_done_fn fn, void *ctx);
+int ecat_sdo_upload(struct ecat_master *m, unsigned pos, uint16_t index, uint8_t sub, bool ca,
+                    void *buf, size_t cap, size_t *len);
+int ecat_sdo_download(struct ecat_master *m, unsigned pos, uint16_t index, uint8_t sub, bool ca,
+                      const void *data, size_t len);
+int ecat_sdo_info(struct ecat_master *m, unsigned pos, enum ecat_sdo_info_op op, uint16_t index,
+                  uint8_t sub, void *buf, size_t cap, size_t *len);
+
 /* SII image read at scan (bytes; NULL if none). */
 const uint8_t *ecat_slave_sii(const struct ecat_master *m, unsigned pos, size_t *len);
 

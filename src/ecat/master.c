@@ -23,6 +23,7 @@ void ecat_master_opts_default(struct ecat_master_opts *o)
     o->dg_timeout_ns = 50 * TAKT_NS_PER_MS;
     o->dc_mode = ECAT_DC_MASTER_FOLLOWS_REF;
     o->acyc_frames = 4;
+    o->sdo_timeout_ns = 3 * TAKT_NS_PER_S;
 }
 
 /* --- events: single-producer single-consumer ring --------------------------------- */
@@ -139,7 +140,8 @@ int ecat_master_open(struct ecat_master **out, struct takt_link *link,
     m->sii_scratch = calloc(1, sizeof *m->sii_scratch);
     m->txf = calloc(o->acyc_frames > ECAT_MAX_CYC_DG ? o->acyc_frames : ECAT_MAX_CYC_DG,
                     sizeof *m->txf);
-    if (!m->slaves || !m->txbuf || !m->cycbuf || !m->rxbuf || !m->rxf || !m->txf || !m->sii_scratch)
+    if (!m->slaves || !m->txbuf || !m->cycbuf || !m->rxbuf || !m->rxf || !m->txf || !m->sii_scratch ||
+        ecat_coe_init(m))
         goto nomem;
     for (unsigned i = 0; i < o->max_slaves; i++)
         if (!(m->slaves[i].sii = calloc(1, ECAT_SII_MAX)))
@@ -190,6 +192,7 @@ void ecat_master_close(struct ecat_master *m)
     free(m->rxbuf);
     free(m->rxf);
     free(m->sii_scratch);
+    ecat_coe_free(m);
     free(m->txf);
     free(m->image);
     free(m);
@@ -250,6 +253,7 @@ static void master_timer(struct ecat_master *m, takt_ns_t now)
     ecat_pdu_expire(m, now);
     ecat_mfsm_step(m, now);
     ecat_svc_poll(m, now);
+    ecat_coe_poll(m, now);
     for (unsigned i = 0; i < m->n_slaves; i++)
         ecat_sfsm_step(m, &m->slaves[i], now);
     if (m->o.dc && m->target && !m->dc_active)

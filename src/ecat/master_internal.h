@@ -8,6 +8,7 @@
 #include <takt/ecat.h>
 #include <takt/perf.h>
 #include "ecat/frame.h"
+#include "ecat/mbx.h"
 #include "ecat/proto.h"
 
 /* --- one datagram in flight (pdu.c) ------------------------------------------------ */
@@ -80,6 +81,7 @@ struct ecat_slave {
     unsigned  seg;             /* cyclic datagram this slave's data is in */
     bool      configured;      /* layout done */
     bool      scanned;
+    struct ecat_mbx_chan mbx;  /* mailbox counters (CoE) */
     bool      rejoin, returning;   /* recovery: re-scan pending / back on the way to target */
     uint32_t  old_vendor, old_product;
     struct ecat_req dcr[3];    /* distributed-clock set-up (dc.c) */
@@ -182,6 +184,8 @@ struct ecat_master {
     bool      need_locate;
 
     struct ecat_svc svc[ECAT_SVC_SLOTS];
+    struct ecat_sdo_slot *sdo; /* ECAT_SDO_SLOTS mailbox transfers (master_coe.c) */
+    uint32_t  sdo_seq;
 
     /* application */
     ecat_cyclic_fn app_fn;
@@ -228,6 +232,13 @@ void ecat_rate_add(struct ecat_rate *r, takt_ns_t now, uint32_t sent, uint32_t l
 /* Drive cycles (no callback) until done() or timeout; blocking, tools only. */
 int ecat_master_drive(struct ecat_master *m, bool (*done)(struct ecat_master *m, void *ctx),
                       void *ctx, takt_ns_t timeout_ns);
+
+/* master_coe.c */
+#define ECAT_SDO_SLOTS 8
+struct ecat_sdo_slot;
+int  ecat_coe_init(struct ecat_master *m);
+void ecat_coe_free(struct ecat_master *m);
+void ecat_coe_poll(struct ecat_master *m, takt_ns_t now);
 
 /* master_svc.c */
 void ecat_svc_poll(struct ecat_master *m, takt_ns_t now);

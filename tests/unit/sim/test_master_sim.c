@@ -322,6 +322,79 @@ static void test_dc(void **state)
     rig_free(r);
 }
 
+/* CoE through the mailbox of slave 1: expedited, normal and segmented uploads (a small
+ * 48-byte mailbox forces segments for the long device name), a download read back,
+ * and an abort for an object that does not exist, named in the message. */
+static void test_coe(void **state)
+{
+    (void)state;
+    struct rig *r = calloc(1, sizeof *r);
+    struct sim_device *devs[3];
+    for (unsigned i = 0; i < 3; i++) {
+        if (i == 1) {
+            mbx_desc(&r->desc[i], i);
+            r->desc[i].sm[0].len = r->desc[i].sm[1].len = 48;
+            snprintf(r->desc[i].name, sizeof r->desc[i].name,
+                     "A-device-name-long-enough-for-segments-0123456789-abcdef");
+        } else {
+            io_desc(&r->desc[i], i);
+        }
+        assert_int_equal(sim_device_from_desc(&r->desc[i], &devs[i]), 0);
+    }
+    struct takt_sim_opts so;
+    takt_sim_opts_default(&so);
+    assert_int_equal(takt_sim_create_devices(devs, 3, &so, &r->sim), 0);
+    assert_int_equal(takt_link_mem_pair(&r->a, &r->b, 64, NULL, NULL), 0);
+    takt_link_mem_set_responder(r->b, respond, r);
+    char err[200];
+    assert_int_equal(ecat_master_open(&r->m, r->a, NULL, err, sizeof err), 0);
+    assert_int_equal(ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
+    uint8_t buf[128];
+    size_t len = 0;
+    /* INIT: no mailbox yet */
+    assert_int_equal(ecat_sdo_upload(r->m, 1, 0x1018, 1, false, buf, sizeof buf, &len), -EAGAIN);
+    assert_non_null(strstr(ecat_master_error(r->m), "needs PREOP"));
+    assert_int_equal(ecat_master_set_state(r->m, AL_PREOP, TAKT_NS_PER_S), 0);
+    /* expedited */
+    assert_int_equal(ecat_sdo_upload(r->m, 1, 0x1018, 2, false, buf, sizeof buf, &len), 0);
+    assert_int_equal(len, 4);
+    assert_int_equal(get_le32(buf), 0x4001);
+    /* segmented (56 bytes through a 48-byte mailbox) */
+    memset(buf, 0, sizeof buf);
+    int rc = ecat_sdo_upload(r->m, 1, 0x1008, 0, false, buf, sizeof buf, &len);
+    if (rc)
+        printf("  %s\n", ecat_master_error(r->m));
+    assert_int_equal(rc, 0);
+    assert_int_equal(len, strlen(r->desc[1].name));
+    assert_memory_equal(buf, r->desc[1].name, len);
+    /* download, read back */
+    uint8_t v[2];
+    put_le16(v, 0x1234);
+    rc = ecat_sdo_download(r->m, 1, 0x7000, 1, false, v, 2);
+    if (rc)
+        printf("  %s\n", ecat_master_error(r->m));
+    assert_int_equal(rc, 0);
+    assert_int_equal(ecat_sdo_upload(r->m, 1, 0x7000, 1, false, buf, sizeof buf, &len), 0);
+    assert_int_equal(len, 2);
+    assert_int_equal(get_le16(buf), 0x1234);
+    /* a slave without mailbox */
+    assert_int_equal(ecat_sdo_upload(r->m, 0, 0x1018, 1, false, buf, sizeof buf, &len), -TAKT_EMBOX);
+    /* SDO info: the object list contains 0x1018 */
+    rc = ecat_sdo_info(r->m, 1, ECAT_SDO_INFO_ODLIST, 0, 0, buf, sizeof buf, &len);
+    if (rc)
+        printf("  %s\n", ecat_master_error(r->m));
+    assert_int_equal(rc, 0);
+    bool seen = false;
+    for (size_t i = 2; i + 1 < len; i += 2)
+        seen |= get_le16(buf + i) == 0x1018;
+    assert_true(seen);
+    /* still going to OP afterwards, with transfers done in between */
+    assert_int_equal(ecat_master_set_state(r->m, AL_OP, 2 * TAKT_NS_PER_S), 0);
+    assert_int_equal(ecat_sdo_upload(r->m, 1, 0x1018, 1, false, buf, sizeof buf, &len), 0);
+    assert_int_equal(get_le32(buf), 2);
+    rig_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -331,6 +404,7 @@ int main(void)
         cmocka_unit_test(test_power_cycle),
         cmocka_unit_test(test_frame_loss),
         cmocka_unit_test(test_dc),
+        cmocka_unit_test(test_coe),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

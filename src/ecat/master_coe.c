@@ -1,0 +1,301 @@
+/* Mailbox transport for CoE (ref §6, §7): a queued SDO / SDO-info transfer per slot,
+ * driven by the master timer without ever blocking the cycle. The transfer logic is
+ * coe.c's; here the messages move: write the whole receive mailbox (SM0) so its last
+ * byte sets "full", poll SM1's status byte (0x080D bit 3), read the send mailbox. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ecat/coe.h"
+#include "ecat/master_internal.h"
+#include "util/wire.h"
+
+#define SM1_STATUS (ESC_SM0 + ESC_SM_SIZE + 5)     /* 0x080D, bit 3 mailbox full (ref §6) */
+#define MBX_FULL   0x08
+
+enum { MS_FREE, MS_WAIT_TURN, MS_WRITE, MS_POLL, MS_READ, MS_ABORT_WRITE };
+
+struct ecat_sdo_slot {
+    uint8_t   st;
+    unsigned  pos;
+    uint32_t  seq;             /* queue order: one transfer per slave at a time */
+    struct ecat_coe_xfer x;
+    struct ecat_req req;
+    uint8_t   out[ECAT_MAX_DG_DATA];
+    uint8_t   in[ECAT_MAX_DG_DATA];
+    size_t    out_len;
+    takt_ns_t t0, deadline;
+    int       err;
+    ecat_done_fn fn;
+    void     *ctx;
+};
+
+int ecat_coe_init(struct ecat_master *m)
+{
+    m->sdo = calloc(ECAT_SDO_SLOTS, sizeof *m->sdo);
+    return m->sdo ? 0 : -ENOMEM;
+}
+
+void ecat_coe_free(struct ecat_master *m)
+{
+    free(m->sdo);
+    m->sdo = NULL;
+}
+
+static void finish(struct ecat_master *m, struct ecat_sdo_slot *q, int err)
+{
+    if (err)
+        ecat_fail(m, err, "%s", q->x.msg[0] ? q->x.msg : takt_strerror(err));
+    q->st = MS_FREE;
+    if (q->fn)
+        q->fn(q->ctx, err, q->x.req.data, err ? 0 : q->x.result_len);
+}
+
+static void write_mbx(struct ecat_master *m, struct ecat_sdo_slot *q, uint8_t st)
+{
+    const struct ecat_slave *s = &m->slaves[q->pos];
+    /* the whole mailbox: writing its last byte hands it over (ref §6) */
+    memset(q->out + q->out_len, 0, s->info.mbx_out_len - q->out_len);
+    ecat_req_init(&q->req, ECAT_FPWR, s->info.station, s->info.mbx_out_start, q->out,
+                  s->info.mbx_out_len);
+    ecat_req_queue(m, &q->req);
+    q->st = st;
+}
+
+static void poll_mbx(struct ecat_master *m, struct ecat_sdo_slot *q)
+{
+    ecat_req_init(&q->req, ECAT_FPRD, m->slaves[q->pos].info.station, SM1_STATUS, q->in, 1);
+    ecat_req_queue(m, &q->req);
+    q->st = MS_POLL;
+}
+
+static void read_mbx(struct ecat_master *m, struct ecat_sdo_slot *q)
+{
+    const struct ecat_slave *s = &m->slaves[q->pos];
+    ecat_req_init(&q->req, ECAT_FPRD, s->info.station, s->info.mbx_in_start, q->in, s->info.mbx_in_len);
+    ecat_req_queue(m, &q->req);
+    q->st = MS_READ;
+}
+
+static void on_reply(struct ecat_master *m, struct ecat_sdo_slot *q)
+{
+    unsigned emcy = q->x.n_emcy;
+    int rc = ecat_coe_xfer_on_reply(&q->x, q->in, m->slaves[q->pos].info.mbx_in_len, q->out,
+                                    m->slaves[q->pos].info.mbx_out_len, &q->out_len);
+    if (q->x.n_emcy != emcy)
+        ecat_event(m, "slave %u: emergency 0x%04X (%s), error register 0x%02X", q->pos,
+                   q->x.emcy.code, ecat_coe_emcy_text(q->x.emcy.code), q->x.emcy.reg);
+    if (rc == ECAT_COE_SEND) {
+        write_mbx(m, q, MS_WRITE);
+    } else if (rc == ECAT_COE_WAIT) {
+        poll_mbx(m, q);
+    } else if (rc == ECAT_COE_DONE) {
+        finish(m, q, 0);
+    } else if (q->out_len) {            /* the client aborts: tell the slave, then fail */
+        q->err = rc;
+        write_mbx(m, q, MS_ABORT_WRITE);
+    } else {
+        finish(m, q, rc);
+    }
+}
+
+static void timeout(struct ecat_master *m, struct ecat_sdo_slot *q)
+{
+    int rc = ecat_coe_xfer_timeout(&q->x, q->out, m->slaves[q->pos].info.mbx_out_len, &q->out_len);
+    if (q->out_len && q->req.st != REQ_SENT) {
+        q->err = rc;
+        write_mbx(m, q, MS_ABORT_WRITE);
+        q->deadline = q->t0 = INT64_MAX / 2;       /* the abort goes once */
+        return;
+    }
+    finish(m, q, rc);
+}
+
+static bool earlier_busy(const struct ecat_master *m, const struct ecat_sdo_slot *q)
+{
+    for (unsigned i = 0; i < ECAT_SDO_SLOTS; i++) {
+        const struct ecat_sdo_slot *o = &m->sdo[i];
+        if (o != q && o->st != MS_FREE && o->pos == q->pos && o->seq < q->seq)
+            return true;
+    }
+    return false;
+}
+
+/* Master timer: advance every transfer whose datagram came back. */
+void ecat_coe_poll(struct ecat_master *m, takt_ns_t now)
+{
+    for (unsigned i = 0; m->sdo && i < ECAT_SDO_SLOTS; i++) {
+        struct ecat_sdo_slot *q = &m->sdo[i];
+        if (q->st == MS_FREE || ecat_req_busy(&q->req))
+            continue;
+        if (q->st == MS_WAIT_TURN) {
+            if (earlier_busy(m, q))
+                continue;
+            q->t0 = now;
+            q->deadline = now + m->o.sdo_timeout_ns;
+            write_mbx(m, q, MS_WRITE);
+            continue;
+        }
+        if (now > q->deadline) {
+            timeout(m, q);
+            continue;
+        }
+        int wkc = q->req.wkc;
+        switch (q->st) {
+        case MS_WRITE:
+            if (wkc == 1)
+                poll_mbx(m, q);
+            else
+                write_mbx(m, q, MS_WRITE);      /* mailbox still full or frame lost: again */
+            break;
+        case MS_ABORT_WRITE:
+            if (wkc == 1 || now > q->deadline)
+                finish(m, q, q->err);
+            else
+                write_mbx(m, q, MS_ABORT_WRITE);
+            break;
+        case MS_POLL:
+            if (wkc == 1 && (q->in[0] & MBX_FULL))
+                read_mbx(m, q);
+            else
+                poll_mbx(m, q);
+            break;
+        case MS_READ:
+            if (wkc == 1)
+                on_reply(m, q);
+            else
+                poll_mbx(m, q);                 /* lost: the data stay in the mailbox */
+            break;
+        }
+    }
+}
+
+static int sdo_queue(struct ecat_master *m, unsigned pos, const struct ecat_coe_req *r,
+                     ecat_done_fn fn, void *ctx)
+{
+    if (pos >= m->n_slaves)
+        return -ENOENT;
+    struct ecat_slave *s = &m->slaves[pos];
+    if (!(s->info.mbx_protocols & MBX_PROTO_COE) || !s->info.mbx_out_len || !s->info.mbx_in_len) {
+        ecat_fail(m, -TAKT_EMBOX, "slave %u (%s): no CoE mailbox (SII protocols 0x%04X, mailbox "
+                  "%u/%u bytes)", pos, s->info.name, s->info.mbx_protocols, s->info.mbx_out_len,
+                  s->info.mbx_in_len);
+        return -TAKT_EMBOX;
+    }
+    if ((s->info.al_state & AL_STATE_MASK) < AL_PREOP || (s->info.al_state & AL_STATE_MASK) == AL_BOOT) {
+        ecat_fail(m, -EAGAIN, "slave %u (%s): mailbox needs PREOP, SAFEOP or OP, slave is in %s",
+                  pos, s->info.name, ecat_al_state_name(s->info.al_state));
+        return -EAGAIN;
+    }
+    if (s->info.mbx_out_len > ECAT_MAX_DG_DATA || s->info.mbx_in_len > ECAT_MAX_DG_DATA)
+        return -EMSGSIZE;
+    for (unsigned i = 0; i < ECAT_SDO_SLOTS; i++) {
+        struct ecat_sdo_slot *q = &m->sdo[i];
+        if (q->st != MS_FREE)
+            continue;
+        struct ecat_coe_req rq = *r;
+        rq.pos = (uint16_t)pos;
+        rq.mbx_out = s->info.mbx_out_len;
+        rq.mbx_in = s->info.mbx_in_len;
+        int rc = ecat_coe_xfer_start(&q->x, &rq, &s->mbx, q->out, s->info.mbx_out_len, &q->out_len);
+        if (rc != ECAT_COE_SEND) {
+            ecat_fail(m, rc < 0 ? rc : -EINVAL, "slave %u: %s", pos, q->x.msg);
+            return rc < 0 ? rc : -EINVAL;
+        }
+        ecat_req_init(&q->req, ECAT_NOP, 0, 0, NULL, 0);
+        q->pos = pos;
+        q->seq = m->sdo_seq++;
+        q->fn = fn;
+        q->ctx = ctx;
+        q->err = 0;
+        q->st = MS_WAIT_TURN;
+        return 0;
+    }
+    return -EBUSY;
+}
+
+int ecat_sdo_upload_async(struct ecat_master *m, unsigned pos, uint16_t index, uint8_t sub,
+                          bool ca, void *buf, size_t cap, ecat_done_fn fn, void *ctx)
+{
+    struct ecat_coe_req r = { .op = ECAT_COE_UPLOAD, .index = index, .subindex = sub,
+                              .complete_access = ca, .data = buf, .cap = cap };
+    return sdo_queue(m, pos, &r, fn, ctx);
+}
+
+int ecat_sdo_download_async(struct ecat_master *m, unsigned pos, uint16_t index, uint8_t sub,
+                            bool ca, const void *data, size_t len, ecat_done_fn fn, void *ctx)
+{
+    struct ecat_coe_req r = { .op = ECAT_COE_DOWNLOAD, .index = index, .subindex = sub,
+                              .complete_access = ca, .data = (uint8_t *)data, .len = len };
+    return sdo_queue(m, pos, &r, fn, ctx);
+}
+
+int ecat_sdo_info_async(struct ecat_master *m, unsigned pos, enum ecat_sdo_info_op op,
+                        uint16_t index, uint8_t sub, void *buf, size_t cap, ecat_done_fn fn, void *ctx)
+{
+    static const enum ecat_coe_op ops[] = { [ECAT_SDO_INFO_ODLIST] = ECAT_COE_ODLIST,
+        [ECAT_SDO_INFO_OBJECT] = ECAT_COE_OBJDESC, [ECAT_SDO_INFO_ENTRY] = ECAT_COE_ENTRYDESC };
+    if ((unsigned)op >= TAKT_ARRAY_SIZE(ops))
+        return -EINVAL;
+    struct ecat_coe_req r = { .op = ops[op], .index = index, .subindex = sub, .data = buf,
+                              .cap = cap, .list_type = 1, .value_info = 0 };
+    return sdo_queue(m, pos, &r, fn, ctx);
+}
+
+/* --- blocking wrappers (tools only) -------------------------------------------------- */
+
+struct wait { bool done; int err; size_t len; };
+
+static void wait_done(void *ctx, int err, const uint8_t *data, size_t len)
+{
+    struct wait *w = ctx;
+    (void)data;
+    w->err = err;
+    w->len = len;
+    w->done = true;
+}
+
+static bool wait_check(struct ecat_master *m, void *ctx)
+{
+    (void)m;
+    return ((struct wait *)ctx)->done;
+}
+
+static int wait_for(struct ecat_master *m, struct wait *w, size_t *len)
+{
+    int rc = ecat_master_drive(m, wait_check, w, m->o.sdo_timeout_ns + TAKT_NS_PER_S);
+    if (rc) {
+        /* the slot must not call back into this stack frame later */
+        for (unsigned i = 0; i < ECAT_SDO_SLOTS; i++)
+            if (m->sdo[i].ctx == w)
+                m->sdo[i].fn = NULL;
+        return rc;
+    }
+    if (len)
+        *len = w->len;
+    return w->err;
+}
+
+int ecat_sdo_upload(struct ecat_master *m, unsigned pos, uint16_t index, uint8_t sub, bool ca,
+                    void *buf, size_t cap, size_t *len)
+{
+    struct wait w = { 0 };
+    int rc = ecat_sdo_upload_async(m, pos, index, sub, ca, buf, cap, wait_done, &w);
+    return rc ? rc : wait_for(m, &w, len);
+}
+
+int ecat_sdo_download(struct ecat_master *m, unsigned pos, uint16_t index, uint8_t sub, bool ca,
+                      const void *data, size_t len)
+{
+    struct wait w = { 0 };
+    int rc = ecat_sdo_download_async(m, pos, index, sub, ca, data, len, wait_done, &w);
+    return rc ? rc : wait_for(m, &w, NULL);
+}
+
+int ecat_sdo_info(struct ecat_master *m, unsigned pos, enum ecat_sdo_info_op op, uint16_t index,
+                  uint8_t sub, void *buf, size_t cap, size_t *len)
+{
+    struct wait w = { 0 };
+    int rc = ecat_sdo_info_async(m, pos, op, index, sub, buf, cap, wait_done, &w);
+    return rc ? rc : wait_for(m, &w, len);
+}
