@@ -125,18 +125,25 @@ static size_t ca_start(const struct od_object *o, uint8_t from)
     return e ? e->bitoff : 16;
 }
 
-size_t od_ca_size(const struct od_object *o, uint8_t from)
+/* Bytes of the image of subindices from..upto (sub0 counts as 16 bits). */
+static size_t ca_size_upto(const struct od_object *o, uint8_t from, unsigned upto)
 {
     unsigned end = 0, start = (unsigned)ca_start(o, from);
     for (unsigned i = 0; i < o->n; i++) {
         const struct od_entry *e = &o->e[i];
-        if (e->sub < from)
+        if (e->sub < from || e->sub > upto)
             continue;
         unsigned stop = e->sub == 0 && o->code != OD_VAR ? 16 : e->bitoff + e->bits;
         if (stop > end)
             end = stop;
     }
     return end > start ? (end - start + 7) / 8 : 0;
+}
+
+/* An upload covers the entries up to the current value of sub 0 (the valid ones). */
+size_t od_ca_size(const struct od_object *o, uint8_t from)
+{
+    return ca_size_upto(o, from, o->code == OD_VAR ? 0 : od_max_sub(o));
 }
 
 size_t od_ca_read(const struct od_object *o, uint8_t from, uint8_t *buf, size_t cap)
@@ -166,10 +173,10 @@ uint32_t od_ca_write(struct sim_od *od, struct od_object *o, uint8_t from,
         total += od_bytes(&o->e[i]) ? od_bytes(&o->e[i]) : 1;
     if (total > sizeof saved)
         return 0x06010004;            /* too large for complete access here */
-    if (len > od_ca_size(o, from))
-        return 0x06070012;
     bool seq = is_mapping(o->index) || is_assign(o->index);
     unsigned n_new = seq && from == 0 && len ? data[0] : od_max_sub(o);
+    if (len > ca_size_upto(o, from, n_new))
+        return 0x06070012;
     uint8_t *p = saved;
     for (unsigned i = 0; i < o->n; i++) {
         size_t b = od_bytes(&o->e[i]) ? od_bytes(&o->e[i]) : 1;
