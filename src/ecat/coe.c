@@ -22,7 +22,7 @@ enum {
  * index 2 + sub 1 + size 4; segments: mbx 6 + CoE 2 + cmd 1. */
 enum { SDO_NORMAL_HDR = COE_OFF_DATA + 4, SDO_SEG_HDR = COE_OFF_SEG_DATA, SDO_SEG_MIN = 7 };
 
-int coe_fail(struct ecat_coe_xfer *x, int rc, const char *fmt, ...)
+int ecat_coe_i_fail(struct ecat_coe_xfer *x, int rc, const char *fmt, ...)
 {
     va_list ap;
     int n = snprintf(x->msg, sizeof x->msg, "slave %u: 0x%04X:%02X: ", x->req.pos,
@@ -36,7 +36,7 @@ int coe_fail(struct ecat_coe_xfer *x, int rc, const char *fmt, ...)
     return rc;
 }
 
-void coe_put_hdr(uint8_t *buf, uint16_t mbx_len, uint8_t cnt, uint8_t service)
+void ecat_coe_i_put_hdr(uint8_t *buf, uint16_t mbx_len, uint8_t cnt, uint8_t service)
 {
     struct ecat_mbx_hdr h = { .len = mbx_len, .type = MBX_TYPE_COE, .cnt = cnt };
     ecat_mbx_encode(buf, &h);
@@ -74,7 +74,7 @@ static int build_sdo(uint8_t *buf, size_t cap, uint8_t cnt, uint8_t cmd, uint16_
 {
     if (cap < MBX_HDR + COE_SDO_LEN)
         return -ENOSPC;
-    coe_put_hdr(buf, COE_SDO_LEN, cnt, COE_SDO_REQ);
+    ecat_coe_i_put_hdr(buf, COE_SDO_LEN, cnt, COE_SDO_REQ);
     buf[COE_OFF_CMD] = cmd;
     put_le16(buf + COE_OFF_INDEX, index);
     buf[COE_OFF_SUB] = sub;
@@ -158,7 +158,7 @@ static uint8_t next_cnt(struct ecat_coe_xfer *x)
 }
 
 /* Client-side abort: fail with rc and put an abort request into out. */
-int coe_abort(struct ecat_coe_xfer *x, int rc, uint32_t code, uint8_t *out, size_t cap,
+int ecat_coe_i_abort(struct ecat_coe_xfer *x, int rc, uint32_t code, uint8_t *out, size_t cap,
               size_t *out_len)
 {
     x->abort_code = code;
@@ -184,7 +184,7 @@ static int send_download_seg(struct ecat_coe_xfer *x, uint8_t *out, size_t cap, 
     size_t n = left < room ? left : room;
     bool last = n == left;
     if (room < SDO_SEG_MIN || cap < SDO_SEG_HDR + SDO_SEG_MIN)
-        return coe_fail(x, -ENOSPC, "mailbox of %zu bytes too small for a download segment", room + SDO_SEG_HDR);
+        return ecat_coe_i_fail(x, -ENOSPC, "mailbox of %zu bytes too small for a download segment", room + SDO_SEG_HDR);
     /* segments shorter than 7 bytes are padded to the minimum mailbox length of 10 and
      * say how many bytes are unused (ref §7; SOEM ecx_SDOwrite) */
     uint8_t cmd = (uint8_t)(SDO_CCS_DOWN_SEG | x->toggle | (last ? SDO_LAST : 0));
@@ -193,7 +193,7 @@ static int send_download_seg(struct ecat_coe_xfer *x, uint8_t *out, size_t cap, 
         cmd |= (uint8_t)((SDO_SEG_MIN - n) << 1);
         body = SDO_SEG_MIN;
     }
-    coe_put_hdr(out, (uint16_t)(3 + body), next_cnt(x), COE_SDO_REQ);
+    ecat_coe_i_put_hdr(out, (uint16_t)(3 + body), next_cnt(x), COE_SDO_REQ);
     out[COE_OFF_CMD] = cmd;
     memset(out + SDO_SEG_HDR, 0, body);
     memcpy(out + SDO_SEG_HDR, x->req.data + x->done, n);
@@ -207,12 +207,12 @@ static int start_download(struct ecat_coe_xfer *x, uint8_t *out, size_t cap, siz
 {
     const struct ecat_coe_req *r = &x->req;
     if (r->len == 0 || !r->data)
-        return coe_fail(x, -EINVAL, "download of 0 bytes");
+        return ecat_coe_i_fail(x, -EINVAL, "download of 0 bytes");
     x->total = (uint32_t)r->len;
     if (r->len <= 4 && !r->complete_access) {
         int n = ecat_coe_build_download_exp(out, cap, next_cnt(x), r->index, r->subindex, r->data, r->len);
         if (n < 0)
-            return coe_fail(x, n, "no room for the request (%zu bytes)", cap);
+            return ecat_coe_i_fail(x, n, "no room for the request (%zu bytes)", cap);
         x->done = r->len;
         *out_len = (size_t)n;
         x->state = COE_ST_DOWN_INIT;
@@ -220,9 +220,9 @@ static int start_download(struct ecat_coe_xfer *x, uint8_t *out, size_t cap, siz
     }
     size_t room = mbx_room(x, cap, SDO_NORMAL_HDR);
     if (room == 0 || cap < SDO_NORMAL_HDR)
-        return coe_fail(x, -ENOSPC, "mailbox too small for a normal download");
+        return ecat_coe_i_fail(x, -ENOSPC, "mailbox too small for a normal download");
     size_t n = r->len < room ? r->len : room;
-    coe_put_hdr(out, (uint16_t)(SDO_NORMAL_HDR - MBX_HDR + n), next_cnt(x), COE_SDO_REQ);
+    ecat_coe_i_put_hdr(out, (uint16_t)(SDO_NORMAL_HDR - MBX_HDR + n), next_cnt(x), COE_SDO_REQ);
     out[COE_OFF_CMD] = (uint8_t)(SDO_CCS_DOWN | SDO_SIZE | (r->complete_access ? SDO_CA : 0));
     put_le16(out + COE_OFF_INDEX, r->index);
     out[COE_OFF_SUB] = r->subindex;
@@ -239,7 +239,7 @@ static int send_upload_seg(struct ecat_coe_xfer *x, uint8_t *out, size_t cap, si
     int n = build_sdo(out, cap, next_cnt(x), (uint8_t)(SDO_CCS_UP_SEG | x->toggle),
                       x->req.index, x->req.subindex, NULL);
     if (n < 0)
-        return coe_fail(x, n, "no room for an upload segment request");
+        return ecat_coe_i_fail(x, n, "no room for an upload segment request");
     *out_len = (size_t)n;
     x->state = COE_ST_UP_SEG;
     return ECAT_COE_SEND;
@@ -253,12 +253,12 @@ int ecat_coe_xfer_start(struct ecat_coe_xfer *x, const struct ecat_coe_req *r,
     x->chan = chan;
     *out_len = 0;
     if (r->complete_access && r->subindex > 1)
-        return coe_fail(x, -EINVAL, "complete access needs subindex 0 or 1, got %u", r->subindex);
+        return ecat_coe_i_fail(x, -EINVAL, "complete access needs subindex 0 or 1, got %u", r->subindex);
     switch (r->op) {
     case ECAT_COE_UPLOAD: {
         int n = ecat_coe_build_upload(out, cap, next_cnt(x), r->index, r->subindex, r->complete_access);
         if (n < 0)
-            return coe_fail(x, n, "no room for the request (%zu bytes)", cap);
+            return ecat_coe_i_fail(x, n, "no room for the request (%zu bytes)", cap);
         *out_len = (size_t)n;
         x->state = COE_ST_UP_INIT;
         return ECAT_COE_SEND;
@@ -268,9 +268,9 @@ int ecat_coe_xfer_start(struct ecat_coe_xfer *x, const struct ecat_coe_req *r,
     case ECAT_COE_ODLIST:
     case ECAT_COE_OBJDESC:
     case ECAT_COE_ENTRYDESC:
-        return coe_info_start(x, next_cnt(x), out, cap, out_len);
+        return ecat_coe_i_info_start(x, next_cnt(x), out, cap, out_len);
     }
-    return coe_fail(x, -EINVAL, "unknown operation %d", (int)r->op);
+    return ecat_coe_i_fail(x, -EINVAL, "unknown operation %d", (int)r->op);
 }
 
 /* --- transfer: receiving side, one function per state ------------------------- */
@@ -279,8 +279,8 @@ static int store(struct ecat_coe_xfer *x, const uint8_t *p, size_t n, uint8_t *o
                  size_t *out_len)
 {
     if (x->result_len + n > x->req.cap) {
-        coe_abort(x, -EMSGSIZE, COE_ABORT_NOMEM, out, cap, out_len);
-        return coe_fail(x, -EMSGSIZE, "upload of %zu bytes does not fit the %zu-byte buffer",
+        ecat_coe_i_abort(x, -EMSGSIZE, COE_ABORT_NOMEM, out, cap, out_len);
+        return ecat_coe_i_fail(x, -EMSGSIZE, "upload of %zu bytes does not fit the %zu-byte buffer",
                         x->total ? (size_t)x->total : x->result_len + n, x->req.cap);
     }
     memcpy(x->req.data + x->result_len, p, n);
@@ -292,9 +292,9 @@ static int state_up_init(struct ecat_coe_xfer *x, const struct ecat_coe_msg *m, 
                          uint8_t *out, size_t cap, size_t *out_len)
 {
     if ((m->cmd & SDO_SPEC_MASK) != SDO_SCS_UP)
-        return coe_fail(x, -EPROTO, "upload: expected response command 0x4x, found 0x%02X", m->cmd);
+        return ecat_coe_i_fail(x, -EPROTO, "upload: expected response command 0x4x, found 0x%02X", m->cmd);
     if (m->mbx.len < COE_SDO_LEN)
-        return coe_fail(x, -EPROTO, "upload response: mailbox length %u, expected >= %d", m->mbx.len, COE_SDO_LEN);
+        return ecat_coe_i_fail(x, -EPROTO, "upload response: mailbox length %u, expected >= %d", m->mbx.len, COE_SDO_LEN);
     if (m->cmd & SDO_EXP) {
         /* expedited: 1..4 bytes in the 4 data bytes; without size indicated, all 4 */
         size_t n = m->cmd & SDO_SIZE ? 4u - ((m->cmd >> 2) & 3u) : 4u;
@@ -307,12 +307,12 @@ static int state_up_init(struct ecat_coe_xfer *x, const struct ecat_coe_msg *m, 
     }
     x->total = get_le32(in + COE_OFF_DATA);
     if (x->total > x->req.cap) {
-        coe_abort(x, -EMSGSIZE, COE_ABORT_NOMEM, out, cap, out_len);
-        return coe_fail(x, -EMSGSIZE, "upload of %u bytes does not fit the %zu-byte buffer",
+        ecat_coe_i_abort(x, -EMSGSIZE, COE_ABORT_NOMEM, out, cap, out_len);
+        return ecat_coe_i_fail(x, -EMSGSIZE, "upload of %u bytes does not fit the %zu-byte buffer",
                         x->total, x->req.cap);
     }
     if (m->mbx.len < SDO_NORMAL_HDR - MBX_HDR)
-        return coe_fail(x, -EPROTO, "normal upload response of %u bytes, expected >= %d",
+        return ecat_coe_i_fail(x, -EPROTO, "normal upload response of %u bytes, expected >= %d",
                         m->mbx.len, SDO_NORMAL_HDR - MBX_HDR);
     size_t n = m->mbx.len - (SDO_NORMAL_HDR - MBX_HDR);
     if (n > x->total)
@@ -332,12 +332,12 @@ static int state_up_seg(struct ecat_coe_xfer *x, const struct ecat_coe_msg *m, c
                         uint8_t *out, size_t cap, size_t *out_len)
 {
     if ((m->cmd & SDO_SPEC_MASK) != SDO_SCS_UP_SEG) {
-        coe_abort(x, -EPROTO, COE_ABORT_CMD, out, cap, out_len);
-        return coe_fail(x, -EPROTO, "upload segment: expected response command 0x0x/0x1x, found 0x%02X", m->cmd);
+        ecat_coe_i_abort(x, -EPROTO, COE_ABORT_CMD, out, cap, out_len);
+        return ecat_coe_i_fail(x, -EPROTO, "upload segment: expected response command 0x0x/0x1x, found 0x%02X", m->cmd);
     }
     if ((m->cmd & SDO_TOGGLE) != x->toggle) {
-        coe_abort(x, -EPROTO, COE_ABORT_TOGGLE, out, cap, out_len);
-        return coe_fail(x, -EPROTO, "upload segment %zu: expected toggle %u, found %u (command 0x%02X)",
+        ecat_coe_i_abort(x, -EPROTO, COE_ABORT_TOGGLE, out, cap, out_len);
+        return ecat_coe_i_fail(x, -EPROTO, "upload segment %zu: expected toggle %u, found %u (command 0x%02X)",
                         x->result_len, x->toggle ? 1 : 0, m->cmd & SDO_TOGGLE ? 1 : 0, m->cmd);
     }
     size_t n = m->mbx.len - 3u;
@@ -348,14 +348,14 @@ static int state_up_seg(struct ecat_coe_xfer *x, const struct ecat_coe_msg *m, c
         return rc;
     if (m->cmd & SDO_LAST) {
         if (x->total && x->result_len != x->total)
-            return coe_fail(x, -EPROTO, "segmented upload ended after %zu bytes, the slave announced %u",
+            return ecat_coe_i_fail(x, -EPROTO, "segmented upload ended after %zu bytes, the slave announced %u",
                             x->result_len, x->total);
         x->state = COE_ST_DONE;
         return ECAT_COE_DONE;
     }
     if (x->total && x->result_len >= x->total) {
-        coe_abort(x, -EPROTO, COE_ABORT_GENERAL, out, cap, out_len);
-        return coe_fail(x, -EPROTO, "segmented upload: %zu bytes received without the last-segment bit, %u announced",
+        ecat_coe_i_abort(x, -EPROTO, COE_ABORT_GENERAL, out, cap, out_len);
+        return ecat_coe_i_fail(x, -EPROTO, "segmented upload: %zu bytes received without the last-segment bit, %u announced",
                         x->result_len, x->total);
     }
     x->toggle ^= SDO_TOGGLE;
@@ -367,9 +367,9 @@ static int state_down_init(struct ecat_coe_xfer *x, const struct ecat_coe_msg *m
 {
     (void)in;
     if ((m->cmd & SDO_SPEC_MASK) != SDO_SCS_DOWN)
-        return coe_fail(x, -EPROTO, "download: expected response command 0x60, found 0x%02X", m->cmd);
+        return ecat_coe_i_fail(x, -EPROTO, "download: expected response command 0x60, found 0x%02X", m->cmd);
     if (m->subindex != x->req.subindex)
-        return coe_fail(x, -EPROTO, "download response for subindex %u, expected %u", m->subindex, x->req.subindex);
+        return ecat_coe_i_fail(x, -EPROTO, "download response for subindex %u, expected %u", m->subindex, x->req.subindex);
     if (x->done >= x->req.len) {
         x->state = COE_ST_DONE;
         return ECAT_COE_DONE;
@@ -383,12 +383,12 @@ static int state_down_seg(struct ecat_coe_xfer *x, const struct ecat_coe_msg *m,
 {
     (void)in;
     if ((m->cmd & SDO_SPEC_MASK) != SDO_SCS_DOWN_SEG) {
-        coe_abort(x, -EPROTO, COE_ABORT_CMD, out, cap, out_len);
-        return coe_fail(x, -EPROTO, "download segment: expected response command 0x2x/0x3x, found 0x%02X", m->cmd);
+        ecat_coe_i_abort(x, -EPROTO, COE_ABORT_CMD, out, cap, out_len);
+        return ecat_coe_i_fail(x, -EPROTO, "download segment: expected response command 0x2x/0x3x, found 0x%02X", m->cmd);
     }
     if ((m->cmd & SDO_TOGGLE) != x->toggle) {
-        coe_abort(x, -EPROTO, COE_ABORT_TOGGLE, out, cap, out_len);
-        return coe_fail(x, -EPROTO, "download segment at byte %zu: expected toggle %u, found %u",
+        ecat_coe_i_abort(x, -EPROTO, COE_ABORT_TOGGLE, out, cap, out_len);
+        return ecat_coe_i_fail(x, -EPROTO, "download segment at byte %zu: expected toggle %u, found %u",
                         x->done, x->toggle ? 1 : 0, m->cmd & SDO_TOGGLE ? 1 : 0);
     }
     if (x->done >= x->req.len) {
@@ -415,15 +415,15 @@ static int judge_non_coe(struct ecat_coe_xfer *x, const uint8_t *in, size_t n, i
 {
     uint16_t detail;
     if (prc == -EMSGSIZE)
-        return coe_fail(x, -EPROTO, "reply mailbox header announces %u bytes, %zu present",
+        return ecat_coe_i_fail(x, -EPROTO, "reply mailbox header announces %u bytes, %zu present",
                         h->len, n >= MBX_HDR ? n - MBX_HDR : 0);
     if (ecat_mbx_error_decode(in, n, &detail) == 0) {
         x->mbx_error = detail;
-        return coe_fail(x, -TAKT_EMBOX, "mailbox error reply %u: %s", detail, ecat_mbx_error_text(detail));
+        return ecat_coe_i_fail(x, -TAKT_EMBOX, "mailbox error reply %u: %s", detail, ecat_mbx_error_text(detail));
     }
     if (h->type != MBX_TYPE_COE && h->type != MBX_TYPE_ERR)
         return ECAT_COE_WAIT;  /* EoE/FoE/... traffic is someone else's */
-    return coe_fail(x, -EPROTO, "malformed reply (mailbox type %u, length %u, %zu bytes)", h->type, h->len, n);
+    return ecat_coe_i_fail(x, -EPROTO, "malformed reply (mailbox type %u, length %u, %zu bytes)", h->type, h->len, n);
 }
 
 int ecat_coe_xfer_on_reply(struct ecat_coe_xfer *x, const uint8_t *in, size_t n,
@@ -431,7 +431,7 @@ int ecat_coe_xfer_on_reply(struct ecat_coe_xfer *x, const uint8_t *in, size_t n,
 {
     *out_len = 0;
     if (!ecat_coe_xfer_busy(x))
-        return coe_fail(x, -EINVAL, "reply fed to a transfer that is not running");
+        return ecat_coe_i_fail(x, -EINVAL, "reply fed to a transfer that is not running");
     struct ecat_coe_msg m;
     int prc = ecat_coe_parse(in, n, &m);
     if (prc < 0)
@@ -444,18 +444,18 @@ int ecat_coe_xfer_on_reply(struct ecat_coe_xfer *x, const uint8_t *in, size_t n,
         return ECAT_COE_WAIT;
     }
     if (x->state == COE_ST_INFO)
-        return coe_info_reply(x, &m, in, out, cap, out_len);
+        return ecat_coe_i_info_reply(x, &m, in, out, cap, out_len);
     if (m.service != COE_SDO_RES)
-        return coe_fail(x, -EPROTO, "expected an SDO response (CoE service 3), found service %u", m.service);
+        return ecat_coe_i_fail(x, -EPROTO, "expected an SDO response (CoE service 3), found service %u", m.service);
     if (m.cmd == SDO_ABORT) {
         x->abort_code = m.mbx.len >= COE_SDO_LEN ? get_le32(in + COE_OFF_DATA) : 0;
-        return coe_fail(x, -TAKT_ESDOABORT, "SDO abort 0x%08X: %s", x->abort_code,
+        return ecat_coe_i_fail(x, -TAKT_ESDOABORT, "SDO abort 0x%08X: %s", x->abort_code,
                         ecat_sdo_abort_text(x->abort_code));
     }
     /* segment responses carry data, not the index; initiate responses echo it */
     bool initiate = x->state == COE_ST_UP_INIT || x->state == COE_ST_DOWN_INIT;
     if (initiate && m.index != x->req.index)
-        return coe_fail(x, -EPROTO, "response for object 0x%04X:%02X, expected 0x%04X", m.index,
+        return ecat_coe_i_fail(x, -EPROTO, "response for object 0x%04X:%02X, expected 0x%04X", m.index,
                         m.subindex, x->req.index);
     return sdo_states[x->state](x, &m, in, out, cap, out_len);
 }
@@ -464,7 +464,7 @@ int ecat_coe_xfer_timeout(struct ecat_coe_xfer *x, uint8_t *out, size_t cap, siz
 {
     *out_len = 0;
     bool sdo = x->state != COE_ST_INFO;
-    int rc = coe_fail(x, -ETIMEDOUT, "no reply in time (state %d, %zu bytes done)", (int)x->state,
+    int rc = ecat_coe_i_fail(x, -ETIMEDOUT, "no reply in time (state %d, %zu bytes done)", (int)x->state,
                       x->result_len ? x->result_len : x->done);
     if (sdo) {
         x->abort_code = COE_ABORT_TIMEOUT;

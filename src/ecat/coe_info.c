@@ -31,16 +31,16 @@ static size_t info_req_payload(const struct ecat_coe_req *r, uint8_t *p, uint8_t
     }
 }
 
-int coe_info_start(struct ecat_coe_xfer *x, uint8_t cnt, uint8_t *out, size_t cap, size_t *out_len)
+int ecat_coe_i_info_start(struct ecat_coe_xfer *x, uint8_t cnt, uint8_t *out, size_t cap, size_t *out_len)
 {
     uint8_t payload[4], opcode;
     size_t n = info_req_payload(&x->req, payload, &opcode);
     size_t total = COE_OFF_INFO_DATA + n;
     if (cap < total)
-        return coe_fail(x, -ENOSPC, "no room for the SDO information request (%zu bytes)", cap);
+        return ecat_coe_i_fail(x, -ENOSPC, "no room for the SDO information request (%zu bytes)", cap);
     if (!x->req.data || !x->req.cap)
-        return coe_fail(x, -EINVAL, "SDO information request without a result buffer");
-    coe_put_hdr(out, (uint16_t)(total - MBX_HDR), cnt, COE_SDO_INFO);
+        return ecat_coe_i_fail(x, -EINVAL, "SDO information request without a result buffer");
+    ecat_coe_i_put_hdr(out, (uint16_t)(total - MBX_HDR), cnt, COE_SDO_INFO);
     out[COE_OFF_INFO_OP] = opcode;
     out[COE_OFF_INFO_OP + 1] = 0;
     put_le16(out + COE_OFF_INFO_FRAG, 0);
@@ -51,15 +51,15 @@ int coe_info_start(struct ecat_coe_xfer *x, uint8_t cnt, uint8_t *out, size_t ca
     return ECAT_COE_SEND;
 }
 
-int coe_info_reply(struct ecat_coe_xfer *x, const struct ecat_coe_msg *m, const uint8_t *in,
+int ecat_coe_i_info_reply(struct ecat_coe_xfer *x, const struct ecat_coe_msg *m, const uint8_t *in,
                    uint8_t *out, size_t cap, size_t *out_len)
 {
     (void)out; (void)cap; (void)out_len;
     if (m->service != COE_SDO_INFO)
-        return coe_fail(x, -EPROTO, "expected an SDO information reply (CoE service 8), found service %u",
+        return ecat_coe_i_fail(x, -EPROTO, "expected an SDO information reply (CoE service 8), found service %u",
                         m->service);
     if (m->mbx.len < 2 + INFO_HDR)
-        return coe_fail(x, -EPROTO, "SDO information reply of %u bytes, expected >= %d", m->mbx.len, 2 + INFO_HDR);
+        return ecat_coe_i_fail(x, -EPROTO, "SDO information reply of %u bytes, expected >= %d", m->mbx.len, 2 + INFO_HDR);
     uint8_t op = in[COE_OFF_INFO_OP] & INFO_OP_MASK;
     bool more = in[COE_OFF_INFO_OP] & INFO_INCOMPLETE;
     uint16_t left = get_le16(in + COE_OFF_INFO_FRAG);
@@ -69,18 +69,18 @@ int coe_info_reply(struct ecat_coe_xfer *x, const struct ecat_coe_msg *m, const 
                    : x->req.op == ECAT_COE_OBJDESC ? COE_INFO_OBJ_RES : COE_INFO_ENTRY_RES);
     if (op == COE_INFO_ERROR) {
         x->abort_code = n >= 4 ? get_le32(d) : 0;
-        return coe_fail(x, -TAKT_ESDOABORT, "SDO information error 0x%08X: %s", x->abort_code,
+        return ecat_coe_i_fail(x, -TAKT_ESDOABORT, "SDO information error 0x%08X: %s", x->abort_code,
                         ecat_sdo_abort_text(x->abort_code));
     }
     if (op != want)
-        return coe_fail(x, -EPROTO, "SDO information: expected opcode %u, found %u", want, op);
+        return ecat_coe_i_fail(x, -EPROTO, "SDO information: expected opcode %u, found %u", want, op);
     /* fragments count down to 0; a jump means one was lost */
     if (x->total != 0xFFFF && left + 1u != x->total)
-        return coe_fail(x, -EPROTO, "SDO information fragment: expected %u fragments left, found %u",
+        return ecat_coe_i_fail(x, -EPROTO, "SDO information fragment: expected %u fragments left, found %u",
                         x->total - 1u, left);
     x->total = left;
     if (x->result_len + n > x->req.cap)
-        return coe_fail(x, -EMSGSIZE, "SDO information result exceeds the %zu-byte buffer", x->req.cap);
+        return ecat_coe_i_fail(x, -EMSGSIZE, "SDO information result exceeds the %zu-byte buffer", x->req.cap);
     memcpy(x->req.data + x->result_len, d, n);
     x->result_len += n;
     if (more || left > 0)

@@ -193,7 +193,7 @@ struct ecat_eni_mismatch {
     enum ecat_mismatch_kind kind;
     uint16_t pos;
     struct ecat_ident expected, found;
-    char     text[200];             /* "slave 2: expected vendor 0x2 product 0x7D83052
+    char     text[300];             /* "slave 2: expected vendor 0x2 product 0x7D83052
                                        rev 0x100000 (EL2004), found ..." */
 };
 enum { ECAT_CMP_REVISION = 1u << 0, ECAT_CMP_SERIAL = 1u << 1 };
