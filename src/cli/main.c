@@ -15,6 +15,7 @@ volatile int cli_interrupted;
 static const struct cli_cmd *const areas[] = {
     cli_cmds_link,
     cli_cmds_ecat,
+    cli_cmds_ecat_coe,
     cli_cmds_rt,
     cli_cmds_netns,
     cli_cmds_demo,
