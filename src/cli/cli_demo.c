@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <takt/netns.h>
+#include <takt/rt.h>
 #include "cli/cli.h"
 #include "cli/cli_link.h"
 
@@ -49,8 +50,16 @@ static void echo_side(struct demo *d)
         fprintf(stderr, "takt demo: echo side: %s\n", err);
         _exit(1);
     }
+    struct rt_state rts = { .dma_fd = -1 };
+    if (d->c->prio > 0) {          /* -p applies to both ends; -a only to the bench */
+        struct rt_opts ro;
+        rt_opts_default(&ro);
+        ro.prio = d->c->prio;
+        rt_setup(&ro, &rts, NULL, NULL);
+    }
     struct echo_result r;
     int rc = link_echo_loop(l, 0, 0, &cli_interrupted, &r);
+    rt_teardown(&rts);
     takt_link_close(l);
     fprintf(stderr, "takt demo: echo on %s answered %llu of %llu frames\n", d->ns.ifname[1],
             (unsigned long long)r.answered, (unsigned long long)r.received);

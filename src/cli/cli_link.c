@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <json-c/json.h>
 #include <string.h>
+#include <takt/rt.h>
 #include "cli/cli.h"
 #include "cli/cli_link.h"
 #include "util/wire.h"
@@ -162,9 +163,21 @@ static int run_echo(struct cli_ctx *c)
     int rc = cli_link_open(c, &l);
     if (rc)
         return rc;
+    /* -a/-p: the echo's latency is half of what bench measures, so it may want RT too */
+    struct rt_state rts = { .dma_fd = -1 };
+    bool rt = c->prio > 0 || c->cpu >= 0;
+    if (rt) {
+        struct rt_opts ro;
+        rt_opts_default(&ro);
+        ro.cpu = c->cpu;
+        ro.prio = c->prio;
+        rt_setup(&ro, &rts, NULL, NULL);
+    }
     fprintf(stderr, "takt link echo: answering on %s (%s)\n", l->name, l->ops->kind);
     struct echo_result r;
     rc = link_echo_loop(l, c->time_s, max, &cli_interrupted, &r);
+    if (rt)
+        rt_teardown(&rts);
     printf("echo %s: received %" PRIu64 ", answered %" PRIu64 ", ignored %" PRIu64 "\n",
            l->name, r.received, r.answered, r.ignored);
     json_object *o = json_object_new_object();
@@ -311,7 +324,7 @@ const struct cli_cmd cli_cmds_link[] = {
     { "link", "echo", NULL, "answer every test frame (EtherType 0x88b5) on an interface",
       "Swaps the addresses of each request frame and sends it back, until Ctrl-C, -t or\n"
       "-n. The counterpart of 'takt link bench'.",
-      CLI_IFACE | CLI_TIME | CLI_JSON | CLI_PCAP, echo_opts, run_echo },
+      CLI_IFACE | CLI_RT | CLI_TIME | CLI_JSON | CLI_PCAP, echo_opts, run_echo },
     { "link", "bench", NULL, "round-trip benchmark: one frame per cycle, wait for its echo",
       "Sends one test frame per cycle (absolute deadlines, rt_loop) to a 'takt link echo'\n"
       "on the other end, waits for the answer within the cycle, and reports round-trip\n"

@@ -89,13 +89,25 @@ static int pkt_send(struct takt_link *l, const struct takt_frame *f, unsigned n)
 
 static takt_ns_t ts_of(const struct timespec *t) { return (takt_ns_t)t->tv_sec * TAKT_NS_PER_S + t->tv_nsec; }
 
-/* Kernel stamps are CLOCK_REALTIME; the stack runs on CLOCK_MONOTONIC (DESIGN.md, Time). */
+/* Kernel stamps are CLOCK_REALTIME; the stack runs on CLOCK_MONOTONIC (DESIGN.md, Time).
+ * The offset is read between two monotonic reads; an interrupt in between would shift
+ * every stamp by its length (seen as negative round trips), so the narrowest of a few
+ * tries is kept. */
 static takt_ns_t mono_minus_real(void)
 {
-    struct timespec m, r;
-    clock_gettime(CLOCK_MONOTONIC, &m);
-    clock_gettime(CLOCK_REALTIME, &r);
-    return ts_of(&m) - ts_of(&r);
+    takt_ns_t best = 0, best_win = INT64_MAX;
+    for (int i = 0; i < 4 && best_win > TAKT_NS_PER_US; i++) {
+        struct timespec m1, r, m2;
+        clock_gettime(CLOCK_MONOTONIC, &m1);
+        clock_gettime(CLOCK_REALTIME, &r);
+        clock_gettime(CLOCK_MONOTONIC, &m2);
+        takt_ns_t win = ts_of(&m2) - ts_of(&m1);
+        if (win < best_win) {
+            best_win = win;
+            best = ts_of(&m1) + win / 2 - ts_of(&r);
+        }
+    }
+    return best;
 }
 
 static int pkt_wait(struct packet_link *p, takt_ns_t timeout_ns)

@@ -2,7 +2,7 @@
 #
 # A test defines a function `body` and calls `net_main body`. net_main re-runs the
 # script inside a fresh namespace pair made by `takt netns run` (veth ends in
-# $TAKT_IF_A and $TAKT_IF_B; the script itself runs in side A; `on_b CMD` runs CMD in
+# $TAKT_IF_A and $TAKT_IF_B; the script itself runs in side A; `on_b CMD` (or on_b_bg) runs CMD in
 # side B). As root it then runs the same script again as the ordinary user nobody,
 # which gets an unprivileged user namespace instead. Exit 77 (skip) with the reason
 # when namespaces cannot be made. Everything is removed at the end, also on failure.
@@ -15,8 +15,10 @@ net_fail() { echo "FAIL: $*" >&2; exit 1; }
 net_skip() { echo "SKIP: $*" >&2; exit 77; }
 net_log()  { echo "--- $*" >&2; }
 
-# Run a command in side B of the pair.
+# Run a command in side B of the pair; on_b_bg starts it in the background with $! set
+# to the command's own pid (a backgrounded function would be a subshell instead).
 on_b() { "$TAKT" netns exec b -- "$@"; }
+on_b_bg() { "$TAKT" netns exec b -- "$@" & }
 
 # Wait until FILE contains TEXT (grep -F), at most SECONDS (default 5).
 net_wait_for() {

@@ -3,12 +3,12 @@
 
 body() {
     local e=$NET_TMP/echo b=$NET_TMP/bench
-    on_b "$TAKT" link echo -i "$TAKT_IF_B" -t 20 --json "$e.json" >"$e.txt" 2>"$e.err" &
+    on_b_bg "$TAKT" link echo -i "$TAKT_IF_B" -t 20 --json "$e.json" >"$e.txt" 2>"$e.err"
     local pid=$!
     net_wait_for "$e.err" "answering on"
     "$TAKT" link bench -i "$TAKT_IF_A" -c 1000 -t 2 --perf=1 --json "$b.json" --pcap "$b.pcapng" \
         >"$b.txt" 2>"$b.err" || net_fail "takt link bench failed: $(cat "$b.err")"
-    kill -INT $pid
+    kill -TERM $pid
     wait $pid || net_fail "takt link echo failed: $(cat "$e.err")"
 
     grep -q "^PerfMsmt 'Round Trip' (min/avg/max) \[usec\]: " "$b.txt" || net_fail "no Round Trip PerfMsmt line: $(cat "$b.txt")"
@@ -21,7 +21,6 @@ body() {
     net_json_check "$b.json" "j['frames']['sent'] == j['frames']['answered'] + j['frames']['lost']" "every frame accounted"
     net_json_check "$b.json" "j['perf']['Round Trip']['count'] == j['frames']['answered']" "one RTT per answer"
     net_json_check "$b.json" "0 < j['perf']['Round Trip']['min_ns'] <= j['perf']['Round Trip']['p50_ns'] <= j['perf']['Round Trip']['max_ns'] + 1000" "RTT ordered"
-    net_json_check "$b.json" "j['perf']['Round Trip']['max_ns'] < 1000000" "RTT within the cycle"
     net_json_check "$b.json" "j['perf']['Wake Deviation']['count'] == j['cycles']" "wake deviation every cycle"
     net_json_check "$b.json" "j['perf']['CPU Time']['count'] > 0" "CPU time per cycle"
     net_json_check "$e.json" "j['answered'] >= $(net_json "$b.json" "j['frames']['answered']")" "echo answered them"

@@ -4,8 +4,8 @@
 
 body() {
     local rx=$NET_TMP/rx
-    on_b "$TAKT" link recv -i "$TAKT_IF_B" -n 10 -t 10 --json "$rx.json" --pcap "$rx.pcapng" \
-        >"$rx.txt" 2>"$rx.err" &
+    on_b_bg "$TAKT" link recv -i "$TAKT_IF_B" -n 10 -t 10 --json "$rx.json" --pcap "$rx.pcapng" \
+        >"$rx.txt" 2>"$rx.err"
     local pid=$!
     net_wait_for "$rx.err" "listening on"
     # another EtherType first: the receiver must never see it
