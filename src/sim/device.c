@@ -162,12 +162,14 @@ static void dev_process(struct sim_device *sd, const uint8_t *outputs, size_t ou
             }
     }
     sim_behaviour_step(d, now);
-    if (inputs && in_len)
+    if (inputs && in_len) {
+        memset(inputs, 0, in_len);           /* gaps and padding read as 0 */
         for (unsigned i = 0; i < d->n_in; i++) {
             const struct sim_pd_map *m = &d->map_in[i];
             if (m->val && m->off + m->bits <= 8 * in_len)
                 od_bitcopy(inputs, m->off, m->val, 0, m->bits);
         }
+    }
 }
 
 static void dev_destroy(struct sim_device *sd)
