@@ -252,6 +252,8 @@ int ecat_coe_xfer_start(struct ecat_coe_xfer *x, const struct ecat_coe_req *r,
     x->req = *r;
     x->chan = chan;
     *out_len = 0;
+    if (r->op != ECAT_COE_DOWNLOAD && r->cap && !r->data)
+        return ecat_coe_i_fail(x, -EINVAL, "result buffer missing (cap %zu)", r->cap);
     if (r->complete_access && r->subindex > 1)
         return ecat_coe_i_fail(x, -EINVAL, "complete access needs subindex 0 or 1, got %u", r->subindex);
     switch (r->op) {
