@@ -25,7 +25,8 @@ struct takt_netns {
 
 /* Create the pair; on failure return -errno and say why in `why` (no unshare
  * permission, user namespaces disabled by a sysctl, ...), so tests can skip with that
- * reason. Call it from a thread that outlives the pair (PR_SET_PDEATHSIG follows the
+ * reason. TAKT_NETNS=off in the environment makes it fail on purpose (to exercise the
+ * fallbacks). Call it from a thread that outlives the pair (PR_SET_PDEATHSIG follows the
  * creating thread). */
 int  takt_netns_create(struct takt_netns *ns, char *why, size_t whylen);
 /* Stop the holders and wait for them; safe on a zeroed or half-made struct. */

@@ -68,6 +68,18 @@ static void runtime_errors(void **state)
     expect("link bench -i bogus:eth0 -t 1", 1, "unknown link kind", NULL);
 }
 
+/* Where namespaces are impossible (forced here): netns says why and exits 77, the demo
+ * falls back to the mem link and still measures. */
+static void without_namespaces(void **state)
+{
+    setenv("TAKT_NETNS", "off", 1);
+    expect("netns check", 77, "unavailable", "TAKT_NETNS=off");
+    expect("netns run -- true", 77, "TAKT_NETNS=off", NULL);
+    expect("demo -t 0.5 -c 500", 0, "falling back to the in-process mem link", "PerfMsmt 'Round Trip'");
+    unsetenv("TAKT_NETNS");
+    expect("demo --mem -t 0.3", 0, "mem link", "frames: sent");
+}
+
 static void help(void **state)
 {
     expect("help link bench", 0, "Usage: takt link bench", "--cycle");
@@ -88,6 +100,7 @@ int main(void)
         cmocka_unit_test(bad_values),
         cmocka_unit_test(bad_usage),
         cmocka_unit_test(runtime_errors),
+        cmocka_unit_test(without_namespaces),
         cmocka_unit_test(help),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

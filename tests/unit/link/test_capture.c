@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <pcap/pcap.h>
 #include <takt/link.h>
 
 struct fake_clock { takt_ns_t now; };
@@ -28,11 +29,9 @@ static void frame(uint8_t *b, unsigned len, uint8_t seed)
     for (unsigned i = 14; i < len; i++) b[i] = (uint8_t)(seed * 3 + i);
 }
 
-static void roundtrip(void **state)
+/* Write a capture through a mem-link tap; fill exp with what it must hold. */
+static int make_capture(char *path, struct rec *exp)
 {
-    if (!have_tshark())
-        skip();
-    char path[] = "/tmp/takt_capture_XXXXXX";
     int fd = mkstemp(path);
     assert_true(fd >= 0);
     close(fd);
@@ -45,7 +44,6 @@ static void roundtrip(void **state)
     takt_ns_t off = takt_link_capture_offset(cap);
     assert_true(off != 0);
 
-    struct rec exp[5];
     int ne = 0;
     uint8_t buf[3][1514];
     unsigned lens[3] = { 20, 60, 1514 };
@@ -72,6 +70,16 @@ static void roundtrip(void **state)
     exp[ne++] = (struct rec){ 1514, 9 * TAKT_NS_PER_S + 999999999 + off, 1 };
     takt_link_close(cap);
     takt_link_close(b);
+    return ne;
+}
+
+static void tshark_reads_it(void **state)
+{
+    if (!have_tshark())
+        skip();
+    char path[] = "/tmp/takt_capture_XXXXXX";
+    struct rec exp[5];
+    int ne = make_capture(path, exp);
 
     char cmd[512];
     snprintf(cmd, sizeof cmd, "tshark -r %s -T fields -e frame.len -e frame.time_epoch "
@@ -109,6 +117,37 @@ static void roundtrip(void **state)
     unlink(path);
 }
 
+/* libpcap (1.10 reads pcapng) sees the same frames, bytes and nanosecond times. */
+static void libpcap_reads_it(void **state)
+{
+    char path[] = "/tmp/takt_capture_XXXXXX";
+    struct rec exp[5];
+    int ne = make_capture(path, exp);
+    char eb[PCAP_ERRBUF_SIZE];
+    pcap_t *p = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, eb);
+    if (!p)
+        fail_msg("libpcap cannot read %s: %s", path, eb);
+    assert_int_equal(pcap_datalink(p), DLT_EN10MB);
+    struct pcap_pkthdr *h;
+    const u_char *d;
+    int n = 0;
+    while (pcap_next_ex(p, &h, &d) == 1) {
+        assert_true(n < ne);
+        assert_int_equal(h->caplen, exp[n].len);
+        assert_int_equal(h->len, exp[n].len);
+        assert_int_equal((int64_t)h->ts.tv_sec * TAKT_NS_PER_S + h->ts.tv_usec, exp[n].ts);
+        assert_int_equal(d[12], 0x88);
+        assert_int_equal(d[13], 0xB5);
+        if (n == 0)   /* the 20-byte frame: padded with zeros up to 60 */
+            for (int i = 20; i < 60; i++)
+                assert_int_equal(d[i], 0);
+        n++;
+    }
+    assert_int_equal(n, ne);
+    pcap_close(p);
+    unlink(path);
+}
+
 static void bad_path(void **state)
 {
     struct takt_link *a, *b, *cap = (struct takt_link *)1;
@@ -124,7 +163,8 @@ static void bad_path(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(roundtrip),
+        cmocka_unit_test(tshark_reads_it),
+        cmocka_unit_test(libpcap_reads_it),
         cmocka_unit_test(bad_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
