@@ -65,6 +65,7 @@ struct cli_ctx {
 
 /* Command tables of the areas, each terminated by {0}. */
 extern const struct cli_cmd cli_cmds_link[];
+extern const struct cli_cmd cli_cmds_plk[];
 extern const struct cli_cmd cli_cmds_ecat[];
 extern const struct cli_cmd cli_cmds_ecat_coe[];
 extern const struct cli_cmd cli_cmds_rt[];

@@ -14,6 +14,7 @@ volatile int cli_interrupted;
 /* Every area's table; a new area adds one line here. */
 static const struct cli_cmd *const areas[] = {
     cli_cmds_link,
+    cli_cmds_plk,
     cli_cmds_ecat,
     cli_cmds_ecat_coe,
     cli_cmds_rt,

@@ -6,18 +6,21 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include "plk/driver.h"
 
 #define RX_BATCH 16
 #define TX_SLOTS 64
-/* stop serving the async slot this long before the next SoC deadline */
-#define ASYNC_GUARD_NS 30000
+/* stop serving the async slot this long before the next SoC deadline, so the step
+ * ends before it (the receive wake-up itself is late by up to the timer slack, which
+ * is set to 1 ns for this thread) */
+#define ASYNC_GUARD_NS 40000
 
 struct takt_plk_mn {
     struct plk_mn core;
     struct takt_link *link;
     struct rt_loop loop;
-    bool loop_ok, started;
+    bool loop_ok, started, slack_set;
     struct plk_txf tx[TX_SLOTS];
     struct plk_txq q;
     struct takt_frame rxf[RX_BATCH];
@@ -49,6 +52,7 @@ static void receive(struct takt_plk_mn *m, takt_ns_t timeout)
 {
     int n = takt_link_recv(m->link, m->rxf, RX_BATCH, timeout > 0 ? timeout : 0);
     for (int i = 0; i < n; i++) {
+        /* the receive time: kernel timestamp where the link has one */
         takt_ns_t t = m->rxf[i].ts ? m->rxf[i].ts : takt_now();
         plk_mn_rx(&m->core, t, m->rxf[i].data, m->rxf[i].len, &m->q);
         plk_drv_flush(m->link, &m->q);
@@ -58,7 +62,12 @@ static void receive(struct takt_plk_mn *m, takt_ns_t timeout)
 static int mn_step(void *ctx, struct rt_loop *loop, takt_ns_t wake)
 {
     struct takt_plk_mn *m = ctx;
+    if (!m->slack_set) {
+        prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);   /* default 50 µs would overrun the SoC */
+        m->slack_set = true;
+    }
     takt_ns_t cpu0 = thread_cpu();
+    receive(m, 0);   /* late async answers of the last cycle */
     plk_mn_cycle(&m->core, wake, &m->q);
     plk_drv_flush(m->link, &m->q);
     takt_ns_t t1 = takt_now();
@@ -79,12 +88,17 @@ static int mn_step(void *ctx, struct rt_loop *loop, takt_ns_t wake)
     }
     takt_ns_t t2 = takt_now();
     perf_record(&loop->perf, &m->m_isoch, t2 - t1);
-    /* async slot: responses to the SoA until shortly before the next SoC */
+    /* async slot: the invited answer comes within AsyncSlotTimeout (0x1F8A/2) of the
+     * SoA; later ones are taken at the next cycle's start. Returning early lets the
+     * loop sleep on the absolute SoC deadline instead of a receive timeout. */
+    takt_ns_t slot_end = t2 + (takt_ns_t)m->core.cfg.async_slot_timeout_ns;
+    if (slot_end > next - ASYNC_GUARD_NS)
+        slot_end = next - ASYNC_GUARD_NS;
     for (;;) {
         takt_ns_t now = takt_now();
-        if (now >= next - ASYNC_GUARD_NS)
+        if (now >= slot_end)
             break;
-        receive(m, next - ASYNC_GUARD_NS - now);
+        receive(m, slot_end - now);
     }
     takt_ns_t t3 = takt_now();
     perf_record(&loop->perf, &m->m_async, t3 - t2);

@@ -192,7 +192,8 @@ static void on_pres(struct plk_mn *mn, takt_ns_t now, const struct plk_msg *m)
         return;
     bool expected = (mn->phase == MNP_ISOCH && mn->cur < mn->n_poll && mn->poll[mn->cur] == n->id) ||
                     (mn->phase == MNP_CHAIN && n->chained);
-    if (!expected) {
+    /* a PRes stamped before this cycle's PReq is a late answer to an earlier one */
+    if (!expected || now < n->preq_sent) {
         n->st.pres_late++;   /* after its timeout: counted as lost already */
         return;
     }

@@ -137,6 +137,8 @@ void plk_mn_on_pres_state(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t no
     if (n->step >= MNS_CONFIG &&
         (n->state == PLK_NMT_PRE_OPERATIONAL_1 || n->state == PLK_NMT_NOT_ACTIVE))
         plk_mn_node_lost(mn, n, now, "CN fell back to PreOp1");
+    else if (n->step >= MNS_READY && n->state == PLK_NMT_PRE_OPERATIONAL_2)
+        plk_mn_node_lost(mn, n, now, "CN fell back to PreOp2");
 }
 
 /* --- configuration download (what openPOWERLINK's CFM writes, ref §6) ------------ */

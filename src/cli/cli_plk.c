@@ -1,0 +1,516 @@
+/* takt plk: run a POWERLINK MN (`plk mn`), one or many simulated CNs (`plk cn`), and
+ * SDO transfers to a CN (`plk sdo`). Parsing and printing only; the work is in plk/. */
+#include <errno.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "cli/cli.h"
+#include "cli/cli_plk.h"
+#include "plk/cdc.h"
+#include "plk/driver.h"
+#include "sim/plk_net.h"
+#include "util/wire.h"
+
+int cli_plk_open_link(struct cli_ctx *c, struct takt_link **out)
+{
+    char err[320];
+    if (!c->iface)
+        return cli_usage_error(c, "-i/--iface expects an interface name (see 'ip -br link'), got none");
+    static const uint16_t types[1] = { TAKT_ETHERTYPE_PLK };
+    struct takt_link_opts o;
+    takt_link_opts_default(&o);
+    o.ethertypes = types;
+    o.n_ethertypes = 1;
+    o.join_plk_multicast = true;
+    o.timestamps = false;   /* the cores judge by the time they process a frame */
+    struct takt_link *l;
+    if (takt_link_open(c->iface, &o, &l, err, sizeof err))
+        return cli_error(c, "%s", err);
+    if (c->pcap) {
+        struct takt_link *cap;
+        if (takt_link_capture(l, c->pcap, &cap, err, sizeof err)) {
+            takt_link_close(l);
+            return cli_error(c, "%s", err);
+        }
+        l = cap;
+    }
+    *out = l;
+    return 0;
+}
+
+/* "A-B" or "N" into a node range 1..239. */
+int cli_plk_range(struct cli_ctx *c, const char *opt, const char *s, unsigned *a, unsigned *b)
+{
+    char *end;
+    unsigned long x = strtoul(s, &end, 10), y = x;
+    if (end != s && *end == '-')
+        y = strtoul(end + 1, &end, 10);
+    if (end == s || *end || x < 1 || y > 239 || x > y)
+        return cli_usage_error(c, "%s expects a CN node ID or range within 1-239 such as 1-10, got '%s'",
+                               opt, s), -1;
+    *a = (unsigned)x;
+    *b = (unsigned)y;
+    return 0;
+}
+
+static int read_file(const char *path, uint8_t **buf, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -errno;
+    size_t cap = 1 << 16, n = 0;
+    uint8_t *b = malloc(cap);
+    size_t k;
+    while (b && (k = fread(b + n, 1, cap - n, f)) > 0) {
+        n += k;
+        if (n == cap) {
+            uint8_t *nb = realloc(b, cap *= 2);
+            if (!nb) { free(b); b = NULL; }
+            b = nb;
+        }
+    }
+    fclose(f);
+    if (!b)
+        return -ENOMEM;
+    *buf = b;
+    *len = n;
+    return 0;
+}
+
+/* --nodes and the demo use the timing values openCONFIGURATOR's Demo_3CN project writes
+ * (ref §11: 0x1F92 200 µs, 0x1C09 40, 0x1C02/3 40, CN 0x1C0B/0x1C0D 80) rather than the
+ * bare OD defaults (25 µs, 15): a software MN on a non-RT kernel wakes late by tens of
+ * µs now and then, and two late PRes must not reset a CN. Loss-of-SoC tolerance 500 µs
+ * as openPOWERLINK's demo CN application writes it (ref §8). */
+void cli_plk_soft_timing(struct plk_net_config *nc)
+{
+    nc->cycle_exceed_threshold = 40;
+    nc->loss_soc_tolerance_ns = 500000;
+    for (unsigned id = 1; id <= PLK_NODE_CN_MAX; id++) {
+        struct plk_cfg_node *n = &nc->node[id];
+        if (!n->present)
+            continue;
+        n->pres_timeout_ns = 200000;
+        n->loss_pres_threshold = 40;
+        n->cn_loss_soc_threshold = n->cn_loss_preq_threshold = 80;
+    }
+}
+
+/* The network configuration from --config, --cdc or --nodes (plus --chain/--mandatory). */
+int cli_plk_net_config(struct cli_ctx *c, struct plk_net_config *nc)
+{
+    char err[320];
+    const char *cfgf = cli_get(c, "config"), *cdcf = cli_get(c, "cdc"), *nodes = cli_get(c, "nodes");
+    if ((cfgf != NULL) + (cdcf != NULL) + (nodes != NULL) != 1)
+        return cli_usage_error(c, "exactly one of --config FILE, --cdc mnobd.cdc or --nodes A-B is expected");
+    plk_config_default(nc);
+    if (cfgf) {
+        if (plk_config_load(nc, cfgf, err, sizeof err))
+            return cli_error(c, "%s: %s", cfgf, err);
+    } else if (cdcf) {
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        int r = read_file(cdcf, &buf, &len);
+        if (r)
+            return cli_error(c, "%s: %s", cdcf, strerror(-r));
+        struct plk_cdc cdc;
+        r = plk_cdc_parse(&cdc, buf, len, err, sizeof err);
+        if (!r)
+            r = plk_config_from_cdc(nc, &cdc, err, sizeof err);
+        free(buf);
+        if (r)
+            return cli_error(c, "%s: %s", cdcf, err);
+    } else {
+        unsigned a, b;
+        if (cli_plk_range(c, "--nodes", nodes, &a, &b))
+            return 2;
+        nc->cycle_us = (uint32_t)(c->cycle_ns / 1000);
+        if (plk_config_add_range(nc, a, b, err, sizeof err))
+            return cli_error(c, "%s", err);
+        cli_plk_soft_timing(nc);
+    }
+    const char *chain = cli_get(c, "chain"), *mand = cli_get(c, "mandatory");
+    unsigned a, b;
+    if (chain) {
+        if (cli_plk_range(c, "--chain", chain, &a, &b))
+            return 2;
+        for (unsigned id = a; id <= b; id++)
+            if (nc->node[id].present) {
+                nc->node[id].chained = true;
+                /* each chained PRes gets its own slot after the PResMN */
+                nc->node[id].pres_time_first_ns = 20000u * (id - a + 1);
+                nc->pres_mn = true;
+            }
+    }
+    if (mand) {
+        if (cli_plk_range(c, "--mandatory", mand, &a, &b))
+            return 2;
+        for (unsigned id = a; id <= b; id++)
+            if (nc->node[id].present)
+                nc->node[id].mandatory = true;
+    }
+    const char *to = cli_get(c, "pres-timeout");
+    if (to) {
+        long us;
+        if (cli_parse_long(c, "--pres-timeout (us)", to, 1, 1000000, &us))
+            return 2;
+        for (unsigned id = 1; id <= 239; id++)
+            nc->node[id].pres_timeout_ns = (uint32_t)us * 1000;
+    }
+    const char *wait = cli_get(c, "boot-wait");
+    if (wait) {
+        long ms;
+        if (cli_parse_long(c, "--boot-wait (ms)", wait, 0, 60000, &ms))
+            return 2;
+        nc->boot_time_us[PLK_BT_MN_WAIT_NOT_ACT] = (uint32_t)ms * 1000;
+    }
+    if (plk_config_check(nc, err, sizeof err))
+        return cli_error(c, "%s", err);
+    return 0;
+}
+
+static int write_json(const char *path, json_object *o)
+{
+    const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY);
+    FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
+    int rc = (!f || fprintf(f, "%s\n", s) < 0) ? -errno : 0;
+    if (f && f != stdout && fclose(f))
+        rc = -errno;
+    return rc;
+}
+
+static void node_lat_stat(const struct takt_plk_node_stats *s, struct perf_stat *p)
+{
+    p->min = s->pres_lat_min;
+    p->max = s->pres_lat_max;
+    p->sum = s->pres_lat_sum;
+    p->count = s->pres_ok;
+}
+
+/* Per-node line and PerfMsmt line for the PRes latency. */
+static void print_nodes(FILE *f, struct takt_plk_mn *mn, const struct plk_mn *core)
+{
+    for (unsigned i = 0; i < core->n_ids; i++) {
+        struct takt_plk_node_stats s;
+        takt_plk_mn_node_stats(mn, core->ids[i], &s);
+        struct perf_stat p;
+        node_lat_stat(&s, &p);
+        char name[40];
+        snprintf(name, sizeof name, "PRes Latency node %u", core->ids[i]);
+        if (p.count)
+            perf_print_line(f, name, &p);
+        fprintf(f, "  node %3u %-18s %-20s ok %" PRIu64 " lost %" PRIu64 " late %" PRIu64
+                   " thr %" PRIu64 " resets %" PRIu64 " boots %" PRIu64 " identfail %" PRIu64 "\n",
+                core->ids[i], takt_plk_nmt_name(s.state),
+                plk_mn_step_name(core->node[core->ids[i]]->step), s.pres_ok, s.pres_lost,
+                s.pres_late, s.loss_threshold_hits, s.lost, s.boots, s.ident_fail);
+    }
+}
+
+static json_object *mn_json(struct takt_plk_mn *mn, const struct plk_mn *core)
+{
+    struct takt_plk_mn_stats st;
+    takt_plk_mn_get_stats(mn, &st);
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "role", json_object_new_string("mn"));
+    json_object_object_add(o, "cycle_us", json_object_new_int64(core->cfg.cycle_us));
+    json_object_object_add(o, "state", json_object_new_string(takt_plk_nmt_name(st.state)));
+    json_object_object_add(o, "cycles", json_object_new_uint64(st.cycles));
+    json_object_object_add(o, "cycle_exceeded", json_object_new_uint64(st.cycle_exceeded));
+    json_object_object_add(o, "cycle_exceed_threshold_hits", json_object_new_uint64(st.cycle_exceed_hits));
+    json_object_object_add(o, "frames_tx", json_object_new_uint64(st.frames_tx));
+    json_object_object_add(o, "frames_rx", json_object_new_uint64(st.frames_rx));
+    json_object_object_add(o, "bad_frames", json_object_new_uint64(st.bad_frames));
+    json_object_object_add(o, "sdo_ok", json_object_new_uint64(st.sdo_ok));
+    json_object_object_add(o, "sdo_fail", json_object_new_uint64(st.sdo_fail));
+    json_object_object_add(o, "nodes_configured", json_object_new_int(st.nodes_configured));
+    json_object_object_add(o, "nodes_operational", json_object_new_int(st.nodes_operational));
+    uint64_t lost = 0;
+    json_object *arr = json_object_new_array();
+    for (unsigned i = 0; i < core->n_ids; i++) {
+        struct takt_plk_node_stats s;
+        takt_plk_mn_node_stats(mn, core->ids[i], &s);
+        struct perf_stat p;
+        node_lat_stat(&s, &p);
+        json_object *n = json_object_new_object();
+        json_object_object_add(n, "node", json_object_new_int(core->ids[i]));
+        json_object_object_add(n, "state", json_object_new_string(takt_plk_nmt_name(s.state)));
+        json_object_object_add(n, "chained", json_object_new_boolean(core->node[core->ids[i]]->chain_active));
+        json_object_object_add(n, "pres_ok", json_object_new_uint64(s.pres_ok));
+        json_object_object_add(n, "pres_lost", json_object_new_uint64(s.pres_lost));
+        json_object_object_add(n, "pres_late", json_object_new_uint64(s.pres_late));
+        json_object_object_add(n, "loss_threshold_hits", json_object_new_uint64(s.loss_threshold_hits));
+        json_object_object_add(n, "resets", json_object_new_uint64(s.lost));
+        json_object_object_add(n, "boots", json_object_new_uint64(s.boots));
+        json_object_object_add(n, "ident_fail", json_object_new_uint64(s.ident_fail));
+        json_object_object_add(n, "bad_frames", json_object_new_uint64(s.bad_frames));
+        json_object_array_add(arr, n);
+        json_object_object_add(n, "pres_latency", perf_msmt_to_json(&p, NULL, "PRes Latency"));
+        lost += s.pres_lost;
+    }
+    json_object_object_add(o, "pres_lost_total", json_object_new_uint64(lost));
+    json_object_object_add(o, "nodes", arr);
+    struct rt_loop *l = takt_plk_mn_loop(mn);
+    if (l)
+        json_object_object_add(o, "loop", rt_loop_to_json(l));
+    return o;
+}
+
+/* Run an MN on `link` with configuration nc until -t or Ctrl-C; print statistics
+ * every --perf seconds and at the end; JSON to --json. Exit status 0 when every CN is
+ * Operational at the end, 3 otherwise. The link stays the caller's. */
+int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struct takt_link *link)
+{
+    char err[320];
+    struct takt_plk_mn *mn;
+    int rc = plk_drv_mn_create(nc, &mn, err, sizeof err);
+    if (rc)
+        return cli_error(c, "%s", err);
+    struct takt_plk_run_opts o = { .duration = (takt_ns_t)(c->time_s * 1e9) };
+    rt_opts_default(&o.rt);
+    o.rt.cpu = c->cpu;
+    o.rt.prio = c->prio;
+    const struct plk_mn *core = plk_drv_mn_core(mn);
+    fprintf(stderr, "takt plk mn: %s, cycle %u us, %u CNs configured\n", link->name,
+            core->cfg.cycle_us, core->n_ids);
+    if ((rc = takt_plk_mn_start(mn, link, &o))) {
+        takt_plk_mn_destroy(mn);
+        return cli_error(c, "cannot start the MN cycle: %s", takt_strerror(rc));
+    }
+    struct rt_loop *l = takt_plk_mn_loop(mn);
+    takt_ns_t next = c->perf_s > 0 ? takt_now() + (takt_ns_t)(c->perf_s * 1e9) : INT64_MAX;
+    uint8_t last_state = 0;
+    unsigned last_op = 0;
+    while (!cli_interrupted && !__atomic_load_n(&l->ended, __ATOMIC_ACQUIRE)) {
+        nanosleep(&(struct timespec){ 0, 10 * TAKT_NS_PER_MS }, NULL);
+        if (core->state != last_state || core->st.nodes_operational != last_op) {
+            last_state = core->state;
+            last_op = core->st.nodes_operational;
+            if (c->verbose || cli_progress_enabled())
+                fprintf(stderr, "takt plk mn: MN %s, %u of %u CNs operational\n",
+                        takt_plk_nmt_name(last_state), last_op, core->n_ids);
+        }
+        if (takt_now() < next)
+            continue;
+        next += (takt_ns_t)(c->perf_s * 1e9);
+        int bank = perf_set_snapshot(&l->perf, TAKT_NS_PER_S);
+        if (bank < 0)
+            continue;
+        perf_print_interval(stdout, &l->perf, bank);
+        perf_set_release(&l->perf, bank);
+        printf("MN %s: %u/%u CNs operational, cycles %" PRIu64 ", cycle time exceeded %" PRIu64 "\n",
+               takt_plk_nmt_name(core->state), core->st.nodes_operational, core->n_ids,
+               core->st.cycles, core->st.cycle_exceeded);
+        fflush(stdout);
+    }
+    takt_plk_mn_stop(mn);
+    takt_plk_mn_join(mn);
+    printf("--- takt plk mn: MN %s, %u of %u CNs operational\n", takt_plk_nmt_name(core->state),
+           core->st.nodes_operational, core->n_ids);
+    perf_print_total(stdout, &l->perf);
+    rt_loop_print_summary(stdout, l);
+    print_nodes(stdout, mn, core);
+    if (c->json) {
+        json_object *j = mn_json(mn, core);
+        if (write_json(c->json, j))
+            fprintf(stderr, "takt plk mn: cannot write %s: %s\n", c->json, strerror(errno));
+        json_object_put(j);
+    }
+    bool ok = core->st.nodes_operational == core->n_ids;
+    takt_plk_mn_destroy(mn);
+    return ok ? 0 : 3;
+}
+
+static int run_mn(struct cli_ctx *c)
+{
+    struct plk_net_config *nc = malloc(sizeof *nc);
+    if (!nc)
+        return cli_error(c, "out of memory");
+    int rc = cli_plk_net_config(c, nc);
+    struct takt_link *link = NULL;
+    if (!rc)
+        rc = cli_plk_open_link(c, &link);
+    if (!rc)
+        rc = cli_plk_mn_session(c, nc, link);
+    if (link)
+        takt_link_close(link);
+    free(nc);
+    return rc;
+}
+
+static int parse_faults(struct cli_ctx *c, struct sim_plk_faults *f)
+{
+    long v;
+    const char *s;
+    memset(f, 0, sizeof *f);
+    if ((s = cli_get(c, "drop")) && cli_parse_long(c, "--drop (permille)", s, 0, 1000, &v)) return 2;
+    if (s) f->drop_permille = (uint32_t)v;
+    if ((s = cli_get(c, "late")) && cli_parse_long(c, "--late (permille)", s, 0, 1000, &v)) return 2;
+    if (s) f->late_permille = (uint32_t)v;
+    f->late_ns = 200 * TAKT_NS_PER_US;
+    if ((s = cli_get(c, "late-us")) && cli_parse_long(c, "--late-us", s, 1, 1000000, &v)) return 2;
+    if (s) f->late_ns = v * TAKT_NS_PER_US;
+    if ((s = cli_get(c, "malformed")) && cli_parse_long(c, "--malformed (permille)", s, 0, 1000, &v)) return 2;
+    if (s) f->malformed_permille = (uint32_t)v;
+    if ((s = cli_get(c, "wrong-id")) && cli_parse_long(c, "--wrong-id (node)", s, 1, 239, &v)) return 2;
+    if (s) f->wrong_id_node = (uint8_t)v;
+    if ((s = cli_get(c, "vanish"))) {
+        unsigned node;
+        double at, dur = 0;
+        int n = sscanf(s, "%u@%lf+%lf", &node, &at, &dur);
+        if (n < 2 || node < 1 || node > 239 || at < 0 || dur < 0)
+            return cli_usage_error(c, "--vanish expects NODE@START_S[+DURATION_S] such as 3@2+1.5, got '%s'", s);
+        f->vanish_node = (uint8_t)node;
+        f->vanish_at = (takt_ns_t)(at * 1e9);
+        f->vanish_for = (takt_ns_t)(dur * 1e9);
+    }
+    return 0;
+}
+
+static void cn_report(struct cli_ctx *c, struct sim_plk_net *s)
+{
+    json_object *arr = json_object_new_array();
+    for (unsigned i = 0; i < s->n; i++) {
+        const struct plk_cn *cn = s->cn[i];
+        printf("  node %3u %-18s preq %" PRIu64 " pres %" PRIu64 " lossSoC %" PRIu64
+               " lossPReq %" PRIu64 " cycleErr %" PRIu64 " nmt %" PRIu64 " sdo %" PRIu64
+               " dropped %" PRIu64 " late %" PRIu64 " malformed %" PRIu64 " chained %d\n",
+               cn->cfg.id, takt_plk_nmt_name(cn->state), cn->st.preq_rx, cn->st.pres_tx,
+               cn->st.loss_soc, cn->st.loss_preq, cn->st.cycle_errors, cn->st.nmt_cmds,
+               cn->st.sdo_rx, cn->st.dropped, cn->st.late, cn->st.malformed, cn->chained);
+        json_object *n = json_object_new_object();
+        json_object_object_add(n, "node", json_object_new_int(cn->cfg.id));
+        json_object_object_add(n, "state", json_object_new_string(takt_plk_nmt_name(cn->state)));
+        json_object_object_add(n, "preq_rx", json_object_new_uint64(cn->st.preq_rx));
+        json_object_object_add(n, "pres_tx", json_object_new_uint64(cn->st.pres_tx));
+        json_object_object_add(n, "loss_soc", json_object_new_uint64(cn->st.loss_soc));
+        json_object_object_add(n, "loss_preq", json_object_new_uint64(cn->st.loss_preq));
+        json_object_object_add(n, "cycle_errors", json_object_new_uint64(cn->st.cycle_errors));
+        json_object_object_add(n, "dropped", json_object_new_uint64(cn->st.dropped));
+        json_object_object_add(n, "late", json_object_new_uint64(cn->st.late));
+        json_object_object_add(n, "malformed", json_object_new_uint64(cn->st.malformed));
+        json_object_object_add(n, "chained", json_object_new_boolean(cn->chained));
+        json_object_array_add(arr, n);
+    }
+    printf("launched %" PRIu64 " time-triggered frames, late by max %.1f us (no SO_TXTIME: sent from the loop)\n",
+           s->host.launched, (double)s->host.launch_late_max / 1000.0);
+    if (c->json) {
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "role", json_object_new_string("cn"));
+        json_object_object_add(o, "vanished", json_object_new_uint64(s->vanish_count));
+        json_object_object_add(o, "returned", json_object_new_uint64(s->return_count));
+        json_object_object_add(o, "launched", json_object_new_uint64(s->host.launched));
+        json_object_object_add(o, "launch_late_max_ns", json_object_new_int64(s->host.launch_late_max));
+        json_object_object_add(o, "nodes", arr);
+        write_json(c->json, o);
+        json_object_put(o);
+    } else {
+        json_object_put(arr);
+    }
+}
+
+/* Serve the simulated CNs first..last on link until -t, Ctrl-C or *stop. */
+int cli_plk_cn_session(struct cli_ctx *c, unsigned a, unsigned b, const struct sim_plk_faults *f,
+                       struct takt_link *link, const volatile int *stop)
+{
+    static struct sim_plk_net s;
+    char err[320];
+    if (sim_plk_net_init(&s, a, b, f, err, sizeof err))
+        return cli_error(c, "%s", err);
+    struct rt_opts ro;
+    struct rt_state st;
+    rt_opts_default(&ro);
+    ro.cpu = c->cpu;
+    ro.prio = c->prio;
+    rt_setup(&ro, &st, NULL, NULL);
+    fprintf(stderr, "takt plk cn: %u simulated CN%s (%u-%u) on %s\n", s.n, s.n > 1 ? "s" : "",
+            a, b, link->name);
+    int rc = sim_plk_net_run(&s, link, (takt_ns_t)(c->time_s * 1e9), stop);
+    rt_teardown(&st);
+    if (rc)
+        fprintf(stderr, "takt plk cn: receive failed on %s: %s\n", link->name, strerror(-rc));
+    cn_report(c, &s);
+    sim_plk_net_free(&s);
+    return rc ? 1 : 0;
+}
+
+static int run_cn(struct cli_ctx *c)
+{
+    const char *one = cli_get(c, "node"), *many = cli_get(c, "nodes");
+    if ((one != NULL) == (many != NULL))
+        return cli_usage_error(c, "exactly one of --node N or --nodes A-B is expected");
+    unsigned a, b;
+    if (cli_plk_range(c, one ? "--node" : "--nodes", one ? one : many, &a, &b))
+        return 2;
+    struct sim_plk_faults f;
+    int rc = parse_faults(c, &f);
+    if (rc)
+        return rc;
+    struct takt_link *link;
+    if ((rc = cli_plk_open_link(c, &link)))
+        return rc;
+    rc = cli_plk_cn_session(c, a, b, &f, link, &cli_interrupted);
+    takt_link_close(link);
+    return rc;
+}
+
+static const struct cli_opt mn_opts[] = {
+    { "config", 0, 1, "FILE", "network configuration in takt's text format (docs/powerlink.md)" },
+    { "cdc", 0, 1, "FILE", "openPOWERLINK concise device configuration (mnobd.cdc)" },
+    { "nodes", 'n', 1, "A-B", "CNs A..B with default settings (cycle from -c)" },
+    { "chain", 0, 1, "A-B", "use PollResponse Chaining for these CNs" },
+    { "mandatory", 0, 1, "A-B", "these CNs are mandatory" },
+    { "pres-timeout", 0, 1, "US", "PRes timeout for every CN (0x1F92), microseconds" },
+    { "boot-wait", 0, 1, "MS", "listen for another MN this long first (0x1F89/1, default 1000)" },
+    { 0 },
+};
+
+static const struct cli_opt cn_opts[] = {
+    { "node", 0, 1, "N", "one CN with node ID N" },
+    { "nodes", 'n', 1, "A-B", "simulated CNs A..B in this process" },
+    { "drop", 0, 1, "PERMILLE", "fault: PRes not sent" },
+    { "late", 0, 1, "PERMILLE", "fault: PRes sent late (see --late-us)" },
+    { "late-us", 0, 1, "US", "lateness of a late PRes (default 200)" },
+    { "malformed", 0, 1, "PERMILLE", "fault: PRes with an invalid Size field" },
+    { "vanish", 0, 1, "N@S[+D]", "fault: CN N goes silent at S seconds for D seconds (0 = for good)" },
+    { "wrong-id", 0, 1, "N", "fault: CN N answers IdentRequest with a wrong vendor ID" },
+    { 0 },
+};
+
+extern const struct cli_opt cli_plk_sdo_opts[];
+int cli_plk_sdo_run(struct cli_ctx *c);
+int cli_plk_demo_run(struct cli_ctx *c);
+
+static const struct cli_opt demo_opts[] = {
+    { "mem", 0, 0, NULL, "use the in-process mem link even where namespaces work" },
+    { 0 },
+};
+
+const struct cli_cmd cli_cmds_plk[] = {
+    { "plk", "mn", NULL, "run a POWERLINK managing node",
+      "Boots every configured CN (IdentRequest, StatusRequest, SDO configuration,\n"
+      "EnableReadyToOperate, StartNode) and runs the isochronous cycle on -i IF. Prints\n"
+      "PerfMsmt lines (SoC wake-up deviation, SoC period, jobs, CPU per cycle, PRes latency\n"
+      "per node) every --perf seconds and at the end. Exit status 3 if not every CN\n"
+      "reached Operational. With --config or --cdc the cycle comes from the file.",
+      CLI_IFACE | CLI_CYCLE | CLI_RT | CLI_TIME | CLI_PERF | CLI_JSON | CLI_PCAP, mn_opts, run_mn },
+    { "plk", "cn", NULL, "run POWERLINK CNs (one, or a simulated network)",
+      "Each CN is a bus controller with a 4-channel digital input (changing every 100 ms)\n"
+      "and a 4-channel digital output, answering as DS 301 asks. Faults can be injected.\n"
+      "Time-triggered PRes (chaining) are sent from the receive loop at their launch time.",
+      CLI_IFACE | CLI_RT | CLI_TIME | CLI_JSON | CLI_PCAP, cn_opts, run_cn },
+    { "plk", "sdo", "read|write NODE INDEX SUB [VALUE]", "read or write an object of a CN over SDO",
+      "Starts an MN on -i IF for the CN (or --nodes), waits until the CN is configured,\n"
+      "then runs the transfer. VALUE: an integer (written with the object's size, --size)\n"
+      "or a string with --string.",
+      CLI_IFACE | CLI_CYCLE | CLI_TIME | CLI_PCAP, cli_plk_sdo_opts, cli_plk_sdo_run },
+    { "demo", "plk", NULL, "POWERLINK demo: MN and 10 simulated CNs across a veth pair (no root needed)",
+      "Creates two network namespaces joined by a veth pair (inside an unprivileged user\n"
+      "namespace when not root), runs 10 simulated CNs in one and the MN in the other at\n"
+      "-c (default 1000 us) for -t (default 10 s), printing PerfMsmt statistics every\n"
+      "--perf seconds (default 1). Without namespaces it says why and uses the mem link.",
+      CLI_CYCLE | CLI_RT | CLI_TIME | CLI_PERF | CLI_JSON | CLI_PCAP, demo_opts, cli_plk_demo_run },
+    { 0 },
+};

@@ -1,0 +1,21 @@
+/* Helpers shared by the takt plk commands and `takt demo plk`. */
+#ifndef TAKT_CLI_PLK_H
+#define TAKT_CLI_PLK_H
+
+#include <takt/link.h>
+#include "cli/cli.h"
+#include "plk/config.h"
+
+int cli_plk_open_link(struct cli_ctx *c, struct takt_link **out);
+int cli_plk_range(struct cli_ctx *c, const char *opt, const char *s, unsigned *a, unsigned *b);
+void cli_plk_soft_timing(struct plk_net_config *nc);
+int cli_plk_net_config(struct cli_ctx *c, struct plk_net_config *nc);
+/* Run an MN on link until -t / Ctrl-C with statistics; 0 if all CNs Operational, 3 if
+ * not. */
+int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struct takt_link *link);
+struct sim_plk_faults;
+/* Serve simulated CNs a..b on link until -t, Ctrl-C or *stop; f may be NULL. */
+int cli_plk_cn_session(struct cli_ctx *c, unsigned a, unsigned b, const struct sim_plk_faults *f,
+                       struct takt_link *link, const volatile int *stop);
+
+#endif

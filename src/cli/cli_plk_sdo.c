@@ -1,0 +1,157 @@
+/* takt plk sdo: read or write one object of a CN. A separate process cannot reach a
+ * running MN's async slot, so this command brings up its own MN for the CN(s), waits
+ * until the CN is configured, runs the transfer through the MN's SDO client and stops. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "cli/cli.h"
+#include "cli/cli_plk.h"
+#include "plk/driver.h"
+#include "plk/od.h"
+#include "util/wire.h"
+
+const struct cli_opt cli_plk_sdo_opts[] = {
+    { "nodes", 'n', 1, "A-B", "CNs the MN boots (default: just NODE)" },
+    { "size", 0, 1, "BYTES", "write: value size 1, 2, 4 or 8 (default 4)" },
+    { "string", 0, 0, NULL, "write: VALUE is a string" },
+    { "boot-wait", 0, 1, "MS", "listen for another MN this long first (default 1000)" },
+    { "config", 0, 1, "FILE", "network configuration instead of --nodes" },
+    { "cdc", 0, 1, "FILE", "mnobd.cdc instead of --nodes" },
+    { "chain", 0, 1, "A-B", "use PollResponse Chaining for these CNs" },
+    { "mandatory", 0, 1, "A-B", "these CNs are mandatory" },
+    { "pres-timeout", 0, 1, "US", "PRes timeout for every CN" },
+    { 0 },
+};
+
+static void print_value(const uint8_t *d, size_t n)
+{
+    if (n == 1 || n == 2 || n == 4 || n == 8) {
+        uint64_t v = 0;
+        for (size_t i = 0; i < n; i++)
+            v |= (uint64_t)d[i] << (8 * i);
+        printf("0x%0*" PRIx64 " (%" PRIu64 ")\n", (int)(2 * n), v, v);
+        return;
+    }
+    bool text = n > 0;
+    for (size_t i = 0; i < n; i++)
+        if ((d[i] < 0x20 || d[i] > 0x7e) && !(d[i] == 0 && i == n - 1))
+            text = false;
+    if (text) {
+        printf("\"%.*s\"\n", (int)n, (const char *)d);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        printf("%02x%s", d[i], i + 1 < n ? " " : "\n");
+    if (!n)
+        printf("(empty)\n");
+}
+
+int cli_plk_sdo_run(struct cli_ctx *c)
+{
+    if (c->argc < 4)
+        return cli_usage_error(c, "expects read|write NODE INDEX SUB [VALUE], got %d arguments", c->argc);
+    bool wr = !strcmp(c->argv[0], "write");
+    if (!wr && strcmp(c->argv[0], "read"))
+        return cli_usage_error(c, "expects 'read' or 'write', got '%s'", c->argv[0]);
+    long node, idx, sub, size = 4;
+    if (cli_parse_long(c, "NODE", c->argv[1], 1, 239, &node) ||
+        cli_parse_long(c, "INDEX", c->argv[2], 0, 0xFFFF, &idx) ||
+        cli_parse_long(c, "SUB", c->argv[3], 0, 0xFF, &sub))
+        return 2;
+    uint8_t val[PLK_SDO_DATA_MAX];
+    size_t vlen = 0;
+    if (wr) {
+        if (c->argc < 5)
+            return cli_usage_error(c, "write expects a VALUE after SUB");
+        if (cli_flag(c, "string")) {
+            vlen = strlen(c->argv[4]);
+            if (vlen > sizeof val)
+                return cli_usage_error(c, "VALUE is longer than %zu bytes", sizeof val);
+            memcpy(val, c->argv[4], vlen);
+        } else {
+            const char *s = cli_get(c, "size");
+            if (s && cli_parse_long(c, "--size", s, 1, 8, &size))
+                return 2;
+            if (size != 1 && size != 2 && size != 4 && size != 8)
+                return cli_usage_error(c, "--size expects 1, 2, 4 or 8, got %ld", size);
+            char *end;
+            errno = 0;
+            unsigned long long v = strtoull(c->argv[4], &end, 0);
+            if (errno || *end || end == c->argv[4])
+                return cli_usage_error(c, "VALUE expects an integer (or --string), got '%s'", c->argv[4]);
+            put_le64(val, v);
+            vlen = (size_t)size;
+        }
+    }
+    struct plk_net_config *nc = malloc(sizeof *nc);
+    if (!nc)
+        return cli_error(c, "out of memory");
+    char nodes[16];
+    if (!cli_get(c, "nodes") && !cli_get(c, "config") && !cli_get(c, "cdc")) {
+        snprintf(nodes, sizeof nodes, "%ld", node);
+        /* the option table's "nodes" slot is index 0 */
+        c->extra[0] = nodes;
+    }
+    int rc = cli_plk_net_config(c, nc);
+    if (rc) {
+        free(nc);
+        return rc;
+    }
+    if (!nc->node[node].present) {
+        free(nc);
+        return cli_usage_error(c, "node %ld is not in the configured network", node);
+    }
+    char err[320];
+    struct takt_plk_mn *mn;
+    rc = plk_drv_mn_create(nc, &mn, err, sizeof err);
+    free(nc);
+    if (rc)
+        return cli_error(c, "%s", err);
+    struct takt_link *link;
+    if ((rc = cli_plk_open_link(c, &link))) {
+        takt_plk_mn_destroy(mn);
+        return rc;
+    }
+    struct takt_plk_run_opts o = { 0 };
+    rt_opts_default(&o.rt);
+    if ((rc = takt_plk_mn_start(mn, link, &o))) {
+        takt_link_close(link);
+        takt_plk_mn_destroy(mn);
+        return cli_error(c, "cannot start the MN: %s", takt_strerror(rc));
+    }
+    takt_ns_t limit = takt_now() + (takt_ns_t)((c->time_s > 0 ? c->time_s : 20.0) * 1e9);
+    const struct plk_mn *core = plk_drv_mn_core(mn);
+    while (core->node[node]->step < MNS_WAIT_READY && takt_now() < limit && !cli_interrupted)
+        nanosleep(&(struct timespec){ 0, 5 * TAKT_NS_PER_MS }, NULL);
+    int result = 0;
+    if (core->node[node]->step < MNS_WAIT_READY) {
+        result = cli_error(c, "node %ld: not booted within the time limit (state %s, step %s)", node,
+                           takt_plk_nmt_name(core->node[node]->state),
+                           plk_mn_step_name(core->node[node]->step));
+    } else {
+        takt_ns_t left = limit - takt_now();
+        if (left < TAKT_NS_PER_S)
+            left = TAKT_NS_PER_S;
+        size_t got = 0;
+        rc = wr ? takt_plk_mn_sdo_write(mn, (unsigned)node, (uint16_t)idx, (uint8_t)sub, val, vlen, left)
+                : takt_plk_mn_sdo_read(mn, (unsigned)node, (uint16_t)idx, (uint8_t)sub, val, sizeof val, &got, left);
+        if (rc == -TAKT_ESDOABORT) {
+            uint32_t code = core->usdo.abort_code;
+            result = cli_error(c, "node %ld object 0x%04lX/%ld: aborted with 0x%08X (%s)", node, idx, sub,
+                               code, plk_sdo_abort_name(code));
+        } else if (rc) {
+            result = cli_error(c, "node %ld object 0x%04lX/%ld: %s", node, idx, sub, takt_strerror(rc));
+        } else if (wr) {
+            printf("node %ld 0x%04lX/%ld written (%zu bytes)\n", node, idx, sub, vlen);
+        } else {
+            print_value(val, got);
+        }
+    }
+    takt_plk_mn_stop(mn);
+    takt_plk_mn_join(mn);
+    takt_link_close(link);
+    takt_plk_mn_destroy(mn);
+    return result;
+}
