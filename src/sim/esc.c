@@ -236,6 +236,13 @@ static bool reg_read(struct sim_esc *e, uint32_t adr, uint8_t *out, uint32_t len
 bool esc_read(struct sim_esc *e, uint32_t adr, uint8_t *out, uint32_t len, bool or_into, takt_ns_t t)
 {
     bool any = false;
+    if (adr == ESC_DC_SYS_TIME && len <= 8 && !or_into && e->dc.present) {
+        /* hot path: the reference clock read of ARMW/FRMW */
+        uint8_t v[8];
+        put_le64(v, esc_dc_systime(e, t));
+        memcpy(out, v, len);
+        return true;
+    }
     if (adr < ESC_REGS) {
         uint32_t n = len < ESC_REGS - adr ? len : ESC_REGS - adr;
         any = reg_read(e, adr, out, n, or_into, t);
@@ -251,6 +258,13 @@ bool esc_read(struct sim_esc *e, uint32_t adr, uint8_t *out, uint32_t len, bool 
 bool esc_write(struct sim_esc *e, uint32_t adr, const uint8_t *in, uint32_t len, takt_ns_t t)
 {
     bool any = false;
+    if (adr == ESC_DC_SYS_TIME && (len == 4 || len == 8)) {
+        /* hot path: cyclic drift compensation (ARMW/FRMW/FPWR on 0x0910) */
+        if (!e->dc.present)
+            return false;
+        esc_dc_time_write(e, in, 0, len, t);
+        return true;
+    }
     if (adr < ESC_REGS) {
         uint32_t n = len < ESC_REGS - adr ? len : ESC_REGS - adr;
         any = reg_write(e, adr, in, n, t);

@@ -22,6 +22,7 @@ struct esc_fmmu_map {
     uint64_t log_bit0, log_bit_end;   /* [start, end) */
     uint32_t phys_bit0;
     uint8_t  type;                    /* ESC_FMMU_R | ESC_FMMU_W */
+    int8_t   sm;                      /* SM holding the whole physical span, -1 if none */
 };
 
 /* Run-time view of one SyncManager, rebuilt from its registers. */
@@ -78,6 +79,7 @@ struct sim_esc {
     unsigned  n_map;
     struct esc_fmmu_map map[SIM_MAX_FMMU];
     int8_t    sm_out, sm_in;          /* process-data SMs from the description, -1 none */
+    uint8_t   mbx_active;             /* active mailbox SMs (bit n = SM n) */
 
     uint8_t   al_state;
     bool      pdi_work;               /* deferred work for the end of the frame */
@@ -117,6 +119,8 @@ void esc_fmmu_rebuild(struct sim_esc *e);
 void esc_sm_apply_pdi(struct sim_esc *e);
 bool esc_ram_read(struct sim_esc *e, uint32_t adr, uint8_t *out, uint32_t len, bool or_into, takt_ns_t t);
 bool esc_ram_write(struct sim_esc *e, uint32_t adr, const uint8_t *in, uint32_t len, takt_ns_t t);
+bool esc_sm_read(struct sim_esc *e, unsigned n, uint32_t adr, uint8_t *out, uint32_t len, bool or_into);
+bool esc_sm_write(struct sim_esc *e, unsigned n, uint32_t adr, const uint8_t *in, uint32_t len, takt_ns_t t);
 void esc_mbx_pdi(struct sim_esc *e, takt_ns_t t);
 void esc_mbx_clear(struct sim_esc *e);
 void esc_al_control(struct sim_esc *e, takt_ns_t t);

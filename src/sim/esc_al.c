@@ -1,6 +1,7 @@
 /* AL state machine of the software ESC (ref §8, ETG.1000.6 6.4): the checks slave
  * firmware makes on each requested transition, AL status codes with the error flag
  * held until acknowledged, and the SM watchdog that drops OP to SAFEOP. */
+#include <string.h>
 #include "sim/esc.h"
 #include "util/wire.h"
 
@@ -156,7 +157,13 @@ void esc_al_control(struct sim_esc *e, takt_ns_t t)
     bool err = esc_reg16(e, ESC_AL_STATUS) & AL_ERROR;
 
     if (e->mem[ESC_ESC_CONFIG] & 0x01) {
-        /* Device emulation (0x0141 bit 0): AL status follows AL control. */
+        /* Device emulation (0x0141 bit 0): AL status follows AL control; the
+         * device model is told, but has no say (there is no firmware). */
+        if (to != from && known_state(to) && e->dev && e->dev->ops->al_change)
+            (void)e->dev->ops->al_change(e->dev, from, to, e->mem, t);
+        if (to == AL_OP && e->al_state != AL_OP)
+            for (unsigned n = 0; n < e->n_sm; n++)
+                e->sm[n].last_commit = t;
         e->al_state = to;
         set_status(e, to, false, 0);
         esc_sm_apply_pdi(e);
@@ -191,11 +198,13 @@ void esc_al_control(struct sim_esc *e, takt_ns_t t)
 }
 
 /* Process-data watchdog (ref §4 0x0400/0x0420): time = 0x0420 x (0x0400 + 2) x 40 ns.
- * In OP, an output SM with the watchdog trigger bit that sees no complete write for
- * that long drops the slave to SAFEOP + ERROR, AL status code 0x001B. */
+ * An output SM with the watchdog trigger bit that sees no complete write for that
+ * long expires (0x0440 bit 0 cleared, 0x0442 counts). With firmware, OP drops to
+ * SAFEOP + ERROR, AL status code 0x001B; in device emulation (no firmware) the ESC
+ * only resets the outputs, the AL state stays with the master. */
 void esc_al_watchdog(struct sim_esc *e, takt_ns_t t)
 {
-    if (e->al_state != AL_OP || e->sm_out < 0)
+    if (e->sm_out < 0 || e->al_state != AL_OP)
         return;
     const struct esc_sm *s = &e->sm[e->sm_out];
     uint16_t div = esc_reg16(e, ESC_WD_DIVIDER), cnt = esc_reg16(e, ESC_WD_TIME_PD);
@@ -204,8 +213,16 @@ void esc_al_watchdog(struct sim_esc *e, takt_ns_t t)
     takt_ns_t wd = (takt_ns_t)cnt * (div + 2) * 40;
     if (t - s->last_commit <= wd)
         return;
+    bool emulation = e->mem[ESC_ESC_CONFIG] & 0x01;
+    if (emulation && !(e->mem[ESC_WD_STATUS_PD] & 0x01))
+        return;                     /* already expired, nothing more happens */
     e->mem[ESC_WD_STATUS_PD] &= (uint8_t)~0x01;
     if (e->mem[ESC_WD_COUNTER_PD] < 0xFF)
         e->mem[ESC_WD_COUNTER_PD]++;
+    if (emulation) {
+        memset(e->mem + s->start, 0, s->len);
+        e->pd_touched = e->pdi_work = true;
+        return;
+    }
     esc_al_set_error(e, AL_SAFEOP, 0x001B);
 }

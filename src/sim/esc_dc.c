@@ -12,7 +12,8 @@
 int64_t esc_dc_local(const struct sim_esc *e, takt_ns_t t)
 {
     int64_t dt = t - e->dc.anchor_t;
-    return e->dc.anchor_local + dt + (int64_t)llround((double)dt * (e->dc.drift_ppb + e->dc.corr_ppb) * 1e-9);
+    double adj = (double)dt * (e->dc.drift_ppb + e->dc.corr_ppb) * 1e-9;
+    return e->dc.anchor_local + dt + (int64_t)(adj < 0 ? adj - 0.5 : adj + 0.5);
 }
 
 /* Re-anchor before changing the rate so the clock stays continuous. */
@@ -67,7 +68,7 @@ static void put_diff(struct sim_esc *e, double d)
 {
     /* 0x092C: bit 31 set when local >= received, bits 0-30 magnitude (ref §4). */
     double m = fabs(d);
-    uint32_t mag = m > 0x7FFFFFFF ? 0x7FFFFFFF : (uint32_t)llround(m);
+    uint32_t mag = m > 0x7FFFFFFF ? 0x7FFFFFFF : (uint32_t)(m + 0.5);
     put_le32(e->mem + ESC_DC_SYS_DIFF, mag | (d >= 0 ? 0x80000000u : 0));
 }
 
@@ -75,7 +76,8 @@ void esc_dc_time_write(struct sim_esc *e, const uint8_t *val, unsigned off, unsi
 {
     if (off != 0 || (n != 4 && n != 8))
         return;                     /* partial writes feed nothing */
-    uint64_t sys = esc_dc_systime(e, t) - get_le32(e->mem + ESC_DC_SYS_DELAY);
+    int64_t local = esc_dc_local(e, t);
+    uint64_t sys = (uint64_t)local + get_le64(e->mem + ESC_DC_SYS_OFFSET) - get_le32(e->mem + ESC_DC_SYS_DELAY);
     int64_t dt;
     if (n == 8)
         dt = (int64_t)(sys - get_le64(val));
@@ -87,7 +89,8 @@ void esc_dc_time_write(struct sim_esc *e, const uint8_t *val, unsigned off, unsi
 
     int64_t slew = esc_reg16(e, ESC_DC_SPEED_START) & 0x7FFF;
     int64_t step = dt > slew ? slew : dt < -slew ? -slew : dt;
-    reanchor(e, t);
+    e->dc.anchor_local = local;     /* re-anchor: the rate may change below */
+    e->dc.anchor_t = t;
     /* Rate: once the offset is within the slew range, what is left at the next write
      * is drift over the interval; trim the speed by a fraction of it. */
     if (e->dc.have_last && llabs(dt) < slew) {
@@ -100,5 +103,5 @@ void esc_dc_time_write(struct sim_esc *e, const uint8_t *val, unsigned off, unsi
     e->dc.anchor_local -= step;
     e->dc.last_write_t = t;
     e->dc.have_last = llabs(dt) <= slew;   /* rate is judged only after a full step */
-    put_le16(e->mem + ESC_DC_SPEED_DIFF, (uint16_t)(int16_t)lround(e->dc.corr_ppb / 1000.0));
+    put_le16(e->mem + ESC_DC_SPEED_DIFF, (uint16_t)(int16_t)(e->dc.corr_ppb / 1000.0));
 }

@@ -88,6 +88,8 @@ static void take_request(struct sim_esc *e, int w, int r, takt_ns_t t)
 
 void esc_mbx_pdi(struct sim_esc *e, takt_ns_t t)
 {
+    if (!e->mbx_active)
+        return;
     int w = mbx_sm(e, true), r = mbx_sm(e, false);
     if (w >= 0 && (*status(e, w) & ESC_SM_STAT_FULL) && !e->mbx_reply_len)
         take_request(e, w, r, t);

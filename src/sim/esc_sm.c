@@ -26,6 +26,8 @@ void esc_sm_refresh(struct sim_esc *e, unsigned n)
     s->wd = (r[SM_CTRL] & 0x40) != 0;
     s->active = (r[SM_ACT] & 0x01) && !(r[SM_PDI] & 0x01) && s->len &&
                 s->start >= ESC_REGS && s->end <= e->mem_size;
+    e->mbx_active = (uint8_t)((e->mbx_active & ~(1u << n)) |
+                              ((s->active && s->mode == ESC_SM_MBX) ? 1u << n : 0));
     if (s->active != was) {
         /* (De)activation empties the buffer state (ESC datasheet, SM activate). */
         sm_reg(e, n)[SM_STATUS] = 0;
@@ -95,6 +97,12 @@ void esc_fmmu_rebuild(struct sim_esc *e)
         }
         m->phys_bit0 = (uint32_t)get_le16(f + FM_PSTART) * 8 + (f[FM_PSBIT] & 7);
         m->type = type;
+        /* Precompute the SM the whole physical span lies in, for the fast path. */
+        uint32_t p0 = m->phys_bit0 >> 3, p1 = (uint32_t)((m->phys_bit0 + (m->log_bit_end - m->log_bit0) - 1) >> 3);
+        m->sm = -1;
+        for (unsigned k = 0; k < e->n_sm; k++)
+            if (e->sm[k].active && p0 >= e->sm[k].start && p1 < e->sm[k].end)
+                m->sm = (int8_t)k;
     }
 }
 
@@ -106,7 +114,7 @@ static int sm_find(const struct sim_esc *e, uint32_t adr)
     return -1;
 }
 
-static bool sm_read(struct sim_esc *e, unsigned n, uint32_t adr, uint8_t *out, uint32_t len, bool or_into)
+bool esc_sm_read(struct sim_esc *e, unsigned n, uint32_t adr, uint8_t *out, uint32_t len, bool or_into)
 {
     struct esc_sm *s = &e->sm[n];
     uint8_t *st = &sm_reg(e, n)[SM_STATUS];
@@ -128,7 +136,7 @@ static bool sm_read(struct sim_esc *e, unsigned n, uint32_t adr, uint8_t *out, u
     return true;
 }
 
-static bool sm_write(struct sim_esc *e, unsigned n, uint32_t adr, const uint8_t *in, uint32_t len, takt_ns_t t)
+bool esc_sm_write(struct sim_esc *e, unsigned n, uint32_t adr, const uint8_t *in, uint32_t len, takt_ns_t t)
 {
     struct esc_sm *s = &e->sm[n];
     uint8_t *st = &sm_reg(e, n)[SM_STATUS];
@@ -146,9 +154,17 @@ static bool sm_write(struct sim_esc *e, unsigned n, uint32_t adr, const uint8_t 
     }
     /* 3-buffer: stage until the last byte arrives, then commit the whole buffer so the
      * PDI side never sees a torn write. */
-    memcpy(e->stage + (adr - ESC_REGS), in, len);
+    uint8_t *stage = e->stage + (s->start - ESC_REGS);
+    if (adr == s->start && len == s->len) {
+        /* the whole buffer in one access (the usual case): no staging copy needed */
+        memcpy(stage, in, len);
+        memcpy(e->mem + adr, in, len);
+    } else {
+        memcpy(e->stage + (adr - ESC_REGS), in, len);
+        if (adr + len >= s->end)
+            memcpy(e->mem + s->start, stage, s->len);
+    }
     if (adr + len >= s->end) {
-        memcpy(e->mem + s->start, e->stage + (s->start - ESC_REGS), s->len);
         s->last_commit = t;
         *st = (uint8_t)((*st & ~0x30) | (((*st >> 4) + 1) % 3) << 4 | 0x01);
         e->mem[ESC_WD_STATUS_PD] |= 0x01;
@@ -174,7 +190,7 @@ bool esc_ram_read(struct sim_esc *e, uint32_t adr, uint8_t *out, uint32_t len, b
             continue;
         }
         uint32_t stop = e->sm[n].end < end ? e->sm[n].end : end;
-        any |= sm_read(e, (unsigned)n, adr, out, stop - adr, or_into);
+        any |= esc_sm_read(e, (unsigned)n, adr, out, stop - adr, or_into);
         out += stop - adr;
         adr = stop;
     }
@@ -193,7 +209,7 @@ bool esc_ram_write(struct sim_esc *e, uint32_t adr, const uint8_t *in, uint32_t 
             continue;
         }
         uint32_t stop = e->sm[n].end < end ? e->sm[n].end : end;
-        any |= sm_write(e, (unsigned)n, adr, in, stop - adr, t);
+        any |= esc_sm_write(e, (unsigned)n, adr, in, stop - adr, t);
         in += stop - adr;
         adr = stop;
     }
@@ -229,6 +245,9 @@ static bool fmmu_xfer(struct sim_esc *e, const struct esc_fmmu_map *m, uint64_t 
     uint64_t nbits = hi - lo;
     if (!(pb & 7) && !(fb & 7) && !(nbits & 7)) {
         uint32_t pa = (uint32_t)(pb >> 3), n = (uint32_t)(nbits >> 3);
+        if (m->sm >= 0)             /* hot path: straight into the SM buffer */
+            return write ? esc_sm_write(e, (unsigned)m->sm, pa, data + (fb >> 3), n, t)
+                         : esc_sm_read(e, (unsigned)m->sm, pa, data + (fb >> 3), n, false);
         return write ? esc_write(e, pa, data + (fb >> 3), n, t)
                      : esc_read(e, pa, data + (fb >> 3), n, false, t);
     }

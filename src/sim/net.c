@@ -286,7 +286,7 @@ size_t takt_sim_process(struct takt_sim *s, uint8_t *buf, size_t len, size_t cap
         struct sim_esc *e = &s->sl[k].esc;
         if (e->pdi_work)
             esc_pdi(e, at(s, k, now));
-        if (e->al_state == AL_OP)
+        if (e->al_state == AL_OP && e->sm_out >= 0 && e->sm[e->sm_out].wd)
             esc_al_watchdog(e, at(s, k, now));
     }
     buf[6] |= 0x02;                 /* U/L bit on the way back (ref §1) */

@@ -1,0 +1,211 @@
+/* Building a simulated line from what a user has: a device list, a preset, the ENI
+ * a master expects, or a directory of ESI files (devices from the catalogue). */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include "ecat/eni.h"
+#include "sim/device_ext.h"
+#include "sim/esi.h"
+#include "sim/net.h"
+
+#define MAX_ITEMS 256
+#define MAX_SLAVES 4096
+
+static int make_dev(const char *name, struct sim_device **out)
+{
+    return sim_device_create(name, out, NULL, 0);
+}
+
+/* names[i] for i < n: create each device and put it at position i. */
+static int build(char **names, unsigned n, const struct takt_sim_opts *o,
+                 struct takt_sim **out, char *err, size_t errlen)
+{
+    struct takt_sim *s;
+    int rc = sim_net_alloc(&s, n, o);
+    if (rc) {
+        snprintf(err, errlen, "cannot make a network of %u slaves: %s", n, strerror(-rc));
+        return rc;
+    }
+    s->make_dev = make_dev;
+    for (unsigned k = 0; k < n; k++) {
+        struct sim_device *d = NULL;
+        char e2[256] = "";
+        rc = sim_device_create(names[k], &d, e2, sizeof e2);
+        if (!rc && d)
+            rc = sim_net_add(s, k, d, names[k]);
+        else if (!rc)
+            rc = -EINVAL;
+        if (rc) {
+            snprintf(err, errlen, "slave %u (%s): %s", k + 1, names[k], e2[0] ? e2 : strerror(-rc));
+            if (d && s->sl[k].dev != d && d->ops->destroy)
+                d->ops->destroy(d);
+            s->n = k + (s->sl[k].dev ? 1 : 0);
+            takt_sim_destroy(s);
+            return rc;
+        }
+    }
+    s->reach = n;
+    sim_net_topology(s, 0);
+    *out = s;
+    return 0;
+}
+
+int takt_sim_create(const char *devices, const struct takt_sim_opts *o,
+                    struct takt_sim **out, char *err, size_t errlen)
+{
+    struct sim_device_spec *sp = calloc(MAX_ITEMS, sizeof *sp);
+    unsigned ni = 0, n = 0;
+    *out = NULL;
+    if (!sp)
+        return -ENOMEM;
+    int rc = sim_device_list_parse(devices, sp, MAX_ITEMS, &ni, err, errlen);
+    for (unsigned i = 0; !rc && i < ni; i++)
+        n += sp[i].count;
+    if (!rc && (n == 0 || n > MAX_SLAVES)) {
+        snprintf(err, errlen, "device list: %u slaves, expected 1..%d", n, MAX_SLAVES);
+        rc = -EINVAL;
+    }
+    char **names = rc ? NULL : calloc(n, sizeof *names);
+    if (!rc && !names)
+        rc = -ENOMEM;
+    for (unsigned i = 0, k = 0; !rc && i < ni; i++)
+        for (unsigned c = 0; c < sp[i].count; c++)
+            names[k++] = sp[i].name;
+    if (!rc)
+        rc = build(names, n, o, out, err, errlen);
+    free(names);
+    free(sp);
+    return rc;
+}
+
+/* Preset N: a coupler and N-1 terminals alternating 4-channel DI / DO (EK1100 +
+ * EL1004/EL2004), the node mix of the published EtherCAT/POWERLINK evaluations.
+ * "paper-40" is N = 40. */
+int takt_sim_create_preset(const char *preset, const struct takt_sim_opts *o,
+                           struct takt_sim **out, char *err, size_t errlen)
+{
+    char *end;
+    const char *p = !strncmp(preset, "paper-", 6) ? preset + 6 : preset;
+    unsigned long n = strtoul(p, &end, 10);
+    *out = NULL;
+    if (end == p || *end || n < 1 || n > MAX_SLAVES) {
+        snprintf(err, errlen, "preset '%s': expected 3, 10, 20, paper-40 or a slave count 1..%d",
+                 preset, MAX_SLAVES);
+        return -EINVAL;
+    }
+    char **names = calloc(n, sizeof *names);
+    if (!names)
+        return -ENOMEM;
+    static const char *const kinds[] = { "ek1100", "el1004", "el2004" };
+    for (unsigned long k = 0; k < n; k++)
+        names[k] = (char *)kinds[k == 0 ? 0 : 1 + (k - 1) % 2];
+    int rc = build(names, (unsigned)n, o, out, err, errlen);
+    free(names);
+    return rc;
+}
+
+/* The catalogue device whose identity the ENI slave names. */
+static const char *match_ident(const struct ecat_ident *id, const struct sim_device_desc *cat[],
+                               unsigned ncat)
+{
+    for (unsigned i = 0; i < ncat; i++)
+        if (cat[i] && cat[i]->vendor == id->vendor && cat[i]->product == id->product)
+            return sim_device_names[i];
+    return NULL;
+}
+
+int takt_sim_create_eni(const char *path, const struct takt_sim_opts *o,
+                        struct takt_sim **out, char *err, size_t errlen)
+{
+    struct ecat_eni *eni = NULL;
+    *out = NULL;
+    int rc = ecat_eni_load(path, &eni, err, errlen);
+    if (rc)
+        return rc;
+    struct sim_device *proto[16] = { 0 };
+    const struct sim_device_desc *cat[16] = { 0 };
+    unsigned ncat = 0;
+    for (; sim_device_names[ncat] && ncat < 16; ncat++)
+        if (!sim_device_create(sim_device_names[ncat], &proto[ncat], NULL, 0) && proto[ncat])
+            cat[ncat] = proto[ncat]->desc;
+    char **names = eni->n_slaves ? calloc(eni->n_slaves, sizeof *names) : NULL;
+    if (!eni->n_slaves) {
+        snprintf(err, errlen, "%s: the ENI lists no slaves", path);
+        rc = -EINVAL;
+    } else if (!names) {
+        rc = -ENOMEM;
+    }
+    for (unsigned k = 0; !rc && k < eni->n_slaves; k++) {
+        const struct ecat_eni_slave *sl = &eni->slave[k];
+        names[k] = (char *)match_ident(&sl->id, cat, ncat);
+        if (!names[k]) {
+            snprintf(err, errlen, "%s:%u: slave %u '%s': vendor 0x%X product 0x%X is not in the "
+                     "device catalogue (ek1100, el1004, el2004, el3102, servo)", path, sl->line,
+                     k + 1, sl->name ? sl->name : "", sl->id.vendor, sl->id.product);
+            rc = -ENOENT;
+        }
+    }
+    if (!rc)
+        rc = build(names, eni->n_slaves, o, out, err, errlen);
+    free(names);
+    for (unsigned i = 0; i < ncat; i++)
+        if (proto[i] && proto[i]->ops->destroy)
+            proto[i]->ops->destroy(proto[i]);
+    ecat_eni_free(eni);
+    return rc;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every *.xml of the directory, in name order, is one slave. */
+int takt_sim_create_esi_dir(const char *dir, const struct takt_sim_opts *o,
+                            struct takt_sim **out, char *err, size_t errlen)
+{
+    *out = NULL;
+    DIR *d = opendir(dir);
+    if (!d) {
+        snprintf(err, errlen, "ESI directory '%s': %s", dir, strerror(errno));
+        return -errno;
+    }
+    char **names = NULL;
+    unsigned n = 0, cap = 0;
+    int rc = 0;
+    struct dirent *de;
+    while (!rc && (de = readdir(d))) {
+        size_t l = strlen(de->d_name);
+        if (l < 5 || strcasecmp(de->d_name + l - 4, ".xml"))
+            continue;
+        if (n == cap) {
+            cap = cap ? 2 * cap : 16;
+            char **nn = realloc(names, cap * sizeof *names);
+            if (!nn) {
+                rc = -ENOMEM;
+                break;
+            }
+            names = nn;
+        }
+        if (asprintf(&names[n], "%s/%s", dir, de->d_name) < 0)
+            rc = -ENOMEM;
+        else
+            n++;
+    }
+    closedir(d);
+    if (!rc && !n) {
+        snprintf(err, errlen, "ESI directory '%s': no *.xml files", dir);
+        rc = -ENOENT;
+    }
+    if (!rc) {
+        qsort(names, n, sizeof *names, cmp_str);
+        rc = build(names, n, o, out, err, errlen);
+    }
+    for (unsigned i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    return rc;
+}
