@@ -137,7 +137,8 @@ struct ecat_master_stats {
     uint64_t cycles;
     uint64_t frames_sent, frames_lost;      /* cyclic + acyclic */
     uint64_t cyc_frames_sent, cyc_frames_lost;
-    uint64_t frames_unmatched;              /* returned with an unknown/stale index */
+    uint64_t frames_unmatched;              /* returned with an unknown index */
+    uint64_t frames_late;                   /* counted lost, then returned after their cycle */
     uint64_t wkc_errors;                    /* cyclic datagrams with an unexpected WKC */
     double   loss_rate[3];                  /* frames lost per second over 1, 10, 60 s */
     double   tx_rate[3];                    /* frames sent per second over 1, 10, 60 s */

@@ -128,8 +128,10 @@ static bool reap(struct ecat_master *m, struct ecat_req *r)
 {
     if (r->st != REQ_SENT)
         return false;
-    if (m->inflight[r->idx] == r)
+    if (m->inflight[r->idx] == r) {
         m->inflight[r->idx] = NULL;
+        m->reaped[r->idx] = true;
+    }
     r->st = REQ_DONE;
     r->wkc = -1;
     return true;

@@ -131,6 +131,7 @@ struct ecat_master {
 
     /* datagrams: in-flight table by index, acyclic FIFO */
     struct ecat_req *inflight[256];
+    bool      reaped[256];     /* index of a cyclic datagram given up as lost */
     uint8_t   next_idx;
     uint32_t  frame_no;
     struct ecat_req *q_head, *q_tail;

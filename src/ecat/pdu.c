@@ -59,6 +59,7 @@ bool ecat_pdu_append(struct ecat_master *m, uint8_t *buf, size_t *pos, struct ec
         return false;
     }
     r->idx = (uint8_t)idx;
+    m->reaped[idx] = false;
     r->st = REQ_SENT;
     r->sent = now;
     r->fno = m->frame_no;
@@ -116,6 +117,12 @@ void ecat_pdu_receive(struct ecat_master *m, uint8_t *buf, size_t len)
         return;
     }
     bool any = false;
+    if (m->reaped[dg.idx] && !m->inflight[dg.idx]) {
+        /* a cyclic frame already counted as lost came back after its cycle */
+        m->reaped[dg.idx] = false;
+        m->st.frames_late++;
+        return;
+    }
     for (int rc = 0; rc == 0; rc = ecat_frame_next(buf, len, &dg, &pos)) {
         struct ecat_req *r = m->inflight[dg.idx];
         if (!r || r->st != REQ_SENT || r->cmd != dg.cmd || r->len != dg.len)

@@ -17,15 +17,18 @@ static void enter_reset(struct ecat_master *m, takt_ns_t now)
     memset(m->mf_big, 0, sizeof m->mf_big);
     /* ref §10 (SOEM scan): everything back to INIT, FMMUs/SMs/SYNC cleared, ECAT owns
      * the SII; the count comes from the BRD's WKC (ref §3). */
+    static const uint8_t filt[2] = { 0x00, 0x0C }, speed[2] = { 0x00, 0x10 };
     ecat_sfsm_req(f, 0, ECAT_BWR, 0, ESC_AL_CONTROL, init_ack, 2);
     ecat_req_init(&f->req[1], ECAT_BWR, 0, ESC_FMMU0, m->mf_big[0], 64);
-    ecat_req_queue(m, &f->req[1]);
     ecat_req_init(&f->req[2], ECAT_BWR, 0, ESC_SM0, m->mf_big[1], 64);
-    ecat_req_queue(m, &f->req[2]);
     ecat_sfsm_req(f, 3, ECAT_BWR, 0, ESC_DC_ACTIVATION, NULL, 1);
     ecat_sfsm_req(f, 4, ECAT_BWR, 0, ESC_SII_CONFIG, NULL, 1);
-    ecat_sfsm_req(f, 5, ECAT_BRD, 0, ESC_TYPE, NULL, 2);
-    f->nreq = 6;
+    /* ref §10 (ethercrab order): DC filter depths 0x0934 = 0x0C00, then the speed
+     * counter start 0x0930 = 0x1000, which also resets the DC control loop */
+    ecat_sfsm_req(f, 5, ECAT_BWR, 0, ESC_DC_DIFF_FILTER, filt, 2);
+    ecat_sfsm_req(f, 6, ECAT_BWR, 0, ESC_DC_SPEED_START, speed, 2);
+    ecat_sfsm_req(f, 7, ECAT_BRD, 0, ESC_TYPE, NULL, 2);
+    f->nreq = 8;
     for (unsigned i = 0; i < f->nreq; i++)
         ecat_req_queue(m, &f->req[i]);
     f->t0 = now;
@@ -35,7 +38,7 @@ static void enter_reset(struct ecat_master *m, takt_ns_t now)
 static void state_reset(struct ecat_master *m, takt_ns_t now)
 {
     struct ecat_sfsm *f = &m->mf;
-    int n = f->req[5].wkc;
+    int n = f->req[7].wkc;
     if (n < 0) {
         if (++f->retries > 3) {
             ecat_fail(m, -ETIMEDOUT, "scan: BRD 0x0000 (slave count) did not return after %u tries; "
