@@ -15,9 +15,15 @@ net_fail() { echo "FAIL: $*" >&2; exit 1; }
 net_skip() { echo "SKIP: $*" >&2; exit 77; }
 net_log()  { echo "--- $*" >&2; }
 
-# Run a command in side B of the pair; on_b_bg starts it in the background with $! set
-# to the command's own pid (a backgrounded function would be a subshell instead).
-on_b() { "$TAKT" netns exec b -- "$@"; }
+# Run a command in side B of the pair. `on_b CMD &` runs in a subshell: there the
+# command replaces the subshell (exec), so $! is the command's own pid and `kill $!`
+# reaches it. on_b_bg CMD does the same as `on_b CMD &`.
+on_b() {
+    if [ "$BASHPID" != "$$" ]; then
+        exec "$TAKT" netns exec b -- "$@"
+    fi
+    "$TAKT" netns exec b -- "$@"
+}
 on_b_bg() { "$TAKT" netns exec b -- "$@" & }
 
 # Wait until FILE contains TEXT (grep -F), at most SECONDS (default 5).
