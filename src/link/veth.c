@@ -121,3 +121,19 @@ int link_set_up(const char *name, char *why, size_t whylen)
     snprintf(what, sizeof what, "setting %s up", name);
     return nl_talk(r.nh, what, why, whylen);
 }
+
+int link_set_mtu(const char *name, unsigned mtu, char *why, size_t whylen)
+{
+    struct nl_req r;
+    int idx = (int)if_nametoindex(name);
+    if (!idx)
+        return link_err(why, whylen, -ENODEV, "setting the MTU of %s: no such interface", name);
+    nl_init(&r, RTM_NEWLINK, 0);
+    r.ifi->ifi_index = idx;
+    uint32_t v = mtu;
+    if (!nl_put(&r, IFLA_MTU, &v, sizeof v))
+        return link_err(why, whylen, -ENOBUFS, "MTU request too long");
+    char what[64];
+    snprintf(what, sizeof what, "setting the MTU of %s to %u", name, mtu);
+    return nl_talk(r.nh, what, why, whylen);
+}

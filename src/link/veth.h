@@ -9,5 +9,7 @@
 int veth_create(const char *a, const char *b, int peer_netns_fd, char *why, size_t whylen);
 /* Set interface `name` (in the current network namespace) up. */
 int link_set_up(const char *name, char *why, size_t whylen);
+/* Set the MTU of `name` (tests use it to provoke the MTU error). */
+int link_set_mtu(const char *name, unsigned mtu, char *why, size_t whylen);
 
 #endif

@@ -188,8 +188,14 @@ static int open_errors_inside(void *arg)
         fails |= 8;
     if (takt_link_open("bogus:tkdown0", NULL, &l, err, sizeof err) != -EINVAL)
         fails |= 16;
+    /* MTU too small for a full frame: -EMSGSIZE, the MTU found and the fix */
+    if (link_set_up("tkdown0", err, sizeof err) || link_set_mtu("tkdown0", 1000, err, sizeof err))
+        fails |= 32;
+    else if (takt_link_open("tkdown0", NULL, &l, err, sizeof err) != -EMSGSIZE ||
+             !strstr(err, "MTU of tkdown0 is 1000") || !strstr(err, "mtu 1500"))
+        fails |= 64;
     if (fails)
-        fprintf(stderr, "open_errors: last message: %s\n", err);
+        fprintf(stderr, "open_errors: failures 0x%x, last message: %s\n", fails, err);
     return fails;
 }
 
