@@ -113,12 +113,33 @@ static int open_ns(pid_t pid, const char *kind)
 
 /* Holder: make the namespace (joining A's user namespace for side B), report, then
  * wait for EOF on ctl (creator closed it or died) and exit, dropping the namespace. */
+/* A holder lives as long as the pair: it must not keep the creator's other files (a
+ * pipe a caller waits on, a socket) open, nor its stdout. */
+static void holder_close_fds(int keep1, int keep2)
+{
+    int lo = keep1 < keep2 ? keep1 : keep2, hi = keep1 < keep2 ? keep2 : keep1;
+    if (lo > 3)
+        close_range(3, (unsigned)lo - 1, 0);
+    if (hi > lo + 1)
+        close_range((unsigned)lo + 1, (unsigned)hi - 1, 0);
+    close_range((unsigned)hi + 1, ~0U, 0);
+    int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (null >= 0) {
+        dup2(null, STDIN_FILENO);
+        dup2(null, STDOUT_FILENO);
+        if (null != keep1 && null != keep2)
+            close(null);
+    }
+}
+
 static void holder_main(int side, pid_t a_pid, bool userns, int ctl_rd, int rep_wr, pid_t creator)
 {
     char m[256];
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != creator)
         _exit(1);                              /* creator died before the prctl */
+    holder_close_fds(ctl_rd, rep_wr);
+    prctl(PR_SET_NAME, side == TAKT_NETNS_A ? "takt-netns-a" : "takt-netns-b");  /* for ps/top */
     if (userns && side == TAKT_NETNS_A && make_userns(m, sizeof m) < 0)
         goto fail;
     if (userns && side == TAKT_NETNS_B) {
