@@ -323,13 +323,15 @@ static const struct cli_opt bench_opts[] = {
 const struct cli_cmd cli_cmds_link[] = {
     { "link", "echo", NULL, "answer every test frame (EtherType 0x88b5) on an interface",
       "Swaps the addresses of each request frame and sends it back, until Ctrl-C, -t or\n"
-      "-n. The counterpart of 'takt link bench'.",
+      "-n. The counterpart of 'takt link bench'; -a/-p put it on a CPU at SCHED_FIFO,\n"
+      "since its latency is half of the round trip bench measures.",
       CLI_IFACE | CLI_RT | CLI_TIME | CLI_JSON | CLI_PCAP, echo_opts, run_echo },
     { "link", "bench", NULL, "round-trip benchmark: one frame per cycle, wait for its echo",
       "Sends one test frame per cycle (absolute deadlines, rt_loop) to a 'takt link echo'\n"
       "on the other end, waits for the answer within the cycle, and reports round-trip\n"
       "time, wake-up deviation, task duration and CPU time per cycle as PerfMsmt lines\n"
-      "(every --perf S and at the end) and JSON (--json), plus frames lost.\n"
+      "(every --perf S and at the end) and JSON (--json), plus frames lost. Runs 10 s\n"
+      "unless -t says otherwise.\n"
       "Example: takt link bench -i veth0 -c 250 -t 10 -p 80 --json out.json",
       CLI_IFACE | CLI_CYCLE | CLI_RT | CLI_TIME | CLI_PERF | CLI_JSON | CLI_PCAP, bench_opts,
       cli_link_bench_cmd },
