@@ -91,16 +91,17 @@ struct takt_sim_stats {
 void takt_sim_get_stats(const struct takt_sim *s, struct takt_sim_stats *st);
 
 /* In-process benchmark: builds n slaves (coupler + DI/DO alternating), configures
- * them to OP through frames, then times frames of one LRW over the full image plus
- * an 8-byte FRMW 0x0910. */
+ * them to OP through frames, then times (thread CPU time) frames of one LRW over the
+ * full image plus an 8-byte FRMW 0x0910. esc_only skips the device models' process
+ * callbacks, to tell the ESC's cost from the devices'. */
 struct takt_sim_bench {
     unsigned slaves, frames;
     uint32_t image_bytes;
     double   ns_per_frame, frames_per_s;
     bool     wkc_ok;
 };
-int takt_sim_bench_run(unsigned slaves, unsigned frames, struct takt_sim_bench *r,
-                       char *err, size_t errlen);
+int takt_sim_bench_run(unsigned slaves, unsigned frames, bool esc_only,
+                       struct takt_sim_bench *r, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

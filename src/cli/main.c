@@ -23,6 +23,7 @@ static const struct cli_cmd *const areas[] = {
     cli_cmds_check,
     cli_cmds_analyze,
     cli_cmds_bench,
+    cli_cmds_sim,
 };
 
 struct common_def {

@@ -289,7 +289,7 @@ void esc_pdi(struct sim_esc *e, takt_ns_t t)
         const struct esc_sm *si = e->sm_in >= 0 ? &e->sm[e->sm_in] : NULL;
         bool out_ok = so && so->active && so->end <= e->mem_size;
         bool in_ok = si && si->active && si->end <= e->mem_size;
-        if (e->dev && e->dev->ops->process && (out_ok || in_ok))
+        if (e->dev && e->dev->ops->process && (out_ok || in_ok) && !e->no_process)
             e->dev->ops->process(e->dev, out_ok ? e->mem + so->start : NULL, out_ok ? so->len : 0,
                                  in_ok ? e->mem + si->start : NULL, in_ok ? si->len : 0, t);
     }

@@ -85,6 +85,7 @@ struct sim_esc {
     bool      pdi_work;               /* deferred work for the end of the frame */
     bool      pd_touched;             /* process data accessed in this frame */
     bool      sii_cmd_pending;
+    bool      no_process;             /* benchmark: skip the device's process callback */
     uint8_t   mbx_cnt;                /* counter of replies the ESC makes itself */
     struct esc_dc dc;
     struct esc_times times;
