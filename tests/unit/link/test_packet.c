@@ -1,6 +1,7 @@
 /* packet link and namespace helper across a real veth pair: send/receive, batches,
  * padding to 60, EtherType filtering, kernel timestamps, own frames not looped back,
- * and the open errors (no such interface, down, not Ethernet, no permission).
+ * POWERLINK multicast membership, and the open errors (no such interface, down, not
+ * Ethernet, MTU, no permission).
  * Skips (77) with the reason when namespaces cannot be made here. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -232,6 +233,42 @@ static void no_permission(void **state)
     assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/* How many of the POWERLINK multicast groups 01-11-1E-00-00-01..05 ifname has joined. */
+static int plk_groups_joined(const char *ifname)
+{
+    FILE *f = fopen("/proc/net/dev_mcast", "r");
+    if (!f)
+        return -1;
+    char line[256], name[32], addr[64];
+    int idx, users, global, n = 0;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "%d %31s %d %d %63s", &idx, name, &users, &global, addr) == 5 &&
+            !strcmp(name, ifname) && !strncmp(addr, "01111e00000", 11) && addr[11] >= '1' && addr[11] <= '5')
+            n++;
+    fclose(f);
+    return n;
+}
+
+static int multicast_inside(void *arg)
+{
+    struct takt_link *l;
+    char err[256];
+    if (plk_groups_joined(ns.ifname[1]) != 0)
+        return 1;
+    if (takt_link_open(ns.ifname[1], NULL, &l, err, sizeof err))   /* default: join them */
+        return 2;
+    int joined = plk_groups_joined(ns.ifname[1]);
+    takt_link_close(l);
+    if (joined != 5)
+        return 3;
+    return plk_groups_joined(ns.ifname[1]) == 0 ? 0 : 4;   /* membership ends with the socket */
+}
+
+static void plk_multicast(void **state)
+{
+    assert_int_equal(takt_netns_run(&ns, TAKT_NETNS_B, multicast_inside, NULL), 0);
+}
+
 static void netns_lifecycle(void **state)
 {
     struct takt_netns n2;
@@ -252,6 +289,7 @@ int main(void)
         cmocka_unit_test(across_veth),
         cmocka_unit_test(open_errors),
         cmocka_unit_test(no_permission),
+        cmocka_unit_test(plk_multicast),
         cmocka_unit_test(netns_lifecycle),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
