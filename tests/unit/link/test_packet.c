@@ -1,6 +1,6 @@
 /* packet link and namespace helper across a real veth pair: send/receive, batches,
  * padding to 60, EtherType filtering, kernel timestamps, own frames not looped back,
- * POWERLINK multicast membership, and the open errors (no such interface, down, not
+ * POWERLINK multicast and promiscuous membership, and the open errors (no such interface, down, not
  * Ethernet, MTU, no permission).
  * Skips (77) with the reason when namespaces cannot be made here. */
 #include <stdarg.h>
@@ -261,10 +261,27 @@ static int multicast_inside(void *arg)
     takt_link_close(l);
     if (joined != 5)
         return 3;
-    return plk_groups_joined(ns.ifname[1]) == 0 ? 0 : 4;   /* membership ends with the socket */
+    if (plk_groups_joined(ns.ifname[1]) != 0)
+        return 4;                                   /* membership ends with the socket */
+    /* promiscuous membership shows as IFF_PROMISC (0x100) while the link is open */
+    struct takt_link_opts o;
+    takt_link_opts_default(&o);
+    o.promisc = true;
+    if (takt_link_open(ns.ifname[1], &o, &l, err, sizeof err))
+        return 5;
+    char path[96];
+    snprintf(path, sizeof path, "/sys/class/net/%s/flags", ns.ifname[1]);
+    FILE *f = fopen(path, "r");
+    unsigned flags = 0;
+    if (!f || fscanf(f, "%x", &flags) != 1)
+        flags = 0;
+    if (f)
+        fclose(f);
+    takt_link_close(l);
+    return flags & 0x100 ? 0 : 6;
 }
 
-static void plk_multicast(void **state)
+static void memberships(void **state)
 {
     assert_int_equal(takt_netns_run(&ns, TAKT_NETNS_B, multicast_inside, NULL), 0);
 }
@@ -289,7 +306,7 @@ int main(void)
         cmocka_unit_test(across_veth),
         cmocka_unit_test(open_errors),
         cmocka_unit_test(no_permission),
-        cmocka_unit_test(plk_multicast),
+        cmocka_unit_test(memberships),
         cmocka_unit_test(netns_lifecycle),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
