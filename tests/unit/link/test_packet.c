@@ -263,26 +263,25 @@ static int multicast_inside(void *arg)
         return 3;
     if (plk_groups_joined(ns.ifname[1]) != 0)
         return 4;                                   /* membership ends with the socket */
-    /* promiscuous membership shows as IFF_PROMISC (0x100) while the link is open */
+    /* promiscuous membership raises the device's promiscuity count while open (not
+     * visible in SIOCGIFFLAGS, and /sys shows the creator's namespace: ask ip) */
+    if (system("command -v ip >/dev/null 2>&1"))
+        return 0;
     struct takt_link_opts o;
     takt_link_opts_default(&o);
     o.promisc = true;
     if (takt_link_open(ns.ifname[1], &o, &l, err, sizeof err))
         return 5;
-    char path[96];
-    snprintf(path, sizeof path, "/sys/class/net/%s/flags", ns.ifname[1]);
-    FILE *f = fopen(path, "r");
-    unsigned flags = 0;
-    if (!f || fscanf(f, "%x", &flags) != 1)
-        flags = 0;
-    if (f)
-        fclose(f);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "ip -d link show %s | grep -q 'promiscuity 1'", ns.ifname[1]);
+    int rc = system(cmd);
     takt_link_close(l);
-    return flags & 0x100 ? 0 : 6;
+    return rc == 0 ? 0 : 6;
 }
 
 static void memberships(void **state)
 {
+    fflush(NULL);
     assert_int_equal(takt_netns_run(&ns, TAKT_NETNS_B, multicast_inside, NULL), 0);
 }
 
