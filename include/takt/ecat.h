@@ -53,6 +53,15 @@ const char *ecat_master_error(const struct ecat_master *m);
 int ecat_master_scan(struct ecat_master *m, takt_ns_t timeout_ns);
 /* Lay out the process image from the SII PDO categories of each slave (SM, FMMU). */
 int ecat_master_configure(struct ecat_master *m);
+/* PDO mapping over CoE, slaves in PREOP: read each CoE slave's assignment (0x1C12/
+ * 0x1C13) and mapping (0x16xx/0x1Axx) instead of trusting the SII (slaves that do not
+ * answer keep the SII layout; the first error is returned); or write a new assignment
+ * of PDOs to an SM (sm_obj 0x1C12 outputs, 0x1C13 inputs), then read again. Both make
+ * the next ecat_master_configure() / SAFEOP request lay the image out anew. */
+int ecat_master_read_pdos_coe(struct ecat_master *m);
+int ecat_slave_pdo_assign(struct ecat_master *m, unsigned pos, uint16_t sm_obj,
+                          const uint16_t *pdos, unsigned n);
+
 /* Request every slave to go to `state` and drive the cycle until they are there, one
  * refuses (AL status code in the message) or the timeout passes. */
 int ecat_master_set_state(struct ecat_master *m, uint8_t state, takt_ns_t timeout_ns);

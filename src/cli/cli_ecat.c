@@ -299,6 +299,7 @@ static const struct cli_opt run_opts[] = {
     { "dc", 0, 0, NULL, "configure distributed clocks (SYNC0 at the cycle time)" },
     { "dc-mode", 0, 1, "MODE", "'master' (master follows the reference clock, default) or 'ref' "
       "(reference clock follows the master)" },
+    { "sii-pdo", 0, 0, NULL, "take the PDO mapping from the SII even where CoE could tell it" },
     { 0 }
 };
 

@@ -118,7 +118,21 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
     }
     unsigned n = ecat_master_slave_count(m);
     size_t img;
-    ecat_master_configure(m);
+    /* PREOP first: slaves with CoE tell their real PDO assignment over the mailbox */
+    if (ecat_master_set_state(m, AL_PREOP, 15 * TAKT_NS_PER_S)) {
+        drain_events(m, label);
+        fprintf(stderr, "%s: %s\n", label, ecat_master_error(m));
+        ecat_master_close(m);
+        return 1;
+    }
+    if (!cli_flag(c, "sii-pdo"))
+        ecat_master_read_pdos_coe(m);
+    drain_events(m, label);
+    if (ecat_master_configure(m)) {
+        fprintf(stderr, "%s: %s\n", label, ecat_master_error(m));
+        ecat_master_close(m);
+        return 1;
+    }
     ecat_master_image(m, &img);
     printf("%s: %u slaves on %s, process image %zu bytes, cycle %.0f us%s\n", label, n,
            a->link->name, img, c->cycle_ns / 1e3, a->dc ? ", DC" : "");

@@ -70,6 +70,7 @@ int ecat_layout(struct ecat_master *m)
         }
         c->len = (uint16_t)(outs + ins);
         c->out_len = (uint16_t)outs;
+        c->last_wkc = c->wkc_expected;
         off += outs + ins;
         i = j;
     }
@@ -104,6 +105,8 @@ unsigned ecat_cyc_build(struct ecat_master *m, takt_ns_t now)
             ecat_req_init(&c->req, ECAT_LRW, (uint16_t)c->log, (uint16_t)(c->log >> 16),
                           m->image + c->log, c->len);
             c->req.keep = c->out_len;
+            /* only frames sent while everything was in OP are judged by their WKC */
+            c->sent_in_op = m->st.state == AL_OP && m->present == m->n_slaves;
             ecat_pdu_append(m, buf, &pos, &c->req, now);
         }
         if (k == 0) {
@@ -140,6 +143,7 @@ static bool reap(struct ecat_master *m, struct ecat_req *r)
 static void check_wkc(struct ecat_master *m, struct ecat_cyc *c, unsigned k, bool in_op)
 {
     int wkc = c->req.wkc;
+    in_op = in_op && c->sent_in_op;
     bool bad = in_op && wkc >= 0 && wkc != c->wkc_expected;
     if (bad) {
         m->st.wkc_errors++;

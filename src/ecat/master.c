@@ -305,21 +305,37 @@ static int cycle_step(void *ctx, struct rt_loop *loop, takt_ns_t wake)
     return 0;
 }
 
+/* Between two cycles of a blocking tool: acyclic replies were processed by receive();
+ * advance the state machines and send what they queued, without a cyclic frame. */
+static int service(struct ecat_master *m, takt_ns_t now)
+{
+    master_timer(m, now);
+    return send_frames(m, ecat_pdu_build_acyc(m, now));
+}
+
 int ecat_master_drive(struct ecat_master *m, bool (*done)(struct ecat_master *m, void *ctx),
                       void *ctx, takt_ns_t timeout_ns)
 {
-    takt_ns_t end = takt_now() + timeout_ns;
+    takt_ns_t end = takt_now() + timeout_ns, next = 0;
     for (;;) {
         takt_ns_t now = takt_now();
-        int rc = ecat_master_cycle(m, now);
+        int rc;
+        /* cyclic frames at the configured period, as the RT loop would send them (so
+         * loss accounting stays honest); acyclic work as fast as replies come back */
+        if (now >= next) {
+            rc = ecat_master_cycle(m, now);
+            next = now + m->o.cycle_ns;
+        } else {
+            rc = service(m, now);
+        }
         if (rc < 0)
             return rc;
         if (done(m, ctx))
             return 0;
         if (now > end)
             return -ETIMEDOUT;
-        /* wait for the first reply, then the next cycle processes it */
-        rc = receive(m, 2 * TAKT_NS_PER_MS);
+        takt_ns_t wait = next - takt_now();
+        rc = receive(m, wait > 0 ? wait : 0);
         if (rc < 0)
             return rc;
     }

@@ -116,6 +116,7 @@ struct ecat_cyc {
     uint16_t out_len;          /* outputs first, then inputs */
     unsigned first_slave, n_slaves;
     int      last_wkc;
+    bool     sent_in_op;       /* the network was in OP when this frame went out */
 };
 
 /* Per-second counters for the 1/10/60 s rates (IgH `ethercat master` style). */

@@ -395,6 +395,51 @@ static void test_coe(void **state)
     rig_free(r);
 }
 
+/* PDO mapping over CoE: read the servo's real assignment, switch it from the CSP to the
+ * CSV PDO (0x1C12 = 0x1601), see the new layout and reach OP with it. */
+static void test_pdo_coe(void **state)
+{
+    (void)state;
+    struct rig *r = calloc(1, sizeof *r);
+    struct sim_device *devs[2];
+    char err[200];
+    assert_int_equal(sim_device_create("el1004", &devs[0], err, sizeof err), 0);
+    assert_int_equal(sim_device_create("servo", &devs[1], err, sizeof err), 0);
+    struct takt_sim_opts so;
+    takt_sim_opts_default(&so);
+    assert_int_equal(takt_sim_create_devices(devs, 2, &so, &r->sim), 0);
+    assert_int_equal(takt_link_mem_pair(&r->a, &r->b, 64, NULL, NULL), 0);
+    takt_link_mem_set_responder(r->b, respond, r);
+    struct ecat_master_opts o;
+    ecat_master_opts_default(&o);
+    o.dc = true;
+    assert_int_equal(ecat_master_open(&r->m, r->a, &o, err, sizeof err), 0);
+    assert_int_equal(ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
+    assert_int_equal(ecat_master_set_state(r->m, AL_PREOP, TAKT_NS_PER_S), 0);
+    assert_int_equal(ecat_master_read_pdos_coe(r->m), 0);
+    struct ecat_pd_entry e;
+    assert_int_equal(ecat_pd_find(r->m, 1, NULL, 0x607A, 0, &e), 0);    /* CSP target */
+    assert_int_equal(ecat_pd_find(r->m, 1, NULL, 0x60FF, 0, &e), -ENOENT);
+    const uint16_t csv[] = { 0x1601 };
+    int rc = ecat_slave_pdo_assign(r->m, 1, 0x1C12, csv, 1);
+    if (rc)
+        printf("  %s\n", ecat_master_error(r->m));
+    assert_int_equal(rc, 0);
+    assert_int_equal(ecat_master_read_pdos_coe(r->m), 0);
+    assert_int_equal(ecat_pd_find(r->m, 1, NULL, 0x60FF, 0, &e), 0);    /* CSV target */
+    assert_true(e.output);
+    assert_int_equal(ecat_pd_find(r->m, 1, NULL, 0x607A, 0, &e), -ENOENT);
+    rc = ecat_master_set_state(r->m, AL_OP, 3 * TAKT_NS_PER_S);
+    if (rc)
+        printf("  %s\n", ecat_master_error(r->m));
+    assert_int_equal(rc, 0);
+    cycles(r, 20);
+    struct ecat_master_stats st;
+    ecat_master_get_stats(r->m, &st);
+    assert_int_equal(st.wkc_errors, 0);
+    rig_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -405,6 +450,7 @@ int main(void)
         cmocka_unit_test(test_frame_loss),
         cmocka_unit_test(test_dc),
         cmocka_unit_test(test_coe),
+        cmocka_unit_test(test_pdo_coe),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
