@@ -153,7 +153,7 @@ struct ecat_master_stats {
     double   tx_rate[3];                    /* frames sent per second over 1, 10, 60 s */
     uint64_t slaves_lost, slaves_returned;  /* recovery events */
     unsigned slaves_present;
-    int64_t  dc_sync_err_ns;                /* last |0x092C| max over slaves (BRD) */
+    int64_t  dc_sync_err_ns;                /* max |0x092C| over the last round of DC slaves */
     int64_t  dc_sync_err_max_ns;
     uint8_t  state;                         /* lowest slave state */
 };

@@ -74,7 +74,7 @@ static void print_summary(FILE *f, struct ecat_master *m, const struct ecat_mast
             s->frames_late, s->frames_unmatched, s->loss_rate[0], s->loss_rate[1], s->loss_rate[2]);
     fprintf(f, "  WKC errors: %" PRIu64 "; slaves lost/returned: %" PRIu64 "/%" PRIu64 "\n",
             s->wkc_errors, s->slaves_lost, s->slaves_returned);
-    fprintf(f, "  DC sync error (BRD 0x092C): last %" PRId64 " ns, max in OP %" PRId64 " ns\n",
+    fprintf(f, "  DC sync error (|0x092C|, max over the DC slaves): last %" PRId64 " ns, max in OP %" PRId64 " ns\n",
             s->dc_sync_err_ns, s->dc_sync_err_max_ns);
     fprintf(f, "  CPU per cycle: %.2f us\n", cpu_us);
 }

@@ -114,7 +114,9 @@ unsigned ecat_cyc_build(struct ecat_master *m, takt_ns_t now)
             ecat_req_init(&m->mon_al, ECAT_BRD, 0, ESC_AL_STATUS, m->mon_al_buf, 2);
             ecat_pdu_append(m, buf, &pos, &m->mon_al, now);
             if (m->dc_active) {
-                ecat_req_init(&m->mon_diff, ECAT_BRD, 0, ESC_DC_SYS_DIFF, m->mon_diff_buf, 4);
+                /* one DC slave per cycle, in turn: a BRD would OR the values together */
+                ecat_req_init(&m->mon_diff, ECAT_FPRD, m->slaves[m->dc_rr].info.station,
+                              ESC_DC_SYS_DIFF, m->mon_diff_buf, 4);
                 ecat_pdu_append(m, buf, &pos, &m->mon_diff, now);
             }
         }

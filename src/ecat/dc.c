@@ -205,6 +205,7 @@ static void state_sync_write(struct ecat_master *m, takt_ns_t now)
             }
     }
     m->dc_state = DC_RUN;
+    m->dc_rr = (unsigned)m->dc_ref;
     m->dc_active = true;
     ecat_event(m, "DC: reference clock slave %d, SYNC0 every %lld ns from %llu", m->dc_ref,
                (long long)m->o.cycle_ns, (unsigned long long)m->dc_sync0_start);
@@ -250,13 +251,27 @@ void ecat_dc_cycle(struct ecat_master *m, takt_ns_t now)
     (void)now;
     if (m->dc_state != DC_RUN)
         return;
-    if (m->mon_diff.st == REQ_DONE && m->mon_diff.wkc > 0) {
-        /* ref §4: bit 31 sign, bits 0-30 magnitude; the BRD ORs all slaves (upper bound) */
+    if (m->mon_diff.st == REQ_DONE && m->mon_diff.wkc == 1) {
+        /* ref §4: 0x092C bit 31 sign, bits 0-30 magnitude of one slave's filtered
+         * difference to the reference; the largest over one round of all DC slaves is
+         * the network's sync error */
         int64_t e = get_le32(m->mon_diff_buf) & 0x7FFFFFFF;
-        m->st.dc_sync_err_ns = e;
-        if (e > m->st.dc_sync_err_max_ns && m->st.state == AL_OP)
-            m->st.dc_sync_err_max_ns = e;
+        if (e > m->dc_round_max)
+            m->dc_round_max = e;
     }
+    unsigned next = m->dc_rr;
+    for (unsigned k = 0; k < m->n_slaves; k++) {
+        next = (next + 1) % m->n_slaves;
+        if (m->slaves[next].info.dc && m->slaves[next].info.present)
+            break;
+    }
+    if (next <= m->dc_rr) {                 /* a round is complete */
+        m->st.dc_sync_err_ns = m->dc_round_max;
+        if (m->dc_round_max > m->st.dc_sync_err_max_ns && m->st.state == AL_OP)
+            m->st.dc_sync_err_max_ns = m->dc_round_max;
+        m->dc_round_max = 0;
+    }
+    m->dc_rr = next;
     if (m->mon_dc.st != REQ_DONE || m->mon_dc.wkc < 1)
         return;
     m->dc_ref_time = get_le64(m->mon_dc_buf);

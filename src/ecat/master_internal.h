@@ -173,7 +173,9 @@ struct ecat_master {
     int64_t   dc_integral;
     int64_t   dc_offset;       /* master monotonic -> DC system time (set by the driver) */
     uint8_t   dc_state;
-    int64_t   dc_phase_ns;     /* last phase error of the reference clock vs SYNC0 */
+    int64_t   dc_phase_ns;
+    unsigned  dc_rr;           /* DC slave whose 0x092C is read this cycle */
+    int64_t   dc_round_max;     /* last phase error of the reference clock vs SYNC0 */
     struct ecat_req mon_wr;    /* FPWR 0x0910 master time (reference follows master) */
     uint8_t   mon_wr_buf[8];
     unsigned  dc_iter;         /* static drift compensation FRMWs sent */
