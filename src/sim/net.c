@@ -224,6 +224,8 @@ static int validate(uint8_t *buf, size_t len)
     while (rc == 0) {
         if (dg.cmd >= ECAT_CMD_COUNT)
             return -EPROTO;
+        if (dg.len > ECAT_MAX_DG_DATA)
+            return -EMSGSIZE;       /* longer than any standard frame can carry */
         n++;
         rc = ecat_frame_next(buf, len, &dg, &pos);
     }
