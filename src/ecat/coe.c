@@ -447,7 +447,10 @@ int ecat_coe_xfer_on_reply(struct ecat_coe_xfer *x, const uint8_t *in, size_t n,
     }
     if (x->state == COE_ST_INFO)
         return ecat_coe_i_info_reply(x, &m, in, out, cap, out_len);
-    if (m.service != COE_SDO_RES)
+    /* a slave's abort is an "abort SDO transfer request": CoE service 2 (ETG.1000.6;
+     * IgH fsm_coe checks for it); service 3 is accepted too, as SOEM does */
+    bool sdo = m.service == COE_SDO_RES || m.service == COE_SDO_REQ;
+    if (!sdo || (m.service == COE_SDO_REQ && m.cmd != SDO_ABORT))
         return ecat_coe_i_fail(x, -EPROTO, "expected an SDO response (CoE service 3), found service %u", m.service);
     if (m.cmd == SDO_ABORT) {
         x->abort_code = m.mbx.len >= COE_SDO_LEN ? get_le32(in + COE_OFF_DATA) : 0;

@@ -256,11 +256,21 @@ static void test_slave_abort(void **state)
     (void)state;
     struct ecat_coe_req r = req(ECAT_COE_UPLOAD, 0x6099, 7);
     ecat_coe_xfer_start(&x, &r, &chan, out, sizeof out, &out_len);
-    static const uint8_t res[] = { 0x00, 0x30, 0x80, 0x99, 0x60, 0x07, 0x00, 0x00, 0x02, 0x06 };
+    /* abort SDO transfer request: CoE service 2 (as ETG.1000.6 and IgH have it) */
+    static const uint8_t res[] = { 0x00, 0x20, 0x80, 0x99, 0x60, 0x07, 0x00, 0x00, 0x02, 0x06 };
     assert_int_equal(feed(res, sizeof res), -TAKT_ESDOABORT);
     assert_int_equal(x.abort_code, 0x06020000);
     assert_non_null(strstr(x.msg, "slave 3: 0x6099:07: SDO abort 0x06020000"));
     assert_int_equal(out_len, 0);                           /* nothing to answer */
+    /* service 3 with the abort specifier is accepted as well (SOEM does) */
+    ecat_coe_xfer_start(&x, &r, &chan, out, sizeof out, &out_len);
+    static const uint8_t res3[] = { 0x00, 0x30, 0x80, 0x99, 0x60, 0x07, 0x11, 0x00, 0x09, 0x06 };
+    assert_int_equal(feed(res3, sizeof res3), -TAKT_ESDOABORT);
+    assert_int_equal(x.abort_code, 0x06090011);
+    /* but a service-2 message that is not an abort is not a reply */
+    ecat_coe_xfer_start(&x, &r, &chan, out, sizeof out, &out_len);
+    static const uint8_t req[] = { 0x00, 0x20, 0x40, 0x99, 0x60, 0x07, 0, 0, 0, 0 };
+    assert_int_equal(feed(req, sizeof req), -EPROTO);
 }
 
 static void test_mailbox_error(void **state)
