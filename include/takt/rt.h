@@ -80,7 +80,9 @@ struct rt_loop {
     takt_ns_t duration;        /* 0 = until rt_loop_stop() */
     rt_step_fn step;
     void *ctx;
-    struct perf_set  perf;     /* threaded when started with rt_loop_start() */
+    struct perf_set  perf;     /* threaded when started with rt_loop_start(); set
+                                  perf.threaded yourself if you call rt_loop_run() in a
+                                  thread of your own and report from another */
     struct perf_msmt m_cycle, m_wake, m_task;
     takt_ns_t cpu_ns;          /* thread CPU time consumed by the loop */
     takt_ns_t started, ended;  /* monotonic; ended is stored last (release): a watcher
