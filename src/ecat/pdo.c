@@ -261,6 +261,9 @@ static int lay_frames(struct lay *l, uint32_t max_frame)
         f->n_slaves = (uint16_t)(i + 1 - f->first_slave);
         /* LRW: a slave counts 2 when it writes outputs, 1 when it reads inputs (ref §3) */
         f->wkc = (uint16_t)(f->wkc + (s->out_len ? 2 : 0) + (s->in_len ? 1 : 0));
+        f->n_out = (uint16_t)(f->n_out + (s->out_len ? 1 : 0));
+        f->n_in = (uint16_t)(f->n_in + (s->in_len ? 1 : 0));
+        f->no_lrw |= s->no_lrw;
     }
     return 0;
 }

@@ -128,6 +128,9 @@ struct ecat_pdo_frame {
     uint32_t img_off;                /* = log_start - image log_base */
     uint16_t len;
     uint16_t wkc;                    /* expected LRW WKC: 2 per slave with outputs + 1 per slave with inputs */
+    uint16_t n_out, n_in;            /* slaves with outputs / inputs: the expected WKCs of
+                                        LWR and LRD when LRW cannot be used (no_lrw) */
+    bool     no_lrw;                 /* a slave in this frame forbids LRW (SII flag) */
     uint16_t first_slave, n_slaves;  /* into slave[] */
 };
 

@@ -42,6 +42,7 @@ static void test_drive_layout(void **state)
     (void)state;
     drive_map(&maps[0]);
     drive_map(&maps[1]);
+    maps[1].no_lrw = true;                    /* SII "not LRW": the frame must say so */
     uint16_t pos[2] = { 1, 2 };
     assert_int_equal(ecat_pdo_layout(&img, maps, pos, 2, 0x10000000, 0, err, sizeof err), 0);
     assert_int_equal(img.size, 2 * (8 + 6));
@@ -81,6 +82,11 @@ static void test_drive_layout(void **state)
     assert_int_equal(img.n_frames, 1);
     assert_int_equal(img.frame[0].len, 28);
     assert_int_equal(img.frame[0].wkc, 6);
+    assert_int_equal(img.frame[0].n_out, 2);
+    assert_int_equal(img.frame[0].n_in, 2);
+    assert_true(img.frame[0].no_lrw);
+    assert_true(ecat_pdo_slave(&img, 2)->no_lrw);
+    assert_false(ecat_pdo_slave(&img, 1)->no_lrw);
     assert_int_equal(img.frame[0].log_start, 0x10000000);
     ecat_pdo_image_free(&img);
 }
@@ -234,6 +240,8 @@ static void test_real_sii_layout(void **state)
     assert_int_equal(img.size, 4);
     assert_int_equal(img.n_frames, 1);
     assert_int_equal(img.frame[0].wkc, 6);
+    assert_int_equal(img.frame[0].n_out, 3);
+    assert_int_equal(img.frame[0].n_in, 0);
     /* "Output" repeats per channel; the PDO name picks one */
     const struct ecat_pdo_var *v = ecat_pdo_find(&img, 2, "Channel 10.Output");
     assert_non_null(v);
