@@ -140,6 +140,9 @@ static void holder_main(int side, pid_t a_pid, bool userns, int ctl_rd, int rep_
         _exit(1);                              /* creator died before the prctl */
     holder_close_fds(ctl_rd, rep_wr);
     prctl(PR_SET_NAME, side == TAKT_NETNS_A ? "takt-netns-a" : "takt-netns-b");  /* for ps/top */
+    /* Ctrl-C reaches the whole process group: the pair must outlive it until the
+     * creator, finishing up, destroys it. */
+    signal(SIGINT, SIG_IGN);
     if (userns && side == TAKT_NETNS_A && make_userns(m, sizeof m) < 0)
         goto fail;
     if (userns && side == TAKT_NETNS_B) {
