@@ -24,7 +24,10 @@ int cli_plk_open_link(struct cli_ctx *c, struct takt_link **out)
     o.ethertypes = types;
     o.n_ethertypes = 1;
     o.join_plk_multicast = true;
-    o.timestamps = false;   /* the cores judge by the time they process a frame */
+    /* processing time, not kernel receive stamps: with SO_TIMESTAMPNS stamps the cores
+     * saw PRes "before" their PReq and SoC losses on veth (a clock-offset question for
+     * the link layer); the timers here already run after pending frames were read */
+    o.timestamps = false;
     struct takt_link *l;
     if (takt_link_open(c->iface, &o, &l, err, sizeof err))
         return cli_error(c, "%s", err);

@@ -135,11 +135,6 @@ int plk_cn_host_run(struct plk_cn_host *h, const volatile int *ext_stop)
             h->periodic(h->periodic_ctx, now);
             h->next_periodic = now + h->period;
         }
-        for (unsigned i = 0; i < h->n; i++)
-            if (now >= plk_cn_deadline(h->cn[i])) {
-                plk_cn_tick(h->cn[i], now, &h->q);
-                dispatch(h);
-            }
         takt_ns_t w = next_wake(h, now);
         if (w > end)
             w = end;
@@ -148,6 +143,16 @@ int plk_cn_host_run(struct plk_cn_host *h, const volatile int *ext_stop)
             return n;
         for (int i = 0; i < n; i++)
             feed(h, rx[i].ts ? rx[i].ts : takt_now(), rx[i].data, rx[i].len);
+        /* timers only after the frames that arrived meanwhile were seen: a late
+         * wake-up must not turn a received SoC into a lost one */
+        if (n == RX_BATCH)
+            continue;
+        now = takt_now();
+        for (unsigned i = 0; i < h->n; i++)
+            if (now >= plk_cn_deadline(h->cn[i])) {
+                plk_cn_tick(h->cn[i], now, &h->q);
+                dispatch(h);
+            }
     }
     return 0;
 }

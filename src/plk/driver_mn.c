@@ -80,6 +80,10 @@ static int mn_step(void *ctx, struct rt_loop *loop, takt_ns_t wake)
             break;   /* cycle time exceeded: the core counts it at the next SoC */
         takt_ns_t d = plk_mn_deadline(&m->core);
         if (now >= d) {
+            /* woken late: a PRes may already wait in the socket; judge it first */
+            receive(m, 0);
+            if (!plk_mn_busy(&m->core) || plk_mn_deadline(&m->core) != d)
+                continue;
             plk_mn_tick(&m->core, now, &m->q);
             plk_drv_flush(m->link, &m->q);
             continue;
