@@ -180,8 +180,9 @@ void ecat_eni_free(struct ecat_eni *eni);
 int ecat_eni_write(const char *path, const struct ecat_eni *eni, char *err, size_t errlen);
 
 /* Build an ENI description of a scanned network for `takt ecat xml`: one slave per
- * SII (names, identity, mailbox, PDOs from SII, station address phys[i] or 0x1001+i).
- * Returns 0 or -ENOMEM. */
+ * SII (names, identity, mailbox, PDOs from SII, station address phys[i] or 0x1001+i,
+ * DC with cycle_us). With img (laid out with positions 0..n-1, e.g. pos NULL): Send/Recv
+ * offsets, one LRW frame per image frame and the variables. Returns 0 or -ENOMEM. */
 struct ecat_pdo_image;
 int ecat_eni_from_scan(struct ecat_eni **out, const struct ecat_sii *const *sii,
                        const uint16_t *phys, unsigned n, const struct ecat_pdo_image *img,

@@ -303,6 +303,12 @@ int ecat_sii_need(const uint8_t *img, size_t len, size_t *need)
     return 1;
 }
 
+void ecat_sii_set_checksum(uint8_t *img)
+{
+    img[W(SII_W_CHECKSUM)] = ecat_sii_crc(img, 14);
+    img[W(SII_W_CHECKSUM) + 1] = 0;
+}
+
 const char *ecat_sii_str(const struct ecat_sii *sii, unsigned idx)
 {
     if (idx == 0 || idx > sii->n_strings)

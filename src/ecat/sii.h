@@ -143,6 +143,10 @@ int ecat_sii_decode(const uint8_t *img, size_t len, struct ecat_sii *sii, unsign
  * (at least len + 2). Garbage category lengths are capped at 65536 words. */
 int ecat_sii_need(const uint8_t *img, size_t len, size_t *need);
 
+/* Recompute and store the header checksum (word 7 low byte) of an image of at least
+ * 16 bytes, e.g. before `takt ecat sii write` of an edited image. */
+void ecat_sii_set_checksum(uint8_t *img);
+
 /* String by SII index (1-based); "" for 0 or out of range. Never NULL. */
 const char *ecat_sii_str(const struct ecat_sii *sii, unsigned idx);
 /* Device name: general category name, else "". */

@@ -229,6 +229,10 @@ static void test_bad_checksum(void **state)
     /* strict: refused */
     assert_int_equal(ecat_sii_decode(m.b, m.pos, &sii, ECAT_SII_STRICT, err, sizeof err), -TAKT_ESII);
     assert_non_null(strstr(err, "word 0x0007"));
+    /* repaired */
+    ecat_sii_set_checksum(m.b);
+    assert_int_equal(m.b[14], good);
+    assert_int_equal(ecat_sii_decode(m.b, m.pos, &sii, ECAT_SII_STRICT, err, sizeof err), 0);
 }
 
 static void test_truncated_category(void **state)
