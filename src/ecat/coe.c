@@ -307,6 +307,12 @@ static int state_up_init(struct ecat_coe_xfer *x, const struct ecat_coe_msg *m, 
         x->state = COE_ST_DONE;
         return ECAT_COE_DONE;
     }
+    if (!(m->cmd & SDO_SIZE)) {
+        /* size not indicated (CiA 301 e = 0, s = 0): everything comes in segments */
+        x->total = 0;
+        x->toggle = 0;
+        return send_upload_seg(x, out, cap, out_len);
+    }
     x->total = get_le32(in + COE_OFF_DATA);
     if (x->total > x->req.cap) {
         ecat_coe_i_abort(x, -EMSGSIZE, COE_ABORT_NOMEM, out, cap, out_len);

@@ -118,6 +118,21 @@ static void test_segmented_upload(void **state)
     assert_memory_equal(data, "abcdefghijklmnop", 16);
 }
 
+static void test_upload_size_not_indicated(void **state)
+{
+    (void)state;
+    struct ecat_coe_req r = req(ECAT_COE_UPLOAD, 0x1008, 0);
+    ecat_coe_xfer_start(&x, &r, &chan, out, sizeof out, &out_len);
+    /* 0x40: neither expedited nor size indicated; data follows in segments */
+    static const uint8_t res[] = { 0x00, 0x30, 0x40, 0x08, 0x10, 0x00, 0, 0, 0, 0 };
+    assert_int_equal(feed(res, sizeof res), ECAT_COE_SEND);
+    assert_int_equal(out[8], 0x60);
+    static const uint8_t s1[] = { 0x00, 0x30, 0x01 | (2 << 1), 'x', 'y', 'z', 'w', 'v', 0, 0 };
+    assert_int_equal(feed(s1, sizeof s1), ECAT_COE_DONE);
+    assert_int_equal(x.result_len, 5);
+    assert_memory_equal(data, "xyzwv", 5);
+}
+
 static void test_upload_toggle_error(void **state)
 {
     (void)state;
@@ -463,6 +478,7 @@ int main(void)
         cmocka_unit_test_setup(test_expedited_upload, setup),
         cmocka_unit_test_setup(test_normal_upload, setup),
         cmocka_unit_test_setup(test_segmented_upload, setup),
+        cmocka_unit_test_setup(test_upload_size_not_indicated, setup),
         cmocka_unit_test_setup(test_upload_toggle_error, setup),
         cmocka_unit_test_setup(test_upload_too_large, setup),
         cmocka_unit_test_setup(test_expedited_download, setup),
