@@ -49,8 +49,11 @@ static uint16_t next_state(uint16_t st, uint16_t cw, uint16_t last_cw)
         return ST_READY;                             /* shutdown: 2, 6, 8 */
     if ((cw & 0x008F) == 0x0007)
         return st == ST_SOD ? st : ST_ON;            /* switch on: 3; disable operation: 5 */
+    /* enable operation: 3+4, 4. Fault is handled above, so "not SOD" means ready,
+     * switched on or enabled. (Spelled as a three-way comparison, GCC 12.2 -O2
+     * miscompiled this into "always enabled"; test servo_state_machine catches it.) */
     if ((cw & 0x008F) == 0x000F)
-        return st == ST_ON || st == ST_OPEN || st == ST_READY ? ST_OPEN : st; /* 3+4, 4 */
+        return st != ST_SOD ? ST_OPEN : st;
     return st;
 }
 

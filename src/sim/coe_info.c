@@ -79,9 +79,10 @@ static size_t od_list(struct coe_server *s, const uint8_t *m, uint8_t *r, size_t
     return first;
 }
 
-static size_t name_into(uint8_t *dst, const char *name, size_t room)
+/* Name after a fixed part of `fixed` bytes, cut to what the mailbox holds. */
+static size_t name_into(uint8_t *dst, const char *name, size_t cap, size_t fixed)
 {
-    size_t n = strnlen(name, OD_NAME);
+    size_t n = strnlen(name, OD_NAME), room = cap > fixed ? cap - fixed : 0;
     if (n > room)
         n = room;
     memcpy(dst, name, n);
@@ -94,12 +95,14 @@ static size_t obj_desc(struct coe_server *s, const uint8_t *m, uint8_t *r, size_
     const struct od_object *o = od_find(s->od, index);
     if (!o)
         return info_error(s, r, 0x06020000);
+    if (cap < INFO_HDR + 6)
+        return info_error(s, r, 0x06010005);   /* does not fit the mailbox */
     uint8_t *b = r + INFO_HDR;
     put_le16(b, index);
     put_le16(b + 2, o->dtype ? o->dtype : (o->n ? o->e[0].dtype : 0));
     b[4] = o->code == OD_VAR ? 0 : od_max_sub(o);
     b[5] = o->code;
-    size_t n = name_into(b + 6, o->name, cap - INFO_HDR - 6);
+    size_t n = name_into(b + 6, o->name, cap, INFO_HDR + 6);
     return info_msg(s, r, INFO_OBJ_RES, 0, 6 + n);
 }
 
@@ -113,6 +116,8 @@ static size_t entry_desc(struct coe_server *s, const uint8_t *m, uint8_t *r, siz
     const struct od_entry *e = od_entry(o, sub);
     if (!e)
         return info_error(s, r, 0x06090011);
+    if (cap < INFO_HDR + 10)
+        return info_error(s, r, 0x06010005);
     uint8_t *b = r + INFO_HDR;
     put_le16(b, index);
     b[2] = sub;
@@ -120,7 +125,7 @@ static size_t entry_desc(struct coe_server *s, const uint8_t *m, uint8_t *r, siz
     put_le16(b + 4, e->dtype);
     put_le16(b + 6, e->bits);
     put_le16(b + 8, e->access);
-    size_t n = name_into(b + 10, e->name, cap - INFO_HDR - 10);
+    size_t n = name_into(b + 10, e->name, cap, INFO_HDR + 10);
     return info_msg(s, r, INFO_ENTRY_RES, 0, 10 + n);
 }
 
