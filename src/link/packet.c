@@ -122,23 +122,15 @@ static int pkt_wait(struct packet_link *p, takt_ns_t timeout_ns)
     return rc;
 }
 
-static int pkt_recv(struct takt_link *l, struct takt_frame *f, unsigned n, takt_ns_t timeout_ns)
+/* Take what is queued now (n <= LINK_BATCH_MAX), without waiting. */
+static int pkt_recv_now(struct packet_link *p, struct takt_frame *f, unsigned n)
 {
-    struct packet_link *p = (struct packet_link *)l;
+    struct takt_link *l = &p->base;
     struct mmsghdr mh[LINK_BATCH_MAX];
     struct iovec iov[LINK_BATCH_MAX];
     struct sockaddr_ll from[LINK_BATCH_MAX];
     union { char buf[CMSG_SPACE(sizeof(struct timespec))]; struct cmsghdr align; } ctl[LINK_BATCH_MAX];
 
-    if (n == 0)
-        return 0;
-    if (n > LINK_BATCH_MAX)
-        n = LINK_BATCH_MAX;
-    if (timeout_ns != 0) {
-        int rc = pkt_wait(p, timeout_ns);
-        if (rc <= 0)
-            return rc == -EINTR ? 0 : rc;
-    }
     for (unsigned i = 0; i < n; i++) {
         iov[i] = (struct iovec){ f[i].data, f[i].cap };
         mh[i] = (struct mmsghdr){ .msg_hdr = {
@@ -176,6 +168,29 @@ static int pkt_recv(struct takt_link *l, struct takt_frame *f, unsigned n, takt_
         got++;
     }
     return (int)got;
+}
+
+static int pkt_recv(struct takt_link *l, struct takt_frame *f, unsigned n, takt_ns_t timeout_ns)
+{
+    struct packet_link *p = (struct packet_link *)l;
+    if (n == 0)
+        return 0;
+    if (n > LINK_BATCH_MAX)
+        n = LINK_BATCH_MAX;
+    takt_ns_t end = timeout_ns > 0 ? takt_now() + timeout_ns : 0;
+    for (;;) {
+        if (timeout_ns != 0) {
+            int rc = pkt_wait(p, timeout_ns);
+            if (rc <= 0)
+                return rc == -EINTR ? 0 : rc;
+        }
+        int got = pkt_recv_now(p, f, n);
+        if (got != 0 || timeout_ns == 0)
+            return got;
+        /* only stray frames (counted in rx_filtered) woke us: wait out the rest */
+        if (timeout_ns > 0 && (timeout_ns = end - takt_now()) <= 0)
+            return 0;
+    }
 }
 
 static void pkt_sync_stats(struct takt_link *l)
