@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ecat/proto.h"
+#include "ecat/sii.h"
 #include "sim/device.h"
+#include "sim/esi.h"
 #include "util/wire.h"
 
 /* --- a small SII reader written from ref §5, independent of sii_build.c ------------ */
@@ -260,6 +262,63 @@ static void device_from_desc(void **state)
     dev->ops->destroy(dev);
 }
 
+/* The master's own SII parser (src/ecat/sii.c, written independently) reads every
+ * catalogue device's image strictly and finds what the ESI described. */
+static void master_reads_catalogue(void **state)
+{
+    char dir[4096], err[256];
+    const char *src = getenv("TAKT_SOURCE_DIR");
+    if (src) {
+        snprintf(dir, sizeof dir, "%s/data/esi", src);
+        setenv("TAKT_ESI_DIR", dir, 1);
+    }
+    static struct ecat_sii sii;
+    for (unsigned i = 0; sim_device_names[i]; i++) {
+        struct sim_device *dev = NULL;
+        if (sim_device_create(sim_device_names[i], &dev, err, sizeof err))
+            fail_msg("%s: %s", sim_device_names[i], err);
+        const struct sim_device_desc *d = dev->desc;
+        if (ecat_sii_decode(dev->sii, dev->sii_len, &sii, ECAT_SII_STRICT, err, sizeof err))
+            fail_msg("%s: %s", sim_device_names[i], err);
+        assert_int_equal(sii.n_warnings, 0);
+        assert_true(sii.csum_ok);
+        assert_int_equal(sii.id.vendor, d->vendor);
+        assert_int_equal(sii.id.product, d->product);
+        assert_string_equal(ecat_sii_name(&sii), d->name);
+        assert_int_equal(sii.gen.coe_details, d->coe_details);
+        assert_int_equal(sii.mbx_proto, d->mbx_protocols);
+        assert_int_equal(sii.n_sm, d->n_sm);
+        for (unsigned k = 0; k < d->n_sm; k++) {
+            assert_int_equal(sii.sm[k].start, d->sm[k].start);
+            assert_int_equal(sii.sm[k].len, d->sm[k].len);
+            assert_int_equal(sii.sm[k].type, d->sm[k].type);
+        }
+        assert_int_equal(sii.n_pdo, d->n_txpdo + d->n_rxpdo);
+        for (unsigned k = 0; k < sii.n_pdo; k++) {
+            const struct ecat_sii_pdo *p = &sii.pdo[k];
+            const struct sim_pdo *q = p->tx ? &d->txpdo[k] : &d->rxpdo[k - d->n_txpdo];
+            assert_int_equal(p->index, q->index);
+            assert_int_equal(p->n_entries, q->n);
+            assert_int_equal(p->sm, (uint8_t)q->sm);
+            for (unsigned e = 0; e < q->n; e++) {
+                assert_int_equal(sii.entry[p->first_entry + e].index, q->e[e].index);
+                assert_int_equal(sii.entry[p->first_entry + e].bitlen, q->e[e].bits);
+                assert_string_equal(ecat_sii_str(&sii, sii.entry[p->first_entry + e].name), q->e[e].name);
+            }
+        }
+        assert_int_equal(sii.n_dc, d->n_dc_opmode);
+        for (unsigned k = 0; k < d->n_dc_opmode; k++) {
+            assert_int_equal(sii.dc[k].assign_activate, d->dc_opmode[k].assign_activate);
+            assert_int_equal(sii.dc[k].cycle0, d->dc_opmode[k].cycle0);
+        }
+        if (d->mbx_protocols) {
+            assert_int_equal(sii.std_rx.offset, d->sm[0].start);
+            assert_int_equal(sii.std_tx.size, d->sm[1].len);
+        }
+        dev->ops->destroy(dev);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -268,6 +327,7 @@ int main(void)
         cmocka_unit_test(categories_like_real),
         cmocka_unit_test(mailbox_words),
         cmocka_unit_test(device_from_desc),
+        cmocka_unit_test(master_reads_catalogue),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
