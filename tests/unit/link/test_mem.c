@@ -120,36 +120,49 @@ static void bad_frames(void **state)
 }
 
 /* Responder: echo every frame back with the first byte flipped. */
+struct resp { int calls, last_rc; };
+
 static void echo_responder(void *ctx, struct takt_link *ep, const struct takt_frame *f)
 {
-    int *calls = ctx;
-    (*calls)++;
+    struct resp *rs = ctx;
+    rs->calls++;
+    assert_true(f->len >= 60);                  /* sees the frame as a receiver would */
     uint8_t buf[TAKT_FRAME_BUF];
     memcpy(buf, f->data, f->len);
     buf[14] ^= 0xFF;
     struct takt_frame r = { .data = buf, .len = f->len };
-    assert_int_equal(takt_link_send(ep, &r, 1), 1);
+    rs->last_rc = takt_link_send(ep, &r, 1);
 }
 
 static void responder(void **state)
 {
     struct fake_clock clk = { 42 };
     struct takt_link *a, *b;
-    int calls = 0;
+    struct resp rs = { 0 };
     assert_int_equal(takt_link_mem_pair(&a, &b, 2, fake_now, &clk), 0);
-    takt_link_mem_set_responder(b, echo_responder, &calls);
+    takt_link_mem_set_responder(b, echo_responder, &rs);
     uint8_t tx[60];
     fill(tx, 60, 3);
     struct takt_frame f[3] = { { .data = tx, .len = 60 }, { .data = tx, .len = 60 }, { .data = tx, .len = 60 } };
     /* a ring of 2 can still take 2 replies; responder runs in the send call */
     assert_int_equal(takt_link_send(a, f, 2), 2);
-    assert_int_equal(calls, 2);
+    assert_int_equal(rs.calls, 2);
+    assert_int_equal(rs.last_rc, 1);
+    /* a short frame reaches the responder padded; its reply finds a's ring full */
+    f[2].len = 30;
+    assert_int_equal(takt_link_send(a, &f[2], 1), 1);
+    assert_int_equal(rs.calls, 3);
+    assert_int_equal(rs.last_rc, -ENOBUFS);
     struct rxbuf r;
     rx_init(&r);
     assert_int_equal(takt_link_recv(b, r.f, 8, 0), 0);   /* nothing queued at b */
-    assert_int_equal(takt_link_recv(a, r.f, 8, 0), 2);
+    assert_int_equal(takt_link_recv(a, r.f, 8, 0), 2);    /* the third reply: ring full */
     assert_int_equal(r.d[0][14], (uint8_t)(tx[14] ^ 0xFF));
     assert_int_equal(r.f[0].ts, 42);
+    struct takt_link_stats st;
+    takt_link_get_stats(b, &st);
+    assert_int_equal(st.rx_frames, 3);
+    assert_int_equal(st.tx_errors, 1);
     takt_link_close(a);
     takt_link_close(b);
 }
