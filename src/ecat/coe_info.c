@@ -106,36 +106,42 @@ static void copy_name(char *dst, size_t cap, const uint8_t *p, size_t n)
     dst[strnlen(dst, k)] = '\0';
 }
 
-/* Object description: index u16, data type u16, max subindex u8, object code u8, name. */
+/* Object description (ETG.1000.6 SDO information): index u16, data type u16, max
+ * subindex u8, object code u8, name. */
+enum { OD_INDEX = 0, OD_TYPE = 2, OD_MAXSUB = 4, OD_CODE = 5, OD_NAME = 6 };
+
 int ecat_coe_objdesc_parse(const uint8_t *d, size_t n, struct ecat_coe_objdesc *o)
 {
     memset(o, 0, sizeof *o);
-    if (n < 6)
+    if (n < OD_NAME)
         return -EPROTO;
-    o->index = get_le16(d);
-    o->data_type = get_le16(d + 2);
-    o->max_sub = d[4];
-    o->obj_code = d[5];
-    copy_name(o->name, sizeof o->name, d + 6, n - 6);
+    o->index = get_le16(d + OD_INDEX);
+    o->data_type = get_le16(d + OD_TYPE);
+    o->max_sub = d[OD_MAXSUB];
+    o->obj_code = d[OD_CODE];
+    copy_name(o->name, sizeof o->name, d + OD_NAME, n - OD_NAME);
     return 0;
 }
 
 /* Entry description: index u16, subindex u8, value info u8, data type u16, bit length
  * u16, access u16, [unit/default/min/max per value info], name. */
+enum { ED_INDEX = 0, ED_SUB = 2, ED_VINFO = 3, ED_TYPE = 4, ED_BITLEN = 6, ED_ACCESS = 8,
+       ED_NAME = 10, ED_VINFO_VALUES = 0x78 };
+
 int ecat_coe_entrydesc_parse(const uint8_t *d, size_t n, struct ecat_coe_entrydesc *e)
 {
     memset(e, 0, sizeof *e);
-    if (n < 10)
+    if (n < ED_NAME)
         return -EPROTO;
-    e->index = get_le16(d);
-    e->subindex = d[2];
-    e->value_info = d[3];
-    e->data_type = get_le16(d + 4);
-    e->bitlen = get_le16(d + 6);
-    e->access = get_le16(d + 8);
+    e->index = get_le16(d + ED_INDEX);
+    e->subindex = d[ED_SUB];
+    e->value_info = d[ED_VINFO];
+    e->data_type = get_le16(d + ED_TYPE);
+    e->bitlen = get_le16(d + ED_BITLEN);
+    e->access = get_le16(d + ED_ACCESS);
     /* with unit/default/min/max requested (bits 3-6) the name's position depends on the
      * data type; only the plain form is decoded */
-    if (!(e->value_info & 0x78))
-        copy_name(e->name, sizeof e->name, d + 10, n - 10);
+    if (!(e->value_info & ED_VINFO_VALUES))
+        copy_name(e->name, sizeof e->name, d + ED_NAME, n - ED_NAME);
     return 0;
 }

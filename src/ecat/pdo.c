@@ -95,30 +95,33 @@ int ecat_pdo_map_from_sii(struct ecat_pdo_map *m, const struct ecat_sii *sii)
     return 0;
 }
 
+/* FMMU n at 0x0600 + 16n (ref §6; Wireshark ecat_reg_600), 3 reserved bytes at 13. */
+enum { FMMU_LOG = 0, FMMU_LEN = 4, FMMU_LOG_SBIT = 6, FMMU_LOG_EBIT = 7, FMMU_PHYS = 8,
+       FMMU_PHYS_SBIT = 10, FMMU_TYPE = 11, FMMU_ACT = 12 };
+/* SM n at 0x0800 + 8n (ref §6). */
+enum { SMR_START = 0, SMR_LEN = 2, SMR_CTRL = 4, SMR_STATUS = 5, SMR_ACT = 6, SMR_PDI = 7 };
+
 void ecat_fmmu_encode(uint8_t out[16], const struct ecat_fmmu_cfg *f)
 {
-    /* 0x0600 + 16n: log start u32, length u16, start bit, end bit, phys start u16,
-     * phys start bit, type, activate, 3 reserved (ref §6) */
     memset(out, 0, 16);
-    put_le32(out + 0, f->log_start);
-    put_le16(out + 4, f->len);
-    out[6] = f->log_start_bit;
-    out[7] = f->log_end_bit;
-    put_le16(out + 8, f->phys_start);
-    out[10] = f->phys_start_bit;
-    out[11] = f->type;
-    out[12] = f->activate;
+    put_le32(out + FMMU_LOG, f->log_start);
+    put_le16(out + FMMU_LEN, f->len);
+    out[FMMU_LOG_SBIT] = f->log_start_bit;
+    out[FMMU_LOG_EBIT] = f->log_end_bit;
+    put_le16(out + FMMU_PHYS, f->phys_start);
+    out[FMMU_PHYS_SBIT] = f->phys_start_bit;
+    out[FMMU_TYPE] = f->type;
+    out[FMMU_ACT] = f->activate;
 }
 
 void ecat_sm_encode(uint8_t out[8], const struct ecat_sm_regs *s)
 {
-    /* 0x0800 + 8n: start u16, length u16, control, status, activate, PDI control */
-    put_le16(out + 0, s->start);
-    put_le16(out + 2, s->len);
-    out[4] = s->ctrl;
-    out[5] = 0;
-    out[6] = s->enable;
-    out[7] = 0;
+    put_le16(out + SMR_START, s->start);
+    put_le16(out + SMR_LEN, s->len);
+    out[SMR_CTRL] = s->ctrl;
+    out[SMR_STATUS] = 0;             /* read-only for the master */
+    out[SMR_ACT] = s->enable;
+    out[SMR_PDI] = 0;
 }
 
 /* --- layout ----------------------------------------------------------------------- */

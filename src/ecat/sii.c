@@ -11,9 +11,19 @@
 #define W(w) ((size_t)(w) * 2)       /* word address -> byte offset */
 #define SII_HDR_BYTES W(SII_W_CATEGORIES)
 #define SII_CAT_HDR 4                /* u16 type, u16 length in words */
+/* header words proto.h does not name (ref §5) */
+enum { SII_W_PDI_CFG = 0x01, SII_W_SYNC_IMPULSE = 0x02, SII_W_PDI_CFG2 = 0x03 };
 
 /* Category body sizes (ETG.2010; ref §5). */
 enum { GEN_LEN = 32, SM_LEN = 8, PDO_LEN = 8, ENTRY_LEN = 8, DC_LEN = 24 };
+/* SM category, per SM (ref §5): start u16, length u16, control, status, enable, type. */
+enum { SM_START = 0, SM_LENGTH = 2, SM_CTRL = 4, SM_STATUS = 5, SM_ENABLE = 6, SM_TYPE = 7 };
+/* TxPDO/RxPDO category (ref §5): PDO header, then per entry. */
+enum { PDO_INDEX = 0, PDO_NENTRIES = 2, PDO_SM = 3, PDO_DCSYNC = 4, PDO_NAME = 5, PDO_FLAGS = 6 };
+enum { ENT_INDEX = 0, ENT_SUB = 2, ENT_NAME = 3, ENT_TYPE = 4, ENT_BITLEN = 5, ENT_FLAGS = 6 };
+/* DC category, per operation mode (ETG.2010 table "DC"). */
+enum { DC_CYCLE0 = 0, DC_SHIFT0 = 4, DC_SHIFT1 = 8, DC_SYNC1_FACTOR = 12, DC_ASSIGN = 14,
+       DC_SYNC0_FACTOR = 16, DC_NAME = 18, DC_DESC = 19 };
 /* General category byte offsets (ref §5; SOEM ec_config.c reads +5..+13). */
 enum { GEN_GROUP = 0, GEN_IMAGE = 1, GEN_ORDER = 2, GEN_NAME = 3, GEN_COE = 5, GEN_FOE = 6,
        GEN_EOE = 7, GEN_SOE = 8, GEN_DS402 = 9, GEN_SYSMAN = 10, GEN_FLAGS = 11,
@@ -54,9 +64,9 @@ static void warn(struct ecat_sii *sii, const char *fmt, ...)
 static void parse_header(struct ecat_sii *sii, const uint8_t *img)
 {
     sii->pdi_ctrl = get_le16(img + W(SII_W_PDI_CTRL));
-    sii->pdi_cfg = get_le16(img + W(1));
-    sii->sync_impulse = get_le16(img + W(2));
-    sii->pdi_cfg2 = get_le16(img + W(3));
+    sii->pdi_cfg = get_le16(img + W(SII_W_PDI_CFG));
+    sii->sync_impulse = get_le16(img + W(SII_W_SYNC_IMPULSE));
+    sii->pdi_cfg2 = get_le16(img + W(SII_W_PDI_CFG2));
     sii->alias = get_le16(img + W(SII_W_ALIAS));
     sii->csum_stored = img[W(SII_W_CHECKSUM)];
     sii->csum_calc = ecat_sii_crc(img, 14);      /* CRC-8 over words 0-6 (ref §5) */
@@ -157,8 +167,8 @@ static int cat_sm(struct cat_ctx *c)
             return fail(c, "SII SM category at word 0x%04x: more than %d SMs", c->word, ECAT_SII_MAX_SM);
         const uint8_t *p = c->p + off;
         sii->sm[sii->n_sm++] = (struct ecat_sii_sm){
-            .start = get_le16(p), .len = get_le16(p + 2), .ctrl = p[4], .status = p[5],
-            .enable = p[6], .type = p[7] };
+            .start = get_le16(p + SM_START), .len = get_le16(p + SM_LENGTH), .ctrl = p[SM_CTRL],
+            .status = p[SM_STATUS], .enable = p[SM_ENABLE], .type = p[SM_TYPE] };
     }
     return 0;
 }
@@ -173,22 +183,23 @@ static int cat_pdo(struct cat_ctx *c, bool tx)
             return fail(c, "SII %s category at word 0x%04x: PDO header at byte %zu needs %d bytes, %zu left",
                         tx ? "TxPDO" : "RxPDO", c->word, off, PDO_LEN, c->len - off);
         const uint8_t *p = c->p + off;
-        unsigned n = p[2];
+        unsigned n = p[PDO_NENTRIES];
         if (off + PDO_LEN + (size_t)n * ENTRY_LEN > c->len)
             return fail(c, "SII %s category at word 0x%04x: PDO 0x%04X announces %u entries (%u bytes), %zu bytes left",
-                        tx ? "TxPDO" : "RxPDO", c->word, get_le16(p), n, n * ENTRY_LEN, c->len - off - PDO_LEN);
+                        tx ? "TxPDO" : "RxPDO", c->word, get_le16(p + PDO_INDEX), n, n * ENTRY_LEN, c->len - off - PDO_LEN);
         if (sii->n_pdo >= ECAT_SII_MAX_PDOS || sii->n_entries + n > ECAT_SII_MAX_ENTRIES)
             return fail(c, "SII %s category at word 0x%04x: more than %d PDOs or %d entries",
                         tx ? "TxPDO" : "RxPDO", c->word, ECAT_SII_MAX_PDOS, ECAT_SII_MAX_ENTRIES);
         sii->pdo[sii->n_pdo++] = (struct ecat_sii_pdo){
-            .index = get_le16(p), .n_entries = (uint8_t)n, .sm = p[3], .dc_sync = p[4],
-            .name = p[5], .flags = get_le16(p + 6), .tx = tx, .first_entry = (uint16_t)sii->n_entries };
+            .index = get_le16(p + PDO_INDEX), .n_entries = (uint8_t)n, .sm = p[PDO_SM],
+            .dc_sync = p[PDO_DCSYNC], .name = p[PDO_NAME], .flags = get_le16(p + PDO_FLAGS), .tx = tx,
+            .first_entry = (uint16_t)sii->n_entries };
         off += PDO_LEN;
         for (unsigned k = 0; k < n; k++, off += ENTRY_LEN) {
             const uint8_t *e = c->p + off;
             sii->entry[sii->n_entries++] = (struct ecat_sii_entry){
-                .index = get_le16(e), .subindex = e[2], .name = e[3], .data_type = e[4],
-                .bitlen = e[5], .flags = get_le16(e + 6) };
+                .index = get_le16(e + ENT_INDEX), .subindex = e[ENT_SUB], .name = e[ENT_NAME],
+                .data_type = e[ENT_TYPE], .bitlen = e[ENT_BITLEN], .flags = get_le16(e + ENT_FLAGS) };
         }
     }
     return 0;
@@ -202,9 +213,10 @@ static int cat_dc(struct cat_ctx *c)
             return fail(c, "SII DC category at word 0x%04x: more than %d operation modes", c->word, ECAT_SII_MAX_DC);
         const uint8_t *p = c->p + off;
         sii->dc[sii->n_dc++] = (struct ecat_sii_dc){
-            .cycle0 = get_le32(p), .shift0 = get_le32(p + 4), .shift1 = get_le32(p + 8),
-            .sync1_factor = (int16_t)get_le16(p + 12), .assign_activate = get_le16(p + 14),
-            .sync0_factor = (int16_t)get_le16(p + 16), .name = p[18], .desc = p[19] };
+            .cycle0 = get_le32(p + DC_CYCLE0), .shift0 = get_le32(p + DC_SHIFT0),
+            .shift1 = get_le32(p + DC_SHIFT1), .sync1_factor = (int16_t)get_le16(p + DC_SYNC1_FACTOR),
+            .assign_activate = get_le16(p + DC_ASSIGN), .sync0_factor = (int16_t)get_le16(p + DC_SYNC0_FACTOR),
+            .name = p[DC_NAME], .desc = p[DC_DESC] };
     }
     if (c->len % DC_LEN)
         warn(sii, "SII DC category at word 0x%04x: %zu trailing bytes (not a multiple of %d) ignored",
