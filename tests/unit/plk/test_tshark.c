@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "plk/frame.h"
 #include "plk/sdo.h"
+#include "plk/od.h"
 
 static const uint8_t MN_MAC[6] = { 0x00, 0x60, 0x65, 0x00, 0x00, 0xF0 };
 static const uint8_t CN_MAC[6] = { 0x00, 0x60, 0x65, 0x00, 0x00, 0x01 };
@@ -211,6 +212,89 @@ static void ident_and_flags_decode(void **state)
     assert_non_null(strstr(out, "1,1,4,,,,,\n,,,1,1,3,2,4\n"));
 }
 
+
+/* A whole SDO conversation (handshake, segmented write, expedited and segmented read,
+ * an abort, acknowledges) as MN 240 <-> CN 1 ASnd frames: Wireshark follows the
+ * sequence numbers and must find nothing invalid or duplicated. */
+static void sdo_frame(pcap_dumper_t *d, const uint8_t *p, int n, bool to_cn, int *i)
+{
+    struct plk_msg m = to_cn ? msg(PLK_MTYP_ASND, 1, 240) : msg(PLK_MTYP_ASND, 240, 1);
+    m.u.asnd.svid = PLK_ASND_SDO;
+    m.u.asnd.u.raw.data = p;
+    m.u.asnd.u.raw.len = (uint16_t)n;
+    dump(d, &m, (*i)++);
+}
+
+static void sdo_conversation(void **state)
+{
+    static struct plk_od_entry ent[256];
+    static uint8_t pool[8192];
+    static struct plk_od od;
+    static struct plk_sdo_client cl;
+    static struct plk_sdo_server sv;
+    plk_od_init(&od, ent, 256, pool, sizeof pool);
+    struct plk_od_cn_params p;
+    plk_od_cn_params_default(&p, 1);
+    assert_int_equal(plk_od_add_cn_profile(&od, &p), 0);
+    assert_int_equal(plk_od_add_buf(&od, 0x2000, 0, PLK_OT_DOMAIN, PLK_OA_RW, 1000, NULL, 0), 0);
+    plk_sdo_client_init(&cl, NULL);
+    plk_sdo_server_init(&sv, &od, NULL);
+    char path[64], cmd[256], out[8192];
+    snprintf(path, sizeof path, "/tmp/takt_plk_sdo_%d.pcap", (int)getpid());
+    pcap_t *pc = pcap_open_dead(DLT_EN10MB, 65535);
+    pcap_dumper_t *d = pcap_dump_open(pc, path);
+    assert_non_null(d);
+    uint8_t big[700], buf[PLK_SDO_PAYLOAD_MAX];
+    for (unsigned k = 0; k < sizeof big; k++)
+        big[k] = (uint8_t)k;
+    uint32_t v = 2000;
+    takt_ns_t now = TAKT_NS_PER_S;
+    int i = 0, step = 0;
+    for (int t = 0; t < 4; t++) {
+        if (t == 0) assert_int_equal(plk_sdo_client_write(&cl, 0x2000, 0, big, sizeof big, now), 0);
+        if (t == 1) assert_int_equal(plk_sdo_client_read(&cl, 0x2000, 0, now), 0);
+        if (t == 2) assert_int_equal(plk_sdo_client_write(&cl, 0x1006, 0, &v, 4, now), 0);
+        if (t == 3) assert_int_equal(plk_sdo_client_write(&cl, 0x1000, 0, &v, 4, now), 0);
+        for (step = 0; step < 40; step++) {
+            int n = plk_sdo_client_tx(&cl, buf, sizeof buf, now);
+            if (n > 0) {
+                sdo_frame(d, buf, n, true, &i);
+                plk_sdo_server_rx(&sv, buf, (size_t)n, now, NULL, 0);
+            }
+            n = plk_sdo_server_tx(&sv, buf, sizeof buf, now);
+            if (n > 0) {
+                sdo_frame(d, buf, n, false, &i);
+                plk_sdo_client_rx(&cl, buf, (size_t)n, now, NULL, 0);
+            }
+            now += TAKT_NS_PER_MS;
+            if (cl.status != PLK_SDO_BUSY && !plk_sdo_client_tx_pending(&cl, now) &&
+                !plk_sdo_server_tx_pending(&sv, now))
+                break;
+        }
+        assert_int_equal(cl.status, t == 3 ? PLK_SDO_ABORTED : PLK_SDO_DONE);
+    }
+    pcap_dump_close(d);
+    pcap_close(pc);
+    assert_memory_equal(cl.data, "\xd0\x07", 2);
+    snprintf(cmd, sizeof cmd, "tshark -r %s -Y '_ws.malformed || _ws.expert' 2>/dev/null", path);
+    assert_int_equal(run(cmd, out, sizeof out), 0);
+    if (out[0])
+        fprintf(stderr, "tshark complained about the SDO conversation:\n%s", out);
+    assert_string_equal(out, "");
+    /* tshark 4.0's epl.asnd.sdo.cmd.abort.code field shows one byte; its Info column
+     * carries the full code */
+    snprintf(cmd, sizeof cmd, "tshark -r %s -Y 'epl.asnd.sdo.cmd.abort == 1' -T fields "
+             "-e _ws.col.Info 2>/dev/null", path);
+    assert_int_equal(run(cmd, out, sizeof out), 0);
+    assert_non_null(strstr(out, "Abort:0x06010002"));
+    snprintf(cmd, sizeof cmd, "tshark -r %s -Y 'epl.asnd.sdo.cmd.segmentation == 1' 2>/dev/null"
+             " | wc -l", path);
+    assert_int_equal(run(cmd, out, sizeof out), 0);
+    assert_int_equal(atoi(out), 2);      /* the segmented write and the segmented read */
+    if (!getenv("TAKT_KEEP_CAPTURE"))
+        unlink(path);
+}
+
 int main(void)
 {
     if (system("tshark -v >/dev/null 2>/dev/null") != 0) {
@@ -221,6 +305,7 @@ int main(void)
         cmocka_unit_test(no_malformed_no_expert),
         cmocka_unit_test(fields_decode),
         cmocka_unit_test(ident_and_flags_decode),
+        cmocka_unit_test(sdo_conversation),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
