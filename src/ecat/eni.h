@@ -203,6 +203,14 @@ unsigned ecat_eni_compare(const struct ecat_eni *eni, const struct ecat_ident *f
                           unsigned n_found, unsigned flags,
                           struct ecat_eni_mismatch *out, unsigned max);
 
+/* Process image variables as the configuration tool placed them. ENI names them
+ * "<slave name>.<PDO name>.<entry name>": ecat_eni_var_slave gives the position of
+ * the slave a variable belongs to (-1 if no slave name matches), ecat_eni_find_var
+ * finds a variable by slave position and "PDO.entry" or "entry" (NULL if none). */
+int ecat_eni_var_slave(const struct ecat_eni *eni, const struct ecat_eni_var *v);
+const struct ecat_eni_var *ecat_eni_find_var(const struct ecat_eni *eni, unsigned pos,
+                                             const char *name);
+
 /* Convert an ENI slave's PDOs/SMs into a layout map (pdo.h). Returns 0 or -ENOSPC. */
 struct ecat_pdo_map;
 int ecat_eni_pdo_map(const struct ecat_eni_slave *s, struct ecat_pdo_map *m);

@@ -208,3 +208,47 @@ int ecat_eni_pdo_map(const struct ecat_eni_slave *s, struct ecat_pdo_map *m)
     }
     return 0;
 }
+
+/* --- process image variables ------------------------------------------------------------ */
+
+/* Length of the slave-name prefix of v ("<slave>."), 0 if v does not start with it. */
+static size_t slave_prefix(const struct ecat_eni_slave *s, const struct ecat_eni_var *v)
+{
+    size_t n = strlen(s->name);
+    return n && strncmp(v->name, s->name, n) == 0 && v->name[n] == '.' ? n + 1 : 0;
+}
+
+int ecat_eni_var_slave(const struct ecat_eni *eni, const struct ecat_eni_var *v)
+{
+    /* the longest matching name wins: "Term 1" must not claim "Term 10"'s variables */
+    int best = -1;
+    size_t best_len = 0;
+    for (unsigned i = 0; i < eni->n_slaves; i++) {
+        size_t n = slave_prefix(&eni->slave[i], v);
+        if (n > best_len) {
+            best = (int)i;
+            best_len = n;
+        }
+    }
+    return best;
+}
+
+const struct ecat_eni_var *ecat_eni_find_var(const struct ecat_eni *eni, unsigned pos, const char *name)
+{
+    if (pos >= eni->n_slaves)
+        return NULL;
+    const struct ecat_eni_var *hit = NULL;
+    for (unsigned i = 0; i < eni->n_vars; i++) {
+        const struct ecat_eni_var *v = &eni->var[i];
+        size_t n = slave_prefix(&eni->slave[pos], v);
+        if (!n || ecat_eni_var_slave(eni, v) != (int)pos)
+            continue;
+        const char *rest = v->name + n;
+        if (strcmp(rest, name) == 0)
+            return v;                         /* "PDO.entry" */
+        const char *dot = strrchr(rest, '.');
+        if (!hit && dot && strcmp(dot + 1, name) == 0)
+            hit = v;                          /* "entry": the first one */
+    }
+    return hit;
+}

@@ -185,6 +185,17 @@ static void test_ecengineer_rocos(void **state)
     assert_int_equal(e->in_bytes, 70);
     assert_int_equal(e->out_bytes, 70);
     assert_int_equal(e->n_vars, 40);
+    const struct ecat_eni_var *v = ecat_eni_find_var(e, 2, "Inputs.Status word");
+    assert_non_null(v);
+    assert_int_equal(v->bitoffs, 224);
+    assert_true(v->input);
+    assert_int_equal(ecat_eni_var_slave(e, v), 2);
+    v = ecat_eni_find_var(e, 3, "Target Position");
+    assert_non_null(v);
+    assert_false(v->input);
+    assert_int_equal(v->bitoffs, 384);
+    assert_null(ecat_eni_find_var(e, 3, "No such thing"));
+    assert_null(ecat_eni_find_var(e, 9, "Target Position"));
     check_layout_matches(e);
     ecat_eni_free(e);
 }
