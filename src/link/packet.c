@@ -58,10 +58,11 @@ static int pkt_send(struct takt_link *l, const struct takt_frame *f, unsigned n)
         for (unsigned i = 0; i < k; i++) {
             const struct takt_frame *fr = &f[done + i];
             int rc = link_check_tx(fr);
-            if (rc) {
+            if (rc && i == 0) {
                 l->stats.tx_errors++;
-                if (i == 0)
-                    return done ? (int)done : rc;
+                return done ? (int)done : rc;
+            }
+            if (rc) {           /* send the good ones first; the next round reports it */
                 k = i;
                 break;
             }
