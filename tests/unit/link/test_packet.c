@@ -126,6 +126,12 @@ static int sender(void *arg)
     mkframe(b[n], bcast, TAKT_ETHERTYPE_TEST, 0xEE, 1514);
     f[n] = (struct takt_frame){ .data = b[n], .len = 1514 }; n++;
     c->sent_rc = takt_link_send(l, f, (unsigned)n);
+    /* bad frames: too long alone is refused; after a good one, the good one goes */
+    mkframe(b[0], bcast, TAKT_ETHERTYPE_ECAT, 0x55, 60);   /* a type B filters out */
+    struct takt_frame bad[2] = { { .data = b[0], .len = 60 }, { .data = b[1], .len = TAKT_ETH_MAX_FRAME + 1 } };
+    if (takt_link_send(l, &bad[1], 1) != -EMSGSIZE || takt_link_send(l, bad, 2) != 1 ||
+        l->stats.tx_errors != 2)
+        return 13;
     struct takt_frame rf = { .data = b[0], .cap = TAKT_FRAME_BUF };
     c->own_rx = takt_link_recv(l, &rf, 1, 200 * TAKT_NS_PER_MS);
     takt_link_close(l);
