@@ -181,10 +181,13 @@ static int cyclic(struct rd *r, const xmlNode *cfg)
     if (!e->frame)
         return -ENOMEM;
     FOR_CHILD(cy, cfg, "Cyclic") {
+        uint32_t cycle = 0;
+        OPT_NUM(r, cy, "CycleTime", 0, UINT32_MAX, cycle);
         if (!e->cycle_us)
-            OPT_NUM(r, cy, "CycleTime", 0, UINT32_MAX, e->cycle_us);
+            e->cycle_us = cycle;
         FOR_CHILD(fr, cy, "Frame") {
             struct ecat_eni_frame *f = &e->frame[e->n_frames++];
+            f->cycle_us = cycle;
             f->n_cmd = eni_count(fr, "Cmd");
             f->cmd = eni_alloc(e, (f->n_cmd ? f->n_cmd : 1) * sizeof *f->cmd);
             if (!f->cmd)

@@ -135,6 +135,7 @@ struct ecat_eni_fcmd {
 };
 
 struct ecat_eni_frame {
+    uint32_t cycle_us;              /* <CycleTime> of the <Cyclic> holding it, 0 if none */
     unsigned n_cmd;
     struct ecat_eni_fcmd *cmd;
 };
@@ -158,7 +159,7 @@ struct ecat_eni {
     unsigned n_slaves;
     struct ecat_eni_slave *slave;
     /* Config/Cyclic */
-    uint32_t cycle_us;              /* <CycleTime>, 0 when absent */
+    uint32_t cycle_us;              /* first <CycleTime>, 0 when absent */
     unsigned n_frames;
     struct ecat_eni_frame *frame;
     /* Config/ProcessImage */

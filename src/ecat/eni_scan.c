@@ -107,6 +107,7 @@ static int scan_image(struct ecat_eni *e, const struct ecat_pdo_image *img)
     for (unsigned f = 0; f < img->n_frames; f++) {
         const struct ecat_pdo_frame *p = &img->frame[f];
         e->frame[f].n_cmd = 1;
+        e->frame[f].cycle_us = e->cycle_us;
         e->frame[f].cmd = eni_alloc(e, sizeof *e->frame[f].cmd);
         if (!e->frame[f].cmd)
             return -ENOMEM;

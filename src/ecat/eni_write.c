@@ -244,9 +244,15 @@ static int w_cyclic(W *w, const struct ecat_eni *e)
     if (!e->n_frames && !e->cycle_us)
         return 0;
     int rc = open_el(w, "Cyclic");
-    if (e->cycle_us)
-        rc |= el(w, "CycleTime", "%u", e->cycle_us);
+    uint32_t cycle = e->n_frames && e->frame[0].cycle_us ? e->frame[0].cycle_us : e->cycle_us;
+    if (cycle)
+        rc |= el(w, "CycleTime", "%u", cycle);
     for (unsigned f = 0; f < e->n_frames; f++) {
+        if (f && e->frame[f].cycle_us && e->frame[f].cycle_us != cycle) {
+            /* a task with another cycle time gets its own <Cyclic> */
+            cycle = e->frame[f].cycle_us;
+            rc |= close_el(w) | open_el(w, "Cyclic") | el(w, "CycleTime", "%u", cycle);
+        }
         rc |= open_el(w, "Frame");
         for (unsigned k = 0; k < e->frame[f].n_cmd; k++) {
             const struct ecat_eni_fcmd *c = &e->frame[f].cmd[k];

@@ -26,7 +26,9 @@ struct ecat_mbx_hdr {
 };
 
 /* Per-slave mailbox counter state, one per slave, owned by the master. tx is the last
- * counter the master sent, rx the last one it accepted from the slave. */
+ * counter the master sent, rx the last one it accepted from the slave. Zero it when
+ * the slave passes through INIT (its counter restarts; a stale rx would make its first
+ * reply look like a repetition). */
 struct ecat_mbx_chan {
     uint8_t tx;
     uint8_t rx;

@@ -285,8 +285,20 @@ static void roundtrip(struct ecat_eni *a)
         assert_int_equal(x->mbx_proto, y->mbx_proto);
     }
     assert_int_equal(b->n_frames, a->n_frames);
-    for (unsigned f = 0; f < a->n_frames; f++)
-        assert_memory_equal(&a->frame[f].cmd[0].cmd, &b->frame[f].cmd[0].cmd, 1);
+    for (unsigned f = 0; f < a->n_frames; f++) {
+        assert_int_equal(a->frame[f].cycle_us, b->frame[f].cycle_us);
+        assert_int_equal(a->frame[f].n_cmd, b->frame[f].n_cmd);
+        for (unsigned k = 0; k < a->frame[f].n_cmd; k++) {
+            const struct ecat_eni_fcmd *x = &a->frame[f].cmd[k], *y = &b->frame[f].cmd[k];
+            assert_int_equal(x->cmd, y->cmd);
+            assert_int_equal(x->states, y->states);
+            assert_int_equal(x->addr, y->addr);
+            assert_int_equal(x->ado, y->ado);
+            assert_int_equal(x->len, y->len);
+            assert_int_equal(x->cnt, y->cnt);
+            assert_int_equal(x->input_offs, y->input_offs);
+        }
+    }
     assert_int_equal(b->n_vars, a->n_vars);
     assert_int_equal(b->in_bytes, a->in_bytes);
     assert_int_equal(b->cycle_us, a->cycle_us);
@@ -386,6 +398,25 @@ static void test_compare(void **state)
     ecat_eni_free(e);
 }
 
+static void test_two_tasks(void **state)
+{
+    (void)state;
+    const char *xml = "<EtherCATConfig><Config>"
+        "<Cyclic><CycleTime>1000</CycleTime><Frame><Cmd><State>OP</State><Cmd>12</Cmd><Addr>0</Addr>"
+        "<DataLength>4</DataLength></Cmd></Frame></Cyclic>"
+        "<Cyclic><CycleTime>4000</CycleTime><Frame><Cmd><State>OP</State><Cmd>12</Cmd><Addr>4096</Addr>"
+        "<DataLength>8</DataLength></Cmd></Frame></Cyclic></Config></EtherCATConfig>";
+    struct ecat_eni *e = NULL;
+    assert_int_equal(ecat_eni_parse(xml, strlen(xml), &e, err, sizeof err), 0);
+    assert_int_equal(e->cycle_us, 1000);
+    assert_int_equal(e->n_frames, 2);
+    assert_int_equal(e->frame[0].cycle_us, 1000);
+    assert_int_equal(e->frame[1].cycle_us, 4000);
+    assert_int_equal(e->frame[1].cmd[0].addr, 4096);
+    roundtrip(e);
+    ecat_eni_free(e);
+}
+
 static void test_transitions(void **state)
 {
     (void)state;
@@ -406,6 +437,7 @@ int main(void)
         cmocka_unit_test(test_roundtrip_fixtures),
         cmocka_unit_test(test_from_scan),
         cmocka_unit_test(test_compare),
+        cmocka_unit_test(test_two_tasks),
         cmocka_unit_test(test_transitions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
