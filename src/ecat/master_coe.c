@@ -11,9 +11,12 @@
 #include "util/wire.h"
 
 #define SM1_STATUS (ESC_SM0 + ESC_SM_SIZE + 5)     /* 0x080D, bit 3 mailbox full (ref §6) */
+#define SM1_ACT    (ESC_SM0 + ESC_SM_SIZE + 6)     /* 0x080E, bit 1 repeat request */
+#define SM1_PDI    (ESC_SM0 + ESC_SM_SIZE + 7)     /* 0x080F, bit 1 repeat acknowledge */
 #define MBX_FULL   0x08
 
-enum { MS_FREE, MS_WAIT_TURN, MS_WRITE, MS_POLL, MS_READ, MS_ABORT_WRITE };
+enum { MS_FREE, MS_WAIT_TURN, MS_WRITE, MS_POLL, MS_READ, MS_ABORT_WRITE, MS_REPEAT,
+       MS_REPEAT_ACK };
 
 struct ecat_sdo_slot {
     uint8_t   st;
@@ -75,6 +78,26 @@ static void read_mbx(struct ecat_master *m, struct ecat_sdo_slot *q)
     ecat_req_init(&q->req, ECAT_FPRD, s->info.station, s->info.mbx_in_start, q->in, s->info.mbx_in_len);
     ecat_req_queue(m, &q->req);
     q->st = MS_READ;
+}
+
+/* The frame that read the send mailbox was lost: its reply left the ESC with it. Ask
+ * the slave to put it back (ref §6: toggle SM1 repeat request 0x080E bit 1, wait for
+ * the acknowledge in 0x080F bit 1, then read again). */
+static void repeat_req(struct ecat_master *m, struct ecat_sdo_slot *q)
+{
+    struct ecat_slave *s = &m->slaves[q->pos];
+    s->mbx_repeat ^= 1;
+    q->in[0] = (uint8_t)(0x01 | s->mbx_repeat << 1);
+    ecat_req_init(&q->req, ECAT_FPWR, s->info.station, SM1_ACT, q->in, 1);
+    ecat_req_queue(m, &q->req);
+    q->st = MS_REPEAT;
+}
+
+static void repeat_poll(struct ecat_master *m, struct ecat_sdo_slot *q)
+{
+    ecat_req_init(&q->req, ECAT_FPRD, m->slaves[q->pos].info.station, SM1_PDI, q->in, 1);
+    ecat_req_queue(m, &q->req);
+    q->st = MS_REPEAT_ACK;
 }
 
 static void on_reply(struct ecat_master *m, struct ecat_sdo_slot *q)
@@ -163,8 +186,22 @@ void ecat_coe_poll(struct ecat_master *m, takt_ns_t now)
         case MS_READ:
             if (wkc == 1)
                 on_reply(m, q);
+            else if (wkc < 0)
+                repeat_req(m, q);               /* the reply went with the lost frame */
             else
-                poll_mbx(m, q);                 /* lost: the data stay in the mailbox */
+                poll_mbx(m, q);
+            break;
+        case MS_REPEAT:
+            if (wkc == 1)
+                repeat_poll(m, q);
+            else
+                repeat_req(m, q);
+            break;
+        case MS_REPEAT_ACK:
+            if (wkc == 1 && ((q->in[0] >> 1) & 1) == m->slaves[q->pos].mbx_repeat)
+                poll_mbx(m, q);
+            else
+                repeat_poll(m, q);
             break;
         }
     }

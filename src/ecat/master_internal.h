@@ -82,6 +82,7 @@ struct ecat_slave {
     bool      configured;      /* layout done */
     bool      scanned;
     struct ecat_mbx_chan mbx;  /* mailbox counters (CoE) */
+    uint8_t   mbx_repeat;      /* SM1 repeat request toggle */
     bool      rejoin, returning;   /* recovery: re-scan pending / back on the way to target */
     uint32_t  old_vendor, old_product;
     struct ecat_req dcr[3];    /* distributed-clock set-up (dc.c) */

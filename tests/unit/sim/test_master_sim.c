@@ -12,6 +12,7 @@
 #include <cmocka.h>
 #include <takt/ecat.h>
 #include <takt/sim.h>
+#include "ecat/frame.h"
 #include "ecat/proto.h"
 #include "sim/device.h"
 #include "util/wire.h"
@@ -64,6 +65,8 @@ struct rig {
     struct takt_link *a, *b;
     struct ecat_master *m;
     unsigned drop_every, n_frames, dropped;
+    unsigned drop_reply_every, replies_dropped;   /* processed by the slaves, reply lost */
+    unsigned mbx_reads;
 };
 
 static void respond(void *ctx, struct takt_link *ep, const struct takt_frame *f)
@@ -79,6 +82,18 @@ static void respond(void *ctx, struct takt_link *ep, const struct takt_frame *f)
     }
     memcpy(buf, f->data, f->len);
     size_t n = takt_sim_process(r->sim, buf, f->len, sizeof buf, takt_now(), NULL);
+    if (n && r->drop_reply_every) {
+        /* lose the replies of every n-th frame that read a send mailbox (SM1 0x1C00) */
+        struct ecat_dg dg;
+        size_t p;
+        bool mbx_read = false;
+        for (int rc = ecat_frame_first(buf, n, &dg, &p); rc == 0; rc = ecat_frame_next(buf, n, &dg, &p))
+            mbx_read |= dg.cmd == ECAT_FPRD && dg.ado == 0x1C00;
+        if (mbx_read && ++r->mbx_reads % r->drop_reply_every == 0) {
+            r->replies_dropped++;
+            return;
+        }
+    }
     if (n) {
         struct takt_frame out = { .data = buf, .len = (uint16_t)n, .cap = sizeof buf };
         takt_link_send(ep, &out, 1);
@@ -440,6 +455,49 @@ static void test_pdo_coe(void **state)
     rig_free(r);
 }
 
+/* Frames lost on their way back while SDOs run: a lost mailbox read is recovered with
+ * the SM1 repeat request, a lost write is sent again; every upload completes and
+ * returns the right value. */
+static void test_coe_loss(void **state)
+{
+    (void)state;
+    struct rig *r = calloc(1, sizeof *r);
+    struct sim_device *devs[2];
+    mbx_desc(&r->desc[0], 0);
+    mbx_desc(&r->desc[1], 1);
+    for (unsigned i = 0; i < 2; i++)
+        assert_int_equal(sim_device_from_desc(&r->desc[i], &devs[i]), 0);
+    struct takt_sim_opts so;
+    takt_sim_opts_default(&so);
+    assert_int_equal(takt_sim_create_devices(devs, 2, &so, &r->sim), 0);
+    assert_int_equal(takt_link_mem_pair(&r->a, &r->b, 64, NULL, NULL), 0);
+    takt_link_mem_set_responder(r->b, respond, r);
+    char err[200];
+    struct ecat_master_opts o;
+    ecat_master_opts_default(&o);
+    o.dg_timeout_ns = 5 * TAKT_NS_PER_MS;
+    assert_int_equal(ecat_master_open(&r->m, r->a, &o, err, sizeof err), 0);
+    assert_int_equal(ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
+    assert_int_equal(ecat_master_set_state(r->m, AL_PREOP, TAKT_NS_PER_S), 0);
+    r->drop_reply_every = 4;
+    for (unsigned k = 0; k < 30; k++) {
+        uint8_t buf[64];
+        size_t len;
+        unsigned pos = k % 2;
+        int rc = ecat_sdo_upload(r->m, pos, 0x1018, 2, false, buf, sizeof buf, &len);
+        if (rc)
+            printf("  upload %u: %s\n", k, ecat_master_error(r->m));
+        assert_int_equal(rc, 0);
+        assert_int_equal(get_le32(buf), 0x4000 + pos);
+        rc = ecat_sdo_upload(r->m, pos, 0x1008, 0, false, buf, sizeof buf, &len);
+        assert_int_equal(rc, 0);
+        assert_memory_equal(buf, r->desc[pos].name, strlen(r->desc[pos].name));
+    }
+    assert_true(r->replies_dropped >= 10);
+    r->drop_reply_every = 0;
+    rig_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -451,6 +509,7 @@ int main(void)
         cmocka_unit_test(test_dc),
         cmocka_unit_test(test_coe),
         cmocka_unit_test(test_pdo_coe),
+        cmocka_unit_test(test_coe_loss),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
