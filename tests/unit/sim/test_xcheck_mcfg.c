@@ -36,6 +36,12 @@ static void sii_and_layout(void **state)
         for (unsigned k = 0; k < sii.n_pdo; k++)
             n_pdo++;
         assert_int_equal(n_pdo, d->desc->n_rxpdo + d->desc->n_txpdo);
+        assert_int_equal(sii.n_dc, d->desc->n_dc_opmode);
+        for (unsigned k = 0; k < sii.n_dc; k++) {
+            assert_int_equal(sii.dc[k].assign_activate, d->desc->dc_opmode[k].assign_activate);
+            assert_int_equal(sii.dc[k].cycle0, d->desc->dc_opmode[k].cycle0);
+            assert_string_equal(ecat_sii_str(&sii, sii.dc[k].name), d->desc->dc_opmode[k].name);
+        }
         /* the layout from SII gives the process data sizes the device computes */
         assert_int_equal(ecat_pdo_map_from_sii(&map, &sii), 0);
         struct ecat_pdo_image img;
