@@ -103,7 +103,11 @@ unsigned takt_sim_slave_count(const struct takt_sim *s) { return s->n; }
 
 const char *takt_sim_slave_name(const struct takt_sim *s, unsigned pos)
 {
-    return pos < s->n ? s->sl[pos].name : NULL;
+    if (pos >= s->n)
+        return NULL;
+    /* devices loaded from a file path are shown by their ESI name */
+    const struct sim_slave *sl = &s->sl[pos];
+    return strchr(sl->name, '/') && sl->dev && sl->dev->desc ? sl->dev->desc->name : sl->name;
 }
 
 static inline void wkc_add(struct ecat_dg *dg, unsigned n)

@@ -1,12 +1,11 @@
-/* Building a simulated line from what a user has: a device list, a preset, the ENI
- * a master expects, or a directory of ESI files (devices from the catalogue). */
+/* Building a simulated line from what a user has: a device list, a preset or a
+ * directory of ESI files (the ENI route is net_eni.c). */
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include "ecat/eni.h"
 #include "sim/device_ext.h"
 #include "sim/esi.h"
 #include "sim/net.h"
@@ -104,57 +103,6 @@ int takt_sim_create_preset(const char *preset, const struct takt_sim_opts *o,
         names[k] = (char *)kinds[k == 0 ? 0 : 1 + (k - 1) % 2];
     int rc = build(names, (unsigned)n, o, out, err, errlen);
     free(names);
-    return rc;
-}
-
-/* The catalogue device whose identity the ENI slave names. */
-static const char *match_ident(const struct ecat_ident *id, const struct sim_device_desc *cat[],
-                               unsigned ncat)
-{
-    for (unsigned i = 0; i < ncat; i++)
-        if (cat[i] && cat[i]->vendor == id->vendor && cat[i]->product == id->product)
-            return sim_device_names[i];
-    return NULL;
-}
-
-int takt_sim_create_eni(const char *path, const struct takt_sim_opts *o,
-                        struct takt_sim **out, char *err, size_t errlen)
-{
-    struct ecat_eni *eni = NULL;
-    *out = NULL;
-    int rc = ecat_eni_load(path, &eni, err, errlen);
-    if (rc)
-        return rc;
-    struct sim_device *proto[16] = { 0 };
-    const struct sim_device_desc *cat[16] = { 0 };
-    unsigned ncat = 0;
-    for (; sim_device_names[ncat] && ncat < 16; ncat++)
-        if (!sim_device_create(sim_device_names[ncat], &proto[ncat], NULL, 0) && proto[ncat])
-            cat[ncat] = proto[ncat]->desc;
-    char **names = eni->n_slaves ? calloc(eni->n_slaves, sizeof *names) : NULL;
-    if (!eni->n_slaves) {
-        snprintf(err, errlen, "%s: the ENI lists no slaves", path);
-        rc = -EINVAL;
-    } else if (!names) {
-        rc = -ENOMEM;
-    }
-    for (unsigned k = 0; !rc && k < eni->n_slaves; k++) {
-        const struct ecat_eni_slave *sl = &eni->slave[k];
-        names[k] = (char *)match_ident(&sl->id, cat, ncat);
-        if (!names[k]) {
-            snprintf(err, errlen, "%s:%u: slave %u '%s': vendor 0x%X product 0x%X is not in the "
-                     "device catalogue (ek1100, el1004, el2004, el3102, servo)", path, sl->line,
-                     k + 1, sl->name ? sl->name : "", sl->id.vendor, sl->id.product);
-            rc = -ENOENT;
-        }
-    }
-    if (!rc)
-        rc = build(names, eni->n_slaves, o, out, err, errlen);
-    free(names);
-    for (unsigned i = 0; i < ncat; i++)
-        if (proto[i] && proto[i]->ops->destroy)
-            proto[i]->ops->destroy(proto[i]);
-    ecat_eni_free(eni);
     return rc;
 }
 
