@@ -164,10 +164,16 @@ struct ecat_coe_objdesc {
 };
 int ecat_coe_objdesc_parse(const uint8_t *d, size_t n, struct ecat_coe_objdesc *o);
 
+/* Entry description value info bits (ETG.1000.6): what follows the access rights. */
+enum { COE_VI_UNIT = 0x08, COE_VI_DEFAULT = 0x10, COE_VI_MIN = 0x20, COE_VI_MAX = 0x40 };
+
 struct ecat_coe_entrydesc {
     uint16_t index;
     uint8_t  subindex, value_info;
     uint16_t data_type, bitlen, access;
+    uint32_t unit;                  /* with COE_VI_UNIT */
+    uint64_t def, min, max;         /* with COE_VI_DEFAULT/MIN/MAX, values up to 64 bit
+                                       (little-endian, (bitlen + 7) / 8 bytes each) */
     char     name[64];
 };
 int ecat_coe_entrydesc_parse(const uint8_t *d, size_t n, struct ecat_coe_entrydesc *e);

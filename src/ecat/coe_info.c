@@ -124,9 +124,9 @@ int ecat_coe_objdesc_parse(const uint8_t *d, size_t n, struct ecat_coe_objdesc *
 }
 
 /* Entry description: index u16, subindex u8, value info u8, data type u16, bit length
- * u16, access u16, [unit/default/min/max per value info], name. */
+ * u16, access u16, [unit u32][default][min][max] per value info, name. */
 enum { ED_INDEX = 0, ED_SUB = 2, ED_VINFO = 3, ED_TYPE = 4, ED_BITLEN = 6, ED_ACCESS = 8,
-       ED_NAME = 10, ED_VINFO_VALUES = 0x78 };
+       ED_NAME = 10 };
 
 int ecat_coe_entrydesc_parse(const uint8_t *d, size_t n, struct ecat_coe_entrydesc *e)
 {
@@ -139,9 +139,26 @@ int ecat_coe_entrydesc_parse(const uint8_t *d, size_t n, struct ecat_coe_entryde
     e->data_type = get_le16(d + ED_TYPE);
     e->bitlen = get_le16(d + ED_BITLEN);
     e->access = get_le16(d + ED_ACCESS);
-    /* with unit/default/min/max requested (bits 3-6) the name's position depends on the
-     * data type; only the plain form is decoded */
-    if (!(e->value_info & ED_VINFO_VALUES))
-        copy_name(e->name, sizeof e->name, d + ED_NAME, n - ED_NAME);
+    /* unit (u32), then default, minimum and maximum of the entry's own size, then the
+     * name; values wider than 64 bits (strings) are skipped */
+    size_t off = ED_NAME, vlen = (e->bitlen + 7u) / 8u;
+    if (e->value_info & COE_VI_UNIT) {
+        if (off + 4 > n)
+            return -EPROTO;
+        e->unit = get_le32(d + off);
+        off += 4;
+    }
+    static const uint8_t bits[3] = { COE_VI_DEFAULT, COE_VI_MIN, COE_VI_MAX };
+    uint64_t *dst[3] = { &e->def, &e->min, &e->max };
+    for (unsigned k = 0; k < 3; k++) {
+        if (!(e->value_info & bits[k]))
+            continue;
+        if (off + vlen > n)
+            return -EPROTO;
+        for (size_t i = 0; i < vlen && i < 8; i++)
+            *dst[k] |= (uint64_t)d[off + i] << (8 * i);
+        off += vlen;
+    }
+    copy_name(e->name, sizeof e->name, d + off, n - off);
     return 0;
 }

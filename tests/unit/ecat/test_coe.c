@@ -460,6 +460,21 @@ static void test_info_descriptions(void **state)
     assert_int_equal(e.access, 7);
     assert_string_equal(e.name, "Vendor");
 
+    /* with unit, minimum and maximum requested (value info 0x68): u16 entry 0..1000 */
+    static const uint8_t edv[] = { 0x00, 0x80, 0x06, 0x00, 0x00, 0x00, 0x40, 0x60, 0x00, 0x68,
+                                   0x06, 0x00, 0x10, 0x00, 0x3F, 0x00,
+                                   0x00, 0x00, 0x01, 0x00,          /* unit */
+                                   0x00, 0x00, 0xE8, 0x03,          /* min 0, max 1000 */
+                                   'C', 't', 'r', 'l' };
+    ecat_coe_xfer_start(&x, &r, &chan, out, sizeof out, &out_len);
+    assert_int_equal(feed(edv, sizeof edv), ECAT_COE_DONE);
+    assert_int_equal(ecat_coe_entrydesc_parse(data, x.result_len, &e), 0);
+    assert_int_equal(e.unit, 0x00010000);
+    assert_int_equal(e.min, 0);
+    assert_int_equal(e.max, 1000);
+    assert_string_equal(e.name, "Ctrl");
+    assert_int_equal(ecat_coe_entrydesc_parse(data, 14, &e), -EPROTO);   /* cut in the unit */
+
     /* SDO information error (opcode 7) carries an abort code */
     ecat_coe_xfer_start(&x, &r, &chan, out, sizeof out, &out_len);
     static const uint8_t er[] = { 0x00, 0x80, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x06 };
