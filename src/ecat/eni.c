@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <takt/takt.h>
@@ -292,14 +293,13 @@ enum { XML_OPTS = XML_PARSE_NONET | XML_PARSE_NOCDATA | XML_PARSE_NOERROR | XML_
 int ecat_eni_load(const char *path, struct ecat_eni **out, char *err, size_t errlen)
 {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        int e = errno;
+    struct stat st;
+    int e = stat(path, &st) < 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : 0;
+    if (e) {
         if (err && errlen)
             snprintf(err, errlen, "%s: %s", path, strerror(e));
         return -e;
     }
-    fclose(f);
     xmlParserCtxt *ctx = xmlNewParserCtxt();
     if (!ctx)
         return -ENOMEM;

@@ -240,6 +240,7 @@ static void test_broken(void **state)
     struct ecat_eni *e = NULL;
     assert_int_equal(ecat_eni_load("/nonexistent/eni.xml", &e, err, sizeof err), -ENOENT);
     assert_non_null(strstr(err, "/nonexistent/eni.xml"));
+    assert_int_equal(ecat_eni_load("/tmp", &e, err, sizeof err), -EISDIR);
     /* a minimal valid file */
     const char *ok = "<EtherCATConfig><Config><Slave><Info><PhysAddr>#x3e9</PhysAddr><VendorId>0x2</VendorId>"
                      "<ProductCode>5</ProductCode></Info></Slave></Config></EtherCATConfig>";
