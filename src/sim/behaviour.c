@@ -12,28 +12,76 @@ enum { AI_UNDER = 1, AI_OVER = 2, AI_LIMIT1 = 3, AI_LIMIT2 = 5, AI_ERROR = 7,
 enum { AIS_EN_LIMIT1 = 1, AIS_EN_LIMIT2 = 2, AIS_WAVEFORM = 3, AIS_PERIOD = 4,
        AIS_LIMIT1 = 5, AIS_LIMIT2 = 6 };
 
-static bool is(const struct sim_dev *d, const char *b) { return !strcmp(d->desc.behaviour, b); }
+/* Per analog channel, the entries it uses are cached in d->bh[] in this order. */
+enum { A_VALUE, A_UNDER, A_OVER, A_ERROR, A_TXSTATE, A_TOGGLE, A_LIMIT1, A_LIMIT2,
+       A_EN1, A_EN2, A_WAVE, A_PERIOD, A_L1, A_L2, A_N };
+static const struct { bool settings; uint8_t sub; } ai_obj[] = {
+    [A_VALUE] = { false, AI_VALUE }, [A_UNDER] = { false, AI_UNDER }, [A_OVER] = { false, AI_OVER },
+    [A_ERROR] = { false, AI_ERROR }, [A_TXSTATE] = { false, AI_TXSTATE },
+    [A_TOGGLE] = { false, AI_TOGGLE }, [A_LIMIT1] = { false, AI_LIMIT1 },
+    [A_LIMIT2] = { false, AI_LIMIT2 }, [A_EN1] = { true, AIS_EN_LIMIT1 },
+    [A_EN2] = { true, AIS_EN_LIMIT2 }, [A_WAVE] = { true, AIS_WAVEFORM },
+    [A_PERIOD] = { true, AIS_PERIOD }, [A_L1] = { true, AIS_LIMIT1 }, [A_L2] = { true, AIS_LIMIT2 },
+};
+_Static_assert(sizeof ai_obj / sizeof ai_obj[0] == A_N, "one entry per analog object");
+
+static const char *const beh_names[] = {
+    [SIM_BEH_NONE] = "coupler", [SIM_BEH_DI] = "di", [SIM_BEH_DO] = "do",
+    [SIM_BEH_AI] = "ai", [SIM_BEH_SERVO] = "servo",
+};
+_Static_assert(sizeof beh_names / sizeof beh_names[0] == SIM_BEH_SERVO + 1, "one name per kind");
+
+static uint64_t eget(const struct od_entry *e) { return e ? od_get(e) : 0; }
+static void eset(struct od_entry *e, uint64_t v)
+{
+    if (e)
+        od_set(e, v);
+}
+
+static void di_init(struct sim_dev *d)
+{
+    /* every BOOL input 0x6000.. in channel order: 0x60n0:01 is channel n */
+    for (unsigned i = 0; i < d->od.n && d->n_bh < 64; i++) {
+        struct od_object *o = &d->od.obj[i];
+        if (o->index < 0x6000 || o->index > 0x6FFF)
+            continue;
+        for (unsigned k = 0; k < o->n && d->n_bh < 64; k++)
+            if (o->e[k].dtype == OD_BOOL && (o->e[k].access & OD_TXPDO)) {
+                d->bh[d->n_bh] = &o->e[k];
+                d->bh_ch[d->n_bh++] = (uint8_t)((o->index - 0x6000) / 0x10 + o->e[k].sub - 1);
+            }
+    }
+}
+
+static void ai_init(struct sim_dev *d)
+{
+    for (unsigned ch = 0; (ch + 1) * A_N <= 64; ch++) {
+        uint16_t in = (uint16_t)(0x6000 + 0x10 * ch), set = (uint16_t)(0x8000 + 0x10 * ch);
+        if (!od_find_entry(&d->od, in, AI_VALUE))
+            break;
+        for (unsigned k = 0; k < A_N; k++)
+            d->bh[ch * A_N + k] = od_find_entry(&d->od, ai_obj[k].settings ? set : in, ai_obj[k].sub);
+        d->n_bh = (ch + 1) * A_N;
+    }
+}
 
 void sim_behaviour_init(struct sim_dev *d)
 {
     d->di_period_ns = 10 * TAKT_NS_PER_MS;
     d->ai_period_ns = TAKT_NS_PER_S;
     d->n_bh = 0;
-    if (is(d, "di")) {
-        /* every BOOL input 0x6000.. in channel order: 0x60n0:01 is channel n */
-        for (unsigned i = 0; i < d->od.n && d->n_bh < 32; i++) {
-            struct od_object *o = &d->od.obj[i];
-            if (o->index < 0x6000 || o->index > 0x6FFF)
-                continue;
-            for (unsigned k = 0; k < o->n && d->n_bh < 32; k++)
-                if (o->e[k].dtype == OD_BOOL && (o->e[k].access & OD_TXPDO)) {
-                    d->bh[d->n_bh] = &o->e[k];
-                    d->bh_ch[d->n_bh++] = (uint8_t)((o->index - 0x6000) / 0x10 + o->e[k].sub - 1);
-                }
-        }
-    }
-    if (!strcmp(d->desc.behaviour, "servo"))
+    d->beh = SIM_BEH_NONE;
+    for (uint8_t b = 0; b < sizeof beh_names / sizeof beh_names[0]; b++)
+        if (!strcmp(d->desc.behaviour, beh_names[b]))
+            d->beh = b;
+    if (d->beh == SIM_BEH_DI)
+        di_init(d);
+    else if (d->beh == SIM_BEH_AI)
+        ai_init(d);
+    else if (d->beh == SIM_BEH_SERVO) {
         memset(&d->servo, 0, sizeof d->servo);
+        sim_servo_init(d);
+    }
 }
 
 static void di_step(struct sim_dev *d, takt_ns_t now)
@@ -52,40 +100,45 @@ static uint8_t limit_state(int v, int limit)
  * 105 %), which sets over/underrange and error the way a real input would. */
 static void ai_channel(struct sim_dev *d, unsigned ch, takt_ns_t now)
 {
-    uint16_t in = (uint16_t)(0x6000 + 0x10 * ch), set = (uint16_t)(0x8000 + 0x10 * ch);
-    struct od_entry *value = od_find_entry(&d->od, in, AI_VALUE);
-    if (!value)
-        return;
-    int64_t period = (int64_t)od_get_u(&d->od, set, AIS_PERIOD) * TAKT_NS_PER_MS;
+    struct od_entry **e = &d->bh[ch * A_N];
+    int64_t period = (int64_t)eget(e[A_PERIOD]) * TAKT_NS_PER_MS;
     if (period <= 0)
         period = d->ai_period_ns;
     double phase = (double)((now + (int64_t)ch * period / 4) % period) / (double)period;
-    double x = od_get_u(&d->od, set, AIS_WAVEFORM) == 1
-                   ? (phase < 0.5 ? 4 * phase - 1 : 3 - 4 * phase)
-                   : sin(2 * M_PI * phase);
+    if (phase < 0)
+        phase += 1.0;
+    double x = eget(e[A_WAVE]) == 1 ? (phase < 0.5 ? 4 * phase - 1 : 3 - 4 * phase)
+                                     : sin(2 * M_PI * phase);
     double raw = 1.05 * 32767.0 * x;
     bool over = raw > 32767.0, under = raw < -32767.0;
     int v = over ? 32767 : under ? -32767 : (int)lround(raw);
-    uint16_t old = (uint16_t)od_get(value);
-    od_set(value, (uint16_t)(int16_t)v);
-    od_set_u(&d->od, in, AI_UNDER, under);
-    od_set_u(&d->od, in, AI_OVER, over);
-    od_set_u(&d->od, in, AI_ERROR, over || under);
-    od_set_u(&d->od, in, AI_TXSTATE, 0);
-    int16_t l1 = (int16_t)od_get_u(&d->od, set, AIS_LIMIT1), l2 = (int16_t)od_get_u(&d->od, set, AIS_LIMIT2);
-    od_set_u(&d->od, in, AI_LIMIT1, od_get_u(&d->od, set, AIS_EN_LIMIT1) ? limit_state(v, l1) : 0);
-    od_set_u(&d->od, in, AI_LIMIT2, od_get_u(&d->od, set, AIS_EN_LIMIT2) ? limit_state(v, l2) : 0);
+    uint64_t old = eget(e[A_VALUE]);
+    eset(e[A_VALUE], (uint16_t)(int16_t)v);
+    eset(e[A_UNDER], under);
+    eset(e[A_OVER], over);
+    eset(e[A_ERROR], over || under);
+    eset(e[A_TXSTATE], 0);
+    int16_t l1 = (int16_t)eget(e[A_L1]), l2 = (int16_t)eget(e[A_L2]);
+    eset(e[A_LIMIT1], eget(e[A_EN1]) ? limit_state(v, l1) : 0);
+    eset(e[A_LIMIT2], eget(e[A_EN2]) ? limit_state(v, l2) : 0);
     if (old != (uint16_t)(int16_t)v)   /* TxPDO toggle: a new value was produced */
-        od_set_u(&d->od, in, AI_TOGGLE, !od_get_u(&d->od, in, AI_TOGGLE));
+        eset(e[A_TOGGLE], !eget(e[A_TOGGLE]));
 }
 
 void sim_behaviour_step(struct sim_dev *d, takt_ns_t now)
 {
-    if (d->n_bh)
+    switch (d->beh) {
+    case SIM_BEH_DI:
         di_step(d, now);
-    else if (is(d, "ai"))
-        for (unsigned ch = 0; ch < 16 && od_find(&d->od, (uint16_t)(0x6000 + 0x10 * ch)); ch++)
+        break;
+    case SIM_BEH_AI:
+        for (unsigned ch = 0; ch < d->n_bh / A_N; ch++)
             ai_channel(d, ch, now);
-    else if (is(d, "servo"))
+        break;
+    case SIM_BEH_SERVO:
         sim_servo_step(d, now);
+        break;
+    default:
+        break;
+    }
 }

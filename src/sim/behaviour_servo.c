@@ -8,9 +8,15 @@
 #include "sim/device_ext.h"
 #include "util/wire.h"
 
-enum { CW = 0x6040, SW = 0x6041, MODE = 0x6060, MODE_DISP = 0x6061, POS_ACT = 0x6064,
-       FERR_WIN = 0x6065, VEL_ACT = 0x606C, POS_TARGET = 0x607A, MAX_SPEED = 0x6080,
-       FERR_ACT = 0x60F4, VEL_TARGET = 0x60FF, ERROR_CODE = 0x603F };
+/* The objects the drive uses, resolved once (a process cycle must not search the OD). */
+enum { CW, SW, MODE, MODE_DISP, POS_ACT, FERR_WIN, VEL_ACT, POS_TARGET, MAX_SPEED, FERR_ACT,
+       VEL_TARGET, ERROR_CODE, N_OBJ };
+static const uint16_t obj_index[] = {
+    [CW] = 0x6040, [SW] = 0x6041, [MODE] = 0x6060, [MODE_DISP] = 0x6061, [POS_ACT] = 0x6064,
+    [FERR_WIN] = 0x6065, [VEL_ACT] = 0x606C, [POS_TARGET] = 0x607A, [MAX_SPEED] = 0x6080,
+    [FERR_ACT] = 0x60F4, [VEL_TARGET] = 0x60FF, [ERROR_CODE] = 0x603F,
+};
+_Static_assert(sizeof obj_index / sizeof obj_index[0] == N_OBJ, "one index per object");
 
 /* Statusword values of the states (bits 0-3, 5, 6), with voltage enabled (bit 4) where
  * the power stage is on, and remote (bit 9). */
@@ -22,8 +28,19 @@ enum { ST_SOD = 0x0040, ST_READY = 0x0031, ST_ON = 0x0033, ST_OPEN = 0x0037, ST_
 #define SW_FERR        0x2000        /* csp: following error */
 #define CW_FAULT_RESET 0x0080
 
-static uint64_t get(struct sim_dev *d, uint16_t i) { return od_get_u(&d->od, i, 0); }
-static void set(struct sim_dev *d, uint16_t i, uint64_t v) { od_set_u(&d->od, i, 0, v); }
+void sim_servo_init(struct sim_dev *d)
+{
+    _Static_assert(N_OBJ <= sizeof d->bh / sizeof d->bh[0], "cache too small");
+    for (unsigned i = 0; i < N_OBJ; i++)
+        d->bh[i] = od_find_entry(&d->od, obj_index[i], 0);
+}
+
+static uint64_t get(struct sim_dev *d, unsigned i) { return d->bh[i] ? od_get(d->bh[i]) : 0; }
+static void set(struct sim_dev *d, unsigned i, uint64_t v)
+{
+    if (d->bh[i])
+        od_set(d->bh[i], v);
+}
 
 static uint16_t state_of(uint16_t sw)
 {

@@ -24,6 +24,8 @@ struct sim_servo {                 /* CiA 402 drive state (behaviour_servo.c) */
     uint16_t last_cw;
 };
 
+enum sim_beh { SIM_BEH_NONE, SIM_BEH_DI, SIM_BEH_DO, SIM_BEH_AI, SIM_BEH_SERVO };
+
 struct sim_dev {
     struct sim_device base;        /* first member: the ESC sees only this */
     struct sim_device_desc desc;   /* own copy */
@@ -44,9 +46,10 @@ struct sim_dev {
     int64_t  di_period_ns;         /* DI: counter step (default 10 ms) */
     int64_t  ai_period_ns;         /* AI: waveform period (default 1 s) */
     struct sim_servo servo;
+    uint8_t  beh;                  /* enum sim_beh, from desc.behaviour */
     unsigned n_bh;                 /* entries the behaviour drives, cached at setup */
-    struct od_entry *bh[32];
-    uint8_t  bh_ch[32];            /* channel number of each (DI/AI) */
+    struct od_entry *bh[64];
+    uint8_t  bh_ch[64];            /* channel number of each (DI) */
 };
 
 static inline struct sim_dev *sim_dev_of(struct sim_device *d)
@@ -81,7 +84,8 @@ int  sim_device_new(const struct sim_device_desc *desc, const struct sim_od *dic
 int  sim_device_build_od(struct sim_dev *d);          /* device_od.c */
 void sim_behaviour_init(struct sim_dev *d);           /* behaviour.c */
 void sim_behaviour_step(struct sim_dev *d, takt_ns_t now);
-void sim_servo_step(struct sim_dev *d, takt_ns_t now);   /* behaviour_servo.c */
+void sim_servo_init(struct sim_dev *d);                  /* behaviour_servo.c */
+void sim_servo_step(struct sim_dev *d, takt_ns_t now);
 uint16_t sim_servo_al_check(struct sim_dev *d, uint8_t from, uint8_t to, const uint8_t *esc);
 
 #endif
