@@ -485,6 +485,14 @@ static const struct cli_opt cn_opts[] = {
 extern const struct cli_opt cli_plk_sdo_opts[];
 int cli_plk_sdo_run(struct cli_ctx *c);
 int cli_plk_demo_run(struct cli_ctx *c);
+int cli_plk_bench_run(struct cli_ctx *c);
+
+static const struct cli_opt bench_opts[] = {
+    { "cns", 0, 1, "N,N,..", "CN counts (default 3,10,20,40)" },
+    { "cycles", 0, 1, "US,US,..", "cycle times (default 250,500,1000,2000,5000,10000)" },
+    { "no-chained", 0, 0, NULL, "skip the chained row for the largest CN count" },
+    { 0 },
+};
 
 static const struct cli_opt demo_opts[] = {
     { "mem", 0, 0, NULL, "use the in-process mem link even where namespaces work" },
@@ -509,6 +517,13 @@ const struct cli_cmd cli_cmds_plk[] = {
       "then runs the transfer. VALUE: an integer (written with the object's size, --size)\n"
       "or a string with --string.",
       CLI_IFACE | CLI_CYCLE | CLI_TIME | CLI_PCAP, cli_plk_sdo_opts, cli_plk_sdo_run },
+    { "plk", "bench", NULL, "MN CPU load, SoC deviation and losses for CN counts x cycle times",
+      "For each CN count and cycle time: simulated CNs in one namespace, the MN in the\n"
+      "other (veth), boot, then measure -t seconds (default 5) of steady state: MN CPU\n"
+      "load in % (thread CPU time per cycle / cycle), SoC wake-up deviation min/max, PRes\n"
+      "lost. N/A where more than 1 % of the cycles overran. Then the largest CN count with\n"
+      "PollResponse Chaining. -a/-p apply to the MN.",
+      CLI_CPU | CLI_PRIO | CLI_TIME | CLI_JSON, bench_opts, cli_plk_bench_run },
     { "demo", "plk", NULL, "POWERLINK demo: MN and 10 simulated CNs across a veth pair (no root needed)",
       "Creates two network namespaces joined by a veth pair (inside an unprivileged user\n"
       "namespace when not root), runs 10 simulated CNs in one and the MN in the other at\n"

@@ -1,0 +1,311 @@
+/* takt plk bench: the MN against simulated CNs across a namespace veth pair for a matrix
+ * of CN counts x cycle times (the layout of the evaluation's Tables 2 and 3): MN CPU
+ * load in %, SoC wake-up deviation min/max, frames lost; N/A where the cycle cannot be
+ * held. Each cell boots its CNs first and measures only the steady state after. */
+#include <errno.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <takt/netns.h>
+#include "cli/cli.h"
+#include "cli/cli_plk.h"
+#include "plk/driver.h"
+
+#define MAX_N 8
+#define MAX_C 8
+
+struct cell {
+    unsigned n;
+    uint32_t cycle_us;
+    bool chained;
+    int status;               /* 0 ok, 1 not booted, 2 cycle not held, 3 error */
+    double cpu_pct;
+    int64_t dev_min, dev_max, per_min, per_max;
+    uint64_t cycles, pres_lost, overruns, exceeded;
+    double boot_s;
+};
+
+struct bench {
+    struct cli_ctx *c;
+    struct takt_netns ns;
+    struct cell *cell;        /* shared with the MN child (MAP_SHARED) */
+    double measure_s;
+};
+
+static const struct perf_msmt *find_msmt(const struct perf_set *s, const char *name)
+{
+    for (unsigned i = 0; i < s->n; i++)
+        if (!strcmp(s->m[i]->name, name))
+            return s->m[i];
+    return NULL;
+}
+
+static void sleep_ms(long ms) { nanosleep(&(struct timespec){ ms / 1000, (ms % 1000) * 1000000 }, NULL); }
+
+/* In side A: boot, discard the boot interval, measure measure_s seconds. */
+static int mn_cell(void *arg)
+{
+    struct bench *b = arg;
+    struct cell *x = b->cell;
+    struct cli_ctx *c = b->c;
+    static struct plk_net_config nc;
+    char err[256];
+    plk_config_default(&nc);
+    nc.cycle_us = x->cycle_us;
+    nc.boot_time_us[PLK_BT_MN_WAIT_NOT_ACT] = 50000;
+    if (plk_config_add_range(&nc, 1, x->n, err, sizeof err))
+        return 3;
+    cli_plk_soft_timing(&nc);
+    for (unsigned id = 1; x->chained && id <= x->n; id++) {
+        nc.node[id].chained = true;
+        nc.node[id].pres_time_first_ns = 15000u * id;
+    }
+    const char *saved = c->iface;
+    c->iface = b->ns.ifname[0];
+    struct takt_link *l;
+    int rc = cli_plk_open_link(c, &l);
+    c->iface = saved;
+    if (rc)
+        return 3;
+    struct takt_plk_mn *mn;
+    if (plk_drv_mn_create(&nc, &mn, err, sizeof err)) {
+        takt_link_close(l);
+        return 3;
+    }
+    struct takt_plk_run_opts o = { 0 };
+    rt_opts_default(&o.rt);
+    o.rt.cpu = c->cpu;
+    o.rt.prio = c->prio;
+    if (takt_plk_mn_start(mn, l, &o)) {
+        takt_plk_mn_destroy(mn);
+        takt_link_close(l);
+        return 3;
+    }
+    const struct plk_mn *core = plk_drv_mn_core(mn);
+    struct rt_loop *loop = takt_plk_mn_loop(mn);
+    takt_ns_t t0 = takt_now();
+    /* one SDO exchange needs two async slots; ~30 per CN plus identification */
+    takt_ns_t limit = t0 + 3 * TAKT_NS_PER_S + (takt_ns_t)x->n * 40 * x->cycle_us * 1000;
+    while ((core->st.nodes_operational < x->n || core->state != PLK_NMT_OPERATIONAL) &&
+           takt_now() < limit && !cli_interrupted)
+        sleep_ms(20);
+    x->boot_s = (double)(takt_now() - t0) / 1e9;
+    x->status = core->st.nodes_operational == x->n ? 0 : 1;
+    if (x->status == 0) {
+        sleep_ms(200);   /* settle */
+        int bank = perf_set_snapshot(&loop->perf, TAKT_NS_PER_S);
+        if (bank >= 0)
+            perf_set_release(&loop->perf, bank);
+        uint64_t lost0 = 0, cyc0 = core->st.cycles, ov0 = loop->cyc.overruns, ex0 = core->st.cycle_exceeded;
+        for (unsigned i = 0; i < core->n_ids; i++)
+            lost0 += core->node[core->ids[i]]->st.pres_lost;
+        sleep_ms((long)(b->measure_s * 1000));
+        bank = perf_set_snapshot(&loop->perf, TAKT_NS_PER_S);
+        if (bank >= 0) {
+            const struct perf_stat *cpu = perf_msmt_interval(find_msmt(&loop->perf, "CPU per Cycle"), bank, NULL);
+            const struct perf_stat *dev = perf_msmt_interval(&loop->m_wake, bank, NULL);
+            const struct perf_stat *per = perf_msmt_interval(&loop->m_cycle, bank, NULL);
+            x->cpu_pct = 100.0 * (double)perf_stat_avg(cpu) / (double)(x->cycle_us * 1000.0);
+            x->dev_min = dev->min; x->dev_max = dev->max;
+            x->per_min = per->min; x->per_max = per->max;
+            perf_set_release(&loop->perf, bank);
+        }
+        uint64_t lost = 0;
+        for (unsigned i = 0; i < core->n_ids; i++)
+            lost += core->node[core->ids[i]]->st.pres_lost;
+        x->pres_lost = lost - lost0;
+        x->cycles = core->st.cycles - cyc0;
+        x->overruns = loop->cyc.overruns - ov0;
+        x->exceeded = core->st.cycle_exceeded - ex0;
+        /* the cycle is not held when more than 1 % of the cycles overran or exceeded */
+        if ((x->overruns + x->exceeded) * 100 > x->cycles || core->st.nodes_operational < x->n)
+            x->status = 2;
+    }
+    takt_plk_mn_stop(mn);
+    takt_plk_mn_join(mn);
+    takt_plk_mn_destroy(mn);
+    takt_link_close(l);
+    return 0;
+}
+
+static void cn_child(struct bench *b, unsigned n)
+{
+    struct takt_link *l;
+    struct cli_ctx c = *b->c;
+    c.iface = b->ns.ifname[1];
+    c.json = NULL;
+    c.pcap = NULL;
+    c.time_s = 0;
+    c.cpu = -1;
+    if (cli_plk_open_link(&c, &l))
+        _exit(1);
+    /* quiet: the bench prints the table */
+    if (!freopen("/dev/null", "w", stdout))
+        _exit(1);
+    _exit(cli_plk_cn_session(&c, 1, n, NULL, l, &cli_interrupted));
+}
+
+static void run_cell(struct bench *b, struct cell *x)
+{
+    memset(b->cell, 0, sizeof *b->cell);
+    b->cell->n = x->n;
+    b->cell->cycle_us = x->cycle_us;
+    b->cell->chained = x->chained;
+    b->cell->status = 3;
+    fflush(NULL);
+    pid_t cn = takt_netns_fork(&b->ns, TAKT_NETNS_B);
+    if (cn == 0)
+        cn_child(b, x->n);
+    if (cn < 0) {
+        x->status = 3;
+        return;
+    }
+    sleep_ms(200);
+    int rc = takt_netns_run(&b->ns, TAKT_NETNS_A, mn_cell, b);
+    kill(cn, SIGTERM);
+    while (waitpid(cn, NULL, 0) < 0 && errno == EINTR)
+        ;
+    *x = *b->cell;
+    if (rc)
+        x->status = 3;
+}
+
+static const char *cell_text(const struct cell *x, char *buf, size_t n)
+{
+    if (x->status == 1) return "not booted";
+    if (x->status == 2) return "N/A";
+    if (x->status == 3) return "error";
+    snprintf(buf, n, "%.1f", x->cpu_pct);
+    return buf;
+}
+
+static json_object *cell_json(const struct cell *x)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "cns", json_object_new_int((int)x->n));
+    json_object_object_add(o, "cycle_us", json_object_new_int((int)x->cycle_us));
+    json_object_object_add(o, "mode", json_object_new_string(x->chained ? "chained" : "conventional"));
+    static const char *const st[] = { "ok", "not_booted", "cycle_not_held", "error" };
+    json_object_object_add(o, "status", json_object_new_string(st[x->status & 3]));
+    json_object_object_add(o, "boot_s", json_object_new_double(x->boot_s));
+    if (x->status == 0 || x->status == 2) {
+        json_object_object_add(o, "mn_cpu_pct", json_object_new_double(x->cpu_pct));
+        json_object_object_add(o, "soc_dev_min_ns", json_object_new_int64(x->dev_min));
+        json_object_object_add(o, "soc_dev_max_ns", json_object_new_int64(x->dev_max));
+        json_object_object_add(o, "soc_period_min_ns", json_object_new_int64(x->per_min));
+        json_object_object_add(o, "soc_period_max_ns", json_object_new_int64(x->per_max));
+        json_object_object_add(o, "cycles", json_object_new_uint64(x->cycles));
+        json_object_object_add(o, "pres_lost", json_object_new_uint64(x->pres_lost));
+        json_object_object_add(o, "overruns", json_object_new_uint64(x->overruns));
+        json_object_object_add(o, "cycle_exceeded", json_object_new_uint64(x->exceeded));
+    }
+    return o;
+}
+
+static int parse_list(struct cli_ctx *c, const char *opt, const char *s, unsigned *v, unsigned max,
+                      unsigned lo, unsigned hi)
+{
+    unsigned n = 0;
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", s);
+    for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        long x;
+        if (n >= max || cli_parse_long(c, opt, t, lo, hi, &x))
+            return n >= max ? cli_usage_error(c, "%s takes at most %u values", opt, max), -1 : -1;
+        v[n++] = (unsigned)x;
+    }
+    return (int)n;
+}
+
+int cli_plk_bench_run(struct cli_ctx *c)
+{
+    unsigned ns[MAX_N] = { 3, 10, 20, 40 }, cs[MAX_C] = { 250, 500, 1000, 2000, 5000, 10000 };
+    int nn = 4, nc = 6;
+    const char *s;
+    if ((s = cli_get(c, "cns")) && (nn = parse_list(c, "--cns", s, ns, MAX_N, 1, 239)) < 0)
+        return 2;
+    if ((s = cli_get(c, "cycles")) && (nc = parse_list(c, "--cycles", s, cs, MAX_C, 100, 100000)) < 0)
+        return 2;
+    static struct bench b;
+    b = (struct bench){ .c = c, .measure_s = c->time_s > 0 ? c->time_s : 5 };
+    b.cell = mmap(NULL, sizeof *b.cell, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (b.cell == MAP_FAILED)
+        return cli_error(c, "mmap: %s", strerror(errno));
+    char why[256];
+    if (takt_netns_create(&b.ns, why, sizeof why))
+        return cli_error(c, "network namespaces unavailable: %s", why);
+    bool chain40 = !cli_flag(c, "no-chained");
+    static struct cell cells[MAX_N * MAX_C + MAX_C];
+    unsigned k = 0;
+    for (int i = 0; i < nn && !cli_interrupted; i++)
+        for (int j = 0; j < nc && !cli_interrupted; j++) {
+            cells[k] = (struct cell){ .n = ns[i], .cycle_us = cs[j] };
+            if (cli_progress_enabled())
+                fprintf(stderr, "takt plk bench: %u CNs, %u us ...\n", ns[i], cs[j]);
+            run_cell(&b, &cells[k++]);
+        }
+    unsigned nchain = 0;
+    for (int j = 0; chain40 && j < nc && !cli_interrupted; j++) {
+        cells[k] = (struct cell){ .n = ns[nn - 1], .cycle_us = cs[j], .chained = true };
+        if (cli_progress_enabled())
+            fprintf(stderr, "takt plk bench: %u CNs chained, %u us ...\n", ns[nn - 1], cs[j]);
+        run_cell(&b, &cells[k++]);
+        nchain++;
+    }
+    takt_netns_destroy(&b.ns);
+    /* Table: MN CPU load in % (rows: CNs, columns: cycle) */
+    char t[32];
+    printf("MN CPU load [%%] (N/A: cycle not held), MN against simulated CNs over veth\n%-14s", "CNs \\ cycle");
+    for (int j = 0; j < nc; j++)
+        printf(" %9u us", cs[j]);
+    printf("\n");
+    for (int i = 0; i < nn; i++) {
+        printf("%-14u", ns[i]);
+        for (int j = 0; j < nc; j++)
+            printf(" %12s", cell_text(&cells[i * nc + j], t, sizeof t));
+        printf("\n");
+    }
+    if (nchain) {
+        char lbl[24];
+        snprintf(lbl, sizeof lbl, "%u chained", ns[nn - 1]);
+        printf("%-14s", lbl);
+        for (unsigned j = 0; j < nchain; j++)
+            printf(" %12s", cell_text(&cells[(unsigned)(nn * nc) + j], t, sizeof t));
+        printf("\n");
+    }
+    printf("\nSoC wake-up deviation min/max [us], PRes lost, cycles measured\n");
+    for (unsigned i = 0; i < k; i++) {
+        const struct cell *x = &cells[i];
+        if (x->status == 1 || x->status == 3) {
+            printf("%3u CNs %6u us %-12s %s (boot %.1f s)\n", x->n, x->cycle_us,
+                   x->chained ? "chained" : "conventional", x->status == 1 ? "not booted" : "error", x->boot_s);
+            continue;
+        }
+        printf("%3u CNs %6u us %-12s dev %7.1f/%8.1f  lost %6" PRIu64 "  cycles %7" PRIu64
+               "  overruns %" PRIu64 "  exceeded %" PRIu64 "  boot %.1f s\n", x->n, x->cycle_us,
+               x->chained ? "chained" : "conventional", x->dev_min / 1000.0, x->dev_max / 1000.0,
+               x->pres_lost, x->cycles, x->overruns, x->exceeded, x->boot_s);
+    }
+    if (c->json) {
+        json_object *o = json_object_new_object(), *arr = json_object_new_array();
+        for (unsigned i = 0; i < k; i++)
+            json_object_array_add(arr, cell_json(&cells[i]));
+        json_object_object_add(o, "measure_s", json_object_new_double(b.measure_s));
+        json_object_object_add(o, "cells", arr);
+        FILE *f = strcmp(c->json, "-") ? fopen(c->json, "w") : stdout;
+        if (f) {
+            fprintf(f, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY));
+            if (f != stdout)
+                fclose(f);
+        }
+        json_object_put(o);
+    }
+    munmap(b.cell, sizeof *b.cell);
+    return 0;
+}
