@@ -343,6 +343,8 @@ size_t coe_mbx_write(struct coe_server *s, const uint8_t *m, size_t len, uint8_t
         return mbx_error(s, MBXERR_INVALID_SIZE, r, cap);
     if (mlen < 2)
         return mbx_error(s, MBXERR_SIZE_TOO_SHORT, r, cap);
+    if (m[5] & 0x80)                 /* reserved bit of the type/counter byte */
+        return mbx_error(s, MBXERR_INVALID_HEADER, r, cap);
     if (m[4] & 0x3F)
         return mbx_error(s, MBXERR_INVALID_CHANNEL, r, cap);
     if ((m[5] & 0x0F) != MBX_TYPE_COE)

@@ -281,6 +281,11 @@ static void mailbox_errors(void **state)
     m[4] = 5;
     raw(d, m, n, r);
     assert_int_equal(get_le16(r + 8), MBXERR_INVALID_CHANNEL);
+    /* reserved header bit set */
+    n = sdo_msg(m, 3, 0x40, 0x1000, 0, 0, NULL, 0);
+    m[5] |= 0x80;
+    raw(d, m, n, r);
+    assert_int_equal(get_le16(r + 8), MBXERR_INVALID_HEADER);
     /* unsupported CoE service (TxPDO remote request) */
     uint8_t body[8] = { 0 };
     n = mbx_build(m, 4, 6, body, 8);
@@ -290,7 +295,7 @@ static void mailbox_errors(void **state)
     n = mbx_build(m, 5, COE_SDO_REQ, body, 4);
     raw(d, m, n, r);
     assert_int_equal(get_le16(r + 8), MBXERR_SIZE_TOO_SHORT);
-    assert_int_equal(sd->coe.n_mbx_errors, 6);
+    assert_int_equal(sd->coe.n_mbx_errors, 7);
     /* the mailbox keeps working afterwards */
     size_t l;
     uint8_t v[8];
