@@ -208,6 +208,35 @@ static int enc_asnd(uint8_t *b, size_t cap, const struct plk_asnd *a)
     }
 }
 
+/* Bytes an encoder may write for m (at least the 60-byte minimum). */
+static size_t zero_len(const struct plk_msg *m)
+{
+    size_t n = PLK_MIN_FRAME;
+    switch (m->mtyp) {
+    case PLK_MTYP_PREQ:
+        n = PLK_PREQ_OFF_PAYLOAD + (size_t)(m->u.preq.size > m->u.preq.payload_limit ?
+                                            m->u.preq.size : m->u.preq.payload_limit);
+        break;
+    case PLK_MTYP_PRES:
+        n = PLK_PRES_OFF_PAYLOAD + (size_t)(m->u.pres.size > m->u.pres.payload_limit ?
+                                            m->u.pres.size : m->u.pres.payload_limit);
+        break;
+    case PLK_MTYP_ASND:
+        if (m->u.asnd.svid == PLK_ASND_IDENT_RESPONSE)
+            n = PLK_IRES_LEN;
+        else if (m->u.asnd.svid == PLK_ASND_STATUS_RESPONSE)
+            n = PLK_SRES_OFF_HISTORY + (size_t)PLK_SRES_ENTRY_LEN *
+                (m->u.asnd.u.status.n_entries > PLK_SRES_MAX_ENTRIES ? 0 : m->u.asnd.u.status.n_entries);
+        else if (m->u.asnd.svid != PLK_ASND_NMT_COMMAND && m->u.asnd.svid != PLK_ASND_NMT_REQUEST &&
+                 m->u.asnd.svid != PLK_ASND_SYNC_RESPONSE)
+            n = PLK_ASND_OFF_PAYLOAD + (size_t)m->u.asnd.u.raw.len;
+        break;
+    default:
+        break;
+    }
+    return n < PLK_MIN_FRAME ? PLK_MIN_FRAME : n;
+}
+
 int plk_frame_encode(uint8_t *buf, size_t cap, const struct plk_msg *m)
 {
     if (!buf || !m)
@@ -216,8 +245,10 @@ int plk_frame_encode(uint8_t *buf, size_t cap, const struct plk_msg *m)
         return -ENOSPC;
     if (cap > PLK_MAX_FRAME)
         cap = PLK_MAX_FRAME;
-    /* Zero what any encoder may touch, so reserved fields and padding are 0. */
-    memset(buf, 0, cap);
+    /* Zero the bytes this frame will have, so reserved fields and padding are 0; only
+     * those, since the MN encodes a PReq per CN every cycle. */
+    size_t need = zero_len(m);
+    memset(buf, 0, need < cap ? need : cap);
     if (mac_zero(m->dst_mac)) {
         enum plk_mcast mc = plk_mtyp_mcast(m->mtyp);
         if (!mc)

@@ -439,6 +439,49 @@ static void names(void **state)
     assert_string_equal(plk_nmt_cmd_name(0x01), "unknown");
 }
 
+
+/* Encoding into a dirty buffer: every byte of the frame that no field sets is zero. */
+static void padding_is_zero(void **state)
+{
+    static const uint8_t pl[3] = { 7, 8, 9 };
+    struct plk_msg ms[8];
+    ms[0] = msg(PLK_MTYP_SOC, 255, 240, MN_MAC);
+    ms[1] = msg(PLK_MTYP_PREQ, 1, 240, MN_MAC);
+    memcpy(ms[1].dst_mac, CN_MAC, 6);
+    ms[1].u.preq = (struct plk_preq){ .size = 3, .payload = pl, .payload_limit = 100 };
+    ms[2] = msg(PLK_MTYP_PRES, 255, 1, CN_MAC);
+    ms[2].u.pres = (struct plk_pres){ .size = 3, .payload = pl, .payload_limit = 36 };
+    ms[3] = msg(PLK_MTYP_SOA, 255, 240, MN_MAC);
+    ms[4] = msg(PLK_MTYP_ASND, 255, 1, CN_MAC);
+    ms[4].u.asnd.svid = PLK_ASND_IDENT_RESPONSE;
+    ms[5] = msg(PLK_MTYP_ASND, 255, 1, CN_MAC);
+    ms[5].u.asnd.svid = PLK_ASND_STATUS_RESPONSE;
+    ms[5].u.asnd.u.status.n_entries = 3;
+    ms[6] = msg(PLK_MTYP_ASND, 1, 240, MN_MAC);
+    ms[6].u.asnd.svid = PLK_ASND_NMT_COMMAND;
+    ms[6].u.asnd.u.nmt_cmd.data_len = 32;
+    ms[7] = msg(PLK_MTYP_ASND, 1, 240, MN_MAC);
+    ms[7].u.asnd.svid = PLK_ASND_SDO;
+    ms[7].u.asnd.u.raw.data = pl;
+    ms[7].u.asnd.u.raw.len = 3;
+    const int want_len[8] = { 60, 124, 60, 60, 176, 92, 60, 60 };
+    for (int k = 0; k < 8; k++) {
+        uint8_t f[1514];
+        memset(f, 0xEE, sizeof f);
+        int n = plk_frame_encode(f, sizeof f, &ms[k]);
+        assert_int_equal(n, want_len[k]);
+        for (int i = 17; i < n; i++) {
+            bool set = (k == 1 && i >= 24 && i < 27) || (k == 2 && i >= 24 && i < 27) ||
+                       (k == 1 && i == 22) || (k == 2 && i == 22) ||
+                       (k == 4 && i == 17) || (k == 5 && i == 17) || (k == 6 && i == 17) ||
+                       (k == 7 && (i == 17 || (i >= 18 && i < 21)));
+            if (!set && f[i] != 0)
+                fail_msg("frame kind %d byte %d is 0x%02X, expected 0", k, i, f[i]);
+        }
+        assert_int_equal(f[n], 0xEE);      /* nothing written past the frame */
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -453,6 +496,7 @@ int main(void)
         cmocka_unit_test(nmt_request_and_sync),
         cmocka_unit_test(bad_frames),
         cmocka_unit_test(names),
+        cmocka_unit_test(padding_is_zero),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

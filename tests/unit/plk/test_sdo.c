@@ -327,6 +327,59 @@ static void unknown_command_aborts(void **state)
     assert_int_equal(r->cl.abort_code, PLK_ABORT_BAD_COMMAND);
 }
 
+
+/* 6-bit sequence numbers wrap after 64 frames: 100 transfers on one connection. */
+static void sequence_numbers_wrap(void **state)
+{
+    struct rig *r = new_rig();
+    for (uint32_t k = 0; k < 100; k++) {
+        uint32_t v = 1000 + k;
+        assert_int_equal(plk_sdo_client_write(&r->cl, PLK_OD_LOSS_SOC_TOLERANCE, 0, &v, 4, r->now), 0);
+        assert_int_equal(run(r, 50), PLK_SDO_DONE);
+        assert_int_equal(plk_od_u32(&r->od, PLK_OD_LOSS_SOC_TOLERANCE, 0, 0), 1000 + k);
+    }
+    assert_int_equal(r->cl.seq.my_snr, 100 % 64);
+    assert_int_equal(r->cl.seq.retransmissions + r->sv.seq.retransmissions, 0);
+    assert_int_equal(r->cl.seq.rx_dropped + r->sv.seq.rx_dropped, 0);
+}
+
+/* Several frames in flight (history window of 4), one lost in the middle: the server
+ * asks for retransmission, the client resends what was not acknowledged. */
+static void window_burst_with_loss(void **state)
+{
+    struct rig *r = new_rig();
+    uint8_t big[1800], buf[PLK_SDO_PAYLOAD_MAX];
+    char err[160];
+    for (unsigned i = 0; i < sizeof big; i++)
+        big[i] = (uint8_t)(i * 13);
+    assert_int_equal(plk_sdo_client_write(&r->cl, 0x2000, 0, big, sizeof big, r->now), 0);
+    unsigned data_frames = 0, max_burst = 0;
+    for (int t = 0; t < 300 && r->cl.status == PLK_SDO_BUSY; t++) {
+        unsigned burst = 0;
+        int n;
+        while ((n = plk_sdo_client_tx(&r->cl, buf, sizeof buf, r->now)) > 0) {
+            burst++;
+            if (n > 4)
+                data_frames++;
+            if (data_frames == 3 && n > 4 && r->cl.seq.retransmissions == 0)
+                continue;                  /* the second segment is lost once */
+            assert_int_equal(plk_sdo_server_rx(&r->sv, buf, (size_t)n, r->now, err, sizeof err), 0);
+        }
+        if (burst > max_burst)
+            max_burst = burst;
+        while ((n = plk_sdo_server_tx(&r->sv, buf, sizeof buf, r->now)) > 0)
+            assert_int_equal(plk_sdo_client_rx(&r->cl, buf, (size_t)n, r->now, err, sizeof err), 0);
+        r->now += TAKT_NS_PER_MS;
+    }
+    assert_int_equal(r->cl.status, PLK_SDO_DONE);
+    assert_true(max_burst >= PLK_SDO_HISTORY);            /* the window was used */
+    assert_true(r->cl.seq.retransmissions >= 1);
+    assert_true(r->sv.seq.rx_dropped >= 1);
+    const struct plk_od_entry *e = plk_od_find(&r->od, 0x2000, 0);
+    assert_int_equal(e->size, sizeof big);
+    assert_memory_equal(e->data, big, sizeof big);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -342,6 +395,8 @@ int main(void)
         cmocka_unit_test(server_silent_times_out),
         cmocka_unit_test(garbage_rejected),
         cmocka_unit_test(unknown_command_aborts),
+        cmocka_unit_test(sequence_numbers_wrap),
+        cmocka_unit_test(window_burst_with_loss),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
