@@ -36,7 +36,8 @@ static const uint8_t wmask[ESC_REGS] = {
 enum hook { H_NONE, H_AL, H_ERRCNT, H_LOSTLINK, H_WDCNT, H_SII, H_DC_LATCH, H_DC_TIME,
             H_DC_FILTER, H_COUNT };
 
-int esc_init(struct sim_esc *e, struct sim_device *dev, uint32_t ram, bool sii_read8)
+int esc_init(struct sim_esc *e, struct sim_device *dev, uint32_t ram, bool sii_read8,
+             uint8_t *block)
 {
     memset(e, 0, sizeof *e);
     if (!ram)
@@ -44,8 +45,9 @@ int esc_init(struct sim_esc *e, struct sim_device *dev, uint32_t ram, bool sii_r
     if (ram > 0xF000)
         return -EINVAL;           /* ADO is 16 bits: RAM must end below 64 KiB */
     e->mem_size = ESC_REGS + ram;
-    e->mem = calloc(1, e->mem_size);
-    e->stage = calloc(1, ram);
+    e->external = block != NULL;
+    e->mem = block ? block : calloc(1, e->mem_size);
+    e->stage = block ? block + e->mem_size : calloc(1, ram);
     e->mbx_reply = calloc(1, ram);
     e->mbx_last = calloc(1, ram);
     e->dev = dev;
@@ -80,8 +82,10 @@ int esc_init(struct sim_esc *e, struct sim_device *dev, uint32_t ram, bool sii_r
 
 void esc_free(struct sim_esc *e)
 {
-    free(e->mem);
-    free(e->stage);
+    if (!e->external) {
+        free(e->mem);
+        free(e->stage);
+    }
     free(e->mbx_reply);
     free(e->mbx_last);
     free(e->sii);
@@ -289,7 +293,7 @@ void esc_pdi(struct sim_esc *e, takt_ns_t t)
         const struct esc_sm *si = e->sm_in >= 0 ? &e->sm[e->sm_in] : NULL;
         bool out_ok = so && so->active && so->end <= e->mem_size;
         bool in_ok = si && si->active && si->end <= e->mem_size;
-        if (e->dev && e->dev->ops->process && (out_ok || in_ok) && !e->no_process)
+        if ((out_ok || in_ok) && !e->no_process && e->dev && e->dev->ops->process)
             e->dev->ops->process(e->dev, out_ok ? e->mem + so->start : NULL, out_ok ? so->len : 0,
                                  in_ok ? e->mem + si->start : NULL, in_ok ? si->len : 0, t);
     }

@@ -66,6 +66,7 @@ struct sim_esc {
     uint8_t  *mem;                    /* ESC_REGS + ram bytes */
     uint32_t  mem_size;
     uint8_t  *stage;                  /* write staging for 3-buffer output SMs (ram bytes) */
+    bool      external;               /* mem/stage live in the caller's block */
     uint8_t  *mbx_reply, *mbx_last;   /* held reply, last placed reply (repeat) */
     size_t    mbx_reply_len, mbx_last_len;
     struct sim_device *dev;
@@ -93,8 +94,12 @@ struct sim_esc {
     int64_t   clock_offset;           /* local time at sim time 0 */
 };
 
-/* Life cycle. ram = process RAM bytes (0 = 8 KiB). The ESC borrows dev. */
-int  esc_init(struct sim_esc *e, struct sim_device *dev, uint32_t ram, bool sii_read8);
+/* Life cycle. ram = process RAM bytes (0 = 8 KiB). The ESC borrows dev. block, if
+ * given, holds ESC_REGS + 2 * ram zeroed bytes (memory and staging) the caller owns:
+ * the network puts all ESCs in one huge-page arena so the hot path misses no TLB. */
+#define ESC_BLOCK(ram) (ESC_REGS + 2u * (ram))
+int  esc_init(struct sim_esc *e, struct sim_device *dev, uint32_t ram, bool sii_read8,
+              uint8_t *block);
 void esc_free(struct sim_esc *e);
 /* Power-on state: registers cleared and loaded from SII, INIT, no configuration. */
 void esc_reset(struct sim_esc *e, takt_ns_t now);

@@ -31,6 +31,8 @@ struct sim_slave {
 struct takt_sim {
     unsigned n;
     struct sim_slave *sl;
+    uint8_t *arena;                /* every ESC's memory + staging, huge pages if possible */
+    size_t   arena_len;
     unsigned reach;                /* slaves 1..reach see frames */
     struct takt_sim_opts opt;
     struct takt_sim_stats st;
