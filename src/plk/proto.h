@@ -71,6 +71,10 @@ enum {
     PLK_F2_PR_MASK = 0x38,   /* PR: priority of the pending request, bits 3-5 */
     PLK_F2_PR_SHIFT = 3,
     PLK_F3_MR = 0x01,  /* SoA: MN redundancy */
+    /* Decoded by Wireshark, not named in oplk frame.h (ref §3): */
+    PLK_F1_AN = 0x08,  /* SoC/SoA: "AN (Global)", same bit as EC */
+    PLK_F2_SLS = 0x40, /* PRes/StatusResponse: second link status */
+    PLK_F2_FLS = 0x80, /* PRes/StatusResponse: first link status */
 };
 
 /* PR priorities (ref §3: C_DLL_ASND_PRIO_*) */

@@ -380,6 +380,24 @@ static void window_burst_with_loss(void **state)
     assert_memory_equal(e->data, big, sizeof big);
 }
 
+
+/* A frame with scon 3 ("valid with acknowledge request") is answered by an ack. */
+static void ack_request_answered(void **state)
+{
+    struct rig *r = new_rig();
+    uint32_t v = 4000;
+    assert_int_equal(plk_sdo_client_write(&r->cl, PLK_OD_CYCLE_LEN, 0, &v, 4, r->now), 0);
+    assert_int_equal(run(r, 50), PLK_SDO_DONE);
+    assert_false(plk_sdo_server_tx_pending(&r->sv, r->now));
+    uint8_t req[4] = { (uint8_t)(r->sv.seq.my_snr << 2 | 2), (uint8_t)(r->cl.seq.my_snr << 2 | 3) };
+    char err[160];
+    assert_int_equal(plk_sdo_server_rx(&r->sv, req, 4, r->now, err, sizeof err), 0);
+    assert_true(plk_sdo_server_tx_pending(&r->sv, r->now));
+    uint8_t buf[PLK_SDO_PAYLOAD_MAX];
+    assert_int_equal(plk_sdo_server_tx(&r->sv, buf, sizeof buf, r->now), 4);
+    assert_int_equal(buf[0], (req[1] & 0xFC) | 2);    /* acknowledges the client's number */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -397,6 +415,7 @@ int main(void)
         cmocka_unit_test(unknown_command_aborts),
         cmocka_unit_test(sequence_numbers_wrap),
         cmocka_unit_test(window_burst_with_loss),
+        cmocka_unit_test(ack_request_answered),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
