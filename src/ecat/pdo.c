@@ -162,6 +162,14 @@ static bool sm_is_pd(const struct ecat_pdo_map *m, unsigned sm)
     return false;
 }
 
+static bool sm_has_pdo(const struct ecat_pdo_map *m, unsigned sm)
+{
+    for (unsigned i = 0; i < m->n_pdo; i++)
+        if (m->pdo[i].sm == sm)
+            return true;
+    return false;
+}
+
 static uint32_t sm_bits(const struct ecat_pdo_map *m, unsigned sm)
 {
     uint32_t bits = 0;
@@ -207,6 +215,8 @@ static int lay_dir(struct lay *l, const struct ecat_pdo_map *m, struct ecat_pdo_
             continue;
         uint32_t bits = sm_bits(m, sm);
         uint16_t len = (uint16_t)((bits + 7) / 8);
+        if (!sm_has_pdo(m, sm))
+            len = m->sm[sm].default_len;  /* no PDO description: the SM's own length */
         if (s->n_sm >= ECAT_PDO_MAX_SM)
             return lay_fail(l, -ENOSPC, "slave %u: more than %d process data SMs", s->pos, ECAT_PDO_MAX_SM);
         s->sm[s->n_sm++] = (struct ecat_sm_regs){ .index = (uint8_t)sm, .start = m->sm[sm].start,

@@ -40,7 +40,8 @@ struct ecat_pdo_sm {
     uint8_t  ctrl;                   /* control byte (ref §6) */
     uint8_t  enable;
     uint8_t  type;                   /* ECAT_SII_SM_* */
-    uint16_t default_len;            /* length from SII (used when no PDO says more) */
+    uint16_t default_len;            /* length from SII/ENI, used when no PDO is
+                                        assigned to the SM (a raw region, no variables) */
 };
 
 /* A slave's PDO mapping: the input to the layout. */

@@ -179,6 +179,27 @@ static void test_fmmu_limits_and_clear(void **state)
     assert_int_equal(ecat_pdo_map_add_entry(m, 0x60400000, 0, "zero bits"), -EINVAL);
 }
 
+static void test_sm_without_pdos(void **state)
+{
+    (void)state;
+    /* an SII with an inputs SM of 2 bytes but no TxPDO category: the region is kept */
+    struct ecat_pdo_map *m = &maps[0];
+    ecat_pdo_map_init(m);
+    m->n_sm = 4;
+    m->sm[2] = (struct ecat_pdo_sm){ .start = 0x1100, .ctrl = 0x24, .type = ECAT_SII_SM_OUTPUTS };
+    m->sm[3] = (struct ecat_pdo_sm){ .start = 0x1180, .ctrl = 0x20, .type = ECAT_SII_SM_INPUTS, .default_len = 2 };
+    assert_int_equal(ecat_pdo_layout(&img, maps, NULL, 1, 0, 0, err, sizeof err), 0);
+    assert_int_equal(img.slave[0].out_len, 0);
+    assert_int_equal(img.slave[0].in_len, 2);
+    assert_int_equal(img.slave[0].n_fmmu, 1);
+    assert_int_equal(img.slave[0].fmmu[0].type, 1);
+    assert_int_equal(img.slave[0].sm[0].enable, 0);          /* SM2: nothing, disabled */
+    assert_int_equal(img.slave[0].sm[1].len, 2);
+    assert_int_equal(img.n_vars, 0);
+    assert_int_equal(img.frame[0].wkc, 1);
+    ecat_pdo_image_free(&img);
+}
+
 static void test_register_encoding(void **state)
 {
     (void)state;
@@ -259,6 +280,7 @@ int main(void)
         cmocka_unit_test(test_bit_access),
         cmocka_unit_test(test_frames_split),
         cmocka_unit_test(test_fmmu_limits_and_clear),
+        cmocka_unit_test(test_sm_without_pdos),
         cmocka_unit_test(test_register_encoding),
         cmocka_unit_test(test_real_sii_layout),
     };
