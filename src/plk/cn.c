@@ -142,6 +142,8 @@ static void copy_outputs(struct plk_cn *cn, const uint8_t *p, uint16_t size, uin
     if (n > cn->cfg.out_size)
         n = cn->cfg.out_size;
     memcpy(cn->out, p + off, n);
+    if (cn->od_do && cn->od_do->data)   /* RPDO 0x1600/1 -> 0x6200/1 */
+        cn->od_do->data[0] = cn->out[0];
     if (n < cn->cfg.out_size)
         cn->st.short_rx++;   /* E_PDO_SHORT_RX (ref §7) */
 }

@@ -72,6 +72,7 @@ struct plk_cn {
     struct plk_od od;              /* object dictionary (SDO server) */
     struct plk_od_entry od_entries[PLK_CN_OD_ENTRIES];
     uint8_t  od_pool[PLK_CN_OD_POOL];
+    struct plk_od_entry *od_di, *od_do;   /* 0x6000/1, 0x6200/1: the process image */
     struct plk_sdo_server sdo;
     uint8_t  sdo_buf[PLK_SDO_PAYLOAD_MAX];
 };

@@ -112,6 +112,8 @@ void plk_cn_on_invite(struct plk_cn *cn, takt_ns_t now, const struct plk_soa *so
 void plk_cn_sdo_rx(struct plk_cn *cn, takt_ns_t now, const uint8_t *p, size_t len)
 {
     char err[96];
+    if (cn->od_di && cn->od_di->data)   /* an SDO read of the inputs sees them now */
+        cn->od_di->data[0] = cn->in[0];
     cn->st.sdo_rx++;
     if (plk_sdo_server_rx(&cn->sdo, p, len, now, err, sizeof err) < 0)
         cn->st.bad_frames++;
@@ -173,6 +175,8 @@ int plk_cn_od_setup(struct plk_cn *cn)
         r = plk_od_add_array(&cn->od, 0x6200, 1, PLK_OA_READ, PLK_OT_U8, PLK_OA_RW | PLK_OA_PDO, 0);
     if (r)
         return r;
+    cn->od_di = plk_od_find(&cn->od, 0x6000, 1);
+    cn->od_do = plk_od_find(&cn->od, 0x6200, 1);
     cn->cycle_us = plk_od_u32(&cn->od, PLK_OD_CYCLE_LEN, 0, 50000);
     cn->pres_limit = (uint16_t)plk_od_u32(&cn->od, PLK_OD_CYCLE_TIMING, PLK_CT_PRES_ACT_PAYLOAD,
                                          PLK_PAYLOAD_LIMIT_MIN);
