@@ -1,0 +1,120 @@
+/* The public API (include/takt/plk.h) end to end in real time over the mem link: an MN
+ * on its rt_loop thread and a CN served by takt_plk_cn_run in another thread boot to
+ * Operational, exchange process data through the accessors and the cyclic callback, and
+ * answer a blocking SDO read. (One CN: the mem link is a point-to-point pair.) */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <pthread.h>
+#include <string.h>
+#include <time.h>
+#include <takt/plk.h>
+
+struct cn_thread {
+    struct takt_plk_cn *cn;
+    struct takt_link *link;
+    pthread_t t;
+};
+
+static void *cn_main(void *arg)
+{
+    struct cn_thread *c = arg;
+    takt_plk_cn_run(c->cn, c->link, NULL);
+    return NULL;
+}
+
+struct app { volatile unsigned calls; uint8_t seen_in; };
+
+static void on_cycle(void *ctx, struct takt_plk_mn *mn, takt_ns_t now)
+{
+    struct app *a = ctx;
+    size_t len;
+    (void)now;
+    uint8_t *out = takt_plk_mn_outputs(mn, 2, &len);
+    if (out && len)
+        out[0] = 0x3C;
+    const uint8_t *in = takt_plk_mn_inputs(mn, 2, &len);
+    if (in && len)
+        a->seen_in = in[0];
+    a->calls++;
+}
+
+static void mn_and_cn_over_mem(void **state)
+{
+    (void)state;
+    struct takt_link *mn_l, *cn_l[1];
+    assert_int_equal(takt_link_mem_pair(&mn_l, &cn_l[0], 256, NULL, NULL), 0);
+    cn_l[0]->mac[5] ^= 1;
+
+    struct takt_plk_mn_cfg cfg;
+    takt_plk_mn_cfg_default(&cfg);
+    cfg.cycle_us = 2000;
+    cfg.pres_timeout_ns = 500000;
+    cfg.loss_pres_threshold = 0;       /* real time on a busy machine: count, don't reset */
+    cfg.cycle_exceed_threshold = 0;
+    assert_int_equal(takt_plk_mn_cfg_add_range(&cfg, 2, 2, false), 0);
+    /* a node ID outside 1..239 is refused with a message */
+    struct takt_plk_mn_cfg bad = cfg;
+    bad.nodes[0].id = 240;
+    struct takt_plk_mn *mn;
+    char err[200] = "";
+    assert_true(takt_plk_mn_create(&bad, &mn, err, sizeof err) < 0);
+    assert_non_null(strstr(err, "240"));
+    assert_int_equal(takt_plk_mn_create(&cfg, &mn, err, sizeof err), 0);
+    struct app a = { 0 };
+    takt_plk_mn_set_callback(mn, on_cycle, &a);
+
+    struct takt_plk_cn_cfg cc;
+    takt_plk_cn_cfg_default(&cc, 2);
+    struct cn_thread c = { .link = cn_l[0] };
+    assert_int_equal(takt_plk_cn_create(&cc, &c.cn, err, sizeof err), 0);
+    takt_plk_cn_inputs(c.cn, NULL)[0] = 0x81;
+    assert_int_equal(pthread_create(&c.t, NULL, cn_main, &c), 0);
+
+    struct takt_plk_run_opts o = { 0 };
+    rt_opts_default(&o.rt);
+    o.rt.mlock = false;
+    o.rt.dma_latency = false;
+    assert_int_equal(takt_plk_mn_start(mn, mn_l, &o), 0);
+    struct takt_plk_mn_stats st;
+    takt_ns_t end = takt_now() + 20 * TAKT_NS_PER_S;
+    do {
+        nanosleep(&(struct timespec){ 0, 20000000 }, NULL);
+        takt_plk_mn_get_stats(mn, &st);
+    } while (st.nodes_operational < 1 && takt_now() < end);
+    assert_int_equal(st.nodes_operational, 1);
+    assert_int_equal(takt_plk_cn_state(c.cn), 0xFD);
+    nanosleep(&(struct timespec){ 0, 100000000 }, NULL);
+    assert_true(a.calls > 10);
+    assert_int_equal(a.seen_in, 0x81);
+
+    uint8_t buf[8];
+    size_t n = 0;
+    assert_int_equal(takt_plk_mn_sdo_read(mn, 2, 0x1000, 0, buf, sizeof buf, &n, 5 * TAKT_NS_PER_S), 0);
+    assert_int_equal(n, 4);
+    assert_int_equal(buf[0] | buf[1] << 8 | buf[2] << 16 | buf[3] << 24, 0x000F0191);
+    struct takt_plk_node_stats ns;
+    assert_int_equal(takt_plk_mn_node_stats(mn, 2, &ns), 0);
+    assert_true(ns.pres_ok > 10);
+    assert_int_equal(takt_plk_mn_node_stats(mn, 3, &ns), -2 /* -ENOENT */);
+
+    takt_plk_mn_stop(mn);
+    takt_plk_mn_join(mn);
+    size_t ol;
+    const uint8_t *out = takt_plk_cn_outputs(c.cn, &ol);
+    assert_int_equal(ol, 1);
+    assert_int_equal(out[0], 0x3C);
+    takt_plk_cn_stop(c.cn);
+    pthread_join(c.t, NULL);
+    takt_plk_cn_destroy(c.cn);
+    takt_plk_mn_destroy(mn);
+    takt_link_close(mn_l);
+    takt_link_close(cn_l[0]);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = { cmocka_unit_test(mn_and_cn_over_mem) };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
