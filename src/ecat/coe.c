@@ -444,7 +444,7 @@ int ecat_coe_xfer_on_reply(struct ecat_coe_xfer *x, const uint8_t *in, size_t n,
     int prc = ecat_coe_parse(in, n, &m);
     if (prc < 0)
         return judge_non_coe(x, in, n, prc, &m.mbx);
-    if (ecat_mbx_rx_dup(x->chan, m.mbx.cnt))
+    if (ecat_mbx_rx_dup_msg(x->chan, in, n))
         return ECAT_COE_WAIT;  /* a repeated reply (repeat request): already handled */
     if (m.service == COE_EMERGENCY) {
         if (ecat_coe_emcy_decode(in, n, &x->emcy) == 0)

@@ -46,6 +46,22 @@ bool ecat_mbx_rx_dup(struct ecat_mbx_chan *ch, uint8_t cnt)
     return false;
 }
 
+bool ecat_mbx_rx_dup_msg(struct ecat_mbx_chan *ch, const uint8_t *buf, size_t n)
+{
+    struct ecat_mbx_hdr h;
+    if (ecat_mbx_decode(buf, n, &h) < 0)
+        return false;
+    uint32_t hash = 2166136261u;     /* FNV-1a over header and payload */
+    for (size_t i = 0; i < (size_t)MBX_HDR + h.len; i++)
+        hash = (hash ^ buf[i]) * 16777619u;
+    bool dup = h.cnt != 0 && h.cnt == ch->rx && hash == ch->rx_hash;
+    if (!dup && h.cnt != 0) {
+        ch->rx = h.cnt;
+        ch->rx_hash = hash;
+    }
+    return dup;
+}
+
 /* Offsets in a mailbox error reply body (after the header): u16 type (= 1), u16 detail. */
 enum { MBXERR_OFF_TYPE = MBX_HDR, MBXERR_OFF_DETAIL = MBX_HDR + 2, MBXERR_LEN = 4 };
 

@@ -32,6 +32,7 @@ struct ecat_mbx_hdr {
 struct ecat_mbx_chan {
     uint8_t tx;
     uint8_t rx;
+    uint32_t rx_hash;               /* of the last accepted message (ecat_mbx_rx_dup_msg) */
 };
 
 /* Decode the header of a mailbox message of n bytes. Returns 0, or -EMSGSIZE when n
@@ -46,6 +47,11 @@ uint8_t ecat_mbx_next_cnt(struct ecat_mbx_chan *ch);
  * accepted counter (a duplicate after a repeat request, to be dropped), else records
  * it and returns false. Counter 0 is never a duplicate. */
 bool ecat_mbx_rx_dup(struct ecat_mbx_chan *ch, uint8_t cnt);
+
+/* The same judgement on a whole message: a repetition has the last counter AND the
+ * same bytes. A slave that restarted its counter (power cycle, INIT) and reuses the
+ * last counter with a new message is not mistaken for a repetition. */
+bool ecat_mbx_rx_dup_msg(struct ecat_mbx_chan *ch, const uint8_t *buf, size_t n);
 
 /* Mailbox error reply (type 0, ref §7): returns 0 and the detail code if buf is one,
  * -EPROTO otherwise. */

@@ -323,6 +323,14 @@ static void test_emergency_and_duplicates(void **state)
     assert_int_equal(x.n_emcy, 2);
     assert_int_equal(ecat_coe_xfer_on_reply(&x, buf, n, out, sizeof out, &out_len), ECAT_COE_WAIT);
     assert_int_equal(x.n_emcy, 2);
+    /* the same counter with other bytes is a new message (the slave restarted) */
+    static const uint8_t emcy2[] = { 0x00, 0x10, 0x30, 0x42, 0x08, 1, 2, 3, 4, 5 };
+    uint8_t buf2[32];
+    memcpy(buf2, buf, 6);
+    memcpy(buf2 + 6, emcy2, sizeof emcy2);
+    assert_int_equal(ecat_coe_xfer_on_reply(&x, buf2, n, out, sizeof out, &out_len), ECAT_COE_WAIT);
+    assert_int_equal(x.n_emcy, 3);
+    assert_int_equal(x.emcy.code, 0x4230);
     /* other protocols are not ours */
     n = reply(buf, MBX_TYPE_EOE, emcy, sizeof emcy);
     assert_int_equal(ecat_coe_xfer_on_reply(&x, buf, n, out, sizeof out, &out_len), ECAT_COE_WAIT);
