@@ -78,6 +78,7 @@ struct takt_plk_mn_stats {
     uint64_t cycles, cycle_exceeded, cycle_exceed_hits;
     uint64_t frames_tx, frames_rx, bad_frames;
     uint64_t sdo_ok, sdo_fail;
+    uint64_t other_mn_frames;  /* SoC/SoA of another MN seen while NotActive */
     unsigned nodes_operational, nodes_configured;
 };
 

@@ -238,8 +238,15 @@ void plk_mn_rx(struct plk_mn *mn, takt_ns_t now, const uint8_t *f, size_t len, s
             mn->node[f[PLK_OFF_SRC]]->st.bad_frames++;
         return;
     }
-    if (m.src == PLK_NODE_MN)
-        return;   /* our own frames (PResMN) or another MN: not ours to judge here */
+    if (m.src == PLK_NODE_MN) {
+        /* another MN on the segment: DS 301 NMT_MT2 waits in MS_NOT_ACTIVE while one
+         * is active (the timer 0x1F89/1 restarts) */
+        if ((m.mtyp == PLK_MTYP_SOC || m.mtyp == PLK_MTYP_SOA) && mn->state == PLK_NMT_NOT_ACTIVE) {
+            mn->state_since = now;
+            mn->st.other_mn_frames++;
+        }
+        return;
+    }
     switch (m.mtyp) {
     case PLK_MTYP_PRES:
         on_pres(mn, now, &m);

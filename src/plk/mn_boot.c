@@ -235,8 +235,10 @@ static void user_sdo_step(struct plk_mn *mn, takt_ns_t now)
         return;
     struct plk_mn_node *n = PLK_IS_CN(u->node) ? mn->node[u->node] : NULL;
     if (!n || n->step < MNS_WAIT_READY) {
-        if (u->state == 1 && (!n))
-            u->result = -ENODEV, __atomic_store_n(&u->state, 3, __ATOMIC_RELEASE);
+        if (u->state == 1 && !n) {
+            u->result = -ENODEV;
+            __atomic_store_n(&u->state, 3, __ATOMIC_RELEASE);
+        }
         return;
     }
     struct plk_sdo_client *s = n->sdo;

@@ -204,6 +204,34 @@ static void user_sdo_read_write(void **state)
     bus_free(b);
 }
 
+static void another_mn_keeps_not_active(void **state)
+{
+    (void)state;
+    struct plk_net_config cfg;
+    bus_cfg(&cfg, 1000, 1, 1);
+    struct bus *b = bus_new(&cfg, 1, 1);
+    /* a SoA from another MN every 10 ms: 0x1F89/1 (20 ms here) never runs out */
+    struct plk_msg m;
+    memset(&m, 0, sizeof m);
+    m.mtyp = PLK_MTYP_SOA;
+    m.dst = PLK_NODE_BROADCAST;
+    m.src = PLK_NODE_MN;
+    m.u.soa.epl_version = PLK_EPL_VERSION;
+    uint8_t f[64];
+    int len = plk_frame_encode(f, sizeof f, &m);
+    assert_true(len >= 60);
+    for (int i = 0; i < 10; i++) {
+        bus_run(b, b->now + 10 * TAKT_NS_PER_MS);
+        plk_mn_rx(&b->mn, b->now, f, (size_t)len, &b->q);
+    }
+    assert_int_equal(b->mn.state, PLK_NMT_NOT_ACTIVE);
+    assert_int_equal(b->mn.st.other_mn_frames, 10);
+    assert_int_equal(b->n_log, 0);   /* silent while the other MN runs */
+    bus_run(b, b->now + 30 * TAKT_NS_PER_MS);
+    assert_int_equal(b->mn.state, PLK_NMT_PRE_OPERATIONAL_1);
+    bus_free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -213,6 +241,7 @@ int main(void)
         cmocka_unit_test(optional_node_joins_late),
         cmocka_unit_test(wrong_identity_is_refused),
         cmocka_unit_test(user_sdo_read_write),
+        cmocka_unit_test(another_mn_keeps_not_active),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
