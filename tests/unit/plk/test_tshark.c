@@ -1,15 +1,15 @@
-/* Every encoded POWERLINK frame kind written to a capture and judged by tshark's epl
- * dissector: no malformed frame, no expert info, and the fields decode to the values
- * set. Skips (77) when tshark is not installed. */
+/* Every encoded POWERLINK frame kind sent through takt's capture tap (pcapng) over an
+ * in-process link and judged by tshark's epl dissector: no malformed frame, no expert
+ * info, and the fields decode to the values set. Skips (77) without tshark. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
-#include <pcap/pcap.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <takt/link.h>
 #include "plk/frame.h"
 #include "plk/sdo.h"
 #include "plk/od.h"
@@ -30,21 +30,59 @@ static struct plk_msg msg(uint8_t mtyp, uint8_t dst, uint8_t src)
     return m;
 }
 
-static void dump(pcap_dumper_t *d, const struct plk_msg *m, int i)
+/* Frames go out through a capture tap on one end of a mem link pair. */
+struct writer {
+    struct takt_link *tap, *peer;
+    takt_ns_t t;
+};
+
+static takt_ns_t wclock(void *ctx)
 {
-    uint8_t f[1514];
+    struct writer *w = ctx;
+    return w->t += 100 * TAKT_NS_PER_US;
+}
+
+static struct writer *writer_open(const char *path)
+{
+    static struct writer w;
+    struct takt_link *a;
+    char err[200];
+    memset(&w, 0, sizeof w);
+    w.t = TAKT_NS_PER_S;
+    if (takt_link_mem_pair(&a, &w.peer, 16, wclock, &w))
+        return NULL;
+    if (takt_link_capture(a, path, &w.tap, err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+        takt_link_close(a);
+        takt_link_close(w.peer);
+        return NULL;
+    }
+    return &w;
+}
+
+static void writer_close(struct writer *w)
+{
+    takt_link_close(w->tap);
+    takt_link_close(w->peer);
+}
+
+static void dump(struct writer *w, const struct plk_msg *m, int i)
+{
+    uint8_t f[1514], rb[TAKT_FRAME_BUF];
     int n = plk_frame_encode(f, sizeof f, m);
     assert_true(n >= 60);
-    struct pcap_pkthdr h = { .ts = { .tv_sec = 1, .tv_usec = i * 100 }, .caplen = (bpf_u_int32)n,
-                             .len = (bpf_u_int32)n };
-    pcap_dump((u_char *)d, &h, f);
+    struct takt_frame fr = { .data = f, .len = (uint16_t)n, .cap = sizeof f };
+    assert_int_equal(takt_link_send(w->tap, &fr, 1), 1);
+    struct takt_frame rx = { .data = rb, .cap = sizeof rb };
+    assert_int_equal(takt_link_recv(w->peer, &rx, 1, 0), 1);   /* keep the ring empty */
+    assert_int_equal(rx.len, n);
+    (void)i;
 }
 
 /* One frame of each kind, in a fixed order the field checks below rely on. */
 static int write_capture(const char *path)
 {
-    pcap_t *p = pcap_open_dead(DLT_EN10MB, 65535);
-    pcap_dumper_t *d = pcap_dump_open(p, path);
+    struct writer *d = writer_open(path);
     if (!d)
         return -1;
     int i = 0;
@@ -129,8 +167,7 @@ static int write_capture(const char *path)
     m.u.asnd.svid = PLK_ASND_SYNC_RESPONSE;
     m.u.asnd.u.sync.pres_time_first = 5000;
     dump(d, &m, i++);                                         /* 11 SyncResponse */
-    pcap_dump_close(d);
-    pcap_close(p);
+    writer_close(d);
     return i;
 }
 
@@ -146,7 +183,7 @@ static int run(const char *cmd, char *out, size_t cap)
 
 static int setup(void **state)
 {
-    snprintf(cap_path, sizeof cap_path, "/tmp/takt_plk_tshark_%d.pcap", (int)getpid());
+    snprintf(cap_path, sizeof cap_path, "/tmp/takt_plk_tshark_%d.pcapng", (int)getpid());
     return write_capture(cap_path) == 11 ? 0 : -1;
 }
 
@@ -216,7 +253,7 @@ static void ident_and_flags_decode(void **state)
 /* A whole SDO conversation (handshake, segmented write, expedited and segmented read,
  * an abort, acknowledges) as MN 240 <-> CN 1 ASnd frames: Wireshark follows the
  * sequence numbers and must find nothing invalid or duplicated. */
-static void sdo_frame(pcap_dumper_t *d, const uint8_t *p, int n, bool to_cn, int *i)
+static void sdo_frame(struct writer *d, const uint8_t *p, int n, bool to_cn, int *i)
 {
     struct plk_msg m = to_cn ? msg(PLK_MTYP_ASND, 1, 240) : msg(PLK_MTYP_ASND, 240, 1);
     m.u.asnd.svid = PLK_ASND_SDO;
@@ -240,9 +277,8 @@ static void sdo_conversation(void **state)
     plk_sdo_client_init(&cl, NULL);
     plk_sdo_server_init(&sv, &od, NULL);
     char path[64], cmd[256], out[8192];
-    snprintf(path, sizeof path, "/tmp/takt_plk_sdo_%d.pcap", (int)getpid());
-    pcap_t *pc = pcap_open_dead(DLT_EN10MB, 65535);
-    pcap_dumper_t *d = pcap_dump_open(pc, path);
+    snprintf(path, sizeof path, "/tmp/takt_plk_sdo_%d.pcapng", (int)getpid());
+    struct writer *d = writer_open(path);
     assert_non_null(d);
     uint8_t big[700], buf[PLK_SDO_PAYLOAD_MAX];
     for (unsigned k = 0; k < sizeof big; k++)
@@ -273,8 +309,7 @@ static void sdo_conversation(void **state)
         }
         assert_int_equal(cl.status, t == 3 ? PLK_SDO_ABORTED : PLK_SDO_DONE);
     }
-    pcap_dump_close(d);
-    pcap_close(pc);
+    writer_close(d);
     assert_memory_equal(cl.data, "\xd0\x07", 2);
     snprintf(cmd, sizeof cmd, "tshark -r %s -Y '_ws.malformed || _ws.expert' 2>/dev/null", path);
     assert_int_equal(run(cmd, out, sizeof out), 0);
