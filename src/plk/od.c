@@ -268,7 +268,7 @@ int plk_od_write(struct plk_od *od, uint16_t index, uint8_t sub,
     struct plk_od_entry *e = plk_od_find(od, index, sub);
     if (!e)
         return missing(od, index, abort);
-    if (!(e->access & PLK_OA_WRITE) || (e->access & 0x04)) {
+    if (!(e->access & PLK_OA_WRITE) || (e->access & PLK_OA_CONST_FLAG)) {
         *abort = PLK_ABORT_READ_ONLY;
         return -EPERM;
     }
@@ -295,7 +295,7 @@ int plk_od_set_u64(struct plk_od *od, uint16_t index, uint8_t sub, uint64_t v)
     if (!e)
         return -ENOENT;
     unsigned size = plk_od_type_size(e->type);
-    if (!size || (e->access & 0x04))
+    if (!size || (e->access & PLK_OA_CONST_FLAG))
         return -EINVAL;
     put_val(e->data, size, v);
     if (od->hook)

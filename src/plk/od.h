@@ -21,7 +21,8 @@ enum {
     PLK_OA_READ  = 0x01,
     PLK_OA_WRITE = 0x02,
     PLK_OA_RW    = 0x03,
-    PLK_OA_CONST = 0x04 | PLK_OA_READ,  /* never writable, not even locally */
+    PLK_OA_CONST_FLAG = 0x04,
+    PLK_OA_CONST = PLK_OA_CONST_FLAG | PLK_OA_READ,  /* never writable, not even locally */
     PLK_OA_PDO   = 0x08,                /* may be mapped into a PDO */
 };
 
