@@ -195,6 +195,12 @@ void esc_al_control(struct sim_esc *e, takt_ns_t t)
             e->sm[n].last_commit = t;   /* the watchdog starts with OP */
     esc_sm_apply_pdi(e);
     set_status(e, to, err, err ? esc_reg16(e, ESC_AL_STATUS_CODE) : 0);
+    if ((ctl & AL_ID_REQ) && !err) {
+        /* Explicit device identification (ETG.1000.6): the ID (here the station
+         * alias from the SII) in 0x0134 and "ID loaded" (bit 5) in AL status. */
+        put_le16(e->mem + ESC_AL_STATUS, (uint16_t)(to | AL_ID_REQ));
+        put_le16(e->mem + ESC_AL_STATUS_CODE, esc_reg16(e, ESC_STATION_ALIAS));
+    }
 }
 
 /* Process-data watchdog (ref §4 0x0400/0x0420): time = 0x0420 x (0x0400 + 2) x 40 ns.

@@ -189,6 +189,18 @@ static void watchdog(void **state)
     takt_sim_destroy(s);
 }
 
+static void id_request(void **state)
+{
+    (void)state;
+    struct takt_sim *s = tnet(1, true, false, NULL);
+    put_le16(s->sl[0].esc.mem + ESC_STATION_ALIAS, 0x0777);
+    assert_int_equal(req(s, AL_INIT | AL_ID_REQ, 10), AL_INIT | AL_ID_REQ);
+    assert_int_equal(code(s, 10), 0x0777);
+    assert_int_equal(req(s, AL_INIT, 20), AL_INIT);
+    assert_int_equal(code(s, 20), 0);
+    takt_sim_destroy(s);
+}
+
 static void device_emulation(void **state)
 {
     (void)state;
@@ -209,6 +221,7 @@ int main(void)
         cmocka_unit_test(dc_required),
         cmocka_unit_test(device_and_fault_refusals),
         cmocka_unit_test(watchdog),
+        cmocka_unit_test(id_request),
         cmocka_unit_test(device_emulation),
     };
     return cmocka_run_group_tests(t, NULL, NULL);
