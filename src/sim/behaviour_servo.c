@@ -85,7 +85,8 @@ static void fault(struct sim_dev *d, uint16_t code)
 
 static void move(struct sim_dev *d, double dt)
 {
-    double vmax = (double)(uint32_t)get(d, MAX_SPEED);
+    /* without 0x6080 (a drive described by an ENI) the default limit applies */
+    double vmax = d->bh[MAX_SPEED] ? (double)(uint32_t)get(d, MAX_SPEED) : 1e6;
     int mode = (int8_t)get(d, MODE_DISP);
     double target = (double)(int32_t)get(d, POS_TARGET), want;
     if (mode == 9)
@@ -134,7 +135,7 @@ void sim_servo_step(struct sim_dev *d, takt_ns_t now)
     set(d, FERR_ACT, (uint32_t)(int32_t)ferr);
     if (s->fault)
         return;
-    uint32_t win = (uint32_t)get(d, FERR_WIN);
+    uint32_t win = d->bh[FERR_WIN] ? (uint32_t)get(d, FERR_WIN) : 0xFFFFFFFFu;
     if (nst == ST_OPEN && win != 0xFFFFFFFFu && (uint64_t)llabs(ferr) > win) {
         fault(d, 0x8611);                            /* following error */
         return;

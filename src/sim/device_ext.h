@@ -70,6 +70,15 @@ struct sim_od *sim_device_od(struct sim_device *d);
 /* Rebuild the process image layout from 0x1C1x/0x16xx/0x1Axx (done automatically). */
 void sim_device_replan(struct sim_dev *d);
 
+/* A device shaped after one ENI slave: identity, SMs, the PDOs the master assigns or
+ * configures, mailbox, DC, and the objects its CoE init commands write (so they all
+ * succeed). desc_from_eni fills *extra (free with od_free) for sim_device_new. */
+struct ecat_eni_slave;
+int sim_device_desc_from_eni(const struct ecat_eni_slave *sl, struct sim_device_desc *d,
+                             struct sim_od *extra, char *err, size_t errlen);
+int sim_device_from_eni(const struct ecat_eni_slave *sl, struct sim_device **out,
+                        char *err, size_t errlen);
+
 /* Device list "ek1100,el1004x4,servo": names and counts, 0 or -EINVAL with a message. */
 struct sim_device_spec {
     char     name[256];

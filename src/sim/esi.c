@@ -284,13 +284,25 @@ static void behaviour(const xmlNode *dev, struct sim_device_desc *d, const struc
         snprintf(d->behaviour, sizeof d->behaviour, "%s", b);
         return;
     }
-    bool analog = false, bools = false;
+    sim_desc_guess_behaviour(d, od);
+}
+
+void sim_desc_guess_behaviour(struct sim_device_desc *d, const struct sim_od *od)
+{
+    /* CiA 402: controlword 0x6040 and statusword 0x6041 as plain variables (a 16-channel
+     * DI has a record 0x6040 for its fifth channel) or a controlword in an RxPDO */
+    const struct od_object *cw = od ? od_find(od, 0x6040) : NULL, *sw = od ? od_find(od, 0x6041) : NULL;
+    bool drive = cw && sw && cw->code == OD_VAR && sw->code == OD_VAR, analog = false, bools = false;
     for (unsigned i = 0; i < d->n_txpdo; i++)
         for (unsigned k = 0; k < d->txpdo[i].n; k++) {
             analog |= d->txpdo[i].e[k].bits >= 16;
             bools |= d->txpdo[i].e[k].bits == 1;
         }
-    const char *beh = od_find(od, 0x6040) ? "servo" : analog ? "ai" : bools ? "di"
+    for (unsigned i = 0; i < d->n_rxpdo; i++)
+        for (unsigned k = 0; k < d->rxpdo[i].n; k++)
+            drive |= d->rxpdo[i].e[k].index == 0x6040 && d->rxpdo[i].e[k].sub == 0 &&
+                     d->rxpdo[i].e[k].bits == 16;
+    const char *beh = drive ? "servo" : analog ? "ai" : bools ? "di"
                     : d->n_rxpdo ? "do" : "coupler";
     snprintf(d->behaviour, sizeof d->behaviour, "%s", beh);
 }

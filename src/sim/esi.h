@@ -41,6 +41,9 @@ extern const char *const sim_device_names[];
 /* internal: Profile/Dictionary into od (esi_dict.c); node is a libxml2 xmlNode. */
 struct _xmlNode;
 int  sim_esi_dictionary(struct _xmlNode *dict, struct sim_od *od, char *err, size_t errlen);
+/* Behaviour from a description's shape: CiA 402 (0x6040) servo, analog inputs (>= 16-bit
+ * TxPDO entries) ai, BOOL inputs di, outputs only do, else coupler. */
+void sim_desc_guess_behaviour(struct sim_device_desc *d, const struct sim_od *od);
 /* "#x1A00" / "6656" / "-5" */
 long long sim_esi_number(const char *s, int *ok);
 

@@ -106,7 +106,7 @@ static void general(struct out *o, const struct sim_device_desc *d, struct strta
     g[2] = str_idx(t, d->type);
     g[3] = str_idx(t, d->name);
     g[5] = d->coe_details;
-    g[11] = 0x01;              /* enable SAFEOP */
+    g[11] = 0;                 /* flags: none, as the EK1100/EL2004 dumps */
     /* physical ports (4 bits each): MII in, MII out (1 = MII) */
     put_le16(g + 16, 0x0011);
 }
