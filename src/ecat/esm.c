@@ -90,7 +90,8 @@ static void enter_esc(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now
     fprd(s, 1, ESC_DL_STATUS, 2);
     fprd(s, 2, ESC_STATION_ALIAS, 2);
     fprd(s, 3, ESC_AL_STATUS, 6);      /* 0x0130 status, 0x0134 code */
-    send(m, s, 4, SS_ESC, now);
+    fprd(s, 4, ESC_SM0 + ESC_SM_SIZE + 7, 1);   /* 0x080F: SM1 repeat acknowledge */
+    send(m, s, 5, SS_ESC, now);
 }
 
 static void state_addr(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
@@ -103,9 +104,13 @@ static void state_addr(struct ecat_master *m, struct ecat_slave *s, takt_ns_t no
 
 void ecat_sfsm_state_esc(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
 {
-    for (unsigned i = 0; i < 4; i++)
+    for (unsigned i = 0; i < 5; i++)
         if (!check_wkc(m, s, i, 1, "ESC register", enter_esc, now))
             return;
+    /* ref §6: a repeat request is a toggle of 0x080E bit 1 against the slave's
+     * acknowledge 0x080F bit 1; start in step with it or the first SM1 set-up asks for
+     * a stale reply again (a previous master may have toggled it) */
+    s->mbx_repeat = (s->f.buf[4][0] >> 1) & 1;
     const uint8_t *b = s->f.buf[0];
     s->info.esc_type = b[0];
     s->info.esc_rev = b[1];
@@ -303,7 +308,7 @@ static void enter_pre_preop(struct ecat_master *m, struct ecat_slave *s, takt_ns
     put_le16(sm + 8, s->info.mbx_in_start);
     put_le16(sm + 10, s->info.mbx_in_len);
     sm[12] = s->n_sm > 1 && s->sm[1].control ? s->sm[1].control : 0x22;
-    sm[14] = 1;
+    sm[14] = (uint8_t)(1 | s->mbx_repeat << 1);
     fpwr(s, 0, ESC_SM0, sm, 16);
     send(m, s, 1, SS_PRE_PREOP, now);
 }
