@@ -178,7 +178,7 @@ static void run_cell(struct bench *b, struct cell *x)
 
 static const char *cell_text(const struct cell *x, char *buf, size_t n)
 {
-    if (x->status == 1) return "not booted";
+    if (x->status == 1) return "N/A*";
     if (x->status == 2) return "N/A";
     if (x->status == 3) return "error";
     snprintf(buf, n, "%.1f", x->cpu_pct);
@@ -279,6 +279,9 @@ int cli_plk_bench_run(struct cli_ctx *c)
             printf(" %12s", cell_text(&cells[(unsigned)(nn * nc) + j], t, sizeof t));
         printf("\n");
     }
+    printf("N/A: more than 1 %% of the cycles overran or a CN dropped out while measuring;\n"
+           "N/A*: the CNs did not all reach Operational within the boot limit (the cycle\n"
+           "could not be held long enough to configure them)\n");
     printf("\nSoC wake-up deviation min/max [us], PRes lost, cycles measured\n");
     for (unsigned i = 0; i < k; i++) {
         const struct cell *x = &cells[i];
