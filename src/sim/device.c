@@ -125,6 +125,8 @@ static uint16_t dev_al_change(struct sim_device *sd, uint8_t from, uint8_t to,
     uint16_t code = 0;
     if (d->refuse_code && (to & AL_STATE_MASK) == d->refuse_to)
         return d->refuse_code;
+    if ((to & AL_STATE_MASK) == AL_BOOT && !(d->desc.mbx_protocols & MBX_PROTO_FOE))
+        return 0x0013;         /* bootstrap not supported: no FoE for a firmware update */
     if (d->plan_dirty)
         sim_device_replan(d);
     if (esc && from == AL_INIT && to == AL_PREOP)

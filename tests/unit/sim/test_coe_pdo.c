@@ -122,6 +122,8 @@ static void al_checks(void **state)
     assert_int_equal(al(d, AL_PREOP, AL_SAFEOP, esc), 0x001D);
     esc[ESC_SM0 + 2 * ESC_SM_SIZE + 6] = 1;
     assert_int_equal(al(d, AL_PREOP, AL_SAFEOP, esc), 0);
+    /* no FoE: no bootstrap state */
+    assert_int_equal(al(d, AL_INIT, AL_BOOT, esc), 0x0013);
     /* fault hook: refuse OP with a chosen code, then accept after clearing */
     sim_device_fault_al(d, AL_OP, 0x001B);
     assert_int_equal(al(d, AL_SAFEOP, AL_OP, esc), 0x001B);
