@@ -200,6 +200,54 @@ static void broken_input(void **state)
     free(d);
 }
 
+/* DataTypes with an ArrayInfo subitem expand to one entry per element; defaults by
+ * name, DefaultData bytes in memory order, DefaultValue numbers, DefaultString. */
+static void dictionary_types(void **state)
+{
+    static const char *xml =
+        "<EtherCATInfo><Vendor><Id>#x00746B74</Id></Vendor><Descriptions><Devices><Device>"
+        "<Type ProductCode=\"#x9\" RevisionNo=\"#x1\">T</Type><Name>t</Name>"
+        "<Profile><Dictionary><DataTypes>"
+        "<DataType><Name>ARR</Name><BaseType>UINT</BaseType><BitSize>48</BitSize>"
+        "<ArrayInfo><LBound>1</LBound><Elements>3</Elements></ArrayInfo></DataType>"
+        "<DataType><Name>DT2000</Name><BitSize>64</BitSize>"
+        "<SubItem><SubIdx>0</SubIdx><Name>SubIndex 000</Name><Type>USINT</Type><BitSize>8</BitSize>"
+        "<BitOffs>0</BitOffs><Flags><Access>ro</Access></Flags></SubItem>"
+        "<SubItem><Name>Elements</Name><Type>ARR</Type><BitSize>48</BitSize><BitOffs>16</BitOffs>"
+        "<Flags><Access WriteRestrictions=\"PreOP\">rw</Access></Flags></SubItem></DataType>"
+        "</DataTypes><Objects>"
+        "<Object><Index>#x2000</Index><Name>Table</Name><Type>DT2000</Type><BitSize>64</BitSize>"
+        "<Info><SubItem><Name>SubIndex 002</Name><Info><DefaultData>3412</DefaultData></Info></SubItem></Info>"
+        "</Object>"
+        "<Object><Index>#x2001</Index><Name>Offset</Name><Type>DINT</Type><BitSize>32</BitSize>"
+        "<Info><DefaultValue>-5</DefaultValue></Info><Flags><Access>rw</Access><PdoMapping>R</PdoMapping></Flags></Object>"
+        "<Object><Index>#x2002</Index><Name>Tag</Name><Type>STRING(8)</Type><BitSize>64</BitSize>"
+        "<Info><DefaultString>abc</DefaultString></Info><Flags><Access>ro</Access></Flags></Object>"
+        "</Objects></Dictionary></Profile></Device></Devices></Descriptions></EtherCATInfo>";
+    struct sim_esi_device *d = malloc(sizeof *d);
+    char err[256] = "";
+    if (sim_esi_parse(xml, strlen(xml), NULL, d, err, sizeof err))
+        fail_msg("%s", err);
+    struct od_object *o = od_find(&d->dict, 0x2000);
+    assert_non_null(o);
+    assert_int_equal(o->code, OD_ARRAY);
+    assert_int_equal(o->dtype, OD_UINT);
+    assert_int_equal(o->n, 4);
+    assert_int_equal(od_max_sub(o), 3);                 /* no default: highest subindex */
+    assert_int_equal(od_entry(o, 2)->bitoff, 32);
+    assert_int_equal(od_get(od_entry(o, 2)), 0x1234);
+    assert_int_equal(od_entry(o, 3)->access, OD_R_ALL | OD_W_PREOP);
+    assert_string_equal(od_entry(o, 3)->name, "SubIndex 003");
+    struct od_entry *e = od_find_entry(&d->dict, 0x2001, 0);
+    assert_int_equal((int32_t)od_get(e), -5);
+    assert_int_equal(e->access, OD_RW | OD_RXPDO);
+    e = od_find_entry(&d->dict, 0x2002, 0);
+    assert_int_equal(e->dtype, OD_VSTRING);
+    assert_memory_equal(e->val, "abc\0", 4);
+    sim_esi_free(d);
+    free(d);
+}
+
 static void catalogue(void **state)
 {
     char err[256];
@@ -253,6 +301,7 @@ int main(void)
         cmocka_unit_test(own_coe_devices),
         cmocka_unit_test(beckhoff_ek1100),
         cmocka_unit_test(broken_input),
+        cmocka_unit_test(dictionary_types),
         cmocka_unit_test(catalogue),
         cmocka_unit_test(device_list),
     };
