@@ -42,6 +42,10 @@ static void remap_txpdo(void **state)
     /* sub0 beyond the entries set, or beyond the slots */
     assert_int_equal(sdo_dl_u(d, 0x1A00, 0, 4, 1), 0x06040043);   /* slot 4 unset */
     assert_int_equal(sdo_dl_u(d, 0x1A00, 0, 17, 1), 0x06090031);
+    /* a PDO longer than the device supports (limit lowered to 40 bits for the test) */
+    sim_dev_of(d)->coe.rules.max_pdo_bits = 40;
+    assert_int_equal(sdo_dl_u(d, 0x1A00, 0, 2, 1), 0x06040042);
+    sim_dev_of(d)->coe.rules.max_pdo_bits = 2048;
     assert_int_equal(sdo_dl_u(d, 0x1A00, 0, 2, 1), 0);
     sizes(d, 8, 6);
     /* the SAFEOP check now wants a 6-byte input SM */

@@ -235,6 +235,9 @@ static void aborts(void **state)
     assert_int_equal(sim_device_fault_sdo(d, 0x6065, 0), 0);
     assert_int_equal(sdo_upload(d, 0x6065, 0, false, b, &n), 0);
     assert_int_equal(sim_device_fault_sdo(d, 0x2345, 1), -ENOENT);
+    /* reading a write-only entry */
+    od_find_entry(sim_device_od(d), 0x6080, 0)->access = OD_W_ALL;
+    assert_int_equal(sdo_upload(d, 0x6080, 0, false, b, &n), 0x06010001);
     d->ops->destroy(d);
 
     /* value range on a BOOL; read-only settings outside PREOP on the analog input */
