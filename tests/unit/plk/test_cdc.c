@@ -160,6 +160,19 @@ static void dcf_applies_to_cn_od(void **state)
     assert_true(m == 0x0008000000016200ull);
     assert_int_equal(plk_od_get_u64(&od, 0x1A00, 1, &m), 0);
     assert_true(m == 0x0008000000016000ull);
+    /* the same DCF through the remote path (access and range checks, as the MN's SDO
+     * downloads arrive at a CN) is accepted entry by entry */
+    plk_od_reset_defaults(&od);
+    struct plk_cdc_iter it;
+    struct plk_cdc_entry e;
+    plk_cdc_iter_init(&it, &dcf);
+    while (plk_cdc_next(&it, &e)) {
+        uint32_t abort = 0;
+        if (plk_od_write(&od, e.index, e.sub, e.data, e.size, &abort))
+            fail_msg("0x%04X/%u refused with abort 0x%08X", e.index, e.sub, abort);
+    }
+    assert_int_equal(plk_od_u32(&od, 0x1C14, 0, 0), 50000000);
+    assert_int_equal(plk_od_u32(&od, 0x1A00, 0, 9), 1);
     /* no DCF for a node that is not configured */
     assert_int_equal(plk_cdc_node_dcf(&c, 2, &dcf, err, sizeof err), -ENOENT);
     assert_non_null(strstr(err, "0x1F22/2"));
