@@ -34,7 +34,7 @@ static const uint8_t wmask[ESC_REGS] = {
 
 /* Register ranges whose writes have effects beyond storing bits. */
 enum hook { H_NONE, H_AL, H_ERRCNT, H_LOSTLINK, H_WDCNT, H_SII, H_DC_LATCH, H_DC_TIME,
-            H_DC_FILTER, H_COUNT };
+            H_DC_FILTER, H_CACHED, H_COUNT };
 
 int esc_init(struct sim_esc *e, struct sim_device *dev, uint32_t ram, bool sii_read8,
              uint8_t *block)
@@ -145,8 +145,23 @@ void esc_reset(struct sim_esc *e, takt_ns_t now)
     e->dc.have_last = false;
     e->dc.filt = 0;
     esc_sii_load(e);
+    esc_cache_regs(e);
     esc_sm_apply_pdi(e);
     esc_update_dl_status(e);
+}
+
+void esc_cache_regs(struct sim_esc *e)
+{
+    e->station = esc_reg16(e, ESC_STATION_ADDR);
+    e->alias = esc_reg16(e, ESC_STATION_ALIAS);
+    e->alias_en = e->mem[0x0103] & 0x01;
+    uint16_t div = esc_reg16(e, ESC_WD_DIVIDER), cnt = esc_reg16(e, ESC_WD_TIME_PD);
+    e->wd_pd_ns = (takt_ns_t)cnt * (div + 2) * 40;
+    e->wd_ok = e->mem[ESC_WD_STATUS_PD] & 0x01;
+    e->dc.offset = get_le64(e->mem + ESC_DC_SYS_OFFSET);
+    e->dc.delay = get_le32(e->mem + ESC_DC_SYS_DELAY);
+    e->dc.slew = esc_reg16(e, ESC_DC_SPEED_START) & 0x7FFF;
+    e->dc.depth = e->mem[ESC_DC_DIFF_FILTER] & 0x0F;
 }
 
 static enum hook hook_of(uint32_t a)
@@ -159,6 +174,9 @@ static enum hook hook_of(uint32_t a)
     if (a == 0x0900) return H_DC_LATCH;
     if (a >= 0x0910 && a <= 0x0917) return H_DC_TIME;
     if (a >= 0x0930 && a <= 0x0935) return H_DC_FILTER;
+    if ((a >= 0x0010 && a <= 0x0013) || a == 0x0103 || (a >= 0x0400 && a <= 0x0401) ||
+        (a >= 0x0420 && a <= 0x0421) || (a >= 0x0920 && a <= 0x092B))
+        return H_CACHED;
     return H_NONE;
 }
 
@@ -206,6 +224,8 @@ static bool reg_write(struct sim_esc *e, uint32_t adr, const uint8_t *in, uint32
         memset(e->mem + 0x0310, 0, 4);
     if (hooks[H_WDCNT])
         memset(e->mem + 0x0442, 0, 2);
+    if (hooks[H_CACHED] || hooks[H_DC_FILTER])
+        esc_cache_regs(e);
     if (hooks[H_DC_LATCH])
         esc_dc_latch(e);
     if (hooks[H_DC_TIME])

@@ -34,6 +34,7 @@ struct esc_sm {
     bool     active;                  /* enabled by the master and not deactivated by PDI */
     bool     wd;                      /* control bit 6: SM watchdog trigger */
     takt_ns_t last_commit;            /* last complete output buffer (watchdog) */
+    uint8_t   status;                 /* shadow of the status byte (written through) */
 };
 
 struct esc_dc {
@@ -45,6 +46,10 @@ struct esc_dc {
     takt_ns_t last_write_t;           /* last 0x0910 write, for the rate estimate */
     bool      have_last;
     double    filt;                   /* filtered system time difference */
+    uint64_t  offset;                 /* cached 0x0920 */
+    uint32_t  delay;                  /* cached 0x0928 */
+    uint16_t  slew;                   /* cached 0x0930 & 0x7FFF */
+    uint8_t   depth;                  /* cached 0x0934 & 0x0F */
 };
 
 /* Times at which the frame being processed passes this ESC (sim time, ns). */
@@ -82,6 +87,11 @@ struct sim_esc {
     int8_t    sm_out, sm_in;          /* process-data SMs from the description, -1 none */
     uint8_t   mbx_active;             /* active mailbox SMs (bit n = SM n) */
 
+    /* register values the hot path needs, cached so it touches no extra cache lines */
+    uint16_t  station, alias;
+    bool      alias_en;
+    takt_ns_t wd_pd_ns;               /* process-data watchdog time, 0 = off */
+    bool      wd_ok;                  /* shadow of 0x0440 bit 0 */
     uint8_t   al_state;
     bool      pdi_work;               /* deferred work for the end of the frame */
     bool      pd_touched;             /* process data accessed in this frame */
@@ -105,6 +115,8 @@ void esc_free(struct sim_esc *e);
 void esc_reset(struct sim_esc *e, takt_ns_t now);
 /* Recompute 0x0110 from the port link state (times.open). */
 void esc_update_dl_status(struct sim_esc *e);
+/* Refresh the cached copies of registers (station address, alias, watchdog time). */
+void esc_cache_regs(struct sim_esc *e);
 
 /* Physical access as from the EtherCAT side with every register and SM rule.
  * Return true when at least one byte was executed (counts for the WKC). */

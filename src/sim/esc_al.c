@@ -213,16 +213,13 @@ void esc_al_watchdog(struct sim_esc *e, takt_ns_t t)
     if (e->sm_out < 0 || e->al_state != AL_OP)
         return;
     const struct esc_sm *s = &e->sm[e->sm_out];
-    uint16_t div = esc_reg16(e, ESC_WD_DIVIDER), cnt = esc_reg16(e, ESC_WD_TIME_PD);
-    if (!s->active || !s->wd || !cnt)
-        return;
-    takt_ns_t wd = (takt_ns_t)cnt * (div + 2) * 40;
-    if (t - s->last_commit <= wd)
+    if (!s->active || !s->wd || !e->wd_pd_ns || t - s->last_commit <= e->wd_pd_ns)
         return;
     bool emulation = e->mem[ESC_ESC_CONFIG] & 0x01;
     if (emulation && !(e->mem[ESC_WD_STATUS_PD] & 0x01))
         return;                     /* already expired, nothing more happens */
     e->mem[ESC_WD_STATUS_PD] &= (uint8_t)~0x01;
+    e->wd_ok = false;
     if (e->mem[ESC_WD_COUNTER_PD] < 0xFF)
         e->mem[ESC_WD_COUNTER_PD]++;
     if (emulation) {

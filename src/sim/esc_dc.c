@@ -25,7 +25,7 @@ static void reanchor(struct sim_esc *e, takt_ns_t t)
 
 uint64_t esc_dc_systime(const struct sim_esc *e, takt_ns_t t)
 {
-    return (uint64_t)esc_dc_local(e, t) + get_le64(e->mem + ESC_DC_SYS_OFFSET);
+    return (uint64_t)esc_dc_local(e, t) + e->dc.offset;
 }
 
 void esc_dc_read_refresh(struct sim_esc *e, uint32_t adr, uint32_t len, takt_ns_t t)
@@ -77,17 +77,16 @@ void esc_dc_time_write(struct sim_esc *e, const uint8_t *val, unsigned off, unsi
     if (off != 0 || (n != 4 && n != 8))
         return;                     /* partial writes feed nothing */
     int64_t local = esc_dc_local(e, t);
-    uint64_t sys = (uint64_t)local + get_le64(e->mem + ESC_DC_SYS_OFFSET) - get_le32(e->mem + ESC_DC_SYS_DELAY);
+    uint64_t sys = (uint64_t)local + e->dc.offset - e->dc.delay;
     int64_t dt;
     if (n == 8)
         dt = (int64_t)(sys - get_le64(val));
     else                            /* IgH writes 4 bytes: compare the low word */
         dt = (int32_t)((uint32_t)sys - get_le32(val));
-    uint8_t depth = e->mem[ESC_DC_DIFF_FILTER] & 0x0F;
-    e->dc.filt += ((double)dt - e->dc.filt) / (double)(1u << depth);
+    e->dc.filt += ((double)dt - e->dc.filt) / (double)(1u << e->dc.depth);
     put_diff(e, e->dc.filt);
 
-    int64_t slew = esc_reg16(e, ESC_DC_SPEED_START) & 0x7FFF;
+    int64_t slew = e->dc.slew;
     int64_t step = dt > slew ? slew : dt < -slew ? -slew : dt;
     e->dc.anchor_local = local;     /* re-anchor: the rate may change below */
     e->dc.anchor_t = t;

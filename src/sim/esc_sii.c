@@ -83,6 +83,7 @@ void esc_sii_complete(struct sim_esc *e)
     } else if (cmd == SII_CMD_RELOAD) {
         set_ctrl(e, ctrl);
         esc_sii_load(e);
+        esc_cache_regs(e);
         ctrl = esc_reg16(e, ESC_SII_CTRL);
     }
     set_ctrl(e, (uint16_t)(ctrl & ~SII_WRITE_EN));

@@ -31,6 +31,7 @@ void esc_sm_refresh(struct sim_esc *e, unsigned n)
     if (s->active != was) {
         /* (De)activation empties the buffer state (ESC datasheet, SM activate). */
         sm_reg(e, n)[SM_STATUS] = 0;
+        s->status = 0;
         if (s->mode != ESC_SM_MBX)
             memset(e->stage + (s->active ? s->start - ESC_REGS : 0), 0, s->active ? s->len : 0);
     }
@@ -166,8 +167,14 @@ bool esc_sm_write(struct sim_esc *e, unsigned n, uint32_t adr, const uint8_t *in
     }
     if (adr + len >= s->end) {
         s->last_commit = t;
-        *st = (uint8_t)((*st & ~0x30) | (((*st >> 4) + 1) % 3) << 4 | 0x01);
-        e->mem[ESC_WD_STATUS_PD] |= 0x01;
+        /* status from the shadow: the hot path only stores to the register line */
+        uint8_t b = (uint8_t)((s->status >> 4) + 1);
+        s->status = (uint8_t)((s->status & ~0x30) | (b >= 3 ? 0 : b) << 4 | 0x01);
+        *st = s->status;
+        if (!e->wd_ok) {
+            e->mem[ESC_WD_STATUS_PD] |= 0x01;
+            e->wd_ok = true;
+        }
     }
     if (n == (unsigned)e->sm_out || n == (unsigned)e->sm_in) {
         e->pd_touched = true;

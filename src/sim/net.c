@@ -146,12 +146,10 @@ static inline void pass(struct takt_sim *s, unsigned k, takt_ns_t now)
     e->times.port[1] = now + s->sl[k].t_ret;
 }
 
-static bool fp_match(const struct sim_esc *e, uint16_t adp)
+static inline bool fp_match(const struct sim_esc *e, uint16_t adp)
 {
-    if (esc_reg16(e, ESC_STATION_ADDR) == adp)
-        return true;
     /* Alias only when DL control bit 24 (0x0103 bit 0) is set (ref §3). */
-    return (e->mem[0x0103] & 0x01) && esc_reg16(e, ESC_STATION_ALIAS) == adp;
+    return e->station == adp || (e->alias_en && e->alias == adp);
 }
 
 /* One slave executes a physical-address datagram: r/w bits, OR-ing for broadcast. */

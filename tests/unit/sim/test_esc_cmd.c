@@ -85,6 +85,7 @@ static void configured_and_alias(void **state)
      * matches when 0x0103 bit 0 is set; set it through the SII image path: here we
      * use the ESC directly to give slave 2 an alias. */
     put_le16(s->sl[1].esc.mem + ESC_STATION_ALIAS, 0x0042);
+    esc_cache_regs(&s->sl[1].esc);
     assert_int_equal(tw16(s, ECAT_FPWR, FP(0x0042, 0x0012), 0x1111, 4000), 0);
     assert_int_equal(tr16(s, 0x0042, ESC_STATION_ADDR, 4000), 0);
     assert_int_equal(tw8(s, ECAT_FPWR, FP(0x1002, 0x0103), 0x01, 4000), 1);
