@@ -225,6 +225,32 @@ static void unpadded_frame_returns_at_its_length(void **state)
     assert_int_equal(buf[6], 0x03);   /* group bit kept, U/L set */
 }
 
+static void circulating_bit_and_frame_types(void **state)
+{
+    (void)state;
+    static const uint8_t mac[6] = { 0x10, 0x10, 0x10, 0x10, 0x10, 0x10 };
+    uint8_t buf[128];
+    size_t pos = ecat_frame_begin(buf, mac);
+    ecat_frame_add(buf, sizeof buf, &pos, ECAT_BRD, 0, 0, 2, NULL);
+    put_le16(buf + 16 + 6, (uint16_t)(2 | ECAT_LEN_CIRC));
+    size_t len = ecat_frame_end(buf, pos);
+    /* served from its master side, a line has no closed port 0: the frame is
+     * processed and the C bit comes back as it went out */
+    assert_int_equal(takt_sim_process(s, buf, len, sizeof buf, 9600, NULL), len);
+    struct ecat_dg dg;
+    assert_int_equal(ecat_frame_first(buf, len, &dg, &pos), 0);
+    assert_true(dg.circ);
+    assert_int_equal(get_le16(dg.wkc), N);
+    /* frame types other than 1 (network variables, mailbox gateway) are not ours */
+    struct takt_sim_stats a, b;
+    takt_sim_get_stats(s, &a);
+    put_le16(buf + 14, (uint16_t)((get_le16(buf + 14) & 0x7FF) | 0x5000));
+    assert_int_equal(takt_sim_process(s, buf, len, sizeof buf, 9600, NULL), 0);
+    takt_sim_get_stats(s, &b);
+    assert_int_equal(b.not_ecat, a.not_ecat + 1);
+    assert_int_equal(b.malformed, a.malformed);
+}
+
 int main(void)
 {
     const struct CMUnitTest t[] = {
@@ -237,6 +263,7 @@ int main(void)
         cmocka_unit_test(nop_and_logical_without_fmmu),
         cmocka_unit_test(malformed_counted),
         cmocka_unit_test(unpadded_frame_returns_at_its_length),
+        cmocka_unit_test(circulating_bit_and_frame_types),
     };
     return cmocka_run_group_tests(t, setup, teardown);
 }
