@@ -498,6 +498,35 @@ static void test_coe_loss(void **state)
     rig_free(r);
 }
 
+/* An SDO abort from the slave (object 0x5555 does not exist): the error names the
+ * object and the abort code; the next transfer works. */
+static void test_coe_abort(void **state)
+{
+    (void)state;
+    struct rig *r = calloc(1, sizeof *r);
+    struct sim_device *devs[1];
+    mbx_desc(&r->desc[0], 0);
+    assert_int_equal(sim_device_from_desc(&r->desc[0], &devs[0]), 0);
+    struct takt_sim_opts so;
+    takt_sim_opts_default(&so);
+    assert_int_equal(takt_sim_create_devices(devs, 1, &so, &r->sim), 0);
+    assert_int_equal(takt_link_mem_pair(&r->a, &r->b, 64, NULL, NULL), 0);
+    takt_link_mem_set_responder(r->b, respond, r);
+    char err[200];
+    assert_int_equal(ecat_master_open(&r->m, r->a, NULL, err, sizeof err), 0);
+    assert_int_equal(ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
+    assert_int_equal(ecat_master_set_state(r->m, AL_PREOP, TAKT_NS_PER_S), 0);
+    uint8_t buf[16];
+    size_t len;
+    int rc = ecat_sdo_upload(r->m, 0, 0x5555, 0, false, buf, sizeof buf, &len);
+    printf("  %s\n", ecat_master_error(r->m));
+    assert_int_equal(rc, -TAKT_ESDOABORT);
+    assert_non_null(strstr(ecat_master_error(r->m), "0x5555"));
+    assert_non_null(strstr(ecat_master_error(r->m), "06020000"));
+    assert_int_equal(ecat_sdo_upload(r->m, 0, 0x1018, 1, false, buf, sizeof buf, &len), 0);
+    rig_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -508,6 +537,7 @@ int main(void)
         cmocka_unit_test(test_frame_loss),
         cmocka_unit_test(test_dc),
         cmocka_unit_test(test_coe),
+        cmocka_unit_test(test_coe_abort),
         cmocka_unit_test(test_pdo_coe),
         cmocka_unit_test(test_coe_loss),
     };
