@@ -112,6 +112,9 @@ void esc_update_dl_status(struct sim_esc *e)
 void esc_reset(struct sim_esc *e, takt_ns_t now)
 {
     const struct sim_device_desc *d = e->desc;
+    /* a device that outlives the reset (not rebuilt) learns it is back in INIT */
+    if (e->al_state && e->al_state != AL_INIT && e->dev && e->dev->ops->al_change)
+        (void)e->dev->ops->al_change(e->dev, e->al_state, AL_INIT, e->mem, now);
     uint32_t ram = e->mem_size - ESC_REGS;
     memset(e->mem, 0, e->mem_size);
     memset(e->stage, 0, ram);

@@ -142,7 +142,7 @@ bool esc_sm_write(struct sim_esc *e, unsigned n, uint32_t adr, const uint8_t *in
 void esc_mbx_pdi(struct sim_esc *e, takt_ns_t t);
 void esc_mbx_clear(struct sim_esc *e);
 void esc_al_control(struct sim_esc *e, takt_ns_t t);
-void esc_al_set_error(struct sim_esc *e, uint8_t state, uint16_t code);
+void esc_al_set_error(struct sim_esc *e, uint8_t state, uint16_t code, takt_ns_t t);
 void esc_al_watchdog(struct sim_esc *e, takt_ns_t t);
 void esc_sii_load(struct sim_esc *e);
 void esc_sii_command(struct sim_esc *e);

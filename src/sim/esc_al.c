@@ -15,7 +15,7 @@ static void set_status(struct sim_esc *e, uint8_t state, bool err, uint16_t code
     put_le16(e->mem + ESC_AL_STATUS_CODE, code);
 }
 
-void esc_al_set_error(struct sim_esc *e, uint8_t state, uint16_t code)
+void esc_al_set_error(struct sim_esc *e, uint8_t state, uint16_t code, takt_ns_t t)
 {
     uint8_t old = e->al_state;
     e->al_state = state;
@@ -23,6 +23,9 @@ void esc_al_set_error(struct sim_esc *e, uint8_t state, uint16_t code)
         if (state == AL_INIT)
             esc_mbx_clear(e);
         esc_sm_apply_pdi(e);
+        /* the device follows the ESC's own step down; it has no say in it */
+        if (e->dev && e->dev->ops->al_change)
+            (void)e->dev->ops->al_change(e->dev, old, state, e->mem, t);
     }
     set_status(e, state, true, code);
 }
@@ -174,17 +177,17 @@ void esc_al_control(struct sim_esc *e, takt_ns_t t)
     if (ack)
         err = false;
     if (!known_state(to)) {
-        esc_al_set_error(e, from, 0x0012);
+        esc_al_set_error(e, from, 0x0012, t);
         return;
     }
     if (!allowed(from, to)) {
-        esc_al_set_error(e, from, 0x0011);
+        esc_al_set_error(e, from, 0x0011, t);
         return;
     }
     uint16_t code = check_transition(e, from, to, t);
     if (code) {
         /* A refused step leaves the state as it was, with the error flag. */
-        esc_al_set_error(e, from, code);
+        esc_al_set_error(e, from, code, t);
         return;
     }
     e->al_state = to;
@@ -227,5 +230,5 @@ void esc_al_watchdog(struct sim_esc *e, takt_ns_t t)
         e->pd_touched = e->pdi_work = true;
         return;
     }
-    esc_al_set_error(e, AL_SAFEOP, 0x001B);
+    esc_al_set_error(e, AL_SAFEOP, 0x001B, t);
 }

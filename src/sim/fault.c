@@ -20,6 +20,7 @@ static void recreate_device(struct takt_sim *s, unsigned k)
     sl->dev = nd;
     sl->esc.dev = nd;
     sl->esc.desc = nd->desc;
+    sl->esc.al_state = 0;           /* a new device starts in INIT: nothing to tell it */
 }
 
 static void power_on(struct takt_sim *s, unsigned k, takt_ns_t now)
