@@ -68,6 +68,8 @@ static void ai_init(struct sim_dev *d)
 void sim_behaviour_init(struct sim_dev *d)
 {
     d->di_period_ns = 10 * TAKT_NS_PER_MS;
+    d->di_next_ns = 0;
+    d->di_count = UINT64_MAX;
     d->ai_period_ns = TAKT_NS_PER_S;
     d->n_bh = 0;
     d->beh = SIM_BEH_NONE;
@@ -84,9 +86,16 @@ void sim_behaviour_init(struct sim_dev *d)
     }
 }
 
+/* The counter only changes every di_period_ns: most cycles have nothing to do. */
 static void di_step(struct sim_dev *d, takt_ns_t now)
 {
+    if (now < d->di_next_ns && now >= d->di_next_ns - d->di_period_ns)
+        return;
     uint64_t count = (uint64_t)(now / d->di_period_ns);
+    d->di_next_ns = ((int64_t)count + 1) * d->di_period_ns;
+    if (count == d->di_count)
+        return;
+    d->di_count = count;
     for (unsigned i = 0; i < d->n_bh; i++)
         d->bh[i]->val[0] = (uint8_t)(count >> (d->bh_ch[i] % 64) & 1);
 }

@@ -207,6 +207,8 @@ int sim_device_new(const struct sim_device_desc *desc, const struct sim_od *dict
     int rc = dict ? od_clone(&d->od, dict) : (od_init(&d->od), 0);
     if (!rc)
         rc = sim_device_build_od(d);
+    if (!rc)
+        rc = od_compact(&d->od, d->vals, sizeof d->vals);
     uint8_t *sii = rc ? NULL : malloc(65536);
     if (!rc && !sii)
         rc = -ENOMEM;

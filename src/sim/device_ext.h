@@ -26,30 +26,35 @@ struct sim_servo {                 /* CiA 402 drive state (behaviour_servo.c) */
 
 enum sim_beh { SIM_BEH_NONE, SIM_BEH_DI, SIM_BEH_DO, SIM_BEH_AI, SIM_BEH_SERVO };
 
+/* Hot fields (used by every process cycle) first, so a cycle touches few cache lines;
+ * the large description copy last. */
 struct sim_dev {
     struct sim_device base;        /* first member: the ESC sees only this */
-    struct sim_device_desc desc;   /* own copy */
-    struct sim_od od;
-    struct coe_server coe;
     uint8_t  al;                   /* AL state as last accepted */
     bool     plan_dirty;
+    uint8_t  beh;                  /* enum sim_beh, from desc.behaviour */
     unsigned n_out, n_in;
     size_t   out_len, in_len;      /* bytes */
-    struct sim_pd_map map_out[SIM_PD_MAP_MAX], map_in[SIM_PD_MAP_MAX];
-    uint8_t  last_out[SIM_PD_MAX];
-    size_t   last_out_len;
     uint64_t n_process;
-    /* fault injection: refuse the transition to `refuse_to` with AL code `refuse_code` */
-    uint8_t  refuse_to;
-    uint16_t refuse_code;
+    size_t   last_out_len;
+    uint8_t  vals[512];            /* the dictionary's values (od_compact), mapped first */
     /* behaviour parameters and state */
     int64_t  di_period_ns;         /* DI: counter step (default 10 ms) */
+    int64_t  di_next_ns;           /* DI: when the counter steps next */
+    uint64_t di_count;
     int64_t  ai_period_ns;         /* AI: waveform period (default 1 s) */
-    struct sim_servo servo;
-    uint8_t  beh;                  /* enum sim_beh, from desc.behaviour */
     unsigned n_bh;                 /* entries the behaviour drives, cached at setup */
     struct od_entry *bh[64];
     uint8_t  bh_ch[64];            /* channel number of each (DI) */
+    struct sim_servo servo;
+    /* fault injection: refuse the transition to `refuse_to` with AL code `refuse_code` */
+    uint8_t  refuse_to;
+    uint16_t refuse_code;
+    uint8_t  last_out[SIM_PD_MAX];
+    struct sim_pd_map map_out[SIM_PD_MAP_MAX], map_in[SIM_PD_MAP_MAX];
+    struct coe_server coe;
+    struct sim_od od;
+    struct sim_device_desc desc;   /* own copy */
 };
 
 static inline struct sim_dev *sim_dev_of(struct sim_device *d)

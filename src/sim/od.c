@@ -14,19 +14,60 @@ void od_init(struct sim_od *od)
     memset(od, 0, sizeof *od);
 }
 
-static void free_object(struct od_object *o)
+static bool in_block(const struct sim_od *od, const uint8_t *p)
 {
-    for (unsigned i = 0; i < o->n; i++)
-        free(o->e[i].val);
-    free(o->e);
+    return od->block && p >= od->block && p < od->block + od->block_len;
 }
 
 void od_free(struct sim_od *od)
 {
-    for (unsigned i = 0; i < od->n; i++)
-        free_object(&od->obj[i]);
+    for (unsigned i = 0; i < od->n; i++) {
+        struct od_object *o = &od->obj[i];
+        for (unsigned k = 0; k < o->n; k++)
+            if (!in_block(od, o->e[k].val))
+                free(o->e[k].val);
+        free(o->e);
+    }
     free(od->obj);
+    if (od->block_owned)
+        free(od->block);
     od_init(od);
+}
+
+static size_t val_size(const struct od_entry *e)
+{
+    return e->bits ? (e->bits + 7u) / 8u : 1;
+}
+
+int od_compact(struct sim_od *od, uint8_t *buf, size_t cap)
+{
+    size_t total = 0;
+    for (unsigned i = 0; i < od->n; i++)
+        for (unsigned k = 0; k < od->obj[i].n; k++)
+            total += val_size(&od->obj[i].e[k]);
+    bool own = !buf || total > cap;
+    uint8_t *b = own ? malloc(total ? total : 1) : buf, *p = b;
+    if (!b)
+        return -ENOMEM;
+    for (int pass = 0; pass < 2; pass++)       /* mappable entries first */
+        for (unsigned i = 0; i < od->n; i++)
+            for (unsigned k = 0; k < od->obj[i].n; k++) {
+                struct od_entry *e = &od->obj[i].e[k];
+                bool hot = e->access & (OD_RXPDO | OD_TXPDO);
+                if (hot != !pass)
+                    continue;
+                memcpy(p, e->val, val_size(e));
+                if (!in_block(od, e->val))
+                    free(e->val);
+                e->val = p;
+                p += val_size(e);
+            }
+    if (od->block_owned)
+        free(od->block);
+    od->block = b;
+    od->block_len = total;
+    od->block_owned = own;
+    return 0;
 }
 
 int od_clone(struct sim_od *dst, const struct sim_od *src)
@@ -263,17 +304,4 @@ uint32_t od_check_access(const struct od_entry *e, bool write, uint8_t al)
     if (!(e->access & need))
         return 0x08000022;
     return 0;
-}
-
-void od_bitcopy(uint8_t *dst, unsigned doff, const uint8_t *src, unsigned soff, unsigned n)
-{
-    if (!(doff % 8) && !(soff % 8) && !(n % 8)) {
-        memcpy(dst + doff / 8, src + soff / 8, n / 8);
-        return;
-    }
-    for (unsigned i = 0; i < n; i++) {
-        unsigned s = soff + i, d = doff + i;
-        uint8_t bit = (uint8_t)((src[s / 8] >> (s % 8)) & 1);
-        dst[d / 8] = (uint8_t)((dst[d / 8] & ~(1u << (d % 8))) | (unsigned)bit << (d % 8));
-    }
 }

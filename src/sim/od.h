@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* CoE data types (ETG.1000.6 Table 64) */
 enum {
@@ -54,6 +55,9 @@ struct od_object {
 struct sim_od {
     unsigned n, cap;
     struct od_object *obj;   /* sorted by index */
+    uint8_t *block;          /* after od_compact: every value lives in this one block */
+    size_t   block_len;
+    bool     block_owned;    /* false: the block is the caller's buffer */
 };
 
 /* Building (setup time only; these allocate). Return 0 or -ENOMEM/-EEXIST/-EINVAL. */
@@ -67,6 +71,11 @@ struct od_entry *od_add_entry(struct od_object *o, uint8_t sub, uint16_t dtype, 
 /* Convenience: a VAR object with a default value (le bytes, may be NULL). */
 struct od_entry *od_add_var(struct sim_od *od, uint16_t index, const char *name, uint16_t dtype,
                             uint16_t bits, uint16_t access, uint64_t value);
+/* Move every value into one block, PDO-mappable entries first, so the values a process
+ * cycle touches share one or two cache lines. The block is buf when cap suffices
+ * (e.g. inside the device, next to its hot fields), else allocated. Entries added
+ * later get their own allocation. */
+int  od_compact(struct sim_od *od, uint8_t *buf, size_t cap);
 /* Recompute bit offsets for complete access: sub0 in 16 bits, then entries packed with
  * types of >= 8 bits byte-aligned (the layout ESI DataTypes use). */
 void od_layout(struct od_object *o);
@@ -107,7 +116,24 @@ size_t   od_ca_read(const struct od_object *o, uint8_t from, uint8_t *buf, size_
 uint32_t od_ca_write(struct sim_od *od, struct od_object *o, uint8_t from,
                      const uint8_t *data, size_t len, const struct od_rules *r);
 
-/* Bit copy (LSB first, as EtherCAT process data): n bits from src@soff to dst@doff. */
-void od_bitcopy(uint8_t *dst, unsigned doff, const uint8_t *src, unsigned soff, unsigned n);
+/* Bit copy (LSB first, as EtherCAT process data): n bits from src@soff to dst@doff.
+ * Inline: it runs for every mapped entry of every process cycle. */
+static inline void od_bitcopy(uint8_t *dst, unsigned doff, const uint8_t *src, unsigned soff, unsigned n)
+{
+    if (!(doff % 8) && !(soff % 8) && !(n % 8)) {
+        memcpy(dst + doff / 8, src + soff / 8, n / 8);
+        return;
+    }
+    if (n == 1) {                    /* BOOL entries: the common case of digital I/O */
+        uint8_t bit = (uint8_t)((src[soff / 8] >> (soff % 8)) & 1);
+        dst[doff / 8] = (uint8_t)((dst[doff / 8] & ~(1u << (doff % 8))) | (unsigned)bit << (doff % 8));
+        return;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        unsigned s = soff + i, d = doff + i;
+        uint8_t bit = (uint8_t)((src[s / 8] >> (s % 8)) & 1);
+        dst[d / 8] = (uint8_t)((dst[d / 8] & ~(1u << (d % 8))) | (unsigned)bit << (d % 8));
+    }
+}
 
 #endif
