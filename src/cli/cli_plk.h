@@ -8,6 +8,7 @@
 
 int cli_plk_open_link(struct cli_ctx *c, struct takt_link **out);
 int cli_plk_range(struct cli_ctx *c, const char *opt, const char *s, unsigned *a, unsigned *b);
+uint32_t cli_plk_chain_slot(unsigned k);
 void cli_plk_soft_timing(struct plk_net_config *nc);
 int cli_plk_net_config(struct cli_ctx *c, struct plk_net_config *nc);
 /* Run an MN on link until -t / Ctrl-C with statistics; 0 if all CNs Operational, 3 if

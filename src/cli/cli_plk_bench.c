@@ -64,7 +64,7 @@ static int mn_cell(void *arg)
     cli_plk_soft_timing(&nc);
     for (unsigned id = 1; x->chained && id <= x->n; id++) {
         nc.node[id].chained = true;
-        nc.node[id].pres_time_first_ns = 15000u * id;
+        nc.node[id].pres_time_first_ns = cli_plk_chain_slot(id - 1);
     }
     const char *saved = c->iface;
     c->iface = b->ns.ifname[0];

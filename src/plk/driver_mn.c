@@ -48,7 +48,7 @@ int plk_drv_flush(struct takt_link *link, struct plk_txq *q)
     return n ? takt_link_send(link, f, n) : 0;
 }
 
-static void receive(struct takt_plk_mn *m, takt_ns_t timeout)
+static int receive(struct takt_plk_mn *m, takt_ns_t timeout)
 {
     int n = takt_link_recv(m->link, m->rxf, RX_BATCH, timeout > 0 ? timeout : 0);
     for (int i = 0; i < n; i++) {
@@ -57,6 +57,7 @@ static void receive(struct takt_plk_mn *m, takt_ns_t timeout)
         plk_mn_rx(&m->core, t, m->rxf[i].data, m->rxf[i].len, &m->q);
         plk_drv_flush(m->link, &m->q);
     }
+    return n;
 }
 
 static int mn_step(void *ctx, struct rt_loop *loop, takt_ns_t wake)
@@ -78,6 +79,20 @@ static int mn_step(void *ctx, struct rt_loop *loop, takt_ns_t wake)
         takt_ns_t now = takt_now();
         if (now >= next - ASYNC_GUARD_NS)
             break;   /* cycle time exceeded: the core counts it at the next SoC */
+        if (m->core.phase == MNP_CHAIN && now < m->core.chain_expect &&
+            m->core.chain_expect < next - ASYNC_GUARD_NS) {
+            /* chained PRes need no reaction one by one: sleep until the last should be
+             * in and read them in batches (their arrival times are kernel stamps), one
+             * wake-up instead of one per CN */
+            struct timespec ts = { m->core.chain_expect / TAKT_NS_PER_S,
+                                   m->core.chain_expect % TAKT_NS_PER_S };
+            while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+                ;
+            unsigned k = 0;
+            while (plk_mn_busy(&m->core) && k++ < 32 && receive(m, 0) > 0)
+                ;
+            continue;
+        }
         takt_ns_t d = plk_mn_deadline(&m->core);
         if (now >= d) {
             /* woken late: a PRes may already wait in the socket; judge it first */

@@ -75,15 +75,19 @@ static void send_pres_mn(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
     m.u.pres.payload_limit = mn->pres_mn_size > PLK_PAYLOAD_LIMIT_MIN ? mn->pres_mn_size
                                                                       : PLK_PAYLOAD_LIMIT_MIN;
     tx(mn, q, &m);
-    takt_ns_t last = 0;
+    takt_ns_t last = 0, first_max = 0;
     for (unsigned i = 0; i < mn->n_chain; i++) {
         struct plk_mn_node *n = mn->node[mn->chain[i]];
         n->preq_sent = now;
         takt_ns_t t = n->cfg->pres_time_first_ns + pres_timeout(mn, n);
         if (t > last)
             last = t;
+        if (n->cfg->pres_time_first_ns > first_max)
+            first_max = n->cfg->pres_time_first_ns;
     }
     mn->chain_end = now + last;
+    /* the driver may sleep until then and read the chained PRes in one batch */
+    mn->chain_expect = now + first_max + 30000;
     mn->deadline = mn->chain_end;
 }
 

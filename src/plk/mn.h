@@ -85,6 +85,7 @@ struct plk_mn {
     unsigned n_chain;
     uint16_t pres_mn_size;
     takt_ns_t chain_end;
+    takt_ns_t chain_expect;     /* when the last chained PRes should have arrived */
     unsigned ident_rr, status_rr, invite_rr;       /* async round-robin positions */
     bool     reset_sent;        /* NMTResetNode broadcast done in this PreOp1 */
     unsigned preop1_cycles;
