@@ -79,6 +79,7 @@ struct takt_plk_mn_stats {
     uint64_t frames_tx, frames_rx, bad_frames;
     uint64_t sdo_ok, sdo_fail;
     uint64_t other_mn_frames;  /* SoC/SoA of another MN seen while NotActive */
+    uint64_t async_eth_tx;     /* generic Ethernet frames sent in the async slot */
     unsigned nodes_operational, nodes_configured;
 };
 
@@ -121,6 +122,11 @@ int takt_plk_mn_sdo_read(struct takt_plk_mn *mn, unsigned node, uint16_t index,
                          uint8_t sub, void *buf, size_t cap, size_t *len, takt_ns_t timeout_ns);
 int takt_plk_mn_sdo_write(struct takt_plk_mn *mn, unsigned node, uint16_t index,
                           uint8_t sub, const void *data, size_t len, takt_ns_t timeout_ns);
+
+/* Queue one generic Ethernet frame (any EtherType, complete with its header) for the
+ * MN's next free async slot (announced by SoA UnspecifiedInvite -> 240, DS 301 4.2.4.6).
+ * -EBUSY while the previous one waits, -EMSGSIZE beyond the async MTU (0x1F98/8) + 14. */
+int takt_plk_mn_send_eth(struct takt_plk_mn *mn, const void *frame, size_t len);
 
 /* --- CN ------------------------------------------------------------------------ */
 struct takt_plk_cn_cfg {

@@ -2,6 +2,7 @@
  * absolute deadline, waits for each PRes with a receive timeout (PResTimeout 0x1F92),
  * then serves the async slot until just before the next SoC; measures each job. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -293,6 +294,9 @@ int takt_plk_mn_start(struct takt_plk_mn *mn, struct takt_link *link, const stru
         return r;
     mn->loop_ok = true;
     mn->loop.duration = o->duration;
+    /* the loop's wake-ups are the SoC deadlines */
+    snprintf(mn->loop.m_cycle.name, sizeof mn->loop.m_cycle.name, "SoC Period");
+    snprintf(mn->loop.m_wake.name, sizeof mn->loop.m_wake.name, "SoC Wake Deviation");
     takt_ns_t range = mn->core.cycle_ns * 2;
     if ((r = add_msmt(mn, &mn->m_soc, "JOB_SendSoC", range)) ||
         (r = add_msmt(mn, &mn->m_isoch, "JOB_IsochronousPhase", range)) ||
@@ -318,6 +322,19 @@ int takt_plk_mn_join(struct takt_plk_mn *mn)
         return 0;
     mn->started = false;
     return rt_loop_join(&mn->loop);
+}
+
+int takt_plk_mn_send_eth(struct takt_plk_mn *mn, const void *frame, size_t len)
+{
+    struct plk_mn_eth *e = &mn->core.eth;
+    if (len < 14 || len > (size_t)mn->core.cfg.async_mtu + 14 || len > sizeof e->data)
+        return -EMSGSIZE;
+    if (__atomic_load_n(&e->state, __ATOMIC_ACQUIRE))
+        return -EBUSY;
+    memcpy(e->data, frame, len);
+    e->len = (uint16_t)len;
+    __atomic_store_n(&e->state, 1, __ATOMIC_RELEASE);
+    return 0;
 }
 
 struct rt_loop *takt_plk_mn_loop(struct takt_plk_mn *mn) { return mn->loop_ok ? &mn->loop : NULL; }

@@ -68,6 +68,13 @@ struct plk_mn_user_sdo {
     uint32_t abort_code;
 };
 
+/* A generic Ethernet frame for the async slot, queued from another thread. */
+struct plk_mn_eth {
+    volatile int state;         /* 0 free, 1 queued */
+    uint16_t len;
+    uint8_t  data[TAKT_ETH_MAX_FRAME];
+};
+
 struct plk_mn {
     struct plk_net_config cfg;
     uint8_t  mac[6];
@@ -91,6 +98,7 @@ struct plk_mn {
     unsigned preop1_cycles;
     struct plk_errcnt cycle_exceed;
     struct plk_mn_user_sdo usdo;
+    struct plk_mn_eth eth;
     struct takt_plk_mn_stats st;
     takt_plk_mn_cycle_fn cb;
     void *cb_ctx;

@@ -90,6 +90,23 @@ static bool try_mn_sdo(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
     return false;
 }
 
+/* A generic Ethernet frame within the async MTU, in the MN's own slot. */
+static bool try_eth(struct plk_mn *mn, struct plk_txq *q)
+{
+    if (__atomic_load_n(&mn->eth.state, __ATOMIC_ACQUIRE) != 1)
+        return false;
+    soa(mn, q, PLK_SOA_UNSPEC_INVITE, PLK_NODE_MN, NULL);
+    struct plk_txf *f = plk_txq_slot(q);
+    if (f) {
+        memcpy(f->data, mn->eth.data, mn->eth.len);
+        f->len = mn->eth.len;
+        mn->st.frames_tx++;
+        mn->st.async_eth_tx++;
+    }
+    __atomic_store_n(&mn->eth.state, 0, __ATOMIC_RELEASE);
+    return true;
+}
+
 /* A CN that raised RS in its PRes, or owes an answer to our SDO request. */
 static bool try_invite(struct plk_mn *mn, struct plk_txq *q)
 {
@@ -162,7 +179,7 @@ void plk_mn_async(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
         soa(mn, q, PLK_SOA_NO_SERVICE, 0, NULL);
         return;
     }
-    if (try_nmt(mn, now, q) || try_mn_sdo(mn, now, q) || try_invite(mn, q) ||
+    if (try_nmt(mn, now, q) || try_mn_sdo(mn, now, q) || try_eth(mn, q) || try_invite(mn, q) ||
         try_sync(mn, now, q) || try_status(mn, now, q))
         return;
     /* PreOp1 starts with C_DLL_PREOP1_START_CYCLES SoA(NoService) (ref §6) */

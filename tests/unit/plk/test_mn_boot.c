@@ -232,6 +232,36 @@ static void another_mn_keeps_not_active(void **state)
     bus_free(b);
 }
 
+static void generic_ethernet_in_async_slot(void **state)
+{
+    (void)state;
+    struct plk_net_config cfg;
+    bus_cfg(&cfg, 1000, 1, 2);
+    struct bus *b = bus_new(&cfg, 1, 2);
+    assert_true(bus_run_until_op(b, 5 * TAKT_NS_PER_S));
+    /* an IPv4-typed frame of 100 bytes, queued as takt_plk_mn_send_eth does */
+    memset(b->mn.eth.data, 0xEE, 100);
+    b->mn.eth.data[12] = 0x08;
+    b->mn.eth.data[13] = 0x00;
+    b->mn.eth.len = 100;
+    b->mn.eth.state = 1;
+    unsigned from = b->n_log;
+    bus_run(b, b->now + 3 * TAKT_NS_PER_MS);
+    assert_int_equal(b->mn.eth.state, 0);
+    assert_int_equal(b->mn.st.async_eth_tx, 1);
+    /* announced by SoA(UnspecifiedInvite -> 240) */
+    bool soa240 = false;
+    for (unsigned i = from; i < b->n_log; i++)
+        if (b->log[i].mtyp == PLK_MTYP_SOA && b->log[i].svid == PLK_SOA_UNSPEC_INVITE &&
+            b->log[i].target == PLK_NODE_MN)
+            soa240 = true;
+    assert_true(soa240);
+    /* CNs ignore it and the cycle runs on */
+    assert_int_equal(b->cn[0]->st.bad_frames, 0);
+    assert_int_equal(b->mn.node[1]->st.pres_lost, 0);
+    bus_free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -242,6 +272,7 @@ int main(void)
         cmocka_unit_test(wrong_identity_is_refused),
         cmocka_unit_test(user_sdo_read_write),
         cmocka_unit_test(another_mn_keeps_not_active),
+        cmocka_unit_test(generic_ethernet_in_async_slot),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
