@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <takt/rt.h>
 #include <takt/sim.h>
 #include "cli/cli.h"
 
@@ -168,6 +169,16 @@ static int run_serve(struct cli_ctx *c, struct takt_sim *s)
     }
     fprintf(stderr, "takt sim ecat: %u slaves on %s%s\n", takt_sim_slave_count(s), c->iface,
             c->time_s > 0 ? "" : " (Ctrl-C to stop)");
+    struct rt_state rts = { .dma_fd = -1 };
+    bool rt = c->cpu >= 0 || c->prio > 0;
+    if (rt) {
+        /* the serving thread answers like hardware: pin it and raise it when asked */
+        struct rt_opts ro;
+        rt_opts_default(&ro);
+        ro.cpu = c->cpu;
+        ro.prio = c->prio;
+        rt_setup(&ro, &rts, NULL, NULL);
+    }
     takt_ns_t start = takt_now(), end = c->time_s > 0 ? start + (takt_ns_t)(c->time_s * 1e9) : 0;
     double cpu0 = cpu_s();
     int rc = 0;
@@ -188,6 +199,8 @@ static int run_serve(struct cli_ctx *c, struct takt_sim *s)
             break;
     }
     takt_link_close(l);
+    if (rt)
+        rt_teardown(&rts);
     if (rc)
         return cli_error(c, "serving %s failed: %s", c->iface, strerror(-rc));
     double cpu = cpu_s() - cpu0, wall = (double)(takt_now() - start) * 1e-9;
@@ -207,6 +220,18 @@ static int run_serve(struct cli_ctx *c, struct takt_sim *s)
     json_object_object_add(o, "cpu_s", json_object_new_double(cpu));
     json_object_object_add(o, "cpu_us_per_frame",
                            json_object_new_double(st.frames ? cpu * 1e6 / (double)st.frames : 0));
+    json_object *arr = json_object_new_array();
+    for (unsigned k = 0; k < takt_sim_slave_count(s); k++) {
+        uint8_t al[2] = { 0 }, code[2] = { 0 };
+        takt_sim_peek(s, k, 0x0130, al, 2);
+        takt_sim_peek(s, k, 0x0134, code, 2);
+        json_object *e = json_object_new_object();
+        json_object_object_add(e, "name", json_object_new_string(takt_sim_slave_name(s, k)));
+        json_object_object_add(e, "al_status", json_object_new_int(al[0] | al[1] << 8));
+        json_object_object_add(e, "al_status_code", json_object_new_int(code[0] | code[1] << 8));
+        json_object_array_add(arr, e);
+    }
+    json_object_object_add(o, "slave_states", arr);
     return write_json(c, o);
 }
 
@@ -240,6 +265,6 @@ const struct cli_cmd cli_cmds_sim[] = {
       "Examples:\n  takt sim ecat -i veth1 --preset paper-40\n"
       "  takt sim ecat -i veth1 --devices ek1100,el1004x2,servo --fault 'break=2@5s;heal=2@8s'\n"
       "  takt sim ecat --bench --json bench.json",
-      CLI_IFACE | CLI_TIME | CLI_PERF | CLI_JSON | CLI_PCAP, sim_ecat_opts, cmd_sim_ecat },
+      CLI_IFACE | CLI_TIME | CLI_PERF | CLI_JSON | CLI_PCAP | CLI_RT, sim_ecat_opts, cmd_sim_ecat },
     { 0 }
 };
