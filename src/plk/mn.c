@@ -211,6 +211,7 @@ static void on_pres(struct plk_mn *mn, takt_ns_t now, const struct plk_msg *m)
         n->st.pres_lat_max = lat;
     n->st.pres_lat_sum += lat;
     n->rs = (m->u.pres.flags2 & PLK_F2_RS_MASK) != 0;
+    n->pr = (uint8_t)((m->u.pres.flags2 & PLK_F2_PR_MASK) >> PLK_F2_PR_SHIFT);
     uint16_t sz = m->u.pres.size < n->in_size ? m->u.pres.size : n->in_size;
     if (sz)
         memcpy(n->in, m->u.pres.payload, sz);

@@ -35,6 +35,7 @@ struct plk_mn_node {
     bool     chain_active;      /* SyncResponse confirmed: answers the PResMN */
     bool     answered;          /* PRes seen in this cycle */
     bool     rs;                /* RS flags in its last PRes: wants an invite */
+    uint8_t  pr;                /* PR of that request (7: an NMT request) */
     uint8_t  nmt_cmd;           /* NMT command to send in the MN's slot (0 none) */
     takt_ns_t step_since, status_due, retry_at, preq_sent;
     uint16_t out_off;           /* offset of its outputs in the PResMN payload */

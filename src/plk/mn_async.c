@@ -116,8 +116,12 @@ static bool try_invite(struct plk_mn *mn, struct plk_txq *q)
         bool owes = !n->in_cycle && n->step >= MNS_CONFIG &&
                     (n->sdo->status == PLK_SDO_BUSY || n->sdo->seq.state != PLK_SEQ_VALID);
         if (n->rs || owes) {
+            /* PR 7 asks for an NMT request: NMTRequestInvite, else UnspecifiedInvite
+             * (DS 301 4.2.4.1.2) */
+            uint8_t svid = n->rs && n->pr == PLK_PRIO_NMTRQST ? PLK_SOA_NMT_REQ_INVITE
+                                                              : PLK_SOA_UNSPEC_INVITE;
             n->rs = false;
-            soa(mn, q, PLK_SOA_UNSPEC_INVITE, n->id, NULL);
+            soa(mn, q, svid, n->id, NULL);
             mn->invite_rr = (mn->invite_rr + k + 1) % mn->n_ids;
             return true;
         }
