@@ -62,6 +62,15 @@ int ecat_master_read_pdos_coe(struct ecat_master *m);
 int ecat_slave_pdo_assign(struct ecat_master *m, unsigned pos, uint16_t sm_obj,
                           const uint16_t *pdos, unsigned n);
 
+/* ENI (ETG.2100, as TwinCAT or EC-Engineer export it), after the scan: the scanned
+ * identities must match the ENI's slaves (each mismatch is an event naming position,
+ * expected and found identity; -TAKT_ECONFIG), then the PDO mapping and the image are
+ * taken from it. ENI init commands are not executed (yet). */
+int ecat_master_configure_eni(struct ecat_master *m, const char *path);
+/* Write an ENI-like description of the scanned network (identities, mailbox, SMs, PDOs,
+ * process image, cyclic frames) to path. */
+int ecat_master_write_eni(struct ecat_master *m, const char *path);
+
 /* Request every slave to go to `state` and drive the cycle until they are there, one
  * refuses (AL status code in the message) or the timeout passes. */
 int ecat_master_set_state(struct ecat_master *m, uint8_t state, takt_ns_t timeout_ns);
@@ -104,7 +113,7 @@ struct ecat_pd_entry {
     bool     output;            /* master -> slave */
     uint32_t byte_offset;       /* into the image */
     uint8_t  bit_offset;        /* 0..7 within that byte */
-    char     name[48];
+    char     name[64];
 };
 /* Image (outputs and inputs of all slaves; entries addressed by ecat_pd_find). */
 uint8_t *ecat_master_image(struct ecat_master *m, size_t *len);

@@ -288,14 +288,35 @@ static int run_pdos(struct cli_ctx *c)
     return 0;
 }
 
+/* --- xml --------------------------------------------------------------------------- */
+
+static int run_xml(struct cli_ctx *c)
+{
+    const char *out = cli_get(c, "output");
+    struct tool t;
+    int rc = tool_open(c, &t);
+    if (rc)
+        return rc;
+    rc = ecat_master_write_eni(t.m, out ? out : "/dev/stdout");
+    if (rc)
+        cli_error(c, "%s", ecat_master_error(t.m));
+    tool_close(&t);
+    return rc ? 1 : 0;
+}
+
 /* --- the table --------------------------------------------------------------------- */
 
 static const struct cli_opt sii_opts[] = {
     { "output", 'o', 1, "FILE", "write the raw image to FILE (- for stdout) instead of a dump" },
     { 0 }
 };
+static const struct cli_opt xml_opts[] = {
+    { "output", 'o', 1, "FILE", "write the description to FILE (default: stdout)" },
+    { 0 }
+};
 static const struct cli_opt run_opts[] = {
-    { "eni", 'f', 1, "FILE", "ENI file (ETG.2100): check the scanned bus against it" },
+    { "eni", 'f', 1, "FILE", "ENI file (ETG.2100): check the scanned bus against it and take "
+      "the PDO mapping from it" },
     { "dc", 0, 0, NULL, "configure distributed clocks (SYNC0 at the cycle time)" },
     { "dc-mode", 0, 1, "MODE", "'master' (master follows the reference clock, default) or 'ref' "
       "(reference clock follows the master)" },
@@ -322,6 +343,10 @@ const struct cli_cmd cli_cmds_ecat[] = {
     { "ecat", "pdos", NULL, "list process data entries with their offsets in the image",
       "Offsets are byte.bit in the image of `takt ecat run` and of ecat_pd_find().",
       CLI_IFACE | CLI_PCAP, NULL, run_pdos },
+    { "ecat", "xml", NULL, "write an ENI-like description of the scanned network",
+      "Identities, mailbox, SMs, PDOs from each slave's SII, the process image and the cyclic\n"
+      "frames as takt lays them out (-c sets the cycle written). -o FILE, default stdout.",
+      CLI_IFACE | CLI_PCAP | CLI_CYCLE, xml_opts, run_xml },
     { "ecat", "run", NULL, "bring the network to OP and exchange process data",
       "Scans, configures from SII, runs the cycle in a real-time thread and prints PerfMsmt\n"
       "lines (Cycle Time, Task Duration, JOB_*) every --perf seconds, events as they happen\n"

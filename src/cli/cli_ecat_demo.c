@@ -11,46 +11,21 @@
 #include <takt/netns.h>
 #include <takt/sim.h>
 #include "cli/cli_ecat.h"
-#include "sim/device.h"
-#include "sim/device_ext.h"
-
-/* 40 slaves: a coupler, 12 x (digital in, digital out, analog in), a digital input and
- * two CiA 402 drives that insist on DC (so the demo shows SYNC0 at work). */
-#define DEMO_DEVICES "ek1100,el1004,el2004,el3102,el1004,el2004,el3102,el1004,el2004,el3102," \
-                     "el1004,el2004,el3102,el1004,el2004,el3102,el1004,el2004,el3102,el1004," \
-                     "el2004,el3102,el1004,el2004,el3102,el1004,el2004,el3102,el1004,el2004," \
-                     "el3102,el1004,el2004,el3102,el1004,el2004,el3102,el1004,servo,servo"
 
 struct demo {
     struct cli_ctx *c;
     struct takt_netns ns;
     struct takt_sim *sim;
-    volatile int stop;
 };
 
+/* The simulator's 40-slave preset (EK1100 + EL1004/EL2004 alternating, like the
+ * classic evaluation), with clocks that drift so that DC has work to do. */
 static int make_sim(struct takt_sim **out, char *err, size_t errlen)
 {
-    struct sim_device *devs[64];
-    unsigned n = 0;
-    char list[sizeof DEMO_DEVICES];
-    memcpy(list, DEMO_DEVICES, sizeof list);
-    char *save = NULL;
-    for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        int rc = sim_device_create(t, &devs[n], err, errlen);
-        if (rc) {
-            for (unsigned i = 0; i < n; i++)
-                devs[i]->ops->destroy(devs[i]);
-            return rc;
-        }
-        n++;
-    }
     struct takt_sim_opts o;
     takt_sim_opts_default(&o);
-    o.drift_ppm = 20;         /* real clocks drift: DC has something to do */
-    int rc = takt_sim_create_devices(devs, n, &o, out);
-    if (rc)
-        snprintf(err, errlen, "simulator: %s", strerror(-rc));
-    return rc;
+    o.drift_ppm = 20;
+    return takt_sim_create_preset("paper-40", &o, out, err, errlen);
 }
 
 static struct takt_link *open_ecat(const char *ifname, char *err, size_t errlen)

@@ -125,10 +125,12 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
         ecat_master_close(m);
         return 1;
     }
-    if (!cli_flag(c, "sii-pdo"))
+    const char *eni = cli_get(c, "eni");
+    if (!eni && !cli_flag(c, "sii-pdo"))
         ecat_master_read_pdos_coe(m);
     drain_events(m, label);
-    if (ecat_master_configure(m)) {
+    if (eni ? ecat_master_configure_eni(m, eni) : ecat_master_configure(m)) {
+        drain_events(m, label);
         fprintf(stderr, "%s: %s\n", label, ecat_master_error(m));
         ecat_master_close(m);
         return 1;
@@ -136,13 +138,6 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
     ecat_master_image(m, &img);
     printf("%s: %u slaves on %s, process image %zu bytes, cycle %.0f us%s\n", label, n,
            a->link->name, img, c->cycle_ns / 1e3, a->dc ? ", DC" : "");
-    const char *eni = cli_get(c, "eni");
-    if (eni) {
-        /* the ENI reader (ecat/eni.c) is not in the library yet */
-        fprintf(stderr, "%s: -f %s: ENI configuration is not supported by this build yet\n", label, eni);
-        ecat_master_close(m);
-        return 1;
-    }
     struct rt_opts ro;
     rt_opts_default(&ro);
     ro.cpu = c->cpu;

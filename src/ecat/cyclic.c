@@ -13,68 +13,71 @@
 #define MON_ROOM (3 * (ECAT_DG_HDR + ECAT_DG_WKC) + 14)
 #define SEG_MAX  (ECAT_MAX_DG_DATA - MON_ROOM)
 
-static uint32_t bytes(uint32_t bits) { return (bits + 7) / 8; }
-
+/* The layout itself is pdo.c's (SM lengths, one FMMU per contiguous SM run, bit-exact
+ * variables, frames never splitting a slave); here it becomes cyclic datagrams, the
+ * image and the per-slave entries the API looks up. */
 int ecat_layout(struct ecat_master *m)
 {
-    uint32_t total = 0;
-    for (unsigned i = 0; i < m->n_slaves; i++)
-        total += bytes(m->slaves[i].info.out_bits) + bytes(m->slaves[i].info.in_bits);
-    free(m->image);
-    m->image_cap = total ? total : 1;
-    m->image = calloc(1, m->image_cap);
-    if (!m->image)
+    char err[200];
+    uint16_t *pos = calloc(m->n_slaves ? m->n_slaves : 1, sizeof *pos);
+    if (!pos)
         return -ENOMEM;
-    m->n_cyc = 0;
-    uint32_t off = 0;
-    unsigned i = 0;
-    while (i < m->n_slaves) {
-        if (m->n_cyc >= ECAT_MAX_CYC_DG) {
-            ecat_fail(m, -ENOSPC, "process image of %u bytes needs more than %d frames",
-                      total, ECAT_MAX_CYC_DG);
-            return -ENOSPC;
-        }
-        struct ecat_cyc *c = &m->cyc[m->n_cyc++];
-        memset(c, 0, sizeof *c);
-        c->log = off;
-        c->first_slave = i;
-        uint32_t outs = 0, ins = 0;
-        unsigned j = i;
-        for (; j < m->n_slaves; j++) {
-            const struct ecat_slave *s = &m->slaves[j];
-            uint32_t sz = bytes(s->info.out_bits) + bytes(s->info.in_bits);
-            if (sz > SEG_MAX) {
-                ecat_fail(m, -EMSGSIZE, "slave %u: %u bytes of process data exceed one frame (%d)",
-                          j, sz, SEG_MAX);
-                return -EMSGSIZE;
-            }
-            if (outs + ins + sz > SEG_MAX)
-                break;
-            outs += bytes(s->info.out_bits);
-            ins += bytes(s->info.in_bits);
-        }
-        c->n_slaves = j - i;
-        uint32_t o = off, in = off + outs;
-        for (unsigned k = i; k < j; k++) {
-            struct ecat_slave *s = &m->slaves[k];
-            s->seg = m->n_cyc - 1;
-            s->out_log = o;
-            s->in_log = in;
-            s->info.out_offset = o;
-            s->info.in_offset = in;
-            o += bytes(s->info.out_bits);
-            in += bytes(s->info.in_bits);
-            /* ref §3: LRW counts +2 for a write and +1 for a read per slave */
-            c->wkc_expected += (s->info.out_bits ? 2 : 0) + (s->info.in_bits ? 1 : 0);
-            s->configured = true;
-        }
-        c->len = (uint16_t)(outs + ins);
-        c->out_len = (uint16_t)outs;
-        c->last_wkc = c->wkc_expected;
-        off += outs + ins;
-        i = j;
+    for (unsigned i = 0; i < m->n_slaves; i++)
+        pos[i] = (uint16_t)i;
+    ecat_pdo_image_free(&m->img);
+    int rc = ecat_pdo_layout(&m->img, m->maps, pos, m->n_slaves, 0, SEG_MAX, err, sizeof err);
+    free(pos);
+    if (rc) {
+        ecat_fail(m, rc, "process image: %s", err);
+        return rc;
     }
-    m->image_len = off;
+    if (m->img.n_frames > ECAT_MAX_CYC_DG) {
+        ecat_fail(m, -ENOSPC, "process image of %u bytes needs %u frames, at most %d", m->img.size,
+                  m->img.n_frames, ECAT_MAX_CYC_DG);
+        return -ENOSPC;
+    }
+    free(m->image);
+    m->image_cap = m->img.size ? m->img.size : 1;
+    if (!(m->image = calloc(1, m->image_cap)))
+        return -ENOMEM;
+    m->image_len = m->img.size;
+    m->n_cyc = m->img.n_frames;
+    for (unsigned k = 0; k < m->n_cyc; k++) {
+        const struct ecat_pdo_frame *f = &m->img.frame[k];
+        struct ecat_cyc *c = &m->cyc[k];
+        memset(c, 0, sizeof *c);
+        c->log = f->log_start;
+        c->len = f->len;
+        c->wkc_expected = f->wkc;
+        c->last_wkc = f->wkc;
+        c->first_slave = f->first_slave;
+        c->n_slaves = f->n_slaves;
+        if (f->no_lrw)
+            ecat_event(m, "cyclic frame %u: a slave's SII says 'not LRW'; takt sends LRW anyway", k);
+    }
+    for (unsigned i = 0; i < m->n_slaves; i++) {
+        struct ecat_slave *s = &m->slaves[i];
+        const struct ecat_pdo_slave *ps = &m->img.slave[i];
+        s->seg = ps->frame;
+        s->info.out_offset = ps->out_off;
+        s->info.in_offset = ps->in_off;
+        s->n_pd = 0;
+        s->configured = true;
+    }
+    for (unsigned v = 0; v < m->img.n_vars; v++) {
+        const struct ecat_pdo_var *var = &m->img.var[v];
+        struct ecat_slave *s = &m->slaves[var->pos];
+        if (s->n_pd >= ECAT_MAX_PDO_ENTRIES)
+            continue;
+        struct ecat_pd *d = &s->pd[s->n_pd++];
+        d->index = var->index;
+        d->sub = var->subindex;
+        d->bits = var->bitlen;
+        d->output = !var->input;
+        d->abs_bit = var->bit_off;
+        d->pdo = var->pdo;
+        snprintf(d->name, sizeof d->name, "%s", var->name);
+    }
     m->configured = true;
     return 0;
 }
@@ -104,7 +107,9 @@ unsigned ecat_cyc_build(struct ecat_master *m, takt_ns_t now)
             struct ecat_cyc *c = &m->cyc[k];
             ecat_req_init(&c->req, ECAT_LRW, (uint16_t)c->log, (uint16_t)(c->log >> 16),
                           m->image + c->log, c->len);
-            c->req.keep = c->out_len;
+            /* the reply lands aside: only the inputs go into the image (the application
+             * owns the outputs) */
+            c->req.rx = m->cyc_rx + (size_t)k * ECAT_MAX_DG_DATA;
             /* only frames sent while everything was in OP are judged by their WKC */
             c->sent_in_op = m->st.state == AL_OP && m->present == m->n_slaves;
             ecat_pdu_append(m, buf, &pos, &c->req, now);
@@ -140,6 +145,16 @@ static bool reap(struct ecat_master *m, struct ecat_req *r)
     r->st = REQ_DONE;
     r->wkc = -1;
     return true;
+}
+
+static void take_inputs(struct ecat_master *m, const struct ecat_cyc *c, unsigned k)
+{
+    const uint8_t *rx = m->cyc_rx + (size_t)k * ECAT_MAX_DG_DATA;
+    for (unsigned i = c->first_slave; i < c->first_slave + c->n_slaves; i++) {
+        const struct ecat_pdo_slave *ps = &m->img.slave[i];
+        if (ps->in_len)
+            memcpy(m->image + ps->in_off, rx + (ps->in_off - c->log), ps->in_len);
+    }
 }
 
 static void check_wkc(struct ecat_master *m, struct ecat_cyc *c, unsigned k, bool in_op)
@@ -180,6 +195,8 @@ void ecat_cyc_check(struct ecat_master *m, takt_ns_t now)
             lost++;
             continue;
         }
+        if (c->req.wkc >= 0)
+            take_inputs(m, c, k);
         check_wkc(m, c, k, in_op);
     }
     if (m->n_cyc == 0 && m->mon_al.st != REQ_IDLE) {

@@ -322,48 +322,6 @@ static void state_pre_preop(struct ecat_master *m, struct ecat_slave *s, takt_ns
     enter_al_req(m, s, now);
 }
 
-static unsigned sm_write(struct ecat_slave *s, unsigned i, int sm, uint32_t bits, uint8_t dflt_ctl)
-{
-    if (sm < 0 || (unsigned)sm >= s->n_sm)
-        return i;
-    const struct ecat_sm_cfg *c = &s->sm[sm];
-    uint8_t b[8] = { 0 };
-    uint16_t len = (uint16_t)((bits + 7) / 8);
-    put_le16(b, c->start);
-    put_le16(b + 2, len);
-    b[4] = c->control ? c->control : dflt_ctl;
-    b[6] = len ? 1 : 0;
-    fpwr(s, i, (uint16_t)(ESC_SM0 + ESC_SM_SIZE * sm), b, 8);
-    return i + 1;
-}
-
-static unsigned fmmu_write(struct ecat_slave *s, unsigned i, unsigned fmmu, uint32_t log, int sm,
-                           uint32_t bits, uint8_t type)
-{
-    if (sm < 0 || (unsigned)sm >= s->n_sm || !bits)
-        return i;
-    uint8_t b[16] = { 0 };
-    uint16_t len = (uint16_t)((bits + 7) / 8);
-    put_le32(b, log);            /* ref §6 FMMU: logical start, length, bits, physical */
-    put_le16(b + 4, len);
-    b[6] = 0;
-    b[7] = 7;
-    put_le16(b + 8, s->sm[sm].start);
-    b[10] = 0;
-    b[11] = type;                /* 1 read (inputs), 2 write (outputs) */
-    b[12] = 1;
-    fpwr(s, i, (uint16_t)(ESC_FMMU0 + ESC_FMMU_SIZE * fmmu), b, 16);
-    return i + 1;
-}
-
-static int fmmu_for(const struct ecat_slave *s, uint8_t use, int dflt)
-{
-    for (unsigned i = 0; i < s->n_fmmu_sii; i++)
-        if (s->fmmu_use[i] == use)
-            return (int)i;
-    return dflt;
-}
-
 /* DC slaves wait in SS_DC until dc.c armed SYNC0 (ref §9.7: before PREOP -> SAFEOP). */
 static void request_safeop(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
 {
@@ -375,15 +333,21 @@ static void request_safeop(struct ecat_master *m, struct ecat_slave *s, takt_ns_
     enter_al_req(m, s, now);
 }
 
-/* Process-data SMs and FMMUs before PREOP -> SAFEOP (ref §6). */
+/* Process-data SMs and FMMUs before PREOP -> SAFEOP (ref §6), as pdo.c laid them out. */
 static void enter_pre_safeop(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
 {
+    const struct ecat_pdo_slave *ps = &m->img.slave[s->info.position];
     unsigned n = 0;
-    n = sm_write(s, n, s->sm_out, s->info.out_bits, 0x64);
-    n = sm_write(s, n, s->sm_in, s->info.in_bits, 0x20);
-    int fo = fmmu_for(s, 1, 0), fi = fmmu_for(s, 2, s->info.out_bits ? 1 : 0);
-    n = fmmu_write(s, n, (unsigned)fo, s->out_log, s->sm_out, s->info.out_bits, 2);
-    n = fmmu_write(s, n, (unsigned)fi, s->in_log, s->sm_in, s->info.in_bits, 1);
+    for (unsigned k = 0; k < ps->n_sm && n < TAKT_ARRAY_SIZE(s->f.req); k++) {
+        uint8_t b[8];
+        ecat_sm_encode(b, &ps->sm[k]);
+        fpwr(s, n++, (uint16_t)(ESC_SM0 + ESC_SM_SIZE * ps->sm[k].index), b, 8);
+    }
+    for (unsigned k = 0; k < ps->n_fmmu && n < TAKT_ARRAY_SIZE(s->f.req); k++) {
+        uint8_t b[16];
+        ecat_fmmu_encode(b, &ps->fmmu[k]);
+        fpwr(s, n++, (uint16_t)(ESC_FMMU0 + ESC_FMMU_SIZE * k), b, 16);
+    }
     if (n == 0) {
         request_safeop(m, s, now);
         return;

@@ -138,9 +138,11 @@ int ecat_master_open(struct ecat_master **out, struct takt_link *link,
     m->rxbuf = calloc(RX_BATCH, TAKT_FRAME_BUF);
     m->rxf = calloc(RX_BATCH, sizeof *m->rxf);
     m->sii_scratch = calloc(1, sizeof *m->sii_scratch);
+    m->maps = calloc(o->max_slaves, sizeof *m->maps);
+    m->cyc_rx = calloc(ECAT_MAX_CYC_DG, ECAT_MAX_DG_DATA);
     m->txf = calloc(o->acyc_frames > ECAT_MAX_CYC_DG ? o->acyc_frames : ECAT_MAX_CYC_DG,
                     sizeof *m->txf);
-    if (!m->slaves || !m->txbuf || !m->cycbuf || !m->rxbuf || !m->rxf || !m->txf || !m->sii_scratch ||
+    if (!m->slaves || !m->txbuf || !m->cycbuf || !m->rxbuf || !m->rxf || !m->txf || !m->sii_scratch || !m->maps || !m->cyc_rx ||
         ecat_coe_init(m))
         goto nomem;
     for (unsigned i = 0; i < o->max_slaves; i++)
@@ -192,6 +194,9 @@ void ecat_master_close(struct ecat_master *m)
     free(m->rxbuf);
     free(m->rxf);
     free(m->sii_scratch);
+    free(m->maps);
+    free(m->cyc_rx);
+    ecat_pdo_image_free(&m->img);
     ecat_coe_free(m);
     free(m->txf);
     free(m->image);

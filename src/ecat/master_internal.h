@@ -9,6 +9,7 @@
 #include <takt/perf.h>
 #include "ecat/frame.h"
 #include "ecat/mbx.h"
+#include "ecat/pdo.h"
 #include "ecat/proto.h"
 
 /* --- one datagram in flight (pdu.c) ------------------------------------------------ */
@@ -20,7 +21,7 @@ struct ecat_req {
     uint16_t  adp, ado;        /* logical commands: lad = adp | ado << 16 */
     uint16_t  len;
     uint8_t  *data;            /* len bytes: sent, and replaced by the reply */
-    uint16_t  keep;            /* first bytes the reply does not overwrite (LRW outputs) */
+    uint8_t  *rx;              /* where the reply goes instead (NULL: data) */
     int       wkc;             /* after REQ_DONE: returned WKC, -1 = frame lost */
     uint32_t  fno;             /* frame it went out in (loss counted per frame) */
     takt_ns_t sent;
@@ -38,9 +39,9 @@ struct ecat_req {
 struct ecat_pd {
     uint16_t index; uint8_t sub, bits;
     bool     output;
-    uint32_t bit_pos;          /* bit offset from the slave's own out/in start */
+    uint32_t abs_bit;          /* bit offset in the process image */
     uint16_t pdo;              /* 0x16xx/0x1Axx */
-    char     name[48];
+    char     name[ECAT_PDO_NAME];
 };
 
 struct ecat_sm_cfg { uint16_t start, len; uint8_t control, enable, type; };
@@ -56,8 +57,8 @@ struct ecat_sfsm {
     takt_ns_t t0;              /* when the current wait started */
     unsigned  retries;
     unsigned  nreq;            /* requests of the current step */
-    struct ecat_req req[8];
-    uint8_t   buf[8][ECAT_REQ_DATA];
+    struct ecat_req req[12];
+    uint8_t   buf[12][ECAT_REQ_DATA];
     unsigned  sii_word;        /* next SII word to read */
     uint8_t   target;          /* AL state this slave is driven to */
     uint8_t   requested;       /* AL state of the pending request */
@@ -114,7 +115,6 @@ struct ecat_cyc {
     uint32_t log;              /* logical start == image offset */
     uint16_t len;
     uint16_t wkc_expected;
-    uint16_t out_len;          /* outputs first, then inputs */
     unsigned first_slave, n_slaves;
     int      last_wkc;
     bool     sent_in_op;       /* the network was in OP when this frame went out */
@@ -149,6 +149,9 @@ struct ecat_master {
     uint8_t   mf_big[2][64];   /* FMMU/SM reset data */
     unsigned  n_slaves, max_slaves;
     struct ecat_sii *sii_scratch; /* decoder output while parsing one slave's SII */
+    struct ecat_pdo_map *maps; /* PDO mapping per position (pdo.h), max_slaves */
+    struct ecat_pdo_image img; /* the layout (pdo.c) */
+    uint8_t  *cyc_rx;          /* replies of the cyclic LRWs, ECAT_MAX_CYC_DG x 1486 */
     struct ecat_slave *slaves;
     bool      scanned, configured;
     uint8_t   target;          /* requested network state, 0 = none */
@@ -253,6 +256,7 @@ void ecat_scan_start(struct ecat_master *m, takt_ns_t now);
 void ecat_mfsm_step(struct ecat_master *m, takt_ns_t now);
 void ecat_slave_scan_start(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now);
 int  ecat_sii_parse(struct ecat_master *m, struct ecat_slave *s);
+void ecat_map_bits(const struct ecat_pdo_map *map, uint32_t *out, uint32_t *in);
 
 /* esm.c: per-slave state machine table (scan + config + AL) */
 void ecat_sfsm_step(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now);

@@ -27,104 +27,72 @@ static int up_u32(struct ecat_master *m, unsigned pos, uint16_t idx, uint8_t sub
     return rc;
 }
 
-/* Name of an entry: what the SII calls it when the SII has the same entry. */
-static void entry_name(const struct ecat_slave *old, unsigned n_old, struct ecat_pd *d)
+/* Name of an entry: what the SII calls it when it maps the same object. */
+static const char *entry_name(const struct ecat_pdo_map *old, uint32_t map)
 {
-    for (unsigned i = 0; i < n_old; i++)
-        if (old->pd[i].index == d->index && old->pd[i].sub == d->sub && old->pd[i].name[0]) {
-            snprintf(d->name, sizeof d->name, "%s", old->pd[i].name);
-            return;
-        }
-    if (d->index)
-        snprintf(d->name, sizeof d->name, "0x%04X:%02X", d->index, d->sub);
+    for (unsigned i = 0; i < old->n_entries; i++)
+        if (old->entry[i].index == (uint16_t)(map >> 16) && old->entry[i].subindex == (uint8_t)(map >> 8))
+            return old->entry[i].name;
+    return NULL;
 }
 
-/* One SM's assignment (0x1C10 + sm) and the mapping of each PDO in it. */
-static int read_sm(struct ecat_master *m, struct ecat_slave *s, const struct ecat_slave *old,
-                   int sm, bool output)
+/* One SM's assignment (0x1C10 + sm) and the mapping of each PDO in it (CiA 301 7.4.8:
+ * mapping value = index << 16 | subindex << 8 | bit length). */
+static int read_sm(struct ecat_master *m, unsigned pos, struct ecat_pdo_map *map,
+                   const struct ecat_pdo_map *old, uint8_t sm, bool input)
 {
-    unsigned pos = s->info.position;
     uint16_t asg = (uint16_t)(0x1C10 + sm);
     uint8_t npdo;
     int rc = up_u8(m, pos, asg, 0, &npdo);
     if (rc)
         return rc;
-    uint32_t bit = 0;
+    ecat_pdo_map_clear_sm(map, sm);
     for (unsigned k = 1; k <= npdo; k++) {
         uint32_t pdo;
-        if ((rc = up_u32(m, pos, asg, (uint8_t)k, &pdo)))
-            return rc;
         uint8_t ne;
-        if ((rc = up_u8(m, pos, (uint16_t)pdo, 0, &ne)))
+        if ((rc = up_u32(m, pos, asg, (uint8_t)k, &pdo)) || (rc = up_u8(m, pos, (uint16_t)pdo, 0, &ne)))
+            return rc;
+        if ((rc = ecat_pdo_map_add_pdo(map, sm, input, (uint16_t)pdo, NULL)))
             return rc;
         for (unsigned e = 1; e <= ne; e++) {
-            uint32_t map;
-            if ((rc = up_u32(m, pos, (uint16_t)pdo, (uint8_t)e, &map)))
+            uint32_t v;
+            if ((rc = up_u32(m, pos, (uint16_t)pdo, (uint8_t)e, &v)))
                 return rc;
-            if (s->n_pd >= ECAT_MAX_PDO_ENTRIES)
-                return -ENOSPC;
-            /* mapping entry: index << 16 | subindex << 8 | bit length (CiA 301 7.4.8) */
-            struct ecat_pd *d = &s->pd[s->n_pd++];
-            memset(d, 0, sizeof *d);
-            d->index = (uint16_t)(map >> 16);
-            d->sub = (uint8_t)(map >> 8);
-            d->bits = (uint8_t)map;
-            d->output = output;
-            d->pdo = (uint16_t)pdo;
-            d->bit_pos = bit;
-            bit += d->bits;
-            entry_name(old, old->n_pd, d);
+            if ((rc = ecat_pdo_map_add_entry(map, v, 0, entry_name(old, v))))
+                return rc;
         }
     }
-    if (output)
-        s->info.out_bits = bit;
-    else
-        s->info.in_bits = bit;
     return 0;
-}
-
-static int find_sm(const struct ecat_slave *s, uint8_t type)
-{
-    for (unsigned i = 0; i < s->n_sm; i++)
-        if (s->sm[i].type == type)
-            return (int)i;
-    return -1;
 }
 
 int ecat_master_read_pdos_coe(struct ecat_master *m)
 {
     int first_err = 0;
-    struct ecat_slave *old = malloc(sizeof *old);     /* set-up time: allocation is fine */
+    struct ecat_pdo_map *old = malloc(sizeof *old);    /* set-up time: allocation is fine */
     if (!old)
         return -ENOMEM;
     for (unsigned i = 0; i < m->n_slaves; i++) {
         struct ecat_slave *s = &m->slaves[i];
+        struct ecat_pdo_map *map = &m->maps[i];
         if (!(s->info.mbx_protocols & MBX_PROTO_COE) || !(s->coe_details & ECAT_COE_DET_SDO))
             continue;
         if ((s->info.al_state & AL_STATE_MASK) != AL_PREOP)
             continue;
-        int so = find_sm(s, ECAT_SII_SM_OUTPUTS), si = find_sm(s, ECAT_SII_SM_INPUTS);
-        *old = *s;
-        s->n_pd = 0;
+        *old = *map;
         int rc = 0;
-        if (so >= 0)
-            rc = read_sm(m, s, old, so, true);
-        if (!rc && si >= 0)
-            rc = read_sm(m, s, old, si, false);
+        for (unsigned k = 0; !rc && k < map->n_sm; k++)
+            if (map->sm[k].type == ECAT_SII_SM_OUTPUTS || map->sm[k].type == ECAT_SII_SM_INPUTS)
+                rc = read_sm(m, i, map, old, (uint8_t)k, map->sm[k].type == ECAT_SII_SM_INPUTS);
         if (rc) {
-            /* keep the SII layout: the slave may not implement the objects */
+            /* keep the SII mapping: the slave may not implement the objects */
             ecat_event(m, "slave %u: PDO assignment over CoE not readable (%s); using the SII's",
                        i, ecat_master_error(m));
-            s->n_pd = old->n_pd;
-            memcpy(s->pd, old->pd, sizeof s->pd);
-            s->info.out_bits = old->info.out_bits;
-            s->info.in_bits = old->info.in_bits;
+            *map = *old;
             if (!first_err)
                 first_err = rc;
             continue;
         }
-        s->sm_out = so;
-        s->sm_in = si;
+        ecat_map_bits(map, &s->info.out_bits, &s->info.in_bits);
     }
     free(old);
     m->configured = false;              /* the layout must be computed again */

@@ -19,15 +19,13 @@ uint8_t *ecat_master_image(struct ecat_master *m, size_t *len)
 static void fill_entry(const struct ecat_master *m, unsigned pos, const struct ecat_pd *d,
                        struct ecat_pd_entry *e)
 {
-    const struct ecat_slave *s = &m->slaves[pos];
-    uint32_t base = d->output ? s->info.out_offset : s->info.in_offset;
     e->position = pos;
     e->index = d->index;
     e->sub = d->sub;
     e->bits = d->bits;
     e->output = d->output;
-    e->byte_offset = base + d->bit_pos / 8;
-    e->bit_offset = (uint8_t)(d->bit_pos % 8);
+    e->byte_offset = d->abs_bit / 8;
+    e->bit_offset = (uint8_t)(d->abs_bit % 8);
     snprintf(e->name, sizeof e->name, "%s", d->name);
 }
 

@@ -17,7 +17,7 @@ void ecat_req_init(struct ecat_req *r, uint8_t cmd, uint16_t adp, uint16_t ado,
     r->len = len;
     r->wkc = -1;
     r->st = REQ_IDLE;
-    r->keep = 0;
+    r->rx = NULL;
 }
 
 void ecat_req_queue(struct ecat_master *m, struct ecat_req *r)
@@ -128,9 +128,9 @@ void ecat_pdu_receive(struct ecat_master *m, uint8_t *buf, size_t len)
         if (!r || r->st != REQ_SENT || r->cmd != dg.cmd || r->len != dg.len)
             continue;
         m->inflight[dg.idx] = NULL;
-        /* the application owns the outputs: only what the slaves wrote comes back */
-        if (r->data && r->len > r->keep)
-            memcpy(r->data + r->keep, dg.data + r->keep, r->len - r->keep);
+        uint8_t *to = r->rx ? r->rx : r->data;
+        if (to && r->len)
+            memcpy(to, dg.data, r->len);
         r->wkc = get_le16(dg.wkc);
         r->st = REQ_DONE;
         any = true;

@@ -141,37 +141,13 @@ void ecat_mfsm_step(struct ecat_master *m, takt_ns_t now)
 
 /* --- SII (ref §5): decoded by sii.c; the master keeps what configuration needs ------ */
 
-static int take_pdos(struct ecat_master *m, struct ecat_slave *s, const struct ecat_sii *sii)
+/* Output and input bits of a mapping, for the slave list before any layout. */
+void ecat_map_bits(const struct ecat_pdo_map *map, uint32_t *out, uint32_t *in)
 {
-    for (unsigned p = 0; p < sii->n_pdo; p++) {
-        const struct ecat_sii_pdo *pdo = &sii->pdo[p];
-        bool output = !pdo->tx;
-        if (pdo->sm >= ECAT_MAX_SM)        /* not assigned to an SM: not in the image */
-            continue;
-        uint32_t *bits = output ? &s->info.out_bits : &s->info.in_bits;
-        for (unsigned e = 0; e < pdo->n_entries; e++) {
-            const struct ecat_sii_entry *en = &sii->entry[pdo->first_entry + e];
-            if (s->n_pd >= ECAT_MAX_PDO_ENTRIES) {
-                ecat_fail(m, -ENOSPC, "slave %u: more than %d PDO entries", s->info.position,
-                          ECAT_MAX_PDO_ENTRIES);
-                return -ENOSPC;
-            }
-            struct ecat_pd *d = &s->pd[s->n_pd++];
-            d->index = en->index;
-            d->sub = en->subindex;
-            d->bits = en->bitlen;
-            d->output = output;
-            d->pdo = pdo->index;
-            d->bit_pos = *bits;
-            *bits += en->bitlen;
-            snprintf(d->name, sizeof d->name, "%s", ecat_sii_str(sii, en->name));
-        }
-        if (output)
-            s->sm_out = pdo->sm;
-        else
-            s->sm_in = pdo->sm;
-    }
-    return 0;
+    *out = *in = 0;
+    for (unsigned p = 0; p < map->n_pdo; p++)
+        for (unsigned e = 0; e < map->pdo[p].n; e++)
+            *(map->pdo[p].input ? in : out) += map->entry[map->pdo[p].first + e].bitlen;
 }
 
 int ecat_sii_parse(struct ecat_master *m, struct ecat_slave *s)
@@ -200,12 +176,19 @@ int ecat_sii_parse(struct ecat_master *m, struct ecat_slave *s)
     s->sii_flags = sii->has_general ? sii->gen.flags : 0;
     s->sm_out = s->sm_in = -1;
     s->n_pd = 0;
-    s->info.out_bits = s->info.in_bits = 0;
     s->n_fmmu_sii = sii->n_fmmu < ECAT_MAX_SM ? sii->n_fmmu : ECAT_MAX_SM;
     memcpy(s->fmmu_use, sii->fmmu, s->n_fmmu_sii);
     s->n_sm = sii->n_sm < ECAT_MAX_SM ? sii->n_sm : ECAT_MAX_SM;
     for (unsigned i = 0; i < s->n_sm; i++)
         s->sm[i] = (struct ecat_sm_cfg){ sii->sm[i].start, sii->sm[i].len, sii->sm[i].ctrl,
                                          sii->sm[i].enable, sii->sm[i].type };
-    return take_pdos(m, s, sii);
+    struct ecat_pdo_map *map = &m->maps[s->info.position];
+    rc = ecat_pdo_map_from_sii(map, sii);
+    if (rc) {
+        ecat_fail(m, rc, "slave %u: SII PDOs do not fit (%d PDOs, %d entries at most)",
+                  s->info.position, ECAT_PDO_MAX_PDOS, ECAT_PDO_MAX_ENTRIES);
+        return rc;
+    }
+    ecat_map_bits(map, &s->info.out_bits, &s->info.in_bits);
+    return 0;
 }

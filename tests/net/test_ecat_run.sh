@@ -66,6 +66,19 @@ verbs() {
     echo "$out" | grep -q "0x6041:00  Statusword" || net_fail "pdos: $out"
     out=$("$TAKT" ecat sii -i "$TAKT_IF_A" read 2) || net_fail "sii read: $out"
     echo "$out" | head -1 | grep -q "^0000:" || net_fail "sii read: $out"
+    # xml -> ENI -> run -f: the description of the bus configures it again
+    "$TAKT" ecat xml -i "$TAKT_IF_A" -o "$NET_TMP/net.xml" || net_fail "ecat xml"
+    [ "$(grep -c '<Slave>' "$NET_TMP/net.xml")" = 5 ] || net_fail "ecat xml: 5 slaves expected"
+    "$TAKT" ecat run -i "$TAKT_IF_A" -f "$NET_TMP/net.xml" --dc -t 1 --json "$NET_TMP/eni.json" \
+        >"$NET_TMP/eni.out" 2>&1 || net_fail "run -f: $(tail -n 10 "$NET_TMP/eni.out")"
+    net_json_check "$NET_TMP/eni.json" "j['state'] == 'OP'" "run -f net.xml reaches OP"
+    kill $sim 2>/dev/null; wait $sim 2>/dev/null
+    # an ENI for another bus: every mismatch by position with expected and found identity
+    on_b "$TAKT" sim ecat -i "$TAKT_IF_B" --devices ek1100,el2004,el1004 -t 10 >/dev/null 2>&1 &
+    sim=$!
+    sleep 0.3
+    out=$("$TAKT" ecat run -i "$TAKT_IF_A" -f "$NET_TMP/net.xml" -t 1 2>&1) && net_fail "mismatching ENI accepted: $out"
+    echo "$out" | grep -q "slave 1: expected .*found" || net_fail "mismatch not named by position: $out"
     kill $sim 2>/dev/null; wait $sim 2>/dev/null
 }
 

@@ -16,7 +16,7 @@
 
 struct fake_slave {
     uint8_t  mem[FAKE_MEM];
-    uint8_t  sii[512];
+    uint8_t  sii[4096];
     size_t   sii_len;
     uint64_t dc_time;          /* advanced per frame */
 };
