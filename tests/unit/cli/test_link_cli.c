@@ -75,9 +75,9 @@ static void without_namespaces(void **state)
     setenv("TAKT_NETNS", "off", 1);
     expect("netns check", 77, "unavailable", "TAKT_NETNS=off");
     expect("netns run -- true", 77, "TAKT_NETNS=off", NULL);
-    expect("demo -t 0.5 -c 500", 0, "falling back to the in-process mem link", "PerfMsmt 'Round Trip'");
+    expect("demo -t 0.5 -c 500", 0, "falling back to the in-process mem link", "PerfMsmt 'Task Duration'");
     unsetenv("TAKT_NETNS");
-    expect("demo --mem -t 0.3", 0, "mem link", "frames: sent");
+    expect("demo --mem -t 0.3", 0, "mem link", "Summary: 40 slaves, state OP");
 }
 
 static void help(void **state)
