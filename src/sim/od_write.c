@@ -131,8 +131,8 @@ static size_t ca_size_upto(const struct od_object *o, uint8_t from, unsigned upt
     unsigned end = 0, start = (unsigned)ca_start(o, from);
     for (unsigned i = 0; i < o->n; i++) {
         const struct od_entry *e = &o->e[i];
-        if (e->sub < from || e->sub > upto)
-            continue;
+        if (e->sub < from || e->sub > upto || (e->sub && e->bitoff < start))
+            continue;                 /* (a layout that wrapped 16 bits is cut off) */
         unsigned stop = e->sub == 0 && o->code != OD_VAR ? 16 : e->bitoff + e->bits;
         if (stop > end)
             end = stop;
@@ -153,9 +153,11 @@ size_t od_ca_read(const struct od_object *o, uint8_t from, uint8_t *buf, size_t 
     if (n > cap)
         return n;
     memset(buf, 0, n);
+    unsigned upto = o->code == OD_VAR ? 0 : od_max_sub(o);
     for (unsigned i = 0; i < o->n; i++) {
         const struct od_entry *e = &o->e[i];
-        if (e->sub >= from)
+        if (e->sub >= from && e->sub <= upto && e->bitoff >= start &&
+            e->bitoff - start + e->bits <= 8 * n)
             od_bitcopy(buf, e->bitoff - start, e->val, 0, e->bits);
     }
     return n;
@@ -195,6 +197,8 @@ uint32_t od_ca_write(struct sim_od *od, struct od_object *o, uint8_t from,
             continue;
         if (e->sub > n_new && o->code != OD_VAR)
             break;                    /* entries beyond n are not part of the image */
+        if (e->bitoff < start)
+            continue;                 /* a layout that wrapped 16 bits: not reachable */
         if (e->bitoff + e->bits - start > 8 * len) {
             rc = 0x06070013;          /* data too short for the announced entries */
             break;
@@ -203,7 +207,11 @@ uint32_t od_ca_write(struct sim_od *od, struct od_object *o, uint8_t from,
             continue;
         uint8_t tmp[8] = { 0 };
         size_t b = od_bytes(e);
-        if (b > sizeof tmp) {
+        if (b > sizeof tmp) {         /* strings and blobs: byte-aligned in the image */
+            if ((e->bitoff - start) % 8 || (e->bitoff - start) / 8 + b > len) {
+                rc = 0x06040047;
+                break;
+            }
             memcpy(e->val, data + (e->bitoff - start) / 8, b);
             continue;
         }

@@ -25,6 +25,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         d->ops->pd_sizes(d, &out, &in);
         if (out > SIM_PD_MAX || in > SIM_PD_MAX)
             __builtin_trap();
+        /* complete access over every object of the (fuzzed) dictionary: read, then write
+         * the same image back; sizes must agree and nothing may go out of bounds */
+        struct sim_od *od = sim_device_od(d);
+        static uint8_t img[8192];
+        struct od_rules rules = { true, true, 2048 };
+        for (unsigned k = 0; k < od->n; k++) {
+            struct od_object *ob = &od->obj[k];
+            if (ob->code == OD_VAR)
+                continue;
+            for (uint8_t from = 0; from < 2; from++) {
+                size_t n = od_ca_read(ob, from, img, sizeof img);
+                if (n != od_ca_size(ob, from))
+                    __builtin_trap();
+                if (n <= sizeof img)
+                    (void)od_ca_write(od, ob, from, img, n, &rules);
+            }
+        }
         uint8_t o[SIM_PD_MAX], i[SIM_PD_MAX];
         memset(o, 0x5A, sizeof o);
         d->ops->al_change(d, AL_INIT, AL_PREOP, NULL, 0);
