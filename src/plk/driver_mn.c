@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <sys/prctl.h>
 #include "plk/driver.h"
+#include "util/wire.h"
 
 #define RX_BATCH 16
 #define TX_SLOTS 64
@@ -233,8 +234,12 @@ void takt_plk_mn_destroy(struct takt_plk_mn *mn)
         return;
     if (mn->started)
         takt_plk_mn_join(mn);
-    if (mn->loop_ok)
+    if (mn->loop_ok) {
         rt_loop_free(&mn->loop);
+        struct perf_msmt *jobs[] = { &mn->m_soc, &mn->m_isoch, &mn->m_async, &mn->m_app, &mn->m_cpu };
+        for (unsigned i = 0; i < TAKT_ARRAY_SIZE(jobs); i++)
+            perf_msmt_free(jobs[i]);
+    }
     plk_mn_free(&mn->core);
     free(mn);
 }
