@@ -34,7 +34,7 @@ static const uint8_t wmask[ESC_REGS] = {
 
 /* Register ranges whose writes have effects beyond storing bits. */
 enum hook { H_NONE, H_AL, H_ERRCNT, H_LOSTLINK, H_WDCNT, H_SII, H_DC_LATCH, H_DC_TIME,
-            H_DC_FILTER, H_CACHED, H_COUNT };
+            H_DC_FILTER, H_CACHED, H_SYNC0, H_COUNT };
 
 int esc_init(struct sim_esc *e, struct sim_device *dev, uint32_t ram, bool sii_read8,
              uint8_t *block)
@@ -147,6 +147,7 @@ void esc_reset(struct sim_esc *e, takt_ns_t now)
     e->dc.corr_ppb = 0;
     e->dc.have_last = false;
     e->dc.filt = 0;
+    e->dc.sync0_start = 0;
     esc_sii_load(e);
     esc_cache_regs(e);
     esc_sm_apply_pdi(e);
@@ -177,6 +178,7 @@ static enum hook hook_of(uint32_t a)
     if (a == 0x0900) return H_DC_LATCH;
     if (a >= 0x0910 && a <= 0x0917) return H_DC_TIME;
     if (a >= 0x0930 && a <= 0x0935) return H_DC_FILTER;
+    if (a >= 0x0990 && a <= 0x0997) return H_SYNC0;
     if ((a >= 0x0010 && a <= 0x0013) || a == 0x0103 || (a >= 0x0400 && a <= 0x0401) ||
         (a >= 0x0420 && a <= 0x0421) || (a >= 0x0920 && a <= 0x092B))
         return H_CACHED;
@@ -229,6 +231,8 @@ static bool reg_write(struct sim_esc *e, uint32_t adr, const uint8_t *in, uint32
         memset(e->mem + 0x0442, 0, 2);
     if (hooks[H_CACHED] || hooks[H_DC_FILTER])
         esc_cache_regs(e);
+    if (hooks[H_SYNC0])
+        e->dc.sync0_start = get_le64(e->mem + ESC_DC_SYNC0_START);
     if (hooks[H_DC_LATCH])
         esc_dc_latch(e);
     if (hooks[H_DC_TIME])

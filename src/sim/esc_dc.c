@@ -33,13 +33,21 @@ void esc_dc_read_refresh(struct sim_esc *e, uint32_t adr, uint32_t len, takt_ns_
     uint32_t end = adr + len;
     if (adr < 0x0918 && end > 0x0910)
         put_le64(e->mem + ESC_DC_SYS_TIME, esc_dc_systime(e, t));
+    if (adr < 0x098F && end > 0x0984) {
+        /* 0x0984 activation status, 0x098E SYNC0 status: SYNC0 has started once the
+         * system time passed the start time with cyclic operation + SYNC0 enabled */
+        bool on = (e->mem[ESC_DC_ACTIVATION] & 0x03) == 0x03 &&
+                  esc_dc_systime(e, t) >= e->dc.sync0_start;
+        e->mem[0x0984] = on ? 0x01 : 0x00;
+        e->mem[0x098E] = on ? 0x01 : 0x00;
+    }
     if (adr < 0x0998 && end > 0x0990 && (e->mem[ESC_DC_ACTIVATION] & 0x03) == 0x03) {
         /* Once SYNC0 runs, 0x0990 reads as the next SYNC0 pulse. */
-        uint64_t start = get_le64(e->mem + ESC_DC_SYNC0_START);
+        uint64_t start = e->dc.sync0_start;
         uint32_t cyc = get_le32(e->mem + ESC_DC_SYNC0_CYCLE);
         uint64_t now = esc_dc_systime(e, t);
-        if (cyc && now > start)
-            put_le64(e->mem + ESC_DC_SYNC0_START, start + ((now - start) / cyc + 1) * cyc);
+        put_le64(e->mem + ESC_DC_SYNC0_START,
+                 cyc && now > start ? start + ((now - start) / cyc + 1) * cyc : start);
     }
 }
 

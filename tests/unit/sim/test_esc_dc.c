@@ -164,8 +164,17 @@ static void sync0_next_pulse(void **state)
     put_le32(c, 1 * MS);
     tdg(s, ECAT_FPWR, FP(0x1001, ESC_DC_SYNC0_CYCLE), c, 4, 0);
     tw8(s, ECAT_FPWR, FP(0x1001, ESC_DC_ACTIVATION), 0x03, 0);
+    uint8_t st = 0xFF;
+    tdg(s, ECAT_FPRD, FP(0x1001, 0x0984), &st, 1, 5 * MS);
+    assert_int_equal(st, 0);                     /* start time not reached */
+    tdg(s, ECAT_FPRD, FP(0x1001, 0x098E), &st, 1, 11 * MS);
+    assert_int_equal(st & 1, 1);                 /* SYNC0 running */
     assert_int_equal(rd64(s, 0x1001, ESC_DC_SYNC0_START, 5 * MS), 10 * MS);
     assert_int_equal(rd64(s, 0x1001, ESC_DC_SYNC0_START, 12 * MS + 300), 13 * MS);
+    /* the configured start stays the reference: still running, next pulse from it */
+    tdg(s, ECAT_FPRD, FP(0x1001, 0x0984), &st, 1, 12 * MS + 400);
+    assert_int_equal(st & 1, 1);
+    assert_int_equal(rd64(s, 0x1001, ESC_DC_SYNC0_START, 14 * MS + 1), 15 * MS);
     takt_sim_destroy(s);
 }
 
