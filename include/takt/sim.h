@@ -52,9 +52,9 @@ size_t takt_sim_process(struct takt_sim *s, uint8_t *buf, size_t len, size_t cap
 /* Timers (SM watchdogs, scheduled faults) when no frame arrives. */
 void takt_sim_tick(struct takt_sim *s, takt_ns_t now);
 
-/* Answer every frame sent to mem endpoint ep at once, stamped by now_fn (NULL:
- * the frame's timestamp). Deterministic: replies are queued on ep before the
- * sender's call returns. */
+/* Answer every frame sent to mem endpoint ep at once; sim time is the frame's
+ * timestamp (the mem pair's clock). Deterministic: replies are queued on ep before
+ * the sender's call returns. */
 void takt_sim_attach_mem(struct takt_sim *s, struct takt_link *ep);
 /* Serve a link until *stop or until `until` (0 = forever): receive, process, send. */
 int takt_sim_serve(struct takt_sim *s, struct takt_link *l, takt_ns_t until, volatile int *stop);
