@@ -138,6 +138,8 @@ struct takt_plk_cn_cfg {
 };
 void takt_plk_cn_cfg_default(struct takt_plk_cn_cfg *c, uint8_t id);
 
+/* CN cyclic callback: once per SoC received (the inputs it sets go out in this cycle's
+ * PRes, the outputs are those of the last PReq). Runs in the thread of takt_plk_cn_run. */
 typedef void (*takt_plk_cn_cycle_fn)(void *ctx, struct takt_plk_cn *cn, takt_ns_t now);
 int  takt_plk_cn_create(const struct takt_plk_cn_cfg *cfg, struct takt_plk_cn **out,
                         char *err, size_t errlen);

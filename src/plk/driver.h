@@ -36,6 +36,9 @@ struct plk_cn_host {
     void (*periodic)(void *ctx, takt_ns_t now);
     void *periodic_ctx;
     takt_ns_t period, next_periodic;
+    /* called after each SoC was handed to the cores (the CN application's cycle) */
+    void (*on_soc)(void *ctx, takt_ns_t t);
+    void *on_soc_ctx;
     takt_ns_t duration;          /* 0 = until stop */
     volatile int stop;
     /* launch accuracy of time-triggered frames */

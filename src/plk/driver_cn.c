@@ -100,6 +100,8 @@ static void feed(struct plk_cn_host *h, takt_ns_t t, const uint8_t *d, size_t le
             plk_cn_rx(h->cn[i], t, d, len, &h->q);
     }
     dispatch(h);
+    if (mtyp == PLK_MTYP_SOC && h->on_soc)
+        h->on_soc(h->on_soc_ctx, t);
 }
 
 static takt_ns_t next_wake(struct plk_cn_host *h, takt_ns_t now)
@@ -209,7 +211,9 @@ const uint8_t *takt_plk_cn_outputs(struct takt_plk_cn *cn, size_t *len)
 
 int takt_plk_cn_state(const struct takt_plk_cn *cn) { return cn->core.state; }
 
-static void cn_periodic(void *ctx, takt_ns_t now)
+/* The application's cycle: once per SoC, after the PReq of the last cycle delivered
+ * its outputs and before this cycle's PRes takes the inputs. */
+static void cn_on_soc(void *ctx, takt_ns_t now)
 {
     struct takt_plk_cn *c = ctx;
     if (c->cb)
@@ -223,9 +227,8 @@ int takt_plk_cn_run(struct takt_plk_cn *cn, struct takt_link *link, const struct
     if (r)
         return r;
     cn->host.duration = o ? o->duration : 0;
-    cn->host.periodic = cn_periodic;
-    cn->host.periodic_ctx = cn;
-    cn->host.period = (takt_ns_t)cn->core.cycle_us * 1000;
+    cn->host.on_soc = cn_on_soc;
+    cn->host.on_soc_ctx = cn;
     struct rt_state st;
     if (o)
         rt_setup(&o->rt, &st, NULL, NULL);

@@ -26,6 +26,14 @@ static void *cn_main(void *arg)
 
 struct app { volatile unsigned calls; uint8_t seen_in; };
 
+static volatile unsigned cn_calls;
+static void on_cn_cycle(void *ctx, struct takt_plk_cn *cn, takt_ns_t now)
+{
+    (void)ctx; (void)now;
+    takt_plk_cn_inputs(cn, NULL)[0] = 0x81;
+    cn_calls++;
+}
+
 static void on_cycle(void *ctx, struct takt_plk_mn *mn, takt_ns_t now)
 {
     struct app *a = ctx;
@@ -69,7 +77,7 @@ static void mn_and_cn_over_mem(void **state)
     takt_plk_cn_cfg_default(&cc, 2);
     struct cn_thread c = { .link = cn_l[0] };
     assert_int_equal(takt_plk_cn_create(&cc, &c.cn, err, sizeof err), 0);
-    takt_plk_cn_inputs(c.cn, NULL)[0] = 0x81;
+    takt_plk_cn_set_callback(c.cn, on_cn_cycle, NULL);
     assert_int_equal(pthread_create(&c.t, NULL, cn_main, &c), 0);
 
     struct takt_plk_run_opts o = { 0 };
@@ -88,6 +96,7 @@ static void mn_and_cn_over_mem(void **state)
     nanosleep(&(struct timespec){ 0, 100000000 }, NULL);
     assert_true(a.calls > 10);
     assert_int_equal(a.seen_in, 0x81);
+    assert_true(cn_calls > 10);   /* once per SoC */
 
     uint8_t buf[8];
     size_t n = 0;
