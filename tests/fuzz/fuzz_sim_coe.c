@@ -1,6 +1,7 @@
-/* Fuzz target: mailbox messages into the CoE server of the servo (the richest device).
- * Input: byte 0 picks the mailbox size and AL state, then messages prefixed by a
- * 1-byte length. Replies must be well-formed and fit the mailbox. */
+/* Fuzz target: mailbox messages into the CoE server of the servo (PDO configuration)
+ * or the analog input (bit records, fixed PDOs). Input: byte 0 picks the mailbox size,
+ * AL state and device, then messages prefixed by a 1-byte length. Replies must be
+ * well-formed and fit the mailbox. */
 #include <stdint.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -11,7 +12,7 @@
 #include "sim/esi.h"
 #include "util/wire.h"
 
-static struct sim_esi_device esi;
+static struct sim_esi_device esi[2];
 static int loaded;
 
 static void check_reply(const uint8_t *r, size_t n, size_t cap)
@@ -26,19 +27,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char err[256], dir[4096], path[4200];
     if (!loaded) {
-        loaded = -1;
-        if (!sim_esi_dir(dir, sizeof dir)) {
-            snprintf(path, sizeof path, "%s/takt-servo.xml", dir);
-            if (!sim_esi_load(path, NULL, &esi, err, sizeof err))
-                loaded = 1;
+        static const char *const names[2] = { "servo", "el3102" };
+        loaded = 1;
+        for (int k = 0; k < 2; k++) {
+            err[0] = 0;
+            if (sim_esi_dir(dir, sizeof dir))
+                loaded = -1;
+            snprintf(path, sizeof path, "%s/takt-%s.xml", dir, names[k]);
+            if (loaded > 0 && sim_esi_load(path, NULL, &esi[k], err, sizeof err))
+                loaded = -1;
         }
         if (loaded < 0)
-            fprintf(stderr, "fuzz_sim_coe: servo ESI not found: %s\n", err);
+            fprintf(stderr, "fuzz_sim_coe: takt's ESI files not found: %s\n", err);
     }
     if (loaded < 0 || !size)
         return 0;
     struct sim_device *d = NULL;
-    if (sim_device_new(&esi.desc, &esi.dict, &d))
+    const struct sim_esi_device *e = &esi[data[0] >> 5 & 1];
+    if (sim_device_new(&e->desc, &e->dict, &d))
         return 0;
     static const uint16_t sizes[] = { 16, 24, 32, 64, 128, 256, 512, 1024 };
     static const uint8_t states[] = { AL_PREOP, AL_SAFEOP, AL_OP, AL_BOOT };
