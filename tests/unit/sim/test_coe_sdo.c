@@ -183,6 +183,44 @@ static void segmented_download_complete_access(void **state)
     d->ops->destroy(d);
 }
 
+/* 66 bytes through a 24-byte mailbox: 8 in the first frame, then segments of 15 with
+ * alternating toggles, the last one short; the image is then read back. */
+static void long_segmented_download(void **state)
+{
+    struct sim_device *d = servo(24);
+    uint8_t img[66], m[64], r[1024], seg[24];
+    img[0] = 16;
+    img[1] = 0;
+    for (unsigned k = 0; k < 16; k++)
+        put_le32(img + 2 + 4 * k, k < 3 ? (uint32_t[]){ 0x60400010, 0x607A0020, 0x60600008 }[k]
+                                        : 0x00000008);
+    size_t n = sdo_msg(m, next_cnt(), 0x31, 0x1600, 0, sizeof img, img, 8);
+    assert_int_equal(xfer(d, m, n, r), 16);
+    assert_int_equal(r[8], 0x60);
+    size_t pos = 8;
+    bool toggle = false;
+    while (pos < sizeof img) {
+        size_t chunk = sizeof img - pos < 15 ? sizeof img - pos : 15;
+        bool last = pos + chunk == sizeof img;
+        memset(seg, 0, sizeof seg);
+        seg[0] = (uint8_t)((toggle ? 0x10 : 0) | (last ? 1 : 0) | (chunk < 7 ? (7 - chunk) << 1 : 0));
+        memcpy(seg + 1, img + pos, chunk);
+        n = mbx_build(m, next_cnt(), COE_SDO_REQ, seg, chunk < 7 ? 8 : 1 + chunk);
+        assert_int_equal(xfer(d, m, n, r), 16);
+        assert_int_equal(r[8], 0x20 | (toggle ? 0x10 : 0));
+        pos += chunk;
+        toggle = !toggle;
+    }
+    struct sim_od *od = sim_device_od(d);
+    assert_int_equal(od_get_u(od, 0x1600, 0), 16);
+    assert_int_equal(od_get_u(od, 0x1600, 2), 0x607A0020);
+    assert_int_equal(od_get_u(od, 0x1600, 16), 0x00000008);
+    size_t out, in;
+    d->ops->pd_sizes(d, &out, &in);
+    assert_int_equal(out, (16 + 32 + 8 + 13 * 8) / 8);
+    d->ops->destroy(d);
+}
+
 static void complete_access_upload(void **state)
 {
     struct sim_device *d = servo(0);
@@ -365,6 +403,7 @@ int main(void)
         cmocka_unit_test(long_segmented_upload),
         cmocka_unit_test(downloads),
         cmocka_unit_test(segmented_download_complete_access),
+        cmocka_unit_test(long_segmented_download),
         cmocka_unit_test(complete_access_upload),
         cmocka_unit_test(aborts),
         cmocka_unit_test(mailbox_errors),
