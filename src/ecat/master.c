@@ -282,7 +282,8 @@ int ecat_master_cycle(struct ecat_master *m, takt_ns_t now)
     if (m->app_fn && m->configured)
         m->app_fn(m->app_ctx, m, now);
     timed(m, &m->m_app, &t);
-    int rc2 = m->scanned ? send_frames(m, ecat_cyc_build(m, now)) : 0;
+    /* the send time, not the wake-up: the reference clock may be set from it */
+    int rc2 = m->scanned ? send_frames(m, ecat_cyc_build(m, takt_now())) : 0;
     timed(m, &m->m_cyc, &t);
     master_timer(m, now);
     timed(m, &m->m_timer, &t);
