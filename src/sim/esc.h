@@ -69,38 +69,39 @@ struct esc_fault {
 };
 
 struct sim_esc {
+    /* --- hot: what every frame touches, kept together in few cache lines --- */
     uint8_t  *mem;                    /* ESC_REGS + ram bytes */
-    uint32_t  mem_size;
     uint8_t  *stage;                  /* write staging for 3-buffer output SMs (ram bytes) */
-    bool      external;               /* mem/stage live in the caller's block */
-    uint8_t  *mbx_reply, *mbx_last;   /* held reply, last placed reply (repeat) */
-    size_t    mbx_reply_len, mbx_last_len;
-    struct sim_device *dev;
-    const struct sim_device_desc *desc;
-    uint8_t  *sii;                    /* writable copy of the SII image */
-    size_t    sii_bytes;
-    bool      sii_read8;              /* advertise 8-byte SII reads (0x0502 bit 6) */
-
-    unsigned  n_sm, n_fmmu;           /* implemented by the hardware */
-    struct esc_sm sm[SIM_MAX_SM];
+    uint32_t  mem_size;
     unsigned  n_map;
-    struct esc_fmmu_map map[SIM_MAX_FMMU];
-    int8_t    sm_out, sm_in;          /* process-data SMs from the description, -1 none */
-    uint8_t   mbx_active;             /* active mailbox SMs (bit n = SM n) */
-
     /* register values the hot path needs, cached so it touches no extra cache lines */
     uint16_t  station, alias;
     bool      alias_en;
-    takt_ns_t wd_pd_ns;               /* process-data watchdog time, 0 = off */
-    bool      wd_ok;                  /* shadow of 0x0440 bit 0 */
     uint8_t   al_state;
     bool      pdi_work;               /* deferred work for the end of the frame */
     bool      pd_touched;             /* process data accessed in this frame */
     bool      sii_cmd_pending;
     bool      no_process;             /* benchmark: skip the device's process callback */
-    uint8_t   mbx_cnt;                /* counter of replies the ESC makes itself */
-    struct esc_dc dc;
+    bool      wd_ok;                  /* shadow of 0x0440 bit 0 */
+    int8_t    sm_out, sm_in;          /* process-data SMs from the description, -1 none */
+    uint8_t   mbx_active;             /* active mailbox SMs (bit n = SM n) */
+    takt_ns_t wd_pd_ns;               /* process-data watchdog time, 0 = off */
+    struct sim_device *dev;
     struct esc_times times;
+    struct esc_dc dc;
+    struct esc_fmmu_map map[SIM_MAX_FMMU];
+    struct esc_sm sm[SIM_MAX_SM];
+
+    /* --- cold --- */
+    bool      external;               /* mem/stage live in the caller's block */
+    uint8_t  *mbx_reply, *mbx_last;   /* held reply, last placed reply (repeat) */
+    size_t    mbx_reply_len, mbx_last_len;
+    const struct sim_device_desc *desc;
+    uint8_t  *sii;                    /* writable copy of the SII image */
+    size_t    sii_bytes;
+    bool      sii_read8;              /* advertise 8-byte SII reads (0x0502 bit 6) */
+    unsigned  n_sm, n_fmmu;           /* implemented by the hardware */
+    uint8_t   mbx_cnt;                /* counter of replies the ESC makes itself */
     struct esc_fault fault;
     int64_t   clock_offset;           /* local time at sim time 0 */
 };
