@@ -166,6 +166,8 @@ static int parse_sm(const xmlNode *dev, struct sim_device_desc *d, char *err, si
         for (uint8_t t = 1; t < 5; t++)
             if (!strcmp(b, types[t]))
                 s->type = t;
+        if (!s->len && (s->type == SIM_SM_MBX_OUT || s->type == SIM_SM_MBX_IN))
+            s->len = (uint16_t)attr_num(c, "MaxSize", 0, &ok2);   /* no DefaultSize given */
     }
     return 0;
 }

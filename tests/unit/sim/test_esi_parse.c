@@ -197,6 +197,15 @@ static void broken_input(void **state)
     assert_int_equal(sim_esi_parse(badentry, strlen(badentry), NULL, d, err, sizeof err), -EINVAL);
     assert_non_null(strstr(err, "BitLen"));
     assert_int_equal(sim_esi_parse("", 0, NULL, d, err, sizeof err), -TAKT_EXML);
+    /* a mailbox SM with only Min/MaxSize takes MaxSize */
+    static const char *maxsize =
+        "<EtherCATInfo><Vendor><Id>2</Id></Vendor><Descriptions><Devices><Device>"
+        "<Type ProductCode=\"1\" RevisionNo=\"1\">X</Type>"
+        "<Sm MinSize=\"34\" MaxSize=\"192\" StartAddress=\"#x1000\" ControlByte=\"#x26\" Enable=\"1\">MBoxOut</Sm>"
+        "</Device></Devices></Descriptions></EtherCATInfo>";
+    assert_int_equal(sim_esi_parse(maxsize, strlen(maxsize), NULL, d, err, sizeof err), 0);
+    assert_int_equal(d->desc.sm[0].len, 192);
+    sim_esi_free(d);
     free(d);
 }
 
@@ -250,7 +259,16 @@ static void dictionary_types(void **state)
 
 static void catalogue(void **state)
 {
-    char err[256];
+    char err[256], found[4096];
+    /* without TAKT_ESI_DIR the source tree's data/esi is found (build-tree runs) */
+    char *saved = getenv("TAKT_ESI_DIR") ? strdup(getenv("TAKT_ESI_DIR")) : NULL;
+    unsetenv("TAKT_ESI_DIR");
+    assert_int_equal(sim_esi_dir(found, sizeof found), 0);
+    assert_non_null(strstr(found, "data/esi"));
+    if (saved) {
+        setenv("TAKT_ESI_DIR", saved, 1);
+        free(saved);
+    }
     for (unsigned i = 0; sim_device_names[i]; i++) {
         struct sim_device *dev = NULL;
         int rc = sim_device_create(sim_device_names[i], &dev, err, sizeof err);
