@@ -20,7 +20,7 @@ static bool is_dir(const char *p)
 }
 
 /* Search order: $TAKT_ESI_DIR, the source tree this file was built from (running from a
- * build directory), then <exe dir>/../share/takt/esi (installed). */
+ * build directory), then next to the executable: installed, or a build directory. */
 int sim_esi_dir(char *buf, size_t len)
 {
     const char *env = getenv("TAKT_ESI_DIR");
@@ -38,14 +38,16 @@ int sim_esi_dir(char *buf, size_t len)
             return 0;
         }
     }
+    /* installed: <bindir>/../share/takt/esi; build tree (source paths not absolute):
+     * <build>/takt or <build>/tests/x with the build directory inside the source tree */
+    static const char *const rel[] = { "/../share/takt/esi", "/../data/esi", "/../../data/esi" };
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = 0;
-        char *s = strrchr(exe, '/');
-        if (s) {
-            *s = 0;
-            snprintf(src, sizeof src, "%s/../share/takt/esi", exe);
+    char *s = n > 0 ? (exe[n] = 0, strrchr(exe, '/')) : NULL;
+    if (s) {
+        *s = 0;
+        for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+            snprintf(src, sizeof src, "%s%s", exe, rel[i]);
             if (is_dir(src)) {
                 snprintf(buf, len, "%s", src);
                 return 0;
