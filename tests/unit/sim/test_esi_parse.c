@@ -263,12 +263,12 @@ static void catalogue(void **state)
     /* without TAKT_ESI_DIR the source tree's data/esi is found (build-tree runs) */
     char *saved = getenv("TAKT_ESI_DIR") ? strdup(getenv("TAKT_ESI_DIR")) : NULL;
     unsetenv("TAKT_ESI_DIR");
-    int rc = sim_esi_dir(found, sizeof found);
+    int found_rc = sim_esi_dir(found, sizeof found);
     if (saved) {
         setenv("TAKT_ESI_DIR", saved, 1);
         free(saved);
     }
-    assert_int_equal(rc, 0);
+    assert_int_equal(found_rc, 0);
     assert_non_null(strstr(found, "data/esi"));
     for (unsigned i = 0; sim_device_names[i]; i++) {
         struct sim_device *dev = NULL;
