@@ -50,6 +50,7 @@ struct esc_dc {
     uint32_t  delay;                  /* cached 0x0928 */
     uint16_t  slew;                   /* cached 0x0930 & 0x7FFF */
     uint8_t   depth;                  /* cached 0x0934 & 0x0F */
+    double    filt_gain;              /* 1 / 2^depth: the filter multiplies, never divides */
     uint64_t  sync0_start;            /* 0x0990 as written (reads show the next pulse) */
 };
 

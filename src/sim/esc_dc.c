@@ -91,7 +91,7 @@ void esc_dc_time_write(struct sim_esc *e, const uint8_t *val, unsigned off, unsi
         dt = (int64_t)(sys - get_le64(val));
     else                            /* IgH writes 4 bytes: compare the low word */
         dt = (int32_t)((uint32_t)sys - get_le32(val));
-    e->dc.filt += ((double)dt - e->dc.filt) / (double)(1u << e->dc.depth);
+    e->dc.filt += ((double)dt - e->dc.filt) * e->dc.filt_gain;
     put_diff(e, e->dc.filt);
 
     int64_t slew = e->dc.slew;
