@@ -204,6 +204,10 @@ int ecat_sdo_download(struct ecat_master *m, unsigned pos, uint16_t index, uint8
 int ecat_sdo_info(struct ecat_master *m, unsigned pos, enum ecat_sdo_info_op op, uint16_t index,
                   uint8_t sub, void *buf, size_t cap, size_t *len);
 
+/* Write an SII image (from word 0) into slave pos's EEPROM, word by word (blocking,
+ * tools only; the master's copy is updated, the slave uses it after a power cycle). */
+int ecat_sii_write(struct ecat_master *m, unsigned pos, const uint8_t *img, size_t len);
+
 /* SII image read at scan (bytes; NULL if none). */
 const uint8_t *ecat_slave_sii(const struct ecat_master *m, unsigned pos, size_t *len);
 

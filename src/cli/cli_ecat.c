@@ -218,10 +218,34 @@ static int run_reg(struct cli_ctx *c)
 
 /* --- sii read POS ---------------------------------------------------------------- */
 
+static int sii_write(struct cli_ctx *c, struct tool *t, unsigned pos, const char *path)
+{
+    static uint8_t img[4096];
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return cli_error(c, "cannot read '%s': %s", path, strerror(errno));
+    size_t n = fread(img, 1, sizeof img, f);
+    bool more = fgetc(f) != EOF;
+    fclose(f);
+    if (more || n < 128 || n % 2)
+        return cli_error(c, "'%s': expected an SII image of 128..4096 bytes, even, got %zu%s", path, n,
+                         more ? "+" : "");
+    uint8_t crc = ecat_sii_crc(img, 14);
+    if (crc != img[14] && !cli_flag(c, "force"))
+        return cli_error(c, "'%s': header checksum (word 0x0007) is 0x%02X, expected 0x%02X; "
+                         "--force writes it anyway", path, img[14], crc);
+    int rc = ecat_sii_write(t->m, pos, img, n);
+    if (rc)
+        return cli_error(c, "%s", ecat_master_error(t->m));
+    printf("wrote %zu bytes to the SII of slave %u\n", n, pos);
+    return 0;
+}
+
 static int run_sii(struct cli_ctx *c)
 {
-    if (c->argc < 2 || strcmp(c->argv[0], "read"))
-        return cli_usage_error(c, "expected 'read POS' (writing the SII is not supported yet)");
+    bool wr = c->argc >= 3 && !strcmp(c->argv[0], "write");
+    if (c->argc < 2 || (strcmp(c->argv[0], "read") && !wr))
+        return cli_usage_error(c, "expected 'read POS' or 'write POS FILE'");
     struct tool t;
     int rc = tool_open(c, &t);
     if (rc)
@@ -230,6 +254,11 @@ static int run_sii(struct cli_ctx *c)
     if (parse_pos(c, &t, c->argv[1], &pos)) {
         tool_close(&t);
         return 2;
+    }
+    if (wr) {
+        rc = sii_write(c, &t, pos, c->argv[2]);
+        tool_close(&t);
+        return rc;
     }
     size_t n;
     const uint8_t *sii = ecat_slave_sii(t.m, pos, &n);
@@ -307,7 +336,8 @@ static int run_xml(struct cli_ctx *c)
 /* --- the table --------------------------------------------------------------------- */
 
 static const struct cli_opt sii_opts[] = {
-    { "output", 'o', 1, "FILE", "write the raw image to FILE (- for stdout) instead of a dump" },
+    { "output", 'o', 1, "FILE", "read: write the raw image to FILE (- for stdout) instead of a dump" },
+    { "force", 0, 0, NULL, "write: even with a wrong header checksum" },
     { 0 }
 };
 static const struct cli_opt xml_opts[] = {
@@ -338,7 +368,9 @@ const struct cli_cmd cli_cmds_ecat[] = {
     { "ecat", "reg", "read|write POS ADDR LEN|HEXBYTES", "read or write ESC registers of one slave",
       "POS is the slave position (0 = first). Data are bytes in wire order (little-endian).",
       CLI_IFACE | CLI_PCAP, NULL, run_reg },
-    { "ecat", "sii", "read POS", "dump the SII (EEPROM) image of a slave", NULL,
+    { "ecat", "sii", "read POS | write POS FILE", "read or write the SII (EEPROM) image of a slave",
+      "read shows the image read at scan (or -o FILE writes it raw); write puts a raw image\n"
+      "(128..4096 bytes, header checksum checked) into the EEPROM word by word.",
       CLI_IFACE | CLI_PCAP, sii_opts, run_sii },
     { "ecat", "pdos", NULL, "list process data entries with their offsets in the image",
       "Offsets are byte.bit in the image of `takt ecat run` and of ecat_pd_find().",

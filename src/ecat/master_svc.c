@@ -199,3 +199,64 @@ int ecat_reg_write(struct ecat_master *m, unsigned pos, uint16_t reg, const void
     rc = ecat_master_drive(m, blocking_check, &b, TAKT_NS_PER_S);
     return rc ? rc : b.err;
 }
+
+/* --- SII write (tools only) -------------------------------------------------------- */
+
+/* Wait until 0x0502 is not busy; returns the status word or a negative error. */
+static int sii_idle(struct ecat_master *m, unsigned pos)
+{
+    for (int i = 0; i < 1000; i++) {
+        uint8_t b[2];
+        int rc = ecat_reg_read(m, pos, ESC_SII_CTRL, b, 2);
+        if (rc)
+            return rc;
+        if (!(get_le16(b) & SII_BUSY))
+            return get_le16(b);
+    }
+    return -ETIMEDOUT;
+}
+
+/* ref §5: per word, the data into 0x0508, then command write + write enable with the
+ * word address as one 6-byte write at 0x0502, wait while busy, check the error bits. */
+int ecat_sii_write(struct ecat_master *m, unsigned pos, const uint8_t *img, size_t len)
+{
+    if (pos >= m->n_slaves)
+        return -ENOENT;
+    if (len < 16 || len % 2 || len > ECAT_SII_MAX)
+        return -EINVAL;
+    uint8_t owner = 0;
+    int rc = ecat_reg_write(m, pos, ESC_SII_CONFIG, &owner, 1);   /* EtherCAT owns the SII */
+    for (size_t w = 0; !rc && w < len / 2; w++) {
+        int st = sii_idle(m, pos);
+        if (st < 0) {
+            rc = st;
+            break;
+        }
+        uint8_t cmd[6];
+        put_le16(cmd, SII_CMD_WRITE | SII_WRITE_EN);
+        put_le32(cmd + 2, (uint32_t)w);
+        if ((rc = ecat_reg_write(m, pos, ESC_SII_DATA, img + 2 * w, 2)) ||
+            (rc = ecat_reg_write(m, pos, ESC_SII_CTRL, cmd, 6)))
+            break;
+        st = sii_idle(m, pos);
+        if (st < 0) {
+            rc = st;
+            break;
+        }
+        if (st & (SII_ERR_WE | SII_ERR_ACK)) {
+            ecat_fail(m, -TAKT_ESII, "slave %u: SII write of word 0x%04zX refused: 0x0502 = 0x%04X "
+                      "(expected no error bits; 0x4000 write enable, 0x2000 no acknowledge)",
+                      pos, w, st);
+            return -TAKT_ESII;
+        }
+    }
+    if (rc) {
+        if (!m->errmsg[0] || m->last_err != rc)
+            ecat_fail(m, rc, "slave %u: SII write: %s", pos, takt_strerror(rc));
+        return rc;
+    }
+    struct ecat_slave *s = &m->slaves[pos];
+    memcpy(s->sii, img, len);                /* what the slave holds now */
+    s->sii_len = len;
+    return 0;
+}

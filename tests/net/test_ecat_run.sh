@@ -66,6 +66,25 @@ verbs() {
     echo "$out" | grep -q "0x6041:00  Statusword" || net_fail "pdos: $out"
     out=$("$TAKT" ecat sii -i "$TAKT_IF_A" read 2) || net_fail "sii read: $out"
     echo "$out" | head -1 | grep -q "^0000:" || net_fail "sii read: $out"
+    # SII write: a new serial number (word 0x0E) with a correct header checksum, read back
+    "$TAKT" ecat sii -i "$TAKT_IF_A" -o "$NET_TMP/sii.bin" read 2 || net_fail "sii read -o"
+    python3 - "$NET_TMP/sii.bin" "$NET_TMP/sii2.bin" <<'PY' || net_fail "cannot patch the SII image"
+import sys
+b = bytearray(open(sys.argv[1], "rb").read())
+b[0x1C:0x20] = (4242).to_bytes(4, "little")
+crc = 0xFF
+for x in b[:14]:
+    crc ^= x
+    for _ in range(8):
+        crc = ((crc << 1) ^ 7) & 0xFF if crc & 0x80 else (crc << 1) & 0xFF
+b[14] = crc
+open(sys.argv[2], "wb").write(b)
+PY
+    "$TAKT" ecat sii -i "$TAKT_IF_A" write 2 "$NET_TMP/sii2.bin" || net_fail "sii write"
+    "$TAKT" ecat slaves -i "$TAKT_IF_A" -v | grep -A1 "^2 " | grep -q "serial 4242" || net_fail "SII write not read back"
+    printf 'short' >"$NET_TMP/bad.bin"
+    out=$("$TAKT" ecat sii -i "$TAKT_IF_A" write 2 "$NET_TMP/bad.bin" 2>&1) && net_fail "short SII image written"
+    echo "$out" | grep -q "expected an SII image" || net_fail "bad SII image message: $out"
     # xml -> ENI -> run -f: the description of the bus configures it again
     "$TAKT" ecat xml -i "$TAKT_IF_A" -o "$NET_TMP/net.xml" || net_fail "ecat xml"
     [ "$(grep -c '<Slave>' "$NET_TMP/net.xml")" = 5 ] || net_fail "ecat xml: 5 slaves expected"
