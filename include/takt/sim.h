@@ -73,6 +73,8 @@ int takt_sim_fault(struct takt_sim *s, const char *spec, char *err, size_t errle
 int takt_sim_break(struct takt_sim *s, unsigned after_k, takt_ns_t now);
 int takt_sim_heal(struct takt_sim *s, takt_ns_t now);
 int takt_sim_power_cycle(struct takt_sim *s, unsigned k, takt_ns_t now);
+/* Forwarding delay of slave pos (0-based) in each direction (default: the option). */
+int takt_sim_set_fwd_delay(struct takt_sim *s, unsigned pos, takt_ns_t ns);
 /* DC: clock of slave pos (0-based): local time at sim time 0, and drift. */
 int takt_sim_set_clock(struct takt_sim *s, unsigned pos, int64_t offset_ns, double drift_ppm);
 

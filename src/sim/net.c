@@ -69,6 +69,7 @@ int sim_net_add(struct takt_sim *s, unsigned pos, struct sim_device *dev, const 
     if (rc)
         return rc;
     sl->dev = dev;
+    sl->fwd = s->opt.fwd_delay_ns;
     snprintf(sl->name, sizeof sl->name, "%s", name ? name : (dev && dev->desc ? dev->desc->name : "?"));
     sl->esc.clock_offset = (int64_t)(sim_net_rand(s) % 4000000000u);
     if (s->opt.drift_ppm > 0)
@@ -80,25 +81,34 @@ int sim_net_add(struct takt_sim *s, unsigned pos, struct sim_device *dev, const 
 void sim_net_topology(struct takt_sim *s, takt_ns_t now)
 {
     unsigned r = s->reach;
-    takt_ns_t d = s->opt.fwd_delay_ns, t = 0;
+    takt_ns_t t = 0;
     for (unsigned k = 0; k < r; k++) {
         s->sl[k].t_in = t;
-        t += d;
+        t += s->sl[k].fwd;
     }
     /* Back from the last reachable slave, which closes the loop itself. */
-    takt_ns_t out0 = r ? s->sl[r - 1].t_in + d : 0;
+    takt_ns_t out0 = r ? s->sl[r - 1].t_in + s->sl[r - 1].fwd : 0;
     for (unsigned k = r; k-- > 0;) {
         struct sim_esc *e = &s->sl[k].esc;
         bool p1 = k + 1 < r;
         s->sl[k].t_ret = p1 ? out0 : 0;
         if (p1)
-            out0 = s->sl[k].t_ret + d;
+            out0 = s->sl[k].t_ret + s->sl[k].fwd;
         e->times.open = (uint8_t)(0x01 | (p1 ? 0x02 : 0));
         esc_update_dl_status(e);
     }
     for (unsigned k = r; k < s->n; k++)
         s->sl[k].esc.times.open = 0;
     (void)now;
+}
+
+int takt_sim_set_fwd_delay(struct takt_sim *s, unsigned pos, takt_ns_t ns)
+{
+    if (pos >= s->n || ns < 0)
+        return -EINVAL;
+    s->sl[pos].fwd = ns;
+    sim_net_topology(s, 0);
+    return 0;
 }
 
 void takt_sim_destroy(struct takt_sim *s)

@@ -23,6 +23,7 @@ struct sim_event {
 
 struct sim_slave {
     takt_ns_t t_in, t_ret;         /* offsets: frame reaches port 0 / returns to port 1 */
+    takt_ns_t fwd;                 /* forwarding delay of this slave, each direction */
     struct sim_esc esc;
     struct sim_device *dev;
     char      name[64];            /* catalogue name, for power-cycle recreation */
