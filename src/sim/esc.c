@@ -54,10 +54,20 @@ int esc_init(struct sim_esc *e, struct sim_device *dev, uint32_t ram, bool sii_r
     e->desc = dev ? dev->desc : NULL;
     e->sii_read8 = sii_read8;
     if (dev && dev->sii && dev->sii_len) {
-        e->sii_bytes = dev->sii_len & ~(size_t)1;
-        e->sii = malloc(e->sii_bytes);
-        if (e->sii)
-            memcpy(e->sii, dev->sii, e->sii_bytes);
+        /* The EEPROM is as big as word 0x3E says ((KiBit + 1) x 128 bytes), erased
+         * (0xFF) beyond the image, so a master can write more than was built. */
+        size_t img = dev->sii_len & ~(size_t)1, rom = img;
+        if (img > 2 * SII_W_SIZE + 1) {
+            size_t kbit = (size_t)(dev->sii[2 * SII_W_SIZE] | dev->sii[2 * SII_W_SIZE + 1] << 8);
+            if ((kbit + 1) * 128 > rom && (kbit + 1) * 128 <= 65536)
+                rom = (kbit + 1) * 128;
+        }
+        e->sii_bytes = rom;
+        e->sii = malloc(rom);
+        if (e->sii) {
+            memset(e->sii, 0xFF, rom);
+            memcpy(e->sii, dev->sii, img);
+        }
     }
     if (!e->mem || !e->stage || !e->mbx_reply || !e->mbx_last || (e->sii_bytes && !e->sii)) {
         esc_free(e);
