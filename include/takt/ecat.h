@@ -161,6 +161,7 @@ struct ecat_master_stats {
     double   loss_rate[3];                  /* frames lost per second over 1, 10, 60 s */
     double   tx_rate[3];                    /* frames sent per second over 1, 10, 60 s */
     uint64_t slaves_lost, slaves_returned;  /* recovery events */
+    uint64_t emergencies;                   /* CoE emergencies received (each an event too) */
     unsigned slaves_present;
     int64_t  dc_sync_err_ns;                /* max |0x092C| over the last round of DC slaves */
     int64_t  dc_sync_err_max_ns;

@@ -144,9 +144,72 @@ static bool earlier_busy(const struct ecat_master *m, const struct ecat_sdo_slot
     return false;
 }
 
+/* Between transfers the slaves' send mailboxes are polled (one slave at a time, each
+ * every ECAT_EMCY_POLL_NS): what a slave sends by itself -- emergencies -- is reported
+ * as an event and counted; anything else found there is stale and dropped. */
+#define ECAT_EMCY_POLL_NS (50 * TAKT_NS_PER_MS)
+
+static bool slave_busy(const struct ecat_master *m, unsigned pos)
+{
+    for (unsigned i = 0; i < ECAT_SDO_SLOTS; i++)
+        if (m->sdo[i].st != MS_FREE && m->sdo[i].pos == pos)
+            return true;
+    return false;
+}
+
+static bool mbx_usable(const struct ecat_slave *s)
+{
+    uint8_t st = s->info.al_state & AL_STATE_MASK;
+    return (s->info.mbx_protocols & MBX_PROTO_COE) && s->info.mbx_in_len &&
+           s->info.mbx_in_len <= ECAT_MAX_DG_DATA && s->info.present && s->f.state == SS_IDLE &&
+           (st == AL_PREOP || st == AL_SAFEOP || st == AL_OP);
+}
+
+static void idle_poll(struct ecat_master *m, takt_ns_t now)
+{
+    struct ecat_req *r = &m->idle_req;
+    if (ecat_req_busy(r))
+        return;
+    if (r->st == REQ_DONE && m->idle_pos < m->n_slaves) {
+        struct ecat_slave *s = &m->slaves[m->idle_pos];
+        r->st = REQ_IDLE;
+        if (r->wkc == 1 && r->ado == SM1_STATUS && (m->idle_buf[0] & MBX_FULL) &&
+            !slave_busy(m, m->idle_pos)) {
+            ecat_req_init(r, ECAT_FPRD, s->info.station, s->info.mbx_in_start, m->idle_buf,
+                          s->info.mbx_in_len);
+            ecat_req_queue(m, r);
+            return;
+        }
+        if (r->wkc == 1 && r->ado == s->info.mbx_in_start) {
+            struct ecat_coe_emcy e;
+            if (ecat_coe_emcy_decode(m->idle_buf, r->len, &e) == 0) {
+                m->st.emergencies++;
+                ecat_event(m, "slave %u (station 0x%04X): emergency 0x%04X (%s), error register "
+                           "0x%02X, data %02X %02X %02X %02X %02X", m->idle_pos, s->info.station,
+                           e.code, ecat_coe_emcy_text(e.code), e.reg, e.data[0], e.data[1],
+                           e.data[2], e.data[3], e.data[4]);
+            }
+        }
+    }
+    for (unsigned k = 0; k < m->n_slaves; k++) {
+        unsigned pos = (m->idle_next + k) % m->n_slaves;
+        struct ecat_slave *s = &m->slaves[pos];
+        if (!mbx_usable(s) || slave_busy(m, pos) || now - s->mbx_polled < ECAT_EMCY_POLL_NS)
+            continue;
+        s->mbx_polled = now;
+        m->idle_pos = pos;
+        m->idle_next = pos + 1;
+        ecat_req_init(r, ECAT_FPRD, s->info.station, SM1_STATUS, m->idle_buf, 1);
+        ecat_req_queue(m, r);
+        return;
+    }
+}
+
 /* Master timer: advance every transfer whose datagram came back. */
 void ecat_coe_poll(struct ecat_master *m, takt_ns_t now)
 {
+    if (m->sdo)
+        idle_poll(m, now);
     for (unsigned i = 0; m->sdo && i < ECAT_SDO_SLOTS; i++) {
         struct ecat_sdo_slot *q = &m->sdo[i];
         if (q->st == MS_FREE || ecat_req_busy(&q->req))

@@ -84,6 +84,7 @@ struct ecat_slave {
     bool      scanned;
     struct ecat_mbx_chan mbx;  /* mailbox counters (CoE) */
     uint8_t   mbx_repeat;      /* SM1 repeat request toggle */
+    takt_ns_t mbx_polled;      /* last idle poll of the send mailbox */
     bool      rejoin, returning;   /* recovery: re-scan pending / back on the way to target */
     uint32_t  old_vendor, old_product;
     struct ecat_req dcr[3];    /* distributed-clock set-up (dc.c) */
@@ -194,6 +195,9 @@ struct ecat_master {
     struct ecat_svc svc[ECAT_SVC_SLOTS];
     struct ecat_sdo_slot *sdo; /* ECAT_SDO_SLOTS mailbox transfers (master_coe.c) */
     uint32_t  sdo_seq;
+    struct ecat_req idle_req;  /* send-mailbox poll between transfers (emergencies) */
+    uint8_t   idle_buf[ECAT_MAX_DG_DATA];
+    unsigned  idle_pos, idle_next;
 
     /* application */
     ecat_cyclic_fn app_fn;

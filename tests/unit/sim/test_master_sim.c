@@ -15,6 +15,7 @@
 #include "ecat/frame.h"
 #include "ecat/proto.h"
 #include "sim/device.h"
+#include "sim/device_ext.h"
 #include "util/wire.h"
 
 static void io_desc(struct sim_device_desc *d, unsigned i)
@@ -583,6 +584,52 @@ static void test_eni(void **state)
     rig_free(r);
 }
 
+/* An emergency the slave sends by itself, with no transfer running, is picked up by
+ * the master's mailbox poll, counted and reported with its code and meaning. */
+static void test_emergency(void **state)
+{
+    (void)state;
+    struct rig *r = calloc(1, sizeof *r);
+    struct sim_device *devs[2];
+    io_desc(&r->desc[0], 0);
+    mbx_desc(&r->desc[1], 1);
+    for (unsigned i = 0; i < 2; i++)
+        assert_int_equal(sim_device_from_desc(&r->desc[i], &devs[i]), 0);
+    struct takt_sim_opts so;
+    takt_sim_opts_default(&so);
+    assert_int_equal(takt_sim_create_devices(devs, 2, &so, &r->sim), 0);
+    assert_int_equal(takt_link_mem_pair(&r->a, &r->b, 64, NULL, NULL), 0);
+    takt_link_mem_set_responder(r->b, respond, r);
+    char err[200];
+    assert_int_equal(ecat_master_open(&r->m, r->a, NULL, err, sizeof err), 0);
+    assert_int_equal(ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
+    assert_int_equal(ecat_master_set_state(r->m, AL_OP, 2 * TAKT_NS_PER_S), 0);
+    char ev[256];
+    while (ecat_master_next_event(r->m, ev, sizeof ev))
+        ;
+    static const uint8_t data[5] = { 1, 2, 3, 4, 5 };
+    assert_int_equal(sim_device_emergency(devs[1], 0x8611, 0x21, data), 0);
+    struct ecat_master_stats st = { 0 };
+    for (takt_ns_t end = takt_now() + TAKT_NS_PER_S; takt_now() < end && !st.emergencies;) {
+        cycles(r, 1);
+        ecat_master_get_stats(r->m, &st);
+    }
+    assert_int_equal(st.emergencies, 1);
+    bool seen = false;
+    while (ecat_master_next_event(r->m, ev, sizeof ev))
+        if (strstr(ev, "slave 1") && strstr(ev, "emergency 0x8611") && strstr(ev, "01 02 03 04 05")) {
+            printf("  %s\n", ev);
+            seen = true;
+        }
+    assert_true(seen);
+    /* SDOs still work afterwards */
+    uint8_t buf[8];
+    size_t len;
+    assert_int_equal(ecat_sdo_upload(r->m, 1, 0x1018, 1, false, buf, sizeof buf, &len), 0);
+    assert_int_equal(get_le32(buf), 2);
+    rig_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -597,6 +644,7 @@ int main(void)
         cmocka_unit_test(test_pdo_coe),
         cmocka_unit_test(test_coe_loss),
         cmocka_unit_test(test_eni),
+        cmocka_unit_test(test_emergency),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
