@@ -60,7 +60,8 @@ void takt_sim_attach_mem(struct takt_sim *s, struct takt_link *ep);
 int takt_sim_serve(struct takt_sim *s, struct takt_link *l, takt_ns_t until, volatile int *stop);
 
 /* Fault injection. A spec is one or more items separated by ';':
- *   drop=P  corrupt=P          probability 0..1 per frame
+ *   drop=P  corrupt=P  crc=P   probability 0..1 per frame (crc: an FCS error on
+ *                              the way in: lost, counted in 0x0300/0x0308)
  *   delay=NS                   extra reply delay (us/ms suffixes allowed)
  *   break=K[@T]  heal=K[@T]    cable break after slave K (1-based), healed later
  *   power=K[@T]                power-cycle slave K (back in INIT, unconfigured)
@@ -86,7 +87,7 @@ struct takt_sim_stats {
     uint64_t datagrams;
     uint64_t malformed;              /* dropped: bad lengths, unknown commands */
     uint64_t not_ecat;               /* ignored: other EtherTypes / frame types */
-    uint64_t dropped, corrupted, delayed;   /* by fault injection */
+    uint64_t dropped, corrupted, delayed, crc;   /* by fault injection */
     uint64_t lost;                   /* no slave reachable (cable broken at 0) */
     unsigned reachable;              /* slaves reachable now */
 };

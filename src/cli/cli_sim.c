@@ -15,7 +15,7 @@ static const struct cli_opt sim_ecat_opts[] = {
     { "devices", 'd', 1, "LIST", "device list, e.g. ek1100,el1004x4,el2004x4,servo" },
     { "eni",     0, 1, "FILE", "simulate exactly the slaves this ENI file expects" },
     { "esi-dir", 0, 1, "DIR",  "one slave per ESI file (*.xml) in DIR, in name order" },
-    { "fault",   'f', 1, "SPEC", "fault injection, ';'-separated: drop=P corrupt=P delay=T break=K@T heal=K@T power=K@T sdo-abort=K:IDX:SUB=CODE refuse=K:STATE=CODE" },
+    { "fault",   'f', 1, "SPEC", "fault injection, ';'-separated: drop=P corrupt=P crc=P delay=T break=K@T heal=K@T power=K@T sdo-abort=K:IDX:SUB=CODE refuse=K:STATE=CODE" },
     { "fwd-delay", 0, 1, "NS", "forwarding delay per slave and direction (default 500 ns)" },
     { "drift",   0, 1, "PPM",  "clock drift spread of the slaves, +-PPM (default 50, 0 = none)" },
     { "seed",    0, 1, "N",    "seed for clock offsets/drifts and random faults (default 1)" },
@@ -216,6 +216,7 @@ static int run_serve(struct cli_ctx *c, struct takt_sim *s)
     json_object_object_add(o, "not_ecat", json_object_new_uint64(st.not_ecat));
     json_object_object_add(o, "dropped", json_object_new_uint64(st.dropped));
     json_object_object_add(o, "corrupted", json_object_new_uint64(st.corrupted));
+    json_object_object_add(o, "crc_errors", json_object_new_uint64(st.crc));
     json_object_object_add(o, "wall_s", json_object_new_double(wall));
     json_object_object_add(o, "cpu_s", json_object_new_double(cpu));
     json_object_object_add(o, "cpu_us_per_frame",

@@ -142,15 +142,15 @@ static int parse_one(struct takt_sim *s, char *item, char *err, size_t errlen)
 {
     char *eq = strchr(item, '='), *end;
     if (!eq)
-        FAIL("fault '%s': expected NAME=VALUE (drop, corrupt, delay, break, heal, power, sdo-abort, refuse)", item);
+        FAIL("fault '%s': expected NAME=VALUE (drop, corrupt, crc, delay, break, heal, power, sdo-abort, refuse)", item);
     *eq = 0;
     const char *name = item, *v = eq + 1;
     struct sim_event ev = { .at = -1 };
-    if (!strcmp(name, "drop") || !strcmp(name, "corrupt")) {
+    if (!strcmp(name, "drop") || !strcmp(name, "corrupt") || !strcmp(name, "crc")) {
         double p = strtod(v, &end);
         if (end == v || *end || p < 0 || p > 1)
             FAIL("fault %s: expected a probability 0..1, got '%s'", name, v);
-        *(name[0] == 'd' ? &s->p_drop : &s->p_corrupt) = p;
+        *(name[0] == 'd' ? &s->p_drop : name[1] == 'o' ? &s->p_corrupt : &s->p_crc) = p;
         return 0;
     }
     if (!strcmp(name, "delay")) {
@@ -197,7 +197,7 @@ static int parse_one(struct takt_sim *s, char *item, char *err, size_t errlen)
         ev.kind = SIM_EV_REFUSE;
         ev.code16 = (uint16_t)c;
     } else {
-        FAIL("unknown fault '%s' (expected drop, corrupt, delay, break, heal, power, sdo-abort, refuse)", name);
+        FAIL("unknown fault '%s' (expected drop, corrupt, crc, delay, break, heal, power, sdo-abort, refuse)", name);
     }
     if (*end == '@') {
         const char *tp = end + 1;

@@ -299,6 +299,12 @@ size_t takt_sim_process(struct takt_sim *s, uint8_t *buf, size_t len, size_t cap
         s->st.dropped++;
         return 0;
     }
+    if (chance(s, s->p_crc)) {
+        /* a bit error on the wire: slave 1 sees a bad FCS, the frame is lost */
+        s->st.crc++;
+        count_rx_error(s);
+        return 0;
+    }
     int n = validate(buf, len);
     if (n < 0) {
         s->st.malformed++;

@@ -38,7 +38,7 @@ struct takt_sim {
     struct takt_sim_opts opt;
     struct takt_sim_stats st;
     /* faults */
-    double   p_drop, p_corrupt;
+    double   p_drop, p_corrupt, p_crc;
     takt_ns_t delay;
     unsigned n_ev;
     struct sim_event ev[SIM_MAX_EVENTS];

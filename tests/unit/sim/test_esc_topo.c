@@ -87,7 +87,14 @@ static void random_faults(void **state)
     for (int i = 0; i < 1000; i++)
         lost += tdg(s, ECAT_BRD, 0, b, 2, MS) < 0;
     assert_true(lost > 180 && lost < 320);
-    assert_int_equal(takt_sim_fault(s, "drop=0;corrupt=1;delay=200us", err, sizeof err), 0);
+    /* crc: lost and counted as the first slave's invalid frame */
+    assert_int_equal(takt_sim_fault(s, "drop=0;crc=1", err, sizeof err), 0);
+    assert_int_equal(tdg(s, ECAT_BRD, 0, b, 2, MS), -1);
+    s->p_crc = 0;
+    uint8_t c = 0;
+    tdg(s, ECAT_FPRD, FP(0x1001, 0x0300), &c, 1, MS);
+    assert_int_equal(c, 1);
+    assert_int_equal(takt_sim_fault(s, "corrupt=1;delay=200us", err, sizeof err), 0);
     static const uint8_t mac[6] = { 0x10, 0x10, 0x10, 0x10, 0x10, 0x10 };
     uint8_t buf[128], ref[128];
     size_t pos = ecat_frame_begin(buf, mac);
