@@ -36,6 +36,7 @@ struct ecat_master_opts {
     takt_ns_t sync0_shift_ns;   /* SYNC0 shift against the cycle start (default 0) */
     unsigned  acyc_frames;      /* acyclic frames at most per cycle (default 4) */
     takt_ns_t sdo_timeout_ns;   /* one CoE transfer (default 3 s) */
+    bool      keep_state;       /* scan without resetting the slaves to INIT (look only) */
 };
 void ecat_master_opts_default(struct ecat_master_opts *o);
 

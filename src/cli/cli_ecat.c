@@ -38,7 +38,7 @@ int cli_ecat_open_link(struct cli_ctx *c, struct takt_link **out)
 /* Open the link and a master and scan; the tools share this. */
 struct tool { struct takt_link *l; struct ecat_master *m; };
 
-static int tool_open(struct cli_ctx *c, struct tool *t)
+static int tool_open_as(struct cli_ctx *c, struct tool *t, bool keep_state)
 {
     int rc = cli_ecat_open_link(c, &t->l);
     if (rc)
@@ -46,6 +46,7 @@ static int tool_open(struct cli_ctx *c, struct tool *t)
     struct ecat_master_opts o;
     ecat_master_opts_default(&o);
     o.cycle_ns = c->cycle_ns;
+    o.keep_state = keep_state;
     char err[256];
     if (ecat_master_open(&t->m, t->l, &o, err, sizeof err)) {
         takt_link_close(t->l);
@@ -60,6 +61,10 @@ static int tool_open(struct cli_ctx *c, struct tool *t)
     }
     return 0;
 }
+
+/* Tools that only look leave the slaves in their states; the others reset them. */
+static int tool_open(struct cli_ctx *c, struct tool *t) { return tool_open_as(c, t, false); }
+static int tool_look(struct cli_ctx *c, struct tool *t) { return tool_open_as(c, t, true); }
 
 static void tool_close(struct tool *t)
 {
@@ -84,7 +89,7 @@ static int parse_pos(struct cli_ctx *c, const struct tool *t, const char *s, uns
 static int run_slaves(struct cli_ctx *c)
 {
     struct tool t;
-    int rc = tool_open(c, &t);
+    int rc = tool_look(c, &t);
     if (rc)
         return rc;
     unsigned n = ecat_master_slave_count(t.m);
@@ -134,7 +139,7 @@ static int run_states(struct cli_ctx *c)
     if (c->argc == 1 && (target = parse_state(c->argv[0])) < 0)
         return cli_usage_error(c, "STATE expects INIT, PREOP, BOOT, SAFEOP or OP, got '%s'", c->argv[0]);
     struct tool t;
-    int rc = tool_open(c, &t);
+    int rc = target ? tool_open(c, &t) : tool_look(c, &t);
     if (rc)
         return rc;
     int status = 0;
@@ -192,7 +197,7 @@ static int run_reg(struct cli_ctx *c)
         len = (long)(hl / 2);
     }
     struct tool t;
-    int rc = tool_open(c, &t);
+    int rc = tool_look(c, &t);
     if (rc)
         return rc;
     unsigned pos;
@@ -247,7 +252,7 @@ static int run_sii(struct cli_ctx *c)
     if (c->argc < 2 || (strcmp(c->argv[0], "read") && !wr))
         return cli_usage_error(c, "expected 'read POS' or 'write POS FILE'");
     struct tool t;
-    int rc = tool_open(c, &t);
+    int rc = tool_look(c, &t);
     if (rc)
         return rc;
     unsigned pos;
@@ -286,7 +291,7 @@ static int run_sii(struct cli_ctx *c)
 static int run_pdos(struct cli_ctx *c)
 {
     struct tool t;
-    int rc = tool_open(c, &t);
+    int rc = tool_look(c, &t);
     if (rc)
         return rc;
     if ((rc = ecat_master_configure(t.m))) {
@@ -323,7 +328,7 @@ static int run_xml(struct cli_ctx *c)
 {
     const char *out = cli_get(c, "output");
     struct tool t;
-    int rc = tool_open(c, &t);
+    int rc = tool_look(c, &t);
     if (rc)
         return rc;
     rc = ecat_master_write_eni(t.m, out ? out : "/dev/stdout");

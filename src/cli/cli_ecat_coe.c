@@ -50,6 +50,7 @@ static int coe_open(struct cli_ctx *c, int nargs, struct ecat_master **m, struct
         return rc;
     struct ecat_master_opts o;
     ecat_master_opts_default(&o);
+    o.keep_state = true;             /* a slave already in PREOP/SAFEOP/OP stays there */
     char err[256];
     if (ecat_master_open(m, *l, &o, err, sizeof err)) {
         takt_link_close(*l);
@@ -64,8 +65,10 @@ static int coe_open(struct cli_ctx *c, int nargs, struct ecat_master **m, struct
         takt_link_close(*l);
         return 1;
     }
-    if (ecat_master_set_state(*m, AL_PREOP, 10 * TAKT_NS_PER_S)) {
-        struct ecat_slave_info si;
+    struct ecat_slave_info si;
+    ecat_master_slave_info(*m, *pos, &si);
+    uint8_t st = si.al_state & AL_STATE_MASK;
+    if ((st == AL_INIT || st == AL_BOOT || st == 0) && ecat_master_set_state(*m, AL_PREOP, 10 * TAKT_NS_PER_S)) {
         ecat_master_slave_info(*m, *pos, &si);
         if ((si.al_state & AL_STATE_MASK) != AL_PREOP) {
             cli_error(c, "%s", ecat_master_error(*m));

@@ -30,7 +30,8 @@ static void enter_reset(struct ecat_master *m, takt_ns_t now)
     ecat_sfsm_req(f, 7, ECAT_BRD, 0, ESC_TYPE, NULL, 2);
     f->nreq = 8;
     for (unsigned i = 0; i < f->nreq; i++)
-        ecat_req_queue(m, &f->req[i]);
+        if (!m->o.keep_state || i == 4 || i == 7)   /* look only: SII access and count */
+            ecat_req_queue(m, &f->req[i]);
     f->t0 = now;
     m->mf_state = MF_RESET;
 }
