@@ -59,8 +59,8 @@ static size_t plan_dir(struct sim_dev *d, uint8_t type, struct sim_pd_map *m, un
 
 void sim_device_replan(struct sim_dev *d)
 {
-    d->out_len = plan_dir(d, SIM_SM_OUTPUTS, d->map_out, &d->n_out);
-    d->in_len = plan_dir(d, SIM_SM_INPUTS, d->map_in, &d->n_in);
+    d->out_len = plan_dir(d, SIM_SM_OUTPUTS, d->map, &d->n_out);
+    d->in_len = plan_dir(d, SIM_SM_INPUTS, d->map + d->n_out, &d->n_in);
     if (d->out_len > SIM_PD_MAX)
         d->out_len = SIM_PD_MAX;
     if (d->in_len > SIM_PD_MAX)
@@ -158,7 +158,7 @@ static void dev_process(struct sim_device *sd, const uint8_t *outputs, size_t ou
         /* outputs reach the application only in OP (SAFEOP keeps outputs safe) */
         if (d->al == AL_OP)
             for (unsigned i = 0; i < d->n_out; i++) {
-                const struct sim_pd_map *m = &d->map_out[i];
+                const struct sim_pd_map *m = &d->map[i];
                 if (m->val && m->off + m->bits <= 8 * n)
                     od_bitcopy(m->val, 0, outputs, m->off, m->bits);
             }
@@ -167,7 +167,7 @@ static void dev_process(struct sim_device *sd, const uint8_t *outputs, size_t ou
     if (inputs && in_len) {
         memset(inputs, 0, in_len);           /* gaps and padding read as 0 */
         for (unsigned i = 0; i < d->n_in; i++) {
-            const struct sim_pd_map *m = &d->map_in[i];
+            const struct sim_pd_map *m = &d->map[d->n_out + i];
             if (m->val && m->off + m->bits <= 8 * in_len)
                 od_bitcopy(inputs, m->off, m->val, 0, m->bits);
         }

@@ -37,21 +37,23 @@ struct sim_dev {
     size_t   out_len, in_len;      /* bytes */
     uint64_t n_process;
     size_t   last_out_len;
-    uint8_t  vals[512];            /* the dictionary's values (od_compact), mapped first */
     /* behaviour parameters and state */
     int64_t  di_period_ns;         /* DI: counter step (default 10 ms) */
     int64_t  di_next_ns;           /* DI: when the counter steps next */
     uint64_t di_count;
     int64_t  ai_period_ns;         /* AI: waveform period (default 1 s) */
     unsigned n_bh;                 /* entries the behaviour drives, cached at setup */
+    uint8_t  vals[512];            /* the dictionary's values (od_compact), mapped first */
     struct od_entry *bh[64];
     uint8_t  bh_ch[64];            /* channel number of each (DI) */
     struct sim_servo servo;
     /* fault injection: refuse the transition to `refuse_to` with AL code `refuse_code` */
     uint8_t  refuse_to;
     uint16_t refuse_code;
+    /* output entries at [0, n_out), input entries right after them: one cache line
+     * holds both for small devices */
+    struct sim_pd_map map[2 * SIM_PD_MAP_MAX];
     uint8_t  last_out[SIM_PD_MAX];
-    struct sim_pd_map map_out[SIM_PD_MAP_MAX], map_in[SIM_PD_MAP_MAX];
     struct coe_server coe;
     struct sim_od od;
     struct sim_device_desc desc;   /* own copy */
