@@ -9,7 +9,7 @@
 #include "plk/sdo.h"
 
 #define PLK_CN_OD_ENTRIES 192
-#define PLK_CN_OD_POOL    2048
+#define PLK_CN_OD_POOL    4096
 
 /* Caller-owned transmit queue: fixed frame slots, sized at setup. `launch` is the
  * absolute time a frame must leave (0 = now): time-triggered PRes in chained mode. */

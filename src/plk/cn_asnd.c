@@ -173,6 +173,14 @@ int plk_cn_od_setup(struct plk_cn *cn)
         r = plk_od_add_array(&cn->od, 0x6000, 1, PLK_OA_READ, PLK_OT_U8, PLK_OA_READ | PLK_OA_PDO, 0);
     if (!r)
         r = plk_od_add_array(&cn->od, 0x6200, 1, PLK_OA_READ, PLK_OT_U8, PLK_OA_RW | PLK_OA_PDO, 0);
+    /* 0x1008 NMT_ManufactDevName_VS, and a 1 KiB manufacturer DOMAIN (0x2000) that
+     * larger (segmented) SDO transfers can use */
+    static const char name[] = "takt simulated CN (X20 BC + 4 DI + 4 DO)";
+    if (!r)
+        r = plk_od_add_buf(&cn->od, 0x1008, 0, PLK_OT_VSTRING, PLK_OA_READ, sizeof name - 1,
+                           name, sizeof name - 1);
+    if (!r)
+        r = plk_od_add_buf(&cn->od, 0x2000, 0, PLK_OT_DOMAIN, PLK_OA_RW, 1024, NULL, 0);
     if (r)
         return r;
     cn->od_di = plk_od_find(&cn->od, 0x6000, 1);

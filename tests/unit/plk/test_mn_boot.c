@@ -204,6 +204,53 @@ static void user_sdo_read_write(void **state)
     bus_free(b);
 }
 
+static void segmented_sdo_through_mn(void **state)
+{
+    (void)state;
+    struct plk_net_config cfg;
+    bus_cfg(&cfg, 1000, 1, 2);
+    struct bus *b = bus_new(&cfg, 1, 2);
+    assert_true(bus_run_until_op(b, 5 * TAKT_NS_PER_S));
+    struct plk_mn_user_sdo *u = &b->mn.usdo;
+    /* 700 bytes into the CN's DOMAIN 0x2000: more than one segment each way */
+    memset(u, 0, sizeof *u);
+    u->node = 1;
+    u->write = true;
+    u->index = 0x2000;
+    for (unsigned i = 0; i < 700; i++)
+        u->data[i] = (uint8_t)(i * 7 + 3);
+    u->len = 700;
+    u->state = 1;
+    bus_run(b, b->now + 500 * TAKT_NS_PER_MS);
+    assert_int_equal(u->state, 3);
+    assert_int_equal(u->result, 0);
+    const struct plk_od_entry *e = plk_od_find(&b->cn[0]->od, 0x2000, 0);
+    assert_non_null(e);
+    assert_int_equal(e->size, 700);
+    assert_int_equal(e->data[699], (uint8_t)(699 * 7 + 3));
+    memset(u, 0, sizeof *u);
+    u->node = 1;
+    u->index = 0x2000;
+    u->state = 1;
+    bus_run(b, b->now + 500 * TAKT_NS_PER_MS);
+    assert_int_equal(u->state, 3);
+    assert_int_equal(u->result, 0);
+    assert_int_equal(u->len, 700);
+    for (unsigned i = 0; i < 700; i++)
+        assert_int_equal(u->data[i], (uint8_t)(i * 7 + 3));
+    /* the string object */
+    memset(u, 0, sizeof *u);
+    u->node = 2;
+    u->index = 0x1008;
+    u->state = 1;
+    bus_run(b, b->now + 200 * TAKT_NS_PER_MS);
+    assert_int_equal(u->result, 0);
+    assert_memory_equal(u->data, "takt simulated CN", 17);
+    /* the cycle ran on meanwhile */
+    assert_int_equal(b->mn.node[1]->st.pres_lost, 0);
+    bus_free(b);
+}
+
 static void another_mn_keeps_not_active(void **state)
 {
     (void)state;
@@ -271,6 +318,7 @@ int main(void)
         cmocka_unit_test(optional_node_joins_late),
         cmocka_unit_test(wrong_identity_is_refused),
         cmocka_unit_test(user_sdo_read_write),
+        cmocka_unit_test(segmented_sdo_through_mn),
         cmocka_unit_test(another_mn_keeps_not_active),
         cmocka_unit_test(generic_ethernet_in_async_slot),
     };
