@@ -122,9 +122,9 @@ static takt_ns_t next_wake(struct plk_cn_host *h, takt_ns_t now)
 int plk_cn_host_run(struct plk_cn_host *h, const volatile int *ext_stop)
 {
     struct takt_frame rx[RX_BATCH];
-    static __thread uint8_t buf[RX_BATCH][TAKT_FRAME_BUF];
+    _Static_assert(RX_BATCH <= TAKT_ARRAY_SIZE(h->rxbuf), "receive buffers for the batch");
     for (unsigned i = 0; i < RX_BATCH; i++)
-        rx[i] = (struct takt_frame){ .data = buf[i], .cap = TAKT_FRAME_BUF };
+        rx[i] = (struct takt_frame){ .data = h->rxbuf[i], .cap = TAKT_FRAME_BUF };
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);   /* launch times need precise wake-ups */
     takt_ns_t start = takt_now(), end = h->duration ? start + h->duration : INT64_MAX;
     h->next_periodic = start;
