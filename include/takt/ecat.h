@@ -118,8 +118,9 @@ struct ecat_pd_entry {
 };
 /* Image (outputs and inputs of all slaves; entries addressed by ecat_pd_find). */
 uint8_t *ecat_master_image(struct ecat_master *m, size_t *len);
-/* Look up an entry of slave `pos` by name (exact, or "PDO name/entry name"), or by
- * index:sub when name is NULL. Returns 0 or -ENOENT. */
+/* Look up an entry of slave `pos` by name (the entry's, or "PDO name.entry name" where
+ * several PDOs use the same entry name), or by index:sub when name is NULL. Valid once
+ * the image is laid out (configure, or a state request to SAFEOP/OP). 0 or -ENOENT. */
 int ecat_pd_find(const struct ecat_master *m, unsigned pos, const char *name,
                  uint16_t index, uint8_t sub, struct ecat_pd_entry *out);
 unsigned ecat_pd_count(const struct ecat_master *m);

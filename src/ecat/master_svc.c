@@ -32,20 +32,18 @@ static void fill_entry(const struct ecat_master *m, unsigned pos, const struct e
 int ecat_pd_find(const struct ecat_master *m, unsigned pos, const char *name,
                  uint16_t index, uint8_t sub, struct ecat_pd_entry *out)
 {
-    if (pos >= m->n_slaves)
+    if (pos >= m->n_slaves || !m->configured)
         return -ENOENT;
-    const struct ecat_slave *s = &m->slaves[pos];
-    for (unsigned i = 0; i < s->n_pd; i++) {
-        const struct ecat_pd *d = &s->pd[i];
-        if (d->index == 0)            /* padding */
-            continue;
-        bool hit = name ? strcmp(d->name, name) == 0 : (d->index == index && d->sub == sub);
-        if (hit) {
-            fill_entry(m, pos, d, out);
-            return 0;
-        }
-    }
-    return -ENOENT;
+    /* pdo.c's lookup: entry name, "PDO name.entry name", or index:sub */
+    const struct ecat_pdo_var *v = name ? ecat_pdo_find(&m->img, (uint16_t)pos, name)
+                                        : ecat_pdo_find_idx(&m->img, (uint16_t)pos, index, sub);
+    if (!v)
+        return -ENOENT;
+    struct ecat_pd d = { .index = v->index, .sub = v->subindex, .bits = v->bitlen,
+                         .output = !v->input, .abs_bit = v->bit_off, .pdo = v->pdo };
+    snprintf(d.name, sizeof d.name, "%s", v->name);
+    fill_entry(m, pos, &d, out);
+    return 0;
 }
 
 unsigned ecat_pd_count(const struct ecat_master *m)

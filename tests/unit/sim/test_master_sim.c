@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 #include <takt/ecat.h>
 #include <takt/sim.h>
@@ -236,6 +237,22 @@ static void test_eni(void **state)
     struct ecat_master_stats st;
     ecat_master_get_stats(r->m, &st);
     assert_int_equal(st.wkc_errors, 0);
+    rig_free(r);
+
+    /* a broken ENI: the reader's message names the line */
+    char bad[] = "/tmp/takt-test-bad-eni-XXXXXX";
+    int fd = mkstemp(bad);
+    assert_true(fd >= 0);
+    static const char broken[] = "<?xml version=\"1.0\"?>\n<EtherCATConfig>\n<Config>\n<Slave>\n</Config>\n";
+    assert_int_equal(write(fd, broken, sizeof broken - 1), (ssize_t)(sizeof broken - 1));
+    close(fd);
+    r = rig_new(2, false);
+    assert_int_equal(ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
+    rc = ecat_master_configure_eni(r->m, bad);
+    unlink(bad);
+    printf("  %s\n", ecat_master_error(r->m));
+    assert_true(rc == -TAKT_EXML || rc == -TAKT_ECONFIG);
+    assert_non_null(strstr(ecat_master_error(r->m), bad));
     rig_free(r);
 
     /* a different bus: the ENI's EL2008 at position 1 is an IO1 here */
