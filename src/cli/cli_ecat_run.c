@@ -3,6 +3,7 @@
  * runs, then a summary (text and JSON). Also what `takt demo` runs on its master end. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,14 @@ static void print_summary(FILE *f, struct ecat_master *m, const struct ecat_mast
     fprintf(f, "  DC sync error (|0x092C|, max over the DC slaves): last %" PRId64 " ns, max in OP %" PRId64 " ns\n",
             s->dc_sync_err_ns, s->dc_sync_err_max_ns);
     fprintf(f, "  CPU per cycle: %.2f us\n", cpu_us);
+    /* the cyclictest view: how late each wake-up came */
+    const struct perf_hist *h = &l->m_wake.hist;
+    int64_t p99 = perf_hist_percentile(h, 99), p999 = perf_hist_percentile(h, 99.9);
+    char a[24], b[24];
+    snprintf(a, sizeof a, p99 == INT64_MAX ? "> range" : "%.1f", p99 / 1e3);
+    snprintf(b, sizeof b, p999 == INT64_MAX ? "> range" : "%.1f", p999 / 1e3);
+    fprintf(f, "  Cycle deviation (wake-up - deadline) p99/p99.9/max: %s/%s/%.1f us\n", a, b,
+            l->m_wake.total.count ? l->m_wake.total.max / 1e3 : 0.0);
 }
 
 static int write_json(struct cli_ctx *c, json_object *o)
