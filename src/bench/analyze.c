@@ -81,22 +81,35 @@ static void ecat_frame(struct analyze *a, int64_t ts, const uint8_t *f, size_t l
             break;
         p += ECAT_DG_HDR + (l & ECAT_LEN_MASK) + ECAT_DG_WKC;
     }
-    bool returned = f[6] & 0x02;  /* ref §1: the first ESC sets the U/L bit */
+    /* Sent or returned? The first ESC sets the U/L bit of the source MAC (ref §1), but a
+     * master on a locally administered MAC (every veth) has it set already. So a frame is
+     * a return only if it carries the U/L bit, answers an open request with the same
+     * index, command and address, soon enough, and shows that it was processed: a
+     * working counter above 0 (masters send 0) or a U/L bit its request did not have. */
+    unsigned wkc_sum = 0;
+    for (const uint8_t *p = dg; (size_t)(p - f) + ECAT_DG_HDR + ECAT_DG_WKC <= len;) {
+        uint16_t l = get_le16(p + 6), dl = l & ECAT_LEN_MASK;
+        if ((size_t)(p - f) + ECAT_DG_HDR + dl + ECAT_DG_WKC > len)
+            break;
+        wkc_sum += get_le16(p + ECAT_DG_HDR + dl);
+        if (!(l & ECAT_LEN_MORE))
+            break;
+        p += ECAT_DG_HDR + dl + ECAT_DG_WKC;
+    }
+    bool returned = (f[6] & 0x02) && a->pend[idx].open && a->pend[idx].cmd == cmd && a->pend[idx].addr == addr &&
+                    ts - a->pend[idx].ts < 100 * 1000000LL && (wkc_sum > 0 || !(a->pend[idx].mac0 & 0x02));
     if (returned) {
         a->ecat_returned++;
-        if (a->pend[idx].open && a->pend[idx].cmd == cmd && a->pend[idx].addr == addr) {
-            perf_stat_add(&a->rtt, ts - a->pend[idx].ts);
-            a->pend[idx].open = false;
-        }
+        perf_stat_add(&a->rtt, ts - a->pend[idx].ts);
+        a->pend[idx].open = false;
         if (logical && get_le16(dg + ECAT_DG_HDR + dlen) == 0)
             a->wkc_zero++;
         return;
     }
     a->ecat_sent++;
-    if (a->pend[idx].open)
-        a->pend[idx].open = false;  /* superseded: judged lost in analyze_finish via counts */
+    /* an open request with this index is superseded: analyze_finish counts it as lost */
     a->pend[idx].open = true;
-    a->pend[idx].idx = idx;
+    a->pend[idx].mac0 = f[6];
     a->pend[idx].cmd = cmd;
     a->pend[idx].addr = addr;
     a->pend[idx].ts = ts;

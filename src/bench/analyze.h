@@ -30,6 +30,7 @@ struct an_key { uint8_t cmd; bool pd; uint32_t addr; uint16_t len; uint64_t coun
 struct analyze {
     struct an_opts o;
     uint64_t frames, ecat_frames, plk_frames, other_frames, malformed;
+    bool truncated;          /* the file ended inside a block (a killed capture): read up to there */
     /* the cyclic stream: timestamps of its frames (EtherCAT master-sent frames of the
      * chosen signature, or POWERLINK SoCs); stored so the nominal period can be the median */
     int64_t *ts;
@@ -41,7 +42,7 @@ struct analyze {
     int64_t *key_ts[AN_MAX_KEYS];    /* per signature, filled in pass 1 */
     size_t key_nts[AN_MAX_KEYS], key_cap[AN_MAX_KEYS];
     uint64_t ecat_sent, ecat_returned;
-    struct { uint8_t idx; uint8_t cmd; uint32_t addr; int64_t ts; bool open; } pend[256];
+    struct { uint8_t cmd, mac0; uint32_t addr; int64_t ts; bool open; } pend[256];
     struct perf_stat rtt;            /* master-sent -> returned, by datagram index */
     uint64_t wkc_zero;               /* returned cyclic frames whose first datagram has WKC 0 */
     /* POWERLINK */

@@ -116,9 +116,15 @@ int analyze_file(struct analyze *a, const char *path, int64_t *precision_ns, cha
     while ((rc = pcap_next_ex(p, &h, &data)) == 1)
         analyze_frame(a, (int64_t)h->ts.tv_sec * 1000000000 + h->ts.tv_usec, data, h->caplen);
     if (rc == -1) {
-        snprintf(err, errlen, "'%s' is damaged after %llu frames: %s", path,
+        /* a capture killed while writing ends inside a block: keep what came before it */
+        bool trunc = strstr(pcap_geterr(p), "truncated") != NULL;
+        snprintf(err, errlen, "'%s' is %s after %llu frames: %s", path, trunc ? "truncated" : "damaged",
                  (unsigned long long)a->frames, pcap_geterr(p));
         pcap_close(p);
+        if (trunc && a->frames) {
+            a->truncated = true;
+            return 0;
+        }
         return -EINVAL;
     }
     pcap_close(p);
@@ -133,6 +139,8 @@ void analyze_print(FILE *f, const struct analyze *a, const struct an_result *r, 
             (unsigned long long)a->frames, (unsigned long long)a->ecat_frames, (unsigned long long)a->plk_frames,
             (unsigned long long)a->other_frames, (unsigned long long)a->malformed,
             prec <= 1 ? "ns" : prec == 1000 ? "us (precision 1 us)" : "coarse");
+    if (a->truncated)
+        fprintf(f, "note: the file ends inside a frame block (capture killed while writing); analysed up to there\n");
     if (r->proto == 1)
         fprintf(f, "cyclic stream: EtherCAT %s, first datagram %s addr 0x%08x len %u, %llu frames\n",
                 a->keys[0].pd ? "process-data frames" : "frames", ecat_cmd_name(a->keys[0].cmd),
@@ -180,6 +188,7 @@ void *analyze_to_json(const struct analyze *a, const struct an_result *r, int64_
     json_object_object_add(j, "timestamp_precision_ns", json_object_new_int64(prec));
     json_object_object_add(j, "frames", json_object_new_int64((int64_t)a->frames));
     json_object_object_add(j, "malformed", json_object_new_int64((int64_t)a->malformed));
+    json_object_object_add(j, "truncated", json_object_new_boolean(a->truncated));
     json_object_object_add(j, "nominal_cycle_ns", json_object_new_int64(r->nominal_ns));
     json_object_object_add(j, "cycles", json_object_new_int64((int64_t)r->cycles));
     json_object_object_add(j, "cycle_time", perf_msmt_to_json(&r->period, NULL, "Cycle Time"));

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <json-c/json.h>
 #include <pcap/pcap.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -117,6 +118,11 @@ static int run_capture(struct cli_ctx *c)
         return 1;
     }
     pcap_freecode(&prog);
+    if (pcap_setnonblock(p, 1, perr) < 0) {
+        cli_error(c, "%s: %s", c->iface, perr);
+        pcap_close(p);
+        return 1;
+    }
     FILE *f = strcmp(out, "-") ? fopen(out, "wb") : stdout;
     if (!f) {
         pcap_close(p);
@@ -138,17 +144,21 @@ static int run_capture(struct cli_ctx *c)
         double el = (double)(now.tv_sec - t0.tv_sec) + (double)(now.tv_nsec - t0.tv_nsec) / 1e9;
         if (c->time_s > 0 && el >= c->time_s)
             break;
+        /* poll, not a blocking read: in immediate mode libpcap may wait forever for a
+         * frame, and a signal or the end of -t must end the capture cleanly */
+        struct pollfd pfd = { .fd = pcap_get_selectable_fd(p), .events = POLLIN };
+        if (poll(&pfd, 1, 100) < 0 && errno != EINTR)
+            break;
         struct pcap_pkthdr *h;
         const u_char *d;
-        rc = pcap_next_ex(p, &h, &d);
-        if (rc < 0)
-            break;
-        if (rc == 1) {
+        while ((rc = pcap_next_ex(p, &h, &d)) == 1) {
             uint64_t ts = (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec;
             n = pcapng_epb(blk, sizeof blk, ts, d, h->caplen, 0);
             fwrite(blk, 1, n, f);
             frames++;
         }
+        if (rc < 0)
+            break;
         if (progress && el - last_shown >= 0.5) {
             fprintf(stderr, "\rtakt capture: %s: %llu frames, %.1f s", c->iface, frames, el);
             last_shown = el;

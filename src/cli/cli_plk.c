@@ -263,6 +263,65 @@ static json_object *mn_json(struct takt_plk_mn *mn, const struct plk_mn *core)
     return o;
 }
 
+/* The measured window of --measure: opens when the MN and every CN are Operational
+ * (the interval bank holding the boot is discarded), closes measure_s later. */
+struct mn_window {
+    bool open;
+    takt_ns_t end;
+    uint64_t cycles0, lost0, ov0, ex0;
+    uint64_t cycles, lost, overruns, exceeded;
+    int bank;          /* interval bank with the window's statistics, -1 before it closed */
+};
+
+static uint64_t mn_pres_lost(const struct plk_mn *core)
+{
+    uint64_t lost = 0;
+    for (unsigned i = 0; i < core->n_ids; i++)
+        lost += core->node[core->ids[i]]->st.pres_lost;
+    return lost;
+}
+
+/* Returns true when the window has closed (stop the MN). */
+static bool mn_window_step(struct mn_window *w, struct takt_plk_mn *mn, const struct plk_mn *core,
+                           struct rt_loop *l, double measure_s)
+{
+    (void)mn;
+    if (!w->open) {
+        if (core->state != PLK_NMT_OPERATIONAL || core->st.nodes_operational != core->n_ids)
+            return false;
+        int b = perf_set_snapshot(&l->perf, TAKT_NS_PER_S);
+        if (b >= 0)
+            perf_set_release(&l->perf, b);
+        w->cycles0 = core->st.cycles;
+        w->lost0 = mn_pres_lost(core);
+        w->ov0 = l->cyc.overruns;
+        w->ex0 = core->st.cycle_exceeded;
+        w->end = takt_now() + (takt_ns_t)(measure_s * 1e9);
+        w->open = true;
+        return false;
+    }
+    if (takt_now() < w->end)
+        return false;
+    w->bank = perf_set_snapshot(&l->perf, TAKT_NS_PER_S);
+    w->cycles = core->st.cycles - w->cycles0;
+    w->lost = mn_pres_lost(core) - w->lost0;
+    w->overruns = l->cyc.overruns - w->ov0;
+    w->exceeded = core->st.cycle_exceeded - w->ex0;
+    return true;
+}
+
+static json_object *mn_window_json(const struct mn_window *w, const struct rt_loop *l, double measure_s)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "seconds", json_object_new_double(measure_s));
+    json_object_object_add(o, "cycles", json_object_new_uint64(w->cycles));
+    json_object_object_add(o, "pres_lost", json_object_new_uint64(w->lost));
+    json_object_object_add(o, "overruns", json_object_new_uint64(w->overruns));
+    json_object_object_add(o, "cycle_exceeded", json_object_new_uint64(w->exceeded));
+    json_object_object_add(o, "perf", perf_set_interval_to_json(&l->perf, w->bank));
+    return o;
+}
+
 /* Run an MN on `link` with configuration nc until -t or Ctrl-C; print statistics
  * every --perf seconds and at the end; JSON to --json. Exit status 0 when every CN is
  * Operational at the end, 3 otherwise. The link stays the caller's. */
@@ -273,7 +332,15 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struc
     int rc = plk_drv_mn_create(nc, &mn, err, sizeof err);
     if (rc)
         return cli_error(c, "%s", err);
-    struct takt_plk_run_opts o = { .duration = (takt_ns_t)(c->time_s * 1e9) };
+    /* --measure S: statistics of S seconds of steady operation, boot excluded (takt bench) */
+    double measure_s = 0;
+    const char *ms = cli_get(c, "measure");
+    if (ms && cli_parse_double(c, "--measure (seconds)", ms, 0.01, 1e6, &measure_s)) {
+        takt_plk_mn_destroy(mn);
+        return 2;
+    }
+    double limit_s = c->time_s > 0 ? c->time_s : measure_s > 0 ? measure_s + 60 : 0;
+    struct takt_plk_run_opts o = { .duration = (takt_ns_t)(limit_s * 1e9) };
     rt_opts_default(&o.rt);
     o.rt.cpu = c->cpu;
     o.rt.prio = c->prio;
@@ -285,10 +352,14 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struc
         return cli_error(c, "cannot start the MN cycle: %s", takt_strerror(rc));
     }
     struct rt_loop *l = takt_plk_mn_loop(mn);
-    takt_ns_t next = c->perf_s > 0 ? takt_now() + (takt_ns_t)(c->perf_s * 1e9) : INT64_MAX;
+    /* interval reports and the measured window both use the interval banks: one or the other */
+    takt_ns_t next = c->perf_s > 0 && measure_s <= 0 ? takt_now() + (takt_ns_t)(c->perf_s * 1e9) : INT64_MAX;
     uint8_t last_state = 0;
     unsigned last_op = 0;
+    struct mn_window w = { .bank = -1 };
     while (!cli_interrupted && !__atomic_load_n(&l->ended, __ATOMIC_ACQUIRE)) {
+        if (measure_s > 0 && mn_window_step(&w, mn, core, l, measure_s))
+            break;
         nanosleep(&(struct timespec){ 0, 10 * TAKT_NS_PER_MS }, NULL);
         if (core->state != last_state || core->st.nodes_operational != last_op) {
             last_state = core->state;
@@ -317,13 +388,24 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struc
     perf_print_total(stdout, &l->perf);
     rt_loop_print_summary(stdout, l);
     print_nodes(stdout, mn, core);
+    if (w.bank >= 0) {
+        printf("--- measured window: %.1f s of steady operation (boot excluded), %" PRIu64 " cycles, "
+               "%" PRIu64 " PRes lost\n", measure_s, w.cycles, w.lost);
+        perf_print_interval(stdout, &l->perf, w.bank);
+    } else if (measure_s > 0) {
+        fprintf(stderr, "takt plk mn: not every CN was Operational within %.1f s: nothing measured\n", limit_s);
+    }
     if (c->json) {
         json_object *j = mn_json(mn, core);
+        if (w.bank >= 0)
+            json_object_object_add(j, "measure", mn_window_json(&w, l, measure_s));
         if (write_json(c->json, j))
             fprintf(stderr, "takt plk mn: cannot write %s: %s\n", c->json, strerror(errno));
         json_object_put(j);
     }
-    bool ok = core->st.nodes_operational == core->n_ids;
+    if (w.bank >= 0)
+        perf_set_release(&l->perf, w.bank);
+    bool ok = core->st.nodes_operational == core->n_ids && (measure_s <= 0 || w.bank >= 0);
     takt_plk_mn_destroy(mn);
     return ok ? 0 : 3;
 }
@@ -469,6 +551,7 @@ static const struct cli_opt mn_opts[] = {
     { "mandatory", 0, 1, "A-B", "these CNs are mandatory" },
     { "pres-timeout", 0, 1, "US", "PRes timeout for every CN (0x1F92), microseconds" },
     { "boot-wait", 0, 1, "MS", "listen for another MN this long first (0x1F89/1, default 1000)" },
+    { "measure", 0, 1, "S", "once every CN is Operational, measure S seconds and stop; statistics cover that window" },
     { 0 },
 };
 

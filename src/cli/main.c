@@ -165,18 +165,19 @@ static void print_overview(FILE *f)
     fprintf(f, "\nCommon options: -i IF, -c US, -a CPU, -p PRIO, -t S, --perf[=S], --json FILE, --pcap FILE, -v\n");
 }
 
-/* Find "area verb" or a top-level "verb" in argv; returns args consumed (0 = none). */
+/* Find "area verb" or a top-level "verb" in argv; returns args consumed (0 = none).
+ * Two words win over one wherever the tables list them ("demo plk" before "demo"). */
 static int find_cmd(int argc, char **argv, const struct cli_cmd **out)
 {
-    for (size_t a = 0; a < sizeof areas / sizeof areas[0]; a++)
-        for (const struct cli_cmd *c = areas[a]; c->verb; c++) {
-            if (c->area) {
-                if (argc >= 2 && strcmp(argv[0], c->area) == 0 && strcmp(argv[1], c->verb) == 0)
+    for (int words = 2; words >= 1; words--)
+        for (size_t a = 0; a < sizeof areas / sizeof areas[0]; a++)
+            for (const struct cli_cmd *c = areas[a]; c->verb; c++) {
+                if (words == 2 && c->area && argc >= 2 && strcmp(argv[0], c->area) == 0 &&
+                    strcmp(argv[1], c->verb) == 0)
                     return *out = c, 2;
-            } else if (argc >= 1 && strcmp(argv[0], c->verb) == 0) {
-                return *out = c, 1;
+                if (words == 1 && !c->area && argc >= 1 && strcmp(argv[0], c->verb) == 0)
+                    return *out = c, 1;
             }
-        }
     return 0;
 }
 
@@ -203,7 +204,8 @@ static int parse_and_run(const struct cli_cmd *cmd, int argc, char **argv)
 {
     struct cli_ctx c = { .cmd = cmd, .cycle_ns = 1000000, .cpu = -1 };
     struct option lo[64];
-    char so[160] = "+:hv";  /* leading ":" after "+": a missing value returns ':' */
+    char so[160] = ":hv";  /* ":" first: a missing value returns ':'; GNU order: options may follow
+                             * positional arguments, "--" ends the options */
     int n = 0;
     for (size_t i = 0; i < sizeof commons / sizeof commons[0]; i++) {
         if (!(cmd->common & commons[i].bit))

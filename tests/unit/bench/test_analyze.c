@@ -64,12 +64,14 @@ static void ng_frame(FILE *f, int64_t ts, const uint8_t *d, uint32_t len)
 
 /* An EtherCAT frame with one LRW datagram (idx) of 8 bytes; returned frames carry the
  * U/L bit in the source MAC and WKC 3. */
+static uint8_t master_mac0;   /* first octet of the master's MAC: 0x00 universal, 0x02 local (veth) */
+
 static uint32_t ecat_lrw(uint8_t *b, uint8_t idx, bool returned)
 {
     memset(b, 0, 60);
     memset(b, 0xff, 6);
     memcpy(b + 6, "\x02\x00\x00\x00\x00\x01", 6);
-    b[6] = returned ? 0x02 | 0x00 : 0x00;
+    b[6] = returned ? master_mac0 | 0x02 : master_mac0;
     put_be16(b + 12, 0x88A4);
     put_le16(b + 14, 0x1000 | (10 + 8 + 2));
     b[16] = 0x0C;  /* LRW */
@@ -90,6 +92,7 @@ static const char *tmpfile_name(const char *tag)
 
 static void ecat_known_stream(void **state)
 {
+    master_mac0 = state && *state ? 0x02 : 0x00;
     const char *p = tmpfile_name("ecat.pcapng");
     int lt = 1;
     FILE *f = ng_open(p, 1, &lt);
@@ -211,8 +214,40 @@ static void plk_known_cycle(void **state)
     unlink(p);
 }
 
+/* A capture that holds only the master's frames, from a master whose MAC is locally
+ * administered (as on a veth): indices wrap every 256 frames and must never be taken
+ * for returns. */
+static void ecat_one_direction_local_mac(void **state)
+{
+    master_mac0 = 0x02;
+    const char *p = tmpfile_name("onedir.pcapng");
+    int lt = 1;
+    FILE *f = ng_open(p, 1, &lt);
+    uint8_t b[64];
+    for (int i = 0; i < 1000; i++)
+        ng_frame(f, 1000000LL * i, b, ecat_lrw(b, (uint8_t)i, false));
+    fclose(f);
+    struct analyze a;
+    struct an_opts o = { 0 };
+    analyze_init(&a, &o);
+    int64_t prec;
+    char err[256];
+    assert_int_equal(analyze_file(&a, p, &prec, err, sizeof err), 0);
+    struct an_result r;
+    assert_int_equal(analyze_finish(&a, &r), 0);
+    assert_int_equal(a.ecat_sent, 1000);
+    assert_int_equal(a.ecat_returned, 0);
+    assert_int_equal(r.cycles, 999);
+    assert_int_equal(r.period.min, 1000000);
+    assert_int_equal(r.period.max, 1000000);
+    analyze_result_free(&r);
+    analyze_free(&a);
+    unlink(p);
+}
+
 static void microsecond_pcap(void **state)
 {
+    master_mac0 = 0;
     const char *p = tmpfile_name("us.pcap");
     pcap_t *d = pcap_open_dead(DLT_EN10MB, 65535);
     pcap_dumper_t *w = pcap_dump_open(d, p);
@@ -304,6 +339,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(ecat_known_stream),
+        cmocka_unit_test_prestate(ecat_known_stream, (void *)1),   /* locally administered master MAC */
+        cmocka_unit_test(ecat_one_direction_local_mac),
         cmocka_unit_test(plk_known_cycle),
         cmocka_unit_test(microsecond_pcap),
         cmocka_unit_test(bad_inputs),
