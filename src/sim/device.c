@@ -57,6 +57,45 @@ static size_t plan_dir(struct sim_dev *d, uint8_t type, struct sim_pd_map *m, un
     return off / 8;
 }
 
+/* The bytes of d->vals every mapped value lies in: process() reads and writes only
+ * those (and the behaviour's entries, which sim_behaviour_idle covers), so when they
+ * are unchanged an idle call would produce the same inputs. Values outside d->vals
+ * (dictionaries too large for it) disable idle detection. */
+static void plan_snapshot(struct sim_dev *d)
+{
+    const uint8_t *lo = NULL, *hi = NULL;
+    d->idle_ok = false;
+    d->snap_ok = true;
+    for (unsigned i = 0; i < d->n_out + d->n_in; i++) {
+        const struct sim_pd_map *m = &d->map[i];
+        if (!m->val)
+            continue;
+        const uint8_t *end = m->val + (m->bits + 7u) / 8u;
+        if (m->val < d->vals || end > d->vals + sizeof d->vals) {
+            d->snap_ok = false;
+            return;
+        }
+        lo = !lo || m->val < lo ? m->val : lo;
+        hi = !hi || end > hi ? end : hi;
+    }
+    d->snap_off = (uint16_t)(lo ? lo - d->vals : 0);
+    d->snap_len = (uint16_t)(lo ? hi - lo : 0);
+    d->snap_ok = d->snap_len <= sizeof d->snap;
+}
+
+static bool dev_pd_idle(struct sim_device *sd, takt_ns_t now)
+{
+    struct sim_dev *d = sim_dev_of(sd);
+    if (!d->idle_ok || !d->snap_ok || d->plan_dirty || d->al != d->idle_al ||
+        !sim_behaviour_idle(d, now))
+        return false;
+    const uint8_t *v = d->vals + d->snap_off;
+    for (unsigned i = 0; i < d->snap_len; i++)   /* a few bytes: no library call */
+        if (v[i] != d->snap[i])
+            return false;
+    return true;
+}
+
 void sim_device_replan(struct sim_dev *d)
 {
     d->out_len = plan_dir(d, SIM_SM_OUTPUTS, d->map, &d->n_out);
@@ -66,6 +105,7 @@ void sim_device_replan(struct sim_dev *d)
     if (d->in_len > SIM_PD_MAX)
         d->in_len = SIM_PD_MAX;
     d->plan_dirty = false;
+    plan_snapshot(d);
 }
 
 static void dev_pd_sizes(struct sim_device *sd, size_t *out_len, size_t *in_len)
@@ -172,6 +212,11 @@ static void dev_process(struct sim_device *sd, const uint8_t *outputs, size_t ou
                 od_bitcopy(inputs, m->off, m->val, 0, m->bits);
         }
     }
+    if (d->snap_ok) {
+        memcpy(d->snap, d->vals + d->snap_off, d->snap_len);
+        d->idle_al = d->al;
+        d->idle_ok = true;
+    }
 }
 
 static void dev_destroy(struct sim_device *sd)
@@ -189,6 +234,7 @@ static const struct sim_device_ops dev_ops = {
     .mbx_pending = dev_mbx_pending,
     .al_change = dev_al_change,
     .process = dev_process,
+    .pd_idle = dev_pd_idle,
     .pd_sizes = dev_pd_sizes,
     .destroy = dev_destroy,
 };

@@ -90,6 +90,10 @@ struct sim_device_ops {
      * inputs to be filled (SM of type INPUTS). Called once per process-data access. */
     void (*process)(struct sim_device *d, const uint8_t *outputs, size_t out_len,
                     uint8_t *inputs, size_t in_len, takt_ns_t now);
+    /* Optional. True when process() called at `now` with the same outputs as the last
+     * call would change nothing: no input byte, no device state. The ESC then skips
+     * the call (it checks its own side: outputs, input buffer, SM layout). */
+    bool (*pd_idle)(struct sim_device *d, takt_ns_t now);
     /* Sizes of the process data images in bytes, from the current PDO assignment. */
     void (*pd_sizes)(struct sim_device *d, size_t *out_len, size_t *in_len);
     void (*destroy)(struct sim_device *d);

@@ -43,6 +43,11 @@ struct sim_dev {
     uint64_t di_count;
     int64_t  ai_period_ns;         /* AI: waveform period (default 1 s) */
     unsigned n_bh;                 /* entries the behaviour drives, cached at setup */
+    /* idle detection (pd_idle): the mapped values' bytes as the last process left them */
+    bool     idle_ok, snap_ok;     /* a process ran since the last replan; snap usable */
+    uint8_t  idle_al;              /* AL state at that process */
+    uint16_t snap_off, snap_len;   /* range of d->vals holding every mapped value */
+    uint8_t  snap[64];
     uint8_t  vals[512];            /* the dictionary's values (od_compact), mapped first */
     struct od_entry *bh[64];
     uint8_t  bh_ch[64];            /* channel number of each (DI) */
@@ -100,6 +105,7 @@ int  sim_device_new(const struct sim_device_desc *desc, const struct sim_od *dic
 int  sim_device_build_od(struct sim_dev *d);          /* device_od.c */
 void sim_behaviour_init(struct sim_dev *d);           /* behaviour.c */
 void sim_behaviour_step(struct sim_dev *d, takt_ns_t now);
+bool sim_behaviour_idle(const struct sim_dev *d, takt_ns_t now); /* step would do nothing */
 void sim_servo_init(struct sim_dev *d);                  /* behaviour_servo.c */
 void sim_servo_step(struct sim_dev *d, takt_ns_t now);
 uint16_t sim_servo_al_check(struct sim_dev *d, uint8_t from, uint8_t to, const uint8_t *esc);

@@ -132,6 +132,7 @@ void esc_reset(struct sim_esc *e, takt_ns_t now)
     e->n_map = 0;
     e->mbx_reply_len = e->mbx_last_len = 0;
     e->pdi_work = e->pd_touched = e->sii_cmd_pending = false;
+    e->pd_valid = false;
     e->mbx_cnt = 0;
     e->mem[ESC_TYPE] = d && d->esc_type ? (uint8_t)d->esc_type : 0x11;
     e->mem[ESC_REVISION] = 0x00;
@@ -331,9 +332,20 @@ void esc_pdi(struct sim_esc *e, takt_ns_t t)
         const struct esc_sm *si = e->sm_in >= 0 ? &e->sm[e->sm_in] : NULL;
         bool out_ok = so && so->active && so->end <= e->mem_size;
         bool in_ok = si && si->active && si->end <= e->mem_size;
-        if ((out_ok || in_ok) && !e->no_process && e->dev && e->dev->ops->process)
-            e->dev->ops->process(e->dev, out_ok ? e->mem + so->start : NULL, out_ok ? so->len : 0,
-                                 in_ok ? e->mem + si->start : NULL, in_ok ? si->len : 0, t);
+        if (!(out_ok || in_ok) || e->no_process || !e->dev || !e->dev->ops->process) {
+            e->pd_valid = false;
+            return;
+        }
+        /* Skip a call that would change nothing: outputs and the input buffer as the
+         * last call left them (no SM change, reset or write since), and the device
+         * says its state and inputs would stay (DI counter between steps, DO). */
+        struct sim_device *d = e->dev;
+        if (e->pd_valid && !e->pd_dirty && !e->reference && d->ops->pd_idle && d->ops->pd_idle(d, t))
+            return;
+        e->pd_dirty = false;
+        e->pd_valid = !esc_pd_overlap(e);
+        d->ops->process(d, out_ok ? e->mem + so->start : NULL, out_ok ? so->len : 0,
+                        in_ok ? e->mem + si->start : NULL, in_ok ? si->len : 0, t);
     }
 }
 

@@ -23,6 +23,9 @@ struct esc_fmmu_map {
     uint32_t phys_bit0;
     uint8_t  type;                    /* ESC_FMMU_R | ESC_FMMU_W */
     int8_t   sm;                      /* SM holding the whole physical span, -1 if none */
+    bool     aligned;                 /* whole bytes on both sides and sm >= 0: the fast path */
+    uint32_t phys0;                   /* phys_bit0 / 8 */
+    uint64_t log0, log_end;           /* log_bit0 / 8, log_bit_end / 8 */
 };
 
 /* Run-time view of one SyncManager, rebuilt from its registers. */
@@ -84,6 +87,9 @@ struct sim_esc {
     bool      sii_cmd_pending;
     bool      no_process;             /* benchmark: skip the device's process callback */
     bool      wd_ok;                  /* shadow of 0x0440 bit 0 */
+    bool      pd_valid;               /* the PD buffers hold what the last process() left */
+    bool      pd_dirty;               /* process-data SM memory written since then */
+    bool      reference;              /* tests: no fast paths (idle skip, byte FMMU path) */
     int8_t    sm_out, sm_in;          /* process-data SMs from the description, -1 none */
     uint8_t   mbx_active;             /* active mailbox SMs (bit n = SM n) */
     takt_ns_t wd_pd_ns;               /* process-data watchdog time, 0 = off */
@@ -138,6 +144,7 @@ void esc_sm_reg_write(struct sim_esc *e, uint32_t adr, uint8_t v);
 void esc_sm_refresh(struct sim_esc *e, unsigned n);
 void esc_fmmu_rebuild(struct sim_esc *e);
 void esc_sm_apply_pdi(struct sim_esc *e);
+bool esc_pd_overlap(const struct sim_esc *e);
 bool esc_ram_read(struct sim_esc *e, uint32_t adr, uint8_t *out, uint32_t len, bool or_into, takt_ns_t t);
 bool esc_ram_write(struct sim_esc *e, uint32_t adr, const uint8_t *in, uint32_t len, takt_ns_t t);
 bool esc_sm_read(struct sim_esc *e, unsigned n, uint32_t adr, uint8_t *out, uint32_t len, bool or_into);

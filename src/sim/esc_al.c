@@ -227,7 +227,7 @@ void esc_al_watchdog(struct sim_esc *e, takt_ns_t t)
         e->mem[ESC_WD_COUNTER_PD]++;
     if (emulation) {
         memset(e->mem + s->start, 0, s->len);
-        e->pd_touched = e->pdi_work = true;
+        e->pd_touched = e->pdi_work = e->pd_dirty = true;
         return;
     }
     esc_al_set_error(e, AL_SAFEOP, 0x001B, t);

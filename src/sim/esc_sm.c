@@ -18,6 +18,7 @@ void esc_sm_refresh(struct sim_esc *e, unsigned n)
     const uint8_t *r = sm_reg(e, n);
     struct esc_sm *s = &e->sm[n];
     bool was = s->active;
+    e->pd_valid = false;              /* layout may change: the next process() runs */
     s->start = get_le16(r + SM_START);
     s->len = get_le16(r + SM_LEN);
     s->end = (uint32_t)s->start + s->len;
@@ -104,7 +105,30 @@ void esc_fmmu_rebuild(struct sim_esc *e)
         for (unsigned k = 0; k < e->n_sm; k++)
             if (e->sm[k].active && p0 >= e->sm[k].start && p1 < e->sm[k].end)
                 m->sm = (int8_t)k;
+        m->aligned = m->sm >= 0 && !(m->log_bit0 & 7) && !(m->log_bit_end & 7) && !(m->phys_bit0 & 7);
+        m->phys0 = m->phys_bit0 >> 3;
+        m->log0 = m->log_bit0 >> 3;
+        m->log_end = m->log_bit_end >> 3;
     }
+}
+
+/* True when a process-data SM shares bytes with another active SM or runs in
+ * mailbox mode: then mailbox traffic could change its bytes, and process() is
+ * never skipped. */
+bool esc_pd_overlap(const struct sim_esc *e)
+{
+    for (int p = 0; p < 2; p++) {
+        int k = p ? e->sm_in : e->sm_out;
+        if (k < 0 || !e->sm[k].active)
+            continue;
+        if (e->sm[k].mode == ESC_SM_MBX)
+            return true;
+        for (unsigned n = 0; n < e->n_sm; n++)
+            if ((int)n != k && e->sm[n].active && e->sm[n].start < e->sm[k].end &&
+                e->sm[k].start < e->sm[n].end)
+                return true;
+    }
+    return false;
 }
 
 static int sm_find(const struct sim_esc *e, uint32_t adr)
@@ -137,6 +161,15 @@ bool esc_sm_read(struct sim_esc *e, unsigned n, uint32_t adr, uint8_t *out, uint
     return true;
 }
 
+/* Process images are a few bytes: a loop beats a library call. */
+static inline bool differs(const uint8_t *a, const uint8_t *b, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return true;
+    return false;
+}
+
 bool esc_sm_write(struct sim_esc *e, unsigned n, uint32_t adr, const uint8_t *in, uint32_t len, takt_ns_t t)
 {
     struct esc_sm *s = &e->sm[n];
@@ -156,14 +189,22 @@ bool esc_sm_write(struct sim_esc *e, unsigned n, uint32_t adr, const uint8_t *in
     /* 3-buffer: stage until the last byte arrives, then commit the whole buffer so the
      * PDI side never sees a torn write. */
     uint8_t *stage = e->stage + (s->start - ESC_REGS);
+    /* Outputs that change (or any write into the input SM) make the next process()
+     * run; rewriting the same outputs lets an idle device be skipped. */
+    bool pd = n == (unsigned)e->sm_out || n == (unsigned)e->sm_in;
     if (adr == s->start && len == s->len) {
         /* the whole buffer in one access (the usual case): no staging copy needed */
         memcpy(stage, in, len);
+        if (pd && !e->pd_dirty && (n != (unsigned)e->sm_out || differs(e->mem + adr, in, len)))
+            e->pd_dirty = true;
         memcpy(e->mem + adr, in, len);
     } else {
         memcpy(e->stage + (adr - ESC_REGS), in, len);
-        if (adr + len >= s->end)
+        if (adr + len >= s->end) {
+            if (pd && !e->pd_dirty && (n != (unsigned)e->sm_out || differs(e->mem + s->start, stage, s->len)))
+                e->pd_dirty = true;
             memcpy(e->mem + s->start, stage, s->len);
+        }
     }
     if (adr + len >= s->end) {
         s->last_commit = t;
@@ -176,7 +217,7 @@ bool esc_sm_write(struct sim_esc *e, unsigned n, uint32_t adr, const uint8_t *in
             e->wd_ok = true;
         }
     }
-    if (n == (unsigned)e->sm_out || n == (unsigned)e->sm_in) {
+    if (pd) {
         e->pd_touched = true;
         e->pdi_work = true;
     }
@@ -278,6 +319,20 @@ static bool fmmu_xfer(struct sim_esc *e, const struct esc_fmmu_map *m, uint64_t 
     return true;
 }
 
+/* A whole-byte FMMU straight into its SM buffer: what fmmu_xfer's aligned branch does,
+ * in byte arithmetic (the datagram always starts on a byte). */
+static bool fmmu_bytes(struct sim_esc *e, const struct esc_fmmu_map *m, uint32_t lad, uint8_t *data,
+                       uint16_t len, bool write, takt_ns_t t)
+{
+    uint64_t a = m->log0 > lad ? m->log0 : lad;
+    uint64_t b = m->log_end < (uint64_t)lad + len ? m->log_end : (uint64_t)lad + len;
+    if (a >= b || !(m->type & (write ? ESC_FMMU_W : ESC_FMMU_R)))
+        return false;
+    uint32_t pa = m->phys0 + (uint32_t)(a - m->log0), n = (uint32_t)(b - a);
+    return write ? esc_sm_write(e, (unsigned)m->sm, pa, data + (a - lad), n, t)
+                 : esc_sm_read(e, (unsigned)m->sm, pa, data + (a - lad), n, false);
+}
+
 unsigned esc_logical(struct sim_esc *e, uint8_t cmd, uint32_t lad, uint8_t *data, uint16_t len, takt_ns_t t)
 {
     uint64_t lo = (uint64_t)lad * 8, hi = lo + (uint64_t)len * 8;
@@ -286,6 +341,11 @@ unsigned esc_logical(struct sim_esc *e, uint8_t cmd, uint32_t lad, uint8_t *data
     if (cmd == ECAT_LWR || cmd == ECAT_LRW) {
         for (unsigned i = 0; i < e->n_map; i++) {
             const struct esc_fmmu_map *m = &e->map[i];
+            if (m->aligned && !e->reference) {
+                if (fmmu_bytes(e, m, lad, data, len, true, t))
+                    done |= 2;
+                continue;
+            }
             uint64_t a = m->log_bit0 > lo ? m->log_bit0 : lo;
             uint64_t b = m->log_bit_end < hi ? m->log_bit_end : hi;
             if (a < b && (m->type & ESC_FMMU_W) && fmmu_xfer(e, m, lo, data, a, b, true, t))
@@ -295,6 +355,11 @@ unsigned esc_logical(struct sim_esc *e, uint8_t cmd, uint32_t lad, uint8_t *data
     if (cmd == ECAT_LRD || cmd == ECAT_LRW) {
         for (unsigned i = 0; i < e->n_map; i++) {
             const struct esc_fmmu_map *m = &e->map[i];
+            if (m->aligned && !e->reference) {
+                if (fmmu_bytes(e, m, lad, data, len, false, t))
+                    done |= 1;
+                continue;
+            }
             uint64_t a = m->log_bit0 > lo ? m->log_bit0 : lo;
             uint64_t b = m->log_bit_end < hi ? m->log_bit_end : hi;
             if (a < b && (m->type & ESC_FMMU_R) && fmmu_xfer(e, m, lo, data, a, b, false, t))

@@ -184,11 +184,41 @@ static unsigned phys(struct takt_sim *s, unsigned k, struct ecat_dg *dg, bool rd
     return w;
 }
 
+/* ARMW/FRMW on the system time (0x0910, 4 or 8 bytes), the cyclic DC datagram: the
+ * addressed slave's time is read, every other slave's control loop is fed. The same
+ * as phys() with esc_read/esc_write's 0x0910 branches, without the generic walk. */
+static unsigned dc_rmw(struct takt_sim *s, struct ecat_dg *dg, takt_ns_t now)
+{
+    unsigned r = s->reach, w = 0;
+    uint16_t adp = dg->adp;
+    bool fp = dg->cmd == ECAT_FRMW;
+    for (unsigned k = 0; k < r; k++, adp++) {
+        struct sim_esc *e = &s->sl[k].esc;
+        bool me = fp ? fp_match(e, dg->adp) : adp == 0;
+        pass(s, k, now);
+        if (!e->dc.present)
+            continue;               /* no DC unit: neither read nor written */
+        if (me) {
+            uint8_t v[8];
+            put_le64(v, esc_dc_systime(e, at(s, k, now)));
+            memcpy(dg->data, v, dg->len);
+        } else {
+            esc_dc_time_write(e, dg->data, 0, dg->len, at(s, k, now));
+        }
+        w++;
+    }
+    if (!fp)
+        put_le16(dg->hdr + 2, adp);
+    return w;
+}
+
 static void exec_dg(struct takt_sim *s, struct ecat_dg *dg, takt_ns_t now)
 {
     unsigned r = s->reach, w = 0;
     uint16_t adp = dg->adp;
     uint8_t c = dg->cmd;
+    if (!s->reference && (c == ECAT_FRMW || c == ECAT_ARMW) && dg->ado == ESC_DC_SYS_TIME && (dg->len == 4 || dg->len == 8))
+        c = ECAT_NOP, w = dc_rmw(s, dg, now);
     switch (c) {
     case ECAT_APRD: case ECAT_APWR: case ECAT_APRW: case ECAT_ARMW:
         /* Every slave increments ADP; the one that sees 0 executes (ref §3). */

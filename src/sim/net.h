@@ -35,6 +35,7 @@ struct takt_sim {
     uint8_t *arena;                /* every ESC's memory + staging, huge pages if possible */
     size_t   arena_len;
     unsigned reach;                /* slaves 1..reach see frames */
+    bool     reference;            /* tests: the generic datagram path only (no DC RMW loop) */
     struct takt_sim_opts opt;
     struct takt_sim_stats st;
     /* faults */
