@@ -28,6 +28,8 @@ struct ecat_sdo_slot {
     uint8_t   in[ECAT_MAX_DG_DATA];
     size_t    out_len;
     takt_ns_t t0, deadline;
+    takt_ns_t written;         /* when the slave took the current request */
+    unsigned  restarts;
     int       err;
     ecat_done_fn fn;
     void     *ctx;
@@ -134,6 +136,28 @@ static void timeout(struct ecat_master *m, struct ecat_sdo_slot *q)
     finish(m, q, rc);
 }
 
+/* A slave that takes a request and stays silent may have judged it a repetition: ETG.1000.4
+ * lets it drop a message with the counter and contents of the last one it served, and a
+ * master that started anew (another process, after a restart) begins its counters where
+ * an earlier one may have ended. Before anything came back, the transfer is started again,
+ * which gives the request the next counter. */
+#define ECAT_MBX_SILENCE_NS (200 * TAKT_NS_PER_MS)
+
+static bool restart(struct ecat_master *m, struct ecat_sdo_slot *q)
+{
+    bool initial = q->x.state == COE_ST_UP_INIT || q->x.state == COE_ST_DOWN_INIT ||
+                   (q->x.state == COE_ST_INFO && q->x.done == 0);
+    if (!initial || q->x.done || q->restarts >= 3)
+        return false;
+    struct ecat_slave *s = &m->slaves[q->pos];
+    struct ecat_coe_req r = q->x.req;          /* xfer_start clears x, which holds it */
+    if (ecat_coe_xfer_start(&q->x, &r, &s->mbx, q->out, s->info.mbx_out_len, &q->out_len) !=
+        ECAT_COE_SEND)
+        return false;
+    q->restarts++;
+    return true;
+}
+
 static bool earlier_busy(const struct ecat_master *m, const struct ecat_sdo_slot *q)
 {
     for (unsigned i = 0; i < ECAT_SDO_SLOTS; i++) {
@@ -229,8 +253,10 @@ void ecat_coe_poll(struct ecat_master *m, takt_ns_t now)
         int wkc = q->req.wkc;
         switch (q->st) {
         case MS_WRITE:
-            if (wkc == 1)
+            if (wkc == 1) {
+                q->written = now;
                 poll_mbx(m, q);
+            }
             else
                 write_mbx(m, q, MS_WRITE);      /* mailbox still full or frame lost: again */
             break;
@@ -243,6 +269,8 @@ void ecat_coe_poll(struct ecat_master *m, takt_ns_t now)
         case MS_POLL:
             if (wkc == 1 && (q->in[0] & MBX_FULL))
                 read_mbx(m, q);
+            else if (now - q->written > ECAT_MBX_SILENCE_NS && restart(m, q))
+                write_mbx(m, q, MS_WRITE);
             else
                 poll_mbx(m, q);
             break;
@@ -308,6 +336,7 @@ static int sdo_queue(struct ecat_master *m, unsigned pos, const struct ecat_coe_
         q->fn = fn;
         q->ctx = ctx;
         q->err = 0;
+        q->restarts = 0;
         q->st = MS_WAIT_TURN;
         return 0;
     }
