@@ -134,18 +134,6 @@ static void ai_channel(struct sim_dev *d, unsigned ch, takt_ns_t now)
         eset(e[A_TOGGLE], !eget(e[A_TOGGLE]));
 }
 
-bool sim_behaviour_idle(const struct sim_dev *d, takt_ns_t now)
-{
-    switch (d->beh) {
-    case SIM_BEH_NONE: case SIM_BEH_DO:
-        return true;
-    case SIM_BEH_DI:              /* exactly di_step's early return */
-        return now < d->di_next_ns && now >= d->di_next_ns - d->di_period_ns;
-    default:                      /* waveforms and the drive move every cycle */
-        return false;
-    }
-}
-
 void sim_behaviour_step(struct sim_dev *d, takt_ns_t now)
 {
     switch (d->beh) {

@@ -45,6 +45,7 @@ struct sim_dev {
     unsigned n_bh;                 /* entries the behaviour drives, cached at setup */
     /* idle detection (pd_idle): the mapped values' bytes as the last process left them */
     bool     idle_ok, snap_ok;     /* a process ran since the last replan; snap usable */
+    bool     snap_wide;            /* snap is the 8 bytes from snap_off: one compare */
     uint8_t  idle_al;              /* AL state at that process */
     uint16_t snap_off, snap_len;   /* range of d->vals holding every mapped value */
     uint8_t  snap[64];
@@ -105,9 +106,21 @@ int  sim_device_new(const struct sim_device_desc *desc, const struct sim_od *dic
 int  sim_device_build_od(struct sim_dev *d);          /* device_od.c */
 void sim_behaviour_init(struct sim_dev *d);           /* behaviour.c */
 void sim_behaviour_step(struct sim_dev *d, takt_ns_t now);
-bool sim_behaviour_idle(const struct sim_dev *d, takt_ns_t now); /* step would do nothing */
 void sim_servo_init(struct sim_dev *d);                  /* behaviour_servo.c */
 void sim_servo_step(struct sim_dev *d, takt_ns_t now);
 uint16_t sim_servo_al_check(struct sim_dev *d, uint8_t from, uint8_t to, const uint8_t *esc);
+
+/* True when sim_behaviour_step at `now` would do nothing (inline: asked every cycle). */
+static inline bool sim_behaviour_idle(const struct sim_dev *d, takt_ns_t now)
+{
+    switch (d->beh) {
+    case SIM_BEH_NONE: case SIM_BEH_DO:
+        return true;
+    case SIM_BEH_DI:              /* exactly di_step's early return */
+        return now < d->di_next_ns && now >= d->di_next_ns - d->di_period_ns;
+    default:                      /* waveforms and the drive move every cycle */
+        return false;
+    }
+}
 
 #endif

@@ -325,9 +325,15 @@ void esc_pdi(struct sim_esc *e, takt_ns_t t)
     e->pdi_work = false;
     if (e->sii_cmd_pending)
         esc_sii_complete(e);
-    esc_mbx_pdi(e, t);
+    if (e->mbx_active)
+        esc_mbx_pdi(e, t);
     if (e->pd_touched) {
         e->pd_touched = false;
+        /* pd_valid means the last call happened with this SM layout and device, so
+         * the idle test can come before the checks that call passed. */
+        if (e->pd_valid && !e->pd_dirty && !e->reference && !e->no_process &&
+            e->dev->ops->pd_idle && e->dev->ops->pd_idle(e->dev, t))
+            return;
         const struct esc_sm *so = e->sm_out >= 0 ? &e->sm[e->sm_out] : NULL;
         const struct esc_sm *si = e->sm_in >= 0 ? &e->sm[e->sm_in] : NULL;
         bool out_ok = so && so->active && so->end <= e->mem_size;
@@ -340,8 +346,6 @@ void esc_pdi(struct sim_esc *e, takt_ns_t t)
          * last call left them (no SM change, reset or write since), and the device
          * says its state and inputs would stay (DI counter between steps, DO). */
         struct sim_device *d = e->dev;
-        if (e->pd_valid && !e->pd_dirty && !e->reference && d->ops->pd_idle && d->ops->pd_idle(d, t))
-            return;
         e->pd_dirty = false;
         e->pd_valid = !esc_pd_overlap(e);
         d->ops->process(d, out_ok ? e->mem + so->start : NULL, out_ok ? so->len : 0,

@@ -78,6 +78,7 @@ struct sim_esc {
     uint8_t  *stage;                  /* write staging for 3-buffer output SMs (ram bytes) */
     uint32_t  mem_size;
     unsigned  n_map;
+    uint8_t   map_types;              /* OR of the active FMMUs' types */
     /* register values the hot path needs, cached so it touches no extra cache lines */
     uint16_t  station, alias;
     bool      alias_en;

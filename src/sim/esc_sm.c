@@ -82,6 +82,7 @@ void esc_sm_apply_pdi(struct sim_esc *e)
 void esc_fmmu_rebuild(struct sim_esc *e)
 {
     e->n_map = 0;
+    e->map_types = 0;
     for (unsigned n = 0; n < e->n_fmmu; n++) {
         const uint8_t *f = e->mem + ESC_FMMU0 + ESC_FMMU_SIZE * n;
         uint16_t len = get_le16(f + FM_LEN);
@@ -109,6 +110,7 @@ void esc_fmmu_rebuild(struct sim_esc *e)
         m->phys0 = m->phys_bit0 >> 3;
         m->log0 = m->log_bit0 >> 3;
         m->log_end = m->log_bit_end >> 3;
+        e->map_types |= m->type;
     }
 }
 
@@ -139,7 +141,29 @@ static int sm_find(const struct sim_esc *e, uint32_t adr)
     return -1;
 }
 
-bool esc_sm_read(struct sim_esc *e, unsigned n, uint32_t adr, uint8_t *out, uint32_t len, bool or_into)
+/* Process images are a few bytes: loops beat library calls. */
+static inline bool differs(const uint8_t *a, const uint8_t *b, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return true;
+    return false;
+}
+
+static inline void copy(uint8_t *dst, const uint8_t *src, uint32_t n)
+{
+    if (n > 32) {
+        memcpy(dst, src, n);
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        dst[i] = src[i];
+}
+
+/* The SM access bodies, inlined into the logical fast path (fmmu_bytes). */
+#define HOT static inline __attribute__((always_inline))
+
+HOT bool sm_read(struct sim_esc *e, unsigned n, uint32_t adr, uint8_t *out, uint32_t len, bool or_into)
 {
     struct esc_sm *s = &e->sm[n];
     uint8_t *st = &sm_reg(e, n)[SM_STATUS];
@@ -161,16 +185,12 @@ bool esc_sm_read(struct sim_esc *e, unsigned n, uint32_t adr, uint8_t *out, uint
     return true;
 }
 
-/* Process images are a few bytes: a loop beats a library call. */
-static inline bool differs(const uint8_t *a, const uint8_t *b, uint32_t n)
+bool esc_sm_read(struct sim_esc *e, unsigned n, uint32_t adr, uint8_t *out, uint32_t len, bool or_into)
 {
-    for (uint32_t i = 0; i < n; i++)
-        if (a[i] != b[i])
-            return true;
-    return false;
+    return sm_read(e, n, adr, out, len, or_into);
 }
 
-bool esc_sm_write(struct sim_esc *e, unsigned n, uint32_t adr, const uint8_t *in, uint32_t len, takt_ns_t t)
+HOT bool sm_write(struct sim_esc *e, unsigned n, uint32_t adr, const uint8_t *in, uint32_t len, takt_ns_t t)
 {
     struct esc_sm *s = &e->sm[n];
     uint8_t *st = &sm_reg(e, n)[SM_STATUS];
@@ -194,16 +214,16 @@ bool esc_sm_write(struct sim_esc *e, unsigned n, uint32_t adr, const uint8_t *in
     bool pd = n == (unsigned)e->sm_out || n == (unsigned)e->sm_in;
     if (adr == s->start && len == s->len) {
         /* the whole buffer in one access (the usual case): no staging copy needed */
-        memcpy(stage, in, len);
+        copy(stage, in, len);
         if (pd && !e->pd_dirty && (n != (unsigned)e->sm_out || differs(e->mem + adr, in, len)))
             e->pd_dirty = true;
-        memcpy(e->mem + adr, in, len);
+        copy(e->mem + adr, in, len);
     } else {
-        memcpy(e->stage + (adr - ESC_REGS), in, len);
+        copy(e->stage + (adr - ESC_REGS), in, len);
         if (adr + len >= s->end) {
             if (pd && !e->pd_dirty && (n != (unsigned)e->sm_out || differs(e->mem + s->start, stage, s->len)))
                 e->pd_dirty = true;
-            memcpy(e->mem + s->start, stage, s->len);
+            copy(e->mem + s->start, stage, s->len);
         }
     }
     if (adr + len >= s->end) {
@@ -222,6 +242,11 @@ bool esc_sm_write(struct sim_esc *e, unsigned n, uint32_t adr, const uint8_t *in
         e->pdi_work = true;
     }
     return true;
+}
+
+bool esc_sm_write(struct sim_esc *e, unsigned n, uint32_t adr, const uint8_t *in, uint32_t len, takt_ns_t t)
+{
+    return sm_write(e, n, adr, in, len, t);
 }
 
 /* Walk [adr, adr+len) of process RAM, SM window by SM window; bytes outside an
@@ -321,7 +346,7 @@ static bool fmmu_xfer(struct sim_esc *e, const struct esc_fmmu_map *m, uint64_t 
 
 /* A whole-byte FMMU straight into its SM buffer: what fmmu_xfer's aligned branch does,
  * in byte arithmetic (the datagram always starts on a byte). */
-static bool fmmu_bytes(struct sim_esc *e, const struct esc_fmmu_map *m, uint32_t lad, uint8_t *data,
+HOT bool fmmu_bytes(struct sim_esc *e, const struct esc_fmmu_map *m, uint32_t lad, uint8_t *data,
                        uint16_t len, bool write, takt_ns_t t)
 {
     uint64_t a = m->log0 > lad ? m->log0 : lad;
@@ -329,8 +354,8 @@ static bool fmmu_bytes(struct sim_esc *e, const struct esc_fmmu_map *m, uint32_t
     if (a >= b || !(m->type & (write ? ESC_FMMU_W : ESC_FMMU_R)))
         return false;
     uint32_t pa = m->phys0 + (uint32_t)(a - m->log0), n = (uint32_t)(b - a);
-    return write ? esc_sm_write(e, (unsigned)m->sm, pa, data + (a - lad), n, t)
-                 : esc_sm_read(e, (unsigned)m->sm, pa, data + (a - lad), n, false);
+    return write ? sm_write(e, (unsigned)m->sm, pa, data + (a - lad), n, t)
+                 : sm_read(e, (unsigned)m->sm, pa, data + (a - lad), n, false);
 }
 
 unsigned esc_logical(struct sim_esc *e, uint8_t cmd, uint32_t lad, uint8_t *data, uint16_t len, takt_ns_t t)
@@ -338,7 +363,7 @@ unsigned esc_logical(struct sim_esc *e, uint8_t cmd, uint32_t lad, uint8_t *data
     uint64_t lo = (uint64_t)lad * 8, hi = lo + (uint64_t)len * 8;
     unsigned done = 0;
     /* LRW: writes take the data as it arrived, so they go first (ref §3 LRW order). */
-    if (cmd == ECAT_LWR || cmd == ECAT_LRW) {
+    if ((cmd == ECAT_LWR || cmd == ECAT_LRW) && (e->map_types & ESC_FMMU_W)) {
         for (unsigned i = 0; i < e->n_map; i++) {
             const struct esc_fmmu_map *m = &e->map[i];
             if (m->aligned && !e->reference) {
@@ -352,7 +377,7 @@ unsigned esc_logical(struct sim_esc *e, uint8_t cmd, uint32_t lad, uint8_t *data
                 done |= 2;
         }
     }
-    if (cmd == ECAT_LRD || cmd == ECAT_LRW) {
+    if ((cmd == ECAT_LRD || cmd == ECAT_LRW) && (e->map_types & ESC_FMMU_R)) {
         for (unsigned i = 0; i < e->n_map; i++) {
             const struct esc_fmmu_map *m = &e->map[i];
             if (m->aligned && !e->reference) {
