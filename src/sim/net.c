@@ -245,11 +245,11 @@ static void exec_dg(struct takt_sim *s, struct ecat_dg *dg, takt_ns_t now)
         put_le16(dg->hdr + 2, adp);
         break;
     case ECAT_LRD: case ECAT_LWR: case ECAT_LRW:
-        for (unsigned k = 0; k < r; k++) {
-            struct sim_esc *e = &s->sl[k].esc;
+        for (struct sim_slave *sl = s->sl, *end = sl + r; sl < end; sl++) {
+            struct sim_esc *e = &sl->esc;
             if (!e->n_map)
                 continue;
-            unsigned d = esc_logical(e, c, dg->lad, dg->data, dg->len, at(s, k, now));
+            unsigned d = esc_logical(e, c, dg->lad, dg->data, dg->len, now + sl->t_in);
             /* LRD/LWR count 1; LRW counts read 1 + write 2 (ref §3). */
             w += c == ECAT_LRW ? ((d & 1) ? 1u : 0u) + ((d & 2) ? 2u : 0u) : (d ? 1u : 0u);
         }
@@ -349,12 +349,13 @@ size_t takt_sim_process(struct takt_sim *s, uint8_t *buf, size_t len, size_t cap
         exec_dg(s, &dg, now);
         rc = ecat_frame_next(buf, len, &dg, &pos);
     }
-    for (unsigned k = 0; k < s->reach; k++) {
-        struct sim_esc *e = &s->sl[k].esc;
+    struct sim_slave *sl = s->sl, *end = sl + s->reach;
+    for (; sl < end; sl++) {
+        struct sim_esc *e = &sl->esc;
         if (e->pdi_work)
-            esc_pdi(e, at(s, k, now));
+            esc_pdi(e, now + sl->t_in);
         if (e->al_state == AL_OP && e->sm_out >= 0 && e->sm[e->sm_out].wd)
-            esc_al_watchdog(e, at(s, k, now));
+            esc_al_watchdog(e, now + sl->t_in);
     }
     buf[6] |= 0x02;                 /* U/L bit on the way back (ref §1) */
     if (chance(s, s->p_corrupt)) {
