@@ -53,7 +53,7 @@ verbs() {
     echo "$out" | grep -q "0x0030" || net_fail "refusal without AL status code: $out"
     out=$("$TAKT" ecat upload -i "$TAKT_IF_A" --type uint32 4 0x1018 1) || net_fail "upload: $out"
     [ "$out" = "0x00746B74 7629684" ] || net_fail "upload 0x1018:01: $out"
-    "$TAKT" ecat download -i "$TAKT_IF_A" --type int32 4 0x607A 0 -1234 || net_fail "download"
+    "$TAKT" ecat download -i "$TAKT_IF_A" --type int32 -- 4 0x607A 0 -1234 || net_fail "download"
     out=$("$TAKT" ecat upload -i "$TAKT_IF_A" --type int32 4 0x607A 0) || net_fail "upload back: $out"
     [ "$out" = "-1234" ] || net_fail "upload 0x607A after download: $out"
     out=$("$TAKT" ecat upload -i "$TAKT_IF_A" 4 0x5555 0 2>&1) && net_fail "upload of a missing object worked: $out"
