@@ -65,8 +65,9 @@ int ecat_slave_pdo_assign(struct ecat_master *m, unsigned pos, uint16_t sm_obj,
 
 /* ENI (ETG.2100, as TwinCAT or EC-Engineer export it), after the scan: the scanned
  * identities must match the ENI's slaves (each mismatch is an event naming position,
- * expected and found identity; -TAKT_ECONFIG), then the PDO mapping and the image are
- * taken from it. ENI init commands are not executed (yet). */
+ * expected and found identity; -TAKT_ECONFIG), the ENI's CoE init commands for IP/PS
+ * are downloaded (slaves in PREOP), then the PDO mapping and the image are taken from
+ * it. The ENI's register init commands are not executed (takt does its own set-up). */
 int ecat_master_configure_eni(struct ecat_master *m, const char *path);
 /* Write an ENI-like description of the scanned network (identities, mailbox, SMs, PDOs,
  * process image, cyclic frames) to path. */

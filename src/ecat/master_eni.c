@@ -10,6 +10,31 @@
 #include "ecat/sii.h"
 #include "util/wire.h"
 
+/* The ENI's CoE init commands for INIT->PREOP and PREOP->SAFEOP (PDO assignment and
+ * mapping, drive parameters) as SDO downloads, in file order, while the slave is in
+ * PREOP. Uploads (checks) and the other transitions are not executed. */
+static int coe_init_cmds(struct ecat_master *m, unsigned pos, const struct ecat_eni_slave *es,
+                         const char *path)
+{
+    const uint32_t when = ECAT_TR_BIT(ECAT_TR_IP) | ECAT_TR_BIT(ECAT_TR_PS);
+    if ((m->slaves[pos].info.al_state & AL_STATE_MASK) != AL_PREOP)
+        return 0;
+    for (unsigned k = 0; k < es->n_coe; k++) {
+        const struct ecat_eni_coe *c = &es->coe[k];
+        if (!(c->transitions & when) || c->ccs != 1)
+            continue;
+        int rc = ecat_sdo_download(m, pos, c->index, c->subindex, c->complete_access, c->data, c->len);
+        if (rc) {
+            char why[256];
+            snprintf(why, sizeof why, "%s", ecat_master_error(m));
+            ecat_fail(m, rc, "ENI %s line %u: slave %u CoE init command 0x%04X:%02X (%s): %s", path,
+                      c->line, pos, c->index, c->subindex, c->comment, why);
+            return rc;
+        }
+    }
+    return 0;
+}
+
 int ecat_master_configure_eni(struct ecat_master *m, const char *path)
 {
     char err[320];
@@ -39,7 +64,9 @@ int ecat_master_configure_eni(struct ecat_master *m, const char *path)
         ecat_eni_free(eni);
         return -TAKT_ECONFIG;
     }
-    for (unsigned i = 0; i < eni->n_slaves && i < m->n_slaves; i++) {
+    for (unsigned i = 0; !rc && i < eni->n_slaves && i < m->n_slaves; i++)
+        rc = coe_init_cmds(m, i, &eni->slave[i], path);
+    for (unsigned i = 0; !rc && i < eni->n_slaves && i < m->n_slaves; i++) {
         if ((rc = ecat_eni_pdo_map(&eni->slave[i], &m->maps[i]))) {
             ecat_fail(m, rc, "ENI %s: slave %u (%s): PDO mapping does not fit", path, i,
                       eni->slave[i].name);

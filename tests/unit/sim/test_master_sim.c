@@ -222,6 +222,11 @@ static void test_eni(void **state)
     takt_link_mem_set_responder(r->b, respond, r);
     assert_int_equal(ecat_master_open(&r->m, r->a, NULL, err, sizeof err), 0);
     assert_int_equal(ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
+    /* PREOP first: the ENI's CoE init commands (PDO assignment of the EL4002) go in */
+    rc = ecat_master_set_state(r->m, AL_PREOP, 2 * TAKT_NS_PER_S);
+    if (rc)
+        printf("  %s\n", ecat_master_error(r->m));
+    assert_int_equal(rc, 0);
     rc = ecat_master_configure_eni(r->m, path);
     if (rc)
         printf("  %s\n", ecat_master_error(r->m));
