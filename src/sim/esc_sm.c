@@ -3,6 +3,7 @@
  * FMMU maps the logical commands run through. */
 #include <string.h>
 #include "sim/esc.h"
+#include "sim/esc_hot.h"
 #include "util/wire.h"
 
 /* SM register byte offsets (ref §6) */
@@ -141,112 +142,14 @@ static int sm_find(const struct sim_esc *e, uint32_t adr)
     return -1;
 }
 
-/* Process images are a few bytes: loops beat library calls. */
-static inline bool differs(const uint8_t *a, const uint8_t *b, uint32_t n)
-{
-    for (uint32_t i = 0; i < n; i++)
-        if (a[i] != b[i])
-            return true;
-    return false;
-}
-
-static inline void copy(uint8_t *dst, const uint8_t *src, uint32_t n)
-{
-    if (n > 32) {
-        memcpy(dst, src, n);
-        return;
-    }
-    for (uint32_t i = 0; i < n; i++)
-        dst[i] = src[i];
-}
-
-/* The SM access bodies, inlined into the logical fast path (fmmu_bytes). */
-#define HOT static inline __attribute__((always_inline))
-
-HOT bool sm_read(struct sim_esc *e, unsigned n, uint32_t adr, uint8_t *out, uint32_t len, bool or_into)
-{
-    struct esc_sm *s = &e->sm[n];
-    uint8_t *st = &sm_reg(e, n)[SM_STATUS];
-    if (s->mode == ESC_SM_MBX) {
-        /* Only a full read mailbox can be read; reading its last byte empties it. */
-        if (s->ecat_writes || !(*st & ESC_SM_STAT_FULL))
-            return false;
-        if (adr + len >= s->end) {
-            *st &= (uint8_t)~ESC_SM_STAT_FULL;
-            e->pdi_work = true;
-        }
-    } else if (n == (unsigned)e->sm_in || n == (unsigned)e->sm_out) {
-        e->pd_touched = true;
-        e->pdi_work = true;
-    }
-    const uint8_t *src = e->mem + adr;
-    for (uint32_t i = 0; i < len; i++)
-        out[i] = or_into ? (uint8_t)(out[i] | src[i]) : src[i];
-    return true;
-}
-
 bool esc_sm_read(struct sim_esc *e, unsigned n, uint32_t adr, uint8_t *out, uint32_t len, bool or_into)
 {
-    return sm_read(e, n, adr, out, len, or_into);
-}
-
-HOT bool sm_write(struct sim_esc *e, unsigned n, uint32_t adr, const uint8_t *in, uint32_t len, takt_ns_t t)
-{
-    struct esc_sm *s = &e->sm[n];
-    uint8_t *st = &sm_reg(e, n)[SM_STATUS];
-    if (!s->ecat_writes)
-        return false;
-    if (s->mode == ESC_SM_MBX) {
-        if (*st & ESC_SM_STAT_FULL)
-            return false;             /* write to a full mailbox: not executed */
-        memcpy(e->mem + adr, in, len);
-        if (adr + len >= s->end) {
-            *st |= ESC_SM_STAT_FULL;
-            e->pdi_work = true;
-        }
-        return true;
-    }
-    /* 3-buffer: stage until the last byte arrives, then commit the whole buffer so the
-     * PDI side never sees a torn write. */
-    uint8_t *stage = e->stage + (s->start - ESC_REGS);
-    /* Outputs that change (or any write into the input SM) make the next process()
-     * run; rewriting the same outputs lets an idle device be skipped. */
-    bool pd = n == (unsigned)e->sm_out || n == (unsigned)e->sm_in;
-    if (adr == s->start && len == s->len) {
-        /* the whole buffer in one access (the usual case): no staging copy needed */
-        copy(stage, in, len);
-        if (pd && !e->pd_dirty && (n != (unsigned)e->sm_out || differs(e->mem + adr, in, len)))
-            e->pd_dirty = true;
-        copy(e->mem + adr, in, len);
-    } else {
-        copy(e->stage + (adr - ESC_REGS), in, len);
-        if (adr + len >= s->end) {
-            if (pd && !e->pd_dirty && (n != (unsigned)e->sm_out || differs(e->mem + s->start, stage, s->len)))
-                e->pd_dirty = true;
-            copy(e->mem + s->start, stage, s->len);
-        }
-    }
-    if (adr + len >= s->end) {
-        s->last_commit = t;
-        /* status from the shadow: the hot path only stores to the register line */
-        uint8_t b = (uint8_t)((s->status >> 4) + 1);
-        s->status = (uint8_t)((s->status & ~0x30) | (b >= 3 ? 0 : b) << 4 | 0x01);
-        *st = s->status;
-        if (!e->wd_ok) {
-            e->mem[ESC_WD_STATUS_PD] |= 0x01;
-            e->wd_ok = true;
-        }
-    }
-    if (pd) {
-        e->pd_touched = true;
-        e->pdi_work = true;
-    }
-    return true;
+    return esc_sm_read_i(e, n, adr, out, len, or_into);
 }
 
 bool esc_sm_write(struct sim_esc *e, unsigned n, uint32_t adr, const uint8_t *in, uint32_t len, takt_ns_t t)
 {
-    return sm_write(e, n, adr, in, len, t);
+    return esc_sm_write_i(e, n, adr, in, len, t);
 }
 
 /* Walk [adr, adr+len) of process RAM, SM window by SM window; bytes outside an
@@ -344,20 +247,6 @@ static bool fmmu_xfer(struct sim_esc *e, const struct esc_fmmu_map *m, uint64_t 
     return true;
 }
 
-/* A whole-byte FMMU straight into its SM buffer: what fmmu_xfer's aligned branch does,
- * in byte arithmetic (the datagram always starts on a byte). */
-HOT bool fmmu_bytes(struct sim_esc *e, const struct esc_fmmu_map *m, uint32_t lad, uint8_t *data,
-                       uint16_t len, bool write, takt_ns_t t)
-{
-    uint64_t a = m->log0 > lad ? m->log0 : lad;
-    uint64_t b = m->log_end < (uint64_t)lad + len ? m->log_end : (uint64_t)lad + len;
-    if (a >= b || !(m->type & (write ? ESC_FMMU_W : ESC_FMMU_R)))
-        return false;
-    uint32_t pa = m->phys0 + (uint32_t)(a - m->log0), n = (uint32_t)(b - a);
-    return write ? sm_write(e, (unsigned)m->sm, pa, data + (a - lad), n, t)
-                 : sm_read(e, (unsigned)m->sm, pa, data + (a - lad), n, false);
-}
-
 unsigned esc_logical(struct sim_esc *e, uint8_t cmd, uint32_t lad, uint8_t *data, uint16_t len, takt_ns_t t)
 {
     uint64_t lo = (uint64_t)lad * 8, hi = lo + (uint64_t)len * 8;
@@ -367,7 +256,7 @@ unsigned esc_logical(struct sim_esc *e, uint8_t cmd, uint32_t lad, uint8_t *data
         for (unsigned i = 0; i < e->n_map; i++) {
             const struct esc_fmmu_map *m = &e->map[i];
             if (m->aligned && !e->reference) {
-                if (fmmu_bytes(e, m, lad, data, len, true, t))
+                if (esc_fmmu_bytes(e, m, lad, data, len, true, t))
                     done |= 2;
                 continue;
             }
@@ -381,7 +270,7 @@ unsigned esc_logical(struct sim_esc *e, uint8_t cmd, uint32_t lad, uint8_t *data
         for (unsigned i = 0; i < e->n_map; i++) {
             const struct esc_fmmu_map *m = &e->map[i];
             if (m->aligned && !e->reference) {
-                if (fmmu_bytes(e, m, lad, data, len, false, t))
+                if (esc_fmmu_bytes(e, m, lad, data, len, false, t))
                     done |= 1;
                 continue;
             }

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "ecat/frame.h"
+#include "sim/esc_hot.h"
 #include "sim/net.h"
 #include "util/wire.h"
 
@@ -249,7 +250,9 @@ static void exec_dg(struct takt_sim *s, struct ecat_dg *dg, takt_ns_t now)
             struct sim_esc *e = &sl->esc;
             if (!e->n_map)
                 continue;
-            unsigned d = esc_logical(e, c, dg->lad, dg->data, dg->len, now + sl->t_in);
+            unsigned d = e->n_map == 1 && e->map[0].aligned && !e->reference
+                       ? esc_logical1(e, c, dg->lad, dg->data, dg->len, now + sl->t_in)
+                       : esc_logical(e, c, dg->lad, dg->data, dg->len, now + sl->t_in);
             /* LRD/LWR count 1; LRW counts read 1 + write 2 (ref §3). */
             w += c == ECAT_LRW ? ((d & 1) ? 1u : 0u) + ((d & 2) ? 2u : 0u) : (d ? 1u : 0u);
         }
@@ -354,7 +357,9 @@ size_t takt_sim_process(struct takt_sim *s, uint8_t *buf, size_t len, size_t cap
         struct sim_esc *e = &sl->esc;
         if (e->pdi_work)
             esc_pdi(e, now + sl->t_in);
-        if (e->al_state == AL_OP && e->sm_out >= 0 && e->sm[e->sm_out].wd)
+        /* the watchdog's own first test, inline: most cycles it has not expired */
+        if (e->al_state == AL_OP && e->sm_out >= 0 && e->sm[e->sm_out].wd &&
+            now + sl->t_in - e->sm[e->sm_out].last_commit > e->wd_pd_ns)
             esc_al_watchdog(e, now + sl->t_in);
     }
     buf[6] |= 0x02;                 /* U/L bit on the way back (ref §1) */

@@ -1,0 +1,136 @@
+/* The software ESC's per-frame hot path as inline functions (internal to src/sim):
+ * process-data SM access and whole-byte FMMU transfers, shared by esc_sm.c and the
+ * network's LRW loop so the common case costs no calls. */
+#ifndef TAKT_SIM_ESC_HOT_H
+#define TAKT_SIM_ESC_HOT_H
+
+#include <string.h>
+#include "sim/esc.h"
+
+#define HOT static inline __attribute__((always_inline))
+#define ESC_SM_STATUS_OFF 5           /* SM register byte 5: status (ref §6) */
+
+/* Process images are a few bytes: loops beat library calls. */
+static inline bool esc_bytes_differ(const uint8_t *a, const uint8_t *b, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (a[i] != b[i])
+            return true;
+    return false;
+}
+
+static inline void esc_copy(uint8_t *dst, const uint8_t *src, uint32_t n)
+{
+    if (n > 32) {
+        memcpy(dst, src, n);
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        dst[i] = src[i];
+}
+
+/* The SM access bodies (esc_sm_read/esc_sm_write wrap them). */
+HOT bool esc_sm_read_i(struct sim_esc *e, unsigned n, uint32_t adr, uint8_t *out, uint32_t len, bool or_into)
+{
+    struct esc_sm *s = &e->sm[n];
+    uint8_t *st = e->mem + ESC_SM0 + ESC_SM_SIZE * n + ESC_SM_STATUS_OFF;
+    if (s->mode == ESC_SM_MBX) {
+        /* Only a full read mailbox can be read; reading its last byte empties it. */
+        if (s->ecat_writes || !(*st & ESC_SM_STAT_FULL))
+            return false;
+        if (adr + len >= s->end) {
+            *st &= (uint8_t)~ESC_SM_STAT_FULL;
+            e->pdi_work = true;
+        }
+    } else if (n == (unsigned)e->sm_in || n == (unsigned)e->sm_out) {
+        e->pd_touched = true;
+        e->pdi_work = true;
+    }
+    const uint8_t *src = e->mem + adr;
+    for (uint32_t i = 0; i < len; i++)
+        out[i] = or_into ? (uint8_t)(out[i] | src[i]) : src[i];
+    return true;
+}
+
+HOT bool esc_sm_write_i(struct sim_esc *e, unsigned n, uint32_t adr, const uint8_t *in, uint32_t len, takt_ns_t t)
+{
+    struct esc_sm *s = &e->sm[n];
+    uint8_t *st = e->mem + ESC_SM0 + ESC_SM_SIZE * n + ESC_SM_STATUS_OFF;
+    if (!s->ecat_writes)
+        return false;
+    if (s->mode == ESC_SM_MBX) {
+        if (*st & ESC_SM_STAT_FULL)
+            return false;             /* write to a full mailbox: not executed */
+        memcpy(e->mem + adr, in, len);
+        if (adr + len >= s->end) {
+            *st |= ESC_SM_STAT_FULL;
+            e->pdi_work = true;
+        }
+        return true;
+    }
+    /* 3-buffer: stage until the last byte arrives, then commit the whole buffer so the
+     * PDI side never sees a torn write. */
+    uint8_t *stage = e->stage + (s->start - ESC_REGS);
+    /* Outputs that change (or any write into the input SM) make the next process()
+     * run; rewriting the same outputs lets an idle device be skipped. */
+    bool pd = n == (unsigned)e->sm_out || n == (unsigned)e->sm_in;
+    if (adr == s->start && len == s->len) {
+        /* the whole buffer in one access (the usual case): no staging copy needed */
+        esc_copy(stage, in, len);
+        if (pd && !e->pd_dirty && (n != (unsigned)e->sm_out || esc_bytes_differ(e->mem + adr, in, len)))
+            e->pd_dirty = true;
+        esc_copy(e->mem + adr, in, len);
+    } else {
+        esc_copy(e->stage + (adr - ESC_REGS), in, len);
+        if (adr + len >= s->end) {
+            if (pd && !e->pd_dirty && (n != (unsigned)e->sm_out || esc_bytes_differ(e->mem + s->start, stage, s->len)))
+                e->pd_dirty = true;
+            esc_copy(e->mem + s->start, stage, s->len);
+        }
+    }
+    if (adr + len >= s->end) {
+        s->last_commit = t;
+        /* status from the shadow: the hot path only stores to the register line */
+        uint8_t b = (uint8_t)((s->status >> 4) + 1);
+        s->status = (uint8_t)((s->status & ~0x30) | (b >= 3 ? 0 : b) << 4 | 0x01);
+        *st = s->status;
+        if (!e->wd_ok) {
+            e->mem[ESC_WD_STATUS_PD] |= 0x01;
+            e->wd_ok = true;
+        }
+    }
+    if (pd) {
+        e->pd_touched = true;
+        e->pdi_work = true;
+    }
+    return true;
+}
+
+/* A whole-byte FMMU straight into its SM buffer: what fmmu_xfer's aligned branch does,
+ * in byte arithmetic (the datagram always starts on a byte). */
+HOT bool esc_fmmu_bytes(struct sim_esc *e, const struct esc_fmmu_map *m, uint32_t lad, uint8_t *data,
+                       uint16_t len, bool write, takt_ns_t t)
+{
+    uint64_t a = m->log0 > lad ? m->log0 : lad;
+    uint64_t b = m->log_end < (uint64_t)lad + len ? m->log_end : (uint64_t)lad + len;
+    if (a >= b || !(m->type & (write ? ESC_FMMU_W : ESC_FMMU_R)))
+        return false;
+    uint32_t pa = m->phys0 + (uint32_t)(a - m->log0), n = (uint32_t)(b - a);
+    return write ? esc_sm_write_i(e, (unsigned)m->sm, pa, data + (a - lad), n, t)
+                 : esc_sm_read_i(e, (unsigned)m->sm, pa, data + (a - lad), n, false);
+}
+
+/* LRW/LRD/LWR on an ESC whose only FMMU is a whole-byte one (most I/O terminals):
+ * esc_logical's result without its loops. */
+HOT unsigned esc_logical1(struct sim_esc *e, uint8_t cmd, uint32_t lad, uint8_t *data, uint16_t len, takt_ns_t t)
+{
+    const struct esc_fmmu_map *m = &e->map[0];
+    unsigned done = 0;
+    if (cmd != ECAT_LRD && esc_fmmu_bytes(e, m, lad, data, len, true, t))
+        done |= 2;              /* writes first, as in esc_logical (LRW order) */
+    if (cmd != ECAT_LWR && esc_fmmu_bytes(e, m, lad, data, len, false, t))
+        done |= 1;
+    return done;
+}
+
+#endif
