@@ -271,6 +271,53 @@ static void test_eni(void **state)
     rig_free(r);
 }
 
+/* An image larger than one frame: 12 slaves with 128 bytes of outputs and 128 of inputs
+ * each (3 KiB) go out as several LRW frames, each with its own expected WKC, and every
+ * slave's outputs arrive. */
+static void test_multi_frame(void **state)
+{
+    (void)state;
+    struct rig *r = calloc(1, sizeof *r);
+    struct sim_device *devs[12];
+    for (unsigned i = 0; i < 12; i++) {
+        struct sim_device_desc *d = &r->desc[i];
+        io_desc(d, i);
+        d->rxpdo[0].n = d->txpdo[0].n = 32;
+        for (unsigned k = 0; k < 32; k++) {
+            d->rxpdo[0].e[k] = (struct sim_pdo_entry){ 0x7000, (uint8_t)(k + 1), 32, 0x0007, "Out" };
+            d->txpdo[0].e[k] = (struct sim_pdo_entry){ 0x6000, (uint8_t)(k + 1), 32, 0x0007, "In" };
+        }
+        assert_int_equal(sim_device_from_desc(d, &devs[i]), 0);
+    }
+    struct takt_sim_opts so;
+    takt_sim_opts_default(&so);
+    assert_int_equal(takt_sim_create_devices(devs, 12, &so, &r->sim), 0);
+    assert_int_equal(takt_link_mem_pair(&r->a, &r->b, 64, NULL, NULL), 0);
+    takt_link_mem_set_responder(r->b, respond, r);
+    char err[200];
+    assert_int_equal(ecat_master_open(&r->m, r->a, NULL, err, sizeof err), 0);
+    up(r, 12);
+    size_t len;
+    ecat_master_image(r->m, &len);
+    assert_int_equal(len, 12 * 256);
+    for (unsigned i = 0; i < 12; i++) {
+        struct ecat_pd_entry e;
+        assert_int_equal(ecat_pd_find(r->m, i, NULL, 0x7000, 32, &e), 0);
+        ecat_pd_write(r->m, &e, 0xC0DE0000u + i);
+    }
+    cycles(r, 5);
+    for (unsigned i = 0; i < 12; i++) {
+        uint8_t b[4];
+        takt_sim_peek(r->sim, i, 0x1000 + 124, b, 4);
+        assert_int_equal(get_le32(b), 0xC0DE0000u + i);
+    }
+    struct ecat_master_stats st;
+    ecat_master_get_stats(r->m, &st);
+    assert_int_equal(st.wkc_errors, 0);
+    assert_true(st.cyc_frames_sent >= 5 * 3);     /* at least three frames per cycle */
+    rig_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -281,6 +328,7 @@ int main(void)
         cmocka_unit_test(test_frame_loss),
         cmocka_unit_test(test_dc),
         cmocka_unit_test(test_eni),
+        cmocka_unit_test(test_multi_frame),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
