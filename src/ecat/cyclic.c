@@ -52,8 +52,12 @@ int ecat_layout(struct ecat_master *m)
         c->last_wkc = f->wkc;
         c->first_slave = f->first_slave;
         c->n_slaves = f->n_slaves;
-        if (f->no_lrw)
-            ecat_event(m, "cyclic frame %u: a slave's SII says 'not LRW'; takt sends LRW anyway", k);
+        /* SII general flag 'not LRW' (ref §5): LRD + LWR, each with its own WKC */
+        c->no_lrw = f->no_lrw;
+        if (f->no_lrw) {
+            c->wkc_expected = c->last_wkc = f->n_in;
+            c->wkc_wr = f->n_out;
+        }
     }
     for (unsigned i = 0; i < m->n_slaves; i++) {
         struct ecat_slave *s = &m->slaves[i];
@@ -105,14 +109,21 @@ unsigned ecat_cyc_build(struct ecat_master *m, takt_ns_t now)
         }
         if (k < m->n_cyc && m->cyc[k].len) {
             struct ecat_cyc *c = &m->cyc[k];
-            ecat_req_init(&c->req, ECAT_LRW, (uint16_t)c->log, (uint16_t)(c->log >> 16),
-                          m->image + c->log, c->len);
+            ecat_req_init(&c->req, c->no_lrw ? ECAT_LRD : ECAT_LRW, (uint16_t)c->log,
+                          (uint16_t)(c->log >> 16), m->image + c->log, c->len);
             /* the reply lands aside: only the inputs go into the image (the application
              * owns the outputs) */
             c->req.rx = m->cyc_rx + (size_t)k * ECAT_MAX_DG_DATA;
             /* only frames sent while everything was in OP are judged by their WKC */
             c->sent_in_op = m->st.state == AL_OP && m->present == m->n_slaves;
             ecat_pdu_append(m, buf, &pos, &c->req, now);
+            if (c->no_lrw) {
+                ecat_req_init(&c->wr, ECAT_LWR, (uint16_t)c->log, (uint16_t)(c->log >> 16),
+                              m->image + c->log, c->len);
+                /* its reply holds nothing new: a slot of its own, never read */
+                c->wr.rx = m->cyc_rx + (size_t)(ECAT_MAX_CYC_DG + k) * ECAT_MAX_DG_DATA;
+                ecat_pdu_append(m, buf, &pos, &c->wr, now);
+            }
         }
         if (k == 0) {
             /* ref §3: BRD WKC = number of slaves that answered; data = OR of states */
@@ -162,6 +173,16 @@ static void check_wkc(struct ecat_master *m, struct ecat_cyc *c, unsigned k, boo
     int wkc = c->req.wkc;
     in_op = in_op && c->sent_in_op;
     bool bad = in_op && wkc >= 0 && wkc != c->wkc_expected;
+    if (c->no_lrw && in_op && c->wr.st == REQ_DONE && c->wr.wkc >= 0 && c->wr.wkc != c->wkc_wr) {
+        bad = true;
+        wkc = c->wr.wkc;               /* report the LWR's */
+        if (c->last_wkc == c->wkc_expected)
+            ecat_event(m, "cyclic frame %u (LWR 0x%08X, slaves %u-%u): WKC expected %u, got %d", k,
+                       c->log, c->first_slave, c->first_slave + c->n_slaves - 1, c->wkc_wr, wkc);
+        m->st.wkc_errors++;
+        c->last_wkc = c->wkc_expected + 1000;   /* the next good frame reports the recovery */
+        return;
+    }
     if (bad) {
         m->st.wkc_errors++;
         if (c->last_wkc == c->wkc_expected)
@@ -185,6 +206,8 @@ void ecat_cyc_check(struct ecat_master *m, takt_ns_t now)
             continue;
         sent++;
         bool l = reap(m, &c->req);
+        if (c->no_lrw)
+            l |= reap(m, &c->wr);
         if (k == 0) {
             l |= reap(m, &m->mon_al);
             reap(m, &m->mon_dc);

@@ -139,7 +139,7 @@ int ecat_master_open(struct ecat_master **out, struct takt_link *link,
     m->rxf = calloc(RX_BATCH, sizeof *m->rxf);
     m->sii_scratch = calloc(1, sizeof *m->sii_scratch);
     m->maps = calloc(o->max_slaves, sizeof *m->maps);
-    m->cyc_rx = calloc(ECAT_MAX_CYC_DG, ECAT_MAX_DG_DATA);
+    m->cyc_rx = calloc(2 * ECAT_MAX_CYC_DG, ECAT_MAX_DG_DATA);   /* LRW/LRD, then LWR */
     m->txf = calloc(o->acyc_frames > ECAT_MAX_CYC_DG ? o->acyc_frames : ECAT_MAX_CYC_DG,
                     sizeof *m->txf);
     if (!m->slaves || !m->txbuf || !m->cycbuf || !m->rxbuf || !m->rxf || !m->txf || !m->sii_scratch || !m->maps || !m->cyc_rx ||

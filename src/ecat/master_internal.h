@@ -112,10 +112,13 @@ enum ecat_mfsm_state { MF_IDLE, MF_RESET, MF_COUNT, MF_ADDR, MF_SLAVES, MF_COUNT
 
 /* A cyclic LRW datagram and its frame (cyclic.c). */
 struct ecat_cyc {
-    struct ecat_req req;
+    struct ecat_req req;       /* LRW, or LRD when a slave forbids LRW */
+    struct ecat_req wr;        /* the LWR that goes with that LRD */
+    bool     no_lrw;
+    uint16_t wkc_wr;           /* expected WKC of the LWR (slaves with outputs) */
     uint32_t log;              /* logical start == image offset */
     uint16_t len;
-    uint16_t wkc_expected;
+    uint16_t wkc_expected;     /* of the LRW, or of the LRD (slaves with inputs) */
     unsigned first_slave, n_slaves;
     int      last_wkc;
     bool     sent_in_op;       /* the network was in OP when this frame went out */
@@ -152,7 +155,7 @@ struct ecat_master {
     struct ecat_sii *sii_scratch; /* decoder output while parsing one slave's SII */
     struct ecat_pdo_map *maps; /* PDO mapping per position (pdo.h), max_slaves */
     struct ecat_pdo_image img; /* the layout (pdo.c) */
-    uint8_t  *cyc_rx;          /* replies of the cyclic LRWs, ECAT_MAX_CYC_DG x 1486 */
+    uint8_t  *cyc_rx;          /* replies of the cyclic LRW/LRD, then LWR: 2 x ECAT_MAX_CYC_DG x 1486 */
     struct ecat_slave *slaves;
     bool      scanned, configured;
     uint8_t   target;          /* requested network state, 0 = none */

@@ -30,6 +30,7 @@ struct fake_net {
     unsigned drop_every, frames; /* drop every n-th frame (0: none) */
     unsigned dropped;
     uint8_t  last_src0;
+    unsigned cmds[16];         /* datagrams seen per command */
 };
 
 /* SII of a small I/O slave: 16-bit output 0x7000:01, inputs 0x6000:01 (16 bit),
@@ -229,6 +230,7 @@ static inline void fake_respond(void *ctx, struct takt_link *ep, const struct ta
     if (ecat_frame_first(buf, f->len, &dg, &pos) != 0)
         return;
     for (int rc = 0; rc == 0; rc = ecat_frame_next(buf, f->len, &dg, &pos)) {
+        net->cmds[dg.cmd & 15]++;
         memcpy(orig, dg.data, dg.len);
         unsigned wkc = get_le16(dg.wkc);
         for (unsigned k = 0; k < net->present; k++) {

@@ -305,6 +305,46 @@ static void test_reg_access(void **state)
     rig_free(r);
 }
 
+/* A slave whose SII forbids LRW (general flag 0x02, ref §5): its frame goes out as LRD +
+ * LWR, each with its own expected WKC; data still flow both ways. */
+static void test_no_lrw(void **state)
+{
+    (void)state;
+    struct rig *r = rig_new(3);
+    /* general category: after the strings, at 0x80 + 4 + strings; find it by type */
+    for (size_t o = 0x80; o + 4 < r->net.s[1].sii_len;) {
+        uint16_t type = get_le16(r->net.s[1].sii + o), words = get_le16(r->net.s[1].sii + o + 2);
+        if (type == SII_CAT_GENERAL) {
+            r->net.s[1].sii[o + 4 + 11] |= 0x02;
+            break;
+        }
+        o += 4 + 2 * (size_t)words;
+    }
+    assert_int_equal(ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
+    assert_int_equal(ecat_master_set_state(r->m, AL_OP, TAKT_NS_PER_S), 0);
+    struct ecat_pd_entry in, out;
+    assert_int_equal(ecat_pd_find(r->m, 1, "Value", 0, 0, &in), 0);
+    assert_int_equal(ecat_pd_find(r->m, 1, NULL, 0x7000, 1, &out), 0);
+    put_le16(r->net.s[1].mem + 0x1100, 4321);
+    ecat_pd_write(r->m, &out, 0x5A5A);
+    unsigned lrw = r->net.cmds[ECAT_LRW];
+    run_cycles(r, 4);
+    assert_int_equal(ecat_pd_read(r->m, &in), 4321);
+    assert_int_equal(get_le16(r->net.s[1].mem + 0x1000), 0x5A5A);
+    assert_true(r->net.cmds[ECAT_LRD] >= 4 && r->net.cmds[ECAT_LWR] >= 4);
+    assert_int_equal(r->net.cmds[ECAT_LRW], lrw);
+    struct ecat_master_stats st;
+    ecat_master_get_stats(r->m, &st);
+    assert_int_equal(st.wkc_errors, 0);
+    /* slave 1 loses its output FMMU: the LWR's WKC drops and is reported */
+    r->net.s[1].mem[ESC_FMMU0 + 12] = 0;
+    run_cycles(r, 3);
+    ecat_master_get_stats(r->m, &st);
+    assert_true(st.wkc_errors >= 2);
+    assert_true(has_event(r->m, "LWR"));
+    rig_free(r);
+}
+
 /* Real SII images (ethercrab's dumps of an EK1100, EL2004, EL2828, EL2889; see
  * ../shared/fixtures/SOURCES.md) behind the fake ESCs: identity, names and the output
  * layout come out as the devices define them, and the outputs reach each slave's SM. */
@@ -385,6 +425,7 @@ int main(void)
         cmocka_unit_test(test_two_masters),
         cmocka_unit_test(test_reg_access),
         cmocka_unit_test(test_real_sii),
+        cmocka_unit_test(test_no_lrw),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
