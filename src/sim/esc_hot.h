@@ -111,9 +111,11 @@ HOT bool esc_sm_write_i(struct sim_esc *e, unsigned n, uint32_t adr, const uint8
 HOT bool esc_fmmu_bytes(struct sim_esc *e, const struct esc_fmmu_map *m, uint32_t lad, uint8_t *data,
                        uint16_t len, bool write, takt_ns_t t)
 {
+    if (!(m->type & (write ? ESC_FMMU_W : ESC_FMMU_R)))
+        return false;
     uint64_t a = m->log0 > lad ? m->log0 : lad;
     uint64_t b = m->log_end < (uint64_t)lad + len ? m->log_end : (uint64_t)lad + len;
-    if (a >= b || !(m->type & (write ? ESC_FMMU_W : ESC_FMMU_R)))
+    if (a >= b)
         return false;
     uint32_t pa = m->phys0 + (uint32_t)(a - m->log0), n = (uint32_t)(b - a);
     return write ? esc_sm_write_i(e, (unsigned)m->sm, pa, data + (a - lad), n, t)
@@ -131,6 +133,17 @@ HOT unsigned esc_logical1(struct sim_esc *e, uint8_t cmd, uint32_t lad, uint8_t 
     if (cmd != ECAT_LWR && esc_fmmu_bytes(e, m, lad, data, len, false, t))
         done |= 1;
     return done;
+}
+
+/* esc_pdi's path when all a frame left is process data of an idle device (no SII
+ * command, no mailbox): returns false when esc_pdi must run. */
+HOT bool esc_pdi_idle(struct sim_esc *e, takt_ns_t t)
+{
+    if (!e->pd_touched || e->sii_cmd_pending || e->mbx_active || !e->pd_valid || e->pd_dirty ||
+        e->reference || e->no_process || !e->dev->ops->pd_idle || !e->dev->ops->pd_idle(e->dev, t))
+        return false;
+    e->pdi_work = e->pd_touched = false;
+    return true;
 }
 
 #endif

@@ -355,7 +355,7 @@ size_t takt_sim_process(struct takt_sim *s, uint8_t *buf, size_t len, size_t cap
     struct sim_slave *sl = s->sl, *end = sl + s->reach;
     for (; sl < end; sl++) {
         struct sim_esc *e = &sl->esc;
-        if (e->pdi_work)
+        if (e->pdi_work && !esc_pdi_idle(e, now + sl->t_in))
             esc_pdi(e, now + sl->t_in);
         /* the watchdog's own first test, inline: most cycles it has not expired */
         if (e->al_state == AL_OP && e->sm_out >= 0 && e->sm[e->sm_out].wd &&
