@@ -60,6 +60,7 @@ static void set_state(struct plk_cn *cn, takt_ns_t now, uint8_t s)
         cn->pending_sdo_len = 0;
         cn->pending_sync = 0;
         cn->seen_preq = false;
+        cn->mn_er = 0;   /* a new ER=1 from the MN restarts error signaling */
         plk_errcnt_reset(&cn->loss_soc);
         plk_errcnt_reset(&cn->loss_preq);
     }

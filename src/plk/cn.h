@@ -62,6 +62,8 @@ struct plk_cn {
     bool     seen_preq;            /* polled at least once since the last reset */
     uint16_t pres_limit;           /* 0x1F98/5 PResActPayloadLimit */
     uint8_t  mn_mac[6];
+    uint8_t  sres_flags1;          /* StatusResponse Flag1: EC after power-on / ER=1 */
+    uint8_t  mn_er;                /* ER of the last StatusRequest (0 after a reset) */
     uint8_t  rs;                   /* queued async frames (RS flags) */
     uint16_t pending_sdo_len;
     uint8_t  pending_sync;         /* SyncResponse waiting */

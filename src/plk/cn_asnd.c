@@ -54,10 +54,20 @@ static void send_ident(struct plk_cn *cn, takt_ns_t now, struct plk_txq *q)
         cn->st.ident_tx++;
 }
 
-static void send_status(struct plk_cn *cn, takt_ns_t now, struct plk_txq *q)
+/* Error signaling initialisation (DS 301 6.5; oplk dllkframe.c processReceivedSoa and
+ * the MN's ERRSIG_INIT_WAIT_EC1/EC0 states): when the MN's ER flag in a StatusRequest to
+ * this CN changes, EC follows it (ER=1 -> EC=1, ER=0 -> Flag1 cleared). An openPOWERLINK
+ * MN keeps asking with ER=1 until it sees EC=1, and resets a CN that never confirms. */
+static void send_status(struct plk_cn *cn, takt_ns_t now, const struct plk_soa *soa,
+                        struct plk_txq *q)
 {
+    uint8_t er = soa->flags1 & PLK_F1_ER;
+    if (er != cn->mn_er)
+        cn->sres_flags1 = er ? PLK_F1_EC : 0;
+    cn->mn_er = er;
     struct plk_msg m;
     asnd_msg(cn, &m, PLK_NODE_BROADCAST, PLK_ASND_STATUS_RESPONSE);
+    m.u.asnd.u.status.flags1 = cn->sres_flags1;
     m.u.asnd.u.status.flags2 = flags2(cn, now);
     m.u.asnd.u.status.nmt_state = cn->state;
     if (plk_txq_encode(q, &m))
@@ -102,7 +112,7 @@ void plk_cn_on_invite(struct plk_cn *cn, takt_ns_t now, const struct plk_soa *so
 {
     switch (soa->svid) {
     case PLK_SOA_IDENT_REQUEST:  send_ident(cn, now, q); break;
-    case PLK_SOA_STATUS_REQUEST: send_status(cn, now, q); break;
+    case PLK_SOA_STATUS_REQUEST: send_status(cn, now, soa, q); break;
     case PLK_SOA_UNSPEC_INVITE:  send_sdo(cn, now, q); break;
     case PLK_SOA_SYNC_REQUEST:   on_sync_request(cn, soa, q); break;
     default: break;   /* NMTRequestInvite: this CN never requests NMT services */
@@ -216,6 +226,7 @@ int plk_cn_init(struct plk_cn *cn, const struct takt_plk_cn_cfg *cfg, const uint
     cn->state = PLK_NMT_NOT_ACTIVE;
     cn->state_since = now;
     cn->app_ready = true;
+    cn->sres_flags1 = PLK_F1_EC;   /* power-on: the MN must initialise error signaling */
     return 0;
 }
 

@@ -153,6 +153,8 @@ static int enc_status(uint8_t *b, size_t cap, const struct plk_status_response *
     if (r->n_entries > PLK_SRES_MAX_ENTRIES)
         return -EINVAL;
     size_t len = PLK_SRES_OFF_HISTORY + (size_t)r->n_entries * PLK_SRES_ENTRY_LEN;
+    if (len < PLK_SRES_MIN_LEN)
+        len = PLK_SRES_MIN_LEN;   /* zero entries: the list's terminator */
     if (len > cap)
         return -ENOSPC;
     b[PLK_SRES_OFF_FLAGS1] = r->flags1;

@@ -156,6 +156,10 @@ enum {
     PLK_SRES_OFF_FLAGS1 = 18, PLK_SRES_OFF_FLAGS2 = 19, PLK_SRES_OFF_NMTSTATE = 20,
     PLK_SRES_OFF_STATIC_ERR = 24, PLK_SRES_OFF_HISTORY = 32,
     PLK_SRES_ENTRY_LEN = 20, PLK_SRES_MAX_ENTRIES = 13,
+    /* oplk C_DLL_MINSIZE_STATUSRES (oplkdefs.h): an openPOWERLINK MN takes a shorter
+     * StatusResponse for none at all (statusu.c) and resets the CN with
+     * E_NMT_NO_STATUS_RES, so the error list area always holds two entries */
+    PLK_SRES_MIN_LEN = 72,
 };
 
 /* ref §4: NMTCommand / NMTRequest / SyncResponse offsets */
