@@ -28,6 +28,16 @@ uint32_t sim_net_rand(struct takt_sim *s)
     return (uint32_t)(s->rng >> 32);
 }
 
+/* Distance between two ESC blocks in the arena: whole cache lines, and an odd number
+ * of them. Blocks a power-of-two multiple of lines apart would put the same register
+ * (SM status, DC, process data) of every slave into the same few cache sets, and
+ * 1000 slaves would evict each other every frame. */
+static size_t block_stride(uint32_t ram)
+{
+    size_t lines = (ESC_BLOCK(ram) + 63) / 64;
+    return 64 * (lines | 1);
+}
+
 int sim_net_alloc(struct takt_sim **out, unsigned n, const struct takt_sim_opts *o)
 {
     struct takt_sim *s = calloc(1, sizeof *s);
@@ -47,7 +57,7 @@ int sim_net_alloc(struct takt_sim **out, unsigned n, const struct takt_sim_opts 
         s->opt.ram_bytes = ESC_RAM_DEFAULT;
     /* One arena for all ESC memories: 1000 slaves touch ~3000 pages per frame, which
      * 4 KiB TLB entries cannot cover; transparent huge pages can. */
-    s->arena_len = ((size_t)n * ESC_BLOCK(s->opt.ram_bytes) + (2u << 20) - 1) & ~(size_t)((2u << 20) - 1);
+    s->arena_len = ((size_t)n * block_stride(s->opt.ram_bytes) + (2u << 20) - 1) & ~(size_t)((2u << 20) - 1);
     s->arena = mmap(NULL, s->arena_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (s->arena == MAP_FAILED) {
         s->arena = NULL;
@@ -66,7 +76,7 @@ int sim_net_add(struct takt_sim *s, unsigned pos, struct sim_device *dev, const 
 {
     struct sim_slave *sl = &s->sl[pos];
     int rc = esc_init(&sl->esc, dev, s->opt.ram_bytes, !s->opt.sii_read4,
-                      s->arena + (size_t)pos * ESC_BLOCK(s->opt.ram_bytes));
+                      s->arena + (size_t)pos * block_stride(s->opt.ram_bytes));
     if (rc)
         return rc;
     sl->dev = dev;
