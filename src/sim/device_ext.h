@@ -63,6 +63,7 @@ struct sim_dev {
     struct coe_server coe;
     struct sim_od od;
     struct sim_device_desc desc;   /* own copy */
+    void    *alloc;                /* what dev_alloc got from calloc (cache colouring) */
 };
 
 static inline struct sim_dev *sim_dev_of(struct sim_device *d)
