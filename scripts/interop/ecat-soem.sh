@@ -1,0 +1,126 @@
+#!/bin/bash
+# takt's EtherCAT simulator driven by an independent master, SOEM (docs/interop.md):
+#   slaveinfo -sdo -map   scans the simulated line: SII, SDO information, PDO mapping;
+#   ec_sample             configures it, maps process data, starts DC and runs it in OP.
+# `takt sim ecat` serves side A of a fresh namespace pair (takt netns run), SOEM runs in
+# side B. Frames are captured as each end receives them (dumpcap -f inbound) and merged;
+# tshark's ecat/ecat_mailbox dissectors judge them. SOEM sends from the group address
+# 01:01:01:01:01:01, which tshark notes as an expert info on every master frame; that
+# one note is SOEM's and is counted apart, every other expert info or malformed frame
+# fails the run.
+#
+# usage: ecat-soem.sh              (needs root: raw sockets, SCHED_FIFO for ec_sample)
+# Environment:
+#   TAKT          takt binary (default: build-interop/takt, then build/takt in the tree)
+#   SOEM_BIN      SOEM's build/samples directory (slaveinfo/slaveinfo, ec_sample/ec_sample),
+#                 or SOEM_SLAVEINFO / SOEM_EC_SAMPLE for the binaries themselves
+#   ECAT_DEVICES  simulated line (default ek1100,el1004,el2004,el3102)
+#   ECAT_WKC      LRW working counter ec_sample must see (default 4: EL2004 2 + EL1004 1 + EL3102 1)
+#   ECAT_TIME     seconds ec_sample runs (default 10);  ECAT_CYCLE  its cycle in µs (default 1000)
+#   OUT           directory for logs and captures (default: a new /tmp/ecat-interop.*)
+# Exit 0 when both runs passed, 1 on a failure, 77 when it cannot run here.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+if [ -z "${TAKT:-}" ]; then
+    for t in "$src/build-interop/takt" "$src/build/takt"; do [ -x "$t" ] && { TAKT=$t; break; }; done
+fi
+[ -n "${TAKT:-}" ] && [ -x "$TAKT" ] || { echo "SKIP: set TAKT to the takt binary" >&2; exit 77; }
+export TAKT
+SOEM_SLAVEINFO=${SOEM_SLAVEINFO:-${SOEM_BIN:-}/slaveinfo/slaveinfo}
+SOEM_EC_SAMPLE=${SOEM_EC_SAMPLE:-${SOEM_BIN:-}/ec_sample/ec_sample}
+export SOEM_SLAVEINFO SOEM_EC_SAMPLE
+[ -x "$SOEM_SLAVEINFO" ] && [ -x "$SOEM_EC_SAMPLE" ] ||
+    { echo "SKIP: set SOEM_BIN (SOEM build/samples) or SOEM_SLAVEINFO and SOEM_EC_SAMPLE" >&2; exit 77; }
+
+if [ -z "${TAKT_IF_A:-}" ]; then
+    [ "$(id -u)" = 0 ] || { echo "SKIP: needs root (raw sockets, SCHED_FIFO for ec_sample)" >&2; exit 77; }
+    for c in dumpcap tshark mergecap; do
+        command -v $c >/dev/null || { echo "SKIP: $c missing" >&2; exit 77; }
+    done
+    export OUT=${OUT:-$(mktemp -d /tmp/ecat-interop.XXXXXX)}
+    mkdir -p "$OUT"
+    exec "$TAKT" netns run -- bash "$0"
+fi
+
+DEV=${ECAT_DEVICES:-ek1100,el1004,el2004,el3102}
+WKC=${ECAT_WKC:-4}
+nslaves=$(($(echo "$DEV" | tr -cd , | wc -c) + 1))
+fails=0
+log()  { echo "--- $*" >&2; }
+fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+
+cap_start() {
+    "$TAKT" netns exec a -- dumpcap -q -i "$TAKT_IF_A" -f inbound -w "$OUT/$1.a.pcapng" 2>"$OUT/$1.dumpcap-a.log" &
+    CAP_A=$!
+    "$TAKT" netns exec b -- dumpcap -q -i "$TAKT_IF_B" -f inbound -w "$OUT/$1.b.pcapng" 2>"$OUT/$1.dumpcap-b.log" &
+    CAP_B=$!
+    local i
+    for i in $(seq 50); do
+        [ "$(grep -l 'Capturing on' "$OUT/$1".dumpcap-*.log 2>/dev/null | wc -l)" = 2 ] && break
+        sleep 0.1
+    done
+}
+cap_stop() {
+    sleep 0.3
+    kill "$CAP_A" "$CAP_B" 2>/dev/null; wait "$CAP_A" "$CAP_B" 2>/dev/null
+    mergecap -w "$OUT/$1.pcapng" "$OUT/$1.a.pcapng" "$OUT/$1.b.pcapng" && rm -f "$OUT/$1.a.pcapng" "$OUT/$1.b.pcapng"
+}
+judge() {   # TAG: prints counts; fails on malformed frames or expert infos other than SOEM's source MAC
+    local f=$OUT/$1.pcapng bad grp
+    tshark -r "$f" -Y '_ws.malformed || (_ws.expert && !eth.src_not_group)' >"$OUT/$1.tshark-bad.txt" 2>/dev/null
+    bad=$(wc -l <"$OUT/$1.tshark-bad.txt")
+    grp=$(tshark -r "$f" -Y 'eth.src_not_group' 2>/dev/null | wc -l)
+    echo "tshark: $(tshark -r "$f" 2>/dev/null | wc -l) frames, $(tshark -r "$f" -Y ecat 2>/dev/null | wc -l) ecat, $(tshark -r "$f" -Y ecat_mailbox 2>/dev/null | wc -l) mailbox, $bad malformed/expert (plus $grp 'source MAC is a group address' notes on SOEM's frames)"
+    [ "$bad" = 0 ]
+}
+
+sim_start() {   # TAG
+    "$TAKT" sim ecat -i "$TAKT_IF_A" --devices "$DEV" --json "$OUT/$1.sim.json" >"$OUT/$1.sim.out" 2>&1 &
+    SIM=$!
+    sleep 0.5
+}
+sim_stop() { kill -INT $SIM 2>/dev/null; wait $SIM 2>/dev/null; }
+
+run_slaveinfo() {
+    local tag=slaveinfo
+    log "slaveinfo -sdo -map against takt sim ecat --devices $DEV"
+    cap_start $tag; sim_start $tag
+    timeout 120 "$TAKT" netns exec b -- "$SOEM_SLAVEINFO" "$TAKT_IF_B" -sdo -map >"$OUT/$tag.out" 2>&1
+    local rc=$?
+    sim_stop; cap_stop $tag
+    local ok=1 found names v
+    found=$(grep -o '^[0-9]* slaves found and configured' "$OUT/$tag.out" | cut -d' ' -f1)
+    names=$(grep -o ' Name:.*' "$OUT/$tag.out" | sed 's/ Name://' | tr '\n' ',' | sed 's/,$//')
+    [ $rc -eq 0 ] && [ "${found:-0}" = "$nslaves" ] || ok=0
+    v=$(judge $tag) || ok=0
+    local msg="slaveinfo: exit $rc, ${found:-0} of $nslaves slaves found ($names); $(grep -c '^ *0x[0-9a-fA-F]\{4\}' "$OUT/$tag.out") OD/PDO lines; SDO errors: $(grep -ci 'error\|abort' "$OUT/$tag.out"); $v"
+    if [ $ok = 1 ]; then echo "PASS $msg"; else fail "$msg"; fi
+}
+
+run_ec_sample() {
+    local tag=ec_sample t=${ECAT_TIME:-10} c=${ECAT_CYCLE:-1000}
+    log "ec_sample (cycle $c µs) for $t s against takt sim ecat --devices $DEV"
+    cap_start $tag; sim_start $tag
+    timeout -s INT "$t" "$TAKT" netns exec b -- "$SOEM_EC_SAMPLE" "$TAKT_IF_B" "$c" >"$OUT/$tag.out" 2>&1
+    sim_stop; cap_stop $tag
+    tr '\r' '\n' <"$OUT/$tag.out" >"$OUT/$tag.lines"
+    local ok=1 v wk n good
+    grep -q '^EtherCAT OP' "$OUT/$tag.lines" || ok=0
+    # the working counters of the process data lines after OP was reached
+    wk=$(sed -n '/^EtherCAT OP/,$p' "$OUT/$tag.lines" | grep -o 'Wck *[0-9]\+' | awk '{print $2}')
+    n=$(echo "$wk" | grep -c .)
+    good=$(echo "$wk" | grep -cx "$WKC")
+    [ "$n" -gt 10 ] && [ "$good" = "$n" ] || ok=0
+    grep -q 'ERROR\|lost' "$OUT/$tag.lines" && ok=0
+    v=$(judge $tag) || ok=0
+    local msg="ec_sample: $(grep -o '^[0-9]* slaves found and configured' "$OUT/$tag.lines"); $(grep -c '^EtherCAT OP' "$OUT/$tag.lines") x 'EtherCAT OP'; $n process data lines in OP, $good with Wck $WKC (values seen: $(echo "$wk" | sort -n | uniq -c | awk '{printf "%s x %s ", $1, $2}')); last: $(grep 'Processdata cycle' "$OUT/$tag.lines" | tail -n 1 | tr -s ' '); $(grep -c 'ERROR\|WARNING' "$OUT/$tag.lines") ERROR/WARNING lines; $v"
+    if [ $ok = 1 ]; then echo "PASS $msg"; else fail "$msg"; fi
+}
+
+log "pair $TAKT_IF_A (takt sim ecat) <-> $TAKT_IF_B (SOEM); results in $OUT"
+run_slaveinfo
+run_ec_sample
+echo "verdict: $((2 - fails)) of 2 SOEM runs passed; files in $OUT"
+[ $fails -eq 0 ]

@@ -1,0 +1,174 @@
+#!/bin/bash
+# takt's POWERLINK MN and CN against openPOWERLINK's demo applications (docs/interop.md):
+#   mn: `takt plk mn` boots openPOWERLINK's demo_cn_console (node 1) to Operational;
+#   cn: openPOWERLINK's demo_mn_console (with a CDC) boots `takt plk cn --node 1`.
+# Both run in a fresh namespace pair (takt netns run); each openPOWERLINK process gets
+# its own /dev/shm (unshare -m + tmpfs, ref powerlink.md §12). Frames are captured as
+# received on each veth end (dumpcap -f inbound: both peers may use PACKET_QDISC_BYPASS,
+# so a sender's own end misses its TX) and merged; tshark's epl dissector judges them.
+#
+# usage: plk-openpowerlink.sh [mn|cn|cn-early|all]   (default all); needs root (SCHED_FIFO,
+# mount namespaces). cn starts takt's CN 3 s after the MN (PLK_CN_DELAY), so it joins
+# an MN already in PreOp2/Operational, as openPOWERLINK's own CN does after the MN's
+# NMTResetNode (it needs ~0.5 s to come back); cn-early starts it with the MN, so the
+# MN finds it while still in MS_PRE_OPERATIONAL_1 (see docs/interop.md). Environment:
+#   TAKT        takt binary (default: build-interop/takt, then build/takt in the tree)
+#   OPLK_CN     path of demo_cn_console   (scenario mn)
+#   OPLK_MN     path of demo_mn_console   (scenario cn)
+#   OPLK_CDC    mnobd.cdc for demo_mn_console (default $TAKT_FIXTURES/powerlink-config/
+#               Demo_3CN/mnobd.cdc, else the mnobd.cdc next to demo_mn_console)
+#   PLK_CYCLE   takt MN cycle in µs (default 1000);  PLK_MN_TIME  seconds (default 10)
+#   PLK_CN_TIME seconds the oplk MN drives takt's CN (default 25; its CFM needs ~8 s)
+#   OUT         directory for logs, JSON and captures (default: a new /tmp/plk-interop.*)
+# Exit 0 when every scenario run passed, 1 on a failure, 77 when it cannot run here.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+if [ -z "${TAKT:-}" ]; then
+    for t in "$src/build-interop/takt" "$src/build/takt"; do [ -x "$t" ] && { TAKT=$t; break; }; done
+fi
+[ -n "${TAKT:-}" ] && [ -x "$TAKT" ] || { echo "SKIP: set TAKT to the takt binary" >&2; exit 77; }
+export TAKT
+scen=${1:-all}
+case $scen in mn|cn|cn-early|all) ;; *) echo "usage: $0 [mn|cn|cn-early|all]" >&2; exit 2 ;; esac
+
+if [ -z "${TAKT_IF_A:-}" ]; then               # outside: make the pair, rerun inside it
+    [ "$(id -u)" = 0 ] || { echo "SKIP: needs root (SCHED_FIFO for openPOWERLINK, mount namespaces)" >&2; exit 77; }
+    for c in dumpcap tshark mergecap unshare; do
+        command -v $c >/dev/null || { echo "SKIP: $c missing" >&2; exit 77; }
+    done
+    export OUT=${OUT:-$(mktemp -d /tmp/plk-interop.XXXXXX)}
+    mkdir -p "$OUT"
+    exec "$TAKT" netns run -- bash "$0" "$scen"
+fi
+
+fails=0
+log()  { echo "--- $*" >&2; }
+fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+
+# Run CMD in side B with a private /dev/shm (openPOWERLINK's shared-memory queues have
+# fixed names) and DIR as working directory (the demo CN stores its OD there).
+# The process's pid goes to DIR/pid: `takt netns exec` does not pass signals on, so
+# oplk_stop DIR signals the openPOWERLINK process itself.
+oplk_b() {
+    local dir=$1; shift
+    "$TAKT" netns exec b -- unshare -m sh -c \
+        'mount -t tmpfs tmpfs /dev/shm && cd "$0" && echo $$ >pid && exec "$@"' "$dir" "$@"
+}
+oplk_stop() {   # DIR WRAPPER_PID: SIGTERM (the demos then shut down cleanly), KILL after 5 s
+    local p i
+    p=$(cat "$1/pid" 2>/dev/null) || return 0
+    kill -TERM "$p" 2>/dev/null
+    for i in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$p" 2>/dev/null
+    wait "$2" 2>/dev/null
+}
+
+cap_start() {   # TAG: capture what each end receives
+    "$TAKT" netns exec a -- dumpcap -q -i "$TAKT_IF_A" -f inbound -w "$OUT/$1.a.pcapng" 2>"$OUT/$1.dumpcap-a.log" &
+    CAP_A=$!
+    "$TAKT" netns exec b -- dumpcap -q -i "$TAKT_IF_B" -f inbound -w "$OUT/$1.b.pcapng" 2>"$OUT/$1.dumpcap-b.log" &
+    CAP_B=$!
+    local i
+    for i in $(seq 50); do
+        grep -q 'Capturing on' "$OUT/$1.dumpcap-a.log" "$OUT/$1.dumpcap-b.log" 2>/dev/null &&
+            [ "$(grep -l 'Capturing on' "$OUT/$1".dumpcap-*.log | wc -l)" = 2 ] && break
+        sleep 0.1
+    done
+}
+cap_stop() {    # TAG: stop, merge, judge; prints the verdict part
+    sleep 0.3
+    kill "$CAP_A" "$CAP_B" 2>/dev/null; wait "$CAP_A" "$CAP_B" 2>/dev/null
+    mergecap -w "$OUT/$1.pcapng" "$OUT/$1.a.pcapng" "$OUT/$1.b.pcapng" || return 1
+    rm -f "$OUT/$1.a.pcapng" "$OUT/$1.b.pcapng"
+}
+judge() {       # TAG: "frames N, epl N, malformed+expert N"
+    local f=$OUT/$1.pcapng bad
+    tshark -r "$f" -Y '_ws.malformed || _ws.expert' >"$OUT/$1.tshark-bad.txt" 2>/dev/null
+    bad=$(wc -l <"$OUT/$1.tshark-bad.txt")
+    echo "tshark: $(tshark -r "$f" 2>/dev/null | wc -l) frames, $(tshark -r "$f" -Y epl 2>/dev/null | wc -l) epl, $bad malformed/expert"
+    [ "$bad" = 0 ]
+}
+# First time (s from the first POWERLINK frame) a PRes from node N shows NMT state S.
+t_first() {     # TAG FILTER
+    tshark -r "$OUT/$1.pcapng" -Y "$2" -T fields -e frame.time_relative 2>/dev/null | head -n 1
+}
+
+scenario_mn() {         # takt plk mn (side A) boots demo_cn_console (side B)
+    local t=${PLK_MN_TIME:-10} c=${PLK_CYCLE:-1000} tag=takt-mn_oplk-cn d
+    [ -x "${OPLK_CN:-}" ] || { log "scenario mn: OPLK_CN (demo_cn_console) not set; skipped"; return 77; }
+    d=$(mktemp -d "$OUT/oplk-cn.XXXX")
+    log "scenario mn: takt plk mn -c $c for $t s against $(basename "$OPLK_CN") -n 1"
+    cap_start $tag
+    oplk_b "$d" "$OPLK_CN" -n 1 -d "$TAKT_IF_B" </dev/null >"$OUT/$tag.oplk-cn.out" 2>&1 &
+    local cn=$!
+    sleep 1   # the demo CN needs ~0.5 s to come up (GS_INITIALISING .. CS_NOT_ACTIVE)
+    "$TAKT" plk mn ${PLK_TAKT_PRIO:+-p $PLK_TAKT_PRIO} -i "$TAKT_IF_A" --nodes 1 -c "$c" -t "$t" --json "$OUT/$tag.json" \
+        --pcap "$OUT/$tag.takt.pcapng" >"$OUT/$tag.takt.out" 2>&1
+    local rc=$?
+    oplk_stop "$d" $cn
+    cap_stop $tag
+    local v ok=1 boot op j
+    j=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); n=j["nodes"][0]
+print(j["state"], n["state"], n["pres_ok"], n["pres_lost"], n["pres_late"], n["resets"], n["boots"], j["sdo_ok"], j["sdo_fail"])' \
+        "$OUT/$tag.json" 2>/dev/null) || j="no-json"
+    set -- $j
+    [ $rc -eq 0 ] && [ "${2:-}" = OPERATIONAL ] || ok=0
+    grep -q 'NmtCsOperational' "$OUT/$tag.oplk-cn.out" || ok=0
+    boot=$(t_first $tag 'epl.mtyp==4 && epl.src==1 && epl.pres.stat==0xfd')
+    [ -n "$boot" ] || ok=0
+    v=$(judge $tag) || ok=0
+    local msg="takt plk mn -> demo_cn_console: MN exit $rc, MN ${1:-?}, CN 1 ${2:-?} (oplk CN states: $(grep -o 'NmtCs[A-Za-z0-9]*' "$OUT/$tag.oplk-cn.out" | uniq | sed 's/NmtCs//' | tr '\n' ' ')); PRes 0xFD at ${boot:-never} s after the first frame; PRes ok ${3:-?} lost ${4:-?} late ${5:-?}, resets ${6:-?} boots ${7:-?}, SDO ok ${8:-?} fail ${9:-?}; $v"
+    if [ $ok = 1 ]; then echo "PASS $msg"; else fail "$msg"; fi
+}
+
+scenario_cn() {         # DELAY TAG: demo_mn_console (side B) boots takt plk cn (side A)
+    local delay=$1 tag=$2 t=${PLK_CN_TIME:-25} d cdc=${OPLK_CDC:-}
+    [ -x "${OPLK_MN:-}" ] || { log "scenario cn: OPLK_MN (demo_mn_console) not set; skipped"; return 77; }
+    if [ -z "$cdc" ]; then
+        cdc=${TAKT_FIXTURES:-/work/shared/fixtures}/powerlink-config/Demo_3CN/mnobd.cdc
+        [ -f "$cdc" ] || cdc=$(dirname "$OPLK_MN")/mnobd.cdc
+    fi
+    [ -f "$cdc" ] || { fail "scenario cn: no CDC (set OPLK_CDC)"; return 1; }
+    d=$(mktemp -d "$OUT/oplk-mn.XXXX")
+    log "scenario $tag: $(basename "$OPLK_MN") -c $cdc; takt plk cn --node 1 starts $delay s later, runs $t s"
+    cap_start $tag
+    oplk_b "$d" "$OPLK_MN" -c "$cdc" -d "$TAKT_IF_B" </dev/null >"$OUT/$tag.oplk-mn.out" 2>&1 &
+    local mn=$!
+    sleep "$delay"
+    "$TAKT" plk cn ${PLK_TAKT_PRIO:+-p $PLK_TAKT_PRIO} -i "$TAKT_IF_A" --node 1 -t "$t" --json "$OUT/$tag.json" \
+        --pcap "$OUT/$tag.takt.pcapng" >"$OUT/$tag.takt.out" 2>&1 &
+    local cn=$!
+    wait $cn
+    local rc=$?
+    oplk_stop "$d" $mn
+    cap_stop $tag
+    local v ok=1 boot j errs resets
+    j=$(python3 -c 'import json,sys; n=json.load(open(sys.argv[1]))["nodes"][0]
+print(n["state"], n["preq_rx"], n["pres_tx"], n["loss_soc"], n["loss_preq"], n["cycle_errors"])' \
+        "$OUT/$tag.json" 2>/dev/null) || j="no-json"
+    set -- $j
+    [ $rc -eq 0 ] && [ "${1:-}" = OPERATIONAL ] || ok=0
+    grep -q 'Node=  1, NmtNodeEventNmtState State:NmtCsOperational' "$OUT/$tag.oplk-mn.out" || ok=0
+    boot=$(t_first $tag 'epl.mtyp==4 && epl.src==1 && epl.pres.stat==0xfd')
+    [ -n "$boot" ] || ok=0
+    errs=$(grep -c 'Node=  1, NmtNodeEventError' "$OUT/$tag.oplk-mn.out")
+    resets=$(tshark -r "$OUT/$tag.pcapng" -Y 'epl.asnd.svid==4 && epl.dest==1' 2>/dev/null | wc -l)
+    v=$(judge $tag) || ok=0
+    local msg="demo_mn_console -> takt plk cn ($tag, CN starts $delay s after the MN): CN exit $rc, CN 1 ${1:-?} (oplk MN saw node 1: $(grep -o 'Node=  1, NmtNodeEventNmtState State:NmtCs[A-Za-z0-9]*' "$OUT/$tag.oplk-mn.out" | sed 's/.*State:NmtCs//' | uniq | tr '\n' ' ')); PRes 0xFD at ${boot:-never} s after the first frame; PReq ${2:-?} PRes ${3:-?}, loss SoC ${4:-?} PReq ${5:-?}, cycle errors ${6:-?}; MN node errors $errs, unicast NMT commands to 1: $resets; CFM: $(grep -c CFM_PROGRESS "$OUT/$tag.oplk-mn.out") writes, $(grep -c 'CFM_PROGRESS.*SDO Abort' "$OUT/$tag.oplk-mn.out") aborted; MN errors: $(grep -o 'OplkError = [^(]*' "$OUT/$tag.oplk-mn.out" | sort | uniq -c | tr -s ' ' | tr '\n' ';')$(grep -q 'NmtGsOff Originating event:NmtEventCriticalError' "$OUT/$tag.oplk-mn.out" && echo ' MN WENT TO GS_OFF (critical error)'); $v"
+    if [ $ok = 1 ]; then echo "PASS $msg"; else fail "$msg"; fi
+}
+
+log "pair $TAKT_IF_A (takt) <-> $TAKT_IF_B (openPOWERLINK); results in $OUT"
+ran=0
+if [ "$scen" = mn ] || [ "$scen" = all ]; then scenario_mn; r=$?; [ $r -ne 77 ] && ran=$((ran + 1)); fi
+if [ "$scen" = cn ] || [ "$scen" = all ]; then
+    scenario_cn "${PLK_CN_DELAY:-3}" oplk-mn_takt-cn; r=$?; [ $r -ne 77 ] && ran=$((ran + 1))
+fi
+if [ "$scen" = cn-early ] || [ "$scen" = all ]; then
+    scenario_cn 0 oplk-mn_takt-cn-early; r=$?; [ $r -ne 77 ] && ran=$((ran + 1))
+fi
+[ $ran -gt 0 ] || { echo "SKIP: neither OPLK_CN nor OPLK_MN given" >&2; exit 77; }
+echo "verdict: $((ran - fails)) of $ran scenarios passed; files in $OUT"
+[ $fails -eq 0 ]
