@@ -186,6 +186,10 @@ static void plk_frame(struct analyze *a, int64_t ts, const uint8_t *f, size_t le
 
 void analyze_frame(struct analyze *a, int64_t ts, const uint8_t *f, size_t len)
 {
+    if ((a->o.from_ns && ts < a->o.from_ns) || (a->o.to_ns && ts >= a->o.to_ns)) {
+        a->outside++;
+        return;
+    }
     a->frames++;
     if (len < 14) {
         a->malformed++;

@@ -17,6 +17,7 @@ struct an_opts {
     int64_t cycle_ns;        /* nominal cycle; 0 = median of the measured periods */
     int64_t bin_ns;          /* histogram bin width (default 1 us) */
     int64_t range_ns;        /* deviation histogram covers +-range; outer bins beyond (default 100 us) */
+    int64_t from_ns, to_ns;  /* only frames with from <= ts < to (capture clock); 0 = unbounded */
 };
 
 struct an_node {             /* POWERLINK: per CN */
@@ -30,6 +31,7 @@ struct an_key { uint8_t cmd; bool pd; uint32_t addr; uint16_t len; uint64_t coun
 struct analyze {
     struct an_opts o;
     uint64_t frames, ecat_frames, plk_frames, other_frames, malformed;
+    uint64_t outside;        /* frames outside [from_ns, to_ns) */
     bool truncated;          /* the file ended inside a block (a killed capture): read up to there */
     /* the cyclic stream: timestamps of its frames (EtherCAT master-sent frames of the
      * chosen signature, or POWERLINK SoCs); stored so the nominal period can be the median */

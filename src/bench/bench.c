@@ -89,8 +89,11 @@ static void read_stack_json(struct bench_run *r, const char *path)
         return;
     }
     /* a stack run with --measure reports the steady window (boot excluded) apart */
-    if (json_object_object_get_ex(root, "measure", &win))
+    if (json_object_object_get_ex(root, "measure", &win)) {
         j = win;
+        r->wall_from = get_i64(win, "start_realtime_ns", 0);
+        r->wall_to = get_i64(win, "end_realtime_ns", 0);
+    }
     /* `takt ecat run` and `takt plk mn` name some figures differently */
     r->cycles = (uint64_t)get_i64(j, "cycles", 0);
     r->lost = (uint64_t)get_i64(j, "frames_lost", get_i64(j, "pres_lost_total", 0));
@@ -145,7 +148,8 @@ static void read_stack_json(struct bench_run *r, const char *path)
 static void read_capture(struct bench_run *r, const char *series_path)
 {
     struct analyze a;
-    struct an_opts ao = { .cycle_ns = r->cycle_ns, .bin_ns = 1000, .range_ns = r->cycle_ns };
+    struct an_opts ao = { .cycle_ns = r->cycle_ns, .bin_ns = 1000, .range_ns = r->cycle_ns,
+                          .from_ns = r->wall_from, .to_ns = r->wall_to };
     analyze_init(&a, &ao);
     int64_t prec;
     char err[256];
@@ -270,6 +274,11 @@ static void run_one(const struct bench_opts *o, struct bench_run *r, const char 
         snprintf(t, sizeof t, "%.1f", r->seconds + 30);
         char *cap[] = { (char *)o->takt, "capture", "-i", ns.ifname[1], "-t", t, "-o", r->capture, NULL };
         pcap = bench_spawn(cap, &ns, TAKT_NETNS_B, NULL);
+        /* the capture writes its file header once libpcap is active: wait for it, so
+         * the first cycles are not missed on a loaded machine */
+        struct stat sb;
+        for (int i = 0; i < 500 && pcap > 0 && (stat(r->capture, &sb) || sb.st_size == 0); i++)
+            nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
     }
     int ct_cpu = o->ct_cpu >= 0 ? o->ct_cpu : o->cpu;
     bench_ct_start(&r->ct, o->out_dir, tag, r->cycle_ns, r->seconds, o->prio, ct_cpu);

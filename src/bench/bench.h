@@ -54,6 +54,7 @@ struct bench_run {
     struct perf_stat wire;          /* cycle period seen on the wire (capture at the peer) */
     uint64_t wire_cycles, wire_lost;
     char capture[512];              /* capture file of this run, "" if none */
+    int64_t wall_from, wall_to;     /* the stack's measured window (CLOCK_REALTIME), 0 = whole run */
     struct bench_ct ct;
 };
 

@@ -133,6 +133,7 @@ static int run_capture(struct cli_ctx *c)
     fwrite(blk, 1, n, f);
     n = pcapng_idb(blk, sizeof blk, c->iface, 65535);
     fwrite(blk, 1, n, f);
+    fflush(f);   /* a non-empty file tells a waiting caller (takt bench) the capture is live */
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     unsigned long long frames = 0;

@@ -271,7 +271,15 @@ struct mn_window {
     uint64_t cycles0, lost0, ov0, ex0;
     uint64_t cycles, lost, overruns, exceeded;
     int bank;          /* interval bank with the window's statistics, -1 before it closed */
+    int64_t wall_open, wall_close;  /* CLOCK_REALTIME ns, to cut a capture to the window */
 };
+
+static int64_t wall_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return (int64_t)t.tv_sec * TAKT_NS_PER_S + t.tv_nsec;
+}
 
 static uint64_t mn_pres_lost(const struct plk_mn *core)
 {
@@ -297,12 +305,14 @@ static bool mn_window_step(struct mn_window *w, struct takt_plk_mn *mn, const st
         w->ov0 = l->cyc.overruns;
         w->ex0 = core->st.cycle_exceeded;
         w->end = takt_now() + (takt_ns_t)(measure_s * 1e9);
+        w->wall_open = wall_ns();
         w->open = true;
         return false;
     }
     if (takt_now() < w->end)
         return false;
     w->bank = perf_set_snapshot(&l->perf, TAKT_NS_PER_S);
+    w->wall_close = wall_ns();
     w->cycles = core->st.cycles - w->cycles0;
     w->lost = mn_pres_lost(core) - w->lost0;
     w->overruns = l->cyc.overruns - w->ov0;
@@ -318,6 +328,8 @@ static json_object *mn_window_json(const struct mn_window *w, const struct rt_lo
     json_object_object_add(o, "pres_lost", json_object_new_uint64(w->lost));
     json_object_object_add(o, "overruns", json_object_new_uint64(w->overruns));
     json_object_object_add(o, "cycle_exceeded", json_object_new_uint64(w->exceeded));
+    json_object_object_add(o, "start_realtime_ns", json_object_new_int64(w->wall_open));
+    json_object_object_add(o, "end_realtime_ns", json_object_new_int64(w->wall_close));
     json_object_object_add(o, "perf", perf_set_interval_to_json(&l->perf, w->bank));
     return o;
 }
