@@ -17,6 +17,9 @@
 #   ECAT_DEVICES  simulated line (default ek1100,el1004,el2004,el3102)
 #   ECAT_WKC      LRW working counter ec_sample must see (default 4: EL2004 2 + EL1004 1 + EL3102 1)
 #   ECAT_TIME     seconds ec_sample runs (default 10);  ECAT_CYCLE  its cycle in µs (default 1000)
+#   ECAT_SIM_PRIO SCHED_FIFO priority of takt sim ecat (default 60; empty: none). Without it
+#                 a loaded host can hold the simulator past SOEM's 2 ms receive timeout
+#                 (Wck -1 in ec_sample, slaves "lost" and re-found)
 #   OUT           directory for logs and captures (default: a new /tmp/ecat-interop.*)
 # Exit 0 when both runs passed, 1 on a failure, 77 when it cannot run here.
 set -u
@@ -45,6 +48,7 @@ if [ -z "${TAKT_IF_A:-}" ]; then
 fi
 
 DEV=${ECAT_DEVICES:-ek1100,el1004,el2004,el3102}
+ECAT_SIM_PRIO=${ECAT_SIM_PRIO-60}
 WKC=${ECAT_WKC:-4}
 nslaves=$(($(echo "$DEV" | tr -cd , | wc -c) + 1))
 fails=0
@@ -77,7 +81,7 @@ judge() {   # TAG: prints counts; fails on malformed frames or expert infos othe
 }
 
 sim_start() {   # TAG
-    "$TAKT" sim ecat -i "$TAKT_IF_A" --devices "$DEV" --json "$OUT/$1.sim.json" >"$OUT/$1.sim.out" 2>&1 &
+    "$TAKT" sim ecat ${ECAT_SIM_PRIO:+-p $ECAT_SIM_PRIO} -i "$TAKT_IF_A" --devices "$DEV" --json "$OUT/$1.sim.json" >"$OUT/$1.sim.out" 2>&1 &
     SIM=$!
     sleep 0.5
 }

@@ -19,6 +19,8 @@
 #               Demo_3CN/mnobd.cdc, else the mnobd.cdc next to demo_mn_console)
 #   PLK_CYCLE   takt MN cycle in µs (default 1000);  PLK_MN_TIME  seconds (default 10)
 #   PLK_CN_TIME seconds the oplk MN drives takt's CN (default 25; its CFM needs ~8 s)
+#   PLK_TAKT_PRIO SCHED_FIFO priority of takt's MN/CN (default 60, as openPOWERLINK's
+#               threads run FIFO 45-75; empty: none)
 #   OUT         directory for logs, JSON and captures (default: a new /tmp/plk-interop.*)
 # Exit 0 when every scenario run passed, 1 on a failure, 77 when it cannot run here.
 set -u
@@ -43,6 +45,7 @@ if [ -z "${TAKT_IF_A:-}" ]; then               # outside: make the pair, rerun i
     exec "$TAKT" netns run -- bash "$0" "$scen"
 fi
 
+PLK_TAKT_PRIO=${PLK_TAKT_PRIO-60}
 fails=0
 log()  { echo "--- $*" >&2; }
 fail() { echo "FAIL $*"; fails=$((fails + 1)); }
@@ -119,7 +122,7 @@ print(j["state"], n["state"], n["pres_ok"], n["pres_lost"], n["pres_late"], n["r
     boot=$(t_first $tag 'epl.mtyp==4 && epl.src==1 && epl.pres.stat==0xfd')
     [ -n "$boot" ] || ok=0
     v=$(judge $tag) || ok=0
-    local msg="takt plk mn -> demo_cn_console: MN exit $rc, MN ${1:-?}, CN 1 ${2:-?} (oplk CN states: $(grep -o 'NmtCs[A-Za-z0-9]*' "$OUT/$tag.oplk-cn.out" | uniq | sed 's/NmtCs//' | tr '\n' ' ')); PRes 0xFD at ${boot:-never} s after the first frame; PRes ok ${3:-?} lost ${4:-?} late ${5:-?}, resets ${6:-?} boots ${7:-?}, SDO ok ${8:-?} fail ${9:-?}; $v"
+    local msg="takt plk mn -> demo_cn_console: MN exit $rc, MN ${1:-?}, CN 1 ${2:-?} (oplk CN states: $(grep -o 'Stack entered state: NmtCs[A-Za-z0-9]*' "$OUT/$tag.oplk-cn.out" | sed 's/.*NmtCs//' | tr '\n' ' ')); PRes 0xFD at ${boot:-never} s after the first frame; PRes ok ${3:-?} lost ${4:-?} late ${5:-?}, resets ${6:-?} boots ${7:-?}, SDO ok ${8:-?} fail ${9:-?}; $v"
     if [ $ok = 1 ]; then echo "PASS $msg"; else fail "$msg"; fi
 }
 
