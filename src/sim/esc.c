@@ -329,8 +329,11 @@ void esc_pdi(struct sim_esc *e, takt_ns_t t)
         esc_mbx_pdi(e, t);
     if (e->pd_touched) {
         e->pd_touched = false;
-        /* pd_valid means the last call happened with this SM layout and device, so
-         * the idle test can come before the checks that call passed. */
+        /* Skip a call that would change nothing: outputs and the input buffer as the
+         * last call left them (no SM change, reset or write since) and the device
+         * says its state and inputs would stay (DI counter between steps, DO).
+         * pd_valid means the last call happened with this SM layout and device, so
+         * this test can come before the checks that call passed. */
         if (e->pd_valid && !e->pd_dirty && !e->reference && !e->no_process &&
             e->dev->ops->pd_idle && e->dev->ops->pd_idle(e->dev, t))
             return;
@@ -342,9 +345,6 @@ void esc_pdi(struct sim_esc *e, takt_ns_t t)
             e->pd_valid = false;
             return;
         }
-        /* Skip a call that would change nothing: outputs and the input buffer as the
-         * last call left them (no SM change, reset or write since), and the device
-         * says its state and inputs would stay (DI counter between steps, DO). */
         struct sim_device *d = e->dev;
         e->pd_dirty = false;
         e->pd_valid = !esc_pd_overlap(e);
