@@ -316,8 +316,11 @@ int analyze_finish(struct analyze *a, struct an_result *r)
             r->lost = a->ecat_sent > answered + open_tail ? a->ecat_sent - answered - open_tail : 0;
         }
     } else {
+        /* a node whose PRes never shows in the capture was not captured in that direction
+         * (a CN sending with qdisc bypass is invisible on its own interface): not lost */
         for (int k = 1; k <= AN_MAX_NODES; k++)
-            r->lost += a->node[k].lost;
+            if (a->node[k].pres)
+                r->lost += a->node[k].lost;
     }
     return 0;
 }

@@ -168,8 +168,15 @@ void analyze_print(FILE *f, const struct analyze *a, const struct an_result *r, 
             fprintf(f, "frames lost: not measurable (the capture holds no returned frames; capture on the slave side or both)\n");
         }
     } else {
-        fprintf(f, "PRes lost: %llu\n%5s %8s %8s %6s  %s\n", (unsigned long long)r->lost, "node", "PReq", "PRes", "lost",
-                "PReq->PRes latency min/avg/max [usec]");
+        bool any_pres = false;
+        for (int n = 1; n <= AN_MAX_NODES; n++)
+            any_pres |= a->node[n].pres > 0;
+        if (any_pres)
+            fprintf(f, "PRes lost: %llu (nodes whose PRes never appear are left out: not captured in that direction)\n",
+                    (unsigned long long)r->lost);
+        else
+            fprintf(f, "PRes lost: not measurable (the capture holds no PRes; capture on the MN side or both)\n");
+        fprintf(f, "%5s %8s %8s %6s  %s\n", "node", "PReq", "PRes", "lost", "PReq->PRes latency min/avg/max [usec]");
         for (int n = 1; n <= AN_MAX_NODES; n++) {
             const struct an_node *nd = &a->node[n];
             if (!nd->preq && !nd->pres)

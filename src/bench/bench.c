@@ -96,7 +96,7 @@ static void read_stack_json(struct bench_run *r, const char *path)
     }
     /* `takt ecat run` and `takt plk mn` name some figures differently */
     r->cycles = (uint64_t)get_i64(j, "cycles", 0);
-    r->lost = (uint64_t)get_i64(j, "frames_lost", get_i64(j, "pres_lost_total", 0));
+    r->lost = (uint64_t)get_i64(j, "frames_lost", get_i64(j, "pres_lost_total", get_i64(j, "pres_lost", 0)));
     r->overruns = (uint64_t)get_i64(j, "overruns", 0);
     r->wkc_errors = (uint64_t)get_i64(j, "wkc_errors", 0);
     int64_t cpu = get_i64(j, "cpu_ns", -1);

@@ -245,6 +245,27 @@ static void ecat_one_direction_local_mac(void **state)
     unlink(p);
 }
 
+/* Captured at the CN's end: its own PRes (sent with qdisc bypass) are not in the file,
+ * so no PReq may be taken for a lost PRes. */
+static void plk_one_direction(void **state)
+{
+    struct analyze a;
+    struct an_opts o = { .cycle_ns = 1000000 };
+    analyze_init(&a, &o);
+    uint8_t b[64];
+    for (int c = 0; c < 10; c++) {
+        analyze_frame(&a, c * 1000000LL, b, plk(b, 0x01, 255, 240));
+        analyze_frame(&a, c * 1000000LL + 5000, b, plk(b, 0x03, 1, 240));
+    }
+    struct an_result r;
+    assert_int_equal(analyze_finish(&a, &r), 0);
+    assert_int_equal(r.cycles, 9);
+    assert_int_equal(a.node[1].preq, 10);
+    assert_int_equal(r.lost, 0);
+    analyze_result_free(&r);
+    analyze_free(&a);
+}
+
 static void microsecond_pcap(void **state)
 {
     master_mac0 = 0;
@@ -342,6 +363,7 @@ int main(void)
         cmocka_unit_test_prestate(ecat_known_stream, (void *)1),   /* locally administered master MAC */
         cmocka_unit_test(ecat_one_direction_local_mac),
         cmocka_unit_test(plk_known_cycle),
+        cmocka_unit_test(plk_one_direction),
         cmocka_unit_test(microsecond_pcap),
         cmocka_unit_test(bad_inputs),
     };
