@@ -50,84 +50,117 @@ void analyze_free(struct analyze *a)
 
 static bool is_logical(uint8_t cmd) { return cmd == ECAT_LRD || cmd == ECAT_LWR || cmd == ECAT_LRW; }
 
-static void ecat_frame(struct analyze *a, int64_t ts, const uint8_t *f, size_t len, size_t off)
+/* The open request a return answers: the newest with the same index, command and
+ * address among the index's ways (several frames may share an index: cyclic and acyclic
+ * ones; an unanswered old one must not catch a newer one's return). */
+static struct an_pend *pend_find(struct analyze *a, uint8_t idx, uint8_t cmd, uint32_t addr)
+{
+    struct an_pend *best = NULL;
+    for (int w = 0; w < AN_PEND_WAYS; w++) {
+        struct an_pend *p = &a->pend[idx][w];
+        if (p->open && p->cmd == cmd && p->addr == addr && (!best || p->ts > best->ts))
+            best = p;
+    }
+    return best;
+}
+
+/* A way for a new request: a free one, else the oldest (superseded: counted lost later). */
+static struct an_pend *pend_slot(struct analyze *a, uint8_t idx)
+{
+    struct an_pend *best = &a->pend[idx][0];
+    for (int w = 0; w < AN_PEND_WAYS; w++) {
+        struct an_pend *p = &a->pend[idx][w];
+        if (!p->open)
+            return p;
+        if (p->ts < best->ts)
+            best = p;
+    }
+    return best;
+}
+
+static void ecat_frame(struct analyze *a, int64_t ts, const uint8_t *f, size_t len, size_t off, int dir)
 {
     /* ref §2: 2-byte EtherCAT header, then datagrams of 10 + len + 2 bytes */
     if (len < off + ECAT_FRAME_HDR + ECAT_DG_HDR + ECAT_DG_WKC) {
         a->malformed++;
         return;
     }
-    uint16_t fh = get_le16(f + off);
-    if ((fh >> 12) != ECAT_FRAME_TYPE_DG) {
+    if ((get_le16(f + off) >> 12) != ECAT_FRAME_TYPE_DG) {
         a->other_frames++;
         return;
     }
     const uint8_t *dg = f + off + ECAT_FRAME_HDR;
-    uint16_t dlen = get_le16(dg + 6) & ECAT_LEN_MASK;
-    if ((size_t)(dg - f) + ECAT_DG_HDR + dlen + ECAT_DG_WKC > len) {
+    if ((size_t)(dg - f) + ECAT_DG_HDR + (get_le16(dg + 6) & ECAT_LEN_MASK) + ECAT_DG_WKC > len) {
         a->malformed++;
         return;
     }
     a->ecat_frames++;
-    uint8_t cmd = dg[0], idx = dg[1];
-    uint32_t addr = get_le32(dg + 2);
-    bool logical = false;
-    /* does any datagram of the frame address the process image? */
+    uint8_t idx = dg[1], cmd = dg[0];
+    /* every slave increments ADP of auto-increment and broadcast datagrams (ref §3): a
+     * return is matched on the register offset only */
+    bool adp_moves = cmd == ECAT_APRD || cmd == ECAT_APWR || cmd == ECAT_APRW || cmd == ECAT_BRD ||
+                     cmd == ECAT_BWR || cmd == ECAT_BRW || cmd == ECAT_ARMW;
+    uint32_t addr = get_le32(dg + 2) & (adp_moves ? 0xFFFF0000u : 0xFFFFFFFFu);
+    /* one walk: the working counters, and the first process-data datagram, whose command,
+     * logical address and length name the cyclic frame however the master composes the
+     * rest of it (DC datagrams, status reads, acyclic datagrams in the spare room) */
+    unsigned wkc_sum = 0;
+    const uint8_t *pd = NULL;
     for (const uint8_t *p = dg; (size_t)(p - f) + ECAT_DG_HDR + ECAT_DG_WKC <= len;) {
-        uint16_t l = get_le16(p + 6);
-        if (is_logical(p[0]))
-            logical = true;
+        uint16_t l = get_le16(p + 6), dl = l & ECAT_LEN_MASK;
+        if ((size_t)(p - f) + ECAT_DG_HDR + dl + ECAT_DG_WKC > len)
+            break;
+        wkc_sum += get_le16(p + ECAT_DG_HDR + dl);
+        if (!pd && is_logical(p[0]))
+            pd = p;
         if (!(l & ECAT_LEN_MORE))
             break;
-        p += ECAT_DG_HDR + (l & ECAT_LEN_MASK) + ECAT_DG_WKC;
+        p += ECAT_DG_HDR + dl + ECAT_DG_WKC;
     }
     /* Sent or returned? The first ESC sets the U/L bit of the source MAC (ref §1), but a
      * master on a locally administered MAC (every veth) has it set already. So a frame is
      * a return only if it carries the U/L bit, answers an open request with the same
      * index, command and address, soon enough, and shows that it was processed: a
      * working counter above 0 (masters send 0) or a U/L bit its request did not have. */
-    unsigned wkc_sum = 0;
-    for (const uint8_t *p = dg; (size_t)(p - f) + ECAT_DG_HDR + ECAT_DG_WKC <= len;) {
-        uint16_t l = get_le16(p + 6), dl = l & ECAT_LEN_MASK;
-        if ((size_t)(p - f) + ECAT_DG_HDR + dl + ECAT_DG_WKC > len)
-            break;
-        wkc_sum += get_le16(p + ECAT_DG_HDR + dl);
-        if (!(l & ECAT_LEN_MORE))
-            break;
-        p += ECAT_DG_HDR + dl + ECAT_DG_WKC;
+    struct an_pend *req = (f[6] & 0x02) ? pend_find(a, idx, cmd, addr) : NULL;
+    bool is_return;
+    if (dir) {
+        /* the capture knows the direction: the master sent the first frame, so frames
+         * going its way are requests, the others returns (a mailbox poll may come back
+         * with working counter 0, which the heuristic below cannot tell from a resend) */
+        if (!a->master_dir)
+            a->master_dir = dir;
+        is_return = dir != a->master_dir && req;
+    } else {
+        is_return = req && ts - req->ts < 100 * 1000000LL && (wkc_sum > 0 || !(req->mac0 & 0x02));
     }
-    bool returned = (f[6] & 0x02) && a->pend[idx].open && a->pend[idx].cmd == cmd && a->pend[idx].addr == addr &&
-                    ts - a->pend[idx].ts < 100 * 1000000LL && (wkc_sum > 0 || !(a->pend[idx].mac0 & 0x02));
-    if (returned) {
+    if (is_return) {
         a->ecat_returned++;
-        perf_stat_add(&a->rtt, ts - a->pend[idx].ts);
-        a->pend[idx].open = false;
-        if (logical && get_le16(dg + ECAT_DG_HDR + dlen) == 0)
+        perf_stat_add(&a->rtt, ts - req->ts);
+        req->open = false;
+        if (pd && get_le16(pd + ECAT_DG_HDR + (get_le16(pd + 6) & ECAT_LEN_MASK)) == 0)
             a->wkc_zero++;
         return;
     }
     a->ecat_sent++;
-    /* an open request with this index is superseded: analyze_finish counts it as lost */
-    a->pend[idx].open = true;
-    a->pend[idx].mac0 = f[6];
-    a->pend[idx].cmd = cmd;
-    a->pend[idx].addr = addr;
-    a->pend[idx].ts = ts;
+    *pend_slot(a, idx) = (struct an_pend){ .cmd = cmd, .mac0 = f[6], .addr = addr, .ts = ts, .open = true };
     if (!a->proto)
         a->proto = PROTO_ECAT;
-    /* signature of the frame: its first datagram; logical frames are preferred later */
+    const uint8_t *sig = pd ? pd : dg;
+    uint8_t scmd = sig[0];
+    uint32_t saddr = get_le32(sig + 2);
+    uint16_t slen = get_le16(sig + 6) & ECAT_LEN_MASK;
     unsigned k;
     for (k = 0; k < a->nkeys; k++)
-        if (a->keys[k].cmd == cmd && a->keys[k].addr == addr && a->keys[k].len == dlen)
+        if (a->keys[k].cmd == scmd && a->keys[k].addr == saddr && a->keys[k].len == slen)
             break;
     if (k == a->nkeys) {
         if (a->nkeys == AN_MAX_KEYS)
             return;
-        a->keys[k] = (struct an_key){ .cmd = cmd, .addr = addr, .len = dlen };
+        a->keys[k] = (struct an_key){ .cmd = scmd, .addr = saddr, .len = slen, .pd = pd != NULL };
         a->nkeys++;
     }
     a->keys[k].count++;
-    a->keys[k].pd |= logical;
     push_ts(&a->key_ts[k], &a->key_nts[k], &a->key_cap[k], ts);
 }
 
@@ -186,6 +219,11 @@ static void plk_frame(struct analyze *a, int64_t ts, const uint8_t *f, size_t le
 
 void analyze_frame(struct analyze *a, int64_t ts, const uint8_t *f, size_t len)
 {
+    analyze_frame_dir(a, ts, f, len, AN_DIR_UNKNOWN);
+}
+
+void analyze_frame_dir(struct analyze *a, int64_t ts, const uint8_t *f, size_t len, int dir)
+{
     if ((a->o.from_ns && ts < a->o.from_ns) || (a->o.to_ns && ts >= a->o.to_ns)) {
         a->outside++;
         return;
@@ -203,7 +241,7 @@ void analyze_frame(struct analyze *a, int64_t ts, const uint8_t *f, size_t len)
     }
     off += 2;
     if (et == 0x88A4)
-        ecat_frame(a, ts, f, len, off);
+        ecat_frame(a, ts, f, len, off, dir);
     else if (et == 0x88AB)
         plk_frame(a, ts, f, len, off);
     else
@@ -310,8 +348,9 @@ int analyze_finish(struct analyze *a, struct an_result *r)
             int64_t last = a->ts[a->nts - 1];
             uint64_t open_tail = 0;
             for (int i = 0; i < 256; i++)
-                if (a->pend[i].open && last - a->pend[i].ts < 2 * r->nominal_ns)
-                    open_tail++;  /* still in flight when the capture stopped */
+                for (int w = 0; w < AN_PEND_WAYS; w++)
+                    if (a->pend[i][w].open && last - a->pend[i][w].ts < 2 * r->nominal_ns)
+                        open_tail++;  /* still in flight when the capture stopped */
             uint64_t answered = a->rtt.count;
             r->lost = a->ecat_sent > answered + open_tail ? a->ecat_sent - answered - open_tail : 0;
         }

@@ -11,7 +11,6 @@
 
 #define AN_MAX_KEYS   32     /* distinct EtherCAT cyclic-frame signatures tracked */
 #define AN_MAX_NODES  240
-#define AN_MAX_FRAMES 4096   /* outstanding EtherCAT requests tracked for pairing */
 
 struct an_opts {
     int64_t cycle_ns;        /* nominal cycle; 0 = median of the measured periods */
@@ -26,12 +25,16 @@ struct an_node {             /* POWERLINK: per CN */
     int64_t last_preq;       /* ts of the PReq still waiting for its PRes, 0 = none */
 };
 
+#define AN_PEND_WAYS 4
+struct an_pend { uint8_t cmd, mac0; uint32_t addr; int64_t ts; bool open; };  /* a request awaiting its return */
+
 struct an_key { uint8_t cmd; bool pd; uint32_t addr; uint16_t len; uint64_t count; }; /* pd: frame carries process data */
 
 struct analyze {
     struct an_opts o;
     uint64_t frames, ecat_frames, plk_frames, other_frames, malformed;
     uint64_t outside;        /* frames outside [from_ns, to_ns) */
+    int master_dir;          /* direction flag of the master's EtherCAT frames (the first one's), 0 unknown */
     bool truncated;          /* the file ended inside a block (a killed capture): read up to there */
     /* the cyclic stream: timestamps of its frames (EtherCAT master-sent frames of the
      * chosen signature, or POWERLINK SoCs); stored so the nominal period can be the median */
@@ -44,7 +47,7 @@ struct analyze {
     int64_t *key_ts[AN_MAX_KEYS];    /* per signature, filled in pass 1 */
     size_t key_nts[AN_MAX_KEYS], key_cap[AN_MAX_KEYS];
     uint64_t ecat_sent, ecat_returned;
-    struct { uint8_t cmd, mac0; uint32_t addr; int64_t ts; bool open; } pend[256];
+    struct an_pend pend[256][AN_PEND_WAYS];
     struct perf_stat rtt;            /* master-sent -> returned, by datagram index */
     uint64_t wkc_zero;               /* returned cyclic frames whose first datagram has WKC 0 */
     /* POWERLINK */
@@ -68,8 +71,11 @@ struct an_result {
 
 int  analyze_init(struct analyze *a, const struct an_opts *o);
 void analyze_free(struct analyze *a);
-/* One captured Ethernet frame (from the destination MAC) at ts ns. */
+/* One captured Ethernet frame (from the destination MAC) at ts ns. dir is the capture's
+ * direction flag where it has one (pcapng epb_flags: 1 inbound, 2 outbound), else 0. */
+enum { AN_DIR_UNKNOWN = 0, AN_DIR_IN = 1, AN_DIR_OUT = 2 };
 void analyze_frame(struct analyze *a, int64_t ts, const uint8_t *f, size_t len);
+void analyze_frame_dir(struct analyze *a, int64_t ts, const uint8_t *f, size_t len, int dir);
 /* Compute the result; returns 0, or -ENODATA when no cyclic frames were found. */
 int  analyze_finish(struct analyze *a, struct an_result *r);
 void analyze_result_free(struct an_result *r);

@@ -45,15 +45,12 @@ static int sniff(const char *path, int64_t *res_ns, char *err, size_t errlen)
             uint32_t type = rd32(bh, be), blen = rd32(bh + 4, be);
             if (blen < 12 || blen > (64u << 20))
                 break;
-            if (type == 1) {  /* IDB: linktype u16, reserved u16, snaplen u32, options */
-                uint8_t *b = malloc(blen);
-                if (!b || fseek(f, pos, SEEK_SET) || fread(b, 1, blen, f) != blen) {
-                    free(b);
+            if (type == 1 && blen <= 4096) {  /* IDB: linktype u16, reserved u16, snaplen u32, options */
+                uint8_t b[4096];
+                if (fseek(f, pos, SEEK_SET) || fread(b, 1, blen, f) != blen)
                     break;
-                }
                 int lt = rd16(b + 8, be);
                 if (linktype >= 0 && lt != linktype) {
-                    free(b);
                     fclose(f);
                     snprintf(err, errlen, "'%s' mixes link types %d and %d; expected one Ethernet interface "
                              "(split it with editcap or capture one interface)", path, linktype, lt);
@@ -82,7 +79,6 @@ static int sniff(const char *path, int64_t *res_ns, char *err, size_t errlen)
                 }
                 if (res > worst)
                     worst = res;
-                free(b);
             }
             pos += blen;
         }
@@ -96,11 +92,119 @@ static int sniff(const char *path, int64_t *res_ns, char *err, size_t errlen)
     return rc;
 }
 
+/* pcapng read by takt itself: libpcap 1.10 does not hand out the EPB flags, and the
+ * direction they carry (takt's --pcap tap writes it) tells requests from returns. */
+enum { BLOCK_CAP = 1 << 18 };   /* any Ethernet frame's block; larger blocks are skipped */
+
+static int read_pcapng(struct analyze *a, FILE *f, uint8_t *b, const char *path, char *err, size_t errlen)
+{
+    bool be = false;
+    int64_t res[64];        /* ns per tick of each interface */
+    double res_f[64];
+    int nif = 0;
+    for (;;) {
+        uint8_t bh[8];
+        size_t got = fread(bh, 1, 8, f);
+        if (got == 0)
+            break;
+        uint32_t type = be ? rd32(bh, true) : get_le32(bh);
+        if (type == 0x0A0D0D0A) {  /* SHB: its byte-order magic decides how to read the rest */
+            uint8_t m[4];
+            if (got == 8 && fread(m, 1, 4, f) == 4)
+                be = get_le32(m) != 0x1A2B3C4D;
+            fseek(f, -12, SEEK_CUR);
+            if (fread(bh, 1, 8, f) != 8)
+                break;
+            nif = 0;
+        }
+        uint32_t blen = rd32(bh + 4, be);
+        if (got != 8 || blen < 12 || blen % 4 || blen > (64u << 20)) {
+            a->truncated = got != 0;
+            break;
+        }
+        if (blen > BLOCK_CAP) {
+            if (fseek(f, (long)blen - 8, SEEK_CUR)) {
+                a->truncated = true;
+                break;
+            }
+            continue;
+        }
+        memcpy(b, bh, 8);
+        if (fread(b + 8, 1, blen - 8, f) != blen - 8) {
+            a->truncated = true;
+            break;
+        }
+        type = rd32(b, be);
+        if (type == 1 && nif < 64) {          /* IDB */
+            if (rd16(b + 8, be) != 1) {
+                return snprintf(err, errlen, "'%s': interface %d has link type %u; expected Ethernet (1)", path, nif,
+                                rd16(b + 8, be)), -EINVAL;
+            }
+            res[nif] = 1000;
+            res_f[nif] = 1000.0;
+            for (uint32_t o = 16; o + 4 <= blen - 4;) {
+                uint16_t code = rd16(b + o, be), olen = rd16(b + o + 2, be);
+                if (code == 0 || o + 4 + olen > blen - 4)
+                    break;
+                if (code == 9 && olen >= 1) {
+                    uint8_t v = b[o + 4];
+                    double sec = (v & 0x80) ? 1.0 / (double)(1ull << (v & 0x7F)) : 1.0;
+                    for (int k = 0; !(v & 0x80) && k < v; k++)
+                        sec /= 10.0;
+                    res_f[nif] = sec * 1e9;
+                    res[nif] = res_f[nif] >= 1.0 ? (int64_t)(res_f[nif] + 0.5) : 1;
+                }
+                o += 4 + ((olen + 3u) & ~3u);
+            }
+            nif++;
+        } else if (type == 6 && blen >= 32) {  /* EPB */
+            uint32_t ifid = rd32(b + 8, be), caplen = rd32(b + 20, be);
+            if (ifid >= (uint32_t)nif || 28 + caplen > blen - 4) {
+                return snprintf(err, errlen, "'%s' is damaged after %llu frames: a packet block names interface %u "
+                                "or is longer than its block", path, (unsigned long long)a->frames, ifid), -EINVAL;
+            }
+            uint64_t ticks = (uint64_t)rd32(b + 12, be) << 32 | rd32(b + 16, be);
+            int64_t ts = res[ifid] == 1 ? (int64_t)ticks
+                         : res_f[ifid] == (double)res[ifid] ? (int64_t)ticks * res[ifid]
+                                                            : (int64_t)((double)ticks * res_f[ifid]);
+            int dir = 0;
+            for (uint32_t o = 28 + ((caplen + 3u) & ~3u); o + 4 <= blen - 4;) {
+                uint16_t code = rd16(b + o, be), olen = rd16(b + o + 2, be);
+                if (code == 0 || o + 4 + olen > blen - 4)
+                    break;
+                if (code == 2 && olen == 4)
+                    dir = (int)(rd32(b + o + 4, be) & 3);
+                o += 4 + ((olen + 3u) & ~3u);
+            }
+            analyze_frame_dir(a, ts, b + 28, caplen, dir);
+        }
+    }
+    if (a->truncated && !a->frames)
+        return snprintf(err, errlen, "'%s' ends inside its first block", path), -EINVAL;
+    if (a->truncated)
+        snprintf(err, errlen, "'%s' is truncated after %llu frames", path, (unsigned long long)a->frames);
+    return 0;
+}
+
 int analyze_file(struct analyze *a, const char *path, int64_t *precision_ns, char *err, size_t errlen)
 {
     int rc = sniff(path, precision_ns, err, errlen);
     if (rc)
         return rc;
+    FILE *f = fopen(path, "rb");
+    uint8_t m[4] = { 0 };
+    if (f && fread(m, 1, 4, f) == 4 && get_le32(m) == 0x0A0D0D0A) {
+        rewind(f);
+        uint8_t *b = malloc(BLOCK_CAP);
+        rc = b ? read_pcapng(a, f, b, path, err, errlen) : -ENOMEM;
+        if (!b)
+            snprintf(err, errlen, "out of memory reading '%s'", path);
+        free(b);
+        fclose(f);
+        return rc;
+    }
+    if (f)
+        fclose(f);
     char perr[PCAP_ERRBUF_SIZE];
     pcap_t *p = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, perr);
     if (!p)
@@ -116,7 +220,7 @@ int analyze_file(struct analyze *a, const char *path, int64_t *precision_ns, cha
     while ((rc = pcap_next_ex(p, &h, &data)) == 1)
         analyze_frame(a, (int64_t)h->ts.tv_sec * 1000000000 + h->ts.tv_usec, data, h->caplen);
     if (rc == -1) {
-        /* a capture killed while writing ends inside a block: keep what came before it */
+        /* a capture killed while writing ends inside a record: keep what came before it */
         bool trunc = strstr(pcap_geterr(p), "truncated") != NULL;
         snprintf(err, errlen, "'%s' is %s after %llu frames: %s", path, trunc ? "truncated" : "damaged",
                  (unsigned long long)a->frames, pcap_geterr(p));
@@ -142,8 +246,8 @@ void analyze_print(FILE *f, const struct analyze *a, const struct an_result *r, 
     if (a->truncated)
         fprintf(f, "note: the file ends inside a frame block (capture killed while writing); analysed up to there\n");
     if (r->proto == 1)
-        fprintf(f, "cyclic stream: EtherCAT %s, first datagram %s addr 0x%08x len %u, %llu frames\n",
-                a->keys[0].pd ? "process-data frames" : "frames", ecat_cmd_name(a->keys[0].cmd),
+        fprintf(f, "cyclic stream: EtherCAT %s %s addr 0x%08x len %u, %llu frames\n",
+                a->keys[0].pd ? "frames with process data," : "frames, first datagram", ecat_cmd_name(a->keys[0].cmd),
                 a->keys[0].addr, a->keys[0].len, (unsigned long long)a->keys[0].count);
     else
         fprintf(f, "cyclic stream: POWERLINK SoC, %llu frames\n", (unsigned long long)a->soc);

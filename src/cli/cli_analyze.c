@@ -42,6 +42,17 @@ static int run_analyze(struct cli_ctx *c)
         if (cli_parse_double(c, "--range (microseconds)", s, 0.001, 1e7, &v)) return 2;
         o.range_ns = (int64_t)(v * 1000 + 0.5);
     }
+    long long t;
+    if ((s = cli_get(c, "from"))) {
+        if (sscanf(s, "%lld", &t) != 1 || t < 0)
+            return cli_usage_error(c, "--from expects a capture time in ns since 1970, got '%s'", s);
+        o.from_ns = t;
+    }
+    if ((s = cli_get(c, "to"))) {
+        if (sscanf(s, "%lld", &t) != 1 || t <= o.from_ns)
+            return cli_usage_error(c, "--to expects a capture time in ns after --from, got '%s'", s);
+        o.to_ns = t;
+    }
     if (o.bin_ns && o.range_ns && 2 * o.range_ns / o.bin_ns > 10000000)
         return cli_usage_error(c, "--range/--bin gives more than 10 million bins; use wider bins");
     struct analyze a;
@@ -182,6 +193,8 @@ static const struct cli_opt analyze_opts[] = {
     { "nominal", 0, 1, "US", "nominal cycle in us (default: the median period)" },
     { "bin", 0, 1, "US", "deviation histogram bin width in us (default 1)" },
     { "range", 0, 1, "US", "histogram covers +-US around nominal; outer bins collect the rest (default 100)" },
+    { "from", 0, 1, "NS", "only frames captured at or after NS (ns since 1970, e.g. a stack's window start)" },
+    { "to", 0, 1, "NS", "only frames captured before NS" },
     { 0 }
 };
 

@@ -33,8 +33,10 @@ static void cap_write(struct capture *c, const uint8_t *data, unsigned len, takt
 static int cap_send(struct takt_link *l, const struct takt_frame *f, unsigned n)
 {
     struct capture *c = (struct capture *)l;
-    int rc = takt_link_send(c->inner, f, n);
+    /* stamped when handed to the link: a reply can arrive (kernel stamp) before a batch
+     * send returns, and must not look older than its request */
     takt_ns_t now = takt_now();
+    int rc = takt_link_send(c->inner, f, n);
     for (int i = 0; i < rc; i++)
         cap_write(c, f[i].data, f[i].len, f[i].ts ? f[i].ts : now, PCAPNG_DIR_OUT);
     return rc;

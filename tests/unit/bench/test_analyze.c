@@ -42,6 +42,34 @@ static FILE *ng_open(const char *path, int n_if, const int *linktypes)
     return f;
 }
 
+/* EPB with an epb_flags option when dir != 0 (1 inbound, 2 outbound) */
+static void ng_frame_dir(FILE *f, int64_t ts, const uint8_t *d, uint32_t len, int dir)
+{
+    uint32_t pad = (len + 3) & ~3u, opt = dir ? 12 : 0, blen = 28 + pad + opt + 4;
+    uint8_t h[28];
+    put_le32(h, 6);
+    put_le32(h + 4, blen);
+    put_le32(h + 8, 0);
+    put_le32(h + 12, (uint32_t)((uint64_t)ts >> 32));
+    put_le32(h + 16, (uint32_t)ts);
+    put_le32(h + 20, len);
+    put_le32(h + 24, len);
+    fwrite(h, 1, 28, f);
+    fwrite(d, 1, len, f);
+    static const uint8_t z[4];
+    fwrite(z, 1, pad - len, f);
+    if (dir) {
+        uint8_t o[12] = { 0 };
+        put_le16(o, 2);       /* epb_flags */
+        put_le16(o + 2, 4);
+        put_le32(o + 4, (uint32_t)dir);
+        fwrite(o, 1, 12, f);  /* + opt_endofopt */
+    }
+    uint8_t t[4];
+    put_le32(t, blen);
+    fwrite(t, 1, 4, f);
+}
+
 static void ng_frame(FILE *f, int64_t ts, const uint8_t *d, uint32_t len)
 {
     uint32_t pad = (len + 3) & ~3u, blen = 28 + pad + 4;
@@ -266,6 +294,56 @@ static void plk_one_direction(void **state)
     analyze_free(&a);
 }
 
+/* The master's own capture (takt's --pcap tap) marks direction: a mailbox poll that
+ * comes back with working counter 0 is still a return, and an auto-increment read whose
+ * ADP every slave incremented still pairs with its request. */
+static void ecat_direction_flags(void **state)
+{
+    const char *p = tmpfile_name("dir.pcapng");
+    int lt = 1;
+    FILE *f = ng_open(p, 1, &lt);
+    uint8_t b[64];
+    for (int i = 0; i < 100; i++) {
+        int64_t t = 1000000LL * i;
+        master_mac0 = 0x02;
+        ng_frame_dir(f, t, b, ecat_lrw(b, (uint8_t)i, false), 2);
+        ng_frame_dir(f, t + 15000, b, ecat_lrw(b, (uint8_t)i, true), 1);
+        /* FPRD of an empty mailbox: returns unchanged, WKC 0 */
+        ecat_lrw(b, (uint8_t)(i + 100), false);
+        b[16] = 0x04;
+        put_le32(b + 18, 0x10801001);
+        ng_frame_dir(f, t + 20000, b, 60, 2);
+        ng_frame_dir(f, t + 30000, b, 60, 1);
+        /* APRD to position -3: comes back with ADP 0 after three slaves */
+        ecat_lrw(b, (uint8_t)(i + 200), false);
+        b[16] = 0x01;
+        put_le32(b + 18, 0x0130FFFD);
+        ng_frame_dir(f, t + 40000, b, 60, 2);
+        put_le32(b + 18, 0x01300000);
+        put_le16(b + 34, 1);
+        ng_frame_dir(f, t + 50000, b, 60, 1);
+    }
+    fclose(f);
+    struct analyze a;
+    struct an_opts o = { .cycle_ns = 1000000 };
+    analyze_init(&a, &o);
+    int64_t prec;
+    char err[256];
+    assert_int_equal(analyze_file(&a, p, &prec, err, sizeof err), 0);
+    struct an_result r;
+    assert_int_equal(analyze_finish(&a, &r), 0);
+    assert_int_equal(a.ecat_sent, 300);
+    assert_int_equal(a.ecat_returned, 300);
+    assert_int_equal(r.lost, 0);
+    assert_int_equal(r.cycles, 99);
+    assert_int_equal(r.rtt.count, 300);
+    assert_int_equal(r.rtt.min, 10000);
+    assert_int_equal(r.rtt.max, 15000);
+    analyze_result_free(&r);
+    analyze_free(&a);
+    unlink(p);
+}
+
 static void microsecond_pcap(void **state)
 {
     master_mac0 = 0;
@@ -362,6 +440,7 @@ int main(void)
         cmocka_unit_test(ecat_known_stream),
         cmocka_unit_test_prestate(ecat_known_stream, (void *)1),   /* locally administered master MAC */
         cmocka_unit_test(ecat_one_direction_local_mac),
+        cmocka_unit_test(ecat_direction_flags),
         cmocka_unit_test(plk_known_cycle),
         cmocka_unit_test(plk_one_direction),
         cmocka_unit_test(microsecond_pcap),
