@@ -75,7 +75,13 @@ net_main() {
     TAKT_NET_OUTER_UID=$(id -u) "$TAKT" netns run -- bash "$script"
     rc=$?
     [ $rc -eq 0 ] || exit $rc
-    if [ "$(id -u)" = 0 ] && [ -z "${TAKT_NET_NO_USER:-}" ]; then
+    if [ "$(id -u)" = 0 ] && [ -z "${TAKT_NET_NO_USER:-}" ] &&
+        ! setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$TAKT" -a -r "$script" -a -r "$TAKT_SOURCE_DIR/data" 2>/dev/null; then
+        # a checkout inside a private directory (mktemp -d makes them 0700) is out of
+        # nobody's reach: the ordinary-user pass cannot run from here
+        net_log "ordinary-user pass skipped: nobody cannot reach $TAKT, $script or $TAKT_SOURCE_DIR/data" \
+                "(a checkout below a private directory); run from a world-readable checkout to include it"
+    elif [ "$(id -u)" = 0 ] && [ -z "${TAKT_NET_NO_USER:-}" ]; then
         net_log "again as an ordinary user (nobody, uid 65534)"
         ( cd / && setpriv --reuid=65534 --regid=65534 --clear-groups \
             env TAKT_NET_NO_USER=1 TAKT_NET_OUTER_UID=65534 "$TAKT" netns run -- bash "$script" )
