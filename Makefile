@@ -30,8 +30,10 @@ unit: build
 demo: deps build
 	$(BUILD)/takt demo
 
-install: build
-	cmake --install $(BUILD) --prefix $(PREFIX)
+install:
+	cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_FLAGS)
+	cmake --build $(BUILD) -j $(JOBS)
+	cmake --install $(BUILD)
 
 fuzz:
 	CC=clang cmake -S . -B build-fuzz -DTAKT_FUZZ=ON -DTAKT_TESTS=ON
