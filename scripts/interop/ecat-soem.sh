@@ -2,6 +2,9 @@
 # takt's EtherCAT simulator driven by an independent master, SOEM (docs/interop.md):
 #   slaveinfo -sdo -map   scans the simulated line: SII, SDO information, PDO mapping;
 #   ec_sample             configures it, maps process data, starts DC and runs it in OP.
+#   soem_servo            (takt's own program against SOEM's library, soem_servo.c here)
+#                         remaps the CiA 402 servo's TxPDO over CoE, activates SYNC0,
+#                         goes to OP, enables the drive and moves it.
 # `takt sim ecat` serves side A of a fresh namespace pair (takt netns run), SOEM runs in
 # side B. Frames are captured as each end receives them (dumpcap -f inbound) and merged;
 # tshark's ecat/ecat_mailbox dissectors judge them. SOEM sends from the group address
@@ -20,6 +23,7 @@
 #   ECAT_SIM_PRIO SCHED_FIFO priority of takt sim ecat (default 60; empty: none). Without it
 #                 a loaded host can hold the simulator past SOEM's 2 ms receive timeout
 #                 (Wck -1 in ec_sample, slaves "lost" and re-found)
+#   SOEM_DIR      SOEM checkout with its build in SOEM_DIR/build (for soem_servo; skipped if unset)
 #   OUT           directory for logs and captures (default: a new /tmp/ecat-interop.*)
 # Exit 0 when both runs passed, 1 on a failure, 77 when it cannot run here.
 set -u
@@ -123,8 +127,31 @@ run_ec_sample() {
     if [ $ok = 1 ]; then echo "PASS $msg"; else fail "$msg"; fi
 }
 
+run_servo() {
+    local tag=soem_servo
+    [ -n "${SOEM_DIR:-}" ] || { log "SOEM_DIR not set: soem_servo skipped"; return; }
+    cc -O1 -o "$OUT/soem_servo" "$here/soem_servo.c" -I"$SOEM_DIR/include" -I"$SOEM_DIR/build/include" \
+        -I"$SOEM_DIR/osal" -I"$SOEM_DIR/osal/linux" -I"$SOEM_DIR/oshw/linux" "$SOEM_DIR/build/libsoem.a" \
+        -lpthread -lrt 2>"$OUT/$tag.cc.log" || { fail "soem_servo: does not build (see $OUT/$tag.cc.log)"; return; }
+    log "soem_servo: CoE PDO remap + DC SYNC0 + CiA 402 against takt sim ecat --devices ek1100,el1004,el2004,servo"
+    local saved=$DEV
+    DEV=ek1100,el1004,el2004,servo
+    cap_start $tag; sim_start $tag
+    timeout 60 "$TAKT" netns exec b -- chrt -f 60 "$OUT/soem_servo" "$TAKT_IF_B" 4 >"$OUT/$tag.out" 2>&1
+    local rc=$?
+    sim_stop; cap_stop $tag
+    DEV=$saved
+    local v ok=1
+    [ $rc -eq 0 ] && grep -q '^VERDICT PASS' "$OUT/$tag.out" || ok=0
+    v=$(judge $tag) || ok=0
+    local msg="soem_servo: $(grep -h 'remapped\|^VERDICT' "$OUT/$tag.out" | tr '\n' ' '); $v"
+    if [ $ok = 1 ]; then echo "PASS $msg"; else fail "$msg"; fi
+}
+
 log "pair $TAKT_IF_A (takt sim ecat) <-> $TAKT_IF_B (SOEM); results in $OUT"
 run_slaveinfo
 run_ec_sample
-echo "verdict: $((2 - fails)) of 2 SOEM runs passed; files in $OUT"
+run_servo
+total=$((2 + ${SOEM_DIR:+1}0 / 10))
+echo "verdict: $((total - fails)) of $total SOEM runs passed; files in $OUT"
 [ $fails -eq 0 ]
