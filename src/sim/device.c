@@ -287,12 +287,11 @@ int sim_device_new(const struct sim_device_desc *desc, const struct sim_od *dict
         int n = sim_sii_build(&d->desc, sii, 65536);
         if (n < 0)
             rc = n;
+        else if (!(d->base.sii = malloc((size_t)n)))  /* keep only what the image needs */
+            rc = -ENOMEM;
         else {
-            d->base.sii = realloc(sii, (size_t)n);
+            memcpy(d->base.sii, sii, (size_t)n);
             d->base.sii_len = (size_t)n;
-            if (!d->base.sii)
-                d->base.sii = sii;
-            sii = NULL;
         }
     }
     free(sii);
