@@ -93,7 +93,8 @@ static void md_load(FILE *f, const struct bench_all *a, int p)
         }
         fprintf(f, "\n");
     }
-    fprintf(f, "\nN/A: the cycle could not be held without loss (reason per cell in report.json and below).\n\n");
+    fprintf(f, "\nN/A: the cycle was not held: a WKC error, more than 0.1 %% of the cycles with a lost frame, or "
+               "more than 1 %% of them overran (reason per cell below and in report.json).\n\n");
     for (unsigned i = 0; i < a->n_load; i++) {
         const struct bench_run *r = &a->load[i];
         if ((int)r->proto == p && !r->held)

@@ -38,8 +38,8 @@ for run in r["load"] + r["jitter"]:
     if run["held"]:
         held += 1
         check(0 < run["cpu_percent"] < 100, tag + ": CPU load %.3f%% out of range" % run["cpu_percent"])
-        check(run["frames_lost"] == 0, tag + ": held but frames lost")
-    if "wire" in run and run["cycles"] and run["held"]:
+        check(run["frames_lost"] * 1000 <= run["cycles"], tag + ": held with more than 0.1 % of the cycles lost")
+    if "wire" in run and run["cycles"] and run["frames_lost"] == 0:
         # without loss, the capture at the peer sees the same number of cycles, give or
         # take the window's edges (under stress frames can die in the kernel: then it may not)
         w = run["wire"]["count"]
