@@ -72,22 +72,7 @@ static void ng_frame_dir(FILE *f, int64_t ts, const uint8_t *d, uint32_t len, in
 
 static void ng_frame(FILE *f, int64_t ts, const uint8_t *d, uint32_t len)
 {
-    uint32_t pad = (len + 3) & ~3u, blen = 28 + pad + 4;
-    uint8_t h[28];
-    put_le32(h, 6);
-    put_le32(h + 4, blen);
-    put_le32(h + 8, 0);
-    put_le32(h + 12, (uint32_t)((uint64_t)ts >> 32));
-    put_le32(h + 16, (uint32_t)ts);
-    put_le32(h + 20, len);
-    put_le32(h + 24, len);
-    fwrite(h, 1, 28, f);
-    fwrite(d, 1, len, f);
-    static const uint8_t z[4];
-    fwrite(z, 1, pad - len, f);
-    uint8_t t[4];
-    put_le32(t, blen);
-    fwrite(t, 1, 4, f);
+    ng_frame_dir(f, ts, d, len, 0);
 }
 
 /* An EtherCAT frame with one LRW datagram (idx) of 8 bytes; returned frames carry the
