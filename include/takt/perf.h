@@ -48,6 +48,10 @@ struct perf_set {
     int flip_req, flip_ack;     /* atomics: reporter requests, RT acknowledges */
     bool threaded;              /* false: perf_set_snapshot flips directly */
     bool pending;               /* reporter: a flip request not yet acknowledged */
+    /* Optional: called at the flip, on the side that flips (the RT thread in a threaded
+     * set), so the owner can latch its own counters at exactly the interval's edge. */
+    void (*on_flip)(void *arg);
+    void *on_flip_arg;
 };
 
 int  perf_hist_init(struct perf_hist *h, int64_t lo, int64_t bin, uint32_t nbins);
@@ -70,6 +74,8 @@ void perf_msmt_free(struct perf_msmt *m);
 
 void perf_set_init(struct perf_set *s, bool threaded);
 int  perf_set_add(struct perf_set *s, struct perf_msmt *m);
+/* Set the flip hook (see struct perf_set); call it before the snapshot it should see. */
+void perf_set_on_flip(struct perf_set *s, void (*fn)(void *arg), void *arg);
 /* Record one value (ns): cumulative + active interval bank. RT-safe. */
 void perf_record(struct perf_set *s, struct perf_msmt *m, int64_t v);
 /* RT side, once per cycle: honour a pending flip request. */

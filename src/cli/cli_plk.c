@@ -264,12 +264,20 @@ static json_object *mn_json(struct takt_plk_mn *mn, const struct plk_mn *core)
 }
 
 /* The measured window of --measure: opens when the MN and every CN are Operational
- * (the interval bank holding the boot is discarded), closes measure_s later. */
+ * (the interval bank holding the boot is discarded), closes measure_s later. The
+ * counters are latched by the RT thread at the bank flips, so the window's cycle count
+ * and its Cycle Time statistics cover exactly the same cycles. */
+struct mn_counters {
+    uint64_t cycles, lost, overruns, exceeded;
+};
+
 struct mn_window {
     bool open;
     takt_ns_t end;
-    uint64_t cycles0, lost0, ov0, ex0;
-    uint64_t cycles, lost, overruns, exceeded;
+    const struct plk_mn *core;
+    const struct rt_loop *loop;
+    struct mn_counters at_flip;  /* written by the RT thread at each flip */
+    struct mn_counters from, n;  /* at the opening flip; over the window */
     int bank;          /* interval bank with the window's statistics, -1 before it closed */
     int64_t wall_open, wall_close;  /* CLOCK_REALTIME ns, to cut a capture to the window */
 };
@@ -289,21 +297,33 @@ static uint64_t mn_pres_lost(const struct plk_mn *core)
     return lost;
 }
 
-/* Returns true when the window has closed (stop the MN). */
-static bool mn_window_step(struct mn_window *w, struct takt_plk_mn *mn, const struct plk_mn *core,
-                           struct rt_loop *l, double measure_s)
+/* perf flip hook, in the RT thread: the counters at the interval's edge. */
+static void mn_window_latch(void *arg)
 {
-    (void)mn;
+    struct mn_window *w = arg;
+    w->at_flip = (struct mn_counters){
+        .cycles = w->core->st.cycles,
+        .lost = mn_pres_lost(w->core),
+        .overruns = w->loop->cyc.overruns,
+        .exceeded = w->core->st.cycle_exceeded,
+    };
+}
+
+/* Returns true when the window has closed (stop the MN). */
+static bool mn_window_step(struct mn_window *w, const struct plk_mn *core, struct rt_loop *l,
+                           double measure_s)
+{
     if (!w->open) {
         if (core->state != PLK_NMT_OPERATIONAL || core->st.nodes_operational != core->n_ids)
             return false;
+        w->core = core;
+        w->loop = l;
+        perf_set_on_flip(&l->perf, mn_window_latch, w);
         int b = perf_set_snapshot(&l->perf, TAKT_NS_PER_S);
-        if (b >= 0)
-            perf_set_release(&l->perf, b);
-        w->cycles0 = core->st.cycles;
-        w->lost0 = mn_pres_lost(core);
-        w->ov0 = l->cyc.overruns;
-        w->ex0 = core->st.cycle_exceeded;
+        if (b < 0)
+            return false;   /* the RT side did not flip yet: the request stays pending */
+        perf_set_release(&l->perf, b);
+        w->from = w->at_flip;
         w->end = takt_now() + (takt_ns_t)(measure_s * 1e9);
         w->wall_open = wall_ns();
         w->open = true;
@@ -312,11 +332,16 @@ static bool mn_window_step(struct mn_window *w, struct takt_plk_mn *mn, const st
     if (takt_now() < w->end)
         return false;
     w->bank = perf_set_snapshot(&l->perf, TAKT_NS_PER_S);
+    if (w->bank < 0)
+        return false;
+    perf_set_on_flip(&l->perf, NULL, NULL);
     w->wall_close = wall_ns();
-    w->cycles = core->st.cycles - w->cycles0;
-    w->lost = mn_pres_lost(core) - w->lost0;
-    w->overruns = l->cyc.overruns - w->ov0;
-    w->exceeded = core->st.cycle_exceeded - w->ex0;
+    w->n = (struct mn_counters){
+        .cycles = w->at_flip.cycles - w->from.cycles,
+        .lost = w->at_flip.lost - w->from.lost,
+        .overruns = w->at_flip.overruns - w->from.overruns,
+        .exceeded = w->at_flip.exceeded - w->from.exceeded,
+    };
     return true;
 }
 
@@ -324,10 +349,10 @@ static json_object *mn_window_json(const struct mn_window *w, const struct rt_lo
 {
     json_object *o = json_object_new_object();
     json_object_object_add(o, "seconds", json_object_new_double(measure_s));
-    json_object_object_add(o, "cycles", json_object_new_uint64(w->cycles));
-    json_object_object_add(o, "pres_lost", json_object_new_uint64(w->lost));
-    json_object_object_add(o, "overruns", json_object_new_uint64(w->overruns));
-    json_object_object_add(o, "cycle_exceeded", json_object_new_uint64(w->exceeded));
+    json_object_object_add(o, "cycles", json_object_new_uint64(w->n.cycles));
+    json_object_object_add(o, "pres_lost", json_object_new_uint64(w->n.lost));
+    json_object_object_add(o, "overruns", json_object_new_uint64(w->n.overruns));
+    json_object_object_add(o, "cycle_exceeded", json_object_new_uint64(w->n.exceeded));
     json_object_object_add(o, "start_realtime_ns", json_object_new_int64(w->wall_open));
     json_object_object_add(o, "end_realtime_ns", json_object_new_int64(w->wall_close));
     json_object_object_add(o, "perf", perf_set_interval_to_json(&l->perf, w->bank));
@@ -370,7 +395,7 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struc
     unsigned last_op = 0;
     struct mn_window w = { .bank = -1 };
     while (!cli_interrupted && !__atomic_load_n(&l->ended, __ATOMIC_ACQUIRE)) {
-        if (measure_s > 0 && mn_window_step(&w, mn, core, l, measure_s))
+        if (measure_s > 0 && mn_window_step(&w, core, l, measure_s))
             break;
         nanosleep(&(struct timespec){ 0, 10 * TAKT_NS_PER_MS }, NULL);
         if (core->state != last_state || core->st.nodes_operational != last_op) {
@@ -402,7 +427,7 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struc
     print_nodes(stdout, mn, core);
     if (w.bank >= 0) {
         printf("--- measured window: %.1f s of steady operation (boot excluded), %" PRIu64 " cycles, "
-               "%" PRIu64 " PRes lost\n", measure_s, w.cycles, w.lost);
+               "%" PRIu64 " PRes lost\n", measure_s, w.n.cycles, w.n.lost);
         perf_print_interval(stdout, &l->perf, w.bank);
     } else if (measure_s > 0) {
         fprintf(stderr, "takt plk mn: not every CN was Operational within %.1f s: nothing measured\n", limit_s);

@@ -36,6 +36,12 @@ void perf_set_init(struct perf_set *s, bool threaded)
     s->threaded = threaded;
 }
 
+void perf_set_on_flip(struct perf_set *s, void (*fn)(void *arg), void *arg)
+{
+    s->on_flip_arg = arg;
+    s->on_flip = fn;
+}
+
 int perf_set_add(struct perf_set *s, struct perf_msmt *m)
 {
     if (s->n >= PERF_MAX_MSMT)
@@ -64,6 +70,8 @@ void perf_set_cycle_end(struct perf_set *s)
         return;
     /* The acquire above orders the reporter's zeroing of the other bank (done in
      * perf_set_release before it raised flip_req) before our first write into it. */
+    if (s->on_flip)
+        s->on_flip(s->on_flip_arg);
     s->active ^= 1;
     __atomic_store_n(&s->flip_ack, req, __ATOMIC_RELEASE);
 }
@@ -78,6 +86,8 @@ int perf_set_snapshot(struct perf_set *s, takt_ns_t timeout_ns)
 {
     if (!s->threaded) {
         int done = s->active;
+        if (s->on_flip)
+            s->on_flip(s->on_flip_arg);
         s->active ^= 1;
         return done;
     }
