@@ -70,6 +70,10 @@ struct takt_plk_node_stats {
     uint64_t boots;            /* times it reached Operational */
     uint64_t ident_fail;       /* identity differed from the configuration */
     uint64_t bad_frames;       /* malformed frames from this node */
+    uint64_t nmt_requests;     /* ASnd NMTRequests received from this node */
+    uint64_t status_lost;      /* async-only: StatusRequest unanswered */
+    uint64_t config_skipped;   /* 0x1020 equal to 0x1F26/0x1F27: download skipped */
+    uint64_t config_stored;    /* download ended with 0x1020 written and 0x1010 save */
     takt_ns_t pres_lat_min, pres_lat_max, pres_lat_sum;  /* PReq sent -> PRes received */
 };
 
@@ -80,6 +84,9 @@ struct takt_plk_mn_stats {
     uint64_t sdo_ok, sdo_fail;
     uint64_t other_mn_frames;  /* SoC/SoA of another MN seen while NotActive */
     uint64_t async_eth_tx;     /* generic Ethernet frames sent in the async slot */
+    uint64_t nmt_requests;     /* ASnd NMTRequests from CNs */
+    uint64_t nmt_requests_done;     /* executed (command sent / info service queued) */
+    uint64_t nmt_requests_refused;  /* refused (answered with NMTInvalidService) */
     unsigned nodes_operational, nodes_configured;
 };
 

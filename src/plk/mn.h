@@ -8,6 +8,7 @@
 #include "plk/cn_int.h"
 #include "plk/config.h"
 #include "plk/errcnt.h"
+#include "plk/frame.h"
 #include "plk/sdo.h"
 
 /* Boot step of one CN as the MN drives it (DS 301 7.4, oplk nmtmnu.c). */
@@ -21,6 +22,7 @@ enum plk_mn_step {
     MNS_READY,          /* ReadyToOperate; StartNode once the MN is Operational */
     MNS_WAIT_OP,        /* StartNode sent, PRes must show 0xFD */
     MNS_OPERATIONAL,
+    MNS_STOPPED,        /* stopped on an NMTRequest: out of the cycle, StatusRequests only */
     MNS_COUNT
 };
 
@@ -37,6 +39,8 @@ struct plk_mn_node {
     bool     rs;                /* RS flags in its last PRes: wants an invite */
     uint8_t  pr;                /* PR of that request (7: an NMT request) */
     uint8_t  nmt_cmd;           /* NMT command to send in the MN's slot (0 none) */
+    bool     status_pending;    /* async-only: StatusRequest sent, no answer yet */
+    bool     polled;            /* PReq'd (or chained) in this cycle */
     takt_ns_t step_since, status_due, retry_at, preq_sent;
     uint16_t out_off;           /* offset of its outputs in the PResMN payload */
     uint16_t out_size, in_size;
@@ -55,6 +59,22 @@ enum plk_mn_phase {
     MNP_CHAIN,          /* PResMN sent; chained PRes arrive until chain_end */
     MNP_ASYNC,          /* SoA sent; async responses until the next cycle */
 };
+
+/* Why the MN refused a CN's NMTRequest (counted per reason, DS 301 7.3.6). */
+enum plk_mn_nmtreq_refusal {
+    PLK_NMTREQ_NOT_ACTIVE = 0,  /* MN not in an active state (oplk: invalid operation) */
+    PLK_NMTREQ_UNKNOWN_SOURCE,  /* requesting node not configured */
+    PLK_NMTREQ_BAD_TARGET,      /* target node not configured / not addressable */
+    PLK_NMTREQ_UNSUPPORTED,     /* command the MN does not execute for a CN */
+    PLK_NMTREQ_BOOT_STEP,       /* the MN drives this command in the node's boot */
+    PLK_NMTREQ_QUEUE_FULL,      /* too many requests pending */
+    PLK_NMTREQ_REFUSAL_COUNT
+};
+const char *plk_mn_nmtreq_refusal_name(enum plk_mn_nmtreq_refusal r);
+
+#define PLK_MN_QUEUE 16
+/* NMTRequestedCommandIDs of the info services (oplk nmt.h kNmtCmdIdentResponse/...) */
+enum { PLK_NMT_CMD_IDENT_RESPONSE = 0x01, PLK_NMT_CMD_STATUS_RESPONSE = 0x02 };
 
 /* A user SDO transfer queued from another thread (takt_plk_mn_sdo_*). */
 struct plk_mn_user_sdo {
@@ -98,6 +118,17 @@ struct plk_mn {
     bool     reset_sent;        /* NMTResetNode broadcast done in this PreOp1 */
     unsigned preop1_cycles;
     struct plk_errcnt cycle_exceed;
+    /* multiplexed cycles (0x1F98/7): index of this cycle in the round, SoC MC flag */
+    unsigned mux_idx;
+    uint8_t  soc_flags1;
+    /* NMT commands the MN owes (executed NMTRequests, NMTInvalidService replies) and
+     * Ident/StatusRequests a CN asked for, served in the async slot in order */
+    struct { uint8_t dst, cmd, data_len; uint8_t data[PLK_NMTCMD_DATA_MAX]; } cmdq[PLK_MN_QUEUE];
+    unsigned n_cmdq;
+    struct { uint8_t svid, target; } infoq[PLK_MN_QUEUE];
+    unsigned n_infoq;
+    uint64_t nmtreq_refused[PLK_NMTREQ_REFUSAL_COUNT];
+    char     nmtreq_last[128];  /* last refusal: node, command, target, reason */
     struct plk_mn_user_sdo usdo;
     struct plk_mn_eth eth;
     struct takt_plk_mn_stats st;
@@ -133,6 +164,17 @@ void plk_mn_boot_tick(struct plk_mn *mn, takt_ns_t now);
 void plk_mn_async(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q);
 void plk_mn_nmt_eval(struct plk_mn *mn, takt_ns_t now);
 void plk_mn_reset_all(struct plk_mn *mn, takt_ns_t now);
+/* An ASnd NMTRequest from node src (mn_nmtreq.c): validated, executed or refused. */
+void plk_mn_on_nmt_request(struct plk_mn *mn, takt_ns_t now, uint8_t src,
+                           const struct plk_nmt_request *r);
+/* Async slot: the next owed NMT command / requested info service; false if none. */
+bool plk_mn_async_cmdq(struct plk_mn *mn, struct plk_txq *q);
+bool plk_mn_async_infoq(struct plk_mn *mn, struct plk_txq *q);
+/* Send SoA (svid -> target) / an NMTCommand (after SoA(NMTRequestInvite -> 240)). */
+void plk_mn_soa(struct plk_mn *mn, struct plk_txq *q, uint8_t svid, uint8_t target,
+                const struct plk_sync_request *sync);
+void plk_mn_nmt_command(struct plk_mn *mn, struct plk_txq *q, uint8_t dst, uint8_t cmd,
+                        const uint8_t *data, uint8_t data_len);
 const char *plk_mn_step_name(enum plk_mn_step s);
 
 #endif

@@ -5,7 +5,7 @@
 #include "plk/mn.h"
 #include "plk/frame.h"
 
-static void soa(struct plk_mn *mn, struct plk_txq *q, uint8_t svid, uint8_t target,
+void plk_mn_soa(struct plk_mn *mn, struct plk_txq *q, uint8_t svid, uint8_t target,
                 const struct plk_sync_request *sync)
 {
     struct plk_msg m;
@@ -24,10 +24,11 @@ static void soa(struct plk_mn *mn, struct plk_txq *q, uint8_t svid, uint8_t targ
         mn->st.frames_tx++;
 }
 
-static void nmt_command(struct plk_mn *mn, struct plk_txq *q, uint8_t dst, uint8_t cmd)
+void plk_mn_nmt_command(struct plk_mn *mn, struct plk_txq *q, uint8_t dst, uint8_t cmd,
+                        const uint8_t *data, uint8_t data_len)
 {
     /* announced by SoA(NMTRequestInvite -> 240), as openPOWERLINK does (ref §3) */
-    soa(mn, q, PLK_SOA_NMT_REQ_INVITE, PLK_NODE_MN, NULL);
+    plk_mn_soa(mn, q, PLK_SOA_NMT_REQ_INVITE, PLK_NODE_MN, NULL);
     struct plk_msg m;
     memset(&m, 0, sizeof m);
     memcpy(m.src_mac, mn->mac, 6);
@@ -36,6 +37,9 @@ static void nmt_command(struct plk_mn *mn, struct plk_txq *q, uint8_t dst, uint8
     m.src = PLK_NODE_MN;
     m.u.asnd.svid = PLK_ASND_NMT_COMMAND;
     m.u.asnd.u.nmt_cmd.cmd = cmd;
+    m.u.asnd.u.nmt_cmd.data_len = data_len;
+    if (data_len)
+        memcpy(m.u.asnd.u.nmt_cmd.data, data, data_len);
     if (plk_txq_encode(q, &m))
         mn->st.frames_tx++;
 }
@@ -46,13 +50,15 @@ static bool try_nmt(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
         mn->preop1_cycles >= 10) {
         /* after C_DLL_PREOP1_START_CYCLES SoAs: NMTResetNode to all (ref §6) */
         mn->reset_sent = true;
-        nmt_command(mn, q, PLK_NODE_BROADCAST, PLK_NMT_CMD_RESET_NODE);
+        plk_mn_nmt_command(mn, q, PLK_NODE_BROADCAST, PLK_NMT_CMD_RESET_NODE, NULL, 0);
         return true;
     }
+    if (plk_mn_async_cmdq(mn, q))
+        return true;
     for (unsigned k = 0; k < mn->n_ids; k++) {
         struct plk_mn_node *n = mn->node[mn->ids[(mn->invite_rr + k) % mn->n_ids]];
         if (n->nmt_cmd) {
-            nmt_command(mn, q, n->id, n->nmt_cmd);
+            plk_mn_nmt_command(mn, q, n->id, n->nmt_cmd, NULL, 0);
             n->nmt_cmd = 0;
             mn->invite_rr = (mn->invite_rr + k + 1) % mn->n_ids;
             return true;
@@ -71,7 +77,7 @@ static bool try_mn_sdo(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
         int len = plk_sdo_client_tx(n->sdo, n->sdo_buf, sizeof n->sdo_buf, now);
         if (len <= 0)
             continue;
-        soa(mn, q, PLK_SOA_UNSPEC_INVITE, PLK_NODE_MN, NULL);
+        plk_mn_soa(mn, q, PLK_SOA_UNSPEC_INVITE, PLK_NODE_MN, NULL);
         struct plk_msg m;
         memset(&m, 0, sizeof m);
         memcpy(m.src_mac, mn->mac, 6);
@@ -95,7 +101,7 @@ static bool try_eth(struct plk_mn *mn, struct plk_txq *q)
 {
     if (__atomic_load_n(&mn->eth.state, __ATOMIC_ACQUIRE) != 1)
         return false;
-    soa(mn, q, PLK_SOA_UNSPEC_INVITE, PLK_NODE_MN, NULL);
+    plk_mn_soa(mn, q, PLK_SOA_UNSPEC_INVITE, PLK_NODE_MN, NULL);
     struct plk_txf *f = plk_txq_slot(q);
     if (f) {
         memcpy(f->data, mn->eth.data, mn->eth.len);
@@ -107,26 +113,34 @@ static bool try_eth(struct plk_mn *mn, struct plk_txq *q)
     return true;
 }
 
-/* A CN that raised RS in its PRes, or owes an answer to our SDO request. */
+/* A CN that raised RS, or owes an answer to our SDO request. Highest PR first (PR 7,
+ * an NMT request, before generic ones: DS 301 4.2.4.1.2), round robin among equals. */
 static bool try_invite(struct plk_mn *mn, struct plk_txq *q)
 {
+    struct plk_mn_node *best = NULL;
+    unsigned best_k = 0;
+    int best_pr = -1;
     for (unsigned k = 0; k < mn->n_ids; k++) {
         struct plk_mn_node *n = mn->node[mn->ids[(mn->invite_rr + k) % mn->n_ids]];
         /* a CN outside the cycle cannot raise RS: invite it while it owes a reply */
         bool owes = !n->in_cycle && n->step >= MNS_CONFIG &&
                     (n->sdo->status == PLK_SDO_BUSY || n->sdo->seq.state != PLK_SEQ_VALID);
-        if (n->rs || owes) {
-            /* PR 7 asks for an NMT request: NMTRequestInvite, else UnspecifiedInvite
-             * (DS 301 4.2.4.1.2) */
-            uint8_t svid = n->rs && n->pr == PLK_PRIO_NMTRQST ? PLK_SOA_NMT_REQ_INVITE
-                                                              : PLK_SOA_UNSPEC_INVITE;
-            n->rs = false;
-            soa(mn, q, svid, n->id, NULL);
-            mn->invite_rr = (mn->invite_rr + k + 1) % mn->n_ids;
-            return true;
+        int pr = n->rs ? n->pr : owes ? PLK_PRIO_GENERIC : -1;
+        if (pr > best_pr) {
+            best = n;
+            best_k = k;
+            best_pr = pr;
         }
     }
-    return false;
+    if (!best)
+        return false;
+    /* PR 7 asks for an NMT request: NMTRequestInvite, else UnspecifiedInvite */
+    uint8_t svid = best->rs && best->pr == PLK_PRIO_NMTRQST ? PLK_SOA_NMT_REQ_INVITE
+                                                            : PLK_SOA_UNSPEC_INVITE;
+    best->rs = false;
+    plk_mn_soa(mn, q, svid, best->id, NULL);
+    mn->invite_rr = (mn->invite_rr + best_k + 1) % mn->n_ids;
+    return true;
 }
 
 static bool try_sync(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
@@ -140,7 +154,7 @@ static bool try_sync(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
             .pres_time_first = n->cfg->pres_time_first_ns,
         };
         n->retry_at = now + mn->cycle_ns * 4;
-        soa(mn, q, PLK_SOA_SYNC_REQUEST, n->id, &s);
+        plk_mn_soa(mn, q, PLK_SOA_SYNC_REQUEST, n->id, &s);
         return true;
     }
     return false;
@@ -156,7 +170,7 @@ static bool try_status(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
         if (!due)
             continue;
         n->status_due = now + (takt_ns_t)5000 * TAKT_NS_PER_MS;  /* C_NMT_STATREQ_CYCLE */
-        soa(mn, q, PLK_SOA_STATUS_REQUEST, n->id, NULL);
+        plk_mn_soa(mn, q, PLK_SOA_STATUS_REQUEST, n->id, NULL);
         mn->status_rr = idx + 1;
         return true;
     }
@@ -170,7 +184,7 @@ static bool try_ident(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
         struct plk_mn_node *n = mn->node[mn->ids[idx]];
         if (n->step != MNS_UNIDENT || now < n->retry_at)
             continue;
-        soa(mn, q, PLK_SOA_IDENT_REQUEST, n->id, NULL);
+        plk_mn_soa(mn, q, PLK_SOA_IDENT_REQUEST, n->id, NULL);
         mn->ident_rr = idx + 1;
         return true;
     }
@@ -180,18 +194,18 @@ static bool try_ident(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
 void plk_mn_async(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
 {
     if (mn->n_ids == 0) {
-        soa(mn, q, PLK_SOA_NO_SERVICE, 0, NULL);
+        plk_mn_soa(mn, q, PLK_SOA_NO_SERVICE, 0, NULL);
         return;
     }
     if (try_nmt(mn, now, q) || try_mn_sdo(mn, now, q) || try_eth(mn, q) || try_invite(mn, q) ||
-        try_sync(mn, now, q) || try_status(mn, now, q))
+        plk_mn_async_infoq(mn, q) || try_sync(mn, now, q) || try_status(mn, now, q))
         return;
     /* PreOp1 starts with C_DLL_PREOP1_START_CYCLES SoA(NoService) (ref §6) */
     if (mn->state == PLK_NMT_PRE_OPERATIONAL_1 && mn->preop1_cycles < 10) {
-        soa(mn, q, PLK_SOA_NO_SERVICE, 0, NULL);
+        plk_mn_soa(mn, q, PLK_SOA_NO_SERVICE, 0, NULL);
         return;
     }
     if (try_ident(mn, now, q))
         return;
-    soa(mn, q, PLK_SOA_NO_SERVICE, 0, NULL);
+    plk_mn_soa(mn, q, PLK_SOA_NO_SERVICE, 0, NULL);
 }

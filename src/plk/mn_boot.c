@@ -14,7 +14,7 @@ static const char *const step_names[MNS_COUNT] = {
     [MNS_STATUS] = "status",          [MNS_CONFIG] = "configuring",
     [MNS_SYNC] = "chaining set-up",   [MNS_WAIT_READY] = "wait ReadyToOperate",
     [MNS_READY] = "ReadyToOperate",   [MNS_WAIT_OP] = "wait Operational",
-    [MNS_OPERATIONAL] = "Operational",
+    [MNS_OPERATIONAL] = "Operational", [MNS_STOPPED] = "stopped",
 };
 _Static_assert(TAKT_ARRAY_SIZE(step_names) == MNS_COUNT, "one name per boot step");
 
@@ -296,17 +296,31 @@ void plk_mn_boot_tick(struct plk_mn *mn, takt_ns_t now)
     user_sdo_step(mn, now);
 }
 
+/* RS/PR in an Ident/StatusResponse (ref §4): how a CN outside the cycle asks. */
+static void note_request(struct plk_mn_node *n, uint8_t flags2)
+{
+    n->rs = (flags2 & PLK_F2_RS_MASK) != 0;
+    n->pr = (uint8_t)((flags2 & PLK_F2_PR_MASK) >> PLK_F2_PR_SHIFT);
+}
+
 void plk_mn_on_asnd(struct plk_mn *mn, takt_ns_t now, const struct plk_msg *m, const uint8_t *f)
 {
+    if (m->u.asnd.svid == PLK_ASND_NMT_REQUEST) {
+        if (m->dst == PLK_NODE_MN)
+            plk_mn_on_nmt_request(mn, now, m->src, &m->u.asnd.u.nmt_req);
+        return;
+    }
     struct plk_mn_node *n = PLK_IS_CN(m->src) ? mn->node[m->src] : NULL;
     if (!n)
         return;
     char err[96];
     switch (m->u.asnd.svid) {
     case PLK_ASND_IDENT_RESPONSE:
+        note_request(n, m->u.asnd.u.ident.flags2);
         on_ident(mn, n, now, &m->u.asnd.u.ident, f);
         break;
     case PLK_ASND_STATUS_RESPONSE:
+        note_request(n, m->u.asnd.u.status.flags2);
         on_status(mn, n, now, m->u.asnd.u.status.nmt_state);
         break;
     case PLK_ASND_SDO:

@@ -29,7 +29,16 @@ struct bus_log {
     uint8_t mtyp, dst, svid, target, nmt_cmd, state, src;
 };
 
+struct bus;
+/* Scripted CN behaviour on top of takt's CNs: cn_hook may rewrite a frame CN `cn` is
+ * about to send; mn_hook sees every MN frame as it leaves (and may bus_push answers). */
+typedef void (*bus_cn_hook)(struct bus *b, unsigned cn, struct plk_txf *f);
+typedef void (*bus_mn_hook)(struct bus *b, takt_ns_t at, const uint8_t *f, size_t len);
+
 struct bus {
+    bus_cn_hook cn_hook;
+    bus_mn_hook mn_hook;
+    void *hook_ctx;
     struct plk_mn mn;
     struct plk_cn *cn[BUS_MAX_CN];
     unsigned n_cn;
@@ -93,12 +102,16 @@ static inline void bus_flush(struct bus *b, int from, takt_ns_t now)
             at = f->launch;
             b->launched_pres++;
         }
+        if (from >= 0 && b->cn_hook)
+            b->cn_hook(b, (unsigned)from, f);
         if (from < 0) {
             bus_log_frame(b, at, f->data, f->len);
             if (f->data[PLK_OFF_MTYP] == PLK_MTYP_PRES)
                 b->pres_mn_seen++;
         }
         bus_push(b, at + BUS_WIRE_NS, from, f->data, f->len);
+        if (from < 0 && b->mn_hook)
+            b->mn_hook(b, at, f->data, f->len);
         t += BUS_WIRE_NS / 3;   /* frames of one batch leave back to back */
     }
     b->q.n = 0;
