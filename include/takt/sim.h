@@ -1,4 +1,4 @@
-/* takt EtherCAT network simulator: a line of software ESCs that any master can
+/* takt EtherCAT network simulator: a line or tree of software ESCs that any master can
  * drive, in-process (mem link or direct frame calls) or on a network interface,
  * with scriptable fault injection. Sans-I/O core: time is always passed in. */
 #ifndef TAKT_SIM_H
@@ -24,7 +24,7 @@ struct takt_sim_opts {
 void takt_sim_opts_default(struct takt_sim_opts *o);
 
 /* Create a network from a device list "ek1100,el1004x4,el2004" (xN repeats), a
- * preset ("3", "10", "20", "paper-40"; see docs/simulator.md), an ENI file (the
+ * preset ("3", "10", "20", "paper-40", "junction"; see docs/simulator.md), an ENI file (the
  * slaves it expects) or a directory of ESI files (one slave per device found).
  * On failure *out is NULL and err says what was wrong and where. */
 int takt_sim_create(const char *devices, const struct takt_sim_opts *o,
@@ -63,7 +63,10 @@ int takt_sim_serve(struct takt_sim *s, struct takt_link *l, takt_ns_t until, vol
  *   drop=P  corrupt=P  crc=P   probability 0..1 per frame (crc: an FCS error on
  *                              the way in: lost, counted in 0x0300/0x0308)
  *   delay=NS                   extra reply delay (us/ms suffixes allowed)
- *   break=K[@T]  heal=K[@T]    cable break after slave K (1-based), healed later
+ *   break=K[@T]  heal=K[@T]    cable break after slave K (1-based): the cable into
+ *                              slave K+1, so its subtree is lost (the rest of a
+ *                              line); healed later (heal: every broken cable)
+ *   break=K:P[@T]              the cable on port P (0..3) of slave K
  *   power=K[@T]                power-cycle slave K (back in INIT, unconfigured)
  *   sdo-abort=K:IDX:SUB=CODE   SDO requests on IDX:SUB at slave K are aborted
  *   refuse=K:STATE=CODE        slave K refuses STATE (init/preop/boot/safeop/op)
@@ -72,9 +75,21 @@ int takt_sim_serve(struct takt_sim *s, struct takt_link *l, takt_ns_t until, vol
 int takt_sim_fault(struct takt_sim *s, const char *spec, char *err, size_t errlen);
 /* Immediate topology faults (k is 1-based; break after k = 0 cuts slave 1 off too). */
 int takt_sim_break(struct takt_sim *s, unsigned after_k, takt_ns_t now);
+int takt_sim_break_port(struct takt_sim *s, unsigned k, unsigned port, takt_ns_t now);
 int takt_sim_heal(struct takt_sim *s, takt_ns_t now);
 int takt_sim_power_cycle(struct takt_sim *s, unsigned k, takt_ns_t now);
-/* Forwarding delay of slave pos (0-based) in each direction (default: the option). */
+/* Topology: "line" (default) or one PARENT:PORT item per slave 2..N, comma-separated:
+ * slave k+1 hangs on port PORT (1..3) of slave PARENT (1-based, an earlier slave).
+ * Positions are the frame's order (ports 0 -> 3 -> 1 -> 2), so each subtree must be
+ * listed whole, port 3's before port 1's before port 2's; err says what is wrong.
+ * E.g. coupler with two terminals on its E-bus (port 3) and a second coupler on X2
+ * (port 1): "1:3,2:1,1:1". See docs/simulator.md. */
+int takt_sim_set_topology(struct takt_sim *s, const char *spec, char *err, size_t errlen);
+/* The "junction" preset's topology (9 slaves). */
+#define TAKT_SIM_JUNCTION_TOPOLOGY "1:3,2:1,1:1,4:3,4:1,6:1,4:2,8:3"
+/* Parent (0-based position, -1 = the master) and the parent's port of slave pos. */
+int takt_sim_get_parent(const struct takt_sim *s, unsigned pos, int *parent, unsigned *port);
+/* Forwarding delay of slave pos (0-based) per port pass (default: the option). */
 int takt_sim_set_fwd_delay(struct takt_sim *s, unsigned pos, takt_ns_t ns);
 /* DC: clock of slave pos (0-based): local time at sim time 0, and drift. */
 int takt_sim_set_clock(struct takt_sim *s, unsigned pos, int64_t offset_ns, double drift_ppm);

@@ -1,5 +1,6 @@
-/* Fault injection for the simulated line: the spec language (takt_sim_fault),
- * scheduled events, cable break/heal and power cycling with power-loss semantics. */
+/* Fault injection for the simulated network: the spec language (takt_sim_fault),
+ * scheduled events, cable break (any branch)/heal and power cycling with power-loss
+ * semantics. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,28 +33,70 @@ static void power_on(struct takt_sim *s, unsigned k, takt_ns_t now)
     e->fault = keep;
 }
 
+static bool reachable(const struct takt_sim *s, unsigned k)
+{
+    for (unsigned i = 0; i < s->reach; i++)
+        if (s->act[i] == k)
+            return true;
+    return false;
+}
+
+/* Cut the cable into port 0 of slave index k (0-based): its whole subtree is lost, its
+ * parent counts a lost link on that port (0x0310 + port). */
+static void cut(struct takt_sim *s, unsigned k, takt_ns_t now)
+{
+    struct sim_slave *sl = &s->sl[k];
+    if (sl->cut)
+        return;
+    if (reachable(s, k) && sl->parent >= 0) {
+        uint8_t *ll = s->sl[sl->parent].esc.mem + 0x0310 + sl->pport;
+        if (*ll < 0xFF)
+            (*ll)++;
+    }
+    sl->cut = true;
+    sim_net_topology(s, now);
+}
+
 int takt_sim_break(struct takt_sim *s, unsigned after_k, takt_ns_t now)
 {
+    /* "after slave K" is the cable into slave K+1 (index K): the line's meaning, and
+     * in a tree the branch that slave K+1 begins */
     if (after_k >= s->n)
         return -EINVAL;
-    if (after_k < s->reach) {
-        if (after_k) {
-            uint8_t *ll = s->sl[after_k - 1].esc.mem + 0x0311;   /* lost link, port 1 */
-            if (*ll < 0xFF)
-                (*ll)++;
-        }
-        s->reach = after_k;
-        sim_net_topology(s, now);
-    }
+    cut(s, after_k, now);
     return 0;
+}
+
+int takt_sim_break_port(struct takt_sim *s, unsigned k, unsigned port, takt_ns_t now)
+{
+    if (k < 1 || k > s->n || port > 3)
+        return -EINVAL;
+    if (port == 0) {
+        cut(s, k - 1, now);
+        return 0;
+    }
+    for (unsigned c = 0; c < s->n; c++)
+        if (s->sl[c].parent == (int)k - 1 && s->sl[c].pport == port) {
+            cut(s, c, now);
+            return 0;
+        }
+    return -ENOENT;                 /* nothing hangs on that port */
 }
 
 int takt_sim_heal(struct takt_sim *s, takt_ns_t now)
 {
     /* Slaves that were cut off come back as after a power loss: INIT, unconfigured. */
-    for (unsigned k = s->reach; k < s->n; k++)
-        power_on(s, k, now);
-    s->reach = s->n;
+    bool *was = calloc(s->n, sizeof *was);
+    if (!was)
+        return -ENOMEM;
+    for (unsigned i = 0; i < s->reach; i++)
+        was[s->act[i]] = true;
+    for (unsigned k = 0; k < s->n; k++) {
+        s->sl[k].cut = false;
+        if (!was[k])
+            power_on(s, k, now);
+    }
+    free(was);
     sim_net_topology(s, now);
     return 0;
 }
@@ -71,7 +114,12 @@ static void apply(struct takt_sim *s, struct sim_event *ev, takt_ns_t now)
 {
     struct sim_esc *e = &s->sl[ev->slave - 1].esc;
     switch (ev->kind) {
-    case SIM_EV_BREAK:     takt_sim_break(s, ev->slave, now); break;
+    case SIM_EV_BREAK:
+        if (ev->sub)
+            (void)takt_sim_break_port(s, ev->slave, ev->sub - 1u, now);
+        else
+            takt_sim_break(s, ev->slave, now);
+        break;
     case SIM_EV_HEAL:      takt_sim_heal(s, now); break;
     case SIM_EV_POWER:     takt_sim_power_cycle(s, ev->slave, now); break;
     case SIM_EV_SDO_ABORT:
@@ -164,6 +212,13 @@ static int parse_one(struct takt_sim *s, char *item, char *err, size_t errlen)
         ev.kind = name[0] == 'b' ? SIM_EV_BREAK : name[0] == 'h' ? SIM_EV_HEAL : SIM_EV_POWER;
         if (parse_slave(s, v, &end, &ev.slave) || (ev.kind == SIM_EV_POWER && !ev.slave))
             FAIL("fault %s: expected a slave number 1..%u, got '%s'", name, s->n, v);
+        if (ev.kind == SIM_EV_BREAK && *end == ':') {
+            /* break=K:P: the cable on port P of slave K (P 0 = the one into K) */
+            unsigned long p = strtoul(end + 1, &end, 10);
+            if (p > 3 || !ev.slave)
+                FAIL("fault break: expected K:PORT with K 1..%u and PORT 0..3, got '%s'", s->n, v);
+            ev.sub = (uint8_t)(p + 1);
+        }
     } else if (!strcmp(name, "sdo-abort")) {
         /* K:IDX:SUB=CODE -- the '=' before CODE was the second one in the item */
         char *eq2 = strchr(v, '=');

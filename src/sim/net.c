@@ -1,4 +1,5 @@
-/* The simulated EtherCAT line: a frame passes slave 1 -> N and back; every
+/* The simulated EtherCAT network: a frame passes the reachable slaves in position
+ * order (the tree walked in port order 0-3-1-2, net_topo.c) and back; every
  * datagram is executed with its addressing and working-counter rule (ref §3);
  * malformed frames are dropped and counted in the RX error counters (ref §4). */
 #include <errno.h>
@@ -41,7 +42,9 @@ static size_t block_stride(uint32_t ram)
 int sim_net_alloc(struct takt_sim **out, unsigned n, const struct takt_sim_opts *o)
 {
     struct takt_sim *s = calloc(1, sizeof *s);
-    if (!s || !n || !(s->sl = calloc(n, sizeof *s->sl))) {
+    if (!s || !n || !(s->sl = calloc(n, sizeof *s->sl)) || !(s->act = calloc(n, sizeof *s->act))) {
+        if (s)
+            free(s->sl);
         free(s);
         return n ? -ENOMEM : -EINVAL;
     }
@@ -61,11 +64,16 @@ int sim_net_alloc(struct takt_sim **out, unsigned n, const struct takt_sim_opts 
     s->arena = mmap(NULL, s->arena_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (s->arena == MAP_FAILED) {
         s->arena = NULL;
+        free(s->act);
         free(s->sl);
         free(s);
         return -ENOMEM;
     }
     madvise(s->arena, s->arena_len, MADV_HUGEPAGE);   /* a hint: fine if refused */
+    for (unsigned k = 0; k < n; k++) {          /* a line until told otherwise */
+        s->sl[k].parent = (int)k - 1;
+        s->sl[k].pport = 1;
+    }
     *out = s;
     return 0;
 }
@@ -89,30 +97,6 @@ int sim_net_add(struct takt_sim *s, unsigned pos, struct sim_device *dev, const 
     return 0;
 }
 
-void sim_net_topology(struct takt_sim *s, takt_ns_t now)
-{
-    unsigned r = s->reach;
-    takt_ns_t t = 0;
-    for (unsigned k = 0; k < r; k++) {
-        s->sl[k].t_in = t;
-        t += s->sl[k].fwd;
-    }
-    /* Back from the last reachable slave, which closes the loop itself. */
-    takt_ns_t out0 = r ? s->sl[r - 1].t_in + s->sl[r - 1].fwd : 0;
-    for (unsigned k = r; k-- > 0;) {
-        struct sim_esc *e = &s->sl[k].esc;
-        bool p1 = k + 1 < r;
-        s->sl[k].t_ret = p1 ? out0 : 0;
-        if (p1)
-            out0 = s->sl[k].t_ret + s->sl[k].fwd;
-        e->times.open = (uint8_t)(0x01 | (p1 ? 0x02 : 0));
-        esc_update_dl_status(e);
-    }
-    for (unsigned k = r; k < s->n; k++)
-        s->sl[k].esc.times.open = 0;
-    (void)now;
-}
-
 int takt_sim_set_fwd_delay(struct takt_sim *s, unsigned pos, takt_ns_t ns)
 {
     if (pos >= s->n || ns < 0)
@@ -133,6 +117,7 @@ void takt_sim_destroy(struct takt_sim *s)
     }
     if (s->arena)
         munmap(s->arena, s->arena_len);
+    free(s->act);
     free(s->sl);
     free(s);
 }
@@ -162,9 +147,10 @@ static inline takt_ns_t at(const struct takt_sim *s, unsigned k, takt_ns_t now)
 /* Set the times this slave latches for the frame now passing it. */
 static inline void pass(struct takt_sim *s, unsigned k, takt_ns_t now)
 {
+    const struct sim_slave *sl = &s->sl[k];
     struct sim_esc *e = &s->sl[k].esc;
-    e->times.port[0] = now + s->sl[k].t_in;
-    e->times.port[1] = now + s->sl[k].t_ret;
+    for (unsigned p = 0; p < 4; p++)
+        e->times.port[p] = now + sl->t_port[p];
 }
 
 static inline bool fp_match(const struct sim_esc *e, uint16_t adp)
@@ -203,7 +189,8 @@ static unsigned dc_rmw(struct takt_sim *s, struct ecat_dg *dg, takt_ns_t now)
     unsigned r = s->reach, w = 0;
     uint16_t adp = dg->adp;
     bool fp = dg->cmd == ECAT_FRMW;
-    for (unsigned k = 0; k < r; k++, adp++) {
+    for (unsigned i = 0; i < r; i++, adp++) {
+        unsigned k = s->act[i];
         struct sim_esc *e = &s->sl[k].esc;
         bool me = fp ? fp_match(e, dg->adp) : adp == 0;
         pass(s, k, now);
@@ -233,16 +220,17 @@ static void exec_dg(struct takt_sim *s, struct ecat_dg *dg, takt_ns_t now)
     switch (c) {
     case ECAT_APRD: case ECAT_APWR: case ECAT_APRW: case ECAT_ARMW:
         /* Every slave increments ADP; the one that sees 0 executes (ref §3). */
-        for (unsigned k = 0; k < r; k++, adp++) {
+        for (unsigned i = 0; i < r; i++, adp++) {
             if (c == ECAT_ARMW)
-                w += phys(s, k, dg, adp == 0, adp != 0, false, now);
+                w += phys(s, s->act[i], dg, adp == 0, adp != 0, false, now);
             else if (adp == 0)
-                w += phys(s, k, dg, c != ECAT_APWR, c != ECAT_APRD, false, now);
+                w += phys(s, s->act[i], dg, c != ECAT_APWR, c != ECAT_APRD, false, now);
         }
         put_le16(dg->hdr + 2, adp);
         break;
     case ECAT_FPRD: case ECAT_FPWR: case ECAT_FPRW: case ECAT_FRMW:
-        for (unsigned k = 0; k < r; k++) {
+        for (unsigned i = 0; i < r; i++) {
+            unsigned k = s->act[i];
             bool me = fp_match(&s->sl[k].esc, adp);
             if (c == ECAT_FRMW)
                 w += phys(s, k, dg, me, !me, false, now);
@@ -251,12 +239,13 @@ static void exec_dg(struct takt_sim *s, struct ecat_dg *dg, takt_ns_t now)
         }
         break;
     case ECAT_BRD: case ECAT_BWR: case ECAT_BRW:
-        for (unsigned k = 0; k < r; k++, adp++)
-            w += phys(s, k, dg, c != ECAT_BWR, c != ECAT_BRD, true, now);
+        for (unsigned i = 0; i < r; i++, adp++)
+            w += phys(s, s->act[i], dg, c != ECAT_BWR, c != ECAT_BRD, true, now);
         put_le16(dg->hdr + 2, adp);
         break;
     case ECAT_LRD: case ECAT_LWR: case ECAT_LRW:
-        for (struct sim_slave *sl = s->sl, *end = sl + r; sl < end; sl++) {
+        for (const unsigned *k = s->act, *end = k + r; k < end; k++) {
+            struct sim_slave *sl = &s->sl[*k];
             struct sim_esc *e = &sl->esc;
             if (!e->n_map)
                 continue;
@@ -278,8 +267,8 @@ static void count_rx_error(struct takt_sim *s)
 {
     /* Slave 1 sees the broken frame on port 0 (0x0300 invalid frame counter); the
      * slaves after it count it as forwarded error (0x0308). Counters saturate. */
-    for (unsigned k = 0; k < s->reach; k++) {
-        uint8_t *m = s->sl[k].esc.mem + (k == 0 ? 0x0300 : 0x0308);
+    for (unsigned i = 0; i < s->reach; i++) {
+        uint8_t *m = s->sl[s->act[i]].esc.mem + (i == 0 ? 0x0300 : 0x0308);
         if (*m < 0xFF)
             (*m)++;
     }
@@ -362,8 +351,8 @@ size_t takt_sim_process(struct takt_sim *s, uint8_t *buf, size_t len, size_t cap
         exec_dg(s, &dg, now);
         rc = ecat_frame_next(buf, len, &dg, &pos);
     }
-    struct sim_slave *sl = s->sl, *end = sl + s->reach;
-    for (; sl < end; sl++) {
+    for (const unsigned *k = s->act, *end = k + s->reach; k < end; k++) {
+        struct sim_slave *sl = &s->sl[*k];
         struct sim_esc *e = &sl->esc;
         if (e->pdi_work && !esc_pdi_idle(e, now + sl->t_in))
             esc_pdi(e, now + sl->t_in);
@@ -389,8 +378,8 @@ void takt_sim_tick(struct takt_sim *s, takt_ns_t now)
 {
     if (s->have_t0)
         sim_net_events(s, now);
-    for (unsigned k = 0; k < s->reach; k++)
-        esc_tick(&s->sl[k].esc, now);
+    for (unsigned i = 0; i < s->reach; i++)
+        esc_tick(&s->sl[s->act[i]].esc, now);
 }
 
 void takt_sim_get_stats(const struct takt_sim *s, struct takt_sim_stats *st)

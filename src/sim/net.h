@@ -22,8 +22,12 @@ struct sim_event {
 };
 
 struct sim_slave {
-    takt_ns_t t_in, t_ret;         /* offsets: frame reaches port 0 / returns to port 1 */
-    takt_ns_t fwd;                 /* forwarding delay of this slave, each direction */
+    takt_ns_t t_in;                /* offset: the frame reaches port 0 (= t_port[0]) */
+    takt_ns_t t_port[4];           /* offsets: the frame passes port n (receive time) */
+    takt_ns_t fwd;                 /* forwarding delay of this slave, each port pass */
+    int       parent;              /* upstream slave (0-based), -1 = the master */
+    uint8_t   pport;               /* the parent's port this slave hangs on (1..3) */
+    bool      cut;                 /* the cable into this slave's port 0 is broken */
     struct sim_esc esc;
     struct sim_device *dev;
     char      name[64];            /* catalogue name, for power-cycle recreation */
@@ -34,7 +38,8 @@ struct takt_sim {
     struct sim_slave *sl;
     uint8_t *arena;                /* every ESC's memory + staging, huge pages if possible */
     size_t   arena_len;
-    unsigned reach;                /* slaves 1..reach see frames */
+    unsigned reach;                /* number of slaves that see frames ... */
+    unsigned *act;                 /* ... their indices in frame (= position) order */
     bool     reference;            /* tests: the generic datagram path only (no DC RMW loop) */
     struct takt_sim_opts opt;
     struct takt_sim_stats st;
@@ -53,6 +58,8 @@ struct takt_sim {
 
 int  sim_net_alloc(struct takt_sim **out, unsigned n, const struct takt_sim_opts *o);
 int  sim_net_add(struct takt_sim *s, unsigned pos, struct sim_device *dev, const char *name);
+/* Recompute which slaves the frame reaches (cuts), their order and port times, the
+ * open ports and DL status (net_topo.c). */
 void sim_net_topology(struct takt_sim *s, takt_ns_t now);
 void sim_net_events(struct takt_sim *s, takt_ns_t now);
 uint32_t sim_net_rand(struct takt_sim *s);

@@ -83,15 +83,38 @@ int takt_sim_create(const char *devices, const struct takt_sim_opts *o,
 /* Preset N: a coupler and N-1 terminals alternating 4-channel DI / DO (EK1100 +
  * EL1004/EL2004), the node mix of the published EtherCAT/POWERLINK evaluations.
  * "paper-40" is N = 40. */
+/* Preset "junction": a branched network as Beckhoff couplers build it. An EK1100's
+ * ESC has its E-bus on port 3 and the X2 RJ45 on port 1, so its terminals come before
+ * whatever X2 leads to; the second coupler acts as a junction (EK1122-like) with
+ * branches on ports 3, 1 and 2. Positions follow the frame (ports 0-3-1-2):
+ *   1 EK1100 ─┬─ p3: 2 EL1004 ── 3 EL2004
+ *             └─ p1: 4 junction ─┬─ p3: 5 EL1004
+ *                                ├─ p1: 6 EL2004 ── 7 EL1004
+ *                                └─ p2: 8 EK1100 ── p3: 9 EL2004 */
+static int junction_preset(const struct takt_sim_opts *o, struct takt_sim **out, char *err,
+                           size_t errlen)
+{
+    static char *const names[] = { "ek1100", "el1004", "el2004", "ek1100", "el1004",
+                                   "el2004", "el1004", "ek1100", "el2004" };
+    int rc = build((char **)names, sizeof names / sizeof names[0], o, out, err, errlen);
+    if (!rc && (rc = takt_sim_set_topology(*out, TAKT_SIM_JUNCTION_TOPOLOGY, err, errlen)) != 0) {
+        takt_sim_destroy(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
 int takt_sim_create_preset(const char *preset, const struct takt_sim_opts *o,
                            struct takt_sim **out, char *err, size_t errlen)
 {
     char *end;
+    if (!strcmp(preset, "junction"))
+        return junction_preset(o, out, err, errlen);
     const char *p = !strncmp(preset, "paper-", 6) ? preset + 6 : preset;
     unsigned long n = strtoul(p, &end, 10);
     *out = NULL;
     if (end == p || *end || n < 1 || n > MAX_SLAVES) {
-        snprintf(err, errlen, "preset '%s': expected 3, 10, 20, paper-40 or a slave count 1..%d",
+        snprintf(err, errlen, "preset '%s': expected 3, 10, 20, paper-40, junction or a slave count 1..%d",
                  preset, MAX_SLAVES);
         return -EINVAL;
     }
