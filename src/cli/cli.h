@@ -85,6 +85,10 @@ int cli_parse_double(const struct cli_ctx *c, const char *what, const char *s, d
 int cli_error(const struct cli_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Usage error: message plus "see 'takt help AREA VERB'"; returns 2. */
 int cli_usage_error(const struct cli_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Write o (pretty) to the --json path, "-" = stdout; nothing when --json was not given.
+ * Does not consume o. Returns 0, or 1 after an error naming the file. */
+struct json_object;
+int cli_write_json(const struct cli_ctx *c, struct json_object *o);
 /* Set by SIGINT/SIGTERM handlers installed by main; long runs poll it. */
 extern volatile int cli_interrupted;
 /* True when stderr is a terminal: show progress; quiet when piped. */

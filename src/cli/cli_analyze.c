@@ -12,17 +12,6 @@
 #include "cli/cli.h"
 #include "link/pcapng.h"
 
-static int write_json(struct cli_ctx *c, json_object *j)
-{
-    FILE *f = strcmp(c->json, "-") ? fopen(c->json, "w") : stdout;
-    if (!f)
-        return cli_error(c, "cannot write '%s': %s", c->json, strerror(errno));
-    fprintf(f, "%s\n", json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY));
-    if (f != stdout)
-        fclose(f);
-    return 0;
-}
-
 static int run_analyze(struct cli_ctx *c)
 {
     if (c->argc != 1)
@@ -85,7 +74,7 @@ static int run_analyze(struct cli_ctx *c)
         analyze_print(stdout, &a, &r, prec);
     if (c->json) {
         json_object *j = analyze_to_json(&a, &r, prec);
-        rc = write_json(c, j);
+        rc = cli_write_json(c, j);
         json_object_put(j);
     }
     analyze_result_free(&r);

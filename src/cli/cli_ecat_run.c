@@ -88,19 +88,6 @@ static void print_summary(FILE *f, struct ecat_master *m, const struct ecat_mast
             l->m_wake.total.count ? l->m_wake.total.max / 1e3 : 0.0);
 }
 
-static int write_json(struct cli_ctx *c, json_object *o)
-{
-    int rc = 0;
-    const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY);
-    FILE *f = strcmp(c->json, "-") ? fopen(c->json, "w") : stdout;
-    if (!f || fprintf(f, "%s\n", s) < 0)
-        rc = cli_error(c, "cannot write JSON to '%s': %s", c->json, strerror(errno));
-    if (f && f != stdout)
-        fclose(f);
-    json_object_put(o);
-    return rc;
-}
-
 int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
 {
     const char *label = a->label ? a->label : "takt ecat run";
@@ -198,7 +185,10 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
                 ecat_master_error(m));
         status = 1;
     }
-    if (c->json && write_json(c, summary_json(m, &s, op_after)))
+    json_object *sj = c->json ? summary_json(m, &s, op_after) : NULL;
+    int jrc = sj ? cli_write_json(c, sj) : 0;
+    json_object_put(sj);
+    if (jrc)
         status = 1;
     ecat_master_close(m);
     return status;

@@ -124,23 +124,6 @@ static int parse_count(struct cli_ctx *c, uint64_t *count)
     return 0;
 }
 
-static int write_json(struct cli_ctx *c, json_object *o)
-{
-    int rc = 0;
-    if (!c->json) {
-        json_object_put(o);
-        return 0;
-    }
-    const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY);
-    FILE *f = strcmp(c->json, "-") ? fopen(c->json, "w") : stdout;
-    if (!f || fprintf(f, "%s\n", s) < 0)
-        rc = cli_error(c, "cannot write JSON to '%s': %s", c->json, strerror(errno));
-    if (f && f != stdout)
-        fclose(f);
-    json_object_put(o);
-    return rc;
-}
-
 static json_object *stats_json(struct takt_link *l)
 {
     struct takt_link_stats s;
@@ -189,7 +172,9 @@ static int run_echo(struct cli_ctx *c)
     takt_link_close(l);
     if (rc)
         return cli_error(c, "on %s: %s", c->iface, strerror(-rc));
-    return write_json(c, o);
+    int jrc = cli_write_json(c, o);
+    json_object_put(o);
+    return jrc;
 }
 
 /* --- send / recv: building blocks for tests and quick checks ---------------------- */
@@ -288,7 +273,8 @@ static int run_recv(struct cli_ctx *c)
     json_object_object_add(o, "frames", frames);
     json_object_object_add(o, "link", stats_json(l));
     takt_link_close(l);
-    int jrc = write_json(c, o);
+    int jrc = cli_write_json(c, o);
+    json_object_put(o);
     return rc ? rc : jrc;
 }
 

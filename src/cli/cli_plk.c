@@ -176,16 +176,6 @@ int cli_plk_net_config(struct cli_ctx *c, struct plk_net_config *nc)
     return 0;
 }
 
-static int write_json(const char *path, json_object *o)
-{
-    const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY);
-    FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
-    int rc = (!f || fprintf(f, "%s\n", s) < 0) ? -errno : 0;
-    if (f && f != stdout && fclose(f))
-        rc = -errno;
-    return rc;
-}
-
 static void node_lat_stat(const struct takt_plk_node_stats *s, struct perf_stat *p)
 {
     p->min = s->pres_lat_min;
@@ -436,8 +426,7 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struc
         json_object *j = mn_json(mn, core);
         if (w.bank >= 0)
             json_object_object_add(j, "measure", mn_window_json(&w, l, measure_s));
-        if (write_json(c->json, j))
-            fprintf(stderr, "takt plk mn: cannot write %s: %s\n", c->json, strerror(errno));
+        cli_write_json(c, j);
         json_object_put(j);
     }
     if (w.bank >= 0)
@@ -528,7 +517,7 @@ static void cn_report(struct cli_ctx *c, struct sim_plk_net *s)
         json_object_object_add(o, "launched", json_object_new_uint64(s->host.launched));
         json_object_object_add(o, "launch_late_max_ns", json_object_new_int64(s->host.launch_late_max));
         json_object_object_add(o, "nodes", arr);
-        write_json(c->json, o);
+        cli_write_json(c, o);
         json_object_put(o);
     } else {
         json_object_put(arr);

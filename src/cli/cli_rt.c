@@ -70,20 +70,6 @@ static void watch(struct cli_ctx *c, struct rt_loop *l)
         fprintf(stderr, "\r%*s\r", 12, "");
 }
 
-static int write_json(struct cli_ctx *c, struct rt_loop *l)
-{
-    json_object *o = rt_loop_to_json(l);
-    const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY);
-    FILE *f = strcmp(c->json, "-") ? fopen(c->json, "w") : stdout;
-    int rc = (!f || fprintf(f, "%s\n", s) < 0) ? errno : 0;
-    if (f && f != stdout && fclose(f) && !rc)
-        rc = errno;
-    json_object_put(o);
-    if (rc)
-        return cli_error(c, "cannot write JSON to '%s': %s", c->json, strerror(rc));
-    return 0;
-}
-
 static int run_latency(struct cli_ctx *c)
 {
     struct lat t = { 0 };
@@ -119,7 +105,11 @@ static int run_latency(struct cli_ctx *c)
     print_percentiles(stdout, &l.m_wake);
     print_percentiles(stdout, &l.m_cycle);
     rt_loop_print_summary(stdout, &l);
-    rc = c->json ? write_json(c, &l) : 0;
+    if (c->json) {
+        json_object *j = rt_loop_to_json(&l);
+        rc = cli_write_json(c, j);
+        json_object_put(j);
+    }
     rt_loop_free(&l);
     return rc;
 }

@@ -26,23 +26,6 @@ static const struct cli_opt sim_ecat_opts[] = {
     { 0 }
 };
 
-static int write_json(struct cli_ctx *c, json_object *o)
-{
-    int rc = 0;
-    if (c->json) {
-        FILE *f = strcmp(c->json, "-") ? fopen(c->json, "w") : stdout;
-        if (!f) {
-            rc = cli_error(c, "cannot write JSON to '%s': %s", c->json, strerror(errno));
-        } else {
-            fprintf(f, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY));
-            if (f != stdout)
-                fclose(f);
-        }
-    }
-    json_object_put(o);
-    return rc;
-}
-
 static int run_bench(struct cli_ctx *c)
 {
     long frames = 20000;
@@ -82,7 +65,9 @@ static int run_bench(struct cli_ctx *c)
     }
     json_object *root = json_object_new_object();
     json_object_object_add(root, "bench", arr);
-    return write_json(c, root);
+    int jrc = cli_write_json(c, root);
+    json_object_put(root);
+    return jrc;
 }
 
 static int build(struct cli_ctx *c, struct takt_sim **s)
@@ -233,7 +218,9 @@ static int run_serve(struct cli_ctx *c, struct takt_sim *s)
         json_object_array_add(arr, e);
     }
     json_object_object_add(o, "slave_states", arr);
-    return write_json(c, o);
+    int jrc = cli_write_json(c, o);
+    json_object_put(o);
+    return jrc;
 }
 
 static int cmd_sim_ecat(struct cli_ctx *c)

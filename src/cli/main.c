@@ -2,8 +2,10 @@
  * vocabulary plus the command's own options, and runs it. */
 #include <errno.h>
 #include <getopt.h>
+#include <json-c/json.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -82,6 +84,20 @@ int cli_error(const struct cli_ctx *c, const char *fmt, ...)
     vmsg(c, fmt, ap);
     va_end(ap);
     return 1;
+}
+
+int cli_write_json(const struct cli_ctx *c, json_object *o)
+{
+    if (!c->json)
+        return 0;
+    const char *s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY);
+    FILE *f = strcmp(c->json, "-") ? fopen(c->json, "w") : stdout;
+    int err = !f || fprintf(f, "%s\n", s) < 0 ? errno : 0;
+    if (f == stdout)
+        fflush(stdout);
+    else if (f && fclose(f) && !err)
+        err = errno;
+    return err ? cli_error(c, "cannot write JSON to '%s': %s", c->json, strerror(err)) : 0;
 }
 
 int cli_usage_error(const struct cli_ctx *c, const char *fmt, ...)
