@@ -115,6 +115,13 @@ static int check_node(const struct plk_net_config *cfg, const struct plk_cfg_nod
     if (n->chained && n->async_only)
         return fail(err, errlen, -EINVAL, "node %u, 0x1F81: PRes chaining and async-only "
                     "exclude each other", n->node_id);
+    if (n->multiplexed && (n->chained || n->async_only))
+        return fail(err, errlen, -EINVAL, "node %u, 0x1F81: multiplexed excludes PRes chaining "
+                    "and async-only", n->node_id);
+    if (n->multiplexed && (cfg->mux_cycles < 2 || n->mux_cycle < 1 || n->mux_cycle > cfg->mux_cycles))
+        return fail(err, errlen, -EINVAL, "node %u, 0x1F9B/%u (mux_cycle): %u, expected a "
+                    "multiplexed cycle 1..%u of 0x1F98/7 (multiplexed_cycles = %u, at least 2)",
+                    n->node_id, n->node_id, n->mux_cycle, cfg->mux_cycles, cfg->mux_cycles);
     if (n->chained && !cfg->pres_mn)
         return fail(err, errlen, -EINVAL, "node %u, 0x1F81: PRes chaining needs the MN's "
                     "PResMN (pres_mn = yes)", n->node_id);
@@ -190,6 +197,8 @@ int plk_config_node_dcf(const struct plk_net_config *cfg, uint8_t node, uint8_t 
     ADD(PLK_OD_LOSS_SOC_TOLERANCE, 0, cfg->loss_soc_tolerance_ns, 4);
     ADD(PLK_OD_CYCLE_TIMING, PLK_CT_PREQ_ACT_PAYLOAD, n->preq_payload, 2);
     ADD(PLK_OD_CYCLE_TIMING, PLK_CT_PRES_ACT_PAYLOAD, n->pres_payload, 2);
+    if (n->multiplexed)
+        ADD(PLK_OD_CYCLE_TIMING, PLK_CT_MULT_CYCLE_CNT, cfg->mux_cycles, 1);
     if (n->has_mapping) {
         for (unsigned i = 0; i < n->n_rx; i++)
             ADD(PLK_OD_RPDO_MAP, (uint8_t)(i + 1), plk_pdo_entry_encode(&n->rx_map[i]), 8);

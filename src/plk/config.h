@@ -13,6 +13,8 @@
 struct plk_cdc;
 
 #define PLK_CFG_MAX_MAP 32       /* mapping entries per direction and node */
+/* MN object NMT_MultiplCycleAssign_AU8 (DS 301): multiplexed cycle of node n (sub n) */
+#define PLK_OD_MN_MULT_CYCLE_ASSIGN 0x1F9B
 
 /* One CN as the MN sees it. Identity fields are checked only where *_check is set
  * (0x1F84..0x1F88 present in a CDC, or given in the file). */
@@ -22,7 +24,9 @@ struct plk_cfg_node {
     uint32_t assignment;        /* 0x1F81 bits (PLK_NA_*, PLK_NA_VALID) */
     bool     mandatory;         /* PLK_NA_MANDATORY */
     bool     chained;           /* PollResponse Chaining (PLK_NA_PRES_CHAINING) */
-    bool     async_only;        /* PLK_NA_ASYNC_ONLY: never polled */
+    bool     async_only;        /* PLK_NA_ASYNC_ONLY: never polled, StatusRequest only */
+    bool     multiplexed;       /* PLK_NA_MULTIPLEXED: polled in one cycle of a round */
+    uint8_t  mux_cycle;         /* 0x1F9B/n: that cycle, 1..mux_cycles */
     uint32_t device_type, vendor_id, product_code, revision_no, serial_no;
     bool     device_type_check, vendor_check, product_check, revision_check, serial_check;
     uint16_t preq_payload;      /* 0x1F8B/n and CN 0x1F98/4: bytes, 36..1490 */
@@ -46,6 +50,7 @@ struct plk_net_config {
     uint32_t startup;           /* 0x1F80 */
     uint32_t async_mtu;         /* 0x1F98/8 */
     uint32_t prescaler;         /* 0x1F98/9 */
+    uint8_t  mux_cycles;        /* 0x1F98/7 MultiplCycleCnt: cycles per round, 0 none */
     uint32_t async_slot_timeout_ns;  /* 0x1F8A/2 */
     uint32_t wait_soc_preq_ns;       /* 0x1F8A/1 */
     uint32_t cycle_exceed_threshold; /* 0x1C02/3 */

@@ -39,6 +39,7 @@ static void set_assignment(struct plk_net_config *cfg, uint8_t id, uint32_t v)
     n->mandatory = v & PLK_NA_MANDATORY;
     n->chained = v & PLK_NA_PRES_CHAINING;
     n->async_only = v & PLK_NA_ASYNC_ONLY;
+    n->multiplexed = v & PLK_NA_MULTIPLEXED;
 }
 
 /* Per-node objects of the MN's OD (sub = node ID). */
@@ -48,7 +49,8 @@ static int mn_node_entry(struct plk_net_config *cfg, const struct plk_cdc_entry 
     uint8_t id = e->sub;
     uint64_t v;
     uint32_t size = e->index == PLK_OD_MN_PREQ_PAYLOAD_LIMIT ||
-                    e->index == PLK_OD_MN_PRES_PAYLOAD_LIMIT ? 2 : 4;
+                    e->index == PLK_OD_MN_PRES_PAYLOAD_LIMIT ? 2 :
+                    e->index == PLK_OD_MN_MULT_CYCLE_ASSIGN ? 1 : 4;
     int rc = num(e, i, size, &v, "", err, errlen);
     if (rc)
         return rc;
@@ -67,6 +69,7 @@ static int mn_node_entry(struct plk_net_config *cfg, const struct plk_cdc_entry 
     case PLK_OD_MN_PRES_PAYLOAD_LIMIT: n->pres_payload = (uint16_t)v; break;
     case PLK_OD_MN_CN_PRES_TIMEOUT: n->pres_timeout_ns = (uint32_t)v; break;
     case PLK_OD_MN_CN_LOSS_PRES_TH: n->loss_pres_threshold = (uint32_t)v; break;
+    case PLK_OD_MN_MULT_CYCLE_ASSIGN: n->mux_cycle = (uint8_t)v; break;
     default: break;
     }
     return 0;
@@ -122,12 +125,15 @@ static int mn_entry(struct plk_net_config *cfg, const struct plk_cdc_entry *e, u
             cfg->async_mtu = (uint32_t)v;
         if (e->sub == PLK_CT_PRESCALER && !(rc = num(e, i, 2, &v, "", err, errlen)))
             cfg->prescaler = (uint32_t)v;
+        if (e->sub == PLK_CT_MULT_CYCLE_CNT && !(rc = num(e, i, 1, &v, "", err, errlen)))
+            cfg->mux_cycles = (uint8_t)v;
         return rc;
     case PLK_OD_EXP_CONF_DATE: case PLK_OD_EXP_CONF_TIME:
     case PLK_OD_MN_DEVICE_TYPE_LIST: case PLK_OD_MN_VENDOR_ID_LIST:
     case PLK_OD_MN_PRODUCT_CODE_LIST: case PLK_OD_MN_REVISION_LIST: case PLK_OD_MN_SERIAL_LIST:
     case PLK_OD_MN_PREQ_PAYLOAD_LIMIT: case PLK_OD_MN_PRES_PAYLOAD_LIMIT:
     case PLK_OD_MN_CN_PRES_TIMEOUT: case PLK_OD_MN_CN_LOSS_PRES_TH:
+    case PLK_OD_MN_MULT_CYCLE_ASSIGN:
         return e->sub ? mn_node_entry(cfg, e, i, err, errlen) : 0;
     default:
         return 0;            /* MN PDO objects and the rest: not needed by takt's MN */

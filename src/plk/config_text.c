@@ -43,6 +43,7 @@ static const struct key net_keys[] = {
     { "boot_timeout_preop2_us", K_U32, NET(boot_time_us[4]), 0, UINT32_MAX, -1, 0 },
     { "boot_timeout_ready_to_op_us", K_U32, NET(boot_time_us[5]), 0, UINT32_MAX, -1, 0 },
     { "pres_mn", K_BOOL, NET(pres_mn), 0, 1, -1, 0 },
+    { "multiplexed_cycles", K_U8, NET(mux_cycles), 0, 255, -1, 0 },
     { "pres_mn_payload", K_U16, NET(pres_mn_payload), PLK_PAYLOAD_LIMIT_MIN, PLK_ISOCHR_MAX_PAYL, -1, 0 },
 };
 
@@ -50,6 +51,8 @@ static const struct key node_keys[] = {
     { "mandatory", K_FLAG, NODE(mandatory), 0, 1, -1, PLK_NA_MANDATORY },
     { "chained", K_FLAG, NODE(chained), 0, 1, -1, PLK_NA_PRES_CHAINING },
     { "async_only", K_FLAG, NODE(async_only), 0, 1, -1, PLK_NA_ASYNC_ONLY },
+    { "multiplexed", K_FLAG, NODE(multiplexed), 0, 1, -1, PLK_NA_MULTIPLEXED },
+    { "mux_cycle", K_U8, NODE(mux_cycle), 0, 255, -1, 0 },
     { "device_type", K_U32, NODE(device_type), 0, UINT32_MAX, NODE(device_type_check), 0 },
     { "vendor_id", K_U32, NODE(vendor_id), 0, UINT32_MAX, NODE(vendor_check), 0 },
     { "product_code", K_U32, NODE(product_code), 0, UINT32_MAX, NODE(product_check), 0 },

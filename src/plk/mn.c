@@ -27,6 +27,7 @@ static void send_soc(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
 {
     struct plk_msg m;
     msg_init(mn, &m, PLK_MTYP_SOC, PLK_NODE_BROADCAST);
+    m.u.soc.flags1 = mn->soc_flags1;
     /* NetTime from the monotonic cycle start; RelativeTime in µs since boot (ref §3) */
     m.u.soc.nettime_s = (uint32_t)(now / TAKT_NS_PER_S);
     m.u.soc.nettime_ns = (uint32_t)(now % TAKT_NS_PER_S);
@@ -48,6 +49,9 @@ static void send_preq(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now, s
     memcpy(m.dst_mac, n->mac, 6);
     /* RD only in MS_OPERATIONAL: the outputs are valid (ref §3) */
     m.u.preq.flags1 = mn->state == PLK_NMT_OPERATIONAL ? PLK_F1_RD : 0;
+    /* MS: the CN is served in a multiplexed slot (ref §3, DS 301 4.6.1.1.3) */
+    if (n->cfg->multiplexed)
+        m.u.preq.flags1 |= PLK_F1_MS;
     m.u.preq.size = n->step >= MNS_WAIT_READY ? n->out_size : 0;
     m.u.preq.payload = n->out;
     m.u.preq.payload_limit = n->cfg->preq_payload;
@@ -135,6 +139,9 @@ static void build_poll_list(struct plk_mn *mn)
         n->answered = false;
         if (!n->in_cycle)
             continue;
+        /* a multiplexed CN only in its cycle of the round (0x1F9B/n, 1-based) */
+        if (n->cfg->multiplexed && mn->cfg.mux_cycles && n->cfg->mux_cycle != mn->mux_idx + 1u)
+            continue;
         /* a chained CN is polled until its SyncResponse confirmed PRes mode */
         if (n->chain_active)
             mn->chain[mn->n_chain++] = n->id;
@@ -165,6 +172,16 @@ static void check_exceeded(struct plk_mn *mn, takt_ns_t now)
     }
 }
 
+/* MC in the SoC toggles when the last cycle of a multiplexed round has ended (DS 301
+ * 4.6.1.1.1), i.e. with the first SoC of every round after the first. */
+static void mux_next(struct plk_mn *mn)
+{
+    if (!mn->cfg.mux_cycles)
+        return;
+    if (mn->mux_idx == 0 && mn->mux_rounds++ > 0)
+        mn->soc_flags1 ^= PLK_F1_MC;
+}
+
 void plk_mn_cycle(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
 {
     if (mn->phase != MNP_IDLE)
@@ -182,8 +199,11 @@ void plk_mn_cycle(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
         send_soa_and_async(mn, now, q);
         return;
     }
+    mux_next(mn);
     send_soc(mn, now, q);
     build_poll_list(mn);
+    if (mn->cfg.mux_cycles)
+        mn->mux_idx = (mn->mux_idx + 1) % mn->cfg.mux_cycles;
     mn->cur = 0;
     mn->phase = MNP_ISOCH;
     advance(mn, now, q);
@@ -356,7 +376,7 @@ int plk_mn_init(struct plk_mn *mn, const struct plk_net_config *cfg, const uint8
     plk_errcnt_init(&mn->cycle_exceed, cfg->cycle_exceed_threshold);
     for (unsigned id = PLK_NODE_CN_MIN; id <= PLK_NODE_CN_MAX; id++) {
         const struct plk_cfg_node *c = &mn->cfg.node[id];
-        if (!c->present || c->async_only)
+        if (!c->present)
             continue;
         int r = add_node(mn, c, err, errlen);
         if (r) {

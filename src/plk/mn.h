@@ -120,6 +120,7 @@ struct plk_mn {
     struct plk_errcnt cycle_exceed;
     /* multiplexed cycles (0x1F98/7): index of this cycle in the round, SoC MC flag */
     unsigned mux_idx;
+    uint64_t mux_rounds;
     uint8_t  soc_flags1;
     /* NMT commands the MN owes (executed NMTRequests, NMTInvalidService replies) and
      * Ident/StatusRequests a CN asked for, served in the async slot in order */

@@ -160,6 +160,24 @@ static bool try_sync(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
     return false;
 }
 
+/* An async-only CN's StatusRequest stands in for its PRes: one left unanswered until
+ * the next is due counts like a lost PRes on the 0x1C09 threshold counter (+8/-1).
+ * False when that removed the node. */
+static bool async_only_supervise(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now)
+{
+    if (n->status_pending) {
+        n->st.status_lost++;
+        if (plk_errcnt_event(&n->loss_pres)) {
+            n->st.loss_threshold_hits++;
+            n->status_pending = false;
+            plk_mn_node_lost(mn, n, now, "async-only CN: StatusResponse threshold");
+            return false;
+        }
+    }
+    n->status_pending = true;
+    return true;
+}
+
 static bool try_status(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
 {
     for (unsigned k = 0; k < mn->n_ids; k++) {
@@ -170,6 +188,8 @@ static bool try_status(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
         if (!due)
             continue;
         n->status_due = now + (takt_ns_t)5000 * TAKT_NS_PER_MS;  /* C_NMT_STATREQ_CYCLE */
+        if (n->cfg->async_only && n->step >= MNS_CONFIG && !async_only_supervise(mn, n, now))
+            return true;    /* lost: the reset goes out in a later slot */
         plk_mn_soa(mn, q, PLK_SOA_STATUS_REQUEST, n->id, NULL);
         mn->status_rr = idx + 1;
         return true;

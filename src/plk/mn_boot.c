@@ -39,6 +39,7 @@ void plk_mn_node_reset(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now)
     n->chain_active = false;
     n->answered = false;
     n->rs = false;
+    n->status_pending = false;
     n->cfg_pos = 0;
     plk_errcnt_reset(&n->loss_pres);
     struct plk_sdo_timing t;
@@ -97,13 +98,31 @@ static void enable_ready(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now
     plk_mn_node_step(mn, n, now, MNS_WAIT_READY);
 }
 
+/* An async-only CN (0x1F81 bit 0x100) is never PReq'd: its StatusResponses carry the
+ * state changes a PRes would show, and supervise it (oplk nmtmnu nodeBootStep2). */
+static void on_status_async_only(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now,
+                                 uint8_t state)
+{
+    n->status_pending = false;
+    plk_errcnt_good(&n->loss_pres);
+    if (state == n->state)
+        return;
+    n->state = state;
+    plk_mn_on_pres_state(mn, n, now);
+}
+
 static void on_status(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now, uint8_t state)
 {
-    n->state = state;
     n->status_due = now + (takt_ns_t)5000 * TAKT_NS_PER_MS;  /* C_NMT_STATREQ_CYCLE */
+    if (n->cfg->async_only && n->step >= MNS_CONFIG && n->step != MNS_STOPPED) {
+        on_status_async_only(mn, n, now, state);
+        return;
+    }
+    n->state = state;
     if (n->step == MNS_STATUS && state == PLK_NMT_PRE_OPERATIONAL_2) {
-        /* CN in PreOp2: add it to the isochronous phase and configure it */
-        n->in_cycle = true;
+        /* CN in PreOp2: add it to the isochronous phase (unless async-only) and
+         * configure it */
+        n->in_cycle = !n->cfg->async_only;
         n->cfg_pos = 0;
         plk_mn_node_step(mn, n, now, MNS_CONFIG);
     } else if (n->step >= MNS_CONFIG &&
@@ -191,6 +210,12 @@ static bool cfg_item(const struct plk_mn *mn, const struct plk_mn_node *n, unsig
     k -= ntx;
     if (k == 0) { *w = (struct cfg_write){ PLK_OD_RPDO_MAP, 0, 1, nrx }; return true; }
     if (k == 1) { *w = (struct cfg_write){ PLK_OD_TPDO_MAP, 0, 1, ntx }; return true; }
+    k -= 2;
+    /* a multiplexed CN learns the round length (its loss-of-PReq check depends on it) */
+    if (k == 0 && c->multiplexed) {
+        *w = (struct cfg_write){ PLK_OD_CYCLE_TIMING, PLK_CT_MULT_CYCLE_CNT, 1, mn->cfg.mux_cycles };
+        return true;
+    }
     return false;
 }
 
@@ -282,6 +307,11 @@ void plk_mn_boot_tick(struct plk_mn *mn, takt_ns_t now)
             break;
         case MNS_CONFIG:
             config_step(mn, n, now);
+            break;
+        case MNS_WAIT_READY: case MNS_WAIT_OP:
+            /* async-only: ask for the state soon, as no PRes will show it */
+            if (n->cfg->async_only && n->status_due > now + 4 * mn->cycle_ns)
+                n->status_due = now + 4 * mn->cycle_ns;
             break;
         case MNS_READY:
             if (mn->state == PLK_NMT_OPERATIONAL && !(mn->cfg.startup & PLK_SU_NO_START_NODE)) {

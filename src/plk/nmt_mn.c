@@ -93,6 +93,7 @@ void plk_mn_reset_all(struct plk_mn *mn, takt_ns_t now)
     mn->st.nodes_operational = 0;
     mn->reset_sent = false;
     mn->preop1_cycles = 0;
+    mn->mux_idx = 0;            /* the next SoC starts a new multiplexed round */
 }
 
 void plk_mn_set_state(struct plk_mn *mn, takt_ns_t now, uint8_t s)

@@ -26,7 +26,7 @@ struct bus_ev {
 /* Every frame the MN sent, in order (type, dst/target, service), for sequence checks. */
 struct bus_log {
     takt_ns_t t;
-    uint8_t mtyp, dst, svid, target, nmt_cmd, state, src;
+    uint8_t mtyp, dst, svid, target, nmt_cmd, state, src, flags1;
 };
 
 struct bus;
@@ -74,6 +74,10 @@ static inline void bus_log_frame(struct bus *b, takt_ns_t t, const uint8_t *f, s
             l->nmt_cmd = m.u.asnd.u.nmt_cmd.cmd;
     } else if (m.mtyp == PLK_MTYP_PRES) {
         l->state = m.u.pres.nmt_state;
+    } else if (m.mtyp == PLK_MTYP_SOC) {
+        l->flags1 = m.u.soc.flags1;
+    } else if (m.mtyp == PLK_MTYP_PREQ) {
+        l->flags1 = m.u.preq.flags1;
     }
 }
 
