@@ -89,7 +89,8 @@ int cli_usage_error(const struct cli_ctx *c, const char *fmt, ...) __attribute__
  * Does not consume o. Returns 0, or 1 after an error naming the file. */
 struct json_object;
 int cli_write_json(const struct cli_ctx *c, struct json_object *o);
-/* Set by SIGINT/SIGTERM handlers installed by main; long runs poll it. */
+/* Set (to the signal's number) by SIGINT/SIGTERM handlers installed by main; long runs
+ * poll it. */
 extern volatile int cli_interrupted;
 /* True when stderr is a terminal: show progress; quiet when piped. */
 bool cli_progress_enabled(void);

@@ -1,6 +1,7 @@
 /* takt netns: network-namespace pairs for shell tests (the library helper of
  * include/takt/netns.h, exposed as commands). Exit 77 = namespaces impossible here. */
 #include <errno.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,12 +21,20 @@ static int side_of(struct cli_ctx *c, const char *s)
     return cli_usage_error(c, "side expects 'a' or 'b', got '%s'", s), -1;
 }
 
+/* Wait for the command; a SIGINT/SIGTERM sent to takt alone (kill, timeout(1), a test
+ * harness) is passed on to it once, so it can end cleanly and the pair be removed. */
 static int wait_child(pid_t pid)
 {
     int st;
-    while (waitpid(pid, &st, 0) < 0)
+    bool passed_on = false;
+    while (waitpid(pid, &st, 0) < 0) {
         if (errno != EINTR)
             return 1;
+        if (cli_interrupted && !passed_on) {
+            kill(pid, cli_interrupted);
+            passed_on = true;
+        }
+    }
     if (WIFSIGNALED(st))
         return 128 + WTERMSIG(st);
     return WEXITSTATUS(st);

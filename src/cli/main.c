@@ -45,7 +45,7 @@ static const struct common_def commons[] = {
     { CLI_PCAP,  { "pcap",  required_argument, 0, 'W' }, "FILE", "capture every frame sent and received to pcapng" },
 };
 
-static void on_signal(int sig) { (void)sig; cli_interrupted = 1; }
+static void on_signal(int sig) { cli_interrupted = sig; }
 
 static void cmd_name(const struct cli_cmd *c, char *buf, size_t n)
 {
