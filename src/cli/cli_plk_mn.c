@@ -1,0 +1,271 @@
+/* takt plk mn's session: run the MN on a link with interval statistics, the measured
+ * steady window of --measure (boot excluded), the per-node table and the JSON report. */
+#include <errno.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "cli/cli.h"
+#include "cli/cli_plk.h"
+#include "plk/driver.h"
+
+static void node_lat_stat(const struct takt_plk_node_stats *s, struct perf_stat *p)
+{
+    p->min = s->pres_lat_min;
+    p->max = s->pres_lat_max;
+    p->sum = s->pres_lat_sum;
+    p->count = s->pres_ok;
+}
+
+/* Per-node line and PerfMsmt line for the PRes latency. */
+static void print_nodes(FILE *f, struct takt_plk_mn *mn, const struct plk_mn *core)
+{
+    for (unsigned i = 0; i < core->n_ids; i++) {
+        struct takt_plk_node_stats s;
+        takt_plk_mn_node_stats(mn, core->ids[i], &s);
+        struct perf_stat p;
+        node_lat_stat(&s, &p);
+        char name[40];
+        snprintf(name, sizeof name, "PRes Latency node %u", core->ids[i]);
+        if (p.count)
+            perf_print_line(f, name, &p);
+        fprintf(f, "  node %3u %-18s %-20s ok %" PRIu64 " lost %" PRIu64 " late %" PRIu64
+                   " thr %" PRIu64 " resets %" PRIu64 " boots %" PRIu64 " identfail %" PRIu64 "\n",
+                core->ids[i], takt_plk_nmt_name(s.state),
+                plk_mn_step_name(core->node[core->ids[i]]->step), s.pres_ok, s.pres_lost,
+                s.pres_late, s.loss_threshold_hits, s.lost, s.boots, s.ident_fail);
+    }
+}
+
+static json_object *mn_json(struct takt_plk_mn *mn, const struct plk_mn *core)
+{
+    struct takt_plk_mn_stats st;
+    takt_plk_mn_get_stats(mn, &st);
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "role", json_object_new_string("mn"));
+    json_object_object_add(o, "cycle_us", json_object_new_int64(core->cfg.cycle_us));
+    json_object_object_add(o, "state", json_object_new_string(takt_plk_nmt_name(st.state)));
+    json_object_object_add(o, "cycles", json_object_new_uint64(st.cycles));
+    json_object_object_add(o, "cycle_exceeded", json_object_new_uint64(st.cycle_exceeded));
+    json_object_object_add(o, "cycle_exceed_threshold_hits", json_object_new_uint64(st.cycle_exceed_hits));
+    json_object_object_add(o, "frames_tx", json_object_new_uint64(st.frames_tx));
+    json_object_object_add(o, "frames_rx", json_object_new_uint64(st.frames_rx));
+    json_object_object_add(o, "bad_frames", json_object_new_uint64(st.bad_frames));
+    json_object_object_add(o, "sdo_ok", json_object_new_uint64(st.sdo_ok));
+    json_object_object_add(o, "sdo_fail", json_object_new_uint64(st.sdo_fail));
+    json_object_object_add(o, "nodes_configured", json_object_new_int(st.nodes_configured));
+    json_object_object_add(o, "nodes_operational", json_object_new_int(st.nodes_operational));
+    uint64_t lost = 0;
+    json_object *arr = json_object_new_array();
+    for (unsigned i = 0; i < core->n_ids; i++) {
+        struct takt_plk_node_stats s;
+        takt_plk_mn_node_stats(mn, core->ids[i], &s);
+        struct perf_stat p;
+        node_lat_stat(&s, &p);
+        json_object *n = json_object_new_object();
+        json_object_object_add(n, "node", json_object_new_int(core->ids[i]));
+        json_object_object_add(n, "state", json_object_new_string(takt_plk_nmt_name(s.state)));
+        json_object_object_add(n, "chained", json_object_new_boolean(core->node[core->ids[i]]->chain_active));
+        json_object_object_add(n, "pres_ok", json_object_new_uint64(s.pres_ok));
+        json_object_object_add(n, "pres_lost", json_object_new_uint64(s.pres_lost));
+        json_object_object_add(n, "pres_late", json_object_new_uint64(s.pres_late));
+        json_object_object_add(n, "loss_threshold_hits", json_object_new_uint64(s.loss_threshold_hits));
+        json_object_object_add(n, "resets", json_object_new_uint64(s.lost));
+        json_object_object_add(n, "boots", json_object_new_uint64(s.boots));
+        json_object_object_add(n, "ident_fail", json_object_new_uint64(s.ident_fail));
+        json_object_object_add(n, "bad_frames", json_object_new_uint64(s.bad_frames));
+        json_object_array_add(arr, n);
+        json_object_object_add(n, "pres_latency", perf_msmt_to_json(&p, NULL, "PRes Latency"));
+        lost += s.pres_lost;
+    }
+    json_object_object_add(o, "pres_lost_total", json_object_new_uint64(lost));
+    json_object_object_add(o, "nodes", arr);
+    struct rt_loop *l = takt_plk_mn_loop(mn);
+    if (l)
+        json_object_object_add(o, "loop", rt_loop_to_json(l));
+    return o;
+}
+
+/* The measured window of --measure: opens when the MN and every CN are Operational
+ * (the interval bank holding the boot is discarded), closes measure_s later. The
+ * counters are latched by the RT thread at the bank flips, so the window's cycle count
+ * and its Cycle Time statistics cover exactly the same cycles. */
+struct mn_counters {
+    uint64_t cycles, lost, overruns, exceeded;
+};
+
+struct mn_window {
+    bool open;
+    takt_ns_t end;
+    const struct plk_mn *core;
+    const struct rt_loop *loop;
+    struct mn_counters at_flip;  /* written by the RT thread at each flip */
+    struct mn_counters from, n;  /* at the opening flip; over the window */
+    int bank;          /* interval bank with the window's statistics, -1 before it closed */
+    int64_t wall_open, wall_close;  /* CLOCK_REALTIME ns, to cut a capture to the window */
+};
+
+static int64_t wall_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return (int64_t)t.tv_sec * TAKT_NS_PER_S + t.tv_nsec;
+}
+
+static uint64_t mn_pres_lost(const struct plk_mn *core)
+{
+    uint64_t lost = 0;
+    for (unsigned i = 0; i < core->n_ids; i++)
+        lost += core->node[core->ids[i]]->st.pres_lost;
+    return lost;
+}
+
+/* perf flip hook, in the RT thread: the counters at the interval's edge. */
+static void mn_window_latch(void *arg)
+{
+    struct mn_window *w = arg;
+    w->at_flip = (struct mn_counters){
+        .cycles = w->core->st.cycles,
+        .lost = mn_pres_lost(w->core),
+        .overruns = w->loop->cyc.overruns,
+        .exceeded = w->core->st.cycle_exceeded,
+    };
+}
+
+/* Returns true when the window has closed (stop the MN). */
+static bool mn_window_step(struct mn_window *w, const struct plk_mn *core, struct rt_loop *l,
+                           double measure_s)
+{
+    if (!w->open) {
+        if (core->state != PLK_NMT_OPERATIONAL || core->st.nodes_operational != core->n_ids)
+            return false;
+        w->core = core;
+        w->loop = l;
+        perf_set_on_flip(&l->perf, mn_window_latch, w);
+        int b = perf_set_snapshot(&l->perf, TAKT_NS_PER_S);
+        if (b < 0)
+            return false;   /* the RT side did not flip yet: the request stays pending */
+        perf_set_release(&l->perf, b);
+        w->from = w->at_flip;
+        w->end = takt_now() + (takt_ns_t)(measure_s * 1e9);
+        w->wall_open = wall_ns();
+        w->open = true;
+        return false;
+    }
+    if (takt_now() < w->end)
+        return false;
+    w->bank = perf_set_snapshot(&l->perf, TAKT_NS_PER_S);
+    if (w->bank < 0)
+        return false;
+    perf_set_on_flip(&l->perf, NULL, NULL);
+    w->wall_close = wall_ns();
+    w->n = (struct mn_counters){
+        .cycles = w->at_flip.cycles - w->from.cycles,
+        .lost = w->at_flip.lost - w->from.lost,
+        .overruns = w->at_flip.overruns - w->from.overruns,
+        .exceeded = w->at_flip.exceeded - w->from.exceeded,
+    };
+    return true;
+}
+
+static json_object *mn_window_json(const struct mn_window *w, const struct rt_loop *l, double measure_s)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "seconds", json_object_new_double(measure_s));
+    json_object_object_add(o, "cycles", json_object_new_uint64(w->n.cycles));
+    json_object_object_add(o, "pres_lost", json_object_new_uint64(w->n.lost));
+    json_object_object_add(o, "overruns", json_object_new_uint64(w->n.overruns));
+    json_object_object_add(o, "cycle_exceeded", json_object_new_uint64(w->n.exceeded));
+    json_object_object_add(o, "start_realtime_ns", json_object_new_int64(w->wall_open));
+    json_object_object_add(o, "end_realtime_ns", json_object_new_int64(w->wall_close));
+    json_object_object_add(o, "perf", perf_set_interval_to_json(&l->perf, w->bank));
+    return o;
+}
+
+/* Run an MN on `link` with configuration nc until -t or Ctrl-C; print statistics
+ * every --perf seconds and at the end; JSON to --json. Exit status 0 when every CN is
+ * Operational at the end, 3 otherwise. The link stays the caller's. */
+int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struct takt_link *link)
+{
+    char err[320];
+    struct takt_plk_mn *mn;
+    int rc = plk_drv_mn_create(nc, &mn, err, sizeof err);
+    if (rc)
+        return cli_error(c, "%s", err);
+    /* --measure S: statistics of S seconds of steady operation, boot excluded (takt bench) */
+    double measure_s = 0;
+    const char *ms = cli_get(c, "measure");
+    if (ms && cli_parse_double(c, "--measure (seconds)", ms, 0.01, 1e6, &measure_s)) {
+        takt_plk_mn_destroy(mn);
+        return 2;
+    }
+    double limit_s = c->time_s > 0 ? c->time_s : measure_s > 0 ? measure_s + 60 : 0;
+    struct takt_plk_run_opts o = { .duration = (takt_ns_t)(limit_s * 1e9) };
+    rt_opts_default(&o.rt);
+    o.rt.cpu = c->cpu;
+    o.rt.prio = c->prio;
+    const struct plk_mn *core = plk_drv_mn_core(mn);
+    fprintf(stderr, "takt plk mn: %s, cycle %u us, %u CNs configured\n", link->name,
+            core->cfg.cycle_us, core->n_ids);
+    if ((rc = takt_plk_mn_start(mn, link, &o))) {
+        takt_plk_mn_destroy(mn);
+        return cli_error(c, "cannot start the MN cycle: %s", takt_strerror(rc));
+    }
+    struct rt_loop *l = takt_plk_mn_loop(mn);
+    /* interval reports and the measured window both use the interval banks: one or the other */
+    takt_ns_t next = c->perf_s > 0 && measure_s <= 0 ? takt_now() + (takt_ns_t)(c->perf_s * 1e9) : INT64_MAX;
+    uint8_t last_state = 0;
+    unsigned last_op = 0;
+    struct mn_window w = { .bank = -1 };
+    while (!cli_interrupted && !__atomic_load_n(&l->ended, __ATOMIC_ACQUIRE)) {
+        if (measure_s > 0 && mn_window_step(&w, core, l, measure_s))
+            break;
+        nanosleep(&(struct timespec){ 0, 10 * TAKT_NS_PER_MS }, NULL);
+        if (core->state != last_state || core->st.nodes_operational != last_op) {
+            last_state = core->state;
+            last_op = core->st.nodes_operational;
+            if (c->verbose || cli_progress_enabled())
+                fprintf(stderr, "takt plk mn: MN %s, %u of %u CNs operational\n",
+                        takt_plk_nmt_name(last_state), last_op, core->n_ids);
+        }
+        if (takt_now() < next)
+            continue;
+        next += (takt_ns_t)(c->perf_s * 1e9);
+        int bank = perf_set_snapshot(&l->perf, TAKT_NS_PER_S);
+        if (bank < 0)
+            continue;
+        perf_print_interval(stdout, &l->perf, bank);
+        perf_set_release(&l->perf, bank);
+        printf("MN %s: %u/%u CNs operational, cycles %" PRIu64 ", cycle time exceeded %" PRIu64 "\n",
+               takt_plk_nmt_name(core->state), core->st.nodes_operational, core->n_ids,
+               core->st.cycles, core->st.cycle_exceeded);
+        fflush(stdout);
+    }
+    takt_plk_mn_stop(mn);
+    takt_plk_mn_join(mn);
+    printf("--- takt plk mn: MN %s, %u of %u CNs operational\n", takt_plk_nmt_name(core->state),
+           core->st.nodes_operational, core->n_ids);
+    perf_print_total(stdout, &l->perf);
+    rt_loop_print_summary(stdout, l);
+    print_nodes(stdout, mn, core);
+    if (w.bank >= 0) {
+        printf("--- measured window: %.1f s of steady operation (boot excluded), %" PRIu64 " cycles, "
+               "%" PRIu64 " PRes lost\n", measure_s, w.n.cycles, w.n.lost);
+        perf_print_interval(stdout, &l->perf, w.bank);
+    } else if (measure_s > 0) {
+        fprintf(stderr, "takt plk mn: not every CN was Operational within %.1f s: nothing measured\n", limit_s);
+    }
+    if (c->json) {
+        json_object *j = mn_json(mn, core);
+        if (w.bank >= 0)
+            json_object_object_add(j, "measure", mn_window_json(&w, l, measure_s));
+        cli_write_json(c, j);
+        json_object_put(j);
+    }
+    if (w.bank >= 0)
+        perf_set_release(&l->perf, w.bank);
+    bool ok = core->st.nodes_operational == core->n_ids && (measure_s <= 0 || w.bank >= 0);
+    takt_plk_mn_destroy(mn);
+    return ok ? 0 : 3;
+}
