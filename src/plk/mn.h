@@ -26,6 +26,13 @@ enum plk_mn_step {
     MNS_COUNT
 };
 
+/* How a CN's configuration is downloaded (oplk cfmu.c, checked against 0x1F26/0x1F27). */
+enum plk_mn_cfg_mode {
+    PLK_CFGM_PLAIN = 0,   /* no expected date/time: download, no store */
+    PLK_CFGM_UPTODATE,    /* CN's 0x1020 equals them: only 0x1006 is written */
+    PLK_CFGM_STORE,       /* differs: download, write 0x1020, 0x1010/1 "save" */
+};
+
 struct plk_mn_node {
     const struct plk_cfg_node *cfg;
     uint8_t  id;
@@ -47,6 +54,9 @@ struct plk_mn_node {
     uint8_t  out[TAKT_PLK_MAX_PDO];
     uint8_t  in[TAKT_PLK_MAX_PDO];
     uint8_t  cfg_pos;           /* next configuration download */
+    uint8_t  cfg_mode;          /* enum plk_mn_cfg_mode of this download */
+    uint32_t cn_conf_date, cn_conf_time;   /* CN's 0x1020/1,2 (its IdentResponse) */
+    char     note[112];         /* last configuration event, for reports */
     struct plk_errcnt loss_pres;
     struct plk_sdo_client *sdo;
     uint8_t  sdo_buf[PLK_SDO_PAYLOAD_MAX];

@@ -87,6 +87,9 @@ static void on_ident(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now,
         return;
     }
     memcpy(n->mac, f + PLK_OFF_SRC_MAC, 6);   /* PReq goes unicast to this MAC */
+    /* VerifyConfiguration = the CN's 0x1020 (ref §4), what oplk's CFM compares */
+    n->cn_conf_date = r->conf_date;
+    n->cn_conf_time = r->conf_time;
     plk_mn_node_step(mn, n, now, MNS_IDENTIFIED);
     if (mn->state >= PLK_NMT_PRE_OPERATIONAL_2 && mn->state != PLK_NMT_BASIC_ETHERNET)
         plk_mn_node_step(mn, n, now, MNS_STATUS);
@@ -111,6 +114,28 @@ static void on_status_async_only(struct plk_mn *mn, struct plk_mn_node *n, takt_
     plk_mn_on_pres_state(mn, n, now);
 }
 
+/* 0x1020 check (oplk cfmu.c): with 0x1F26/0x1F27 set for the node, a CN whose
+ * VerifyConfiguration equals them keeps its configuration; otherwise the download ends
+ * with 0x1020 and a store. Without them the download always runs and is not stored. */
+static void cfg_begin(struct plk_mn_node *n)
+{
+    const struct plk_cfg_node *c = n->cfg;
+    n->cfg_pos = 0;
+    if (!c->conf_date && !c->conf_time) {
+        n->cfg_mode = PLK_CFGM_PLAIN;
+    } else if (n->cn_conf_date == c->conf_date && n->cn_conf_time == c->conf_time) {
+        n->cfg_mode = PLK_CFGM_UPTODATE;
+        n->st.config_skipped++;
+        snprintf(n->note, sizeof n->note, "node %u: configuration unchanged (0x1020 = "
+                 "0x%08X/0x%08X), download skipped", n->id, c->conf_date, c->conf_time);
+    } else {
+        n->cfg_mode = PLK_CFGM_STORE;
+        snprintf(n->note, sizeof n->note, "node %u: configuration 0x%08X/0x%08X differs "
+                 "from expected 0x%08X/0x%08X, downloading", n->id, n->cn_conf_date,
+                 n->cn_conf_time, c->conf_date, c->conf_time);
+    }
+}
+
 static void on_status(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now, uint8_t state)
 {
     n->status_due = now + (takt_ns_t)5000 * TAKT_NS_PER_MS;  /* C_NMT_STATREQ_CYCLE */
@@ -123,7 +148,7 @@ static void on_status(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now, u
         /* CN in PreOp2: add it to the isochronous phase (unless async-only) and
          * configure it */
         n->in_cycle = !n->cfg->async_only;
-        n->cfg_pos = 0;
+        cfg_begin(n);
         plk_mn_node_step(mn, n, now, MNS_CONFIG);
     } else if (n->step >= MNS_CONFIG &&
                (state == PLK_NMT_PRE_OPERATIONAL_1 || state == PLK_NMT_NOT_ACTIVE)) {
@@ -169,9 +194,9 @@ static uint64_t map_entry(uint16_t idx, uint8_t sub, uint16_t bit_off, uint16_t 
     return plk_pdo_entry_encode(&e);
 }
 
-/* The k-th write for node n; false when the list is done. */
-static bool cfg_item(const struct plk_mn *mn, const struct plk_mn_node *n, unsigned k,
-                     struct cfg_write *w)
+/* The k-th write of the node's configuration proper; false when that list is done. */
+static bool cfg_item_base(const struct plk_mn *mn, const struct plk_mn_node *n, unsigned k,
+                          struct cfg_write *w)
 {
     const struct plk_cfg_node *c = n->cfg;
     uint16_t roff = (uint16_t)(n->chained ? n->out_off * 8 : 0);
@@ -219,6 +244,56 @@ static bool cfg_item(const struct plk_mn *mn, const struct plk_mn_node *n, unsig
     return false;
 }
 
+#define PLK_STORE_SIGNATURE 0x65766173u   /* "save" (oplk cfmu.c finishDownload) */
+
+/* The k-th write for node n by its download mode; false when the list is done. */
+static bool cfg_item(const struct plk_mn *mn, const struct plk_mn_node *n, unsigned k,
+                     struct cfg_write *w)
+{
+    if (n->cfg_mode == PLK_CFGM_UPTODATE) {
+        /* oplk still downloads the cycle length to an up-to-date CN */
+        *w = (struct cfg_write){ PLK_OD_CYCLE_LEN, 0, 4, mn->cfg.cycle_us };
+        return k == 0;
+    }
+    if (cfg_item_base(mn, n, k, w))
+        return true;
+    if (n->cfg_mode != PLK_CFGM_STORE)
+        return false;
+    unsigned base = 0;
+    struct cfg_write x;
+    while (cfg_item_base(mn, n, base, &x))
+        base++;
+    const struct cfg_write tail[] = {
+        { PLK_OD_VERIFY_CONF, 1, 4, n->cfg->conf_date },
+        { PLK_OD_VERIFY_CONF, 2, 4, n->cfg->conf_time },
+        { PLK_OD_STORE_PARAM, 1, 4, PLK_STORE_SIGNATURE },
+    };
+    if (k - base >= TAKT_ARRAY_SIZE(tail))
+        return false;
+    *w = tail[k - base];
+    return true;
+}
+
+/* An SDO write of the download ended (status DONE or not). */
+static void cfg_item_done(struct plk_mn *mn, struct plk_mn_node *n, bool ok)
+{
+    struct cfg_write w;
+    bool store = cfg_item(mn, n, n->cfg_pos, &w) && w.index == PLK_OD_STORE_PARAM;
+    if (ok)
+        mn->st.sdo_ok++;
+    else if (!store)
+        mn->st.sdo_fail++;
+    /* a CN without non-volatile storage aborts the store: accepted, as by oplk */
+    if (store) {
+        if (ok)
+            n->st.config_stored++;
+        n->cn_conf_date = n->cfg->conf_date;    /* its 0x1020 now holds them */
+        n->cn_conf_time = n->cfg->conf_time;
+        snprintf(n->note, sizeof n->note, "node %u: configuration downloaded, 0x1020 "
+                 "written, %s", n->id, ok ? "stored (0x1010/1)" : "store refused by the CN");
+    }
+}
+
 /* Drive the node's configuration one SDO write at a time; called each cycle. */
 static void config_step(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now)
 {
@@ -226,10 +301,7 @@ static void config_step(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now)
     if (s->status == PLK_SDO_BUSY)
         return;
     if (s->status == PLK_SDO_DONE || s->status == PLK_SDO_ABORTED || s->status == PLK_SDO_TIMEOUT) {
-        if (s->status == PLK_SDO_DONE)
-            mn->st.sdo_ok++;
-        else
-            mn->st.sdo_fail++;
+        cfg_item_done(mn, n, s->status == PLK_SDO_DONE);
         if (s->status == PLK_SDO_TIMEOUT) {
             plk_mn_node_lost(mn, n, now, "SDO timeout during configuration");
             return;
