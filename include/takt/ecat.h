@@ -77,6 +77,11 @@ int ecat_master_write_eni(struct ecat_master *m, const char *path);
  * refuses (AL status code in the message) or the timeout passes. */
 int ecat_master_set_state(struct ecat_master *m, uint8_t state, takt_ns_t timeout_ns);
 
+/* The same for one slave (position pos); the others stay where they are. BOOT (firmware
+ * update over FoE) goes through INIT with SM0/SM1 set to the bootstrap mailbox of SII
+ * words 0x14-0x17, and leaves only to INIT. */
+int ecat_slave_set_state(struct ecat_master *m, unsigned pos, uint8_t state, takt_ns_t timeout_ns);
+
 /* Asynchronous variant: the master timer walks the network towards `state` while the
  * cycle runs; ecat_master_state() tells where it is. */
 int     ecat_master_request_state(struct ecat_master *m, uint8_t state);
@@ -94,6 +99,7 @@ struct ecat_slave_info {
     uint16_t dl_status;        /* 0x0110 at scan */
     uint8_t  ports_open;       /* bit n: port n has link and communication */
     int      parent;           /* position of the upstream slave, -1 for the master */
+    uint8_t  parent_port;      /* the parent's port (1..3) this slave hangs on; 0 for the master */
     uint8_t  al_state;         /* last read AL status state (with 0x10 error flag) */
     uint16_t al_code;          /* last AL status code */
     uint16_t mbx_out_start, mbx_out_len, mbx_in_start, mbx_in_len;
@@ -172,6 +178,14 @@ struct ecat_master_stats {
 };
 void ecat_master_get_stats(const struct ecat_master *m, struct ecat_master_stats *s);
 
+/* DC, master follows the reference clock, cycle driven by the application's own loop:
+ * the shift (ns, signed) the PI loop asks for since the last call; add it to the next
+ * wake-up (the master's own RT thread does this itself). Also the last measured phase
+ * error of the reference clock against SYNC0 (0 = the frame passes the reference half
+ * a cycle before SYNC0). */
+int64_t ecat_master_dc_take_shift(struct ecat_master *m);
+int64_t ecat_master_dc_phase(const struct ecat_master *m);
+
 /* Events (slave lost/back, WKC errors, refused states ...) recorded by the cycle into
  * a lock-free ring; a non-RT thread drains them. Returns false when empty. */
 bool ecat_master_next_event(struct ecat_master *m, char *buf, size_t len);
@@ -207,6 +221,26 @@ int ecat_sdo_download(struct ecat_master *m, unsigned pos, uint16_t index, uint8
                       const void *data, size_t len);
 int ecat_sdo_info(struct ecat_master *m, unsigned pos, enum ecat_sdo_info_op op, uint16_t index,
                   uint8_t sub, void *buf, size_t cap, size_t *len);
+
+/* FoE (file access over EtherCAT, ETG.1000.6 5.7) over the mailbox: the standard one in
+ * PREOP, SAFEOP or OP, the bootstrap mailbox (SII words 0x14-0x17) in BOOT, where
+ * firmware is written. Segments of mailbox size - 12 bytes, BUSY answered by repeating,
+ * a per-packet timeout of sdo_timeout_ns. A read fills buf (cap bytes) and completes
+ * with the file's length; a refusal fails with -TAKT_EMBOX and ecat_master_error()
+ * names slave, file, FoE error code and its text (and the slave's own text). password
+ * 0 = none. One transfer per slave at a time (CoE waits too). */
+int ecat_foe_read_async(struct ecat_master *m, unsigned pos, const char *name, uint32_t password,
+                        void *buf, size_t cap, ecat_done_fn fn, void *ctx);
+int ecat_foe_write_async(struct ecat_master *m, unsigned pos, const char *name, uint32_t password,
+                         const void *data, size_t len, ecat_done_fn fn, void *ctx);
+int ecat_foe_read(struct ecat_master *m, unsigned pos, const char *name, uint32_t password,
+                  void *buf, size_t cap, size_t *len);
+int ecat_foe_write(struct ecat_master *m, unsigned pos, const char *name, uint32_t password,
+                   const void *data, size_t len);
+/* Progress of FoE transfers, called by the master timer after each acknowledged packet:
+ * bytes moved and the total (0 = unknown, reads). NULL turns it off. */
+typedef void (*ecat_foe_progress_fn)(void *ctx, unsigned pos, size_t done, size_t total);
+void ecat_foe_set_progress(struct ecat_master *m, ecat_foe_progress_fn fn, void *ctx);
 
 /* Write an SII image (from word 0) into slave pos's EEPROM, word by word (blocking,
  * tools only; the master's copy is updated, the slave uses it after a power cycle). */

@@ -73,6 +73,18 @@ int takt_sim_serve(struct takt_sim *s, struct takt_link *l, takt_ns_t until, vol
  * T is seconds from the first frame (s/ms/us suffixes allowed); without @T the
  * fault applies at once. */
 int takt_sim_fault(struct takt_sim *s, const char *spec, char *err, size_t errlen);
+/* FoE files of slaves that advertise FoE (each has "firmware.bin", writable only in
+ * BOOT, and new files may be written in the other mailbox states). A spec is items
+ * separated by ';', each K:SETTINGS (K 1-based), settings separated by ',':
+ *   FILE          add file FILE (empty); the settings after it are FILE's:
+ *   boot  ro      writable only in BOOT / read only
+ *   max=N pw=N    size limit (default 1 MiB) / password (0 = none)
+ *   size=N        N bytes of content (byte i = i*7+1)
+ *   busy=N        answer each DATA packet N times with BUSY before the ACK
+ *   disk=N        bytes all files may hold (default 4 MiB)
+ *   nocreate      a write to a file that does not exist is refused
+ * e.g. "2:firmware.bin,boot,pw=0x1234;2:config.txt,size=300;2:busy=2". */
+int takt_sim_foe(struct takt_sim *s, const char *spec, char *err, size_t errlen);
 /* Immediate topology faults (k is 1-based; break after k = 0 cuts slave 1 off too). */
 int takt_sim_break(struct takt_sim *s, unsigned after_k, takt_ns_t now);
 int takt_sim_break_port(struct takt_sim *s, unsigned k, unsigned port, takt_ns_t now);

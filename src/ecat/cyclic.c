@@ -31,6 +31,9 @@ int ecat_layout(struct ecat_master *m)
         ecat_fail(m, rc, "process image: %s", err);
         return rc;
     }
+    /* an ENI moves each slave's data to its BitStart and brings its own frames */
+    if (m->eni && (rc = ecat_eni_cyc_setup(m)))
+        return rc;
     if (m->img.n_frames > ECAT_MAX_CYC_DG) {
         ecat_fail(m, -ENOSPC, "process image of %u bytes needs %u frames, at most %d", m->img.size,
                   m->img.n_frames, ECAT_MAX_CYC_DG);
@@ -90,6 +93,8 @@ int ecat_layout(struct ecat_master *m)
  * BRD of the AL status (presence) and of the DC system time difference. */
 unsigned ecat_cyc_build(struct ecat_master *m, takt_ns_t now)
 {
+    if (m->eni_cyc)
+        return ecat_eni_cyc_build(m, now);
     unsigned nframes = m->n_cyc ? m->n_cyc : (m->n_slaves ? 1 : 0);
     for (unsigned k = 0; k < nframes; k++) {
         uint8_t *buf = m->cycbuf + (size_t)k * TAKT_FRAME_BUF;
@@ -198,6 +203,10 @@ static void check_wkc(struct ecat_master *m, struct ecat_cyc *c, unsigned k, boo
 
 void ecat_cyc_check(struct ecat_master *m, takt_ns_t now)
 {
+    if (m->eni_cyc) {
+        ecat_eni_cyc_check(m, now);
+        return;
+    }
     unsigned lost = 0, sent = 0;
     bool in_op = m->st.state == AL_OP && m->present == m->n_slaves;
     for (unsigned k = 0; k < m->n_cyc; k++) {

@@ -322,6 +322,41 @@ static void state_pre_preop(struct ecat_master *m, struct ecat_slave *s, takt_ns
     enter_al_req(m, s, now);
 }
 
+/* INIT -> BOOT (ETG.1000.6; ref §5): SM0/SM1 set to the bootstrap mailbox of SII words
+ * 0x14-0x17. The SMs are disabled first: an enabled SM's start, length and control are
+ * write-protected, and they may still hold the standard mailbox. */
+static void enter_pre_boot(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+{
+    struct ecat_sm_cfg b[2];
+    uint8_t sm[16] = { 0 };
+    s->f.requested = AL_BOOT;
+    if (!ecat_slave_boot_mbx(s, b)) {
+        enter_al_req(m, s, now);        /* the slave answers with its AL status code */
+        return;
+    }
+    fpwr(s, 0, ESC_SM0, sm, 16);
+    put_le16(sm + 0, b[0].start);
+    put_le16(sm + 2, b[0].len);
+    sm[4] = 0x26;                        /* mailbox, ECAT writes (ref §6) */
+    sm[6] = 1;
+    put_le16(sm + 8, b[1].start);
+    put_le16(sm + 10, b[1].len);
+    sm[12] = 0x22;                       /* mailbox, ECAT reads */
+    sm[14] = (uint8_t)(1 | s->mbx_repeat << 1);
+    fpwr(s, 1, ESC_SM0, sm, 16);
+    send(m, s, 2, SS_PRE_BOOT, now);
+}
+
+static void state_pre_boot(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+{
+    for (unsigned i = 0; i < 2; i++)
+        if (!check_wkc(m, s, i, 1, "bootstrap mailbox SM", enter_pre_boot, now))
+            return;
+    s->f.retries = 0;
+    s->f.requested = AL_BOOT;
+    enter_al_req(m, s, now);
+}
+
 /* DC slaves wait in SS_DC until dc.c armed SYNC0 (ref §9.7: before PREOP -> SAFEOP). */
 static void request_safeop(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
 {
@@ -395,6 +430,10 @@ static void next_step(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now
         s->f.state = SS_IDLE;
         return;
     }
+    if (tgt == AL_BOOT && cur == AL_INIT) {
+        enter_pre_boot(m, s, now);
+        return;
+    }
     if (tgt == AL_BOOT || cur == AL_BOOT || order(tgt) < order(cur) || order(cur) == 0) {
         s->f.requested = (tgt == AL_BOOT && cur != AL_INIT) || cur == AL_BOOT ? AL_INIT : tgt;
         enter_al_req(m, s, now);
@@ -426,7 +465,7 @@ static const sfsm_fn sfsm_states[SS_COUNT] = {
     [SS_SII_CMD] = ecat_sfsm_state_sii_cmd, [SS_SII_POLL] = ecat_sfsm_state_sii_poll,
     [SS_PRE_PREOP] = state_pre_preop, [SS_PRE_SAFEOP] = state_pre_safeop, [SS_DC] = state_dc,
     [SS_AL_REQ] = state_al_req, [SS_AL_WAIT] = state_al_wait, [SS_AL_ACK] = state_al_ack,
-    [SS_FAILED] = state_none,
+    [SS_PRE_BOOT] = state_pre_boot, [SS_FAILED] = state_none,
 };
 _Static_assert(TAKT_ARRAY_SIZE(sfsm_states) == SS_COUNT, "one function per slave state");
 

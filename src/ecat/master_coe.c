@@ -173,12 +173,21 @@ static bool earlier_busy(const struct ecat_master *m, const struct ecat_sdo_slot
  * as an event and counted; anything else found there is stale and dropped. */
 #define ECAT_EMCY_POLL_NS (50 * TAKT_NS_PER_MS)
 
+bool ecat_coe_slave_busy(const struct ecat_master *m, unsigned pos)
+{
+    for (unsigned i = 0; m->sdo && i < ECAT_SDO_SLOTS; i++)
+        if (m->sdo[i].st != MS_FREE && m->sdo[i].st != MS_WAIT_TURN && m->sdo[i].pos == pos)
+            return true;
+    return false;
+}
+
+/* The mailbox is taken by a CoE transfer or an FoE transfer (master_foe.c). */
 static bool slave_busy(const struct ecat_master *m, unsigned pos)
 {
     for (unsigned i = 0; i < ECAT_SDO_SLOTS; i++)
         if (m->sdo[i].st != MS_FREE && m->sdo[i].pos == pos)
             return true;
-    return false;
+    return ecat_foe_slave_busy(m, pos);
 }
 
 static bool mbx_usable(const struct ecat_slave *s)
@@ -239,7 +248,7 @@ void ecat_coe_poll(struct ecat_master *m, takt_ns_t now)
         if (q->st == MS_FREE || ecat_req_busy(&q->req))
             continue;
         if (q->st == MS_WAIT_TURN) {
-            if (earlier_busy(m, q))
+            if (earlier_busy(m, q) || ecat_foe_slave_busy(m, q->pos))
                 continue;
             q->t0 = now;
             q->deadline = now + m->o.sdo_timeout_ns;

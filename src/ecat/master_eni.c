@@ -1,6 +1,7 @@
 /* ENI (ETG.2100) and the master: check a scanned bus against the ENI (each mismatch by
- * position with expected and found identity), take the PDO mapping from it, and write an
- * ENI-like description of the scanned network (`takt ecat xml`). Set-up time only. */
+ * position with expected and found identity), keep it for the start-up it drives
+ * (eni_exec.c) and the image and frames it lays out (eni_cyclic.c), take the PDO mapping
+ * from it, and write an ENI-like description of the scanned network (`takt ecat xml`). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,14 +11,14 @@
 #include "ecat/sii.h"
 #include "util/wire.h"
 
-/* The ENI's CoE init commands for INIT->PREOP and PREOP->SAFEOP (PDO assignment and
- * mapping, drive parameters) as SDO downloads, in file order, while the slave is in
- * PREOP. Uploads (checks) and the other transitions are not executed. */
+/* Slaves the ENI does not drive (no register InitCmds, e.g. an ENI `takt ecat xml`
+ * wrote): its CoE init commands for INIT->PREOP and PREOP->SAFEOP as SDO downloads,
+ * in file order, while the slave is in PREOP (ENI-driven slaves run theirs in the ESM). */
 static int coe_init_cmds(struct ecat_master *m, unsigned pos, const struct ecat_eni_slave *es,
                          const char *path)
 {
     const uint32_t when = ECAT_TR_BIT(ECAT_TR_IP) | ECAT_TR_BIT(ECAT_TR_PS);
-    if ((m->slaves[pos].info.al_state & AL_STATE_MASK) != AL_PREOP)
+    if ((m->slaves[pos].info.al_state & AL_STATE_MASK) != AL_PREOP || m->slaves[pos].er)
         return 0;
     for (unsigned k = 0; k < es->n_coe; k++) {
         const struct ecat_eni_coe *c = &es->coe[k];
@@ -33,6 +34,65 @@ static int coe_init_cmds(struct ecat_master *m, unsigned pos, const struct ecat_
         }
     }
     return 0;
+}
+
+void ecat_master_drop_eni(struct ecat_master *m)
+{
+    ecat_eni_cyc_free(m);
+    if (m->slaves)
+        ecat_eni_exec_free(m);
+    if (m->eni)
+        ecat_eni_free(m->eni);
+    m->eni = NULL;
+    free(m->eni_path);
+    m->eni_path = NULL;
+}
+
+/* The ENI addresses slaves by its PhysAddr (FPxx commands, DC, mailbox): give each
+ * slave that station address now (its IP commands write it again after INIT). */
+static int stations(struct ecat_master *m, const struct ecat_eni *eni)
+{
+    for (unsigned i = 0; i < eni->n_slaves && i < m->n_slaves; i++) {
+        struct ecat_slave *s = &m->slaves[i];
+        uint16_t phys = eni->slave[i].phys_addr;
+        if (!phys || phys == s->info.station)
+            continue;
+        uint8_t b[2];
+        put_le16(b, phys);
+        int rc = ecat_reg_write(m, i, ESC_STATION_ADDR, b, 2);
+        if (rc) {
+            char why[200];
+            snprintf(why, sizeof why, "%s", ecat_master_error(m));
+            ecat_fail(m, rc, "ENI %s: slave %u: station address 0x%04X (PhysAddr %u) not written: %s",
+                      m->eni_path, i, phys, phys, why);
+            return rc;
+        }
+        s->info.station = phys;
+    }
+    return 0;
+}
+
+/* Slaves the ENI drives start from INIT so that its IP commands run from their start. */
+static int from_init(struct ecat_master *m)
+{
+    bool above = false;
+    takt_ns_t longest = 0;
+    for (unsigned i = 0; i < m->n_slaves; i++) {
+        uint8_t st = m->slaves[i].info.al_state & AL_STATE_MASK;
+        above |= m->slaves[i].er && st != AL_INIT;
+    }
+    for (unsigned i = 0; i < m->eni->n_slaves; i++)
+        for (unsigned k = 0; k < m->eni->slave[i].n_coe; k++)
+            if ((takt_ns_t)m->eni->slave[i].coe[k].timeout_ms * TAKT_NS_PER_MS > longest)
+                longest = (takt_ns_t)m->eni->slave[i].coe[k].timeout_ms * TAKT_NS_PER_MS;
+    /* the ENI's CoE timeouts bound each init command; the transfer must not give up first */
+    if (longest > m->o.sdo_timeout_ns)
+        m->o.sdo_timeout_ns = longest;
+    if (!above)
+        return 0;
+    int rc = ecat_master_set_state(m, AL_INIT, m->o.state_timeout_ns + TAKT_NS_PER_S);
+    m->target = 0;
+    return rc;
 }
 
 int ecat_master_configure_eni(struct ecat_master *m, const char *path)
@@ -64,6 +124,12 @@ int ecat_master_configure_eni(struct ecat_master *m, const char *path)
         ecat_eni_free(eni);
         return -TAKT_ECONFIG;
     }
+    ecat_master_drop_eni(m);
+    m->eni = eni;
+    if (!(m->eni_path = strdup(path)))
+        return -ENOMEM;
+    if ((rc = stations(m, eni)) || (rc = ecat_eni_exec_setup(m)) || (rc = from_init(m)))
+        return rc;
     for (unsigned i = 0; !rc && i < eni->n_slaves && i < m->n_slaves; i++)
         rc = coe_init_cmds(m, i, &eni->slave[i], path);
     for (unsigned i = 0; !rc && i < eni->n_slaves && i < m->n_slaves; i++) {
@@ -74,7 +140,6 @@ int ecat_master_configure_eni(struct ecat_master *m, const char *path)
         }
         ecat_map_bits(&m->maps[i], &m->slaves[i].info.out_bits, &m->slaves[i].info.in_bits);
     }
-    ecat_eni_free(eni);
     m->configured = false;
     return rc ? rc : ecat_layout(m);
 }

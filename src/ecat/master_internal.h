@@ -49,7 +49,7 @@ struct ecat_sm_cfg { uint16_t start, len; uint8_t control, enable, type; };
 /* Per-slave state machine (scan, SII, configuration, AL state change). */
 enum ecat_sfsm_state {
     SS_IDLE, SS_ADDR, SS_ESC, SS_SII_CMD, SS_SII_POLL, SS_PRE_PREOP, SS_PRE_SAFEOP, SS_DC,
-    SS_AL_REQ, SS_AL_WAIT, SS_AL_ACK, SS_FAILED, SS_COUNT
+    SS_AL_REQ, SS_AL_WAIT, SS_AL_ACK, SS_FAILED, SS_PRE_BOOT, SS_COUNT
 };
 
 struct ecat_sfsm {
@@ -198,6 +198,10 @@ struct ecat_master {
     struct ecat_svc svc[ECAT_SVC_SLOTS];
     struct ecat_sdo_slot *sdo; /* ECAT_SDO_SLOTS mailbox transfers (master_coe.c) */
     uint32_t  sdo_seq;
+    struct ecat_foe_slot *foe; /* ECAT_FOE_SLOTS file transfers (master_foe.c) */
+    uint32_t  foe_seq;
+    ecat_foe_progress_fn foe_progress;
+    void     *foe_progress_ctx;
     struct ecat_req idle_req;  /* send-mailbox poll between transfers (emergencies) */
     uint8_t   idle_buf[ECAT_MAX_DG_DATA];
     unsigned  idle_pos, idle_next;
@@ -254,6 +258,20 @@ struct ecat_sdo_slot;
 int  ecat_coe_init(struct ecat_master *m);
 void ecat_coe_free(struct ecat_master *m);
 void ecat_coe_poll(struct ecat_master *m, takt_ns_t now);
+
+/* True while a CoE transfer owns slave pos's mailbox. */
+bool ecat_coe_slave_busy(const struct ecat_master *m, unsigned pos);
+
+/* master_foe.c */
+#define ECAT_FOE_SLOTS 2
+struct ecat_foe_slot;
+int  ecat_foe_init(struct ecat_master *m);
+void ecat_foe_free(struct ecat_master *m);
+void ecat_foe_poll(struct ecat_master *m, takt_ns_t now);
+bool ecat_foe_slave_busy(const struct ecat_master *m, unsigned pos);
+/* Bootstrap mailbox of a slave from its SII words 0x14-0x17: [0] master->slave, [1]
+ * slave->master; false when the SII has none. */
+bool ecat_slave_boot_mbx(const struct ecat_slave *s, struct ecat_sm_cfg mbx[2]);
 
 /* master_svc.c */
 void ecat_svc_poll(struct ecat_master *m, takt_ns_t now);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sim/esc.h"
+#include "sim/esc_foe.h"
 #include "util/wire.h"
 
 /* Bits the EtherCAT side may write per register byte (ET1100/ET1200 register
@@ -98,6 +99,7 @@ void esc_free(struct sim_esc *e)
     }
     free(e->mbx_reply);
     free(e->mbx_last);
+    esc_foe_free(e);
     free(e->sii);
     e->mem = e->stage = e->mbx_reply = e->mbx_last = e->sii = NULL;
 }

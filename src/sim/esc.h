@@ -111,6 +111,7 @@ struct sim_esc {
     unsigned  n_sm, n_fmmu;           /* implemented by the hardware */
     uint8_t   mbx_cnt;                /* counter of replies the ESC makes itself */
     struct esc_fault fault;
+    struct esc_foe *foe;              /* FoE file server (esc_foe.c), NULL until used */
     int64_t   clock_offset;           /* local time at sim time 0 */
 };
 

@@ -78,6 +78,22 @@ static uint16_t check_mailbox(struct sim_esc *e)
     return 0;
 }
 
+/* INIT -> BOOT: SM0/SM1 must be mailboxes exactly where SII words 0x14-0x17 put the
+ * bootstrap mailbox (ETG.1000.6 AL status 0x0015 "invalid mailbox configuration" in
+ * BOOT; 0x0016 is the same for PREOP). */
+static uint16_t check_boot_mailbox(struct sim_esc *e)
+{
+    if (e->sii_bytes < 2 * (SII_W_BOOT_TX_SIZE + 1) || e->n_sm < 2 ||
+        !mbx_sm_ok(e, 0, true) || !mbx_sm_ok(e, 1, false))
+        return 0x0015;
+    for (unsigned n = 0; n < 2; n++) {
+        const uint8_t *r = sm_reg(e, n), *w = e->sii + 2 * (SII_W_BOOT_RX_OFF + 2 * n);
+        if (get_le16(r) != get_le16(w) || get_le16(r + 2) != get_le16(w + 2))
+            return 0x0015;
+    }
+    return 0;
+}
+
 /* Is the SM at physical start covered by an active FMMU of the given direction? */
 static bool fmmu_covers(const struct sim_esc *e, uint16_t start, uint8_t type)
 {
@@ -133,6 +149,8 @@ static uint16_t check_transition(struct sim_esc *e, uint8_t from, uint8_t to, ta
     if (to == AL_BOOT && from == AL_INIT &&
         !(e->sii_bytes > 2 * SII_W_BOOT_RX_SIZE + 1 && get_le16(e->sii + 2 * SII_W_BOOT_RX_SIZE)))
         return 0x0013;
+    if (to == AL_BOOT && from == AL_INIT)
+        c = check_boot_mailbox(e);
     if (from == AL_INIT && to == AL_PREOP)
         c = check_mailbox(e);
     if (!c && from == AL_PREOP && to == AL_SAFEOP) {

@@ -1,8 +1,9 @@
 /* The PDI side of the mailbox SyncManagers (ref §6-7): hands a full write mailbox to
- * the device, places replies in the read mailbox as it empties, serves repeat
+ * the device (FoE to the ESC's file server), places replies in the read mailbox as it empties, serves repeat
  * requests, and answers injected SDO aborts before the device sees the request. */
 #include <string.h>
 #include "sim/esc.h"
+#include "sim/esc_foe.h"
 #include "util/wire.h"
 
 enum { SM_STATUS = 5, SM_ACT = 6, SM_PDI = 7 };
@@ -23,6 +24,8 @@ void esc_mbx_clear(struct sim_esc *e)
 {
     e->mbx_reply_len = 0;
     e->mbx_last_len = 0;
+    if (e->foe)
+        e->foe->st = ESC_FOE_IDLE;   /* a transfer does not survive INIT (files do) */
     for (unsigned n = 0; n < e->n_sm; n++)
         if ((e->mem[ESC_SM0 + ESC_SM_SIZE * n + 4] & 0x03) == ESC_SM_MBX)
             *status(e, (int)n) &= (uint8_t)~ESC_SM_STAT_FULL;
@@ -55,6 +58,37 @@ static size_t sdo_abort_reply(struct sim_esc *e, const uint8_t *msg, size_t len,
     return MBX_HDR + 10;
 }
 
+/* In BOOT only FoE is served (ETG.1000.6: the bootstrap mailbox carries firmware
+ * download); anything else gets a mailbox error "protocol not supported" (ref §7). */
+static size_t boot_refusal(struct sim_esc *e, const uint8_t *msg, uint8_t *r)
+{
+    memset(r, 0, MBX_HDR + 4);
+    put_le16(r, 4);
+    put_le16(r + 2, get_le16(msg + 2));
+    e->mbx_cnt = (uint8_t)(e->mbx_cnt % 7 + 1);
+    r[5] = (uint8_t)(MBX_TYPE_ERR | e->mbx_cnt << 4);
+    put_le16(r + MBX_HDR, 1);
+    put_le16(r + MBX_HDR + 2, 2);
+    return MBX_HDR + 4;
+}
+
+/* FoE goes to the ESC's file server (esc_foe.c), when the device has FoE. */
+static size_t serve(struct sim_esc *e, const uint8_t *msg, size_t len, size_t mbx_w, size_t cap,
+                    takt_ns_t t)
+{
+    size_t n = sdo_abort_reply(e, msg, len, e->mbx_reply);
+    uint8_t type = len >= MBX_HDR ? msg[5] & 0x0F : 0xFF;
+    if (n)
+        return n;
+    if (type == MBX_TYPE_FOE && esc_foe_get(e))
+        return esc_foe_request(e, msg, len, mbx_w, e->mbx_reply, cap);
+    if (e->al_state == AL_BOOT)
+        return len >= MBX_HDR && cap >= MBX_HDR + 4 ? boot_refusal(e, msg, e->mbx_reply) : 0;
+    if (e->dev && e->dev->ops->mbx_write)
+        return e->dev->ops->mbx_write(e->dev, msg, len, e->mbx_reply, cap, t);
+    return 0;
+}
+
 static void place(struct sim_esc *e, int n, const uint8_t *msg, size_t len)
 {
     const struct esc_sm *s = &e->sm[n];
@@ -80,9 +114,7 @@ static void take_request(struct sim_esc *e, int w, int r, takt_ns_t t)
         return;                   /* previous reply still held: SM0 stays full */
     *status(e, w) &= (uint8_t)~ESC_SM_STAT_FULL;   /* the PDI has read it */
     size_t cap = r >= 0 ? e->sm[r].len : e->mem_size - ESC_REGS;
-    size_t n = sdo_abort_reply(e, msg, len, e->mbx_reply);
-    if (!n && e->dev && e->dev->ops->mbx_write)
-        n = e->dev->ops->mbx_write(e->dev, msg, len, e->mbx_reply, cap, t);
+    size_t n = serve(e, msg, len, s->len, cap, t);
     e->mbx_reply_len = n <= cap ? n : 0;
 }
 

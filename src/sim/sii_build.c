@@ -83,8 +83,11 @@ static void header(const struct sim_device_desc *d, uint8_t *b, size_t total)
     put_le32(b + 2 * SII_W_REVISION, d->revision);
     put_le32(b + 2 * SII_W_SERIAL, d->serial);
     if (mbx) {
-        static const uint16_t w[2] = { SII_W_BOOT_RX_OFF, SII_W_STD_RX_OFF };
-        for (int k = 0; k < 2; k++) {
+        /* the bootstrap mailbox (words 0x14-0x17) only where FoE can take a firmware:
+         * BOOT is refused with 0x0013 otherwise; it lies where the standard one does */
+        static const uint16_t w[2] = { SII_W_STD_RX_OFF, SII_W_BOOT_RX_OFF };
+        int nw = (d->mbx_protocols & MBX_PROTO_FOE) ? 2 : 1;
+        for (int k = 0; k < nw; k++) {
             put_le16(b + 2 * w[k], d->sm[mo].start);
             put_le16(b + 2 * (w[k] + 1), d->sm[mo].len);
             put_le16(b + 2 * (w[k] + 2), d->sm[mi].start);

@@ -64,17 +64,28 @@ static void invalid_and_unknown(void **state)
     assert_int_equal(code(s, 20), 0x0011);
     assert_int_equal(req(s, 0x05 | AL_ACK, 30), AL_INIT | AL_ERROR);
     assert_int_equal(code(s, 30), 0x0012);
-    /* BOOT needs a bootstrap mailbox in the SII (word 0x15 = its size) */
+    /* BOOT needs a bootstrap mailbox in the SII (words 0x14-0x17; the test device has
+     * none: no FoE) and SM0/SM1 set to exactly that mailbox */
     struct sim_esc *e = &s->sl[0].esc;
-    uint16_t boot = get_le16(e->sii + 2 * SII_W_BOOT_RX_SIZE);
-    put_le16(e->sii + 2 * SII_W_BOOT_RX_SIZE, 0);
+    assert_int_equal(get_le16(e->sii + 2 * SII_W_BOOT_RX_SIZE), 0);
     assert_int_equal(req(s, AL_BOOT | AL_ACK, 40), AL_INIT | AL_ERROR);
     assert_int_equal(code(s, 40), 0x0013);
-    put_le16(e->sii + 2 * SII_W_BOOT_RX_SIZE, 0x80);
+    static const uint16_t boot[4] = { 0x1000, 0x80, 0x1080, 0x80 };
+    for (unsigned i = 0; i < 4; i++)
+        put_le16(e->sii + 2 * (SII_W_BOOT_RX_OFF + i), boot[i]);
+    assert_int_equal(req(s, AL_BOOT | AL_ACK, 42), AL_INIT | AL_ERROR);
+    assert_int_equal(code(s, 42), 0x0015);              /* no mailbox SMs */
+    tsm(s, ST, 0, 0x1000, 64, 0x26, 1, 43);             /* SM0 shorter than the SII says */
+    tsm(s, ST, 1, 0x1080, 128, 0x22, 1, 43);
+    assert_int_equal(req(s, AL_BOOT | AL_ACK, 44), AL_INIT | AL_ERROR);
+    assert_int_equal(code(s, 44), 0x0015);
+    tsm(s, ST, 0, 0x1000, 64, 0x26, 0, 44);
+    mbx(s);
     assert_int_equal(req(s, AL_BOOT | AL_ACK, 45), AL_BOOT);
     assert_int_equal(req(s, AL_PREOP, 46), AL_BOOT | AL_ERROR);   /* BOOT -> INIT only */
     assert_int_equal(code(s, 46), 0x0011);
-    put_le16(e->sii + 2 * SII_W_BOOT_RX_SIZE, boot);
+    for (unsigned i = 0; i < 4; i++)
+        put_le16(e->sii + 2 * (SII_W_BOOT_RX_OFF + i), 0);
     assert_int_equal(req(s, AL_INIT | AL_ACK, 50), AL_INIT);
     assert_int_equal(code(s, 50), 0);
     takt_sim_destroy(s);

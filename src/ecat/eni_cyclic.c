@@ -1,0 +1,341 @@
+/* Process image and cyclic frames as the ENI lays them out (ETG.2100 Config/Cyclic):
+ * an output image and an input image (each slave's data at its Send/Recv BitStart),
+ * frames with the ENI's datagrams in order (LRW/LRD/LWR at their Addr, BRD of the AL
+ * status, ARMW/FRMW of the DC reference time), each judged by its Cnt every cycle. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ecat/eni.h"
+#include "ecat/master_internal.h"
+#include "util/wire.h"
+
+/* Room for takt's DC datagrams in frame 0 (FPWR/FRMW 0x0910 8 bytes, FPRD 0x092C 4). */
+#define DC_ROOM (3 * (ECAT_DG_HDR + ECAT_DG_WKC) + 20)
+
+enum dg_kind {
+    DG_DATA,        /* the ENI's datagram, image in and out */
+    DG_AL,          /* BRD 0x0130: also the master's presence check (m->mon_al) */
+    DG_DC_READ,     /* ARMW/FRMW/NOP/reads of DC registers: sent unless dc.c runs DC */
+    DG_SKIP,        /* a write of the DC system time: only dc.c knows the time to write */
+};
+
+struct eni_dg {
+    const struct ecat_eni_fcmd *c;
+    struct ecat_req req;
+    uint8_t  kind;
+    unsigned frame, no;         /* frame index, datagram number in the frame */
+    bool     out;               /* sent this cycle */
+    bool     judged;            /* its WKC counts (state listed, all slaves present) */
+    int      last_wkc;
+};
+
+struct ecat_eni_cyc {
+    unsigned n_dg, n_frames;
+    struct eni_dg *dg;
+    uint32_t out_bytes, in_bytes;
+    bool     own_al;            /* the ENI has no BRD 0x0130: takt adds its own */
+    uint8_t  scratch[ECAT_MAX_DG_DATA];   /* replies nobody reads (writes, NOP) */
+};
+
+static bool reads(uint8_t c)
+{
+    return c != ECAT_NOP && c != ECAT_APWR && c != ECAT_FPWR && c != ECAT_BWR && c != ECAT_LWR;
+}
+
+static bool logical(uint8_t c) { return c == ECAT_LRD || c == ECAT_LWR || c == ECAT_LRW; }
+
+static uint8_t kind_of(const struct ecat_eni_fcmd *c)
+{
+    if (c->cmd == ECAT_BRD && c->ado == ESC_AL_STATUS && c->len >= 2)
+        return DG_AL;
+    if (!logical(c->cmd) && (c->cmd == ECAT_NOP || (c->ado >= 0x0900 && c->ado <= 0x09FF)))
+        return reads(c->cmd) || c->cmd == ECAT_NOP ? DG_DC_READ : DG_SKIP;
+    return DG_DATA;
+}
+
+void ecat_eni_cyc_free(struct ecat_master *m)
+{
+    if (m->eni_cyc)
+        free(m->eni_cyc->dg);
+    free(m->eni_cyc);
+    m->eni_cyc = NULL;
+}
+
+/* Every slave with process data must be set up by the ENI's own commands: its FMMUs
+ * then map the logical addresses the ENI's frames use. */
+static const char *unfit(const struct ecat_master *m, const struct ecat_eni *e, char *why, size_t n)
+{
+    if (!e->n_frames) {
+        snprintf(why, n, "it has no <Cyclic> frames");
+        return why;
+    }
+    if (e->n_frames > ECAT_MAX_CYC_DG) {
+        snprintf(why, n, "it has %u cyclic frames, at most %d", e->n_frames, ECAT_MAX_CYC_DG);
+        return why;
+    }
+    for (unsigned i = 0; i < m->n_slaves && i < e->n_slaves; i++) {
+        const struct ecat_eni_slave *s = &e->slave[i];
+        if ((s->send_bitlen || s->recv_bitlen) && !m->slaves[i].er) {
+            snprintf(why, n, "slave %u (%s) has process data but no InitCmds to map it", i, s->name);
+            return why;
+        }
+    }
+    return NULL;
+}
+
+static int check_frames(struct ecat_master *m, const struct ecat_eni *e)
+{
+    for (unsigned f = 0; f < e->n_frames; f++) {
+        size_t room = ECAT_MAX_DG_DATA - (f == 0 ? DC_ROOM + ECAT_DG_HDR + ECAT_DG_WKC + 2 : 0);
+        size_t used = 0;
+        for (unsigned k = 0; k < e->frame[f].n_cmd; k++) {
+            const struct ecat_eni_fcmd *c = &e->frame[f].cmd[k];
+            used += ECAT_DG_HDR + ECAT_DG_WKC + c->len;
+            if (c->output_offs + c->len > e->out_bytes || c->input_offs + c->len > e->in_bytes) {
+                ecat_fail(m, -TAKT_ECONFIG, "ENI %s: cyclic frame %u command %u (%s): OutputOffs %u/"
+                          "InputOffs %u + DataLength %u beyond the images (%u/%u bytes)", m->eni_path,
+                          f, k, ecat_cmd_name(c->cmd), c->output_offs, c->input_offs, c->len,
+                          e->out_bytes, e->in_bytes);
+                return -TAKT_ECONFIG;
+            }
+        }
+        if (used > room) {
+            ecat_fail(m, -TAKT_ECONFIG, "ENI %s: cyclic frame %u needs %zu bytes of datagrams, at "
+                      "most %zu fit", m->eni_path, f, used, room);
+            return -TAKT_ECONFIG;
+        }
+    }
+    return 0;
+}
+
+/* Move takt's per-slave packing to the ENI's BitStarts: outputs in [0, out_bytes),
+ * inputs in [out_bytes, out_bytes + in_bytes) of the one image the API hands out. */
+static int relocate(struct ecat_master *m, const struct ecat_eni *e)
+{
+    uint32_t ob = e->out_bytes;
+    for (unsigned i = 0; i < m->n_slaves && i < e->n_slaves; i++) {
+        const struct ecat_eni_slave *s = &e->slave[i];
+        const struct ecat_pdo_slave *ps = &m->img.slave[i];
+        if ((uint64_t)s->send_bitstart + s->send_bitlen > (uint64_t)e->out_bytes * 8 ||
+            (uint64_t)s->recv_bitstart + s->recv_bitlen > (uint64_t)e->in_bytes * 8 ||
+            ps->out_len * 8 > s->send_bitlen + 7 || ps->in_len * 8 > s->recv_bitlen + 7) {
+            ecat_fail(m, -TAKT_ECONFIG, "ENI %s line %u: slave %u (%s): Send %u+%u / Recv %u+%u bits "
+                      "do not hold its mapping (%u/%u bytes) inside the images (%u/%u bytes)",
+                      m->eni_path, s->line, i, s->name, s->send_bitstart, s->send_bitlen,
+                      s->recv_bitstart, s->recv_bitlen, ps->out_len, ps->in_len, e->out_bytes,
+                      e->in_bytes);
+            return -TAKT_ECONFIG;
+        }
+    }
+    for (unsigned v = 0; v < m->img.n_vars; v++) {
+        struct ecat_pdo_var *var = &m->img.var[v];
+        const struct ecat_eni_slave *s = &e->slave[var->pos];
+        const struct ecat_pdo_slave *ps = &m->img.slave[var->pos];
+        var->bit_off = var->input ? ob * 8 + s->recv_bitstart + (var->bit_off - ps->in_off * 8)
+                                  : s->send_bitstart + (var->bit_off - ps->out_off * 8);
+    }
+    for (unsigned i = 0; i < m->n_slaves && i < e->n_slaves; i++) {
+        struct ecat_pdo_slave *ps = &m->img.slave[i];
+        ps->out_off = e->slave[i].send_bitstart / 8;
+        ps->in_off = ob + e->slave[i].recv_bitstart / 8;
+    }
+    m->img.size = e->out_bytes + e->in_bytes;
+    return 0;
+}
+
+int ecat_eni_cyc_setup(struct ecat_master *m)
+{
+    const struct ecat_eni *e = m->eni;
+    char why[200];
+    ecat_eni_cyc_free(m);
+    if (unfit(m, e, why, sizeof why)) {
+        ecat_event(m, "ENI %s: takt lays the process image out itself: %s", m->eni_path, why);
+        return 0;
+    }
+    int rc = check_frames(m, e);
+    if (rc || (rc = relocate(m, e)))
+        return rc;
+    unsigned n = 0;
+    for (unsigned f = 0; f < e->n_frames; f++)
+        n += e->frame[f].n_cmd;
+    struct ecat_eni_cyc *y = calloc(1, sizeof *y);
+    if (!y || !(y->dg = calloc(n ? n : 1, sizeof *y->dg))) {
+        free(y);
+        return -ENOMEM;
+    }
+    y->n_frames = e->n_frames;
+    y->out_bytes = e->out_bytes;
+    y->in_bytes = e->in_bytes;
+    y->own_al = true;
+    for (unsigned f = 0; f < e->n_frames; f++)
+        for (unsigned k = 0; k < e->frame[f].n_cmd; k++) {
+            struct eni_dg *d = &y->dg[y->n_dg++];
+            d->c = &e->frame[f].cmd[k];
+            d->kind = kind_of(d->c);
+            d->frame = f;
+            d->no = k;
+            d->last_wkc = d->c->cnt;
+            if (d->kind == DG_AL && y->own_al)
+                y->own_al = false;
+            else if (d->kind == DG_AL)
+                d->kind = DG_DATA;      /* a second one is an ordinary datagram */
+        }
+    m->eni_cyc = y;
+    return 0;
+}
+
+/* --- every cycle -------------------------------------------------------------------- */
+
+static bool listed(const struct ecat_eni_fcmd *c, uint8_t state)
+{ return (c->states >> (state ? state : AL_INIT)) & 1u; }
+
+static void dc_head(struct ecat_master *m, uint8_t *buf, size_t *pos, takt_ns_t now)
+{
+    if (m->o.dc_mode == ECAT_DC_REF_FOLLOWS_MASTER) {
+        put_le64(m->mon_wr_buf, (uint64_t)(now + m->dc_offset));
+        ecat_req_init(&m->mon_wr, ECAT_FPWR, m->slaves[m->dc_ref].info.station, ESC_DC_SYS_TIME,
+                      m->mon_wr_buf, 8);
+        ecat_pdu_append(m, buf, pos, &m->mon_wr, now);
+    }
+    ecat_req_init(&m->mon_dc, ECAT_FRMW, m->slaves[m->dc_ref].info.station, ESC_DC_SYS_TIME,
+                  m->mon_dc_buf, 8);
+    ecat_pdu_append(m, buf, pos, &m->mon_dc, now);
+}
+
+static void add(struct ecat_master *m, struct ecat_eni_cyc *y, struct eni_dg *d, uint8_t *buf,
+                size_t *pos, takt_ns_t now)
+{
+    const struct ecat_eni_fcmd *c = d->c;
+    uint8_t *img = m->image;
+    uint16_t adp = logical(c->cmd) ? (uint16_t)c->addr : c->adp;
+    uint16_t ado = logical(c->cmd) ? (uint16_t)(c->addr >> 16) : c->ado;
+    if (d->kind == DG_AL) {
+        memset(m->mon_al_buf, 0, sizeof m->mon_al_buf);
+        ecat_req_init(&m->mon_al, ECAT_BRD, adp, ado, m->mon_al_buf, 2);
+        ecat_pdu_append(m, buf, pos, &m->mon_al, now);
+        d->out = true;
+        return;
+    }
+    ecat_req_init(&d->req, c->cmd, adp, ado, img + c->output_offs, c->len);
+    /* inputs straight into the input image at InputOffs; replies of writes aside */
+    d->req.rx = reads(c->cmd) ? img + y->out_bytes + c->input_offs : y->scratch;
+    d->out = ecat_pdu_append(m, buf, pos, &d->req, now);
+}
+
+unsigned ecat_eni_cyc_build(struct ecat_master *m, takt_ns_t now)
+{
+    struct ecat_eni_cyc *y = m->eni_cyc;
+    uint8_t st = m->st.state;
+    bool dc = m->dc_active && m->dc_ref >= 0, all = m->present == m->n_slaves;
+    unsigned nb = 0;
+    for (unsigned f = 0; f < y->n_frames; f++) {
+        uint8_t *buf = m->cycbuf + (size_t)nb * TAKT_FRAME_BUF;
+        size_t pos = ecat_frame_begin(buf, m->link->mac), start = pos;
+        if (f == 0 && dc)
+            dc_head(m, buf, &pos, now);
+        for (unsigned i = 0; i < y->n_dg; i++) {
+            struct eni_dg *d = &y->dg[i];
+            d->out = false;
+            if (d->frame != f || d->kind == DG_SKIP || (d->kind == DG_DC_READ && dc))
+                continue;
+            /* the AL status goes out in every state: it is the presence check */
+            if (d->kind != DG_AL && !listed(d->c, st))
+                continue;
+            /* process data counts in OP only (in SAFEOP the outputs are not written) */
+            d->judged = d->c->has_cnt && all && listed(d->c, st) && (!logical(d->c->cmd) || st == AL_OP);
+            add(m, y, d, buf, &pos, now);
+        }
+        if (f == 0 && y->own_al) {
+            ecat_req_init(&m->mon_al, ECAT_BRD, 0, ESC_AL_STATUS, m->mon_al_buf, 2);
+            ecat_pdu_append(m, buf, &pos, &m->mon_al, now);
+        }
+        if (f == 0 && dc) {
+            ecat_req_init(&m->mon_diff, ECAT_FPRD, m->slaves[m->dc_rr].info.station,
+                          ESC_DC_SYS_DIFF, m->mon_diff_buf, 4);
+            ecat_pdu_append(m, buf, &pos, &m->mon_diff, now);
+        }
+        if (pos == start)
+            continue;
+        m->frame_no++;
+        m->txf[nb].data = buf;
+        m->txf[nb].len = (uint16_t)ecat_frame_end(buf, pos);
+        nb++;
+    }
+    m->st.cyc_frames_sent += nb;
+    return nb;
+}
+
+static bool reap(struct ecat_master *m, struct ecat_req *r)
+{
+    if (r->st != REQ_SENT)
+        return false;
+    if (m->inflight[r->idx] == r) {
+        m->inflight[r->idx] = NULL;
+        m->reaped[r->idx] = true;
+    }
+    r->st = REQ_DONE;
+    r->wkc = -1;
+    return true;
+}
+
+static void judge(struct ecat_master *m, struct eni_dg *d, int wkc)
+{
+    const struct ecat_eni_fcmd *c = d->c;
+    if (!d->judged || wkc < 0)
+        return;
+    if (wkc != c->cnt) {
+        m->st.wkc_errors++;
+        if (d->last_wkc == c->cnt)
+            ecat_event(m, "ENI cyclic frame %u datagram %u (%s%s%s 0x%08X, %u bytes): WKC expected %u, "
+                       "got %d", d->frame, d->no, ecat_cmd_name(c->cmd), c->comment[0] ? " " : "",
+                       c->comment, logical(c->cmd) ? c->addr : (uint32_t)c->adp | (uint32_t)c->ado << 16,
+                       c->len, c->cnt, wkc);
+    } else if (d->last_wkc != wkc) {
+        ecat_event(m, "ENI cyclic frame %u datagram %u: WKC back to the expected %u", d->frame, d->no,
+                   c->cnt);
+    }
+    d->last_wkc = wkc;
+}
+
+void ecat_eni_cyc_check(struct ecat_master *m, takt_ns_t now)
+{
+    struct ecat_eni_cyc *y = m->eni_cyc;
+    bool lost_f[ECAT_MAX_CYC_DG] = { false }, sent_f[ECAT_MAX_CYC_DG] = { false };
+    for (unsigned i = 0; i < y->n_dg; i++) {
+        struct eni_dg *d = &y->dg[i];
+        if (!d->out)
+            continue;
+        struct ecat_req *r = d->kind == DG_AL ? &m->mon_al : &d->req;
+        sent_f[d->frame] = true;
+        if (reap(m, r)) {
+            lost_f[d->frame] = true;
+            continue;
+        }
+        if (d->kind == DG_AL && r->wkc >= 0)   /* the AL status into the input image too */
+            memcpy(m->image + y->out_bytes + d->c->input_offs, m->mon_al_buf, 2);
+        judge(m, d, r->wkc);
+        d->out = false;
+    }
+    if (m->mon_al.st == REQ_SENT) {             /* takt's own BRD */
+        sent_f[0] = true;
+        lost_f[0] |= reap(m, &m->mon_al);
+    }
+    reap(m, &m->mon_dc);
+    reap(m, &m->mon_wr);
+    reap(m, &m->mon_diff);
+    unsigned sent = 0, lost = 0;
+    for (unsigned f = 0; f < y->n_frames; f++) {
+        sent += sent_f[f];
+        lost += lost_f[f];
+    }
+    if (sent) {
+        m->st.cyc_frames_lost += lost;
+        m->st.frames_lost += lost;
+        ecat_rate_add(&m->rate, now, sent, lost);
+    }
+    if (m->mon_al.st == REQ_DONE && m->mon_al.wkc >= 0)
+        ecat_recovery_check(m, now);
+    if (m->dc_active)
+        ecat_dc_cycle(m, now);
+}

@@ -1,0 +1,409 @@
+/* Mailbox transport for FoE (ETG.1000.6 5.7): queued file reads and writes, one slot per
+ * transfer, advanced by the master timer without blocking the cycle, as master_coe.c
+ * does for CoE: write the whole receive mailbox, poll SM1's "full" bit, read the reply,
+ * ask for a repetition when the frame with the reply was lost. In BOOT the bootstrap
+ * mailbox from SII words 0x14-0x17 is used (ref §5). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ecat/foe.h"
+#include "ecat/master_internal.h"
+#include "util/wire.h"
+
+#define SM1_STATUS (ESC_SM0 + ESC_SM_SIZE + 5)     /* 0x080D, bit 3 mailbox full (ref §6) */
+#define SM1_ACT    (ESC_SM0 + ESC_SM_SIZE + 6)     /* 0x080E, bit 1 repeat request */
+#define SM1_PDI    (ESC_SM0 + ESC_SM_SIZE + 7)     /* 0x080F, bit 1 repeat acknowledge */
+#define MBX_FULL   0x08
+#define FOE_MAX_BUSY 100000u   /* BUSY answers before the master gives up */
+
+enum { FQ_FREE, FQ_WAIT_TURN, FQ_WRITE, FQ_POLL, FQ_READ, FQ_ERR_WRITE, FQ_REPEAT, FQ_REPEAT_ACK };
+
+struct ecat_foe_slot {
+    uint8_t   st;
+    unsigned  pos;
+    uint32_t  seq;
+    struct ecat_foe_xfer x;
+    struct ecat_req req;
+    uint16_t  out_start, out_len, in_start, in_len;   /* the mailbox in use */
+    uint8_t   out[ECAT_MAX_DG_DATA];
+    uint8_t   in[ECAT_MAX_DG_DATA];
+    size_t    msg_len;
+    bool      finish_after_write;
+    takt_ns_t deadline;
+    int       err;
+    ecat_done_fn fn;
+    void     *ctx;
+};
+
+int ecat_foe_init(struct ecat_master *m)
+{
+    m->foe = calloc(ECAT_FOE_SLOTS, sizeof *m->foe);
+    return m->foe ? 0 : -ENOMEM;
+}
+
+void ecat_foe_free(struct ecat_master *m)
+{
+    free(m->foe);
+    m->foe = NULL;
+}
+
+bool ecat_slave_boot_mbx(const struct ecat_slave *s, struct ecat_sm_cfg mbx[2])
+{
+    if (s->sii_len < 2 * (SII_W_BOOT_TX_SIZE + 1))
+        return false;
+    mbx[0] = (struct ecat_sm_cfg){ .start = get_le16(s->sii + 2 * SII_W_BOOT_RX_OFF),
+                                   .len = get_le16(s->sii + 2 * SII_W_BOOT_RX_SIZE) };
+    mbx[1] = (struct ecat_sm_cfg){ .start = get_le16(s->sii + 2 * SII_W_BOOT_TX_OFF),
+                                   .len = get_le16(s->sii + 2 * SII_W_BOOT_TX_SIZE) };
+    return mbx[0].len && mbx[1].len;
+}
+
+bool ecat_foe_slave_busy(const struct ecat_master *m, unsigned pos)
+{
+    for (unsigned i = 0; m->foe && i < ECAT_FOE_SLOTS; i++)
+        if (m->foe[i].st != FQ_FREE && m->foe[i].st != FQ_WAIT_TURN && m->foe[i].pos == pos)
+            return true;
+    return false;
+}
+
+static void finish(struct ecat_master *m, struct ecat_foe_slot *q, int err)
+{
+    if (err)
+        ecat_fail(m, err, "%s", q->x.msg[0] ? q->x.msg : takt_strerror(err));
+    q->st = FQ_FREE;
+    if (q->fn)
+        q->fn(q->ctx, err, q->x.buf, err ? 0 : q->x.len);
+}
+
+static void queue(struct ecat_master *m, struct ecat_foe_slot *q, uint8_t cmd, uint16_t ado,
+                  uint8_t *data, uint16_t len, uint8_t st)
+{
+    ecat_req_init(&q->req, cmd, m->slaves[q->pos].info.station, ado, data, len);
+    ecat_req_queue(m, &q->req);
+    q->st = st;
+}
+
+static void write_mbx(struct ecat_master *m, struct ecat_foe_slot *q, uint8_t st)
+{
+    /* the whole mailbox: writing its last byte hands it over (ref §6) */
+    memset(q->out + q->msg_len, 0, q->out_len - q->msg_len);
+    queue(m, q, ECAT_FPWR, q->out_start, q->out, q->out_len, st);
+}
+
+static void poll_mbx(struct ecat_master *m, struct ecat_foe_slot *q)
+{ queue(m, q, ECAT_FPRD, SM1_STATUS, q->in, 1, FQ_POLL); }
+
+static void read_mbx(struct ecat_master *m, struct ecat_foe_slot *q)
+{ queue(m, q, ECAT_FPRD, q->in_start, q->in, q->in_len, FQ_READ); }
+
+/* The reply left the ESC with a lost frame: toggle the repeat request (ref §6). */
+static void repeat_req(struct ecat_master *m, struct ecat_foe_slot *q)
+{
+    struct ecat_slave *s = &m->slaves[q->pos];
+    s->mbx_repeat ^= 1;
+    q->in[0] = (uint8_t)(0x01 | s->mbx_repeat << 1);
+    queue(m, q, ECAT_FPWR, SM1_ACT, q->in, 1, FQ_REPEAT);
+}
+
+static void progress(struct ecat_master *m, struct ecat_foe_slot *q)
+{
+    size_t done, total;
+    if (!m->foe_progress)
+        return;
+    ecat_foe_xfer_progress(&q->x, &done, &total);
+    m->foe_progress(m->foe_progress_ctx, q->pos, done, total);
+}
+
+static void on_reply(struct ecat_master *m, struct ecat_foe_slot *q, takt_ns_t now)
+{
+    size_t before = q->x.dir == ECAT_FOE_READ ? q->x.len : q->x.off;
+    int rc = ecat_foe_xfer_on_reply(&q->x, q->in, q->in_len, q->out, q->out_len, &q->msg_len);
+    size_t after = q->x.dir == ECAT_FOE_READ ? q->x.len : q->x.off;
+    if (after != before || rc == ECAT_FOE_DONE)
+        progress(m, q);
+    if (rc == ECAT_FOE_SEND) {
+        if (q->x.busy > FOE_MAX_BUSY) {
+            snprintf(q->x.msg, sizeof q->x.msg, "slave %u: FoE of '%s': slave still BUSY after "
+                     "%u answers", q->pos, q->x.name, q->x.busy);
+            finish(m, q, -ETIMEDOUT);
+            return;
+        }
+        q->deadline = now + m->o.sdo_timeout_ns;   /* the slave answered: it is alive */
+        q->finish_after_write = q->x.finish_on_send;
+        write_mbx(m, q, FQ_WRITE);
+    } else if (rc == ECAT_FOE_WAIT) {
+        poll_mbx(m, q);
+    } else if (rc == ECAT_FOE_DONE) {
+        finish(m, q, 0);
+    } else if (q->msg_len) {             /* tell the slave with an ERR, then fail */
+        q->err = rc;
+        write_mbx(m, q, FQ_ERR_WRITE);
+    } else {
+        finish(m, q, rc);
+    }
+}
+
+static void timeout(struct ecat_master *m, struct ecat_foe_slot *q)
+{
+    size_t done, total;
+    ecat_foe_xfer_progress(&q->x, &done, &total);
+    snprintf(q->x.msg, sizeof q->x.msg, "slave %u: FoE %s of '%s': no answer within %lld ms "
+             "(packet %u, %zu bytes moved)", q->pos, q->x.dir == ECAT_FOE_READ ? "read" : "write",
+             q->x.name, (long long)(m->o.sdo_timeout_ns / TAKT_NS_PER_MS), (unsigned)q->x.pkt, done);
+    finish(m, q, -ETIMEDOUT);
+}
+
+static bool may_start(const struct ecat_master *m, const struct ecat_foe_slot *q)
+{
+    for (unsigned i = 0; i < ECAT_FOE_SLOTS; i++) {
+        const struct ecat_foe_slot *o = &m->foe[i];
+        if (o != q && o->st != FQ_FREE && o->pos == q->pos && o->seq < q->seq)
+            return false;
+    }
+    /* the CoE transfers and the emergency poll share this mailbox: not while they run */
+    if (ecat_coe_slave_busy(m, q->pos))
+        return false;
+    return !(m->idle_pos == q->pos && (ecat_req_busy(&m->idle_req) || m->idle_req.st == REQ_DONE));
+}
+
+static void step(struct ecat_master *m, struct ecat_foe_slot *q, takt_ns_t now)
+{
+    int wkc = q->req.wkc;
+    switch (q->st) {
+    case FQ_WRITE:
+        if (wkc != 1)
+            write_mbx(m, q, FQ_WRITE);       /* mailbox still full or frame lost: again */
+        else if (q->finish_after_write)
+            finish(m, q, 0);                 /* the ACK of the last DATA is delivered */
+        else
+            poll_mbx(m, q);
+        break;
+    case FQ_ERR_WRITE:
+        if (wkc == 1)
+            finish(m, q, q->err);
+        else
+            write_mbx(m, q, FQ_ERR_WRITE);
+        break;
+    case FQ_POLL:
+        if (wkc == 1 && (q->in[0] & MBX_FULL))
+            read_mbx(m, q);
+        else
+            poll_mbx(m, q);
+        break;
+    case FQ_READ:
+        if (wkc == 1)
+            on_reply(m, q, now);
+        else if (wkc < 0)
+            repeat_req(m, q);
+        else
+            poll_mbx(m, q);
+        break;
+    case FQ_REPEAT:
+        if (wkc == 1)
+            queue(m, q, ECAT_FPRD, SM1_PDI, q->in, 1, FQ_REPEAT_ACK);
+        else
+            repeat_req(m, q);
+        break;
+    case FQ_REPEAT_ACK:
+        if (wkc == 1 && ((q->in[0] >> 1) & 1) == m->slaves[q->pos].mbx_repeat)
+            poll_mbx(m, q);
+        else
+            queue(m, q, ECAT_FPRD, SM1_PDI, q->in, 1, FQ_REPEAT_ACK);
+        break;
+    }
+}
+
+void ecat_foe_poll(struct ecat_master *m, takt_ns_t now)
+{
+    for (unsigned i = 0; m->foe && i < ECAT_FOE_SLOTS; i++) {
+        struct ecat_foe_slot *q = &m->foe[i];
+        if (q->st == FQ_FREE || ecat_req_busy(&q->req))
+            continue;
+        if (q->st == FQ_WAIT_TURN) {
+            if (!may_start(m, q))
+                continue;
+            q->deadline = now + m->o.sdo_timeout_ns;
+            write_mbx(m, q, FQ_WRITE);
+            continue;
+        }
+        if (now > q->deadline && q->st != FQ_ERR_WRITE) {
+            timeout(m, q);
+            continue;
+        }
+        if (now > q->deadline + m->o.sdo_timeout_ns) {
+            finish(m, q, q->err);            /* the ERR for the slave does not go out either */
+            continue;
+        }
+        step(m, q, now);
+    }
+}
+
+/* --- requests ----------------------------------------------------------------------- */
+
+static int pick_mailbox(struct ecat_master *m, struct ecat_slave *s, struct ecat_foe_slot *q)
+{
+    uint8_t st = s->info.al_state & AL_STATE_MASK;
+    if (st == AL_BOOT) {
+        struct ecat_sm_cfg b[2];
+        if (!ecat_slave_boot_mbx(s, b)) {
+            ecat_fail(m, -TAKT_EMBOX, "slave %u (%s): in BOOT but its SII has no bootstrap mailbox "
+                      "(words 0x14-0x17)", s->info.position, s->info.name);
+            return -TAKT_EMBOX;
+        }
+        q->out_start = b[0].start, q->out_len = b[0].len;
+        q->in_start = b[1].start, q->in_len = b[1].len;
+    } else if (st == AL_PREOP || st == AL_SAFEOP || st == AL_OP) {
+        q->out_start = s->info.mbx_out_start, q->out_len = s->info.mbx_out_len;
+        q->in_start = s->info.mbx_in_start, q->in_len = s->info.mbx_in_len;
+    } else {
+        ecat_fail(m, -EAGAIN, "slave %u (%s): FoE needs BOOT, PREOP, SAFEOP or OP, slave is in %s",
+                  s->info.position, s->info.name, ecat_al_state_name(s->info.al_state));
+        return -EAGAIN;
+    }
+    if (q->out_len < MBX_HDR + FOE_HDR + 1 || q->in_len < MBX_HDR + FOE_HDR ||
+        q->out_len > ECAT_MAX_DG_DATA || q->in_len > ECAT_MAX_DG_DATA) {
+        ecat_fail(m, -TAKT_EMBOX, "slave %u (%s): mailbox of %u/%u bytes unusable for FoE "
+                  "(expected 13..%d)", s->info.position, s->info.name, q->out_len, q->in_len,
+                  ECAT_MAX_DG_DATA);
+        return -TAKT_EMBOX;
+    }
+    return 0;
+}
+
+static int foe_queue(struct ecat_master *m, unsigned pos, enum ecat_foe_dir dir, const char *name,
+                     uint32_t password, uint8_t *buf, size_t cap, ecat_done_fn fn, void *ctx)
+{
+    if (pos >= m->n_slaves) {
+        ecat_fail(m, -ENOENT, "FoE: no slave at position %u (%u slaves)", pos, m->n_slaves);
+        return -ENOENT;
+    }
+    struct ecat_slave *s = &m->slaves[pos];
+    if (!(s->info.mbx_protocols & MBX_PROTO_FOE)) {
+        ecat_fail(m, -TAKT_EMBOX, "slave %u (%s): no FoE (SII mailbox protocols 0x%04X)", pos,
+                  s->info.name, s->info.mbx_protocols);
+        return -TAKT_EMBOX;
+    }
+    for (unsigned i = 0; i < ECAT_FOE_SLOTS; i++) {
+        struct ecat_foe_slot *q = &m->foe[i];
+        if (q->st != FQ_FREE)
+            continue;
+        int rc = pick_mailbox(m, s, q);
+        if (rc)
+            return rc;
+        rc = ecat_foe_xfer_start(&q->x, dir, pos, name, password, buf, cap, q->out_len,
+                                 q->in_len, &s->mbx, q->out, &q->msg_len);
+        if (rc != ECAT_FOE_SEND) {
+            ecat_fail(m, rc < 0 ? rc : -EINVAL, "%s", q->x.msg);
+            return rc < 0 ? rc : -EINVAL;
+        }
+        ecat_req_init(&q->req, ECAT_NOP, 0, 0, NULL, 0);
+        q->pos = pos;
+        q->seq = m->foe_seq++;
+        q->fn = fn;
+        q->ctx = ctx;
+        q->err = 0;
+        q->finish_after_write = false;
+        q->st = FQ_WAIT_TURN;
+        return 0;
+    }
+    return -EBUSY;
+}
+
+int ecat_foe_read_async(struct ecat_master *m, unsigned pos, const char *name, uint32_t password,
+                        void *buf, size_t cap, ecat_done_fn fn, void *ctx)
+{
+    return foe_queue(m, pos, ECAT_FOE_READ, name, password, buf, cap, fn, ctx);
+}
+
+int ecat_foe_write_async(struct ecat_master *m, unsigned pos, const char *name, uint32_t password,
+                         const void *data, size_t len, ecat_done_fn fn, void *ctx)
+{
+    return foe_queue(m, pos, ECAT_FOE_WRITE, name, password, (uint8_t *)data, len, fn, ctx);
+}
+
+void ecat_foe_set_progress(struct ecat_master *m, ecat_foe_progress_fn fn, void *ctx)
+{
+    m->foe_progress = fn;
+    m->foe_progress_ctx = ctx;
+}
+
+/* --- blocking wrappers (tools only) -------------------------------------------------- */
+
+struct wait { bool done; int err; size_t len; };
+
+static void wait_done(void *ctx, int err, const uint8_t *data, size_t len)
+{
+    struct wait *w = ctx;
+    (void)data;
+    w->err = err;
+    w->len = len;
+    w->done = true;
+}
+
+static bool wait_check(struct ecat_master *m, void *ctx)
+{
+    (void)m;
+    return ((struct wait *)ctx)->done;
+}
+
+/* No overall limit beyond the per-packet timeout: a large firmware takes what it takes. */
+static int wait_for(struct ecat_master *m, struct wait *w, size_t *len)
+{
+    int rc = ecat_master_drive(m, wait_check, w, 24 * 3600 * TAKT_NS_PER_S);
+    if (rc) {
+        for (unsigned i = 0; i < ECAT_FOE_SLOTS; i++)
+            if (m->foe[i].ctx == w)
+                m->foe[i].fn = NULL;
+        return rc;
+    }
+    if (len)
+        *len = w->len;
+    return w->err;
+}
+
+int ecat_foe_read(struct ecat_master *m, unsigned pos, const char *name, uint32_t password,
+                  void *buf, size_t cap, size_t *len)
+{
+    struct wait w = { 0 };
+    int rc = ecat_foe_read_async(m, pos, name, password, buf, cap, wait_done, &w);
+    return rc ? rc : wait_for(m, &w, len);
+}
+
+int ecat_foe_write(struct ecat_master *m, unsigned pos, const char *name, uint32_t password,
+                   const void *data, size_t len)
+{
+    struct wait w = { 0 };
+    int rc = ecat_foe_write_async(m, pos, name, password, data, len, wait_done, &w);
+    return rc ? rc : wait_for(m, &w, NULL);
+}
+
+/* --- one slave's state (BOOT for a firmware update while the others stay) ---------- */
+
+static bool slave_settled(struct ecat_master *m, void *ctx)
+{
+    uint8_t st = m->slaves[*(unsigned *)ctx].f.state;
+    return st == SS_IDLE || st == SS_FAILED;
+}
+
+int ecat_slave_set_state(struct ecat_master *m, unsigned pos, uint8_t state, takt_ns_t timeout_ns)
+{
+    if (!m->scanned)
+        return -EAGAIN;
+    if (pos >= m->n_slaves) {
+        ecat_fail(m, -ENOENT, "no slave at position %u (%u slaves)", pos, m->n_slaves);
+        return -ENOENT;
+    }
+    if (state >= AL_SAFEOP && !m->configured) {
+        int rc = ecat_layout(m);
+        if (rc)
+            return rc;
+    }
+    m->last_err = 0;
+    struct ecat_slave *s = &m->slaves[pos];
+    ecat_slave_goto(m, s, state, takt_now());
+    int rc = ecat_master_drive(m, slave_settled, &pos, timeout_ns);
+    if (rc)
+        return rc;
+    return s->f.state == SS_FAILED ? (s->f.err ? s->f.err : -TAKT_EALSTATUS) : 0;
+}
