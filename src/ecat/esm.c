@@ -270,10 +270,11 @@ static void state_al_wait(struct ecat_master *m, struct ecat_slave *s, takt_ns_t
         return;
     }
     if ((st & AL_STATE_MASK) == s->f.requested) {
-        next_step(m, s, now);
+        if (!ecat_eni_reached(m, s, now))   /* the ENI's commands after the request */
+            next_step(m, s, now);
         return;
     }
-    if (now - s->f.t0 > m->o.state_timeout_ns) {
+    if (now - s->f.t0 > (s->al_timeout_ns ? s->al_timeout_ns : m->o.state_timeout_ns)) {
         ecat_fail(m, -ETIMEDOUT, "slave %u (station 0x%04X): still %s %lld ms after requesting %s",
                   s->info.position, s->info.station, ecat_al_state_name(st & AL_STATE_MASK),
                   (long long)((now - s->f.t0) / TAKT_NS_PER_MS), ecat_al_state_name(s->f.requested));
@@ -399,6 +400,16 @@ static void state_pre_safeop(struct ecat_master *m, struct ecat_slave *s, takt_n
     request_safeop(m, s, now);
 }
 
+/* ENI-driven slaves: the runner did the set-up; the AL request is the master's. */
+void ecat_sfsm_al_request(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+{
+    s->f.retries = 0;
+    if (s->f.requested == AL_SAFEOP)
+        request_safeop(m, s, now);
+    else
+        enter_al_req(m, s, now);
+}
+
 static void state_dc(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
 {
     /* SYNC0 is armed by dc.c for all DC slaves at once; then the request goes out. */
@@ -434,6 +445,11 @@ static void next_step(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now
         enter_pre_boot(m, s, now);
         return;
     }
+    uint8_t nxt = tgt == AL_BOOT || cur == AL_BOOT || order(tgt) < order(cur) || order(cur) == 0
+                  ? ((tgt == AL_BOOT && cur != AL_INIT) || cur == AL_BOOT ? AL_INIT : tgt)
+                  : cur == AL_INIT ? AL_PREOP : cur == AL_PREOP ? AL_SAFEOP : AL_OP;
+    if (ecat_eni_begin(m, s, cur, nxt, now))    /* the ENI's commands, then the request */
+        return;
     if (tgt == AL_BOOT || cur == AL_BOOT || order(tgt) < order(cur) || order(cur) == 0) {
         s->f.requested = (tgt == AL_BOOT && cur != AL_INIT) || cur == AL_BOOT ? AL_INIT : tgt;
         enter_al_req(m, s, now);
@@ -445,6 +461,9 @@ static void next_step(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now
     default: s->f.requested = AL_OP; enter_al_req(m, s, now); break;
     }
 }
+
+void ecat_sfsm_next(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+{ next_step(m, s, now); }
 
 void ecat_slave_goto(struct ecat_master *m, struct ecat_slave *s, uint8_t target, takt_ns_t now)
 {
@@ -465,7 +484,7 @@ static const sfsm_fn sfsm_states[SS_COUNT] = {
     [SS_SII_CMD] = ecat_sfsm_state_sii_cmd, [SS_SII_POLL] = ecat_sfsm_state_sii_poll,
     [SS_PRE_PREOP] = state_pre_preop, [SS_PRE_SAFEOP] = state_pre_safeop, [SS_DC] = state_dc,
     [SS_AL_REQ] = state_al_req, [SS_AL_WAIT] = state_al_wait, [SS_AL_ACK] = state_al_ack,
-    [SS_PRE_BOOT] = state_pre_boot, [SS_FAILED] = state_none,
+    [SS_PRE_BOOT] = state_pre_boot, [SS_FAILED] = state_none, [SS_ENI] = ecat_eni_state,
 };
 _Static_assert(TAKT_ARRAY_SIZE(sfsm_states) == SS_COUNT, "one function per slave state");
 

@@ -49,7 +49,7 @@ struct ecat_sm_cfg { uint16_t start, len; uint8_t control, enable, type; };
 /* Per-slave state machine (scan, SII, configuration, AL state change). */
 enum ecat_sfsm_state {
     SS_IDLE, SS_ADDR, SS_ESC, SS_SII_CMD, SS_SII_POLL, SS_PRE_PREOP, SS_PRE_SAFEOP, SS_DC,
-    SS_AL_REQ, SS_AL_WAIT, SS_AL_ACK, SS_FAILED, SS_PRE_BOOT, SS_COUNT
+    SS_AL_REQ, SS_AL_WAIT, SS_AL_ACK, SS_FAILED, SS_PRE_BOOT, SS_ENI, SS_COUNT
 };
 
 struct ecat_sfsm {
@@ -87,6 +87,8 @@ struct ecat_slave {
     takt_ns_t mbx_polled;      /* last idle poll of the send mailbox */
     bool      rejoin, returning;   /* recovery: re-scan pending / back on the way to target */
     uint32_t  old_vendor, old_product;
+    struct ecat_eni_run *er;   /* ENI-driven start-up (eni_exec.c), NULL: takt's own set-up */
+    takt_ns_t al_timeout_ns;   /* this transition's timeout from the ENI, 0 = the option's */
     struct ecat_req dcr[3];    /* distributed-clock set-up (dc.c) */
     uint8_t   dcb[3][16];
     uint32_t  port_time[4];
@@ -190,6 +192,13 @@ struct ecat_master {
     uint64_t  dc_sync0_start;
     struct ecat_req dc_frmw[32];
     uint8_t   dc_frmw_buf[32][8];
+
+    /* ENI (master_eni.c, eni_exec.c, eni_cyclic.c); NULL without one */
+    struct ecat_eni *eni;
+    char     *eni_path;
+    struct ecat_eni_run *eni_runs;  /* eni_nruns - 1 slaves, then the master's own commands */
+    unsigned  eni_nruns;
+    struct ecat_eni_cyc *eni_cyc;   /* cyclic frames as the ENI lays them out, NULL: takt's */
 
     /* recovery */
     unsigned  present;         /* last BRD 0x0130 WKC */
@@ -303,6 +312,31 @@ void ecat_cyc_check(struct ecat_master *m, takt_ns_t now);        /* WKC, loss, 
 /* dc.c */
 int  ecat_dc_configure(struct ecat_master *m, takt_ns_t now);
 void ecat_dc_cycle(struct ecat_master *m, takt_ns_t now);
+
+/* eni_exec.c: the ENI's register and CoE init commands of each transition, run by the
+ * slave's machine (state SS_ENI) before and after the master's AL request. */
+struct ecat_eni_run;
+struct ecat_eni_cyc;
+int  ecat_eni_exec_setup(struct ecat_master *m);
+void ecat_eni_exec_free(struct ecat_master *m);
+/* Start transition cur -> nxt of an ENI-driven slave; false: not ENI-driven. */
+bool ecat_eni_begin(struct ecat_master *m, struct ecat_slave *s, uint8_t cur, uint8_t nxt,
+                    takt_ns_t now);
+/* The requested state was reached: the ENI's commands after the request; false: none. */
+bool ecat_eni_reached(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now);
+void ecat_eni_state(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now);
+void ecat_eni_master_step(struct ecat_master *m, takt_ns_t now);
+/* esm.c entry points for the runner */
+void ecat_sfsm_al_request(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now);
+void ecat_sfsm_next(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now);
+
+/* eni_cyclic.c: image at the ENI's BitStarts, frames as Config/Cyclic lists them */
+int  ecat_eni_cyc_setup(struct ecat_master *m);
+void ecat_eni_cyc_free(struct ecat_master *m);
+unsigned ecat_eni_cyc_build(struct ecat_master *m, takt_ns_t now);
+void ecat_eni_cyc_check(struct ecat_master *m, takt_ns_t now);
+/* master_eni.c: forget the ENI (close, or a new one) */
+void ecat_master_drop_eni(struct ecat_master *m);
 
 /* recovery.c */
 void ecat_recovery_check(struct ecat_master *m, takt_ns_t now);
