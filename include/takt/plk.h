@@ -108,6 +108,15 @@ void takt_plk_mn_get_stats(const struct takt_plk_mn *mn, struct takt_plk_mn_stat
 int  takt_plk_mn_node_stats(const struct takt_plk_mn *mn, unsigned node,
                             struct takt_plk_node_stats *s);
 
+/* Bit access to a process image (takt_plk_mn_outputs/inputs, takt_plk_cn_inputs/
+ * outputs) for BOOLEAN / BITn mapping entries: bit_off counts from bit 0 of byte 0
+ * upwards (DS 301 mapping order), bit_len 1..64. -ERANGE when the bits are not within
+ * len bytes or bit_len is out of range. */
+int takt_plk_get_bits(const uint8_t *img, size_t len, unsigned bit_off, unsigned bit_len,
+                      uint64_t *v);
+int takt_plk_set_bits(uint8_t *img, size_t len, unsigned bit_off, unsigned bit_len,
+                      uint64_t v);
+
 /* Run options of the drivers. */
 struct takt_plk_run_opts {
     struct rt_opts rt;      /* CPU, priority, mlock */

@@ -71,18 +71,21 @@ int plk_config_add_range(struct plk_net_config *cfg, unsigned first, unsigned la
     return 0;
 }
 
-/* Mapping entries: byte aligned, inside the payload, not overlapping each other. */
+/* Mapping entries: whole-byte ones byte aligned, BOOLEAN/BITn (length not a multiple
+ * of 8) at any bit, inside the payload, not overlapping each other. */
 static int check_map(const struct plk_cfg_node *n, const struct plk_pdo_entry *m,
                      unsigned count, uint16_t payload, const char *dir, uint16_t obj,
                      char *err, size_t errlen)
 {
     for (unsigned i = 0; i < count; i++) {
         const struct plk_pdo_entry *e = &m[i];
-        if (e->bit_len == 0 || e->bit_offset % 8 || e->bit_len % 8)
+        bool bits = plk_pdo_entry_is_bits(e);
+        if (e->bit_len == 0 || (!bits && e->bit_offset % 8) || (bits && e->bit_len > 63))
             return fail(err, errlen, -EINVAL, "node %u, 0x%04X/%u (%s 0x%04X/%u): bit offset "
-                        "%u length %u, expected a non-zero whole number of bytes", n->node_id,
+                        "%u length %u, expected a byte-aligned whole number of bytes or a "
+                        "bit entry of 1..63 bits", n->node_id,
                         obj, i + 1, dir, e->index, e->sub, e->bit_offset, e->bit_len);
-        unsigned end = (e->bit_offset + e->bit_len) / 8u;
+        unsigned end = plk_pdo_entry_end(e);
         if (end > payload)
             return fail(err, errlen, -EINVAL, "node %u, 0x%04X/%u (%s 0x%04X/%u): ends at "
                         "byte %u, beyond the %s payload of %u bytes", n->node_id, obj, i + 1,

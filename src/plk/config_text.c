@@ -123,9 +123,10 @@ static int parse_map(struct parser *p, unsigned node, const char *key, char *v,
     for (char *save = NULL, *item = strtok_r(v, ",", &save); item;
          item = strtok_r(NULL, ",", &save)) {
         item = trim(item);
-        int idx, sub, bits, off = (int)next_bit, used = 0;
-        if (sscanf(item, "%i/%i:%i%n", &idx, &sub, &bits, &used) != 3 ||
-            (item[used] && sscanf(item + used, "@%i%n", &off, &used) != 1) ||
+        int idx, sub, bits, off = 0, used = 0;
+        int got = sscanf(item, "%i/%i:%i%n", &idx, &sub, &bits, &used);
+        bool given = got == 3 && item[used] != '\0';     /* an explicit @BITOFFSET */
+        if (got != 3 || (given && sscanf(item + used, "@%i%n", &off, &used) != 1) ||
             idx < 0 || idx > 0xFFFF || sub < 0 || sub > 0xFF || bits <= 0 || bits > 0xFFFF ||
             off < 0 || off > 0xFFFF)
             return fail(p->err, p->errlen, -EINVAL, "line %u: node %u, %s entry %u '%s': "
@@ -134,6 +135,10 @@ static int parse_map(struct parser *p, unsigned node, const char *key, char *v,
         if (count >= PLK_CFG_MAX_MAP)
             return fail(p->err, p->errlen, -EINVAL, "line %u: node %u, %s has more than %d "
                         "entries", p->line, node, key, PLK_CFG_MAX_MAP);
+        /* without @: right after the previous entry; a whole-byte entry after bit
+         * entries starts at the next byte */
+        if (!given)
+            off = bits % 8 ? (int)next_bit : (int)((next_bit + 7u) / 8u * 8u);
         m[count] = (struct plk_pdo_entry){ (uint16_t)idx, (uint8_t)sub, (uint16_t)off,
                                            (uint16_t)bits };
         next_bit = (unsigned)(off + bits);

@@ -339,12 +339,13 @@ static int add_node(struct plk_mn *mn, const struct plk_cfg_node *c, char *err, 
     n->in_size = 1;
     if (c->has_mapping) {
         unsigned o = 0, i = 0;
+        /* a bit-packed entry occupies its last byte partly: round up */
         for (unsigned k = 0; k < c->n_rx; k++)
-            if ((unsigned)(c->rx_map[k].bit_offset + c->rx_map[k].bit_len) / 8 > o)
-                o = (unsigned)(c->rx_map[k].bit_offset + c->rx_map[k].bit_len) / 8;
+            if (plk_pdo_entry_end(&c->rx_map[k]) > o)
+                o = plk_pdo_entry_end(&c->rx_map[k]);
         for (unsigned k = 0; k < c->n_tx; k++)
-            if ((unsigned)(c->tx_map[k].bit_offset + c->tx_map[k].bit_len) / 8 > i)
-                i = (unsigned)(c->tx_map[k].bit_offset + c->tx_map[k].bit_len) / 8;
+            if (plk_pdo_entry_end(&c->tx_map[k]) > i)
+                i = plk_pdo_entry_end(&c->tx_map[k]);
         n->out_size = (uint16_t)o;
         n->in_size = (uint16_t)i;
     }

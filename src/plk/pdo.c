@@ -6,6 +6,7 @@
 #include <string.h>
 #include "plk/pdo.h"
 #include "plk/od.h"
+#include <takt/plk.h>
 
 static int fail(char *err, size_t errlen, int rc, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -32,16 +33,22 @@ int plk_pdo_build(struct plk_pdo_map *m, const struct plk_pdo_entry *e, unsigned
         const struct plk_pdo_entry *x = &e[i];
         if (x->bit_len == 0)
             continue;          /* an unused entry (oplk skips zero lengths too) */
-        /* takt maps whole bytes only; bit-packed PDOs are reported, not guessed. */
-        if (x->bit_offset % 8 || x->bit_len % 8)
+        bool bits = plk_pdo_entry_is_bits(x);
+        if (!bits && x->bit_offset % 8)
             return fail(err, errlen, -EINVAL,
-                        "mapping entry %u (0x%04X/%u): bit offset %u / length %u, expected "
-                        "multiples of 8", i + 1, x->index, x->sub, x->bit_offset, x->bit_len);
-        uint32_t off = x->bit_offset / 8u, len = x->bit_len / 8u;
-        if (off + len > payload_limit)
+                        "mapping entry %u (0x%04X/%u): bit offset %u for a whole-byte object "
+                        "of %u bits: whole-byte entries need bit offsets in multiples of 8",
+                        i + 1, x->index, x->sub, x->bit_offset, x->bit_len);
+        if (bits && x->bit_len > 63)
+            return fail(err, errlen, -EINVAL,
+                        "mapping entry %u (0x%04X/%u): %u bits, expected at most 63 for a "
+                        "bit-packed entry", i + 1, x->index, x->sub, x->bit_len);
+        uint32_t off = x->bit_offset / 8u, len = (x->bit_len + 7u) / 8u;
+        uint32_t end = plk_pdo_entry_end(x);
+        if (end > payload_limit)
             return fail(err, errlen, -EMSGSIZE,
                         "mapping entry %u (0x%04X/%u): bytes %u..%u exceed the payload "
-                        "limit of %u", i + 1, x->index, x->sub, off, off + len - 1, payload_limit);
+                        "limit of %u", i + 1, x->index, x->sub, off, end - 1, payload_limit);
         uint32_t abort = 0;
         uint8_t *obj = resolve(ctx, x->index, x->sub, (uint16_t)len, &abort);
         if (!obj)
@@ -51,9 +58,11 @@ int plk_pdo_build(struct plk_pdo_map *m, const struct plk_pdo_entry *e, unsigned
         struct plk_pdo_copy *c = &m->copy[m->n++];
         c->frame_off = (uint16_t)off;
         c->len = (uint16_t)len;
+        c->bit_off = bits ? x->bit_offset : 0;
+        c->bit_len = bits ? (uint8_t)x->bit_len : 0;
         c->obj = obj;
-        if (off + len > m->size)
-            m->size = (uint16_t)(off + len);
+        if (end > m->size)
+            m->size = (uint16_t)end;
     }
     return 0;
 }
@@ -103,17 +112,83 @@ int plk_pdo_build_od(struct plk_pdo_map *m, struct plk_od *od, uint16_t comm_ind
     return 0;
 }
 
+uint64_t plk_pdo_get_bits(const uint8_t *buf, unsigned bit_off, unsigned bit_len)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < bit_len && i < 64; i++) {
+        unsigned b = bit_off + i;
+        v |= (uint64_t)((buf[b / 8] >> (b % 8)) & 1u) << i;
+    }
+    return v;
+}
+
+void plk_pdo_put_bits(uint8_t *buf, unsigned bit_off, unsigned bit_len, uint64_t v)
+{
+    for (unsigned i = 0; i < bit_len && i < 64; i++) {
+        unsigned b = bit_off + i;
+        uint8_t mask = (uint8_t)(1u << (b % 8));
+        buf[b / 8] = (uint8_t)((v >> i) & 1u ? buf[b / 8] | mask : buf[b / 8] & ~mask);
+    }
+}
+
+/* An object's value, little-endian in its c->len bytes. */
+static uint64_t obj_get(const struct plk_pdo_copy *c)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < c->len && i < 8; i++)
+        v |= (uint64_t)c->obj[i] << (8 * i);
+    return v;
+}
+
+static void obj_put(const struct plk_pdo_copy *c, uint64_t v)
+{
+    for (unsigned i = 0; i < c->len && i < 8; i++)
+        c->obj[i] = (uint8_t)(v >> (8 * i));
+}
+
 void plk_pdo_to_frame(const struct plk_pdo_map *m, uint8_t *payload)
 {
-    for (unsigned i = 0; i < m->n; i++)
-        memcpy(payload + m->copy[i].frame_off, m->copy[i].obj, m->copy[i].len);
+    for (unsigned i = 0; i < m->n; i++) {
+        const struct plk_pdo_copy *c = &m->copy[i];
+        if (c->bit_len)
+            plk_pdo_put_bits(payload, c->bit_off, c->bit_len, obj_get(c));
+        else
+            memcpy(payload + c->frame_off, c->obj, c->len);
+    }
 }
 
 int plk_pdo_from_frame(const struct plk_pdo_map *m, const uint8_t *payload, size_t len)
 {
     if (len < m->size)
         return -EMSGSIZE;
-    for (unsigned i = 0; i < m->n; i++)
-        memcpy(m->copy[i].obj, payload + m->copy[i].frame_off, m->copy[i].len);
+    for (unsigned i = 0; i < m->n; i++) {
+        const struct plk_pdo_copy *c = &m->copy[i];
+        if (c->bit_len)
+            obj_put(c, plk_pdo_get_bits(payload, c->bit_off, c->bit_len));
+        else
+            memcpy(c->obj, payload + c->frame_off, c->len);
+    }
+    return 0;
+}
+
+static bool bits_in(size_t len, unsigned bit_off, unsigned bit_len)
+{
+    return bit_len >= 1 && bit_len <= 64 && (uint64_t)bit_off + bit_len <= (uint64_t)len * 8u;
+}
+
+int takt_plk_get_bits(const uint8_t *img, size_t len, unsigned bit_off, unsigned bit_len,
+                      uint64_t *v)
+{
+    if (!img || !v || !bits_in(len, bit_off, bit_len))
+        return -ERANGE;
+    *v = plk_pdo_get_bits(img, bit_off, bit_len);
+    return 0;
+}
+
+int takt_plk_set_bits(uint8_t *img, size_t len, unsigned bit_off, unsigned bit_len, uint64_t v)
+{
+    if (!img || !bits_in(len, bit_off, bit_len))
+        return -ERANGE;
+    plk_pdo_put_bits(img, bit_off, bit_len, v);
     return 0;
 }

@@ -4,6 +4,7 @@
 #ifndef TAKT_PLK_PDO_H
 #define TAKT_PLK_PDO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -33,9 +34,15 @@ static inline uint64_t plk_pdo_entry_encode(const struct plk_pdo_entry *e)
            (uint64_t)e->bit_offset << 32 | (uint64_t)e->bit_len << 48;
 }
 
+/* Whole-byte entries are copied with memcpy; BOOLEAN / BITn entries (a length that is
+ * not a multiple of 8) bit by bit at any bit offset. Bits count from bit 0 of payload
+ * byte 0 upwards (little-endian, as CANopen/DS 301 map them); the object keeps the
+ * value in its low bits. */
 struct plk_pdo_copy {
     uint16_t frame_off;      /* bytes into the payload */
-    uint16_t len;            /* bytes */
+    uint16_t len;            /* bytes (object bytes for a bit entry) */
+    uint16_t bit_off;        /* bit entry: bits into the payload */
+    uint8_t  bit_len;        /* bit entry: 1..63 bits; 0 = whole bytes */
     uint8_t *obj;            /* object storage (OD entry data or process image) */
 };
 
@@ -52,7 +59,18 @@ struct plk_pdo_map {
 typedef uint8_t *(*plk_pdo_resolve_fn)(void *ctx, uint16_t index, uint8_t sub,
                                        uint16_t bytes, uint32_t *abort);
 
-/* Build from n decoded entries. Entries must be byte aligned and fit in payload_limit.
+/* Bits of a payload or process image, bit 0 of byte 0 first (bit_len 1..64). */
+uint64_t plk_pdo_get_bits(const uint8_t *buf, unsigned bit_off, unsigned bit_len);
+void     plk_pdo_put_bits(uint8_t *buf, unsigned bit_off, unsigned bit_len, uint64_t v);
+/* True for an entry copied bit by bit (length not a whole number of bytes). */
+static inline bool plk_pdo_entry_is_bits(const struct plk_pdo_entry *e)
+{ return e->bit_len % 8 != 0; }
+/* Payload bytes an entry reaches into (rounded up). */
+static inline unsigned plk_pdo_entry_end(const struct plk_pdo_entry *e)
+{ return ((unsigned)e->bit_offset + e->bit_len + 7u) / 8u; }
+
+/* Build from n decoded entries. Whole-byte entries must be byte aligned, bit entries
+ * are at most 63 bits; all must fit in payload_limit.
  * err names the entry number, object and reason. 0 or -EINVAL/-ENOENT/-EMSGSIZE. */
 int plk_pdo_build(struct plk_pdo_map *m, const struct plk_pdo_entry *e, unsigned n,
                   uint16_t payload_limit, plk_pdo_resolve_fn resolve, void *ctx,

@@ -114,7 +114,9 @@ static void parse_bad(void **state)
     expect_bad("cycle_us = 5\n", "outside any section", NULL);
     expect_bad("[node 1]\nsomething\n", "line 2", "key = value");
     expect_bad("[node 4]\nrx_map = 0x6200-1\n", "node 4, rx_map entry 1 '0x6200-1'", NULL);
-    expect_bad("[node 4]\nrx_map = 0x6200/1:4\n", "node 4, 0x1600/1", "whole number of bytes");
+    /* a BIT4 entry is fine (bit-packed); an UNSIGNED8 off a byte boundary is not */
+    expect_bad("[node 4]\nrx_map = 0x6200/1:8@4\n", "node 4, 0x1600/1", "whole number of bytes");
+    expect_bad("[node 4]\nrx_map = 0x6200/1:70\n", "node 4, 0x1600/1", "1..63 bits");
     expect_bad("[node 4]\ntx_map = 0x6000/1:8@288\n", "node 4, 0x1A00/1", "beyond the PRes payload of 36");
     expect_bad("[node 4]\ntx_map = 0x6000/1:16, 0x6000/2:8@8\n", "node 4, 0x1A00/2", "overlaps");
     expect_bad("[network]\npres_mn = no\n[node 9]\nchained = yes\n", "node 9, 0x1F81", "PResMN");
