@@ -1,0 +1,75 @@
+#!/bin/bash
+# FoE across veth: takt ecat foe write/read against takt sim ecat's servo (FoE in its
+# ESI): a file of several segments, one of an exact multiple of the segment size and an
+# empty one read back byte for byte; a missing file and a firmware written outside BOOT
+# refused with their FoE error codes; the firmware written with --boot (INIT -> BOOT on
+# the bootstrap mailbox, BOOT -> INIT) and read back; `takt ecat states BOOT`. tshark
+# decodes the FoE in every capture without expert info.
+. "$(dirname "$0")/lib.sh"
+
+SEG=$((128 - 12))    # the servo's 128-byte mailboxes less mailbox and FoE headers
+
+foe() {   # NAME, takt ecat foe args...: run with a capture of its own
+    local name=$1
+    shift
+    "$TAKT" ecat foe -i "$TAKT_IF_A" --pcap "$NET_TMP/foe-$name.pcapng" "$@" \
+        >"$NET_TMP/foe-$name.out" 2>"$NET_TMP/foe-$name.err"
+}
+
+round_trip() {   # NAME, BYTES
+    local name=$1 n=$2
+    head -c "$n" /dev/urandom >"$NET_TMP/$name"
+    foe "w-$name" -s 1 write "$NET_TMP/$name" ||
+        net_fail "write $name ($n bytes): $(cat "$NET_TMP/foe-w-$name.err")"
+    foe "r-$name" -s 1 read "$name" -o "$NET_TMP/$name.back" ||
+        net_fail "read $name: $(cat "$NET_TMP/foe-r-$name.err")"
+    cmp "$NET_TMP/$name" "$NET_TMP/$name.back" || net_fail "$name ($n bytes) read back differs"
+    net_check_capture "$NET_TMP/foe-w-$name.pcapng"
+    net_check_capture "$NET_TMP/foe-r-$name.pcapng"
+    net_log "$name: $n bytes written and read back"
+}
+
+foe_packets() {   # CAPTURE: FoE messages tshark decodes in it
+    tshark -r "$1" -Y ecat_mailbox.foe 2>/dev/null | wc -l
+}
+
+body() {
+    on_b "$TAKT" sim ecat -i "$TAKT_IF_B" --devices ek1100,servo -t 60 >"$NET_TMP/sim.out" 2>&1 &
+    local sim=$! out
+    net_wait_for "$NET_TMP/sim.out" "slaves on" 10
+    round_trip several.bin $((3 * SEG + 17))
+    round_trip exact.bin $((4 * SEG))
+    round_trip empty.bin 0
+    round_trip large.bin 100000
+    if command -v tshark >/dev/null; then
+        local k
+        k=$(foe_packets "$NET_TMP/foe-w-exact.bin.pcapng")
+        # WRQ + ACK, 5 DATA (the last one empty) + 5 ACK, each seen going and coming back
+        [ "$k" -ge 12 ] || net_fail "tshark decodes $k FoE messages in the exact-multiple write, expected >= 12"
+    fi
+    # refusals: exit 1 and the FoE error code named
+    foe missing -s 1 read nothing.bin -o "$NET_TMP/x" && net_fail "a missing file was read"
+    grep -q "0x8001" "$NET_TMP/foe-missing.err" || net_fail "not found: $(cat "$NET_TMP/foe-missing.err")"
+    net_check_capture "$NET_TMP/foe-missing.pcapng"
+    head -c 3000 /dev/urandom >"$NET_TMP/firmware.bin"
+    foe fw-preop -s 1 write "$NET_TMP/firmware.bin" && net_fail "firmware written outside BOOT"
+    grep -q "0x8008" "$NET_TMP/foe-fw-preop.err" || net_fail "bootstrap only: $(cat "$NET_TMP/foe-fw-preop.err")"
+    # with --boot: INIT -> BOOT, the write, BOOT -> INIT
+    foe fw-boot -s 1 write --boot "$NET_TMP/firmware.bin" ||
+        net_fail "firmware in BOOT: $(cat "$NET_TMP/foe-fw-boot.err")"
+    net_check_capture "$NET_TMP/foe-fw-boot.pcapng"
+    foe fw-back -s 1 read firmware.bin -o "$NET_TMP/firmware.back" ||
+        net_fail "firmware read: $(cat "$NET_TMP/foe-fw-back.err")"
+    cmp "$NET_TMP/firmware.bin" "$NET_TMP/firmware.back" || net_fail "firmware read back differs"
+    # bad usage says what was expected
+    out=$("$TAKT" ecat foe -i "$TAKT_IF_A" copy x 2>&1) && net_fail "foe copy accepted"
+    echo "$out" | grep -q "expected read FILE or write FILE" || net_fail "usage message: $out"
+    # the whole network to BOOT and back (the EK1100 mirrors AL control: device emulation)
+    out=$("$TAKT" ecat states -i "$TAKT_IF_A" BOOT 2>&1) || net_fail "ecat states BOOT: $out"
+    echo "$out" | grep -q "^1 .*BOOT" || net_fail "servo not in BOOT: $out"
+    out=$("$TAKT" ecat states -i "$TAKT_IF_A" INIT 2>&1) || net_fail "ecat states INIT after BOOT: $out"
+    [ "$(echo "$out" | grep -c INIT)" = 2 ] || net_fail "not back in INIT: $out"
+    kill $sim 2>/dev/null; wait $sim 2>/dev/null
+}
+
+net_main body
