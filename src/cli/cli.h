@@ -68,7 +68,6 @@ extern const struct cli_cmd cli_cmds_link[];
 extern const struct cli_cmd cli_cmds_plk[];
 extern const struct cli_cmd cli_cmds_ecat[];
 extern const struct cli_cmd cli_cmds_ecat_coe[];
-extern const struct cli_cmd cli_cmds_ecat_foe[];
 extern const struct cli_cmd cli_cmds_rt[];
 extern const struct cli_cmd cli_cmds_netns[];
 extern const struct cli_cmd cli_cmds_demo[];
@@ -86,15 +85,15 @@ int cli_parse_double(const struct cli_ctx *c, const char *what, const char *s, d
 int cli_error(const struct cli_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Usage error: message plus "see 'takt help AREA VERB'"; returns 2. */
 int cli_usage_error(const struct cli_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Write o (pretty) to the --json path, "-" = stdout; nothing when --json was not given.
- * Does not consume o. Returns 0, or 1 after an error naming the file. */
-struct json_object;
 /* Open -i with options o (and the --pcap tap): 0, or the exit status after a message;
  * what describes the interface expected ("the interface the EtherCAT network is on"). */
 struct takt_link;
 struct takt_link_opts;
 int cli_open_link(struct cli_ctx *c, const struct takt_link_opts *o, const char *what,
                   struct takt_link **out);
+/* Write o (pretty) to the --json path, "-" = stdout; nothing when --json was not given.
+ * Does not consume o. Returns 0, or 1 after an error naming the file. */
+struct json_object;
 int cli_write_json(const struct cli_ctx *c, struct json_object *o);
 /* Set (to the signal's number) by SIGINT/SIGTERM handlers installed by main; long runs
  * poll it. */

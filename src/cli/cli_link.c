@@ -23,31 +23,16 @@ int cli_link_ethertype(struct cli_ctx *c)
 
 int cli_link_open(struct cli_ctx *c, struct takt_link **out)
 {
-    char err[320];
     int type = cli_link_ethertype(c);
     if (type < 0)
         return 2;
-    if (!c->iface)
-        return cli_usage_error(c, "-i/--iface expects an interface name (see 'ip -br link'), got none");
     uint16_t types[1] = { (uint16_t)type };
     struct takt_link_opts o;
     takt_link_opts_default(&o);
     o.ethertypes = types;
     o.n_ethertypes = 1;
     o.qdisc_bypass = !cli_flag(c, "no-bypass");
-    struct takt_link *l;
-    if (takt_link_open(c->iface, &o, &l, err, sizeof err))
-        return cli_error(c, "%s", err);
-    if (c->pcap) {
-        struct takt_link *cap;
-        if (takt_link_capture(l, c->pcap, &cap, err, sizeof err)) {
-            takt_link_close(l);
-            return cli_error(c, "%s", err);
-        }
-        l = cap;
-    }
-    *out = l;
-    return 0;
+    return cli_open_link(c, &o, "an interface name", out);
 }
 
 static void put_mac(char *b, const uint8_t *m)

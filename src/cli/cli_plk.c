@@ -15,9 +15,6 @@
 
 int cli_plk_open_link(struct cli_ctx *c, struct takt_link **out)
 {
-    char err[320];
-    if (!c->iface)
-        return cli_usage_error(c, "-i/--iface expects an interface name (see 'ip -br link'), got none");
     static const uint16_t types[1] = { TAKT_ETHERTYPE_PLK };
     struct takt_link_opts o;
     takt_link_opts_default(&o);
@@ -25,19 +22,7 @@ int cli_plk_open_link(struct cli_ctx *c, struct takt_link **out)
     o.n_ethertypes = 1;
     o.join_plk_multicast = true;
     o.timestamps = true;    /* PRes latency and SoC loss by arrival, not by wake-up */
-    struct takt_link *l;
-    if (takt_link_open(c->iface, &o, &l, err, sizeof err))
-        return cli_error(c, "%s", err);
-    if (c->pcap) {
-        struct takt_link *cap;
-        if (takt_link_capture(l, c->pcap, &cap, err, sizeof err)) {
-            takt_link_close(l);
-            return cli_error(c, "%s", err);
-        }
-        l = cap;
-    }
-    *out = l;
-    return 0;
+    return cli_open_link(c, &o, "the interface the POWERLINK network is on", out);
 }
 
 /* "A-B" or "N" into a node range 1..239. */

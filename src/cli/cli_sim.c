@@ -134,7 +134,6 @@ static void print_stats(const struct takt_sim_stats *st, double cpu, double wall
 
 static int run_serve(struct cli_ctx *c, struct takt_sim *s)
 {
-    char err[320];
     struct takt_link_opts lo;
     takt_link_opts_default(&lo);
     static const uint16_t types[1] = { TAKT_ETHERTYPE_ECAT };
@@ -142,16 +141,9 @@ static int run_serve(struct cli_ctx *c, struct takt_sim *s)
     lo.n_ethertypes = 1;
     lo.timestamps = true;
     struct takt_link *l;
-    if (takt_link_open(c->iface, &lo, &l, err, sizeof err))
-        return cli_error(c, "%s", err);
-    if (c->pcap) {
-        struct takt_link *cap;
-        if (takt_link_capture(l, c->pcap, &cap, err, sizeof err)) {
-            takt_link_close(l);
-            return cli_error(c, "%s", err);
-        }
-        l = cap;
-    }
+    int rc = cli_open_link(c, &lo, "the interface to simulate the network on", &l);
+    if (rc)
+        return rc;
     fprintf(stderr, "takt sim ecat: %u slaves on %s%s\n", takt_sim_slave_count(s), c->iface,
             c->time_s > 0 ? "" : " (Ctrl-C to stop)");
     struct rt_state rts = { .dma_fd = -1 };
@@ -166,7 +158,6 @@ static int run_serve(struct cli_ctx *c, struct takt_sim *s)
     }
     takt_ns_t start = takt_now(), end = c->time_s > 0 ? start + (takt_ns_t)(c->time_s * 1e9) : 0;
     double cpu0 = cpu_s();
-    int rc = 0;
     struct takt_sim_stats st;
     while (!cli_interrupted && !rc) {
         takt_ns_t until = end;

@@ -1,0 +1,25 @@
+/* Opening the link a command works on: -i checked, the packet link opened with the
+ * options the command asks for, and --pcap wrapped around it. Shared by every area. */
+#include <takt/link.h>
+#include "cli/cli.h"
+
+int cli_open_link(struct cli_ctx *c, const struct takt_link_opts *o, const char *what,
+                  struct takt_link **out)
+{
+    char err[320];
+    if (!c->iface)
+        return cli_usage_error(c, "-i/--iface expects %s (see 'ip -br link'), got none", what);
+    struct takt_link *l;
+    if (takt_link_open(c->iface, o, &l, err, sizeof err))
+        return cli_error(c, "%s", err);
+    if (c->pcap) {
+        struct takt_link *cap;
+        if (takt_link_capture(l, c->pcap, &cap, err, sizeof err)) {
+            takt_link_close(l);
+            return cli_error(c, "%s", err);
+        }
+        l = cap;
+    }
+    *out = l;
+    return 0;
+}
