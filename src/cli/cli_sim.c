@@ -16,6 +16,7 @@ static const struct cli_opt sim_ecat_opts[] = {
     { "eni",     0, 1, "FILE", "simulate exactly the slaves this ENI file expects" },
     { "esi-dir", 0, 1, "DIR",  "one slave per ESI file (*.xml) in DIR, in name order" },
     { "fault",   'f', 1, "SPEC", "fault injection, ';'-separated: drop=P corrupt=P crc=P delay=T break=K@T heal=K@T power=K@T sdo-abort=K:IDX:SUB=CODE refuse=K:STATE=CODE" },
+    { "foe",     0,   1, "SPEC", "FoE files of slaves with FoE, ';'-separated K:FILE[,boot][,ro][,max=N][,pw=N][,size=N] or K:busy=N / K:disk=N / K:nocreate" },
     { "fwd-delay", 0, 1, "NS", "forwarding delay per slave and direction (default 500 ns)" },
     { "drift",   0, 1, "PPM",  "clock drift spread of the slaves, +-PPM (default 50, 0 = none)" },
     { "seed",    0, 1, "N",    "seed for clock offsets/drifts and random faults (default 1)" },
@@ -109,6 +110,11 @@ static int build(struct cli_ctx *c, struct takt_sim **s)
     if (f && takt_sim_fault(*s, f, err, sizeof err)) {
         takt_sim_destroy(*s);
         return cli_usage_error(c, "--fault: %s", err);
+    }
+    const char *foe = cli_get(c, "foe");
+    if (foe && takt_sim_foe(*s, foe, err, sizeof err)) {
+        takt_sim_destroy(*s);
+        return cli_usage_error(c, "--foe: %s", err);
     }
     return 0;
 }
@@ -240,7 +246,8 @@ const struct cli_cmd cli_cmds_sim[] = {
       "SyncManagers, FMMUs, mailbox/CoE, AL state machine, distributed clocks. The network "
       "is a preset, a device list, the slaves an ENI expects, or a directory of ESI files. "
       "--fault injects frame loss, corruption, delay, cable breaks, power cycles, SDO aborts "
-      "and refused state changes at given times. --bench times the simulator in-process.\n"
+      "and refused state changes at given times. --foe sets the files a slave with FoE "
+      "holds (each has firmware.bin, writable only in BOOT). --bench times the simulator in-process.\n"
       "Examples:\n  takt sim ecat -i veth1 --preset paper-40\n"
       "  takt sim ecat -i veth1 --devices ek1100,el1004x2,servo --fault 'break=2@5s;heal=2@8s'\n"
       "  takt sim ecat --bench --json bench.json",

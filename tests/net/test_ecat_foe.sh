@@ -1,8 +1,8 @@
 #!/bin/bash
 # FoE across veth: takt ecat foe write/read against takt sim ecat's servo (FoE in its
-# ESI): a file of several segments, one of an exact multiple of the segment size and an
+# ESI; --foe adds a password-protected file and a BUSY before each ACK): a file of several segments, one of an exact multiple of the segment size and an
 # empty one read back byte for byte; a missing file and a firmware written outside BOOT
-# refused with their FoE error codes; the firmware written with --boot (INIT -> BOOT on
+# refused with their FoE error codes, a password checked; the firmware written with --boot (INIT -> BOOT on
 # the bootstrap mailbox, BOOT -> INIT) and read back; `takt ecat states BOOT`. tshark
 # decodes the FoE in every capture without expert info.
 . "$(dirname "$0")/lib.sh"
@@ -34,7 +34,9 @@ foe_packets() {   # CAPTURE: FoE messages tshark decodes in it
 }
 
 body() {
-    on_b "$TAKT" sim ecat -i "$TAKT_IF_B" --devices ek1100,servo -t 60 >"$NET_TMP/sim.out" 2>&1 &
+    # the servo holds a password-protected file and answers each DATA once with BUSY
+    on_b "$TAKT" sim ecat -i "$TAKT_IF_B" --devices ek1100,servo -t 60 \
+        --foe "2:secret.txt,pw=77,size=500;2:busy=1" >"$NET_TMP/sim.out" 2>&1 &
     local sim=$! out
     net_wait_for "$NET_TMP/sim.out" "slaves on" 10
     round_trip several.bin $((3 * SEG + 17))
@@ -46,6 +48,15 @@ body() {
         k=$(foe_packets "$NET_TMP/foe-w-exact.bin.pcapng")
         # WRQ + ACK, 5 DATA (the last one empty) + 5 ACK, each seen going and coming back
         [ "$k" -ge 12 ] || net_fail "tshark decodes $k FoE messages in the exact-multiple write, expected >= 12"
+    fi
+    foe secret -s 1 read secret.txt --password 77 -o "$NET_TMP/secret" ||
+        net_fail "password read: $(cat "$NET_TMP/foe-secret.err")"
+    [ "$(stat -c %s "$NET_TMP/secret")" = 500 ] || net_fail "secret.txt: 500 bytes expected"
+    foe nopw -s 1 read secret.txt -o "$NET_TMP/x" && net_fail "read without the password"
+    grep -q "0x800A" "$NET_TMP/foe-nopw.err" || net_fail "password: $(cat "$NET_TMP/foe-nopw.err")"
+    if command -v tshark >/dev/null; then
+        tshark -r "$NET_TMP/foe-w-several.bin.pcapng" -Y "ecat_mailbox.foe_opmode == 6" 2>/dev/null |
+            grep -q . || net_fail "no FoE BUSY in the capture of a write (busy=1)"
     fi
     # refusals: exit 1 and the FoE error code named
     foe missing -s 1 read nothing.bin -o "$NET_TMP/x" && net_fail "a missing file was read"
