@@ -1,9 +1,9 @@
 /* ESI reader (ETG.2000 subset): identity, name, group, SMs, FMMUs, RxPdo/TxPdo entries,
  * mailbox/CoE flags and DC op modes of one <Device>, with libxml2. */
 #include "sim/esi.h"
+#include "sim/esi_xml.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,22 +13,6 @@
 #include "ecat/proto.h"
 
 #define ESI_MAX_BYTES (64u << 20)
-
-static int fail(char *err, size_t n, int rc, const xmlNode *at, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
-static int fail(char *err, size_t n, int rc, const xmlNode *at, const char *fmt, ...)
-{
-    if (err && n) {
-        va_list ap;
-        int k = at ? snprintf(err, n, "line %ld: ", (long)xmlGetLineNo(at)) : 0;
-        if (k < 0 || (size_t)k >= n)
-            k = 0;
-        va_start(ap, fmt);
-        vsnprintf(err + k, n - (size_t)k, fmt, ap);
-        va_end(ap);
-    }
-    return rc;
-}
 
 long long sim_esi_number(const char *s, int *ok)
 {
@@ -50,39 +34,6 @@ long long sim_esi_number(const char *s, int *ok)
         end++;
     *ok = !*end;
     return v;
-}
-
-static bool named(const xmlNode *n, const char *name)
-{
-    return n && n->type == XML_ELEMENT_NODE && !strcmp((const char *)n->name, name);
-}
-
-static xmlNode *child(const xmlNode *n, const char *name)
-{
-    for (xmlNode *c = n ? n->children : NULL; c; c = c->next)
-        if (named(c, name))
-            return c;
-    return NULL;
-}
-
-/* Text of an element into buf (trimmed); empty if absent. */
-static const char *text(const xmlNode *n, char *buf, size_t len)
-{
-    buf[0] = 0;
-    if (!n)
-        return buf;
-    xmlChar *c = xmlNodeGetContent(n);
-    if (!c)
-        return buf;
-    const char *s = (const char *)c;
-    while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
-        s++;
-    snprintf(buf, len, "%s", s);
-    size_t l = strlen(buf);
-    while (l && (buf[l - 1] == ' ' || buf[l - 1] == '\n' || buf[l - 1] == '\r' || buf[l - 1] == '\t'))
-        buf[--l] = 0;
-    xmlFree(c);
-    return buf;
 }
 
 static const char *attr(const xmlNode *n, const char *name, char *buf, size_t len)
@@ -119,12 +70,12 @@ static long long attr_num(const xmlNode *n, const char *name, long long dflt, in
 static long long child_num(const xmlNode *n, const char *name, long long dflt, int *ok)
 {
     char b[64];
-    const xmlNode *c = child(n, name);
+    const xmlNode *c = esi_child(n, name);
     if (!c) {
         *ok = 1;
         return dflt;
     }
-    return sim_esi_number(text(c, b, sizeof b), ok);
+    return sim_esi_number(esi_text(c, b, sizeof b), ok);
 }
 
 /* <Name LcId="1033"> preferred, else the first <Name>. */
@@ -133,7 +84,7 @@ static void name_of(const xmlNode *n, char *buf, size_t len)
     const xmlNode *pick = NULL;
     char lc[16];
     for (xmlNode *c = n->children; c; c = c->next)
-        if (named(c, "Name")) {
+        if (esi_is(c, "Name")) {
             if (!pick)
                 pick = c;
             if (attr(c, "LcId", lc, sizeof lc) && !strcmp(lc, "1033")) {
@@ -141,7 +92,7 @@ static void name_of(const xmlNode *n, char *buf, size_t len)
                 break;
             }
         }
-    text(pick, buf, len);
+    esi_text(pick, buf, len);
 }
 
 static int parse_sm(const xmlNode *dev, struct sim_device_desc *d, char *err, size_t errlen)
@@ -149,10 +100,10 @@ static int parse_sm(const xmlNode *dev, struct sim_device_desc *d, char *err, si
     static const char *const types[] = { "", "MBoxOut", "MBoxIn", "Outputs", "Inputs" };
     char b[64];
     for (xmlNode *c = dev->children; c; c = c->next) {
-        if (!named(c, "Sm"))
+        if (!esi_is(c, "Sm"))
             continue;
         if (d->n_sm == SIM_MAX_SM)
-            return fail(err, errlen, -EINVAL, c, "more than %d <Sm> elements", SIM_MAX_SM);
+            return esi_fail(err, errlen, -EINVAL, c, "more than %d <Sm> elements", SIM_MAX_SM);
         struct sim_sm_desc *s = &d->sm[d->n_sm++];
         int ok1, ok2, ok3, ok4;
         s->start = (uint16_t)attr_num(c, "StartAddress", 0, &ok1);
@@ -160,9 +111,9 @@ static int parse_sm(const xmlNode *dev, struct sim_device_desc *d, char *err, si
         s->control = (uint8_t)attr_num(c, "ControlByte", 0, &ok3);
         s->enable = (uint8_t)attr_num(c, "Enable", 0, &ok4);
         if (!ok1 || !ok2 || !ok3 || !ok4)
-            return fail(err, errlen, -EINVAL, c, "<Sm> attribute is not a number "
+            return esi_fail(err, errlen, -EINVAL, c, "<Sm> attribute is not a number "
                         "(expected e.g. StartAddress=\"#x1000\")");
-        text(c, b, sizeof b);
+        esi_text(c, b, sizeof b);
         for (uint8_t t = 1; t < 5; t++)
             if (!strcmp(b, types[t]))
                 s->type = t;
@@ -176,8 +127,8 @@ static void parse_fmmu(const xmlNode *dev, struct sim_device_desc *d)
 {
     char b[32];
     for (xmlNode *c = dev->children; c; c = c->next)
-        if (named(c, "Fmmu") && d->n_fmmu < SIM_MAX_FMMU) {
-            text(c, b, sizeof b);
+        if (esi_is(c, "Fmmu") && d->n_fmmu < SIM_MAX_FMMU) {
+            esi_text(c, b, sizeof b);
             d->fmmu_use[d->n_fmmu++] = !strcmp(b, "Outputs") ? 1 : !strcmp(b, "Inputs") ? 2
                                      : !strcmp(b, "MBoxState") ? 3 : 0;
         }
@@ -191,12 +142,12 @@ static int parse_entry(const xmlNode *c, struct sim_pdo_entry *e, char *err, siz
     e->sub = (uint8_t)child_num(c, "SubIndex", 0, &ok2);
     long long bits = child_num(c, "BitLen", -1, &ok3);
     if (!ok1 || !ok2 || !ok3 || bits < 1 || bits > 255)
-        return fail(err, errlen, -EINVAL, c, "PDO <Entry> needs numeric Index, SubIndex "
+        return esi_fail(err, errlen, -EINVAL, c, "PDO <Entry> needs numeric Index, SubIndex "
                     "and BitLen 1..255");
     e->bits = (uint8_t)bits;
-    text(child(c, "Name"), e->name, sizeof e->name);
+    esi_text(esi_child(c, "Name"), e->name, sizeof e->name);
     uint16_t tb;
-    e->datatype = od_type_from_name(text(child(c, "DataType"), b, sizeof b), &tb);
+    e->datatype = od_type_from_name(esi_text(esi_child(c, "DataType"), b, sizeof b), &tb);
     if (!e->datatype && e->index)
         e->datatype = e->bits == 1 ? OD_BOOL : e->bits <= 8 ? (uint16_t)(OD_BIT1 + e->bits - 1) : 0;
     return 0;
@@ -206,25 +157,25 @@ static int parse_pdos(const xmlNode *dev, const char *tag, struct sim_pdo *pdo, 
                       char *err, size_t errlen)
 {
     for (xmlNode *c = dev->children; c; c = c->next) {
-        if (!named(c, tag))
+        if (!esi_is(c, tag))
             continue;
         if (*np == SIM_MAX_PDO)
-            return fail(err, errlen, -EINVAL, c, "more than %d <%s> elements", SIM_MAX_PDO, tag);
+            return esi_fail(err, errlen, -EINVAL, c, "more than %d <%s> elements", SIM_MAX_PDO, tag);
         struct sim_pdo *p = &pdo[(*np)++];
         int ok1, ok2;
         memset(p, 0, sizeof *p);
         p->index = (uint16_t)child_num(c, "Index", 0, &ok1);
         p->sm = (int8_t)attr_num(c, "Sm", -1, &ok2);
         if (!ok1 || !ok2 || !p->index)
-            return fail(err, errlen, -EINVAL, c, "<%s> needs a numeric <Index> (and Sm)", tag);
+            return esi_fail(err, errlen, -EINVAL, c, "<%s> needs a numeric <Index> (and Sm)", tag);
         p->fixed = attr_bool(c, "Fixed");
         p->mandatory = attr_bool(c, "Mandatory");
         name_of(c, p->name, sizeof p->name);
         for (xmlNode *e = c->children; e; e = e->next) {
-            if (!named(e, "Entry"))
+            if (!esi_is(e, "Entry"))
                 continue;
             if (p->n == SIM_MAX_PDO_ENTRY)
-                return fail(err, errlen, -EINVAL, e, "PDO 0x%04X has more than %d entries",
+                return esi_fail(err, errlen, -EINVAL, e, "PDO 0x%04X has more than %d entries",
                             p->index, SIM_MAX_PDO_ENTRY);
             int rc = parse_entry(e, &p->e[p->n++], err, errlen);
             if (rc)
@@ -236,16 +187,16 @@ static int parse_pdos(const xmlNode *dev, const char *tag, struct sim_pdo *pdo, 
 
 static void parse_mailbox(const xmlNode *dev, struct sim_device_desc *d)
 {
-    const xmlNode *m = child(dev, "Mailbox");
+    const xmlNode *m = esi_child(dev, "Mailbox");
     if (!m)
         return;
     static const struct { const char *tag; uint8_t bit; } p[] = {
         { "AoE", MBX_PROTO_AOE }, { "EoE", MBX_PROTO_EOE }, { "CoE", MBX_PROTO_COE },
         { "FoE", MBX_PROTO_FOE }, { "SoE", MBX_PROTO_SOE }, { "VoE", MBX_PROTO_VOE } };
     for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
-        if (child(m, p[i].tag))
+        if (esi_child(m, p[i].tag))
             d->mbx_protocols |= p[i].bit;
-    const xmlNode *coe = child(m, "CoE");
+    const xmlNode *coe = esi_child(m, "CoE");
     if (!coe)
         return;
     d->coe_details = 0x01 | (attr_bool(coe, "SdoInfo") ? 0x02 : 0) |
@@ -257,19 +208,19 @@ static void parse_mailbox(const xmlNode *dev, struct sim_device_desc *d)
  * free run) cannot run without DC: it is dc_required. */
 static int parse_dc(const xmlNode *dev, struct sim_device_desc *d, char *err, size_t errlen)
 {
-    const xmlNode *dc = child(dev, "Dc");
+    const xmlNode *dc = esi_child(dev, "Dc");
     bool free_run = false;
     for (xmlNode *c = dc ? dc->children : NULL; c; c = c->next) {
-        if (!named(c, "OpMode") || d->n_dc_opmode == 4)
+        if (!esi_is(c, "OpMode") || d->n_dc_opmode == 4)
             continue;
         struct sim_dc_opmode *m = &d->dc_opmode[d->n_dc_opmode++];
         int ok1, ok2, ok3;
-        text(child(c, "Name"), m->name, sizeof m->name);
+        esi_text(esi_child(c, "Name"), m->name, sizeof m->name);
         m->assign_activate = (uint16_t)child_num(c, "AssignActivate", 0, &ok1);
         m->cycle0 = (uint32_t)child_num(c, "CycleTimeSync0", 0, &ok2);
         m->shift0 = (uint32_t)child_num(c, "ShiftTimeSync0", 0, &ok3);
         if (!ok1 || !ok2 || !ok3)
-            return fail(err, errlen, -EINVAL, c, "<OpMode> values must be numbers");
+            return esi_fail(err, errlen, -EINVAL, c, "<OpMode> values must be numbers");
         free_run |= !(m->assign_activate & 0x0300);
     }
     d->dc_required = d->n_dc_opmode && !free_run;
@@ -280,8 +231,8 @@ static int parse_dc(const xmlNode *dev, struct sim_device_desc *d, char *err, si
 static void behaviour(const xmlNode *dev, struct sim_device_desc *d, const struct sim_od *od)
 {
     char b[sizeof d->behaviour];
-    const xmlNode *vs = child(dev, "VendorSpecific");
-    text(child(vs, "TaktBehaviour"), b, sizeof b);
+    const xmlNode *vs = esi_child(dev, "VendorSpecific");
+    esi_text(esi_child(vs, "TaktBehaviour"), b, sizeof b);
     if (*b) {
         snprintf(d->behaviour, sizeof d->behaviour, "%s", b);
         return;
@@ -313,16 +264,16 @@ static int parse_device(const xmlNode *dev, uint32_t vendor, struct sim_esi_devi
                         char *err, size_t errlen)
 {
     struct sim_device_desc *d = &out->desc;
-    const xmlNode *type = child(dev, "Type");
+    const xmlNode *type = esi_child(dev, "Type");
     int ok1, ok2;
     d->vendor = vendor;
     d->product = (uint32_t)attr_num(type, "ProductCode", 0, &ok1);
     d->revision = (uint32_t)attr_num(type, "RevisionNo", 0, &ok2);
     if (!ok1 || !ok2)
-        return fail(err, errlen, -EINVAL, type, "<Type> ProductCode/RevisionNo must be numbers");
-    text(type, d->type, sizeof d->type);
+        return esi_fail(err, errlen, -EINVAL, type, "<Type> ProductCode/RevisionNo must be numbers");
+    esi_text(type, d->type, sizeof d->type);
     name_of(dev, d->name, sizeof d->name);
-    text(child(dev, "GroupType"), d->group, sizeof d->group);
+    esi_text(esi_child(dev, "GroupType"), d->group, sizeof d->group);
     d->esc_type = 0x11;           /* ET1100-like register set */
     d->n_fmmu_hw = 8;
     d->n_sm_hw = 8;
@@ -339,7 +290,7 @@ static int parse_device(const xmlNode *dev, uint32_t vendor, struct sim_esi_devi
         return rc;
     parse_fmmu(dev, d);
     parse_mailbox(dev, d);
-    const xmlNode *dict = child(child(dev, "Profile"), "Dictionary");
+    const xmlNode *dict = esi_child(esi_child(dev, "Profile"), "Dictionary");
     if (dict && (rc = sim_esi_dictionary((xmlNode *)dict, &out->dict, err, errlen)))
         return rc;
     behaviour(dev, d, &out->dict);
@@ -350,10 +301,10 @@ static bool selected(const xmlNode *dev, const struct sim_esi_select *sel)
 {
     char b[64];
     int ok;
-    const xmlNode *type = child(dev, "Type");
+    const xmlNode *type = esi_child(dev, "Type");
     if (!type)
         return false;
-    if (sel && sel->type && strcmp(text(type, b, sizeof b), sel->type))
+    if (sel && sel->type && strcmp(esi_text(type, b, sizeof b), sel->type))
         return false;
     if (sel && sel->revision && (uint32_t)attr_num(type, "RevisionNo", 0, &ok) != sel->revision)
         return false;
@@ -366,34 +317,34 @@ int sim_esi_parse(const char *xml, size_t len, const struct sim_esi_select *sel,
     memset(out, 0, sizeof *out);
     od_init(&out->dict);
     if (len > ESI_MAX_BYTES || len > (size_t)INT32_MAX)
-        return fail(err, errlen, -EINVAL, NULL, "ESI file too large (%zu bytes)", len);
+        return esi_fail(err, errlen, -EINVAL, NULL, "ESI file too large (%zu bytes)", len);
     xmlDoc *doc = xmlReadMemory(xml, (int)len, NULL, NULL,
                                 XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
     if (!doc) {
         const xmlError *e = xmlGetLastError();
-        return fail(err, errlen, -TAKT_EXML, NULL, "not well-formed XML%s%s (line %d)",
+        return esi_fail(err, errlen, -TAKT_EXML, NULL, "not well-formed XML%s%s (line %d)",
                     e && e->message ? ": " : "", e && e->message ? e->message : "", e ? e->line : 0);
     }
     int rc = 0;
     xmlNode *root = xmlDocGetRootElement(doc);
-    if (!named(root, "EtherCATInfo")) {
-        rc = fail(err, errlen, -TAKT_EXML, root, "root element is <%s>, expected <EtherCATInfo>",
+    if (!esi_is(root, "EtherCATInfo")) {
+        rc = esi_fail(err, errlen, -TAKT_EXML, root, "root element is <%s>, expected <EtherCATInfo>",
                   root ? (const char *)root->name : "(none)");
         goto out;
     }
     int ok;
-    uint32_t vendor = (uint32_t)child_num(child(root, "Vendor"), "Id", 0, &ok);
+    uint32_t vendor = (uint32_t)child_num(esi_child(root, "Vendor"), "Id", 0, &ok);
     if (!ok) {
-        rc = fail(err, errlen, -EINVAL, child(root, "Vendor"), "<Vendor><Id> is not a number");
+        rc = esi_fail(err, errlen, -EINVAL, esi_child(root, "Vendor"), "<Vendor><Id> is not a number");
         goto out;
     }
-    const xmlNode *devs = child(child(root, "Descriptions"), "Devices");
+    const xmlNode *devs = esi_child(esi_child(root, "Descriptions"), "Devices");
     for (xmlNode *d = devs ? devs->children : NULL; d; d = d->next)
-        if (named(d, "Device") && selected(d, sel)) {
+        if (esi_is(d, "Device") && selected(d, sel)) {
             rc = parse_device(d, vendor, out, err, errlen);
             goto out;
         }
-    rc = fail(err, errlen, -ENOENT, NULL, "no <Device> with Type %s%s%s in the file",
+    rc = esi_fail(err, errlen, -ENOENT, NULL, "no <Device> with Type %s%s%s in the file",
               sel && sel->type ? sel->type : "(any)", sel && sel->revision ? " and that revision" : "", "");
 out:
     xmlFreeDoc(doc);
@@ -408,7 +359,7 @@ int sim_esi_load(const char *path, const struct sim_esi_select *sel, struct sim_
     FILE *f = fopen(path, "rb");
     memset(out, 0, sizeof *out);
     if (!f)
-        return fail(err, errlen, -errno, NULL, "cannot open ESI file %s: %s", path, strerror(errno));
+        return esi_fail(err, errlen, -errno, NULL, "cannot open ESI file %s: %s", path, strerror(errno));
     char *buf = NULL;
     size_t len = 0, cap = 0;
     for (;;) {
@@ -417,7 +368,7 @@ int sim_esi_load(const char *path, const struct sim_esi_select *sel, struct sim_
             if (cap > ESI_MAX_BYTES) {
                 free(buf);
                 fclose(f);
-                return fail(err, errlen, -EINVAL, NULL, "ESI file %s larger than %u bytes", path, ESI_MAX_BYTES);
+                return esi_fail(err, errlen, -EINVAL, NULL, "ESI file %s larger than %u bytes", path, ESI_MAX_BYTES);
             }
             char *p = realloc(buf, cap);
             if (!p) {

@@ -1,78 +1,32 @@
 /* ESI Profile/Dictionary (ETG.2000 DictionaryType) into an object dictionary:
  * DataTypes with SubItems and ArrayInfo, Objects with defaults, access and PDO mapping. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <libxml/tree.h>
 #include "sim/esi.h"
+#include "sim/esi_xml.h"
 
 #define DICT_MAX_OBJECTS 2048
-
-static bool named(const xmlNode *n, const char *name)
-{
-    return n && n->type == XML_ELEMENT_NODE && !strcmp((const char *)n->name, name);
-}
-
-static xmlNode *child(const xmlNode *n, const char *name)
-{
-    for (xmlNode *c = n ? n->children : NULL; c; c = c->next)
-        if (named(c, name))
-            return c;
-    return NULL;
-}
-
-static const char *text(const xmlNode *n, char *buf, size_t len)
-{
-    buf[0] = 0;
-    xmlChar *c = n ? xmlNodeGetContent(n) : NULL;
-    if (!c)
-        return buf;
-    const char *s = (const char *)c;
-    while (*s == ' ' || *s == '\n' || *s == '\r' || *s == '\t')
-        s++;
-    snprintf(buf, len, "%s", s);
-    size_t l = strlen(buf);
-    while (l && (buf[l - 1] == ' ' || buf[l - 1] == '\n' || buf[l - 1] == '\r' || buf[l - 1] == '\t'))
-        buf[--l] = 0;
-    xmlFree(c);
-    return buf;
-}
 
 static long long num(const xmlNode *n, const char *name, long long dflt, int *ok)
 {
     char b[64];
-    const xmlNode *c = child(n, name);
+    const xmlNode *c = esi_child(n, name);
     if (!c) {
         *ok = 1;
         return dflt;
     }
-    return sim_esi_number(text(c, b, sizeof b), ok);
-}
-
-static int fail(char *err, size_t n, const xmlNode *at, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static int fail(char *err, size_t n, const xmlNode *at, const char *fmt, ...)
-{
-    if (err && n) {
-        va_list ap;
-        int k = snprintf(err, n, "line %ld: ", at ? (long)xmlGetLineNo(at) : 0L);
-        if (k < 0 || (size_t)k >= n)
-            k = 0;
-        va_start(ap, fmt);
-        vsnprintf(err + k, n - (size_t)k, fmt, ap);
-        va_end(ap);
-    }
-    return -EINVAL;
+    return sim_esi_number(esi_text(c, b, sizeof b), ok);
 }
 
 static const xmlNode *find_type(const xmlNode *types, const char *name)
 {
     char b[96];
     for (xmlNode *t = types ? types->children : NULL; t; t = t->next)
-        if (named(t, "DataType") && !strcmp(text(child(t, "Name"), b, sizeof b), name))
+        if (esi_is(t, "DataType") && !strcmp(esi_text(esi_child(t, "Name"), b, sizeof b), name))
             return t;
     return NULL;
 }
@@ -81,10 +35,10 @@ static const xmlNode *find_type(const xmlNode *types, const char *name)
 static uint16_t access_of(const xmlNode *flags, uint16_t dflt)
 {
     char b[32], r[48];
-    const xmlNode *a = child(flags, "Access");
+    const xmlNode *a = esi_child(flags, "Access");
     if (!a)
         return dflt;
-    text(a, b, sizeof b);
+    esi_text(a, b, sizeof b);
     uint16_t acc = 0;
     if (!strcasecmp(b, "ro") || !strcasecmp(b, "rw"))
         acc |= OD_R_ALL;
@@ -100,7 +54,7 @@ static uint16_t access_of(const xmlNode *flags, uint16_t dflt)
             acc |= strstr(r, "_OP") || !strcmp(r, "OP") ? OD_W_OP : 0;
         }
     }
-    text(child(flags, "PdoMapping"), b, sizeof b);
+    esi_text(esi_child(flags, "PdoMapping"), b, sizeof b);
     if (strchr(b, 'R') || strchr(b, 'r'))
         acc |= OD_RXPDO;
     if (strchr(b, 'T') || strchr(b, 't'))
@@ -115,20 +69,20 @@ static void set_default(struct od_entry *e, const xmlNode *info)
     char b[512];
     int ok;
     const xmlNode *c;
-    if ((c = child(info, "DefaultData"))) {
-        text(c, b, sizeof b);
+    if ((c = esi_child(info, "DefaultData"))) {
+        esi_text(c, b, sizeof b);
         size_t n = strlen(b) / 2, max = od_bytes(e);
         for (size_t i = 0; i < n && i < max; i++) {
             unsigned v;
             if (sscanf(b + 2 * i, "%2x", &v) == 1)
                 e->val[i] = (uint8_t)v;
         }
-    } else if ((c = child(info, "DefaultValue"))) {
-        long long v = sim_esi_number(text(c, b, sizeof b), &ok);
+    } else if ((c = esi_child(info, "DefaultValue"))) {
+        long long v = sim_esi_number(esi_text(c, b, sizeof b), &ok);
         if (ok)
             od_set(e, (uint64_t)v);
-    } else if ((c = child(info, "DefaultString"))) {
-        text(c, b, sizeof b);
+    } else if ((c = esi_child(info, "DefaultString"))) {
+        esi_text(c, b, sizeof b);
         size_t n = strlen(b);
         memcpy(e->val, b, n < od_bytes(e) ? n : od_bytes(e));
     }
@@ -144,28 +98,28 @@ static int add_subitem(struct od_object *o, const xmlNode *types, const xmlNode 
     long long bits = num(si, "BitSize", 0, &ok2);
     long long off = num(si, "BitOffs", 0, &ok3);
     if (!ok1 || !ok2 || !ok3 || sub < 0 || sub > 255 || bits < 0 || bits > 8 * 4096 || off < 0 || off > 65535)
-        return fail(err, errlen, si, "SubItem of object 0x%04X: SubIdx/BitSize/BitOffs invalid", o->index);
-    text(child(si, "Type"), tname, sizeof tname);
-    text(child(si, "Name"), ename, sizeof ename);
-    uint16_t acc = access_of(child(si, "Flags"), OD_RO);
+        return esi_fail(err, errlen, -EINVAL, si, "SubItem of object 0x%04X: SubIdx/BitSize/BitOffs invalid", o->index);
+    esi_text(esi_child(si, "Type"), tname, sizeof tname);
+    esi_text(esi_child(si, "Name"), ename, sizeof ename);
+    uint16_t acc = access_of(esi_child(si, "Flags"), OD_RO);
     uint16_t tb, dt = od_type_from_name(tname, &tb);
     const xmlNode *arr = dt ? NULL : find_type(types, tname);
-    if (arr && child(arr, "ArrayInfo")) {
+    if (arr && esi_child(arr, "ArrayInfo")) {
         char bt[96];
         int ok4, ok5;
-        long long elems = num(child(arr, "ArrayInfo"), "Elements", 0, &ok4);
-        long long lb = num(child(arr, "ArrayInfo"), "LBound", 1, &ok5);
-        uint16_t ebits, et = od_type_from_name(text(child(arr, "BaseType"), bt, sizeof bt), &ebits);
+        long long elems = num(esi_child(arr, "ArrayInfo"), "Elements", 0, &ok4);
+        long long lb = num(esi_child(arr, "ArrayInfo"), "LBound", 1, &ok5);
+        uint16_t ebits, et = od_type_from_name(esi_text(esi_child(arr, "BaseType"), bt, sizeof bt), &ebits);
         if (!ok4 || !ok5 || elems < 1 || elems > 255 || !et || !ebits)
-            return fail(err, errlen, arr, "array type %s: expected ArrayInfo/Elements 1..255 "
+            return esi_fail(err, errlen, -EINVAL, arr, "array type %s: expected ArrayInfo/Elements 1..255 "
                         "and a base type", tname);
-        unsigned first = child(si, "SubIdx") ? (unsigned)sub : (unsigned)(lb > 0 ? lb : *next_sub);
+        unsigned first = esi_child(si, "SubIdx") ? (unsigned)sub : (unsigned)(lb > 0 ? lb : *next_sub);
         for (long long k = 0; k < elems && first + k <= 255; k++) {
             char n[24];
             snprintf(n, sizeof n, "SubIndex %03u", (unsigned)(first + k));
             struct od_entry *e = od_add_entry(o, (uint8_t)(first + k), et, ebits, acc, n);
             if (!e)
-                return fail(err, errlen, si, "object 0x%04X: duplicate subindex %u", o->index,
+                return esi_fail(err, errlen, -EINVAL, si, "object 0x%04X: duplicate subindex %u", o->index,
                             (unsigned)(first + k));
             e->bitoff = (uint16_t)(off + k * ebits);
         }
@@ -178,7 +132,7 @@ static int add_subitem(struct od_object *o, const xmlNode *types, const xmlNode 
     }
     struct od_entry *e = od_add_entry(o, (uint8_t)sub, dt, (uint16_t)(bits ? bits : tb), acc, ename);
     if (!e)
-        return fail(err, errlen, si, "object 0x%04X: duplicate subindex %lld", o->index, sub);
+        return esi_fail(err, errlen, -EINVAL, si, "object 0x%04X: duplicate subindex %lld", o->index, sub);
     e->bitoff = (uint16_t)off;
     *next_sub = (unsigned)sub + 1;
     return 0;
@@ -190,9 +144,9 @@ static void object_defaults(struct od_object *o, const xmlNode *info)
     char n[OD_NAME];
     unsigned pos = 0;
     for (xmlNode *si = info ? info->children : NULL; si; si = si->next) {
-        if (!named(si, "SubItem"))
+        if (!esi_is(si, "SubItem"))
             continue;
-        text(child(si, "Name"), n, sizeof n);
+        esi_text(esi_child(si, "Name"), n, sizeof n);
         struct od_entry *e = NULL;
         for (unsigned i = 0; i < o->n && !e; i++)
             if (!strcmp(o->e[i].name, n))
@@ -200,7 +154,7 @@ static void object_defaults(struct od_object *o, const xmlNode *info)
         if (!e && pos < o->n)
             e = &o->e[pos];
         if (e)
-            set_default(e, child(si, "Info"));
+            set_default(e, esi_child(si, "Info"));
         pos++;
     }
 }
@@ -213,12 +167,12 @@ static int parse_object(const xmlNode *ob, const xmlNode *types, struct sim_od *
     long long index = num(ob, "Index", -1, &ok1);
     long long bits = num(ob, "BitSize", 0, &ok2);
     if (!ok1 || !ok2 || index < 0 || index > 0xFFFF || bits < 0 || bits > 8 * 4096)
-        return fail(err, errlen, ob, "<Object> needs Index 0..0xFFFF and a BitSize");
-    text(child(ob, "Name"), name, sizeof name);
-    text(child(ob, "Type"), tname, sizeof tname);
+        return esi_fail(err, errlen, -EINVAL, ob, "<Object> needs Index 0..0xFFFF and a BitSize");
+    esi_text(esi_child(ob, "Name"), name, sizeof name);
+    esi_text(esi_child(ob, "Type"), tname, sizeof tname);
     uint16_t tb, dt = od_type_from_name(tname, &tb);
     const xmlNode *t = dt ? NULL : find_type(types, tname);
-    uint16_t acc = access_of(child(ob, "Flags"), OD_RO);
+    uint16_t acc = access_of(esi_child(ob, "Flags"), OD_RO);
     if (dt || !t) {
         if (!dt) {
             dt = 0x000A;
@@ -227,29 +181,29 @@ static int parse_object(const xmlNode *ob, const xmlNode *types, struct sim_od *
         struct od_object *o = od_add_object(od, (uint16_t)index, OD_VAR, dt, name);
         struct od_entry *e = o ? od_add_entry(o, 0, dt, (uint16_t)(bits ? bits : tb), acc, name) : NULL;
         if (!e)
-            return fail(err, errlen, ob, "object 0x%04llX defined twice", index);
-        set_default(e, child(ob, "Info"));
+            return esi_fail(err, errlen, -EINVAL, ob, "object 0x%04llX defined twice", index);
+        set_default(e, esi_child(ob, "Info"));
         return 0;
     }
     bool array = false;
     for (xmlNode *si = t->children; si; si = si->next) {
         char st[96];
-        const xmlNode *at = named(si, "SubItem") ? find_type(types, text(child(si, "Type"), st, sizeof st)) : NULL;
-        array |= at && child(at, "ArrayInfo");
+        const xmlNode *at = esi_is(si, "SubItem") ? find_type(types, esi_text(esi_child(si, "Type"), st, sizeof st)) : NULL;
+        array |= at && esi_child(at, "ArrayInfo");
     }
     struct od_object *o = od_add_object(od, (uint16_t)index, array ? OD_ARRAY : OD_RECORD, 0, name);
     if (!o)
-        return fail(err, errlen, ob, "object 0x%04llX defined twice", index);
+        return esi_fail(err, errlen, -EINVAL, ob, "object 0x%04llX defined twice", index);
     unsigned next = 0;
     for (xmlNode *si = t->children; si; si = si->next)
-        if (named(si, "SubItem")) {
+        if (esi_is(si, "SubItem")) {
             int rc = add_subitem(o, types, si, &next, err, errlen);
             if (rc)
                 return rc;
         }
     if (array && o->n > 1)
         o->dtype = o->e[1].dtype;
-    object_defaults(o, child(ob, "Info"));
+    object_defaults(o, esi_child(ob, "Info"));
     struct od_entry *s0 = od_entry(o, 0);
     if (s0 && !od_get(s0) && o->n > 1)
         od_set(s0, o->e[o->n - 1].sub);   /* no default: highest subindex */
@@ -258,13 +212,13 @@ static int parse_object(const xmlNode *ob, const xmlNode *types, struct sim_od *
 
 int sim_esi_dictionary(xmlNode *dict, struct sim_od *od, char *err, size_t errlen)
 {
-    const xmlNode *types = child(dict, "DataTypes"), *objs = child(dict, "Objects");
+    const xmlNode *types = esi_child(dict, "DataTypes"), *objs = esi_child(dict, "Objects");
     unsigned n = 0;
     for (xmlNode *ob = objs ? objs->children : NULL; ob; ob = ob->next) {
-        if (!named(ob, "Object"))
+        if (!esi_is(ob, "Object"))
             continue;
         if (++n > DICT_MAX_OBJECTS)
-            return fail(err, errlen, ob, "more than %d objects", DICT_MAX_OBJECTS);
+            return esi_fail(err, errlen, -EINVAL, ob, "more than %d objects", DICT_MAX_OBJECTS);
         int rc = parse_object(ob, types, od, err, errlen);
         if (rc)
             return rc;
