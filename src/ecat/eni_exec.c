@@ -318,7 +318,7 @@ bool ecat_eni_reached(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now
 {
     (void)m;
     (void)now;
-    if (!s->er || s->er->phase != EP_AL)
+    if (!s->er || s->er->phase != EP_AL || s->er->nxt != s->f.requested)
         return false;
     enter(s, s->er, EP_POST);
     return true;

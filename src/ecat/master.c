@@ -361,6 +361,7 @@ static bool scan_done(struct ecat_master *m, void *ctx)
 
 int ecat_master_scan(struct ecat_master *m, takt_ns_t timeout_ns)
 {
+    ecat_master_drop_eni(m);        /* a new bus: configure from the ENI again */
     ecat_scan_start(m, takt_now());
     int rc = ecat_master_drive(m, scan_done, NULL, timeout_ns);
     if (rc == -ETIMEDOUT && !m->last_err)

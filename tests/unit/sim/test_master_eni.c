@@ -223,6 +223,9 @@ static void check_cyclic(struct erig *r)
     assert_int_equal(st.state, AL_OP);
 }
 
+static int bring_up(const char *sim_eni, const char *eni, char *msg, size_t len);
+static unsigned line_of(const char *eni, unsigned pos, uint16_t ado, const char *comment);
+
 /* known: a failure the simulator, not the master, is responsible for (skip, saying why) */
 static void run_fixture(const char *name, const char *known, const char *why)
 {
@@ -262,6 +265,181 @@ static void test_rocos(void **state)
                 "the simulator describes at most 16 PDOs per direction (SIM_MAX_PDO) and the Elmo "
                 "drives list 31 RxPDOs / 35 TxPDOs; the assigned 0x161C is the 26th, so the "
                 "simulated object dictionary lacks it and aborts the ENI's download of 0x1C12:05");
+}
+
+/* A small ENI of its own (no fixture needed): one output slave the simulator describes
+ * from the ENI, its byte at BitStart 8 (not where takt would pack it), an LWR at the
+ * ENI's logical address 0x00010000 and the AL status BRD. %s: what the read-back of
+ * the SM2 set-up (0x0810) must show; %u: the SAFEOP check's timeout. */
+static const char small_eni[] =
+"<?xml version=\"1.0\"?>\n"
+"<EtherCATConfig><Config>\n"
+"<Master><Info><Name>t</Name><Destination>ffffffffffff</Destination><Source>020000000001</Source>"
+"<EtherType>a488</EtherType></Info>\n"
+"<InitCmds>\n"
+"<InitCmd><Transition>IP</Transition><BeforeSlave>true</BeforeSlave><Comment>clear fmmu</Comment>"
+"<Cmd>8</Cmd><Adp>0</Adp><Ado>1536</Ado><DataLength>32</DataLength></InitCmd>\n"
+"</InitCmds></Master>\n"
+"<Slave><Info><Name>Out (X1)</Name><PhysAddr>1001</PhysAddr><AutoIncAddr>0</AutoIncAddr>"
+"<VendorId>2457</VendorId><ProductCode>1</ProductCode><RevisionNo>1</RevisionNo></Info>\n"
+"<ProcessData><Send><BitStart>8</BitStart><BitLength>8</BitLength></Send>\n"
+"<Sm2><Type>Outputs</Type><DefaultSize>1</DefaultSize><StartAddress>4096</StartAddress>"
+"<ControlByte>100</ControlByte><Enable>1</Enable><Pdo>5632</Pdo></Sm2>\n"
+"<RxPdo Fixed=\"1\" Sm=\"2\"><Index>#x1600</Index><Name>Out</Name><Entry><Index>#x7000</Index>"
+"<SubIndex>1</SubIndex><BitLen>8</BitLen><Name>Value</Name><DataType>USINT</DataType></Entry></RxPdo>\n"
+"</ProcessData>\n"
+"<InitCmds>\n"
+"<InitCmd><Transition>IP</Transition><Comment>set physical address</Comment><Cmd>2</Cmd><Adp>0</Adp>"
+"<Ado>16</Ado><Data>e903</Data><Cnt>1</Cnt><Retries>3</Retries></InitCmd>\n"
+"<InitCmd><Transition>IP</Transition><Comment>request PREOP</Comment><Cmd>5</Cmd><Adp>1001</Adp>"
+"<Ado>288</Ado><Data>0200</Data><Cnt>1</Cnt><Timeout>3000</Timeout></InitCmd>\n"
+"<InitCmd><Transition>IP</Transition><Comment>check PREOP</Comment><Cmd>4</Cmd><Adp>1001</Adp>"
+"<Ado>304</Ado><Data>0000</Data><Cnt>1</Cnt><Validate><Data>0200</Data><DataMask>1f00</DataMask>"
+"<Timeout>3000</Timeout></Validate></InitCmd>\n"
+"<InitCmd><Transition>PS</Transition><Comment>set sm 2 (outputs)</Comment><Cmd>5</Cmd><Adp>1001</Adp>"
+"<Ado>2064</Ado><Data>0010010064000100</Data><Cnt>1</Cnt><Retries>3</Retries></InitCmd>\n"
+"<InitCmd><Transition>PS</Transition><Comment>check sm 2</Comment><Cmd>4</Cmd><Adp>1001</Adp>"
+"<Ado>2064</Ado><Data>0000000000000000</Data><Cnt>1</Cnt><Validate><Data>%s</Data>"
+"<DataMask>ffffffffff00ff00</DataMask><Timeout>200</Timeout></Validate></InitCmd>\n"
+"<InitCmd><Transition>PS</Transition><Comment>set fmmu 0 (outputs)</Comment><Cmd>5</Cmd><Adp>1001</Adp>"
+"<Ado>1536</Ado><Data>0100010001000007001000020100000000</Data><Cnt>1</Cnt></InitCmd>\n"
+"<InitCmd><Transition>PS</Transition><Comment>request SAFEOP</Comment><Cmd>5</Cmd><Adp>1001</Adp>"
+"<Ado>288</Ado><Data>0400</Data><Cnt>1</Cnt></InitCmd>\n"
+"<InitCmd><Transition>PS</Transition><Comment>check SAFEOP</Comment><Cmd>4</Cmd><Adp>1001</Adp>"
+"<Ado>304</Ado><Data>0000</Data><Cnt>1</Cnt><Validate><Data>0400</Data><DataMask>1f00</DataMask>"
+"<Timeout>%u</Timeout></Validate></InitCmd>\n"
+"<InitCmd><Transition>SO</Transition><Comment>request OP</Comment><Cmd>5</Cmd><Adp>1001</Adp>"
+"<Ado>288</Ado><Data>0800</Data><Cnt>1</Cnt></InitCmd>\n"
+"<InitCmd><Transition>SO</Transition><Comment>check OP</Comment><Cmd>4</Cmd><Adp>1001</Adp>"
+"<Ado>304</Ado><Data>0000</Data><Cnt>1</Cnt><Validate><Data>0800</Data><DataMask>1f00</DataMask>"
+"<Timeout>3000</Timeout></Validate></InitCmd>\n"
+"</InitCmds></Slave>\n"
+"<Cyclic><CycleTime>1000</CycleTime><Frame>\n"
+"<Cmd><State>SAFEOP</State><State>OP</State><Comment>outputs</Comment><Cmd>11</Cmd><Addr>65536</Addr>"
+"<DataLength>2</DataLength><Cnt>1</Cnt><InputOffs>0</InputOffs><OutputOffs>0</OutputOffs></Cmd>\n"
+"<Cmd><State>PREOP</State><State>SAFEOP</State><State>OP</State><Cmd>7</Cmd><Adp>0</Adp><Ado>304</Ado>"
+"<DataLength>2</DataLength><Cnt>1</Cnt><InputOffs>2</InputOffs><OutputOffs>2</OutputOffs></Cmd>\n"
+"</Frame></Cyclic>\n"
+"<ProcessImage><Inputs><ByteSize>4</ByteSize></Inputs><Outputs><ByteSize>4</ByteSize><Variable>"
+"<Name>Out (X1).Out.Value</Name><DataType>USINT</DataType><BitSize>8</BitSize><BitOffs>8</BitOffs>"
+"</Variable></Outputs></ProcessImage>\n"
+"</Config></EtherCATConfig>\n";
+
+static void write_small(char *path, size_t len, const char *sm_check, unsigned safeop_ms)
+{
+    snprintf(path, len, "/tmp/takt_eni_XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fprintf(f, small_eni, sm_check, safeop_ms);
+    fclose(f);
+}
+
+static void test_small_eni(void **state)
+{
+    (void)state;
+    char path[64];
+    write_small(path, sizeof path, "0010010064000100", 3000);
+    struct erig *r = erig_new(path, path);
+    r->recording = true;
+    assert_int_equal(ecat_master_configure_eni(r->m, path), 0);
+    int rc = ecat_master_set_state(r->m, AL_OP, 10 * TAKT_NS_PER_S);
+    if (rc) {
+        printf("%s\n", ecat_master_error(r->m));
+        events(r->m);
+    }
+    assert_int_equal(rc, 0);
+    check_order(r, ECAT_TR_IP, AL_PREOP);
+    check_order(r, ECAT_TR_PS, AL_SAFEOP);
+    /* the master's broadcast came first, then the slave's own commands */
+    unsigned bwr = r->n_log, apwr = r->n_log;
+    for (unsigned i = 0; i < r->n_log; i++) {
+        if (r->log[i].cmd == ECAT_BWR && r->log[i].ado == 0x0600 && bwr == r->n_log)
+            bwr = i;
+        if (r->log[i].cmd == ECAT_APWR && r->log[i].ado == 0x0010 && apwr == r->n_log)
+            apwr = i;
+    }
+    assert_true(bwr < apwr && apwr < r->n_log);
+    check_image(r);
+    struct ecat_pd_entry e;
+    assert_int_equal(ecat_pd_find(r->m, 0, "Value", 0, 0, &e), 0);
+    assert_int_equal(e.byte_offset, 1);      /* BitStart 8, not takt's byte 0 */
+    ecat_pd_write(r->m, &e, 0x5A);
+    check_cyclic(r);
+    uint8_t b = 0;
+    assert_int_equal(takt_sim_peek(r->sim, 0, 0x1000, &b, 1), 0);
+    assert_int_equal(b, 0x5A);                /* through the ENI's FMMU and LWR */
+    erig_free(r);
+    unlink(path);
+}
+
+/* A validate that never matches fails the slave in its own 200 ms, naming the line. */
+static void test_small_validate(void **state)
+{
+    (void)state;
+    char path[64], msg[300], want[32];
+    write_small(path, sizeof path, "0010020064000100", 3000);   /* length 2: never */
+    takt_ns_t t0 = takt_now();
+    assert_int_not_equal(bring_up(path, path, msg, sizeof msg), 0);
+    assert_true(takt_now() - t0 < 3 * TAKT_NS_PER_S);
+    snprintf(want, sizeof want, "line %u:", line_of(path, 0, 0x0810, "check sm 2"));
+    assert_non_null(strstr(msg, want));
+    assert_non_null(strstr(msg, "slave 0 (Out (X1)), transition PS, command 'check sm 2' (FPRD 0x0810)"));
+    assert_non_null(strstr(msg, "expected 0010020064000100 mask FFFFFFFFFF00FF00, found 001001006400"));
+    unlink(path);
+}
+
+/* A cable cut after slave 2 and its heal: the slaves behind it are reported lost, come
+ * back through the ENI's own INIT -> OP commands (no master broadcasts: the others keep
+ * running) and the cyclic frames are judged again without a WKC error. */
+static void test_recovery(void **state)
+{
+    (void)state;
+    char path[512];
+    if (!fixture("mega_master_eni.xml", path, sizeof path))
+        skip();
+    struct erig *r = erig_new(path, path);
+    assert_int_equal(ecat_master_configure_eni(r->m, path), 0);
+    assert_int_equal(ecat_master_set_state(r->m, AL_OP, 20 * TAKT_NS_PER_S), 0);
+    struct ecat_master_stats st;
+    for (unsigned i = 0; i < 20; i++)
+        assert_int_equal(ecat_master_cycle(r->m, takt_now()), 0);
+    assert_int_equal(takt_sim_break(r->sim, 2, takt_now()), 0);
+    for (unsigned i = 0; i < 20; i++) {
+        assert_int_equal(ecat_master_cycle(r->m, takt_now()), 0);
+        usleep(1000);
+    }
+    ecat_master_get_stats(r->m, &st);
+    assert_int_equal(st.slaves_present, 2);
+    assert_true(st.slaves_lost >= 1);
+    assert_int_equal(takt_sim_heal(r->sim, takt_now()), 0);
+    r->n_log = 0;
+    r->recording = true;
+    takt_ns_t end = takt_now() + 10 * TAKT_NS_PER_S;
+    do {
+        assert_int_equal(ecat_master_cycle(r->m, takt_now()), 0);
+        usleep(1000);
+        ecat_master_get_stats(r->m, &st);
+    } while ((st.state != AL_OP || st.slaves_present != 4 || st.slaves_returned < 1) && takt_now() < end);
+    if (st.state != AL_OP)
+        events(r->m);
+    assert_int_equal(st.state, AL_OP);
+    assert_int_equal(st.slaves_present, 4);
+    /* the returning slaves' IP commands went out again, the master's broadcasts did not */
+    unsigned from = 0, bwr = 0;
+    const struct ecat_eni_slave *es = &r->eni->slave[2];
+    for (unsigned k = 0; k < es->n_init; k++)
+        if (es->init[k].ado == 0x0010 && (es->init[k].transitions & ECAT_TR_BIT(ECAT_TR_IP)))
+            assert_true(seen(r, &es->init[k], &from));
+    for (unsigned i = 0; i < r->n_log; i++)
+        bwr += r->log[i].cmd == ECAT_BWR && r->log[i].ado == 0x0010;
+    assert_int_equal(bwr, 0);
+    uint64_t wkc0 = st.wkc_errors;
+    for (unsigned i = 0; i < 50; i++)
+        assert_int_equal(ecat_master_cycle(r->m, takt_now()), 0);
+    ecat_master_get_stats(r->m, &st);
+    assert_int_equal(st.wkc_errors, wkc0);
+    erig_free(r);
 }
 
 /* --- bad ENIs: a copy of the TwinCAT fixture with one thing changed ---------------- */
@@ -391,8 +569,11 @@ static void test_coe_upload_mismatch(void **state) { (void)state; coe_upload("03
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_small_eni),
+        cmocka_unit_test(test_small_validate),
         cmocka_unit_test(test_mega_master),
         cmocka_unit_test(test_rocos),
+        cmocka_unit_test(test_recovery),
         cmocka_unit_test(test_validate_never_matches),
         cmocka_unit_test(test_wrong_cnt),
         cmocka_unit_test(test_coe_upload_match),
