@@ -101,6 +101,55 @@ static int check_map(const struct plk_cfg_node *n, const struct plk_pdo_entry *m
     return 0;
 }
 
+/* The MN's own mapping for a node against the CN's (same frame, other end): every MN
+ * entry must meet a CN entry of the same bit offset and length, and both must cover
+ * the same payload bytes. Chained CNs are left out: their PReq part is in the PResMN. */
+static int check_mn_vs_cn(const struct plk_cfg_node *n, const struct plk_pdo_entry *mn,
+                          unsigned n_mn, uint16_t mn_obj, const struct plk_pdo_entry *cn,
+                          unsigned n_cn, uint16_t cn_obj, const char *frame,
+                          char *err, size_t errlen)
+{
+    unsigned mn_end = 0, cn_end = 0;
+    for (unsigned i = 0; i < n_mn; i++)
+        if (plk_pdo_entry_end(&mn[i]) > mn_end)
+            mn_end = plk_pdo_entry_end(&mn[i]);
+    for (unsigned i = 0; i < n_cn; i++)
+        if (plk_pdo_entry_end(&cn[i]) > cn_end)
+            cn_end = plk_pdo_entry_end(&cn[i]);
+    for (unsigned i = 0; i < n_mn; i++) {
+        bool found = false;
+        for (unsigned j = 0; j < n_cn && !found; j++)
+            found = cn[j].bit_offset == mn[i].bit_offset && cn[j].bit_len == mn[i].bit_len;
+        if (!found)
+            return fail(err, errlen, -EINVAL, "node %u: MN 0x%04X/%u maps %u bits at bit %u of "
+                        "its %s, the CN's 0x%04X has no entry there (MN %u bytes, CN %u bytes)",
+                        n->node_id, mn_obj, i + 1, mn[i].bit_len, mn[i].bit_offset, frame,
+                        cn_obj, mn_end, cn_end);
+    }
+    if (mn_end != cn_end)
+        return fail(err, errlen, -EINVAL, "node %u: MN 0x%04X covers %u bytes of its %s, the "
+                    "CN's 0x%04X %u bytes", n->node_id, mn_obj, mn_end, frame, cn_obj, cn_end);
+    return 0;
+}
+
+static int check_mn_map(const struct plk_cfg_node *n, char *err, size_t errlen)
+{
+    uint16_t rx_obj = (uint16_t)(PLK_OD_RPDO_MAP + n->mn_rx_chan);
+    uint16_t tx_obj = (uint16_t)(PLK_OD_TPDO_MAP + n->mn_tx_chan);
+    /* the MN receives the node's PRes, sends its PReq */
+    int rc = check_map(n, n->mn_rx_map, n->n_mn_rx, n->pres_payload, "PRes", rx_obj, err, errlen);
+    if (!rc)
+        rc = check_map(n, n->mn_tx_map, n->n_mn_tx, n->preq_payload, "PReq", tx_obj, err, errlen);
+    if (rc || !n->has_mapping)
+        return rc;
+    rc = check_mn_vs_cn(n, n->mn_rx_map, n->n_mn_rx, rx_obj, n->tx_map, n->n_tx,
+                        PLK_OD_TPDO_MAP, "PRes", err, errlen);
+    if (!rc && !n->chained)
+        rc = check_mn_vs_cn(n, n->mn_tx_map, n->n_mn_tx, tx_obj, n->rx_map, n->n_rx,
+                            PLK_OD_RPDO_MAP, "PReq", err, errlen);
+    return rc;
+}
+
 static int check_node(const struct plk_net_config *cfg, const struct plk_cfg_node *n,
                       char *err, size_t errlen)
 {
@@ -135,6 +184,8 @@ static int check_node(const struct plk_net_config *cfg, const struct plk_cfg_nod
     int rc = check_map(n, n->rx_map, n->n_rx, n->preq_payload, "PReq", PLK_OD_RPDO_MAP, err, errlen);
     if (!rc)
         rc = check_map(n, n->tx_map, n->n_tx, n->pres_payload, "PRes", PLK_OD_TPDO_MAP, err, errlen);
+    if (!rc && n->has_mn_map)
+        rc = check_mn_map(n, err, errlen);
     return rc;
 }
 

@@ -42,6 +42,15 @@ struct plk_cfg_node {
     struct plk_pdo_entry tx_map[PLK_CFG_MAX_MAP];  /* CN TPDO: CN objects -> PRes payload */
     uint8_t  n_tx;
     bool     has_mapping;       /* rx/tx maps configured (download them) */
+    /* The MN's own PDO objects for this node (CDC 0x1400+k/0x1600+k with 0x1400+k/1 =
+     * node: its PRes into the MN; 0x1800+k/0x1A00+k: the MN's PReq payload to it).
+     * Offsets are in the node's PRes / PReq payload; they size the MN's process image. */
+    struct plk_pdo_entry mn_rx_map[PLK_CFG_MAX_MAP];
+    uint8_t  n_mn_rx;
+    struct plk_pdo_entry mn_tx_map[PLK_CFG_MAX_MAP];
+    uint8_t  n_mn_tx;
+    bool     has_mn_map;
+    uint8_t  mn_rx_chan, mn_tx_chan;   /* k of the first channel (for messages) */
 };
 
 struct plk_net_config {

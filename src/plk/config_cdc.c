@@ -203,6 +203,50 @@ static int node_dcf(struct plk_net_config *cfg, uint8_t id, const struct plk_cdc
     return 0;
 }
 
+/* One MN PDO channel k: comm object (0x1400+k / 0x1800+k) sub 1 names the node, the
+ * mapping object's final sub 0 the count (CDC entries apply in order: the last wins). */
+static int mn_pdo_channel(struct plk_net_config *cfg, const struct plk_cdc *cdc, unsigned k,
+                          bool rx, char *err, size_t errlen)
+{
+    uint16_t comm = (uint16_t)((rx ? PLK_OD_RPDO_COMM : PLK_OD_TPDO_COMM) + k);
+    uint16_t map = (uint16_t)((rx ? PLK_OD_RPDO_MAP : PLK_OD_TPDO_MAP) + k);
+    struct plk_cdc_entry e;
+    uint64_t node, count, v;
+    if (plk_cdc_find(cdc, comm, 1, &e))
+        return 0;
+    int rc = num(&e, 0, 1, &node, "", err, errlen);
+    if (rc)
+        return rc;
+    /* node 0 in a TPDO channel is the PResMN (chaining); not an MN process image */
+    if (!PLK_IS_CN(node) || !cfg->node[node].present)
+        return 0;
+    struct plk_cfg_node *n = &cfg->node[node];
+    if (plk_cdc_find(cdc, map, 0, &e))
+        return 0;
+    if ((rc = num(&e, 0, 1, &count, "", err, errlen)))
+        return rc;
+    struct plk_pdo_entry *m = rx ? n->mn_rx_map : n->mn_tx_map;
+    uint8_t *nm = rx ? &n->n_mn_rx : &n->n_mn_tx;
+    if (*nm == 0)
+        *(rx ? &n->mn_rx_chan : &n->mn_tx_chan) = (uint8_t)k;
+    for (unsigned sub = 1; sub <= count; sub++) {
+        if (plk_cdc_find(cdc, map, (uint8_t)sub, &e))
+            return fail(err, errlen, -EINVAL, "node %u: MN 0x%04X/0 = %llu, but 0x%04X/%u is "
+                        "missing", (unsigned)node, map, (unsigned long long)count, map, sub);
+        if ((rc = num(&e, 0, 8, &v, "", err, errlen)))
+            return rc;
+        struct plk_pdo_entry x = plk_pdo_entry_decode(v);
+        if (x.bit_len == 0)
+            continue;
+        if (*nm >= PLK_CFG_MAX_MAP)
+            return fail(err, errlen, -EINVAL, "node %u: MN 0x%04X: more than %d mapping "
+                        "entries for this node", (unsigned)node, map, PLK_CFG_MAX_MAP);
+        m[(*nm)++] = x;
+    }
+    n->has_mn_map = true;
+    return 0;
+}
+
 int plk_config_from_cdc(struct plk_net_config *cfg, const struct plk_cdc *cdc,
                         char *err, size_t errlen)
 {
@@ -236,6 +280,13 @@ int plk_config_from_cdc(struct plk_net_config *cfg, const struct plk_cdc *cdc,
         if (rc)
             return fail(err, errlen, rc, "node %u: %s", id, sub);
         if ((rc = node_dcf(cfg, (uint8_t)id, &dcf, err, errlen)))
+            return rc;
+    }
+    for (unsigned k = 0; k < 256; k++) {
+        int rc = mn_pdo_channel(cfg, cdc, k, true, err, errlen);
+        if (!rc)
+            rc = mn_pdo_channel(cfg, cdc, k, false, err, errlen);
+        if (rc)
             return rc;
     }
     return plk_config_check(cfg, err, errlen);

@@ -13,7 +13,7 @@
 
 #define fail plk_config_fail
 
-enum kind { K_U32, K_U16, K_U8, K_BOOL, K_MAP_RX, K_MAP_TX, K_FLAG };
+enum kind { K_U32, K_U16, K_U8, K_BOOL, K_MAP_RX, K_MAP_TX, K_MAP_MN_RX, K_MAP_MN_TX, K_FLAG };
 
 struct key {
     const char *name;
@@ -69,6 +69,8 @@ static const struct key node_keys[] = {
     { "cn_loss_preq_threshold", K_U32, NODE(cn_loss_preq_threshold), 0, UINT32_MAX, -1, 0 },
     { "rx_map", K_MAP_RX, NODE(rx_map), 0, 0, -1, 0 },
     { "tx_map", K_MAP_TX, NODE(tx_map), 0, 0, -1, 0 },
+    { "mn_rx_map", K_MAP_MN_RX, NODE(mn_rx_map), 0, 0, -1, 0 },
+    { "mn_tx_map", K_MAP_MN_TX, NODE(mn_tx_map), 0, 0, -1, 0 },
 };
 
 struct parser {
@@ -173,6 +175,12 @@ static const struct key *find_key(const struct key *t, size_t n, const char *nam
 static int set_value(struct parser *p, void *base, unsigned node, const struct key *k, char *v)
 {
     long long x = 0;
+    if (k->kind == K_MAP_MN_RX || k->kind == K_MAP_MN_TX) {
+        struct plk_cfg_node *n = base;
+        n->has_mn_map = true;
+        return k->kind == K_MAP_MN_RX ? parse_map(p, node, k->name, v, n->mn_rx_map, &n->n_mn_rx)
+                                      : parse_map(p, node, k->name, v, n->mn_tx_map, &n->n_mn_tx);
+    }
     if (k->kind == K_MAP_RX || k->kind == K_MAP_TX) {
         struct plk_cfg_node *n = base;
         n->has_mapping = true;
@@ -397,6 +405,10 @@ int plk_config_format(const struct plk_net_config *cfg, char *buf, size_t cap)
         if (n->has_mapping) {
             put_map(&o, "rx_map", n->rx_map, n->n_rx);
             put_map(&o, "tx_map", n->tx_map, n->n_tx);
+        }
+        if (n->has_mn_map) {
+            put_map(&o, "mn_rx_map", n->mn_rx_map, n->n_mn_rx);
+            put_map(&o, "mn_tx_map", n->mn_tx_map, n->n_mn_tx);
         }
     }
     return o.len > (size_t)INT32_MAX ? -EOVERFLOW : (int)o.len;

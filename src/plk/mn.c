@@ -349,6 +349,18 @@ static int add_node(struct plk_mn *mn, const struct plk_cfg_node *c, char *err, 
         n->out_size = (uint16_t)o;
         n->in_size = (uint16_t)i;
     }
+    if (c->has_mn_map) {
+        /* the MN's own 0x16xx/0x1Axx for this node define its process image */
+        unsigned o = 0, i = 0;
+        for (unsigned k = 0; k < c->n_mn_tx; k++)
+            if (plk_pdo_entry_end(&c->mn_tx_map[k]) > o)
+                o = plk_pdo_entry_end(&c->mn_tx_map[k]);
+        for (unsigned k = 0; k < c->n_mn_rx; k++)
+            if (plk_pdo_entry_end(&c->mn_rx_map[k]) > i)
+                i = plk_pdo_entry_end(&c->mn_rx_map[k]);
+        n->out_size = (uint16_t)o;
+        n->in_size = (uint16_t)i;
+    }
     plk_errcnt_init(&n->loss_pres, c->loss_pres_threshold);
     if (n->chained) {
         /* fixed place in the PResMN payload, so joins and losses never move others */
