@@ -104,8 +104,16 @@ static int run_slaves(struct cli_ctx *c)
                s.serial, s.alias);
         printf("      ESC type 0x%02X rev %u  features 0x%04X%s\n", s.esc_type, s.esc_rev,
                s.esc_features, s.dc ? " (DC)" : "");
-        printf("      ports open 0x%X (DL status 0x%04X)  parent %d\n", s.ports_open, s.dl_status,
-               s.parent);
+        /* topology: the upstream slave and the port of it this one hangs on (ports in
+         * the frame's order 0-3-1-2) */
+        if (s.parent < 0)
+            printf("      ports open 0x%X (DL status 0x%04X)  parent master\n", s.ports_open,
+                   s.dl_status);
+        else
+            printf("      ports open 0x%X (DL status 0x%04X)  parent %d port %u\n", s.ports_open,
+                   s.dl_status, s.parent, s.parent_port);
+        if (s.dc)
+            printf("      DC propagation delay %" PRId32 " ns\n", s.dc_delay_ns);
         if (s.mbx_out_len)
             printf("      mailbox out 0x%04X/%u in 0x%04X/%u  protocols 0x%04X\n", s.mbx_out_start,
                    s.mbx_out_len, s.mbx_in_start, s.mbx_in_len, s.mbx_protocols);

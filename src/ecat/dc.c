@@ -89,6 +89,44 @@ static int64_t loop_time(const struct ecat_slave *s)
     return (int64_t)(uint32_t)(hi - lo);
 }
 
+/* The parent's open port the frame left through before it went out of port q: port 0
+ * (the processing unit) for the first branch, else the previous one in the order
+ * 0, 3, 1, 2 (ref §9.3). */
+static int prev_port(const struct ecat_slave *p, unsigned q)
+{
+    static const uint8_t order[4] = { 0, 3, 1, 2 };
+    int prev = 0;
+    for (unsigned i = 1; i < 4 && order[i] != q; i++)
+        if (p->info.ports_open & (1u << order[i]))
+            prev = order[i];
+    return prev;
+}
+
+/* ref §9.3 for a tree. The frame leaves parent P towards child C after P received it
+ * back on the previous port (t_prev); it returns on C's port q at t_q. In between lie
+ * the way out, C's own loop time and the way back; the way out is taken as half of
+ * what is not C's loop. So delay(C) = delay(P) + (t_prev - t_P0) + (t_q - t_prev -
+ * loop(C)) / 2; in a line (prev = port 0) the familiar delay(P) + (loop(P) - loop(C))/2.
+ * A parent without DC has no receive times: the nearest DC ancestor and the line
+ * formula stand in (no better can be known). */
+static int64_t tree_delay(const struct ecat_master *m, const struct ecat_slave *s)
+{
+    int p = s->info.parent;
+    if (p >= 0 && m->slaves[p].info.dc && s->info.parent_port) {
+        const struct ecat_slave *ps = &m->slaves[p];
+        int q = s->info.parent_port, pr = prev_port(ps, (unsigned)q);
+        int64_t before = (int64_t)(uint32_t)(ps->port_time[pr] - ps->port_time[0]);
+        int64_t branch = (int64_t)(uint32_t)(ps->port_time[q] - ps->port_time[pr]);
+        return ps->info.dc_delay_ns + before + (branch - loop_time(s)) / 2;
+    }
+    while (p >= 0 && !m->slaves[p].info.dc)
+        p = m->slaves[p].info.parent;
+    if (p < 0)
+        return 0;
+    const struct ecat_slave *ps = &m->slaves[p];
+    return ps->info.dc_delay_ns + (loop_time(ps) - loop_time(s)) / 2;
+}
+
 static void state_read(struct ecat_master *m, takt_ns_t now)
 {
     uint64_t mt = master_time(m, now);
@@ -104,21 +142,14 @@ static void state_read(struct ecat_master *m, takt_ns_t now)
             s->port_time[p] = get_le32(s->dcb[0] + 4 * p);
         s->pu_time = get_le64(s->dcb[1]);
     }
-    /* ref §9.3: delay(k) = delay(parent) + (loop(parent) - loop(k)) / 2 for a chain */
+    /* parents come before their children: one pass in position order */
     for (unsigned i = 0; i < m->n_slaves; i++) {
         struct ecat_slave *s = &m->slaves[i];
         if (!s->info.dc)
             continue;
-        int p = s->info.parent;
-        while (p >= 0 && !m->slaves[p].info.dc)
-            p = m->slaves[p].info.parent;
-        int64_t d = 0;
-        if (p >= 0 && (int)i != m->dc_ref) {
-            const struct ecat_slave *ps = &m->slaves[p];
-            d = ps->info.dc_delay_ns + (loop_time(ps) - loop_time(s)) / 2;
-            if (d < 0)
-                d = 0;
-        }
+        int64_t d = (int)i == m->dc_ref ? 0 : tree_delay(m, s);
+        if (d < 0)
+            d = 0;
         s->info.dc_delay_ns = (int32_t)d;
         uint8_t b[12];
         /* ref §9.4: offset = master time - local receive time; delay to 0x0928 */
@@ -294,3 +325,12 @@ void ecat_dc_cycle(struct ecat_master *m, takt_ns_t now)
     m->dc_shift_ns = shift;
     m->dc_phase_ns = ph;
 }
+
+int64_t ecat_master_dc_take_shift(struct ecat_master *m)
+{
+    int64_t s = m->dc_shift_ns;
+    m->dc_shift_ns = 0;
+    return s;
+}
+
+int64_t ecat_master_dc_phase(const struct ecat_master *m) { return m->dc_phase_ns; }

@@ -72,28 +72,50 @@ static void state_reset(struct ecat_master *m, takt_ns_t now)
 }
 
 /* Port n active when DL status bits (8+2n, 9+2n) read "communication, loop open" (ref §4).
- * In a chain, the parent of a slave is the nearest earlier slave that still has an
- * unused open port after its own children (depth-first order of the ring). */
+ * The frame enters a slave at port 0 and leaves through its other open ports in the
+ * order 3, 1, 2 (ref §9.3), each one leading into a subtree that the positions number
+ * depth first. So the parent of a slave is the nearest earlier slave with an open port
+ * not yet used by an earlier child, and the port is the next one in that order (as
+ * SOEM's and IgH's topology scans read it; the entry port is taken to be port 0). */
+static const uint8_t port_order[3] = { 3, 1, 2 };
+
+/* Index into port_order of the next open port from k on, 3 if none. */
+static unsigned next_port(const struct ecat_slave *s, unsigned k)
+{
+    while (k < 3 && !(s->info.ports_open & (1u << port_order[k])))
+        k++;
+    return k;
+}
+
 static void topology(struct ecat_master *m)
 {
-    int stack[256], sp = 0;
-    unsigned free_ports[256];
-    for (unsigned i = 0; i < m->n_slaves && i < 256; i++) {
+    /* stack of slaves with ports left, with the index of their next port; a branch
+     * point stays until its last port is taken, so the depth is the nesting of forks */
+    enum { DEPTH = 256 };
+    int stack[DEPTH];
+    uint8_t next[DEPTH];
+    unsigned sp = 0;
+    for (unsigned i = 0; i < m->n_slaves; i++) {
         struct ecat_slave *s = &m->slaves[i];
-        unsigned open = 0;
+        s->info.ports_open = 0;
         for (int p = 0; p < 4; p++)
-            if (((s->info.dl_status >> (8 + 2 * p)) & 3) == 2) {
+            if (((s->info.dl_status >> (8 + 2 * p)) & 3) == 2)
                 s->info.ports_open |= (uint8_t)(1u << p);
-                open++;
-            }
-        while (sp > 0 && free_ports[stack[sp - 1]] == 0)
-            sp--;
+        s->info.parent = -1;
+        s->info.parent_port = 0;
         if (sp > 0) {
+            const struct ecat_slave *ps = &m->slaves[stack[sp - 1]];
             s->info.parent = stack[sp - 1];
-            free_ports[stack[sp - 1]]--;
+            s->info.parent_port = port_order[next[sp - 1]];
+            next[sp - 1] = (uint8_t)next_port(ps, next[sp - 1] + 1u);
+            while (sp > 0 && next[sp - 1] >= 3)
+                sp--;                      /* every port of it used */
         }
-        free_ports[i] = open > 0 ? open - 1 : 0;  /* one port leads back towards the master */
-        stack[sp++] = (int)i;
+        unsigned k = next_port(s, 0);
+        if (k < 3 && sp < DEPTH) {
+            stack[sp] = (int)i;
+            next[sp++] = (uint8_t)k;
+        }
     }
 }
 

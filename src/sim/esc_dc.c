@@ -8,6 +8,8 @@
 #include "util/wire.h"
 
 #define MAX_CORR_PPB 500000.0          /* speed counter range, +-500 ppm */
+#define RATE_WINDOW (64 * 1000000LL)   /* ns of writes the rate is judged over */
+#define RATE_STEP 25000.0              /* ppb change per window at most */
 
 int64_t esc_dc_local(const struct sim_esc *e, takt_ns_t t)
 {
@@ -68,6 +70,8 @@ void esc_dc_reset_filter(struct sim_esc *e, takt_ns_t t)
     e->dc.corr_ppb = 0;
     e->dc.filt = 0;
     e->dc.have_last = false;
+    e->dc.win_dt = 0;
+    e->dc.win_iv = 0;
     put_le32(e->mem + ESC_DC_SYS_DIFF, 0);
     put_le16(e->mem + ESC_DC_SPEED_DIFF, 0);
 }
@@ -99,12 +103,24 @@ void esc_dc_time_write(struct sim_esc *e, const uint8_t *val, unsigned off, unsi
     e->dc.anchor_local = local;     /* re-anchor: the rate may change below */
     e->dc.anchor_t = t;
     /* Rate: once the offset is within the slew range, what is left at the next write
-     * is drift over the interval; trim the speed by a fraction of it. */
+     * is drift over the interval. It is judged over a window of RATE_WINDOW: a master
+     * that writes its own time (reference follows master) stamps it a few microseconds
+     * before the frame gets here, and that jitter over one 1 ms interval alone would
+     * read as hundreds of ppm. Half the window's average goes into the speed, at most
+     * RATE_STEP per window, so one late frame cannot throw the clock off. */
     if (e->dc.have_last && llabs(dt) < slew) {
         takt_ns_t iv = t - e->dc.last_write_t;
-        if (iv >= 10000) {
-            double c = e->dc.corr_ppb - 0.5 * (double)dt * 1e9 / (double)iv;
+        if (iv > 0) {
+            e->dc.win_dt += (double)dt;
+            e->dc.win_iv += iv;
+        }
+        if (e->dc.win_iv >= RATE_WINDOW) {
+            double d = 0.5 * e->dc.win_dt * 1e9 / (double)e->dc.win_iv;
+            d = d > RATE_STEP ? RATE_STEP : d < -RATE_STEP ? -RATE_STEP : d;
+            double c = e->dc.corr_ppb - d;
             e->dc.corr_ppb = c > MAX_CORR_PPB ? MAX_CORR_PPB : c < -MAX_CORR_PPB ? -MAX_CORR_PPB : c;
+            e->dc.win_dt = 0;
+            e->dc.win_iv = 0;
         }
     }
     e->dc.anchor_local -= step;

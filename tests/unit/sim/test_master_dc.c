@@ -1,0 +1,221 @@
+/* Master DC against the simulator: topology (parent, port) and propagation delays on a
+ * tree, convergence with drifting clocks there, and the two synchronisation modes -
+ * master follows the reference clock (PI loop on the cycle start, driven in virtual
+ * time) and reference follows the master (the reference's drift trimmed away). */
+#include <math.h>
+#include <time.h>
+#include "master_rig.h"
+#include "ecat/master_internal.h"
+#include "sim/net.h"
+
+#define MS TAKT_NS_PER_MS
+
+/* The simulator's time for the responder: the real clock less VOFF, or a virtual one a
+ * test advances itself from there (frames are answered at once, so each frame sees
+ * that time). Virtual time must stay behind the real clock: the master stamps its
+ * cyclic frames with the real one and would take frames stamped "in the future" of its
+ * timer for lost. */
+#define VOFF (100 * TAKT_NS_PER_S)
+static takt_ns_t *vclock;
+
+static void respond_v(void *ctx, struct takt_link *ep, const struct takt_frame *f)
+{
+    struct rig *r = ctx;
+    uint8_t buf[TAKT_FRAME_BUF];
+    if (f->len > sizeof buf)
+        return;
+    memcpy(buf, f->data, f->len);
+    size_t n = takt_sim_process(r->sim, buf, f->len, sizeof buf, vclock ? *vclock : takt_now() - VOFF, NULL);
+    if (n) {
+        struct takt_frame out = { .data = buf, .len = (uint16_t)n, .cap = sizeof buf };
+        takt_link_send(ep, &out, 1);
+    }
+}
+
+/* n DC-capable I/O slaves in the given topology (NULL = line), clocks drifting within
+ * +-50 ppm, master with DC in the given mode. */
+static struct rig *dc_rig(unsigned n, const char *topo, enum ecat_dc_mode mode)
+{
+    struct rig *r = calloc(1, sizeof *r);
+    struct sim_device *devs[64];
+    for (unsigned i = 0; i < n; i++) {
+        io_desc(&r->desc[i], i);
+        assert_int_equal(sim_device_from_desc(&r->desc[i], &devs[i]), 0);
+    }
+    struct takt_sim_opts so;
+    takt_sim_opts_default(&so);
+    so.drift_ppm = 50;
+    so.seed = 11;
+    char err[200];
+    assert_int_equal(takt_sim_create_devices(devs, n, &so, &r->sim), 0);
+    if (topo)
+        assert_int_equal(takt_sim_set_topology(r->sim, topo, err, sizeof err), 0);
+    assert_int_equal(takt_link_mem_pair(&r->a, &r->b, 64, NULL, NULL), 0);
+    takt_link_mem_set_responder(r->b, respond_v, r);
+    struct ecat_master_opts o;
+    ecat_master_opts_default(&o);
+    o.dc = true;
+    o.dc_mode = mode;
+    o.cycle_ns = MS;
+    assert_int_equal(ecat_master_open(&r->m, r->a, &o, err, sizeof err), 0);
+    return r;
+}
+
+/* The junction preset's shape with I/O slaves; forwarding delays differ per slave. */
+static void tree_topology_and_delays(void **state)
+{
+    (void)state;
+    struct rig *r = dc_rig(9, TAKT_SIM_JUNCTION_TOPOLOGY, ECAT_DC_MASTER_FOLLOWS_REF);
+    assert_int_equal(ecat_master_scan(r->m, 2 * TAKT_NS_PER_S), 0);
+    for (unsigned k = 0; k < 9; k++) {
+        struct ecat_slave_info si;
+        int p;
+        unsigned pp;
+        ecat_master_slave_info(r->m, k, &si);
+        takt_sim_get_parent(r->sim, k, &p, &pp);
+        assert_int_equal(si.parent, p);
+        assert_int_equal(si.parent_port, pp);
+    }
+    rig_free(r);
+}
+
+/* Delays against the simulator's truth (the offset at which the frame reaches each
+ * slave's port 0, minus the reference's). With equal forwarding delays the estimate
+ * is exact; with unequal ones off by half the differences on the way, as on real
+ * hardware. Then DC convergence on the tree with drifting clocks. */
+static void tree_dc(bool equal)
+{
+    struct rig *r = dc_rig(9, TAKT_SIM_JUNCTION_TOPOLOGY, ECAT_DC_MASTER_FOLLOWS_REF);
+    static const takt_ns_t fwd[9] = { 700, 300, 450, 900, 300, 520, 610, 800, 400 };
+    takt_ns_t maxdiff = 0;
+    for (unsigned k = 0; k < 9 && !equal; k++) {
+        takt_sim_set_fwd_delay(r->sim, k, fwd[k]);
+        for (unsigned j = 0; j < 9; j++)
+            maxdiff = llabs(fwd[k] - fwd[j]) > maxdiff ? llabs(fwd[k] - fwd[j]) : maxdiff;
+    }
+    up(r, 9);
+    for (unsigned k = 0; k < 9; k++) {
+        struct ecat_slave_info si;
+        ecat_master_slave_info(r->m, k, &si);
+        takt_ns_t truth = r->sim->sl[k].t_in - r->sim->sl[0].t_in;
+        printf("  slave %u parent %d port %u: delay %d ns, true %lld ns\n", k, si.parent,
+               si.parent_port, si.dc_delay_ns, (long long)truth);
+        if (equal)
+            assert_true(llabs(si.dc_delay_ns - truth) <= 2);
+        else        /* half a difference per hop, 4 hops deep at most */
+            assert_true(llabs(si.dc_delay_ns - truth) <= 2 * maxdiff + 2);
+    }
+    /* the same bound the line meets (test_master_sim test_dc): 50 ppm compensated */
+    cycles(r, 2000);
+    struct ecat_master_stats st;
+    ecat_master_get_stats(r->m, &st);
+    printf("  tree DC: sync error %lld ns (max in OP %lld)\n", (long long)st.dc_sync_err_ns,
+           (long long)st.dc_sync_err_max_ns);
+    assert_true(st.dc_sync_err_ns < 1000);
+    rig_free(r);
+}
+
+static void tree_delays_equal(void **state) { (void)state; tree_dc(true); }
+static void tree_delays_unequal(void **state) { (void)state; tree_dc(false); }
+
+#define REF_PPM 80.0
+#define SETTLE 500               /* cycles the loop may take (from up to half a cycle off) */
+#define HOLD 1000                /* cycles it must then hold the bound */
+#define PHASE_BOUND 100          /* ns */
+
+/* Master follows the reference: the reference clock runs +80 ppm fast. The test drives
+ * the cycle in virtual time like the RT thread would - each period the cycle time
+ * plus the shift the loop asks for - and measures, from the simulator's own clock, the
+ * phase of the reference's time at the frame against SYNC0. */
+static void master_follows_reference(void **state)
+{
+    (void)state;
+    struct rig *r = dc_rig(3, NULL, ECAT_DC_MASTER_FOLLOWS_REF);
+    takt_sim_set_clock(r->sim, 0, 123456789, REF_PPM);
+    up(r, 3);
+    struct sim_esc *ref = &r->sim->sl[0].esc;
+    takt_ns_t v = takt_now() - VOFF;
+    vclock = &v;
+    int64_t worst = 0, first = 0;
+    double period_sum = 0;
+    for (unsigned i = 0; i < SETTLE + HOLD; i++) {
+        /* the frame passes the reference at v: its phase against the SYNC0 grid,
+         * 0 when half a cycle before the next pulse */
+        uint64_t t = esc_dc_systime(ref, v);
+        int64_t ph = (int64_t)((t - ref->dc.sync0_start) % MS) - MS / 2;
+        if (i == 0)
+            first = ph;
+        if (i >= SETTLE) {
+            worst = llabs(ph) > worst ? llabs(ph) : worst;
+            period_sum += (double)MS;
+        }
+        assert_int_equal(ecat_master_cycle(r->m, v), 0);
+        int64_t shift = ecat_master_dc_take_shift(r->m);
+        if (i >= SETTLE)
+            period_sum += (double)shift;
+        v += MS + shift;
+        if (getenv("DC_DEBUG") && (i % 50 == 0 || llabs(ph) > 1000))
+            printf("    %u: ph %lld shift %lld master ph %lld\n", i, (long long)ph, (long long)shift,
+                   (long long)ecat_master_dc_phase(r->m));
+    }
+    vclock = NULL;
+    /* the master's period in its own time; the reference's cycle is 1 ms of its time,
+     * i.e. 1 ms / (1 + 80e-6) of the master's */
+    double period = period_sum / HOLD, want = MS / (1.0 + REF_PPM * 1e-6);
+    printf("  master follows: phase %lld ns at start, worst %lld ns over cycles %u..%u; "
+           "period %.2f ns (reference's %.2f)\n", (long long)first, (long long)worst, SETTLE,
+           SETTLE + HOLD, period, want);
+    assert_true(worst < PHASE_BOUND);
+    assert_true(fabs(period - want) < 2.0);
+    assert_true(llabs(ecat_master_dc_phase(r->m)) < PHASE_BOUND);
+    rig_free(r);
+}
+
+/* Reference follows the master: the master writes its time into the reference every
+ * cycle; the reference's control loop must trim its +80 ppm away. Real time on both
+ * sides (the master stamps its frames with the real clock), cycles paced at 1 ms. */
+static void reference_follows_master(void **state)
+{
+    (void)state;
+    struct rig *r = dc_rig(3, NULL, ECAT_DC_REF_FOLLOWS_MASTER);
+    takt_sim_set_clock(r->sim, 0, 987654321, REF_PPM);
+    up(r, 3);
+    struct sim_esc *ref = &r->sim->sl[0].esc;
+    takt_ns_t next = takt_now();
+    for (unsigned i = 0; i < 2000; i++) {
+        next += MS;
+        struct timespec ts = { .tv_sec = next / TAKT_NS_PER_S, .tv_nsec = next % TAKT_NS_PER_S };
+        clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+        assert_int_equal(ecat_master_cycle(r->m, takt_now()), 0);
+        if (getenv("DC_DEBUG") && i % 50 == 0)
+            printf("    %u: corr %.1f ppm filt %.0f\n", i, ref->dc.corr_ppb / 1000.0, ref->dc.filt);
+    }
+    /* the reference's rate against the master's clock (= the simulator's time): its
+     * drift and the correction its loop settled on cancel */
+    double rate_ppm = (ref->dc.drift_ppb + ref->dc.corr_ppb) / 1000.0;
+    uint8_t b[2];
+    takt_sim_peek(r->sim, 0, ESC_DC_SPEED_DIFF, b, 2);
+    /* and its time: the master's, at the same instant */
+    takt_ns_t now = takt_now();
+    int64_t off = (int64_t)(esc_dc_systime(ref, now - VOFF) - (uint64_t)(now + r->m->dc_offset));
+    printf("  reference follows: residual rate %.3f ppm (correction %.1f ppm, 0x0932 %d), "
+           "offset to master time %lld ns\n", rate_ppm, ref->dc.corr_ppb / 1000.0,
+           (int16_t)get_le16(b), (long long)off);
+    /* a few ppm of noise remain: the master's time stamp jitters against the frame */
+    assert_true(fabs(rate_ppm) < 10.0);
+    assert_true((int16_t)get_le16(b) < -70 && (int16_t)get_le16(b) > -90);
+    assert_true(llabs(off) < 20000);
+    rig_free(r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest t[] = {
+        cmocka_unit_test(tree_topology_and_delays),
+        cmocka_unit_test(tree_delays_equal),
+        cmocka_unit_test(tree_delays_unequal),
+        cmocka_unit_test(master_follows_reference),
+        cmocka_unit_test(reference_follows_master),
+    };
+    return cmocka_run_group_tests(t, NULL, NULL);
+}
