@@ -65,9 +65,13 @@ int ecat_slave_pdo_assign(struct ecat_master *m, unsigned pos, uint16_t sm_obj,
 
 /* ENI (ETG.2100, as TwinCAT or EC-Engineer export it), after the scan: the scanned
  * identities must match the ENI's slaves (each mismatch is an event naming position,
- * expected and found identity; -TAKT_ECONFIG), the ENI's CoE init commands for IP/PS
- * are downloaded (slaves in PREOP), then the PDO mapping and the image are taken from
- * it. The ENI's register init commands are not executed (takt does its own set-up). */
+ * expected and found identity; -TAKT_ECONFIG); each slave gets the ENI's PhysAddr. From
+ * then on the ENI drives start-up: state requests run its register and CoE init
+ * commands of each transition in file order (its AL control write is the request, its
+ * validate timeout the transition timeout), the image holds each slave at its
+ * Send/Recv BitStart (outputs image, then inputs image) and the cyclic frames are the
+ * ENI's, each datagram judged by its Cnt (docs/eni.md). Slaves above INIT are taken to
+ * INIT first. A new scan forgets the ENI. */
 int ecat_master_configure_eni(struct ecat_master *m, const char *path);
 /* Write an ENI-like description of the scanned network (identities, mailbox, SMs, PDOs,
  * process image, cyclic frames) to path. */
