@@ -134,6 +134,11 @@ uint8_t *ecat_master_image(struct ecat_master *m, size_t *len);
  * the image is laid out (configure, or a state request to SAFEOP/OP). 0 or -ENOENT. */
 int ecat_pd_find(const struct ecat_master *m, unsigned pos, const char *name,
                  uint16_t index, uint8_t sub, struct ecat_pd_entry *out);
+/* Look up a variable by its full name in the configured ENI's ProcessImage ("Term 2
+ * (EL2008).Channel 1.Output"): where the ENI places it (its BitOffs; inputs after the
+ * outputs image) when the ENI lays the image out, else where takt placed that entry.
+ * 0, or -ENOENT (no ENI, no such variable, or master info data outside the slaves). */
+int ecat_pd_find_eni(const struct ecat_master *m, const char *name, struct ecat_pd_entry *out);
 unsigned ecat_pd_count(const struct ecat_master *m);
 int ecat_pd_get(const struct ecat_master *m, unsigned i, struct ecat_pd_entry *out);
 

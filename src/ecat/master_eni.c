@@ -144,6 +144,40 @@ int ecat_master_configure_eni(struct ecat_master *m, const char *path)
     return rc ? rc : ecat_layout(m);
 }
 
+int ecat_pd_find_eni(const struct ecat_master *m, const char *name, struct ecat_pd_entry *out)
+{
+    const struct ecat_eni *e = m->eni;
+    const struct ecat_eni_var *v = NULL;
+    for (unsigned i = 0; e && i < e->n_vars && !v; i++)
+        if (!strcmp(e->var[i].name, name))
+            v = &e->var[i];
+    int pos = v ? ecat_eni_var_slave(e, v) : -1;
+    if (pos < 0 || (unsigned)pos >= m->n_slaves || !m->configured)
+        return -ENOENT;
+    const char *rest = v->name + strlen(e->slave[pos].name);
+    if (*rest == '.')
+        rest++;
+    if (!m->eni_cyc)                    /* takt's own layout: the entry by name */
+        return ecat_pd_find(m, (unsigned)pos, rest, 0, 0, out);
+    uint32_t bit = v->bitoffs + (v->input ? e->out_bytes * 8 : 0);
+    memset(out, 0, sizeof *out);
+    out->position = (unsigned)pos;
+    out->bits = (uint8_t)v->bitsize;
+    out->output = !v->input;
+    out->byte_offset = bit / 8;
+    out->bit_offset = (uint8_t)(bit % 8);
+    snprintf(out->name, sizeof out->name, "%s", rest);
+    for (unsigned i = 0; i < m->img.n_vars; i++) {
+        const struct ecat_pdo_var *pv = &m->img.var[i];
+        if (pv->pos == (unsigned)pos && pv->bit_off == bit && pv->input == v->input) {
+            out->index = pv->index;
+            out->sub = pv->subindex;
+            break;
+        }
+    }
+    return 0;
+}
+
 int ecat_master_write_eni(struct ecat_master *m, const char *path)
 {
     if (!m->configured) {

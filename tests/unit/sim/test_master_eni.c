@@ -166,23 +166,37 @@ static void check_image(struct erig *r)
     size_t len;
     ecat_master_image(r->m, &len);
     assert_int_equal(len, e->out_bytes + e->in_bytes);
-    unsigned found = 0;
+    unsigned found = 0, by_entry = 0;
     for (unsigned v = 0; v < e->n_vars; v++) {
         const struct ecat_eni_var *var = &e->var[v];
         int pos = ecat_eni_var_slave(e, var);
-        if (pos < 0)
-            continue;                    /* master info data */
-        const char *nm = var->name + strlen(e->slave[pos].name) + 1;
         struct ecat_pd_entry pe;
+        if (pos < 0) {                   /* master info data: not a slave's */
+            assert_int_equal(ecat_pd_find_eni(r->m, var->name, &pe), -ENOENT);
+            continue;
+        }
+        uint32_t bit = var->bitoffs + (var->input ? e->out_bytes * 8 : 0);
+        /* by the ENI's own full name: every variable */
+        assert_int_equal(ecat_pd_find_eni(r->m, var->name, &pe), 0);
+        assert_int_equal(pe.byte_offset * 8 + pe.bit_offset, bit);
+        assert_int_equal(pe.bits, var->bitsize);
+        assert_int_equal(pe.position, pos);
+        uint16_t index = pe.index;
+        found++;
+        /* and takt's own look-up by "PDO.entry" lands on the same bit */
+        const char *nm = var->name + strlen(e->slave[pos].name) + 1;
         if (ecat_pd_find(r->m, (unsigned)pos, nm, 0, 0, &pe))
             continue;                    /* a name takt's layout spells differently */
-        uint32_t bit = var->bitoffs + (var->input ? e->out_bytes * 8 : 0);
         if (pe.byte_offset * 8 + pe.bit_offset != bit)
             fail_msg("%s: image bit %u, ENI BitOffs %u (+ outputs %u bytes)", var->name,
                      pe.byte_offset * 8 + pe.bit_offset, var->bitoffs, var->input ? e->out_bytes : 0);
-        found++;
+        assert_int_equal(pe.index, index);   /* the object behind it, found both ways */
+        by_entry++;
     }
-    assert_true(found > 0);
+    printf("  %u variables at the ENI's BitOffs, %u also by takt's entry names\n", found, by_entry);
+    assert_true(found > 0 && by_entry > 0);
+    struct ecat_pd_entry none;
+    assert_int_equal(ecat_pd_find_eni(r->m, "no such variable", &none), -ENOENT);
     for (unsigned i = 0; i < e->n_slaves; i++) {
         struct ecat_slave_info si;
         assert_int_equal(ecat_master_slave_info(r->m, i, &si), 0);
