@@ -66,6 +66,8 @@ static void events(struct ecat_master *m)
         printf("  event: %s\n", ev);
 }
 
+static bool rig_dc;     /* the next rig's master runs distributed clocks */
+
 /* Simulator from sim_eni, master configured from master_eni (the same file unless a
  * test wants the master's ENI to differ from the network). */
 static struct erig *erig_new(const char *sim_eni, const char *master_eni)
@@ -87,6 +89,7 @@ static struct erig *erig_new(const char *sim_eni, const char *master_eni)
     struct ecat_master_opts o;
     ecat_master_opts_default(&o);
     o.max_slaves = 64;
+    o.dc = rig_dc;
     assert_int_equal(ecat_master_open(&r->m, r->a, &o, err, sizeof err), 0);
     rc = ecat_master_scan(r->m, 3 * TAKT_NS_PER_S);
     if (rc)
@@ -285,7 +288,7 @@ static void test_rocos(void **state)
 /* A small ENI of its own (no fixture needed): one output slave the simulator describes
  * from the ENI, its byte at BitStart 8 (not where takt would pack it), an LWR at the
  * ENI's logical address 0x00010000 and the AL status BRD. %s: what the read-back of
- * the SM2 set-up (0x0810) must show; %u: the SAFEOP check's timeout. */
+ * the SM2 set-up (0x0810) must show; %u: the SAFEOP check's timeout; %s: a <DC> element. */
 static const char small_eni[] =
 "<?xml version=\"1.0\"?>\n"
 "<EtherCATConfig><Config>\n"
@@ -328,7 +331,7 @@ static const char small_eni[] =
 "<InitCmd><Transition>SO</Transition><Comment>check OP</Comment><Cmd>4</Cmd><Adp>1001</Adp>"
 "<Ado>304</Ado><Data>0000</Data><Cnt>1</Cnt><Validate><Data>0800</Data><DataMask>1f00</DataMask>"
 "<Timeout>3000</Timeout></Validate></InitCmd>\n"
-"</InitCmds></Slave>\n"
+"</InitCmds>%s</Slave>\n"
 "<Cyclic><CycleTime>1000</CycleTime><Frame>\n"
 "<Cmd><State>SAFEOP</State><State>OP</State><Comment>outputs</Comment><Cmd>11</Cmd><Addr>65536</Addr>"
 "<DataLength>2</DataLength><Cnt>1</Cnt><InputOffs>0</InputOffs><OutputOffs>0</OutputOffs></Cmd>\n"
@@ -340,15 +343,19 @@ static const char small_eni[] =
 "</Variable></Outputs></ProcessImage>\n"
 "</Config></EtherCATConfig>\n";
 
-static void write_small(char *path, size_t len, const char *sm_check, unsigned safeop_ms)
+static void write_small_dc(char *path, size_t len, const char *sm_check, unsigned safeop_ms,
+                           const char *dc)
 {
     snprintf(path, len, "/tmp/takt_eni_XXXXXX");
     int fd = mkstemp(path);
     assert_true(fd >= 0);
     FILE *f = fdopen(fd, "w");
-    fprintf(f, small_eni, sm_check, safeop_ms);
+    fprintf(f, small_eni, sm_check, safeop_ms, dc);
     fclose(f);
 }
+
+static void write_small(char *path, size_t len, const char *sm_check, unsigned safeop_ms)
+{ write_small_dc(path, len, sm_check, safeop_ms, ""); }
 
 static void test_small_eni(void **state)
 {
@@ -384,6 +391,38 @@ static void test_small_eni(void **state)
     uint8_t b = 0;
     assert_int_equal(takt_sim_peek(r->sim, 0, 0x1000, &b, 1), 0);
     assert_int_equal(b, 0x5A);                /* through the ENI's FMMU and LWR */
+    erig_free(r);
+    unlink(path);
+}
+
+/* The same slave with DC: the ENI's DC register commands are left to takt's own DC
+ * set-up, which arms SYNC0 before SAFEOP; the ENI's frames carry takt's DC datagrams. */
+static void test_small_eni_dc(void **state)
+{
+    (void)state;
+    char path[64];
+    write_small_dc(path, sizeof path, "0010010064000100", 3000,
+                   "<DC><ReferenceClock>1</ReferenceClock><CycleTime0>1000000</CycleTime0>"
+                   "<AssignActivate>#x0300</AssignActivate></DC>");
+    rig_dc = true;
+    struct erig *r = erig_new(path, path);
+    rig_dc = false;
+    r->recording = true;
+    assert_int_equal(ecat_master_configure_eni(r->m, path), 0);
+    int rc = ecat_master_set_state(r->m, AL_OP, 10 * TAKT_NS_PER_S);
+    if (rc) {
+        printf("%s\n", ecat_master_error(r->m));
+        events(r->m);
+    }
+    assert_int_equal(rc, 0);
+    check_cyclic(r);
+    uint8_t act = 0;
+    assert_int_equal(takt_sim_peek(r->sim, 0, 0x0981, &act, 1), 0);
+    assert_int_equal(act & 0x03, 0x03);       /* SYNC0 armed by takt's DC set-up */
+    unsigned frmw = 0;
+    for (unsigned i = 0; i < r->n_log; i++)
+        frmw += r->log[i].cmd == ECAT_FRMW && r->log[i].ado == 0x0910;
+    assert_true(frmw >= 10);                  /* drift control in every cycle */
     erig_free(r);
     unlink(path);
 }
@@ -586,6 +625,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_small_eni),
         cmocka_unit_test(test_small_validate),
+        cmocka_unit_test(test_small_eni_dc),
         cmocka_unit_test(test_mega_master),
         cmocka_unit_test(test_rocos),
         cmocka_unit_test(test_recovery),
