@@ -22,7 +22,8 @@
 #   PLK_TAKT_PRIO SCHED_FIFO priority of takt's MN/CN (default 60, as openPOWERLINK's
 #               threads run FIFO 45-75; empty: none)
 #   OUT         directory for logs, JSON and captures (default: a new /tmp/plk-interop.*)
-# Exit 0 when every scenario run passed, 1 on a failure, 77 when it cannot run here.
+# Exit 0 when every scenario run passed or failed only on the known openPOWERLINK MN fault
+# (XFAIL, cn-early: docs/interop.md), 1 on any other failure, 77 when it cannot run here.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -46,9 +47,10 @@ if [ -z "${TAKT_IF_A:-}" ]; then               # outside: make the pair, rerun i
 fi
 
 PLK_TAKT_PRIO=${PLK_TAKT_PRIO-60}
-fails=0
+fails=0 xfails=0
 log()  { echo "--- $*" >&2; }
 fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+xfail() { echo "XFAIL $*"; xfails=$((xfails + 1)); }   # the peer's known fault, not takt's
 
 # Run CMD in side B with a private /dev/shm (openPOWERLINK's shared-memory queues have
 # fixed names) and DIR as working directory (the demo CN stores its OD there).
@@ -160,7 +162,36 @@ print(n["state"], n["preq_rx"], n["pres_tx"], n["loss_soc"], n["loss_preq"], n["
     resets=$(tshark -r "$OUT/$tag.pcapng" -Y 'epl.asnd.svid==4 && epl.dest==1' 2>/dev/null | wc -l)
     v=$(judge $tag) || ok=0
     local msg="demo_mn_console -> takt plk cn ($tag, CN starts $delay s after the MN): CN exit $rc, CN 1 ${1:-?} (oplk MN saw node 1: $(grep -o 'Node=  1, NmtNodeEventNmtState State:NmtCs[A-Za-z0-9]*' "$OUT/$tag.oplk-mn.out" | sed 's/.*State:NmtCs//' | uniq | tr '\n' ' ')); PRes 0xFD at ${boot:-never} s after the first frame; PReq ${2:-?} PRes ${3:-?}, loss SoC ${4:-?} PReq ${5:-?}, cycle errors ${6:-?}; MN node errors $errs, unicast NMT commands to 1: $resets; CFM: $(grep -c CFM_PROGRESS "$OUT/$tag.oplk-mn.out") writes, $(grep -c 'CFM_PROGRESS.*SDO Abort' "$OUT/$tag.oplk-mn.out") aborted; MN errors: $(grep -o 'OplkError = [^(]*' "$OUT/$tag.oplk-mn.out" | sort | uniq -c | tr -s ' ' | tr '\n' ';')$(grep -q 'NmtGsOff Originating event:NmtEventCriticalError' "$OUT/$tag.oplk-mn.out" && echo ' MN WENT TO GS_OFF (critical error)'); $v"
-    if [ $ok = 1 ]; then echo "PASS $msg"; else fail "$msg"; fi
+    if [ $ok = 1 ]; then echo "PASS $msg"
+    elif why=$(oplk_mn_preop1_fault "$tag" "${1:-}"); then xfail "$msg; $why"
+    else fail "$msg"; fi
+}
+
+# The openPOWERLINK V2.7.2 MN fault of docs/interop.md ("cn-early"): its own async
+# buffer stalls in MS_PRE_OPERATIONAL_1 and it resends stale SoAs. Seen two ways:
+# (a) GS_OFF with 0x026 (its StatusRequest queue overflowed) while takt's CN answered
+# every StatusRequest addressed to it; (b) the MN resets the node, boots it in PreOp2
+# and it reaches Operational, and tshark's only notes are on the MN's own (node 240)
+# retransmitted SDO frames. Prints the evidence and succeeds when one of them holds.
+oplk_mn_preop1_fault() {  # TAG CN-STATE
+    # takt's own capture for what it received and answered: the merged one may miss
+    # frames a dumpcap had not flushed when stopped
+    local t=$OUT/$1.takt.pcapng o=$OUT/$1.oplk-mn.out bad=$OUT/$1.tshark-bad.txt sreq sres self last_sdo last
+    sreq=$(tshark -r "$t" -Y 'epl.soa.svid==2 && epl.soa.svtg==1' 2>/dev/null | wc -l)
+    sres=$(tshark -r "$t" -Y 'epl.asnd.svid==2 && epl.src==1' 2>/dev/null | wc -l)
+    if grep -q 'NmtMsPreOperational1->NmtGsOff' "$o" &&
+       grep -q 'Transmit buffer for asynchronous frames is full (0x026)' "$o"; then
+        [ "$sreq" -gt 0 ] && [ "$sres" -ge "$sreq" ] || return 1
+        self=$(tshark -r "$t" -Y 'epl.soa.svid==255 && epl.soa.svtg==240' 2>/dev/null | wc -l)
+        last_sdo=$(tshark -r "$t" -Y 'epl.asnd.svid==5 && epl.src==240' -T fields -e frame.time_relative 2>/dev/null | tail -n 1)
+        last=$(tshark -r "$t" -Y epl -T fields -e frame.time_relative 2>/dev/null | tail -n 1)
+        echo "KNOWN openPOWERLINK MN FAULT (a): GS_OFF in MS PreOp1 with its StatusRequest queue full; takt's CN answered $sres of $sreq StatusRequests to node 1; in takt's capture the MN invited itself $self times and sent its last SDO frame at ${last_sdo:-?} s, its last frame at ${last:-?} s (own async buffer stuck, SoA resent stale: docs/interop.md)"
+        return 0
+    fi
+    [ "$2" = OPERATIONAL ] && [ -s "$bad" ] || return 1
+    grep -vq '240->' "$bad" && return 1
+    grep -q 'Node=  1, NmtNodeEventNmtState State:NmtCsOperational' "$o" || return 1
+    echo "KNOWN openPOWERLINK MN FAULT (b): the MN stalled in MS PreOp1 (takt's CN answered $sres of $sreq StatusRequests), reset node 1 and booted it in PreOp2; tshark's $(wc -l <"$bad") note(s) are all on the MN's own retransmitted frames: $(head -n 1 "$bad" | sed 's/.*POWERLINK [0-9]* *//' | tr -s ' ')"
 }
 
 log "pair $TAKT_IF_A (takt) <-> $TAKT_IF_B (openPOWERLINK); results in $OUT"
@@ -173,5 +204,5 @@ if [ "$scen" = cn-early ] || [ "$scen" = all ]; then
     scenario_cn 0 oplk-mn_takt-cn-early; r=$?; [ $r -ne 77 ] && ran=$((ran + 1))
 fi
 [ $ran -gt 0 ] || { echo "SKIP: neither OPLK_CN nor OPLK_MN given" >&2; exit 77; }
-echo "verdict: $((ran - fails)) of $ran scenarios passed; files in $OUT"
+echo "verdict: $((ran - fails - xfails)) of $ran scenarios passed$([ $xfails -gt 0 ] && echo " ($xfails failed on openPOWERLINK's known MN fault, not counted)"); files in $OUT"
 [ $fails -eq 0 ]
