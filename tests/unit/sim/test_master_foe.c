@@ -30,7 +30,10 @@ static struct rig *foe_rig(bool foe)
     takt_link_mem_set_responder(r->b, respond, r);
     char err[200];
     assert_int_equal(ecat_master_open(&r->m, r->a, NULL, err, sizeof err), 0);
-    assert_int_equal(ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
+    int rc = ecat_master_scan(r->m, TAKT_NS_PER_S);
+    if (rc)
+        printf("scan: %s\n", ecat_master_error(r->m));
+    assert_int_equal(rc, 0);
     return r;
 }
 
