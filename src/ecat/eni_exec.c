@@ -24,6 +24,7 @@ struct ecat_eni_run {
     bool      gated;                /* network transition: master commands around it */
     bool      before;               /* master runner: which of its commands */
     unsigned  k, split;             /* next command; index of the AL request (or n_cmd) */
+    const struct ecat_eni_cmd *al_cmd;  /* where the transition timeout came from */
     bool      sent;
     unsigned  tries;
     takt_ns_t t0;
@@ -299,6 +300,7 @@ bool ecat_eni_begin(struct ecat_master *m, struct ecat_slave *s, uint8_t cur, ui
     r->tr = (uint8_t)tr;
     s->f.requested = nxt;
     s->al_timeout_ns = 0;
+    r->al_cmd = NULL;
     r->split = r->n_cmd;
     for (unsigned i = 0; i < r->n_cmd; i++) {
         const struct ecat_eni_cmd *c = &r->cmd[i];
@@ -306,11 +308,15 @@ bool ecat_eni_begin(struct ecat_master *m, struct ecat_slave *s, uint8_t cur, ui
             continue;
         if (al_request(c, nxt) && r->split == r->n_cmd) {
             r->split = i;
-            if (c->timeout_ms && !s->al_timeout_ns)
+            if (c->timeout_ms && !s->al_timeout_ns) {
                 s->al_timeout_ns = (takt_ns_t)c->timeout_ms * TAKT_NS_PER_MS;
+                r->al_cmd = c;
+            }
         }
-        if (al_check(c, nxt) && c->vtimeout_ms)   /* the validate timeout is the transition's */
+        if (al_check(c, nxt) && c->vtimeout_ms) { /* the validate timeout is the transition's */
             s->al_timeout_ns = (takt_ns_t)c->vtimeout_ms * TAKT_NS_PER_MS;
+            r->al_cmd = c;
+        }
     }
     /* master commands go around a transition of the network, not a single slave's
      * re-join (they are broadcasts that would hit the slaves already running) */
@@ -327,6 +333,17 @@ bool ecat_eni_reached(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now
         return false;
     enter(s, s->er, EP_POST);
     return true;
+}
+
+const char *ecat_eni_al_note(const struct ecat_master *m, const struct ecat_slave *s, char *buf,
+                             size_t n)
+{
+    const struct ecat_eni_run *r = s->er;
+    if (!r || !r->al_cmd || !s->al_timeout_ns || !n)
+        return n ? (buf[0] = 0, buf) : "";
+    snprintf(buf, n, " (the ENI's timeout: %s line %u, transition %s, command '%s')", m->eni_path,
+             r->al_cmd->line, ecat_tr_name(r->tr), r->al_cmd->comment);
+    return buf;
 }
 
 static void finish(struct ecat_master *m, struct ecat_slave *s, struct ecat_eni_run *r, takt_ns_t now)

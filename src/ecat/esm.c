@@ -275,9 +275,11 @@ static void state_al_wait(struct ecat_master *m, struct ecat_slave *s, takt_ns_t
         return;
     }
     if (now - s->f.t0 > (s->al_timeout_ns ? s->al_timeout_ns : m->o.state_timeout_ns)) {
-        ecat_fail(m, -ETIMEDOUT, "slave %u (station 0x%04X): still %s %lld ms after requesting %s",
+        char note[200];
+        ecat_fail(m, -ETIMEDOUT, "slave %u (station 0x%04X): still %s %lld ms after requesting %s%s",
                   s->info.position, s->info.station, ecat_al_state_name(st & AL_STATE_MASK),
-                  (long long)((now - s->f.t0) / TAKT_NS_PER_MS), ecat_al_state_name(s->f.requested));
+                  (long long)((now - s->f.t0) / TAKT_NS_PER_MS), ecat_al_state_name(s->f.requested),
+                  ecat_eni_al_note(m, s, note, sizeof note));
         fail(m, s, -ETIMEDOUT);
         return;
     }
@@ -310,17 +312,13 @@ static void enter_pre_preop(struct ecat_master *m, struct ecat_slave *s, takt_ns
     put_le16(sm + 10, s->info.mbx_in_len);
     sm[12] = s->n_sm > 1 && s->sm[1].control ? s->sm[1].control : 0x22;
     sm[14] = (uint8_t)(1 | s->mbx_repeat << 1);
-    /* disabled first: after BOOT the SMs are still enabled with the bootstrap mailbox,
-     * and an enabled SM's start, length and control are write-protected */
-    fpwr(s, 0, ESC_SM0, NULL, 16);
-    fpwr(s, 1, ESC_SM0, sm, 16);
-    send(m, s, 2, SS_PRE_PREOP, now);
+    fpwr(s, 0, ESC_SM0, sm, 16);
+    send(m, s, 1, SS_PRE_PREOP, now);
 }
 
 static void state_pre_preop(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
 {
-    if (!check_wkc(m, s, 0, 1, "mailbox SM", enter_pre_preop, now) ||
-        !check_wkc(m, s, 1, 1, "mailbox SM", enter_pre_preop, now))
+    if (!check_wkc(m, s, 0, 1, "mailbox SM", enter_pre_preop, now))
         return;
     s->f.retries = 0;
     s->f.requested = AL_PREOP;
@@ -376,9 +374,7 @@ static void request_safeop(struct ecat_master *m, struct ecat_slave *s, takt_ns_
 /* Process-data SMs and FMMUs before PREOP -> SAFEOP (ref §6), as pdo.c laid them out. */
 static void enter_pre_safeop(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
 {
-    /* by slave number, not position: after swapped cables a slave's layout follows its
-     * device to wherever it came back (recovery.c) */
-    const struct ecat_pdo_slave *ps = &m->img.slave[s - m->slaves];
+    const struct ecat_pdo_slave *ps = &m->img.slave[s->info.position];
     unsigned n = 0;
     for (unsigned k = 0; k < ps->n_sm && n < TAKT_ARRAY_SIZE(s->f.req); k++) {
         uint8_t b[8];

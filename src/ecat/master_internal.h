@@ -87,9 +87,6 @@ struct ecat_slave {
     takt_ns_t mbx_polled;      /* last idle poll of the send mailbox */
     bool      rejoin, returning;   /* recovery: re-scan pending / back on the way to target */
     uint32_t  old_vendor, old_product;
-    uint32_t  old_serial;          /* recovery: identity before the re-scan (0 = none) */
-    uint16_t  old_alias, old_station;
-    unsigned  old_position;
     struct ecat_eni_run *er;   /* ENI-driven start-up (eni_exec.c), NULL: takt's own set-up */
     takt_ns_t al_timeout_ns;   /* this transition's timeout from the ENI, 0 = the option's */
     struct ecat_req dcr[3];    /* distributed-clock set-up (dc.c) */
@@ -329,6 +326,9 @@ bool ecat_eni_begin(struct ecat_master *m, struct ecat_slave *s, uint8_t cur, ui
 bool ecat_eni_reached(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now);
 void ecat_eni_state(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now);
 void ecat_eni_master_step(struct ecat_master *m, takt_ns_t now);
+/* " (the ENI's timeout: FILE line N, transition PS, command '...')" or "" */
+const char *ecat_eni_al_note(const struct ecat_master *m, const struct ecat_slave *s, char *buf,
+                             size_t n);
 /* esm.c entry points for the runner */
 void ecat_sfsm_al_request(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now);
 void ecat_sfsm_next(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now);

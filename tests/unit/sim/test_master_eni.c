@@ -30,6 +30,7 @@ struct erig {
     struct wdg *log;
     unsigned n_log;
     bool recording;
+    bool hide_safeop;       /* AL status reads report PREOP where the slave is in SAFEOP */
 };
 
 static void respond(void *ctx, struct takt_link *ep, const struct takt_frame *f)
@@ -53,6 +54,10 @@ static void respond(void *ctx, struct takt_link *ep, const struct takt_frame *f)
         memcpy(w->data, dg.data, dg.len < 16 ? dg.len : 16);
     }
     size_t n = takt_sim_process(r->sim, buf, f->len, sizeof buf, takt_now(), NULL);
+    for (int rc = ecat_frame_first(buf, n, &dg, &p); r->hide_safeop && n && rc == 0;
+         rc = ecat_frame_next(buf, n, &dg, &p))
+        if (dg.ado == 0x0130 && dg.len && (dg.data[0] & 0x0F) == 0x04)
+            dg.data[0] = (uint8_t)((dg.data[0] & 0xF0) | 0x02);
     if (n) {
         struct takt_frame out = { .data = buf, .len = (uint16_t)n, .cap = sizeof buf };
         takt_link_send(ep, &out, 1);
@@ -443,6 +448,31 @@ static void test_small_validate(void **state)
     unlink(path);
 }
 
+/* A slave that never shows SAFEOP: the transition fails after the ENI's validate
+ * timeout of its SAFEOP check (300 ms), not the 10 s default, and says whose it is. */
+static void test_small_timeout(void **state)
+{
+    (void)state;
+    char path[64], err[300], want[96];
+    write_small(path, sizeof path, "0010010064000100", 300);
+    struct erig *r = erig_new(path, path);
+    r->hide_safeop = true;
+    assert_int_equal(ecat_master_configure_eni(r->m, path), 0);
+    takt_ns_t t0 = takt_now();
+    assert_int_equal(ecat_master_set_state(r->m, AL_OP, 10 * TAKT_NS_PER_S), -ETIMEDOUT);
+    takt_ns_t took = takt_now() - t0;
+    snprintf(err, sizeof err, "%s", ecat_master_error(r->m));
+    printf("  -> %s (%lld ms)\n", err, (long long)(took / TAKT_NS_PER_MS));
+    assert_true(took > 300 * TAKT_NS_PER_MS && took < 3 * TAKT_NS_PER_S);
+    assert_non_null(strstr(err, "still PREOP"));
+    assert_non_null(strstr(err, "after requesting SAFEOP"));
+    snprintf(want, sizeof want, "line %u, transition PS, command 'check SAFEOP'",
+             line_of(path, 0, 0x0130, "check SAFEOP"));
+    assert_non_null(strstr(err, want));
+    erig_free(r);
+    unlink(path);
+}
+
 /* A cable cut after slave 2 and its heal: the slaves behind it are reported lost, come
  * back through the ENI's own INIT -> OP commands (no master broadcasts: the others keep
  * running) and the cyclic frames are judged again without a WKC error. */
@@ -626,6 +656,7 @@ int main(void)
         cmocka_unit_test(test_small_eni),
         cmocka_unit_test(test_small_validate),
         cmocka_unit_test(test_small_eni_dc),
+        cmocka_unit_test(test_small_timeout),
         cmocka_unit_test(test_mega_master),
         cmocka_unit_test(test_rocos),
         cmocka_unit_test(test_recovery),
