@@ -99,6 +99,11 @@ int takt_sim_power_cycle(struct takt_sim *s, unsigned k, takt_ns_t now);
 int takt_sim_set_topology(struct takt_sim *s, const char *spec, char *err, size_t errlen);
 /* The "junction" preset's topology (9 slaves). */
 #define TAKT_SIM_JUNCTION_TOPOLOGY "1:3,2:1,1:1,4:3,4:1,6:1,4:2,8:3"
+/* Swap the cables on ports p1 and p2 (1..3) of slave k (1-based): the subtrees trade
+ * places and positions are renumbered in the frame's order; re-plugged slaves that were
+ * connected restart as after power loss (cut-off ones do so at heal). Scheduled fault
+ * events keep their slave numbers. */
+int takt_sim_swap_ports(struct takt_sim *s, unsigned k, unsigned p1, unsigned p2, takt_ns_t now);
 /* Parent (0-based position, -1 = the master) and the parent's port of slave pos. */
 int takt_sim_get_parent(const struct takt_sim *s, unsigned pos, int *parent, unsigned *port);
 /* Forwarding delay of slave pos (0-based) per port pass (default: the option). */

@@ -11,11 +11,12 @@
 #include "cli/cli.h"
 
 static const struct cli_opt sim_ecat_opts[] = {
-    { "preset",  0, 1, "NAME", "network preset: 3, 10, 20, paper-40 (EK1100 + EL1004/EL2004 alternating) or a count" },
+    { "preset",  0, 1, "NAME", "network preset: 3, 10, 20, paper-40 (EK1100 + EL1004/EL2004 alternating), a count, or junction (a 9-slave tree)" },
+    { "topology", 0, 1, "SPEC", "tree instead of a line: PARENT:PORT per slave 2..N, comma-separated (ports 1..3, slaves in the frame's order 0-3-1-2), e.g. 1:3,2:1,1:1" },
     { "devices", 'd', 1, "LIST", "device list, e.g. ek1100,el1004x4,el2004x4,servo" },
     { "eni",     0, 1, "FILE", "simulate exactly the slaves this ENI file expects" },
     { "esi-dir", 0, 1, "DIR",  "one slave per ESI file (*.xml) in DIR, in name order" },
-    { "fault",   'f', 1, "SPEC", "fault injection, ';'-separated: drop=P corrupt=P crc=P delay=T break=K@T heal=K@T power=K@T sdo-abort=K:IDX:SUB=CODE refuse=K:STATE=CODE" },
+    { "fault",   'f', 1, "SPEC", "fault injection, ';'-separated: drop=P corrupt=P crc=P delay=T break=K[:PORT]@T heal=K@T power=K@T sdo-abort=K:IDX:SUB=CODE refuse=K:STATE=CODE" },
     { "foe",     0,   1, "SPEC", "FoE files of slaves with FoE, ';'-separated K:FILE[,boot][,ro][,max=N][,pw=N][,size=N] or K:busy=N / K:disk=N / K:nocreate" },
     { "fwd-delay", 0, 1, "NS", "forwarding delay per slave and direction (default 500 ns)" },
     { "drift",   0, 1, "PPM",  "clock drift spread of the slaves, +-PPM (default 50, 0 = none)" },
@@ -106,6 +107,11 @@ static int build(struct cli_ctx *c, struct takt_sim **s)
                     : takt_sim_create_esi_dir(esi, &o, s, err, sizeof err);
     if (rc)
         return cli_error(c, "%s", err);
+    const char *topo = cli_get(c, "topology");
+    if (topo && takt_sim_set_topology(*s, topo, err, sizeof err)) {
+        takt_sim_destroy(*s);
+        return cli_usage_error(c, "--topology: %s", err);
+    }
     const char *f = cli_get(c, "fault");
     if (f && takt_sim_fault(*s, f, err, sizeof err)) {
         takt_sim_destroy(*s);
@@ -230,7 +236,16 @@ static int cmd_sim_ecat(struct cli_ctx *c)
         return rc;
     if (cli_flag(c, "list") || !c->iface) {
         for (unsigned k = 0; k < takt_sim_slave_count(s); k++)
-            printf("%4u  %s\n", k + 1, takt_sim_slave_name(s, k));
+        {
+            int par;
+            unsigned port;
+            takt_sim_get_parent(s, k, &par, &port);
+            if (par < 0)
+                printf("%4u  %-24s master\n", k + 1, takt_sim_slave_name(s, k));
+            else
+                printf("%4u  %-24s on port %u of slave %d\n", k + 1, takt_sim_slave_name(s, k),
+                       port, par + 1);
+        }
         if (!cli_flag(c, "list"))
             rc = cli_usage_error(c, "-i/--iface expects the interface to serve (a veth end), got none");
     } else {
@@ -242,7 +257,7 @@ static int cmd_sim_ecat(struct cli_ctx *c)
 
 const struct cli_cmd cli_cmds_sim[] = {
     { "sim", "ecat", NULL, "simulate an EtherCAT network (software ESCs) on an interface",
-      "Answers EtherCAT frames arriving on IF like a line of real slaves: registers, SII, "
+      "Answers EtherCAT frames arriving on IF like a line (or, with --topology, a tree) of real slaves: registers, SII, "
       "SyncManagers, FMMUs, mailbox/CoE, AL state machine, distributed clocks. The network "
       "is a preset, a device list, the slaves an ENI expects, or a directory of ESI files. "
       "--fault injects frame loss, corruption, delay, cable breaks, power cycles, SDO aborts "
@@ -250,6 +265,8 @@ const struct cli_cmd cli_cmds_sim[] = {
       "holds (each has firmware.bin, writable only in BOOT). --bench times the simulator in-process.\n"
       "Examples:\n  takt sim ecat -i veth1 --preset paper-40\n"
       "  takt sim ecat -i veth1 --devices ek1100,el1004x2,servo --fault 'break=2@5s;heal=2@8s'\n"
+      "  takt sim ecat -i veth1 --preset junction --fault 'break=4:3@5s;heal=1@8s'\n"
+      "  takt sim ecat --devices ek1100,el1004,el2004,ek1100 --topology 1:3,2:1,1:1 --list\n"
       "  takt sim ecat --bench --json bench.json",
       CLI_IFACE | CLI_TIME | CLI_PERF | CLI_JSON | CLI_PCAP | CLI_RT, sim_ecat_opts, cmd_sim_ecat },
     { 0 }

@@ -374,7 +374,9 @@ static void request_safeop(struct ecat_master *m, struct ecat_slave *s, takt_ns_
 /* Process-data SMs and FMMUs before PREOP -> SAFEOP (ref §6), as pdo.c laid them out. */
 static void enter_pre_safeop(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
 {
-    const struct ecat_pdo_slave *ps = &m->img.slave[s->info.position];
+    /* by slave number, not position: after swapped cables a slave's layout follows its
+     * device to wherever it came back (recovery.c) */
+    const struct ecat_pdo_slave *ps = &m->img.slave[s - m->slaves];
     unsigned n = 0;
     for (unsigned k = 0; k < ps->n_sm && n < TAKT_ARRAY_SIZE(s->f.req); k++) {
         uint8_t b[8];

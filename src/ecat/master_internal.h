@@ -87,6 +87,9 @@ struct ecat_slave {
     takt_ns_t mbx_polled;      /* last idle poll of the send mailbox */
     bool      rejoin, returning;   /* recovery: re-scan pending / back on the way to target */
     uint32_t  old_vendor, old_product;
+    uint32_t  old_serial;          /* recovery: identity before the re-scan (0 = none) */
+    uint16_t  old_alias, old_station;
+    unsigned  old_position;
     struct ecat_eni_run *er;   /* ENI-driven start-up (eni_exec.c), NULL: takt's own set-up */
     takt_ns_t al_timeout_ns;   /* this transition's timeout from the ENI, 0 = the option's */
     struct ecat_req dcr[3];    /* distributed-clock set-up (dc.c) */

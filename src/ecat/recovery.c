@@ -2,18 +2,34 @@
  * cable break or a powered-off slave cuts off every slave behind it, so a drop from N to
  * K means positions K..N-1 are gone (reported in the same cycle); when the count rises
  * again those positions are scanned anew (address, identity) and driven back to the
- * network's target state, and that is reported too. */
+ * network's target state, and that is reported too. A slave is known by its identity
+ * (vendor, product, and serial number and alias where it has them), not its position:
+ * when cables were swapped on a junction, a device can come back where another was.
+ * Then its configuration follows it (same product: same layout) and this is reported
+ * as "slave X came back at position Y"; a different product there is refused. Slave
+ * numbers (the API's pos) stay with the devices; info.position is where each is now. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include "ecat/master_internal.h"
 #include "util/wire.h"
 
+#define ECAT_MOVED_MAX 1024          /* slaves the swap detection looks at */
+
+static struct ecat_slave *at_position(struct ecat_master *m, unsigned pos)
+{
+    for (unsigned i = 0; i < m->n_slaves; i++)
+        if (m->slaves[i].info.position == pos)
+            return &m->slaves[i];
+    return NULL;
+}
+
 static void lost(struct ecat_master *m, unsigned from, unsigned to)
 {
-    for (unsigned i = from; i < to && i < m->n_slaves; i++) {
-        struct ecat_slave *s = &m->slaves[i];
-        if (!s->info.present)
+    for (unsigned p = from; p < to && p < m->n_slaves; p++) {
+        struct ecat_slave *s = at_position(m, p);
+        unsigned i = s ? (unsigned)(s - m->slaves) : 0;
+        if (!s || !s->info.present)
             continue;
         s->info.present = false;
         s->rejoin = false;
@@ -34,41 +50,167 @@ static void lost(struct ecat_master *m, unsigned from, unsigned to)
 
 static void back(struct ecat_master *m, unsigned from, unsigned to, takt_ns_t now)
 {
-    for (unsigned i = from; i < to && i < m->n_slaves; i++) {
-        struct ecat_slave *s = &m->slaves[i];
-        if (s->info.present || s->rejoin)
+    for (unsigned p = from; p < to && p < m->n_slaves; p++) {
+        struct ecat_slave *s = at_position(m, p);
+        if (!s || s->info.present || s->rejoin)
             continue;
+        unsigned i = (unsigned)(s - m->slaves);
         s->rejoin = true;
         s->old_vendor = s->info.vendor;
         s->old_product = s->info.product;
-        ecat_event(m, "slave %u answers again: re-scanning it", i);
+        s->old_serial = s->info.serial;
+        s->old_alias = s->info.alias;
+        s->old_station = s->info.station;
+        s->old_position = s->info.position;
+        if (i == p)
+            ecat_event(m, "slave %u answers again: re-scanning it", i);
+        else
+            ecat_event(m, "position %u (slave %u) answers again: re-scanning it", p, i);
         ecat_slave_scan_start(m, s, now);
     }
 }
 
-/* Master timer: a re-scanned slave with the same identity goes back to the target. */
+/* Same device? Vendor and product must agree; serial number and alias too where both
+ * sides have one (0 = the device has none). */
+static bool same_device(const struct ecat_slave *was, const struct ecat_slave_info *now)
+{
+    return was->old_vendor == now->vendor && was->old_product == now->product &&
+           (!was->old_serial || !now->serial || was->old_serial == now->serial) &&
+           (!was->old_alias || !now->alias || was->old_alias == now->alias);
+}
+
+static void back_to_target(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+{
+    s->info.present = true;
+    s->returning = true;
+    m->st.slaves_returned++;
+    if (m->target)
+        ecat_slave_goto(m, s, m->target, now);
+}
+
+/* The re-scan of slave i found, at its old position, the device that slave j (of the
+ * same batch) was. Which j? -1 if none or more than one would fit. */
+static int whose_device(struct ecat_master *m, unsigned i)
+{
+    int found = -1;
+    for (unsigned j = 0; j < m->n_slaves; j++) {
+        const struct ecat_slave *o = &m->slaves[j];
+        if (j == i || !o->rejoin || !o->scanned || o->f.state != SS_IDLE ||
+            !same_device(o, &m->slaves[i].info))
+            continue;
+        if (found >= 0)
+            return -1;
+        found = (int)j;
+    }
+    return found;
+}
+
+static bool mismatch(const struct ecat_slave *s)
+{
+    return s->rejoin && s->scanned && s->f.state == SS_IDLE && !same_device(s, &s->info);
+}
+
+/* Does following "whose device did k's scan find" from j come back to j, with one
+ * product all along (so that one layout fits every device of the cycle)? */
+static bool whole_cycle(const struct ecat_master *m, const int *src, unsigned j)
+{
+    unsigned k = j;
+    for (unsigned len = 0; len <= m->n_slaves; len++) {
+        int i = src[k];
+        if (i < 0 || m->slaves[i].old_product != m->slaves[j].old_product ||
+            m->slaves[i].old_vendor != m->slaves[j].old_vendor)
+            return false;
+        k = (unsigned)i;
+        if (k == j)
+            return true;
+    }
+    return false;
+}
+
+/* Slaves whose re-scan found another slave's device: the device of slave j sits at the
+ * old position of slave i = src[j] (and answers i's station address, which the re-scan
+ * gave it). Slaves of whole cycles take over position and address; the others are
+ * refused, saying what was found where. */
+static void moved(struct ecat_master *m, takt_ns_t now)
+{
+    unsigned n = m->n_slaves < ECAT_MOVED_MAX ? m->n_slaves : ECAT_MOVED_MAX;
+    int src[ECAT_MOVED_MAX];
+    bool any = false;
+    for (unsigned j = 0; j < n; j++)
+        src[j] = -1;
+    for (unsigned i = 0; i < n; i++) {
+        if (!mismatch(&m->slaves[i]))
+            continue;
+        any = true;
+        int j = whose_device(m, i);
+        if (j >= 0 && (unsigned)j < n && src[j] < 0)
+            src[j] = (int)i;
+    }
+    if (!any)
+        return;
+    bool ok[ECAT_MOVED_MAX];
+    struct ecat_slave_info got[ECAT_MOVED_MAX];
+    for (unsigned j = 0; j < n; j++) {
+        ok[j] = mismatch(&m->slaves[j]) && whole_cycle(m, src, j);
+        got[j] = m->slaves[j].info;
+    }
+    for (unsigned j = 0; j < n; j++) {
+        struct ecat_slave *s = &m->slaves[j];
+        if (!mismatch(s) && src[j] < 0)
+            continue;
+        s->rejoin = false;
+        if (ok[j]) {
+            const struct ecat_slave_info *g = &got[src[j]];
+            s->info.position = g->position;
+            s->info.station = g->station;
+            s->info.serial = g->serial;
+            s->info.alias = g->alias;
+            s->info.dl_status = g->dl_status;
+            s->info.ports_open = g->ports_open;
+            s->info.al_state = g->al_state;
+            s->info.al_code = g->al_code;
+            s->info.vendor = s->old_vendor;
+            s->info.product = s->old_product;
+            ecat_event(m, "slave %u (vendor 0x%08X product 0x%08X serial %u) came back at "
+                       "position %u (was %u): its configuration follows it", j, s->info.vendor,
+                       s->info.product, s->info.serial, s->info.position, s->old_position);
+            back_to_target(m, s, now);
+        } else if (src[j] >= 0) {
+            const struct ecat_slave *f = &m->slaves[src[j]];
+            ecat_fail(m, -TAKT_ECONFIG, "slave %u (vendor 0x%08X product 0x%08X serial %u) came "
+                      "back at position %u, where slave %u (product 0x%08X) was; cables swapped "
+                      "between different products: not reconfigured (scan again to adopt the new "
+                      "order)", j, s->old_vendor, s->old_product, s->old_serial, f->old_position,
+                      src[j], f->old_product);
+        } else {
+            ecat_fail(m, -TAKT_ECONFIG, "slave %u: a different device came back at position %u: "
+                      "expected vendor 0x%08X product 0x%08X serial %u, found 0x%08X 0x%08X "
+                      "serial %u; not reconfigured", j, got[j].position, s->old_vendor,
+                      s->old_product, s->old_serial, got[j].vendor, got[j].product, got[j].serial);
+        }
+    }
+}
+
+/* Master timer: re-scanned slaves go back to the target; once every re-scan of the batch
+ * is done, since a device found at one position may be the one missing at another. */
 static void rejoin(struct ecat_master *m, takt_ns_t now)
 {
     for (unsigned i = 0; i < m->n_slaves; i++) {
+        const struct ecat_slave *s = &m->slaves[i];
+        if (s->rejoin && s->f.state != SS_IDLE && s->f.state != SS_FAILED)
+            return;
+    }
+    moved(m, now);
+    for (unsigned i = 0; i < m->n_slaves; i++) {
         struct ecat_slave *s = &m->slaves[i];
-        if (!s->rejoin || (s->f.state != SS_IDLE && s->f.state != SS_FAILED))
+        if (!s->rejoin)
             continue;
         s->rejoin = false;
         if (s->f.state == SS_FAILED || !s->scanned) {
             ecat_event(m, "slave %u: re-scan failed: %s", i, m->errmsg);
             continue;
         }
-        if (s->info.vendor != s->old_vendor || s->info.product != s->old_product) {
-            ecat_fail(m, -TAKT_ECONFIG, "slave %u: a different device came back: expected vendor "
-                      "0x%08X product 0x%08X, found 0x%08X 0x%08X; not reconfigured", i,
-                      s->old_vendor, s->old_product, s->info.vendor, s->info.product);
-            continue;
-        }
-        s->info.present = true;
-        s->returning = true;
-        m->st.slaves_returned++;
-        if (m->target)
-            ecat_slave_goto(m, s, m->target, now);
+        back_to_target(m, s, now);
     }
 }
 
@@ -76,15 +218,17 @@ static void rejoin(struct ecat_master *m, takt_ns_t now)
  * (address and configuration gone): scan it again by position like a returning one. */
 static void readdress(struct ecat_master *m, takt_ns_t now)
 {
-    for (unsigned i = 0; i < m->present && i < m->n_slaves; i++) {
+    for (unsigned i = 0; i < m->n_slaves; i++) {
         struct ecat_slave *s = &m->slaves[i];
+        if (s->info.position >= m->present)
+            continue;
         if (s->f.state != SS_FAILED || s->rejoin || !s->info.present ||
             (s->f.err != -TAKT_EWKC && s->f.err != -ETIMEDOUT) || now - s->f.t0 < 200 * TAKT_NS_PER_MS)
             continue;
         s->info.present = false;
         ecat_event(m, "slave %u (station 0x%04X) does not answer its address: re-scanning it", i,
                    s->info.station);
-        back(m, i, i + 1, now);
+        back(m, s->info.position, s->info.position + 1, now);
     }
 }
 

@@ -205,7 +205,7 @@ int ecat_sii_parse(struct ecat_master *m, struct ecat_slave *s)
     for (unsigned i = 0; i < s->n_sm; i++)
         s->sm[i] = (struct ecat_sm_cfg){ sii->sm[i].start, sii->sm[i].len, sii->sm[i].ctrl,
                                          sii->sm[i].enable, sii->sm[i].type };
-    struct ecat_pdo_map *map = &m->maps[s->info.position];
+    struct ecat_pdo_map *map = &m->maps[s - m->slaves];     /* by slave number, as the image */
     rc = ecat_pdo_map_from_sii(map, sii);
     if (rc) {
         ecat_fail(m, rc, "slave %u: SII PDOs do not fit (%d PDOs, %d entries at most)",

@@ -24,7 +24,7 @@ static void recreate_device(struct takt_sim *s, unsigned k)
     sl->esc.al_state = 0;           /* a new device starts in INIT: nothing to tell it */
 }
 
-static void power_on(struct takt_sim *s, unsigned k, takt_ns_t now)
+void sim_power_on(struct takt_sim *s, unsigned k, takt_ns_t now)
 {
     struct sim_esc *e = &s->sl[k].esc;
     struct esc_fault keep = e->fault;
@@ -94,7 +94,7 @@ int takt_sim_heal(struct takt_sim *s, takt_ns_t now)
     for (unsigned k = 0; k < s->n; k++) {
         s->sl[k].cut = false;
         if (!was[k])
-            power_on(s, k, now);
+            sim_power_on(s, k, now);
     }
     free(was);
     sim_net_topology(s, now);
@@ -105,7 +105,7 @@ int takt_sim_power_cycle(struct takt_sim *s, unsigned k, takt_ns_t now)
 {
     if (k < 1 || k > s->n)
         return -EINVAL;
-    power_on(s, k - 1, now);
+    sim_power_on(s, k - 1, now);
     sim_net_topology(s, now);
     return 0;
 }

@@ -63,5 +63,7 @@ int  sim_net_add(struct takt_sim *s, unsigned pos, struct sim_device *dev, const
 void sim_net_topology(struct takt_sim *s, takt_ns_t now);
 void sim_net_events(struct takt_sim *s, takt_ns_t now);
 uint32_t sim_net_rand(struct takt_sim *s);
+/* Power-loss restart of slave k (0-based): INIT, unconfigured, device rebuilt (fault.c). */
+void sim_power_on(struct takt_sim *s, unsigned k, takt_ns_t now);
 
 #endif

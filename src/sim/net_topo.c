@@ -195,3 +195,59 @@ int takt_sim_get_parent(const struct takt_sim *s, unsigned pos, int *parent, uns
     *port = s->sl[pos].parent >= 0 ? s->sl[pos].pport : 0;
     return 0;
 }
+
+/* Re-plug: the subtrees on ports p1 and p2 of slave k trade places (a swapped cable on
+ * a junction). Positions follow the frame, so the slaves are renumbered; what was
+ * plugged anew lost its link, which the simulator treats as power loss (as heal does):
+ * if connected, those slaves restart in INIT without an address. */
+int takt_sim_swap_ports(struct takt_sim *s, unsigned k, unsigned p1, unsigned p2, takt_ns_t now)
+{
+    if (k < 1 || k > s->n || p1 < 1 || p1 > 3 || p2 < 1 || p2 > 3 || p1 == p2)
+        return -EINVAL;
+    int a = -1, b = -1;
+    for (unsigned c = 0; c < s->n; c++) {
+        if (s->sl[c].parent == (int)k - 1 && s->sl[c].pport == p1)
+            a = (int)c;
+        if (s->sl[c].parent == (int)k - 1 && s->sl[c].pport == p2)
+            b = (int)c;
+    }
+    if (a >= 0)
+        s->sl[a].pport = (uint8_t)p2;
+    if (b >= 0)
+        s->sl[b].pport = (uint8_t)p1;
+    /* the new order: walk the whole tree (cuts ignored) */
+    bool *cuts = malloc(s->n * sizeof *cuts);
+    unsigned *inv = malloc(s->n * sizeof *inv);
+    struct sim_slave *nsl = malloc(s->n * sizeof *nsl);
+    if (!cuts || !inv || !nsl) {
+        free(cuts), free(inv), free(nsl);
+        return -ENOMEM;
+    }
+    for (unsigned c = 0; c < s->n; c++)
+        cuts[c] = s->sl[c].cut, s->sl[c].cut = false;
+    bool was_up[2] = { a >= 0 && !cuts[a], b >= 0 && !cuts[b] };
+    sim_net_topology(s, now);
+    for (unsigned p = 0; p < s->n; p++)
+        inv[s->act[p]] = p;
+    for (unsigned p = 0; p < s->n; p++) {
+        nsl[p] = s->sl[s->act[p]];
+        nsl[p].cut = cuts[s->act[p]];
+        if (nsl[p].parent >= 0)
+            nsl[p].parent = (int)inv[nsl[p].parent];
+    }
+    int na = a >= 0 ? (int)inv[a] : -1, nb = b >= 0 ? (int)inv[b] : -1;
+    memcpy(s->sl, nsl, s->n * sizeof *nsl);
+    free(nsl);
+    free(cuts);
+    /* re-plugged while connected: everything below each re-plugged port restarts */
+    for (unsigned c = 0; c < s->n; c++) {
+        for (int x = (int)c; x >= 0; x = s->sl[x].parent)
+            if ((x == na && was_up[0]) || (x == nb && was_up[1])) {
+                sim_power_on(s, c, now);
+                break;
+            }
+    }
+    free(inv);
+    sim_net_topology(s, now);
+    return 0;
+}

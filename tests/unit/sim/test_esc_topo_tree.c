@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 #include "esc_testdev.h"
+#include "sim/net.h"
 
 #define N 9
 #define MS 1000000LL
@@ -183,6 +184,52 @@ static void bad_specs(void **state)
     takt_sim_destroy(s);
 }
 
+/* A swapped cable: the subtrees on ports 3 and 1 of slave 1 trade places. */
+static void swap_cables(void **state)
+{
+    (void)state;
+    struct tdev *d[4];
+    struct takt_sim *s = tnet(4, false, false, d);
+    char err[200];
+    assert_int_equal(takt_sim_set_topology(s, "1:3,1:1,3:1", err, sizeof err), 0);
+    tw16(s, ECAT_FPWR, FP(0x1002, 0x0200), 0x0004, MS);
+    /* unplugged first (the master would see them go), swapped, plugged back */
+    assert_int_equal(takt_sim_break_port(s, 1, 3, 2 * MS), 0);
+    assert_int_equal(takt_sim_break_port(s, 1, 1, 2 * MS), 0);
+    uint8_t b[2];
+    assert_int_equal(tdg(s, ECAT_BRD, 0, b, 2, 3 * MS), 1);
+    assert_int_equal(takt_sim_swap_ports(s, 1, 3, 1, 3 * MS), 0);
+    assert_int_equal(tdg(s, ECAT_BRD, 0, b, 2, 3 * MS), 1);      /* still unplugged */
+    assert_int_equal(takt_sim_heal(s, 4 * MS), 0);
+    assert_int_equal(tdg(s, ECAT_BRD, 0, b, 2, 5 * MS), 4);
+    /* positions now: 1, the old 3 and 4 (port 3 first), the old 2 */
+    static const unsigned was[4] = { 0, 2, 3, 1 };
+    for (unsigned p = 0; p < 4; p++)
+        assert_ptr_equal(s->sl[p].dev, &d[was[p]]->base);
+    int pa;
+    unsigned pp;
+    takt_sim_get_parent(s, 3, &pa, &pp);
+    assert_int_equal(pa, 0);
+    assert_int_equal(pp, 1);
+    takt_sim_get_parent(s, 2, &pa, &pp);
+    assert_int_equal(pa, 1);
+    assert_int_equal(open_ports(s, 1, 5 * MS), 0xB);
+    /* all of them were cut off: back without address and configuration */
+    assert_int_equal(tdg(s, ECAT_APRD, FP((uint16_t)-3, 0x0200), b, 2, 5 * MS), 1);
+    assert_int_equal(get_le16(b), 0);
+    /* swapped while connected: the re-plugged slaves restart at once */
+    for (unsigned i = 0; i < 4; i++)
+        tw16(s, ECAT_APWR, FP((uint16_t)-(int)i, ESC_STATION_ADDR), (uint16_t)(0x1001 + i), 6 * MS);
+    assert_int_equal(takt_sim_swap_ports(s, 1, 3, 1, 7 * MS), 0);
+    assert_int_equal(tr16(s, 0x1001, ESC_STATION_ADDR, 8 * MS), 0x1001);
+    assert_int_equal(tdg(s, ECAT_APRD, FP((uint16_t)-1, ESC_STATION_ADDR), b, 2, 8 * MS), 1);
+    assert_int_equal(get_le16(b), 0);
+    for (unsigned p = 0; p < 4; p++)
+        assert_ptr_equal(s->sl[p].dev, &d[p]->base);
+    assert_int_equal(takt_sim_swap_ports(s, 1, 1, 1, 8 * MS), -EINVAL);
+    takt_sim_destroy(s);
+}
+
 static void junction_preset(void **state)
 {
     (void)state;
@@ -208,6 +255,7 @@ int main(void)
         cmocka_unit_test(latches),
         cmocka_unit_test(branch_break_and_heal),
         cmocka_unit_test(bad_specs),
+        cmocka_unit_test(swap_cables),
         cmocka_unit_test(junction_preset),
     };
     return cmocka_run_group_tests(t, NULL, NULL);

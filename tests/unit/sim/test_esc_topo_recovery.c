@@ -1,0 +1,133 @@
+/* Recovery on a junction: two branches unplugged, their cables swapped, plugged back.
+ * The master knows slaves by identity: same product with serial numbers - each slave's
+ * configuration follows its device to the new position ("came back at position");
+ * different products - refused with a message naming both. */
+#include "master_rig.h"
+
+static char events[8192];
+
+static void drain(struct rig *r)
+{
+    char ev[256];
+    while (ecat_master_next_event(r->m, ev, sizeof ev)) {
+        printf("  event: %s\n", ev);
+        strncat(events, ev, sizeof events - strlen(events) - 2);
+        strcat(events, "\n");
+    }
+}
+
+/* Slave 1 a coupler; slaves 2 and 3 on its ports 3 and 1. */
+static struct rig *junction(bool same_product)
+{
+    struct rig *r = calloc(1, sizeof *r);
+    struct sim_device *devs[3];
+    for (unsigned i = 0; i < 3; i++) {
+        io_desc(&r->desc[i], i);
+        r->desc[i].serial = 100 + i;
+    }
+    if (same_product)
+        r->desc[2].product = r->desc[1].product;
+    for (unsigned i = 0; i < 3; i++)
+        assert_int_equal(sim_device_from_desc(&r->desc[i], &devs[i]), 0);
+    struct takt_sim_opts so;
+    takt_sim_opts_default(&so);
+    so.drift_ppm = -1;
+    char err[200];
+    assert_int_equal(takt_sim_create_devices(devs, 3, &so, &r->sim), 0);
+    assert_int_equal(takt_sim_set_topology(r->sim, "1:3,1:1", err, sizeof err), 0);
+    assert_int_equal(takt_link_mem_pair(&r->a, &r->b, 64, NULL, NULL), 0);
+    takt_link_mem_set_responder(r->b, respond, r);
+    struct ecat_master_opts o;
+    ecat_master_opts_default(&o);
+    o.cycle_ns = TAKT_NS_PER_MS;
+    assert_int_equal(ecat_master_open(&r->m, r->a, &o, err, sizeof err), 0);
+    up(r, 3);
+    events[0] = 0;
+    return r;
+}
+
+/* Unplug both branches, let the master see it, swap the cables, plug back in. */
+static void swap_branches(struct rig *r)
+{
+    takt_ns_t now = takt_now();
+    assert_int_equal(takt_sim_break_port(r->sim, 1, 3, now), 0);
+    assert_int_equal(takt_sim_break_port(r->sim, 1, 1, now), 0);
+    cycles(r, 20);
+    struct ecat_master_stats st;
+    ecat_master_get_stats(r->m, &st);
+    assert_int_equal(st.slaves_lost, 2);
+    assert_int_equal(takt_sim_swap_ports(r->sim, 1, 3, 1, takt_now()), 0);
+    assert_int_equal(takt_sim_heal(r->sim, takt_now()), 0);
+}
+
+static void same_product_follows_device(void **state)
+{
+    (void)state;
+    struct rig *r = junction(true);
+    swap_branches(r);
+    struct ecat_master_stats st;
+    for (unsigned i = 0; i < 5000; i++) {
+        cycles(r, 1);
+        ecat_master_get_stats(r->m, &st);
+        if (st.slaves_returned == 2 && ecat_master_state(r->m) == AL_OP)
+            break;
+    }
+    drain(r);
+    assert_int_equal(st.slaves_returned, 2);
+    assert_int_equal(ecat_master_state(r->m), AL_OP);
+    assert_non_null(strstr(events, "slave 1 (vendor 0x00000002 product 0x00004001 serial 101) came back at position 2"));
+    assert_non_null(strstr(events, "slave 2 (vendor 0x00000002 product 0x00004001 serial 102) came back at position 1"));
+    struct ecat_slave_info si;
+    ecat_master_slave_info(r->m, 1, &si);
+    assert_int_equal(si.position, 2);
+    assert_int_equal(si.serial, 101);
+    /* slave 1's outputs reach its device, now the third in the frame */
+    struct ecat_pd_entry e;
+    assert_int_equal(ecat_pd_find(r->m, 1, "Output", 0, 0, &e), 0);
+    ecat_pd_write(r->m, &e, 0xC0DE);
+    cycles(r, 10);
+    uint8_t mem[2];
+    takt_sim_peek(r->sim, 2, 0x1000, mem, 2);
+    if (getenv("DC_DEBUG"))
+        for (unsigned p = 0; p < 3; p++) {
+            uint8_t fm[16], st2[2], al[2];
+            takt_sim_peek(r->sim, p, ESC_FMMU0, fm, 16);
+            takt_sim_peek(r->sim, p, ESC_STATION_ADDR, st2, 2);
+            takt_sim_peek(r->sim, p, ESC_AL_STATUS, al, 2);
+            printf("  sim %u: station 0x%04X AL 0x%02X FMMU0 log 0x%08X len %u phys 0x%04X, out at %u\n", p,
+                   get_le16(st2), al[0], get_le32(fm), get_le16(fm + 4), get_le16(fm + 8), e.byte_offset);
+        }
+    assert_int_equal(get_le16(mem), 0xC0DE);
+    ecat_master_get_stats(r->m, &st);
+    rig_free(r);
+}
+
+static void different_products_refused(void **state)
+{
+    (void)state;
+    struct rig *r = junction(false);
+    swap_branches(r);
+    for (unsigned i = 0; i < 2000 && !strstr(events, "different products"); i++) {
+        ecat_master_cycle(r->m, takt_now());
+        drain(r);
+    }
+    const char *msg = ecat_master_error(r->m);
+    printf("  error: %s\n", msg);
+    assert_non_null(strstr(msg, "came back at position"));
+    assert_non_null(strstr(msg, "different products"));
+    struct ecat_master_stats st;
+    cycles(r, 50);
+    ecat_master_get_stats(r->m, &st);
+    assert_int_equal(st.slaves_returned, 0);
+    assert_int_not_equal(ecat_master_state(r->m), AL_OP);
+    rig_free(r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest t[] = {
+        cmocka_unit_test(same_product_follows_device),
+        cmocka_unit_test(different_products_refused),
+    };
+    return cmocka_run_group_tests(t, NULL, NULL);
+}
