@@ -94,6 +94,8 @@ struct ecat_slave {
     takt_ns_t al_timeout_ns;   /* this transition's timeout from the ENI, 0 = the option's */
     struct ecat_req dcr[3];    /* distributed-clock set-up (dc.c) */
     uint8_t   dcb[3][16];
+    struct ecat_req probe;     /* recovery in a tree: APRD 0x0010 at one position */
+    uint8_t   probe_buf[2];
     uint32_t  port_time[4];
     uint64_t  pu_time;
     struct ecat_sfsm f;
@@ -193,6 +195,8 @@ struct ecat_master {
     uint8_t   mon_wr_buf[8];
     unsigned  dc_iter;         /* static drift compensation FRMWs sent */
     uint64_t  dc_sync0_start;
+    bool      probing;         /* recovery: which station answers at each position? */
+    unsigned  probe_n;         /* positions probed */
     struct ecat_req dc_frmw[32];
     uint8_t   dc_frmw_buf[32][8];
 

@@ -7,7 +7,9 @@
  * when cables were swapped on a junction, a device can come back where another was.
  * Then its configuration follows it (same product: same layout) and this is reported
  * as "slave X came back at position Y"; a different product there is refused. Slave
- * numbers (the API's pos) stay with the devices; info.position is where each is now. */
+ * numbers (the API's pos) stay with the devices; info.position is where each is now.
+ * In a tree the lost slaves need not be the last positions: there the master asks every
+ * position for its station address before it decides (one more cycle). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -24,50 +26,150 @@ static struct ecat_slave *at_position(struct ecat_master *m, unsigned pos)
     return NULL;
 }
 
+static void lost_slave(struct ecat_master *m, struct ecat_slave *s)
+{
+    if (!s->info.present)
+        return;
+    s->info.present = false;
+    s->rejoin = false;
+    /* drop whatever it was doing: its requests would only time out */
+    for (unsigned k = 0; k < s->f.nreq; k++)
+        if (ecat_req_busy(&s->f.req[k]) && s->f.req[k].st == REQ_SENT &&
+            m->inflight[s->f.req[k].idx] == &s->f.req[k])
+            m->inflight[s->f.req[k].idx] = NULL;
+    ecat_pdu_unqueue(m, s->f.req, s->f.nreq);
+    s->f.nreq = 0;
+    s->f.state = SS_IDLE;
+    s->info.al_state = 0;
+    m->st.slaves_lost++;
+    ecat_event(m, "slave %u (station 0x%04X, %s) lost: no longer answers", (unsigned)(s - m->slaves),
+               s->info.station, s->info.name[0] ? s->info.name : "?");
+}
+
 static void lost(struct ecat_master *m, unsigned from, unsigned to)
 {
     for (unsigned p = from; p < to && p < m->n_slaves; p++) {
         struct ecat_slave *s = at_position(m, p);
-        unsigned i = s ? (unsigned)(s - m->slaves) : 0;
-        if (!s || !s->info.present)
-            continue;
-        s->info.present = false;
-        s->rejoin = false;
-        /* drop whatever it was doing: its requests would only time out */
-        for (unsigned k = 0; k < s->f.nreq; k++)
-            if (ecat_req_busy(&s->f.req[k]) && s->f.req[k].st == REQ_SENT &&
-                m->inflight[s->f.req[k].idx] == &s->f.req[k])
-                m->inflight[s->f.req[k].idx] = NULL;
-        ecat_pdu_unqueue(m, s->f.req, s->f.nreq);
-        s->f.nreq = 0;
-        s->f.state = SS_IDLE;
-        s->info.al_state = 0;
-        m->st.slaves_lost++;
-        ecat_event(m, "slave %u (station 0x%04X, %s) lost: no longer answers", i, s->info.station,
-                   s->info.name[0] ? s->info.name : "?");
+        if (s)
+            lost_slave(m, s);
     }
+}
+
+/* Re-scan slave s at its (possibly new) position: address, ESC, SII, identity. */
+static void back_slave(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+{
+    if (s->info.present || s->rejoin)
+        return;
+    unsigned i = (unsigned)(s - m->slaves), p = s->info.position;
+    s->rejoin = true;
+    s->old_vendor = s->info.vendor;
+    s->old_product = s->info.product;
+    s->old_serial = s->info.serial;
+    s->old_alias = s->info.alias;
+    s->old_station = s->info.station;
+    s->old_position = s->info.position;
+    if (i == p)
+        ecat_event(m, "slave %u answers again: re-scanning it", i);
+    else
+        ecat_event(m, "position %u (slave %u) answers again: re-scanning it", p, i);
+    ecat_slave_scan_start(m, s, now);
 }
 
 static void back(struct ecat_master *m, unsigned from, unsigned to, takt_ns_t now)
 {
     for (unsigned p = from; p < to && p < m->n_slaves; p++) {
         struct ecat_slave *s = at_position(m, p);
-        if (!s || s->info.present || s->rejoin)
-            continue;
-        unsigned i = (unsigned)(s - m->slaves);
-        s->rejoin = true;
-        s->old_vendor = s->info.vendor;
-        s->old_product = s->info.product;
-        s->old_serial = s->info.serial;
-        s->old_alias = s->info.alias;
-        s->old_station = s->info.station;
-        s->old_position = s->info.position;
-        if (i == p)
-            ecat_event(m, "slave %u answers again: re-scanning it", i);
-        else
-            ecat_event(m, "position %u (slave %u) answers again: re-scanning it", p, i);
-        ecat_slave_scan_start(m, s, now);
+        if (s)
+            back_slave(m, s, now);
     }
+}
+
+/* --- trees: a break can take out a branch in the middle, and the slaves behind it move
+ * up; the count alone does not say who is gone. So the master asks every position for
+ * its station address (APRD 0x0010, one frame's worth of datagrams) and goes by that. */
+
+static bool is_tree(const struct ecat_master *m)
+{
+    for (unsigned i = 0; i < m->n_slaves; i++)
+        if (m->slaves[i].info.parent >= 0 && m->slaves[i].info.parent_port != 1)
+            return true;
+    return false;
+}
+
+static void start_probe(struct ecat_master *m, unsigned n)
+{
+    for (unsigned p = 0; p < n; p++) {
+        struct ecat_slave *s = &m->slaves[p];          /* its request slot, any will do */
+        ecat_req_init(&s->probe, ECAT_APRD, (uint16_t)(0u - p), ESC_STATION_ADDR, s->probe_buf, 2);
+        ecat_req_queue(m, &s->probe);
+    }
+    m->probing = true;
+    m->probe_n = n;
+}
+
+static bool probe_busy(const struct ecat_master *m)
+{
+    for (unsigned p = 0; p < m->probe_n; p++)
+        if (ecat_req_busy(&m->slaves[p].probe))
+            return true;
+    return false;
+}
+
+/* A slave whose address answers at position p is there (it may have moved up or down);
+ * a configured slave found nowhere is lost; a position with an unknown address (0 after
+ * power loss) goes to a missing slave, in position order, to be re-scanned there - the
+ * identity check then tells whose device it really is (moved() above). */
+static void finish_probe(struct ecat_master *m, takt_ns_t now)
+{
+    bool seen[ECAT_MOVED_MAX] = { false };
+    unsigned unknown[ECAT_MOVED_MAX], nu = 0, n = m->n_slaves < ECAT_MOVED_MAX ? m->n_slaves : ECAT_MOVED_MAX;
+    m->probing = false;
+    for (unsigned p = 0; p < m->probe_n; p++) {
+        const struct ecat_req *r = &m->slaves[p].probe;
+        if (r->wkc != 1)
+            continue;                  /* the network changed again: the next probe sees it */
+        uint16_t st = get_le16(m->slaves[p].probe_buf);
+        unsigned i = 0;
+        while (i < n && (!st || m->slaves[i].info.station != st || seen[i]))
+            i++;
+        if (i == n) {
+            unknown[nu++] = p;
+            continue;
+        }
+        seen[i] = true;
+        struct ecat_slave *s = &m->slaves[i];
+        if (s->info.position != p && s->info.present)
+            ecat_event(m, "slave %u (station 0x%04X) now at position %u (was %u)", i, st, p,
+                       s->info.position);
+        s->info.position = p;
+    }
+    unsigned present = 0;
+    for (unsigned i = 0; i < n; i++) {
+        if (!seen[i])
+            lost_slave(m, &m->slaves[i]);
+        else if (!m->slaves[i].info.present)
+            back_slave(m, &m->slaves[i], now);   /* back with its address: kept power */
+        present += seen[i];
+    }
+    for (unsigned u = 0; u < nu; u++) {
+        /* the missing slave that was earliest in the frame takes the earliest position */
+        struct ecat_slave *best = NULL;
+        for (unsigned i = 0; i < n; i++) {
+            struct ecat_slave *s = &m->slaves[i];
+            if (!seen[i] && !s->rejoin && (!best || s->info.position < best->info.position))
+                best = s;
+        }
+        if (!best) {
+            ecat_event(m, "position %u: a slave nobody configured (station 0x%04X) answers; ignored",
+                       unknown[u], get_le16(m->slaves[unknown[u]].probe_buf));
+            continue;
+        }
+        seen[best - m->slaves] = true;
+        best->info.position = unknown[u];
+        back_slave(m, best, now);
+        present++;
+    }
+    m->present = present;
 }
 
 /* Same device? Vendor and product must agree; serial number and alias too where both
@@ -237,13 +339,23 @@ void ecat_recovery_check(struct ecat_master *m, takt_ns_t now)
     unsigned n = (unsigned)m->mon_al.wkc;
     if (n > m->n_slaves)
         n = m->n_slaves;         /* extra slaves are not configured; ignore them */
-    if (n < m->present) {
-        ecat_event(m, "%u of %u slaves answer (%u lost)", n, m->n_slaves, m->present - n);
-        lost(m, n, m->present);
-    } else if (n > m->present) {
-        back(m, m->present, n, now);
+    if (m->probing) {
+        if (!probe_busy(m))
+            finish_probe(m, now);
+    } else if (n != m->present && is_tree(m)) {
+        if (n < m->present)
+            ecat_event(m, "%u of %u slaves answer (%u lost): asking each position who it is", n,
+                       m->n_slaves, m->present - n);
+        start_probe(m, n);
+    } else {
+        if (n < m->present) {
+            ecat_event(m, "%u of %u slaves answer (%u lost)", n, m->n_slaves, m->present - n);
+            lost(m, n, m->present);
+        } else if (n > m->present) {
+            back(m, m->present, n, now);
+        }
+        m->present = n;
     }
-    m->present = n;
     if (m->target)
         readdress(m, now);
     rejoin(m, now);

@@ -123,11 +123,76 @@ static void different_products_refused(void **state)
     rig_free(r);
 }
 
+/* A branch in the middle of a tree breaks: the count drops by one, but the slave gone
+ * is the junction's port-3 slave (5), not the last; those behind it move up a position
+ * and stay in OP. Healed, slave 5 comes back in OP and everyone is where they were. */
+static void middle_branch(void **state)
+{
+    (void)state;
+    struct rig *r = calloc(1, sizeof *r);
+    struct sim_device *devs[9];
+    for (unsigned i = 0; i < 9; i++) {
+        io_desc(&r->desc[i], i);
+        assert_int_equal(sim_device_from_desc(&r->desc[i], &devs[i]), 0);
+    }
+    struct takt_sim_opts so;
+    takt_sim_opts_default(&so);
+    so.drift_ppm = -1;
+    char err[200];
+    assert_int_equal(takt_sim_create_devices(devs, 9, &so, &r->sim), 0);
+    assert_int_equal(takt_sim_set_topology(r->sim, TAKT_SIM_JUNCTION_TOPOLOGY, err, sizeof err), 0);
+    assert_int_equal(takt_link_mem_pair(&r->a, &r->b, 64, NULL, NULL), 0);
+    takt_link_mem_set_responder(r->b, respond, r);
+    assert_int_equal(ecat_master_open(&r->m, r->a, NULL, err, sizeof err), 0);
+    up(r, 9);
+    events[0] = 0;
+    assert_int_equal(takt_sim_break_port(r->sim, 4, 3, takt_now()), 0);
+    cycles(r, 5);
+    drain(r);
+    struct ecat_master_stats st;
+    ecat_master_get_stats(r->m, &st);
+    assert_int_equal(st.slaves_lost, 1);
+    assert_non_null(strstr(events, "slave 4 (station 0x1004, IO4) lost"));
+    assert_non_null(strstr(events, "slave 8 (station 0x1008) now at position 7 (was 8)"));
+    struct ecat_slave_info si;
+    ecat_master_slave_info(r->m, 8, &si);
+    assert_true(si.present);
+    assert_int_equal(si.position, 7);
+    assert_int_equal(si.al_state, AL_OP);
+    ecat_master_slave_info(r->m, 4, &si);
+    assert_false(si.present);
+    /* the others' process data still flows: slave 8's output reaches its device */
+    struct ecat_pd_entry e;
+    assert_int_equal(ecat_pd_find(r->m, 8, "Output", 0, 0, &e), 0);
+    ecat_pd_write(r->m, &e, 0xBEEF);
+    cycles(r, 5);
+    uint8_t mem[2];
+    takt_sim_peek(r->sim, 8, 0x1000, mem, 2);
+    assert_int_equal(get_le16(mem), 0xBEEF);
+    assert_int_equal(takt_sim_heal(r->sim, takt_now()), 0);
+    for (unsigned i = 0; i < 5000; i++) {
+        cycles(r, 1);
+        ecat_master_get_stats(r->m, &st);
+        if (st.slaves_returned == 1 && ecat_master_state(r->m) == AL_OP)
+            break;
+    }
+    drain(r);
+    assert_int_equal(st.slaves_returned, 1);
+    assert_int_equal(ecat_master_state(r->m), AL_OP);
+    for (unsigned k = 0; k < 9; k++) {
+        ecat_master_slave_info(r->m, k, &si);
+        assert_int_equal(si.position, k);
+        assert_true(si.present);
+    }
+    rig_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest t[] = {
         cmocka_unit_test(same_product_follows_device),
         cmocka_unit_test(different_products_refused),
+        cmocka_unit_test(middle_branch),
     };
     return cmocka_run_group_tests(t, NULL, NULL);
 }
