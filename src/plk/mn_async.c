@@ -189,7 +189,7 @@ static bool try_status(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
             continue;
         n->status_due = now + (takt_ns_t)5000 * TAKT_NS_PER_MS;  /* C_NMT_STATREQ_CYCLE */
         if (n->cfg->async_only && n->step >= MNS_CONFIG && !async_only_supervise(mn, n, now))
-            return true;    /* lost: the reset goes out in a later slot */
+            continue;       /* lost: its reset goes out in a later slot */
         plk_mn_soa(mn, q, PLK_SOA_STATUS_REQUEST, n->id, NULL);
         mn->status_rr = idx + 1;
         return true;

@@ -142,6 +142,14 @@ static void async_only_booted_without_preq(void **state)
     bus_free(b);
 }
 
+static void count_types(struct bus *b, takt_ns_t at, const uint8_t *f, size_t len)
+{
+    (void)at;
+    unsigned *count = b->hook_ctx;
+    if (len > PLK_OFF_MTYP)
+        count[plk_frame_mtyp(f) & 15]++;
+}
+
 static void async_only_supervised_by_status(void **state)
 {
     (void)state;
@@ -149,8 +157,16 @@ static void async_only_supervised_by_status(void **state)
     struct plk_mn_node *n3 = b->mn.node[3];
     /* StatusRequest every C_NMT_STATREQ_CYCLE (5 s); two unanswered (+8 +8 >= 15) */
     b->cn[2]->faults.vanished = true;
-    bus_run(b, b->now + 16 * TAKT_NS_PER_S);
+    unsigned count[16] = { 0 };
+    bus_run(b, b->next_cycle - 1);      /* count whole cycles: SoC ... SoA */
+    b->hook_ctx = count;
+    b->mn_hook = count_types;
+    bus_run(b, b->next_cycle + 16000 * b->mn.cycle_ns - 1);
     assert_int_equal(n3->st.status_lost, 2);
+    /* every cycle kept its SoA, also the one in which the node was found lost */
+    assert_int_equal(count[PLK_MTYP_SOC], 16000);
+    assert_int_equal(count[PLK_MTYP_SOA], 16000);
+    b->mn_hook = NULL;
     assert_int_equal(n3->st.loss_threshold_hits, 1);
     assert_int_equal(n3->st.lost, 1);
     assert_int_equal(b->mn.node[1]->step, MNS_OPERATIONAL);
