@@ -17,7 +17,10 @@ extern "C" {
 #define TAKT_ETHERTYPE_TEST  0x88B5 /* IEEE local experimental 1: takt link echo/bench */
 
 /* One frame. On send: data/len are read (len < 60 is padded with zeros by the link);
- * ts is read only by a capture tap (the send time it records; 0 = now).
+ * ts is read only by a capture tap (the send time it records; 0 = now); launch is the
+ * time (CLOCK_MONOTONIC) the frame is to leave, 0 = now: honoured by the kernel only
+ * where link->txtime is set (SO_TXTIME with an etf, taprio or fq qdisc), ignored (sent
+ * at once) elsewhere, so a caller that needs the time holds the frame itself there.
  * On receive: data must point to a buffer of cap bytes (>= TAKT_FRAME_BUF); the link
  * fills len and ts (receive time on CLOCK_MONOTONIC; kernel timestamp where the link
  * has one, converted at the edge). */
@@ -26,6 +29,7 @@ struct takt_frame {
     uint16_t  len;
     uint16_t  cap;
     takt_ns_t ts;
+    takt_ns_t launch;
 };
 
 struct takt_link_stats {
@@ -54,6 +58,10 @@ struct takt_link {
     uint8_t  mac[6];            /* the interface's own unicast MAC */
     uint16_t mtu;
     struct takt_link_stats stats;
+    /* Launch times (takt_frame.launch) are kept by the kernel: SO_TXTIME is on and the
+     * interface has a qdisc that honours it (txtime_qdisc: "etf", "taprio", "fq"). */
+    bool txtime;
+    char txtime_qdisc[16];
 };
 
 struct takt_link_opts {
@@ -63,6 +71,9 @@ struct takt_link_opts {
     bool promisc;                /* promiscuous membership */
     bool join_plk_multicast;     /* join 01-11-1E-00-00-01..05 */
     bool timestamps;             /* kernel receive timestamps (ns) */
+    bool txtime;                 /* launch times via SO_TXTIME where the interface's qdisc
+                                  * honours them (etf/taprio: CLOCK_TAI, fq: MONOTONIC);
+                                  * PACKET_QDISC_BYPASS is then off for this socket */
 };
 
 void takt_link_opts_default(struct takt_link_opts *o);

@@ -37,8 +37,11 @@ static int cap_send(struct takt_link *l, const struct takt_frame *f, unsigned n)
      * send returns, and must not look older than its request */
     takt_ns_t now = takt_now();
     int rc = takt_link_send(c->inner, f, n);
-    for (int i = 0; i < rc; i++)
-        cap_write(c, f[i].data, f[i].len, f[i].ts ? f[i].ts : now, PCAPNG_DIR_OUT);
+    for (int i = 0; i < rc; i++) {
+        /* a frame the kernel holds to its launch time leaves then */
+        takt_ns_t t = c->inner->txtime && f[i].launch > now ? f[i].launch : now;
+        cap_write(c, f[i].data, f[i].len, f[i].ts ? f[i].ts : t, PCAPNG_DIR_OUT);
+    }
     return rc;
 }
 

@@ -30,6 +30,25 @@ static inline int link_check_tx(const struct takt_frame *f)
 int link_err(char *err, size_t errlen, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* Launch-time support of an interface (txtime.c). */
+struct link_txtime {
+    char kind[16];        /* qdisc that honours SO_TXTIME: "etf", "taprio", "fq"; "" none */
+    char root[16];        /* the root qdisc's kind, for messages ("noqueue", ...) */
+    int clockid;          /* clock the qdisc wants (-1: none found) */
+    takt_ns_t delta_ns;   /* etf: dequeue window before txtime */
+    bool offload;         /* etf offload: the NIC holds frames to txtime */
+};
+/* Read the qdiscs of ifindex (in the caller's network namespace). 0 or -errno. */
+int link_txtime_probe(int ifindex, struct link_txtime *t);
+/* The SCM_TXTIME value for a frame with launch time `launch` (0 = now) on the qdisc's
+ * clock; clock_shift = qdisc clock - CLOCK_MONOTONIC. */
+uint64_t link_txtime_of(const struct link_txtime *t, takt_ns_t launch, takt_ns_t now,
+                        takt_ns_t clock_shift);
+
+/* Tests: turn SO_TXTIME on for a packet link as if a qdisc `kind` were there (the frames
+ * then carry SCM_TXTIME; a qdisc that ignores it sends them at once). 0 or -errno. */
+int link_packet_txtime_force(struct takt_link *l, const char *kind, int clockid, takt_ns_t delta_ns);
+
 int link_packet_open(const char *ifname, const struct takt_link_opts *o,
                      struct takt_link **out, char *err, size_t errlen);
 

@@ -7,6 +7,7 @@
 #include <linux/if_packet.h>
 #include <net/ethernet.h>
 #include <net/if.h>
+#include <linux/net_tstamp.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,12 @@ struct packet_link {
     uint16_t types[PKT_MAX_TYPES];
     unsigned n_types;
     bool timestamps;
+    takt_ns_t shift, shift_at;      /* cached CLOCK_MONOTONIC - CLOCK_REALTIME, when read */
+    struct link_txtime tx;          /* launch-time qdisc (base.txtime says it is in use) */
+    takt_ns_t tx_shift, tx_shift_at; /* cached qdisc clock - CLOCK_MONOTONIC */
 };
+
+#define SHIFT_REFRESH_NS TAKT_NS_PER_S
 
 static const uint8_t zeros[TAKT_ETH_MIN_FRAME];
 
@@ -46,12 +52,54 @@ static bool type_wanted(const struct packet_link *p, const uint8_t *d, unsigned 
     return false;
 }
 
+static takt_ns_t ts_of(const struct timespec *t) { return (takt_ns_t)t->tv_sec * TAKT_NS_PER_S + t->tv_nsec; }
+
+/* clock a - CLOCK_MONOTONIC, read between two monotonic reads; the narrowest of a few
+ * tries is kept (an interrupt in between would shift every conversion by its length) */
+static takt_ns_t clock_minus_mono(clockid_t a)
+{
+    takt_ns_t best = 0, best_win = INT64_MAX;
+    for (int i = 0; i < 4 && best_win > TAKT_NS_PER_US; i++) {
+        struct timespec m1, r, m2;
+        clock_gettime(CLOCK_MONOTONIC, &m1);
+        clock_gettime(a, &r);
+        clock_gettime(CLOCK_MONOTONIC, &m2);
+        takt_ns_t win = ts_of(&m2) - ts_of(&m1);
+        if (win < best_win) {
+            best_win = win;
+            best = ts_of(&r) - (ts_of(&m1) + win / 2);
+        }
+    }
+    return best;
+}
+
+/* The SCM_TXTIME control message of one frame (SO_TXTIME is on: every frame needs a
+ * txtime, etf drops those without). */
+static void put_txtime(struct packet_link *p, struct msghdr *mh, void *ctl, size_t ctl_len,
+                       takt_ns_t launch, takt_ns_t now)
+{
+    uint64_t t = link_txtime_of(&p->tx, launch, now, p->tx_shift);
+    mh->msg_control = ctl;
+    mh->msg_controllen = ctl_len;
+    struct cmsghdr *c = CMSG_FIRSTHDR(mh);
+    c->cmsg_level = SOL_SOCKET;
+    c->cmsg_type = SCM_TXTIME;
+    c->cmsg_len = CMSG_LEN(sizeof t);
+    memcpy(CMSG_DATA(c), &t, sizeof t);
+}
+
 static int pkt_send(struct takt_link *l, const struct takt_frame *f, unsigned n)
 {
     struct packet_link *p = (struct packet_link *)l;
     struct mmsghdr mh[LINK_BATCH_MAX];
     struct iovec iov[LINK_BATCH_MAX][2];
+    union { char buf[CMSG_SPACE(sizeof(uint64_t))]; struct cmsghdr align; } ctl[LINK_BATCH_MAX];
     unsigned done = 0;
+    takt_ns_t now = l->txtime ? takt_now() : 0;
+    if (l->txtime && p->tx.clockid != CLOCK_MONOTONIC && now - p->tx_shift_at > TAKT_NS_PER_S) {
+        p->tx_shift = clock_minus_mono(p->tx.clockid);
+        p->tx_shift_at = now;
+    }
 
     while (done < n) {
         unsigned k = n - done < LINK_BATCH_MAX ? n - done : LINK_BATCH_MAX;
@@ -70,6 +118,8 @@ static int pkt_send(struct takt_link *l, const struct takt_frame *f, unsigned n)
             iov[i][0] = (struct iovec){ fr->data, fr->len };
             iov[i][1] = (struct iovec){ (void *)zeros, link_wire_len(fr->len) - fr->len };
             mh[i] = (struct mmsghdr){ .msg_hdr = { .msg_iov = iov[i], .msg_iovlen = 2 } };
+            if (l->txtime)
+                put_txtime(p, &mh[i].msg_hdr, ctl[i].buf, sizeof ctl[i].buf, fr->launch, now);
         }
         int rc = sendmmsg(p->fd, mh, k, 0);
         if (rc < 0) {
@@ -88,28 +138,8 @@ static int pkt_send(struct takt_link *l, const struct takt_frame *f, unsigned n)
     return (int)done;
 }
 
-static takt_ns_t ts_of(const struct timespec *t) { return (takt_ns_t)t->tv_sec * TAKT_NS_PER_S + t->tv_nsec; }
-
-/* Kernel stamps are CLOCK_REALTIME; the stack runs on CLOCK_MONOTONIC (DESIGN.md, Time).
- * The offset is read between two monotonic reads; an interrupt in between would shift
- * every stamp by its length (seen as negative round trips), so the narrowest of a few
- * tries is kept. */
-static takt_ns_t mono_minus_real(void)
-{
-    takt_ns_t best = 0, best_win = INT64_MAX;
-    for (int i = 0; i < 4 && best_win > TAKT_NS_PER_US; i++) {
-        struct timespec m1, r, m2;
-        clock_gettime(CLOCK_MONOTONIC, &m1);
-        clock_gettime(CLOCK_REALTIME, &r);
-        clock_gettime(CLOCK_MONOTONIC, &m2);
-        takt_ns_t win = ts_of(&m2) - ts_of(&m1);
-        if (win < best_win) {
-            best_win = win;
-            best = ts_of(&m1) + win / 2 - ts_of(&r);
-        }
-    }
-    return best;
-}
+/* Kernel stamps are CLOCK_REALTIME; the stack runs on CLOCK_MONOTONIC (DESIGN.md, Time). */
+static takt_ns_t mono_minus_real(void) { return -clock_minus_mono(CLOCK_REALTIME); }
 
 static int pkt_wait(struct packet_link *p, takt_ns_t timeout_ns)
 {
@@ -142,7 +172,13 @@ static int pkt_recv_now(struct packet_link *p, struct takt_frame *f, unsigned n)
     int rc = recvmmsg(p->fd, mh, n, MSG_DONTWAIT, NULL);
     if (rc < 0)
         return errno == EAGAIN || errno == EINTR ? 0 : -errno;
-    takt_ns_t now = takt_now(), shift = mono_minus_real();
+    takt_ns_t now = takt_now();
+    /* the offset costs up to 12 clock reads: refresh it once a second, or at once when
+     * a stamp would land after `now` (the wall clock was stepped) */
+    if (p->timestamps && (!p->shift_at || now - p->shift_at > SHIFT_REFRESH_NS)) {
+        p->shift = mono_minus_real();
+        p->shift_at = now;
+    }
     unsigned got = 0;
     for (int i = 0; i < rc; i++) {
         unsigned len = mh[i].msg_len;
@@ -156,7 +192,12 @@ static int pkt_recv_now(struct packet_link *p, struct takt_frame *f, unsigned n)
             if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
                 struct timespec t;
                 memcpy(&t, CMSG_DATA(c), sizeof t);
-                ts = ts_of(&t) + shift;
+                ts = ts_of(&t) + p->shift;
+                if (ts > now + TAKT_NS_PER_US && p->shift_at != now) {
+                    p->shift = mono_minus_real();
+                    p->shift_at = now;
+                    ts = ts_of(&t) + p->shift;
+                }
             }
         if (len > f[got].cap)
             len = f[got].cap;
@@ -293,6 +334,38 @@ static int set_int(int fd, int level, int opt, int v)
     return setsockopt(fd, level, opt, &v, sizeof v) ? -errno : 0;
 }
 
+/* Launch times where a qdisc keeps them; otherwise (no such qdisc, or SO_TXTIME
+ * refused) the link has none and callers hold timed frames themselves. */
+static void txtime_setup(struct packet_link *p)
+{
+    if (link_txtime_probe(p->ifindex, &p->tx) || p->tx.clockid < 0)
+        return;
+    struct sock_txtime st = { .clockid = p->tx.clockid, .flags = 0 };
+    snprintf(p->base.txtime_qdisc, sizeof p->base.txtime_qdisc, "%s", p->tx.kind);
+    if (setsockopt(p->fd, SOL_SOCKET, SO_TXTIME, &st, sizeof st))
+        return;
+    p->tx_shift = p->tx.clockid == CLOCK_MONOTONIC ? 0 : clock_minus_mono(p->tx.clockid);
+    p->tx_shift_at = takt_now();
+    p->base.txtime = true;
+}
+
+int link_packet_txtime_force(struct takt_link *l, const char *kind, int clockid, takt_ns_t delta_ns)
+{
+    if (strcmp(l->ops->kind, "packet"))
+        return -EINVAL;
+    struct packet_link *p = (struct packet_link *)l;
+    struct sock_txtime st = { .clockid = clockid, .flags = 0 };
+    if (setsockopt(p->fd, SOL_SOCKET, SO_TXTIME, &st, sizeof st))
+        return -errno;
+    p->tx = (struct link_txtime){ .clockid = clockid, .delta_ns = delta_ns };
+    snprintf(p->tx.kind, sizeof p->tx.kind, "%s", kind);
+    snprintf(l->txtime_qdisc, sizeof l->txtime_qdisc, "%s", kind);
+    p->tx_shift = clockid == CLOCK_MONOTONIC ? 0 : clock_minus_mono(clockid);
+    p->tx_shift_at = takt_now();
+    l->txtime = true;
+    return 0;
+}
+
 static int configure(struct packet_link *p, const char *ifname, const struct takt_link_opts *o,
                      char *err, size_t errlen)
 {
@@ -305,7 +378,10 @@ static int configure(struct packet_link *p, const char *ifname, const struct tak
      * transmitted frames: ignore them. */
     if ((rc = set_int(p->fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, 1)) && rc != -ENOPROTOOPT)
         return perm_err(ifname, err, errlen, -rc, "PACKET_IGNORE_OUTGOING");
-    if (o->qdisc_bypass && (rc = set_int(p->fd, SOL_PACKET, PACKET_QDISC_BYPASS, 1)))
+    if (o->txtime)
+        txtime_setup(p);
+    /* the bypass would skip the qdisc that keeps the launch times */
+    if (o->qdisc_bypass && !p->base.txtime && (rc = set_int(p->fd, SOL_PACKET, PACKET_QDISC_BYPASS, 1)))
         return perm_err(ifname, err, errlen, -rc, "PACKET_QDISC_BYPASS");
     if (o->timestamps && (rc = set_int(p->fd, SOL_SOCKET, SO_TIMESTAMPNS, 1)))
         return perm_err(ifname, err, errlen, -rc, "SO_TIMESTAMPNS");
