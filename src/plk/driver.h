@@ -15,13 +15,18 @@ int plk_drv_flush(struct takt_link *link, struct plk_txq *q);
 int plk_drv_mn_create(const struct plk_net_config *nc, struct takt_plk_mn **out,
                       char *err, size_t errlen);
 struct plk_mn *plk_drv_mn_core(struct takt_plk_mn *mn);
+/* How long the MN polls without blocking for each PRes before it sleeps on the
+ * socket (0 = always sleep). Set before takt_plk_mn_start. */
+#define PLK_DRV_MN_SPIN_DEFAULT_NS (40 * TAKT_NS_PER_US)
+void plk_drv_mn_set_spin(struct takt_plk_mn *mn, takt_ns_t ns);
 
 /* --- CN host: serves one or many CN cores on one link ------------------------------
  * Frames are handed only to the cores they concern (PReq/ASnd by destination, SoC/SoA/
  * PResMN to all), so 40 simulated CNs cost little. PRes with a launch time (chained
- * mode, injected lateness) wait in a small queue and leave at that time from this loop:
- * the link has no SO_TXTIME launch-time path, so the precision is that of the wake-up
- * (timer slack is set to 1 ns for the thread). */
+ * mode, injected lateness) go to the kernel at once with that launch time where the
+ * link has one (link->txtime: SO_TXTIME and an etf/taprio/fq qdisc); elsewhere they
+ * wait in a small queue and leave from this loop, as precise as its wake-up (timer
+ * slack is set to 1 ns for the thread). */
 #define PLK_HOST_PENDING 128
 struct plk_cn_host {
     struct plk_cn **cn;
@@ -44,6 +49,7 @@ struct plk_cn_host {
     volatile int stop;
     /* launch accuracy of time-triggered frames */
     uint64_t launched, pend_overflow;
+    uint64_t launched_txtime;    /* timed frames handed to the kernel with SO_TXTIME */
     takt_ns_t launch_late_max, launch_late_sum;
     uint64_t rx_frames, tx_frames;
 };

@@ -1,6 +1,7 @@
 /* CN host loop: receives frames with a timeout that ends at the next core timer or
  * launch time, hands each frame to the CN cores it concerns, sends their answers at
- * once or at their launch time (time-triggered PRes). Also the public CN API. */
+ * once or at their launch time (time-triggered PRes: by the kernel where the link has
+ * SO_TXTIME, else from this loop). Also the public CN API. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,17 +42,20 @@ static void pend_insert(struct plk_cn_host *h, const struct plk_txf *f)
     h->pend[i] = *f;
 }
 
-/* Immediate frames go out in one batch; timed ones wait in the pending queue. */
+/* Immediate frames go out in one batch; timed ones too where the link's qdisc keeps
+ * launch times (SO_TXTIME), else they wait in the pending queue for send_due. */
 static void dispatch(struct plk_cn_host *h)
 {
     struct takt_frame out[64];
     unsigned k = 0;
     for (unsigned i = 0; i < h->q.n; i++) {
         struct plk_txf *f = &h->q.f[i];
-        if (f->launch)
+        if (f->launch && !h->link->txtime) {
             pend_insert(h, f);
-        else
-            out[k++] = (struct takt_frame){ .data = f->data, .len = f->len };
+            continue;
+        }
+        out[k++] = (struct takt_frame){ .data = f->data, .len = f->len, .launch = f->launch };
+        h->launched_txtime += f->launch != 0;
     }
     if (k && takt_link_send(h->link, out, k) > 0)
         h->tx_frames += k;

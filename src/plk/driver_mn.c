@@ -29,6 +29,8 @@ struct takt_plk_mn {
     uint8_t rxbuf[RX_BATCH][TAKT_FRAME_BUF];
     struct perf_msmt m_soc, m_isoch, m_async, m_app, m_cpu;
     takt_ns_t cpu_prev;      /* thread CPU time at the start of the previous step */
+    takt_ns_t spin_ns;       /* busy-poll this long for a PRes before sleeping (0 = never) */
+    unsigned spin_miss;      /* PRes that came later than spin_ns: +4 each, -1 per hit */
     takt_plk_mn_cycle_fn cb;
     void *cb_ctx;
 };
@@ -61,6 +63,34 @@ static int receive(struct takt_plk_mn *m, takt_ns_t timeout)
         plk_drv_flush(m->link, &m->q);
     }
     return n;
+}
+
+/* Wait for the PRes until `until`. Sleeping in ppoll and being woken costs this VM
+ * more CPU than a PRes round trip over veth (docs/powerlink.md, "Where the MN's time
+ * goes"), so poll without blocking for up to spin_ns first, then sleep. Whether the
+ * PRes came within spin_ns is tracked (+4 per miss, -1 per hit, like the DLL error
+ * counters): while they mostly come later, e.g. because the CNs share this CPU,
+ * spinning would only add CPU and is skipped. */
+static void wait_pres(struct takt_plk_mn *m, takt_ns_t now, takt_ns_t until)
+{
+    bool spin = m->spin_ns && m->spin_miss < 32;
+    takt_ns_t end = now + m->spin_ns < until ? now + m->spin_ns : until;
+    int n = 0;
+    if (spin) {
+        do
+            n = receive(m, 0);
+        while (n == 0 && takt_now() < end);
+    }
+    if (n == 0)
+        n = receive(m, until - takt_now());
+    if (n > 0 && m->spin_ns) {
+        if (m->rxf[0].ts - now <= m->spin_ns)
+            m->spin_miss -= m->spin_miss > 0;
+        else if (m->spin_miss < 64)
+            m->spin_miss += 4;
+    } else if (n == 0 && m->spin_ns && m->spin_miss < 64) {
+        m->spin_miss += 4;
+    }
 }
 
 static int mn_step(void *ctx, struct rt_loop *loop, takt_ns_t wake)
@@ -113,7 +143,7 @@ static int mn_step(void *ctx, struct rt_loop *loop, takt_ns_t wake)
             plk_drv_flush(m->link, &m->q);
             continue;
         }
-        receive(m, (d < next ? d : next) - now);
+        wait_pres(m, now, d < next ? d : next);
     }
     takt_ns_t t2 = takt_now();
     perf_record(&loop->perf, &m->m_isoch, t2 - t1);
@@ -208,6 +238,7 @@ static int mn_new(const struct plk_net_config *nc, struct takt_plk_mn **out, cha
     }
     m->q.f = m->tx;
     m->q.cap = TX_SLOTS;
+    m->spin_ns = PLK_DRV_MN_SPIN_DEFAULT_NS;
     for (unsigned i = 0; i < RX_BATCH; i++)
         m->rxf[i] = (struct takt_frame){ .data = m->rxbuf[i], .cap = TAKT_FRAME_BUF };
     *out = m;
@@ -234,6 +265,12 @@ int plk_drv_mn_create(const struct plk_net_config *nc, struct takt_plk_mn **out,
 }
 
 struct plk_mn *plk_drv_mn_core(struct takt_plk_mn *mn) { return &mn->core; }
+
+void plk_drv_mn_set_spin(struct takt_plk_mn *mn, takt_ns_t ns)
+{
+    mn->spin_ns = ns > 0 ? ns : 0;
+    mn->spin_miss = 0;
+}
 
 void takt_plk_mn_destroy(struct takt_plk_mn *mn)
 {
