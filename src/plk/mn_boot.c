@@ -147,7 +147,9 @@ static void on_status(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now, u
     if (n->step == MNS_STATUS && state == PLK_NMT_PRE_OPERATIONAL_2) {
         /* CN in PreOp2: add it to the isochronous phase (unless async-only) and
          * configure it */
-        n->in_cycle = !n->cfg->async_only;
+        /* a multiplexed CN joins once configured: it learns 0x1F98/7 (and its PReq
+         * loss settings) before its first multiplexed PReq */
+        n->in_cycle = !n->cfg->async_only && !n->cfg->multiplexed;
         cfg_begin(n);
         plk_mn_node_step(mn, n, now, MNS_CONFIG);
     } else if (n->step >= MNS_CONFIG &&
@@ -311,6 +313,8 @@ static void config_step(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now)
     }
     struct cfg_write w;
     if (!cfg_item(mn, n, n->cfg_pos, &w)) {
+        if (n->cfg->multiplexed)
+            n->in_cycle = true;
         if (n->chained)
             plk_mn_node_step(mn, n, now, MNS_SYNC);
         else

@@ -20,14 +20,13 @@ static struct bus *mux_bus(void)
         cfg.node[id].multiplexed = true;
         cfg.node[id].assignment |= PLK_NA_MULTIPLEXED;
         cfg.node[id].mux_cycle = (uint8_t)(id - 2);
-        /* takt's CN does not yet relax its loss-of-PReq check for multiplexed slots */
+        /* takt's CN does not yet relax its loss-of-PReq check for multiplexed slots;
+         * the MN downloads this before the CN's first multiplexed PReq */
         cfg.node[id].cn_loss_preq_threshold = 0;
     }
     char err[160];
     assert_int_equal(plk_config_check(&cfg, err, sizeof err), 0);
     struct bus *b = bus_new(&cfg, 1, 4);
-    /* ... and already before the MN's download of 0x1C0D/3 = 0 arrives */
-    b->cn[2]->loss_preq.threshold = b->cn[3]->loss_preq.threshold = 0;
     assert_true(bus_run_until_op(b, 5 * TAKT_NS_PER_S));
     return b;
 }
@@ -73,6 +72,15 @@ static void mux_polled_in_own_cycle(void **state)
     assert_true(slot_ok);
     for (unsigned id = 1; id <= 4; id++)
         assert_int_equal(b->mn.node[id]->st.pres_lost, 0);
+    /* node 3 was configured (SDO outside the cycle) before its first PReq */
+    unsigned sdo_before = 0;
+    for (unsigned i = 0; i < b->n_log; i++) {
+        const struct bus_log *l = &b->log[i];
+        if (l->mtyp == PLK_MTYP_PREQ && l->dst == 3)
+            break;
+        sdo_before += l->mtyp == PLK_MTYP_ASND && l->svid == PLK_ASND_SDO && l->dst == 3;
+    }
+    assert_true(sdo_before >= 12);
     bus_free(b);
 }
 
