@@ -22,6 +22,7 @@ int cli_plk_open_link(struct cli_ctx *c, struct takt_link **out)
     o.n_ethertypes = 1;
     o.join_plk_multicast = true;
     o.timestamps = true;    /* PRes latency and SoC loss by arrival, not by wake-up */
+    o.txtime = true;        /* chained PRes left to the kernel where a qdisc keeps launch times */
     return cli_open_link(c, &o, "the interface the POWERLINK network is on", out);
 }
 
@@ -232,8 +233,13 @@ static void cn_report(struct cli_ctx *c, struct sim_plk_net *s)
         json_object_object_add(n, "chained", json_object_new_boolean(cn->chained));
         json_object_array_add(arr, n);
     }
-    printf("launched %" PRIu64 " time-triggered frames, late by max %.1f us (no SO_TXTIME: sent from the loop)\n",
-           s->host.launched, (double)s->host.launch_late_max / 1000.0);
+    const struct takt_link *l = s->host.link;
+    if (l && l->txtime)
+        printf("launched %" PRIu64 " time-triggered frames by the kernel (SO_TXTIME, %s qdisc)\n",
+               s->host.launched_txtime, l->txtime_qdisc);
+    else
+        printf("launched %" PRIu64 " time-triggered frames, late by max %.1f us (no SO_TXTIME: sent from the loop)\n",
+               s->host.launched, (double)s->host.launch_late_max / 1000.0);
     if (c->json) {
         json_object *o = json_object_new_object();
         json_object_object_add(o, "role", json_object_new_string("cn"));
@@ -241,6 +247,8 @@ static void cn_report(struct cli_ctx *c, struct sim_plk_net *s)
         json_object_object_add(o, "returned", json_object_new_uint64(s->return_count));
         json_object_object_add(o, "launched", json_object_new_uint64(s->host.launched));
         json_object_object_add(o, "launch_late_max_ns", json_object_new_int64(s->host.launch_late_max));
+        json_object_object_add(o, "launched_txtime", json_object_new_uint64(s->host.launched_txtime));
+        json_object_object_add(o, "txtime_qdisc", json_object_new_string(l && l->txtime ? l->txtime_qdisc : ""));
         json_object_object_add(o, "nodes", arr);
         cli_write_json(c, o);
         json_object_put(o);
@@ -346,7 +354,8 @@ const struct cli_cmd cli_cmds_plk[] = {
     { "plk", "cn", NULL, "run POWERLINK CNs (one, or a simulated network)",
       "Each CN is a bus controller with a 4-channel digital input (changing every 100 ms)\n"
       "and a 4-channel digital output, answering as DS 301 asks. Faults can be injected.\n"
-      "Time-triggered PRes (chaining) are sent from the receive loop at their launch time.",
+      "Time-triggered PRes (chaining) leave at their launch time: held by the kernel\n"
+      "(SO_TXTIME) where IF has an etf, taprio or fq qdisc, else sent from the receive loop.",
       CLI_IFACE | CLI_RT | CLI_TIME | CLI_JSON | CLI_PCAP, cn_opts, run_cn },
     { "plk", "sdo", "read|write NODE INDEX SUB [VALUE]", "read or write an object of a CN over SDO",
       "Starts an MN on -i IF for the CN (or --nodes), waits until the CN is configured,\n"
