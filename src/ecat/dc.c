@@ -275,6 +275,81 @@ int ecat_dc_configure(struct ecat_master *m, takt_ns_t now)
     return 0;
 }
 
+/* --- a DC slave that returned (power loss: offset, delay, loop and SYNC0 gone) ------- */
+
+enum { RE_NONE, RE_READ, RE_WRITE, RE_SYNC };
+
+bool ecat_dc_rejoin(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+{
+    (void)now;
+    if (m->dc_state != DC_RUN || !s->info.dc || !m->target)
+        return false;
+    /* its system time and offset, read in the frame right after the cyclic one whose
+     * FRMW reads the reference: the two are compared in the same cycle */
+    req(m, s, 0, ECAT_FPRD, ESC_DC_SYS_TIME, NULL, 8);
+    req(m, s, 1, ECAT_FPRD, ESC_DC_SYS_OFFSET, NULL, 8);
+    s->dc_re = RE_READ;
+    return true;
+}
+
+static bool rejoin_ok(struct ecat_master *m, struct ecat_slave *s, unsigned n, const char *what,
+                      takt_ns_t now)
+{
+    for (unsigned k = 0; k < n; k++)
+        if (s->dcr[k].wkc != 1) {
+            ecat_event(m, "slave %u: DC set-up after its return: %s: expected WKC 1, got %d; "
+                       "going on without", (unsigned)(s - m->slaves), what, s->dcr[k].wkc);
+            s->dc_re = RE_NONE;
+            ecat_slave_goto(m, s, m->target, now);
+            return false;
+        }
+    return true;
+}
+
+static void rejoin_step(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+{
+    for (unsigned k = 0; k < 3; k++)
+        if (ecat_req_busy(&s->dcr[k]))
+            return;
+    if (s->dc_re == RE_READ) {
+        if (!rejoin_ok(m, s, 2, "FPRD 0x0910/0x0920", now))
+            return;
+        /* ref §9.4: the offset that makes its system time the reference's; the FPRD
+         * left after the FRMW by the difference of their send times */
+        uint64_t sys = get_le64(s->dcb[0]), off = get_le64(s->dcb[1]);
+        int64_t lag = s->dcr[0].sent - m->mon_dc.sent;
+        uint8_t b[12], filt[2] = { 0x00, 0x0C }, speed[2] = { 0x00, 0x10 };
+        put_le64(b, off + (m->dc_ref_time + (uint64_t)lag - sys));
+        put_le32(b + 8, (uint32_t)s->info.dc_delay_ns);
+        req(m, s, 0, ECAT_FPWR, ESC_DC_SYS_OFFSET, b, 12);
+        req(m, s, 1, ECAT_FPWR, ESC_DC_DIFF_FILTER, filt, 2);   /* as at scan (scan.c) */
+        req(m, s, 2, ECAT_FPWR, ESC_DC_SPEED_START, speed, 2);
+        s->dc_re = RE_WRITE;
+    } else if (s->dc_re == RE_WRITE) {
+        if (!rejoin_ok(m, s, 3, "FPWR 0x0920/0x0934/0x0930", now))
+            return;
+        /* SYNC0 on the network's grid, a whole number of cycles at least 100 ms ahead */
+        uint64_t cyc = (uint64_t)m->o.cycle_ns, start = m->dc_sync0_start;
+        if (m->dc_ref_time + DC_START_DELAY > start)
+            start += ((m->dc_ref_time + DC_START_DELAY - start) / cyc + 1) * cyc;
+        uint8_t b[13] = { 0 };
+        put_le64(b, start);
+        put_le32(b + 8, (uint32_t)cyc);
+        b[12] = 0x03;
+        req(m, s, 0, ECAT_FPWR, ESC_DC_SYNC0_START, b, 8);
+        req(m, s, 1, ECAT_FPWR, ESC_DC_SYNC0_CYCLE, b + 8, 4);
+        req(m, s, 2, ECAT_FPWR, ESC_DC_ACTIVATION, b + 12, 1);
+        s->dc_re = RE_SYNC;
+    } else if (s->dc_re == RE_SYNC) {
+        if (!rejoin_ok(m, s, 3, "SYNC0 set-up (0x0990/0x09A0/0x0981)", now))
+            return;
+        s->dc_re = RE_NONE;
+        ecat_event(m, "slave %u: DC set up again (delay %d ns, SYNC0 on the network's grid)",
+                   (unsigned)(s - m->slaves), s->info.dc_delay_ns);
+        ecat_slave_goto(m, s, m->target, now);
+    }
+}
+
 /* Per cycle, after the frames returned: PI loop on the phase of the reference clock
  * against SYNC0 (master follows reference), sync error from BRD 0x092C. */
 void ecat_dc_cycle(struct ecat_master *m, takt_ns_t now)
@@ -306,6 +381,9 @@ void ecat_dc_cycle(struct ecat_master *m, takt_ns_t now)
     if (m->mon_dc.st != REQ_DONE || m->mon_dc.wkc < 1)
         return;
     m->dc_ref_time = get_le64(m->mon_dc_buf);
+    for (unsigned i = 0; i < m->n_slaves; i++)
+        if (m->slaves[i].dc_re)
+            rejoin_step(m, &m->slaves[i], now);
     if (m->o.dc_mode != ECAT_DC_MASTER_FOLLOWS_REF)
         return;
     int64_t cyc = m->o.cycle_ns;

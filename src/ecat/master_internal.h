@@ -94,6 +94,7 @@ struct ecat_slave {
     takt_ns_t al_timeout_ns;   /* this transition's timeout from the ENI, 0 = the option's */
     struct ecat_req dcr[3];    /* distributed-clock set-up (dc.c) */
     uint8_t   dcb[3][16];
+    uint8_t   dc_re;           /* DC set up again after the slave returned (dc.c) */
     struct ecat_req probe;     /* recovery in a tree: APRD 0x0010 at one position */
     uint8_t   probe_buf[2];
     uint32_t  port_time[4];
@@ -319,6 +320,9 @@ void ecat_cyc_check(struct ecat_master *m, takt_ns_t now);        /* WKC, loss, 
 /* dc.c */
 int  ecat_dc_configure(struct ecat_master *m, takt_ns_t now);
 void ecat_dc_cycle(struct ecat_master *m, takt_ns_t now);
+/* A DC slave came back while DC runs: true if dc.c sets its clock up again (offset,
+ * delay, loop, SYNC0) and then sends it to the target state itself. */
+bool ecat_dc_rejoin(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now);
 
 /* eni_exec.c: the ENI's register and CoE init commands of each transition, run by the
  * slave's machine (state SS_ENI) before and after the master's AL request. */

@@ -186,7 +186,8 @@ static void back_to_target(struct ecat_master *m, struct ecat_slave *s, takt_ns_
     s->info.present = true;
     s->returning = true;
     m->st.slaves_returned++;
-    if (m->target)
+    /* a DC slave gets its clock set up again first (dc.c sends it on) */
+    if (m->target && !ecat_dc_rejoin(m, s, now))
         ecat_slave_goto(m, s, m->target, now);
 }
 

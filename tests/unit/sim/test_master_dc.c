@@ -208,6 +208,43 @@ static void reference_follows_master(void **state)
     rig_free(r);
 }
 
+/* Slaves that come back after a break (power lost: offset, delay, loop filter and
+ * SYNC0 gone) get their clock set up again before they return to OP; the sync error
+ * comes back within the bound. */
+static void dc_after_return(void **state)
+{
+    (void)state;
+    struct rig *r = dc_rig(4, NULL, ECAT_DC_MASTER_FOLLOWS_REF);
+    up(r, 4);
+    takt_sim_break(r->sim, 2, takt_now() - VOFF);
+    cycles(r, 20);
+    takt_sim_heal(r->sim, takt_now() - VOFF);
+    struct ecat_master_stats st;
+    for (unsigned i = 0; i < 5000; i++) {
+        cycles(r, 1);
+        ecat_master_get_stats(r->m, &st);
+        if (st.slaves_returned == 2 && ecat_master_state(r->m) == AL_OP)
+            break;
+    }
+    print_events(r->m);
+    assert_int_equal(st.slaves_returned, 2);
+    assert_int_equal(ecat_master_state(r->m), AL_OP);
+    for (unsigned k = 2; k < 4; k++) {
+        uint8_t act = 0, cyc[4], slew[2];
+        takt_sim_peek(r->sim, k, ESC_DC_ACTIVATION, &act, 1);
+        takt_sim_peek(r->sim, k, ESC_DC_SYNC0_CYCLE, cyc, 4);
+        takt_sim_peek(r->sim, k, ESC_DC_SPEED_START, slew, 2);
+        assert_int_equal(act, 0x03);
+        assert_int_equal(get_le32(cyc), MS);
+        assert_int_equal(get_le16(slew), 0x1000);
+    }
+    cycles(r, 2000);
+    ecat_master_get_stats(r->m, &st);
+    printf("  after return: sync error %lld ns\n", (long long)st.dc_sync_err_ns);
+    assert_true(st.dc_sync_err_ns < 1000);
+    rig_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest t[] = {
@@ -216,6 +253,7 @@ int main(void)
         cmocka_unit_test(tree_delays_unequal),
         cmocka_unit_test(master_follows_reference),
         cmocka_unit_test(reference_follows_master),
+        cmocka_unit_test(dc_after_return),
     };
     return cmocka_run_group_tests(t, NULL, NULL);
 }
