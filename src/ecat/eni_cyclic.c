@@ -16,8 +16,8 @@
 enum dg_kind {
     DG_DATA,        /* the ENI's datagram, image in and out */
     DG_AL,          /* BRD 0x0130: also the master's presence check (m->mon_al) */
-    DG_DC_READ,     /* ARMW/FRMW/NOP/reads of DC registers: sent unless dc.c runs DC */
-    DG_SKIP,        /* a write of the DC system time: only dc.c knows the time to write */
+    DG_DC_READ,     /* NOP/reads of DC registers: sent unless dc.c runs DC */
+    DG_SKIP,        /* writes of DC registers, ARMW/FRMW of the system time: dc.c's own */
 };
 
 struct eni_dg {
@@ -49,8 +49,13 @@ static uint8_t kind_of(const struct ecat_eni_fcmd *c)
 {
     if (c->cmd == ECAT_BRD && c->ado == ESC_AL_STATUS && c->len >= 2)
         return DG_AL;
+    /* ARMW/FRMW write the reference time into every other clock: without takt's DC
+     * set-up (offsets, delays) that feeds their drift control uncompensated offsets, and
+     * with it dc.c sends its own FRMW */
     if (!logical(c->cmd) && (c->cmd == ECAT_NOP || (c->ado >= 0x0900 && c->ado <= 0x09FF)))
-        return reads(c->cmd) || c->cmd == ECAT_NOP ? DG_DC_READ : DG_SKIP;
+        return c->cmd == ECAT_NOP || (reads(c->cmd) && c->cmd != ECAT_ARMW && c->cmd != ECAT_FRMW &&
+                                      c->cmd != ECAT_APRW && c->cmd != ECAT_FPRW && c->cmd != ECAT_BRW)
+               ? DG_DC_READ : DG_SKIP;
     return DG_DATA;
 }
 

@@ -52,10 +52,13 @@ static bool is_write(uint8_t c)
 
 static bool is_logical(uint8_t c) { return c == ECAT_LRD || c == ECAT_LWR || c == ECAT_LRW; }
 
-/* DC registers belong to dc.c (--dc): the ENI's SYNC start time is a placeholder the
- * tool cannot know (it depends on the live system time), so takt computes its own. */
+/* The SYNC/LATCH unit (0x0980-0x09AF) belongs to dc.c (--dc): the ENI's SYNC start
+ * time is a placeholder the tool cannot know (it depends on the live system time), and
+ * a unit activated by it would refuse takt's start time. The rest of the DC block (the
+ * clearing of time, offset and delay, speed counter and filter resets) runs as written:
+ * dc.c sets the clocks up after INIT -> PREOP. */
 static bool dc_register(const struct ecat_eni_cmd *c)
-{ return !is_logical(c->cmd) && c->ado >= 0x0900 && c->ado <= 0x09FF; }
+{ return !is_logical(c->cmd) && c->ado + c->len > 0x0980 && c->ado <= 0x09AF; }
 
 /* The write of 0x0120 requesting this transition's target state is the master's own
  * AL request; the read of 0x0130 validating that state is its own AL status wait. */
@@ -457,6 +460,23 @@ void ecat_eni_master_step(struct ecat_master *m, takt_ns_t now)
     mr->sent = false;
     mr->phase = EP_PRE;
     ecat_eni_master_step(m, now);
+}
+
+/* The ENI's INIT -> PREOP is under way (its master commands may clear the station
+ * addresses, its slave commands set them again): nothing else addresses slaves yet. */
+bool ecat_eni_settling(const struct ecat_master *m)
+{
+    if (!m->eni_runs)
+        return false;
+    if (m->eni_runs[m->eni_nruns - 1].phase != EP_IDLE)
+        return true;
+    for (unsigned i = 0; i < m->n_slaves; i++) {
+        const struct ecat_slave *s = &m->slaves[i];
+        if (s->er && (s->info.al_state & AL_STATE_MASK) == AL_INIT && s->f.state != SS_IDLE &&
+            s->f.state != SS_FAILED)
+            return true;
+    }
+    return false;
 }
 
 /* --- set-up ------------------------------------------------------------------------ */

@@ -265,7 +265,8 @@ static void master_timer(struct ecat_master *m, takt_ns_t now)
     ecat_foe_poll(m, now);
     for (unsigned i = 0; i < m->n_slaves; i++)
         ecat_sfsm_step(m, &m->slaves[i], now);
-    if (m->o.dc && m->target && !m->dc_active)
+    /* DC set-up addresses slaves by station: not while an ENI's IP commands readdress them */
+    if (m->o.dc && m->target && !m->dc_active && !ecat_eni_settling(m))
         ecat_dc_configure(m, now);
     m->st.state = lowest_state(m);
 }

@@ -92,6 +92,10 @@ static int from_init(struct ecat_master *m)
         return 0;
     int rc = ecat_master_set_state(m, AL_INIT, m->o.state_timeout_ns + TAKT_NS_PER_S);
     m->target = 0;
+    /* the clocks are set up again on the way up (dc.c's DC_IDLE is 0): the ENI's
+     * start-up readdresses the slaves and SYNC0 belongs after its IP commands */
+    m->dc_state = 0;
+    m->dc_active = false;
     return rc;
 }
 

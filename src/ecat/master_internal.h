@@ -337,6 +337,7 @@ bool ecat_eni_begin(struct ecat_master *m, struct ecat_slave *s, uint8_t cur, ui
 bool ecat_eni_reached(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now);
 void ecat_eni_state(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now);
 void ecat_eni_master_step(struct ecat_master *m, takt_ns_t now);
+bool ecat_eni_settling(const struct ecat_master *m);    /* ENI's INIT -> PREOP under way */
 /* " (the ENI's timeout: FILE line N, transition PS, command '...')" or "" */
 const char *ecat_eni_al_note(const struct ecat_master *m, const struct ecat_slave *s, char *buf,
                              size_t n);

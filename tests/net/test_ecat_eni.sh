@@ -2,15 +2,50 @@
 # An ENI drives start-up across veth: `takt sim ecat --eni F` simulates the slaves a
 # real tool's ENI expects, `takt ecat run -f F` brings them to OP with the ENI's own
 # init commands and cyclic frames, no WKC error, and tshark finds nothing wrong in the
-# capture. Fixture ENIs come from $TAKT_FIXTURES (skipped when absent).
+# capture: TwinCAT's mega_master_eni.xml, and EC-Engineer's rocos-eni4.xml (4 drives,
+# DC). Fixture ENIs come from $TAKT_FIXTURES (skipped when absent).
 . "$(dirname "$0")/lib.sh"
 
+# The simulator's copy of an ENI: without the PDOs no SM assigns and no CoE init command
+# touches (the simulator holds 16 per direction; the rocos drives list 31/35), and with
+# the drive parameters the ENI writes over CoE as entries of an unassigned PDO (the
+# simulator's dictionary of a slave described from an ENI holds only what PDOs map).
+sim_copy() {
+    python3 - "$1" "$2" <<'PY'
+import re, sys
+s = open(sys.argv[1], encoding="latin-1").read()
+keep = {int(x) for x in re.findall(r"<Pdo>(\d+)</Pdo>", s)}
+coe = re.findall(r"<Ccs>1</Ccs>.*?<Index>(\d+)</Index>\s*<SubIndex>(\d+)</SubIndex>\s*<Data>(\w+)</Data>", s, re.S)
+keep |= {int(i) for i, _, _ in coe}
+def pdo(m):
+    i = re.search(r"<Index>#x([0-9a-fA-F]+)</Index>", m.group(0))
+    return m.group(0) if i and int(i.group(1), 16) in keep else ""
+s = re.sub(r"<(RxPdo|TxPdo)\b.*?</\1>", pdo, s, flags=re.S)
+mapped = {(int(i, 16), int(k)) for i, k in re.findall(r"<Entry><Index>#x([0-9a-fA-F]+)</Index><SubIndex>(\d+)</SubIndex>", s)}
+extra = ""
+for i, k, d in dict.fromkeys(coe):
+    i, k, n = int(i), int(k), len(d) // 2
+    if 0x1600 <= i <= 0x1CFF or (i, k) in mapped or not 1 <= n <= 4:
+        continue
+    t = {1: "USINT", 2: "UINT"}.get(n, "UDINT")
+    extra += f"<Entry><Index>#x{i:04x}</Index><SubIndex>{k}</SubIndex><BitLen>{8 * n}</BitLen><Name>p{i:04x}</Name><DataType>{t}</DataType></Entry>"
+    mapped.add((i, k))
+if extra:
+    s = s.replace("</ProcessData>", "<RxPdo><Index>#x17ff</Index><Name>drive parameters</Name>" + extra + "</RxPdo></ProcessData>")
+open(sys.argv[2], "w", encoding="latin-1").write(s)
+PY
+}
+
 run_eni() {
-    local name=$1 f="$TAKT_FIXTURES/eni/$1" t=3
-    on_b "$TAKT" sim ecat -i "$TAKT_IF_B" --eni "$f" -t $((t + 12)) >"$NET_TMP/sim-$name.out" 2>&1 &
+    local name=$1 f="$TAKT_FIXTURES/eni/$1" t=3 dc=${2:-} sim_eni="$TAKT_FIXTURES/eni/$1"
+    if [ -n "$dc" ]; then
+        sim_eni="$NET_TMP/sim-$name"
+        sim_copy "$f" "$sim_eni" || net_fail "$name: cannot make the simulator's copy"
+    fi
+    on_b "$TAKT" sim ecat -i "$TAKT_IF_B" --eni "$sim_eni" -t $((t + 12)) >"$NET_TMP/sim-$name.out" 2>&1 &
     local sim=$!
     sleep 0.3
-    "$TAKT" ecat run -i "$TAKT_IF_A" -f "$f" -c 1000 -t $t --json "$NET_TMP/run-$name.json" \
+    "$TAKT" ecat run -i "$TAKT_IF_A" -f "$f" -c 1000 -t $t $dc --json "$NET_TMP/run-$name.json" \
         --pcap "$NET_TMP/run-$name.pcapng" >"$NET_TMP/run-$name.out" 2>&1
     local rc=$?
     kill $sim 2>/dev/null; wait $sim 2>/dev/null
@@ -18,6 +53,8 @@ run_eni() {
     net_json_check "$NET_TMP/run-$name.json" "j['state'] == 'OP'" "$name: network in OP"
     net_json_check "$NET_TMP/run-$name.json" "j['wkc_errors'] == 0" "$name: no WKC error"
     net_json_check "$NET_TMP/run-$name.json" "j['cycles'] > 2000" "$name: the cycle ran"
+    [ -z "$dc" ] || net_json_check "$NET_TMP/run-$name.json" "j['dc_sync_err_ns'] < 1000" \
+        "$name: the drives' clocks within 1 us of the reference"
     net_check_capture "$NET_TMP/run-$name.pcapng"
     if command -v tshark >/dev/null; then
         # the ENI's own commands went out: its EEPROM product-code check (APRD 0x0508)
@@ -42,6 +79,8 @@ body() {
     [ -n "${TAKT_FIXTURES:-}" ] && [ -r "$TAKT_FIXTURES/eni/mega_master_eni.xml" ] ||
         net_skip "TAKT_FIXTURES has no eni/mega_master_eni.xml"
     run_eni mega_master_eni.xml
+    [ -r "$TAKT_FIXTURES/eni/rocos-eni4.xml" ] && run_eni rocos-eni4.xml --dc
+    return 0
 }
 
 net_main body
