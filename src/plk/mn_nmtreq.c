@@ -132,8 +132,8 @@ static enum plk_mn_nmtreq_refusal execute(struct plk_mn *mn, takt_ns_t now,
     case PLK_NMT_CMD_STATUS_RESPONSE:
         /* info services: the MN asks the target; its answer goes to 255, so the
          * requester reads it too. Any CN ID may be asked, configured or not. */
-        if (!PLK_IS_CN(target))
-            return PLK_NMTREQ_BAD_TARGET;   /* the MN sends no Ident/StatusResponse */
+        if (!PLK_IS_CN(target))     /* takt's MN sends no Ident/StatusResponse itself */
+            return target == PLK_NODE_MN ? PLK_NMTREQ_UNSUPPORTED : PLK_NMTREQ_BAD_TARGET;
         return queue_info(mn, r->cmd == PLK_NMT_CMD_IDENT_RESPONSE ? PLK_SOA_IDENT_REQUEST
                                                                    : PLK_SOA_STATUS_REQUEST,
                           target) ? PLK_NMTREQ_REFUSAL_COUNT : PLK_NMTREQ_QUEUE_FULL;
