@@ -112,7 +112,7 @@ static int run_slaves(struct cli_ctx *c)
         else
             printf("      ports open 0x%X (DL status 0x%04X)  parent %d port %u\n", s.ports_open,
                    s.dl_status, s.parent, s.parent_port);
-        if (s.dc)
+        if (s.dc && s.dc_delay_ns > 0)     /* measured once DC is set up (run --dc) */
             printf("      DC propagation delay %" PRId32 " ns\n", s.dc_delay_ns);
         if (s.mbx_out_len)
             printf("      mailbox out 0x%04X/%u in 0x%04X/%u  protocols 0x%04X\n", s.mbx_out_start,

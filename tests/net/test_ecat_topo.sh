@@ -26,7 +26,6 @@ topology() {
             net_fail "ecat slaves -v: slave $((k - 1)) should hang on port $port of $((par - 1)): $out"
     done <<<"$want"
     [ "$(echo "$out" | grep -c "parent master")" = 1 ] || net_fail "ecat slaves -v: one slave on the master: $out"
-    echo "$out" | grep -q "DC propagation delay" || net_fail "ecat slaves -v: no DC delay shown: $out"
     kill $sim 2>/dev/null; wait $sim 2>/dev/null
 }
 
