@@ -145,7 +145,15 @@ int ecat_master_configure_eni(struct ecat_master *m, const char *path)
         ecat_map_bits(&m->maps[i], &m->slaves[i].info.out_bits, &m->slaves[i].info.in_bits);
     }
     m->configured = false;
-    return rc ? rc : ecat_layout(m);
+    if (rc || (rc = ecat_layout(m)))
+        return rc;
+    unsigned driven = 0;
+    for (unsigned i = 0; i < m->n_slaves; i++)
+        driven += m->slaves[i].er != NULL;
+    ecat_event(m, "ENI %s: start-up by its init commands for %u of %u slaves; process image %s",
+               path, driven, m->n_slaves, m->eni_cyc ? "and cyclic frames as it lays them out"
+                                                     : "laid out by takt");
+    return 0;
 }
 
 int ecat_pd_find_eni(const struct ecat_master *m, const char *name, struct ecat_pd_entry *out)
