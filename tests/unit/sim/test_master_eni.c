@@ -298,6 +298,43 @@ static void test_mega_master(void **state)
     run_fixture(path, path, false);
 }
 
+/* Down again: OP -> INIT runs the ENI's OI commands, the master's broadcast ones (clear
+ * FMMUs) before the slaves' AL request. */
+static void test_mega_down(void **state)
+{
+    (void)state;
+    char path[512];
+    if (!fixture("mega_master_eni.xml", path, sizeof path))
+        skip();
+    struct erig *r = erig_new(path, path);
+    assert_int_equal(ecat_master_configure_eni(r->m, path), 0);
+    assert_int_equal(ecat_master_set_state(r->m, AL_OP, 20 * TAKT_NS_PER_S), 0);
+    r->recording = true;
+    int rc = ecat_master_set_state(r->m, AL_INIT, 20 * TAKT_NS_PER_S);
+    if (rc)
+        printf("%s\n", ecat_master_error(r->m));
+    assert_int_equal(rc, 0);
+    struct ecat_master_stats st;
+    ecat_master_get_stats(r->m, &st);
+    assert_int_equal(st.state, AL_INIT);
+    unsigned from = 0, n = 0;
+    const struct ecat_eni *e = r->eni;
+    for (unsigned k = 0; k < e->n_master_init; k++) {
+        const struct ecat_eni_cmd *c = &e->master_init[k];
+        if (!(c->transitions & ECAT_TR_BIT(ECAT_TR_OI)))
+            continue;
+        if (!seen(r, c, &from))
+            fail_msg("master OI command at line %u (%s) not on the wire", c->line, c->comment);
+        n++;
+    }
+    assert_true(n > 0);
+    /* ... and before any slave's AL control write of INIT */
+    for (unsigned i = 0; i < from; i++)
+        assert_false(r->log[i].ado == 0x0120 && r->log[i].len && (r->log[i].data[0] & 0x0F) == AL_INIT &&
+                     r->log[i].cmd != ECAT_BWR);
+    erig_free(r);
+}
+
 static char *slurp(const char *path, size_t *len);
 
 static bool keep_pdo(const struct ecat_eni *e, uint16_t index)
@@ -775,6 +812,7 @@ int main(void)
         cmocka_unit_test(test_small_eni_dc),
         cmocka_unit_test(test_small_timeout),
         cmocka_unit_test(test_mega_master),
+        cmocka_unit_test(test_mega_down),
         cmocka_unit_test(test_rocos),
         cmocka_unit_test(test_recovery),
         cmocka_unit_test(test_validate_never_matches),
