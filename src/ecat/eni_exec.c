@@ -116,7 +116,8 @@ static void run_fail(struct ecat_master *m, struct ecat_eni_run *r, int err)
 
 static void send_cmd(struct ecat_master *m, struct ecat_eni_run *r, const struct ecat_eni_cmd *c)
 {
-    memcpy(r->buf, c->data, c->len);
+    if (c->len)
+        memcpy(r->buf, c->data, c->len);
     ecat_req_init(&r->req, c->cmd, c->adp, c->ado, r->buf, c->len);
     if (is_logical(c->cmd))
         ecat_req_init(&r->req, c->cmd, (uint16_t)c->addr, (uint16_t)(c->addr >> 16), r->buf, c->len);
