@@ -144,7 +144,7 @@ static inline takt_ns_t at(const struct takt_sim *s, unsigned k, takt_ns_t now)
     return now + s->sl[k].t_in;
 }
 
-/* Set the times this slave latches for the frame now passing it. */
+/* Set the times this slave latches for the frame now passing it (each port's). */
 static inline void pass(struct takt_sim *s, unsigned k, takt_ns_t now)
 {
     const struct sim_slave *sl = &s->sl[k];
@@ -166,7 +166,9 @@ static unsigned phys(struct takt_sim *s, unsigned k, struct ecat_dg *dg, bool rd
     struct sim_esc *e = &s->sl[k].esc;
     takt_ns_t t = at(s, k, now);
     unsigned w = 0;
-    pass(s, k, now);
+    /* the port times matter only to the latch a write to 0x0900 triggers (ref §9.1) */
+    if (wr && dg->ado <= ESC_DC_RECV_TIME0 && dg->ado + dg->len > ESC_DC_RECV_TIME0)
+        pass(s, k, now);
     if (rd && wr) {
         memcpy(s->scratch, dg->data, dg->len);   /* write what arrived, read the old */
         if (esc_read(e, dg->ado, dg->data, dg->len, bcast, t))
@@ -193,7 +195,6 @@ static unsigned dc_rmw(struct takt_sim *s, struct ecat_dg *dg, takt_ns_t now)
         unsigned k = s->act[i];
         struct sim_esc *e = &s->sl[k].esc;
         bool me = fp ? fp_match(e, dg->adp) : adp == 0;
-        pass(s, k, now);
         if (!e->dc.present)
             continue;               /* no DC unit: neither read nor written */
         if (me) {
