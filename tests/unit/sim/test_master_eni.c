@@ -31,6 +31,8 @@ struct erig {
     unsigned n_log;
     bool recording;
     bool hide_safeop;       /* AL status reads report PREOP where the slave is in SAFEOP */
+    unsigned drop_every;    /* lose every n-th frame carrying process data (LRW/LRD/LWR) */
+    unsigned pd_frames, dropped;
 };
 
 static void respond(void *ctx, struct takt_link *ep, const struct takt_frame *f)
@@ -42,6 +44,13 @@ static void respond(void *ctx, struct takt_link *ep, const struct takt_frame *f)
     memcpy(buf, f->data, f->len);
     struct ecat_dg dg;
     size_t p;
+    bool pd = false;
+    for (int rc = ecat_frame_first(buf, f->len, &dg, &p); rc == 0; rc = ecat_frame_next(buf, f->len, &dg, &p))
+        pd |= dg.cmd == ECAT_LRW || dg.cmd == ECAT_LRD || dg.cmd == ECAT_LWR;
+    if (pd && r->drop_every && ++r->pd_frames % r->drop_every == 0) {
+        r->dropped++;
+        return;
+    }
     for (int rc = ecat_frame_first(buf, f->len, &dg, &p); r->recording && rc == 0;
          rc = ecat_frame_next(buf, f->len, &dg, &p)) {
         if (r->n_log >= WLOG_MAX)
@@ -296,6 +305,34 @@ static void test_mega_master(void **state)
     if (!fixture("mega_master_eni.xml", path, sizeof path))
         skip();
     run_fixture(path, path, false);
+}
+
+/* Every 10th cyclic frame lost: each loss counted once, no WKC error, no slave lost. */
+static void test_mega_loss(void **state)
+{
+    (void)state;
+    char path[512];
+    if (!fixture("mega_master_eni.xml", path, sizeof path))
+        skip();
+    struct erig *r = erig_new(path, path);
+    assert_int_equal(ecat_master_configure_eni(r->m, path), 0);
+    assert_int_equal(ecat_master_set_state(r->m, AL_OP, 20 * TAKT_NS_PER_S), 0);
+    struct ecat_master_stats a, b;
+    for (unsigned i = 0; i < 10; i++)
+        assert_int_equal(ecat_master_cycle(r->m, takt_now()), 0);
+    ecat_master_get_stats(r->m, &a);
+    r->drop_every = 10;
+    for (unsigned i = 0; i < 300; i++)
+        assert_int_equal(ecat_master_cycle(r->m, takt_now()), 0);
+    r->drop_every = 0;
+    assert_int_equal(ecat_master_cycle(r->m, takt_now()), 0);
+    ecat_master_get_stats(r->m, &b);
+    assert_int_equal(r->dropped, 30);
+    assert_int_equal(b.cyc_frames_lost - a.cyc_frames_lost, r->dropped);
+    assert_int_equal(b.wkc_errors, a.wkc_errors);
+    assert_int_equal(b.slaves_lost, a.slaves_lost);
+    assert_int_equal(b.state, AL_OP);
+    erig_free(r);
 }
 
 /* Down again: OP -> INIT runs the ENI's OI commands, the master's broadcast ones (clear
@@ -813,6 +850,7 @@ int main(void)
         cmocka_unit_test(test_small_timeout),
         cmocka_unit_test(test_mega_master),
         cmocka_unit_test(test_mega_down),
+        cmocka_unit_test(test_mega_loss),
         cmocka_unit_test(test_rocos),
         cmocka_unit_test(test_recovery),
         cmocka_unit_test(test_validate_never_matches),
