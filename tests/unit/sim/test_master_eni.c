@@ -484,7 +484,8 @@ static void test_rocos(void **state)
 /* A small ENI of its own (no fixture needed): one output slave the simulator describes
  * from the ENI, its byte at BitStart 8 (not where takt would pack it), an LWR at the
  * ENI's logical address 0x00010000 and the AL status BRD. %s: what the read-back of
- * the SM2 set-up (0x0810) must show; %u: the SAFEOP check's timeout; %s: a <DC> element. */
+ * the SM2 set-up (0x0810) must show; %u: the SAFEOP check's timeout; %s: a <DC> element;
+ * %u: the LWR's expected working counter. */
 static const char small_eni[] =
 "<?xml version=\"1.0\"?>\n"
 "<EtherCATConfig><Config>\n"
@@ -530,7 +531,7 @@ static const char small_eni[] =
 "</InitCmds>%s</Slave>\n"
 "<Cyclic><CycleTime>1000</CycleTime><Frame>\n"
 "<Cmd><State>SAFEOP</State><State>OP</State><Comment>outputs</Comment><Cmd>11</Cmd><Addr>65536</Addr>"
-"<DataLength>2</DataLength><Cnt>1</Cnt><InputOffs>0</InputOffs><OutputOffs>0</OutputOffs></Cmd>\n"
+"<DataLength>2</DataLength><Cnt>%u</Cnt><InputOffs>0</InputOffs><OutputOffs>0</OutputOffs></Cmd>\n"
 "<Cmd><State>PREOP</State><State>SAFEOP</State><State>OP</State><Cmd>7</Cmd><Adp>0</Adp><Ado>304</Ado>"
 "<DataLength>2</DataLength><Cnt>1</Cnt><InputOffs>2</InputOffs><OutputOffs>2</OutputOffs></Cmd>\n"
 "</Frame></Cyclic>\n"
@@ -539,16 +540,20 @@ static const char small_eni[] =
 "</Variable></Outputs></ProcessImage>\n"
 "</Config></EtherCATConfig>\n";
 
-static void write_small_dc(char *path, size_t len, const char *sm_check, unsigned safeop_ms,
-                           const char *dc)
+static void write_small_full(char *path, size_t len, const char *sm_check, unsigned safeop_ms,
+                             const char *dc, unsigned lwr_cnt)
 {
     snprintf(path, len, "/tmp/takt_eni_XXXXXX");
     int fd = mkstemp(path);
     assert_true(fd >= 0);
     FILE *f = fdopen(fd, "w");
-    fprintf(f, small_eni, sm_check, safeop_ms, dc);
+    fprintf(f, small_eni, sm_check, safeop_ms, dc, lwr_cnt);
     fclose(f);
 }
+
+static void write_small_dc(char *path, size_t len, const char *sm_check, unsigned safeop_ms,
+                           const char *dc)
+{ write_small_full(path, len, sm_check, safeop_ms, dc, 1); }
 
 static void write_small(char *path, size_t len, const char *sm_check, unsigned safeop_ms)
 { write_small_dc(path, len, sm_check, safeop_ms, ""); }
@@ -619,6 +624,33 @@ static void test_small_eni_dc(void **state)
     for (unsigned i = 0; i < r->n_log; i++)
         frmw += r->log[i].cmd == ECAT_FRMW && r->log[i].ado == 0x0910;
     assert_true(frmw >= 10);                  /* drift control in every cycle */
+    erig_free(r);
+    unlink(path);
+}
+
+/* The ENI's frame expects a WKC the slaves cannot give: counted every cycle in OP, one
+ * event naming the datagram, expected and found. */
+static void test_small_cyclic_wkc(void **state)
+{
+    (void)state;
+    char path[64], ev[256];
+    write_small_full(path, sizeof path, "0010010064000100", 3000, "", 2);
+    struct erig *r = erig_new(path, path);
+    assert_int_equal(ecat_master_configure_eni(r->m, path), 0);
+    assert_int_equal(ecat_master_set_state(r->m, AL_OP, 10 * TAKT_NS_PER_S), 0);
+    while (ecat_master_next_event(r->m, ev, sizeof ev))
+        ;
+    struct ecat_master_stats a, b;
+    ecat_master_get_stats(r->m, &a);
+    for (unsigned i = 0; i < 20; i++)
+        assert_int_equal(ecat_master_cycle(r->m, takt_now()), 0);
+    ecat_master_get_stats(r->m, &b);
+    assert_true(b.wkc_errors - a.wkc_errors >= 19);
+    unsigned hits = 0;
+    while (ecat_master_next_event(r->m, ev, sizeof ev))
+        hits += strstr(ev, "ENI cyclic frame 0 datagram 0 (LWR outputs 0x00010000, 2 bytes): "
+                           "WKC expected 2, got 1") != NULL;
+    assert_int_equal(hits, 1);                 /* once, not every cycle */
     erig_free(r);
     unlink(path);
 }
@@ -848,6 +880,7 @@ int main(void)
         cmocka_unit_test(test_small_validate),
         cmocka_unit_test(test_small_eni_dc),
         cmocka_unit_test(test_small_timeout),
+        cmocka_unit_test(test_small_cyclic_wkc),
         cmocka_unit_test(test_mega_master),
         cmocka_unit_test(test_mega_down),
         cmocka_unit_test(test_mega_loss),
