@@ -59,10 +59,12 @@ bool ecat_slave_boot_mbx(const struct ecat_slave *s, struct ecat_sm_cfg mbx[2])
     return mbx[0].len && mbx[1].len;
 }
 
+/* Also while one waits for its turn: the emergency poll must leave the slave alone then,
+ * or, polling back to back while frames are lost, it would keep the transfer waiting. */
 bool ecat_foe_slave_busy(const struct ecat_master *m, unsigned pos)
 {
     for (unsigned i = 0; m->foe && i < ECAT_FOE_SLOTS; i++)
-        if (m->foe[i].st != FQ_FREE && m->foe[i].st != FQ_WAIT_TURN && m->foe[i].pos == pos)
+        if (m->foe[i].st != FQ_FREE && m->foe[i].pos == pos)
             return true;
     return false;
 }
@@ -221,8 +223,17 @@ void ecat_foe_poll(struct ecat_master *m, takt_ns_t now)
         if (q->st == FQ_FREE || ecat_req_busy(&q->req))
             continue;
         if (q->st == FQ_WAIT_TURN) {
-            if (!may_start(m, q))
+            if (!q->deadline)
+                q->deadline = now + m->o.sdo_timeout_ns;
+            if (!may_start(m, q)) {
+                if (now > q->deadline) {
+                    snprintf(q->x.msg, sizeof q->x.msg, "slave %u: FoE of '%s': the mailbox stayed "
+                             "busy (CoE transfer or emergency poll) for %lld ms", q->pos, q->x.name,
+                             (long long)(m->o.sdo_timeout_ns / TAKT_NS_PER_MS));
+                    finish(m, q, -ETIMEDOUT);
+                }
                 continue;
+            }
             q->deadline = now + m->o.sdo_timeout_ns;
             write_mbx(m, q, FQ_WRITE);
             continue;
@@ -304,6 +315,7 @@ static int foe_queue(struct ecat_master *m, unsigned pos, enum ecat_foe_dir dir,
         q->ctx = ctx;
         q->err = 0;
         q->finish_after_write = false;
+        q->deadline = 0;                      /* set by the master timer */
         q->st = FQ_WAIT_TURN;
         return 0;
     }

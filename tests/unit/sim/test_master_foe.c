@@ -9,7 +9,7 @@
 
 #define SEG (128 - 12)          /* data bytes per FoE packet through 128-byte mailboxes */
 
-static struct rig *foe_rig(bool foe)
+static struct rig *foe_rig_opts(bool foe, const struct ecat_master_opts *o)
 {
     struct rig *r = calloc(1, sizeof *r);
     struct sim_device *devs[3];
@@ -29,13 +29,15 @@ static struct rig *foe_rig(bool foe)
     assert_int_equal(takt_link_mem_pair(&r->a, &r->b, 64, NULL, NULL), 0);
     takt_link_mem_set_responder(r->b, respond, r);
     char err[200];
-    assert_int_equal(ecat_master_open(&r->m, r->a, NULL, err, sizeof err), 0);
+    assert_int_equal(ecat_master_open(&r->m, r->a, o, err, sizeof err), 0);
     int rc = ecat_master_scan(r->m, TAKT_NS_PER_S);
     if (rc)
         printf("scan: %s\n", ecat_master_error(r->m));
     assert_int_equal(rc, 0);
     return r;
 }
+
+static struct rig *foe_rig(bool foe) { return foe_rig_opts(foe, NULL); }
 
 static void pattern(uint8_t *b, size_t n, unsigned seed)
 {
@@ -174,6 +176,30 @@ static void test_lost_replies(void **state)
     rig_free(r);
 }
 
+/* A slave that never answers: the transfer ends after the per-packet timeout with a
+ * message naming slave, file and packet; the master is usable afterwards. */
+static void test_timeout(void **state)
+{
+    (void)state;
+    struct ecat_master_opts o;
+    ecat_master_opts_default(&o);
+    o.sdo_timeout_ns = 300 * TAKT_NS_PER_MS;
+    struct rig *r = foe_rig_opts(true, &o);
+    assert_int_equal(ecat_master_set_state(r->m, AL_PREOP, TAKT_NS_PER_S), 0);
+    uint8_t b[64];
+    size_t len;
+    r->drop_every = 1;
+    takt_ns_t t0 = takt_now();
+    assert_int_equal(ecat_foe_read(r->m, 1, "firmware.bin", 0, b, sizeof b, &len), -ETIMEDOUT);
+    takt_ns_t took = takt_now() - t0;
+    assert_true(took >= 300 * TAKT_NS_PER_MS && took < 3 * TAKT_NS_PER_S);
+    assert_non_null(strstr(ecat_master_error(r->m), "slave 1: FoE read of 'firmware.bin': no answer within 300 ms"));
+    r->drop_every = 0;
+    assert_int_equal(ecat_foe_read(r->m, 1, "firmware.bin", 0, b, sizeof b, &len), 0);
+    assert_int_equal(len, 0);
+    rig_free(r);
+}
+
 static void test_boot(void **state)
 {
     (void)state;
@@ -212,12 +238,59 @@ static void test_boot(void **state)
     rig_free(r);
 }
 
+/* A bootstrap mailbox other than the standard one (64 instead of 128 bytes, as the SII
+ * says): BOOT runs on it (52-byte segments), and PREOP afterwards on the standard one
+ * again, although the SMs were still enabled (write-protected) with the boot layout. */
+static void test_boot_mailbox_differs(void **state)
+{
+    (void)state;
+    struct rig *r = calloc(1, sizeof *r);
+    struct sim_device *devs[2];
+    for (unsigned i = 0; i < 2; i++) {
+        mbx_desc(&r->desc[i], i);
+        r->desc[i].mbx_protocols |= MBX_PROTO_FOE;
+        assert_int_equal(sim_device_from_desc(&r->desc[i], &devs[i]), 0);
+    }
+    struct takt_sim_opts so;
+    takt_sim_opts_default(&so);
+    assert_int_equal(takt_sim_create_devices(devs, 2, &so, &r->sim), 0);
+    struct sim_esc *e = &r->sim->sl[1].esc;
+    /* the SII as built: bootstrap mailbox = standard mailbox, FoE advertised */
+    assert_int_equal(get_le16(e->sii + 2 * SII_W_BOOT_RX_OFF), get_le16(e->sii + 2 * SII_W_STD_RX_OFF));
+    assert_int_equal(get_le16(e->sii + 2 * SII_W_BOOT_TX_SIZE), 128);
+    assert_true(get_le16(e->sii + 2 * SII_W_MBX_PROTO) & MBX_PROTO_FOE);
+    put_le16(e->sii + 2 * SII_W_BOOT_RX_SIZE, 64);
+    put_le16(e->sii + 2 * SII_W_BOOT_TX_SIZE, 64);
+    assert_int_equal(takt_link_mem_pair(&r->a, &r->b, 64, NULL, NULL), 0);
+    takt_link_mem_set_responder(r->b, respond, r);
+    char err[200];
+    assert_int_equal(ecat_master_open(&r->m, r->a, NULL, err, sizeof err), 0);
+    assert_int_equal(ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
+    assert_int_equal(ecat_master_set_state(r->m, AL_PREOP, TAKT_NS_PER_S), 0);
+    assert_int_equal(ecat_slave_set_state(r->m, 1, AL_BOOT, TAKT_NS_PER_S), 0);
+    assert_int_equal(get_le16(e->mem + ESC_SM0 + 2), 64);
+    static uint8_t fw[1000], back[1000];
+    pattern(fw, sizeof fw, 3);
+    assert_int_equal(ecat_foe_write(r->m, 1, "firmware.bin", 0, fw, sizeof fw), 0);
+    assert_int_equal(ecat_slave_set_state(r->m, 1, AL_PREOP, TAKT_NS_PER_S), 0);
+    assert_int_equal(get_le16(e->mem + ESC_SM0 + 2), 128);
+    size_t len;
+    assert_int_equal(ecat_foe_read(r->m, 1, "firmware.bin", 0, back, sizeof back, &len), 0);
+    assert_int_equal(len, sizeof fw);
+    assert_memory_equal(back, fw, sizeof fw);
+    uint8_t v[4];
+    assert_int_equal(ecat_sdo_upload(r->m, 1, 0x1018, 2, false, v, sizeof v, &len), 0);
+    rig_free(r);
+}
+
 /* A slave without FoE has no bootstrap mailbox in its SII: it refuses BOOT with AL
  * status code 0x0013, named in the message. */
 static void test_boot_refused(void **state)
 {
     (void)state;
     struct rig *r = foe_rig(false);
+    for (unsigned w = SII_W_BOOT_RX_OFF; w <= SII_W_BOOT_TX_SIZE; w++)
+        assert_int_equal(get_le16(r->sim->sl[1].esc.sii + 2 * w), 0);   /* none in the SII */
     int rc = ecat_slave_set_state(r->m, 1, AL_BOOT, TAKT_NS_PER_S);
     assert_int_equal(rc, -TAKT_EALSTATUS);
     assert_non_null(strstr(ecat_master_error(r->m), "0x0013"));
@@ -233,7 +306,9 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_busy),
         cmocka_unit_test(test_lost_replies),
+        cmocka_unit_test(test_timeout),
         cmocka_unit_test(test_boot),
+        cmocka_unit_test(test_boot_mailbox_differs),
         cmocka_unit_test(test_boot_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
