@@ -1,0 +1,334 @@
+/* The master with an ENI driving start-up against the simulator built from the real
+ * ENIs in $TAKT_FIXTURES (skipped without): TwinCAT's to OP, down to INIT, with frame
+ * loss and after a cable cut; EC-Engineer's (4 drives, DC) to OP; copies of TwinCAT's
+ * with one value changed: a validate that never matches, a wrong Cnt, CoE upload checks. */
+#include "unit/sim/eni_rig.h"
+
+static void test_mega_master(void **state)
+{
+    (void)state;
+    char path[512];
+    if (!fixture("mega_master_eni.xml", path, sizeof path))
+        skip();
+    run_fixture(path, path, false);
+}
+
+/* Every 10th cyclic frame lost: each loss counted once, no WKC error, no slave lost. */
+static void test_mega_loss(void **state)
+{
+    (void)state;
+    char path[512];
+    if (!fixture("mega_master_eni.xml", path, sizeof path))
+        skip();
+    struct erig *r = erig_new(path, path, false);
+    assert_int_equal(ecat_master_configure_eni(r->m, path), 0);
+    assert_int_equal(ecat_master_set_state(r->m, AL_OP, 20 * TAKT_NS_PER_S), 0);
+    struct ecat_master_stats a, b;
+    for (unsigned i = 0; i < 10; i++)
+        assert_int_equal(ecat_master_cycle(r->m, takt_now()), 0);
+    ecat_master_get_stats(r->m, &a);
+    r->drop_every = 10;
+    for (unsigned i = 0; i < 300; i++)
+        assert_int_equal(ecat_master_cycle(r->m, takt_now()), 0);
+    r->drop_every = 0;
+    assert_int_equal(ecat_master_cycle(r->m, takt_now()), 0);
+    ecat_master_get_stats(r->m, &b);
+    assert_int_equal(r->dropped, 30);
+    assert_int_equal(b.cyc_frames_lost - a.cyc_frames_lost, r->dropped);
+    assert_int_equal(b.wkc_errors, a.wkc_errors);
+    assert_int_equal(b.slaves_lost, a.slaves_lost);
+    assert_int_equal(b.state, AL_OP);
+    erig_free(r);
+}
+
+/* Down again: OP -> INIT runs the ENI's OI commands, the master's broadcast ones (clear
+ * FMMUs) before the slaves' AL request. */
+static void test_mega_down(void **state)
+{
+    (void)state;
+    char path[512];
+    if (!fixture("mega_master_eni.xml", path, sizeof path))
+        skip();
+    struct erig *r = erig_new(path, path, false);
+    assert_int_equal(ecat_master_configure_eni(r->m, path), 0);
+    assert_int_equal(ecat_master_set_state(r->m, AL_OP, 20 * TAKT_NS_PER_S), 0);
+    r->recording = true;
+    int rc = ecat_master_set_state(r->m, AL_INIT, 20 * TAKT_NS_PER_S);
+    if (rc)
+        printf("%s\n", ecat_master_error(r->m));
+    assert_int_equal(rc, 0);
+    struct ecat_master_stats st;
+    ecat_master_get_stats(r->m, &st);
+    assert_int_equal(st.state, AL_INIT);
+    unsigned from = 0, n = 0;
+    const struct ecat_eni *e = r->eni;
+    for (unsigned k = 0; k < e->n_master_init; k++) {
+        const struct ecat_eni_cmd *c = &e->master_init[k];
+        if (!(c->transitions & ECAT_TR_BIT(ECAT_TR_OI)))
+            continue;
+        if (!seen(r, c, &from))
+            fail_msg("master OI command at line %u (%s) not on the wire", c->line, c->comment);
+        n++;
+    }
+    assert_true(n > 0);
+    /* ... and before any slave's AL control write of INIT */
+    for (unsigned i = 0; i < from; i++)
+        assert_false(r->log[i].ado == 0x0120 && r->log[i].len && (r->log[i].data[0] & 0x0F) == AL_INIT &&
+                     r->log[i].cmd != ECAT_BWR);
+    erig_free(r);
+}
+
+static bool keep_pdo(const struct ecat_eni *e, uint16_t index)
+{
+    for (unsigned i = 0; i < e->n_slaves; i++) {
+        const struct ecat_eni_slave *s = &e->slave[i];
+        for (unsigned k = 0; k < s->n_sm; k++)
+            for (unsigned j = 0; j < s->sm[k].n_pdo; j++)
+                if (s->sm[k].pdo[j] == index)
+                    return true;
+        for (unsigned k = 0; k < s->n_coe; k++)
+            if (s->coe[k].index == index)
+                return true;
+    }
+    return false;
+}
+
+static bool mapped(const struct ecat_eni_slave *s, uint16_t index, uint8_t sub)
+{
+    for (unsigned i = 0; i < s->n_pdo; i++)
+        for (unsigned k = 0; k < s->pdo[i].n_entries; k++)
+            if (s->pdo[i].entry[k].index == index && s->pdo[i].entry[k].subindex == sub)
+                return true;
+    return false;
+}
+
+/* The drive parameters slave 0's CoE init commands write that no PDO maps, declared as
+ * entries of an unassigned PDO 0x17FF so that the simulator's dictionary has them. */
+static void drive_params(FILE *f, const struct ecat_eni_slave *s)
+{
+    unsigned n = 0;
+    for (unsigned k = 0; k < s->n_coe; k++) {
+        const struct ecat_eni_coe *c = &s->coe[k];
+        if (c->ccs != 1 || (c->index >= 0x1600 && c->index <= 0x1CFF) || !c->len || c->len > 4 ||
+            mapped(s, c->index, c->subindex))
+            continue;
+        if (!n++)
+            fputs("<RxPdo><Index>#x17ff</Index><Name>drive parameters</Name>", f);
+        fprintf(f, "<Entry><Index>#x%04x</Index><SubIndex>%u</SubIndex><BitLen>%u</BitLen><Name>p%u"
+                "</Name><DataType>%s</DataType></Entry>", c->index, c->subindex, c->len * 8u, n,
+                c->len == 1 ? "USINT" : c->len == 2 ? "UINT" : "UDINT");
+    }
+    if (n)
+        fputs("</RxPdo>", f);
+}
+
+/* The EC-Engineer ENI for the simulator: the same file without the PDOs no SM assigns
+ * and no CoE init command touches (the drives offer 31/35, the simulator holds 16), and
+ * with the drive parameters the ENI writes over CoE (the simulator's dictionary of a
+ * slave described from an ENI holds only what PDOs map). */
+static void trim_pdos(const char *src, char *out, size_t outlen)
+{
+    char err[300];
+    struct ecat_eni *e;
+    assert_int_equal(ecat_eni_load(src, &e, err, sizeof err), 0);
+    size_t n;
+    char *b = slurp(src, &n), *at = b;
+    snprintf(out, outlen, "/tmp/takt_eni_XXXXXX");
+    int fd = mkstemp(out);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "wb");
+    unsigned kept = 0, dropped = 0;
+    for (;;) {
+        char *rx = strstr(at, "<RxPdo"), *tx = strstr(at, "<TxPdo"), *pd = strstr(at, "</ProcessData>");
+        char *p = rx && (!tx || rx < tx) ? rx : tx;
+        if (pd && (!p || pd < p)) {
+            fwrite(at, 1, (size_t)(pd - at), f);
+            drive_params(f, &e->slave[0]);
+            at = pd;
+            fputs("</ProcessData>", f);
+            at += strlen("</ProcessData>");
+            continue;
+        }
+        if (!p)
+            break;
+        const char *end_tag = p == rx ? "</RxPdo>" : "</TxPdo>";
+        char *end = strstr(p, end_tag), *idx = strstr(p, "<Index>#x");
+        assert_non_null(end);
+        end += strlen(end_tag);
+        fwrite(at, 1, (size_t)(p - at), f);
+        if (idx && idx < end && keep_pdo(e, (uint16_t)strtoul(idx + 9, NULL, 16))) {
+            fwrite(p, 1, (size_t)(end - p), f);
+            kept++;
+        } else {
+            dropped++;
+        }
+        at = end;
+    }
+    fputs(at, f);
+    fclose(f);
+    free(b);
+    ecat_eni_free(e);
+    printf("  simulator's copy: %u PDO elements kept, %u dropped\n", kept, dropped);
+    assert_true(kept > 0 && dropped > 0);
+}
+
+/* The EC-Engineer fixture to OP: the simulator from the trimmed copy, the master from
+ * the file as it is (with DC: the drives run SYNC0). */
+static void test_rocos(void **state)
+{
+    (void)state;
+    char path[512], sim[64];
+    if (!fixture("rocos-eni4.xml", path, sizeof path))
+        skip();
+    trim_pdos(path, sim, sizeof sim);
+    run_fixture(sim, path, true);
+    unlink(sim);
+}
+
+/* A cable cut after slave 2 and its heal: the slaves behind it are reported lost, come
+ * back through the ENI's own INIT -> OP commands (no master broadcasts: the others keep
+ * running) and the cyclic frames are judged again without a WKC error. */
+static void test_recovery(void **state)
+{
+    (void)state;
+    char path[512];
+    if (!fixture("mega_master_eni.xml", path, sizeof path))
+        skip();
+    struct erig *r = erig_new(path, path, false);
+    assert_int_equal(ecat_master_configure_eni(r->m, path), 0);
+    assert_int_equal(ecat_master_set_state(r->m, AL_OP, 20 * TAKT_NS_PER_S), 0);
+    struct ecat_master_stats st;
+    for (unsigned i = 0; i < 20; i++)
+        assert_int_equal(ecat_master_cycle(r->m, takt_now()), 0);
+    assert_int_equal(takt_sim_break(r->sim, 2, takt_now()), 0);
+    for (unsigned i = 0; i < 20; i++) {
+        assert_int_equal(ecat_master_cycle(r->m, takt_now()), 0);
+        usleep(1000);
+    }
+    ecat_master_get_stats(r->m, &st);
+    assert_int_equal(st.slaves_present, 2);
+    assert_true(st.slaves_lost >= 1);
+    assert_int_equal(takt_sim_heal(r->sim, takt_now()), 0);
+    r->n_log = 0;
+    r->recording = true;
+    takt_ns_t end = takt_now() + 10 * TAKT_NS_PER_S;
+    do {
+        assert_int_equal(ecat_master_cycle(r->m, takt_now()), 0);
+        usleep(1000);
+        ecat_master_get_stats(r->m, &st);
+    } while ((st.state != AL_OP || st.slaves_present != 4 || st.slaves_returned < 1) && takt_now() < end);
+    if (st.state != AL_OP)
+        events(r->m);
+    assert_int_equal(st.state, AL_OP);
+    assert_int_equal(st.slaves_present, 4);
+    /* the returning slaves' IP commands went out again, the master's broadcasts did not */
+    unsigned from = 0, bwr = 0;
+    const struct ecat_eni_slave *es = &r->eni->slave[2];
+    for (unsigned k = 0; k < es->n_init; k++)
+        if (es->init[k].ado == 0x0010 && (es->init[k].transitions & ECAT_TR_BIT(ECAT_TR_IP)))
+            assert_true(seen(r, &es->init[k], &from));
+    for (unsigned i = 0; i < r->n_log; i++)
+        bwr += r->log[i].cmd == ECAT_BWR && r->log[i].ado == 0x0010;
+    assert_int_equal(bwr, 0);
+    uint64_t wkc0 = st.wkc_errors;
+    for (unsigned i = 0; i < 50; i++)
+        assert_int_equal(ecat_master_cycle(r->m, takt_now()), 0);
+    ecat_master_get_stats(r->m, &st);
+    assert_int_equal(st.wkc_errors, wkc0);
+    erig_free(r);
+}
+
+/* Write the fixture with the first `from` replaced by `to` into a temporary file. */
+static void mutate(const char *src, const char *from, const char *to, char *out, size_t outlen)
+{
+    size_t n;
+    char *b = slurp(src, &n);
+    char *at = strstr(b, from);
+    assert_non_null(at);
+    snprintf(out, outlen, "/tmp/takt_eni_XXXXXX");
+    int fd = mkstemp(out);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "wb");
+    fwrite(b, 1, (size_t)(at - b), f);
+    fputs(to, f);
+    fputs(at + strlen(from), f);
+    fclose(f);
+    free(b);
+}
+
+static void test_validate_never_matches(void **state)
+{
+    (void)state;
+    char path[512], bad[64], msg[300], want[64];
+    if (!fixture("mega_master_eni.xml", path, sizeof path))
+        skip();
+    /* the EK1100's product code check (SII word 0x0A via 0x0508) expects another code */
+    mutate(path, "<Data>522c4c04</Data>", "<Data>522c4c05</Data>", bad, sizeof bad);
+    assert_int_not_equal(bring_up(path, bad, msg, sizeof msg), 0);
+    snprintf(want, sizeof want, "line %u:", line_of(bad, 0, 0x0508, "product code"));
+    assert_non_null(strstr(msg, want));
+    assert_non_null(strstr(msg, "slave 0 (Term 1 (EK1100))"));
+    assert_non_null(strstr(msg, "transition IP"));
+    assert_non_null(strstr(msg, "check product code"));
+    assert_non_null(strstr(msg, "0x0508"));
+    assert_non_null(strstr(msg, "expected 522C4C05, found 522C4C04"));
+    unlink(bad);
+}
+
+static void test_wrong_cnt(void **state)
+{
+    (void)state;
+    char path[512], bad[64], msg[300], want[64];
+    if (!fixture("mega_master_eni.xml", path, sizeof path))
+        skip();
+    /* the EK1100's station address write claims two slaves answer */
+    mutate(path, "<Data>e903</Data>\n          <Cnt>1</Cnt>", "<Data>e903</Data>\n          <Cnt>2</Cnt>",
+           bad, sizeof bad);
+    assert_int_not_equal(bring_up(path, bad, msg, sizeof msg), 0);
+    snprintf(want, sizeof want, "line %u:", line_of(bad, 0, 0x0010, "physical address"));
+    assert_non_null(strstr(msg, want));
+    assert_non_null(strstr(msg, "slave 0"));
+    assert_non_null(strstr(msg, "'set physical address' (APWR adp 0x0000 ado 0x0010)"));
+    assert_non_null(strstr(msg, "expected WKC 2, got 1"));
+    unlink(bad);
+}
+
+/* A CoE upload init command of the EL4002 (slave 2): the vendor id 0x1018:01. */
+static void coe_upload(const char *data, bool ok)
+{
+    char path[512], eni[64], msg[300], ins[400];
+    if (!fixture("mega_master_eni.xml", path, sizeof path))
+        skip();
+    snprintf(ins, sizeof ins, "</Profile>\n<InitCmds><InitCmd><Transition>PS</Transition><Comment>"
+             "check vendor</Comment><Timeout>2000</Timeout><Ccs>2</Ccs><Index>#x1018</Index><SubIndex>1"
+             "</SubIndex><Data>%s</Data></InitCmd></InitCmds>", data);
+    mutate(path, "</Profile>", ins, eni, sizeof eni);
+    int rc = bring_up(path, eni, msg, sizeof msg);
+    if (ok) {
+        assert_int_equal(rc, 0);
+    } else {
+        assert_int_not_equal(rc, 0);
+        assert_non_null(strstr(msg, "slave 2 (Term 3 (EL4002)), transition PS, CoE upload 0x1018:01"));
+        assert_non_null(strstr(msg, "expected 03000000 (4 bytes), found 02000000 (4 bytes)"));
+    }
+    unlink(eni);
+}
+
+static void test_coe_upload_match(void **state) { (void)state; coe_upload("02000000", true); }
+static void test_coe_upload_mismatch(void **state) { (void)state; coe_upload("03000000", false); }
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_mega_master),
+        cmocka_unit_test(test_mega_down),
+        cmocka_unit_test(test_mega_loss),
+        cmocka_unit_test(test_rocos),
+        cmocka_unit_test(test_recovery),
+        cmocka_unit_test(test_validate_never_matches),
+        cmocka_unit_test(test_wrong_cnt),
+        cmocka_unit_test(test_coe_upload_match),
+        cmocka_unit_test(test_coe_upload_mismatch),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
