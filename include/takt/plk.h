@@ -168,6 +168,19 @@ int  takt_plk_cn_state(const struct takt_plk_cn *cn);
 int  takt_plk_cn_run(struct takt_plk_cn *cn, struct takt_link *link,
                      const struct takt_plk_run_opts *o);
 void takt_plk_cn_stop(struct takt_plk_cn *cn);
+/* Ask the MN for an NMT service (ASnd NMTRequest, DS 301 7.3.6): cmd is the requested
+ * NMTCommandID (e.g. 0x22 StopNode, 0x28 ResetNode, 0x80.. info services), target the
+ * node it is for (255 all), data up to 32 bytes (the Ex commands' node bit-field).
+ * Any thread: the CN's thread takes it at its next frame, queues up to 4, announces
+ * them with PR 7 / RS = count in its PRes and StatusResponse and sends one per SoA
+ * (NMTRequestInvite) addressed to it. 0, -EINVAL (cmd 0 or 0xFF, len > 32), -EBUSY
+ * (the previous request is not taken yet). A request the CN cannot queue (not in
+ * PreOp1..Operational/Stopped, 4 waiting) or loses in a reset is dropped and counted
+ * (`nmtreq_dropped` in `takt plk cn --json`). */
+int  takt_plk_cn_request_nmt(struct takt_plk_cn *cn, uint8_t cmd, uint8_t target,
+                             const void *data, size_t len);
+/* NMTRequests queued in the CN and not yet sent (a snapshot). */
+unsigned takt_plk_cn_nmt_pending(const struct takt_plk_cn *cn);
 
 #ifdef __cplusplus
 }

@@ -230,6 +230,10 @@ static void cn_report(struct cli_ctx *c, struct sim_plk_net *s)
         json_object_object_add(n, "dropped", json_object_new_uint64(cn->st.dropped));
         json_object_object_add(n, "late", json_object_new_uint64(cn->st.late));
         json_object_object_add(n, "malformed", json_object_new_uint64(cn->st.malformed));
+        json_object_object_add(n, "nmtreq_tx", json_object_new_uint64(cn->st.nmtreq_tx));
+        json_object_object_add(n, "nmtreq_refused", json_object_new_uint64(cn->st.nmtreq_refused));
+        json_object_object_add(n, "nmtreq_dropped", json_object_new_uint64(cn->st.nmtreq_dropped));
+        json_object_object_add(n, "err_entries", json_object_new_uint64(cn->st.err_entries));
         json_object_object_add(n, "chained", json_object_new_boolean(cn->chained));
         json_object_array_add(arr, n);
     }

@@ -63,6 +63,7 @@ static void set_state(struct plk_cn *cn, takt_ns_t now, uint8_t s)
         cn->mn_er = 0;   /* a new ER=1 from the MN restarts error signaling */
         plk_errcnt_reset(&cn->loss_soc);
         plk_errcnt_reset(&cn->loss_preq);
+        plk_cn_async_reset(cn);
     }
     cn->state = s;
     cn->state_since = now;
@@ -87,22 +88,16 @@ static void base_msg(struct plk_cn *cn, struct plk_msg *m, uint8_t mtyp, uint8_t
     m->src = cn->cfg.id;
 }
 
-/* RS/PR (ref §3): an SDO reply waits for an invite */
-static uint8_t flags2(struct plk_cn *cn, takt_ns_t now)
-{
-    if (!plk_sdo_server_tx_pending(&cn->sdo, now))
-        return 0;
-    return (uint8_t)((PLK_PRIO_GENERIC << PLK_F2_PR_SHIFT) | 1);
-}
-
-/* PRes (ref §3): multicast, our state, RD only in Operational, inputs as payload. */
+/* PRes (ref §3): multicast, our state, RD only in Operational, EN of error signaling,
+ * PR/RS of queued async frames, inputs as payload. */
 static struct plk_txf *send_pres(struct plk_cn *cn, takt_ns_t now, struct plk_txq *q)
 {
     struct plk_msg m;
     base_msg(cn, &m, PLK_MTYP_PRES, PLK_NODE_BROADCAST);
     m.u.pres.nmt_state = cn->state;
-    m.u.pres.flags1 = cn->state == PLK_NMT_OPERATIONAL ? PLK_F1_RD : 0;
-    m.u.pres.flags2 = flags2(cn, now);
+    m.u.pres.flags1 = (uint8_t)((cn->state == PLK_NMT_OPERATIONAL ? PLK_F1_RD : 0) |
+                                (cn->en ? PLK_F1_EN : 0));
+    m.u.pres.flags2 = plk_cn_flags2(cn, now);
     m.u.pres.size = cn->state >= PLK_NMT_PRE_OPERATIONAL_2 || cn->state == PLK_NMT_CS_STOPPED
                     ? cn->cfg.in_size : 0;
     if (cn->state == PLK_NMT_CS_STOPPED)
@@ -156,6 +151,7 @@ static void on_preq(struct plk_cn *cn, takt_ns_t now, const struct plk_msg *m, s
     cn->preq_this_cycle = true;
     cn->seen_preq = true;
     cn->mn_operational = m->u.preq.flags1 & PLK_F1_RD;
+    plk_cn_ea(cn, m->u.preq.flags1);
     if (cn->state == PLK_NMT_OPERATIONAL || cn->state == PLK_NMT_READY_TO_OPERATE)
         copy_outputs(cn, m->u.preq.payload, m->u.preq.size, 0);
     if (cn->state == PLK_NMT_PRE_OPERATIONAL_1 || cn->state == PLK_NMT_NOT_ACTIVE)
@@ -185,9 +181,11 @@ static void on_pres_mn(struct plk_cn *cn, takt_ns_t now, const struct plk_msg *m
     }
 }
 
-static void on_soc(struct plk_cn *cn, takt_ns_t now, struct plk_txq *q)
+static void on_soc(struct plk_cn *cn, takt_ns_t now, const struct plk_soc *soc,
+                   struct plk_txq *q)
 {
     cn->st.soc_rx++;
+    cn->net_time = soc->nettime_s | (uint64_t)soc->nettime_ns << 32;   /* NetTime s, ns */
     /* Loss of PReq (0x1C0D): a CN in the cycle that got no PReq since the last SoC.
      * Judged at the next SoC, as the PReq window is then closed. */
     if (cn->last_soc && cn->seen_preq && cn->state >= PLK_NMT_PRE_OPERATIONAL_2 &&
@@ -195,6 +193,7 @@ static void on_soc(struct plk_cn *cn, takt_ns_t now, struct plk_txq *q)
         if (!cn->preq_this_cycle) {
             cn->st.loss_preq++;
             if (plk_errcnt_event(&cn->loss_preq)) {
+                plk_cn_error(cn, PLK_E_DLL_LOSS_PREQ_TH);   /* ref §7: 0x8242 */
                 plk_cn_cycle_error(cn, now);
                 /* this SoC closed the failed cycle; the next one starts PreOp2 */
                 cn->preq_this_cycle = false;
@@ -222,6 +221,8 @@ void plk_cn_cycle_error(struct plk_cn *cn, takt_ns_t now)
 static void on_nmt_command(struct plk_cn *cn, takt_ns_t now, const struct plk_nmt_command *c)
 {
     cn->st.nmt_cmds++;
+    if (c->cmd == PLK_NMT_CMD_INVALID_SERVICE)
+        cn->st.nmtreq_refused++;   /* the MN's answer to a request it cannot execute */
     plk_cn_event(cn, now, PLK_CN_EV_COMMAND, c->cmd);
 }
 
@@ -251,6 +252,7 @@ void plk_cn_rx(struct plk_cn *cn, takt_ns_t now, const uint8_t *f, size_t len, s
     char err[96];
     if (cn->faults.vanished)
         return;
+    plk_cn_nmtreq_take(cn);
     int r = plk_frame_decode(f, len, &m, err, sizeof err);
     if (r == -ENOMSG)
         return;
@@ -265,7 +267,7 @@ void plk_cn_rx(struct plk_cn *cn, takt_ns_t now, const uint8_t *f, size_t len, s
         plk_cn_event(cn, now, PLK_CN_EV_PLK_FRAME, 0);
     switch (m.mtyp) {
     case PLK_MTYP_SOC:
-        on_soc(cn, now, q);
+        on_soc(cn, now, &m.u.soc, q);
         break;
     case PLK_MTYP_PREQ:
         if (m.dst == cn->cfg.id) {
@@ -306,6 +308,7 @@ takt_ns_t plk_cn_deadline(const struct plk_cn *cn)
 void plk_cn_tick(struct plk_cn *cn, takt_ns_t now, struct plk_txq *q)
 {
     (void)q;
+    plk_cn_nmtreq_take(cn);
     takt_ns_t d = plk_cn_deadline(cn);
     if (now < d)
         return;
@@ -319,6 +322,8 @@ void plk_cn_tick(struct plk_cn *cn, takt_ns_t now, struct plk_txq *q)
     cn->st.loss_soc++;
     /* count one loss per missed cycle: the next deadline is one cycle later */
     cn->last_soc += (takt_ns_t)cn->cycle_us * 1000;
-    if (plk_errcnt_event(&cn->loss_soc))
+    if (plk_errcnt_event(&cn->loss_soc)) {
+        plk_cn_error(cn, PLK_E_DLL_LOSS_SOC_TH);    /* ref §7: 0x8245 */
         plk_cn_cycle_error(cn, now);
+    }
 }

@@ -5,10 +5,12 @@
 
 #include <takt/plk.h>
 #include "plk/errcnt.h"
+#include "plk/frame.h"
 #include "plk/od.h"
 #include "plk/sdo.h"
 
 #define PLK_CN_OD_ENTRIES 192
+#define PLK_OD_NMT_REQUEST_CMD 0x1F9F   /* NMT_RequestCmd_REC (cn_nmtreq.c) */
 #define PLK_CN_OD_POOL    4096
 
 /* Caller-owned transmit queue: fixed frame slots, sized at setup. `launch` is the
@@ -36,6 +38,15 @@ struct plk_cn_faults {
     uint32_t malformed_permille;   /* PRes truncated below its header */
 };
 
+/* One NMT service the CN asks the MN for (ASnd NMTRequest, DS 301 7.3.6, ref §4). */
+#define PLK_CN_NMTREQ_MAX 4
+struct plk_cn_nmtreq {
+    uint8_t cmd;                   /* requested NMTCommandID (enum plk_nmt_cmd) */
+    uint8_t target;                /* node the command is for (255 all, 240 the MN) */
+    uint8_t data_len;
+    uint8_t data[PLK_NMTCMD_DATA_MAX];
+};
+
 struct plk_cn_stats {
     uint64_t preq_rx, pres_tx, soc_rx, soa_rx, asnd_rx, asnd_tx;
     uint64_t loss_soc, loss_preq, bad_frames, nmt_cmds, sdo_rx;
@@ -43,6 +54,10 @@ struct plk_cn_stats {
     uint64_t short_rx;             /* PDO shorter than mapped (E_PDO_SHORT_RX) */
     uint64_t ident_tx, status_tx, sync_tx;
     uint64_t dropped, late, malformed;  /* injected faults */
+    uint64_t nmtreq_queued, nmtreq_tx;  /* NMTRequests taken / sent on an invite */
+    uint64_t nmtreq_refused;       /* MN answered NMTInvalidService */
+    uint64_t nmtreq_dropped;       /* lost in a reset before the MN invited us */
+    uint64_t err_entries;          /* history entries signalled in StatusResponse */
 };
 
 struct plk_cn {
@@ -68,6 +83,19 @@ struct plk_cn {
     uint16_t pending_sdo_len;
     uint8_t  pending_sync;         /* SyncResponse waiting */
     struct plk_errcnt loss_soc, loss_preq;
+    struct plk_cn_nmtreq nmtreq[PLK_CN_NMTREQ_MAX];  /* FIFO, [0] leaves first */
+    uint8_t  n_nmtreq;
+    struct {                       /* one request handed over from another thread */
+        struct plk_cn_nmtreq r;
+        int full;                  /* atomic: 1 while r waits for the core */
+    } nmtreq_mbox;
+    /* Error signaling (DS 301 6.5): history entries go out in every StatusResponse
+     * until the MN acknowledges them with EA == EN; EN toggles for each new entry. */
+    struct plk_error_entry err[PLK_SRES_MAX_ENTRIES];
+    uint8_t  n_err;
+    bool     en;                   /* Flag1 EN in PRes and StatusResponse */
+    bool     err_sent;             /* a StatusResponse carried the current entries */
+    uint64_t net_time;             /* NetTime of the last SoC (s | ns << 32) */
     struct plk_cn_faults faults;
     uint32_t rng;                  /* fault injection pseudo-random state */
     struct plk_cn_stats st;
@@ -87,5 +115,15 @@ void plk_cn_rx(struct plk_cn *cn, takt_ns_t now, const uint8_t *f, size_t len, s
 /* Timers (loss of SoC / PReq, BasicEthernet): call at or after plk_cn_deadline(). */
 void plk_cn_tick(struct plk_cn *cn, takt_ns_t now, struct plk_txq *q);
 takt_ns_t plk_cn_deadline(const struct plk_cn *cn);
+/* Ask the MN for an NMT service (same thread as plk_cn_rx). The CN announces it with
+ * PR 7 / RS = queued count and sends it on SoA(NMTRequestInvite) addressed to it.
+ * -EINVAL bad command (0, 0xFF) or data > 32 B, -EAGAIN outside PreOp1..Operational/
+ * Stopped (the CN may not send), -ENOSPC with PLK_CN_NMTREQ_MAX queued. */
+int plk_cn_request_nmt(struct plk_cn *cn, uint8_t cmd, uint8_t target, const void *data,
+                       size_t len);
+/* The same from any thread: handed over to the core at its next frame or timer.
+ * -EBUSY while the previous hand-over is not taken yet. */
+int plk_cn_post_nmt_request(struct plk_cn *cn, uint8_t cmd, uint8_t target,
+                            const void *data, size_t len);
 
 #endif

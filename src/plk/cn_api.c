@@ -19,3 +19,19 @@ void takt_plk_cn_cfg_default(struct takt_plk_cn_cfg *c, uint8_t id)
     c->basic_eth_timeout_us = PLK_DEF_BASIC_ETH_TIMEOUT_US;
     c->soc_tolerance_ns = PLK_DEF_LOSS_SOC_TOLERANCE_NS;
 }
+
+/* struct takt_plk_cn (driver_cn.c) starts with its struct plk_cn core; a pointer to a
+ * structure is a pointer to its first member (C11 6.7.2.1p15). test_cn_requests.c
+ * checks that layout through takt_plk_cn_inputs(). */
+static struct plk_cn *core_of(struct takt_plk_cn *cn) { return (struct plk_cn *)(void *)cn; }
+
+int takt_plk_cn_request_nmt(struct takt_plk_cn *cn, uint8_t cmd, uint8_t target,
+                            const void *data, size_t len)
+{
+    return plk_cn_post_nmt_request(core_of(cn), cmd, target, data, len);
+}
+
+unsigned takt_plk_cn_nmt_pending(const struct takt_plk_cn *cn)
+{
+    return __atomic_load_n(&core_of((struct takt_plk_cn *)cn)->n_nmtreq, __ATOMIC_RELAXED);
+}

@@ -16,19 +16,13 @@ static void asnd_msg(struct plk_cn *cn, struct plk_msg *m, uint8_t dst, uint8_t 
     m->u.asnd.svid = svid;
 }
 
-static uint8_t flags2(struct plk_cn *cn, takt_ns_t now)
-{
-    unsigned rs = plk_sdo_server_tx_pending(&cn->sdo, now) ? 1 : 0;
-    return rs ? (uint8_t)(PLK_PRIO_GENERIC << PLK_F2_PR_SHIFT | rs) : 0;
-}
-
 /* IdentResponse (ref §4): identity from 0x1000/0x1018, sizes from the mapping. */
 static void send_ident(struct plk_cn *cn, takt_ns_t now, struct plk_txq *q)
 {
     struct plk_msg m;
     asnd_msg(cn, &m, PLK_NODE_BROADCAST, PLK_ASND_IDENT_RESPONSE);
     struct plk_ident_response *r = &m.u.asnd.u.ident;
-    r->flags2 = flags2(cn, now);
+    r->flags2 = plk_cn_flags2(cn, now);   /* flag1 0, as the demo CN's (ref §4) */
     r->nmt_state = cn->state;
     r->profile_version = PLK_EPL_VERSION;
     r->feature_flags = plk_od_u32(&cn->od, PLK_OD_FEATURE_FLAGS, 0, PLK_FEAT_OPLK_DEMO_CN);
@@ -62,16 +56,25 @@ static void send_status(struct plk_cn *cn, takt_ns_t now, const struct plk_soa *
                         struct plk_txq *q)
 {
     uint8_t er = soa->flags1 & PLK_F1_ER;
-    if (er != cn->mn_er)
+    if (er != cn->mn_er) {
         cn->sres_flags1 = er ? PLK_F1_EC : 0;
+        if (er)
+            cn->en = false;   /* ER=1 restarts error signaling: EC set, the rest clear */
+    }
     cn->mn_er = er;
+    plk_cn_ea(cn, soa->flags1);
     struct plk_msg m;
     asnd_msg(cn, &m, PLK_NODE_BROADCAST, PLK_ASND_STATUS_RESPONSE);
-    m.u.asnd.u.status.flags1 = cn->sres_flags1;
-    m.u.asnd.u.status.flags2 = flags2(cn, now);
-    m.u.asnd.u.status.nmt_state = cn->state;
-    if (plk_txq_encode(q, &m))
+    struct plk_status_response *s = &m.u.asnd.u.status;
+    s->flags1 = (uint8_t)(cn->sres_flags1 | (cn->en ? PLK_F1_EN : 0));
+    s->flags2 = plk_cn_flags2(cn, now);
+    s->nmt_state = cn->state;
+    s->n_entries = cn->n_err;   /* history entries until the MN acknowledges them */
+    memcpy(s->entries, cn->err, cn->n_err * sizeof cn->err[0]);
+    if (plk_txq_encode(q, &m)) {
         cn->st.status_tx++;
+        cn->err_sent = cn->n_err > 0;
+    }
 }
 
 static void send_sdo(struct plk_cn *cn, takt_ns_t now, struct plk_txq *q)
@@ -113,9 +116,14 @@ void plk_cn_on_invite(struct plk_cn *cn, takt_ns_t now, const struct plk_soa *so
     switch (soa->svid) {
     case PLK_SOA_IDENT_REQUEST:  send_ident(cn, now, q); break;
     case PLK_SOA_STATUS_REQUEST: send_status(cn, now, soa, q); break;
-    case PLK_SOA_UNSPEC_INVITE:  send_sdo(cn, now, q); break;
+    case PLK_SOA_NMT_REQ_INVITE: plk_cn_send_nmtreq(cn, q); break;
+    case PLK_SOA_UNSPEC_INVITE:
+        /* any frame may go: the highest priority first (PR 7 before the SDO's 3) */
+        if (!plk_cn_send_nmtreq(cn, q))
+            send_sdo(cn, now, q);
+        break;
     case PLK_SOA_SYNC_REQUEST:   on_sync_request(cn, soa, q); break;
-    default: break;   /* NMTRequestInvite: this CN never requests NMT services */
+    default: break;
     }
 }
 
@@ -125,8 +133,19 @@ void plk_cn_sdo_rx(struct plk_cn *cn, takt_ns_t now, const uint8_t *p, size_t le
     if (cn->od_di && cn->od_di->data)   /* an SDO read of the inputs sees them now */
         cn->od_di->data[0] = cn->in[0];
     cn->st.sdo_rx++;
+    plk_cn_od_sync_errcnt(cn);
     if (plk_sdo_server_rx(&cn->sdo, p, len, now, err, sizeof err) < 0)
         cn->st.bad_frames++;
+}
+
+/* 0x1C0B/0x1C0D written by the MN: threshold (sub 3), or a reset of the cumulative
+ * count (sub 1); the threshold count (sub 2) is read-only. */
+static void errcnt_write(struct plk_errcnt *c, uint8_t sub, uint32_t v)
+{
+    if (sub == PLK_EC_THRESHOLD)
+        c->threshold = v;
+    else if (sub == PLK_EC_CUMULATIVE)
+        c->cumulative = v;
 }
 
 /* Configuration writes take effect at once: the MN downloads them in PreOp2. */
@@ -143,12 +162,13 @@ static void od_hook(void *ctx, struct plk_od *od, const struct plk_od_entry *e)
         cn->cfg.soc_tolerance_ns = (uint32_t)v;
         break;
     case PLK_OD_CN_LOSS_SOC:
-        if (e->sub == PLK_EC_THRESHOLD)
-            cn->loss_soc.threshold = (uint32_t)v;
+        errcnt_write(&cn->loss_soc, e->sub, (uint32_t)v);
         break;
     case PLK_OD_CN_LOSS_PREQ:
-        if (e->sub == PLK_EC_THRESHOLD)
-            cn->loss_preq.threshold = (uint32_t)v;
+        errcnt_write(&cn->loss_preq, e->sub, (uint32_t)v);
+        break;
+    case PLK_OD_NMT_REQUEST_CMD:
+        plk_cn_od_hook_nmtreq(cn, e);
         break;
     case PLK_OD_CYCLE_TIMING:
         if (e->sub == PLK_CT_PRES_ACT_PAYLOAD && v >= PLK_PAYLOAD_LIMIT_MIN && v <= PLK_ISOCHR_MAX_PAYL)
@@ -191,6 +211,8 @@ int plk_cn_od_setup(struct plk_cn *cn)
                            name, sizeof name - 1);
     if (!r)
         r = plk_od_add_buf(&cn->od, 0x2000, 0, PLK_OT_DOMAIN, PLK_OA_RW, 1024, NULL, 0);
+    if (!r)
+        r = plk_cn_od_add_nmtreq(cn);
     if (r)
         return r;
     cn->od_di = plk_od_find(&cn->od, 0x6000, 1);

@@ -226,10 +226,12 @@ static size_t zero_len(const struct plk_msg *m)
     case PLK_MTYP_ASND:
         if (m->u.asnd.svid == PLK_ASND_IDENT_RESPONSE)
             n = PLK_IRES_LEN;
-        else if (m->u.asnd.svid == PLK_ASND_STATUS_RESPONSE)
+        else if (m->u.asnd.svid == PLK_ASND_STATUS_RESPONSE) {
             n = PLK_SRES_OFF_HISTORY + (size_t)PLK_SRES_ENTRY_LEN *
                 (m->u.asnd.u.status.n_entries > PLK_SRES_MAX_ENTRIES ? 0 : m->u.asnd.u.status.n_entries);
-        else if (m->u.asnd.svid != PLK_ASND_NMT_COMMAND && m->u.asnd.svid != PLK_ASND_NMT_REQUEST &&
+            if (n < PLK_SRES_MIN_LEN)
+                n = PLK_SRES_MIN_LEN;   /* as enc_status: the terminator entry is zero */
+        } else if (m->u.asnd.svid != PLK_ASND_NMT_COMMAND && m->u.asnd.svid != PLK_ASND_NMT_REQUEST &&
                  m->u.asnd.svid != PLK_ASND_SYNC_RESPONSE)
             n = PLK_ASND_OFF_PAYLOAD + (size_t)m->u.asnd.u.raw.len;
         break;

@@ -113,11 +113,29 @@ static void ec_after_reset_node(void **state)
     assert_int_equal(status_flag1(x, 4000, OPLK_SOA_STATREQ_ER1, 54), PLK_F1_EC);
 }
 
+/* cn-early (docs/interop.md): with its own async buffer stuck the MN resends its last
+ * SoA unchanged, so node 1 sees the same StatusRequest twice in a row. DS 301: a SoA
+ * addressed to the CN is answered, every time; a StatusRequest to another node is not. */
+static void resent_status_request_answered_each_time(void **state)
+{
+    struct fx *x = *state;
+    assert_int_equal(status_flag1(x, 1000, OPLK_SOA_STATREQ_ER0, 54), PLK_F1_EC);
+    assert_int_equal(status_flag1(x, 1050, OPLK_SOA_STATREQ_ER0, 54), PLK_F1_EC);
+    assert_int_equal(x->cn.st.status_tx, 2);
+    uint8_t other[54];
+    memcpy(other, OPLK_SOA_STATREQ_ER0, sizeof other);
+    other[21] = 32;   /* RequestedServiceTarget */
+    x->q.n = 0;
+    plk_cn_rx(&x->cn, 2000, other, sizeof other, &x->q);
+    assert_int_equal(x->q.n, 0);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
     const struct CMUnitTest tests[] = {
         T(status_response_as_oplk_cn), T(exception_reset_handshake), T(ec_after_reset_node),
+        T(resent_status_request_answered_each_time),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
