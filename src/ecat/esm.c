@@ -312,13 +312,17 @@ static void enter_pre_preop(struct ecat_master *m, struct ecat_slave *s, takt_ns
     put_le16(sm + 10, s->info.mbx_in_len);
     sm[12] = s->n_sm > 1 && s->sm[1].control ? s->sm[1].control : 0x22;
     sm[14] = (uint8_t)(1 | s->mbx_repeat << 1);
-    fpwr(s, 0, ESC_SM0, sm, 16);
-    send(m, s, 1, SS_PRE_PREOP, now);
+    /* disabled first: after BOOT the SMs are still enabled with the bootstrap mailbox,
+     * and an enabled SM's start, length and control are write-protected */
+    fpwr(s, 0, ESC_SM0, NULL, 16);
+    fpwr(s, 1, ESC_SM0, sm, 16);
+    send(m, s, 2, SS_PRE_PREOP, now);
 }
 
 static void state_pre_preop(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
 {
-    if (!check_wkc(m, s, 0, 1, "mailbox SM", enter_pre_preop, now))
+    if (!check_wkc(m, s, 0, 1, "mailbox SM", enter_pre_preop, now) ||
+        !check_wkc(m, s, 1, 1, "mailbox SM", enter_pre_preop, now))
         return;
     s->f.retries = 0;
     s->f.requested = AL_PREOP;
