@@ -117,6 +117,12 @@ static int run_slaves(struct cli_ctx *c)
         if (s.mbx_out_len)
             printf("      mailbox out 0x%04X/%u in 0x%04X/%u  protocols 0x%04X\n", s.mbx_out_start,
                    s.mbx_out_len, s.mbx_in_start, s.mbx_in_len, s.mbx_protocols);
+        size_t sl;
+        const uint8_t *sii = ecat_slave_sii(t.m, i, &sl);
+        if (sii && sl >= 2 * (SII_W_BOOT_TX_SIZE + 1) && get_le16(sii + 2 * SII_W_BOOT_RX_SIZE))
+            printf("      bootstrap mailbox out 0x%04X/%u in 0x%04X/%u (BOOT, FoE)\n",
+                   get_le16(sii + 2 * SII_W_BOOT_RX_OFF), get_le16(sii + 2 * SII_W_BOOT_RX_SIZE),
+                   get_le16(sii + 2 * SII_W_BOOT_TX_OFF), get_le16(sii + 2 * SII_W_BOOT_TX_SIZE));
         printf("      process data: %u output bits, %u input bits\n", s.out_bits, s.in_bits);
     }
     if (n == 0)
@@ -139,21 +145,35 @@ static int parse_state(const char *s)
     return -1;
 }
 
+static const struct cli_opt states_opts[] = {
+    { "slave", 's', 1, "POS", "only slave POS changes state (BOOT for a firmware update), the others stay" },
+    { 0 },
+};
+
 static int run_states(struct cli_ctx *c)
 {
     int target = 0;
+    long one = -1;
+    if (cli_get(c, "slave") && cli_parse_long(c, "--slave", cli_get(c, "slave"), 0, 65535, &one))
+        return 2;
     if (c->argc > 1)
         return cli_usage_error(c, "expected at most one STATE, got %d arguments", c->argc);
     if (c->argc == 1 && (target = parse_state(c->argv[0])) < 0)
         return cli_usage_error(c, "STATE expects INIT, PREOP, BOOT, SAFEOP or OP, got '%s'", c->argv[0]);
     struct tool t;
-    int rc = target ? tool_open(c, &t) : tool_look(c, &t);
+    int rc = target && one < 0 ? tool_open(c, &t) : tool_look(c, &t);
     if (rc)
         return rc;
     int status = 0;
+    if (target && one >= (long)ecat_master_slave_count(t.m)) {
+        cli_error(c, "--slave expects a position 0..%d, got %ld", (int)ecat_master_slave_count(t.m) - 1, one);
+        tool_close(&t);
+        return 2;
+    }
     if (target) {
         double to = c->time_s > 0 ? c->time_s : 15;
-        rc = ecat_master_set_state(t.m, (uint8_t)target, (takt_ns_t)(to * 1e9));
+        rc = one >= 0 ? ecat_slave_set_state(t.m, (unsigned)one, (uint8_t)target, (takt_ns_t)(to * 1e9))
+                      : ecat_master_set_state(t.m, (uint8_t)target, (takt_ns_t)(to * 1e9));
         if (rc) {
             cli_error(c, "%s", ecat_master_error(t.m));
             status = 1;
@@ -376,8 +396,9 @@ const struct cli_cmd cli_cmds_ecat[] = {
       CLI_IFACE | CLI_PCAP, NULL, run_slaves },
     { "ecat", "states", "[STATE]", "show the AL states, or bring every slave to STATE",
       "STATE is INIT, PREOP, BOOT, SAFEOP or OP. A slave that refuses shows its AL status code\n"
-      "and its meaning (ETG.1000.6). -t S bounds the wait (default 15 s).",
-      CLI_IFACE | CLI_PCAP | CLI_TIME, NULL, run_states },
+      "and its meaning (ETG.1000.6). -t S bounds the wait (default 15 s). With -s POS only\n"
+      "that slave moves, the others keep their states (BOOT: through INIT, bootstrap mailbox).",
+      CLI_IFACE | CLI_PCAP | CLI_TIME, states_opts, run_states },
     { "ecat", "reg", "read|write POS ADDR LEN|HEXBYTES", "read or write ESC registers of one slave",
       "POS is the slave position (0 = first). Data are bytes in wire order (little-endian).",
       CLI_IFACE | CLI_PCAP, NULL, run_reg },

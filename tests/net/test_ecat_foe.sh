@@ -1,10 +1,12 @@
 #!/bin/bash
 # FoE across veth: takt ecat foe write/read against takt sim ecat's servo (FoE in its
-# ESI; --foe adds a password-protected file and a BUSY before each ACK): a file of several segments, one of an exact multiple of the segment size and an
-# empty one read back byte for byte; a missing file and a firmware written outside BOOT
-# refused with their FoE error codes, a password checked; the firmware written with --boot (INIT -> BOOT on
-# the bootstrap mailbox, BOOT -> INIT) and read back; `takt ecat states BOOT`. tshark
-# decodes the FoE in every capture without expert info.
+# ESI; --foe adds a password-protected file and a BUSY before each ACK): files of
+# several segments, an exact multiple of the segment size, empty and 100 kB read back
+# byte for byte; a missing file, a firmware written outside BOOT and a wrong password
+# refused with their FoE error codes; the firmware written with --boot (INIT -> BOOT on
+# the bootstrap mailbox, BOOT -> INIT) and read back; `takt ecat slaves -v` shows the
+# bootstrap mailbox; `takt ecat states [-s POS] BOOT`. tshark decodes the FoE (BUSY
+# included) in every capture without expert info.
 . "$(dirname "$0")/lib.sh"
 
 SEG=$((128 - 12))    # the servo's 128-byte mailboxes less mailbox and FoE headers
@@ -75,6 +77,16 @@ body() {
     # bad usage says what was expected
     out=$("$TAKT" ecat foe -i "$TAKT_IF_A" copy x 2>&1) && net_fail "foe copy accepted"
     echo "$out" | grep -q "expected read FILE or write FILE" || net_fail "usage message: $out"
+    out=$("$TAKT" ecat slaves -i "$TAKT_IF_A" -v) || net_fail "ecat slaves -v: $out"
+    echo "$out" | grep -q "bootstrap mailbox out 0x1000/128 in 0x1200/128" ||
+        net_fail "slaves -v shows no bootstrap mailbox for the servo: $out"
+    # one slave to BOOT, the coupler stays where it is
+    "$TAKT" ecat states -i "$TAKT_IF_A" PREOP >/dev/null || net_fail "ecat states PREOP"
+    out=$("$TAKT" ecat states -i "$TAKT_IF_A" -s 1 BOOT --pcap "$NET_TMP/boot1.pcapng" 2>&1) ||
+        net_fail "ecat states -s 1 BOOT: $out"
+    echo "$out" | grep -q "^1 .*BOOT" || net_fail "servo not in BOOT: $out"
+    echo "$out" | grep -q "^0 .*PREOP" || net_fail "the coupler left PREOP: $out"
+    net_check_capture "$NET_TMP/boot1.pcapng"
     # the whole network to BOOT and back (the EK1100 mirrors AL control: device emulation)
     out=$("$TAKT" ecat states -i "$TAKT_IF_A" BOOT 2>&1) || net_fail "ecat states BOOT: $out"
     echo "$out" | grep -q "^1 .*BOOT" || net_fail "servo not in BOOT: $out"
