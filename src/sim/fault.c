@@ -86,9 +86,8 @@ int takt_sim_break_port(struct takt_sim *s, unsigned k, unsigned port, takt_ns_t
 int takt_sim_heal(struct takt_sim *s, takt_ns_t now)
 {
     /* Slaves that were cut off come back as after a power loss: INIT, unconfigured. */
-    bool *was = calloc(s->n, sizeof *was);
-    if (!was)
-        return -ENOMEM;
+    uint8_t *was = s->scr_flag;
+    memset(was, 0, s->n);
     for (unsigned i = 0; i < s->reach; i++)
         was[s->act[i]] = true;
     for (unsigned k = 0; k < s->n; k++) {
@@ -96,7 +95,6 @@ int takt_sim_heal(struct takt_sim *s, takt_ns_t now)
         if (!was[k])
             sim_power_on(s, k, now);
     }
-    free(was);
     sim_net_topology(s, now);
     return 0;
 }

@@ -42,9 +42,17 @@ static size_t block_stride(uint32_t ram)
 int sim_net_alloc(struct takt_sim **out, unsigned n, const struct takt_sim_opts *o)
 {
     struct takt_sim *s = calloc(1, sizeof *s);
-    if (!s || !n || !(s->sl = calloc(n, sizeof *s->sl)) || !(s->act = calloc(n, sizeof *s->act))) {
-        if (s)
+    if (!s || !n || !(s->sl = calloc(n, sizeof *s->sl)) || !(s->act = calloc(n, sizeof *s->act)) ||
+        !(s->scr_child = calloc(4 * (size_t)n, sizeof *s->scr_child)) ||
+        !(s->scr_stk = calloc(n, sizeof *s->scr_stk)) || !(s->scr_pi = calloc(n, 1)) ||
+        !(s->scr_flag = calloc(n, 1))) {
+        if (s) {
             free(s->sl);
+            free(s->act);
+            free(s->scr_child);
+            free(s->scr_stk);
+            free(s->scr_pi);
+        }
         free(s);
         return n ? -ENOMEM : -EINVAL;
     }
@@ -65,6 +73,10 @@ int sim_net_alloc(struct takt_sim **out, unsigned n, const struct takt_sim_opts 
     if (s->arena == MAP_FAILED) {
         s->arena = NULL;
         free(s->act);
+        free(s->scr_child);
+        free(s->scr_stk);
+        free(s->scr_pi);
+        free(s->scr_flag);
         free(s->sl);
         free(s);
         return -ENOMEM;
@@ -118,6 +130,10 @@ void takt_sim_destroy(struct takt_sim *s)
     if (s->arena)
         munmap(s->arena, s->arena_len);
     free(s->act);
+    free(s->scr_child);
+    free(s->scr_stk);
+    free(s->scr_pi);
+    free(s->scr_flag);
     free(s->sl);
     free(s);
 }

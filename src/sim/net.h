@@ -40,6 +40,8 @@ struct takt_sim {
     size_t   arena_len;
     unsigned reach;                /* number of slaves that see frames ... */
     unsigned *act;                 /* ... their indices in frame (= position) order */
+    int      *scr_child, *scr_stk; /* topology walk scratch (4n, n), allocated with the net */
+    uint8_t  *scr_pi, *scr_flag;   /* (n, n): faults fire mid-run and must not allocate */
     bool     reference;            /* tests: the generic datagram path only (no DC RMW loop) */
     struct takt_sim_opts opt;
     struct takt_sim_stats st;

@@ -66,32 +66,20 @@ static void walk(struct takt_sim *s, const int *child, int *stk, uint8_t *pi)
 void sim_net_topology(struct takt_sim *s, takt_ns_t now)
 {
     (void)now;
-    int *child = malloc(4 * s->n * sizeof *child), *stk = malloc(s->n * sizeof *stk);
-    uint8_t *pi = malloc(s->n);
     for (unsigned k = 0; k < s->n; k++)
         s->sl[k].esc.times.open = 0;
-    if (child && stk && pi) {
-        children(s, child);
-        walk(s, child, stk, pi);
-    } else {
-        s->reach = 0;                        /* setup only: out of memory loses the net */
-    }
+    children(s, s->scr_child);
+    walk(s, s->scr_child, s->scr_stk, s->scr_pi);
     for (unsigned k = 0; k < s->n; k++) {
         s->sl[k].t_in = s->sl[k].t_port[0];
         esc_update_dl_status(&s->sl[k].esc);
     }
-    free(child);
-    free(stk);
-    free(pi);
 }
 
 /* Positions must be the walk's order: check by walking the whole tree. */
 static int check_order(struct takt_sim *s, char *err, size_t errlen)
 {
-    bool cut0 = s->sl[0].cut;
-    bool *cuts = malloc(s->n * sizeof *cuts);
-    if (!cuts)
-        return -ENOMEM;
+    uint8_t *cuts = s->scr_flag;
     for (unsigned k = 0; k < s->n; k++) {
         cuts[k] = s->sl[k].cut;
         s->sl[k].cut = false;
@@ -112,8 +100,7 @@ static int check_order(struct takt_sim *s, char *err, size_t errlen)
     }
     for (unsigned k = 0; k < s->n; k++)
         s->sl[k].cut = cuts[k];
-    s->sl[0].cut = cut0;
-    free(cuts);
+    sim_net_topology(s, 0);
     return rc;
 }
 
