@@ -180,6 +180,29 @@ static void malformed_pres_counted(void **state)
     bus_free(b);
 }
 
+/* A CN whose PRes always comes after its timeout never shows RS in time, so its SDO
+ * replies are never invited: the SDO connection dies, and the MN must notice that
+ * (SDO timeout during configuration -> reset) instead of configuring forever. */
+static void dead_sdo_connection_resets_node(void **state)
+{
+    (void)state;
+    struct plk_net_config cfg;
+    bus_cfg(&cfg, 1000, 1, 2);
+    cfg.node[2].loss_pres_threshold = 0;          /* late PRes alone never remove it */
+    struct bus *b = bus_new(&cfg, 1, 2);
+    b->cn[1]->faults.late_pres_permille = 1000;
+    b->cn[1]->faults.late_ns = 200000;            /* 50 µs PRes timeout */
+    bus_run(b, 3 * TAKT_NS_PER_S);
+    struct plk_mn_node *n = b->mn.node[2];
+    assert_true(n->st.lost >= 1);
+    assert_true(b->mn.st.sdo_fail >= 1);
+    assert_int_equal(b->mn.node[1]->step, MNS_OPERATIONAL);
+    /* once its PRes are on time again it boots */
+    b->cn[1]->faults.late_pres_permille = 0;
+    assert_true(bus_run_until_op(b, b->now + 10 * TAKT_NS_PER_S));
+    bus_free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -191,6 +214,7 @@ int main(void)
         cmocka_unit_test(cycle_time_exceeded_is_counted),
         cmocka_unit_test(cycle_exceed_threshold_sends_mn_to_preop1),
         cmocka_unit_test(malformed_pres_counted),
+        cmocka_unit_test(dead_sdo_connection_resets_node),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
