@@ -291,6 +291,19 @@ static void enter(struct ecat_slave *s, struct ecat_eni_run *r, uint8_t phase)
     s->f.state = SS_ENI;
 }
 
+/* Master commands are broadcasts around a transition of the whole network: every
+ * other slave is on its way too (not one slave's re-join, nor its own state request
+ * while the others stay where they are). */
+static bool network_transition(const struct ecat_master *m, const struct ecat_slave *s)
+{
+    if (!m->target || s->returning)
+        return false;
+    for (unsigned i = 0; i < m->n_slaves; i++)
+        if (m->slaves[i].f.state == SS_IDLE && &m->slaves[i] != s)
+            return false;
+    return true;
+}
+
 bool ecat_eni_begin(struct ecat_master *m, struct ecat_slave *s, uint8_t cur, uint8_t nxt,
                     takt_ns_t now)
 {
@@ -322,9 +335,7 @@ bool ecat_eni_begin(struct ecat_master *m, struct ecat_slave *s, uint8_t cur, ui
             r->al_cmd = c;
         }
     }
-    /* master commands go around a transition of the network, not a single slave's
-     * re-join (they are broadcasts that would hit the slaves already running) */
-    r->gated = m->target && !s->returning;
+    r->gated = network_transition(m, s);
     enter(s, r, r->gated && has_master_cmds(m, r->tr, true) ? EP_GATE_PRE : EP_PRE);
     return true;
 }

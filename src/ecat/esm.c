@@ -449,15 +449,15 @@ static void next_step(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now
         s->f.state = SS_IDLE;
         return;
     }
-    if (tgt == AL_BOOT && cur == AL_INIT) {
-        enter_pre_boot(m, s, now);
-        return;
-    }
     uint8_t nxt = tgt == AL_BOOT || cur == AL_BOOT || order(tgt) < order(cur) || order(cur) == 0
                   ? ((tgt == AL_BOOT && cur != AL_INIT) || cur == AL_BOOT ? AL_INIT : tgt)
                   : cur == AL_INIT ? AL_PREOP : cur == AL_PREOP ? AL_SAFEOP : AL_OP;
     if (ecat_eni_begin(m, s, cur, nxt, now))    /* the ENI's commands, then the request */
         return;
+    if (tgt == AL_BOOT && cur == AL_INIT) {
+        enter_pre_boot(m, s, now);
+        return;
+    }
     if (tgt == AL_BOOT || cur == AL_BOOT || order(tgt) < order(cur) || order(cur) == 0) {
         s->f.requested = (tgt == AL_BOOT && cur != AL_INIT) || cur == AL_BOOT ? AL_INIT : tgt;
         enter_al_req(m, s, now);
