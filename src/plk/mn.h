@@ -56,6 +56,7 @@ struct plk_mn_node {
     uint8_t  cfg_pos;           /* next configuration download */
     uint8_t  cfg_mode;          /* enum plk_mn_cfg_mode of this download */
     uint32_t cn_conf_date, cn_conf_time;   /* CN's 0x1020/1,2 (its IdentResponse) */
+    bool     conf_reset_done;   /* stored download ended with NMTResetConfiguration */
     char     note[112];         /* last configuration event, for reports */
     struct plk_errcnt loss_pres;
     struct plk_sdo_client *sdo;

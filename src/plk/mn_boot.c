@@ -7,6 +7,7 @@
 #include "plk/mn.h"
 #include "plk/frame.h"
 #include "plk/pdo.h"
+#include "plk/sdo_seq.h"
 #include "util/wire.h"
 
 static const char *const step_names[MNS_COUNT] = {
@@ -57,6 +58,7 @@ void plk_mn_node_lost(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now, c
 {
     (void)why;
     n->st.lost++;
+    n->conf_reset_done = false;     /* its next boot checks and downloads afresh */
     plk_mn_node_reset(mn, n, now);
     /* a lost mandatory CN stops the network: MN cycle error -> PreOp1 (DS 301 7.4) */
     if (n->cfg->mandatory && mn->state >= PLK_NMT_PRE_OPERATIONAL_2 &&
@@ -125,6 +127,8 @@ static void cfg_begin(struct plk_mn_node *n)
         n->cfg_mode = PLK_CFGM_PLAIN;
     } else if (n->cn_conf_date == c->conf_date && n->cn_conf_time == c->conf_time) {
         n->cfg_mode = PLK_CFGM_UPTODATE;
+        if (n->conf_reset_done)     /* back from our own NMTResetConfiguration */
+            return;
         n->st.config_skipped++;
         snprintf(n->note, sizeof n->note, "node %u: configuration unchanged (0x1020 = "
                  "0x%08X/0x%08X), download skipped", n->id, c->conf_date, c->conf_time);
@@ -169,6 +173,7 @@ void plk_mn_on_pres_state(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t no
     case MNS_WAIT_OP:
         if (n->state == PLK_NMT_OPERATIONAL) {
             plk_mn_node_step(mn, n, now, MNS_OPERATIONAL);
+            n->conf_reset_done = false;
             n->st.boots++;
             mn->st.nodes_operational++;
         }
@@ -265,10 +270,12 @@ static bool cfg_item(const struct plk_mn *mn, const struct plk_mn_node *n, unsig
     struct cfg_write x;
     while (cfg_item_base(mn, n, base, &x))
         base++;
+    /* as oplk's CFM ends (ref §6): 0x1020, the store, the cycle length once more */
     const struct cfg_write tail[] = {
         { PLK_OD_VERIFY_CONF, 1, 4, n->cfg->conf_date },
         { PLK_OD_VERIFY_CONF, 2, 4, n->cfg->conf_time },
         { PLK_OD_STORE_PARAM, 1, 4, PLK_STORE_SIGNATURE },
+        { PLK_OD_CYCLE_LEN, 0, 4, mn->cfg.cycle_us },
     };
     if (k - base >= TAKT_ARRAY_SIZE(tail))
         return false;
@@ -296,10 +303,24 @@ static void cfg_item_done(struct plk_mn *mn, struct plk_mn_node *n, bool ok)
     }
 }
 
+/* The SDO client notices a dead connection only when asked for its next frame; once
+ * its sequence layer gave up nothing is pending and nobody asks, so the MN checks here
+ * with the client's own rule (else the node would stay in configuration forever). */
+static void sdo_watch(struct plk_sdo_client *s, takt_ns_t now)
+{
+    if (s->status == PLK_SDO_BUSY && !plk_sdo_client_tx_pending(s, now) &&
+        (plk_sdo_seq_failed(&s->seq) || now - s->seq.last_rx > s->tm.timeout_ns)) {
+        s->status = PLK_SDO_TIMEOUT;
+        s->abort_code = PLK_ABORT_TIMEOUT;
+        s->cmd_pending = false;
+    }
+}
+
 /* Drive the node's configuration one SDO write at a time; called each cycle. */
 static void config_step(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now)
 {
     struct plk_sdo_client *s = n->sdo;
+    sdo_watch(s, now);
     if (s->status == PLK_SDO_BUSY)
         return;
     if (s->status == PLK_SDO_DONE || s->status == PLK_SDO_ABORTED || s->status == PLK_SDO_TIMEOUT) {
@@ -313,6 +334,15 @@ static void config_step(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now)
     }
     struct cfg_write w;
     if (!cfg_item(mn, n, n->cfg_pos, &w)) {
+        if (n->cfg_mode == PLK_CFGM_STORE && !n->conf_reset_done) {
+            /* oplk (ref §6): NMTResetConfiguration makes the CN take the stored
+             * configuration; it is identified again and found up to date. Once per
+             * boot, so a CN that forgets 0x1020 cannot loop. */
+            plk_mn_node_reset(mn, n, now);
+            n->conf_reset_done = true;
+            n->nmt_cmd = PLK_NMT_CMD_RESET_CONFIGURATION;
+            return;
+        }
         if (n->cfg->multiplexed)
             n->in_cycle = true;
         if (n->chained)
@@ -343,6 +373,7 @@ static void user_sdo_step(struct plk_mn *mn, takt_ns_t now)
         return;
     }
     struct plk_sdo_client *s = n->sdo;
+    sdo_watch(s, now);
     if (u->state == 1) {
         if (s->status == PLK_SDO_BUSY)
             return;

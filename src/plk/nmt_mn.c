@@ -89,6 +89,7 @@ void plk_mn_reset_all(struct plk_mn *mn, takt_ns_t now)
         /* the broadcast NMTResetNode of PreOp1 resets them: no per-node command */
         n->nmt_cmd = 0;
         n->retry_at = 0;
+        n->conf_reset_done = false;
     }
     mn->st.nodes_operational = 0;
     mn->reset_sent = false;

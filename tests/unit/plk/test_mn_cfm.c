@@ -52,6 +52,25 @@ static void unchanged_config_is_skipped(void **state)
     assert_int_equal(od(b->cn[0], PLK_OD_VERIFY_CONF, 2), TIME);
     assert_int_equal(n1->st.config_stored, 0);
     assert_non_null(strstr(n1->note, "store refused"));
+    /* as oplk: NMTResetConfiguration after the download, then identified again and
+     * found up to date (not a second download, not a loss); node 2 needed none */
+    int rc1 = -1, ready1 = -1, ident_after = -1;
+    for (unsigned i = 0; i < b->n_log; i++) {
+        const struct bus_log *l = &b->log[i];
+        if (l->mtyp == PLK_MTYP_ASND && l->dst == 1 && l->nmt_cmd == PLK_NMT_CMD_RESET_CONFIGURATION)
+            rc1 = (int)i;
+        if (l->mtyp == PLK_MTYP_ASND && l->dst == 1 && l->nmt_cmd == PLK_NMT_CMD_ENABLE_READY_TO_OP)
+            ready1 = (int)i;
+        if (rc1 >= 0 && ident_after < 0 && l->mtyp == PLK_MTYP_SOA &&
+            l->svid == PLK_SOA_IDENT_REQUEST && l->target == 1)
+            ident_after = (int)i;
+        assert_false(l->mtyp == PLK_MTYP_ASND && l->dst == 2 &&
+                     l->nmt_cmd == PLK_NMT_CMD_RESET_CONFIGURATION);
+    }
+    assert_true(rc1 >= 0 && ident_after > rc1 && ready1 > ident_after);
+    assert_int_equal(n1->st.lost, 0);
+    assert_int_equal(n1->st.boots, 1);
+    assert_int_equal(n1->st.config_skipped, 0);
     /* the refused store is not a configuration failure */
     assert_int_equal(b->mn.st.sdo_fail, 0);
     bus_free(b);
