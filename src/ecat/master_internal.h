@@ -96,6 +96,7 @@ struct ecat_slave {
     uint8_t   dcb[3][16];
     uint8_t   dc_re;           /* DC set up again after the slave returned (dc.c) */
     struct ecat_req probe;     /* recovery in a tree: APRD 0x0010 at one position */
+    bool      probe_seen;      /* ... and this slave's address answered at one */
     uint8_t   probe_buf[2];
     uint32_t  port_time[4];
     uint64_t  pu_time;

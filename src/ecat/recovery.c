@@ -16,7 +16,8 @@
 #include "ecat/master_internal.h"
 #include "util/wire.h"
 
-#define ECAT_MOVED_MAX 1024          /* slaves the swap detection looks at */
+#define ECAT_MOVED_MAX 256           /* slaves the swap detection looks at (stack: ~10 KiB);
+                                      * a mismatch beyond them is refused */
 
 static struct ecat_slave *at_position(struct ecat_master *m, unsigned pos)
 {
@@ -121,23 +122,22 @@ static bool probe_busy(const struct ecat_master *m)
  * identity check then tells whose device it really is (moved() above). */
 static void finish_probe(struct ecat_master *m, takt_ns_t now)
 {
-    bool seen[ECAT_MOVED_MAX] = { false };
-    unsigned unknown[ECAT_MOVED_MAX], nu = 0, n = m->n_slaves < ECAT_MOVED_MAX ? m->n_slaves : ECAT_MOVED_MAX;
+    unsigned n = m->n_slaves;
     m->probing = false;
+    for (unsigned i = 0; i < n; i++)
+        m->slaves[i].probe_seen = false;
     for (unsigned p = 0; p < m->probe_n; p++) {
         const struct ecat_req *r = &m->slaves[p].probe;
-        if (r->wkc != 1)
-            continue;                  /* the network changed again: the next probe sees it */
         uint16_t st = get_le16(m->slaves[p].probe_buf);
+        if (r->wkc != 1 || !st)
+            continue;        /* changed again (the next probe sees it), or no address */
         unsigned i = 0;
-        while (i < n && (!st || m->slaves[i].info.station != st || seen[i]))
+        while (i < n && (m->slaves[i].info.station != st || m->slaves[i].probe_seen))
             i++;
-        if (i == n) {
-            unknown[nu++] = p;
+        if (i == n)
             continue;
-        }
-        seen[i] = true;
         struct ecat_slave *s = &m->slaves[i];
+        s->probe_seen = true;
         if (s->info.position != p && s->info.present)
             ecat_event(m, "slave %u (station 0x%04X) now at position %u (was %u)", i, st, p,
                        s->info.position);
@@ -145,27 +145,36 @@ static void finish_probe(struct ecat_master *m, takt_ns_t now)
     }
     unsigned present = 0;
     for (unsigned i = 0; i < n; i++) {
-        if (!seen[i])
-            lost_slave(m, &m->slaves[i]);
-        else if (!m->slaves[i].info.present)
-            back_slave(m, &m->slaves[i], now);   /* back with its address: kept power */
-        present += seen[i];
+        struct ecat_slave *s = &m->slaves[i];
+        if (!s->probe_seen)
+            lost_slave(m, s);
+        else if (!s->info.present)
+            back_slave(m, s, now);             /* back with its address: kept power */
+        present += s->probe_seen;
     }
-    for (unsigned u = 0; u < nu; u++) {
-        /* the missing slave that was earliest in the frame takes the earliest position */
+    /* positions whose address nobody has (0 after power loss): the missing slave that
+     * was earliest in the frame takes the earliest of them */
+    for (unsigned p = 0; p < m->probe_n; p++) {
+        if (m->slaves[p].probe.wkc != 1)
+            continue;
+        bool taken = false;
+        for (unsigned i = 0; i < n && !taken; i++)
+            taken = m->slaves[i].probe_seen && m->slaves[i].info.position == p;
+        if (taken)
+            continue;
         struct ecat_slave *best = NULL;
         for (unsigned i = 0; i < n; i++) {
             struct ecat_slave *s = &m->slaves[i];
-            if (!seen[i] && !s->rejoin && (!best || s->info.position < best->info.position))
+            if (!s->probe_seen && !s->rejoin && (!best || s->info.position < best->info.position))
                 best = s;
         }
         if (!best) {
             ecat_event(m, "position %u: a slave nobody configured (station 0x%04X) answers; ignored",
-                       unknown[u], get_le16(m->slaves[unknown[u]].probe_buf));
+                       p, get_le16(m->slaves[p].probe_buf));
             continue;
         }
-        seen[best - m->slaves] = true;
-        best->info.position = unknown[u];
+        best->probe_seen = true;
+        best->info.position = p;
         back_slave(m, best, now);
         present++;
     }
@@ -251,11 +260,16 @@ static void moved(struct ecat_master *m, takt_ns_t now)
     }
     if (!any)
         return;
+    /* what each re-scan found where it ran, before any slave takes another's place */
+    struct found { unsigned position; uint32_t serial; uint16_t station, alias, dl_status, al_code;
+                   uint8_t ports_open, al_state; uint32_t vendor, product; };
     bool ok[ECAT_MOVED_MAX];
-    struct ecat_slave_info got[ECAT_MOVED_MAX];
+    struct found got[ECAT_MOVED_MAX];
     for (unsigned j = 0; j < n; j++) {
+        const struct ecat_slave_info *in = &m->slaves[j].info;
         ok[j] = mismatch(&m->slaves[j]) && whole_cycle(m, src, j);
-        got[j] = m->slaves[j].info;
+        got[j] = (struct found){ in->position, in->serial, in->station, in->alias, in->dl_status,
+                                 in->al_code, in->ports_open, in->al_state, in->vendor, in->product };
     }
     for (unsigned j = 0; j < n; j++) {
         struct ecat_slave *s = &m->slaves[j];
@@ -263,7 +277,7 @@ static void moved(struct ecat_master *m, takt_ns_t now)
             continue;
         s->rejoin = false;
         if (ok[j]) {
-            const struct ecat_slave_info *g = &got[src[j]];
+            const struct found *g = &got[src[j]];
             s->info.position = g->position;
             s->info.station = g->station;
             s->info.serial = g->serial;
@@ -311,6 +325,13 @@ static void rejoin(struct ecat_master *m, takt_ns_t now)
         s->rejoin = false;
         if (s->f.state == SS_FAILED || !s->scanned) {
             ecat_event(m, "slave %u: re-scan failed: %s", i, m->errmsg);
+            continue;
+        }
+        if (!same_device(s, &s->info)) {        /* beyond what moved() looks at */
+            ecat_fail(m, -TAKT_ECONFIG, "slave %u: a different device came back at position %u: "
+                      "expected vendor 0x%08X product 0x%08X serial %u, found 0x%08X 0x%08X "
+                      "serial %u; not reconfigured", i, s->info.position, s->old_vendor,
+                      s->old_product, s->old_serial, s->info.vendor, s->info.product, s->info.serial);
             continue;
         }
         back_to_target(m, s, now);
