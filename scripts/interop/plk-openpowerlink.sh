@@ -7,11 +7,12 @@
 # received on each veth end (dumpcap -f inbound: both peers may use PACKET_QDISC_BYPASS,
 # so a sender's own end misses its TX) and merged; tshark's epl dissector judges them.
 #
-# usage: plk-openpowerlink.sh [mn|cn|cn-early|all]   (default all); needs root (SCHED_FIFO,
+# usage: plk-openpowerlink.sh [mn|cn|cn-early|cn-nmtreq|all] (default all); needs root (SCHED_FIFO,
 # mount namespaces). cn starts takt's CN 3 s after the MN (PLK_CN_DELAY), so it joins
 # an MN already in PreOp2/Operational, as openPOWERLINK's own CN does after the MN's
 # NMTResetNode (it needs ~0.5 s to come back); cn-early starts it with the MN, so the
-# MN finds it while still in MS_PRE_OPERATIONAL_1 (see docs/interop.md). Environment:
+# MN finds it while still in MS_PRE_OPERATIONAL_1 (see docs/interop.md); cn-nmtreq is cn
+# with takt's CN asking the MN (NMTRequest) to stop it, 2 s after Operational. Environment:
 #   TAKT        takt binary (default: build-interop/takt, then build/takt in the tree)
 #   OPLK_CN     path of demo_cn_console   (scenario mn)
 #   OPLK_MN     path of demo_mn_console   (scenario cn)
@@ -34,7 +35,7 @@ fi
 [ -n "${TAKT:-}" ] && [ -x "$TAKT" ] || { echo "SKIP: set TAKT to the takt binary" >&2; exit 77; }
 export TAKT
 scen=${1:-all}
-case $scen in mn|cn|cn-early|all) ;; *) echo "usage: $0 [mn|cn|cn-early|all]" >&2; exit 2 ;; esac
+case $scen in mn|cn|cn-early|cn-nmtreq|all) ;; *) echo "usage: $0 [mn|cn|cn-early|cn-nmtreq|all]" >&2; exit 2 ;; esac
 
 if [ -z "${TAKT_IF_A:-}" ]; then               # outside: make the pair, rerun inside it
     [ "$(id -u)" = 0 ] || { echo "SKIP: needs root (SCHED_FIFO for openPOWERLINK, mount namespaces)" >&2; exit 77; }
@@ -128,8 +129,9 @@ print(j["state"], n["state"], n["pres_ok"], n["pres_lost"], n["pres_late"], n["r
     if [ $ok = 1 ]; then echo "PASS $msg"; else fail "$msg"; fi
 }
 
-scenario_cn() {         # DELAY TAG: demo_mn_console (side B) boots takt plk cn (side A)
-    local delay=$1 tag=$2 t=${PLK_CN_TIME:-25} d cdc=${OPLK_CDC:-}
+scenario_cn() {         # DELAY TAG [REQ]: demo_mn_console (side B) boots takt plk cn (side A)
+    # REQ: takt's CN asks the MN with --nmt-request REQ once Operational (cn-nmtreq)
+    local delay=$1 tag=$2 req=${3:-} t=${PLK_CN_TIME:-25} d cdc=${OPLK_CDC:-} want=OPERATIONAL
     [ -x "${OPLK_MN:-}" ] || { log "scenario cn: OPLK_MN (demo_mn_console) not set; skipped"; return 77; }
     if [ -z "$cdc" ]; then
         cdc=${TAKT_FIXTURES:-/work/shared/fixtures}/powerlink-config/Demo_3CN/mnobd.cdc
@@ -143,7 +145,7 @@ scenario_cn() {         # DELAY TAG: demo_mn_console (side B) boots takt plk cn 
     local mn=$!
     sleep "$delay"
     "$TAKT" plk cn ${PLK_TAKT_PRIO:+-p $PLK_TAKT_PRIO} -i "$TAKT_IF_A" --node 1 -t "$t" --json "$OUT/$tag.json" \
-        --pcap "$OUT/$tag.takt.pcapng" >"$OUT/$tag.takt.out" 2>&1 &
+        --pcap "$OUT/$tag.takt.pcapng" ${req:+--nmt-request "$req"} >"$OUT/$tag.takt.out" 2>&1 &
     local cn=$!
     wait $cn
     local rc=$?
@@ -154,14 +156,29 @@ scenario_cn() {         # DELAY TAG: demo_mn_console (side B) boots takt plk cn 
 print(n["state"], n["preq_rx"], n["pres_tx"], n["loss_soc"], n["loss_preq"], n["cycle_errors"])' \
         "$OUT/$tag.json" 2>/dev/null) || j="no-json"
     set -- $j
-    [ $rc -eq 0 ] && [ "${1:-}" = OPERATIONAL ] || ok=0
+    local reqmsg=""
+    if [ -n "$req" ]; then
+        # NMTRequest StopNode for itself: the MN invites it (NMTRequestInvite), sends
+        # NMTStopNode, the CN reports Stopped. openPOWERLINK V2.7.2's MN then resets it:
+        # its nmtmnu.c correctNmtState() has no case for CS_STOPPED (0x4D), so the state
+        # reads kNmtStateInvalid -> E_NMT_WRONG_STATE (docs/interop.md); it is booted
+        # again and ends Operational.
+        local t_req t_stop t_stopped t_reset
+        t_req=$(t_first $tag 'epl.asnd.svid==3 && epl.src==1 && epl.dest==240')
+        t_stop=$(t_first $tag 'epl.asnd.svid==4 && epl.src==240 && epl.asnd.nmtcommand.cid==0x22')
+        t_stopped=$(t_first $tag 'epl.asnd.svid==2 && epl.src==1 && epl.asnd.sres.stat==0x4d')
+        t_reset=$(t_first $tag "epl.asnd.svid==4 && epl.src==240 && epl.dest==1 && epl.asnd.nmtcommand.cid==0x28 && frame.time_relative > ${t_stopped:-0}")
+        [ -n "$t_req" ] && [ -n "$t_stop" ] && [ -n "$t_stopped" ] || ok=0
+        reqmsg="; NMTRequest $req: ASnd NMTRequest from 1 at ${t_req:-never} s (NMTRequestInvites to 1: $(tshark -r "$OUT/$tag.pcapng" -Y 'epl.soa.svid==3 && epl.soa.svtg==1' 2>/dev/null | wc -l)), the MN's NMTStopNode at ${t_stop:-never} s, StatusResponse Stopped at ${t_stopped:-never} s, then the MN's NMTResetNode at ${t_reset:-never} s (its missing CS_STOPPED case)"
+    fi
+    [ $rc -eq 0 ] && [ "${1:-}" = $want ] || ok=0
     grep -q 'Node=  1, NmtNodeEventNmtState State:NmtCsOperational' "$OUT/$tag.oplk-mn.out" || ok=0
     boot=$(t_first $tag 'epl.mtyp==4 && epl.src==1 && epl.pres.stat==0xfd')
     [ -n "$boot" ] || ok=0
     errs=$(grep -c 'Node=  1, NmtNodeEventError' "$OUT/$tag.oplk-mn.out")
     resets=$(tshark -r "$OUT/$tag.pcapng" -Y 'epl.asnd.svid==4 && epl.dest==1' 2>/dev/null | wc -l)
     v=$(judge $tag) || ok=0
-    local msg="demo_mn_console -> takt plk cn ($tag, CN starts $delay s after the MN): CN exit $rc, CN 1 ${1:-?} (oplk MN saw node 1: $(grep -o 'Node=  1, NmtNodeEventNmtState State:NmtCs[A-Za-z0-9]*' "$OUT/$tag.oplk-mn.out" | sed 's/.*State:NmtCs//' | uniq | tr '\n' ' ')); PRes 0xFD at ${boot:-never} s after the first frame; PReq ${2:-?} PRes ${3:-?}, loss SoC ${4:-?} PReq ${5:-?}, cycle errors ${6:-?}; MN node errors $errs, unicast NMT commands to 1: $resets; CFM: $(grep -c CFM_PROGRESS "$OUT/$tag.oplk-mn.out") writes, $(grep -c 'CFM_PROGRESS.*SDO Abort' "$OUT/$tag.oplk-mn.out") aborted; MN errors: $(grep -o 'OplkError = [^(]*' "$OUT/$tag.oplk-mn.out" | sort | uniq -c | tr -s ' ' | tr '\n' ';')$(grep -q 'NmtGsOff Originating event:NmtEventCriticalError' "$OUT/$tag.oplk-mn.out" && echo ' MN WENT TO GS_OFF (critical error)'); $v"
+    local msg="demo_mn_console -> takt plk cn ($tag, CN starts $delay s after the MN): CN exit $rc, CN 1 ${1:-?} (oplk MN saw node 1: $(grep -o 'Node=  1, NmtNodeEventNmtState State:NmtCs[A-Za-z0-9]*' "$OUT/$tag.oplk-mn.out" | sed 's/.*State:NmtCs//' | uniq | tr '\n' ' ')); PRes 0xFD at ${boot:-never} s after the first frame; PReq ${2:-?} PRes ${3:-?}, loss SoC ${4:-?} PReq ${5:-?}, cycle errors ${6:-?}; MN node errors $errs, unicast NMT commands to 1: $resets; CFM: $(grep -c CFM_PROGRESS "$OUT/$tag.oplk-mn.out") writes, $(grep -c 'CFM_PROGRESS.*SDO Abort' "$OUT/$tag.oplk-mn.out") aborted; MN errors: $(grep -o 'OplkError = [^(]*' "$OUT/$tag.oplk-mn.out" | sort | uniq -c | tr -s ' ' | tr '\n' ';')$(grep -q 'NmtGsOff Originating event:NmtEventCriticalError' "$OUT/$tag.oplk-mn.out" && echo ' MN WENT TO GS_OFF (critical error)')$reqmsg; $v"
     if [ $ok = 1 ]; then echo "PASS $msg"
     elif why=$(oplk_mn_preop1_fault "$tag" "${1:-}"); then xfail "$msg; $why"
     else fail "$msg"; fi
@@ -202,6 +219,9 @@ if [ "$scen" = cn ] || [ "$scen" = all ]; then
 fi
 if [ "$scen" = cn-early ] || [ "$scen" = all ]; then
     scenario_cn 0 oplk-mn_takt-cn-early; r=$?; [ $r -ne 77 ] && ran=$((ran + 1))
+fi
+if [ "$scen" = cn-nmtreq ] || [ "$scen" = all ]; then
+    scenario_cn "${PLK_CN_DELAY:-3}" oplk-mn_takt-cn-nmtreq 0x22@1+2; r=$?; [ $r -ne 77 ] && ran=$((ran + 1))
 fi
 [ $ran -gt 0 ] || { echo "SKIP: neither OPLK_CN nor OPLK_MN given" >&2; exit 77; }
 echo "verdict: $((ran - fails - xfails)) of $ran scenarios passed$([ $xfails -gt 0 ] && echo " ($xfails failed on openPOWERLINK's known MN fault, not counted)"); files in $OUT"

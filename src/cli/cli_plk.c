@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <json-c/json.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -261,9 +262,64 @@ static void cn_report(struct cli_ctx *c, struct sim_plk_net *s)
     }
 }
 
-/* Serve the simulated CNs first..last on link until -t, Ctrl-C or *stop. */
-int cli_plk_cn_session(struct cli_ctx *c, unsigned a, unsigned b, const struct sim_plk_faults *f,
-                       struct takt_link *link, const volatile int *stop)
+/* --nmt-request CMD@TARGET[+S]: the first CN asks the MN for an NMT command S seconds
+ * after it became Operational (DS 301 7.3.6; plk_cn_post_nmt_request hands it over to
+ * the CN's thread, which sends it on the MN's NMTRequestInvite). */
+struct cn_nmtreq_job {
+    struct plk_cn *cn;
+    unsigned cmd, target;
+    double after_s;
+    int quit;                      /* atomic: the session ended */
+    pthread_t t;
+};
+
+static bool job_sleep(struct cn_nmtreq_job *j, double s)
+{
+    takt_ns_t end = takt_now() + (takt_ns_t)(s * 1e9);
+    while (takt_now() < end) {
+        if (__atomic_load_n(&j->quit, __ATOMIC_ACQUIRE))
+            return false;
+        nanosleep(&(struct timespec){ 0, 10 * 1000 * 1000 }, NULL);
+    }
+    return true;
+}
+
+static void *nmtreq_main(void *arg)
+{
+    struct cn_nmtreq_job *j = arg;
+    while (__atomic_load_n(&j->cn->state, __ATOMIC_RELAXED) != PLK_NMT_OPERATIONAL)
+        if (!job_sleep(j, 0.01))
+            return NULL;
+    if (!job_sleep(j, j->after_s))
+        return NULL;
+    int r;
+    while ((r = plk_cn_post_nmt_request(j->cn, (uint8_t)j->cmd, (uint8_t)j->target, NULL, 0)) == -EBUSY)
+        if (!job_sleep(j, 0.001))
+            return NULL;
+    fprintf(stderr, "takt plk cn: node %u asks the MN for NMT command 0x%02X (%s) for node %u%s\n",
+            j->cn->cfg.id, j->cmd, plk_nmt_cmd_name((uint8_t)j->cmd), j->target,
+            r ? " -- refused by the CN" : "");
+    return NULL;
+}
+
+static int parse_nmtreq(struct cli_ctx *c, struct cn_nmtreq_job *j)
+{
+    const char *s = cli_get(c, "nmt-request");
+    j->after_s = 1.0;
+    if (!s)
+        return 0;
+    int n = sscanf(s, "%i@%u+%lf", (int *)&j->cmd, &j->target, &j->after_s);
+    if (n < 2 || j->cmd < 1 || j->cmd > 0xFE || j->target > 255 || j->after_s < 0)
+        return cli_usage_error(c, "--nmt-request expects CMD@TARGET[+S] such as 0x22@1+2 "
+                               "(command 1..0xFE, target node 0..255), got '%s'", s);
+    return 0;
+}
+
+/* Serve the simulated CNs first..last on link until -t, Ctrl-C or *stop; req (may be
+ * NULL) is the first CN's --nmt-request. */
+static int cn_session_req(struct cli_ctx *c, unsigned a, unsigned b,
+                          const struct sim_plk_faults *f, struct takt_link *link,
+                          const volatile int *stop, struct cn_nmtreq_job *req)
 {
     static struct sim_plk_net s;
     char err[320];
@@ -277,13 +333,28 @@ int cli_plk_cn_session(struct cli_ctx *c, unsigned a, unsigned b, const struct s
     rt_setup(&ro, &st, NULL, NULL);
     fprintf(stderr, "takt plk cn: %u simulated CN%s (%u-%u) on %s\n", s.n, s.n > 1 ? "s" : "",
             a, b, link->name);
+    bool req_thread = false;
+    if (req && req->cmd) {
+        req->cn = s.cn[0];
+        req_thread = pthread_create(&req->t, NULL, nmtreq_main, req) == 0;
+    }
     int rc = sim_plk_net_run(&s, link, (takt_ns_t)(c->time_s * 1e9), stop);
+    if (req_thread) {
+        __atomic_store_n(&req->quit, 1, __ATOMIC_RELEASE);
+        pthread_join(req->t, NULL);
+    }
     rt_teardown(&st);
     if (rc)
         fprintf(stderr, "takt plk cn: receive failed on %s: %s\n", link->name, strerror(-rc));
     cn_report(c, &s);
     sim_plk_net_free(&s);
     return rc ? 1 : 0;
+}
+
+int cli_plk_cn_session(struct cli_ctx *c, unsigned a, unsigned b, const struct sim_plk_faults *f,
+                       struct takt_link *link, const volatile int *stop)
+{
+    return cn_session_req(c, a, b, f, link, stop, NULL);
 }
 
 static int run_cn(struct cli_ctx *c)
@@ -298,10 +369,13 @@ static int run_cn(struct cli_ctx *c)
     int rc = parse_faults(c, &f);
     if (rc)
         return rc;
+    struct cn_nmtreq_job req = { 0 };
+    if ((rc = parse_nmtreq(c, &req)))
+        return rc;
     struct takt_link *link;
     if ((rc = cli_plk_open_link(c, &link)))
         return rc;
-    rc = cli_plk_cn_session(c, a, b, &f, link, &cli_interrupted);
+    rc = cn_session_req(c, a, b, &f, link, &cli_interrupted, &req);
     takt_link_close(link);
     return rc;
 }
@@ -327,6 +401,7 @@ static const struct cli_opt cn_opts[] = {
     { "malformed", 0, 1, "PERMILLE", "fault: PRes with an invalid Size field" },
     { "vanish", 0, 1, "N@S[+D]", "fault: CN N goes silent at S seconds for D seconds (0 = for good)" },
     { "wrong-id", 0, 1, "N", "fault: CN N answers IdentRequest with a wrong vendor ID" },
+    { "nmt-request", 0, 1, "CMD@T[+S]", "the first CN asks the MN for NMT command CMD for node T, S s (default 1) after it is Operational" },
     { 0 },
 };
 

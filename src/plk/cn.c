@@ -98,10 +98,7 @@ static struct plk_txf *send_pres(struct plk_cn *cn, takt_ns_t now, struct plk_tx
     m.u.pres.flags1 = (uint8_t)((cn->state == PLK_NMT_OPERATIONAL ? PLK_F1_RD : 0) |
                                 (cn->en ? PLK_F1_EN : 0));
     m.u.pres.flags2 = plk_cn_flags2(cn, now);
-    m.u.pres.size = cn->state >= PLK_NMT_PRE_OPERATIONAL_2 || cn->state == PLK_NMT_CS_STOPPED
-                    ? cn->cfg.in_size : 0;
-    if (cn->state == PLK_NMT_CS_STOPPED)
-        m.u.pres.size = 0;   /* Stopped: no PDO (DS 301 7.1.4.7) */
+    m.u.pres.size = cn->state >= PLK_NMT_PRE_OPERATIONAL_2 ? cn->cfg.in_size : 0;
     m.u.pres.payload = cn->in;
     m.u.pres.payload_limit = cn->pres_limit;
     if (cn->faults.vanished)
@@ -156,6 +153,10 @@ static void on_preq(struct plk_cn *cn, takt_ns_t now, const struct plk_msg *m, s
         copy_outputs(cn, m->u.preq.payload, m->u.preq.size, 0);
     if (cn->state == PLK_NMT_PRE_OPERATIONAL_1 || cn->state == PLK_NMT_NOT_ACTIVE)
         return;   /* not yet in the isochronous phase */
+    /* Stopped: out of the isochronous phase, a PReq is not answered (DS 301 7.1.4.7;
+     * oplk dllkevent.c takes the PRes off its PReq filter in CS_STOPPED). */
+    if (cn->state == PLK_NMT_CS_STOPPED)
+        return;
     maybe_late(cn, send_pres(cn, now, q), now);
 }
 

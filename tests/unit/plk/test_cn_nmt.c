@@ -151,13 +151,16 @@ static void stop_preop2_reset(void **state)
     to_operational(x, &t);
     cmd(x, t += 1000, 7, PLK_NMT_CMD_STOP_NODE);
     assert_int_equal(x->cn.state, PLK_NMT_CS_STOPPED);                  /* NMT_CT8 */
-    /* Stopped: PRes without payload */
+    /* Stopped: out of the isochronous phase, a PReq gets no PRes (DS 301 7.1.4.7; the
+     * demo CN takes its PRes off the PReq filter), a StatusRequest says Stopped */
     soc(x, t += 1000000);
     preq(x, t += 10000, true, 5);
+    assert_int_equal(x->q.n, 0);
+    assert_int_equal(x->cn.out[0], 0);   /* outputs not taken either */
+    soa(x, t += 10000, PLK_SOA_STATUS_REQUEST, 7);
     struct plk_msg m;
     assert_int_equal(decode_out(x, 0, &m), 0);
-    assert_int_equal(m.u.pres.nmt_state, PLK_NMT_CS_STOPPED);
-    assert_int_equal(m.u.pres.size, 0);
+    assert_int_equal(m.u.asnd.u.status.nmt_state, PLK_NMT_CS_STOPPED);
     cmd(x, t += 1000, 7, PLK_NMT_CMD_ENTER_PREOP2);
     assert_int_equal(x->cn.state, PLK_NMT_PRE_OPERATIONAL_2);           /* NMT_CT10 */
     cmd(x, t += 1000, PLK_NODE_BROADCAST, PLK_NMT_CMD_RESET_NODE);
