@@ -252,6 +252,7 @@ static bool cfg_item_base(const struct plk_mn *mn, const struct plk_mn_node *n, 
 }
 
 #define PLK_STORE_SIGNATURE 0x65766173u   /* "save" (oplk cfmu.c finishDownload) */
+#define PLK_RESTORE_SIGNATURE 0x64616F6Cu /* "load" (oplk cfmu.c, restore defaults) */
 
 /* The k-th write for node n by its download mode; false when the list is done. */
 static bool cfg_item(const struct plk_mn *mn, const struct plk_mn_node *n, unsigned k,
@@ -261,6 +262,14 @@ static bool cfg_item(const struct plk_mn *mn, const struct plk_mn_node *n, unsig
         /* oplk still downloads the cycle length to an up-to-date CN */
         *w = (struct cfg_write){ PLK_OD_CYCLE_LEN, 0, 4, mn->cfg.cycle_us };
         return k == 0;
+    }
+    if (n->cfg_mode == PLK_CFGM_STORE) {
+        /* oplk's CFM starts a changed configuration with 0x1011/1 "load" (ref §6) */
+        if (k == 0) {
+            *w = (struct cfg_write){ PLK_OD_RESTORE_PARAM, 1, 4, PLK_RESTORE_SIGNATURE };
+            return true;
+        }
+        k--;
     }
     if (cfg_item_base(mn, n, k, w))
         return true;
@@ -287,12 +296,14 @@ static bool cfg_item(const struct plk_mn *mn, const struct plk_mn_node *n, unsig
 static void cfg_item_done(struct plk_mn *mn, struct plk_mn_node *n, bool ok)
 {
     struct cfg_write w;
-    bool store = cfg_item(mn, n, n->cfg_pos, &w) && w.index == PLK_OD_STORE_PARAM;
+    bool item = cfg_item(mn, n, n->cfg_pos, &w);
+    bool store = item && w.index == PLK_OD_STORE_PARAM;
+    /* a CN without 0x1010/0x1011 aborts them: accepted, as by oplk (ref §6) */
+    bool optional = store || (item && w.index == PLK_OD_RESTORE_PARAM);
     if (ok)
         mn->st.sdo_ok++;
-    else if (!store)
+    else if (!optional)
         mn->st.sdo_fail++;
-    /* a CN without non-volatile storage aborts the store: accepted, as by oplk */
     if (store) {
         if (ok)
             n->st.config_stored++;

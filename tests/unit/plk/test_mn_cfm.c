@@ -82,10 +82,14 @@ static void rebooted_cn_keeps_its_configuration(void **state)
     struct bus *b = cfm_bus(2);
     /* node 1 can store: the download ends with 0x1010/1 = "save" */
     assert_int_equal(plk_od_add(&b->cn[0]->od, PLK_OD_STORE_PARAM, 1, PLK_OT_U32, PLK_OA_RW, 0), 0);
+    assert_int_equal(plk_od_add(&b->cn[0]->od, PLK_OD_RESTORE_PARAM, 1, PLK_OT_U32, PLK_OA_RW, 0), 0);
     assert_true(bus_run_until_op(b, 5 * TAKT_NS_PER_S));
     struct plk_mn_node *n1 = b->mn.node[1];
     assert_int_equal(n1->st.config_stored, 1);
     assert_int_equal(od(b->cn[0], PLK_OD_STORE_PARAM, 1), 0x65766173u);
+    /* the changed configuration started with "load" (restore defaults), as oplk */
+    assert_int_equal(od(b->cn[0], PLK_OD_RESTORE_PARAM, 1), 0x64616F6Cu);
+    assert_int_equal(b->mn.st.sdo_fail, 0);     /* node 2's refused 0x1011/0x1010 too */
     assert_int_equal(n1->st.config_skipped, 0);
     uint64_t sdo_ok = b->mn.st.sdo_ok;
     /* lose it (no PRes twice): reset, identified again with 0x1020 = expected */
