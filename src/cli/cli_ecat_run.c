@@ -114,14 +114,15 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
     }
     unsigned n = ecat_master_slave_count(m);
     size_t img;
-    /* PREOP first: slaves with CoE tell their real PDO assignment over the mailbox */
-    if (ecat_master_set_state(m, AL_PREOP, 15 * TAKT_NS_PER_S)) {
+    /* Without an ENI, PREOP first: slaves with CoE tell their real PDO assignment over
+     * the mailbox. With one, the ENI's own commands take them through INIT -> PREOP. */
+    const char *eni = cli_get(c, "eni");
+    if (!eni && ecat_master_set_state(m, AL_PREOP, 15 * TAKT_NS_PER_S)) {
         drain_events(m, label);
         fprintf(stderr, "%s: %s\n", label, ecat_master_error(m));
         ecat_master_close(m);
         return 1;
     }
-    const char *eni = cli_get(c, "eni");
     if (!eni && !cli_flag(c, "sii-pdo"))
         ecat_master_read_pdos_coe(m);
     drain_events(m, label);
