@@ -48,8 +48,9 @@ struct esc_dc {
     double    corr_ppb;               /* control-loop rate correction */
     takt_ns_t last_write_t;           /* last 0x0910 write, for the rate estimate */
     bool      have_last;
-    double    win_dt;                 /* rate window: differences left after each step ... */
-    takt_ns_t win_iv;                 /* ... over this much time */
+    double    win_dt;                 /* rate window: the steps taken ... */
+    takt_ns_t win_iv;                 /* ... over this much time ... */
+    double    win_r0;                 /* ... and what was left unstepped at its start */
     double    filt;                   /* filtered system time difference */
     uint64_t  offset;                 /* cached 0x0920 */
     uint32_t  delay;                  /* cached 0x0928 */

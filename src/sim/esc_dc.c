@@ -8,7 +8,7 @@
 #include "util/wire.h"
 
 #define MAX_CORR_PPB 500000.0          /* speed counter range, +-500 ppm */
-#define RATE_WINDOW (64 * 1000000LL)   /* ns of writes the rate is judged over */
+#define RATE_WINDOW (128 * 1000000LL)  /* ns of writes the rate is judged over */
 #define RATE_STEP 25000.0              /* ppb change per window at most */
 
 int64_t esc_dc_local(const struct sim_esc *e, takt_ns_t t)
@@ -72,6 +72,7 @@ void esc_dc_reset_filter(struct sim_esc *e, takt_ns_t t)
     e->dc.have_last = false;
     e->dc.win_dt = 0;
     e->dc.win_iv = 0;
+    e->dc.win_r0 = 0;
     put_le32(e->mem + ESC_DC_SYS_DIFF, 0);
     put_le16(e->mem + ESC_DC_SPEED_DIFF, 0);
 }
@@ -102,29 +103,37 @@ void esc_dc_time_write(struct sim_esc *e, const uint8_t *val, unsigned off, unsi
     int64_t step = dt > slew ? slew : dt < -slew ? -slew : dt;
     e->dc.anchor_local = local;     /* re-anchor: the rate may change below */
     e->dc.anchor_t = t;
-    /* Rate: once the offset is within the slew range, what is left at the next write
-     * is drift over the interval. It is judged over a window of RATE_WINDOW: a master
-     * that writes its own time (reference follows master) stamps it a few microseconds
-     * before the frame gets here, and that jitter over one 1 ms interval alone would
-     * read as hundreds of ppm. Half the window's average goes into the speed, at most
-     * RATE_STEP per window, so one late frame cannot throw the clock off. */
-    if (e->dc.have_last && llabs(dt) < slew) {
+    /* Rate, judged over a window of RATE_WINDOW: the steps taken in it plus the change
+     * of what was left unstepped are exactly the drift over the window, whatever the
+     * slew limit did (the writes' own timing errors cancel but for the two at its
+     * ends). A long window because a master that writes its own time (reference
+     * follows master) stamps it microseconds before the frame gets here: over one 1 ms
+     * interval that alone would read as hundreds of ppm. Half the window's average goes
+     * into the speed, at most RATE_STEP per window, so one late frame cannot throw the
+     * clock off. */
+    double rest = (double)(dt - step);
+    if (!e->dc.have_last) {
+        e->dc.win_dt = 0;
+        e->dc.win_iv = 0;
+        e->dc.win_r0 = rest;
+        e->dc.have_last = true;
+    } else {
         takt_ns_t iv = t - e->dc.last_write_t;
-        if (iv > 0) {
-            e->dc.win_dt += (double)dt;
+        if (iv > 0)
             e->dc.win_iv += iv;
-        }
+        e->dc.win_dt += (double)step;
         if (e->dc.win_iv >= RATE_WINDOW) {
-            double d = 0.5 * e->dc.win_dt * 1e9 / (double)e->dc.win_iv;
+            double drift = e->dc.win_dt + rest - e->dc.win_r0;
+            double d = 0.5 * drift * 1e9 / (double)e->dc.win_iv;
             d = d > RATE_STEP ? RATE_STEP : d < -RATE_STEP ? -RATE_STEP : d;
             double c = e->dc.corr_ppb - d;
             e->dc.corr_ppb = c > MAX_CORR_PPB ? MAX_CORR_PPB : c < -MAX_CORR_PPB ? -MAX_CORR_PPB : c;
             e->dc.win_dt = 0;
             e->dc.win_iv = 0;
+            e->dc.win_r0 = rest;
         }
     }
     e->dc.anchor_local -= step;
     e->dc.last_write_t = t;
-    e->dc.have_last = llabs(dt) <= slew;   /* rate is judged only after a full step */
     put_le16(e->mem + ESC_DC_SPEED_DIFF, (uint16_t)(int16_t)(e->dc.corr_ppb / 1000.0));
 }

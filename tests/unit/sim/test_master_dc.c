@@ -119,6 +119,14 @@ static void tree_delays_equal(void **state) { (void)state; tree_dc(true); }
 static void tree_delays_unequal(void **state) { (void)state; tree_dc(false); }
 
 #define REF_PPM 80.0
+/* Reference follows master runs on the real clock: the master stamps its time
+ * microseconds before the simulator sees the frame, and under sanitizer
+ * instrumentation that jitter is several times larger (seen: +-7 ppm means). */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define RATE_BOUND_PPM 15.0
+#else
+#define RATE_BOUND_PPM 5.0
+#endif
 #define SETTLE 500               /* cycles the loop may take (from up to half a cycle off) */
 #define HOLD 1000                /* cycles it must then hold the bound */
 #define PHASE_BOUND 100          /* ns */
@@ -182,28 +190,36 @@ static void reference_follows_master(void **state)
     up(r, 3);
     struct sim_esc *ref = &r->sim->sl[0].esc;
     takt_ns_t next = takt_now();
-    for (unsigned i = 0; i < 2000; i++) {
+    /* the reference's rate against the master's clock (= the simulator's time): its
+     * drift and the correction its loop settles on cancel. Averaged over the last
+     * second: the correction is judged every 128 ms and dithers with the master's
+     * time-stamp jitter (a few ppm; more under sanitizers) */
+    double sum = 0;
+    unsigned nsum = 0;
+    for (unsigned i = 0; i < 3000; i++) {
         next += MS;
         struct timespec ts = { .tv_sec = next / TAKT_NS_PER_S, .tv_nsec = next % TAKT_NS_PER_S };
         clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
         assert_int_equal(ecat_master_cycle(r->m, takt_now()), 0);
+        if (i >= 2000) {
+            sum += (ref->dc.drift_ppb + ref->dc.corr_ppb) / 1000.0;
+            nsum++;
+        }
         if (getenv("DC_DEBUG") && i % 50 == 0)
             printf("    %u: corr %.1f ppm filt %.0f\n", i, ref->dc.corr_ppb / 1000.0, ref->dc.filt);
     }
-    /* the reference's rate against the master's clock (= the simulator's time): its
-     * drift and the correction its loop settled on cancel */
-    double rate_ppm = (ref->dc.drift_ppb + ref->dc.corr_ppb) / 1000.0;
+    double rate_ppm = sum / nsum;
     uint8_t b[2];
     takt_sim_peek(r->sim, 0, ESC_DC_SPEED_DIFF, b, 2);
     /* and its time: the master's, at the same instant */
     takt_ns_t now = takt_now();
     int64_t off = (int64_t)(esc_dc_systime(ref, now - VOFF) - (uint64_t)(now + r->m->dc_offset));
-    printf("  reference follows: residual rate %.3f ppm (correction %.1f ppm, 0x0932 %d), "
-           "offset to master time %lld ns\n", rate_ppm, ref->dc.corr_ppb / 1000.0,
-           (int16_t)get_le16(b), (long long)off);
-    /* a few ppm of noise remain: the master's time stamp jitters against the frame */
-    assert_true(fabs(rate_ppm) < 10.0);
-    assert_true((int16_t)get_le16(b) < -70 && (int16_t)get_le16(b) > -90);
+    printf("  reference follows: residual rate %.3f ppm (mean over the last second; correction "
+           "now %.1f ppm, 0x0932 %d), offset to master time %lld ns\n", rate_ppm,
+           ref->dc.corr_ppb / 1000.0, (int16_t)get_le16(b), (long long)off);
+    assert_true(fabs(rate_ppm) < RATE_BOUND_PPM);
+    /* the speed counter register shows the correction (whole ppm) */
+    assert_true(fabs((int16_t)get_le16(b) - ref->dc.corr_ppb / 1000.0) < 1.0);
     assert_true(llabs(off) < 20000);
     rig_free(r);
 }
