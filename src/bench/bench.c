@@ -362,7 +362,7 @@ static void run_one(const struct bench_opts *o, struct bench_run *r, const char 
 }
 
 /* Can this process get SCHED_FIFO at the asked priority? Tried in a child. */
-static bool fifo_allowed(int prio, char *note, size_t n)
+bool bench_fifo_allowed(int prio, char *note, size_t n)
 {
     if (prio <= 0) {
         snprintf(note, n, "no -p given: the stack and cyclictest ran as SCHED_OTHER");
@@ -398,7 +398,7 @@ int bench_run_all(const struct bench_opts *o, char *err, size_t errlen)
             return snprintf(err, errlen, "cannot create %s: %s", d, strerror(errno)), -errno;
     }
     struct bench_all a = { .o = o };
-    a.fifo_ok = fifo_allowed(o->prio, a.fifo_note, sizeof a.fifo_note);
+    a.fifo_ok = bench_fifo_allowed(o->prio, a.fifo_note, sizeof a.fifo_note);
     a.sysinfo = bench_sysinfo_json(o->takt);
     unsigned np = 0;
     for (int p = 0; p < BP_COUNT; p++)

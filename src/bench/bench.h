@@ -59,6 +59,8 @@ struct bench_run {
 };
 
 void bench_opts_default(struct bench_opts *o, bool quick);
+/* Can this process get SCHED_FIFO at prio? Tried in a child; note says why not. */
+bool bench_fifo_allowed(int prio, char *note, size_t n);
 /* Run everything; writes out_dir/{report.md,report.json,data/,plots/}. Returns 0, or
  * -errno when the output directory or the namespace pair cannot be made. */
 int  bench_run_all(const struct bench_opts *o, char *err, size_t errlen);

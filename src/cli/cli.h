@@ -76,6 +76,7 @@ extern const struct cli_cmd cli_cmds_check[];
 extern const struct cli_cmd cli_cmds_analyze[];
 extern const struct cli_cmd cli_cmds_bench[];
 extern const struct cli_cmd cli_cmds_sim[];
+extern const struct cli_cmd cli_cmds_ecat_bench[];
 
 const char *cli_get(const struct cli_ctx *c, const char *name);
 bool cli_flag(const struct cli_ctx *c, const char *name);

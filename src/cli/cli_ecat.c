@@ -384,6 +384,7 @@ static const struct cli_opt run_opts[] = {
     { "dc-mode", 0, 1, "MODE", "'master' (master follows the reference clock, default) or 'ref' "
       "(reference clock follows the master)" },
     { "sii-pdo", 0, 0, NULL, "take the PDO mapping from the SII even where CoE could tell it" },
+    { "lost-times", 0, 0, NULL, "note when each lost frame was sent (JSON lost_frames; for takt ecat bench)" },
     { 0 }
 };
 

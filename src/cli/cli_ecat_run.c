@@ -26,6 +26,60 @@ static void sleep_ns(takt_ns_t ns)
     nanosleep(&ts, NULL);
 }
 
+/* --lost-times: the cycle callback notes, for every frame counted lost, when it was sent
+ * (the wake-up of the cycle before, CLOCK_MONOTONIC), when the loss was noticed (this
+ * wake-up) and the larger wake-up deviation of the two cycles, so that `takt ecat bench`
+ * can match losses against the simulator's serving stalls. Costs one stats copy a cycle
+ * (in App). */
+#define LOST_CAP 65536
+struct lost_log {
+    bool primed;
+    uint64_t seen, before;      /* frames_lost at the last cycle / before the cycle thread */
+    takt_ns_t prev_wake, prev_dev;
+    takt_ns_t (*v)[3];          /* sent, noticed, worst wake deviation */
+    size_t n;
+    uint64_t total;
+};
+
+static void lost_cb(void *ctx, struct ecat_master *m, takt_ns_t now)
+{
+    struct lost_log *g = ctx;
+    struct ecat_master_stats s;
+    ecat_master_get_stats(m, &s);
+    takt_ns_t dev = ecat_master_loop(m)->cyc.wake_dev;
+    if (!g->primed) {
+        g->primed = true;
+        g->before = s.frames_lost;
+    } else {
+        for (uint64_t i = g->seen; i < s.frames_lost; i++, g->total++)
+            if (g->n < LOST_CAP) {
+                g->v[g->n][0] = g->prev_wake;
+                g->v[g->n][1] = now;
+                g->v[g->n][2] = dev > g->prev_dev ? dev : g->prev_dev;
+                g->n++;
+            }
+    }
+    g->seen = s.frames_lost;
+    g->prev_wake = now;
+    g->prev_dev = dev;
+}
+
+static json_object *lost_json(const struct lost_log *g)
+{
+    json_object *o = json_object_new_object(), *arr = json_object_new_array();
+    json_object_object_add(o, "before_cycle_thread", json_object_new_uint64(g->before));
+    json_object_object_add(o, "count", json_object_new_uint64(g->total));
+    for (size_t i = 0; i < g->n; i++) {
+        json_object *e = json_object_new_array();
+        for (int k = 0; k < 3; k++)
+            json_object_array_add(e, json_object_new_int64(g->v[i][k]));
+        json_object_array_add(arr, e);
+    }
+    json_object_object_add(o, "fields", json_object_new_string("sent_ns, noticed_ns, wake_dev_ns"));
+    json_object_object_add(o, "frames", arr);
+    return o;
+}
+
 static json_object *summary_json(struct ecat_master *m, const struct ecat_master_stats *s,
                                  takt_ns_t op_after)
 {
@@ -145,7 +199,16 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
         return 1;
     }
     takt_ns_t dur = c->time_s > 0 ? (takt_ns_t)(c->time_s * 1e9) : 0;
+    struct lost_log lost = { 0 };
+    if (cli_flag(c, "lost-times")) {
+        if (!(lost.v = calloc(LOST_CAP, sizeof *lost.v))) {
+            ecat_master_close(m);
+            return 1;
+        }
+        ecat_master_set_callback(m, lost_cb, &lost);
+    }
     if ((rc = ecat_master_start(m, &ro, dur))) {
+        free(lost.v);
         fprintf(stderr, "%s: cannot start the cycle thread: %s\n", label, takt_strerror(rc));
         ecat_master_close(m);
         return 1;
@@ -187,6 +250,9 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
         status = 1;
     }
     json_object *sj = c->json ? summary_json(m, &s, op_after) : NULL;
+    if (sj && lost.v)
+        json_object_object_add(sj, "lost_frames", lost_json(&lost));
+    free(lost.v);
     int jrc = sj ? cli_write_json(c, sj) : 0;
     json_object_put(sj);
     if (jrc)

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <json-c/json.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <takt/rt.h>
@@ -25,6 +26,8 @@ static const struct cli_opt sim_ecat_opts[] = {
     { "list",    'l', 0, NULL, "print the slaves and exit" },
     { "bench",   0, 0, NULL,   "in-process benchmark: 40 and 1000 slaves, LRW + FRMW per frame, with and without the device models" },
     { "frames",  0, 1, "N",    "frames per benchmark run (default 20000)" },
+    { "busy-poll", 0, 0, NULL, "poll the socket without sleeping (like an ESC, which never sleeps); with -a/-p on its own CPU at SCHED_FIFO" },
+    { "stall-us", 0, 1, "US",  "record serving stalls longer than US (default 100 with --busy-poll) in the JSON: loop turns apart or a frame waiting" },
     { 0 }
 };
 
@@ -144,8 +147,147 @@ static void print_stats(const struct takt_sim_stats *st, double cpu, double wall
     fflush(stdout);
 }
 
+/* Serving stalls: times the simulator did not answer like hardware. Two kinds: its loop
+ * did not turn (busy-poll only; preempted, throttled) and a frame waited from its kernel
+ * receive time to its answer. Preallocated; overlapping stalls merge. */
+#define STALL_CAP 65536
+struct stall_log {
+    takt_ns_t thr;
+    takt_ns_t (*v)[3];          /* start (CLOCK_MONOTONIC), length, kind ('g' or 'w') */
+    size_t n;
+    uint64_t total;             /* also those beyond STALL_CAP */
+    takt_ns_t max;
+};
+
+static void stall_add(struct stall_log *g, takt_ns_t from, takt_ns_t to, char kind)
+{
+    if (to - from < g->thr)
+        return;
+    if (g->n && from <= g->v[g->n - 1][0] + g->v[g->n - 1][1]) {
+        takt_ns_t *e = g->v[g->n - 1];
+        if (to > e[0] + e[1])
+            e[1] = to - e[0];
+        if (e[1] > g->max)
+            g->max = e[1];
+        return;
+    }
+    g->total++;
+    if (to - from > g->max)
+        g->max = to - from;
+    if (g->n < STALL_CAP) {
+        g->v[g->n][0] = from;
+        g->v[g->n][1] = to - from;
+        g->v[g->n][2] = kind;
+        g->n++;
+    }
+}
+
+static void spin_until(takt_ns_t t)
+{
+    while (takt_now() < t)
+        ;
+}
+
+#define BATCH 16
+/* A busy poll at SCHED_FIFO would be throttled by the kernel (sched_rt_runtime_us,
+ * 95 % by default) for tens of ms each second: every SPIN_NS of polling the loop waits
+ * in recv for at most BLOCK_NS instead, which a frame's arrival ends at once. */
+#define SPIN_NS  (500 * TAKT_NS_PER_US)
+#define BLOCK_NS (150 * TAKT_NS_PER_US)
+
+/* takt_sim_serve's loop with the stall log and, when busy, without sleeping. */
+static int serve_measured(struct takt_sim *s, struct takt_link *l, takt_ns_t until, bool busy,
+                          struct stall_log *g)
+{
+    static uint8_t bufs[BATCH][TAKT_FRAME_BUF];
+    struct takt_frame f[BATCH];
+    takt_ns_t prev = takt_now(), spun = prev, tick = prev;
+    while (!cli_interrupted) {
+        takt_ns_t wait = 10 * TAKT_NS_PER_MS;
+        if (busy)
+            wait = prev - spun >= SPIN_NS ? BLOCK_NS : 0;
+        for (unsigned i = 0; i < BATCH; i++)
+            f[i] = (struct takt_frame){ .data = bufs[i], .cap = TAKT_FRAME_BUF };
+        int n = takt_link_recv(l, f, BATCH, wait);
+        takt_ns_t now = takt_now();
+        if (wait)
+            spun = now;
+        else if (busy)
+            stall_add(g, prev, now, 'g');
+        prev = now;
+        if (until && now >= until)
+            break;
+        if (n < 0) {
+            if (n == -EINTR || n == -EAGAIN)
+                continue;
+            return n;
+        }
+        if (n == 0) {
+            if (now - tick >= TAKT_NS_PER_MS) {
+                takt_sim_tick(s, now);
+                tick = now;
+            }
+            continue;
+        }
+        unsigned out = 0;
+        for (int i = 0; i < n; i++) {
+            takt_ns_t t = f[i].ts ? f[i].ts : now, delay = 0;
+            size_t r = takt_sim_process(s, f[i].data, f[i].len, TAKT_FRAME_BUF, t, &delay);
+            if (!r)
+                continue;
+            if (delay)
+                spin_until(t + delay);
+            f[out] = f[i];
+            f[out].len = (uint16_t)r;
+            out++;
+        }
+        if (out) {
+            int sr = takt_link_send(l, f, out);
+            if (sr < 0 && sr != -EAGAIN && sr != -ENOBUFS)
+                return sr;
+        }
+        takt_ns_t done = takt_now();
+        for (int i = 0; i < n; i++)
+            if (f[i].ts && f[i].ts < now)
+                stall_add(g, f[i].ts, done, 'w');
+        prev = done;
+    }
+    return 0;
+}
+
+static json_object *stall_json(const struct stall_log *g, bool busy)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "mode", json_object_new_string(busy ? "busy-poll" : "blocking"));
+    json_object_object_add(o, "threshold_ns", json_object_new_int64(g->thr));
+    json_object_object_add(o, "count", json_object_new_uint64(g->total));
+    json_object_object_add(o, "max_ns", json_object_new_int64(g->max));
+    json_object *arr = json_object_new_array();
+    for (size_t i = 0; i < g->n; i++) {
+        json_object *e = json_object_new_array();
+        json_object_array_add(e, json_object_new_int64(g->v[i][0]));
+        json_object_array_add(e, json_object_new_int64(g->v[i][1]));
+        json_object_array_add(e, json_object_new_string(g->v[i][2] == 'g' ? "loop" : "wait"));
+        json_object_array_add(arr, e);
+    }
+    json_object_object_add(o, "stalls", arr);
+    return o;
+}
+
 static int run_serve(struct cli_ctx *c, struct takt_sim *s)
 {
+    bool busy = cli_flag(c, "busy-poll");
+    struct stall_log g = { .thr = busy ? 100 * TAKT_NS_PER_US : 0 };
+    const char *su = cli_get(c, "stall-us");
+    long lv;
+    if (su) {
+        if (cli_parse_long(c, "--stall-us", su, 1, 10000000, &lv))
+            return 2;
+        g.thr = lv * TAKT_NS_PER_US;
+    }
+    bool measured = busy || g.thr > 0;
+    if (measured && !(g.v = calloc(STALL_CAP, sizeof *g.v)))
+        return cli_error(c, "no memory for the stall log");
     struct takt_link_opts lo;
     takt_link_opts_default(&lo);
     static const uint16_t types[1] = { TAKT_ETHERTYPE_ECAT };
@@ -177,7 +319,7 @@ static int run_serve(struct cli_ctx *c, struct takt_sim *s)
             takt_ns_t next = takt_now() + (takt_ns_t)(c->perf_s * 1e9);
             until = end && end < next ? end : next;
         }
-        rc = takt_sim_serve(s, l, until, &cli_interrupted);
+        rc = measured ? serve_measured(s, l, until, busy, &g) : takt_sim_serve(s, l, until, &cli_interrupted);
         if (rc)
             break;
         takt_sim_get_stats(s, &st);
@@ -189,8 +331,10 @@ static int run_serve(struct cli_ctx *c, struct takt_sim *s)
     takt_link_close(l);
     if (rt)
         rt_teardown(&rts);
-    if (rc)
+    if (rc) {
+        free(g.v);
         return cli_error(c, "serving %s failed: %s", c->iface, strerror(-rc));
+    }
     double cpu = cpu_s() - cpu0, wall = (double)(takt_now() - start) * 1e-9;
     takt_sim_get_stats(s, &st);
     print_stats(&st, cpu, wall);
@@ -221,6 +365,14 @@ static int run_serve(struct cli_ctx *c, struct takt_sim *s)
         json_object_array_add(arr, e);
     }
     json_object_object_add(o, "slave_states", arr);
+    json_object_object_add(o, "fifo", json_object_new_boolean(rt && rts.fifo_ok));
+    json_object_object_add(o, "cpu_pinned", json_object_new_boolean(rt && rts.affinity_ok));
+    if (measured) {
+        json_object_object_add(o, "serving", stall_json(&g, busy));
+        fprintf(stderr, "takt sim ecat: %s, %" PRIu64 " serving stalls over %.0f us (longest %.0f us)\n",
+                busy ? "busy-polled" : "blocking", g.total, g.thr / 1e3, g.max / 1e3);
+    }
+    free(g.v);
     int jrc = cli_write_json(c, o);
     json_object_put(o);
     return jrc;

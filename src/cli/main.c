@@ -27,6 +27,7 @@ static const struct cli_cmd *const areas[] = {
     cli_cmds_analyze,
     cli_cmds_bench,
     cli_cmds_sim,
+    cli_cmds_ecat_bench,
 };
 
 struct common_def {
