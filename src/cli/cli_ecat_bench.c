@@ -44,6 +44,7 @@ struct eb {
     double secs;
     int cpu, prio, sim_cpu;
     long stall_us;
+    bool stall_fixed;            /* --stall-us given: the same for every cycle time */
     bool fifo, busy;
     char fifo_note[256];
     char setup[400];             /* how master, cyclictest and simulator ran */
@@ -197,7 +198,9 @@ static void run_row(struct eb *b, struct eb_row *r)
 #define A(...) (snprintf(a[k], sizeof a[k], __VA_ARGS__), a[k++])
     sim[n++] = (char *)b->takt; sim[n++] = "sim"; sim[n++] = "ecat"; sim[n++] = "-i"; sim[n++] = ns.ifname[1];
     sim[n++] = "--preset"; sim[n++] = (char *)b->preset; sim[n++] = "--json"; sim[n++] = sj;
-    sim[n++] = "--stall-us"; sim[n++] = A("%ld", b->stall_us);
+    /* a quarter of the cycle already costs a frame at 125 us: the threshold scales down */
+    long thr = b->stall_fixed || b->stall_us * 4 <= us ? b->stall_us : (us + 3) / 4;
+    sim[n++] = "--stall-us"; sim[n++] = A("%ld", thr);
     if (b->busy) {
         sim[n++] = "--busy-poll"; sim[n++] = "-a"; sim[n++] = A("%d", b->sim_cpu);
     }
@@ -275,9 +278,10 @@ static void print_row(FILE *f, const struct eb_row *r)
         snprintf(ct, sizeof ct, "%s", r->ct.missing ? "not installed" : "did not run");
     }
     fprintf(f, "| %lld | %.1f/%.1f/%.1f | %.1f | %s/%s/%.1f | %s | %" PRIu64 " | %" PRIu64 " (%" PRIu64
-               ") | %" PRIu64 " | %" PRIu64 " / %" PRIu64 " / %" PRIu64, (long long)(r->cycle_ns / 1000),
-            r->td_min / 1e3, r->td_avg / 1e3, r->td_max / 1e3, r->cpu_us, p1, p2, r->dev_max / 1e3, ct,
-            r->sent, r->lost, r->late, r->wkc, r->in_sim, r->in_master, r->unexplained);
+               ") | %" PRIu64 " | ≥ %.0f: %" PRIu64 ", %.0f | %" PRIu64 " / %" PRIu64 " / %" PRIu64,
+            (long long)(r->cycle_ns / 1000), r->td_min / 1e3, r->td_avg / 1e3, r->td_max / 1e3, r->cpu_us, p1,
+            p2, r->dev_max / 1e3, ct, r->sent, r->lost, r->late, r->wkc, r->stall_thr / 1e3, r->sim_stalls,
+            r->sim_stall_max / 1e3, r->in_sim, r->in_master, r->unexplained);
     if (r->before)
         fprintf(f, " (+%" PRIu64 " at start-up)", r->before);
     fprintf(f, " |\n");
@@ -286,13 +290,15 @@ static void print_row(FILE *f, const struct eb_row *r)
 static void print_table(FILE *f, const struct eb *b, const struct eb_row *r, unsigned nr)
 {
     fprintf(f, "%s with DC over veth, %.0f s per cycle; %s\n"
-               "lost (late): frames counted lost (of which came back after their cycle); lost in: "
-               "losses of the cycle thread sent while the simulator stalled >= %ld us / the master "
-               "woke more than a cycle late / neither\n\n", b->preset, b->secs, b->setup, b->stall_us);
+               "lost (late): frames counted lost (of which came back after their cycle); sim stalls: "
+               "times the simulator's loop did not turn or a frame waited for its answer longer than "
+               "the threshold (%ld us, at most a quarter of the cycle), and the longest; lost in: "
+               "losses of the cycle thread whose round trip overlapped a simulator stall / with a master "
+               "wake-up more than a cycle late / neither\n\n", b->preset, b->secs, b->setup, b->stall_us);
     fprintf(f, "| cycle µs | Task Duration min/avg/max µs | CPU µs/cycle | cycle dev p99/p99.9/max µs | "
-               "cyclictest p99/p99.9/max µs | frames sent | lost (late) | WKC err | lost in: sim stall / "
-               "master stall / unexplained |\n");
-    fprintf(f, "|---:|---|---:|---|---|---:|---:|---:|---|\n");
+               "cyclictest p99/p99.9/max µs | frames sent | lost (late) | WKC err | sim stalls ≥ µs: n, longest µs | "
+               "lost in: sim stall / master stall / unexplained |\n");
+    fprintf(f, "|---:|---|---:|---|---|---:|---:|---:|---|---|\n");
     for (unsigned i = 0; i < nr; i++)
         print_row(f, &r[i]);
     int64_t best = shortest_zero_loss(r, nr);
@@ -429,6 +435,7 @@ static int cmd_ecat_bench(struct cli_ctx *c)
     b.stall_us = 100;
     if ((s = cli_get(c, "stall-us")) && cli_parse_long(c, "--stall-us", s, 1, 1000000, &b.stall_us))
         return 2;
+    b.stall_fixed = s != NULL;
     if ((s = cli_get(c, "cycles")) && (nc = parse_cycles(c, s, cyc)) < 0)
         return 2;
     if (c->argc)

@@ -189,11 +189,21 @@ static void spin_until(takt_ns_t t)
 }
 
 #define BATCH 16
-/* A busy poll at SCHED_FIFO would be throttled by the kernel (sched_rt_runtime_us,
- * 95 % by default) for tens of ms each second: every SPIN_NS of polling the loop waits
- * in recv for at most BLOCK_NS instead, which a frame's arrival ends at once. */
-#define SPIN_NS  (500 * TAKT_NS_PER_US)
-#define BLOCK_NS (150 * TAKT_NS_PER_US)
+/* A busy poll at SCHED_FIFO is throttled by the kernel (sched_rt_runtime_us, 95 % by
+ * default): measured here, 20-55 ms without a turn every second. So the loop gives up
+ * the CPU for 7 % of the time it spun, right after answering a frame (when the next one
+ * of a cyclic master is furthest away; a frame arriving ends the wait at once), or
+ * after IDLE_SPIN_NS without any frame. */
+#define SPIN_NS      (400 * TAKT_NS_PER_US)
+#define IDLE_SPIN_NS (5 * TAKT_NS_PER_MS)
+
+static takt_ns_t busy_wait_ns(takt_ns_t spin, bool answered)
+{
+    if (!(answered && spin >= SPIN_NS) && spin < IDLE_SPIN_NS)
+        return 0;
+    takt_ns_t w = spin * 7 / 100;
+    return w < 20 * TAKT_NS_PER_US ? 20 * TAKT_NS_PER_US : w > TAKT_NS_PER_MS ? TAKT_NS_PER_MS : w;
+}
 
 /* takt_sim_serve's loop with the stall log and, when busy, without sleeping. */
 static int serve_measured(struct takt_sim *s, struct takt_link *l, takt_ns_t until, bool busy,
@@ -202,10 +212,10 @@ static int serve_measured(struct takt_sim *s, struct takt_link *l, takt_ns_t unt
     static uint8_t bufs[BATCH][TAKT_FRAME_BUF];
     struct takt_frame f[BATCH];
     takt_ns_t prev = takt_now(), spun = prev, tick = prev;
+    bool answered = false;
     while (!cli_interrupted) {
-        takt_ns_t wait = 10 * TAKT_NS_PER_MS;
-        if (busy)
-            wait = prev - spun >= SPIN_NS ? BLOCK_NS : 0;
+        takt_ns_t wait = busy ? busy_wait_ns(prev - spun, answered) : 10 * TAKT_NS_PER_MS;
+        answered = false;
         for (unsigned i = 0; i < BATCH; i++)
             f[i] = (struct takt_frame){ .data = bufs[i], .cap = TAKT_FRAME_BUF };
         int n = takt_link_recv(l, f, BATCH, wait);
@@ -245,6 +255,7 @@ static int serve_measured(struct takt_sim *s, struct takt_link *l, takt_ns_t unt
             int sr = takt_link_send(l, f, out);
             if (sr < 0 && sr != -EAGAIN && sr != -ENOBUFS)
                 return sr;
+            answered = true;
         }
         takt_ns_t done = takt_now();
         for (int i = 0; i < n; i++)
