@@ -118,6 +118,74 @@ static void tree_dc(bool equal)
 static void tree_delays_equal(void **state) { (void)state; tree_dc(true); }
 static void tree_delays_unequal(void **state) { (void)state; tree_dc(false); }
 
+/* Random trees: each slave on a free port (1..3) of a random earlier one, numbered in
+ * the frame's order (ports 3, 1, 2 after the processing unit); the master must find
+ * every parent and port, and with equal forwarding delays every delay exactly. */
+static unsigned rnd(unsigned *st) { *st = *st * 1103515245u + 12345u; return (*st >> 16) & 0x7FFF; }
+
+static void preorder(int k, int n, const int *par, const int *port, int *order, int *no)
+{
+    order[k] = (*no)++;
+    static const int po[3] = { 3, 1, 2 };
+    for (int i = 0; i < 3; i++)
+        for (int c = 0; c < n; c++)
+            if (par[c] == k && port[c] == po[i])
+                preorder(c, n, par, port, order, no);
+}
+
+static void random_trees(void **state)
+{
+    (void)state;
+    enum { NS = 12 };
+    for (unsigned seed = 1; seed <= 6; seed++) {
+        unsigned st = seed;
+        int par[NS], port[NS], order[NS], no = 0;
+        par[0] = -1;
+        port[0] = 0;
+        for (int k = 1; k < NS; k++) {
+            for (;;) {
+                int p = (int)(rnd(&st) % (unsigned)k), q = 1 + (int)(rnd(&st) % 3);
+                bool used = false;
+                for (int c = 1; c < k; c++)
+                    used |= par[c] == p && port[c] == q;
+                if (!used) {
+                    par[k] = p;
+                    port[k] = q;
+                    break;
+                }
+            }
+        }
+        preorder(0, NS, par, port, order, &no);
+        /* the spec in frame order: item for position j names its parent's position */
+        char spec[256] = "";
+        for (int j = 1; j < NS; j++) {
+            int k = 0;
+            while (order[k] != j)
+                k++;
+            char it[16];
+            snprintf(it, sizeof it, "%s%d:%d", j > 1 ? "," : "", order[par[k]] + 1, port[k]);
+            strcat(spec, it);
+        }
+        struct rig *r = dc_rig(NS, spec, ECAT_DC_MASTER_FOLLOWS_REF);
+        up(r, NS);
+        for (unsigned k = 0; k < NS; k++) {
+            struct ecat_slave_info si;
+            int p;
+            unsigned pp;
+            ecat_master_slave_info(r->m, k, &si);
+            takt_sim_get_parent(r->sim, k, &p, &pp);
+            takt_ns_t truth = r->sim->sl[k].t_in - r->sim->sl[0].t_in;
+            if (si.parent != p || si.parent_port != pp || llabs(si.dc_delay_ns - truth) > 2)
+                printf("  tree %s: slave %u parent %d/%d port %u/%u delay %d/%lld\n", spec, k,
+                       si.parent, p, si.parent_port, pp, si.dc_delay_ns, (long long)truth);
+            assert_int_equal(si.parent, p);
+            assert_int_equal(si.parent_port, pp);
+            assert_true(llabs(si.dc_delay_ns - truth) <= 2);
+        }
+        rig_free(r);
+    }
+}
+
 #define REF_PPM 80.0
 /* Reference follows master runs on the real clock: the master stamps its time
  * microseconds before the simulator sees the frame, and under sanitizer
@@ -267,6 +335,7 @@ int main(void)
         cmocka_unit_test(tree_topology_and_delays),
         cmocka_unit_test(tree_delays_equal),
         cmocka_unit_test(tree_delays_unequal),
+        cmocka_unit_test(random_trees),
         cmocka_unit_test(master_follows_reference),
         cmocka_unit_test(reference_follows_master),
         cmocka_unit_test(dc_after_return),
