@@ -40,6 +40,15 @@ static void lost_slave(struct ecat_master *m, struct ecat_slave *s)
             m->inflight[s->f.req[k].idx] = NULL;
     ecat_pdu_unqueue(m, s->f.req, s->f.nreq);
     s->f.nreq = 0;
+    if (s->dc_re) {                 /* lost again while its clock was being set up */
+        for (unsigned k = 0; k < 3; k++)
+            if (s->dcr[k].st == REQ_SENT && m->inflight[s->dcr[k].idx] == &s->dcr[k])
+                m->inflight[s->dcr[k].idx] = NULL;
+        ecat_pdu_unqueue(m, s->dcr, 3);
+        for (unsigned k = 0; k < 3; k++)
+            s->dcr[k].st = REQ_IDLE;
+        s->dc_re = 0;
+    }
     s->f.state = SS_IDLE;
     s->info.al_state = 0;
     m->st.slaves_lost++;
