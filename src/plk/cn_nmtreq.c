@@ -18,6 +18,12 @@ static bool may_send(uint8_t state)
            state == PLK_NMT_CS_STOPPED;
 }
 
+/* n_nmtreq is read from other threads (takt_plk_cn_nmt_pending): stored atomically. */
+static void set_count(struct plk_cn *cn, unsigned n)
+{
+    __atomic_store_n(&cn->n_nmtreq, (uint8_t)n, __ATOMIC_RELAXED);
+}
+
 static int check_request(uint8_t cmd, size_t len)
 {
     if (cmd == 0 || cmd == PLK_NMT_CMD_INVALID_SERVICE || len > PLK_NMTCMD_DATA_MAX)
@@ -35,7 +41,8 @@ int plk_cn_request_nmt(struct plk_cn *cn, uint8_t cmd, uint8_t target, const voi
         return -EAGAIN;
     if (cn->n_nmtreq >= PLK_CN_NMTREQ_MAX)
         return -ENOSPC;
-    struct plk_cn_nmtreq *q = &cn->nmtreq[cn->n_nmtreq++];
+    struct plk_cn_nmtreq *q = &cn->nmtreq[cn->n_nmtreq];
+    set_count(cn, cn->n_nmtreq + 1u);
     q->cmd = cmd;
     q->target = target;
     q->data_len = (uint8_t)len;
@@ -108,7 +115,7 @@ bool plk_cn_send_nmtreq(struct plk_cn *cn, struct plk_txq *q)
     if (!plk_txq_encode(q, &m))
         return false;   /* stays queued: the MN invites again while RS says so */
     memmove(&cn->nmtreq[0], &cn->nmtreq[1], (size_t)(cn->n_nmtreq - 1) * sizeof cn->nmtreq[0]);
-    cn->n_nmtreq--;
+    set_count(cn, cn->n_nmtreq - 1u);
     cn->st.nmtreq_tx++;
     return true;
 }
@@ -118,7 +125,7 @@ bool plk_cn_send_nmtreq(struct plk_cn *cn, struct plk_txq *q)
 void plk_cn_async_reset(struct plk_cn *cn)
 {
     cn->st.nmtreq_dropped += cn->n_nmtreq;
-    cn->n_nmtreq = 0;
+    set_count(cn, 0);
     cn->en = false;
     cn->err_sent = false;
 }
