@@ -328,7 +328,7 @@ static int add_node(struct plk_mn *mn, const struct plk_cfg_node *c, char *err, 
         return -ENOMEM;
     }
     struct plk_sdo_timing t;
-    plk_sdo_timing_default(&t);
+    plk_sdo_timing_for_cycle(&t, mn->cfg.cycle_us);
     plk_sdo_client_init(s, &t);
     n->sdo = s;
     n->cfg = c;

@@ -44,7 +44,7 @@ void plk_mn_node_reset(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now)
     n->cfg_pos = 0;
     plk_errcnt_reset(&n->loss_pres);
     struct plk_sdo_timing t;
-    plk_sdo_timing_default(&t);
+    plk_sdo_timing_for_cycle(&t, mn->cfg.cycle_us);
     plk_sdo_client_init(n->sdo, &t);
     /* NMTResetNode to the CN, then identify it again (oplk nmtmnu: CN lost) */
     n->nmt_cmd = PLK_NMT_CMD_RESET_NODE;

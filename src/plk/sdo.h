@@ -88,6 +88,10 @@ struct plk_sdo_timing {
     uint16_t  seg_size;          /* command bytes per frame, 8..PLK_SDO_SEG_MAX */
 };
 void plk_sdo_timing_default(struct plk_sdo_timing *t);
+/* The defaults with the retransmission time fitted to a POWERLINK cycle: an answer needs
+ * a few cycles (the CN's RS flag, then the MN's invite), so resending after 100 ms at a
+ * 50 ms cycle would resend nearly every frame. At least 100 ms, at least 8 cycles. */
+void plk_sdo_timing_for_cycle(struct plk_sdo_timing *t, uint32_t cycle_us);
 
 /* ---- sequence layer (one connection to one peer) ---- */
 enum plk_sdo_seq_state {

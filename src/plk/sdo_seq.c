@@ -20,6 +20,14 @@ void plk_sdo_timing_default(struct plk_sdo_timing *t)
     t->seg_size = PLK_SDO_SEG_MAX;
 }
 
+void plk_sdo_timing_for_cycle(struct plk_sdo_timing *t, uint32_t cycle_us)
+{
+    plk_sdo_timing_default(t);
+    takt_ns_t cycles8 = 8 * (takt_ns_t)cycle_us * TAKT_NS_PER_US;
+    if (cycles8 > t->retransmit_ns)
+        t->retransmit_ns = cycles8;
+}
+
 int plk_sdo_decode(const uint8_t *p, size_t len, struct plk_sdo_hdr *h, char *err, size_t errlen)
 {
     memset(h, 0, sizeof *h);
