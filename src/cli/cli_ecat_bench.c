@@ -36,6 +36,7 @@ struct eb_row {
     int64_t sim_stall_max, stall_thr;
     struct bench_ct ct;
     double ct_p99, ct_p999;                  /* us; -1: beyond 999 us */
+    double load[2];                          /* 1-minute load average before / after */
 };
 
 struct eb {
@@ -49,6 +50,19 @@ struct eb {
     char fifo_note[256];
     char setup[400];             /* how master, cyclictest and simulator ran */
 };
+
+/* The machine is shared: its load average goes beside each row. */
+static double loadavg(void)
+{
+    double v = -1;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf", &v) != 1)
+            v = -1;
+        fclose(f);
+    }
+    return v;
+}
 
 static void sleep_ms(long ms) { nanosleep(&(struct timespec){ ms / 1000, (ms % 1000) * 1000000 }, NULL); }
 
@@ -177,7 +191,7 @@ static void attribute(struct eb_row *r, const char *master_json, const char *sim
 
 static void run_row(struct eb *b, struct eb_row *r)
 {
-    char why[256], mj[600], sj[600], mlog[600], slog[600], tag[64];
+    char why[256], mj[600], sj[600], mlog[600], slog[600], dd[600], tag[64];
     struct takt_netns ns;
     memset(&ns, 0, sizeof ns);
     ns.ctl[0] = ns.ctl[1] = -1;
@@ -187,8 +201,10 @@ static void run_row(struct eb *b, struct eb_row *r)
     snprintf(sj, sizeof sj, "%s/data/sim-%s.json", b->out, tag);
     snprintf(mlog, sizeof mlog, "%s/logs/master-%s.log", b->out, tag);
     snprintf(slog, sizeof slog, "%s/logs/sim-%s.log", b->out, tag);
+    snprintf(dd, sizeof dd, "%s/data", b->out);
     unlink(mj);
     unlink(sj);
+    r->load[0] = loadavg();
     if (takt_netns_create(&ns, why, sizeof why)) {
         snprintf(r->note, sizeof r->note, "no namespace pair: %.200s", why);
         return;
@@ -224,7 +240,7 @@ static void run_row(struct eb *b, struct eb_row *r)
     pid_t pm = ps > 0 ? bench_spawn(st, &ns, TAKT_NETNS_A, mlog) : -1;
     /* cyclictest measures the same window as the cycle thread: from OP on */
     if (pm > 0 && wait_op(mlog, pm, 30))
-        bench_ct_start(&r->ct, b->out, tag, r->cycle_ns, b->secs, b->fifo ? b->prio : 0, b->cpu);
+        bench_ct_start(&r->ct, dd, tag, r->cycle_ns, b->secs, b->fifo ? b->prio : 0, b->cpu);
     int rc = pm > 0 ? bench_wait(pm, b->secs + 60) : -1;
     if (rc == -ETIMEDOUT) {
         bench_stop(pm, 2);
@@ -236,6 +252,7 @@ static void run_row(struct eb *b, struct eb_row *r)
     if (ps > 0)
         bench_stop(ps, 5);   /* SIGTERM: the simulator writes its JSON with the stall log */
     takt_netns_destroy(&ns);
+    r->load[1] = loadavg();
     read_master(r, mj);
     attribute(r, mj, sj);
     if (r->ct.ok) {
@@ -301,6 +318,10 @@ static void print_table(FILE *f, const struct eb *b, const struct eb_row *r, uns
     fprintf(f, "|---:|---|---:|---|---|---:|---:|---:|---|---|\n");
     for (unsigned i = 0; i < nr; i++)
         print_row(f, &r[i]);
+    fprintf(f, "\nload average (1 min) before/after each row:");
+    for (unsigned i = 0; i < nr; i++)
+        fprintf(f, "%s %lld us %.2f/%.2f", i ? "," : "", (long long)(r[i].cycle_ns / 1000), r[i].load[0], r[i].load[1]);
+    fprintf(f, "\n");
     int64_t best = shortest_zero_loss(r, nr);
     if (best)
         fprintf(f, "\nshortest cycle with zero loss: %lld µs\n", (long long)(best / 1000));
@@ -354,6 +375,8 @@ static json_object *row_json(const struct eb_row *r)
     json_object_object_add(sim, "stalls", json_object_new_uint64(r->sim_stalls));
     json_object_object_add(sim, "stall_max_ns", json_object_new_int64(r->sim_stall_max));
     json_object_object_add(o, "simulator", sim);
+    json_object_object_add(o, "loadavg_before", json_object_new_double(r->load[0]));
+    json_object_object_add(o, "loadavg_after", json_object_new_double(r->load[1]));
 #undef I
 #undef U
 #undef N

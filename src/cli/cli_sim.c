@@ -190,38 +190,71 @@ static void spin_until(takt_ns_t t)
 
 #define BATCH 16
 /* A busy poll at SCHED_FIFO is throttled by the kernel (sched_rt_runtime_us, 95 % by
- * default): measured here, 20-55 ms without a turn every second. So the loop gives up
- * the CPU for 7 % of the time it spun, right after answering a frame (when the next one
- * of a cyclic master is furthest away; a frame arriving ends the wait at once), or
- * after IDLE_SPIN_NS without any frame. */
+ * default, shared with every other RT task on that CPU): measured here, 20-55 ms
+ * without a turn every second. A cyclic master's frames come once a period, so after
+ * answering one the loop sleeps in recv until GUARD_NS before the next is due (a frame
+ * arriving earlier ends the sleep) and spins only from there; the period is the
+ * shortest gap between frames over the last 32 to 64 (gaps under 50 us are frames of the
+ * same cycle). Where the period leaves no room for that (short cycles), it gives up the
+ * CPU for 7 % of the time it spun, right after answering a frame. */
+#define GUARD_NS     (200 * TAKT_NS_PER_US)
 #define SPIN_NS      (400 * TAKT_NS_PER_US)
 #define IDLE_SPIN_NS (5 * TAKT_NS_PER_MS)
 
-static takt_ns_t busy_wait_ns(takt_ns_t spin, bool answered)
+struct pace {
+    takt_ns_t last, gmin[2];     /* last arrival; shortest gap in this / the last window */
+    unsigned ngaps;
+    takt_ns_t spun;              /* end of the last sleep */
+};
+
+static void pace_arrival(struct pace *p, takt_ns_t t)
 {
+    takt_ns_t gap = t - p->last;
+    p->last = t;
+    if (gap < 50 * TAKT_NS_PER_US)
+        return;
+    if (!p->gmin[0] || gap < p->gmin[0])
+        p->gmin[0] = gap;
+    if (++p->ngaps == 32) {
+        p->gmin[1] = p->gmin[0];
+        p->gmin[0] = 0;
+        p->ngaps = 0;
+    }
+}
+
+static takt_ns_t pace_wait(const struct pace *p, takt_ns_t now, bool answered)
+{
+    takt_ns_t per = p->gmin[1] && (!p->gmin[0] || p->gmin[1] < p->gmin[0]) ? p->gmin[1] : p->gmin[0];
+    if (answered && per) {
+        takt_ns_t w = p->last + per - GUARD_NS - now;
+        if (w >= 20 * TAKT_NS_PER_US)
+            return w < 10 * TAKT_NS_PER_MS ? w : 10 * TAKT_NS_PER_MS;
+    }
+    takt_ns_t spin = now - p->spun;
     if (!(answered && spin >= SPIN_NS) && spin < IDLE_SPIN_NS)
         return 0;
     takt_ns_t w = spin * 7 / 100;
     return w < 20 * TAKT_NS_PER_US ? 20 * TAKT_NS_PER_US : w > TAKT_NS_PER_MS ? TAKT_NS_PER_MS : w;
 }
 
-/* takt_sim_serve's loop with the stall log and, when busy, without sleeping. */
+/* takt_sim_serve's loop with the stall log and, when busy, polling (paced as above). */
 static int serve_measured(struct takt_sim *s, struct takt_link *l, takt_ns_t until, bool busy,
                           struct stall_log *g)
 {
     static uint8_t bufs[BATCH][TAKT_FRAME_BUF];
     struct takt_frame f[BATCH];
-    takt_ns_t prev = takt_now(), spun = prev, tick = prev;
+    takt_ns_t prev = takt_now(), tick = prev;
+    struct pace pc = { .last = prev, .spun = prev };
     bool answered = false;
     while (!cli_interrupted) {
-        takt_ns_t wait = busy ? busy_wait_ns(prev - spun, answered) : 10 * TAKT_NS_PER_MS;
+        takt_ns_t wait = busy ? pace_wait(&pc, prev, answered) : 10 * TAKT_NS_PER_MS;
         answered = false;
         for (unsigned i = 0; i < BATCH; i++)
             f[i] = (struct takt_frame){ .data = bufs[i], .cap = TAKT_FRAME_BUF };
         int n = takt_link_recv(l, f, BATCH, wait);
         takt_ns_t now = takt_now();
         if (wait)
-            spun = now;
+            pc.spun = now;
         else if (busy)
             stall_add(g, prev, now, 'g');
         prev = now;
@@ -242,6 +275,7 @@ static int serve_measured(struct takt_sim *s, struct takt_link *l, takt_ns_t unt
         unsigned out = 0;
         for (int i = 0; i < n; i++) {
             takt_ns_t t = f[i].ts ? f[i].ts : now, delay = 0;
+            pace_arrival(&pc, t);
             size_t r = takt_sim_process(s, f[i].data, f[i].len, TAKT_FRAME_BUF, t, &delay);
             if (!r)
                 continue;
