@@ -60,6 +60,8 @@ static void set_state(struct plk_cn *cn, takt_ns_t now, uint8_t s)
         cn->pending_sdo_len = 0;
         cn->pending_sync = 0;
         cn->seen_preq = false;
+        cn->cycle_count = 0;
+        cn->preq_due = true;
         cn->mn_er = 0;   /* a new ER=1 from the MN restarts error signaling */
         plk_errcnt_reset(&cn->loss_soc);
         plk_errcnt_reset(&cn->loss_preq);
@@ -147,6 +149,7 @@ static void on_preq(struct plk_cn *cn, takt_ns_t now, const struct plk_msg *m, s
     cn->last_preq = now;
     cn->preq_this_cycle = true;
     cn->seen_preq = true;
+    cn->cycle_count = 0;
     cn->mn_operational = m->u.preq.flags1 & PLK_F1_RD;
     plk_cn_ea(cn, m->u.preq.flags1);
     if (cn->state == PLK_NMT_OPERATIONAL || cn->state == PLK_NMT_READY_TO_OPERATE)
@@ -170,6 +173,7 @@ static void on_pres_mn(struct plk_cn *cn, takt_ns_t now, const struct plk_msg *m
     cn->last_preq = now;
     cn->preq_this_cycle = true;
     cn->seen_preq = true;
+    cn->cycle_count = 0;
     cn->mn_operational = m->u.pres.flags1 & PLK_F1_RD;
     if (cn->state == PLK_NMT_OPERATIONAL || cn->state == PLK_NMT_READY_TO_OPERATE)
         copy_outputs(cn, m->u.pres.payload, m->u.pres.size, cn->out_offset);
@@ -182,32 +186,45 @@ static void on_pres_mn(struct plk_cn *cn, takt_ns_t now, const struct plk_msg *m
     }
 }
 
+/* Loss of PReq (0x1C0D) for the cycle this SoC closes, as openPOWERLINK's CN judges it
+ * (dllkstatemachine.c: SoA without PReq, cycle counter 0, state >= ReadyToOperate):
+ * counted from ReadyToOperate on and only in cycles the CN is due; a multiplexed CN
+ * (0x1F98/7 = N) is due N SoCs after its last PReq. Other cycles count as good.
+ * Returns true when the threshold fired. */
+static bool judge_preq(struct plk_cn *cn)
+{
+    if (!cn->last_soc || !cn->seen_preq ||
+        (cn->state != PLK_NMT_READY_TO_OPERATE && cn->state != PLK_NMT_OPERATIONAL))
+        return false;
+    if (cn->preq_this_cycle || !cn->preq_due) {
+        plk_errcnt_good(&cn->loss_preq);
+        return false;
+    }
+    cn->st.loss_preq++;
+    if (!plk_errcnt_event(&cn->loss_preq))
+        return false;
+    plk_cn_error(cn, PLK_E_DLL_LOSS_PREQ_TH);   /* ref §7: 0x8242 */
+    return true;
+}
+
 static void on_soc(struct plk_cn *cn, takt_ns_t now, const struct plk_soc *soc,
                    struct plk_txq *q)
 {
     cn->st.soc_rx++;
     cn->net_time = soc->nettime_s | (uint64_t)soc->nettime_ns << 32;   /* NetTime s, ns */
-    /* Loss of PReq (0x1C0D): a CN in the cycle that got no PReq since the last SoC.
-     * Judged at the next SoC, as the PReq window is then closed. */
-    if (cn->last_soc && cn->seen_preq && cn->state >= PLK_NMT_PRE_OPERATIONAL_2 &&
-        cn->state != PLK_NMT_BASIC_ETHERNET) {
-        if (!cn->preq_this_cycle) {
-            cn->st.loss_preq++;
-            if (plk_errcnt_event(&cn->loss_preq)) {
-                plk_cn_error(cn, PLK_E_DLL_LOSS_PREQ_TH);   /* ref §7: 0x8242 */
-                plk_cn_cycle_error(cn, now);
-                /* this SoC closed the failed cycle; the next one starts PreOp2 */
-                cn->preq_this_cycle = false;
-                cn->last_soc = now;
-                return;
-            }
-        } else {
-            plk_errcnt_good(&cn->loss_preq);
-        }
-    }
-    plk_errcnt_good(&cn->loss_soc);
+    bool fired = judge_preq(cn);
+    /* the cycle this SoC opens: due when the counter wraps (a PReq resets it) */
+    if (cn->mux_cycles)
+        cn->cycle_count = (uint8_t)((cn->cycle_count + 1) % cn->mux_cycles);
+    cn->preq_due = cn->cycle_count == 0;
     cn->preq_this_cycle = false;
     cn->last_soc = now;
+    if (fired) {
+        /* this SoC closed the failed cycle; the next one starts PreOp2 */
+        plk_cn_cycle_error(cn, now);
+        return;
+    }
+    plk_errcnt_good(&cn->loss_soc);
     plk_cn_event(cn, now, PLK_CN_EV_SOC, 0);
     (void)q;
 }

@@ -75,6 +75,9 @@ struct plk_cn {
     takt_ns_t last_soc, last_preq, last_frame, state_since;
     bool     preq_this_cycle;      /* PReq (or PResMN) since the last SoC */
     bool     seen_preq;            /* polled at least once since the last reset */
+    uint8_t  mux_cycles;           /* 0x1F98/7 MultiplCycleCnt (0: not multiplexed) */
+    uint8_t  cycle_count;          /* SoCs since the last PReq, modulo mux_cycles */
+    bool     preq_due;             /* this cycle should bring our PReq */
     uint16_t pres_limit;           /* 0x1F98/5 PResActPayloadLimit */
     uint8_t  mn_mac[6];
     uint8_t  sres_flags1;          /* StatusResponse Flag1: EC after power-on / ER=1 */

@@ -173,6 +173,10 @@ static void od_hook(void *ctx, struct plk_od *od, const struct plk_od_entry *e)
     case PLK_OD_CYCLE_TIMING:
         if (e->sub == PLK_CT_PRES_ACT_PAYLOAD && v >= PLK_PAYLOAD_LIMIT_MIN && v <= PLK_ISOCHR_MAX_PAYL)
             cn->pres_limit = (uint16_t)v;
+        else if (e->sub == PLK_CT_MULT_CYCLE_CNT) {
+            cn->mux_cycles = (uint8_t)v;
+            cn->cycle_count = 0;
+        }
         break;
     case PLK_OD_RPDO_MAP:
         /* entry bits 32-47: bit offset of our outputs in the received payload (oplk
@@ -220,6 +224,7 @@ int plk_cn_od_setup(struct plk_cn *cn)
     cn->cycle_us = plk_od_u32(&cn->od, PLK_OD_CYCLE_LEN, 0, 50000);
     cn->pres_limit = (uint16_t)plk_od_u32(&cn->od, PLK_OD_CYCLE_TIMING, PLK_CT_PRES_ACT_PAYLOAD,
                                          PLK_PAYLOAD_LIMIT_MIN);
+    cn->mux_cycles = (uint8_t)plk_od_u32(&cn->od, PLK_OD_CYCLE_TIMING, PLK_CT_MULT_CYCLE_CNT, 0);
     plk_od_set_hook(&cn->od, od_hook, cn);
     struct plk_sdo_timing t;
     plk_sdo_timing_default(&t);
@@ -248,6 +253,7 @@ int plk_cn_init(struct plk_cn *cn, const struct takt_plk_cn_cfg *cfg, const uint
     cn->state = PLK_NMT_NOT_ACTIVE;
     cn->state_since = now;
     cn->app_ready = true;
+    cn->preq_due = true;
     cn->sres_flags1 = PLK_F1_EC;   /* power-on: the MN must initialise error signaling */
     return 0;
 }

@@ -355,6 +355,54 @@ static void loss_of_preq_threshold_80(void **state)
     assert_int_equal(x->cn.err[0].code, PLK_E_DLL_LOSS_PREQ_TH);
 }
 
+/* Loss of PReq as openPOWERLINK's CN judges it (dllkstatemachine.c): not in PreOp2;
+ * a multiplexed CN (0x1F98/7 = 3) PReq'd every third cycle loses nothing, and a PReq
+ * missing in its due cycle counts once, not in the cycles in between. */
+static void loss_of_preq_preop2_and_multiplexed(void **state)
+{
+    struct fx *x = *state;
+    takt_ns_t t = 1000;
+    soa(x, t, PLK_SOA_NO_SERVICE, 0, 0);
+    soc(x, t += 1000000);
+    preq(x, t += 10000, 0);
+    for (int i = 0; i < 4; i++)
+        soc(x, t += 1000000);
+    assert_int_equal(x->cn.state, PLK_NMT_PRE_OPERATIONAL_2);
+    assert_int_equal(x->cn.st.loss_preq, 0);
+
+    cmd(x, t += 10000, PLK_NMT_CMD_ENABLE_READY_TO_OP);
+    cmd(x, t += 10000, PLK_NMT_CMD_START_NODE);
+    assert_int_equal(x->cn.state, PLK_NMT_OPERATIONAL);
+    uint32_t abort = 0;
+    uint8_t three = 3;
+    assert_int_equal(plk_od_write(&x->cn.od, 0x1F98, 7, &three, 1, &abort), 0);
+    assert_int_equal(x->cn.mux_cycles, 3);
+    for (int round = 0; round < 4; round++) {
+        preq(x, t += 10000, 0);
+        for (int i = 0; i < 3; i++)
+            soc(x, t += 1000000);
+    }
+    assert_int_equal(x->cn.st.loss_preq, 0);
+    /* the due cycle passes without PReq: one loss, then two cycles not due */
+    soc(x, t += 1000000);
+    assert_int_equal(x->cn.st.loss_preq, 1);
+    soc(x, t += 1000000);
+    soc(x, t += 1000000);
+    assert_int_equal(x->cn.st.loss_preq, 1);
+    preq(x, t += 10000, 0);
+    soc(x, t += 1000000);
+    assert_int_equal(x->cn.st.loss_preq, 1);
+    assert_int_equal(x->cn.state, PLK_NMT_OPERATIONAL);
+    /* back to continuous (0x1F98/7 = 0): from the next cycle on every cycle is due */
+    uint8_t zero = 0;
+    assert_int_equal(plk_od_write(&x->cn.od, 0x1F98, 7, &zero, 1, &abort), 0);
+    soc(x, t += 1000000);   /* closes the running cycle, which was not due */
+    assert_int_equal(x->cn.st.loss_preq, 1);
+    soc(x, t += 1000000);
+    soc(x, t += 1000000);
+    assert_int_equal(x->cn.st.loss_preq, 3);
+}
+
 /* --- public API over the mem link, scripted MN ------------------------------------- */
 struct cn_thread {
     struct takt_plk_cn *cn;
@@ -473,6 +521,7 @@ int main(void)
         T(handover_from_another_thread),
         T(loss_of_soc_signals_history_entry),
         T(loss_of_preq_threshold_80),
+        T(loss_of_preq_preop2_and_multiplexed),
         cmocka_unit_test(api_request_over_mem_link),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
