@@ -35,7 +35,20 @@ static void print_nodes(FILE *f, struct takt_plk_mn *mn, const struct plk_mn *co
                 core->ids[i], takt_plk_nmt_name(s.state),
                 plk_mn_step_name(core->node[core->ids[i]]->step), s.pres_ok, s.pres_lost,
                 s.pres_late, s.loss_threshold_hits, s.lost, s.boots, s.ident_fail);
+        if (s.nmt_requests || s.status_lost || s.config_skipped || s.config_stored)
+            fprintf(f, "           NMT requests %" PRIu64 ", StatusRequests unanswered %" PRIu64
+                       ", configuration stored %" PRIu64 ", download skipped %" PRIu64 "\n",
+                    s.nmt_requests, s.status_lost, s.config_stored, s.config_skipped);
+        const char *note = core->node[core->ids[i]]->note;
+        if (note[0])
+            fprintf(f, "           %s\n", note);
     }
+    struct takt_plk_mn_stats st;
+    takt_plk_mn_get_stats(mn, &st);
+    if (st.nmt_requests)
+        fprintf(f, "NMT requests from CNs: %" PRIu64 " (executed %" PRIu64 ", refused %" PRIu64 ")%s%s\n",
+                st.nmt_requests, st.nmt_requests_done, st.nmt_requests_refused,
+                core->nmtreq_last[0] ? "; last refused: " : "", core->nmtreq_last);
 }
 
 static json_object *mn_json(struct takt_plk_mn *mn, const struct plk_mn *core)
@@ -56,6 +69,11 @@ static json_object *mn_json(struct takt_plk_mn *mn, const struct plk_mn *core)
     json_object_object_add(o, "sdo_fail", json_object_new_uint64(st.sdo_fail));
     json_object_object_add(o, "nodes_configured", json_object_new_int(st.nodes_configured));
     json_object_object_add(o, "nodes_operational", json_object_new_int(st.nodes_operational));
+    json_object_object_add(o, "nmt_requests", json_object_new_uint64(st.nmt_requests));
+    json_object_object_add(o, "nmt_requests_done", json_object_new_uint64(st.nmt_requests_done));
+    json_object_object_add(o, "nmt_requests_refused", json_object_new_uint64(st.nmt_requests_refused));
+    if (core->nmtreq_last[0])
+        json_object_object_add(o, "nmt_request_last_refused", json_object_new_string(core->nmtreq_last));
     uint64_t lost = 0;
     json_object *arr = json_object_new_array();
     for (unsigned i = 0; i < core->n_ids; i++) {
@@ -75,6 +93,12 @@ static json_object *mn_json(struct takt_plk_mn *mn, const struct plk_mn *core)
         json_object_object_add(n, "boots", json_object_new_uint64(s.boots));
         json_object_object_add(n, "ident_fail", json_object_new_uint64(s.ident_fail));
         json_object_object_add(n, "bad_frames", json_object_new_uint64(s.bad_frames));
+        json_object_object_add(n, "nmt_requests", json_object_new_uint64(s.nmt_requests));
+        json_object_object_add(n, "status_lost", json_object_new_uint64(s.status_lost));
+        json_object_object_add(n, "config_stored", json_object_new_uint64(s.config_stored));
+        json_object_object_add(n, "config_skipped", json_object_new_uint64(s.config_skipped));
+        if (core->node[core->ids[i]]->note[0])
+            json_object_object_add(n, "note", json_object_new_string(core->node[core->ids[i]]->note));
         json_object_array_add(arr, n);
         json_object_object_add(n, "pres_latency", perf_msmt_to_json(&p, NULL, "PRes Latency"));
         lost += s.pres_lost;
