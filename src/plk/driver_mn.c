@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <sys/prctl.h>
 #include "plk/driver.h"
+#include "plk/frame.h"
 #include "util/wire.h"
 
 #define RX_BATCH 16
@@ -31,6 +32,8 @@ struct takt_plk_mn {
     takt_ns_t cpu_prev;      /* thread CPU time at the start of the previous step */
     takt_ns_t spin_ns;       /* busy-poll this long for a PRes before sleeping (0 = never) */
     unsigned spin_miss;      /* PRes that came later than spin_ns: +4 each, -1 per hit */
+    bool invited, answered;  /* this cycle's SoA asked a CN for an answer; it came */
+    uint8_t invited_node;
     takt_plk_mn_cycle_fn cb;
     void *cb_ctx;
 };
@@ -53,14 +56,34 @@ int plk_drv_flush(struct takt_link *link, struct plk_txq *q)
     return n ? takt_link_send(link, f, n) : 0;
 }
 
+/* Send what the core queued; note whether a SoA in it invites an answer (any service
+ * but NoService, addressed to a CN rather than to the MN itself), so the async slot is
+ * only waited out when something can come in it. */
+static void mn_flush(struct takt_plk_mn *m)
+{
+    for (unsigned i = 0; i < m->q.n; i++) {
+        const uint8_t *d = m->q.f[i].data;
+        if (m->q.f[i].len > PLK_SOA_OFF_TARGET && plk_frame_mtyp(d) == PLK_MTYP_SOA &&
+            d[PLK_SOA_OFF_SVID] != PLK_SOA_NO_SERVICE && d[PLK_SOA_OFF_TARGET] != PLK_NODE_MN) {
+            m->invited = true;
+            m->invited_node = d[PLK_SOA_OFF_TARGET];
+        }
+    }
+    plk_drv_flush(m->link, &m->q);
+}
+
 static int receive(struct takt_plk_mn *m, takt_ns_t timeout)
 {
     int n = takt_link_recv(m->link, m->rxf, RX_BATCH, timeout > 0 ? timeout : 0);
     for (int i = 0; i < n; i++) {
         /* the receive time: kernel timestamp where the link has one */
         takt_ns_t t = m->rxf[i].ts ? m->rxf[i].ts : takt_now();
+        const uint8_t *d = m->rxf[i].data;
+        if (m->invited && m->rxf[i].len > PLK_OFF_SRC && plk_frame_mtyp(d) == PLK_MTYP_ASND &&
+            d[PLK_OFF_SRC] == m->invited_node)
+            m->answered = true;
         plk_mn_rx(&m->core, t, m->rxf[i].data, m->rxf[i].len, &m->q);
-        plk_drv_flush(m->link, &m->q);
+        mn_flush(m);
     }
     return n;
 }
@@ -108,9 +131,10 @@ static int mn_step(void *ctx, struct rt_loop *loop, takt_ns_t wake)
     if (m->cpu_prev)
         perf_record(&loop->perf, &m->m_cpu, cpu0 - m->cpu_prev);
     m->cpu_prev = cpu0;
+    m->invited = m->answered = false;
     receive(m, 0);   /* late async answers of the last cycle */
     plk_mn_cycle(&m->core, wake, &m->q);
-    plk_drv_flush(m->link, &m->q);
+    mn_flush(m);
     takt_ns_t t1 = takt_now();
     perf_record(&loop->perf, &m->m_soc, t1 - wake);
     /* isochronous phase: one PRes after another, each with its timeout */
@@ -140,7 +164,7 @@ static int mn_step(void *ctx, struct rt_loop *loop, takt_ns_t wake)
             if (!plk_mn_busy(&m->core) || plk_mn_deadline(&m->core) != d)
                 continue;
             plk_mn_tick(&m->core, now, &m->q);
-            plk_drv_flush(m->link, &m->q);
+            mn_flush(m);
             continue;
         }
         wait_pres(m, now, d < next ? d : next);
@@ -149,13 +173,15 @@ static int mn_step(void *ctx, struct rt_loop *loop, takt_ns_t wake)
     perf_record(&loop->perf, &m->m_isoch, t2 - t1);
     /* async slot: the invited answer comes within AsyncSlotTimeout (0x1F8A/2) of the
      * SoA; later ones are taken at the next cycle's start. Returning early lets the
-     * loop sleep on the absolute SoC deadline instead of a receive timeout. */
-    takt_ns_t slot_end = t2 + (takt_ns_t)m->core.cfg.async_slot_timeout_ns;
+     * loop sleep on the absolute SoC deadline instead of a receive timeout; with no
+     * answer invited, or once it came, there is nothing to wait for (one sleep and
+     * wake-up less). */
+    takt_ns_t slot_end = m->invited ? t2 + (takt_ns_t)m->core.cfg.async_slot_timeout_ns : t2;
     if (slot_end > next - ASYNC_GUARD_NS)
         slot_end = next - ASYNC_GUARD_NS;
     for (;;) {
         takt_ns_t now = takt_now();
-        if (now >= slot_end)
+        if (now >= slot_end || m->answered)
             break;
         receive(m, slot_end - now);
     }
