@@ -46,6 +46,10 @@ struct plk_cn_host {
     void (*on_soc)(void *ctx, takt_ns_t t);
     void *on_soc_ctx;
     takt_ns_t duration;          /* 0 = until stop */
+    /* poll without sleeping this long after each received frame (0 = never): a CN
+     * that is awake when its PReq comes answers sooner, and its sender is spared
+     * waking it (veth delivers in the sender's context) */
+    takt_ns_t spin_ns, last_rx;
     volatile int stop;
     /* launch accuracy of time-triggered frames */
     uint64_t launched, pend_overflow;

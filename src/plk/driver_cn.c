@@ -144,9 +144,18 @@ int plk_cn_host_run(struct plk_cn_host *h, const volatile int *ext_stop)
         takt_ns_t w = next_wake(h, now);
         if (w > end)
             w = end;
-        int n = takt_link_recv(h->link, rx, RX_BATCH, w > now ? w - now : 0);
+        int n = 0;
+        /* right after a frame, the next one of the cycle (another CN's PReq) usually
+         * follows within a round trip: poll for it rather than sleep (spin_ns) */
+        for (takt_ns_t sp = h->spin_ns ? h->last_rx + h->spin_ns : 0; n == 0 && now < sp && now < w;
+             now = takt_now())
+            n = takt_link_recv(h->link, rx, RX_BATCH, 0);
+        if (n == 0)
+            n = takt_link_recv(h->link, rx, RX_BATCH, w > now ? w - now : 0);
         if (n < 0 && n != -EINTR && n != -EAGAIN)
             return n;
+        if (n > 0)
+            h->last_rx = takt_now();
         for (int i = 0; i < n; i++)
             feed(h, rx[i].ts ? rx[i].ts : takt_now(), rx[i].data, rx[i].len);
         /* timers only after the frames that arrived meanwhile were seen: a late

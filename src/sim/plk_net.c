@@ -9,6 +9,11 @@
 #include "plk/cn_int.h"
 
 #define INPUT_STEP_NS (100 * TAKT_NS_PER_MS)   /* the DI pattern moves every 100 ms */
+/* After each frame the CNs' thread polls this long before it sleeps: real CNs are
+ * always awake, while waking a sleeping simulator costs its sender (veth delivers in
+ * the sender's context) ~5-10 us of CPU per PReq, which the MN would be charged with
+ * (docs/powerlink.md, "Where the MN's time goes"). */
+#define SIM_PLK_SPIN_NS (50 * TAKT_NS_PER_US)
 
 int sim_plk_net_init(struct sim_plk_net *s, unsigned first, unsigned last,
                      const struct sim_plk_faults *f, char *err, size_t errlen)
@@ -96,6 +101,7 @@ int sim_plk_net_run(struct sim_plk_net *s, struct takt_link *link, takt_ns_t dur
     s->host.duration = duration;
     s->host.periodic = periodic;
     s->host.periodic_ctx = s;
+    s->host.spin_ns = SIM_PLK_SPIN_NS;
     s->host.period = 10 * TAKT_NS_PER_MS;
     return plk_cn_host_run(&s->host, stop);
 }
