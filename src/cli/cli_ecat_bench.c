@@ -526,7 +526,7 @@ static const struct cli_opt ecat_bench_opts[] = {
     { "out", 'o', 1, "DIR", "report directory (default takt-ecat-bench): report.md, report.json, data/, logs/" },
     { "sim-cpu", 0, 1, "CPU", "CPU the simulator busy-polls on (default: 0, or 1 when the master has 0)" },
     { "no-busy-poll", 0, 0, NULL, "let the simulator block in recv as it does by default" },
-    { "stall-us", 0, 1, "US", "a serving gap of the simulator longer than US is a stall (default 100)" },
+    { "stall-us", 0, 1, "US", "a simulator serving gap longer than US is a stall (default 100, but at most a quarter of the cycle)" },
     { 0 }
 };
 
