@@ -264,6 +264,20 @@ static const struct sim_device_ops dev_ops = {
     .destroy = dev_destroy,
 };
 
+/* The description without its unused PDO slots: the instance comes zeroed from calloc,
+ * so the pages of slots no PDO uses are never touched (SIM_MAX_PDO is sized for big
+ * drives, most devices offer a few). */
+static void copy_desc(struct sim_device_desc *to, const struct sim_device_desc *from)
+{
+    memcpy(to, from, offsetof(struct sim_device_desc, rxpdo));
+    unsigned nr = from->n_rxpdo < SIM_MAX_PDO ? from->n_rxpdo : SIM_MAX_PDO;
+    unsigned nt = from->n_txpdo < SIM_MAX_PDO ? from->n_txpdo : SIM_MAX_PDO;
+    memcpy(to->rxpdo, from->rxpdo, nr * sizeof from->rxpdo[0]);
+    memcpy(to->txpdo, from->txpdo, nt * sizeof from->txpdo[0]);
+    size_t tail = offsetof(struct sim_device_desc, txpdo) + sizeof from->txpdo;
+    memcpy((char *)to + tail, (const char *)from + tail, sizeof *from - tail);
+}
+
 /* Shared by sim_device_from_desc and the ESI route (which brings a dictionary). */
 int sim_device_new(const struct sim_device_desc *desc, const struct sim_od *dict,
                    struct sim_device **out)
@@ -271,7 +285,7 @@ int sim_device_new(const struct sim_device_desc *desc, const struct sim_od *dict
     struct sim_dev *d = dev_alloc();
     if (!d)
         return -ENOMEM;
-    d->desc = *desc;
+    copy_desc(&d->desc, desc);
     d->base.ops = &dev_ops;
     d->base.desc = &d->desc;
     d->al = AL_INIT;

@@ -11,7 +11,12 @@
 
 #define SIM_MAX_SM        8
 #define SIM_MAX_FMMU      8
-#define SIM_MAX_PDO       16
+/* PDOs a device offers per direction. Nothing in the ESC bounds this (mapping objects
+ * 0x1600-0x17FF / 0x1A00-0x1BFF allow 512 each, 0x1C12/0x1C13 assign up to 254); the
+ * device's firmware and SII size do. Real drives offer dozens (the Elmo Gold drives of
+ * the EC-Engineer fixture list 31 RxPDOs / 35 TxPDOs), so 64 each. Only the offered
+ * ones are copied into a device instance (device.c), the rest stay untouched zero pages. */
+#define SIM_MAX_PDO       64
 #define SIM_MAX_PDO_ENTRY 32
 
 enum sim_sm_type { SIM_SM_UNUSED = 0, SIM_SM_MBX_OUT = 1, SIM_SM_MBX_IN = 2,
@@ -61,6 +66,12 @@ struct sim_device_desc {
     uint8_t  fmmu_use[SIM_MAX_FMMU];  /* SII FMMU category: 1 outputs, 2 inputs, 3 SM status */
     unsigned n_rxpdo, n_txpdo;
     struct sim_pdo rxpdo[SIM_MAX_PDO], txpdo[SIM_MAX_PDO];
+    /* bootstrap mailbox, SII words 0x14-0x17 (the ENI's Mailbox/BootStrap, ESI's
+     * Eeprom/BootStrap); all zero = where the standard mailbox lies */
+    uint16_t boot_out_start, boot_out_len, boot_in_start, boot_in_len;
+    /* SII PDO categories list only the default-assigned PDOs (sm >= 0): a big drive's
+     * EEPROM holds no description of its whole offer, a master reads that over CoE */
+    bool     sii_assigned_pdos_only;
     uint8_t  mbx_protocols;     /* SII word 0x1C */
     uint8_t  coe_details;       /* SII general +5: SDO, SDO info, PDO assign/config, CA */
     bool     dc_required;       /* refuses SAFEOP without SYNC0 active (AL 0x0030) */

@@ -73,8 +73,8 @@ static int add_pdo(struct sim_device_desc *d, const struct ecat_eni_slave *sl,
     return 0;
 }
 
-/* PDOs in SM assignment order first (that order is the image layout), then the ones
- * the CoE init commands configure. */
+/* PDOs in SM assignment order first (that order is the image layout and the default
+ * assignment), then the rest unassigned. */
 static int pdos(struct sim_device_desc *d, const struct ecat_eni_slave *sl, char *err, size_t errlen)
 {
     for (unsigned s = 0; s < sl->n_sm; s++)
@@ -85,12 +85,13 @@ static int pdos(struct sim_device_desc *d, const struct ecat_eni_slave *sl, char
                     if (rc)
                         return rc;
                 }
-    for (unsigned i = 0; i < sl->n_pdo; i++)
-        if (coe_writes(sl, sl->pdo[i].index) || (sl->pdo[i].sm >= 0 && sm_of_pdo(sl, &sl->pdo[i]) < 0)) {
-            int rc = add_pdo(d, sl, &sl->pdo[i], sm_of_pdo(sl, &sl->pdo[i]), err, errlen);
-            if (rc)
-                return rc;
-        }
+    /* then every other PDO the ENI lists (the device's offer, e.g. a drive's 31/35):
+     * assignable by a master that chooses other PDOs than this ENI does */
+    for (unsigned i = 0; i < sl->n_pdo; i++) {
+        int rc = add_pdo(d, sl, &sl->pdo[i], sm_of_pdo(sl, &sl->pdo[i]), err, errlen);
+        if (rc)
+            return rc;
+    }
     return 0;
 }
 
@@ -200,7 +201,12 @@ int sim_device_desc_from_eni(const struct ecat_eni_slave *sl, struct sim_device_
 {
     memset(d, 0, sizeof *d);
     od_init(extra);
-    snprintf(d->name, sizeof d->name, "%s", sl->name ? sl->name : "");
+    const char *n = sl->name ? sl->name : "ENI slave";
+    const char *p = strchr(n, '('), *q = p ? strchr(p, ')') : NULL;
+    if (p && q && q > p + 1)          /* TwinCAT's "Term 2 (EL2008)": the device is EL2008 */
+        snprintf(d->name, sizeof d->name, "%.*s", (int)(q - p - 1), p + 1);
+    else
+        snprintf(d->name, sizeof d->name, "%s", n);
     snprintf(d->type, sizeof d->type, "%s", sl->product_revision && *sl->product_revision
                                                 ? sl->product_revision : d->name);
     d->vendor = sl->id.vendor;
@@ -214,6 +220,9 @@ int sim_device_desc_from_eni(const struct ecat_eni_slave *sl, struct sim_device_
     d->features = 0x01CC;
     sms(d, sl);
     int rc = pdos(d, sl, err, errlen);
+    /* the ENI lists the device's whole offer (a drive's 31/35 PDOs); the SII holds
+     * the ones assigned, the rest is in the dictionary */
+    d->sii_assigned_pdos_only = true;
     if (rc)
         return rc;
     d->n_fmmu = 0;
@@ -222,6 +231,10 @@ int sim_device_desc_from_eni(const struct ecat_eni_slave *sl, struct sim_device_
     if (d->n_txpdo)
         d->fmmu_use[d->n_fmmu++] = 2;
     if (sl->has_mbx) {
+        d->boot_out_start = sl->boot_send_start;   /* the master sends into SM0 */
+        d->boot_out_len = sl->boot_send_len;
+        d->boot_in_start = sl->boot_recv_start;
+        d->boot_in_len = sl->boot_recv_len;
         d->mbx_protocols = (uint8_t)(sl->mbx_proto ? sl->mbx_proto : MBX_PROTO_COE);
         d->coe_details = 0x01 | 0x02 | 0x20;      /* SDO, SDO info, complete access */
         for (unsigned i = 0; i < sl->n_coe; i++) {

@@ -8,7 +8,9 @@
 #include "sim/od.h"
 
 #define SIM_PD_MAX 1024            /* bytes of outputs or inputs one device can have */
-#define SIM_PD_MAP_MAX (SIM_MAX_PDO * SIM_MAX_PDO_ENTRY)
+/* mapped entries per direction in the assigned PDOs (not offered PDOs x entries: the
+ * image, SIM_PD_MAX bytes, bounds what can be mapped at once) */
+#define SIM_PD_MAP_MAX 512
 
 /* One mapped PDO entry in a process image: value bits <-> image bit offset. */
 struct sim_pd_map {

@@ -11,6 +11,7 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include "ecat/proto.h"
+#include "util/wire.h"
 
 #define ESI_MAX_BYTES (64u << 20)
 
@@ -204,6 +205,39 @@ static void parse_mailbox(const xmlNode *dev, struct sim_device_desc *d)
                      (attr_bool(coe, "PdoUpload") ? 0x10 : 0) | (attr_bool(coe, "CompleteAccess") ? 0x20 : 0);
 }
 
+/* <Eeprom><BootStrap>: the SII's bootstrap mailbox words 0x14-0x17 as 8 hex bytes,
+ * little-endian words RX offset, RX size, TX offset, TX size (e.g. the EL4002's
+ * "0010F400F410F400": 244 bytes at 0x1000 and at 0x10F4). */
+static int parse_bootstrap(const xmlNode *dev, struct sim_device_desc *d, char *err, size_t errlen)
+{
+    const xmlNode *b = esi_child(esi_child(dev, "Eeprom"), "BootStrap");
+    char t[64];
+    if (!b)
+        return 0;
+    esi_text(b, t, sizeof t);
+    uint8_t v[8];
+    size_t n = 0;
+    for (const char *c = t; *c; c++) {
+        if (*c == ' ' || *c == '\t' || *c == '\n' || *c == '\r')
+            continue;
+        int h = *c >= '0' && *c <= '9' ? *c - '0' : *c >= 'a' && *c <= 'f' ? *c - 'a' + 10
+              : *c >= 'A' && *c <= 'F' ? *c - 'A' + 10 : -1;
+        if (h < 0 || n >= 16)
+            return esi_fail(err, errlen, -EINVAL, b, "<BootStrap>: expected 16 hex digits "
+                            "(RX offset/size, TX offset/size), found '%s'", t);
+        v[n / 2] = (uint8_t)(n % 2 ? v[n / 2] << 4 | h : h);
+        n++;
+    }
+    if (n != 16)
+        return esi_fail(err, errlen, -EINVAL, b, "<BootStrap>: expected 16 hex digits "
+                        "(RX offset/size, TX offset/size), found '%s'", t);
+    d->boot_out_start = get_le16(v);
+    d->boot_out_len = get_le16(v + 2);
+    d->boot_in_start = get_le16(v + 4);
+    d->boot_in_len = get_le16(v + 6);
+    return 0;
+}
+
 /* A device lists DC op modes; one that offers no mode without SYNC activation (no
  * free run) cannot run without DC: it is dc_required. */
 static int parse_dc(const xmlNode *dev, struct sim_device_desc *d, char *err, size_t errlen)
@@ -286,6 +320,8 @@ static int parse_device(const xmlNode *dev, uint32_t vendor, struct sim_esi_devi
         rc = parse_pdos(dev, "TxPdo", d->txpdo, &d->n_txpdo, err, errlen);
     if (!rc)
         rc = parse_dc(dev, d, err, errlen);
+    if (!rc)
+        rc = parse_bootstrap(dev, d, err, errlen);
     if (rc)
         return rc;
     parse_fmmu(dev, d);

@@ -84,15 +84,19 @@ static void header(const struct sim_device_desc *d, uint8_t *b, size_t total)
     put_le32(b + 2 * SII_W_SERIAL, d->serial);
     if (mbx) {
         /* the bootstrap mailbox (words 0x14-0x17) only where FoE can take a firmware:
-         * BOOT is refused with 0x0013 otherwise; it lies where the standard one does */
+         * BOOT is refused with 0x0013 otherwise; it lies where the description says
+         * (ENI/ESI BootStrap), else where the standard one does */
+        bool own = d->boot_out_len && d->boot_in_len;
+        uint16_t v[2][4] = {
+            { d->sm[mo].start, d->sm[mo].len, d->sm[mi].start, d->sm[mi].len },
+            { own ? d->boot_out_start : d->sm[mo].start, own ? d->boot_out_len : d->sm[mo].len,
+              own ? d->boot_in_start : d->sm[mi].start, own ? d->boot_in_len : d->sm[mi].len },
+        };
         static const uint16_t w[2] = { SII_W_STD_RX_OFF, SII_W_BOOT_RX_OFF };
         int nw = (d->mbx_protocols & MBX_PROTO_FOE) ? 2 : 1;
-        for (int k = 0; k < nw; k++) {
-            put_le16(b + 2 * w[k], d->sm[mo].start);
-            put_le16(b + 2 * (w[k] + 1), d->sm[mo].len);
-            put_le16(b + 2 * (w[k] + 2), d->sm[mi].start);
-            put_le16(b + 2 * (w[k] + 3), d->sm[mi].len);
-        }
+        for (int k = 0; k < nw; k++)
+            for (int j = 0; j < 4; j++)
+                put_le16(b + 2 * (w[k] + j), v[k][j]);
         put_le16(b + 2 * SII_W_MBX_PROTO, d->mbx_protocols);
     }
     put_le16(b + 2 * SII_W_SIZE, (uint16_t)(total * 8 / 1024 - 1)); /* kbit - 1 */
@@ -114,17 +118,26 @@ static void general(struct out *o, const struct sim_device_desc *d, struct strta
     put_le16(g + 16, 0x0011);
 }
 
-static void pdos(struct out *o, uint16_t cat, const struct sim_pdo *p, unsigned n, struct strtab *t)
+/* Does the SII describe PDO p of d? */
+static bool in_sii(const struct sim_device_desc *d, const struct sim_pdo *p)
+{
+    return !d->sii_assigned_pdos_only || p->sm >= 0;
+}
+
+static void pdos(struct out *o, const struct sim_device_desc *d, uint16_t cat, const struct sim_pdo *p,
+                 unsigned n, struct strtab *t)
 {
     size_t bytes = 0;
     for (unsigned i = 0; i < n; i++)
-        bytes += 8 + 8 * (size_t)p[i].n;
-    if (!n)
+        bytes += in_sii(d, &p[i]) ? 8 + 8 * (size_t)p[i].n : 0;
+    if (!bytes)
         return;
     uint8_t *c = category(o, cat, bytes);
     if (!c)
         return;
-    for (unsigned i = 0; i < n; i++, c += 8) {
+    for (unsigned i = 0; i < n; i++) {
+        if (!in_sii(d, &p[i]))
+            continue;
         put_le16(c, p[i].index);
         c[2] = (uint8_t)p[i].n;
         c[3] = (uint8_t)p[i].sm;       /* -1 -> 0xFF: not assigned by default */
@@ -139,6 +152,7 @@ static void pdos(struct out *o, uint16_t cat, const struct sim_pdo *p, unsigned 
             c[4] = (uint8_t)e->datatype;
             c[5] = e->bits;
         }
+        c += 8;
     }
 }
 
@@ -170,6 +184,8 @@ static void collect_strings(const struct sim_device_desc *d, struct strtab *t)
         const struct sim_pdo *p = dir ? d->rxpdo : d->txpdo;
         unsigned n = dir ? d->n_rxpdo : d->n_txpdo;
         for (unsigned i = 0; i < n; i++) {
+            if (!in_sii(d, &p[i]))
+                continue;
             str_idx(t, p[i].name);
             for (unsigned k = 0; k < p[i].n; k++)
                 str_idx(t, p[i].e[k].name);
@@ -197,8 +213,8 @@ static void body(struct out *o, const struct sim_device_desc *d, struct strtab *
             c[7] = d->sm[i].type;
         }
     }
-    pdos(o, SII_CAT_TXPDO, d->txpdo, d->n_txpdo, t);
-    pdos(o, SII_CAT_RXPDO, d->rxpdo, d->n_rxpdo, t);
+    pdos(o, d, SII_CAT_TXPDO, d->txpdo, d->n_txpdo, t);
+    pdos(o, d, SII_CAT_RXPDO, d->rxpdo, d->n_rxpdo, t);
     if (d->n_dc_opmode) {
         /* ETG.2010 DC category: 24 bytes per op mode */
         uint8_t *c = category(o, SII_CAT_DC, 24 * (size_t)d->n_dc_opmode);

@@ -3,46 +3,14 @@
 # real tool's ENI expects, `takt ecat run -f F` brings them to OP with the ENI's own
 # init commands and cyclic frames, no WKC error, and tshark finds nothing wrong in the
 # capture: TwinCAT's mega_master_eni.xml, and EC-Engineer's rocos-eni4.xml (4 drives,
-# DC). Fixture ENIs come from $TAKT_FIXTURES (skipped when absent).
+# DC), both files as they are on both sides. Fixture ENIs come from $TAKT_FIXTURES
+# (skipped when absent).
 . "$(dirname "$0")/lib.sh"
 
-# The simulator's copy of an ENI: without the PDOs no SM assigns and no CoE init command
-# touches (the simulator holds 16 per direction; the rocos drives list 31/35), and with
-# the drive parameters the ENI writes over CoE as entries of an unassigned PDO (the
-# simulator's dictionary of a slave described from an ENI holds only what PDOs map).
-sim_copy() {
-    python3 - "$1" "$2" <<'PY'
-import re, sys
-s = open(sys.argv[1], encoding="latin-1").read()
-keep = {int(x) for x in re.findall(r"<Pdo>(\d+)</Pdo>", s)}
-coe = re.findall(r"<Ccs>1</Ccs>.*?<Index>(\d+)</Index>\s*<SubIndex>(\d+)</SubIndex>\s*<Data>(\w+)</Data>", s, re.S)
-keep |= {int(i) for i, _, _ in coe}
-def pdo(m):
-    i = re.search(r"<Index>#x([0-9a-fA-F]+)</Index>", m.group(0))
-    return m.group(0) if i and int(i.group(1), 16) in keep else ""
-s = re.sub(r"<(RxPdo|TxPdo)\b.*?</\1>", pdo, s, flags=re.S)
-mapped = {(int(i, 16), int(k)) for i, k in re.findall(r"<Entry><Index>#x([0-9a-fA-F]+)</Index><SubIndex>(\d+)</SubIndex>", s)}
-extra = ""
-for i, k, d in dict.fromkeys(coe):
-    i, k, n = int(i), int(k), len(d) // 2
-    if 0x1600 <= i <= 0x1CFF or (i, k) in mapped or not 1 <= n <= 4:
-        continue
-    t = {1: "USINT", 2: "UINT"}.get(n, "UDINT")
-    extra += f"<Entry><Index>#x{i:04x}</Index><SubIndex>{k}</SubIndex><BitLen>{8 * n}</BitLen><Name>p{i:04x}</Name><DataType>{t}</DataType></Entry>"
-    mapped.add((i, k))
-if extra:
-    s = s.replace("</ProcessData>", "<RxPdo><Index>#x17ff</Index><Name>drive parameters</Name>" + extra + "</RxPdo></ProcessData>")
-open(sys.argv[2], "w", encoding="latin-1").write(s)
-PY
-}
-
 run_eni() {
-    local name=$1 f="$TAKT_FIXTURES/eni/$1" t=3 dc=${2:-} sim_eni="$TAKT_FIXTURES/eni/$1"
-    if [ -n "$dc" ]; then
-        sim_eni="$NET_TMP/sim-$name"
-        sim_copy "$f" "$sim_eni" || net_fail "$name: cannot make the simulator's copy"
-    fi
-    on_b "$TAKT" sim ecat -i "$TAKT_IF_B" --eni "$sim_eni" -t $((t + 12)) >"$NET_TMP/sim-$name.out" 2>&1 &
+    local name=$1 f="$TAKT_FIXTURES/eni/$1" t=3 dc=${2:-}
+    # the simulator and the master read the same, unmodified file
+    on_b "$TAKT" sim ecat -i "$TAKT_IF_B" --eni "$f" -t $((t + 12)) >"$NET_TMP/sim-$name.out" 2>&1 &
     local sim=$!
     sleep 0.3
     "$TAKT" ecat run -i "$TAKT_IF_A" -f "$f" -c 1000 -t $t $dc --json "$NET_TMP/run-$name.json" \

@@ -112,8 +112,24 @@ static void elmo_drives(void **state)
     assert_int_equal(eni->n_slaves, 4);
     for (unsigned k = 0; k < eni->n_slaves; k++)
         check_slave(&eni->slave[k]);
-    /* the drive model runs on the ENI's mapping: enable it and move in csp */
+    /* the whole offer the ENI lists (more than the 16 the simulator once held), the
+     * assigned ones first in SM order, the rest unassigned */
     char err[256];
+    {
+        struct sim_device_desc *dd = malloc(sizeof *dd);
+        struct sim_od extra;
+        unsigned rx = 0, tx = 0;
+        for (unsigned i = 0; i < eni->slave[0].n_pdo; i++)
+            eni->slave[0].pdo[i].input ? tx++ : rx++;
+        assert_true(rx > 16 && tx > 16);
+        assert_int_equal(sim_device_desc_from_eni(&eni->slave[0], dd, &extra, err, sizeof err), 0);
+        assert_int_equal(dd->n_rxpdo, rx);
+        assert_int_equal(dd->n_txpdo, tx);
+        assert_int_equal(dd->rxpdo[rx - 1].sm, -1);
+        od_free(&extra);
+        free(dd);
+    }
+    /* the drive model runs on the ENI's mapping: enable it and move in csp */
     struct sim_device *d = NULL;
     const struct ecat_eni_slave *sl = &eni->slave[0];
     assert_int_equal(sim_device_from_eni(sl, &d, err, sizeof err), 0);

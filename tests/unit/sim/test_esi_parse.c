@@ -209,6 +209,45 @@ static void broken_input(void **state)
     free(d);
 }
 
+/* <Eeprom><BootStrap> puts the bootstrap mailbox into SII words 0x14-0x17 (here as
+ * the EL4002's ESI: 244 bytes each at 0x1000/0x10F4), the standard one stays in
+ * 0x18-0x1B; a malformed one is refused naming the element. */
+static void bootstrap(void **state)
+{
+    (void)state;
+    struct sim_esi_device *d = malloc(sizeof *d);
+    char err[256];
+    char xml[1024];
+    static const char *fmt =
+        "<EtherCATInfo><Vendor><Id>2</Id></Vendor><Descriptions><Devices><Device>"
+        "<Type ProductCode=\"1\" RevisionNo=\"1\">X</Type>"
+        "<Sm DefaultSize=\"128\" StartAddress=\"#x1000\" ControlByte=\"#x26\" Enable=\"1\">MBoxOut</Sm>"
+        "<Sm DefaultSize=\"128\" StartAddress=\"#x1080\" ControlByte=\"#x22\" Enable=\"1\">MBoxIn</Sm>"
+        "<Mailbox><CoE/><FoE/></Mailbox>\n<Eeprom><ByteSize>2048</ByteSize><BootStrap>%s</BootStrap></Eeprom>"
+        "</Device></Devices></Descriptions></EtherCATInfo>";
+    snprintf(xml, sizeof xml, fmt, "0010F400F410F400");
+    assert_int_equal(sim_esi_parse(xml, strlen(xml), NULL, d, err, sizeof err), 0);
+    assert_int_equal(d->desc.boot_out_start, 0x1000);
+    assert_int_equal(d->desc.boot_out_len, 244);
+    assert_int_equal(d->desc.boot_in_start, 0x10F4);
+    assert_int_equal(d->desc.boot_in_len, 244);
+    struct sim_device *dev = NULL;
+    assert_int_equal(sim_device_new(&d->desc, &d->dict, &dev), 0);
+    static const uint16_t want[8] = { 0x1000, 244, 0x10F4, 244, 0x1000, 128, 0x1080, 128 };
+    for (unsigned k = 0; k < 8; k++)
+        assert_int_equal(get_le16(dev->sii + 2 * (0x14 + k)), want[k]);
+    dev->ops->destroy(dev);
+    sim_esi_free(d);
+    snprintf(xml, sizeof xml, fmt, "0010F400F410");
+    assert_int_equal(sim_esi_parse(xml, strlen(xml), NULL, d, err, sizeof err), -EINVAL);
+    assert_non_null(strstr(err, "line 2"));
+    assert_non_null(strstr(err, "<BootStrap>: expected 16 hex digits"));
+    assert_non_null(strstr(err, "'0010F400F410'"));
+    snprintf(xml, sizeof xml, fmt, "0010F400F410F4zz");
+    assert_int_equal(sim_esi_parse(xml, strlen(xml), NULL, d, err, sizeof err), -EINVAL);
+    free(d);
+}
+
 /* DataTypes with an ArrayInfo subitem expand to one entry per element; defaults by
  * name, DefaultData bytes in memory order, DefaultValue numbers, DefaultString. */
 static void dictionary_types(void **state)
@@ -320,6 +359,7 @@ int main(void)
         cmocka_unit_test(own_coe_devices),
         cmocka_unit_test(beckhoff_ek1100),
         cmocka_unit_test(broken_input),
+        cmocka_unit_test(bootstrap),
         cmocka_unit_test(dictionary_types),
         cmocka_unit_test(catalogue),
         cmocka_unit_test(device_list),
