@@ -8,7 +8,9 @@
 #include <string.h>
 #include "ecat/eni.h"
 #include "sim/device_ext.h"
+#include <libxml/parser.h>
 #include "sim/esi.h"
+#include "sim/esi_xml.h"
 #include "sim/net.h"
 
 /* A catalogue device with the same identity, if takt has one. */
@@ -26,6 +28,77 @@ static int from_catalogue(const struct ecat_ident *id, struct sim_device **out, 
         d->ops->destroy(d);
     }
     return -ENOENT;
+}
+
+/* Where slave k of the file hangs: its <PreviousPort> (ETG.2100; of several, the
+ * Selected one) names the previous slave by PhysAddr and that slave's port by letter,
+ * A-D = ESC port 0-3 (the fixture's EK1100, Physics "YKY", has its E-bus on B = port 1,
+ * its X2 on C). Appends "PARENT:PORT," to spec; 1 when the slave has none. */
+static int prev_port(const xmlNode *sl, const struct ecat_eni *eni, unsigned k, char *spec,
+                     size_t len, char *err, size_t errlen)
+{
+    const xmlNode *pp = NULL;
+    char b[32];
+    for (const xmlNode *c = sl->children; c; c = c->next)
+        if (esi_is(c, "PreviousPort")) {
+            xmlChar *sel = xmlGetProp(c, (const xmlChar *)"Selected");
+            bool chosen = sel && (!strcmp((const char *)sel, "1") || !strcmp((const char *)sel, "true"));
+            xmlFree(sel);
+            if (!pp || chosen)
+                pp = c;
+        }
+    if (!pp)
+        return 1;
+    const char *port = esi_text(esi_child(pp, "Port"), b, sizeof b);
+    if (strlen(port) != 1 || port[0] < 'B' || port[0] > 'D')
+        return esi_fail(err, errlen, -EINVAL, pp, "slave %u <PreviousPort><Port>: expected B, C or D, "
+                        "found '%s'", k + 1, port);
+    unsigned n = (unsigned)(port[0] - 'A');
+    char *end;
+    unsigned long phys = strtoul(esi_text(esi_child(pp, "PhysAddr"), b, sizeof b), &end, 0);
+    for (unsigned i = 0; i < k; i++)
+        if (*b && !*end && eni->slave[i].phys_addr == phys) {
+            size_t at = strlen(spec);
+            snprintf(spec + at, len - at, "%u:%u,", i + 1, n);
+            return 0;
+        }
+    return esi_fail(err, errlen, -EINVAL, pp, "slave %u <PreviousPort><PhysAddr>: expected the PhysAddr "
+                    "of an earlier slave, found '%s'", k + 1, b);
+}
+
+/* The tree the ENI's PreviousPort elements describe as a takt_sim_set_topology spec;
+ * "" when no slave has one (a line). */
+static int eni_topology(const char *path, const struct ecat_eni *eni, char *spec, size_t len,
+                        char *err, size_t errlen)
+{
+    spec[0] = 0;
+    xmlDoc *doc = xmlReadFile(path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+    if (!doc)
+        return 0;                     /* ecat_eni_load read it: cannot happen */
+    const xmlNode *cfg = esi_child(xmlDocGetRootElement(doc), "Config");
+    unsigned k = 0, given = 0;
+    int rc = 0;
+    for (const xmlNode *c = cfg ? cfg->children : NULL; c && !rc && k < eni->n_slaves; c = c->next) {
+        if (!esi_is(c, "Slave"))
+            continue;
+        if (k) {
+            rc = prev_port(c, eni, k, spec, len, err, errlen);
+            if (rc == 1) {            /* none: on port B of the slave before */
+                size_t at = strlen(spec);
+                snprintf(spec + at, len - at, "%u:1,", k);
+                rc = 0;
+            } else if (!rc) {
+                given++;
+            }
+        }
+        k++;
+    }
+    xmlFreeDoc(doc);
+    if (!given || rc)
+        spec[0] = 0;
+    else if (*spec)
+        spec[strlen(spec) - 1] = 0;   /* the last comma */
+    return rc;
 }
 
 int takt_sim_create_eni(const char *path, const struct takt_sim_opts *o,
@@ -61,8 +134,8 @@ int takt_sim_create_eni(const char *path, const struct takt_sim_opts *o,
             snprintf(err, errlen, "slave %u: %s", k + 1, strerror(-rc));
         }
     }
-    ecat_eni_free(eni);
     if (rc) {
+        ecat_eni_free(eni);
         if (s) {
             s->n = k ? k - 1 : 0;       /* the failed slot holds nothing */
             takt_sim_destroy(s);
@@ -72,6 +145,20 @@ int takt_sim_create_eni(const char *path, const struct takt_sim_opts *o,
     s->make_dev = NULL;
     s->reach = s->n;
     sim_net_topology(s, 0);
+    /* "NNNN:P," per slave */
+    size_t slen = 8 * (size_t)eni->n_slaves + 1;
+    char *spec = malloc(slen);
+    rc = spec ? eni_topology(path, eni, spec, slen, err, errlen) : -ENOMEM;
+    if (!rc && *spec)
+        rc = takt_sim_set_topology(s, spec, err, errlen);
+    if (rc && rc != -ENOMEM)
+        snprintf(err + strlen(err), errlen - strlen(err), " (%s: tree from the slaves' PreviousPort)", path);
+    free(spec);
+    ecat_eni_free(eni);
+    if (rc) {
+        takt_sim_destroy(s);
+        return rc;
+    }
     *out = s;
     return 0;
 }
