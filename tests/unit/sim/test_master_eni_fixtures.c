@@ -1,7 +1,9 @@
 /* The master with an ENI driving start-up against the simulator built from the real
  * ENIs in $TAKT_FIXTURES (skipped without): TwinCAT's to OP, down to INIT, with frame
- * loss and after a cable cut; EC-Engineer's (4 drives, DC) to OP; copies of TwinCAT's
- * with one value changed: a validate that never matches, a wrong Cnt, CoE upload checks. */
+ * loss, after a cable cut and to BOOT; EC-Engineer's (4 drives, DC) to OP and what its
+ * CoE commands wrote; both files unmodified on both sides. Then masters given copies of
+ * TwinCAT's with one value changed: a bootstrap mailbox the slave does not have, a
+ * validate that never matches, a wrong Cnt, CoE upload checks. */
 #include "unit/sim/eni_rig.h"
 
 static void test_mega_master(void **state)
@@ -145,8 +147,8 @@ static void test_mega_down(void **state)
     erig_free(r);
 }
 
-/* The EC-Engineer fixture to OP: the simulator from the trimmed copy, the master from
- * the file as it is (with DC: the drives run SYNC0). */
+/* The EC-Engineer fixture to OP, simulator and master from the file as it is (with DC:
+ * the drives run SYNC0). */
 static void test_rocos(void **state)
 {
     (void)state;
@@ -154,6 +156,38 @@ static void test_rocos(void **state)
     if (!fixture("rocos-eni4.xml", path, sizeof path))
         skip();
     run_fixture(path, path, true);
+}
+
+/* What the ENI's CoE init commands wrote is in the simulated drives' dictionaries, read
+ * back over CoE in OP: the cycle time 0x60C2:01 (its 0x6060 is mapped: the outputs
+ * overwrite it), the assignment with
+ * 0x161C (beyond the 16 RxPDOs the simulator once held) at 0x1C12:05; a mapping the ENI only lists
+ * (0x1A1F, current actual value) is offered too. */
+static void test_rocos_dictionary(void **state)
+{
+    (void)state;
+    char path[512];
+    if (!fixture("rocos-eni4.xml", path, sizeof path))
+        skip();
+    struct erig *r = erig_new(path, path, true);      /* the drives need SYNC0 for SAFEOP */
+    assert_int_equal(ecat_master_set_state(r->m, AL_PREOP, 5 * TAKT_NS_PER_S), 0);
+    assert_int_equal(ecat_master_configure_eni(r->m, path), 0);
+    assert_int_equal(ecat_master_set_state(r->m, AL_OP, 20 * TAKT_NS_PER_S), 0);
+    static const struct { uint16_t index; uint8_t sub; uint32_t want; size_t len; } obj[] = {
+        { 0x60C2, 1, 0x01, 1 }, { 0x1C12, 0, 5, 1 },
+        { 0x1C12, 5, 0x161C, 2 }, { 0x1C13, 5, 0x1A1D, 2 }, { 0x1A1F, 1, 0x60780010, 4 },
+    };
+    for (unsigned k = 0; k < r->eni->n_slaves; k++)
+        for (size_t i = 0; i < sizeof obj / sizeof obj[0]; i++) {
+            uint8_t v[8] = { 0 };
+            size_t n = 0;
+            int rc = ecat_sdo_upload(r->m, k, obj[i].index, obj[i].sub, false, v, sizeof v, &n);
+            if (rc)
+                fail_msg("slave %u 0x%04X:%02X: %s", k, obj[i].index, obj[i].sub, ecat_master_error(r->m));
+            assert_int_equal(n, obj[i].len);
+            assert_int_equal(get_le32(v), obj[i].want);
+        }
+    erig_free(r);
 }
 
 /* A cable cut after slave 2 and its heal: the slaves behind it are reported lost, come
@@ -296,6 +330,7 @@ int main(void)
         cmocka_unit_test(test_mega_boot),
         cmocka_unit_test(test_mega_loss),
         cmocka_unit_test(test_rocos),
+        cmocka_unit_test(test_rocos_dictionary),
         cmocka_unit_test(test_recovery),
         cmocka_unit_test(test_validate_never_matches),
         cmocka_unit_test(test_wrong_cnt),
