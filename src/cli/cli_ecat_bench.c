@@ -30,6 +30,7 @@ struct eb_row {
     uint64_t cycles, overruns, sent, lost, late, wkc;
     /* attribution of the losses counted while the cycle thread ran */
     uint64_t before, logged, in_sim, in_master, unexplained;
+    uint64_t in_both;                        /* of in_sim: the master woke late too */
     /* simulator */
     bool sim_busy, sim_fifo;
     uint64_t sim_stalls;
@@ -177,6 +178,8 @@ static void attribute(struct eb_row *r, const char *master_json, const char *sim
             int64_t len = json_object_get_int64(json_object_array_get_idx(s, 1));
             sim = from < seen && from + len > sent;
         }
+        if (sim && dev > r->cycle_ns)
+            r->in_both++;
         if (sim)
             r->in_sim++;
         else if (dev > r->cycle_ns)
@@ -295,10 +298,10 @@ static void print_row(FILE *f, const struct eb_row *r)
         snprintf(ct, sizeof ct, "%s", r->ct.missing ? "not installed" : "did not run");
     }
     fprintf(f, "| %lld | %.1f/%.1f/%.1f | %.1f | %s/%s/%.1f | %s | %" PRIu64 " | %" PRIu64 " (%" PRIu64
-               ") | %" PRIu64 " | ≥ %.0f: %" PRIu64 ", %.0f | %" PRIu64 " / %" PRIu64 " / %" PRIu64,
+               ") | %" PRIu64 " | ≥ %.0f: %" PRIu64 ", %.0f | %" PRIu64 " (%" PRIu64 ") / %" PRIu64 " / %" PRIu64,
             (long long)(r->cycle_ns / 1000), r->td_min / 1e3, r->td_avg / 1e3, r->td_max / 1e3, r->cpu_us, p1,
             p2, r->dev_max / 1e3, ct, r->sent, r->lost, r->late, r->wkc, r->stall_thr / 1e3, r->sim_stalls,
-            r->sim_stall_max / 1e3, r->in_sim, r->in_master, r->unexplained);
+            r->sim_stall_max / 1e3, r->in_sim, r->in_both, r->in_master, r->unexplained);
     if (r->before)
         fprintf(f, " (+%" PRIu64 " at start-up)", r->before);
     fprintf(f, " |\n");
@@ -310,11 +313,12 @@ static void print_table(FILE *f, const struct eb *b, const struct eb_row *r, uns
                "lost (late): frames counted lost (of which came back after their cycle); sim stalls: "
                "times the simulator's loop did not turn or a frame waited for its answer longer than "
                "the threshold (%ld us, at most a quarter of the cycle), and the longest; lost in: "
-               "losses of the cycle thread whose round trip overlapped a simulator stall / with a master "
+               "losses of the cycle thread whose round trip overlapped a simulator stall (of which the "
+               "master also woke more than a cycle late: the whole machine stalled) / else with a master "
                "wake-up more than a cycle late / neither\n\n", b->preset, b->secs, b->setup, b->stall_us);
     fprintf(f, "| cycle µs | Task Duration min/avg/max µs | CPU µs/cycle | cycle dev p99/p99.9/max µs | "
                "cyclictest p99/p99.9/max µs | frames sent | lost (late) | WKC err | sim stalls ≥ µs: n, longest µs | "
-               "lost in: sim stall / master stall / unexplained |\n");
+               "lost in: sim stall (master late too) / master stall / unexplained |\n");
     fprintf(f, "|---:|---|---:|---|---|---:|---:|---:|---|---|\n");
     for (unsigned i = 0; i < nr; i++)
         print_row(f, &r[i]);
@@ -365,6 +369,7 @@ static json_object *row_json(const struct eb_row *r)
     json_object_object_add(at, "before_cycle_thread", json_object_new_uint64(r->before));
     json_object_object_add(at, "in_cycle_thread", json_object_new_uint64(r->logged));
     json_object_object_add(at, "sim_stall", json_object_new_uint64(r->in_sim));
+    json_object_object_add(at, "sim_stall_master_late_too", json_object_new_uint64(r->in_both));
     json_object_object_add(at, "master_stall", json_object_new_uint64(r->in_master));
     json_object_object_add(at, "unexplained", json_object_new_uint64(r->unexplained));
     json_object_object_add(o, "lost_attribution", at);

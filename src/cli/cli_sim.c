@@ -195,8 +195,10 @@ static void spin_until(takt_ns_t t)
  * answering one the loop sleeps in recv until GUARD_NS before the next is due (a frame
  * arriving earlier ends the sleep) and spins only from there; the period is the
  * shortest gap between frames over the last 32 to 64 (gaps under 50 us are frames of the
- * same cycle). Where the period leaves no room for that (short cycles), it gives up the
- * CPU for 7 % of the time it spun, right after answering a frame. */
+ * same cycle); at cycles under 400 us the guard is half the period (a wake-up there can
+ * be late: the answer then is too, which the stall log shows, but a throttled loop
+ * answers nothing for tens of ms). Where no room is left it gives up the CPU for 7 % of
+ * the time it spun, right after answering a frame. */
 #define GUARD_NS     (200 * TAKT_NS_PER_US)
 #define SPIN_NS      (400 * TAKT_NS_PER_US)
 #define IDLE_SPIN_NS (5 * TAKT_NS_PER_MS)
@@ -226,7 +228,8 @@ static takt_ns_t pace_wait(const struct pace *p, takt_ns_t now, bool answered)
 {
     takt_ns_t per = p->gmin[1] && (!p->gmin[0] || p->gmin[1] < p->gmin[0]) ? p->gmin[1] : p->gmin[0];
     if (answered && per) {
-        takt_ns_t w = p->last + per - GUARD_NS - now;
+        takt_ns_t guard = per / 2 < GUARD_NS ? per / 2 : GUARD_NS;
+        takt_ns_t w = p->last + per - guard - now;
         if (w >= 20 * TAKT_NS_PER_US)
             return w < 10 * TAKT_NS_PER_MS ? w : 10 * TAKT_NS_PER_MS;
     }

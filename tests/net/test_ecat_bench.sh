@@ -44,6 +44,7 @@ for x in rows:
     a = x["lost_attribution"]
     check(x["frames_lost"] == a["before_cycle_thread"] + a["in_cycle_thread"], t + ": lost %d != start-up %d + cycle thread %d" % (x["frames_lost"], a["before_cycle_thread"], a["in_cycle_thread"]))
     check(a["in_cycle_thread"] == a["sim_stall"] + a["master_stall"] + a["unexplained"], t + ": attribution does not add up: %s" % a)
+    check(a["sim_stall_master_late_too"] <= a["sim_stall"], t + ": more sim stalls with a late master than sim stalls")
     check(x["frames_late"] <= x["frames_lost"], t + ": more late than lost")
     check(x["wkc_errors"] == 0, t + ": %d WKC errors" % x["wkc_errors"])
     s = x["simulator"]
