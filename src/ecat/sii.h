@@ -18,8 +18,8 @@ struct ecat_ident {
 #define ECAT_SII_STRPOOL      6144
 #define ECAT_SII_MAX_FMMU     16
 #define ECAT_SII_MAX_SM       16
-#define ECAT_SII_MAX_PDOS     64    /* TxPDO + RxPDO together */
-#define ECAT_SII_MAX_ENTRIES  512
+#define ECAT_SII_MAX_PDOS     256   /* TxPDO + RxPDO together (a drive may list its whole offer) */
+#define ECAT_SII_MAX_ENTRIES  2048
 #define ECAT_SII_MAX_DC       8
 
 /* FMMU usage byte of category 40 (ref §5). */
