@@ -352,6 +352,26 @@ int ecat_master_drive(struct ecat_master *m, bool (*done)(struct ecat_master *m,
     }
 }
 
+void ecat_wait_done(void *ctx, int err, const uint8_t *data, size_t len)
+{
+    struct ecat_wait *w = ctx;
+    (void)data;
+    w->err = err;
+    w->len = len;
+    w->done = true;
+}
+
+static bool wait_check(struct ecat_master *m, void *ctx)
+{
+    (void)m;
+    return ((struct ecat_wait *)ctx)->done;
+}
+
+int ecat_wait_drive(struct ecat_master *m, struct ecat_wait *w, takt_ns_t timeout_ns)
+{
+    return ecat_master_drive(m, wait_check, w, timeout_ns);
+}
+
 /* --- bring-up --------------------------------------------------------------------- */
 
 static bool scan_done(struct ecat_master *m, void *ctx)

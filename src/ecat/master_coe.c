@@ -382,26 +382,9 @@ int ecat_sdo_info_async(struct ecat_master *m, unsigned pos, enum ecat_sdo_info_
 
 /* --- blocking wrappers (tools only) -------------------------------------------------- */
 
-struct wait { bool done; int err; size_t len; };
-
-static void wait_done(void *ctx, int err, const uint8_t *data, size_t len)
+static int wait_for(struct ecat_master *m, struct ecat_wait *w, size_t *len)
 {
-    struct wait *w = ctx;
-    (void)data;
-    w->err = err;
-    w->len = len;
-    w->done = true;
-}
-
-static bool wait_check(struct ecat_master *m, void *ctx)
-{
-    (void)m;
-    return ((struct wait *)ctx)->done;
-}
-
-static int wait_for(struct ecat_master *m, struct wait *w, size_t *len)
-{
-    int rc = ecat_master_drive(m, wait_check, w, m->o.sdo_timeout_ns + TAKT_NS_PER_S);
+    int rc = ecat_wait_drive(m, w, m->o.sdo_timeout_ns + TAKT_NS_PER_S);
     if (rc) {
         /* the slot must not call back into this stack frame later */
         for (unsigned i = 0; i < ECAT_SDO_SLOTS; i++)
@@ -417,23 +400,23 @@ static int wait_for(struct ecat_master *m, struct wait *w, size_t *len)
 int ecat_sdo_upload(struct ecat_master *m, unsigned pos, uint16_t index, uint8_t sub, bool ca,
                     void *buf, size_t cap, size_t *len)
 {
-    struct wait w = { 0 };
-    int rc = ecat_sdo_upload_async(m, pos, index, sub, ca, buf, cap, wait_done, &w);
+    struct ecat_wait w = { 0 };
+    int rc = ecat_sdo_upload_async(m, pos, index, sub, ca, buf, cap, ecat_wait_done, &w);
     return rc ? rc : wait_for(m, &w, len);
 }
 
 int ecat_sdo_download(struct ecat_master *m, unsigned pos, uint16_t index, uint8_t sub, bool ca,
                       const void *data, size_t len)
 {
-    struct wait w = { 0 };
-    int rc = ecat_sdo_download_async(m, pos, index, sub, ca, data, len, wait_done, &w);
+    struct ecat_wait w = { 0 };
+    int rc = ecat_sdo_download_async(m, pos, index, sub, ca, data, len, ecat_wait_done, &w);
     return rc ? rc : wait_for(m, &w, NULL);
 }
 
 int ecat_sdo_info(struct ecat_master *m, unsigned pos, enum ecat_sdo_info_op op, uint16_t index,
                   uint8_t sub, void *buf, size_t cap, size_t *len)
 {
-    struct wait w = { 0 };
-    int rc = ecat_sdo_info_async(m, pos, op, index, sub, buf, cap, wait_done, &w);
+    struct ecat_wait w = { 0 };
+    int rc = ecat_sdo_info_async(m, pos, op, index, sub, buf, cap, ecat_wait_done, &w);
     return rc ? rc : wait_for(m, &w, len);
 }

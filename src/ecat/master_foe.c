@@ -342,27 +342,10 @@ void ecat_foe_set_progress(struct ecat_master *m, ecat_foe_progress_fn fn, void 
 
 /* --- blocking wrappers (tools only) -------------------------------------------------- */
 
-struct wait { bool done; int err; size_t len; };
-
-static void wait_done(void *ctx, int err, const uint8_t *data, size_t len)
-{
-    struct wait *w = ctx;
-    (void)data;
-    w->err = err;
-    w->len = len;
-    w->done = true;
-}
-
-static bool wait_check(struct ecat_master *m, void *ctx)
-{
-    (void)m;
-    return ((struct wait *)ctx)->done;
-}
-
 /* No overall limit beyond the per-packet timeout: a large firmware takes what it takes. */
-static int wait_for(struct ecat_master *m, struct wait *w, size_t *len)
+static int wait_for(struct ecat_master *m, struct ecat_wait *w, size_t *len)
 {
-    int rc = ecat_master_drive(m, wait_check, w, 24 * 3600 * TAKT_NS_PER_S);
+    int rc = ecat_wait_drive(m, w, 24 * 3600 * TAKT_NS_PER_S);
     if (rc) {
         for (unsigned i = 0; i < ECAT_FOE_SLOTS; i++)
             if (m->foe[i].ctx == w)
@@ -377,16 +360,16 @@ static int wait_for(struct ecat_master *m, struct wait *w, size_t *len)
 int ecat_foe_read(struct ecat_master *m, unsigned pos, const char *name, uint32_t password,
                   void *buf, size_t cap, size_t *len)
 {
-    struct wait w = { 0 };
-    int rc = ecat_foe_read_async(m, pos, name, password, buf, cap, wait_done, &w);
+    struct ecat_wait w = { 0 };
+    int rc = ecat_foe_read_async(m, pos, name, password, buf, cap, ecat_wait_done, &w);
     return rc ? rc : wait_for(m, &w, len);
 }
 
 int ecat_foe_write(struct ecat_master *m, unsigned pos, const char *name, uint32_t password,
                    const void *data, size_t len)
 {
-    struct wait w = { 0 };
-    int rc = ecat_foe_write_async(m, pos, name, password, data, len, wait_done, &w);
+    struct ecat_wait w = { 0 };
+    int rc = ecat_foe_write_async(m, pos, name, password, data, len, ecat_wait_done, &w);
     return rc ? rc : wait_for(m, &w, NULL);
 }
 

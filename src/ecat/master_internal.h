@@ -269,6 +269,11 @@ void ecat_rate_add(struct ecat_rate *r, takt_ns_t now, uint32_t sent, uint32_t l
 /* Drive cycles (no callback) until done() or timeout; blocking, tools only. */
 int ecat_master_drive(struct ecat_master *m, bool (*done)(struct ecat_master *m, void *ctx),
                       void *ctx, takt_ns_t timeout_ns);
+/* A blocking wrapper's wait for one queued mailbox service: pass ecat_wait_done and the
+ * ecat_wait as completion callback and context, then ecat_wait_drive. */
+struct ecat_wait { bool done; int err; size_t len; };
+void ecat_wait_done(void *ctx, int err, const uint8_t *data, size_t len);
+int  ecat_wait_drive(struct ecat_master *m, struct ecat_wait *w, takt_ns_t timeout_ns);
 
 /* master_coe.c */
 #define ECAT_SDO_SLOTS 8
