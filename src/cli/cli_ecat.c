@@ -11,28 +11,12 @@
 
 int cli_ecat_open_link(struct cli_ctx *c, struct takt_link **out)
 {
-    char err[320];
-    if (!c->iface)
-        return cli_usage_error(c, "-i/--iface expects the interface the EtherCAT network is on "
-                               "(see 'ip -br link'), got none");
     static const uint16_t types[] = { TAKT_ETHERTYPE_ECAT };
     struct takt_link_opts o;
     takt_link_opts_default(&o);
     o.ethertypes = types;
     o.n_ethertypes = 1;
-    struct takt_link *l;
-    if (takt_link_open(c->iface, &o, &l, err, sizeof err))
-        return cli_error(c, "%s", err);
-    if (c->pcap) {
-        struct takt_link *cap;
-        if (takt_link_capture(l, c->pcap, &cap, err, sizeof err)) {
-            takt_link_close(l);
-            return cli_error(c, "%s", err);
-        }
-        l = cap;
-    }
-    *out = l;
-    return 0;
+    return cli_open_link(c, &o, "the interface the EtherCAT network is on", out);
 }
 
 /* Open the link and a master and scan; the tools share this. */
