@@ -493,6 +493,9 @@ static int cmd_ecat_bench(struct cli_ctx *c)
              b.fifo ? "SCHED_FIFO" : "SCHED_OTHER", sc, b.fifo ? " at SCHED_FIFO" : "");
     if (b.fifo)
         snprintf(b.setup + strlen(b.setup), sizeof b.setup - strlen(b.setup), " (priority %d)", b.prio);
+    else   /* cyclictest (rt-tests 2.x) exits at once when it cannot set its policy */
+        snprintf(b.setup + strlen(b.setup), sizeof b.setup - strlen(b.setup),
+                 " (%s; cyclictest may refuse to run without RT rights)", b.fifo_note);
     char d[600];
     static const char *const sub[] = { "", "/data", "/logs" };
     for (int i = 0; i < 3; i++) {
