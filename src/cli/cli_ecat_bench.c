@@ -33,7 +33,7 @@ struct eb_row {
     uint64_t in_both;                        /* of in_sim: the master woke late too */
     /* simulator */
     bool sim_busy, sim_fifo;
-    uint64_t sim_stalls;
+    uint64_t sim_stalls, sim_dropped;        /* dropped: by --sim-fault */
     int64_t sim_stall_max, stall_thr;
     struct bench_ct ct;
     double ct_p99, ct_p999;                  /* us; -1: beyond 999 us */
@@ -42,7 +42,7 @@ struct eb_row {
 
 struct eb {
     struct cli_ctx *c;
-    const char *takt, *preset, *out;
+    const char *takt, *preset, *out, *fault;
     double secs;
     int cpu, prio, sim_cpu;
     long stall_us;
@@ -163,6 +163,7 @@ static void attribute(struct eb_row *r, const char *master_json, const char *sim
     }
     if (sj && json_object_object_get_ex(sj, "fifo", &v))
         r->sim_fifo = json_object_get_boolean(v);
+    r->sim_dropped = (uint64_t)jget(sj, "dropped", 0);
     if (mj && json_object_object_get_ex(mj, "lost_frames", &lf))
         json_object_object_get_ex(lf, "frames", &frames);
     size_t nf = frames ? json_object_array_length(frames) : 0, ns = stalls ? json_object_array_length(stalls) : 0;
@@ -225,6 +226,9 @@ static void run_row(struct eb *b, struct eb_row *r)
     }
     if (b->fifo) {
         sim[n++] = "-p"; sim[n++] = A("%d", b->prio);
+    }
+    if (b->fault) {
+        sim[n++] = "--fault"; sim[n++] = (char *)b->fault;
     }
     sim[n] = NULL;
     st[m++] = (char *)b->takt; st[m++] = "ecat"; st[m++] = "run"; st[m++] = "--dc"; st[m++] = "--lost-times";
@@ -379,6 +383,7 @@ static json_object *row_json(const struct eb_row *r)
     json_object_object_add(sim, "stall_threshold_ns", json_object_new_int64(r->stall_thr));
     json_object_object_add(sim, "stalls", json_object_new_uint64(r->sim_stalls));
     json_object_object_add(sim, "stall_max_ns", json_object_new_int64(r->sim_stall_max));
+    json_object_object_add(sim, "dropped", json_object_new_uint64(r->sim_dropped));
     json_object_object_add(o, "simulator", sim);
     json_object_object_add(o, "loadavg_before", json_object_new_double(r->load[0]));
     json_object_object_add(o, "loadavg_after", json_object_new_double(r->load[1]));
@@ -401,6 +406,8 @@ static json_object *report_json(const struct eb *b, const struct eb_row *r, unsi
         json_object_object_add(o, "fifo_note", json_object_new_string(b->fifo_note));
     json_object_object_add(o, "setup", json_object_new_string(b->setup));
     json_object_object_add(o, "stall_threshold_us", json_object_new_int64(b->stall_us));
+    if (b->fault)
+        json_object_object_add(o, "sim_fault", json_object_new_string(b->fault));
     for (unsigned i = 0; i < nr; i++)
         json_object_array_add(rows, row_json(&r[i]));
     json_object_object_add(o, "rows", rows);
@@ -459,6 +466,7 @@ static int cmd_ecat_bench(struct cli_ctx *c)
     b.takt = exe;
     b.preset = cli_get(c, "preset") ? cli_get(c, "preset") : "paper-40";
     b.out = cli_get(c, "out") ? cli_get(c, "out") : "takt-ecat-bench";
+    b.fault = cli_get(c, "sim-fault");
     b.secs = c->time_s > 0 ? c->time_s : quick ? 3 : 60;
     b.stall_us = 100;
     if ((s = cli_get(c, "stall-us")) && cli_parse_long(c, "--stall-us", s, 1, 1000000, &b.stall_us))
@@ -534,6 +542,7 @@ static const struct cli_opt ecat_bench_opts[] = {
     { "out", 'o', 1, "DIR", "report directory (default takt-ecat-bench): report.md, report.json, data/, logs/" },
     { "sim-cpu", 0, 1, "CPU", "CPU the simulator busy-polls on (default: 0, or 1 when the master has 0)" },
     { "no-busy-poll", 0, 0, NULL, "let the simulator block in recv as it does by default" },
+    { "sim-fault", 0, 1, "SPEC", "fault injection of the simulator (takt sim ecat --fault), e.g. drop=0.01: losses no stall explains" },
     { "stall-us", 0, 1, "US", "a simulator serving gap longer than US is a stall (default 100, but at most a quarter of the cycle)" },
     { 0 }
 };

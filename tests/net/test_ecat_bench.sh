@@ -14,6 +14,9 @@ start=$(date +%s)
   { echo "takt ecat bench failed:"; cat "$out/stderr" "$out/stdout"; exit 1; }
 took=$(( $(date +%s) - start ))
 [ "$took" -le 40 ] || { echo "FAIL: --quick took $took s (more than 40)"; exit 1; }
+# losses no stall explains: the simulator drops 2 % of the frames itself
+"$TAKT" ecat bench --cycles 1000 -t 3 --sim-fault drop=0.02 --out "$out/f" --json "$out/f.json" \
+  >"$out/f.stdout" 2>"$out/f.stderr" || { echo "takt ecat bench --sim-fault failed:"; cat "$out/f.stderr"; exit 1; }
 grep -q "shortest cycle with zero loss" "$out/stdout" || { echo "FAIL: no verdict line"; cat "$out/stdout"; exit 1; }
 python3 - "$out" <<'PY'
 import json, os, shutil, sys
@@ -58,6 +61,12 @@ for x in rows:
     check(("| %d |" % x["cycle_us"]) in md, t + ": row missing in report.md")
 zero = [x["cycle_us"] for x in rows if x["ran"] and x["frames_lost"] == 0 and x["wkc_errors"] == 0]
 check(j["shortest_zero_loss_us"] == (min(zero) if zero else None), "shortest zero-loss cycle %s, rows say %s" % (j["shortest_zero_loss_us"], zero))
+f = json.load(open(os.path.join(out, "f.json")))["rows"][0]
+a = f["lost_attribution"]
+check(f["simulator"]["dropped"] >= 20, "--sim-fault drop=0.02: the simulator dropped only %d frames" % f["simulator"]["dropped"])
+# every drop is a loss that never comes back; the rest of the losses came back late
+check(f["frames_lost"] - f["frames_late"] == f["simulator"]["dropped"], "lost %d - late %d, but the simulator dropped %d" % (f["frames_lost"], f["frames_late"], f["simulator"]["dropped"]))
+check(a["unexplained"] * 2 >= a["in_cycle_thread"] > 0, "drops are not stalls: %s" % a)
 for e in errors:
     print("FAIL:", e)
 print("rows:", [(x["cycle_us"], x["task_duration_avg_ns"], x["frames_lost"], x["lost_attribution"]) for x in rows])
