@@ -326,6 +326,15 @@ static void print_table(FILE *f, const struct eb *b, const struct eb_row *r, uns
     fprintf(f, "|---:|---|---:|---|---|---:|---:|---:|---|---|\n");
     for (unsigned i = 0; i < nr; i++)
         print_row(f, &r[i]);
+    fprintf(f, "\n");
+    for (unsigned i = 0; i < nr; i++)
+        if (r[i].ran)
+            fprintf(f, "%lld µs: %" PRIu64 " lost frames, of which %" PRIu64 " at start-up; of the %" PRIu64
+                       " in the cycle, %" PRIu64 " fell into a simulator stall of ≥ %.0f µs (%" PRIu64
+                       " with the master late too), %" PRIu64 " into a master stall (wake-up > cycle late), %"
+                       PRIu64 " unexplained; cyclictest max %.0f µs\n", (long long)(r[i].cycle_ns / 1000),
+                    r[i].lost, r[i].before, r[i].logged, r[i].in_sim, r[i].stall_thr / 1e3, r[i].in_both,
+                    r[i].in_master, r[i].unexplained, r[i].ct.ok ? r[i].ct.max_us : -1.0);
     fprintf(f, "\nload average (1 min) before/after each row:");
     for (unsigned i = 0; i < nr; i++)
         fprintf(f, "%s %lld us %.2f/%.2f", i ? "," : "", (long long)(r[i].cycle_ns / 1000), r[i].load[0], r[i].load[1]);
