@@ -28,12 +28,13 @@ for line in sys.stdin:
 
 run_chained() {   # TAG
     local tag=$1
-    on_b "$TAKT" plk cn -p 20 -i "$TAKT_IF_B" --nodes 1-4 -t 6 --json "$NET_TMP/$tag.cn.json" \
+    # timeouts as test_plk_boot.sh uses: a loaded host must not keep the CNs from booting
+    on_b "$TAKT" plk cn -p 20 -i "$TAKT_IF_B" --nodes 1-4 -t 8 --json "$NET_TMP/$tag.cn.json" \
         >"$NET_TMP/$tag.cn.out" 2>&1 &
     local cn=$!
     sleep 0.3
-    "$TAKT" plk mn -p 30 -i "$TAKT_IF_A" --nodes 1-4 --chain 1-4 -c 2000 -t 4 --boot-wait 100 \
-        --json "$NET_TMP/$tag.json" --pcap "$NET_TMP/$tag.pcapng" >"$NET_TMP/$tag.out" 2>&1 ||
+    "$TAKT" plk mn -p 30 -i "$TAKT_IF_A" --nodes 1-4 --chain 1-4 -c 2000 -t 6 --boot-wait 100 \
+        --pres-timeout 400 --json "$NET_TMP/$tag.json" --pcap "$NET_TMP/$tag.pcapng" >"$NET_TMP/$tag.out" 2>&1 ||
         net_fail "$tag: MN exit $?: $(tail -n 20 "$NET_TMP/$tag.out")"
     wait $cn
     net_json_check "$NET_TMP/$tag.json" "j['nodes_operational'] == 4" "$tag: all 4 CNs Operational"
