@@ -150,7 +150,7 @@ unsigned ecat_cyc_build(struct ecat_master *m, takt_ns_t now)
 
 /* A cyclic request still in flight at the next cycle did not come back: take it out
  * of the index table (a late reply then counts as unmatched) and report the loss. */
-static bool reap(struct ecat_master *m, struct ecat_req *r)
+bool ecat_cyc_reap(struct ecat_master *m, struct ecat_req *r)
 {
     if (r->st != REQ_SENT)
         return false;
@@ -214,14 +214,14 @@ void ecat_cyc_check(struct ecat_master *m, takt_ns_t now)
         if (c->req.st == REQ_IDLE)
             continue;
         sent++;
-        bool l = reap(m, &c->req);
+        bool l = ecat_cyc_reap(m, &c->req);
         if (c->no_lrw)
-            l |= reap(m, &c->wr);
+            l |= ecat_cyc_reap(m, &c->wr);
         if (k == 0) {
-            l |= reap(m, &m->mon_al);
-            reap(m, &m->mon_dc);
-            reap(m, &m->mon_wr);
-            reap(m, &m->mon_diff);
+            l |= ecat_cyc_reap(m, &m->mon_al);
+            ecat_cyc_reap(m, &m->mon_dc);
+            ecat_cyc_reap(m, &m->mon_wr);
+            ecat_cyc_reap(m, &m->mon_diff);
         }
         if (l) {
             lost++;
@@ -233,7 +233,7 @@ void ecat_cyc_check(struct ecat_master *m, takt_ns_t now)
     }
     if (m->n_cyc == 0 && m->mon_al.st != REQ_IDLE) {
         sent++;
-        lost += reap(m, &m->mon_al);
+        lost += ecat_cyc_reap(m, &m->mon_al);
     }
     if (sent) {
         m->st.cyc_frames_lost += lost;

@@ -271,19 +271,6 @@ unsigned ecat_eni_cyc_build(struct ecat_master *m, takt_ns_t now)
     return nb;
 }
 
-static bool reap(struct ecat_master *m, struct ecat_req *r)
-{
-    if (r->st != REQ_SENT)
-        return false;
-    if (m->inflight[r->idx] == r) {
-        m->inflight[r->idx] = NULL;
-        m->reaped[r->idx] = true;
-    }
-    r->st = REQ_DONE;
-    r->wkc = -1;
-    return true;
-}
-
 static void judge(struct ecat_master *m, struct eni_dg *d, int wkc)
 {
     const struct ecat_eni_fcmd *c = d->c;
@@ -313,7 +300,7 @@ void ecat_eni_cyc_check(struct ecat_master *m, takt_ns_t now)
             continue;
         struct ecat_req *r = d->kind == DG_AL ? &m->mon_al : &d->req;
         sent_f[d->frame] = true;
-        if (reap(m, r)) {
+        if (ecat_cyc_reap(m, r)) {
             lost_f[d->frame] = true;
             continue;
         }
@@ -324,11 +311,11 @@ void ecat_eni_cyc_check(struct ecat_master *m, takt_ns_t now)
     }
     if (m->mon_al.st == REQ_SENT) {             /* takt's own BRD */
         sent_f[0] = true;
-        lost_f[0] |= reap(m, &m->mon_al);
+        lost_f[0] |= ecat_cyc_reap(m, &m->mon_al);
     }
-    reap(m, &m->mon_dc);
-    reap(m, &m->mon_wr);
-    reap(m, &m->mon_diff);
+    ecat_cyc_reap(m, &m->mon_dc);
+    ecat_cyc_reap(m, &m->mon_wr);
+    ecat_cyc_reap(m, &m->mon_diff);
     unsigned sent = 0, lost = 0;
     for (unsigned f = 0; f < y->n_frames; f++) {
         sent += sent_f[f];

@@ -262,6 +262,10 @@ void ecat_pdu_cancel_all(struct ecat_master *m);
 /* Take requests out of the acyclic queue (slave gone). */
 void ecat_pdu_unqueue(struct ecat_master *m, struct ecat_req *r, unsigned n);
 
+/* cyclic.c: a cyclic request still in flight at the next cycle did not come back: take it
+ * out of the index table (a late reply then counts as unmatched); true if it was sent. */
+bool ecat_cyc_reap(struct ecat_master *m, struct ecat_req *r);
+
 /* master.c */
 void ecat_event(struct ecat_master *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void ecat_fail(struct ecat_master *m, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
