@@ -122,7 +122,7 @@ static void el2004_like(struct sim_device_desc *d)
 /* The reader and the CRC rule hold on real dumps (skip without fixtures). */
 static void real_dumps(void **state)
 {
-    size_t len;
+    size_t len = 0;
     uint8_t *b = load("sii/ek1100-eeprom-dump.bin", &len);
     if (!b)
         skip();
