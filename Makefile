@@ -30,10 +30,10 @@ unit: build
 demo: deps build
 	$(BUILD)/takt demo
 
-install:
-	cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) $(CMAKE_FLAGS)
-	cmake --build $(BUILD) -j $(JOBS)
-	cmake --install $(BUILD)
+# installs what is built in $(BUILD) under PREFIX, whatever prefix it was configured with
+install: $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS) --target takt takt_static takt_shared
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 fuzz:
 	CC=clang cmake -S . -B build-fuzz -DTAKT_FUZZ=ON -DTAKT_TESTS=ON

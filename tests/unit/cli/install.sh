@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# `make install PREFIX=...` from this build: libtakt static and shared, every public
+# header (each compiles on its own), takt.pc and the takt binary; then a small program
+# built against the installed tree with pkg-config (shared and --static) sends a frame
+# over a mem link pair. Needs no root. Usage: install.sh SOURCE_DIR BUILD_DIR
+set -u
+src=$1 build=$2
+fail() { echo "FAIL: $*" >&2; exit 1; }
+for t in pkg-config cc make; do
+    command -v $t >/dev/null || { echo "SKIP: $t is missing" >&2; exit 77; }
+done
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+prefix=$tmp/prefix
+
+make -s -C "$src" install BUILD="$build" PREFIX="$prefix" >"$tmp/install.log" 2>&1 ||
+    fail "make install PREFIX=$prefix: $(tail -20 "$tmp/install.log")"
+
+[ -x "$prefix/bin/takt" ] || fail "no takt binary in $prefix/bin"
+"$prefix/bin/takt" --version | grep -q '^takt ' || fail "installed takt --version: $("$prefix/bin/takt" --version 2>&1)"
+pc=$(find "$prefix" -name takt.pc) && [ -n "$pc" ] || fail "no takt.pc under $prefix"
+libdir=$(dirname "$(dirname "$pc")")
+[ -f "$libdir/libtakt.a" ] || fail "no libtakt.a in $libdir"
+ls "$libdir"/libtakt.so.* >/dev/null 2>&1 && [ -L "$libdir/libtakt.so" ] || fail "no libtakt.so (+ soname link) in $libdir"
+for h in takt link rt perf netns ecat plk sim; do
+    [ -f "$prefix/include/takt/$h.h" ] || fail "header include/takt/$h.h not installed"
+done
+
+export PKG_CONFIG_PATH=$libdir/pkgconfig
+[ "$(pkg-config --variable=prefix takt)" -ef "$prefix" ] ||
+    fail "takt.pc's prefix $(pkg-config --variable=prefix takt) is not the install prefix $prefix"
+cflags=$(pkg-config --cflags takt) || fail "pkg-config --cflags takt"
+
+# every installed header compiles alone, strict C11 and gnu11
+for h in "$prefix"/include/takt/*.h; do
+    for std in c11 gnu11; do
+        echo "#include <takt/$(basename "$h")>" >"$tmp/h.c"
+        cc -std=$std -Wall -Wextra -Wshadow -Wstrict-prototypes -pedantic -Werror $cflags \
+            -c "$tmp/h.c" -o "$tmp/h.o" 2>"$tmp/h.err" || fail "$(basename "$h") alone (-std=$std): $(cat "$tmp/h.err")"
+    done
+done
+
+cat >"$tmp/app.c" <<'C'
+/* Sends one 20-byte frame a -> b over an in-process link pair, checks it arrives padded;
+ * also makes a JSON statistic (json-c) and references the ENI reader (libxml2), so a
+ * static link needs takt.pc's private dependencies. */
+#include <takt/link.h>
+#include <takt/perf.h>
+#include <takt/ecat.h>
+#include <stdio.h>
+#include <string.h>
+int main(void)
+{
+    int (*eni)(struct ecat_master *, const char *) = ecat_master_configure_eni;
+    struct perf_stat st;
+    perf_stat_reset(&st);
+    perf_stat_add(&st, 1500);
+    if (!eni || !perf_msmt_to_json(&st, NULL, "x")) return 6;
+    struct takt_link *a, *b;
+    if (takt_link_mem_pair(&a, &b, 8, NULL, NULL) != 0) return 2;
+    uint8_t out[20] = {0xff,0xff,0xff,0xff,0xff,0xff, 2,0,0,0,0,1, 0x88,0xb5, 'h','e','l','l','o',0};
+    uint8_t in[TAKT_FRAME_BUF];
+    struct takt_frame f = { .data = out, .len = sizeof out };
+    struct takt_frame r = { .data = in, .cap = sizeof in };
+    if (takt_link_send(a, &f, 1) != 1) return 3;
+    if (takt_link_recv(b, &r, 1, 0) != 1) return 4;
+    if (r.len != TAKT_ETH_MIN_FRAME || memcmp(in, out, sizeof out) != 0) return 5;
+    takt_link_close(a);
+    takt_link_close(b);
+    printf("takt %s: frame of %u bytes received\n", takt_version(), r.len);
+    return 0;
+}
+C
+libs=$(pkg-config --libs takt) || fail "pkg-config --libs takt"
+cc -std=gnu11 -Wall -Werror $cflags "$tmp/app.c" -o "$tmp/app-shared" $libs 2>"$tmp/cc.err" ||
+    fail "build against shared libtakt: cc ... $cflags $libs: $(head -c 1500 "$tmp/cc.err")"
+readelf -d "$tmp/app-shared" | grep -q 'NEEDED.*libtakt\.so' || fail "app-shared does not use libtakt.so"
+out=$(LD_LIBRARY_PATH=$libdir "$tmp/app-shared") || fail "app-shared exits $?: $out"
+[ "$out" = "takt $("$prefix/bin/takt" --version | awk '{print $2}'): frame of 60 bytes received" ] ||
+    fail "app-shared printed '$out'"
+
+# --static: libtakt.a itself (a linker prefers the .so beside it, so name the archive),
+# its private dependencies from the .pc
+slibs=$(pkg-config --static --libs takt) || fail "pkg-config --static --libs takt"
+slibs=${slibs//-ltakt/$libdir/libtakt.a}
+cc -std=gnu11 -Wall -Werror $(pkg-config --static --cflags takt) "$tmp/app.c" -o "$tmp/app-static" $slibs 2>"$tmp/cc.err" ||
+    fail "build against static libtakt: cc ... $slibs: $(head -c 1500 "$tmp/cc.err")"
+! readelf -d "$tmp/app-static" | grep -q 'libtakt\.so' || fail "app-static still needs libtakt.so"
+out=$("$tmp/app-static") || fail "app-static exits $?: $out"
+case $out in *"frame of 60 bytes received") ;; *) fail "app-static printed '$out'" ;; esac
+
+echo "ok: installed to $prefix (bin, include/takt, $(basename "$libdir")/libtakt.a+.so, takt.pc); shared and static programs ran"
