@@ -186,11 +186,14 @@ static json_object *result_json(struct bench *b)
     json_object_object_add(fr, "late", json_object_new_uint64(b->late));
     json_object_object_add(fr, "send_errors", json_object_new_uint64(b->tx_errors));
     json_object_object_add(o, "frames", fr);
-    json_object *rt = json_object_new_object();
-    json_object_object_add(rt, "affinity", json_object_new_boolean(b->loop.rt.affinity_ok));
-    json_object_object_add(rt, "sched_fifo", json_object_new_boolean(b->loop.rt.fifo_ok));
-    json_object_object_add(rt, "mlock", json_object_new_boolean(b->loop.rt.mlock_ok));
-    json_object_object_add(rt, "dma_latency", json_object_new_boolean(b->loop.rt.dma_latency_ok));
+    /* the same "rt" object as every rt_loop's JSON (which settings took effect, how
+     * many warnings), plus the loop thread's CPU time */
+    json_object *loop = rt_loop_to_json(&b->loop), *rt = NULL;
+    if (json_object_object_get_ex(loop, "rt", &rt))
+        rt = json_object_get(rt);
+    else
+        rt = json_object_new_object();
+    json_object_put(loop);
     json_object_object_add(rt, "cpu_ns", json_object_new_int64(b->loop.cpu_ns));
     json_object_object_add(o, "rt", rt);
     json_object_object_add(o, "perf", perf_set_to_json(&b->loop.perf));
