@@ -34,7 +34,7 @@ static const uint8_t wmask[ESC_REGS] = {
 };
 
 /* Register ranges whose writes have effects beyond storing bits. */
-enum hook { H_NONE, H_AL, H_ERRCNT, H_LOSTLINK, H_WDCNT, H_SII, H_DC_LATCH, H_DC_TIME,
+enum hook { H_NONE, H_AL, H_ERRCNT, H_EPUCNT, H_LOSTLINK, H_WDCNT, H_SII, H_DC_LATCH, H_DC_TIME,
             H_DC_FILTER, H_CACHED, H_SYNC0, H_COUNT };
 
 int esc_init(struct sim_esc *e, struct sim_device *dev, uint32_t ram, bool sii_read8,
@@ -186,6 +186,7 @@ static enum hook hook_of(uint32_t a)
 {
     if (a >= 0x0120 && a <= 0x0121) return H_AL;
     if (a >= 0x0300 && a <= 0x030B) return H_ERRCNT;
+    if (a == ESC_EPU_ERR || a == ESC_PDI_ERR) return H_EPUCNT;
     if (a >= 0x0310 && a <= 0x0313) return H_LOSTLINK;
     if (a >= 0x0442 && a <= 0x0443) return H_WDCNT;
     if (a >= 0x0502 && a <= 0x0503) return H_SII;
@@ -239,6 +240,10 @@ static bool reg_write(struct sim_esc *e, uint32_t adr, const uint8_t *in, uint32
         esc_fmmu_rebuild(e);
     if (hooks[H_ERRCNT])              /* a write to any error counter clears them all */
         memset(e->mem + 0x0300, 0, 0x0C);
+    /* 0x030C and 0x030D are cleared each by a write to itself (Section II 3.35/3.36) */
+    for (uint32_t a = ESC_EPU_ERR; hooks[H_EPUCNT] && a <= ESC_PDI_ERR; a++)
+        if (a >= adr && a < adr + len)
+            e->mem[a] = 0;
     if (hooks[H_LOSTLINK])
         memset(e->mem + 0x0310, 0, 4);
     if (hooks[H_WDCNT])

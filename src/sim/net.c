@@ -280,14 +280,28 @@ static void exec_dg(struct takt_sim *s, struct ecat_dg *dg, takt_ns_t now)
         wkc_add(dg, w);
 }
 
-static void count_rx_error(struct takt_sim *s)
+static void count_up(uint8_t *m)
 {
-    /* Slave 1 sees the broken frame on port 0 (0x0300 invalid frame counter); the
-     * slaves after it count it as forwarded error (0x0308). Counters saturate. */
+    if (*m < 0xFF)
+        (*m)++;                     /* error counters saturate at 0xFF */
+}
+
+/* Where a broken frame is counted (Beckhoff ESC datasheet Section I, 14 "Error
+ * counters", Tables 50/51). The ESC that finds the error spoils the frame's FCS and
+ * marks it; every later ESC counts it as forwarded error on port 0 (0x0308), and
+ * since it passes their processing unit, also in 0x030C. The first ESC counts a bad
+ * FCS (fcs = true) in its port 0 invalid-frame counter 0x0300 and 0x030C; a bad
+ * datagram structure (length errors, unknown command) is found by the processing
+ * unit alone: 0x030C. */
+static void count_rx_error(struct takt_sim *s, bool fcs)
+{
     for (unsigned i = 0; i < s->reach; i++) {
-        uint8_t *m = s->sl[s->act[i]].esc.mem + (i == 0 ? 0x0300 : 0x0308);
-        if (*m < 0xFF)
-            (*m)++;
+        uint8_t *m = s->sl[s->act[i]].esc.mem;
+        if (i > 0)
+            count_up(m + ESC_FWD_ERR0);
+        else if (fcs)
+            count_up(m + ESC_RX_ERR);
+        count_up(m + ESC_EPU_ERR);
     }
 }
 
@@ -351,13 +365,13 @@ size_t takt_sim_process(struct takt_sim *s, uint8_t *buf, size_t len, size_t cap
     if (chance(s, s->p_crc)) {
         /* a bit error on the wire: slave 1 sees a bad FCS, the frame is lost */
         s->st.crc++;
-        count_rx_error(s);
+        count_rx_error(s, true);
         return 0;
     }
     int n = validate(buf, len);
     if (n < 0) {
         s->st.malformed++;
-        count_rx_error(s);
+        count_rx_error(s, false);
         return 0;
     }
     struct ecat_dg dg;

@@ -3,7 +3,7 @@
 # python3 AF_PACKET master): scan by BRD/APWR, U/L bit, SII read, mailbox CoE SDO
 # upload, DC latch and FRMW. tshark (ecat, ecatf, ecat_mailbox) must find nothing
 # malformed and no expert info in the capture. A second run sends malformed frames:
-# no reply, and the first slave's RX error counter (0x0300) counts them.
+# no reply, and the first slave's processing-unit error counter (0x030C) counts them.
 . "$(dirname "$0")/lib.sh"
 
 command -v python3 >/dev/null || net_skip "python3 missing: needed for the raw-frame driver"
@@ -134,9 +134,12 @@ else:
     xfer([(0x33, 0, 0, b'\0\0')], expect=False)                    # unknown command
     xfer([(7, 0, 0, b'\0\0')], raw_hdr=struct.pack('<H', 0x1000 | 200), expect=False)  # truncated
     xfer([(2, 0, 0x10, b'\x01\x10')])                           # APWR slave 1
-    errs = rd(0x1001, 0x300, 1)[0]
+    errs = rd(0x1001, 0x30C, 1)[0]                              # found by slave 1's processing unit
     if errs != 2:
-        fail("0x0300 RX error counter %d, expected 2" % errs)
+        fail("slave 1 0x030C processing unit error counter %d, expected 2" % errs)
+    fwd = rd(0x1001, 0x308, 1)[0]
+    if fwd != 0:
+        fail("slave 1 0x0308 forwarded error counter %d, expected 0" % fwd)
     print("OK malformed counted")
 EOF
 }

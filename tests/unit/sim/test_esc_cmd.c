@@ -168,9 +168,12 @@ static void malformed_counted(void **state)
     (void)state;
     static const uint8_t mac[6] = { 0x10, 0x10, 0x10, 0x10, 0x10, 0x10 };
     uint8_t buf[128];
-    uint8_t c0[2], c1[2];
+    /* before: slave 1's 0x0300 and 0x030C, slave 2's 0x0308 and 0x030C */
+    uint8_t c0[1], e0[1], c1[1], e1[1];
     takt_sim_peek(s, 0, 0x0300, c0, 1);
+    takt_sim_peek(s, 0, 0x030C, e0, 1);
     takt_sim_peek(s, 1, 0x0308, c1, 1);
+    takt_sim_peek(s, 1, 0x030C, e1, 1);
     struct takt_sim_stats st0, st1;
     takt_sim_get_stats(s, &st0);
     /* unknown command code */
@@ -194,18 +197,36 @@ static void malformed_counted(void **state)
     ecat_frame_add(buf, sizeof buf, &pos, ECAT_BRD, 0, 0, 2, NULL);
     put_le16(buf + 16 + 6, 0x8002);
     assert_int_equal(takt_sim_process(s, buf, 30, sizeof buf, 9000, NULL), 0);
-    uint8_t a0[1], a1[1];
+    /* Beckhoff ESC datasheet Section I, 14.1: a bad datagram structure is found by
+     * slave 1's processing unit (0x030C; its FCS was good: 0x0300 unchanged); it
+     * spoils the FCS with the forwarded-error mark, so slave 2 on counts it at port
+     * 0 as forwarded error (0x0308) and in its processing unit (0x030C) */
+    uint8_t a0[1], f0[1], a1[1], f1[1];
     takt_sim_peek(s, 0, 0x0300, a0, 1);
+    takt_sim_peek(s, 0, 0x030C, f0, 1);
     takt_sim_peek(s, 1, 0x0308, a1, 1);
-    assert_int_equal(a0[0], c0[0] + 4);
+    takt_sim_peek(s, 1, 0x030C, f1, 1);
+    assert_int_equal(a0[0], c0[0]);
+    assert_int_equal(f0[0], e0[0] + 4);
     assert_int_equal(a1[0], c1[0] + 4);
+    assert_int_equal(f1[0], e1[0] + 4);
+    takt_sim_peek(s, 1, 0x0300, a1, 1);
+    assert_int_equal(a1[0], 0);
     takt_sim_get_stats(s, &st1);
     assert_int_equal(st1.malformed, st0.malformed + 4);
     /* nothing was executed: 0x0200 still as before on all */
-    /* a write to 0x0300 clears the counters */
-    assert_int_equal(tw8(s, ECAT_BWR, FP(0, 0x0300), 0, 9000), N);
-    takt_sim_peek(s, 0, 0x0300, a0, 1);
-    assert_int_equal(a0[0], 0);
+    /* a write to any of 0x0300-0x030B clears those (Section II 3.33); 0x030C is
+     * cleared only by a write to itself (3.35); the write value is ignored */
+    assert_int_equal(tw8(s, ECAT_BWR, FP(0, 0x0300), 0x55, 9000), N);
+    takt_sim_peek(s, 1, 0x0308, a1, 1);
+    assert_int_equal(a1[0], 0);
+    takt_sim_peek(s, 1, 0x030C, f1, 1);
+    assert_int_equal(f1[0], e1[0] + 4);
+    assert_int_equal(tw8(s, ECAT_BWR, FP(0, 0x030C), 0x55, 9000), N);
+    takt_sim_peek(s, 0, 0x030C, f0, 1);
+    takt_sim_peek(s, 1, 0x030C, f1, 1);
+    assert_int_equal(f0[0], 0);
+    assert_int_equal(f1[0], 0);
     /* not EtherCAT: ignored */
     buf[12] = 0x08; buf[13] = 0x00;
     assert_int_equal(takt_sim_process(s, buf, 60, sizeof buf, 9000, NULL), 0);

@@ -91,9 +91,20 @@ static void random_faults(void **state)
     assert_int_equal(takt_sim_fault(s, "drop=0;crc=1", err, sizeof err), 0);
     assert_int_equal(tdg(s, ECAT_BRD, 0, b, 2, MS), -1);
     s->p_crc = 0;
+    /* a bad FCS: slave 1's port 0 invalid-frame counter and its processing unit's;
+     * slave 2 sees the marked frame: forwarded error + processing unit (ESC
+     * datasheet Section I, 14) */
     uint8_t c = 0;
     tdg(s, ECAT_FPRD, FP(0x1001, 0x0300), &c, 1, MS);
     assert_int_equal(c, 1);
+    tdg(s, ECAT_FPRD, FP(0x1001, 0x030C), &c, 1, MS);
+    assert_int_equal(c, 1);
+    tdg(s, ECAT_FPRD, FP(0x1002, 0x0308), &c, 1, MS);
+    assert_int_equal(c, 1);
+    tdg(s, ECAT_FPRD, FP(0x1002, 0x030C), &c, 1, MS);
+    assert_int_equal(c, 1);
+    tdg(s, ECAT_FPRD, FP(0x1002, 0x0300), &c, 1, MS);
+    assert_int_equal(c, 0);
     assert_int_equal(takt_sim_fault(s, "corrupt=1;delay=200us", err, sizeof err), 0);
     static const uint8_t mac[6] = { 0x10, 0x10, 0x10, 0x10, 0x10, 0x10 };
     uint8_t buf[128], ref[128];
