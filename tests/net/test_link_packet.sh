@@ -2,6 +2,23 @@
 # filtering, kernel timestamps, pcapng capture judged by tshark.
 . "${TAKT_SOURCE_DIR:-$(dirname "$0")/../..}/tests/net/lib.sh"
 
+# PACKET_QDISC_BYPASS is on by default and switchable: with a pfifo qdisc on side A,
+# frames sent with the bypass never pass it, frames sent with --no-bypass all do.
+qdisc_bytes() { tc -s qdisc show dev "$TAKT_IF_A" | sed -n 's/^ *Sent \([0-9]*\) bytes.*/\1/p' | head -1; }
+qdisc_bypass() {
+    command -v tc >/dev/null || { net_log "tc missing: qdisc bypass not checked"; return 0; }
+    tc qdisc add dev "$TAKT_IF_A" root pfifo || net_fail "cannot add a pfifo qdisc on $TAKT_IF_A"
+    local b0 b1 b2
+    b0=$(qdisc_bytes)
+    "$TAKT" link send -i "$TAKT_IF_A" -n 5 -s 1000 >/dev/null || net_fail "send with bypass"
+    b1=$(qdisc_bytes)
+    "$TAKT" link send -i "$TAKT_IF_A" -n 5 -s 1000 --no-bypass >/dev/null || net_fail "send without bypass"
+    b2=$(qdisc_bytes)
+    tc qdisc del dev "$TAKT_IF_A" root
+    [ $((b1 - b0)) -lt 5000 ] || net_fail "with PACKET_QDISC_BYPASS the qdisc saw $((b1 - b0)) bytes (5 x 1000 sent)"
+    [ $((b2 - b1)) -ge 5000 ] || net_fail "with --no-bypass the qdisc saw only $((b2 - b1)) bytes (5 x 1000 sent)"
+}
+
 body() {
     local rx=$NET_TMP/rx
     on_b_bg "$TAKT" link recv -i "$TAKT_IF_B" -n 10 -t 10 --json "$rx.json" --pcap "$rx.pcapng" \
@@ -31,7 +48,8 @@ body() {
         [ "$lens" = "60 60 60 60 60 60 60 60 1514 1514 " ] || net_fail "capture lengths: $lens"
         net_check_capture "$rx.pcapng"
     fi
-    echo "ok: packet link send/recv/batch/padding/filter/timestamps"
+    qdisc_bypass
+    echo "ok: packet link send/recv/batch/padding/filter/timestamps/qdisc bypass"
 }
 
 net_main body
