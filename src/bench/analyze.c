@@ -34,6 +34,7 @@ int analyze_init(struct analyze *a, const struct an_opts *o)
         a->o.bin_ns = 1000;
     if (a->o.range_ns <= 0)
         a->o.range_ns = 100000;
+    a->stream = -1;
     perf_stat_reset(&a->rtt);
     for (int n = 0; n <= AN_MAX_NODES; n++)
         perf_stat_reset(&a->node[n].lat);
@@ -44,8 +45,59 @@ void analyze_free(struct analyze *a)
 {
     free(a->ts);
     for (unsigned i = 0; i < a->nkeys; i++)
-        free(a->key_ts[i]);
+        free(a->keys[i].ts);
+    free(a->keys);
+    free(a->khash);
     memset(a, 0, sizeof *a);
+}
+
+static unsigned key_hash(uint8_t cmd, uint32_t addr, uint16_t len, unsigned cap)
+{
+    uint64_t h = ((uint64_t)cmd << 48 | (uint64_t)len << 32 | addr) * 0x9E3779B97F4A7C15ull;
+    return (unsigned)(h >> 32) & (cap - 1);
+}
+
+static int khash_grow(struct analyze *a)
+{
+    unsigned cap = a->khash_cap ? a->khash_cap * 2 : 64;
+    uint32_t *h = calloc(cap, sizeof *h);
+    if (!h)
+        return -ENOMEM;
+    for (unsigned i = 0; i < a->nkeys; i++) {
+        const struct an_key *k = &a->keys[i];
+        unsigned j = key_hash(k->cmd, k->addr, k->len, cap);
+        while (h[j])
+            j = (j + 1) & (cap - 1);
+        h[j] = i + 1;
+    }
+    free(a->khash);
+    a->khash = h;
+    a->khash_cap = cap;
+    return 0;
+}
+
+/* The signature's index, added when new; UINT32_MAX when out of memory. */
+static uint32_t key_get(struct analyze *a, uint8_t cmd, uint32_t addr, uint16_t len, bool pd)
+{
+    if ((a->nkeys + 1) * 2 > a->khash_cap && khash_grow(a))
+        return UINT32_MAX;
+    unsigned j = key_hash(cmd, addr, len, a->khash_cap);
+    for (; a->khash[j]; j = (j + 1) & (a->khash_cap - 1)) {
+        const struct an_key *k = &a->keys[a->khash[j] - 1];
+        if (k->cmd == cmd && k->addr == addr && k->len == len)
+            return a->khash[j] - 1;
+    }
+    if (a->nkeys == a->cap_keys) {
+        unsigned nc = a->cap_keys ? a->cap_keys * 2 : 32;
+        struct an_key *nk = realloc(a->keys, nc * sizeof *nk);
+        if (!nk)
+            return UINT32_MAX;
+        a->keys = nk;
+        a->cap_keys = nc;
+    }
+    a->keys[a->nkeys] = (struct an_key){ .cmd = cmd, .addr = addr, .len = len, .pd = pd };
+    a->khash[j] = ++a->nkeys;
+    return a->nkeys - 1;
 }
 
 static bool is_logical(uint8_t cmd) { return cmd == ECAT_LRD || cmd == ECAT_LWR || cmd == ECAT_LRW; }
@@ -140,28 +192,29 @@ static void ecat_frame(struct analyze *a, int64_t ts, const uint8_t *f, size_t l
         req->open = false;
         if (pd && get_le16(pd + ECAT_DG_HDR + (get_le16(pd + 6) & ECAT_LEN_MASK)) == 0)
             a->wkc_zero++;
+        if (req->key != UINT32_MAX) {
+            struct an_key *k = &a->keys[req->key];
+            k->returned++;
+            /* the master already sent this signature's next frame: its cycle (or
+             * timeout) ended before this return came, so the master counted it lost */
+            if (k->count > req->seq + 1) {
+                k->late++;
+                a->ecat_late++;
+            }
+        }
         return;
     }
     a->ecat_sent++;
-    *pend_slot(a, idx) = (struct an_pend){ .cmd = cmd, .mac0 = f[6], .addr = addr, .ts = ts, .open = true };
     if (!a->proto)
         a->proto = PROTO_ECAT;
     const uint8_t *sig = pd ? pd : dg;
-    uint8_t scmd = sig[0];
-    uint32_t saddr = get_le32(sig + 2);
-    uint16_t slen = get_le16(sig + 6) & ECAT_LEN_MASK;
-    unsigned k;
-    for (k = 0; k < a->nkeys; k++)
-        if (a->keys[k].cmd == scmd && a->keys[k].addr == saddr && a->keys[k].len == slen)
-            break;
-    if (k == a->nkeys) {
-        if (a->nkeys == AN_MAX_KEYS)
-            return;
-        a->keys[k] = (struct an_key){ .cmd = scmd, .addr = saddr, .len = slen, .pd = pd != NULL };
-        a->nkeys++;
-    }
+    uint32_t k = key_get(a, sig[0], get_le32(sig + 2), get_le16(sig + 6) & ECAT_LEN_MASK, pd != NULL);
+    *pend_slot(a, idx) = (struct an_pend){ .cmd = cmd, .mac0 = f[6], .addr = addr, .ts = ts, .open = true,
+                                           .key = k, .seq = k != UINT32_MAX ? a->keys[k].count : 0 };
+    if (k == UINT32_MAX)
+        return;
     a->keys[k].count++;
-    push_ts(&a->key_ts[k], &a->key_nts[k], &a->key_cap[k], ts);
+    push_ts(&a->keys[k].ts, &a->keys[k].nts, &a->keys[k].cap, ts);
 }
 
 static void plk_close_cycle(struct analyze *a)
@@ -173,6 +226,15 @@ static void plk_close_cycle(struct analyze *a)
         }
 }
 
+/* The MN sends its next frame (PReq to the next CN, PResMN, SoA) only once the PRes it
+ * waits for came or its PRes timeout passed: a PRes after that is late for the MN. */
+static void plk_mn_moved_on(struct analyze *a)
+{
+    for (int n = 1; n <= AN_MAX_NODES; n++)
+        if (a->node[n].last_preq)
+            a->node[n].overdue = true;
+}
+
 static void plk_frame(struct analyze *a, int64_t ts, const uint8_t *f, size_t len, size_t off)
 {
     /* powerlink.md §2: MessageType, destination, source at offsets 0, 1, 2 after the EtherType */
@@ -182,6 +244,8 @@ static void plk_frame(struct analyze *a, int64_t ts, const uint8_t *f, size_t le
     }
     a->plk_frames++;
     uint8_t mtyp = f[off] & 0x7F, dst = f[off + 1], src = f[off + 2];
+    if (src == AN_MN_NODE && mtyp != PLK_SOC)
+        plk_mn_moved_on(a);
     switch (mtyp) {
     case PLK_SOC:
         a->soc++;
@@ -197,16 +261,18 @@ static void plk_frame(struct analyze *a, int64_t ts, const uint8_t *f, size_t le
                 a->node[dst].lost++;
             a->node[dst].preq++;
             a->node[dst].last_preq = ts;
+            a->node[dst].overdue = false;
         }
         break;
     case PLK_PRES:
-        if (src >= 1 && src <= AN_MAX_NODES) {
+        if (src >= 1 && src < AN_MN_NODE) {   /* not the PResMN */
             struct an_node *n = &a->node[src];
             n->pres++;
-            if (n->last_preq) {
+            if (n->last_preq && n->overdue)
+                n->late++;
+            else if (n->last_preq)
                 perf_stat_add(&n->lat, ts - n->last_preq);
-                n->last_preq = 0;
-            }
+            n->last_preq = 0;
         }
         break;
     case PLK_SOA:
@@ -278,25 +344,14 @@ int analyze_finish(struct analyze *a, struct an_result *r)
             for (unsigned k = 0; k < a->nkeys; k++)
                 if ((pass || a->keys[k].pd) && (best < 0 || a->keys[k].count > a->keys[best].count))
                     best = (int)k;
-        if (best >= 0) {
+        a->stream = best;
+        if (best >= 0) {   /* its timestamps become the stream's (bench.c reads a->ts) */
             free(a->ts);
-            a->ts = a->key_ts[best];
-            a->nts = a->key_nts[best];
-            a->cap_ts = a->key_cap[best];
-            a->key_ts[best] = NULL;
-            a->key_nts[best] = a->key_cap[best] = 0;
-            /* keep the chosen signature first for the report */
-            struct an_key t = a->keys[0];
-            a->keys[0] = a->keys[best];
-            a->keys[best] = t;
-            int64_t *tt = a->key_ts[0];
-            a->key_ts[0] = a->key_ts[best];
-            a->key_ts[best] = tt;
-            size_t tn = a->key_nts[0], tc = a->key_cap[0];
-            a->key_nts[0] = a->key_nts[best];
-            a->key_cap[0] = a->key_cap[best];
-            a->key_nts[best] = tn;
-            a->key_cap[best] = tc;
+            a->ts = a->keys[best].ts;
+            a->nts = a->keys[best].nts;
+            a->cap_ts = a->keys[best].cap;
+            a->keys[best].ts = NULL;
+            a->keys[best].cap = 0;
         }
     }
     if (a->nts < 2)
@@ -319,10 +374,15 @@ int analyze_finish(struct analyze *a, struct an_result *r)
     r->p99 = pct(sorted, n, 99);
     r->p999 = pct(sorted, n, 99.9);
     r->p9999 = pct(sorted, n, 99.99);
-    uint32_t nb = (uint32_t)(2 * a->o.range_ns / a->o.bin_ns);
+    int64_t lo = -a->o.range_ns, hi = a->o.range_ns;
+    if (a->o.lo_ns || a->o.hi_ns) {
+        lo = a->o.lo_ns;
+        hi = a->o.hi_ns > lo ? a->o.hi_ns : lo + a->o.bin_ns;
+    }
+    uint32_t nb = (uint32_t)((hi - lo + a->o.bin_ns - 1) / a->o.bin_ns);
     if (nb < 1)
         nb = 1;
-    int rc = perf_hist_init(&r->dev, -a->o.range_ns, a->o.bin_ns, nb);
+    int rc = perf_hist_init(&r->dev, lo, a->o.bin_ns, nb);
     if (rc) {
         free(per);
         free(sorted);
@@ -346,20 +406,30 @@ int analyze_finish(struct analyze *a, struct an_result *r)
         /* loss is measurable only when the capture holds both directions */
         if (a->ecat_returned) {
             int64_t last = a->ts[a->nts - 1];
-            uint64_t open_tail = 0;
+            uint64_t open_tail = 0, open_tail_stream = 0;
             for (int i = 0; i < 256; i++)
-                for (int w = 0; w < AN_PEND_WAYS; w++)
-                    if (a->pend[i][w].open && last - a->pend[i][w].ts < 2 * r->nominal_ns)
-                        open_tail++;  /* still in flight when the capture stopped */
+                for (int w = 0; w < AN_PEND_WAYS; w++) {
+                    const struct an_pend *p = &a->pend[i][w];
+                    if (p->open && last - p->ts < 2 * r->nominal_ns) {  /* in flight when the capture stopped */
+                        open_tail++;
+                        open_tail_stream += p->key == (uint32_t)a->stream;
+                    }
+                }
             uint64_t answered = a->rtt.count;
             r->lost = a->ecat_sent > answered + open_tail ? a->ecat_sent - answered - open_tail : 0;
+            r->late = a->ecat_late;
+            const struct an_key *k = &a->keys[a->stream];
+            r->stream_lost = k->count > k->returned + open_tail_stream ? k->count - k->returned - open_tail_stream : 0;
+            r->stream_late = k->late;
         }
     } else {
         /* a node whose PRes never shows in the capture was not captured in that direction
          * (a CN sending with qdisc bypass is invisible on its own interface): not lost */
         for (int k = 1; k <= AN_MAX_NODES; k++)
-            if (a->node[k].pres)
+            if (a->node[k].pres) {
                 r->lost += a->node[k].lost;
+                r->late += a->node[k].late;
+            }
     }
     return 0;
 }

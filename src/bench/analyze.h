@@ -9,26 +9,48 @@
 #include <stdio.h>
 #include <takt/perf.h>
 
-#define AN_MAX_KEYS   32     /* distinct EtherCAT cyclic-frame signatures tracked */
 #define AN_MAX_NODES  240
+#define AN_MN_NODE    240    /* POWERLINK MN node ID (C_ADR_MN_DEF_NODE_ID, powerlink.md) */
 
 struct an_opts {
     int64_t cycle_ns;        /* nominal cycle; 0 = median of the measured periods */
     int64_t bin_ns;          /* histogram bin width (default 1 us) */
     int64_t range_ns;        /* deviation histogram covers +-range; outer bins beyond (default 100 us) */
+    int64_t lo_ns, hi_ns;    /* explicit limits [lo, hi) instead of +-range (used when either is set) */
     int64_t from_ns, to_ns;  /* only frames with from <= ts < to (capture clock); 0 = unbounded */
 };
 
 struct an_node {             /* POWERLINK: per CN */
     uint64_t preq, pres, lost;
-    struct perf_stat lat;    /* PReq -> PRes, ns */
+    uint64_t late;           /* PRes that came after the MN had moved on (its timeout): the MN counts them lost */
+    struct perf_stat lat;    /* PReq -> PRes of the PRes in time, ns */
     int64_t last_preq;       /* ts of the PReq still waiting for its PRes, 0 = none */
+    bool overdue;            /* the MN sent another frame since that PReq */
 };
 
 #define AN_PEND_WAYS 4
-struct an_pend { uint8_t cmd, mac0; uint32_t addr; int64_t ts; bool open; };  /* a request awaiting its return */
+struct an_pend {             /* a request awaiting its return */
+    uint8_t cmd, mac0;
+    uint32_t addr;
+    int64_t ts;
+    bool open;
+    uint32_t key;            /* its signature (index into keys), UINT32_MAX = none */
+    uint64_t seq;            /* frames of that signature sent before it */
+};
 
-struct an_key { uint8_t cmd; bool pd; uint32_t addr; uint16_t len; uint64_t count; }; /* pd: frame carries process data */
+/* One EtherCAT frame signature: the first process-data datagram (pd) or else the first
+ * datagram: command, address, length. */
+struct an_key {
+    uint8_t cmd;
+    bool pd;
+    uint32_t addr;
+    uint16_t len;
+    uint64_t count;          /* frames the master sent */
+    uint64_t returned;       /* of those, came back */
+    uint64_t late;           /* came back after the master had sent the next frame of this signature */
+    int64_t *ts;             /* send timestamps */
+    size_t nts, cap;
+};
 
 struct analyze {
     struct an_opts o;
@@ -41,12 +63,14 @@ struct analyze {
     int64_t *ts;
     size_t nts, cap_ts;
     int proto;               /* 0 unknown, 1 EtherCAT, 2 POWERLINK (the first cyclic seen) */
-    /* EtherCAT */
-    struct an_key keys[AN_MAX_KEYS];
-    unsigned nkeys;
-    int64_t *key_ts[AN_MAX_KEYS];    /* per signature, filled in pass 1 */
-    size_t key_nts[AN_MAX_KEYS], key_cap[AN_MAX_KEYS];
-    uint64_t ecat_sent, ecat_returned;
+    /* EtherCAT: every signature seen (a capture of a bring-up holds hundreds), found
+     * through an open-addressing hash of (cmd, addr, len) */
+    struct an_key *keys;
+    unsigned nkeys, cap_keys;
+    uint32_t *khash;         /* key index + 1, 0 = empty */
+    unsigned khash_cap;      /* power of two */
+    int stream;              /* key of the cyclic stream after analyze_finish, -1 none */
+    uint64_t ecat_sent, ecat_returned, ecat_late;
     struct an_pend pend[256][AN_PEND_WAYS];
     struct perf_stat rtt;            /* master-sent -> returned, by datagram index */
     uint64_t wkc_zero;               /* returned cyclic frames whose first datagram has WKC 0 */
@@ -64,6 +88,8 @@ struct an_result {
     uint64_t gaps;                    /* periods longer than 1.5 x nominal */
     uint64_t missing_cycles;          /* cycles missing in those gaps */
     uint64_t lost;                    /* EtherCAT: sent, never returned; POWERLINK: PRes missing */
+    uint64_t late;                    /* returned/answered after the master moved on (it counts them lost) */
+    uint64_t stream_lost, stream_late;/* EtherCAT: the same for the cyclic stream's frames only */
     struct perf_stat rtt;
     int64_t p50, p99, p999, p9999;    /* of the period */
     struct perf_hist period_hist;     /* period histogram in bin_ns bins for the percentiles */
@@ -83,7 +109,11 @@ void analyze_print(FILE *f, const struct analyze *a, const struct an_result *r, 
 void *analyze_to_json(const struct analyze *a, const struct an_result *r, int64_t precision_ns);
 
 /* Read a pcap or pcapng file and feed every frame. precision_ns receives the file's
- * timestamp resolution (1 for ns, 1000 for us). err gets a message on failure. */
+ * timestamp resolution (1 for ns, 1000 for us). err gets a message on failure; on
+ * success it may hold a note (a truncated file was read up to its damage). */
 int analyze_file(struct analyze *a, const char *path, int64_t *precision_ns, char *err, size_t errlen);
+/* The same from an open stream (seekable: a file or fmemopen); name is for messages.
+ * The stream is closed. */
+int analyze_stream(struct analyze *a, FILE *f, const char *name, int64_t *precision_ns, char *err, size_t errlen);
 
 #endif

@@ -16,16 +16,11 @@ static uint16_t rd16(const uint8_t *p, bool be) { return be ? (uint16_t)(p[0] <<
 
 /* Resolution (ns per tick, at least 1) and link types of a capture, from its headers
  * (rt-linux.md §6: pcap magic, pcapng IDB option if_tsresol code 9). */
-static int sniff(const char *path, int64_t *res_ns, char *err, size_t errlen)
+static int sniff(FILE *f, const char *path, int64_t *res_ns, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno)), -errno;
     uint8_t h[24];
-    if (fread(h, 1, sizeof h, f) != sizeof h) {
-        fclose(f);
+    if (fread(h, 1, sizeof h, f) != sizeof h)
         return snprintf(err, errlen, "'%s' is too short for a pcap or pcapng file", path), -EINVAL;
-    }
     uint32_t m = get_le32(h);
     int rc = 0;
     if (m == 0xA1B2C3D4 || m == 0xD4C3B2A1) {
@@ -51,7 +46,6 @@ static int sniff(const char *path, int64_t *res_ns, char *err, size_t errlen)
                     break;
                 int lt = rd16(b + 8, be);
                 if (linktype >= 0 && lt != linktype) {
-                    fclose(f);
                     snprintf(err, errlen, "'%s' mixes link types %d and %d; expected one Ethernet interface "
                              "(split it with editcap or capture one interface)", path, linktype, lt);
                     return -EINVAL;
@@ -88,7 +82,6 @@ static int sniff(const char *path, int64_t *res_ns, char *err, size_t errlen)
         snprintf(err, errlen, "'%s' is not a pcap or pcapng file (first word 0x%08x)", path, m);
         rc = -EINVAL;
     }
-    fclose(f);
     return rc;
 }
 
@@ -99,8 +92,10 @@ enum { BLOCK_CAP = 1 << 18 };   /* any Ethernet frame's block; larger blocks are
 static int read_pcapng(struct analyze *a, FILE *f, uint8_t *b, const char *path, char *err, size_t errlen)
 {
     bool be = false;
-    int64_t res[64];        /* ns per tick of each interface */
-    double res_f[64];
+    /* each interface's tick: decimal 10^-v s as an exact ns multiplier or divisor,
+     * binary 2^-n s as a shift (floating point is off by hundreds of ns at 2^50 ticks) */
+    struct { uint64_t mul, div; int shift; } tick[64];
+    int64_t off_ns[64];     /* if_tsoffset: seconds the timestamps are relative to */
     int nif = 0;
     for (;;) {
         uint8_t bh[8];
@@ -140,19 +135,30 @@ static int read_pcapng(struct analyze *a, FILE *f, uint8_t *b, const char *path,
                 return snprintf(err, errlen, "'%s': interface %d has link type %u; expected Ethernet (1)", path, nif,
                                 rd16(b + 8, be)), -EINVAL;
             }
-            res[nif] = 1000;
-            res_f[nif] = 1000.0;
+            tick[nif].mul = 1000;   /* no if_tsresol: microseconds */
+            tick[nif].div = 1;
+            tick[nif].shift = -1;
+            off_ns[nif] = 0;
             for (uint32_t o = 16; o + 4 <= blen - 4;) {
                 uint16_t code = rd16(b + o, be), olen = rd16(b + o + 2, be);
                 if (code == 0 || o + 4 + olen > blen - 4)
                     break;
                 if (code == 9 && olen >= 1) {
                     uint8_t v = b[o + 4];
-                    double sec = (v & 0x80) ? 1.0 / (double)(1ull << (v & 0x7F)) : 1.0;
-                    for (int k = 0; !(v & 0x80) && k < v; k++)
-                        sec /= 10.0;
-                    res_f[nif] = sec * 1e9;
-                    res[nif] = res_f[nif] >= 1.0 ? (int64_t)(res_f[nif] + 0.5) : 1;
+                    tick[nif].mul = tick[nif].div = 1;
+                    tick[nif].shift = (v & 0x80) ? (v & 0x7F) : -1;
+                    for (int k = 9; !(v & 0x80) && k > v; k--)
+                        tick[nif].mul *= 10;
+                    for (int k = 9; !(v & 0x80) && k < v && k < 27; k++)
+                        tick[nif].div *= 10;   /* beyond 10^-27 s every tick count is 0 ns anyway */
+                    if (tick[nif].div > 1000000000000000000ull)
+                        tick[nif].div = 1000000000000000000ull;
+                }
+                if (code == 14 && olen == 8) {   /* if_tsoffset, s (pcapng draft 4.2) */
+                    int64_t sec = (int64_t)((uint64_t)rd32(b + o + 4 + (be ? 0 : 4), be) << 32 |
+                                            rd32(b + o + 4 + (be ? 4 : 0), be));
+                    if (sec > -(INT64_MAX / 1000000000) && sec < INT64_MAX / 1000000000 / 2)
+                        off_ns[nif] = sec * 1000000000;
                 }
                 o += 4 + ((olen + 3u) & ~3u);
             }
@@ -164,9 +170,11 @@ static int read_pcapng(struct analyze *a, FILE *f, uint8_t *b, const char *path,
                                 "or is longer than its block", path, (unsigned long long)a->frames, ifid), -EINVAL;
             }
             uint64_t ticks = (uint64_t)rd32(b + 12, be) << 32 | rd32(b + 16, be);
-            int64_t ts = res[ifid] == 1 ? (int64_t)ticks
-                         : res_f[ifid] == (double)res[ifid] ? (int64_t)ticks * res[ifid]
-                                                            : (int64_t)((double)ticks * res_f[ifid]);
+            unsigned __int128 ns = (unsigned __int128)ticks * tick[ifid].mul;
+            if (tick[ifid].shift >= 0)
+                ns = tick[ifid].shift < 127 ? (ns * 1000000000u) >> tick[ifid].shift : 0;
+            ns /= tick[ifid].div;
+            int64_t ts = ns > (unsigned __int128)INT64_MAX / 2 ? INT64_MAX / 2 : (int64_t)ns;
             int dir = 0;
             for (uint32_t o = 28 + ((caplen + 3u) & ~3u); o + 4 <= blen - 4;) {
                 uint16_t code = rd16(b + o, be), olen = rd16(b + o + 2, be);
@@ -176,7 +184,7 @@ static int read_pcapng(struct analyze *a, FILE *f, uint8_t *b, const char *path,
                     dir = (int)(rd32(b + o + 4, be) & 3);
                 o += 4 + ((olen + 3u) & ~3u);
             }
-            analyze_frame_dir(a, ts, b + 28, caplen, dir);
+            analyze_frame_dir(a, ts + off_ns[ifid], b + 28, caplen, dir);
         }
     }
     if (a->truncated && !a->frames)
@@ -188,27 +196,23 @@ static int read_pcapng(struct analyze *a, FILE *f, uint8_t *b, const char *path,
 
 int analyze_file(struct analyze *a, const char *path, int64_t *precision_ns, char *err, size_t errlen)
 {
-    int rc = sniff(path, precision_ns, err, errlen);
-    if (rc)
-        return rc;
     FILE *f = fopen(path, "rb");
-    uint8_t m[4] = { 0 };
-    if (f && fread(m, 1, 4, f) == 4 && get_le32(m) == 0x0A0D0D0A) {
-        rewind(f);
-        uint8_t *b = malloc(BLOCK_CAP);
-        rc = b ? read_pcapng(a, f, b, path, err, errlen) : -ENOMEM;
-        if (!b)
-            snprintf(err, errlen, "out of memory reading '%s'", path);
-        free(b);
-        fclose(f);
-        return rc;
+    if (!f) {
+        int e = errno;
+        snprintf(err, errlen, "cannot open '%s': %s", path, strerror(e));
+        return -e;
     }
-    if (f)
-        fclose(f);
+    return analyze_stream(a, f, path, precision_ns, err, errlen);
+}
+
+static int read_pcap(struct analyze *a, FILE *f, const char *path, char *err, size_t errlen)
+{
     char perr[PCAP_ERRBUF_SIZE];
-    pcap_t *p = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, perr);
-    if (!p)
+    pcap_t *p = pcap_fopen_offline_with_tstamp_precision(f, PCAP_TSTAMP_PRECISION_NANO, perr);
+    if (!p) {
+        fclose(f);
         return snprintf(err, errlen, "cannot read '%s': %s", path, perr), -EINVAL;
+    }
     if (pcap_datalink(p) != DLT_EN10MB) {
         snprintf(err, errlen, "'%s' has link type %s; expected Ethernet (EN10MB)", path,
                  pcap_datalink_val_to_name(pcap_datalink(p)) ? pcap_datalink_val_to_name(pcap_datalink(p)) : "?");
@@ -217,6 +221,7 @@ int analyze_file(struct analyze *a, const char *path, int64_t *precision_ns, cha
     }
     struct pcap_pkthdr *h;
     const u_char *data;
+    int rc;
     while ((rc = pcap_next_ex(p, &h, &data)) == 1)
         analyze_frame(a, (int64_t)h->ts.tv_sec * 1000000000 + h->ts.tv_usec, data, h->caplen);
     if (rc == -1) {
@@ -231,8 +236,29 @@ int analyze_file(struct analyze *a, const char *path, int64_t *precision_ns, cha
         }
         return -EINVAL;
     }
-    pcap_close(p);
+    pcap_close(p);   /* closes f */
     return 0;
+}
+
+int analyze_stream(struct analyze *a, FILE *f, const char *path, int64_t *precision_ns, char *err, size_t errlen)
+{
+    int rc = sniff(f, path, precision_ns, err, errlen);
+    uint8_t m[4] = { 0 };
+    if (rc || fseek(f, 0, SEEK_SET) || fread(m, 1, 4, f) != 4 || fseek(f, 0, SEEK_SET)) {
+        fclose(f);
+        if (!rc)
+            snprintf(err, errlen, "cannot read '%s' again from its start", path);
+        return rc ? rc : -EIO;
+    }
+    if (get_le32(m) != 0x0A0D0D0A)
+        return read_pcap(a, f, path, err, errlen);
+    uint8_t *b = malloc(BLOCK_CAP);
+    rc = b ? read_pcapng(a, f, b, path, err, errlen) : -ENOMEM;
+    if (!b)
+        snprintf(err, errlen, "out of memory reading '%s'", path);
+    free(b);
+    fclose(f);
+    return rc;
 }
 
 static const char *proto_name(int p) { return p == 1 ? "EtherCAT" : p == 2 ? "POWERLINK" : "none"; }
@@ -242,14 +268,18 @@ void analyze_print(FILE *f, const struct analyze *a, const struct an_result *r, 
     fprintf(f, "frames: %llu (EtherCAT %llu, POWERLINK %llu, other %llu, malformed %llu); timestamps: %s\n",
             (unsigned long long)a->frames, (unsigned long long)a->ecat_frames, (unsigned long long)a->plk_frames,
             (unsigned long long)a->other_frames, (unsigned long long)a->malformed,
-            prec <= 1 ? "ns" : prec == 1000 ? "us (precision 1 us)" : "coarse");
+            prec <= 1 ? "ns" : prec == 1000 ? "us (precision 1 us)" : "coarse (precision above 1 us)");
     if (a->truncated)
         fprintf(f, "note: the file ends inside a frame block (capture killed while writing); analysed up to there\n");
-    if (r->proto == 1)
+    if (r->proto == 1) {
+        const struct an_key *k = &a->keys[a->stream];
         fprintf(f, "cyclic stream: EtherCAT %s %s addr 0x%08x len %u, %llu frames\n",
-                a->keys[0].pd ? "frames with process data," : "frames, first datagram", ecat_cmd_name(a->keys[0].cmd),
-                a->keys[0].addr, a->keys[0].len, (unsigned long long)a->keys[0].count);
-    else
+                k->pd ? "frames with process data," : "frames, first datagram", ecat_cmd_name(k->cmd),
+                k->addr, k->len, (unsigned long long)k->count);
+        if (!k->pd)
+            fprintf(f, "note: no frame carries process data (LRD/LWR/LRW); the most frequent frame is taken as the "
+                       "stream, which may not be cyclic at all (a bring-up or mailbox session)\n");
+    } else
         fprintf(f, "cyclic stream: POWERLINK SoC, %llu frames\n", (unsigned long long)a->soc);
     fprintf(f, "nominal cycle: %.1f us%s\n", (double)r->nominal_ns / 1000.0, a->o.cycle_ns ? "" : " (median period)");
     perf_print_line(f, "Cycle Time", &r->period);
@@ -266,7 +296,13 @@ void analyze_print(FILE *f, const struct analyze *a, const struct an_result *r, 
     fprintf(f, "gaps: %llu (%llu cycles missing)\n", (unsigned long long)r->gaps, (unsigned long long)r->missing_cycles);
     if (r->proto == 1) {
         if (a->ecat_returned) {
-            fprintf(f, "frames lost: %llu of %llu sent\n", (unsigned long long)r->lost, (unsigned long long)a->ecat_sent);
+            const struct an_key *k = &a->keys[a->stream];
+            fprintf(f, "frames lost: %llu of %llu sent; late: %llu (returned after the master had sent the next frame "
+                    "of their kind, which a master counts as lost)\n", (unsigned long long)r->lost,
+                    (unsigned long long)a->ecat_sent, (unsigned long long)r->late);
+            fprintf(f, "cyclic stream: %llu sent, %llu returned, %llu late, %llu lost\n", (unsigned long long)k->count,
+                    (unsigned long long)k->returned, (unsigned long long)r->stream_late,
+                    (unsigned long long)r->stream_lost);
             perf_print_line(f, "Round Trip", &r->rtt);
         } else {
             fprintf(f, "frames lost: not measurable (the capture holds no returned frames; capture on the slave side or both)\n");
@@ -276,17 +312,19 @@ void analyze_print(FILE *f, const struct analyze *a, const struct an_result *r, 
         for (int n = 1; n <= AN_MAX_NODES; n++)
             any_pres |= a->node[n].pres > 0;
         if (any_pres)
-            fprintf(f, "PRes lost: %llu (nodes whose PRes never appear are left out: not captured in that direction)\n",
-                    (unsigned long long)r->lost);
+            fprintf(f, "PRes lost: %llu, late: %llu (after the MN had moved on, which it counts as lost); nodes whose "
+                    "PRes never appear are left out (not captured in that direction)\n",
+                    (unsigned long long)r->lost, (unsigned long long)r->late);
         else
             fprintf(f, "PRes lost: not measurable (the capture holds no PRes; capture on the MN side or both)\n");
-        fprintf(f, "%5s %8s %8s %6s  %s\n", "node", "PReq", "PRes", "lost", "PReq->PRes latency min/avg/max [usec]");
+        fprintf(f, "%5s %8s %8s %6s %6s  %s\n", "node", "PReq", "PRes", "lost", "late",
+                "PReq->PRes latency min/avg/max [usec]");
         for (int n = 1; n <= AN_MAX_NODES; n++) {
             const struct an_node *nd = &a->node[n];
             if (!nd->preq && !nd->pres)
                 continue;
-            fprintf(f, "%5d %8llu %8llu %6llu  %.1f/%.1f/%.1f\n", n, (unsigned long long)nd->preq,
-                    (unsigned long long)nd->pres, (unsigned long long)nd->lost, nd->lat.count ? (double)nd->lat.min / 1000 : 0.0,
+            fprintf(f, "%5d %8llu %8llu %6llu %6llu  %.1f/%.1f/%.1f\n", n, (unsigned long long)nd->preq,
+                    (unsigned long long)nd->pres, (unsigned long long)nd->lost, (unsigned long long)nd->late, nd->lat.count ? (double)nd->lat.min / 1000 : 0.0,
                     (double)perf_stat_avg(&nd->lat) / 1000, nd->lat.count ? (double)nd->lat.max / 1000 : 0.0);
         }
     }
@@ -330,9 +368,23 @@ void *analyze_to_json(const struct analyze *a, const struct an_result *r, int64_
         json_object_object_add(j, "sent", json_object_new_int64((int64_t)a->ecat_sent));
         json_object_object_add(j, "returned", json_object_new_int64((int64_t)a->ecat_returned));
         json_object_object_add(j, "lost", a->ecat_returned ? json_object_new_int64((int64_t)r->lost) : NULL);
+        json_object_object_add(j, "late", a->ecat_returned ? json_object_new_int64((int64_t)r->late) : NULL);
+        const struct an_key *k = &a->keys[a->stream];
+        json_object *st = json_object_new_object();
+        json_object_object_add(st, "command", json_object_new_string(ecat_cmd_name(k->cmd)));
+        json_object_object_add(st, "address", json_object_new_int64(k->addr));
+        json_object_object_add(st, "length", json_object_new_int(k->len));
+        json_object_object_add(st, "process_data", json_object_new_boolean(k->pd));
+        json_object_object_add(st, "sent", json_object_new_int64((int64_t)k->count));
+        json_object_object_add(st, "returned", json_object_new_int64((int64_t)k->returned));
+        json_object_object_add(st, "late", a->ecat_returned ? json_object_new_int64((int64_t)r->stream_late) : NULL);
+        json_object_object_add(st, "lost", a->ecat_returned ? json_object_new_int64((int64_t)r->stream_lost) : NULL);
+        json_object_object_add(j, "stream", st);
         json_object_object_add(j, "round_trip", perf_msmt_to_json(&r->rtt, NULL, "Round Trip"));
     } else {
         json_object_object_add(j, "lost", json_object_new_int64((int64_t)r->lost));
+        json_object_object_add(j, "late", json_object_new_int64((int64_t)r->late));
+        json_object_object_add(j, "soc", json_object_new_int64((int64_t)a->soc));
         json_object *nodes = json_object_new_array();
         for (int n = 1; n <= AN_MAX_NODES; n++) {
             const struct an_node *nd = &a->node[n];
@@ -343,6 +395,7 @@ void *analyze_to_json(const struct analyze *a, const struct an_result *r, int64_
             json_object_object_add(o, "preq", json_object_new_int64((int64_t)nd->preq));
             json_object_object_add(o, "pres", json_object_new_int64((int64_t)nd->pres));
             json_object_object_add(o, "lost", json_object_new_int64((int64_t)nd->lost));
+            json_object_object_add(o, "late", json_object_new_int64((int64_t)nd->late));
             json_object_object_add(o, "latency", perf_msmt_to_json(&nd->lat, NULL, "PRes Latency"));
             json_object_array_add(nodes, o);
         }

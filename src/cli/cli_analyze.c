@@ -31,6 +31,17 @@ static int run_analyze(struct cli_ctx *c)
         if (cli_parse_double(c, "--range (microseconds)", s, 0.001, 1e7, &v)) return 2;
         o.range_ns = (int64_t)(v * 1000 + 0.5);
     }
+    if ((s = cli_get(c, "lo"))) {
+        if (cli_parse_double(c, "--lo (microseconds, may be negative)", s, -1e7, 1e7, &v)) return 2;
+        o.lo_ns = (int64_t)(v * 1000 + (v < 0 ? -0.5 : 0.5));
+    }
+    if ((s = cli_get(c, "hi"))) {
+        if (cli_parse_double(c, "--hi (microseconds)", s, -1e7, 1e7, &v)) return 2;
+        o.hi_ns = (int64_t)(v * 1000 + (v < 0 ? -0.5 : 0.5));
+    }
+    if ((cli_get(c, "lo") || cli_get(c, "hi")) && !(cli_get(c, "lo") && cli_get(c, "hi") && o.hi_ns > o.lo_ns))
+        return cli_usage_error(c, "--lo and --hi go together, with --hi above --lo (got %s and %s)",
+                               cli_get(c, "lo") ? cli_get(c, "lo") : "none", cli_get(c, "hi") ? cli_get(c, "hi") : "none");
     long long t;
     if ((s = cli_get(c, "from"))) {
         if (sscanf(s, "%lld", &t) != 1 || t < 0)
@@ -42,8 +53,9 @@ static int run_analyze(struct cli_ctx *c)
             return cli_usage_error(c, "--to expects a capture time in ns after --from, got '%s'", s);
         o.to_ns = t;
     }
-    if (o.bin_ns && o.range_ns && 2 * o.range_ns / o.bin_ns > 10000000)
-        return cli_usage_error(c, "--range/--bin gives more than 10 million bins; use wider bins");
+    int64_t span = o.lo_ns || o.hi_ns ? o.hi_ns - o.lo_ns : 2 * (o.range_ns ? o.range_ns : 100000);
+    if (span / (o.bin_ns ? o.bin_ns : 1000) > 10000000)
+        return cli_usage_error(c, "--range/--lo/--hi with --bin give more than 10 million bins; use wider bins");
     struct analyze a;
     analyze_init(&a, &o);
     int64_t prec = 1;
@@ -67,9 +79,12 @@ static int run_analyze(struct cli_ctx *c)
         analyze_free(&a);
         return cli_error(c, "analysis failed: %s", strerror(-rc));
     }
-    if (prec > 1)
-        fprintf(stderr, "takt analyze: '%s' has %s timestamps: precision is %lld ns\n", c->argv[0],
-                prec == 1000 ? "microsecond" : "coarse", (long long)prec);
+    if (prec == 1000)
+        fprintf(stderr, "takt analyze: '%s' has microsecond timestamps: precision is 1 us\n", c->argv[0]);
+    else if (prec > 1)
+        fprintf(stderr, "takt analyze: '%s' has coarse timestamps: precision is %lld ns\n", c->argv[0], (long long)prec);
+    if (*err)   /* read up to a damaged or truncated end */
+        fprintf(stderr, "takt analyze: note: %s\n", err);
     if (!c->json || strcmp(c->json, "-"))
         analyze_print(stdout, &a, &r, prec);
     if (c->json) {
@@ -182,6 +197,8 @@ static const struct cli_opt analyze_opts[] = {
     { "nominal", 0, 1, "US", "nominal cycle in us (default: the median period)" },
     { "bin", 0, 1, "US", "deviation histogram bin width in us (default 1)" },
     { "range", 0, 1, "US", "histogram covers +-US around nominal; outer bins collect the rest (default 100)" },
+    { "lo", 0, 1, "US", "lower histogram limit in us (with --hi, instead of --range; e.g. --lo=-50)" },
+    { "hi", 0, 1, "US", "upper histogram limit in us" },
     { "from", 0, 1, "NS", "only frames captured at or after NS (ns since 1970, e.g. a stack's window start)" },
     { "to", 0, 1, "NS", "only frames captured before NS" },
     { 0 }
