@@ -53,6 +53,8 @@ static void adp_incremented_in_reply(void **state)
     ecat_frame_add(buf, sizeof buf, &pos, ECAT_BRD, 1, FP(0, 0), 2, NULL);
     ecat_frame_add(buf, sizeof buf, &pos, ECAT_APRD, 2, FP((uint16_t)-1, 0), 2, NULL);
     ecat_frame_add(buf, sizeof buf, &pos, ECAT_FPRD, 3, FP(0x1004, 0x10), 2, NULL);
+    ecat_frame_add(buf, sizeof buf, &pos, ECAT_ARMW, 4, FP((uint16_t)-1, 0x0010), 2, NULL);
+    ecat_frame_add(buf, sizeof buf, &pos, ECAT_BWR, 5, FP(0, 0x0200), 2, NULL);
     size_t len = ecat_frame_end(buf, pos);
     assert_int_equal(takt_sim_process(s, buf, len, sizeof buf, 3000, NULL), len);
     /* U/L bit of the source MAC set by the first slave (ref §1) */
@@ -67,7 +69,23 @@ static void adp_incremented_in_reply(void **state)
     assert_int_equal(ecat_frame_next(buf, len, &dg, &pos), 0);
     assert_int_equal(get_le16(dg.wkc), 1);
     assert_int_equal(get_le16(dg.data), 0x1004);
+    /* ARMW: every slave increments ADP, slave 2 (ADP 0 there) read its station
+     * address into the frame, the others wrote what arrived (slave 1: 0, slaves 3
+     * and 4: 0x1002, restored below); +1 each (ref §3) */
+    assert_int_equal(ecat_frame_next(buf, len, &dg, &pos), 0);
+    assert_int_equal(dg.cmd, ECAT_ARMW);
+    assert_int_equal(dg.adp, (uint16_t)(-1 + N));
+    assert_int_equal(get_le16(dg.wkc), N);
+    assert_int_equal(get_le16(dg.data), 0x1002);
+    /* BWR: every slave increments ADP too */
+    assert_int_equal(ecat_frame_next(buf, len, &dg, &pos), 0);
+    assert_int_equal(dg.adp, N);
+    assert_int_equal(get_le16(dg.wkc), N);
     assert_int_equal(ecat_frame_next(buf, len, &dg, &pos), 1);
+    /* the addresses back as they were */
+    for (unsigned i = 0; i < N; i++)
+        tw16(s, ECAT_APWR, FP((uint16_t)-(int)i, ESC_STATION_ADDR), (uint16_t)(0x1001 + i), 3000);
+    assert_int_equal(tr16(s, 0x1004, ESC_STATION_ADDR, 3000), 0x1004);
 }
 
 static void configured_and_alias(void **state)

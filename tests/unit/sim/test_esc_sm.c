@@ -202,6 +202,102 @@ static void sm_status_through_fmmu(void **state)
     takt_sim_destroy(s);
 }
 
+static void fmmu_wkc_once_per_direction(void **state)
+{
+    (void)state;
+    /* one increment per direction per slave however many FMMUs match (ref §3) */
+    struct tdev *d[2];
+    struct takt_sim *s = op2(d);
+    /* a second read FMMU of slave 1 onto the same inputs, at logical 0x10008 */
+    tfmmu(s, 0x1001, 2, 0x10008, 2, 0, 7, 0x1180, 0, ESC_FMMU_R, 3000);
+    uint8_t img[10] = { 0 };
+    /* LRD over both of slave 1's read FMMUs and slave 2's: 1 + 1 */
+    assert_int_equal(tdg(s, ECAT_LRD, 0x10004, img, 6, 3100), 2);
+    assert_int_equal(img[4], img[0]);                  /* same inputs, twice */
+    assert_int_equal(img[5], img[1]);
+    /* LRW over everything: each slave read +1 and write +2 once */
+    uint8_t all[10] = { 0 };
+    assert_int_equal(tdg(s, ECAT_LRW, 0x10000, all, 10, 3200), 6);
+    takt_sim_destroy(s);
+}
+
+static void lrw_overlapping_in_out(void **state)
+{
+    (void)state;
+    /* inputs and outputs on the same logical bytes (SOEM's overlapped IO map): the
+     * slave writes its outputs from the data as it arrived and puts its inputs in
+     * the frame (ref §3 LRW order); WKC 3 */
+    struct tdev *d[1];
+    struct takt_sim *s = preop(1, d);
+    tsm(s, 0x1001, 2, 0x1100, 2, 0x64, 1, 200);
+    tsm(s, 0x1001, 3, 0x1180, 2, 0x20, 1, 200);
+    tfmmu(s, 0x1001, 0, 0x4000, 2, 0, 7, 0x1100, 0, ESC_FMMU_W, 200);
+    tfmmu(s, 0x1001, 1, 0x4000, 2, 0, 7, 0x1180, 0, ESC_FMMU_R, 200);
+    tw16(s, ECAT_FPWR, FP(0x1001, ESC_AL_CONTROL), AL_SAFEOP, 300);
+    tw16(s, ECAT_FPWR, FP(0x1001, ESC_AL_CONTROL), AL_OP, 300);
+    assert_int_equal(tr16(s, 0x1001, ESC_AL_STATUS, 300), AL_OP);
+    uint8_t img[2] = { 0x40, 0x50 };
+    assert_int_equal(tdg(s, ECAT_LRW, 0x4000, img, 2, 1000), 3);
+    assert_int_equal(d[0]->out[0], 0x40);
+    assert_int_equal(d[0]->out[1], 0x50);
+    img[0] = 0x07;
+    img[1] = 0x08;
+    assert_int_equal(tdg(s, ECAT_LRW, 0x4000, img, 2, 2000), 3);
+    assert_int_equal(img[0], 0x41);                    /* inputs = previous outputs + 1 */
+    assert_int_equal(img[1], 0x51);
+    assert_int_equal(d[0]->out[0], 0x07);
+    takt_sim_destroy(s);
+}
+
+static void fmmu_bit_read_packing(void **state)
+{
+    (void)state;
+    /* two slaves' 4-bit inputs packed into one logical byte: slave 1 bits 0-3,
+     * slave 2 bits 4-7; a read FMMU changes only its own bits of the frame */
+    struct tdev *d[2];
+    struct takt_sim *s = op2(d);
+    tfmmu(s, 0x1001, 2, 0x30000, 1, 0, 3, 0x1180, 0, ESC_FMMU_R, 3000);
+    tfmmu(s, 0x1002, 2, 0x30000, 1, 4, 7, 0x1180, 4, ESC_FMMU_R, 3000);
+    /* outputs 0x0A and 0xB0: inputs 0x0B (low nibble B) and 0xB1 (high nibble B) */
+    uint8_t o1[2] = { 0x0A, 0 }, o2[2] = { 0, 0 };
+    tdg(s, ECAT_LWR, 0x10000, o1, 2, 3100);
+    /* slave 2's outputs start at logical bit 0x10002.4: its out[0] bits 4-7 are
+     * logical 0x10003 bits 0-3 */
+    uint8_t bits[2] = { 0x00, 0x0B };
+    tdg(s, ECAT_LWR, 0x10002, bits, 2, 3100);
+    assert_int_equal(d[1]->out[0] & 0xF0, 0xB0);
+    tdg(s, ECAT_LRD, 0x10004, o2, 2, 3200);              /* let the inputs follow */
+    uint8_t b = 0x00;
+    assert_int_equal(tdg(s, ECAT_LRD, 0x30000, &b, 1, 3300), 2);
+    assert_int_equal(b, 0xBB);                         /* 0x0B low nibble, 0xB1 high */
+    /* only slave 1's FMMU: bits 4-7 stay as the master sent them */
+    tfmmu(s, 0x1002, 2, 0x30000, 1, 4, 7, 0x1180, 4, 0, 3400);
+    b = 0x50;
+    assert_int_equal(tdg(s, ECAT_LRD, 0x30000, &b, 1, 3500), 1);
+    assert_int_equal(b, 0x5B);
+    takt_sim_destroy(s);
+}
+
+static void fmmu_without_sm_not_counted(void **state)
+{
+    (void)state;
+    /* an FMMU onto process RAM no active SM covers: not executed, not counted
+     * (ref §3: RAM not covered by an enabled SM) */
+    struct tdev *d[2];
+    struct takt_sim *s = op2(d);
+    tfmmu(s, 0x1001, 2, 0x40000, 4, 0, 7, 0x1800, 0, ESC_FMMU_R | ESC_FMMU_W, 3000);
+    uint8_t b[4] = { 1, 2, 3, 4 };
+    assert_int_equal(tdg(s, ECAT_LRW, 0x40000, b, 4, 3100), 0);
+    assert_int_equal(b[0], 1);
+    /* an FMMU that is not activated maps nothing */
+    uint8_t f[16] = { 0 };
+    tdg(s, ECAT_FPWR, FP(0x1001, ESC_FMMU0 + 16 * 1), f, 16, 3200);
+    uint8_t in[4] = { 0x77, 0x77, 0, 0 };
+    assert_int_equal(tdg(s, ECAT_LRD, 0x10004, in, 4, 3300), 1);   /* slave 2's only */
+    assert_int_equal(in[0], 0x77);                     /* slave 1's bytes untouched */
+    takt_sim_destroy(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest t[] = {
@@ -211,6 +307,10 @@ int main(void)
         cmocka_unit_test(sm_locked_while_enabled),
         cmocka_unit_test(lrw_bits_and_wkc),
         cmocka_unit_test(sm_status_through_fmmu),
+        cmocka_unit_test(fmmu_wkc_once_per_direction),
+        cmocka_unit_test(lrw_overlapping_in_out),
+        cmocka_unit_test(fmmu_bit_read_packing),
+        cmocka_unit_test(fmmu_without_sm_not_counted),
     };
     return cmocka_run_group_tests(t, NULL, NULL);
 }
