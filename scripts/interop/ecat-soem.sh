@@ -6,8 +6,11 @@
 #                         remaps the CiA 402 servo's TxPDO over CoE, activates SYNC0,
 #                         goes to OP, enables the drive and moves it.
 # `takt sim ecat` serves side A of a fresh namespace pair (takt netns run), SOEM runs in
-# side B. Frames are captured as each end receives them (dumpcap -f inbound) and merged;
-# tshark's ecat/ecat_mailbox dissectors judge them. SOEM sends from the group address
+# side B. Frames are captured twice: by the simulator's own capture tap (--pcap: every
+# frame it received and sent, complete by construction) and as each veth end receives
+# them (dumpcap -f inbound, merged; on a loaded host dumpcap was seen to miss the first
+# tens of ms of a run without counting a drop, so the line says how many it caught);
+# tshark's ecat/ecat_mailbox dissectors judge both. SOEM sends from the group address
 # 01:01:01:01:01:01, which tshark notes as an expert info on every master frame; that
 # one note is SOEM's and is counted apart, every other expert info or malformed frame
 # fails the run.
@@ -17,8 +20,13 @@
 #   TAKT          takt binary (default: build-interop/takt, then build/takt in the tree)
 #   SOEM_BIN      SOEM's build/samples directory (slaveinfo/slaveinfo, ec_sample/ec_sample),
 #                 or SOEM_SLAVEINFO / SOEM_EC_SAMPLE for the binaries themselves
-#   ECAT_DEVICES  simulated line (default ek1100,el1004,el2004,el3102)
-#   ECAT_WKC      LRW working counter ec_sample must see (default 4: EL2004 2 + EL1004 1 + EL3102 1)
+#   ECAT_DEVICES  simulated line (default ek1100,el1004,el2004,el3102), or
+#   ECAT_PRESET   a preset instead (paper-40, 3, 10, 20, a count)
+#   ECAT_WKC      LRW working counter ec_sample must see (default: from the line, EL2004 2,
+#                 EL1004 1, EL3102 1, servo 3, EK1100 0 -- 4 for the default line)
+#   SERVO_DEVICES line of the soem_servo run (default ek1100,el1004,el2004,servo; the servo
+#                 is found in it, its expected working counter computed the same way)
+#   SERVO_CYCLES  cycles of 1 ms soem_servo runs in OP (default 4000)
 #   ECAT_TIME     seconds ec_sample runs (default 10);  ECAT_CYCLE  its cycle in µs (default 1000)
 #   ECAT_SIM_PRIO SCHED_FIFO priority of takt sim ecat (default 60; empty: none). Without it
 #                 a loaded host can hold the simulator past SOEM's 2 ms receive timeout
@@ -53,8 +61,15 @@ fi
 
 DEV=${ECAT_DEVICES:-ek1100,el1004,el2004,el3102}
 ECAT_SIM_PRIO=${ECAT_SIM_PRIO-60}
-WKC=${ECAT_WKC:-4}
-nslaves=$(($(echo "$DEV" | tr -cd , | wc -c) + 1))
+net_args() { if [ -n "${ECAT_PRESET:-}" ] && [ "$1" = main ]; then echo "--preset $ECAT_PRESET"; else echo "--devices $2"; fi; }
+# the slaves of a line as the simulator lists them (presets and xN expanded)
+names() { "$TAKT" sim ecat $(net_args "$@") --list | awk '{print $2}'; }
+# LRW working counter of a line mapped by an ETG.1000 master: +2 per slave with outputs, +1 per slave with inputs
+wkc_of() { awk '/^el2004$/{w+=2} /^el1004$|^el3102$/{w+=1} /^servo$/{w+=3} END{print w+0}'; }
+DEVARGS=$(net_args main "$DEV")
+nslaves=$(names main "$DEV" | grep -c .)
+WKC=${ECAT_WKC:-$(names main "$DEV" | wkc_of)}
+[ "$nslaves" -gt 0 ] || { echo "FAIL: the simulator lists no slaves for $DEVARGS"; exit 1; }
 fails=0
 log()  { echo "--- $*" >&2; }
 fail() { echo "FAIL $*"; fails=$((fails + 1)); }
@@ -83,9 +98,19 @@ judge() {   # TAG: prints counts; fails on malformed frames or expert infos othe
     echo "tshark: $(tshark -r "$f" 2>/dev/null | wc -l) frames, $(tshark -r "$f" -Y ecat 2>/dev/null | wc -l) ecat, $(tshark -r "$f" -Y ecat_mailbox 2>/dev/null | wc -l) mailbox, $bad malformed/expert (plus $grp 'source MAC is a group address' notes on SOEM's frames)"
     [ "$bad" = 0 ]
 }
+judge_all() {   # TAG: the simulator's complete capture, then dumpcap's and how much of the traffic it caught
+    local t=$1 v1 v2 ok=0 want got
+    v1=$(mv "$OUT/$t.sim.pcapng" "$OUT/$t.tap.pcapng" 2>/dev/null && judge "$t.tap") || ok=1
+    v2=$(judge "$t") || ok=1
+    want=$(python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print(j['frames'] + j['replies'])" "$OUT/$t.sim.json" 2>/dev/null)
+    got=$(tshark -r "$OUT/$t.pcapng" -Y ecat 2>/dev/null | wc -l)
+    echo "sim tap $v1; dumpcap caught $got of ${want:-?} frames, $v2"
+    return $ok
+}
 
 sim_start() {   # TAG
-    "$TAKT" sim ecat ${ECAT_SIM_PRIO:+-p $ECAT_SIM_PRIO} -i "$TAKT_IF_A" --devices "$DEV" --json "$OUT/$1.sim.json" >"$OUT/$1.sim.out" 2>&1 &
+    "$TAKT" sim ecat ${ECAT_SIM_PRIO:+-p $ECAT_SIM_PRIO} -i "$TAKT_IF_A" $DEVARGS --json "$OUT/$1.sim.json" \
+        --pcap "$OUT/$1.sim.pcapng" >"$OUT/$1.sim.out" 2>&1 &
     SIM=$!
     sleep 0.5
 }
@@ -93,7 +118,7 @@ sim_stop() { kill -INT $SIM 2>/dev/null; wait $SIM 2>/dev/null; }
 
 run_slaveinfo() {
     local tag=slaveinfo
-    log "slaveinfo -sdo -map against takt sim ecat --devices $DEV"
+    log "slaveinfo -sdo -map against takt sim ecat $DEVARGS"
     cap_start $tag; sim_start $tag
     timeout 120 "$TAKT" netns exec b -- "$SOEM_SLAVEINFO" "$TAKT_IF_B" -sdo -map >"$OUT/$tag.out" 2>&1
     local rc=$?
@@ -102,14 +127,14 @@ run_slaveinfo() {
     found=$(grep -o '^[0-9]* slaves found and configured' "$OUT/$tag.out" | cut -d' ' -f1)
     names=$(grep -o ' Name:.*' "$OUT/$tag.out" | sed 's/ Name://' | tr '\n' ',' | sed 's/,$//')
     [ $rc -eq 0 ] && [ "${found:-0}" = "$nslaves" ] || ok=0
-    v=$(judge $tag) || ok=0
+    v=$(judge_all $tag) || ok=0
     local msg="slaveinfo: exit $rc, ${found:-0} of $nslaves slaves found ($names); $(grep -c '^ *0x[0-9a-fA-F]\{4\}' "$OUT/$tag.out") OD/PDO lines; SDO errors: $(grep -ci 'error\|abort' "$OUT/$tag.out"); $v"
     if [ $ok = 1 ]; then echo "PASS $msg"; else fail "$msg"; fi
 }
 
 run_ec_sample() {
     local tag=ec_sample t=${ECAT_TIME:-10} c=${ECAT_CYCLE:-1000}
-    log "ec_sample (cycle $c µs) for $t s against takt sim ecat --devices $DEV"
+    log "ec_sample (cycle $c µs) for $t s against takt sim ecat $DEVARGS"
     cap_start $tag; sim_start $tag
     timeout -s INT "$t" "$TAKT" netns exec b -- "$SOEM_EC_SAMPLE" "$TAKT_IF_B" "$c" >"$OUT/$tag.out" 2>&1
     sim_stop; cap_stop $tag
@@ -122,7 +147,7 @@ run_ec_sample() {
     good=$(echo "$wk" | grep -cx "$WKC")
     [ "$n" -gt 10 ] && [ "$good" = "$n" ] || ok=0
     grep -q 'ERROR\|lost' "$OUT/$tag.lines" && ok=0
-    v=$(judge $tag) || ok=0
+    v=$(judge_all $tag) || ok=0
     local msg="ec_sample: $(grep -o '^[0-9]* slaves found and configured' "$OUT/$tag.lines"); $(grep -c '^EtherCAT OP' "$OUT/$tag.lines") x 'EtherCAT OP'; $n process data lines in OP, $good with Wck $WKC (values seen: $(echo "$wk" | sort -n | uniq -c | awk '{printf "%s x %s ", $1, $2}')); last: $(grep 'Processdata cycle' "$OUT/$tag.lines" | tail -n 1 | tr -s ' '); $(grep -c 'ERROR\|WARNING' "$OUT/$tag.lines") ERROR/WARNING lines; $v"
     if [ $ok = 1 ]; then echo "PASS $msg"; else fail "$msg"; fi
 }
@@ -133,18 +158,23 @@ run_servo() {
     cc -O1 -o "$OUT/soem_servo" "$here/soem_servo.c" -I"$SOEM_DIR/include" -I"$SOEM_DIR/build/include" \
         -I"$SOEM_DIR/osal" -I"$SOEM_DIR/osal/linux" -I"$SOEM_DIR/oshw/linux" "$SOEM_DIR/build/libsoem.a" \
         -lpthread -lrt 2>"$OUT/$tag.cc.log" || { fail "soem_servo: does not build (see $OUT/$tag.cc.log)"; return; }
-    log "soem_servo: CoE PDO remap + DC SYNC0 + CiA 402 against takt sim ecat --devices ek1100,el1004,el2004,servo"
-    local saved=$DEV
-    DEV=ek1100,el1004,el2004,servo
+    local saved=$DEVARGS sdev=${SERVO_DEVICES:-ek1100,el1004,el2004,servo} pos want
+    pos=$(names servo "$sdev" | grep -n -m1 -x servo | cut -d: -f1)
+    want=$(names servo "$sdev" | wkc_of)
+    [ -n "$pos" ] || { fail "soem_servo: no servo in $sdev"; return; }
+    DEVARGS="--devices $sdev"
+    log "soem_servo: CoE PDO remap + DC SYNC0 + CiA 402 (servo at $pos) against takt sim ecat $DEVARGS"
     cap_start $tag; sim_start $tag
-    timeout 60 "$TAKT" netns exec b -- chrt -f 60 "$OUT/soem_servo" "$TAKT_IF_B" 4 >"$OUT/$tag.out" 2>&1
+    timeout 120 "$TAKT" netns exec b -- chrt -f 60 "$OUT/soem_servo" "$TAKT_IF_B" "$pos" "${SERVO_CYCLES:-4000}" >"$OUT/$tag.out" 2>&1
     local rc=$?
     sim_stop; cap_stop $tag
-    DEV=$saved
+    DEVARGS=$saved
     local v ok=1
     [ $rc -eq 0 ] && grep -q '^VERDICT PASS' "$OUT/$tag.out" || ok=0
-    v=$(judge $tag) || ok=0
-    local msg="soem_servo: $(grep -h 'remapped\|^VERDICT' "$OUT/$tag.out" | tr '\n' ' '); $v"
+    # SOEM's own expectation (from the mapping it read back) must be the line's
+    grep -q "^expected LRW working counter $want\$" "$OUT/$tag.out" || ok=0
+    v=$(judge_all $tag) || ok=0
+    local msg="soem_servo: $(names servo "$sdev" | grep -c .) slaves, servo at $pos, WKC $want expected; $(grep -h 'remapped\|^DC:\|SYNC0 registers\|0x092C\|^VERDICT' "$OUT/$tag.out" | tr '\n' ' '); $v"
     if [ $ok = 1 ]; then echo "PASS $msg"; else fail "$msg"; fi
 }
 

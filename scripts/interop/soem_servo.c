@@ -2,8 +2,8 @@
  * interoperability check, built against a SOEM checkout the user provides (nothing of
  * SOEM is in takt). It remaps the servo's TxPDO over CoE in PREOP (0x1A00 without the
  * velocity, assigned through 0x1C13), activates DC SYNC0, goes to OP, enables the drive
- * (controlword 0x06 -> 0x07 -> 0x0F) and moves it; it prints one verdict line.
- * Usage: soem_servo IFNAME SLAVE_POSITION */
+ * (controlword 0x06 -> 0x07 -> 0x0F) and moves it; it prints figures and one verdict line.
+ * Usage: soem_servo IFNAME SLAVE_POSITION [CYCLES] */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +34,7 @@ static int servo_setup(ecx_contextt *c, uint16 slave)
     ok &= sdo_u16(slave, 0x1C13, 1, 0x1A00) > 0;
     ok &= sdo_u8(slave, 0x1C13, 0, 1) > 0;
     ecx_dcsync0(c, slave, TRUE, 1000000, 0);
-    printf("servo %u: TxPDO remapped over CoE: %s; SYNC0 1 ms active\n", slave, ok ? "ok" : "FAILED");
+    printf("servo %u: TxPDO remapped over CoE: %s; SYNC0 1 ms requested\n", slave, ok ? "ok" : "FAILED");
     return ok ? 1 : 0;
 }
 
@@ -44,13 +44,30 @@ static void sleep_us(long us)
     nanosleep(&t, NULL);
 }
 
+/* ESC register of the servo, read by SOEM's FPRD (ETG.1000.4: 0x0981 SYNC activation,
+ * 0x09A0 SYNC0 cycle time, 0x092C system time difference, sign-magnitude) */
+static int reg(uint16 ado, void *v, uint16 len)
+{
+    memset(v, 0, len);
+    return ecx_FPRD(&ctx.port, ctx.slavelist[servo].configadr, ado, len, v, EC_TIMEOUTRET);
+}
+
+static int32 sync_diff(void)
+{
+    uint32 d;
+    if (reg(0x092C, &d, 4) != 1)
+        return INT32_MAX;
+    return (d & 0x80000000u) ? -(int32)(d & 0x7FFFFFFF) : (int32)d;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: %s IFNAME SERVO_POSITION\n", argv[0]);
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s IFNAME SERVO_POSITION [CYCLES]\n", argv[0]);
         return 2;
     }
     servo = atoi(argv[2]);
+    int ncyc = argc > 3 ? atoi(argv[3]) : 4000;
     if (!ecx_init(&ctx, argv[1]) || ecx_config_init(&ctx) <= 0) {
         printf("VERDICT FAIL: no slaves on %s\n", argv[1]);
         return 1;
@@ -61,20 +78,33 @@ int main(int argc, char **argv)
     }
     ctx.slavelist[servo].PO2SOconfig = servo_setup;
     ecx_config_map_group(&ctx, iomap, 0);
-    ecx_configdc(&ctx);
+    int dc = ecx_configdc(&ctx), ndc = 0;
     ec_slavet *s = &ctx.slavelist[servo];
+    for (int k = 1; k <= ctx.slavecount; k++)
+        ndc += ctx.slavelist[k].hasdc != 0;
     printf("%d slaves; servo '%s' outputs %u B, inputs %u B (6 expected after the remap)\n", ctx.slavecount, s->name,
            s->Obytes, s->Ibytes);
+    printf("DC: %s, %d slaves with DC; SOEM's propagation delay of the servo %" PRId32 " ns, of the last slave %" PRId32 " ns\n",
+           dc ? "configured" : "NOT configured", ndc, s->pdelay, ctx.slavelist[ctx.slavecount].pdelay);
     int expected = ctx.grouplist[0].outputsWKC * 2 + ctx.grouplist[0].inputsWKC;
+    printf("expected LRW working counter %d\n", expected);
     ecx_statecheck(&ctx, 0, EC_STATE_SAFE_OP, EC_TIMEOUTSTATE * 4);
+    uint8 act = 0;
+    uint32 cyc0 = 0;
+    reg(0x0981, &act, 1);
+    reg(0x09A0, &cyc0, 4);
+    int sync_ok = act == 0x03 && cyc0 == 1000000;
+    printf("servo SYNC0 registers: 0x0981 = 0x%02x, 0x09A0 = %" PRIu32 " ns (%s)\n", act, cyc0,
+           sync_ok ? "SYNC0 active, 1 ms" : "NOT active as requested");
     ctx.slavelist[0].state = EC_STATE_OPERATIONAL;
     ecx_send_processdata(&ctx);
     ecx_receive_processdata(&ctx, EC_TIMEOUTRET);
     ecx_writestate(&ctx, 0);
-    int wkc_bad = 0, cycles = 0, op = 0;
+    int wkc_bad = 0, lost = 0, cycles = 0, op = 0, nd = 0;
+    int32 dmax = 0, dlast = 0;
     uint16 sw = 0;
     int32 pos = 0, target = 0;
-    for (int i = 0; i < 4000; i++) {
+    for (int i = 0; i < ncyc; i++) {
         /* RxPDO 0x1600: controlword u16, target position i32, mode of operation i8 */
         uint16 cw = i < 200 ? 0x06 : i < 400 ? 0x07 : 0x0F;
         target = i < 600 ? 0 : 100000;
@@ -89,8 +119,18 @@ int main(int argc, char **argv)
         if (ctx.slavelist[0].state == EC_STATE_OPERATIONAL) {
             op = 1;
             cycles++;
-            if (wkc != expected)
-                wkc_bad++;
+            lost += wkc == EC_NOFRAME;
+            wkc_bad += wkc != expected;
+        }
+        /* the sync error once the drift control had half the run to settle */
+        if (i % 100 == 50 && i >= ncyc / 2) {
+            int32 d = sync_diff();
+            if (d != INT32_MAX) {
+                dlast = d;
+                nd++;
+                if (abs(d) > abs(dmax))
+                    dmax = d;
+            }
         }
         memcpy(&sw, s->inputs, 2);
         memcpy(&pos, s->inputs + 2, 4);
@@ -102,12 +142,16 @@ int main(int argc, char **argv)
     ecx_readstate(&ctx);
     int enabled = (sw & 0x6F) == 0x27;
     int moved = pos > 90000;
-    printf("VERDICT %s: %d cycles in OP, %d with a wrong working counter, statusword 0x%04x (%s), "
-           "position %" PRId32 " of %" PRId32 ", servo AL status 0x%04x\n",
-           op && !wkc_bad && enabled && moved && s->Ibytes == 6 ? "PASS" : "FAIL", cycles, wkc_bad, sw,
-           enabled ? "operation enabled" : "not enabled", pos, target, s->ALstatuscode);
+    int pass = op && !wkc_bad && enabled && moved && s->Ibytes == 6 && sync_ok && dc;
+    printf("servo 0x092C system time difference over the second half: %d reads, largest %" PRId32 " ns, last %" PRId32 " ns\n",
+           nd, dmax, dlast);
+    printf("VERDICT %s: %d cycles in OP, %d with a wrong working counter (%d lost), expected %d, statusword 0x%04x (%s), "
+           "position %" PRId32 " of %" PRId32 ", servo AL status 0x%04x, SYNC0 %s, |sync diff| <= %d ns\n",
+           pass ? "PASS" : "FAIL", cycles, wkc_bad, lost, expected, sw,
+           enabled ? "operation enabled" : "not enabled", pos, target, s->ALstatuscode, sync_ok ? "active" : "NOT active",
+           abs(dmax));
     ctx.slavelist[0].state = EC_STATE_INIT;
     ecx_writestate(&ctx, 0);
     ecx_close(&ctx);
-    return op && !wkc_bad && enabled && moved ? 0 : 1;
+    return pass ? 0 : 1;
 }
