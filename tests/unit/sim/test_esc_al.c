@@ -223,6 +223,103 @@ static void device_emulation(void **state)
     takt_sim_destroy(s);
 }
 
+/* Bring the slave from INIT to `to` the allowed way (BOOT: from INIT). */
+static void go(struct takt_sim *s, uint8_t to, takt_ns_t now)
+{
+    static const uint8_t path[] = { AL_PREOP, AL_SAFEOP, AL_OP };
+    assert_int_equal(req(s, AL_INIT | AL_ACK, now), AL_INIT);
+    if (to == AL_BOOT) {
+        assert_int_equal(req(s, AL_BOOT, now), AL_BOOT);
+        return;
+    }
+    for (unsigned i = 0; i < 3 && to != AL_INIT; i++) {
+        assert_int_equal(req(s, path[i], now), path[i]);
+        if (path[i] == to)
+            break;
+    }
+}
+
+static void transition_table(void **state)
+{
+    (void)state;
+    /* every requested state from every state (ETG.1000.6 Table 8; SOEM's
+     * transition names IP PI PS SP SO OS OP SI OI IB BI II PP SS): allowed ones
+     * reach the state with no error, the others stay with ERROR and 0x0011 */
+    static const uint8_t st[] = { AL_INIT, AL_PREOP, AL_BOOT, AL_SAFEOP, AL_OP };
+    static const bool ok[5][5] = {
+        /* to:  INIT   PREOP  BOOT   SAFEOP OP */
+        [0] = { true,  true,  true,  false, false },   /* from INIT */
+        [1] = { true,  true,  false, true,  false },   /* from PREOP */
+        [2] = { true,  false, true,  false, false },   /* from BOOT */
+        [3] = { true,  true,  false, true,  true  },   /* from SAFEOP */
+        [4] = { true,  true,  false, true,  true  },   /* from OP */
+    };
+    struct takt_sim *s = tnet(1, true, false, NULL);
+    struct sim_esc *e = &s->sl[0].esc;
+    /* a bootstrap mailbox in the SII where the standard one is, so BOOT is possible */
+    static const uint16_t boot[4] = { 0x1000, 0x80, 0x1080, 0x80 };
+    for (unsigned i = 0; i < 4; i++)
+        put_le16(e->sii + 2 * (SII_W_BOOT_RX_OFF + i), boot[i]);
+    mbx(s);
+    pd(s, 2, 2, true);
+    takt_ns_t now = 100;
+    for (unsigned f = 0; f < 5; f++) {
+        for (unsigned t = 0; t < 5; t++) {
+            go(s, st[f], now);
+            uint16_t got = req(s, st[t], now);
+            uint16_t want = ok[f][t] ? st[t] : (uint16_t)(st[f] | AL_ERROR);
+            if (got != want)
+                fail_msg("0x%02X -> 0x%02X: AL status 0x%04X, expected 0x%04X", st[f], st[t], got, want);
+            assert_int_equal(code(s, now), ok[f][t] ? 0 : 0x0011);
+            now += 1000;
+        }
+    }
+    takt_sim_destroy(s);
+}
+
+static void down_steps_close_sms(void **state)
+{
+    (void)state;
+    /* going down the PDI closes what the new state does not allow: process-data SMs
+     * below SAFEOP, mailbox SMs in INIT (0x0807 bit 0); outputs stop counting */
+    struct takt_sim *s = tnet(1, true, false, NULL);
+    mbx(s);
+    pd(s, 2, 2, true);
+    go(s, AL_OP, 10);
+    uint8_t img[4] = { 0 }, pdi = 0;
+    assert_int_equal(tdg(s, ECAT_LRW, 0, img, 4, 20), 3);
+    assert_int_equal(req(s, AL_SAFEOP, 30), AL_SAFEOP);
+    assert_int_equal(tdg(s, ECAT_LRW, 0, img, 4, 40), 3);   /* SAFEOP: SMs still open */
+    assert_int_equal(req(s, AL_PREOP, 50), AL_PREOP);
+    assert_int_equal(tdg(s, ECAT_LRW, 0, img, 4, 60), 0);
+    tdg(s, ECAT_FPRD, FP(ST, ESC_SM0 + 8 * 2 + 7), &pdi, 1, 60);
+    assert_int_equal(pdi & 1, 1);
+    tdg(s, ECAT_FPRD, FP(ST, ESC_SM0 + 7), &pdi, 1, 60);
+    assert_int_equal(pdi & 1, 0);                            /* mailbox open in PREOP */
+    assert_int_equal(req(s, AL_INIT, 70), AL_INIT);
+    tdg(s, ECAT_FPRD, FP(ST, ESC_SM0 + 7), &pdi, 1, 70);
+    assert_int_equal(pdi & 1, 1);
+    takt_sim_destroy(s);
+}
+
+static void error_flag_going_down(void **state)
+{
+    (void)state;
+    /* with the error flag set a request for a lower state is executed and the flag
+     * stays; only the acknowledge clears it (ref §8) */
+    struct takt_sim *s = tnet(1, true, false, NULL);
+    mbx(s);
+    assert_int_equal(req(s, AL_PREOP, 10), AL_PREOP);
+    assert_int_equal(req(s, AL_SAFEOP, 20), AL_PREOP | AL_ERROR);   /* no PD SMs */
+    assert_int_equal(code(s, 20), 0x001D);
+    assert_int_equal(req(s, AL_INIT, 30), AL_INIT | AL_ERROR);
+    assert_int_equal(code(s, 30), 0x001D);
+    assert_int_equal(req(s, AL_PREOP, 40), AL_INIT | AL_ERROR);     /* up: ignored */
+    assert_int_equal(req(s, AL_INIT | AL_ACK, 50), AL_INIT);
+    assert_int_equal(code(s, 50), 0);
+    takt_sim_destroy(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest t[] = {
@@ -234,6 +331,9 @@ int main(void)
         cmocka_unit_test(watchdog),
         cmocka_unit_test(id_request),
         cmocka_unit_test(device_emulation),
+        cmocka_unit_test(transition_table),
+        cmocka_unit_test(down_steps_close_sms),
+        cmocka_unit_test(error_flag_going_down),
     };
     return cmocka_run_group_tests(t, NULL, NULL);
 }

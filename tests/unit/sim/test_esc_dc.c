@@ -4,6 +4,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <math.h>
 #include <stdlib.h>
 #include <cmocka.h>
 #include "esc_testdev.h"
@@ -161,6 +162,14 @@ static void drift_compensation_converges(void **state)
     assert_true(first > 100);
     /* and the clocks really agree: read all system times in one frame through BRD?
      * Compare slave N with slave 1 at the same instant, minus the propagation delay */
+    /* the rate correction each clock settled on (0x0932, ppm) is the drift between
+     * it and the reference clock, slave 1 (-120 ppm) */
+    for (unsigned k = 1; k < N; k++) {
+        double dk = (k & 1) ? 150.0 : -120.0 + 10.0 * k;
+        int16_t corr = (int16_t)tr16(s, (uint16_t)(0x1001 + k), ESC_DC_SPEED_DIFF, now);
+        if (fabs(corr - (-120.0 - dk)) > 5)
+            fail_msg("slave %u: 0x0932 %d ppm, drift to the reference %.0f ppm", k + 1, corr, -120.0 - dk);
+    }
     uint64_t t1 = esc_dc_systime(&s->sl[0].esc, now);
     uint64_t tn = esc_dc_systime(&s->sl[N - 1].esc, now);
     assert_true(llabs((int64_t)(tn - t1)) < 20);
@@ -191,6 +200,68 @@ static void sync0_next_pulse(void **state)
     takt_sim_destroy(s);
 }
 
+static void delay_slew_filter(void **state)
+{
+    (void)state;
+    /* the time-control loop a write to 0x0910 drives (ref §9): the written time is
+     * compared with local + offset (0x0920) - delay (0x0928); the clock steps by at
+     * most 0x0930 & 0x7FFF per write; 0x092C is the difference filtered with depth
+     * 0x0934 & 0x0F; writing 0x0930..0x0935 resets the filter */
+    struct takt_sim *s = tnet(1, false, true, NULL);
+    takt_sim_set_clock(s, 0, 0, 0);
+    tw8(s, ECAT_FPWR, FP(0x1001, ESC_DC_DIFF_FILTER), 0, 0);
+    tw16(s, ECAT_FPWR, FP(0x1001, ESC_DC_SPEED_START), 100, 0);      /* slew 100 ns */
+    assert_int_equal(rd32(s, 0x1001, ESC_DC_SYS_DIFF, 0), 0);
+    /* 1000 ns behind local time: 0x092C = local ahead, 1000; one step of 100 */
+    wr64(s, 0x1001, ESC_DC_SYS_TIME, 1 * MS - 1000, 1 * MS);
+    assert_int_equal(rd32(s, 0x1001, ESC_DC_SYS_DIFF, 1 * MS), 0x80000000u | 1000);
+    assert_int_equal(rd64(s, 0x1001, ESC_DC_SYS_TIME, 1 * MS), 1 * MS - 100);
+    /* 0x8000 | slew: bit 15 is not part of the step */
+    tw16(s, ECAT_FPWR, FP(0x1001, ESC_DC_SPEED_START), 0x8000 | 300, 2 * MS);
+    assert_int_equal(rd32(s, 0x1001, ESC_DC_SYS_DIFF, 2 * MS), 0);  /* reset */
+    wr64(s, 0x1001, ESC_DC_SYS_TIME, 2 * MS - 100 - 1000, 2 * MS);
+    assert_int_equal(rd64(s, 0x1001, ESC_DC_SYS_TIME, 2 * MS), 2 * MS - 400);
+    /* delay: a value that left the reference 500 ns before it got here */
+    uint8_t d[4];
+    put_le32(d, 500);
+    tdg(s, ECAT_FPWR, FP(0x1001, ESC_DC_SYS_DELAY), d, 4, 3 * MS);
+    tw8(s, ECAT_FPWR, FP(0x1001, ESC_DC_DIFF_FILTER), 0, 3 * MS);
+    uint64_t sys = rd64(s, 0x1001, ESC_DC_SYS_TIME, 3 * MS);
+    wr64(s, 0x1001, ESC_DC_SYS_TIME, sys - 500, 3 * MS);
+    assert_int_equal(rd32(s, 0x1001, ESC_DC_SYS_DIFF, 3 * MS) & 0x7FFFFFFF, 0);
+    assert_int_equal(rd64(s, 0x1001, ESC_DC_SYS_TIME, 3 * MS), sys);  /* nothing to step */
+    /* IgH's 4-byte write compares the low 32 bits the same way */
+    uint8_t lo[4];
+    put_le32(lo, (uint32_t)(sys - 500 - 50));
+    tdg(s, ECAT_FPWR, FP(0x1001, ESC_DC_SYS_TIME), lo, 4, 3 * MS);
+    assert_int_equal(rd32(s, 0x1001, ESC_DC_SYS_DIFF, 3 * MS), 0x80000000u | 50);
+    /* filter depth 2: a quarter of each new difference */
+    tw8(s, ECAT_FPWR, FP(0x1001, ESC_DC_DIFF_FILTER), 2, 4 * MS);
+    sys = rd64(s, 0x1001, ESC_DC_SYS_TIME, 4 * MS);
+    wr64(s, 0x1001, ESC_DC_SYS_TIME, sys - 500 + 800, 4 * MS);      /* local 800 behind */
+    assert_int_equal(rd32(s, 0x1001, ESC_DC_SYS_DIFF, 4 * MS), 200);
+    takt_sim_destroy(s);
+}
+
+static void latch_only_on_write_0900(void **state)
+{
+    (void)state;
+    /* the receive times are latched by a write to 0x0900 alone; reads and writes
+     * elsewhere leave them (ref §9 step 1) */
+    struct takt_sim *s = tnet(2, false, true, NULL);
+    takt_sim_set_clock(s, 0, 0, 0);
+    uint8_t z[4] = { 0 };
+    assert_int_equal(tdg(s, ECAT_BWR, FP(0, ESC_DC_RECV_TIME0), z, 4, 1 * MS), 2);
+    uint32_t p0 = rd32(s, 0x1001, 0x0900, 2 * MS);
+    assert_int_equal(tdg(s, ECAT_BRD, FP(0, ESC_DC_RECV_TIME0), z, 4, 3 * MS), 2);
+    assert_int_equal(tdg(s, ECAT_BWR, FP(0, 0x0904), z, 4, 3 * MS), 2);
+    assert_int_equal(rd32(s, 0x1001, 0x0900, 4 * MS), p0);
+    /* IgH's 1-byte write at 0x0900 latches too */
+    assert_int_equal(tw8(s, ECAT_BWR, FP(0, ESC_DC_RECV_TIME0), 0, 5 * MS), 2);
+    assert_int_equal(rd32(s, 0x1001, 0x0900, 6 * MS) - p0, 4 * MS);
+    takt_sim_destroy(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest t[] = {
@@ -200,6 +271,8 @@ int main(void)
         cmocka_unit_test(diff_sign_magnitude),
         cmocka_unit_test(drift_compensation_converges),
         cmocka_unit_test(sync0_next_pulse),
+        cmocka_unit_test(delay_slew_filter),
+        cmocka_unit_test(latch_only_on_write_0900),
     };
     return cmocka_run_group_tests(t, NULL, NULL);
 }
