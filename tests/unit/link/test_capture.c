@@ -18,8 +18,9 @@ static takt_ns_t fake_now(void *ctx) { return ((struct fake_clock *)ctx)->now; }
 
 static bool have_tshark(void) { return system("command -v tshark >/dev/null 2>&1") == 0; }
 
-/* Expected record: length and wall-clock ns. */
-struct rec { unsigned len; int64_t ts; int dir; };
+/* Expected record: length, wall-clock ns, direction, and the frame's bytes (as sent,
+ * zero-padded to 60). */
+struct rec { unsigned len; int64_t ts; int dir; uint8_t bytes[1514]; };
 
 static void frame(uint8_t *b, unsigned len, uint8_t seed)
 {
@@ -51,7 +52,8 @@ static int make_capture(char *path, struct rec *exp)
     for (int i = 0; i < 3; i++) {
         frame(buf[i], lens[i], (uint8_t)i);
         f[i] = (struct takt_frame){ .data = buf[i], .len = (uint16_t)lens[i], .ts = 7 * TAKT_NS_PER_S + i * 1001 };
-        exp[ne++] = (struct rec){ lens[i] < 60 ? 60 : lens[i], f[i].ts + off, 2 };
+        exp[ne] = (struct rec){ lens[i] < 60 ? 60 : lens[i], f[i].ts + off, 2, { 0 } };
+        memcpy(exp[ne++].bytes, buf[i], lens[i]);
     }
     assert_int_equal(takt_link_send(cap, f, 3), 3);
 
@@ -66,8 +68,10 @@ static int make_capture(char *path, struct rec *exp)
     clk.now = 9 * TAKT_NS_PER_S + 999999999;
     assert_int_equal(takt_link_send(b, &rf[2], 1), 1);
     assert_int_equal(takt_link_recv(cap, rf, 3, 0), 2);
-    exp[ne++] = (struct rec){ 60, 9 * TAKT_NS_PER_S + 1 + off, 1 };
-    exp[ne++] = (struct rec){ 1514, 9 * TAKT_NS_PER_S + 999999999 + off, 1 };
+    exp[ne] = (struct rec){ 60, 9 * TAKT_NS_PER_S + 1 + off, 1, { 0 } };
+    memcpy(exp[ne++].bytes, exp[0].bytes, 60);         /* the first frame, answered back */
+    exp[ne] = (struct rec){ 1514, 9 * TAKT_NS_PER_S + 999999999 + off, 1, { 0 } };
+    memcpy(exp[ne++].bytes, exp[2].bytes, 1514);
     takt_link_close(cap);
     takt_link_close(b);
     return ne;
@@ -83,24 +87,38 @@ static void tshark_reads_it(void **state)
 
     char cmd[512];
     snprintf(cmd, sizeof cmd, "tshark -r %s -T fields -e frame.len -e frame.time_epoch "
-             "-e frame.packet_flags_direction 2>/dev/null", path);
+             "-e eth.dst -e eth.src -e eth.type -e data.data -e frame.packet_flags_direction 2>/dev/null", path);
     FILE *p = popen(cmd, "r");
     assert_non_null(p);
-    char line[256];
+    static char line[8192];
     int n = 0;
     while (fgets(line, sizeof line, p)) {
-        unsigned len, dir = 0;
+        unsigned len, dir = 0, type;
         long long sec, nsec;
-        char frac[32];
-        int k = sscanf(line, "%u %lld.%31[0-9] %x", &len, &sec, frac, &dir);
-        if (k < 3)
+        char frac[32], dst[20], src[20];
+        static char data[4000];
+        int k = sscanf(line, "%u %lld.%31[0-9] %19s %19s %x %3999s %x", &len, &sec, frac, dst, src, &type,
+                       data, &dir);
+        if (k < 7)
             fail_msg("unexpected tshark line: %s", line);
+        /* the same frame, byte for byte: header fields and the payload as hex */
+        assert_true(n < ne);
+        char want[4000];
+        const uint8_t *e = exp[n].bytes;
+        snprintf(want, sizeof want, "%02x:%02x:%02x:%02x:%02x:%02x", e[0], e[1], e[2], e[3], e[4], e[5]);
+        assert_string_equal(dst, want);
+        snprintf(want, sizeof want, "%02x:%02x:%02x:%02x:%02x:%02x", e[6], e[7], e[8], e[9], e[10], e[11]);
+        assert_string_equal(src, want);
+        assert_int_equal(type, (unsigned)(e[12] << 8 | e[13]));
+        for (unsigned i = 14; i < exp[n].len; i++)
+            snprintf(want + 2 * (i - 14), 3, "%02x", e[i]);
+        assert_string_equal(data, want);
         assert_int_equal(strlen(frac), 9);      /* nanosecond resolution kept */
         nsec = atoll(frac);
         assert_true(n < ne);
         assert_int_equal(len, exp[n].len);
         assert_int_equal(sec * TAKT_NS_PER_S + nsec, exp[n].ts);
-        if (k == 4)
+        if (k == 8)
             assert_int_equal(dir, exp[n].dir);
         n++;
     }
