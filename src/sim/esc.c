@@ -227,6 +227,8 @@ static bool reg_write(struct sim_esc *e, uint32_t adr, const uint8_t *in, uint32
             continue;
         }
         enum hook h = hook_of(a);
+        if (h == H_SII && e->sii_cmd_pending)
+            continue;                 /* busy: a new command is ignored (ref §5) */
         hooks[h] = true;
         if (h == H_DC_TIME) {
             if (!t_n)

@@ -114,6 +114,7 @@ struct sim_esc {
     uint8_t  *sii;                    /* writable copy of the SII image */
     size_t    sii_bytes;
     bool      sii_read8;              /* advertise 8-byte SII reads (0x0502 bit 6) */
+    uint32_t  sii_cmd_addr;           /* word address latched when the command started */
     unsigned  n_sm, n_fmmu;           /* implemented by the hardware */
     uint8_t   mbx_cnt;                /* counter of replies the ESC makes itself */
     struct esc_fault fault;

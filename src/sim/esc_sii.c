@@ -57,6 +57,8 @@ void esc_sii_command(struct sim_esc *e)
     }
     ctrl &= (uint16_t)~(SII_ERR_ACK | SII_ERR_WE);
     set_ctrl(e, ctrl | SII_BUSY);
+    /* the command runs on the address it came with, whatever is written meanwhile */
+    e->sii_cmd_addr = get_le32(e->mem + ESC_SII_ADDR);
     e->sii_cmd_pending = true;
     e->pdi_work = true;
 }
@@ -65,7 +67,7 @@ void esc_sii_complete(struct sim_esc *e)
 {
     uint16_t ctrl = esc_reg16(e, ESC_SII_CTRL);
     uint16_t cmd = ctrl & SII_CMD_MASK;
-    uint32_t w = get_le32(e->mem + ESC_SII_ADDR);
+    uint32_t w = e->sii_cmd_addr;
     e->sii_cmd_pending = false;
     ctrl &= (uint16_t)~(SII_CMD_MASK | SII_BUSY);
     if (cmd == SII_CMD_READ) {

@@ -264,6 +264,35 @@ static void device_from_desc(void **state)
 
 /* The master's own SII parser (src/ecat/sii.c, written independently) reads every
  * catalogue device's image strictly and finds what the ESI described. */
+/* CRC-8 of the SII configuration area written out here, not taken from src/ecat:
+ * polynomial x^8 + x^2 + x + 1 (0x07), initial value 0xFF, MSB first, over bytes
+ * 0-13 (ref §5). */
+static uint8_t crc8_ref(const uint8_t *b, size_t n)
+{
+    uint8_t c = 0xFF;
+    for (size_t i = 0; i < n; i++) {
+        c ^= b[i];
+        for (int k = 0; k < 8; k++)
+            c = (uint8_t)(c & 0x80 ? (c << 1) ^ 0x07 : c << 1);
+    }
+    return c;
+}
+
+/* Bit set of the category types (10 strings .. 60 DC) present from word 0x40. */
+static uint64_t category_types(const uint8_t *sii, size_t len)
+{
+    uint64_t set = 0;
+    for (size_t off = 2 * 0x40; off + 4 <= len;) {
+        uint16_t type = get_le16(sii + off), words = get_le16(sii + off + 2);
+        if (type == 0xFFFF)
+            break;
+        if (type < 64)
+            set |= 1ull << type;
+        off += 4 + 2u * words;
+    }
+    return set;
+}
+
 static void master_reads_catalogue(void **state)
 {
     char dir[4096], err[256];
@@ -282,6 +311,17 @@ static void master_reads_catalogue(void **state)
             fail_msg("%s: %s", sim_device_names[i], err);
         assert_int_equal(sii.n_warnings, 0);
         assert_true(sii.csum_ok);
+        assert_int_equal(get_le16(dev->sii + 14), crc8_ref(dev->sii, 14));
+        /* the categories each device needs: strings and general always, FMMU and SM
+         * with process data or mailbox, TxPDO/RxPDO with PDOs, DC with op modes */
+        uint64_t cats = category_types(dev->sii, dev->sii_len);
+        assert_true(cats & (1ull << 10));
+        assert_true(cats & (1ull << 30));
+        assert_int_equal(!!(cats & (1ull << 40)), d->n_fmmu > 0);
+        assert_int_equal(!!(cats & (1ull << 41)), d->n_sm > 0);
+        assert_int_equal(!!(cats & (1ull << 50)), d->n_txpdo > 0);
+        assert_int_equal(!!(cats & (1ull << 51)), d->n_rxpdo > 0);
+        assert_int_equal(!!(cats & (1ull << 60)), d->n_dc_opmode > 0);
         assert_int_equal(sii.id.vendor, d->vendor);
         assert_int_equal(sii.id.product, d->product);
         assert_string_equal(ecat_sii_name(&sii), d->name);

@@ -63,6 +63,27 @@ static void busy_within_the_frame(void **state)
     assert_int_equal(get_le16(dg.data) & SII_BUSY, SII_BUSY);
     /* finished by the end of the frame */
     assert_int_equal(tr16(s, 0x1001, ESC_SII_CTRL, 20) & (SII_BUSY | SII_CMD_MASK), 0);
+    /* while busy a new command is ignored and the running one keeps its address:
+     * a write command (with enable) and another address sent behind a read change
+     * neither the EEPROM nor what is read */
+    uint8_t c2[6], junk[2] = { 0xEF, 0xBE };
+    put_le16(c2, SII_CMD_WRITE | SII_WRITE_EN);
+    put_le32(c2 + 2, SII_W_PRODUCT);
+    pos = ecat_frame_begin(buf, mac);
+    ecat_frame_add(buf, sizeof buf, &pos, ECAT_FPWR, 0, FP(0x1001, ESC_SII_DATA), 2, junk);
+    ecat_frame_add(buf, sizeof buf, &pos, ECAT_FPWR, 1, FP(0x1001, ESC_SII_CTRL), 6, c);
+    ecat_frame_add(buf, sizeof buf, &pos, ECAT_FPWR, 2, FP(0x1001, ESC_SII_CTRL), 6, c2);
+    len = ecat_frame_end(buf, pos);
+    assert_int_equal(takt_sim_process(s, buf, len, sizeof buf, 30, NULL), len);
+    ecat_frame_first(buf, len, &dg, &pos);
+    ecat_frame_next(buf, len, &dg, &pos);
+    ecat_frame_next(buf, len, &dg, &pos);
+    assert_int_equal(get_le16(dg.wkc), 1);            /* ignored, but counted */
+    uint8_t v[8] = { 0 };
+    tdg(s, ECAT_FPRD, FP(0x1001, ESC_SII_DATA), v, 8, 40);
+    assert_int_equal(get_le32(v), 0x99);              /* vendor (word 8) */
+    assert_int_equal(get_le32(v + 4), 0x1234);        /* product, not overwritten */
+    assert_int_equal(tr16(s, 0x1001, ESC_SII_CTRL, 40) & (SII_ERR_WE | SII_ERR_ACK | SII_BUSY), 0);
     takt_sim_destroy(s);
 }
 
