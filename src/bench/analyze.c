@@ -12,8 +12,15 @@
 enum { PROTO_NONE, PROTO_ECAT, PROTO_PLK };
 enum { PLK_SOC = 0x01, PLK_PREQ = 0x03, PLK_PRES = 0x04, PLK_SOA = 0x05, PLK_ASND = 0x06 };
 
-static int push_ts(int64_t **v, size_t *n, size_t *cap, int64_t ts)
+/* Append a stream timestamp. A frame stamped before its predecessor (a merged or
+ * re-ordered capture) is taken as simultaneous with it, so periods are never negative
+ * and their sum never exceeds the capture's span. */
+static int push_ts(struct analyze *a, int64_t **v, size_t *n, size_t *cap, int64_t ts)
 {
+    if (*n && ts < (*v)[*n - 1]) {
+        ts = (*v)[*n - 1];
+        a->backwards++;
+    }
     if (*n == *cap) {
         size_t nc = *cap ? *cap * 2 : 1024;
         int64_t *nv = realloc(*v, nc * sizeof **v);
@@ -182,9 +189,9 @@ static void ecat_frame(struct analyze *a, int64_t ts, const uint8_t *f, size_t l
          * with working counter 0, which the heuristic below cannot tell from a resend) */
         if (!a->master_dir)
             a->master_dir = dir;
-        is_return = dir != a->master_dir && req;
+        is_return = dir != a->master_dir && req && ts >= req->ts && ts - req->ts < AN_RTT_MAX;
     } else {
-        is_return = req && ts - req->ts < 100 * 1000000LL && (wkc_sum > 0 || !(req->mac0 & 0x02));
+        is_return = req && ts >= req->ts && ts - req->ts < 100 * 1000000LL && (wkc_sum > 0 || !(req->mac0 & 0x02));
     }
     if (is_return) {
         a->ecat_returned++;
@@ -214,7 +221,7 @@ static void ecat_frame(struct analyze *a, int64_t ts, const uint8_t *f, size_t l
     if (k == UINT32_MAX)
         return;
     a->keys[k].count++;
-    push_ts(&a->keys[k].ts, &a->keys[k].nts, &a->keys[k].cap, ts);
+    push_ts(a, &a->keys[k].ts, &a->keys[k].nts, &a->keys[k].cap, ts);
 }
 
 static void plk_close_cycle(struct analyze *a)
@@ -253,7 +260,7 @@ static void plk_frame(struct analyze *a, int64_t ts, const uint8_t *f, size_t le
         if (!a->proto)
             a->proto = PROTO_PLK;
         if (a->proto == PROTO_PLK)
-            push_ts(&a->ts, &a->nts, &a->cap_ts, ts);
+            push_ts(a, &a->ts, &a->nts, &a->cap_ts, ts);
         break;
     case PLK_PREQ:
         if (dst >= 1 && dst <= AN_MAX_NODES) {
@@ -270,7 +277,7 @@ static void plk_frame(struct analyze *a, int64_t ts, const uint8_t *f, size_t le
             n->pres++;
             if (n->last_preq && n->overdue)
                 n->late++;
-            else if (n->last_preq)
+            else if (n->last_preq && ts >= n->last_preq && ts - n->last_preq < AN_RTT_MAX)
                 perf_stat_add(&n->lat, ts - n->last_preq);
             n->last_preq = 0;
         }
@@ -295,6 +302,11 @@ void analyze_frame_dir(struct analyze *a, int64_t ts, const uint8_t *f, size_t l
         return;
     }
     a->frames++;
+    /* the capture clock from 1970 to 2116: keeps every difference of two stamps finite */
+    if (ts < 0)
+        ts = 0;
+    if (ts > AN_TS_MAX)
+        ts = AN_TS_MAX;
     if (len < 14) {
         a->malformed++;
         return;
@@ -392,7 +404,7 @@ int analyze_finish(struct analyze *a, struct an_result *r)
     for (size_t i = 0; i < n; i++) {
         perf_stat_add(&r->period, per[i]);
         perf_hist_add(&r->dev, per[i] - r->nominal_ns);
-        if (r->nominal_ns > 0 && per[i] * 2 > r->nominal_ns * 3) {
+        if (r->nominal_ns > 0 && per[i] > r->nominal_ns + r->nominal_ns / 2) {
             r->gaps++;
             r->missing_cycles += (uint64_t)((per[i] + r->nominal_ns / 2) / r->nominal_ns) - 1;
         }

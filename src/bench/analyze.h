@@ -10,7 +10,9 @@
 #include <takt/perf.h>
 
 #define AN_MAX_NODES  240
-#define AN_MN_NODE    240    /* POWERLINK MN node ID (C_ADR_MN_DEF_NODE_ID, powerlink.md) */
+#define AN_MN_NODE    240
+#define AN_TS_MAX     (1LL << 62)   /* stamps are clamped to [0, 2^62] ns */
+#define AN_RTT_MAX    (10LL * 1000000000)  /* a return or PRes later than this answers nothing */    /* POWERLINK MN node ID (C_ADR_MN_DEF_NODE_ID, powerlink.md) */
 
 struct an_opts {
     int64_t cycle_ns;        /* nominal cycle; 0 = median of the measured periods */
@@ -58,6 +60,7 @@ struct analyze {
     uint64_t outside;        /* frames outside [from_ns, to_ns) */
     int master_dir;          /* direction flag of the master's EtherCAT frames (the first one's), 0 unknown */
     bool truncated;          /* the file ended inside a block (a killed capture): read up to there */
+    uint64_t backwards;      /* stream frames stamped before their predecessor (taken as simultaneous) */
     /* the cyclic stream: timestamps of its frames (EtherCAT master-sent frames of the
      * chosen signature, or POWERLINK SoCs); stored so the nominal period can be the median */
     int64_t *ts;

@@ -271,6 +271,9 @@ void analyze_print(FILE *f, const struct analyze *a, const struct an_result *r, 
             prec <= 1 ? "ns" : prec == 1000 ? "us (precision 1 us)" : "coarse (precision above 1 us)");
     if (a->truncated)
         fprintf(f, "note: the file ends inside a frame block (capture killed while writing); analysed up to there\n");
+    if (a->backwards)
+        fprintf(f, "note: %llu cyclic frames were stamped before their predecessor (a merged or re-ordered "
+                "capture); taken as simultaneous with it\n", (unsigned long long)a->backwards);
     if (r->proto == 1) {
         const struct an_key *k = &a->keys[a->stream];
         fprintf(f, "cyclic stream: EtherCAT %s %s addr 0x%08x len %u, %llu frames\n",
@@ -338,6 +341,7 @@ void *analyze_to_json(const struct analyze *a, const struct an_result *r, int64_
     json_object_object_add(j, "frames", json_object_new_int64((int64_t)a->frames));
     json_object_object_add(j, "malformed", json_object_new_int64((int64_t)a->malformed));
     json_object_object_add(j, "truncated", json_object_new_boolean(a->truncated));
+    json_object_object_add(j, "out_of_order", json_object_new_int64((int64_t)a->backwards));
     json_object_object_add(j, "nominal_cycle_ns", json_object_new_int64(r->nominal_ns));
     json_object_object_add(j, "cycles", json_object_new_int64((int64_t)r->cycles));
     json_object_object_add(j, "cycle_time", perf_msmt_to_json(&r->period, NULL, "Cycle Time"));
