@@ -81,6 +81,70 @@ static void complete_access_bit_record(void **state)
     d->ops->destroy(d);
 }
 
+/* Upload sub `sub` of index as an unsigned number (expedited or normal, <= 8 bytes). */
+static uint64_t up_u(struct sim_device *d, uint16_t index, uint8_t sub)
+{
+    uint8_t b[512];
+    size_t n = 0;
+    uint32_t abort_code = sdo_upload(d, index, sub, false, b, &n);
+    if (abort_code)
+        fail_msg("upload 0x%04X:%02X aborted 0x%08X", index, sub, abort_code);
+    uint64_t v = 0;
+    for (size_t i = 0; i < n && i < 8; i++)
+        v |= (uint64_t)b[i] << (8 * i);
+    return v;
+}
+
+static void standard_objects(void **state)
+{
+    (void)state;
+    /* every CoE catalogue device: 0x1000, 0x1008/0x1009/0x100A, 0x1018 (= its SII
+     * identity), 0x1C00 (SM types as the SII's SM category), 0x1C12/0x1C13 (the
+     * default assignment) - uploaded over the mailbox bytes (ref §7) */
+    static const char *const names[] = { "el3102", "servo" };
+    static uint8_t esc[0x1000];
+    for (unsigned k = 0; k < 2; k++) {
+        struct sim_device *d = dev_new(names[k]);
+        const struct sim_device_desc *ds = d->desc;
+        esc_mem_init(esc, d, 0);
+        assert_int_equal(al(d, AL_INIT, AL_PREOP, esc), 0);
+        uint32_t type = (uint32_t)up_u(d, 0x1000, 0);
+        assert_int_equal(type & 0xFFFF, k ? 402 : 5001);      /* CiA 402 / MDP 5001 */
+        uint8_t b[512];
+        size_t n = 0;
+        assert_int_equal(sdo_upload(d, 0x1008, 0, false, b, &n), 0);
+        assert_int_equal(n, strlen(ds->name));
+        assert_memory_equal(b, ds->name, n);
+        assert_int_equal(sdo_upload(d, 0x1009, 0, false, b, &n), 0);
+        assert_true(n > 0);
+        assert_int_equal(sdo_upload(d, 0x100A, 0, false, b, &n), 0);
+        assert_true(n > 0);
+        assert_int_equal(up_u(d, 0x1018, 0), 4);
+        assert_int_equal(up_u(d, 0x1018, 1), ds->vendor);
+        assert_int_equal(up_u(d, 0x1018, 2), ds->product);
+        assert_int_equal(up_u(d, 0x1018, 3), ds->revision);
+        assert_int_equal(up_u(d, 0x1018, 4), get_le32(d->sii + 2 * SII_W_SERIAL));
+        assert_int_equal(up_u(d, 0x1C00, 0), ds->n_sm);
+        for (unsigned i = 0; i < ds->n_sm; i++)
+            assert_int_equal(up_u(d, 0x1C00, (uint8_t)(i + 1)), ds->sm[i].type);
+        /* 0x1C10 + SM: the PDOs assigned to it by default, in order */
+        for (unsigned sm = 2; sm < ds->n_sm && sm < 4; sm++) {
+            bool out = ds->sm[sm].type == SIM_SM_OUTPUTS;
+            const struct sim_pdo *p = out ? ds->rxpdo : ds->txpdo;
+            unsigned np = out ? ds->n_rxpdo : ds->n_txpdo, j = 0;
+            for (unsigned i = 0; i < np; i++)
+                if (p[i].sm == (int8_t)sm)
+                    assert_int_equal(up_u(d, (uint16_t)(0x1C10 + sm), (uint8_t)++j), p[i].index);
+            assert_int_equal(up_u(d, (uint16_t)(0x1C10 + sm), 0), j);
+            assert_true(j > 0 || np == 0);
+        }
+        /* read-only: a download is refused with 0x06010002 */
+        assert_int_equal(sdo_dl_u(d, 0x1018, 1, 1, 4), 0x06010002);
+        assert_int_equal(sdo_dl_u(d, 0x1000, 0, 1, 4), 0x06010002);
+        d->ops->destroy(d);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -88,6 +152,7 @@ int main(void)
         cmocka_unit_test(types),
         cmocka_unit_test(values_and_bits),
         cmocka_unit_test(complete_access_bit_record),
+        cmocka_unit_test(standard_objects),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
