@@ -26,47 +26,100 @@ static const struct cli_opt sim_ecat_opts[] = {
     { "list",    'l', 0, NULL, "print the slaves and exit" },
     { "bench",   0, 0, NULL,   "in-process benchmark: 40 and 1000 slaves, LRW + FRMW per frame, with and without the device models" },
     { "frames",  0, 1, "N",    "frames per benchmark run (default 20000)" },
+    { "repeat",  0, 1, "N",    "runs per benchmark row: median, min and max (default 1)" },
+    { "bench-slaves", 0, 1, "LIST", "slave counts to benchmark, comma-separated (default 40,1000)" },
     { "busy-poll", 0, 0, NULL, "poll the socket without sleeping (like an ESC, which never sleeps); with -a/-p on its own CPU at SCHED_FIFO" },
     { "stall-us", 0, 1, "US",  "record serving stalls longer than US (default 100 with --busy-poll) in the JSON: loop turns apart or a frame waiting" },
     { 0 }
 };
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* --bench-slaves: comma-separated slave counts, 1..4096 each (the image must fit a frame) */
+static int bench_sizes(struct cli_ctx *c, unsigned *v, unsigned *n)
+{
+    const char *s = cli_get(c, "bench-slaves");
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", s ? s : "40,1000");
+    *n = 0;
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        long l;
+        if (*n == 8)
+            return cli_usage_error(c, "--bench-slaves expects at most 8 counts, got '%s'", s);
+        if (cli_parse_long(c, "--bench-slaves", t, 1, 4096, &l))
+            return 2;
+        v[(*n)++] = (unsigned)l;
+    }
+    return *n ? 0 : cli_usage_error(c, "--bench-slaves expects counts like 40,1000, got '%s'", s ? s : "");
+}
+
+static json_object *bench_json(const struct takt_sim_bench *r, bool esc_only, const double *ns, long reps)
+{
+    json_object *o = json_object_new_object(), *runs = json_object_new_array();
+    json_object_object_add(o, "slaves", json_object_new_int((int)r->slaves));
+    json_object_object_add(o, "frames", json_object_new_int((int)r->frames));
+    json_object_object_add(o, "device_models", json_object_new_boolean(!esc_only));
+    json_object_object_add(o, "image_bytes", json_object_new_int((int)r->image_bytes));
+    json_object_object_add(o, "repeat", json_object_new_int((int)reps));
+    json_object_object_add(o, "ns_per_frame", json_object_new_double(ns[reps / 2]));
+    json_object_object_add(o, "ns_per_frame_min", json_object_new_double(ns[0]));
+    json_object_object_add(o, "ns_per_frame_max", json_object_new_double(ns[reps - 1]));
+    json_object_object_add(o, "frames_per_s", json_object_new_double(ns[reps / 2] > 0 ? 1e9 / ns[reps / 2] : 0));
+    for (long k = 0; k < reps; k++)
+        json_object_array_add(runs, json_object_new_double(ns[k]));
+    json_object_object_add(o, "ns_per_frame_runs", runs);
+    json_object_object_add(o, "wkc_ok", json_object_new_boolean(r->wkc_ok));
+    return o;
+}
+
+/* Each size with and without the device models, --repeat times; the median (upper one
+ * for an even count), minimum and maximum of the thread CPU time per frame. */
 static int run_bench(struct cli_ctx *c)
 {
-    long frames = 20000;
-    const char *fs = cli_get(c, "frames");
+    long frames = 20000, reps = 1;
+    const char *fs = cli_get(c, "frames"), *rs = cli_get(c, "repeat");
+    unsigned sizes[8], nsizes;
     if (fs && cli_parse_long(c, "--frames", fs, 1, 100000000, &frames))
         return 2;
-    static const unsigned sizes[] = { 40, 1000 };
+    if (rs && cli_parse_long(c, "--repeat", rs, 1, 101, &reps))
+        return 2;
+    int rc = bench_sizes(c, sizes, &nsizes);
+    if (rc)
+        return rc;
     json_object *arr = json_object_new_array();
-    printf("CPU time per frame of LRW (full image) + FRMW 0x0910, in-process\n");
-    printf("%8s %-8s %8s %12s %14s %6s\n", "slaves", "devices", "image_B", "ns/frame", "frames/s", "wkc");
-    for (size_t i = 0; i < 2 * sizeof sizes / sizeof sizes[0] && !cli_interrupted; i++) {
+    printf("CPU time per frame of LRW (full image) + FRMW 0x0910, in-process, %ld frames, %ld run%s each\n",
+           frames, reps, reps > 1 ? "s (median, min, max)" : "");
+    printf("%8s %-8s %8s %12s %10s %10s %14s %6s\n", "slaves", "devices", "image_B", "ns/frame", "min", "max",
+           "frames/s", "wkc");
+    for (unsigned i = 0; i < 2 * nsizes && !cli_interrupted; i++) {
         struct takt_sim_bench r;
         char err[256];
+        double ns[101];
         bool esc_only = i & 1;
         unsigned n = sizes[i / 2];
-        if (cli_progress_enabled())
-            fprintf(stderr, "benchmarking %u slaves, %ld frames...\r", n, frames);
-        if (takt_sim_bench_run(n, (unsigned)frames, esc_only, &r, err, sizeof err)) {
-            json_object_put(arr);
-            return cli_error(c, "%s", err);
+        for (long k = 0; k < reps && !cli_interrupted; k++) {
+            if (cli_progress_enabled())
+                fprintf(stderr, "benchmarking %u slaves, run %ld of %ld...\r", n, k + 1, reps);
+            if (takt_sim_bench_run(n, (unsigned)frames, esc_only, &r, err, sizeof err)) {
+                json_object_put(arr);
+                return cli_error(c, "%s", err);
+            }
+            if (!r.wkc_ok) {
+                json_object_put(arr);
+                return cli_error(c, "%u slaves: the working counters were not the expected ones", r.slaves);
+            }
+            ns[k] = r.ns_per_frame;
         }
-        printf("%8u %-8s %8u %12.0f %14.0f %6s\n", r.slaves, esc_only ? "off" : "on", r.image_bytes,
-               r.ns_per_frame, r.frames_per_s, r.wkc_ok ? "ok" : "WRONG");
-        json_object *o = json_object_new_object();
-        json_object_object_add(o, "slaves", json_object_new_int(r.slaves));
-        json_object_object_add(o, "frames", json_object_new_int(r.frames));
-        json_object_object_add(o, "device_models", json_object_new_boolean(!esc_only));
-        json_object_object_add(o, "image_bytes", json_object_new_int(r.image_bytes));
-        json_object_object_add(o, "ns_per_frame", json_object_new_double(r.ns_per_frame));
-        json_object_object_add(o, "frames_per_s", json_object_new_double(r.frames_per_s));
-        json_object_object_add(o, "wkc_ok", json_object_new_boolean(r.wkc_ok));
-        json_object_array_add(arr, o);
-        if (!r.wkc_ok) {
-            json_object_put(arr);
-            return cli_error(c, "%u slaves: the working counters were not the expected ones", r.slaves);
-        }
+        if (cli_interrupted)
+            break;
+        qsort(ns, (size_t)reps, sizeof ns[0], cmp_double);
+        printf("%8u %-8s %8u %12.0f %10.0f %10.0f %14.0f %6s\n", r.slaves, esc_only ? "off" : "on", r.image_bytes,
+               ns[reps / 2], ns[0], ns[reps - 1], ns[reps / 2] > 0 ? 1e9 / ns[reps / 2] : 0, "ok");
+        json_object_array_add(arr, bench_json(&r, esc_only, ns, reps));
     }
     json_object *root = json_object_new_object();
     json_object_object_add(root, "bench", arr);
