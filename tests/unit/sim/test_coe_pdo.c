@@ -160,6 +160,26 @@ static void al_checks(void **state)
     d->ops->destroy(d);
 }
 
+static void mapping_only_in_preop(void **state)
+{
+    (void)state;
+    /* PDO mapping and assignment are writable in PREOP only (ETG.1000.6: abort
+     * 0x08000022 "cannot be transferred because of the present device state") */
+    struct sim_device *d = preop("servo");
+    esc[ESC_DC_ACTIVATION] = 0x03;
+    put_le32(esc + ESC_DC_SYNC0_CYCLE, 1000000);
+    assert_int_equal(al(d, AL_PREOP, AL_SAFEOP, esc), 0);
+    assert_int_equal(sdo_dl_u(d, 0x1A00, 0, 0, 1), 0x08000022);
+    assert_int_equal(sdo_dl_u(d, 0x1C13, 0, 0, 1), 0x08000022);
+    assert_int_equal(sdo_dl_u(d, 0x1600, 0, 0, 1), 0x08000022);
+    assert_int_equal(al(d, AL_SAFEOP, AL_OP, esc), 0);
+    assert_int_equal(sdo_dl_u(d, 0x1C12, 0, 0, 1), 0x08000022);
+    /* back in PREOP they are writable again */
+    assert_int_equal(al(d, AL_OP, AL_PREOP, esc), 0);
+    assert_int_equal(sdo_dl_u(d, 0x1C13, 0, 0, 1), 0);
+    d->ops->destroy(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -167,6 +187,7 @@ int main(void)
         cmocka_unit_test(reassign),
         cmocka_unit_test(fixed_mapping),
         cmocka_unit_test(al_checks),
+        cmocka_unit_test(mapping_only_in_preop),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
