@@ -14,6 +14,8 @@ static void break_and_heal(void **state)
     (void)state;
     struct takt_sim *s = tnet(N, false, false, NULL);
     assert_int_equal(tw16(s, ECAT_BWR, FP(0, 0x0200), 0x0004, MS), N);
+    assert_int_equal(tw16(s, ECAT_BWR, FP(0, ESC_AL_CONTROL), AL_PREOP, MS), N);
+    assert_int_equal(tr16(s, 0x1004, ESC_AL_STATUS, MS), AL_PREOP);
     assert_int_equal(takt_sim_break(s, 2, 2 * MS), 0);
     uint8_t b[2] = { 0xAB, 0xCD };
     assert_int_equal(tdg(s, ECAT_BRD, FP(0, 0), b, 2, 3 * MS), 2);
@@ -40,6 +42,14 @@ static void break_and_heal(void **state)
     assert_int_equal(tdg(s, ECAT_APRD, FP((uint16_t)-2, 0x0200), a, 2, 5 * MS), 1);
     assert_int_equal(get_le16(a), 0);                        /* configuration cleared */
     assert_int_equal(tr16(s, 0x1002, 0x0200, 5 * MS), 0x0004);  /* slave 2 kept its own */
+    /* the returned slaves are in INIT, the others stayed in PREOP */
+    assert_int_equal(tdg(s, ECAT_APRD, FP((uint16_t)-3, ESC_AL_STATUS), a, 2, 5 * MS), 1);
+    assert_int_equal(get_le16(a), AL_INIT);
+    assert_int_equal(tr16(s, 0x1002, ESC_AL_STATUS, 5 * MS), AL_PREOP);
+    /* and their port 0 and the parent's port 1 have link again (0x0110) */
+    uint16_t dl2 = tr16(s, 0x1002, ESC_DL_STATUS, 5 * MS);
+    assert_int_equal((dl2 >> 10) & 3, 2);
+    assert_int_equal(dl2 & 0x20, 0x20);
     /* break before slave 1: nothing comes back */
     takt_sim_break(s, 0, 6 * MS);
     assert_int_equal(tdg(s, ECAT_BRD, FP(0, 0), b, 2, 7 * MS), -1);
