@@ -25,6 +25,10 @@ struct echo_result { uint64_t received, answered, ignored; };
 int link_echo_loop(struct takt_link *l, double time_s, uint64_t max, volatile int *stop,
                    struct echo_result *res);
 
+/* The same answer as a mem-link responder (takt_link_mem_set_responder; ctx is a
+ * struct echo_result): every request is sent back through ep inside the sender's call. */
+void link_echo_responder(void *ctx, struct takt_link *ep, const struct takt_frame *f);
+
 struct bench_args {
     struct takt_link *link;
     int64_t cycle_ns;

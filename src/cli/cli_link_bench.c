@@ -277,6 +277,26 @@ int link_bench(const struct bench_args *a)
     return rc < 0 ? rc : (b.answered ? 0 : 1);
 }
 
+/* -i mem: a mem pair, the far end answering in the sender's call; --pcap taps our end. */
+static int open_mem(struct cli_ctx *c, struct takt_link **out, struct takt_link **peer,
+                    struct echo_result *er)
+{
+    struct takt_link *a;
+    char err[320];
+    int rc = takt_link_mem_pair(&a, peer, 64, NULL, NULL);
+    if (rc)
+        return cli_error(c, "cannot make a mem link pair: %s", takt_strerror(rc));
+    takt_link_mem_set_responder(*peer, link_echo_responder, er);
+    struct takt_link *cap = NULL;
+    if (c->pcap && takt_link_capture(a, c->pcap, &cap, err, sizeof err)) {
+        takt_link_close(a);
+        takt_link_close(*peer);
+        return cli_error(c, "%s", err);
+    }
+    *out = cap ? cap : a;
+    return 0;
+}
+
 int cli_link_bench_cmd(struct cli_ctx *c);
 int cli_link_bench_cmd(struct cli_ctx *c)
 {
@@ -284,8 +304,9 @@ int cli_link_bench_cmd(struct cli_ctx *c)
     const char *s = cli_get(c, "size");
     if (s && cli_parse_long(c, "-s/--size (bytes)", s, LT_MIN_LEN, TAKT_ETH_MAX_FRAME, &size))
         return 2;
-    struct takt_link *l;
-    int rc = cli_link_open(c, &l);
+    struct takt_link *l, *peer = NULL;
+    struct echo_result er = { 0 };
+    int rc = c->iface && !strcmp(c->iface, "mem") ? open_mem(c, &l, &peer, &er) : cli_link_open(c, &l);
     if (rc)
         return rc;
     struct bench_args a = {
@@ -297,6 +318,8 @@ int cli_link_bench_cmd(struct cli_ctx *c)
             l->name, (double)a.cycle_ns / 1000.0, a.time_s);
     rc = link_bench(&a);
     takt_link_close(l);
+    if (peer)
+        takt_link_close(peer);
     if (rc == 1)
         return cli_error(c, "no answer on %s: is 'takt link echo -i PEER' running on the other end?",
                          c->iface);

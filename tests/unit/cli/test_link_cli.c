@@ -80,6 +80,13 @@ static void without_namespaces(void **state)
     expect("demo --mem -t 0.3", 0, "mem link", "Summary: 40 slaves, state OP");
 }
 
+/* -i mem: the bench over an in-process pair, its far end answering in the send call */
+static void bench_mem(void **state)
+{
+    expect("link bench -i mem -c 500 -t 0.5", 0, "--- mem:a (mem), cycle 500.0 us", "PerfMsmt 'Round Trip'");
+    expect("link bench -i mem -c 1000 -t 0.3 --json -", 0, "\"link\":\"mem\"", "\"answered\"");
+}
+
 static void help(void **state)
 {
     expect("help link bench", 0, "Usage: takt link bench", "--cycle");
@@ -101,6 +108,7 @@ int main(void)
         cmocka_unit_test(bad_usage),
         cmocka_unit_test(runtime_errors),
         cmocka_unit_test(without_namespaces),
+        cmocka_unit_test(bench_mem),
         cmocka_unit_test(help),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
