@@ -158,8 +158,13 @@ body() {
     net_json_check "$NET_TMP/sim.json" "j['malformed'] == 0 and j['replies'] == j['frames']" "every frame answered"
     net_check_capture "$NET_TMP/sim.pcapng"
     if command -v tshark >/dev/null; then
-        tshark -r "$NET_TMP/sim.pcapng" -Y ecat_mailbox.coe 2>/dev/null | grep -q . ||
-            net_fail "tshark decoded no CoE mailbox in the capture"
+        # the dissectors really ran: no malformed/expert means something only if
+        # the frames were decoded as EtherCAT frame header, datagrams and mailbox
+        local p
+        for p in ecatf ecat ecat_mailbox.coe; do
+            tshark -r "$NET_TMP/sim.pcapng" -Y "$p" 2>/dev/null | grep -q . ||
+                net_fail "tshark decoded no '$p' in the capture"
+        done
     fi
 
     on_b "$TAKT" sim ecat -i "$TAKT_IF_B" --preset 3 -t 20 --json "$NET_TMP/sim2.json" \
