@@ -23,6 +23,7 @@ static const struct cli_opt sim_ecat_opts[] = {
     { "drift",   0, 1, "PPM",  "clock drift spread of the slaves, +-PPM (default 50, 0 = none)" },
     { "seed",    0, 1, "N",    "seed for clock offsets/drifts and random faults (default 1)" },
     { "sii4",    0, 0, NULL,   "advertise 4-byte SII reads (default: 8-byte)" },
+    { "ram",     0, 1, "KIB",  "process RAM per slave from 0x1000, 1..60 KiB (default 8; register 0x0006)" },
     { "list",    'l', 0, NULL, "print the slaves and exit" },
     { "bench",   0, 0, NULL,   "in-process benchmark: 40 and 1000 slaves, LRW + FRMW per frame, with and without the device models" },
     { "frames",  0, 1, "N",    "frames per benchmark run (default 20000)" },
@@ -152,6 +153,12 @@ static int build(struct cli_ctx *c, struct takt_sim **s)
         o.seed = (uint32_t)l;
     }
     o.sii_read4 = cli_flag(c, "sii4");
+    if ((v = cli_get(c, "ram"))) {
+        /* ADO is 16 bits: RAM from 0x1000 must end below 64 KiB */
+        if (cli_parse_long(c, "--ram", v, 1, 60, &l))
+            return 2;
+        o.ram_bytes = (uint32_t)l * 1024;
+    }
     const char *preset = cli_get(c, "preset"), *devs = cli_get(c, "devices");
     const char *eni = cli_get(c, "eni"), *esi = cli_get(c, "esi-dir");
     int given = !!preset + !!devs + !!eni + !!esi;

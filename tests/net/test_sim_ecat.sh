@@ -3,7 +3,8 @@
 # python3 AF_PACKET master): scan by BRD/APWR, U/L bit, SII read, mailbox CoE SDO
 # upload, DC latch and FRMW. tshark (ecat, ecatf, ecat_mailbox) must find nothing
 # malformed and no expert info in the capture. A second run sends malformed frames:
-# no reply, and the first slave's processing-unit error counter (0x030C) counts them.
+# no reply, and the first slave's processing-unit error counter (0x030C) counts them;
+# --ram sets the process RAM a master reads in 0x0006 (default 8 KiB).
 . "$(dirname "$0")/lib.sh"
 
 command -v python3 >/dev/null || net_skip "python3 missing: needed for the raw-frame driver"
@@ -94,6 +95,8 @@ if mode == 'good':
     res = xfer([(2, -k, 0x10, struct.pack('<H', 0x1001 + k)) for k in range(n)])
     if [r[1] for r in res] != [1] * n:
         fail("APWR station addresses: WKCs %s" % [r[1] for r in res])
+    if rd(0x1001, 0x0006, 1)[0] != 8:
+        fail("0x0006 process RAM %d KiB, expected the default 8" % rd(0x1001, 0x0006, 1)[0])
     st = 0x1003                                    # el3102: mailbox + CoE
     vendor = sii(st, 0x08)
     mbx = [sii(st, w) & 0xFFFF for w in (0x18, 0x19, 0x1A, 0x1B)]
@@ -134,6 +137,9 @@ else:
     xfer([(0x33, 0, 0, b'\0\0')], expect=False)                    # unknown command
     xfer([(7, 0, 0, b'\0\0')], raw_hdr=struct.pack('<H', 0x1000 | 200), expect=False)  # truncated
     xfer([(2, 0, 0x10, b'\x01\x10')])                           # APWR slave 1
+    kib = rd(0x1001, 0x0006, 1)[0]
+    if kib != int(sys.argv[3]):
+        fail("0x0006 process RAM %d KiB, expected %s (--ram)" % (kib, sys.argv[3]))
     errs = rd(0x1001, 0x30C, 1)[0]                              # found by slave 1's processing unit
     if errs != 2:
         fail("slave 1 0x030C processing unit error counter %d, expected 2" % errs)
@@ -167,11 +173,11 @@ body() {
         done
     fi
 
-    on_b "$TAKT" sim ecat -i "$TAKT_IF_B" --preset 3 -t 20 --json "$NET_TMP/sim2.json" \
+    on_b "$TAKT" sim ecat -i "$TAKT_IF_B" --preset 3 --ram 16 -t 20 --json "$NET_TMP/sim2.json" \
         >"$NET_TMP/sim2.out" 2>&1 &
     sim=$!
     net_wait_for "$NET_TMP/sim2.out" "slaves on" 5
-    python3 "$NET_TMP/drive.py" "$TAKT_IF_A" bad >"$NET_TMP/drive2.out" 2>&1 ||
+    python3 "$NET_TMP/drive.py" "$TAKT_IF_A" bad 16 >"$NET_TMP/drive2.out" 2>&1 ||
         net_fail "driver (malformed): $(cat "$NET_TMP/drive2.out")"
     kill -INT $sim 2>/dev/null; wait $sim 2>/dev/null
     net_json_check "$NET_TMP/sim2.json" "j['malformed'] == 2" "malformed frames counted"
