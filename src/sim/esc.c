@@ -209,6 +209,8 @@ static bool reg_write(struct sim_esc *e, uint32_t adr, const uint8_t *in, uint32
     bool hooks[H_COUNT] = { false };
     bool any = false, fmmu = false;
     uint32_t t_off = 0, t_n = 0;
+    int sii_old = -1;
+    uint8_t sii_new = 0;
     for (uint32_t i = 0; i < len; i++) {
         uint32_t a = adr + i;
         if (dc_range(a) && !e->dc.present)
@@ -225,6 +227,10 @@ static bool reg_write(struct sim_esc *e, uint32_t adr, const uint8_t *in, uint32
                 fmmu = true;
             }
             continue;
+        }
+        if (a == ESC_SII_CONFIG) {
+            sii_old = e->mem[a];      /* bit 1 (force) acts, it is not stored */
+            sii_new = in[i];
         }
         enum hook h = hook_of(a);
         if (h == H_SII && e->sii_cmd_pending)
@@ -260,6 +266,8 @@ static bool reg_write(struct sim_esc *e, uint32_t adr, const uint8_t *in, uint32
         esc_dc_time_write(e, in + (ESC_DC_SYS_TIME + t_off - adr), t_off, t_n, t);
     if (hooks[H_DC_FILTER])
         esc_dc_reset_filter(e, t);
+    if (sii_old >= 0)
+        esc_sii_owner(e, (uint8_t)sii_old, sii_new);
     if (hooks[H_SII])
         esc_sii_command(e);
     if (hooks[H_AL])

@@ -164,6 +164,7 @@ void esc_al_control(struct sim_esc *e, takt_ns_t t);
 void esc_al_set_error(struct sim_esc *e, uint8_t state, uint16_t code, takt_ns_t t);
 void esc_al_watchdog(struct sim_esc *e, takt_ns_t t);
 void esc_sii_load(struct sim_esc *e);
+void esc_sii_owner(struct sim_esc *e, uint8_t old, uint8_t written);
 void esc_sii_command(struct sim_esc *e);
 void esc_sii_complete(struct sim_esc *e);
 int64_t esc_dc_local(const struct sim_esc *e, takt_ns_t t);

@@ -34,6 +34,28 @@ void esc_sii_load(struct sim_esc *e)
     e->mem[ESC_ESC_CONFIG] = (uint8_t)(w0 >> 8);
 }
 
+/* The master wrote 0x0500 (ESC datasheet Section I 11.2, ref §4-5): bit 0 offers the
+ * EEPROM to the PDI, bit 1 forces it back to EtherCAT (resets 0x0501 bit 0). The
+ * simulated firmware takes an offered EEPROM at once (0x0501 bit 0, "PDI has EEPROM
+ * control"), gives it back when the offer ends and, once forced off, waits for the
+ * next offer (0x0500 bit 0 going 0 -> 1). */
+void esc_sii_owner(struct sim_esc *e, uint8_t old, uint8_t written)
+{
+    bool offered = written & 0x01, force = written & 0x02;
+    uint8_t pdi = e->mem[ESC_SII_PDI] & 0x01;
+    if (force || !offered)
+        pdi = 0;
+    else if (!(old & 0x01))
+        pdi = 1;
+    e->mem[ESC_SII_PDI] = pdi;
+}
+
+/* EtherCAT has the EEPROM unless it is offered to the PDI and the PDI took it. */
+static bool pdi_owns(const struct sim_esc *e)
+{
+    return (e->mem[ESC_SII_CONFIG] & 0x01) && (e->mem[ESC_SII_PDI] & 0x01);
+}
+
 /* A write to 0x0502/0x0503 was stored: start the command, finished at the end of the
  * frame (esc_sii_complete) so the busy bit is visible meanwhile. */
 void esc_sii_command(struct sim_esc *e)
@@ -42,7 +64,7 @@ void esc_sii_command(struct sim_esc *e)
     uint16_t cmd = ctrl & SII_CMD_MASK;
     if (e->sii_cmd_pending)
         return;                     /* busy: the interface ignores new commands */
-    if (e->mem[ESC_SII_CONFIG] & 0x01) {
+    if (pdi_owns(e)) {
         set_ctrl(e, (uint16_t)(ctrl & ~(SII_CMD_MASK | SII_WRITE_EN)));
         return;                     /* the PDI owns the EEPROM: ECAT commands ignored */
     }

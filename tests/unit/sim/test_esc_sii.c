@@ -144,9 +144,32 @@ static void pdi_owns_eeprom(void **state)
     tdg(s, ECAT_FPWR, FP(0x1001, ESC_SII_DATA), z, 8, 15);
     sii_cmd(s, 0x1001, SII_CMD_READ, SII_W_VENDOR, 20);
     assert_int_equal(tr16(s, 0x1001, ESC_SII_DATA, 30), 0);   /* not executed */
+    uint8_t pdi = 0;
+    tdg(s, ECAT_FPRD, FP(0x1001, ESC_SII_PDI), &pdi, 1, 35);
+    assert_int_equal(pdi, 0x01);                      /* 0x0501: the PDI took it */
     tw8(s, ECAT_FPWR, FP(0x1001, ESC_SII_CONFIG), 0, 40);
+    tdg(s, ECAT_FPRD, FP(0x1001, ESC_SII_PDI), &pdi, 1, 45);
+    assert_int_equal(pdi, 0x00);                      /* offer ended: given back */
     sii_cmd(s, 0x1001, SII_CMD_READ, SII_W_VENDOR, 50);
     assert_int_equal(tr16(s, 0x1001, ESC_SII_DATA, 60), 0x99);
+    /* offered again and taken; "force ECAT access" (0x0500 bit 1) takes it back
+     * although the offer stands (SOEM writes 2 then 0 for this) */
+    tw8(s, ECAT_FPWR, FP(0x1001, ESC_SII_CONFIG), 1, 70);
+    tdg(s, ECAT_FPWR, FP(0x1001, ESC_SII_DATA), z, 8, 75);
+    sii_cmd(s, 0x1001, SII_CMD_READ, SII_W_PRODUCT, 80);
+    assert_int_equal(tr16(s, 0x1001, ESC_SII_DATA, 85), 0);
+    assert_int_equal(tw8(s, ECAT_FPWR, FP(0x1001, ESC_SII_CONFIG), 3, 90), 1);
+    tdg(s, ECAT_FPRD, FP(0x1001, ESC_SII_PDI), &pdi, 1, 95);
+    assert_int_equal(pdi, 0x00);
+    uint8_t cfg = 0;
+    tdg(s, ECAT_FPRD, FP(0x1001, ESC_SII_CONFIG), &cfg, 1, 95);
+    assert_int_equal(cfg, 0x01);                      /* force is an action, not stored */
+    sii_cmd(s, 0x1001, SII_CMD_READ, SII_W_PRODUCT, 100);
+    assert_int_equal(tr16(s, 0x1001, ESC_SII_DATA, 105), 0x1234);
+    /* 0x0501 belongs to the PDI: an EtherCAT write is ignored (but counted) */
+    assert_int_equal(tw8(s, ECAT_FPWR, FP(0x1001, ESC_SII_PDI), 1, 110), 1);
+    tdg(s, ECAT_FPRD, FP(0x1001, ESC_SII_PDI), &pdi, 1, 115);
+    assert_int_equal(pdi, 0x00);
     takt_sim_destroy(s);
 }
 
