@@ -110,8 +110,10 @@ static int run_capture(struct cli_ctx *c)
     pcap_set_promisc(p, 1);
     pcap_set_immediate_mode(p, 1);
     pcap_set_timeout(p, 100);
-    if (pcap_set_tstamp_precision(p, PCAP_TSTAMP_PRECISION_NANO))
-        fprintf(stderr, "takt capture: %s: nanosecond timestamps not offered; precision 1 us\n", c->iface);
+    /* the kernel's receive stamps (libpcap's default "host" type on Linux: the packet
+     * socket's ring timestamp), in ns where libpcap offers it */
+    pcap_set_tstamp_type(p, PCAP_TSTAMP_HOST);
+    pcap_set_tstamp_precision(p, PCAP_TSTAMP_PRECISION_NANO);
     int rc = pcap_activate(p);
     if (rc < 0) {
         const char *why = rc == PCAP_ERROR_PERM_DENIED ? " (needs CAP_NET_RAW: run as root or setcap cap_net_raw+ep on takt)"
@@ -125,6 +127,10 @@ static int run_capture(struct cli_ctx *c)
         pcap_close(p);
         return 1;
     }
+    /* the file says ns (if_tsresol 9) either way; microsecond stamps are scaled and said */
+    uint64_t scale = pcap_get_tstamp_precision(p) == PCAP_TSTAMP_PRECISION_NANO ? 1 : 1000;
+    if (scale != 1)
+        fprintf(stderr, "takt capture: %s: nanosecond timestamps not offered; precision 1 us\n", c->iface);
     struct bpf_program prog;
     const char *filter = cli_flag(c, "all") ? "" : "ether proto 0x88a4 or ether proto 0x88ab";
     if (pcap_compile(p, &prog, filter, 1, PCAP_NETMASK_UNKNOWN) || pcap_setfilter(p, &prog)) {
@@ -168,7 +174,7 @@ static int run_capture(struct cli_ctx *c)
         struct pcap_pkthdr *h;
         const u_char *d;
         while ((rc = pcap_next_ex(p, &h, &d)) == 1) {
-            uint64_t ts = (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec;
+            uint64_t ts = (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec * scale;
             n = pcapng_epb(blk, sizeof blk, ts, d, h->caplen, 0);
             fwrite(blk, 1, n, f);
             frames++;
