@@ -179,7 +179,13 @@ void esc_al_control(struct sim_esc *e, takt_ns_t t)
 
     if (e->mem[ESC_ESC_CONFIG] & 0x01) {
         /* Device emulation (0x0141 bit 0): AL status follows AL control; the
-         * device model is told, but has no say (there is no firmware). */
+         * device model is told, but has no say (there is no firmware). An injected
+         * refusal (takt_sim_fault refuse=) applies all the same: it is the fault
+         * asked for, a slave that stays where it is with the error flag. */
+        if (to != from && e->fault.refuse_state == to) {
+            esc_al_set_error(e, from, e->fault.refuse_code, t);
+            return;
+        }
         if (to != from && known_state(to) && e->dev && e->dev->ops->al_change)
             (void)e->dev->ops->al_change(e->dev, from, to, e->mem, t);
         if (to == AL_OP && e->al_state != AL_OP)

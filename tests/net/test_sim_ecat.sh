@@ -4,7 +4,8 @@
 # upload, DC latch and FRMW. tshark (ecat, ecatf, ecat_mailbox) must find nothing
 # malformed and no expert info in the capture. A second run sends malformed frames:
 # no reply, and the first slave's processing-unit error counter (0x030C) counts them;
-# --ram sets the process RAM a master reads in 0x0006 (default 8 KiB).
+# --ram sets the process RAM a master reads in 0x0006 (default 8 KiB). --fault from the
+# command line: an SDO abort, a refused state, replies delayed and corrupted.
 . "$(dirname "$0")/lib.sh"
 
 command -v python3 >/dev/null || net_skip "python3 missing: needed for the raw-frame driver"
@@ -122,6 +123,23 @@ if mode == 'good':
         fail("SDO upload 0x1018:01 answer %s" % resp[:16].hex())
     if val != vendor:
         fail("0x1018:01 = 0x%08X but SII vendor = 0x%08X" % (val, vendor))
+    # faults injected by --fault: 0x1008:00 of slave 3 aborts with 0x06060000 ...
+    req = struct.pack('<HHBB', 10, 0, 0, 0x23) + struct.pack('<HBHB', 0x2000, 0x40, 0x1008, 0) + b'\0' * 4
+    wr(st, mbx[0], req + b'\0' * (mbx[1] - len(req)))
+    for _ in range(50):
+        if rd(st, 0x80D, 1)[0] & 0x08:
+            break
+    else:
+        fail("no answer to the SDO upload of 0x1008")
+    resp = rd(st, mbx[2], mbx[3])
+    coe, cmd, index, sub, code = struct.unpack_from('<HBHBI', resp, 6)
+    if cmd != 0x80 or index != 0x1008 or code != 0x06060000:
+        fail("upload 0x1008 under sdo-abort: %s, expected abort 0x06060000" % resp[:16].hex())
+    # ... and slave 2 refuses PREOP with AL status code 0x0024
+    wr(0x1002, 0x120, struct.pack('<H', 2))
+    al = struct.unpack('<HHH', rd(0x1002, 0x130, 6))
+    if al[0] != 0x11 or al[2] != 0x0024:
+        fail("slave 2 under refuse=2:preop: AL status 0x%04X code 0x%04X, expected 0x0011 0x0024" % (al[0], al[2]))
     # DC: latch, read, and the cyclic FRMW of 0x0910 from slave 1
     _, w, _ = xfer([(8, 0, 0x900, b'\0' * 4)])[0]
     if w < 1:
@@ -133,6 +151,33 @@ if mode == 'good':
         if res[1][1] != w:
             fail("FRMW 0x0910 WKC %d, expected %d (DC slaves)" % (res[1][1], w))
     print("OK vendor 0x%08X dc %d" % (vendor, w))
+elif mode == 'faults':
+    # --fault 'delay=30ms;corrupt=1': every reply 30 ms late with one bit flipped
+    # after the EtherCAT header; a NOP datagram comes back otherwise unchanged
+    sent = frame([(0, 0, 0, b'\0' * 8)])
+    for _ in range(3):
+        t0 = time.time()
+        s.send(sent)
+        r = None
+        while time.time() < t0 + 1:
+            try:
+                data, addr = s.recvfrom(2000)
+            except socket.timeout:
+                break
+            if addr[2] != socket.PACKET_OUTGOING:
+                r = data
+                break
+        if r is None:
+            fail("no reply under delay/corrupt")
+        dt = time.time() - t0
+        if dt < 0.03:
+            fail("reply after %.1f ms, expected >= 30 ms (delay=30ms)" % (dt * 1000))
+        want = bytearray(sent)
+        want[6] |= 0x02
+        flips = sum(bin(a ^ b).count('1') for a, b in zip(r[16:], want[16:]))
+        if len(r) != len(want) or r[:16] != bytes(want[:16]) or flips != 1:
+            fail("corrupt=1: %d bits differ after the header, expected 1" % flips)
+    print("OK delayed and corrupted")
 else:
     xfer([(0x33, 0, 0, b'\0\0')], expect=False)                    # unknown command
     xfer([(7, 0, 0, b'\0\0')], raw_hdr=struct.pack('<H', 0x1000 | 200), expect=False)  # truncated
@@ -150,10 +195,30 @@ else:
 EOF
 }
 
+# The ways to give the network (--preset, --devices, --esi-dir) build what they say.
+check_lists() {
+    local p n
+    for p in 3 10 20 paper-40; do
+        n=$("$TAKT" sim ecat --preset $p --list | wc -l)
+        [ "$n" -eq "${p#paper-}" ] || net_fail "--preset $p lists $n slaves"
+    done
+    n=$("$TAKT" sim ecat --devices ek1100,el1004x4,el2004x2,servo --list | grep -c .)
+    [ "$n" -eq 8 ] || net_fail "--devices ek1100,el1004x4,el2004x2,servo lists $n slaves"
+    local esi="${TAKT_SOURCE_DIR:-}/data/esi"
+    if [ -d "$esi" ]; then
+        "$TAKT" sim ecat --esi-dir "$esi" --list >"$NET_TMP/esi.list" || net_fail "--esi-dir $esi refused"
+        n=$(ls "$esi"/*.xml | wc -l)
+        [ "$(grep -c . "$NET_TMP/esi.list")" -eq "$n" ] || net_fail "--esi-dir: $(cat "$NET_TMP/esi.list")"
+        grep -q "CiA 402 servo" "$NET_TMP/esi.list" || net_fail "--esi-dir: no servo in $(cat "$NET_TMP/esi.list")"
+    fi
+}
+
 body() {
     write_driver
+    check_lists
     local devs=ek1100,el1004,el3102,servo n=4
     on_b "$TAKT" sim ecat -i "$TAKT_IF_B" --devices $devs -t 20 --json "$NET_TMP/sim.json" \
+        --fault 'sdo-abort=3:0x1008:0=0x06060000;refuse=2:preop=0x0024' \
         --pcap "$NET_TMP/sim.pcapng" >"$NET_TMP/sim.out" 2>&1 &
     local sim=$!
     net_wait_for "$NET_TMP/sim.out" "slaves on" 5
@@ -181,6 +246,15 @@ body() {
         net_fail "driver (malformed): $(cat "$NET_TMP/drive2.out")"
     kill -INT $sim 2>/dev/null; wait $sim 2>/dev/null
     net_json_check "$NET_TMP/sim2.json" "j['malformed'] == 2" "malformed frames counted"
+
+    on_b "$TAKT" sim ecat -i "$TAKT_IF_B" --preset 3 --fault 'delay=30ms;corrupt=1' -t 20 \
+        >"$NET_TMP/sim3.out" 2>&1 &
+    sim=$!
+    net_wait_for "$NET_TMP/sim3.out" "slaves on" 5
+    python3 "$NET_TMP/drive.py" "$TAKT_IF_A" faults >"$NET_TMP/drive3.out" 2>&1 ||
+        net_fail "driver (delay/corrupt): $(cat "$NET_TMP/drive3.out")"
+    kill -INT $sim 2>/dev/null; wait $sim 2>/dev/null
+    net_log "$(cat "$NET_TMP/drive3.out")"
 }
 
 net_main body

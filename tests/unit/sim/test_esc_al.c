@@ -220,6 +220,12 @@ static void device_emulation(void **state)
     /* no firmware: AL status mirrors AL control, no checks */
     assert_int_equal(req(s, AL_SAFEOP, 10), AL_SAFEOP);
     assert_int_equal(req(s, AL_OP | AL_ACK, 10), AL_OP);
+    /* an injected refusal holds even without firmware */
+    char err[128];
+    assert_int_equal(takt_sim_fault(s, "refuse=1:preop=0x0024", err, sizeof err), 0);
+    assert_int_equal(req(s, AL_PREOP, 20), AL_OP | AL_ERROR);
+    assert_int_equal(code(s, 20), 0x0024);
+    assert_int_equal(req(s, AL_INIT, 30), AL_INIT);
     takt_sim_destroy(s);
 }
 
