@@ -114,6 +114,8 @@ static void check_kernel(const struct check_env *e, struct check_report *r)
     if (have_rt > 0 && rt[0] == '1')
         add(r, "preempt_rt", "PREEMPT_RT kernel", CHECK_OK, NULL, "/sys/kernel/realtime = 1%s%s",
             have_ver > 0 ? "; " : "", have_ver > 0 ? ver : "");
+    else if (have_rt < 0 && have_ver > 0 && strstr(ver, "PREEMPT_RT"))   /* kernels without the sysfs file */
+        add(r, "preempt_rt", "PREEMPT_RT kernel", CHECK_OK, NULL, "%s", ver);
     else if (have_rt < 0 && have_ver < 0)
         add(r, "preempt_rt", "PREEMPT_RT kernel", CHECK_UNKNOWN, "check `uname -v` for PREEMPT_RT",
             "neither /sys/kernel/realtime nor /proc/sys/kernel/version readable");
@@ -137,42 +139,111 @@ static void check_kernel(const struct check_env *e, struct check_report *r)
     }
 }
 
+/* How a command line parameter is judged. */
+enum cl_kind {
+    CL_HAS_CPU,      /* a CPU list that should hold the cycle CPU (isolcpus, nohz_full, rcu_nocbs) */
+    CL_NOT_CPU,      /* a CPU list that should leave the cycle CPU out (irqaffinity) */
+    CL_VALUE,        /* should have exactly this value (idle=poll, cpuidle.off=1, ...) */
+    CL_MAX1,         /* a C-state limit: 0 or 1 is what a cycle thread wants */
+};
+
 struct cmdline_rule {
-    const char *key, *title, *fix;
-    bool want;         /* recommended for a dedicated real-time CPU */
+    const char *key, *title;
+    enum cl_kind kind;
+    const char *value;   /* CL_VALUE */
+    bool want;           /* recommended for a dedicated real-time CPU (warn); else optional (info) */
+    const char *fix;     /* "%s" is the CPU list to use */
 };
 
 static const struct cmdline_rule cmdline_rules[] = {
-    { "isolcpus", "CPU isolation (isolcpus)", "add isolcpus=N (the cycle CPU) to the kernel command line, or use a cpuset", true },
-    { "nohz_full", "Tickless CPU (nohz_full)", "add nohz_full=N for the cycle CPU (needs CONFIG_NO_HZ_FULL)", true },
-    { "rcu_nocbs", "RCU callbacks offloaded (rcu_nocbs)", "add rcu_nocbs=N for the cycle CPU", true },
-    { "irqaffinity", "Default IRQ affinity (irqaffinity)", "add irqaffinity=0 (housekeeping CPUs) so device IRQs stay off the cycle CPU", true },
-    { "idle", "Idle polling (idle=poll)", "optional, drastic: idle=poll keeps CPUs out of C-states (more heat and power)", false },
-    { "cpuidle.off", "cpuidle disabled (cpuidle.off)", "optional: cpuidle.off=1 disables C-states entirely", false },
-    { "intel_idle.max_cstate", "intel_idle C-state limit", "add intel_idle.max_cstate=0 (or 1) to avoid deep C-state exit latency", true },
-    { "processor.max_cstate", "ACPI C-state limit", "add processor.max_cstate=1 to avoid deep C-state exit latency", true },
-    { "intel_pstate", "intel_pstate driver", "optional: intel_pstate=disable for a fixed frequency with acpi-cpufreq + performance governor", false },
-    { "cpufreq.off", "cpufreq disabled (cpufreq.off)", "optional: cpufreq.off=1 runs at the firmware frequency", false },
+    { "isolcpus", "CPU isolation (isolcpus)", CL_HAS_CPU, NULL, true,
+      "add isolcpus=%s (the cycle CPU) to the kernel command line, or use a cpuset" },
+    { "nohz_full", "Tickless CPU (nohz_full)", CL_HAS_CPU, NULL, true,
+      "add nohz_full=%s for the cycle CPU (needs CONFIG_NO_HZ_FULL)" },
+    { "rcu_nocbs", "RCU callbacks offloaded (rcu_nocbs)", CL_HAS_CPU, NULL, true,
+      "add rcu_nocbs=%s for the cycle CPU (nohz_full=%s implies it)" },
+    { "irqaffinity", "Default IRQ affinity (irqaffinity)", CL_NOT_CPU, NULL, true,
+      "add irqaffinity=0 (housekeeping CPUs only, not %s) so device IRQs stay off the cycle CPU" },
+    { "idle", "Idle polling (idle=poll)", CL_VALUE, "poll", false,
+      "optional, drastic: idle=poll keeps CPUs out of C-states (more heat and power)" },
+    { "cpuidle.off", "cpuidle disabled (cpuidle.off)", CL_VALUE, "1", false,
+      "optional: cpuidle.off=1 disables C-states entirely" },
+    { "intel_idle.max_cstate", "intel_idle C-state limit", CL_MAX1, NULL, true,
+      "add intel_idle.max_cstate=0 (or 1) to avoid deep C-state exit latency" },
+    { "processor.max_cstate", "ACPI C-state limit", CL_MAX1, NULL, true,
+      "add processor.max_cstate=1 to avoid deep C-state exit latency" },
+    { "intel_pstate", "intel_pstate driver", CL_VALUE, "disable", false,
+      "optional: intel_pstate=disable for a fixed frequency with acpi-cpufreq + performance governor" },
+    { "cpufreq.off", "cpufreq disabled (cpufreq.off)", CL_VALUE, "1", false,
+      "optional: cpufreq.off=1 runs at the firmware frequency" },
 };
+
+/* The CPU list of isolcpus=[flags,]list: skip the flag words (nohz, domain, managed_irq). */
+static const char *cpulist_part(const char *v)
+{
+    const char *p = v;
+    while (*p && !isdigit((unsigned char)*p)) {
+        const char *c = strchr(p, ',');
+        if (!c)
+            return "";
+        p = c + 1;
+    }
+    return p;
+}
 
 static void check_cmdline(const struct check_env *e, struct check_report *r)
 {
-    char cl[4096], val[256];
+    char cl[4096], val[256], nohz[256] = "";
     if (rd(e, "/proc/cmdline", cl, sizeof cl) < 0) {
         add(r, "cmdline", "Kernel command line", CHECK_UNKNOWN, NULL, "/proc/cmdline not readable");
         return;
     }
+    bool have_nohz = cmdline_param(cl, "nohz_full", nohz, sizeof nohz) != NULL;
+    char cpu[16];
+    snprintf(cpu, sizeof cpu, e->cpu >= 0 ? "%d" : "N", e->cpu);
     for (size_t i = 0; i < sizeof cmdline_rules / sizeof cmdline_rules[0]; i++) {
         const struct cmdline_rule *k = &cmdline_rules[i];
-        char id[24];
-        snprintf(id, sizeof id, "cmdline.%.15s", k->key);
+        char id[40], fix[320];
+        snprintf(id, sizeof id, "cmdline.%.31s", k->key);
+        snprintf(fix, sizeof fix, k->fix, cpu, cpu);
+        enum check_verdict bad = k->want ? CHECK_WARN : CHECK_INFO;
         const char *v = cmdline_param(cl, k->key, val, sizeof val);
-        if (v && !strcmp(k->key, "idle") && strcmp(v, "poll"))
-            v = NULL; /* idle=halt etc. is not what this item is about */
-        if (v)
+        if (!v) {
+            /* nohz_full offloads RCU callbacks of its CPUs as rcu_nocbs would (rt-linux.md §1) */
+            if (!strcmp(k->key, "rcu_nocbs") && have_nohz && (e->cpu < 0 || cpulist_has(nohz, e->cpu)))
+                add(r, id, k->title, CHECK_OK, NULL, "not set; implied by nohz_full=%s", nohz);
+            else
+                add(r, id, k->title, bad, fix, "not set");
+            continue;
+        }
+        bool ok;
+        switch (k->kind) {
+        case CL_HAS_CPU:
+            ok = e->cpu < 0 || cpulist_has(cpulist_part(v), e->cpu);
+            if (!ok) {
+                add(r, id, k->title, bad, fix, "%s=%s leaves out the cycle CPU %d", k->key, v, e->cpu);
+                continue;
+            }
+            break;
+        case CL_NOT_CPU:
+            ok = e->cpu < 0 || !cpulist_has(v, e->cpu);
+            if (!ok) {
+                add(r, id, k->title, bad, fix, "%s=%s includes the cycle CPU %d", k->key, v, e->cpu);
+                continue;
+            }
+            break;
+        case CL_MAX1:
+            ok = isdigit((unsigned char)*v) && atoi(v) <= 1;
+            break;
+        default:
+            ok = !strcmp(v, k->value);
+            break;
+        }
+        if (ok)
             add(r, id, k->title, CHECK_OK, NULL, "%s%s%s", k->key, *v ? "=" : "", v);
         else
-            add(r, id, k->title, k->want ? CHECK_WARN : CHECK_INFO, k->fix, "not set");
+            add(r, id, k->title, bad, fix, "%s=%s%s", k->key, v,
+                k->kind == CL_MAX1 ? ": deep C-states stay allowed" : "");
     }
 }
 
@@ -254,8 +325,13 @@ static void check_cpus(const struct check_env *e, struct check_report *r)
         add(r, id, "Cycle CPU isolated", CHECK_OK, NULL, "CPU %d in isolated=%s nohz_full=%s", e->cpu,
             *iso ? iso : "-", *nohz && strcmp(nohz, "(null)") ? nohz : "-");
     else
-        add(r, id, "Cycle CPU isolated", CHECK_WARN, "add isolcpus=N nohz_full=N rcu_nocbs=N for this CPU and reboot",
-            "CPU %d is not isolated (isolated='%s')", e->cpu, iso);
+    {
+        char fix[160];
+        snprintf(fix, sizeof fix, "add isolcpus=%d nohz_full=%d rcu_nocbs=%d to the kernel command line and reboot",
+                 e->cpu, e->cpu, e->cpu);
+        add(r, id, "Cycle CPU isolated", CHECK_WARN, fix, "CPU %d is not isolated (isolated='%s', nohz_full='%s')",
+            e->cpu, iso, *nohz && strcmp(nohz, "(null)") ? nohz : "");
+    }
 }
 
 static int coalesce_ioctl(const char *iface, struct check_coalesce *c, void *ctx)
@@ -314,8 +390,19 @@ static void check_iface(const struct check_env *e, struct check_report *r)
         }
         closedir(d);
     }
+    char legacy[32];   /* a device without MSI: its one line interrupt */
+    snprintf(full, sizeof full, "/sys/class/net/%.32s/device/irq", e->iface);
+    if (!*irqs && rd(e, full, legacy, sizeof legacy) > 0 && atoi(legacy) > 0) {
+        char ap[128], aff[64];
+        snprintf(ap, sizeof ap, "/proc/irq/%d/smp_affinity_list", atoi(legacy));
+        if (rd(e, ap, aff, sizeof aff) < 0)
+            snprintf(aff, sizeof aff, "?");
+        on_cycle_cpu = e->cpu >= 0 && cpulist_has(aff, e->cpu);
+        snprintf(irqs, sizeof irqs, "%d", atoi(legacy));
+        snprintf(aff_all, sizeof aff_all, "%d->%.32s", atoi(legacy), aff);
+    }
     if (!*irqs)
-        add(r, "iface.irq", "Interface IRQ affinity", CHECK_INFO, NULL, "%s has no MSI interrupts (virtual interface?)", e->iface);
+        add(r, "iface.irq", "Interface IRQ affinity", CHECK_INFO, NULL, "%s has no interrupt of its own (no MSI, no line IRQ: a virtual interface)", e->iface);
     else if (on_cycle_cpu)
         add(r, "iface.irq", "Interface IRQ affinity", CHECK_WARN,
             "keep device IRQs off the cycle CPU: echo <housekeeping cpus> > /proc/irq/N/smp_affinity_list (and stop irqbalance)",

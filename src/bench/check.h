@@ -10,7 +10,7 @@
 enum check_verdict { CHECK_OK, CHECK_INFO, CHECK_WARN, CHECK_FAIL, CHECK_UNKNOWN, CHECK_VERDICTS };
 
 struct check_item {
-    char id[24];            /* stable key for JSON and tests: "preempt_rt", "cmdline.isolcpus" */
+    char id[40];            /* stable key for JSON and tests: "preempt_rt", "cmdline.isolcpus" */
     char title[64];
     enum check_verdict v;
     char found[192];        /* what was read */

@@ -20,16 +20,10 @@ static int run_check(struct cli_ctx *c)
     check_run(&env, &r);
     if (c->json) {
         json_object *j = check_to_json(&r);
-        const char *s = json_object_to_json_string_ext(j, JSON_C_TO_STRING_PRETTY);
-        FILE *f = strcmp(c->json, "-") ? fopen(c->json, "w") : stdout;
-        if (!f) {
-            json_object_put(j);
-            return cli_error(c, "cannot write '%s': %m", c->json);
-        }
-        fprintf(f, "%s\n", s);
-        if (f != stdout)
-            fclose(f);
+        int rc = cli_write_json(c, j);
         json_object_put(j);
+        if (rc)
+            return rc;
     }
     if (!c->json || strcmp(c->json, "-"))
         check_print(stdout, &r, isatty(STDOUT_FILENO));

@@ -1,5 +1,7 @@
-/* takt check against fixture /proc and /sys trees: a tuned RT machine, a stock desktop
- * and an empty tree (every item must say "unknown" or give a safe default, never crash). */
+/* takt check against fixture /proc and /sys trees: a tuned RT machine, a stock desktop,
+ * a half-tuned machine whose settings miss the cycle CPU ("mixed") and an empty tree
+ * (every item must say "unknown" or give a safe default, never crash). Every item the
+ * good tree passes must fail somewhere else: each has a good and a bad case. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -130,12 +132,94 @@ static void json_matches_report(void **state)
     json_object_put(j);
 }
 
+static void mixed_machine(void **state)
+{
+    struct check_env e = { .root = tree("mixed"), .iface = "eth0", .cpu = 1, .coalesce = coal_none,
+                           .binary = "/opt/takt/bin/takt" };
+    struct check_report r;
+    check_run(&e, &r);
+    assert_int_equal(v(&r, "preempt_rt"), CHECK_OK);        /* no /sys/kernel/realtime; version says PREEMPT_RT */
+    assert_int_equal(v(&r, "clocksource"), CHECK_WARN);
+    assert_non_null(strstr(check_find(&r, "clocksource")->fix, "no TSC"));
+    assert_int_equal(v(&r, "cmdline.isolcpus"), CHECK_WARN);   /* flags skipped, 2-3 leaves out CPU 1 */
+    assert_string_equal(check_find(&r, "cmdline.isolcpus")->found,
+                        "isolcpus=managed_irq,domain,2-3 leaves out the cycle CPU 1");
+    assert_non_null(strstr(check_find(&r, "cmdline.isolcpus")->fix, "isolcpus=1 "));
+    assert_int_equal(v(&r, "cmdline.nohz_full"), CHECK_OK);    /* 1-3 holds CPU 1 */
+    assert_int_equal(v(&r, "cmdline.rcu_nocbs"), CHECK_OK);    /* implied by nohz_full */
+    assert_non_null(strstr(check_find(&r, "cmdline.rcu_nocbs")->found, "implied by nohz_full=1-3"));
+    assert_int_equal(v(&r, "cmdline.irqaffinity"), CHECK_WARN); /* 0-3 includes CPU 1 */
+    assert_int_equal(v(&r, "cmdline.idle"), CHECK_INFO);
+    assert_int_equal(v(&r, "cmdline.cpuidle.off"), CHECK_INFO);    /* =0 */
+    assert_string_equal(check_find(&r, "cmdline.cpuidle.off")->found, "cpuidle.off=0");
+    assert_int_equal(v(&r, "cmdline.intel_idle.max_cstate"), CHECK_WARN);   /* 9 */
+    assert_int_equal(v(&r, "cmdline.processor.max_cstate"), CHECK_WARN);    /* 3 */
+    assert_int_equal(v(&r, "cmdline.intel_pstate"), CHECK_INFO);            /* passive */
+    assert_int_equal(v(&r, "cmdline.cpufreq.off"), CHECK_INFO);
+    assert_int_equal(v(&r, "governor"), CHECK_INFO);          /* no cpufreq at all */
+    assert_int_equal(v(&r, "smt"), CHECK_UNKNOWN);
+    assert_int_equal(v(&r, "rt_throttling"), CHECK_UNKNOWN);
+    assert_int_equal(v(&r, "cpu1.isolated"), CHECK_OK);       /* nohz_full implies isolation */
+    assert_int_equal(v(&r, "iface"), CHECK_OK);               /* operstate unknown (no carrier detection) */
+    assert_int_equal(v(&r, "iface.irq"), CHECK_OK);           /* line IRQ 19 on CPUs 2-3 */
+    assert_string_equal(check_find(&r, "iface.irq")->found, "IRQ -> CPUs: 19->2-3");
+    assert_int_equal(v(&r, "iface.coalesce"), CHECK_INFO);    /* not reported by the driver */
+    assert_int_equal(v(&r, "cap.net_raw"), CHECK_OK);
+    assert_int_equal(v(&r, "cap.ipc_lock"), CHECK_OK);
+    assert_int_equal(v(&r, "cap.sys_nice"), CHECK_WARN);
+    assert_string_equal(check_find(&r, "cap.sys_nice")->fix,
+                        "sudo setcap cap_net_raw,cap_net_admin,cap_sys_nice,cap_ipc_lock+ep /opt/takt/bin/takt");
+    assert_int_equal(v(&r, "rlimit.memlock"), CHECK_OK);      /* 64 KiB, but CAP_IPC_LOCK held */
+    assert_int_equal(v(&r, "rlimit.rtprio"), CHECK_WARN);     /* 0 and no CAP_SYS_NICE */
+
+    /* a virtual interface: no interrupt of its own */
+    e.iface = "veth0";
+    check_run(&e, &r);
+    assert_int_equal(v(&r, "iface.irq"), CHECK_INFO);
+    /* the same tree with the cycle CPU on 2: isolcpus holds it, irqaffinity 0-3 still not */
+    e.cpu = 2;
+    check_run(&e, &r);
+    assert_int_equal(v(&r, "cmdline.isolcpus"), CHECK_OK);
+    assert_int_equal(v(&r, "cpu2.isolated"), CHECK_OK);
+    assert_int_equal(v(&r, "cmdline.irqaffinity"), CHECK_WARN);
+}
+
+/* Every item the tuned tree passes gets a verdict other than ok in the bad or the mixed
+ * tree: no item is only ever seen passing. */
+static void every_item_has_good_and_bad_case(void **state)
+{
+    struct check_env g = { .root = tree("good"), .iface = "enp2s0", .cpu = 1, .coalesce = coal_zero };
+    struct check_report good, bad, mixed;
+    check_run(&g, &good);
+    char b_root[1024], m_root[1024];
+    snprintf(b_root, sizeof b_root, "%s", tree("bad"));
+    snprintf(m_root, sizeof m_root, "%s", tree("mixed"));
+    struct check_env b = { .root = b_root, .iface = "enp2s0", .cpu = 1, .coalesce = coal_high };
+    struct check_env m = { .root = m_root, .iface = "eth0", .cpu = 1, .coalesce = coal_none };
+    check_run(&b, &bad);
+    check_run(&m, &mixed);
+    assert_true(good.n >= 25);
+    for (unsigned i = 0; i < good.n; i++) {
+        const struct check_item *it = &good.item[i];
+        assert_int_equal(it->v, CHECK_OK);
+        const struct check_item *x = check_find(&bad, it->id), *y = check_find(&mixed, it->id);
+        bool has_bad = (x && x->v != CHECK_OK) || (y && y->v != CHECK_OK);
+        if (!has_bad)
+            fail_msg("item '%s' passes in every fixture tree", it->id);
+        /* a verdict other than ok always comes with a fix */
+        if (x && x->v != CHECK_OK && x->v != CHECK_UNKNOWN && !*x->fix)
+            fail_msg("item '%s' (%s) has no fix", x->id, check_verdict_name(x->v));
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(good_machine),
         cmocka_unit_test(bad_machine),
         cmocka_unit_test(missing_files),
+        cmocka_unit_test(mixed_machine),
+        cmocka_unit_test(every_item_has_good_and_bad_case),
         cmocka_unit_test(json_matches_report),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
