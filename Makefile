@@ -27,7 +27,9 @@ check: deps
 unit: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L unit
 
-demo: deps build
+# build only after deps (a prerequisite beside deps would build in parallel under make -j)
+demo: deps
+	$(MAKE) --no-print-directory build
 	$(BUILD)/takt demo
 
 # installs what is built in $(BUILD) under PREFIX, whatever prefix it was configured with
