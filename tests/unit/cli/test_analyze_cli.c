@@ -16,8 +16,8 @@ static const char *bin, *src;
 
 static int run(const char *args, char *out, size_t n)
 {
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", bin, args);
+    char cmd[2200];
+    snprintf(cmd, sizeof cmd, "'%.1000s' %.1100s 2>&1", bin, args);
     FILE *p = popen(cmd, "r");
     assert_non_null(p);
     size_t got = fread(out, 1, n - 1, p);
