@@ -1,5 +1,6 @@
 /* packet link and namespace helper across a real veth pair: send/receive, batches,
  * padding to 60, EtherType filtering, kernel timestamps, own frames not looped back,
+ * one sendmmsg/recvmmsg call per batch,
  * POWERLINK multicast and promiscuous membership, and the open errors (no such interface, down, not
  * Ethernet, MTU, no permission).
  * Skips (77) with the reason when namespaces cannot be made here. */
@@ -16,9 +17,34 @@
 #include <grp.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <dlfcn.h>
+#include <sys/socket.h>
 #include <takt/link.h>
 #include <takt/netns.h>
 #include "link/veth.h"
+
+/* Batching is counted by interposing the two calls (libtakt's objects are linked into
+ * this executable, so the packet link's calls resolve here first). */
+static unsigned n_sendmmsg, n_recvmmsg, n_recv_msgs;
+int sendmmsg(int fd, struct mmsghdr *v, unsigned int n, int flags)
+{
+    static int (*real)(int, struct mmsghdr *, unsigned int, int);
+    if (!real)
+        real = (int (*)(int, struct mmsghdr *, unsigned int, int))dlsym(RTLD_NEXT, "sendmmsg");
+    n_sendmmsg++;
+    return real(fd, v, n, flags);
+}
+int recvmmsg(int fd, struct mmsghdr *v, unsigned int n, int flags, struct timespec *t)
+{
+    static int (*real)(int, struct mmsghdr *, unsigned int, int, struct timespec *);
+    if (!real)
+        real = (int (*)(int, struct mmsghdr *, unsigned int, int, struct timespec *))dlsym(RTLD_NEXT, "recvmmsg");
+    n_recvmmsg++;
+    int r = real(fd, v, n, flags, t);
+    if (r > 0)
+        n_recv_msgs += (unsigned)r;
+    return r;
+}
 
 static struct takt_netns ns;
 static char why[256];
@@ -174,6 +200,86 @@ static void across_veth(void **state)
     }
 }
 
+/* A batch of 8 leaves in one sendmmsg call and, once queued, comes in with one
+ * recvmmsg call. */
+struct batch_report { int open_rc, got; unsigned calls, msgs; };
+
+static int batch_receiver(int ready_wr, int go_rd, int res_wr)
+{
+    struct batch_report r = { 0 };
+    uint16_t types[] = { TAKT_ETHERTYPE_TEST };
+    struct takt_link_opts o;
+    takt_link_opts_default(&o);
+    o.ethertypes = types;
+    o.n_ethertypes = 1;
+    struct takt_link *l;
+    r.open_rc = takt_link_open(ns.ifname[1], &o, &l, why, sizeof why);
+    char c;
+    if (write(ready_wr, "r", 1) != 1 || read(go_rd, &c, 1) != 1)
+        return 1;
+    if (!r.open_rc) {
+        uint8_t buf[16][TAKT_FRAME_BUF];
+        struct takt_frame f[16];
+        for (int i = 0; i < 16; i++)
+            f[i] = (struct takt_frame){ .data = buf[i], .cap = TAKT_FRAME_BUF };
+        n_recvmmsg = n_recv_msgs = 0;
+        r.got = takt_link_recv(l, f, 16, 500 * TAKT_NS_PER_MS);
+        r.calls = n_recvmmsg;
+        r.msgs = n_recv_msgs;
+        takt_link_close(l);
+    }
+    return write(res_wr, &r, sizeof r) == sizeof r ? 0 : 1;
+}
+
+static int batch_sender(void *arg)
+{
+    struct takt_link *l;
+    if (takt_link_open(ns.ifname[0], NULL, &l, why, sizeof why))
+        return 10;
+    static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+    uint8_t b[8][TAKT_FRAME_BUF];
+    struct takt_frame f[8];
+    for (int i = 0; i < 8; i++) {
+        mkframe(b[i], bcast, TAKT_ETHERTYPE_TEST, (uint8_t)i, 60);
+        f[i] = (struct takt_frame){ .data = b[i], .len = 60 };
+    }
+    n_sendmmsg = 0;
+    int rc = takt_link_send(l, f, 8);
+    unsigned calls = n_sendmmsg;
+    takt_link_close(l);
+    if (rc != 8 || calls != 1)
+        fprintf(stderr, "batch_sender: sent %d in %u sendmmsg calls\n", rc, calls);
+    return rc == 8 && calls == 1 ? 0 : 11;
+}
+
+static void batches(void **state)
+{
+    int ready[2], go[2], res[2];
+    assert_int_equal(pipe(ready), 0);
+    assert_int_equal(pipe(go), 0);
+    assert_int_equal(pipe(res), 0);
+    fflush(NULL);
+    pid_t pid = takt_netns_fork(&ns, TAKT_NETNS_B);
+    assert_true(pid >= 0);
+    if (pid == 0)
+        _exit(batch_receiver(ready[1], go[0], res[1]));
+    char c;
+    assert_int_equal(read(ready[0], &c, 1), 1);
+    assert_int_equal(takt_netns_run(&ns, TAKT_NETNS_A, batch_sender, NULL), 0);
+    usleep(50 * 1000);                           /* all 8 queued at B */
+    assert_int_equal(write(go[1], "g", 1), 1);
+    struct batch_report r;
+    assert_int_equal(read(res[0], &r, sizeof r), sizeof r);
+    waitpid(pid, NULL, 0);
+    assert_int_equal(r.open_rc, 0);
+    assert_int_equal(r.got, 8);
+    assert_int_equal(r.calls, 1);
+    assert_int_equal(r.msgs, 8);
+    for (int i = 0; i < 2; i++) {
+        close(ready[i]); close(go[i]); close(res[i]);
+    }
+}
+
 static int open_errors_inside(void *arg)
 {
     struct takt_link *l;
@@ -309,6 +415,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(across_veth),
+        cmocka_unit_test(batches),
         cmocka_unit_test(open_errors),
         cmocka_unit_test(no_permission),
         cmocka_unit_test(memberships),
