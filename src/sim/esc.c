@@ -31,6 +31,7 @@ static const uint8_t wmask[ESC_REGS] = {
     [0x0990 ... 0x0997] = 0xFF,             /* SYNC0 start time */
     [0x09A0 ... 0x09A7] = 0xFF,             /* SYNC0/SYNC1 cycle */
     [0x09A8 ... 0x09A9] = 0xFF,             /* latch control */
+    [0x0F80 ... 0x0FFF] = 0xFF,             /* user RAM (ESC datasheet Section I 17.3.1) */
 };
 
 /* Register ranges whose writes have effects beyond storing bits. */

@@ -127,6 +127,12 @@ static void read_only_kept_but_counted(void **state)
     put_le16(b, 0x0004);
     assert_int_equal(wr_back(s, 0x0200, b, 2, b), 1);
     assert_int_equal(get_le16(b), 0x0004);
+    /* the user RAM 0x0F80-0x0FFF below process RAM is plain memory */
+    uint8_t u[16];
+    for (unsigned i = 0; i < 16; i++)
+        u[i] = (uint8_t)(0xA0 + i);
+    assert_int_equal(wr_back(s, 0x0FF0, u, 16, f), 1);
+    assert_memory_equal(f, u, 16);
     takt_sim_destroy(s);
 }
 
