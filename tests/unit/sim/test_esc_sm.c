@@ -93,6 +93,29 @@ static void mailbox_roundtrip_and_rules(void **state)
     takt_sim_destroy(s);
 }
 
+static void mailbox_full_on_last_byte(void **state)
+{
+    (void)state;
+    /* the write mailbox is full (and handed over) only when its last byte is
+     * written; a write that stops short leaves it open for the rest (ref §6) */
+    struct tdev *d[1];
+    struct takt_sim *s = preop(1, d);
+    uint8_t m[128] = { 0 }, st = 0;
+    put_le16(m, 10);
+    m[5] = MBX_TYPE_COE | 1 << 4;
+    m[6] = 0x5C;
+    assert_int_equal(tdg(s, ECAT_FPWR, FP(0x1001, MBX_W), m, 16, 200), 1);
+    tdg(s, ECAT_FPRD, FP(0x1001, 0x0805), &st, 1, 210);
+    assert_int_equal(st & 0x08, 0);
+    assert_int_equal(d[0]->n_mbx, 0);
+    assert_int_equal(tdg(s, ECAT_FPWR, FP(0x1001, MBX_W + 16), m + 16, 112, 220), 1);
+    assert_int_equal(d[0]->n_mbx, 1);
+    uint8_t r[128];
+    assert_int_equal(tdg(s, ECAT_FPRD, FP(0x1001, MBX_R), r, 128, 230), 1);
+    assert_int_equal(r[6], 0x5C ^ 0xFF);
+    takt_sim_destroy(s);
+}
+
 static void mailbox_repeat(void **state)
 {
     (void)state;
@@ -303,6 +326,7 @@ int main(void)
     const struct CMUnitTest t[] = {
         cmocka_unit_test(mailbox_in_init_not_reachable),
         cmocka_unit_test(mailbox_roundtrip_and_rules),
+        cmocka_unit_test(mailbox_full_on_last_byte),
         cmocka_unit_test(mailbox_repeat),
         cmocka_unit_test(sm_locked_while_enabled),
         cmocka_unit_test(lrw_bits_and_wkc),
