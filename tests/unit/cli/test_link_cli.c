@@ -20,6 +20,9 @@ static int run(const char *args, char *out, size_t n)
     assert_non_null(p);
     size_t got = fread(out, 1, n - 1, p);
     out[got] = 0;
+    char rest[4096];            /* read to the end: a closed pipe would kill takt (SIGPIPE) */
+    while (fread(rest, 1, sizeof rest, p) > 0)
+        ;
     int st = pclose(p);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
