@@ -85,12 +85,47 @@ static int sniff(FILE *f, const char *path, int64_t *res_ns, char *err, size_t e
     return rc;
 }
 
+/* Link types a capture may have: Ethernet, or Linux "cooked" headers (tshark/dumpcap
+ * -i any), which carry the EtherType and the sender's MAC but no destination. */
+enum { LT_ETHERNET = 1, LT_SLL = 113, LT_SLL2 = 276, CONV_CAP = 65536 + 16 };
+static bool link_ok(int lt) { return lt == LT_ETHERNET || lt == LT_SLL || lt == LT_SLL2; }
+
+/* Feed one frame; a cooked one is rewritten into conv as an Ethernet frame (destination
+ * zero, source = the sender's address, same EtherType). Its packet type is not used for
+ * the direction: at the receiving end a broadcast EtherCAT frame is "broadcast", not
+ * "incoming", so the analyzer's own request/return rules are safer. */
+static void feed(struct analyze *a, int lt, int64_t ts, const uint8_t *d, size_t len, int dir, uint8_t *conv)
+{
+    if (lt == LT_ETHERNET) {
+        analyze_frame_dir(a, ts, d, len, dir);
+        return;
+    }
+    /* SLL: pkttype, hatype, halen, addr[8], protocol (16 B); SLL2: protocol, reserved,
+     * ifindex, hatype, pkttype, halen, addr[8] (20 B); all big-endian (libpcap sll.h) */
+    size_t hdr = lt == LT_SLL ? 16 : 20;
+    if (len < hdr) {
+        analyze_frame_dir(a, ts, d, 0, 0);   /* counted as malformed */
+        return;
+    }
+    size_t alen = lt == LT_SLL ? get_be16(d + 4) : d[11];
+    const uint8_t *addr = d + (lt == LT_SLL ? 6 : 12);
+    size_t n = len - hdr > CONV_CAP - 14 ? CONV_CAP - 14 : len - hdr;
+    memset(conv, 0, 12);
+    if (alen >= 6)
+        memcpy(conv + 6, addr, 6);
+    memcpy(conv + 12, d + (lt == LT_SLL ? 14 : 0), 2);
+    memcpy(conv + 14, d + hdr, n);
+    analyze_frame_dir(a, ts, conv, n + 14, 0);
+}
+
 /* pcapng read by takt itself: libpcap 1.10 does not hand out the EPB flags, and the
  * direction they carry (takt's --pcap tap writes it) tells requests from returns. */
 enum { BLOCK_CAP = 1 << 18 };   /* any Ethernet frame's block; larger blocks are skipped */
 
-static int read_pcapng(struct analyze *a, FILE *f, uint8_t *b, const char *path, char *err, size_t errlen)
+static int read_pcapng(struct analyze *a, FILE *f, uint8_t *b, uint8_t *conv, const char *path, char *err,
+                       size_t errlen)
 {
+    int lt[64];
     bool be = false;
     /* each interface's tick: decimal 10^-v s as an exact ns multiplier or divisor,
      * binary 2^-n s as a shift (floating point is off by hundreds of ns at 2^50 ticks) */
@@ -131,9 +166,10 @@ static int read_pcapng(struct analyze *a, FILE *f, uint8_t *b, const char *path,
         }
         type = rd32(b, be);
         if (type == 1 && nif < 64) {          /* IDB */
-            if (rd16(b + 8, be) != 1) {
-                return snprintf(err, errlen, "'%s': interface %d has link type %u; expected Ethernet (1)", path, nif,
-                                rd16(b + 8, be)), -EINVAL;
+            lt[nif] = rd16(b + 8, be);
+            if (!link_ok(lt[nif])) {
+                return snprintf(err, errlen, "'%s': interface %d has link type %d; expected Ethernet (1) or Linux "
+                                "cooked (113, 276)", path, nif, lt[nif]), -EINVAL;
             }
             tick[nif].mul = 1000;   /* no if_tsresol: microseconds */
             tick[nif].div = 1;
@@ -184,7 +220,7 @@ static int read_pcapng(struct analyze *a, FILE *f, uint8_t *b, const char *path,
                     dir = (int)(rd32(b + o + 4, be) & 3);
                 o += 4 + ((olen + 3u) & ~3u);
             }
-            analyze_frame_dir(a, ts + off_ns[ifid], b + 28, caplen, dir);
+            feed(a, lt[ifid], ts + off_ns[ifid], b + 28, caplen, dir, conv);
         }
     }
     if (a->truncated && !a->frames)
@@ -205,7 +241,7 @@ int analyze_file(struct analyze *a, const char *path, int64_t *precision_ns, cha
     return analyze_stream(a, f, path, precision_ns, err, errlen);
 }
 
-static int read_pcap(struct analyze *a, FILE *f, const char *path, char *err, size_t errlen)
+static int read_pcap(struct analyze *a, FILE *f, uint8_t *conv, const char *path, char *err, size_t errlen)
 {
     char perr[PCAP_ERRBUF_SIZE];
     pcap_t *p = pcap_fopen_offline_with_tstamp_precision(f, PCAP_TSTAMP_PRECISION_NANO, perr);
@@ -213,8 +249,9 @@ static int read_pcap(struct analyze *a, FILE *f, const char *path, char *err, si
         fclose(f);
         return snprintf(err, errlen, "cannot read '%s': %s", path, perr), -EINVAL;
     }
-    if (pcap_datalink(p) != DLT_EN10MB) {
-        snprintf(err, errlen, "'%s' has link type %s; expected Ethernet (EN10MB)", path,
+    int lt = pcap_datalink(p);
+    if (!link_ok(lt)) {
+        snprintf(err, errlen, "'%s' has link type %s; expected Ethernet (EN10MB) or Linux cooked (SLL, SLL2)", path,
                  pcap_datalink_val_to_name(pcap_datalink(p)) ? pcap_datalink_val_to_name(pcap_datalink(p)) : "?");
         pcap_close(p);
         return -EINVAL;
@@ -223,7 +260,7 @@ static int read_pcap(struct analyze *a, FILE *f, const char *path, char *err, si
     const u_char *data;
     int rc;
     while ((rc = pcap_next_ex(p, &h, &data)) == 1)
-        analyze_frame(a, (int64_t)h->ts.tv_sec * 1000000000 + h->ts.tv_usec, data, h->caplen);
+        feed(a, lt, (int64_t)h->ts.tv_sec * 1000000000 + h->ts.tv_usec, data, h->caplen, 0, conv);
     if (rc == -1) {
         /* a capture killed while writing ends inside a record: keep what came before it */
         bool trunc = strstr(pcap_geterr(p), "truncated") != NULL;
@@ -250,13 +287,22 @@ int analyze_stream(struct analyze *a, FILE *f, const char *path, int64_t *precis
             snprintf(err, errlen, "cannot read '%s' again from its start", path);
         return rc ? rc : -EIO;
     }
-    if (get_le32(m) != 0x0A0D0D0A)
-        return read_pcap(a, f, path, err, errlen);
+    uint8_t *conv = malloc(CONV_CAP);
+    if (!conv) {
+        fclose(f);
+        return snprintf(err, errlen, "out of memory reading '%s'", path), -ENOMEM;
+    }
+    if (get_le32(m) != 0x0A0D0D0A) {
+        rc = read_pcap(a, f, conv, path, err, errlen);
+        free(conv);
+        return rc;
+    }
     uint8_t *b = malloc(BLOCK_CAP);
-    rc = b ? read_pcapng(a, f, b, path, err, errlen) : -ENOMEM;
+    rc = b ? read_pcapng(a, f, b, conv, path, err, errlen) : -ENOMEM;
     if (!b)
         snprintf(err, errlen, "out of memory reading '%s'", path);
     free(b);
+    free(conv);
     fclose(f);
     return rc;
 }

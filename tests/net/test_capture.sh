@@ -4,7 +4,9 @@
 # nanosecond kernel receive stamps; tshark reads it without complaint; takt analyze finds
 # the master's cyclic stream in it with the master's number of cycles and mean period;
 # and every master frame is stamped at the peer after the master's tap stamped its send
-# (same CLOCK_REALTIME), by about the veth's delivery time.
+# (same CLOCK_REALTIME), by about the veth's delivery time. Where dumpcap is installed it
+# also captures side B's "any" device (Linux cooked headers, SLL) during the same run, and
+# analyze must find the same stream in that file.
 . "$(dirname "$0")/lib.sh"
 
 body() {
@@ -14,6 +16,12 @@ body() {
         i=$((i + 1)); [ $i -gt 100 ] && net_fail "takt capture did not start: $(cat "$NET_TMP/cap.out")"
         sleep 0.05
     done
+    local dc=
+    if command -v dumpcap >/dev/null; then
+        on_b dumpcap -q -i any -a duration:5 -w "$NET_TMP/any.pcapng" >"$NET_TMP/dumpcap.out" 2>&1 &
+        dc=$!
+        sleep 1
+    fi
     on_b "$TAKT" sim ecat -i "$TAKT_IF_B" --preset 10 -t 8 -p 10 >"$NET_TMP/sim.out" 2>&1 &
     local sim=$!
     sleep 0.3
@@ -21,6 +29,17 @@ body() {
         >"$NET_TMP/ecat.out" 2>&1 || net_fail "ecat run: $(tail -5 "$NET_TMP/ecat.out")"
     kill $sim 2>/dev/null; wait $sim 2>/dev/null
     wait $cap || net_fail "takt capture failed: $(cat "$NET_TMP/cap.out")"
+    if [ -n "$dc" ]; then
+        if wait $dc && [ -s "$NET_TMP/any.pcapng" ]; then
+            "$TAKT" analyze "$NET_TMP/any.pcapng" --nominal 1000 --json "$NET_TMP/any-an.json" >"$NET_TMP/any-an.out" 2>&1 ||
+                net_fail "analyze of dumpcap's -i any capture: $(cat "$NET_TMP/any-an.out")"
+            net_json_check "$NET_TMP/any-an.json" "abs(j['stream']['sent'] - $(net_json "$NET_TMP/ecat.json" "j['cycles']")) <= 2" \
+                "the cooked (-i any) capture holds the master's cycles"
+            net_log "dumpcap -i any: $(grep -E "cyclic stream: EtherCAT|PerfMsmt 'Cycle" "$NET_TMP/any-an.out" | tr '\n' ' ')"
+        else
+            net_log "dumpcap -i any could not capture here (not judged): $(tail -2 "$NET_TMP/dumpcap.out")"
+        fi
+    fi
     grep -q "frames written to $NET_TMP/peer.pcapng, 0 dropped" "$NET_TMP/cap.out" ||
         net_fail "capture summary: $(cat "$NET_TMP/cap.out")"
     net_log "$(tail -1 "$NET_TMP/cap.out")"

@@ -16,8 +16,9 @@
 /* --- capture writers: pcapng (ns, us, big-endian, binary 2^-20 s ticks) and classic
  * pcap (ns, us), written byte by byte here so the reader is checked against the format
  * documents (rt-linux.md §6), not against itself ----------------------------------- */
-enum fmt { NG_NS, NG_US, NG_BE, PCAP_NS, PCAP_US, FMT_COUNT };
-static const char *const fmt_name[] = { "pcapng-ns", "pcapng-us", "pcapng-be", "pcap-ns", "pcap-us" };
+enum fmt { NG_NS, NG_US, NG_BE, PCAP_NS, PCAP_US, NG_SLL2, PCAP_SLL, FMT_COUNT };
+static const char *const fmt_name[] = { "pcapng-ns", "pcapng-us", "pcapng-be", "pcap-ns", "pcap-us",
+                                        "pcapng-sll2", "pcap-sll" };
 _Static_assert(sizeof fmt_name / sizeof fmt_name[0] == FMT_COUNT, "format names");
 
 struct cap {
@@ -46,7 +47,7 @@ static void w32(struct cap *c, uint32_t v)
     fwrite(b, 1, 4, c->f);
 }
 
-static bool is_ng(enum fmt f) { return f == NG_NS || f == NG_US || f == NG_BE; }
+static bool is_ng(enum fmt f) { return f == NG_NS || f == NG_US || f == NG_BE || f == NG_SLL2; }
 static bool is_us(enum fmt f) { return f == NG_US || f == PCAP_US; }
 
 /* n_if interfaces with these link types; tsresol: option byte, -1 = no option */
@@ -55,7 +56,7 @@ static struct cap cap_open_if(const char *path, enum fmt fmt, int n_if, const in
     struct cap c = { fopen(path, "wb"), fmt };
     assert_non_null(c.f);
     if (!is_ng(fmt)) {   /* pcap file header: magic, 2.4, thiszone, sigfigs, snaplen, linktype */
-        w32(&c, fmt == PCAP_NS ? 0xA1B23C4D : 0xA1B2C3D4);
+        w32(&c, fmt == PCAP_US ? 0xA1B2C3D4 : 0xA1B23C4D);
         w16(&c, 2), w16(&c, 4), w32(&c, 0), w32(&c, 0), w32(&c, 65535), w32(&c, (uint32_t)linktypes[0]);
         return c;
     }
@@ -76,14 +77,45 @@ static struct cap cap_open_if(const char *path, enum fmt fmt, int n_if, const in
 
 static struct cap cap_open(const char *path, enum fmt fmt)
 {
-    int lt = 1;
+    int lt = fmt == NG_SLL2 ? 276 : fmt == PCAP_SLL ? 113 : 1;
     return cap_open_if(path, fmt, 1, &lt, fmt == NG_US ? -1 : 9);
+}
+
+/* An Ethernet frame as a Linux cooked capture records it (libpcap sll.h, big-endian):
+ * SLL: pkttype, ARPHRD_ETHER, address length 6, address (8), protocol; SLL2: protocol,
+ * reserved, ifindex, ARPHRD_ETHER, pkttype, address length, address (8). The sender's
+ * MAC is kept, the destination is lost. */
+static uint32_t cooked(enum fmt fmt, uint8_t *o, const uint8_t *d, uint32_t len)
+{
+    uint32_t hdr = fmt == NG_SLL2 ? 20 : 16;
+    memset(o, 0, hdr);
+    if (fmt == NG_SLL2) {
+        memcpy(o, d + 12, 2);
+        o[7] = 3;                 /* ifindex 3 */
+        put_be16(o + 8, 1);       /* ARPHRD_ETHER */
+        o[10] = 1;                /* broadcast, as an EtherCAT frame arrives */
+        o[11] = 6;
+        memcpy(o + 12, d + 6, 6);
+    } else {
+        put_be16(o, 4);           /* outgoing */
+        put_be16(o + 2, 1);
+        put_be16(o + 4, 6);
+        memcpy(o + 6, d + 6, 6);
+        memcpy(o + 14, d + 12, 2);
+    }
+    memcpy(o + hdr, d + 14, len - 14);
+    return len - 14 + hdr;
 }
 
 /* one frame at ts ns; dir (pcapng epb_flags: 1 inbound, 2 outbound) where not 0 */
 static void cap_frame_dir(struct cap *c, int64_t ts, const uint8_t *d, uint32_t len, int dir)
 {
     static const uint8_t z[4];
+    uint8_t ck[1600];
+    if (c->fmt == NG_SLL2 || c->fmt == PCAP_SLL) {
+        len = cooked(c->fmt, ck, d, len);
+        d = ck;
+    }
     if (!is_ng(c->fmt)) {
         w32(c, (uint32_t)(ts / 1000000000));
         w32(c, (uint32_t)(ts % 1000000000 / (c->fmt == PCAP_US ? 1000 : 1)));
@@ -677,8 +709,8 @@ static void truncated_and_corrupt(void **state)
     assert_true(a.truncated);
     analyze_free(&a);
 
-    /* one interface that is not Ethernet (Linux cooked capture, 113) */
-    int lt = 113;
+    /* one interface that is neither Ethernet nor Linux cooked (raw IP, 101) */
+    int lt = 101;
     c = cap_open_if(p, NG_NS, 1, &lt, 9);
     cap_close(&c);
     analyze_init(&a, &o);
@@ -692,7 +724,7 @@ static void truncated_and_corrupt(void **state)
     cap_close(&c);
     analyze_init(&a, &o);
     assert_int_equal(analyze_file(&a, p, &prec, err, sizeof err), -EINVAL);
-    assert_non_null(strstr(err, "expected Ethernet (EN10MB)"));
+    assert_non_null(strstr(err, "expected Ethernet (EN10MB) or Linux cooked"));
     analyze_free(&a);
 
     /* too short to be a capture at all */
@@ -708,6 +740,7 @@ static void truncated_and_corrupt(void **state)
 
 static struct variant V[] = {
     { NG_NS, 0x00 }, { NG_NS, 0x02 }, { NG_US, 0x00 }, { NG_BE, 0x02 }, { PCAP_NS, 0x00 }, { PCAP_US, 0x02 },
+    { NG_SLL2, 0x02 }, { PCAP_SLL, 0x00 },
 };
 
 int main(void)
@@ -720,6 +753,8 @@ int main(void)
         cmocka_unit_test_prestate(ecat_known_stream, &V[3]),
         cmocka_unit_test_prestate(ecat_known_stream, &V[4]),
         cmocka_unit_test_prestate(ecat_known_stream, &V[5]),
+        cmocka_unit_test_prestate(ecat_known_stream, &V[6]),
+        cmocka_unit_test_prestate(ecat_known_stream, &V[7]),
         cmocka_unit_test(ecat_one_direction_local_mac),
         cmocka_unit_test(ecat_direction_flags),
         cmocka_unit_test_prestate(plk_known_cycle, &V[0]),
@@ -727,6 +762,8 @@ int main(void)
         cmocka_unit_test_prestate(plk_known_cycle, &V[3]),
         cmocka_unit_test_prestate(plk_known_cycle, &V[4]),
         cmocka_unit_test_prestate(plk_known_cycle, &V[5]),
+        cmocka_unit_test_prestate(plk_known_cycle, &V[6]),
+        cmocka_unit_test_prestate(plk_known_cycle, &V[7]),
         cmocka_unit_test(pcapng_binary_ticks_and_offset),
         cmocka_unit_test(asymmetric_limits),
         cmocka_unit_test(truncated_and_corrupt),
