@@ -8,6 +8,7 @@
 #include <json-c/json.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,15 +32,19 @@ void bench_opts_default(struct bench_opts *o, bool quick)
         o->nodes[o->n_nodes++] = nodes[i];
     for (unsigned i = 0; i < 6; i++)
         o->cycle[o->n_cycles++] = cycles_us[i] * 1000;
-    o->cell_s = quick ? 1.5 : 10.0;
+    o->cell_s = quick ? 0.5 : 10.0;   /* quick: 50 cycles at 10 ms, enough for a first look */
     o->ref_cycle = 500000;
     o->ref_cycles = quick ? 4000 : 120000;   /* 2 s or 60 s at 500 us */
     o->ref_nodes = 10;
     for (int s = 0; s < ST_COUNT; s++)
         o->stress[s] = true;
-    o->cpu = -1;
+    /* the stack (and cyclictest) on the last CPU, the simulated network elsewhere, both
+     * at SCHED_FIFO 80 (the cyclictest documentation's 80-99) unless told otherwise */
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    o->cpu = ncpu > 1 ? (int)ncpu - 1 : -1;
+    o->sim_cpu = -1;
     o->ct_cpu = -1;
-    o->prio = 0;
+    o->prio = 80;
     o->link = "";
 }
 
@@ -48,6 +53,20 @@ static double now_s(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Notes of a run pile up ("; "-separated): a missing tool, a lossy capture, ... */
+static void add_note(struct bench_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_note(struct bench_run *r, const char *fmt, ...)
+{
+    size_t l = strlen(r->note);
+    if (l && l + 2 < sizeof r->note)
+        l += (size_t)snprintf(r->note + l, sizeof r->note - l, "; ");
+    va_list ap;
+    va_start(ap, fmt);
+    if (l < sizeof r->note)
+        vsnprintf(r->note + l, sizeof r->note - l, fmt, ap);
+    va_end(ap);
 }
 
 /* First value of `key` anywhere in a JSON tree (depth first). */
@@ -85,7 +104,7 @@ static void read_stack_json(struct bench_run *r, const char *path)
 {
     json_object *root = json_object_from_file(path), *j = root, *win;
     if (!root) {
-        snprintf(r->note, sizeof r->note, "the stack wrote no JSON report");
+        add_note(r, "the stack wrote no JSON report");
         return;
     }
     /* a stack run with --measure reports the steady window (boot excluded) apart */
@@ -121,8 +140,10 @@ static void read_stack_json(struct bench_run *r, const char *path)
         r->period.min = get_i64(ct, "min_ns", 0);
         r->period.max = get_i64(ct, "max_ns", 0);
         r->period.sum = get_i64(ct, "avg_ns", 0) * (int64_t)r->period.count;
-        r->p99 = get_i64(ct, "p99_ns", 0);
-        r->p999 = get_i64(ct, "p99_9_ns", 0);
+        /* null: the percentile lies above the histogram's top (-1 here, "> top" in the report) */
+        r->p50 = get_i64(ct, "p50_ns", -1);
+        r->p99 = get_i64(ct, "p99_ns", -1);
+        r->p999 = get_i64(ct, "p99_9_ns", -1);
         json_object *h = find_key(ct, "hist"), *bins = h ? find_key(h, "bins") : NULL;
         if (bins && r->hist.bins) {
             int64_t bw = get_i64(h, "bin_ns", 1000);
@@ -179,6 +200,13 @@ static double bench_boot_s(const struct bench_run *r)
     return 3.0 + (double)r->nodes * 40.0 * (double)r->cycle_ns / 1e9;
 }
 
+int bench_sim_cpu(const struct bench_opts *o)
+{
+    if (o->sim_cpu >= 0)
+        return o->sim_cpu;
+    return o->cpu >= 0 && sysconf(_SC_NPROCESSORS_ONLN) > 1 ? (o->cpu == 0 ? 1 : 0) : -1;
+}
+
 /* argv of the simulated network (side B) and of the stack (side A). */
 static void build_argv(const struct bench_opts *o, const struct bench_run *r, const char *ifa, const char *ifb,
                        const char *json, char **sim, char **stack, char (*buf)[600])
@@ -227,6 +255,11 @@ static void build_argv(const struct bench_opts *o, const struct bench_run *r, co
         sim[n++] = "-p";
         sim[n++] = ARGF("%d", o->prio);
     }
+    int scpu = bench_sim_cpu(o);
+    if (scpu >= 0) {     /* off the stack's CPU: its load is the stack's alone */
+        sim[n++] = "-a";
+        sim[n++] = ARGF("%d", scpu);
+    }
     if (o->cpu >= 0) {
         stack[m++] = "-a";
         stack[m++] = ARGF("%d", o->cpu);
@@ -243,12 +276,34 @@ static void build_argv(const struct bench_opts *o, const struct bench_run *r, co
 
 /* Start the run's stress load; a missing load generator is noted and the run goes on. */
 static void start_load(const struct bench_opts *o, struct bench_run *r, struct bench_stressor *st,
-                       const struct takt_netns *ns, const char *tag)
+                       const struct takt_netns *ns)
 {
-    (void)tag;
-    if (bench_stress_start(st, r->stress, ns, o->out_dir) == -ENOENT)
-        snprintf(r->note, sizeof r->note, "%s is not installed (apt install %s): ran without this load",
-                 st->missing, bench_package_of(st->missing));
+    int rc = bench_stress_start(st, r->stress, ns, o->out_dir);
+    r->load_ran = rc == 0;
+    snprintf(r->load_cmd, sizeof r->load_cmd, "%s", bench_stress_desc(r->stress));
+    if (rc == -ENOENT)
+        add_note(r, "%s is not installed (apt install %s): ran without this load", st->missing,
+                 bench_package_of(st->missing));
+    else if (rc)
+        add_note(r, "the %s load could not be started (%s): ran without it", bench_stress_name(r->stress),
+                 strerror(-rc));
+}
+
+/* The capture's last line: "takt capture: N frames written to F, D dropped by the kernel". */
+static long capture_drops(const char *log)
+{
+    FILE *f = fopen(log, "r");
+    char line[700];
+    long drops = -1;
+    while (f && fgets(line, sizeof line, f)) {
+        const char *p = strstr(line, " dropped by the kernel");
+        const char *c = p ? strrchr(line, ',') : NULL;
+        if (c && c < p)
+            drops = strtol(c + 1, NULL, 10);
+    }
+    if (f)
+        fclose(f);
+    return drops;
 }
 
 /* Wait (bounded) until `takt plk mn -v` logs that it and all n CNs are Operational. */
@@ -271,18 +326,21 @@ static void wait_operational(const char *log, unsigned n, double timeout_s)
 
 static void run_one(const struct bench_opts *o, struct bench_run *r, const char *tag, bool capture)
 {
-    char why[256], json[512], log_sim[512], log_stack[512];
+    char why[256], json[512], log_sim[512], log_stack[512], log_cap[512], data[520];
     struct takt_netns ns;
     memset(&ns, 0, sizeof ns);
     ns.ctl[0] = ns.ctl[1] = -1;
     perf_hist_init(&r->hist, 0, 1000, (uint32_t)(r->cycle_ns * 4 / 1000 + 1000));
     if (takt_netns_create(&ns, why, sizeof why)) {
-        snprintf(r->note, sizeof r->note, "no namespace pair: %.200s", why);
+        add_note(r, "no namespace pair: %.200s", why);
         return;
     }
     snprintf(json, sizeof json, "%s/data/%s.json", o->out_dir, tag);
     snprintf(log_sim, sizeof log_sim, "%s/logs/%s-network.log", o->out_dir, tag);
     snprintf(log_stack, sizeof log_stack, "%s/logs/%s-stack.log", o->out_dir, tag);
+    snprintf(log_cap, sizeof log_cap, "%s/logs/%s-capture.log", o->out_dir, tag);
+    snprintf(data, sizeof data, "%s/data", o->out_dir);
+    r->capture_drops = -1;
     unlink(json);
     char *sim[24], *stack[32], buf[40][600];
     build_argv(o, r, ns.ifname[0], ns.ifname[1], json, sim, stack, buf);
@@ -293,43 +351,55 @@ static void run_one(const struct bench_opts *o, struct bench_run *r, const char 
     struct bench_stressor st;
     memset(&st, 0, sizeof st);
     if (!after_boot)
-        start_load(o, r, &st, &ns, tag);
+        start_load(o, r, &st, &ns);
 
     pid_t psim = bench_spawn(sim, &ns, TAKT_NETNS_B, log_sim);
-    struct timespec settle = { 0, 300000000 };
-    nanosleep(&settle, NULL);
+    /* the network prints its first line once its link is open: then it answers */
+    struct stat sb;
+    for (int i = 0; i < 100 && psim > 0 && (stat(log_sim, &sb) || sb.st_size == 0); i++)
+        nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+    nanosleep(&(struct timespec){ 0, 20000000 }, NULL);
     pid_t pcap = 0;
     if (capture) {
         snprintf(r->capture, sizeof r->capture, "%s/data/%s.pcapng", o->out_dir, tag);
         char t[32];
         snprintf(t, sizeof t, "%.1f", r->seconds + bench_boot_s(r) + 30);
-        char *cap[] = { (char *)o->takt, "capture", "-i", ns.ifname[1], "-t", t, "-o", r->capture, NULL };
-        pcap = bench_spawn(cap, &ns, TAKT_NETNS_B, NULL);
+        /* under load a SCHED_OTHER capture falls behind and the kernel drops frames: it
+         * runs real-time too, below the stack and the network (chrt, when it can) */
+        char cprio[16], chrt[512];
+        snprintf(cprio, sizeof cprio, "%d", o->prio > 10 ? o->prio - 10 : 1);
+        char *cap[] = { "chrt", "-f", cprio, (char *)o->takt, "capture", "-i", ns.ifname[1], "-t", t, "-o", r->capture, NULL };
+        bool rt_cap = o->prio > 0 && bench_which("chrt", chrt, sizeof chrt);
+        pcap = bench_spawn(rt_cap ? cap : cap + 3, &ns, TAKT_NETNS_B, log_cap);
         /* the capture writes its file header once libpcap is active: wait for it, so
          * the first cycles are not missed on a loaded machine */
-        struct stat sb;
         for (int i = 0; i < 500 && pcap > 0 && (stat(r->capture, &sb) || sb.st_size == 0); i++)
             nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
     }
     int ct_cpu = o->ct_cpu >= 0 ? o->ct_cpu : o->cpu;
     if (!after_boot)
-        bench_ct_start(&r->ct, o->out_dir, tag, r->cycle_ns, r->seconds, o->prio, ct_cpu);
+        bench_ct_start(&r->ct, data, tag, r->cycle_ns, r->seconds, o->prio, ct_cpu);
     pid_t pstack = bench_spawn(stack, &ns, TAKT_NETNS_A, log_stack);
     if (after_boot && pstack > 0) {
         wait_operational(log_stack, r->nodes, bench_boot_s(r) + 5);
-        start_load(o, r, &st, &ns, tag);
-        bench_ct_start(&r->ct, o->out_dir, tag, r->cycle_ns, r->seconds, o->prio, ct_cpu);
+        start_load(o, r, &st, &ns);
+        bench_ct_start(&r->ct, data, tag, r->cycle_ns, r->seconds, o->prio, ct_cpu);
     }
     int rc = pstack > 0 ? bench_wait(pstack, r->seconds + bench_boot_s(r) + 60) : (int)pstack;
     if (rc == -ETIMEDOUT) {
         bench_stop(pstack, 2);
-        snprintf(r->note, sizeof r->note, "the stack did not finish within %.0f s (see logs/%.60s-stack.log)",
+        add_note(r, "the stack did not finish within %.0f s (see logs/%.60s-stack.log)",
                  r->seconds + bench_boot_s(r) + 60, tag);
     }
     bench_ct_finish(&r->ct, 5);
     if (pcap > 0)
         bench_stop(pcap, 2);
     bench_stop(psim, 2);
+    char dead[200];
+    if (r->load_ran && !bench_stress_running(&st, dead, sizeof dead)) {
+        r->load_ran = false;
+        add_note(r, "%s", dead);
+    }
     bench_stress_stop(&st);
     takt_netns_destroy(&ns);
     r->ran = rc == 0;
@@ -339,33 +409,39 @@ static void run_one(const struct bench_opts *o, struct bench_run *r, const char 
     bool dropped = !r->ran && rc == 3 && r->proto == BP_PLK && r->cycles > 0;
     if (dropped) {
         r->ran = true;
-        snprintf(r->note, sizeof r->note, "a CN dropped out of Operational while measuring (%llu PRes lost)",
-                 (unsigned long long)r->lost);
+        add_note(r, "a CN dropped out of Operational while measuring (%llu PRes lost)", (unsigned long long)r->lost);
     }
     if (capture && r->ran) {
         char series[600];
         snprintf(series, sizeof series, "%s/plots/%s-series.dat", o->out_dir, tag);
         read_capture(r, series);
+        r->capture_drops = capture_drops(log_cap);
+        if (r->capture_drops > 0)
+            add_note(r, "the capture lost %ld frames in the kernel: the wire figures have gaps that were not on the wire",
+                     r->capture_drops);
     }
     /* held: no WKC error, at most 0.1 % of the cycles with a lost frame and at most 1 %
      * overrun (a machine's rare stall is reported, not taken for an unholdable cycle) */
     r->held = r->ran && !dropped && r->cycles > 0 && r->wkc_errors == 0 && r->lost * 1000 <= r->cycles &&
               r->overruns * 100 <= r->cycles;
-    if (!r->ran && !r->note[0]) {
+    if (!r->ran && rc != -ETIMEDOUT) {
         if (rc == 3 && r->proto == BP_PLK)
-            snprintf(r->note, sizeof r->note, "not every CN reached Operational (see logs/%.60s-stack.log)", tag);
+            add_note(r, "not every CN reached Operational (see logs/%.60s-stack.log)", tag);
         else
-            snprintf(r->note, sizeof r->note, "the stack exited with status %d (see logs/%.60s-stack.log)", rc, tag);
-    } else if (r->ran && !r->held && !r->note[0])
-        snprintf(r->note, sizeof r->note, "cycle not held: %llu frames lost (%llu overruns), %llu WKC errors",
-                 (unsigned long long)r->lost, (unsigned long long)r->overruns, (unsigned long long)r->wkc_errors);
+            add_note(r, "the stack exited with status %d (see logs/%.60s-stack.log)", rc, tag);
+    } else if (r->ran && !r->held && !dropped)
+        add_note(r, "%s%llu of %llu cycles lost a frame (%.2f %%), %llu overran (%.2f %%), %llu WKC errors",
+                 capture ? "" : "not held: ", (unsigned long long)r->lost, (unsigned long long)r->cycles,
+                 r->cycles ? 100.0 * (double)r->lost / (double)r->cycles : 0.0, (unsigned long long)r->overruns,
+                 r->cycles ? 100.0 * (double)r->overruns / (double)r->cycles : 0.0,
+                 (unsigned long long)r->wkc_errors);
 }
 
 /* Can this process get SCHED_FIFO at the asked priority? Tried in a child. */
 bool bench_fifo_allowed(int prio, char *note, size_t n)
 {
     if (prio <= 0) {
-        snprintf(note, n, "no -p given: the stack and cyclictest ran as SCHED_OTHER");
+        snprintf(note, n, "priority 0: the stack, the simulated network and cyclictest ran as SCHED_OTHER");
         return false;
     }
     pid_t pid = fork();
@@ -382,14 +458,32 @@ bool bench_fifo_allowed(int prio, char *note, size_t n)
     return ok;
 }
 
+/* The first time cyclictest fails (rt-tests 2.x exits at once without real-time rights,
+ * whatever the policy asked), keep its own words for the report. */
+static void note_ct_failure(struct bench_all *a, const struct bench_run *r)
+{
+    if (a->ct_note[0] || r->ct.missing || r->ct.ok || r->ct.status < 0)
+        return;
+    char line[200] = "";
+    FILE *f = fopen(r->ct.log_path, "r");
+    if (f && fgets(line, sizeof line, f))
+        line[strcspn(line, "\n")] = 0;
+    if (f)
+        fclose(f);
+    snprintf(a->ct_note, sizeof a->ct_note, "cyclictest exited with status %d%s%s%s", r->ct.status,
+             line[0] ? " (\"" : "", line, line[0] ? "\")" : "");
+}
+
 static void progress(const struct bench_opts *o, unsigned done, unsigned total, const char *what)
 {
     if (o->progress)
         fprintf(stderr, "\r\033[Ktakt bench: [%u/%u] %s", done, total, what);
 }
 
-int bench_run_all(const struct bench_opts *o, char *err, size_t errlen)
+int bench_run_all(const struct bench_opts *asked, char *err, size_t errlen)
 {
+    struct bench_opts eo = *asked;
+    const struct bench_opts *o = &eo;
     char d[600];
     const char *sub[] = { "", "/data", "/logs", "/plots" };
     for (int i = 0; i < 4; i++) {
@@ -399,7 +493,14 @@ int bench_run_all(const struct bench_opts *o, char *err, size_t errlen)
     }
     struct bench_all a = { .o = o };
     a.fifo_ok = bench_fifo_allowed(o->prio, a.fifo_note, sizeof a.fifo_note);
-    a.sysinfo = bench_sysinfo_json(o->takt);
+    if (!a.fifo_ok && o->prio > 0) {
+        /* measure anyway, as SCHED_OTHER everywhere: cyclictest would refuse -p outright */
+        fprintf(stderr, "takt bench: warning: %s; the report is marked\n", a.fifo_note);
+        eo.prio = 0;
+    }
+    a.sysinfo = bench_sysinfo_json_cpu(o->takt, o->cpu);
+    time_t now = time(NULL);
+    strftime(a.date, sizeof a.date, "%Y-%m-%d %H:%M:%S UTC", gmtime(&now));
     unsigned np = 0;
     for (int p = 0; p < BP_COUNT; p++)
         np += o->proto[p];
@@ -427,6 +528,7 @@ int bench_run_all(const struct bench_opts *o, char *err, size_t errlen)
                 snprintf(what, sizeof what, "%s %u nodes at %lld us", bench_proto_name(p), r->nodes, (long long)(r->cycle_ns / 1000));
                 progress(o, ++done, total, what);
                 run_one(o, r, tag, false);
+                note_ct_failure(&a, r);
             }
         for (int s = 0; s < ST_COUNT; s++) {
             if (!o->stress[s] || (o->stop && *o->stop))
@@ -438,6 +540,7 @@ int bench_run_all(const struct bench_opts *o, char *err, size_t errlen)
             snprintf(what, sizeof what, "%s jitter under %s load", bench_proto_name(p), bench_stress_name(s));
             progress(o, ++done, total, what);
             run_one(o, r, tag, true);
+            note_ct_failure(&a, r);
             if (r->note[0] && strstr(r->note, "not installed") && !strstr(a.missing, bench_stress_name(s))) {
                 size_t l = strlen(a.missing);
                 snprintf(a.missing + l, sizeof a.missing - l, "%s%s", l ? "; " : "", r->note);

@@ -30,7 +30,9 @@ struct bench_opts {
     bool stress[ST_COUNT];
     int cpu, prio;                  /* for the stack and cyclictest */
     int ct_cpu;                     /* CPU for cyclictest (-1: same as the stack) */
+    int sim_cpu;                    /* CPU for the simulated network (-1: another than cpu) */
     const char *link;               /* link spec prefix, "" = packet */
+    const char *cmdline;            /* how takt bench was invoked (for the report), may be NULL */
     bool progress;                  /* show progress on stderr */
     volatile int *stop;             /* set (by a signal handler) to stop early */
 };
@@ -50,15 +52,20 @@ struct bench_run {
     double cpu_us_per_cycle;
     struct perf_stat period;        /* the stack's Cycle Time */
     struct perf_hist hist;          /* Cycle Time, 1 us bins */
-    int64_t p99, p999;
+    int64_t p50, p99, p999;         /* -1: above the histogram's top (see hist.over) */
     struct perf_stat wire;          /* cycle period seen on the wire (capture at the peer) */
     uint64_t wire_cycles, wire_lost;
+    long capture_drops;             /* frames the kernel dropped before the capture read them (-1: unknown) */
     char capture[512];              /* capture file of this run, "" if none */
     int64_t wall_from, wall_to;     /* the stack's measured window (CLOCK_REALTIME), 0 = whole run */
     struct bench_ct ct;
+    bool load_ran;                  /* the stress load ran for the whole run */
+    char load_cmd[200];             /* what ran as the load */
 };
 
 void bench_opts_default(struct bench_opts *o, bool quick);
+/* The CPU the simulated network is pinned to (-1: not pinned). */
+int  bench_sim_cpu(const struct bench_opts *o);
 /* Can this process get SCHED_FIFO at prio? Tried in a child; note says why not. */
 bool bench_fifo_allowed(int prio, char *note, size_t n);
 /* Run everything; writes out_dir/{report.md,report.json,data/,plots/}. Returns 0, or
@@ -75,9 +82,15 @@ struct bench_all {
     void *sysinfo;                  /* json_object* */
     bool fifo_ok;
     char fifo_note[256];
+    char date[64];                  /* when the run started (UTC) */
+    char ct_note[256];              /* why cyclictest did not run, from the first failure */
     char missing[256];              /* load generators not installed */
 };
 int bench_write_report(const struct bench_all *a, char *err, size_t errlen);
+const struct bench_run *bench_load_cell(const struct bench_all *a, int proto, unsigned nodes, int64_t cycle_ns);
+/* bench_plot.c: data, scripts and (with gnuplot) PNG + SVG in out_dir/plots; rendered
+ * says whether every image exists, why what is missing. Returns 0 or -errno. */
+int bench_write_plots(const struct bench_all *a, bool *rendered, char *why, size_t n);
 const char *bench_proto_name(enum bench_proto p);
 
 #endif

@@ -35,6 +35,7 @@ const char *bench_package_of(const char *prog)
     static const struct { const char *prog, *pkg; } map[] = {
         { "cyclictest", "rt-tests" }, { "hackbench", "rt-tests" }, { "stress-ng", "stress-ng" },
         { "gnuplot", "gnuplot-nox" }, { "cc", "gcc" }, { "ping", "iputils-ping" },
+        { "ip", "iproute2" },
     };
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (!strcmp(map[i].prog, prog))

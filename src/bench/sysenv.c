@@ -1,12 +1,19 @@
 /* Machine description, cyclictest and the stress scenarios for takt bench. */
 #include "bench/sysenv.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <json-c/json.h>
+#include <linux/if_packet.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "bench/check.h"
 #include "bench/proc.h"
@@ -22,7 +29,9 @@ static void read_line(const char *path, char *buf, size_t cap)
     fclose(f);
 }
 
-void *bench_sysinfo_json(const char *takt_binary)
+void *bench_sysinfo_json(const char *takt_binary) { return bench_sysinfo_json_cpu(takt_binary, -1); }
+
+void *bench_sysinfo_json_cpu(const char *takt_binary, int cpu)
 {
     json_object *j = json_object_new_object();
     char model[256] = "", buf[4096];
@@ -48,7 +57,7 @@ void *bench_sysinfo_json(const char *takt_binary)
     json_object_object_add(j, "clocksource", json_object_new_string(buf));
     read_line("/proc/cmdline", buf, sizeof buf);
     json_object_object_add(j, "kernel_cmdline", json_object_new_string(buf));
-    struct check_env env = { .root = "", .cpu = -1, .binary = takt_binary };
+    struct check_env env = { .root = "", .cpu = cpu, .binary = takt_binary };
     struct check_report r;
     check_run(&env, &r);
     json_object_object_add(j, "check", check_to_json(&r));
@@ -59,15 +68,23 @@ int bench_ct_start(struct bench_ct *ct, const char *dir, const char *tag, int64_
                    double seconds, int prio, int cpu)
 {
     memset(ct, 0, sizeof *ct);
+    ct->status = -1;
     char path[512];
     if (!bench_which("cyclictest", path, sizeof path)) {
         ct->missing = true;
         return -ENOENT;
     }
     snprintf(ct->json_path, sizeof ct->json_path, "%s/cyclictest-%s.json", dir, tag);
-    char i[32], d[32], p[16], a[16], js[600];
-    snprintf(i, sizeof i, "-i%lld", (long long)(interval_ns / 1000 > 0 ? interval_ns / 1000 : 1));
-    snprintf(d, sizeof d, "-D%ds", (int)(seconds + 0.999));
+    snprintf(ct->log_path, sizeof ct->log_path, "%s/cyclictest-%s.log", dir, tag);
+    unlink(ct->json_path);
+    int64_t us = interval_ns / 1000 > 0 ? interval_ns / 1000 : 1;
+    /* -l: as many wake-ups as the stack's cycles in the same time; -D only bounds a
+     * stalled machine (it takes whole seconds, which would lengthen every short run) */
+    long long loops = (long long)(seconds * 1e6 / (double)us + 0.5);
+    char i[32], l[32], d[32], p[16], a[16], js[600];
+    snprintf(i, sizeof i, "-i%lld", (long long)us);
+    snprintf(l, sizeof l, "-l%lld", loops > 0 ? loops : 1);
+    snprintf(d, sizeof d, "-D%ds", (int)(seconds + 0.999) + 2);
     snprintf(p, sizeof p, "-p%d", prio);
     snprintf(a, sizeof a, "-a%d", cpu);
     snprintf(js, sizeof js, "--json=%s", ct->json_path);
@@ -77,6 +94,7 @@ int bench_ct_start(struct bench_ct *ct, const char *dir, const char *tag, int64_
     argv[n++] = "-m";
     argv[n++] = "-q";
     argv[n++] = i;
+    argv[n++] = l;
     argv[n++] = d;
     argv[n++] = "-h1000";
     if (prio > 0)
@@ -85,7 +103,10 @@ int bench_ct_start(struct bench_ct *ct, const char *dir, const char *tag, int64_
         argv[n++] = a;
     argv[n++] = js;
     argv[n] = NULL;
-    ct->pid = bench_spawn(argv, NULL, 0, NULL);
+    size_t off = 0;
+    for (int k = 0; k < n - 1 && off < sizeof ct->cmd; k++)   /* the json path is noise */
+        off += (size_t)snprintf(ct->cmd + off, sizeof ct->cmd - off, "%s%s", k ? " " : "", argv[k]);
+    ct->pid = bench_spawn(argv, NULL, 0, ct->log_path);
     return ct->pid > 0 ? 0 : (int)ct->pid;
 }
 
@@ -93,8 +114,9 @@ int bench_ct_finish(struct bench_ct *ct, double timeout_s)
 {
     if (ct->missing || ct->pid <= 0)
         return -ENOENT;
-    if (bench_wait(ct->pid, timeout_s) == -ETIMEDOUT)
-        bench_stop(ct->pid, 1.0);
+    ct->status = bench_wait(ct->pid, timeout_s);
+    if (ct->status == -ETIMEDOUT)
+        bench_stop(ct->pid, 1.0);   /* SIGTERM: cyclictest still writes its JSON */
     ct->pid = 0;
     json_object *j = json_object_from_file(ct->json_path), *th, *t0, *v, *h;
     if (!j)
@@ -129,7 +151,8 @@ static const char *const stress_descs[] = {
     [ST_CPU] = "stress-ng --cpu 0 (a busy worker per CPU)",
     [ST_DISK] = "stress-ng --hdd 1 --io 1 on the work directory's file system",
     [ST_IO2] = "stress-ng --hdd 1 on /dev/shm (tmpfs: a second I/O path, standing in for USB I/O)",
-    [ST_NET] = "stress-ng --udp-flood 1 --sock 1 inside the master's network namespace",
+    [ST_NET] = "a flood of raw Ethernet frames (60 and 1514 bytes) on a second veth pair (tkfl0-tkfl1) inside the "
+               "stack's network namespace, plus stress-ng --udp-flood 1 --sock 1 over that namespace's loopback",
     [ST_SCHED] = "hackbench -l 100000 (400 tasks exchanging messages), restarted while the run lasts",
     [ST_MISC] = "a parallel compile: cc -O2 of a generated C file on every CPU, in a loop",
 };
@@ -138,6 +161,63 @@ _Static_assert(sizeof stress_descs / sizeof stress_descs[0] == ST_COUNT, "stress
 
 const char *bench_stress_name(enum bench_stress s) { return s < ST_COUNT ? stress_names[s] : "?"; }
 const char *bench_stress_desc(enum bench_stress s) { return s < ST_COUNT ? stress_descs[s] : "?"; }
+
+/* Network load: a second veth pair and lo in the stack's namespace (side A), so the
+ * flood shares the stack's network stack and CPUs but not its interface. */
+static int net_setup(void *ip)
+{
+    char cmd[600];
+    const char *p = ip;
+    snprintf(cmd, sizeof cmd, "%s link set lo up && %s link add tkfl0 type veth peer name tkfl1 && "
+             "%s link set tkfl0 up && %s link set tkfl1 up", p, p, p, p);
+    return system(cmd) == 0 ? 0 : 1;
+}
+
+/* Child in side A: raw frames to broadcast on tkfl0 as fast as the kernel takes them
+ * (every frame is received, and dropped, by tkfl1's receive path). Never returns. */
+static void flood_frames(void)
+{
+    int fd = socket(AF_PACKET, SOCK_RAW, 0);   /* protocol 0: sends only, no receive queue */
+    struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_ifindex = (int)if_nametoindex("tkfl0"),
+                               .sll_halen = 6, .sll_protocol = htons(0x88B5) };
+    memset(sll.sll_addr, 0xff, 6);
+    static uint8_t frame[1514];
+    memset(frame, 0xff, 6);   /* broadcast */
+    static const uint8_t src[6] = { 0x02, 0x74, 0x6b, 0x66, 0x6c, 0x30 };
+    memcpy(frame + 6, src, 6);
+    frame[12] = 0x88;         /* IEEE 802 local experimental EtherType 1 */
+    frame[13] = 0xB5;
+    if (fd < 0 || !sll.sll_ifindex)
+        _exit(125);
+    for (unsigned k = 0;; k++) {
+        size_t len = k & 1 ? sizeof frame : 60;
+        if (sendto(fd, frame, len, 0, (struct sockaddr *)&sll, sizeof sll) < 0 && errno != ENOBUFS &&
+            errno != EAGAIN && errno != EINTR)
+            _exit(124);
+    }
+}
+
+static pid_t start_flood(const struct takt_netns *ns)
+{
+    fflush(NULL);
+    pid_t pid = takt_netns_fork(ns, TAKT_NETNS_A);
+    if (pid > 0) {
+        setpgid(pid, pid);
+        return pid;
+    }
+    if (pid < 0)
+        return pid;
+    setpgid(0, 0);
+    prctl(PR_SET_NAME, "takt-flood");   /* what ps shows: the load, not another takt bench */
+    int fd = open("/dev/null", O_RDWR);
+    if (fd >= 0) {
+        dup2(fd, STDIN_FILENO);
+        dup2(fd, STDOUT_FILENO);
+        dup2(fd, STDERR_FILENO);
+    }
+    flood_frames();
+    _exit(0);
+}
 
 static int need(struct bench_stressor *st, const char *prog)
 {
@@ -180,9 +260,19 @@ int bench_stress_start(struct bench_stressor *st, enum bench_stress s, const str
     case ST_NET: {
         if (need(st, "stress-ng"))
             return -ENOENT;
-        /* inside side A only: the flood stays on that namespace's loopback */
+        char ip[512];
+        if (!bench_which("ip", ip, sizeof ip)) {
+            snprintf(st->missing, sizeof st->missing, "ip");
+            return -ENOENT;
+        }
+        if (!ns || takt_netns_run(ns, TAKT_NETNS_A, net_setup, ip) != 0)
+            return -EIO;
+        st->pid[1] = start_flood(ns);
+        /* inside side A only: the UDP flood stays on that namespace's loopback */
         char *argv[] = { "stress-ng", "--quiet", "--udp-flood", "1", "--sock", "1", "--timeout", "1h", NULL };
         st->pid[0] = bench_spawn(argv, ns, TAKT_NETNS_A, NULL);
+        if (st->pid[1] <= 0)
+            return st->pid[1] ? (int)st->pid[1] : -EIO;
         break;
     }
     case ST_SCHED: {
@@ -218,6 +308,21 @@ int bench_stress_start(struct bench_stressor *st, enum bench_stress s, const str
         return -EINVAL;
     }
     return st->pid[0] > 0 ? 0 : (int)st->pid[0];
+}
+
+bool bench_stress_running(struct bench_stressor *st, char *why, size_t n)
+{
+    for (int i = 0; i < 2; i++) {
+        int status;
+        if (st->pid[i] <= 0 || waitpid(st->pid[i], &status, WNOHANG) != st->pid[i])
+            continue;
+        snprintf(why, n, "the %s load's %s exited during the run (%s %d)", bench_stress_name(st->s),
+                 i ? "frame flood" : "generator", WIFEXITED(status) ? "status" : "signal",
+                 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+        st->pid[i] = 0;
+        return false;
+    }
+    return true;
 }
 
 void bench_stress_stop(struct bench_stressor *st)

@@ -24,17 +24,41 @@ static int parse_list(struct cli_ctx *c, const char *opt, const char *s, double 
     return n;
 }
 
+/* "takt bench --quick ..." as invoked, for the report */
+static void read_cmdline(char *buf, size_t cap)
+{
+    FILE *f = fopen("/proc/self/cmdline", "r");
+    size_t n = f ? fread(buf, 1, cap - 1, f) : 0;
+    if (f)
+        fclose(f);
+    buf[n] = 0;
+    for (size_t i = 0; n && i < n - 1; i++)
+        if (!buf[i])
+            buf[i] = ' ';
+    size_t first = strcspn(buf, " ");
+    const char *base = memrchr(buf, '/', first);   /* the binary's name, not its build path */
+    if (base)
+        memmove(buf, base + 1, strlen(base + 1) + 1);
+}
+
 static int run_bench(struct cli_ctx *c)
 {
+    static char cmdline[1024];
+    read_cmdline(cmdline, sizeof cmdline);
     struct bench_opts o;
     bench_opts_default(&o, cli_flag(c, "quick"));
     char exe[PATH_MAX] = "";
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[len > 0 ? len : 0] = 0;
     o.takt = exe;
+    o.cmdline = cmdline;
     o.out_dir = cli_get(c, "out") ? cli_get(c, "out") : "takt-bench";
-    o.cpu = c->cpu;
-    o.prio = c->prio;
+    if (c->cpu >= 0)
+        o.cpu = c->cpu;
+    if (c->prio > 0)
+        o.prio = c->prio;
+    if (cli_flag(c, "sched-other"))
+        o.prio = 0;
     o.progress = cli_progress_enabled();
     o.stop = &cli_interrupted;
     double v[BENCH_MAX_CYCLES];
@@ -67,6 +91,11 @@ static int run_bench(struct cli_ctx *c)
         long l;
         if (cli_parse_long(c, "--ct-cpu", s, 0, 4095, &l)) return 2;
         o.ct_cpu = (int)l;
+    }
+    if ((s = cli_get(c, "sim-cpu"))) {
+        long l;
+        if (cli_parse_long(c, "--sim-cpu", s, 0, 4095, &l)) return 2;
+        o.sim_cpu = (int)l;
     }
     if ((s = cli_get(c, "stack"))) {
         o.proto[BP_ECAT] = !strcmp(s, "ecat") || !strcmp(s, "both");
@@ -101,7 +130,7 @@ static int run_bench(struct cli_ctx *c)
 }
 
 static const struct cli_opt bench_opts[] = {
-    { "quick", 0, 0, NULL, "a 1-2 minute version per protocol: short cells, 4000 jitter cycles" },
+    { "quick", 0, 0, NULL, "a first look: 0.5 s per load cell, 4000 jitter cycles (about 1 min for EtherCAT, 2 for POWERLINK)" },
     { "out", 'o', 1, "DIR", "report directory (default takt-bench)" },
     { "nodes", 0, 1, "LIST", "node counts (default 3,10,20,40)" },
     { "cycles", 0, 1, "LIST", "cycle times in us (default 250,500,1000,2000,5000,10000)" },
@@ -110,6 +139,8 @@ static const struct cli_opt bench_opts[] = {
     { "stress", 0, 1, "LIST", "stress scenarios: idle,cpu,disk,io2,network,scheduling,misc (default all)" },
     { "stack", 0, 1, "WHICH", "ecat, plk or both (default both)" },
     { "ct-cpu", 0, 1, "CPU", "CPU for cyclictest (default: the stack's -a CPU)" },
+    { "sim-cpu", 0, 1, "CPU", "CPU for the simulated network (default: CPU 0, or 1 when the stack is on 0)" },
+    { "sched-other", 0, 0, NULL, "run everything as SCHED_OTHER (default: SCHED_FIFO at -p, 80)" },
     { "link", 0, 1, "PREFIX", "link spec prefix for the stack and network, e.g. packet:" },
     { 0 }
 };
@@ -121,8 +152,11 @@ const struct cli_cmd cli_cmds_bench[] = {
       "for every node count and cycle time (N/A where the cycle cannot be held without loss), and\n"
       "the cycle time at a reference cycle while each stress load runs (stress-ng, hackbench, a\n"
       "parallel compile). cyclictest runs at the same interval and priority in the same run.\n"
-      "-t sets the seconds per load cell. Writes DIR/report.md, DIR/report.json, DIR/data/,\n"
-      "DIR/logs/ and DIR/plots/ (gnuplot PNG and SVG; scripts only when gnuplot is missing).",
+      "-t sets the seconds per load cell (default 10; 0.5 with --quick). -a pins the stack and\n"
+      "cyclictest (default: the last CPU), -p is their SCHED_FIFO priority (default 80; refused:\n"
+      "a warning, SCHED_OTHER, and the report says so). Writes DIR/report.md, DIR/report.json,\n"
+      "DIR/data/, DIR/logs/ and DIR/plots/ (gnuplot PNG and SVG; without gnuplot the data and\n"
+      "scripts, and the report says how to render them).",
       CLI_TIME | CLI_CPU | CLI_PRIO, bench_opts, run_bench },
     { 0 }
 };

@@ -1,0 +1,205 @@
+/* takt bench's report from made-up runs: the tables say N/A exactly where a cell was
+ * not held (with its reason), small loads as "<1 (x.xx)", a percentile above the
+ * histogram as "> top", cyclictest beside every figure; the plot data equal the
+ * histograms; without gnuplot the report says how to render the scripts it wrote. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "bench/bench.h"
+
+static char dir[256];
+
+static char *slurp(const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    static char buf[1 << 17];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    return buf;
+}
+
+/* A run with `n` periods spread over bins around the cycle. */
+static void fill(struct bench_run *r, enum bench_proto p, unsigned nodes, int64_t cyc, uint64_t n)
+{
+    *r = (struct bench_run){ .proto = p, .nodes = nodes, .cycle_ns = cyc, .seconds = 1.0, .ran = true, .held = true,
+                             .cycles = n + 1, .capture_drops = -1 };
+    perf_hist_init(&r->hist, 0, 1000, (uint32_t)(cyc * 4 / 1000 + 1000));
+    perf_stat_reset(&r->period);
+    for (uint64_t i = 0; i < n; i++) {
+        int64_t v = cyc + (int64_t)(i % 7) * 1000 - 3000;
+        perf_hist_add(&r->hist, v);
+        perf_stat_add(&r->period, v);
+    }
+    r->p50 = cyc;
+    r->p99 = cyc + 3000;
+    r->p999 = cyc + 3000;
+    r->cpu_pct = 12.345;
+    r->cpu_us_per_cycle = 12.345 * (double)cyc / 100000.0;
+    r->ct = (struct bench_ct){ .ok = true, .cycles = n, .min_us = 2, .avg_us = 5, .max_us = 77, .status = 0 };
+    snprintf(r->ct.cmd, sizeof r->ct.cmd, "cyclictest -m -q -i%lld", (long long)(cyc / 1000));
+}
+
+static void report_reads_as_it_should(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/takt-bench-unit-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    char sub[300];
+    snprintf(sub, sizeof sub, "%s/plots", dir);
+    assert_int_equal(mkdir(sub, 0755), 0);
+    snprintf(sub, sizeof sub, "%s/logs", dir);
+    assert_int_equal(mkdir(sub, 0755), 0);
+    setenv("PATH", "/nonexistent", 1);   /* no gnuplot: scripts and data only */
+
+    struct bench_opts o;
+    bench_opts_default(&o, true);
+    o.out_dir = dir;
+    o.proto[BP_PLK] = false;
+    o.n_nodes = 2;                    /* 3, 10 */
+    o.n_cycles = 2;                   /* 250, 500 us */
+    o.cpu = 1;
+    struct bench_run load[4], jit[2];
+    fill(&load[0], BP_ECAT, 3, 250000, 100);
+    fill(&load[1], BP_ECAT, 3, 500000, 100);
+    load[1].cpu_pct = 0.5;
+    fill(&load[2], BP_ECAT, 10, 250000, 100);
+    load[2].held = false;
+    load[2].lost = 7;
+    snprintf(load[2].note, sizeof load[2].note, "not held: 7 of 101 cycles lost a frame");
+    fill(&load[3], BP_ECAT, 10, 500000, 100);
+    load[3].ct.ok = false;
+    fill(&jit[0], BP_ECAT, 10, 500000, 1000);
+    jit[0].stress = ST_IDLE;
+    fill(&jit[1], BP_ECAT, 10, 500000, 1000);
+    jit[1].stress = ST_CPU;
+    jit[1].p999 = -1;                 /* above the histogram */
+    perf_hist_add(&jit[1].hist, 9000000);
+    perf_stat_add(&jit[1].period, 9000000);
+    jit[1].cycles++;
+    snprintf(jit[1].load_cmd, sizeof jit[1].load_cmd, "stress-ng --cpu 0");
+    jit[1].load_ran = true;
+    json_object *sys = json_object_new_object();
+    json_object_object_add(sys, "cpu_model", json_object_new_string("Test CPU 3000"));
+    json_object_object_add(sys, "cpus_online", json_object_new_int(2));
+    json_object_object_add(sys, "preempt_rt", json_object_new_boolean(0));
+    struct bench_all a = { .o = &o, .load = load, .n_load = 4, .jit = jit, .n_jit = 2, .sysinfo = sys, .fifo_ok = true };
+    snprintf(a.date, sizeof a.date, "today");
+    char err[256] = "";
+    assert_int_equal(bench_write_report(&a, err, sizeof err), 0);
+
+    char *md = slurp("report.md");
+    assert_non_null(strstr(md, "### Table 2: CPU load of the EtherCAT master"));
+    assert_null(strstr(md, "Table 3"));
+    assert_non_null(strstr(md, "| 250 µs | 12.3 | N/A |"));
+    assert_non_null(strstr(md, "| 500 µs | <1 (0.50) | 12.3 |"));
+    assert_non_null(strstr(md, "- 10 nodes, 250 µs: not held: 7 of 101 cycles lost a frame"));
+    assert_non_null(strstr(md, "| 500 µs | 77 | - |"));   /* cyclictest beside it, "-" where it failed */
+    assert_non_null(strstr(md, "| CPU model | Test CPU 3000 |"));
+    assert_non_null(strstr(md, "| PREEMPT_RT | **no**"));
+    assert_non_null(strstr(md, "SCHED_FIFO priority 80"));
+    assert_non_null(strstr(md, "| Stack CPU | 1 (cyclictest on 1) |"));
+    /* cpu row: 1001 periods of which one above the 3 ms histogram */
+    assert_non_null(strstr(md, "| cpu | 1002 / 2000 | 497.0 | 9000.0 | 8500.0 | 500.0 | 503.0 | > 3000 | 0 | - | 5 / 77 |"));
+    assert_non_null(strstr(md, "gnuplot is not installed (apt install gnuplot-nox)"));
+    assert_non_null(strstr(md, "&& gnuplot ethercat-png.gp ethercat-svg.gp"));
+    assert_null(strstr(md, "powerlink-png.gp"));
+
+    /* the plot data hold the histograms (in-range bins) */
+    char *dat = slurp("plots/jitter-ethercat-cpu-hist.dat");
+    unsigned long long sum = 0, b, c;
+    for (char *l = strchr(dat, '\n') + 1; l && sscanf(l, "%llu %llu", &b, &c) == 2; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+        sum += c;
+    assert_int_equal(sum, 1000);
+    assert_non_null(strstr(dat, "1 above the range"));
+    char *gp = slurp("plots/ethercat-png.gp");
+    assert_non_null(strstr(gp, "set logscale y"));
+    assert_non_null(strstr(gp, "set output 'hist-ethercat-cpu.png'"));
+    assert_non_null(strstr(gp, "set multiplot"));
+    char *ld = slurp("plots/load-ethercat.dat");
+    assert_non_null(strstr(ld, "250 12.345 NaN"));
+
+    json_object *j = json_object_from_file(strcat(strcpy(sub, dir), "/report.json")), *v;
+    assert_non_null(j);
+    assert_true(json_object_object_get_ex(j, "load", &v));
+    assert_int_equal(json_object_array_length(v), 4);
+    assert_true(json_object_object_get_ex(j, "plots_rendered", &v));
+    assert_false(json_object_get_boolean(v));
+    json_object_put(j);
+    json_object_put(sys);
+    for (int i = 0; i < 4; i++)
+        perf_hist_free(&load[i].hist);
+    for (int i = 0; i < 2; i++)
+        perf_hist_free(&jit[i].hist);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "/bin/rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+static void refused_fifo_marks_the_report(void **state)
+{
+    (void)state;
+    char note[256];
+    /* as root this is allowed; the report side is what matters: a refusal is marked */
+    snprintf(dir, sizeof dir, "/tmp/takt-bench-unit-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    char sub[300];
+    snprintf(sub, sizeof sub, "%s/plots", dir);
+    assert_int_equal(mkdir(sub, 0755), 0);
+    setenv("PATH", "/nonexistent", 1);
+    struct bench_opts o;
+    bench_opts_default(&o, true);
+    o.out_dir = dir;
+    o.n_nodes = o.n_cycles = 0;
+    o.prio = 0;
+    assert_false(bench_fifo_allowed(0, note, sizeof note));
+    struct bench_all a = { .o = &o, .sysinfo = json_object_new_object(), .fifo_ok = false };
+    snprintf(a.fifo_note, sizeof a.fifo_note, "SCHED_FIFO 80 refused (needs CAP_SYS_NICE)");
+    char err[256];
+    assert_int_equal(bench_write_report(&a, err, sizeof err), 0);
+    char *md = slurp("report.md");
+    assert_non_null(strstr(md, "Warning: not real-time scheduled.** SCHED_FIFO 80 refused"));
+    assert_non_null(strstr(md, "| Scheduling | **SCHED_OTHER**"));
+    json_object_put(a.sysinfo);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "/bin/rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+static void sim_goes_to_another_cpu(void **state)
+{
+    (void)state;
+    struct bench_opts o;
+    bench_opts_default(&o, false);
+    if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+        skip();
+    o.cpu = 0;
+    assert_int_equal(bench_sim_cpu(&o), 1);
+    o.cpu = 1;
+    assert_int_equal(bench_sim_cpu(&o), 0);
+    o.sim_cpu = 5;
+    assert_int_equal(bench_sim_cpu(&o), 5);
+    o.sim_cpu = -1;
+    o.cpu = -1;
+    assert_int_equal(bench_sim_cpu(&o), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(report_reads_as_it_should),
+        cmocka_unit_test(refused_fifo_marks_the_report),
+        cmocka_unit_test(sim_goes_to_another_cpu),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
