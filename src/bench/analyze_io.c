@@ -307,6 +307,26 @@ int analyze_stream(struct analyze *a, FILE *f, const char *path, int64_t *precis
     return rc;
 }
 
+/* The other process-data frame signatures, most frequent first (a second cyclic frame,
+ * another group's): up to max indices into out. */
+static unsigned other_streams(const struct analyze *a, unsigned *out, unsigned max)
+{
+    unsigned n = 0;
+    for (unsigned k = 0; k < a->nkeys; k++) {
+        if (!a->keys[k].pd || (int)k == a->stream)
+            continue;
+        unsigned i = n < max ? n++ : max;   /* insertion into the top max */
+        while (i > 0 && a->keys[out[i - 1]].count < a->keys[k].count) {
+            if (i < max)
+                out[i] = out[i - 1];
+            i--;
+        }
+        if (i < max)
+            out[i] = k;
+    }
+    return n;
+}
+
 static const char *proto_name(int p) { return p == 1 ? "EtherCAT" : p == 2 ? "POWERLINK" : "none"; }
 
 void analyze_print(FILE *f, const struct analyze *a, const struct an_result *r, int64_t prec)
@@ -328,6 +348,10 @@ void analyze_print(FILE *f, const struct analyze *a, const struct an_result *r, 
         if (!k->pd)
             fprintf(f, "note: no frame carries process data (LRD/LWR/LRW); the most frequent frame is taken as the "
                        "stream, which may not be cyclic at all (a bring-up or mailbox session)\n");
+        unsigned o[5], no = other_streams(a, o, 5);
+        for (unsigned i = 0; i < no; i++)
+            fprintf(f, "other process-data frames: %s addr 0x%08x len %u, %llu frames\n", ecat_cmd_name(a->keys[o[i]].cmd),
+                    a->keys[o[i]].addr, a->keys[o[i]].len, (unsigned long long)a->keys[o[i]].count);
     } else
         fprintf(f, "cyclic stream: POWERLINK SoC, %llu frames\n", (unsigned long long)a->soc);
     fprintf(f, "nominal cycle: %.1f us%s\n", (double)r->nominal_ns / 1000.0, a->o.cycle_ns ? "" : " (median period)");
@@ -430,6 +454,17 @@ void *analyze_to_json(const struct analyze *a, const struct an_result *r, int64_
         json_object_object_add(st, "late", a->ecat_returned ? json_object_new_int64((int64_t)r->stream_late) : NULL);
         json_object_object_add(st, "lost", a->ecat_returned ? json_object_new_int64((int64_t)r->stream_lost) : NULL);
         json_object_object_add(j, "stream", st);
+        unsigned o[16], no = other_streams(a, o, 16);
+        json_object *others = json_object_new_array();
+        for (unsigned i = 0; i < no; i++) {
+            json_object *x = json_object_new_object();
+            json_object_object_add(x, "command", json_object_new_string(ecat_cmd_name(a->keys[o[i]].cmd)));
+            json_object_object_add(x, "address", json_object_new_int64(a->keys[o[i]].addr));
+            json_object_object_add(x, "length", json_object_new_int(a->keys[o[i]].len));
+            json_object_object_add(x, "sent", json_object_new_int64((int64_t)a->keys[o[i]].count));
+            json_object_array_add(others, x);
+        }
+        json_object_object_add(j, "other_process_data_frames", others);
         json_object_object_add(j, "round_trip", perf_msmt_to_json(&r->rtt, NULL, "Round Trip"));
     } else {
         json_object_object_add(j, "lost", json_object_new_int64((int64_t)r->lost));
