@@ -352,19 +352,42 @@ static int coalesce_ioctl(const char *iface, struct check_coalesce *c, void *ctx
     return rc;
 }
 
+/* The interface's state: sysfs operstate below a fixture root; on the live system the
+ * interface flags of this network namespace (sysfs shows the namespace it was mounted
+ * in, so inside `takt netns` or a container it does not list the interfaces there). */
+static int iface_state(const struct check_env *e, char *buf, size_t cap)
+{
+    char path[256];
+    snprintf(path, sizeof path, "/sys/class/net/%.64s/operstate", e->iface);
+    if (*e->root)
+        return rd(e, path, buf, cap);
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    if (fd < 0)
+        return rd(e, path, buf, cap);
+    struct ifreq ifr = { 0 };
+    snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "%s", e->iface);
+    int rc = ioctl(fd, SIOCGIFFLAGS, &ifr) < 0 ? -errno : 0;
+    close(fd);
+    if (rc)
+        return rc;
+    unsigned fl = (unsigned short)ifr.ifr_flags;
+    snprintf(buf, cap, "%s", !(fl & IFF_UP) ? "down" : (fl & IFF_RUNNING) ? "up" : "up without carrier");
+    return (int)strlen(buf);
+}
+
 static void check_iface(const struct check_env *e, struct check_report *r)
 {
     if (!e->iface)
         return;
-    char path[256], buf[256];
-    snprintf(path, sizeof path, "/sys/class/net/%.64s/operstate", e->iface);
-    if (rd(e, path, buf, sizeof buf) < 0) {
+    char buf[256], upfix[128];
+    if (iface_state(e, buf, sizeof buf) < 0) {
         add(r, "iface", "Interface", CHECK_FAIL, "name an existing interface (ip link lists them)",
             "no interface '%s'", e->iface);
         return;
     }
+    snprintf(upfix, sizeof upfix, "ip link set dev %.32s up, and check the cable", e->iface);
     add(r, "iface", "Interface", !strcmp(buf, "up") || !strcmp(buf, "unknown") ? CHECK_OK : CHECK_WARN,
-        strcmp(buf, "up") ? "ip link set dev IF up, and check the cable" : NULL, "%s is %s", e->iface, buf);
+        strcmp(buf, "up") ? upfix : NULL, "%s is %s", e->iface, buf);
 
     /* IRQs: MSI vectors of the device, else nothing (virtual interfaces have none) */
     char full[512];
