@@ -137,6 +137,46 @@ static struct an_pend *pend_slot(struct analyze *a, uint8_t idx)
     return best;
 }
 
+/* One walk over a frame's datagrams: the sum of the working counters, and the first
+ * process-data datagram (returned), whose command, logical address and length name the
+ * cyclic frame however the master composes the rest of it (DC datagrams, status reads,
+ * acyclic datagrams in the spare room). */
+static const uint8_t *ecat_walk(const uint8_t *f, size_t len, const uint8_t *dg, unsigned *wkc_sum)
+{
+    const uint8_t *pd = NULL;
+    for (const uint8_t *p = dg; (size_t)(p - f) + ECAT_DG_HDR + ECAT_DG_WKC <= len;) {
+        uint16_t l = get_le16(p + 6), dl = l & ECAT_LEN_MASK;
+        if ((size_t)(p - f) + ECAT_DG_HDR + dl + ECAT_DG_WKC > len)
+            break;
+        *wkc_sum += get_le16(p + ECAT_DG_HDR + dl);
+        if (!pd && is_logical(p[0]))
+            pd = p;
+        if (!(l & ECAT_LEN_MORE))
+            break;
+        p += ECAT_DG_HDR + dl + ECAT_DG_WKC;
+    }
+    return pd;
+}
+
+static void ecat_on_return(struct analyze *a, struct an_pend *req, const uint8_t *pd, int64_t ts)
+{
+    a->ecat_returned++;
+    perf_stat_add(&a->rtt, ts - req->ts);
+    req->open = false;
+    if (pd && get_le16(pd + ECAT_DG_HDR + (get_le16(pd + 6) & ECAT_LEN_MASK)) == 0)
+        a->wkc_zero++;
+    if (req->key == UINT32_MAX)
+        return;
+    struct an_key *k = &a->keys[req->key];
+    k->returned++;
+    /* the master already sent this signature's next frame: its cycle (or timeout)
+     * ended before this return came, so the master counted it lost */
+    if (k->count > req->seq + 1) {
+        k->late++;
+        a->ecat_late++;
+    }
+}
+
 static void ecat_frame(struct analyze *a, int64_t ts, const uint8_t *f, size_t len, size_t off, int dir)
 {
     /* ref §2: 2-byte EtherCAT header, then datagrams of 10 + len + 2 bytes */
@@ -160,22 +200,8 @@ static void ecat_frame(struct analyze *a, int64_t ts, const uint8_t *f, size_t l
     bool adp_moves = cmd == ECAT_APRD || cmd == ECAT_APWR || cmd == ECAT_APRW || cmd == ECAT_BRD ||
                      cmd == ECAT_BWR || cmd == ECAT_BRW || cmd == ECAT_ARMW;
     uint32_t addr = get_le32(dg + 2) & (adp_moves ? 0xFFFF0000u : 0xFFFFFFFFu);
-    /* one walk: the working counters, and the first process-data datagram, whose command,
-     * logical address and length name the cyclic frame however the master composes the
-     * rest of it (DC datagrams, status reads, acyclic datagrams in the spare room) */
     unsigned wkc_sum = 0;
-    const uint8_t *pd = NULL;
-    for (const uint8_t *p = dg; (size_t)(p - f) + ECAT_DG_HDR + ECAT_DG_WKC <= len;) {
-        uint16_t l = get_le16(p + 6), dl = l & ECAT_LEN_MASK;
-        if ((size_t)(p - f) + ECAT_DG_HDR + dl + ECAT_DG_WKC > len)
-            break;
-        wkc_sum += get_le16(p + ECAT_DG_HDR + dl);
-        if (!pd && is_logical(p[0]))
-            pd = p;
-        if (!(l & ECAT_LEN_MORE))
-            break;
-        p += ECAT_DG_HDR + dl + ECAT_DG_WKC;
-    }
+    const uint8_t *pd = ecat_walk(f, len, dg, &wkc_sum);
     /* Sent or returned? The first ESC sets the U/L bit of the source MAC (ref §1), but a
      * master on a locally administered MAC (every veth) has it set already. So a frame is
      * a return only if it carries the U/L bit, answers an open request with the same
@@ -194,21 +220,7 @@ static void ecat_frame(struct analyze *a, int64_t ts, const uint8_t *f, size_t l
         is_return = req && ts >= req->ts && ts - req->ts < 100 * 1000000LL && (wkc_sum > 0 || !(req->mac0 & 0x02));
     }
     if (is_return) {
-        a->ecat_returned++;
-        perf_stat_add(&a->rtt, ts - req->ts);
-        req->open = false;
-        if (pd && get_le16(pd + ECAT_DG_HDR + (get_le16(pd + 6) & ECAT_LEN_MASK)) == 0)
-            a->wkc_zero++;
-        if (req->key != UINT32_MAX) {
-            struct an_key *k = &a->keys[req->key];
-            k->returned++;
-            /* the master already sent this signature's next frame: its cycle (or
-             * timeout) ended before this return came, so the master counted it lost */
-            if (k->count > req->seq + 1) {
-                k->late++;
-                a->ecat_late++;
-            }
-        }
+        ecat_on_return(a, req, pd, ts);
         return;
     }
     a->ecat_sent++;
@@ -345,40 +357,39 @@ static int64_t pct(const int64_t *s, size_t n, double p)
     return s[rank - 1];
 }
 
-int analyze_finish(struct analyze *a, struct an_result *r)
+/* EtherCAT: the cyclic stream is the most frequent signature among process-data
+ * frames, else overall; its timestamps become a->ts (bench.c reads them). */
+static void ecat_pick_stream(struct analyze *a)
 {
-    memset(r, 0, sizeof *r);
-    r->proto = a->proto;
-    if (a->proto == PROTO_ECAT) {
-        /* the cyclic stream: most frequent signature among process-data frames, else overall */
-        int best = -1;
-        for (int pass = 0; pass < 2 && best < 0; pass++)
-            for (unsigned k = 0; k < a->nkeys; k++)
-                if ((pass || a->keys[k].pd) && (best < 0 || a->keys[k].count > a->keys[best].count))
-                    best = (int)k;
-        a->stream = best;
-        if (best >= 0) {   /* its timestamps become the stream's (bench.c reads a->ts) */
-            free(a->ts);
-            a->ts = a->keys[best].ts;
-            a->nts = a->keys[best].nts;
-            a->cap_ts = a->keys[best].cap;
-            a->keys[best].ts = NULL;
-            a->keys[best].cap = 0;
-        }
-    }
-    if (a->nts < 2)
-        return -ENODATA;
+    int best = -1;
+    for (int pass = 0; pass < 2 && best < 0; pass++)
+        for (unsigned k = 0; k < a->nkeys; k++)
+            if ((pass || a->keys[k].pd) && (best < 0 || a->keys[k].count > a->keys[best].count))
+                best = (int)k;
+    a->stream = best;
+    if (best < 0)
+        return;
+    free(a->ts);
+    a->ts = a->keys[best].ts;
+    a->nts = a->keys[best].nts;
+    a->cap_ts = a->keys[best].cap;
+    a->keys[best].ts = NULL;
+    a->keys[best].cap = 0;
+}
+
+/* Periods of the stream: statistics, exact percentiles, the deviation histogram with
+ * its outer bins, gaps. */
+static int period_stats(const struct analyze *a, struct an_result *r)
+{
     size_t n = a->nts - 1;
-    int64_t *per = malloc(n * sizeof *per);
-    if (!per)
+    int64_t *per = malloc(n * sizeof *per), *sorted = malloc(n * sizeof *sorted);
+    if (!per || !sorted) {
+        free(per);
+        free(sorted);
         return -ENOMEM;
+    }
     for (size_t i = 0; i < n; i++)
         per[i] = a->ts[i + 1] - a->ts[i];
-    int64_t *sorted = malloc(n * sizeof *sorted);
-    if (!sorted) {
-        free(per);
-        return -ENOMEM;
-    }
     memcpy(sorted, per, n * sizeof *per);
     qsort(sorted, n, sizeof *sorted, cmp_i64);
     r->nominal_ns = a->o.cycle_ns ? a->o.cycle_ns : pct(sorted, n, 50);
@@ -386,18 +397,16 @@ int analyze_finish(struct analyze *a, struct an_result *r)
     r->p99 = pct(sorted, n, 99);
     r->p999 = pct(sorted, n, 99.9);
     r->p9999 = pct(sorted, n, 99.99);
+    free(sorted);
     int64_t lo = -a->o.range_ns, hi = a->o.range_ns;
     if (a->o.lo_ns || a->o.hi_ns) {
         lo = a->o.lo_ns;
         hi = a->o.hi_ns > lo ? a->o.hi_ns : lo + a->o.bin_ns;
     }
     uint32_t nb = (uint32_t)((hi - lo + a->o.bin_ns - 1) / a->o.bin_ns);
-    if (nb < 1)
-        nb = 1;
-    int rc = perf_hist_init(&r->dev, lo, a->o.bin_ns, nb);
+    int rc = perf_hist_init(&r->dev, lo, a->o.bin_ns, nb < 1 ? 1 : nb);
     if (rc) {
         free(per);
-        free(sorted);
         return rc;
     }
     perf_stat_reset(&r->period);
@@ -411,38 +420,56 @@ int analyze_finish(struct analyze *a, struct an_result *r)
     }
     r->cycles = n;
     free(per);
-    free(sorted);
+    return 0;
+}
 
-    if (a->proto == PROTO_ECAT) {
-        r->rtt = a->rtt;
-        /* loss is measurable only when the capture holds both directions */
-        if (a->ecat_returned) {
-            int64_t last = a->ts[a->nts - 1];
-            uint64_t open_tail = 0, open_tail_stream = 0;
-            for (int i = 0; i < 256; i++)
-                for (int w = 0; w < AN_PEND_WAYS; w++) {
-                    const struct an_pend *p = &a->pend[i][w];
-                    if (p->open && last - p->ts < 2 * r->nominal_ns) {  /* in flight when the capture stopped */
-                        open_tail++;
-                        open_tail_stream += p->key == (uint32_t)a->stream;
-                    }
-                }
-            uint64_t answered = a->rtt.count;
-            r->lost = a->ecat_sent > answered + open_tail ? a->ecat_sent - answered - open_tail : 0;
-            r->late = a->ecat_late;
-            const struct an_key *k = &a->keys[a->stream];
-            r->stream_lost = k->count > k->returned + open_tail_stream ? k->count - k->returned - open_tail_stream : 0;
-            r->stream_late = k->late;
-        }
-    } else {
-        /* a node whose PRes never shows in the capture was not captured in that direction
-         * (a CN sending with qdisc bypass is invisible on its own interface): not lost */
-        for (int k = 1; k <= AN_MAX_NODES; k++)
-            if (a->node[k].pres) {
-                r->lost += a->node[k].lost;
-                r->late += a->node[k].late;
+/* EtherCAT loss, measurable only when the capture holds both directions. Requests
+ * still open within two cycles of the end were in flight when the capture stopped. */
+static void ecat_loss(const struct analyze *a, struct an_result *r)
+{
+    r->rtt = a->rtt;
+    if (!a->ecat_returned)
+        return;
+    int64_t last = a->ts[a->nts - 1];
+    uint64_t tail = 0, tail_stream = 0;
+    for (int i = 0; i < 256; i++)
+        for (int w = 0; w < AN_PEND_WAYS; w++) {
+            const struct an_pend *p = &a->pend[i][w];
+            if (p->open && last - p->ts < 2 * r->nominal_ns) {
+                tail++;
+                tail_stream += p->key == (uint32_t)a->stream;
             }
+        }
+    uint64_t answered = a->rtt.count;
+    r->lost = a->ecat_sent > answered + tail ? a->ecat_sent - answered - tail : 0;
+    r->late = a->ecat_late;
+    const struct an_key *k = &a->keys[a->stream];
+    r->stream_lost = k->count > k->returned + tail_stream ? k->count - k->returned - tail_stream : 0;
+    r->stream_late = k->late;
+}
+
+int analyze_finish(struct analyze *a, struct an_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->proto = a->proto;
+    if (a->proto == PROTO_ECAT)
+        ecat_pick_stream(a);
+    if (a->nts < 2)
+        return -ENODATA;
+    int rc = period_stats(a, r);
+    if (rc)
+        return rc;
+    if (a->proto == PROTO_ECAT) {
+        ecat_loss(a, r);
+        return 0;
     }
+    /* a node whose PRes never shows in the capture was not captured in that direction
+     * (a CN sending with qdisc bypass is invisible on its own interface): not lost */
+    for (int k = 1; k <= AN_MAX_NODES; k++)
+        if (a->node[k].pres) {
+            r->lost += a->node[k].lost;
+            r->late += a->node[k].late;
+        }
     return 0;
 }
 
