@@ -202,7 +202,7 @@ static void across_veth(void **state)
 
 /* A batch of 8 leaves in one sendmmsg call and, once queued, comes in with one
  * recvmmsg call. */
-struct batch_report { int open_rc, got; unsigned calls, msgs; };
+struct batch_report { int open_rc, got; unsigned calls, msgs; struct takt_link_stats st; };
 
 static int batch_receiver(int ready_wr, int go_rd, int res_wr)
 {
@@ -226,6 +226,7 @@ static int batch_receiver(int ready_wr, int go_rd, int res_wr)
         r.got = takt_link_recv(l, f, 16, 500 * TAKT_NS_PER_MS);
         r.calls = n_recvmmsg;
         r.msgs = n_recv_msgs;
+        takt_link_get_stats(l, &r.st);
         takt_link_close(l);
     }
     return write(res_wr, &r, sizeof r) == sizeof r ? 0 : 1;
@@ -246,9 +247,13 @@ static int batch_sender(void *arg)
     n_sendmmsg = 0;
     int rc = takt_link_send(l, f, 8);
     unsigned calls = n_sendmmsg;
+    struct takt_link_stats st;
+    takt_link_get_stats(l, &st);
     takt_link_close(l);
     if (rc != 8 || calls != 1)
         fprintf(stderr, "batch_sender: sent %d in %u sendmmsg calls\n", rc, calls);
+    if (st.tx_frames != 8 || st.tx_bytes != 8 * 60 || st.tx_errors != 0)
+        return 12;
     return rc == 8 && calls == 1 ? 0 : 11;
 }
 
@@ -275,6 +280,10 @@ static void batches(void **state)
     assert_int_equal(r.got, 8);
     assert_int_equal(r.calls, 1);
     assert_int_equal(r.msgs, 8);
+    assert_int_equal(r.st.rx_frames, 8);         /* the link's own counters agree */
+    assert_int_equal(r.st.rx_bytes, 8 * 60);
+    assert_int_equal(r.st.rx_dropped, 0);
+    assert_int_equal(r.st.rx_filtered, 0);
     for (int i = 0; i < 2; i++) {
         close(ready[i]); close(go[i]); close(res[i]);
     }
