@@ -122,15 +122,82 @@ static void feed(struct analyze *a, int lt, int64_t ts, const uint8_t *d, size_t
  * direction they carry (takt's --pcap tap writes it) tells requests from returns. */
 enum { BLOCK_CAP = 1 << 18 };   /* any Ethernet frame's block; larger blocks are skipped */
 
+/* One pcapng interface: link type, tick (decimal 10^-v s as an exact ns multiplier or
+ * divisor, binary 2^-n s as a shift: floating point is off by hundreds of ns at 2^50
+ * ticks) and if_tsoffset. */
+struct ng_if {
+    int lt;
+    uint64_t mul, div;
+    int shift;          /* -1: decimal */
+    int64_t off_ns;
+};
+
+/* The next option of a block at offset *o (advanced past it); false at opt_endofopt or
+ * where an option would run past the block. */
+struct ng_opt { uint16_t code, len; const uint8_t *val; };
+
+static bool ng_opt(const uint8_t *b, uint32_t blen, bool be, uint32_t *o, struct ng_opt *x)
+{
+    if (*o + 4 > blen - 4)
+        return false;
+    x->code = rd16(b + *o, be);
+    x->len = rd16(b + *o + 2, be);
+    if (x->code == 0 || *o + 4 + x->len > blen - 4)
+        return false;
+    x->val = b + *o + 4;
+    *o += 4 + ((x->len + 3u) & ~3u);
+    return true;
+}
+
+static void idb_parse(const uint8_t *b, uint32_t blen, bool be, struct ng_if *i)
+{
+    *i = (struct ng_if){ .lt = rd16(b + 8, be), .mul = 1000, .div = 1, .shift = -1 };  /* default: us */
+    struct ng_opt x;
+    for (uint32_t o = 16; ng_opt(b, blen, be, &o, &x);) {
+        const uint8_t *v = x.val;
+        if (x.code == 9 && x.len >= 1) {          /* if_tsresol */
+            i->mul = i->div = 1;
+            i->shift = (v[0] & 0x80) ? (v[0] & 0x7F) : -1;
+            for (int k = 9; !(v[0] & 0x80) && k > v[0]; k--)
+                i->mul *= 10;
+            for (int k = 9; !(v[0] & 0x80) && k < v[0] && k < 27; k++)
+                i->div *= 10;   /* beyond 10^-27 s every tick count is 0 ns anyway */
+            if (i->div > 1000000000000000000ull)
+                i->div = 1000000000000000000ull;
+        }
+        if (x.code == 14 && x.len == 8) {         /* if_tsoffset, s (pcapng draft 4.2) */
+            int64_t sec = (int64_t)((uint64_t)rd32(v + (be ? 0 : 4), be) << 32 | rd32(v + (be ? 4 : 0), be));
+            if (sec > -(INT64_MAX / 1000000000) && sec < INT64_MAX / 1000000000 / 2)
+                i->off_ns = sec * 1000000000;
+        }
+    }
+}
+
+static int64_t ng_ts(const struct ng_if *i, uint64_t ticks)
+{
+    unsigned __int128 ns = (unsigned __int128)ticks * i->mul;
+    if (i->shift >= 0)
+        ns = i->shift < 127 ? (ns * 1000000000u) >> i->shift : 0;
+    ns /= i->div;
+    return (ns > (unsigned __int128)INT64_MAX / 2 ? INT64_MAX / 2 : (int64_t)ns) + i->off_ns;
+}
+
+/* Direction from the EPB's epb_flags (1 inbound, 2 outbound), 0 when absent. */
+static int epb_dir(const uint8_t *b, uint32_t blen, uint32_t caplen, bool be)
+{
+    int dir = 0;
+    struct ng_opt x;
+    for (uint32_t o = 28 + ((caplen + 3u) & ~3u); ng_opt(b, blen, be, &o, &x);)
+        if (x.code == 2 && x.len == 4)
+            dir = (int)(rd32(x.val, be) & 3);
+    return dir;
+}
+
 static int read_pcapng(struct analyze *a, FILE *f, uint8_t *b, uint8_t *conv, const char *path, char *err,
                        size_t errlen)
 {
-    int lt[64];
+    struct ng_if ifs[64];
     bool be = false;
-    /* each interface's tick: decimal 10^-v s as an exact ns multiplier or divisor,
-     * binary 2^-n s as a shift (floating point is off by hundreds of ns at 2^50 ticks) */
-    struct { uint64_t mul, div; int shift; } tick[64];
-    int64_t off_ns[64];     /* if_tsoffset: seconds the timestamps are relative to */
     int nif = 0;
     for (;;) {
         uint8_t bh[8];
@@ -166,61 +233,18 @@ static int read_pcapng(struct analyze *a, FILE *f, uint8_t *b, uint8_t *conv, co
         }
         type = rd32(b, be);
         if (type == 1 && nif < 64) {          /* IDB */
-            lt[nif] = rd16(b + 8, be);
-            if (!link_ok(lt[nif])) {
+            idb_parse(b, blen, be, &ifs[nif]);
+            if (!link_ok(ifs[nif].lt))
                 return snprintf(err, errlen, "'%s': interface %d has link type %d; expected Ethernet (1) or Linux "
-                                "cooked (113, 276)", path, nif, lt[nif]), -EINVAL;
-            }
-            tick[nif].mul = 1000;   /* no if_tsresol: microseconds */
-            tick[nif].div = 1;
-            tick[nif].shift = -1;
-            off_ns[nif] = 0;
-            for (uint32_t o = 16; o + 4 <= blen - 4;) {
-                uint16_t code = rd16(b + o, be), olen = rd16(b + o + 2, be);
-                if (code == 0 || o + 4 + olen > blen - 4)
-                    break;
-                if (code == 9 && olen >= 1) {
-                    uint8_t v = b[o + 4];
-                    tick[nif].mul = tick[nif].div = 1;
-                    tick[nif].shift = (v & 0x80) ? (v & 0x7F) : -1;
-                    for (int k = 9; !(v & 0x80) && k > v; k--)
-                        tick[nif].mul *= 10;
-                    for (int k = 9; !(v & 0x80) && k < v && k < 27; k++)
-                        tick[nif].div *= 10;   /* beyond 10^-27 s every tick count is 0 ns anyway */
-                    if (tick[nif].div > 1000000000000000000ull)
-                        tick[nif].div = 1000000000000000000ull;
-                }
-                if (code == 14 && olen == 8) {   /* if_tsoffset, s (pcapng draft 4.2) */
-                    int64_t sec = (int64_t)((uint64_t)rd32(b + o + 4 + (be ? 0 : 4), be) << 32 |
-                                            rd32(b + o + 4 + (be ? 4 : 0), be));
-                    if (sec > -(INT64_MAX / 1000000000) && sec < INT64_MAX / 1000000000 / 2)
-                        off_ns[nif] = sec * 1000000000;
-                }
-                o += 4 + ((olen + 3u) & ~3u);
-            }
+                                "cooked (113, 276)", path, nif, ifs[nif].lt), -EINVAL;
             nif++;
         } else if (type == 6 && blen >= 32) {  /* EPB */
             uint32_t ifid = rd32(b + 8, be), caplen = rd32(b + 20, be);
-            if (ifid >= (uint32_t)nif || 28 + caplen > blen - 4) {
+            if (ifid >= (uint32_t)nif || caplen > blen - 32)   /* blen >= 32: no wrap-around */
                 return snprintf(err, errlen, "'%s' is damaged after %llu frames: a packet block names interface %u "
                                 "or is longer than its block", path, (unsigned long long)a->frames, ifid), -EINVAL;
-            }
-            uint64_t ticks = (uint64_t)rd32(b + 12, be) << 32 | rd32(b + 16, be);
-            unsigned __int128 ns = (unsigned __int128)ticks * tick[ifid].mul;
-            if (tick[ifid].shift >= 0)
-                ns = tick[ifid].shift < 127 ? (ns * 1000000000u) >> tick[ifid].shift : 0;
-            ns /= tick[ifid].div;
-            int64_t ts = ns > (unsigned __int128)INT64_MAX / 2 ? INT64_MAX / 2 : (int64_t)ns;
-            int dir = 0;
-            for (uint32_t o = 28 + ((caplen + 3u) & ~3u); o + 4 <= blen - 4;) {
-                uint16_t code = rd16(b + o, be), olen = rd16(b + o + 2, be);
-                if (code == 0 || o + 4 + olen > blen - 4)
-                    break;
-                if (code == 2 && olen == 4)
-                    dir = (int)(rd32(b + o + 4, be) & 3);
-                o += 4 + ((olen + 3u) & ~3u);
-            }
-            feed(a, lt[ifid], ts + off_ns[ifid], b + 28, caplen, dir, conv);
+            int64_t ts = ng_ts(&ifs[ifid], (uint64_t)rd32(b + 12, be) << 32 | rd32(b + 16, be));
+            feed(a, ifs[ifid].lt, ts, b + 28, caplen, epb_dir(b, blen, caplen, be), conv);
         }
     }
     if (a->truncated && !a->frames)

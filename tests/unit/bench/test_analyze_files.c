@@ -219,6 +219,19 @@ static void truncated_and_corrupt(void **state)
     assert_non_null(strstr(err, "interface 7"));
     analyze_free(&a);
 
+    /* a packet block whose captured length would wrap around 32 bits past its block */
+    c = cap_open(p, NG_NS);
+    cap_frame(&c, 1000, b, ecat_lrw(b, 0, false));
+    pos = ftell(c.f);
+    cap_frame(&c, 2000, b, ecat_lrw(b, 1, false));
+    fseek(c.f, pos + 20, SEEK_SET);
+    w32(&c, 0xFFFFFFF0);
+    cap_close(&c);
+    analyze_init(&a, &o);
+    assert_int_equal(analyze_file(&a, p, &prec, err, sizeof err), -EINVAL);
+    assert_non_null(strstr(err, "longer than its block"));
+    analyze_free(&a);
+
     /* a block length that is not a multiple of 4: read up to there */
     c = cap_open(p, NG_NS);
     cap_frame(&c, 1000, b, ecat_lrw(b, 0, false));
