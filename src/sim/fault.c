@@ -148,13 +148,15 @@ void sim_net_events(struct takt_sim *s, takt_ns_t now)
 static int parse_time(const char *p, char **end, takt_ns_t *out)
 {
     double v = strtod(p, end);
-    if (*end == p || v < 0)
+    if (*end == p || !(v >= 0))       /* also NaN */
         return -1;
     double mul = 1e9;
     if (!strncmp(*end, "ms", 2)) { mul = 1e6; *end += 2; }
     else if (!strncmp(*end, "us", 2)) { mul = 1e3; *end += 2; }
     else if (!strncmp(*end, "ns", 2)) { mul = 1; *end += 2; }
     else if (**end == 's') { (*end)++; }
+    if (!(v * mul <= 1e18))           /* ~31 years; more does not fit takt_ns_t */
+        return -1;
     *out = (takt_ns_t)(v * mul);
     return 0;
 }

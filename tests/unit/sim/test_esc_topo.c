@@ -81,6 +81,11 @@ static void scheduled_faults(void **state)
     assert_int_not_equal(takt_sim_fault(s, "drop=2", err, sizeof err), 0);
     assert_non_null(strstr(err, "0..1"));
     assert_int_not_equal(takt_sim_fault(s, "break=1@soon", err, sizeof err), 0);
+    /* times that do not fit in ns (found by fuzz_sim_fault under UBSan) */
+    assert_int_not_equal(takt_sim_fault(s, "break=1@1e19", err, sizeof err), 0);
+    assert_non_null(strstr(err, "expected a time"));
+    assert_int_not_equal(takt_sim_fault(s, "delay=nan", err, sizeof err), 0);
+    assert_int_not_equal(takt_sim_fault(s, "heal=1@inf", err, sizeof err), 0);
     takt_sim_destroy(s);
 }
 
