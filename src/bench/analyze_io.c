@@ -382,8 +382,9 @@ void analyze_print(FILE *f, const struct analyze *a, const struct an_result *r, 
     perf_print_line(f, "Cycle Time", &r->period);
     fprintf(f, "Cycle Time percentiles [usec]: p50 %.1f  p99 %.1f  p99.9 %.1f  p99.99 %.1f\n",
             (double)r->p50 / 1000, (double)r->p99 / 1000, (double)r->p999 / 1000, (double)r->p9999 / 1000);
-    fprintf(f, "deviation from nominal, bins of %.1f us (outer bins collect everything beyond +-%.1f us):\n",
-            (double)a->o.bin_ns / 1000, (double)a->o.range_ns / 1000);
+    fprintf(f, "deviation from nominal, bins of %.1f us over [%+.1f, %+.1f) us (outer bins collect everything "
+            "beyond):\n", (double)r->dev.bin / 1000, (double)r->dev.lo / 1000,
+            (double)(r->dev.lo + r->dev.bin * (int64_t)r->dev.nbins) / 1000);
     fprintf(f, "  %12s  %llu\n", "< lower", (unsigned long long)r->dev.under);
     for (uint32_t i = 0; i < r->dev.nbins; i++)
         if (r->dev.bins[i])

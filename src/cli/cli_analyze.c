@@ -218,11 +218,12 @@ static const struct cli_opt capture_opts[] = {
 
 const struct cli_cmd cli_cmds_analyze[] = {
     { NULL, "analyze", "FILE", "on-wire analysis of a capture: cycle period, deviation histogram, loss, PRes latency",
-      "Reads a pcap or pcapng file (from --pcap, takt capture, tshark or dumpcap), finds the cyclic\n"
-      "traffic - EtherCAT: the master's process-data frames, paired with their returns by datagram\n"
-      "index; POWERLINK: SoC, and PReq->PRes per node - and reports the cycle period (PerfMsmt line,\n"
-      "percentiles), the deviation histogram with outer bins, gaps, lost frames and latencies.\n"
-      "Microsecond captures are analysed with a note that precision is then 1 us.",
+      "Reads a pcap or pcapng file (from --pcap, takt capture, tshark or dumpcap; Ethernet or Linux\n"
+      "cooked, -i any), finds the cyclic traffic - EtherCAT: the master's process-data frames, paired\n"
+      "with their returns by datagram index; POWERLINK: SoC, and PReq->PRes per node - and reports the\n"
+      "cycle period (PerfMsmt line, percentiles), the deviation histogram with outer bins (--range, or\n"
+      "--lo/--hi), gaps, lost and late frames (late: after the master had moved on, which it counts\n"
+      "as lost) and latencies. Microsecond captures are analysed with a note that precision is 1 us.",
       CLI_JSON, analyze_opts, run_analyze },
     { NULL, "capture", NULL, "capture EtherCAT/POWERLINK frames of an interface to pcapng with kernel timestamps",
       "Writes pcapng with nanosecond kernel receive timestamps (libpcap, immediate mode) for -t\n"

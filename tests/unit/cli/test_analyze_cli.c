@@ -43,6 +43,11 @@ static void analyze_files(void **state)
     snprintf(a, sizeof a, "analyze '%s/tests/fuzz/corpus/fuzz_bench_pcap/plk.pcap' --nominal 500", src);
     expect(a, 0, "microsecond timestamps: precision is 1 us", "timestamps: us (precision 1 us)");
     expect(a, 0, "cyclic stream: POWERLINK SoC, 6 frames", "PerfMsmt 'Cycle Time' (min/avg/max) [usec]:  500.0/ 500.0/ 500.0");
+    /* the histogram's limits as given: --lo/--hi, or +-range */
+    snprintf(a, sizeof a, "analyze '%s/tests/fuzz/corpus/fuzz_bench_pcap/plk.pcap' --lo -50 --hi 100 --bin 5", src);
+    expect(a, 0, "bins of 5.0 us over [-50.0, +100.0) us", "+0.0 us  5");
+    snprintf(a, sizeof a, "analyze '%s/tests/fuzz/corpus/fuzz_bench_pcap/plk.pcap' --range 20", src);
+    expect(a, 0, "bins of 1.0 us over [-20.0, +20.0) us", NULL);
     snprintf(a, sizeof a, "analyze '%s/tests/fuzz/corpus/fuzz_bench_pcap/ecat.pcapng' --json -", src);
     assert_int_equal(run(a, out, sizeof out), 0);
     json_object *j = json_tokener_parse(out);
