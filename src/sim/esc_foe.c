@@ -114,7 +114,8 @@ static size_t send_data(struct ctx *c)
     const struct esc_foe_file *f = &s->f[s->file];
     size_t seg = ecat_foe_seg(c->cap), left = f->len - s->off;
     s->last_len = left < seg ? left : seg;
-    return reply(c, FOE_OP_DATA, s->pkt, f->data + s->off, s->last_len);
+    /* an empty file has no buffer: one empty DATA packet */
+    return reply(c, FOE_OP_DATA, s->pkt, f->data ? f->data + s->off : NULL, s->last_len);
 }
 
 static size_t on_rrq(struct ctx *c, const char *name, uint32_t pw)
@@ -192,7 +193,8 @@ static size_t on_data(struct ctx *c, const struct ecat_foe_msg *m, size_t mbx_w)
         s->wbuf = b;
         s->wcap = cap;
     }
-    memcpy(s->wbuf + s->wlen, m->data, m->len);
+    if (m->len)                     /* an empty first packet: no buffer yet */
+        memcpy(s->wbuf + s->wlen, m->data, m->len);
     s->wlen += m->len;
     s->pkt = m->arg;
     s->busy_left = s->busy_per_packet;
