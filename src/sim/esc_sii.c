@@ -109,6 +109,8 @@ void esc_sii_complete(struct sim_esc *e)
         esc_sii_load(e);
         esc_cache_regs(e);
         ctrl = esc_reg16(e, ESC_SII_CTRL);
+        /* 0x0110 bit 0 says whether the EEPROM loaded correctly: follow the reload */
+        esc_update_dl_status(e);
     }
     set_ctrl(e, (uint16_t)(ctrl & ~SII_WRITE_EN));
 }

@@ -118,6 +118,7 @@ static void past_end_and_errors(void **state)
     sii_cmd(s, 0x1001, SII_CMD_RELOAD, 0, 140);
     assert_int_equal(tr16(s, 0x1001, ESC_SII_CTRL, 150) & SII_ERR_CSUM, SII_ERR_CSUM);
     assert_int_equal(tr16(s, 0x1001, ESC_STATION_ALIAS, 150), 0);
+    assert_int_equal(tr16(s, 0x1001, ESC_DL_STATUS, 150) & 0x0001, 0);   /* not loaded */
     /* fix the checksum in word 7 and reload: alias loaded */
     uint8_t img[14];
     for (unsigned i = 0; i < 7; i++) {
@@ -132,6 +133,7 @@ static void past_end_and_errors(void **state)
     sii_cmd(s, 0x1001, SII_CMD_RELOAD, 0, 200);
     assert_int_equal(tr16(s, 0x1001, ESC_SII_CTRL, 210) & SII_ERR_CSUM, 0);
     assert_int_equal(tr16(s, 0x1001, ESC_STATION_ALIAS, 210), 0x1234);
+    assert_int_equal(tr16(s, 0x1001, ESC_DL_STATUS, 210) & 0x0001, 0x0001);
     takt_sim_destroy(s);
 }
 
