@@ -252,6 +252,37 @@ static void malformed_counted(void **state)
     assert_int_equal(st1.not_ecat, st0.not_ecat + 1);
 }
 
+static void longest_datagram(void **state)
+{
+    (void)state;
+    /* 1486 data bytes fill a 1514-byte frame (ref §1): served; one more byte cannot
+     * come from an Ethernet link and is dropped as malformed */
+    static const uint8_t mac[6] = { 0x10, 0x10, 0x10, 0x10, 0x10, 0x10 };
+    static uint8_t buf[1600];
+    struct takt_sim_stats a, b;
+    for (unsigned n = ECAT_MAX_DG_DATA; n <= ECAT_MAX_DG_DATA + 1; n++) {
+        memset(buf, 0, sizeof buf);
+        size_t pos = ecat_frame_begin(buf, mac);
+        /* header by hand: ecat_frame_add refuses more than a frame can carry */
+        uint8_t *h = buf + pos;
+        h[0] = ECAT_BRD;
+        put_le16(h + 6, (uint16_t)n);
+        pos += 10 + n + 2;
+        put_le16(buf + 14, (uint16_t)(0x1000 | (pos - 16)));
+        takt_sim_get_stats(s, &a);
+        size_t r = takt_sim_process(s, buf, pos, sizeof buf, 9700, NULL);
+        takt_sim_get_stats(s, &b);
+        if (n == ECAT_MAX_DG_DATA) {
+            assert_int_equal(r, pos);
+            assert_int_equal(pos, 1514);
+            assert_int_equal(get_le16(buf + pos - 2), N);          /* BRD WKC */
+        } else {
+            assert_int_equal(r, 0);
+            assert_int_equal(b.malformed, a.malformed + 1);
+        }
+    }
+}
+
 static void unpadded_frame_returns_at_its_length(void **state)
 {
     (void)state;
@@ -301,6 +332,7 @@ int main(void)
         cmocka_unit_test(armw_frmw),
         cmocka_unit_test(nop_and_logical_without_fmmu),
         cmocka_unit_test(malformed_counted),
+        cmocka_unit_test(longest_datagram),
         cmocka_unit_test(unpadded_frame_returns_at_its_length),
         cmocka_unit_test(circulating_bit_and_frame_types),
     };
