@@ -10,7 +10,7 @@
 # frame it received and sent, complete by construction) and as each veth end receives
 # them (dumpcap -f inbound, merged; on a loaded host dumpcap was seen to miss the first
 # tens of ms of a run without counting a drop, so the line says how many it caught);
-# tshark's ecat/ecat_mailbox dissectors judge both. SOEM sends from the group address
+# tshark's ecat/ecat_mailbox dissectors judge both (ecat-common.sh). SOEM sends from the group address
 # 01:01:01:01:01:01, which tshark notes as an expert info on every master frame; that
 # one note is SOEM's and is counted apart, every other expert info or malformed frame
 # fails the run.
@@ -33,7 +33,7 @@
 #                 (Wck -1 in ec_sample, slaves "lost" and re-found)
 #   SOEM_DIR      SOEM checkout with its build in SOEM_DIR/build (for soem_servo; skipped if unset)
 #   OUT           directory for logs and captures (default: a new /tmp/ecat-interop.*)
-# Exit 0 when both runs passed, 1 on a failure, 77 when it cannot run here.
+# Exit 0 when every run passed, 1 on a failure, 77 when it cannot run here.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
