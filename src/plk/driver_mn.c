@@ -58,18 +58,31 @@ int plk_drv_flush(struct takt_link *link, struct plk_txq *q)
 
 /* Send what the core queued; note whether a SoA in it invites an answer (any service
  * but NoService, addressed to a CN rather than to the MN itself), so the async slot is
- * only waited out when something can come in it. */
+ * only waited out when something can come in it. The send time is read just before
+ * the send and given to the core (a PReq's PRes latency, timeout and the staleness of
+ * a PRes count from it, not from the frame or wake-up that triggered it) and to a
+ * capture tap (so the capture's send stamps are the same). A PRes cannot be stamped
+ * before this read if it answers the PReq; one that arrives while the send syscall
+ * runs still looks in time: no kernel transmit stamp is read (one more syscall). */
 static void mn_flush(struct takt_plk_mn *m)
 {
-    for (unsigned i = 0; i < m->q.n; i++) {
+    unsigned n = m->q.n < TX_SLOTS ? m->q.n : TX_SLOTS;
+    if (!n)
+        return;
+    struct takt_frame f[TX_SLOTS];
+    takt_ns_t t = takt_now();
+    for (unsigned i = 0; i < n; i++) {
         const uint8_t *d = m->q.f[i].data;
         if (m->q.f[i].len > PLK_SOA_OFF_TARGET && plk_frame_mtyp(d) == PLK_MTYP_SOA &&
             d[PLK_SOA_OFF_SVID] != PLK_SOA_NO_SERVICE && d[PLK_SOA_OFF_TARGET] != PLK_NODE_MN) {
             m->invited = true;
             m->invited_node = d[PLK_SOA_OFF_TARGET];
         }
+        f[i] = (struct takt_frame){ .data = m->q.f[i].data, .len = m->q.f[i].len, .ts = t };
     }
-    plk_drv_flush(m->link, &m->q);
+    m->q.n = 0;
+    takt_link_send(m->link, f, n);
+    plk_mn_sent(&m->core, t);
 }
 
 static int receive(struct takt_plk_mn *m, takt_ns_t timeout)

@@ -56,8 +56,11 @@ static void send_preq(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now, s
     m.u.preq.payload = n->out;
     m.u.preq.payload_limit = n->cfg->preq_payload;
     tx(mn, q, &m);
+    /* until the driver says when it really left (plk_mn_sent) */
     n->preq_sent = now;
     mn->deadline = now + pres_timeout(mn, n);
+    mn->tx_stamp_node = n->id;
+    mn->tx_queued_at = now;
 }
 
 /* PResMN (ref §10): the MN's own PRes to 255 carrying every chained CN's outputs. */
@@ -93,6 +96,39 @@ static void send_pres_mn(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
     /* the driver may sleep until then and read the chained PRes in one batch */
     mn->chain_expect = now + first_max + 30000;
     mn->deadline = mn->chain_end;
+    mn->tx_stamp_node = PLK_NODE_MN;
+    mn->tx_queued_at = now;
+}
+
+/* The chained CNs time their PRes from the PResMN's arrival (PResTimeFirst), so the
+ * window moves with its actual send. */
+static void pres_mn_sent(struct plk_mn *mn, takt_ns_t t)
+{
+    takt_ns_t d = t - mn->tx_queued_at;
+    for (unsigned i = 0; i < mn->n_chain; i++)
+        mn->node[mn->chain[i]]->preq_sent = t;
+    mn->chain_end += d;
+    mn->chain_expect += d;
+    if (mn->phase == MNP_CHAIN)
+        mn->deadline = mn->chain_end;
+}
+
+void plk_mn_sent(struct plk_mn *mn, takt_ns_t t)
+{
+    uint8_t id = mn->tx_stamp_node;
+    mn->tx_stamp_node = 0;
+    /* a send cannot precede the decision to send (a clock read before it was) */
+    if (!id || t <= mn->tx_queued_at)
+        return;
+    if (id == PLK_NODE_MN) {
+        pres_mn_sent(mn, t);
+        return;
+    }
+    struct plk_mn_node *n = mn->node[id];
+    n->preq_sent = t;
+    /* the PRes timeout runs from the PReq's send (0x1F92) */
+    if (mn->phase == MNP_ISOCH && mn->cur < mn->n_poll && mn->poll[mn->cur] == id)
+        mn->deadline = t + pres_timeout(mn, n);
 }
 
 static void send_soa_and_async(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
@@ -209,27 +245,44 @@ void plk_mn_cycle(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
     advance(mn, now, q);
 }
 
-static void on_pres(struct plk_mn *mn, takt_ns_t now, const struct plk_msg *m)
+/* A PRes answers the PReq (or PResMN) of its own window, in this cycle: one that comes
+ * after its node's timeout (the MN polls another node or is past the isochronous
+ * phase), a second one in the cycle, or one stamped before this cycle's PReq actually
+ * left (it was already on its way or waiting in the socket: the answer to an earlier
+ * PReq) is late. Its loss was counted at the timeout (0x1C07/0x1C08, ref §7); it is
+ * counted as late and neither its data nor its state are taken. */
+static bool pres_in_window(const struct plk_mn *mn, const struct plk_mn_node *n, takt_ns_t now)
 {
-    struct plk_mn_node *n = PLK_IS_CN(m->src) ? mn->node[m->src] : NULL;
-    if (!n || !n->in_cycle || n->answered)
-        return;
-    bool expected = (mn->phase == MNP_ISOCH && mn->cur < mn->n_poll && mn->poll[mn->cur] == n->id) ||
-                    (mn->phase == MNP_CHAIN && n->chained);
-    /* a PRes stamped before this cycle's PReq is a late answer to an earlier one */
-    if (!expected || now < n->preq_sent) {
-        n->st.pres_late++;   /* after its timeout: counted as lost already */
-        return;
-    }
-    n->answered = true;
-    n->st.pres_ok++;
-    plk_errcnt_good(&n->loss_pres);
-    takt_ns_t lat = now - n->preq_sent;
+    if (n->answered || now < n->preq_sent)
+        return false;
+    if (mn->phase == MNP_ISOCH)
+        return mn->cur < mn->n_poll && mn->poll[mn->cur] == n->id;
+    return mn->phase == MNP_CHAIN && n->chained;
+}
+
+static void pres_latency(struct plk_mn_node *n, takt_ns_t lat)
+{
     if (!n->st.pres_lat_min || lat < n->st.pres_lat_min)
         n->st.pres_lat_min = lat;
     if (lat > n->st.pres_lat_max)
         n->st.pres_lat_max = lat;
     n->st.pres_lat_sum += lat;
+}
+
+/* Returns true when the PRes was the answer the MN waited for. */
+static bool on_pres(struct plk_mn *mn, takt_ns_t now, const struct plk_msg *m)
+{
+    struct plk_mn_node *n = PLK_IS_CN(m->src) ? mn->node[m->src] : NULL;
+    if (!n || !n->in_cycle)
+        return false;
+    if (!pres_in_window(mn, n, now)) {
+        n->st.pres_late++;
+        return false;
+    }
+    n->answered = true;
+    n->st.pres_ok++;
+    plk_errcnt_good(&n->loss_pres);
+    pres_latency(n, now - n->preq_sent);
     n->rs = (m->u.pres.flags2 & PLK_F2_RS_MASK) != 0;
     n->pr = (uint8_t)((m->u.pres.flags2 & PLK_F2_PR_MASK) >> PLK_F2_PR_SHIFT);
     uint16_t sz = m->u.pres.size < n->in_size ? m->u.pres.size : n->in_size;
@@ -239,6 +292,7 @@ static void on_pres(struct plk_mn *mn, takt_ns_t now, const struct plk_msg *m)
         n->state = m->u.pres.nmt_state;
         plk_mn_on_pres_state(mn, n, now);
     }
+    return true;
 }
 
 static bool chain_complete(const struct plk_mn *mn)
@@ -274,7 +328,8 @@ void plk_mn_rx(struct plk_mn *mn, takt_ns_t now, const uint8_t *f, size_t len, s
     }
     switch (m.mtyp) {
     case PLK_MTYP_PRES:
-        on_pres(mn, now, &m);
+        if (!on_pres(mn, now, &m))
+            break;   /* late or not ours: the MN still waits for the one it polled */
         if (mn->phase == MNP_ISOCH && mn->cur < mn->n_poll && mn->poll[mn->cur] == m.src) {
             mn->cur++;
             advance(mn, now, q);

@@ -125,6 +125,11 @@ struct plk_mn {
     uint16_t pres_mn_size;
     takt_ns_t chain_end;
     takt_ns_t chain_expect;     /* when the last chained PRes should have arrived */
+    /* The PReq (node ID) or PResMN (PLK_NODE_MN) just queued, whose actual send time
+     * the driver reports with plk_mn_sent (0: none); queued_at is the time it was
+     * queued with, which stands until then (sans-I/O callers that send at once). */
+    uint8_t  tx_stamp_node;
+    takt_ns_t tx_queued_at;
     unsigned ident_rr, status_rr, invite_rr;       /* async round-robin positions */
     bool     reset_sent;        /* NMTResetNode broadcast done in this PreOp1 */
     unsigned preop1_cycles;
@@ -158,6 +163,11 @@ void plk_mn_rx(struct plk_mn *mn, takt_ns_t now, const uint8_t *f, size_t len, s
 /* Timer: PRes timeout of the polled node or the end of the chained window. */
 void plk_mn_tick(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q);
 takt_ns_t plk_mn_deadline(const struct plk_mn *mn);
+/* The frames queued so far were handed to the link at `t` (the caller's clock, read
+ * just before the send). A PReq's send time starts its PRes timeout and is what PRes
+ * latency and staleness are measured against: not the time of the frame or wake-up
+ * that made the MN send it. */
+void plk_mn_sent(struct plk_mn *mn, takt_ns_t t);
 /* True while the isochronous phase waits for responses. */
 static inline bool plk_mn_busy(const struct plk_mn *mn)
 { return mn->phase == MNP_ISOCH || mn->phase == MNP_CHAIN; }
