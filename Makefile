@@ -18,6 +18,10 @@ build: $(BUILD)/CMakeCache.txt
 deps:
 	@bash scripts/deps
 
+# Tests run tc and ip (iproute2 puts them in /usr/sbin), which an ordinary user's PATH
+# on Debian lacks: without this, test_txtime failed for such a user on a fresh Debian 12.
+check unit: export PATH := $(PATH):/usr/sbin:/sbin
+
 check: deps
 	cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) -DTAKT_WERROR=ON $(CMAKE_FLAGS)
 	cmake --build $(BUILD) -j $(JOBS)
