@@ -79,7 +79,7 @@ static void every_command_listed(void **state)
 
 static void version(void **state)
 {
-    char out[256], want[64];
+    char out[256], want[256];
     assert_int_equal(run("--version", 0, out, sizeof out), 0);
     assert_int_equal(strncmp(out, "takt ", 5), 0);
     assert_true(strlen(out) > 6 && out[5] >= '0' && out[5] <= '9');
