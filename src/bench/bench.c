@@ -324,84 +324,38 @@ static void wait_operational(const char *log, unsigned n, double timeout_s)
     }
 }
 
-static void run_one(const struct bench_opts *o, struct bench_run *r, const char *tag, bool capture)
+/* Wait (10 ms steps, bounded) until a child has written something to path. */
+static void wait_nonempty(const char *path, pid_t pid, int tries)
 {
-    char why[256], json[512], log_sim[512], log_stack[512], log_cap[512], data[520];
-    struct takt_netns ns;
-    memset(&ns, 0, sizeof ns);
-    ns.ctl[0] = ns.ctl[1] = -1;
-    perf_hist_init(&r->hist, 0, 1000, (uint32_t)(r->cycle_ns * 4 / 1000 + 1000));
-    if (takt_netns_create(&ns, why, sizeof why)) {
-        add_note(r, "no namespace pair: %.200s", why);
-        return;
-    }
-    snprintf(json, sizeof json, "%s/data/%s.json", o->out_dir, tag);
-    snprintf(log_sim, sizeof log_sim, "%s/logs/%s-network.log", o->out_dir, tag);
-    snprintf(log_stack, sizeof log_stack, "%s/logs/%s-stack.log", o->out_dir, tag);
-    snprintf(log_cap, sizeof log_cap, "%s/logs/%s-capture.log", o->out_dir, tag);
-    snprintf(data, sizeof data, "%s/data", o->out_dir);
-    r->capture_drops = -1;
-    unlink(json);
-    char *sim[24], *stack[32], buf[40][600];
-    build_argv(o, r, ns.ifname[0], ns.ifname[1], json, sim, stack, buf);
-
-    /* POWERLINK boots its CNs over SDO for seconds: the load and cyclictest cover the MN's
-     * measured window (it starts once every CN is Operational), not the boot */
-    bool after_boot = r->proto == BP_PLK;
-    struct bench_stressor st;
-    memset(&st, 0, sizeof st);
-    if (!after_boot)
-        start_load(o, r, &st, &ns);
-
-    pid_t psim = bench_spawn(sim, &ns, TAKT_NETNS_B, log_sim);
-    /* the network prints its first line once its link is open: then it answers */
     struct stat sb;
-    for (int i = 0; i < 100 && psim > 0 && (stat(log_sim, &sb) || sb.st_size == 0); i++)
+    for (int i = 0; i < tries && pid > 0 && (stat(path, &sb) || sb.st_size == 0); i++)
         nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
-    nanosleep(&(struct timespec){ 0, 20000000 }, NULL);
-    pid_t pcap = 0;
-    if (capture) {
-        snprintf(r->capture, sizeof r->capture, "%s/data/%s.pcapng", o->out_dir, tag);
-        char t[32];
-        snprintf(t, sizeof t, "%.1f", r->seconds + bench_boot_s(r) + 30);
-        /* under load a SCHED_OTHER capture falls behind and the kernel drops frames: it
-         * runs real-time too, below the stack and the network (chrt, when it can) */
-        char cprio[16], chrt[512];
-        snprintf(cprio, sizeof cprio, "%d", o->prio > 10 ? o->prio - 10 : 1);
-        char *cap[] = { "chrt", "-f", cprio, (char *)o->takt, "capture", "-i", ns.ifname[1], "-t", t, "-o", r->capture, NULL };
-        bool rt_cap = o->prio > 0 && bench_which("chrt", chrt, sizeof chrt);
-        pcap = bench_spawn(rt_cap ? cap : cap + 3, &ns, TAKT_NETNS_B, log_cap);
-        /* the capture writes its file header once libpcap is active: wait for it, so
-         * the first cycles are not missed on a loaded machine */
-        for (int i = 0; i < 500 && pcap > 0 && (stat(r->capture, &sb) || sb.st_size == 0); i++)
-            nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
-    }
-    int ct_cpu = o->ct_cpu >= 0 ? o->ct_cpu : o->cpu;
-    if (!after_boot)
-        bench_ct_start(&r->ct, data, tag, r->cycle_ns, r->seconds, o->prio, ct_cpu);
-    pid_t pstack = bench_spawn(stack, &ns, TAKT_NETNS_A, log_stack);
-    if (after_boot && pstack > 0) {
-        wait_operational(log_stack, r->nodes, bench_boot_s(r) + 5);
-        start_load(o, r, &st, &ns);
-        bench_ct_start(&r->ct, data, tag, r->cycle_ns, r->seconds, o->prio, ct_cpu);
-    }
-    int rc = pstack > 0 ? bench_wait(pstack, r->seconds + bench_boot_s(r) + 60) : (int)pstack;
-    if (rc == -ETIMEDOUT) {
-        bench_stop(pstack, 2);
-        add_note(r, "the stack did not finish within %.0f s (see logs/%.60s-stack.log)",
-                 r->seconds + bench_boot_s(r) + 60, tag);
-    }
-    bench_ct_finish(&r->ct, 5);
-    if (pcap > 0)
-        bench_stop(pcap, 2);
-    bench_stop(psim, 2);
-    char dead[200];
-    if (r->load_ran && !bench_stress_running(&st, dead, sizeof dead)) {
-        r->load_ran = false;
-        add_note(r, "%s", dead);
-    }
-    bench_stress_stop(&st);
-    takt_netns_destroy(&ns);
+}
+
+/* `takt capture` at the network's end. Under load a SCHED_OTHER capture falls behind and
+ * the kernel drops frames: it runs real-time too, below the stack and the network (chrt,
+ * where SCHED_FIFO is allowed). Returns once the capture is live. */
+static pid_t start_capture(const struct bench_opts *o, struct bench_run *r, const struct takt_netns *ns,
+                           const char *tag, const char *log)
+{
+    snprintf(r->capture, sizeof r->capture, "%s/data/%s.pcapng", o->out_dir, tag);
+    char t[32], cprio[16], chrt[512];
+    snprintf(t, sizeof t, "%.1f", r->seconds + bench_boot_s(r) + 30);
+    snprintf(cprio, sizeof cprio, "%d", o->prio > 10 ? o->prio - 10 : 1);
+    char *cap[] = { "chrt", "-f", cprio, (char *)o->takt, "capture", "-i", (char *)ns->ifname[1], "-t", t, "-o",
+                    r->capture, NULL };
+    bool rt_cap = o->prio > 0 && bench_which("chrt", chrt, sizeof chrt);
+    pid_t pid = bench_spawn(rt_cap ? cap : cap + 3, ns, TAKT_NETNS_B, log);
+    /* the file header is written once libpcap is active: the first cycles are not missed */
+    wait_nonempty(r->capture, pid, 500);
+    return pid;
+}
+
+/* After the run: the stack's figures, the wire, and whether the cycle was held. */
+static void judge_run(const struct bench_opts *o, struct bench_run *r, int rc, const char *tag, const char *json,
+                      const char *log_cap)
+{
+    bool capture = r->capture[0] != 0;
     r->ran = rc == 0;
     read_stack_json(r, json);
     /* plk mn exits 3 when a CN is not Operational at the end; with a measured window in
@@ -435,6 +389,71 @@ static void run_one(const struct bench_opts *o, struct bench_run *r, const char 
                  r->cycles ? 100.0 * (double)r->lost / (double)r->cycles : 0.0, (unsigned long long)r->overruns,
                  r->cycles ? 100.0 * (double)r->overruns / (double)r->cycles : 0.0,
                  (unsigned long long)r->wkc_errors);
+}
+
+static void run_one(const struct bench_opts *o, struct bench_run *r, const char *tag, bool capture)
+{
+    char why[256], json[512], log_sim[512], log_stack[512], log_cap[512], data[520];
+    struct takt_netns ns;
+    memset(&ns, 0, sizeof ns);
+    ns.ctl[0] = ns.ctl[1] = -1;
+    perf_hist_init(&r->hist, 0, 1000, (uint32_t)(r->cycle_ns * 4 / 1000 + 1000));
+    if (takt_netns_create(&ns, why, sizeof why)) {
+        add_note(r, "no namespace pair: %.200s", why);
+        return;
+    }
+    snprintf(json, sizeof json, "%s/data/%s.json", o->out_dir, tag);
+    snprintf(log_sim, sizeof log_sim, "%s/logs/%s-network.log", o->out_dir, tag);
+    snprintf(log_stack, sizeof log_stack, "%s/logs/%s-stack.log", o->out_dir, tag);
+    snprintf(log_cap, sizeof log_cap, "%s/logs/%s-capture.log", o->out_dir, tag);
+    snprintf(data, sizeof data, "%s/data", o->out_dir);
+    r->capture_drops = -1;
+    unlink(json);
+    char *sim[24], *stack[32], buf[40][600];
+    build_argv(o, r, ns.ifname[0], ns.ifname[1], json, sim, stack, buf);
+
+    /* POWERLINK boots its CNs over SDO for seconds: the load and cyclictest cover the MN's
+     * measured window (it starts once every CN is Operational), not the boot */
+    bool after_boot = r->proto == BP_PLK;
+    struct bench_stressor st;
+    memset(&st, 0, sizeof st);
+    if (!after_boot)
+        start_load(o, r, &st, &ns);
+
+    pid_t psim = bench_spawn(sim, &ns, TAKT_NETNS_B, log_sim);
+    /* the network prints its first line once its link is open; its real-time set-up
+     * (mlockall, pre-faulting) follows, and a loaded machine makes that take 100+ ms: the
+     * master's first scan frames must not time out waiting for it (seen at 20 ms) */
+    wait_nonempty(log_sim, psim, 100);
+    nanosleep(&(struct timespec){ 0, 200000000 }, NULL);
+    pid_t pcap = capture ? start_capture(o, r, &ns, tag, log_cap) : 0;
+    int ct_cpu = o->ct_cpu >= 0 ? o->ct_cpu : o->cpu;
+    if (!after_boot)
+        bench_ct_start(&r->ct, data, tag, r->cycle_ns, r->seconds, o->prio, ct_cpu);
+    pid_t pstack = bench_spawn(stack, &ns, TAKT_NETNS_A, log_stack);
+    if (after_boot && pstack > 0) {
+        wait_operational(log_stack, r->nodes, bench_boot_s(r) + 5);
+        start_load(o, r, &st, &ns);
+        bench_ct_start(&r->ct, data, tag, r->cycle_ns, r->seconds, o->prio, ct_cpu);
+    }
+    int rc = pstack > 0 ? bench_wait(pstack, r->seconds + bench_boot_s(r) + 60) : (int)pstack;
+    if (rc == -ETIMEDOUT) {
+        bench_stop(pstack, 2);
+        add_note(r, "the stack did not finish within %.0f s (see logs/%.60s-stack.log)",
+                 r->seconds + bench_boot_s(r) + 60, tag);
+    }
+    bench_ct_finish(&r->ct, 5);
+    if (pcap > 0)
+        bench_stop(pcap, 2);
+    bench_stop(psim, 2);
+    char dead[200];
+    if (r->load_ran && !bench_stress_running(&st, dead, sizeof dead)) {
+        r->load_ran = false;
+        add_note(r, "%s", dead);
+    }
+    bench_stress_stop(&st);
+    takt_netns_destroy(&ns);
+    judge_run(o, r, rc, tag, json, log_cap);
 }
 
 /* Can this process get SCHED_FIFO at the asked priority? Tried in a child. */
