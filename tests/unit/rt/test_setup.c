@@ -5,6 +5,10 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/resource.h>
@@ -114,6 +118,44 @@ static void test_cpu0_pins(void **state)
     assert_true(st.affinity_ok == (w.n == 0));
 }
 
+/* What rt_setup says took effect did: the kernel's view of this thread and process. */
+static void check_in_effect(const struct rt_state *st)
+{
+    if (st->affinity_ok) {
+        cpu_set_t set;
+        assert_int_equal(sched_getaffinity(0, sizeof set, &set), 0);
+        assert_int_equal(CPU_COUNT(&set), 1);
+        assert_true(CPU_ISSET(0, &set));
+    }
+    if (st->fifo_ok) {
+        int pol;
+        struct sched_param sp;
+        assert_int_equal(pthread_getschedparam(pthread_self(), &pol, &sp), 0);
+        assert_int_equal(pol, SCHED_FIFO);
+        assert_int_equal(sp.sched_priority, 10);
+    }
+    if (st->mlock_ok && !SANITIZED) {             /* ASan's mlockall is a no-op */
+        FILE *f = fopen("/proc/self/status", "r");
+        char line[128];
+        long kb = -1;
+        while (f && fgets(line, sizeof line, f))
+            if (sscanf(line, "VmLck: %ld kB", &kb) == 1)
+                break;
+        if (f)
+            fclose(f);
+        assert_true(kb > 0);
+    }
+    if (st->dma_latency_ok) {
+        /* reading the device gives the request in force: ours (0) or a lower one */
+        int32_t v = -1;
+        int fd = open("/dev/cpu_dma_latency", O_RDONLY);
+        assert_true(fd >= 0);
+        assert_int_equal(read(fd, &v, sizeof v), (ssize_t)sizeof v);
+        close(fd);
+        assert_int_equal(v, 0);
+    }
+}
+
 static void test_full_setup_warns_at_most_once_each(void **state)
 {
     /* Whatever privileges this process has, each of the four requests gives either
@@ -130,6 +172,7 @@ static void test_full_setup_warns_at_most_once_each(void **state)
     assert_true(st.mlock_ok || !st.mlock_future);
     assert_int_equal(ok + w.n, 4);
     assert_true(st.dma_latency_ok == (st.dma_fd >= 0));
+    check_in_effect(&st);
     rt_teardown(&st);
     assert_int_equal(st.dma_fd, -1);
     /* back to SCHED_OTHER so later tests in this process are ordinary */
