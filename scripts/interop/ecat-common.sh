@@ -47,7 +47,7 @@ judge_all() {   # TAG: the simulator's complete capture, then dumpcap's and how 
 }
 
 sim_start() {   # TAG
-    "$TAKT" sim ecat ${ECAT_SIM_PRIO:+-p $ECAT_SIM_PRIO} -i "$TAKT_IF_A" $DEVARGS --json "$OUT/$1.sim.json" \
+    "$TAKT" sim ecat ${ECAT_SIM_PRIO:+-p $ECAT_SIM_PRIO} ${ECAT_CPU:+-a $ECAT_CPU} -i "$TAKT_IF_A" $DEVARGS ${ECAT_SIM_ARGS:-} --json "$OUT/$1.sim.json" \
         --pcap "$OUT/$1.sim.pcapng" >"$OUT/$1.sim.out" 2>&1 &
     SIM=$!
     sleep 0.5

@@ -28,9 +28,12 @@
 #                 is found in it, its expected working counter computed the same way)
 #   SERVO_CYCLES  cycles of 1 ms soem_servo runs in OP (default 4000)
 #   ECAT_TIME     seconds ec_sample runs (default 10);  ECAT_CYCLE  its cycle in µs (default 1000)
-#   ECAT_SIM_PRIO SCHED_FIFO priority of takt sim ecat (default 60; empty: none). Without it
+#   ECAT_SIM_PRIO SCHED_FIFO priority of takt sim ecat (default 70, above the masters' 60:
+#                 real slaves never wait for the master's CPU; empty: none). Without it
 #                 a loaded host can hold the simulator past SOEM's 2 ms receive timeout
 #                 (Wck -1 in ec_sample, slaves "lost" and re-found)
+#   ECAT_CPU      pin takt sim ecat to this CPU (default: not pinned)
+#   ECAT_SIM_ARGS more options for takt sim ecat (e.g. --stall-us 1000: its serving stalls in the JSON)
 #   SOEM_DIR      SOEM checkout with its build in SOEM_DIR/build (for soem_servo; skipped if unset)
 #   OUT           directory for logs and captures (default: a new /tmp/ecat-interop.*)
 # Exit 0 when every run passed, 1 on a failure, 77 when it cannot run here.
@@ -60,7 +63,7 @@ if [ -z "${TAKT_IF_A:-}" ]; then
 fi
 
 DEV=${ECAT_DEVICES:-ek1100,el1004,el2004,el3102}
-ECAT_SIM_PRIO=${ECAT_SIM_PRIO-60}
+ECAT_SIM_PRIO=${ECAT_SIM_PRIO-70}
 . "$here/ecat-common.sh"
 DEVARGS=$(net_args main "$DEV")
 nslaves=$(names main "$DEV" | grep -c .)

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <exception>
 
 #include "kickcat/Bus.h"
@@ -17,6 +18,13 @@
 #include "kickcat/helpers.h"
 
 using namespace kickcat;
+
+static double wall_s()
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
 
 int main(int argc, char* argv[])
 {
@@ -57,6 +65,10 @@ int main(int argc, char* argv[])
                         remap_ok ? "ok" : "FAILED");
         }
         bus.enableDC(1ms, 500us, 100ms);
+        std::printf("DC: KickCAT's propagation delay of slave %zu %" PRId64 " ns%s", bus.slaves().size(),
+                    static_cast<int64_t>(bus.slaves().back().delay.count()), s ? "" : "\n");
+        if (s)
+            std::printf(", of the servo %" PRId64 " ns\n", static_cast<int64_t>(s->delay.count()));
         bus.createMapping(io, sizeof io);
         if (s)
             std::printf("servo inputs %d B, outputs %d B (6 expected after the remap)\n", s->input.bsize,
@@ -77,6 +89,7 @@ int main(int argc, char* argv[])
         std::printf("all slaves OPERATIONAL\n");
         Timer timer{1ms};
         timer.start();
+        int shown = 0;
         for (int i = 0; i < cycles; i++) {
             timer.wait_next_tick();
             if (s) {
@@ -88,6 +101,7 @@ int main(int argc, char* argv[])
                     s->output.data[6] = 8;   // cyclic synchronous position
             }
             int before = lost + bad_wkc + other;
+            double t_send = wall_s();
             try {
                 bus.sendLogicalRead(count_read);
                 bus.sendLogicalWrite(count_read);
@@ -101,6 +115,11 @@ int main(int argc, char* argv[])
             if (lost + bad_wkc + other == before) {
                 ok_read++;
                 ok_write++;
+            } else if (shown++ < 20) {
+                // wall-clock times to hold against the captures: was the answer there in time?
+                double t_done = wall_s();
+                std::printf("cycle %d: %d errors; sent at %.6f, given up at %.6f (%.3f ms later)\n", i,
+                            lost + bad_wkc + other - before, t_send, t_done, (t_done - t_send) * 1e3);
             }
             if (s) {
                 std::memcpy(&sw, s->input.data, 2);
