@@ -63,9 +63,9 @@ static void gp_hist(FILE *f, const struct bench_run *r, const char *pn)
     const char *sn = bench_stress_name(r->stress);
     char over[80] = "";
     if (r->hist.over)
-        snprintf(over, sizeof over, ", %llu > %lld not drawn", (unsigned long long)r->hist.over,
+        snprintf(over, sizeof over, ", %llu > %lld off-axis", (unsigned long long)r->hist.over,
                  (long long)((r->hist.lo + (int64_t)r->hist.nbins * r->hist.bin) / 1000));
-    fprintf(f, "set title '%s: %llu periods, %.1f to %.1f us%s'\n", sn, (unsigned long long)r->period.count,
+    fprintf(f, "set title '%s: %llu periods, %.1f-%.1f us%s'\n", sn, (unsigned long long)r->period.count,
             us(r->period.min), us(r->period.max), over);
     fprintf(f, "plot 'jitter-%s-%s-hist.dat' using 1:2 with impulses lw 2 notitle\n", pn, sn);
 }
@@ -92,11 +92,18 @@ static int write_script(const struct bench_all *a, int p, bool svg)
     fprintf(f, "set terminal %s size 1000,600\nset grid\nset datafile missing 'NaN'\n", term);
     /* load vs cycle time, a line per node count */
     fprintf(f, "set output 'load-%s.%s'\nset title 'CPU load of the %s cycle thread vs cycle time (gaps: cycle not held)'\n"
-               "set xlabel 'cycle time [us]'\nset ylabel 'CPU load [%% of one core]'\nset logscale x\nset key top right\n"
-               "plot ", pn, ext, proto_title(p));
+               "set xlabel 'cycle time [us]'\nset ylabel 'CPU load [%% of one core]'\nset logscale x\nset key top right\n",
+            pn, ext, proto_title(p));
+    bool any = false;
+    for (unsigned i = 0; i < a->n_load; i++)
+        any = any || ((int)a->load[i].proto == p && a->load[i].held);
+    if (!any)   /* nothing to autoscale on: gnuplot would stop the whole script there */
+        fprintf(f, "set xrange [100:20000]\nset yrange [0:100]\n"
+                   "set label 1 'no cell held its cycle: every cell is N/A' at graph 0.5,0.5 center\n");
+    fprintf(f, "plot ");
     for (unsigned n = 0; n < o->n_nodes; n++)
         fprintf(f, "%s'load-%s.dat' using 1:%u with linespoints title '%u nodes'", n ? ", " : "", pn, n + 2, o->nodes[n]);
-    fprintf(f, "\nunset logscale x\n");
+    fprintf(f, "\nunset logscale x\nunset label 1\nset xrange [*:*]\nset yrange [*:*]\n");
     /* histograms: one file per stress test, then all of them on one page */
     /* one x range for every stress test, so the panels compare at a glance */
     int64_t xmax = 0;

@@ -227,8 +227,10 @@ r = json.load(open(sys.argv[1] + "/report.json"))
 errs = []
 if len(r["load"]) != 2 * 4 * 6: errs.append("default matrix: %d cells, not 48" % len(r["load"]))
 if len(r["jitter"]) != 2 * 7: errs.append("default stress tests: %d runs, not 14" % len(r["jitter"]))
+# EtherCAT holds most cells even on a loaded 2-vCPU VM; POWERLINK (22 frames per cycle
+# through two processes) may hold none there, which is a figure, not an inconsistency
+if not any(x["held"] for x in r["load"] if x["protocol"] == "ethercat"): errs.append("ethercat: no cell held its cycle")
 for p in ("ethercat", "powerlink"):
-    if not any(x["held"] for x in r["load"] if x["protocol"] == p): errs.append(p + ": no cell held its cycle")
     if sum(x["cycles"] > 0 for x in r["jitter"] if x["protocol"] == p) < 7: errs.append(p + ": a stress test did not run")
 if errs: print("\n".join(errs)); sys.exit(1)
 PY
@@ -260,8 +262,8 @@ md = md[:j] + md[j:].replace(" |", " 1 |", 3)
 open(d + "/report.md", "w").write(md)'
 mutate "a plot histogram that lost a line" '
 f = d + "/plots/jitter-powerlink-cpu-hist.dat"; l = open(f).readlines(); open(f, "w").writelines(l[:-1])'
-mutate "held although frames were lost" '
-r = json.load(open(d + "/report.json")); x = [x for x in r["load"] if x["held"]][0]; x["frames_lost"] = x["cycles"]
+mutate "a cell whose held flag contradicts its losses" '
+r = json.load(open(d + "/report.json")); x = r["load"][0]; x["held"] = not x["held"]
 json.dump(r, open(d + "/report.json", "w"))'
 
 # 3. neither gnuplot nor stress-ng on PATH: everything else runs, the report says what is missing
