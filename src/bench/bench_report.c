@@ -338,7 +338,8 @@ int bench_write_report(const struct bench_all *a, char *err, size_t errlen)
             fprintf(f, "- **%s**: %s\n", bench_stress_name(s), bench_stress_desc(s));
     fprintf(f, "\nmin/max cycle, max deviation (from the nominal cycle) and the percentiles are the stack's own "
                "wake-to-wake Cycle Time (1 µs histogram); *cycles due* is the run's length over the cycle, so fewer "
-               "cycles run means periods were skipped; *wire* is the period of the cyclic frames captured with kernel "
+               "cycles run means periods were skipped (a POWERLINK window can end a few cycles late, so more than due is "
+               "no error); *wire* is the period of the cyclic frames captured with kernel "
                "timestamps at the simulator's end; cyclictest's figures are its wake-up latency in the same run.\n\n");
     for (int p = 0; p < BP_COUNT; p++)
         if (o->proto[p] && a->n_jit)
