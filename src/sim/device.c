@@ -98,7 +98,7 @@ static bool dev_pd_idle(struct sim_device *sd, takt_ns_t now)
          * a process call), one compare */
         uint64_t a, b;
         memcpy(&a, v, 8);
-        memcpy(&b, d->snap, 8);
+        memcpy(&b, &d->snap8, 8);
         return a == b;
     }
     for (unsigned i = 0; i < d->snap_len; i++)   /* a few bytes: no library call */
@@ -225,6 +225,8 @@ static void dev_process(struct sim_device *sd, const uint8_t *outputs, size_t ou
     }
     if (d->snap_ok) {
         memcpy(d->snap, d->vals + d->snap_off, d->snap_len);
+        if (d->snap_wide)
+            memcpy(&d->snap8, d->vals + d->snap_off, 8);
         d->idle_al = d->al;
         d->idle_ok = true;
     }
@@ -246,10 +248,12 @@ static void dev_destroy(struct sim_device *sd)
  * cache-line offset taken from its page number instead. */
 static struct sim_dev *dev_alloc(void)
 {
-    uint8_t *raw = calloc(1, sizeof(struct sim_dev) + 64 * 64);
+    uint8_t *raw = calloc(1, sizeof(struct sim_dev) + 65 * 64);
     if (!raw)
         return NULL;
-    struct sim_dev *d = (struct sim_dev *)(raw + 64 * (((uintptr_t)raw >> 12) % 64));
+    /* on a line boundary, so the hot head is exactly one line */
+    uint8_t *line = (uint8_t *)(((uintptr_t)raw + 63) & ~(uintptr_t)63);
+    struct sim_dev *d = (struct sim_dev *)(line + 64 * (((uintptr_t)raw >> 12) % 64));
     d->alloc = raw;
     return d;
 }

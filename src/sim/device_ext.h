@@ -28,30 +28,32 @@ struct sim_servo {                 /* CiA 402 drive state (behaviour_servo.c) */
 
 enum sim_beh { SIM_BEH_NONE, SIM_BEH_DI, SIM_BEH_DO, SIM_BEH_AI, SIM_BEH_SERVO };
 
-/* Hot fields (used by every process cycle) first, so a cycle touches few cache lines;
- * the large description copy last. */
+/* Hot fields first: what pd_idle asks every cycle (ops, flags, the DI window) fills the
+ * instance's first cache line, the wide snapshot and the mapped values (vals, mapped
+ * first) its second, so an idle device costs two lines (dev_alloc aligns to 64). */
 struct sim_dev {
     struct sim_device base;        /* first member: the ESC sees only this */
     uint8_t  al;                   /* AL state as last accepted */
     bool     plan_dirty;
     uint8_t  beh;                  /* enum sim_beh, from desc.behaviour */
+    /* idle detection (pd_idle): the mapped values' bytes as the last process left them */
+    bool     idle_ok, snap_ok;     /* a process ran since the last replan; snap usable */
+    bool     snap_wide;            /* snap8 is the 8 bytes from snap_off: one compare */
+    uint8_t  idle_al;              /* AL state at that process */
+    uint16_t snap_off, snap_len;   /* range of d->vals holding every mapped value */
+    int64_t  di_period_ns;         /* DI: counter step (default 10 ms) */
+    int64_t  di_next_ns;           /* DI: when the counter steps next */
+    uint64_t snap8;                /* snap_wide: the snapshot, beside the values */
+    uint8_t  vals[512];            /* the dictionary's values (od_compact), mapped first */
+    uint8_t  snap[64];             /* !snap_wide: the snapshot */
     unsigned n_out, n_in;
     size_t   out_len, in_len;      /* bytes */
     uint64_t n_process;
     size_t   last_out_len;
     /* behaviour parameters and state */
-    int64_t  di_period_ns;         /* DI: counter step (default 10 ms) */
-    int64_t  di_next_ns;           /* DI: when the counter steps next */
     uint64_t di_count;
     int64_t  ai_period_ns;         /* AI: waveform period (default 1 s) */
     unsigned n_bh;                 /* entries the behaviour drives, cached at setup */
-    /* idle detection (pd_idle): the mapped values' bytes as the last process left them */
-    bool     idle_ok, snap_ok;     /* a process ran since the last replan; snap usable */
-    bool     snap_wide;            /* snap is the 8 bytes from snap_off: one compare */
-    uint8_t  idle_al;              /* AL state at that process */
-    uint16_t snap_off, snap_len;   /* range of d->vals holding every mapped value */
-    uint8_t  snap[64];
-    uint8_t  vals[512];            /* the dictionary's values (od_compact), mapped first */
     struct od_entry *bh[64];
     uint8_t  bh_ch[64];            /* channel number of each (DI) */
     struct sim_servo servo;

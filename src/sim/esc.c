@@ -179,8 +179,8 @@ void esc_cache_regs(struct sim_esc *e)
     e->dc.offset = get_le64(e->mem + ESC_DC_SYS_OFFSET);
     e->dc.delay = get_le32(e->mem + ESC_DC_SYS_DELAY);
     e->dc.slew = esc_reg16(e, ESC_DC_SPEED_START) & 0x7FFF;
-    e->dc.depth = e->mem[ESC_DC_DIFF_FILTER] & 0x0F;
-    e->dc.filt_gain = 1.0 / (double)(1u << e->dc.depth);
+    e->dc_depth = e->mem[ESC_DC_DIFF_FILTER] & 0x0F;
+    e->dc.filt_gain = 1.0 / (double)(1u << e->dc_depth);
 }
 
 static enum hook hook_of(uint32_t a)

@@ -22,13 +22,14 @@
 /* One active FMMU, precomputed whenever FMMU or SM registers change, so the logical
  * path does no register decoding per frame. Bit addresses are absolute. */
 struct esc_fmmu_map {
-    uint64_t log_bit0, log_bit_end;   /* [start, end) */
-    uint32_t phys_bit0;
+    /* what the whole-byte path reads first, together */
+    uint64_t log0, log_end;           /* log_bit0 / 8, log_bit_end / 8 */
+    uint32_t phys0;                   /* phys_bit0 / 8 */
     uint8_t  type;                    /* ESC_FMMU_R | ESC_FMMU_W */
     int8_t   sm;                      /* SM holding the whole physical span, -1 if none */
     bool     aligned;                 /* whole bytes on both sides and sm >= 0: the fast path */
-    uint32_t phys0;                   /* phys_bit0 / 8 */
-    uint64_t log0, log_end;           /* log_bit0 / 8, log_bit_end / 8 */
+    uint64_t log_bit0, log_bit_end;   /* [start, end) */
+    uint32_t phys_bit0;
 };
 
 /* Run-time view of one SyncManager, rebuilt from its registers. */
@@ -39,26 +40,26 @@ struct esc_sm {
     bool     ecat_writes;             /* control bits 2-3 == 1 */
     bool     active;                  /* enabled by the master and not deactivated by PDI */
     bool     wd;                      /* control bit 6: SM watchdog trigger */
-    takt_ns_t last_commit;            /* last complete output buffer (watchdog) */
     uint8_t   status;                 /* shadow of the status byte (written through) */
+    takt_ns_t last_commit;            /* last complete output buffer (watchdog) */
 };
 
+/* Every field but the last two is read or written by each 0x0910 write (dc_rmw). */
 struct esc_dc {
     bool      present;                /* 0x0008 bit 2 */
+    bool      have_last;
+    uint16_t  slew;                   /* cached 0x0930 & 0x7FFF */
+    uint32_t  delay;                  /* cached 0x0928 */
     takt_ns_t anchor_t;               /* sim time of the anchor */
     int64_t   anchor_local;           /* local time there */
     double    drift_ppb;              /* natural drift of this clock */
     double    corr_ppb;               /* control-loop rate correction */
     takt_ns_t last_write_t;           /* last 0x0910 write, for the rate estimate */
-    bool      have_last;
     double    win_dt;                 /* rate window: the steps taken ... */
     takt_ns_t win_iv;                 /* ... over this much time ... */
     double    win_r0;                 /* ... and what was left unstepped at its start */
     double    filt;                   /* filtered system time difference */
     uint64_t  offset;                 /* cached 0x0920 */
-    uint32_t  delay;                  /* cached 0x0928 */
-    uint16_t  slew;                   /* cached 0x0930 & 0x7FFF */
-    uint8_t   depth;                  /* cached 0x0934 & 0x0F */
     double    filt_gain;              /* 1 / 2^depth: the filter multiplies, never divides */
     uint64_t  sync0_start;            /* 0x0990 as written (reads show the next pulse) */
 };
@@ -78,17 +79,19 @@ struct esc_fault {
     uint32_t abort_code;
 };
 
+/* Laid out for the per-frame path of a network (struct sim_slave, 64-byte aligned,
+ * this struct at offset 8): the header to wd_pd_ns in the slave's first cache line,
+ * dev and the DC loop state in the next two, the first FMMU in the third. */
 struct sim_esc {
     /* --- hot: what every frame touches, kept together in few cache lines --- */
     uint8_t  *mem;                    /* ESC_REGS + ram bytes */
     uint8_t  *stage;                  /* write staging for 3-buffer output SMs (ram bytes) */
-    uint32_t  mem_size;
     unsigned  n_map;
     uint8_t   map_types;              /* OR of the active FMMUs' types */
+    uint8_t   al_state;
     /* register values the hot path needs, cached so it touches no extra cache lines */
     uint16_t  station, alias;
     bool      alias_en;
-    uint8_t   al_state;
     bool      pdi_work;               /* deferred work for the end of the frame */
     bool      pd_touched;             /* process data accessed in this frame */
     bool      sii_cmd_pending;
@@ -99,14 +102,17 @@ struct sim_esc {
     bool      reference;              /* tests: no fast paths (idle skip, byte FMMU path) */
     int8_t    sm_out, sm_in;          /* process-data SMs from the description, -1 none */
     uint8_t   mbx_active;             /* active mailbox SMs (bit n = SM n) */
+    uint8_t   dc_depth;               /* cached 0x0934 & 0x0F */
     takt_ns_t wd_pd_ns;               /* process-data watchdog time, 0 = off */
     struct sim_device *dev;
-    struct esc_times times;
     struct esc_dc dc;
     struct esc_fmmu_map map[SIM_MAX_FMMU];
+    struct esc_times times;           /* only 0x0900 writes (latches) use these; here
+                                       * they put sm[2] and sm[3] in one line each */
     struct esc_sm sm[SIM_MAX_SM];
 
     /* --- cold --- */
+    uint32_t  mem_size;
     bool      external;               /* mem/stage live in the caller's block */
     uint8_t  *mbx_reply, *mbx_last;   /* held reply, last placed reply (repeat) */
     size_t    mbx_reply_len, mbx_last_len;

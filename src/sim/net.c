@@ -42,7 +42,7 @@ static size_t block_stride(uint32_t ram)
 int sim_net_alloc(struct takt_sim **out, unsigned n, const struct takt_sim_opts *o)
 {
     struct takt_sim *s = calloc(1, sizeof *s);
-    if (!s || !n || !(s->sl = calloc(n, sizeof *s->sl)) || !(s->act = calloc(n, sizeof *s->act)) ||
+    if (!s || !n || !(s->sl = aligned_alloc(64, n * sizeof *s->sl)) || !(s->act = calloc(n, sizeof *s->act)) ||
         !(s->scr_child = calloc(4 * (size_t)n, sizeof *s->scr_child)) ||
         !(s->scr_stk = calloc(n, sizeof *s->scr_stk)) || !(s->scr_pi = calloc(n, 1)) ||
         !(s->scr_flag = calloc(n, 1))) {
@@ -56,6 +56,7 @@ int sim_net_alloc(struct takt_sim **out, unsigned n, const struct takt_sim_opts 
         free(s);
         return n ? -ENOMEM : -EINVAL;
     }
+    memset(s->sl, 0, n * sizeof *s->sl);
     if (o)
         s->opt = *o;
     else
