@@ -161,6 +161,8 @@ void esc_reset(struct sim_esc *e, takt_ns_t now)
     e->dc.corr_ppb = 0;
     e->dc.have_last = false;
     e->dc.filt = 0;
+    e->dc_regs_stale = false;       /* the memset cleared 0x092C/0x0932 ... */
+    e->sm_stat_stale = 0;           /* ... and the SM status bytes */
     e->dc.sync0_start = 0;
     esc_sii_load(e);
     esc_cache_regs(e);
@@ -276,9 +278,21 @@ static bool reg_write(struct sim_esc *e, uint32_t adr, const uint8_t *in, uint32
     return any;
 }
 
+void esc_sync_mem(struct sim_esc *e)
+{
+    esc_dc_sync_regs(e);
+    for (unsigned n = 0; e->sm_stat_stale; n++)
+        if (e->sm_stat_stale & (1u << n)) {
+            e->mem[ESC_SM0 + ESC_SM_SIZE * n + 5] = e->sm[n].status;   /* byte 5: status */
+            e->sm_stat_stale &= (uint8_t)~(1u << n);
+        }
+}
+
 static bool reg_read(struct sim_esc *e, uint32_t adr, uint8_t *out, uint32_t len, bool or_into, takt_ns_t t)
 {
     uint32_t lo = adr, hi = adr + len;
+    if (e->sm_stat_stale && lo < ESC_SM0 + ESC_SM_SIZE * SIM_MAX_SM && hi > ESC_SM0)
+        esc_sync_mem(e);
     if (!e->dc.present) {
         /* Without a DC unit the 0x09xx block does not answer. */
         if (lo >= 0x0900 && hi <= 0x0A00)

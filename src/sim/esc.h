@@ -102,7 +102,8 @@ struct sim_esc {
     bool      reference;              /* tests: no fast paths (idle skip, byte FMMU path) */
     int8_t    sm_out, sm_in;          /* process-data SMs from the description, -1 none */
     uint8_t   mbx_active;             /* active mailbox SMs (bit n = SM n) */
-    uint8_t   dc_depth;               /* cached 0x0934 & 0x0F */
+    bool      dc_regs_stale;          /* 0x092C/0x0932 lag dc.filt/corr_ppb (esc_dc_sync_regs) */
+    uint8_t   sm_stat_stale;          /* bit n: SM n's status byte lags sm[n].status */
     takt_ns_t wd_pd_ns;               /* process-data watchdog time, 0 = off */
     struct sim_device *dev;
     struct esc_dc dc;
@@ -113,6 +114,7 @@ struct sim_esc {
 
     /* --- cold --- */
     uint32_t  mem_size;
+    uint8_t   dc_depth;               /* cached 0x0934 & 0x0F */
     bool      external;               /* mem/stage live in the caller's block */
     uint8_t  *mbx_reply, *mbx_last;   /* held reply, last placed reply (repeat) */
     size_t    mbx_reply_len, mbx_last_len;
@@ -179,6 +181,14 @@ void esc_dc_time_write(struct sim_esc *e, const uint8_t *val, unsigned off, unsi
 void esc_dc_latch(struct sim_esc *e);
 void esc_dc_reset_filter(struct sim_esc *e, takt_ns_t t);
 void esc_dc_read_refresh(struct sim_esc *e, uint32_t adr, uint32_t len, takt_ns_t t);
+/* Store the control loop's 0x092C (filtered difference) and 0x0932 (speed) into
+ * memory. A 0x0910 write only marks them stale: 1000 slaves' DC register lines stay
+ * out of the cyclic path, and every read of ESC memory (register reads, peek) syncs. */
+void esc_dc_sync_regs(struct sim_esc *e);
+/* Likewise the status byte of 3-buffer SMs: a commit updates the shadow (sm[n].status)
+ * and marks it; esc_sync_mem stores every lagging register (DC and SM status), and
+ * runs before anything reads ESC memory (register reads, peek, AL checks). */
+void esc_sync_mem(struct sim_esc *e);
 
 /* ESC memory accessors without side effects (tests, device checks). */
 static inline uint16_t esc_reg16(const struct sim_esc *e, uint16_t a)

@@ -172,6 +172,7 @@ static bool known_state(uint8_t s)
 
 void esc_al_control(struct sim_esc *e, takt_ns_t t)
 {
+    esc_sync_mem(e);                  /* the device's checks read ESC memory */
     uint16_t ctl = esc_reg16(e, ESC_AL_CONTROL);
     uint8_t to = ctl & AL_STATE_MASK, from = e->al_state;
     bool ack = ctl & AL_ACK;

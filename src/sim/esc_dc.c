@@ -11,11 +11,17 @@
 #define RATE_WINDOW (128 * 1000000LL)  /* ns of writes the rate is judged over */
 #define RATE_STEP 25000.0              /* ppb change per window at most */
 
-int64_t esc_dc_local(const struct sim_esc *e, takt_ns_t t)
+/* inline in this file: the 0x0910 write of every slave calls it each cycle */
+static inline int64_t dc_local(const struct sim_esc *e, takt_ns_t t)
 {
     int64_t dt = t - e->dc.anchor_t;
     double adj = (double)dt * (e->dc.drift_ppb + e->dc.corr_ppb) * 1e-9;
     return e->dc.anchor_local + dt + (int64_t)(adj < 0 ? adj - 0.5 : adj + 0.5);
+}
+
+int64_t esc_dc_local(const struct sim_esc *e, takt_ns_t t)
+{
+    return dc_local(e, t);
 }
 
 /* Re-anchor before changing the rate so the clock stays continuous. */
@@ -33,6 +39,8 @@ uint64_t esc_dc_systime(const struct sim_esc *e, takt_ns_t t)
 void esc_dc_read_refresh(struct sim_esc *e, uint32_t adr, uint32_t len, takt_ns_t t)
 {
     uint32_t end = adr + len;
+    if (adr < ESC_DC_SPEED_DIFF + 2 && end > ESC_DC_SYS_DIFF)
+        esc_dc_sync_regs(e);
     if (adr < 0x0918 && end > 0x0910)
         put_le64(e->mem + ESC_DC_SYS_TIME, esc_dc_systime(e, t));
     if (adr < 0x098F && end > 0x0984) {
@@ -75,6 +83,7 @@ void esc_dc_reset_filter(struct sim_esc *e, takt_ns_t t)
     e->dc.win_r0 = 0;
     put_le32(e->mem + ESC_DC_SYS_DIFF, 0);
     put_le16(e->mem + ESC_DC_SPEED_DIFF, 0);
+    e->dc_regs_stale = false;
 }
 
 static void put_diff(struct sim_esc *e, double d)
@@ -85,11 +94,20 @@ static void put_diff(struct sim_esc *e, double d)
     put_le32(e->mem + ESC_DC_SYS_DIFF, mag | (d >= 0 ? 0x80000000u : 0));
 }
 
+void esc_dc_sync_regs(struct sim_esc *e)
+{
+    if (!e->dc_regs_stale)
+        return;
+    put_diff(e, e->dc.filt);
+    put_le16(e->mem + ESC_DC_SPEED_DIFF, (uint16_t)(int16_t)(e->dc.corr_ppb / 1000.0));
+    e->dc_regs_stale = false;
+}
+
 void esc_dc_time_write(struct sim_esc *e, const uint8_t *val, unsigned off, unsigned n, takt_ns_t t)
 {
     if (off != 0 || (n != 4 && n != 8))
         return;                     /* partial writes feed nothing */
-    int64_t local = esc_dc_local(e, t);
+    int64_t local = dc_local(e, t);
     uint64_t sys = (uint64_t)local + e->dc.offset - e->dc.delay;
     int64_t dt;
     if (n == 8)
@@ -97,7 +115,6 @@ void esc_dc_time_write(struct sim_esc *e, const uint8_t *val, unsigned off, unsi
     else                            /* IgH writes 4 bytes: compare the low word */
         dt = (int32_t)((uint32_t)sys - get_le32(val));
     e->dc.filt += ((double)dt - e->dc.filt) * e->dc.filt_gain;
-    put_diff(e, e->dc.filt);
 
     int64_t slew = e->dc.slew;
     int64_t step = dt > slew ? slew : dt < -slew ? -slew : dt;
@@ -135,5 +152,5 @@ void esc_dc_time_write(struct sim_esc *e, const uint8_t *val, unsigned off, unsi
     }
     e->dc.anchor_local -= step;
     e->dc.last_write_t = t;
-    put_le16(e->mem + ESC_DC_SPEED_DIFF, (uint16_t)(int16_t)(e->dc.corr_ppb / 1000.0));
+    e->dc_regs_stale = true;        /* 0x092C and 0x0932: esc_dc_sync_regs */
 }

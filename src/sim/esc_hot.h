@@ -93,7 +93,7 @@ HOT bool esc_sm_write_i(struct sim_esc *e, unsigned n, uint32_t adr, const uint8
         /* status from the shadow: the hot path only stores to the register line */
         uint8_t b = (uint8_t)((s->status >> 4) + 1);
         s->status = (uint8_t)((s->status & ~0x30) | (b >= 3 ? 0 : b) << 4 | 0x01);
-        *st = s->status;
+        e->sm_stat_stale |= (uint8_t)(1u << n);   /* the register line: esc_sync_mem */
         if (!e->wd_ok) {
             e->mem[ESC_WD_STATUS_PD] |= 0x01;
             e->wd_ok = true;

@@ -34,6 +34,7 @@ void esc_sm_refresh(struct sim_esc *e, unsigned n)
         /* (De)activation empties the buffer state (ESC datasheet, SM activate). */
         sm_reg(e, n)[SM_STATUS] = 0;
         s->status = 0;
+        e->sm_stat_stale &= (uint8_t)~(1u << n);
         if (s->mode != ESC_SM_MBX)
             memset(e->stage + (s->active ? s->start - ESC_REGS : 0), 0, s->active ? s->len : 0);
     }

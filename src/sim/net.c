@@ -424,6 +424,7 @@ int takt_sim_peek(const struct takt_sim *s, unsigned pos, uint16_t adr, void *bu
 {
     if (pos >= s->n || (size_t)adr + len > s->sl[pos].esc.mem_size)
         return -EINVAL;
+    esc_sync_mem(&((struct takt_sim *)s)->sl[pos].esc);  /* memory as a read shows it */
     memcpy(buf, s->sl[pos].esc.mem + adr, len);
     return 0;
 }
@@ -433,6 +434,7 @@ int takt_sim_set_clock(struct takt_sim *s, unsigned pos, int64_t offset_ns, doub
     if (pos >= s->n)
         return -EINVAL;
     struct sim_esc *e = &s->sl[pos].esc;
+    esc_dc_sync_regs(e);            /* 0x0932 keeps the rate it showed */
     e->clock_offset = offset_ns;
     e->dc.drift_ppb = drift_ppm * 1000.0;
     e->dc.anchor_t = 0;
