@@ -4,36 +4,24 @@
  * filtered difference in 0x092C), plus a rate correction like the ESC speed counter. */
 #include <math.h>
 #include <stdlib.h>
-#include "sim/esc.h"
+#include "sim/esc_hot.h"
 #include "util/wire.h"
-
-#define MAX_CORR_PPB 500000.0          /* speed counter range, +-500 ppm */
-#define RATE_WINDOW (128 * 1000000LL)  /* ns of writes the rate is judged over */
-#define RATE_STEP 25000.0              /* ppb change per window at most */
-
-/* inline in this file: the 0x0910 write of every slave calls it each cycle */
-static inline int64_t dc_local(const struct sim_esc *e, takt_ns_t t)
-{
-    int64_t dt = t - e->dc.anchor_t;
-    double adj = (double)dt * (e->dc.drift_ppb + e->dc.corr_ppb) * 1e-9;
-    return e->dc.anchor_local + dt + (int64_t)(adj < 0 ? adj - 0.5 : adj + 0.5);
-}
 
 int64_t esc_dc_local(const struct sim_esc *e, takt_ns_t t)
 {
-    return dc_local(e, t);
+    return esc_dc_local_i(e, t);
 }
 
 /* Re-anchor before changing the rate so the clock stays continuous. */
 static void reanchor(struct sim_esc *e, takt_ns_t t)
 {
-    e->dc.anchor_local = esc_dc_local(e, t);
+    e->dc.anchor_local = esc_dc_local_i(e, t);
     e->dc.anchor_t = t;
 }
 
 uint64_t esc_dc_systime(const struct sim_esc *e, takt_ns_t t)
 {
-    return (uint64_t)esc_dc_local(e, t) + e->dc.offset;
+    return (uint64_t)esc_dc_local_i(e, t) + e->dc.offset;
 }
 
 void esc_dc_read_refresh(struct sim_esc *e, uint32_t adr, uint32_t len, takt_ns_t t)
@@ -105,52 +93,5 @@ void esc_dc_sync_regs(struct sim_esc *e)
 
 void esc_dc_time_write(struct sim_esc *e, const uint8_t *val, unsigned off, unsigned n, takt_ns_t t)
 {
-    if (off != 0 || (n != 4 && n != 8))
-        return;                     /* partial writes feed nothing */
-    int64_t local = dc_local(e, t);
-    uint64_t sys = (uint64_t)local + e->dc.offset - e->dc.delay;
-    int64_t dt;
-    if (n == 8)
-        dt = (int64_t)(sys - get_le64(val));
-    else                            /* IgH writes 4 bytes: compare the low word */
-        dt = (int32_t)((uint32_t)sys - get_le32(val));
-    e->dc.filt += ((double)dt - e->dc.filt) * e->dc.filt_gain;
-
-    int64_t slew = e->dc.slew;
-    int64_t step = dt > slew ? slew : dt < -slew ? -slew : dt;
-    e->dc.anchor_local = local;     /* re-anchor: the rate may change below */
-    e->dc.anchor_t = t;
-    /* Rate, judged over a window of RATE_WINDOW: the steps taken in it plus the change
-     * of what was left unstepped are exactly the drift over the window, whatever the
-     * slew limit did (the writes' own timing errors cancel but for the two at its
-     * ends). A long window because a master that writes its own time (reference
-     * follows master) stamps it microseconds before the frame gets here: over one 1 ms
-     * interval that alone would read as hundreds of ppm. Half the window's average goes
-     * into the speed, at most RATE_STEP per window, so one late frame cannot throw the
-     * clock off. */
-    double rest = (double)(dt - step);
-    if (!e->dc.have_last) {
-        e->dc.win_dt = 0;
-        e->dc.win_iv = 0;
-        e->dc.win_r0 = rest;
-        e->dc.have_last = true;
-    } else {
-        takt_ns_t iv = t - e->dc.last_write_t;
-        if (iv > 0)
-            e->dc.win_iv += iv;
-        e->dc.win_dt += (double)step;
-        if (e->dc.win_iv >= RATE_WINDOW) {
-            double drift = e->dc.win_dt + rest - e->dc.win_r0;
-            double d = 0.5 * drift * 1e9 / (double)e->dc.win_iv;
-            d = d > RATE_STEP ? RATE_STEP : d < -RATE_STEP ? -RATE_STEP : d;
-            double c = e->dc.corr_ppb - d;
-            e->dc.corr_ppb = c > MAX_CORR_PPB ? MAX_CORR_PPB : c < -MAX_CORR_PPB ? -MAX_CORR_PPB : c;
-            e->dc.win_dt = 0;
-            e->dc.win_iv = 0;
-            e->dc.win_r0 = rest;
-        }
-    }
-    e->dc.anchor_local -= step;
-    e->dc.last_write_t = t;
-    e->dc_regs_stale = true;        /* 0x092C and 0x0932: esc_dc_sync_regs */
+    esc_dc_time_write_i(e, val, off, n, t);
 }

@@ -6,6 +6,7 @@
 
 #include <string.h>
 #include "sim/esc.h"
+#include "util/wire.h"
 
 #define HOT static inline __attribute__((always_inline))
 #define ESC_SM_STATUS_OFF 5           /* SM register byte 5: status (ref §6) */
@@ -144,6 +145,72 @@ HOT bool esc_pdi_idle(struct sim_esc *e, takt_ns_t t)
         return false;
     e->pdi_work = e->pd_touched = false;
     return true;
+}
+
+/* The DC unit's local clock and its time-control loop, fed by every 0x0910 write: the
+ * cyclic FRMW feeds every slave each frame (net.c dc_rmw), so no call per slave. */
+#define ESC_DC_MAX_CORR_PPB 500000.0          /* speed counter range, +-500 ppm */
+#define ESC_DC_RATE_WINDOW (128 * 1000000LL)  /* ns of writes the rate is judged over */
+#define ESC_DC_RATE_STEP 25000.0              /* ppb change per window at most */
+
+/* Local time: anchor plus elapsed time scaled by drift and correction. */
+HOT int64_t esc_dc_local_i(const struct sim_esc *e, takt_ns_t t)
+{
+    int64_t dt = t - e->dc.anchor_t;
+    double adj = (double)dt * (e->dc.drift_ppb + e->dc.corr_ppb) * 1e-9;
+    return e->dc.anchor_local + dt + (int64_t)(adj < 0 ? adj - 0.5 : adj + 0.5);
+}
+
+HOT void esc_dc_time_write_i(struct sim_esc *e, const uint8_t *val, unsigned off, unsigned n, takt_ns_t t)
+{
+    if (off != 0 || (n != 4 && n != 8))
+        return;                     /* partial writes feed nothing */
+    int64_t local = esc_dc_local_i(e, t);
+    uint64_t sys = (uint64_t)local + e->dc.offset - e->dc.delay;
+    int64_t dt;
+    if (n == 8)
+        dt = (int64_t)(sys - get_le64(val));
+    else                            /* IgH writes 4 bytes: compare the low word */
+        dt = (int32_t)((uint32_t)sys - get_le32(val));
+    e->dc.filt += ((double)dt - e->dc.filt) * e->dc.filt_gain;
+
+    int64_t slew = e->dc.slew;
+    int64_t step = dt > slew ? slew : dt < -slew ? -slew : dt;
+    e->dc.anchor_local = local;     /* re-anchor: the rate may change below */
+    e->dc.anchor_t = t;
+    /* Rate, judged over a window of ESC_DC_RATE_WINDOW: the steps taken in it plus the change
+     * of what was left unstepped are exactly the drift over the window, whatever the
+     * slew limit did (the writes' own timing errors cancel but for the two at its
+     * ends). A long window because a master that writes its own time (reference
+     * follows master) stamps it microseconds before the frame gets here: over one 1 ms
+     * interval that alone would read as hundreds of ppm. Half the window's average goes
+     * into the speed, at most ESC_DC_RATE_STEP per window, so one late frame cannot throw the
+     * clock off. */
+    double rest = (double)(dt - step);
+    if (!e->dc.have_last) {
+        e->dc.win_dt = 0;
+        e->dc.win_iv = 0;
+        e->dc.win_r0 = rest;
+        e->dc.have_last = true;
+    } else {
+        takt_ns_t iv = t - e->dc.last_write_t;
+        if (iv > 0)
+            e->dc.win_iv += iv;
+        e->dc.win_dt += (double)step;
+        if (e->dc.win_iv >= ESC_DC_RATE_WINDOW) {
+            double drift = e->dc.win_dt + rest - e->dc.win_r0;
+            double d = 0.5 * drift * 1e9 / (double)e->dc.win_iv;
+            d = d > ESC_DC_RATE_STEP ? ESC_DC_RATE_STEP : d < -ESC_DC_RATE_STEP ? -ESC_DC_RATE_STEP : d;
+            double c = e->dc.corr_ppb - d;
+            e->dc.corr_ppb = c > ESC_DC_MAX_CORR_PPB ? ESC_DC_MAX_CORR_PPB : c < -ESC_DC_MAX_CORR_PPB ? -ESC_DC_MAX_CORR_PPB : c;
+            e->dc.win_dt = 0;
+            e->dc.win_iv = 0;
+            e->dc.win_r0 = rest;
+        }
+    }
+    e->dc.anchor_local -= step;
+    e->dc.last_write_t = t;
+    e->dc_regs_stale = true;        /* 0x092C and 0x0932: esc_dc_sync_regs */
 }
 
 #endif

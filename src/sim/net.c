@@ -219,7 +219,7 @@ static unsigned dc_rmw(struct takt_sim *s, struct ecat_dg *dg, takt_ns_t now)
             put_le64(v, esc_dc_systime(e, at(s, k, now)));
             memcpy(dg->data, v, dg->len);
         } else {
-            esc_dc_time_write(e, dg->data, 0, dg->len, at(s, k, now));
+            esc_dc_time_write_i(e, dg->data, 0, dg->len, at(s, k, now));
         }
         w++;
     }
