@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
+
+#include "unit/cli/takt_run.h"
 #include <json-c/json.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -16,14 +18,7 @@ static const char *bin, *src;
 
 static int run(const char *args, char *out, size_t n)
 {
-    char cmd[2200];
-    snprintf(cmd, sizeof cmd, "'%.1000s' %.1100s 2>&1", bin, args);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    size_t got = fread(out, 1, n - 1, p);
-    out[got] = 0;
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return takt_run(bin, args, "2>&1", out, n);
 }
 
 static char out[65536];

@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
+
+#include "unit/cli/takt_run.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,17 +16,7 @@ static const char *bin;
 /* Run `takt ARGS`, capture stdout+stderr into out; return the exit status. */
 static int run(const char *args, char *out, size_t n)
 {
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "'%s' %s 2>&1", bin, args);
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    size_t got = fread(out, 1, n - 1, p);
-    out[got] = 0;
-    char rest[4096];            /* read to the end: a closed pipe would kill takt (SIGPIPE) */
-    while (fread(rest, 1, sizeof rest, p) > 0)
-        ;
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return takt_run(bin, args, "2>&1", out, n);
 }
 
 static void expect(const char *args, int status, const char *s1, const char *s2)

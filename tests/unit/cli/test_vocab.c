@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
+
+#include "unit/cli/takt_run.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,17 +23,7 @@ static int ncmds;
 /* Run `takt ARGS` (stdout only, or with 2>&1); returns the exit status. */
 static int run(const char *args, int both, char *out, size_t n)
 {
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "'%s' %s %s </dev/null", bin, args, both ? "2>&1" : "2>/dev/null");
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    size_t got = fread(out, 1, n - 1, p);
-    out[got] = 0;
-    char rest[4096];            /* read to the end: a closed pipe would kill takt (SIGPIPE) */
-    while (fread(rest, 1, sizeof rest, p) > 0)
-        ;
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return takt_run(bin, args, both ? "2>&1" : "2>/dev/null", out, n);
 }
 
 static void expect(const char *args, int status, const char *s1, const char *s2)
