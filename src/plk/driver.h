@@ -8,8 +8,9 @@
 #include "plk/mn.h"
 #include "plk/cn.h"
 
-/* Send the frames a core queued, now (launch times ignored). Returns frames sent. */
-int plk_drv_flush(struct takt_link *link, struct plk_txq *q);
+/* Send the frames a core queued, now (launch times ignored), stamped ts for a capture
+ * tap (the time read just before the send). Returns frames sent. */
+int plk_drv_flush(struct takt_link *link, struct plk_txq *q, takt_ns_t ts);
 
 /* An MN from a full network configuration (config file, CDC, --nodes). */
 int plk_drv_mn_create(const struct plk_net_config *nc, struct takt_plk_mn **out,

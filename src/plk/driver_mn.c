@@ -46,12 +46,12 @@ static takt_ns_t thread_cpu(void)
 }
 
 /* Send everything the core queued (MN frames have no launch time). */
-int plk_drv_flush(struct takt_link *link, struct plk_txq *q)
+int plk_drv_flush(struct takt_link *link, struct plk_txq *q, takt_ns_t ts)
 {
     struct takt_frame f[TX_SLOTS];
     unsigned n = q->n < TX_SLOTS ? q->n : TX_SLOTS;
     for (unsigned i = 0; i < n; i++)
-        f[i] = (struct takt_frame){ .data = q->f[i].data, .len = q->f[i].len };
+        f[i] = (struct takt_frame){ .data = q->f[i].data, .len = q->f[i].len, .ts = ts };
     q->n = 0;
     return n ? takt_link_send(link, f, n) : 0;
 }
@@ -66,22 +66,18 @@ int plk_drv_flush(struct takt_link *link, struct plk_txq *q)
  * runs still looks in time: no kernel transmit stamp is read (one more syscall). */
 static void mn_flush(struct takt_plk_mn *m)
 {
-    unsigned n = m->q.n < TX_SLOTS ? m->q.n : TX_SLOTS;
-    if (!n)
+    if (!m->q.n)
         return;
-    struct takt_frame f[TX_SLOTS];
     takt_ns_t t = takt_now();
-    for (unsigned i = 0; i < n; i++) {
+    for (unsigned i = 0; i < m->q.n; i++) {
         const uint8_t *d = m->q.f[i].data;
         if (m->q.f[i].len > PLK_SOA_OFF_TARGET && plk_frame_mtyp(d) == PLK_MTYP_SOA &&
             d[PLK_SOA_OFF_SVID] != PLK_SOA_NO_SERVICE && d[PLK_SOA_OFF_TARGET] != PLK_NODE_MN) {
             m->invited = true;
             m->invited_node = d[PLK_SOA_OFF_TARGET];
         }
-        f[i] = (struct takt_frame){ .data = m->q.f[i].data, .len = m->q.f[i].len, .ts = t };
     }
-    m->q.n = 0;
-    takt_link_send(m->link, f, n);
+    plk_drv_flush(m->link, &m->q, t);
     plk_mn_sent(&m->core, t);
 }
 
