@@ -97,6 +97,9 @@ static enum plk_mn_nmtreq_refusal node_cmd(struct plk_mn *mn, takt_ns_t now,
         if (t->step == MNS_OPERATIONAL && mn->st.nodes_operational)
             mn->st.nodes_operational--;
         t->in_cycle = false;    /* a stopped CN answers no PReq (DS 301 7.1.4) */
+        /* confirm the stop a few cycles after the command went out, not at the next
+         * 5 s StatusRequest round: until then the node's state would read stale */
+        t->status_due = now + 4 * mn->cycle_ns;
         plk_mn_node_step(mn, t, now, MNS_STOPPED);
         break;
     case PLK_NMT_CMD_ENTER_PREOP2:

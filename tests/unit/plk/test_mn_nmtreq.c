@@ -110,6 +110,9 @@ static void stop_node_request_executed(void **state)
     uint64_t lost = n3->st.pres_lost;
     bus_run(b, b->now + 100 * TAKT_NS_PER_MS);
     assert_int_equal(n3->st.pres_lost, lost);
+    /* a StatusRequest a few cycles after the command confirmed the stop (not the 5 s
+     * StatusRequest round) */
+    assert_int_equal(n3->state, PLK_NMT_CS_STOPPED);
     assert_int_equal(b->mn.node[1]->step, MNS_OPERATIONAL);
     assert_int_equal(b->mn.state, PLK_NMT_OPERATIONAL);
     bus_free(b);
