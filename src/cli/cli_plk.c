@@ -151,6 +151,19 @@ int cli_plk_net_config(struct cli_ctx *c, struct plk_net_config *nc)
         for (unsigned id = 1; id <= 239; id++)
             nc->node[id].pres_timeout_ns = (uint32_t)us * 1000;
     }
+    const char *thr = cli_get(c, "loss-threshold");
+    if (thr) {
+        /* one value for every loss-of-frame threshold the MN keeps or downloads: a host
+         * that stalls for tens of ms (a shared VM) needs more than openCONFIGURATOR's */
+        long v;
+        if (cli_parse_long(c, "--loss-threshold (0 disables)", thr, 0, 1000000, &v))
+            return 2;
+        nc->cycle_exceed_threshold = (uint32_t)v;
+        for (unsigned id = 1; id <= PLK_NODE_CN_MAX; id++) {
+            struct plk_cfg_node *n = &nc->node[id];
+            n->loss_pres_threshold = n->cn_loss_soc_threshold = n->cn_loss_preq_threshold = (uint32_t)v;
+        }
+    }
     const char *wait = cli_get(c, "boot-wait");
     if (wait) {
         long ms;
@@ -388,6 +401,7 @@ static const struct cli_opt mn_opts[] = {
     { "mandatory", 0, 1, "A-B", "these CNs are mandatory" },
     { "pres-timeout", 0, 1, "US", "PRes timeout for every CN (0x1F92), microseconds" },
     { "boot-wait", 0, 1, "MS", "listen for another MN this long first (0x1F89/1, default 1000)" },
+    { "loss-threshold", 0, 1, "N", "every loss-of-frame threshold (0x1C02/3, 0x1C09/n, CN 0x1C0B/3, 0x1C0D/3; +8 a loss, -1 a good cycle; 0 disables)" },
     { "measure", 0, 1, "S", "once every CN is Operational, measure S seconds and stop; statistics cover that window" },
     { 0 },
 };
@@ -399,7 +413,7 @@ static const struct cli_opt cn_opts[] = {
     { "late", 0, 1, "PERMILLE", "fault: PRes sent late (see --late-us)" },
     { "late-us", 0, 1, "US", "lateness of a late PRes (default 200)" },
     { "malformed", 0, 1, "PERMILLE", "fault: PRes with an invalid Size field" },
-    { "vanish", 0, 1, "N@S[+D]", "fault: CN N goes silent at S seconds for D seconds (0 = for good)" },
+    { "vanish", 0, 1, "N@S[+D]", "fault: CN N goes silent S seconds after it is first Operational, for D seconds (0 = for good)" },
     { "wrong-id", 0, 1, "N", "fault: CN N answers IdentRequest with a wrong vendor ID" },
     { "nmt-request", 0, 1, "CMD@T[+S]", "the first CN asks the MN for NMT command CMD for node T, S s (default 1) after it is Operational" },
     { 0 },

@@ -42,9 +42,15 @@ static void print_nodes(FILE *f, struct takt_plk_mn *mn, const struct plk_mn *co
         const char *note = core->node[core->ids[i]]->note;
         if (note[0])
             fprintf(f, "           %s\n", note);
+        const char *why = core->node[core->ids[i]]->lost_why;
+        if (why)
+            fprintf(f, "           last reset: %s\n", why);
     }
     struct takt_plk_mn_stats st;
     takt_plk_mn_get_stats(mn, &st);
+    if (st.cycle_exceed_hits)
+        fprintf(f, "cycle time exceeded in %" PRIu64 " cycles; the 0x1C02 threshold fired %" PRIu64
+                   " times (MN back to PreOp1, every CN reset)\n", st.cycle_exceeded, st.cycle_exceed_hits);
     if (st.nmt_requests)
         fprintf(f, "NMT requests from CNs: %" PRIu64 " (executed %" PRIu64 ", refused %" PRIu64 ")%s%s\n",
                 st.nmt_requests, st.nmt_requests_done, st.nmt_requests_refused,
@@ -90,6 +96,8 @@ static json_object *mn_json(struct takt_plk_mn *mn, const struct plk_mn *core)
         json_object_object_add(n, "pres_late", json_object_new_uint64(s.pres_late));
         json_object_object_add(n, "loss_threshold_hits", json_object_new_uint64(s.loss_threshold_hits));
         json_object_object_add(n, "resets", json_object_new_uint64(s.lost));
+        if (core->node[core->ids[i]]->lost_why)
+            json_object_object_add(n, "last_reset", json_object_new_string(core->node[core->ids[i]]->lost_why));
         json_object_object_add(n, "boots", json_object_new_uint64(s.boots));
         json_object_object_add(n, "ident_fail", json_object_new_uint64(s.ident_fail));
         json_object_object_add(n, "bad_frames", json_object_new_uint64(s.bad_frames));
@@ -128,6 +136,7 @@ struct mn_window {
     struct mn_counters from, n;  /* at the opening flip; over the window */
     int bank;          /* interval bank with the window's statistics, -1 before it closed */
     int64_t wall_open, wall_close;  /* CLOCK_REALTIME ns, to cut a capture to the window */
+    takt_ns_t started, boot;        /* MN start; from it to the window's opening */
 };
 
 static int64_t wall_ns(void)
@@ -172,6 +181,7 @@ static bool mn_window_step(struct mn_window *w, const struct plk_mn *core, struc
             return false;   /* the RT side did not flip yet: the request stays pending */
         perf_set_release(&l->perf, b);
         w->from = w->at_flip;
+        w->boot = takt_now() - w->started;
         w->end = takt_now() + (takt_ns_t)(measure_s * 1e9);
         w->wall_open = wall_ns();
         w->open = true;
@@ -197,6 +207,7 @@ static json_object *mn_window_json(const struct mn_window *w, const struct rt_lo
 {
     json_object *o = json_object_new_object();
     json_object_object_add(o, "seconds", json_object_new_double(measure_s));
+    json_object_object_add(o, "boot_s", json_object_new_double((double)w->boot / 1e9));
     json_object_object_add(o, "cycles", json_object_new_uint64(w->n.cycles));
     json_object_object_add(o, "pres_lost", json_object_new_uint64(w->n.lost));
     json_object_object_add(o, "overruns", json_object_new_uint64(w->n.overruns));
@@ -241,7 +252,7 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struc
     takt_ns_t next = c->perf_s > 0 && measure_s <= 0 ? takt_now() + (takt_ns_t)(c->perf_s * 1e9) : INT64_MAX;
     uint8_t last_state = 0;
     unsigned last_op = 0;
-    struct mn_window w = { .bank = -1 };
+    struct mn_window w = { .bank = -1, .started = takt_now() };
     while (!cli_interrupted && !__atomic_load_n(&l->ended, __ATOMIC_ACQUIRE)) {
         if (measure_s > 0 && mn_window_step(&w, core, l, measure_s))
             break;
@@ -274,8 +285,9 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struc
     rt_loop_print_summary(stdout, l);
     print_nodes(stdout, mn, core);
     if (w.bank >= 0) {
-        printf("--- measured window: %.1f s of steady operation (boot excluded), %" PRIu64 " cycles, "
-               "%" PRIu64 " PRes lost\n", measure_s, w.n.cycles, w.n.lost);
+        printf("--- measured window: %.1f s of steady operation (boot excluded: every CN Operational "
+               "%.1f s after the start), %" PRIu64 " cycles, %" PRIu64 " PRes lost\n", measure_s,
+               (double)w.boot / 1e9, w.n.cycles, w.n.lost);
         perf_print_interval(stdout, &l->perf, w.bank);
     } else if (measure_s > 0) {
         fprintf(stderr, "takt plk mn: not every CN was Operational within %.1f s: nothing measured\n", limit_s);

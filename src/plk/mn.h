@@ -58,6 +58,7 @@ struct plk_mn_node {
     uint32_t cn_conf_date, cn_conf_time;   /* CN's 0x1020/1,2 (its IdentResponse) */
     bool     conf_reset_done;   /* stored download ended with NMTResetConfiguration */
     char     note[112];         /* last configuration event, for reports */
+    const char *lost_why;       /* why it was last removed and reset (a literal), or NULL */
     struct plk_errcnt loss_pres;
     struct plk_sdo_client *sdo;
     uint8_t  sdo_buf[PLK_SDO_PAYLOAD_MAX];

@@ -56,7 +56,7 @@ void plk_mn_node_reset(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now)
 
 void plk_mn_node_lost(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now, const char *why)
 {
-    (void)why;
+    n->lost_why = why;
     n->st.lost++;
     n->conf_reset_done = false;     /* its next boot checks and downloads afresh */
     plk_mn_node_reset(mn, n, now);
