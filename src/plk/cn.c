@@ -66,6 +66,7 @@ static void set_state(struct plk_cn *cn, takt_ns_t now, uint8_t s)
         plk_errcnt_reset(&cn->loss_soc);
         plk_errcnt_reset(&cn->loss_preq);
         plk_cn_async_reset(cn);
+        plk_sdo_server_reset(&cn->sdo);
     }
     cn->state = s;
     cn->state_since = now;

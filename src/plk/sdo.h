@@ -185,6 +185,10 @@ struct plk_sdo_server {
 };
 
 void plk_sdo_server_init(struct plk_sdo_server *s, struct plk_od *od, const struct plk_sdo_timing *t);
+/* An NMT reset of the CN (DS 301 7.1.2) ends its connection: nothing of it is kept for
+ * retransmission, the MN's next frame must initialise a new one. Counters and the
+ * timing stay. */
+void plk_sdo_server_reset(struct plk_sdo_server *s);
 
 /* ---- driving either side: feed received payloads, poll for frames to send ---- */
 /* rx: one received SDO payload (frame bytes from offset 18). Returns 0, or -EPROTO for

@@ -21,6 +21,18 @@ void plk_sdo_server_init(struct plk_sdo_server *s, struct plk_od *od, const stru
     s->seq.max_retries = s->tm.max_retries;
 }
 
+void plk_sdo_server_reset(struct plk_sdo_server *s)
+{
+    uint64_t retrans = s->seq.retransmissions, dropped = s->seq.rx_dropped;
+    plk_sdo_seq_init(&s->seq, true);
+    s->seq.retransmit_ns = s->tm.retransmit_ns;
+    s->seq.max_retries = s->tm.max_retries;
+    s->seq.retransmissions = retrans;
+    s->seq.rx_dropped = dropped;
+    s->busy = s->reply_pending = s->uploading = s->reply_abort = false;
+    s->len = s->done = s->total = 0;
+}
+
 static void reply_abort(struct plk_sdo_server *s, uint32_t code)
 {
     s->busy = false;

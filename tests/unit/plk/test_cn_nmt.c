@@ -171,8 +171,16 @@ static void stop_preop2_reset(void **state)
     for (unsigned i = 0; i < 3; i++) {
         soa(x, t += 1000, 0, 0);
         assert_int_equal(x->cn.state, PLK_NMT_PRE_OPERATIONAL_1);
+        /* an SDO connection with a response in flight ... */
+        x->cn.sdo.seq.state = PLK_SEQ_VALID;
+        x->cn.sdo.seq.hist_n = 1;
+        x->cn.sdo.reply_pending = true;
         cmd(x, t += 1000, 7, resets[i]);
         assert_int_equal(x->cn.state, PLK_NMT_NOT_ACTIVE);
+        /* ... ends with the reset: nothing of it is sent again (test_sdo.c) */
+        assert_int_equal(x->cn.sdo.seq.state, PLK_SEQ_IDLE);
+        assert_int_equal(x->cn.sdo.seq.hist_n, 0);
+        assert_false(x->cn.sdo.reply_pending);
     }
 }
 

@@ -227,6 +227,51 @@ static void lost_response_retransmitted(void **state)
     assert_true(r->sv.seq.retransmissions >= 1);
 }
 
+/* Frames the server sends in 100 ms with no client: its retransmissions. */
+static unsigned server_alone(struct rig *r)
+{
+    uint8_t buf[PLK_SDO_PAYLOAD_MAX];
+    unsigned sent = 0;
+    for (unsigned i = 0; i < 100; i++, r->now += MS)
+        sent += plk_sdo_server_tx(&r->sv, buf, sizeof buf, r->now) > 0;
+    return sent;
+}
+
+/* A write whose response is lost leaves it waiting for an acknowledge in the server. */
+static struct rig *write_response_lost(void)
+{
+    struct rig *r = new_rig();
+    r->drop_to_client = 3;    /* 1 InitAck, 2 Valid, 3 the write response */
+    uint32_t v = 77;
+    assert_int_equal(plk_sdo_client_write(&r->cl, 0x1300, 0, &v, 4, r->now), 0);
+    while (r->to_client_n < 3)
+        step(r);
+    return r;
+}
+
+static void nmt_reset_drops_the_connection(void **state)
+{
+    (void)state;
+    /* as it is, the server repeats its unacknowledged response */
+    struct rig *r = write_response_lost();
+    assert_true(server_alone(r) >= 1);
+    /* after an NMT reset (plk_cn_set_state -> NotActive) nothing of it is sent again:
+     * the stale frame would reach the MN after the reset, and tshark's epl dissector
+     * flags it as a duplicated frame */
+    r = write_response_lost();
+    uint64_t retrans = r->sv.seq.retransmissions;
+    plk_sdo_server_reset(&r->sv);
+    assert_false(plk_sdo_server_tx_pending(&r->sv, r->now + 50 * MS));
+    assert_int_equal(server_alone(r), 0);
+    assert_int_equal(r->sv.seq.retransmissions, retrans);   /* counters stay */
+    assert_int_equal(r->sv.seq.state, PLK_SEQ_IDLE);
+    /* and a new connection works */
+    r->drop_to_client = 0;
+    plk_sdo_client_init(&r->cl, &r->sv.tm);
+    assert_int_equal(plk_sdo_client_read(&r->cl, 0x1300, 0, r->now), 0);
+    assert_int_equal(run(r, 200), PLK_SDO_DONE);
+}
+
 static void lost_handshake_frames(void **state)
 {
     struct rig *r = new_rig();
@@ -407,6 +452,7 @@ int main(void)
         cmocka_unit_test(segmented_write_frames),
         cmocka_unit_test(lost_segment_retransmitted),
         cmocka_unit_test(lost_response_retransmitted),
+        cmocka_unit_test(nmt_reset_drops_the_connection),
         cmocka_unit_test(lost_handshake_frames),
         cmocka_unit_test(aborts_from_od),
         cmocka_unit_test(client_abort_midway),
