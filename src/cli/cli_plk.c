@@ -240,6 +240,9 @@ static void cn_report(struct cli_ctx *c, struct sim_plk_net *s)
         json_object_object_add(n, "pres_tx", json_object_new_uint64(cn->st.pres_tx));
         json_object_object_add(n, "loss_soc", json_object_new_uint64(cn->st.loss_soc));
         json_object_object_add(n, "loss_preq", json_object_new_uint64(cn->st.loss_preq));
+        /* thresholds in effect: the power-on 15 or what the MN downloaded */
+        json_object_object_add(n, "loss_soc_threshold", json_object_new_uint64(cn->loss_soc.threshold));
+        json_object_object_add(n, "loss_preq_threshold", json_object_new_uint64(cn->loss_preq.threshold));
         json_object_object_add(n, "cycle_errors", json_object_new_uint64(cn->st.cycle_errors));
         json_object_object_add(n, "dropped", json_object_new_uint64(cn->st.dropped));
         json_object_object_add(n, "late", json_object_new_uint64(cn->st.late));

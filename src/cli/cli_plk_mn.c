@@ -68,6 +68,7 @@ static json_object *mn_json(struct takt_plk_mn *mn, const struct plk_mn *core)
     json_object_object_add(o, "cycles", json_object_new_uint64(st.cycles));
     json_object_object_add(o, "cycle_exceeded", json_object_new_uint64(st.cycle_exceeded));
     json_object_object_add(o, "cycle_exceed_threshold_hits", json_object_new_uint64(st.cycle_exceed_hits));
+    json_object_object_add(o, "cycle_exceed_threshold", json_object_new_uint64(core->cfg.cycle_exceed_threshold));
     json_object_object_add(o, "frames_tx", json_object_new_uint64(st.frames_tx));
     json_object_object_add(o, "frames_rx", json_object_new_uint64(st.frames_rx));
     json_object_object_add(o, "bad_frames", json_object_new_uint64(st.bad_frames));
@@ -95,6 +96,7 @@ static json_object *mn_json(struct takt_plk_mn *mn, const struct plk_mn *core)
         json_object_object_add(n, "pres_lost", json_object_new_uint64(s.pres_lost));
         json_object_object_add(n, "pres_late", json_object_new_uint64(s.pres_late));
         json_object_object_add(n, "loss_threshold_hits", json_object_new_uint64(s.loss_threshold_hits));
+        json_object_object_add(n, "loss_pres_threshold", json_object_new_uint64(core->node[core->ids[i]]->cfg->loss_pres_threshold));
         json_object_object_add(n, "resets", json_object_new_uint64(s.lost));
         if (core->node[core->ids[i]]->lost_why)
             json_object_object_add(n, "last_reset", json_object_new_string(core->node[core->ids[i]]->lost_why));

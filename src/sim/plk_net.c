@@ -67,7 +67,14 @@ static void periodic(void *ctx, takt_ns_t now)
     const struct sim_plk_faults *f = &s->faults;
     if (!f->vanish_node)
         return;
-    takt_ns_t t = now - s->start;
+    if (!s->vanish_ref) {
+        for (unsigned i = 0; i < s->n; i++)
+            if (s->cn[i]->cfg.id == f->vanish_node && s->cn[i]->state == PLK_NMT_OPERATIONAL)
+                s->vanish_ref = now;
+        if (!s->vanish_ref)
+            return;
+    }
+    takt_ns_t t = now - s->vanish_ref;
     bool gone = t >= f->vanish_at && (!f->vanish_for || t < f->vanish_at + f->vanish_for);
     if (gone == s->vanished)
         return;

@@ -12,7 +12,9 @@ struct sim_plk_faults {
     uint32_t late_permille;      /* PRes sent late_ns later */
     takt_ns_t late_ns;
     uint32_t malformed_permille; /* PRes with a Size past the frame end */
-    uint8_t  vanish_node;        /* 0 = none: this CN is silent from vanish_at ... */
+    uint8_t  vanish_node;        /* 0 = none: this CN is silent vanish_at after it was
+                                  * first Operational (a loaded host's boot time does
+                                  * not shift the fault into the boot) ... */
     takt_ns_t vanish_at, vanish_for;  /* ... for vanish_for ns (0 = for good) */
     uint8_t  wrong_id_node;      /* 0 = none: IdentResponse with a wrong vendor ID */
 };
@@ -23,6 +25,7 @@ struct sim_plk_net {
     struct plk_cn_host host;
     struct sim_plk_faults faults;
     takt_ns_t start;
+    takt_ns_t vanish_ref;        /* when the vanish node was first Operational, 0 before */
     bool vanished;               /* the vanish node is currently silent */
     uint64_t vanish_count, return_count;
 };
