@@ -66,7 +66,10 @@ a = f["lost_attribution"]
 check(f["simulator"]["dropped"] >= 20, "--sim-fault drop=0.02: the simulator dropped only %d frames" % f["simulator"]["dropped"])
 # every drop is a loss that never comes back; the rest of the losses came back late
 check(f["frames_lost"] - f["frames_late"] == f["simulator"]["dropped"], "lost %d - late %d, but the simulator dropped %d" % (f["frames_lost"], f["frames_late"], f["simulator"]["dropped"]))
-check(a["unexplained"] * 2 >= a["in_cycle_thread"] > 0, "drops are not stalls: %s" % a)
+# an injected drop counts as a stall only where it fell into one: on a host that stalls
+# a lot (shared CI) stalls add losses of their own, but most drops stay unexplained
+check(a["in_cycle_thread"] > 0 and a["unexplained"] * 2 >= f["simulator"]["dropped"],
+      "drops are not stalls: %d dropped, attribution %s" % (f["simulator"]["dropped"], a))
 for e in errors:
     print("FAIL:", e)
 print("rows:", [(x["cycle_us"], x["task_duration_avg_ns"], x["frames_lost"], x["lost_attribution"]) for x in rows])

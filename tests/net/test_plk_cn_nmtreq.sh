@@ -9,14 +9,21 @@
 body() {
     # SCHED_FIFO where allowed and a PRes timeout far above a loaded machine's jitter:
     # a PRes-loss reset of node 2 around the request would make it Operational again
-    on_b "$TAKT" plk cn -p 20 -i "$TAKT_IF_B" --nodes 1-2 --nmt-request 0x22@2+1 -t 9 \
-        --json "$NET_TMP/cn.json" >"$NET_TMP/cn.out" 2>&1 &
-    local cn=$! rc
-    sleep 0.3
-    "$TAKT" plk mn -p 30 -i "$TAKT_IF_A" --nodes 1-2 -c 4000 --pres-timeout 2000 -t 6 --boot-wait 100 \
-        --json "$NET_TMP/mn.json" --pcap "$NET_TMP/mn.pcapng" >"$NET_TMP/mn.out" 2>&1
+    net_plk_cn -p 20 -i "$TAKT_IF_B" --nodes 1-2 --nmt-request 0x22@2+1 \
+        --json "$NET_TMP/cn.json" >"$NET_TMP/cn.out" 2>&1
+    local rc mn
+    "$TAKT" plk mn -p 30 -i "$TAKT_IF_A" --nodes 1-2 -c 4000 --pres-timeout 2000 -t "$NET_PLK_LIMIT" \
+        --boot-wait 100 --loss-threshold "$NET_PLK_LOSS" --json "$NET_TMP/mn.json" --pcap "$NET_TMP/mn.pcapng" \
+        >"$NET_TMP/mn.out" 2>&1 &
+    mn=$!
+    # however long the boot took: the request is handed over 1 s after node 1 is
+    # Operational; the MN takes it at the next invite and stops node 2 within cycles
+    net_wait_for "$NET_TMP/cn.out" "node 1 asks the MN for NMT command 0x22" "$NET_PLK_LIMIT"
+    sleep 3
+    kill -TERM $mn
+    wait $mn
     rc=$?
-    wait $cn
+    net_plk_cn_stop
     # exit 3: not every CN is Operational at the end -- node 2 is stopped on request
     [ $rc -eq 0 ] || [ $rc -eq 3 ] || net_fail "MN exit $rc: $(cat "$NET_TMP/mn.out")"
     grep -q "node 1 asks the MN for NMT command 0x22" "$NET_TMP/cn.out" ||

@@ -29,14 +29,11 @@ for line in sys.stdin:
 run_chained() {   # TAG
     local tag=$1
     # timeouts as test_plk_boot.sh uses: a loaded host must not keep the CNs from booting
-    on_b "$TAKT" plk cn -p 20 -i "$TAKT_IF_B" --nodes 1-4 -t 8 --json "$NET_TMP/$tag.cn.json" \
-        >"$NET_TMP/$tag.cn.out" 2>&1 &
-    local cn=$!
-    sleep 0.3
-    "$TAKT" plk mn -p 30 -i "$TAKT_IF_A" --nodes 1-4 --chain 1-4 -c 2000 -t 6 --boot-wait 100 \
-        --pres-timeout 400 --json "$NET_TMP/$tag.json" --pcap "$NET_TMP/$tag.pcapng" >"$NET_TMP/$tag.out" 2>&1 ||
+    net_plk_cn -p 20 -i "$TAKT_IF_B" --nodes 1-4 --json "$NET_TMP/$tag.cn.json" >"$NET_TMP/$tag.cn.out" 2>&1
+    "$TAKT" plk mn -p 30 -i "$TAKT_IF_A" --nodes 1-4 --chain 1-4 -c 2000 --measure 4 -t "$NET_PLK_LIMIT" \
+        --boot-wait 100 --pres-timeout 400 --loss-threshold "$NET_PLK_LOSS" --json "$NET_TMP/$tag.json" --pcap "$NET_TMP/$tag.pcapng" >"$NET_TMP/$tag.out" 2>&1 ||
         net_fail "$tag: MN exit $?: $(tail -n 20 "$NET_TMP/$tag.out")"
-    wait $cn
+    net_plk_cn_stop
     net_json_check "$NET_TMP/$tag.json" "j['nodes_operational'] == 4" "$tag: all 4 CNs Operational"
     net_json_check "$NET_TMP/$tag.cn.json" "sum(1 for x in j['nodes'] if x['chained']) == 4" "$tag: CNs chained"
     offsets "$tag" >"$NET_TMP/$tag.off"
