@@ -30,6 +30,9 @@ struct takt_plk_mn_cfg {
     uint32_t pres_timeout_ns;        /* default 0x1F92 value (oplk MN OD: 25 000) */
     uint32_t loss_pres_threshold;    /* 0x1C09; 0 disables */
     uint32_t cycle_exceed_threshold; /* 0x1C02/3; 0 disables */
+    uint32_t cn_loss_threshold;      /* downloaded to every CN as its loss-of-SoC and
+                                      * loss-of-PReq thresholds (0x1C0B/3, 0x1C0D/3);
+                                      * 0 disables */
     uint32_t ident_period_cycles;    /* IdentRequest to a missing node every N async slots */
     uint32_t status_period_ms;       /* StatusRequest per node (oplk C_NMT_STATREQ_CYCLE 5 s) */
     uint32_t chain_gap_ns;           /* spacing of chained PRes after the PResMN */

@@ -209,6 +209,7 @@ void takt_plk_mn_cfg_default(struct takt_plk_mn_cfg *c)
     c->pres_timeout_ns = PLK_DEF_PRES_TIMEOUT_NS;
     c->loss_pres_threshold = PLK_DEF_ERR_THRESHOLD;
     c->cycle_exceed_threshold = PLK_DEF_ERR_THRESHOLD;
+    c->cn_loss_threshold = PLK_DEF_ERR_THRESHOLD;
     c->async_mtu = PLK_ASYNC_MTU_MIN;
 }
 
@@ -234,8 +235,8 @@ static int to_net_config(const struct takt_plk_mn_cfg *c, struct plk_net_config 
 {
     plk_config_default(nc);
     nc->cycle_us = c->cycle_us;
-    if (c->cycle_exceed_threshold)
-        nc->cycle_exceed_threshold = c->cycle_exceed_threshold;
+    /* 0 is a value here (disabled), as in the OD; takt_plk_mn_cfg_default gives 15 */
+    nc->cycle_exceed_threshold = c->cycle_exceed_threshold;
     if (c->async_mtu)
         nc->async_mtu = c->async_mtu;
     for (unsigned i = 0; i < c->n_nodes; i++) {
@@ -250,6 +251,7 @@ static int to_net_config(const struct takt_plk_mn_cfg *c, struct plk_net_config 
         cn->chained = n->chained;
         cn->pres_timeout_ns = n->pres_timeout_ns ? n->pres_timeout_ns : c->pres_timeout_ns;
         cn->loss_pres_threshold = c->loss_pres_threshold;
+        cn->cn_loss_soc_threshold = cn->cn_loss_preq_threshold = c->cn_loss_threshold;
         cn->device_type = n->device_type; cn->device_type_check = n->device_type != 0;
         cn->vendor_id = n->vendor_id;     cn->vendor_check = n->vendor_id != 0;
         cn->product_code = n->product_code; cn->product_check = n->product_code != 0;

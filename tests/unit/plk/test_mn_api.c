@@ -1,4 +1,5 @@
-/* The public API (include/takt/plk.h) end to end in real time over the mem link: an MN
+/* The public API (include/takt/plk.h): its configuration reaches the MN core; end to
+ * end in real time over the mem link, an MN
  * on its rt_loop thread and a CN served by takt_plk_cn_run in another thread boot to
  * Operational, exchange process data through the accessors and the cyclic callback, and
  * answer a blocking SDO read. (One CN: the mem link is a point-to-point pair.) */
@@ -10,6 +11,8 @@
 #include <string.h>
 #include <time.h>
 #include <takt/plk.h>
+#include "plk/driver.h"
+#include "plk/mn.h"
 
 struct cn_thread {
     struct takt_plk_cn *cn;
@@ -48,6 +51,33 @@ static void on_cycle(void *ctx, struct takt_plk_mn *mn, takt_ns_t now)
     a->calls++;
 }
 
+/* What takt_plk_mn_cfg sets reaches the MN core and the CN configuration it downloads;
+ * a threshold of 0 is "disabled" (as in the OD), not "default". */
+static void cfg_thresholds_reach_the_core(void **state)
+{
+    (void)state;
+    struct takt_plk_mn_cfg cfg;
+    takt_plk_mn_cfg_default(&cfg);
+    assert_int_equal(cfg.cycle_exceed_threshold, 15);
+    assert_int_equal(cfg.cn_loss_threshold, 15);
+    assert_int_equal(takt_plk_mn_cfg_add_range(&cfg, 1, 2, false), 0);
+    char err[200];
+    for (uint32_t v = 0; v <= 40; v += 40) {
+        cfg.loss_pres_threshold = cfg.cycle_exceed_threshold = cfg.cn_loss_threshold = v;
+        struct takt_plk_mn *mn;
+        assert_int_equal(takt_plk_mn_create(&cfg, &mn, err, sizeof err), 0);
+        const struct plk_mn *core = plk_drv_mn_core(mn);
+        assert_int_equal(core->cfg.cycle_exceed_threshold, v);
+        assert_int_equal(core->cycle_exceed.threshold, v);
+        for (unsigned id = 1; id <= 2; id++) {
+            assert_int_equal(core->cfg.node[id].loss_pres_threshold, v);
+            assert_int_equal(core->cfg.node[id].cn_loss_soc_threshold, v);
+            assert_int_equal(core->cfg.node[id].cn_loss_preq_threshold, v);
+        }
+        takt_plk_mn_destroy(mn);
+    }
+}
+
 static void mn_and_cn_over_mem(void **state)
 {
     (void)state;
@@ -61,6 +91,7 @@ static void mn_and_cn_over_mem(void **state)
     cfg.pres_timeout_ns = 500000;
     cfg.loss_pres_threshold = 0;       /* real time on a busy machine: count, don't reset */
     cfg.cycle_exceed_threshold = 0;
+    cfg.cn_loss_threshold = 0;
     assert_int_equal(takt_plk_mn_cfg_add_range(&cfg, 2, 2, false), 0);
     /* a node ID outside 1..239 is refused with a message */
     struct takt_plk_mn_cfg bad = cfg;
@@ -141,6 +172,7 @@ static void mn_and_cn_over_mem(void **state)
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = { cmocka_unit_test(mn_and_cn_over_mem) };
+    const struct CMUnitTest tests[] = { cmocka_unit_test(cfg_thresholds_reach_the_core),
+                                        cmocka_unit_test(mn_and_cn_over_mem) };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
