@@ -16,9 +16,7 @@ void plk_sdo_server_init(struct plk_sdo_server *s, struct plk_od *od, const stru
     if (s->tm.seg_size < 8 || s->tm.seg_size > PLK_SDO_SEG_MAX)
         s->tm.seg_size = PLK_SDO_SEG_MAX;
     s->od = od;
-    plk_sdo_seq_init(&s->seq, true);
-    s->seq.retransmit_ns = s->tm.retransmit_ns;
-    s->seq.max_retries = s->tm.max_retries;
+    plk_sdo_server_reset(s);
 }
 
 void plk_sdo_server_reset(struct plk_sdo_server *s)
