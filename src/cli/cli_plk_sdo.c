@@ -22,6 +22,7 @@ const struct cli_opt cli_plk_sdo_opts[] = {
     { "chain", 0, 1, "A-B", "use PollResponse Chaining for these CNs" },
     { "mandatory", 0, 1, "A-B", "these CNs are mandatory" },
     { "pres-timeout", 0, 1, "US", "PRes timeout for every CN" },
+    { "loss-threshold", 0, 1, "N", "every loss-of-frame threshold (as takt plk mn; 0: a lost frame resets no CN)" },
     { 0 },
 };
 

@@ -1,24 +1,25 @@
 #!/bin/bash
 # takt plk sdo against a simulated CN across veth: read an identity object, write a
 # threshold and read it back, and an abort (read-only object) reported with its code.
+# No reset for lost frames (lib.sh): a CN reset by a host stall ends the SDO connection.
 . "$(dirname "$0")/lib.sh"
 
 body() {
     on_b "$TAKT" plk cn -i "$TAKT_IF_B" --node 5 -t 30 >"$NET_TMP/cn.out" 2>&1 &
     local cn=$! out rc
     sleep 0.3
-    out=$("$TAKT" plk sdo -i "$TAKT_IF_A" --boot-wait 100 read 5 0x1018 1 2>"$NET_TMP/err") || net_fail "sdo read: $out $(cat "$NET_TMP/err")"
+    out=$("$TAKT" plk sdo -i "$TAKT_IF_A" --boot-wait 100 --loss-threshold "$NET_PLK_LOSS" read 5 0x1018 1 2>"$NET_TMP/err") || net_fail "sdo read: $out $(cat "$NET_TMP/err")"
     [ "$out" = "0x0000001a (26)" ] || net_fail "0x1018/1 of CN 5: expected 0x0000001a (26), got '$out'"
-    out=$("$TAKT" plk sdo -i "$TAKT_IF_A" --boot-wait 100 read 5 0x1018 4 2>"$NET_TMP/err") || net_fail "sdo read: $out $(cat "$NET_TMP/err")"
+    out=$("$TAKT" plk sdo -i "$TAKT_IF_A" --boot-wait 100 --loss-threshold "$NET_PLK_LOSS" read 5 0x1018 4 2>"$NET_TMP/err") || net_fail "sdo read: $out $(cat "$NET_TMP/err")"
     [ "$out" = "0x00010005 (65541)" ] || net_fail "0x1018/4 (serial) of CN 5: got '$out'"
-    out=$("$TAKT" plk sdo -i "$TAKT_IF_A" --boot-wait 100 write 5 0x1300 0 12345 2>&1) ||
+    out=$("$TAKT" plk sdo -i "$TAKT_IF_A" --boot-wait 100 --loss-threshold "$NET_PLK_LOSS" write 5 0x1300 0 12345 2>&1) ||
         net_fail "sdo write: $out"
-    out=$("$TAKT" plk sdo -i "$TAKT_IF_A" --boot-wait 100 read 5 0x1300 0 2>"$NET_TMP/err") || net_fail "sdo read back: $out"
+    out=$("$TAKT" plk sdo -i "$TAKT_IF_A" --boot-wait 100 --loss-threshold "$NET_PLK_LOSS" read 5 0x1300 0 2>"$NET_TMP/err") || net_fail "sdo read back: $out $(cat "$NET_TMP/err")"
     [ "$out" = "0x00003039 (12345)" ] || net_fail "0x1300 after writing 12345: got '$out'"
     # the digital inputs are a walking bit: one of 1, 2, 4, 8
-    out=$("$TAKT" plk sdo -i "$TAKT_IF_A" --boot-wait 100 read 5 0x6000 1 2>"$NET_TMP/err") || net_fail "sdo read DI: $out"
+    out=$("$TAKT" plk sdo -i "$TAKT_IF_A" --boot-wait 100 --loss-threshold "$NET_PLK_LOSS" read 5 0x6000 1 2>"$NET_TMP/err") || net_fail "sdo read DI: $out $(cat "$NET_TMP/err")"
     case "$out" in "0x01 (1)"|"0x02 (2)"|"0x04 (4)"|"0x08 (8)") ;; *) net_fail "0x6000/1 (DI): got '$out'" ;; esac
-    out=$("$TAKT" plk sdo -i "$TAKT_IF_A" --boot-wait 100 write 5 0x1018 1 7 2>&1)
+    out=$("$TAKT" plk sdo -i "$TAKT_IF_A" --boot-wait 100 --loss-threshold "$NET_PLK_LOSS" write 5 0x1018 1 7 2>&1)
     rc=$?
     [ $rc -eq 1 ] || net_fail "writing read-only 0x1018/1: exit $rc, 1 expected: $out"
     echo "$out" | grep -q "0x06010002" || net_fail "abort code 0x06010002 (read only) expected: $out"
