@@ -228,8 +228,18 @@ errs = []
 if len(r["load"]) != 2 * 4 * 6: errs.append("default matrix: %d cells, not 48" % len(r["load"]))
 if len(r["jitter"]) != 2 * 7: errs.append("default stress tests: %d runs, not 14" % len(r["jitter"]))
 # EtherCAT holds most cells even on a loaded 2-vCPU VM; POWERLINK (22 frames per cycle
-# through two processes) may hold none there, which is a figure, not an inconsistency
-if not any(x["held"] for x in r["load"] if x["protocol"] == "ethercat"): errs.append("ethercat: no cell held its cycle")
+# through two processes) may hold none there, which is a figure, not an inconsistency.
+# A host that stalls longer than every cycle (cyclictest beside each cell woke later
+# than the cell's cycle) holds none either: that is the machine's figure, said so.
+ec = [x for x in r["load"] if x["protocol"] == "ethercat"]
+if not any(x["held"] for x in ec):
+    os_late = [x for x in ec if x["cyclictest"].get("max_us") is not None
+               and x["cyclictest"]["max_us"] * 1000 > x["cycle_ns"]]
+    if len(os_late) == len(ec):
+        print("no EtherCAT cell held its cycle, and cyclictest woke later than the cycle in every cell: the host's limit")
+    else:
+        errs.append("ethercat: no cell held its cycle, though cyclictest woke within it in %d of %d cells"
+                    % (len(ec) - len(os_late), len(ec)))
 for p in ("ethercat", "powerlink"):
     if sum(x["cycles"] > 0 for x in r["jitter"] if x["protocol"] == p) < 7: errs.append(p + ": a stress test did not run")
 if errs: print("\n".join(errs)); sys.exit(1)
