@@ -2,8 +2,8 @@
 # takt plk mn against simulated CNs (takt plk cn --nodes) across a veth pair: 3, 10, 20
 # and 40 CNs reach Operational, conventional and chained (PollResponse Chaining for the
 # upper half), each booted and then SECONDS Operational (--measure), captures judged by
-# tshark's epl dissector. MN and CNs
-# ask for SCHED_FIFO (-p; only a warning where not allowed).
+# tshark's epl dissector. MN and CNs ask for SCHED_FIFO (-p; only a warning where not
+# allowed).
 . "$(dirname "$0")/lib.sh"
 
 run_case() {   # N MODE SECONDS CYCLE_US
