@@ -152,6 +152,11 @@ void     ecat_pd_write(struct ecat_master *m, const struct ecat_pd_entry *e, uin
 
 /* --- the cycle ------------------------------------------------------------------------ */
 /* Called once per cycle after the inputs arrived and before the outputs go out. */
+/* Cycles since the input image was last fresh: 0 when every cyclic datagram of the
+ * previous cycle came back in its cycle with the expected working counter (the inputs
+ * are this cycle's); n when the inputs in the image are n cycles older than that. Call it
+ * from the cyclic callback. */
+unsigned ecat_master_inputs_age(const struct ecat_master *m);
 typedef void (*ecat_cyclic_fn)(void *ctx, struct ecat_master *m, takt_ns_t now);
 void ecat_master_set_callback(struct ecat_master *m, ecat_cyclic_fn fn, void *ctx);
 
@@ -171,10 +176,18 @@ struct rt_loop *ecat_master_loop(struct ecat_master *m);
 /* --- statistics ---------------------------------------------------------------------- */
 struct ecat_master_stats {
     uint64_t cycles;
+    /* Every frame sent ends as received (in its time: its data was used) or lost (not
+     * back in its cycle, or within dg_timeout for acyclic frames); a lost frame that
+     * comes back later also counts as late (late <= lost) and its data is never used.
+     * sent = received + lost + the frames still in flight. */
     uint64_t frames_sent, frames_lost;      /* cyclic + acyclic */
+    uint64_t frames_received;
     uint64_t cyc_frames_sent, cyc_frames_lost;
-    uint64_t frames_unmatched;              /* returned with an unknown index */
-    uint64_t frames_late;                   /* counted lost, then returned after their cycle */
+    uint64_t frames_late;                   /* counted lost, then returned: never used */
+    uint64_t frames_duplicate;              /* a second copy of a frame already back */
+    uint64_t frames_unmatched;              /* returned, but answer no frame this master
+                                               sent (foreign, corrupt, or older than the
+                                               last 4096 frames) */
     uint64_t wkc_errors;                    /* cyclic datagrams with an unexpected WKC */
     double   loss_rate[3];                  /* frames lost per second over 1, 10, 60 s */
     double   tx_rate[3];                    /* frames sent per second over 1, 10, 60 s */

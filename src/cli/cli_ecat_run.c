@@ -92,10 +92,12 @@ static json_object *summary_json(struct ecat_master *m, const struct ecat_master
     json_object_object_add(o, "cycle_ns", json_object_new_int64(l->cyc.period));
     json_object_object_add(o, "overruns", json_object_new_uint64(l->cyc.overruns));
     json_object_object_add(o, "frames_sent", json_object_new_uint64(s->frames_sent));
+    json_object_object_add(o, "frames_received", json_object_new_uint64(s->frames_received));
     json_object_object_add(o, "frames_lost", json_object_new_uint64(s->frames_lost));
     json_object_object_add(o, "cyclic_frames_lost", json_object_new_uint64(s->cyc_frames_lost));
     json_object_object_add(o, "frames_unmatched", json_object_new_uint64(s->frames_unmatched));
     json_object_object_add(o, "frames_late", json_object_new_uint64(s->frames_late));
+    json_object_object_add(o, "frames_duplicate", json_object_new_uint64(s->frames_duplicate));
     json_object_object_add(o, "wkc_errors", json_object_new_uint64(s->wkc_errors));
     json_object_object_add(o, "slaves_lost", json_object_new_uint64(s->slaves_lost));
     json_object_object_add(o, "slaves_returned", json_object_new_uint64(s->slaves_returned));
@@ -123,10 +125,12 @@ static void print_summary(FILE *f, struct ecat_master *m, const struct ecat_mast
     double cpu_us = l->cyc.cycles ? l->cpu_ns / 1e3 / (double)l->cyc.cycles : 0;
     fprintf(f, "Summary: %u slaves, state %s, %" PRIu64 " cycles (%" PRIu64 " overruns)\n",
             ecat_master_slave_count(m), ecat_al_state_name(s->state), l->cyc.cycles, l->cyc.overruns);
-    fprintf(f, "  frames: %" PRIu64 " sent, %" PRIu64 " lost (%" PRIu64 " cyclic, of which %" PRIu64
-            " came back after their cycle), %" PRIu64 " unmatched; loss rate 1/10/60 s: "
-            "%.1f/%.1f/%.1f per s\n", s->frames_sent, s->frames_lost, s->cyc_frames_lost,
-            s->frames_late, s->frames_unmatched, s->loss_rate[0], s->loss_rate[1], s->loss_rate[2]);
+    fprintf(f, "  frames: %" PRIu64 " sent, %" PRIu64 " back in time, %" PRIu64 " lost (%" PRIu64
+            " cyclic; %" PRIu64 " of the lost came back late, never used), %" PRIu64 " duplicate, %"
+            PRIu64 " unmatched; loss rate 1/10/60 s: %.1f/%.1f/%.1f per s\n", s->frames_sent,
+            s->frames_received, s->frames_lost, s->cyc_frames_lost, s->frames_late,
+            s->frames_duplicate, s->frames_unmatched, s->loss_rate[0], s->loss_rate[1],
+            s->loss_rate[2]);
     fprintf(f, "  WKC errors: %" PRIu64 "; slaves lost/returned: %" PRIu64 "/%" PRIu64 "\n",
             s->wkc_errors, s->slaves_lost, s->slaves_returned);
     fprintf(f, "  DC sync error (|0x092C|, max over the DC slaves): last %" PRId64 " ns, max in OP %" PRId64 " ns\n",

@@ -98,8 +98,7 @@ unsigned ecat_cyc_build(struct ecat_master *m, takt_ns_t now)
     unsigned nframes = m->n_cyc ? m->n_cyc : (m->n_slaves ? 1 : 0);
     for (unsigned k = 0; k < nframes; k++) {
         uint8_t *buf = m->cycbuf + (size_t)k * TAKT_FRAME_BUF;
-        size_t pos = ecat_frame_begin(buf, m->link->mac);
-        m->frame_no++;
+        size_t pos = ecat_pdu_frame_begin(m, buf, true);
         if (k == 0 && m->dc_active && m->dc_ref >= 0 && m->o.dc_mode == ECAT_DC_REF_FOLLOWS_MASTER) {
             /* ref §9.6 (IgH sync_reference_clock_to): master time into the reference */
             put_le64(m->mon_wr_buf, (uint64_t)(now + m->dc_offset));
@@ -131,7 +130,9 @@ unsigned ecat_cyc_build(struct ecat_master *m, takt_ns_t now)
             }
         }
         if (k == 0) {
-            /* ref §3: BRD WKC = number of slaves that answered; data = OR of states */
+            /* ref §3: BRD WKC = number of slaves that answered; data = OR of states, so it
+             * must go out as zeros (the last reply's bits would stay set for ever) */
+            memset(m->mon_al_buf, 0, sizeof m->mon_al_buf);
             ecat_req_init(&m->mon_al, ECAT_BRD, 0, ESC_AL_STATUS, m->mon_al_buf, 2);
             ecat_pdu_append(m, buf, &pos, &m->mon_al, now);
             if (m->dc_active) {
@@ -149,15 +150,14 @@ unsigned ecat_cyc_build(struct ecat_master *m, takt_ns_t now)
 }
 
 /* A cyclic request still in flight at the next cycle did not come back: take it out
- * of the index table (a late reply then counts as unmatched) and report the loss. */
+ * of the index table (the caller counts its frame lost; a reply that comes afterwards is
+ * late). */
 bool ecat_cyc_reap(struct ecat_master *m, struct ecat_req *r)
 {
     if (r->st != REQ_SENT)
         return false;
-    if (m->inflight[r->idx] == r) {
+    if (m->inflight[r->idx] == r)
         m->inflight[r->idx] = NULL;
-        m->reaped[r->idx] = true;
-    }
     r->st = REQ_DONE;
     r->wkc = -1;
     return true;
@@ -208,12 +208,15 @@ void ecat_cyc_check(struct ecat_master *m, takt_ns_t now)
         return;
     }
     unsigned lost = 0, sent = 0;
-    bool in_op = m->st.state == AL_OP && m->present == m->n_slaves;
+    bool in_op = m->st.state == AL_OP && m->present == m->n_slaves, fresh = m->n_cyc > 0;
     for (unsigned k = 0; k < m->n_cyc; k++) {
         struct ecat_cyc *c = &m->cyc[k];
-        if (c->req.st == REQ_IDLE)
+        if (c->req.st == REQ_IDLE) {
+            fresh = false;
             continue;
+        }
         sent++;
+        uint32_t fno = c->req.fno;
         bool l = ecat_cyc_reap(m, &c->req);
         if (c->no_lrw)
             l |= ecat_cyc_reap(m, &c->wr);
@@ -224,21 +227,28 @@ void ecat_cyc_check(struct ecat_master *m, takt_ns_t now)
             ecat_cyc_reap(m, &m->mon_diff);
         }
         if (l) {
+            ecat_pdu_frame_lost(m, now, fno);
             lost++;
+            fresh = false;
             continue;
         }
         if (c->req.wkc >= 0)
             take_inputs(m, c, k);
+        fresh &= c->req.wkc == c->wkc_expected && (!c->no_lrw || c->wr.wkc == c->wkc_wr);
         check_wkc(m, c, k, in_op);
     }
     if (m->n_cyc == 0 && m->mon_al.st != REQ_IDLE) {
         sent++;
-        lost += ecat_cyc_reap(m, &m->mon_al);
+        uint32_t fno = m->mon_al.fno;
+        if (ecat_cyc_reap(m, &m->mon_al)) {
+            ecat_pdu_frame_lost(m, now, fno);
+            lost++;
+        }
     }
+    m->inputs_age = fresh ? 0 : m->inputs_age + 1;
     if (sent) {
         m->st.cyc_frames_lost += lost;
-        m->st.frames_lost += lost;
-        ecat_rate_add(&m->rate, now, sent, lost);
+        ecat_rate_add(&m->rate, now, sent, 0);
     }
     if (m->mon_al.st == REQ_DONE && m->mon_al.wkc >= 0)
         ecat_recovery_check(m, now);

@@ -236,7 +236,7 @@ unsigned ecat_eni_cyc_build(struct ecat_master *m, takt_ns_t now)
     unsigned nb = 0;
     for (unsigned f = 0; f < y->n_frames; f++) {
         uint8_t *buf = m->cycbuf + (size_t)nb * TAKT_FRAME_BUF;
-        size_t pos = ecat_frame_begin(buf, m->link->mac), start = pos;
+        size_t pos = ecat_pdu_frame_begin(m, buf, true), start = pos;
         if (f == 0 && dc)
             dc_head(m, buf, &pos, now);
         for (unsigned i = 0; i < y->n_dg; i++) {
@@ -252,6 +252,7 @@ unsigned ecat_eni_cyc_build(struct ecat_master *m, takt_ns_t now)
             add(m, y, d, buf, &pos, now);
         }
         if (f == 0 && y->own_al) {
+            memset(m->mon_al_buf, 0, sizeof m->mon_al_buf);   /* slaves OR their state in */
             ecat_req_init(&m->mon_al, ECAT_BRD, 0, ESC_AL_STATUS, m->mon_al_buf, 2);
             ecat_pdu_append(m, buf, &pos, &m->mon_al, now);
         }
@@ -262,7 +263,6 @@ unsigned ecat_eni_cyc_build(struct ecat_master *m, takt_ns_t now)
         }
         if (pos == start)
             continue;
-        m->frame_no++;
         m->txf[nb].data = buf;
         m->txf[nb].len = (uint16_t)ecat_frame_end(buf, pos);
         nb++;
@@ -294,23 +294,28 @@ void ecat_eni_cyc_check(struct ecat_master *m, takt_ns_t now)
 {
     struct ecat_eni_cyc *y = m->eni_cyc;
     bool lost_f[ECAT_MAX_CYC_DG] = { false }, sent_f[ECAT_MAX_CYC_DG] = { false };
+    uint32_t fno_f[ECAT_MAX_CYC_DG] = { 0 };
+    bool fresh = true;
     for (unsigned i = 0; i < y->n_dg; i++) {
         struct eni_dg *d = &y->dg[i];
         if (!d->out)
             continue;
         struct ecat_req *r = d->kind == DG_AL ? &m->mon_al : &d->req;
         sent_f[d->frame] = true;
+        fno_f[d->frame] = r->fno;
         if (ecat_cyc_reap(m, r)) {
             lost_f[d->frame] = true;
             continue;
         }
         if (d->kind == DG_AL && r->wkc >= 0)   /* the AL status into the input image too */
             memcpy(m->image + y->out_bytes + d->c->input_offs, m->mon_al_buf, 2);
+        fresh &= !d->c->has_cnt || r->wkc == d->c->cnt;
         judge(m, d, r->wkc);
         d->out = false;
     }
     if (m->mon_al.st == REQ_SENT) {             /* takt's own BRD */
         sent_f[0] = true;
+        fno_f[0] = m->mon_al.fno;
         lost_f[0] |= ecat_cyc_reap(m, &m->mon_al);
     }
     ecat_cyc_reap(m, &m->mon_dc);
@@ -320,11 +325,13 @@ void ecat_eni_cyc_check(struct ecat_master *m, takt_ns_t now)
     for (unsigned f = 0; f < y->n_frames; f++) {
         sent += sent_f[f];
         lost += lost_f[f];
+        if (lost_f[f])
+            ecat_pdu_frame_lost(m, now, fno_f[f]);
     }
+    m->inputs_age = fresh && sent && !lost ? 0 : m->inputs_age + 1;
     if (sent) {
         m->st.cyc_frames_lost += lost;
-        m->st.frames_lost += lost;
-        ecat_rate_add(&m->rate, now, sent, lost);
+        ecat_rate_add(&m->rate, now, sent, 0);
     }
     if (m->mon_al.st == REQ_DONE && m->mon_al.wkc >= 0)
         ecat_recovery_check(m, now);

@@ -220,7 +220,7 @@ static int receive(struct ecat_master *m, takt_ns_t timeout)
         if (n <= 0)
             return n < 0 ? n : total;
         for (int i = 0; i < n; i++)
-            ecat_pdu_receive(m, m->rxf[i].data, m->rxf[i].len);
+            ecat_pdu_receive(m, m->rxf[i].data, m->rxf[i].len, m->rxf[i].ts);
         total += n;
         timeout = 0;
         if (n < RX_BATCH)
@@ -303,7 +303,11 @@ int ecat_master_cycle(struct ecat_master *m, takt_ns_t now)
 static int cycle_step(void *ctx, struct rt_loop *loop, takt_ns_t wake)
 {
     struct ecat_master *m = ctx;
+    /* a cyclic reply stamped after this cycle's deadline missed its cycle, however soon
+     * the thread got round to reading it */
+    m->rx_deadline = wake - loop->cyc.wake_dev;
     int rc = ecat_master_cycle(m, wake);
+    m->rx_deadline = 0;
     if (m->o.dc && m->dc_active && m->o.dc_mode == ECAT_DC_MASTER_FOLLOWS_REF && m->dc_shift_ns) {
         loop->cyc.next += m->dc_shift_ns;    /* shift the cycle towards the reference clock */
         m->dc_shift_ns = 0;
@@ -419,6 +423,8 @@ int ecat_master_request_state(struct ecat_master *m, uint8_t state)
 }
 
 uint8_t ecat_master_state(const struct ecat_master *m) { return lowest_state(m); }
+
+unsigned ecat_master_inputs_age(const struct ecat_master *m) { return m->inputs_age; }
 
 static bool state_done(struct ecat_master *m, void *ctx)
 {

@@ -27,6 +27,19 @@ struct ecat_req {
     takt_ns_t sent;
 };
 
+/* Frame generations (pdu.c). Every frame the master sends opens with a NOP datagram
+ * (ref §2: no slave executes it, so it comes back as it went) whose 32-bit address
+ * carries the frame's number. A reply is matched only to the requests of the frame whose
+ * number it carries: an index that came round again can never complete a newer request
+ * with an old reply. The ring remembers what became of the last ECAT_GEN_RING frames. */
+#define ECAT_GEN_RING 4096
+enum { GEN_FREE, GEN_SENT, GEN_RECEIVED, GEN_LOST, GEN_ARRIVED_LATE, GEN_LATE };
+struct ecat_gen {
+    uint32_t fno;
+    uint8_t  st;
+    bool     cyclic;           /* judged against the cycle's deadline, not dg_timeout */
+};
+
 #define ECAT_REQ_DATA 16       /* register requests of the state machines */
 #define ECAT_SII_MAX  4096     /* bytes of SII read at scan */
 #define ECAT_MAX_SM   8
@@ -146,9 +159,11 @@ struct ecat_master {
 
     /* datagrams: in-flight table by index, acyclic FIFO */
     struct ecat_req *inflight[256];
-    bool      reaped[256];     /* index of a cyclic datagram given up as lost */
     uint8_t   next_idx;
-    uint32_t  frame_no;
+    uint32_t  frame_no;        /* number of the frame being built (its generation) */
+    struct ecat_gen gen[ECAT_GEN_RING];
+    takt_ns_t rx_deadline;     /* cyclic replies stamped after this are late (0: none) */
+    unsigned  inputs_age;      /* cycles since every cyclic datagram came back in time */
     struct ecat_req *q_head, *q_tail;
     uint8_t  *txbuf;           /* acyclic frames of one cycle, acyc_frames x TAKT_FRAME_BUF */
     uint8_t  *cycbuf;          /* cyclic frames, ECAT_MAX_CYC_DG x TAKT_FRAME_BUF */
@@ -249,13 +264,20 @@ void ecat_req_init(struct ecat_req *r, uint8_t cmd, uint16_t adp, uint16_t ado,
 void ecat_req_queue(struct ecat_master *m, struct ecat_req *r);
 static inline bool ecat_req_busy(const struct ecat_req *r)
 { return r->st == REQ_QUEUED || r->st == REQ_SENT; }
+/* Start frame m->frame_no + 1 in buf: Ethernet and EtherCAT headers, then the NOP that
+ * carries its number. Returns the position of the first request. */
+size_t ecat_pdu_frame_begin(struct ecat_master *m, uint8_t *buf, bool cyclic);
+/* Frame fno did not come back in its time: counted lost once (true the first time). A
+ * reply that arrives afterwards is counted late and never used. */
+bool ecat_pdu_frame_lost(struct ecat_master *m, takt_ns_t now, uint32_t fno);
 /* Build frames from queued requests into m->txbuf; returns frames built. */
 unsigned ecat_pdu_build_acyc(struct ecat_master *m, takt_ns_t now);
 /* Append a request to a frame being built (cyclic frames); false if it does not fit. */
 bool ecat_pdu_append(struct ecat_master *m, uint8_t *buf, size_t *pos, struct ecat_req *r,
                      takt_ns_t now);
-/* Match a received frame's datagrams to requests; copies data and WKC back. */
-void ecat_pdu_receive(struct ecat_master *m, uint8_t *buf, size_t len);
+/* Match a received frame's datagrams to the requests of the frame it answers; copies data
+ * and WKC back. rx_ts: the link's receive stamp (0: none). */
+void ecat_pdu_receive(struct ecat_master *m, uint8_t *buf, size_t len, takt_ns_t rx_ts);
 /* Requests sent longer than the timeout ago are finished as lost (wkc -1). */
 void ecat_pdu_expire(struct ecat_master *m, takt_ns_t now);
 void ecat_pdu_cancel_all(struct ecat_master *m);
@@ -263,7 +285,8 @@ void ecat_pdu_cancel_all(struct ecat_master *m);
 void ecat_pdu_unqueue(struct ecat_master *m, struct ecat_req *r, unsigned n);
 
 /* cyclic.c: a cyclic request still in flight at the next cycle did not come back: take it
- * out of the index table (a late reply then counts as unmatched); true if it was sent. */
+ * out of the index table (its frame is counted lost by the caller, and a reply that comes
+ * later counts as late); true if it was sent. */
 bool ecat_cyc_reap(struct ecat_master *m, struct ecat_req *r);
 
 /* master.c */

@@ -1,6 +1,9 @@
 /* Datagram queue and reply matching: requests own their data, get a datagram index
  * while in flight and are found again by that index when the frame returns (no locks,
- * no allocation). Frames go out from the link's own MAC, padded to 60 bytes. */
+ * no allocation). Each frame carries its number in a leading NOP datagram, and a reply
+ * completes only requests of the frame it answers: an index alone wraps after 256
+ * datagrams, a frame number after 2^32 frames. Frames go out from the link's own MAC,
+ * padded to 60 bytes. */
 #include <errno.h>
 #include <string.h>
 #include "ecat/master_internal.h"
@@ -46,6 +49,29 @@ static int alloc_idx(struct ecat_master *m)
     return -1;
 }
 
+size_t ecat_pdu_frame_begin(struct ecat_master *m, uint8_t *buf, bool cyclic)
+{
+    uint32_t fno = ++m->frame_no;
+    size_t pos = ecat_frame_begin(buf, m->link->mac);
+    /* ref §2: NOP, no slave executes it; ADP/ADO carry the number, 0 data bytes */
+    ecat_frame_add(buf, TAKT_ETH_MAX_FRAME, &pos, ECAT_NOP, 0, fno, 0, NULL);
+    m->gen[fno % ECAT_GEN_RING] = (struct ecat_gen){ .fno = fno, .st = GEN_SENT, .cyclic = cyclic };
+    return pos;
+}
+
+bool ecat_pdu_frame_lost(struct ecat_master *m, takt_ns_t now, uint32_t fno)
+{
+    struct ecat_gen *g = &m->gen[fno % ECAT_GEN_RING];
+    if (g->fno != fno || (g->st != GEN_SENT && g->st != GEN_ARRIVED_LATE))
+        return false;
+    if (g->st == GEN_ARRIVED_LATE)       /* came back, but after its time: late and lost */
+        m->st.frames_late++;
+    g->st = g->st == GEN_ARRIVED_LATE ? GEN_LATE : GEN_LOST;
+    m->st.frames_lost++;
+    ecat_rate_add(&m->rate, now, 0, 1);
+    return true;
+}
+
 bool ecat_pdu_append(struct ecat_master *m, uint8_t *buf, size_t *pos, struct ecat_req *r,
                      takt_ns_t now)
 {
@@ -59,7 +85,6 @@ bool ecat_pdu_append(struct ecat_master *m, uint8_t *buf, size_t *pos, struct ec
         return false;
     }
     r->idx = (uint8_t)idx;
-    m->reaped[idx] = false;
     r->st = REQ_SENT;
     r->sent = now;
     r->fno = m->frame_no;
@@ -73,8 +98,7 @@ unsigned ecat_pdu_build_acyc(struct ecat_master *m, takt_ns_t now)
     unsigned nf = 0;
     while (m->q_head && nf < m->o.acyc_frames) {
         uint8_t *buf = m->txbuf + (size_t)nf * TAKT_FRAME_BUF;
-        m->frame_no++;
-        size_t pos = ecat_frame_begin(buf, m->link->mac);
+        size_t pos = ecat_pdu_frame_begin(m, buf, false);
         size_t start = pos;
         while (m->q_head) {
             struct ecat_req *r = m->q_head;
@@ -103,7 +127,17 @@ unsigned ecat_pdu_build_acyc(struct ecat_master *m, takt_ns_t now)
     return nf;
 }
 
-void ecat_pdu_receive(struct ecat_master *m, uint8_t *buf, size_t len)
+/* The frame a reply answers, from its leading NOP; NULL: not one of ours, or older
+ * than the ring remembers. */
+static struct ecat_gen *answered(struct ecat_master *m, const struct ecat_dg *dg)
+{
+    if (dg->cmd != ECAT_NOP || dg->len != 0)
+        return NULL;
+    struct ecat_gen *g = &m->gen[dg->lad % ECAT_GEN_RING];
+    return g->fno == dg->lad && g->st != GEN_FREE ? g : NULL;
+}
+
+void ecat_pdu_receive(struct ecat_master *m, uint8_t *buf, size_t len, takt_ns_t rx_ts)
 {
     struct ecat_dg dg;
     size_t pos;
@@ -112,20 +146,33 @@ void ecat_pdu_receive(struct ecat_master *m, uint8_t *buf, size_t len)
     if (len < ECAT_ETH_HDR + ECAT_FRAME_HDR || !(buf[6] & 0x02) ||
         memcmp(buf + 7, m->link->mac + 1, 5) != 0)
         return;
-    if (ecat_frame_first(buf, len, &dg, &pos) != 0) {
+    struct ecat_gen *g = NULL;
+    if (ecat_frame_first(buf, len, &dg, &pos) != 0 || !(g = answered(m, &dg))) {
         m->st.frames_unmatched++;
         return;
     }
-    bool any = false;
-    if (m->reaped[dg.idx] && !m->inflight[dg.idx]) {
-        /* a cyclic frame already counted as lost came back after its cycle */
-        m->reaped[dg.idx] = false;
+    switch (g->st) {
+    case GEN_SENT:
+        break;
+    case GEN_LOST:                       /* counted lost, came back after its time */
+        g->st = GEN_LATE;
         m->st.frames_late++;
         return;
+    default:                             /* a second copy of a frame already back */
+        m->st.frames_duplicate++;
+        return;
     }
-    for (int rc = 0; rc == 0; rc = ecat_frame_next(buf, len, &dg, &pos)) {
+    if (g->cyclic && m->rx_deadline && rx_ts > m->rx_deadline) {
+        /* stamped after the cycle it belonged to: its data is a cycle old, not used;
+         * the cycle check counts the frame lost, and then late */
+        g->st = GEN_ARRIVED_LATE;
+        return;
+    }
+    g->st = GEN_RECEIVED;
+    m->st.frames_received++;
+    while (ecat_frame_next(buf, len, &dg, &pos) == 0) {
         struct ecat_req *r = m->inflight[dg.idx];
-        if (!r || r->st != REQ_SENT || r->cmd != dg.cmd || r->len != dg.len)
+        if (!r || r->st != REQ_SENT || r->fno != g->fno || r->cmd != dg.cmd || r->len != dg.len)
             continue;
         m->inflight[dg.idx] = NULL;
         uint8_t *to = r->rx ? r->rx : r->data;
@@ -133,33 +180,20 @@ void ecat_pdu_receive(struct ecat_master *m, uint8_t *buf, size_t len)
             memcpy(to, dg.data, r->len);
         r->wkc = get_le16(dg.wkc);
         r->st = REQ_DONE;
-        any = true;
     }
-    if (!any)
-        m->st.frames_unmatched++;
 }
 
 void ecat_pdu_expire(struct ecat_master *m, takt_ns_t now)
 {
-    /* Several requests share a frame: count a lost frame once per frame number. */
-    uint32_t counted[8];
-    unsigned nc = 0;
     for (int i = 0; i < 256; i++) {
         struct ecat_req *r = m->inflight[i];
-        if (!r || now - r->sent < m->o.dg_timeout_ns)
+        /* cyclic requests are judged by their cycle (ecat_cyc_reap), not by a timeout */
+        if (!r || m->gen[r->fno % ECAT_GEN_RING].cyclic || now - r->sent < m->o.dg_timeout_ns)
             continue;
         m->inflight[i] = NULL;
         r->st = REQ_DONE;
         r->wkc = -1;
-        bool seen = false;
-        for (unsigned k = 0; k < nc; k++)
-            seen |= counted[k] == r->fno;
-        if (seen)
-            continue;
-        if (nc < TAKT_ARRAY_SIZE(counted))
-            counted[nc++] = r->fno;
-        m->st.frames_lost++;
-        ecat_rate_add(&m->rate, now, 0, 1);
+        ecat_pdu_frame_lost(m, now, r->fno);     /* once per frame, whatever it carried */
     }
 }
 
