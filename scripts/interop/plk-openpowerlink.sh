@@ -121,6 +121,9 @@ print(j["state"], n["state"], n["pres_ok"], n["pres_lost"], n["pres_late"], n["r
         "$OUT/$tag.json" 2>/dev/null) || j="no-json"
     set -- $j
     [ $rc -eq 0 ] && [ "${2:-}" = OPERATIONAL ] || ok=0
+    # Operational at the end is not enough: a CN that the MN reset and booted again on
+    # the way there was not held; one boot and no reset, or the scenario fails.
+    [ "${6:-}" = 0 ] && [ "${7:-}" = 1 ] || ok=0
     grep -q 'NmtCsOperational' "$OUT/$tag.oplk-cn.out" || ok=0
     boot=$(t_first $tag 'epl.mtyp==4 && epl.src==1 && epl.pres.stat==0xfd')
     [ -n "$boot" ] || ok=0
