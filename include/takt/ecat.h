@@ -89,7 +89,11 @@ int ecat_slave_set_state(struct ecat_master *m, unsigned pos, uint8_t state, tak
 /* Asynchronous variant: the master timer walks the network towards `state` while the
  * cycle runs; ecat_master_state() tells where it is. */
 int     ecat_master_request_state(struct ecat_master *m, uint8_t state);
-uint8_t ecat_master_state(const struct ecat_master *m);   /* lowest slave state */
+/* The lowest state the slaves last reported, when every slave answers and frames
+ * return; 0 when that is not known (a slave does not answer, no frame returned for
+ * ECAT_SILENCE_CYCLES cycles, or a slave's state changed and is being read). Any thread:
+ * it reads what the cycle last published. */
+uint8_t ecat_master_state(const struct ecat_master *m);
 
 /* --- slaves ---------------------------------------------------------------------- */
 struct ecat_slave_info {
@@ -193,12 +197,40 @@ struct ecat_master_stats {
     double   tx_rate[3];                    /* frames sent per second over 1, 10, 60 s */
     uint64_t slaves_lost, slaves_returned;  /* recovery events */
     uint64_t emergencies;                   /* CoE emergencies received (each an event too) */
-    unsigned slaves_present;
+    unsigned slaves_present;                /* BRD 0x0130 WKC of the last cycle back */
+    /* Every DC reading is a sample unless it is invalid: a 0x092C of all ones (the
+     * register saturated: that clock is not synchronised at all) or a slave not in OP.
+     * A round without a sample keeps the last value. */
     int64_t  dc_sync_err_ns;                /* max |0x092C| over the last round of DC slaves */
     int64_t  dc_sync_err_max_ns;
-    uint8_t  state;                         /* lowest slave state */
+    uint64_t dc_sync_invalid;               /* readings that were not a sample */
+    uint8_t  state;                         /* as ecat_master_state() */
+    /* The states the slaves last reported: how many answering slaves are in each, and
+     * how many do not answer (lost, or being scanned again). They add up to slaves. */
+    unsigned slaves;                        /* scanned */
+    unsigned slaves_init, slaves_preop, slaves_boot, slaves_safeop, slaves_op;
+    unsigned slaves_not_answering;
+    bool     state_changing;                /* BRD 0x0130 shows a state no slave was
+                                               read in: the slaves are being read */
+    unsigned silent_cycles;                 /* consecutive cycles no frame came back */
 };
+/* Any thread: a consistent copy of what the cycle last published. */
 void ecat_master_get_stats(const struct ecat_master *m, struct ecat_master_stats *s);
+
+/* Cycles without a returning frame after which the state is unknown and the event
+ * "no frame returned for N cycles" is raised; its end raises "frames return again after
+ * N cycles without". */
+#define ECAT_SILENCE_CYCLES 3
+
+/* The state as text, from the statistics (docs/master.md, "Reported state"):
+ *   "OP, slaves 40/40"                       every slave answers and is in OP (or all in
+ *                                            one other state: "SAFEOP, slaves 40/40")
+ *   "SAFEOP 2/40, OP 37/40, 1 not answering" the lowest state first, then the others
+ *   "unknown: no frame returned for N cycles"
+ *   "unknown: none of 40 slaves answers"
+ *   "unknown: AL status changed, reading the slaves (OP, slaves 40/40 before)"
+ * Returns buf. */
+const char *ecat_master_state_text(const struct ecat_master_stats *s, char *buf, size_t len);
 
 /* DC, master follows the reference clock, cycle driven by the application's own loop:
  * the shift (ns, signed) the PI loop asks for since the last call; add it to the next
@@ -211,6 +243,8 @@ int64_t ecat_master_dc_phase(const struct ecat_master *m);
 /* Events (slave lost/back, WKC errors, refused states ...) recorded by the cycle into
  * a lock-free ring; a non-RT thread drains them. Returns false when empty. */
 bool ecat_master_next_event(struct ecat_master *m, char *buf, size_t len);
+/* The same with the time the cycle raised it (the now of that cycle, ns). */
+bool ecat_master_next_event_at(struct ecat_master *m, char *buf, size_t len, takt_ns_t *at);
 
 /* --- acyclic services: queued, never block the cycle -------------------------------- */
 /* Completion: err 0 or negative (-ETIMEDOUT, TAKT codes negated); data/len the read data. */

@@ -119,7 +119,7 @@ unsigned ecat_cyc_build(struct ecat_master *m, takt_ns_t now)
              * owns the outputs) */
             c->req.rx = m->cyc_rx + (size_t)k * ECAT_MAX_DG_DATA;
             /* only frames sent while everything was in OP are judged by their WKC */
-            c->sent_in_op = m->st.state == AL_OP && m->present == m->n_slaves;
+            c->sent_in_op = m->low_state == AL_OP && m->present == m->n_slaves;
             ecat_pdu_append(m, buf, &pos, &c->req, now);
             if (c->no_lrw) {
                 ecat_req_init(&c->wr, ECAT_LWR, (uint16_t)c->log, (uint16_t)(c->log >> 16),
@@ -208,7 +208,7 @@ void ecat_cyc_check(struct ecat_master *m, takt_ns_t now)
         return;
     }
     unsigned lost = 0, sent = 0;
-    bool in_op = m->st.state == AL_OP && m->present == m->n_slaves, fresh = m->n_cyc > 0;
+    bool in_op = m->low_state == AL_OP && m->present == m->n_slaves, fresh = m->n_cyc > 0;
     for (unsigned k = 0; k < m->n_cyc; k++) {
         struct ecat_cyc *c = &m->cyc[k];
         if (c->req.st == REQ_IDLE) {
@@ -250,6 +250,7 @@ void ecat_cyc_check(struct ecat_master *m, takt_ns_t now)
         m->st.cyc_frames_lost += lost;
         ecat_rate_add(&m->rate, now, sent, 0);
     }
+    ecat_silence_note(m, sent, lost);
     if (m->mon_al.st == REQ_DONE && m->mon_al.wkc >= 0)
         ecat_recovery_check(m, now);
     if (m->dc_active)

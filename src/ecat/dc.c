@@ -360,10 +360,18 @@ void ecat_dc_cycle(struct ecat_master *m, takt_ns_t now)
     if (m->mon_diff.st == REQ_DONE && m->mon_diff.wkc == 1) {
         /* ref §4: 0x092C bit 31 sign, bits 0-30 magnitude of one slave's filtered
          * difference to the reference; the largest over one round of all DC slaves is
-         * the network's sync error */
+         * the network's sync error. A magnitude of all ones is the register saturated
+         * (or garbage): that clock is not synchronised, and the value is no measure of
+         * by how much. Nor is a slave that is not in OP (its clock may be set up anew). */
         int64_t e = get_le32(m->mon_diff_buf) & 0x7FFFFFFF;
-        if (e > m->dc_round_max)
-            m->dc_round_max = e;
+        const struct ecat_slave_info *in = &m->slaves[m->dc_rr].info;
+        if (e == 0x7FFFFFFF || !in->present || (in->al_state & AL_STATE_MASK) != AL_OP) {
+            m->st.dc_sync_invalid++;
+        } else {
+            m->dc_round_samples++;
+            if (e > m->dc_round_max)
+                m->dc_round_max = e;
+        }
     }
     unsigned next = m->dc_rr;
     for (unsigned k = 0; k < m->n_slaves; k++) {
@@ -372,10 +380,13 @@ void ecat_dc_cycle(struct ecat_master *m, takt_ns_t now)
             break;
     }
     if (next <= m->dc_rr) {                 /* a round is complete */
-        m->st.dc_sync_err_ns = m->dc_round_max;
-        if (m->dc_round_max > m->st.dc_sync_err_max_ns && m->st.state == AL_OP)
-            m->st.dc_sync_err_max_ns = m->dc_round_max;
+        if (m->dc_round_samples) {          /* else the last value stands */
+            m->st.dc_sync_err_ns = m->dc_round_max;
+            if (m->dc_round_max > m->st.dc_sync_err_max_ns && ecat_all_op(m))
+                m->st.dc_sync_err_max_ns = m->dc_round_max;
+        }
         m->dc_round_max = 0;
+        m->dc_round_samples = 0;
     }
     m->dc_rr = next;
     if (m->mon_dc.st != REQ_DONE || m->mon_dc.wkc < 1)

@@ -231,7 +231,7 @@ static void add(struct ecat_master *m, struct ecat_eni_cyc *y, struct eni_dg *d,
 unsigned ecat_eni_cyc_build(struct ecat_master *m, takt_ns_t now)
 {
     struct ecat_eni_cyc *y = m->eni_cyc;
-    uint8_t st = m->st.state;
+    uint8_t st = m->low_state;
     bool dc = m->dc_active && m->dc_ref >= 0, all = m->present == m->n_slaves;
     unsigned nb = 0;
     for (unsigned f = 0; f < y->n_frames; f++) {
@@ -333,6 +333,7 @@ void ecat_eni_cyc_check(struct ecat_master *m, takt_ns_t now)
         m->st.cyc_frames_lost += lost;
         ecat_rate_add(&m->rate, now, sent, 0);
     }
+    ecat_silence_note(m, sent, lost);
     if (m->mon_al.st == REQ_DONE && m->mon_al.wkc >= 0)
         ecat_recovery_check(m, now);
     if (m->dc_active)

@@ -118,6 +118,7 @@ void ecat_sfsm_state_esc(struct ecat_master *m, struct ecat_slave *s, takt_ns_t 
     s->info.dc = (s->info.esc_features & 0x0004) != 0;
     s->info.dl_status = get_le16(s->f.buf[1]);
     s->info.al_state = s->f.buf[3][0];
+    s->al_fno = s->f.req[3].fno;
     s->info.al_code = get_le16(s->f.buf[3] + 4);
     s->info.present = true;
     s->f.retries = 0;
@@ -255,6 +256,7 @@ static void state_al_wait(struct ecat_master *m, struct ecat_slave *s, takt_ns_t
     uint8_t st = s->f.buf[0][0];
     uint16_t code = get_le16(s->f.buf[0] + 4);
     s->info.al_state = st;
+    s->al_fno = s->f.req[0].fno;
     s->info.al_code = code;
     if (s->f.requested == 0) {               /* only reading where the slave is */
         next_step(m, s, now);

@@ -35,6 +35,7 @@ static void vevent(struct ecat_master *m, const char *fmt, va_list ap)
     if (h - t >= ECAT_EVENTS)
         return;                          /* full: the reporter is behind; drop */
     vsnprintf(m->ev[h % ECAT_EVENTS], ECAT_EVENT_LEN, fmt, ap);
+    m->ev_at[h % ECAT_EVENTS] = m->now;
     atomic_store_explicit(&m->ev_head, h + 1, memory_order_release);
 }
 
@@ -56,15 +57,22 @@ void ecat_fail(struct ecat_master *m, int err, const char *fmt, ...)
     ecat_event(m, "%s", m->errmsg);
 }
 
-bool ecat_master_next_event(struct ecat_master *m, char *buf, size_t len)
+bool ecat_master_next_event_at(struct ecat_master *m, char *buf, size_t len, takt_ns_t *at)
 {
     unsigned t = atomic_load_explicit(&m->ev_tail, memory_order_relaxed);
     unsigned h = atomic_load_explicit(&m->ev_head, memory_order_acquire);
     if (t == h)
         return false;
     snprintf(buf, len, "%s", m->ev[t % ECAT_EVENTS]);
+    if (at)
+        *at = m->ev_at[t % ECAT_EVENTS];
     atomic_store_explicit(&m->ev_tail, t + 1, memory_order_release);
     return true;
+}
+
+bool ecat_master_next_event(struct ecat_master *m, char *buf, size_t len)
+{
+    return ecat_master_next_event_at(m, buf, len, NULL);
 }
 
 /* --- rates over 1/10/60 s --------------------------------------------------------- */
@@ -83,22 +91,6 @@ void ecat_rate_add(struct ecat_rate *r, takt_ns_t now, uint32_t sent, uint32_t l
     }
     r->sent[r->cur] += sent;
     r->lost[r->cur] += lost;
-}
-
-/* Rates over the last n complete seconds (the running second is not complete). */
-static void rates(const struct ecat_rate *r, double *tx, double *loss)
-{
-    static const unsigned span[3] = { 1, 10, 60 };
-    for (int k = 0; k < 3; k++) {
-        uint64_t s = 0, l = 0;
-        for (unsigned i = 1; i <= span[k]; i++) {
-            unsigned b = (r->cur + 61 - i) % 61;
-            s += r->sent[b];
-            l += r->lost[b];
-        }
-        tx[k] = (double)s / span[k];
-        loss[k] = (double)l / span[k];
-    }
 }
 
 /* --- open/close ------------------------------------------------------------------- */
@@ -268,7 +260,8 @@ static void master_timer(struct ecat_master *m, takt_ns_t now)
     /* DC set-up addresses slaves by station: not while an ENI's IP commands readdress them */
     if (m->o.dc && m->target && !m->dc_active && !ecat_eni_settling(m))
         ecat_dc_configure(m, now);
-    m->st.state = lowest_state(m);
+    m->low_state = lowest_state(m);
+    ecat_state_update(m);
 }
 
 static inline void timed(struct ecat_master *m, struct perf_msmt *pm, takt_ns_t *t)
@@ -281,8 +274,10 @@ static inline void timed(struct ecat_master *m, struct perf_msmt *pm, takt_ns_t 
 int ecat_master_cycle(struct ecat_master *m, takt_ns_t now)
 {
     takt_ns_t t = takt_now();
+    m->now = now;
     int rc = receive(m, 0);
     ecat_cyc_check(m, now);
+    ecat_snap_publish(m);           /* this cycle's losses, for a callback that reads them */
     timed(m, &m->m_rx, &t);
     if (m->app_fn && m->configured)
         m->app_fn(m->app_ctx, m, now);
@@ -295,6 +290,7 @@ int ecat_master_cycle(struct ecat_master *m, takt_ns_t now)
     int rc3 = send_frames(m, ecat_pdu_build_acyc(m, now));
     timed(m, &m->m_acyc, &t);
     m->st.cycles++;
+    ecat_snap_publish(m);
     if (rc < 0)
         return rc;
     return rc2 < 0 ? rc2 : rc3;
@@ -324,8 +320,11 @@ static int cycle_step(void *ctx, struct rt_loop *loop, takt_ns_t wake)
  * advance the state machines and send what they queued, without a cyclic frame. */
 static int service(struct ecat_master *m, takt_ns_t now)
 {
+    m->now = now;
     master_timer(m, now);
-    return send_frames(m, ecat_pdu_build_acyc(m, now));
+    int rc = send_frames(m, ecat_pdu_build_acyc(m, now));
+    ecat_snap_publish(m);
+    return rc;
 }
 
 int ecat_master_drive(struct ecat_master *m, bool (*done)(struct ecat_master *m, void *ctx),
@@ -422,7 +421,6 @@ int ecat_master_request_state(struct ecat_master *m, uint8_t state)
     return 0;
 }
 
-uint8_t ecat_master_state(const struct ecat_master *m) { return lowest_state(m); }
 
 unsigned ecat_master_inputs_age(const struct ecat_master *m) { return m->inputs_age; }
 
@@ -473,12 +471,6 @@ void ecat_master_set_callback(struct ecat_master *m, ecat_cyclic_fn fn, void *ct
 
 /* --- queries ---------------------------------------------------------------------- */
 
-void ecat_master_get_stats(const struct ecat_master *m, struct ecat_master_stats *s)
-{
-    *s = m->st;
-    s->slaves_present = m->present;
-    rates(&m->rate, s->tx_rate, s->loss_rate);
-}
 
 unsigned ecat_master_slave_count(const struct ecat_master *m) { return m->n_slaves; }
 

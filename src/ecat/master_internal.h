@@ -99,6 +99,10 @@ struct ecat_slave {
     uint8_t   mbx_repeat;      /* SM1 repeat request toggle */
     takt_ns_t mbx_polled;      /* last idle poll of the send mailbox */
     bool      rejoin, returning;   /* recovery: re-scan pending / back on the way to target */
+    uint32_t  al_fno;          /* frame that carried its last AL status reading */
+    bool      counted_lost;    /* in slaves_lost and not yet in slaves_returned */
+    takt_ns_t retry_at;        /* recovery: re-scan again at (0: none planned) */
+    takt_ns_t backoff_ns;      /* ... after this wait, doubled per failure up to 1 s */
     uint32_t  old_vendor, old_product;
     uint32_t  old_serial;          /* recovery: identity before the re-scan (0 = none) */
     uint16_t  old_alias, old_station;
@@ -127,6 +131,15 @@ struct ecat_svc {
     bool      used;
     unsigned  tries;
     unsigned  pos;
+};
+
+/* The statistics (with the state) as the cycle last published them: a sequence lock
+ * over words that are themselves atomic, so a reader in another thread never sees a
+ * torn copy and no access is a data race (master_state.c). */
+#define ECAT_SNAP_WORDS ((sizeof(struct ecat_master_stats) + 7) / 8)
+struct ecat_snap {
+    atomic_uint seq;           /* odd while the cycle writes */
+    _Atomic uint64_t w[ECAT_SNAP_WORDS];
 };
 
 /* Network state machine (master.c / scan.c). */
@@ -208,6 +221,7 @@ struct ecat_master {
     int64_t   dc_phase_ns;
     unsigned  dc_rr;           /* DC slave whose 0x092C is read this cycle */
     int64_t   dc_round_max;     /* last phase error of the reference clock vs SYNC0 */
+    unsigned  dc_round_samples; /* valid 0x092C readings in this round */
     struct ecat_req mon_wr;    /* FPWR 0x0910 master time (reference follows master) */
     uint8_t   mon_wr_buf[8];
     unsigned  dc_iter;         /* static drift compensation FRMWs sent */
@@ -226,6 +240,10 @@ struct ecat_master {
 
     /* recovery */
     unsigned  present;         /* last BRD 0x0130 WKC */
+    uint8_t   brd_or;          /* ... and its data: the OR of the slaves' AL status */
+    uint32_t  brd_fno;         /* ... and its frame */
+    uint8_t   low_state;       /* lowest AL state over all slaves, a lost one's 0 (the
+                                  cyclic frames' choice; st.state is what is reported) */
     bool      need_locate;
 
     struct ecat_svc svc[ECAT_SVC_SLOTS];
@@ -248,9 +266,17 @@ struct ecat_master {
     uint64_t  link_errors;
     struct ecat_rate rate;
 
-    /* events: single producer (cycle), single consumer (reporter) */
+    /* events: single producer (cycle), single consumer (reporter), each with its time */
     char      ev[ECAT_EVENTS][ECAT_EVENT_LEN];
+    takt_ns_t ev_at[ECAT_EVENTS];
+    takt_ns_t now;             /* the time of the cycle (or service step) under way */
     atomic_uint ev_head, ev_tail;
+
+    /* silence: consecutive cycles in which no cyclic frame came back (master_state.c) */
+    unsigned  silent_cycles;
+
+    /* what other threads may read, published by the cycle (master_state.c) */
+    struct ecat_snap snap;
 
     /* driver */
     struct rt_loop loop;
@@ -388,5 +414,16 @@ void ecat_master_drop_eni(struct ecat_master *m);
 
 /* recovery.c */
 void ecat_recovery_check(struct ecat_master *m, takt_ns_t now);
+
+/* master_state.c */
+/* After each cycle's check: sent cyclic frames, of which lost did not come back. Raises
+ * the events of silence and of its end. */
+void ecat_silence_note(struct ecat_master *m, unsigned sent, unsigned lost);
+/* Per-state counts and the state (m->st) from the slaves' last reports. */
+void ecat_state_update(struct ecat_master *m);
+/* Publish m->st (with rates and presence) for other threads. */
+void ecat_snap_publish(struct ecat_master *m);
+/* Every slave answers, reports OP, and frames return. */
+bool ecat_all_op(const struct ecat_master *m);
 
 #endif

@@ -27,6 +27,16 @@ static struct ecat_slave *at_position(struct ecat_master *m, unsigned pos)
     return NULL;
 }
 
+/* Every return is counted against a loss before it: slaves_lost - slaves_returned is the
+ * number of slaves lost now. */
+static void count_lost(struct ecat_master *m, struct ecat_slave *s)
+{
+    if (s->counted_lost)
+        return;
+    s->counted_lost = true;
+    m->st.slaves_lost++;
+}
+
 static void lost_slave(struct ecat_master *m, struct ecat_slave *s)
 {
     if (!s->info.present)
@@ -51,7 +61,7 @@ static void lost_slave(struct ecat_master *m, struct ecat_slave *s)
     }
     s->f.state = SS_IDLE;
     s->info.al_state = 0;
-    m->st.slaves_lost++;
+    count_lost(m, s);
     ecat_event(m, "slave %u (station 0x%04X, %s) lost: no longer answers", (unsigned)(s - m->slaves),
                s->info.station, s->info.name[0] ? s->info.name : "?");
 }
@@ -72,13 +82,16 @@ static void back_slave(struct ecat_master *m, struct ecat_slave *s, takt_ns_t no
         return;
     unsigned i = (unsigned)(s - m->slaves), p = s->info.position;
     s->rejoin = true;
+    s->retry_at = 0;
     s->old_vendor = s->info.vendor;
     s->old_product = s->info.product;
     s->old_serial = s->info.serial;
     s->old_alias = s->info.alias;
     s->old_station = s->info.station;
     s->old_position = s->info.position;
-    if (i == p)
+    if (s->backoff_ns)
+        ecat_event(m, "slave %u: re-scanning it again", i);
+    else if (i == p)
         ecat_event(m, "slave %u answers again: re-scanning it", i);
     else
         ecat_event(m, "position %u (slave %u) answers again: re-scanning it", p, i);
@@ -203,7 +216,12 @@ static void back_to_target(struct ecat_master *m, struct ecat_slave *s, takt_ns_
 {
     s->info.present = true;
     s->returning = true;
-    m->st.slaves_returned++;
+    s->backoff_ns = 0;              /* it answers: the next failure starts short again */
+    s->retry_at = 0;
+    if (s->counted_lost) {
+        s->counted_lost = false;
+        m->st.slaves_returned++;
+    }
     /* a DC slave gets its clock set up again first (dc.c sends it on) */
     if (m->target && !ecat_dc_rejoin(m, s, now))
         ecat_slave_goto(m, s, m->target, now);
@@ -317,6 +335,37 @@ static void moved(struct ecat_master *m, takt_ns_t now)
     }
 }
 
+/* A failed re-scan is never final: the slave is scanned again after a wait that starts
+ * at a few cycles and doubles per failure up to ECAT_RETRY_MAX_NS, for as long as the
+ * master runs (retry() below), and the wait starts short again once it answers. */
+#define ECAT_RETRY_MIN_CYCLES 4
+#define ECAT_RETRY_MAX_NS TAKT_NS_PER_S
+
+static void retry_later(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+{
+    takt_ns_t min = ECAT_RETRY_MIN_CYCLES * m->o.cycle_ns;
+    s->backoff_ns = s->backoff_ns ? 2 * s->backoff_ns : min;
+    if (s->backoff_ns > ECAT_RETRY_MAX_NS)
+        s->backoff_ns = ECAT_RETRY_MAX_NS > min ? ECAT_RETRY_MAX_NS : min;
+    s->retry_at = now + s->backoff_ns;
+    ecat_event(m, "slave %u: re-scan failed (%s); trying again in %lld ms", (unsigned)(s - m->slaves),
+               takt_strerror(s->f.err ? s->f.err : -TAKT_ECONFIG),
+               (long long)(s->backoff_ns / TAKT_NS_PER_MS));
+}
+
+/* Slaves whose re-scan failed, due again: scanned again where the BRD count says a
+ * slave answers (else the count rising brings them back, back() above). */
+static void retry(struct ecat_master *m, takt_ns_t now)
+{
+    for (unsigned i = 0; i < m->n_slaves; i++) {
+        struct ecat_slave *s = &m->slaves[i];
+        if (s->info.present || s->rejoin || !s->retry_at || now < s->retry_at ||
+            s->info.position >= m->present || m->probing)
+            continue;
+        back_slave(m, s, now);
+    }
+}
+
 /* Master timer: re-scanned slaves go back to the target; once every re-scan of the batch
  * is done, since a device found at one position may be the one missing at another. */
 static void rejoin(struct ecat_master *m, takt_ns_t now)
@@ -333,7 +382,7 @@ static void rejoin(struct ecat_master *m, takt_ns_t now)
             continue;
         s->rejoin = false;
         if (s->f.state == SS_FAILED || !s->scanned) {
-            ecat_event(m, "slave %u: re-scan failed: %s", i, m->errmsg);
+            retry_later(m, s, now);
             continue;
         }
         if (!same_device(s, &s->info)) {        /* beyond what moved() looks at */
@@ -359,6 +408,7 @@ static void readdress(struct ecat_master *m, takt_ns_t now)
             (s->f.err != -TAKT_EWKC && s->f.err != -ETIMEDOUT) || now - s->f.t0 < 200 * TAKT_NS_PER_MS)
             continue;
         s->info.present = false;
+        count_lost(m, s);
         ecat_event(m, "slave %u (station 0x%04X) does not answer its address: re-scanning it", i,
                    s->info.station);
         back(m, s->info.position, s->info.position + 1, now);
@@ -368,6 +418,8 @@ static void readdress(struct ecat_master *m, takt_ns_t now)
 void ecat_recovery_check(struct ecat_master *m, takt_ns_t now)
 {
     unsigned n = (unsigned)m->mon_al.wkc;
+    m->brd_or = m->mon_al_buf[0];
+    m->brd_fno = m->mon_al.fno;
     if (n > m->n_slaves)
         n = m->n_slaves;         /* extra slaves are not configured; ignore them */
     if (m->probing) {
@@ -389,6 +441,7 @@ void ecat_recovery_check(struct ecat_master *m, takt_ns_t now)
     }
     if (m->target)
         readdress(m, now);
+    retry(m, now);
     rejoin(m, now);
     for (unsigned i = 0; i < m->n_slaves; i++) {
         struct ecat_slave *s = &m->slaves[i];

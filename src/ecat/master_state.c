@@ -1,0 +1,177 @@
+/* The state the master reports, and how other threads read it: per-state counts of the
+ * slaves from their last AL status reports, silence (cycles in which no frame came
+ * back) with its events, and the statistics published by the cycle through a sequence
+ * lock, so that a reporter thread takes a consistent copy while the cycle runs. */
+#include <stdio.h>
+#include <string.h>
+#include "ecat/master_internal.h"
+#include "util/wire.h"
+
+static int rank(uint8_t st)
+{
+    static const uint8_t r[16] = { [AL_INIT] = 1, [AL_PREOP] = 2, [AL_BOOT] = 2,
+                                   [AL_SAFEOP] = 3, [AL_OP] = 4 };
+    return r[st & AL_STATE_MASK];
+}
+
+bool ecat_all_op(const struct ecat_master *m)
+{
+    if (!m->n_slaves || m->present != m->n_slaves || m->silent_cycles >= ECAT_SILENCE_CYCLES)
+        return false;
+    for (unsigned i = 0; i < m->n_slaves; i++)
+        if (!m->slaves[i].info.present || (m->slaves[i].info.al_state & AL_STATE_MASK) != AL_OP)
+            return false;
+    return true;
+}
+
+void ecat_silence_note(struct ecat_master *m, unsigned sent, unsigned lost)
+{
+    if (!sent)
+        return;
+    if (lost == sent) {
+        if (++m->silent_cycles == ECAT_SILENCE_CYCLES)
+            ecat_event(m, "no frame returned for %u cycles", m->silent_cycles);
+        return;
+    }
+    if (m->silent_cycles >= ECAT_SILENCE_CYCLES)
+        ecat_event(m, "frames return again after %u cycles without", m->silent_cycles);
+    m->silent_cycles = 0;
+}
+
+void ecat_state_update(struct ecat_master *m)
+{
+    struct ecat_master_stats *st = &m->st;
+    unsigned c[16] = { 0 }, answering = 0, n = m->n_slaves;
+    uint8_t seen = 0;
+    bool older = false;        /* a slave's last reading is older than the BRD */
+    int low = 99;
+    uint8_t low_st = 0;
+    for (unsigned i = 0; i < n; i++) {
+        const struct ecat_slave_info *in = &m->slaves[i].info;
+        if (!in->present || !rank(in->al_state))
+            continue;
+        c[in->al_state & AL_STATE_MASK]++;
+        answering++;
+        seen |= in->al_state;
+        older |= (int32_t)(m->slaves[i].al_fno - m->brd_fno) < 0;
+        if (rank(in->al_state) < low) {
+            low = rank(in->al_state);
+            low_st = in->al_state & AL_STATE_MASK;
+        }
+    }
+    st->slaves = n;
+    st->slaves_init = c[AL_INIT];
+    st->slaves_preop = c[AL_PREOP];
+    st->slaves_boot = c[AL_BOOT];
+    st->slaves_safeop = c[AL_SAFEOP];
+    st->slaves_op = c[AL_OP];
+    st->slaves_not_answering = n - answering;
+    st->silent_cycles = m->silent_cycles;
+    /* The BRD 0x0130 is the OR of every slave's AL status (ref §3): a bit in it that no
+     * slave's last report has means a slave changed state since it was read (unless
+     * every slave was read after that BRD went out: then it tells nothing newer). */
+    bool all = n && answering == n && m->present == n;
+    st->state_changing = all && older && (m->brd_or & ~seen & (AL_STATE_MASK | AL_ERROR));
+    bool known = all && !st->state_changing && m->silent_cycles < ECAT_SILENCE_CYCLES;
+    st->state = known ? low_st : 0;
+}
+
+/* --- publication ------------------------------------------------------------------- */
+
+static void rates(const struct ecat_rate *r, double *tx, double *loss)
+{
+    static const unsigned span[3] = { 1, 10, 60 };
+    for (int k = 0; k < 3; k++) {
+        uint64_t s = 0, l = 0;
+        for (unsigned i = 1; i <= span[k]; i++) {
+            unsigned b = (r->cur + 61 - i) % 61;
+            s += r->sent[b];
+            l += r->lost[b];
+        }
+        tx[k] = (double)s / span[k];
+        loss[k] = (double)l / span[k];
+    }
+}
+
+/* The cycle's thread only (the single writer). */
+void ecat_snap_publish(struct ecat_master *m)
+{
+    struct ecat_master_stats s = m->st;
+    uint64_t w[ECAT_SNAP_WORDS] = { 0 };
+    s.slaves_present = m->present;
+    rates(&m->rate, s.tx_rate, s.loss_rate);
+    memcpy(w, &s, sizeof s);
+    unsigned q = atomic_load_explicit(&m->snap.seq, memory_order_relaxed);
+    atomic_store_explicit(&m->snap.seq, q + 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    for (size_t i = 0; i < ECAT_SNAP_WORDS; i++)
+        atomic_store_explicit(&m->snap.w[i], w[i], memory_order_relaxed);
+    atomic_store_explicit(&m->snap.seq, q + 2, memory_order_release);
+}
+
+void ecat_master_get_stats(const struct ecat_master *m, struct ecat_master_stats *s)
+{
+    struct ecat_master *mm = (struct ecat_master *)m;   /* atomics are read, not written */
+    uint64_t w[ECAT_SNAP_WORDS];
+    for (;;) {
+        unsigned q = atomic_load_explicit(&mm->snap.seq, memory_order_acquire);
+        if (q & 1)
+            continue;              /* the cycle is writing: a few dozen stores */
+        for (size_t i = 0; i < ECAT_SNAP_WORDS; i++)
+            w[i] = atomic_load_explicit(&mm->snap.w[i], memory_order_relaxed);
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&mm->snap.seq, memory_order_relaxed) == q)
+            break;
+    }
+    memcpy(s, w, sizeof *s);
+}
+
+uint8_t ecat_master_state(const struct ecat_master *m)
+{
+    struct ecat_master_stats s;
+    ecat_master_get_stats(m, &s);
+    return s.state;
+}
+
+/* --- text -------------------------------------------------------------------------- */
+
+static void counts(const struct ecat_master_stats *s, char *buf, size_t len)
+{
+    const struct { const char *name; unsigned n; } t[] = {
+        { "INIT", s->slaves_init }, { "PREOP", s->slaves_preop }, { "BOOT", s->slaves_boot },
+        { "SAFEOP", s->slaves_safeop }, { "OP", s->slaves_op },
+    };
+    size_t at = 0;
+    buf[0] = 0;
+    for (size_t k = 0; k < TAKT_ARRAY_SIZE(t); k++) {
+        if (!t[k].n)
+            continue;
+        if (t[k].n == s->slaves) {          /* every slave answers, all in one state */
+            snprintf(buf, len, "%s, slaves %u/%u", t[k].name, t[k].n, s->slaves);
+            return;
+        }
+        if (at < len)
+            at += (size_t)snprintf(buf + at, len - at, "%s%s %u/%u", at ? ", " : "", t[k].name,
+                                   t[k].n, s->slaves);
+    }
+    if (s->slaves_not_answering && at < len)
+        snprintf(buf + at, len - at, "%s%u not answering", at ? ", " : "", s->slaves_not_answering);
+}
+
+const char *ecat_master_state_text(const struct ecat_master_stats *s, char *buf, size_t len)
+{
+    if (!len)
+        return buf;
+    char c[160];
+    if (!s->slaves)
+        snprintf(buf, len, "unknown: no slaves");
+    else if (s->silent_cycles >= ECAT_SILENCE_CYCLES)
+        snprintf(buf, len, "unknown: no frame returned for %u cycles", s->silent_cycles);
+    else if (s->slaves_not_answering == s->slaves)
+        snprintf(buf, len, "unknown: none of %u slaves answers", s->slaves);
+    else if (counts(s, c, sizeof c), s->state_changing)
+        snprintf(buf, len, "unknown: AL status changed, reading the slaves (%s before)", c);
+    else
+        snprintf(buf, len, "%s", c);
+    return buf;
+}
