@@ -13,11 +13,13 @@
 #include "ecat/proto.h"
 #include "util/wire.h"
 
-static void drain_events(struct ecat_master *m, const char *label)
+/* Events with the time the cycle raised them, in seconds since t0 (the run's start). */
+static void drain_events(struct ecat_master *m, const char *label, takt_ns_t t0)
 {
     char ev[256];
-    while (ecat_master_next_event(m, ev, sizeof ev))
-        fprintf(stderr, "%s: %s\n", label, ev);
+    takt_ns_t at;
+    while (ecat_master_next_event_at(m, ev, sizeof ev, &at))
+        fprintf(stderr, "%s: %.3f s: %s\n", label, (at - t0) / 1e9, ev);
 }
 
 static void sleep_ns(takt_ns_t ns)
@@ -86,7 +88,22 @@ static json_object *summary_json(struct ecat_master *m, const struct ecat_master
     struct rt_loop *l = ecat_master_loop(m);
     json_object *o = json_object_new_object();
     json_object_object_add(o, "slaves", json_object_new_int((int)ecat_master_slave_count(m)));
-    json_object_object_add(o, "state", json_object_new_string(ecat_al_state_name(s->state)));
+    char st[200];
+    /* the lowest state, when every slave answers and frames return; else unknown */
+    json_object_object_add(o, "state", json_object_new_string(s->state ? ecat_al_state_name(s->state)
+                                                                         : "unknown"));
+    json_object_object_add(o, "state_text", json_object_new_string(ecat_master_state_text(s, st, sizeof st)));
+    json_object *in = json_object_new_object();
+    const struct { const char *n; unsigned v; } cnt[] = {
+        { "INIT", s->slaves_init }, { "PREOP", s->slaves_preop }, { "BOOT", s->slaves_boot },
+        { "SAFEOP", s->slaves_safeop }, { "OP", s->slaves_op },
+    };
+    for (size_t i = 0; i < sizeof cnt / sizeof cnt[0]; i++)
+        json_object_object_add(in, cnt[i].n, json_object_new_int((int)cnt[i].v));
+    json_object_object_add(o, "slaves_in_state", in);
+    json_object_object_add(o, "slaves_not_answering", json_object_new_int((int)s->slaves_not_answering));
+    json_object_object_add(o, "slaves_present", json_object_new_int((int)s->slaves_present));
+    json_object_object_add(o, "silent_cycles", json_object_new_int((int)s->silent_cycles));
     json_object_object_add(o, "op_after_ms", json_object_new_double(op_after / 1e6));
     json_object_object_add(o, "cycles", json_object_new_uint64(l->cyc.cycles));
     json_object_object_add(o, "cycle_ns", json_object_new_int64(l->cyc.period));
@@ -103,6 +120,7 @@ static json_object *summary_json(struct ecat_master *m, const struct ecat_master
     json_object_object_add(o, "slaves_returned", json_object_new_uint64(s->slaves_returned));
     json_object_object_add(o, "dc_sync_err_ns", json_object_new_int64(s->dc_sync_err_ns));
     json_object_object_add(o, "dc_sync_err_max_ns", json_object_new_int64(s->dc_sync_err_max_ns));
+    json_object_object_add(o, "dc_sync_invalid", json_object_new_uint64(s->dc_sync_invalid));
     double cpu_us = l->cyc.cycles ? l->cpu_ns / 1e3 / (double)l->cyc.cycles : 0;
     json_object_object_add(o, "cpu_us_per_cycle", json_object_new_double(cpu_us));
     json_object *rates = json_object_new_object();
@@ -123,8 +141,9 @@ static void print_summary(FILE *f, struct ecat_master *m, const struct ecat_mast
     struct rt_loop *l = ecat_master_loop(m);
     perf_print_total(f, &l->perf);
     double cpu_us = l->cyc.cycles ? l->cpu_ns / 1e3 / (double)l->cyc.cycles : 0;
-    fprintf(f, "Summary: %u slaves, state %s, %" PRIu64 " cycles (%" PRIu64 " overruns)\n",
-            ecat_master_slave_count(m), ecat_al_state_name(s->state), l->cyc.cycles, l->cyc.overruns);
+    char st[200];
+    fprintf(f, "Summary: state %s; %" PRIu64 " cycles (%" PRIu64 " overruns)\n",
+            ecat_master_state_text(s, st, sizeof st), l->cyc.cycles, l->cyc.overruns);
     fprintf(f, "  frames: %" PRIu64 " sent, %" PRIu64 " back in time, %" PRIu64 " lost (%" PRIu64
             " cyclic; %" PRIu64 " of the lost came back late, never used), %" PRIu64 " duplicate, %"
             PRIu64 " unmatched; loss rate 1/10/60 s: %.1f/%.1f/%.1f per s\n", s->frames_sent,
@@ -133,8 +152,9 @@ static void print_summary(FILE *f, struct ecat_master *m, const struct ecat_mast
             s->loss_rate[2]);
     fprintf(f, "  WKC errors: %" PRIu64 "; slaves lost/returned: %" PRIu64 "/%" PRIu64 "\n",
             s->wkc_errors, s->slaves_lost, s->slaves_returned);
-    fprintf(f, "  DC sync error (|0x092C|, max over the DC slaves): last %" PRId64 " ns, max in OP %" PRId64 " ns\n",
-            s->dc_sync_err_ns, s->dc_sync_err_max_ns);
+    fprintf(f, "  DC sync error (|0x092C|, max over the DC slaves): last %" PRId64 " ns, max in OP %" PRId64
+            " ns (%" PRIu64 " readings not counted: saturated, or the slave not in OP)\n", s->dc_sync_err_ns, s->dc_sync_err_max_ns,
+            s->dc_sync_invalid);
     fprintf(f, "  CPU per cycle: %.2f us\n", cpu_us);
     /* the cyclictest view: how late each wake-up came */
     const struct perf_hist *h = &l->m_wake.hist;
@@ -163,7 +183,7 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
     int status = 0;
     takt_ns_t t0 = takt_now();
     int rc = ecat_master_scan(m, (takt_ns_t)((a->scan_timeout_s > 0 ? a->scan_timeout_s : 5) * 1e9));
-    drain_events(m, label);
+    drain_events(m, label, t0);
     if (rc || ecat_master_slave_count(m) == 0) {
         fprintf(stderr, "%s: scan on %s: %s\n", label, a->link->name,
                 rc ? ecat_master_error(m) : "no slave answered (is the network connected?)");
@@ -176,16 +196,16 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
      * the mailbox. With one, the ENI's own commands take them through INIT -> PREOP. */
     const char *eni = cli_get(c, "eni");
     if (!eni && ecat_master_set_state(m, AL_PREOP, 15 * TAKT_NS_PER_S)) {
-        drain_events(m, label);
+        drain_events(m, label, t0);
         fprintf(stderr, "%s: %s\n", label, ecat_master_error(m));
         ecat_master_close(m);
         return 1;
     }
     if (!eni && !cli_flag(c, "sii-pdo"))
         ecat_master_read_pdos_coe(m);
-    drain_events(m, label);
+    drain_events(m, label, t0);
     if (eni ? ecat_master_configure_eni(m, eni) : ecat_master_configure(m)) {
-        drain_events(m, label);
+        drain_events(m, label, t0);
         fprintf(stderr, "%s: %s\n", label, ecat_master_error(m));
         ecat_master_close(m);
         return 1;
@@ -222,7 +242,7 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
     takt_ns_t op_after = -1;
     while (l->running && !cli_interrupted) {
         sleep_ns(20 * TAKT_NS_PER_MS);
-        drain_events(m, label);
+        drain_events(m, label, t0);
         if (op_after < 0 && ecat_master_state(m) == AL_OP) {
             op_after = takt_now() - t0;
             printf("%s: all %u slaves in OP after %.0f ms\n", label, n, op_after / 1e6);
@@ -235,21 +255,23 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
             perf_report_interval(&l->perf, stdout, 200 * TAKT_NS_PER_MS);
             struct ecat_master_stats s;
             ecat_master_get_stats(m, &s);
-            printf("State %s, slaves %u/%u, frames lost %" PRIu64 ", WKC errors %" PRIu64
-                   ", DC sync error %" PRId64 " ns\n", ecat_al_state_name(s.state),
-                   s.slaves_present, n, s.frames_lost, s.wkc_errors, s.dc_sync_err_ns);
+            char st[200];
+            printf("State %s, frames lost %" PRIu64 ", WKC errors %" PRIu64
+                   ", DC sync error %" PRId64 " ns\n", ecat_master_state_text(&s, st, sizeof st),
+                   s.frames_lost, s.wkc_errors, s.dc_sync_err_ns);
             fflush(stdout);
         }
     }
     ecat_master_stop(m);
     ecat_master_join(m);
-    drain_events(m, label);
+    drain_events(m, label, t0);
     struct ecat_master_stats s;
     ecat_master_get_stats(m, &s);
     print_summary(stdout, m, &s);
     if (op_after < 0) {
-        fprintf(stderr, "%s: the network did not reach OP (lowest state %s)%s%s\n", label,
-                ecat_al_state_name(s.state), ecat_master_error(m)[0] ? ": " : "",
+        char st[200];
+        fprintf(stderr, "%s: the network did not reach OP (state %s)%s%s\n", label,
+                ecat_master_state_text(&s, st, sizeof st), ecat_master_error(m)[0] ? ": " : "",
                 ecat_master_error(m));
         status = 1;
     }

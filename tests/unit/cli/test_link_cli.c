@@ -72,7 +72,7 @@ static void without_namespaces(void **state)
     expect("netns run -- true", 77, "TAKT_NETNS=off", NULL);
     expect("demo -t 0.5 -c 500", 0, "falling back to the in-process mem link", "PerfMsmt 'Task Duration'");
     unsetenv("TAKT_NETNS");
-    expect("demo --mem -t 0.3", 0, "mem link", "Summary: 40 slaves, state OP");
+    expect("demo --mem -t 0.3", 0, "mem link", "Summary: state OP, slaves 40/40");
 }
 
 /* -i mem: the bench over an in-process pair, its far end answering in the send call */
