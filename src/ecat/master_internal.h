@@ -242,6 +242,7 @@ struct ecat_master {
     unsigned  present;         /* last BRD 0x0130 WKC */
     uint8_t   brd_or;          /* ... and its data: the OR of the slaves' AL status */
     uint32_t  brd_fno;         /* ... and its frame */
+    unsigned  count_seen;      /* ... its WKC (a new count must be seen twice) */
     uint8_t   low_state;       /* lowest AL state over all slaves, a lost one's 0 (the
                                   cyclic frames' choice; st.state is what is reported) */
     bool      need_locate;

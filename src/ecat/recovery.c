@@ -422,6 +422,12 @@ void ecat_recovery_check(struct ecat_master *m, takt_ns_t now)
     m->brd_fno = m->mon_al.fno;
     if (n > m->n_slaves)
         n = m->n_slaves;         /* extra slaves are not configured; ignore them */
+    /* A new count is believed when two cycles in a row agree: one reply with a garbled
+     * WKC would otherwise cost a re-scan of every slave behind the position it names. */
+    bool again = n == m->count_seen;
+    m->count_seen = n;
+    if (n != m->present && !again)
+        n = m->present;
     if (m->probing) {
         if (!probe_busy(m))
             finish_probe(m, now);

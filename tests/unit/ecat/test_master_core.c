@@ -238,7 +238,7 @@ static void test_recovery(void **state)
     has_event(r->m, "");
     /* cable cut behind slave 1; slave 3 loses power (registers reset) */
     r->net.present = 2;
-    run_cycles(r, 2);                    /* send, then see it */
+    run_cycles(r, 3);                    /* send, then see it twice */
     struct ecat_master_stats st;
     ecat_master_get_stats(r->m, &st);
     assert_int_equal(st.slaves_present, 2);
