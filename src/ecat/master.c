@@ -35,7 +35,7 @@ static void vevent(struct ecat_master *m, const char *fmt, va_list ap)
     if (h - t >= ECAT_EVENTS)
         return;                          /* full: the reporter is behind; drop */
     vsnprintf(m->ev[h % ECAT_EVENTS], ECAT_EVENT_LEN, fmt, ap);
-    m->ev_at[h % ECAT_EVENTS] = m->now;
+    m->ev_at[h % ECAT_EVENTS] = m->now ? m->now : takt_now();   /* raised before any cycle */
     atomic_store_explicit(&m->ev_head, h + 1, memory_order_release);
 }
 
