@@ -2,6 +2,7 @@
  * slaves from their last AL status reports, silence (cycles in which no frame came
  * back) with its events, and the statistics published by the cycle through a sequence
  * lock, so that a reporter thread takes a consistent copy while the cycle runs. */
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include "ecat/master_internal.h"
@@ -113,10 +114,13 @@ void ecat_master_get_stats(const struct ecat_master *m, struct ecat_master_stats
 {
     struct ecat_master *mm = (struct ecat_master *)m;   /* atomics are read, not written */
     uint64_t w[ECAT_SNAP_WORDS];
-    for (;;) {
+    for (unsigned spin = 0;; spin++) {
         unsigned q = atomic_load_explicit(&mm->snap.seq, memory_order_acquire);
-        if (q & 1)
-            continue;              /* the cycle is writing: a few dozen stores */
+        if (q & 1) {               /* the cycle is writing: a few dozen stores */
+            if (spin % 64 == 63)
+                sched_yield();     /* ... unless it was preempted by this thread */
+            continue;
+        }
         for (size_t i = 0; i < ECAT_SNAP_WORDS; i++)
             w[i] = atomic_load_explicit(&mm->snap.w[i], memory_order_relaxed);
         atomic_thread_fence(memory_order_acquire);

@@ -9,7 +9,9 @@
  * as "slave X came back at position Y"; a different product there is refused. Slave
  * numbers (the API's pos) stay with the devices; info.position is where each is now.
  * In a tree the lost slaves need not be the last positions: there the master asks every
- * position for its station address before it decides (one more cycle). */
+ * position for its station address before it decides (one more cycle). A re-scan that
+ * fails is tried again with back-off for as long as the master runs; every return is
+ * counted against the loss before it. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
