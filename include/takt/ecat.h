@@ -200,7 +200,9 @@ struct ecat_master_stats {
     unsigned slaves_present;                /* BRD 0x0130 WKC of the last cycle back */
     /* Every DC reading is a sample unless it is invalid: a 0x092C of all ones (the
      * register saturated: that clock is not synchronised at all) or a slave not in OP.
-     * A round without a sample keeps the last value. */
+     * 0x092C is filtered and does not leap, so a slave's sample is the smaller of its
+     * last two readings (one bad reading never counts). A round without a sample keeps
+     * the last value. */
     int64_t  dc_sync_err_ns;                /* max |0x092C| over the last round of DC slaves */
     int64_t  dc_sync_err_max_ns;
     uint64_t dc_sync_invalid;               /* readings that were not a sample */

@@ -362,15 +362,25 @@ void ecat_dc_cycle(struct ecat_master *m, takt_ns_t now)
          * difference to the reference; the largest over one round of all DC slaves is
          * the network's sync error. A magnitude of all ones is the register saturated
          * (or garbage): that clock is not synchronised, and the value is no measure of
-         * by how much. Nor is a slave that is not in OP (its clock may be set up anew). */
+         * by how much. Nor is a slave that is not in OP (its clock may be set up anew).
+         * And 0x092C is a filtered value: it does not leap from one reading to the next.
+         * A leap seen once is a bad reading (a flipped bit), so the sample is the smaller
+         * of the slave's last two readings: a real error shows a round later, a single
+         * bad reading never. */
         int64_t e = get_le32(m->mon_diff_buf) & 0x7FFFFFFF;
-        const struct ecat_slave_info *in = &m->slaves[m->dc_rr].info;
-        if (e == 0x7FFFFFFF || !in->present || (in->al_state & AL_STATE_MASK) != AL_OP) {
+        struct ecat_slave *sl = &m->slaves[m->dc_rr];
+        if (e == 0x7FFFFFFF || !sl->info.present || (sl->info.al_state & AL_STATE_MASK) != AL_OP) {
             m->st.dc_sync_invalid++;
+            sl->dc_diff_prev = 0;
         } else {
-            m->dc_round_samples++;
-            if (e > m->dc_round_max)
-                m->dc_round_max = e;
+            int64_t prev = (int64_t)sl->dc_diff_prev - 1;
+            sl->dc_diff_prev = (uint32_t)e + 1;
+            if (prev >= 0) {
+                e = e < prev ? e : prev;
+                m->dc_round_samples++;
+                if (e > m->dc_round_max)
+                    m->dc_round_max = e;
+            }
         }
     }
     unsigned next = m->dc_rr;

@@ -112,6 +112,7 @@ struct ecat_slave {
     struct ecat_req dcr[3];    /* distributed-clock set-up (dc.c) */
     uint8_t   dcb[3][16];
     uint8_t   dc_re;           /* DC set up again after the slave returned (dc.c) */
+    uint32_t  dc_diff_prev;    /* its last valid |0x092C| + 1 (0: none yet) */
     struct ecat_req probe;     /* recovery in a tree: APRD 0x0010 at one position */
     bool      probe_seen;      /* ... and this slave's address answered at one */
     uint8_t   probe_buf[2];
