@@ -231,7 +231,9 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
         }
         ecat_master_set_callback(m, lost_cb, &lost);
     }
-    if ((rc = ecat_master_start(m, &ro, dur))) {
+    /* the thread runs until stopped: the run ends after dur, but not in the middle of a
+     * silence (its summary could only say the state is unknown), at most 1 s later */
+    if ((rc = ecat_master_start(m, &ro, 0))) {
         free(lost.v);
         fprintf(stderr, "%s: cannot start the cycle thread: %s\n", label, takt_strerror(rc));
         ecat_master_close(m);
@@ -239,17 +241,24 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
     }
     struct rt_loop *l = ecat_master_loop(m);
     takt_ns_t started = takt_now(), next_perf = started + (takt_ns_t)(c->perf_s * 1e9);
-    takt_ns_t op_after = -1;
+    takt_ns_t op_after = -1, end = dur ? started + dur : 0;
     while (l->running && !cli_interrupted) {
-        sleep_ns(20 * TAKT_NS_PER_MS);
+        takt_ns_t nap = 20 * TAKT_NS_PER_MS, now = takt_now();
+        if (end > now && end - now < nap)
+            nap = end - now;
+        sleep_ns(nap);
         drain_events(m, label, t0);
         if (op_after < 0 && ecat_master_state(m) == AL_OP) {
             op_after = takt_now() - t0;
             printf("%s: all %u slaves in OP after %.0f ms\n", label, n, op_after / 1e6);
             fflush(stdout);
         }
-        if (dur && takt_now() - started > dur + 500 * TAKT_NS_PER_MS)
-            break;
+        if (end && takt_now() >= end) {
+            struct ecat_master_stats q;
+            ecat_master_get_stats(m, &q);
+            if (!q.silent_cycles || takt_now() >= end + TAKT_NS_PER_S)
+                break;
+        }
         if (c->perf_s > 0 && takt_now() >= next_perf) {
             next_perf += (takt_ns_t)(c->perf_s * 1e9);
             perf_report_interval(&l->perf, stdout, 200 * TAKT_NS_PER_MS);
