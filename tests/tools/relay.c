@@ -4,18 +4,20 @@
  * drops, duplicates or reorders them, or holds them all until released. Requests (-a to
  * -b) pass at once, so the far end sees them in time and in order.
  *
- *   relay -a IF_A -b IF_B -c CTRL_FIFO [-e ETHERTYPE] [-q FRAMES] [-s SEED] [-t SECONDS]
+ *   relay -a IF_A -b IF_B -c CTRL_FIFO [-e ETHERTYPE] [-l NS] [-q FRAMES] [-s SEED] [-t SECONDS]
  *
  * Commands, one per line into the FIFO (which relay creates): `delay T` (T with ns, us,
  * ms or s; 0 = off), `drop P`, `dup P` (probabilities 0..1 per reply), `reorder N` (every
  * Nth reply goes out after the one that follows it; 0 = off), `hold` (keep every reply),
  * `release` (send what was held, then go on as before), `stats` (a JSON line of the
- * counters on stdout), `quit`. Each command is acknowledged on stderr with the time, so a
+ * counters on stdout), `quit`. -l NS: replies that waited NS or longer are counted as
+ * held_long (what a test compares with the master's late count). Each command is acknowledged on stderr with the time, so a
  * test can wait for it. On exit (quit, -t, SIGINT/SIGTERM) the counters go to stdout as
  * JSON.
  *
  * Replies wait in a FIFO queue, each with the time it is due (receive time + delay, never
- * before the frame ahead of it: a slow wire does not overtake itself); the loop sleeps in
+ * before the frame ahead of it: a slow wire does not overtake itself; when the delay is
+ * shortened the queue drains at twice the arrival rate, not in one burst); the loop sleeps in
  * ppoll() until the next frame is due or a socket or the FIFO has something, so it never
  * spins. It only touches the two interfaces it is given. */
 #include <arpa/inet.h>
@@ -42,7 +44,7 @@
 #define REORDER_WAIT_NS 10000000     /* a reply kept for reordering waits for its follower this long */
 
 struct slot {
-    int64_t due;
+    int64_t due, arrived;
     uint16_t len;
     bool wait_next;                  /* to be sent after the frame that follows it */
     uint8_t data[FRAME_MAX];
@@ -51,7 +53,9 @@ struct slot {
 struct counters {
     uint64_t requests, replies;      /* frames received on -a / on -b */
     uint64_t relayed;                /* frames sent out (both directions, duplicates too) */
+    uint64_t replies_out;            /* of them, replies (on -a) */
     uint64_t delayed;                /* replies that waited (delay or hold) */
+    uint64_t held_long;              /* replies that waited -l NS or longer */
     uint64_t dropped, duplicated, reordered;
     uint64_t overflow;               /* replies dropped because the queue was full */
     uint64_t send_errors;
@@ -62,7 +66,7 @@ struct relay {
     int fd_a, fd_b, ctl;
     unsigned cap, head, n;           /* the reply queue: ring of cap slots */
     struct slot *q;
-    int64_t delay_ns;
+    int64_t delay_ns, long_ns;
     double p_drop, p_dup;
     unsigned reorder, reorder_count;
     bool hold;
@@ -153,9 +157,13 @@ static void enqueue(struct relay *r, const uint8_t *buf, size_t len, int64_t now
     }
     struct slot *last = r->n ? &r->q[(r->head + r->n - 1) % r->cap] : NULL;
     struct slot *s = &r->q[(r->head + r->n) % r->cap];
+    s->arrived = now;
     s->due = now + r->delay_ns;
-    if (last && last->due > s->due)
-        s->due = last->due;
+    /* never before the frame ahead, and after a shorter delay was set, no faster than
+     * twice the rate the frames came: a queue let go at once would overflow the
+     * receiver's socket and lose frames the test did not mean to lose */
+    if (last && last->due + (now - last->arrived) / 2 > s->due)
+        s->due = last->due + (now - last->arrived) / 2;
     s->len = (uint16_t)len;
     s->wait_next = false;
     memcpy(s->data, buf, len);
@@ -165,9 +173,11 @@ static void enqueue(struct relay *r, const uint8_t *buf, size_t len, int64_t now
         struct slot t = *last;
         *last = *s;
         last->due = t.due;
+        last->arrived = t.arrived;
         last->wait_next = false;
         t.wait_next = false;
         t.due = s->due;
+        t.arrived = s->arrived;
         *s = t;
         r->c.reordered++;
     } else if (r->reorder && ++r->reorder_count >= r->reorder) {
@@ -186,7 +196,11 @@ static int64_t release_due(struct relay *r, int64_t now)
         int64_t due = s->wait_next ? s->due + REORDER_WAIT_NS : s->due;
         if (due > now)
             return due;
+        uint64_t before = r->c.relayed;
         send_frame(r, r->fd_a, s->data, s->len);
+        r->c.replies_out += r->c.relayed - before;
+        if (r->long_ns > 0 && now - s->arrived >= r->long_ns)
+            r->c.held_long++;
         r->head = (r->head + 1) % r->cap;
         r->n--;
     }
@@ -213,10 +227,11 @@ static void print_counters(const struct relay *r, FILE *f)
 {
     const struct counters *c = &r->c;
     fprintf(f, "{\"requests\": %" PRIu64 ", \"replies\": %" PRIu64 ", \"relayed\": %" PRIu64
-            ", \"delayed\": %" PRIu64 ", \"dropped\": %" PRIu64 ", \"duplicated\": %" PRIu64
+            ", \"replies_out\": %" PRIu64
+            ", \"delayed\": %" PRIu64 ", \"held_long\": %" PRIu64 ", \"dropped\": %" PRIu64 ", \"duplicated\": %" PRIu64
             ", \"reordered\": %" PRIu64 ", \"overflow\": %" PRIu64 ", \"send_errors\": %" PRIu64
             ", \"queue_max\": %" PRIu64 ", \"queued\": %u, \"delay_ns\": %" PRId64 "}\n",
-            c->requests, c->replies, c->relayed, c->delayed, c->dropped, c->duplicated,
+            c->requests, c->replies, c->relayed, c->replies_out, c->delayed, c->held_long, c->dropped, c->duplicated,
             c->reordered, c->overflow, c->send_errors, c->queue_max, r->n, r->delay_ns);
     fflush(f);
 }
@@ -283,7 +298,7 @@ static void read_control(struct relay *r)
 static void usage(void)
 {
     fprintf(stderr, "usage: relay -a IF_A -b IF_B -c CTRL_FIFO [-e ETHERTYPE (default 0x88a4, 0 = all)] "
-            "[-q QUEUE_FRAMES (default 16384)] [-s SEED] [-t SECONDS]\n");
+            "[-l NS] [-q QUEUE_FRAMES (default 16384)] [-s SEED] [-t SECONDS]\n");
     exit(2);
 }
 
@@ -293,12 +308,13 @@ int main(int argc, char **argv)
     unsigned long ethertype = 0x88A4, cap = 16384;
     double seconds = 0;
     struct relay r = { .rng = 1 };
-    for (int o; (o = getopt(argc, argv, "a:b:c:e:q:s:t:")) != -1;) {
+    for (int o; (o = getopt(argc, argv, "a:b:c:e:l:q:s:t:")) != -1;) {
         switch (o) {
         case 'a': if_a = optarg; break;
         case 'b': if_b = optarg; break;
         case 'c': ctl = optarg; break;
         case 'e': ethertype = strtoul(optarg, NULL, 0); break;
+        case 'l': r.long_ns = strtoll(optarg, NULL, 0); break;
         case 'q': cap = strtoul(optarg, NULL, 0); break;
         case 's': r.rng = strtoull(optarg, NULL, 0) | 1; break;
         case 't': seconds = strtod(optarg, NULL); break;
