@@ -10,16 +10,16 @@
  * ms or s; 0 = off), `drop P`, `dup P` (probabilities 0..1 per reply), `reorder N` (every
  * Nth reply goes out after the one that follows it; 0 = off), `hold` (keep every reply),
  * `release` (send what was held, then go on as before), `stats` (a JSON line of the
- * counters on stdout), `quit`. -l NS: replies that waited NS or longer are counted as
- * held_long (what a test compares with the master's late count). Each command is acknowledged on stderr with the time, so a
- * test can wait for it. On exit (quit, -t, SIGINT/SIGTERM) the counters go to stdout as
- * JSON.
+ * counters on stdout), `quit`. Each line is acknowledged on stderr with the time and its
+ * number ("command 3: delay 0"), so a test can wait for it. On exit (quit, -t, SIGINT,
+ * SIGTERM) the counters go to stdout as a last JSON line. -l NS: replies that waited NS
+ * or longer are counted as held_long (what a test compares with the master's late count).
  *
  * Replies wait in a FIFO queue, each with the time it is due (receive time + delay, never
  * before the frame ahead of it: a slow wire does not overtake itself; when the delay is
- * shortened the queue drains at twice the arrival rate, not in one burst); the loop sleeps in
- * ppoll() until the next frame is due or a socket or the FIFO has something, so it never
- * spins. It only touches the two interfaces it is given. */
+ * shortened the queue drains at twice the arrival rate, not in one burst); the loop
+ * sleeps in ppoll() until the next frame is due or a socket or the FIFO has something, so
+ * it never spins. It only touches the two interfaces it is given. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -74,6 +74,7 @@ struct relay {
     struct counters c;
     char line[256];
     size_t line_len;
+    unsigned n_cmd;                  /* command lines read so far */
 };
 
 static volatile sig_atomic_t stop;
@@ -142,9 +143,11 @@ static void send_frame(struct relay *r, int fd, const uint8_t *buf, size_t len)
         r->c.send_errors++;
 }
 
-static void event(const char *fmt, const char *arg)
+static void event(unsigned n, const char *fmt, const char *arg)
 {
     fprintf(stderr, "relay: [%.6f s] ", (double)now_ns() / 1e9);
+    if (n)
+        fprintf(stderr, "command %u: ", n);
     fprintf(stderr, fmt, arg);
     fputc('\n', stderr);
 }
@@ -252,8 +255,8 @@ static int64_t parse_time(const char *s)
 static void command(struct relay *r, char *line)
 {
     char verb[16] = "", arg[64] = "";
-    if (sscanf(line, "%15s %63s", verb, arg) < 1)
-        return;
+    unsigned n = ++r->n_cmd;
+    sscanf(line, "%15s %63s", verb, arg);
     double p = strtod(arg, NULL);
     if (!strcmp(verb, "delay") && parse_time(arg) >= 0)
         r->delay_ns = parse_time(arg);
@@ -270,11 +273,11 @@ static void command(struct relay *r, char *line)
     else if (!strcmp(verb, "quit"))
         stop = 1;
     else {
-        event("unknown command '%s': expected delay T, drop P, dup P, reorder N, hold, release, "
-              "stats or quit", line);
+        event(n, "unknown command '%s': expected delay T, drop P, dup P, reorder N, hold, "
+              "release, stats or quit", line);
         return;
     }
-    event("%s", line);
+    event(n, "%s", line);
 }
 
 static void read_control(struct relay *r)
@@ -342,7 +345,7 @@ int main(int argc, char **argv)
     }
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
-    event("ready: %s", if_a);
+    event(0, "ready: %s", if_a);
     int64_t end = seconds > 0 ? now_ns() + (int64_t)(seconds * 1e9) : INT64_MAX;
     uint8_t buf[FRAME_MAX];
     while (!stop) {
