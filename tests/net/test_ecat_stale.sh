@@ -167,6 +167,7 @@ freeze() {     # freeze NAME CYCLE_US: SIGSTOP the simulator for 20 ms, 200 ms a
         local n_silent n_back
         n_silent=$(grep -cE 'no frame returned for [0-9]+ cycles' "$NET_TMP/$name-run.out")
         n_back=$(grep -cE 'frames return again after [0-9]+ cycles without' "$NET_TMP/$name-run.out")
+        net_log "$name: $n_silent 'no frame returned' and $n_back 'frames return again' events"
         [ "$n_silent" -ge 3 ] && [ "$n_back" -ge 3 ] ||
             net_fail "$name: 3 freezes, but $n_silent 'no frame returned' and $n_back 'frames return again' events: $(grep -v PerfMsmt "$NET_TMP/$name-run.out" | tail -n 30)"
     fi
