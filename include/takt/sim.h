@@ -125,6 +125,20 @@ struct takt_sim_stats {
 };
 void takt_sim_get_stats(const struct takt_sim *s, struct takt_sim_stats *st);
 
+/* The "echo" devices (docs/devices.md): an input that numbers the frames accessing the
+ * device's process data, an output the application echoes it into. Each new echo value
+ * is judged by its age, the frame it arrived in minus the frame that carried the value
+ * to the master: 1 when the application echoed the newest reply, more when it acted on
+ * a reply that was not the newest (stale). Summed over the echo devices (age_max: the
+ * largest); returns how many there are. */
+struct takt_sim_echo_stats {
+    uint64_t frames;                 /* frames that accessed the echo devices' data */
+    uint64_t echoes, stale;          /* new echo values; of them, older than 1 frame */
+    uint32_t age_max;                /* frames */
+    uint32_t stale_first_age, stale_first_frame;   /* the first stale echo (0: none) */
+};
+unsigned takt_sim_echo_stats(const struct takt_sim *s, struct takt_sim_echo_stats *st);
+
 /* In-process benchmark: builds n slaves (coupler + DI/DO alternating), configures
  * them to OP through frames, then times (thread CPU time) frames of one LRW over the
  * full image plus an 8-byte FRMW 0x0910. esc_only skips the device models' process

@@ -369,6 +369,8 @@ static const struct cli_opt run_opts[] = {
       "(reference clock follows the master)" },
     { "sii-pdo", 0, 0, NULL, "take the PDO mapping from the SII even where CoE could tell it" },
     { "lost-times", 0, 0, NULL, "note when each lost frame was sent (JSON lost_frames; for takt ecat bench)" },
+    { "echo", 0, 0, NULL, "copy each echo device's Counter input to its Echo output in every cycle "
+      "whose inputs are fresh (stale-reply test; JSON echo)" },
     { 0 }
 };
 

@@ -82,6 +82,56 @@ static json_object *lost_json(const struct lost_log *g)
     return o;
 }
 
+/* --echo: the application half of the stale-reply test (docs/devices.md, "echo"). Each
+ * slave with a 32-bit input "Counter" and a 32-bit output "Echo" (the simulator's echo
+ * device) gets its counter copied into its echo, but only in cycles whose inputs are
+ * fresh (ecat_master_inputs_age() == 0): what an application that acts only on current
+ * data does. The device then tells how old each echo was, independently of the
+ * master's own counters. */
+#define ECHO_MAX 64
+struct echo_app {
+    unsigned n;
+    struct ecat_pd_entry in[ECHO_MAX], out[ECHO_MAX];
+    uint64_t copied, held;          /* cycles with fresh inputs / with older ones */
+    struct lost_log *lost;          /* --lost-times too: one callback does both */
+};
+
+static void echo_cb(void *ctx, struct ecat_master *m, takt_ns_t now)
+{
+    struct echo_app *a = ctx;
+    if (a->lost)
+        lost_cb(a->lost, m, now);
+    if (ecat_master_inputs_age(m) != 0) {
+        a->held++;
+        return;
+    }
+    for (unsigned i = 0; i < a->n; i++)
+        ecat_pd_write(m, &a->out[i], ecat_pd_read(m, &a->in[i]));
+    a->copied++;
+}
+
+static unsigned echo_find(struct ecat_master *m, struct echo_app *a)
+{
+    for (unsigned pos = 0; pos < ecat_master_slave_count(m) && a->n < ECHO_MAX; pos++) {
+        struct ecat_pd_entry in, out;
+        if (ecat_pd_find(m, pos, "Counter", 0, 0, &in) || ecat_pd_find(m, pos, "Echo", 0, 0, &out) ||
+            in.output || !out.output || in.bits != 32 || out.bits != 32)
+            continue;
+        a->in[a->n] = in;
+        a->out[a->n++] = out;
+    }
+    return a->n;
+}
+
+static json_object *echo_json(const struct echo_app *a)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "slaves", json_object_new_int((int)a->n));
+    json_object_object_add(o, "cycles_copied", json_object_new_uint64(a->copied));
+    json_object_object_add(o, "cycles_held", json_object_new_uint64(a->held));
+    return o;
+}
+
 static json_object *summary_json(struct ecat_master *m, const struct ecat_master_stats *s,
                                  takt_ns_t op_after)
 {
@@ -231,10 +281,29 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
         }
         ecat_master_set_callback(m, lost_cb, &lost);
     }
+    struct echo_app *echo = NULL;
+    if (cli_flag(c, "echo")) {
+        if (!(echo = calloc(1, sizeof *echo))) {
+            free(lost.v);
+            ecat_master_close(m);
+            return 1;
+        }
+        if (!echo_find(m, echo)) {
+            fprintf(stderr, "%s: --echo: no slave has a 32-bit input 'Counter' and output 'Echo' "
+                    "(expected the simulator's echo device, e.g. takt sim ecat --devices ek1100,echo)\n", label);
+            free(echo);
+            free(lost.v);
+            ecat_master_close(m);
+            return 1;
+        }
+        echo->lost = lost.v ? &lost : NULL;
+        ecat_master_set_callback(m, echo_cb, echo);
+    }
     /* the thread runs until stopped: the run ends after dur, but not in the middle of a
      * silence (its summary could only say the state is unknown), at most 1 s later */
     if ((rc = ecat_master_start(m, &ro, 0))) {
         free(lost.v);
+        free(echo);
         fprintf(stderr, "%s: cannot start the cycle thread: %s\n", label, takt_strerror(rc));
         ecat_master_close(m);
         return 1;
@@ -287,7 +356,10 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
     json_object *sj = c->json ? summary_json(m, &s, op_after) : NULL;
     if (sj && lost.v)
         json_object_object_add(sj, "lost_frames", lost_json(&lost));
+    if (sj && echo)
+        json_object_object_add(sj, "echo", echo_json(echo));
     free(lost.v);
+    free(echo);
     int jrc = sj ? cli_write_json(c, sj) : 0;
     json_object_put(sj);
     if (jrc)

@@ -14,7 +14,7 @@
 static const struct cli_opt sim_ecat_opts[] = {
     { "preset",  0, 1, "NAME", "network preset: 3, 10, 20, paper-40 (EK1100 + EL1004/EL2004 alternating), a count, or junction (a 9-slave tree)" },
     { "topology", 0, 1, "SPEC", "tree instead of a line: PARENT:PORT per slave 2..N, comma-separated (ports 1..3, slaves in the frame's order 0-3-1-2), e.g. 1:3,2:1,1:1" },
-    { "devices", 'd', 1, "LIST", "device list, e.g. ek1100,el1004x4,el2004x4,servo" },
+    { "devices", 'd', 1, "LIST", "device list, e.g. ek1100,el1004x4,el2004x4,servo (catalogue: ek1100, el1004, el2004, el3102, servo, echo)" },
     { "eni",     0, 1, "FILE", "simulate exactly the slaves this ENI file expects" },
     { "esi-dir", 0, 1, "DIR",  "one slave per ESI file (*.xml) in DIR, in name order" },
     { "fault",   'f', 1, "SPEC", "fault injection, ';'-separated: drop=P corrupt=P crc=P delay=T break=K[:PORT]@T heal=K@T power=K@T sdo-abort=K:IDX:SUB=CODE refuse=K:STATE=CODE" },
@@ -473,6 +473,20 @@ static int run_serve(struct cli_ctx *c, struct takt_sim *s)
         json_object_array_add(arr, e);
     }
     json_object_object_add(o, "slave_states", arr);
+    struct takt_sim_echo_stats es;
+    if (takt_sim_echo_stats(s, &es)) {
+        json_object *e = json_object_new_object();
+        json_object_object_add(e, "frames", json_object_new_uint64(es.frames));
+        json_object_object_add(e, "echoes", json_object_new_uint64(es.echoes));
+        json_object_object_add(e, "stale", json_object_new_uint64(es.stale));
+        json_object_object_add(e, "age_max", json_object_new_uint64(es.age_max));
+        json_object_object_add(e, "stale_first_age", json_object_new_uint64(es.stale_first_age));
+        json_object_object_add(e, "stale_first_frame", json_object_new_uint64(es.stale_first_frame));
+        json_object_object_add(o, "echo", e);
+        fprintf(stderr, "takt sim ecat: echo: %" PRIu64 " frames, %" PRIu64 " new echoes, %" PRIu64
+                " stale (older than 1 frame), oldest %" PRIu32 " frames\n", es.frames, es.echoes,
+                es.stale, es.age_max);
+    }
     json_object_object_add(o, "fifo", json_object_new_boolean(rt && rts.fifo_ok));
     json_object_object_add(o, "cpu_pinned", json_object_new_boolean(rt && rts.affinity_ok));
     if (measured) {

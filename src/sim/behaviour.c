@@ -1,5 +1,6 @@
 /* Process behaviour of the simple devices: digital inputs count, analog inputs follow a
- * sine or triangle with status bits, outputs stay visible; the servo is in behaviour_servo.c. */
+ * sine or triangle with status bits, outputs stay visible, the echo device numbers its
+ * frames and judges the echo; the servo is in behaviour_servo.c. */
 #include <math.h>
 #include <string.h>
 #include "ecat/proto.h"
@@ -27,9 +28,9 @@ _Static_assert(sizeof ai_obj / sizeof ai_obj[0] == A_N, "one entry per analog ob
 
 static const char *const beh_names[] = {
     [SIM_BEH_NONE] = "coupler", [SIM_BEH_DI] = "di", [SIM_BEH_DO] = "do",
-    [SIM_BEH_AI] = "ai", [SIM_BEH_SERVO] = "servo",
+    [SIM_BEH_AI] = "ai", [SIM_BEH_SERVO] = "servo", [SIM_BEH_ECHO] = "echo",
 };
-_Static_assert(sizeof beh_names / sizeof beh_names[0] == SIM_BEH_SERVO + 1, "one name per kind");
+_Static_assert(sizeof beh_names / sizeof beh_names[0] == SIM_BEH_ECHO + 1, "one name per kind");
 
 static uint64_t eget(const struct od_entry *e) { return e ? od_get(e) : 0; }
 static void eset(struct od_entry *e, uint64_t v)
@@ -80,6 +81,9 @@ void sim_behaviour_init(struct sim_dev *d)
         di_init(d);
     else if (d->beh == SIM_BEH_AI)
         ai_init(d);
+    else if (d->beh == SIM_BEH_ECHO)
+        d->echo = (struct sim_echo){ .counter = od_find_entry(&d->od, 0x6000, 1),
+                                     .echo = od_find_entry(&d->od, 0x7000, 1) };
     else if (d->beh == SIM_BEH_SERVO) {
         memset(&d->servo, 0, sizeof d->servo);
         sim_servo_init(d);
@@ -134,6 +138,42 @@ static void ai_channel(struct sim_dev *d, unsigned ch, takt_ns_t now)
         eset(e[A_TOGGLE], !eget(e[A_TOGGLE]));
 }
 
+/* Echo device, once per frame that accessed its process data (the ESC's PDI runs after
+ * the frame: the outputs are this frame's, the inputs go out in the next one). Frames are
+ * numbered 1, 2, ...; the counter input is set to the number of the frame that will carry
+ * it back, so an echo v arriving in frame F is F - v frames old. The application runs
+ * between the reply of frame F-1 and the sending of frame F: an echo of the newest reply
+ * is exactly 1 frame old, one older than that came from a reply that was not the newest
+ * (docs/devices.md). Values are judged once, when they change; 0 (outputs never written,
+ * or SAFEOP, where outputs are not applied) is not an echo. */
+static void echo_step(struct sim_dev *d)
+{
+    struct sim_echo *e = &d->echo;
+    uint32_t f = ++e->frame;
+    uint32_t v = (uint32_t)eget(e->echo);
+    if (v != e->last && v != 0) {
+        uint32_t age = f - v;              /* an echo from the future wraps: huge, stale */
+        e->echoes++;
+        if (age > e->age_max)
+            e->age_max = age;
+        if (age > 1 && e->stale++ == 0) {
+            e->stale_first_age = age;
+            e->stale_first_frame = f;
+        }
+    }
+    e->last = v;
+    eset(e->counter, f + 1);
+}
+
+bool sim_device_echo_get(const struct sim_device *sd, struct sim_echo *out)
+{
+    const struct sim_dev *d = (const struct sim_dev *)sd;
+    if (!sd || !sd->desc || strcmp(sd->desc->behaviour, "echo") || d->beh != SIM_BEH_ECHO)
+        return false;
+    *out = d->echo;
+    return true;
+}
+
 void sim_behaviour_step(struct sim_dev *d, takt_ns_t now)
 {
     switch (d->beh) {
@@ -146,6 +186,9 @@ void sim_behaviour_step(struct sim_dev *d, takt_ns_t now)
         break;
     case SIM_BEH_SERVO:
         sim_servo_step(d, now);
+        break;
+    case SIM_BEH_ECHO:
+        echo_step(d);
         break;
     default:
         break;

@@ -26,7 +26,19 @@ struct sim_servo {                 /* CiA 402 drive state (behaviour_servo.c) */
     uint16_t last_cw;
 };
 
-enum sim_beh { SIM_BEH_NONE, SIM_BEH_DI, SIM_BEH_DO, SIM_BEH_AI, SIM_BEH_SERVO };
+/* The echo device (behaviour.c): its input numbers the frames that access its process
+ * data, its output is the application's echo of that number; how old each new echo is
+ * tells whether the application acted on a stale reply (docs/devices.md). */
+struct sim_echo {
+    struct od_entry *counter, *echo;
+    uint32_t frame;                /* frames that accessed the process data so far */
+    uint32_t last;                 /* the echo as last seen */
+    uint64_t echoes, stale;        /* new echo values; those older than 1 frame */
+    uint32_t age_max, stale_first_age;
+    uint32_t stale_first_frame;    /* frame in which the first stale echo arrived */
+};
+
+enum sim_beh { SIM_BEH_NONE, SIM_BEH_DI, SIM_BEH_DO, SIM_BEH_AI, SIM_BEH_SERVO, SIM_BEH_ECHO };
 
 /* Hot fields first: what pd_idle asks every cycle (ops, flags, the DI window) fills the
  * instance's first cache line, the wide snapshot and the mapped values (vals, mapped
@@ -57,6 +69,7 @@ struct sim_dev {
     struct od_entry *bh[64];
     uint8_t  bh_ch[64];            /* channel number of each (DI) */
     struct sim_servo servo;
+    struct sim_echo echo;
     /* fault injection: refuse the transition to `refuse_to` with AL code `refuse_code` */
     uint8_t  refuse_to;
     uint16_t refuse_code;
@@ -115,6 +128,9 @@ void sim_servo_init(struct sim_dev *d);                  /* behaviour_servo.c */
 void sim_servo_step(struct sim_dev *d, takt_ns_t now);
 uint16_t sim_servo_al_check(struct sim_dev *d, uint8_t from, uint8_t to, const uint8_t *esc);
 
+/* The echo figures of an echo device; false for any other device. */
+bool sim_device_echo_get(const struct sim_device *d, struct sim_echo *out);
+
 /* True when sim_behaviour_step at `now` would do nothing (inline: asked every cycle). */
 static inline bool sim_behaviour_idle(const struct sim_dev *d, takt_ns_t now)
 {
@@ -123,7 +139,7 @@ static inline bool sim_behaviour_idle(const struct sim_dev *d, takt_ns_t now)
         return true;
     case SIM_BEH_DI:              /* exactly di_step's early return */
         return now < d->di_next_ns && now >= d->di_next_ns - d->di_period_ns;
-    default:                      /* waveforms and the drive move every cycle */
+    default:                      /* waveforms, the drive and the echo counter move every cycle */
         return false;
     }
 }

@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include "ecat/frame.h"
 #include "sim/esc_hot.h"
+#include "sim/device_ext.h"
 #include "sim/net.h"
 #include "util/wire.h"
 
@@ -418,6 +419,27 @@ void takt_sim_get_stats(const struct takt_sim *s, struct takt_sim_stats *st)
 {
     *st = s->st;
     st->reachable = s->reach;
+}
+
+unsigned takt_sim_echo_stats(const struct takt_sim *s, struct takt_sim_echo_stats *st)
+{
+    unsigned n = 0;
+    *st = (struct takt_sim_echo_stats){ 0 };
+    for (unsigned k = 0; k < s->n; k++) {
+        struct sim_echo e;
+        if (!sim_device_echo_get(s->sl[k].dev, &e))
+            continue;
+        if (n++ == 0)
+            st->frames = e.frame;
+        st->echoes += e.echoes;
+        if (e.stale && !st->stale) {
+            st->stale_first_age = e.stale_first_age;
+            st->stale_first_frame = e.stale_first_frame;
+        }
+        st->stale += e.stale;
+        st->age_max = e.age_max > st->age_max ? e.age_max : st->age_max;
+    }
+    return n;
 }
 
 int takt_sim_peek(const struct takt_sim *s, unsigned pos, uint16_t adr, void *buf, size_t len)

@@ -1,5 +1,6 @@
 /* Process behaviour: DI counter pattern, DO outputs visible, AI waveforms with status
- * bits, and the CiA 402 drive (state machine, csp motion, following error). */
+ * bits, the CiA 402 drive (state machine, csp motion, following error) and the echo
+ * device's frame numbers and echo ages. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -204,6 +205,54 @@ static void servo_following_error(void **state)
     d->ops->destroy(d);
 }
 
+/* One frame through the echo device as an ESC runs it: the frame reads the inputs the
+ * last PDI run left (what its reply carries), then the PDI runs with this frame's
+ * outputs. Returns the Counter the reply carries. */
+static uint32_t echo_frame(struct sim_device *d, uint8_t in[4], uint32_t echo)
+{
+    uint8_t out[4];
+    put_le32(out, echo);
+    uint32_t reply = get_le32(in);
+    d->ops->process(d, out, 4, in, 4, 0);
+    return reply;
+}
+
+static void echo_ages(void **state)
+{
+    struct sim_device *d = op("echo");
+    uint8_t in[4] = { 0 };
+    uint32_t reply[400] = { 0 };
+    struct sim_echo e;
+    /* an application that echoes the newest reply: every echo exactly 1 frame old */
+    for (unsigned f = 1; f <= 200; f++)
+        reply[f] = echo_frame(d, in, reply[f - 1]);
+    assert_true(sim_device_echo_get(d, &e));
+    assert_int_equal(e.frame, 200);
+    assert_int_equal(reply[200], 200);             /* the number of the frame carrying it */
+    assert_int_equal(e.echoes, 198);               /* replies of frames 2..199 */
+    assert_int_equal(e.stale, 0);
+    assert_int_equal(e.age_max, 1);
+    /* one that takes a reply 128 frames old for the newest (an index wrap) */
+    for (unsigned f = 201; f <= 210; f++)
+        reply[f] = echo_frame(d, in, reply[f - 129]);
+    assert_true(sim_device_echo_get(d, &e));
+    assert_int_equal(e.stale, 10);
+    assert_int_equal(e.age_max, 129);
+    assert_int_equal(e.stale_first_age, 129);
+    assert_int_equal(e.stale_first_frame, 201);
+    /* SAFEOP: outputs are not applied, so nothing is judged */
+    assert_int_equal(al(d, AL_OP, AL_SAFEOP, esc), 0);
+    echo_frame(d, in, 5);
+    assert_true(sim_device_echo_get(d, &e));
+    assert_int_equal(e.echoes, 208);
+    assert_int_equal(e.frame, 211);
+    d->ops->destroy(d);
+    /* other devices have no echo figures */
+    d = op("el1004");
+    assert_false(sim_device_echo_get(d, &e));
+    d->ops->destroy(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -213,6 +262,7 @@ int main(void)
         cmocka_unit_test(servo_state_machine),
         cmocka_unit_test(servo_motion),
         cmocka_unit_test(servo_following_error),
+        cmocka_unit_test(echo_ages),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
