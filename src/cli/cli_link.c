@@ -18,6 +18,12 @@ int cli_link_ethertype(struct cli_ctx *c)
     /* 0x0600: smallest EtherType; below it the field is an 802.3 length (IEEE 802.3 3.2.6) */
     if (s && cli_parse_long(c, "--ethertype", s, 0x600, 0xffff, &v))
         return -1;
+    if (!cli_ethertype_granted((unsigned)v)) {
+        char what[40];
+        snprintf(what, sizeof what, "EtherType 0x%04lx", v);
+        if (cli_need_root(c, what))
+            return -1;
+    }
     return (int)v;
 }
 
@@ -152,7 +158,11 @@ static int run_echo(struct cli_ctx *c)
         rt_opts_default(&ro);
         ro.cpu = c->cpu;
         ro.prio = c->prio;
+        ro.drop_caps = true;
+        cli_drop_caps(c, cli_caps_for_rt(c));   /* the socket is open */
         rt_setup(&ro, &rts, NULL, NULL);
+    } else {
+        cli_drop_caps(c, 0);
     }
     fprintf(stderr, "takt link echo: answering on %s (%s)\n", l->name, l->ops->kind);
     struct echo_result r;
@@ -195,6 +205,7 @@ static int run_send(struct cli_ctx *c)
     int rc = cli_link_open(c, &l);
     if (rc)
         return rc;
+    cli_drop_caps(c, 0);   /* the socket is open: nothing else needs a capability */
     static uint8_t buf[64][TAKT_FRAME_BUF];
     struct takt_frame f[64];
     uint64_t sent = 0;
@@ -241,6 +252,7 @@ static int run_recv(struct cli_ctx *c)
     int rc = cli_link_open(c, &l);
     if (rc)
         return rc;
+    cli_drop_caps(c, 0);
     fprintf(stderr, "takt link recv: listening on %s\n", l->name);
     json_object *frames = json_object_new_array();
     uint8_t buf[16][TAKT_FRAME_BUF];

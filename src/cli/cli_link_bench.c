@@ -241,6 +241,9 @@ int link_bench(const struct bench_args *a)
     rt_opts_default(&ro);
     ro.cpu = a->cpu;
     ro.prio = a->prio;
+    ro.drop_caps = true;
+    /* the link is open: keep only what the loop thread's set-up uses */
+    rt_caps_drop(rt_caps_for_setup(&ro));
     int rc = rt_loop_init(&b.loop, a->cycle_ns, &ro, bench_step, &b);
     if (!rc)
         rc = add_msmt(&b, &b.m_rtt, "Round Trip");
@@ -260,6 +263,7 @@ int link_bench(const struct bench_args *a)
         rt_loop_free(&b.loop);
         return rc;
     }
+    rt_caps_drop(rt_caps_after_setup(&ro));
     report_until_done(&b);
     rt_loop_stop(&b.loop);
     rc = rt_loop_join(&b.loop);
