@@ -113,6 +113,9 @@ void cli_drop_caps(const struct cli_ctx *c, uint64_t keep);
  * still needs afterwards (rt_caps_for_setup/rt_caps_after_setup). */
 uint64_t cli_caps_for_rt(const struct cli_ctx *c);
 uint64_t cli_caps_after_rt(const struct cli_ctx *c);
+/* Before a command runs: one without -i gives up the network capabilities (file
+ * capabilities only; root is left alone, its benches open links in plain namespaces). */
+void cli_caps_at_start(const struct cli_ctx *c);
 /* True when stderr is a terminal: show progress; quiet when piped. */
 bool cli_progress_enabled(void);
 

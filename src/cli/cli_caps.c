@@ -1,6 +1,7 @@
 /* Least privilege for every command: what the file capabilities on takt may be used
  * for (EtherCAT, POWERLINK, takt's own test frames) and dropping them once a command
  * has opened its sockets and set up its real-time thread (docs/rt.md, Capabilities). */
+#include <linux/capability.h>
 #include <string.h>
 #include <takt/link.h>
 #include <takt/rt.h>
@@ -43,4 +44,17 @@ uint64_t cli_caps_after_rt(const struct cli_ctx *c)
     rt_opts_default(&o);
     o.prio = c->prio;
     return rt_caps_after_setup(&o);
+}
+
+void cli_caps_at_start(const struct cli_ctx *c)
+{
+    /* Without -i a command opens no packet socket on the host's network: the namespace
+     * tools, demos and benches make their own namespaces (a user namespace when not
+     * root), where the process is root of its own devices whatever it held before. */
+    if ((c->cmd->common & CLI_IFACE) || rt_caps_root())
+        return;
+    uint64_t net = RT_CAP(CAP_NET_RAW) | RT_CAP(CAP_NET_ADMIN);
+    uint64_t prm = rt_caps_permitted();
+    if (prm & net)
+        cli_drop_caps(c, prm & ~net);
 }
