@@ -106,8 +106,12 @@ extern volatile int cli_interrupted;
  * capabilities (neither real nor effective uid 0). */
 bool cli_ethertype_granted(unsigned type);
 int cli_need_root(const struct cli_ctx *c, const char *what);
+/* Whether capabilities are dropped at all: with file capabilities only, not for root
+ * (real or effective uid 0), whose powers are its own. */
+bool cli_caps_dropping(void);
 /* Drop every capability of the calling thread but keep (1 << CAP_X); a warning if it
- * fails. Call once every socket is open: CAP_NET_RAW is checked only at socket(). */
+ * fails; nothing for root. Call once every socket is open: CAP_NET_RAW is checked only
+ * at socket(). */
 void cli_drop_caps(const struct cli_ctx *c, uint64_t keep);
 /* What the real-time set-up of -p/-a (rt_opts_default otherwise) uses, and what it
  * still needs afterwards (rt_caps_for_setup/rt_caps_after_setup). */

@@ -22,8 +22,18 @@ int cli_need_root(const struct cli_ctx *c, const char *what)
                      "only (EtherType 0x88a4, 0x88ab, and 0x88b5 for takt's test frames)", what);
 }
 
+bool cli_caps_dropping(void)
+{
+    /* Root's powers do not come from takt's file capabilities, and a root without
+     * CAP_DAC_OVERRIDE could no longer read an ENI or write --json in the directory of
+     * the user who ran sudo: the drop bounds the file-capability case. */
+    return !rt_caps_root();
+}
+
 void cli_drop_caps(const struct cli_ctx *c, uint64_t keep)
 {
+    if (!cli_caps_dropping())
+        return;
     int rc = rt_caps_drop(keep);
     if (rc)
         fprintf(stderr, "takt %s%s%s: warning: cannot drop capabilities: %s\n",
@@ -51,7 +61,7 @@ void cli_caps_at_start(const struct cli_ctx *c)
     /* Without -i a command opens no packet socket on the host's network: the namespace
      * tools, demos and benches make their own namespaces (a user namespace when not
      * root), where the process is root of its own devices whatever it held before. */
-    if ((c->cmd->common & CLI_IFACE) || rt_caps_root())
+    if ((c->cmd->common & CLI_IFACE) || !cli_caps_dropping())
         return;
     uint64_t net = RT_CAP(CAP_NET_RAW) | RT_CAP(CAP_NET_ADMIN);
     uint64_t prm = rt_caps_permitted();

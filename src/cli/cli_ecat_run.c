@@ -200,7 +200,7 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
     rt_opts_default(&ro);
     ro.cpu = c->cpu;
     ro.prio = c->prio;
-    ro.drop_caps = true;   /* the cycle thread, once set up */
+    ro.drop_caps = cli_caps_dropping();   /* the cycle thread, once set up */
     if ((rc = ecat_master_request_state(m, AL_OP))) {
         fprintf(stderr, "%s: %s\n", label, ecat_master_error(m));
         ecat_master_close(m);

@@ -158,7 +158,7 @@ static int run_echo(struct cli_ctx *c)
         rt_opts_default(&ro);
         ro.cpu = c->cpu;
         ro.prio = c->prio;
-        ro.drop_caps = true;
+        ro.drop_caps = cli_caps_dropping();
         cli_drop_caps(c, cli_caps_for_rt(c));   /* the socket is open */
         rt_setup(&ro, &rts, NULL, NULL);
     } else {

@@ -349,7 +349,7 @@ static int cn_session_req(struct cli_ctx *c, unsigned a, unsigned b,
     rt_opts_default(&ro);
     ro.cpu = c->cpu;
     ro.prio = c->prio;
-    ro.drop_caps = true;   /* before the request thread: it inherits the dropped sets */
+    ro.drop_caps = cli_caps_dropping();   /* before the request thread: it inherits the dropped sets */
     rt_setup(&ro, &st, NULL, NULL);
     fprintf(stderr, "takt plk cn: %u simulated CN%s (%u-%u) on %s\n", s.n, s.n > 1 ? "s" : "",
             a, b, link->name);

@@ -242,7 +242,7 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struc
     rt_opts_default(&o.rt);
     o.rt.cpu = c->cpu;
     o.rt.prio = c->prio;
-    o.rt.drop_caps = true;   /* the cycle thread, once set up */
+    o.rt.drop_caps = cli_caps_dropping();   /* the cycle thread, once set up */
     const struct plk_mn *core = plk_drv_mn_core(mn);
     fprintf(stderr, "takt plk mn: %s, cycle %u us, %u CNs configured\n", link->name,
             core->cfg.cycle_us, core->n_ids);

@@ -418,7 +418,7 @@ static int run_serve(struct cli_ctx *c, struct takt_sim *s)
         rt_opts_default(&ro);
         ro.cpu = c->cpu;
         ro.prio = c->prio;
-        ro.drop_caps = true;
+        ro.drop_caps = cli_caps_dropping();
         rt_setup(&ro, &rts, NULL, NULL);
     }
     takt_ns_t start = takt_now(), end = c->time_s > 0 ? start + (takt_ns_t)(c->time_s * 1e9) : 0;
