@@ -43,6 +43,9 @@ struct rt_opts {
                               RLIMIT_MEMLOCK is finite and CAP_IPC_LOCK is missing */
     bool dma_latency;      /* hold /dev/cpu_dma_latency at 0 */
     size_t prefault_stack; /* bytes of stack to touch before the loop */
+    bool drop_caps;        /* afterwards drop this thread's capabilities but those
+                              rt_caps_after_setup() names (a program's roles set it;
+                              off by default: an application may open sockets later) */
 };
 void rt_opts_default(struct rt_opts *o);   /* cpu -1, prio 0, mlock, dma_latency, 64 KiB */
 
@@ -59,6 +62,23 @@ typedef void (*rt_warn_fn)(void *ctx, const char *msg);
  * NULL (messages go to stderr). */
 void rt_setup(const struct rt_opts *o, struct rt_state *st, rt_warn_fn warn, void *ctx);
 void rt_teardown(struct rt_state *st);
+
+/* --- capabilities (capabilities(7)) -----------------------------------------------
+ * Capabilities are per thread: a thread made after a drop inherits the dropped sets,
+ * one made before keeps its own until it drops them itself. Masks are 1 << CAP_X. */
+#define RT_CAP(cap) (1ull << (cap))
+uint64_t rt_caps_effective(void);   /* of the calling thread */
+uint64_t rt_caps_permitted(void);
+/* What rt_setup(o) uses: CAP_SYS_NICE for SCHED_FIFO, CAP_IPC_LOCK for mlockall. */
+uint64_t rt_caps_for_setup(const struct rt_opts *o);
+/* What is still needed once rt_setup(o) has run: CAP_IPC_LOCK while mlockall's
+ * MCL_FUTURE charges every later mapping against a finite RLIMIT_MEMLOCK; else 0. */
+uint64_t rt_caps_after_setup(const struct rt_opts *o);
+/* Keep only `keep` (as far as permitted) in the calling thread's effective and
+ * permitted sets, empty its inheritable and ambient sets. 0 or -errno. */
+int rt_caps_drop(uint64_t keep);
+/* Real or effective uid 0: powers beyond what file capabilities on takt grant. */
+bool rt_caps_root(void);
 
 
 /* --- the cyclic loop ------------------------------------------------------------

@@ -472,7 +472,7 @@ static void check_privileges(const struct check_env *e, struct check_report *r)
     char st[4096], lim[4096], v[32];
     const char *bin = e->binary ? e->binary : "/usr/local/bin/takt";
     char setcap[256];
-    snprintf(setcap, sizeof setcap, "sudo setcap cap_net_raw,cap_net_admin,cap_sys_nice,cap_ipc_lock+ep %s", bin);
+    snprintf(setcap, sizeof setcap, "sudo setcap cap_net_raw,cap_sys_nice,cap_ipc_lock=ep %s", bin);
     uint64_t caps = 0;
     bool have_caps = false;
     if (rd(e, "/proc/self/status", st, sizeof st) > 0) {

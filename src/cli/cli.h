@@ -4,6 +4,7 @@
 #define TAKT_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <takt/takt.h>
 
@@ -100,6 +101,25 @@ int cli_write_json(const struct cli_ctx *c, struct json_object *o);
 /* Set (to the signal's number) by SIGINT/SIGTERM handlers installed by main; long runs
  * poll it. */
 extern volatile int cli_interrupted;
+/* Least privilege (cli_caps.c). An EtherType the file capabilities may be used for;
+ * 0, or the exit status after "WHAT needs root: ..." when the process has only file
+ * capabilities (neither real nor effective uid 0). */
+bool cli_ethertype_granted(unsigned type);
+int cli_need_root(const struct cli_ctx *c, const char *what);
+/* Whether capabilities are dropped at all: with file capabilities only, not for root
+ * (real or effective uid 0), whose powers are its own. */
+bool cli_caps_dropping(void);
+/* Drop every capability of the calling thread but keep (1 << CAP_X); a warning if it
+ * fails; nothing for root. Call once every socket is open: CAP_NET_RAW is checked only
+ * at socket(). */
+void cli_drop_caps(const struct cli_ctx *c, uint64_t keep);
+/* What the real-time set-up of -p/-a (rt_opts_default otherwise) uses, and what it
+ * still needs afterwards (rt_caps_for_setup/rt_caps_after_setup). */
+uint64_t cli_caps_for_rt(const struct cli_ctx *c);
+uint64_t cli_caps_after_rt(const struct cli_ctx *c);
+/* Before a command runs: one without -i gives up the network capabilities (file
+ * capabilities only; root is left alone, its benches open links in plain namespaces). */
+void cli_caps_at_start(const struct cli_ctx *c);
 /* True when stderr is a terminal: show progress; quiet when piped. */
 bool cli_progress_enabled(void);
 

@@ -102,6 +102,8 @@ static int run_capture(struct cli_ctx *c)
     const char *out = cli_get(c, "output");
     if (!c->iface || !out)
         return cli_usage_error(c, "expects -i IF and -o FILE");
+    if (cli_flag(c, "all") && cli_need_root(c, "capturing all traffic"))
+        return 1;
     char perr[PCAP_ERRBUF_SIZE] = "";
     pcap_t *p = pcap_create(c->iface, perr);
     if (!p)
@@ -116,7 +118,7 @@ static int run_capture(struct cli_ctx *c)
     pcap_set_tstamp_precision(p, PCAP_TSTAMP_PRECISION_NANO);
     int rc = pcap_activate(p);
     if (rc < 0) {
-        const char *why = rc == PCAP_ERROR_PERM_DENIED ? " (needs CAP_NET_RAW: run as root or setcap cap_net_raw+ep on takt)"
+        const char *why = rc == PCAP_ERROR_PERM_DENIED ? " (needs CAP_NET_RAW: run as root, or see the setcap line in README.md)"
                           : rc == PCAP_ERROR_NO_SUCH_DEVICE ? " (no such interface; `ip link` lists them)" : "";
         cli_error(c, "%s: %s%s", c->iface, pcap_geterr(p), why);
         pcap_close(p);
@@ -144,6 +146,7 @@ static int run_capture(struct cli_ctx *c)
         pcap_close(p);
         return 1;
     }
+    cli_drop_caps(c, 0);   /* the socket is open and filtered: no capability is needed now */
     FILE *f = strcmp(out, "-") ? fopen(out, "wb") : stdout;
     if (!f) {
         pcap_close(p);
@@ -212,7 +215,7 @@ static const struct cli_opt analyze_opts[] = {
 
 static const struct cli_opt capture_opts[] = {
     { "output", 'o', 1, "FILE", "pcapng file to write (- for stdout)" },
-    { "all", 0, 0, NULL, "capture every frame, not only EtherCAT and POWERLINK" },
+    { "all", 0, 0, NULL, "capture every frame, not only EtherCAT and POWERLINK (root only)" },
     { 0 }
 };
 
@@ -227,8 +230,9 @@ const struct cli_cmd cli_cmds_analyze[] = {
       CLI_JSON, analyze_opts, run_analyze },
     { NULL, "capture", NULL, "capture EtherCAT/POWERLINK frames of an interface to pcapng with kernel timestamps",
       "Writes pcapng with nanosecond kernel receive timestamps (libpcap, immediate mode) for -t\n"
-      "seconds or until Ctrl-C. Needs CAP_NET_RAW. A sender using PACKET_QDISC_BYPASS is invisible\n"
-      "on its own interface: capture on the peer end.",
+      "seconds or until Ctrl-C. Needs CAP_NET_RAW, held only until the capture is set up; --all\n"
+      "needs root, which the file capabilities on takt do not grant. A sender using\n"
+      "PACKET_QDISC_BYPASS is invisible on its own interface: capture on the peer end.",
       CLI_IFACE | CLI_TIME, capture_opts, run_capture },
     { 0 }
 };

@@ -16,7 +16,10 @@ int cli_ecat_open_link(struct cli_ctx *c, struct takt_link **out)
     takt_link_opts_default(&o);
     o.ethertypes = types;
     o.n_ethertypes = 1;
-    return cli_open_link(c, &o, "the interface the EtherCAT network is on", out);
+    int rc = cli_open_link(c, &o, "the interface the EtherCAT network is on", out);
+    if (!rc)   /* the raw socket exists: CAP_NET_RAW is not needed again */
+        cli_drop_caps(c, cli_caps_for_rt(c));
+    return rc;
 }
 
 /* Open the link and a master and scan; the tools share this. */
@@ -27,6 +30,7 @@ static int tool_open_as(struct cli_ctx *c, struct tool *t, bool keep_state)
     int rc = cli_ecat_open_link(c, &t->l);
     if (rc)
         return rc;
+    cli_drop_caps(c, 0);   /* the tools run no real-time thread */
     struct ecat_master_opts o;
     ecat_master_opts_default(&o);
     o.cycle_ns = c->cycle_ns;

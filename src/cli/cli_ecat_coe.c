@@ -48,6 +48,7 @@ static int coe_open(struct cli_ctx *c, int nargs, struct ecat_master **m, struct
     int rc = cli_ecat_open_link(c, l);
     if (rc)
         return rc;
+    cli_drop_caps(c, 0);   /* the tools run no real-time thread */
     struct ecat_master_opts o;
     ecat_master_opts_default(&o);
     o.keep_state = true;             /* a slave already in PREOP/SAFEOP/OP stays there */

@@ -56,6 +56,7 @@ static int tool_open(struct cli_ctx *c, struct foe_tool *t, bool boot)
     int rc = cli_ecat_open_link(c, &t->l);
     if (rc)
         return rc;
+    cli_drop_caps(c, 0);   /* the tools run no real-time thread */
     struct ecat_master_opts o;
     ecat_master_opts_default(&o);
     o.keep_state = true;

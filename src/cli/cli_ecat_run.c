@@ -219,6 +219,9 @@ static void print_summary(FILE *f, struct ecat_master *m, const struct ecat_mast
 int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
 {
     const char *label = a->label ? a->label : "takt ecat run";
+    /* The link is open: from here on only the cycle thread's set-up needs a capability
+     * (docs/rt.md, Capabilities). */
+    cli_drop_caps(c, cli_caps_for_rt(c));
     struct ecat_master_opts o;
     ecat_master_opts_default(&o);
     o.cycle_ns = c->cycle_ns;
@@ -267,6 +270,7 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
     rt_opts_default(&ro);
     ro.cpu = c->cpu;
     ro.prio = c->prio;
+    ro.drop_caps = cli_caps_dropping();   /* the cycle thread, once set up */
     if ((rc = ecat_master_request_state(m, AL_OP))) {
         fprintf(stderr, "%s: %s\n", label, ecat_master_error(m));
         ecat_master_close(m);
@@ -308,6 +312,7 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
         ecat_master_close(m);
         return 1;
     }
+    cli_drop_caps(c, cli_caps_after_rt(c));   /* this thread made the last one it needed */
     struct rt_loop *l = ecat_master_loop(m);
     takt_ns_t started = takt_now(), next_perf = started + (takt_ns_t)(c->perf_s * 1e9);
     takt_ns_t op_after = -1, end = dur ? started + dur : 0;

@@ -18,6 +18,12 @@ int cli_link_ethertype(struct cli_ctx *c)
     /* 0x0600: smallest EtherType; below it the field is an 802.3 length (IEEE 802.3 3.2.6) */
     if (s && cli_parse_long(c, "--ethertype", s, 0x600, 0xffff, &v))
         return -1;
+    if (!cli_ethertype_granted((unsigned)v)) {
+        char what[40];
+        snprintf(what, sizeof what, "EtherType 0x%04lx", v);
+        if (cli_need_root(c, what))
+            return -1;
+    }
     return (int)v;
 }
 
@@ -152,7 +158,11 @@ static int run_echo(struct cli_ctx *c)
         rt_opts_default(&ro);
         ro.cpu = c->cpu;
         ro.prio = c->prio;
+        ro.drop_caps = cli_caps_dropping();
+        cli_drop_caps(c, cli_caps_for_rt(c));   /* the socket is open */
         rt_setup(&ro, &rts, NULL, NULL);
+    } else {
+        cli_drop_caps(c, 0);
     }
     fprintf(stderr, "takt link echo: answering on %s (%s)\n", l->name, l->ops->kind);
     struct echo_result r;
@@ -195,6 +205,7 @@ static int run_send(struct cli_ctx *c)
     int rc = cli_link_open(c, &l);
     if (rc)
         return rc;
+    cli_drop_caps(c, 0);   /* the socket is open: nothing else needs a capability */
     static uint8_t buf[64][TAKT_FRAME_BUF];
     struct takt_frame f[64];
     uint64_t sent = 0;
@@ -241,6 +252,7 @@ static int run_recv(struct cli_ctx *c)
     int rc = cli_link_open(c, &l);
     if (rc)
         return rc;
+    cli_drop_caps(c, 0);
     fprintf(stderr, "takt link recv: listening on %s\n", l->name);
     json_object *frames = json_object_new_array();
     uint8_t buf[16][TAKT_FRAME_BUF];
@@ -279,13 +291,13 @@ static int run_recv(struct cli_ctx *c)
 int cli_link_bench_cmd(struct cli_ctx *c);
 
 static const struct cli_opt echo_opts[] = {
-    { "ethertype", 0, 1, "TYPE", "EtherType to answer (default 0x88b5)" },
+    { "ethertype", 0, 1, "TYPE", "EtherType to answer (default 0x88b5; types other than 0x88a4, 0x88ab and 0x88b5 need root)" },
     { "count", 'n', 1, "N", "stop after N frames" },
     { "no-bypass", 0, 0, NULL, "send through the qdisc (no PACKET_QDISC_BYPASS)" },
     { 0 }
 };
 static const struct cli_opt send_opts[] = {
-    { "ethertype", 0, 1, "TYPE", "EtherType of the frames (default 0x88b5)" },
+    { "ethertype", 0, 1, "TYPE", "EtherType of the frames (default 0x88b5; types other than 0x88a4, 0x88ab and 0x88b5 need root)" },
     { "count", 'n', 1, "N", "frames to send (default 1)" },
     { "size", 's', 1, "BYTES", "frame length without FCS, 32..1514 (default 60)" },
     { "batch", 'b', 1, "N", "frames per send call, 1..64 (default 1)" },
@@ -293,7 +305,7 @@ static const struct cli_opt send_opts[] = {
     { 0 }
 };
 static const struct cli_opt recv_opts[] = {
-    { "ethertype", 0, 1, "TYPE", "EtherType to receive (default 0x88b5)" },
+    { "ethertype", 0, 1, "TYPE", "EtherType to receive (default 0x88b5; types other than 0x88a4, 0x88ab and 0x88b5 need root)" },
     { "count", 'n', 1, "N", "stop after N frames" },
     { "no-bypass", 0, 0, NULL, "(accepted for symmetry)" },
     { 0 }
@@ -322,7 +334,10 @@ const struct cli_cmd cli_cmds_link[] = {
       CLI_IFACE | CLI_CYCLE | CLI_RT | CLI_TIME | CLI_PERF | CLI_JSON | CLI_PCAP, bench_opts,
       cli_link_bench_cmd },
     { "link", "send", NULL, "send test frames (for checks and tests)",
-      "Sends N broadcast test frames carrying a sequence number, in batches of -b.",
+      "Sends N broadcast test frames carrying a sequence number, in batches of -b.\n"
+      "The file capabilities on takt (README) cover EtherCAT, POWERLINK and takt's test\n"
+      "frames (0x88b5) only: any other --ethertype needs root. CAP_NET_RAW is dropped\n"
+      "once the socket is open.",
       CLI_IFACE | CLI_PCAP, send_opts, run_send },
     { "link", "recv", NULL, "print received frames: ts_ns len type src dst seq",
       "Prints one line per frame of the EtherType (kernel receive time on\n"

@@ -241,6 +241,10 @@ int link_bench(const struct bench_args *a)
     rt_opts_default(&ro);
     ro.cpu = a->cpu;
     ro.prio = a->prio;
+    ro.drop_caps = !rt_caps_root();   /* as cli_caps_dropping() */
+    /* the link is open: keep only what the loop thread's set-up uses */
+    if (ro.drop_caps)
+        rt_caps_drop(rt_caps_for_setup(&ro));
     int rc = rt_loop_init(&b.loop, a->cycle_ns, &ro, bench_step, &b);
     if (!rc)
         rc = add_msmt(&b, &b.m_rtt, "Round Trip");
@@ -260,6 +264,8 @@ int link_bench(const struct bench_args *a)
         rt_loop_free(&b.loop);
         return rc;
     }
+    if (ro.drop_caps)
+        rt_caps_drop(rt_caps_after_setup(&ro));
     report_until_done(&b);
     rt_loop_stop(&b.loop);
     rc = rt_loop_join(&b.loop);

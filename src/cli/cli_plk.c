@@ -24,7 +24,10 @@ int cli_plk_open_link(struct cli_ctx *c, struct takt_link **out)
     o.join_plk_multicast = true;
     o.timestamps = true;    /* PRes latency and SoC loss by arrival, not by wake-up */
     o.txtime = true;        /* chained PRes left to the kernel where a qdisc keeps launch times */
-    return cli_open_link(c, &o, "the interface the POWERLINK network is on", out);
+    int rc = cli_open_link(c, &o, "the interface the POWERLINK network is on", out);
+    if (!rc)   /* the raw socket exists: CAP_NET_RAW is not needed again */
+        cli_drop_caps(c, cli_caps_for_rt(c));
+    return rc;
 }
 
 /* "A-B" or "N" into a node range 1..239. */
@@ -346,6 +349,7 @@ static int cn_session_req(struct cli_ctx *c, unsigned a, unsigned b,
     rt_opts_default(&ro);
     ro.cpu = c->cpu;
     ro.prio = c->prio;
+    ro.drop_caps = cli_caps_dropping();   /* before the request thread: it inherits the dropped sets */
     rt_setup(&ro, &st, NULL, NULL);
     fprintf(stderr, "takt plk cn: %u simulated CN%s (%u-%u) on %s\n", s.n, s.n > 1 ? "s" : "",
             a, b, link->name);

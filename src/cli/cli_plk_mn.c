@@ -242,6 +242,7 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struc
     rt_opts_default(&o.rt);
     o.rt.cpu = c->cpu;
     o.rt.prio = c->prio;
+    o.rt.drop_caps = cli_caps_dropping();   /* the cycle thread, once set up */
     const struct plk_mn *core = plk_drv_mn_core(mn);
     fprintf(stderr, "takt plk mn: %s, cycle %u us, %u CNs configured\n", link->name,
             core->cfg.cycle_us, core->n_ids);
@@ -249,6 +250,7 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struc
         takt_plk_mn_destroy(mn);
         return cli_error(c, "cannot start the MN cycle: %s", takt_strerror(rc));
     }
+    cli_drop_caps(c, cli_caps_after_rt(c));
     struct rt_loop *l = takt_plk_mn_loop(mn);
     /* interval reports and the measured window both use the interval banks: one or the other */
     takt_ns_t next = c->perf_s > 0 && measure_s <= 0 ? takt_now() + (takt_ns_t)(c->perf_s * 1e9) : INT64_MAX;

@@ -117,11 +117,13 @@ int cli_plk_sdo_run(struct cli_ctx *c)
     }
     struct takt_plk_run_opts o = { 0 };
     rt_opts_default(&o.rt);
+    o.rt.drop_caps = cli_caps_dropping();
     if ((rc = takt_plk_mn_start(mn, link, &o))) {
         takt_link_close(link);
         takt_plk_mn_destroy(mn);
         return cli_error(c, "cannot start the MN: %s", takt_strerror(rc));
     }
+    cli_drop_caps(c, cli_caps_after_rt(c));
     takt_ns_t limit = takt_now() + (takt_ns_t)((c->time_s > 0 ? c->time_s : 20.0) * 1e9);
     const struct plk_mn *core = plk_drv_mn_core(mn);
     while (core->node[node]->step < MNS_WAIT_READY && takt_now() < limit && !cli_interrupted)

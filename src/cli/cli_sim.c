@@ -406,6 +406,8 @@ static int run_serve(struct cli_ctx *c, struct takt_sim *s)
     int rc = cli_open_link(c, &lo, "the interface to simulate the network on", &l);
     if (rc)
         return rc;
+    /* the raw socket exists: keep only what the real-time set-up below uses, then not that */
+    cli_drop_caps(c, c->cpu >= 0 || c->prio > 0 ? cli_caps_for_rt(c) : 0);
     fprintf(stderr, "takt sim ecat: %u slaves on %s%s\n", takt_sim_slave_count(s), c->iface,
             c->time_s > 0 ? "" : " (Ctrl-C to stop)");
     struct rt_state rts = { .dma_fd = -1 };
@@ -416,6 +418,7 @@ static int run_serve(struct cli_ctx *c, struct takt_sim *s)
         rt_opts_default(&ro);
         ro.cpu = c->cpu;
         ro.prio = c->prio;
+        ro.drop_caps = cli_caps_dropping();
         rt_setup(&ro, &rts, NULL, NULL);
     }
     takt_ns_t start = takt_now(), end = c->time_s > 0 ? start + (takt_ns_t)(c->time_s * 1e9) : 0;

@@ -305,6 +305,7 @@ static int parse_and_run(const struct cli_cmd *cmd, int argc, char **argv)
     }
     c.argc = argc - optind;
     c.argv = argv + optind;
+    cli_caps_at_start(&c);
     return cmd->run(&c);
 }
 

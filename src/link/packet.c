@@ -274,7 +274,7 @@ static int perm_err(const char *ifname, char *err, size_t errlen, int e, const c
     if (e == EPERM || e == EACCES)
         return link_err(err, errlen, -e,
                         "%s on %s: permission denied; raw Ethernet needs CAP_NET_RAW: run as root, "
-                        "or 'sudo setcap cap_net_raw,cap_net_admin+ep $(command -v takt)'", what, ifname);
+                        "or 'sudo setcap cap_net_raw,cap_sys_nice,cap_ipc_lock=ep $(command -v takt)'", what, ifname);
     return link_err(err, errlen, -e, "%s on %s failed: %s", what, ifname, strerror(e));
 }
 
@@ -342,8 +342,14 @@ static void txtime_setup(struct packet_link *p)
         return;
     struct sock_txtime st = { .clockid = p->tx.clockid, .flags = 0 };
     snprintf(p->base.txtime_qdisc, sizeof p->base.txtime_qdisc, "%s", p->tx.kind);
-    if (setsockopt(p->fd, SOL_SOCKET, SO_TXTIME, &st, sizeof st))
+    if (setsockopt(p->fd, SOL_SOCKET, SO_TXTIME, &st, sizeof st)) {
+        /* net/core/sock.c: SO_TXTIME on any clock but CLOCK_MONOTONIC needs CAP_NET_ADMIN */
+        if (errno == EPERM)
+            fprintf(stderr, "takt: warning: %s: the %s qdisc keeps launch times on CLOCK_TAI, "
+                    "which needs CAP_NET_ADMIN (root, or cap_net_admin in takt's setcap line); "
+                    "takt holds timed frames itself\n", p->base.name, p->tx.kind);
         return;
+    }
     p->tx_shift = p->tx.clockid == CLOCK_MONOTONIC ? 0 : clock_minus_mono(p->tx.clockid);
     p->tx_shift_at = takt_now();
     p->base.txtime = true;

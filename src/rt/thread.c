@@ -23,6 +23,7 @@ void rt_opts_default(struct rt_opts *o)
     o->mlock = true;
     o->dma_latency = true;
     o->prefault_stack = 64 * 1024;
+    o->drop_caps = false;
 }
 
 static void warn(struct rt_state *st, rt_warn_fn fn, void *ctx, const char *fmt, ...)
@@ -212,6 +213,11 @@ void rt_setup(const struct rt_opts *o, struct rt_state *st, rt_warn_fn fn, void 
         setup_fifo(o, st, fn, ctx);
     if (o->dma_latency)
         setup_dma_latency(st, fn, ctx);
+    if (o->drop_caps) {
+        int rc = rt_caps_drop(st->mlock_future ? rt_caps_after_setup(o) : 0);
+        if (rc)
+            warn(st, fn, ctx, "cannot drop capabilities: %s", strerror(-rc));
+    }
 }
 
 void rt_teardown(struct rt_state *st)
