@@ -174,6 +174,8 @@ static void ecat_on_return(struct analyze *a, struct an_pend *req, const uint8_t
     if (k->count > req->seq + 1) {
         k->late++;
         a->ecat_late++;
+    } else if (a->o.cycle_ns > 0 && ts - req->ts > a->o.cycle_ns) {
+        k->after_cycle++;
     }
 }
 
@@ -194,6 +196,16 @@ static void ecat_frame(struct analyze *a, int64_t ts, const uint8_t *f, size_t l
         return;
     }
     a->ecat_frames++;
+    /* A leading NOP without data names the frame (takt's master puts its frame number
+     * there, always with index 0): it identifies no request, so a return is matched on the
+     * datagram after it, as for a master that sends no such NOP. Left as it was, every
+     * frame would claim index 0, and of two frames in flight the first's return would be
+     * taken for a new request. */
+    const uint8_t *first = dg;
+    if (dg[0] == ECAT_NOP && (get_le16(dg + 6) & ECAT_LEN_MASK) == 0 && (get_le16(dg + 6) & ECAT_LEN_MORE) &&
+        (size_t)(dg - f) + 2 * (ECAT_DG_HDR + ECAT_DG_WKC) <= len &&
+        (size_t)(dg - f) + 2 * (ECAT_DG_HDR + ECAT_DG_WKC) + (get_le16(dg + 12 + 6) & ECAT_LEN_MASK) <= len)
+        dg += ECAT_DG_HDR + ECAT_DG_WKC;
     uint8_t idx = dg[1], cmd = dg[0];
     /* every slave increments ADP of auto-increment and broadcast datagrams (ref §3): a
      * return is matched on the register offset only */
@@ -201,7 +213,7 @@ static void ecat_frame(struct analyze *a, int64_t ts, const uint8_t *f, size_t l
                      cmd == ECAT_BWR || cmd == ECAT_BRW || cmd == ECAT_ARMW;
     uint32_t addr = get_le32(dg + 2) & (adp_moves ? 0xFFFF0000u : 0xFFFFFFFFu);
     unsigned wkc_sum = 0;
-    const uint8_t *pd = ecat_walk(f, len, dg, &wkc_sum);
+    const uint8_t *pd = ecat_walk(f, len, first, &wkc_sum);
     /* Sent or returned? The first ESC sets the U/L bit of the source MAC (ref §1), but a
      * master on a locally administered MAC (every veth) has it set already. So a frame is
      * a return only if it carries the U/L bit, answers an open request with the same
@@ -446,6 +458,7 @@ static void ecat_loss(const struct analyze *a, struct an_result *r)
     const struct an_key *k = &a->keys[a->stream];
     r->stream_lost = k->count > k->returned + tail_stream ? k->count - k->returned - tail_stream : 0;
     r->stream_late = k->late;
+    r->stream_after_cycle = k->after_cycle;
 }
 
 int analyze_finish(struct analyze *a, struct an_result *r)

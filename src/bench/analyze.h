@@ -50,6 +50,7 @@ struct an_key {
     uint64_t count;          /* frames the master sent */
     uint64_t returned;       /* of those, came back */
     uint64_t late;           /* came back after the master had sent the next frame of this signature */
+    uint64_t after_cycle;    /* came back before that, but more than a nominal cycle after its send */
     int64_t *ts;             /* send timestamps */
     size_t nts, cap;
 };
@@ -93,6 +94,10 @@ struct an_result {
     uint64_t lost;                    /* EtherCAT: sent, never returned; POWERLINK: PRes missing */
     uint64_t late;                    /* returned/answered after the master moved on (it counts them lost) */
     uint64_t stream_lost, stream_late;/* EtherCAT: the same for the cyclic stream's frames only */
+    uint64_t stream_after_cycle;      /* EtherCAT: stream returns more than a nominal cycle (--nominal) after
+                                       * their send, before the next send: late for a master whose deadline is
+                                       * its next cycle's start on the nominal grid, in time for one that waits
+                                       * for its next send (its thread woke late) */
     struct perf_stat rtt;
     int64_t p50, p99, p999, p9999;    /* of the period */
     struct perf_hist period_hist;     /* period histogram in bin_ns bins for the percentiles */

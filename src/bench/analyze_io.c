@@ -401,6 +401,10 @@ void analyze_print(FILE *f, const struct analyze *a, const struct an_result *r, 
             fprintf(f, "cyclic stream: %llu sent, %llu returned, %llu late, %llu lost\n", (unsigned long long)k->count,
                     (unsigned long long)k->returned, (unsigned long long)r->stream_late,
                     (unsigned long long)r->stream_lost);
+            if (r->stream_after_cycle)
+                fprintf(f, "cyclic stream: %llu returned more than a nominal cycle after their send, before the next "
+                        "send (late for a master that keeps its deadlines on the nominal grid)\n",
+                        (unsigned long long)r->stream_after_cycle);
             perf_print_line(f, "Round Trip", &r->rtt);
         } else {
             fprintf(f, "frames lost: not measurable (the capture holds no returned frames; capture on the slave side or both)\n");
@@ -478,6 +482,8 @@ void *analyze_to_json(const struct analyze *a, const struct an_result *r, int64_
         json_object_object_add(st, "returned", json_object_new_int64((int64_t)k->returned));
         json_object_object_add(st, "late", a->ecat_returned ? json_object_new_int64((int64_t)r->stream_late) : NULL);
         json_object_object_add(st, "lost", a->ecat_returned ? json_object_new_int64((int64_t)r->stream_lost) : NULL);
+        json_object_object_add(st, "after_cycle", a->ecat_returned && a->o.cycle_ns > 0
+                                                      ? json_object_new_int64((int64_t)r->stream_after_cycle) : NULL);
         json_object_object_add(j, "stream", st);
         unsigned o[16], no = other_streams(a, o, 16);
         json_object *others = json_object_new_array();

@@ -279,6 +279,75 @@ static void ecat_direction_flags(void **state)
     unlink(p);
 }
 
+/* takt's master opens every frame with a NOP naming the frame (index 0, the frame number
+ * in its address): an acyclic frame and the cyclic frame of one cycle are both in flight,
+ * and each return must pair with its own request, not be taken for a new request because
+ * both begin with index 0 (more frames in flight than the ways an index keeps: the
+ * capture then showed extra cyclic frames). */
+static uint32_t nop_framed(uint8_t *b, uint32_t fno, uint8_t cmd, uint8_t idx, uint32_t addr, bool returned)
+{
+    memset(b, 0, 72);
+    memset(b, 0xff, 6);
+    memcpy(b + 6, "\x02\x00\x00\x00\x00\x01", 6);
+    put_be16(b + 12, 0x88A4);
+    put_le16(b + 14, 0x1000 | (12 + 10 + 8 + 2));
+    b[16] = 0x00;                          /* NOP, index 0, frame number, no data, M set */
+    put_le32(b + 18, fno);
+    put_le16(b + 22, 0x8000);
+    b[28] = cmd;
+    b[29] = idx;
+    put_le32(b + 30, addr);
+    put_le16(b + 34, 8);
+    put_le16(b + 46, returned ? 3 : 0);
+    return 72;
+}
+
+static void ecat_nop_framed_pairs(void **state)
+{
+    const char *p = tmpfile_name("nop.pcapng");
+    int lt = 1;
+    FILE *f = ng_open(p, 1, &lt);
+    uint8_t b[80];
+    master_mac0 = 0x02;
+    /* per cycle five acyclic frames and the cyclic one, six in flight at once (more than
+     * the ways one index keeps), then their returns; one cyclic frame lost. Cycle 70's
+     * thread wakes late: its frame goes out 1.5 ms after the one before, whose return came
+     * 1.19 ms after its send (after a nominal cycle, before the next send). */
+    uint32_t fno = 0;
+    int64_t t = 0;
+    for (int i = 0; i < 100; i++) {
+        t += i == 70 ? 1500000 : i == 71 ? 500000 : 1000000;
+        uint32_t first = fno;
+        for (int j = 0; j < 5; j++, fno++)
+            ng_frame_dir(f, t + 1000 * j, b, nop_framed(b, fno, 0x07, (uint8_t)fno, 0x01300000, false), 2);
+        ng_frame_dir(f, t + 10000, b, nop_framed(b, fno, 0x0C, (uint8_t)fno, 0, false), 2);
+        fno++;
+        for (uint32_t g = first; g < fno - 1; g++)
+            ng_frame_dir(f, t + 20000 + 1000 * (g - first), b, nop_framed(b, g, 0x07, (uint8_t)g, 0x0130000A, true), 1);
+        if (i != 50)
+            ng_frame_dir(f, t + (i == 69 ? 1200000 : 30000), b, nop_framed(b, fno - 1, 0x0C, (uint8_t)(fno - 1), 0, true), 1);
+    }
+    fclose(f);
+    struct analyze a;
+    struct an_opts o = { .cycle_ns = 1000000 };
+    analyze_init(&a, &o);
+    int64_t prec;
+    char err[256];
+    assert_int_equal(analyze_file(&a, p, &prec, err, sizeof err), 0);
+    struct an_result r;
+    assert_int_equal(analyze_finish(&a, &r), 0);
+    assert_int_equal(a.ecat_sent, 600);
+    assert_int_equal(a.ecat_returned, 599);
+    assert_int_equal(r.cycles, 99);
+    assert_int_equal(r.stream_lost, 1);
+    assert_int_equal(r.stream_late, 0);
+    assert_int_equal(r.stream_after_cycle, 1);
+    assert_int_equal(r.rtt.max, 1190000);
+    analyze_result_free(&r);
+    analyze_free(&a);
+    unlink(p);
+}
+
 /* --lo/--hi: an asymmetric window [-10 us, +30 us) in 5 us bins; outer bins beyond. */
 static void asymmetric_limits(void **state)
 {
@@ -328,6 +397,7 @@ int main(void)
         cmocka_unit_test_prestate(ecat_known_stream, &V[7]),
         cmocka_unit_test(ecat_one_direction_local_mac),
         cmocka_unit_test(ecat_direction_flags),
+        cmocka_unit_test(ecat_nop_framed_pairs),
         cmocka_unit_test_prestate(plk_known_cycle, &V[0]),
         cmocka_unit_test_prestate(plk_known_cycle, &V[2]),
         cmocka_unit_test_prestate(plk_known_cycle, &V[3]),
