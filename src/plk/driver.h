@@ -37,7 +37,7 @@ struct plk_cn_host {
     struct plk_txf tx[64];
     struct plk_txq q;
     struct plk_txf pend[PLK_HOST_PENDING];
-    uint8_t rxbuf[16][TAKT_FRAME_BUF];   /* receive batch */
+    uint8_t rxbuf[32][TAKT_FRAME_BUF];   /* receive batch and the frames held back */
     unsigned n_pend;
     /* called every period ns with the current time (simulated inputs, fault plan) */
     void (*periodic)(void *ctx, takt_ns_t now);

@@ -11,6 +11,7 @@
 #include "util/wire.h"
 
 #define RX_BATCH 16
+#define RX_HOLD  32   /* frames read ahead: a batch plus those held back from the last */
 
 int plk_cn_host_init(struct plk_cn_host *h, struct plk_cn **cn, unsigned n, struct takt_link *link)
 {
@@ -85,7 +86,8 @@ static void send_due(struct plk_cn_host *h, takt_ns_t now)
     h->n_pend -= k;
 }
 
-static void feed(struct plk_cn_host *h, takt_ns_t t, const uint8_t *d, size_t len)
+static void feed(struct plk_cn_host *h, takt_ns_t now, takt_ns_t t, bool closed,
+                 const uint8_t *d, size_t len)
 {
     h->rx_frames++;
     if (len <= PLK_OFF_SRC)
@@ -96,12 +98,12 @@ static void feed(struct plk_cn_host *h, takt_ns_t t, const uint8_t *d, size_t le
                (mtyp == PLK_MTYP_ASND && dst == PLK_NODE_BROADCAST);
     if (all) {
         for (unsigned i = 0; i < h->n; i++)
-            plk_cn_rx(h->cn[i], t, d, len, &h->q);
+            plk_cn_rx_at(h->cn[i], now, t, closed, d, len, &h->q);
     } else if ((mtyp == PLK_MTYP_PREQ || mtyp == PLK_MTYP_ASND) && h->by_id[dst]) {
-        plk_cn_rx(h->by_id[dst], t, d, len, &h->q);
+        plk_cn_rx_at(h->by_id[dst], now, t, closed, d, len, &h->q);
     } else if (mtyp != PLK_MTYP_PRES && mtyp != PLK_MTYP_PREQ && mtyp != PLK_MTYP_ASND) {
         for (unsigned i = 0; i < h->n; i++)   /* unknown types: let the cores judge */
-            plk_cn_rx(h->cn[i], t, d, len, &h->q);
+            plk_cn_rx_at(h->cn[i], now, t, closed, d, len, &h->q);
     }
     dispatch(h);
     if (mtyp == PLK_MTYP_SOC && h->on_soc)
@@ -123,11 +125,46 @@ static takt_ns_t next_wake(struct plk_cn_host *h, takt_ns_t now)
     return w;
 }
 
+static bool from_mn(const struct takt_frame *f)
+{
+    return f->len > PLK_OFF_SRC && plk_frame_src(f->data) == PLK_NODE_MN;
+}
+
+/* Hand the frames rx[0..n) to the cores. Each is judged with what was read after it:
+ * one followed by a later frame of the MN is closed (the MN has moved on: its requests
+ * are not answered, DS 301 4.2.4). When the socket may hold more (`more`), the frames
+ * from the last MN frame on are not yet judged: they are moved to the front and
+ * returned as held back, to be judged with the next read. So a CN that could not run
+ * for a while answers at most the newest request, and only if it is still current. */
+static unsigned feed_batch(struct plk_cn_host *h, struct takt_frame *rx, unsigned n, bool more)
+{
+    int last_mn = -1;
+    for (unsigned i = 0; i < n; i++)
+        if (from_mn(&rx[i]))
+            last_mn = (int)i;
+    unsigned lim = n;
+    if (more && last_mn >= 0)
+        /* keep the last MN frame and what follows; a full hold of non-MN frames after
+         * it cannot wait: that frame is then judged by its time alone */
+        lim = last_mn > 0 || n < RX_HOLD ? (unsigned)last_mn : 1;
+    takt_ns_t now = takt_now();
+    for (unsigned i = 0; i < lim; i++)
+        feed(h, now, rx[i].ts ? rx[i].ts : now, (int)i < last_mn, rx[i].data, rx[i].len);
+    /* the held frames to the front; their buffers go with them */
+    for (unsigned i = lim; i < n; i++) {
+        struct takt_frame t = rx[i - lim];
+        rx[i - lim] = rx[i];
+        rx[i] = t;
+    }
+    return n - lim;
+}
+
 int plk_cn_host_run(struct plk_cn_host *h, const volatile int *ext_stop)
 {
-    struct takt_frame rx[RX_BATCH];
-    _Static_assert(RX_BATCH <= TAKT_ARRAY_SIZE(h->rxbuf), "receive buffers for the batch");
-    for (unsigned i = 0; i < RX_BATCH; i++)
+    struct takt_frame rx[RX_HOLD];
+    unsigned held = 0;
+    _Static_assert(RX_HOLD <= TAKT_ARRAY_SIZE(h->rxbuf), "receive buffers for the batch");
+    for (unsigned i = 0; i < RX_HOLD; i++)
         rx[i] = (struct takt_frame){ .data = h->rxbuf[i], .cap = TAKT_FRAME_BUF };
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);   /* launch times need precise wake-ups */
     takt_ns_t start = takt_now(), end = h->duration ? start + h->duration : INT64_MAX;
@@ -145,22 +182,24 @@ int plk_cn_host_run(struct plk_cn_host *h, const volatile int *ext_stop)
         if (w > end)
             w = end;
         int n = 0;
+        unsigned room = RX_HOLD - held < RX_BATCH ? RX_HOLD - held : RX_BATCH;
         /* right after a frame, the next one of the cycle (another CN's PReq) usually
-         * follows within a round trip: poll for it rather than sleep (spin_ns) */
-        for (takt_ns_t sp = h->spin_ns ? h->last_rx + h->spin_ns : 0; n == 0 && now < sp && now < w;
+         * follows within a round trip: poll for it rather than sleep (spin_ns); with
+         * frames held back, only what is queued already is read */
+        for (takt_ns_t sp = h->spin_ns && !held ? h->last_rx + h->spin_ns : 0; n == 0 && now < sp && now < w;
              now = takt_now())
-            n = takt_link_recv(h->link, rx, RX_BATCH, 0);
+            n = takt_link_recv(h->link, rx + held, room, 0);
         if (n == 0)
-            n = takt_link_recv(h->link, rx, RX_BATCH, w > now ? w - now : 0);
+            n = takt_link_recv(h->link, rx + held, room, held || w <= now ? 0 : w - now);
         if (n < 0 && n != -EINTR && n != -EAGAIN)
             return n;
         if (n > 0)
             h->last_rx = takt_now();
-        for (int i = 0; i < n; i++)
-            feed(h, rx[i].ts ? rx[i].ts : takt_now(), rx[i].data, rx[i].len);
+        bool more = n > 0 && (unsigned)n == room;
+        held = feed_batch(h, rx, held + (unsigned)(n > 0 ? n : 0), more);
         /* timers only after the frames that arrived meanwhile were seen: a late
          * wake-up must not turn a received SoC into a lost one */
-        if (n == RX_BATCH)
+        if (more || held)
             continue;
         now = takt_now();
         for (unsigned i = 0; i < h->n; i++)
