@@ -31,10 +31,11 @@ static void print_nodes(FILE *f, struct takt_plk_mn *mn, const struct plk_mn *co
         if (p.count)
             perf_print_line(f, name, &p);
         fprintf(f, "  node %3u %-18s %-20s ok %" PRIu64 " lost %" PRIu64 " late %" PRIu64
-                   " thr %" PRIu64 " resets %" PRIu64 " boots %" PRIu64 " identfail %" PRIu64 "\n",
+                   " unexpected %" PRIu64 " thr %" PRIu64 " resets %" PRIu64 " boots %" PRIu64
+                   " identfail %" PRIu64 "\n",
                 core->ids[i], takt_plk_nmt_name(s.state),
                 plk_mn_step_name(core->node[core->ids[i]]->step), s.pres_ok, s.pres_lost,
-                s.pres_late, s.loss_threshold_hits, s.lost, s.boots, s.ident_fail);
+                s.pres_late, s.unexpected, s.loss_threshold_hits, s.lost, s.boots, s.ident_fail);
         if (s.nmt_requests || s.status_lost || s.config_skipped || s.config_stored)
             fprintf(f, "           NMT requests %" PRIu64 ", StatusRequests unanswered %" PRIu64
                        ", configuration stored %" PRIu64 ", download skipped %" PRIu64 "\n",
@@ -72,6 +73,7 @@ static json_object *mn_json(struct takt_plk_mn *mn, const struct plk_mn *core)
     json_object_object_add(o, "frames_tx", json_object_new_uint64(st.frames_tx));
     json_object_object_add(o, "frames_rx", json_object_new_uint64(st.frames_rx));
     json_object_object_add(o, "bad_frames", json_object_new_uint64(st.bad_frames));
+    json_object_object_add(o, "unexpected", json_object_new_uint64(st.unexpected));
     json_object_object_add(o, "sdo_ok", json_object_new_uint64(st.sdo_ok));
     json_object_object_add(o, "sdo_fail", json_object_new_uint64(st.sdo_fail));
     json_object_object_add(o, "nodes_configured", json_object_new_int(st.nodes_configured));
@@ -95,6 +97,9 @@ static json_object *mn_json(struct takt_plk_mn *mn, const struct plk_mn *core)
         json_object_object_add(n, "pres_ok", json_object_new_uint64(s.pres_ok));
         json_object_object_add(n, "pres_lost", json_object_new_uint64(s.pres_lost));
         json_object_object_add(n, "pres_late", json_object_new_uint64(s.pres_late));
+        json_object_object_add(n, "pres_held", json_object_new_uint64(s.pres_held));
+        json_object_object_add(n, "pres_read_lat_max_ns", json_object_new_int64(s.pres_read_lat_max));
+        json_object_object_add(n, "unexpected", json_object_new_uint64(s.unexpected));
         json_object_object_add(n, "loss_threshold_hits", json_object_new_uint64(s.loss_threshold_hits));
         json_object_object_add(n, "loss_pres_threshold", json_object_new_uint64(core->node[core->ids[i]]->cfg->loss_pres_threshold));
         json_object_object_add(n, "resets", json_object_new_uint64(s.lost));

@@ -84,14 +84,22 @@ static void mn_flush(struct takt_plk_mn *m)
 static int receive(struct takt_plk_mn *m, takt_ns_t timeout)
 {
     int n = takt_link_recv(m->link, m->rxf, RX_BATCH, timeout > 0 ? timeout : 0);
+    takt_ns_t read = n > 0 ? takt_now() : 0;
     for (int i = 0; i < n; i++) {
         /* the receive time: kernel timestamp where the link has one */
-        takt_ns_t t = m->rxf[i].ts ? m->rxf[i].ts : takt_now();
+        takt_ns_t t = m->rxf[i].ts ? m->rxf[i].ts : read;
         const uint8_t *d = m->rxf[i].data;
         if (m->invited && m->rxf[i].len > PLK_OFF_SRC && plk_frame_mtyp(d) == PLK_MTYP_ASND &&
             d[PLK_OFF_SRC] == m->invited_node)
             m->answered = true;
+        /* a PRes taken: how long after its PReq this thread read it (the core judged it
+         * by its stamp; the difference is the MN's own lateness) */
+        struct plk_mn_node *pn = m->rxf[i].len > PLK_OFF_SRC && plk_frame_mtyp(d) == PLK_MTYP_PRES &&
+                                 PLK_IS_CN(d[PLK_OFF_SRC]) ? m->core.node[d[PLK_OFF_SRC]] : NULL;
+        uint64_t ok = pn ? pn->st.pres_ok : 0;
         plk_mn_rx(&m->core, t, m->rxf[i].data, m->rxf[i].len, &m->q);
+        if (pn && pn->st.pres_ok != ok && read - pn->preq_sent > pn->st.pres_read_lat_max)
+            pn->st.pres_read_lat_max = read - pn->preq_sent;
         mn_flush(m);
     }
     return n;
