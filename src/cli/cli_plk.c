@@ -467,7 +467,7 @@ const struct cli_cmd cli_cmds_plk[] = {
       "Each CN is a bus controller with a 4-channel digital input (changing every 100 ms)\n"
       "and a 4-channel digital output, answering as DS 301 asks. Faults can be injected.\n"
       "Only the current request is answered: a PReq or SoA invitation that queued while\n"
-      "the CN could not run (its cycle ended, or the MN has sent on since) is dropped and\n"
+      "the CN could not run (its cycle ended, or a later SoC came) is dropped and\n"
       "counted (stale_dropped).\n"
       "Time-triggered PRes (chaining) leave at their launch time: held by the kernel\n"
       "(SO_TXTIME) where IF has an etf, taprio or fq qdisc, else sent from the receive loop.",

@@ -15,7 +15,7 @@ static void node_lat_stat(const struct takt_plk_node_stats *s, struct perf_stat 
     p->min = s->pres_lat_min;
     p->max = s->pres_lat_max;
     p->sum = s->pres_lat_sum;
-    p->count = s->pres_ok;
+    p->count = s->pres_ok + s->pres_late;   /* every PRes taken, in time or late */
 }
 
 /* Per-node line and PerfMsmt line for the PRes latency. */
@@ -102,6 +102,7 @@ static json_object *mn_json(struct takt_plk_mn *mn, const struct plk_mn *core)
         json_object_object_add(n, "unexpected", json_object_new_uint64(s.unexpected));
         json_object_object_add(n, "loss_threshold_hits", json_object_new_uint64(s.loss_threshold_hits));
         json_object_object_add(n, "loss_pres_threshold", json_object_new_uint64(core->node[core->ids[i]]->cfg->loss_pres_threshold));
+        json_object_object_add(n, "pres_timeout_ns", json_object_new_uint64(core->node[core->ids[i]]->cfg->pres_timeout_ns));
         json_object_object_add(n, "resets", json_object_new_uint64(s.lost));
         if (core->node[core->ids[i]]->lost_why)
             json_object_object_add(n, "last_reset", json_object_new_string(core->node[core->ids[i]]->lost_why));

@@ -292,8 +292,11 @@ static void on_asnd(struct plk_cn *cn, takt_ns_t now, const struct plk_msg *m, s
 /* The cycle a request received at ts belongs to began with the last SoC if that came
  * less than a cycle (0x1006) before it, else with the request itself (PreOp1 has SoA-
  * only cycles of its own length; a CN without a SoC in the last cycle has nothing
- * better). The request is current while that cycle lasts and no later frame of the MN
- * closed it. */
+ * better). The request is current while that cycle lasts and no later SoC (SoA for an
+ * invitation) closed it. The last eighth of the cycle is left out: the next SoC is due
+ * a cycle after this one was sent, not received, so it may come earlier by this SoC's
+ * lateness, and an answer that reached the MN after it could pass for the answer to
+ * the next cycle's request. */
 static bool request_current(const struct plk_cn *cn, takt_ns_t now, takt_ns_t ts, bool closed)
 {
     if (closed)
@@ -302,7 +305,7 @@ static bool request_current(const struct plk_cn *cn, takt_ns_t now, takt_ns_t ts
     if (cyc <= 0)
         return true;
     takt_ns_t start = cn->soc_rx && ts >= cn->soc_rx && ts - cn->soc_rx < cyc ? cn->soc_rx : ts;
-    return now - start < cyc;
+    return now - start < cyc - cyc / 8;
 }
 
 void plk_cn_rx(struct plk_cn *cn, takt_ns_t now, const uint8_t *f, size_t len, struct plk_txq *q)

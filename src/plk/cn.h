@@ -127,14 +127,15 @@ void plk_cn_free(struct plk_cn *cn);
  * frame is taken as received at `now` and handled at once (plk_cn_rx_at with ts = now). */
 void plk_cn_rx(struct plk_cn *cn, takt_ns_t now, const uint8_t *f, size_t len, struct plk_txq *q);
 /* A frame received at ts (its receive stamp) and handed to the core at now >= ts.
- * closed: the caller already holds a later frame of the MN, so the MN has moved on
- * from this one. A request (PReq, PResMN, SoA invitation to this CN) is answered only
- * when it is the current one: not closed, and its cycle has not ended by now (0x1006
- * after the SoC that opened it, or after the request itself where no SoC did: the
- * reduced PreOp1 cycle). DS 301 4.2.4: a PRes answers the PReq of this cycle, an ASnd
- * the SoA of this cycle; an answer to a request the MN sent cycles ago would be taken
- * for the answer to a newer one. A stale request is counted (st.stale_dropped), not
- * answered; the rest of the frame (state, NMT command, outputs) is applied. */
+ * closed: the caller already holds a later frame of the MN that ends the request's
+ * cycle (a SoC; for a SoA also a later SoA). A request (PReq, PResMN, SoA invitation to
+ * this CN) is answered only when it is the current one: not closed, and its cycle has
+ * not ended by now (0x1006 after the SoC that opened it, or after the request itself
+ * where no SoC did: the reduced PreOp1 cycle; less a guard of an eighth, cn.c). DS 301
+ * 4.2.4: a PRes answers the PReq of this cycle, an ASnd the SoA of this cycle; an
+ * answer to a request the MN sent cycles ago would be taken for the answer to a newer
+ * one. A stale request is counted (st.stale_dropped), not answered; the rest of the
+ * frame (state, NMT command, outputs) is applied. */
 void plk_cn_rx_at(struct plk_cn *cn, takt_ns_t now, takt_ns_t ts, bool closed,
                   const uint8_t *f, size_t len, struct plk_txq *q);
 /* Timers (loss of SoC / PReq, BasicEthernet): call at or after plk_cn_deadline(). */

@@ -26,9 +26,10 @@ void plk_drv_mn_set_spin(struct takt_plk_mn *mn, takt_ns_t ns);
  * PResMN to all), so 40 simulated CNs cost little. PRes with a launch time (chained
  * mode, injected lateness) go to the kernel at once with that launch time where the
  * link has one (link->txtime: SO_TXTIME and an etf/taprio/fq qdisc); elsewhere they
- * wait in a small queue and leave from this loop, as precise as its wake-up (timer
- * slack is set to 1 ns for the thread). */
+ * wait in a small queue and leave from this loop, which polls rather than sleeps in
+ * the last PLK_HOST_LAUNCH_SPIN_NS before a launch (timer slack is 1 ns for the thread). */
 #define PLK_HOST_PENDING 128
+#define PLK_HOST_LAUNCH_SPIN_NS (300 * TAKT_NS_PER_US)   /* poll, not sleep, this close to a launch */
 struct plk_cn_host {
     struct plk_cn **cn;
     unsigned n;

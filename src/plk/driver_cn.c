@@ -125,31 +125,44 @@ static takt_ns_t next_wake(struct plk_cn_host *h, takt_ns_t now)
     return w;
 }
 
-static bool from_mn(const struct takt_frame *f)
+/* A SoC or SoA of the MN: the frames that begin a cycle or its async slot. */
+static uint8_t cycle_frame(const struct takt_frame *f)
 {
-    return f->len > PLK_OFF_SRC && plk_frame_src(f->data) == PLK_NODE_MN;
+    if (f->len <= PLK_OFF_SRC || plk_frame_src(f->data) != PLK_NODE_MN)
+        return 0;
+    uint8_t t = plk_frame_mtyp(f->data);
+    return t == PLK_MTYP_SOC || t == PLK_MTYP_SOA ? t : 0;
 }
 
-/* Hand the frames rx[0..n) to the cores. Each is judged with what was read after it:
- * one followed by a later frame of the MN is closed (the MN has moved on: its requests
- * are not answered, DS 301 4.2.4). When the socket may hold more (`more`), the frames
- * from the last MN frame on are not yet judged: they are moved to the front and
- * returned as held back, to be judged with the next read. So a CN that could not run
- * for a while answers at most the newest request, and only if it is still current. */
+/* Hand the frames rx[0..n) to the cores, each judged with what was read after it: a
+ * later SoC closes every request before it (its cycle is over), a later SoA closes an
+ * SoA's invitation too (its async slot is over; PreOp1 has SoA-only cycles). A PReq
+ * is not closed by the SoA of its own cycle: its answer is late but still of this cycle,
+ * and the MN takes it as late (as openPOWERLINK's MN does) rather than losing it. When
+ * the socket may hold more (`more`), the frames from the last SoC or SoA on wait for
+ * the next read, moved to the front; their number is returned. So a CN that could not
+ * run for a while answers at most the requests of the cycle now running. */
 static unsigned feed_batch(struct plk_cn_host *h, struct takt_frame *rx, unsigned n, bool more)
 {
-    int last_mn = -1;
-    for (unsigned i = 0; i < n; i++)
-        if (from_mn(&rx[i]))
-            last_mn = (int)i;
+    int last_soc = -1, last_cyc = -1;
+    for (unsigned i = 0; i < n; i++) {
+        uint8_t c = cycle_frame(&rx[i]);
+        if (c)
+            last_cyc = (int)i;
+        if (c == PLK_MTYP_SOC)
+            last_soc = (int)i;
+    }
     unsigned lim = n;
-    if (more && last_mn >= 0)
-        /* keep the last MN frame and what follows; a full hold of non-MN frames after
-         * it cannot wait: that frame is then judged by its time alone */
-        lim = last_mn > 0 || n < RX_HOLD ? (unsigned)last_mn : 1;
+    if (more && last_cyc >= 0)
+        /* a full hold that starts with the cycle frame cannot wait: that frame is then
+         * judged by its time alone */
+        lim = last_cyc > 0 || n < RX_HOLD ? (unsigned)last_cyc : 1;
     takt_ns_t now = takt_now();
-    for (unsigned i = 0; i < lim; i++)
-        feed(h, now, rx[i].ts ? rx[i].ts : now, (int)i < last_mn, rx[i].data, rx[i].len);
+    for (unsigned i = 0; i < lim; i++) {
+        bool closed = (int)i < last_soc ||
+                      ((int)i < last_cyc && cycle_frame(&rx[i]) == PLK_MTYP_SOA);
+        feed(h, now, rx[i].ts ? rx[i].ts : now, closed, rx[i].data, rx[i].len);
+    }
     /* the held frames to the front; their buffers go with them */
     for (unsigned i = lim; i < n; i++) {
         struct takt_frame t = rx[i - lim];
@@ -186,8 +199,12 @@ int plk_cn_host_run(struct plk_cn_host *h, const volatile int *ext_stop)
         /* right after a frame, the next one of the cycle (another CN's PReq) usually
          * follows within a round trip: poll for it rather than sleep (spin_ns); with
          * frames held back, only what is queued already is read */
-        for (takt_ns_t sp = h->spin_ns && !held ? h->last_rx + h->spin_ns : 0; n == 0 && now < sp && now < w;
-             now = takt_now())
+        takt_ns_t sp = h->spin_ns && !held ? h->last_rx + h->spin_ns : 0;
+        /* a timed frame due soon: poll up to its launch rather than sleep to it (a
+         * wake-up on a loaded host comes tens to hundreds of us late) */
+        if (h->n_pend && !held && h->pend[0].launch - now <= PLK_HOST_LAUNCH_SPIN_NS)
+            sp = h->pend[0].launch;
+        for (; n == 0 && now < sp && now < w; now = takt_now())
             n = takt_link_recv(h->link, rx + held, room, 0);
         if (n == 0)
             n = takt_link_recv(h->link, rx + held, room, held || w <= now ? 0 : w - now);

@@ -96,9 +96,10 @@ static int receive(struct takt_plk_mn *m, takt_ns_t timeout)
          * by its stamp; the difference is the MN's own lateness) */
         struct plk_mn_node *pn = m->rxf[i].len > PLK_OFF_SRC && plk_frame_mtyp(d) == PLK_MTYP_PRES &&
                                  PLK_IS_CN(d[PLK_OFF_SRC]) ? m->core.node[d[PLK_OFF_SRC]] : NULL;
-        uint64_t ok = pn ? pn->st.pres_ok : 0;
+        uint64_t taken = pn ? pn->st.pres_ok + pn->st.pres_late : 0;
         plk_mn_rx(&m->core, t, m->rxf[i].data, m->rxf[i].len, &m->q);
-        if (pn && pn->st.pres_ok != ok && read - pn->preq_sent > pn->st.pres_read_lat_max)
+        if (pn && pn->st.pres_ok + pn->st.pres_late != taken &&
+            read - pn->preq_sent > pn->st.pres_read_lat_max)
             pn->st.pres_read_lat_max = read - pn->preq_sent;
         mn_flush(m);
     }

@@ -300,9 +300,11 @@ void plk_mn_unexpected(struct plk_mn *mn, struct plk_mn_node *n)
  * stamped before the PReq left: the answer to an earlier one) answers nothing the MN
  * sent, is counted unexpected and never taken. Stamped within the node's PRes timeout
  * (0x1F92, from the PReq's send; a chained CN's from the PResMN's plus its
- * PResTimeFirst) it is in time and taken, even when the MN's thread read it only after
- * it had moved on (pres_held); stamped later it is late: counted, data and NMT state
- * not taken, and the wait for it is over. */
+ * PResTimeFirst) it is in time, also when the MN's thread read it only after it had
+ * moved on (pres_held); stamped later in the cycle it is late (DS 301 0x1C04): counted
+ * late, yet the answer of this cycle, taken as openPOWERLINK's MN takes it (data, NMT
+ * state and async requests; a CN slow now and then would otherwise never boot), and no
+ * loss. Either way the wait for it is over. */
 static void on_pres(struct plk_mn *mn, takt_ns_t now, const struct plk_msg *m)
 {
     struct plk_mn_node *n = PLK_IS_CN(m->src) ? mn->node[m->src] : NULL;
@@ -312,17 +314,17 @@ static void on_pres(struct plk_mn *mn, takt_ns_t now, const struct plk_msg *m)
     }
     takt_ns_t limit = n->preq_sent + pres_timeout(mn, n) +
                       (n->chain_active ? (takt_ns_t)n->cfg->pres_time_first_ns : 0);
+    bool waited = (mn->phase == MNP_ISOCH && mn->cur < mn->n_poll && mn->poll[mn->cur] == n->id) ||
+                  (mn->phase == MNP_CHAIN && n->chain_active);
     if (now > limit) {
         n->late = true;
         n->st.pres_late++;
-        return;
+    } else {
+        n->answered = true;
+        n->st.pres_ok++;
+        if (!waited)
+            n->st.pres_held++;
     }
-    bool waited = (mn->phase == MNP_ISOCH && mn->cur < mn->n_poll && mn->poll[mn->cur] == n->id) ||
-                  (mn->phase == MNP_CHAIN && n->chain_active);
-    if (!waited)
-        n->st.pres_held++;
-    n->answered = true;
-    n->st.pres_ok++;
     pres_latency(n, now - n->preq_sent);
     n->rs = (m->u.pres.flags2 & PLK_F2_RS_MASK) != 0;
     n->pr = (uint8_t)((m->u.pres.flags2 & PLK_F2_PR_MASK) >> PLK_F2_PR_SHIFT);

@@ -1,6 +1,6 @@
 /* A CN answers only the current request (DS 301 4.2.4: a PRes answers the PReq of this
  * cycle, an ASnd the SoA of this cycle). The core, fed by hand with receive stamps and
- * hand-over times, drops requests whose cycle has ended or that a later MN frame closed;
+ * hand-over times, drops requests whose cycle has ended or that a later SoC closed;
  * the CN host, fed a backlog that queued while it could not run, answers at most the
  * newest request. */
 #include <stdarg.h>
@@ -90,16 +90,18 @@ static void core_answers_only_the_current_request(void **state)
     takt_ns_t t = 10 * TAKT_NS_PER_S;
     to_preop2(x, &t);
 
-    /* this cycle: SoC at t; a PReq 20 us later, handed over at the last ns of the cycle */
+    /* this cycle: SoC at t; a PReq 20 us later, handed over at the last ns before the
+     * guard (the cycle's last eighth) */
     t += CYCLE_NS;
     give(x, t, t, false, PLK_MTYP_SOC, 0);
-    assert_int_equal(give(x, t + CYCLE_NS - 1, t + 20000, false, PLK_MTYP_PREQ, 0), 1);
+    takt_ns_t edge = t + CYCLE_NS - CYCLE_NS / 8;
+    assert_int_equal(give(x, edge - 1, t + 20000, false, PLK_MTYP_PREQ, 0), 1);
     assert_int_equal(plk_frame_mtyp(x->buf[0].data), PLK_MTYP_PRES);
     assert_int_equal(x->cn.st.stale_dropped, 0);
-    /* the same at the cycle's end: not answered */
-    assert_int_equal(give(x, t + CYCLE_NS, t + 20000, false, PLK_MTYP_PREQ, 0), 0);
+    /* the same at the guard: not answered */
+    assert_int_equal(give(x, edge, t + 20000, false, PLK_MTYP_PREQ, 0), 0);
     assert_int_equal(x->cn.st.stale_dropped, 1);
-    /* in time, but the MN sent something after it (its PRes timeout passed) */
+    /* in time, but the host already holds the next SoC */
     assert_int_equal(give(x, t + 30000, t + 20000, true, PLK_MTYP_PREQ, 0), 0);
     assert_int_equal(x->cn.st.stale_dropped, 2);
     /* IdentRequest of this cycle: answered; 3 s old: not */
