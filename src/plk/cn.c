@@ -68,7 +68,8 @@ static void set_state(struct plk_cn *cn, takt_ns_t now, uint8_t s)
         plk_cn_async_reset(cn);
         plk_sdo_server_reset(&cn->sdo);
     }
-    cn->state = s;
+    /* atomic: other threads read it (takt_plk_cn_state); this thread is the only writer */
+    __atomic_store_n(&cn->state, s, __ATOMIC_RELAXED);
     cn->state_since = now;
 }
 

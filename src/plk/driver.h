@@ -52,7 +52,7 @@ struct plk_cn_host {
      * that is awake when its PReq comes answers sooner, and its sender is spared
      * waking it (veth delivers in the sender's context) */
     takt_ns_t spin_ns, last_rx;
-    volatile int stop;
+    int stop;                    /* set from any thread: atomic accesses */
     /* launch accuracy of time-triggered frames */
     uint64_t launched, pend_overflow;
     uint64_t launched_txtime;    /* timed frames handed to the kernel with SO_TXTIME */

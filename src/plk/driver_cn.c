@@ -182,7 +182,7 @@ int plk_cn_host_run(struct plk_cn_host *h, const volatile int *ext_stop)
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);   /* launch times need precise wake-ups */
     takt_ns_t start = takt_now(), end = h->duration ? start + h->duration : INT64_MAX;
     h->next_periodic = start;
-    while (!h->stop && !(ext_stop && *ext_stop)) {
+    while (!__atomic_load_n(&h->stop, __ATOMIC_RELAXED) && !(ext_stop && *ext_stop)) {
         takt_ns_t now = takt_now();
         if (now >= end)
             break;
@@ -278,7 +278,10 @@ const uint8_t *takt_plk_cn_outputs(struct takt_plk_cn *cn, size_t *len)
     return cn->core.out;
 }
 
-int takt_plk_cn_state(const struct takt_plk_cn *cn) { return cn->core.state; }
+int takt_plk_cn_state(const struct takt_plk_cn *cn)
+{
+    return __atomic_load_n(&cn->core.state, __ATOMIC_RELAXED);
+}
 
 /* The application's cycle: once per SoC, after the PReq of the last cycle delivered
  * its outputs and before this cycle's PRes takes the inputs. */
@@ -307,4 +310,4 @@ int takt_plk_cn_run(struct takt_plk_cn *cn, struct takt_link *link, const struct
     return r;
 }
 
-void takt_plk_cn_stop(struct takt_plk_cn *cn) { cn->host.stop = 1; }
+void takt_plk_cn_stop(struct takt_plk_cn *cn) { __atomic_store_n(&cn->host.stop, 1, __ATOMIC_RELAXED); }

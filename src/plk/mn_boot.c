@@ -373,11 +373,14 @@ static void config_step(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now)
 static void user_sdo_step(struct plk_mn *mn, takt_ns_t now)
 {
     struct plk_mn_user_sdo *u = &mn->usdo;
-    if (u->state != 1 && u->state != 2)
+    /* state is the hand-over with the caller's thread: atomic; the rest is ours from
+     * state 1 until we store 3 */
+    int st = __atomic_load_n(&u->state, __ATOMIC_ACQUIRE);
+    if (st != 1 && st != 2)
         return;
     struct plk_mn_node *n = PLK_IS_CN(u->node) ? mn->node[u->node] : NULL;
     if (!n || n->step < MNS_WAIT_READY) {
-        if (u->state == 1 && !n) {
+        if (st == 1 && !n) {
             u->result = -ENODEV;
             __atomic_store_n(&u->state, 3, __ATOMIC_RELEASE);
         }
@@ -385,7 +388,7 @@ static void user_sdo_step(struct plk_mn *mn, takt_ns_t now)
     }
     struct plk_sdo_client *s = n->sdo;
     sdo_watch(s, now);
-    if (u->state == 1) {
+    if (st == 1) {
         if (s->status == PLK_SDO_BUSY)
             return;
         int r = u->write ? plk_sdo_client_write(s, u->index, u->sub, u->data, u->len, now)
@@ -395,7 +398,7 @@ static void user_sdo_step(struct plk_mn *mn, takt_ns_t now)
             __atomic_store_n(&u->state, 3, __ATOMIC_RELEASE);
             return;
         }
-        u->state = 2;
+        __atomic_store_n(&u->state, 2, __ATOMIC_RELAXED);
         return;
     }
     if (s->status == PLK_SDO_BUSY)
