@@ -117,6 +117,8 @@ void takt_plk_mn_set_callback(struct takt_plk_mn *mn, takt_plk_mn_cycle_fn fn, v
 /* Process data of a CN: outputs (written by the app) and inputs (last PRes payload). */
 uint8_t       *takt_plk_mn_outputs(struct takt_plk_mn *mn, unsigned node, size_t *len);
 const uint8_t *takt_plk_mn_inputs(struct takt_plk_mn *mn, unsigned node, size_t *len);
+/* Any thread, never blocks for long: while the MN runs, a consistent copy of the
+ * figures as its real-time thread published them at the end of its last cycle. */
 void takt_plk_mn_get_stats(const struct takt_plk_mn *mn, struct takt_plk_mn_stats *s);
 int  takt_plk_mn_node_stats(const struct takt_plk_mn *mn, unsigned node,
                             struct takt_plk_node_stats *s);
@@ -176,7 +178,7 @@ void takt_plk_cn_destroy(struct takt_plk_cn *cn);
 void takt_plk_cn_set_callback(struct takt_plk_cn *cn, takt_plk_cn_cycle_fn fn, void *ctx);
 uint8_t       *takt_plk_cn_inputs(struct takt_plk_cn *cn, size_t *len);   /* sent in PRes */
 const uint8_t *takt_plk_cn_outputs(struct takt_plk_cn *cn, size_t *len);  /* from PReq */
-int  takt_plk_cn_state(const struct takt_plk_cn *cn);
+int  takt_plk_cn_state(const struct takt_plk_cn *cn);   /* any thread */
 /* Serve the CN on a link until stop or duration (event-driven receive loop). */
 int  takt_plk_cn_run(struct takt_plk_cn *cn, struct takt_link *link,
                      const struct takt_plk_run_opts *o);

@@ -132,7 +132,7 @@ static json_object *mn_json(struct takt_plk_mn *mn, const struct plk_mn *core)
  * counters are latched by the RT thread at the bank flips, so the window's cycle count
  * and its Cycle Time statistics cover exactly the same cycles. */
 struct mn_counters {
-    uint64_t cycles, lost, overruns, exceeded;
+    uint64_t cycles, lost, late, overruns, exceeded;
 };
 
 struct mn_window {
@@ -162,6 +162,14 @@ static uint64_t mn_pres_lost(const struct plk_mn *core)
     return lost;
 }
 
+static uint64_t mn_pres_late(const struct plk_mn *core)
+{
+    uint64_t late = 0;
+    for (unsigned i = 0; i < core->n_ids; i++)
+        late += core->node[core->ids[i]]->st.pres_late;
+    return late;
+}
+
 /* perf flip hook, in the RT thread: the counters at the interval's edge. */
 static void mn_window_latch(void *arg)
 {
@@ -169,6 +177,7 @@ static void mn_window_latch(void *arg)
     w->at_flip = (struct mn_counters){
         .cycles = w->core->st.cycles,
         .lost = mn_pres_lost(w->core),
+        .late = mn_pres_late(w->core),
         .overruns = w->loop->cyc.overruns,
         .exceeded = w->core->st.cycle_exceeded,
     };
@@ -205,6 +214,7 @@ static bool mn_window_step(struct mn_window *w, const struct plk_mn *core, struc
     w->n = (struct mn_counters){
         .cycles = w->at_flip.cycles - w->from.cycles,
         .lost = w->at_flip.lost - w->from.lost,
+        .late = w->at_flip.late - w->from.late,
         .overruns = w->at_flip.overruns - w->from.overruns,
         .exceeded = w->at_flip.exceeded - w->from.exceeded,
     };
@@ -218,6 +228,7 @@ static json_object *mn_window_json(const struct mn_window *w, const struct rt_lo
     json_object_object_add(o, "boot_s", json_object_new_double((double)w->boot / 1e9));
     json_object_object_add(o, "cycles", json_object_new_uint64(w->n.cycles));
     json_object_object_add(o, "pres_lost", json_object_new_uint64(w->n.lost));
+    json_object_object_add(o, "pres_late", json_object_new_uint64(w->n.late));
     json_object_object_add(o, "overruns", json_object_new_uint64(w->n.overruns));
     json_object_object_add(o, "cycle_exceeded", json_object_new_uint64(w->n.exceeded));
     json_object_object_add(o, "start_realtime_ns", json_object_new_int64(w->wall_open));
