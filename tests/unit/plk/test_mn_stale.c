@@ -169,6 +169,34 @@ static void in_time_on_the_wire_read_late_is_held(void **state)
     bus_free(h.b);
 }
 
+/* The PRes timeout is each node's own 0x1F92/n: a PRes 80 µs after its PReq is late
+ * for node 1 (50 µs) and in time for node 2 (100 µs). */
+static void timeout_per_node(void **state)
+{
+    (void)state;
+    struct plk_net_config cfg;
+    bus_cfg(&cfg, 1000, 1, 2);
+    cfg.node[2].pres_timeout_ns = 100000;
+    struct hand h;
+    hand_init(&h, &cfg, 2);
+    struct plk_mn *mn = &h.b->mn;
+    struct plk_mn_node *n1 = mn->node[1], *n2 = mn->node[2];
+    uint64_t late1 = n1->st.pres_late, ok2 = n2->st.pres_ok, late2 = n2->st.pres_late;
+    takt_ns_t T = h.b->next_cycle;
+    plk_mn_cycle(mn, T, &h.q);
+    expect_sent(&h, PLK_MTYP_PREQ, 1);
+    plk_mn_sent(mn, T + 1000);
+    feed_pres(&h, T + 81000, 1, 0x11);
+    assert_int_equal(n1->st.pres_late, late1 + 1);
+    expect_sent(&h, PLK_MTYP_PREQ, 2);
+    plk_mn_sent(mn, T + 83000);
+    assert_int_equal(plk_mn_deadline(mn), T + 83000 + 100000);
+    feed_pres(&h, T + 163000, 2, 0x22);
+    assert_int_equal(n2->st.pres_ok, ok2 + 1);
+    assert_int_equal(n2->st.pres_late, late2);
+    bus_free(h.b);
+}
+
 /* An ASnd answers the SoA of this cycle that invited it, once: a StatusResponse no SoA
  * asked for (node 1 saying PreOp1) is unexpected and its state not taken; invited, it
  * is taken; a second one, or one after the next SoC, is unexpected again. */
@@ -373,6 +401,7 @@ int main(void)
         cmocka_unit_test(late_pres_in_next_window_not_taken),
         cmocka_unit_test(in_time_on_the_wire_read_late_is_held),
         cmocka_unit_test(asnd_only_when_invited),
+        cmocka_unit_test(timeout_per_node),
         cmocka_unit_test(stale_pres_of_previous_cycle_not_taken),
         cmocka_unit_test(chained_window_from_pres_mn_send),
         cmocka_unit_test(sent_time_defaults_and_bounds),
