@@ -171,8 +171,9 @@ static void host_answers_only_the_newest_request(void **state)
     struct takt_plk_cn *cn;
     char err[128];
     assert_int_equal(takt_plk_cn_create(&c, &cn, err, sizeof err), 0);
-    /* the host reads for 20 ms of real time (everything is queued already) */
-    struct takt_plk_run_opts o = { .duration = 20 * TAKT_NS_PER_MS };
+    /* the host runs 200 ms of real time (everything is queued already; a host stall
+     * of 15 ms still leaves this cycle's PReq well within its 50 ms cycle) */
+    struct takt_plk_run_opts o = { .duration = 200 * TAKT_NS_PER_MS };
     rt_opts_default(&o.rt);
     o.rt.prio = 0;
     o.rt.mlock = false;
