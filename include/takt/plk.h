@@ -67,7 +67,15 @@ const char *takt_plk_nmt_name(int state);
 struct takt_plk_node_stats {
     uint8_t  state;            /* last NMT state seen from the CN */
     bool     in_cycle;         /* polled in the isochronous phase */
-    uint64_t pres_ok, pres_lost, pres_late;
+    /* PRes judged by wire time (receive stamp against the PReq's send stamp): ok within
+     * the PRes timeout 0x1F92 (pres_held: of those, read only after the MN had moved
+     * on); late after it but within the cycle (DS 301 late PRes: counted, data not
+     * taken, not a loss); lost when none came in the cycle (0x1C07, +8 on 0x1C08) */
+    uint64_t pres_ok, pres_lost, pres_late, pres_held;
+    /* frames that answer no request the MN sent: a PRes from a node not polled in this
+     * cycle, a second one, one stamped before its PReq left; an Ident/Status/Sync
+     * response, NMTRequest or SDO frame not invited by this cycle's SoA. Never taken. */
+    uint64_t unexpected;
     uint64_t loss_threshold_hits;  /* 0x1C09 threshold fired: node removed and reset */
     uint64_t lost;             /* removed from the cycle and reset (any reason) */
     uint64_t boots;            /* times it reached Operational */
@@ -78,12 +86,14 @@ struct takt_plk_node_stats {
     uint64_t config_skipped;   /* 0x1020 equal to 0x1F26/0x1F27: download skipped */
     uint64_t config_stored;    /* download ended with 0x1020 written and 0x1010 save */
     takt_ns_t pres_lat_min, pres_lat_max, pres_lat_sum;  /* PReq sent -> PRes received */
+    takt_ns_t pres_read_lat_max;   /* PReq sent -> PRes read by the MN's thread (driver) */
 };
 
 struct takt_plk_mn_stats {
     uint8_t  state;
     uint64_t cycles, cycle_exceeded, cycle_exceed_hits;
     uint64_t frames_tx, frames_rx, bad_frames;
+    uint64_t unexpected;       /* as the nodes' `unexpected`, plus frames of unknown CNs */
     uint64_t sdo_ok, sdo_fail;
     uint64_t other_mn_frames;  /* SoC/SoA of another MN seen while NotActive */
     uint64_t async_eth_tx;     /* generic Ethernet frames sent in the async slot */
@@ -107,6 +117,8 @@ void takt_plk_mn_set_callback(struct takt_plk_mn *mn, takt_plk_mn_cycle_fn fn, v
 /* Process data of a CN: outputs (written by the app) and inputs (last PRes payload). */
 uint8_t       *takt_plk_mn_outputs(struct takt_plk_mn *mn, unsigned node, size_t *len);
 const uint8_t *takt_plk_mn_inputs(struct takt_plk_mn *mn, unsigned node, size_t *len);
+/* Any thread, never blocks for long: while the MN runs, a consistent copy of the
+ * figures as its real-time thread published them at the end of its last cycle. */
 void takt_plk_mn_get_stats(const struct takt_plk_mn *mn, struct takt_plk_mn_stats *s);
 int  takt_plk_mn_node_stats(const struct takt_plk_mn *mn, unsigned node,
                             struct takt_plk_node_stats *s);
@@ -166,7 +178,7 @@ void takt_plk_cn_destroy(struct takt_plk_cn *cn);
 void takt_plk_cn_set_callback(struct takt_plk_cn *cn, takt_plk_cn_cycle_fn fn, void *ctx);
 uint8_t       *takt_plk_cn_inputs(struct takt_plk_cn *cn, size_t *len);   /* sent in PRes */
 const uint8_t *takt_plk_cn_outputs(struct takt_plk_cn *cn, size_t *len);  /* from PReq */
-int  takt_plk_cn_state(const struct takt_plk_cn *cn);
+int  takt_plk_cn_state(const struct takt_plk_cn *cn);   /* any thread */
 /* Serve the CN on a link until stop or duration (event-driven receive loop). */
 int  takt_plk_cn_run(struct takt_plk_cn *cn, struct takt_link *link,
                      const struct takt_plk_run_opts *o);

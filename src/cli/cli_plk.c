@@ -212,6 +212,17 @@ static int parse_faults(struct cli_ctx *c, struct sim_plk_faults *f)
     if (s) f->malformed_permille = (uint32_t)v;
     if ((s = cli_get(c, "wrong-id")) && cli_parse_long(c, "--wrong-id (node)", s, 1, 239, &v)) return 2;
     if (s) f->wrong_id_node = (uint8_t)v;
+    if ((s = cli_get(c, "answer-delay"))) {
+        long a, b;
+        char *end;
+        a = strtol(s, &end, 10);
+        b = *end == '-' ? strtol(end + 1, &end, 10) : a;
+        if (end == s || *end || a < 0 || b < a || b > 1000000)
+            return cli_usage_error(c, "--answer-delay expects US or MIN-MAX in microseconds "
+                                   "(0..1000000) such as 150-210, got '%s'", s);
+        f->answer_delay_min = a * TAKT_NS_PER_US;
+        f->answer_delay_max = b * TAKT_NS_PER_US;
+    }
     if ((s = cli_get(c, "vanish"))) {
         unsigned node;
         double at, dur = 0;
@@ -232,10 +243,12 @@ static void cn_report(struct cli_ctx *c, struct sim_plk_net *s)
         const struct plk_cn *cn = s->cn[i];
         printf("  node %3u %-18s preq %" PRIu64 " pres %" PRIu64 " lossSoC %" PRIu64
                " lossPReq %" PRIu64 " cycleErr %" PRIu64 " nmt %" PRIu64 " sdo %" PRIu64
-               " dropped %" PRIu64 " late %" PRIu64 " malformed %" PRIu64 " chained %d\n",
+               " dropped %" PRIu64 " late %" PRIu64 " malformed %" PRIu64 " stale %" PRIu64
+               " chained %d\n",
                cn->cfg.id, takt_plk_nmt_name(cn->state), cn->st.preq_rx, cn->st.pres_tx,
                cn->st.loss_soc, cn->st.loss_preq, cn->st.cycle_errors, cn->st.nmt_cmds,
-               cn->st.sdo_rx, cn->st.dropped, cn->st.late, cn->st.malformed, cn->chained);
+               cn->st.sdo_rx, cn->st.dropped, cn->st.late, cn->st.malformed, cn->st.stale_dropped,
+               cn->chained);
         json_object *n = json_object_new_object();
         json_object_object_add(n, "node", json_object_new_int(cn->cfg.id));
         json_object_object_add(n, "state", json_object_new_string(takt_plk_nmt_name(cn->state)));
@@ -254,6 +267,8 @@ static void cn_report(struct cli_ctx *c, struct sim_plk_net *s)
         json_object_object_add(n, "nmtreq_refused", json_object_new_uint64(cn->st.nmtreq_refused));
         json_object_object_add(n, "nmtreq_dropped", json_object_new_uint64(cn->st.nmtreq_dropped));
         json_object_object_add(n, "err_entries", json_object_new_uint64(cn->st.err_entries));
+        json_object_object_add(n, "stale_dropped", json_object_new_uint64(cn->st.stale_dropped));
+        json_object_object_add(n, "delayed", json_object_new_uint64(cn->st.delayed));
         json_object_object_add(n, "chained", json_object_new_boolean(cn->chained));
         json_object_array_add(arr, n);
     }
@@ -420,6 +435,7 @@ static const struct cli_opt cn_opts[] = {
     { "late", 0, 1, "PERMILLE", "fault: PRes sent late (see --late-us)" },
     { "late-us", 0, 1, "US", "lateness of a late PRes (default 200)" },
     { "malformed", 0, 1, "PERMILLE", "fault: PRes with an invalid Size field" },
+    { "answer-delay", 0, 1, "US[-US]", "fault: every PRes leaves this long (random within MIN-MAX) after its PReq arrived" },
     { "vanish", 0, 1, "N@S[+D]", "fault: CN N goes silent S seconds after it is first Operational, for D seconds (0 = for good)" },
     { "wrong-id", 0, 1, "N", "fault: CN N answers IdentRequest with a wrong vendor ID" },
     { "nmt-request", 0, 1, "CMD@T[+S]", "the first CN asks the MN for NMT command CMD for node T, S s (default 1) after it is Operational" },
@@ -454,6 +470,9 @@ const struct cli_cmd cli_cmds_plk[] = {
     { "plk", "cn", NULL, "run POWERLINK CNs (one, or a simulated network)",
       "Each CN is a bus controller with a 4-channel digital input (changing every 100 ms)\n"
       "and a 4-channel digital output, answering as DS 301 asks. Faults can be injected.\n"
+      "Only the current request is answered: a PReq or SoA invitation that queued while\n"
+      "the CN could not run (its cycle ended, or a later SoC came) is dropped and\n"
+      "counted (stale_dropped).\n"
       "Time-triggered PRes (chaining) leave at their launch time: held by the kernel\n"
       "(SO_TXTIME) where IF has an etf, taprio or fq qdisc, else sent from the receive loop.",
       CLI_IFACE | CLI_RT | CLI_TIME | CLI_JSON | CLI_PCAP, cn_opts, run_cn },

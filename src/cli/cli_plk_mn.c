@@ -15,7 +15,7 @@ static void node_lat_stat(const struct takt_plk_node_stats *s, struct perf_stat 
     p->min = s->pres_lat_min;
     p->max = s->pres_lat_max;
     p->sum = s->pres_lat_sum;
-    p->count = s->pres_ok;
+    p->count = s->pres_ok + s->pres_late;   /* every PRes taken, in time or late */
 }
 
 /* Per-node line and PerfMsmt line for the PRes latency. */
@@ -31,10 +31,11 @@ static void print_nodes(FILE *f, struct takt_plk_mn *mn, const struct plk_mn *co
         if (p.count)
             perf_print_line(f, name, &p);
         fprintf(f, "  node %3u %-18s %-20s ok %" PRIu64 " lost %" PRIu64 " late %" PRIu64
-                   " thr %" PRIu64 " resets %" PRIu64 " boots %" PRIu64 " identfail %" PRIu64 "\n",
+                   " unexpected %" PRIu64 " thr %" PRIu64 " resets %" PRIu64 " boots %" PRIu64
+                   " identfail %" PRIu64 "\n",
                 core->ids[i], takt_plk_nmt_name(s.state),
                 plk_mn_step_name(core->node[core->ids[i]]->step), s.pres_ok, s.pres_lost,
-                s.pres_late, s.loss_threshold_hits, s.lost, s.boots, s.ident_fail);
+                s.pres_late, s.unexpected, s.loss_threshold_hits, s.lost, s.boots, s.ident_fail);
         if (s.nmt_requests || s.status_lost || s.config_skipped || s.config_stored)
             fprintf(f, "           NMT requests %" PRIu64 ", StatusRequests unanswered %" PRIu64
                        ", configuration stored %" PRIu64 ", download skipped %" PRIu64 "\n",
@@ -72,6 +73,7 @@ static json_object *mn_json(struct takt_plk_mn *mn, const struct plk_mn *core)
     json_object_object_add(o, "frames_tx", json_object_new_uint64(st.frames_tx));
     json_object_object_add(o, "frames_rx", json_object_new_uint64(st.frames_rx));
     json_object_object_add(o, "bad_frames", json_object_new_uint64(st.bad_frames));
+    json_object_object_add(o, "unexpected", json_object_new_uint64(st.unexpected));
     json_object_object_add(o, "sdo_ok", json_object_new_uint64(st.sdo_ok));
     json_object_object_add(o, "sdo_fail", json_object_new_uint64(st.sdo_fail));
     json_object_object_add(o, "nodes_configured", json_object_new_int(st.nodes_configured));
@@ -95,8 +97,12 @@ static json_object *mn_json(struct takt_plk_mn *mn, const struct plk_mn *core)
         json_object_object_add(n, "pres_ok", json_object_new_uint64(s.pres_ok));
         json_object_object_add(n, "pres_lost", json_object_new_uint64(s.pres_lost));
         json_object_object_add(n, "pres_late", json_object_new_uint64(s.pres_late));
+        json_object_object_add(n, "pres_held", json_object_new_uint64(s.pres_held));
+        json_object_object_add(n, "pres_read_lat_max_ns", json_object_new_int64(s.pres_read_lat_max));
+        json_object_object_add(n, "unexpected", json_object_new_uint64(s.unexpected));
         json_object_object_add(n, "loss_threshold_hits", json_object_new_uint64(s.loss_threshold_hits));
         json_object_object_add(n, "loss_pres_threshold", json_object_new_uint64(core->node[core->ids[i]]->cfg->loss_pres_threshold));
+        json_object_object_add(n, "pres_timeout_ns", json_object_new_uint64(core->node[core->ids[i]]->cfg->pres_timeout_ns));
         json_object_object_add(n, "resets", json_object_new_uint64(s.lost));
         if (core->node[core->ids[i]]->lost_why)
             json_object_object_add(n, "last_reset", json_object_new_string(core->node[core->ids[i]]->lost_why));
@@ -126,7 +132,7 @@ static json_object *mn_json(struct takt_plk_mn *mn, const struct plk_mn *core)
  * counters are latched by the RT thread at the bank flips, so the window's cycle count
  * and its Cycle Time statistics cover exactly the same cycles. */
 struct mn_counters {
-    uint64_t cycles, lost, overruns, exceeded;
+    uint64_t cycles, lost, late, overruns, exceeded;
 };
 
 struct mn_window {
@@ -156,6 +162,14 @@ static uint64_t mn_pres_lost(const struct plk_mn *core)
     return lost;
 }
 
+static uint64_t mn_pres_late(const struct plk_mn *core)
+{
+    uint64_t late = 0;
+    for (unsigned i = 0; i < core->n_ids; i++)
+        late += core->node[core->ids[i]]->st.pres_late;
+    return late;
+}
+
 /* perf flip hook, in the RT thread: the counters at the interval's edge. */
 static void mn_window_latch(void *arg)
 {
@@ -163,6 +177,7 @@ static void mn_window_latch(void *arg)
     w->at_flip = (struct mn_counters){
         .cycles = w->core->st.cycles,
         .lost = mn_pres_lost(w->core),
+        .late = mn_pres_late(w->core),
         .overruns = w->loop->cyc.overruns,
         .exceeded = w->core->st.cycle_exceeded,
     };
@@ -199,6 +214,7 @@ static bool mn_window_step(struct mn_window *w, const struct plk_mn *core, struc
     w->n = (struct mn_counters){
         .cycles = w->at_flip.cycles - w->from.cycles,
         .lost = w->at_flip.lost - w->from.lost,
+        .late = w->at_flip.late - w->from.late,
         .overruns = w->at_flip.overruns - w->from.overruns,
         .exceeded = w->at_flip.exceeded - w->from.exceeded,
     };
@@ -212,6 +228,7 @@ static json_object *mn_window_json(const struct mn_window *w, const struct rt_lo
     json_object_object_add(o, "boot_s", json_object_new_double((double)w->boot / 1e9));
     json_object_object_add(o, "cycles", json_object_new_uint64(w->n.cycles));
     json_object_object_add(o, "pres_lost", json_object_new_uint64(w->n.lost));
+    json_object_object_add(o, "pres_late", json_object_new_uint64(w->n.late));
     json_object_object_add(o, "overruns", json_object_new_uint64(w->n.overruns));
     json_object_object_add(o, "cycle_exceeded", json_object_new_uint64(w->n.exceeded));
     json_object_object_add(o, "start_realtime_ns", json_object_new_int64(w->wall_open));

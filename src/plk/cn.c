@@ -68,7 +68,8 @@ static void set_state(struct plk_cn *cn, takt_ns_t now, uint8_t s)
         plk_cn_async_reset(cn);
         plk_sdo_server_reset(&cn->sdo);
     }
-    cn->state = s;
+    /* atomic: other threads read it (takt_plk_cn_state); this thread is the only writer */
+    __atomic_store_n(&cn->state, s, __ATOMIC_RELAXED);
     cn->state_since = now;
 }
 
@@ -144,6 +145,25 @@ static void copy_outputs(struct plk_cn *cn, const uint8_t *p, uint16_t size, uin
         cn->st.short_rx++;   /* E_PDO_SHORT_RX (ref §7) */
 }
 
+/* A slow CN (injected): the PRes leaves answer_delay after the PReq arrived. */
+static void maybe_delay(struct plk_cn *cn, struct plk_txf *f, takt_ns_t now)
+{
+    const struct plk_cn_faults *fl = &cn->faults;
+    if (!f || !fl->answer_delay_max_ns)
+        return;
+    takt_ns_t span = fl->answer_delay_max_ns - fl->answer_delay_min_ns;
+    f->launch = now + fl->answer_delay_min_ns + (span > 0 ? (takt_ns_t)(rnd(cn) % (uint64_t)(span + 1)) : 0);
+    cn->st.delayed++;
+}
+
+/* False (and counted) when the request in hand is not the current one (plk_cn_rx_at). */
+bool plk_cn_may_answer(struct plk_cn *cn)
+{
+    if (!cn->rx_current)
+        cn->st.stale_dropped++;
+    return cn->rx_current;
+}
+
 static void on_preq(struct plk_cn *cn, takt_ns_t now, const struct plk_msg *m, struct plk_txq *q)
 {
     cn->st.preq_rx++;
@@ -159,9 +179,11 @@ static void on_preq(struct plk_cn *cn, takt_ns_t now, const struct plk_msg *m, s
         return;   /* not yet in the isochronous phase */
     /* Stopped: out of the isochronous phase, a PReq is not answered (DS 301 7.1.4.7;
      * oplk dllkevent.c takes the PRes off its PReq filter in CS_STOPPED). */
-    if (cn->state == PLK_NMT_CS_STOPPED)
+    if (cn->state == PLK_NMT_CS_STOPPED || !plk_cn_may_answer(cn))
         return;
-    maybe_late(cn, send_pres(cn, now, q), now);
+    struct plk_txf *f = send_pres(cn, now, q);
+    maybe_delay(cn, f, now);
+    maybe_late(cn, f, now);
 }
 
 /* PResMN (ref §10): in chained mode it replaces the PReq; our PRes leaves
@@ -178,6 +200,8 @@ static void on_pres_mn(struct plk_cn *cn, takt_ns_t now, const struct plk_msg *m
     cn->mn_operational = m->u.pres.flags1 & PLK_F1_RD;
     if (cn->state == PLK_NMT_OPERATIONAL || cn->state == PLK_NMT_READY_TO_OPERATE)
         copy_outputs(cn, m->u.pres.payload, m->u.pres.size, cn->out_offset);
+    if (!plk_cn_may_answer(cn))
+        return;
     struct plk_txf *f = send_pres(cn, now, q);
     if (f)
         f->launch = now + cn->pres_time_first_ns;
@@ -220,6 +244,7 @@ static void on_soc(struct plk_cn *cn, takt_ns_t now, const struct plk_soc *soc,
     cn->preq_due = cn->cycle_count == 0;
     cn->preq_this_cycle = false;
     cn->last_soc = now;
+    cn->soc_rx = now;
     if (fired) {
         /* this SoC closed the failed cycle; the next one starts PreOp2 */
         plk_cn_cycle_error(cn, now);
@@ -265,12 +290,39 @@ static void on_asnd(struct plk_cn *cn, takt_ns_t now, const struct plk_msg *m, s
     (void)q;
 }
 
+/* The cycle a request received at ts belongs to began with the last SoC if that came
+ * less than a cycle (0x1006) before it, else with the request itself (PreOp1 has SoA-
+ * only cycles of its own length; a CN without a SoC in the last cycle has nothing
+ * better). The request is current while that cycle lasts and no later SoC (SoA for an
+ * invitation) closed it. The last eighth of the cycle is left out: the next SoC is due
+ * a cycle after this one was sent, not received, so it may come earlier by this SoC's
+ * lateness, and an answer that reached the MN after it could pass for the answer to
+ * the next cycle's request. */
+static bool request_current(const struct plk_cn *cn, takt_ns_t now, takt_ns_t ts, bool closed)
+{
+    if (closed)
+        return false;
+    takt_ns_t cyc = (takt_ns_t)cn->cycle_us * 1000;
+    if (cyc <= 0)
+        return true;
+    takt_ns_t start = cn->soc_rx && ts >= cn->soc_rx && ts - cn->soc_rx < cyc ? cn->soc_rx : ts;
+    return now - start < cyc - cyc / 8;
+}
+
 void plk_cn_rx(struct plk_cn *cn, takt_ns_t now, const uint8_t *f, size_t len, struct plk_txq *q)
+{
+    plk_cn_rx_at(cn, now, now, false, f, len, q);
+}
+
+void plk_cn_rx_at(struct plk_cn *cn, takt_ns_t now, takt_ns_t ts, bool closed,
+                  const uint8_t *f, size_t len, struct plk_txq *q)
 {
     struct plk_msg m;
     char err[96];
     if (cn->faults.vanished)
         return;
+    cn->rx_current = request_current(cn, now, ts, closed);
+    now = ts;   /* from here on the frame's own time: timers, states, launch times */
     plk_cn_nmtreq_take(cn);
     int r = plk_frame_decode(f, len, &m, err, sizeof err);
     if (r == -ENOMSG)

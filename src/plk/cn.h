@@ -36,6 +36,9 @@ struct plk_cn_faults {
     bool     vanished;             /* answers nothing */
     bool     wrong_identity;       /* IdentResponse with a wrong vendor ID */
     uint32_t malformed_permille;   /* PRes truncated below its header */
+    /* every PRes leaves a pseudo-random delay in [min, max] ns after its PReq arrived
+     * (a slow CN; 0/0 = at once) */
+    takt_ns_t answer_delay_min_ns, answer_delay_max_ns;
 };
 
 /* One NMT service the CN asks the MN for (ASnd NMTRequest, DS 301 7.3.6, ref §4). */
@@ -58,12 +61,16 @@ struct plk_cn_stats {
     uint64_t nmtreq_refused;       /* MN answered NMTInvalidService */
     uint64_t nmtreq_dropped;       /* lost in a reset before the MN invited us */
     uint64_t err_entries;          /* history entries signalled in StatusResponse */
+    /* requests (PReq, PResMN, SoA invitations) not answered because they were not the
+     * current one: queued while the CN could not run (plk_cn_rx_at) */
+    uint64_t stale_dropped;
+    uint64_t delayed;              /* PRes held back by answer_delay (injected fault) */
 };
 
 struct plk_cn {
     struct takt_plk_cn_cfg cfg;
     uint8_t  mac[6];
-    uint8_t  state;                /* enum takt_plk_nmt */
+    uint8_t  state;                /* enum takt_plk_nmt; stored atomically (set_state) */
     uint8_t  out[TAKT_PLK_MAX_PDO];  /* received from the MN (PReq or PResMN) */
     uint8_t  in[TAKT_PLK_MAX_PDO];   /* sent in the PRes */
     uint16_t out_offset;           /* byte offset of our outputs in the PResMN (chained) */
@@ -73,6 +80,9 @@ struct plk_cn {
     bool     app_ready;            /* application confirms ReadyToOperate (oplk nmtu) */
     bool     mn_operational;       /* RD in PReq: outputs valid */
     takt_ns_t last_soc, last_preq, last_frame, state_since;
+    takt_ns_t soc_rx;              /* receive time of the last SoC (last_soc moves on
+                                    * with each lost one) */
+    bool     rx_current;           /* the frame being handled may be answered */
     bool     preq_this_cycle;      /* PReq (or PResMN) since the last SoC */
     bool     seen_preq;            /* polled at least once since the last reset */
     uint8_t  mux_cycles;           /* 0x1F98/7 MultiplCycleCnt (0: not multiplexed) */
@@ -113,8 +123,21 @@ struct plk_cn {
 int  plk_cn_init(struct plk_cn *cn, const struct takt_plk_cn_cfg *cfg, const uint8_t mac[6],
                  takt_ns_t now);
 void plk_cn_free(struct plk_cn *cn);
-/* A received frame (any destination; the core filters). Frames to send go to q. */
+/* A received frame (any destination; the core filters). Frames to send go to q. The
+ * frame is taken as received at `now` and handled at once (plk_cn_rx_at with ts = now). */
 void plk_cn_rx(struct plk_cn *cn, takt_ns_t now, const uint8_t *f, size_t len, struct plk_txq *q);
+/* A frame received at ts (its receive stamp) and handed to the core at now >= ts.
+ * closed: the caller already holds a later frame of the MN that ends the request's
+ * cycle (a SoC; for a SoA also a later SoA). A request (PReq, PResMN, SoA invitation to
+ * this CN) is answered only when it is the current one: not closed, and its cycle has
+ * not ended by now (0x1006 after the SoC that opened it, or after the request itself
+ * where no SoC did: the reduced PreOp1 cycle; less a guard of an eighth, cn.c). DS 301
+ * 4.2.4: a PRes answers the PReq of this cycle, an ASnd the SoA of this cycle; an
+ * answer to a request the MN sent cycles ago would be taken for the answer to a newer
+ * one. A stale request is counted (st.stale_dropped), not answered; the rest of the
+ * frame (state, NMT command, outputs) is applied. */
+void plk_cn_rx_at(struct plk_cn *cn, takt_ns_t now, takt_ns_t ts, bool closed,
+                  const uint8_t *f, size_t len, struct plk_txq *q);
 /* Timers (loss of SoC / PReq, BasicEthernet): call at or after plk_cn_deadline(). */
 void plk_cn_tick(struct plk_cn *cn, takt_ns_t now, struct plk_txq *q);
 takt_ns_t plk_cn_deadline(const struct plk_cn *cn);

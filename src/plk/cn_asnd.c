@@ -113,6 +113,9 @@ static void on_sync_request(struct plk_cn *cn, const struct plk_soa *soa, struct
 void plk_cn_on_invite(struct plk_cn *cn, takt_ns_t now, const struct plk_soa *soa,
                       struct plk_txq *q)
 {
+    /* the answer belongs in this SoA's async slot, or nowhere */
+    if (!plk_cn_may_answer(cn))
+        return;
     switch (soa->svid) {
     case PLK_SOA_IDENT_REQUEST:  send_ident(cn, now, q); break;
     case PLK_SOA_STATUS_REQUEST: send_status(cn, now, soa, q); break;

@@ -9,6 +9,7 @@
 struct plk_txf *plk_txq_encode(struct plk_txq *q, const struct plk_msg *m);
 void plk_cn_event(struct plk_cn *cn, takt_ns_t now, enum plk_cn_ev ev, uint8_t cmd);
 void plk_cn_cycle_error(struct plk_cn *cn, takt_ns_t now);
+bool plk_cn_may_answer(struct plk_cn *cn);
 void plk_cn_on_invite(struct plk_cn *cn, takt_ns_t now, const struct plk_soa *soa,
                       struct plk_txq *q);
 void plk_cn_sdo_rx(struct plk_cn *cn, takt_ns_t now, const uint8_t *p, size_t len);

@@ -26,9 +26,10 @@ void plk_drv_mn_set_spin(struct takt_plk_mn *mn, takt_ns_t ns);
  * PResMN to all), so 40 simulated CNs cost little. PRes with a launch time (chained
  * mode, injected lateness) go to the kernel at once with that launch time where the
  * link has one (link->txtime: SO_TXTIME and an etf/taprio/fq qdisc); elsewhere they
- * wait in a small queue and leave from this loop, as precise as its wake-up (timer
- * slack is set to 1 ns for the thread). */
+ * wait in a small queue and leave from this loop, which polls rather than sleeps in
+ * the last PLK_HOST_LAUNCH_SPIN_NS before a launch (timer slack is 1 ns for the thread). */
 #define PLK_HOST_PENDING 128
+#define PLK_HOST_LAUNCH_SPIN_NS (300 * TAKT_NS_PER_US)   /* poll, not sleep, this close to a launch */
 struct plk_cn_host {
     struct plk_cn **cn;
     unsigned n;
@@ -37,7 +38,7 @@ struct plk_cn_host {
     struct plk_txf tx[64];
     struct plk_txq q;
     struct plk_txf pend[PLK_HOST_PENDING];
-    uint8_t rxbuf[16][TAKT_FRAME_BUF];   /* receive batch */
+    uint8_t rxbuf[32][TAKT_FRAME_BUF];   /* receive batch and the frames held back */
     unsigned n_pend;
     /* called every period ns with the current time (simulated inputs, fault plan) */
     void (*periodic)(void *ctx, takt_ns_t now);
@@ -51,7 +52,7 @@ struct plk_cn_host {
      * that is awake when its PReq comes answers sooner, and its sender is spared
      * waking it (veth delivers in the sender's context) */
     takt_ns_t spin_ns, last_rx;
-    volatile int stop;
+    int stop;                    /* set from any thread: atomic accesses */
     /* launch accuracy of time-triggered frames */
     uint64_t launched, pend_overflow;
     uint64_t launched_txtime;    /* timed frames handed to the kernel with SO_TXTIME */

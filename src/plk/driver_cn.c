@@ -11,6 +11,7 @@
 #include "util/wire.h"
 
 #define RX_BATCH 16
+#define RX_HOLD  32   /* frames read ahead: a batch plus those held back from the last */
 
 int plk_cn_host_init(struct plk_cn_host *h, struct plk_cn **cn, unsigned n, struct takt_link *link)
 {
@@ -85,7 +86,8 @@ static void send_due(struct plk_cn_host *h, takt_ns_t now)
     h->n_pend -= k;
 }
 
-static void feed(struct plk_cn_host *h, takt_ns_t t, const uint8_t *d, size_t len)
+static void feed(struct plk_cn_host *h, takt_ns_t now, takt_ns_t t, bool closed,
+                 const uint8_t *d, size_t len)
 {
     h->rx_frames++;
     if (len <= PLK_OFF_SRC)
@@ -96,12 +98,12 @@ static void feed(struct plk_cn_host *h, takt_ns_t t, const uint8_t *d, size_t le
                (mtyp == PLK_MTYP_ASND && dst == PLK_NODE_BROADCAST);
     if (all) {
         for (unsigned i = 0; i < h->n; i++)
-            plk_cn_rx(h->cn[i], t, d, len, &h->q);
+            plk_cn_rx_at(h->cn[i], now, t, closed, d, len, &h->q);
     } else if ((mtyp == PLK_MTYP_PREQ || mtyp == PLK_MTYP_ASND) && h->by_id[dst]) {
-        plk_cn_rx(h->by_id[dst], t, d, len, &h->q);
+        plk_cn_rx_at(h->by_id[dst], now, t, closed, d, len, &h->q);
     } else if (mtyp != PLK_MTYP_PRES && mtyp != PLK_MTYP_PREQ && mtyp != PLK_MTYP_ASND) {
         for (unsigned i = 0; i < h->n; i++)   /* unknown types: let the cores judge */
-            plk_cn_rx(h->cn[i], t, d, len, &h->q);
+            plk_cn_rx_at(h->cn[i], now, t, closed, d, len, &h->q);
     }
     dispatch(h);
     if (mtyp == PLK_MTYP_SOC && h->on_soc)
@@ -123,16 +125,64 @@ static takt_ns_t next_wake(struct plk_cn_host *h, takt_ns_t now)
     return w;
 }
 
+/* A SoC or SoA of the MN: the frames that begin a cycle or its async slot. */
+static uint8_t cycle_frame(const struct takt_frame *f)
+{
+    if (f->len <= PLK_OFF_SRC || plk_frame_src(f->data) != PLK_NODE_MN)
+        return 0;
+    uint8_t t = plk_frame_mtyp(f->data);
+    return t == PLK_MTYP_SOC || t == PLK_MTYP_SOA ? t : 0;
+}
+
+/* Hand the frames rx[0..n) to the cores, each judged with what was read after it: a
+ * later SoC closes every request before it (its cycle is over), a later SoA closes an
+ * SoA's invitation too (its async slot is over; PreOp1 has SoA-only cycles). A PReq
+ * is not closed by the SoA of its own cycle: its answer is late but still of this cycle,
+ * and the MN takes it as late (as openPOWERLINK's MN does) rather than losing it. When
+ * the socket may hold more (`more`), the frames from the last SoC or SoA on wait for
+ * the next read, moved to the front; their number is returned. So a CN that could not
+ * run for a while answers at most the requests of the cycle now running. */
+static unsigned feed_batch(struct plk_cn_host *h, struct takt_frame *rx, unsigned n, bool more)
+{
+    int last_soc = -1, last_cyc = -1;
+    for (unsigned i = 0; i < n; i++) {
+        uint8_t c = cycle_frame(&rx[i]);
+        if (c)
+            last_cyc = (int)i;
+        if (c == PLK_MTYP_SOC)
+            last_soc = (int)i;
+    }
+    unsigned lim = n;
+    if (more && last_cyc >= 0)
+        /* a full hold that starts with the cycle frame cannot wait: that frame is then
+         * judged by its time alone */
+        lim = last_cyc > 0 || n < RX_HOLD ? (unsigned)last_cyc : 1;
+    takt_ns_t now = takt_now();
+    for (unsigned i = 0; i < lim; i++) {
+        bool closed = (int)i < last_soc ||
+                      ((int)i < last_cyc && cycle_frame(&rx[i]) == PLK_MTYP_SOA);
+        feed(h, now, rx[i].ts ? rx[i].ts : now, closed, rx[i].data, rx[i].len);
+    }
+    /* the held frames to the front; their buffers go with them */
+    for (unsigned i = lim; i < n; i++) {
+        struct takt_frame t = rx[i - lim];
+        rx[i - lim] = rx[i];
+        rx[i] = t;
+    }
+    return n - lim;
+}
+
 int plk_cn_host_run(struct plk_cn_host *h, const volatile int *ext_stop)
 {
-    struct takt_frame rx[RX_BATCH];
-    _Static_assert(RX_BATCH <= TAKT_ARRAY_SIZE(h->rxbuf), "receive buffers for the batch");
-    for (unsigned i = 0; i < RX_BATCH; i++)
+    struct takt_frame rx[RX_HOLD];
+    unsigned held = 0;
+    _Static_assert(RX_HOLD <= TAKT_ARRAY_SIZE(h->rxbuf), "receive buffers for the batch");
+    for (unsigned i = 0; i < RX_HOLD; i++)
         rx[i] = (struct takt_frame){ .data = h->rxbuf[i], .cap = TAKT_FRAME_BUF };
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);   /* launch times need precise wake-ups */
     takt_ns_t start = takt_now(), end = h->duration ? start + h->duration : INT64_MAX;
     h->next_periodic = start;
-    while (!h->stop && !(ext_stop && *ext_stop)) {
+    while (!__atomic_load_n(&h->stop, __ATOMIC_RELAXED) && !(ext_stop && *ext_stop)) {
         takt_ns_t now = takt_now();
         if (now >= end)
             break;
@@ -145,22 +195,28 @@ int plk_cn_host_run(struct plk_cn_host *h, const volatile int *ext_stop)
         if (w > end)
             w = end;
         int n = 0;
+        unsigned room = RX_HOLD - held < RX_BATCH ? RX_HOLD - held : RX_BATCH;
         /* right after a frame, the next one of the cycle (another CN's PReq) usually
-         * follows within a round trip: poll for it rather than sleep (spin_ns) */
-        for (takt_ns_t sp = h->spin_ns ? h->last_rx + h->spin_ns : 0; n == 0 && now < sp && now < w;
-             now = takt_now())
-            n = takt_link_recv(h->link, rx, RX_BATCH, 0);
+         * follows within a round trip: poll for it rather than sleep (spin_ns); with
+         * frames held back, only what is queued already is read */
+        takt_ns_t sp = h->spin_ns && !held ? h->last_rx + h->spin_ns : 0;
+        /* a timed frame due soon: poll up to its launch rather than sleep to it (a
+         * wake-up on a loaded host comes tens to hundreds of us late) */
+        if (h->n_pend && !held && h->pend[0].launch - now <= PLK_HOST_LAUNCH_SPIN_NS)
+            sp = h->pend[0].launch;
+        for (; n == 0 && now < sp && now < w; now = takt_now())
+            n = takt_link_recv(h->link, rx + held, room, 0);
         if (n == 0)
-            n = takt_link_recv(h->link, rx, RX_BATCH, w > now ? w - now : 0);
+            n = takt_link_recv(h->link, rx + held, room, held || w <= now ? 0 : w - now);
         if (n < 0 && n != -EINTR && n != -EAGAIN)
             return n;
         if (n > 0)
             h->last_rx = takt_now();
-        for (int i = 0; i < n; i++)
-            feed(h, rx[i].ts ? rx[i].ts : takt_now(), rx[i].data, rx[i].len);
+        bool more = n > 0 && (unsigned)n == room;
+        held = feed_batch(h, rx, held + (unsigned)(n > 0 ? n : 0), more);
         /* timers only after the frames that arrived meanwhile were seen: a late
          * wake-up must not turn a received SoC into a lost one */
-        if (n == RX_BATCH)
+        if (more || held)
             continue;
         now = takt_now();
         for (unsigned i = 0; i < h->n; i++)
@@ -222,7 +278,10 @@ const uint8_t *takt_plk_cn_outputs(struct takt_plk_cn *cn, size_t *len)
     return cn->core.out;
 }
 
-int takt_plk_cn_state(const struct takt_plk_cn *cn) { return cn->core.state; }
+int takt_plk_cn_state(const struct takt_plk_cn *cn)
+{
+    return __atomic_load_n(&cn->core.state, __ATOMIC_RELAXED);
+}
 
 /* The application's cycle: once per SoC, after the PReq of the last cycle delivered
  * its outputs and before this cycle's PRes takes the inputs. */
@@ -251,4 +310,4 @@ int takt_plk_cn_run(struct takt_plk_cn *cn, struct takt_link *link, const struct
     return r;
 }
 
-void takt_plk_cn_stop(struct takt_plk_cn *cn) { cn->host.stop = 1; }
+void takt_plk_cn_stop(struct takt_plk_cn *cn) { __atomic_store_n(&cn->host.stop, 1, __ATOMIC_RELAXED); }

@@ -2,6 +2,7 @@
  * absolute deadline, waits for each PRes with a receive timeout (PResTimeout 0x1F92),
  * then serves the async slot until just before the next SoC; measures each job. */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,14 @@ struct takt_plk_mn {
     unsigned spin_miss;      /* PRes that came later than spin_ns: +4 each, -1 per hit */
     bool invited, answered;  /* this cycle's SoA asked a CN for an answer; it came */
     uint8_t invited_node;
+    /* Statistics published by the RT thread at the end of each cycle for other threads
+     * (takt_plk_mn_get_stats / _node_stats): a sequence lock, odd while it writes. The
+     * words are stored with release and loaded with acquire (no fences): a reader that
+     * loads any word of a write in progress sees the odd sequence (or a later one) when
+     * it reads the sequence again, and reads again. */
+    unsigned pub_seq;
+    uint64_t pub_mn[(sizeof(struct takt_plk_mn_stats) + 7) / 8];
+    uint64_t pub_node[PLK_NODE_CN_MAX + 1][(sizeof(struct takt_plk_node_stats) + 7) / 8];
     takt_plk_mn_cycle_fn cb;
     void *cb_ctx;
 };
@@ -84,14 +93,23 @@ static void mn_flush(struct takt_plk_mn *m)
 static int receive(struct takt_plk_mn *m, takt_ns_t timeout)
 {
     int n = takt_link_recv(m->link, m->rxf, RX_BATCH, timeout > 0 ? timeout : 0);
+    takt_ns_t read = n > 0 ? takt_now() : 0;
     for (int i = 0; i < n; i++) {
         /* the receive time: kernel timestamp where the link has one */
-        takt_ns_t t = m->rxf[i].ts ? m->rxf[i].ts : takt_now();
+        takt_ns_t t = m->rxf[i].ts ? m->rxf[i].ts : read;
         const uint8_t *d = m->rxf[i].data;
         if (m->invited && m->rxf[i].len > PLK_OFF_SRC && plk_frame_mtyp(d) == PLK_MTYP_ASND &&
             d[PLK_OFF_SRC] == m->invited_node)
             m->answered = true;
+        /* a PRes taken: how long after its PReq this thread read it (the core judged it
+         * by its stamp; the difference is the MN's own lateness) */
+        struct plk_mn_node *pn = m->rxf[i].len > PLK_OFF_SRC && plk_frame_mtyp(d) == PLK_MTYP_PRES &&
+                                 PLK_IS_CN(d[PLK_OFF_SRC]) ? m->core.node[d[PLK_OFF_SRC]] : NULL;
+        uint64_t taken = pn ? pn->st.pres_ok + pn->st.pres_late : 0;
         plk_mn_rx(&m->core, t, m->rxf[i].data, m->rxf[i].len, &m->q);
+        if (pn && pn->st.pres_ok + pn->st.pres_late != taken &&
+            read - pn->preq_sent > pn->st.pres_read_lat_max)
+            pn->st.pres_read_lat_max = read - pn->preq_sent;
         mn_flush(m);
     }
     return n;
@@ -125,6 +143,63 @@ static void wait_pres(struct takt_plk_mn *m, takt_ns_t now, takt_ns_t until)
     }
 }
 
+static void words_store(uint64_t *dst, const void *src, size_t len)
+{
+    uint64_t w[(sizeof(struct takt_plk_node_stats) > sizeof(struct takt_plk_mn_stats)
+                ? sizeof(struct takt_plk_node_stats) : sizeof(struct takt_plk_mn_stats)) / 8 + 1];
+    memset(w, 0, sizeof w);
+    memcpy(w, src, len);
+    for (size_t i = 0; i < (len + 7) / 8; i++)
+        __atomic_store_n(&dst[i], w[i], __ATOMIC_RELEASE);
+}
+
+static void words_load(void *dst, const uint64_t *src, size_t len)
+{
+    uint64_t w[(sizeof(struct takt_plk_node_stats) > sizeof(struct takt_plk_mn_stats)
+                ? sizeof(struct takt_plk_node_stats) : sizeof(struct takt_plk_mn_stats)) / 8 + 1];
+    for (size_t i = 0; i < (len + 7) / 8; i++)
+        w[i] = __atomic_load_n(&src[i], __ATOMIC_ACQUIRE);
+    memcpy(dst, w, len);
+}
+
+static void node_snapshot(const struct plk_mn_node *n, struct takt_plk_node_stats *s)
+{
+    *s = n->st;
+    s->state = n->state;
+    s->in_cycle = n->in_cycle;
+}
+
+/* RT thread: publish the statistics of the cycle just run (sequence lock writer). */
+static void publish(struct takt_plk_mn *m)
+{
+    unsigned seq = m->pub_seq;   /* this thread is the only writer */
+    __atomic_store_n(&m->pub_seq, seq + 1, __ATOMIC_RELAXED);
+    struct takt_plk_mn_stats st = m->core.st;
+    st.state = m->core.state;
+    words_store(m->pub_mn, &st, sizeof st);
+    for (unsigned i = 0; i < m->core.n_ids; i++) {
+        struct takt_plk_node_stats ns;
+        node_snapshot(m->core.node[m->core.ids[i]], &ns);
+        words_store(m->pub_node[m->core.ids[i]], &ns, sizeof ns);
+    }
+    __atomic_store_n(&m->pub_seq, seq + 2, __ATOMIC_RELEASE);
+}
+
+/* Any thread: a consistent copy of what the RT thread published (sequence lock reader;
+ * the writer holds it for microseconds once a cycle, so the retry is rare). */
+static void read_published(const struct takt_plk_mn *m, void *dst, const uint64_t *src, size_t len)
+{
+    for (;;) {
+        unsigned s1 = __atomic_load_n(&m->pub_seq, __ATOMIC_ACQUIRE);
+        if (!(s1 & 1)) {
+            words_load(dst, src, len);
+            if (__atomic_load_n(&m->pub_seq, __ATOMIC_RELAXED) == s1)
+                return;
+        }
+        sched_yield();
+    }
+}
+
 static int mn_step(void *ctx, struct rt_loop *loop, takt_ns_t wake)
 {
     struct takt_plk_mn *m = ctx;
@@ -141,7 +216,13 @@ static int mn_step(void *ctx, struct rt_loop *loop, takt_ns_t wake)
         perf_record(&loop->perf, &m->m_cpu, cpu0 - m->cpu_prev);
     m->cpu_prev = cpu0;
     m->invited = m->answered = false;
-    receive(m, 0);   /* late async answers of the last cycle */
+    /* everything that arrived in the last cycle is read before it is judged (the core
+     * judges it as this cycle starts): late async answers, and frames behind a flood
+     * (a CN answering a backlog) that the last cycle's reads did not reach. Each is
+     * judged by its stamp, so reading late changes nothing; bounded, so a flood cannot
+     * hold off the SoC for long. */
+    for (unsigned k = 0; k < 64 && receive(m, 0) == RX_BATCH; k++)
+        ;
     plk_mn_cycle(&m->core, wake, &m->q);
     mn_flush(m);
     takt_ns_t t1 = takt_now();
@@ -199,6 +280,7 @@ static int mn_step(void *ctx, struct rt_loop *loop, takt_ns_t wake)
     if (m->cb)
         m->cb(m->cb_ctx, m, t3);
     perf_record(&loop->perf, &m->m_app, takt_now() - t3);
+    publish(m);
     return 0;
 }
 
@@ -347,8 +429,14 @@ const uint8_t *takt_plk_mn_inputs(struct takt_plk_mn *mn, unsigned node, size_t 
     return n ? n->in : NULL;
 }
 
+/* While the RT thread runs, the copy it published at the end of its last cycle;
+ * before the start and after the join, the core's own figures. */
 void takt_plk_mn_get_stats(const struct takt_plk_mn *mn, struct takt_plk_mn_stats *s)
 {
+    if (__atomic_load_n(&mn->started, __ATOMIC_ACQUIRE)) {
+        read_published(mn, s, mn->pub_mn, sizeof *s);
+        return;
+    }
     *s = mn->core.st;
     s->state = mn->core.state;
 }
@@ -358,9 +446,10 @@ int takt_plk_mn_node_stats(const struct takt_plk_mn *mn, unsigned node, struct t
     const struct plk_mn_node *n = PLK_IS_CN(node) ? mn->core.node[node] : NULL;
     if (!n)
         return -ENOENT;
-    *s = n->st;
-    s->state = n->state;
-    s->in_cycle = n->in_cycle;
+    if (__atomic_load_n(&mn->started, __ATOMIC_ACQUIRE))
+        read_published(mn, s, mn->pub_node[node], sizeof *s);
+    else
+        node_snapshot(n, s);
     return 0;
 }
 
@@ -390,9 +479,10 @@ int takt_plk_mn_start(struct takt_plk_mn *mn, struct takt_link *link, const stru
         (r = add_msmt(mn, &mn->m_app, "JOB_Application", range)) ||
         (r = add_msmt(mn, &mn->m_cpu, "CPU per Cycle", range)))
         return r;
+    publish(mn);   /* before the RT thread exists: readers see the initial figures */
     r = rt_loop_start(&mn->loop);
     if (!r)
-        mn->started = true;
+        __atomic_store_n(&mn->started, true, __ATOMIC_RELEASE);
     return r;
 }
 
@@ -406,8 +496,10 @@ int takt_plk_mn_join(struct takt_plk_mn *mn)
 {
     if (!mn->started)
         return 0;
-    mn->started = false;
-    return rt_loop_join(&mn->loop);
+    int r = rt_loop_join(&mn->loop);
+    /* the RT thread has ended: statistics come from the core again */
+    __atomic_store_n(&mn->started, false, __ATOMIC_RELEASE);
+    return r;
 }
 
 int takt_plk_mn_send_eth(struct takt_plk_mn *mn, const void *frame, size_t len)
@@ -431,8 +523,15 @@ static int user_sdo(struct takt_plk_mn *mn, struct plk_mn_user_sdo *req, takt_ns
     if (__atomic_load_n(&u->state, __ATOMIC_ACQUIRE) == 1 ||
         __atomic_load_n(&u->state, __ATOMIC_ACQUIRE) == 2)
         return -EBUSY;
-    *u = *req;
-    u->state = 0;
+    /* every field but state (the RT thread reads it each cycle): state hands it over */
+    u->write = req->write;
+    u->node = req->node;
+    u->index = req->index;
+    u->sub = req->sub;
+    memcpy(u->data, req->data, sizeof u->data);
+    u->len = req->len;
+    u->result = 0;
+    u->abort_code = 0;
     __atomic_store_n(&u->state, 1, __ATOMIC_RELEASE);
     takt_ns_t end = takt_now() + timeout;
     while (__atomic_load_n(&u->state, __ATOMIC_ACQUIRE) != 3) {

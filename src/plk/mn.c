@@ -33,6 +33,8 @@ static void send_soc(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
     m.u.soc.nettime_ns = (uint32_t)(now % TAKT_NS_PER_S);
     m.u.soc.relative_time = (uint64_t)(mn->st.cycles * (uint64_t)mn->cfg.cycle_us);
     tx(mn, q, &m);
+    /* the last SoA's async slot ends here (its answer must be stamped before) */
+    plk_mn_invite(mn, 0, 0);
 }
 
 static takt_ns_t pres_timeout(const struct plk_mn *mn, const struct plk_mn_node *n)
@@ -56,6 +58,7 @@ static void send_preq(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now, s
     m.u.preq.payload = n->out;
     m.u.preq.payload_limit = n->cfg->preq_payload;
     tx(mn, q, &m);
+    n->polled = true;
     /* until the driver says when it really left (plk_mn_sent) */
     n->preq_sent = now;
     mn->deadline = now + pres_timeout(mn, n);
@@ -85,6 +88,7 @@ static void send_pres_mn(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
     takt_ns_t last = 0, first_max = 0;
     for (unsigned i = 0; i < mn->n_chain; i++) {
         struct plk_mn_node *n = mn->node[mn->chain[i]];
+        n->polled = true;
         n->preq_sent = now;
         takt_ns_t t = n->cfg->pres_time_first_ns + pres_timeout(mn, n);
         if (t > last)
@@ -113,8 +117,21 @@ static void pres_mn_sent(struct plk_mn *mn, takt_ns_t t)
         mn->deadline = mn->chain_end;
 }
 
+void plk_mn_invite(struct plk_mn *mn, uint8_t svid, uint8_t target)
+{
+    mn->inv_prev = mn->inv;
+    mn->inv_prev.end = 0;
+    mn->inv = (struct plk_mn_inv){ .svid = svid, .target = target, .end = INT64_MAX };
+    mn->inv_stamp_pending = true;
+}
+
 void plk_mn_sent(struct plk_mn *mn, takt_ns_t t)
 {
+    if (mn->inv_stamp_pending) {
+        mn->inv_stamp_pending = false;
+        mn->inv.sent = t;
+        mn->inv_prev.end = t;
+    }
     uint8_t id = mn->tx_stamp_node;
     mn->tx_stamp_node = 0;
     /* a send cannot precede the decision to send (a clock read before it was) */
@@ -167,12 +184,31 @@ static void pres_lost(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now)
     }
 }
 
+/* The cycle that ends here, node by node (DS 301: loss of PRes when none came in the
+ * cycle; a late one is counted late, as openPOWERLINK's MN, which takes a PRes until
+ * the next SoC or a later node's PRes, dllkframe.c searchNodeInfo, and counts no loss
+ * for it). Judged now rather than at the timeout, so a PRes that arrived in time but
+ * was read after the MN had moved on still counts as in time. */
+static void judge_cycle(struct plk_mn *mn, takt_ns_t now)
+{
+    for (unsigned i = 0; i < mn->n_ids; i++) {
+        struct plk_mn_node *n = mn->node[mn->ids[i]];
+        bool polled = n->polled, ok = n->answered || n->late;
+        n->polled = n->answered = n->late = false;
+        if (!polled || !n->in_cycle)
+            continue;
+        if (ok)
+            plk_errcnt_good(&n->loss_pres);
+        else
+            pres_lost(mn, n, now);
+    }
+}
+
 static void build_poll_list(struct plk_mn *mn)
 {
     mn->n_poll = mn->n_chain = 0;
     for (unsigned i = 0; i < mn->n_ids; i++) {
         struct plk_mn_node *n = mn->node[mn->ids[i]];
-        n->answered = false;
         if (!n->in_cycle)
             continue;
         /* a multiplexed CN only in its cycle of the round (0x1F9B/n, 1-based) */
@@ -195,12 +231,7 @@ static void check_exceeded(struct plk_mn *mn, takt_ns_t now)
         return;
     }
     mn->st.cycle_exceeded++;
-    /* whoever we waited for is lost for this cycle */
-    if (mn->phase == MNP_ISOCH && mn->cur < mn->n_poll) {
-        struct plk_mn_node *n = mn->node[mn->poll[mn->cur]];
-        if (n && n->in_cycle && !n->answered)
-            pres_lost(mn, n, now);
-    }
+    /* whoever we waited for is lost for this cycle (judge_cycle) */
     if (plk_errcnt_event(&mn->cycle_exceed)) {
         mn->st.cycle_exceed_hits++;
         /* E_DLL_CYCLE_EXCEED_TH: MN cycle error -> MS_PRE_OPERATIONAL_1, CNs reset */
@@ -222,6 +253,7 @@ void plk_mn_cycle(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
 {
     if (mn->phase != MNP_IDLE)
         check_exceeded(mn, now);
+    judge_cycle(mn, now);
     mn->st.cycles++;
     mn->cycle_start = now;
     plk_mn_nmt_eval(mn, now);
@@ -245,21 +277,6 @@ void plk_mn_cycle(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
     advance(mn, now, q);
 }
 
-/* A PRes answers the PReq (or PResMN) of its own window, in this cycle: one that comes
- * after its node's timeout (the MN polls another node or is past the isochronous
- * phase), a second one in the cycle, or one stamped before this cycle's PReq actually
- * left (it was already on its way or waiting in the socket: the answer to an earlier
- * PReq) is late. Its loss was counted at the timeout (0x1C07/0x1C08, ref §7); it is
- * counted as late and neither its data nor its state are taken. */
-static bool pres_in_window(const struct plk_mn *mn, const struct plk_mn_node *n, takt_ns_t now)
-{
-    if (n->answered || now < n->preq_sent)
-        return false;
-    if (mn->phase == MNP_ISOCH)
-        return mn->cur < mn->n_poll && mn->poll[mn->cur] == n->id;
-    return mn->phase == MNP_CHAIN && n->chained;
-}
-
 static void pres_latency(struct plk_mn_node *n, takt_ns_t lat)
 {
     if (!n->st.pres_lat_min || lat < n->st.pres_lat_min)
@@ -269,19 +286,45 @@ static void pres_latency(struct plk_mn_node *n, takt_ns_t lat)
     n->st.pres_lat_sum += lat;
 }
 
-/* Returns true when the PRes was the answer the MN waited for. */
-static bool on_pres(struct plk_mn *mn, takt_ns_t now, const struct plk_msg *m)
+void plk_mn_unexpected(struct plk_mn *mn, struct plk_mn_node *n)
+{
+    mn->st.unexpected++;
+    if (n)
+        n->st.unexpected++;
+}
+
+/* A PRes is judged by wire time: `now` is its receive stamp, preq_sent the send stamp
+ * of this cycle's PReq to its node (the PResMN's for a chained CN). It answers that
+ * PReq when its node was polled in this cycle and has not answered yet, and it was
+ * stamped after the PReq left: anything else (a node not polled, a second PRes, one
+ * stamped before the PReq left: the answer to an earlier one) answers nothing the MN
+ * sent, is counted unexpected and never taken. Stamped within the node's PRes timeout
+ * (0x1F92, from the PReq's send; a chained CN's from the PResMN's plus its
+ * PResTimeFirst) it is in time, also when the MN's thread read it only after it had
+ * moved on (pres_held); stamped later in the cycle it is late (DS 301 0x1C04): counted
+ * late, yet the answer of this cycle, taken as openPOWERLINK's MN takes it (data, NMT
+ * state and async requests; a CN slow now and then would otherwise never boot), and no
+ * loss. Either way the wait for it is over. */
+static void on_pres(struct plk_mn *mn, takt_ns_t now, const struct plk_msg *m)
 {
     struct plk_mn_node *n = PLK_IS_CN(m->src) ? mn->node[m->src] : NULL;
-    if (!n || !n->in_cycle)
-        return false;
-    if (!pres_in_window(mn, n, now)) {
-        n->st.pres_late++;
-        return false;
+    if (!n || !n->in_cycle || !n->polled || n->answered || n->late || now < n->preq_sent) {
+        plk_mn_unexpected(mn, n);
+        return;
     }
-    n->answered = true;
-    n->st.pres_ok++;
-    plk_errcnt_good(&n->loss_pres);
+    takt_ns_t limit = n->preq_sent + pres_timeout(mn, n) +
+                      (n->chain_active ? (takt_ns_t)n->cfg->pres_time_first_ns : 0);
+    bool waited = (mn->phase == MNP_ISOCH && mn->cur < mn->n_poll && mn->poll[mn->cur] == n->id) ||
+                  (mn->phase == MNP_CHAIN && n->chain_active);
+    if (now > limit) {
+        n->late = true;
+        n->st.pres_late++;
+    } else {
+        n->answered = true;
+        n->st.pres_ok++;
+        if (!waited)
+            n->st.pres_held++;
+    }
     pres_latency(n, now - n->preq_sent);
     n->rs = (m->u.pres.flags2 & PLK_F2_RS_MASK) != 0;
     n->pr = (uint8_t)((m->u.pres.flags2 & PLK_F2_PR_MASK) >> PLK_F2_PR_SHIFT);
@@ -292,14 +335,15 @@ static bool on_pres(struct plk_mn *mn, takt_ns_t now, const struct plk_msg *m)
         n->state = m->u.pres.nmt_state;
         plk_mn_on_pres_state(mn, n, now);
     }
-    return true;
 }
 
 static bool chain_complete(const struct plk_mn *mn)
 {
-    for (unsigned i = 0; i < mn->n_chain; i++)
-        if (!mn->node[mn->chain[i]]->answered && mn->node[mn->chain[i]]->in_cycle)
+    for (unsigned i = 0; i < mn->n_chain; i++) {
+        const struct plk_mn_node *n = mn->node[mn->chain[i]];
+        if (!n->answered && !n->late && n->in_cycle)
             return false;
+    }
     return true;
 }
 
@@ -327,16 +371,19 @@ void plk_mn_rx(struct plk_mn *mn, takt_ns_t now, const uint8_t *f, size_t len, s
         return;
     }
     switch (m.mtyp) {
-    case PLK_MTYP_PRES:
-        if (!on_pres(mn, now, &m))
-            break;   /* late or not ours: the MN still waits for the one it polled */
-        if (mn->phase == MNP_ISOCH && mn->cur < mn->n_poll && mn->poll[mn->cur] == m.src) {
+    case PLK_MTYP_PRES: {
+        on_pres(mn, now, &m);
+        /* the wait is over once the polled node's PRes came, in time or late */
+        const struct plk_mn_node *w = mn->phase == MNP_ISOCH && mn->cur < mn->n_poll
+                                      ? mn->node[mn->poll[mn->cur]] : NULL;
+        if (w && w->id == m.src && (w->answered || w->late)) {
             mn->cur++;
             advance(mn, now, q);
         } else if (mn->phase == MNP_CHAIN && chain_complete(mn)) {
             send_soa_and_async(mn, now, q);
         }
         break;
+    }
     case PLK_MTYP_ASND:
         plk_mn_on_asnd(mn, now, &m, f);
         break;
@@ -349,18 +396,12 @@ void plk_mn_tick(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
 {
     if (now < mn->deadline)
         return;
+    /* the PRes timeout: move on; whether a PRes came in time is judged by its stamp
+     * when it is read, and a loss at the cycle's end (judge_cycle) */
     if (mn->phase == MNP_ISOCH && mn->cur < mn->n_poll) {
-        struct plk_mn_node *n = mn->node[mn->poll[mn->cur]];
-        if (n && n->in_cycle && !n->answered)
-            pres_lost(mn, n, now);
         mn->cur++;
         advance(mn, now, q);
     } else if (mn->phase == MNP_CHAIN) {
-        for (unsigned i = 0; i < mn->n_chain; i++) {
-            struct plk_mn_node *n = mn->node[mn->chain[i]];
-            if (n->in_cycle && !n->answered)
-                pres_lost(mn, n, now);
-        }
         send_soa_and_async(mn, now, q);
     } else {
         mn->deadline = INT64_MAX;

@@ -48,6 +48,7 @@ struct plk_mn_node {
     uint8_t  nmt_cmd;           /* NMT command to send in the MN's slot (0 none) */
     bool     status_pending;    /* async-only: StatusRequest sent, no answer yet */
     bool     polled;            /* PReq'd (or chained) in this cycle */
+    bool     late;              /* a PRes after its timeout came in this cycle */
     takt_ns_t step_since, status_due, retry_at, preq_sent;
     uint16_t out_off;           /* offset of its outputs in the PResMN payload */
     uint16_t out_size, in_size;
@@ -131,6 +132,17 @@ struct plk_mn {
      * queued with, which stands until then (sans-I/O callers that send at once). */
     uint8_t  tx_stamp_node;
     takt_ns_t tx_queued_at;
+    /* The invitation of the last SoA (DS 301 4.2.4.1.2) and the one before: the one CN
+     * answer each admits must be stamped between the SoA's send and the send of the
+     * next SoC or SoA (end; INT64_MAX while open). Send times come with plk_mn_sent
+     * (inv_stamp_pending until then: the new one counts as open from the start, the
+     * old one as closed). */
+    struct plk_mn_inv {
+        uint8_t   svid, target;     /* svid 0: nothing invited */
+        bool      answered;
+        takt_ns_t sent, end;
+    } inv, inv_prev;
+    bool     inv_stamp_pending;
     unsigned ident_rr, status_rr, invite_rr;       /* async round-robin positions */
     bool     reset_sent;        /* NMTResetNode broadcast done in this PreOp1 */
     unsigned preop1_cycles;
@@ -182,6 +194,10 @@ void plk_mn_node_lost(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now,
                       const char *why);
 void plk_mn_on_asnd(struct plk_mn *mn, takt_ns_t now, const struct plk_msg *m,
                     const uint8_t *f);
+/* A frame that answers no request the MN sent (node n, or NULL: an unknown source). */
+void plk_mn_unexpected(struct plk_mn *mn, struct plk_mn_node *n);
+/* The SoA just queued closes the last one's invitation and opens its own. */
+void plk_mn_invite(struct plk_mn *mn, uint8_t svid, uint8_t target);
 void plk_mn_on_pres_state(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now);
 void plk_mn_boot_tick(struct plk_mn *mn, takt_ns_t now);
 void plk_mn_async(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q);

@@ -22,6 +22,7 @@ void plk_mn_soa(struct plk_mn *mn, struct plk_txq *q, uint8_t svid, uint8_t targ
         m.u.soa.sync = *sync;
     if (plk_txq_encode(q, &m))
         mn->st.frames_tx++;
+    plk_mn_invite(mn, svid, target);
 }
 
 void plk_mn_nmt_command(struct plk_mn *mn, struct plk_txq *q, uint8_t dst, uint8_t cmd,

@@ -38,7 +38,7 @@ void plk_mn_node_reset(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now)
     bool was_op = n->step == MNS_OPERATIONAL;
     n->in_cycle = false;
     n->chain_active = false;
-    n->answered = false;
+    n->answered = n->late = n->polled = false;   /* out of this cycle's judgement too */
     n->rs = false;
     n->status_pending = false;
     n->cfg_pos = 0;
@@ -373,11 +373,14 @@ static void config_step(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now)
 static void user_sdo_step(struct plk_mn *mn, takt_ns_t now)
 {
     struct plk_mn_user_sdo *u = &mn->usdo;
-    if (u->state != 1 && u->state != 2)
+    /* state is the hand-over with the caller's thread: atomic; the rest is ours from
+     * state 1 until we store 3 */
+    int st = __atomic_load_n(&u->state, __ATOMIC_ACQUIRE);
+    if (st != 1 && st != 2)
         return;
     struct plk_mn_node *n = PLK_IS_CN(u->node) ? mn->node[u->node] : NULL;
     if (!n || n->step < MNS_WAIT_READY) {
-        if (u->state == 1 && !n) {
+        if (st == 1 && !n) {
             u->result = -ENODEV;
             __atomic_store_n(&u->state, 3, __ATOMIC_RELEASE);
         }
@@ -385,7 +388,7 @@ static void user_sdo_step(struct plk_mn *mn, takt_ns_t now)
     }
     struct plk_sdo_client *s = n->sdo;
     sdo_watch(s, now);
-    if (u->state == 1) {
+    if (st == 1) {
         if (s->status == PLK_SDO_BUSY)
             return;
         int r = u->write ? plk_sdo_client_write(s, u->index, u->sub, u->data, u->len, now)
@@ -395,7 +398,7 @@ static void user_sdo_step(struct plk_mn *mn, takt_ns_t now)
             __atomic_store_n(&u->state, 3, __ATOMIC_RELEASE);
             return;
         }
-        u->state = 2;
+        __atomic_store_n(&u->state, 2, __ATOMIC_RELAXED);
         return;
     }
     if (s->status == PLK_SDO_BUSY)
@@ -451,16 +454,51 @@ static void note_request(struct plk_mn_node *n, uint8_t flags2)
     n->pr = (uint8_t)((flags2 & PLK_F2_PR_MASK) >> PLK_F2_PR_SHIFT);
 }
 
+/* Does the ASnd service svid answer this invitation (DS 301 4.2.4.1.2, ref §3)? An
+ * UnspecifiedInvite lets the CN send what it has queued: an NMTRequest or SDO. */
+static bool answers(const struct plk_mn_inv *v, uint8_t src, uint8_t svid, takt_ns_t ts)
+{
+    if (!v->svid || v->target != src || v->answered || ts < v->sent || ts >= v->end)
+        return false;
+    switch (v->svid) {
+    case PLK_SOA_IDENT_REQUEST:  return svid == PLK_ASND_IDENT_RESPONSE;
+    case PLK_SOA_STATUS_REQUEST: return svid == PLK_ASND_STATUS_RESPONSE;
+    case PLK_SOA_SYNC_REQUEST:   return svid == PLK_ASND_SYNC_RESPONSE;
+    case PLK_SOA_NMT_REQ_INVITE: return svid == PLK_ASND_NMT_REQUEST;
+    case PLK_SOA_UNSPEC_INVITE:  return svid == PLK_ASND_NMT_REQUEST || svid == PLK_ASND_SDO;
+    default:                     return false;
+    }
+}
+
+/* A CN sends an ASnd only when this cycle's SoA invited it, once, within the async slot
+ * (judged by the frame's receive stamp `now` against the SoA's send and the next SoC/
+ * SoA's send). Anything else answers no request: counted unexpected, not taken. ASnd
+ * to others than the MN (a CN's SDO to another CN) are not the MN's business. */
+static bool invited(struct plk_mn *mn, takt_ns_t now, const struct plk_msg *m)
+{
+    struct plk_mn_inv *v = answers(&mn->inv, m->src, m->u.asnd.svid, now) ? &mn->inv
+                         : answers(&mn->inv_prev, m->src, m->u.asnd.svid, now) ? &mn->inv_prev : NULL;
+    if (v) {
+        v->answered = true;
+        return true;
+    }
+    return false;
+}
+
 void plk_mn_on_asnd(struct plk_mn *mn, takt_ns_t now, const struct plk_msg *m, const uint8_t *f)
 {
+    if (m->dst != PLK_NODE_MN && m->dst != PLK_NODE_BROADCAST)
+        return;
+    struct plk_mn_node *n = PLK_IS_CN(m->src) ? mn->node[m->src] : NULL;
+    if (!n || !invited(mn, now, m)) {
+        plk_mn_unexpected(mn, n);
+        return;
+    }
     if (m->u.asnd.svid == PLK_ASND_NMT_REQUEST) {
         if (m->dst == PLK_NODE_MN)
             plk_mn_on_nmt_request(mn, now, m->src, &m->u.asnd.u.nmt_req);
         return;
     }
-    struct plk_mn_node *n = PLK_IS_CN(m->src) ? mn->node[m->src] : NULL;
-    if (!n)
-        return;
     char err[96];
     switch (m->u.asnd.svid) {
     case PLK_ASND_IDENT_RESPONSE:

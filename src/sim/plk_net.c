@@ -45,6 +45,8 @@ int sim_plk_net_init(struct sim_plk_net *s, unsigned first, unsigned last,
         cn->faults.late_ns = s->faults.late_ns;
         cn->faults.malformed_permille = s->faults.malformed_permille;
         cn->faults.wrong_identity = s->faults.wrong_id_node == id;
+        cn->faults.answer_delay_min_ns = s->faults.answer_delay_min;
+        cn->faults.answer_delay_max_ns = s->faults.answer_delay_max;
         s->cn[s->n++] = cn;
     }
     return 0;

@@ -17,6 +17,7 @@ struct sim_plk_faults {
                                   * not shift the fault into the boot) ... */
     takt_ns_t vanish_at, vanish_for;  /* ... for vanish_for ns (0 = for good) */
     uint8_t  wrong_id_node;      /* 0 = none: IdentResponse with a wrong vendor ID */
+    takt_ns_t answer_delay_min, answer_delay_max;  /* every PRes this long after its PReq */
 };
 
 struct sim_plk_net {

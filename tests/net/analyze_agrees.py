@@ -20,8 +20,11 @@ What must agree, and why the bounds are what they are:
   woke late (its deadline is the next cycle's start on the nominal grid; the capture
   calls a return late only once the next frame went out): those are the capture's
   stream after_cycle, an upper allowance only; for POWERLINK
-  within 2 + 10 % (window edges; and the MN may take a stale PRes queued from an
-  earlier cycle for the answer, which the wire shows as a PRes after the MN moved on).
+  the MN's lost + late (a PRes stamped after its timeout but within the cycle is late,
+  not lost) within 2 + 10 % (window edges; the MN judges a PRes by its stamp against
+  the timeout, the capture by whether the MN had sent its next frame: a PRes in time
+  but read after the MN moved on, or late while the MN's thread woke late, counts on
+  one side only).
 """
 import json
 import sys
@@ -59,7 +62,7 @@ def main():
         st = m["perf"]["SoC Period"]
         task = m["perf"]["Task Duration"]["max_ns"]
         frames, cycles, tol_cycles = a["soc"], m["cycles"], 25
-        stack_lost = m["pres_lost"]
+        stack_lost = m["pres_lost"] + m.get("pres_late", 0)
         cap_lost = a["lost"] + a["late"]
         tol_lost = 2 + stack_lost // 10
         allow_up = 0

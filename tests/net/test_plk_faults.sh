@@ -94,7 +94,10 @@ CFG
     "$TAKT" plk mn -p 30 -i "$TAKT_IF_A" --nodes 1-3 -c 1000 --measure 2 -t "$NET_PLK_LIMIT" --boot-wait 100 \
         --pres-timeout 400 --loss-threshold "$NET_PLK_LOSS" --json "$NET_TMP/late.json" >"$NET_TMP/late.out" 2>&1
     net_plk_cn_stop
-    net_json_check "$NET_TMP/late.json" "all(x['pres_lost'] > 0 for x in j['nodes'])" "late PRes counted lost: $(grep -v PerfMsmt "$NET_TMP/late.out" | tail -n 8)"
+    # a PRes stamped after the timeout but within the cycle is late, not lost (DS 301
+    # 0x1C04; openPOWERLINK's MN takes it); one that misses its cycle is lost
+    net_json_check "$NET_TMP/late.json" "all(x['pres_late'] + x['pres_lost'] > 0 for x in j['nodes']) and sum(x['pres_late'] for x in j['nodes']) > 0" \
+        "late PRes counted: $(grep -v PerfMsmt "$NET_TMP/late.out" | tail -n 8)"
 
     # malformed PRes are rejected and counted
     net_plk_cn -p 20 -i "$TAKT_IF_B" --nodes 1-3 --malformed 20 >"$NET_TMP/cn3.out" 2>&1

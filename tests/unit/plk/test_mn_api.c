@@ -27,14 +27,15 @@ static void *cn_main(void *arg)
     return NULL;
 }
 
-struct app { volatile unsigned calls; uint8_t seen_in; };
+/* written by the MN's (CN's) thread, read by the test's: atomically */
+struct app { unsigned calls; uint8_t seen_in; };
 
-static volatile unsigned cn_calls;
+static unsigned cn_calls;
 static void on_cn_cycle(void *ctx, struct takt_plk_cn *cn, takt_ns_t now)
 {
     (void)ctx; (void)now;
     takt_plk_cn_inputs(cn, NULL)[0] = 0x81;
-    cn_calls++;
+    __atomic_fetch_add(&cn_calls, 1, __ATOMIC_RELAXED);
 }
 
 static void on_cycle(void *ctx, struct takt_plk_mn *mn, takt_ns_t now)
@@ -47,8 +48,8 @@ static void on_cycle(void *ctx, struct takt_plk_mn *mn, takt_ns_t now)
         out[0] = 0x3C;
     const uint8_t *in = takt_plk_mn_inputs(mn, 2, &len);
     if (in && len)
-        a->seen_in = in[0];
-    a->calls++;
+        __atomic_store_n(&a->seen_in, in[0], __ATOMIC_RELAXED);
+    __atomic_fetch_add(&a->calls, 1, __ATOMIC_RELAXED);
 }
 
 /* What takt_plk_mn_cfg sets reaches the MN core and the CN configuration it downloads;
@@ -131,9 +132,9 @@ static void mn_and_cn_over_mem(void **state)
     assert_int_equal(st.nodes_operational, 1);
     assert_int_equal(takt_plk_cn_state(c.cn), 0xFD);
     nanosleep(&(struct timespec){ 0, 100000000 }, NULL);
-    assert_true(a.calls > 10);
-    assert_int_equal(a.seen_in, 0x81);
-    assert_true(cn_calls > 10);   /* once per SoC */
+    assert_true(__atomic_load_n(&a.calls, __ATOMIC_RELAXED) > 10);
+    assert_int_equal(__atomic_load_n(&a.seen_in, __ATOMIC_RELAXED), 0x81);
+    assert_true(__atomic_load_n(&cn_calls, __ATOMIC_RELAXED) > 10);   /* once per SoC */
 
     uint8_t buf[8];
     size_t n = 0;

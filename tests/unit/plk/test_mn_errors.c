@@ -180,25 +180,25 @@ static void malformed_pres_counted(void **state)
     bus_free(b);
 }
 
-/* A CN whose PRes always comes after its timeout never shows RS in time, so its SDO
- * replies are never invited: the SDO connection dies, and the MN must notice that
- * (SDO timeout during configuration -> reset) instead of configuring forever. */
+/* A CN whose PRes never come never shows RS, so its SDO replies are never invited:
+ * the SDO connection dies, and the MN must notice that (SDO timeout during
+ * configuration -> reset) instead of configuring forever. (A PRes after its timeout is
+ * late but taken, RS included, as openPOWERLINK's MN takes it.) */
 static void dead_sdo_connection_resets_node(void **state)
 {
     (void)state;
     struct plk_net_config cfg;
     bus_cfg(&cfg, 1000, 1, 2);
-    cfg.node[2].loss_pres_threshold = 0;          /* late PRes alone never remove it */
+    cfg.node[2].loss_pres_threshold = 0;          /* lost PRes alone never remove it */
     struct bus *b = bus_new(&cfg, 1, 2);
-    b->cn[1]->faults.late_pres_permille = 1000;
-    b->cn[1]->faults.late_ns = 200000;            /* 50 µs PRes timeout */
+    b->cn[1]->faults.drop_pres_permille = 1000;
     bus_run(b, 3 * TAKT_NS_PER_S);
     struct plk_mn_node *n = b->mn.node[2];
     assert_true(n->st.lost >= 1);
     assert_true(b->mn.st.sdo_fail >= 1);
     assert_int_equal(b->mn.node[1]->step, MNS_OPERATIONAL);
-    /* once its PRes are on time again it boots */
-    b->cn[1]->faults.late_pres_permille = 0;
+    /* once its PRes come again it boots */
+    b->cn[1]->faults.drop_pres_permille = 0;
     assert_true(bus_run_until_op(b, b->now + 10 * TAKT_NS_PER_S));
     bus_free(b);
 }

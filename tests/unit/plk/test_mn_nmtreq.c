@@ -172,9 +172,12 @@ static void refusals_counted_with_reason(void **state)
     m.u.asnd.u.nmt_req.target = 1;
     uint8_t buf[TAKT_FRAME_BUF];
     int n = plk_frame_encode(buf, sizeof buf, &m);
+    uint64_t unexpected = b->mn.st.unexpected;
     plk_mn_rx(&b->mn, b->now, buf, (size_t)n, &b->q);
     b->q.n = 0;
-    assert_int_equal(b->mn.nmtreq_refused[PLK_NMTREQ_UNKNOWN_SOURCE], 1);
+    /* no SoA invited it: an answer to nothing, counted and not executed */
+    assert_int_equal(b->mn.st.unexpected, unexpected + 1);
+    assert_int_equal(b->mn.st.nmt_requests, 3);
     assert_int_equal(b->mn.node[1]->step, MNS_OPERATIONAL);
     bus_free(b);
 }

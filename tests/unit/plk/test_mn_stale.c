@@ -1,8 +1,10 @@
-/* Late and stale PRes at the MN, fed by hand with chosen times after a booted segment:
- * a PRes after its node's timeout, or one stamped before this cycle's PReq (PResMN)
- * actually left, is not the answer (counted late, data not taken, the MN keeps
- * waiting); PRes latency and the PRes timeout count from the PReq's actual send
- * (plk_mn_sent), not from the frame or wake-up that triggered it. */
+/* PRes and ASnd at the MN judged by wire time, fed by hand with chosen times after a
+ * booted segment: a PRes stamped within its node's timeout from its PReq's actual send
+ * (plk_mn_sent) is the answer even when read after the MN moved on; one stamped later
+ * in the cycle is late (counted, data not taken, no loss); one that answers no PReq of
+ * this cycle (stamped before it left, a node not polled, a second one) and an ASnd no
+ * SoA of this cycle invited are unexpected: counted, never taken. Losses are judged at
+ * the end of the cycle. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -62,9 +64,11 @@ static void feed_pres(struct hand *h, takt_ns_t t, uint8_t node, uint8_t data)
 
 static void tick(struct hand *h, takt_ns_t t) { plk_mn_tick(&h->b->mn, t, &h->q); }
 
-/* A PRes of node 1 after its timeout, while the MN waits for node 2, is late: not
- * taken (data, counters), and the MN still waits for node 2. The timeout runs from
- * the PReq's actual send. */
+/* A PRes of node 1 stamped after its timeout, while the MN waits for node 2, is late:
+ * counted, taken as this cycle's answer (openPOWERLINK's MN takes a PRes until the
+ * next SoC), not a loss at the cycle's end, and the MN still waits for node 2. The
+ * timeout runs from the PReq's actual send. After the SoA a second PRes of node 1 or 2
+ * is unexpected and not taken. */
 static void late_pres_in_next_window_not_taken(void **state)
 {
     (void)state;
@@ -76,8 +80,7 @@ static void late_pres_in_next_window_not_taken(void **state)
     struct plk_mn_node *n1 = mn->node[1], *n2 = mn->node[2];
     takt_ns_t T = h.b->next_cycle;
     uint64_t lost1 = n1->st.pres_lost, late1 = n1->st.pres_late, ok1 = n1->st.pres_ok;
-    uint64_t late2 = n2->st.pres_late;
-    uint8_t in1 = n1->in[0];
+    uint64_t un1 = n1->st.unexpected, un2 = n2->st.unexpected;
 
     plk_mn_cycle(mn, T, &h.q);
     expect_sent(&h, PLK_MTYP_PREQ, 1);
@@ -86,9 +89,7 @@ static void late_pres_in_next_window_not_taken(void **state)
     assert_int_equal(plk_mn_deadline(mn), T + 1000 + TMO);
     tick(&h, T + TMO + 500);             /* past trigger + timeout, not past send + timeout */
     assert_int_equal(h.q.n, 0);
-    assert_int_equal(n1->st.pres_lost, lost1);
     tick(&h, T + 1000 + TMO);
-    assert_int_equal(n1->st.pres_lost, lost1 + 1);
     expect_sent(&h, PLK_MTYP_PREQ, 2);
     takt_ns_t s2 = T + 1000 + TMO + 700;
     plk_mn_sent(mn, s2);
@@ -97,7 +98,7 @@ static void late_pres_in_next_window_not_taken(void **state)
     assert_int_equal(h.q.n, 0);          /* no PReq 3: still waiting for node 2 */
     assert_int_equal(n1->st.pres_late, late1 + 1);
     assert_int_equal(n1->st.pres_ok, ok1);
-    assert_int_equal(n1->in[0], in1);
+    assert_int_equal(n1->in[0], 0xE1);
     assert_int_equal(mn->poll[mn->cur], 2);
     assert_int_equal(plk_mn_deadline(mn), s2 + TMO);
 
@@ -109,13 +110,135 @@ static void late_pres_in_next_window_not_taken(void **state)
     plk_mn_sent(mn, s2 + 9000);
     feed_pres(&h, s2 + 12000, 3, 0x33);
     expect_sent(&h, PLK_MTYP_SOA, PLK_NODE_BROADCAST);
-    /* after the SoA, still late; a second PRes of node 2 in the cycle too */
-    feed_pres(&h, s2 + 20000, 1, 0xE1);
+    /* after the SoA: a second PRes of node 1 and of node 2 answer nothing */
+    feed_pres(&h, s2 + 20000, 1, 0xD1);
     feed_pres(&h, s2 + 21000, 2, 0xE2);
-    assert_int_equal(n1->st.pres_late, late1 + 2);
-    assert_int_equal(n1->in[0], in1);
+    assert_int_equal(n1->st.pres_late, late1 + 1);
+    assert_int_equal(n1->st.unexpected, un1 + 1);
+    assert_int_equal(n2->st.unexpected, un2 + 1);
+    assert_int_equal(n1->in[0], 0xE1);
     assert_int_equal(n2->in[0], 0x22);
-    assert_int_equal(n2->st.pres_late, late2 + 1);
+    /* the cycle ends: late is not lost */
+    plk_mn_cycle(mn, T + 1000000, &h.q);
+    assert_int_equal(n1->st.pres_lost, lost1);
+    bus_free(h.b);
+}
+
+/* Wire time, not read time: PRes 1 stamped 100 ns before its timeout but read after the
+ * MN had moved on to node 2 is node 1's answer (taken, latency from the stamp, held);
+ * the MN keeps waiting for node 2. A PRes of node 3, not polled yet in this cycle, and
+ * one of an unconfigured node answer nothing. Before, a PRes the MN read after its
+ * timeout counted as late and lost. */
+static void in_time_on_the_wire_read_late_is_held(void **state)
+{
+    (void)state;
+    struct plk_net_config cfg;
+    bus_cfg(&cfg, 1000, 1, 3);
+    struct hand h;
+    hand_init(&h, &cfg, 3);
+    struct plk_mn *mn = &h.b->mn;
+    struct plk_mn_node *n1 = mn->node[1], *n3 = mn->node[3];
+    takt_ns_t T = h.b->next_cycle;
+    uint64_t lost1 = n1->st.pres_lost, ok1 = n1->st.pres_ok, late1 = n1->st.pres_late;
+    uint64_t un3 = n3->st.unexpected, unx = mn->st.unexpected;
+    uint8_t in3 = n3->in[0];
+    takt_ns_t sum1 = n1->st.pres_lat_sum;
+
+    plk_mn_cycle(mn, T, &h.q);
+    expect_sent(&h, PLK_MTYP_PREQ, 1);
+    plk_mn_sent(mn, T + 2000);
+    feed_pres(&h, T + 3000, 3, 0xE3);      /* node 3 was not polled yet */
+    assert_int_equal(n3->st.unexpected, un3 + 1);
+    assert_int_equal(n3->in[0], in3);
+    assert_int_equal(h.q.n, 0);
+    feed_pres(&h, T + 3500, 50, 0xE5);     /* no such node */
+    assert_int_equal(mn->st.unexpected, unx + 2);
+    tick(&h, T + 2000 + TMO);              /* the MN's timeout: on to node 2 */
+    expect_sent(&h, PLK_MTYP_PREQ, 2);
+    plk_mn_sent(mn, T + 2000 + TMO + 3000);
+    feed_pres(&h, T + 2000 + TMO - 100, 1, 0x11);   /* read now, stamped in time */
+    assert_int_equal(n1->st.pres_ok, ok1 + 1);
+    assert_int_equal(n1->st.pres_held, 1);
+    assert_int_equal(n1->st.pres_late, late1);
+    assert_int_equal(n1->in[0], 0x11);
+    assert_int_equal(n1->st.pres_lat_sum - sum1, TMO - 100);
+    assert_int_equal(h.q.n, 0);            /* still waiting for node 2 */
+    assert_int_equal(mn->poll[mn->cur], 2);
+    plk_mn_cycle(mn, T + 1000000, &h.q);   /* node 1 answered: no loss */
+    assert_int_equal(n1->st.pres_lost, lost1);
+    bus_free(h.b);
+}
+
+/* The PRes timeout is each node's own 0x1F92/n: a PRes 80 µs after its PReq is late
+ * for node 1 (50 µs) and in time for node 2 (100 µs). */
+static void timeout_per_node(void **state)
+{
+    (void)state;
+    struct plk_net_config cfg;
+    bus_cfg(&cfg, 1000, 1, 2);
+    cfg.node[2].pres_timeout_ns = 100000;
+    struct hand h;
+    hand_init(&h, &cfg, 2);
+    struct plk_mn *mn = &h.b->mn;
+    struct plk_mn_node *n1 = mn->node[1], *n2 = mn->node[2];
+    uint64_t late1 = n1->st.pres_late, ok2 = n2->st.pres_ok, late2 = n2->st.pres_late;
+    takt_ns_t T = h.b->next_cycle;
+    plk_mn_cycle(mn, T, &h.q);
+    expect_sent(&h, PLK_MTYP_PREQ, 1);
+    plk_mn_sent(mn, T + 1000);
+    feed_pres(&h, T + 81000, 1, 0x11);
+    assert_int_equal(n1->st.pres_late, late1 + 1);
+    expect_sent(&h, PLK_MTYP_PREQ, 2);
+    plk_mn_sent(mn, T + 83000);
+    assert_int_equal(plk_mn_deadline(mn), T + 83000 + 100000);
+    feed_pres(&h, T + 163000, 2, 0x22);
+    assert_int_equal(n2->st.pres_ok, ok2 + 1);
+    assert_int_equal(n2->st.pres_late, late2);
+    bus_free(h.b);
+}
+
+/* An ASnd answers the SoA of this cycle that invited it, once: a StatusResponse no SoA
+ * asked for (node 1 saying PreOp1) is unexpected and its state not taken; invited, it
+ * is taken; a second one, or one after the next SoC, is unexpected again. */
+static void asnd_only_when_invited(void **state)
+{
+    (void)state;
+    struct plk_net_config cfg;
+    bus_cfg(&cfg, 1000, 1, 2);
+    struct hand h;
+    hand_init(&h, &cfg, 2);
+    struct plk_mn *mn = &h.b->mn;
+    struct plk_mn_node *n1 = mn->node[1];
+    uint64_t un = n1->st.unexpected;
+    takt_ns_t t = h.b->now;
+    uint8_t f[TAKT_FRAME_BUF];
+    struct plk_msg m;
+    memset(&m, 0, sizeof m);
+    m.mtyp = PLK_MTYP_ASND;
+    m.dst = PLK_NODE_BROADCAST;
+    m.src = 1;
+    m.u.asnd.svid = PLK_ASND_STATUS_RESPONSE;
+    m.u.asnd.u.status.nmt_state = PLK_NMT_PRE_OPERATIONAL_1;
+    int len = plk_frame_encode(f, sizeof f, &m);
+    assert_true(len > 0);
+    plk_mn_rx(mn, t + 1000, f, (size_t)len, &h.q);
+    assert_int_equal(n1->st.unexpected, un + 1);
+    assert_int_equal(n1->state, PLK_NMT_OPERATIONAL);
+    assert_int_equal(n1->step, MNS_OPERATIONAL);
+
+    plk_mn_soa(mn, &h.q, PLK_SOA_STATUS_REQUEST, 1, NULL);
+    h.q.n = 0;
+    plk_mn_sent(mn, t + 2000);
+    m.u.asnd.u.status.nmt_state = PLK_NMT_OPERATIONAL;
+    len = plk_frame_encode(f, sizeof f, &m);
+    plk_mn_rx(mn, t + 1500, f, (size_t)len, &h.q);   /* stamped before the SoA left */
+    assert_int_equal(n1->st.unexpected, un + 2);
+    plk_mn_rx(mn, t + 9000, f, (size_t)len, &h.q);
+    assert_int_equal(n1->st.unexpected, un + 2);     /* the invited answer */
+    plk_mn_rx(mn, t + 9500, f, (size_t)len, &h.q);
+    assert_int_equal(n1->st.unexpected, un + 3);     /* a second one */
+    assert_int_equal(n1->state, PLK_NMT_OPERATIONAL);
+    h.q.n = 0;
     bus_free(h.b);
 }
 
@@ -140,6 +263,9 @@ static void stale_pres_of_previous_cycle_not_taken(void **state)
         ok[id] = mn->node[id]->st.pres_ok;
     }
 
+    uint64_t un[4];
+    for (unsigned id = 1; id <= 3; id++)
+        un[id] = mn->node[id]->st.unexpected;
     /* cycle k: no PRes in time */
     plk_mn_cycle(mn, T, &h.q);
     for (unsigned id = 1; id <= 3; id++) {
@@ -149,22 +275,23 @@ static void stale_pres_of_previous_cycle_not_taken(void **state)
         tick(&h, t);
     }
     expect_sent(&h, PLK_MTYP_SOA, PLK_NODE_BROADCAST);
-    for (unsigned id = 1; id <= 3; id++) {
-        assert_int_equal(mn->node[id]->st.pres_lost, lost[id] + 1);
+    for (unsigned id = 1; id <= 3; id++)
         sum[id] = mn->node[id]->st.pres_lat_sum;
-    }
 
-    /* cycle k+1: the MN woke 3 µs late; stale PRes 1 came before its PReq 1 left */
+    /* cycle k+1: the MN woke 3 µs late; stale PRes 1 came before its PReq 1 left.
+     * Cycle k's losses are judged as it ends. */
     takt_ns_t T2 = T + 1000000, s1 = T2 + 3000;
     plk_mn_cycle(mn, T2, &h.q);
+    for (unsigned id = 1; id <= 3; id++)
+        assert_int_equal(mn->node[id]->st.pres_lost, lost[id] + 1);
     expect_sent(&h, PLK_MTYP_PREQ, 1);
     plk_mn_sent(mn, s1);
     feed_pres(&h, T2 + 800, 1, 0xE1);
     assert_int_equal(h.q.n, 0);
-    assert_int_equal(mn->node[1]->st.pres_late, late[1] + 1);
-    /* stale PRes 2 while node 1 is polled: late as well */
+    assert_int_equal(mn->node[1]->st.unexpected, un[1] + 1);
+    /* stale PRes 2 while node 1 is polled: node 2 was not polled yet */
     feed_pres(&h, s1 + 300, 2, 0xE2);
-    assert_int_equal(mn->node[2]->st.pres_late, late[2] + 1);
+    assert_int_equal(mn->node[2]->st.unexpected, un[2] + 1);
     assert_int_equal(h.q.n, 0);
 
     /* the genuine PRes 1; PReq 2 leaves 2 µs after its stamp (the MN's reaction) */
@@ -175,7 +302,7 @@ static void stale_pres_of_previous_cycle_not_taken(void **state)
     /* a second stale PRes 2, 1495 ns after the PRes 1 that triggered PReq 2 */
     feed_pres(&h, r1 + 1495, 2, 0xE2);
     assert_int_equal(h.q.n, 0);
-    assert_int_equal(mn->node[2]->st.pres_late, late[2] + 2);
+    assert_int_equal(mn->node[2]->st.unexpected, un[2] + 2);
     takt_ns_t r2 = s2 + 4300, s3 = r2 + 1500;
     feed_pres(&h, r2, 2, 0x22);
     expect_sent(&h, PLK_MTYP_PREQ, 3);
@@ -193,9 +320,11 @@ static void stale_pres_of_previous_cycle_not_taken(void **state)
         assert_int_equal(n->st.pres_ok, ok[id] + 1);
         assert_int_equal(n->st.pres_lost, lost[id] + 1);   /* only cycle k's */
     }
-    assert_int_equal(mn->node[1]->st.pres_late, late[1] + 1);
-    assert_int_equal(mn->node[3]->st.pres_late, late[3] + 1);
-    /* the +8 of cycle k's loss, -1 for the good cycle k+1 */
+    for (unsigned id = 1; id <= 3; id++)
+        assert_int_equal(mn->node[id]->st.pres_late, late[id]);
+    assert_int_equal(mn->node[3]->st.unexpected, un[3] + 1);
+    /* the +8 of cycle k's loss, -1 for the good cycle k+1 as it ends */
+    plk_mn_cycle(mn, T2 + 1000000, &h.q);
     assert_int_equal(mn->node[2]->loss_pres.thr_cnt, 7);
     bus_free(h.b);
 }
@@ -216,7 +345,7 @@ static void chained_window_from_pres_mn_send(void **state)
     struct plk_mn *mn = &h.b->mn;
     assert_true(mn->node[1]->chain_active && mn->node[2]->chain_active);
     struct plk_mn_node *n1 = mn->node[1], *n2 = mn->node[2];
-    uint64_t late1 = n1->st.pres_late;
+    uint64_t un1 = n1->st.unexpected;
     takt_ns_t sum1 = n1->st.pres_lat_sum, sum2 = n2->st.pres_lat_sum;
     takt_ns_t T = h.b->next_cycle, s = T + 4000;
 
@@ -229,7 +358,7 @@ static void chained_window_from_pres_mn_send(void **state)
     assert_int_equal(plk_mn_deadline(mn), end + 4000);
 
     feed_pres(&h, T + 2500, 1, 0xE1);      /* before the PResMN left: stale */
-    assert_int_equal(n1->st.pres_late, late1 + 1);
+    assert_int_equal(n1->st.unexpected, un1 + 1);
     assert_int_not_equal(n1->in[0], 0xE1);
     feed_pres(&h, s + 23000, 1, 0x11);
     feed_pres(&h, s + 33500, 2, 0x22);
@@ -270,6 +399,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(late_pres_in_next_window_not_taken),
+        cmocka_unit_test(in_time_on_the_wire_read_late_is_held),
+        cmocka_unit_test(asnd_only_when_invited),
+        cmocka_unit_test(timeout_per_node),
         cmocka_unit_test(stale_pres_of_previous_cycle_not_taken),
         cmocka_unit_test(chained_window_from_pres_mn_send),
         cmocka_unit_test(sent_time_defaults_and_bounds),
