@@ -153,7 +153,7 @@ int bench_ct_parse(struct bench_ct *ct, void *json)
             ct->avg_us = json_object_get_double(v);
         if (json_object_object_get_ex(t0, "max", &v))
             ct->max_us = json_object_get_double(v);
-        if (json_object_object_get_ex(t0, "histogram", &h)) {
+        if (json_object_object_get_ex(t0, "histogram", &h) && json_object_is_type(h, json_type_object)) {
             json_object_object_foreach(h, key, val) {
                 long us = strtol(key, NULL, 10);
                 ct->hist[us >= 0 && us < 1000 ? us : 1000] += (uint64_t)json_object_get_int64(val);
