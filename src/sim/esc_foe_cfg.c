@@ -47,8 +47,13 @@ static int token(struct esc_foe *s, int *file, char *t, char *err, size_t errlen
         f->read_only = true;
     else if (f && eq && !strcmp(t, "pw"))
         f->password = (uint32_t)v;
-    else if (f && eq && !strcmp(t, "max"))
+    else if (f && eq && !strcmp(t, "max")) {
+        if (v < f->len) {
+            snprintf(err, errlen, "foe: max=%llu is less than the %zu bytes '%s' holds", v, f->len, f->name);
+            return -ENOSPC;
+        }
         f->max = v;
+    }
     else if (f && eq && !strcmp(t, "size")) {
         /* room first: the content is made only for a file the disk can take */
         size_t others = s->used - f->len;

@@ -3,8 +3,8 @@
  * default disk must say "no room" at once, not allocate and fill 4 GB first (checked in
  * a child whose address space is limited to 1 GiB, where that allocation fails; under
  * AddressSanitizer, which reserves far more address space, without the limit). A file
- * named again keeps its content and takes the new flags; disk=N below what the files
- * hold is refused. */
+ * named again keeps its content and takes the new flags; max=N below what the file
+ * holds and disk=N below what the files hold are refused. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -68,6 +68,12 @@ static void test_size_beyond_disk(void **state)
     assert_int_equal(f->f[a].len, 100);
     assert_true(f->f[a].read_only);
     assert_int_equal(f->used, 100);
+    /* nor can a file's limit be made smaller than what it holds */
+    size_t max = f->f[a].max;
+    assert_int_equal(takt_sim_foe(s, "2:a.bin,max=99", err, sizeof err), -ENOSPC);
+    assert_non_null(strstr(err, "max=99"));
+    assert_int_equal(f->f[a].max, max);
+    assert_int_equal(takt_sim_foe(s, "2:a.bin,max=100", err, sizeof err), 0);
     /* nor can the disk be made smaller than what its files hold */
     assert_int_equal(takt_sim_foe(s, "2:disk=10", err, sizeof err), -ENOSPC);
     assert_non_null(strstr(err, "disk=10"));
