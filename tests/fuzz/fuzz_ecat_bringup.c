@@ -2,9 +2,9 @@
  * dc.c, recovery.c, cyclic.c, through pdu.c). A fresh master scans 1-3 fake ESCs
  * (tests/unit/ecat/master_fake.h) over an in-process link and is driven to OP, then
  * kept running, on a clock of 1 ms per cycle. Every reply first passes an operation
- * taken from the input: pass, drop, send twice, hold back some cycles, overwrite a byte,
- * set a working counter, cut the frame short; an operation may also power-cycle, cut
- * off, bring back or fault a slave. An exhausted input passes everything, so a short
+ * taken from the input (tamper.h): pass, drop, send twice, hold back some cycles,
+ * overwrite a byte, set a working counter, cut the frame short; an event byte
+ * power-cycles, cuts off, brings back or faults a slave. An exhausted input passes everything, so a short
  * input is a clean bring-up. Byte 0: slave count and options (DC, 4-byte SII). */
 #include <stdint.h>
 #include <stdio.h>
@@ -12,24 +12,19 @@
 #include <string.h>
 #include <takt/ecat.h>
 #include "ecat/master_internal.h"
+#include "fuzz/tamper.h"
 #include "unit/ecat/master_fake.h"
 
 #define CYCLES 600
-#define HOLD   16
 
 struct rig {
     struct fake_net net;
     struct takt_link *a, *b, *cap_a, *cap_b;
     struct ecat_master *m;
-    const uint8_t *in;
-    size_t n, pos;
+    struct tamper t;
     takt_ns_t now;
-    unsigned cycle;
-    struct held { unsigned due; uint16_t len; uint8_t d[TAKT_FRAME_BUF]; } held[HOLD];
-    unsigned nheld;
 };
 
-static unsigned take(struct rig *g) { return g->pos < g->n ? g->in[g->pos++] : 0; }
 static takt_ns_t clk(void *ctx) { return ((struct rig *)ctx)->now; }
 
 /* Events on the fake line (ref §4, §6): a slave that lost power is back in INIT with
@@ -61,18 +56,6 @@ static void event(struct rig *g, unsigned arg)
     }
 }
 
-/* The datagram number i of a reply (its WKC), NULL when there are fewer. */
-static uint8_t *dg_wkc(uint8_t *buf, size_t len, unsigned i)
-{
-    struct ecat_dg dg;
-    size_t pos;
-    unsigned k = 0;
-    for (int rc = ecat_frame_first(buf, len, &dg, &pos); rc == 0; rc = ecat_frame_next(buf, len, &dg, &pos))
-        if (k++ == i)
-            return dg.wkc;
-    return NULL;
-}
-
 static void respond(void *ctx, struct takt_link *ep, const struct takt_frame *f)
 {
     struct rig *g = ctx;
@@ -81,70 +64,18 @@ static void respond(void *ctx, struct takt_link *ep, const struct takt_frame *f)
     struct takt_frame r = { .data = buf, .cap = sizeof buf };
     if (takt_link_recv(g->cap_a, &r, 1, 0) != 1)
         return;
-    unsigned op = take(g), x;
-    uint8_t *w;
-    switch (op >> 4) {
-    case 8:                                     /* lost on the way back */
-        return;
-    case 9:                                     /* twice */
-        takt_link_send(ep, &r, 1);
-        break;
-    case 10:                                    /* held back 1-16 cycles */
-        if (g->nheld < HOLD) {
-            struct held *h = &g->held[g->nheld++];
-            h->due = g->cycle + 1 + (op & 15);
-            h->len = r.len;
-            memcpy(h->d, buf, r.len);
-            return;
-        }
-        break;
-    case 11:                                    /* one byte overwritten */
-        x = take(g) | take(g) << 8;
-        buf[x % r.len] = (uint8_t)take(g);
-        break;
-    case 12:                                    /* a working counter set */
-        x = take(g);
-        if ((w = dg_wkc(buf, r.len, op & 15)))
-            put_le16(w, (uint16_t)x);
-        break;
-    case 13:                                    /* cut short */
-        r.len = (uint16_t)(take(g) * 6 % (r.len + 1));
-        break;
-    case 14:                                    /* one byte of a datagram's data flipped */
-        x = take(g);
-        if ((w = dg_wkc(buf, r.len, op & 15)) && w > buf + 16)
-            w[-1 - (int)(x % 8)] ^= (uint8_t)take(g);
-        break;
-    case 15:
-        event(g, op & 15);
-        break;
-    default:
-        break;
-    }
-    takt_link_send(ep, &r, 1);
-}
-
-static void release(struct rig *g)
-{
-    for (unsigned i = 0; i < g->nheld;) {
-        struct held *h = &g->held[i];
-        if (h->due > g->cycle) {
-            i++;
-            continue;
-        }
-        struct takt_frame f = { .data = h->d, .len = h->len, .cap = TAKT_FRAME_BUF };
-        takt_link_send(g->b, &f, 1);
-        g->held[i] = g->held[--g->nheld];
-    }
+    unsigned ev = tamper_reply(&g->t, ep, &r);
+    if (ev)
+        event(g, ev - 1);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static struct rig g;
     memset(&g, 0, sizeof g);
-    g.in = data;
-    g.n = size;
-    unsigned opt = take(&g);
+    g.t.in = data;
+    g.t.n = size;
+    unsigned opt = tamper_take(&g.t);
     fake_init(&g.net, 1 + opt % 3);
     g.now = 1000 * TAKT_NS_PER_S;
     if (takt_link_mem_pair(&g.a, &g.b, 256, clk, &g) || takt_link_mem_pair(&g.cap_a, &g.cap_b, 8, clk, &g))
@@ -161,15 +92,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ecat_scan_start(m, g.now);
     bool requested = false;
     unsigned in_op = 0;
-    for (g.cycle = 0; g.cycle < CYCLES && in_op < 30; g.cycle++) {
-        release(&g);
+    for (g.t.cycle = 0; g.t.cycle < CYCLES && in_op < 30; g.t.cycle++) {
+        tamper_release(&g.t, g.b);
         /* a reply stamped at this cycle's start or later missed its cycle (cycle_step) */
         m->rx_deadline = g.now - 1;
         ecat_master_cycle(m, g.now);
         m->rx_deadline = 0;
         if (!requested && m->scanned && m->mf_state == MF_IDLE)
             requested = ecat_master_request_state(m, AL_OP) == 0;
-        if (ecat_master_state(m) == AL_OP && g.pos >= g.n)
+        if (ecat_master_state(m) == AL_OP && g.t.pos >= g.t.n)
             in_op++;
         g.now += TAKT_NS_PER_MS;
     }
@@ -181,7 +112,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (st.frames_late > st.frames_lost || st.frames_received + st.frames_lost > st.frames_sent)
         abort();
     if (getenv("TAKT_FUZZ_TRACE"))
-        fprintf(stderr, "cycles %u state 0x%02x slaves %u sent %llu received %llu lost %llu\n", g.cycle,
+        fprintf(stderr, "cycles %u state 0x%02x slaves %u sent %llu received %llu lost %llu\n", g.t.cycle,
                 ecat_master_state(m), ecat_master_slave_count(m), (unsigned long long)st.frames_sent,
                 (unsigned long long)st.frames_received, (unsigned long long)st.frames_lost);
     ecat_master_close(m);
