@@ -2,7 +2,7 @@
  * room for it, before any memory is taken for its content: size=4000000000 on the 4 MiB
  * default disk must say "no room" at once, not allocate and fill 4 GB first (checked in
  * a child whose address space is limited to 1 GiB, where that allocation fails; under
- * AddressSanitizer, which reserves far more address space, without the limit). A file
+ * a sanitizer, which reserves far more address space, without the limit). A file
  * named again keeps its content and takes the new flags; max=N below what the file
  * holds and disk=N below what the files hold are refused. */
 #include <errno.h>
@@ -20,11 +20,12 @@
 #include "sim/esc_foe.h"
 #include "sim/net.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
+/* sanitizers reserve far more address space than the limit */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define UNDER_SANITIZER 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define UNDER_SANITIZER 1
 #endif
 #endif
 
@@ -38,7 +39,7 @@ static void test_size_beyond_disk(void **state)
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
-#ifndef UNDER_ASAN
+#ifndef UNDER_SANITIZER
         struct rlimit rl = { 1ul << 30, 1ul << 30 };
         setrlimit(RLIMIT_AS, &rl);
 #endif
