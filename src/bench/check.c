@@ -28,16 +28,53 @@ const char *check_verdict_name(enum check_verdict v) { return v < CHECK_VERDICTS
 /* Read a small file below root; trailing newline stripped. Returns length or -errno. */
 static int rd(const struct check_env *e, const char *path, char *buf, size_t cap)
 {
-    char full[512];
-    snprintf(full, sizeof full, "%.300s%.200s", e->root ? e->root : "", path);
-    FILE *f = fopen(full, "r");
-    if (!f)
-        return -errno;
-    size_t n = fread(buf, 1, cap - 1, f);
-    fclose(f);
+    size_t n;
+    if (e->read) {
+        int got = e->read(e->read_ctx, path, buf, cap);
+        if (got < 0)
+            return got;
+        n = (size_t)got < cap ? (size_t)got : cap - 1;
+    } else {
+        char full[512];
+        snprintf(full, sizeof full, "%.300s%.200s", e->root ? e->root : "", path);
+        FILE *f = fopen(full, "r");
+        if (!f)
+            return -errno;
+        n = fread(buf, 1, cap - 1, f);
+        fclose(f);
+    }
     buf[n] = 0;
     while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
         buf[--n] = 0;
+    return (int)n;
+}
+
+/* Does a path below root exist? */
+static bool exists(const struct check_env *e, const char *path)
+{
+    char b[2], full[512];
+    if (e->read)
+        return e->read(e->read_ctx, path, b, sizeof b) >= 0;
+    snprintf(full, sizeof full, "%.300s%.200s", e->root, path);
+    return access(full, F_OK) == 0;
+}
+
+/* The entries of a directory below root, one name per line; length or -errno. */
+static int list_dir(const struct check_env *e, const char *path, char *buf, size_t cap)
+{
+    if (e->read)
+        return rd(e, path, buf, cap);
+    char full[512];
+    snprintf(full, sizeof full, "%.300s%.200s", e->root, path);
+    DIR *d = opendir(full);
+    if (!d)
+        return -errno;
+    size_t n = 0;
+    buf[0] = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) && n + strlen(de->d_name) + 2 <= cap)
+        n += (size_t)snprintf(buf + n, cap - n, "%s\n", de->d_name);
+    closedir(d);
     return (int)n;
 }
 
@@ -262,9 +299,7 @@ static void check_cpus(const struct check_env *e, struct check_report *r)
             char o[8];
             if (rd(e, d, o, sizeof o) < 0 && cpu > 0) {
                 snprintf(d, sizeof d, "/sys/devices/system/cpu/cpu%d", cpu);
-                char full[512];
-                snprintf(full, sizeof full, "%.300s%.200s", e->root, d);
-                if (access(full, F_OK) != 0)
+                if (!exists(e, d))
                     break;
             }
             continue;
@@ -359,7 +394,7 @@ static int iface_state(const struct check_env *e, char *buf, size_t cap)
 {
     char path[256];
     snprintf(path, sizeof path, "/sys/class/net/%.64s/operstate", e->iface);
-    if (*e->root)
+    if (*e->root || e->read)
         return rd(e, path, buf, cap);
     int fd = socket(AF_INET, SOCK_DGRAM, 0);
     if (fd < 0)
@@ -390,28 +425,26 @@ static void check_iface(const struct check_env *e, struct check_report *r)
         strcmp(buf, "up") ? upfix : NULL, "%s is %s", e->iface, buf);
 
     /* IRQs: MSI vectors of the device, else nothing (virtual interfaces have none) */
-    char full[512];
-    snprintf(full, sizeof full, "%.400s/sys/class/net/%.32s/device/msi_irqs", e->root, e->iface);
-    DIR *d = opendir(full);
+    char full[512], names[4096];
+    snprintf(full, sizeof full, "/sys/class/net/%.32s/device/msi_irqs", e->iface);
     char irqs[128] = "", aff_all[192] = "";
     bool on_cycle_cpu = false;
-    if (d) {
-        struct dirent *de;
-        while ((de = readdir(d))) {
-            if (!isdigit((unsigned char)de->d_name[0]))
+    if (list_dir(e, full, names, sizeof names) > 0) {
+        char *save = NULL;
+        for (char *name = strtok_r(names, "\n", &save); name; name = strtok_r(NULL, "\n", &save)) {
+            if (!isdigit((unsigned char)name[0]))
                 continue;
             char ap[128], aff[64];
-            snprintf(ap, sizeof ap, "/proc/irq/%.16s/smp_affinity_list", de->d_name);
+            snprintf(ap, sizeof ap, "/proc/irq/%.16s/smp_affinity_list", name);
             if (rd(e, ap, aff, sizeof aff) < 0)
                 snprintf(aff, sizeof aff, "?");
             if (e->cpu >= 0 && cpulist_has(aff, e->cpu))
                 on_cycle_cpu = true;
             size_t l = strlen(irqs);
-            snprintf(irqs + l, sizeof irqs - l, "%s%.16s", l ? "," : "", de->d_name);
+            snprintf(irqs + l, sizeof irqs - l, "%s%.16s", l ? "," : "", name);
             l = strlen(aff_all);
-            snprintf(aff_all + l, sizeof aff_all - l, "%s%.16s->%.32s", l ? " " : "", de->d_name, aff);
+            snprintf(aff_all + l, sizeof aff_all - l, "%s%.16s->%.32s", l ? " " : "", name, aff);
         }
-        closedir(d);
     }
     char legacy[32];   /* a device without MSI: its one line interrupt */
     snprintf(full, sizeof full, "/sys/class/net/%.32s/device/irq", e->iface);

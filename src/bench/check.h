@@ -21,6 +21,11 @@ struct check_item {
 struct check_coalesce { int rx_usecs, rx_frames, tx_usecs, tx_frames; };
 typedef int (*check_coalesce_fn)(const char *iface, struct check_coalesce *c, void *ctx);
 
+/* Contents of a file below root, for tests and the fuzz target: at most cap - 1 bytes
+ * into buf; the length, or -errno (-ENOENT: no such file). A directory reads as the
+ * names of its entries, one per line. */
+typedef int (*check_read_fn)(void *ctx, const char *path, char *buf, size_t cap);
+
 struct check_env {
     const char *root;       /* prefix for /proc and /sys; "" for the live system */
     const char *iface;      /* interface to audit, NULL = skip the interface items */
@@ -28,6 +33,8 @@ struct check_env {
     const char *binary;     /* path for the setcap line (argv[0] resolved) */
     check_coalesce_fn coalesce; /* NULL = ETHTOOL_GCOALESCE ioctl on the live system */
     void *coalesce_ctx;
+    check_read_fn read;     /* NULL = the files below root */
+    void *read_ctx;
 };
 
 #define CHECK_MAX_ITEMS 40

@@ -29,6 +29,22 @@ static void read_line(const char *path, char *buf, size_t cap)
     fclose(f);
 }
 
+void bench_cpuinfo_model(const char *cpuinfo, char *model, size_t cap)
+{
+    model[0] = 0;
+    for (const char *l = cpuinfo; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        size_t len = strcspn(l, "\n");
+        const char *colon = memchr(l, ':', len);
+        if (strncmp(l, "model name", 10) || !colon)
+            continue;
+        const char *v = colon + 1;
+        while (*v == ' ' || *v == '\t')
+            v++;
+        snprintf(model, cap, "%.*s", (int)(len - (size_t)(v - l)), v);
+        return;
+    }
+}
+
 void *bench_sysinfo_json(const char *takt_binary) { return bench_sysinfo_json_cpu(takt_binary, -1); }
 
 void *bench_sysinfo_json_cpu(const char *takt_binary, int cpu)
@@ -36,14 +52,13 @@ void *bench_sysinfo_json_cpu(const char *takt_binary, int cpu)
     json_object *j = json_object_new_object();
     char model[256] = "", buf[4096];
     FILE *f = fopen("/proc/cpuinfo", "r");
-    while (f && fgets(buf, sizeof buf, f))
-        if (!strncmp(buf, "model name", 10) && strchr(buf, ':')) {
-            snprintf(model, sizeof model, "%s", strchr(buf, ':') + 2);
-            model[strcspn(model, "\n")] = 0;
-            break;
-        }
-    if (f)
+    if (f) {
+        /* the first CPU's block is enough: every core names the same model */
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        buf[n] = 0;
         fclose(f);
+        bench_cpuinfo_model(buf, model, sizeof model);
+    }
     struct utsname u;
     uname(&u);
     json_object_object_add(j, "cpu_model", json_object_new_string(model));
@@ -118,9 +133,17 @@ int bench_ct_finish(struct bench_ct *ct, double timeout_s)
     if (ct->status == -ETIMEDOUT)
         bench_stop(ct->pid, 1.0);   /* SIGTERM: cyclictest still writes its JSON */
     ct->pid = 0;
-    json_object *j = json_object_from_file(ct->json_path), *th, *t0, *v, *h;
+    json_object *j = json_object_from_file(ct->json_path);
     if (!j)
         return -EPROTO;
+    int rc = bench_ct_parse(ct, j);
+    json_object_put(j);
+    return rc;
+}
+
+int bench_ct_parse(struct bench_ct *ct, void *json)
+{
+    json_object *j = json, *th, *t0, *v, *h;
     if (json_object_object_get_ex(j, "thread", &th) && json_object_object_get_ex(th, "0", &t0)) {
         if (json_object_object_get_ex(t0, "cycles", &v))
             ct->cycles = (uint64_t)json_object_get_int64(v);
@@ -130,7 +153,7 @@ int bench_ct_finish(struct bench_ct *ct, double timeout_s)
             ct->avg_us = json_object_get_double(v);
         if (json_object_object_get_ex(t0, "max", &v))
             ct->max_us = json_object_get_double(v);
-        if (json_object_object_get_ex(t0, "histogram", &h)) {
+        if (json_object_object_get_ex(t0, "histogram", &h) && json_object_is_type(h, json_type_object)) {
             json_object_object_foreach(h, key, val) {
                 long us = strtol(key, NULL, 10);
                 ct->hist[us >= 0 && us < 1000 ? us : 1000] += (uint64_t)json_object_get_int64(val);
@@ -138,7 +161,6 @@ int bench_ct_finish(struct bench_ct *ct, double timeout_s)
         }
         ct->ok = ct->cycles > 0;
     }
-    json_object_put(j);
     return ct->ok ? 0 : -EPROTO;
 }
 

@@ -15,6 +15,10 @@ void *bench_sysinfo_json(const char *takt_binary);
 /* The same with `takt check`'s per-CPU items for the stack's CPU (-1: none). */
 void *bench_sysinfo_json_cpu(const char *takt_binary, int cpu);
 
+/* The CPU model from the text of /proc/cpuinfo (its first "model name" line); "" if
+ * none. */
+void bench_cpuinfo_model(const char *cpuinfo, char *model, size_t cap);
+
 /* cyclictest run alongside a measurement. */
 struct bench_ct {
     pid_t pid;
@@ -36,6 +40,9 @@ int  bench_ct_start(struct bench_ct *ct, const char *dir, const char *tag, int64
                     double seconds, int prio, int cpu);
 /* Wait for it (bounded) and parse its JSON. */
 int  bench_ct_finish(struct bench_ct *ct, double timeout_s);
+/* The results from cyclictest's JSON (a json_object*): 0, or -EPROTO when it has no
+ * cycles of thread 0. */
+int  bench_ct_parse(struct bench_ct *ct, void *json);
 
 /* Stress scenarios (rt-linux.md §4). */
 enum bench_stress { ST_IDLE, ST_CPU, ST_DISK, ST_IO2, ST_NET, ST_SCHED, ST_MISC, ST_COUNT };

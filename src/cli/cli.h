@@ -64,6 +64,14 @@ struct cli_ctx {
     char **argv;
 };
 
+/* The command line up to the run: the command found in the tables and its options
+ * parsed into *c. Returns -1 when c->cmd is to run with *c, else the exit status (help
+ * or version printed: 0; unknown command or a usage error, said on stderr: 2). Runs
+ * nothing and opens nothing. */
+int cli_parse(int argc, char **argv, struct cli_ctx *c);
+/* cli_parse, then the command (SIGINT/SIGTERM set cli_interrupted); the exit status. */
+int cli_main(int argc, char **argv);
+
 /* Command tables of the areas, each terminated by {0}. */
 extern const struct cli_cmd cli_cmds_link[];
 extern const struct cli_cmd cli_cmds_plk[];

@@ -196,46 +196,6 @@ static int run_mn(struct cli_ctx *c)
     return rc;
 }
 
-static int parse_faults(struct cli_ctx *c, struct sim_plk_faults *f)
-{
-    long v;
-    const char *s;
-    memset(f, 0, sizeof *f);
-    if ((s = cli_get(c, "drop")) && cli_parse_long(c, "--drop (permille)", s, 0, 1000, &v)) return 2;
-    if (s) f->drop_permille = (uint32_t)v;
-    if ((s = cli_get(c, "late")) && cli_parse_long(c, "--late (permille)", s, 0, 1000, &v)) return 2;
-    if (s) f->late_permille = (uint32_t)v;
-    f->late_ns = 200 * TAKT_NS_PER_US;
-    if ((s = cli_get(c, "late-us")) && cli_parse_long(c, "--late-us", s, 1, 1000000, &v)) return 2;
-    if (s) f->late_ns = v * TAKT_NS_PER_US;
-    if ((s = cli_get(c, "malformed")) && cli_parse_long(c, "--malformed (permille)", s, 0, 1000, &v)) return 2;
-    if (s) f->malformed_permille = (uint32_t)v;
-    if ((s = cli_get(c, "wrong-id")) && cli_parse_long(c, "--wrong-id (node)", s, 1, 239, &v)) return 2;
-    if (s) f->wrong_id_node = (uint8_t)v;
-    if ((s = cli_get(c, "answer-delay"))) {
-        long a, b;
-        char *end;
-        a = strtol(s, &end, 10);
-        b = *end == '-' ? strtol(end + 1, &end, 10) : a;
-        if (end == s || *end || a < 0 || b < a || b > 1000000)
-            return cli_usage_error(c, "--answer-delay expects US or MIN-MAX in microseconds "
-                                   "(0..1000000) such as 150-210, got '%s'", s);
-        f->answer_delay_min = a * TAKT_NS_PER_US;
-        f->answer_delay_max = b * TAKT_NS_PER_US;
-    }
-    if ((s = cli_get(c, "vanish"))) {
-        unsigned node;
-        double at, dur = 0;
-        int n = sscanf(s, "%u@%lf+%lf", &node, &at, &dur);
-        if (n < 2 || node < 1 || node > 239 || at < 0 || dur < 0)
-            return cli_usage_error(c, "--vanish expects NODE@START_S[+DURATION_S] such as 3@2+1.5, got '%s'", s);
-        f->vanish_node = (uint8_t)node;
-        f->vanish_at = (takt_ns_t)(at * 1e9);
-        f->vanish_for = (takt_ns_t)(dur * 1e9);
-    }
-    return 0;
-}
-
 static void cn_report(struct cli_ctx *c, struct sim_plk_net *s)
 {
     json_object *arr = json_object_new_array();
@@ -336,19 +296,6 @@ static void *nmtreq_main(void *arg)
     return NULL;
 }
 
-static int parse_nmtreq(struct cli_ctx *c, struct cn_nmtreq_job *j)
-{
-    const char *s = cli_get(c, "nmt-request");
-    j->after_s = 1.0;
-    if (!s)
-        return 0;
-    int n = sscanf(s, "%i@%u+%lf", (int *)&j->cmd, &j->target, &j->after_s);
-    if (n < 2 || j->cmd < 1 || j->cmd > 0xFE || j->target > 255 || j->after_s < 0)
-        return cli_usage_error(c, "--nmt-request expects CMD@TARGET[+S] such as 0x22@1+2 "
-                               "(command 1..0xFE, target node 0..255), got '%s'", s);
-    return 0;
-}
-
 /* Serve the simulated CNs first..last on link until -t, Ctrl-C or *stop; req (may be
  * NULL) is the first CN's --nmt-request. */
 static int cn_session_req(struct cli_ctx *c, unsigned a, unsigned b,
@@ -392,20 +339,89 @@ int cli_plk_cn_session(struct cli_ctx *c, unsigned a, unsigned b, const struct s
     return cn_session_req(c, a, b, f, link, stop, NULL);
 }
 
-static int run_cn(struct cli_ctx *c)
+/* Longest time a CN option takes (as -t): it becomes nanoseconds, and start plus
+ * duration must still fit in takt_ns_t. */
+#define CN_MAX_S 1e7
+
+static int parse_faults(struct cli_ctx *c, struct sim_plk_faults *f)
+{
+    long v;
+    const char *s;
+    memset(f, 0, sizeof *f);
+    if ((s = cli_get(c, "drop")) && cli_parse_long(c, "--drop (permille)", s, 0, 1000, &v)) return 2;
+    if (s) f->drop_permille = (uint32_t)v;
+    if ((s = cli_get(c, "late")) && cli_parse_long(c, "--late (permille)", s, 0, 1000, &v)) return 2;
+    if (s) f->late_permille = (uint32_t)v;
+    f->late_ns = 200 * TAKT_NS_PER_US;
+    if ((s = cli_get(c, "late-us")) && cli_parse_long(c, "--late-us", s, 1, 1000000, &v)) return 2;
+    if (s) f->late_ns = v * TAKT_NS_PER_US;
+    if ((s = cli_get(c, "malformed")) && cli_parse_long(c, "--malformed (permille)", s, 0, 1000, &v)) return 2;
+    if (s) f->malformed_permille = (uint32_t)v;
+    if ((s = cli_get(c, "wrong-id")) && cli_parse_long(c, "--wrong-id (node)", s, 1, 239, &v)) return 2;
+    if (s) f->wrong_id_node = (uint8_t)v;
+    if ((s = cli_get(c, "answer-delay"))) {
+        long a, b;
+        char *end;
+        errno = 0;
+        a = strtol(s, &end, 10);
+        b = *end == '-' && end != s ? strtol(end + 1, &end, 10) : a;
+        if (errno || end == s || *end || a < 0 || b < a || b > 1000000)
+            return cli_usage_error(c, "--answer-delay expects US or MIN-MAX in microseconds "
+                                   "(0..1000000) such as 150-210, got '%s'", s);
+        f->answer_delay_min = a * TAKT_NS_PER_US;
+        f->answer_delay_max = b * TAKT_NS_PER_US;
+    }
+    if ((s = cli_get(c, "vanish"))) {
+        unsigned node;
+        double at, dur = 0;
+        int end = 0;
+        /* all of it, and times that fit in nanoseconds (NaN fails both comparisons) */
+        int n = sscanf(s, "%u@%lf%n+%lf%n", &node, &at, &end, &dur, &end);
+        if (n < 2 || s[end] || node < 1 || node > 239 || !(at >= 0 && at <= CN_MAX_S) ||
+            !(dur >= 0 && dur <= CN_MAX_S))
+            return cli_usage_error(c, "--vanish expects NODE@START_S[+DURATION_S] such as 3@2+1.5 "
+                                   "(node 1..239, seconds 0..%.0f), got '%s'", CN_MAX_S, s);
+        f->vanish_node = (uint8_t)node;
+        f->vanish_at = (takt_ns_t)(at * 1e9);
+        f->vanish_for = (takt_ns_t)(dur * 1e9);
+    }
+    return 0;
+}
+
+static int parse_nmtreq(struct cli_ctx *c, unsigned *cmd, unsigned *target, double *after_s)
+{
+    const char *s = cli_get(c, "nmt-request");
+    *cmd = *target = 0;
+    *after_s = 1.0;
+    if (!s)
+        return 0;
+    int end = 0;
+    int n = sscanf(s, "%i@%u%n+%lf%n", (int *)cmd, target, &end, after_s, &end);
+    if (n < 2 || s[end] || *cmd < 1 || *cmd > 0xFE || *target > 255 || !(*after_s >= 0 && *after_s <= CN_MAX_S))
+        return cli_usage_error(c, "--nmt-request expects CMD@TARGET[+S] such as 0x22@1+2 "
+                               "(command 1..0xFE, target node 0..255, seconds 0..%.0f), got '%s'", CN_MAX_S, s);
+    return 0;
+}
+
+int cli_plk_cn_options(struct cli_ctx *c, unsigned *a, unsigned *b, struct sim_plk_faults *f,
+                       unsigned *nmt_cmd, unsigned *nmt_target, double *nmt_after_s)
 {
     const char *one = cli_get(c, "node"), *many = cli_get(c, "nodes");
     if ((one != NULL) == (many != NULL))
         return cli_usage_error(c, "exactly one of --node N or --nodes A-B is expected");
-    unsigned a, b;
-    if (cli_plk_range(c, one ? "--node" : "--nodes", one ? one : many, &a, &b))
+    if (cli_plk_range(c, one ? "--node" : "--nodes", one ? one : many, a, b))
         return 2;
+    int rc = parse_faults(c, f);
+    return rc ? rc : parse_nmtreq(c, nmt_cmd, nmt_target, nmt_after_s);
+}
+
+static int run_cn(struct cli_ctx *c)
+{
+    unsigned a, b;
     struct sim_plk_faults f;
-    int rc = parse_faults(c, &f);
-    if (rc)
-        return rc;
     struct cn_nmtreq_job req = { 0 };
-    if ((rc = parse_nmtreq(c, &req)))
+    int rc = cli_plk_cn_options(c, &a, &b, &f, &req.cmd, &req.target, &req.after_s);
+    if (rc)
         return rc;
     struct takt_link *link;
     if ((rc = cli_plk_open_link(c, &link)))

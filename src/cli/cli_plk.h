@@ -15,6 +15,10 @@ int cli_plk_net_config(struct cli_ctx *c, struct plk_net_config *nc);
  * not. */
 int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struct takt_link *link);
 struct sim_plk_faults;
+/* The options of `plk cn` that need no link: node range a..b, the faults, the NMT
+ * request (command 0: none). 0, or the exit status after a message on stderr. */
+int cli_plk_cn_options(struct cli_ctx *c, unsigned *a, unsigned *b, struct sim_plk_faults *f,
+                       unsigned *nmt_cmd, unsigned *nmt_target, double *nmt_after_s);
 /* Serve simulated CNs a..b on link until -t, Ctrl-C or *stop; f may be NULL. */
 int cli_plk_cn_session(struct cli_ctx *c, unsigned a, unsigned b, const struct sim_plk_faults *f,
                        struct takt_link *link, const volatile int *stop);

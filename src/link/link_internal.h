@@ -38,6 +38,10 @@ struct link_txtime {
     takt_ns_t delta_ns;   /* etf: dequeue window before txtime */
     bool offload;         /* etf offload: the NIC holds frames to txtime */
 };
+/* One buffer of an RTM_GETQDISC dump reply (n bytes, 4-byte aligned): the qdiscs of
+ * ifindex go into t (the best one wins). 1 at NLMSG_DONE, the negative errno of an
+ * NLMSG_ERROR, 0 when the dump goes on in the next buffer. */
+int link_txtime_parse(const void *buf, size_t n, int ifindex, struct link_txtime *t);
 /* Read the qdiscs of ifindex (in the caller's network namespace). 0 or -errno. */
 int link_txtime_probe(int ifindex, struct link_txtime *t);
 /* The SCM_TXTIME value for a frame with launch time `launch` (0 = now) on the qdisc's

@@ -1,5 +1,7 @@
 /* Launch-time sending (SO_TXTIME): which qdisc on an interface honours a frame's launch
  * time, read over rtnetlink (RTM_GETQDISC), and the clock and lead it wants. */
+#include <errno.h>
+#include <limits.h>
 #include <linux/net_tstamp.h>
 #include <linux/netlink.h>
 #include <linux/pkt_sched.h>
@@ -59,6 +61,24 @@ static void take_qdisc(const struct nlmsghdr *h, int ifindex, struct link_txtime
     }
 }
 
+int link_txtime_parse(const void *buf, size_t n, int ifindex, struct link_txtime *t)
+{
+    int left = n > INT_MAX ? INT_MAX : (int)n;
+    for (const struct nlmsghdr *h = buf; NLMSG_OK(h, left); h = NLMSG_NEXT(h, left)) {
+        if (h->nlmsg_type == NLMSG_DONE)
+            return 1;
+        if (h->nlmsg_type == NLMSG_ERROR) {
+            if (h->nlmsg_len < NLMSG_LENGTH(sizeof(int)))
+                return -EPROTO;              /* no room for the error: not read past it */
+            const struct nlmsgerr *e = NLMSG_DATA(h);
+            return e->error > 0 ? -EPROTO : e->error;
+        }
+        if (h->nlmsg_type == RTM_NEWQDISC && h->nlmsg_len >= NLMSG_LENGTH(sizeof(struct tcmsg)))
+            take_qdisc(h, ifindex, t);
+    }
+    return 0;
+}
+
 int link_txtime_probe(int ifindex, struct link_txtime *t)
 {
     memset(t, 0, sizeof *t);
@@ -84,20 +104,10 @@ int link_txtime_probe(int ifindex, struct link_txtime *t)
             rc = -errno;
             break;
         }
-        int left = (int)n;
-        for (const struct nlmsghdr *h = (const void *)buf; NLMSG_OK(h, left); h = NLMSG_NEXT(h, left)) {
-            if (h->nlmsg_type == NLMSG_DONE) {
-                done = true;
-                break;
-            }
-            if (h->nlmsg_type == NLMSG_ERROR) {
-                const struct nlmsgerr *e = NLMSG_DATA(h);
-                rc = e->error;
-                break;
-            }
-            if (h->nlmsg_type == RTM_NEWQDISC && h->nlmsg_len >= NLMSG_LENGTH(sizeof(struct tcmsg)))
-                take_qdisc(h, ifindex, t);
-        }
+        int d = link_txtime_parse(buf, (size_t)n, ifindex, t);
+        if (d < 0)
+            rc = d;
+        done = d > 0;
         if (n == 0)
             break;
     }

@@ -32,8 +32,13 @@ static int token(struct esc_foe *s, int *file, char *t, char *err, size_t errlen
     struct esc_foe_file *f = *file >= 0 ? &s->f[*file] : NULL;
     if (eq && !strcmp(t, "busy"))
         s->busy_per_packet = (unsigned)v;
-    else if (eq && !strcmp(t, "disk"))
+    else if (eq && !strcmp(t, "disk")) {
+        if (v < s->used) {
+            snprintf(err, errlen, "foe: disk=%llu is less than the %zu bytes its files hold", v, s->used);
+            return -ENOSPC;
+        }
         s->disk = v;
+    }
     else if (!eq && !strcmp(t, "nocreate"))
         s->create = false;
     else if (f && !eq && !strcmp(t, "boot"))
@@ -42,9 +47,21 @@ static int token(struct esc_foe *s, int *file, char *t, char *err, size_t errlen
         f->read_only = true;
     else if (f && eq && !strcmp(t, "pw"))
         f->password = (uint32_t)v;
-    else if (f && eq && !strcmp(t, "max"))
+    else if (f && eq && !strcmp(t, "max")) {
+        if (v < f->len) {
+            snprintf(err, errlen, "foe: max=%llu is less than the %zu bytes '%s' holds", v, f->len, f->name);
+            return -ENOSPC;
+        }
         f->max = v;
+    }
     else if (f && eq && !strcmp(t, "size")) {
+        /* room first: the content is made only for a file the disk can take */
+        size_t others = s->used - f->len;
+        if (others > s->disk || v > s->disk - others) {
+            snprintf(err, errlen, "foe: no room for %llu bytes of '%s' (disk %zu bytes, %zu used by "
+                     "other files)", v, f->name, s->disk, others);
+            return -ENOSPC;
+        }
         uint8_t *d = malloc(v ? v : 1);
         if (!d)
             return -ENOMEM;
@@ -58,7 +75,9 @@ static int token(struct esc_foe *s, int *file, char *t, char *err, size_t errlen
             return rc;
         }
     } else if (!eq && *t) {
-        if (strlen(t) >= ESC_FOE_NAME || esc_foe_put(s, t, NULL, 0, ESC_FOE_FILE_MAX, 0, false, false)) {
+        /* a file named again is the same file: not replaced by an empty one */
+        bool known = strlen(t) < ESC_FOE_NAME && esc_foe_find(s, t) >= 0;
+        if (!known && (strlen(t) >= ESC_FOE_NAME || esc_foe_put(s, t, NULL, 0, ESC_FOE_FILE_MAX, 0, false, false))) {
             snprintf(err, errlen, "foe: cannot add file '%s' (name of at most %d bytes, %d files)",
                      t, ESC_FOE_NAME - 1, ESC_FOE_FILES);
             return -EINVAL;

@@ -156,7 +156,9 @@ static inline int fake_exec(struct fake_net *net, unsigned k, struct ecat_dg *dg
             uint32_t ls = get_le32(fm), fl = get_le16(fm + 4), ps = get_le16(fm + 8);
             for (uint32_t i = 0; i < dg->len; i++) {
                 uint32_t la = dg->lad + i;
-                if (la < ls || la >= ls + fl)
+                /* an FMMU may point past this fake's memory (the master sets it from the
+                 * SII, and a fuzzed SII says anything): those bytes are not mapped here */
+                if (la < ls || la >= ls + fl || ps + la - ls >= FAKE_MEM)
                     continue;
                 if ((fm[11] & 1) && dg->cmd != ECAT_LWR) {
                     dg->data[i] = s->mem[ps + la - ls];

@@ -1,0 +1,101 @@
+/* The command line parsed in-process (cli_parse, and the `plk cn` options that need no
+ * link): a parse starts from nothing an earlier parse left behind, and the times of
+ * --vanish and --nmt-request are refused unless they are numbers that fit in
+ * nanoseconds, with nothing after them. Messages go to a temporary file. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli/cli.h"
+#include "cli/cli_plk.h"
+#include "sim/plk_net.h"
+
+static FILE *sink;
+
+static int parse(struct cli_ctx *c, int argc, char **argv)
+{
+    FILE *out = stdout, *err = stderr;
+    stdout = stderr = sink;
+    int rc = cli_parse(argc, argv, c);
+    stdout = out;
+    stderr = err;
+    return rc;
+}
+
+/* `takt link bench -hv` prints help and stops at -h, half-way through the cluster; a
+ * parse after it must not take the rest of that cluster as its own option. */
+static void test_parse_starts_over(void **state)
+{
+    (void)state;
+    char a0[] = "takt", a1[] = "link", a2[] = "bench", a3[] = "-hv";
+    char *first[] = { a0, a1, a2, a3, NULL };
+    struct cli_ctx c;
+    assert_int_equal(parse(&c, 4, first), 0);          /* help */
+    char b0[] = "takt", b1[] = "check";
+    char *second[] = { b0, b1, NULL };
+    assert_int_equal(parse(&c, 2, second), -1);
+    assert_string_equal(c.cmd->verb, "check");
+    assert_int_equal(c.verbose, 0);
+}
+
+/* `takt plk cn --node 1 OPT VALUE`: the exit status of its option parsing. */
+static int cn_opt(const char *opt, const char *value, struct sim_plk_faults *f, double *after)
+{
+    char *argv[] = { "takt", "plk", "cn", "--node", "1", (char *)opt, (char *)value, NULL };
+    struct cli_ctx c;
+    if (parse(&c, 7, argv) != -1)
+        return 100;
+    unsigned a, b, cmd, target;
+    FILE *err = stderr;
+    stderr = sink;
+    int rc = cli_plk_cn_options(&c, &a, &b, f, &cmd, &target, after);
+    stderr = err;
+    return rc;
+}
+
+static void test_vanish_times(void **state)
+{
+    (void)state;
+    struct sim_plk_faults f;
+    double after;
+    assert_int_equal(cn_opt("--vanish", "3@2+1.5", &f, &after), 0);
+    assert_int_equal(f.vanish_node, 3);
+    assert_int_equal(f.vanish_at, 2000000000);
+    assert_int_equal(f.vanish_for, 1500000000);
+    assert_int_equal(cn_opt("--vanish", "3@2", &f, &after), 0);
+    assert_int_equal(f.vanish_for, 0);
+    /* not a time in nanoseconds: NaN, infinity, past 2^63 ns, trailing text */
+    static const char *const bad[] = { "3@nan", "3@inf", "3@1e300", "3@2+1e10", "3@2+nan", "3@2x",
+                                       "3@2+1.5s", "3@-0+-1" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        if (cn_opt("--vanish", bad[i], &f, &after) != 2)
+            fail_msg("--vanish %s accepted (at %lld ns, for %lld ns)", bad[i], (long long)f.vanish_at,
+                     (long long)f.vanish_for);
+}
+
+static void test_nmt_request_time(void **state)
+{
+    (void)state;
+    struct sim_plk_faults f;
+    double after;
+    assert_int_equal(cn_opt("--nmt-request", "0x22@1+2", &f, &after), 0);
+    assert_true(after == 2.0);
+    static const char *const bad[] = { "0x22@1+nan", "0x22@1+1e300", "0x22@1+2x", "0x22@1+1e10" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        if (cn_opt("--nmt-request", bad[i], &f, &after) != 2)
+            fail_msg("--nmt-request %s accepted (after %g s)", bad[i], after);
+}
+
+int main(void)
+{
+    sink = tmpfile();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parse_starts_over),
+        cmocka_unit_test(test_vanish_times),
+        cmocka_unit_test(test_nmt_request_time),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
