@@ -369,5 +369,6 @@ int cli_main(int argc, char **argv)
     struct sigaction sa = { .sa_handler = on_signal };
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    cli_caps_at_start(&c);
     return c.cmd->run(&c);
 }
