@@ -90,6 +90,10 @@ int takt_sim_break(struct takt_sim *s, unsigned after_k, takt_ns_t now);
 int takt_sim_break_port(struct takt_sim *s, unsigned k, unsigned port, takt_ns_t now);
 int takt_sim_heal(struct takt_sim *s, takt_ns_t now);
 int takt_sim_power_cycle(struct takt_sim *s, unsigned k, takt_ns_t now);
+/* Another device at slave k (1-based), as if unplugged and a new one plugged in (tests):
+ * the network takes ownership of dev and destroys the old one; the slave restarts as
+ * after power loss with dev's EEPROM image (the ESC keeps its memory size). */
+int takt_sim_replace_device(struct takt_sim *s, unsigned k, struct sim_device *dev, takt_ns_t now);
 /* Topology: "line" (default) or one PARENT:PORT item per slave 2..N, comma-separated:
  * slave k+1 hangs on port PORT (1..3) of slave PARENT (1-based, an earlier slave).
  * Positions are the frame's order (ports 0 -> 3 -> 1 -> 2), so each subtree must be

@@ -52,29 +52,41 @@ int esc_init(struct sim_esc *e, struct sim_device *dev, uint32_t ram, bool sii_r
     e->stage = block ? block + e->mem_size : calloc(1, ram);
     e->mbx_reply = calloc(1, ram);
     e->mbx_last = calloc(1, ram);
-    e->dev = dev;
-    e->desc = dev ? dev->desc : NULL;
     e->sii_read8 = sii_read8;
+    if (!e->mem || !e->stage || !e->mbx_reply || !e->mbx_last || esc_set_device(e, dev) != 0) {
+        esc_free(e);
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+/* The device behind the ESC and what the ESC takes from it: the EEPROM image, the
+ * SyncManager and FMMU counts, DC. Also when a device is swapped in on a live network. */
+int esc_set_device(struct sim_esc *e, struct sim_device *dev)
+{
+    uint8_t *sii = NULL;
+    size_t rom = 0;
     if (dev && dev->sii && dev->sii_len) {
         /* The EEPROM is as big as word 0x3E says ((KiBit + 1) x 128 bytes), erased
          * (0xFF) beyond the image, so a master can write more than was built. */
-        size_t img = dev->sii_len & ~(size_t)1, rom = img;
+        size_t img = dev->sii_len & ~(size_t)1;
+        rom = img;
         if (img > 2 * SII_W_SIZE + 1) {
             size_t kbit = (size_t)(dev->sii[2 * SII_W_SIZE] | dev->sii[2 * SII_W_SIZE + 1] << 8);
             if ((kbit + 1) * 128 > rom && (kbit + 1) * 128 <= 65536)
                 rom = (kbit + 1) * 128;
         }
-        e->sii_bytes = rom;
-        e->sii = malloc(rom);
-        if (e->sii) {
-            memset(e->sii, 0xFF, rom);
-            memcpy(e->sii, dev->sii, img);
-        }
+        sii = malloc(rom);
+        if (!sii)
+            return -ENOMEM;
+        memset(sii, 0xFF, rom);
+        memcpy(sii, dev->sii, img);
     }
-    if (!e->mem || !e->stage || !e->mbx_reply || !e->mbx_last || (e->sii_bytes && !e->sii)) {
-        esc_free(e);
-        return -ENOMEM;
-    }
+    free(e->sii);
+    e->sii = sii;
+    e->sii_bytes = rom;
+    e->dev = dev;
+    e->desc = dev ? dev->desc : NULL;
     e->n_sm = e->desc && e->desc->n_sm_hw ? e->desc->n_sm_hw : 8;
     e->n_fmmu = e->desc && e->desc->n_fmmu_hw ? e->desc->n_fmmu_hw : 8;
     if (e->n_sm > SIM_MAX_SM)

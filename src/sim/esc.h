@@ -137,6 +137,8 @@ struct sim_esc {
 int  esc_init(struct sim_esc *e, struct sim_device *dev, uint32_t ram, bool sii_read8,
               uint8_t *block);
 void esc_free(struct sim_esc *e);
+/* Put dev behind the ESC (EEPROM image, SM/FMMU counts, DC); 0 or -ENOMEM. */
+int  esc_set_device(struct sim_esc *e, struct sim_device *dev);
 /* Power-on state: registers cleared and loaded from SII, INIT, no configuration. */
 void esc_reset(struct sim_esc *e, takt_ns_t now);
 /* Recompute 0x0110 from the port link state (times.open). */

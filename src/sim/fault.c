@@ -33,6 +33,28 @@ void sim_power_on(struct takt_sim *s, unsigned k, takt_ns_t now)
     e->fault = keep;
 }
 
+int takt_sim_replace_device(struct takt_sim *s, unsigned k, struct sim_device *dev, takt_ns_t now)
+{
+    if (k < 1 || k > s->n || !dev)
+        return -EINVAL;
+    struct sim_slave *sl = &s->sl[k - 1];
+    struct sim_esc *e = &sl->esc;
+    struct sim_device *old = sl->dev;
+    struct esc_fault keep = e->fault;
+    int rc = esc_set_device(e, dev);
+    if (rc)
+        return rc;
+    if (old && old->ops->destroy)
+        old->ops->destroy(old);
+    sl->dev = dev;
+    sl->name[0] = 0;                /* not from the catalogue: a power cycle keeps it */
+    e->al_state = 0;                /* the new device starts in INIT: nothing to tell it */
+    esc_reset(e, now);              /* unplugged and plugged in: as after power loss */
+    e->fault = keep;
+    sim_net_topology(s, now);
+    return 0;
+}
+
 static bool reachable(const struct takt_sim *s, unsigned k)
 {
     for (unsigned i = 0; i < s->reach; i++)
