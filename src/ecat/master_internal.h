@@ -107,6 +107,8 @@ struct ecat_slave {
     uint32_t  old_serial;          /* recovery: identity before the re-scan (0 = none) */
     uint16_t  old_alias, old_station;
     unsigned  old_position;
+    bool      wrong;           /* recovery: another device answers at its position ... */
+    uint32_t  wrong_vendor, wrong_product, wrong_serial;   /* ... this one (reported once) */
     struct ecat_eni_run *er;   /* ENI-driven start-up (eni_exec.c), NULL: takt's own set-up */
     takt_ns_t al_timeout_ns;   /* this transition's timeout from the ENI, 0 = the option's */
     struct ecat_req dcr[3];    /* distributed-clock set-up (dc.c) */

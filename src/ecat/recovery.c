@@ -6,7 +6,9 @@
  * (vendor, product, and serial number and alias where it has them), not its position:
  * when cables were swapped on a junction, a device can come back where another was.
  * Then its configuration follows it (same product: same layout) and this is reported
- * as "slave X came back at position Y"; a different product there is refused. Slave
+ * as "slave X came back at position Y"; a different product there, or a device nobody
+ * expected, is never configured, and the position is re-scanned until the slave's own
+ * device answers there again (reported once per device found). Slave
  * numbers (the API's pos) stay with the devices; info.position is where each is now.
  * In a tree the lost slaves need not be the last positions: there the master asks every
  * position for its station address before it decides (one more cycle). A re-scan that
@@ -91,7 +93,9 @@ static void back_slave(struct ecat_master *m, struct ecat_slave *s, takt_ns_t no
     s->old_alias = s->info.alias;
     s->old_station = s->info.station;
     s->old_position = s->info.position;
-    if (s->backoff_ns)
+    if (s->wrong)
+        ;                           /* said once when it was found; retried quietly */
+    else if (s->backoff_ns)
         ecat_event(m, "slave %u: re-scanning it again", i);
     else if (i == p)
         ecat_event(m, "slave %u answers again: re-scanning it", i);
@@ -205,6 +209,50 @@ static void finish_probe(struct ecat_master *m, takt_ns_t now)
     m->present = present;
 }
 
+/* A failed re-scan is never final: the slave is scanned again after a wait that starts
+ * at a few cycles and doubles per failure up to ECAT_RETRY_MAX_NS, for as long as the
+ * master runs (retry() below), and the wait starts short again once it answers. */
+#define ECAT_RETRY_MIN_CYCLES 4
+#define ECAT_RETRY_MAX_NS TAKT_NS_PER_S
+
+/* quiet: a refusal said why, and says it again only when another device is found */
+static void retry_later(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now, bool quiet)
+{
+    takt_ns_t min = ECAT_RETRY_MIN_CYCLES * m->o.cycle_ns;
+    s->backoff_ns = s->backoff_ns ? 2 * s->backoff_ns : min;
+    if (s->backoff_ns > ECAT_RETRY_MAX_NS)
+        s->backoff_ns = ECAT_RETRY_MAX_NS > min ? ECAT_RETRY_MAX_NS : min;
+    s->retry_at = now + s->backoff_ns;
+    if (!quiet)
+        ecat_event(m, "slave %u: re-scan failed (%s); trying again in %lld ms", (unsigned)(s - m->slaves),
+                   takt_strerror(s->f.err ? s->f.err : -TAKT_ECONFIG),
+                   (long long)(s->backoff_ns / TAKT_NS_PER_MS));
+}
+
+/* The re-scan of s found a device that is not its own (vendor, product, serial found):
+ * it is never configured or started (the slave's layout is not its layout), and the
+ * slave stays missing (its number's identity is the one it was configured with), so the
+ * position is re-scanned with the back-off of a failed re-scan until its own device
+ * answers there. True if this device was not reported yet: the caller says what it is. */
+static bool refuse(struct ecat_master *m, struct ecat_slave *s, uint32_t vendor, uint32_t product,
+                   uint32_t serial, takt_ns_t now)
+{
+    bool news = !s->wrong || s->wrong_vendor != vendor || s->wrong_product != product ||
+                s->wrong_serial != serial;
+    s->wrong = true;
+    s->wrong_vendor = vendor;
+    s->wrong_product = product;
+    s->wrong_serial = serial;
+    s->info.vendor = s->old_vendor;
+    s->info.product = s->old_product;
+    s->info.serial = s->old_serial;
+    s->info.alias = s->old_alias;
+    s->info.present = false;        /* not the slave: "not answering" in the counts */
+    s->rejoin = false;
+    retry_later(m, s, now, true);
+    return news;
+}
+
 /* Same device? Vendor and product must agree; serial number and alias too where both
  * sides have one (0 = the device has none). */
 static bool same_device(const struct ecat_slave *was, const struct ecat_slave_info *now)
@@ -220,6 +268,11 @@ static void back_to_target(struct ecat_master *m, struct ecat_slave *s, takt_ns_
     s->returning = true;
     s->backoff_ns = 0;              /* it answers: the next failure starts short again */
     s->retry_at = 0;
+    if (s->wrong)
+        ecat_event(m, "slave %u: its own device (vendor 0x%08X product 0x%08X serial %u) answers "
+                   "at position %u again", (unsigned)(s - m->slaves), s->info.vendor,
+                   s->info.product, s->info.serial, s->info.position);
+    s->wrong = false;
     if (s->counted_lost) {
         s->counted_lost = false;
         m->st.slaves_returned++;
@@ -302,8 +355,9 @@ static void moved(struct ecat_master *m, takt_ns_t now)
     }
     for (unsigned j = 0; j < n; j++) {
         struct ecat_slave *s = &m->slaves[j];
-        if (!mismatch(s) && src[j] < 0)
-            continue;
+        if (!mismatch(s))
+            continue;     /* its own device where it was scanned: back to target (rejoin()),
+                           * even if one like it was found where another slave was */
         s->rejoin = false;
         if (ok[j]) {
             const struct found *g = &got[src[j]];
@@ -323,36 +377,18 @@ static void moved(struct ecat_master *m, takt_ns_t now)
             back_to_target(m, s, now);
         } else if (src[j] >= 0) {
             const struct ecat_slave *f = &m->slaves[src[j]];
-            ecat_fail(m, -TAKT_ECONFIG, "slave %u (vendor 0x%08X product 0x%08X serial %u) came "
-                      "back at position %u, where slave %u (product 0x%08X) was; cables swapped "
-                      "between different products: not reconfigured (scan again to adopt the new "
-                      "order)", j, s->old_vendor, s->old_product, s->old_serial, f->old_position,
-                      src[j], f->old_product);
-        } else {
-            ecat_fail(m, -TAKT_ECONFIG, "slave %u: a different device came back at position %u: "
-                      "expected vendor 0x%08X product 0x%08X serial %u, found 0x%08X 0x%08X "
-                      "serial %u; not reconfigured", j, got[j].position, s->old_vendor,
-                      s->old_product, s->old_serial, got[j].vendor, got[j].product, got[j].serial);
+            if (refuse(m, s, got[j].vendor, got[j].product, got[j].serial, now))
+                ecat_fail(m, -TAKT_ECONFIG, "slave %u (vendor 0x%08X product 0x%08X serial %u) "
+                          "came back at position %u, where slave %u (product 0x%08X) was: "
+                          "different products, not configured", j, s->old_vendor, s->old_product,
+                          s->old_serial, f->old_position, src[j], f->old_product);
+        } else if (refuse(m, s, got[j].vendor, got[j].product, got[j].serial, now)) {
+            ecat_fail(m, -TAKT_ECONFIG, "slave %u: another device at position %u: expected vendor "
+                      "0x%08X product 0x%08X serial %u, found 0x%08X 0x%08X serial %u; not "
+                      "configured", j, got[j].position, s->old_vendor, s->old_product,
+                      s->old_serial, got[j].vendor, got[j].product, got[j].serial);
         }
     }
-}
-
-/* A failed re-scan is never final: the slave is scanned again after a wait that starts
- * at a few cycles and doubles per failure up to ECAT_RETRY_MAX_NS, for as long as the
- * master runs (retry() below), and the wait starts short again once it answers. */
-#define ECAT_RETRY_MIN_CYCLES 4
-#define ECAT_RETRY_MAX_NS TAKT_NS_PER_S
-
-static void retry_later(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
-{
-    takt_ns_t min = ECAT_RETRY_MIN_CYCLES * m->o.cycle_ns;
-    s->backoff_ns = s->backoff_ns ? 2 * s->backoff_ns : min;
-    if (s->backoff_ns > ECAT_RETRY_MAX_NS)
-        s->backoff_ns = ECAT_RETRY_MAX_NS > min ? ECAT_RETRY_MAX_NS : min;
-    s->retry_at = now + s->backoff_ns;
-    ecat_event(m, "slave %u: re-scan failed (%s); trying again in %lld ms", (unsigned)(s - m->slaves),
-               takt_strerror(s->f.err ? s->f.err : -TAKT_ECONFIG),
-               (long long)(s->backoff_ns / TAKT_NS_PER_MS));
 }
 
 /* Slaves whose re-scan failed, due again: scanned again where the BRD count says a
@@ -384,14 +420,17 @@ static void rejoin(struct ecat_master *m, takt_ns_t now)
             continue;
         s->rejoin = false;
         if (s->f.state == SS_FAILED || !s->scanned) {
-            retry_later(m, s, now);
+            s->wrong = false;       /* what answers there now is not known: said anew */
+            retry_later(m, s, now, false);
             continue;
         }
         if (!same_device(s, &s->info)) {        /* beyond what moved() looks at */
-            ecat_fail(m, -TAKT_ECONFIG, "slave %u: a different device came back at position %u: "
-                      "expected vendor 0x%08X product 0x%08X serial %u, found 0x%08X 0x%08X "
-                      "serial %u; not reconfigured", i, s->info.position, s->old_vendor,
-                      s->old_product, s->old_serial, s->info.vendor, s->info.product, s->info.serial);
+            uint32_t v = s->info.vendor, p = s->info.product, ser = s->info.serial;
+            if (refuse(m, s, v, p, ser, now))
+                ecat_fail(m, -TAKT_ECONFIG, "slave %u: another device at position %u: expected "
+                          "vendor 0x%08X product 0x%08X serial %u, found 0x%08X 0x%08X serial %u; "
+                          "not configured", i, s->info.position, s->old_vendor, s->old_product,
+                          s->old_serial, v, p, ser);
             continue;
         }
         back_to_target(m, s, now);

@@ -2,7 +2,7 @@
  * against the in-process simulator on a hand-stepped clock (1 ms a cycle), with a
  * relay that holds back the replies of acyclic frames past the datagram timeout, a
  * network that goes silent for 20, 200 and 2000 cycles, power cycles, and garbage in
- * the DC readings. */
+ * the DC readings, and another device plugged in where a slave was. */
 #include "master_rig.h"
 
 #define HOLD_MAX 4096
@@ -88,8 +88,9 @@ static void drain(struct sup *g)
     }
 }
 
-/* n I/O slaves in a line, in OP; from here on the clock is the test's */
-static struct sup *sup_new(unsigned n, bool dc)
+/* n I/O slaves in a line, in OP, with serial numbers serial + i (0: none); from here on
+ * the clock is the test's */
+static struct sup *sup_new_serial(unsigned n, bool dc, uint32_t serial)
 {
     struct sup *g = calloc(1, sizeof *g);
     assert_non_null(g);
@@ -98,6 +99,7 @@ static struct sup *sup_new(unsigned n, bool dc)
     struct sim_device *devs[8];
     for (unsigned i = 0; i < n; i++) {
         io_desc(&g->r.desc[i], i);
+        g->r.desc[i].serial = serial ? serial + i : 0;
         assert_int_equal(sim_device_from_desc(&g->r.desc[i], &devs[i]), 0);
     }
     struct takt_sim_opts so;
@@ -118,6 +120,11 @@ static struct sup *sup_new(unsigned n, bool dc)
     drain(g);
     g->events[0] = 0;
     return g;
+}
+
+static struct sup *sup_new(unsigned n, bool dc)
+{
+    return sup_new_serial(n, dc, 0);
 }
 
 static void sup_free(struct sup *g)
@@ -428,6 +435,83 @@ static void garbage_counters(void **state)
     sup_free(g);
 }
 
+static unsigned count_of(const char *hay, const char *needle)
+{
+    unsigned c = 0;
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+        c++;
+    return c;
+}
+
+/* Slave 2 (number 1) is unplugged and another device plugged in at its place: another
+ * product, or (serial_only) the same product with another serial number. It is never
+ * configured, the event says what was expected and what was found, once; the state
+ * says not all in OP. The position is re-scanned with back-off all along, so when the
+ * right device is plugged back in it is driven back to OP and counted returned. */
+static void wrong_device(bool serial_only)
+{
+    struct sup *g = sup_new_serial(3, false, serial_only ? 101 : 0);
+    steps(g, 20);
+    struct sim_device_desc other;
+    io_desc(&other, 1);
+    if (serial_only)
+        other.serial = 999;
+    else
+        other.product = 0x4777;
+    struct sim_device *d;
+    assert_int_equal(sim_device_from_desc(&other, &d), 0);
+    assert_int_equal(takt_sim_replace_device(g->r.sim, 2, d, g->now), 0);
+    char want[200];
+    if (serial_only)
+        snprintf(want, sizeof want, "expected vendor 0x00000002 product 0x00004001 serial 102, "
+                 "found 0x00000002 0x00004001 serial 999");
+    else
+        snprintf(want, sizeof want, "expected vendor 0x00000002 product 0x00004001 serial 0, "
+                 "found 0x00000002 0x00004777 serial 0");
+    unsigned k = 0;
+    while (k < 5000 && !strstr(g->events, want)) {
+        step(g);
+        k++;
+    }
+    if (!strstr(g->events, want))
+        printf("expected '%s' in:\n%s", want, g->events);
+    assert_non_null(strstr(g->events, want));
+    /* several seconds of it: the retries reach the 1 s cap; said once, never in OP */
+    steps(g, 4000);
+    printf("wrong device (%s) for 4 s: %s\n", serial_only ? "serial" : "product", state_text(g));
+    assert_non_null(strstr(g->events, "slave 1: "));
+    assert_int_equal(count_of(g->events, "expected vendor"), 1);
+    assert_false(all_op(g));
+    assert_int_not_equal(ecat_master_state(g->r.m), AL_OP);
+    assert_string_not_equal(state_text(g), "OP, slaves 3/3");
+    assert_int_equal(stats(g).slaves_not_answering, 1);
+    uint8_t al;
+    assert_int_equal(takt_sim_peek(g->r.sim, 1, ESC_AL_STATUS, &al, 1), 0);
+    assert_int_equal(al & 0x0F, AL_INIT);              /* never configured, never started */
+    check_counters(g, true);
+    uint64_t returned = stats(g).slaves_returned;
+    /* the right device back */
+    assert_int_equal(sim_device_from_desc(&g->r.desc[1], &d), 0);
+    assert_int_equal(takt_sim_replace_device(g->r.sim, 2, d, g->now), 0);
+    k = until_op(g, 5000);
+    printf("right device (%s) back: all in OP after %u cycles (%u ms)\n",
+           serial_only ? "serial" : "product", k, k);
+    assert_true(all_op(g));
+    assert_string_equal(state_text(g), "OP, slaves 3/3");
+    /* at most one back-off period (1 s) plus the re-scan and the way to OP */
+    assert_true(k < 1500);
+    check_counters(g, true);
+    assert_int_equal(stats(g).slaves_returned, returned + 1);
+    for (k = 0; k < 100 && !strstr(g->events, "slave 1 (station 0x1001) back in OP"); k++)
+        step(g);                            /* said by the recovery check after it */
+    assert_non_null(strstr(g->events, "slave 1 (station 0x1001) back in OP"));
+    assert_non_null(strstr(g->events, "slave 1: its own device"));
+    sup_free(g);
+}
+
+static void wrong_product_then_right(void **state) { (void)state; wrong_device(false); }
+static void wrong_serial_then_right(void **state) { (void)state; wrong_device(true); }
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -441,6 +525,8 @@ int main(void)
         cmocka_unit_test(dc_garbage_not_a_sample),
         cmocka_unit_test(dc_one_bad_reading),
         cmocka_unit_test(garbage_counters),
+        cmocka_unit_test(wrong_product_then_right),
+        cmocka_unit_test(wrong_serial_then_right),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
