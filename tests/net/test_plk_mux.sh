@@ -46,7 +46,7 @@ EOF
     local f=$NET_TMP/fields
     tshark -r "$NET_TMP/mn.pcapng" -Y epl -T fields -e epl.mtyp -e epl.dest -e epl.soc.mc \
         -e epl.preq.ms -e epl.soa.svid -e epl.soa.svtg 2>/dev/null >"$f"
-    python3 - "$f" <<'EOF' || net_fail "multiplexed / async-only pattern on the wire (see above)"
+    python3 - "$f" <<'EOF' || net_fail "multiplexed / async-only pattern on the wire (see above); the MN said: $(grep -v PerfMsmt "$NET_TMP/mn.out" | tail -n 30)"
 import sys
 rows = [l.rstrip('\n').split('\t') for l in open(sys.argv[1])]
 mc, preq, ms, status3, cycles, n1_since4 = [], {}, {}, 0, 0, 0
