@@ -5,6 +5,9 @@
  * profile (a cosine ramp back and forth), printing the actual position.
  *
  *   example_drive_csp IF [SECONDS]
+ *
+ * Built from an installed takt (README, Building and installing); -lm for cos() here:
+ *   cc drive_csp.c -o drive_csp $(pkg-config --cflags --libs takt) -lm
  */
 #include <math.h>
 #include <stdio.h>

@@ -3,6 +3,9 @@
  * output k modulo the number of outputs), in a real-time thread, for S seconds.
  *
  *   example_io_echo IF [SECONDS]      e.g. example_io_echo eth1 10
+ *
+ * Built from an installed takt (README, Building and installing):
+ *   cc io_echo.c -o io_echo $(pkg-config --cflags --libs takt)
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,7 +2,9 @@
 # `make install PREFIX=...` from this build: libtakt static and shared, every public
 # header (each compiles on its own), takt.pc and the takt binary; then a small program
 # built against the installed tree with pkg-config (shared and --static) sends a frame
-# over a mem link pair. Needs no root. Usage: install.sh SOURCE_DIR BUILD_DIR
+# over a mem link pair, and runs as the README says (rpath, no LD_LIBRARY_PATH); the
+# installed examples build. Needs no root.
+# Usage: install.sh SOURCE_DIR BUILD_DIR
 set -u
 src=$1 build=$2
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -30,6 +32,12 @@ export PKG_CONFIG_PATH=$libdir/pkgconfig
 [ "$(pkg-config --variable=prefix takt)" -ef "$prefix" ] ||
     fail "takt.pc's prefix $(pkg-config --variable=prefix takt) is not the install prefix $prefix"
 cflags=$(pkg-config --cflags takt) || fail "pkg-config --cflags takt"
+# takt's headers need no other package's: --cflags is takt's include directory alone
+# (libpcap's dbus paths came through Requires.private before)
+for f in $cflags; do
+    case $f in -I*) [ "${f#-I}" -ef "$prefix/include" ] && continue ;; esac
+    fail "pkg-config --cflags takt gives '$cflags'; expected only -I$prefix/include"
+done
 
 # every installed header compiles alone, strict C11 and gnu11
 for h in "$prefix"/include/takt/*.h; do
@@ -75,9 +83,25 @@ libs=$(pkg-config --libs takt) || fail "pkg-config --libs takt"
 cc -std=gnu11 -Wall -Werror $cflags "$tmp/app.c" -o "$tmp/app-shared" $libs 2>"$tmp/cc.err" ||
     fail "build against shared libtakt: cc ... $cflags $libs: $(head -c 1500 "$tmp/cc.err")"
 readelf -d "$tmp/app-shared" | grep -q 'NEEDED.*libtakt\.so' || fail "app-shared does not use libtakt.so"
-out=$(LD_LIBRARY_PATH=$libdir "$tmp/app-shared") || fail "app-shared exits $?: $out"
+# outside the loader's paths the README's way: an rpath to the .pc's libdir, no
+# LD_LIBRARY_PATH (unset, so a caller's cannot make it pass)
+rpath=-Wl,-rpath,$(pkg-config --variable=libdir takt)
+cc -std=gnu11 -Wall -Werror $cflags "$tmp/app.c" -o "$tmp/app-shared" $libs $rpath 2>"$tmp/cc.err" ||
+    fail "build against shared libtakt with $rpath: $(head -c 1500 "$tmp/cc.err")"
+out=$(env -u LD_LIBRARY_PATH "$tmp/app-shared" 2>&1) || fail "app-shared (linked with $rpath) exits $?: $out"
 [ "$out" = "takt $("$prefix/bin/takt" --version | awk '{print $2}'): frame of 60 bytes received" ] ||
     fail "app-shared printed '$out'"
+
+# the installed examples build as libtakt(3) and the README say, drive_csp with its own -lm
+for ex in io_echo drive_csp; do
+    exsrc=$prefix/share/doc/takt/examples/$ex.c
+    [ -f "$exsrc" ] || fail "example $ex.c not installed under share/doc/takt/examples"
+    extra=; [ $ex = drive_csp ] && extra=-lm
+    cc $cflags "$exsrc" -o "$tmp/$ex" $libs $rpath $extra 2>"$tmp/cc.err" ||
+        fail "example $ex: cc \$(pkg-config --cflags --libs takt) $rpath $extra: $(head -c 1500 "$tmp/cc.err")"
+    out=$(env -u LD_LIBRARY_PATH "$tmp/$ex" 2>&1); rc=$?
+    [ $rc = 2 ] && [[ $out == *usage:* ]] || fail "example $ex without arguments: exit $rc, '$out' (expected its usage, exit 2)"
+done
 
 # --static: libtakt.a itself (a linker prefers the .so beside it, so name the archive),
 # its private dependencies from the .pc
@@ -89,4 +113,4 @@ cc -std=gnu11 -Wall -Werror $(pkg-config --static --cflags takt) "$tmp/app.c" -o
 out=$("$tmp/app-static") || fail "app-static exits $?: $out"
 case $out in *"frame of 60 bytes received") ;; *) fail "app-static printed '$out'" ;; esac
 
-echo "ok: installed to $prefix (bin, include/takt, $(basename "$libdir")/libtakt.a+.so, takt.pc); shared and static programs ran"
+echo "ok: installed to $prefix (bin, include/takt, $(basename "$libdir")/libtakt.a+.so, takt.pc, examples); shared and static programs ran"
