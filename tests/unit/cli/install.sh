@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # `make install PREFIX=...` from this build: libtakt static and shared, every public
 # header (each compiles on its own), takt.pc and the takt binary; then a small program
-# built against the installed tree with pkg-config (shared and --static) sends a frame
-# over a mem link pair, and runs as the README says (rpath, no LD_LIBRARY_PATH); the
-# installed examples build. Needs no root.
+# built against the installed tree with pkg-config (shared and --static) and through
+# find_package(takt) sends a frame over a mem link pair, and runs as the README says
+# (rpath, no LD_LIBRARY_PATH); the installed examples build; takt(1), libtakt(3) and the
+# bash completion are there, render and complete. Needs no root.
 # Usage: install.sh SOURCE_DIR BUILD_DIR
 set -u
 src=$1 build=$2
@@ -113,4 +114,34 @@ cc -std=gnu11 -Wall -Werror $(pkg-config --static --cflags takt) "$tmp/app.c" -o
 out=$("$tmp/app-static") || fail "app-static exits $?: $out"
 case $out in *"frame of 60 bytes received") ;; *) fail "app-static printed '$out'" ;; esac
 
-echo "ok: installed to $prefix (bin, include/takt, $(basename "$libdir")/libtakt.a+.so, takt.pc, examples); shared and static programs ran"
+# find_package(takt) from the prefix: takt::takt (shared) and takt::takt_static, built and
+# run without LD_LIBRARY_PATH (CMake gives the build tree an rpath to imported libraries)
+if command -v cmake >/dev/null; then
+    mkdir -p "$tmp/cm"
+    cp "$tmp/app.c" "$tmp/cm/app.c"
+    cat >"$tmp/cm/CMakeLists.txt" <<'CM'
+cmake_minimum_required(VERSION 3.16)
+project(app LANGUAGES C)
+find_package(takt 0.1 REQUIRED)
+add_executable(app_shared app.c)
+target_link_libraries(app_shared PRIVATE takt::takt)
+add_executable(app_static app.c)
+target_link_libraries(app_static PRIVATE takt::takt_static)
+CM
+    cmake -S "$tmp/cm" -B "$tmp/cm/b" -DCMAKE_PREFIX_PATH="$prefix" >"$tmp/cm.log" 2>&1 &&
+        cmake --build "$tmp/cm/b" >>"$tmp/cm.log" 2>&1 ||
+        fail "find_package(takt) project with CMAKE_PREFIX_PATH=$prefix: $(tail -20 "$tmp/cm.log")"
+    readelf -d "$tmp/cm/b/app_shared" | grep -q 'NEEDED.*libtakt\.so' || fail "takt::takt does not link libtakt.so"
+    ! readelf -d "$tmp/cm/b/app_static" | grep -q 'libtakt\.so' || fail "takt::takt_static links libtakt.so"
+    for a in app_shared app_static; do
+        out=$(env -u LD_LIBRARY_PATH "$tmp/cm/b/$a" 2>&1) || fail "find_package(takt) $a exits $?: $out"
+        case $out in *"frame of 60 bytes received") ;; *) fail "find_package(takt) $a printed '$out'" ;; esac
+    done
+    # the imported targets carry takt's include directory only, like takt.pc
+    inc=$(grep -h 'INTERFACE_INCLUDE_DIRECTORIES' "$libdir"/cmake/takt/*.cmake)
+    case $inc in *dbus*|*libxml2*|*json-c*) fail "takt's CMake targets export private include paths: $inc" ;; esac
+else
+    echo "note: cmake missing, find_package(takt) not tried" >&2
+fi
+
+echo "ok: installed to $prefix (bin, include/takt, $(basename "$libdir")/libtakt.a+.so, takt.pc, CMake package, examples); shared and static programs ran"
