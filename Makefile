@@ -38,7 +38,7 @@ demo: deps
 
 # installs what is built in $(BUILD) under PREFIX, whatever prefix it was configured with
 install: $(BUILD)/CMakeCache.txt
-	cmake --build $(BUILD) -j $(JOBS) --target takt takt_static takt_shared
+	cmake --build $(BUILD) -j $(JOBS) --target takt takt_static takt_shared takt_docs
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
 fuzz:

@@ -144,4 +144,38 @@ else
     echo "note: cmake missing, find_package(takt) not tried" >&2
 fi
 
-echo "ok: installed to $prefix (bin, include/takt, $(basename "$libdir")/libtakt.a+.so, takt.pc, CMake package, examples); shared and static programs ran"
+# takt(1) lists every command of `takt --help`; takt(1) and libtakt(3) render without a
+# warning; the bash completion completes from the binary's verbs
+man1=$prefix/share/man/man1/takt.1 man3=$prefix/share/man/man3/libtakt.3
+[ -f "$man1" ] || fail "takt(1) not installed at share/man/man1/takt.1"
+[ -f "$man3" ] || fail "libtakt(3) not installed at share/man/man3/libtakt.3"
+"$prefix/bin/takt" --help | awk '/^Commands:/ { on = 1; next } on && /^$/ { exit }
+    on && /^  [a-z]/ { n = substr($0, 3, 20); sub(/ +$/, "", n); print n }' >"$tmp/cmds"
+[ -s "$tmp/cmds" ] || fail "no commands in takt --help"
+while read -r c; do
+    grep -qxF ".SS \"takt $c\"" "$man1" || fail "takt(1) lacks the command 'takt $c' of takt --help"
+    for o in $("$prefix/bin/takt" help $c | awk '/^Options:$/ { on = 1; next } on && /^  / {
+            for (i = 1; i <= 3 && i <= NF; i++) if ($i ~ /^--?[a-zA-Z]/) { o = $i; sub(/,$/, "", o); sub(/\[=.*/, "", o); print o } }'); do
+        grep -qF -- "${o//-/\\-}" "$man1" || fail "takt(1) lacks option $o of 'takt help $c'"
+    done
+done <"$tmp/cmds"
+if command -v groff >/dev/null; then
+    for m in "$man1" "$man3"; do
+        w=$(groff -man -Tutf8 -ww -z "$m" 2>&1) && [ -z "$w" ] || fail "groff -man -ww $(basename "$m"): $w"
+        MANWIDTH=80 man -l "$m" 2>"$tmp/man.err" >"$tmp/man.out" || fail "man -l $(basename "$m"): $(cat "$tmp/man.err")"
+        [ ! -s "$tmp/man.err" ] || fail "man -l $(basename "$m") warns: $(cat "$tmp/man.err")"
+    done
+else
+    echo "note: groff missing, takt(1) and libtakt(3) not rendered" >&2
+fi
+comp=$prefix/share/bash-completion/completions/takt
+[ -f "$comp" ] || fail "bash completion not installed at share/bash-completion/completions/takt"
+complete_takt() {
+    bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _takt; echo "${COMPREPLY[*]}"' x "$comp" "$@"
+}
+[ "$(complete_takt takt ec)" = ecat ] || fail "completion of 'takt ec': '$(complete_takt takt ec)', expected ecat"
+[ "$(complete_takt takt ecat sl)" = slaves ] || fail "completion of 'takt ecat sl': '$(complete_takt takt ecat sl)'"
+[ "$(complete_takt takt ecat slaves --if)" = --iface ] ||
+    fail "completion of 'takt ecat slaves --if': '$(complete_takt takt ecat slaves --if)', expected --iface"
+
+echo "ok: installed to $prefix (bin, include/takt, $(basename "$libdir")/libtakt.a+.so, takt.pc, CMake package, man pages, completion); shared and static programs ran"
