@@ -70,6 +70,9 @@ static void analyze_options(void **state)
     expect("analyze x.pcap --bin 0", 2, "--bin", NULL);
     expect("analyze x.pcap --range 1000000 --bin 0.001", 2, "10 million bins", NULL);
     expect("capture -t 1", 2, "expects -i IF and -o FILE", NULL);
+    /* why a capture on the master's interface holds only the replies, and where to get both */
+    expect("help capture", 0, "on the master's interface this (or Wireshark, tcpdump) records only the replies",
+           "the master's own --pcap tap");
 }
 
 static void check_trees(void **state)
