@@ -392,8 +392,12 @@ static int64_t pct(const int64_t *s, size_t n, double p)
 }
 
 /* A capture that holds the returns but not the master's frames (taken on the master's
- * own interface): more returns without their request than with one. */
-static bool replies_only(const struct analyze *a) { return a->ecat_orphans > a->ecat_returned; }
+ * own interface): more returns without their request than with one, and than frames
+ * taken for requests (a return with working counter 0 looks like one). */
+static bool replies_only(const struct analyze *a)
+{
+    return a->ecat_orphans > a->ecat_returned && a->ecat_orphans > a->ecat_sent;
+}
 
 static uint64_t key_frames(const struct an_key *k, bool replies) { return replies ? k->orphans : k->count; }
 

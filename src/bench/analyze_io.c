@@ -419,9 +419,10 @@ void analyze_print(FILE *f, const struct analyze *a, const struct an_result *r, 
                         (unsigned long long)r->stream_after_cycle);
         } else if (r->replies_only) {
             fprintf(f, "frames lost: not measurable: the capture holds only the replies (the master's frames bypass "
-                    "the capture on its own interface); %llu returns. The period above is the returns'. For loss "
-                    "and round trips capture both directions: the master's --pcap tap, or a mirror port or tap on "
-                    "the cable\n", (unsigned long long)a->ecat_orphans);
+                    "the capture on its own interface); %llu returns without their request, %llu frames that look "
+                    "like requests. The period above is the returns'. For loss and round trips capture both "
+                    "directions: the master's --pcap tap, or a mirror port or tap on the cable\n",
+                    (unsigned long long)a->ecat_orphans, (unsigned long long)a->ecat_sent);
         } else {
             fprintf(f, "frames lost: not measurable: the capture holds only the master's frames, no returns (taken "
                     "where the replies' sender bypasses the capture, e.g. at the slaves' end of a veth). For loss "
