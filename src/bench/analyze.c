@@ -37,10 +37,10 @@ int analyze_init(struct analyze *a, const struct an_opts *o)
 {
     memset(a, 0, sizeof *a);
     a->o = *o;
-    if (a->o.bin_ns <= 0)
-        a->o.bin_ns = 1000;
-    if (a->o.range_ns <= 0)
-        a->o.range_ns = 100000;
+    if (a->o.bin_ns < 0)
+        a->o.bin_ns = 0;
+    if (a->o.range_ns < 0)
+        a->o.range_ns = 0;
     a->stream = -1;
     perf_stat_reset(&a->rtt);
     for (int n = 0; n <= AN_MAX_NODES; n++)
@@ -51,8 +51,10 @@ int analyze_init(struct analyze *a, const struct an_opts *o)
 void analyze_free(struct analyze *a)
 {
     free(a->ts);
-    for (unsigned i = 0; i < a->nkeys; i++)
+    for (unsigned i = 0; i < a->nkeys; i++) {
         free(a->keys[i].ts);
+        free(a->keys[i].ots);
+    }
     free(a->keys);
     free(a->khash);
     memset(a, 0, sizeof *a);
@@ -220,26 +222,46 @@ static void ecat_frame(struct analyze *a, int64_t ts, const uint8_t *f, size_t l
      * index, command and address, soon enough, and shows that it was processed: a
      * working counter above 0 (masters send 0) or a U/L bit its request did not have. */
     struct an_pend *req = (f[6] & 0x02) ? pend_find(a, idx, cmd, addr) : NULL;
-    bool is_return;
+    /* processed by a slave: a working counter above 0 (masters send 0) and the U/L bit */
+    bool processed = wkc_sum > 0 && (f[6] & 0x02);
+    bool is_return, orphan;
     if (dir) {
         /* the capture knows the direction: the master sent the first frame, so frames
          * going its way are requests, the others returns (a mailbox poll may come back
-         * with working counter 0, which the heuristic below cannot tell from a resend) */
-        if (!a->master_dir)
+         * with working counter 0, which the heuristic below cannot tell from a resend).
+         * A processed frame is not the master's, whichever way it was captured. */
+        if (!a->master_dir && !processed)
             a->master_dir = dir;
-        is_return = dir != a->master_dir && req && ts >= req->ts && ts - req->ts < AN_RTT_MAX;
+        is_return = a->master_dir && dir != a->master_dir && req && ts >= req->ts && ts - req->ts < AN_RTT_MAX;
+        orphan = !is_return && (a->master_dir ? dir != a->master_dir : processed);
     } else {
         is_return = req && ts >= req->ts && ts - req->ts < 100 * 1000000LL && (wkc_sum > 0 || !(req->mac0 & 0x02));
+        orphan = !is_return && processed;
     }
     if (is_return) {
         ecat_on_return(a, req, pd, ts);
         return;
     }
-    a->ecat_sent++;
     if (!a->proto)
         a->proto = PROTO_ECAT;
     const uint8_t *sig = pd ? pd : dg;
     uint32_t k = key_get(a, sig[0], get_le32(sig + 2), get_le16(sig + 6) & ECAT_LEN_MASK, pd != NULL);
+    if (orphan) {
+        /* A return answering no request in the file: sent before the capture started, or
+         * never seen by it (a master's own frames bypass the qdisc, and with it every
+         * capture, on its interface). Never a request: counted apart, and its stamps kept
+         * for a capture that holds nothing else. */
+        a->ecat_orphans++;
+        if (!a->ecat_sent || ts - a->first_sent_ts < 100 * 1000000LL)
+            a->ecat_orphans_head++;
+        if (k != UINT32_MAX) {
+            a->keys[k].orphans++;
+            push_ts(a, &a->keys[k].ots, &a->keys[k].nots, &a->keys[k].ocap, ts);
+        }
+        return;
+    }
+    if (!a->ecat_sent++)
+        a->first_sent_ts = ts;
     *pend_slot(a, idx) = (struct an_pend){ .cmd = cmd, .mac0 = f[6], .addr = addr, .ts = ts, .open = true,
                                            .key = k, .seq = k != UINT32_MAX ? a->keys[k].count : 0 };
     if (k == UINT32_MAX)
@@ -369,24 +391,82 @@ static int64_t pct(const int64_t *s, size_t n, double p)
     return s[rank - 1];
 }
 
+/* A capture that holds the returns but not the master's frames (taken on the master's
+ * own interface): more returns without their request than with one, and than frames
+ * taken for requests (a return with working counter 0 looks like one). */
+static bool replies_only(const struct analyze *a)
+{
+    return a->ecat_orphans > a->ecat_returned && a->ecat_orphans > a->ecat_sent;
+}
+
+static uint64_t key_frames(const struct an_key *k, bool replies) { return replies ? k->orphans : k->count; }
+
 /* EtherCAT: the cyclic stream is the most frequent signature among process-data
- * frames, else overall; its timestamps become a->ts (bench.c reads them). */
+ * frames, else overall; its timestamps become a->ts (bench.c reads them). Of a capture
+ * holding only returns, the returns make the stream: their period is the master's. */
 static void ecat_pick_stream(struct analyze *a)
 {
+    bool rep = replies_only(a);
     int best = -1;
     for (int pass = 0; pass < 2 && best < 0; pass++)
         for (unsigned k = 0; k < a->nkeys; k++)
-            if ((pass || a->keys[k].pd) && (best < 0 || a->keys[k].count > a->keys[best].count))
+            if ((pass || a->keys[k].pd) && key_frames(&a->keys[k], rep) &&
+                (best < 0 || key_frames(&a->keys[k], rep) > key_frames(&a->keys[best], rep)))
                 best = (int)k;
     a->stream = best;
     if (best < 0)
         return;
+    struct an_key *k = &a->keys[best];
     free(a->ts);
-    a->ts = a->keys[best].ts;
-    a->nts = a->keys[best].nts;
-    a->cap_ts = a->keys[best].cap;
-    a->keys[best].ts = NULL;
-    a->keys[best].cap = 0;
+    if (rep) {
+        a->ts = k->ots, a->nts = k->nots, a->cap_ts = k->ocap;
+        k->ots = NULL, k->ocap = 0;
+    } else {
+        a->ts = k->ts, a->nts = k->nts, a->cap_ts = k->cap;
+        k->ts = NULL, k->cap = 0;
+    }
+}
+
+/* A bin width of 1, 2 or 5 x 10^n ns, at most raw (at least 1 ns). */
+static int64_t readable_bin(int64_t raw)
+{
+    int64_t p = 1;
+    while (p <= INT64_MAX / 10 && p * 10 <= raw)
+        p *= 10;
+    int64_t m = raw / p;
+    return p * (m >= 5 ? 5 : m >= 2 ? 2 : 1);
+}
+
+/* The deviation histogram's window: --lo/--hi, or +-range; what is not given follows
+ * the nominal cycle (+-10 % of it in about 200 readable bins: a fixed +-100 us would put
+ * most periods of a 5 ms cycle in the outer bins). */
+static void hist_window(const struct analyze *a, int64_t nominal, int64_t *lo, int64_t *bin, uint32_t *nb)
+{
+    int64_t l, h, b = a->o.bin_ns;
+    if (a->o.lo_ns || a->o.hi_ns) {
+        l = a->o.lo_ns;
+        if (!b)
+            b = readable_bin(a->o.hi_ns > l && (a->o.hi_ns - l) / 200 > a->prec_ns ? (a->o.hi_ns - l) / 200
+                             : a->prec_ns > 0 ? a->prec_ns : 1000);
+        h = a->o.hi_ns > l ? a->o.hi_ns : l + b;
+    } else {
+        int64_t range = a->o.range_ns;
+        if (!range)
+            range = nominal >= 10 ? nominal / 10 : 100000;
+        if (!b)   /* no finer than the stamps: a 1 us capture would fill every fifth bin */
+            b = readable_bin(range / 100 > a->prec_ns ? range / 100 : a->prec_ns);
+        if (!a->o.range_ns) {
+            if (range / b > 5000000)   /* a tiny --bin: at most 10 million bins */
+                range = b * 5000000;
+            range = (range + b - 1) / b * b;
+        }
+        l = -range;
+        h = range;
+    }
+    int64_t n = (h - l + b - 1) / b;
+    *lo = l;
+    *bin = b;
+    *nb = (uint32_t)(n < 1 ? 1 : n > UINT32_MAX ? UINT32_MAX : n);
 }
 
 /* Periods of the stream: statistics, exact percentiles, the deviation histogram with
@@ -410,13 +490,10 @@ static int period_stats(const struct analyze *a, struct an_result *r)
     r->p999 = pct(sorted, n, 99.9);
     r->p9999 = pct(sorted, n, 99.99);
     free(sorted);
-    int64_t lo = -a->o.range_ns, hi = a->o.range_ns;
-    if (a->o.lo_ns || a->o.hi_ns) {
-        lo = a->o.lo_ns;
-        hi = a->o.hi_ns > lo ? a->o.hi_ns : lo + a->o.bin_ns;
-    }
-    uint32_t nb = (uint32_t)((hi - lo + a->o.bin_ns - 1) / a->o.bin_ns);
-    int rc = perf_hist_init(&r->dev, lo, a->o.bin_ns, nb < 1 ? 1 : nb);
+    int64_t lo, bin;
+    uint32_t nb;
+    hist_window(a, r->nominal_ns, &lo, &bin, &nb);
+    int rc = perf_hist_init(&r->dev, lo, bin, nb);
     if (rc) {
         free(per);
         return rc;
@@ -436,11 +513,16 @@ static int period_stats(const struct analyze *a, struct an_result *r)
 }
 
 /* EtherCAT loss, measurable only when the capture holds both directions. Requests
- * still open within two cycles of the end were in flight when the capture stopped. */
+ * still open within two cycles of the end were in flight when the capture stopped.
+ * Round trips only where the stamps tell a request from its return: a capture stamping
+ * both at once (or too coarsely) gives 0 for every one. */
 static void ecat_loss(const struct analyze *a, struct an_result *r)
 {
     r->rtt = a->rtt;
-    if (!a->ecat_returned)
+    r->replies_only = replies_only(a);
+    r->rtt_measurable = a->rtt.count && a->rtt.max > 0;
+    r->loss_measurable = a->ecat_returned && !r->replies_only;
+    if (!r->loss_measurable)
         return;
     int64_t last = a->ts[a->nts - 1];
     uint64_t tail = 0, tail_stream = 0;

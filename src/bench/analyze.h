@@ -16,8 +16,8 @@
 
 struct an_opts {
     int64_t cycle_ns;        /* nominal cycle; 0 = median of the measured periods */
-    int64_t bin_ns;          /* histogram bin width (default 1 us) */
-    int64_t range_ns;        /* deviation histogram covers +-range; outer bins beyond (default 100 us) */
+    int64_t bin_ns;          /* histogram bin width; 0 = about 1/200 of the span, rounded to 1, 2 or 5 x 10^n ns */
+    int64_t range_ns;        /* deviation histogram covers +-range; outer bins beyond; 0 = 10 % of the nominal cycle */
     int64_t lo_ns, hi_ns;    /* explicit limits [lo, hi) instead of +-range (used when either is set) */
     int64_t from_ns, to_ns;  /* only frames with from <= ts < to (capture clock); 0 = unbounded */
 };
@@ -53,6 +53,9 @@ struct an_key {
     uint64_t after_cycle;    /* came back before that, but more than a nominal cycle after its send */
     int64_t *ts;             /* send timestamps */
     size_t nts, cap;
+    uint64_t orphans;        /* returns of this signature whose request is not in the file */
+    int64_t *ots;            /* their timestamps: the stream of a capture that holds only returns */
+    size_t nots, ocap;
 };
 
 struct analyze {
@@ -60,6 +63,7 @@ struct analyze {
     uint64_t frames, ecat_frames, plk_frames, other_frames, malformed;
     uint64_t outside;        /* frames outside [from_ns, to_ns) */
     int master_dir;          /* direction flag of the master's EtherCAT frames (the first one's), 0 unknown */
+    int64_t prec_ns;         /* the file's timestamp resolution (0 unknown): no finer default bins */
     bool truncated;          /* the file ended inside a block (a killed capture): read up to there */
     uint64_t backwards;      /* stream frames stamped before their predecessor (taken as simultaneous) */
     /* the cyclic stream: timestamps of its frames (EtherCAT master-sent frames of the
@@ -75,6 +79,9 @@ struct analyze {
     unsigned khash_cap;      /* power of two */
     int stream;              /* key of the cyclic stream after analyze_finish, -1 none */
     uint64_t ecat_sent, ecat_returned, ecat_late;
+    uint64_t ecat_orphans;   /* returns whose request is not in the file (never counted as sent) */
+    uint64_t ecat_orphans_head; /* of those, the ones before or just after the first request: in flight at the start */
+    int64_t first_sent_ts;   /* the first request's stamp, when ecat_sent > 0 */
     struct an_pend pend[256][AN_PEND_WAYS];
     struct perf_stat rtt;            /* master-sent -> returned, by datagram index */
     uint64_t wkc_zero;               /* returned cyclic frames whose first datagram has WKC 0 */
@@ -99,6 +106,9 @@ struct an_result {
                                        * its next cycle's start on the nominal grid, in time for one that waits
                                        * for its next send (its thread woke late) */
     struct perf_stat rtt;
+    bool replies_only;                /* EtherCAT: the capture holds the returns but not the master's frames */
+    bool loss_measurable;             /* EtherCAT: requests and their returns are both in the file */
+    bool rtt_measurable;              /* round trips were seen and their stamps differ (not stamped at once) */
     int64_t p50, p99, p999, p9999;    /* of the period */
     struct perf_hist period_hist;     /* period histogram in bin_ns bins for the percentiles */
 };

@@ -304,6 +304,8 @@ static int read_pcap(struct analyze *a, FILE *f, uint8_t *conv, const char *path
 int analyze_stream(struct analyze *a, FILE *f, const char *path, int64_t *precision_ns, char *err, size_t errlen)
 {
     int rc = sniff(f, path, precision_ns, err, errlen);
+    if (!rc)
+        a->prec_ns = *precision_ns;
     uint8_t m[4] = { 0 };
     if (rc || fseek(f, 0, SEEK_SET) || fread(m, 1, 4, f) != 4 || fseek(f, 0, SEEK_SET)) {
         fclose(f);
@@ -333,6 +335,9 @@ int analyze_stream(struct analyze *a, FILE *f, const char *path, int64_t *precis
 
 /* The other process-data frame signatures, most frequent first (a second cyclic frame,
  * another group's): up to max indices into out. */
+/* Frames of a signature in the file: sent, and returns without their request. */
+static uint64_t key_seen(const struct an_key *k) { return k->count + k->orphans; }
+
 static unsigned other_streams(const struct analyze *a, unsigned *out, unsigned max)
 {
     unsigned n = 0;
@@ -340,7 +345,7 @@ static unsigned other_streams(const struct analyze *a, unsigned *out, unsigned m
         if (!a->keys[k].pd || (int)k == a->stream)
             continue;
         unsigned i = n < max ? n++ : max;   /* insertion into the top max */
-        while (i > 0 && a->keys[out[i - 1]].count < a->keys[k].count) {
+        while (i > 0 && key_seen(&a->keys[out[i - 1]]) < key_seen(&a->keys[k])) {
             if (i < max)
                 out[i] = out[i - 1];
             i--;
@@ -366,16 +371,17 @@ void analyze_print(FILE *f, const struct analyze *a, const struct an_result *r, 
                 "capture); taken as simultaneous with it\n", (unsigned long long)a->backwards);
     if (r->proto == 1) {
         const struct an_key *k = &a->keys[a->stream];
-        fprintf(f, "cyclic stream: EtherCAT %s %s addr 0x%08x len %u, %llu frames\n",
+        fprintf(f, "cyclic stream: EtherCAT %s %s addr 0x%08x len %u, %llu %s\n",
                 k->pd ? "frames with process data," : "frames, first datagram", ecat_cmd_name(k->cmd),
-                k->addr, k->len, (unsigned long long)k->count);
+                k->addr, k->len, (unsigned long long)(r->replies_only ? k->orphans : k->count),
+                r->replies_only ? "returns (the master's frames are not in the file)" : "frames");
         if (!k->pd)
             fprintf(f, "note: no frame carries process data (LRD/LWR/LRW); the most frequent frame is taken as the "
                        "stream, which may not be cyclic at all (a bring-up or mailbox session)\n");
         unsigned o[5], no = other_streams(a, o, 5);
         for (unsigned i = 0; i < no; i++)
             fprintf(f, "other process-data frames: %s addr 0x%08x len %u, %llu frames\n", ecat_cmd_name(a->keys[o[i]].cmd),
-                    a->keys[o[i]].addr, a->keys[o[i]].len, (unsigned long long)a->keys[o[i]].count);
+                    a->keys[o[i]].addr, a->keys[o[i]].len, (unsigned long long)key_seen(&a->keys[o[i]]));
     } else
         fprintf(f, "cyclic stream: POWERLINK SoC, %llu frames\n", (unsigned long long)a->soc);
     fprintf(f, "nominal cycle: %.1f us%s\n", (double)r->nominal_ns / 1000.0, a->o.cycle_ns ? "" : " (median period)");
@@ -393,7 +399,13 @@ void analyze_print(FILE *f, const struct analyze *a, const struct an_result *r, 
     fprintf(f, "  %12s  %llu\n", ">= upper", (unsigned long long)r->dev.over);
     fprintf(f, "gaps: %llu (%llu cycles missing)\n", (unsigned long long)r->gaps, (unsigned long long)r->missing_cycles);
     if (r->proto == 1) {
-        if (a->ecat_returned) {
+        if (a->ecat_orphans_head && !r->replies_only)
+            fprintf(f, "%llu returns without their request in the file (capture started while they were in flight); "
+                    "not counted as sent\n", (unsigned long long)a->ecat_orphans_head);
+        if (a->ecat_orphans > a->ecat_orphans_head && !r->replies_only)
+            fprintf(f, "%llu more returns without their request in the file (their request was not captured); "
+                    "not counted as sent\n", (unsigned long long)(a->ecat_orphans - a->ecat_orphans_head));
+        if (r->loss_measurable) {
             const struct an_key *k = &a->keys[a->stream];
             fprintf(f, "frames lost: %llu of %llu sent; late: %llu (returned after the master had sent the next frame "
                     "of their kind, which a master counts as lost)\n", (unsigned long long)r->lost,
@@ -405,10 +417,24 @@ void analyze_print(FILE *f, const struct analyze *a, const struct an_result *r, 
                 fprintf(f, "cyclic stream: %llu returned more than a nominal cycle after their send, before the next "
                         "send (late for a master that keeps its deadlines on the nominal grid)\n",
                         (unsigned long long)r->stream_after_cycle);
-            perf_print_line(f, "Round Trip", &r->rtt);
+        } else if (r->replies_only) {
+            fprintf(f, "frames lost: not measurable: the capture holds only the replies (the master's frames bypass "
+                    "the capture on its own interface); %llu returns without their request, %llu frames that look "
+                    "like requests. The period above is the returns'. For loss and round trips capture both "
+                    "directions: the master's --pcap tap, or a mirror port or tap on the cable\n",
+                    (unsigned long long)a->ecat_orphans, (unsigned long long)a->ecat_sent);
         } else {
-            fprintf(f, "frames lost: not measurable (the capture holds no returned frames; capture on the slave side or both)\n");
+            fprintf(f, "frames lost: not measurable: the capture holds only the master's frames, no returns (taken "
+                    "where the replies' sender bypasses the capture, e.g. at the slaves' end of a veth). For loss "
+                    "and round trips capture both directions: the master's --pcap tap, or a mirror port or tap on "
+                    "the cable\n");
         }
+        if (r->rtt_measurable)
+            perf_print_line(f, "Round Trip", &r->rtt);
+        else if (r->rtt.count)
+            fprintf(f, "Round Trip: not measurable: each of the %llu returns is stamped with its request's time (a "
+                    "capture that stamps both at once, or too coarsely to show a round trip)\n",
+                    (unsigned long long)r->rtt.count);
     } else {
         bool any_pres = false;
         for (int n = 1; n <= AN_MAX_NODES; n++)
@@ -418,7 +444,9 @@ void analyze_print(FILE *f, const struct analyze *a, const struct an_result *r, 
                     "PRes never appear are left out (not captured in that direction)\n",
                     (unsigned long long)r->lost, (unsigned long long)r->late);
         else
-            fprintf(f, "PRes lost: not measurable (the capture holds no PRes; capture on the MN side or both)\n");
+            fprintf(f, "PRes lost: not measurable: the capture holds no PRes (taken where the CNs send with qdisc "
+                    "bypass, which hides their frames from it); capture both directions with the MN's --pcap "
+                    "tap, or on a mirror port\n");
         fprintf(f, "%5s %8s %8s %6s %6s  %s\n", "node", "PReq", "PRes", "lost", "late",
                 "PReq->PRes latency min/avg/max [usec]");
         for (int n = 1; n <= AN_MAX_NODES; n++) {
@@ -468,10 +496,13 @@ void *analyze_to_json(const struct analyze *a, const struct an_result *r, int64_
     json_object_object_add(j, "gaps", json_object_new_int64((int64_t)r->gaps));
     json_object_object_add(j, "missing_cycles", json_object_new_int64((int64_t)r->missing_cycles));
     if (r->proto == 1) {
+        bool lm = r->loss_measurable;
         json_object_object_add(j, "sent", json_object_new_int64((int64_t)a->ecat_sent));
         json_object_object_add(j, "returned", json_object_new_int64((int64_t)a->ecat_returned));
-        json_object_object_add(j, "lost", a->ecat_returned ? json_object_new_int64((int64_t)r->lost) : NULL);
-        json_object_object_add(j, "late", a->ecat_returned ? json_object_new_int64((int64_t)r->late) : NULL);
+        json_object_object_add(j, "returns_without_request", json_object_new_int64((int64_t)a->ecat_orphans));
+        json_object_object_add(j, "replies_only", json_object_new_boolean(r->replies_only));
+        json_object_object_add(j, "lost", lm ? json_object_new_int64((int64_t)r->lost) : NULL);
+        json_object_object_add(j, "late", lm ? json_object_new_int64((int64_t)r->late) : NULL);
         const struct an_key *k = &a->keys[a->stream];
         json_object *st = json_object_new_object();
         json_object_object_add(st, "command", json_object_new_string(ecat_cmd_name(k->cmd)));
@@ -480,9 +511,10 @@ void *analyze_to_json(const struct analyze *a, const struct an_result *r, int64_
         json_object_object_add(st, "process_data", json_object_new_boolean(k->pd));
         json_object_object_add(st, "sent", json_object_new_int64((int64_t)k->count));
         json_object_object_add(st, "returned", json_object_new_int64((int64_t)k->returned));
-        json_object_object_add(st, "late", a->ecat_returned ? json_object_new_int64((int64_t)r->stream_late) : NULL);
-        json_object_object_add(st, "lost", a->ecat_returned ? json_object_new_int64((int64_t)r->stream_lost) : NULL);
-        json_object_object_add(st, "after_cycle", a->ecat_returned && a->o.cycle_ns > 0
+        json_object_object_add(st, "returns_without_request", json_object_new_int64((int64_t)k->orphans));
+        json_object_object_add(st, "late", lm ? json_object_new_int64((int64_t)r->stream_late) : NULL);
+        json_object_object_add(st, "lost", lm ? json_object_new_int64((int64_t)r->stream_lost) : NULL);
+        json_object_object_add(st, "after_cycle", lm && a->o.cycle_ns > 0
                                                       ? json_object_new_int64((int64_t)r->stream_after_cycle) : NULL);
         json_object_object_add(j, "stream", st);
         unsigned o[16], no = other_streams(a, o, 16);
@@ -493,10 +525,11 @@ void *analyze_to_json(const struct analyze *a, const struct an_result *r, int64_
             json_object_object_add(x, "address", json_object_new_int64(a->keys[o[i]].addr));
             json_object_object_add(x, "length", json_object_new_int(a->keys[o[i]].len));
             json_object_object_add(x, "sent", json_object_new_int64((int64_t)a->keys[o[i]].count));
+            json_object_object_add(x, "returns_without_request", json_object_new_int64((int64_t)a->keys[o[i]].orphans));
             json_object_array_add(others, x);
         }
         json_object_object_add(j, "other_process_data_frames", others);
-        json_object_object_add(j, "round_trip", perf_msmt_to_json(&r->rtt, NULL, "Round Trip"));
+        json_object_object_add(j, "round_trip", r->rtt_measurable ? perf_msmt_to_json(&r->rtt, NULL, "Round Trip") : NULL);
     } else {
         json_object_object_add(j, "lost", json_object_new_int64((int64_t)r->lost));
         json_object_object_add(j, "late", json_object_new_int64((int64_t)r->late));

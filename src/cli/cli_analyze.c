@@ -53,8 +53,10 @@ static int run_analyze(struct cli_ctx *c)
             return cli_usage_error(c, "--to expects a capture time in ns after --from, got '%s'", s);
         o.to_ns = t;
     }
-    int64_t span = o.lo_ns || o.hi_ns ? o.hi_ns - o.lo_ns : 2 * (o.range_ns ? o.range_ns : 100000);
-    if (span / (o.bin_ns ? o.bin_ns : 1000) > 10000000)
+    /* without --bin the bin follows the span (about 200 bins), and without a span the
+     * analyzer caps the bins a small --bin makes */
+    int64_t span = o.lo_ns || o.hi_ns ? o.hi_ns - o.lo_ns : 2 * o.range_ns;
+    if (o.bin_ns && span / o.bin_ns > 10000000)
         return cli_usage_error(c, "--range/--lo/--hi with --bin give more than 10 million bins; use wider bins");
     struct analyze a;
     analyze_init(&a, &o);
@@ -204,8 +206,9 @@ static int run_capture(struct cli_ctx *c)
 
 static const struct cli_opt analyze_opts[] = {
     { "nominal", 0, 1, "US", "nominal cycle in us (default: the median period)" },
-    { "bin", 0, 1, "US", "deviation histogram bin width in us (default 1)" },
-    { "range", 0, 1, "US", "histogram covers +-US around nominal; outer bins collect the rest (default 100)" },
+    { "bin", 0, 1, "US", "deviation histogram bin width in us (default: about 1/200 of the span, 1/2/5 x 10^n ns)" },
+    { "range", 0, 1, "US", "histogram covers +-US around nominal; outer bins collect the rest (default: 10 % of "
+                           "the nominal cycle)" },
     { "lo", 0, 1, "US", "lower histogram limit in us (with --hi, instead of --range; e.g. --lo=-50)" },
     { "hi", 0, 1, "US", "upper histogram limit in us" },
     { "from", 0, 1, "NS", "only frames captured at or after NS (ns since 1970, e.g. a stack's window start)" },
@@ -226,13 +229,20 @@ const struct cli_cmd cli_cmds_analyze[] = {
       "with their returns by datagram index; POWERLINK: SoC, and PReq->PRes per node - and reports the\n"
       "cycle period (PerfMsmt line, percentiles), the deviation histogram with outer bins (--range, or\n"
       "--lo/--hi), gaps, lost and late frames (late: after the master had moved on, which it counts\n"
-      "as lost) and latencies. Microsecond captures are analysed with a note that precision is 1 us.",
+      "as lost) and latencies. Microsecond captures are analysed with a note that precision is 1 us.\n"
+      "What a capture cannot show is said, not guessed: one taken on the master's own interface holds\n"
+      "only the returns (no loss figure; the period is theirs), returns whose request is not in the\n"
+      "file are counted apart, and stamps equal for request and return give no round trip.",
       CLI_JSON, analyze_opts, run_analyze },
     { NULL, "capture", NULL, "capture EtherCAT/POWERLINK frames of an interface to pcapng with kernel timestamps",
       "Writes pcapng with nanosecond kernel receive timestamps (libpcap, immediate mode) for -t\n"
       "seconds or until Ctrl-C. Needs CAP_NET_RAW, held only until the capture is set up; --all\n"
-      "needs root, which the file capabilities on takt do not grant. A sender using\n"
-      "PACKET_QDISC_BYPASS is invisible on its own interface: capture on the peer end.",
+      "needs root, which the file capabilities on takt do not grant.\n"
+      "takt sends with PACKET_QDISC_BYPASS, which also passes by every capture on the sending\n"
+      "interface: on the master's interface this (or Wireshark, tcpdump) records only the replies,\n"
+      "and on the slaves' end of a veth only the master's frames. takt analyze then reports the\n"
+      "period but no loss. For both directions use the master's own --pcap tap, or a mirror port\n"
+      "or tap on the cable.",
       CLI_IFACE | CLI_TIME, capture_opts, run_capture },
     { 0 }
 };

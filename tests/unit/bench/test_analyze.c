@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <json-c/json.h>
 #include <pcap/pcap.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -378,6 +379,170 @@ static void asymmetric_limits(void **state)
     analyze_free(&a);
 }
 
+/* The text report of a finished analysis, into buf. */
+static void report_text(const struct analyze *a, const struct an_result *r, char *buf, size_t n)
+{
+    FILE *f = fmemopen(buf, n, "w");
+    assert_non_null(f);
+    analyze_print(f, a, r, 1);
+    fclose(f);
+}
+
+/* A capture at the master's own interface: its frames bypass the qdisc and never reach
+ * the capture, so the file holds only the returns (processed: WKC 3, U/L bit set). Not
+ * one of them may be counted as sent or lost; the period still comes from them. */
+static void ecat_replies_only(void **state)
+{
+    master_mac0 = 0x00;
+    struct analyze a;
+    struct an_opts o = { 0 };
+    analyze_init(&a, &o);
+    uint8_t b[64];
+    for (int i = 0; i < 1000; i++)
+        analyze_frame(&a, 1000000LL * i + 20000, b, ecat_lrw(b, (uint8_t)i, true));
+    struct an_result r;
+    assert_int_equal(analyze_finish(&a, &r), 0);
+    assert_int_equal(a.ecat_sent, 0);
+    assert_int_equal(r.cycles, 999);
+    assert_int_equal(r.period.min, 1000000);
+    assert_int_equal(r.period.max, 1000000);
+    assert_int_equal(r.lost, 0);
+    assert_true(r.replies_only);
+    assert_false(r.loss_measurable);
+    static char txt[8192];
+    report_text(&a, &r, txt, sizeof txt);
+    assert_non_null(strstr(txt, "frames lost: not measurable: the capture holds only the replies (the master's "
+                                "frames bypass the capture on its own interface)"));
+    assert_null(strstr(txt, "slave side or both"));
+    json_object *j = analyze_to_json(&a, &r, 1), *x;
+    assert_true(json_object_object_get_ex(j, "lost", &x));
+    assert_null(x);
+    assert_true(json_object_object_get_ex(j, "sent", &x));
+    assert_int_equal(json_object_get_int64(x), 0);
+    json_object_put(j);
+    analyze_result_free(&r);
+    analyze_free(&a);
+    /* a few returns with working counter 0 (no slave processed them) look like requests:
+     * still a capture of replies, no loss figure */
+    analyze_init(&a, &o);
+    for (int i = 0; i < 1000; i++) {
+        uint32_t n = ecat_lrw(b, (uint8_t)i, true);
+        if (i % 100 == 50)
+            put_le16(b + 34, 0);
+        analyze_frame(&a, 2000000000LL + 1000000LL * i, b, n);
+    }
+    assert_int_equal(analyze_finish(&a, &r), 0);
+    assert_int_equal(a.ecat_sent, 10);
+    assert_true(r.replies_only);
+    assert_false(r.loss_measurable);
+    assert_int_equal(r.lost, 0);
+    analyze_result_free(&r);
+    analyze_free(&a);
+}
+
+/* Without --bin/--range the histogram spans the nominal cycle's neighbourhood: a 5.1 ms
+ * cycle whose periods stray by up to +-300 us puts none of them in the outer bins
+ * (a fixed +-100 us window put most of them there). */
+static void default_hist_follows_nominal(void **state)
+{
+    master_mac0 = 0;
+    struct analyze a;
+    struct an_opts o = { 0 };
+    analyze_init(&a, &o);
+    uint8_t b[64];
+    int64_t t = 0;
+    for (int i = 0; i < 401; i++) {
+        if (i)
+            t += 5100000 + (int64_t)((i * 7919) % 601 - 300) * 1000;
+        analyze_frame(&a, t, b, ecat_lrw(b, (uint8_t)i, false));
+    }
+    struct an_result r;
+    assert_int_equal(analyze_finish(&a, &r), 0);
+    assert_int_equal(r.cycles, 400);
+    assert_true(r.period.max - r.period.min > 500000);
+    assert_int_equal(r.dev.under, 0);
+    assert_int_equal(r.dev.over, 0);
+    assert_true(r.dev.nbins >= 100 && r.dev.nbins <= 400);
+    assert_int_equal(r.dev.lo, -(int64_t)r.dev.bin * (int64_t)r.dev.nbins / 2);
+    analyze_result_free(&r);
+    analyze_free(&a);
+    /* --bin and --range still rule */
+    o = (struct an_opts){ .bin_ns = 1000, .range_ns = 100000 };
+    analyze_init(&a, &o);
+    t = 0;
+    for (int i = 0; i < 3; i++, t += 5100000 + 200000 * i)
+        analyze_frame(&a, t, b, ecat_lrw(b, (uint8_t)i, false));
+    assert_int_equal(analyze_finish(&a, &r), 0);
+    assert_int_equal(r.dev.bin, 1000);
+    assert_int_equal(r.dev.nbins, 200);
+    analyze_result_free(&r);
+    analyze_free(&a);
+}
+
+/* A capture that stamps a request and its return alike cannot show a round trip:
+ * no "Round Trip 0.0/0.0/0.0", null in JSON. */
+static void ecat_equal_stamps(void **state)
+{
+    master_mac0 = 0;
+    struct analyze a;
+    struct an_opts o = { 0 };
+    analyze_init(&a, &o);
+    uint8_t b[64];
+    for (int i = 0; i < 100; i++) {
+        analyze_frame(&a, 1000000LL * i, b, ecat_lrw(b, (uint8_t)i, false));
+        analyze_frame(&a, 1000000LL * i, b, ecat_lrw(b, (uint8_t)i, true));
+    }
+    struct an_result r;
+    assert_int_equal(analyze_finish(&a, &r), 0);
+    assert_int_equal(a.ecat_sent, 100);
+    assert_int_equal(a.ecat_returned, 100);
+    assert_int_equal(r.lost, 0);
+    assert_false(r.rtt_measurable);
+    static char txt[8192];
+    report_text(&a, &r, txt, sizeof txt);
+    assert_null(strstr(txt, "'Round Trip'"));
+    assert_non_null(strstr(txt, "Round Trip: not measurable"));
+    json_object *j = analyze_to_json(&a, &r, 1), *x;
+    assert_true(json_object_object_get_ex(j, "round_trip", &x));
+    assert_null(x);
+    json_object_put(j);
+    analyze_result_free(&r);
+    analyze_free(&a);
+}
+
+/* The capture started while three frames were in flight: their returns come first,
+ * without their requests. They are counted apart, never as sent (nor lost). */
+static void ecat_orphan_returns(void **state)
+{
+    master_mac0 = 0x02;
+    struct analyze a;
+    struct an_opts o = { 0 };
+    analyze_init(&a, &o);
+    uint8_t b[64];
+    for (int i = 0; i < 3; i++)
+        analyze_frame(&a, 1000LL * i, b, ecat_lrw(b, (uint8_t)(253 + i), true));
+    for (int i = 0; i < 100; i++) {
+        analyze_frame(&a, 10000 + 1000000LL * i, b, ecat_lrw(b, (uint8_t)i, false));
+        analyze_frame(&a, 30000 + 1000000LL * i, b, ecat_lrw(b, (uint8_t)i, true));
+    }
+    struct an_result r;
+    assert_int_equal(analyze_finish(&a, &r), 0);
+    assert_int_equal(a.ecat_sent, 100);
+    assert_int_equal(a.ecat_returned, 100);
+    assert_int_equal(a.keys[a.stream].count, 100);
+    assert_int_equal(r.lost, 0);
+    assert_int_equal(r.cycles, 99);
+    assert_true(r.loss_measurable);
+    assert_int_equal(a.ecat_orphans, 3);
+    static char txt[8192];
+    report_text(&a, &r, txt, sizeof txt);
+    assert_non_null(strstr(txt, "3 returns without their request in the file (capture started while they were "
+                                "in flight)"));
+    assert_non_null(strstr(txt, "frames lost: 0 of 100 sent"));
+    analyze_result_free(&r);
+    analyze_free(&a);
+}
+
 static struct variant V[] = {
     { NG_NS, 0x00 }, { NG_NS, 0x02 }, { NG_US, 0x00 }, { NG_BE, 0x02 }, { PCAP_NS, 0x00 }, { PCAP_US, 0x02 },
     { NG_SLL2, 0x02 }, { PCAP_SLL, 0x00 },
@@ -407,6 +572,10 @@ int main(void)
         cmocka_unit_test_prestate(plk_known_cycle, &V[7]),
         cmocka_unit_test(plk_one_direction),
         cmocka_unit_test(asymmetric_limits),
+        cmocka_unit_test(ecat_replies_only),
+        cmocka_unit_test(default_hist_follows_nominal),
+        cmocka_unit_test(ecat_equal_stamps),
+        cmocka_unit_test(ecat_orphan_returns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
