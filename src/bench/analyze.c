@@ -323,8 +323,11 @@ static void plk_frame(struct analyze *a, int64_t ts, const uint8_t *f, size_t le
             n->pres++;
             if (n->last_preq && n->overdue)
                 n->late++;
-            else if (n->last_preq && ts >= n->last_preq && ts - n->last_preq < AN_RTT_MAX)
+            else if (n->last_preq && ts >= n->last_preq && ts - n->last_preq < AN_RTT_MAX) {
                 perf_stat_add(&n->lat, ts - n->last_preq);
+                if (a->o.pres_timeout_ns > 0 && ts - n->last_preq > a->o.pres_timeout_ns)
+                    n->after_timeout++;
+            }
             n->last_preq = 0;
         }
         break;
@@ -564,6 +567,7 @@ int analyze_finish(struct analyze *a, struct an_result *r)
         if (a->node[k].pres) {
             r->lost += a->node[k].lost;
             r->late += a->node[k].late;
+            r->pres_after_timeout += a->node[k].after_timeout;
         }
     return 0;
 }

@@ -20,12 +20,15 @@ struct an_opts {
     int64_t range_ns;        /* deviation histogram covers +-range; outer bins beyond; 0 = 10 % of the nominal cycle */
     int64_t lo_ns, hi_ns;    /* explicit limits [lo, hi) instead of +-range (used when either is set) */
     int64_t from_ns, to_ns;  /* only frames with from <= ts < to (capture clock); 0 = unbounded */
+    int64_t pres_timeout_ns; /* POWERLINK: the MN's PRes timeout, to count PRes after it (0: not known) */
 };
 
 struct an_node {             /* POWERLINK: per CN */
     uint64_t preq, pres, lost;
     uint64_t late;           /* PRes that came after the MN had moved on (its timeout): the MN counts them lost */
     struct perf_stat lat;    /* PReq -> PRes of the PRes in time, ns */
+    uint64_t after_timeout;  /* of those, later than pres_timeout_ns after the PReq: late by the MN's stamp
+                              * rule, in time on the wire because the MN moved on late (its thread woke late) */
     int64_t last_preq;       /* ts of the PReq still waiting for its PRes, 0 = none */
     bool overdue;            /* the MN sent another frame since that PReq */
 };
@@ -101,6 +104,7 @@ struct an_result {
     uint64_t lost;                    /* EtherCAT: sent, never returned; POWERLINK: PRes missing */
     uint64_t late;                    /* returned/answered after the master moved on (it counts them lost) */
     uint64_t stream_lost, stream_late;/* EtherCAT: the same for the cyclic stream's frames only */
+    uint64_t pres_after_timeout;      /* POWERLINK: sum of the nodes' after_timeout */
     uint64_t stream_after_cycle;      /* EtherCAT: stream returns more than a nominal cycle (--nominal) after
                                        * their send, before the next send: late for a master whose deadline is
                                        * its next cycle's start on the nominal grid, in time for one that waits

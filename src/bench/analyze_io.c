@@ -439,8 +439,11 @@ void analyze_print(FILE *f, const struct analyze *a, const struct an_result *r, 
         bool any_pres = false;
         for (int n = 1; n <= AN_MAX_NODES; n++)
             any_pres |= a->node[n].pres > 0;
+        if (r->pres_after_timeout)
+            fprintf(f, "PRes after the PRes timeout but before the MN moved on: %llu (late by the MN's rule, which "
+                    "judges the PRes's stamp against the timeout)\n", (unsigned long long)r->pres_after_timeout);
         if (any_pres)
-            fprintf(f, "PRes lost: %llu, late: %llu (after the MN had moved on, which it counts as lost); nodes whose "
+            fprintf(f, "PRes lost: %llu, late: %llu (after the MN had moved on to its next frame); nodes whose "
                     "PRes never appear are left out (not captured in that direction)\n",
                     (unsigned long long)r->lost, (unsigned long long)r->late);
         else
@@ -534,6 +537,8 @@ void *analyze_to_json(const struct analyze *a, const struct an_result *r, int64_
         json_object_object_add(j, "lost", json_object_new_int64((int64_t)r->lost));
         json_object_object_add(j, "late", json_object_new_int64((int64_t)r->late));
         json_object_object_add(j, "soc", json_object_new_int64((int64_t)a->soc));
+        json_object_object_add(j, "pres_after_timeout", a->o.pres_timeout_ns > 0
+                                                            ? json_object_new_int64((int64_t)r->pres_after_timeout) : NULL);
         json_object *nodes = json_object_new_array();
         for (int n = 1; n <= AN_MAX_NODES; n++) {
             const struct an_node *nd = &a->node[n];
@@ -545,6 +550,8 @@ void *analyze_to_json(const struct analyze *a, const struct an_result *r, int64_
             json_object_object_add(o, "pres", json_object_new_int64((int64_t)nd->pres));
             json_object_object_add(o, "lost", json_object_new_int64((int64_t)nd->lost));
             json_object_object_add(o, "late", json_object_new_int64((int64_t)nd->late));
+            json_object_object_add(o, "after_timeout", a->o.pres_timeout_ns > 0
+                                                           ? json_object_new_int64((int64_t)nd->after_timeout) : NULL);
             json_object_object_add(o, "latency", perf_msmt_to_json(&nd->lat, NULL, "PRes Latency"));
             json_object_array_add(nodes, o);
         }

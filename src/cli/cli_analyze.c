@@ -42,6 +42,10 @@ static int run_analyze(struct cli_ctx *c)
     if ((cli_get(c, "lo") || cli_get(c, "hi")) && !(cli_get(c, "lo") && cli_get(c, "hi") && o.hi_ns > o.lo_ns))
         return cli_usage_error(c, "--lo and --hi go together, with --hi above --lo (got %s and %s)",
                                cli_get(c, "lo") ? cli_get(c, "lo") : "none", cli_get(c, "hi") ? cli_get(c, "hi") : "none");
+    if ((s = cli_get(c, "pres-timeout"))) {
+        if (cli_parse_double(c, "--pres-timeout (microseconds)", s, 0.001, 1e7, &v)) return 2;
+        o.pres_timeout_ns = (int64_t)(v * 1000 + 0.5);
+    }
     long long t;
     if ((s = cli_get(c, "from"))) {
         if (sscanf(s, "%lld", &t) != 1 || t < 0)
@@ -213,6 +217,8 @@ static const struct cli_opt analyze_opts[] = {
     { "hi", 0, 1, "US", "upper histogram limit in us" },
     { "from", 0, 1, "NS", "only frames captured at or after NS (ns since 1970, e.g. a stack's window start)" },
     { "to", 0, 1, "NS", "only frames captured before NS" },
+    { "pres-timeout", 0, 1, "US", "POWERLINK: the MN's PRes timeout; PRes later than it that came before the MN "
+                                  "moved on are counted apart (after_timeout)" },
     { 0 }
 };
 

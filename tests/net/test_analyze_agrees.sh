@@ -34,7 +34,10 @@ plk() {
     local from to
     from=$(net_json "$NET_TMP/mn.json" "j['measure']['start_realtime_ns']")
     to=$(net_json "$NET_TMP/mn.json" "j['measure']['end_realtime_ns']")
-    "$TAKT" analyze "$NET_TMP/mn.pcapng" --nominal 1000 --from "$from" --to "$to" --json "$NET_TMP/mn-an.json" \
+    local tmo
+    tmo=$(net_json "$NET_TMP/mn.json" "j['nodes'][0]['pres_timeout_ns'] / 1000")
+    "$TAKT" analyze "$NET_TMP/mn.pcapng" --nominal 1000 --pres-timeout "$tmo" --from "$from" --to "$to" \
+        --json "$NET_TMP/mn-an.json" \
         >"$NET_TMP/mn-an.out" || net_fail "analyze: $(cat "$NET_TMP/mn-an.out")"
     python3 "$AGREE" plk "$NET_TMP/mn.json" "$NET_TMP/mn-an.json" >"$NET_TMP/agree.out" 2>&1 ||
         net_fail "POWERLINK: analyze disagrees with the MN: $(cat "$NET_TMP/agree.out")"

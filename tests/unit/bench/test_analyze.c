@@ -349,6 +349,41 @@ static void ecat_nop_framed_pairs(void **state)
     unlink(p);
 }
 
+/* --pres-timeout: a PRes later than the MN's timeout but before the MN's next frame is
+ * in time for the capture and counted apart (after_timeout); one after the MN's next
+ * frame is late; without the option nothing is counted apart. */
+static void plk_after_timeout(void **state)
+{
+    for (int with = 0; with < 2; with++) {
+        struct analyze a;
+        struct an_opts o = { .cycle_ns = 1000000, .pres_timeout_ns = with ? 200000 : 0 };
+        analyze_init(&a, &o);
+        uint8_t b[64];
+        for (int c = 0; c < 10; c++) {
+            int64_t t = c * 1000000LL;
+            analyze_frame(&a, t, b, plk(b, 0x01, 255, 240));            /* SoC */
+            analyze_frame(&a, t + 10000, b, plk(b, 0x03, 1, 240));      /* PReq 1 */
+            /* node 1 answers 300 us late in cycles 3 and 5, the MN moves on at 400 us */
+            analyze_frame(&a, t + (c == 3 || c == 5 ? 310000 : 60000), b, plk(b, 0x04, 255, 1));
+            analyze_frame(&a, t + 400000, b, plk(b, 0x03, 2, 240));     /* PReq 2 */
+            /* node 2 answers after the MN's SoA in cycle 7 */
+            if (c != 7)
+                analyze_frame(&a, t + 450000, b, plk(b, 0x04, 255, 2));
+            analyze_frame(&a, t + 500000, b, plk(b, 0x05, 255, 240));   /* SoA */
+            if (c == 7)
+                analyze_frame(&a, t + 600000, b, plk(b, 0x04, 255, 2));
+        }
+        struct an_result r;
+        assert_int_equal(analyze_finish(&a, &r), 0);
+        assert_int_equal(r.late, 1);
+        assert_int_equal(r.lost, 0);
+        assert_int_equal(r.pres_after_timeout, with ? 2 : 0);
+        assert_int_equal(a.node[1].after_timeout, with ? 2 : 0);
+        analyze_result_free(&r);
+        analyze_free(&a);
+    }
+}
+
 /* --lo/--hi: an asymmetric window [-10 us, +30 us) in 5 us bins; outer bins beyond. */
 static void asymmetric_limits(void **state)
 {
@@ -571,6 +606,7 @@ int main(void)
         cmocka_unit_test_prestate(plk_known_cycle, &V[6]),
         cmocka_unit_test_prestate(plk_known_cycle, &V[7]),
         cmocka_unit_test(plk_one_direction),
+        cmocka_unit_test(plk_after_timeout),
         cmocka_unit_test(asymmetric_limits),
         cmocka_unit_test(ecat_replies_only),
         cmocka_unit_test(default_hist_follows_nominal),
