@@ -227,12 +227,12 @@ const struct cli_cmd cli_cmds_analyze[] = {
       "cycle period (PerfMsmt line, percentiles), the deviation histogram with outer bins (--range, or\n"
       "--lo/--hi), gaps, lost and late frames (late: after the master had moved on, which it counts\n"
       "as lost) and latencies. Microsecond captures are analysed with a note that precision is 1 us.",
-      CLI_JSON, analyze_opts, run_analyze },
+      CLI_JSON, analyze_opts, run_analyze, NULL },
     { NULL, "capture", NULL, "capture EtherCAT/POWERLINK frames of an interface to pcapng with kernel timestamps",
       "Writes pcapng with nanosecond kernel receive timestamps (libpcap, immediate mode) for -t\n"
       "seconds or until Ctrl-C. Needs CAP_NET_RAW, held only until the capture is set up; --all\n"
       "needs root, which the file capabilities on takt do not grant. A sender using\n"
       "PACKET_QDISC_BYPASS is invisible on its own interface: capture on the peer end.",
-      CLI_IFACE | CLI_TIME, capture_opts, run_capture },
+      CLI_IFACE | CLI_TIME, capture_opts, run_capture, NULL },
     { 0 }
 };
