@@ -261,6 +261,9 @@ static void run_row(struct eb *b, struct eb_row *r)
     takt_netns_destroy(&ns);
     r->load[1] = loadavg();
     read_master(r, mj);
+    if (rc == 1 && r->cycles > 0 && r->overruns * 2 > r->cycles)   /* its exit status for that */
+        snprintf(r->note, sizeof r->note, "the machine could not hold the cycle: %" PRIu64 " of %" PRIu64
+                 " cycles overran", r->overruns, r->cycles);
     attribute(r, mj, sj);
     if (r->ct.ok) {
         r->ct_p99 = ct_percentile(&r->ct, 99);
