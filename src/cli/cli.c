@@ -42,7 +42,8 @@ static const struct common_def commons[] = {
     { CLI_IFACE, { "iface", required_argument, 0, 'i' }, "IF",   "network interface (or spec such as packet:IF)" },
     { CLI_CYCLE, { "cycle", required_argument, 0, 'c' }, "US",   "cycle time in microseconds, at least 50 (default 1000)" },
     { CLI_CPU,   { "cpu",   required_argument, 0, 'a' }, "CPU",  "pin the real-time thread to this CPU (it must exist)" },
-    { CLI_CPU,   { "cpu-optional", no_argument,  0, 'O' }, "",   "where the -a CPU cannot be had, warn and run unpinned" },
+    /* only where -a pins a real-time thread (not `takt check -a`, which audits a CPU) */
+    { CLI_RT,    { "cpu-optional", no_argument,  0, 'O' }, "",   "where the -a CPU cannot be had, warn and run unpinned" },
     { CLI_PRIO,  { "prio",  required_argument, 0, 'p' }, "PRIO", "SCHED_FIFO priority 1..99 (default: none, SCHED_OTHER)" },
     { CLI_TIME,  { "time",  required_argument, 0, 't' }, "S",    "run for S seconds (default: until Ctrl-C)" },
     { CLI_PERF,  { "perf",  optional_argument, 0, 'P' }, "[=S]", "print statistics every S seconds (default 1)" },
@@ -216,7 +217,7 @@ static void print_cmd_help(FILE *f, const struct cli_cmd *c)
         fprintf(f, "\n%s\n", c->help);
     fprintf(f, "\nOptions:\n");
     for (size_t i = 0; i < sizeof commons / sizeof commons[0]; i++) {
-        if (!(c->common & commons[i].bit))
+        if ((c->common & commons[i].bit) != commons[i].bit)
             continue;
         char lhs[48];
         snprintf(lhs, sizeof lhs, "-%c, --%s%s%s", commons[i].opt.val < 'A' || commons[i].opt.val > 'Z' ? commons[i].opt.val : ' ',
@@ -301,7 +302,7 @@ static int parse_opts(const struct cli_cmd *cmd, int argc, char **argv, struct c
                              * positional arguments, "--" ends the options */
     int n = 0;
     for (size_t i = 0; i < sizeof commons / sizeof commons[0]; i++) {
-        if (!(cmd->common & commons[i].bit))
+        if ((cmd->common & commons[i].bit) != commons[i].bit)
             continue;
         lo[n++] = commons[i].opt;
         if (commons[i].opt.val >= 'a' && commons[i].opt.val <= 'z') {
@@ -389,7 +390,7 @@ static int parse_opts(const struct cli_cmd *cmd, int argc, char **argv, struct c
     int max = max_args(cmd->args);
     if (max >= 0 && c.argc > max)
         return cli_usage_error(&c, "unexpected argument '%s'", c.argv[max]);
-    if (c.cpu >= 0 && !c.cpu_optional && check_cpu(&c))
+    if ((cmd->common & CLI_RT) == CLI_RT && c.cpu >= 0 && !c.cpu_optional && check_cpu(&c))
         return 2;
     *out = c;
     return -1;

@@ -74,6 +74,12 @@ static void missing_cpu(void **state)
     /* told so, it runs unpinned and says it */
     snprintf(args, sizeof args, "rt latency -c 1000 -t 0.05 -a %ld --cpu-optional", n);
     expect(args, 0, "without CPU affinity", "PerfMsmt");
+    /* `takt check -a` audits a CPU (perhaps of a copied tree): it pins nothing */
+    static char out[65536];
+    snprintf(args, sizeof args, "check -a %ld", n);
+    run(args, out, sizeof out);
+    if (strstr(out, "does not exist (this machine"))
+        fail_msg("takt %s was refused as a pinning:\n%s", args, out);
 }
 
 /* The default a text states for option `opt` ("-t ... default 10"), into tok; false if none. */
