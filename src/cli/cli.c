@@ -351,11 +351,15 @@ static int parse_opts(const struct cli_cmd *cmd, int argc, char **argv, struct c
         case 'v': c.verbose++; break;
         case 'i': c.iface = optarg; break;
         case 'c':
-            if (cli_parse_double(&c, "-c/--cycle (microseconds)", optarg, 0, 10000000, &dv)) return 2;
-            if (dv < CLI_MIN_CYCLE_US)
+        {
+            char *end;
+            double v = strtod(optarg, &end);
+            if (end != optarg && !*end && v < CLI_MIN_CYCLE_US) /* a number, but too short: say why */
                 return cli_usage_error(&c, "-c/--cycle expects at least %d us, got '%s': a shorter cycle is "
                                        "of the order of a Linux thread's wake-up latency plus a frame's "
                                        "round trip, so every cycle would overrun", CLI_MIN_CYCLE_US, optarg);
+            if (cli_parse_double(&c, "-c/--cycle (microseconds)", optarg, CLI_MIN_CYCLE_US, 10000000, &dv)) return 2;
+        }
             c.cycle_ns = (int64_t)(dv * 1000.0 + 0.5);
             break;
         case 'a':
