@@ -225,9 +225,7 @@ static void print_cmd_help(FILE *f, const struct cli_cmd *c)
         if (commons[i].opt.val >= 'A' && commons[i].opt.val <= 'Z') /* long-only */
             snprintf(lhs, sizeof lhs, "    --%s%s%s", commons[i].opt.name,
                      commons[i].opt.has_arg == required_argument ? " " : "", commons[i].metavar);
-        /* a command's own line for its option (not for --cpu-optional, which shares -a's bit) */
-        fprintf(f, "  %-26s %s\n", lhs, commons[i].opt.val == 'O' ? commons[i].help
-                                                                 : cli_common_help_text(c, commons[i].bit));
+        fprintf(f, "  %-26s %s\n", lhs, cli_common_help_text(c, commons[i].bit)); /* the command's own line */
     }
     for (int i = 0; c->opts && c->opts[i].name; i++) {
         const struct cli_opt *o = &c->opts[i];
