@@ -2,7 +2,9 @@
  * vocabulary plus the command's own options (cli_parse), and runs it (cli_main). */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <json-c/json.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -38,9 +40,11 @@ struct common_def {
 
 static const struct common_def commons[] = {
     { CLI_IFACE, { "iface", required_argument, 0, 'i' }, "IF",   "network interface (or spec such as packet:IF)" },
-    { CLI_CYCLE, { "cycle", required_argument, 0, 'c' }, "US",   "cycle time in microseconds (default 1000)" },
-    { CLI_CPU,   { "cpu",   required_argument, 0, 'a' }, "CPU",  "pin the real-time thread to this CPU" },
-    { CLI_PRIO,  { "prio",  required_argument, 0, 'p' }, "PRIO", "SCHED_FIFO priority 1..99 (default: none)" },
+    { CLI_CYCLE, { "cycle", required_argument, 0, 'c' }, "US",   "cycle time in microseconds, at least 50 (default 1000)" },
+    { CLI_CPU,   { "cpu",   required_argument, 0, 'a' }, "CPU",  "pin the real-time thread to this CPU (it must exist)" },
+    /* only where -a pins a real-time thread (not `takt check -a`, which audits a CPU) */
+    { CLI_RT,    { "cpu-optional", no_argument,  0, 'O' }, "",   "where the -a CPU cannot be had, warn and run unpinned" },
+    { CLI_PRIO,  { "prio",  required_argument, 0, 'p' }, "PRIO", "SCHED_FIFO priority 1..99 (default: none, SCHED_OTHER)" },
     { CLI_TIME,  { "time",  required_argument, 0, 't' }, "S",    "run for S seconds (default: until Ctrl-C)" },
     { CLI_PERF,  { "perf",  optional_argument, 0, 'P' }, "[=S]", "print statistics every S seconds (default 1)" },
     { CLI_JSON,  { "json",  required_argument, 0, 'J' }, "FILE", "write results as JSON to FILE (- for stdout)" },
@@ -48,6 +52,17 @@ static const struct common_def commons[] = {
 };
 
 static void on_signal(int sig) { cli_interrupted = sig; }
+
+const char *cli_common_help_text(const struct cli_cmd *cmd, unsigned bit)
+{
+    for (const struct cli_common_help *h = cmd->common_help; h && h->bit; h++)
+        if (h->bit == bit)
+            return h->help;
+    for (size_t i = 0; i < sizeof commons / sizeof commons[0]; i++)
+        if (commons[i].bit == bit)
+            return commons[i].help;
+    return "";
+}
 
 static void cmd_name(const struct cli_cmd *c, char *buf, size_t n)
 {
@@ -114,6 +129,63 @@ int cli_usage_error(const struct cli_ctx *c, const char *fmt, ...)
     return 2;
 }
 
+int cli_check_overruns(const struct cli_ctx *c, uint64_t cycles, uint64_t overruns, int64_t cycle_ns)
+{
+    if (!cycles || overruns * 2 <= cycles)
+        return 0;
+    return cli_error(c, "the machine could not hold a %.0f us cycle: %" PRIu64 " of %" PRIu64
+                     " cycles overran (a longer -c, or -p/-a and 'takt check' for the tuning)",
+                     (double)cycle_ns / 1e3, overruns, cycles);
+}
+
+/* The most positional arguments a synopsis takes; -1 for any number ("..."). */
+static int max_args(const char *syn)
+{
+    if (!syn)
+        return 0;
+    if (strstr(syn, "..."))
+        return -1;
+    int best = 0, n = 0;
+    bool in_word = false;
+    for (const char *p = syn;; p++) {
+        if (*p == '|' && p[1] == ' ' && p > syn && p[-1] == ' ') { /* " | ": another form */
+            n = 0;
+            in_word = false;
+            continue;
+        }
+        if (!*p || *p == ' ') {
+            in_word = false;
+            if (n > best)
+                best = n;
+            if (!*p)
+                return best;
+            continue;
+        }
+        if (!in_word)
+            n++;
+        in_word = true;
+    }
+}
+
+/* -a names a CPU this process can be pinned to: 0, or the exit status after a message. */
+static int check_cpu(struct cli_ctx *c)
+{
+    long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+    const char *hint = "; --cpu-optional runs unpinned instead";
+    if (ncpu > 0 && c->cpu >= ncpu)
+        return cli_usage_error(c, "CPU %d does not exist (this machine has CPUs 0-%ld)%s", c->cpu, ncpu - 1, hint);
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && c->cpu < CPU_SETSIZE && !CPU_ISSET(c->cpu, &set)) {
+        char list[256] = "";
+        for (int i = 0; i < CPU_SETSIZE && strlen(list) < sizeof list - 8; i++)
+            if (CPU_ISSET(i, &set))
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d", list[0] ? "," : "", i);
+        return cli_usage_error(c, "CPU %d is not one this process may run on (its cpuset allows %s)%s",
+                               c->cpu, list, hint);
+    }
+    return 0;
+}
+
 int cli_parse_long(const struct cli_ctx *c, const char *what, const char *s, long lo, long hi, long *out)
 {
     char *end;
@@ -145,7 +217,7 @@ static void print_cmd_help(FILE *f, const struct cli_cmd *c)
         fprintf(f, "\n%s\n", c->help);
     fprintf(f, "\nOptions:\n");
     for (size_t i = 0; i < sizeof commons / sizeof commons[0]; i++) {
-        if (!(c->common & commons[i].bit))
+        if ((c->common & commons[i].bit) != commons[i].bit)
             continue;
         char lhs[48];
         snprintf(lhs, sizeof lhs, "-%c, --%s%s%s", commons[i].opt.val < 'A' || commons[i].opt.val > 'Z' ? commons[i].opt.val : ' ',
@@ -153,7 +225,7 @@ static void print_cmd_help(FILE *f, const struct cli_cmd *c)
         if (commons[i].opt.val >= 'A' && commons[i].opt.val <= 'Z') /* long-only */
             snprintf(lhs, sizeof lhs, "    --%s%s%s", commons[i].opt.name,
                      commons[i].opt.has_arg == required_argument ? " " : "", commons[i].metavar);
-        fprintf(f, "  %-26s %s\n", lhs, commons[i].help);
+        fprintf(f, "  %-26s %s\n", lhs, cli_common_help_text(c, commons[i].bit)); /* the command's own line */
     }
     for (int i = 0; c->opts && c->opts[i].name; i++) {
         const struct cli_opt *o = &c->opts[i];
@@ -228,7 +300,7 @@ static int parse_opts(const struct cli_cmd *cmd, int argc, char **argv, struct c
                              * positional arguments, "--" ends the options */
     int n = 0;
     for (size_t i = 0; i < sizeof commons / sizeof commons[0]; i++) {
-        if (!(cmd->common & commons[i].bit))
+        if ((cmd->common & commons[i].bit) != commons[i].bit)
             continue;
         lo[n++] = commons[i].opt;
         if (commons[i].opt.val >= 'a' && commons[i].opt.val <= 'z') {
@@ -277,7 +349,15 @@ static int parse_opts(const struct cli_cmd *cmd, int argc, char **argv, struct c
         case 'v': c.verbose++; break;
         case 'i': c.iface = optarg; break;
         case 'c':
-            if (cli_parse_double(&c, "-c/--cycle (microseconds)", optarg, 10, 10000000, &dv)) return 2;
+        {
+            char *end;
+            double v = strtod(optarg, &end);
+            if (end != optarg && !*end && v < CLI_MIN_CYCLE_US) /* a number, but too short: say why */
+                return cli_usage_error(&c, "-c/--cycle expects at least %d us, got '%s': a shorter cycle is "
+                                       "of the order of a Linux thread's wake-up latency plus a frame's "
+                                       "round trip, so every cycle would overrun", CLI_MIN_CYCLE_US, optarg);
+            if (cli_parse_double(&c, "-c/--cycle (microseconds)", optarg, CLI_MIN_CYCLE_US, 10000000, &dv)) return 2;
+        }
             c.cycle_ns = (int64_t)(dv * 1000.0 + 0.5);
             break;
         case 'a':
@@ -285,7 +365,7 @@ static int parse_opts(const struct cli_cmd *cmd, int argc, char **argv, struct c
             c.cpu = (int)lv;
             break;
         case 'p':
-            if (cli_parse_long(&c, "-p/--prio", optarg, 0, 99, &lv)) return 2;
+            if (cli_parse_long(&c, "-p/--prio", optarg, 1, 99, &lv)) return 2;
             c.prio = (int)lv;
             break;
         case 't':
@@ -295,6 +375,7 @@ static int parse_opts(const struct cli_cmd *cmd, int argc, char **argv, struct c
             c.perf_s = 1.0;
             if (optarg && cli_parse_double(&c, "--perf (seconds)", optarg, 0.01, 3600, &c.perf_s)) return 2;
             break;
+        case 'O': c.cpu_optional = true; break;
         case 'J': c.json = optarg; break;
         case 'W': c.pcap = optarg; break;
         case ':':
@@ -308,6 +389,11 @@ static int parse_opts(const struct cli_cmd *cmd, int argc, char **argv, struct c
     }
     c.argc = argc - optind;
     c.argv = argv + optind;
+    int max = max_args(cmd->args);
+    if (max >= 0 && c.argc > max)
+        return cli_usage_error(&c, "unexpected argument '%s'", c.argv[max]);
+    if ((cmd->common & CLI_RT) == CLI_RT && c.cpu >= 0 && !c.cpu_optional && check_cpu(&c))
+        return 2;
     *out = c;
     return -1;
 }
@@ -346,6 +432,10 @@ int cli_parse(int argc, char **argv, struct cli_ctx *c)
     int used = find_cmd(argc - 1, argv + 1, &cmd);
     if (!used) {
         if (is_area(argv[1])) {
+            if (argc == 3 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h") || !strcmp(argv[2], "help"))) {
+                print_area(stdout, argv[1]);
+                return 0;
+            }
             if (argc == 2)
                 fprintf(stderr, "takt %s: a verb is expected\n", argv[1]);
             else

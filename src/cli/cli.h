@@ -34,15 +34,30 @@ struct cli_opt {
 
 struct cli_ctx;
 
+/* A command's own help line for a common option whose default differs from the
+ * generic one (bench's -p is 80 where the generic -p says "none"). */
+struct cli_common_help {
+    unsigned    bit;      /* CLI_* */
+    const char *help;
+};
+
+/* The least cycle time -c accepts, in microseconds. Below it the cycle is of the order
+ * of a standard Linux thread's wake-up latency plus one frame's round trip: every
+ * cycle would overrun. */
+#define CLI_MIN_CYCLE_US 50
+
 struct cli_cmd {
     const char *area;       /* "link" (NULL for top-level commands like "demo") */
     const char *verb;       /* "bench" */
-    const char *args;       /* positional synopsis, e.g. "IDX SUB [VALUE]" */
+    const char *args;       /* positional synopsis, e.g. "IDX SUB [VALUE]"; NULL: none
+                             * accepted. More words than the longest alternative (split at
+                             * " | ") are refused unless it has "..." */
     const char *summary;    /* one line */
     const char *help;       /* paragraphs shown by `takt help CMD` */
     unsigned    common;     /* CLI_* */
     const struct cli_opt *opts; /* terminated by {0}; may be NULL */
     int (*run)(struct cli_ctx *c);
+    const struct cli_common_help *common_help; /* terminated by {0}; may be NULL */
 };
 
 struct cli_ctx {
@@ -50,7 +65,9 @@ struct cli_ctx {
     /* common options, with defaults */
     const char *iface;
     int64_t cycle_ns;       /* default 1 ms */
-    int cpu;                /* -1 */
+    int cpu;                /* -1; a CPU that does not exist is refused at parse time
+                             * unless cpu_optional */
+    bool cpu_optional;      /* --cpu-optional: run unpinned where -a cannot be had */
     int prio;               /* 0 = SCHED_OTHER */
     double time_s;          /* 0 = until interrupted (or command default) */
     double perf_s;          /* 0 = off; --perf alone = 1 s */
@@ -92,6 +109,11 @@ bool cli_flag(const struct cli_ctx *c, const char *name);
 /* Parse helpers that print "takt AREA VERB: OPT expects ..., got '...'" and return -1. */
 int cli_parse_long(const struct cli_ctx *c, const char *what, const char *s, long lo, long hi, long *out);
 int cli_parse_double(const struct cli_ctx *c, const char *what, const char *s, double lo, double hi, double *out);
+/* After a cyclic run: when more than half of `cycles` overran, say so on stderr and
+ * return 1 (the run's figures are not the cycle asked for); else 0. */
+int cli_check_overruns(const struct cli_ctx *c, uint64_t cycles, uint64_t overruns, int64_t cycle_ns);
+/* The help line of common option `bit` as command cmd shows it. */
+const char *cli_common_help_text(const struct cli_cmd *cmd, unsigned bit);
 /* Print an error prefixed with the command name; returns 1 (exit status). */
 int cli_error(const struct cli_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Usage error: message plus "see 'takt help AREA VERB'"; returns 2. */

@@ -234,12 +234,12 @@ const struct cli_cmd cli_cmds_analyze[] = {
       "cooked, -i any), finds the cyclic traffic - EtherCAT: the master's process-data frames, paired\n"
       "with their returns by datagram index; POWERLINK: SoC, and PReq->PRes per node - and reports the\n"
       "cycle period (PerfMsmt line, percentiles), the deviation histogram with outer bins (--range, or\n"
-      "--lo/--hi), gaps, lost and late frames (late: after the master had moved on, which it counts\n"
-      "as lost) and latencies. Microsecond captures are analysed with a note that precision is 1 us.\n"
+      "--lo/--hi), gaps, lost and late frames (late: after the master had moved on to its next\n"
+      "frame) and latencies. Microsecond captures are analysed with a note that precision is 1 us.\n"
       "What a capture cannot show is said, not guessed: one taken on the master's own interface holds\n"
       "only the returns (no loss figure; the period is theirs), returns whose request is not in the\n"
       "file are counted apart, and stamps equal for request and return give no round trip.",
-      CLI_JSON, analyze_opts, run_analyze },
+      CLI_JSON, analyze_opts, run_analyze, NULL },
     { NULL, "capture", NULL, "capture EtherCAT/POWERLINK frames of an interface to pcapng with kernel timestamps",
       "Writes pcapng with nanosecond kernel receive timestamps (libpcap, immediate mode) for -t\n"
       "seconds or until Ctrl-C. Needs CAP_NET_RAW, held only until the capture is set up; --all\n"
@@ -249,6 +249,6 @@ const struct cli_cmd cli_cmds_analyze[] = {
       "and on the slaves' end of a veth only the master's frames. takt analyze then reports the\n"
       "period but no loss. For both directions use the master's own --pcap tap, or a mirror port\n"
       "or tap on the cable.",
-      CLI_IFACE | CLI_TIME, capture_opts, run_capture },
+      CLI_IFACE | CLI_TIME, capture_opts, run_capture, NULL },
     { 0 }
 };

@@ -71,7 +71,7 @@ static int run_bench(struct cli_ctx *c)
             o.nodes[i] = (unsigned)v[i];
     }
     if ((s = cli_get(c, "cycles"))) {
-        if ((n = parse_list(c, "--cycles (microseconds)", s, 10, 1e6, v, BENCH_MAX_CYCLES)) < 0) return 2;
+        if ((n = parse_list(c, "--cycles (microseconds)", s, CLI_MIN_CYCLE_US, 1e6, v, BENCH_MAX_CYCLES)) < 0) return 2;
         o.n_cycles = (unsigned)n;
         for (int i = 0; i < n; i++)
             o.cycle[i] = (int64_t)(v[i] * 1000 + 0.5);
@@ -79,7 +79,7 @@ static int run_bench(struct cli_ctx *c)
     if (c->time_s > 0)
         o.cell_s = c->time_s;
     if ((s = cli_get(c, "ref-cycle"))) {
-        if (cli_parse_double(c, "--ref-cycle (microseconds)", s, 10, 1e6, &v[0])) return 2;
+        if (cli_parse_double(c, "--ref-cycle (microseconds)", s, CLI_MIN_CYCLE_US, 1e6, &v[0])) return 2;
         o.ref_cycle = (int64_t)(v[0] * 1000 + 0.5);
     }
     if ((s = cli_get(c, "ref-cycles"))) {
@@ -145,6 +145,13 @@ static const struct cli_opt bench_opts[] = {
     { 0 }
 };
 
+static const struct cli_common_help bench_help[] = {
+    { CLI_TIME, "seconds per load cell (default 10; 0.5 with --quick)" },
+    { CLI_CPU,  "pin the stack and cyclictest to this CPU (default: the last CPU)" },
+    { CLI_PRIO, "SCHED_FIFO priority 1..99 of the stack and cyclictest (default 80; --sched-other: none)" },
+    { 0 }
+};
+
 const struct cli_cmd cli_cmds_bench[] = {
     { NULL, "bench", NULL, "the evaluation matrix: CPU load over cycle time x node count, jitter under stress",
       "For EtherCAT (takt ecat run vs takt sim ecat) and POWERLINK (takt plk mn vs takt plk cn),\n"
@@ -157,6 +164,6 @@ const struct cli_cmd cli_cmds_bench[] = {
       "a warning, SCHED_OTHER, and the report says so). Writes DIR/report.md, DIR/report.json,\n"
       "DIR/data/, DIR/logs/ and DIR/plots/ (gnuplot PNG and SVG; without gnuplot the data and\n"
       "scripts, and the report says how to render them).",
-      CLI_TIME | CLI_CPU | CLI_PRIO, bench_opts, run_bench },
+      CLI_TIME | CLI_CPU | CLI_PRIO, bench_opts, run_bench, bench_help },
     { 0 }
 };

@@ -42,6 +42,6 @@ const struct cli_cmd cli_cmds_check[] = {
       "isolated, and the capabilities and limits of the current user. Each item gets a verdict\n"
       "(ok, info, warn, fail, unknown) and the concrete fix. Changes nothing.\n"
       "Exit status: 0, or 1 when an item fails (e.g. no PREEMPT_RT kernel).",
-      CLI_IFACE | CLI_CPU | CLI_JSON, check_opts, run_check },
+      CLI_IFACE | CLI_CPU | CLI_JSON, check_opts, run_check, NULL },
     { 0 }
 };

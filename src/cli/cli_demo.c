@@ -12,6 +12,11 @@ static const struct cli_opt demo_opts[] = {
     { 0 }
 };
 
+static const struct cli_common_help demo_help[] = {
+    { CLI_TIME, "run for S seconds (default 10)" },
+    { 0 }
+};
+
 const struct cli_cmd cli_cmds_demo[] = {
     { NULL, "demo", NULL, "EtherCAT demo: 40 simulated slaves in OP with DC, live statistics",
       "Creates two network namespaces joined by a veth pair (inside an unprivileged user\n"
@@ -20,6 +25,6 @@ const struct cli_cmd cli_cmds_demo[] = {
       "cycle (-c) for 10 s (-t), PerfMsmt lines every second (--perf=S), then a summary\n"
       "(cycles, frames lost, WKC errors, DC sync error, CPU per cycle). Without namespaces\n"
       "it says why and uses the in-process mem link.",
-      CLI_CYCLE | CLI_RT | CLI_TIME | CLI_PERF | CLI_JSON, demo_opts, run_demo },
+      CLI_CYCLE | CLI_RT | CLI_TIME | CLI_PERF | CLI_JSON, demo_opts, run_demo, demo_help },
     { 0 }
 };

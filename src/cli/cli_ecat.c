@@ -380,35 +380,40 @@ static const struct cli_opt run_opts[] = {
 
 extern int cli_ecat_run(struct cli_ctx *c);
 
+static const struct cli_common_help states_help[] = {
+    { CLI_TIME, "wait at most S seconds for STATE (default 15)" },
+    { 0 }
+};
+
 const struct cli_cmd cli_cmds_ecat[] = {
     { "ecat", "slaves", NULL, "scan the network and list the slaves",
       "Counts the slaves, assigns station addresses 0x1000 + position, reads ESC registers\n"
       "and the SII of each. -v shows ESC, ports, mailbox and process data sizes.",
-      CLI_IFACE | CLI_PCAP, NULL, run_slaves },
+      CLI_IFACE | CLI_PCAP, NULL, run_slaves, NULL },
     { "ecat", "states", "[STATE]", "show the AL states, or bring every slave to STATE",
       "STATE is INIT, PREOP, BOOT, SAFEOP or OP. A slave that refuses shows its AL status code\n"
       "and its meaning (ETG.1000.6). -t S bounds the wait (default 15 s). With -s POS only\n"
       "that slave moves, the others keep their states (BOOT: through INIT, bootstrap mailbox).",
-      CLI_IFACE | CLI_PCAP | CLI_TIME, states_opts, run_states },
+      CLI_IFACE | CLI_PCAP | CLI_TIME, states_opts, run_states, states_help },
     { "ecat", "reg", "read|write POS ADDR LEN|HEXBYTES", "read or write ESC registers of one slave",
       "POS is the slave position (0 = first). Data are bytes in wire order (little-endian).",
-      CLI_IFACE | CLI_PCAP, NULL, run_reg },
+      CLI_IFACE | CLI_PCAP, NULL, run_reg, NULL },
     { "ecat", "sii", "read POS | write POS FILE", "read or write the SII (EEPROM) image of a slave",
       "read shows the image read at scan (or -o FILE writes it raw); write puts a raw image\n"
       "(128..4096 bytes, header checksum checked) into the EEPROM word by word.",
-      CLI_IFACE | CLI_PCAP, sii_opts, run_sii },
+      CLI_IFACE | CLI_PCAP, sii_opts, run_sii, NULL },
     { "ecat", "pdos", NULL, "list process data entries with their offsets in the image",
       "Offsets are byte.bit in the image of `takt ecat run` and of ecat_pd_find().",
-      CLI_IFACE | CLI_PCAP, NULL, run_pdos },
+      CLI_IFACE | CLI_PCAP, NULL, run_pdos, NULL },
     { "ecat", "xml", NULL, "write an ENI-like description of the scanned network",
       "Identities, mailbox, SMs, PDOs from each slave's SII, the process image and the cyclic\n"
       "frames as takt lays them out (-c sets the cycle written). -o FILE, default stdout.",
-      CLI_IFACE | CLI_PCAP | CLI_CYCLE, xml_opts, run_xml },
+      CLI_IFACE | CLI_PCAP | CLI_CYCLE, xml_opts, run_xml, NULL },
     { "ecat", "run", NULL, "bring the network to OP and exchange process data",
       "Scans, configures from SII, runs the cycle in a real-time thread and prints PerfMsmt\n"
       "lines (Cycle Time, Task Duration, JOB_*) every --perf seconds, events as they happen\n"
       "and a summary: cycles, frames lost (rates over 1/10/60 s), WKC errors, DC sync error.",
       CLI_IFACE | CLI_CYCLE | CLI_RT | CLI_TIME | CLI_PERF | CLI_JSON | CLI_PCAP, run_opts,
-      cli_ecat_run },
+      cli_ecat_run, NULL },
     { 0 }
 };

@@ -285,13 +285,13 @@ const struct cli_cmd cli_cmds_ecat_coe[] = {
     { "ecat", "upload", "POS IDX SUB", "read an object over CoE (SDO upload)",
       "Brings the network to PREOP for the mailbox. Without --type the bytes are shown in\n"
       "hex and, for 1/2/4/8 bytes, as an unsigned number.",
-      CLI_IFACE | CLI_PCAP, coe_opts, run_upload },
+      CLI_IFACE | CLI_PCAP, coe_opts, run_upload, NULL },
     { "ecat", "download", "POS IDX SUB VALUE", "write an object over CoE (SDO download)",
       "VALUE is converted to --type (required) and written little-endian; put -- before a\n"
       "negative VALUE (takt ecat download -i IF --type int32 -- 4 0x607A 0 -1234).",
-      CLI_IFACE | CLI_PCAP, coe_opts, run_download },
+      CLI_IFACE | CLI_PCAP, coe_opts, run_download, NULL },
     { "ecat", "sdos", "POS", "list the object dictionary (SDO information)",
       "-v lists every entry with its data type, bit length and access.", CLI_IFACE | CLI_PCAP,
-      NULL, run_sdos },
+      NULL, run_sdos, NULL },
     { 0 }
 };

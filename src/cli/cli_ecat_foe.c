@@ -211,6 +211,6 @@ const struct cli_cmd cli_cmds_ecat_foe[] = {
       "writes in the BOOT state (firmware over the bootstrap mailbox), then returns the slave\n"
       "to INIT. A refusal names the FoE error code and its meaning (0x8001 not found, 0x8002\n"
       "access denied, 0x8008 only in bootstrap, ...). Progress on stderr when it is a terminal.",
-      CLI_IFACE | CLI_PCAP, foe_opts, run_foe },
+      CLI_IFACE | CLI_PCAP, foe_opts, run_foe, NULL },
     { 0 },
 };

@@ -351,6 +351,8 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
     struct ecat_master_stats s;
     ecat_master_get_stats(m, &s);
     print_summary(stdout, m, &s);
+    if (cli_check_overruns(c, l->cyc.cycles, l->cyc.overruns, c->cycle_ns))
+        status = 1;
     if (op_after < 0) {
         char st[200];
         fprintf(stderr, "%s: the network did not reach OP (state %s)%s%s\n", label,

@@ -316,12 +316,17 @@ static const struct cli_opt bench_opts[] = {
     { 0 }
 };
 
+static const struct cli_common_help bench_help[] = {
+    { CLI_TIME, "run for S seconds (default 10)" },
+    { 0 }
+};
+
 const struct cli_cmd cli_cmds_link[] = {
     { "link", "echo", NULL, "answer every test frame (EtherType 0x88b5) on an interface",
       "Swaps the addresses of each request frame and sends it back, until Ctrl-C, -t or\n"
       "-n. The counterpart of 'takt link bench'; -a/-p put it on a CPU at SCHED_FIFO,\n"
       "since its latency is half of the round trip bench measures.",
-      CLI_IFACE | CLI_RT | CLI_TIME | CLI_JSON | CLI_PCAP, echo_opts, run_echo },
+      CLI_IFACE | CLI_RT | CLI_TIME | CLI_JSON | CLI_PCAP, echo_opts, run_echo, NULL },
     { "link", "bench", NULL, "round-trip benchmark: one frame per cycle, wait for its echo",
       "Sends one test frame per cycle (absolute deadlines, rt_loop) to a 'takt link echo'\n"
       "on the other end, waits for the answer within the cycle, and reports round-trip\n"
@@ -332,17 +337,17 @@ const struct cli_cmd cli_cmds_link[] = {
       "answers inside the send call: the loop's floor with no kernel in the path.\n"
       "Example: takt link bench -i veth0 -c 250 -t 10 -p 80 --json out.json",
       CLI_IFACE | CLI_CYCLE | CLI_RT | CLI_TIME | CLI_PERF | CLI_JSON | CLI_PCAP, bench_opts,
-      cli_link_bench_cmd },
+      cli_link_bench_cmd, bench_help },
     { "link", "send", NULL, "send test frames (for checks and tests)",
       "Sends N broadcast test frames carrying a sequence number, in batches of -b.\n"
       "The file capabilities on takt (README) cover EtherCAT, POWERLINK and takt's test\n"
       "frames (0x88b5) only: any other --ethertype needs root. CAP_NET_RAW is dropped\n"
       "once the socket is open.",
-      CLI_IFACE | CLI_PCAP, send_opts, run_send },
+      CLI_IFACE | CLI_PCAP, send_opts, run_send, NULL },
     { "link", "recv", NULL, "print received frames: ts_ns len type src dst seq",
       "Prints one line per frame of the EtherType (kernel receive time on\n"
       "CLOCK_MONOTONIC in ns, length, EtherType, source, destination, sequence number)\n"
       "until Ctrl-C, -t or -n; --json writes them all.",
-      CLI_IFACE | CLI_TIME | CLI_JSON | CLI_PCAP, recv_opts, run_recv },
+      CLI_IFACE | CLI_TIME | CLI_JSON | CLI_PCAP, recv_opts, run_recv, NULL },
     { 0 }
 };

@@ -112,10 +112,10 @@ const struct cli_cmd cli_cmds_netns[] = {
       "TAKT_NETNS_PID_A/B, TAKT_NETNS_USERNS in the environment, and removes everything\n"
       "when CMD ends. Inside CMD, 'takt netns exec b -- CMD2' runs CMD2 in side B.\n"
       "Exit status: CMD's, or 77 (with the reason) when namespaces cannot be made.",
-      0, NULL, run_run },
+      0, NULL, run_run, NULL },
     { "netns", "exec", "a|b [--] CMD [ARG...]", "run CMD in side a or b of the pair of 'takt netns run'",
-      NULL, 0, NULL, run_exec },
+      NULL, 0, NULL, run_exec, NULL },
     { "netns", "check", NULL, "say whether namespace pairs can be made here (exit 77 if not, and why)",
-      NULL, 0, NULL, run_check },
+      NULL, 0, NULL, run_check, NULL },
     { 0 }
 };

@@ -475,6 +475,23 @@ static const struct cli_opt demo_opts[] = {
     { 0 },
 };
 
+static const struct cli_common_help mn_help[] = {
+    { CLI_TIME, "run for S seconds (default: until Ctrl-C; with --measure, its S + 60)" },
+    { 0 }
+};
+static const struct cli_common_help sdo_help[] = {
+    { CLI_TIME, "give up after S seconds (default 20)" },
+    { 0 }
+};
+static const struct cli_common_help bench_help[] = {
+    { CLI_TIME, "seconds of steady state measured per cell (default 5)" },
+    { 0 }
+};
+static const struct cli_common_help demo_help[] = {
+    { CLI_TIME, "run for S seconds (default 10)" },
+    { 0 }
+};
+
 const struct cli_cmd cli_cmds_plk[] = {
     { "plk", "mn", NULL, "run a POWERLINK managing node",
       "Boots every configured CN (IdentRequest, StatusRequest, SDO configuration,\n"
@@ -482,7 +499,7 @@ const struct cli_cmd cli_cmds_plk[] = {
       "PerfMsmt lines (SoC wake-up deviation, SoC period, jobs, CPU per cycle, PRes latency\n"
       "per node) every --perf seconds and at the end. Exit status 3 if not every CN\n"
       "reached Operational. With --config or --cdc the cycle comes from the file.",
-      CLI_IFACE | CLI_CYCLE | CLI_RT | CLI_TIME | CLI_PERF | CLI_JSON | CLI_PCAP, mn_opts, run_mn },
+      CLI_IFACE | CLI_CYCLE | CLI_RT | CLI_TIME | CLI_PERF | CLI_JSON | CLI_PCAP, mn_opts, run_mn, mn_help },
     { "plk", "cn", NULL, "run POWERLINK CNs (one, or a simulated network)",
       "Each CN is a bus controller with a 4-channel digital input (changing every 100 ms)\n"
       "and a 4-channel digital output, answering as DS 301 asks. Faults can be injected.\n"
@@ -491,24 +508,24 @@ const struct cli_cmd cli_cmds_plk[] = {
       "counted (stale_dropped).\n"
       "Time-triggered PRes (chaining) leave at their launch time: held by the kernel\n"
       "(SO_TXTIME) where IF has an etf, taprio or fq qdisc, else sent from the receive loop.",
-      CLI_IFACE | CLI_RT | CLI_TIME | CLI_JSON | CLI_PCAP, cn_opts, run_cn },
+      CLI_IFACE | CLI_RT | CLI_TIME | CLI_JSON | CLI_PCAP, cn_opts, run_cn, NULL },
     { "plk", "sdo", "read|write NODE INDEX SUB [VALUE]", "read or write an object of a CN over SDO",
       "Starts an MN on -i IF for the CN (or --nodes), waits until the CN is configured,\n"
       "then runs the transfer. VALUE: an integer (written with the object's size, --size)\n"
       "or a string with --string.",
-      CLI_IFACE | CLI_CYCLE | CLI_TIME | CLI_PCAP, cli_plk_sdo_opts, cli_plk_sdo_run },
+      CLI_IFACE | CLI_CYCLE | CLI_TIME | CLI_PCAP, cli_plk_sdo_opts, cli_plk_sdo_run, sdo_help },
     { "plk", "bench", NULL, "MN CPU load, SoC deviation and losses for CN counts x cycle times",
       "For each CN count and cycle time: simulated CNs in one namespace, the MN in the\n"
       "other (veth), boot, then measure -t seconds (default 5) of steady state: MN CPU\n"
       "load in % (thread CPU time per cycle / cycle), SoC wake-up deviation min/max, PRes\n"
       "lost. N/A where more than 1 % of the cycles overran. Then the largest CN count with\n"
       "PollResponse Chaining. -a/-p apply to the MN.",
-      CLI_CPU | CLI_PRIO | CLI_TIME | CLI_JSON, bench_opts, cli_plk_bench_run },
+      CLI_CPU | CLI_PRIO | CLI_TIME | CLI_JSON, bench_opts, cli_plk_bench_run, bench_help },
     { "demo", "plk", NULL, "POWERLINK demo: MN and 10 simulated CNs across a veth pair (no root needed)",
       "Creates two network namespaces joined by a veth pair (inside an unprivileged user\n"
       "namespace when not root), runs 10 simulated CNs in one and the MN in the other at\n"
       "-c (default 1000 us) for -t (default 10 s), printing PerfMsmt statistics every\n"
       "--perf seconds (default 1). Without namespaces it says why and uses the mem link.",
-      CLI_CYCLE | CLI_RT | CLI_TIME | CLI_PERF | CLI_JSON | CLI_PCAP, demo_opts, cli_plk_demo_run },
+      CLI_CYCLE | CLI_RT | CLI_TIME | CLI_PERF | CLI_JSON | CLI_PCAP, demo_opts, cli_plk_demo_run, demo_help },
     { 0 },
 };

@@ -130,6 +130,6 @@ const struct cli_cmd cli_cmds_rt[] = {
       "(every --perf S and at the end), percentiles, overruns and CPU per cycle.\n"
       "Compare with: cyclictest -m -p PRIO -i US -D S -q\n"
       "Example: takt rt latency -c 250 -p 80 -a 1 -t 10 --perf --json lat.json",
-      CLI_CYCLE | CLI_RT | CLI_TIME | CLI_PERF | CLI_JSON, latency_opts, run_latency },
+      CLI_CYCLE | CLI_RT | CLI_TIME | CLI_PERF | CLI_JSON, latency_opts, run_latency, NULL },
     { 0 }
 };

@@ -545,6 +545,6 @@ const struct cli_cmd cli_cmds_sim[] = {
       "  takt sim ecat -i veth1 --preset junction --fault 'break=4:3@5s;heal=1@8s'\n"
       "  takt sim ecat --devices ek1100,el1004,el2004,ek1100 --topology 1:3,2:1,1:1 --list\n"
       "  takt sim ecat --bench --json bench.json",
-      CLI_IFACE | CLI_TIME | CLI_PERF | CLI_JSON | CLI_PCAP | CLI_RT, sim_ecat_opts, cmd_sim_ecat },
+      CLI_IFACE | CLI_TIME | CLI_PERF | CLI_JSON | CLI_PCAP | CLI_RT, sim_ecat_opts, cmd_sim_ecat, NULL },
     { 0 }
 };

@@ -89,6 +89,35 @@ static void test_nmt_request_time(void **state)
             fail_msg("--nmt-request %s accepted (after %g s)", bad[i], after);
 }
 
+/* A run whose cycles mostly overran ends non-zero and says what could not be held; a
+ * run with some overruns (at most half) is the tuning's business, not an error. */
+static void test_overruns(void **state)
+{
+    (void)state;
+    char a0[] = "takt", a1[] = "ecat", a2[] = "run";
+    char *argv[] = { a0, a1, a2, NULL };
+    struct cli_ctx c;
+    assert_int_equal(parse(&c, 3, argv), -1);
+    FILE *err = stderr;
+    stderr = sink;
+    long at = ftell(sink);
+    int none = cli_check_overruns(&c, 1000, 0, 100000);
+    int half = cli_check_overruns(&c, 1000, 500, 100000);
+    int idle = cli_check_overruns(&c, 0, 0, 100000);
+    int most = cli_check_overruns(&c, 7362, 7362, 100000);
+    stderr = err;
+    assert_int_equal(none, 0);
+    assert_int_equal(half, 0);
+    assert_int_equal(idle, 0);
+    assert_int_equal(most, 1);
+    char msg[512] = "";
+    fflush(sink);
+    fseek(sink, at, SEEK_SET);
+    size_t n = fread(msg, 1, sizeof msg - 1, sink);
+    msg[n] = 0;
+    assert_non_null(strstr(msg, "the machine could not hold a 100 us cycle: 7362 of 7362 cycles overran"));
+}
+
 int main(void)
 {
     sink = tmpfile();
@@ -96,6 +125,7 @@ int main(void)
         cmocka_unit_test(test_parse_starts_over),
         cmocka_unit_test(test_vanish_times),
         cmocka_unit_test(test_nmt_request_time),
+        cmocka_unit_test(test_overruns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

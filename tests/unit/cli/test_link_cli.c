@@ -31,9 +31,9 @@ static void expect(const char *args, int status, const char *s1, const char *s2)
 static void bad_values(void **state)
 {
     expect("link bench -i x -c abc", 2, "-c/--cycle", "'abc'");
-    expect("link bench -i x -c 5", 2, "-c/--cycle", "from 10");
+    expect("link bench -i x -c 5", 2, "-c/--cycle", "at least 50");
     expect("link bench -i x -t -1", 2, "-t/--time", "'-1'");
-    expect("link bench -i x -p 100", 2, "-p/--prio", "0 to 99");
+    expect("link bench -i x -p 100", 2, "-p/--prio", "1 to 99");
     expect("link bench -i x -a cpu0", 2, "-a/--cpu", "'cpu0'");
     expect("link bench -i x --perf=0", 2, "--perf", "'0'");
     expect("link bench -i x -s 10", 2, "-s/--size", "32 to 1514");

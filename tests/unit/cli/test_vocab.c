@@ -1,7 +1,7 @@
 /* The one option vocabulary on every command `takt help` lists: help two ways (same
  * text), unknown options and bad values of each common option refused with exit 2 and
- * a message naming the option and what it expects, the same help line for a common
- * option everywhere, and common options a command does not take refused. Runs the
+ * a message naming the option and what it expects, the same option column for a common
+ * option everywhere (its description may give the command's own default), and common options a command does not take refused. Runs the
  * real binary (TAKT_BIN). */
 #include <stdarg.h>
 #include <stddef.h>
@@ -90,9 +90,9 @@ struct common {
 static const struct common commons[] = {
     { "-i, --iface IF",   NULL,         NULL,                   NULL,       "-i" },
     { "-c, --cycle US",   "-c abc",     "-c/--cycle",           "got 'abc'", "-c" },
-    { "-c, --cycle US",   "-c 5",       "from 10",              "got '5'",  NULL },
+    { "-c, --cycle US",   "-c 5",       "at least 50",              "got '5'",  NULL },
     { "-a, --cpu CPU",    "-a cpu0",    "-a/--cpu expects an integer", "got 'cpu0'", "-a" },
-    { "-p, --prio PRIO",  "-p 100",     "-p/--prio expects an integer from 0 to 99", "got '100'", "-p" },
+    { "-p, --prio PRIO",  "-p 100",     "-p/--prio expects an integer from 1 to 99", "got '100'", "-p" },
     { "-t, --time S",     "-t -1",      "-t/--time",            "got '-1'", "-t" },
     { "--perf[=S]",       "--perf=0",   "--perf",               "got '0'",  NULL },
     { "--json FILE",      NULL,         NULL,                   NULL,       "--json" },
@@ -168,7 +168,8 @@ static void common_options(void **state)
             used[i]++;
             if (!ref[i][0])
                 strcpy(ref[i], line);
-            else if (strcmp(ref[i], line))
+            else if (strncmp(ref[i], line, 29))   /* "  -t, --time S" column: a command may
+                                                    * word the rest (its own default) */
                 fail_msg("'%s' is described differently by '%s':\n  %s\nelsewhere:\n  %s", o->marker, cmds[k], line, ref[i]);
             if (o->bad) {
                 snprintf(args, sizeof args, "%.31s %.31s", cmds[k], o->bad);
