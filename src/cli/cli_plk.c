@@ -25,6 +25,12 @@ int cli_plk_open_link(struct cli_ctx *c, struct takt_link **out)
     o.timestamps = true;    /* PRes latency and SoC loss by arrival, not by wake-up */
     o.txtime = true;        /* chained PRes left to the kernel where a qdisc keeps launch times */
     int rc = cli_open_link(c, &o, "the interface the POWERLINK network is on", out);
+    /* an MN or CN keeps running and may see the cable plugged in: a warning; an SDO
+     * transfer cannot reach anything */
+    if (!rc && cli_check_carrier(c, !strcmp(c->cmd->verb, "sdo"))) {
+        takt_link_close(*out);
+        return 1;
+    }
     if (!rc)   /* the raw socket exists: CAP_NET_RAW is not needed again */
         cli_drop_caps(c, cli_caps_for_rt(c));
     return rc;
