@@ -31,6 +31,13 @@ int plk_cdc_parse(struct plk_cdc *c, const uint8_t *buf, size_t len, char *err, 
     if (count == 0)
         return fail(err, errlen, -ENODATA, "CDC entry count at offset 0 is 0 (no "
                     "configuration data)");
+    /* every entry takes at least its header: a count the size cannot hold is not a
+     * damaged CDC but another file (text reads as a count of about 10^9) */
+    size_t most = (len - PLK_CDC_HDR) / PLK_CDC_ENTRY_HDR;
+    if (count > most)
+        return fail(err, errlen, -EBADMSG, "not a concise DCF: its first 4 bytes give %u entries, "
+                    "more than its size allows (%zu bytes hold at most %zu entries of %d bytes "
+                    "or more)", count, len, most, PLK_CDC_ENTRY_HDR);
     size_t pos = PLK_CDC_HDR;
     for (uint32_t i = 0; i < count; i++) {
         if (len - pos < PLK_CDC_ENTRY_HDR)
