@@ -152,8 +152,8 @@ int cli_plk_net_config(struct cli_ctx *c, struct plk_net_config *nc)
         return cli_usage_error(c, "exactly one of --config FILE, --cdc mnobd.cdc or --nodes A-B is expected");
     plk_config_default(nc);
     if (cfgf) {
-        if (plk_config_load(nc, cfgf, err, sizeof err))
-            return cli_error(c, "%s: %s", cfgf, err);
+        if (plk_config_load(nc, cfgf, err, sizeof err))   /* err begins with the path */
+            return cli_error(c, "%s", err);
     } else if (cdcf) {
         uint8_t *buf = NULL;
         size_t len = 0;

@@ -121,6 +121,18 @@ static void cdc_text(void **state)
     rmdir(dir);
 }
 
+/* A --config file that cannot be read: its path said once, then the reason. */
+static void config_path_once(void **state)
+{
+    (void)state;
+    char out[4096];
+    int rc = run("plk mn -i lo --config /nonexistent/takt.conf -t 1", out, sizeof out);
+    assert_int_equal(rc, 1);
+    char *first = strstr(out, "/nonexistent/takt.conf");
+    if (!first || strstr(first + 1, "/nonexistent/takt.conf") || !strstr(out, "No such file"))
+        fail_msg("want the path once and the reason, got: %s", out);
+}
+
 int main(void)
 {
     bin = getenv("TAKT_BIN");
@@ -136,6 +148,7 @@ int main(void)
         cmocka_unit_test(bench_mem),
         cmocka_unit_test(help),
         cmocka_unit_test(cdc_text),
+        cmocka_unit_test(config_path_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
