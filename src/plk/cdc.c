@@ -114,10 +114,12 @@ int plk_cdc_node_dcf(const struct plk_cdc *c, uint8_t node, struct plk_cdc *out,
     struct plk_cdc_entry e;
     if (plk_cdc_find(c, 0x1F22, node, &e))
         return fail(err, errlen, -ENOENT, "CDC has no 0x1F22/%u (DCF of node %u)", node, node);
-    char sub[160];
+    char sub[200];
     int rc = plk_cdc_parse(out, e.data, e.size, sub, sizeof sub);
+    /* the file around it is a CDC: a nested DCF that is none is a broken entry of it */
     if (rc)
-        return fail(err, errlen, rc, "0x1F22/%u at offset %zu: %s", node, e.offset, sub);
+        return fail(err, errlen, rc == -EBADMSG ? -EPROTO : rc, "0x1F22/%u at offset %zu: %s",
+                    node, e.offset, sub);
     return 0;
 }
 
