@@ -36,11 +36,12 @@ body() {
     expect_no_carrier bench  "$TAKT" link bench -i "$IF" -t 1
 
     # plk mn keeps running (the cable may come): a warning first, the link in its last line
-    "$TAKT" plk mn -i "$IF" --nodes 1 -t 1 >"$NET_TMP/mn.out" 2>"$NET_TMP/mn.err"
+    "$TAKT" plk mn -i "$IF" --nodes 1 -t 1 --pcap "$NET_TMP/mn.pcapng" >"$NET_TMP/mn.out" 2>"$NET_TMP/mn.err"
     grep -qF "warning: $IF has no carrier (cable unplugged?)" "$NET_TMP/mn.err" ||
         net_fail "plk mn did not warn of the missing carrier: $(cat "$NET_TMP/mn.err")"
     grep -E "^--- takt plk mn: .*CNs operational on $IF, which has no carrier \(cable unplugged\?\)" "$NET_TMP/mn.out" >/dev/null ||
         net_fail "plk mn's final line does not name $IF and its missing carrier: $(grep -- '---' "$NET_TMP/mn.out")"
+    net_check_capture "$NET_TMP/mn.pcapng"   # what the MN tried to send is still well-formed
     net_log "plk mn: $(head -n 1 "$NET_TMP/mn.err"); $(grep -- '--- takt plk mn' "$NET_TMP/mn.out")"
 }
 net_main body
