@@ -78,6 +78,13 @@ struct takt_link_opts {
 
 void takt_link_opts_default(struct takt_link_opts *o);
 
+/* Whether IFNAME can carry frames now: 1 it has a carrier (or its driver does not report
+ * one), 0 it is up without a carrier (cable unplugged, veth peer down), -ENETDOWN it is
+ * administratively down, -ENODEV there is no such interface, other -errno. Read from the
+ * interface flags of the caller's network namespace (IFF_UP, IFF_RUNNING): sysfs shows
+ * the namespace it was mounted in, so inside a namespace it may not list the interface. */
+int takt_link_carrier(const char *ifname);
+
 /* Open a link by spec: "IFNAME" or "packet:IFNAME" (AF_PACKET). On error *out is NULL
  * and the message in err (if given) names the interface and says what to do. */
 int takt_link_open(const char *spec, const struct takt_link_opts *opts,

@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <json-c/json.h>
+#include <takt/link.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -396,17 +397,12 @@ static int iface_state(const struct check_env *e, char *buf, size_t cap)
     snprintf(path, sizeof path, "/sys/class/net/%.64s/operstate", e->iface);
     if (*e->root || e->read)
         return rd(e, path, buf, cap);
-    int fd = socket(AF_INET, SOCK_DGRAM, 0);
-    if (fd < 0)
+    int c = takt_link_carrier(e->iface);   /* the same reading the link users make */
+    if (c == -ENODEV)
+        return c;
+    if (c < 0 && c != -ENETDOWN)
         return rd(e, path, buf, cap);
-    struct ifreq ifr = { 0 };
-    snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "%s", e->iface);
-    int rc = ioctl(fd, SIOCGIFFLAGS, &ifr) < 0 ? -errno : 0;
-    close(fd);
-    if (rc)
-        return rc;
-    unsigned fl = (unsigned short)ifr.ifr_flags;
-    snprintf(buf, cap, "%s", !(fl & IFF_UP) ? "down" : (fl & IFF_RUNNING) ? "up" : "up without carrier");
+    snprintf(buf, cap, "%s", c == -ENETDOWN ? "down" : c ? "up" : "up without carrier");
     return (int)strlen(buf);
 }
 

@@ -124,6 +124,10 @@ struct takt_link;
 struct takt_link_opts;
 int cli_open_link(struct cli_ctx *c, const struct takt_link_opts *o, const char *what,
                   struct takt_link **out);
+/* -i up without a carrier (takt_link_carrier): "IF has no carrier (cable unplugged?)" on
+ * stderr; returns 1 when fatal (the command cannot do anything without one), else warns
+ * and returns 0. 0 when there is a carrier or nothing to say. */
+int cli_check_carrier(struct cli_ctx *c, bool fatal);
 /* Write o (pretty) to the --json path, "-" = stdout; nothing when --json was not given.
  * Does not consume o. Returns 0, or 1 after an error naming the file. */
 struct json_object;

@@ -17,6 +17,10 @@ int cli_ecat_open_link(struct cli_ctx *c, struct takt_link **out)
     o.ethertypes = types;
     o.n_ethertypes = 1;
     int rc = cli_open_link(c, &o, "the interface the EtherCAT network is on", out);
+    if (!rc && cli_check_carrier(c, true)) {   /* a scan would only time out */
+        takt_link_close(*out);
+        return 1;
+    }
     if (!rc)   /* the raw socket exists: CAP_NET_RAW is not needed again */
         cli_drop_caps(c, cli_caps_for_rt(c));
     return rc;

@@ -14,12 +14,25 @@
 #include "util/wire.h"
 
 /* Events with the time the cycle raised them, in seconds since t0 (the run's start). */
-static void drain_events(struct ecat_master *m, const char *label, takt_ns_t t0)
+static void drain_events_but(struct ecat_master *m, const char *label, takt_ns_t t0, bool failing)
 {
-    char ev[256];
+    char ev[512];
     takt_ns_t at;
     while (ecat_master_next_event_at(m, ev, sizeof ev, &at))
-        fprintf(stderr, "%s: %.3f s: %s\n", label, (at - t0) / 1e9, ev);
+        if (!failing || strcmp(ev, ecat_master_error(m)))
+            fprintf(stderr, "%s: %.3f s: %s\n", label, (at - t0) / 1e9, ev);
+}
+
+static void drain_events(struct ecat_master *m, const char *label, takt_ns_t t0)
+{
+    drain_events_but(m, label, t0, false);
+}
+
+/* Before the error line of a failure: the event that raised the error is that line, so
+ * it is not printed twice. */
+static void drain_failing(struct ecat_master *m, const char *label, takt_ns_t t0)
+{
+    drain_events_but(m, label, t0, true);
 }
 
 static void sleep_ns(takt_ns_t ns)
@@ -236,7 +249,7 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
     int status = 0;
     takt_ns_t t0 = takt_now();
     int rc = ecat_master_scan(m, (takt_ns_t)((a->scan_timeout_s > 0 ? a->scan_timeout_s : 5) * 1e9));
-    drain_events(m, label, t0);
+    drain_events_but(m, label, t0, rc != 0);
     if (rc || ecat_master_slave_count(m) == 0) {
         fprintf(stderr, "%s: scan on %s: %s\n", label, a->link->name,
                 rc ? ecat_master_error(m) : "no slave answered (is the network connected?)");
@@ -249,7 +262,7 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
      * the mailbox. With one, the ENI's own commands take them through INIT -> PREOP. */
     const char *eni = cli_get(c, "eni");
     if (!eni && ecat_master_set_state(m, AL_PREOP, 15 * TAKT_NS_PER_S)) {
-        drain_events(m, label, t0);
+        drain_failing(m, label, t0);
         fprintf(stderr, "%s: %s\n", label, ecat_master_error(m));
         ecat_master_close(m);
         return 1;
@@ -258,7 +271,7 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
         ecat_master_read_pdos_coe(m);
     drain_events(m, label, t0);
     if (eni ? ecat_master_configure_eni(m, eni) : ecat_master_configure(m)) {
-        drain_events(m, label, t0);
+        drain_failing(m, label, t0);
         fprintf(stderr, "%s: %s\n", label, ecat_master_error(m));
         ecat_master_close(m);
         return 1;
@@ -347,7 +360,7 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
     }
     ecat_master_stop(m);
     ecat_master_join(m);
-    drain_events(m, label, t0);
+    drain_events_but(m, label, t0, op_after < 0);
     struct ecat_master_stats s;
     ecat_master_get_stats(m, &s);
     print_summary(stdout, m, &s);

@@ -38,7 +38,13 @@ int cli_link_open(struct cli_ctx *c, struct takt_link **out)
     o.ethertypes = types;
     o.n_ethertypes = 1;
     o.qdisc_bypass = !cli_flag(c, "no-bypass");
-    return cli_open_link(c, &o, "an interface name", out);
+    int rc = cli_open_link(c, &o, "an interface name", out);
+    /* without a carrier every frame is dropped: a sender gives up, a listener warns */
+    if (!rc && cli_check_carrier(c, strcmp(c->cmd->verb, "echo") && strcmp(c->cmd->verb, "recv"))) {
+        takt_link_close(*out);
+        return 1;
+    }
+    return rc;
 }
 
 static void put_mac(char *b, const uint8_t *m)

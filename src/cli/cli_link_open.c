@@ -23,3 +23,14 @@ int cli_open_link(struct cli_ctx *c, const struct takt_link_opts *o, const char 
     *out = l;
     return 0;
 }
+
+int cli_check_carrier(struct cli_ctx *c, bool fatal)
+{
+    if (!c->iface || takt_link_carrier(c->iface) != 0)
+        return 0;    /* a carrier, or nothing this check can say (takt_link_open did) */
+    if (fatal)
+        return cli_error(c, "%s has no carrier (cable unplugged?)", c->iface);
+    cli_error(c, "warning: %s has no carrier (cable unplugged?); nothing can answer until it has one",
+              c->iface);
+    return 0;
+}

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "cli/cli.h"
 #include "cli/cli_plk.h"
 #include "plk/cdc.h"
@@ -25,9 +26,57 @@ int cli_plk_open_link(struct cli_ctx *c, struct takt_link **out)
     o.timestamps = true;    /* PRes latency and SoC loss by arrival, not by wake-up */
     o.txtime = true;        /* chained PRes left to the kernel where a qdisc keeps launch times */
     int rc = cli_open_link(c, &o, "the interface the POWERLINK network is on", out);
+    /* an MN or CN keeps running and may see the cable plugged in: a warning; an SDO
+     * transfer cannot reach anything */
+    if (!rc && cli_check_carrier(c, !strcmp(c->cmd->verb, "sdo"))) {
+        takt_link_close(*out);
+        return 1;
+    }
     if (!rc)   /* the raw socket exists: CAP_NET_RAW is not needed again */
         cli_drop_caps(c, cli_caps_for_rt(c));
     return rc;
+}
+
+/* --cdc FILE that is no CDC. openCONFIGURATOR writes the binary mnobd.cdc and its text
+ * rendering mnobd.txt side by side: a .txt given with its .cdc beside it, or a .cdc
+ * with a .txt beside it, gets the name of the file to use. */
+static int read_file(const char *path, uint8_t **buf, size_t *len);
+
+/* Whether path holds a concise DCF this reader accepts. */
+static bool is_cdc(const char *path)
+{
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    struct plk_cdc cdc;
+    bool ok = !read_file(path, &buf, &len) && !plk_cdc_parse(&cdc, buf, len, NULL, 0);
+    free(buf);
+    return ok;
+}
+
+static int cdc_not_cdc(struct cli_ctx *c, const char *path, const char *why)
+{
+    char other[4096];
+    size_t n = strlen(path);
+    bool txt = n > 4 && !strcmp(path + n - 4, ".txt");
+    bool cdc = n > 4 && !strcmp(path + n - 4, ".cdc");
+    if ((txt || cdc) && n < sizeof other) {
+        memcpy(other, path, n - 4);
+        snprintf(other + n - 4, sizeof other - (n - 4), "%s", txt ? ".cdc" : ".txt");
+    } else {
+        other[0] = '\0';
+    }
+    bool there = other[0] && access(other, R_OK) == 0;
+    if (txt && there && is_cdc(other))
+        return cli_error(c, "%s is %s; use --cdc %s, the binary concise DCF openCONFIGURATOR "
+                         "writes beside this text rendering", path, why, other);
+    if (txt)
+        return cli_error(c, "%s is %s; --cdc expects the binary mnobd.cdc openCONFIGURATOR "
+                         "writes beside its text rendering mnobd.txt", path, why);
+    if (cdc && there)
+        return cli_error(c, "%s is %s; %s beside it is openCONFIGURATOR's text rendering, "
+                         "not for --cdc either: export the binary mnobd.cdc again", path, why, other);
+    return cli_error(c, "%s is %s; --cdc expects the binary mnobd.cdc openCONFIGURATOR writes",
+                     path, why);
 }
 
 /* "A-B" or "N" into a node range 1..239. */
@@ -103,8 +152,8 @@ int cli_plk_net_config(struct cli_ctx *c, struct plk_net_config *nc)
         return cli_usage_error(c, "exactly one of --config FILE, --cdc mnobd.cdc or --nodes A-B is expected");
     plk_config_default(nc);
     if (cfgf) {
-        if (plk_config_load(nc, cfgf, err, sizeof err))
-            return cli_error(c, "%s: %s", cfgf, err);
+        if (plk_config_load(nc, cfgf, err, sizeof err))   /* err begins with the path */
+            return cli_error(c, "%s", err);
     } else if (cdcf) {
         uint8_t *buf = NULL;
         size_t len = 0;
@@ -116,6 +165,8 @@ int cli_plk_net_config(struct cli_ctx *c, struct plk_net_config *nc)
         if (!r)
             r = plk_config_from_cdc(nc, &cdc, err, sizeof err);
         free(buf);
+        if (r == -EBADMSG)
+            return cdc_not_cdc(c, cdcf, err);
         if (r)
             return cli_error(c, "%s: %s", cdcf, err);
     } else {

@@ -300,8 +300,11 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struc
     }
     takt_plk_mn_stop(mn);
     takt_plk_mn_join(mn);
-    printf("--- takt plk mn: MN %s, %u of %u CNs operational\n", takt_plk_nmt_name(core->state),
-           core->st.nodes_operational, core->n_ids);
+    /* the link named, and why nothing answered where it had no carrier */
+    printf("--- takt plk mn: MN %s, %u of %u CNs operational on %s%s%s\n", takt_plk_nmt_name(core->state),
+           core->st.nodes_operational, core->n_ids, c->iface,
+           takt_link_carrier(c->iface) == 0 ? ", which has no carrier (cable unplugged?)" : "",
+           takt_link_carrier(c->iface) == -ENETDOWN ? ", which is down" : "");
     perf_print_total(stdout, &l->perf);
     rt_loop_print_summary(stdout, l);
     print_nodes(stdout, mn, core);

@@ -297,7 +297,7 @@ int ecat_eni_load(const char *path, struct ecat_eni **out, char *err, size_t err
     int e = stat(path, &st) < 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : 0;
     if (e) {
         if (err && errlen)
-            snprintf(err, errlen, "%s: %s", path, strerror(e));
+            snprintf(err, errlen, "%s", strerror(e));   /* the caller names the file */
         return -e;
     }
     xmlParserCtxt *ctx = xmlNewParserCtxt();

@@ -171,7 +171,8 @@ struct ecat_eni {
 
 /* Parse an ENI file / buffer. Returns 0 and *out, or -TAKT_EXML (not well-formed XML,
  * missing <Config>), -TAKT_ECONFIG (a required element missing or a value out of range)
- * with "LINE: element: expected ..., found ..." in err. */
+ * with "LINE: element: expected ..., found ..." in err; err does not name the file (the
+ * caller does, once). */
 int ecat_eni_load(const char *path, struct ecat_eni **out, char *err, size_t errlen);
 int ecat_eni_parse(const char *buf, size_t len, struct ecat_eni **out, char *err, size_t errlen);
 void ecat_eni_free(struct ecat_eni *eni);

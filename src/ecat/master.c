@@ -327,6 +327,23 @@ static int service(struct ecat_master *m, takt_ns_t now)
     return rc;
 }
 
+/* A link error ends a blocking call: it is recorded with a message (ecat_master_error
+ * is never empty after a failure), and an interface without a carrier is named as such
+ * rather than by the errno the kernel's drop gives (ENOBUFS, ENETDOWN). */
+static int link_fail(struct ecat_master *m, int rc, const char *what)
+{
+    if (m->errmsg[0] && m->last_err == rc)
+        return rc;
+    int carrier = takt_link_carrier(m->link->name);   /* < 0 for a mem link: no interface */
+    if (carrier == 0)
+        ecat_fail(m, rc, "%s has no carrier (cable unplugged?)", m->link->name);
+    else if (carrier == -ENETDOWN)
+        ecat_fail(m, rc, "%s is down (ip link set dev %s up)", m->link->name, m->link->name);
+    else
+        ecat_fail(m, rc, "%s on %s failed: %s", what, m->link->name, takt_strerror(rc));
+    return rc;
+}
+
 int ecat_master_drive(struct ecat_master *m, bool (*done)(struct ecat_master *m, void *ctx),
                       void *ctx, takt_ns_t timeout_ns)
 {
@@ -343,7 +360,7 @@ int ecat_master_drive(struct ecat_master *m, bool (*done)(struct ecat_master *m,
             rc = service(m, now);
         }
         if (rc < 0)
-            return rc;
+            return link_fail(m, rc, "sending");
         if (done(m, ctx))
             return 0;
         if (now > end)
@@ -351,7 +368,7 @@ int ecat_master_drive(struct ecat_master *m, bool (*done)(struct ecat_master *m,
         takt_ns_t wait = next - takt_now();
         rc = receive(m, wait > 0 ? wait : 0);
         if (rc < 0)
-            return rc;
+            return link_fail(m, rc, "receiving");
     }
 }
 

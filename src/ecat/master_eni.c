@@ -120,11 +120,18 @@ int ecat_master_configure_eni(struct ecat_master *m, const char *path)
     struct ecat_eni_mismatch mm[8];
     unsigned k = ecat_eni_compare(eni, id, m->n_slaves, ECAT_CMP_REVISION, mm, TAKT_ARRAY_SIZE(mm));
     free(id);
-    for (unsigned i = 0; i < k && i < TAKT_ARRAY_SIZE(mm); i++)
+    /* each mismatch said once: the first in the error (whole, with the count), the
+     * others as events after it */
+    if (k == 1)
+        ecat_fail(m, -TAKT_ECONFIG, "ENI %s does not match the network: %s", path, mm[0].text);
+    else if (k)
+        ecat_fail(m, -TAKT_ECONFIG, "ENI %s does not match the network (%u mismatches): %s", path, k,
+                  mm[0].text);
+    for (unsigned i = 1; i < k && i < TAKT_ARRAY_SIZE(mm); i++)
         ecat_event(m, "ENI %s: %s", path, mm[i].text);
+    if (k > TAKT_ARRAY_SIZE(mm))
+        ecat_event(m, "ENI %s: %u more mismatches not named", path, k - (unsigned)TAKT_ARRAY_SIZE(mm));
     if (k) {
-        ecat_fail(m, -TAKT_ECONFIG, "ENI %s: the network does not match (%u mismatch%s; first: %s)",
-                  path, k, k == 1 ? "" : "es", mm[0].text);
         ecat_eni_free(eni);
         return -TAKT_ECONFIG;
     }

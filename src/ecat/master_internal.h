@@ -46,7 +46,7 @@ struct ecat_gen {
 #define ECAT_MAX_PDO_ENTRIES 64
 #define ECAT_MAX_CYC_DG 16     /* LRW datagrams (one per frame) */
 #define ECAT_EVENTS   64
-#define ECAT_EVENT_LEN 160
+#define ECAT_EVENT_LEN 512   /* an ENI mismatch names two identities and the file */
 
 /* Process data entries of a slave (from SII PDO categories). */
 struct ecat_pd {
@@ -200,7 +200,7 @@ struct ecat_master {
     bool      scanned, configured;
     uint8_t   target;          /* requested network state, 0 = none */
     int       last_err;
-    char      errmsg[256];
+    char      errmsg[512];
 
     /* process image */
     uint8_t  *image;

@@ -42,7 +42,7 @@ static void state_reset(struct ecat_master *m, takt_ns_t now)
     int n = f->req[7].wkc;
     if (n < 0) {
         if (++f->retries > 3) {
-            ecat_fail(m, -ETIMEDOUT, "scan: BRD 0x0000 (slave count) did not return after %u tries; "
+            ecat_fail(m, -ETIMEDOUT, "BRD 0x0000 (slave count) did not return after %u tries; "
                       "is a slave connected to %s?", f->retries, m->link->name);
             m->mf_state = MF_IDLE;
             return;
@@ -51,7 +51,7 @@ static void state_reset(struct ecat_master *m, takt_ns_t now)
         return;
     }
     if ((unsigned)n > m->max_slaves) {
-        ecat_fail(m, -ENOSPC, "scan: %d slaves answered, at most %u were reserved (max_slaves)",
+        ecat_fail(m, -ENOSPC, "%d slaves answered, at most %u were reserved (max_slaves)",
                   n, m->max_slaves);
         m->mf_state = MF_IDLE;
         return;

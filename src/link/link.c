@@ -1,7 +1,11 @@
 /* Link front door: default options, opening a link from a spec string ("eth0",
  * "packet:eth0"), statistics and close. The kinds live in packet.c, mem.c, capture.c. */
+#include <net/if.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include "link/link_internal.h"
 
 int link_err(char *err, size_t errlen, int code, const char *fmt, ...)
@@ -22,6 +26,25 @@ void takt_link_opts_default(struct takt_link_opts *o)
         .join_plk_multicast = true,
         .timestamps = true,
     };
+}
+
+int takt_link_carrier(const char *ifname)
+{
+    if (!ifname || !*ifname || strlen(ifname) >= IFNAMSIZ)
+        return -ENODEV;
+    int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -errno;
+    struct ifreq ifr = { 0 };
+    memcpy(ifr.ifr_name, ifname, strlen(ifname));
+    int rc = ioctl(fd, SIOCGIFFLAGS, &ifr) < 0 ? -errno : 0;
+    close(fd);
+    if (rc)
+        return rc == -ENXIO ? -ENODEV : rc;
+    unsigned fl = (unsigned short)ifr.ifr_flags;
+    if (!(fl & IFF_UP))
+        return -ENETDOWN;
+    return (fl & IFF_RUNNING) ? 1 : 0;   /* IFF_RUNNING: the kernel's operational state */
 }
 
 int takt_link_open(const char *spec, const struct takt_link_opts *opts,

@@ -31,6 +31,13 @@ int plk_cdc_parse(struct plk_cdc *c, const uint8_t *buf, size_t len, char *err, 
     if (count == 0)
         return fail(err, errlen, -ENODATA, "CDC entry count at offset 0 is 0 (no "
                     "configuration data)");
+    /* every entry takes at least its header: a count the size cannot hold is not a
+     * damaged CDC but another file (text reads as a count of about 10^9) */
+    size_t most = (len - PLK_CDC_HDR) / PLK_CDC_ENTRY_HDR;
+    if (count > most)
+        return fail(err, errlen, -EBADMSG, "not a concise DCF: its first 4 bytes give %u entries, "
+                    "more than its size allows (%zu bytes hold at most %zu entries of %d bytes "
+                    "or more)", count, len, most, PLK_CDC_ENTRY_HDR);
     size_t pos = PLK_CDC_HDR;
     for (uint32_t i = 0; i < count; i++) {
         if (len - pos < PLK_CDC_ENTRY_HDR)
@@ -107,10 +114,12 @@ int plk_cdc_node_dcf(const struct plk_cdc *c, uint8_t node, struct plk_cdc *out,
     struct plk_cdc_entry e;
     if (plk_cdc_find(c, 0x1F22, node, &e))
         return fail(err, errlen, -ENOENT, "CDC has no 0x1F22/%u (DCF of node %u)", node, node);
-    char sub[160];
+    char sub[200];
     int rc = plk_cdc_parse(out, e.data, e.size, sub, sizeof sub);
+    /* the file around it is a CDC: a nested DCF that is none is a broken entry of it */
     if (rc)
-        return fail(err, errlen, rc, "0x1F22/%u at offset %zu: %s", node, e.offset, sub);
+        return fail(err, errlen, rc == -EBADMSG ? -EPROTO : rc, "0x1F22/%u at offset %zu: %s",
+                    node, e.offset, sub);
     return 0;
 }
 

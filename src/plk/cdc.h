@@ -33,7 +33,9 @@ struct plk_cdc_iter {
 
 /* Validate buf (kept by reference). Rejects count 0 (oplk kErrorObdNoConfigData),
  * truncated headers, sizes past the end and trailing bytes; err names the entry number,
- * its offset and the reason. Returns 0 or -EPROTO / -ENODATA. */
+ * its offset and the reason. Returns 0 or -EPROTO / -ENODATA, or -EBADMSG where the
+ * count is more than the size could hold ("not a concise DCF: ...": text such as
+ * openCONFIGURATOR's mnobd.txt, or another file). */
 int plk_cdc_parse(struct plk_cdc *c, const uint8_t *buf, size_t len, char *err, size_t errlen);
 
 void plk_cdc_iter_init(struct plk_cdc_iter *it, const struct plk_cdc *c);

@@ -85,6 +85,7 @@ int plk_config_add_range(struct plk_net_config *cfg, unsigned first, unsigned la
  * node ID, key and reason. 0, -EINVAL (syntax/value) or -ERANGE. Runs plk_config_check. */
 int plk_config_parse(struct plk_net_config *cfg, const char *text, size_t len,
                      char *err, size_t errlen);
+/* plk_config_parse of a file; err begins with "PATH: ". */
 int plk_config_load(struct plk_net_config *cfg, const char *path, char *err, size_t errlen);
 
 /* Derive the configuration from a parsed MN CDC: 0x1F81 (nodes, mandatory, chaining),

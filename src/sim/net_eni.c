@@ -107,9 +107,12 @@ int takt_sim_create_eni(const char *path, const struct takt_sim_opts *o,
     struct ecat_eni *eni = NULL;
     struct takt_sim *s = NULL;
     *out = NULL;
-    int rc = ecat_eni_load(path, &eni, err, errlen);
-    if (rc)
+    char lerr[320] = "";
+    int rc = ecat_eni_load(path, &eni, lerr, sizeof lerr);
+    if (rc) {
+        snprintf(err, errlen, "%s: %s", path, lerr);
         return rc;
+    }
     if (!eni->n_slaves) {
         snprintf(err, errlen, "%s: the ENI lists no slaves", path);
         ecat_eni_free(eni);

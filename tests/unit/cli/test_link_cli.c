@@ -1,5 +1,6 @@
 /* CLI argument errors of takt link / netns / demo: exit status 2 and a message that
- * names the option and the expected value; help works. Runs the real binary. */
+ * names the option and the expected value; help works; a --cdc file that is no CDC.
+ * Runs the real binary. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 static const char *bin;
 
@@ -91,6 +93,46 @@ static void help(void **state)
     expect("help netns run", 0, "TAKT_IF_A", NULL);
 }
 
+/* openCONFIGURATOR's text rendering (mnobd.txt) given as --cdc: said to be no CDC, and
+ * the binary mnobd.cdc beside it named once it is there. */
+static void cdc_text(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/takt_cdc_XXXXXX", txt[64], cdc[64], args[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(txt, sizeof txt, "%s/mnobd.txt", dir);
+    snprintf(cdc, sizeof cdc, "%s/mnobd.cdc", dir);
+    FILE *f = fopen(txt, "w");
+    assert_non_null(f);
+    fputs("NumberOfEntries\n0x00000001\n", f);
+    fclose(f);
+    snprintf(args, sizeof args, "plk mn -i lo --cdc %s -t 1", txt);
+    expect(args, 1, "mnobd.txt is not a concise DCF: its first 4 bytes give 1651340622 entries, "
+           "more than its size allows", "--cdc expects the binary mnobd.cdc");
+    f = fopen(cdc, "wb");     /* one entry: 0x1006/0 = 1000 us */
+    assert_non_null(f);
+    fwrite("\x01\x00\x00\x00\x06\x10\x00\x04\x00\x00\x00\xe8\x03\x00\x00", 1, 15, f);
+    fclose(f);
+    char want[128];
+    snprintf(want, sizeof want, "use --cdc %s,", cdc);
+    expect(args, 1, "mnobd.txt is not a concise DCF", want);
+    unlink(txt);
+    unlink(cdc);
+    rmdir(dir);
+}
+
+/* A --config file that cannot be read: its path said once, then the reason. */
+static void config_path_once(void **state)
+{
+    (void)state;
+    char out[4096];
+    int rc = run("plk mn -i lo --config /nonexistent/takt.conf -t 1", out, sizeof out);
+    assert_int_equal(rc, 1);
+    char *first = strstr(out, "/nonexistent/takt.conf");
+    if (!first || strstr(first + 1, "/nonexistent/takt.conf") || !strstr(out, "No such file"))
+        fail_msg("want the path once and the reason, got: %s", out);
+}
+
 int main(void)
 {
     bin = getenv("TAKT_BIN");
@@ -105,6 +147,8 @@ int main(void)
         cmocka_unit_test(without_namespaces),
         cmocka_unit_test(bench_mem),
         cmocka_unit_test(help),
+        cmocka_unit_test(cdc_text),
+        cmocka_unit_test(config_path_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

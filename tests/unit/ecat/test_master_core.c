@@ -90,7 +90,41 @@ static void test_no_slaves(void **state)
     int rc = ecat_master_scan(r->m, TAKT_NS_PER_S);
     assert_true(rc < 0);
     assert_non_null(strstr(ecat_master_error(r->m), "BRD 0x0000"));
+    /* the callers say "scan on IF failed: ": the message does not say "scan:" again */
+    assert_null(strstr(ecat_master_error(r->m), "scan:"));
     rig_free(r);
+}
+
+/* A link whose every send fails (as a packet socket on an interface without carrier
+ * fails with ENOBUFS): the blocking call returns the error and ecat_master_error says
+ * what failed where, never an empty string. */
+static int refuse_send(struct takt_link *l, const struct takt_frame *f, unsigned n)
+{
+    (void)l; (void)f; (void)n;
+    return -ENOBUFS;
+}
+static int recv_none(struct takt_link *l, struct takt_frame *f, unsigned n, takt_ns_t t)
+{
+    (void)l; (void)f; (void)n; (void)t;
+    return 0;
+}
+static void close_none(struct takt_link *l) { (void)l; }
+
+static void test_link_error_said(void **state)
+{
+    (void)state;
+    static const struct takt_link_ops ops = { .kind = "refusing", .send = refuse_send,
+                                              .recv = recv_none, .close = close_none };
+    struct takt_link l = { .ops = &ops, .name = "nosuchif0", .mac = { 2, 0, 0, 0, 0, 1 }, .mtu = 1500 };
+    struct ecat_master *m;
+    struct ecat_master_opts o;
+    ecat_master_opts_default(&o);
+    char err[200];
+    assert_int_equal(ecat_master_open(&m, &l, &o, err, sizeof err), 0);
+    assert_int_equal(ecat_master_scan(m, TAKT_NS_PER_S), -ENOBUFS);
+    printf("  %s\n", ecat_master_error(m));
+    assert_string_equal(ecat_master_error(m), "sending on nosuchif0 failed: No buffer space available");
+    ecat_master_close(m);
 }
 
 struct echo { struct ecat_pd_entry in[8], out[8]; unsigned n; unsigned calls; };
@@ -417,6 +451,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scan),
         cmocka_unit_test(test_no_slaves),
+        cmocka_unit_test(test_link_error_said),
         cmocka_unit_test(test_op_and_echo),
         cmocka_unit_test(test_refusal),
         cmocka_unit_test(test_wkc_error),

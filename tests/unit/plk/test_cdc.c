@@ -12,6 +12,7 @@
 #include "plk/cdc.h"
 #include "plk/od.h"
 #include "plk/proto.h"
+#include "util/wire.h"
 
 static uint8_t cdc_buf[4096];
 static size_t cdc_len;
@@ -178,6 +179,24 @@ static void dcf_applies_to_cn_od(void **state)
     assert_non_null(strstr(err, "0x1F22/2"));
 }
 
+/* A text file given as a CDC (openCONFIGURATOR's mnobd.txt beside mnobd.cdc): its first
+ * 4 bytes read as a count of about 10^9; the reader says the file is not a CDC at all
+ * instead of failing at "entry 1 of 1819043176". */
+static void text_is_not_a_cdc(void **state)
+{
+    (void)state;
+    static const char text[] = "////// Concise DCF written as text: 0x1006 0x00 0x0004 0x000003E8\n";
+    struct plk_cdc c;
+    char err[200];
+    assert_int_equal(plk_cdc_parse(&c, (const uint8_t *)text, sizeof text - 1, err, sizeof err), -EBADMSG);
+    printf("  %s\n", err);
+    char want[200];
+    snprintf(want, sizeof want, "not a concise DCF: its first 4 bytes give %u entries, more than its "
+             "size allows", get_le32((const uint8_t *)text));
+    assert_non_null(strstr(err, want));
+    assert_null(strstr(err, "entry 1 of"));
+}
+
 static void broken_variants(void **state)
 {
     uint8_t b[128];
@@ -209,10 +228,10 @@ static void broken_variants(void **state)
     assert_int_equal(plk_cdc_parse(&c, b, (size_t)u, err, sizeof err), -EPROTO);
     assert_non_null(strstr(err, "past the end"));
     b[18] = 2;
-    /* count larger than the entries present */
+    /* count larger than the entries present, and more than the size can hold */
     b[0] = 3;
-    assert_int_equal(plk_cdc_parse(&c, b, (size_t)u, err, sizeof err), -EPROTO);
-    assert_non_null(strstr(err, "entry 3 of 3"));
+    assert_int_equal(plk_cdc_parse(&c, b, (size_t)u, err, sizeof err), -EBADMSG);
+    assert_non_null(strstr(err, "give 3 entries"));
     /* trailing garbage */
     b[0] = 1;
     assert_int_equal(plk_cdc_parse(&c, b, (size_t)u, err, sizeof err), -EPROTO);
@@ -256,6 +275,7 @@ int main(void)
         cmocka_unit_test(demo_3cn_header),
         cmocka_unit_test(demo_3cn_matches_txt),
         cmocka_unit_test(dcf_applies_to_cn_od),
+        cmocka_unit_test(text_is_not_a_cdc),
         cmocka_unit_test(broken_variants),
         cmocka_unit_test(apply_rejects_with_entry),
     };

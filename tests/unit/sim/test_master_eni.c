@@ -218,6 +218,54 @@ static void test_small_timeout(void **state)
     unlink(path);
 }
 
+/* An ENI that expects another vendor (0x746B74, a long slave name, a long path): the
+ * error names both identities in full, and the mismatch is said once (the error and the
+ * event that raised it), not cut by a fixed buffer nor repeated as a separate event. */
+static void test_mismatch_full_identity(void **state)
+{
+    (void)state;
+    char sim[64], path[200], ev[1024], want[512];
+    write_small(sim, sizeof sim, "0010010064000100", 3000);
+    snprintf(path, sizeof path, "/tmp/takt_eni_an_engineering_project_folder_with_a_long_name_XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w"), *in = fopen(sim, "r");
+    assert_non_null(in);
+    char line[4096];
+    while (fgets(line, sizeof line, in)) {    /* the sim's ENI with another identity */
+        char *v = strstr(line, "<VendorId>2457</VendorId>"), *nm = strstr(line, "<Name>Out (X1)</Name>");
+        if (v && nm) {
+            fprintf(f, "%.*s<Name>Out (X1) digital output terminal, 8 channels 24 V DC</Name>%.*s"
+                    "<VendorId>7629684</VendorId>%s", (int)(nm - line), line,
+                    (int)(v - nm - 21), nm + 21, v + 25);
+        } else {
+            fputs(line, f);
+        }
+    }
+    fclose(in);
+    fclose(f);
+    struct erig *r = erig_new(sim, path, false);
+    assert_int_equal(ecat_master_configure_eni(r->m, path), -TAKT_ECONFIG);
+    const char *err = ecat_master_error(r->m);
+    printf("  -> %s\n", err);
+    snprintf(want, sizeof want, "ENI %s does not match the network: slave 0: expected vendor 0x746B74 "
+             "product 0x00000001 rev 0x00000001 (Out (X1) digital output terminal, 8 channels 24 V DC), "
+             "found vendor 0x999 product 0x00000001 rev 0x00000001", path);
+    assert_string_equal(err, want);
+    unsigned said = 0;
+    while (ecat_master_next_event(r->m, ev, sizeof ev)) {
+        printf("  event: %s\n", ev);
+        if (strstr(ev, "slave 0: expected")) {
+            assert_string_equal(ev, want);    /* whole, as the error */
+            said++;
+        }
+    }
+    assert_int_equal(said, 1);
+    erig_free(r);
+    unlink(sim);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -226,6 +274,7 @@ int main(void)
         cmocka_unit_test(test_small_eni_dc),
         cmocka_unit_test(test_small_timeout),
         cmocka_unit_test(test_small_cyclic_wkc),
+        cmocka_unit_test(test_mismatch_full_identity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
