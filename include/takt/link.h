@@ -1,5 +1,5 @@
 /* takt link layer: a small vtable to move Ethernet frames in batches with receive
- * timestamps. Protocol code never knows which link it runs on (DESIGN.md, Layers 2). */
+ * timestamps. Protocol code never knows which link it runs on (docs/architecture.md, Links). */
 #ifndef TAKT_LINK_H
 #define TAKT_LINK_H
 

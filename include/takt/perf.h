@@ -1,6 +1,6 @@
 /* takt per-cycle statistics: min/avg/max/count and a fixed-bin histogram per
  * measurement, per interval and cumulative; recording allocates nothing and takes no
- * lock (DESIGN.md, Layers 5). Reports in EC-Master's PerfMsmt line format and JSON. */
+ * lock (docs/architecture.md, Threads). Reports in EC-Master's PerfMsmt line format and JSON. */
 #ifndef TAKT_PERF_H
 #define TAKT_PERF_H
 

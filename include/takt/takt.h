@@ -10,7 +10,8 @@
 extern "C" {
 #endif
 
-/* Time inside the stack: int64 nanoseconds on CLOCK_MONOTONIC (DESIGN.md, "Time"). */
+/* Time inside the stack: int64 nanoseconds on CLOCK_MONOTONIC (kernel stamps, DC system
+ * time and launch-time clocks are converted at the edges). */
 typedef int64_t takt_ns_t;
 #define TAKT_NS_PER_US 1000LL
 #define TAKT_NS_PER_MS 1000000LL

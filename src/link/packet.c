@@ -138,7 +138,7 @@ static int pkt_send(struct takt_link *l, const struct takt_frame *f, unsigned n)
     return (int)done;
 }
 
-/* Kernel stamps are CLOCK_REALTIME; the stack runs on CLOCK_MONOTONIC (DESIGN.md, Time). */
+/* Kernel stamps are CLOCK_REALTIME; the stack runs on CLOCK_MONOTONIC (docs/architecture.md). */
 static takt_ns_t mono_minus_real(void) { return -clock_minus_mono(CLOCK_REALTIME); }
 
 static int pkt_wait(struct packet_link *p, takt_ns_t timeout_ns)

@@ -1,5 +1,5 @@
 /* POWERLINK controlled node core (sans-I/O): fed (now_ns, frame), appends frames to a
- * caller-owned transmit queue and reports its next timer deadline (DESIGN.md Layers 1). */
+ * caller-owned transmit queue and reports its next timer deadline (docs/architecture.md). */
 #ifndef TAKT_PLK_CN_H
 #define TAKT_PLK_CN_H
 

@@ -1,6 +1,6 @@
 /* A lock-free single-producer/single-consumer ring of fixed-size log records: the
- * real-time thread records errors and events here instead of printing (DESIGN.md,
- * layer 4), a non-RT thread drains and prints them.
+ * real-time thread records errors and events here instead of printing
+ * (docs/architecture.md, Threads), a non-RT thread drains and prints them.
  *
  * Usage:
  *   struct rt_logring ring;

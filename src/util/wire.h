@@ -1,5 +1,6 @@
 /* Little-endian wire access: every protocol field goes through these helpers with its
- * byte offset, never through a packed struct cast over a buffer (DESIGN.md). */
+ * byte offset, never through a packed struct cast over a buffer, whose layout would
+ * depend on the compiler. */
 #ifndef TAKT_UTIL_WIRE_H
 #define TAKT_UTIL_WIRE_H
 
