@@ -1,4 +1,4 @@
-/* takt ecat bench: issue 4's master benchmark as one command. For each cycle time a fresh
+/* takt ecat bench: the master benchmark as one command. For each cycle time a fresh
  * namespace pair, `takt sim ecat` (busy-polling on its own CPU where SCHED_FIFO is
  * allowed) on side B, `takt ecat run --dc --lost-times` on side A and cyclictest at the
  * same interval, CPU and priority; then the table, with every lost frame matched

@@ -115,7 +115,7 @@ static int receive(struct takt_plk_mn *m, takt_ns_t timeout)
     return n;
 }
 
-/* Wait for the PRes until `until`. Sleeping in ppoll and being woken costs this VM
+/* Wait for the PRes until `until`. Sleeping in ppoll and being woken costs a VM
  * more CPU than a PRes round trip over veth (docs/powerlink.md, "Where the MN's time
  * goes"), so poll without blocking for up to spin_ns first, then sleep. Whether the
  * PRes came within spin_ns is tracked (+4 per miss, -1 per hit, like the DLL error

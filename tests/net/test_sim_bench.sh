@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# takt sim ecat --bench (issue 3's benchmark): the rows it must have (each size with and
+# takt sim ecat --bench (the simulator's own benchmark): the rows it must have (each size with and
 # without the device models), --repeat's median/min/max from its own runs, JSON and
 # table agreeing, and bad options refused. In-process: needs no namespaces.
 set -euo pipefail

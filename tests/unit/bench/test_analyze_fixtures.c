@@ -1,8 +1,8 @@
-/* takt analyze on real captures from ../shared/fixtures (ethercrab on real Beckhoff
+/* takt analyze on real captures from $TAKT_FIXTURES (ethercrab on real Beckhoff
  * terminals, SOEM, TwinCAT; see its SOURCES.md). Expected figures were computed
  * independently with tshark (-T fields -e frame.time_epoch, the stream's frames picked
- * by source MAC, command and address; returns paired by ecat.idx) and are recorded in
- * notes/issue-6-anacheck.md. Skips (77) when the fixtures are absent. */
+ * by source MAC, command and address; returns paired by ecat.idx). Skips (77) when the
+ * fixtures are absent. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

@@ -380,7 +380,7 @@ static void test_no_lrw(void **state)
 }
 
 /* Real SII images (ethercrab's dumps of an EK1100, EL2004, EL2828, EL2889; see
- * ../shared/fixtures/SOURCES.md) behind the fake ESCs: identity, names and the output
+ * $TAKT_FIXTURES/SOURCES.md) behind the fake ESCs: identity, names and the output
  * layout come out as the devices define them, and the outputs reach each slave's SM. */
 static size_t load(const char *dir, const char *name, uint8_t *buf, size_t cap)
 {

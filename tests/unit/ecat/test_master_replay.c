@@ -1,5 +1,5 @@
 /* Replay: the replies real slaves gave to another master (ethercrab on an EK1100 +
- * EL2828 + EL2889, ../shared/fixtures/ethercat-pcap/replay-ek1100-el2828-el2889.pcapng)
+ * EL2828 + EL2889, $TAKT_FIXTURES/ethercat-pcap/replay-ek1100-el2828-el2889.pcapng)
  * become the register contents and SII images of the fake ESCs, and takt's master scans
  * them. Our requests differ from ethercrab's, so the replies are not replayed frame by
  * frame; what the slaves answered (ESC registers, SII words) is. Skips without fixtures. */

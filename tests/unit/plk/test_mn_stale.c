@@ -242,7 +242,7 @@ static void asnd_only_when_invited(void **state)
     bus_free(h.b);
 }
 
-/* What anacheck saw on the wire: every PRes of cycle k came during cycle k+1. Stale
+/* What a capture of a loaded MN showed on the wire: every PRes of cycle k came during cycle k+1. Stale
  * PRes 1 stamped before PReq 1 actually left, and stale PRes 2 stamped 1495 ns after
  * the genuine PRes 1 that triggered PReq 2 but before PReq 2 left, are not answers.
  * Each genuine PRes is taken, with its latency from its PReq's actual send. */
