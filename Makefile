@@ -19,7 +19,7 @@ deps:
 	@bash scripts/deps
 
 # Tests run tc and ip (iproute2 puts them in /usr/sbin), which an ordinary user's PATH
-# on Debian lacks: without this, test_txtime failed for such a user on a fresh Debian 12.
+# on Debian lacks: without this, the tests that read or set a qdisc fail for such a user.
 check unit: export PATH := $(PATH):/usr/sbin:/sbin
 
 # The tests run in one shell so that the list of skipped tests and their reasons
