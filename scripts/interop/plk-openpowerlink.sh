@@ -166,7 +166,7 @@ scenario_cn() {         # DELAY TAG [REQ]: demo_mn_console (side B) boots takt p
     local delay=$1 tag=$2 req=${3:-} t=${PLK_CN_TIME:-25} d cdc=${OPLK_CDC:-} want=OPERATIONAL
     [ -x "${OPLK_MN:-}" ] || { log "scenario cn: OPLK_MN (demo_mn_console) not set; skipped"; return 77; }
     if [ -z "$cdc" ]; then
-        cdc=${TAKT_FIXTURES:-/work/shared/fixtures}/powerlink-config/Demo_3CN/mnobd.cdc
+        cdc=${TAKT_FIXTURES:-$src/../shared/fixtures}/powerlink-config/Demo_3CN/mnobd.cdc
         [ -f "$cdc" ] || cdc=$(dirname "$OPLK_MN")/mnobd.cdc
     fi
     [ -f "$cdc" ] || { fail "scenario cn: no CDC (set OPLK_CDC)"; return 1; }
