@@ -178,6 +178,35 @@ static void dc_refusal_suggests_dc(void **state)
     takt_sim_destroy(sim2);
 }
 
+/* run --dc --json: the delays DC set-up measured, per slave (the reference's is 0, the
+ * later ones on the line grow); slaves -v says no delay, a scan measures none */
+static void run_dc_delays(void **state)
+{
+    (void)state;
+    struct takt_sim *sim = make("ek1100,el1004,servo");
+    char path[] = "/tmp/takt-ecat-cli-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    static char out[65536], args[256];
+    snprintf(args, sizeof args, "ecat run --dc -c 1000 -t 1 --json %s", path);
+    int rc = run_on(sim, args, out, sizeof out);
+    json_object *j = json_object_from_file(path), *arr;
+    unlink(path);
+    if (rc != 0 || !j || !json_object_object_get_ex(j, "dc_delays_ns", &arr) ||
+        json_object_array_length(arr) != 3)
+        fail_msg("run --dc --json: exit %d, want dc_delays_ns of 3 slaves:\n%s", rc, out);
+    int64_t prev = -1;
+    for (unsigned i = 0; i < 3; i++) {
+        json_object *v = json_object_array_get_idx(arr, i);
+        if (!v || json_object_get_int64(v) < prev || (i > 0 && json_object_get_int64(v) <= 0))
+            fail_msg("dc_delays_ns %s: want 0 then growing delays", json_object_to_json_string(arr));
+        prev = json_object_get_int64(v);
+    }
+    json_object_put(j);
+    takt_sim_destroy(sim);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -185,6 +214,7 @@ int main(void)
         cmocka_unit_test(slaves_verbose_names),
         cmocka_unit_test(download_infers_type),
         cmocka_unit_test(dc_refusal_suggests_dc),
+        cmocka_unit_test(run_dc_delays),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
