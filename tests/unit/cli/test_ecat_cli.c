@@ -178,6 +178,36 @@ static void dc_refusal_suggests_dc(void **state)
     takt_sim_destroy(sim2);
 }
 
+/* pdos --json and sdos -v --json: the servo's entries and its dictionary */
+static void pdos_sdos_json(void **state)
+{
+    (void)state;
+    struct takt_sim *sim = make("ek1100,servo");
+    static char out[262144];
+    int rc = run_on(sim, "ecat pdos --json -", out, sizeof out);
+    json_object *j = json_tokener_parse(out), *arr, *ents, *v;
+    if (rc != 0 || !j || !json_object_object_get_ex(j, "slaves", &arr) || json_object_array_length(arr) != 1 ||
+        !json_object_object_get_ex(json_object_array_get_idx(arr, 0), "entries", &ents) ||
+        json_object_array_length(ents) == 0)
+        fail_msg("pdos --json: exit %d, want the servo's entries:\n%.2000s", rc, out);
+    json_object_put(j);
+    rc = run_on(sim, "ecat sdos -v --json - 1", out, sizeof out);
+    j = json_tokener_parse(out);
+    bool found = false;
+    if (rc == 0 && j && json_object_object_get_ex(j, "objects", &arr))
+        for (size_t i = 0; i < json_object_array_length(arr); i++) {
+            json_object *o = json_object_array_get_idx(arr, i), *e;
+            if (json_object_object_get_ex(o, "index", &v) && json_object_get_int(v) == 0x6065 &&
+                json_object_object_get_ex(o, "entries", &ents) && (e = json_object_array_get_idx(ents, 0)) &&
+                json_object_object_get_ex(e, "data_type", &v))
+                found = !strcmp(json_object_get_string(v), "UDINT") || !strcmp(json_object_get_string(v), "UNSIGNED32");
+        }
+    if (!found)
+        fail_msg("sdos -v --json: exit %d, want 0x6065 with its UDINT entry:\n%.3000s", rc, out);
+    json_object_put(j);
+    takt_sim_destroy(sim);
+}
+
 /* run --dc --json: the delays DC set-up measured, per slave (the reference's is 0, the
  * later ones on the line grow); slaves -v says no delay, a scan measures none */
 static void run_dc_delays(void **state)
@@ -214,6 +244,7 @@ int main(void)
         cmocka_unit_test(slaves_verbose_names),
         cmocka_unit_test(download_infers_type),
         cmocka_unit_test(dc_refusal_suggests_dc),
+        cmocka_unit_test(pdos_sdos_json),
         cmocka_unit_test(run_dc_delays),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
