@@ -278,7 +278,8 @@ static void state_al_wait(struct ecat_master *m, struct ecat_slave *s, takt_ns_t
                   s->info.name[0] ? s->info.name : "?", ecat_al_state_name(st & AL_STATE_MASK),
                   ecat_al_state_name(s->f.requested), st, code, ecat_al_status_text(code),
                   !m->o.dc && al_code_wants_dc(code)
-                      ? "; the slave wants distributed clocks: try --dc (ecat_master_opts.dc)" : "");
+                      ? "; the slave wants distributed clocks: try --dc (takt ecat run --dc; "
+                        "ecat_master_opts.dc in the library)" : "");
         s->f.err = -TAKT_EALSTATUS;
         enter_al_ack(m, s, now);
         return;
