@@ -33,6 +33,7 @@ struct cli_opt {
 };
 
 struct cli_ctx;
+struct takt_link;
 
 /* A command's own help line for a common option whose default differs from the
  * generic one (bench's -p is 80 where the generic -p says "none"). */
@@ -74,6 +75,9 @@ struct cli_ctx {
     const char *json;
     const char *pcap;
     int verbose;
+    /* A link already open (in-process runs, e.g. over a simulator on a mem pair): the
+     * EtherCAT tools use it instead of opening -i, and close it when done. */
+    struct takt_link *link;
     /* command-specific options: value (or "" for a set flag), NULL if absent */
     const char *extra[CLI_MAX_EXTRA];
     /* positional arguments */

@@ -3,6 +3,7 @@
  * only; the work is in the master library. */
 #include <errno.h>
 #include <inttypes.h>
+#include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli/cli_ecat.h"
@@ -12,6 +13,10 @@
 int cli_ecat_open_link(struct cli_ctx *c, struct takt_link **out)
 {
     static const uint16_t types[] = { TAKT_ETHERTYPE_ECAT };
+    if (c->link) {    /* given by the caller: nothing to open */
+        *out = c->link;
+        return 0;
+    }
     struct takt_link_opts o;
     takt_link_opts_default(&o);
     o.ethertypes = types;
@@ -85,9 +90,13 @@ static int run_slaves(struct cli_ctx *c)
     if (rc)
         return rc;
     unsigned n = ecat_master_slave_count(t.m);
+    json_object *arr = json_object_new_array();
     for (unsigned i = 0; i < n; i++) {
         struct ecat_slave_info s;
         ecat_master_slave_info(t.m, i, &s);
+        json_object_array_add(arr, cli_ecat_slave_json(&s));
+        if (c->json && !strcmp(c->json, "-"))
+            continue;    /* stdout carries the JSON alone */
         printf("%-3u 0x%04X  %-6s  0x%08" PRIX32 ":0x%08" PRIX32 "  %s\n", i, s.station,
                ecat_al_state_name(s.al_state), s.vendor, s.product, s.name[0] ? s.name : "?");
         if (!c->verbose)
@@ -104,23 +113,31 @@ static int run_slaves(struct cli_ctx *c)
         else
             printf("      ports open 0x%X (DL status 0x%04X)  parent %d port %u\n", s.ports_open,
                    s.dl_status, s.parent, s.parent_port);
-        if (s.dc && s.dc_delay_ns > 0)     /* measured once DC is set up (run --dc) */
+        /* the delay is only known where DC was set up (ecat run --dc); a scan measures none */
+        if (s.dc && s.dc_delay_ns > 0)
             printf("      DC propagation delay %" PRId32 " ns\n", s.dc_delay_ns);
+        char pn[64];
         if (s.mbx_out_len)
-            printf("      mailbox out 0x%04X/%u in 0x%04X/%u  protocols 0x%04X\n", s.mbx_out_start,
-                   s.mbx_out_len, s.mbx_in_start, s.mbx_in_len, s.mbx_protocols);
+            printf("      mailbox out 0x%04X/%u in 0x%04X/%u  protocols %s\n", s.mbx_out_start,
+                   s.mbx_out_len, s.mbx_in_start, s.mbx_in_len,
+                   cli_ecat_protocols(s.mbx_protocols, pn, sizeof pn));
         size_t sl;
         const uint8_t *sii = ecat_slave_sii(t.m, i, &sl);
         if (sii && sl >= 2 * (SII_W_BOOT_TX_SIZE + 1) && get_le16(sii + 2 * SII_W_BOOT_RX_SIZE))
             printf("      bootstrap mailbox out 0x%04X/%u in 0x%04X/%u (BOOT, FoE)\n",
                    get_le16(sii + 2 * SII_W_BOOT_RX_OFF), get_le16(sii + 2 * SII_W_BOOT_RX_SIZE),
                    get_le16(sii + 2 * SII_W_BOOT_TX_OFF), get_le16(sii + 2 * SII_W_BOOT_TX_SIZE));
+        cli_ecat_print_sm_fmmu(sii, sl);
         printf("      process data: %u output bits, %u input bits\n", s.out_bits, s.in_bits);
     }
     if (n == 0)
-        fprintf(stderr, "takt ecat slaves: no slave answered on %s\n", c->iface);
+        fprintf(stderr, "takt ecat slaves: no slave answered on %s\n", c->iface ? c->iface : "the link");
     tool_close(&t);
-    return 0;
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "slaves", arr);
+    rc = cli_write_json(c, o);
+    json_object_put(o);
+    return rc;
 }
 
 /* --- states --------------------------------------------------------------------- */
@@ -172,9 +189,13 @@ static int run_states(struct cli_ctx *c)
         }
     }
     unsigned n = ecat_master_slave_count(t.m);
+    json_object *arr = json_object_new_array();
     for (unsigned i = 0; i < n; i++) {
         struct ecat_slave_info s;
         ecat_master_slave_info(t.m, i, &s);
+        json_object_array_add(arr, cli_ecat_state_json(&s));
+        if (c->json && !strcmp(c->json, "-"))
+            continue;
         printf("%-3u 0x%04X  %-6s%s", i, s.station, ecat_al_state_name(s.al_state),
                s.al_state & AL_ERROR ? " +ERR" : "");
         if (s.al_code)
@@ -182,6 +203,11 @@ static int run_states(struct cli_ctx *c)
         printf("\n");
     }
     tool_close(&t);
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "slaves", arr);
+    if (cli_write_json(c, o))
+        status = 1;
+    json_object_put(o);
     return status;
 }
 
@@ -321,16 +347,32 @@ static int run_pdos(struct cli_ctx *c)
     }
     unsigned n = ecat_pd_count(t.m);
     int last = -1;
+    bool quiet = c->json && !strcmp(c->json, "-");   /* stdout carries the JSON alone */
+    json_object *arr = json_object_new_array(), *entries = NULL;
     for (unsigned i = 0; i < n; i++) {
         struct ecat_pd_entry e;
         ecat_pd_get(t.m, i, &e);
         if ((int)e.position != last) {
             struct ecat_slave_info s;
             ecat_master_slave_info(t.m, e.position, &s);
-            printf("slave %u %s: outputs at byte %u (%u bits), inputs at byte %u (%u bits)\n",
-                   e.position, s.name, s.out_offset, s.out_bits, s.in_offset, s.in_bits);
+            json_object *sj = json_object_new_object();
+            json_object_object_add(sj, "position", json_object_new_int((int)e.position));
+            json_object_object_add(sj, "name", json_object_new_string(s.name));
+            json_object_object_add(sj, "out_offset", json_object_new_int64(s.out_offset));
+            json_object_object_add(sj, "out_bits", json_object_new_int64(s.out_bits));
+            json_object_object_add(sj, "in_offset", json_object_new_int64(s.in_offset));
+            json_object_object_add(sj, "in_bits", json_object_new_int64(s.in_bits));
+            entries = json_object_new_array();
+            json_object_object_add(sj, "entries", entries);
+            json_object_array_add(arr, sj);
             last = (int)e.position;
+            if (!quiet)
+                printf("slave %u %s: outputs at byte %u (%u bits), inputs at byte %u (%u bits)\n",
+                       e.position, s.name, s.out_offset, s.out_bits, s.in_offset, s.in_bits);
         }
+        json_object_array_add(entries, cli_ecat_pd_json(&e));
+        if (quiet)
+            continue;
         if (e.index == 0)
             printf("    %s  %u.%u  %2u bits  (gap)\n", e.output ? "out" : "in ", e.byte_offset,
                    e.bit_offset, e.bits);
@@ -339,7 +381,11 @@ static int run_pdos(struct cli_ctx *c)
                    e.byte_offset, e.bit_offset, e.bits, e.index, e.sub, e.name);
     }
     tool_close(&t);
-    return 0;
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "slaves", arr);
+    rc = cli_write_json(c, o);
+    json_object_put(o);
+    return rc;
 }
 
 /* --- xml --------------------------------------------------------------------------- */
@@ -392,13 +438,16 @@ static const struct cli_common_help states_help[] = {
 const struct cli_cmd cli_cmds_ecat[] = {
     { "ecat", "slaves", NULL, "scan the network and list the slaves",
       "Counts the slaves, assigns station addresses 0x1000 + position, reads ESC registers\n"
-      "and the SII of each. -v shows ESC, ports, mailbox and process data sizes.",
-      CLI_IFACE | CLI_PCAP, NULL, run_slaves, NULL },
+      "and the SII of each. -v shows ESC, ports, mailbox (protocols by name) and process\n"
+      "data sizes; whether a slave has distributed clocks, but no delay: a scan sets up no\n"
+      "DC (takt ecat run --dc measures the delays). --json: every slave (docs/master.md).",
+      CLI_IFACE | CLI_PCAP | CLI_JSON, NULL, run_slaves, NULL },
     { "ecat", "states", "[STATE]", "show the AL states, or bring every slave to STATE",
       "STATE is INIT, PREOP, BOOT, SAFEOP or OP. A slave that refuses shows its AL status code\n"
       "and its meaning (ETG.1000.6). -t S bounds the wait (default 15 s). With -s POS only\n"
-      "that slave moves, the others keep their states (BOOT: through INIT, bootstrap mailbox).",
-      CLI_IFACE | CLI_PCAP | CLI_TIME, states_opts, run_states, states_help },
+      "that slave moves, the others keep their states (BOOT: through INIT, bootstrap mailbox).\n"
+      "--json: each slave's state and AL status code.",
+      CLI_IFACE | CLI_PCAP | CLI_TIME | CLI_JSON, states_opts, run_states, states_help },
     { "ecat", "reg", "read|write POS ADDR LEN|HEXBYTES", "read or write ESC registers of one slave",
       "POS is the slave position (0 = first). Data are bytes in wire order (little-endian).",
       CLI_IFACE | CLI_PCAP, NULL, run_reg, NULL },
@@ -407,8 +456,9 @@ const struct cli_cmd cli_cmds_ecat[] = {
       "(128..4096 bytes, header checksum checked) into the EEPROM word by word.",
       CLI_IFACE | CLI_PCAP, sii_opts, run_sii, NULL },
     { "ecat", "pdos", NULL, "list process data entries with their offsets in the image",
-      "Offsets are byte.bit in the image of `takt ecat run` and of ecat_pd_find().",
-      CLI_IFACE | CLI_PCAP, NULL, run_pdos, NULL },
+      "Offsets are byte.bit in the image of `takt ecat run` and of ecat_pd_find().\n"
+      "--json: per slave its offsets and entries.",
+      CLI_IFACE | CLI_PCAP | CLI_JSON, NULL, run_pdos, NULL },
     { "ecat", "xml", NULL, "write an ENI-like description of the scanned network",
       "Identities, mailbox, SMs, PDOs from each slave's SII, the process image and the cyclic\n"
       "frames as takt lays them out (-c sets the cycle written). -o FILE, default stdout.",

@@ -20,4 +20,18 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a);
 /* Open -i IF (+ --pcap) for EtherCAT. Returns 0 or an exit status. */
 int cli_ecat_open_link(struct cli_ctx *c, struct takt_link **out);
 
+/* Names and JSON of what the ecat tools print (cli_ecat_json.c). Mailbox protocols of
+ * SII word 0x001C as "CoE FoE" ("none" when none); object access of an SDO entry
+ * description as IgH's "rwrwrw" (PREOP, SAFEOP, OP) plus mapping flags. */
+const char *cli_ecat_protocols(uint16_t mask, char *buf, size_t n);
+const char *cli_ecat_access(uint16_t access, char *buf, size_t n);
+/* -v lines: the SMs and FMMUs of an SII image, their use and direction by name. */
+void cli_ecat_print_sm_fmmu(const uint8_t *img, size_t len);
+/* The SII's CoE details say the slave answers SDO information (true when unknown). */
+bool cli_ecat_has_sdo_info(const uint8_t *img, size_t len);
+struct json_object;
+struct json_object *cli_ecat_slave_json(const struct ecat_slave_info *s);
+struct json_object *cli_ecat_state_json(const struct ecat_slave_info *s);
+struct json_object *cli_ecat_pd_json(const struct ecat_pd_entry *e);
+
 #endif

@@ -2,6 +2,7 @@
  * style), typed values in and out, the object dictionary through SDO information. */
 #include <errno.h>
 #include <inttypes.h>
+#include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli/cli_ecat.h"
@@ -10,13 +11,47 @@
 #include "ecat/proto.h"
 #include "util/wire.h"
 
-struct type_def { const char *name; unsigned bytes; char kind; };   /* i, u, f, s (string), o (octets) */
+/* coe: the CoE data type index (ETG.1000.6 Table 64 "Basic Data Types", as SDO
+ * information gives it in an entry description) that --type T stands for. */
+struct type_def { const char *name; unsigned bytes; char kind; uint16_t coe; };   /* i, u, f, s (string), o (octets) */
 static const struct type_def types[] = {
-    { "bool", 1, 'u' }, { "int8", 1, 'i' }, { "int16", 2, 'i' }, { "int32", 4, 'i' },
-    { "int64", 8, 'i' }, { "uint8", 1, 'u' }, { "uint16", 2, 'u' }, { "uint32", 4, 'u' },
-    { "uint64", 8, 'u' }, { "float", 4, 'f' }, { "double", 8, 'f' }, { "string", 0, 's' },
-    { "octet_string", 0, 'o' },
+    { "bool", 1, 'u', 0x0001 }, { "int8", 1, 'i', 0x0002 }, { "int16", 2, 'i', 0x0003 },
+    { "int32", 4, 'i', 0x0004 }, { "int64", 8, 'i', 0x0015 }, { "uint8", 1, 'u', 0x0005 },
+    { "uint16", 2, 'u', 0x0006 }, { "uint32", 4, 'u', 0x0007 }, { "uint64", 8, 'u', 0x001B },
+    { "float", 4, 'f', 0x0008 }, { "double", 8, 'f', 0x0011 }, { "string", 0, 's', 0x0009 },
+    { "octet_string", 0, 'o', 0x000A },
 };
+
+/* Ask the slave's object dictionary (SDO information, Get Entry Description) for the
+ * type of IDX:SUB, as IgH's `ethercat download` does. 1 with *t set; 0 when the slave
+ * gives no description (why in why); -1 when it gives a type --type has no name for. */
+static int dict_type(struct ecat_master *m, unsigned pos, uint16_t idx, uint8_t sub,
+                     const struct type_def **t, uint16_t *coe, char *why, size_t n)
+{
+    uint8_t d[256];
+    size_t len;
+    struct ecat_coe_entrydesc ed;
+    const uint8_t *img = ecat_slave_sii(m, pos, &len);
+    if (!cli_ecat_has_sdo_info(img, len)) {    /* not asked: such a slave may not answer */
+        snprintf(why, n, "its SII's CoE details do not list SDO information");
+        return 0;
+    }
+    if (ecat_sdo_info(m, pos, ECAT_SDO_INFO_ENTRY, idx, sub, d, sizeof d, &len)) {
+        snprintf(why, n, "%s", ecat_master_error(m)[0] ? ecat_master_error(m) : "no answer");
+        return 0;
+    }
+    if (ecat_coe_entrydesc_parse(d, len, &ed)) {
+        snprintf(why, n, "a malformed entry description");
+        return 0;
+    }
+    *coe = ed.data_type;
+    for (size_t i = 0; i < TAKT_ARRAY_SIZE(types); i++)
+        if (types[i].coe == ed.data_type) {
+            *t = &types[i];
+            return 1;
+        }
+    return -1;
+}
 
 static const struct type_def *find_type(struct cli_ctx *c)
 {
@@ -115,6 +150,52 @@ static void print_value(const struct type_def *t, const uint8_t *b, size_t n)
     }
 }
 
+/* --json of upload: where, the bytes in wire order, and the value where the type is known */
+static int upload_json(struct cli_ctx *c, const struct type_def *t, unsigned pos, uint16_t idx,
+                       uint8_t sub, const uint8_t *b, size_t n)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "position", json_object_new_int((int)pos));
+    json_object_object_add(o, "index", json_object_new_int(idx));
+    json_object_object_add(o, "subindex", json_object_new_int(sub));
+    json_object_object_add(o, "size", json_object_new_int64((int64_t)n));
+    char *hex = malloc(2 * n + 1);
+    if (!hex) {
+        json_object_put(o);
+        return cli_error(c, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++)
+        snprintf(hex + 2 * i, 3, "%02X", b[i]);
+    hex[2 * n] = 0;
+    json_object_object_add(o, "bytes", json_object_new_string(hex));
+    free(hex);
+    json_object_object_add(o, "type", t ? json_object_new_string(t->name) : NULL);
+    json_object *v = NULL;
+    if (t && t->kind == 's') {
+        v = json_object_new_string_len((const char *)b, (int)n);
+    } else if (t && t->kind != 'o' && n == t->bytes) {
+        uint64_t u = n == 1 ? b[0] : n == 2 ? get_le16(b) : n == 4 ? get_le32(b) : get_le64(b);
+        if (t->kind == 'u') {
+            v = json_object_new_uint64(u);
+        } else if (t->kind == 'i') {
+            v = json_object_new_int64(n == 1 ? (int8_t)u : n == 2 ? (int16_t)u : n == 4 ? (int32_t)u : (int64_t)u);
+        } else if (n == 4) {
+            float f;
+            uint32_t w = (uint32_t)u;
+            memcpy(&f, &w, 4);
+            v = json_object_new_double(f);
+        } else {
+            double d;
+            memcpy(&d, &u, 8);
+            v = json_object_new_double(d);
+        }
+    }
+    json_object_object_add(o, "value", v);
+    int rc = cli_write_json(c, o);
+    json_object_put(o);
+    return rc;
+}
+
 static int run_upload(struct cli_ctx *c)
 {
     const struct type_def *t = find_type(c);
@@ -122,19 +203,25 @@ static int run_upload(struct cli_ctx *c)
         return 2;
     struct ecat_master *m;
     struct takt_link *l;
-    unsigned pos;
+    unsigned pos = 0;
     long idx, sub;
     int rc = coe_open(c, 3, &m, &l, &pos, &idx, &sub);
     if (rc)
         return rc;
     static uint8_t buf[65536];
     size_t len = 0;
-    rc = ecat_sdo_upload(m, pos, (uint16_t)idx, (uint8_t)sub, cli_flag(c, "complete"), buf,
-                         sizeof buf, &len);
+    char why[256];
+    uint16_t coe = 0;
+    bool ca = cli_flag(c, "complete");
+    if (!t && !ca && dict_type(m, pos, (uint16_t)idx, (uint8_t)sub, &t, &coe, why, sizeof why) < 1)
+        t = NULL;     /* no type known: bytes in hex, as without SDO information */
+    rc = ecat_sdo_upload(m, pos, (uint16_t)idx, (uint8_t)sub, ca, buf, sizeof buf, &len);
     if (rc)
         cli_error(c, "%s", ecat_master_error(m)[0] ? ecat_master_error(m) : takt_strerror(rc));
-    else
+    else if (!c->json || strcmp(c->json, "-"))
         print_value(t, buf, len);
+    if (!rc && c->json)
+        rc = upload_json(c, t, pos, (uint16_t)idx, (uint8_t)sub, buf, len);
     ecat_master_close(m);
     takt_link_close(l);
     return rc ? 1 : 0;
@@ -202,21 +289,39 @@ static int run_download(struct cli_ctx *c)
     const struct type_def *t = find_type(c);
     if (t == (const struct type_def *)-1)
         return 2;
-    if (!t)
-        return cli_usage_error(c, "--type expects the data type of the object (e.g. uint16), got none");
     if (c->argc < 4)
         return cli_usage_error(c, "expected POS IDX SUB VALUE");
     uint8_t buf[4096];
     size_t n;
-    if (encode(c, t, c->argv[3], buf, sizeof buf, &n))
+    if (t && encode(c, t, c->argv[3], buf, sizeof buf, &n))
         return 2;
     struct ecat_master *m;
     struct takt_link *l;
-    unsigned pos;
+    unsigned pos = 0;
     long idx, sub;
     int rc = coe_open(c, 4, &m, &l, &pos, &idx, &sub);
     if (rc)
         return rc;
+    if (!t) {    /* the type from the object dictionary; --type only overrides it */
+        char why[256];
+        uint16_t coe = 0;
+        int k = dict_type(m, pos, (uint16_t)idx, (uint8_t)sub, &t, &coe, why, sizeof why);
+        if (k == 0)
+            rc = cli_usage_error(c, "the data type of 0x%04lX:%02lX is unknown: slave %u gives no SDO "
+                                 "information for it (%s); give it with --type (e.g. uint16)",
+                                 idx, sub, pos, why);
+        else if (k < 0)
+            rc = cli_usage_error(c, "0x%04lX:%02lX has CoE data type 0x%04X (%s), which --type has no "
+                                 "name for; give --type octet_string and the bytes in hex", idx, sub,
+                                 coe, ecat_coe_type_name(coe)[0] ? ecat_coe_type_name(coe) : "unknown");
+        else if (encode(c, t, c->argv[3], buf, sizeof buf, &n))
+            rc = 2;
+        if (rc) {
+            ecat_master_close(m);
+            takt_link_close(l);
+            return rc;
+        }
+    }
     rc = ecat_sdo_download(m, pos, (uint16_t)idx, (uint8_t)sub, cli_flag(c, "complete"), buf, n);
     if (rc)
         cli_error(c, "%s", ecat_master_error(m)[0] ? ecat_master_error(m) : takt_strerror(rc));
@@ -234,7 +339,7 @@ static int run_sdos(struct cli_ctx *c)
 {
     struct ecat_master *m;
     struct takt_link *l;
-    unsigned pos;
+    unsigned pos = 0;
     int rc = coe_open(c, 1, &m, &l, &pos, NULL, NULL);
     if (rc)
         return rc;
@@ -250,48 +355,82 @@ static int run_sdos(struct cli_ctx *c)
         takt_link_close(l);
         return 1;
     }
+    bool quiet = c->json && !strcmp(c->json, "-");   /* stdout carries the JSON alone */
+    json_object *objs = json_object_new_array();
     for (int i = 0; i < cnt; i++) {
         uint16_t idx = get_le16(first + 2 * i);
         uint8_t d[256];
         struct ecat_coe_objdesc od;
+        json_object *oj = json_object_new_object();
+        json_object_object_add(oj, "index", json_object_new_int(idx));
+        json_object_array_add(objs, oj);
         if (ecat_sdo_info(m, pos, ECAT_SDO_INFO_OBJECT, idx, 0, d, sizeof d, &n) ||
             ecat_coe_objdesc_parse(d, n, &od)) {
-            printf("0x%04X  (no description: %s)\n", idx, ecat_master_error(m));
+            json_object_object_add(oj, "error", json_object_new_string(ecat_master_error(m)));
+            if (!quiet)
+                printf("0x%04X  (no description: %s)\n", idx, ecat_master_error(m));
             continue;
         }
-        printf("0x%04X  %-6s  %s  (max sub %u)\n", idx, obj_code(od.obj_code), od.name, od.max_sub);
+        json_object_object_add(oj, "object_code", json_object_new_string(obj_code(od.obj_code)));
+        json_object_object_add(oj, "name", json_object_new_string(od.name));
+        json_object_object_add(oj, "max_sub", json_object_new_int(od.max_sub));
+        json_object *ents = json_object_new_array();
+        if (c->verbose)
+            json_object_object_add(oj, "entries", ents);
+        else
+            json_object_put(ents);
+        if (!quiet)
+            printf("0x%04X  %-6s  %s  (max sub %u)\n", idx, obj_code(od.obj_code), od.name, od.max_sub);
         for (unsigned s = 0; c->verbose && s <= od.max_sub; s++) {
             struct ecat_coe_entrydesc ed;
             if (ecat_sdo_info(m, pos, ECAT_SDO_INFO_ENTRY, idx, (uint8_t)s, d, sizeof d, &n) ||
                 ecat_coe_entrydesc_parse(d, n, &ed))
                 continue;
-            printf("    0x%04X:%02X  %-8s %3u bit  access 0x%04X  %s\n", idx, s,
-                   ecat_coe_type_name(ed.data_type)[0] ? ecat_coe_type_name(ed.data_type) : "?",
-                   ed.bitlen, ed.access, ed.name);
+            char acc[48];
+            const char *tn = ecat_coe_type_name(ed.data_type)[0] ? ecat_coe_type_name(ed.data_type) : "?";
+            json_object *ej = json_object_new_object();
+            json_object_object_add(ej, "subindex", json_object_new_int((int)s));
+            json_object_object_add(ej, "data_type", json_object_new_string(tn));
+            json_object_object_add(ej, "bits", json_object_new_int(ed.bitlen));
+            json_object_object_add(ej, "access", json_object_new_string(cli_ecat_access(ed.access, acc, sizeof acc)));
+            json_object_object_add(ej, "name", json_object_new_string(ed.name));
+            json_object_array_add(ents, ej);
+            if (!quiet)
+                printf("    0x%04X:%02X  %-8s %3u bit  %s  %s\n", idx, s, tn, ed.bitlen, acc, ed.name);
         }
     }
     ecat_master_close(m);
     takt_link_close(l);
-    return 0;
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "position", json_object_new_int((int)pos));
+    json_object_object_add(o, "objects", objs);
+    rc = cli_write_json(c, o);
+    json_object_put(o);
+    return rc;
 }
 
 static const struct cli_opt coe_opts[] = {
-    { "type", 0, 1, "T", "bool, int8..int64, uint8..uint64, float, double, string, octet_string" },
+    { "type", 0, 1, "T", "bool, int8..int64, uint8..uint64, float, double, string, octet_string "
+      "(default: the type the object dictionary gives)" },
     { "complete", 0, 0, NULL, "complete access (whole object; SUB 0 or 1)" },
     { 0 }
 };
 
 const struct cli_cmd cli_cmds_ecat_coe[] = {
     { "ecat", "upload", "POS IDX SUB", "read an object over CoE (SDO upload)",
-      "Brings the network to PREOP for the mailbox. Without --type the bytes are shown in\n"
-      "hex and, for 1/2/4/8 bytes, as an unsigned number.",
-      CLI_IFACE | CLI_PCAP, coe_opts, run_upload, NULL },
+      "Brings the network to PREOP for the mailbox. The value is shown as the type the\n"
+      "slave's object dictionary gives (SDO information) or --type; with neither, the bytes\n"
+      "in hex and, for 1/2/4/8 bytes, as an unsigned number. --json: bytes, type, value.",
+      CLI_IFACE | CLI_PCAP | CLI_JSON, coe_opts, run_upload, NULL },
     { "ecat", "download", "POS IDX SUB VALUE", "write an object over CoE (SDO download)",
-      "VALUE is converted to --type (required) and written little-endian; put -- before a\n"
-      "negative VALUE (takt ecat download -i IF --type int32 -- 4 0x607A 0 -1234).",
+      "VALUE is converted to the object's data type, which the slave's object dictionary\n"
+      "gives (SDO information), and written little-endian; --type overrides it and is\n"
+      "needed where the slave has no SDO information. Put -- before a negative VALUE\n"
+      "(takt ecat download -i IF -- 4 0x607A 0 -1234).",
       CLI_IFACE | CLI_PCAP, coe_opts, run_download, NULL },
     { "ecat", "sdos", "POS", "list the object dictionary (SDO information)",
-      "-v lists every entry with its data type, bit length and access.", CLI_IFACE | CLI_PCAP,
-      NULL, run_sdos, NULL },
+      "-v lists every entry with its data type, bit length and access (r/w in PREOP,\n"
+      "SAFEOP, OP; PDO mapping). --json: the objects (with -v their entries).",
+      CLI_IFACE | CLI_PCAP | CLI_JSON, NULL, run_sdos, NULL },
     { 0 }
 };

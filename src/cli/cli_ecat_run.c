@@ -146,11 +146,20 @@ static json_object *echo_json(const struct echo_app *a)
 }
 
 static json_object *summary_json(struct ecat_master *m, const struct ecat_master_stats *s,
-                                 takt_ns_t op_after)
+                                 takt_ns_t op_after, bool dc)
 {
     struct rt_loop *l = ecat_master_loop(m);
     json_object *o = json_object_new_object();
     json_object_object_add(o, "slaves", json_object_new_int((int)ecat_master_slave_count(m)));
+    /* per slave the propagation delay DC set-up measured and wrote to 0x0928 (null: no
+     * DC, or not set up); the reference clock's is 0 */
+    json_object *dl = json_object_new_array();
+    for (unsigned i = 0; i < ecat_master_slave_count(m); i++) {
+        struct ecat_slave_info si;
+        ecat_master_slave_info(m, i, &si);
+        json_object_array_add(dl, dc && si.dc ? json_object_new_int(si.dc_delay_ns) : NULL);
+    }
+    json_object_object_add(o, "dc_delays_ns", dl);
     char st[200];
     /* the lowest state, when every slave answers and frames return; else unknown */
     json_object_object_add(o, "state", json_object_new_string(s->state ? ecat_al_state_name(s->state)
@@ -373,7 +382,7 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
                 ecat_master_error(m));
         status = 1;
     }
-    json_object *sj = c->json ? summary_json(m, &s, op_after) : NULL;
+    json_object *sj = c->json ? summary_json(m, &s, op_after, a->dc) : NULL;
     if (sj && lost.v)
         json_object_object_add(sj, "lost_frames", lost_json(&lost));
     if (sj && echo)

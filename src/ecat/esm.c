@@ -248,6 +248,16 @@ static void state_al_req(struct ecat_master *m, struct ecat_slave *s, takt_ns_t 
     enter_al_wait(m, s, now);
 }
 
+/* AL status codes by which a slave says it needs SYNC0 from distributed clocks
+ * (ETG.1000.6 Table 11 "AL Status Codes": 0x002C fatal sync error, 0x002D no sync error,
+ * 0x0030 invalid DC SYNC configuration, 0x0032 PLL error, 0x0033..0x0036 DC sync IO
+ * error, sync timeout, invalid sync and SYNC0 cycle times). A DC servo in SYNC0 mode
+ * refuses SAFEOP with 0x0030 when no master set its clock up. */
+static bool al_code_wants_dc(uint16_t code)
+{
+    return code == 0x002C || code == 0x002D || code == 0x0030 || (code >= 0x0032 && code <= 0x0036);
+}
+
 static void state_al_wait(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
 {
     if (!check_wkc(m, s, 0, 1, "AL status", enter_al_wait, now))
@@ -264,9 +274,12 @@ static void state_al_wait(struct ecat_master *m, struct ecat_slave *s, takt_ns_t
     }
     if (st & AL_ERROR) {
         ecat_fail(m, -TAKT_EALSTATUS, "slave %u (station 0x%04X, %s): refused %s -> %s: AL status "
-                  "0x%02X, code 0x%04X (%s)", s->info.position, s->info.station,
+                  "0x%02X, code 0x%04X (%s)%s", s->info.position, s->info.station,
                   s->info.name[0] ? s->info.name : "?", ecat_al_state_name(st & AL_STATE_MASK),
-                  ecat_al_state_name(s->f.requested), st, code, ecat_al_status_text(code));
+                  ecat_al_state_name(s->f.requested), st, code, ecat_al_status_text(code),
+                  !m->o.dc && al_code_wants_dc(code)
+                      ? "; the slave wants distributed clocks: try --dc (takt ecat run --dc; "
+                        "ecat_master_opts.dc in the library)" : "");
         s->f.err = -TAKT_EALSTATUS;
         enter_al_ack(m, s, now);
         return;

@@ -1,0 +1,159 @@
+/* What the ecat tools print, as names and as JSON: mailbox protocols and object access
+ * by name, one JSON object per slave (slaves, states) and per process data entry. */
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli/cli_ecat.h"
+#include "ecat/proto.h"
+#include "ecat/sii.h"
+#include "util/wire.h"
+
+/* Mailbox protocols of SII word 0x001C (ETG.2010, "Mailbox Protocol"): bit 0 AoE,
+ * 1 EoE, 2 CoE, 3 FoE, 4 SoE, 5 VoE. */
+static const char *const protos[] = { "AoE", "EoE", "CoE", "FoE", "SoE", "VoE" };
+
+const char *cli_ecat_protocols(uint16_t mask, char *buf, size_t n)
+{
+    size_t k = 0;
+    buf[0] = 0;
+    for (unsigned i = 0; i < TAKT_ARRAY_SIZE(protos); i++)
+        if (mask & (1u << i) && k < n)
+            k += (size_t)snprintf(buf + k, n - k, "%s%s", k ? " " : "", protos[i]);
+    if (mask >> TAKT_ARRAY_SIZE(protos) && k < n)
+        snprintf(buf + k, n - k, "%s0x%04X", k ? " +" : "", mask & ~((1u << TAKT_ARRAY_SIZE(protos)) - 1));
+    if (!buf[0])
+        snprintf(buf, n, "none");
+    return buf;
+}
+
+/* ObjAccess of an SDO information entry description (ETG.1000.6, CoE SDO Information
+ * Service, Get Entry Description response): bits 0-2 readable in PREOP/SAFEOP/OP, bits 3-5 writable in them, bit 6 mappable
+ * in an RxPDO, bit 7 in a TxPDO, bit 8 backup, bit 9 setting. Shown as IgH's
+ * `ethercat sdos` does, r/w per state: "rwrwr- RxPDO". */
+const char *cli_ecat_access(uint16_t a, char *buf, size_t n)
+{
+    char rw[7];
+    for (unsigned i = 0; i < 3; i++) {
+        rw[2 * i] = a & (1u << i) ? 'r' : '-';
+        rw[2 * i + 1] = a & (8u << i) ? 'w' : '-';
+    }
+    rw[6] = 0;
+    snprintf(buf, n, "%s%s%s%s%s", rw, a & 0x40 ? " RxPDO" : "", a & 0x80 ? " TxPDO" : "",
+             a & 0x100 ? " backup" : "", a & 0x200 ? " setting" : "");
+    return buf;
+}
+
+static json_object *protocols_json(uint16_t mask)
+{
+    json_object *a = json_object_new_array();
+    for (unsigned i = 0; i < TAKT_ARRAY_SIZE(protos); i++)
+        if (mask & (1u << i))
+            json_object_array_add(a, json_object_new_string(protos[i]));
+    return a;
+}
+
+#define ADD(o, k, v) json_object_object_add(o, k, v)
+#define INT(v) json_object_new_int64((int64_t)(v))
+
+json_object *cli_ecat_slave_json(const struct ecat_slave_info *s)
+{
+    json_object *o = json_object_new_object();
+    ADD(o, "position", INT(s->position));
+    ADD(o, "station", INT(s->station));
+    ADD(o, "alias", INT(s->alias));
+    ADD(o, "state", json_object_new_string(ecat_al_state_name(s->al_state & AL_STATE_MASK)));
+    ADD(o, "error", json_object_new_boolean(s->al_state & AL_ERROR));
+    ADD(o, "al_status_code", INT(s->al_code));
+    ADD(o, "vendor", INT(s->vendor));
+    ADD(o, "product", INT(s->product));
+    ADD(o, "revision", INT(s->revision));
+    ADD(o, "serial", INT(s->serial));
+    ADD(o, "name", json_object_new_string(s->name));
+    ADD(o, "esc_type", INT(s->esc_type));
+    ADD(o, "esc_rev", INT(s->esc_rev));
+    ADD(o, "esc_features", INT(s->esc_features));
+    ADD(o, "dc", json_object_new_boolean(s->dc));
+    ADD(o, "dc_delay_ns", s->dc && s->dc_delay_ns > 0 ? INT(s->dc_delay_ns) : NULL);
+    ADD(o, "ports_open", INT(s->ports_open));
+    ADD(o, "dl_status", INT(s->dl_status));
+    ADD(o, "parent", INT(s->parent));
+    ADD(o, "parent_port", INT(s->parent_port));
+    if (s->mbx_out_len) {
+        json_object *m = json_object_new_object();
+        ADD(m, "out_start", INT(s->mbx_out_start));
+        ADD(m, "out_len", INT(s->mbx_out_len));
+        ADD(m, "in_start", INT(s->mbx_in_start));
+        ADD(m, "in_len", INT(s->mbx_in_len));
+        ADD(o, "mailbox", m);
+    } else {
+        ADD(o, "mailbox", NULL);
+    }
+    ADD(o, "mailbox_protocols", protocols_json(s->mbx_protocols));
+    ADD(o, "out_bits", INT(s->out_bits));
+    ADD(o, "in_bits", INT(s->in_bits));
+    return o;
+}
+
+json_object *cli_ecat_state_json(const struct ecat_slave_info *s)
+{
+    json_object *o = json_object_new_object();
+    ADD(o, "position", INT(s->position));
+    ADD(o, "station", INT(s->station));
+    ADD(o, "state", json_object_new_string(ecat_al_state_name(s->al_state & AL_STATE_MASK)));
+    ADD(o, "error", json_object_new_boolean(s->al_state & AL_ERROR));
+    ADD(o, "al_status_code", INT(s->al_code));
+    ADD(o, "al_status_text", s->al_code ? json_object_new_string(ecat_al_status_text(s->al_code)) : NULL);
+    return o;
+}
+
+json_object *cli_ecat_pd_json(const struct ecat_pd_entry *e)
+{
+    json_object *o = json_object_new_object();
+    ADD(o, "direction", json_object_new_string(e->output ? "out" : "in"));
+    ADD(o, "byte", INT(e->byte_offset));
+    ADD(o, "bit", INT(e->bit_offset));
+    ADD(o, "bits", INT(e->bits));
+    ADD(o, "index", INT(e->index));       /* 0: a gap */
+    ADD(o, "subindex", INT(e->sub));
+    ADD(o, "name", json_object_new_string(e->index ? e->name : ""));
+    return o;
+}
+
+/* -v: the SyncManagers and FMMUs the slave's SII describes (categories 41 and 40,
+ * ETG.2010), each with what it is for and who writes it: the SM control byte (ESC
+ * register 0x0804, ETG.1000.4 SyncManager) has the mode in bits 0-1 (0 buffered, 2
+ * mailbox) and the direction in bits 2-3 (0: the master reads, 1: the master writes). */
+void cli_ecat_print_sm_fmmu(const uint8_t *img, size_t len)
+{
+    static const char *const sm_type[] = { "unused", "mailbox out", "mailbox in", "outputs", "inputs" };
+    static const char *const fmmu_use[] = { "unused", "outputs (master writes)", "inputs (master reads)",
+                                            "mailbox state (master reads)" };
+    struct ecat_sii *sii = malloc(sizeof *sii);
+    if (!sii || !img || ecat_sii_decode(img, len, sii, 0, NULL, 0)) {
+        free(sii);
+        return;
+    }
+    for (unsigned i = 0; i < sii->n_sm; i++) {
+        const struct ecat_sii_sm *m = &sii->sm[i];
+        unsigned dir = (m->ctrl >> 2) & 3;
+        printf("      SM%u 0x%04X/%u  %s, %s, master %s%s\n", i, m->start, m->len,
+               m->type < TAKT_ARRAY_SIZE(sm_type) ? sm_type[m->type] : "?",
+               (m->ctrl & 3) == 2 ? "mailbox" : (m->ctrl & 3) == 0 ? "3 buffers" : "mode ?",
+               dir == 0 ? "reads" : dir == 1 ? "writes" : "?", m->enable & 1 ? "" : " (disabled)");
+    }
+    for (unsigned i = 0; i < sii->n_fmmu; i++)
+        printf("      FMMU%u %s\n", i, sii->fmmu[i] < TAKT_ARRAY_SIZE(fmmu_use) ? fmmu_use[sii->fmmu[i]] : "?");
+    free(sii);
+}
+
+/* Whether the SII says the slave answers SDO information (General category, CoE
+ * details bit 1, ETG.2010); true when the SII has no General category to ask. */
+bool cli_ecat_has_sdo_info(const uint8_t *img, size_t len)
+{
+    struct ecat_sii *sii = malloc(sizeof *sii);
+    bool yes = !sii || !img || ecat_sii_decode(img, len, sii, 0, NULL, 0) || !sii->has_general ||
+               (sii->gen.coe_details & ECAT_COE_DET_SDO_INFO);
+    free(sii);
+    return yes;
+}
