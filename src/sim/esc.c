@@ -148,7 +148,7 @@ void esc_reset(struct sim_esc *e, takt_ns_t now)
     e->mbx_reply_len = e->mbx_last_len = 0;
     e->pdi_work = e->pd_touched = e->sii_cmd_pending = false;
     e->pd_valid = false;
-    e->mbx_cnt = 0;
+    e->mbx_cnt = e->mbx_rx_cnt = 0;
     e->mem[ESC_TYPE] = d && d->esc_type ? (uint8_t)d->esc_type : 0x11;
     e->mem[ESC_REVISION] = 0x00;
     put_le16(e->mem + ESC_BUILD, 0x0003);

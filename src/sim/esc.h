@@ -125,6 +125,8 @@ struct sim_esc {
     uint32_t  sii_cmd_addr;           /* word address latched when the command started */
     unsigned  n_sm, n_fmmu;           /* implemented by the hardware */
     uint8_t   mbx_cnt;                /* counter of replies the ESC makes itself */
+    uint8_t   mbx_rx_cnt;             /* counter of the last mailbox write served (0: none) */
+    uint32_t  mbx_rx_hash;            /* and a hash of its bytes */
     struct esc_fault fault;
     struct esc_foe *foe;              /* FoE file server (esc_foe.c), NULL until used */
     int64_t   clock_offset;           /* local time at sim time 0 */

@@ -24,6 +24,7 @@ void esc_mbx_clear(struct sim_esc *e)
 {
     e->mbx_reply_len = 0;
     e->mbx_last_len = 0;
+    e->mbx_rx_cnt = 0;
     if (e->foe)
         e->foe->st = ESC_FOE_IDLE;   /* a transfer does not survive INIT (files do) */
     for (unsigned n = 0; n < e->n_sm; n++)
@@ -113,6 +114,20 @@ static void take_request(struct sim_esc *e, int w, int r, takt_ns_t t)
     if (e->mbx_reply_len)
         return;                   /* previous reply still held: SM0 stays full */
     *status(e, w) &= (uint8_t)~ESC_SM_STAT_FULL;   /* the PDI has read it */
+    /* ETG.1000.6 5.3 (mailbox header, Cnt): a write with the counter of the write before
+     * it is a repetition - the master wrote again because the frame's reply was lost or
+     * late, though the first copy arrived - and is not served twice (a second FoE ACK
+     * of one packet would read as a wrong packet number). Counter 0: not used. Only a
+     * copy is a repetition: the same counter with other bytes is served (a master that
+     * does not count). */
+    uint8_t cnt = len >= MBX_HDR ? (uint8_t)((msg[5] >> 4) & 0x07) : 0;
+    uint32_t hash = 2166136261u;                   /* FNV-1a */
+    for (size_t i = 0; i < len; i++)
+        hash = (hash ^ msg[i]) * 16777619u;
+    if (cnt && cnt == e->mbx_rx_cnt && hash == e->mbx_rx_hash)
+        return;
+    e->mbx_rx_cnt = cnt;
+    e->mbx_rx_hash = hash;
     size_t cap = r >= 0 ? e->sm[r].len : e->mem_size - ESC_REGS;
     size_t n = serve(e, msg, len, s->len, cap, t);
     e->mbx_reply_len = n <= cap ? n : 0;

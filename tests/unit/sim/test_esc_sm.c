@@ -45,6 +45,26 @@ static void mailbox_in_init_not_reachable(void **state)
     takt_sim_destroy(s);
 }
 
+/* ETG.1000.6 5.3: a master that wrote again because the reply to its write was lost
+ * sends the same message with the same counter; the slave serves it once. The same
+ * counter with other bytes is served (a new message from a master that does not count). */
+static void mailbox_repeated_write_served_once(void **state)
+{
+    (void)state;
+    struct tdev *d[1];
+    struct takt_sim *s = preop(1, d);
+    uint8_t r[128];
+    assert_int_equal(mbx_send(s, 0x1001, 0x21, 200), 1);
+    assert_int_equal(d[0]->n_mbx, 1);
+    assert_int_equal(tdg(s, ECAT_FPRD, FP(0x1001, MBX_R), r, 128, 300), 1);
+    assert_int_equal(mbx_send(s, 0x1001, 0x21, 400), 1);      /* the copy: taken, not served */
+    assert_int_equal(d[0]->n_mbx, 1);
+    assert_int_equal(tdg(s, ECAT_FPRD, FP(0x1001, MBX_R), r, 128, 500), 0);   /* no second reply */
+    assert_int_equal(mbx_send(s, 0x1001, 0x22, 600), 1);      /* same counter, other bytes */
+    assert_int_equal(d[0]->n_mbx, 2);
+    takt_sim_destroy(s);
+}
+
 static void mailbox_roundtrip_and_rules(void **state)
 {
     (void)state;
@@ -326,6 +346,7 @@ int main(void)
     const struct CMUnitTest t[] = {
         cmocka_unit_test(mailbox_in_init_not_reachable),
         cmocka_unit_test(mailbox_roundtrip_and_rules),
+        cmocka_unit_test(mailbox_repeated_write_served_once),
         cmocka_unit_test(mailbox_full_on_last_byte),
         cmocka_unit_test(mailbox_repeat),
         cmocka_unit_test(sm_locked_while_enabled),
