@@ -127,8 +127,9 @@ static void report_reads_as_it_should(void **state)
     assert_non_null(strstr(gp, "set output 'hist-ethercat-cpu.png'"));
     assert_non_null(strstr(gp, "set multiplot"));
     assert_null(strstr(gp, "no cell held"));
-    char *ld = slurp("plots/load-ethercat.dat");
-    assert_non_null(strstr(ld, "250 12.345 NaN"));
+    assert_non_null(strstr(slurp("plots/load-ethercat-3nodes.dat"), "\n250 12.345\n500 0.500\n"));
+    /* 10 nodes: N/A at 250 us, so its line starts at 500 */
+    assert_non_null(strstr(slurp("plots/load-ethercat-10nodes.dat"), "N/A)\n500 12.345\n"));
 
     json_object *j = json_object_from_file(strcat(strcpy(sub, dir), "/report.json")), *v;
     assert_non_null(j);
@@ -197,12 +198,95 @@ static void sim_goes_to_another_cpu(void **state)
     assert_int_equal(bench_sim_cpu(&o), -1);
 }
 
+static void mkout(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/takt-bench-unit-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    char sub[300];
+    snprintf(sub, sizeof sub, "%s/plots", dir);
+    assert_int_equal(mkdir(sub, 0755), 0);
+    snprintf(sub, sizeof sub, "%s/logs", dir);
+    assert_int_equal(mkdir(sub, 0755), 0);
+    setenv("PATH", "/nonexistent", 1);
+}
+
+static void rmout(void)
+{
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "/bin/rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* A node count's load line with an N/A in the middle breaks there: a blank line in its
+ * data file (gnuplot joins a line across NaN); the plot's axes end at the data. */
+static void load_line_breaks_at_na(void **state)
+{
+    (void)state;
+    mkout();
+    struct bench_opts o;
+    bench_opts_default(&o, true);
+    o.out_dir = dir;
+    o.proto[BP_PLK] = false;
+    o.n_nodes = 1;                    /* 3 */
+    o.n_cycles = 3;                   /* 250, 500, 1000 us */
+    struct bench_run load[3];
+    fill(&load[0], BP_ECAT, 3, 250000, 10);
+    fill(&load[1], BP_ECAT, 3, 500000, 10);
+    fill(&load[2], BP_ECAT, 3, 1000000, 10);
+    load[1].held = false;
+    struct bench_all a = { .o = &o, .load = load, .n_load = 3, .sysinfo = json_object_new_object(), .fifo_ok = true };
+    char err[256] = "";
+    assert_int_equal(bench_write_report(&a, err, sizeof err), 0);
+    assert_non_null(strstr(slurp("plots/load-ethercat-3nodes.dat"), "\n250 12.345\n\n1000 12.345\n"));
+    char *gp = slurp("plots/ethercat-png.gp");
+    assert_non_null(strstr(gp, "'load-ethercat-3nodes.dat' using 1:2 with linespoints"));
+    assert_non_null(strstr(gp, "set autoscale xfix"));
+    json_object_put(a.sysinfo);
+    for (int i = 0; i < 3; i++)
+        perf_hist_free(&load[i].hist);
+    rmout();
+}
+
+/* Histograms span the nominal cycle, series panels share one y scale. */
+static void plots_compare_at_a_glance(void **state)
+{
+    (void)state;
+    mkout();
+    struct bench_opts o;
+    bench_opts_default(&o, true);
+    o.out_dir = dir;
+    o.proto[BP_PLK] = false;
+    o.n_nodes = o.n_cycles = 0;
+    struct bench_run jit[2];
+    fill(&jit[0], BP_ECAT, 10, 5100000, 100);   /* 5.1 ms: periods 5097..5103 us */
+    fill(&jit[1], BP_ECAT, 10, 5100000, 100);
+    jit[1].stress = ST_CPU;
+    for (int i = 0; i < 2; i++) {
+        jit[i].wire_cycles = 100;
+        perf_stat_reset(&jit[i].wire);
+        perf_stat_add(&jit[i].wire, 5100000 - (i ? 40000 : 3000));
+        perf_stat_add(&jit[i].wire, 5100000 + (i ? 3000 : 90000));
+    }
+    struct bench_all a = { .o = &o, .jit = jit, .n_jit = 2, .sysinfo = json_object_new_object(), .fifo_ok = true };
+    char err[256] = "";
+    assert_int_equal(bench_write_report(&a, err, sizeof err), 0);
+    char *gp = slurp("plots/ethercat-png.gp");
+    assert_non_null(strstr(gp, "set xrange [5080:5120]"));   /* +-20 us around 5100, not 0..5123 */
+    assert_non_null(strstr(gp, "set yrange [-47.5:97.5]"));  /* both series: -40..90 us, padded */
+    json_object_put(a.sysinfo);
+    for (int i = 0; i < 2; i++)
+        perf_hist_free(&jit[i].hist);
+    rmout();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(report_reads_as_it_should),
         cmocka_unit_test(refused_fifo_marks_the_report),
         cmocka_unit_test(sim_goes_to_another_cpu),
+        cmocka_unit_test(load_line_breaks_at_na),
+        cmocka_unit_test(plots_compare_at_a_glance),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
