@@ -38,15 +38,15 @@ struct bench_opts {
 };
 
 /* What happened to a POWERLINK network in a run, from the MN's report (per-node boots,
- * resets, loss-threshold firings; the 0x1C02 cycle-exceeded threshold, DS 301 4.7.8)
- * and its progress log: a reset stops the SoC stream and reboots the CNs, which a
- * frame-loss count alone hides. */
+ * resets, loss-threshold firings; the cycle-exceeded threshold of object 0x1C02, EPSG
+ * DS 301 DLL error handling) and its progress log: a reset stops the SoC stream and
+ * reboots the CNs, which a frame-loss count alone hides. */
 struct bench_plk_events {
     uint64_t reboots;               /* boots beyond each CN's first */
     unsigned nodes_rebooted;        /* CNs that booted more than once */
     unsigned nodes;                 /* CNs in the MN's report */
     uint64_t resets;                /* CNs the MN reset (sum over the CNs) */
-    uint64_t loss_thr;              /* loss-of-PRes threshold firings (0x1C0D/0x1C0B) */
+    uint64_t loss_thr;              /* the MN's loss-of-PRes threshold firings */
     uint64_t exceed_thr;            /* cycle-exceeded threshold firings (0x1C02): every CN reset */
     char last_reset[120];           /* the MN's last reset reason, "" if none */
     int in_window;                  /* 1: the network left Operational after the window opened,

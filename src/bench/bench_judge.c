@@ -106,8 +106,8 @@ const char *bench_plk_events_text(const struct bench_run *r, char *buf, size_t n
 #define PUT(...) (l < n ? l += (size_t)snprintf(buf + l, n - l, __VA_ARGS__) : 0)
     const char *sep = " ";
     if (e->reboots) {
-        PUT("%s%u of %u CNs booted again (%llu reboots)", sep, e->nodes_rebooted, e->nodes,
-            (unsigned long long)e->reboots);
+        PUT("%s%u of %u CNs booted again (%llu reboot%s)", sep, e->nodes_rebooted, e->nodes,
+            (unsigned long long)e->reboots, e->reboots == 1 ? "" : "s");
         sep = ", ";
     }
     if (e->resets) {
