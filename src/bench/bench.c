@@ -353,23 +353,13 @@ static pid_t start_capture(const struct bench_opts *o, struct bench_run *r, cons
 
 /* After the run: the stack's figures, the wire, and whether the cycle was held. */
 static void judge_run(const struct bench_opts *o, struct bench_run *r, int rc, const char *tag, const char *json,
-                      const char *log_cap)
+                      const char *log_cap, const char *log_stack)
 {
     bool capture = r->capture[0] != 0;
-    r->ran = rc == 0;
     read_stack_json(r, json);
-    /* plk mn exits 3 when a CN is not Operational at the end; with a measured window in
-     * its report the run did happen and a CN dropped out during it: not held */
-    bool dropped = !r->ran && rc == 3 && r->proto == BP_PLK && r->cycles > 0;
-    if (dropped) {
-        r->ran = true;
-        add_note(r, "a CN dropped out of Operational while measuring (%llu PRes lost)", (unsigned long long)r->lost);
-    }
-    /* ecat run and plk mn exit 1 when most cycles overran: the run happened, and its
-     * figures show a cycle the machine could not hold */
-    if (!r->ran && rc == 1 && r->cycles > 0 && r->overruns * 2 > r->cycles)
-        r->ran = true;
-    if (capture && r->ran) {
+    if (r->proto == BP_PLK)
+        bench_plk_events_read(r, json, log_stack);
+    if (capture && bench_run_happened(r, rc)) {
         char series[600];
         snprintf(series, sizeof series, "%s/plots/%s-series.dat", o->out_dir, tag);
         read_capture(r, series);
@@ -378,21 +368,7 @@ static void judge_run(const struct bench_opts *o, struct bench_run *r, int rc, c
             add_note(r, "the capture lost %ld frames in the kernel: the wire figures have gaps that were not on the wire",
                      r->capture_drops);
     }
-    /* held: no WKC error, at most 0.1 % of the cycles with a lost frame and at most 1 %
-     * overrun (a machine's rare stall is reported, not taken for an unholdable cycle) */
-    r->held = r->ran && !dropped && r->cycles > 0 && r->wkc_errors == 0 && r->lost * 1000 <= r->cycles &&
-              r->overruns * 100 <= r->cycles;
-    if (!r->ran && rc != -ETIMEDOUT) {
-        if (rc == 3 && r->proto == BP_PLK)
-            add_note(r, "not every CN reached Operational (see logs/%.60s-stack.log)", tag);
-        else
-            add_note(r, "the stack exited with status %d (see logs/%.60s-stack.log)", rc, tag);
-    } else if (r->ran && !r->held && !dropped)
-        add_note(r, "%s%llu of %llu cycles lost a frame (%.2f %%), %llu overran (%.2f %%), %llu WKC errors",
-                 capture ? "" : "not held: ", (unsigned long long)r->lost, (unsigned long long)r->cycles,
-                 r->cycles ? 100.0 * (double)r->lost / (double)r->cycles : 0.0, (unsigned long long)r->overruns,
-                 r->cycles ? 100.0 * (double)r->overruns / (double)r->cycles : 0.0,
-                 (unsigned long long)r->wkc_errors);
+    bench_judge(r, rc, capture, tag);
 }
 
 static void run_one(const struct bench_opts *o, struct bench_run *r, const char *tag, bool capture)
@@ -464,7 +440,7 @@ static void run_one(const struct bench_opts *o, struct bench_run *r, const char 
     }
     bench_stress_stop(&st);
     takt_netns_destroy(&ns);
-    judge_run(o, r, rc, tag, json, log_cap);
+    judge_run(o, r, rc, tag, json, log_cap, log_stack);
 }
 
 /* Can this process get SCHED_FIFO at the asked priority? Tried in a child. */

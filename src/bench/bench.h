@@ -37,6 +37,22 @@ struct bench_opts {
     volatile int *stop;             /* set (by a signal handler) to stop early */
 };
 
+/* What happened to a POWERLINK network in a run, from the MN's report (per-node boots,
+ * resets, loss-threshold firings; the cycle-exceeded threshold of object 0x1C02, EPSG
+ * DS 301 DLL error handling) and its progress log: a reset stops the SoC stream and
+ * reboots the CNs, which a frame-loss count alone hides. */
+struct bench_plk_events {
+    uint64_t reboots;               /* boots beyond each CN's first */
+    unsigned nodes_rebooted;        /* CNs that booted more than once */
+    unsigned nodes;                 /* CNs in the MN's report */
+    uint64_t resets;                /* CNs the MN reset (sum over the CNs) */
+    uint64_t loss_thr;              /* the MN's loss-of-PRes threshold firings */
+    uint64_t exceed_thr;            /* cycle-exceeded threshold firings (0x1C02): every CN reset */
+    char last_reset[120];           /* the MN's last reset reason, "" if none */
+    int in_window;                  /* 1: the network left Operational after the window opened,
+                                     * 0: only while booting, -1: not known */
+};
+
 /* One measurement: the stack at one cycle time and node count, under one load. */
 struct bench_run {
     enum bench_proto proto;
@@ -46,7 +62,7 @@ struct bench_run {
     double seconds;
     /* results */
     bool ran, held;                 /* held: the cycle was kept without loss */
-    char note[256];                 /* why N/A, missing tools, ... */
+    char note[1024];                /* why N/A, missing tools, ... */
     uint64_t cycles, lost, overruns, wkc_errors;
     double cpu_pct;                 /* stack threads' CPU time / wall time on one core */
     double cpu_us_per_cycle;
@@ -61,6 +77,7 @@ struct bench_run {
     struct bench_ct ct;
     bool load_ran;                  /* the stress load ran for the whole run */
     char load_cmd[200];             /* what ran as the load */
+    struct bench_plk_events ev;     /* POWERLINK only */
 };
 
 void bench_opts_default(struct bench_opts *o, bool quick);
@@ -86,6 +103,19 @@ struct bench_all {
     char ct_note[256];              /* why cyclictest did not run, from the first failure */
     char missing[256];              /* load generators not installed */
 };
+/* After a run: whether the cycle was held, and why not in r->note (bench.c). rc: the
+ * stack's exit status; capture: the wire was captured. */
+void bench_judge(struct bench_run *r, int rc, bool capture, const char *tag);
+/* Did the run happen (figures to judge), from the stack's exit status and counts? */
+bool bench_run_happened(const struct bench_run *r, int rc);
+/* r->ev from the MN's JSON report and its -v log (bench_judge.c). */
+void bench_plk_events_read(struct bench_run *r, const char *json_path, const char *log_path);
+/* The events of a POWERLINK run in words ("" when none); returns buf. */
+const char *bench_plk_events_text(const struct bench_run *r, char *buf, size_t n);
+/* Why the stack's and the wire's max period disagree ("" when they agree); returns buf. */
+const char *bench_max_why(const struct bench_run *r, char *buf, size_t n);
+/* cyclictest's cell: its max (or avg / max) or why there is none; returns buf. */
+const char *bench_ct_cell(const struct bench_run *r, bool avg, char *buf, size_t n);
 int bench_write_report(const struct bench_all *a, char *err, size_t errlen);
 const struct bench_run *bench_load_cell(const struct bench_all *a, int proto, unsigned nodes, int64_t cycle_ns);
 /* bench_plot.c: data, scripts and (with gnuplot) PNG + SVG in out_dir/plots; rendered

@@ -13,30 +13,31 @@ static double us(int64_t ns) { return (double)ns / 1000.0; }
 
 static const char *proto_title(int p) { return p == BP_ECAT ? "EtherCAT master" : "POWERLINK MN"; }
 
-/* load-<proto>.dat: cycle time, then one CPU % column per node count (NaN: not held) */
-static int write_load_dat(const struct bench_all *a, int p)
+/* load-<proto>-<n>nodes.dat: cycle time and CPU % of one node count. A cell that was not
+ * held is a blank line, which ends the line segment there: gnuplot joins `with lines`
+ * across NaN or `set datafile missing` points, and a gap must stay a gap. */
+static int write_load_dat(const struct bench_all *a, int p, unsigned n)
 {
     const struct bench_opts *o = a->o;
     char path[700];
-    snprintf(path, sizeof path, "%s/plots/load-%s.dat", o->out_dir, bench_proto_name(p));
+    snprintf(path, sizeof path, "%s/plots/load-%s-%unodes.dat", o->out_dir, bench_proto_name(p), o->nodes[n]);
     FILE *f = fopen(path, "w");
     if (!f)
         return -errno;
-    fprintf(f, "# cycle_us");
-    for (unsigned n = 0; n < o->n_nodes; n++)
-        fprintf(f, " cpu%%_%unodes", o->nodes[n]);
-    fprintf(f, "\n");
+    fprintf(f, "# cycle_us cpu%% (%u nodes); a blank line where the cycle was not held (N/A)\n", o->nodes[n]);
+    bool open = false, any = false;
     for (unsigned c = 0; c < o->n_cycles; c++) {
-        fprintf(f, "%g", us(o->cycle[c]));
-        for (unsigned n = 0; n < o->n_nodes; n++) {
-            const struct bench_run *r = bench_load_cell(a, p, o->nodes[n], o->cycle[c]);
-            if (r && r->held)
-                fprintf(f, " %.3f", r->cpu_pct);
-            else
-                fprintf(f, " NaN");
+        const struct bench_run *r = bench_load_cell(a, p, o->nodes[n], o->cycle[c]);
+        if (r && r->held) {
+            fprintf(f, "%g %.3f\n", us(o->cycle[c]), r->cpu_pct);
+            open = any = true;
+        } else if (open) {
+            fprintf(f, "\n");
+            open = false;
         }
-        fprintf(f, "\n");
     }
+    if (!any && o->n_cycles)   /* no point at all: one undefined one, so the file is not empty */
+        fprintf(f, "%g NaN\n", us(o->cycle[0]));
     return fclose(f) ? -errno : 0;
 }
 
@@ -100,21 +101,32 @@ static int write_script(const struct bench_all *a, int p, bool svg)
     if (!any)   /* nothing to autoscale on: gnuplot would stop the whole script there */
         fprintf(f, "set xrange [100:20000]\nset yrange [0:100]\n"
                    "set label 1 'no cell held its cycle: every cell is N/A' at graph 0.5,0.5 center\n");
+    else                /* the axes end where the data ends */
+        fprintf(f, "set autoscale xfix\nset yrange [0:*]\n");
     fprintf(f, "plot ");
     for (unsigned n = 0; n < o->n_nodes; n++)
-        fprintf(f, "%s'load-%s.dat' using 1:%u with linespoints title '%u nodes'", n ? ", " : "", pn, n + 2, o->nodes[n]);
-    fprintf(f, "\nunset logscale x\nunset label 1\nset xrange [*:*]\nset yrange [*:*]\n");
+        fprintf(f, "%s'load-%s-%unodes.dat' using 1:2 with linespoints title '%u nodes'", n ? ", " : "", pn,
+                o->nodes[n], o->nodes[n]);
+    fprintf(f, "\nunset logscale x\nunset label 1\nset autoscale x\nset xrange [*:*]\nset yrange [*:*]\n");
     /* histograms: one file per stress test, then all of them on one page */
-    /* one x range for every stress test, so the panels compare at a glance */
-    int64_t xmax = 0;
+    /* one x range for every stress test, so the panels compare at a glance: a span around
+     * the nominal cycle wide enough for the largest deviation inside the histogram */
+    int64_t nom = o->ref_cycle, dev = 0;
     for (unsigned i = 0; i < a->n_jit; i++) {
         const struct bench_run *r = &a->jit[i];
         int64_t top = r->hist.lo + (int64_t)r->hist.nbins * r->hist.bin;
-        if ((int)r->proto == p && r->period.count)
-            xmax = (r->period.max < top ? r->period.max : top) > xmax ? (r->period.max < top ? r->period.max : top) : xmax;
+        if ((int)r->proto != p || !r->period.count)
+            continue;
+        nom = r->cycle_ns;
+        int64_t hi = (r->period.max < top ? r->period.max : top) - r->cycle_ns, lo = r->cycle_ns - r->period.min;
+        dev = hi > dev ? hi : dev;
+        dev = lo > dev ? lo : dev;
     }
+    int64_t span = dev + (dev / 10 > 5000 ? dev / 10 : 5000);
+    span = span < 20000 ? 20000 : span;
     fprintf(f, "set xlabel 'cycle time [us] (1 us bins)'\nset ylabel 'periods (log)'\nset logscale y\nset yrange [0.8:*]\n");
-    fprintf(f, "set xrange [0:%lld]\n", (long long)(xmax / 1000 + 20));
+    fprintf(f, "set xrange [%lld:%lld]\n", (long long)((nom - span > 0 ? nom - span : 0) / 1000),
+            (long long)((nom + span) / 1000));
     unsigned nj = 0;
     for (unsigned i = 0; i < a->n_jit; i++)
         if ((int)a->jit[i].proto == p && a->jit[i].period.count) {
@@ -130,8 +142,19 @@ static int write_script(const struct bench_all *a, int p, bool svg)
         if ((int)a->jit[i].proto == p && a->jit[i].period.count)
             gp_hist(f, &a->jit[i], pn);
     fprintf(f, "unset multiplot\nunset logscale y\nset xrange [*:*]\nset yrange [*:*]\nset terminal %s size 1000,600\n", term);
-    /* deviation over time on the wire */
-    fprintf(f, "set xlabel 'time [s]'\nset ylabel 'period - nominal [us]'\n");
+    /* deviation over time on the wire: one y scale for every panel, so they compare; the
+     * time axis ends where the capture does */
+    int64_t ylo = 0, yhi = 0;
+    for (unsigned i = 0; i < a->n_jit; i++) {
+        const struct bench_run *r = &a->jit[i];
+        if ((int)r->proto != p || !r->wire_cycles)
+            continue;
+        ylo = r->wire.min - r->cycle_ns < ylo ? r->wire.min - r->cycle_ns : ylo;
+        yhi = r->wire.max - r->cycle_ns > yhi ? r->wire.max - r->cycle_ns : yhi;
+    }
+    double pad = (double)(yhi - ylo) / 20000.0 + 1.0;
+    fprintf(f, "set xlabel 'time [s]'\nset ylabel 'period - nominal [us]'\nset autoscale xfix\n"
+               "set yrange [%.1f:%.1f]\n", us(ylo) - pad, us(yhi) + pad);
     unsigned ns = 0;
     for (unsigned i = 0; i < a->n_jit; i++)
         if ((int)a->jit[i].proto == p && a->jit[i].wire_cycles) {
@@ -179,7 +202,8 @@ int bench_write_plots(const struct bench_all *a, bool *rendered, char *why, size
     for (int p = 0; p < BP_COUNT && !rc; p++) {
         if (!o->proto[p])
             continue;
-        rc = write_load_dat(a, p);
+        for (unsigned k = 0; k < o->n_nodes && !rc; k++)
+            rc = write_load_dat(a, p, k);
         for (unsigned i = 0; i < a->n_jit && !rc; i++)
             if ((int)a->jit[i].proto == p)
                 rc = write_hist_dat(a, &a->jit[i]);

@@ -29,7 +29,21 @@ static json_object *run_json(const struct bench_run *r)
     json_object_object_add(o, "overruns", json_object_new_int64((int64_t)r->overruns));
     json_object_object_add(o, "cpu_percent", json_object_new_double(r->cpu_pct));
     json_object_object_add(o, "cpu_us_per_cycle", json_object_new_double(r->cpu_us_per_cycle));
-    json_object_object_add(o, "wkc_errors", json_object_new_int64((int64_t)r->wkc_errors));
+    if (r->proto == BP_ECAT)
+        json_object_object_add(o, "wkc_errors", json_object_new_int64((int64_t)r->wkc_errors));
+    if (r->proto == BP_PLK) {
+        json_object *e = json_object_new_object();
+        char txt[600];
+        json_object_object_add(e, "cn_reboots", json_object_new_int64((int64_t)r->ev.reboots));
+        json_object_object_add(e, "cns_rebooted", json_object_new_int((int)r->ev.nodes_rebooted));
+        json_object_object_add(e, "cn_resets", json_object_new_int64((int64_t)r->ev.resets));
+        json_object_object_add(e, "loss_threshold_hits", json_object_new_int64((int64_t)r->ev.loss_thr));
+        json_object_object_add(e, "cycle_exceed_threshold_hits", json_object_new_int64((int64_t)r->ev.exceed_thr));
+        json_object_object_add(e, "last_reset", r->ev.last_reset[0] ? json_object_new_string(r->ev.last_reset) : NULL);
+        json_object_object_add(e, "inside_window", r->ev.in_window < 0 ? NULL : json_object_new_boolean(r->ev.in_window));
+        json_object_object_add(e, "text", json_object_new_string(bench_plk_events_text(r, txt, sizeof txt)));
+        json_object_object_add(o, "network_events", e);
+    }
     json_object_object_add(o, "cycle_time", perf_msmt_to_json(&r->period, &r->hist, "Cycle Time"));
     if (r->stress != ST_IDLE || r->load_cmd[0]) {
         json_object_object_add(o, "load_command", json_object_new_string(r->load_cmd));
@@ -47,6 +61,8 @@ static json_object *run_json(const struct bench_run *r)
     json_object_object_add(ct, "installed", json_object_new_boolean(!r->ct.missing));
     json_object_object_add(ct, "command", json_object_new_string(r->ct.cmd));
     json_object_object_add(ct, "exit_status", json_object_new_int(r->ct.status));
+    char cts[120];
+    json_object_object_add(ct, "result", json_object_new_string(bench_ct_cell(r, true, cts, sizeof cts)));
     if (r->ct.ok) {
         json_object_object_add(ct, "cycles", json_object_new_int64((int64_t)r->ct.cycles));
         json_object_object_add(ct, "min_us", json_object_new_double(r->ct.min_us));
@@ -148,8 +164,9 @@ static void md_load(FILE *f, const struct bench_all *a, int p, int table)
             fprintf(f, "| %g µs |", us(o->cycle[c]));
             for (unsigned n = 0; n < o->n_nodes; n++) {
                 const struct bench_run *r = bench_load_cell(a, p, o->nodes[n], o->cycle[c]);
+                char ctc[120];
                 if (ctab)
-                    r && r->ct.ok ? fprintf(f, " %.0f |", r->ct.max_us) : fprintf(f, " - |");
+                    fprintf(f, " %s |", r ? bench_ct_cell(r, false, ctc, sizeof ctc) : "-");
                 else if (!r || !r->held)
                     fprintf(f, " N/A |");
                 else if (r->cpu_pct < 1.0)
@@ -162,9 +179,11 @@ static void md_load(FILE *f, const struct bench_all *a, int p, int table)
         fprintf(f, "\n");
     }
     fprintf(f, "CPU load: CPU time of the stack's cycle thread (its only busy thread) divided by the time it ran. "
-               "**N/A: the cycle was not held**, i.e. the stack did not finish its run, or a working counter was "
-               "wrong, or more than 0.1 %% of the cycles lost a frame (%s), or more than 1 %% of the cycles overran "
-               "into the next one. Why, per cell:\n\n",
+               "**N/A: the cycle was not held**, i.e. the stack did not finish its run, %s, or more than 0.1 %% of "
+               "the cycles lost a frame (%s), or more than 1 %% of the cycles overran into the next one. Why, per "
+               "cell:\n\n",
+            p == BP_ECAT ? "or a working counter was wrong" : "or the network was reset while measuring (a CN rebooted, "
+                           "a threshold fired)",
             p == BP_ECAT ? "an EtherCAT frame that did not come back" : "a PRes that did not come in time");
     unsigned na = 0;
     for (unsigned i = 0; i < a->n_load; i++) {
@@ -201,30 +220,41 @@ static void md_jitter(FILE *f, const struct bench_all *a, int p, int table)
         if ((int)r->proto != p)
             continue;
         unsigned long long due = (unsigned long long)(r->seconds * 1e9 / (double)r->cycle_ns + 0.5);
+        char ct[160], ev[600];
+        bench_ct_cell(r, true, ct, sizeof ct);
         if (!r->ran || !r->cycles) {
-            fprintf(f, "| %s | 0 / %llu | - | - | - | - | - | - | - | - | - |\n", bench_stress_name(r->stress), due);
+            fprintf(f, "| %s | 0 / %llu | - | - | - | - | - | - | - | - | %s |\n", bench_stress_name(r->stress), due, ct);
             continue;
         }
         int64_t dev = r->period.max - r->cycle_ns;
         if (r->cycle_ns - r->period.min > dev)
             dev = r->cycle_ns - r->period.min;
-        char wire[48] = "-", ct[48] = "-", p50[24], p99[24], p999[24];
+        char wire[48] = "-", p50[24], p99[24], p999[24], lost[640];
         if (r->wire_cycles)
             snprintf(wire, sizeof wire, "%.1f / %.1f", us(r->wire.min), us(r->wire.max));
-        if (r->ct.ok)
-            snprintf(ct, sizeof ct, "%.0f / %.0f", r->ct.avg_us, r->ct.max_us);
         pct(p50, sizeof p50, r->p50, r);
         pct(p99, sizeof p99, r->p99, r);
         pct(p999, sizeof p999, r->p999, r);
-        fprintf(f, "| %s | %llu / %llu | %.1f | %.1f | %.1f | %s | %s | %s | %llu | %s | %s |\n",
+        /* a reset of the network is named in the cell, not hidden behind a frame count */
+        if (bench_plk_events_text(r, ev, sizeof ev)[0])
+            snprintf(lost, sizeof lost, "%llu; **%s**", (unsigned long long)r->lost, ev);
+        else
+            snprintf(lost, sizeof lost, "%llu", (unsigned long long)r->lost);
+        fprintf(f, "| %s | %llu / %llu | %.1f | %.1f | %.1f | %s | %s | %s | %s | %s | %s |\n",
                 bench_stress_name(r->stress), (unsigned long long)r->cycles, due, us(r->period.min), us(r->period.max),
-                us(dev), p50, p99, p999, (unsigned long long)r->lost, wire, ct);
+                us(dev), p50, p99, p999, lost, wire, ct);
     }
     fprintf(f, "\n");
     for (unsigned i = 0; i < a->n_jit; i++) {
         const struct bench_run *r = &a->jit[i];
-        if ((int)r->proto == p && r->note[0])
+        char why[600];
+        if ((int)r->proto != p)
+            continue;
+        if (r->note[0])
             fprintf(f, "- %s: %s\n", bench_stress_name(r->stress), r->note);
+        /* where the wire and the stack disagree on the longest period, say why */
+        if (bench_max_why(r, why, sizeof why)[0] && !strstr(r->note, why))
+            fprintf(f, "- %s: %s\n", bench_stress_name(r->stress), why);
     }
     fprintf(f, "\n");
 }
@@ -322,10 +352,10 @@ int bench_write_report(const struct bench_all *a, char *err, size_t errlen)
     for (unsigned i = 0; i < a->n_load + a->n_jit; i++)
         ct_missing = ct_missing || (i < a->n_load ? a->load[i].ct.missing : a->jit[i - a->n_load].ct.missing);
     if (ct_missing)
-        fprintf(f, "> **%s**: its columns are empty.\n\n", MD_CT_NOTE);
+        fprintf(f, "> **%s**: its cells say \"not installed\".\n\n", MD_CT_NOTE);
     else if (a->ct_note[0])
         fprintf(f, "> **cyclictest did not run**: %s. rt-tests 2.x refuses to run without real-time rights; "
-                   "its columns are empty where it failed (`data/cyclictest-*.log`).\n\n", a->ct_note);
+                   "its cells say why where it failed (`data/cyclictest-*.log`).\n\n", a->ct_note);
     md_setup(f, a);
     md_machine(f, a);
     fprintf(f, "## System load (Tables 2 and 3)\n\n");

@@ -28,8 +28,24 @@ struct cell {
     double cpu_pct;
     int64_t dev_min, dev_max, per_min, per_max;
     uint64_t cycles, pres_lost, overruns, exceeded;
+    /* inside the measured window: CN reboots, CN resets, loss-threshold firings and
+     * 0x1C02 cycle-exceeded threshold firings (each resets every CN) */
+    uint64_t reboots, resets, loss_thr, exceed_thr;
     double boot_s;
 };
+
+/* The counters that show a reset of the network, summed over the CNs. */
+static void reset_counts(const struct plk_mn *core, uint64_t v[4])
+{
+    v[0] = v[1] = v[2] = 0;
+    for (unsigned i = 0; i < core->n_ids; i++) {
+        const struct takt_plk_node_stats *s = &core->node[core->ids[i]]->st;
+        v[0] += s->boots;
+        v[1] += s->lost;
+        v[2] += s->loss_threshold_hits;
+    }
+    v[3] = core->st.cycle_exceed_hits;
+}
 
 struct bench {
     struct cli_ctx *c;
@@ -105,7 +121,14 @@ static int mn_cell(void *arg)
         uint64_t lost0 = 0, cyc0 = core->st.cycles, ov0 = loop->cyc.overruns, ex0 = core->st.cycle_exceeded;
         for (unsigned i = 0; i < core->n_ids; i++)
             lost0 += core->node[core->ids[i]]->st.pres_lost;
+        uint64_t ev0[4], ev1[4];
+        reset_counts(core, ev0);
         sleep_ms((long)(b->measure_s * 1000));
+        reset_counts(core, ev1);
+        x->reboots = ev1[0] - ev0[0];
+        x->resets = ev1[1] - ev0[1];
+        x->loss_thr = ev1[2] - ev0[2];
+        x->exceed_thr = ev1[3] - ev0[3];
         bank = perf_set_snapshot(&loop->perf, TAKT_NS_PER_S);
         if (bank >= 0) {
             const struct perf_stat *cpu = perf_msmt_interval(find_msmt(&loop->perf, "CPU per Cycle"), bank, NULL);
@@ -125,6 +148,10 @@ static int mn_cell(void *arg)
         x->exceeded = core->st.cycle_exceeded - ex0;
         /* the cycle is not held when more than 1 % of the cycles overran or exceeded */
         if ((x->overruns + x->exceeded) * 100 > x->cycles || core->st.nodes_operational < x->n)
+            x->status = 2;
+        /* a reset inside the window stopped the SoC stream and rebooted CNs: not held,
+         * however few PRes were lost */
+        if (x->reboots || x->resets || x->loss_thr || x->exceed_thr)
             x->status = 2;
     }
     takt_plk_mn_stop(mn);
@@ -204,6 +231,10 @@ static json_object *cell_json(const struct cell *x)
         json_object_object_add(o, "pres_lost", json_object_new_uint64(x->pres_lost));
         json_object_object_add(o, "overruns", json_object_new_uint64(x->overruns));
         json_object_object_add(o, "cycle_exceeded", json_object_new_uint64(x->exceeded));
+        json_object_object_add(o, "cn_reboots", json_object_new_uint64(x->reboots));
+        json_object_object_add(o, "cn_resets", json_object_new_uint64(x->resets));
+        json_object_object_add(o, "loss_threshold_hits", json_object_new_uint64(x->loss_thr));
+        json_object_object_add(o, "cycle_exceed_threshold_hits", json_object_new_uint64(x->exceed_thr));
     }
     return o;
 }
@@ -279,7 +310,8 @@ int cli_plk_bench_run(struct cli_ctx *c)
             printf(" %12s", cell_text(&cells[(unsigned)(nn * nc) + j], t, sizeof t));
         printf("\n");
     }
-    printf("N/A: more than 1 %% of the cycles overran or a CN dropped out while measuring;\n"
+    printf("N/A: more than 1 %% of the cycles overran, a CN dropped out or the network was reset\n"
+           "while measuring (named below);\n"
            "N/A*: the CNs did not all reach Operational within the boot limit (the cycle\n"
            "could not be held long enough to configure them)\n");
     printf("\nSoC wake-up deviation min/max [us], PRes lost, cycles measured\n");
@@ -294,6 +326,11 @@ int cli_plk_bench_run(struct cli_ctx *c)
                "  overruns %" PRIu64 "  exceeded %" PRIu64 "  boot %.1f s\n", x->n, x->cycle_us,
                x->chained ? "chained" : "conventional", x->dev_min / 1000.0, x->dev_max / 1000.0,
                x->pres_lost, x->cycles, x->overruns, x->exceeded, x->boot_s);
+        if (x->reboots || x->resets || x->loss_thr || x->exceed_thr)
+            printf("%29s network reset inside the measured window: CNs booted again %" PRIu64
+                   " times, reset %" PRIu64 " times, loss threshold fired %" PRIu64
+                   " times, cycle-exceeded threshold (0x1C02) %" PRIu64 " times\n", "",
+                   x->reboots, x->resets, x->loss_thr, x->exceed_thr);
     }
     if (c->json) {
         json_object *o = json_object_new_object(), *arr = json_object_new_array();
