@@ -144,6 +144,48 @@ static bool cpulist_has(const char *list, int cpu)
     return false;
 }
 
+/* What the idle and frequency advice depends on: the drivers in use, the CPU vendor
+ * and whether this is a guest. "" = not known (then every rule applies, as before). */
+struct platform { char idle[32], freq[32]; bool intel, amd, vm; };
+
+static void read_platform(const struct check_env *e, struct platform *p)
+{
+    memset(p, 0, sizeof *p);
+    if (rd(e, "/sys/devices/system/cpu/cpuidle/current_driver", p->idle, sizeof p->idle) < 0)
+        p->idle[0] = 0;
+    if (rd(e, "/sys/devices/system/cpu/cpu0/cpufreq/scaling_driver", p->freq, sizeof p->freq) < 0)
+        p->freq[0] = 0;
+    char ci[8192];   /* the first CPU's block holds vendor_id and flags */
+    if (rd(e, "/proc/cpuinfo", ci, sizeof ci) > 0) {
+        p->intel = strstr(ci, "GenuineIntel") != NULL;
+        p->amd = strstr(ci, "AuthenticAMD") != NULL || strstr(ci, "HygonGenuine") != NULL;
+        const char *fl = strstr(ci, "\nflags");
+        const char *eol = fl ? strchr(fl + 1, '\n') : NULL;
+        const char *hv = fl ? strstr(fl, " hypervisor") : NULL;
+        p->vm = hv && (!eol || hv < eol);
+    }
+    if (!strcmp(p->idle, "haltpoll"))   /* only ever loaded in a KVM guest */
+        p->vm = true;
+}
+
+/* Does a command line rule apply to this platform? The Intel drivers' parameters mean
+ * nothing on AMD or in a guest, whose C-states and frequency the host decides. */
+static bool rule_applies(const char *key, const struct platform *p)
+{
+    bool idle_known = *p->idle && strcmp(p->idle, "none");
+    if (!strcmp(key, "intel_idle.max_cstate"))
+        return idle_known ? !strcmp(p->idle, "intel_idle") : !p->amd && !p->vm;
+    if (!strcmp(key, "processor.max_cstate"))   /* acpi_idle's limit; with intel_idle.max_cstate=0 it is acpi_idle's turn */
+        return idle_known ? !strcmp(p->idle, "acpi_idle") || !strcmp(p->idle, "intel_idle") : !p->vm;
+    if (!strcmp(key, "intel_pstate"))
+        return *p->freq ? !strncmp(p->freq, "intel_", 6) : !p->amd && !p->vm;
+    if (!strcmp(key, "amd_pstate"))
+        return *p->freq ? !strncmp(p->freq, "amd-pstate", 10) : p->amd && !p->vm;
+    if (!strcmp(key, "cpufreq.off"))
+        return *p->freq || !p->vm;
+    return true;
+}
+
 static void check_kernel(const struct check_env *e, struct check_report *r)
 {
     char rt[16], ver[256];
@@ -212,6 +254,8 @@ static const struct cmdline_rule cmdline_rules[] = {
       "add processor.max_cstate=1 to avoid deep C-state exit latency" },
     { "intel_pstate", "intel_pstate driver", CL_VALUE, "disable", false,
       "optional: intel_pstate=disable for a fixed frequency with acpi-cpufreq + performance governor" },
+    { "amd_pstate", "amd_pstate driver", CL_VALUE, "disable", false,
+      "optional: amd_pstate=disable for a fixed frequency with acpi-cpufreq + performance governor" },
     { "cpufreq.off", "cpufreq disabled (cpufreq.off)", CL_VALUE, "1", false,
       "optional: cpufreq.off=1 runs at the firmware frequency" },
 };
@@ -239,8 +283,12 @@ static void check_cmdline(const struct check_env *e, struct check_report *r)
     bool have_nohz = cmdline_param(cl, "nohz_full", nohz, sizeof nohz) != NULL;
     char cpu[16];
     snprintf(cpu, sizeof cpu, e->cpu >= 0 ? "%d" : "N", e->cpu);
+    struct platform plat;
+    read_platform(e, &plat);
     for (size_t i = 0; i < sizeof cmdline_rules / sizeof cmdline_rules[0]; i++) {
         const struct cmdline_rule *k = &cmdline_rules[i];
+        if (!rule_applies(k->key, &plat))
+            continue;
         char id[40], fix[320];
         snprintf(id, sizeof id, "cmdline.%.31s", k->key);
         snprintf(fix, sizeof fix, k->fix, cpu, cpu);
@@ -311,7 +359,13 @@ static void check_cpus(const struct check_env *e, struct check_report *r)
         else
             snprintf(other, sizeof other, "cpu%d: %.40s", cpu, buf);
     }
-    if (n == 0)
+    struct platform plat;
+    read_platform(e, &plat);
+    if (n == 0 && plat.vm)
+        add(r, "governor", "CPU frequency governor", CHECK_INFO,
+            "the host sets the frequency: its governor on the CPUs behind this guest's vCPUs should be performance",
+            "no cpufreq in this virtual machine");
+    else if (n == 0)
         add(r, "governor", "CPU frequency governor", CHECK_INFO, NULL, "no cpufreq (fixed frequency or virtual machine)");
     else if (perf == n)
         add(r, "governor", "CPU frequency governor", CHECK_OK, NULL, "performance on all %d CPUs", n);
@@ -343,11 +397,20 @@ static void check_cpus(const struct check_env *e, struct check_report *r)
                 rd(e, "/proc/sys/kernel/sched_rt_period_us", buf, sizeof buf) > 0 ? buf : "1000000");
     }
 
-    char idle[64];
-    if (rd(e, "/sys/devices/system/cpu/cpuidle/current_driver", idle, sizeof idle) > 0 && strcmp(idle, "none"))
-        add(r, "cpuidle", "Idle driver", CHECK_INFO,
-            "limit C-states (intel_idle.max_cstate / processor.max_cstate) or hold /dev/cpu_dma_latency at 0 (takt does while running)",
-            "%s", idle);
+    /* the C-state advice of the idle driver in use */
+    const char *idle_fix;
+    if (!strcmp(plat.idle, "haltpoll"))
+        idle_fix = "a guest's wake-up latency is the host's: pin this vCPU to an isolated host CPU with shallow C-states "
+                   "(idle=poll in the guest keeps the vCPU from halting, at the cost of a busy host CPU)";
+    else if (!strcmp(plat.idle, "intel_idle"))
+        idle_fix = "limit C-states (intel_idle.max_cstate=1) or hold /dev/cpu_dma_latency at 0 (takt does while running)";
+    else if (!strcmp(plat.idle, "acpi_idle"))
+        idle_fix = "limit C-states (processor.max_cstate=1) or hold /dev/cpu_dma_latency at 0 (takt does while running)";
+    else
+        idle_fix = "hold /dev/cpu_dma_latency at 0 (takt does while running) or disable C-states (cpuidle.off=1)";
+    if (*plat.idle && strcmp(plat.idle, "none"))
+        add(r, "cpuidle", "Idle driver", CHECK_INFO, idle_fix, "%s%s", plat.idle,
+            plat.vm ? " (virtual machine)" : "");
     else
         add(r, "cpuidle", "Idle driver", CHECK_OK, NULL, "none");
 
