@@ -49,6 +49,9 @@ static const struct common_def commons[] = {
     { CLI_PERF,  { "perf",  optional_argument, 0, 'P' }, "[=S]", "print statistics every S seconds (default 1)" },
     { CLI_JSON,  { "json",  required_argument, 0, 'J' }, "FILE", "write results as JSON to FILE (- for stdout)" },
     { CLI_PCAP,  { "pcap",  required_argument, 0, 'W' }, "FILE", "capture every frame sent and received to pcapng" },
+    /* every command that opens -i as a packet link has --pcap too */
+    { CLI_IFACE | CLI_PCAP, { "no-qdisc-bypass", no_argument, 0, 'Q' }, "",
+      "send through the qdisc, so captures on this interface (takt capture, Wireshark) see the frames sent" },
 };
 
 static void on_signal(int sig) { cli_interrupted = sig; }
@@ -378,6 +381,7 @@ static int parse_opts(const struct cli_cmd *cmd, int argc, char **argv, struct c
         case 'O': c.cpu_optional = true; break;
         case 'J': c.json = optarg; break;
         case 'W': c.pcap = optarg; break;
+        case 'Q': c.no_qdisc_bypass = true; break;
         case ':':
             return cli_usage_error(&c, "option %s expects a value", argv[optind - 1]);
         case '?':

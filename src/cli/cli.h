@@ -73,6 +73,7 @@ struct cli_ctx {
     double perf_s;          /* 0 = off; --perf alone = 1 s */
     const char *json;
     const char *pcap;
+    bool no_qdisc_bypass;   /* --no-qdisc-bypass: frames sent stay visible to captures on -i */
     int verbose;
     /* command-specific options: value (or "" for a set flag), NULL if absent */
     const char *extra[CLI_MAX_EXTRA];
