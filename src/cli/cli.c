@@ -255,7 +255,8 @@ static void print_overview(FILE *f)
             cmd_name(c, n, sizeof n);
             fprintf(f, "  %-20s %s\n", n, c->summary);
         }
-    fprintf(f, "\nCommon options: -i IF, -c US, -a CPU, -p PRIO, -t S, --perf[=S], --json FILE, --pcap FILE, -v\n");
+    fprintf(f, "\nCommon options: -i IF, -c US, -a CPU, -p PRIO, -t S, --perf[=S], --json FILE, --pcap FILE,\n"
+               "--no-qdisc-bypass, -v\n");
 }
 
 /* Find "area verb" or a top-level "verb" in argv; returns args consumed (0 = none).
