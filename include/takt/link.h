@@ -110,6 +110,14 @@ int takt_link_capture(struct takt_link *inner, const char *pcapng_path,
 /* The capture's CLOCK_REALTIME - CLOCK_MONOTONIC offset, fixed at open: a frame with
  * monotonic time ts is written with wall-clock time ts + offset. */
 takt_ns_t takt_link_capture_offset(const struct takt_link *cap);
+/* Records the tap had to write out of time order so far: stamps reach the tap out of
+ * order (a send is stamped when handed over, a reply by the kernel on arrival) and are
+ * held in a reorder window (TAKT_CAPTURE_WINDOW_NS of stamp time, at most
+ * TAKT_CAPTURE_WINDOW_RECORDS records) and written sorted; a record older than what
+ * already left the window is written at once and counted here. */
+unsigned takt_link_capture_late(const struct takt_link *cap);
+#define TAKT_CAPTURE_WINDOW_NS      (20 * 1000 * 1000)
+#define TAKT_CAPTURE_WINDOW_RECORDS 256
 
 /* Current statistics (kernel drop counters refreshed where the link has them). */
 void takt_link_get_stats(struct takt_link *l, struct takt_link_stats *out);

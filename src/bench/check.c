@@ -6,7 +6,6 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <json-c/json.h>
 #include <takt/link.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -17,14 +16,6 @@
 #include <sys/socket.h>
 #include <linux/ethtool.h>
 #include <linux/sockios.h>
-
-static const char *const verdict_names[] = {
-    [CHECK_OK] = "ok", [CHECK_INFO] = "info", [CHECK_WARN] = "warn",
-    [CHECK_FAIL] = "fail", [CHECK_UNKNOWN] = "unknown",
-};
-_Static_assert(sizeof verdict_names / sizeof verdict_names[0] == CHECK_VERDICTS, "verdict names");
-
-const char *check_verdict_name(enum check_verdict v) { return v < CHECK_VERDICTS ? verdict_names[v] : "?"; }
 
 /* Read a small file below root; trailing newline stripped. Returns length or -errno. */
 static int rd(const struct check_env *e, const char *path, char *buf, size_t cap)
@@ -144,6 +135,48 @@ static bool cpulist_has(const char *list, int cpu)
     return false;
 }
 
+/* What the idle and frequency advice depends on: the drivers in use, the CPU vendor
+ * and whether this is a guest. "" = not known (then every rule applies, as before). */
+struct platform { char idle[32], freq[32]; bool intel, amd, vm; };
+
+static void read_platform(const struct check_env *e, struct platform *p)
+{
+    memset(p, 0, sizeof *p);
+    if (rd(e, "/sys/devices/system/cpu/cpuidle/current_driver", p->idle, sizeof p->idle) < 0)
+        p->idle[0] = 0;
+    if (rd(e, "/sys/devices/system/cpu/cpu0/cpufreq/scaling_driver", p->freq, sizeof p->freq) < 0)
+        p->freq[0] = 0;
+    char ci[8192];   /* the first CPU's block holds vendor_id and flags */
+    if (rd(e, "/proc/cpuinfo", ci, sizeof ci) > 0) {
+        p->intel = strstr(ci, "GenuineIntel") != NULL;
+        p->amd = strstr(ci, "AuthenticAMD") != NULL || strstr(ci, "HygonGenuine") != NULL;
+        const char *fl = strstr(ci, "\nflags");
+        const char *eol = fl ? strchr(fl + 1, '\n') : NULL;
+        const char *hv = fl ? strstr(fl, " hypervisor") : NULL;
+        p->vm = hv && (!eol || hv < eol);
+    }
+    if (!strcmp(p->idle, "haltpoll"))   /* only ever loaded in a KVM guest */
+        p->vm = true;
+}
+
+/* Does a command line rule apply to this platform? The Intel drivers' parameters mean
+ * nothing on AMD or in a guest, whose C-states and frequency the host decides. */
+static bool rule_applies(const char *key, const struct platform *p)
+{
+    bool idle_known = *p->idle && strcmp(p->idle, "none");
+    if (!strcmp(key, "intel_idle.max_cstate"))
+        return idle_known ? !strcmp(p->idle, "intel_idle") : !p->amd && !p->vm;
+    if (!strcmp(key, "processor.max_cstate"))   /* acpi_idle's limit; with intel_idle.max_cstate=0 it is acpi_idle's turn */
+        return idle_known ? !strcmp(p->idle, "acpi_idle") || !strcmp(p->idle, "intel_idle") : !p->vm;
+    if (!strcmp(key, "intel_pstate"))
+        return *p->freq ? !strncmp(p->freq, "intel_", 6) : !p->amd && !p->vm;
+    if (!strcmp(key, "amd_pstate"))
+        return *p->freq ? !strncmp(p->freq, "amd-pstate", 10) : p->amd && !p->vm;
+    if (!strcmp(key, "cpufreq.off"))
+        return *p->freq || !p->vm;
+    return true;
+}
+
 static void check_kernel(const struct check_env *e, struct check_report *r)
 {
     char rt[16], ver[256];
@@ -212,6 +245,8 @@ static const struct cmdline_rule cmdline_rules[] = {
       "add processor.max_cstate=1 to avoid deep C-state exit latency" },
     { "intel_pstate", "intel_pstate driver", CL_VALUE, "disable", false,
       "optional: intel_pstate=disable for a fixed frequency with acpi-cpufreq + performance governor" },
+    { "amd_pstate", "amd_pstate driver", CL_VALUE, "disable", false,
+      "optional: amd_pstate=disable for a fixed frequency with acpi-cpufreq + performance governor" },
     { "cpufreq.off", "cpufreq disabled (cpufreq.off)", CL_VALUE, "1", false,
       "optional: cpufreq.off=1 runs at the firmware frequency" },
 };
@@ -239,8 +274,12 @@ static void check_cmdline(const struct check_env *e, struct check_report *r)
     bool have_nohz = cmdline_param(cl, "nohz_full", nohz, sizeof nohz) != NULL;
     char cpu[16];
     snprintf(cpu, sizeof cpu, e->cpu >= 0 ? "%d" : "N", e->cpu);
+    struct platform plat;
+    read_platform(e, &plat);
     for (size_t i = 0; i < sizeof cmdline_rules / sizeof cmdline_rules[0]; i++) {
         const struct cmdline_rule *k = &cmdline_rules[i];
+        if (!rule_applies(k->key, &plat))
+            continue;
         char id[40], fix[320];
         snprintf(id, sizeof id, "cmdline.%.31s", k->key);
         snprintf(fix, sizeof fix, k->fix, cpu, cpu);
@@ -311,7 +350,13 @@ static void check_cpus(const struct check_env *e, struct check_report *r)
         else
             snprintf(other, sizeof other, "cpu%d: %.40s", cpu, buf);
     }
-    if (n == 0)
+    struct platform plat;
+    read_platform(e, &plat);
+    if (n == 0 && plat.vm)
+        add(r, "governor", "CPU frequency governor", CHECK_INFO,
+            "the host sets the frequency: its governor on the CPUs behind this guest's vCPUs should be performance",
+            "no cpufreq in this virtual machine");
+    else if (n == 0)
         add(r, "governor", "CPU frequency governor", CHECK_INFO, NULL, "no cpufreq (fixed frequency or virtual machine)");
     else if (perf == n)
         add(r, "governor", "CPU frequency governor", CHECK_OK, NULL, "performance on all %d CPUs", n);
@@ -343,11 +388,20 @@ static void check_cpus(const struct check_env *e, struct check_report *r)
                 rd(e, "/proc/sys/kernel/sched_rt_period_us", buf, sizeof buf) > 0 ? buf : "1000000");
     }
 
-    char idle[64];
-    if (rd(e, "/sys/devices/system/cpu/cpuidle/current_driver", idle, sizeof idle) > 0 && strcmp(idle, "none"))
-        add(r, "cpuidle", "Idle driver", CHECK_INFO,
-            "limit C-states (intel_idle.max_cstate / processor.max_cstate) or hold /dev/cpu_dma_latency at 0 (takt does while running)",
-            "%s", idle);
+    /* the C-state advice of the idle driver in use */
+    const char *idle_fix;
+    if (!strcmp(plat.idle, "haltpoll"))
+        idle_fix = "a guest's wake-up latency is the host's: pin this vCPU to an isolated host CPU with shallow C-states "
+                   "(idle=poll in the guest keeps the vCPU from halting, at the cost of a busy host CPU)";
+    else if (!strcmp(plat.idle, "intel_idle"))
+        idle_fix = "limit C-states (intel_idle.max_cstate=1) or hold /dev/cpu_dma_latency at 0 (takt does while running)";
+    else if (!strcmp(plat.idle, "acpi_idle"))
+        idle_fix = "limit C-states (processor.max_cstate=1) or hold /dev/cpu_dma_latency at 0 (takt does while running)";
+    else
+        idle_fix = "hold /dev/cpu_dma_latency at 0 (takt does while running) or disable C-states (cpuidle.off=1)";
+    if (*plat.idle && strcmp(plat.idle, "none"))
+        add(r, "cpuidle", "Idle driver", CHECK_INFO, idle_fix, "%s%s", plat.idle,
+            plat.vm ? " (virtual machine)" : "");
     else
         add(r, "cpuidle", "Idle driver", CHECK_OK, NULL, "none");
 
@@ -563,48 +617,4 @@ void check_run(const struct check_env *env, struct check_report *r)
     check_cpus(&e, r);
     check_iface(&e, r);
     check_privileges(&e, r);
-}
-
-const struct check_item *check_find(const struct check_report *r, const char *id)
-{
-    for (unsigned i = 0; i < r->n; i++)
-        if (!strcmp(r->item[i].id, id))
-            return &r->item[i];
-    return NULL;
-}
-
-void check_print(FILE *f, const struct check_report *r, bool color)
-{
-    static const char *const col[] = { [CHECK_OK] = "\033[32m", [CHECK_INFO] = "\033[36m",
-        [CHECK_WARN] = "\033[33m", [CHECK_FAIL] = "\033[31m", [CHECK_UNKNOWN] = "\033[35m" };
-    for (unsigned i = 0; i < r->n; i++) {
-        const struct check_item *it = &r->item[i];
-        fprintf(f, "%s%-7s%s %-36s %s\n", color ? col[it->v] : "", check_verdict_name(it->v),
-                color ? "\033[0m" : "", it->title, it->found);
-        if (*it->fix && it->v != CHECK_OK)
-            fprintf(f, "        %-36s fix: %s\n", "", it->fix);
-    }
-    fprintf(f, "\n%u ok, %u info, %u warn, %u fail, %u unknown\n", r->count[CHECK_OK], r->count[CHECK_INFO],
-            r->count[CHECK_WARN], r->count[CHECK_FAIL], r->count[CHECK_UNKNOWN]);
-}
-
-void *check_to_json(const struct check_report *r)
-{
-    json_object *root = json_object_new_object(), *items = json_object_new_array();
-    for (unsigned i = 0; i < r->n; i++) {
-        const struct check_item *it = &r->item[i];
-        json_object *o = json_object_new_object();
-        json_object_object_add(o, "id", json_object_new_string(it->id));
-        json_object_object_add(o, "title", json_object_new_string(it->title));
-        json_object_object_add(o, "verdict", json_object_new_string(check_verdict_name(it->v)));
-        json_object_object_add(o, "found", json_object_new_string(it->found));
-        json_object_object_add(o, "fix", json_object_new_string(it->fix));
-        json_object_array_add(items, o);
-    }
-    json_object *sum = json_object_new_object();
-    for (int v = 0; v < CHECK_VERDICTS; v++)
-        json_object_object_add(sum, check_verdict_name(v), json_object_new_int((int)r->count[v]));
-    json_object_object_add(root, "items", items);
-    json_object_object_add(root, "summary", sum);
-    return root;
 }

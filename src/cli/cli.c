@@ -49,6 +49,9 @@ static const struct common_def commons[] = {
     { CLI_PERF,  { "perf",  optional_argument, 0, 'P' }, "[=S]", "print statistics every S seconds (default 1)" },
     { CLI_JSON,  { "json",  required_argument, 0, 'J' }, "FILE", "write results as JSON to FILE (- for stdout)" },
     { CLI_PCAP,  { "pcap",  required_argument, 0, 'W' }, "FILE", "capture every frame sent and received to pcapng" },
+    /* every command that opens -i as a packet link has --pcap too */
+    { CLI_IFACE | CLI_PCAP, { "no-qdisc-bypass", no_argument, 0, 'Q' }, "",
+      "send through the qdisc, so captures on this interface (takt capture, Wireshark) see the frames sent" },
 };
 
 static void on_signal(int sig) { cli_interrupted = sig; }
@@ -252,7 +255,8 @@ static void print_overview(FILE *f)
             cmd_name(c, n, sizeof n);
             fprintf(f, "  %-20s %s\n", n, c->summary);
         }
-    fprintf(f, "\nCommon options: -i IF, -c US, -a CPU, -p PRIO, -t S, --perf[=S], --json FILE, --pcap FILE, -v\n");
+    fprintf(f, "\nCommon options: -i IF, -c US, -a CPU, -p PRIO, -t S, --perf[=S], --json FILE, --pcap FILE,\n"
+               "--no-qdisc-bypass, -v\n");
 }
 
 /* Find "area verb" or a top-level "verb" in argv; returns args consumed (0 = none).
@@ -378,6 +382,7 @@ static int parse_opts(const struct cli_cmd *cmd, int argc, char **argv, struct c
         case 'O': c.cpu_optional = true; break;
         case 'J': c.json = optarg; break;
         case 'W': c.pcap = optarg; break;
+        case 'Q': c.no_qdisc_bypass = true; break;
         case ':':
             return cli_usage_error(&c, "option %s expects a value", argv[optind - 1]);
         case '?':

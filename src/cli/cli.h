@@ -74,6 +74,7 @@ struct cli_ctx {
     double perf_s;          /* 0 = off; --perf alone = 1 s */
     const char *json;
     const char *pcap;
+    bool no_qdisc_bypass;   /* --no-qdisc-bypass: frames sent stay visible to captures on -i */
     int verbose;
     /* A link already open (in-process runs, e.g. over a simulator on a mem pair): the
      * EtherCAT tools use it instead of opening -i, and close it when done. */

@@ -247,8 +247,9 @@ const struct cli_cmd cli_cmds_analyze[] = {
       "takt sends with PACKET_QDISC_BYPASS, which also passes by every capture on the sending\n"
       "interface: on the master's interface this (or Wireshark, tcpdump) records only the replies,\n"
       "and on the slaves' end of a veth only the master's frames. takt analyze then reports the\n"
-      "period but no loss. For both directions use the master's own --pcap tap, or a mirror port\n"
-      "or tap on the cable.",
+      "period but no loss. For both directions run the master (and takt's other senders) with\n"
+      "--no-qdisc-bypass, which sends through the qdisc where captures get their copy, or use the\n"
+      "master's own --pcap tap, or a mirror port or tap on the cable.",
       CLI_IFACE | CLI_TIME, capture_opts, run_capture, NULL },
     { 0 }
 };

@@ -10,7 +10,10 @@ int cli_open_link(struct cli_ctx *c, const struct takt_link_opts *o, const char 
     if (!c->iface)
         return cli_usage_error(c, "-i/--iface expects %s (see 'ip -br link'), got none", what);
     struct takt_link *l;
-    if (takt_link_open(c->iface, o, &l, err, sizeof err))
+    struct takt_link_opts lo = *o;
+    if (c->no_qdisc_bypass)   /* the qdisc is where the kernel hands captures a copy of each frame sent */
+        lo.qdisc_bypass = false;
+    if (takt_link_open(c->iface, &lo, &l, err, sizeof err))
         return cli_error(c, "%s", err);
     if (c->pcap) {
         struct takt_link *cap;

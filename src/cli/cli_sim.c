@@ -24,7 +24,7 @@ static const struct cli_opt sim_ecat_opts[] = {
     { "seed",    0, 1, "N",    "seed for clock offsets/drifts and random faults (default 1)" },
     { "sii4",    0, 0, NULL,   "advertise 4-byte SII reads (default: 8-byte)" },
     { "ram",     0, 1, "KIB",  "process RAM per slave from 0x1000, 1..60 KiB (default 8; register 0x0006)" },
-    { "list",    'l', 0, NULL, "print the slaves and exit" },
+    { "list",    'l', 0, NULL, "print the slaves and exit: slave number (1-based, for --fault and --topology) and 0-based position (as takt ecat slaves)" },
     { "bench",   0, 0, NULL,   "in-process benchmark: 40 and 1000 slaves, LRW + FRMW per frame, with and without the device models" },
     { "frames",  0, 1, "N",    "frames per benchmark run (default 20000)" },
     { "repeat",  0, 1, "N",    "runs per benchmark row: median, min and max (default 1)" },
@@ -512,16 +512,21 @@ static int cmd_sim_ecat(struct cli_ctx *c)
     if (rc)
         return rc;
     if (cli_flag(c, "list") || !c->iface) {
+        /* two numberings meet here: --fault and --topology count slaves from 1, the
+         * master tools (takt ecat, IgH's ethercat, SOEM) give positions from 0 */
+        fprintf(stderr, "slave numbers (first column) are what --fault and --topology take; "
+                "position is the 0-based ring position takt ecat slaves and IgH's ethercat tool show\n");
         for (unsigned k = 0; k < takt_sim_slave_count(s); k++)
         {
             int par;
             unsigned port;
+            char where[64];
             takt_sim_get_parent(s, k, &par, &port);
             if (par < 0)
-                printf("%4u  %-24s master\n", k + 1, takt_sim_slave_name(s, k));
+                snprintf(where, sizeof where, "master");
             else
-                printf("%4u  %-24s on port %u of slave %d\n", k + 1, takt_sim_slave_name(s, k),
-                       port, par + 1);
+                snprintf(where, sizeof where, "on port %u of slave %d (position %d)", port, par + 1, par);
+            printf("%4u  %-24s %-36s position %u\n", k + 1, takt_sim_slave_name(s, k), where, k);
         }
         if (!cli_flag(c, "list"))
             rc = cli_usage_error(c, "-i/--iface expects the interface to serve (a veth end), got none");

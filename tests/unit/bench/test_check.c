@@ -212,6 +212,94 @@ static void every_item_has_good_and_bad_case(void **state)
     }
 }
 
+/* Fed file contents: a table of path -> contents; every other path is absent. */
+struct fed { const char *const *files; };   /* path, contents, path, contents, ..., NULL */
+static int fed_read(void *ctx, const char *path, char *buf, size_t cap)
+{
+    const struct fed *f = ctx;
+    for (const char *const *p = f->files; *p; p += 2)
+        if (!strcmp(*p, path))
+            return snprintf(buf, cap, "%s", p[1]) < (int)cap ? (int)strlen(p[1]) : (int)cap - 1;
+    return -ENOENT;
+}
+
+static bool mentions(const struct check_report *r, const char *word)
+{
+    for (unsigned i = 0; i < r->n; i++)
+        if (strstr(r->item[i].fix, word) || strstr(r->item[i].found, word) || strstr(r->item[i].id, word))
+            return true;
+    return false;
+}
+
+#define CMDLINE "BOOT_IMAGE=/vmlinuz root=/dev/vda1 quiet"
+
+/* A KVM guest on AMD: haltpoll idle driver, no cpufreq, hypervisor flag. Nothing may
+ * speak of intel_idle or intel_pstate, and the idle advice is the guest's. */
+static void vm_on_amd_gets_guest_advice(void **state)
+{
+    static const char *const files[] = {
+        "/proc/cmdline", CMDLINE,
+        "/proc/cpuinfo", "processor\t: 0\nvendor_id\t: AuthenticAMD\nflags\t\t: fpu vme sse2 hypervisor svm\n",
+        "/sys/devices/system/cpu/cpuidle/current_driver", "haltpoll\n",
+        NULL };
+    struct fed f = { files };
+    struct check_env e = { .root = "", .iface = NULL, .cpu = 1, .read = fed_read, .read_ctx = &f };
+    struct check_report r;
+    check_run(&e, &r);
+    assert_false(mentions(&r, "intel_idle"));
+    assert_false(mentions(&r, "intel_pstate"));
+    assert_false(mentions(&r, "processor.max_cstate"));   /* acpi_idle is not in use */
+    const struct check_item *ci = check_find(&r, "cpuidle");
+    assert_non_null(ci);
+    assert_non_null(strstr(ci->found, "haltpoll"));
+    assert_non_null(strstr(ci->fix, "host"));              /* the host decides the wake-up latency */
+    const struct check_item *g = check_find(&r, "governor");
+    assert_non_null(strstr(g->found, "virtual machine"));
+    assert_non_null(strstr(g->fix, "host"));
+}
+
+/* AMD bare metal: acpi_idle and amd-pstate. The C-state advice is processor.max_cstate,
+ * the frequency advice names amd_pstate, none names the Intel drivers. */
+static void amd_bare_metal_gets_amd_advice(void **state)
+{
+    static const char *const files[] = {
+        "/proc/cmdline", CMDLINE,
+        "/proc/cpuinfo", "processor\t: 0\nvendor_id\t: AuthenticAMD\nflags\t\t: fpu vme sse2 svm\n",
+        "/sys/devices/system/cpu/cpuidle/current_driver", "acpi_idle\n",
+        "/sys/devices/system/cpu/cpu0/cpufreq/scaling_driver", "amd-pstate-epp\n",
+        "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", "powersave\n",
+        NULL };
+    struct fed f = { files };
+    struct check_env e = { .root = "", .iface = NULL, .cpu = 1, .read = fed_read, .read_ctx = &f };
+    struct check_report r;
+    check_run(&e, &r);
+    assert_false(mentions(&r, "intel_idle"));
+    assert_false(mentions(&r, "intel_pstate"));
+    assert_int_equal(v(&r, "cmdline.processor.max_cstate"), CHECK_WARN);
+    assert_non_null(strstr(check_find(&r, "cpuidle")->fix, "processor.max_cstate"));
+    assert_non_null(check_find(&r, "cmdline.amd_pstate"));
+    assert_int_equal(v(&r, "governor"), CHECK_WARN);
+}
+
+/* Intel with intel_idle and intel_pstate keeps the Intel advice. */
+static void intel_keeps_intel_advice(void **state)
+{
+    static const char *const files[] = {
+        "/proc/cmdline", CMDLINE,
+        "/proc/cpuinfo", "processor\t: 0\nvendor_id\t: GenuineIntel\nflags\t\t: fpu vme sse2 vmx\n",
+        "/sys/devices/system/cpu/cpuidle/current_driver", "intel_idle\n",
+        "/sys/devices/system/cpu/cpu0/cpufreq/scaling_driver", "intel_pstate\n",
+        NULL };
+    struct fed f = { files };
+    struct check_env e = { .root = "", .iface = NULL, .cpu = 1, .read = fed_read, .read_ctx = &f };
+    struct check_report r;
+    check_run(&e, &r);
+    assert_int_equal(v(&r, "cmdline.intel_idle.max_cstate"), CHECK_WARN);
+    assert_non_null(check_find(&r, "cmdline.intel_pstate"));
+    assert_null(check_find(&r, "cmdline.amd_pstate"));
+    assert_non_null(strstr(check_find(&r, "cpuidle")->fix, "intel_idle.max_cstate"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -221,6 +309,9 @@ int main(void)
         cmocka_unit_test(mixed_machine),
         cmocka_unit_test(every_item_has_good_and_bad_case),
         cmocka_unit_test(json_matches_report),
+        cmocka_unit_test(vm_on_amd_gets_guest_advice),
+        cmocka_unit_test(amd_bare_metal_gets_amd_advice),
+        cmocka_unit_test(intel_keeps_intel_advice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -72,7 +72,9 @@ static void analyze_options(void **state)
     expect("capture -t 1", 2, "expects -i IF and -o FILE", NULL);
     /* why a capture on the master's interface holds only the replies, and where to get both */
     expect("help capture", 0, "on the master's interface this (or Wireshark, tcpdump) records only the replies",
-           "the master's own --pcap tap");
+           "master's own --pcap tap");
+    expect("help capture", 0, "run the master (and takt's other senders) with\n--no-qdisc-bypass", NULL);
+    expect("help ecat run", 0, "--no-qdisc-bypass", "send through the qdisc, so captures on this interface");
 }
 
 static void check_trees(void **state)

@@ -178,12 +178,98 @@ static void bad_path(void **state)
     takt_link_close(b);
 }
 
+/* Records handed to the tap with interleaved stamps (TX stamps taken when a frame is
+ * handed over, RX stamps from the kernel) are written in time order; none was late. */
+static void written_in_time_order(void **state)
+{
+    char path[] = "/tmp/takt_capture_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    struct fake_clock clk = { 3 * TAKT_NS_PER_S };
+    struct takt_link *a, *b, *cap;
+    char err[256] = "";
+    assert_int_equal(takt_link_mem_pair(&a, &b, 64, fake_now, &clk), 0);
+    assert_int_equal(takt_link_capture(a, path, &cap, err, sizeof err), 0);
+    uint8_t buf[1514], rx[TAKT_FRAME_BUF];
+    frame(buf, 60, 1);
+    /* each round: a frame sent with stamp t, then a reply the kernel stamped 40 us
+     * before it (it arrived while the send call ran), then one stamped between */
+    const int rounds = 20;
+    for (int i = 0; i < rounds; i++) {
+        takt_ns_t t = 3 * TAKT_NS_PER_S + (takt_ns_t)i * 100000;
+        struct takt_frame f = { .data = buf, .len = 60, .ts = t };
+        assert_int_equal(takt_link_send(cap, &f, 1), 1);
+        struct takt_frame rf = { .data = rx, .cap = TAKT_FRAME_BUF };
+        assert_int_equal(takt_link_recv(b, &rf, 1, 0), 1);
+        clk.now = t - 40000;
+        assert_int_equal(takt_link_send(b, &rf, 1), 1);
+        clk.now = t - 20000;
+        assert_int_equal(takt_link_send(b, &rf, 1), 1);
+        struct takt_frame got[2] = { { .data = rx, .cap = TAKT_FRAME_BUF }, { .data = buf, .cap = sizeof buf } };
+        uint8_t rx2[TAKT_FRAME_BUF];
+        got[1].data = rx2;
+        got[1].cap = TAKT_FRAME_BUF;
+        assert_int_equal(takt_link_recv(cap, got, 2, 0), 2);
+    }
+    assert_int_equal(takt_link_capture_late(cap), 0);
+    takt_link_close(cap);
+    takt_link_close(b);
+
+    char eb[PCAP_ERRBUF_SIZE];
+    pcap_t *p = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, eb);
+    if (!p)
+        fail_msg("libpcap cannot read %s: %s", path, eb);
+    struct pcap_pkthdr *h;
+    const u_char *d;
+    int n = 0;
+    int64_t last = 0;
+    while (pcap_next_ex(p, &h, &d) == 1) {
+        int64_t ts = (int64_t)h->ts.tv_sec * TAKT_NS_PER_S + h->ts.tv_usec;
+        if (ts < last)
+            fail_msg("record %d at %" PRId64 " ns is older than the one before (%" PRId64 ")", n, ts, last);
+        last = ts;
+        n++;
+    }
+    assert_int_equal(n, 3 * rounds);
+    pcap_close(p);
+    unlink(path);
+}
+
+/* A record more than the reorder window older than what was written is still written,
+ * and counted as late. */
+static void late_record_counted(void **state)
+{
+    char path[] = "/tmp/takt_capture_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    struct takt_link *a, *b, *cap;
+    char err[256] = "";
+    assert_int_equal(takt_link_mem_pair(&a, &b, 8, NULL, NULL), 0);
+    assert_int_equal(takt_link_capture(a, path, &cap, err, sizeof err), 0);
+    uint8_t buf[60];
+    frame(buf, 60, 2);
+    struct takt_frame f = { .data = buf, .len = 60, .ts = 10 * TAKT_NS_PER_S };
+    assert_int_equal(takt_link_send(cap, &f, 1), 1);
+    f.ts = 11 * TAKT_NS_PER_S;          /* one second on: the first record is written */
+    assert_int_equal(takt_link_send(cap, &f, 1), 1);
+    f.ts = 10 * TAKT_NS_PER_S - 1;      /* older than what is already in the file */
+    assert_int_equal(takt_link_send(cap, &f, 1), 1);
+    assert_int_equal(takt_link_capture_late(cap), 1);
+    takt_link_close(cap);
+    takt_link_close(b);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(tshark_reads_it),
         cmocka_unit_test(libpcap_reads_it),
         cmocka_unit_test(bad_path),
+        cmocka_unit_test(written_in_time_order),
+        cmocka_unit_test(late_record_counted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
