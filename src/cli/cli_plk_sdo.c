@@ -13,14 +13,14 @@
 #include "util/wire.h"
 
 const struct cli_opt cli_plk_sdo_opts[] = {
-    { "nodes", 'n', 1, "A-B", "CNs the MN boots (default: just NODE)" },
+    { "nodes", 'n', 1, "LIST", "CNs the MN boots, IDs and ranges such as 1,32,110 (default: just NODE)" },
     { "size", 0, 1, "BYTES", "write: value size 1, 2, 4 or 8 (default 4)" },
     { "string", 0, 0, NULL, "write: VALUE is a string" },
     { "boot-wait", 0, 1, "MS", "listen for another MN this long first (default 1000)" },
     { "config", 0, 1, "FILE", "network configuration instead of --nodes" },
     { "cdc", 0, 1, "FILE", "mnobd.cdc instead of --nodes" },
-    { "chain", 0, 1, "A-B", "use PollResponse Chaining for these CNs" },
-    { "mandatory", 0, 1, "A-B", "these CNs are mandatory" },
+    { "chain", 0, 1, "LIST", "use PollResponse Chaining for these CNs" },
+    { "mandatory", 0, 1, "LIST", "these CNs are mandatory" },
     { "pres-timeout", 0, 1, "US", "PRes timeout for every CN" },
     { "loss-threshold", 0, 1, "N", "every loss-of-frame threshold (as takt plk mn; 0: a lost frame resets no CN)" },
     { 0 },
