@@ -360,9 +360,13 @@ static int cn_session_req(struct cli_ctx *c, unsigned a, unsigned b,
     ro.prio = c->prio;
     ro.drop_caps = cli_caps_dropping();   /* before the request thread: it inherits the dropped sets */
     rt_setup(&ro, &st, NULL, NULL);
-    fprintf(stderr, "takt plk cn: %u simulated CN%s (%s) on %s\n", s.n, s.n > 1 ? "s" : "",
-            cli_get(c, "nodes") ? cli_get(c, "nodes") : cli_get(c, "node") ? cli_get(c, "node") : "",
-            link->name);
+    const char *list = in ? cli_get(c, "nodes") : NULL;
+    if (list)
+        fprintf(stderr, "takt plk cn: %u simulated CN%s (%s) on %s\n", s.n, s.n > 1 ? "s" : "", list,
+                link->name);
+    else
+        fprintf(stderr, "takt plk cn: %u simulated CN%s (%u-%u) on %s\n", s.n, s.n > 1 ? "s" : "",
+                a, b, link->name);
     bool req_thread = false;
     if (req && req->cmd) {
         req->cn = s.cn[0];

@@ -237,6 +237,27 @@ static json_object *mn_window_json(const struct mn_window *w, const struct rt_lo
     return o;
 }
 
+/* Print the MN's per-node events as they came (popped from its ring: this thread never
+ * reads the core the RT thread writes); boot steps only with -v. */
+static void print_events(struct cli_ctx *c, struct takt_plk_mn *mn, takt_ns_t t0)
+{
+    struct rt_logring *r = plk_drv_mn_events(mn);
+    struct rt_log_rec rec;
+    char line[200];
+    while (rt_logring_pop(r, &rec)) {
+        if (plk_mn_event_kind(&rec) == PLK_MN_EV_STEP && !c->verbose)
+            continue;
+        plk_mn_event_format(&rec, line, sizeof line);
+        fprintf(stderr, "takt plk mn: %.3f s: %s\n", (double)(rec.time - t0) / 1e9, line);
+    }
+    uint64_t lost = rt_logring_dropped(r);
+    if (lost != r->dropped_seen) {
+        fprintf(stderr, "takt plk mn: %" PRIu64 " node events lost (printing fell behind)\n",
+                lost - r->dropped_seen);
+        r->dropped_seen = lost;
+    }
+}
+
 /* Run an MN on `link` with configuration nc until -t or Ctrl-C; print statistics
  * every --perf seconds and at the end; JSON to --json. Exit status 0 when every CN is
  * Operational at the end, 3 otherwise. The link stays the caller's. */
@@ -278,6 +299,7 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struc
         if (measure_s > 0 && mn_window_step(&w, core, l, measure_s))
             break;
         nanosleep(&(struct timespec){ 0, 10 * TAKT_NS_PER_MS }, NULL);
+        print_events(c, mn, w.started);
         if (core->state != last_state || core->st.nodes_operational != last_op) {
             last_state = core->state;
             last_op = core->st.nodes_operational;
@@ -300,6 +322,7 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struc
     }
     takt_plk_mn_stop(mn);
     takt_plk_mn_join(mn);
+    print_events(c, mn, w.started);
     /* the link named, and why nothing answered where it had no carrier */
     printf("--- takt plk mn: MN %s, %u of %u CNs operational on %s%s%s\n", takt_plk_nmt_name(core->state),
            core->st.nodes_operational, core->n_ids, c->iface,
