@@ -570,8 +570,9 @@ const struct cli_cmd cli_cmds_plk[] = {
       CLI_IFACE | CLI_RT | CLI_TIME | CLI_JSON | CLI_PCAP, cn_opts, run_cn, NULL },
     { "plk", "sdo", "read|write NODE INDEX SUB [VALUE]", "read or write an object of a CN over SDO",
       "Starts an MN on -i IF for the CN (or --nodes), waits until the CN is configured,\n"
-      "then runs the transfer. VALUE: an integer (written with the object's size, --size)\n"
-      "or a string with --string.",
+      "then runs the transfer. VALUE: an integer, written with the object's size (read\n"
+      "first; --size overrides), or a string with --string. A CN that answers no\n"
+      "IdentRequest (3 over 3 s) ends the command with exit 1 after --boot-wait + 3 s.",
       CLI_IFACE | CLI_CYCLE | CLI_TIME | CLI_PCAP, cli_plk_sdo_opts, cli_plk_sdo_run, sdo_help },
     { "plk", "bench", NULL, "MN CPU load, SoC deviation and losses for CN counts x cycle times",
       "For each CN count and cycle time: simulated CNs in one namespace, the MN in the\n"
