@@ -77,7 +77,8 @@ int plk_mn_event_format(const struct rt_log_rec *r, char *buf, size_t len)
         return snprintf(buf, len, "CN %u reset: %s", node,
                         r->d[3] ? (const char *)(intptr_t)r->d[3] : "reset by the MN");
     case PLK_MN_EV_MISSING:
-        return snprintf(buf, len, "CN %u missing: no IdentResponse to %u IdentRequests in %.0f s",
+        return snprintf(buf, len, "CN %u missing: no IdentResponse to %u IdentRequests in %.0f s: is it "
+                        "on the network (node ID switch, cable)?",
                         node, PLK_MN_MISSING_IDENTS, (double)PLK_MN_MISSING_NS / 1e9);
     }
     return snprintf(buf, len, "CN %u: event %lld", node, (long long)(r->d[2] >> 8));

@@ -35,8 +35,9 @@ void plk_mn_events_free(struct plk_mn_events *e);
  * Records: d[0] node, d[1] NMT state, d[2] boot step | kind << 8, d[3] the reason of a
  * reset (a string literal's address, or 0). */
 void plk_mn_events_scan(struct plk_mn_events *e, const struct plk_mn *mn, takt_ns_t now);
-/* "CN 32 Operational", "CN 1 reset: loss of PRes threshold (...)", "CN 110 missing: no
- * IdentResponse to 3 IdentRequests in 3 s". Returns snprintf's result. */
+/* "CN 32 OPERATIONAL", "CN 1 reset: loss of PRes threshold (...)", "CN 110 missing: no
+ * IdentResponse to 3 IdentRequests in 3 s: is it on the network (...)?". Returns
+ * snprintf's result. */
 enum plk_mn_event_kind plk_mn_event_kind(const struct rt_log_rec *r);
 int  plk_mn_event_format(const struct rt_log_rec *r, char *buf, size_t len);
 

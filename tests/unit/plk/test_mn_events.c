@@ -50,6 +50,7 @@ static void node_events(void **state)
     assert_non_null(strstr(log, "CN 2 OPERATIONAL\n"));
     /* reported once, not before 3 s of unanswered IdentRequests, and well within 6 s */
     assert_int_equal(count(log, "CN 3 missing: no IdentResponse"), 1);
+    assert_non_null(strstr(log, "in 3 s: is it on the network (node ID switch, cable)?"));
     assert_int_equal(count(log, "CN 1 missing"), 0);
     const char *m = strstr(log, "CN 3 missing");
     double at = strtod(m - 6, NULL);   /* "x.xxx " before it */
