@@ -79,21 +79,6 @@ static int cdc_not_cdc(struct cli_ctx *c, const char *path, const char *why)
                      path, why);
 }
 
-/* "A-B" or "N" into a node range 1..239. */
-int cli_plk_range(struct cli_ctx *c, const char *opt, const char *s, unsigned *a, unsigned *b)
-{
-    char *end;
-    unsigned long x = strtoul(s, &end, 10), y = x;
-    if (end != s && *end == '-')
-        y = strtoul(end + 1, &end, 10);
-    if (end == s || *end || x < 1 || y > 239 || x > y)
-        return cli_usage_error(c, "%s expects a CN node ID or range within 1-239 such as 1-10, got '%s'",
-                               opt, s), -1;
-    *a = (unsigned)x;
-    *b = (unsigned)y;
-    return 0;
-}
-
 static int read_file(const char *path, uint8_t **buf, size_t *len)
 {
     FILE *f = fopen(path, "rb");
@@ -149,7 +134,7 @@ int cli_plk_net_config(struct cli_ctx *c, struct plk_net_config *nc)
     char err[320];
     const char *cfgf = cli_get(c, "config"), *cdcf = cli_get(c, "cdc"), *nodes = cli_get(c, "nodes");
     if ((cfgf != NULL) + (cdcf != NULL) + (nodes != NULL) != 1)
-        return cli_usage_error(c, "exactly one of --config FILE, --cdc mnobd.cdc or --nodes A-B is expected");
+        return cli_usage_error(c, "exactly one of --config FILE, --cdc mnobd.cdc or --nodes LIST is expected");
     plk_config_default(nc);
     if (cfgf) {
         if (plk_config_load(nc, cfgf, err, sizeof err))   /* err begins with the path */
@@ -170,31 +155,33 @@ int cli_plk_net_config(struct cli_ctx *c, struct plk_net_config *nc)
         if (r)
             return cli_error(c, "%s: %s", cdcf, err);
     } else {
-        unsigned a, b;
-        if (cli_plk_range(c, "--nodes", nodes, &a, &b))
+        bool in[CLI_PLK_NODE_SLOTS];
+        if (cli_plk_nodes(c, "--nodes", nodes, in, NULL, NULL) < 0)
             return 2;
         nc->cycle_us = (uint32_t)(c->cycle_ns / 1000);
-        if (plk_config_add_range(nc, a, b, err, sizeof err))
-            return cli_error(c, "%s", err);
+        for (unsigned id = 1; id <= PLK_NODE_CN_MAX; id++)
+            if (in[id] && plk_config_add_range(nc, id, id, err, sizeof err))
+                return cli_error(c, "%s", err);
         cli_plk_soft_timing(nc);
     }
     const char *chain = cli_get(c, "chain"), *mand = cli_get(c, "mandatory");
-    unsigned a, b;
+    bool in[CLI_PLK_NODE_SLOTS];
     if (chain) {
-        if (cli_plk_range(c, "--chain", chain, &a, &b))
+        if (cli_plk_nodes(c, "--chain", chain, in, NULL, NULL) < 0)
             return 2;
-        for (unsigned id = a; id <= b; id++)
-            if (nc->node[id].present) {
+        unsigned k = 0;
+        for (unsigned id = 1; id <= PLK_NODE_CN_MAX; id++)
+            if (in[id] && nc->node[id].present) {
                 nc->node[id].chained = true;
-                nc->node[id].pres_time_first_ns = cli_plk_chain_slot(id - a);
+                nc->node[id].pres_time_first_ns = cli_plk_chain_slot(k++);
                 nc->pres_mn = true;
             }
     }
     if (mand) {
-        if (cli_plk_range(c, "--mandatory", mand, &a, &b))
+        if (cli_plk_nodes(c, "--mandatory", mand, in, NULL, NULL) < 0)
             return 2;
-        for (unsigned id = a; id <= b; id++)
-            if (nc->node[id].present)
+        for (unsigned id = 1; id <= PLK_NODE_CN_MAX; id++)
+            if (in[id] && nc->node[id].present)
                 nc->node[id].mandatory = true;
     }
     const char *to = cli_get(c, "pres-timeout");
@@ -351,12 +338,21 @@ static void *nmtreq_main(void *arg)
  * NULL) is the first CN's --nmt-request. */
 static int cn_session_req(struct cli_ctx *c, unsigned a, unsigned b,
                           const struct sim_plk_faults *f, struct takt_link *link,
-                          const volatile int *stop, struct cn_nmtreq_job *req)
+                          const volatile int *stop, struct cn_nmtreq_job *req, const bool *in)
 {
     static struct sim_plk_net s;
     char err[320];
     if (sim_plk_net_init(&s, a, b, f, err, sizeof err))
         return cli_error(c, "%s", err);
+    /* a list with gaps (1,32,110): the CNs between are not on the network */
+    unsigned kept = 0;
+    for (unsigned i = 0; i < s.n; i++) {
+        if (in && !in[s.cn[i]->cfg.id])
+            free(s.cn[i]);
+        else
+            s.cn[kept++] = s.cn[i];
+    }
+    s.n = kept;
     struct rt_opts ro;
     struct rt_state st;
     rt_opts_default(&ro);
@@ -364,8 +360,13 @@ static int cn_session_req(struct cli_ctx *c, unsigned a, unsigned b,
     ro.prio = c->prio;
     ro.drop_caps = cli_caps_dropping();   /* before the request thread: it inherits the dropped sets */
     rt_setup(&ro, &st, NULL, NULL);
-    fprintf(stderr, "takt plk cn: %u simulated CN%s (%u-%u) on %s\n", s.n, s.n > 1 ? "s" : "",
-            a, b, link->name);
+    const char *list = in ? cli_get(c, "nodes") : NULL;
+    if (list)
+        fprintf(stderr, "takt plk cn: %u simulated CN%s (%s) on %s\n", s.n, s.n > 1 ? "s" : "", list,
+                link->name);
+    else
+        fprintf(stderr, "takt plk cn: %u simulated CN%s (%u-%u) on %s\n", s.n, s.n > 1 ? "s" : "",
+                a, b, link->name);
     bool req_thread = false;
     if (req && req->cmd) {
         req->cn = s.cn[0];
@@ -387,7 +388,7 @@ static int cn_session_req(struct cli_ctx *c, unsigned a, unsigned b,
 int cli_plk_cn_session(struct cli_ctx *c, unsigned a, unsigned b, const struct sim_plk_faults *f,
                        struct takt_link *link, const volatile int *stop)
 {
-    return cn_session_req(c, a, b, f, link, stop, NULL);
+    return cn_session_req(c, a, b, f, link, stop, NULL, NULL);
 }
 
 /* Longest time a CN option takes (as -t): it becomes nanoseconds, and start plus
@@ -459,8 +460,11 @@ int cli_plk_cn_options(struct cli_ctx *c, unsigned *a, unsigned *b, struct sim_p
 {
     const char *one = cli_get(c, "node"), *many = cli_get(c, "nodes");
     if ((one != NULL) == (many != NULL))
-        return cli_usage_error(c, "exactly one of --node N or --nodes A-B is expected");
-    if (cli_plk_range(c, one ? "--node" : "--nodes", one ? one : many, a, b))
+        return cli_usage_error(c, "exactly one of --node N or --nodes LIST is expected");
+    bool in[CLI_PLK_NODE_SLOTS];
+    if (one && (cli_parse_long(c, "--node", one, 1, 239, &(long){ 0 })))
+        return 2;
+    if (cli_plk_nodes(c, one ? "--node" : "--nodes", one ? one : many, in, a, b) < 0)
         return 2;
     int rc = parse_faults(c, f);
     return rc ? rc : parse_nmtreq(c, nmt_cmd, nmt_target, nmt_after_s);
@@ -474,10 +478,14 @@ static int run_cn(struct cli_ctx *c)
     int rc = cli_plk_cn_options(c, &a, &b, &f, &req.cmd, &req.target, &req.after_s);
     if (rc)
         return rc;
+    bool in[CLI_PLK_NODE_SLOTS];
+    const char *many = cli_get(c, "nodes");
+    if (many && cli_plk_nodes(c, "--nodes", many, in, NULL, NULL) < 0)
+        return 2;
     struct takt_link *link;
     if ((rc = cli_plk_open_link(c, &link)))
         return rc;
-    rc = cn_session_req(c, a, b, &f, link, &cli_interrupted, &req);
+    rc = cn_session_req(c, a, b, &f, link, &cli_interrupted, &req, many ? in : NULL);
     takt_link_close(link);
     return rc;
 }
@@ -485,9 +493,9 @@ static int run_cn(struct cli_ctx *c)
 static const struct cli_opt mn_opts[] = {
     { "config", 0, 1, "FILE", "network configuration in takt's text format (docs/powerlink.md)" },
     { "cdc", 0, 1, "FILE", "openPOWERLINK concise device configuration (mnobd.cdc)" },
-    { "nodes", 'n', 1, "A-B", "CNs A..B with default settings (cycle from -c)" },
-    { "chain", 0, 1, "A-B", "use PollResponse Chaining for these CNs" },
-    { "mandatory", 0, 1, "A-B", "these CNs are mandatory" },
+    { "nodes", 'n', 1, "LIST", "CNs with default settings (cycle from -c), IDs and ranges: 1,32,110 or 1-3,32" },
+    { "chain", 0, 1, "LIST", "use PollResponse Chaining for these CNs" },
+    { "mandatory", 0, 1, "LIST", "these CNs are mandatory" },
     { "pres-timeout", 0, 1, "US", "PRes timeout for every CN (0x1F92), microseconds" },
     { "boot-wait", 0, 1, "MS", "listen for another MN this long first (0x1F89/1, default 1000)" },
     { "loss-threshold", 0, 1, "N", "every loss-of-frame threshold (0x1C02/3, 0x1C09/n, CN 0x1C0B/3, 0x1C0D/3; +8 a loss, -1 a good cycle; 0 disables)" },
@@ -497,7 +505,7 @@ static const struct cli_opt mn_opts[] = {
 
 static const struct cli_opt cn_opts[] = {
     { "node", 0, 1, "N", "one CN with node ID N" },
-    { "nodes", 'n', 1, "A-B", "simulated CNs A..B in this process" },
+    { "nodes", 'n', 1, "LIST", "simulated CNs in this process, IDs and ranges: 1,32,110 or 1-3,32" },
     { "drop", 0, 1, "PERMILLE", "fault: PRes not sent" },
     { "late", 0, 1, "PERMILLE", "fault: PRes sent late (see --late-us)" },
     { "late-us", 0, 1, "US", "lateness of a late PRes (default 200)" },
@@ -562,8 +570,9 @@ const struct cli_cmd cli_cmds_plk[] = {
       CLI_IFACE | CLI_RT | CLI_TIME | CLI_JSON | CLI_PCAP, cn_opts, run_cn, NULL },
     { "plk", "sdo", "read|write NODE INDEX SUB [VALUE]", "read or write an object of a CN over SDO",
       "Starts an MN on -i IF for the CN (or --nodes), waits until the CN is configured,\n"
-      "then runs the transfer. VALUE: an integer (written with the object's size, --size)\n"
-      "or a string with --string.",
+      "then runs the transfer. VALUE: an integer, written with the object's size (read\n"
+      "first; --size overrides), or a string with --string. A CN that answers no\n"
+      "IdentRequest (3 over 3 s) ends the command with exit 1 after --boot-wait + 3 s.",
       CLI_IFACE | CLI_CYCLE | CLI_TIME | CLI_PCAP, cli_plk_sdo_opts, cli_plk_sdo_run, sdo_help },
     { "plk", "bench", NULL, "MN CPU load, SoC deviation and losses for CN counts x cycle times",
       "For each CN count and cycle time: simulated CNs in one namespace, the MN in the\n"

@@ -7,7 +7,13 @@
 #include "plk/config.h"
 
 int cli_plk_open_link(struct cli_ctx *c, struct takt_link **out);
-int cli_plk_range(struct cli_ctx *c, const char *opt, const char *s, unsigned *a, unsigned *b);
+/* Slots of a node set: in[id] for CN node IDs 1..239. */
+#define CLI_PLK_NODE_SLOTS 256
+/* s as CN node IDs and ranges ("1,32,110", "1-3,32") into in[]; *first and *last (may be
+ * NULL) the lowest and highest. The number of nodes, or -1 after a usage error naming
+ * opt. */
+int cli_plk_nodes(struct cli_ctx *c, const char *opt, const char *s, bool in[CLI_PLK_NODE_SLOTS],
+                  unsigned *first, unsigned *last);
 uint32_t cli_plk_chain_slot(unsigned k);
 void cli_plk_soft_timing(struct plk_net_config *nc);
 int cli_plk_net_config(struct cli_ctx *c, struct plk_net_config *nc);

@@ -184,11 +184,11 @@ static void mn_window_latch(void *arg)
 }
 
 /* Returns true when the window has closed (stop the MN). */
-static bool mn_window_step(struct mn_window *w, const struct plk_mn *core, struct rt_loop *l,
-                           double measure_s)
+static bool mn_window_step(struct mn_window *w, const struct plk_mn *core, const struct takt_plk_mn_stats *ms,
+                           struct rt_loop *l, double measure_s)
 {
     if (!w->open) {
-        if (core->state != PLK_NMT_OPERATIONAL || core->st.nodes_operational != core->n_ids)
+        if (ms->state != PLK_NMT_OPERATIONAL || ms->nodes_operational != core->n_ids)
             return false;
         w->core = core;
         w->loop = l;
@@ -237,6 +237,27 @@ static json_object *mn_window_json(const struct mn_window *w, const struct rt_lo
     return o;
 }
 
+/* Print the MN's per-node events as they came (popped from its ring: this thread never
+ * reads the core the RT thread writes); boot steps only with -v. */
+static void print_events(struct cli_ctx *c, struct takt_plk_mn *mn, takt_ns_t t0)
+{
+    struct rt_logring *r = plk_drv_mn_events(mn);
+    struct rt_log_rec rec;
+    char line[200];
+    while (rt_logring_pop(r, &rec)) {
+        if (plk_mn_event_kind(&rec) == PLK_MN_EV_STEP && !c->verbose)
+            continue;
+        plk_mn_event_format(&rec, line, sizeof line);
+        fprintf(stderr, "takt plk mn: %.3f s: %s\n", (double)(rec.time - t0) / 1e9, line);
+    }
+    uint64_t lost = rt_logring_dropped(r);
+    if (lost != r->dropped_seen) {
+        fprintf(stderr, "takt plk mn: %" PRIu64 " node events lost (printing fell behind)\n",
+                lost - r->dropped_seen);
+        r->dropped_seen = lost;
+    }
+}
+
 /* Run an MN on `link` with configuration nc until -t or Ctrl-C; print statistics
  * every --perf seconds and at the end; JSON to --json. Exit status 0 when every CN is
  * Operational at the end, 3 otherwise. The link stays the caller's. */
@@ -249,8 +270,8 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struc
         return cli_error(c, "%s", err);
     /* --measure S: statistics of S seconds of steady operation, boot excluded (takt bench) */
     double measure_s = 0;
-    const char *ms = cli_get(c, "measure");
-    if (ms && cli_parse_double(c, "--measure (seconds)", ms, 0.01, 1e6, &measure_s)) {
+    const char *mopt = cli_get(c, "measure");
+    if (mopt && cli_parse_double(c, "--measure (seconds)", mopt, 0.01, 1e6, &measure_s)) {
         takt_plk_mn_destroy(mn);
         return 2;
     }
@@ -274,13 +295,19 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struc
     uint8_t last_state = 0;
     unsigned last_op = 0;
     struct mn_window w = { .bank = -1, .started = takt_now() };
+    /* while the RT thread runs, the MN's figures come from what it published (ms) and
+     * its node events: never from the core it writes */
+    struct takt_plk_mn_stats ms;
     while (!cli_interrupted && !__atomic_load_n(&l->ended, __ATOMIC_ACQUIRE)) {
-        if (measure_s > 0 && mn_window_step(&w, core, l, measure_s))
+        takt_plk_mn_get_stats(mn, &ms);
+        if (measure_s > 0 && mn_window_step(&w, core, &ms, l, measure_s))
             break;
         nanosleep(&(struct timespec){ 0, 10 * TAKT_NS_PER_MS }, NULL);
-        if (core->state != last_state || core->st.nodes_operational != last_op) {
-            last_state = core->state;
-            last_op = core->st.nodes_operational;
+        print_events(c, mn, w.started);
+        takt_plk_mn_get_stats(mn, &ms);
+        if (ms.state != last_state || ms.nodes_operational != last_op) {
+            last_state = ms.state;
+            last_op = ms.nodes_operational;
             if (c->verbose || cli_progress_enabled())
                 fprintf(stderr, "takt plk mn: MN %s, %u of %u CNs operational\n",
                         takt_plk_nmt_name(last_state), last_op, core->n_ids);
@@ -294,17 +321,19 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struc
         perf_print_interval(stdout, &l->perf, bank);
         perf_set_release(&l->perf, bank);
         printf("MN %s: %u/%u CNs operational, cycles %" PRIu64 ", cycle time exceeded %" PRIu64 "\n",
-               takt_plk_nmt_name(core->state), core->st.nodes_operational, core->n_ids,
-               core->st.cycles, core->st.cycle_exceeded);
+               takt_plk_nmt_name(ms.state), ms.nodes_operational, core->n_ids,
+               ms.cycles, ms.cycle_exceeded);
         fflush(stdout);
     }
     takt_plk_mn_stop(mn);
     takt_plk_mn_join(mn);
+    print_events(c, mn, w.started);
     /* the link named, and why nothing answered where it had no carrier */
+    int carrier = c->iface ? takt_link_carrier(c->iface) : 1;   /* the demo's mem link: no interface */
     printf("--- takt plk mn: MN %s, %u of %u CNs operational on %s%s%s\n", takt_plk_nmt_name(core->state),
-           core->st.nodes_operational, core->n_ids, c->iface,
-           takt_link_carrier(c->iface) == 0 ? ", which has no carrier (cable unplugged?)" : "",
-           takt_link_carrier(c->iface) == -ENETDOWN ? ", which is down" : "");
+           core->st.nodes_operational, core->n_ids, c->iface ? c->iface : link->name,
+           carrier == 0 ? ", which has no carrier (cable unplugged?)" : "",
+           carrier == -ENETDOWN ? ", which is down" : "");
     perf_print_total(stdout, &l->perf);
     rt_loop_print_summary(stdout, l);
     print_nodes(stdout, mn, core);

@@ -13,14 +13,14 @@
 #include "util/wire.h"
 
 const struct cli_opt cli_plk_sdo_opts[] = {
-    { "nodes", 'n', 1, "A-B", "CNs the MN boots (default: just NODE)" },
-    { "size", 0, 1, "BYTES", "write: value size 1, 2, 4 or 8 (default 4)" },
+    { "nodes", 'n', 1, "LIST", "CNs the MN boots, IDs and ranges such as 1,32,110 (default: just NODE)" },
+    { "size", 0, 1, "BYTES", "write: value size 1, 2, 4 or 8 (default: the object's, read first)" },
     { "string", 0, 0, NULL, "write: VALUE is a string" },
     { "boot-wait", 0, 1, "MS", "listen for another MN this long first (default 1000)" },
     { "config", 0, 1, "FILE", "network configuration instead of --nodes" },
     { "cdc", 0, 1, "FILE", "mnobd.cdc instead of --nodes" },
-    { "chain", 0, 1, "A-B", "use PollResponse Chaining for these CNs" },
-    { "mandatory", 0, 1, "A-B", "these CNs are mandatory" },
+    { "chain", 0, 1, "LIST", "use PollResponse Chaining for these CNs" },
+    { "mandatory", 0, 1, "LIST", "these CNs are mandatory" },
     { "pres-timeout", 0, 1, "US", "PRes timeout for every CN" },
     { "loss-threshold", 0, 1, "N", "every loss-of-frame threshold (as takt plk mn; 0: a lost frame resets no CN)" },
     { 0 },
@@ -49,6 +49,44 @@ static void print_value(const uint8_t *d, size_t n)
         printf("(empty)\n");
 }
 
+/* Whether v (two's complement when negative) fits in n bytes: unsigned up to 2^(8n)-1,
+ * signed down to -2^(8n-1). */
+static bool fits(uint64_t v, bool negative, size_t n)
+{
+    if (n >= 8)
+        return true;
+    unsigned bits = 8 * (unsigned)n;
+    if (negative)
+        return (int64_t)v >= -((int64_t)1 << (bits - 1));
+    return v >> bits == 0;
+}
+
+/* Wait until the MN has configured CN node (EnableReadyToOperate sent, or later), from
+ * the MN's node events: 0; 1 after a message when it never answered an IdentRequest
+ * (the MN reports that after 3 unanswered over 3 s) or at limit. */
+static int wait_configured(struct cli_ctx *c, struct takt_plk_mn *mn, long node, takt_ns_t limit)
+{
+    struct rt_logring *r = plk_drv_mn_events(mn);
+    int state = 0, step = MNS_UNIDENT;
+    while (takt_now() < limit && !cli_interrupted) {
+        struct rt_log_rec rec;
+        while (rt_logring_pop(r, &rec)) {
+            if (rec.d[0] != node)
+                continue;
+            state = (int)rec.d[1];
+            step = (int)(rec.d[2] & 0xFF);
+            if (plk_mn_event_kind(&rec) == PLK_MN_EV_MISSING)
+                return cli_error(c, "no IdentResponse from CN %ld in %.0f s: is it on the network "
+                                 "(node ID switch, cable)?", node, (double)PLK_MN_MISSING_NS / 1e9);
+        }
+        if (step >= MNS_WAIT_READY && step != MNS_STOPPED)
+            return 0;
+        nanosleep(&(struct timespec){ 0, 5 * TAKT_NS_PER_MS }, NULL);
+    }
+    return cli_error(c, "node %ld: not booted within the time limit (state %s, step %s)", node,
+                     state ? takt_plk_nmt_name(state) : "none seen", plk_mn_step_name((enum plk_mn_step)step));
+}
+
 int cli_plk_sdo_run(struct cli_ctx *c)
 {
     if (c->argc < 4)
@@ -57,6 +95,8 @@ int cli_plk_sdo_run(struct cli_ctx *c)
     if (!wr && strcmp(c->argv[0], "read"))
         return cli_usage_error(c, "expects 'read' or 'write', got '%s'", c->argv[0]);
     long node, idx, sub, size = 4;
+    uint64_t ival = 0;
+    bool negative = false;
     if (cli_parse_long(c, "NODE", c->argv[1], 1, 239, &node) ||
         cli_parse_long(c, "INDEX", c->argv[2], 0, 0xFFFF, &idx) ||
         cli_parse_long(c, "SUB", c->argv[3], 0, 0xFF, &sub))
@@ -75,14 +115,22 @@ int cli_plk_sdo_run(struct cli_ctx *c)
             const char *s = cli_get(c, "size");
             if (s && cli_parse_long(c, "--size", s, 1, 8, &size))
                 return 2;
-            if (size != 1 && size != 2 && size != 4 && size != 8)
+            if (s && size != 1 && size != 2 && size != 4 && size != 8)
                 return cli_usage_error(c, "--size expects 1, 2, 4 or 8, got %ld", size);
+            if (!s)
+                size = 0;   /* the object's: read it first */
             char *end;
             errno = 0;
-            unsigned long long v = strtoull(c->argv[4], &end, 0);
-            if (errno || *end || end == c->argv[4])
-                return cli_usage_error(c, "VALUE expects an integer (or --string), got '%s'", c->argv[4]);
-            put_le64(val, v);
+            const char *v = c->argv[4];
+            negative = v[0] == '-';
+            if (negative)
+                ival = (uint64_t)strtoll(v, &end, 0);
+            else
+                ival = strtoull(v, &end, 0);
+            if (errno || *end || end == v || (!negative && v[0] == '+') || v[0] == ' ')
+                return cli_usage_error(c, "VALUE expects an integer within 64 bits (or --string), got '%s'", v);
+            if (size && !fits(ival, negative, (size_t)size))
+                return cli_usage_error(c, "VALUE %s does not fit in --size %ld bytes", v, size);
             vlen = (size_t)size;
         }
     }
@@ -126,21 +174,37 @@ int cli_plk_sdo_run(struct cli_ctx *c)
     cli_drop_caps(c, cli_caps_after_rt(c));
     takt_ns_t limit = takt_now() + (takt_ns_t)((c->time_s > 0 ? c->time_s : 20.0) * 1e9);
     const struct plk_mn *core = plk_drv_mn_core(mn);
-    while (core->node[node]->step < MNS_WAIT_READY && takt_now() < limit && !cli_interrupted)
-        nanosleep(&(struct timespec){ 0, 5 * TAKT_NS_PER_MS }, NULL);
-    int result = 0;
-    if (core->node[node]->step < MNS_WAIT_READY) {
-        result = cli_error(c, "node %ld: not booted within the time limit (state %s, step %s)", node,
-                           takt_plk_nmt_name(core->node[node]->state),
-                           plk_mn_step_name(core->node[node]->step));
-    } else {
+    int result = wait_configured(c, mn, node, limit);
+    if (!result) {
         takt_ns_t left = limit - takt_now();
         if (left < TAKT_NS_PER_S)
             left = TAKT_NS_PER_S;
         size_t got = 0;
-        rc = wr ? takt_plk_mn_sdo_write(mn, (unsigned)node, (uint16_t)idx, (uint8_t)sub, val, vlen, left)
-                : takt_plk_mn_sdo_read(mn, (unsigned)node, (uint16_t)idx, (uint8_t)sub, val, sizeof val, &got, left);
-        if (rc == -TAKT_ESDOABORT) {
+        if (wr && !vlen && !cli_flag(c, "string")) {
+            /* the object's size from reading it: an expedited or segmented write of
+             * another length is refused (abort 0x06070010, DS 301 6.3.2.3.2) */
+            uint8_t cur[PLK_SDO_DATA_MAX];
+            rc = takt_plk_mn_sdo_read(mn, (unsigned)node, (uint16_t)idx, (uint8_t)sub, cur, sizeof cur, &got, left);
+            if (!rc && got != 1 && got != 2 && got != 4 && got != 8)
+                result = cli_error(c, "0x%04lX/%ld holds %zu bytes, not an integer of 1, 2, 4 or 8: "
+                                   "give --size or --string", idx, sub, got);
+            else if (!rc && !fits(ival, negative, got))
+                result = cli_error(c, "0x%04lX/%ld holds %zu byte%s; %s does not fit", idx, sub, got,
+                                   got > 1 ? "s" : "", c->argv[4]);
+            vlen = got;
+            left = limit - takt_now();
+            if (left < TAKT_NS_PER_S)
+                left = TAKT_NS_PER_S;
+        }
+        if (wr && !cli_flag(c, "string"))
+            put_le64(val, ival);   /* the value's low vlen bytes, little-endian */
+        if (!rc && !result)
+            rc = wr ? takt_plk_mn_sdo_write(mn, (unsigned)node, (uint16_t)idx, (uint8_t)sub, val, vlen, left)
+                    : takt_plk_mn_sdo_read(mn, (unsigned)node, (uint16_t)idx, (uint8_t)sub, val, sizeof val,
+                                           &got, left);
+        if (result) {
+            ;   /* said above */
+        } else if (rc == -TAKT_ESDOABORT) {
             uint32_t code = core->usdo.abort_code;
             result = cli_error(c, "node %ld object 0x%04lX/%ld: aborted with 0x%08X (%s)", node, idx, sub,
                                code, plk_sdo_abort_name(code));

@@ -45,6 +45,7 @@ struct takt_plk_mn {
     uint64_t pub_node[PLK_NODE_CN_MAX + 1][(sizeof(struct takt_plk_node_stats) + 7) / 8];
     takt_plk_mn_cycle_fn cb;
     void *cb_ctx;
+    struct plk_mn_events ev;   /* per-node events, pushed in publish() */
 };
 
 static takt_ns_t thread_cpu(void)
@@ -183,6 +184,7 @@ static void publish(struct takt_plk_mn *m)
         words_store(m->pub_node[m->core.ids[i]], &ns, sizeof ns);
     }
     __atomic_store_n(&m->pub_seq, seq + 2, __ATOMIC_RELEASE);
+    plk_mn_events_scan(&m->ev, &m->core, takt_now());
 }
 
 /* Any thread: a consistent copy of what the RT thread published (sequence lock reader;
@@ -351,6 +353,10 @@ static int mn_new(const struct plk_net_config *nc, struct takt_plk_mn **out, cha
         return -ENOMEM;
     static const uint8_t zero_mac[6];
     int r = plk_mn_init(&m->core, nc, zero_mac, takt_now(), err, errlen);
+    if (!r && (r = plk_mn_events_init(&m->ev))) {
+        plk_mn_free(&m->core);
+        snprintf(err, errlen, "out of memory");
+    }
     if (r) {
         free(m);
         return r;
@@ -384,6 +390,7 @@ int plk_drv_mn_create(const struct plk_net_config *nc, struct takt_plk_mn **out,
 }
 
 struct plk_mn *plk_drv_mn_core(struct takt_plk_mn *mn) { return &mn->core; }
+struct rt_logring *plk_drv_mn_events(struct takt_plk_mn *mn) { return &mn->ev.ring; }
 
 void plk_drv_mn_set_spin(struct takt_plk_mn *mn, takt_ns_t ns)
 {
@@ -404,6 +411,7 @@ void takt_plk_mn_destroy(struct takt_plk_mn *mn)
             perf_msmt_free(jobs[i]);
     }
     plk_mn_free(&mn->core);
+    plk_mn_events_free(&mn->ev);
     free(mn);
 }
 

@@ -60,6 +60,8 @@ struct plk_mn_node {
     bool     conf_reset_done;   /* stored download ended with NMTResetConfiguration */
     char     note[112];         /* last configuration event, for reports */
     const char *lost_why;       /* why it was last removed and reset (a literal), or NULL */
+    uint32_t idents_unanswered; /* IdentRequests sent since it last entered MNS_UNIDENT */
+    takt_ns_t ident_first;      /* when the first of them was sent */
     struct plk_errcnt loss_pres;
     struct plk_sdo_client *sdo;
     uint8_t  sdo_buf[PLK_SDO_PAYLOAD_MAX];

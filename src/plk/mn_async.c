@@ -206,6 +206,8 @@ static bool try_ident(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
         if (n->step != MNS_UNIDENT || now < n->retry_at)
             continue;
         plk_mn_soa(mn, q, PLK_SOA_IDENT_REQUEST, n->id, NULL);
+        if (!n->idents_unanswered++)
+            n->ident_first = now;
         mn->ident_rr = idx + 1;
         return true;
     }

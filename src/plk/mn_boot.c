@@ -30,6 +30,7 @@ void plk_mn_node_step(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now,
     (void)mn;
     n->step = s;
     n->step_since = now;
+    n->idents_unanswered = 0;
     n->st.in_cycle = n->in_cycle;
 }
 

@@ -2,17 +2,19 @@
 # takt plk mn against simulated CNs (takt plk cn --nodes) across a veth pair: 3, 10, 20
 # and 40 CNs reach Operational, conventional and chained (PollResponse Chaining for the
 # upper half), each booted and then SECONDS Operational (--measure), captures judged by
-# tshark's epl dissector. MN and CNs ask for SCHED_FIFO (-p; only a warning where not
-# allowed).
+# tshark's epl dissector; openCONFIGURATOR Demo_3CN's node IDs 1, 32, 110 as a list.
+# The MN says as it happens when each CN is Operational (a node event with its time).
+# MN and CNs ask for SCHED_FIFO (-p; only a warning where not allowed).
 . "$(dirname "$0")/lib.sh"
 
-run_case() {   # N MODE SECONDS CYCLE_US
-    local n=$1 mode=$2 t=$3 cyc=$4 chain="" tag="plk_${1}_$2"
+run_case() {   # N MODE SECONDS CYCLE_US [NODE_LIST]
+    local n=$1 mode=$2 t=$3 cyc=$4 chain="" tag="plk_${1}_$2" list=${5:-1-$1}
+    [ -n "${5:-}" ] && tag="plk_list_$2"
     [ "$mode" = chained ] && chain="--chain $((n / 2 + 1))-$n"
-    net_plk_cn -p 20 -i "$TAKT_IF_B" --nodes "1-$n" --json "$NET_TMP/$tag.cn.json" \
+    net_plk_cn -p 20 -i "$TAKT_IF_B" --nodes "$list" --json "$NET_TMP/$tag.cn.json" \
         >"$NET_TMP/$tag.cn.out" 2>&1
     # boot, then t seconds Operational (lib.sh: a loaded host's boot may take long)
-    "$TAKT" plk mn -p 30 -i "$TAKT_IF_A" --nodes "1-$n" $chain -c "$cyc" --measure "$t" -t "$NET_PLK_LIMIT" \
+    "$TAKT" plk mn -p 30 -i "$TAKT_IF_A" --nodes "$list" $chain -c "$cyc" --measure "$t" -t "$NET_PLK_LIMIT" \
         --boot-wait 100 --pres-timeout 400 --loss-threshold "$NET_PLK_LOSS" --json "$NET_TMP/$tag.json" \
         --pcap "$NET_TMP/$tag.pcapng" >"$NET_TMP/$tag.out" 2>&1
     local rc=$?
@@ -20,6 +22,14 @@ run_case() {   # N MODE SECONDS CYCLE_US
     [ $rc -eq 0 ] || net_fail "$n CNs $mode: MN exit $rc: $(tail -n 50 "$NET_TMP/$tag.out")"
     net_json_check "$NET_TMP/$tag.json" "j['nodes_operational'] == $n and j['state'] == 'OPERATIONAL'" \
         "$n CNs $mode: all Operational"
+    local ids id
+    ids=$(echo "$list" | tr ',' '\n' | while IFS=- read -r a b; do seq "$a" "${b:-$a}"; done)
+    for id in $ids; do
+        grep -qE "^takt plk mn: [0-9]+\.[0-9]{3} s: CN $id OPERATIONAL\$" "$NET_TMP/$tag.out" ||
+            net_fail "$list $mode: no event line 'CN $id OPERATIONAL' with its time from the MN: $(grep ' s: CN ' "$NET_TMP/$tag.out" | tail -n 20)"
+    done
+    net_json_check "$NET_TMP/$tag.json" "sorted(x['node'] for x in j['nodes']) == sorted([$(echo $ids | tr ' ' ',')])" \
+        "$list $mode: the MN ran exactly the listed CNs"
     net_json_check "$NET_TMP/$tag.json" "j['measure']['cycles'] >= $t * 1000000 // $cyc // 2" \
         "$n CNs $mode: $t s of cycles measured while Operational"
     # no reset for losses here (lib.sh), so bound them: a loaded host loses a few per
@@ -62,6 +72,7 @@ run_case() {   # N MODE SECONDS CYCLE_US
 # veth on this class of machine) per CN, so 20 CNs get 2 ms and 40 CNs 4 ms (2 ms
 # chained); the benchmark (docs/powerlink.md) measures the full matrix.
 body() {
+    run_case 3 conventional 2 1000 1,32,110
     run_case 3 conventional 2 1000
     run_case 3 chained 2 1000
     run_case 10 conventional 2 1000

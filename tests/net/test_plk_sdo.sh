@@ -1,6 +1,9 @@
 #!/bin/bash
 # takt plk sdo against a simulated CN across veth: read an identity object, write a
 # threshold and read it back, and an abort (read-only object) reported with its code.
+# An integer is written at the object's size (a 2-byte object gets 2 bytes), a value
+# that does not fit says so, and a CN that is not there ends the command with exit 1
+# and a question about the network instead of waiting for -t.
 # No reset for lost frames (lib.sh): a CN reset by a host stall ends the SDO connection.
 . "$(dirname "$0")/lib.sh"
 
@@ -23,6 +26,24 @@ body() {
     rc=$?
     [ $rc -eq 1 ] || net_fail "writing read-only 0x1018/1: exit $rc, 1 expected: $out"
     echo "$out" | grep -q "0x06010002" || net_fail "abort code 0x06010002 (read only) expected: $out"
+    # 0x1F98/9 (Prescaler) is UNSIGNED16: written with 2 bytes, not the 4 of a default
+    out=$("$TAKT" plk sdo -i "$TAKT_IF_A" --boot-wait 100 --loss-threshold "$NET_PLK_LOSS" write 5 0x1F98 9 2 2>&1) ||
+        net_fail "writing 2 to the 2-byte 0x1F98/9: $out"
+    echo "$out" | grep -q "written (2 bytes)" || net_fail "0x1F98/9 must be written with 2 bytes: $out"
+    out=$("$TAKT" plk sdo -i "$TAKT_IF_A" --boot-wait 100 --loss-threshold "$NET_PLK_LOSS" read 5 0x1F98 9 2>"$NET_TMP/err") || net_fail "sdo read 0x1F98/9: $out $(cat "$NET_TMP/err")"
+    [ "$out" = "0x0002 (2)" ] || net_fail "0x1F98/9 after writing 2: got '$out'"
+    out=$("$TAKT" plk sdo -i "$TAKT_IF_A" --boot-wait 100 --loss-threshold "$NET_PLK_LOSS" write 5 0x1F98 9 70000 2>&1)
+    rc=$?
+    [ $rc -eq 1 ] || net_fail "70000 into a 2-byte object: exit $rc, 1 expected: $out"
+    echo "$out" | grep -q "0x1F98/9 holds 2 bytes; 70000 does not fit" || net_fail "70000 into 0x1F98/9 must say it does not fit: $out"
+    # CN 7 is not on the network: a question within seconds, not the 20 s limit
+    local t0=$SECONDS
+    out=$(timeout 60 "$TAKT" plk sdo -i "$TAKT_IF_A" --boot-wait 100 read 7 0x1018 1 2>&1)
+    rc=$?
+    [ $rc -eq 1 ] || net_fail "absent CN 7: exit $rc, 1 expected: $out"
+    echo "$out" | grep -q "no IdentResponse from CN 7 in 3 s: is it on the network" ||
+        net_fail "absent CN 7 must be named with a question about the network: $out"
+    [ $((SECONDS - t0)) -lt 15 ] || net_fail "absent CN 7: $((SECONDS - t0)) s until the answer, the limit says about 4"
     out=$("$TAKT" plk sdo -i "$TAKT_IF_A" read 5 0x1018 2>&1)
     [ $? -eq 2 ] || net_fail "missing SUB must be a usage error: $out"
     kill $cn 2>/dev/null

@@ -11,6 +11,7 @@
 #include <string.h>
 #include "cli/cli.h"
 #include "cli/cli_plk.h"
+#include "plk/config.h"
 #include "sim/plk_net.h"
 
 static FILE *sink;
@@ -89,6 +90,65 @@ static void test_nmt_request_time(void **state)
             fail_msg("--nmt-request %s accepted (after %g s)", bad[i], after);
 }
 
+/* `takt plk mn --nodes LIST`: the exit status of building its network configuration
+ * (nc filled when 0); the message, if any, in msg. */
+static int mn_nodes(const char *list, struct plk_net_config *nc, char *msg, size_t len)
+{
+    char *argv[] = { "takt", "plk", "mn", "--nodes", (char *)list, NULL };
+    struct cli_ctx c;
+    if (parse(&c, 5, argv) != -1)
+        return 100;
+    FILE *err = stderr;
+    stderr = sink;
+    long at = ftell(sink);
+    int rc = cli_plk_net_config(&c, nc);
+    stderr = err;
+    fflush(sink);
+    fseek(sink, at, SEEK_SET);
+    size_t n = fread(msg, 1, len - 1, sink);
+    msg[n] = 0;
+    fseek(sink, 0, SEEK_END);
+    return rc;
+}
+
+/* Demo_3CN's CNs are 1, 32 and 110: --nodes takes IDs and ranges mixed, on the MN and
+ * on the simulated CNs, and refuses anything else saying what it expects. */
+static void test_node_lists(void **state)
+{
+    (void)state;
+    static struct plk_net_config nc;
+    char msg[512];
+    assert_int_equal(mn_nodes("1,32,110", &nc, msg, sizeof msg), 0);
+    assert_int_equal(nc.n_nodes, 3);
+    assert_true(nc.node[1].present && nc.node[32].present && nc.node[110].present);
+    assert_false(nc.node[2].present || nc.node[31].present || nc.node[109].present);
+    assert_int_equal(mn_nodes("1-3,32", &nc, msg, sizeof msg), 0);
+    assert_int_equal(nc.n_nodes, 4);
+    assert_true(nc.node[1].present && nc.node[3].present && nc.node[32].present);
+    assert_false(nc.node[4].present);
+    assert_int_equal(mn_nodes("5", &nc, msg, sizeof msg), 0);
+    assert_int_equal(nc.n_nodes, 1);
+    assert_int_equal(mn_nodes("1-239", &nc, msg, sizeof msg), 0);
+    assert_int_equal(nc.n_nodes, 239);
+    static const char *const bad[] = { "", ",", "1,", ",1", "1,,2", "1-", "-1", "0", "240", "3-1",
+                                       "1;2", "a", "1 ,2", " 1", "+1", "1-2-3", "99999999999999999999" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        if (mn_nodes(bad[i], &nc, msg, sizeof msg) != 2)
+            fail_msg("--nodes '%s' accepted", bad[i]);
+        if (!strstr(msg, "--nodes") || !strstr(msg, "1,32,110"))
+            fail_msg("--nodes '%s': the message does not say what is expected: %s", bad[i], msg);
+    }
+    struct sim_plk_faults f;
+    double after;
+    char *argv[] = { "takt", "plk", "cn", "--nodes", "1,32,110", NULL };
+    struct cli_ctx c;
+    assert_int_equal(parse(&c, 5, argv), -1);
+    unsigned a, b, cmd, target;
+    assert_int_equal(cli_plk_cn_options(&c, &a, &b, &f, &cmd, &target, &after), 0);
+    assert_int_equal(a, 1);
+    assert_int_equal(b, 110);
+}
+
 /* A run whose cycles mostly overran ends non-zero and says what could not be held; a
  * run with some overruns (at most half) is the tuning's business, not an error. */
 static void test_overruns(void **state)
@@ -126,6 +186,7 @@ int main(void)
         cmocka_unit_test(test_vanish_times),
         cmocka_unit_test(test_nmt_request_time),
         cmocka_unit_test(test_overruns),
+        cmocka_unit_test(test_node_lists),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
