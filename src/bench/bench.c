@@ -55,9 +55,7 @@ static double now_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-/* Notes of a run pile up ("; "-separated): a missing tool, a lossy capture, ... */
-static void add_note(struct bench_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void add_note(struct bench_run *r, const char *fmt, ...)
+void bench_add_note(struct bench_run *r, const char *fmt, ...)
 {
     size_t l = strlen(r->note);
     if (l && l + 2 < sizeof r->note)
@@ -104,7 +102,7 @@ static void read_stack_json(struct bench_run *r, const char *path)
 {
     json_object *root = json_object_from_file(path), *j = root, *win;
     if (!root) {
-        add_note(r, "the stack wrote no JSON report");
+        bench_add_note(r, "the stack wrote no JSON report");
         return;
     }
     /* a stack run with --measure reports the steady window (boot excluded) apart */
@@ -282,10 +280,10 @@ static void start_load(const struct bench_opts *o, struct bench_run *r, struct b
     r->load_ran = rc == 0;
     snprintf(r->load_cmd, sizeof r->load_cmd, "%s", bench_stress_desc(r->stress));
     if (rc == -ENOENT)
-        add_note(r, "%s is not installed (apt install %s): ran without this load", st->missing,
+        bench_add_note(r, "%s is not installed (apt install %s): ran without this load", st->missing,
                  bench_package_of(st->missing));
     else if (rc)
-        add_note(r, "the %s load could not be started (%s): ran without it", bench_stress_name(r->stress),
+        bench_add_note(r, "the %s load could not be started (%s): ran without it", bench_stress_name(r->stress),
                  strerror(-rc));
 }
 
@@ -365,7 +363,7 @@ static void judge_run(const struct bench_opts *o, struct bench_run *r, int rc, c
         read_capture(r, series);
         r->capture_drops = capture_drops(log_cap);
         if (r->capture_drops > 0)
-            add_note(r, "the capture lost %ld frames in the kernel: the wire figures have gaps that were not on the wire",
+            bench_add_note(r, "the capture lost %ld frames in the kernel: the wire figures have gaps that were not on the wire",
                      r->capture_drops);
     }
     bench_judge(r, rc, capture, tag);
@@ -379,7 +377,7 @@ static void run_one(const struct bench_opts *o, struct bench_run *r, const char 
     ns.ctl[0] = ns.ctl[1] = -1;
     perf_hist_init(&r->hist, 0, 1000, (uint32_t)(r->cycle_ns * 4 / 1000 + 1000));
     if (takt_netns_create(&ns, why, sizeof why)) {
-        add_note(r, "no namespace pair: %.200s", why);
+        bench_add_note(r, "no namespace pair: %.200s", why);
         return;
     }
     snprintf(json, sizeof json, "%s/data/%s.json", o->out_dir, tag);
@@ -426,7 +424,7 @@ static void run_one(const struct bench_opts *o, struct bench_run *r, const char 
     int rc = pstack > 0 ? bench_wait(pstack, r->seconds + bench_boot_s(r) + 60) : (int)pstack;
     if (rc == -ETIMEDOUT) {
         bench_stop(pstack, 2);
-        add_note(r, "the stack did not finish within %.0f s (see logs/%.60s-stack.log)",
+        bench_add_note(r, "the stack did not finish within %.0f s (see logs/%.60s-stack.log)",
                  r->seconds + bench_boot_s(r) + 60, tag);
     }
     bench_ct_finish(&r->ct, 5);
@@ -436,7 +434,7 @@ static void run_one(const struct bench_opts *o, struct bench_run *r, const char 
     char dead[200];
     if (r->load_ran && !bench_stress_running(&st, dead, sizeof dead)) {
         r->load_ran = false;
-        add_note(r, "%s", dead);
+        bench_add_note(r, "%s", dead);
     }
     bench_stress_stop(&st);
     takt_netns_destroy(&ns);

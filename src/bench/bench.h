@@ -106,6 +106,8 @@ struct bench_all {
 /* After a run: whether the cycle was held, and why not in r->note (bench.c). rc: the
  * stack's exit status; capture: the wire was captured. */
 void bench_judge(struct bench_run *r, int rc, bool capture, const char *tag);
+/* Notes of a run pile up ("; "-separated): a missing tool, a lossy capture, ... */
+void bench_add_note(struct bench_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Did the run happen (figures to judge), from the stack's exit status and counts? */
 bool bench_run_happened(const struct bench_run *r, int rc);
 /* r->ev from the MN's JSON report and its -v log (bench_judge.c). */

@@ -6,25 +6,12 @@
 
 #include <errno.h>
 #include <json-c/json.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static double us(int64_t ns) { return (double)ns / 1000.0; }
 
-static void add_note(struct bench_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void add_note(struct bench_run *r, const char *fmt, ...)
-{
-    size_t l = strlen(r->note);
-    if (l && l + 2 < sizeof r->note)
-        l += (size_t)snprintf(r->note + l, sizeof r->note - l, "; ");
-    va_list ap;
-    va_start(ap, fmt);
-    if (l < sizeof r->note)
-        vsnprintf(r->note + l, sizeof r->note - l, fmt, ap);
-    va_end(ap);
-}
 
 static uint64_t u64(json_object *o, const char *key)
 {
@@ -209,7 +196,7 @@ void bench_judge(struct bench_run *r, int rc, bool capture, const char *tag)
     bench_plk_events_text(r, ev, sizeof ev);
     bool reset = plk && ev[0] && r->ev.in_window != 0;
     if (dropped)
-        add_note(r, "a CN dropped out of Operational while measuring (%llu PRes lost)", (unsigned long long)r->lost);
+        bench_add_note(r, "a CN dropped out of Operational while measuring (%llu PRes lost)", (unsigned long long)r->lost);
     /* held: no WKC error, at most 0.1 % of the cycles with a lost frame, at most 1 % overrun
      * (a machine's rare stall is reported, not taken for an unholdable cycle), and no reset
      * of the POWERLINK network in the window */
@@ -217,24 +204,24 @@ void bench_judge(struct bench_run *r, int rc, bool capture, const char *tag)
               r->overruns * 100 <= r->cycles;
     if (!r->ran && rc != -ETIMEDOUT) {
         if (rc == 3 && plk)
-            add_note(r, "not every CN reached Operational (see logs/%.60s-stack.log)", tag);
+            bench_add_note(r, "not every CN reached Operational (see logs/%.60s-stack.log)", tag);
         else
-            add_note(r, "the stack exited with status %d (see logs/%.60s-stack.log)", rc, tag);
+            bench_add_note(r, "the stack exited with status %d (see logs/%.60s-stack.log)", rc, tag);
     } else if (r->ran && !r->held && !dropped) {
         double c = r->cycles ? (double)r->cycles : 1.0;
         if (plk)
-            add_note(r, "%s%llu of %llu cycles lost a PRes (%.2f %%), %llu overran (%.2f %%)", capture ? "" : "not held: ",
+            bench_add_note(r, "%s%llu of %llu cycles lost a PRes (%.2f %%), %llu overran (%.2f %%)", capture ? "" : "not held: ",
                      (unsigned long long)r->lost, (unsigned long long)r->cycles, 100.0 * (double)r->lost / c,
                      (unsigned long long)r->overruns, 100.0 * (double)r->overruns / c);
         else
-            add_note(r, "%s%llu of %llu cycles lost a frame (%.2f %%), %llu overran (%.2f %%), %llu WKC errors",
+            bench_add_note(r, "%s%llu of %llu cycles lost a frame (%.2f %%), %llu overran (%.2f %%), %llu WKC errors",
                      capture ? "" : "not held: ", (unsigned long long)r->lost, (unsigned long long)r->cycles,
                      100.0 * (double)r->lost / c, (unsigned long long)r->overruns, 100.0 * (double)r->overruns / c,
                      (unsigned long long)r->wkc_errors);
     }
     if (ev[0])
-        add_note(r, "%s", ev);
+        bench_add_note(r, "%s", ev);
     char why[600];
     if (bench_max_why(r, why, sizeof why)[0])
-        add_note(r, "%s", why);
+        bench_add_note(r, "%s", why);
 }
