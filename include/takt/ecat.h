@@ -15,7 +15,7 @@ extern "C" {
 
 struct ecat_master;
 
-/* AL states as in ESC register 0x0130 (ETG.1000.6; ref §8). */
+/* AL states as in ESC register 0x0130 (ETG.1000.6 6.4). */
 enum ecat_state { ECAT_STATE_INIT = 0x01, ECAT_STATE_PREOP = 0x02, ECAT_STATE_BOOT = 0x03,
                   ECAT_STATE_SAFEOP = 0x04, ECAT_STATE_OP = 0x08 };
 

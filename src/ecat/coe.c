@@ -1,4 +1,4 @@
-/* CoE client, SDO part (ref §7): request builders, reply parsing, emergencies and the
+/* CoE client, SDO part (ETG.1000.6 5.6 CoE): request builders, reply parsing, emergencies and the
  * sans-I/O transfer state machine (expedited, normal, segmented, complete access).
  * One function per state; every failure names slave, object, expected and found. */
 #include "ecat/coe.h"
@@ -10,7 +10,7 @@
 #include "util/wire.h"
 #include "ecat/coe_internal.h"
 
-/* SDO command byte (ref §7 table; CiA 301 numbering): specifier in bits 5-7. */
+/* SDO command byte (ETG.1000.6 5.6.2; CiA 301 numbering): specifier in bits 5-7. */
 enum {
     SDO_SIZE = 0x01, SDO_EXP = 0x02, SDO_CA = 0x10, SDO_TOGGLE = 0x10, SDO_LAST = 0x01,
     SDO_CCS_DOWN_SEG = 0x00, SDO_CCS_DOWN = 0x20, SDO_CCS_UP = 0x40, SDO_CCS_UP_SEG = 0x60,
@@ -57,7 +57,7 @@ int ecat_coe_parse(const uint8_t *buf, size_t n, struct ecat_coe_msg *m)
     m->body = buf + COE_OFF_HDR + 2;
     m->body_len = m->mbx.len - 2u;
     if (m->service == COE_SDO_REQ || m->service == COE_SDO_RES) {
-        /* segments carry no index; still at least 10 bytes (ref §7) */
+        /* segments carry no index; still at least 10 bytes (ETG.1000.6 5.6.2) */
         if (m->mbx.len < 3)
             return -EPROTO;
         m->cmd = buf[COE_OFF_CMD];
@@ -96,7 +96,7 @@ int ecat_coe_build_download_exp(uint8_t *buf, size_t cap, uint8_t cnt, uint16_t 
         return -EINVAL;
     uint8_t d[4] = {0};
     memcpy(d, data, n);
-    /* 0x23 | (4 - n) << 2: 0x2F one byte ... 0x23 four bytes (ref §7) */
+    /* 0x23 | (4 - n) << 2: 0x2F one byte ... 0x23 four bytes (ETG.1000.6 5.6.2) */
     uint8_t cmd = (uint8_t)(SDO_CCS_DOWN | SDO_EXP | SDO_SIZE | (4 - n) << 2);
     return build_sdo(buf, cap, cnt, cmd, index, sub, d);
 }
@@ -186,7 +186,7 @@ static int send_download_seg(struct ecat_coe_xfer *x, uint8_t *out, size_t cap, 
     if (room < SDO_SEG_MIN || cap < SDO_SEG_HDR + SDO_SEG_MIN)
         return ecat_coe_i_fail(x, -ENOSPC, "mailbox of %zu bytes too small for a download segment", room + SDO_SEG_HDR);
     /* segments shorter than 7 bytes are padded to the minimum mailbox length of 10 and
-     * say how many bytes are unused (ref §7; SOEM ecx_SDOwrite) */
+     * say how many bytes are unused (ETG.1000.6 5.6.2; SOEM ecx_SDOwrite) */
     uint8_t cmd = (uint8_t)(SDO_CCS_DOWN_SEG | x->toggle | (last ? SDO_LAST : 0));
     size_t body = n;
     if (n < SDO_SEG_MIN) {
@@ -332,7 +332,7 @@ static int state_up_init(struct ecat_coe_xfer *x, const struct ecat_coe_msg *m, 
         x->state = COE_ST_DONE;
         return ECAT_COE_DONE;
     }
-    x->toggle = 0;             /* the first segment request carries toggle 0 (ref §7) */
+    x->toggle = 0;             /* the first segment request carries toggle 0 (ETG.1000.6 5.6.2) */
     return send_upload_seg(x, out, cap, out_len);
 }
 

@@ -1,4 +1,4 @@
-/* CoE client (ref §7): SDO request builders and response parsers, and a sans-I/O
+/* CoE client (ETG.1000.6 5.6 CoE): SDO request builders and response parsers, and a sans-I/O
  * transfer state machine for expedited / normal / segmented upload and download (incl.
  * complete access) and SDO information (OD list, object and entry descriptions) with
  * fragmented responses; emergency decoding. Fed mailbox messages, writes mailbox
@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include "ecat/mbx.h"
 
-/* Offsets in a mailbox message (after the 6-byte mailbox header), ref §7. */
+/* Offsets in a mailbox message (after the 6-byte mailbox header), ETG.1000.6 5.6 CoE. */
 enum {
     COE_OFF_HDR = MBX_HDR,          /* u16: number bits 0-8, service bits 12-15 */
     COE_OFF_CMD = MBX_HDR + 2,      /* u8: SDO command specifier */
@@ -25,7 +25,7 @@ enum {
     COE_OFF_INFO_DATA = MBX_HDR + 6,
 };
 
-/* SDO information opcodes (ref §7). */
+/* SDO information opcodes (ETG.1000.6 5.6.3). */
 enum { COE_INFO_ODLIST_REQ = 1, COE_INFO_ODLIST_RES = 2, COE_INFO_OBJ_REQ = 3,
        COE_INFO_OBJ_RES = 4, COE_INFO_ENTRY_REQ = 5, COE_INFO_ENTRY_RES = 6,
        COE_INFO_ERROR = 7 };
@@ -89,7 +89,7 @@ struct ecat_coe_req {
     uint16_t pos;                   /* slave position, for messages only */
     uint16_t index;
     uint8_t  subindex;
-    bool     complete_access;       /* with CA: subindex 0 or 1 (ref §7) */
+    bool     complete_access;       /* with CA: subindex 0 or 1 (ETG.1000.6 5.6.2) */
     uint8_t *data;                  /* upload/info: destination; download: source */
     size_t   cap;                   /* upload/info: room in data */
     size_t   len;                   /* download: bytes to write */

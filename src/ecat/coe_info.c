@@ -1,4 +1,4 @@
-/* CoE client, SDO information part (ref §7): OD list, object and entry description
+/* CoE client, SDO information part (ETG.1000.6 5.6.3): OD list, object and entry description
  * requests, fragmented responses collected into the caller's buffer, and parsers for
  * the collected results. */
 #include <errno.h>
@@ -8,7 +8,7 @@
 #include "util/wire.h"
 
 /* SDO info header after the CoE header: opcode u8 (bit 7 incomplete), reserved u8,
- * fragments left u16 (ref §7; SOEM ec_SDOservicet). */
+ * fragments left u16 (ETG.1000.6 5.6.3; SOEM ec_SDOservicet). */
 enum { INFO_INCOMPLETE = 0x80, INFO_OP_MASK = 0x7F, INFO_HDR = 4 };
 
 static size_t info_req_payload(const struct ecat_coe_req *r, uint8_t *p, uint8_t *opcode)

@@ -55,7 +55,7 @@ int ecat_layout(struct ecat_master *m)
         c->last_wkc = f->wkc;
         c->first_slave = f->first_slave;
         c->n_slaves = f->n_slaves;
-        /* SII general flag 'not LRW' (ref §5): LRD + LWR, each with its own WKC */
+        /* SII general flag 'not LRW' (ETG.2010): LRD + LWR, each with its own WKC */
         c->no_lrw = f->no_lrw;
         if (f->no_lrw) {
             c->wkc_expected = c->last_wkc = f->n_in;
@@ -100,7 +100,7 @@ unsigned ecat_cyc_build(struct ecat_master *m, takt_ns_t now)
         uint8_t *buf = m->cycbuf + (size_t)k * TAKT_FRAME_BUF;
         size_t pos = ecat_pdu_frame_begin(m, buf, true);
         if (k == 0 && m->dc_active && m->dc_ref >= 0 && m->o.dc_mode == ECAT_DC_REF_FOLLOWS_MASTER) {
-            /* ref §9.6 (IgH sync_reference_clock_to): master time into the reference */
+            /* as IgH ecrt_master_sync_reference_clock_to does: master time into the reference */
             put_le64(m->mon_wr_buf, (uint64_t)(now + m->dc_offset));
             ecat_req_init(&m->mon_wr, ECAT_FPWR, m->slaves[m->dc_ref].info.station,
                           ESC_DC_SYS_TIME, m->mon_wr_buf, 8);
@@ -130,7 +130,7 @@ unsigned ecat_cyc_build(struct ecat_master *m, takt_ns_t now)
             }
         }
         if (k == 0) {
-            /* ref §3: BRD WKC = number of slaves that answered; data = OR of states, so it
+            /* ETG.1000.4 commands and working counter: BRD WKC = number of slaves that answered; data = OR of states, so it
              * must go out as zeros (the last reply's bits would stay set for ever) */
             memset(m->mon_al_buf, 0, sizeof m->mon_al_buf);
             ecat_req_init(&m->mon_al, ECAT_BRD, 0, ESC_AL_STATUS, m->mon_al_buf, 2);

@@ -1,4 +1,4 @@
-/* Distributed clocks (ref §9): latch port receive times, propagation delays (0x0928),
+/* Distributed clocks (ETG.1000.4; ESC datasheet Section I): latch port receive times, propagation delays (0x0928),
  * offsets (0x0920), static drift compensation (FRMW 0x0910 bursts), SYNC0 start/cycle
  * (0x0990, 0x09A0, 0x0981); then per cycle drift control and sync-error monitoring,
  * with either the master following the reference clock (PI on the cycle start) or the
@@ -50,7 +50,7 @@ static void dc_fail(struct ecat_master *m, const char *what, const struct ecat_s
 static void enter_latch(struct ecat_master *m, takt_ns_t now)
 {
     (void)now;
-    /* ref §9.1: one broadcast write to 0x0900 latches every DC ESC's port times */
+    /* ETG.1000.4 distributed clocks: one broadcast write to 0x0900 latches every DC ESC's port times */
     struct ecat_slave *s = &m->slaves[m->dc_ref];
     ecat_req_init(&s->dcr[0], ECAT_BWR, 0, ESC_DC_RECV_TIME0, s->dcb[0], 4);
     memset(s->dcb[0], 0, 4);
@@ -91,7 +91,7 @@ static int64_t loop_time(const struct ecat_slave *s)
 
 /* The parent's open port the frame left through before it went out of port q: port 0
  * (the processing unit) for the first branch, else the previous one in the order
- * 0, 3, 1, 2 (ref §9.3). */
+ * 0, 3, 1, 2 (ESC datasheet Section I, frame processing order). */
 static int prev_port(const struct ecat_slave *p, unsigned q)
 {
     static const uint8_t order[4] = { 0, 3, 1, 2 };
@@ -102,7 +102,7 @@ static int prev_port(const struct ecat_slave *p, unsigned q)
     return prev;
 }
 
-/* ref §9.3 for a tree. The frame leaves parent P towards child C after P received it
+/* Propagation delay in a tree (ESC datasheet Section I). The frame leaves parent P towards child C after P received it
  * back on the previous port (t_prev); it returns on C's port q at t_q. In between lie
  * the way out, C's own loop time and the way back; the way out is taken as half of
  * what is not C's loop. So delay(C) = delay(P) + (t_prev - t_P0) + (t_q - t_prev -
@@ -152,7 +152,7 @@ static void state_read(struct ecat_master *m, takt_ns_t now)
             d = 0;
         s->info.dc_delay_ns = (int32_t)d;
         uint8_t b[12];
-        /* ref §9.4: offset = master time - local receive time; delay to 0x0928 */
+        /* ESC datasheet Section I, offset compensation: offset = master time - local receive time; delay to 0x0928 */
         put_le64(b, mt - s->pu_time);
         put_le32(b + 8, (uint32_t)d);
         req(m, s, 0, ECAT_FPWR, ESC_DC_SYS_OFFSET, b, 8);
@@ -181,7 +181,7 @@ static void state_write(struct ecat_master *m, takt_ns_t now)
         }
     }
     m->dc_iter = 0;
-    queue_drift(m);        /* ref §9.5: static drift compensation */
+    queue_drift(m);        /* ESC datasheet Section I: static drift compensation */
     m->dc_state = DC_DRIFT;
 }
 
@@ -207,7 +207,7 @@ static void state_sync_read(struct ecat_master *m, takt_ns_t now)
     }
     uint64_t t = get_le64(r->dcb[2]);
     uint64_t cyc = (uint64_t)m->o.cycle_ns;
-    /* ref §9.7: a whole number of cycles at least 100 ms ahead, plus the shift */
+    /* as SOEM and IgH start SYNC0: a whole number of cycles at least 100 ms ahead, plus the shift */
     m->dc_sync0_start = ((t + DC_START_DELAY) / cyc + 1) * cyc + (uint64_t)m->o.sync0_shift_ns;
     for (unsigned i = 0; i < m->n_slaves; i++) {
         struct ecat_slave *s = &m->slaves[i];
@@ -314,7 +314,7 @@ static void rejoin_step(struct ecat_master *m, struct ecat_slave *s, takt_ns_t n
     if (s->dc_re == RE_READ) {
         if (!rejoin_ok(m, s, 2, "FPRD 0x0910/0x0920", now))
             return;
-        /* ref §9.4: the offset that makes its system time the reference's; the FPRD
+        /* ESC datasheet Section I, offset compensation: the offset that makes its system time the reference's; the FPRD
          * left after the FRMW by the difference of their send times */
         uint64_t sys = get_le64(s->dcb[0]), off = get_le64(s->dcb[1]);
         int64_t lag = s->dcr[0].sent - m->mon_dc.sent;
@@ -358,7 +358,7 @@ void ecat_dc_cycle(struct ecat_master *m, takt_ns_t now)
     if (m->dc_state != DC_RUN)
         return;
     if (m->mon_diff.st == REQ_DONE && m->mon_diff.wkc == 1) {
-        /* ref §4: 0x092C bit 31 sign, bits 0-30 magnitude of one slave's filtered
+        /* ESC datasheet Section II: 0x092C bit 31 sign, bits 0-30 magnitude of one slave's filtered
          * difference to the reference; the largest over one round of all DC slaves is
          * the network's sync error. A magnitude of all ones is the register saturated
          * (or garbage): that clock is not synchronised, and the value is no measure of

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include "ecat/sii.h"
 
-/* ESM transitions as ENI <Transition> names them (ref §8, SOEM ECT_ESMTRANS_*). */
+/* ESM transitions as ENI <Transition> names them (ETG.1000.6 6.4; SOEM ECT_ESMTRANS_*). */
 enum ecat_tr {
     ECAT_TR_IP, ECAT_TR_PS, ECAT_TR_PI, ECAT_TR_SP, ECAT_TR_SO, ECAT_TR_SI, ECAT_TR_OS,
     ECAT_TR_OP, ECAT_TR_OI, ECAT_TR_IB, ECAT_TR_BI, ECAT_TR_II, ECAT_TR_PP, ECAT_TR_SS,

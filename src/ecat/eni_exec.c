@@ -196,7 +196,7 @@ static int run_cmds(struct ecat_master *m, struct ecat_eni_run *r, unsigned end,
         int rc = judge(m, r, c, now);
         if (rc)
             return rc;
-        /* ref §6: the SM1 repeat request the ENI wrote (0x080E bit 1) is what the
+        /* ETG.1000.4 SyncManager: the SM1 repeat request the ENI wrote (0x080E bit 1) is what the
          * master's next repeat toggles against */
         if (r->pos >= 0 && is_write(c->cmd) && !is_logical(c->cmd) && c->ado <= 0x080E &&
             c->ado + c->len > 0x080E)

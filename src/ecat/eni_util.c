@@ -48,7 +48,7 @@ void ecat_eni_free(struct ecat_eni *eni)
     free(eni);
 }
 
-/* ESM transition names (ref §8, SOEM ECT_ESMTRANS_*). */
+/* ESM transition names (ETG.1000.6 6.4; SOEM ECT_ESMTRANS_*). */
 static const char *const tr_names[ECAT_TR_COUNT] = {
     [ECAT_TR_IP] = "IP", [ECAT_TR_PS] = "PS", [ECAT_TR_PI] = "PI", [ECAT_TR_SP] = "SP",
     [ECAT_TR_SO] = "SO", [ECAT_TR_SI] = "SI", [ECAT_TR_OS] = "OS", [ECAT_TR_OP] = "OP",

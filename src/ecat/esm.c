@@ -1,5 +1,5 @@
 /* Per-slave state machine: station address, ESC registers and SII at scan, then the
- * EtherCAT state machine (ETG.1000.6; ref §8) with SM/FMMU set-up before PREOP and
+ * EtherCAT state machine (ETG.1000.6 6.4) with SM/FMMU set-up before PREOP and
  * SAFEOP. enter_* queues requests, state_* judges the answers once all returned. */
 #include <errno.h>
 #include <stdio.h>
@@ -79,7 +79,7 @@ static void enter_addr(struct ecat_master *m, struct ecat_slave *s, takt_ns_t no
 {
     uint8_t a[2];
     put_le16(a, s->info.station);
-    /* ref §3: APWR addresses by position, ADP = -position */
+    /* ETG.1000.4 commands: APWR addresses by position, ADP = -position */
     ecat_sfsm_req(&s->f, 0, ECAT_APWR, (uint16_t)(0u - s->info.position), ESC_STATION_ADDR, a, 2);
     send(m, s, 1, SS_ADDR, now);
 }
@@ -107,7 +107,7 @@ void ecat_sfsm_state_esc(struct ecat_master *m, struct ecat_slave *s, takt_ns_t 
     for (unsigned i = 0; i < 5; i++)
         if (!check_wkc(m, s, i, 1, "ESC register", enter_esc, now))
             return;
-    /* ref §6: a repeat request is a toggle of 0x080E bit 1 against the slave's
+    /* ETG.1000.4 SyncManager: a repeat request is a toggle of 0x080E bit 1 against the slave's
      * acknowledge 0x080F bit 1; start in step with it or the first SM1 set-up asks for
      * a stale reply again (a previous master may have toggled it) */
     s->mbx_repeat = (s->f.buf[4][0] >> 1) & 1;
@@ -127,7 +127,7 @@ void ecat_sfsm_state_esc(struct ecat_master *m, struct ecat_slave *s, takt_ns_t 
     ecat_sfsm_enter_sii(m, s, now);
 }
 
-/* SII read (ref §5): command + word address in one 6-byte write to 0x0502, then poll
+/* SII read (ETG.1000.4 SII access): command + word address in one 6-byte write to 0x0502, then poll
  * 0x0502..0x050F until busy clears and take 4 or 8 data bytes. */
 void ecat_sfsm_enter_sii(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
 {
@@ -214,7 +214,7 @@ void ecat_slave_scan_start(struct ecat_master *m, struct ecat_slave *s, takt_ns_
     enter_addr(m, s, now);
 }
 
-/* --- AL state machine (ref §8) ------------------------------------------------------ */
+/* --- AL state machine (ETG.1000.6 6.4) ------------------------------------------------------ */
 
 static void next_step(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now);
 
@@ -233,7 +233,7 @@ static void enter_al_wait(struct ecat_master *m, struct ecat_slave *s, takt_ns_t
 
 static void enter_al_ack(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
 {
-    /* ref §8: the error indication stays until the current state is written with 0x10 */
+    /* ETG.1000.6 6.4: the error indication stays until the current state is written with 0x10 */
     uint8_t c[2] = { (uint8_t)((s->info.al_state & AL_STATE_MASK) | AL_ACK), 0 };
     fpwr(s, 0, ESC_AL_CONTROL, c, 2);
     send(m, s, 1, SS_AL_ACK, now);
@@ -310,7 +310,7 @@ static void state_al_ack(struct ecat_master *m, struct ecat_slave *s, takt_ns_t 
         next_step(m, s, now);
 }
 
-/* Mailbox SMs from SII words 0x18-0x1B (ref §5, §6: control 0x26 out, 0x22 in). */
+/* Mailbox SMs from SII words 0x18-0x1B (ETG.2010; ETG.1000.4 SyncManager control 0x26 out, 0x22 in). */
 static void enter_pre_preop(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
 {
     if (!s->info.mbx_out_len || !s->info.mbx_in_len) {
@@ -344,7 +344,7 @@ static void state_pre_preop(struct ecat_master *m, struct ecat_slave *s, takt_ns
     enter_al_req(m, s, now);
 }
 
-/* INIT -> BOOT (ETG.1000.6; ref §5): SM0/SM1 set to the bootstrap mailbox of SII words
+/* INIT -> BOOT (ETG.1000.6 6.4; ETG.2010): SM0/SM1 set to the bootstrap mailbox of SII words
  * 0x14-0x17. The SMs are disabled first: an enabled SM's start, length and control are
  * write-protected, and they may still hold the standard mailbox. */
 static void enter_pre_boot(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
@@ -359,7 +359,7 @@ static void enter_pre_boot(struct ecat_master *m, struct ecat_slave *s, takt_ns_
     fpwr(s, 0, ESC_SM0, sm, 16);
     put_le16(sm + 0, b[0].start);
     put_le16(sm + 2, b[0].len);
-    sm[4] = 0x26;                        /* mailbox, ECAT writes (ref §6) */
+    sm[4] = 0x26;                        /* mailbox, ECAT writes (ETG.1000.4 SyncManager) */
     sm[6] = 1;
     put_le16(sm + 8, b[1].start);
     put_le16(sm + 10, b[1].len);
@@ -379,7 +379,7 @@ static void state_pre_boot(struct ecat_master *m, struct ecat_slave *s, takt_ns_
     enter_al_req(m, s, now);
 }
 
-/* DC slaves wait in SS_DC until dc.c armed SYNC0 (ref §9.7: before PREOP -> SAFEOP). */
+/* DC slaves wait in SS_DC until dc.c armed SYNC0 (before PREOP -> SAFEOP, else AL status 0x0030, ETG.1000.6 Table 11). */
 static void request_safeop(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
 {
     s->f.requested = AL_SAFEOP;
@@ -390,7 +390,7 @@ static void request_safeop(struct ecat_master *m, struct ecat_slave *s, takt_ns_
     enter_al_req(m, s, now);
 }
 
-/* Process-data SMs and FMMUs before PREOP -> SAFEOP (ref §6), as pdo.c laid them out. */
+/* Process-data SMs and FMMUs before PREOP -> SAFEOP (ETG.1000.4 SyncManager and FMMU), as pdo.c laid them out. */
 static void enter_pre_safeop(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
 {
     /* by slave number, not position: after swapped cables a slave's layout follows its

@@ -1,11 +1,11 @@
-/* EtherCAT frame and datagram codec (ref §1-3): builds frames in caller buffers and
+/* EtherCAT frame and datagram codec (ETG.1000.4 frame structure and commands): builds frames in caller buffers and
  * walks the datagrams of received ones. Shared by the master and the simulator. */
 #include <errno.h>
 #include <string.h>
 #include "ecat/frame.h"
 #include "util/wire.h"
 
-/* Byte offsets inside the Ethernet frame (ref §1) and the datagram header (ref §2). */
+/* Byte offsets inside the Ethernet frame (IEEE 802.3) and the datagram header (ETG.1000.4 frame structure). */
 enum {
     OFF_DST = 0, OFF_SRC = 6, OFF_ETYPE = 12, OFF_ECAT_HDR = ECAT_ETH_HDR,
     DG_CMD = 0, DG_IDX = 1, DG_ADP = 2, DG_ADO = 4, DG_LEN = 6, DG_IRQ = 8,
@@ -124,7 +124,7 @@ int ecat_frame_next(uint8_t *buf, size_t len, struct ecat_dg *dg, size_t *pos)
     size_t end = dg_end(buf);
     if (end > len)
         return -EMSGSIZE;
-    /* The M bit of the previous datagram says whether another one follows (ref §2). */
+    /* The M bit of the previous datagram says whether another one follows (ETG.1000.4 frame structure). */
     if (!dg->more)
         return 1;
     return parse_dg(buf, end, dg, pos);

@@ -1,4 +1,4 @@
-/* EtherCAT frame and datagram codec (ref §1-3), used by master and simulator alike.
+/* EtherCAT frame and datagram codec (ETG.1000.4 frame structure and commands), used by master and simulator alike.
  * Frames are built in place in caller buffers; nothing allocates. */
 #ifndef TAKT_ECAT_FRAME_H
 #define TAKT_ECAT_FRAME_H

@@ -119,7 +119,7 @@ int ecat_master_open(struct ecat_master **out, struct takt_link *link,
     m->o = *o;
     m->max_slaves = o->max_slaves;
     m->dc_ref = -1;
-    /* DC system time counts from 2000-01-01 (ref §9); the core runs on monotonic time */
+    /* DC system time counts from 2000-01-01 (ETG.1000.4 distributed clocks); the core runs on monotonic time */
     struct timespec rt, mt;
     clock_gettime(CLOCK_REALTIME, &rt);
     clock_gettime(CLOCK_MONOTONIC, &mt);

@@ -1,4 +1,4 @@
-/* Mailbox transport for CoE (ref §6, §7): a queued SDO / SDO-info transfer per slot,
+/* Mailbox transport for CoE (ETG.1000.4 SyncManager and mailbox): a queued SDO / SDO-info transfer per slot,
  * driven by the master timer without ever blocking the cycle. The transfer logic is
  * coe.c's; here the messages move: write the whole receive mailbox (SM0) so its last
  * byte sets "full", poll SM1's status byte (0x080D bit 3), read the send mailbox. */
@@ -10,7 +10,7 @@
 #include "ecat/master_internal.h"
 #include "util/wire.h"
 
-#define SM1_STATUS (ESC_SM0 + ESC_SM_SIZE + 5)     /* 0x080D, bit 3 mailbox full (ref §6) */
+#define SM1_STATUS (ESC_SM0 + ESC_SM_SIZE + 5)     /* 0x080D, bit 3 mailbox full (ETG.1000.4 SyncManager) */
 #define SM1_ACT    (ESC_SM0 + ESC_SM_SIZE + 6)     /* 0x080E, bit 1 repeat request */
 #define SM1_PDI    (ESC_SM0 + ESC_SM_SIZE + 7)     /* 0x080F, bit 1 repeat acknowledge */
 #define MBX_FULL   0x08
@@ -59,7 +59,7 @@ static void finish(struct ecat_master *m, struct ecat_sdo_slot *q, int err)
 static void write_mbx(struct ecat_master *m, struct ecat_sdo_slot *q, uint8_t st)
 {
     const struct ecat_slave *s = &m->slaves[q->pos];
-    /* the whole mailbox: writing its last byte hands it over (ref §6) */
+    /* the whole mailbox: writing its last byte hands it over (ETG.1000.4 SyncManager) */
     memset(q->out + q->out_len, 0, s->info.mbx_out_len - q->out_len);
     ecat_req_init(&q->req, ECAT_FPWR, s->info.station, s->info.mbx_out_start, q->out,
                   s->info.mbx_out_len);
@@ -83,7 +83,7 @@ static void read_mbx(struct ecat_master *m, struct ecat_sdo_slot *q)
 }
 
 /* The frame that read the send mailbox was lost: its reply left the ESC with it. Ask
- * the slave to put it back (ref §6: toggle SM1 repeat request 0x080E bit 1, wait for
+ * the slave to put it back (ETG.1000.4 SyncManager repeat request: toggle SM1 repeat request 0x080E bit 1, wait for
  * the acknowledge in 0x080F bit 1, then read again). */
 static void repeat_req(struct ecat_master *m, struct ecat_sdo_slot *q)
 {

@@ -2,7 +2,7 @@
  * transfer, advanced by the master timer without blocking the cycle, as master_coe.c
  * does for CoE: write the whole receive mailbox, poll SM1's "full" bit, read the reply,
  * ask for a repetition when the frame with the reply was lost. In BOOT the bootstrap
- * mailbox from SII words 0x14-0x17 is used (ref §5). */
+ * mailbox from SII words 0x14-0x17 is used (ETG.2010). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +11,7 @@
 #include "ecat/master_internal.h"
 #include "util/wire.h"
 
-#define SM1_STATUS (ESC_SM0 + ESC_SM_SIZE + 5)     /* 0x080D, bit 3 mailbox full (ref §6) */
+#define SM1_STATUS (ESC_SM0 + ESC_SM_SIZE + 5)     /* 0x080D, bit 3 mailbox full (ETG.1000.4 SyncManager) */
 #define SM1_ACT    (ESC_SM0 + ESC_SM_SIZE + 6)     /* 0x080E, bit 1 repeat request */
 #define SM1_PDI    (ESC_SM0 + ESC_SM_SIZE + 7)     /* 0x080F, bit 1 repeat acknowledge */
 #define MBX_FULL   0x08
@@ -88,7 +88,7 @@ static void queue(struct ecat_master *m, struct ecat_foe_slot *q, uint8_t cmd, u
 
 static void write_mbx(struct ecat_master *m, struct ecat_foe_slot *q, uint8_t st)
 {
-    /* the whole mailbox: writing its last byte hands it over (ref §6) */
+    /* the whole mailbox: writing its last byte hands it over (ETG.1000.4 SyncManager) */
     memset(q->out + q->msg_len, 0, q->out_len - q->msg_len);
     queue(m, q, ECAT_FPWR, q->out_start, q->out, q->out_len, st);
 }
@@ -99,7 +99,7 @@ static void poll_mbx(struct ecat_master *m, struct ecat_foe_slot *q)
 static void read_mbx(struct ecat_master *m, struct ecat_foe_slot *q)
 { queue(m, q, ECAT_FPRD, q->in_start, q->in, q->in_len, FQ_READ); }
 
-/* The reply left the ESC with a lost frame: toggle the repeat request (ref §6). */
+/* The reply left the ESC with a lost frame: toggle the repeat request (ETG.1000.4 SyncManager). */
 static void repeat_req(struct ecat_master *m, struct ecat_foe_slot *q)
 {
     struct ecat_slave *s = &m->slaves[q->pos];

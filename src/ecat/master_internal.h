@@ -28,7 +28,7 @@ struct ecat_req {
 };
 
 /* Frame generations (pdu.c). Every frame the master sends opens with a NOP datagram
- * (ref §2: no slave executes it, so it comes back as it went) whose 32-bit address
+ * (ETG.1000.4 commands: no slave executes it, so it comes back as it went) whose 32-bit address
  * carries the frame's number. A reply is matched only to the requests of the frame whose
  * number it carries: an index that came round again can never complete a newer request
  * with an old reply. The ring remembers what became of the last ECAT_GEN_RING frames. */

@@ -1,4 +1,4 @@
-/* PDO mapping over CoE (ref §7: 0x1C12/0x1C13 assignment, 0x16xx/0x1Axx mapping):
+/* PDO mapping over CoE (ETG.1000.6 5.6.7.4: 0x1C12/0x1C13 assignment, 0x16xx/0x1Axx mapping):
  * read what a slave really uses, or write a new assignment, in PREOP before the
  * process image is laid out. Set-up time only (blocking through the SDO wrappers). */
 #include <errno.h>

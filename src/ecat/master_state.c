@@ -68,7 +68,7 @@ void ecat_state_update(struct ecat_master *m)
     st->slaves_op = c[AL_OP];
     st->slaves_not_answering = n - answering;
     st->silent_cycles = m->silent_cycles;
-    /* The BRD 0x0130 is the OR of every slave's AL status (ref §3): a bit in it that no
+    /* The BRD 0x0130 is the OR of every slave's AL status (ETG.1000.4 commands and working counter): a bit in it that no
      * slave's last report has means a slave changed state since it was read (unless
      * every slave was read after that BRD went out: then it tells nothing newer). */
     bool all = n && answering == n && m->present == n;

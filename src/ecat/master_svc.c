@@ -214,7 +214,7 @@ static int sii_idle(struct ecat_master *m, unsigned pos)
     return -ETIMEDOUT;
 }
 
-/* ref §5: per word, the data into 0x0508, then command write + write enable with the
+/* ETG.1000.4 SII access: per word, the data into 0x0508, then command write + write enable with the
  * word address as one 6-byte write at 0x0502, wait while busy, check the error bits. */
 int ecat_sii_write(struct ecat_master *m, unsigned pos, const uint8_t *img, size_t len)
 {

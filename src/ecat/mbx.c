@@ -1,4 +1,4 @@
-/* Mailbox header codec and counter rules (ref §7); the CoE client and the master's
+/* Mailbox header codec and counter rules (ETG.1000.4 mailbox); the CoE client and the master's
  * mailbox handling both go through here. */
 #include "ecat/mbx.h"
 #include <errno.h>
@@ -74,7 +74,7 @@ int ecat_mbx_error_decode(const uint8_t *buf, size_t n, uint16_t *detail)
     return 0;
 }
 
-/* SOEM ec_print.c mailbox error table (ref §7) */
+/* SOEM ec_print.c mailbox error table (ETG.1000.4 mailbox error reply) */
 static const char *const mbx_err_text[] = {
     [0] = "unknown mailbox error",
     [1] = "syntax of the mailbox header is wrong",

@@ -1,4 +1,4 @@
-/* EtherCAT mailbox header codec (ref §7): 6-byte header, counter 1..7 per direction,
+/* EtherCAT mailbox header codec (ETG.1000.4 mailbox): 6-byte header, counter 1..7 per direction,
  * error replies (type 0). Pure functions; used by the CoE client and the master. */
 #ifndef TAKT_ECAT_MBX_H
 #define TAKT_ECAT_MBX_H
@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include "ecat/proto.h"
 
-/* Mailbox header field offsets (ref §7, ETG.1000.4 mailbox header). */
+/* Mailbox header field offsets (ETG.1000.4 mailbox header). */
 enum {
     MBX_OFF_LEN = 0,      /* u16: bytes after the 6-byte header */
     MBX_OFF_ADDR = 2,     /* u16: station address of the originator (0 = master) */
@@ -53,7 +53,7 @@ bool ecat_mbx_rx_dup(struct ecat_mbx_chan *ch, uint8_t cnt);
  * last counter with a new message is not mistaken for a repetition. */
 bool ecat_mbx_rx_dup_msg(struct ecat_mbx_chan *ch, const uint8_t *buf, size_t n);
 
-/* Mailbox error reply (type 0, ref §7): returns 0 and the detail code if buf is one,
+/* Mailbox error reply (type 0, ETG.1000.4 mailbox error reply): returns 0 and the detail code if buf is one,
  * -EPROTO otherwise. */
 int ecat_mbx_error_decode(const uint8_t *buf, size_t n, uint16_t *detail);
 /* Meaning of a mailbox error detail code ("syntax error", ... "unknown"). */

@@ -1,6 +1,6 @@
-/* PDO / SM / FMMU layout (ref §6): per slave, outputs then inputs, each direction's SMs
+/* PDO / SM / FMMU layout (ETG.1000.4 SyncManager and FMMU): per slave, outputs then inputs, each direction's SMs
  * byte-aligned in the logical image; one FMMU per run of physically contiguous SMs;
- * frames filled with whole slaves up to 1486 bytes (ref §1). */
+ * frames filled with whole slaves up to 1486 bytes (ETG.1000.4 frame structure). */
 #include "ecat/pdo.h"
 #include <errno.h>
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include "util/wire.h"
 
-/* FMMU type bits and SM activate (ref §6) */
+/* FMMU type bits and SM activate (ETG.1000.4 FMMU, SyncManager) */
 enum { FMMU_READ = 1, FMMU_WRITE = 2, SM_ENABLE = 1 };
 
 void ecat_pdo_map_init(struct ecat_pdo_map *m)
@@ -95,10 +95,10 @@ int ecat_pdo_map_from_sii(struct ecat_pdo_map *m, const struct ecat_sii *sii)
     return 0;
 }
 
-/* FMMU n at 0x0600 + 16n (ref §6; Wireshark ecat_reg_600), 3 reserved bytes at 13. */
+/* FMMU n at 0x0600 + 16n (ETG.1000.4 FMMU; Wireshark ecat_reg_600), 3 reserved bytes at 13. */
 enum { FMMU_LOG = 0, FMMU_LEN = 4, FMMU_LOG_SBIT = 6, FMMU_LOG_EBIT = 7, FMMU_PHYS = 8,
        FMMU_PHYS_SBIT = 10, FMMU_TYPE = 11, FMMU_ACT = 12 };
-/* SM n at 0x0800 + 8n (ref §6). */
+/* SM n at 0x0800 + 8n (ETG.1000.4 SyncManager). */
 enum { SMR_START = 0, SMR_LEN = 2, SMR_CTRL = 4, SMR_STATUS = 5, SMR_ACT = 6, SMR_PDI = 7 };
 
 void ecat_fmmu_encode(uint8_t out[16], const struct ecat_fmmu_cfg *f)
@@ -272,7 +272,7 @@ static int lay_frames(struct lay *l, uint32_t max_frame)
             continue;
         f->len = (uint16_t)(f->len + n);
         f->n_slaves = (uint16_t)(i + 1 - f->first_slave);
-        /* LRW: a slave counts 2 when it writes outputs, 1 when it reads inputs (ref §3) */
+        /* LRW: a slave counts 2 when it writes outputs, 1 when it reads inputs (ETG.1000.4 commands and working counter) */
         f->wkc = (uint16_t)(f->wkc + (s->out_len ? 2 : 0) + (s->in_len ? 1 : 0));
         f->n_out = (uint16_t)(f->n_out + (s->out_len ? 1 : 0));
         f->n_in = (uint16_t)(f->n_in + (s->in_len ? 1 : 0));

@@ -1,6 +1,6 @@
 /* PDO / SyncManager / FMMU layout: from a slave's PDO mapping (SII or read over CoE)
  * compute SM lengths, FMMU entries and a bit-exact process image, split into several
- * LRW frames when it exceeds one frame (ref §1, §6). Setup-time code: allocates. */
+ * LRW frames when it exceeds one frame (ETG.1000.4 frame structure, FMMU). Setup-time code: allocates. */
 #ifndef TAKT_ECAT_PDO_H
 #define TAKT_ECAT_PDO_H
 
@@ -37,7 +37,7 @@ struct ecat_pdo {
 /* SM configuration of a slave as far as the layout needs it (from SII cat 41 or ENI). */
 struct ecat_pdo_sm {
     uint16_t start;                  /* physical start address */
-    uint8_t  ctrl;                   /* control byte (ref §6) */
+    uint8_t  ctrl;                   /* control byte (ETG.1000.4 SyncManager) */
     uint8_t  enable;
     uint8_t  type;                   /* ECAT_SII_SM_* */
     uint16_t default_len;            /* length from SII/ENI, used when no PDO is
@@ -73,7 +73,7 @@ void ecat_pdo_map_clear_sm(struct ecat_pdo_map *m, uint8_t sm);
 static inline uint32_t ecat_pdo_mapping_value(uint16_t index, uint8_t sub, uint8_t bitlen)
 { return (uint32_t)index << 16 | (uint32_t)sub << 8 | bitlen; }
 
-/* FMMU register contents (ref §6, 0x0600 + 16n). */
+/* FMMU register contents (ETG.1000.4 FMMU, 0x0600 + 16n). */
 struct ecat_fmmu_cfg {
     uint32_t log_start;
     uint16_t len;                    /* bytes */
@@ -86,7 +86,7 @@ struct ecat_fmmu_cfg {
 /* Encode to the 16-byte register image. */
 void ecat_fmmu_encode(uint8_t out[16], const struct ecat_fmmu_cfg *f);
 
-/* SM register contents (ref §6, 0x0800 + 8n) for process data SMs. */
+/* SM register contents (ETG.1000.4 SyncManager, 0x0800 + 8n) for process data SMs. */
 struct ecat_sm_regs {
     uint8_t  index;                  /* SM number */
     uint16_t start, len;
@@ -147,7 +147,7 @@ struct ecat_pdo_image {
 };
 
 /* Lay out n slaves (maps[i] belongs to position pos[i], or i when pos is NULL) from
- * logical address log_base; frames hold at most max_frame bytes (0 = 1486, ref §1),
+ * logical address log_base; frames hold at most max_frame bytes (0 = 1486, ETG.1000.4 frame structure),
  * never splitting a slave. Returns 0 or -EINVAL / -ENOSPC / -EMSGSIZE (one slave larger
  * than a frame) with a message naming the slave position in err. */
 int ecat_pdo_layout(struct ecat_pdo_image *img, const struct ecat_pdo_map *maps,

@@ -53,7 +53,7 @@ size_t ecat_pdu_frame_begin(struct ecat_master *m, uint8_t *buf, bool cyclic)
 {
     uint32_t fno = ++m->frame_no;
     size_t pos = ecat_frame_begin(buf, m->link->mac);
-    /* ref §2: NOP, no slave executes it; ADP/ADO carry the number, 0 data bytes */
+    /* ETG.1000.4 commands: NOP, no slave executes it; ADP/ADO carry the number, 0 data bytes */
     ecat_frame_add(buf, TAKT_ETH_MAX_FRAME, &pos, ECAT_NOP, 0, fno, 0, NULL);
     m->gen[fno % ECAT_GEN_RING] = (struct ecat_gen){ .fno = fno, .st = GEN_SENT, .cyclic = cyclic };
     return pos;
@@ -141,7 +141,7 @@ void ecat_pdu_receive(struct ecat_master *m, uint8_t *buf, size_t len, takt_ns_t
 {
     struct ecat_dg dg;
     size_t pos;
-    /* ref §1: only frames that passed a slave come back with the U/L bit set in the
+    /* ESC datasheet Section I, frame processing: only frames that passed a slave come back with the U/L bit set in the
      * first source-MAC octet; our own outgoing copies (seen on some links) are ignored. */
     if (len < ECAT_ETH_HDR + ECAT_FRAME_HDR || !(buf[6] & 0x02) ||
         memcmp(buf + 7, m->link->mac + 1, 5) != 0)

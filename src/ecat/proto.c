@@ -1,5 +1,5 @@
 /* Names and meanings of EtherCAT codes for messages: commands, AL states, AL status
- * codes (ref §8, ETG.1000.6 Table 11) and SDO abort codes (ref §7). */
+ * codes (ETG.1000.6 Table 11) and SDO abort codes (ETG.1000.6 5.6.2). */
 #include <stddef.h>
 #include "ecat/proto.h"
 #include "util/wire.h"
@@ -35,7 +35,7 @@ const char *ecat_al_state_name(unsigned state)
 
 struct code_text { uint32_t code; const char *text; };
 
-/* ref §8 (SOEM ec_print.c, ethercrab al_status_code.rs, ETG.1000.6 Table 11) */
+/* ETG.1000.6 Table 11 (the same texts as SOEM ec_print.c, ethercrab al_status_code.rs) */
 static const struct code_text al_codes[] = {
     { 0x0000, "no error" },
     { 0x0001, "unspecified error" },
@@ -90,7 +90,7 @@ static const struct code_text al_codes[] = {
     { 0x0061, "device identification value updated" },
 };
 
-/* ref §7 (SOEM ec_print.c, CiA 301) */
+/* ETG.1000.6 5.6.2, CiA 301 (the same texts as SOEM ec_print.c) */
 static const struct code_text sdo_aborts[] = {
     { 0x05030000, "toggle bit not changed" },
     { 0x05040000, "SDO protocol timeout" },

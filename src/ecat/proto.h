@@ -1,12 +1,12 @@
 /* EtherCAT wire constants shared by the master and the simulator: commands, ESC
  * registers, AL states, SII layout, mailbox types. Values and sources:
- * ../shared/reference/ethercat.md (section numbers cited as "ref §N"). */
+ * the standard that defines it (ETG.1000.4, ETG.1000.6, ETG.2010). */
 #ifndef TAKT_ECAT_PROTO_H
 #define TAKT_ECAT_PROTO_H
 
 #include <stdint.h>
 
-/* ref §1-2: Ethernet + EtherCAT header */
+/* Ethernet + EtherCAT header (IEEE 802.3, ETG.1000.4 frame structure) */
 #define ECAT_ETH_HDR        14
 #define ECAT_FRAME_HDR      2      /* bits 0-10 length, bit 11 reserved, 12-15 type */
 #define ECAT_FRAME_TYPE_DG  1      /* EtherCAT datagrams */
@@ -17,14 +17,14 @@
 #define ECAT_LEN_CIRC       0x4000 /* C: circulated */
 #define ECAT_LEN_MORE       0x8000 /* M: more datagrams follow */
 
-/* ref §3: commands */
+/* ETG.1000.4 commands */
 enum ecat_cmd {
     ECAT_NOP = 0x00, ECAT_APRD, ECAT_APWR, ECAT_APRW, ECAT_FPRD, ECAT_FPWR, ECAT_FPRW,
     ECAT_BRD, ECAT_BWR, ECAT_BRW, ECAT_LRD, ECAT_LWR, ECAT_LRW, ECAT_ARMW, ECAT_FRMW,
     ECAT_CMD_COUNT
 };
 
-/* ref §4: ESC registers */
+/* ESC registers (ETG.1000.4; ESC datasheet Section II) */
 enum {
     ESC_TYPE = 0x0000, ESC_REVISION = 0x0001, ESC_BUILD = 0x0002,
     ESC_FMMU_COUNT = 0x0004, ESC_SM_COUNT = 0x0005, ESC_RAM_SIZE = 0x0006,
@@ -51,7 +51,7 @@ enum {
     ESC_PROCESS_RAM = 0x1000,
 };
 
-/* 0x0502 SII control/status bits (ref §4, §5) */
+/* 0x0502 SII control/status bits (ETG.1000.4 SII access) */
 enum {
     SII_WRITE_EN = 0x0001, SII_EMULATION = 0x0020, SII_READ8 = 0x0040, SII_ADDR2B = 0x0080,
     SII_CMD_READ = 0x0100, SII_CMD_WRITE = 0x0200, SII_CMD_RELOAD = 0x0400,
@@ -60,7 +60,7 @@ enum {
     SII_BUSY = 0x8000,
 };
 
-/* SII word addresses and categories (ref §5) */
+/* SII word addresses and categories (ETG.2010) */
 enum {
     SII_W_PDI_CTRL = 0x00, SII_W_ALIAS = 0x04, SII_W_CHECKSUM = 0x07,
     SII_W_VENDOR = 0x08, SII_W_PRODUCT = 0x0A, SII_W_REVISION = 0x0C, SII_W_SERIAL = 0x0E,
@@ -76,18 +76,18 @@ enum {
 enum { MBX_PROTO_AOE = 0x01, MBX_PROTO_EOE = 0x02, MBX_PROTO_COE = 0x04, MBX_PROTO_FOE = 0x08,
        MBX_PROTO_SOE = 0x10, MBX_PROTO_VOE = 0x20 };
 
-/* ref §8: AL states */
+/* ETG.1000.6 6.4: AL states */
 enum { AL_INIT = 0x01, AL_PREOP = 0x02, AL_BOOT = 0x03, AL_SAFEOP = 0x04, AL_OP = 0x08,
        AL_STATE_MASK = 0x0F, AL_ERROR = 0x10, AL_ACK = 0x10, AL_ID_REQ = 0x20 };
 
-/* ref §7: mailbox */
+/* ETG.1000.4 mailbox */
 #define MBX_HDR 6
 enum { MBX_TYPE_ERR = 0, MBX_TYPE_AOE = 1, MBX_TYPE_EOE = 2, MBX_TYPE_COE = 3,
        MBX_TYPE_FOE = 4, MBX_TYPE_SOE = 5, MBX_TYPE_VOE = 15 };
 enum { COE_EMERGENCY = 1, COE_SDO_REQ = 2, COE_SDO_RES = 3, COE_TXPDO = 4, COE_RXPDO = 5,
        COE_SDO_INFO = 8 };
 
-/* CRC-8 (poly 0x07, init 0xFF) over SII bytes 0-13, stored in word 7 (ref §5). */
+/* CRC-8 (poly 0x07, init 0xFF) over SII bytes 0-13, stored in word 7 (ETG.2010). */
 static inline uint8_t ecat_sii_crc(const uint8_t *b, unsigned n)
 {
     uint8_t crc = 0xFF;
@@ -101,7 +101,7 @@ static inline uint8_t ecat_sii_crc(const uint8_t *b, unsigned n)
 
 const char *ecat_cmd_name(unsigned cmd);
 const char *ecat_al_state_name(unsigned state);
-const char *ecat_al_status_text(unsigned code);      /* AL status code meaning (ref §8) */
-const char *ecat_sdo_abort_text(uint32_t code);       /* SDO abort meaning (ref §7) */
+const char *ecat_al_status_text(unsigned code);      /* AL status code meaning (ETG.1000.6 Table 11) */
+const char *ecat_sdo_abort_text(uint32_t code);       /* SDO abort meaning (ETG.1000.6 5.6.2) */
 
 #endif

@@ -1,6 +1,6 @@
 /* Network scan: reset the bus to INIT, count slaves (BRD 0x0000), start one scan
  * machine per slave (address, ESC registers, SII), derive the topology, and parse each
- * SII image (identity, names, mailbox, SM, FMMU, PDO, DC; ref §5). */
+ * SII image (identity, names, mailbox, SM, FMMU, PDO, DC; ETG.2010). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,15 +15,15 @@ static void enter_reset(struct ecat_master *m, takt_ns_t now)
     struct ecat_sfsm *f = &m->mf;
     static const uint8_t init_ack[2] = { AL_INIT | AL_ACK, 0 };
     memset(m->mf_big, 0, sizeof m->mf_big);
-    /* ref §10 (SOEM scan): everything back to INIT, FMMUs/SMs/SYNC cleared, ECAT owns
-     * the SII; the count comes from the BRD's WKC (ref §3). */
+    /* as SOEM's scan does (ec_config.c): everything back to INIT, FMMUs/SMs/SYNC cleared, ECAT owns
+     * the SII; the count comes from the BRD's WKC (ETG.1000.4 commands and working counter). */
     static const uint8_t filt[2] = { 0x00, 0x0C }, speed[2] = { 0x00, 0x10 };
     ecat_sfsm_req(f, 0, ECAT_BWR, 0, ESC_AL_CONTROL, init_ack, 2);
     ecat_req_init(&f->req[1], ECAT_BWR, 0, ESC_FMMU0, m->mf_big[0], 64);
     ecat_req_init(&f->req[2], ECAT_BWR, 0, ESC_SM0, m->mf_big[1], 64);
     ecat_sfsm_req(f, 3, ECAT_BWR, 0, ESC_DC_ACTIVATION, NULL, 1);
     ecat_sfsm_req(f, 4, ECAT_BWR, 0, ESC_SII_CONFIG, NULL, 1);
-    /* ref §10 (ethercrab order): DC filter depths 0x0934 = 0x0C00, then the speed
+    /* in ethercrab's order: DC filter depths 0x0934 = 0x0C00, then the speed
      * counter start 0x0930 = 0x1000, which also resets the DC control loop */
     ecat_sfsm_req(f, 5, ECAT_BWR, 0, ESC_DC_DIFF_FILTER, filt, 2);
     ecat_sfsm_req(f, 6, ECAT_BWR, 0, ESC_DC_SPEED_START, speed, 2);
@@ -71,9 +71,9 @@ static void state_reset(struct ecat_master *m, takt_ns_t now)
     m->mf_state = MF_SLAVES;
 }
 
-/* Port n active when DL status bits (8+2n, 9+2n) read "communication, loop open" (ref §4).
+/* Port n active when DL status bits (8+2n, 9+2n) read "communication, loop open" (ETG.1000.4 DL status).
  * The frame enters a slave at port 0 and leaves through its other open ports in the
- * order 3, 1, 2 (ref §9.3), each one leading into a subtree that the positions number
+ * order 3, 1, 2 (ESC datasheet Section I, frame processing order), each one leading into a subtree that the positions number
  * depth first. So the parent of a slave is the nearest earlier slave with an open port
  * not yet used by an earlier child, and the port is the next one in that order (as
  * SOEM's and IgH's topology scans read it; the entry port is taken to be port 0). */
@@ -162,7 +162,7 @@ void ecat_mfsm_step(struct ecat_master *m, takt_ns_t now)
     mf_states[m->mf_state](m, now);
 }
 
-/* --- SII (ref §5): decoded by sii.c; the master keeps what configuration needs ------ */
+/* --- SII (ETG.2010): decoded by sii.c; the master keeps what configuration needs ------ */
 
 /* Output and input bits of a mapping, for the slave list before any layout. */
 void ecat_map_bits(const struct ecat_pdo_map *map, uint32_t *out, uint32_t *in)

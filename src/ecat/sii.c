@@ -1,4 +1,4 @@
-/* SII EEPROM image parser (ref §5, ETG.2010 layout): header words, then the category
+/* SII EEPROM image parser (ETG.2010 layout): header words, then the category
  * list from word 0x40. Every read is bounds-checked; errors name the word address. */
 #include "ecat/sii.h"
 #include <errno.h>
@@ -11,20 +11,20 @@
 #define W(w) ((size_t)(w) * 2)       /* word address -> byte offset */
 #define SII_HDR_BYTES W(SII_W_CATEGORIES)
 #define SII_CAT_HDR 4                /* u16 type, u16 length in words */
-/* header words proto.h does not name (ref §5) */
+/* header words proto.h does not name (ETG.2010) */
 enum { SII_W_PDI_CFG = 0x01, SII_W_SYNC_IMPULSE = 0x02, SII_W_PDI_CFG2 = 0x03 };
 
-/* Category body sizes (ETG.2010; ref §5). */
+/* Category body sizes (ETG.2010). */
 enum { GEN_LEN = 32, SM_LEN = 8, PDO_LEN = 8, ENTRY_LEN = 8, DC_LEN = 24 };
-/* SM category, per SM (ref §5): start u16, length u16, control, status, enable, type. */
+/* SM category, per SM (ETG.2010): start u16, length u16, control, status, enable, type. */
 enum { SM_START = 0, SM_LENGTH = 2, SM_CTRL = 4, SM_STATUS = 5, SM_ENABLE = 6, SM_TYPE = 7 };
-/* TxPDO/RxPDO category (ref §5): PDO header, then per entry. */
+/* TxPDO/RxPDO category (ETG.2010): PDO header, then per entry. */
 enum { PDO_INDEX = 0, PDO_NENTRIES = 2, PDO_SM = 3, PDO_DCSYNC = 4, PDO_NAME = 5, PDO_FLAGS = 6 };
 enum { ENT_INDEX = 0, ENT_SUB = 2, ENT_NAME = 3, ENT_TYPE = 4, ENT_BITLEN = 5, ENT_FLAGS = 6 };
 /* DC category, per operation mode (ETG.2010 table "DC"). */
 enum { DC_CYCLE0 = 0, DC_SHIFT0 = 4, DC_SHIFT1 = 8, DC_SYNC1_FACTOR = 12, DC_ASSIGN = 14,
        DC_SYNC0_FACTOR = 16, DC_NAME = 18, DC_DESC = 19 };
-/* General category byte offsets (ref §5; SOEM ec_config.c reads +5..+13). */
+/* General category byte offsets (ETG.2010; SOEM ec_config.c reads +5..+13). */
 enum { GEN_GROUP = 0, GEN_IMAGE = 1, GEN_ORDER = 2, GEN_NAME = 3, GEN_COE = 5, GEN_FOE = 6,
        GEN_EOE = 7, GEN_SOE = 8, GEN_DS402 = 9, GEN_SYSMAN = 10, GEN_FLAGS = 11,
        GEN_EBUS = 12, GEN_PORT = 16, GEN_PHYSMEM = 18 };
@@ -69,7 +69,7 @@ static void parse_header(struct ecat_sii *sii, const uint8_t *img)
     sii->pdi_cfg2 = get_le16(img + W(SII_W_PDI_CFG2));
     sii->alias = get_le16(img + W(SII_W_ALIAS));
     sii->csum_stored = img[W(SII_W_CHECKSUM)];
-    sii->csum_calc = ecat_sii_crc(img, 14);      /* CRC-8 over words 0-6 (ref §5) */
+    sii->csum_calc = ecat_sii_crc(img, 14);      /* CRC-8 over words 0-6 (ETG.2010) */
     sii->csum_ok = sii->csum_stored == sii->csum_calc;
     sii->id.vendor = get_le32(img + W(SII_W_VENDOR));
     sii->id.product = get_le32(img + W(SII_W_PRODUCT));
@@ -84,7 +84,7 @@ static void parse_header(struct ecat_sii *sii, const uint8_t *img)
     sii->version = get_le16(img + W(SII_W_VERSION));
 }
 
-/* Strings: u8 count, then per string u8 length + chars (ref §5). */
+/* Strings: u8 count, then per string u8 length + chars (ETG.2010). */
 static int cat_strings(struct cat_ctx *c)
 {
     struct ecat_sii *sii = c->sii;
@@ -173,7 +173,7 @@ static int cat_sm(struct cat_ctx *c)
     return 0;
 }
 
-/* TxPDO (50) / RxPDO (51): 8-byte PDO header then 8 bytes per entry (ref §5). */
+/* TxPDO (50) / RxPDO (51): 8-byte PDO header then 8 bytes per entry (ETG.2010). */
 static int cat_pdo(struct cat_ctx *c, bool tx)
 {
     struct ecat_sii *sii = c->sii;

@@ -1,4 +1,4 @@
-/* SII (slave information interface, EEPROM) parser (ref §5): identity, mailbox
+/* SII (slave information interface, EEPROM) parser (ETG.2010): identity, mailbox
  * configuration and the categories strings, general, FMMU, SM, TxPDO/RxPDO and DC.
  * Fixed-size result (no allocation, safe to copy); pure, fuzzable. */
 #ifndef TAKT_ECAT_SII_H
@@ -22,14 +22,14 @@ struct ecat_ident {
 #define ECAT_SII_MAX_ENTRIES  2048
 #define ECAT_SII_MAX_DC       8
 
-/* FMMU usage byte of category 40 (ref §5). */
+/* FMMU usage byte of category 40 (ETG.2010). */
 enum { ECAT_SII_FMMU_UNUSED = 0, ECAT_SII_FMMU_OUTPUTS = 1, ECAT_SII_FMMU_INPUTS = 2,
        ECAT_SII_FMMU_MBX_STATE = 3 };
 /* SM type byte of category 41 (ETG.2010): 0 unused, 1 mailbox out (master->slave),
  * 2 mailbox in, 3 process data outputs, 4 process data inputs. */
 enum { ECAT_SII_SM_UNUSED = 0, ECAT_SII_SM_MBX_OUT = 1, ECAT_SII_SM_MBX_IN = 2,
        ECAT_SII_SM_OUTPUTS = 3, ECAT_SII_SM_INPUTS = 4 };
-/* General category CoE details (byte 5) and flags (byte 11), ref §5. */
+/* General category CoE details (byte 5) and flags (byte 11), ETG.2010. */
 enum { ECAT_COE_DET_SDO = 0x01, ECAT_COE_DET_SDO_INFO = 0x02, ECAT_COE_DET_PDO_ASSIGN = 0x04,
        ECAT_COE_DET_PDO_CONFIG = 0x08, ECAT_COE_DET_UPLOAD_STARTUP = 0x10,
        ECAT_COE_DET_COMPLETE_ACCESS = 0x20 };

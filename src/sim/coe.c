@@ -1,5 +1,5 @@
 /* CoE server: mailbox header checks, SDO upload/download (expedited, normal, segmented,
- * complete access) with abort codes, emergencies, and the reply queue (ref §7). */
+ * complete access) with abort codes, emergencies, and the reply queue (ETG.1000.6 5.6 CoE). */
 #include "sim/coe.h"
 
 #include <errno.h>
@@ -7,7 +7,7 @@
 #include "ecat/proto.h"
 #include "util/wire.h"
 
-/* SDO command specifiers (bits 5-7 of the command byte, CiA 301 / ref §7) */
+/* SDO command specifiers (bits 5-7 of the command byte, CiA 301 / ETG.1000.6 5.6.2) */
 enum { CCS_DL_SEG = 0, CCS_DL_INIT = 1, CCS_UL_INIT = 2, CCS_UL_SEG = 3, CCS_ABORT = 4 };
 #define SDO_CA 0x10
 #define SDO_HDR 16                   /* mailbox 6 + CoE 2 + cmd 1 + index 2 + sub 1 + size 4 */
@@ -32,7 +32,7 @@ void coe_reset(struct coe_server *s)
     s->tx_cnt = 0;
 }
 
-/* Mailbox header for a reply of body_len bytes; the counter cycles 1..7 (ref §7). */
+/* Mailbox header for a reply of body_len bytes; the counter cycles 1..7 (ETG.1000.4 mailbox). */
 size_t coe_hdr(struct coe_server *s, uint8_t *b, uint16_t body_len, uint8_t type)
 {
     s->tx_cnt = (uint8_t)(s->tx_cnt % 7 + 1);

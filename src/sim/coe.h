@@ -1,4 +1,4 @@
-/* Mailbox + CoE server of a simulated device (sans-I/O, ref §7): SDO expedited, normal,
+/* Mailbox + CoE server of a simulated device (sans-I/O, ETG.1000.6 5.6 CoE): SDO expedited, normal,
  * segmented and complete access, SDO information, aborts, emergencies, mailbox errors. */
 #ifndef TAKT_SIM_COE_H
 #define TAKT_SIM_COE_H
@@ -12,7 +12,7 @@
 #define COE_MBX_MAX   1024     /* largest mailbox we serve */
 #define COE_XFER_MAX  4096     /* largest object a segmented transfer can carry */
 
-/* Mailbox error detail codes (type 0 reply, ref §7) */
+/* Mailbox error detail codes (type 0 reply, ETG.1000.4 mailbox error reply) */
 enum { MBXERR_SYNTAX = 1, MBXERR_UNSUPPORTED_PROTOCOL = 2, MBXERR_INVALID_CHANNEL = 3,
        MBXERR_SERVICE_NOT_SUPPORTED = 4, MBXERR_INVALID_HEADER = 5, MBXERR_SIZE_TOO_SHORT = 6,
        MBXERR_NO_MORE_MEMORY = 7, MBXERR_INVALID_SIZE = 8 };

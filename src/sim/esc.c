@@ -8,7 +8,7 @@
 #include "util/wire.h"
 
 /* Bits the EtherCAT side may write per register byte (ET1100/ET1200 register
- * descriptions; ref §4). Bytes absent here are read-only or unimplemented: a write
+ * descriptions, ESC datasheet Section II). Bytes absent here are read-only or unimplemented: a write
  * is ignored but still counts, as on a real ESC. SM and FMMU areas are handled
  * apart because their rules depend on state. */
 static const uint8_t wmask[ESC_REGS] = {
@@ -121,7 +121,7 @@ void esc_update_dl_status(struct sim_esc *e)
 {
     /* 0x0110: bit 0 PDI operational (EEPROM loaded), bit 1 PDI watchdog reloaded,
      * bits 4-7 physical link port 0-3, per port n bit 8+2n loop closed and bit 9+2n
-     * communication established (ref §4). */
+     * communication established (ETG.1000.4 DL status). */
     uint16_t s = 0x0002;
     if (!(esc_reg16(e, ESC_SII_CTRL) & SII_ERR_CSUM))
         s |= 0x0001;
@@ -155,7 +155,7 @@ void esc_reset(struct sim_esc *e, takt_ns_t now)
     e->mem[ESC_FMMU_COUNT] = (uint8_t)e->n_fmmu;
     e->mem[ESC_SM_COUNT] = (uint8_t)e->n_sm;
     e->mem[ESC_RAM_SIZE] = (uint8_t)(ram / 1024);
-    e->mem[ESC_PORT_DESC] = 0x0F;                  /* ports 0 and 1: MII (ref §4) */
+    e->mem[ESC_PORT_DESC] = 0x0F;                  /* ports 0 and 1: MII (ESC datasheet Section II, 0x0007) */
     put_le16(e->mem + ESC_FEATURES, d ? d->features : 0x01CC);
     e->mem[ESC_DL_CONTROL] = 0x01;                 /* forwarding rule */
     put_le16(e->mem + ESC_AL_CONTROL, AL_INIT);
@@ -249,7 +249,7 @@ static bool reg_write(struct sim_esc *e, uint32_t adr, const uint8_t *in, uint32
         }
         enum hook h = hook_of(a);
         if (h == H_SII && e->sii_cmd_pending)
-            continue;                 /* busy: a new command is ignored (ref §5) */
+            continue;                 /* busy: a new command is ignored (ETG.1000.4 SII access) */
         hooks[h] = true;
         if (h == H_DC_TIME) {
             if (!t_n)

@@ -12,7 +12,7 @@
 #define ESC_REGS        0x1000u   /* registers 0x0000-0x0FFF; process RAM follows */
 #define ESC_RAM_DEFAULT 8192u
 #define ESC_SM_MBX      2u        /* SM control bits 0-1: mailbox (1-buffer) mode */
-#define ESC_SM_STAT_FULL 0x08     /* SM status bit 3: mailbox full (ref §6) */
+#define ESC_SM_STAT_FULL 0x08     /* SM status bit 3: mailbox full (ETG.1000.4 SyncManager) */
 #define ESC_FWD_ERR0    0x0308u   /* forwarded RX error counter, port 0 (0x0308-0x030B) */
 #define ESC_EPU_ERR     0x030Cu   /* ECAT processing unit error counter */
 #define ESC_PDI_ERR     0x030Du   /* PDI error counter */

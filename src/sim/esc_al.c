@@ -1,4 +1,4 @@
-/* AL state machine of the software ESC (ref §8, ETG.1000.6 6.4): the checks slave
+/* AL state machine of the software ESC (ETG.1000.6 6.4): the checks slave
  * firmware makes on each requested transition, AL status codes with the error flag
  * held until acknowledged, and the SM watchdog that drops OP to SAFEOP. */
 #include <string.h>
@@ -231,7 +231,7 @@ void esc_al_control(struct sim_esc *e, takt_ns_t t)
     }
 }
 
-/* Process-data watchdog (ref §4 0x0400/0x0420): time = 0x0420 x (0x0400 + 2) x 40 ns.
+/* Process-data watchdog (ESC datasheet Section II, 0x0400/0x0420): time = 0x0420 x (0x0400 + 2) x 40 ns.
  * An output SM with the watchdog trigger bit that sees no complete write for that
  * long expires (0x0440 bit 0 cleared, 0x0442 counts). With firmware, OP drops to
  * SAFEOP + ERROR, AL status code 0x001B; in device emulation (no firmware) the ESC

@@ -1,4 +1,4 @@
-/* Distributed clocks of the software ESC (ref §9): a local clock with its own drift,
+/* Distributed clocks of the software ESC (ETG.1000.4; ESC datasheet Section I): a local clock with its own drift,
  * receive-time latches, system time = local + offset, and the time-control loop a
  * write to 0x0910 drives (KickCAT dcTimeLoopWrite shape: bounded slew per write,
  * filtered difference in 0x092C), plus a rate correction like the ESC speed counter. */
@@ -52,7 +52,7 @@ void esc_dc_read_refresh(struct sim_esc *e, uint32_t adr, uint32_t len, takt_ns_
 void esc_dc_latch(struct sim_esc *e)
 {
     /* Local time at which the frame passed each port; ports without link keep what
-     * they had (ref §9 step 1). 0x0918 is the processing unit's time (port 0 in a
+     * they had (ETG.1000.4 distributed clocks, receive times). 0x0918 is the processing unit's time (port 0 in a
      * line). */
     for (unsigned p = 0; p < 4; p++)
         if (e->times.open & (1u << p))
@@ -76,7 +76,7 @@ void esc_dc_reset_filter(struct sim_esc *e, takt_ns_t t)
 
 static void put_diff(struct sim_esc *e, double d)
 {
-    /* 0x092C: bit 31 set when local >= received, bits 0-30 magnitude (ref §4). */
+    /* 0x092C: bit 31 set when local >= received, bits 0-30 magnitude (ESC datasheet Section II, 0x092C). */
     double m = fabs(d);
     uint32_t mag = m > 0x7FFFFFFF ? 0x7FFFFFFF : (uint32_t)(m + 0.5);
     put_le32(e->mem + ESC_DC_SYS_DIFF, mag | (d >= 0 ? 0x80000000u : 0));

@@ -9,7 +9,7 @@
 #include "util/wire.h"
 
 #define HOT static inline __attribute__((always_inline))
-#define ESC_SM_STATUS_OFF 5           /* SM register byte 5: status (ref §6) */
+#define ESC_SM_STATUS_OFF 5           /* SM register byte 5: status (ETG.1000.4 SyncManager) */
 
 /* Process images are a few bytes: loops beat library calls. */
 static inline bool esc_bytes_differ(const uint8_t *a, const uint8_t *b, uint32_t n)

@@ -1,4 +1,4 @@
-/* The PDI side of the mailbox SyncManagers (ref §6-7): hands a full write mailbox to
+/* The PDI side of the mailbox SyncManagers (ETG.1000.4 SyncManager and mailbox): hands a full write mailbox to
  * the device (FoE to the ESC's file server), places replies in the read mailbox as it empties, serves repeat
  * requests, and answers injected SDO aborts before the device sees the request. */
 #include <string.h>
@@ -60,7 +60,7 @@ static size_t sdo_abort_reply(struct sim_esc *e, const uint8_t *msg, size_t len,
 }
 
 /* In BOOT only FoE is served (ETG.1000.6: the bootstrap mailbox carries firmware
- * download); anything else gets a mailbox error "protocol not supported" (ref §7). */
+ * download); anything else gets a mailbox error "protocol not supported" (ETG.1000.4 mailbox error reply). */
 static size_t boot_refusal(struct sim_esc *e, const uint8_t *msg, uint8_t *r)
 {
     memset(r, 0, MBX_HDR + 4);
@@ -144,7 +144,7 @@ void esc_mbx_pdi(struct sim_esc *e, takt_ns_t t)
         return;
     uint8_t *reg = e->mem + ESC_SM0 + ESC_SM_SIZE * r;
     /* Repeat: the master toggled 0x0806 bit 1; put the last reply back and mirror the
-     * toggle into 0x0807 bit 1 as the acknowledgement (ref §6). */
+     * toggle into 0x0807 bit 1 as the acknowledgement (ETG.1000.4 SyncManager repeat request). */
     if (((reg[SM_ACT] ^ reg[SM_PDI]) & 0x02)) {
         if (e->mbx_last_len)
             place(e, r, e->mbx_last, e->mbx_last_len);

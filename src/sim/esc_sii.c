@@ -1,4 +1,4 @@
-/* SII EEPROM interface of the software ESC (ref §5, registers 0x0500-0x050F): read of
+/* SII EEPROM interface of the software ESC (ETG.1000.4 SII access, registers 0x0500-0x050F): read of
  * 4 or 8 bytes, word write with write enable, reload, busy and error bits, and the
  * power-on load of alias and PDI configuration with its checksum check. */
 #include <string.h>
@@ -7,7 +7,7 @@
 
 static uint16_t sii_word(const struct sim_esc *e, uint32_t w)
 {
-    /* Past the end of the EEPROM the interface reads 0xFFFF (KickCAT; ref §5). */
+    /* Past the end of the EEPROM the interface reads 0xFFFF (as KickCAT's emulated ESC does). */
     if ((size_t)w * 2 + 1 >= e->sii_bytes)
         return 0xFFFF;
     return get_le16(e->sii + (size_t)w * 2);
@@ -34,7 +34,7 @@ void esc_sii_load(struct sim_esc *e)
     e->mem[ESC_ESC_CONFIG] = (uint8_t)(w0 >> 8);
 }
 
-/* The master wrote 0x0500 (ESC datasheet Section I 11.2, ref §4-5): bit 0 offers the
+/* The master wrote 0x0500 (ESC datasheet Section I 11.2, ETG.1000.4 SII access): bit 0 offers the
  * EEPROM to the PDI, bit 1 forces it back to EtherCAT (resets 0x0501 bit 0). The
  * simulated firmware takes an offered EEPROM at once (0x0501 bit 0, "PDI has EEPROM
  * control"), gives it back when the offer ends and, once forced off, waits for the
@@ -69,7 +69,7 @@ void esc_sii_command(struct sim_esc *e)
         return;                     /* the PDI owns the EEPROM: ECAT commands ignored */
     }
     if (!cmd) {
-        /* NOP clears the error bits (ref §5: "clears error bits with a NOP"). */
+        /* NOP clears the error bits (ESC datasheet Section II, register 0x0502). */
         set_ctrl(e, (uint16_t)(ctrl & ~(SII_ERR_ACK | SII_ERR_WE)));
         return;
     }

@@ -1,4 +1,4 @@
-/* SyncManagers and FMMUs of the software ESC (ref §6): who may touch process RAM,
+/* SyncManagers and FMMUs of the software ESC (ETG.1000.4 SyncManager and FMMU): who may touch process RAM,
  * mailbox full/empty rules, 3-buffer outputs that never tear, and the precomputed
  * FMMU maps the logical commands run through. */
 #include <string.h>
@@ -6,9 +6,9 @@
 #include "sim/esc_hot.h"
 #include "util/wire.h"
 
-/* SM register byte offsets (ref §6) */
+/* SM register byte offsets (ETG.1000.4 SyncManager) */
 enum { SM_START = 0, SM_LEN = 2, SM_CTRL = 4, SM_STATUS = 5, SM_ACT = 6, SM_PDI = 7 };
-/* FMMU register byte offsets (ref §6) */
+/* FMMU register byte offsets (ETG.1000.4 FMMU) */
 enum { FM_LSTART = 0, FM_LEN = 4, FM_LSBIT = 6, FM_LEBIT = 7, FM_PSTART = 8, FM_PSBIT = 10,
        FM_TYPE = 11, FM_ACT = 12 };
 
@@ -154,7 +154,7 @@ bool esc_sm_write(struct sim_esc *e, unsigned n, uint32_t adr, const uint8_t *in
 }
 
 /* Walk [adr, adr+len) of process RAM, SM window by SM window; bytes outside an
- * active SM are not executed (ref §4: RAM only through SM windows). */
+ * active SM are not executed (ETG.1000.4 SyncManager: RAM only through SM windows). */
 bool esc_ram_read(struct sim_esc *e, uint32_t adr, uint8_t *out, uint32_t len, bool or_into, takt_ns_t t)
 {
     bool any = false;
@@ -252,7 +252,7 @@ unsigned esc_logical(struct sim_esc *e, uint8_t cmd, uint32_t lad, uint8_t *data
 {
     uint64_t lo = (uint64_t)lad * 8, hi = lo + (uint64_t)len * 8;
     unsigned done = 0;
-    /* LRW: writes take the data as it arrived, so they go first (ref §3 LRW order). */
+    /* LRW: writes take the data as it arrived, so they go first (ETG.1000.4 commands, LRW). */
     if ((cmd == ECAT_LWR || cmd == ECAT_LRW) && (e->map_types & ESC_FMMU_W)) {
         for (unsigned i = 0; i < e->n_map; i++) {
             const struct esc_fmmu_map *m = &e->map[i];

@@ -312,7 +312,7 @@ static int parse_device(const xmlNode *dev, uint32_t vendor, struct sim_esi_devi
     d->n_fmmu_hw = 8;
     d->n_sm_hw = 8;
     d->ram_kb = 8;
-    d->features = 0x01CC;         /* DC + 64-bit DC (ref §4) */
+    d->features = 0x01CC;         /* DC + 64-bit DC (ESC datasheet Section II, 0x0008) */
     int rc = parse_sm(dev, d, err, errlen);
     if (!rc)
         rc = parse_pdos(dev, "RxPdo", d->rxpdo, &d->n_rxpdo, err, errlen);

@@ -1,7 +1,7 @@
 /* The simulated EtherCAT network: a frame passes the reachable slaves in position
  * order (the tree walked in port order 0-3-1-2, net_topo.c) and back; every
- * datagram is executed with its addressing and working-counter rule (ref §3);
- * malformed frames are dropped and counted in the RX error counters (ref §4). */
+ * datagram is executed with its addressing and working-counter rule (ETG.1000.4 commands and working counter);
+ * malformed frames are dropped and counted in the RX error counters (ETG.1000.4 RX error counters). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,7 +173,7 @@ static inline void pass(struct takt_sim *s, unsigned k, takt_ns_t now)
 
 static inline bool fp_match(const struct sim_esc *e, uint16_t adp)
 {
-    /* Alias only when DL control bit 24 (0x0103 bit 0) is set (ref §3). */
+    /* Alias only when DL control bit 24 (0x0103 bit 0) is set (ETG.1000.4 DL control). */
     return e->station == adp || (e->alias_en && e->alias == adp);
 }
 
@@ -184,7 +184,7 @@ static unsigned phys(struct takt_sim *s, unsigned k, struct ecat_dg *dg, bool rd
     struct sim_esc *e = &s->sl[k].esc;
     takt_ns_t t = at(s, k, now);
     unsigned w = 0;
-    /* the port times matter only to the latch a write to 0x0900 triggers (ref §9.1) */
+    /* the port times matter only to the latch a write to 0x0900 triggers (ETG.1000.4 distributed clocks, receive times) */
     if (wr && dg->ado <= ESC_DC_RECV_TIME0 && dg->ado + dg->len > ESC_DC_RECV_TIME0)
         pass(s, k, now);
     if (rd && wr) {
@@ -238,7 +238,7 @@ static void exec_dg(struct takt_sim *s, struct ecat_dg *dg, takt_ns_t now)
         c = ECAT_NOP, w = dc_rmw(s, dg, now);
     switch (c) {
     case ECAT_APRD: case ECAT_APWR: case ECAT_APRW: case ECAT_ARMW:
-        /* Every slave increments ADP; the one that sees 0 executes (ref §3). */
+        /* Every slave increments ADP; the one that sees 0 executes (ETG.1000.4 commands and working counter). */
         for (unsigned i = 0; i < r; i++, adp++) {
             if (c == ECAT_ARMW)
                 w += phys(s, s->act[i], dg, adp == 0, adp != 0, false, now);
@@ -271,7 +271,7 @@ static void exec_dg(struct takt_sim *s, struct ecat_dg *dg, takt_ns_t now)
             unsigned d = e->n_map == 1 && e->map[0].aligned && !e->reference
                        ? esc_logical1(e, c, dg->lad, dg->data, dg->len, now + sl->t_in)
                        : esc_logical(e, c, dg->lad, dg->data, dg->len, now + sl->t_in);
-            /* LRD/LWR count 1; LRW counts read 1 + write 2 (ref §3). */
+            /* LRD/LWR count 1; LRW counts read 1 + write 2 (ETG.1000.4 commands and working counter). */
             w += c == ECAT_LRW ? ((d & 1) ? 1u : 0u) + ((d & 2) ? 2u : 0u) : (d ? 1u : 0u);
         }
         break;
@@ -394,7 +394,7 @@ size_t takt_sim_process(struct takt_sim *s, uint8_t *buf, size_t len, size_t cap
             now + sl->t_in - e->sm[e->sm_out].last_commit > e->wd_pd_ns)
             esc_al_watchdog(e, now + sl->t_in);
     }
-    buf[6] |= 0x02;                 /* U/L bit on the way back (ref §1) */
+    buf[6] |= 0x02;                 /* U/L bit on the way back (ESC datasheet Section I, frame processing) */
     if (chance(s, s->p_corrupt)) {
         s->st.corrupted++;
         corrupt(s, buf, len);

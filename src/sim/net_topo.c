@@ -1,5 +1,5 @@
 /* Topology of the simulated network: each slave hangs on port 1..3 of its parent (or
- * on the master); a frame walks the tree in ESC port order 0 -> 3 -> 1 -> 2 (ref §9.3),
+ * on the master); a frame walks the tree in ESC port order 0 -> 3 -> 1 -> 2 (ESC datasheet Section I, frame processing order),
  * so positions are the walk's order, and every port pass costs the slave's forwarding
  * delay. Cut cables hide whole subtrees; the receive times of each port follow. */
 #include <errno.h>

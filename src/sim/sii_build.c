@@ -1,5 +1,5 @@
 /* Builds a device's SII EEPROM image from its description: header words 0x00-0x3F
- * and the categories strings, general, FMMU, SM, TxPDO, RxPDO, DC (ref §5, ETG.2010). */
+ * and the categories strings, general, FMMU, SM, TxPDO, RxPDO, DC (ETG.2010). */
 #include <errno.h>
 #include <string.h>
 #include "ecat/proto.h"
@@ -68,7 +68,7 @@ static int sm_of_type(const struct sim_device_desc *d, uint8_t type)
     return -1;
 }
 
-/* Words 0x00-0x3F (ref §5 layout). PDI control / ESC config: devices without a mailbox
+/* Words 0x00-0x3F (ETG.2010 layout). PDI control / ESC config: devices without a mailbox
  * are pure ESC I/O devices with device emulation (AL status follows AL control), like
  * the EK1100 dump (word 0 = 0x0D00); mailbox devices have a µC on SPI (0x05). */
 static void header(const struct sim_device_desc *d, uint8_t *b, size_t total)

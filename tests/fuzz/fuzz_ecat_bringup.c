@@ -27,7 +27,7 @@ struct rig {
 
 static takt_ns_t clk(void *ctx) { return ((struct rig *)ctx)->now; }
 
-/* Events on the fake line (ref §4, §6): a slave that lost power is back in INIT with
+/* Events on the fake line (ETG.1000.4 DL registers, SyncManager): a slave that lost power is back in INIT with
  * its address and configuration gone; a cut leaves the slaves behind it silent. */
 static void event(struct rig *g, unsigned arg)
 {

@@ -1,7 +1,7 @@
 /* Hand-written replies for the master tests: a minimal line of ESCs behind a mem link
  * responder (registers, SII reads, AL control with refusals, byte-granular FMMUs, a
  * cable cut). Independent of src/sim so that the master is checked against the rules
- * of ref §3-§8 as written, not against another implementation of them. */
+ * of ETG.1000.4 and ETG.1000.6 as written, not against another implementation of them. */
 #ifndef TAKT_TEST_MASTER_FAKE_H
 #define TAKT_TEST_MASTER_FAKE_H
 
@@ -105,7 +105,7 @@ static inline void fake_init(struct fake_net *net, unsigned n)
     }
 }
 
-/* Port 0 always open; port 1 open when a slave follows (ref §4: pair 10b = active). */
+/* Port 0 always open; port 1 open when a slave follows (ETG.1000.4 DL status: pair 10b = active). */
 static inline void fake_dl(struct fake_net *net)
 {
     for (unsigned i = 0; i < net->n; i++)
@@ -225,7 +225,7 @@ static inline void fake_respond(void *ctx, struct takt_link *ep, const struct ta
     net->last_src0 = buf[6];
     if (net->present == 0)
         return;                 /* nobody to return the frame */
-    buf[6] |= 0x02;             /* ref §1: U/L bit set by the first ESC */
+    buf[6] |= 0x02;             /* ESC datasheet Section I: U/L bit set by the first ESC */
     fake_dl(net);
     struct ecat_dg dg;
     size_t pos;

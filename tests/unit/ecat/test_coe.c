@@ -1,5 +1,5 @@
 /* CoE client: every SDO transfer type, SDO information, emergencies, aborts and
- * mailbox errors against hand-written bytes from the reference tables (ref §7). */
+ * mailbox errors against hand-written bytes from the tables of ETG.1000.4 (mailbox) and ETG.1000.6 5.6 (CoE). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -28,7 +28,7 @@ static bool is_coe_mbx(const uint8_t *d, size_t n)
 
 /* Collect the mailbox traffic of returned frames (U/L bit set by the first slave):
  * writes that reached a slave (WKC 1) are requests, reads that found a full mailbox
- * (WKC 1) are replies. Wireshark's mailbox heuristic, ref §7. */
+ * (WKC 1) are replies. Wireshark's mailbox heuristic (packet-ethercat-datagram.c). */
 static int load(const char *name)
 {
     const char *dir = getenv("TAKT_FIXTURES");

@@ -1,5 +1,5 @@
 /* Frame codec: building against known-good bytes, iterating, and rejecting
- * truncated or foreign frames (ref §1-2). */
+ * truncated or foreign frames (ETG.1000.4 frame structure). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>

@@ -339,7 +339,7 @@ static void test_reg_access(void **state)
     rig_free(r);
 }
 
-/* A slave whose SII forbids LRW (general flag 0x02, ref §5): its frame goes out as LRD +
+/* A slave whose SII forbids LRW (general flag 0x02, ETG.2010): its frame goes out as LRD +
  * LWR, each with its own expected WKC; data still flow both ways. */
 static void test_no_lrw(void **state)
 {

@@ -27,7 +27,7 @@ struct recording {
     unsigned frames;
 };
 
-/* Station addresses of the recording: ethercrab's 0x1000 + index (ref §10). */
+/* Station addresses of the recording: ethercrab's 0x1000 + index (ethercrab BASE_SUBDEVICE_ADDRESS). */
 static int slave_of(uint16_t adp) { return adp >= 0x1000 && adp < 0x1000 + REC_SLAVES ? adp - 0x1000 : -1; }
 
 static void take(struct recording *r, const uint8_t *req, const uint8_t *rep, size_t len)
@@ -80,7 +80,7 @@ static int load(const char *path, struct recording *r)
         if (h->caplen < ECAT_ETH_HDR + ECAT_FRAME_HDR || h->caplen > TAKT_FRAME_BUF ||
             get_be16(d + 12) != TAKT_ETHERTYPE_ECAT)
             continue;
-        if (!(d[6] & 0x02)) {                    /* the master's request (ref §1: U/L clear) */
+        if (!(d[6] & 0x02)) {                    /* the master's request (U/L clear, ESC datasheet Section I) */
             memcpy(last, d, h->caplen);
             last_len = h->caplen;
         } else if (last_len) {                   /* the reply to it */

@@ -100,7 +100,7 @@ static void standard_objects(void **state)
     (void)state;
     /* every CoE catalogue device: 0x1000, 0x1008/0x1009/0x100A, 0x1018 (= its SII
      * identity), 0x1C00 (SM types as the SII's SM category), 0x1C12/0x1C13 (the
-     * default assignment) - uploaded over the mailbox bytes (ref §7) */
+     * default assignment) - uploaded over the mailbox bytes (ETG.1000.6 5.6 CoE) */
     static const char *const names[] = { "el3102", "servo" };
     static uint8_t esc[0x1000];
     for (unsigned k = 0; k < 2; k++) {

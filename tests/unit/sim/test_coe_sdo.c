@@ -1,5 +1,5 @@
 /* CoE server over raw mailbox bytes: every SDO transfer type, aborts, complete access,
- * mailbox errors, counters, emergencies and the SDO fault hook (ref §7). */
+ * mailbox errors, counters, emergencies and the SDO fault hook (ETG.1000.6 5.6 CoE). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

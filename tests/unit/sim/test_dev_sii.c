@@ -14,7 +14,7 @@
 #include "sim/esi.h"
 #include "util/wire.h"
 
-/* --- a small SII reader written from ref §5, independent of sii_build.c ------------ */
+/* --- a small SII reader written from ETG.2010, independent of sii_build.c ------------ */
 struct sii_view {
     unsigned ncat;
     uint16_t cat[32];
@@ -266,7 +266,7 @@ static void device_from_desc(void **state)
  * catalogue device's image strictly and finds what the ESI described. */
 /* CRC-8 of the SII configuration area written out here, not taken from src/ecat:
  * polynomial x^8 + x^2 + x + 1 (0x07), initial value 0xFF, MSB first, over bytes
- * 0-13 (ref §5). */
+ * 0-13 (ETG.2010). */
 static uint8_t crc8_ref(const uint8_t *b, size_t n)
 {
     uint8_t c = 0xFF;

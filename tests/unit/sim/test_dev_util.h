@@ -1,5 +1,5 @@
 /* Helpers for the simulated-device tests: create catalogue devices, fake ESC register
- * memory, and raw mailbox/SDO messages built byte by byte (ref §7). */
+ * memory, and raw mailbox/SDO messages built byte by byte (ETG.1000.6 5.6 CoE). */
 #ifndef TEST_DEV_UTIL_H
 #define TEST_DEV_UTIL_H
 

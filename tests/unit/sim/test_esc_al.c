@@ -1,4 +1,4 @@
-/* Software ESC: AL state machine (ref §8) - the checks on each transition, status
+/* Software ESC: AL state machine (ETG.1000.6 6.4 ESM) - the checks on each transition, status
  * codes with the error flag held until acknowledged, refusals, SM watchdog. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -312,7 +312,7 @@ static void error_flag_going_down(void **state)
 {
     (void)state;
     /* with the error flag set a request for a lower state is executed and the flag
-     * stays; only the acknowledge clears it (ref §8) */
+     * stays; only the acknowledge clears it (ETG.1000.6 6.4 ESM) */
     struct takt_sim *s = tnet(1, true, false, NULL);
     mbx(s);
     assert_int_equal(req(s, AL_PREOP, 10), AL_PREOP);

@@ -1,5 +1,5 @@
 /* Software ESC: every datagram command's addressing and working-counter rule
- * (ref §3), U/L bit, several datagrams per frame, malformed frames counted. */
+ * (ETG.1000.4 commands and working counter), U/L bit, several datagrams per frame, malformed frames counted. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -57,7 +57,7 @@ static void adp_incremented_in_reply(void **state)
     ecat_frame_add(buf, sizeof buf, &pos, ECAT_BWR, 5, FP(0, 0x0200), 2, NULL);
     size_t len = ecat_frame_end(buf, pos);
     assert_int_equal(takt_sim_process(s, buf, len, sizeof buf, 3000, NULL), len);
-    /* U/L bit of the source MAC set by the first slave (ref §1) */
+    /* U/L bit of the source MAC set by the first slave (ESC datasheet Section I, frame processing) */
     assert_int_equal(buf[6], 0x12);
     struct ecat_dg dg;
     assert_int_equal(ecat_frame_first(buf, len, &dg, &pos), 0);
@@ -71,7 +71,7 @@ static void adp_incremented_in_reply(void **state)
     assert_int_equal(get_le16(dg.data), 0x1004);
     /* ARMW: every slave increments ADP, slave 2 (ADP 0 there) read its station
      * address into the frame, the others wrote what arrived (slave 1: 0, slaves 3
-     * and 4: 0x1002, restored below); +1 each (ref §3) */
+     * and 4: 0x1002, restored below); +1 each (ETG.1000.4 commands and working counter) */
     assert_int_equal(ecat_frame_next(buf, len, &dg, &pos), 0);
     assert_int_equal(dg.cmd, ECAT_ARMW);
     assert_int_equal(dg.adp, (uint16_t)(-1 + N));
@@ -255,7 +255,7 @@ static void malformed_counted(void **state)
 static void longest_datagram(void **state)
 {
     (void)state;
-    /* 1486 data bytes fill a 1514-byte frame (ref §1): served; one more byte cannot
+    /* 1486 data bytes fill a 1514-byte frame (IEEE 802.3 maximum frame): served; one more byte cannot
      * come from an Ethernet link and is dropped as malformed */
     static const uint8_t mac[6] = { 0x10, 0x10, 0x10, 0x10, 0x10, 0x10 };
     static uint8_t buf[1600];

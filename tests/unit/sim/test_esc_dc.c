@@ -1,4 +1,4 @@
-/* Software ESC: distributed clocks (ref §9) - receive-time latching consistent with
+/* Software ESC: distributed clocks (ETG.1000.4; ESC datasheet Section I) - receive-time latching consistent with
  * the line's forwarding delays, system time = local + offset, the 0x092C sign-
  * magnitude difference, and a simulated master's drift compensation converging. */
 #include <setjmp.h>
@@ -118,7 +118,7 @@ static void diff_sign_magnitude(void **state)
 }
 
 /* A master: latch, compute delays, offsets from 0x0918, static drift compensation
- * then cyclic FRMW 0x0910 every 1 ms (ref §9 steps 1-6). */
+ * then cyclic FRMW 0x0910 every 1 ms (ETG.1000.4 distributed clocks; the steps of ESC datasheet Section I). */
 static void drift_compensation_converges(void **state)
 {
     (void)state;
@@ -203,7 +203,7 @@ static void sync0_next_pulse(void **state)
 static void delay_slew_filter(void **state)
 {
     (void)state;
-    /* the time-control loop a write to 0x0910 drives (ref §9): the written time is
+    /* the time-control loop a write to 0x0910 drives (ETG.1000.4 distributed clocks): the written time is
      * compared with local + offset (0x0920) - delay (0x0928); the clock steps by at
      * most 0x0930 & 0x7FFF per write; 0x092C is the difference filtered with depth
      * 0x0934 & 0x0F; writing 0x0930..0x0935 resets the filter */
@@ -247,7 +247,7 @@ static void latch_only_on_write_0900(void **state)
 {
     (void)state;
     /* the receive times are latched by a write to 0x0900 alone; reads and writes
-     * elsewhere leave them (ref §9 step 1) */
+     * elsewhere leave them (ETG.1000.4 distributed clocks, receive times) */
     struct takt_sim *s = tnet(2, false, true, NULL);
     takt_sim_set_clock(s, 0, 0, 0);
     uint8_t z[4] = { 0 };

@@ -1,4 +1,4 @@
-/* The register sequences of independent masters (ref §10: SOEM scan, ethercrab
+/* The register sequences of independent masters (SOEM scan, ethercrab
  * reset, IgH's SII and DC widths) replayed against catalogue devices: every access
  * they rely on must execute with the WKC they expect. */
 #include <setjmp.h>

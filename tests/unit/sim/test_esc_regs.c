@@ -1,4 +1,4 @@
-/* Software ESC: the memory a master sees (ref §4) - process RAM size (8 KiB default,
+/* Software ESC: the memory a master sees (ETG.1000.4 DL registers) - process RAM size (8 KiB default,
  * configurable) and where it ends, and the write rules of real registers: read-only
  * registers and bits keep their value, yet the write counts (the register area is
  * always accessible: ESC datasheet Section I 2.4), reserved bytes stay zero. */

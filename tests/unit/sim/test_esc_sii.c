@@ -1,4 +1,4 @@
-/* Software ESC: SII EEPROM interface (ref §5) - command and address in one write,
+/* Software ESC: SII EEPROM interface (ETG.1000.4 SII access) - command and address in one write,
  * 4/8-byte reads, busy, write enable error, reload, ownership, 0xFFFF past the end. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* Software ESC: SyncManagers and FMMUs (ref §6) - mailbox full/empty rules and the
+/* Software ESC: SyncManagers and FMMUs (ETG.1000.4 SyncManager and FMMU) - mailbox full/empty rules and the
  * hand-over to the device, repeat, 3-buffer outputs, FMMU bit mapping, LRW WKC. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -117,7 +117,7 @@ static void mailbox_full_on_last_byte(void **state)
 {
     (void)state;
     /* the write mailbox is full (and handed over) only when its last byte is
-     * written; a write that stops short leaves it open for the rest (ref §6) */
+     * written; a write that stops short leaves it open for the rest (ETG.1000.4 SyncManager) */
     struct tdev *d[1];
     struct takt_sim *s = preop(1, d);
     uint8_t m[128] = { 0 }, st = 0;
@@ -248,7 +248,7 @@ static void sm_status_through_fmmu(void **state)
 static void fmmu_wkc_once_per_direction(void **state)
 {
     (void)state;
-    /* one increment per direction per slave however many FMMUs match (ref §3) */
+    /* one increment per direction per slave however many FMMUs match (ETG.1000.4 commands and working counter) */
     struct tdev *d[2];
     struct takt_sim *s = op2(d);
     /* a second read FMMU of slave 1 onto the same inputs, at logical 0x10008 */
@@ -269,7 +269,7 @@ static void lrw_overlapping_in_out(void **state)
     (void)state;
     /* inputs and outputs on the same logical bytes (SOEM's overlapped IO map): the
      * slave writes its outputs from the data as it arrived and puts its inputs in
-     * the frame (ref §3 LRW order); WKC 3 */
+     * the frame (ETG.1000.4 commands, LRW); WKC 3 */
     struct tdev *d[1];
     struct takt_sim *s = preop(1, d);
     tsm(s, 0x1001, 2, 0x1100, 2, 0x64, 1, 200);
@@ -325,7 +325,7 @@ static void fmmu_without_sm_not_counted(void **state)
 {
     (void)state;
     /* an FMMU onto process RAM no active SM covers: not executed, not counted
-     * (ref §3: RAM not covered by an enabled SM) */
+     * (ETG.1000.4 working counter: RAM not covered by an enabled SM) */
     struct tdev *d[2];
     struct takt_sim *s = op2(d);
     tfmmu(s, 0x1001, 2, 0x40000, 4, 0, 7, 0x1800, 0, ESC_FMMU_R | ESC_FMMU_W, 3000);
