@@ -46,7 +46,7 @@ void takt_plk_mn_cfg_default(struct takt_plk_mn_cfg *c);
 int  takt_plk_mn_cfg_add_range(struct takt_plk_mn_cfg *c, unsigned first, unsigned last,
                                bool chained);
 
-/* NMT states (low byte on the wire, powerlink.md §5). */
+/* NMT states (low byte on the wire, EPSG DS 301 7.1). */
 enum takt_plk_nmt {
     TAKT_PLK_OFF            = 0x00,
     TAKT_PLK_INITIALISING   = 0x19,

@@ -110,10 +110,10 @@ static int read_file(const char *path, uint8_t **buf, size_t *len)
 uint32_t cli_plk_chain_slot(unsigned k) { return 10000u + 5000u * k; }
 
 /* --nodes and the demo use the timing values openCONFIGURATOR's Demo_3CN project writes
- * (ref §11: 0x1F92 200 µs, 0x1C09 40, 0x1C02/3 40, CN 0x1C0B/0x1C0D 80) rather than the
+ * (0x1F92 200 µs, 0x1C09 40, 0x1C02/3 40, CN 0x1C0B/0x1C0D 80) rather than the
  * bare OD defaults (25 µs, 15): a software MN on a non-RT kernel wakes late by tens of
  * µs now and then, and two late PRes must not reset a CN. Loss-of-SoC tolerance 500 µs
- * as openPOWERLINK's demo CN application writes it (ref §8). */
+ * as openPOWERLINK's demo CN application writes it. */
 void cli_plk_soft_timing(struct plk_net_config *nc)
 {
     nc->cycle_exceed_threshold = 40;

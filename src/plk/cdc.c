@@ -1,5 +1,5 @@
 /* Concise DCF (mnobd.cdc) reader and writer: validate once, iterate in place, apply to
- * an object dictionary (ref §11, oplk obdcdc.c / oplkdefs.h CDC_OFFSET_*). */
+ * an object dictionary (CiA 302-3 concise DCF, oplk obdcdc.c / oplkdefs.h CDC_OFFSET_*). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>

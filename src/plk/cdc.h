@@ -1,5 +1,5 @@
 /* openPOWERLINK concise DCF (mnobd.cdc): u32 entry count, then per entry index u16,
- * subindex u8, size u32, data (ref §11). Parsing validates the whole buffer first and
+ * subindex u8, size u32, data (CiA 302-3 concise DCF). Parsing validates the whole buffer first and
  * then iterates over it in place; nothing is copied or allocated. */
 #ifndef TAKT_PLK_CDC_H
 #define TAKT_PLK_CDC_H

@@ -92,7 +92,7 @@ static void base_msg(struct plk_cn *cn, struct plk_msg *m, uint8_t mtyp, uint8_t
     m->src = cn->cfg.id;
 }
 
-/* PRes (ref §3): multicast, our state, RD only in Operational, EN of error signaling,
+/* PRes (EPSG DS 301 frame formats): multicast, our state, RD only in Operational, EN of error signaling,
  * PR/RS of queued async frames, inputs as payload. */
 static struct plk_txf *send_pres(struct plk_cn *cn, takt_ns_t now, struct plk_txq *q)
 {
@@ -142,7 +142,7 @@ static void copy_outputs(struct plk_cn *cn, const uint8_t *p, uint16_t size, uin
     if (cn->od_do && cn->od_do->data)   /* RPDO 0x1600/1 -> 0x6200/1 */
         cn->od_do->data[0] = cn->out[0];
     if (n < cn->cfg.out_size)
-        cn->st.short_rx++;   /* E_PDO_SHORT_RX (ref §7) */
+        cn->st.short_rx++;   /* E_PDO_SHORT_RX (EPSG DS 301 6.4) */
 }
 
 /* A slow CN (injected): the PRes leaves answer_delay after the PReq arrived. */
@@ -186,7 +186,7 @@ static void on_preq(struct plk_cn *cn, takt_ns_t now, const struct plk_msg *m, s
     maybe_late(cn, f, now);
 }
 
-/* PResMN (ref §10): in chained mode it replaces the PReq; our PRes leaves
+/* PResMN (EPSG DS 302-C): in chained mode it replaces the PReq; our PRes leaves
  * pres_time_first ns after the end of the PResMN (its receive time). */
 static void on_pres_mn(struct plk_cn *cn, takt_ns_t now, const struct plk_msg *m, struct plk_txq *q)
 {
@@ -228,7 +228,7 @@ static bool judge_preq(struct plk_cn *cn)
     cn->st.loss_preq++;
     if (!plk_errcnt_event(&cn->loss_preq))
         return false;
-    plk_cn_error(cn, PLK_E_DLL_LOSS_PREQ_TH);   /* ref §7: 0x8242 */
+    plk_cn_error(cn, PLK_E_DLL_LOSS_PREQ_TH);   /* EPSG DS 301 error code 0x8242 */
     return true;
 }
 
@@ -364,7 +364,7 @@ void plk_cn_rx_at(struct plk_cn *cn, takt_ns_t now, takt_ns_t ts, bool closed,
     }
 }
 
-/* Loss of SoC (ref §7): 0x1006·1000 + 0x1C14 ns after the last SoC, ignored in
+/* Loss of SoC (EPSG DS 301; timing as openPOWERLINK's CN): 0x1006·1000 + 0x1C14 ns after the last SoC, ignored in
  * PreOp2 (oplk dllkstatemachine.c). BasicEthernet after 0x1F99 in NotActive. */
 takt_ns_t plk_cn_deadline(const struct plk_cn *cn)
 {
@@ -394,7 +394,7 @@ void plk_cn_tick(struct plk_cn *cn, takt_ns_t now, struct plk_txq *q)
     /* count one loss per missed cycle: the next deadline is one cycle later */
     cn->last_soc += (takt_ns_t)cn->cycle_us * 1000;
     if (plk_errcnt_event(&cn->loss_soc)) {
-        plk_cn_error(cn, PLK_E_DLL_LOSS_SOC_TH);    /* ref §7: 0x8245 */
+        plk_cn_error(cn, PLK_E_DLL_LOSS_SOC_TH);    /* EPSG DS 301 error code 0x8245 */
         plk_cn_cycle_error(cn, now);
     }
 }

@@ -41,7 +41,7 @@ struct plk_cn_faults {
     takt_ns_t answer_delay_min_ns, answer_delay_max_ns;
 };
 
-/* One NMT service the CN asks the MN for (ASnd NMTRequest, DS 301 7.3.6, ref §4). */
+/* One NMT service the CN asks the MN for (ASnd NMTRequest, DS 301 7.3.6). */
 #define PLK_CN_NMTREQ_MAX 4
 struct plk_cn_nmtreq {
     uint8_t cmd;                   /* requested NMTCommandID (enum plk_nmt_cmd) */

@@ -11,7 +11,7 @@ void takt_plk_cn_cfg_default(struct takt_plk_cn_cfg *c, uint8_t id)
 {
     memset(c, 0, sizeof *c);
     c->id = id;
-    /* what openPOWERLINK's demo CN announces (ref §4, §12): profile 401, 1 B each way */
+    /* what openPOWERLINK's demo CN announces: profile 401, 1 B each way */
     c->device_type = PLK_OPLK_DEMO_DEVICE_TYPE;
     c->revision = 0x00020007;
     c->out_size = 1;

@@ -16,13 +16,13 @@ static void asnd_msg(struct plk_cn *cn, struct plk_msg *m, uint8_t dst, uint8_t 
     m->u.asnd.svid = svid;
 }
 
-/* IdentResponse (ref §4): identity from 0x1000/0x1018, sizes from the mapping. */
+/* IdentResponse (EPSG DS 301): identity from 0x1000/0x1018, sizes from the mapping. */
 static void send_ident(struct plk_cn *cn, takt_ns_t now, struct plk_txq *q)
 {
     struct plk_msg m;
     asnd_msg(cn, &m, PLK_NODE_BROADCAST, PLK_ASND_IDENT_RESPONSE);
     struct plk_ident_response *r = &m.u.asnd.u.ident;
-    r->flags2 = plk_cn_flags2(cn, now);   /* flag1 0, as the demo CN's (ref §4) */
+    r->flags2 = plk_cn_flags2(cn, now);   /* flag1 0, as openPOWERLINK's demo CN sends it */
     r->nmt_state = cn->state;
     r->profile_version = PLK_EPL_VERSION;
     r->feature_flags = plk_od_u32(&cn->od, PLK_OD_FEATURE_FLAGS, 0, PLK_FEAT_OPLK_DEMO_CN);
@@ -39,7 +39,7 @@ static void send_ident(struct plk_cn *cn, takt_ns_t now, struct plk_txq *q)
     r->serial_no = cn->cfg.serial;
     r->conf_date = plk_od_u32(&cn->od, PLK_OD_VERIFY_CONF, 1, 0);
     r->conf_time = plk_od_u32(&cn->od, PLK_OD_VERIFY_CONF, 2, 0);
-    /* 192.168.100.<id>/24, gateway .254, as openPOWERLINK's CN announces (ref §4) */
+    /* 192.168.100.<id>/24, gateway .254, as openPOWERLINK's CN announces */
     r->ip_address = 0xC0A86400u | cn->cfg.id;
     r->subnet_mask = 0xFFFFFF00u;
     r->default_gateway = 0xC0A864FEu;
@@ -91,7 +91,7 @@ static void send_sdo(struct plk_cn *cn, takt_ns_t now, struct plk_txq *q)
         cn->st.asnd_tx++;
 }
 
-/* SyncRequest (ref §10, DS 302-C): PResModeSet switches the CN to chained mode, where
+/* SyncRequest (EPSG DS 302-C): PResModeSet switches the CN to chained mode, where
  * the PResMN triggers its PRes PResTimeFirst ns later; answered by a SyncResponse. */
 static void on_sync_request(struct plk_cn *cn, const struct plk_soa *soa, struct plk_txq *q)
 {

@@ -82,7 +82,7 @@ void plk_cn_nmtreq_take(struct plk_cn *cn)
     __atomic_store_n(&cn->nmtreq_mbox.full, 0, __ATOMIC_RELEASE);
 }
 
-/* Flag2 (ref §3): PR names the highest priority with a frame queued, RS how many frames
+/* Flag2 (EPSG DS 301 frame formats): PR names the highest priority with a frame queued, RS how many frames
  * of that priority wait (at most 7), as openPOWERLINK's CN counts them (dllkevent.c). */
 uint8_t plk_cn_flags2(struct plk_cn *cn, takt_ns_t now)
 {
@@ -94,7 +94,7 @@ uint8_t plk_cn_flags2(struct plk_cn *cn, takt_ns_t now)
     return 0;
 }
 
-/* ASnd NMTRequest to the MN (ref §4: 18 CommandID, 19 target, 20.. data), to the ASnd
+/* ASnd NMTRequest to the MN (EPSG DS 301 7.3.6: 18 CommandID, 19 target, 20.. data), to the ASnd
  * multicast address like the CN's other ASnd frames. */
 bool plk_cn_send_nmtreq(struct plk_cn *cn, struct plk_txq *q)
 {

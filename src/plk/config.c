@@ -32,7 +32,7 @@ void plk_config_default(struct plk_net_config *cfg)
     cfg->wait_soc_preq_ns = 1000;
     cfg->cycle_exceed_threshold = PLK_DEF_ERR_THRESHOLD;
     cfg->loss_soc_tolerance_ns = PLK_DEF_LOSS_SOC_TOLERANCE_NS;
-    /* 0x1F89 defaults of the oplk MN OD (ref §8), µs */
+    /* 0x1F89 defaults of the oplk MN OD, µs */
     cfg->boot_time_us[PLK_BT_MN_WAIT_NOT_ACT] = 1000000;
     cfg->boot_time_us[PLK_BT_MN_TIMEOUT_PREOP1] = 500000;
     cfg->boot_time_us[PLK_BT_MN_WAIT_PREOP1] = 500000;
@@ -229,7 +229,7 @@ int plk_config_check(const struct plk_net_config *cfg, char *err, size_t errlen)
     return 0;
 }
 
-/* Concise DCF of a node: what openCONFIGURATOR writes into 0x1F22/n (ref §11). */
+/* Concise DCF of a node: what openCONFIGURATOR writes into 0x1F22/n (CiA 302-3 concise DCF). */
 int plk_config_node_dcf(const struct plk_net_config *cfg, uint8_t node, uint8_t *buf, size_t cap)
 {
     if (!PLK_IS_CN(node) || !cfg->node[node].present)

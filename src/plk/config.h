@@ -71,7 +71,7 @@ struct plk_net_config {
     unsigned n_nodes;
 };
 
-/* openPOWERLINK defaults (ref §8): cycle 1000 µs unless given, payloads 36, PRes
+/* openPOWERLINK defaults: cycle 1000 µs unless given, payloads 36, PRes
  * timeout 25 µs, thresholds 15, async MTU 300, prescaler 2, boot times of 0x1F89. */
 void plk_config_default(struct plk_net_config *cfg);
 /* Defaults for one node, marked present. */

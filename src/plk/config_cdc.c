@@ -1,5 +1,5 @@
 /* The network configuration from an openPOWERLINK MN concise DCF (mnobd.cdc), so an
- * openCONFIGURATOR project runs on takt unchanged: MN objects by index (ref §6-8, §11)
+ * openCONFIGURATOR project runs on takt unchanged: MN objects by index (EPSG DS 301 object dictionary; CiA 302-3 concise DCF)
  * and each CN's own DCF in 0x1F22/n for its mapping, payloads and thresholds. */
 #include <errno.h>
 #include <stdio.h>

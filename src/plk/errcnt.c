@@ -1,4 +1,4 @@
-/* Loss-of-frame threshold counters, the +8 / -1 rule of ref §7 (oplk errhndk.c). */
+/* Loss-of-frame threshold counters, the +8 / -1 rule of the EPSG DS 301 threshold counters (oplk errhndk.c). */
 #include "plk/errcnt.h"
 
 void plk_errcnt_init(struct plk_errcnt *e, uint32_t threshold)

@@ -1,4 +1,4 @@
-/* Loss-of-frame threshold counters (ref §7, oplk errhndk.c): each event adds 1 to the
+/* Loss-of-frame threshold counters (EPSG DS 301 DLL error handling, oplk errhndk.c): each event adds 1 to the
  * cumulative count and 8 to the threshold count, each good cycle takes 1 off, and the
  * error fires when the threshold count reaches the threshold; threshold 0 disables. */
 #ifndef TAKT_PLK_ERRCNT_H

@@ -1,4 +1,4 @@
-/* POWERLINK frame encoder and decoder. Offsets and sizes: ref §2-4, §9-10 (proto.h);
+/* POWERLINK frame encoder and decoder. Offsets and sizes: EPSG DS 301 frame formats, DS 302-C (proto.h);
  * every field through the wire.h helpers, every frame zero-padded to 60 bytes. */
 #include <errno.h>
 #include <stdarg.h>
@@ -59,7 +59,7 @@ static int enc_soc(uint8_t *b, size_t cap, const struct plk_soc *s)
     return PLK_SOC_LEN;
 }
 
-/* PReq and PRes: the frame carries max(size, payload_limit) payload bytes (ref §9). */
+/* PReq and PRes: the frame carries max(size, payload_limit) payload bytes (EPSG DS 301 frame sizes). */
 static int enc_pdo_frame(uint8_t *b, size_t cap, uint16_t size, const uint8_t *payload,
                          uint16_t limit)
 {

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include "plk/proto.h"
 
-/* SoC (ref §3). NetTime is IEEE 1588 style seconds + nanoseconds. */
+/* SoC (EPSG DS 301 frame formats). NetTime is IEEE 1588 style seconds + nanoseconds. */
 struct plk_soc {
     uint8_t  flags1;          /* PLK_F1_MC | PLK_F1_PS */
     uint32_t nettime_s;
@@ -35,7 +35,7 @@ struct plk_pres {
     uint16_t payload_limit;
 };
 
-/* SyncRequest body of a SoA with svid PLK_SOA_SYNC_REQUEST (ref §10) */
+/* SyncRequest body of a SoA with svid PLK_SOA_SYNC_REQUEST (EPSG DS 302-C) */
 struct plk_sync_request {
     uint32_t sync_control;    /* PLK_SYNC_* */
     uint32_t pres_time_first, pres_time_second;
@@ -54,7 +54,7 @@ struct plk_soa {
     struct plk_sync_request sync;  /* only with svid == PLK_SOA_SYNC_REQUEST */
 };
 
-/* IdentResponse (ref §4, 176 bytes) */
+/* IdentResponse (EPSG DS 301, 176 bytes) */
 struct plk_ident_response {
     uint8_t  flags1, flags2, nmt_state, ident_flags, profile_version;
     uint32_t feature_flags;
@@ -74,7 +74,7 @@ struct plk_error_entry {
     uint64_t info;
 };
 
-/* StatusResponse (ref §4): fixed 32 bytes + n history entries of 20 bytes */
+/* StatusResponse (EPSG DS 301): fixed 32 bytes + n history entries of 20 bytes */
 struct plk_status_response {
     uint8_t  flags1, flags2, nmt_state;
     uint64_t static_errors;
@@ -119,7 +119,7 @@ struct plk_asnd {
 
 /* One decoded or to-be-encoded frame. */
 struct plk_msg {
-    uint8_t dst_mac[6];       /* encode: all zero = the multicast of the type (ref §1);
+    uint8_t dst_mac[6];       /* encode: all zero = the multicast of the type (EPSG DS 301 addressing);
                                  PReq needs the CN's unicast MAC */
     uint8_t src_mac[6];
     uint8_t mtyp;             /* enum plk_mtyp */
@@ -146,7 +146,7 @@ int plk_frame_decode(const uint8_t *buf, size_t len, struct plk_msg *m,
 
 /* Fill mac with 01-11-1E-00-00-<last>. */
 void plk_mcast_mac(uint8_t mac[6], enum plk_mcast last);
-/* Multicast address a frame type goes to (ref §1); 0 for PReq (unicast). */
+/* Multicast address a frame type goes to (EPSG DS 301 addressing); 0 for PReq (unicast). */
 enum plk_mcast plk_mtyp_mcast(uint8_t mtyp);
 
 /* Quick accessors for the hot path, valid after a length check of >= 17 bytes. */

@@ -28,7 +28,7 @@ static void send_soc(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
     struct plk_msg m;
     msg_init(mn, &m, PLK_MTYP_SOC, PLK_NODE_BROADCAST);
     m.u.soc.flags1 = mn->soc_flags1;
-    /* NetTime from the monotonic cycle start; RelativeTime in µs since boot (ref §3) */
+    /* NetTime from the monotonic cycle start; RelativeTime in µs since boot (EPSG DS 301 frame formats) */
     m.u.soc.nettime_s = (uint32_t)(now / TAKT_NS_PER_S);
     m.u.soc.nettime_ns = (uint32_t)(now % TAKT_NS_PER_S);
     m.u.soc.relative_time = (uint64_t)(mn->st.cycles * (uint64_t)mn->cfg.cycle_us);
@@ -49,9 +49,9 @@ static void send_preq(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now, s
     struct plk_msg m;
     msg_init(mn, &m, PLK_MTYP_PREQ, n->id);
     memcpy(m.dst_mac, n->mac, 6);
-    /* RD only in MS_OPERATIONAL: the outputs are valid (ref §3) */
+    /* RD only in MS_OPERATIONAL: the outputs are valid (EPSG DS 301 frame formats) */
     m.u.preq.flags1 = mn->state == PLK_NMT_OPERATIONAL ? PLK_F1_RD : 0;
-    /* MS: the CN is served in a multiplexed slot (ref §3, DS 301 4.6.1.1.3) */
+    /* MS: the CN is served in a multiplexed slot (DS 301 4.6.1.1.3) */
     if (n->cfg->multiplexed)
         m.u.preq.flags1 |= PLK_F1_MS;
     m.u.preq.size = n->step >= MNS_WAIT_READY ? n->out_size : 0;
@@ -66,7 +66,7 @@ static void send_preq(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now, s
     mn->tx_queued_at = now;
 }
 
-/* PResMN (ref §10): the MN's own PRes to 255 carrying every chained CN's outputs. */
+/* PResMN (EPSG DS 302-C): the MN's own PRes to 255 carrying every chained CN's outputs. */
 static void send_pres_mn(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
 {
     uint8_t pl[TAKT_PLK_MAX_PDO];
@@ -178,7 +178,7 @@ static void pres_lost(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now)
 {
     n->st.pres_lost++;
     if (plk_errcnt_event(&n->loss_pres)) {
-        /* 0x1C09 threshold (ref §7): remove from the cycle and reset the CN */
+        /* 0x1C09 threshold (EPSG DS 301 DLL error handling): remove from the cycle and reset the CN */
         n->st.loss_threshold_hits++;
         plk_mn_node_lost(mn, n, now, "loss of PRes threshold (E_DLL_LOSS_PRES_TH 0x8243)");
     }
@@ -222,7 +222,7 @@ static void build_poll_list(struct plk_mn *mn)
     }
 }
 
-/* Cycle-time exceeded (0x1C02, ref §7): the previous cycle had not finished its
+/* Cycle-time exceeded (0x1C02, EPSG DS 301 DLL error handling): the previous cycle had not finished its
  * isochronous phase when the next SoC was due. */
 static void check_exceeded(struct plk_mn *mn, takt_ns_t now)
 {
@@ -262,7 +262,7 @@ void plk_mn_cycle(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
         return;
     }
     if (mn->state == PLK_NMT_PRE_OPERATIONAL_1) {
-        /* reduced cycle: SoA only (ref §6) */
+        /* reduced cycle: SoA only (EPSG DS 301 reduced POWERLINK cycle) */
         mn->preop1_cycles++;
         send_soa_and_async(mn, now, q);
         return;
@@ -496,7 +496,7 @@ int plk_mn_init(struct plk_mn *mn, const struct plk_net_config *cfg, const uint8
     mn->st.nodes_configured = mn->n_ids;
     mn->deadline = INT64_MAX;
     /* GS_INITIALISING .. RESET_CONFIGURATION -> MS_NOT_ACTIVE: listen for another MN
-     * for 0x1F89/1 before starting (ref §6) */
+     * for 0x1F89/1 before starting (EPSG DS 301 7.4) */
     mn->state = PLK_NMT_NOT_ACTIVE;
     mn->state_since = now;
     return 0;

@@ -1,6 +1,6 @@
 /* MN asynchronous slot: one SoA per cycle, choosing in priority order the MN's own NMT
  * command, the MN's SDO frame, an invite for a CN that asked (RS flags) or owes an SDO
- * reply, a SyncRequest (chaining), a StatusRequest, an IdentRequest (ref §3, §6). */
+ * reply, a SyncRequest (chaining), a StatusRequest, an IdentRequest (EPSG DS 301 SoA invitations, 7.4). */
 #include <string.h>
 #include "plk/mn.h"
 #include "plk/frame.h"
@@ -28,7 +28,7 @@ void plk_mn_soa(struct plk_mn *mn, struct plk_txq *q, uint8_t svid, uint8_t targ
 void plk_mn_nmt_command(struct plk_mn *mn, struct plk_txq *q, uint8_t dst, uint8_t cmd,
                         const uint8_t *data, uint8_t data_len)
 {
-    /* announced by SoA(NMTRequestInvite -> 240), as openPOWERLINK does (ref §3) */
+    /* announced by SoA(NMTRequestInvite -> 240), as openPOWERLINK does */
     plk_mn_soa(mn, q, PLK_SOA_NMT_REQ_INVITE, PLK_NODE_MN, NULL);
     struct plk_msg m;
     memset(&m, 0, sizeof m);
@@ -49,7 +49,7 @@ static bool try_nmt(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
 {
     if (mn->state == PLK_NMT_PRE_OPERATIONAL_1 && !mn->reset_sent &&
         mn->preop1_cycles >= 10) {
-        /* after C_DLL_PREOP1_START_CYCLES SoAs: NMTResetNode to all (ref §6) */
+        /* after C_DLL_PREOP1_START_CYCLES SoAs: NMTResetNode to all (as openPOWERLINK's MN does) */
         mn->reset_sent = true;
         plk_mn_nmt_command(mn, q, PLK_NODE_BROADCAST, PLK_NMT_CMD_RESET_NODE, NULL, 0);
         return true;
@@ -223,7 +223,7 @@ void plk_mn_async(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
     if (try_nmt(mn, now, q) || try_mn_sdo(mn, now, q) || try_eth(mn, q) || try_invite(mn, q) ||
         plk_mn_async_infoq(mn, q) || try_sync(mn, now, q) || try_status(mn, now, q))
         return;
-    /* PreOp1 starts with C_DLL_PREOP1_START_CYCLES SoA(NoService) (ref §6) */
+    /* PreOp1 starts with C_DLL_PREOP1_START_CYCLES SoA(NoService) (as openPOWERLINK's MN does) */
     if (mn->state == PLK_NMT_PRE_OPERATIONAL_1 && mn->preop1_cycles < 10) {
         plk_mn_soa(mn, q, PLK_SOA_NO_SERVICE, 0, NULL);
         return;

@@ -67,7 +67,7 @@ void plk_mn_node_lost(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now, c
         plk_mn_set_state(mn, now, PLK_NMT_PRE_OPERATIONAL_1);
 }
 
-/* Identity check against 0x1F84..0x1F88 (ref §6): a mismatch is reported and the CN
+/* Identity check against 0x1F84..0x1F88 (EPSG DS 301 7.4): a mismatch is reported and the CN
  * is not booted (E_NMT_BPO1_IDENT_FAILED), then asked again later. */
 static bool identity_ok(const struct plk_cfg_node *c, const struct plk_ident_response *r)
 {
@@ -90,7 +90,7 @@ static void on_ident(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now,
         return;
     }
     memcpy(n->mac, f + PLK_OFF_SRC_MAC, 6);   /* PReq goes unicast to this MAC */
-    /* VerifyConfiguration = the CN's 0x1020 (ref §4), what oplk's CFM compares */
+    /* VerifyConfiguration = the CN's 0x1020 (EPSG DS 301 IdentResponse), what oplk's CFM compares */
     n->cn_conf_date = r->conf_date;
     n->cn_conf_time = r->conf_time;
     plk_mn_node_step(mn, n, now, MNS_IDENTIFIED);
@@ -193,7 +193,7 @@ void plk_mn_on_pres_state(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t no
         plk_mn_node_lost(mn, n, now, "CN fell back to PreOp2");
 }
 
-/* --- configuration download (what openPOWERLINK's CFM writes, ref §6) ------------ */
+/* --- configuration download (what openPOWERLINK's CFM writes) ------------ */
 struct cfg_write { uint16_t index; uint8_t sub; uint8_t size; uint64_t value; };
 
 static uint64_t map_entry(uint16_t idx, uint8_t sub, uint16_t bit_off, uint16_t bits)
@@ -265,7 +265,7 @@ static bool cfg_item(const struct plk_mn *mn, const struct plk_mn_node *n, unsig
         return k == 0;
     }
     if (n->cfg_mode == PLK_CFGM_STORE) {
-        /* oplk's CFM starts a changed configuration with 0x1011/1 "load" (ref §6) */
+        /* oplk's CFM starts a changed configuration with 0x1011/1 "load" */
         if (k == 0) {
             *w = (struct cfg_write){ PLK_OD_RESTORE_PARAM, 1, 4, PLK_RESTORE_SIGNATURE };
             return true;
@@ -280,7 +280,7 @@ static bool cfg_item(const struct plk_mn *mn, const struct plk_mn_node *n, unsig
     struct cfg_write x;
     while (cfg_item_base(mn, n, base, &x))
         base++;
-    /* as oplk's CFM ends (ref §6): 0x1020, the store, the cycle length once more */
+    /* as oplk's CFM ends: 0x1020, the store, the cycle length once more */
     const struct cfg_write tail[] = {
         { PLK_OD_VERIFY_CONF, 1, 4, n->cfg->conf_date },
         { PLK_OD_VERIFY_CONF, 2, 4, n->cfg->conf_time },
@@ -299,7 +299,7 @@ static void cfg_item_done(struct plk_mn *mn, struct plk_mn_node *n, bool ok)
     struct cfg_write w;
     bool item = cfg_item(mn, n, n->cfg_pos, &w);
     bool store = item && w.index == PLK_OD_STORE_PARAM;
-    /* a CN without 0x1010/0x1011 aborts them: accepted, as by oplk (ref §6) */
+    /* a CN without 0x1010/0x1011 aborts them: accepted, as by oplk */
     bool optional = store || (item && w.index == PLK_OD_RESTORE_PARAM);
     if (ok)
         mn->st.sdo_ok++;
@@ -347,7 +347,7 @@ static void config_step(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now)
     struct cfg_write w;
     if (!cfg_item(mn, n, n->cfg_pos, &w)) {
         if (n->cfg_mode == PLK_CFGM_STORE && !n->conf_reset_done) {
-            /* oplk (ref §6): NMTResetConfiguration makes the CN take the stored
+            /* as in openPOWERLINK: NMTResetConfiguration makes the CN take the stored
              * configuration; it is identified again and found up to date. Once per
              * boot, so a CN that forgets 0x1020 cannot loop. */
             plk_mn_node_reset(mn, n, now);
@@ -448,14 +448,14 @@ void plk_mn_boot_tick(struct plk_mn *mn, takt_ns_t now)
     user_sdo_step(mn, now);
 }
 
-/* RS/PR in an Ident/StatusResponse (ref §4): how a CN outside the cycle asks. */
+/* RS/PR in an Ident/StatusResponse (EPSG DS 301 IdentResponse, StatusResponse): how a CN outside the cycle asks. */
 static void note_request(struct plk_mn_node *n, uint8_t flags2)
 {
     n->rs = (flags2 & PLK_F2_RS_MASK) != 0;
     n->pr = (uint8_t)((flags2 & PLK_F2_PR_MASK) >> PLK_F2_PR_SHIFT);
 }
 
-/* Does the ASnd service svid answer this invitation (DS 301 4.2.4.1.2, ref §3)? An
+/* Does the ASnd service svid answer this invitation (DS 301 4.2.4.1.2)? An
  * UnspecifiedInvite lets the CN send what it has queued: an NMTRequest or SDO. */
 static bool answers(const struct plk_mn_inv *v, uint8_t src, uint8_t svid, takt_ns_t ts)
 {

@@ -1,5 +1,5 @@
 /* Names of POWERLINK message types, services, NMT states and commands for logs and
- * CLI output (ref §2-5; the spellings follow Wireshark's epl dissector). */
+ * CLI output (EPSG DS 301; the spellings follow Wireshark's epl dissector). */
 #include "plk/frame.h"
 
 const char *plk_mtyp_name(uint8_t mtyp)

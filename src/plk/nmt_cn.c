@@ -1,4 +1,4 @@
-/* CN NMT state machine (DS 301 7.1.4, oplk nmtk.c as described in powerlink.md §5):
+/* CN NMT state machine (DS 301 7.1.4, as openPOWERLINK nmtk.c implements it):
  * one function per state judges an event and returns the next state. Pure. */
 #include "plk/nmt_cn.h"
 #include "plk/proto.h"

@@ -1,4 +1,4 @@
-/* MN NMT state machine (DS 301 7.1.3, oplk nmtmnu.c as observed in powerlink.md §6):
+/* MN NMT state machine (DS 301 7.1.3, as openPOWERLINK nmtmnu.c drives it on the wire):
  * one function per state decides, once per cycle, whether the MN moves on. */
 #include "plk/mn.h"
 

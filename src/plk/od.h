@@ -125,7 +125,7 @@ void plk_od_reset_defaults(struct plk_od *od);
 /* Size in bytes of a numeric type, 0 for strings/domains/unknown. */
 unsigned plk_od_type_size(uint8_t type);
 
-/* Standard communication profile of a CN (ref §8, openPOWERLINK demo CN values):
+/* Standard communication profile of a CN (EPSG DS 301 object dictionary, openPOWERLINK demo CN values):
  * 0x1000, 0x1006, 0x1018, 0x1020, 0x1300, 0x1400/0x1600 and 0x1800/0x1A00 (n_pdo each,
  * 25 mapping entries), 0x1C0B/0D/0F, 0x1C14, 0x1F82, 0x1F93, 0x1F98, 0x1F99. */
 struct plk_od_cn_params {

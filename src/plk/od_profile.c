@@ -1,4 +1,4 @@
-/* The standard communication objects of a CN (ref §8; defaults as in openPOWERLINK's
+/* The standard communication objects of a CN (EPSG DS 301 object dictionary; defaults as in openPOWERLINK's
  * CiA401_CN objdict.h and demo CN), so every takt CN answers the same SDO reads and
  * takes the same DCF downloads as the CN an openCONFIGURATOR project expects. */
 #include <errno.h>
@@ -13,8 +13,8 @@ void plk_od_cn_params_default(struct plk_od_cn_params *p, uint8_t node_id)
     memset(p, 0, sizeof *p);
     p->node_id = node_id;
     p->device_type = PLK_OPLK_DEMO_DEVICE_TYPE;
-    p->revision_no = 0x00020007;                     /* oplk demo CN (ref §4) */
-    p->cycle_len_us = 50000;                         /* oplk demo CN CYCLE_LEN (ref §12) */
+    p->revision_no = 0x00020007;                     /* oplk demo CN */
+    p->cycle_len_us = 50000;                         /* oplk demo CN CYCLE_LEN */
     p->feature_flags = PLK_FEAT_OPLK_DEMO_CN;
     p->preq_payload_limit = PLK_PAYLOAD_LIMIT_MIN;
     p->pres_payload_limit = PLK_PAYLOAD_LIMIT_MIN;
@@ -40,7 +40,7 @@ static int add_pdo(struct plk_od *od, uint16_t comm, uint16_t map)
     if (!rc) rc = plk_od_add(od, comm, 1, PLK_OT_U8, PLK_OA_RW, 0);   /* NodeID */
     if (!rc) rc = plk_od_add(od, comm, 2, PLK_OT_U8, PLK_OA_RW, 0);   /* MappingVersion */
     if (!rc) rc = plk_od_add_array(od, map, PDO_MAP_ENTRIES, PLK_OA_RW, PLK_OT_U64, PLK_OA_RW, 0);
-    /* An empty mapping until configured, as the demo CN (ref §8). */
+    /* An empty mapping until configured, as openPOWERLINK's demo CN. */
     if (!rc) rc = plk_od_set_u64(od, map, 0, 0);
     if (!rc) { struct plk_od_entry *e = plk_od_find(od, map, 0); e->def = 0; }
     return rc;

@@ -1,5 +1,5 @@
 /* PDO mapping: decoded 0x1600/0x1A00 entries -> a copy list built once, so the cycle
- * only runs memcpy between frame payload and object storage (ref §8, §9). */
+ * only runs memcpy between frame payload and object storage (EPSG DS 301 6.4). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,5 +1,5 @@
 /* PDO mapping: 0x1600+n / 0x1A00+n u64 entries (index, subindex, bit offset, bit length;
- * ref §8, oplk pdou.c) turned into copy lists between a frame payload and the objects'
+ * EPSG DS 301 6.4, oplk pdou.c) turned into copy lists between a frame payload and the objects'
  * storage, built at configuration time so the cycle only runs memcpy. */
 #ifndef TAKT_PLK_PDO_H
 #define TAKT_PLK_PDO_H
@@ -84,7 +84,7 @@ int plk_pdo_build_od(struct plk_pdo_map *m, struct plk_od *od, uint16_t comm_ind
 /* TPDO: objects -> payload (payload must hold m->size bytes). */
 void plk_pdo_to_frame(const struct plk_pdo_map *m, uint8_t *payload);
 /* RPDO: payload -> objects. A payload shorter than the mapping copies nothing and
- * returns -EMSGSIZE (E_PDO_SHORT_RX, ref §9). */
+ * returns -EMSGSIZE (E_PDO_SHORT_RX, EPSG DS 301 6.4). */
 int plk_pdo_from_frame(const struct plk_pdo_map *m, const uint8_t *payload, size_t len);
 
 #endif

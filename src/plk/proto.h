@@ -1,23 +1,23 @@
 /* POWERLINK wire constants shared by the MN, the CN and the simulator: message types,
  * node IDs, multicast MACs, flags, NMT states/commands, service IDs, OD indices.
- * Values and sources: ../shared/reference/powerlink.md (cited as "ref §N"). */
+ * Each group names the EPSG DS 301 part that defines it. */
 #ifndef TAKT_PLK_PROTO_H
 #define TAKT_PLK_PROTO_H
 
 #include <stdint.h>
 
-/* ref §1: Ethernet level */
+/* EPSG DS 301 addressing: Ethernet level */
 #define PLK_ETHERTYPE        0x88AB
 #define PLK_UDP_PORT         3819
 #define PLK_ETH_HDR          14
-#define PLK_MIN_FRAME        60      /* C_DLL_MIN_ETH_FRAME, no FCS (ref §9) */
+#define PLK_MIN_FRAME        60      /* C_DLL_MIN_ETH_FRAME, no FCS (IEEE 802.3 minimum frame) */
 #define PLK_MAX_FRAME        1514    /* C_DLL_MAX_ETH_FRAME */
 #define PLK_ISOCHR_MAX_PAYL  1490    /* C_DLL_ISOCHR_MAX_PAYL */
 #define PLK_PAYLOAD_LIMIT_MIN 36     /* 0x1F98/4,5 lower bound and default */
 #define PLK_ASYNC_MTU_MIN    300
 #define PLK_ASYNC_MTU_MAX    1500
 
-/* Multicast destination MACs 01-11-1E-00-00-0x (ref §1); index = last byte. */
+/* Multicast destination MACs 01-11-1E-00-00-0x (EPSG DS 301 addressing); index = last byte. */
 enum plk_mcast {
     PLK_MCAST_SOC  = 1,
     PLK_MCAST_PRES = 2,
@@ -27,7 +27,7 @@ enum plk_mcast {
 };
 #define PLK_MCAST_MAC(last) { 0x01, 0x11, 0x1E, 0x00, 0x00, (last) }
 
-/* ref §1: node IDs */
+/* EPSG DS 301 addressing: node IDs */
 enum {
     PLK_NODE_INVALID   = 0,
     PLK_NODE_CN_MIN    = 1,
@@ -40,7 +40,7 @@ enum {
 };
 #define PLK_IS_CN(n) ((n) >= PLK_NODE_CN_MIN && (n) <= PLK_NODE_CN_MAX)
 
-/* ref §2: basic header offsets (from frame start) */
+/* EPSG DS 301 basic frame: basic header offsets (from frame start) */
 enum {
     PLK_OFF_DST_MAC = 0, PLK_OFF_SRC_MAC = 6, PLK_OFF_ETHERTYPE = 12,
     PLK_OFF_MTYP = 14, PLK_OFF_DST = 15, PLK_OFF_SRC = 16, PLK_OFF_DATA = 17,
@@ -57,7 +57,7 @@ enum plk_mtyp {
     PLK_MTYP_AINV = 0x0D,
 };
 
-/* ref §3: flag bits (oplk frame.h PLK_FRAME_FLAG1_*, FLAG2, FLAG3) */
+/* EPSG DS 301 frame formats: flag bits (oplk frame.h PLK_FRAME_FLAG1_*, FLAG2, FLAG3) */
 enum {
     PLK_F1_RD = 0x01,  /* ready (PReq: MN operational; PRes: CN operational) */
     PLK_F1_ER = 0x02,  /* exception reset (SoA) */
@@ -71,16 +71,16 @@ enum {
     PLK_F2_PR_MASK = 0x38,   /* PR: priority of the pending request, bits 3-5 */
     PLK_F2_PR_SHIFT = 3,
     PLK_F3_MR = 0x01,  /* SoA: MN redundancy */
-    /* Decoded by Wireshark, not named in oplk frame.h (ref §3): */
+    /* Decoded by Wireshark, not named in oplk frame.h (EPSG DS 301 frame formats): */
     PLK_F1_AN = 0x08,  /* SoC/SoA: "AN (Global)", same bit as EC */
     PLK_F2_SLS = 0x40, /* PRes/StatusResponse: second link status */
     PLK_F2_FLS = 0x80, /* PRes/StatusResponse: first link status */
 };
 
-/* PR priorities (ref §3: C_DLL_ASND_PRIO_*) */
+/* PR priorities (EPSG DS 301 frame formats: C_DLL_ASND_PRIO_*) */
 enum { PLK_PRIO_STD = 0, PLK_PRIO_GENERIC = 3, PLK_PRIO_NMTRQST = 7 };
 
-/* ref §3: offsets of the cyclic frames */
+/* EPSG DS 301 frame formats: offsets of the cyclic frames */
 enum {
     /* SoC */
     PLK_SOC_OFF_FLAGS1 = 18, PLK_SOC_OFF_FLAGS2 = 19,
@@ -101,7 +101,7 @@ enum {
 };
 #define PLK_EPL_VERSION 0x20     /* SoA EPLVersion 2.0 */
 
-/* ref §10: SyncRequest (SoA svid 6) body at PLK_SOA_OFF_SYNC, SyncControl bits */
+/* EPSG DS 302-C: SyncRequest (SoA svid 6) body at PLK_SOA_OFF_SYNC, SyncControl bits */
 enum {
     PLK_SYNC_PRES_TIME_FIRST_VALID   = 0x01,
     PLK_SYNC_PRES_TIME_SECOND_VALID  = 0x02,
@@ -113,7 +113,7 @@ enum {
 };
 #define PLK_SYNC_PRES_MODE_SET 0x80000000u
 
-/* ref §3: SoA RequestedServiceID */
+/* EPSG DS 301 frame formats: SoA RequestedServiceID */
 enum plk_soa_svid {
     PLK_SOA_NO_SERVICE      = 0x00,
     PLK_SOA_IDENT_REQUEST   = 0x01,
@@ -123,7 +123,7 @@ enum plk_soa_svid {
     PLK_SOA_UNSPEC_INVITE   = 0xFF,
 };
 
-/* ref §4: ASnd ServiceID */
+/* EPSG DS 301 ASnd formats: ASnd ServiceID */
 enum plk_asnd_svid {
     PLK_ASND_IDENT_RESPONSE  = 0x01,
     PLK_ASND_STATUS_RESPONSE = 0x02,
@@ -135,7 +135,7 @@ enum plk_asnd_svid {
 #define PLK_ASND_MANUF_MIN 0xA0
 #define PLK_ASND_MANUF_MAX 0xFE
 
-/* ref §4: IdentResponse offsets (oplk tIdentResponse) */
+/* EPSG DS 301 ASnd formats: IdentResponse offsets (oplk tIdentResponse) */
 enum {
     PLK_IRES_OFF_FLAGS1 = 18, PLK_IRES_OFF_FLAGS2 = 19, PLK_IRES_OFF_NMTSTATE = 20,
     PLK_IRES_OFF_IDENT_FLAGS = 21, PLK_IRES_OFF_PROFILE_VER = 22,
@@ -151,7 +151,7 @@ enum {
     PLK_IRES_HOSTNAME_LEN = 32, PLK_IRES_VSEXT2_LEN = 48,
 };
 
-/* ref §4: StatusResponse offsets (oplk tStatusResponse) */
+/* EPSG DS 301 ASnd formats: StatusResponse offsets (oplk tStatusResponse) */
 enum {
     PLK_SRES_OFF_FLAGS1 = 18, PLK_SRES_OFF_FLAGS2 = 19, PLK_SRES_OFF_NMTSTATE = 20,
     PLK_SRES_OFF_STATIC_ERR = 24, PLK_SRES_OFF_HISTORY = 32,
@@ -162,7 +162,7 @@ enum {
     PLK_SRES_MIN_LEN = 72,
 };
 
-/* ref §4: NMTCommand / NMTRequest / SyncResponse offsets */
+/* EPSG DS 301 ASnd formats: NMTCommand / NMTRequest / SyncResponse offsets */
 enum {
     PLK_NMTCMD_OFF_ID = 18, PLK_NMTCMD_OFF_DATA = 20, PLK_NMTCMD_DATA_MAX = 32,
     PLK_NMTCMD_LEN = 20,
@@ -173,7 +173,7 @@ enum {
     PLK_SYNCRES_LEN = 44,
 };
 
-/* ref §5: NMT states (low byte, as on the wire) */
+/* EPSG DS 301 7.1: NMT states (low byte, as on the wire) */
 enum plk_nmt_state {
     PLK_NMT_GS_OFF                 = 0x00,
     PLK_NMT_GS_INITIALISING        = 0x19,
@@ -189,7 +189,7 @@ enum plk_nmt_state {
     PLK_NMT_BASIC_ETHERNET         = 0x1E,
 };
 
-/* ref §5: NMT command IDs */
+/* EPSG DS 301 7.3: NMT command IDs */
 enum plk_nmt_cmd {
     PLK_NMT_CMD_START_NODE            = 0x21,
     PLK_NMT_CMD_STOP_NODE             = 0x22,
@@ -223,7 +223,7 @@ enum plk_nmt_cmd {
     PLK_NMT_CMD_INVALID_SERVICE       = 0xFF,
 };
 
-/* ref §8: NMT_FeatureFlags_U32 (0x1F82) */
+/* EPSG DS 301 object dictionary: NMT_FeatureFlags_U32 (0x1F82) */
 enum {
     PLK_FEAT_ISOCHR        = 0x00000001,
     PLK_FEAT_SDO_UDP       = 0x00000002,
@@ -244,10 +244,10 @@ enum {
     PLK_FEAT_PRC           = 0x00040000,
     PLK_FEAT_DNA           = 0x00100000,
 };
-/* What openPOWERLINK's demo CN announces (ref §4) */
+/* What openPOWERLINK's demo CN announces */
 #define PLK_FEAT_OPLK_DEMO_CN 0x00010265u
 
-/* ref §6: NMT_NodeAssignment_AU32 (0x1F81) bits */
+/* EPSG DS 301 object dictionary: NMT_NodeAssignment_AU32 (0x1F81) bits */
 enum {
     PLK_NA_EXISTS       = 0x00000001,
     PLK_NA_IS_CN        = 0x00000002,
@@ -263,7 +263,7 @@ enum {
 };
 #define PLK_NA_VALID 0x80000000u
 
-/* ref §6: NMT_StartUp_U32 (0x1F80) bits */
+/* EPSG DS 301 object dictionary: NMT_StartUp_U32 (0x1F80) bits */
 enum {
     PLK_SU_START_ALL        = 0x00000002,
     PLK_SU_NO_AUTOSTART     = 0x00000004,
@@ -281,7 +281,7 @@ enum {
 };
 #define PLK_SU_MN_DEFAULT 0x00000800u
 
-/* ref §7, oplk errordefs.h: error codes in the status response history / events */
+/* EPSG DS 301 error codes (as in oplk errordefs.h) in the status response history / events */
 enum plk_errcode {
     PLK_E_DLL_CRC_TH            = 0x8164,
     PLK_E_PDO_SHORT_RX          = 0x8210,
@@ -298,7 +298,7 @@ enum plk_errcode {
     PLK_E_NMT_BPO1_IDENT_FAILED = 0x8421,
 };
 
-/* ref §8: object dictionary indices */
+/* EPSG DS 301: object dictionary indices */
 enum plk_od_index {
     PLK_OD_DEVICE_TYPE        = 0x1000,
     PLK_OD_ERROR_REGISTER     = 0x1001,
@@ -345,7 +345,7 @@ enum plk_od_index {
     PLK_OD_CN_BASIC_ETH_TIMEOUT = 0x1F99,  /* µs */
 };
 
-/* 0x1F98 NMT_CycleTiming_REC subindices (ref §8) */
+/* 0x1F98 NMT_CycleTiming_REC subindices (EPSG DS 301 object dictionary) */
 enum {
     PLK_CT_ISOCHR_TX_MAX = 1, PLK_CT_ISOCHR_RX_MAX = 2, PLK_CT_PRES_MAX_LATENCY = 3,
     PLK_CT_PREQ_ACT_PAYLOAD = 4, PLK_CT_PRES_ACT_PAYLOAD = 5, PLK_CT_ASND_MAX_LATENCY = 6,
@@ -360,10 +360,10 @@ enum {
     PLK_BT_MN_TIMEOUT_PREOP2 = 4, PLK_BT_MN_TIMEOUT_READY_TO_OP = 5,
 };
 
-/* Error counter record subindices (0x1C0B/0D/0F/02/00; ref §7) */
+/* Error counter record subindices (0x1C0B/0D/0F/02/00; EPSG DS 301 DLL error handling) */
 enum { PLK_EC_CUMULATIVE = 1, PLK_EC_THRESHOLD_CNT = 2, PLK_EC_THRESHOLD = 3 };
 
-/* openPOWERLINK defaults (ref §8, §12) */
+/* openPOWERLINK defaults (its MN and demo CN object dictionaries) */
 #define PLK_DEF_PRES_TIMEOUT_NS      25000u
 #define PLK_DEF_ASYNC_SLOT_TIMEOUT_NS 100000u
 #define PLK_DEF_LOSS_SOC_TOLERANCE_NS 100000u

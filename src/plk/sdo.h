@@ -12,7 +12,7 @@
 
 struct plk_od;
 
-/* ---- wire layout (ref §4), offsets inside the ASnd payload (frame offset - 18) ---- */
+/* ---- wire layout (EPSG DS 301 6.3), offsets inside the ASnd payload (frame offset - 18) ---- */
 enum {
     PLK_SDO_SEQ_OFF_RECV = 0,      /* rsnr << 2 | rcon */
     PLK_SDO_SEQ_OFF_SEND = 1,      /* ssnr << 2 | scon */
@@ -80,7 +80,7 @@ struct plk_sdo_hdr {
 /* Decode; 0 or -EPROTO with err naming the field, offset, expected and received. */
 int plk_sdo_decode(const uint8_t *p, size_t len, struct plk_sdo_hdr *h, char *err, size_t errlen);
 
-/* Timing (ns); defaults from ref §8 (0x1300 15 s) and a retransmit after 100 ms. */
+/* Timing (ns); defaults from 0x1300 (15 s, as openPOWERLINK's CN) and a retransmit after 100 ms. */
 struct plk_sdo_timing {
     takt_ns_t retransmit_ns;     /* resend unacknowledged frames after this */
     takt_ns_t timeout_ns;        /* connection given up after this without progress */

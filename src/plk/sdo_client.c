@@ -1,6 +1,6 @@
 /* SDO command layer, client side: WriteByIndex / ReadByIndex, expedited or segmented
  * (initiate, segment, complete), abort; carried by the sequence layer (sdo_seq.c).
- * Layout: ref §4 and Wireshark's epl dissector (initiate carries the u32 data size). */
+ * Layout: EPSG DS 301 6.3 and Wireshark's epl dissector (initiate carries the u32 data size). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* SDO sequence layer (ref §4; oplk sdoseq.c shows the states): 4-way connection
+/* SDO sequence layer (EPSG DS 301 6.3; oplk sdoseq.c shows the states): 4-way connection
  * handshake, 6-bit frame numbering, acknowledge, retransmission on request (rcon 3) or
  * timeout, all driven by (frame, now) with no timers of its own. Also the payload
  * decoder and the abort code names. */

@@ -1,4 +1,4 @@
-/* CN core: every NMT transition (DS 301 7.1.4, ref §5) driven by real frames, PRes and
+/* CN core: every NMT transition (DS 301 7.1.4) driven by real frames, PRes and
  * IdentResponse/StatusResponse contents, loss of SoC / PReq with the threshold rule,
  * BasicEthernet, bad input. */
 #include <stdarg.h>

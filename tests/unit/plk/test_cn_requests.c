@@ -151,7 +151,7 @@ static void nmt_requests_announced_and_drained(void **state)
     assert_int_equal(m.u.asnd.u.nmt_req.cmd, PLK_NMT_CMD_STOP_NODE_EX);
     assert_int_equal(m.u.asnd.u.nmt_req.target, 255);
     assert_int_equal(x->q.f[0].data[PLK_NMTREQ_OFF_DATA + 1], 0x02);   /* the bit-field */
-    /* ASnd multicast 01-11-1E-00-00-04 (ref §1), 60 bytes */
+    /* ASnd multicast 01-11-1E-00-00-04 (EPSG DS 301 addressing), 60 bytes */
     assert_int_equal(x->q.f[0].data[5], 0x04);
     assert_int_equal(x->q.f[0].len, 60);
 

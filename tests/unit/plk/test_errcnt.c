@@ -1,4 +1,4 @@
-/* Loss-of-frame threshold counters, ref §7: +8 per event, -1 per good cycle, fire at
+/* Loss-of-frame threshold counters, EPSG DS 301 DLL error handling: +8 per event, -1 per good cycle, fire at
  * the threshold and start over, threshold 0 disables. */
 #include <stdarg.h>
 #include <stddef.h>

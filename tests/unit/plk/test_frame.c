@@ -1,5 +1,5 @@
 /* POWERLINK frame codec: every frame kind pinned against the openPOWERLINK reference
- * bytes of powerlink.md §3/§4, decoded back, and bad frames rejected with a reason. */
+ * bytes of frames openPOWERLINK sent, decoded back, and bad frames rejected with a reason. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -260,7 +260,7 @@ static void ident_response_roundtrip(void **state)
     r->vendor_ext2[47] = 0x77;
     int n = plk_frame_encode(f, sizeof f, &m);
     assert_int_equal(n, 176);
-    assert_memory_equal(f + 84, "\x01\x64\xa8\xc0", 4);          /* ref §4: IP LE */
+    assert_memory_equal(f + 84, "\x01\x64\xa8\xc0", 4);          /* IP little-endian, as openPOWERLINK's CN sends it */
     assert_memory_equal(f + 24, "\x65\x02\x01\x00", 4);          /* features */
     assert_memory_equal(f + 28, "\xdc\x05", 2);                  /* MTU 1500 */
     assert_memory_equal(f + 96, "01-ffffffff", 11);
@@ -312,7 +312,7 @@ static void status_response_roundtrip(void **state)
     r->entries[0] = (struct plk_error_entry){ 0x1001, PLK_E_DLL_LOSS_SOC_TH, 0x55, 0x66 };
     r->entries[1] = (struct plk_error_entry){ 0x1001, PLK_E_PDO_SHORT_RX, 0x77, 0x88 };
     int n = plk_frame_encode(f, sizeof f, &m);
-    assert_int_equal(n, 72);      /* the demo CN's 72 B (ref §4) */
+    assert_int_equal(n, 72);      /* 72 B, as openPOWERLINK's demo CN */
     assert_memory_equal(f + 32, "\x01\x10\x45\x82", 4);
     struct plk_msg d;
     assert_int_equal(plk_frame_decode(f, (size_t)n, &d, NULL, 0), 0);
@@ -366,7 +366,7 @@ static void nmt_request_and_sync(void **state)
     assert_int_equal(d.u.asnd.u.sync.pres_time_second, 6000);
     assert_int_equal(plk_frame_decode(f, 43, &d, NULL, 0), -EMSGSIZE);
 
-    /* SoA SyncRequest (ref §10) */
+    /* SoA SyncRequest (EPSG DS 302-C) */
     struct plk_msg s = msg(PLK_MTYP_SOA, 255, 240, MN_MAC);
     s.u.soa.nmt_state = PLK_NMT_OPERATIONAL;
     s.u.soa.svid = PLK_SOA_SYNC_REQUEST;

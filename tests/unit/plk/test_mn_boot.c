@@ -1,5 +1,5 @@
 /* MN + CNs in one process with deterministic time: the boot-up sequence on the wire
- * (DS 301 / openPOWERLINK order, ref §6), cyclic exchange, mandatory and late nodes,
+ * (DS 301 / openPOWERLINK order), cyclic exchange, mandatory and late nodes,
  * identity check. */
 #include <stdarg.h>
 #include <stddef.h>

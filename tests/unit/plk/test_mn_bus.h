@@ -218,7 +218,7 @@ static inline bool bus_run_until_op(struct bus *b, takt_ns_t t_max)
 }
 
 /* A test configuration: cycle_us, nodes first..first+n-1, short boot waits. Built by
- * hand (openPOWERLINK's defaults, ref §8) so these tests depend only on the cores. */
+ * hand (openPOWERLINK's defaults) so these tests depend only on the cores. */
 static inline void bus_cfg(struct plk_net_config *c, uint32_t cycle_us, unsigned first, unsigned n)
 {
     memset(c, 0, sizeof *c);

@@ -1,4 +1,4 @@
-/* PollResponse Chaining (DS 302-C, ref §10) over the in-process segment: chained CNs
+/* PollResponse Chaining (EPSG DS 302-C) over the in-process segment: chained CNs
  * are set up by SyncRequest, get their outputs from one PResMN and answer at their
  * configured offsets; polled CNs are mixed in the same cycle. */
 #include <stdarg.h>

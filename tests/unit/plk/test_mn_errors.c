@@ -44,7 +44,7 @@ static void two_losses_fire_threshold_and_node_reboots(void **state)
     b->cn[1]->faults.vanished = true;
     bus_run(b, b->now + 2 * TAKT_NS_PER_MS + 100000);
     struct plk_mn_node *n = b->mn.node[2];
-    /* threshold 15: 8, 16 >= 15 -> fires on the second loss (ref §7) */
+    /* threshold 15: 8, 16 >= 15 -> fires on the second loss (EPSG DS 301 DLL error handling) */
     assert_int_equal(n->st.pres_lost, 2);
     assert_int_equal(n->st.loss_threshold_hits, 1);
     assert_false(n->in_cycle);

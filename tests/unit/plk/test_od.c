@@ -1,5 +1,5 @@
 /* Object dictionary (typed entries, access, ranges, defaults, hooks, CN profile) and
- * PDO copy maps built from 0x1600/0x1A00 (ref §8). */
+ * PDO copy maps built from 0x1600/0x1A00 (EPSG DS 301 object dictionary). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

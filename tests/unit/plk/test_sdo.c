@@ -1,5 +1,5 @@
 /* SDO over ASnd: handshake and expedited write pinned to openPOWERLINK's bytes
- * (powerlink.md §4), client <-> server round trips in memory: expedited and segmented
+ * (EPSG DS 301 6.3), client <-> server round trips in memory: expedited and segmented
  * in both directions, lost frames and retransmission, aborts, timeouts, garbage. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -106,7 +106,7 @@ static void handshake_and_write_bytes(void **state)
     const uint8_t want[] = { 0x02, 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x08, 0x00,
                              0x00, 0x00, 0x11, 0x10, 0x01, 0x00, 0x6c, 0x6f, 0x61, 0x64 };
     assert_int_equal(n, sizeof want);
-    assert_memory_equal(buf, want, sizeof want);                     /* ref §4 example */
+    assert_memory_equal(buf, want, sizeof want);                     /* bytes openPOWERLINK's MN sent */
     assert_int_equal(plk_sdo_server_rx(&r->sv, buf, (size_t)n, r->now, err, sizeof err), 0);
     n = plk_sdo_server_tx(&r->sv, buf, sizeof buf, r->now);
     /* abort 0x06020000 answering TID 0 WriteByIndex, acknowledging frame 1 */
