@@ -183,7 +183,7 @@ static void ecat_on_return(struct analyze *a, struct an_pend *req, const uint8_t
 
 static void ecat_frame(struct analyze *a, int64_t ts, const uint8_t *f, size_t len, size_t off, int dir)
 {
-    /* ref §2: 2-byte EtherCAT header, then datagrams of 10 + len + 2 bytes */
+    /* ETG.1000.4 frame structure: 2-byte EtherCAT header, then datagrams of 10 + len + 2 bytes */
     if (len < off + ECAT_FRAME_HDR + ECAT_DG_HDR + ECAT_DG_WKC) {
         a->malformed++;
         return;
@@ -209,14 +209,14 @@ static void ecat_frame(struct analyze *a, int64_t ts, const uint8_t *f, size_t l
         (size_t)(dg - f) + 2 * (ECAT_DG_HDR + ECAT_DG_WKC) + (get_le16(dg + 12 + 6) & ECAT_LEN_MASK) <= len)
         dg += ECAT_DG_HDR + ECAT_DG_WKC;
     uint8_t idx = dg[1], cmd = dg[0];
-    /* every slave increments ADP of auto-increment and broadcast datagrams (ref §3): a
+    /* every slave increments ADP of auto-increment and broadcast datagrams (ETG.1000.4 commands and working counter): a
      * return is matched on the register offset only */
     bool adp_moves = cmd == ECAT_APRD || cmd == ECAT_APWR || cmd == ECAT_APRW || cmd == ECAT_BRD ||
                      cmd == ECAT_BWR || cmd == ECAT_BRW || cmd == ECAT_ARMW;
     uint32_t addr = get_le32(dg + 2) & (adp_moves ? 0xFFFF0000u : 0xFFFFFFFFu);
     unsigned wkc_sum = 0;
     const uint8_t *pd = ecat_walk(f, len, first, &wkc_sum);
-    /* Sent or returned? The first ESC sets the U/L bit of the source MAC (ref §1), but a
+    /* Sent or returned? The first ESC sets the U/L bit of the source MAC (ESC datasheet Section I, frame processing), but a
      * master on a locally administered MAC (every veth) has it set already. So a frame is
      * a return only if it carries the U/L bit, answers an open request with the same
      * index, command and address, soon enough, and shows that it was processed: a
@@ -290,7 +290,7 @@ static void plk_mn_moved_on(struct analyze *a)
 
 static void plk_frame(struct analyze *a, int64_t ts, const uint8_t *f, size_t len, size_t off)
 {
-    /* powerlink.md §2: MessageType, destination, source at offsets 0, 1, 2 after the EtherType */
+    /* EPSG DS 301 basic frame: MessageType, destination, source at offsets 0, 1, 2 after the EtherType */
     if (len < off + 3) {
         a->malformed++;
         return;

@@ -12,7 +12,7 @@
 #define AN_MAX_NODES  240
 #define AN_MN_NODE    240
 #define AN_TS_MAX     (1LL << 62)   /* stamps are clamped to [0, 2^62] ns */
-#define AN_RTT_MAX    (10LL * 1000000000)  /* a return or PRes later than this answers nothing */    /* POWERLINK MN node ID (C_ADR_MN_DEF_NODE_ID, powerlink.md) */
+#define AN_RTT_MAX    (10LL * 1000000000)  /* a return or PRes later than this answers nothing */    /* POWERLINK MN node ID (C_ADR_MN_DEF_NODE_ID, EPSG DS 301) */
 
 struct an_opts {
     int64_t cycle_ns;        /* nominal cycle; 0 = median of the measured periods */

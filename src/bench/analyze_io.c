@@ -15,7 +15,7 @@ static uint32_t rd32(const uint8_t *p, bool be) { return be ? (uint32_t)p[0] << 
 static uint16_t rd16(const uint8_t *p, bool be) { return be ? (uint16_t)(p[0] << 8 | p[1]) : get_le16(p); }
 
 /* Resolution (ns per tick, at least 1) and link types of a capture, from its headers
- * (rt-linux.md §6: pcap magic, pcapng IDB option if_tsresol code 9). */
+ * (draft-ietf-opsawg-pcapng and the libpcap file format: pcap magic, pcapng IDB option if_tsresol code 9). */
 static int sniff(FILE *f, const char *path, int64_t *res_ns, char *err, size_t errlen)
 {
     uint8_t h[24];

@@ -1,6 +1,6 @@
 /* takt check: reads kernel, scheduler, power-management, interface and privilege state
  * from /proc and /sys (below env->root) and judges each against what a cyclic master
- * needs (reference rt-linux.md §1). Reading only: nothing is changed. */
+ * needs (sched(7), Documentation/admin-guide/kernel-parameters.txt, the LF real-time wiki). Reading only: nothing is changed. */
 #include "bench/check.h"
 
 #include <ctype.h>
@@ -286,7 +286,7 @@ static void check_cmdline(const struct check_env *e, struct check_report *r)
         enum check_verdict bad = k->want ? CHECK_WARN : CHECK_INFO;
         const char *v = cmdline_param(cl, k->key, val, sizeof val);
         if (!v) {
-            /* nohz_full offloads RCU callbacks of its CPUs as rcu_nocbs would (rt-linux.md §1) */
+            /* nohz_full offloads RCU callbacks of its CPUs as rcu_nocbs would (kernel-parameters.txt, nohz_full) */
             if (!strcmp(k->key, "rcu_nocbs") && have_nohz && (e->cpu < 0 || cpulist_has(nohz, e->cpu)))
                 add(r, id, k->title, CHECK_OK, NULL, "not set; implied by nohz_full=%s", nohz);
             else

@@ -44,7 +44,7 @@ int  bench_ct_finish(struct bench_ct *ct, double timeout_s);
  * cycles of thread 0. */
 int  bench_ct_parse(struct bench_ct *ct, void *json);
 
-/* Stress scenarios (rt-linux.md §4). */
+/* Stress scenarios (the OSADL load set, run with stress-ng and hackbench). */
 enum bench_stress { ST_IDLE, ST_CPU, ST_DISK, ST_IO2, ST_NET, ST_SCHED, ST_MISC, ST_COUNT };
 const char *bench_stress_name(enum bench_stress s);
 const char *bench_stress_desc(enum bench_stress s);

@@ -1,7 +1,7 @@
 /* Minimal pcapng writer (SHB, one IDB with nanosecond resolution, EPBs). libpcap 1.10
  * (Debian 12) can only *dump* classic pcap (pcap_dump_open); pcapng writing arrived in
  * no released 1.10 API, so takt writes the blocks itself (pcapng draft, IETF
- * draft-ietf-opsawg-pcapng; rt-linux.md §6) and tshark reads them back in the tests. */
+ * draft-ietf-opsawg-pcapng) and tshark reads them back in the tests. */
 #ifndef TAKT_LINK_PCAPNG_H
 #define TAKT_LINK_PCAPNG_H
 

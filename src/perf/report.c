@@ -5,7 +5,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-/* EC-Master prints `%4d.%d` of the value in 0.1 us (rt-linux.md §5). We round ns to the
+/* EC-Master prints `%4d.%d` of the value in 0.1 us (its PerfMsmt log lines). We round ns to the
  * nearest 0.1 us (half away from zero) and keep the width of 6 for negative values. */
 char *perf_fmt_usec(char *buf, size_t len, int64_t ns)
 {

@@ -1,4 +1,4 @@
-/* Deadline arithmetic of the cyclic scheduler, cyclictest semantics (rt-linux.md §1, §3):
+/* Deadline arithmetic of the cyclic scheduler, cyclictest semantics (rt-tests; clock_nanosleep(2) TIMER_ABSTIME):
  * absolute deadlines start + k*period, missed deadlines skipped and counted, never queued. */
 #include <takt/rt.h>
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* Real-time thread set-up (rt-linux.md §1): affinity, SCHED_FIFO, mlockall, stack
+/* Real-time thread set-up (sched(7), mlockall(2)): affinity, SCHED_FIFO, mlockall, stack
  * prefault, /dev/cpu_dma_latency. Never fails: a missing privilege is one warning. */
 #include <takt/rt.h>
 #include <alloca.h>

@@ -4,7 +4,7 @@
 # when sent, PRes when received, kernel stamps) against the requested offsets.
 # 1. Without a launch-time qdisc (veth's noqueue) the CN host sleeps to each launch time
 #    and sends then: no PRes may arrive before its offset, and the median lateness must
-#    stay under 300 us on this loaded 2-vCPU VM.
+#    stay under 300 us on a loaded 2-vCPU VM.
 # 2. With etf on the CN's veth (tc ... etf clockid CLOCK_TAI delta 300000) the kernel
 #    holds them (SO_TXTIME): the CNs must say so and the same bounds hold. Skipped (77),
 #    saying why, when the kernel has no sch_etf; part 1 has run by then.

@@ -1,6 +1,6 @@
 /* Capture files written byte by byte for the analyzer's tests (pcapng ns, us,
  * big-endian, SLL2; classic pcap ns, us, SLL) and the frames they hold: an EtherCAT LRW
- * and POWERLINK frames. Written from the format documents (rt-linux.md §6, libpcap
+ * and POWERLINK frames. Written from the format documents (draft-ietf-opsawg-pcapng, libpcap
  * sll.h), so the reader is checked against them, not against itself. */
 #ifndef TAKT_TEST_CAPTURE_WRITER_H
 #define TAKT_TEST_CAPTURE_WRITER_H
