@@ -280,7 +280,7 @@ int ecat_sdo_download(struct ecat_master *m, unsigned pos, uint16_t index, uint8
 int ecat_sdo_info(struct ecat_master *m, unsigned pos, enum ecat_sdo_info_op op, uint16_t index,
                   uint8_t sub, void *buf, size_t cap, size_t *len);
 
-/* FoE (file access over EtherCAT, ETG.1000.6 5.7) over the mailbox: the standard one in
+/* FoE (file access over EtherCAT, ETG.1000.6) over the mailbox: the standard one in
  * PREOP, SAFEOP or OP, the bootstrap mailbox (SII words 0x14-0x17) in BOOT, where
  * firmware is written. Segments of mailbox size - 12 bytes, BUSY answered by repeating,
  * a per-packet timeout of sdo_timeout_ns. A read fills buf (cap bytes) and completes

@@ -1,4 +1,4 @@
-/* FoE codec (ETG.1000.6 5.7) and the master's transfer logic: RRQ/WRQ, DATA segments of
+/* FoE codec (ETG.1000.6, File access over EtherCAT) and the master's transfer logic: RRQ/WRQ, DATA segments of
  * mailbox size - 12 bytes, a shorter (possibly empty) last one, ACK per packet, BUSY
  * answered by sending the last request again, ERR with code and text. */
 #include "ecat/foe.h"

@@ -1,4 +1,4 @@
-/* File access over EtherCAT (FoE, ETG.1000.6 5.7): the wire codec shared by the master
+/* File access over EtherCAT (FoE, ETG.1000.6): the wire codec shared by the master
  * and the simulator, and the master's sans-I/O transfer logic (read, write, BUSY, ERR). */
 #ifndef TAKT_ECAT_FOE_H
 #define TAKT_ECAT_FOE_H
@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include "ecat/mbx.h"
 
-/* FoE header after the mailbox header (ETG.1000.6 5.7; Wireshark packet-ecatmb.h
+/* FoE header after the mailbox header (ETG.1000.6; Wireshark packet-ecatmb.h
  * TETHERCAT_FOE_HEADER): opcode u8, reserved u8, then u32 = password (RRQ, WRQ),
  * packet number (DATA, ACK), error code (ERR) or done u16 + entire u16 (BUSY). */
 #define FOE_HDR 6

@@ -1,4 +1,4 @@
-/* Mailbox transport for FoE (ETG.1000.6 5.7): queued file reads and writes, one slot per
+/* Mailbox transport for FoE (ETG.1000.6, File access over EtherCAT): queued file reads and writes, one slot per
  * transfer, advanced by the master timer without blocking the cycle, as master_coe.c
  * does for CoE: write the whole receive mailbox, poll SM1's "full" bit, read the reply,
  * ask for a repetition when the frame with the reply was lost. In BOOT the bootstrap

@@ -1,4 +1,4 @@
-/* FoE server of the simulated slave (ETG.1000.6 5.7): RRQ answered with DATA segments of
+/* FoE server of the simulated slave (ETG.1000.6, File access over EtherCAT): RRQ answered with DATA segments of
  * read-mailbox size - 12 bytes, each ACKed by the master, the last one shorter (empty
  * when the file is an exact multiple); WRQ ACKed, DATA kept until the short last
  * packet completes the file; BUSY before an ACK when configured (flash erase); errors

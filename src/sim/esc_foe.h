@@ -1,4 +1,4 @@
-/* The simulated slave's FoE server (ETG.1000.6 5.7; internal to src/sim): files held in
+/* The simulated slave's FoE server (ETG.1000.6, File access over EtherCAT; internal to src/sim): files held in
  * memory per ESC, a firmware file writable only in BOOT, passwords, BUSY injection. */
 #ifndef TAKT_SIM_ESC_FOE_H
 #define TAKT_SIM_ESC_FOE_H
