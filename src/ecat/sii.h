@@ -15,7 +15,7 @@ struct ecat_ident {
 };
 
 #define ECAT_SII_MAX_STRINGS  255   /* string indices are u8; 0 = none */
-#define ECAT_SII_STRPOOL      6144
+#define ECAT_SII_STRPOOL      (ECAT_SII_MAX_STRINGS * 256)   /* 255 strings of 255 bytes + NUL */
 #define ECAT_SII_MAX_FMMU     16
 #define ECAT_SII_MAX_SM       16
 #define ECAT_SII_MAX_PDOS     256   /* TxPDO + RxPDO together (a drive may list its whole offer) */
