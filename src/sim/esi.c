@@ -354,7 +354,8 @@ static bool selected(const xmlNode *dev, const struct sim_esi_select *sel)
         return false;
     if (sel && sel->type && strcmp(esi_text(type, b, sizeof b), sel->type))
         return false;
-    if (sel && sel->revision && (uint32_t)attr_num(type, "RevisionNo", 0, &ok) != sel->revision)
+    if (sel && (sel->revision || sel->has_revision) &&
+        (uint32_t)attr_num(type, "RevisionNo", 0, &ok) != sel->revision)
         return false;
     if (sel && sel->has_product && (uint32_t)attr_num(type, "ProductCode", 0, &ok) != sel->product)
         return false;
@@ -373,10 +374,11 @@ int sim_esi_select_parse(const char *s, struct sim_esi_select *sel, char *buf, s
     if (rev) {
         *rev++ = 0;
         long long v = sim_esi_number(rev, &ok);
-        if (!ok || v <= 0 || v > UINT32_MAX)
+        if (!ok || v < 0 || v > UINT32_MAX)
             return esi_fail(err, errlen, -EINVAL, NULL, "device selection '%s': expected a revision "
                             "number after ':' (e.g. :#x00120000), got '%s'", s, rev);
         sel->revision = (uint32_t)v;
+        sel->has_revision = true;
     }
     if ((buf[0] == '#' || buf[0] == '0') && (buf[1] == 'x' || buf[1] == 'X')) {
         long long v = sim_esi_number(buf, &ok);
@@ -401,7 +403,7 @@ static const char *select_text(const struct sim_esi_select *sel, char *b, size_t
                      sel && sel->name ? sel->name : "");
     if (sel && sel->has_product && k >= 0 && (size_t)k < n)
         k += snprintf(b + k, n - (size_t)k, "%s#x%08X", k ? " " : "", sel->product);
-    if (sel && sel->revision && k >= 0 && (size_t)k < n)
+    if (sel && (sel->revision || sel->has_revision) && k >= 0 && (size_t)k < n)
         k += snprintf(b + k, n - (size_t)k, ":#x%08X", sel->revision);
     if (k == 0)
         snprintf(b, n, "(any)");

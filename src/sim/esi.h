@@ -19,13 +19,14 @@ struct sim_esi_device {
 };
 
 /* Which device of a file (an ESI package may hold dozens): Type text (NULL = any),
- * revision (0 = any), product code (has_product), name (NULL = any: the Type text or
- * any <Name>, case-insensitive); the first <Device> that matches all is taken. */
+ * revision (0 = any unless has_revision), product code (has_product), name (NULL =
+ * any: the Type text or any <Name>, case-insensitive); the first <Device> that matches
+ * all is taken. */
 struct sim_esi_select {
     const char *type;
     uint32_t    revision;
     uint32_t    product;
-    bool        has_product;
+    bool        has_product, has_revision;
     const char *name;
 };
 

@@ -57,6 +57,9 @@ static void pick_a_device(void **state)
         { "@#x03EC3052:0x00130000", 0x03EC3052, 0x00130000 },
         { "@:#x00130000", 0x03EC3052, 0x00130000 },
     };
+    /* revision 0 is a revision like any other once named */
+    assert_null(create("@TT1004:0", err, sizeof err));
+    assert_non_null(strstr(err, "TT1004:#x00000000"));
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
         struct sim_device *d = create(k[i].sel, err, sizeof err);
         if (!d)
