@@ -8,6 +8,7 @@
 #include <string.h>
 #include "cli/cli_ecat.h"
 #include "ecat/proto.h"
+#include "ecat/sii.h"
 #include "util/wire.h"
 
 int cli_ecat_open_link(struct cli_ctx *c, struct takt_link **out)
@@ -275,7 +276,7 @@ static int run_reg(struct cli_ctx *c)
 
 static int sii_write(struct cli_ctx *c, struct tool *t, unsigned pos, const char *path)
 {
-    static uint8_t img[4096];
+    static uint8_t img[ECAT_SII_MAX_IMAGE];     /* the largest EEPROM word 0x003E names */
     FILE *f = fopen(path, "rb");
     if (!f)
         return cli_error(c, "cannot read '%s': %s", path, strerror(errno));
@@ -283,8 +284,8 @@ static int sii_write(struct cli_ctx *c, struct tool *t, unsigned pos, const char
     bool more = fgetc(f) != EOF;
     fclose(f);
     if (more || n < 128 || n % 2)
-        return cli_error(c, "'%s': expected an SII image of 128..4096 bytes, even, got %zu%s", path, n,
-                         more ? "+" : "");
+        return cli_error(c, "'%s': expected an SII image of 128..%u bytes, even, got %zu%s", path,
+                         ECAT_SII_MAX_IMAGE, n, more ? "+" : "");
     uint8_t crc = ecat_sii_crc(img, 14);
     if (crc != img[14] && !cli_flag(c, "force"))
         return cli_error(c, "'%s': header checksum (word 0x0007) is 0x%02X, expected 0x%02X; "
@@ -462,7 +463,7 @@ const struct cli_cmd cli_cmds_ecat[] = {
       CLI_IFACE | CLI_PCAP, NULL, run_reg, NULL },
     { "ecat", "sii", "read POS | write POS FILE", "read or write the SII (EEPROM) image of a slave",
       "read shows the image read at scan (or -o FILE writes it raw); write puts a raw image\n"
-      "(128..4096 bytes, header checksum checked) into the EEPROM word by word.",
+      "(128..65536 bytes, header checksum checked) into the EEPROM word by word.",
       CLI_IFACE | CLI_PCAP, sii_opts, run_sii, NULL },
     { "ecat", "pdos", NULL, "list process data entries with their offsets in the image",
       "Offsets are byte.bit in the image of `takt ecat run` and of ecat_pd_find().\n"

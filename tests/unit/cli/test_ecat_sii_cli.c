@@ -4,6 +4,7 @@
  * process, like test_ecat_cli.c. */
 #include "unit/sim/master_rig.h"
 #include <json-c/json.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "cli/cli.h"
 
@@ -125,11 +126,58 @@ static void slave_names_escaped(void **state)
     takt_sim_destroy(sim);
 }
 
+/* an EEPROM of 16 KiB whose PDO categories lie past word 0x0800: sii read gives the
+ * whole image, sii write takes it back */
+static void sii_read_write_over_4k(void **state)
+{
+    (void)state;
+    static struct sim_device_desc d;
+    struct sim_device *dev;
+    mbx_desc(&d, 0);
+    assert_int_equal(sim_device_from_desc(&d, &dev), 0);
+    size_t n = 16384, at = 2 * SII_W_CATEGORIES;
+    uint8_t *b = malloc(n);
+    while (get_le16(dev->sii + at) != SII_CAT_TXPDO)
+        at += 4 + 2u * get_le16(dev->sii + at + 2);
+    memset(b, 0xFF, n);
+    memcpy(b, dev->sii, at);
+    put_le16(b + at, 1);                                 /* device specific, 2100 words */
+    put_le16(b + at + 2, 2100);
+    memset(b + at + 4, 0x5A, 4200);
+    memcpy(b + at + 4204, dev->sii + at, dev->sii_len - at);
+    put_le16(b + 2 * SII_W_SIZE, 127);                   /* 128 KiBit */
+    free(dev->sii);
+    dev->sii = b;
+    dev->sii_len = n;
+    struct takt_sim_opts so;
+    takt_sim_opts_default(&so);
+    struct takt_sim *sim;
+    assert_int_equal(takt_sim_create_devices(&dev, 1, &so, &sim), 0);
+    char path[] = "/tmp/takt-sii-XXXXXX", args[128];
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    static char out[65536];
+    snprintf(args, sizeof args, "ecat sii read 0 -o %s", path);
+    int rc = run_on(sim, args, out, sizeof out);
+    struct stat st;
+    if (rc != 0 || stat(path, &st) || st.st_size <= 4096)
+        fail_msg("sii read: exit %d, %lld bytes, want the image past byte 4096:\n%s", rc,
+                 (long long)st.st_size, out);
+    snprintf(args, sizeof args, "ecat sii write 0 %s", path);
+    rc = run_on(sim, args, out, sizeof out);
+    if (rc != 0 || !strstr(out, "wrote"))
+        fail_msg("sii write of %lld bytes: exit %d:\n%s", (long long)st.st_size, rc, out);
+    unlink(path);
+    takt_sim_destroy(sim);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(slaves_report_sii_warnings),
         cmocka_unit_test(slave_names_escaped),
+        cmocka_unit_test(sii_read_write_over_4k),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
