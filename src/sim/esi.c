@@ -212,6 +212,13 @@ static int parse_bootstrap(const xmlNode *dev, struct sim_device_desc *d, char *
 {
     const xmlNode *b = esi_child(esi_child(dev, "Eeprom"), "BootStrap");
     char t[64];
+    int ok;
+    /* Eeprom/ByteSize (ETG.2000): the EEPROM a device has, up to 64 KiB (512 KiBit) */
+    long long size = child_num(esi_child(dev, "Eeprom"), "ByteSize", 0, &ok);
+    if (!ok || size < 0 || size > 65536)
+        return esi_fail(err, errlen, -EINVAL, esi_child(esi_child(dev, "Eeprom"), "ByteSize"),
+                        "<Eeprom><ByteSize>: expected 0..65536 bytes");
+    d->eeprom_bytes = (uint32_t)size;
     if (!b)
         return 0;
     esi_text(b, t, sizeof t);

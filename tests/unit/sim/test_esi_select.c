@@ -189,6 +189,24 @@ static void big_eeprom(void **state)
     assert_int_equal(sii.n_pdo, 19);
     assert_int_equal(sii.eeprom_kbit * 128u, d->sii_len);
     d->ops->destroy(d);
+    /* Eeprom/ByteSize sizes the EEPROM (word 0x003E) even where the image is small */
+    static const char *fmt =
+        "<EtherCATInfo><Vendor><Id>2</Id></Vendor><Descriptions><Devices><Device>"
+        "<Type ProductCode=\"1\" RevisionNo=\"1\">X</Type>\n<Eeprom><ByteSize>%s</ByteSize></Eeprom>"
+        "</Device></Devices></Descriptions></EtherCATInfo>";
+    char xml[512];
+    struct sim_esi_device *e = malloc(sizeof *e);
+    snprintf(xml, sizeof xml, fmt, "16384");
+    assert_int_equal(sim_esi_parse(xml, strlen(xml), NULL, e, err, sizeof err), 0);
+    assert_int_equal(sim_device_new(&e->desc, &e->dict, &d), 0);
+    assert_int_equal(d->sii_len, 16384);
+    assert_int_equal(get_le16(d->sii + 2 * SII_W_SIZE), 127);      /* 128 KiBit - 1 */
+    d->ops->destroy(d);
+    sim_esi_free(e);
+    snprintf(xml, sizeof xml, fmt, "131072");
+    assert_int_equal(sim_esi_parse(xml, strlen(xml), NULL, e, err, sizeof err), -EINVAL);
+    assert_non_null(strstr(err, "line 2: <Eeprom><ByteSize>: expected 0..65536"));
+    free(e);
 }
 
 /* libxml2 ends its messages with a newline; the error is one line */
