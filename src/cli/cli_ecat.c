@@ -8,6 +8,7 @@
 #include <string.h>
 #include "cli/cli_ecat.h"
 #include "ecat/proto.h"
+#include "ecat/sii.h"
 #include "util/wire.h"
 
 int cli_ecat_open_link(struct cli_ctx *c, struct takt_link **out)
@@ -94,11 +95,17 @@ static int run_slaves(struct cli_ctx *c)
     for (unsigned i = 0; i < n; i++) {
         struct ecat_slave_info s;
         ecat_master_slave_info(t.m, i, &s);
-        json_object_array_add(arr, cli_ecat_slave_json(&s));
+        json_object *sj = cli_ecat_slave_json(&s);
+        json_object_array_add(arr, sj);
+        size_t sl;
+        const uint8_t *sii = ecat_slave_sii(t.m, i, &sl);
+        cli_ecat_sii_warnings(sii, sl, i, sj);    /* stderr, as ecat run reports them */
         if (c->json && !strcmp(c->json, "-"))
             continue;    /* stdout carries the JSON alone */
+        char nm[4 * sizeof s.name];
         printf("%-3u 0x%04X  %-6s  0x%08" PRIX32 ":0x%08" PRIX32 "  %s\n", i, s.station,
-               ecat_al_state_name(s.al_state), s.vendor, s.product, s.name[0] ? s.name : "?");
+               ecat_al_state_name(s.al_state), s.vendor, s.product,
+               s.name[0] ? cli_ecat_name_text(s.name, nm, sizeof nm) : "?");
         if (!c->verbose)
             continue;
         printf("      revision 0x%08" PRIX32 "  serial %" PRIu32 "  alias %u\n", s.revision,
@@ -121,8 +128,6 @@ static int run_slaves(struct cli_ctx *c)
             printf("      mailbox out 0x%04X/%u in 0x%04X/%u  protocols %s\n", s.mbx_out_start,
                    s.mbx_out_len, s.mbx_in_start, s.mbx_in_len,
                    cli_ecat_protocols(s.mbx_protocols, pn, sizeof pn));
-        size_t sl;
-        const uint8_t *sii = ecat_slave_sii(t.m, i, &sl);
         if (sii && sl >= 2 * (SII_W_BOOT_TX_SIZE + 1) && get_le16(sii + 2 * SII_W_BOOT_RX_SIZE))
             printf("      bootstrap mailbox out 0x%04X/%u in 0x%04X/%u (BOOT, FoE)\n",
                    get_le16(sii + 2 * SII_W_BOOT_RX_OFF), get_le16(sii + 2 * SII_W_BOOT_RX_SIZE),
@@ -271,7 +276,7 @@ static int run_reg(struct cli_ctx *c)
 
 static int sii_write(struct cli_ctx *c, struct tool *t, unsigned pos, const char *path)
 {
-    static uint8_t img[4096];
+    static uint8_t img[ECAT_SII_MAX_IMAGE];     /* the largest EEPROM word 0x003E names */
     FILE *f = fopen(path, "rb");
     if (!f)
         return cli_error(c, "cannot read '%s': %s", path, strerror(errno));
@@ -279,8 +284,8 @@ static int sii_write(struct cli_ctx *c, struct tool *t, unsigned pos, const char
     bool more = fgetc(f) != EOF;
     fclose(f);
     if (more || n < 128 || n % 2)
-        return cli_error(c, "'%s': expected an SII image of 128..4096 bytes, even, got %zu%s", path, n,
-                         more ? "+" : "");
+        return cli_error(c, "'%s': expected an SII image of 128..%u bytes, even, got %zu%s", path,
+                         ECAT_SII_MAX_IMAGE, n, more ? "+" : "");
     uint8_t crc = ecat_sii_crc(img, 14);
     if (crc != img[14] && !cli_flag(c, "force"))
         return cli_error(c, "'%s': header checksum (word 0x0007) is 0x%02X, expected 0x%02X; "
@@ -356,8 +361,9 @@ static int run_pdos(struct cli_ctx *c)
             struct ecat_slave_info s;
             ecat_master_slave_info(t.m, e.position, &s);
             json_object *sj = json_object_new_object();
+            char nm[4 * sizeof s.name];
             json_object_object_add(sj, "position", json_object_new_int((int)e.position));
-            json_object_object_add(sj, "name", json_object_new_string(s.name));
+            json_object_object_add(sj, "name", json_object_new_string(cli_ecat_name_utf8(s.name, nm, sizeof nm)));
             json_object_object_add(sj, "out_offset", json_object_new_int64(s.out_offset));
             json_object_object_add(sj, "out_bits", json_object_new_int64(s.out_bits));
             json_object_object_add(sj, "in_offset", json_object_new_int64(s.in_offset));
@@ -368,7 +374,8 @@ static int run_pdos(struct cli_ctx *c)
             last = (int)e.position;
             if (!quiet)
                 printf("slave %u %s: outputs at byte %u (%u bits), inputs at byte %u (%u bits)\n",
-                       e.position, s.name, s.out_offset, s.out_bits, s.in_offset, s.in_bits);
+                       e.position, cli_ecat_name_text(s.name, nm, sizeof nm), s.out_offset,
+                       s.out_bits, s.in_offset, s.in_bits);
         }
         json_object_array_add(entries, cli_ecat_pd_json(&e));
         if (quiet)
@@ -440,7 +447,10 @@ const struct cli_cmd cli_cmds_ecat[] = {
       "Counts the slaves, assigns station addresses 0x1000 + position, reads ESC registers\n"
       "and the SII of each. -v shows ESC, ports, mailbox (protocols by name) and process\n"
       "data sizes; whether a slave has distributed clocks, but no delay: a scan sets up no\n"
-      "DC (takt ecat run --dc measures the delays). --json: every slave (docs/master.md).",
+      "DC (takt ecat run --dc measures the delays). --json: every slave (docs/master.md).\n"
+      "What an SII holds that does not decode (bad checksum, a broken, unknown or skipped\n"
+      "category, truncated strings) goes to stderr as \"slave POS: ...\", the rest of the\n"
+      "image is used. Control characters and non-UTF-8 bytes of names show as \\n, \\xE9.",
       CLI_IFACE | CLI_PCAP | CLI_JSON, NULL, run_slaves, NULL },
     { "ecat", "states", "[STATE]", "show the AL states, or bring every slave to STATE",
       "STATE is INIT, PREOP, BOOT, SAFEOP or OP. A slave that refuses shows its AL status code\n"
@@ -453,7 +463,7 @@ const struct cli_cmd cli_cmds_ecat[] = {
       CLI_IFACE | CLI_PCAP, NULL, run_reg, NULL },
     { "ecat", "sii", "read POS | write POS FILE", "read or write the SII (EEPROM) image of a slave",
       "read shows the image read at scan (or -o FILE writes it raw); write puts a raw image\n"
-      "(128..4096 bytes, header checksum checked) into the EEPROM word by word.",
+      "(128..65536 bytes, header checksum checked) into the EEPROM word by word.",
       CLI_IFACE | CLI_PCAP, sii_opts, run_sii, NULL },
     { "ecat", "pdos", NULL, "list process data entries with their offsets in the image",
       "Offsets are byte.bit in the image of `takt ecat run` and of ecat_pd_find().\n"

@@ -31,6 +31,12 @@ void cli_ecat_print_sm_fmmu(const uint8_t *img, size_t len);
 bool cli_ecat_has_sdo_info(const uint8_t *img, size_t len);
 struct json_object;
 struct json_object *cli_ecat_slave_json(const struct ecat_slave_info *s);
+/* A slave name for text (control and non-UTF-8 bytes as C escapes) and for JSON
+ * (valid UTF-8, other bytes read as Latin-1); buf of 4x the name's size suffices. */
+const char *cli_ecat_name_text(const char *name, char *buf, size_t n);
+const char *cli_ecat_name_utf8(const char *name, char *buf, size_t n);
+/* The SII decoder's warnings for slave pos to stderr, and as "sii_warnings" into o. */
+void cli_ecat_sii_warnings(const uint8_t *img, size_t len, unsigned pos, struct json_object *o);
 struct json_object *cli_ecat_state_json(const struct ecat_slave_info *s);
 struct json_object *cli_ecat_pd_json(const struct ecat_pd_entry *e);
 

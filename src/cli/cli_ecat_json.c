@@ -54,6 +54,95 @@ static json_object *protocols_json(uint16_t mask)
 }
 
 #define ADD(o, k, v) json_object_object_add(o, k, v)
+
+/* Length of the valid UTF-8 sequence at s (1-4), 0 if the bytes there are not one
+ * (RFC 3629: no overlong forms, no surrogates, nothing above U+10FFFF). */
+static unsigned utf8_len(const unsigned char *s)
+{
+    unsigned n = s[0] < 0x80 ? 1 : s[0] >= 0xC2 && s[0] <= 0xDF ? 2 : s[0] >= 0xE0 && s[0] <= 0xEF ? 3
+               : s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : 0;
+    for (unsigned i = 1; i < n; i++)
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+    if ((n == 3 && ((s[0] == 0xE0 && s[1] < 0xA0) || (s[0] == 0xED && s[1] >= 0xA0))) ||
+        (n == 4 && ((s[0] == 0xF0 && s[1] < 0x90) || (s[0] == 0xF4 && s[1] >= 0x90))))
+        return 0;
+    return n;
+}
+
+/* SII strings are bytes of no declared encoding (ETG.2010): control characters would
+ * break lines and other bytes make invalid UTF-8. Text shows them as C escapes. */
+const char *cli_ecat_name_text(const char *name, char *buf, size_t n)
+{
+    size_t o = 0;
+    for (const unsigned char *s = (const unsigned char *)name; *s && o + 5 < n;) {
+        unsigned k = utf8_len(s);
+        if (k == 1 && *s >= 0x20 && *s != 0x7F && *s != '\\') {
+            buf[o++] = (char)*s++;
+        } else if (k > 1) {
+            memcpy(buf + o, s, k);
+            o += k;
+            s += k;
+        } else {
+            const char *e = *s == '\n' ? "\\n" : *s == '\t' ? "\\t" : *s == '\r' ? "\\r" : *s == '\\' ? "\\\\" : NULL;
+            o += (size_t)(e ? snprintf(buf + o, n - o, "%s", e) : snprintf(buf + o, n - o, "\\x%02X", *s));
+            s++;
+        }
+    }
+    buf[o] = 0;
+    return buf;
+}
+
+/* JSON strings must be UTF-8 (RFC 8259): valid sequences stay, any other byte is taken
+ * as Latin-1, the usual encoding of such names, and re-encoded. */
+const char *cli_ecat_name_utf8(const char *name, char *buf, size_t n)
+{
+    size_t o = 0;
+    for (const unsigned char *s = (const unsigned char *)name; *s && o + 5 < n;) {
+        unsigned k = utf8_len(s);
+        if (k) {
+            memcpy(buf + o, s, k);
+            o += k;
+            s += k;
+        } else {
+            buf[o++] = (char)(0xC0 | *s >> 6);
+            buf[o++] = (char)(0x80 | (*s++ & 0x3F));
+        }
+    }
+    buf[o] = 0;
+    return buf;
+}
+
+/* Every finding of the SII decoder (ETG.2010 layout: checksum, broken or unknown
+ * categories, truncated strings) to stderr with the slave's position, as `ecat run`
+ * reports them, and as "sii_warnings" into the slave's JSON object (if any). */
+void cli_ecat_sii_warnings(const uint8_t *img, size_t len, unsigned pos, json_object *o)
+{
+    struct ecat_sii *sii = malloc(sizeof *sii);
+    char err[200];
+    json_object *arr = json_object_new_array();
+    if (!sii) {
+        json_object_put(arr);
+        return;
+    }
+    if (!img || ecat_sii_decode(img, len, sii, 0, err, sizeof err)) {
+        fprintf(stderr, "takt ecat: slave %u: %s\n", pos, img ? err : "no SII read");
+        json_object_array_add(arr, json_object_new_string(img ? err : "no SII read"));
+    } else {
+        for (unsigned i = 0; i < sii->n_warnings && i < ECAT_SII_MAX_WARN; i++) {
+            fprintf(stderr, "takt ecat: slave %u: %s\n", pos, sii->warning[i]);
+            json_object_array_add(arr, json_object_new_string(sii->warning[i]));
+        }
+        if (sii->n_warnings > ECAT_SII_MAX_WARN)
+            fprintf(stderr, "takt ecat: slave %u: %u more SII warnings\n", pos,
+                    sii->n_warnings - ECAT_SII_MAX_WARN);
+    }
+    if (o)
+        ADD(o, "sii_warnings", arr);
+    else
+        json_object_put(arr);
+    free(sii);
+}
 #define INT(v) json_object_new_int64((int64_t)(v))
 
 json_object *cli_ecat_slave_json(const struct ecat_slave_info *s)
@@ -69,7 +158,8 @@ json_object *cli_ecat_slave_json(const struct ecat_slave_info *s)
     ADD(o, "product", INT(s->product));
     ADD(o, "revision", INT(s->revision));
     ADD(o, "serial", INT(s->serial));
-    ADD(o, "name", json_object_new_string(s->name));
+    char nm[4 * sizeof s->name];
+    ADD(o, "name", json_object_new_string(cli_ecat_name_utf8(s->name, nm, sizeof nm)));
     ADD(o, "esc_type", INT(s->esc_type));
     ADD(o, "esc_rev", INT(s->esc_rev));
     ADD(o, "esc_features", INT(s->esc_features));

@@ -152,12 +152,13 @@ void ecat_sfsm_state_sii_cmd(struct ecat_master *m, struct ecat_slave *s, takt_n
     enter_sii_poll(m, s, now);
 }
 
-/* True once the categories read so far reach the end marker (or fill the buffer). */
+/* True once the categories read so far reach the end marker, or the reads reach what
+ * the EEPROM holds (word 0x003E, ETG.2010; a category running past it is the decoder's
+ * to report). */
 static bool sii_complete(const struct ecat_slave *s)
 {
     size_t need;
-    return s->sii_len >= ECAT_SII_MAX || ecat_sii_need(s->sii, s->sii_len, &need) == 0 ||
-           need > ECAT_SII_MAX;
+    return s->sii_len >= ecat_sii_read_limit(s->sii) || ecat_sii_need(s->sii, s->sii_len, &need) == 0;
 }
 
 void ecat_sfsm_state_sii_poll(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
@@ -189,8 +190,11 @@ void ecat_sfsm_state_sii_poll(struct ecat_master *m, struct ecat_slave *s, takt_
     }
     unsigned n = (ctrl & SII_READ8) ? 8 : 4;
     s->sii_8byte = n == 8;
-    if (s->sii_len + n > ECAT_SII_MAX)
-        n = (unsigned)(ECAT_SII_MAX - s->sii_len);
+    if (s->sii_len + n > s->sii_cap && ecat_sii_grow(s, s->sii_len + n) < 0) {
+        ecat_fail(m, -ENOMEM, "slave %u: no memory for SII word 0x%04X", s->info.position, s->f.sii_word);
+        fail(m, s, -ENOMEM);
+        return;
+    }
     memcpy(s->sii + s->sii_len, b + 6, n);
     s->sii_len += n;
     s->f.sii_word += n / 2;

@@ -138,8 +138,10 @@ int ecat_master_open(struct ecat_master **out, struct takt_link *link,
         ecat_coe_init(m) || ecat_foe_init(m))
         goto nomem;
     for (unsigned i = 0; i < o->max_slaves; i++)
-        if (!(m->slaves[i].sii = calloc(1, ECAT_SII_MAX)))
+        if (!(m->slaves[i].sii = calloc(1, ECAT_SII_FIRST)))
             goto nomem;
+        else
+            m->slaves[i].sii_cap = ECAT_SII_FIRST;
     struct rt_opts ro;
     rt_opts_default(&ro);
     if (rt_loop_init(&m->loop, o->cycle_ns, &ro, cycle_step, m))

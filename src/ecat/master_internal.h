@@ -41,7 +41,8 @@ struct ecat_gen {
 };
 
 #define ECAT_REQ_DATA 16       /* register requests of the state machines */
-#define ECAT_SII_MAX  4096     /* bytes of SII read at scan */
+#define ECAT_SII_FIRST 4096    /* SII bytes allocated per slave at open; grown at scan up to
+                                  ECAT_SII_MAX_IMAGE where the SII declares more */
 #define ECAT_MAX_SM   8
 #define ECAT_MAX_PDO_ENTRIES 64
 #define ECAT_MAX_CYC_DG 16     /* LRW datagrams (one per frame) */
@@ -80,8 +81,8 @@ struct ecat_sfsm {
 
 struct ecat_slave {
     struct ecat_slave_info info;
-    uint8_t  *sii;             /* ECAT_SII_MAX bytes, allocated at open */
-    size_t    sii_len;
+    uint8_t  *sii;             /* sii_cap bytes (ECAT_SII_FIRST at open) */
+    size_t    sii_len, sii_cap;
     bool      sii_8byte;
     uint8_t   coe_details, sii_flags;
     unsigned  n_sm;
@@ -361,6 +362,8 @@ void ecat_scan_start(struct ecat_master *m, takt_ns_t now);
 void ecat_mfsm_step(struct ecat_master *m, takt_ns_t now);
 void ecat_slave_scan_start(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now);
 int  ecat_sii_parse(struct ecat_master *m, struct ecat_slave *s);
+/* Make room for at least len bytes of SII (at most ECAT_SII_MAX_IMAGE): 0 or -ENOMEM. */
+int  ecat_sii_grow(struct ecat_slave *s, size_t len);
 void ecat_map_bits(const struct ecat_pdo_map *map, uint32_t *out, uint32_t *in);
 
 /* esm.c: per-slave state machine table (scan + config + AL) */

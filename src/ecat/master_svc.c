@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "ecat/master_internal.h"
+#include "ecat/sii.h"
 #include "util/wire.h"
 
 /* --- process data ------------------------------------------------------------------ */
@@ -220,8 +221,10 @@ int ecat_sii_write(struct ecat_master *m, unsigned pos, const uint8_t *img, size
 {
     if (pos >= m->n_slaves)
         return -ENOENT;
-    if (len < 16 || len % 2 || len > ECAT_SII_MAX)
+    if (len < 16 || len % 2 || len > ECAT_SII_MAX_IMAGE)
         return -EINVAL;
+    if (ecat_sii_grow(&m->slaves[pos], len))
+        return -ENOMEM;
     uint8_t owner = 0;
     int rc = ecat_reg_write(m, pos, ESC_SII_CONFIG, &owner, 1);   /* EtherCAT owns the SII */
     for (size_t w = 0; !rc && w < len / 2; w++) {

@@ -3,6 +3,7 @@
  * SII image (identity, names, mailbox, SM, FMMU, PDO, DC; ETG.2010). */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "ecat/master_internal.h"
 #include "ecat/sii.h"
@@ -61,8 +62,10 @@ static void state_reset(struct ecat_master *m, takt_ns_t now)
     for (unsigned i = 0; i < m->n_slaves; i++) {
         struct ecat_slave *s = &m->slaves[i];
         uint8_t *sii = s->sii;
+        size_t cap = s->sii_cap;
         memset(s, 0, sizeof *s);
         s->sii = sii;
+        s->sii_cap = cap;
         s->info.position = i;
         s->info.station = (uint16_t)(m->o.station_base + i);
         s->info.parent = -1;
@@ -173,6 +176,23 @@ void ecat_map_bits(const struct ecat_pdo_map *map, uint32_t *out, uint32_t *in)
             *(map->pdo[p].input ? in : out) += map->entry[map->pdo[p].first + e].bitlen;
 }
 
+int ecat_sii_grow(struct ecat_slave *s, size_t len)
+{
+    if (len <= s->sii_cap)
+        return 0;
+    if (len > ECAT_SII_MAX_IMAGE)
+        return -ENOMEM;
+    size_t cap = s->sii_cap ? s->sii_cap : ECAT_SII_FIRST;
+    while (cap < len)
+        cap *= 2;
+    uint8_t *p = realloc(s->sii, cap);
+    if (!p)
+        return -ENOMEM;
+    s->sii = p;
+    s->sii_cap = cap;
+    return 0;
+}
+
 int ecat_sii_parse(struct ecat_master *m, struct ecat_slave *s)
 {
     struct ecat_sii *sii = m->sii_scratch;
@@ -182,8 +202,11 @@ int ecat_sii_parse(struct ecat_master *m, struct ecat_slave *s)
         ecat_fail(m, rc, "slave %u (station 0x%04X): SII: %s", s->info.position, s->info.station, err);
         return rc;
     }
-    if (!sii->csum_ok)
-        ecat_event(m, "slave %u: %s", s->info.position, sii->warning);
+    /* every finding, with the slave it concerns (the image was kept as far as it decodes) */
+    for (unsigned i = 0; i < sii->n_warnings && i < ECAT_SII_MAX_WARN; i++)
+        ecat_event(m, "slave %u: %s", s->info.position, sii->warning[i]);
+    if (sii->n_warnings > ECAT_SII_MAX_WARN)
+        ecat_event(m, "slave %u: %u more SII warnings", s->info.position, sii->n_warnings - ECAT_SII_MAX_WARN);
     s->info.alias = sii->alias;
     s->info.vendor = sii->id.vendor;
     s->info.product = sii->id.product;

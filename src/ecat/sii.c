@@ -53,12 +53,13 @@ static int fail(struct cat_ctx *c, const char *fmt, ...)
 static void warn(struct ecat_sii *sii, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void warn(struct ecat_sii *sii, const char *fmt, ...)
 {
-    if (sii->n_warnings++ == 0) {
+    if (sii->n_warnings < ECAT_SII_MAX_WARN) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(sii->warning, sizeof sii->warning, fmt, ap);
+        vsnprintf(sii->warning[sii->n_warnings], sizeof sii->warning[0], fmt, ap);
         va_end(ap);
     }
+    sii->n_warnings++;
 }
 
 static void parse_header(struct ecat_sii *sii, const uint8_t *img)
@@ -107,10 +108,10 @@ static int cat_strings(struct cat_ctx *c)
         memcpy(sii->strpool + pool, c->p + off, n);
         sii->strpool[pool + n] = '\0';
         sii->str_off[i] = (uint16_t)pool;
+        sii->n_strings = i;          /* a broken category keeps the strings before it */
         pool += n + 1;
         off += n;
     }
-    sii->n_strings = count;
     return 0;
 }
 
@@ -240,7 +241,11 @@ static int parse_category(struct cat_ctx *c, unsigned type)
     case SII_CAT_SYNCUNIT: sii->cats_seen |= ECAT_SII_SEEN_SYNCUNIT; return 0;
     case SII_CAT_NOP: return 0;
     default:
-        /* vendor categories (e.g. 1 device specific, 0x0800+) are legal: skip them */
+        /* device specific (1..9) and vendor categories (0x0800 and up, ETG.2010) are
+         * legal and skipped; any other type is not one a master knows */
+        if (type > 9 && type < 0x0800)
+            warn(sii, "SII category %u at word 0x%04x (%zu words): unknown type, skipped",
+                 type, c->word, c->len / 2);
         return 0;
     }
 }
@@ -249,7 +254,9 @@ int ecat_sii_decode(const uint8_t *img, size_t len, struct ecat_sii *sii, unsign
                    char *err, size_t errlen)
 {
     memset(sii, 0, sizeof *sii);
+    char msg[ECAT_SII_WARN_LEN - 40];
     struct cat_ctx c = { .sii = sii, .err = err, .errlen = errlen };
+    bool strict = flags & ECAT_SII_STRICT;
     if (err && errlen)
         err[0] = '\0';
     if (!img || len < SII_HDR_BYTES)
@@ -257,38 +264,62 @@ int ecat_sii_decode(const uint8_t *img, size_t len, struct ecat_sii *sii, unsign
                     SII_HDR_BYTES, img ? len : 0);
     parse_header(sii, img);
     if (!sii->csum_ok) {
-        if (flags & ECAT_SII_STRICT)
+        if (strict)
             return fail(&c, "SII checksum at word 0x0007: expected 0x%02X (CRC-8 of words 0-6), found 0x%02X",
                         sii->csum_calc, sii->csum_stored);
         warn(sii, "SII checksum at word 0x0007: expected 0x%02X (CRC-8 of words 0-6), found 0x%02X",
              sii->csum_calc, sii->csum_stored);
     }
+    /* category parsers write their complaint here; strict passes it on as the error,
+     * otherwise it becomes a warning and decoding goes on after the category */
+    c.err = msg;
+    c.errlen = sizeof msg;
     size_t off = SII_HDR_BYTES;
     for (;;) {
         if (off + 2 > len) {
             warn(sii, "SII image ends at word 0x%04zx without the end category (0xFFFF)", off / 2);
-            return 0;
+            break;
         }
         unsigned type = get_le16(img + off);
         if (type == SII_CAT_END) {
             sii->cats_seen |= ECAT_SII_SEEN_END;
-            return 0;
+            break;
         }
-        if (off + SII_CAT_HDR > len)
-            return fail(&c, "SII category %u at word 0x%04zx: header truncated, image ends at word 0x%04zx",
-                        type, off / 2, len / 2);
+        if (off + SII_CAT_HDR > len) {
+            snprintf(msg, sizeof msg, "SII category %u at word 0x%04zx: header truncated, image ends at word 0x%04zx",
+                     type, off / 2, len / 2);
+            goto broken;
+        }
         size_t words = get_le16(img + off + 2);
         c.word = (unsigned)(off / 2);
         c.p = img + off + SII_CAT_HDR;
         c.len = words * 2;
-        if (off + SII_CAT_HDR + c.len > len)
-            return fail(&c, "SII category %u at word 0x%04x: length %zu words reaches word 0x%04zx, image ends at word 0x%04zx",
-                        type, c.word, words, (off + SII_CAT_HDR + c.len) / 2, len / 2);
-        int rc = parse_category(&c, type);
-        if (rc < 0)
-            return rc;
+        if (off + SII_CAT_HDR + c.len > len) {
+            snprintf(msg, sizeof msg, "SII category %u at word 0x%04x: length %zu words reaches word 0x%04zx, image ends at word 0x%04zx",
+                     type, c.word, words, (off + SII_CAT_HDR + c.len) / 2, len / 2);
+            goto broken;
+        }
+        if (parse_category(&c, type) < 0) {
+            if (strict)
+                goto refuse;
+            warn(sii, "%s: rest of the category skipped", msg);
+        }
         off += SII_CAT_HDR + c.len;
     }
+    if (!sii->has_general)
+        warn(sii, "SII has no general category (30): no device name, no CoE details");
+    return 0;
+broken:
+    if (strict)
+        goto refuse;
+    warn(sii, "%s: skipped, decoding stops there", msg);
+    if (!sii->has_general)
+        warn(sii, "SII has no general category (30): no device name, no CoE details");
+    return 0;
+refuse:
+    if (err && errlen)
+        snprintf(err, errlen, "%s", msg);
+    return -TAKT_ESII;
 }
 
 int ecat_sii_need(const uint8_t *img, size_t len, size_t *need)
@@ -313,6 +344,14 @@ int ecat_sii_need(const uint8_t *img, size_t len, size_t *need)
     if (*need < len + 2)
         *need = len + 2;
     return 1;
+}
+
+size_t ecat_sii_read_limit(const uint8_t *img)
+{
+    size_t declared = ((size_t)get_le16(img + W(SII_W_SIZE)) + 1) * 128;
+    if (declared < 4096)
+        return 4096;
+    return declared < ECAT_SII_MAX_IMAGE ? declared : ECAT_SII_MAX_IMAGE;
 }
 
 void ecat_sii_set_checksum(uint8_t *img)

@@ -15,12 +15,14 @@ struct ecat_ident {
 };
 
 #define ECAT_SII_MAX_STRINGS  255   /* string indices are u8; 0 = none */
-#define ECAT_SII_STRPOOL      6144
+#define ECAT_SII_STRPOOL      (ECAT_SII_MAX_STRINGS * 256)   /* 255 strings of 255 bytes + NUL */
 #define ECAT_SII_MAX_FMMU     16
 #define ECAT_SII_MAX_SM       16
 #define ECAT_SII_MAX_PDOS     256   /* TxPDO + RxPDO together (a drive may list its whole offer) */
 #define ECAT_SII_MAX_ENTRIES  2048
 #define ECAT_SII_MAX_DC       8
+#define ECAT_SII_MAX_WARN     8     /* warning texts kept (all are counted) */
+#define ECAT_SII_WARN_LEN     200
 
 /* FMMU usage byte of category 40 (ETG.2010). */
 enum { ECAT_SII_FMMU_UNUSED = 0, ECAT_SII_FMMU_OUTPUTS = 1, ECAT_SII_FMMU_INPUTS = 2,
@@ -110,10 +112,10 @@ struct ecat_sii {
     struct ecat_sii_entry entry[ECAT_SII_MAX_ENTRIES];
     unsigned n_dc;
     struct ecat_sii_dc dc[ECAT_SII_MAX_DC];
-    /* Non-fatal findings (bad checksum, unknown categories skipped): count + the
-     * first message. */
+    /* Non-fatal findings (bad checksum, unknown or broken categories skipped, truncated
+     * strings): all are counted, the first ECAT_SII_MAX_WARN kept as text. */
     unsigned n_warnings;
-    char     warning[160];
+    char     warning[ECAT_SII_MAX_WARN][ECAT_SII_WARN_LEN];
 };
 
 enum { ECAT_SII_SEEN_STRINGS = 1u << 0, ECAT_SII_SEEN_GENERAL = 1u << 1,
@@ -124,16 +126,21 @@ enum { ECAT_SII_SEEN_STRINGS = 1u << 0, ECAT_SII_SEEN_GENERAL = 1u << 1,
 
 /* Parse flags. */
 enum {
-    ECAT_SII_STRICT = 1u << 0,      /* a bad header checksum is an error, not a warning */
+    ECAT_SII_STRICT = 1u << 0,      /* any finding (bad checksum, broken category) is an error */
 };
 
-/* Parse an SII image of len bytes (from word 0). Returns 0 (possibly with warnings,
- * e.g. a bad checksum: sii->csum_ok false, sii->warning says expected and found), or
- * -TAKT_ESII for images shorter than the 128-byte header, truncated or overlong
- * categories and capacity overflows, with a message naming the word address and
- * expected/found values in err (may be NULL). An image without categories (or one
- * that stops before the end marker, e.g. a partial read) parses what is there and
- * warns. */
+/* Largest image a master reads: 64 KiB (512 KiBit), the largest EEPROM word 0x003E of
+ * real devices names (ETG.2010: EEPROM size in KiBit - 1). */
+#define ECAT_SII_MAX_IMAGE 65536u
+
+/* Parse an SII image of len bytes (from word 0). Only an image shorter than the
+ * 128-byte header is refused (-TAKT_ESII, message in err, which may be NULL). Anything
+ * else keeps what is decodable and warns about the rest, naming word addresses,
+ * expected and found: a bad checksum (sii->csum_ok false), a category running past the
+ * image (skipped, decoding stops), a broken category (what came before it in the
+ * category is kept, the rest skipped), truncated strings, unknown category types, no
+ * general category, no end marker. With ECAT_SII_STRICT every such finding but the
+ * last three is an error instead. */
 int ecat_sii_decode(const uint8_t *img, size_t len, struct ecat_sii *sii, unsigned flags,
                    char *err, size_t errlen);
 
@@ -142,6 +149,12 @@ int ecat_sii_decode(const uint8_t *img, size_t len, struct ecat_sii *sii, unsign
  * end of the addressable image, or 1 with *need set to the byte count to read next
  * (at least len + 2). Garbage category lengths are capped at 65536 words. */
 int ecat_sii_need(const uint8_t *img, size_t len, size_t *need);
+
+/* How many bytes of a slave's EEPROM a master may read, from the header (at least
+ * 128 bytes of img): the size word 0x003E declares ((KiBit + 1) x 128 bytes), never
+ * less than 4 KiB (what masters always read; some images under-declare) nor more than
+ * ECAT_SII_MAX_IMAGE. */
+size_t ecat_sii_read_limit(const uint8_t *img);
 
 /* Recompute and store the header checksum (word 7 low byte) of an image of at least
  * 16 bytes, e.g. before `takt ecat sii write` of an edited image. */

@@ -88,6 +88,13 @@ static int mn_entry(struct plk_net_config *cfg, const struct plk_cdc_entry *e, u
             cfg->pres_mn = v & PLK_NA_PRES_MN;
         else if (PLK_IS_CN(e->sub))
             set_assignment(cfg, e->sub, (uint32_t)v);
+        else if (e->sub > PLK_NODE_MN && e->sub <= 250)
+            /* the ids above the MN's carry the standby MNs of MN redundancy (EPSG DS
+             * 302-A; oplk's Demo_RMN_3CN numbers them from 241) */
+            return fail(err, errlen, -EINVAL, "CDC entry %u (0x1F81/%u) at offset %zu: node "
+                        "%u is a redundant MN of an MN-redundancy network, and redundant MNs "
+                        "are not supported: expected CNs (1-239) and the MN (240)", i, e->sub,
+                        e->offset, e->sub);
         else if (e->sub != 0)
             return fail(err, errlen, -EINVAL, "CDC entry %u (0x1F81/%u) at offset %zu: node "
                         "%u is neither a CN (1-239) nor the MN (240)", i, e->sub, e->offset, e->sub);

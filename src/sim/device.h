@@ -69,6 +69,9 @@ struct sim_device_desc {
     /* bootstrap mailbox, SII words 0x14-0x17 (the ENI's Mailbox/BootStrap, ESI's
      * Eeprom/BootStrap); all zero = where the standard mailbox lies */
     uint16_t boot_out_start, boot_out_len, boot_in_start, boot_in_len;
+    /* EEPROM size (ESI Eeprom/ByteSize; 0 = as small as the image allows, 2 KiB at
+     * least): the SII image fills it, word 0x003E says it */
+    uint32_t eeprom_bytes;
     /* SII PDO categories list only the default-assigned PDOs (sm >= 0): a big drive's
      * EEPROM holds no description of its whole offer, a master reads that over CoE */
     bool     sii_assigned_pdos_only;

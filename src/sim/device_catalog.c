@@ -68,7 +68,8 @@ static bool known(const char *name)
 
 int sim_device_create(const char *name_or_path, struct sim_device **out, char *err, size_t errlen)
 {
-    char path[PATH_MAX + 64];
+    char path[PATH_MAX + 64], selbuf[256];
+    struct sim_esi_select sel, *psel = NULL;
     *out = NULL;
     if (known(name_or_path)) {
         char dir[PATH_MAX];
@@ -80,15 +81,25 @@ int sim_device_create(const char *name_or_path, struct sim_device **out, char *e
         snprintf(path, sizeof path, "%s/takt-%s.xml", dir, name_or_path);
     } else if (strchr(name_or_path, '/') || strstr(name_or_path, ".xml")) {
         snprintf(path, sizeof path, "%s", name_or_path);
+        /* FILE@SELECTION picks one device of a file that has many (ESI packages) */
+        char *at = strrchr(path, '@');
+        if (at && !strchr(at, '/')) {
+            *at++ = 0;
+            int rc = sim_esi_select_parse(at, &sel, selbuf, sizeof selbuf, err, errlen);
+            if (rc)
+                return rc;
+            psel = &sel;
+        }
     } else {
         snprintf(err, errlen, "unknown device '%s': expected one of ek1100, el1004, el2004, "
-                 "el3102, servo, echo or an ESI file path", name_or_path);
+                 "el3102, servo, echo or an ESI file path (FILE.xml@NAME, @#xPRODUCT, "
+                 "@...:#xREVISION for one device of many)", name_or_path);
         return -ENOENT;
     }
     struct sim_esi_device *esi = malloc(sizeof *esi);
     if (!esi)
         return -ENOMEM;
-    int rc = sim_esi_load(path, NULL, esi, err, errlen);
+    int rc = sim_esi_load(path, psel, esi, err, errlen);
     if (!rc) {
         rc = sim_device_new(&esi->desc, &esi->dict, out);
         if (rc)
@@ -100,7 +111,8 @@ int sim_device_create(const char *name_or_path, struct sim_device **out, char *e
 }
 
 /* One item "name" or "namexN" (N >= 1). The count suffix is split off only when what
- * follows the last 'x' is all digits, so names containing an 'x' stay intact. */
+ * follows the last 'x' is all digits, so names containing an 'x' stay intact, and not
+ * when that 'x' is the hex prefix of a device selection ("F.xml@0x1000", "@#x10"). */
 static int parse_item(const char *s, size_t len, struct sim_device_spec *sp, char *err, size_t errlen)
 {
     size_t name_len = len;
@@ -108,7 +120,9 @@ static int parse_item(const char *s, size_t len, struct sim_device_spec *sp, cha
     for (size_t i = len; i-- > 0;) {
         if (isdigit((unsigned char)s[i]))
             continue;
-        if (s[i] == 'x' && i + 1 < len && i > 0) {
+        bool hex = s[i - (i > 0)] == '#' ||
+                   (i >= 2 && s[i - 1] == '0' && (s[i - 2] == '@' || s[i - 2] == ':'));
+        if (s[i] == 'x' && i + 1 < len && i > 0 && !hex) {
             unsigned long c = strtoul(s + i + 1, NULL, 10);
             if (c < 1 || c > 100000) {
                 snprintf(err, errlen, "device list: count in '%.*s' must be 1..100000", (int)len, s);

@@ -163,7 +163,11 @@ void esc_reset(struct sim_esc *e, takt_ns_t now)
     put_le16(e->mem + ESC_WD_DIVIDER, 0x09C2);     /* 2498: (2498+2) x 40 ns = 100 us */
     put_le16(e->mem + ESC_WD_TIME_PDI, 0x03E8);
     put_le16(e->mem + ESC_WD_TIME_PD, 0x03E8);     /* 1000 x 100 us = 100 ms */
-    put_le16(e->mem + ESC_SII_CTRL, e->sii_read8 ? SII_READ8 : 0);
+    /* read-only bits of 0x0502 (ESC datasheet section II, SII control/status): bit 6 the
+     * read size (8 or 4 bytes), bit 7 the address algorithm, two address bytes for an
+     * EEPROM over 16 KiBit */
+    put_le16(e->mem + ESC_SII_CTRL, (uint16_t)((e->sii_read8 ? SII_READ8 : 0) |
+                                               (e->sii_bytes > 2048 ? SII_ADDR2B : 0)));
     put_le16(e->mem + ESC_DC_SPEED_START, 0x1000);
     e->mem[ESC_DC_DIFF_FILTER] = 0x04;
     e->mem[ESC_DC_SPEED_FILTER] = 0x0C;

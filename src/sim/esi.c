@@ -212,6 +212,13 @@ static int parse_bootstrap(const xmlNode *dev, struct sim_device_desc *d, char *
 {
     const xmlNode *b = esi_child(esi_child(dev, "Eeprom"), "BootStrap");
     char t[64];
+    int ok;
+    /* Eeprom/ByteSize (ETG.2000): the EEPROM a device has, up to 64 KiB (512 KiBit) */
+    long long size = child_num(esi_child(dev, "Eeprom"), "ByteSize", 0, &ok);
+    if (!ok || size < 0 || size > 65536)
+        return esi_fail(err, errlen, -EINVAL, esi_child(esi_child(dev, "Eeprom"), "ByteSize"),
+                        "<Eeprom><ByteSize>: expected 0..65536 bytes");
+    d->eeprom_bytes = (uint32_t)size;
     if (!b)
         return 0;
     esi_text(b, t, sizeof t);
@@ -333,6 +340,18 @@ static int parse_device(const xmlNode *dev, uint32_t vendor, struct sim_esi_devi
     return 0;
 }
 
+/* Does any <Name> of the device (or its Type text) read s, case-insensitive? */
+static bool named(const xmlNode *dev, const xmlNode *type, const char *s)
+{
+    char b[256];
+    if (!strcasecmp(esi_text(type, b, sizeof b), s))
+        return true;
+    for (xmlNode *c = dev->children; c; c = c->next)
+        if (esi_is(c, "Name") && !strcasecmp(esi_text(c, b, sizeof b), s))
+            return true;
+    return false;
+}
+
 static bool selected(const xmlNode *dev, const struct sim_esi_select *sel)
 {
     char b[64];
@@ -342,9 +361,60 @@ static bool selected(const xmlNode *dev, const struct sim_esi_select *sel)
         return false;
     if (sel && sel->type && strcmp(esi_text(type, b, sizeof b), sel->type))
         return false;
-    if (sel && sel->revision && (uint32_t)attr_num(type, "RevisionNo", 0, &ok) != sel->revision)
+    if (sel && (sel->revision || sel->has_revision) &&
+        (uint32_t)attr_num(type, "RevisionNo", 0, &ok) != sel->revision)
+        return false;
+    if (sel && sel->has_product && (uint32_t)attr_num(type, "ProductCode", 0, &ok) != sel->product)
+        return false;
+    if (sel && sel->name && !named(dev, type, sel->name))
         return false;
     return true;
+}
+
+int sim_esi_select_parse(const char *s, struct sim_esi_select *sel, char *buf, size_t len,
+                         char *err, size_t errlen)
+{
+    memset(sel, 0, sizeof *sel);
+    snprintf(buf, len, "%s", s);
+    char *rev = strrchr(buf, ':');
+    int ok = 1;
+    if (rev) {
+        *rev++ = 0;
+        long long v = sim_esi_number(rev, &ok);
+        if (!ok || v < 0 || v > UINT32_MAX)
+            return esi_fail(err, errlen, -EINVAL, NULL, "device selection '%s': expected a revision "
+                            "number after ':' (e.g. :#x00120000), got '%s'", s, rev);
+        sel->revision = (uint32_t)v;
+        sel->has_revision = true;
+    }
+    if ((buf[0] == '#' || buf[0] == '0') && (buf[1] == 'x' || buf[1] == 'X')) {
+        long long v = sim_esi_number(buf, &ok);
+        if (!ok || v < 0 || v > UINT32_MAX)
+            return esi_fail(err, errlen, -EINVAL, NULL, "device selection '%s': expected a product "
+                            "code like #x03F03052, got '%s'", s, buf);
+        sel->product = (uint32_t)v;
+        sel->has_product = true;
+    } else if (buf[0]) {
+        sel->name = buf;
+    } else if (!rev) {
+        return esi_fail(err, errlen, -EINVAL, NULL, "device selection is empty: expected a name "
+                        "(EL1008), a product code (#x03F03052) and/or :REVISION");
+    }
+    return 0;
+}
+
+/* "EL1008 #x03F03052:#x00120000" of the selection, for messages. */
+static const char *select_text(const struct sim_esi_select *sel, char *b, size_t n)
+{
+    int k = snprintf(b, n, "%s%s", sel && sel->type ? sel->type : "",
+                     sel && sel->name ? sel->name : "");
+    if (sel && sel->has_product && k >= 0 && (size_t)k < n)
+        k += snprintf(b + k, n - (size_t)k, "%s#x%08X", k ? " " : "", sel->product);
+    if (sel && (sel->revision || sel->has_revision) && k >= 0 && (size_t)k < n)
+        k += snprintf(b + k, n - (size_t)k, ":#x%08X", sel->revision);
+    if (k == 0)
+        snprintf(b, n, "(any)");
+    return b;
 }
 
 int sim_esi_parse(const char *xml, size_t len, const struct sim_esi_select *sel,
@@ -358,8 +428,10 @@ int sim_esi_parse(const char *xml, size_t len, const struct sim_esi_select *sel,
                                 XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
     if (!doc) {
         const xmlError *e = xmlGetLastError();
-        return esi_fail(err, errlen, -TAKT_EXML, NULL, "not well-formed XML%s%s (line %d)",
-                    e && e->message ? ": " : "", e && e->message ? e->message : "", e ? e->line : 0);
+        /* libxml2's messages end with a newline: the line is ours to end */
+        int ml = e && e->message ? (int)strcspn(e->message, "\r\n") : 0;
+        return esi_fail(err, errlen, -TAKT_EXML, NULL, "not well-formed XML%s%.*s (line %d)",
+                    ml ? ": " : "", ml, ml ? e->message : "", e ? e->line : 0);
     }
     int rc = 0;
     xmlNode *root = xmlDocGetRootElement(doc);
@@ -380,8 +452,24 @@ int sim_esi_parse(const char *xml, size_t len, const struct sim_esi_select *sel,
             rc = parse_device(d, vendor, out, err, errlen);
             goto out;
         }
-    rc = esi_fail(err, errlen, -ENOENT, NULL, "no <Device> with Type %s%s%s in the file",
-              sel && sel->type ? sel->type : "(any)", sel && sel->revision ? " and that revision" : "", "");
+    /* say what the file has, so the user can pick */
+    char have[200] = "", b[64], st[160];
+    unsigned n = 0;
+    size_t k = 0;
+    for (xmlNode *d = devs ? devs->children : NULL; d; d = d->next) {
+        if (!esi_is(d, "Device"))
+            continue;
+        if (n++ < 6 && k < sizeof have) {
+            const xmlNode *t = esi_child(d, "Type");
+            int ok1, ok2;
+            uint32_t pc = (uint32_t)attr_num(t, "ProductCode", 0, &ok1), rv = (uint32_t)attr_num(t, "RevisionNo", 0, &ok2);
+            int w = snprintf(have + k, sizeof have - k, "%s%s #x%08X:#x%08X", n > 1 ? ", " : "",
+                             esi_text(t, b, sizeof b), pc, rv);
+            k += w > 0 ? (size_t)w : 0;
+        }
+    }
+    rc = esi_fail(err, errlen, -ENOENT, NULL, "no <Device> matching %s in the file; it has %u%s%s%s",
+                  select_text(sel, st, sizeof st), n, n ? ": " : "", have, n > 6 ? ", ..." : "");
 out:
     xmlFreeDoc(doc);
     if (rc)

@@ -3,6 +3,7 @@
 #ifndef TAKT_SIM_ESI_H
 #define TAKT_SIM_ESI_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "sim/device.h"
@@ -17,12 +18,23 @@ struct sim_esi_device {
     struct sim_od dict;            /* objects of Profile/Dictionary (may be empty) */
 };
 
-/* Which device of a file: Type text (NULL = any) and revision (0 = any); the first
- * matching <Device> is taken. */
+/* Which device of a file (an ESI package may hold dozens): Type text (NULL = any),
+ * revision (0 = any unless has_revision), product code (has_product), name (NULL =
+ * any: the Type text or any <Name>, case-insensitive); the first <Device> that matches
+ * all is taken. */
 struct sim_esi_select {
     const char *type;
     uint32_t    revision;
+    uint32_t    product;
+    bool        has_product, has_revision;
+    const char *name;
 };
+
+/* "EL1008", "#x03F03052" / "0x03F03052" (product code), either with ":REV" (revision,
+ * a number), or ":REV" alone, into sel (pointing into buf, a copy of s). 0 or -EINVAL
+ * with a message. */
+int  sim_esi_select_parse(const char *s, struct sim_esi_select *sel, char *buf, size_t len,
+                          char *err, size_t errlen);
 
 /* Parse ESI text / a file. 0, or -TAKT_EXML / -ENOENT / -EINVAL / -ENOMEM with a message
  * in err naming the element and line. out->dict must be freed with sim_esi_free. */

@@ -88,6 +88,21 @@ static void set_default(struct od_entry *e, const xmlNode *info)
     }
 }
 
+/* Does an array-typed SubItem stand for its elements, one subindex each (ETG.2000
+ * DataType with ArrayInfo, e.g. 0x1C12's "Elements")? Not when it names a SubIdx of
+ * its own: then it is one entry holding the whole array (Beckhoff's EL30xx 0x1800:06
+ * "Exclude TxPDOs"), nor when the elements would not fit subindices 1..255 (a 512-byte
+ * ARRAY [0..511] OF BYTE parameter). */
+static bool expands(const xmlNode *si, const xmlNode *arr)
+{
+    int ok1, ok2;
+    const xmlNode *ai = esi_child(arr, "ArrayInfo");
+    if (!ai || esi_child(si, "SubIdx"))
+        return false;
+    long long elems = num(ai, "Elements", 0, &ok1), lb = num(ai, "LBound", 1, &ok2);
+    return !(ok1 && ok2 && elems > 0 && (lb > 0 ? lb : 1) + elems - 1 > 255);
+}
+
 /* One SubItem of a DataType: a plain entry, or an array type expanded to its elements. */
 static int add_subitem(struct od_object *o, const xmlNode *types, const xmlNode *si,
                        unsigned *next_sub, char *err, size_t errlen)
@@ -104,16 +119,16 @@ static int add_subitem(struct od_object *o, const xmlNode *types, const xmlNode 
     uint16_t acc = access_of(esi_child(si, "Flags"), OD_RO);
     uint16_t tb, dt = od_type_from_name(tname, &tb);
     const xmlNode *arr = dt ? NULL : find_type(types, tname);
-    if (arr && esi_child(arr, "ArrayInfo")) {
+    if (arr && expands(si, arr)) {
         char bt[96];
         int ok4, ok5;
         long long elems = num(esi_child(arr, "ArrayInfo"), "Elements", 0, &ok4);
         long long lb = num(esi_child(arr, "ArrayInfo"), "LBound", 1, &ok5);
         uint16_t ebits, et = od_type_from_name(esi_text(esi_child(arr, "BaseType"), bt, sizeof bt), &ebits);
-        if (!ok4 || !ok5 || elems < 1 || elems > 255 || !et || !ebits)
-            return esi_fail(err, errlen, -EINVAL, arr, "array type %s: expected ArrayInfo/Elements 1..255 "
-                        "and a base type", tname);
-        unsigned first = esi_child(si, "SubIdx") ? (unsigned)sub : (unsigned)(lb > 0 ? lb : *next_sub);
+        if (!ok4 || !ok5 || elems < 1 || !et || !ebits)
+            return esi_fail(err, errlen, -EINVAL, arr, "array type %s: expected ArrayInfo/Elements "
+                        "1..255 and a base type", tname);
+        unsigned first = (unsigned)(lb > 0 ? lb : *next_sub);
         for (long long k = 0; k < elems && first + k <= 255; k++) {
             char n[24];
             snprintf(n, sizeof n, "SubIndex %03u", (unsigned)(first + k));
@@ -125,6 +140,17 @@ static int add_subitem(struct od_object *o, const xmlNode *types, const xmlNode 
         }
         *next_sub = (unsigned)(first + elems);
         return 0;
+    }
+    if (arr && esi_child(arr, "ArrayInfo") && !bits) {
+        int ok4;
+        uint16_t ebits;
+        char bt[96];
+        long long elems = num(esi_child(arr, "ArrayInfo"), "Elements", 0, &ok4);
+        od_type_from_name(esi_text(esi_child(arr, "BaseType"), bt, sizeof bt), &ebits);
+        bits = ok4 && elems > 0 ? elems * ebits : 0;
+        if (bits < 1 || bits > 8 * 4096)
+            return esi_fail(err, errlen, -EINVAL, si, "SubItem of object 0x%04X: array type %s needs "
+                        "a BitSize of 1..32768, found none", o->index, tname);
     }
     if (!dt) {
         dt = 0x000A;                  /* unknown type: keep it as an octet string */
@@ -173,7 +199,9 @@ static int parse_object(const xmlNode *ob, const xmlNode *types, struct sim_od *
     uint16_t tb, dt = od_type_from_name(tname, &tb);
     const xmlNode *t = dt ? NULL : find_type(types, tname);
     uint16_t acc = access_of(esi_child(ob, "Flags"), OD_RO);
-    if (dt || !t) {
+    /* an object typed with an array DataType that has no SubItems of its own is one
+     * value holding the whole array */
+    if (dt || !t || (esi_child(t, "ArrayInfo") && !esi_child(t, "SubItem"))) {
         if (!dt) {
             dt = 0x000A;
             tb = (uint16_t)bits;
@@ -189,7 +217,7 @@ static int parse_object(const xmlNode *ob, const xmlNode *types, struct sim_od *
     for (xmlNode *si = t->children; si; si = si->next) {
         char st[96];
         const xmlNode *at = esi_is(si, "SubItem") ? find_type(types, esi_text(esi_child(si, "Type"), st, sizeof st)) : NULL;
-        array |= at && esi_child(at, "ArrayInfo");
+        array |= at && expands(si, at);
     }
     struct od_object *o = od_add_object(od, (uint16_t)index, array ? OD_ARRAY : OD_RECORD, 0, name);
     if (!o)

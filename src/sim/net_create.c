@@ -2,6 +2,7 @@
  * directory of ESI files (the ENI route is net_eni.c). */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,16 +130,37 @@ int takt_sim_create_preset(const char *preset, const struct takt_sim_opts *o,
     return rc;
 }
 
+/* 1 if FILE@SELECTION names a device of the file, 0 if not, else -errno with err. */
+static int esi_has(const char *name, char *err, size_t errlen)
+{
+    struct sim_device *dev;
+    int rc = sim_device_create(name, &dev, err, errlen);
+    if (rc == -ENOENT && !strstr(err, "cannot open"))
+        return 0;
+    if (rc)
+        return rc;
+    dev->ops->destroy(dev);
+    return 1;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Every *.xml of the directory, in name order, is one slave. */
-int takt_sim_create_esi_dir(const char *dir, const struct takt_sim_opts *o,
+/* Every *.xml of the directory, in name order, is one slave; DIR@SELECTION takes the
+ * device the selection picks from each file that has one (sim_esi_select_parse). */
+int takt_sim_create_esi_dir(const char *dir_sel, const struct takt_sim_opts *o,
                             struct takt_sim **out, char *err, size_t errlen)
 {
     *out = NULL;
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", dir_sel);
+    char *sel = strrchr(dir, '@');
+    if (sel && !strchr(sel, '/'))
+        *sel++ = 0;
+    else
+        sel = NULL;
     DIR *d = opendir(dir);
     if (!d) {
         snprintf(err, errlen, "ESI directory '%s': %s", dir, strerror(errno));
@@ -161,14 +183,17 @@ int takt_sim_create_esi_dir(const char *dir, const struct takt_sim_opts *o,
             }
             names = nn;
         }
-        if (asprintf(&names[n], "%s/%s", dir, de->d_name) < 0)
+        if (asprintf(&names[n], "%s/%s%s%s", dir, de->d_name, sel ? "@" : "", sel ? sel : "") < 0)
             rc = -ENOMEM;
+        else if (sel && (rc = esi_has(names[n], err, errlen)) <= 0)
+            free(names[n]);               /* no such device in this file (0), or an error */
         else
-            n++;
+            n++, rc = 0;
     }
     closedir(d);
     if (!rc && !n) {
-        snprintf(err, errlen, "ESI directory '%s': no *.xml files", dir);
+        snprintf(err, errlen, "ESI directory '%s': no *.xml files%s%s", dir,
+                 sel ? " with a device matching " : "", sel ? sel : "");
         rc = -ENOENT;
     }
     if (!rc) {

@@ -241,8 +241,10 @@ int sim_sii_build(const struct sim_device_desc *d, uint8_t *buf, size_t cap)
     if (o.overflow || !end)
         return -ENOSPC;
     put_le16(end, SII_CAT_END);
+    /* EEPROMs come in powers of two: the smallest that holds the image and is as big as
+     * the description says */
     size_t total = SII_MIN_BYTES;
-    while (total < o.pos)
+    while (total < o.pos || total < d->eeprom_bytes)
         total *= 2;
     if (cap < total)
         return -ENOSPC;

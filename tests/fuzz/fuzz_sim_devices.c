@@ -1,7 +1,8 @@
 /* Fuzz target: the --devices spec of `takt sim ecat` (sim_device_list_parse: names with
  * xN counts, comma-separated), then takt_sim_create for a list of at most 6 catalogue
  * slaves, and a BRD and an APRD served by the line built. A list naming a file (a path
- * or *.xml) is parsed only: a path from the input could name any file or device. */
+ * or *.xml, with an @SELECTION of one of its devices) is parsed only: a path from the
+ * input could name any file or device. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (unsigned i = 0; i < ni; i++) {
         if (strlen(sp[i].name) >= sizeof sp[i].name)
             abort();
+        /* FILE@SEL: the selection syntax is pure parsing; a refusal must say why */
+        const char *at = strrchr(sp[i].name, '@');
+        if (at) {
+            struct sim_esi_select sel;
+            char b[256];
+            err[0] = 0;
+            if (sim_esi_select_parse(at + 1, &sel, b, sizeof b, err, sizeof err) && !err[0])
+                abort();
+        }
         bool known = false;
         for (unsigned k = 0; sim_device_names[k]; k++)
             known |= !strcmp(sim_device_names[k], sp[i].name);

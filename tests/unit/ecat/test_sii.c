@@ -223,8 +223,8 @@ static void test_bad_checksum(void **state)
     assert_int_equal(sii.n_warnings, 1);
     char want[128];
     snprintf(want, sizeof want, "expected 0x%02X", good);
-    assert_non_null(strstr(sii.warning, "word 0x0007"));
-    assert_non_null(strstr(sii.warning, want));
+    assert_non_null(strstr(sii.warning[0], "word 0x0007"));
+    assert_non_null(strstr(sii.warning[0], want));
     assert_int_equal(sii.id.product, 0x11223344);
     /* strict: refused */
     assert_int_equal(ecat_sii_decode(m.b, m.pos, &sii, ECAT_SII_STRICT, err, sizeof err), -TAKT_ESII);
@@ -235,6 +235,7 @@ static void test_bad_checksum(void **state)
     assert_int_equal(ecat_sii_decode(m.b, m.pos, &sii, ECAT_SII_STRICT, err, sizeof err), 0);
 }
 
+/* strict: every broken category is refused, naming where and what */
 static void test_truncated_category(void **state)
 {
     (void)state;
@@ -242,7 +243,7 @@ static void test_truncated_category(void **state)
     build_full(&m);
     /* cut inside the TxPDO category: error names the category's word and the end */
     size_t cut = m.pos - 2 - (4 + 24) - 10;
-    assert_int_equal(ecat_sii_decode(m.b, cut, &sii, 0, err, sizeof err), -TAKT_ESII);
+    assert_int_equal(ecat_sii_decode(m.b, cut, &sii, ECAT_SII_STRICT, err, sizeof err), -TAKT_ESII);
     assert_non_null(strstr(err, "category 50 at word 0x"));
     assert_non_null(strstr(err, "image ends at word"));
     /* a PDO announcing more entries than its category holds */
@@ -252,14 +253,14 @@ static void test_truncated_category(void **state)
         if (get_le16(m.b + off) == SII_CAT_TXPDO) { tx = off; break; }
     assert_true(tx);
     m.b[tx + 4 + 2] = 9;
-    assert_int_equal(ecat_sii_decode(m.b, m.pos, &sii, 0, err, sizeof err), -TAKT_ESII);
+    assert_int_equal(ecat_sii_decode(m.b, m.pos, &sii, ECAT_SII_STRICT, err, sizeof err), -TAKT_ESII);
     assert_non_null(strstr(err, "PDO 0x1A00 announces 9 entries"));
     /* a string running past its category */
     img_start(&m);
     static const uint8_t s[] = { 2, 3, 'a', 'b', 'c', 40, 'x' };
     img_cat(&m, SII_CAT_STRINGS, s, sizeof s);
     img_end(&m);
-    assert_int_equal(ecat_sii_decode(m.b, m.pos, &sii, 0, err, sizeof err), -TAKT_ESII);
+    assert_int_equal(ecat_sii_decode(m.b, m.pos, &sii, ECAT_SII_STRICT, err, sizeof err), -TAKT_ESII);
     assert_non_null(strstr(err, "string 2 needs 40 bytes"));
     /* header shorter than 128 bytes */
     assert_int_equal(ecat_sii_decode(m.b, 100, &sii, 0, err, sizeof err), -TAKT_ESII);
@@ -275,7 +276,7 @@ static void test_missing_end_warns(void **state)
     assert_int_equal(ecat_sii_decode(m.b, m.pos - 2, &sii, 0, err, sizeof err), 0);
     assert_int_equal(sii.n_dc, 1);
     assert_int_equal(sii.n_warnings, 1);
-    assert_non_null(strstr(sii.warning, "without the end category"));
+    assert_non_null(strstr(sii.warning[0], "without the end category"));
 }
 
 static void test_need_incremental(void **state)

@@ -245,6 +245,14 @@ static void from_broken_cdc(void **state)
     plk_cdc_parse(&c, b, (size_t)u, err, sizeof err);
     assert_int_equal(plk_config_from_cdc(&cfg, &c, err, sizeof err), -EINVAL);
     assert_non_null(strstr(err, "0x1F81/250"));
+    /* a network with a redundant MN (node 241): refused, saying why */
+    u = plk_cdc_begin(b, sizeof b);
+    u = plk_cdc_append_u(b, sizeof b, (size_t)u, 0x1F81, 1, 7, 4);
+    u = plk_cdc_append_u(b, sizeof b, (size_t)u, 0x1F81, 241, 7, 4);
+    plk_cdc_parse(&c, b, (size_t)u, err, sizeof err);
+    assert_int_equal(plk_config_from_cdc(&cfg, &c, err, sizeof err), -EINVAL);
+    assert_non_null(strstr(err, "entry 2 (0x1F81/241)"));
+    assert_non_null(strstr(err, "redundant MNs are not supported"));
     u = plk_cdc_begin(b, sizeof b);
     u = plk_cdc_append_u(b, sizeof b, (size_t)u, 0x1F81, 4, 7, 4);
     u = plk_cdc_append_u(b, sizeof b, (size_t)u, 0x1006, 0, 1000, 2);

@@ -131,7 +131,7 @@ static void beckhoff_ek1100(void **state)
         skip();
     fclose(f);
     struct sim_esi_device *d = malloc(sizeof *d);
-    struct sim_esi_select sel = { "EK1100", 0x00120000 };
+    struct sim_esi_select sel = { .type = "EK1100", .revision = 0x00120000 };
     assert_int_equal(sim_esi_load(path, &sel, d, err, sizeof err), 0);
     assert_int_equal(d->desc.vendor, 2);
     assert_int_equal(d->desc.product, 0x044C2C52);
