@@ -28,13 +28,33 @@ void ecat_master_opts_default(struct ecat_master_opts *o)
 
 /* --- events: single-producer single-consumer ring --------------------------------- */
 
+/* An event is one line: a control byte from the wire (a slave name from the SII with a
+ * newline, say) is written as a C escape so it cannot break or forge a line. */
+static void one_line(char *dst, size_t n, const char *src)
+{
+    size_t o = 0;
+    for (; *src && o + 1 < n; src++) {
+        unsigned char c = (unsigned char)*src;
+        if (c >= 0x20 && c != 0x7f) {
+            dst[o++] = (char)c;
+            continue;
+        }
+        if (o + 5 >= n)
+            break;
+        o += (size_t)snprintf(dst + o, n - o, "\\x%02X", c);
+    }
+    dst[o] = '\0';
+}
+
 static void vevent(struct ecat_master *m, const char *fmt, va_list ap)
 {
     unsigned h = atomic_load_explicit(&m->ev_head, memory_order_relaxed);
     unsigned t = atomic_load_explicit(&m->ev_tail, memory_order_acquire);
     if (h - t >= ECAT_EVENTS)
         return;                          /* full: the reporter is behind; drop */
-    vsnprintf(m->ev[h % ECAT_EVENTS], ECAT_EVENT_LEN, fmt, ap);
+    char raw[ECAT_EVENT_LEN];
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    one_line(m->ev[h % ECAT_EVENTS], ECAT_EVENT_LEN, raw);
     m->ev_at[h % ECAT_EVENTS] = m->now ? m->now : takt_now();   /* raised before any cycle */
     atomic_store_explicit(&m->ev_head, h + 1, memory_order_release);
 }
@@ -51,8 +71,10 @@ void ecat_fail(struct ecat_master *m, int err, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(m->errmsg, sizeof m->errmsg, fmt, ap);
+    char raw[sizeof m->errmsg];
+    vsnprintf(raw, sizeof raw, fmt, ap);
     va_end(ap);
+    one_line(m->errmsg, sizeof m->errmsg, raw);
     m->last_err = err;
     ecat_event(m, "%s", m->errmsg);
 }

@@ -3,6 +3,7 @@
  * keeps as far as they decode and reports, slave by slave, as events. */
 #include "unit/sim/master_rig.h"
 #include "ecat/sii.h"
+#include "ecat/master_internal.h"
 
 /* A rig whose slave 0 carries the image edit() makes of the built one. */
 static struct rig *rig_sii(bool read4, void (*edit)(uint8_t **img, size_t *len))
@@ -136,6 +137,27 @@ static void test_misaligned_sii_reported(void **state)
     rig_free(r);
 }
 
+/* A slave name is wire data: a newline in it must not break an event line in two, nor
+ * forge a second line; it comes out escaped, the rest of the name intact. */
+static void test_event_lines_escape_control_bytes(void **state)
+{
+    (void)state;
+    struct rig *r = rig_sii(false, shifted);
+    ecat_event(r->m, "slave 0 (%s) refuses PREOP", "EL\n2004\x1b[2J");
+    ecat_fail(r->m, -EIO, "slave 0 (%s) lost", "EL\r\n2004");
+    char ev[512];
+    int n = 0;
+    while (ecat_master_next_event(r->m, ev, sizeof ev)) {
+        printf("  event: %s\n", ev);
+        assert_null(strpbrk(ev, "\r\n\x1b"));
+        assert_non_null(strstr(ev, "2004"));
+        n++;
+    }
+    assert_int_equal(n, 2);
+    assert_non_null(strstr(ecat_master_error(r->m), "EL\\x0D\\x0A2004"));
+    rig_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -143,6 +165,7 @@ int main(void)
         cmocka_unit_test(test_big_sii_4byte),
         cmocka_unit_test(test_broken_sii_kept_and_reported),
         cmocka_unit_test(test_misaligned_sii_reported),
+        cmocka_unit_test(test_event_lines_escape_control_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
