@@ -300,6 +300,22 @@ int ecat_foe_write(struct ecat_master *m, unsigned pos, const char *name, uint32
 typedef void (*ecat_foe_progress_fn)(void *ctx, unsigned pos, size_t done, size_t total);
 void ecat_foe_set_progress(struct ecat_master *m, ecat_foe_progress_fn fn, void *ctx);
 
+/* SoE (servo drive profile over EtherCAT, ETG.1000.6 5.8) IDN services over the
+ * mailbox in PREOP, SAFEOP or OP: elements = SOE_EL_* flags of ecat/soe.h (0x40 the
+ * value), drive 0..7, idn as on the wire (bit 15 P, bits 12-14 parameter set). A read
+ * collects the response's fragments into buf (cap bytes) and completes with their
+ * length; a write goes out in fragments of mailbox size - 10 bytes. A refusal fails with
+ * -TAKT_EMBOX and ecat_master_error() names slave, IDN and the SoE error ("IDN S-0-0040
+ * is read-only"); a slave whose SII lacks SoE fails at once ("slave 3 has no SoE"). */
+int ecat_soe_read_async(struct ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
+                        uint16_t idn, void *buf, size_t cap, ecat_done_fn fn, void *ctx);
+int ecat_soe_write_async(struct ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
+                         uint16_t idn, const void *data, size_t len, ecat_done_fn fn, void *ctx);
+int ecat_soe_read(struct ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
+                  uint16_t idn, void *buf, size_t cap, size_t *len);
+int ecat_soe_write(struct ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
+                   uint16_t idn, const void *data, size_t len);
+
 /* Write an SII image (from word 0) into slave pos's EEPROM, word by word (blocking,
  * tools only; the master's copy is updated, the slave uses it after a power cycle). */
 int ecat_sii_write(struct ecat_master *m, unsigned pos, const uint8_t *img, size_t len);
