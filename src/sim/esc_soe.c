@@ -47,7 +47,7 @@ static const struct esc_soe_idn idns[] = {
     { S(47), "Position command value", "deg", 0x00020000u | 2u << 20 | 4u << 24, false, 0, 0, 0, NULL, 0, 0, NULL },
     { S(51), "Position feedback value 1", "deg", 0x00020000u | 2u << 20 | 4u << 24 | RO, false, 0, 0, 0, NULL, 0, 0, NULL },
     /* a long list, larger than any mailbox: traffic in fragments both ways */
-    { P(10), "Trace buffer", NULL, 0x00010000u | SOE_ATTR_LIST | 3u << 20, false, 0, 0, 0, NULL, 300, 500, NULL },
+    { P(10), "Trace buffer", NULL, 0x00010000u | SOE_ATTR_LIST | 1u << 20, false, 0, 0, 0, NULL, 300, 500, NULL },
 };
 _Static_assert(sizeof idns / sizeof idns[0] <= ESC_SOE_IDNS, "room for every IDN");
 enum { N_IDNS = sizeof idns / sizeof idns[0] };
