@@ -62,6 +62,13 @@ int ecat_master_configure(struct ecat_master *m);
 int ecat_master_read_pdos_coe(struct ecat_master *m);
 int ecat_slave_pdo_assign(struct ecat_master *m, unsigned pos, uint16_t sm_obj,
                           const uint16_t *pdos, unsigned n);
+/* Process data of SoE drives without CoE, slaves in PREOP: with the application
+ * telegram (S-0-0015 = 7, or no S-0-0015) the outputs are the master control word and
+ * the IDNs of the MDT list S-0-0024, the inputs the drive status word and those of the
+ * AT list S-0-0016, each sized by its attribute and named by the drive. Drives that do
+ * not answer keep the SII layout (the first error is returned). Like the CoE form, it
+ * makes the next layout start anew. */
+int ecat_master_read_pdos_soe(struct ecat_master *m);
 
 /* ENI (ETG.2100, as TwinCAT or EC-Engineer export it), after the scan: the scanned
  * identities must match the ENI's slaves (each mismatch is an event naming position,

@@ -7,12 +7,41 @@
 #include "sim/net.h"
 #include "unit/sim/master_rig.h"
 
-static struct rig *soe_rig(bool soe)
+/* Slave 1 is an SoE drive whose process data are its default telegrams (MDT: master
+ * control word, S-0-0047, S-0-0036; AT: drive status word, S-0-0051, S-0-0040). */
+static void drive_desc(struct sim_device_desc *d)
+{
+    mbx_desc(d, 1);
+    d->mbx_protocols = MBX_PROTO_SOE;
+    d->coe_details = 0;
+    d->rxpdo[0] = (struct sim_pdo){ .index = 0x1600, .sm = 2, .name = "MDT", .n = 3 };
+    d->rxpdo[0].e[0] = (struct sim_pdo_entry){ 0x0086, 0, 16, 0x0006, "Master control word" };
+    d->rxpdo[0].e[1] = (struct sim_pdo_entry){ 0x002F, 0, 32, 0x0004, "Position command value" };
+    d->rxpdo[0].e[2] = (struct sim_pdo_entry){ 0x0024, 0, 32, 0x0004, "Velocity command value" };
+    d->txpdo[0] = (struct sim_pdo){ .index = 0x1A00, .sm = 3, .name = "AT", .n = 3 };
+    d->txpdo[0].e[0] = (struct sim_pdo_entry){ 0x0087, 0, 16, 0x0006, "Drive status word" };
+    d->txpdo[0].e[1] = (struct sim_pdo_entry){ 0x0033, 0, 32, 0x0004, "Position feedback value 1" };
+    d->txpdo[0].e[2] = (struct sim_pdo_entry){ 0x0028, 0, 32, 0x0004, "Velocity feedback value 1" };
+}
+
+/* Turn the SII's TxPDO/RxPDO categories (50/51) into NOPs: a drive whose EEPROM does
+ * not describe its process data, which its IDNs do. */
+static void strip_sii_pdos(uint8_t *sii, size_t len)
+{
+    for (size_t w = 0x40; 2 * w + 4 <= len && get_le16(sii + 2 * w) != 0xFFFF;
+         w += 2 + get_le16(sii + 2 * w + 2))
+        if (get_le16(sii + 2 * w) == 50 || get_le16(sii + 2 * w) == 51)
+            put_le16(sii + 2 * w, 0);
+}
+
+static struct rig *soe_rig_pd(bool soe, bool drive)
 {
     struct rig *r = calloc(1, sizeof *r);
     struct sim_device *devs[3];
     for (unsigned i = 0; i < 3; i++) {
-        if (i == 1) {
+        if (i == 1 && drive) {
+            drive_desc(&r->desc[i]);
+        } else if (i == 1) {
             mbx_desc(&r->desc[i], i);
             if (soe)
                 r->desc[i].mbx_protocols |= MBX_PROTO_SOE;
@@ -24,6 +53,8 @@ static struct rig *soe_rig(bool soe)
     struct takt_sim_opts so;
     takt_sim_opts_default(&so);
     assert_int_equal(takt_sim_create_devices(devs, 3, &so, &r->sim), 0);
+    if (drive)
+        strip_sii_pdos(r->sim->sl[1].esc.sii, r->sim->sl[1].esc.sii_bytes);
     assert_int_equal(takt_link_mem_pair(&r->a, &r->b, 64, NULL, NULL), 0);
     takt_link_mem_set_responder(r->b, respond, r);
     char err[200];
@@ -32,6 +63,8 @@ static struct rig *soe_rig(bool soe)
     assert_int_equal(ecat_master_set_state(r->m, AL_PREOP, TAKT_NS_PER_S), 0);
     return r;
 }
+
+static struct rig *soe_rig(bool soe) { return soe_rig_pd(soe, false); }
 
 static void expect_err(struct rig *r, int rc, const char *text)
 {
@@ -186,6 +219,66 @@ static void test_no_soe(void **state)
     rig_free(r);
 }
 
+/* Process data from the drive's telegram configuration: without it the SII (which
+ * describes none) gives no process data and the drive refuses SAFEOP (0x001D); with it,
+ * OP, entries named by the drive. A changed AT list changes the inputs the master lays
+ * out (the simulated drive's image stays fixed, so it refuses: 0x001E). */
+static void test_pdo_mapping(void **state)
+{
+    (void)state;
+    struct rig *r = soe_rig_pd(true, true);
+    struct ecat_slave_info si;
+    ecat_master_slave_info(r->m, 1, &si);
+    assert_int_equal(si.out_bits + si.in_bits, 0);              /* nothing from the SII */
+    assert_int_not_equal(ecat_master_set_state(r->m, AL_SAFEOP, TAKT_NS_PER_S), 0);
+    assert_non_null(strstr(ecat_master_error(r->m), "0x001D"));
+    assert_int_equal(ecat_master_set_state(r->m, AL_PREOP, TAKT_NS_PER_S), 0);
+    assert_int_equal(ecat_master_read_pdos_soe(r->m), 0);
+    ecat_master_slave_info(r->m, 1, &si);
+    assert_int_equal(si.out_bits, 80);
+    assert_int_equal(si.in_bits, 80);
+    int rc = ecat_master_set_state(r->m, AL_OP, 2 * TAKT_NS_PER_S);
+    if (rc)
+        printf("OP: %s\n", ecat_master_error(r->m));
+    assert_int_equal(rc, 0);
+    struct ecat_pd_entry e;
+    assert_int_equal(ecat_pd_find(r->m, 1, "Position feedback value 1", 0, 0, &e), 0);
+    assert_int_equal(e.index, 51);
+    assert_int_equal(e.bits, 32);
+    assert_false(e.output);
+    assert_int_equal(ecat_pd_find(r->m, 1, "Velocity command value", 0, 0, &e), 0);
+    assert_true(e.output);
+    assert_int_equal(ecat_pd_find(r->m, 1, "Drive status word", 0, 0, &e), 0);
+    assert_int_equal(e.index, 135);
+    rig_free(r);
+    /* one more IDN in the AT: 12 bytes of inputs, which the simulated drive refuses */
+    r = soe_rig_pd(true, true);
+    uint8_t l[10] = { 6, 0, 16, 0, 51, 0, 40, 0, 1, 0 };
+    assert_int_equal(ecat_soe_write(r->m, 1, 0, SOE_EL_VALUE, SOE_IDN_AT_LIST, l, sizeof l), 0);
+    assert_int_equal(ecat_master_read_pdos_soe(r->m), 0);
+    ecat_master_slave_info(r->m, 1, &si);
+    assert_int_equal(si.in_bits, 96);
+    assert_int_not_equal(ecat_master_set_state(r->m, AL_SAFEOP, TAKT_NS_PER_S), 0);
+    assert_non_null(strstr(ecat_master_error(r->m), "0x001E"));
+    rig_free(r);
+}
+
+/* A drive on a standard telegram: its lists do not apply, the SII's layout stays. */
+static void test_pdo_standard_telegram(void **state)
+{
+    (void)state;
+    struct rig *r = soe_rig_pd(true, false);
+    uint8_t t[2] = { 4, 0 };
+    assert_int_equal(ecat_soe_write(r->m, 1, 0, SOE_EL_VALUE, SOE_IDN_TELEGRAM, t, 2), 0);
+    struct ecat_slave_info before, after;
+    ecat_master_slave_info(r->m, 1, &before);
+    assert_int_equal(ecat_master_read_pdos_soe(r->m), 0);
+    ecat_master_slave_info(r->m, 1, &after);
+    assert_int_equal(after.in_bits, before.in_bits);
+    assert_int_equal(after.out_bits, before.out_bits);
+    rig_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -194,6 +287,8 @@ int main(void)
         cmocka_unit_test(test_lost_replies),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_no_soe),
+        cmocka_unit_test(test_pdo_mapping),
+        cmocka_unit_test(test_pdo_standard_telegram),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
