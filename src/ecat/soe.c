@@ -382,6 +382,8 @@ int ecat_soe_xfer_on_reply(struct ecat_soe_xfer *x, const uint8_t *in, size_t n)
         x->state = XS_DONE;
         return -TAKT_EMBOX;
     }
+    if (x->dir == ECAT_SOE_WRITE && m.op == SOE_OP_READ_RES)
+        return ECAT_SOE_WAIT;                      /* the rest of a read given up before */
     if (m.op != want || m.drive != x->drive || x->state != XS_WAIT) {
         snprintf(t, sizeof t, "expected a %s for drive %u, got a %s for drive %u",
                  ecat_soe_op_name(want), x->drive, ecat_soe_op_name(m.op), m.drive);

@@ -160,6 +160,13 @@ static void test_fragments(void **state)
     assert_non_null(strstr(ecat_master_error(r->m), "larger than the 100-byte buffer"));
     assert_int_equal(ecat_soe_read(r->m, 1, 0, SOE_EL_VALUE, 1, b, sizeof b, &len), 0);
     assert_int_equal(get_le16(b), 1000);
+    /* and a write right after an aborted read finds a stale fragment first */
+    assert_int_equal(ecat_soe_read(r->m, 1, 0, SOE_EL_VALUE, 0x800A, b, 100, &len), -ENOSPC);
+    uint8_t v[4] = { 7, 0, 0, 0 };
+    int rc = ecat_soe_write(r->m, 1, 0, SOE_EL_VALUE, 36, v, 4);
+    if (rc)
+        printf("write after an aborted read: %s\n", ecat_master_error(r->m));
+    assert_int_equal(rc, 0);
     rig_free(r);
 }
 
