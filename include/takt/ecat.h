@@ -62,6 +62,13 @@ int ecat_master_configure(struct ecat_master *m);
 int ecat_master_read_pdos_coe(struct ecat_master *m);
 int ecat_slave_pdo_assign(struct ecat_master *m, unsigned pos, uint16_t sm_obj,
                           const uint16_t *pdos, unsigned n);
+/* Process data of SoE drives without CoE, slaves in PREOP: with the application
+ * telegram (S-0-0015 = 7, or no S-0-0015) the outputs are the master control word and
+ * the IDNs of the MDT list S-0-0024, the inputs the drive status word and those of the
+ * AT list S-0-0016, each sized by its attribute and named by the drive. Drives that do
+ * not answer keep the SII layout (the first error is returned). Like the CoE form, it
+ * makes the next layout start anew. */
+int ecat_master_read_pdos_soe(struct ecat_master *m);
 
 /* ENI (ETG.2100, as TwinCAT or EC-Engineer export it), after the scan: the scanned
  * identities must match the ENI's slaves (each mismatch is an event naming position,
@@ -299,6 +306,22 @@ int ecat_foe_write(struct ecat_master *m, unsigned pos, const char *name, uint32
  * bytes moved and the total (0 = unknown, reads). NULL turns it off. */
 typedef void (*ecat_foe_progress_fn)(void *ctx, unsigned pos, size_t done, size_t total);
 void ecat_foe_set_progress(struct ecat_master *m, ecat_foe_progress_fn fn, void *ctx);
+
+/* SoE (servo drive profile over EtherCAT, ETG.1000.6 5.8) IDN services over the
+ * mailbox in PREOP, SAFEOP or OP: elements = SOE_EL_* flags of ecat/soe.h (0x40 the
+ * value), drive 0..7, idn as on the wire (bit 15 P, bits 12-14 parameter set). A read
+ * collects the response's fragments into buf (cap bytes) and completes with their
+ * length; a write goes out in fragments of mailbox size - 10 bytes. A refusal fails with
+ * -TAKT_EMBOX and ecat_master_error() names slave, IDN and the SoE error ("IDN S-0-0040
+ * is read-only"); a slave whose SII lacks SoE fails at once ("slave 3 has no SoE"). */
+int ecat_soe_read_async(struct ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
+                        uint16_t idn, void *buf, size_t cap, ecat_done_fn fn, void *ctx);
+int ecat_soe_write_async(struct ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
+                         uint16_t idn, const void *data, size_t len, ecat_done_fn fn, void *ctx);
+int ecat_soe_read(struct ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
+                  uint16_t idn, void *buf, size_t cap, size_t *len);
+int ecat_soe_write(struct ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
+                   uint16_t idn, const void *data, size_t len);
 
 /* Write an SII image (from word 0) into slave pos's EEPROM, word by word (blocking,
  * tools only; the master's copy is updated, the slave uses it after a power cycle). */

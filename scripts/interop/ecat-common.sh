@@ -6,7 +6,7 @@ net_args() { if [ -n "${ECAT_PRESET:-}" ] && [ "$1" = main ]; then echo "--prese
 # the slaves of a line as the simulator lists them (presets and xN expanded)
 names() { "$TAKT" sim ecat $(net_args "$@") --list | awk '{print $2}'; }
 # LRW working counter of a line mapped by an ETG.1000 master: +2 per slave with outputs, +1 per slave with inputs
-wkc_of() { awk '/^el2004$/{w+=2} /^el1004$|^el3102$/{w+=1} /^servo$/{w+=3} END{print w+0}'; }
+wkc_of() { awk '/^el2004$/{w+=2} /^el1004$|^el3102$/{w+=1} /^servo$|^soe-drive$/{w+=3} END{print w+0}'; }
 fails=0
 log()  { echo "--- $*" >&2; }
 fail() { echo "FAIL $*"; fails=$((fails + 1)); }

@@ -5,6 +5,9 @@
 #   soem_servo            (takt's own program against SOEM's library, soem_servo.c here)
 #                         remaps the CiA 402 servo's TxPDO over CoE, activates SYNC0,
 #                         goes to OP, enables the drive and moves it.
+#   soem_soe              (takt's own program, soem_soe.c here) reads and writes IDNs of
+#                         the SoE drive with ecx_SoEread/ecx_SoEwrite (fragments both
+#                         ways, refusals), sizes it with ecx_readIDNmap, runs it in OP.
 # `takt sim ecat` serves side A of a fresh namespace pair (takt netns run), SOEM runs in
 # side B. Frames are captured twice: by the simulator's own capture tap (--pcap: every
 # frame it received and sent, complete by construction) and as each veth end receives
@@ -27,6 +30,7 @@
 #   SERVO_DEVICES line of the soem_servo run (default ek1100,el1004,el2004,servo; the servo
 #                 is found in it, its expected working counter computed the same way)
 #   SERVO_CYCLES  cycles of 1 ms soem_servo runs in OP (default 4000)
+#   SOE_DEVICES   line of the soem_soe run (default ek1100,soe-drive,el2004)
 #   ECAT_TIME     seconds ec_sample runs (default 10);  ECAT_CYCLE  its cycle in µs (default 1000)
 #   ECAT_SIM_PRIO SCHED_FIFO priority of takt sim ecat (default 70, above the masters' 60:
 #                 real slaves never wait for the master's CPU; empty: none). Without it
@@ -34,7 +38,8 @@
 #                 (Wck -1 in ec_sample, slaves "lost" and re-found)
 #   ECAT_CPU      pin takt sim ecat to this CPU (default: not pinned)
 #   ECAT_SIM_ARGS more options for takt sim ecat (e.g. --stall-us 1000: its serving stalls in the JSON)
-#   SOEM_DIR      SOEM checkout with its build in SOEM_DIR/build (for soem_servo; skipped if unset)
+#   SOEM_DIR      SOEM checkout with its build in SOEM_DIR/build (for soem_servo and
+#                 soem_soe; skipped if unset)
 #   OUT           directory for logs and captures (default: a new /tmp/ecat-interop.*)
 # Exit 0 when every run passed, 1 on a failure, 77 when it cannot run here.
 set -u
@@ -132,10 +137,34 @@ run_servo() {
     if [ $ok = 1 ]; then echo "PASS $msg"; else fail "$msg"; fi
 }
 
+run_soe() {
+    local tag=soem_soe
+    [ -n "${SOEM_DIR:-}" ] || { log "SOEM_DIR not set: soem_soe skipped"; return; }
+    cc -O1 -o "$OUT/soem_soe" "$here/soem_soe.c" -I"$SOEM_DIR/include" -I"$SOEM_DIR/build/include" \
+        -I"$SOEM_DIR/osal" -I"$SOEM_DIR/osal/linux" -I"$SOEM_DIR/oshw/linux" "$SOEM_DIR/build/libsoem.a" \
+        -lpthread -lrt 2>"$OUT/$tag.cc.log" || { fail "soem_soe: does not build (see $OUT/$tag.cc.log)"; return; }
+    local saved=$DEVARGS sdev=${SOE_DEVICES:-ek1100,soe-drive,el2004} pos
+    pos=$(names soe "$sdev" | grep -n -m1 -x soe-drive | cut -d: -f1)
+    [ -n "$pos" ] || { fail "soem_soe: no soe-drive in $sdev"; return; }
+    DEVARGS="--devices $sdev"
+    log "soem_soe: SoE IDN read/write (drive at $pos) against takt sim ecat $DEVARGS"
+    cap_start $tag; sim_start $tag
+    timeout 120 "$TAKT" netns exec b -- "$OUT/soem_soe" "$TAKT_IF_B" "$pos" >"$OUT/$tag.out" 2>&1
+    local rc=$?
+    sim_stop; cap_stop $tag
+    DEVARGS=$saved
+    local v ok=1
+    [ $rc -eq 0 ] && grep -q '^VERDICT PASS' "$OUT/$tag.out" || ok=0
+    v=$(judge_all $tag) || ok=0
+    local msg="soem_soe: drive at $pos; $(grep -h '^FAILED\|readIDNmap\|^OP:\|S-0-0040 write\|^VERDICT' "$OUT/$tag.out" | tr '\n' ' '); $v"
+    if [ $ok = 1 ]; then echo "PASS $msg"; else fail "$msg"; fi
+}
+
 log "pair $TAKT_IF_A (takt sim ecat) <-> $TAKT_IF_B (SOEM); results in $OUT"
 run_slaveinfo
 run_ec_sample
 run_servo
-total=$((2 + ${SOEM_DIR:+1}0 / 10))
+run_soe
+total=$((2 + ${SOEM_DIR:+2}0 / 10))
 echo "verdict: $((total - fails)) of $total SOEM runs passed; files in $OUT"
 [ $fails -eq 0 ]

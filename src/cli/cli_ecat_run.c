@@ -276,8 +276,10 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
         ecat_master_close(m);
         return 1;
     }
-    if (!eni && !cli_flag(c, "sii-pdo"))
+    if (!eni && !cli_flag(c, "sii-pdo")) {
         ecat_master_read_pdos_coe(m);
+        ecat_master_read_pdos_soe(m);   /* SoE drives: their AT/MDT lists */
+    }
     drain_events(m, label, t0);
     if (eni ? ecat_master_configure_eni(m, eni) : ecat_master_configure(m)) {
         drain_failing(m, label, t0);

@@ -157,7 +157,7 @@ int ecat_master_open(struct ecat_master **out, struct takt_link *link,
     m->txf = calloc(o->acyc_frames > ECAT_MAX_CYC_DG ? o->acyc_frames : ECAT_MAX_CYC_DG,
                     sizeof *m->txf);
     if (!m->slaves || !m->txbuf || !m->cycbuf || !m->rxbuf || !m->rxf || !m->txf || !m->sii_scratch || !m->maps || !m->cyc_rx ||
-        ecat_coe_init(m) || ecat_foe_init(m))
+        ecat_coe_init(m) || ecat_foe_init(m) || ecat_soe_init(m))
         goto nomem;
     for (unsigned i = 0; i < o->max_slaves; i++)
         if (!(m->slaves[i].sii = calloc(1, ECAT_SII_FIRST)))
@@ -216,6 +216,7 @@ void ecat_master_close(struct ecat_master *m)
     ecat_pdo_image_free(&m->img);
     ecat_coe_free(m);
     ecat_foe_free(m);
+    ecat_soe_free(m);
     free(m->txf);
     free(m->image);
     free(m);
@@ -279,6 +280,7 @@ static void master_timer(struct ecat_master *m, takt_ns_t now)
     ecat_svc_poll(m, now);
     ecat_coe_poll(m, now);
     ecat_foe_poll(m, now);
+    ecat_soe_poll(m, now);
     for (unsigned i = 0; i < m->n_slaves; i++)
         ecat_sfsm_step(m, &m->slaves[i], now);
     /* DC set-up addresses slaves by station: not while an ENI's IP commands readdress them */

@@ -181,13 +181,14 @@ bool ecat_coe_slave_busy(const struct ecat_master *m, unsigned pos)
     return false;
 }
 
-/* The mailbox is taken by a CoE transfer or an FoE transfer (master_foe.c). */
+/* The mailbox is taken by a CoE transfer, an FoE transfer (master_foe.c) or an SoE
+ * request (master_soe.c). */
 static bool slave_busy(const struct ecat_master *m, unsigned pos)
 {
     for (unsigned i = 0; i < ECAT_SDO_SLOTS; i++)
         if (m->sdo[i].st != MS_FREE && m->sdo[i].pos == pos)
             return true;
-    return ecat_foe_slave_busy(m, pos);
+    return ecat_foe_slave_busy(m, pos) || ecat_soe_slave_busy(m, pos);
 }
 
 static bool mbx_usable(const struct ecat_slave *s)
@@ -248,7 +249,7 @@ void ecat_coe_poll(struct ecat_master *m, takt_ns_t now)
         if (q->st == MS_FREE || ecat_req_busy(&q->req))
             continue;
         if (q->st == MS_WAIT_TURN) {
-            if (earlier_busy(m, q) || ecat_foe_slave_busy(m, q->pos))
+            if (earlier_busy(m, q) || ecat_foe_slave_busy(m, q->pos) || ecat_soe_slave_busy(m, q->pos))
                 continue;
             q->t0 = now;
             q->deadline = now + m->o.sdo_timeout_ns;

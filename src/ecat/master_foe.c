@@ -164,7 +164,7 @@ static bool may_start(const struct ecat_master *m, const struct ecat_foe_slot *q
             return false;
     }
     /* the CoE transfers and the emergency poll share this mailbox: not while they run */
-    if (ecat_coe_slave_busy(m, q->pos))
+    if (ecat_coe_slave_busy(m, q->pos) || ecat_soe_slave_busy(m, q->pos))
         return false;
     return !(m->idle_pos == q->pos && (ecat_req_busy(&m->idle_req) || m->idle_req.st == REQ_DONE));
 }

@@ -258,6 +258,8 @@ struct ecat_master {
     uint32_t  foe_seq;
     ecat_foe_progress_fn foe_progress;
     void     *foe_progress_ctx;
+    struct ecat_soe_slot *soe; /* ECAT_SOE_SLOTS IDN reads and writes (master_soe.c) */
+    uint32_t  soe_seq;
     struct ecat_req idle_req;  /* send-mailbox poll between transfers (emergencies) */
     uint8_t   idle_buf[ECAT_MAX_DG_DATA];
     unsigned  idle_pos, idle_next;
@@ -342,6 +344,15 @@ void ecat_coe_poll(struct ecat_master *m, takt_ns_t now);
 
 /* True while a CoE transfer owns slave pos's mailbox. */
 bool ecat_coe_slave_busy(const struct ecat_master *m, unsigned pos);
+
+/* master_soe.c */
+#define ECAT_SOE_SLOTS 2
+struct ecat_soe_slot;
+int  ecat_soe_init(struct ecat_master *m);
+void ecat_soe_free(struct ecat_master *m);
+void ecat_soe_poll(struct ecat_master *m, takt_ns_t now);
+/* True while an SoE request owns slave pos's mailbox (not while it waits its turn). */
+bool ecat_soe_slave_busy(const struct ecat_master *m, unsigned pos);
 
 /* master_foe.c */
 #define ECAT_FOE_SLOTS 2

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "sim/esc.h"
 #include "sim/esc_foe.h"
+#include "sim/esc_soe.h"
 #include "util/wire.h"
 
 /* Bits the EtherCAT side may write per register byte (ET1100/ET1200 register
@@ -112,9 +113,11 @@ void esc_free(struct sim_esc *e)
     }
     free(e->mbx_reply);
     free(e->mbx_last);
+    free(e->mbx_prev);
     esc_foe_free(e);
+    esc_soe_free(e);
     free(e->sii);
-    e->mem = e->stage = e->mbx_reply = e->mbx_last = e->sii = NULL;
+    e->mem = e->stage = e->mbx_reply = e->mbx_last = e->mbx_prev = e->sii = NULL;
 }
 
 void esc_update_dl_status(struct sim_esc *e)
@@ -145,7 +148,7 @@ void esc_reset(struct sim_esc *e, takt_ns_t now)
     memset(e->stage, 0, ram);
     memset(e->sm, 0, sizeof e->sm);
     e->n_map = 0;
-    e->mbx_reply_len = e->mbx_last_len = 0;
+    e->mbx_reply_len = e->mbx_last_len = e->mbx_prev_len = 0;
     e->pdi_work = e->pd_touched = e->sii_cmd_pending = false;
     e->pd_valid = false;
     e->mbx_cnt = e->mbx_rx_cnt = 0;

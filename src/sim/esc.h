@@ -118,6 +118,8 @@ struct sim_esc {
     bool      external;               /* mem/stage live in the caller's block */
     uint8_t  *mbx_reply, *mbx_last;   /* held reply, last placed reply (repeat) */
     size_t    mbx_reply_len, mbx_last_len;
+    uint8_t  *mbx_prev;               /* the reply placed before mbx_last (SoE slaves) */
+    size_t    mbx_prev_len;
     const struct sim_device_desc *desc;
     uint8_t  *sii;                    /* writable copy of the SII image */
     size_t    sii_bytes;
@@ -129,6 +131,7 @@ struct sim_esc {
     uint32_t  mbx_rx_hash;            /* and a hash of its bytes */
     struct esc_fault fault;
     struct esc_foe *foe;              /* FoE file server (esc_foe.c), NULL until used */
+    struct esc_soe *soe;              /* SoE drive (esc_soe.c), NULL until used */
     int64_t   clock_offset;           /* local time at sim time 0 */
 };
 

@@ -1,9 +1,11 @@
 /* The PDI side of the mailbox SyncManagers (ETG.1000.4 SyncManager and mailbox): hands a full write mailbox to
  * the device (FoE to the ESC's file server), places replies in the read mailbox as it empties, serves repeat
  * requests, and answers injected SDO aborts before the device sees the request. */
+#include <stdlib.h>
 #include <string.h>
 #include "sim/esc.h"
 #include "sim/esc_foe.h"
+#include "sim/esc_soe.h"
 #include "util/wire.h"
 
 enum { SM_STATUS = 5, SM_ACT = 6, SM_PDI = 7 };
@@ -27,6 +29,7 @@ void esc_mbx_clear(struct sim_esc *e)
     e->mbx_rx_cnt = 0;
     if (e->foe)
         e->foe->st = ESC_FOE_IDLE;   /* a transfer does not survive INIT (files do) */
+    esc_soe_reset(e);
     for (unsigned n = 0; n < e->n_sm; n++)
         if ((e->mem[ESC_SM0 + ESC_SM_SIZE * n + 4] & 0x03) == ESC_SM_MBX)
             *status(e, (int)n) &= (uint8_t)~ESC_SM_STAT_FULL;
@@ -85,6 +88,8 @@ static size_t serve(struct sim_esc *e, const uint8_t *msg, size_t len, size_t mb
         return esc_foe_request(e, msg, len, mbx_w, e->mbx_reply, cap);
     if (e->al_state == AL_BOOT)
         return len >= MBX_HDR && cap >= MBX_HDR + 4 ? boot_refusal(e, msg, e->mbx_reply) : 0;
+    if (type == MBX_TYPE_SOE && esc_soe_get(e))          /* the SoE drive (esc_soe.c) */
+        return esc_soe_request(e, msg, len, e->mbx_reply, cap);
     if (e->dev && e->dev->ops->mbx_write)
         return e->dev->ops->mbx_write(e->dev, msg, len, e->mbx_reply, cap, t);
     return 0;
@@ -98,6 +103,15 @@ static void place(struct sim_esc *e, int n, const uint8_t *msg, size_t len)
     memcpy(e->mem + s->start, msg, len);
     memset(e->mem + s->start + len, 0, s->len - len);
     if (msg != e->mbx_last) {
+        /* an SoE drive sends fragments unasked: keep the one before, for a repeat */
+        if (e->soe && !e->mbx_prev)
+            e->mbx_prev = malloc(e->mem_size);
+        if (e->mbx_prev) {
+            uint8_t *t = e->mbx_prev;
+            e->mbx_prev = e->mbx_last;
+            e->mbx_prev_len = e->mbx_last_len;
+            e->mbx_last = t;
+        }
         memcpy(e->mbx_last, msg, len);
         e->mbx_last_len = len;
     }
@@ -146,6 +160,17 @@ void esc_mbx_pdi(struct sim_esc *e, takt_ns_t t)
     /* Repeat: the master toggled 0x0806 bit 1; put the last reply back and mirror the
      * toggle into 0x0807 bit 1 as the acknowledgement (ETG.1000.4 SyncManager repeat request). */
     if (((reg[SM_ACT] ^ reg[SM_PDI]) & 0x02)) {
+        if ((*status(e, r) & ESC_SM_STAT_FULL) && e->mbx_prev_len && !e->mbx_reply_len) {
+            /* a newer message went in after the lost one (the next SoE fragment): it
+             * waits again, the lost one goes first (as the SSC's repeat handling does) */
+            memcpy(e->mbx_reply, e->mbx_last, e->mbx_last_len);
+            e->mbx_reply_len = e->mbx_last_len;
+            uint8_t *newer = e->mbx_last;
+            e->mbx_last = e->mbx_prev;
+            e->mbx_last_len = e->mbx_prev_len;
+            e->mbx_prev = newer;
+            e->mbx_prev_len = 0;
+        }
         if (e->mbx_last_len)
             place(e, r, e->mbx_last, e->mbx_last_len);
         reg[SM_PDI] = (uint8_t)((reg[SM_PDI] & ~0x02) | (reg[SM_ACT] & 0x02));
@@ -158,6 +183,11 @@ void esc_mbx_pdi(struct sim_esc *e, takt_ns_t t)
         e->mbx_reply_len = 0;
         if (w >= 0 && (*status(e, w) & ESC_SM_STAT_FULL))
             take_request(e, w, r, t);
+        return;
+    }
+    size_t soe = esc_soe_pending(e, e->mbx_reply, e->sm[r].len);   /* next SoE fragment */
+    if (soe) {
+        place(e, r, e->mbx_reply, soe);
         return;
     }
     if (e->dev && e->dev->ops->mbx_pending) {

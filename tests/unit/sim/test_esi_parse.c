@@ -318,7 +318,8 @@ static void catalogue(void **state)
         assert_int_equal(get_le32(dev->sii + 16), TAKT_SIM_VENDOR);
         size_t out, in;
         dev->ops->pd_sizes(dev, &out, &in);
-        static const size_t want[][2] = { { 0, 0 }, { 0, 1 }, { 1, 0 }, { 0, 8 }, { 8, 10 }, { 4, 4 } };
+        static const size_t want[][2] = { { 0, 0 }, { 0, 1 }, { 1, 0 }, { 0, 8 }, { 8, 10 }, { 4, 4 },
+                                          { 10, 10 } };
         assert_true(i < sizeof want / sizeof want[0]);
         assert_int_equal(out, want[i][0]);
         assert_int_equal(in, want[i][1]);
