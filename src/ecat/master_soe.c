@@ -10,7 +10,7 @@
 #include "ecat/soe.h"
 #include "ecat/master_internal.h"
 
-#define SM1_STATUS (ESC_SM0 + ESC_SM_SIZE + 5)     /* 0x080D, bit 3 mailbox full (ref §6) */
+#define SM1_STATUS (ESC_SM0 + ESC_SM_SIZE + 5)     /* 0x080D, bit 3 mailbox full (ETG.1000.4 SyncManager) */
 #define SM1_ACT    (ESC_SM0 + ESC_SM_SIZE + 6)     /* 0x080E, bit 1 repeat request */
 #define SM1_PDI    (ESC_SM0 + ESC_SM_SIZE + 7)     /* 0x080F, bit 1 repeat acknowledge */
 #define MBX_FULL   0x08
@@ -72,7 +72,7 @@ static void queue(struct ecat_master *m, struct ecat_soe_slot *q, uint8_t cmd, u
 
 static void write_mbx(struct ecat_master *m, struct ecat_soe_slot *q)
 {
-    /* the whole mailbox: writing its last byte hands it over (ref §6) */
+    /* the whole mailbox: writing its last byte hands it over (ETG.1000.4 SyncManager) */
     memset(q->out + q->msg_len, 0, q->out_len - q->msg_len);
     queue(m, q, ECAT_FPWR, q->out_start, q->out, q->out_len, SQ_WRITE);
 }
