@@ -1,4 +1,4 @@
-/* takt ecat soe read|write: IDNs of SoE drives (ETG.1000.6 5.8, IEC 61800-7-204) from
+/* takt ecat soe read|write: IDNs of SoE drives (ETG.1000.6, Servo drive profile over EtherCAT, IEC 61800-7-204) from
  * the command line, values shown and parsed by the IDN's attribute (size, list, display
  * format, decimals) as IgH's `ethercat soe_read|soe_write` do. */
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* Mailbox transport for SoE (ETG.1000.6 5.8): queued IDN reads and writes, one slot per
+/* Mailbox transport for SoE (ETG.1000.6, Servo drive profile over EtherCAT): queued IDN reads and writes, one slot per
  * request, advanced by the master timer without blocking the cycle, as master_foe.c
  * does for FoE: write the whole receive mailbox (write fragments back to back, they are
  * not answered), poll SM1's "full" bit, read the response or its fragments, ask for a

@@ -1,4 +1,4 @@
-/* SoE codec (ETG.1000.6 5.8) and the master's transfer logic: a read request answered by
+/* SoE codec (ETG.1000.6, Servo drive profile over EtherCAT) and the master's transfer logic: a read request answered by
  * one response or by fragments (Incomplete set, the IDN field counting the fragments
  * still to come) that the master collects without answering; a write sent in fragments
  * of mailbox size - 10 bytes, only the last one answered; errors as a response with the
@@ -280,7 +280,7 @@ static int send_fragment(struct ecat_soe_xfer *x, uint8_t *out, size_t cap, size
     uint8_t flags = 0;
     uint16_t field = x->idn;
     if (n < left) {
-        /* not the last: the IDN field counts the fragments that follow (ETG.1000.6 5.8) */
+        /* not the last: the IDN field counts the fragments that follow (ETG.1000.6, Servo drive profile over EtherCAT) */
         flags = SOE_F_INCOMPLETE;
         field = (uint16_t)((left - n + x->seg - 1) / x->seg);
     }

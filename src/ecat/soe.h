@@ -1,4 +1,4 @@
-/* Servo drive profile over EtherCAT (SoE, ETG.1000.6 5.8; IDNs of IEC 61800-7-204,
+/* Servo drive profile over EtherCAT (SoE, ETG.1000.6, Servo drive profile over EtherCAT; IDNs of IEC 61800-7-204,
  * the Sercos drive profile): the wire codec shared by the master and the simulator,
  * IDN text form, element layouts, error codes, and the master's sans-I/O transfer
  * logic (read, write, fragments). */
@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include "ecat/mbx.h"
 
-/* SoE header after the mailbox header (ETG.1000.6 5.8; Wireshark packet-ecatmb.h
+/* SoE header after the mailbox header (ETG.1000.6, Servo drive profile over EtherCAT; Wireshark packet-ecatmb.h
  * TSOEHEADER; SOEM ec_SoEt): u8 opcode bits 0-2, Incomplete bit 3, Error bit 4, drive
  * number bits 5-7; u8 element flags; u16 IDN, or the fragments still to come when
  * Incomplete is set. */
@@ -141,7 +141,7 @@ int ecat_soe_xfer_start(struct ecat_soe_xfer *x, enum ecat_soe_dir dir, unsigned
                         uint8_t drive, uint8_t elements, uint16_t idn, uint8_t *buf, size_t cap,
                         size_t mbx_out, struct ecat_mbx_chan *ch, uint8_t *out, size_t *out_len);
 /* The request in out was delivered: ECAT_SOE_SEND with the next write fragment in out
- * (a fragment is not answered: ETG.1000.6 5.8), or ECAT_SOE_WAIT for the response. */
+ * (a fragment is not answered: ETG.1000.6, Servo drive profile over EtherCAT), or ECAT_SOE_WAIT for the response. */
 int ecat_soe_xfer_sent(struct ecat_soe_xfer *x, uint8_t *out, size_t cap, size_t *out_len);
 /* A message from the slave's send mailbox. ECAT_SOE_WAIT (not ours, a duplicate, or a
  * read fragment with more to come: poll again), ECAT_SOE_DONE, or -TAKT_EMBOX (an SoE

@@ -1,4 +1,4 @@
-/* SoE drive of the simulated slave (ETG.1000.6 5.8, IDNs of IEC 61800-7-204): a read
+/* SoE drive of the simulated slave (ETG.1000.6, Servo drive profile over EtherCAT, IDNs of IEC 61800-7-204): a read
  * request gets the requested elements in wire order (data state, name, attribute,
  * unit, min, max, value, default), fragmented when they exceed the read mailbox (the
  * Incomplete bit and the count of fragments to come, sent one after another as the

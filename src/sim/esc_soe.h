@@ -1,4 +1,4 @@
-/* The simulated slave's SoE drive (ETG.1000.6 5.8; IDNs of IEC 61800-7-204; internal
+/* The simulated slave's SoE drive (ETG.1000.6, Servo drive profile over EtherCAT; IDNs of IEC 61800-7-204; internal
  * to src/sim): a small IDN list per ESC with names, attributes, units, limits and
  * values, read and write with element flags, error codes, fragments both ways. */
 #ifndef TAKT_SIM_ESC_SOE_H

@@ -1,4 +1,4 @@
-/* SoE codec and client against hand-written bytes (ETG.1000.6 5.8; SOEM ec_SoEt,
+/* SoE codec and client against hand-written bytes (ETG.1000.6, Servo drive profile over EtherCAT; SOEM ec_SoEt,
  * Wireshark TSOEHEADER): header bit layout, IDN text form, error names, element
  * splitting, read fragments collected, write fragments counted down, error responses. */
 #include <setjmp.h>
