@@ -307,7 +307,7 @@ int ecat_foe_write(struct ecat_master *m, unsigned pos, const char *name, uint32
 typedef void (*ecat_foe_progress_fn)(void *ctx, unsigned pos, size_t done, size_t total);
 void ecat_foe_set_progress(struct ecat_master *m, ecat_foe_progress_fn fn, void *ctx);
 
-/* SoE (servo drive profile over EtherCAT, ETG.1000.6, Servo drive profile over EtherCAT) IDN services over the
+/* SoE (servo drive profile over EtherCAT, ETG.1000.6) IDN services over the
  * mailbox in PREOP, SAFEOP or OP: elements = SOE_EL_* flags of ecat/soe.h (0x40 the
  * value), drive 0..7, idn as on the wire (bit 15 P, bits 12-14 parameter set). A read
  * collects the response's fragments into buf (cap bytes) and completes with their

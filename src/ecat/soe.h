@@ -1,4 +1,4 @@
-/* Servo drive profile over EtherCAT (SoE, ETG.1000.6, Servo drive profile over EtherCAT; IDNs of IEC 61800-7-204,
+/* Servo drive profile over EtherCAT (SoE, ETG.1000.6; IDNs of IEC 61800-7-204,
  * the Sercos drive profile): the wire codec shared by the master and the simulator,
  * IDN text form, element layouts, error codes, and the master's sans-I/O transfer
  * logic (read, write, fragments). */
