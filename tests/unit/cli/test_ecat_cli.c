@@ -156,14 +156,14 @@ static void dc_refusal_suggests_dc(void **state)
     (void)state;
     struct takt_sim *sim = make("ek1100,servo");
     char err[256];
-    assert_int_equal(takt_sim_fault(sim, "refuse=2:safeop=0x0030", err, sizeof err), 0);
+    assert_int_equal(takt_sim_fault(sim, "refuse=1:safeop=0x0030", err, sizeof err), 0);
     static char out[16384];
     int rc = run_on(sim, "ecat states -t 5 SAFEOP", out, sizeof out);
     if (rc == 0 || !strstr(out, "0x0030") || !strstr(out, "the slave wants distributed clocks: try --dc"))
         fail_msg("exit %d, want the refusal with 'try --dc':\n%s", rc, out);
     /* another refusal (by a slave without DC needs) does not speak of DC */
     struct takt_sim *sim2 = make("ek1100,el1004");
-    assert_int_equal(takt_sim_fault(sim2, "refuse=2:safeop=0x001D", err, sizeof err), 0);
+    assert_int_equal(takt_sim_fault(sim2, "refuse=1:safeop=0x001D", err, sizeof err), 0);
     rc = run_on(sim2, "ecat states -t 5 SAFEOP", out, sizeof out);
     if (rc == 0 || !strstr(out, "0x001D") || strstr(out, "try --dc"))
         fail_msg("exit %d, want the 0x001D refusal without DC advice:\n%s", rc, out);
