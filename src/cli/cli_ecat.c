@@ -69,17 +69,80 @@ static void tool_close(struct tool *t)
     takt_link_close(t->l);
 }
 
+/* IgH's alias addressing (ethercat(1)): a slave is also ALIAS:REL, REL counted from the
+ * nearest slave at or before it whose SII word 4 gives it an alias; slaves before any
+ * alias are 0:POSITION. Walked in position order: feed every slave to alias_next. */
+struct alias_walk { unsigned alias, base; };
+
+static void alias_next(struct alias_walk *w, unsigned pos, const struct ecat_slave_info *s,
+                       char *buf, size_t n)
+{
+    if (s->alias)
+        w->alias = s->alias, w->base = pos;
+    snprintf(buf, n, "%u:%u", w->alias, pos - w->base);
+}
+
+/* IgH's error flag: 'E' when the slave reports an AL error or an AL status code. */
+static char error_flag(const struct ecat_slave_info *s)
+{
+    return (s->al_state & AL_ERROR) || s->al_code ? 'E' : '+';
+}
+
+/* POS, or ALIAS:REL as IgH's tool shows and takes it (0:POS is POS). */
 static int parse_pos(struct cli_ctx *c, const struct tool *t, const char *s, unsigned *pos)
 {
-    long v;
+    long v, a = 0;
     unsigned n = ecat_master_slave_count(t->m);
     if (n == 0)
         return cli_error(c, "no slave on %s", c->iface), -1;
-    if (cli_parse_long(c, "slave position", s, 0, n - 1, &v))
+    const char *colon = strchr(s, ':');
+    if (!colon) {
+        if (cli_parse_long(c, "slave position", s, 0, n - 1, &v))
+            return -1;
+        *pos = (unsigned)v;
+        return 0;
+    }
+    char al[16];
+    if ((size_t)(colon - s) >= sizeof al)
+        return cli_error(c, "ALIAS:POS expects an alias 0..65535 before ':', got '%s'", s), -1;
+    snprintf(al, sizeof al, "%.*s", (int)(colon - s), s);
+    if (cli_parse_long(c, "alias", al, 0, 65535, &a) ||
+        cli_parse_long(c, "relative position", colon + 1, 0, n - 1, &v))
         return -1;
-    *pos = (unsigned)v;
+    unsigned base = 0;
+    if (a) {
+        struct ecat_slave_info si;
+        for (base = 0; base < n; base++)
+            if (!ecat_master_slave_info(t->m, base, &si) && si.alias == a)
+                break;
+        if (base == n)
+            return cli_error(c, "no slave on %s has alias %ld (ecat slaves shows ALIAS:POS "
+                             "in its second column)", c->iface ? c->iface : "the link", a), -1;
+    }
+    if (base + (unsigned long)v >= n)
+        return cli_error(c, "%s: the network has %u slaves, alias %ld is at position %u", s, n,
+                         a, base), -1;
+    *pos = base + (unsigned)v;
     return 0;
 }
+
+/* -p POS / ALIAS:POS of the listing verbs: *only = the slave, -1 without -p. */
+static int parse_only(struct cli_ctx *c, const struct tool *t, long *only)
+{
+    unsigned pos;
+    *only = -1;
+    if (!cli_get(c, "position"))
+        return 0;
+    if (parse_pos(c, t, cli_get(c, "position"), &pos))
+        return -1;
+    *only = pos;
+    return 0;
+}
+
+static const struct cli_opt only_opts[] = {
+    { "position", 'p', 1, "POS", "only the slave at POS (or ALIAS:POS, as IgH's ethercat -p)" },
+    { 0 },
+};
 
 /* --- slaves --------------------------------------------------------------------- */
 
@@ -89,16 +152,31 @@ static int run_slaves(struct cli_ctx *c)
     int rc = tool_look(c, &t);
     if (rc)
         return rc;
+    long only;
+    if (parse_only(c, &t, &only)) {
+        tool_close(&t);
+        return 2;
+    }
     unsigned n = ecat_master_slave_count(t.m);
     json_object *arr = json_object_new_array();
+    struct alias_walk aw = { 0, 0 };
     for (unsigned i = 0; i < n; i++) {
         struct ecat_slave_info s;
+        char ap[16];
         ecat_master_slave_info(t.m, i, &s);
-        json_object_array_add(arr, cli_ecat_slave_json(&s));
+        alias_next(&aw, i, &s, ap, sizeof ap);
+        if (only >= 0 && i != only)
+            continue;
+        json_object *sj = cli_ecat_slave_json(&s);
+        json_object_object_add(sj, "alias_position", json_object_new_string(ap));
+        json_object_object_add(sj, "error_flag", json_object_new_boolean(error_flag(&s) == 'E'));
+        json_object_array_add(arr, sj);
         if (c->json && !strcmp(c->json, "-"))
             continue;    /* stdout carries the JSON alone */
-        printf("%-3u 0x%04X  %-6s  0x%08" PRIX32 ":0x%08" PRIX32 "  %s\n", i, s.station,
-               ecat_al_state_name(s.al_state), s.vendor, s.product, s.name[0] ? s.name : "?");
+        /* IgH's columns (position, alias:position, state, error flag) and the identity */
+        printf("%-3u %-7s 0x%04X  %-6s %c  0x%08" PRIX32 ":0x%08" PRIX32 "  %s\n", i, ap, s.station,
+               ecat_al_state_name(s.al_state), error_flag(&s), s.vendor, s.product,
+               s.name[0] ? s.name : "?");
         if (!c->verbose)
             continue;
         printf("      revision 0x%08" PRIX32 "  serial %" PRIu32 "  alias %u\n", s.revision,
@@ -156,23 +234,32 @@ static int parse_state(const char *s)
 
 static const struct cli_opt states_opts[] = {
     { "slave", 's', 1, "POS", "only slave POS changes state (BOOT for a firmware update), the others stay" },
+    { "position", 'p', 1, "POS", "only the slave at POS (or ALIAS:POS) changes state and is shown, as IgH's ethercat states -p" },
     { 0 },
 };
 
 static int run_states(struct cli_ctx *c)
 {
     int target = 0;
-    long one = -1;
+    long one = -1, only = -1;
     if (cli_get(c, "slave") && cli_parse_long(c, "--slave", cli_get(c, "slave"), 0, 65535, &one))
         return 2;
     if (c->argc > 1)
         return cli_usage_error(c, "expected at most one STATE, got %d arguments", c->argc);
     if (c->argc == 1 && (target = parse_state(c->argv[0])) < 0)
         return cli_usage_error(c, "STATE expects INIT, PREOP, BOOT, SAFEOP or OP, got '%s'", c->argv[0]);
+    if (cli_get(c, "slave") && cli_get(c, "position"))
+        return cli_usage_error(c, "-s and -p both name the slave that changes: give one");
     struct tool t;
-    int rc = target && one < 0 ? tool_open(c, &t) : tool_look(c, &t);
+    int rc = target && one < 0 && !cli_get(c, "position") ? tool_open(c, &t) : tool_look(c, &t);
     if (rc)
         return rc;
+    if (parse_only(c, &t, &only)) {
+        tool_close(&t);
+        return 2;
+    }
+    if (only >= 0)
+        one = only;   /* as IgH's ethercat states -p: only that slave changes and is shown */
     int status = 0;
     if (target && one >= (long)ecat_master_slave_count(t.m)) {
         cli_error(c, "--slave expects a position 0..%d, got %ld", (int)ecat_master_slave_count(t.m) - 1, one);
@@ -190,10 +277,17 @@ static int run_states(struct cli_ctx *c)
     }
     unsigned n = ecat_master_slave_count(t.m);
     json_object *arr = json_object_new_array();
+    struct alias_walk aw = { 0, 0 };
     for (unsigned i = 0; i < n; i++) {
         struct ecat_slave_info s;
+        char ap[16];
         ecat_master_slave_info(t.m, i, &s);
-        json_object_array_add(arr, cli_ecat_state_json(&s));
+        alias_next(&aw, i, &s, ap, sizeof ap);
+        if (only >= 0 && i != only)
+            continue;
+        json_object *sj = cli_ecat_state_json(&s);
+        json_object_object_add(sj, "alias_position", json_object_new_string(ap));
+        json_object_array_add(arr, sj);
         if (c->json && !strcmp(c->json, "-"))
             continue;
         printf("%-3u 0x%04X  %-6s%s", i, s.station, ecat_al_state_name(s.al_state),
@@ -340,6 +434,11 @@ static int run_pdos(struct cli_ctx *c)
     int rc = tool_look(c, &t);
     if (rc)
         return rc;
+    long only;
+    if (parse_only(c, &t, &only)) {
+        tool_close(&t);
+        return 2;
+    }
     if ((rc = ecat_master_configure(t.m))) {
         cli_error(c, "%s", ecat_master_error(t.m));
         tool_close(&t);
@@ -352,6 +451,8 @@ static int run_pdos(struct cli_ctx *c)
     for (unsigned i = 0; i < n; i++) {
         struct ecat_pd_entry e;
         ecat_pd_get(t.m, i, &e);
+        if (only >= 0 && e.position != only)
+            continue;
         if ((int)e.position != last) {
             struct ecat_slave_info s;
             ecat_master_slave_info(t.m, e.position, &s);
@@ -438,27 +539,34 @@ static const struct cli_common_help states_help[] = {
 const struct cli_cmd cli_cmds_ecat[] = {
     { "ecat", "slaves", NULL, "scan the network and list the slaves",
       "Counts the slaves, assigns station addresses 0x1000 + position, reads ESC registers\n"
-      "and the SII of each. -v shows ESC, ports, mailbox (protocols by name) and process\n"
-      "data sizes; whether a slave has distributed clocks, but no delay: a scan sets up no\n"
-      "DC (takt ecat run --dc measures the delays). --json: every slave (docs/master.md).",
-      CLI_IFACE | CLI_PCAP | CLI_JSON, NULL, run_slaves, NULL },
+      "and the SII of each. Columns as IgH's ethercat slaves: position (from 0), ALIAS:POS\n"
+      "(POS counted from the nearest slave with an alias; 0:position before any), station,\n"
+      "state, 'E' when the slave reports an AL error or status code ('+' otherwise),\n"
+      "vendor:product, name. -p POS (or ALIAS:POS) shows one slave. -v shows ESC, ports,\n"
+      "mailbox (protocols by name) and process data sizes; whether a slave has distributed\n"
+      "clocks, but no delay: a scan sets up no DC (takt ecat run --dc measures the delays).\n"
+      "--json: every slave (docs/master.md).",
+      CLI_IFACE | CLI_PCAP | CLI_JSON, only_opts, run_slaves, NULL },
     { "ecat", "states", "[STATE]", "show the AL states, or bring every slave to STATE",
       "STATE is INIT, PREOP, BOOT, SAFEOP or OP. A slave that refuses shows its AL status code\n"
       "and its meaning (ETG.1000.6). -t S bounds the wait (default 15 s). With -s POS only\n"
-      "that slave moves, the others keep their states (BOOT: through INIT, bootstrap mailbox).\n"
+      "that slave moves, the others keep their states (BOOT: through INIT, bootstrap mailbox);\n"
+      "-p POS (or ALIAS:POS) also shows only that slave, as IgH's ethercat states -p.\n"
       "--json: each slave's state and AL status code.",
       CLI_IFACE | CLI_PCAP | CLI_TIME | CLI_JSON, states_opts, run_states, states_help },
     { "ecat", "reg", "read|write POS ADDR LEN|HEXBYTES", "read or write ESC registers of one slave",
-      "POS is the slave position (0 = first). Data are bytes in wire order (little-endian).",
+      "POS is the slave position (0 = first) or ALIAS:POS. Data are bytes in wire order\n"
+      "(little-endian).",
       CLI_IFACE | CLI_PCAP, NULL, run_reg, NULL },
     { "ecat", "sii", "read POS | write POS FILE", "read or write the SII (EEPROM) image of a slave",
-      "read shows the image read at scan (or -o FILE writes it raw); write puts a raw image\n"
+      "POS is the slave position (0 = first) or ALIAS:POS. read shows the image read at scan\n"
+      "(or -o FILE writes it raw); write puts a raw image\n"
       "(128..4096 bytes, header checksum checked) into the EEPROM word by word.",
       CLI_IFACE | CLI_PCAP, sii_opts, run_sii, NULL },
     { "ecat", "pdos", NULL, "list process data entries with their offsets in the image",
       "Offsets are byte.bit in the image of `takt ecat run` and of ecat_pd_find().\n"
-      "--json: per slave its offsets and entries.",
-      CLI_IFACE | CLI_PCAP | CLI_JSON, NULL, run_pdos, NULL },
+      "-p POS (or ALIAS:POS) lists one slave's. --json: per slave its offsets and entries.",
+      CLI_IFACE | CLI_PCAP | CLI_JSON, only_opts, run_pdos, NULL },
     { "ecat", "xml", NULL, "write an ENI-like description of the scanned network",
       "Identities, mailbox, SMs, PDOs from each slave's SII, the process image and the cyclic\n"
       "frames as takt lays them out (-c sets the cycle written). -o FILE, default stdout.",
