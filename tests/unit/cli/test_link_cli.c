@@ -80,6 +80,34 @@ static void without_namespaces(void **state)
     expect("demo --mem -t 1", 0, "mem link", "Summary: state OP, slaves 40/40");
 }
 
+static unsigned count(const char *out, const char *s)
+{
+    unsigned n = 0;
+    for (const char *p = strstr(out, s); p; p = strstr(p + 1, s))
+        n++;
+    return n;
+}
+
+/* The demo's output reads as a log: one state line per --perf interval (after that
+ * interval's PerfMsmt lines), "all in OP" once, and the run's totals under a label of
+ * their own, after the last interval and before the summary. */
+static void demo_output_once(void **state)
+{
+    static char out[65536];
+    int rc = run("demo --mem -t 2.5 -c 1000 --perf=1", out, sizeof out);
+    const char *total = strstr(out, "--- PerfMsmt over the whole run (all cycles) ---");
+    const char *last_state = NULL, *summary = strstr(out, "Summary: state");
+    for (const char *p = strstr(out, "\nState "); p; p = strstr(p + 1, "\nState "))
+        last_state = p;
+    unsigned blocks = count(out, "PerfMsmt 'Task Duration'");
+    if (rc != 0 || !total || !summary || count(out, "--- PerfMsmt over the whole run") != 1 ||
+        (last_state && last_state > total) || total > summary ||
+        count(out, "all 40 slaves in OP after") != 1 || count(out, "\nState ") != blocks - 1)
+        fail_msg("exit %d; want the totals labelled once between the last state line and the summary, "
+                 "one state line per interval (%u blocks, %u state lines), OP said once:\n%s", rc,
+                 blocks, count(out, "\nState "), out);
+}
+
 /* -i mem: the bench over an in-process pair, its far end answering in the send call */
 static void bench_mem(void **state)
 {
@@ -149,6 +177,7 @@ int main(void)
         cmocka_unit_test(runtime_errors),
         cmocka_unit_test(without_namespaces),
         cmocka_unit_test(bench_mem),
+        cmocka_unit_test(demo_output_once),
         cmocka_unit_test(help),
         cmocka_unit_test(cdc_text),
         cmocka_unit_test(config_path_once),
