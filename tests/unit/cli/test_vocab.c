@@ -26,14 +26,7 @@ static int run(const char *args, int both, char *out, size_t n)
     return takt_run(bin, args, both ? "2>&1" : "2>/dev/null", out, n);
 }
 
-static void expect(const char *args, int status, const char *s1, const char *s2)
-{
-    static char out[16384];
-    int rc = run(args, 1, out, sizeof out);
-    if (rc != status || (s1 && !strstr(out, s1)) || (s2 && !strstr(out, s2)))
-        fail_msg("takt %s: exit %d (want %d), output:\n%s\n(want '%s' and '%s')", args, rc, status, out,
-                 s1 ? s1 : "", s2 ? s2 : "");
-}
+#define expect(...) takt_expect(bin, __VA_ARGS__)
 
 /* The command names from `takt help` ("  link bench     summary"). */
 static int list_commands(void **state)
