@@ -179,6 +179,10 @@ static void common_options(void **state)
             const char *opts = strstr(help, "\nOptions:\n");
             if (!opts || strstr(opts, m))
                 continue;
+            /* the IgH-style ecat tools run no real-time thread: their -p is the slave
+             * position, as IgH's ethercat -p */
+            if (!strcmp(m, "--prio") && strstr(opts, "-p, --position POS"))
+                continue;
             snprintf(args, sizeof args, "%.31s %.31s", cmds[k], not_taken[i][1]);
             expect(args, 2, "unknown option", NULL);
         }
