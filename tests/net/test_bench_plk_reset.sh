@@ -6,14 +6,8 @@
 # jitter run's 3 s one, whatever the boot took, since both open once every CN is
 # Operational. The report's cell (report.md and report.json's note) must name the reset
 # and the reboots, not only a count of lost PRes, and the cell is not held.
-set -euo pipefail
-TAKT=${TAKT:?path of the takt binary}
-if ! why=$("$TAKT" netns check 2>&1); then
-  echo "SKIP: $why"; exit 77
-fi
-work=$(mktemp -d /tmp/takt-bench-reset.XXXXXX)
-chmod 755 "$work"
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/bench_lib.sh"
+work=$BENCH_WORK
 out=$work/r
 
 "$TAKT" bench --stack plk --nodes 3 --cycles 2000 -t 4 --stress idle --ref-cycle 1000 --ref-cycles 3000 \
