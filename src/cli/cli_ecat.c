@@ -69,61 +69,9 @@ static void tool_close(struct tool *t)
     takt_link_close(t->l);
 }
 
-/* IgH's alias addressing (ethercat(1)): a slave is also ALIAS:REL, REL counted from the
- * nearest slave at or before it whose SII word 4 gives it an alias; slaves before any
- * alias are 0:POSITION. Walked in position order: feed every slave to alias_next. */
-struct alias_walk { unsigned alias, base; };
-
-static void alias_next(struct alias_walk *w, unsigned pos, const struct ecat_slave_info *s,
-                       char *buf, size_t n)
-{
-    if (s->alias)
-        w->alias = s->alias, w->base = pos;
-    snprintf(buf, n, "%u:%u", w->alias, pos - w->base);
-}
-
-/* IgH's error flag: 'E' when the slave reports an AL error or an AL status code. */
-static char error_flag(const struct ecat_slave_info *s)
-{
-    return (s->al_state & AL_ERROR) || s->al_code ? 'E' : '+';
-}
-
-/* POS, or ALIAS:REL as IgH's tool shows and takes it (0:POS is POS). */
 static int parse_pos(struct cli_ctx *c, const struct tool *t, const char *s, unsigned *pos)
 {
-    long v, a = 0;
-    unsigned n = ecat_master_slave_count(t->m);
-    if (n == 0)
-        return cli_error(c, "no slave on %s", c->iface), -1;
-    const char *colon = strchr(s, ':');
-    if (!colon) {
-        if (cli_parse_long(c, "slave position", s, 0, n - 1, &v))
-            return -1;
-        *pos = (unsigned)v;
-        return 0;
-    }
-    char al[16];
-    if ((size_t)(colon - s) >= sizeof al)
-        return cli_error(c, "ALIAS:POS expects an alias 0..65535 before ':', got '%s'", s), -1;
-    snprintf(al, sizeof al, "%.*s", (int)(colon - s), s);
-    if (cli_parse_long(c, "alias", al, 0, 65535, &a) ||
-        cli_parse_long(c, "relative position", colon + 1, 0, n - 1, &v))
-        return -1;
-    unsigned base = 0;
-    if (a) {
-        struct ecat_slave_info si;
-        for (base = 0; base < n; base++)
-            if (!ecat_master_slave_info(t->m, base, &si) && si.alias == a)
-                break;
-        if (base == n)
-            return cli_error(c, "no slave on %s has alias %ld (ecat slaves shows ALIAS:POS "
-                             "in its second column)", c->iface ? c->iface : "the link", a), -1;
-    }
-    if (base + (unsigned long)v >= n)
-        return cli_error(c, "%s: the network has %u slaves, alias %ld is at position %u", s, n,
-                         a, base), -1;
-    *pos = base + (unsigned)v;
-    return 0;
+    return cli_ecat_parse_pos(c, t->m, s, pos);
 }
 
 /* -p POS / ALIAS:POS of the listing verbs: *only = the slave, -1 without -p. */
@@ -143,6 +91,10 @@ static const struct cli_opt only_opts[] = {
     { "position", 'p', 1, "POS", "only the slave at POS (or ALIAS:POS, as IgH's ethercat -p)" },
     { 0 },
 };
+static const struct cli_opt reg_opts[] = {
+    { "position", 'p', 1, "POS", "the slave, as IgH's ethercat -p (then without POS among the arguments)" },
+    { 0 },
+};
 
 /* --- slaves --------------------------------------------------------------------- */
 
@@ -159,23 +111,23 @@ static int run_slaves(struct cli_ctx *c)
     }
     unsigned n = ecat_master_slave_count(t.m);
     json_object *arr = json_object_new_array();
-    struct alias_walk aw = { 0, 0 };
+    struct cli_ecat_alias_walk aw = { 0, 0 };
     for (unsigned i = 0; i < n; i++) {
         struct ecat_slave_info s;
         char ap[16];
         ecat_master_slave_info(t.m, i, &s);
-        alias_next(&aw, i, &s, ap, sizeof ap);
+        cli_ecat_alias_next(&aw, i, &s, ap, sizeof ap);
         if (only >= 0 && i != only)
             continue;
         json_object *sj = cli_ecat_slave_json(&s);
         json_object_object_add(sj, "alias_position", json_object_new_string(ap));
-        json_object_object_add(sj, "error_flag", json_object_new_boolean(error_flag(&s) == 'E'));
+        json_object_object_add(sj, "error_flag", json_object_new_boolean(cli_ecat_error_flag(&s) == 'E'));
         json_object_array_add(arr, sj);
         if (c->json && !strcmp(c->json, "-"))
             continue;    /* stdout carries the JSON alone */
         /* IgH's columns (position, alias:position, state, error flag) and the identity */
         printf("%-3u %-7s 0x%04X  %-6s %c  0x%08" PRIX32 ":0x%08" PRIX32 "  %s\n", i, ap, s.station,
-               ecat_al_state_name(s.al_state), error_flag(&s), s.vendor, s.product,
+               ecat_al_state_name(s.al_state), cli_ecat_error_flag(&s), s.vendor, s.product,
                s.name[0] ? s.name : "?");
         if (!c->verbose)
             continue;
@@ -277,12 +229,12 @@ static int run_states(struct cli_ctx *c)
     }
     unsigned n = ecat_master_slave_count(t.m);
     json_object *arr = json_object_new_array();
-    struct alias_walk aw = { 0, 0 };
+    struct cli_ecat_alias_walk aw = { 0, 0 };
     for (unsigned i = 0; i < n; i++) {
         struct ecat_slave_info s;
         char ap[16];
         ecat_master_slave_info(t.m, i, &s);
-        alias_next(&aw, i, &s, ap, sizeof ap);
+        cli_ecat_alias_next(&aw, i, &s, ap, sizeof ap);
         if (only >= 0 && i != only)
             continue;
         json_object *sj = cli_ecat_state_json(&s);
@@ -309,6 +261,9 @@ static int run_states(struct cli_ctx *c)
 
 static int run_reg(struct cli_ctx *c)
 {
+    char *av[8];
+    if (c->argc >= 1 && cli_ecat_pos_option(c, 1, av, 8))
+        return 2;
     if (c->argc < 4 || (strcmp(c->argv[0], "read") && strcmp(c->argv[0], "write")))
         return cli_usage_error(c, "expected 'read POS ADDR LEN' or 'write POS ADDR HEXBYTES'");
     bool wr = !strcmp(c->argv[0], "write");
@@ -388,6 +343,9 @@ static int sii_write(struct cli_ctx *c, struct tool *t, unsigned pos, const char
 
 static int run_sii(struct cli_ctx *c)
 {
+    char *av[8];
+    if (c->argc >= 1 && cli_ecat_pos_option(c, 1, av, 8))
+        return 2;
     bool wr = c->argc >= 3 && !strcmp(c->argv[0], "write");
     if (c->argc < 2 || (strcmp(c->argv[0], "read") && !wr))
         return cli_usage_error(c, "expected 'read POS' or 'write POS FILE'");
@@ -508,6 +466,7 @@ static int run_xml(struct cli_ctx *c)
 /* --- the table --------------------------------------------------------------------- */
 
 static const struct cli_opt sii_opts[] = {
+    { "position", 'p', 1, "POS", "the slave, as IgH's ethercat -p (then without POS among the arguments)" },
     { "output", 'o', 1, "FILE", "read: write the raw image to FILE (- for stdout) instead of a dump" },
     { "force", 0, 0, NULL, "write: even with a wrong header checksum" },
     { 0 }
@@ -555,12 +514,12 @@ const struct cli_cmd cli_cmds_ecat[] = {
       "--json: each slave's state and AL status code.",
       CLI_IFACE | CLI_PCAP | CLI_TIME | CLI_JSON, states_opts, run_states, states_help },
     { "ecat", "reg", "read|write POS ADDR LEN|HEXBYTES", "read or write ESC registers of one slave",
-      "POS is the slave position (0 = first) or ALIAS:POS. Data are bytes in wire order\n"
-      "(little-endian).",
-      CLI_IFACE | CLI_PCAP, NULL, run_reg, NULL },
+      "POS is the slave position (0 = first) or ALIAS:POS, or given as -p POS. Data are\n"
+      "bytes in wire order (little-endian).",
+      CLI_IFACE | CLI_PCAP, reg_opts, run_reg, NULL },
     { "ecat", "sii", "read POS | write POS FILE", "read or write the SII (EEPROM) image of a slave",
-      "POS is the slave position (0 = first) or ALIAS:POS. read shows the image read at scan\n"
-      "(or -o FILE writes it raw); write puts a raw image\n"
+      "POS is the slave position (0 = first) or ALIAS:POS, or given as -p POS. read shows\n"
+      "the image read at scan (or -o FILE writes it raw); write puts a raw image\n"
       "(128..4096 bytes, header checksum checked) into the EEPROM word by word.",
       CLI_IFACE | CLI_PCAP, sii_opts, run_sii, NULL },
     { "ecat", "pdos", NULL, "list process data entries with their offsets in the image",

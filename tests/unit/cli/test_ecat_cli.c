@@ -129,6 +129,10 @@ static void download_infers_type(void **state)
     rc = run_on(sim, "ecat upload 1 0x6065 0", out, sizeof out);
     if (rc != 0 || !strstr(out, "0x00001388 5000"))
         fail_msg("upload after download: exit %d, want 0x00001388 5000:\n%s", rc, out);
+    /* IgH's way of naming the slave: -p POS */
+    rc = run_on(sim, "ecat upload -p 1 0x6065 0", out, sizeof out);
+    if (rc != 0 || !strstr(out, "0x00001388 5000"))
+        fail_msg("upload -p 1: exit %d, want 0x00001388 5000:\n%s", rc, out);
     /* --type still overrides: uint16 into the UDINT is 2 bytes, which the slave refuses */
     rc = run_on(sim, "ecat download --type uint16 1 0x6065 0 7", out, sizeof out);
     if (rc == 0)
@@ -286,6 +290,13 @@ static void positions_as_igh(void **state)
     rc = run_on(sim, "ecat pdos -p 7:0", out, sizeof out);
     if (rc != 0 || !strstr(out, "slave 1 ") || strstr(out, "slave 3 "))
         fail_msg("pdos -p 7:0: exit %d, want position 1's entries alone:\n%s", rc, out);
+    /* verbs whose POS is an argument take it as -p too, and ALIAS:POS */
+    rc = run_on(sim, "ecat reg read -p 7:1 0x0010 2", out, sizeof out);
+    if (rc != 0 || !strstr(out, "0x1002"))
+        fail_msg("reg read -p 7:1 (position 2, station 0x1002): exit %d:\n%s", rc, out);
+    rc = run_on(sim, "ecat sii read 7:2 -o -", out, sizeof out);
+    if (rc != 0)
+        fail_msg("sii read 7:2: exit %d:\n%s", rc, out);
     /* a position or alias the network does not have is an error that says so */
     rc = run_on(sim, "ecat slaves -p 4", out, sizeof out);
     if (rc == 0 || !strstr(out, "from 0 to 3"))
