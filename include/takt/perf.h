@@ -101,6 +101,8 @@ char *perf_fmt_usec(char *buf, size_t len, int64_t ns);
 int  perf_format_line(char *buf, size_t len, const char *name, const struct perf_stat *s);
 /* One PerfMsmt line per measurement of the interval bank (after perf_set_snapshot). */
 void perf_print_interval(FILE *f, const struct perf_set *s, int bank);
+/* The run's totals: a "--- PerfMsmt over the whole run (all cycles) ---" line, then one
+ * PerfMsmt line per measurement, so they are not taken for the last interval's. */
 void perf_print_total(FILE *f, const struct perf_set *s);
 /* Reporter convenience: snapshot, print the finished interval's lines, release.
  * 0 or -ETIMEDOUT (nothing printed) as perf_set_snapshot(). */

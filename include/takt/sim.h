@@ -59,14 +59,17 @@ void takt_sim_attach_mem(struct takt_sim *s, struct takt_link *ep);
 /* Serve a link until *stop or until `until` (0 = forever): receive, process, send. */
 int takt_sim_serve(struct takt_sim *s, struct takt_link *l, takt_ns_t until, volatile int *stop);
 
-/* Fault injection. A spec is one or more items separated by ';':
+/* Fault injection. A spec is one or more items separated by ';'. K is a slave's
+ * position: 0-based in the frame's order, as `takt ecat slaves` (and IgH's `ethercat
+ * slaves`) show it; a position the network does not have is refused.
  *   drop=P  corrupt=P  crc=P   probability 0..1 per frame (crc: an FCS error on
  *                              the way in: lost, counted in 0x0300/0x0308)
  *   delay=NS                   extra reply delay (us/ms suffixes allowed)
- *   break=K[@T]  heal=K[@T]    cable break after slave K (1-based): the cable into
- *                              slave K+1, so its subtree is lost (the rest of a
- *                              line); healed later (heal: every broken cable)
- *   break=K:P[@T]              the cable on port P (0..3) of slave K
+ *   break=K[@T]  heal=K[@T]    the cable into position K breaks: K and its subtree
+ *                              are lost (the rest of a line; K = 0: everything);
+ *                              healed later (heal: every broken cable)
+ *   break=K:P[@T]              the cable on port P (0..3) of position K (P = 0:
+ *                              the one into K, as break=K)
  *   power=K[@T]                power-cycle slave K (back in INIT, unconfigured)
  *   sdo-abort=K:IDX:SUB=CODE   SDO requests on IDX:SUB at slave K are aborted
  *   refuse=K:STATE=CODE        slave K refuses STATE (init/preop/boot/safeop/op)
@@ -75,7 +78,7 @@ int takt_sim_serve(struct takt_sim *s, struct takt_link *l, takt_ns_t until, vol
 int takt_sim_fault(struct takt_sim *s, const char *spec, char *err, size_t errlen);
 /* FoE files of slaves that advertise FoE (each has "firmware.bin", writable only in
  * BOOT, and new files may be written in the other mailbox states). A spec is items
- * separated by ';', each K:SETTINGS (K 1-based), settings separated by ',':
+ * separated by ';', each K:SETTINGS (K the slave's position, 0-based), settings separated by ',':
  *   FILE          add file FILE (empty); the settings after it are FILE's:
  *   boot  ro      writable only in BOOT / read only
  *   max=N pw=N    size limit (default 1 MiB) / password (0 = none)
@@ -83,30 +86,33 @@ int takt_sim_fault(struct takt_sim *s, const char *spec, char *err, size_t errle
  *   busy=N        answer each DATA packet N times with BUSY before the ACK
  *   disk=N        bytes all files may hold (default 4 MiB)
  *   nocreate      a write to a file that does not exist is refused
- * e.g. "2:firmware.bin,boot,pw=0x1234;2:config.txt,size=300;2:busy=2". */
+ * e.g. "1:firmware.bin,boot,pw=0x1234;1:config.txt,size=300;1:busy=2". */
 int takt_sim_foe(struct takt_sim *s, const char *spec, char *err, size_t errlen);
-/* Immediate topology faults (k is 1-based; break after k = 0 cuts slave 1 off too). */
-int takt_sim_break(struct takt_sim *s, unsigned after_k, takt_ns_t now);
+/* Immediate topology faults; positions are 0-based (takt_sim_break(s, pos): the cable
+ * into pos, so 0 cuts every slave off; takt_sim_break_port(s, pos, p): the cable on
+ * port p of pos, p = 0 the one into it). */
+int takt_sim_break(struct takt_sim *s, unsigned pos, takt_ns_t now);
 int takt_sim_break_port(struct takt_sim *s, unsigned k, unsigned port, takt_ns_t now);
 int takt_sim_heal(struct takt_sim *s, takt_ns_t now);
 int takt_sim_power_cycle(struct takt_sim *s, unsigned k, takt_ns_t now);
-/* Another device at slave k (1-based), as if unplugged and a new one plugged in (tests):
+/* Another device at position k (0-based), as if unplugged and a new one plugged in (tests):
  * the network takes ownership of dev and destroys the old one; the slave restarts as
  * after power loss with dev's EEPROM image (the ESC keeps its memory size). */
 int takt_sim_replace_device(struct takt_sim *s, unsigned k, struct sim_device *dev, takt_ns_t now);
-/* Topology: "line" (default) or one PARENT:PORT item per slave 2..N, comma-separated:
- * slave k+1 hangs on port PORT (1..3) of slave PARENT (1-based, an earlier slave).
+/* Topology: "line" (default) or one PARENT:PORT item per position 1..N-1, comma-separated:
+ * the k-th item's slave (position k) hangs on port PORT (1..3) of the slave at position
+ * PARENT (0-based, as takt ecat slaves shows it; an earlier slave).
  * Positions are the frame's order (ports 0 -> 3 -> 1 -> 2), so each subtree must be
  * listed whole, port 3's before port 1's before port 2's; err says what is wrong.
  * E.g. coupler with two terminals on its E-bus (port 3) and a second coupler on X2
- * (port 1): "1:3,2:1,1:1". See docs/simulator.md. */
+ * (port 1): "0:3,1:1,0:1". See docs/simulator.md. */
 int takt_sim_set_topology(struct takt_sim *s, const char *spec, char *err, size_t errlen);
 /* The "junction" preset's topology (9 slaves). */
-#define TAKT_SIM_JUNCTION_TOPOLOGY "1:3,2:1,1:1,4:3,4:1,6:1,4:2,8:3"
-/* Swap the cables on ports p1 and p2 (1..3) of slave k (1-based): the subtrees trade
+#define TAKT_SIM_JUNCTION_TOPOLOGY "0:3,1:1,0:1,3:3,3:1,5:1,3:2,7:3"
+/* Swap the cables on ports p1 and p2 (1..3) of position k (0-based): the subtrees trade
  * places and positions are renumbered in the frame's order; re-plugged slaves that were
  * connected restart as after power loss (cut-off ones do so at heal). Scheduled fault
- * events keep their slave numbers. */
+ * events keep their positions. */
 int takt_sim_swap_ports(struct takt_sim *s, unsigned k, unsigned p1, unsigned p2, takt_ns_t now);
 /* Parent (0-based position, -1 = the master) and the parent's port of slave pos. */
 int takt_sim_get_parent(const struct takt_sim *s, unsigned pos, int *parent, unsigned *port);

@@ -258,6 +258,13 @@ static void build_argv(const struct bench_opts *o, const struct bench_run *r, co
         sim[n++] = "-a";
         sim[n++] = ARGF("%d", scpu);
     }
+    /* --sim-args: faults of the simulated network (takt sim ecat --fault ..., takt plk cn
+     * --vanish/--nmt-request ...), to see how the report names what they do */
+    if (o->sim_args && *o->sim_args) {
+        char *save = NULL, *t = strtok_r(ARG(o->sim_args), " ", &save);
+        for (; t && n < 22; t = strtok_r(NULL, " ", &save))
+            sim[n++] = t;
+    }
     if (o->cpu >= 0) {
         stack[m++] = "-a";
         stack[m++] = ARGF("%d", o->cpu);

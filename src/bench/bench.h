@@ -32,6 +32,7 @@ struct bench_opts {
     int ct_cpu;                     /* CPU for cyclictest (-1: same as the stack) */
     int sim_cpu;                    /* CPU for the simulated network (-1: another than cpu) */
     const char *link;               /* link spec prefix, "" = packet */
+    const char *sim_args;           /* extra options of the simulated network, space-separated */
     const char *cmdline;            /* how takt bench was invoked (for the report), may be NULL */
     bool progress;                  /* show progress on stderr */
     volatile int *stop;             /* set (by a signal handler) to stop early */

@@ -118,6 +118,7 @@ static int run_bench(struct cli_ctx *c)
     }
     if ((s = cli_get(c, "link")))
         o.link = s;
+    o.sim_args = cli_get(c, "sim-args");
     if (c->argc)
         return cli_usage_error(c, "no positional arguments expected, got '%s'", c->argv[0]);
     char err[512] = "";
@@ -142,6 +143,7 @@ static const struct cli_opt bench_opts[] = {
     { "sim-cpu", 0, 1, "CPU", "CPU for the simulated network (default: CPU 0, or 1 when the stack is on 0)" },
     { "sched-other", 0, 0, NULL, "run everything as SCHED_OTHER (default: SCHED_FIFO at -p, 80)" },
     { "link", 0, 1, "PREFIX", "link spec prefix for the stack and network, e.g. packet:" },
+    { "sim-args", 0, 1, "ARGS", "extra options of the simulated network, space-separated: faults such as '--nmt-request 0x28@255+1' (takt plk cn) or '--fault drop=0.01' (takt sim ecat), to see how the report names them" },
     { 0 }
 };
 
@@ -163,7 +165,9 @@ const struct cli_cmd cli_cmds_bench[] = {
       "cyclictest (default: the last CPU), -p is their SCHED_FIFO priority (default 80; refused:\n"
       "a warning, SCHED_OTHER, and the report says so). Writes DIR/report.md, DIR/report.json,\n"
       "DIR/data/, DIR/logs/ and DIR/plots/ (gnuplot PNG and SVG; without gnuplot the data and\n"
-      "scripts, and the report says how to render them).",
+      "scripts, and the report says how to render them). --sim-args passes faults to the\n"
+      "simulated network; what they do inside a measured window (a POWERLINK reset, CN\n"
+      "reboots, threshold firings) is named in the run's cell.",
       CLI_TIME | CLI_CPU | CLI_PRIO, bench_opts, run_bench, bench_help },
     { 0 }
 };

@@ -72,15 +72,30 @@ static void tool_close(struct tool *t)
 
 static int parse_pos(struct cli_ctx *c, const struct tool *t, const char *s, unsigned *pos)
 {
-    long v;
-    unsigned n = ecat_master_slave_count(t->m);
-    if (n == 0)
-        return cli_error(c, "no slave on %s", c->iface), -1;
-    if (cli_parse_long(c, "slave position", s, 0, n - 1, &v))
+    return cli_ecat_parse_pos(c, t->m, s, pos);
+}
+
+/* -p POS / ALIAS:POS of the listing verbs: *only = the slave, -1 without -p. */
+static int parse_only(struct cli_ctx *c, const struct tool *t, long *only)
+{
+    unsigned pos;
+    *only = -1;
+    if (!cli_get(c, "position"))
+        return 0;
+    if (parse_pos(c, t, cli_get(c, "position"), &pos))
         return -1;
-    *pos = (unsigned)v;
+    *only = pos;
     return 0;
 }
+
+static const struct cli_opt only_opts[] = {
+    { "position", 'p', 1, "POS", "only the slave at POS (or ALIAS:POS, as IgH's ethercat -p)" },
+    { 0 },
+};
+static const struct cli_opt reg_opts[] = {
+    { "position", 'p', 1, "POS", "the slave, as IgH's ethercat -p (then without POS among the arguments)" },
+    { 0 },
+};
 
 /* --- slaves --------------------------------------------------------------------- */
 
@@ -90,12 +105,24 @@ static int run_slaves(struct cli_ctx *c)
     int rc = tool_look(c, &t);
     if (rc)
         return rc;
+    long only;
+    if (parse_only(c, &t, &only)) {
+        tool_close(&t);
+        return 2;
+    }
     unsigned n = ecat_master_slave_count(t.m);
     json_object *arr = json_object_new_array();
+    struct cli_ecat_alias_walk aw = { 0, 0 };
     for (unsigned i = 0; i < n; i++) {
         struct ecat_slave_info s;
+        char ap[16];
         ecat_master_slave_info(t.m, i, &s);
+        cli_ecat_alias_next(&aw, i, &s, ap, sizeof ap);
+        if (only >= 0 && i != only)
+            continue;
         json_object *sj = cli_ecat_slave_json(&s);
+        json_object_object_add(sj, "alias_position", json_object_new_string(ap));
+        json_object_object_add(sj, "error_flag", json_object_new_boolean(cli_ecat_error_flag(&s) == 'E'));
         json_object_array_add(arr, sj);
         size_t sl;
         const uint8_t *sii = ecat_slave_sii(t.m, i, &sl);
@@ -103,8 +130,9 @@ static int run_slaves(struct cli_ctx *c)
         if (c->json && !strcmp(c->json, "-"))
             continue;    /* stdout carries the JSON alone */
         char nm[4 * sizeof s.name];
-        printf("%-3u 0x%04X  %-6s  0x%08" PRIX32 ":0x%08" PRIX32 "  %s\n", i, s.station,
-               ecat_al_state_name(s.al_state), s.vendor, s.product,
+        /* IgH's columns (position, alias:position, state, error flag) and the identity */
+        printf("%-3u %-7s 0x%04X  %-6s %c  0x%08" PRIX32 ":0x%08" PRIX32 "  %s\n", i, ap, s.station,
+               ecat_al_state_name(s.al_state), cli_ecat_error_flag(&s), s.vendor, s.product,
                s.name[0] ? cli_ecat_name_text(s.name, nm, sizeof nm) : "?");
         if (!c->verbose)
             continue;
@@ -161,23 +189,32 @@ static int parse_state(const char *s)
 
 static const struct cli_opt states_opts[] = {
     { "slave", 's', 1, "POS", "only slave POS changes state (BOOT for a firmware update), the others stay" },
+    { "position", 'p', 1, "POS", "only the slave at POS (or ALIAS:POS) changes state and is shown, as IgH's ethercat states -p" },
     { 0 },
 };
 
 static int run_states(struct cli_ctx *c)
 {
     int target = 0;
-    long one = -1;
+    long one = -1, only = -1;
     if (cli_get(c, "slave") && cli_parse_long(c, "--slave", cli_get(c, "slave"), 0, 65535, &one))
         return 2;
     if (c->argc > 1)
         return cli_usage_error(c, "expected at most one STATE, got %d arguments", c->argc);
     if (c->argc == 1 && (target = parse_state(c->argv[0])) < 0)
         return cli_usage_error(c, "STATE expects INIT, PREOP, BOOT, SAFEOP or OP, got '%s'", c->argv[0]);
+    if (cli_get(c, "slave") && cli_get(c, "position"))
+        return cli_usage_error(c, "-s and -p both name the slave that changes: give one");
     struct tool t;
-    int rc = target && one < 0 ? tool_open(c, &t) : tool_look(c, &t);
+    int rc = target && one < 0 && !cli_get(c, "position") ? tool_open(c, &t) : tool_look(c, &t);
     if (rc)
         return rc;
+    if (parse_only(c, &t, &only)) {
+        tool_close(&t);
+        return 2;
+    }
+    if (only >= 0)
+        one = only;   /* as IgH's ethercat states -p: only that slave changes and is shown */
     int status = 0;
     if (target && one >= (long)ecat_master_slave_count(t.m)) {
         cli_error(c, "--slave expects a position 0..%d, got %ld", (int)ecat_master_slave_count(t.m) - 1, one);
@@ -195,10 +232,17 @@ static int run_states(struct cli_ctx *c)
     }
     unsigned n = ecat_master_slave_count(t.m);
     json_object *arr = json_object_new_array();
+    struct cli_ecat_alias_walk aw = { 0, 0 };
     for (unsigned i = 0; i < n; i++) {
         struct ecat_slave_info s;
+        char ap[16];
         ecat_master_slave_info(t.m, i, &s);
-        json_object_array_add(arr, cli_ecat_state_json(&s));
+        cli_ecat_alias_next(&aw, i, &s, ap, sizeof ap);
+        if (only >= 0 && i != only)
+            continue;
+        json_object *sj = cli_ecat_state_json(&s);
+        json_object_object_add(sj, "alias_position", json_object_new_string(ap));
+        json_object_array_add(arr, sj);
         if (c->json && !strcmp(c->json, "-"))
             continue;
         printf("%-3u 0x%04X  %-6s%s", i, s.station, ecat_al_state_name(s.al_state),
@@ -220,6 +264,9 @@ static int run_states(struct cli_ctx *c)
 
 static int run_reg(struct cli_ctx *c)
 {
+    char *av[8];
+    if (c->argc >= 1 && cli_ecat_pos_option(c, 1, av, 8))
+        return 2;
     if (c->argc < 4 || (strcmp(c->argv[0], "read") && strcmp(c->argv[0], "write")))
         return cli_usage_error(c, "expected 'read POS ADDR LEN' or 'write POS ADDR HEXBYTES'");
     bool wr = !strcmp(c->argv[0], "write");
@@ -299,6 +346,9 @@ static int sii_write(struct cli_ctx *c, struct tool *t, unsigned pos, const char
 
 static int run_sii(struct cli_ctx *c)
 {
+    char *av[8];
+    if (c->argc >= 1 && cli_ecat_pos_option(c, 1, av, 8))
+        return 2;
     bool wr = c->argc >= 3 && !strcmp(c->argv[0], "write");
     if (c->argc < 2 || (strcmp(c->argv[0], "read") && !wr))
         return cli_usage_error(c, "expected 'read POS' or 'write POS FILE'");
@@ -345,6 +395,11 @@ static int run_pdos(struct cli_ctx *c)
     int rc = tool_look(c, &t);
     if (rc)
         return rc;
+    long only;
+    if (parse_only(c, &t, &only)) {
+        tool_close(&t);
+        return 2;
+    }
     if ((rc = ecat_master_configure(t.m))) {
         cli_error(c, "%s", ecat_master_error(t.m));
         tool_close(&t);
@@ -357,6 +412,8 @@ static int run_pdos(struct cli_ctx *c)
     for (unsigned i = 0; i < n; i++) {
         struct ecat_pd_entry e;
         ecat_pd_get(t.m, i, &e);
+        if (only >= 0 && e.position != only)
+            continue;
         if ((int)e.position != last) {
             struct ecat_slave_info s;
             ecat_master_slave_info(t.m, e.position, &s);
@@ -414,6 +471,7 @@ static int run_xml(struct cli_ctx *c)
 /* --- the table --------------------------------------------------------------------- */
 
 static const struct cli_opt sii_opts[] = {
+    { "position", 'p', 1, "POS", "the slave, as IgH's ethercat -p (then without POS among the arguments)" },
     { "output", 'o', 1, "FILE", "read: write the raw image to FILE (- for stdout) instead of a dump" },
     { "force", 0, 0, NULL, "write: even with a wrong header checksum" },
     { 0 }
@@ -445,30 +503,37 @@ static const struct cli_common_help states_help[] = {
 const struct cli_cmd cli_cmds_ecat[] = {
     { "ecat", "slaves", NULL, "scan the network and list the slaves",
       "Counts the slaves, assigns station addresses 0x1000 + position, reads ESC registers\n"
-      "and the SII of each. -v shows ESC, ports, mailbox (protocols by name) and process\n"
-      "data sizes; whether a slave has distributed clocks, but no delay: a scan sets up no\n"
-      "DC (takt ecat run --dc measures the delays). --json: every slave (docs/master.md).\n"
-      "What an SII holds that does not decode (bad checksum, a broken, unknown or skipped\n"
-      "category, truncated strings) goes to stderr as \"slave POS: ...\", the rest of the\n"
-      "image is used. Control characters and non-UTF-8 bytes of names show as \\n, \\xE9.",
-      CLI_IFACE | CLI_PCAP | CLI_JSON, NULL, run_slaves, NULL },
+      "and the SII of each. Columns as IgH's ethercat slaves: position (from 0), ALIAS:POS\n"
+      "(POS counted from the nearest slave with an alias; 0:position before any), station,\n"
+      "state, 'E' when the slave reports an AL error or status code ('+' otherwise),\n"
+      "vendor:product, name. -p POS (or ALIAS:POS) shows one slave. -v shows ESC, ports,\n"
+      "mailbox (protocols by name) and process data sizes; whether a slave has distributed\n"
+      "clocks, but no delay: a scan sets up no DC (takt ecat run --dc measures the delays).\n"
+      "--json: every slave (docs/master.md). What an SII holds that does not decode (bad\n"
+      "checksum, a broken, unknown or skipped category, truncated strings) goes to stderr as\n"
+      "\"slave POS: ...\", the rest of the image is used. Control characters and non-UTF-8\n"
+      "bytes of names show as \\n, \\xE9.",
+      CLI_IFACE | CLI_PCAP | CLI_JSON, only_opts, run_slaves, NULL },
     { "ecat", "states", "[STATE]", "show the AL states, or bring every slave to STATE",
       "STATE is INIT, PREOP, BOOT, SAFEOP or OP. A slave that refuses shows its AL status code\n"
       "and its meaning (ETG.1000.6). -t S bounds the wait (default 15 s). With -s POS only\n"
-      "that slave moves, the others keep their states (BOOT: through INIT, bootstrap mailbox).\n"
+      "that slave moves, the others keep their states (BOOT: through INIT, bootstrap mailbox);\n"
+      "-p POS (or ALIAS:POS) also shows only that slave, as IgH's ethercat states -p.\n"
       "--json: each slave's state and AL status code.",
       CLI_IFACE | CLI_PCAP | CLI_TIME | CLI_JSON, states_opts, run_states, states_help },
     { "ecat", "reg", "read|write POS ADDR LEN|HEXBYTES", "read or write ESC registers of one slave",
-      "POS is the slave position (0 = first). Data are bytes in wire order (little-endian).",
-      CLI_IFACE | CLI_PCAP, NULL, run_reg, NULL },
+      "POS is the slave position (0 = first) or ALIAS:POS, or given as -p POS. Data are\n"
+      "bytes in wire order (little-endian).",
+      CLI_IFACE | CLI_PCAP, reg_opts, run_reg, NULL },
     { "ecat", "sii", "read POS | write POS FILE", "read or write the SII (EEPROM) image of a slave",
-      "read shows the image read at scan (or -o FILE writes it raw); write puts a raw image\n"
+      "POS is the slave position (0 = first) or ALIAS:POS, or given as -p POS. read shows\n"
+      "the image read at scan (or -o FILE writes it raw); write puts a raw image\n"
       "(128..65536 bytes, header checksum checked) into the EEPROM word by word.",
       CLI_IFACE | CLI_PCAP, sii_opts, run_sii, NULL },
     { "ecat", "pdos", NULL, "list process data entries with their offsets in the image",
       "Offsets are byte.bit in the image of `takt ecat run` and of ecat_pd_find().\n"
-      "--json: per slave its offsets and entries.",
-      CLI_IFACE | CLI_PCAP | CLI_JSON, NULL, run_pdos, NULL },
+      "-p POS (or ALIAS:POS) lists one slave's. --json: per slave its offsets and entries.",
+      CLI_IFACE | CLI_PCAP | CLI_JSON, only_opts, run_pdos, NULL },
     { "ecat", "xml", NULL, "write an ENI-like description of the scanned network",
       "Identities, mailbox, SMs, PDOs from each slave's SII, the process image and the cyclic\n"
       "frames as takt lays them out (-c sets the cycle written). -o FILE, default stdout.",

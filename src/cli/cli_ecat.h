@@ -17,6 +17,19 @@ struct ecat_run_args {
 };
 int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a);
 
+/* IgH's ALIAS:POS column (cli_ecat_pos.c): walk the slaves in position order, each gives
+ * "alias:relative position" in buf; the error flag 'E' (AL error or status code) or '+'. */
+struct cli_ecat_alias_walk { unsigned alias, base; };
+void cli_ecat_alias_next(struct cli_ecat_alias_walk *w, unsigned pos, const struct ecat_slave_info *s,
+                         char *buf, size_t n);
+char cli_ecat_error_flag(const struct ecat_slave_info *s);
+/* A slave given as POS or ALIAS:POS (IgH's addressing: POS counted from the first slave
+ * whose SII gives it that alias; 0:POS is POS) on the scanned network. 0, or -1 after
+ * an error naming what the network has. */
+int cli_ecat_parse_pos(struct cli_ctx *c, struct ecat_master *m, const char *s, unsigned *pos);
+/* -p POS of a verb whose POS is positional (IgH's ethercat -p): put it in the arguments
+ * at index at, in av (cap entries). 0, or 2 after a usage error. */
+int cli_ecat_pos_option(struct cli_ctx *c, int at, char **av, int cap);
 /* Open -i IF (+ --pcap) for EtherCAT. Returns 0 or an exit status. */
 int cli_ecat_open_link(struct cli_ctx *c, struct takt_link **out);
 

@@ -73,9 +73,9 @@ static int coe_open(struct cli_ctx *c, int nargs, struct ecat_master **m, struct
     long v;
     if (c->argc < nargs)
         return cli_usage_error(c, "expected %s", c->cmd->args);
-    if (cli_parse_long(c, "POS", c->argv[0], 0, 65535, &v))
+    /* POS now, ALIAS:POS once the scan knows the aliases */
+    if (!strchr(c->argv[0], ':') && cli_parse_long(c, "POS", c->argv[0], 0, 65535, &v))
         return 2;
-    *pos = (unsigned)v;
     if (idx && cli_parse_long(c, "IDX", c->argv[1], 0, 0xFFFF, idx))
         return 2;
     if (sub && cli_parse_long(c, "SUB", c->argv[2], 0, 0xFF, sub))
@@ -92,10 +92,9 @@ static int coe_open(struct cli_ctx *c, int nargs, struct ecat_master **m, struct
         takt_link_close(*l);
         return cli_error(c, "%s", err);
     }
-    if (ecat_master_scan(*m, 5 * TAKT_NS_PER_S) || *pos >= ecat_master_slave_count(*m)) {
-        if (*pos >= ecat_master_slave_count(*m) && !ecat_master_error(*m)[0])
-            cli_error(c, "POS expects a slave position 0..%d, got %u", (int)ecat_master_slave_count(*m) - 1, *pos);
-        else
+    bool scanned = !ecat_master_scan(*m, 5 * TAKT_NS_PER_S);
+    if (!scanned || cli_ecat_parse_pos(c, *m, c->argv[0], pos)) {
+        if (!scanned)
             cli_error(c, "%s", ecat_master_error(*m));
         ecat_master_close(*m);
         takt_link_close(*l);
@@ -198,6 +197,9 @@ static int upload_json(struct cli_ctx *c, const struct type_def *t, unsigned pos
 
 static int run_upload(struct cli_ctx *c)
 {
+    char *av[8];
+    if (cli_ecat_pos_option(c, 0, av, 8))
+        return 2;
     const struct type_def *t = find_type(c);
     if (t == (const struct type_def *)-1)
         return 2;
@@ -286,6 +288,9 @@ static int encode(struct cli_ctx *c, const struct type_def *t, const char *s, ui
 
 static int run_download(struct cli_ctx *c)
 {
+    char *av[8];
+    if (cli_ecat_pos_option(c, 0, av, 8))
+        return 2;
     const struct type_def *t = find_type(c);
     if (t == (const struct type_def *)-1)
         return 2;
@@ -337,6 +342,9 @@ static const char *obj_code(uint8_t c)
 
 static int run_sdos(struct cli_ctx *c)
 {
+    char *av[8];
+    if (cli_ecat_pos_option(c, 0, av, 8))
+        return 2;
     struct ecat_master *m;
     struct takt_link *l;
     unsigned pos = 0;
@@ -410,9 +418,15 @@ static int run_sdos(struct cli_ctx *c)
 }
 
 static const struct cli_opt coe_opts[] = {
+    { "position", 'p', 1, "POS", "the slave, as IgH's ethercat -p (then without POS among the arguments)" },
     { "type", 0, 1, "T", "bool, int8..int64, uint8..uint64, float, double, string, octet_string "
       "(default: the type the object dictionary gives)" },
     { "complete", 0, 0, NULL, "complete access (whole object; SUB 0 or 1)" },
+    { 0 }
+};
+
+static const struct cli_opt sdos_opts[] = {
+    { "position", 'p', 1, "POS", "the slave, as IgH's ethercat -p (then without POS among the arguments)" },
     { 0 }
 };
 
@@ -430,7 +444,8 @@ const struct cli_cmd cli_cmds_ecat_coe[] = {
       CLI_IFACE | CLI_PCAP, coe_opts, run_download, NULL },
     { "ecat", "sdos", "POS", "list the object dictionary (SDO information)",
       "-v lists every entry with its data type, bit length and access (r/w in PREOP,\n"
-      "SAFEOP, OP; PDO mapping). --json: the objects (with -v their entries).",
-      CLI_IFACE | CLI_PCAP | CLI_JSON, NULL, run_sdos, NULL },
+      "SAFEOP, OP; PDO mapping). --json: the objects (with -v their entries). POS (here\n"
+      "and in upload, download) is the position or ALIAS:POS, or given as -p POS.",
+      CLI_IFACE | CLI_PCAP | CLI_JSON, sdos_opts, run_sdos, NULL },
     { 0 }
 };

@@ -40,7 +40,6 @@ int cli_plk_open_link(struct cli_ctx *c, struct takt_link **out)
 /* --cdc FILE that is no CDC. openCONFIGURATOR writes the binary mnobd.cdc and its text
  * rendering mnobd.txt side by side: a .txt given with its .cdc beside it, or a .cdc
  * with a .txt beside it, gets the name of the file to use. */
-static int read_file(const char *path, uint8_t **buf, size_t *len);
 
 /* Whether path holds a concise DCF this reader accepts. */
 static bool is_cdc(const char *path)
@@ -48,7 +47,7 @@ static bool is_cdc(const char *path)
     uint8_t *buf = NULL;
     size_t len = 0;
     struct plk_cdc cdc;
-    bool ok = !read_file(path, &buf, &len) && !plk_cdc_parse(&cdc, buf, len, NULL, 0);
+    bool ok = !cli_plk_read_file(path, &buf, &len) && !plk_cdc_parse(&cdc, buf, len, NULL, 0);
     free(buf);
     return ok;
 }
@@ -79,7 +78,7 @@ static int cdc_not_cdc(struct cli_ctx *c, const char *path, const char *why)
                      path, why);
 }
 
-static int read_file(const char *path, uint8_t **buf, size_t *len)
+int cli_plk_read_file(const char *path, uint8_t **buf, size_t *len)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -142,7 +141,7 @@ int cli_plk_net_config(struct cli_ctx *c, struct plk_net_config *nc)
     } else if (cdcf) {
         uint8_t *buf = NULL;
         size_t len = 0;
-        int r = read_file(cdcf, &buf, &len);
+        int r = cli_plk_read_file(cdcf, &buf, &len);
         if (r)
             return cli_error(c, "%s: %s", cdcf, strerror(-r));
         struct plk_cdc cdc;
@@ -570,8 +569,10 @@ const struct cli_cmd cli_cmds_plk[] = {
       CLI_IFACE | CLI_RT | CLI_TIME | CLI_JSON | CLI_PCAP, cn_opts, run_cn, NULL },
     { "plk", "sdo", "read|write NODE INDEX SUB [VALUE]", "read or write an object of a CN over SDO",
       "Starts an MN on -i IF for the CN (or --nodes), waits until the CN is configured,\n"
-      "then runs the transfer. VALUE: an integer, written with the object's size (read\n"
-      "first; --size overrides), or a string with --string. A CN that answers no\n"
+      "then runs the transfer. VALUE: an integer, written with the object's size: with\n"
+      "--cdc the CDC's entry for the node, else the data type in the XDD/XDC next to the\n"
+      "CDC (NODE.xdc, or the only one there), else read from the CN first; --size\n"
+      "overrides. Or a string with --string. A CN that answers no\n"
       "IdentRequest (3 over 3 s) ends the command with exit 1 after --boot-wait + 3 s.",
       CLI_IFACE | CLI_CYCLE | CLI_TIME | CLI_PCAP, cli_plk_sdo_opts, cli_plk_sdo_run, sdo_help },
     { "plk", "bench", NULL, "MN CPU load, SoC deviation and losses for CN counts x cycle times",

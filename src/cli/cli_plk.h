@@ -17,6 +17,14 @@ int cli_plk_nodes(struct cli_ctx *c, const char *opt, const char *s, bool in[CLI
 uint32_t cli_plk_chain_slot(unsigned k);
 void cli_plk_soft_timing(struct plk_net_config *nc);
 int cli_plk_net_config(struct cli_ctx *c, struct plk_net_config *nc);
+/* The whole file at path (malloc'd); 0 or -errno. */
+int cli_plk_read_file(const char *path, uint8_t **buf, size_t *len);
+/* takt plk sdo write: the byte size of node's object idx/sub as the configuration gives
+ * it, before the CN is asked (cli_plk_sdo_size.c): the CDC's entry for the node, else the
+ * data type in the XDD/XDC next to the CDC. 0 with *size and *from (the file it came
+ * from) set; 1 when neither says; -1 after an error message naming the file. */
+int cli_plk_sdo_config_size(struct cli_ctx *c, const char *cdc, unsigned node, uint16_t idx,
+                            uint8_t sub, size_t *size, char *from, size_t fromlen);
 /* Run an MN on link until -t / Ctrl-C with statistics; 0 if all CNs Operational, 3 if
  * not. */
 int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struct takt_link *link);

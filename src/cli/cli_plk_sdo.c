@@ -14,7 +14,7 @@
 
 const struct cli_opt cli_plk_sdo_opts[] = {
     { "nodes", 'n', 1, "LIST", "CNs the MN boots, IDs and ranges such as 1,32,110 (default: just NODE)" },
-    { "size", 0, 1, "BYTES", "write: value size 1, 2, 4 or 8 (default: the object's, read first)" },
+    { "size", 0, 1, "BYTES", "write: value size 1, 2, 4 or 8 (default: the object's, from the CDC or the XDD/XDC next to it, else read first)" },
     { "string", 0, 0, NULL, "write: VALUE is a string" },
     { "boot-wait", 0, 1, "MS", "listen for another MN this long first (default 1000)" },
     { "config", 0, 1, "FILE", "network configuration instead of --nodes" },
@@ -103,6 +103,7 @@ int cli_plk_sdo_run(struct cli_ctx *c)
         return 2;
     uint8_t val[PLK_SDO_DATA_MAX];
     size_t vlen = 0;
+    char from[1024] = "";   /* the file that gave the object's size */
     if (wr) {
         if (c->argc < 5)
             return cli_usage_error(c, "write expects a VALUE after SUB");
@@ -117,7 +118,17 @@ int cli_plk_sdo_run(struct cli_ctx *c)
                 return 2;
             if (s && size != 1 && size != 2 && size != 4 && size != 8)
                 return cli_usage_error(c, "--size expects 1, 2, 4 or 8, got %ld", size);
-            if (!s)
+            size_t cs = 0;
+            int k = s ? 1 : cli_plk_sdo_config_size(c, cli_get(c, "cdc"), (unsigned)node, (uint16_t)idx,
+                                                    (uint8_t)sub, &cs, from, sizeof from);
+            if (k < 0)
+                return 1;
+            if (k == 0 && cs != 1 && cs != 2 && cs != 4 && cs != 8)
+                return cli_error(c, "%s gives 0x%04lX/%ld %zu bytes, not an integer of 1, 2, 4 or 8: "
+                                 "give --size or --string", from, idx, sub, cs);
+            if (k == 0)
+                size = (long)cs;
+            else if (!s)
                 size = 0;   /* the object's: read it first */
             char *end;
             errno = 0;
@@ -129,6 +140,9 @@ int cli_plk_sdo_run(struct cli_ctx *c)
                 ival = strtoull(v, &end, 0);
             if (errno || *end || end == v || (!negative && v[0] == '+') || v[0] == ' ')
                 return cli_usage_error(c, "VALUE expects an integer within 64 bits (or --string), got '%s'", v);
+            if (size && !fits(ival, negative, (size_t)size) && from[0])
+                return cli_error(c, "0x%04lX/%ld is %ld byte%s in %s; %s does not fit", idx, sub, size,
+                                 size > 1 ? "s" : "", from, v);
             if (size && !fits(ival, negative, (size_t)size))
                 return cli_usage_error(c, "VALUE %s does not fit in --size %ld bytes", v, size);
             vlen = (size_t)size;
@@ -211,7 +225,8 @@ int cli_plk_sdo_run(struct cli_ctx *c)
         } else if (rc) {
             result = cli_error(c, "node %ld object 0x%04lX/%ld: %s", node, idx, sub, takt_strerror(rc));
         } else if (wr) {
-            printf("node %ld 0x%04lX/%ld written (%zu bytes)\n", node, idx, sub, vlen);
+            printf("node %ld 0x%04lX/%ld written (%zu bytes%s%s%s)\n", node, idx, sub, vlen,
+                   from[0] ? ", the size " : "", from, from[0] ? " gives" : "");
         } else {
             print_value(val, got);
         }

@@ -13,18 +13,18 @@
 
 static const struct cli_opt sim_ecat_opts[] = {
     { "preset",  0, 1, "NAME", "network preset: 3, 10, 20, paper-40 (EK1100 + EL1004/EL2004 alternating), a count, or junction (a 9-slave tree)" },
-    { "topology", 0, 1, "SPEC", "tree instead of a line: PARENT:PORT per slave 2..N, comma-separated (ports 1..3, slaves in the frame's order 0-3-1-2), e.g. 1:3,2:1,1:1" },
+    { "topology", 0, 1, "SPEC", "tree instead of a line: PARENT:PORT for each position 1..N-1, comma-separated (PARENT an earlier position, 0-based; ports 1..3; slaves in the frame's order 0-3-1-2), e.g. 0:3,1:1,0:1" },
     { "devices", 'd', 1, "LIST", "device list, e.g. ek1100,el1004x4,el2004x4,servo (catalogue: ek1100, el1004, el2004, el3102, servo, echo, soe-drive) or ESI files; FILE.xml@SEL picks one device of many: SEL is a name (EL1008), a product code (#x03F03052) and/or :REVISION (EL1008:#x00120000)" },
     { "eni",     0, 1, "FILE", "simulate exactly the slaves this ENI file expects" },
     { "esi-dir", 0, 1, "DIR",  "one slave per ESI file (*.xml) in DIR, in name order (each file's first device); DIR@SEL takes the device SEL picks (as in --devices) from every file that has it" },
-    { "fault",   'f', 1, "SPEC", "fault injection, ';'-separated: drop=P corrupt=P crc=P delay=T break=K[:PORT]@T heal=K@T power=K@T sdo-abort=K:IDX:SUB=CODE refuse=K:STATE=CODE" },
-    { "foe",     0,   1, "SPEC", "FoE files of slaves with FoE, ';'-separated K:FILE[,boot][,ro][,max=N][,pw=N][,size=N] or K:busy=N / K:disk=N / K:nocreate" },
+    { "fault",   'f', 1, "SPEC", "fault injection, ';'-separated, K a slave position (0-based, as takt ecat slaves shows it): drop=P corrupt=P crc=P delay=T break=K[:PORT]@T (the cable into K) heal=K@T power=K@T sdo-abort=K:IDX:SUB=CODE refuse=K:STATE=CODE" },
+    { "foe",     0,   1, "SPEC", "FoE files of slaves with FoE (K their position, 0-based), ';'-separated K:FILE[,boot][,ro][,max=N][,pw=N][,size=N] or K:busy=N / K:disk=N / K:nocreate" },
     { "fwd-delay", 0, 1, "NS", "forwarding delay per slave and direction (default 500 ns)" },
     { "drift",   0, 1, "PPM",  "clock drift spread of the slaves, +-PPM (default 50, 0 = none)" },
     { "seed",    0, 1, "N",    "seed for clock offsets/drifts and random faults (default 1)" },
     { "sii4",    0, 0, NULL,   "advertise 4-byte SII reads (default: 8-byte)" },
     { "ram",     0, 1, "KIB",  "process RAM per slave from 0x1000, 1..60 KiB (default 8; register 0x0006)" },
-    { "list",    'l', 0, NULL, "print the slaves and exit: slave number (1-based, for --fault and --topology) and 0-based position (as takt ecat slaves)" },
+    { "list",    'l', 0, NULL, "print the slaves and exit: position (0-based, as takt ecat slaves shows it and --fault, --foe and --topology take it), name, where it hangs" },
     { "bench",   0, 0, NULL,   "in-process benchmark: 40 and 1000 slaves, LRW + FRMW per frame, with and without the device models" },
     { "frames",  0, 1, "N",    "frames per benchmark run (default 20000)" },
     { "repeat",  0, 1, "N",    "runs per benchmark row: median, min and max (default 1)" },
@@ -512,10 +512,10 @@ static int cmd_sim_ecat(struct cli_ctx *c)
     if (rc)
         return rc;
     if (cli_flag(c, "list") || !c->iface) {
-        /* two numberings meet here: --fault and --topology count slaves from 1, the
-         * master tools (takt ecat, IgH's ethercat, SOEM) give positions from 0 */
-        fprintf(stderr, "slave numbers (first column) are what --fault and --topology take; "
-                "position is the 0-based ring position takt ecat slaves and IgH's ethercat tool show\n");
+        /* one numbering: the ring position from 0, as takt ecat slaves and IgH's
+         * ethercat tool show it, is what --fault, --foe and --topology take */
+        fprintf(stderr, "position (first column): 0-based, as takt ecat slaves and IgH's "
+                "ethercat tool show it; --fault, --foe and --topology take it\n");
         for (unsigned k = 0; k < takt_sim_slave_count(s); k++)
         {
             int par;
@@ -525,8 +525,8 @@ static int cmd_sim_ecat(struct cli_ctx *c)
             if (par < 0)
                 snprintf(where, sizeof where, "master");
             else
-                snprintf(where, sizeof where, "on port %u of slave %d (position %d)", port, par + 1, par);
-            printf("%4u  %-24s %-36s position %u\n", k + 1, takt_sim_slave_name(s, k), where, k);
+                snprintf(where, sizeof where, "on port %u of position %d", port, par);
+            printf("%4u  %-24s %s\n", k, takt_sim_slave_name(s, k), where);
         }
         if (!cli_flag(c, "list"))
             rc = cli_usage_error(c, "-i/--iface expects the interface to serve (a veth end), got none");
@@ -547,8 +547,8 @@ const struct cli_cmd cli_cmds_sim[] = {
       "holds (each has firmware.bin, writable only in BOOT). --bench times the simulator in-process.\n"
       "Examples:\n  takt sim ecat -i veth1 --preset paper-40\n"
       "  takt sim ecat -i veth1 --devices ek1100,el1004x2,servo --fault 'break=2@5s;heal=2@8s'\n"
-      "  takt sim ecat -i veth1 --preset junction --fault 'break=4:3@5s;heal=1@8s'\n"
-      "  takt sim ecat --devices ek1100,el1004,el2004,ek1100 --topology 1:3,2:1,1:1 --list\n"
+      "  takt sim ecat -i veth1 --preset junction --fault 'break=3:3@5s;heal=0@8s'\n"
+      "  takt sim ecat --devices ek1100,el1004,el2004,ek1100 --topology 0:3,1:1,0:1 --list\n"
       "  takt sim ecat --bench --json bench.json",
       CLI_IFACE | CLI_TIME | CLI_PERF | CLI_JSON | CLI_PCAP | CLI_RT, sim_ecat_opts, cmd_sim_ecat, NULL },
     { 0 }

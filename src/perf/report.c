@@ -46,6 +46,8 @@ void perf_print_interval(FILE *f, const struct perf_set *s, int bank)
 
 void perf_print_total(FILE *f, const struct perf_set *s)
 {
+    /* the same line format as each --perf interval's: say which block is the run's */
+    fprintf(f, "--- PerfMsmt over the whole run (all cycles) ---\n");
     for (unsigned i = 0; i < s->n; i++)
         perf_print_line(f, s->m[i]->name, &s->m[i]->total);
 }

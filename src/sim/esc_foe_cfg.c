@@ -105,14 +105,15 @@ int takt_sim_foe(struct takt_sim *sim, const char *spec, char *err, size_t errle
     for (char *item = strtok_r(buf, ";", &save); item; item = strtok_r(NULL, ";", &save)) {
         char *colon = strchr(item, ':');
         unsigned long long k;
-        if (!colon || (*colon = 0, num(item, sim->n, &k)) || k == 0) {
-            snprintf(err, errlen, "foe: expected K:SETTINGS with K a slave 1..%u, got '%s'",
-                     sim->n, item);
+        /* K: the slave's position, from 0 as takt ecat slaves shows it */
+        if (!colon || (*colon = 0, num(item, sim->n - 1, &k))) {
+            snprintf(err, errlen, "foe: expected K:SETTINGS with K a slave position 0..%u, got '%s'",
+                     sim->n - 1, item);
             return -EINVAL;
         }
-        struct esc_foe *s = esc_foe_get(&sim->sl[k - 1].esc);
+        struct esc_foe *s = esc_foe_get(&sim->sl[k].esc);
         if (!s) {
-            snprintf(err, errlen, "foe: slave %llu (%s) has no FoE", k, sim->sl[k - 1].name);
+            snprintf(err, errlen, "foe: the slave at position %llu (%s) has no FoE", k, sim->sl[k].name);
             return -EINVAL;
         }
         int file = -1;

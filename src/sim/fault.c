@@ -35,9 +35,9 @@ void sim_power_on(struct takt_sim *s, unsigned k, takt_ns_t now)
 
 int takt_sim_replace_device(struct takt_sim *s, unsigned k, struct sim_device *dev, takt_ns_t now)
 {
-    if (k < 1 || k > s->n || !dev)
+    if (k >= s->n || !dev)
         return -EINVAL;
-    struct sim_slave *sl = &s->sl[k - 1];
+    struct sim_slave *sl = &s->sl[k];
     struct sim_esc *e = &sl->esc;
     struct sim_device *old = sl->dev;
     struct esc_fault keep = e->fault;
@@ -63,7 +63,7 @@ static bool reachable(const struct takt_sim *s, unsigned k)
     return false;
 }
 
-/* Cut the cable into port 0 of slave index k (0-based): its whole subtree is lost, its
+/* Cut the cable into port 0 of the slave at position k: its whole subtree is lost, its
  * parent counts a lost link on that port (0x0310 + port). */
 static void cut(struct takt_sim *s, unsigned k, takt_ns_t now)
 {
@@ -79,26 +79,26 @@ static void cut(struct takt_sim *s, unsigned k, takt_ns_t now)
     sim_net_topology(s, now);
 }
 
-int takt_sim_break(struct takt_sim *s, unsigned after_k, takt_ns_t now)
+int takt_sim_break(struct takt_sim *s, unsigned pos, takt_ns_t now)
 {
-    /* "after slave K" is the cable into slave K+1 (index K): the line's meaning, and
-     * in a tree the branch that slave K+1 begins */
-    if (after_k >= s->n)
+    /* the cable into position pos: in a line, pos and every later slave vanish, in a
+     * tree the branch that pos begins */
+    if (pos >= s->n)
         return -EINVAL;
-    cut(s, after_k, now);
+    cut(s, pos, now);
     return 0;
 }
 
 int takt_sim_break_port(struct takt_sim *s, unsigned k, unsigned port, takt_ns_t now)
 {
-    if (k < 1 || k > s->n || port > 3)
+    if (k >= s->n || port > 3)
         return -EINVAL;
     if (port == 0) {
-        cut(s, k - 1, now);
+        cut(s, k, now);
         return 0;
     }
     for (unsigned c = 0; c < s->n; c++)
-        if (s->sl[c].parent == (int)k - 1 && s->sl[c].pport == port) {
+        if (s->sl[c].parent == (int)k && s->sl[c].pport == port) {
             cut(s, c, now);
             return 0;
         }
@@ -123,16 +123,16 @@ int takt_sim_heal(struct takt_sim *s, takt_ns_t now)
 
 int takt_sim_power_cycle(struct takt_sim *s, unsigned k, takt_ns_t now)
 {
-    if (k < 1 || k > s->n)
+    if (k >= s->n)
         return -EINVAL;
-    sim_power_on(s, k - 1, now);
+    sim_power_on(s, k, now);
     sim_net_topology(s, now);
     return 0;
 }
 
 static void apply(struct takt_sim *s, struct sim_event *ev, takt_ns_t now)
 {
-    struct sim_esc *e = &s->sl[ev->slave - 1].esc;
+    struct sim_esc *e = &s->sl[ev->slave].esc;
     switch (ev->kind) {
     case SIM_EV_BREAK:
         if (ev->sub)
@@ -199,11 +199,18 @@ static int parse_state(const char *p, uint8_t *st)
 
 #define FAIL(...) do { if (err) snprintf(err, errlen, __VA_ARGS__); return -EINVAL; } while (0)
 
-static int parse_slave(struct takt_sim *s, const char *v, char **end, unsigned *k)
+/* K: a slave position counted from 0 in the frame's order, as `takt ecat slaves` and
+ * IgH's `ethercat slaves` show it. */
+static int parse_slave(struct takt_sim *s, const char *name, const char *v, char **end,
+                       unsigned *k, char *err, size_t errlen)
 {
-    unsigned long x = strtoul(v, end, 0);
-    if (*end == v || x > s->n)
-        return -1;
+    unsigned long x = strtoul(v, end, 10);
+    if (*end == v || *v == '-' || *v == '+')
+        FAIL("fault %s: expected a slave position 0..%u (as takt ecat slaves shows), got '%s'",
+             name, s->n - 1, v);
+    if (x >= s->n)
+        FAIL("fault %s: no slave at position %lu (the network has positions 0..%u), in '%s'",
+             name, x, s->n - 1, v);
     *k = (unsigned)x;
     return 0;
 }
@@ -232,20 +239,24 @@ static int parse_one(struct takt_sim *s, char *item, char *err, size_t errlen)
     }
     if (!strcmp(name, "break") || !strcmp(name, "heal") || !strcmp(name, "power")) {
         ev.kind = name[0] == 'b' ? SIM_EV_BREAK : name[0] == 'h' ? SIM_EV_HEAL : SIM_EV_POWER;
-        if (parse_slave(s, v, &end, &ev.slave) || (ev.kind == SIM_EV_POWER && !ev.slave))
-            FAIL("fault %s: expected a slave number 1..%u, got '%s'", name, s->n, v);
+        if (parse_slave(s, name, v, &end, &ev.slave, err, errlen))
+            return -EINVAL;
         if (ev.kind == SIM_EV_BREAK && *end == ':') {
             /* break=K:P: the cable on port P of slave K (P 0 = the one into K) */
-            unsigned long p = strtoul(end + 1, &end, 10);
-            if (p > 3 || !ev.slave)
-                FAIL("fault break: expected K:PORT with K 1..%u and PORT 0..3, got '%s'", s->n, v);
+            const char *pp = end + 1;
+            unsigned long p = strtoul(pp, &end, 10);
+            if (end == pp || p > 3)
+                FAIL("fault break: expected K:PORT with K a position 0..%u and PORT 0..3, got '%s'",
+                     s->n - 1, v);
             ev.sub = (uint8_t)(p + 1);
         }
     } else if (!strcmp(name, "sdo-abort")) {
         /* K:IDX:SUB=CODE -- the '=' before CODE was the second one in the item */
         char *eq2 = strchr(v, '=');
         unsigned long idx, sub;
-        if (parse_slave(s, v, &end, &ev.slave) || !ev.slave || *end != ':' || !eq2)
+        if (parse_slave(s, name, v, &end, &ev.slave, err, errlen))
+            return -EINVAL;
+        if (*end != ':' || !eq2)
             FAIL("fault sdo-abort: expected K:INDEX:SUB=CODE, got '%s'", v);
         idx = strtoul(end + 1, &end, 16);
         if (*end != ':' || idx > 0xFFFF)
@@ -261,8 +272,9 @@ static int parse_one(struct takt_sim *s, char *item, char *err, size_t errlen)
             FAIL("fault sdo-abort: expected a hex abort code such as 0x06020000 after '='");
     } else if (!strcmp(name, "refuse")) {
         char *eq2 = strchr(v, '='), st[16];
-        if (parse_slave(s, v, &end, &ev.slave) || !ev.slave || *end != ':' || !eq2 ||
-            (size_t)(eq2 - end - 1) >= sizeof st)
+        if (parse_slave(s, name, v, &end, &ev.slave, err, errlen))
+            return -EINVAL;
+        if (*end != ':' || !eq2 || (size_t)(eq2 - end - 1) >= sizeof st)
             FAIL("fault refuse: expected K:STATE=CODE, got '%s'", v);
         memcpy(st, end + 1, (size_t)(eq2 - end - 1));
         st[eq2 - end - 1] = 0;

@@ -14,7 +14,7 @@ enum sim_ev_kind { SIM_EV_BREAK, SIM_EV_HEAL, SIM_EV_POWER, SIM_EV_SDO_ABORT, SI
 struct sim_event {
     enum sim_ev_kind kind;
     takt_ns_t at;                  /* relative to the first frame */
-    unsigned  slave;               /* 1-based */
+    unsigned  slave;               /* position, 0-based */
     uint16_t  index, code16;
     uint8_t   sub, state;
     uint32_t  code;

@@ -39,7 +39,7 @@ static int build(char **names, unsigned n, const struct takt_sim_opts *o,
         else if (!rc)
             rc = -EINVAL;
         if (rc) {
-            snprintf(err, errlen, "slave %u (%s): %s", k + 1, names[k], e2[0] ? e2 : strerror(-rc));
+            snprintf(err, errlen, "slave at position %u (%s): %s", k, names[k], e2[0] ? e2 : strerror(-rc));
             if (d && s->sl[k].dev != d && d->ops->destroy)
                 d->ops->destroy(d);
             s->n = k + (s->sl[k].dev ? 1 : 0);

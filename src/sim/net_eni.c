@@ -30,7 +30,7 @@ static int from_catalogue(const struct ecat_ident *id, struct sim_device **out, 
     return -ENOENT;
 }
 
-/* Where slave k of the file hangs: its <PreviousPort> (ETG.2100; of several, the
+/* Where the file's slave at position k hangs: its <PreviousPort> (ETG.2100; of several, the
  * Selected one) names the previous slave by PhysAddr and that slave's port by letter,
  * A-D = ESC port 0-3 (the fixture's EK1100, Physics "YKY", has its E-bus on B = port 1,
  * its X2 on C). Appends "PARENT:PORT," to spec; 1 when the slave has none. */
@@ -51,19 +51,19 @@ static int prev_port(const xmlNode *sl, const struct ecat_eni *eni, unsigned k, 
         return 1;
     const char *port = esi_text(esi_child(pp, "Port"), b, sizeof b);
     if (strlen(port) != 1 || port[0] < 'B' || port[0] > 'D')
-        return esi_fail(err, errlen, -EINVAL, pp, "slave %u <PreviousPort><Port>: expected B, C or D, "
-                        "found '%s'", k + 1, port);
+        return esi_fail(err, errlen, -EINVAL, pp, "slave at position %u <PreviousPort><Port>: "
+                        "expected B, C or D, found '%s'", k, port);
     unsigned n = (unsigned)(port[0] - 'A');
     char *end;
     unsigned long phys = strtoul(esi_text(esi_child(pp, "PhysAddr"), b, sizeof b), &end, 0);
     for (unsigned i = 0; i < k; i++)
         if (*b && !*end && eni->slave[i].phys_addr == phys) {
             size_t at = strlen(spec);
-            snprintf(spec + at, len - at, "%u:%u,", i + 1, n);
+            snprintf(spec + at, len - at, "%u:%u,", i, n);
             return 0;
         }
-    return esi_fail(err, errlen, -EINVAL, pp, "slave %u <PreviousPort><PhysAddr>: expected the PhysAddr "
-                    "of an earlier slave, found '%s'", k + 1, b);
+    return esi_fail(err, errlen, -EINVAL, pp, "slave at position %u <PreviousPort><PhysAddr>: "
+                    "expected the PhysAddr of an earlier slave, found '%s'", k, b);
 }
 
 /* The tree the ENI's PreviousPort elements describe as a takt_sim_set_topology spec;
@@ -85,7 +85,7 @@ static int eni_topology(const char *path, const struct ecat_eni *eni, char *spec
             rc = prev_port(c, eni, k, spec, len, err, errlen);
             if (rc == 1) {            /* none: on port B of the slave before */
                 size_t at = strlen(spec);
-                snprintf(spec + at, len - at, "%u:1,", k);
+                snprintf(spec + at, len - at, "%u:1,", k - 1);
                 rc = 0;
             } else if (!rc) {
                 given++;
@@ -129,12 +129,12 @@ int takt_sim_create_eni(const char *path, const struct takt_sim_opts *o,
             name = "";                  /* not rebuilt from the catalogue after power loss */
             rc = sim_device_from_eni(sl, &d, why, sizeof why);
             if (rc)
-                snprintf(err, errlen, "%s:%u: slave %u '%s': cannot build a device from the ENI: %s",
-                         path, sl->line, k + 1, sl->name ? sl->name : "", why);
+                snprintf(err, errlen, "%s:%u: slave at position %u '%s': cannot build a device "
+                         "from the ENI: %s", path, sl->line, k, sl->name ? sl->name : "", why);
         }
         if (!rc && (rc = sim_net_add(s, k, d, name[0] ? name : d->desc->name))) {
             d->ops->destroy(d);
-            snprintf(err, errlen, "slave %u: %s", k + 1, strerror(-rc));
+            snprintf(err, errlen, "slave at position %u: %s", k, strerror(-rc));
         }
     }
     if (rc) {

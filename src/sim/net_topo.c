@@ -88,9 +88,9 @@ static int check_order(struct takt_sim *s, char *err, size_t errlen)
     int rc = 0;
     for (unsigned i = 0; i < s->n && !rc; i++)
         if (s->act[i] != i) {
-            snprintf(err, errlen, "topology: the frame reaches slave %u as the %u. slave; list "
-                     "the slaves in the frame's order (each subtree whole, ports 0-3-1-2)",
-                     s->act[i] + 1, i + 1);
+            snprintf(err, errlen, "topology: the frame would reach the slave listed as position "
+                     "%u at position %u; list the slaves in the frame's order (each subtree "
+                     "whole, ports 0-3-1-2)", s->act[i], i);
             rc = -EINVAL;
         }
     if (s->reach != s->n && !rc) {
@@ -111,14 +111,15 @@ static int parse_item(struct takt_sim *s, const char *it, unsigned k, int *par, 
     unsigned long p = strtoul(it, &end, 10), q = 0;
     if (end == it || *end != ':' || (q = strtoul(end + 1, &end, 10), *end && *end != ','))
         goto bad;
-    if (p < 1 || p > k || q < 1 || q > 3)
+    if (p >= k || q < 1 || q > 3)
         goto bad;
-    *par = (int)p - 1;
+    *par = (int)p;
     *port = (uint8_t)q;
     return 0;
 bad:
-    snprintf(err, errlen, "topology: slave %u: expected PARENT:PORT with PARENT 1..%u (an earlier "
-             "slave) and PORT 1..3, got '%.*s'", k + 1, k, (int)strcspn(it, ","), it);
+    snprintf(err, errlen, "topology: position %u: expected PARENT:PORT with PARENT a position "
+             "0..%u (an earlier slave) and PORT 1..3, got '%.*s'", k, k - 1,
+             (int)strcspn(it, ","), it);
     return -EINVAL;
 }
 
@@ -141,15 +142,15 @@ int takt_sim_set_topology(struct takt_sim *s, const char *spec, char *err, size_
             it += *it == ',';
         }
         if (!rc && (k != s->n || *it)) {
-            snprintf(err, errlen, "topology: expected %u items PARENT:PORT (slaves 2..%u), got %s",
-                     s->n - 1, s->n, *it ? "more" : "fewer");
+            snprintf(err, errlen, "topology: expected %u items PARENT:PORT (positions 1..%u), "
+                     "got %s", s->n - 1, s->n - 1, *it ? "more" : "fewer");
             rc = -EINVAL;
         }
         for (unsigned a = 1; !rc && a < s->n; a++)
             for (unsigned b = 1; b < a; b++)
                 if (par[a] == par[b] && port[a] == port[b]) {
-                    snprintf(err, errlen, "topology: slaves %u and %u both on port %u of slave %u",
-                             b + 1, a + 1, port[a], par[a] + 1);
+                    snprintf(err, errlen, "topology: positions %u and %u both on port %u of "
+                             "position %d", b, a, port[a], par[a]);
                     rc = -EINVAL;
                     break;
                 }
@@ -189,13 +190,13 @@ int takt_sim_get_parent(const struct takt_sim *s, unsigned pos, int *parent, uns
  * if connected, those slaves restart in INIT without an address. */
 int takt_sim_swap_ports(struct takt_sim *s, unsigned k, unsigned p1, unsigned p2, takt_ns_t now)
 {
-    if (k < 1 || k > s->n || p1 < 1 || p1 > 3 || p2 < 1 || p2 > 3 || p1 == p2)
+    if (k >= s->n || p1 < 1 || p1 > 3 || p2 < 1 || p2 > 3 || p1 == p2)
         return -EINVAL;
     int a = -1, b = -1;
     for (unsigned c = 0; c < s->n; c++) {
-        if (s->sl[c].parent == (int)k - 1 && s->sl[c].pport == p1)
+        if (s->sl[c].parent == (int)k && s->sl[c].pport == p1)
             a = (int)c;
-        if (s->sl[c].parent == (int)k - 1 && s->sl[c].pport == p2)
+        if (s->sl[c].parent == (int)k && s->sl[c].pport == p2)
             b = (int)c;
     }
     if (a >= 0)

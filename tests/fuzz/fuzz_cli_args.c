@@ -3,35 +3,20 @@
  * and the command's own table, with the numeric checks of -c, -a, -p, -t, --perf.
  * argv is the input split at NUL bytes (argv[0] = "takt"); nothing runs and nothing
  * is opened. What it prints (help, usage errors) goes to /dev/null. */
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include "cli/cli.h"
-
-#define MAX_ARGS 24
+#include "fuzz_argv.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static FILE *null;
-    if (!null && !(null = fopen("/dev/null", "w")))
-        abort();
-    char *text = malloc(size + 1);
-    memcpy(text, data, size);
-    text[size] = 0;
-    char *argv[MAX_ARGS + 2] = { "takt" };
-    int argc = 1;
-    for (size_t i = 0; i <= size && argc <= MAX_ARGS;) {
-        argv[argc++] = text + i;
-        i += strlen(text + i) + 1;
-    }
-    argv[argc] = NULL;
-    FILE *out = stdout, *err = stderr;
-    stdout = stderr = null;
+    static const char *const prefix[] = { "takt" };
+    struct fuzz_argv a;
+    fuzz_argv_split(&a, data, size, prefix, 1);
+    int argc = a.argc;
+    char **argv = a.argv;
+    fuzz_quiet(&a);
     struct cli_ctx c;
     int rc = cli_parse(argc, argv, &c);
-    stdout = out;
-    stderr = err;
+    fuzz_loud(&a);
     if (rc == -1) {
         /* a command to run: its options are strings of argv, its positionals follow */
         if (!c.cmd || !c.cmd->run || c.argc < 0 || c.argc > argc || c.cycle_ns < 10000 || c.prio < 0 ||
@@ -45,6 +30,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else if (rc != 0 && rc != 2) {
         abort();
     }
-    free(text);
+    fuzz_argv_free(&a);
     return 0;
 }

@@ -4,35 +4,19 @@
  * split at NUL bytes, is what follows `takt plk cn` on the command line; accepted values
  * must be inside the ranges the help gives, and times must fit takt_ns_t (the CN turns
  * them into nanoseconds). Messages go to /dev/null. */
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include "cli/cli.h"
 #include "cli/cli_plk.h"
 #include "sim/plk_net.h"
-
-#define MAX_ARGS 24
+#include "fuzz_argv.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static FILE *null;
-    if (!null && !(null = fopen("/dev/null", "w")))
-        abort();
-    char *text = malloc(size + 1);
-    memcpy(text, data, size);
-    text[size] = 0;
-    char *argv[MAX_ARGS + 4] = { "takt", "plk", "cn" };
-    int argc = 3;
-    for (size_t i = 0; i < size && argc < MAX_ARGS + 3;) {
-        argv[argc++] = text + i;
-        i += strlen(text + i) + 1;
-    }
-    argv[argc] = NULL;
-    FILE *out = stdout, *err = stderr;
-    stdout = stderr = null;
+    static const char *const prefix[] = { "takt", "plk", "cn" };
+    struct fuzz_argv args;
+    fuzz_argv_split(&args, data, size, prefix, 3);
+    fuzz_quiet(&args);
     struct cli_ctx c;
-    int rc = cli_parse(argc, argv, &c);
+    int rc = cli_parse(args.argc, args.argv, &c);
     if (rc == -1) {
         unsigned a, b, cmd, target;
         double after;
@@ -46,8 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (rc != 0 && rc != 2)
             abort();
     }
-    stdout = out;
-    stderr = err;
-    free(text);
+    fuzz_loud(&args);
+    fuzz_argv_free(&args);
     return 0;
 }

@@ -35,9 +35,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     check(net);
     if (size >= 3) {
         uint8_t a = data[size - 3], b = data[size - 2], c = data[size - 1];
-        takt_sim_break_port(net, 1u + a % 10u, b % 4u, 1000);
+        takt_sim_break_port(net, a % 10u, b % 4u, 1000);
         check(net);
-        takt_sim_swap_ports(net, 1u + c % 10u, 1u + (c >> 4) % 3u, 1u + b % 3u, 2000);
+        takt_sim_swap_ports(net, c % 10u, 1u + (c >> 4) % 3u, 1u + b % 3u, 2000);
         check(net);
     }
     static const uint8_t mac[6] = { 0x10, 0x10, 0x10, 0x10, 0x10, 0x10 };

@@ -10,7 +10,7 @@ ecat() {
     on_b "$TAKT" sim ecat -i "$TAKT_IF_B" --preset 10 -t 12 -p 10 >"$NET_TMP/sim.out" 2>&1 &
     local sim=$!
     sleep 0.3
-    "$TAKT" ecat run -i "$TAKT_IF_A" -c 1000 -t 3 --dc -p 20 --lost-times --json "$NET_TMP/ecat.json" \
+    "$TAKT" ecat run -i "$TAKT_IF_A" -c 1000 -t 3 --dc -p 20 --json "$NET_TMP/ecat.json" \
         --pcap "$NET_TMP/ecat.pcapng" >"$NET_TMP/ecat.out" 2>&1 || net_fail "ecat run: $(tail -5 "$NET_TMP/ecat.out")"
     kill $sim 2>/dev/null; wait $sim 2>/dev/null
     "$TAKT" analyze "$NET_TMP/ecat.pcapng" --nominal 1000 --json "$NET_TMP/ecat-an.json" >"$NET_TMP/ecat-an.out" ||

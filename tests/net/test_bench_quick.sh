@@ -6,14 +6,8 @@
 # on corrupted copies. Then a small run without gnuplot and stress-ng on PATH (data and
 # scripts still written, how to render them, which package is missing), and one as user
 # nobody (no SCHED_FIFO: warned, measured, marked).
-set -euo pipefail
-TAKT=${TAKT:?path of the takt binary}
-if ! why=$("$TAKT" netns check 2>&1); then
-  echo "SKIP: $why"; exit 77
-fi
-work=$(mktemp -d /tmp/takt-bench-test.XXXXXX)
-chmod 755 "$work"
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/bench_lib.sh"
+work=$BENCH_WORK
 out=$work/quick
 checker=$work/check.py
 

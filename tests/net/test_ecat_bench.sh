@@ -2,13 +2,8 @@
 # takt ecat bench --quick end to end: four cycle times of the 40-slave network with DC,
 # each row measured, cyclictest beside it, and counts that add up (every loss attributed
 # once: start-up, simulator stall, master stall or unexplained). No tshark needed.
-set -euo pipefail
-TAKT=${TAKT:?path of the takt binary}
-if ! why=$("$TAKT" netns check 2>&1); then
-  echo "SKIP: $why"; exit 77
-fi
-out=$(mktemp -d /tmp/takt-ecat-bench-test.XXXXXX)
-trap 'rm -rf "$out"' EXIT
+. "$(dirname "$0")/bench_lib.sh"
+out=$BENCH_WORK
 start=$(date +%s)
 "$TAKT" ecat bench --quick --out "$out/r" --json "$out/j.json" >"$out/stdout" 2>"$out/stderr" ||
   { echo "takt ecat bench failed:"; cat "$out/stderr" "$out/stdout"; exit 1; }

@@ -47,7 +47,7 @@ break_heal() {
     "$TAKT" ecat run -i "$TAKT_IF_A" -c 1000 -t 7 --json "$NET_TMP/brk.json" >"$NET_TMP/brk.out" 2>&1 ||
         net_fail "break/heal: run failed: $(tail -n 20 "$NET_TMP/brk.out")"
     wait $SIM
-    net_json_check "$NET_TMP/brk.json" "j['slaves_lost'] == 5" "break after slave 5: 5 slaves reported lost"
+    net_json_check "$NET_TMP/brk.json" "j['slaves_lost'] == 5" "break into position 5: 5 slaves reported lost"
     net_json_check "$NET_TMP/brk.json" "j['slaves_returned'] == 5" "heal: 5 slaves back"
     net_json_check "$NET_TMP/brk.json" "j['state'] == 'OP'" "back in OP at the end"
     grep -q "slave 5 (station 0x1005.*lost" "$NET_TMP/brk.out" || net_fail "loss of slave 5 not reported: $(cat "$NET_TMP/brk.out")"
@@ -55,7 +55,7 @@ break_heal() {
 }
 
 refusal() {
-    sim ref 15 --devices ek1100,el3102,el3102 --fault 'refuse=2:safeop=0x001E'
+    sim ref 15 --devices ek1100,el3102,el3102 --fault 'refuse=1:safeop=0x001E'
     local out
     out=$("$TAKT" ecat states -i "$TAKT_IF_A" SAFEOP 2>&1) && net_fail "refused SAFEOP reported success: $out"
     echo "$out" | grep -q "slave 1 (station 0x1001" || net_fail "refusal does not name slave 1: $out"

@@ -38,7 +38,7 @@ foe_packets() {   # CAPTURE: FoE messages tshark decodes in it
 body() {
     # the servo holds a password-protected file and answers each DATA once with BUSY
     on_b "$TAKT" sim ecat -i "$TAKT_IF_B" --devices ek1100,servo -t 60 \
-        --foe "2:secret.txt,pw=77,size=500;2:busy=1" >"$NET_TMP/sim.out" 2>&1 &
+        --foe "1:secret.txt,pw=77,size=500;1:busy=1" >"$NET_TMP/sim.out" 2>&1 &
     local sim=$! out
     net_wait_for "$NET_TMP/sim.out" "slaves on" 10
     round_trip several.bin $((3 * SEG + 17))

@@ -55,10 +55,10 @@ body() {
     wait_after "$from" "trying again in 128 ms" 60     # six failures in a row: backing off
     sim_stop
 
-    # a clean network (all power-cycled again); later slave 3 power-cycled, then the
-    # line cut after slave 7 and healed
+    # a clean network (all power-cycled again); later position 2 power-cycled, then the
+    # cable into position 7 cut and healed
     from=$(lines)
-    sim c --fault 'power=3@6s;break=7@9s;heal=7@10s'
+    sim c --fault 'power=2@6s;break=7@9s;heal=7@10s'
     local t_back t_op
     wait_after "$from" "frames return again after" 10
     wait_after "$from" "State OP, slaves 10/10" 30

@@ -14,16 +14,16 @@ topology() {
     # the simulator's own view of the tree, position by position
     local want
     want=$("$TAKT" sim ecat --preset junction -l)
-    echo "$want" | grep -q "on port 2 of slave 4" || net_fail "sim --list: $want"
-    local k=0 line par port
+    echo "$want" | grep -q "on port 2 of position 3" || net_fail "sim --list: $want"
+    local k=-1 line par port
     while read -r line; do
         k=$((k + 1))
-        [ $k -eq 1 ] && continue
-        # "   8  ek1100                   on port 2 of slave 4": master positions are 0-based
-        port=$(echo "$line" | sed -n 's/.*on port \([0-3]\) of slave \([0-9]*\).*/\1/p')
-        par=$(echo "$line" | sed -n 's/.*on port \([0-3]\) of slave \([0-9]*\).*/\2/p')
-        echo "$out" | grep -q "parent $((par - 1)) port $port" ||
-            net_fail "ecat slaves -v: slave $((k - 1)) should hang on port $port of $((par - 1)): $out"
+        [ $k -eq 0 ] && continue
+        # "   7  ek1100                   on port 2 of position 3": the master's positions
+        port=$(echo "$line" | sed -n 's/.*on port \([0-3]\) of position \([0-9]*\).*/\1/p')
+        par=$(echo "$line" | sed -n 's/.*on port \([0-3]\) of position \([0-9]*\).*/\2/p')
+        echo "$out" | grep -q "parent $par port $port" ||
+            net_fail "ecat slaves -v: position $k should hang on port $port of $par: $out"
     done <<<"$want"
     [ "$(echo "$out" | grep -c "parent master")" = 1 ] || net_fail "ecat slaves -v: one slave on the master: $out"
     kill $sim 2>/dev/null; wait $sim 2>/dev/null
@@ -31,9 +31,9 @@ topology() {
 
 run_tree() {
     local t=4
-    # the junction's port-3 branch (slave 5, master position 4) breaks at 1.5 s, heals at 2.5 s
+    # the junction's port-3 branch (position 4, on port 3 of position 3) breaks at 1.5 s, heals at 2.5 s
     on_b "$TAKT" sim ecat -i "$TAKT_IF_B" --preset junction -t $((t + 8)) \
-        --fault 'break=4:3@1.5s;heal=1@2.5s' >"$NET_TMP/sim.out" 2>&1 &
+        --fault 'break=3:3@1.5s;heal=0@2.5s' >"$NET_TMP/sim.out" 2>&1 &
     local sim=$!
     sleep 0.3
     "$TAKT" ecat run -i "$TAKT_IF_A" -c 1000 -t $t --dc --json "$NET_TMP/run.json" \

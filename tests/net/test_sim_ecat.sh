@@ -123,7 +123,7 @@ if mode == 'good':
         fail("SDO upload 0x1018:01 answer %s" % resp[:16].hex())
     if val != vendor:
         fail("0x1018:01 = 0x%08X but SII vendor = 0x%08X" % (val, vendor))
-    # faults injected by --fault: 0x1008:00 of slave 3 aborts with 0x06060000 ...
+    # faults injected by --fault: 0x1008:00 of position 2 (station 0x1003) aborts with 0x06060000 ...
     req = struct.pack('<HHBB', 10, 0, 0, 0x23) + struct.pack('<HBHB', 0x2000, 0x40, 0x1008, 0) + b'\0' * 4
     wr(st, mbx[0], req + b'\0' * (mbx[1] - len(req)))
     for _ in range(50):
@@ -135,11 +135,11 @@ if mode == 'good':
     coe, cmd, index, sub, code = struct.unpack_from('<HBHBI', resp, 6)
     if cmd != 0x80 or index != 0x1008 or code != 0x06060000:
         fail("upload 0x1008 under sdo-abort: %s, expected abort 0x06060000" % resp[:16].hex())
-    # ... and slave 2 refuses PREOP with AL status code 0x0024
+    # ... and position 1 (station 0x1002) refuses PREOP with AL status code 0x0024
     wr(0x1002, 0x120, struct.pack('<H', 2))
     al = struct.unpack('<HHH', rd(0x1002, 0x130, 6))
     if al[0] != 0x11 or al[2] != 0x0024:
-        fail("slave 2 under refuse=2:preop: AL status 0x%04X code 0x%04X, expected 0x0011 0x0024" % (al[0], al[2]))
+        fail("position 1 under refuse=1:preop: AL status 0x%04X code 0x%04X, expected 0x0011 0x0024" % (al[0], al[2]))
     # DC: latch, read, and the cyclic FRMW of 0x0910 from slave 1
     _, w, _ = xfer([(8, 0, 0x900, b'\0' * 4)])[0]
     if w < 1:
@@ -218,7 +218,7 @@ body() {
     check_lists
     local devs=ek1100,el1004,el3102,servo n=4
     on_b "$TAKT" sim ecat -i "$TAKT_IF_B" --devices $devs -t 20 --json "$NET_TMP/sim.json" \
-        --fault 'sdo-abort=3:0x1008:0=0x06060000;refuse=2:preop=0x0024' \
+        --fault 'sdo-abort=2:0x1008:0=0x06060000;refuse=1:preop=0x0024' \
         --pcap "$NET_TMP/sim.pcapng" >"$NET_TMP/sim.out" 2>&1 &
     local sim=$!
     net_wait_for "$NET_TMP/sim.out" "slaves on" 5

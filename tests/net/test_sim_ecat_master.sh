@@ -42,7 +42,7 @@ body() {
         net_json_check "$NET_TMP/run-eni-elmo-dc.json" "j['dc_sync_err_max_ns'] < 1000" "eni-elmo-dc: DC in sync"
 
     run_pair break --preset 10 --fault "break=5@2s;heal=5@3s" -- -t 6
-    net_json_check "$NET_TMP/run-break.json" "j['slaves_lost'] == 5" "break after slave 5: 5 slaves lost"
+    net_json_check "$NET_TMP/run-break.json" "j['slaves_lost'] == 5" "break into position 5: 5 slaves lost"
     net_json_check "$NET_TMP/run-break.json" "j['slaves_returned'] == 5" "heal: 5 slaves returned"
     net_json_check "$NET_TMP/run-break.json" "j['state'] == 'OP'" "back in OP after the heal"
     net_json_check "$NET_TMP/sim-break.json" "j['malformed'] == 0" "no malformed frame"

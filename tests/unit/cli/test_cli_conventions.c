@@ -21,14 +21,7 @@ static const char *bin;
 
 static int run(const char *args, char *out, size_t n) { return takt_run(bin, args, "2>&1", out, n); }
 
-static void expect(const char *args, int status, const char *s1, const char *s2)
-{
-    static char out[65536];
-    int rc = run(args, out, sizeof out);
-    if (rc != status || (s1 && !strstr(out, s1)) || (s2 && !strstr(out, s2)))
-        fail_msg("takt %s: exit %d (want %d), output:\n%s\n(want '%s' and '%s')", args, rc, status, out,
-                 s1 ? s1 : "", s2 ? s2 : "");
-}
+#define expect(...) takt_expect(bin, __VA_ARGS__)
 
 static void area_help(void **state)
 {

@@ -15,6 +15,9 @@
 #include <takt/link.h>
 #include <takt/sim.h>
 #include "cli/cli.h"
+#include "ecat/sii.h"
+#include "sim/net.h"
+#include "util/wire.h"
 
 /* Run `takt ARGS` (split at spaces) against sim; stdout and stderr into out. */
 static int run_on(struct takt_sim *sim, const char *args, char *out, size_t n)
@@ -126,6 +129,10 @@ static void download_infers_type(void **state)
     rc = run_on(sim, "ecat upload 1 0x6065 0", out, sizeof out);
     if (rc != 0 || !strstr(out, "0x00001388 5000"))
         fail_msg("upload after download: exit %d, want 0x00001388 5000:\n%s", rc, out);
+    /* IgH's way of naming the slave: -p POS */
+    rc = run_on(sim, "ecat upload -p 1 0x6065 0", out, sizeof out);
+    if (rc != 0 || !strstr(out, "0x00001388 5000"))
+        fail_msg("upload -p 1: exit %d, want 0x00001388 5000:\n%s", rc, out);
     /* --type still overrides: uint16 into the UDINT is 2 bytes, which the slave refuses */
     rc = run_on(sim, "ecat download --type uint16 1 0x6065 0 7", out, sizeof out);
     if (rc == 0)
@@ -156,14 +163,14 @@ static void dc_refusal_suggests_dc(void **state)
     (void)state;
     struct takt_sim *sim = make("ek1100,servo");
     char err[256];
-    assert_int_equal(takt_sim_fault(sim, "refuse=2:safeop=0x0030", err, sizeof err), 0);
+    assert_int_equal(takt_sim_fault(sim, "refuse=1:safeop=0x0030", err, sizeof err), 0);
     static char out[16384];
     int rc = run_on(sim, "ecat states -t 5 SAFEOP", out, sizeof out);
     if (rc == 0 || !strstr(out, "0x0030") || !strstr(out, "the slave wants distributed clocks: try --dc"))
         fail_msg("exit %d, want the refusal with 'try --dc':\n%s", rc, out);
     /* another refusal (by a slave without DC needs) does not speak of DC */
     struct takt_sim *sim2 = make("ek1100,el1004");
-    assert_int_equal(takt_sim_fault(sim2, "refuse=2:safeop=0x001D", err, sizeof err), 0);
+    assert_int_equal(takt_sim_fault(sim2, "refuse=1:safeop=0x001D", err, sizeof err), 0);
     rc = run_on(sim2, "ecat states -t 5 SAFEOP", out, sizeof out);
     if (rc == 0 || !strstr(out, "0x001D") || strstr(out, "try --dc"))
         fail_msg("exit %d, want the 0x001D refusal without DC advice:\n%s", rc, out);
@@ -237,6 +244,69 @@ static void run_dc_delays(void **state)
     takt_sim_destroy(sim);
 }
 
+/* The alias a slave's EEPROM gives it (SII word 4, with the header checksum of word 7
+ * made right again), as a configuration tool would have written it. */
+static void set_alias(struct takt_sim *sim, unsigned pos, uint16_t alias)
+{
+    uint8_t *img = sim->sl[pos].esc.sii;
+    put_le16(img + 2 * SII_W_ALIAS, alias);
+    img[14] = ecat_sii_crc(img, 14);
+}
+
+/* ecat slaves as IgH's: position, ALIAS:POS, station, state, error flag; -p POS and
+ * -p ALIAS:POS select one slave in slaves, states and pdos; JSON has the same fields. */
+static void positions_as_igh(void **state)
+{
+    (void)state;
+    struct takt_sim *sim = make("ek1100,el1004,el2004,el1004");
+    set_alias(sim, 1, 7);
+    static char out[65536];
+    int rc = run_on(sim, "ecat states -t 5 PREOP", out, sizeof out);
+    if (rc != 0)
+        fail_msg("states PREOP: exit %d:\n%s", rc, out);
+    /* position 2 then reports an error (a sync manager watchdog) */
+    put_le16(sim->sl[2].esc.mem + ESC_AL_STATUS, AL_PREOP | AL_ERROR);
+    put_le16(sim->sl[2].esc.mem + ESC_AL_STATUS_CODE, 0x001B);
+    rc = run_on(sim, "ecat slaves", out, sizeof out);
+    if (rc != 0 || !strstr(out, "0   0:0     0x1000  PREOP  +  ") ||
+        !strstr(out, "1   7:0     0x1001  PREOP  +  ") || !strstr(out, "2   7:1     0x1002  PREOP  E  ") ||
+        !strstr(out, "3   7:2     0x1003  PREOP  +  "))
+        fail_msg("exit %d, want IgH's columns (alias 7 from position 1, E at position 2):\n%s", rc, out);
+    rc = run_on(sim, "ecat slaves -p 7:2", out, sizeof out);
+    if (rc != 0 || !strstr(out, "3   7:2 ") || strchr(out, '\n') != strrchr(out, '\n'))
+        fail_msg("-p 7:2: exit %d, want position 3 alone:\n%s", rc, out);
+    rc = run_on(sim, "ecat slaves -p 2 --json -", out, sizeof out);
+    json_object *j = json_tokener_parse(out), *arr, *v;
+    if (rc != 0 || !j || !json_object_object_get_ex(j, "slaves", &arr) || json_object_array_length(arr) != 1 ||
+        !json_object_object_get_ex(json_object_array_get_idx(arr, 0), "alias_position", &v) ||
+        strcmp(json_object_get_string(v), "7:1") ||
+        !json_object_object_get_ex(json_object_array_get_idx(arr, 0), "error_flag", &v) ||
+        !json_object_get_boolean(v))
+        fail_msg("-p 2 --json: exit %d, want one slave, alias_position 7:1, error_flag true:\n%s", rc, out);
+    json_object_put(j);
+    rc = run_on(sim, "ecat states -p 3", out, sizeof out);
+    if (rc != 0 || strncmp(out, "3 ", 2) || strchr(out, '\n') != strrchr(out, '\n'))
+        fail_msg("states -p 3: exit %d, want position 3 alone:\n%s", rc, out);
+    rc = run_on(sim, "ecat pdos -p 7:0", out, sizeof out);
+    if (rc != 0 || !strstr(out, "slave 1 ") || strstr(out, "slave 3 "))
+        fail_msg("pdos -p 7:0: exit %d, want position 1's entries alone:\n%s", rc, out);
+    /* verbs whose POS is an argument take it as -p too, and ALIAS:POS */
+    rc = run_on(sim, "ecat reg read -p 7:1 0x0010 2", out, sizeof out);
+    if (rc != 0 || !strstr(out, "0x1002"))
+        fail_msg("reg read -p 7:1 (position 2, station 0x1002): exit %d:\n%s", rc, out);
+    rc = run_on(sim, "ecat sii read 7:2 -o -", out, sizeof out);
+    if (rc != 0)
+        fail_msg("sii read 7:2: exit %d:\n%s", rc, out);
+    /* a position or alias the network does not have is an error that says so */
+    rc = run_on(sim, "ecat slaves -p 4", out, sizeof out);
+    if (rc == 0 || !strstr(out, "from 0 to 3"))
+        fail_msg("-p 4 on 4 slaves: exit %d:\n%s", rc, out);
+    rc = run_on(sim, "ecat slaves -p 9:0", out, sizeof out);
+    if (rc == 0 || !strstr(out, "no slave") || !strstr(out, "alias 9"))
+        fail_msg("-p 9:0 without alias 9: exit %d:\n%s", rc, out);
+    takt_sim_destroy(sim);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -246,6 +316,7 @@ int main(void)
         cmocka_unit_test(dc_refusal_suggests_dc),
         cmocka_unit_test(pdos_sdos_json),
         cmocka_unit_test(run_dc_delays),
+        cmocka_unit_test(positions_as_igh),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

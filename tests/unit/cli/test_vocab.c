@@ -26,14 +26,7 @@ static int run(const char *args, int both, char *out, size_t n)
     return takt_run(bin, args, both ? "2>&1" : "2>/dev/null", out, n);
 }
 
-static void expect(const char *args, int status, const char *s1, const char *s2)
-{
-    static char out[16384];
-    int rc = run(args, 1, out, sizeof out);
-    if (rc != status || (s1 && !strstr(out, s1)) || (s2 && !strstr(out, s2)))
-        fail_msg("takt %s: exit %d (want %d), output:\n%s\n(want '%s' and '%s')", args, rc, status, out,
-                 s1 ? s1 : "", s2 ? s2 : "");
-}
+#define expect(...) takt_expect(bin, __VA_ARGS__)
 
 /* The command names from `takt help` ("  link bench     summary"). */
 static int list_commands(void **state)
@@ -185,6 +178,10 @@ static void common_options(void **state)
             snprintf(m, sizeof m, "%s", not_taken[i][0]);
             const char *opts = strstr(help, "\nOptions:\n");
             if (!opts || strstr(opts, m))
+                continue;
+            /* the IgH-style ecat tools run no real-time thread: their -p is the slave
+             * position, as IgH's ethercat -p */
+            if (!strcmp(m, "--prio") && strstr(opts, "-p, --position POS"))
                 continue;
             snprintf(args, sizeof args, "%.31s %.31s", cmds[k], not_taken[i][1]);
             expect(args, 2, "unknown option", NULL);

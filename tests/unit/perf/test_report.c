@@ -73,6 +73,7 @@ static void test_print_set(void **state)
     assert_string_equal(buf,
         "PerfMsmt 'Cycle Time' (min/avg/max) [usec]: 1000.0/1000.0/1000.0\n"
         "PerfMsmt 'Wake Deviation' (min/avg/max) [usec]:    4.2/   4.2/   4.2\n"
+        "--- PerfMsmt over the whole run (all cycles) ---\n"
         "PerfMsmt 'Cycle Time' (min/avg/max) [usec]: 1000.0/1500.0/2000.0\n"
         "PerfMsmt 'Wake Deviation' (min/avg/max) [usec]:    4.2/   4.2/   4.2\n");
     free(buf);

@@ -149,14 +149,14 @@ static void device_and_fault_refusals(void **state)
     d[0]->refuse = 0;
     assert_int_equal(req(s, AL_PREOP | AL_ACK, 20), AL_PREOP);
     char err[128];
-    assert_int_equal(takt_sim_fault(s, "refuse=1:safeop=0x001A", err, sizeof err), 0);
+    assert_int_equal(takt_sim_fault(s, "refuse=0:safeop=0x001A", err, sizeof err), 0);
     pd(s, 2, 2, true);
     assert_int_equal(req(s, AL_SAFEOP, 30), AL_PREOP | AL_ERROR);
     assert_int_equal(code(s, 30), 0x001A);
     /* bad specs say what was expected */
-    assert_int_not_equal(takt_sim_fault(s, "refuse=1:running=0x1", err, sizeof err), 0);
+    assert_int_not_equal(takt_sim_fault(s, "refuse=0:running=0x1", err, sizeof err), 0);
     assert_non_null(strstr(err, "init/preop/boot/safeop/op"));
-    assert_int_not_equal(takt_sim_fault(s, "refuse=9:op=0x1", err, sizeof err), 0);
+    assert_int_not_equal(takt_sim_fault(s, "refuse=8:op=0x1", err, sizeof err), 0);
     takt_sim_destroy(s);
 }
 
@@ -222,7 +222,7 @@ static void device_emulation(void **state)
     assert_int_equal(req(s, AL_OP | AL_ACK, 10), AL_OP);
     /* an injected refusal holds even without firmware */
     char err[128];
-    assert_int_equal(takt_sim_fault(s, "refuse=1:preop=0x0024", err, sizeof err), 0);
+    assert_int_equal(takt_sim_fault(s, "refuse=0:preop=0x0024", err, sizeof err), 0);
     assert_int_equal(req(s, AL_PREOP, 20), AL_OP | AL_ERROR);
     assert_int_equal(code(s, 20), 0x0024);
     assert_int_equal(req(s, AL_INIT, 30), AL_INIT);

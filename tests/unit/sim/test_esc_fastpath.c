@@ -181,8 +181,8 @@ static void disturb(struct pair *p, takt_ns_t now)
         one(p, ECAT_FPWR, FP(st, ESC_AL_CONTROL), v, 2, now);
         one(p, ECAT_FPWR, FP(st, ESC_AL_CONTROL), op, 2, now);
     } else {
-        assert_int_equal(takt_sim_power_cycle(p->s[0], k + 1, now), 0);
-        assert_int_equal(takt_sim_power_cycle(p->s[1], k + 1, now), 0);
+        assert_int_equal(takt_sim_power_cycle(p->s[0], k, now), 0);
+        assert_int_equal(takt_sim_power_cycle(p->s[1], k, now), 0);
     }
 }
 

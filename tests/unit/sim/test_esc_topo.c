@@ -61,7 +61,7 @@ static void scheduled_faults(void **state)
     (void)state;
     struct takt_sim *s = tnet(N, false, false, NULL);
     char err[200];
-    assert_int_equal(takt_sim_fault(s, "break=1@10ms; heal=1@20ms; power=2@30ms", err, sizeof err), 0);
+    assert_int_equal(takt_sim_fault(s, "break=1@10ms; heal=1@20ms; power=1@30ms", err, sizeof err), 0);
     uint8_t b[2];
     /* the first frame (in tnet, at 1 us) is time 0 */
     assert_int_equal(tdg(s, ECAT_BRD, 0, b, 2, 5 * MS), N);
@@ -86,6 +86,15 @@ static void scheduled_faults(void **state)
     assert_non_null(strstr(err, "expected a time"));
     assert_int_not_equal(takt_sim_fault(s, "delay=nan", err, sizeof err), 0);
     assert_int_not_equal(takt_sim_fault(s, "heal=1@inf", err, sizeof err), 0);
+    /* K is a position from 0, as takt ecat slaves shows it: 0 is the first slave,
+     * N is past the last and refused saying which positions there are */
+    assert_int_equal(takt_sim_fault(s, "power=0", err, sizeof err), 0);
+    assert_int_not_equal(takt_sim_fault(s, "power=4", err, sizeof err), 0);
+    assert_non_null(strstr(err, "no slave at position 4 (the network has positions 0..3)"));
+    assert_int_not_equal(takt_sim_fault(s, "break=4", err, sizeof err), 0);
+    assert_non_null(strstr(err, "no slave at position 4"));
+    assert_int_not_equal(takt_sim_fault(s, "refuse=x:op=0x11", err, sizeof err), 0);
+    assert_non_null(strstr(err, "expected a slave position 0..3"));
     takt_sim_destroy(s);
 }
 
@@ -147,7 +156,7 @@ static void sdo_abort_injected(void **state)
     tsm(s, 0x1001, 1, 0x1080, 128, 0x22, 1, MS);
     tw16(s, ECAT_FPWR, FP(0x1001, ESC_AL_CONTROL), AL_PREOP, MS);
     char err[100];
-    assert_int_equal(takt_sim_fault(s, "sdo-abort=1:0x6000:1=0x06010002", err, sizeof err), 0);
+    assert_int_equal(takt_sim_fault(s, "sdo-abort=0:0x6000:1=0x06010002", err, sizeof err), 0);
     /* SDO upload request 0x6000:01 */
     uint8_t m[128] = { 0 };
     put_le16(m, 10);

@@ -34,7 +34,7 @@ static struct rig *junction(bool same_product)
     so.drift_ppm = -1;
     char err[200];
     assert_int_equal(takt_sim_create_devices(devs, 3, &so, &r->sim), 0);
-    assert_int_equal(takt_sim_set_topology(r->sim, "1:3,1:1", err, sizeof err), 0);
+    assert_int_equal(takt_sim_set_topology(r->sim, "0:3,0:1", err, sizeof err), 0);
     assert_int_equal(takt_link_mem_pair(&r->a, &r->b, 64, NULL, NULL), 0);
     takt_link_mem_set_responder(r->b, respond, r);
     struct ecat_master_opts o;
@@ -50,13 +50,13 @@ static struct rig *junction(bool same_product)
 static void swap_branches(struct rig *r)
 {
     takt_ns_t now = takt_now();
-    assert_int_equal(takt_sim_break_port(r->sim, 1, 3, now), 0);
-    assert_int_equal(takt_sim_break_port(r->sim, 1, 1, now), 0);
+    assert_int_equal(takt_sim_break_port(r->sim, 0, 3, now), 0);
+    assert_int_equal(takt_sim_break_port(r->sim, 0, 1, now), 0);
     cycles(r, 20);
     struct ecat_master_stats st;
     ecat_master_get_stats(r->m, &st);
     assert_int_equal(st.slaves_lost, 2);
-    assert_int_equal(takt_sim_swap_ports(r->sim, 1, 3, 1, takt_now()), 0);
+    assert_int_equal(takt_sim_swap_ports(r->sim, 0, 3, 1, takt_now()), 0);
     assert_int_equal(takt_sim_heal(r->sim, takt_now()), 0);
 }
 
@@ -146,7 +146,7 @@ static void middle_branch(void **state)
     assert_int_equal(ecat_master_open(&r->m, r->a, NULL, err, sizeof err), 0);
     up(r, 9);
     events[0] = 0;
-    assert_int_equal(takt_sim_break_port(r->sim, 4, 3, takt_now()), 0);
+    assert_int_equal(takt_sim_break_port(r->sim, 3, 3, takt_now()), 0);
     cycles(r, 5);
     drain(r);
     struct ecat_master_stats st;
@@ -210,7 +210,7 @@ static void power_cycle_in_branch(void **state)
     assert_int_equal(ecat_master_open(&r->m, r->a, NULL, err, sizeof err), 0);
     up(r, 9);
     events[0] = 0;
-    assert_int_equal(takt_sim_power_cycle(r->sim, 7, takt_now()), 0);   /* behind the junction */
+    assert_int_equal(takt_sim_power_cycle(r->sim, 6, takt_now()), 0);   /* behind the junction */
     struct ecat_master_stats st;
     takt_ns_t end = takt_now() + 3 * TAKT_NS_PER_S;
     do {

@@ -122,7 +122,7 @@ static void branch_break_and_heal(void **state)
     tw16(s, ECAT_FPWR, FP(0x1006, 0x0200), 0x0004, MS);
     tw16(s, ECAT_FPWR, FP(0x1005, 0x0200), 0x0004, MS);
     /* the junction's port-3 branch (slave 5) goes; everything else stays */
-    assert_int_equal(takt_sim_break_port(s, 4, 3, 2 * MS), 0);
+    assert_int_equal(takt_sim_break_port(s, 3, 3, 2 * MS), 0);
     assert_int_equal(tdg(s, ECAT_BRD, 0, b, 2, 3 * MS), N - 1);
     assert_int_equal(open_ports(s, 4, 3 * MS), 0x1 | 0x2 | 0x4);
     uint8_t ll = 0;
@@ -134,7 +134,7 @@ static void branch_break_and_heal(void **state)
     assert_int_equal(tr16(s, 0x1006, 0x0200, 3 * MS), 0x0004);
     /* a second branch by the fault language: port 2 of the junction (slaves 8, 9) */
     char err[200];
-    assert_int_equal(takt_sim_fault(s, "break=4:2", err, sizeof err), 0);
+    assert_int_equal(takt_sim_fault(s, "break=3:2", err, sizeof err), 0);
     assert_int_equal(tdg(s, ECAT_BRD, 0, b, 2, 4 * MS), N - 3);
     struct takt_sim_stats st;
     takt_sim_get_stats(s, &st);
@@ -148,10 +148,10 @@ static void branch_break_and_heal(void **state)
     assert_int_equal(get_le16(b), 0);
     assert_int_equal(tr16(s, 0x1006, 0x0200, 6 * MS), 0x0004);
     assert_int_equal(open_ports(s, 4, 6 * MS), 0xF);
-    /* the old meaning of break=K in a tree: the cable into slave K+1 */
-    assert_int_equal(takt_sim_break(s, 3, 7 * MS), 0);   /* slave 4 and its subtree */
+    /* break=K in a tree: the cable into position K */
+    assert_int_equal(takt_sim_break(s, 3, 7 * MS), 0);   /* position 3 and its subtree */
     assert_int_equal(tdg(s, ECAT_BRD, 0, b, 2, 8 * MS), 3);
-    assert_int_equal(takt_sim_break_port(s, 9, 1, 8 * MS), -ENOENT);
+    assert_int_equal(takt_sim_break_port(s, 8, 1, 8 * MS), -ENOENT);
     takt_sim_destroy(s);
 }
 
@@ -160,23 +160,27 @@ static void bad_specs(void **state)
     (void)state;
     struct takt_sim *s = tnet(4, false, false, NULL);
     char err[200];
-    /* slave 3 on port 3 of slave 1 would be reached before slave 2 on port 1 */
-    assert_int_equal(takt_sim_set_topology(s, "1:1,1:3,3:1", err, sizeof err), -EINVAL);
+    /* position 2 on port 3 of position 0 would be reached before position 1 on port 1 */
+    assert_int_equal(takt_sim_set_topology(s, "0:1,0:3,2:1", err, sizeof err), -EINVAL);
     assert_non_null(strstr(err, "frame's order"));
-    assert_int_equal(takt_sim_set_topology(s, "1:1,2:1", err, sizeof err), -EINVAL);
+    assert_int_equal(takt_sim_set_topology(s, "0:1,1:1", err, sizeof err), -EINVAL);
     assert_non_null(strstr(err, "expected 3 items"));
-    assert_int_equal(takt_sim_set_topology(s, "1:1,2:4,3:1", err, sizeof err), -EINVAL);
-    assert_non_null(strstr(err, "slave 3"));
-    assert_int_equal(takt_sim_set_topology(s, "1:1,3:1,1:3", err, sizeof err), -EINVAL);
+    assert_int_equal(takt_sim_set_topology(s, "0:1,1:4,2:1", err, sizeof err), -EINVAL);
+    assert_non_null(strstr(err, "position 2"));
+    assert_int_equal(takt_sim_set_topology(s, "0:1,2:1,0:3", err, sizeof err), -EINVAL);
     assert_non_null(strstr(err, "earlier"));
-    assert_int_equal(takt_sim_set_topology(s, "1:3,1:3,1:1", err, sizeof err), -EINVAL);
+    assert_int_equal(takt_sim_set_topology(s, "0:3,0:3,0:1", err, sizeof err), -EINVAL);
     assert_non_null(strstr(err, "both on port 3"));
     assert_int_equal(takt_sim_set_topology(s, "x", err, sizeof err), -EINVAL);
+    /* PARENT is a position counted from 0 (as takt ecat slaves shows it): position 1
+     * cannot hang on position 1, and the message says which positions it could */
+    assert_int_equal(takt_sim_set_topology(s, "1:3,1:1,3:1", err, sizeof err), -EINVAL);
+    assert_non_null(strstr(err, "position 1: expected PARENT:PORT with PARENT a position 0..0"));
     /* a failed spec leaves the line as it was */
     uint8_t b[2];
     assert_int_equal(tdg(s, ECAT_BRD, 0, b, 2, MS), 4);
     assert_int_equal(open_ports(s, 2, MS), 0x3);
-    assert_int_equal(takt_sim_set_topology(s, "1:3,1:1,3:2", err, sizeof err), 0);
+    assert_int_equal(takt_sim_set_topology(s, "0:3,0:1,2:2", err, sizeof err), 0);
     assert_int_equal(open_ports(s, 1, MS), 0xB);
     assert_int_equal(open_ports(s, 3, MS), 0x5);
     assert_int_equal(takt_sim_set_topology(s, "line", err, sizeof err), 0);
@@ -184,21 +188,21 @@ static void bad_specs(void **state)
     takt_sim_destroy(s);
 }
 
-/* A swapped cable: the subtrees on ports 3 and 1 of slave 1 trade places. */
+/* A swapped cable: the subtrees on ports 3 and 1 of position 0 trade places. */
 static void swap_cables(void **state)
 {
     (void)state;
     struct tdev *d[4];
     struct takt_sim *s = tnet(4, false, false, d);
     char err[200];
-    assert_int_equal(takt_sim_set_topology(s, "1:3,1:1,3:1", err, sizeof err), 0);
+    assert_int_equal(takt_sim_set_topology(s, "0:3,0:1,2:1", err, sizeof err), 0);
     tw16(s, ECAT_FPWR, FP(0x1002, 0x0200), 0x0004, MS);
     /* unplugged first (the master would see them go), swapped, plugged back */
-    assert_int_equal(takt_sim_break_port(s, 1, 3, 2 * MS), 0);
-    assert_int_equal(takt_sim_break_port(s, 1, 1, 2 * MS), 0);
+    assert_int_equal(takt_sim_break_port(s, 0, 3, 2 * MS), 0);
+    assert_int_equal(takt_sim_break_port(s, 0, 1, 2 * MS), 0);
     uint8_t b[2];
     assert_int_equal(tdg(s, ECAT_BRD, 0, b, 2, 3 * MS), 1);
-    assert_int_equal(takt_sim_swap_ports(s, 1, 3, 1, 3 * MS), 0);
+    assert_int_equal(takt_sim_swap_ports(s, 0, 3, 1, 3 * MS), 0);
     assert_int_equal(tdg(s, ECAT_BRD, 0, b, 2, 3 * MS), 1);      /* still unplugged */
     assert_int_equal(takt_sim_heal(s, 4 * MS), 0);
     assert_int_equal(tdg(s, ECAT_BRD, 0, b, 2, 5 * MS), 4);
@@ -220,13 +224,13 @@ static void swap_cables(void **state)
     /* swapped while connected: the re-plugged slaves restart at once */
     for (unsigned i = 0; i < 4; i++)
         tw16(s, ECAT_APWR, FP((uint16_t)-(int)i, ESC_STATION_ADDR), (uint16_t)(0x1001 + i), 6 * MS);
-    assert_int_equal(takt_sim_swap_ports(s, 1, 3, 1, 7 * MS), 0);
+    assert_int_equal(takt_sim_swap_ports(s, 0, 3, 1, 7 * MS), 0);
     assert_int_equal(tr16(s, 0x1001, ESC_STATION_ADDR, 8 * MS), 0x1001);
     assert_int_equal(tdg(s, ECAT_APRD, FP((uint16_t)-1, ESC_STATION_ADDR), b, 2, 8 * MS), 1);
     assert_int_equal(get_le16(b), 0);
     for (unsigned p = 0; p < 4; p++)
         assert_ptr_equal(s->sl[p].dev, &d[p]->base);
-    assert_int_equal(takt_sim_swap_ports(s, 1, 1, 1, 8 * MS), -EINVAL);
+    assert_int_equal(takt_sim_swap_ports(s, 0, 1, 1, 8 * MS), -EINVAL);
     takt_sim_destroy(s);
 }
 

@@ -44,7 +44,7 @@ static void test_size_beyond_disk(void **state)
         setrlimit(RLIMIT_AS, &rl);
 #endif
         err[0] = 0;
-        int rc = takt_sim_foe(s, "2:big.bin,size=4000000000", err, sizeof err);
+        int rc = takt_sim_foe(s, "1:big.bin,size=4000000000", err, sizeof err);
         if (rc != -ENOSPC || !strstr(err, "no room"))
             fprintf(stderr, "size=4000000000: rc %d, '%s'\n", rc, err);
         _exit(rc == -ENOSPC && strstr(err, "no room") ? 0 : 1);
@@ -56,8 +56,8 @@ static void test_size_beyond_disk(void **state)
 
     /* a disk of 100 bytes: a 100-byte file fits, growing it to 101 does not, and the
      * refusal leaves what was there */
-    assert_int_equal(takt_sim_foe(s, "2:disk=100;2:a.bin,size=100", err, sizeof err), 0);
-    assert_int_equal(takt_sim_foe(s, "2:a.bin,size=101", err, sizeof err), -ENOSPC);
+    assert_int_equal(takt_sim_foe(s, "1:disk=100;1:a.bin,size=100", err, sizeof err), 0);
+    assert_int_equal(takt_sim_foe(s, "1:a.bin,size=101", err, sizeof err), -ENOSPC);
     assert_non_null(strstr(err, "no room"));
     const struct esc_foe *f = s->sl[1].esc.foe;
     int a = esc_foe_find(f, "a.bin");
@@ -65,21 +65,21 @@ static void test_size_beyond_disk(void **state)
     assert_int_equal(f->f[a].len, 100);
     assert_int_equal(f->used, 100);
     /* named again, with a flag: the same 100 bytes, now read-only */
-    assert_int_equal(takt_sim_foe(s, "2:a.bin,ro", err, sizeof err), 0);
+    assert_int_equal(takt_sim_foe(s, "1:a.bin,ro", err, sizeof err), 0);
     assert_int_equal(f->f[a].len, 100);
     assert_true(f->f[a].read_only);
     assert_int_equal(f->used, 100);
     /* nor can a file's limit be made smaller than what it holds */
     size_t max = f->f[a].max;
-    assert_int_equal(takt_sim_foe(s, "2:a.bin,max=99", err, sizeof err), -ENOSPC);
+    assert_int_equal(takt_sim_foe(s, "1:a.bin,max=99", err, sizeof err), -ENOSPC);
     assert_non_null(strstr(err, "max=99"));
     assert_int_equal(f->f[a].max, max);
-    assert_int_equal(takt_sim_foe(s, "2:a.bin,max=100", err, sizeof err), 0);
+    assert_int_equal(takt_sim_foe(s, "1:a.bin,max=100", err, sizeof err), 0);
     /* nor can the disk be made smaller than what its files hold */
-    assert_int_equal(takt_sim_foe(s, "2:disk=10", err, sizeof err), -ENOSPC);
+    assert_int_equal(takt_sim_foe(s, "1:disk=10", err, sizeof err), -ENOSPC);
     assert_non_null(strstr(err, "disk=10"));
     assert_true(f->disk >= f->used);
-    assert_int_equal(takt_sim_foe(s, "2:disk=100", err, sizeof err), 0);
+    assert_int_equal(takt_sim_foe(s, "1:disk=100", err, sizeof err), 0);
     assert_int_equal(f->used, 100);
     takt_sim_destroy(s);
 }

@@ -163,7 +163,7 @@ static void random_trees(void **state)
             while (order[k] != j)
                 k++;
             char it[16];
-            snprintf(it, sizeof it, "%s%d:%d", j > 1 ? "," : "", order[par[k]] + 1, port[k]);
+            snprintf(it, sizeof it, "%s%d:%d", j > 1 ? "," : "", order[par[k]], port[k]);
             strcat(spec, it);
         }
         struct rig *r = dc_rig(NS, spec, ECAT_DC_MASTER_FOLLOWS_REF);

@@ -119,7 +119,7 @@ static void test_errors(void **state)
     (void)state;
     struct rig *r = foe_rig(true);
     char err[200];
-    assert_int_equal(takt_sim_foe(r->sim, "2:secret.txt,pw=1234,size=50;2:rom.txt,ro,size=10",
+    assert_int_equal(takt_sim_foe(r->sim, "1:secret.txt,pw=1234,size=50;1:rom.txt,ro,size=10",
                                   err, sizeof err), 0);
     assert_int_equal(ecat_master_set_state(r->m, AL_PREOP, TAKT_NS_PER_S), 0);
     uint8_t b[256];
@@ -140,13 +140,13 @@ static void test_errors(void **state)
     assert_non_null(strstr(ecat_master_error(r->m), "larger than the 20-byte buffer"));
     assert_int_equal(r->sim->sl[1].esc.foe->st, ESC_FOE_IDLE);
     /* the size limit of a file: disk full */
-    assert_int_equal(takt_sim_foe(r->sim, "2:small.txt,max=100", err, sizeof err), 0);
+    assert_int_equal(takt_sim_foe(r->sim, "1:small.txt,max=100", err, sizeof err), 0);
     expect_err(r, ecat_foe_write(r->m, 1, "small.txt", 0, b, 150), "0x8003", "disk full", "small.txt");
     /* bad specs are refused with a reason */
-    assert_int_equal(takt_sim_foe(r->sim, "1:x.txt", err, sizeof err), -EINVAL);
+    assert_int_equal(takt_sim_foe(r->sim, "0:x.txt", err, sizeof err), -EINVAL);
     assert_non_null(strstr(err, "has no FoE"));
-    assert_int_equal(takt_sim_foe(r->sim, "2:busy=x", err, sizeof err), -EINVAL);
-    assert_int_equal(takt_sim_foe(r->sim, "9:a", err, sizeof err), -EINVAL);
+    assert_int_equal(takt_sim_foe(r->sim, "1:busy=x", err, sizeof err), -EINVAL);
+    assert_int_equal(takt_sim_foe(r->sim, "8:a", err, sizeof err), -EINVAL);
     rig_free(r);
 }
 
@@ -156,7 +156,7 @@ static void test_busy(void **state)
     (void)state;
     struct rig *r = foe_rig(true);
     char err[200];
-    assert_int_equal(takt_sim_foe(r->sim, "2:busy=2", err, sizeof err), 0);
+    assert_int_equal(takt_sim_foe(r->sim, "1:busy=2", err, sizeof err), 0);
     assert_int_equal(ecat_master_set_state(r->m, AL_PREOP, TAKT_NS_PER_S), 0);
     round_trip(r, "slow.bin", 2 * SEG + 1, 9);
     assert_int_equal(r->sim->sl[1].esc.foe->n_busy, 2 * 3);

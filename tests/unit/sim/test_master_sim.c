@@ -133,7 +133,7 @@ static void test_power_cycle(void **state)
     struct rig *r = rig_new(4, false);
     up(r, 4);
     cycles(r, 3);
-    takt_sim_power_cycle(r->sim, 4, takt_now());      /* last slave: back in INIT */
+    takt_sim_power_cycle(r->sim, 3, takt_now());      /* last slave: back in INIT */
     struct ecat_master_stats st;
     uint8_t al = 0;
     takt_ns_t end = takt_now() + 3 * TAKT_NS_PER_S;

@@ -223,7 +223,7 @@ static struct sup *failed_rescan(void)
     struct sup *g = sup_new(3, false);
     steps(g, 20);
     g->hold_acyc = 80;                       /* 80 ms: past the 50 ms datagram timeout */
-    assert_int_equal(takt_sim_power_cycle(g->r.sim, 2, g->now), 0);
+    assert_int_equal(takt_sim_power_cycle(g->r.sim, 1, g->now), 0);
     unsigned k = 0;
     while (k < 5000 && !strstr(g->events, "re-scan failed")) {
         step(g);
@@ -262,7 +262,7 @@ static void rescan_failed_then_power_cycled(void **state)
     (void)state;
     struct sup *g = failed_rescan();
     g->hold_acyc = 0;
-    assert_int_equal(takt_sim_power_cycle(g->r.sim, 2, g->now), 0);
+    assert_int_equal(takt_sim_power_cycle(g->r.sim, 1, g->now), 0);
     unsigned k = until_op(g, 5000);
     printf("re-scan failed, slave power-cycled again: back in OP after %u cycles (%u ms)\n", k, k);
     assert_true(all_op(g));
@@ -277,7 +277,7 @@ static void power_cycle_pairs_up(void **state)
     (void)state;
     struct sup *g = sup_new(3, false);
     steps(g, 20);
-    assert_int_equal(takt_sim_power_cycle(g->r.sim, 3, g->now), 0);
+    assert_int_equal(takt_sim_power_cycle(g->r.sim, 2, g->now), 0);
     /* the BRD after the power cycle shows a slave in INIT: from then on the state is not
      * OP, though no slave has been read yet */
     steps(g, 2);
@@ -460,7 +460,7 @@ static void wrong_device(bool serial_only)
         other.product = 0x4777;
     struct sim_device *d;
     assert_int_equal(sim_device_from_desc(&other, &d), 0);
-    assert_int_equal(takt_sim_replace_device(g->r.sim, 2, d, g->now), 0);
+    assert_int_equal(takt_sim_replace_device(g->r.sim, 1, d, g->now), 0);
     char want[200];
     if (serial_only)
         snprintf(want, sizeof want, "expected vendor 0x00000002 product 0x00004001 serial 102, "
@@ -492,7 +492,7 @@ static void wrong_device(bool serial_only)
     uint64_t returned = stats(g).slaves_returned;
     /* the right device back */
     assert_int_equal(sim_device_from_desc(&g->r.desc[1], &d), 0);
-    assert_int_equal(takt_sim_replace_device(g->r.sim, 2, d, g->now), 0);
+    assert_int_equal(takt_sim_replace_device(g->r.sim, 1, d, g->now), 0);
     k = until_op(g, 5000);
     printf("right device (%s) back: all in OP after %u cycles (%u ms)\n",
            serial_only ? "serial" : "product", k, k);

@@ -126,17 +126,17 @@ static void bad_trees(void **state)
     (void)state;
     tree();
     prev(5, "B", 1009);
-    refused("slave 5 <PreviousPort><PhysAddr>: expected the PhysAddr of an earlier slave, found '1009'");
+    refused("slave at position 4 <PreviousPort><PhysAddr>: expected the PhysAddr of an earlier slave, found '1009'");
     tree();
     prev(3, "A", 1002);
-    refused("slave 3 <PreviousPort><Port>: expected B, C or D, found 'A'");
+    refused("slave at position 2 <PreviousPort><Port>: expected B, C or D, found 'A'");
     tree();
     prev(3, "C", 1002);          /* C (port 2) before B (port 1): not the frame's order */
     prev(6, "D", 1002);
     refused("topology:");
     tree();
     prev(4, "D", 1002);          /* two slaves on one port */
-    refused("both on port 3 of slave 2");
+    refused("both on port 3 of position 1");
 }
 
 int main(void)
