@@ -132,6 +132,7 @@ struct ecat_eni_fcmd {
     bool     has_cnt;
     uint16_t cnt;
     uint32_t input_offs, output_offs;   /* byte offsets in the images */
+    unsigned line;                  /* line of the element in the file */
 };
 
 struct ecat_eni_frame {

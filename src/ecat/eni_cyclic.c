@@ -36,6 +36,7 @@ struct ecat_eni_cyc {
     uint32_t out_bytes, in_bytes;
     bool     own_al;            /* the ENI has no BRD 0x0130: takt adds its own */
     uint8_t  scratch[ECAT_MAX_DG_DATA];   /* replies nobody reads (writes, NOP) */
+    uint8_t  zeros[ECAT_MAX_DG_DATA];     /* what reads send */
 };
 
 static bool reads(uint8_t c)
@@ -44,6 +45,14 @@ static bool reads(uint8_t c)
 }
 
 static bool logical(uint8_t c) { return c == ECAT_LRD || c == ECAT_LWR || c == ECAT_LRW; }
+
+/* The command carries the output image to the slaves (ETG.1000.4 5.4: LWR and LRW
+ * write, LRD only reads; the register writes likewise). */
+static bool writes(uint8_t c)
+{
+    return c == ECAT_APWR || c == ECAT_FPWR || c == ECAT_BWR || c == ECAT_LWR || c == ECAT_LRW ||
+           c == ECAT_APRW || c == ECAT_FPRW || c == ECAT_BRW;
+}
 
 static uint8_t kind_of(const struct ecat_eni_fcmd *c)
 {
@@ -97,11 +106,17 @@ static int check_frames(struct ecat_master *m, const struct ecat_eni *e)
         for (unsigned k = 0; k < e->frame[f].n_cmd; k++) {
             const struct ecat_eni_fcmd *c = &e->frame[f].cmd[k];
             used += ECAT_DG_HDR + ECAT_DG_WKC + c->len;
-            if (c->output_offs + c->len > e->out_bytes || c->input_offs + c->len > e->in_bytes) {
-                ecat_fail(m, -TAKT_ECONFIG, "ENI %s: cyclic frame %u command %u (%s): OutputOffs %u/"
-                          "InputOffs %u + DataLength %u beyond the images (%u/%u bytes)", m->eni_path,
-                          f, k, ecat_cmd_name(c->cmd), c->output_offs, c->input_offs, c->len,
-                          e->out_bytes, e->in_bytes);
+            /* each direction only where the command has it: an LWR has no input,
+             * an LRD no output (its InputOffs/OutputOffs for the other may be absent) */
+            bool out = writes(c->cmd), in = reads(c->cmd);
+            if ((out && (uint64_t)c->output_offs + c->len > e->out_bytes) ||
+                (in && (uint64_t)c->input_offs + c->len > e->in_bytes)) {
+                bool o = out && (uint64_t)c->output_offs + c->len > e->out_bytes;
+                ecat_fail(m, -TAKT_ECONFIG, "ENI %s line %u: Cyclic/Frame %u/Cmd %u (%s): expected %s + "
+                          "DataLength %u inside the %s image (%u bytes), found it ending at byte %llu",
+                          m->eni_path, c->line, f, k, ecat_cmd_name(c->cmd), o ? "OutputOffs" : "InputOffs",
+                          c->len, o ? "output" : "input", o ? e->out_bytes : e->in_bytes,
+                          (unsigned long long)(o ? c->output_offs : c->input_offs) + c->len);
                 return -TAKT_ECONFIG;
             }
         }
@@ -222,7 +237,9 @@ static void add(struct ecat_master *m, struct ecat_eni_cyc *y, struct eni_dg *d,
         d->out = true;
         return;
     }
-    ecat_req_init(&d->req, c->cmd, adp, ado, img + c->output_offs, c->len);
+    /* outputs from the output image at OutputOffs where the command writes; a read
+     * sends zeros (its OutputOffs need not lie inside the output image) */
+    ecat_req_init(&d->req, c->cmd, adp, ado, writes(c->cmd) ? img + c->output_offs : y->zeros, c->len);
     /* inputs straight into the input image at InputOffs; replies of writes aside */
     d->req.rx = reads(c->cmd) ? img + y->out_bytes + c->input_offs : y->scratch;
     d->out = ecat_pdu_append(m, buf, pos, &d->req, now);
