@@ -197,9 +197,27 @@ static void state_drift(struct ecat_master *m, takt_ns_t now)
     m->dc_state = DC_SYNC_READ;
 }
 
+static void run(struct ecat_master *m, const char *by)
+{
+    m->dc_state = DC_RUN;
+    m->dc_rr = (unsigned)m->dc_ref;
+    m->dc_active = true;
+    ecat_event(m, "DC: reference clock slave %d, SYNC0 every %lld ns from %llu%s%s", m->dc_ref,
+               (long long)m->o.cycle_ns, (unsigned long long)m->dc_sync0_start, by ? " " : "",
+               by ? by : "");
+}
+
+uint64_t ecat_dc_start_time(const struct ecat_master *m, takt_ns_t now, int64_t shift)
+{
+    uint64_t cyc = (uint64_t)m->o.cycle_ns, start = m->dc_sync0_start;
+    uint64_t ref = m->dc_ref_time + (uint64_t)(now > m->dc_ref_at ? now - m->dc_ref_at : 0);
+    if (start < ref + DC_START_DELAY)
+        start += ((ref + DC_START_DELAY - start) / cyc + 1) * cyc;
+    return start + (uint64_t)shift;
+}
+
 static void state_sync_read(struct ecat_master *m, takt_ns_t now)
 {
-    (void)now;
     struct ecat_slave *r = &m->slaves[m->dc_ref];
     if (r->dcr[2].wkc != 1) {
         dc_fail(m, "FPRD 0x0910", r, r->dcr[2].wkc);
@@ -209,6 +227,14 @@ static void state_sync_read(struct ecat_master *m, takt_ns_t now)
     uint64_t cyc = (uint64_t)m->o.cycle_ns;
     /* ref §9.7: a whole number of cycles at least 100 ms ahead, plus the shift */
     m->dc_sync0_start = ((t + DC_START_DELAY) / cyc + 1) * cyc + (uint64_t)m->o.sync0_shift_ns;
+    m->dc_ref_time = t;
+    m->dc_ref_at = now;
+    if (m->eni_sync) {
+        /* the ENI's own SYNC commands arm SYNC0 (eni_exec.c), each slave's start time
+         * on this grid (ecat_dc_start_time) */
+        run(m, "by the ENI's init commands");
+        return;
+    }
     for (unsigned i = 0; i < m->n_slaves; i++) {
         struct ecat_slave *s = &m->slaves[i];
         if (!s->info.dc)
@@ -235,11 +261,7 @@ static void state_sync_write(struct ecat_master *m, takt_ns_t now)
                 return;
             }
     }
-    m->dc_state = DC_RUN;
-    m->dc_rr = (unsigned)m->dc_ref;
-    m->dc_active = true;
-    ecat_event(m, "DC: reference clock slave %d, SYNC0 every %lld ns from %llu", m->dc_ref,
-               (long long)m->o.cycle_ns, (unsigned long long)m->dc_sync0_start);
+    run(m, NULL);
 }
 
 static void state_none(struct ecat_master *m, takt_ns_t now) { (void)m; (void)now; }
@@ -402,6 +424,7 @@ void ecat_dc_cycle(struct ecat_master *m, takt_ns_t now)
     if (m->mon_dc.st != REQ_DONE || m->mon_dc.wkc < 1)
         return;
     m->dc_ref_time = get_le64(m->mon_dc_buf);
+    m->dc_ref_at = now;
     for (unsigned i = 0; i < m->n_slaves; i++)
         if (m->slaves[i].dc_re)
             rejoin_step(m, &m->slaves[i], now);
@@ -433,3 +456,5 @@ int64_t ecat_master_dc_take_shift(struct ecat_master *m)
 }
 
 int64_t ecat_master_dc_phase(const struct ecat_master *m) { return m->dc_phase_ns; }
+
+bool ecat_master_dc_enabled(const struct ecat_master *m) { return m->o.dc; }

@@ -38,6 +38,9 @@ static int coe_init_cmds(struct ecat_master *m, unsigned pos, const struct ecat_
 
 void ecat_master_drop_eni(struct ecat_master *m)
 {
+    if (m->eni_dc_set)
+        m->o.dc = false;
+    m->eni_dc = m->eni_sync = m->eni_dc_set = false;
     ecat_eni_cyc_free(m);
     if (m->slaves)
         ecat_eni_exec_free(m);
@@ -70,6 +73,34 @@ static int stations(struct ecat_master *m, const struct ecat_eni *eni)
         s->info.station = phys;
     }
     return 0;
+}
+
+/* DC as the ENI configures it (ETG.2100 Slave/DC, the SYNC unit in InitCmds), as
+ * EC-Master does: no master option needed. Its init commands that switch SYNC0 on
+ * (a non-zero 0x0981) arm it themselves; with only <DC> AssignActivate dc.c arms it. */
+static void eni_dc(struct ecat_master *m, const struct ecat_eni *e)
+{
+    unsigned sync = 0, dc = 0;
+    for (unsigned i = 0; i < e->n_slaves && i < m->n_slaves; i++) {
+        const struct ecat_eni_slave *s = &e->slave[i];
+        bool arms = false;
+        for (unsigned k = 0; k < s->n_init; k++) {
+            const struct ecat_eni_cmd *c = &s->init[k];
+            arms |= (c->cmd == ECAT_APWR || c->cmd == ECAT_FPWR || c->cmd == ECAT_BWR) && c->data &&
+                    c->ado <= ESC_DC_ACTIVATION && c->ado + c->len > ESC_DC_ACTIVATION &&
+                    c->data[ESC_DC_ACTIVATION - c->ado] != 0;
+        }
+        sync += arms;
+        dc += arms || (s->has_dc && s->assign_activate);
+    }
+    if (!dc)
+        return;
+    m->eni_dc = true;
+    m->eni_sync = sync > 0;
+    if (!m->o.dc)
+        m->o.dc = m->eni_dc_set = true;
+    ecat_event(m, "ENI %s configures distributed clocks for %u slaves: DC on, SYNC0 armed by %s", m->eni_path,
+               dc, m->eni_sync ? "its init commands" : "takt (AssignActivate)");
 }
 
 /* Slaves the ENI drives start from INIT so that its IP commands run from their start. */
@@ -139,6 +170,7 @@ int ecat_master_configure_eni(struct ecat_master *m, const char *path)
     m->eni = eni;
     if (!(m->eni_path = strdup(path)))
         return -ENOMEM;
+    eni_dc(m, eni);
     if ((rc = stations(m, eni)) || (rc = ecat_eni_exec_setup(m)) || (rc = from_init(m)))
         return rc;
     for (unsigned i = 0; !rc && i < eni->n_slaves && i < m->n_slaves; i++)

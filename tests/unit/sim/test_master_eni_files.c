@@ -1,7 +1,8 @@
 /* Classes of real-world ENI the master and the simulator built from the ENI must run to
  * OP, each in a minimal file of its own (tests/data/eni): an LWR without InputOffs, a
  * slave with no PDO descriptions configured over CoE, a mailbox beyond 8 KiB of ESC
- * memory. */
+ * memory, DC set up by the ENI's own SYNC commands and cyclic ARMW without --dc (and
+ * the shared fixtures the same way when present). */
 #include "unit/sim/eni_rig.h"
 
 static const char *data_file(const char *name, char *buf, size_t len)
@@ -102,6 +103,89 @@ static void test_mailbox_4000(void **state)
     erig_free(r);
 }
 
+/* The ENI sets DC up: the network reaches OP without the master's DC option, SYNC0 as
+ * the ENI's own commands wrote it (cycle 1 ms), its cyclic ARMW of 0x0910 on the wire
+ * (and no FRMW of takt's own in its place), the clocks together. */
+static void run_dc(const char *path, uint32_t cycle)
+{
+    struct erig *r = erig_new(path, path, false);
+    r->recording = true;
+    int rc = ecat_master_configure_eni(r->m, path);
+    if (!rc)
+        rc = ecat_master_set_state(r->m, AL_OP, 20 * TAKT_NS_PER_S);
+    if (rc) {
+        printf("%s\n", ecat_master_error(r->m));
+        events(r->m);
+    }
+    assert_int_equal(rc, 0);
+    check_order(r, ECAT_TR_PS, AL_SAFEOP);
+    for (unsigned i = 0; i < r->eni->n_slaves; i++) {
+        uint8_t act = 0, cyc[4] = { 0 }, start[8] = { 0 };
+        assert_int_equal(takt_sim_peek(r->sim, i, 0x0981, &act, 1), 0);
+        assert_int_equal(takt_sim_peek(r->sim, i, 0x09A0, cyc, 4), 0);
+        assert_int_equal(takt_sim_peek(r->sim, i, 0x0990, start, 8), 0);
+        assert_int_equal(act & 0x03, 0x03);
+        assert_int_equal(get_le32(cyc), cycle);
+        assert_true(get_le64(start) != 0);     /* the ENI's placeholder 0 replaced */
+    }
+    r->n_log = 0;
+    struct ecat_master_stats st;
+    for (unsigned i = 0; i < 300; i++) {
+        assert_int_equal(ecat_master_cycle(r->m, takt_now()), 0);
+        usleep(1000);
+    }
+    unsigned armw = 0, frmw = 0;
+    for (unsigned i = 0; i < r->n_log; i++) {
+        armw += r->log[i].cmd == ECAT_ARMW && r->log[i].ado == 0x0910;
+        frmw += r->log[i].cmd == ECAT_FRMW && r->log[i].ado == 0x0910;
+    }
+    printf("  %u ARMW, %u FRMW of 0x0910 in 300 cycles\n", armw, frmw);
+    assert_true(armw >= 100);
+    assert_int_equal(frmw, 0);
+    ecat_master_get_stats(r->m, &st);
+    events(r->m);
+    printf("  DC sync error %lld ns (max %lld ns)\n", (long long)st.dc_sync_err_ns,
+           (long long)st.dc_sync_err_max_ns);
+    assert_int_equal(st.wkc_errors, 0);
+    assert_int_equal(st.state, AL_OP);
+    assert_true(st.dc_sync_err_ns < 1000);
+    erig_free(r);
+}
+
+static void test_dc_sync(void **state)
+{
+    (void)state;
+    char path[512];
+    run_dc(data_file("dc_sync.xml", path, sizeof path), 1000000);
+}
+
+static void test_rocos_no_dc_option(void **state)
+{
+    (void)state;
+    char path[512];
+    if (!fixture("rocos-eni4.xml", path, sizeof path))
+        skip();
+    run_dc(path, 1000000);
+}
+
+/* Every ENI of the shared fixtures reaches OP from the simulator built from it. */
+static void test_shared_fixtures(void **state)
+{
+    (void)state;
+    const char *names[] = { "mega_master_eni.xml", "rocos-eni4.xml" };
+    unsigned ran = 0;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char path[512];
+        if (!fixture(names[i], path, sizeof path))
+            continue;
+        printf("  %s\n", names[i]);
+        run_fixture(path, path, false);
+        ran++;
+    }
+    if (!ran)
+        skip();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -109,6 +193,9 @@ int main(void)
         cmocka_unit_test(test_no_pdo_coe),
         cmocka_unit_test(test_no_pdo_assign_only),
         cmocka_unit_test(test_mailbox_4000),
+        cmocka_unit_test(test_dc_sync),
+        cmocka_unit_test(test_rocos_no_dc_option),
+        cmocka_unit_test(test_shared_fixtures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
