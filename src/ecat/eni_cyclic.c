@@ -129,8 +129,9 @@ static int check_frames(struct ecat_master *m, const struct ecat_eni *e)
             }
         }
         if (used > room) {
-            ecat_fail(m, -TAKT_ECONFIG, "ENI %s: cyclic frame %u needs %zu bytes of datagrams, at "
-                      "most %zu fit", m->eni_path, f, used, room);
+            ecat_fail(m, -TAKT_ECONFIG, "ENI %s line %u: Cyclic/Frame %u: expected at most %zu bytes "
+                      "of datagrams in one frame, found %zu", m->eni_path,
+                      e->frame[f].n_cmd ? e->frame[f].cmd[0].line : 0, f, room, used);
             return -TAKT_ECONFIG;
         }
     }
@@ -320,7 +321,9 @@ static void dc_time(struct ecat_master *m, struct ecat_eni_cyc *y, const struct 
         return;
     uint64_t prev = m->dc_ref_time, t = (prev & ~(uint64_t)0xFFFFFFFF) | get_le32(m->mon_dc_buf);
     if (t + 0x80000000u < prev)
-        t += (uint64_t)1 << 32;
+        t += (uint64_t)1 << 32;                 /* the low half wrapped forwards */
+    else if (t > prev + 0x80000000u && t >> 32)
+        t -= (uint64_t)1 << 32;                 /* a reading just before the wrap */
     put_le64(m->mon_dc_buf, t);
 }
 

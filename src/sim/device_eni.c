@@ -126,34 +126,6 @@ static struct sim_pdo *new_pdo(struct sim_device_desc *d, const struct ecat_eni_
     return q;
 }
 
-/* The values one CoE download puts into subindices 1.. of an array of u16 (assignment)
- * or u32 (mapping) entries: a single subindex, or complete access from subindex 0 (its
- * count byte, with or without a pad byte before the entries: ETG.1000.6 5.6.2 pads
- * subindex 0 to 16 bits). Returns how many, values into v[1..]; *count the sub 0 given. */
-static unsigned coe_values(const struct ecat_eni_coe *c, unsigned size, uint32_t *v, unsigned max, int *count)
-{
-    *count = -1;
-    if (!c->complete_access) {
-        if (c->subindex == 0) {
-            *count = c->len ? c->data[0] : 0;
-            return 0;
-        }
-        if (c->len < size || c->subindex >= max)
-            return 0;
-        v[c->subindex] = size == 2 ? get_le16(c->data) : get_le32(c->data);
-        return c->subindex;
-    }
-    if (c->subindex > 1 || !c->len)
-        return 0;
-    unsigned skip = c->subindex == 0 ? ((c->len - 1) % size == 0 ? 1 : 2) : 0;
-    if (c->subindex == 0)
-        *count = c->data[0];
-    unsigned k = 1;
-    for (unsigned at = skip; at + size <= c->len && k < max; at += size, k++)
-        v[k] = size == 2 ? get_le16(c->data + at) : get_le32(c->data + at);
-    return k - 1;
-}
-
 /* A slave whose ENI lists no PDO (EC-Engineer for a device whose ESI it did not have)
  * but whose CoE init commands write mappings (0x16xx/0x1Axx) and assignments (0x1C1n):
  * the device has those PDOs, mapped as the downloads leave them, assigned to the SM the
@@ -170,22 +142,7 @@ static int coe_pdos(struct sim_device_desc *d, const struct ecat_eni_slave *sl, 
         if (!q)
             return -EINVAL;
         /* the content the downloads of this object leave, in file order */
-        unsigned n = 0;
-        int count = -1;
-        memset(v, 0, sizeof v);
-        for (unsigned k = i; k < sl->n_coe; k++) {
-            const struct ecat_eni_coe *w = &sl->coe[k];
-            int cnt;
-            if (w->ccs != 1 || w->index != c->index)
-                continue;
-            unsigned top = coe_values(w, 4, v, SIM_MAX_PDO_ENTRY + 1, &cnt);
-            if (top > n)
-                n = top;
-            if (cnt >= 0)
-                count = cnt;
-        }
-        if (count >= 0 && (unsigned)count < n)
-            n = (unsigned)count;
+        unsigned n = ecat_eni_coe_array(sl, c->index, 4, v, SIM_MAX_PDO_ENTRY + 1);
         for (unsigned k = 1; k <= n; k++) {
             struct sim_pdo_entry *e = &q->e[q->n++];
             e->index = (uint16_t)(v[k] >> 16);
@@ -201,9 +158,7 @@ static int coe_pdos(struct sim_device_desc *d, const struct ecat_eni_slave *sl, 
         const struct ecat_eni_coe *c = &sl->coe[i];
         if (c->ccs != 1 || c->index < 0x1C12 || c->index > 0x1C17)
             continue;
-        int cnt;
-        memset(v, 0, sizeof v);
-        unsigned top = coe_values(c, 2, v, SIM_MAX_PDO_ENTRY + 1, &cnt);
+        unsigned top = ecat_eni_coe_array(sl, c->index, 2, v, SIM_MAX_PDO_ENTRY + 1);
         for (unsigned k = 1; k <= top; k++) {
             uint16_t idx = (uint16_t)v[k];
             if (!in_map_range(idx))

@@ -44,6 +44,12 @@ static void test_no_pdo_coe(void **state)
      * variable by the ENI's name: takt knows no entry names the ENI does not give) */
     struct ecat_pd_entry e;
     assert_int_equal(ecat_pd_find_eni(r->m, "IO (X2).Outputs.Value", &e), 0);
+    /* the master's mapping is the one the downloads configure: the object behind it */
+    assert_int_equal(e.index, 0x7000);
+    assert_int_equal(e.sub, 1);
+    struct ecat_pd_entry in;
+    assert_int_equal(ecat_pd_find_eni(r->m, "IO (X2).Inputs.Value", &in), 0);
+    assert_int_equal(in.index, 0x6000);
     ecat_pd_write(r->m, &e, 0xA55A);
     for (unsigned i = 0; i < 10; i++)
         assert_int_equal(ecat_master_cycle(r->m, takt_now()), 0);
