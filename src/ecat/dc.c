@@ -202,9 +202,12 @@ static void run(struct ecat_master *m, const char *by)
     m->dc_state = DC_RUN;
     m->dc_rr = (unsigned)m->dc_ref;
     m->dc_active = true;
-    ecat_event(m, "DC: reference clock slave %d, SYNC0 every %lld ns from %llu%s%s", m->dc_ref,
-               (long long)m->o.cycle_ns, (unsigned long long)m->dc_sync0_start, by ? " " : "",
-               by ? by : "");
+    if (by)
+        ecat_event(m, "DC: reference clock slave %d, SYNC0 armed %s, start times on a %lld ns grid "
+                   "from %llu", m->dc_ref, by, (long long)m->o.cycle_ns, (unsigned long long)m->dc_sync0_start);
+    else
+        ecat_event(m, "DC: reference clock slave %d, SYNC0 every %lld ns from %llu", m->dc_ref,
+                   (long long)m->o.cycle_ns, (unsigned long long)m->dc_sync0_start);
 }
 
 uint64_t ecat_dc_start_time(const struct ecat_master *m, takt_ns_t now, int64_t shift)

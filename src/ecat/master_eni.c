@@ -81,15 +81,20 @@ static int stations(struct ecat_master *m, const struct ecat_eni *eni)
 static void eni_dc(struct ecat_master *m, const struct ecat_eni *e)
 {
     unsigned sync = 0, dc = 0;
+    uint32_t cycle = 0;             /* the ENI's SYNC0 cycle (0x09A0 or CycleTime0) */
     for (unsigned i = 0; i < e->n_slaves && i < m->n_slaves; i++) {
         const struct ecat_eni_slave *s = &e->slave[i];
         bool arms = false;
         for (unsigned k = 0; k < s->n_init; k++) {
             const struct ecat_eni_cmd *c = &s->init[k];
-            arms |= (c->cmd == ECAT_APWR || c->cmd == ECAT_FPWR || c->cmd == ECAT_BWR) && c->data &&
-                    c->ado <= ESC_DC_ACTIVATION && c->ado + c->len > ESC_DC_ACTIVATION &&
+            bool wr = (c->cmd == ECAT_APWR || c->cmd == ECAT_FPWR || c->cmd == ECAT_BWR) && c->data;
+            arms |= wr && c->ado <= ESC_DC_ACTIVATION && c->ado + c->len > ESC_DC_ACTIVATION &&
                     c->data[ESC_DC_ACTIVATION - c->ado] != 0;
+            if (wr && c->ado <= ESC_DC_SYNC0_CYCLE && c->ado + c->len >= ESC_DC_SYNC0_CYCLE + 4 && !cycle)
+                cycle = get_le32(c->data + (ESC_DC_SYNC0_CYCLE - c->ado));
         }
+        if (!cycle && s->has_dc)
+            cycle = s->cycle0;
         sync += arms;
         dc += arms || (s->has_dc && s->assign_activate);
     }
@@ -101,6 +106,11 @@ static void eni_dc(struct ecat_master *m, const struct ecat_eni *e)
         m->o.dc = m->eni_dc_set = true;
     ecat_event(m, "ENI %s configures distributed clocks for %u slaves: DC on, SYNC0 armed by %s", m->eni_path,
                dc, m->eni_sync ? "its init commands" : "takt (AssignActivate)");
+    /* SYNC0 starts on the master's cycle grid; a different SYNC0 cycle is the ENI's choice,
+     * but worth a word (the drives then sample out of step with the frames) */
+    if (cycle && m->o.cycle_ns && (takt_ns_t)cycle != m->o.cycle_ns)
+        ecat_event(m, "ENI %s: SYNC0 every %u ns, the master cycles every %lld ns", m->eni_path, cycle,
+                   (long long)m->o.cycle_ns);
 }
 
 /* Slaves the ENI drives start from INIT so that its IP commands run from their start. */
