@@ -3,6 +3,7 @@
  * slave with no PDO descriptions configured over CoE, a mailbox beyond 8 KiB of ESC
  * memory, DC set up by the ENI's own SYNC commands and cyclic ARMW without --dc (and
  * the shared fixtures the same way when present). */
+#include <dirent.h>
 #include "unit/sim/eni_rig.h"
 
 static const char *data_file(const char *name, char *buf, size_t len)
@@ -174,20 +175,30 @@ static void test_rocos_no_dc_option(void **state)
     run_dc(path, 1000000);
 }
 
-/* Every ENI of the shared fixtures reaches OP from the simulator built from it. */
+/* Every ENI of the shared fixtures (each *.xml in $TAKT_FIXTURES/eni) reaches OP from
+ * the simulator built from it without the DC option (the DC of rocos-eni4.xml is
+ * checked in detail by test_rocos_no_dc_option). */
 static void test_shared_fixtures(void **state)
 {
     (void)state;
-    const char *names[] = { "mega_master_eni.xml", "rocos-eni4.xml" };
+    const char *fx = getenv("TAKT_FIXTURES");
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/eni", fx ? fx : "/nonexistent");
+    DIR *d = opendir(dir);
+    if (!d)
+        skip();
     unsigned ran = 0;
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        char path[512];
-        if (!fixture(names[i], path, sizeof path))
+    for (struct dirent *de; (de = readdir(d));) {
+        size_t n = strlen(de->d_name);
+        if (n < 5 || strcmp(de->d_name + n - 4, ".xml"))
             continue;
-        printf("  %s\n", names[i]);
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        printf("  %s\n", de->d_name);
         run_fixture(path, path, false);
         ran++;
     }
+    closedir(d);
     if (!ran)
         skip();
 }
