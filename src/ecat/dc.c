@@ -219,6 +219,11 @@ uint64_t ecat_dc_start_time(const struct ecat_master *m, takt_ns_t now, int64_t 
     return start + (uint64_t)shift;
 }
 
+/* dc.c writes slave i's SYNC0: always with --dc alone; with an ENI whose commands arm
+ * SYNC0, only for its slaves that ask for DC by <DC> AssignActivate alone. */
+static bool takt_arms(const struct ecat_master *m, unsigned i)
+{ return m->slaves[i].info.dc && (!m->eni_sync || ecat_eni_sync_of(m, i) == 2); }
+
 static void state_sync_read(struct ecat_master *m, takt_ns_t now)
 {
     struct ecat_slave *r = &m->slaves[m->dc_ref];
@@ -232,16 +237,14 @@ static void state_sync_read(struct ecat_master *m, takt_ns_t now)
     m->dc_sync0_start = ((t + DC_START_DELAY) / cyc + 1) * cyc + (uint64_t)m->o.sync0_shift_ns;
     m->dc_ref_time = t;
     m->dc_ref_at = now;
-    if (m->eni_sync) {
-        /* the ENI's own SYNC commands arm SYNC0 (eni_exec.c), each slave's start time
-         * on this grid (ecat_dc_start_time) */
-        run(m, "by the ENI's init commands");
-        return;
-    }
+    /* with an ENI that arms SYNC0 its own commands do (eni_exec.c), each slave's start
+     * time on this grid (ecat_dc_start_time) */
+    bool any = false;
     for (unsigned i = 0; i < m->n_slaves; i++) {
         struct ecat_slave *s = &m->slaves[i];
-        if (!s->info.dc)
+        if (!takt_arms(m, i))
             continue;
+        any = true;
         uint8_t b[16] = { 0 };
         put_le64(b, m->dc_sync0_start);
         put_le32(b + 8, (uint32_t)cyc);
@@ -250,7 +253,10 @@ static void state_sync_read(struct ecat_master *m, takt_ns_t now)
         req(m, s, 1, ECAT_FPWR, ESC_DC_SYNC0_CYCLE, b + 8, 4);
         req(m, s, 2, ECAT_FPWR, ESC_DC_ACTIVATION, b + 12, 1);
     }
-    m->dc_state = DC_SYNC_WRITE;
+    if (m->eni_sync && !any)
+        run(m, "by the ENI's init commands");
+    else
+        m->dc_state = DC_SYNC_WRITE;
 }
 
 static void state_sync_write(struct ecat_master *m, takt_ns_t now)
@@ -258,13 +264,13 @@ static void state_sync_write(struct ecat_master *m, takt_ns_t now)
     (void)now;
     for (unsigned i = 0; i < m->n_slaves; i++) {
         struct ecat_slave *s = &m->slaves[i];
-        for (unsigned k = 0; s->info.dc && k < 3; k++)
+        for (unsigned k = 0; takt_arms(m, i) && k < 3; k++)
             if (s->dcr[k].wkc != 1) {
                 dc_fail(m, "SYNC0 set-up (0x0990/0x09A0/0x0981)", s, s->dcr[k].wkc);
                 return;
             }
     }
-    run(m, NULL);
+    run(m, m->eni_sync ? "by the ENI's init commands and takt (AssignActivate)" : NULL);
 }
 
 static void state_none(struct ecat_master *m, takt_ns_t now) { (void)m; (void)now; }

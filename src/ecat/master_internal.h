@@ -408,6 +408,9 @@ bool ecat_eni_reached(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now
 void ecat_eni_state(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now);
 void ecat_eni_master_step(struct ecat_master *m, takt_ns_t now);
 bool ecat_eni_settling(const struct ecat_master *m);    /* ENI's INIT -> PREOP under way */
+/* master_eni.c: who arms slave pos's SYNC0 by the ENI: 0 nobody (no DC asked), 1 its
+ * own init commands, 2 takt (its <DC> AssignActivate, no such commands). */
+int  ecat_eni_sync_of(const struct ecat_master *m, unsigned pos);
 /* " (the ENI's timeout: FILE line N, transition PS, command '...')" or "" */
 const char *ecat_eni_al_note(const struct ecat_master *m, const struct ecat_slave *s, char *buf,
                              size_t n);

@@ -199,6 +199,39 @@ static void test_dc_sync_frmw8(void **state)
     unlink(path);
 }
 
+/* Slave 2 asks for SYNC0 by <DC> AssignActivate alone, without SYNC commands: takt
+ * arms it, the ENI's commands arm slave 1. */
+static void test_dc_sync_mixed(void **state)
+{
+    (void)state;
+    char src[512], path[64];
+    size_t len;
+    char *b = slurp(data_file("dc_sync.xml", src, sizeof src), &len);
+    snprintf(path, sizeof path, "/tmp/takt_eni_XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    unsigned dropped = 0, dcs = 0;
+    for (char *line = strtok(b, "\n"); line; line = strtok(NULL, "\n")) {
+        if (strstr(line, "<Comment>set DC ") && strstr(line, "<Adp>1002</Adp>")) {
+            dropped++;
+            continue;
+        }
+        char *dc = strstr(line, "<ShiftTime>0</ShiftTime></DC>");
+        if (dc && dcs++ == 1) {
+            fprintf(f, "%.*s<AssignActivate>#x0300</AssignActivate>%s\n", (int)(dc - line), line, dc);
+            continue;
+        }
+        fprintf(f, "%s\n", line);
+    }
+    fclose(f);
+    free(b);
+    assert_int_equal(dropped, 3);
+    assert_int_equal(dcs, 2);
+    run_dc(path, 1000000);
+    unlink(path);
+}
+
 static void test_rocos_no_dc_option(void **state)
 {
     (void)state;
@@ -245,6 +278,7 @@ int main(void)
         cmocka_unit_test(test_mailbox_4000),
         cmocka_unit_test(test_dc_sync),
         cmocka_unit_test(test_dc_sync_frmw8),
+        cmocka_unit_test(test_dc_sync_mixed),
         cmocka_unit_test(test_rocos_no_dc_option),
         cmocka_unit_test(test_shared_fixtures),
     };
