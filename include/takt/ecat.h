@@ -248,6 +248,9 @@ const char *ecat_master_state_text(const struct ecat_master_stats *s, char *buf,
  * a cycle before SYNC0). */
 int64_t ecat_master_dc_take_shift(struct ecat_master *m);
 int64_t ecat_master_dc_phase(const struct ecat_master *m);
+/* Whether the master runs distributed clocks: opts.dc, or an ENI that configures them
+ * (its <DC> elements or SYNC init commands; ecat_master_configure_eni). */
+bool ecat_master_dc_enabled(const struct ecat_master *m);
 
 /* Events (slave lost/back, WKC errors, refused states ...) recorded by the cycle into
  * a lock-free ring; a non-RT thread drains them. Returns false when empty. */

@@ -483,7 +483,7 @@ static const struct cli_opt xml_opts[] = {
 static const struct cli_opt run_opts[] = {
     { "eni", 'f', 1, "FILE", "ENI file (ETG.2100): check the scanned bus against it and take "
       "the PDO mapping from it" },
-    { "dc", 0, 0, NULL, "configure distributed clocks (SYNC0 at the cycle time)" },
+    { "dc", 0, 0, NULL, "configure distributed clocks (SYNC0 at the cycle time; on by itself with an ENI that configures DC)" },
     { "dc-mode", 0, 1, "MODE", "'master' (master follows the reference clock, default) or 'ref' "
       "(reference clock follows the master)" },
     { "sii-pdo", 0, 0, NULL, "take the PDO mapping from the SII even where CoE could tell it" },

@@ -289,7 +289,7 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
     }
     ecat_master_image(m, &img);
     printf("%s: %u slaves on %s, process image %zu bytes, cycle %.0f us%s\n", label, n,
-           a->link->name, img, c->cycle_ns / 1e3, a->dc ? ", DC" : "");
+           a->link->name, img, c->cycle_ns / 1e3, ecat_master_dc_enabled(m) ? ", DC" : "");
     struct rt_opts ro;
     rt_opts_default(&ro);
     ro.cpu = c->cpu;
@@ -384,7 +384,7 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
                 ecat_master_error(m));
         status = 1;
     }
-    json_object *sj = c->json ? summary_json(m, &s, op_after, a->dc) : NULL;
+    json_object *sj = c->json ? summary_json(m, &s, op_after, ecat_master_dc_enabled(m)) : NULL;
     if (sj && lost.v)
         json_object_object_add(sj, "lost_frames", lost_json(&lost));
     if (sj && echo)

@@ -197,9 +197,35 @@ static void state_drift(struct ecat_master *m, takt_ns_t now)
     m->dc_state = DC_SYNC_READ;
 }
 
+static void run(struct ecat_master *m, const char *by)
+{
+    m->dc_state = DC_RUN;
+    m->dc_rr = (unsigned)m->dc_ref;
+    m->dc_active = true;
+    if (by)
+        ecat_event(m, "DC: reference clock slave %d, SYNC0 armed %s, start times on a %lld ns grid "
+                   "from %llu", m->dc_ref, by, (long long)m->o.cycle_ns, (unsigned long long)m->dc_sync0_start);
+    else
+        ecat_event(m, "DC: reference clock slave %d, SYNC0 every %lld ns from %llu", m->dc_ref,
+                   (long long)m->o.cycle_ns, (unsigned long long)m->dc_sync0_start);
+}
+
+uint64_t ecat_dc_start_time(const struct ecat_master *m, takt_ns_t now, int64_t shift)
+{
+    uint64_t cyc = (uint64_t)m->o.cycle_ns, start = m->dc_sync0_start;
+    uint64_t ref = m->dc_ref_time + (uint64_t)(now > m->dc_ref_at ? now - m->dc_ref_at : 0);
+    if (start < ref + DC_START_DELAY)
+        start += ((ref + DC_START_DELAY - start) / cyc + 1) * cyc;
+    return start + (uint64_t)shift;
+}
+
+/* dc.c writes slave i's SYNC0: always with --dc alone; with an ENI whose commands arm
+ * SYNC0, only for its slaves that ask for DC by <DC> AssignActivate alone. */
+static bool takt_arms(const struct ecat_master *m, unsigned i)
+{ return m->slaves[i].info.dc && (!m->eni_sync || ecat_eni_sync_of(m, i) == 2); }
+
 static void state_sync_read(struct ecat_master *m, takt_ns_t now)
 {
-    (void)now;
     struct ecat_slave *r = &m->slaves[m->dc_ref];
     if (r->dcr[2].wkc != 1) {
         dc_fail(m, "FPRD 0x0910", r, r->dcr[2].wkc);
@@ -209,10 +235,16 @@ static void state_sync_read(struct ecat_master *m, takt_ns_t now)
     uint64_t cyc = (uint64_t)m->o.cycle_ns;
     /* as SOEM and IgH start SYNC0: a whole number of cycles at least 100 ms ahead, plus the shift */
     m->dc_sync0_start = ((t + DC_START_DELAY) / cyc + 1) * cyc + (uint64_t)m->o.sync0_shift_ns;
+    m->dc_ref_time = t;
+    m->dc_ref_at = now;
+    /* with an ENI that arms SYNC0 its own commands do (eni_exec.c), each slave's start
+     * time on this grid (ecat_dc_start_time) */
+    bool any = false;
     for (unsigned i = 0; i < m->n_slaves; i++) {
         struct ecat_slave *s = &m->slaves[i];
-        if (!s->info.dc)
+        if (!takt_arms(m, i))
             continue;
+        any = true;
         uint8_t b[16] = { 0 };
         put_le64(b, m->dc_sync0_start);
         put_le32(b + 8, (uint32_t)cyc);
@@ -221,7 +253,10 @@ static void state_sync_read(struct ecat_master *m, takt_ns_t now)
         req(m, s, 1, ECAT_FPWR, ESC_DC_SYNC0_CYCLE, b + 8, 4);
         req(m, s, 2, ECAT_FPWR, ESC_DC_ACTIVATION, b + 12, 1);
     }
-    m->dc_state = DC_SYNC_WRITE;
+    if (m->eni_sync && !any)
+        run(m, "by the ENI's init commands");
+    else
+        m->dc_state = DC_SYNC_WRITE;
 }
 
 static void state_sync_write(struct ecat_master *m, takt_ns_t now)
@@ -229,17 +264,13 @@ static void state_sync_write(struct ecat_master *m, takt_ns_t now)
     (void)now;
     for (unsigned i = 0; i < m->n_slaves; i++) {
         struct ecat_slave *s = &m->slaves[i];
-        for (unsigned k = 0; s->info.dc && k < 3; k++)
+        for (unsigned k = 0; takt_arms(m, i) && k < 3; k++)
             if (s->dcr[k].wkc != 1) {
                 dc_fail(m, "SYNC0 set-up (0x0990/0x09A0/0x0981)", s, s->dcr[k].wkc);
                 return;
             }
     }
-    m->dc_state = DC_RUN;
-    m->dc_rr = (unsigned)m->dc_ref;
-    m->dc_active = true;
-    ecat_event(m, "DC: reference clock slave %d, SYNC0 every %lld ns from %llu", m->dc_ref,
-               (long long)m->o.cycle_ns, (unsigned long long)m->dc_sync0_start);
+    run(m, m->eni_sync ? "by the ENI's init commands and takt (AssignActivate)" : NULL);
 }
 
 static void state_none(struct ecat_master *m, takt_ns_t now) { (void)m; (void)now; }
@@ -402,6 +433,7 @@ void ecat_dc_cycle(struct ecat_master *m, takt_ns_t now)
     if (m->mon_dc.st != REQ_DONE || m->mon_dc.wkc < 1)
         return;
     m->dc_ref_time = get_le64(m->mon_dc_buf);
+    m->dc_ref_at = now;
     for (unsigned i = 0; i < m->n_slaves; i++)
         if (m->slaves[i].dc_re)
             rejoin_step(m, &m->slaves[i], now);
@@ -433,3 +465,5 @@ int64_t ecat_master_dc_take_shift(struct ecat_master *m)
 }
 
 int64_t ecat_master_dc_phase(const struct ecat_master *m) { return m->dc_phase_ns; }
+
+bool ecat_master_dc_enabled(const struct ecat_master *m) { return m->o.dc; }

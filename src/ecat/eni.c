@@ -157,6 +157,7 @@ static int frame_cmd(struct rd *r, const xmlNode *n, struct ecat_eni_fcmd *c)
         c->states |= b;
     }
     c->comment = eni_text(r, eni_child(n, "Comment"));
+    c->line = (unsigned)xmlGetLineNo(n);
     REQ_NUM(r, n, "Cmd", 0, 14, c->cmd);
     if ((c->has_addr = eni_child(n, "Addr"))) {
         OPT_NUM(r, n, "Addr", 0, UINT32_MAX, c->addr);

@@ -132,6 +132,7 @@ struct ecat_eni_fcmd {
     bool     has_cnt;
     uint16_t cnt;
     uint32_t input_offs, output_offs;   /* byte offsets in the images */
+    unsigned line;                  /* line of the element in the file */
 };
 
 struct ecat_eni_frame {
@@ -213,7 +214,15 @@ int ecat_eni_var_slave(const struct ecat_eni *eni, const struct ecat_eni_var *v)
 const struct ecat_eni_var *ecat_eni_find_var(const struct ecat_eni *eni, unsigned pos,
                                              const char *name);
 
-/* Convert an ENI slave's PDOs/SMs into a layout map (pdo.h). Returns 0 or -ENOSPC. */
+/* What the slave's CoE init commands (downloads, in file order) leave in subindices
+ * 1..n of the array object index of size-byte entries (2: a PDO assignment 0x1C1n, 4: a
+ * PDO mapping 0x16xx/0x1Axx), single subindices or complete access: v[1..n] (v holds max
+ * values, v[0] unused); returns n, capped by the last subindex 0 written. */
+unsigned ecat_eni_coe_array(const struct ecat_eni_slave *s, uint16_t index, unsigned size, uint32_t *v,
+                            unsigned max);
+
+/* Convert an ENI slave's PDOs/SMs into a layout map (pdo.h): an SM without PDOs in the
+ * ENI takes those its CoE init commands assign and map. Returns 0 or -ENOSPC. */
 struct ecat_pdo_map;
 int ecat_eni_pdo_map(const struct ecat_eni_slave *s, struct ecat_pdo_map *m);
 

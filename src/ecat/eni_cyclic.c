@@ -18,6 +18,8 @@ enum dg_kind {
     DG_AL,          /* BRD 0x0130: also the master's presence check (m->mon_al) */
     DG_DC_READ,     /* NOP/reads of DC registers: sent unless dc.c runs DC */
     DG_SKIP,        /* writes of DC registers, ARMW/FRMW of the system time: dc.c's own */
+    DG_DC_TIME,     /* ARMW/FRMW of the system time of an ENI that configures DC: sent as
+                       written while DC runs, in place of dc.c's FRMW (m->mon_dc) */
 };
 
 struct eni_dg {
@@ -35,7 +37,9 @@ struct ecat_eni_cyc {
     struct eni_dg *dg;
     uint32_t out_bytes, in_bytes;
     bool     own_al;            /* the ENI has no BRD 0x0130: takt adds its own */
+    bool     own_time;          /* the ENI distributes the reference time itself */
     uint8_t  scratch[ECAT_MAX_DG_DATA];   /* replies nobody reads (writes, NOP) */
+    uint8_t  zeros[ECAT_MAX_DG_DATA];     /* what reads send */
 };
 
 static bool reads(uint8_t c)
@@ -45,10 +49,23 @@ static bool reads(uint8_t c)
 
 static bool logical(uint8_t c) { return c == ECAT_LRD || c == ECAT_LWR || c == ECAT_LRW; }
 
-static uint8_t kind_of(const struct ecat_eni_fcmd *c)
+/* The command carries the output image to the slaves (ETG.1000.4 5.4: LWR and LRW
+ * write, LRD only reads; the register writes likewise). */
+static bool writes(uint8_t c)
+{
+    return c == ECAT_APWR || c == ECAT_FPWR || c == ECAT_BWR || c == ECAT_LWR || c == ECAT_LRW ||
+           c == ECAT_APRW || c == ECAT_FPRW || c == ECAT_BRW;
+}
+
+static uint8_t kind_of(const struct ecat_master *m, const struct ecat_eni_fcmd *c)
 {
     if (c->cmd == ECAT_BRD && c->ado == ESC_AL_STATUS && c->len >= 2)
         return DG_AL;
+    /* the ENI configures DC: its own ARMW/FRMW of the reference time (ETG.1000.4 5.4.2,
+     * 4 or 8 bytes) distributes it once dc.c has set offsets and delays */
+    if (m->eni_dc && (c->cmd == ECAT_ARMW || c->cmd == ECAT_FRMW) && c->ado == ESC_DC_SYS_TIME &&
+        (c->len == 4 || c->len == 8))
+        return DG_DC_TIME;
     /* ARMW/FRMW write the reference time into every other clock: without takt's DC
      * set-up (offsets, delays) that feeds their drift control uncompensated offsets, and
      * with it dc.c sends its own FRMW */
@@ -97,17 +114,24 @@ static int check_frames(struct ecat_master *m, const struct ecat_eni *e)
         for (unsigned k = 0; k < e->frame[f].n_cmd; k++) {
             const struct ecat_eni_fcmd *c = &e->frame[f].cmd[k];
             used += ECAT_DG_HDR + ECAT_DG_WKC + c->len;
-            if (c->output_offs + c->len > e->out_bytes || c->input_offs + c->len > e->in_bytes) {
-                ecat_fail(m, -TAKT_ECONFIG, "ENI %s: cyclic frame %u command %u (%s): OutputOffs %u/"
-                          "InputOffs %u + DataLength %u beyond the images (%u/%u bytes)", m->eni_path,
-                          f, k, ecat_cmd_name(c->cmd), c->output_offs, c->input_offs, c->len,
-                          e->out_bytes, e->in_bytes);
+            /* each direction only where the command has it: an LWR has no input,
+             * an LRD no output (its InputOffs/OutputOffs for the other may be absent) */
+            bool out = writes(c->cmd), in = reads(c->cmd);
+            if ((out && (uint64_t)c->output_offs + c->len > e->out_bytes) ||
+                (in && (uint64_t)c->input_offs + c->len > e->in_bytes)) {
+                bool o = out && (uint64_t)c->output_offs + c->len > e->out_bytes;
+                ecat_fail(m, -TAKT_ECONFIG, "ENI %s line %u: Cyclic/Frame %u/Cmd %u (%s): expected %s + "
+                          "DataLength %u inside the %s image (%u bytes), found it ending at byte %llu",
+                          m->eni_path, c->line, f, k, ecat_cmd_name(c->cmd), o ? "OutputOffs" : "InputOffs",
+                          c->len, o ? "output" : "input", o ? e->out_bytes : e->in_bytes,
+                          (unsigned long long)(o ? c->output_offs : c->input_offs) + c->len);
                 return -TAKT_ECONFIG;
             }
         }
         if (used > room) {
-            ecat_fail(m, -TAKT_ECONFIG, "ENI %s: cyclic frame %u needs %zu bytes of datagrams, at "
-                      "most %zu fit", m->eni_path, f, used, room);
+            ecat_fail(m, -TAKT_ECONFIG, "ENI %s line %u: Cyclic/Frame %u: expected at most %zu bytes "
+                      "of datagrams in one frame, found %zu", m->eni_path,
+                      e->frame[f].n_cmd ? e->frame[f].cmd[0].line : 0, f, room, used);
             return -TAKT_ECONFIG;
         }
     }
@@ -177,10 +201,14 @@ int ecat_eni_cyc_setup(struct ecat_master *m)
         for (unsigned k = 0; k < e->frame[f].n_cmd; k++) {
             struct eni_dg *d = &y->dg[y->n_dg++];
             d->c = &e->frame[f].cmd[k];
-            d->kind = kind_of(d->c);
+            d->kind = kind_of(m, d->c);
             d->frame = f;
             d->no = k;
             d->last_wkc = d->c->cnt;
+            if (d->kind == DG_DC_TIME && !y->own_time)
+                y->own_time = true;
+            else if (d->kind == DG_DC_TIME)
+                d->kind = DG_SKIP;      /* one distribution of the time per cycle */
             if (d->kind == DG_AL && y->own_al)
                 y->own_al = false;
             else if (d->kind == DG_AL)
@@ -195,7 +223,7 @@ int ecat_eni_cyc_setup(struct ecat_master *m)
 static bool listed(const struct ecat_eni_fcmd *c, uint8_t state)
 { return (c->states >> (state ? state : AL_INIT)) & 1u; }
 
-static void dc_head(struct ecat_master *m, uint8_t *buf, size_t *pos, takt_ns_t now)
+static void dc_head(struct ecat_master *m, uint8_t *buf, size_t *pos, takt_ns_t now, bool own_time)
 {
     if (m->o.dc_mode == ECAT_DC_REF_FOLLOWS_MASTER) {
         put_le64(m->mon_wr_buf, (uint64_t)(now + m->dc_offset));
@@ -203,6 +231,8 @@ static void dc_head(struct ecat_master *m, uint8_t *buf, size_t *pos, takt_ns_t 
                       m->mon_wr_buf, 8);
         ecat_pdu_append(m, buf, pos, &m->mon_wr, now);
     }
+    if (own_time)
+        return;
     ecat_req_init(&m->mon_dc, ECAT_FRMW, m->slaves[m->dc_ref].info.station, ESC_DC_SYS_TIME,
                   m->mon_dc_buf, 8);
     ecat_pdu_append(m, buf, pos, &m->mon_dc, now);
@@ -222,7 +252,15 @@ static void add(struct ecat_master *m, struct ecat_eni_cyc *y, struct eni_dg *d,
         d->out = true;
         return;
     }
-    ecat_req_init(&d->req, c->cmd, adp, ado, img + c->output_offs, c->len);
+    if (d->kind == DG_DC_TIME) {
+        memset(m->mon_dc_buf, 0, sizeof m->mon_dc_buf);
+        ecat_req_init(&m->mon_dc, c->cmd, adp, ado, m->mon_dc_buf, c->len);
+        d->out = ecat_pdu_append(m, buf, pos, &m->mon_dc, now);
+        return;
+    }
+    /* outputs from the output image at OutputOffs where the command writes; a read
+     * sends zeros (its OutputOffs need not lie inside the output image) */
+    ecat_req_init(&d->req, c->cmd, adp, ado, writes(c->cmd) ? img + c->output_offs : y->zeros, c->len);
     /* inputs straight into the input image at InputOffs; replies of writes aside */
     d->req.rx = reads(c->cmd) ? img + y->out_bytes + c->input_offs : y->scratch;
     d->out = ecat_pdu_append(m, buf, pos, &d->req, now);
@@ -238,11 +276,12 @@ unsigned ecat_eni_cyc_build(struct ecat_master *m, takt_ns_t now)
         uint8_t *buf = m->cycbuf + (size_t)nb * TAKT_FRAME_BUF;
         size_t pos = ecat_pdu_frame_begin(m, buf, true), start = pos;
         if (f == 0 && dc)
-            dc_head(m, buf, &pos, now);
+            dc_head(m, buf, &pos, now, y->own_time);
         for (unsigned i = 0; i < y->n_dg; i++) {
             struct eni_dg *d = &y->dg[i];
             d->out = false;
-            if (d->frame != f || d->kind == DG_SKIP || (d->kind == DG_DC_READ && dc))
+            if (d->frame != f || d->kind == DG_SKIP || (d->kind == DG_DC_READ && dc) ||
+                (d->kind == DG_DC_TIME && !dc))
                 continue;
             /* the AL status goes out in every state: it is the presence check */
             if (d->kind != DG_AL && !listed(d->c, st))
@@ -269,6 +308,23 @@ unsigned ecat_eni_cyc_build(struct ecat_master *m, takt_ns_t now)
     }
     m->st.cyc_frames_sent += nb;
     return nb;
+}
+
+/* The reference time the ENI's ARMW/FRMW brought back: into the input image at its
+ * InputOffs, and whole (64 bits) for dc.c; a 4-byte one has the low half only, the
+ * high half follows the last reading (the time moves on by far less than 2^31 ns a
+ * cycle). */
+static void dc_time(struct ecat_master *m, struct ecat_eni_cyc *y, const struct ecat_eni_fcmd *c)
+{
+    memcpy(m->image + y->out_bytes + c->input_offs, m->mon_dc_buf, c->len);
+    if (c->len == 8)
+        return;
+    uint64_t prev = m->dc_ref_time, t = (prev & ~(uint64_t)0xFFFFFFFF) | get_le32(m->mon_dc_buf);
+    if (t + 0x80000000u < prev)
+        t += (uint64_t)1 << 32;                 /* the low half wrapped forwards */
+    else if (t > prev + 0x80000000u && t >> 32)
+        t -= (uint64_t)1 << 32;                 /* a reading just before the wrap */
+    put_le64(m->mon_dc_buf, t);
 }
 
 static void judge(struct ecat_master *m, struct eni_dg *d, int wkc)
@@ -300,7 +356,7 @@ void ecat_eni_cyc_check(struct ecat_master *m, takt_ns_t now)
         struct eni_dg *d = &y->dg[i];
         if (!d->out)
             continue;
-        struct ecat_req *r = d->kind == DG_AL ? &m->mon_al : &d->req;
+        struct ecat_req *r = d->kind == DG_AL ? &m->mon_al : d->kind == DG_DC_TIME ? &m->mon_dc : &d->req;
         sent_f[d->frame] = true;
         fno_f[d->frame] = r->fno;
         if (ecat_cyc_reap(m, r)) {
@@ -309,6 +365,8 @@ void ecat_eni_cyc_check(struct ecat_master *m, takt_ns_t now)
         }
         if (d->kind == DG_AL && r->wkc >= 0)   /* the AL status into the input image too */
             memcpy(m->image + y->out_bytes + d->c->input_offs, m->mon_al_buf, 2);
+        if (d->kind == DG_DC_TIME && r->wkc >= 1)
+            dc_time(m, y, d->c);
         fresh &= !d->c->has_cnt || r->wkc == d->c->cnt;
         judge(m, d, r->wkc);
         d->out = false;

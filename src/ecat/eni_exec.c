@@ -52,13 +52,32 @@ static bool is_write(uint8_t c)
 
 static bool is_logical(uint8_t c) { return c == ECAT_LRD || c == ECAT_LWR || c == ECAT_LRW; }
 
-/* The SYNC/LATCH unit (0x0980-0x09AF) belongs to dc.c (--dc): the ENI's SYNC start
- * time is a placeholder the tool cannot know (it depends on the live system time), and
- * a unit activated by it would refuse takt's start time. The rest of the DC block (the
- * clearing of time, offset and delay, speed counter and filter resets) runs as written:
- * dc.c sets the clocks up after INIT -> PREOP. */
-static bool dc_register(const struct ecat_eni_cmd *c)
+/* The SYNC/LATCH unit (0x0980-0x09AF). An ENI whose init commands switch SYNC0 on
+ * (m->eni_sync, master_eni.c) writes it with its own commands, as EC-Master does: dc.c
+ * measures delays and offsets and compensates the drift after INIT -> PREOP, and a
+ * command that writes the start time or switches SYNC0 on waits for that; the start
+ * time it writes (a placeholder: it depends on the live system time, which the tool
+ * cannot know) becomes one on the network's grid at least 100 ms ahead, plus the
+ * slave's ShiftTime. Otherwise the unit belongs to dc.c (--dc): a unit the ENI
+ * activated would refuse takt's start time. The rest of the DC block (clearing time,
+ * offset and delay, speed counter and filter resets) runs as written. */
+static bool sync_unit(const struct ecat_eni_cmd *c)
 { return !is_logical(c->cmd) && c->ado + c->len > 0x0980 && c->ado <= 0x09AF; }
+static bool dc_register(const struct ecat_master *m, const struct ecat_eni_cmd *c)
+{ return sync_unit(c) && !m->eni_sync; }
+static bool writes_start(const struct ecat_eni_cmd *c)
+{ return is_write(c->cmd) && sync_unit(c) && c->ado <= ESC_DC_SYNC0_START && c->ado + c->len >= ESC_DC_SYNC0_START + 8; }
+/* The command needs the clocks set up first: it sets the start time or switches SYNC
+ * on (a non-zero byte at 0x0981). */
+static bool needs_dc(const struct ecat_eni_cmd *c)
+{
+    if (!is_write(c->cmd) || !sync_unit(c) || !c->data)
+        return false;
+    if (writes_start(c))
+        return true;
+    return c->ado <= ESC_DC_ACTIVATION && c->ado + c->len > ESC_DC_ACTIVATION &&
+           c->data[ESC_DC_ACTIVATION - c->ado] != 0;
+}
 
 /* The write of 0x0120 requesting this transition's target state is the master's own
  * AL request; the read of 0x0130 validating that state is its own AL status wait. */
@@ -72,7 +91,7 @@ static bool al_check(const struct ecat_eni_cmd *c, uint8_t nxt)
 
 static bool wanted(const struct ecat_eni_run *r, const struct ecat_eni_cmd *c)
 {
-    if (!(c->transitions & ECAT_TR_BIT(r->tr)) || dc_register(c))
+    if (!(c->transitions & ECAT_TR_BIT(r->tr)) || dc_register(r->m, c))
         return false;
     if (r->pos < 0 && c->before_slave != r->before)
         return false;
@@ -118,6 +137,11 @@ static void send_cmd(struct ecat_master *m, struct ecat_eni_run *r, const struct
 {
     if (c->len)
         memcpy(r->buf, c->data, c->len);
+    if (m->eni_sync && writes_start(c)) {
+        const struct ecat_eni_slave *es = r->pos >= 0 ? &m->eni->slave[r->pos] : NULL;
+        put_le64(r->buf + (ESC_DC_SYNC0_START - c->ado),
+                 ecat_dc_start_time(m, m->now, es && es->has_dc ? es->shift0 : 0));
+    }
     ecat_req_init(&r->req, c->cmd, c->adp, c->ado, r->buf, c->len);
     if (is_logical(c->cmd))
         ecat_req_init(&r->req, c->cmd, (uint16_t)c->addr, (uint16_t)(c->addr >> 16), r->buf, c->len);
@@ -185,6 +209,8 @@ static int run_cmds(struct ecat_master *m, struct ecat_eni_run *r, unsigned end,
         if (r->k >= end)
             return 0;
         const struct ecat_eni_cmd *c = &r->cmd[r->k];
+        if (!r->sent && m->eni_sync && needs_dc(c) && !m->dc_active)
+            return 1;                   /* dc.c is still setting the clocks up */
         if (!r->sent) {
             r->tries = 0;
             r->t0 = now;
@@ -277,7 +303,7 @@ static bool has_master_cmds(const struct ecat_master *m, uint8_t tr, bool before
     const struct ecat_eni *e = m->eni;
     for (unsigned i = 0; i < e->n_master_init; i++) {
         const struct ecat_eni_cmd *c = &e->master_init[i];
-        if ((c->transitions & ECAT_TR_BIT(tr)) && c->before_slave == before && !dc_register(c))
+        if ((c->transitions & ECAT_TR_BIT(tr)) && c->before_slave == before && !dc_register(m, c))
             return true;
     }
     return false;

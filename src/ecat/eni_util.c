@@ -151,6 +151,55 @@ unsigned ecat_eni_compare(const struct ecat_eni *eni, const struct ecat_ident *f
     return k;
 }
 
+/* --- arrays the CoE init commands write ------------------------------------------------ */
+
+/* One download into subindices 1.. of an array of size-byte entries: a single
+ * subindex, or complete access from subindex 0 (its count byte, with or without a pad
+ * byte before the entries: ETG.1000.6 5.6.2 pads subindex 0 to 16 bits) or 1. Returns
+ * the highest subindex written; *count the subindex 0 given (-1 none). */
+static unsigned coe_values(const struct ecat_eni_coe *c, unsigned size, uint32_t *v, unsigned max, int *count)
+{
+    *count = -1;
+    if (!c->complete_access) {
+        if (c->subindex == 0) {
+            *count = c->len ? c->data[0] : 0;
+            return 0;
+        }
+        if (c->len < size || c->subindex >= max)
+            return 0;
+        v[c->subindex] = size == 2 ? get_le16(c->data) : get_le32(c->data);
+        return c->subindex;
+    }
+    if (c->subindex > 1 || !c->len)
+        return 0;
+    unsigned at = c->subindex == 0 ? ((c->len - 1u) % size == 0 ? 1u : 2u) : 0u, k = 1;
+    if (c->subindex == 0)
+        *count = c->data[0];
+    for (; at + size <= c->len && k < max; at += size, k++)
+        v[k] = size == 2 ? get_le16(c->data + at) : get_le32(c->data + at);
+    return k - 1;
+}
+
+unsigned ecat_eni_coe_array(const struct ecat_eni_slave *s, uint16_t index, unsigned size, uint32_t *v,
+                            unsigned max)
+{
+    unsigned n = 0;
+    int count = -1;
+    memset(v, 0, max * sizeof *v);
+    for (unsigned i = 0; i < s->n_coe; i++) {
+        const struct ecat_eni_coe *c = &s->coe[i];
+        int cnt;
+        if (c->ccs != 1 || c->index != index)
+            continue;
+        unsigned top = coe_values(c, size, v, max, &cnt);
+        if (top > n)
+            n = top;
+        if (cnt >= 0)
+            count = cnt;
+    }
+    return count >= 0 && (unsigned)count < n ? (unsigned)count : n;
+}
+
 /* --- ENI slave -> layout map ------------------------------------------------------------ */
 
 static const struct ecat_eni_pdo *find_pdo(const struct ecat_eni_slave *s, uint16_t index, bool input)
@@ -170,6 +219,27 @@ static int add_pdo(struct ecat_pdo_map *m, const struct ecat_eni_pdo *p, uint8_t
                                     eni_type_code(e->data_type), e->name);
     }
     return rc;
+}
+
+/* An SM the ENI gives no PDOs (a tool without the device's ESI) but whose assignment
+ * (0x1C10 + n) its CoE init commands download: the PDOs assigned there, mapped as the
+ * downloads to 0x16xx/0x1Axx leave them (one assigned but never mapped: nothing). */
+static int coe_pdos(const struct ecat_eni_slave *s, const struct ecat_eni_sm *e, struct ecat_pdo_map *m)
+{
+    uint32_t as[65], mp[65];
+    unsigned n = ecat_eni_coe_array(s, (uint16_t)(0x1C10 + e->no), 2, as, 65);
+    for (unsigned k = 1; k <= n; k++) {
+        uint16_t idx = (uint16_t)as[k];
+        if (!idx)
+            continue;
+        int rc = ecat_pdo_map_add_pdo(m, (uint8_t)e->no, e->input, idx, "");
+        unsigned ne = ecat_eni_coe_array(s, idx, 4, mp, 65);
+        for (unsigned j = 1; rc == 0 && j <= ne; j++)
+            rc = ecat_pdo_map_add_entry(m, mp[j], 0, "");
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
 }
 
 int ecat_eni_pdo_map(const struct ecat_eni_slave *s, struct ecat_pdo_map *m)
@@ -198,13 +268,18 @@ int ecat_eni_pdo_map(const struct ecat_eni_slave *s, struct ecat_pdo_map *m)
         }
         if (e->n_pdo)
             continue;
+        bool any = false;
         for (unsigned k = 0; k < s->n_pdo; k++) {
             if (s->pdo[k].sm != e->no)
                 continue;
             int rc = add_pdo(m, &s->pdo[k], (uint8_t)e->no);
             if (rc < 0)
                 return rc;
+            any = true;
         }
+        int rc = any || !(e->input || e->outputs) ? 0 : coe_pdos(s, e, m);
+        if (rc < 0)
+            return rc;
     }
     return 0;
 }

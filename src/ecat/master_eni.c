@@ -38,6 +38,9 @@ static int coe_init_cmds(struct ecat_master *m, unsigned pos, const struct ecat_
 
 void ecat_master_drop_eni(struct ecat_master *m)
 {
+    if (m->eni_dc_set)
+        m->o.dc = false;
+    m->eni_dc = m->eni_sync = m->eni_dc_set = false;
     ecat_eni_cyc_free(m);
     if (m->slaves)
         ecat_eni_exec_free(m);
@@ -70,6 +73,66 @@ static int stations(struct ecat_master *m, const struct ecat_eni *eni)
         s->info.station = phys;
     }
     return 0;
+}
+
+static bool is_wr(const struct ecat_eni_cmd *c)
+{ return (c->cmd == ECAT_APWR || c->cmd == ECAT_FPWR || c->cmd == ECAT_BWR) && c->data; }
+
+/* The slave's init commands switch SYNC0 on (a non-zero 0x0981). */
+static bool arms_sync(const struct ecat_eni_slave *s)
+{
+    for (unsigned k = 0; k < s->n_init; k++) {
+        const struct ecat_eni_cmd *c = &s->init[k];
+        if (is_wr(c) && c->ado <= ESC_DC_ACTIVATION && c->ado + c->len > ESC_DC_ACTIVATION &&
+            c->data[ESC_DC_ACTIVATION - c->ado] != 0)
+            return true;
+    }
+    return false;
+}
+
+int ecat_eni_sync_of(const struct ecat_master *m, unsigned pos)
+{
+    if (!m->eni || pos >= m->eni->n_slaves)
+        return 0;
+    const struct ecat_eni_slave *s = &m->eni->slave[pos];
+    return arms_sync(s) ? 1 : s->has_dc && s->assign_activate ? 2 : 0;
+}
+
+/* DC as the ENI configures it (ETG.2100 Slave/DC, the SYNC unit in InitCmds), as
+ * EC-Master does: no master option needed. Its init commands that switch SYNC0 on
+ * (a non-zero 0x0981) arm it themselves; a slave with only <DC> AssignActivate is
+ * armed by dc.c. */
+static void eni_dc(struct ecat_master *m, const struct ecat_eni *e)
+{
+    unsigned sync = 0, dc = 0;
+    uint32_t cycle = 0;             /* the ENI's SYNC0 cycle (0x09A0 or CycleTime0) */
+    for (unsigned i = 0; i < e->n_slaves && i < m->n_slaves; i++) {
+        const struct ecat_eni_slave *s = &e->slave[i];
+        for (unsigned k = 0; k < s->n_init && !cycle; k++) {
+            const struct ecat_eni_cmd *c = &s->init[k];
+            if (is_wr(c) && c->ado <= ESC_DC_SYNC0_CYCLE && c->ado + c->len >= ESC_DC_SYNC0_CYCLE + 4)
+                cycle = get_le32(c->data + (ESC_DC_SYNC0_CYCLE - c->ado));
+        }
+        if (!cycle && s->has_dc)
+            cycle = s->cycle0;
+        int how = ecat_eni_sync_of(m, i);
+        sync += how == 1;
+        dc += how != 0;
+    }
+    if (!dc)
+        return;
+    m->eni_dc = true;
+    m->eni_sync = sync > 0;
+    if (!m->o.dc)
+        m->o.dc = m->eni_dc_set = true;
+    ecat_event(m, "ENI %s configures distributed clocks for %u slaves: DC on, SYNC0 armed by %s%s",
+               m->eni_path, dc, m->eni_sync ? "its init commands" : "takt (AssignActivate)",
+               m->eni_sync && sync < dc ? " and takt (AssignActivate)" : "");
+    /* SYNC0 starts on the master's cycle grid; a different SYNC0 cycle is the ENI's choice,
+     * but worth a word (the drives then sample out of step with the frames) */
+    if (cycle && m->o.cycle_ns && (takt_ns_t)cycle != m->o.cycle_ns)
+        ecat_event(m, "ENI %s: SYNC0 every %u ns, the master cycles every %lld ns", m->eni_path, cycle,
+                   (long long)m->o.cycle_ns);
 }
 
 /* Slaves the ENI drives start from INIT so that its IP commands run from their start. */
@@ -139,6 +202,7 @@ int ecat_master_configure_eni(struct ecat_master *m, const char *path)
     m->eni = eni;
     if (!(m->eni_path = strdup(path)))
         return -ENOMEM;
+    eni_dc(m, eni);
     if ((rc = stations(m, eni)) || (rc = ecat_eni_exec_setup(m)) || (rc = from_init(m)))
         return rc;
     for (unsigned i = 0; !rc && i < eni->n_slaves && i < m->n_slaves; i++)

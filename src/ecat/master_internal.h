@@ -218,6 +218,7 @@ struct ecat_master {
     int       dc_ref;          /* position of the reference clock, -1 none */
     bool      dc_active;
     uint64_t  dc_ref_time;     /* last reference system time */
+    takt_ns_t dc_ref_at;       /* when it was read (master time) */
     int64_t   dc_shift_ns;     /* cycle shift proposed to the driver (master follows ref) */
     int64_t   dc_integral;
     int64_t   dc_offset;       /* master monotonic -> DC system time (set by the driver) */
@@ -241,6 +242,9 @@ struct ecat_master {
     struct ecat_eni_run *eni_runs;  /* eni_nruns - 1 slaves, then the master's own commands */
     unsigned  eni_nruns;
     struct ecat_eni_cyc *eni_cyc;   /* cyclic frames as the ENI lays them out, NULL: takt's */
+    bool      eni_dc;          /* the ENI configures DC: its cyclic ARMW/FRMW of 0x0910 run */
+    bool      eni_sync;        /* its init commands arm SYNC0 (not dc.c) */
+    bool      eni_dc_set;      /* the ENI turned o.dc on */
 
     /* recovery */
     unsigned  present;         /* last BRD 0x0130 WKC */
@@ -400,6 +404,9 @@ void ecat_dc_cycle(struct ecat_master *m, takt_ns_t now);
 /* A DC slave came back while DC runs: true if dc.c sets its clock up again (offset,
  * delay, loop, SYNC0) and then sends it to the target state itself. */
 bool ecat_dc_rejoin(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now);
+/* A SYNC0 start time for an ENI's start-time write: on the network's grid, at least
+ * 100 ms after the reference clock's time now, plus shift. */
+uint64_t ecat_dc_start_time(const struct ecat_master *m, takt_ns_t now, int64_t shift);
 
 /* eni_exec.c: the ENI's register and CoE init commands of each transition, run by the
  * slave's machine (state SS_ENI) before and after the master's AL request. */
@@ -415,6 +422,9 @@ bool ecat_eni_reached(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now
 void ecat_eni_state(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now);
 void ecat_eni_master_step(struct ecat_master *m, takt_ns_t now);
 bool ecat_eni_settling(const struct ecat_master *m);    /* ENI's INIT -> PREOP under way */
+/* master_eni.c: who arms slave pos's SYNC0 by the ENI: 0 nobody (no DC asked), 1 its
+ * own init commands, 2 takt (its <DC> AssignActivate, no such commands). */
+int  ecat_eni_sync_of(const struct ecat_master *m, unsigned pos);
 /* " (the ENI's timeout: FILE line N, transition PS, command '...')" or "" */
 const char *ecat_eni_al_note(const struct ecat_master *m, const struct ecat_slave *s, char *buf,
                              size_t n);

@@ -8,6 +8,7 @@
 #include "ecat/eni.h"
 #include "sim/device_ext.h"
 #include "sim/esi.h"
+#include "util/wire.h"
 
 static bool in_map_range(uint16_t i) { return (i >= 0x1600 && i <= 0x17FF) || (i >= 0x1A00 && i <= 0x1BFF); }
 static bool in_assign_range(uint16_t i) { return i >= 0x1C10 && i <= 0x1C2F; }
@@ -91,6 +92,103 @@ static int pdos(struct sim_device_desc *d, const struct ecat_eni_slave *sl, char
         int rc = add_pdo(d, sl, &sl->pdo[i], sm_of_pdo(sl, &sl->pdo[i]), err, errlen);
         if (rc)
             return rc;
+    }
+    return 0;
+}
+
+/* --- PDOs the ENI does not describe but configures over CoE ------------------------ */
+
+static struct sim_pdo *find_pdo(struct sim_device_desc *d, uint16_t index)
+{
+    struct sim_pdo *arr = index >= 0x1A00 ? d->txpdo : d->rxpdo;
+    unsigned n = index >= 0x1A00 ? d->n_txpdo : d->n_rxpdo;
+    for (unsigned i = 0; i < n; i++)
+        if (arr[i].index == index)
+            return &arr[i];
+    return NULL;
+}
+
+static struct sim_pdo *new_pdo(struct sim_device_desc *d, const struct ecat_eni_slave *sl, uint16_t index,
+                               char *err, size_t errlen)
+{
+    bool tx = index >= 0x1A00;
+    unsigned *n = tx ? &d->n_txpdo : &d->n_rxpdo;
+    if (*n == SIM_MAX_PDO) {
+        snprintf(err, errlen, "slave '%s': more than %d %s (CoE init commands configure 0x%04X)",
+                 sl->name ? sl->name : "", SIM_MAX_PDO, tx ? "TxPDOs" : "RxPDOs", index);
+        return NULL;
+    }
+    struct sim_pdo *q = &(tx ? d->txpdo : d->rxpdo)[(*n)++];
+    memset(q, 0, sizeof *q);
+    q->index = index;
+    q->sm = -1;
+    snprintf(q->name, sizeof q->name, "%s", tx ? "Inputs" : "Outputs");
+    return q;
+}
+
+/* A slave whose ENI lists no PDO (EC-Engineer for a device whose ESI it did not have)
+ * but whose CoE init commands write mappings (0x16xx/0x1Axx) and assignments (0x1C1n):
+ * the device has those PDOs, mapped as the downloads leave them, assigned to the SM the
+ * downloads put them in. A PDO only assigned, never mapped, takes what the SM carries
+ * by the ENI's ProcessData (Send/Recv BitLength) as padding, so its size is right. */
+static int coe_pdos(struct sim_device_desc *d, const struct ecat_eni_slave *sl, char *err, size_t errlen)
+{
+    uint32_t v[SIM_MAX_PDO_ENTRY + 1];
+    for (unsigned i = 0; i < sl->n_coe; i++) {
+        const struct ecat_eni_coe *c = &sl->coe[i];
+        if (c->ccs != 1 || !in_map_range(c->index) || find_pdo(d, c->index))
+            continue;
+        struct sim_pdo *q = new_pdo(d, sl, c->index, err, errlen);
+        if (!q)
+            return -EINVAL;
+        /* the content the downloads of this object leave, in file order */
+        unsigned n = ecat_eni_coe_array(sl, c->index, 4, v, SIM_MAX_PDO_ENTRY + 1);
+        for (unsigned k = 1; k <= n; k++) {
+            struct sim_pdo_entry *e = &q->e[q->n++];
+            e->index = (uint16_t)(v[k] >> 16);
+            e->sub = (uint8_t)(v[k] >> 8);
+            e->bits = (uint8_t)v[k];
+            struct ecat_eni_entry ee = { .index = e->index, .subindex = e->sub, .bitlen = e->bits };
+            e->datatype = e->index ? entry_type(&ee) : 0;
+            snprintf(e->name, sizeof e->name, "0x%04X:%02X", e->index, e->sub);
+        }
+    }
+    /* the assignments: each PDO to the SM whose 0x1C1n lists it */
+    for (unsigned i = 0; i < sl->n_coe; i++) {
+        const struct ecat_eni_coe *c = &sl->coe[i];
+        if (c->ccs != 1 || c->index < 0x1C12 || c->index > 0x1C17)
+            continue;
+        unsigned top = ecat_eni_coe_array(sl, c->index, 2, v, SIM_MAX_PDO_ENTRY + 1);
+        for (unsigned k = 1; k <= top; k++) {
+            uint16_t idx = (uint16_t)v[k];
+            if (!in_map_range(idx))
+                continue;
+            struct sim_pdo *q = find_pdo(d, idx);
+            if (!q && !(q = new_pdo(d, sl, idx, err, errlen)))
+                return -EINVAL;
+            if (q->sm < 0)
+                q->sm = (int8_t)(c->index - 0x1C10);
+        }
+    }
+    /* assigned but never mapped: padding for what the ENI's ProcessData leaves over */
+    for (int tx = 0; tx < 2; tx++) {
+        struct sim_pdo *arr = tx ? d->txpdo : d->rxpdo;
+        unsigned n = tx ? d->n_txpdo : d->n_rxpdo, bits = 0;
+        struct sim_pdo *empty = NULL;
+        for (unsigned i = 0; i < n; i++) {
+            if (arr[i].sm < 0)
+                continue;
+            for (unsigned k = 0; k < arr[i].n; k++)
+                bits += arr[i].e[k].bits;
+            if (!arr[i].n && !empty)
+                empty = &arr[i];
+        }
+        uint32_t want = tx ? sl->recv_bitlen : sl->send_bitlen;
+        for (uint32_t left = want > bits ? want - bits : 0; empty && left && empty->n < SIM_MAX_PDO_ENTRY;) {
+            uint8_t b = left > 248 ? 248 : (uint8_t)left;
+            empty->e[empty->n++] = (struct sim_pdo_entry){ .bits = b };
+            left -= b;
+        }
     }
     return 0;
 }
@@ -220,6 +318,8 @@ int sim_device_desc_from_eni(const struct ecat_eni_slave *sl, struct sim_device_
     d->features = 0x01CC;
     sms(d, sl);
     int rc = pdos(d, sl, err, errlen);
+    if (!rc)
+        rc = coe_pdos(d, sl, err, errlen);
     /* the ENI lists the device's whole offer (a drive's 31/35 PDOs); the SII holds
      * the ones assigned, the rest is in the dictionary */
     d->sii_assigned_pdos_only = true;

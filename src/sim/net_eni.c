@@ -12,6 +12,8 @@
 #include "sim/esi.h"
 #include "sim/esi_xml.h"
 #include "sim/net.h"
+#include "sim/esc.h"
+#include "util/wire.h"
 
 /* A catalogue device with the same identity, if takt has one. */
 static int from_catalogue(const struct ecat_ident *id, struct sim_device **out, const char **name)
@@ -101,6 +103,46 @@ static int eni_topology(const char *path, const struct ecat_eni *eni, char *spec
     return rc;
 }
 
+static void reach(uint32_t *top, uint32_t start, uint32_t len)
+{
+    if (len && start + len > *top)
+        *top = start + len;
+}
+
+/* The highest ESC address slave sl uses: its mailboxes (standard and bootstrap), its
+ * SyncManagers, and the SM (0x0800 + 8n: start, length) and FMMU (0x0600 + 16n:
+ * length at 4, physical start at 8) set-up its InitCmds write (ETG.1000.4 6.6, 6.7). */
+static uint32_t eni_top(const struct ecat_eni_slave *sl)
+{
+    uint32_t top = 0;
+    if (sl->has_mbx) {
+        reach(&top, sl->mbx_send_start, sl->mbx_send_len);
+        reach(&top, sl->mbx_recv_start, sl->mbx_recv_len);
+        reach(&top, sl->boot_send_start, sl->boot_send_len);
+        reach(&top, sl->boot_recv_start, sl->boot_recv_len);
+    }
+    for (unsigned s = 0; s < sl->n_sm; s++) {
+        const struct ecat_eni_sm *m = &sl->sm[s];
+        uint16_t len = m->max_size > m->default_size ? m->max_size : m->default_size;
+        reach(&top, m->start, len);
+    }
+    for (unsigned i = 0; i < sl->n_init; i++) {
+        const struct ecat_eni_cmd *c = &sl->init[i];
+        bool wr = c->cmd == ECAT_APWR || c->cmd == ECAT_FPWR || c->cmd == ECAT_BWR;
+        if (!wr || !c->data)
+            continue;
+        for (uint32_t a = c->ado; a + 8 <= (uint32_t)c->ado + c->len; a++) {
+            const uint8_t *d = c->data + (a - c->ado);
+            if (a >= 0x0800 && a < 0x0880 && (a - 0x0800) % 8 == 0 && (d[6] & 1))
+                reach(&top, get_le16(d), get_le16(d + 2));
+            if (a >= 0x0600 && a < 0x0700 && (a - 0x0600) % 16 == 0 && a + 16 <= (uint32_t)c->ado + c->len &&
+                (d[12] & 1))
+                reach(&top, get_le16(d + 8), get_le16(d + 4));
+        }
+    }
+    return top;
+}
+
 int takt_sim_create_eni(const char *path, const struct takt_sim_opts *o,
                         struct takt_sim **out, char *err, size_t errlen)
 {
@@ -118,7 +160,30 @@ int takt_sim_create_eni(const char *path, const struct takt_sim_opts *o,
         ecat_eni_free(eni);
         return -EINVAL;
     }
-    rc = sim_net_alloc(&s, eni->n_slaves, o);
+    /* ESC memory as far as the ENI uses it (a mailbox at 0x4000/0x4800 needs more
+     * than the default 8 KiB of process RAM), in whole KiB as 0x0006 reports it */
+    struct takt_sim_opts opt;
+    if (o)
+        opt = *o;
+    else
+        takt_sim_opts_default(&opt);
+    uint32_t top = 0;
+    for (unsigned k = 0; k < eni->n_slaves; k++) {
+        uint32_t t = eni_top(&eni->slave[k]);
+        if (t > 0xF000 + ESC_REGS) {
+            snprintf(err, errlen, "%s:%u: slave %u '%s': its mailbox, SMs or FMMUs reach ESC address "
+                     "0x%05X: expected them below 0x10000", path, eni->slave[k].line, k + 1,
+                     eni->slave[k].name ? eni->slave[k].name : "", t - 1);
+            ecat_eni_free(eni);
+            return -EINVAL;
+        }
+        if (t > top)
+            top = t;
+    }
+    uint32_t ram = top > ESC_REGS ? ((top - ESC_REGS + 1023) / 1024) * 1024 : 0;
+    if (ram > (opt.ram_bytes ? opt.ram_bytes : ESC_RAM_DEFAULT))
+        opt.ram_bytes = ram;
+    rc = sim_net_alloc(&s, eni->n_slaves, &opt);
     unsigned k = 0;
     for (; !rc && k < eni->n_slaves; k++) {
         const struct ecat_eni_slave *sl = &eni->slave[k];

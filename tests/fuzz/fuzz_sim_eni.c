@@ -2,7 +2,10 @@
  * takt_sim_create_eni in src/sim/net_eni.c: the ENI read, each slave a catalogue device
  * or one described from the ENI itself by device_eni.c, the tree from <PreviousPort>),
  * then a BRD, an APRD and an LRW served by it. The input is the ENI file, handed over as
- * a memory file (/proc/self/fd/N); nothing is written to disk. */
+ * a memory file (/proc/self/fd/N); nothing is written to disk. The corpus holds the
+ * minimal ENIs of tests/data/eni: PDOs only configured by CoE init commands (device_eni.c
+ * builds them from the downloads), a mailbox at 0x4000 (ESC memory sized from the
+ * ENI), DC by SYNC init commands. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -7,11 +7,15 @@
  * byte resets a slave's ESC (a power cycle). Byte 0 picks the ENI: an output slave
  * described by the ENI alone and started by its register init commands (validated
  * read-backs), with DC and the ENI's cyclic frames, or a catalogue coupler and input
- * terminal that takt lays out. */
+ * terminal that takt lays out, or one of the minimal ENIs of tests/data/eni (read from
+ * the source tree next to this file; the first ENI when absent): DC set up by the
+ * ENI's own SYNC commands and cyclic ARMW without the DC option, a slave without PDO
+ * descriptions configured over CoE, a mailbox at 0x4000/0x4800. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <takt/ecat.h>
@@ -117,6 +121,19 @@ static void respond(void *ctx, struct takt_link *ep, const struct takt_frame *f)
         esc_reset(&g->sim->sl[(ev - 1) % g->sim->n].esc, g->now);    /* power cycle */
 }
 
+static const char *const data_enis[] = { "dc_sync.xml", "no_pdo_coe.xml", "mailbox_4000.xml" };
+#define N_ENI (2 + sizeof data_enis / sizeof data_enis[0])
+
+/* tests/data/eni/NAME beside tests/fuzz/ (this file's directory), -1 if unreadable */
+static int data_file(const char *name)
+{
+    char p[1024];
+    const char *slash = strrchr(__FILE__, '/');
+    snprintf(p, sizeof p, "%.*s/../data/eni/%s", slash ? (int)(slash - __FILE__) : 1,
+             slash ? __FILE__ : ".", name);
+    return open(p, O_RDONLY);
+}
+
 static int eni_file(const char *text)
 {
     int fd = memfd_create("eni", 0);
@@ -127,18 +144,21 @@ static int eni_file(const char *text)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static int fd[2] = { -1, -1 };
-    static struct takt_sim *sims[2];
+    static int fd[N_ENI] = { -1, -1 };
+    static struct takt_sim *sims[N_ENI];
     static struct rig g;
     char path[64], err[512];
     if (fd[0] < 0) {
         fd[0] = eni_file(out_eni);
         fd[1] = eni_file(io_eni);
+        for (unsigned k = 2; k < N_ENI; k++)
+            if ((fd[k] = data_file(data_enis[k - 2])) < 0)
+                fd[k] = fd[0];
     }
     memset(&g, 0, sizeof g);
     g.t.in = data;
     g.t.n = size;
-    unsigned which = tamper_take(&g.t) & 1;
+    unsigned which = tamper_take(&g.t) % N_ENI;
     snprintf(path, sizeof path, "/proc/self/fd/%d", fd[which]);
     /* built once per ENI (the catalogue is read from its ESI files); power-on reset
      * before each input */

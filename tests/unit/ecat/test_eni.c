@@ -419,6 +419,56 @@ static void test_two_tasks(void **state)
     ecat_eni_free(e);
 }
 
+/* What CoE downloads leave in a PDO assignment/mapping: single subindices in file
+ * order capped by the last subindex 0, complete access with sub 0 padded to 16 bits or
+ * not (ETG.1000.6 5.6.2), and an SM with no PDOs in the ENI mapped from them. */
+static void test_coe_arrays(void **state)
+{
+    (void)state;
+    const char *xml = "<EtherCATConfig><Config><Slave><Info><Name>s</Name><PhysAddr>1001</PhysAddr>"
+        "<VendorId>1</VendorId><ProductCode>2</ProductCode></Info>"
+        "<ProcessData><Sm2><Type>Outputs</Type><StartAddress>4352</StartAddress></Sm2>"
+        "<Sm3><Type>Inputs</Type><StartAddress>4480</StartAddress></Sm3></ProcessData>"
+        "<Mailbox><Send><Start>4096</Start><Length>128</Length></Send><Recv><Start>4224</Start>"
+        "<Length>128</Length></Recv><CoE><InitCmds>"
+        "<InitCmd><Transition>PS</Transition><Index>#x1c12</Index><SubIndex>0</SubIndex><Data>00</Data></InitCmd>"
+        "<InitCmd><Transition>PS</Transition><Index>#x1600</Index><SubIndex>1</SubIndex><Data>10010070</Data></InitCmd>"
+        "<InitCmd><Transition>PS</Transition><Index>#x1600</Index><SubIndex>2</SubIndex><Data>08020070</Data></InitCmd>"
+        "<InitCmd><Transition>PS</Transition><Index>#x1600</Index><SubIndex>0</SubIndex><Data>01</Data></InitCmd>"
+        "<InitCmd><Transition>PS</Transition><Index>#x1c12</Index><SubIndex>1</SubIndex><Data>0016</Data></InitCmd>"
+        "<InitCmd><Transition>PS</Transition><Index>#x1c12</Index><SubIndex>0</SubIndex><Data>01</Data></InitCmd>"
+        "<InitCmd CompleteAccess=\"1\"><Transition>PS</Transition><Index>#x1a00</Index><SubIndex>0</SubIndex>"
+        "<Data>0200100100600800016000</Data></InitCmd>"
+        "<InitCmd CompleteAccess=\"1\"><Transition>PS</Transition><Index>#x1c13</Index><SubIndex>0</SubIndex>"
+        "<Data>0100001a</Data></InitCmd>"
+        "</InitCmds></CoE></Mailbox></Slave></Config></EtherCATConfig>";
+    struct ecat_eni *e = NULL;
+    assert_int_equal(ecat_eni_parse(xml, strlen(xml), &e, err, sizeof err), 0);
+    const struct ecat_eni_slave *s = &e->slave[0];
+    uint32_t v[8];
+    assert_int_equal(ecat_eni_coe_array(s, 0x1600, 4, v, 8), 1);     /* sub 0 = 1 last */
+    assert_int_equal(v[1], 0x70000110);
+    assert_int_equal(ecat_eni_coe_array(s, 0x1C12, 2, v, 8), 1);
+    assert_int_equal(v[1], 0x1600);
+    assert_int_equal(ecat_eni_coe_array(s, 0x1A00, 4, v, 8), 2);     /* sub 0 unpadded */
+    assert_int_equal(v[1], 0x60000110);
+    assert_int_equal(v[2], 0x60010008);
+    assert_int_equal(ecat_eni_coe_array(s, 0x1C13, 2, v, 8), 1);     /* sub 0 padded */
+    assert_int_equal(v[1], 0x1A00);
+    assert_int_equal(ecat_eni_coe_array(s, 0x1C14, 2, v, 8), 0);
+    struct ecat_pdo_map m;
+    assert_int_equal(ecat_eni_pdo_map(s, &m), 0);
+    assert_int_equal(m.n_pdo, 2);
+    assert_int_equal(m.pdo[0].index, 0x1600);
+    assert_int_equal(m.pdo[1].index, 0x1A00);
+    assert_int_equal(m.n_entries, 3);
+    assert_int_equal(m.entry[0].index, 0x7000);
+    assert_int_equal(m.entry[0].bitlen, 16);
+    assert_int_equal(m.entry[2].index, 0x6001);
+    assert_int_equal(m.entry[2].bitlen, 8);
+    ecat_eni_free(e);
+}
+
 static void test_transitions(void **state)
 {
     (void)state;
@@ -441,6 +491,7 @@ int main(void)
         cmocka_unit_test(test_compare),
         cmocka_unit_test(test_two_tasks),
         cmocka_unit_test(test_transitions),
+        cmocka_unit_test(test_coe_arrays),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -150,7 +150,9 @@ static inline bool seen(const struct erig *r, const struct ecat_eni_cmd *c, unsi
 
 static inline bool skipped_by_master(const struct ecat_eni_cmd *c, unsigned tr_state)
 {
-    /* the SYNC unit is dc.c's; the AL request and its check are the master's own */
+    /* the SYNC unit is dc.c's or, with an ENI that arms SYNC0, the ENI's with the start time
+     * replaced (checked by test_master_eni_files); the AL request and its check are the
+     * master's own */
     if (c->ado + c->len > 0x0980 && c->ado <= 0x09AF)
         return true;
     if (c->ado == 0x0120 && c->len && (c->data[0] & 0x0F) == tr_state)
