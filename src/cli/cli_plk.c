@@ -573,8 +573,10 @@ const struct cli_cmd cli_cmds_plk[] = {
       "--cdc the CDC's entry for the node, else the data type in the XDD/XDC next to the\n"
       "CDC (NODE.xdc, or the only one there), else read from the CN first; --size\n"
       "overrides. Or a string with --string. A CN that answers no\n"
-      "IdentRequest (3 over 3 s) ends the command with exit 1 after --boot-wait + 3 s.",
-      CLI_IFACE | CLI_CYCLE | CLI_TIME | CLI_PCAP, cli_plk_sdo_opts, cli_plk_sdo_run, sdo_help },
+      "IdentRequest (3 over 3 s) ends the command with exit 1 after --boot-wait + 3 s.\n"
+      "--json: node, object, size, the bytes in wire order and the value; a refusal gives\n"
+      "its abort code and meaning there too (exit 1).",
+      CLI_IFACE | CLI_CYCLE | CLI_TIME | CLI_PCAP | CLI_JSON, cli_plk_sdo_opts, cli_plk_sdo_run, sdo_help },
     { "plk", "bench", NULL, "MN CPU load, SoC deviation and losses for CN counts x cycle times",
       "For each CN count and cycle time: simulated CNs in one namespace, the MN in the\n"
       "other (veth), boot, then measure -t seconds (default 5) of steady state: MN CPU\n"

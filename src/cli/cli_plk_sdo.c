@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <json-c/json.h>
 #include "cli/cli.h"
 #include "cli/cli_plk.h"
 #include "plk/driver.h"
@@ -26,12 +27,19 @@ const struct cli_opt cli_plk_sdo_opts[] = {
     { 0 },
 };
 
+/* n little-endian bytes as an unsigned integer */
+static uint64_t le_uint(const uint8_t *d, size_t n)
+{
+    uint64_t v = 0;
+    for (size_t i = 0; i < n && i < 8; i++)
+        v |= (uint64_t)d[i] << (8 * i);
+    return v;
+}
+
 static void print_value(const uint8_t *d, size_t n)
 {
     if (n == 1 || n == 2 || n == 4 || n == 8) {
-        uint64_t v = 0;
-        for (size_t i = 0; i < n; i++)
-            v |= (uint64_t)d[i] << (8 * i);
+        uint64_t v = le_uint(d, n);
         printf("0x%0*" PRIx64 " (%" PRIu64 ")\n", (int)(2 * n), v, v);
         return;
     }
@@ -47,6 +55,37 @@ static void print_value(const uint8_t *d, size_t n)
         printf("%02x%s", d[i], i + 1 < n ? " " : "\n");
     if (!n)
         printf("(empty)\n");
+}
+
+/* --json: what was transferred, as bytes in wire order and, for the integer sizes, as a
+ * number (unsigned little-endian; the object's sign is not known here); a refusal carries
+ * its abort code. Written to --json's file, or stdout for "-", in place of the text. */
+static int sdo_json(struct cli_ctx *c, bool wr, long node, long idx, long sub, const uint8_t *d, size_t n,
+                    const uint32_t *abort_code)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "node", json_object_new_int((int)node));
+    json_object_object_add(o, "operation", json_object_new_string(wr ? "write" : "read"));
+    json_object_object_add(o, "index", json_object_new_int((int)idx));
+    json_object_object_add(o, "subindex", json_object_new_int((int)sub));
+    if (abort_code) {
+        json_object_object_add(o, "abort_code", json_object_new_int64(*abort_code));
+        json_object_object_add(o, "abort", json_object_new_string(plk_sdo_abort_name(*abort_code)));
+    } else {
+        char hex[2 * PLK_SDO_DATA_MAX + 1];
+        for (size_t i = 0; i < n; i++)
+            snprintf(hex + 2 * i, 3, "%02x", d[i]);
+        hex[2 * n] = 0;
+        json_object_object_add(o, "size", json_object_new_int64((int64_t)n));
+        json_object_object_add(o, "bytes", json_object_new_string(hex));
+        json_object *v = NULL;
+        if (n == 1 || n == 2 || n == 4 || n == 8)
+            v = json_object_new_uint64(le_uint(d, n));
+        json_object_object_add(o, "value", v);
+    }
+    int rc = cli_write_json(c, o);
+    json_object_put(o);
+    return rc;
 }
 
 /* Whether v (two's complement when negative) fits in n bytes: unsigned up to 2^(8n)-1,
@@ -220,10 +259,14 @@ int cli_plk_sdo_run(struct cli_ctx *c)
             ;   /* said above */
         } else if (rc == -TAKT_ESDOABORT) {
             uint32_t code = core->usdo.abort_code;
+            if (c->json)
+                sdo_json(c, wr, node, idx, sub, NULL, 0, &code);
             result = cli_error(c, "node %ld object 0x%04lX/%ld: aborted with 0x%08X (%s)", node, idx, sub,
                                code, plk_sdo_abort_name(code));
         } else if (rc) {
             result = cli_error(c, "node %ld object 0x%04lX/%ld: %s", node, idx, sub, takt_strerror(rc));
+        } else if (c->json) {
+            result = sdo_json(c, wr, node, idx, sub, val, wr ? vlen : got, NULL) ? 1 : 0;
         } else if (wr) {
             printf("node %ld 0x%04lX/%ld written (%zu bytes%s%s%s)\n", node, idx, sub, vlen,
                    from[0] ? ", the size " : "", from, from[0] ? " gives" : "");

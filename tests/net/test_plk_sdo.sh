@@ -3,7 +3,8 @@
 # threshold and read it back, and an abort (read-only object) reported with its code.
 # An integer is written at the object's size (a 2-byte object gets 2 bytes), a value
 # that does not fit says so, and a CN that is not there ends the command with exit 1
-# and a question about the network instead of waiting for -t.
+# and a question about the network instead of waiting for -t. --json gives the same
+# transfer (and a refusal's abort code) as data.
 # No reset for lost frames (lib.sh): a CN reset by a host stall ends the SDO connection.
 . "$(dirname "$0")/lib.sh"
 
@@ -36,6 +37,15 @@ body() {
     rc=$?
     [ $rc -eq 1 ] || net_fail "70000 into a 2-byte object: exit $rc, 1 expected: $out"
     echo "$out" | grep -q "0x1F98/9 holds 2 bytes; 70000 does not fit" || net_fail "70000 into 0x1F98/9 must say it does not fit: $out"
+    # --json: the same transfer as data; a refusal with its abort code, still exit 1
+    out=$("$TAKT" plk sdo -i "$TAKT_IF_A" --boot-wait 100 --loss-threshold "$NET_PLK_LOSS" --json - read 5 0x1018 1 2>"$NET_TMP/err") || net_fail "sdo read --json: $out $(cat "$NET_TMP/err")"
+    python3 -c 'import json,sys; o=json.loads(sys.argv[1]); assert (o["node"],o["operation"],o["index"],o["subindex"],o["size"],o["bytes"],o["value"])==(5,"read",0x1018,1,4,"1a000000",26), o' "$out" ||
+        net_fail "sdo read --json of 0x1018/1: $out"
+    out=$("$TAKT" plk sdo -i "$TAKT_IF_A" --boot-wait 100 --loss-threshold "$NET_PLK_LOSS" --json - write 5 0x1018 1 7 2>"$NET_TMP/err")
+    rc=$?
+    [ $rc -eq 1 ] || net_fail "writing read-only 0x1018/1 with --json: exit $rc, 1 expected: $out"
+    python3 -c 'import json,sys; o=json.loads(sys.argv[1]); assert o["abort_code"]==0x06010002 and o["operation"]=="write" and "value" not in o, o' "$out" ||
+        net_fail "sdo write --json refused: abort 0x06010002 expected in the JSON: $out"
     # CN 7 is not on the network: a question within seconds, not the 20 s limit
     local t0=$SECONDS
     out=$(timeout 60 "$TAKT" plk sdo -i "$TAKT_IF_A" --boot-wait 100 read 7 0x1018 1 2>&1)
