@@ -12,6 +12,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+TAKT_API_BEGIN
 
 struct ecat_master;
 
@@ -307,6 +308,7 @@ int ecat_sii_write(struct ecat_master *m, unsigned pos, const uint8_t *img, size
 /* SII image read at scan (bytes; NULL if none). */
 const uint8_t *ecat_slave_sii(const struct ecat_master *m, unsigned pos, size_t *len);
 
+TAKT_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -8,6 +8,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+TAKT_API_BEGIN
 
 #define TAKT_ETH_MIN_FRAME   60     /* without FCS; shorter frames are padded on send */
 #define TAKT_ETH_MAX_FRAME   1514   /* without FCS */
@@ -128,6 +129,7 @@ static inline int takt_link_recv(struct takt_link *l, struct takt_frame *f, unsi
 { return l->ops->recv(l, f, n, t); }
 void takt_link_close(struct takt_link *l);
 
+TAKT_API_END
 #ifdef __cplusplus
 }
 #endif

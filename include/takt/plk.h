@@ -10,6 +10,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+TAKT_API_BEGIN
 
 #define TAKT_PLK_MAX_NODES   239   /* CN node IDs 1..239 (DS 301) */
 #define TAKT_PLK_MAX_PDO     1490  /* C_DLL_ISOCHR_MAX_PAYL */
@@ -197,6 +198,7 @@ int  takt_plk_cn_request_nmt(struct takt_plk_cn *cn, uint8_t cmd, uint8_t target
 /* NMTRequests queued in the CN and not yet sent (a snapshot). */
 unsigned takt_plk_cn_nmt_pending(const struct takt_plk_cn *cn);
 
+TAKT_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -8,6 +8,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+TAKT_API_BEGIN
 
 /* --- deadline arithmetic (pure: no clock reads) -------------------------------- */
 struct rt_cycle {
@@ -140,6 +141,7 @@ int64_t rt_loop_cpu_per_cycle(const struct rt_loop *l);
 void rt_loop_print_summary(FILE *f, const struct rt_loop *l);
 void *rt_loop_to_json(const struct rt_loop *l);
 
+TAKT_API_END
 #ifdef __cplusplus
 }
 #endif

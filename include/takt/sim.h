@@ -10,6 +10,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+TAKT_API_BEGIN
 
 struct takt_sim;
 struct sim_device;
@@ -156,6 +157,7 @@ struct takt_sim_bench {
 int takt_sim_bench_run(unsigned slaves, unsigned frames, bool esc_only,
                        struct takt_sim_bench *r, char *err, size_t errlen);
 
+TAKT_API_END
 #ifdef __cplusplus
 }
 #endif
