@@ -40,4 +40,8 @@ if [ -s "$tmp/missing" ]; then
     head -40 "$tmp/missing" | sed 's/^/  /' >&2
     exit 1
 fi
+# the library starts no shell: bench, check and their child processes are the takt
+# binary's tools (src/bench), never libtakt's
+shell=$(nm -D --undefined-only "$so" | awk '{print $NF}' | sed 's/@.*//' | grep -xE 'system|popen' | tr '\n' ' ')
+[ -z "$shell" ] || fail "$(basename "$so") calls $shell(a shell); expected none in the library"
 echo "ok: $(wc -l <"$tmp/exported") symbols exported, all declared in include/takt/*.h"
