@@ -46,6 +46,9 @@ enum takt_err {
     TAKT_EEND
 };
 
+/* Elements of an array (not of a pointer). */
+#define TAKT_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 const char *takt_strerror(int err);
 const char *takt_version(void);
 

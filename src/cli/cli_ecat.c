@@ -6,9 +6,9 @@
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
+#include <takt/wire.h>
 #include "cli/cli_ecat.h"
 #include "ecat/proto.h"
-#include "util/wire.h"
 
 int cli_ecat_open_link(struct cli_ctx *c, struct takt_link **out)
 {
@@ -123,10 +123,10 @@ static int run_slaves(struct cli_ctx *c)
                    cli_ecat_protocols(s.mbx_protocols, pn, sizeof pn));
         size_t sl;
         const uint8_t *sii = ecat_slave_sii(t.m, i, &sl);
-        if (sii && sl >= 2 * (SII_W_BOOT_TX_SIZE + 1) && get_le16(sii + 2 * SII_W_BOOT_RX_SIZE))
+        if (sii && sl >= 2 * (SII_W_BOOT_TX_SIZE + 1) && takt_get_le16(sii + 2 * SII_W_BOOT_RX_SIZE))
             printf("      bootstrap mailbox out 0x%04X/%u in 0x%04X/%u (BOOT, FoE)\n",
-                   get_le16(sii + 2 * SII_W_BOOT_RX_OFF), get_le16(sii + 2 * SII_W_BOOT_RX_SIZE),
-                   get_le16(sii + 2 * SII_W_BOOT_TX_OFF), get_le16(sii + 2 * SII_W_BOOT_TX_SIZE));
+                   takt_get_le16(sii + 2 * SII_W_BOOT_RX_OFF), takt_get_le16(sii + 2 * SII_W_BOOT_RX_SIZE),
+                   takt_get_le16(sii + 2 * SII_W_BOOT_TX_OFF), takt_get_le16(sii + 2 * SII_W_BOOT_TX_SIZE));
         cli_ecat_print_sm_fmmu(sii, sl);
         printf("      process data: %u output bits, %u input bits\n", s.out_bits, s.in_bits);
     }
@@ -259,9 +259,9 @@ static int run_reg(struct cli_ctx *c)
         for (long i = 0; i < len; i++)
             printf("%02X%s", buf[i], (i % 16 == 15 || i == len - 1) ? "\n" : " ");
         if (len == 2)
-            printf("0x%04X %u\n", get_le16(buf), get_le16(buf));
+            printf("0x%04X %u\n", takt_get_le16(buf), takt_get_le16(buf));
         else if (len == 4)
-            printf("0x%08" PRIX32 " %" PRIu32 "\n", get_le32(buf), get_le32(buf));
+            printf("0x%08" PRIX32 " %" PRIu32 "\n", takt_get_le32(buf), takt_get_le32(buf));
     }
     tool_close(&t);
     return rc ? 1 : 0;

@@ -5,11 +5,11 @@
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
+#include <takt/wire.h>
 #include "cli/cli_ecat.h"
 #include "ecat/coe.h"
 #include "ecat/sii.h"
 #include "ecat/proto.h"
-#include "util/wire.h"
 
 /* coe: the CoE data type index (ETG.1000.6 Table 64 "Basic Data Types", as SDO
  * information gives it in an entry description) that --type T stands for. */
@@ -126,13 +126,13 @@ static void print_value(const struct type_def *t, const uint8_t *b, size_t n)
         for (size_t i = 0; i < n; i++)
             printf("%02X%s", b[i], i + 1 == n ? "" : " ");
         if (n == 1 || n == 2 || n == 4 || n == 8) {
-            uint64_t v = n == 1 ? b[0] : n == 2 ? get_le16(b) : n == 4 ? get_le32(b) : get_le64(b);
+            uint64_t v = n == 1 ? b[0] : n == 2 ? takt_get_le16(b) : n == 4 ? takt_get_le32(b) : takt_get_le64(b);
             printf("  0x%0*" PRIX64 " %" PRIu64, (int)(2 * n), v, v);
         }
         printf("\n");
         return;
     }
-    uint64_t v = n == 1 ? b[0] : n == 2 ? get_le16(b) : n == 4 ? get_le32(b) : get_le64(b);
+    uint64_t v = n == 1 ? b[0] : n == 2 ? takt_get_le16(b) : n == 4 ? takt_get_le32(b) : takt_get_le64(b);
     if (t->kind == 'u') {
         printf("0x%0*" PRIX64 " %" PRIu64 "\n", (int)(2 * n), v, v);
     } else if (t->kind == 'i') {
@@ -174,7 +174,7 @@ static int upload_json(struct cli_ctx *c, const struct type_def *t, unsigned pos
     if (t && t->kind == 's') {
         v = json_object_new_string_len((const char *)b, (int)n);
     } else if (t && t->kind != 'o' && n == t->bytes) {
-        uint64_t u = n == 1 ? b[0] : n == 2 ? get_le16(b) : n == 4 ? get_le32(b) : get_le64(b);
+        uint64_t u = n == 1 ? b[0] : n == 2 ? takt_get_le16(b) : n == 4 ? takt_get_le32(b) : takt_get_le64(b);
         if (t->kind == 'u') {
             v = json_object_new_uint64(u);
         } else if (t->kind == 'i') {
@@ -358,7 +358,7 @@ static int run_sdos(struct cli_ctx *c)
     bool quiet = c->json && !strcmp(c->json, "-");   /* stdout carries the JSON alone */
     json_object *objs = json_object_new_array();
     for (int i = 0; i < cnt; i++) {
-        uint16_t idx = get_le16(first + 2 * i);
+        uint16_t idx = takt_get_le16(first + 2 * i);
         uint8_t d[256];
         struct ecat_coe_objdesc od;
         json_object *oj = json_object_new_object();

@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <takt/wire.h>
 #include "cli/cli_ecat.h"
 #include "ecat/proto.h"
 #include "ecat/sii.h"
-#include "util/wire.h"
 
 /* Mailbox protocols of SII word 0x001C (ETG.2010, "Mailbox Protocol"): bit 0 AoE,
  * 1 EoE, 2 CoE, 3 FoE, 4 SoE, 5 VoE. */

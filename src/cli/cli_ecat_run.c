@@ -9,9 +9,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <takt/wire.h>
 #include "cli/cli_ecat.h"
 #include "ecat/proto.h"
-#include "util/wire.h"
 
 /* Events with the time the cycle raised them, in seconds since t0 (the run's start). */
 static void drain_events_but(struct ecat_master *m, const char *label, takt_ns_t t0, bool failing)

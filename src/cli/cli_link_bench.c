@@ -7,9 +7,9 @@
 #include <string.h>
 #include <time.h>
 #include <takt/rt.h>
+#include <takt/wire.h>
 #include "cli/cli.h"
 #include "cli/cli_link.h"
-#include "util/wire.h"
 
 #define RX_BATCH 8
 
@@ -41,7 +41,7 @@ static int64_t reply_seq(const struct takt_frame *f)
 {
     if (f->len < LT_MIN_LEN || memcmp(f->data + LT_MAGIC_OFF, "takt", 4) || f->data[LT_KIND_OFF] != 'R')
         return -1;
-    return get_le32(f->data + LT_SEQ_OFF);
+    return takt_get_le32(f->data + LT_SEQ_OFF);
 }
 
 /* Wait until `deadline` for the reply to `seq`; older replies count as late. */

@@ -8,12 +8,12 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <takt/wire.h>
 #include "cli/cli.h"
 #include "cli/cli_plk.h"
 #include "plk/cdc.h"
 #include "plk/driver.h"
 #include "sim/plk_net.h"
-#include "util/wire.h"
 
 int cli_plk_open_link(struct cli_ctx *c, struct takt_link **out)
 {

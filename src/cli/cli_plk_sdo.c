@@ -6,11 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <takt/wire.h>
 #include "cli/cli.h"
 #include "cli/cli_plk.h"
 #include "plk/driver.h"
 #include "plk/od.h"
-#include "util/wire.h"
 
 const struct cli_opt cli_plk_sdo_opts[] = {
     { "nodes", 'n', 1, "LIST", "CNs the MN boots, IDs and ranges such as 1,32,110 (default: just NODE)" },
@@ -197,7 +197,7 @@ int cli_plk_sdo_run(struct cli_ctx *c)
                 left = TAKT_NS_PER_S;
         }
         if (wr && !cli_flag(c, "string"))
-            put_le64(val, ival);   /* the value's low vlen bytes, little-endian */
+            takt_put_le64(val, ival);   /* the value's low vlen bytes, little-endian */
         if (!rc && !result)
             rc = wr ? takt_plk_mn_sdo_write(mn, (unsigned)node, (uint16_t)idx, (uint8_t)sub, val, vlen, left)
                     : takt_plk_mn_sdo_read(mn, (unsigned)node, (uint16_t)idx, (uint8_t)sub, val, sizeof val,

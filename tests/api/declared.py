@@ -7,6 +7,7 @@ import sys
 s = sys.stdin.read()
 s = re.sub(r'^extern "C" \{$|^\}$(?=\n#endif)', "", s, flags=re.M)
 s = re.sub(r"^#.*$", "", s, flags=re.M)
+s = re.sub(r"\bTAKT_API_(BEGIN|END)\b", ";", s)
 flat, depth = [], 0
 for ch in s:                      # bodies of structs, enums and inline functions out
     if ch == "{":
