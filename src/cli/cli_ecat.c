@@ -145,8 +145,8 @@ static int run_slaves(struct cli_ctx *c)
 static int parse_state(const char *s)
 {
     static const struct { const char *n; int v; } st[] = {
-        { "INIT", AL_INIT }, { "PREOP", AL_PREOP }, { "BOOT", AL_BOOT },
-        { "SAFEOP", AL_SAFEOP }, { "OP", AL_OP },
+        { "INIT", ECAT_STATE_INIT }, { "PREOP", ECAT_STATE_PREOP }, { "BOOT", ECAT_STATE_BOOT },
+        { "SAFEOP", ECAT_STATE_SAFEOP }, { "OP", ECAT_STATE_OP },
     };
     for (size_t i = 0; i < TAKT_ARRAY_SIZE(st); i++)
         if (!strcasecmp(s, st[i].n))
@@ -197,7 +197,7 @@ static int run_states(struct cli_ctx *c)
         if (c->json && !strcmp(c->json, "-"))
             continue;
         printf("%-3u 0x%04X  %-6s%s", i, s.station, ecat_al_state_name(s.al_state),
-               s.al_state & AL_ERROR ? " +ERR" : "");
+               s.al_state & ECAT_STATE_ERROR ? " +ERR" : "");
         if (s.al_code)
             printf("  AL status code 0x%04X (%s)", s.al_code, ecat_al_status_text(s.al_code));
         printf("\n");

@@ -7,9 +7,6 @@
 #include <string.h>
 #include <takt/wire.h>
 #include "cli/cli_ecat.h"
-#include "ecat/coe.h"
-#include "ecat/sii.h"
-#include "ecat/proto.h"
 
 /* coe: the CoE data type index (ETG.1000.6 Table 64 "Basic Data Types", as SDO
  * information gives it in an entry description) that --type T stands for. */
@@ -103,10 +100,10 @@ static int coe_open(struct cli_ctx *c, int nargs, struct ecat_master **m, struct
     }
     struct ecat_slave_info si;
     ecat_master_slave_info(*m, *pos, &si);
-    uint8_t st = si.al_state & AL_STATE_MASK;
-    if ((st == AL_INIT || st == AL_BOOT || st == 0) && ecat_master_set_state(*m, AL_PREOP, 10 * TAKT_NS_PER_S)) {
+    uint8_t st = si.al_state & ECAT_STATE_MASK;
+    if ((st == ECAT_STATE_INIT || st == ECAT_STATE_BOOT || st == 0) && ecat_master_set_state(*m, ECAT_STATE_PREOP, 10 * TAKT_NS_PER_S)) {
         ecat_master_slave_info(*m, *pos, &si);
-        if ((si.al_state & AL_STATE_MASK) != AL_PREOP) {
+        if ((si.al_state & ECAT_STATE_MASK) != ECAT_STATE_PREOP) {
             cli_error(c, "%s", ecat_master_error(*m));
             ecat_master_close(*m);
             takt_link_close(*l);

@@ -62,8 +62,8 @@ json_object *cli_ecat_slave_json(const struct ecat_slave_info *s)
     ADD(o, "position", INT(s->position));
     ADD(o, "station", INT(s->station));
     ADD(o, "alias", INT(s->alias));
-    ADD(o, "state", json_object_new_string(ecat_al_state_name(s->al_state & AL_STATE_MASK)));
-    ADD(o, "error", json_object_new_boolean(s->al_state & AL_ERROR));
+    ADD(o, "state", json_object_new_string(ecat_al_state_name(s->al_state & ECAT_STATE_MASK)));
+    ADD(o, "error", json_object_new_boolean(s->al_state & ECAT_STATE_ERROR));
     ADD(o, "al_status_code", INT(s->al_code));
     ADD(o, "vendor", INT(s->vendor));
     ADD(o, "product", INT(s->product));
@@ -100,8 +100,8 @@ json_object *cli_ecat_state_json(const struct ecat_slave_info *s)
     json_object *o = json_object_new_object();
     ADD(o, "position", INT(s->position));
     ADD(o, "station", INT(s->station));
-    ADD(o, "state", json_object_new_string(ecat_al_state_name(s->al_state & AL_STATE_MASK)));
-    ADD(o, "error", json_object_new_boolean(s->al_state & AL_ERROR));
+    ADD(o, "state", json_object_new_string(ecat_al_state_name(s->al_state & ECAT_STATE_MASK)));
+    ADD(o, "error", json_object_new_boolean(s->al_state & ECAT_STATE_ERROR));
     ADD(o, "al_status_code", INT(s->al_code));
     ADD(o, "al_status_text", s->al_code ? json_object_new_string(ecat_al_status_text(s->al_code)) : NULL);
     return o;

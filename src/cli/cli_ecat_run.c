@@ -11,7 +11,6 @@
 #include <unistd.h>
 #include <takt/wire.h>
 #include "cli/cli_ecat.h"
-#include "ecat/proto.h"
 
 /* Events with the time the cycle raised them, in seconds since t0 (the run's start). */
 static void drain_events_but(struct ecat_master *m, const char *label, takt_ns_t t0, bool failing)
@@ -270,7 +269,7 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
     /* Without an ENI, PREOP first: slaves with CoE tell their real PDO assignment over
      * the mailbox. With one, the ENI's own commands take them through INIT -> PREOP. */
     const char *eni = cli_get(c, "eni");
-    if (!eni && ecat_master_set_state(m, AL_PREOP, 15 * TAKT_NS_PER_S)) {
+    if (!eni && ecat_master_set_state(m, ECAT_STATE_PREOP, 15 * TAKT_NS_PER_S)) {
         drain_failing(m, label, t0);
         fprintf(stderr, "%s: %s\n", label, ecat_master_error(m));
         ecat_master_close(m);
@@ -293,7 +292,7 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
     ro.cpu = c->cpu;
     ro.prio = c->prio;
     ro.drop_caps = cli_caps_dropping();   /* the cycle thread, once set up */
-    if ((rc = ecat_master_request_state(m, AL_OP))) {
+    if ((rc = ecat_master_request_state(m, ECAT_STATE_OP))) {
         fprintf(stderr, "%s: %s\n", label, ecat_master_error(m));
         ecat_master_close(m);
         return 1;
@@ -344,7 +343,7 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
             nap = end - now;
         sleep_ns(nap);
         drain_events(m, label, t0);
-        if (op_after < 0 && ecat_master_state(m) == AL_OP) {
+        if (op_after < 0 && ecat_master_state(m) == ECAT_STATE_OP) {
             op_after = takt_now() - t0;
             printf("%s: all %u slaves in OP after %.0f ms\n", label, n, op_after / 1e6);
             fflush(stdout);
