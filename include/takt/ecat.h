@@ -345,6 +345,34 @@ int ecat_sii_write(struct ecat_master *m, unsigned pos, const uint8_t *img, size
 /* SII image read at scan (bytes; NULL if none). */
 const uint8_t *ecat_slave_sii(const struct ecat_master *m, unsigned pos, size_t *len);
 
+/* What a program shows of an SII image (ETG.2010): the bootstrap mailbox of the header
+ * (words 0x14-0x17, used in BOOT), the SyncManagers (category 41) and FMMUs (40), and
+ * whether the General category (30) lists SDO information in its CoE details. */
+#define ECAT_SII_INFO_MAX 16
+struct ecat_sii_sm_info {
+    uint16_t start, len;
+    uint8_t  ctrl;                 /* SM control (0x0804): mode bits 0-1, direction 2-3 */
+    uint8_t  enable;               /* bit 0: enabled */
+    uint8_t  type;                 /* 0 unused, 1 mailbox out, 2 mailbox in, 3 outputs, 4 inputs */
+};
+struct ecat_sii_info {
+    bool     header;               /* the image reaches word 0x17: the boot_* are read */
+    uint16_t boot_out_start, boot_out_len, boot_in_start, boot_in_len;  /* 0: none */
+    bool     categories;           /* the categories decoded (all below is 0 if not) */
+    unsigned n_sm;
+    struct ecat_sii_sm_info sm[ECAT_SII_INFO_MAX];
+    unsigned n_fmmu;
+    uint8_t  fmmu[ECAT_SII_INFO_MAX];  /* 0 unused, 1 outputs, 2 inputs, 3 mailbox state */
+    bool     has_general;
+    bool     sdo_info;             /* CoE details bit 1: the slave answers SDO information */
+};
+/* Fill *out from an image (as ecat_slave_sii gives it). 0 when the categories decoded,
+ * else a negative code (out->header may still be set); -EINVAL for no image. */
+int ecat_sii_info(const uint8_t *img, size_t len, struct ecat_sii_info *out);
+/* The header checksum an SII image must carry in byte 14 (word 0x0007): CRC-8 over
+ * bytes 0-13 (ETG.2010). */
+uint8_t ecat_sii_checksum(const uint8_t *img);
+
 TAKT_API_END
 #ifdef __cplusplus
 }

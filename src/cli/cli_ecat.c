@@ -8,7 +8,6 @@
 #include <string.h>
 #include <takt/wire.h>
 #include "cli/cli_ecat.h"
-#include "ecat/proto.h"
 
 int cli_ecat_open_link(struct cli_ctx *c, struct takt_link **out)
 {
@@ -123,10 +122,11 @@ static int run_slaves(struct cli_ctx *c)
                    cli_ecat_protocols(s.mbx_protocols, pn, sizeof pn));
         size_t sl;
         const uint8_t *sii = ecat_slave_sii(t.m, i, &sl);
-        if (sii && sl >= 2 * (SII_W_BOOT_TX_SIZE + 1) && takt_get_le16(sii + 2 * SII_W_BOOT_RX_SIZE))
+        struct ecat_sii_info si;
+        ecat_sii_info(sii, sl, &si);
+        if (si.header && si.boot_out_len)
             printf("      bootstrap mailbox out 0x%04X/%u in 0x%04X/%u (BOOT, FoE)\n",
-                   takt_get_le16(sii + 2 * SII_W_BOOT_RX_OFF), takt_get_le16(sii + 2 * SII_W_BOOT_RX_SIZE),
-                   takt_get_le16(sii + 2 * SII_W_BOOT_TX_OFF), takt_get_le16(sii + 2 * SII_W_BOOT_TX_SIZE));
+                   si.boot_out_start, si.boot_out_len, si.boot_in_start, si.boot_in_len);
         cli_ecat_print_sm_fmmu(sii, sl);
         printf("      process data: %u output bits, %u input bits\n", s.out_bits, s.in_bits);
     }
@@ -281,7 +281,7 @@ static int sii_write(struct cli_ctx *c, struct tool *t, unsigned pos, const char
     if (more || n < 128 || n % 2)
         return cli_error(c, "'%s': expected an SII image of 128..4096 bytes, even, got %zu%s", path, n,
                          more ? "+" : "");
-    uint8_t crc = ecat_sii_crc(img, 14);
+    uint8_t crc = ecat_sii_checksum(img);
     if (crc != img[14] && !cli_flag(c, "force"))
         return cli_error(c, "'%s': header checksum (word 0x0007) is 0x%02X, expected 0x%02X; "
                          "--force writes it anyway", path, img[14], crc);

@@ -6,8 +6,6 @@
 #include <string.h>
 #include <takt/wire.h>
 #include "cli/cli_ecat.h"
-#include "ecat/proto.h"
-#include "ecat/sii.h"
 
 /* Mailbox protocols of SII word 0x001C (ETG.2010, "Mailbox Protocol"): bit 0 AoE,
  * 1 EoE, 2 CoE, 3 FoE, 4 SoE, 5 VoE. */
@@ -129,13 +127,13 @@ void cli_ecat_print_sm_fmmu(const uint8_t *img, size_t len)
     static const char *const sm_type[] = { "unused", "mailbox out", "mailbox in", "outputs", "inputs" };
     static const char *const fmmu_use[] = { "unused", "outputs (master writes)", "inputs (master reads)",
                                             "mailbox state (master reads)" };
-    struct ecat_sii *sii = malloc(sizeof *sii);
-    if (!sii || !img || ecat_sii_decode(img, len, sii, 0, NULL, 0)) {
+    struct ecat_sii_info *sii = malloc(sizeof *sii);
+    if (!sii || ecat_sii_info(img, len, sii)) {
         free(sii);
         return;
     }
     for (unsigned i = 0; i < sii->n_sm; i++) {
-        const struct ecat_sii_sm *m = &sii->sm[i];
+        const struct ecat_sii_sm_info *m = &sii->sm[i];
         unsigned dir = (m->ctrl >> 2) & 3;
         printf("      SM%u 0x%04X/%u  %s, %s, master %s%s\n", i, m->start, m->len,
                m->type < TAKT_ARRAY_SIZE(sm_type) ? sm_type[m->type] : "?",
@@ -151,9 +149,8 @@ void cli_ecat_print_sm_fmmu(const uint8_t *img, size_t len)
  * details bit 1, ETG.2010); true when the SII has no General category to ask. */
 bool cli_ecat_has_sdo_info(const uint8_t *img, size_t len)
 {
-    struct ecat_sii *sii = malloc(sizeof *sii);
-    bool yes = !sii || !img || ecat_sii_decode(img, len, sii, 0, NULL, 0) || !sii->has_general ||
-               (sii->gen.coe_details & ECAT_COE_DET_SDO_INFO);
+    struct ecat_sii_info *sii = malloc(sizeof *sii);
+    bool yes = !sii || ecat_sii_info(img, len, sii) || !sii->has_general || sii->sdo_info;
     free(sii);
     return yes;
 }
