@@ -13,7 +13,6 @@ extern "C" {
 TAKT_API_BEGIN
 
 struct takt_sim;
-struct sim_device;
 
 struct takt_sim_opts {
     uint32_t  ram_bytes;        /* process RAM per ESC; 0 = 8 KiB */
@@ -36,9 +35,6 @@ int takt_sim_create_eni(const char *path, const struct takt_sim_opts *o,
                         struct takt_sim **out, char *err, size_t errlen);
 int takt_sim_create_esi_dir(const char *dir, const struct takt_sim_opts *o,
                             struct takt_sim **out, char *err, size_t errlen);
-/* From device instances the caller made (tests); the network takes ownership. */
-int takt_sim_create_devices(struct sim_device **devs, unsigned n, const struct takt_sim_opts *o,
-                            struct takt_sim **out);
 void takt_sim_destroy(struct takt_sim *s);
 
 unsigned takt_sim_slave_count(const struct takt_sim *s);
@@ -91,10 +87,6 @@ int takt_sim_break(struct takt_sim *s, unsigned after_k, takt_ns_t now);
 int takt_sim_break_port(struct takt_sim *s, unsigned k, unsigned port, takt_ns_t now);
 int takt_sim_heal(struct takt_sim *s, takt_ns_t now);
 int takt_sim_power_cycle(struct takt_sim *s, unsigned k, takt_ns_t now);
-/* Another device at slave k (1-based), as if unplugged and a new one plugged in (tests):
- * the network takes ownership of dev and destroys the old one; the slave restarts as
- * after power loss with dev's EEPROM image (the ESC keeps its memory size). */
-int takt_sim_replace_device(struct takt_sim *s, unsigned k, struct sim_device *dev, takt_ns_t now);
 /* Topology: "line" (default) or one PARENT:PORT item per slave 2..N, comma-separated:
  * slave k+1 hangs on port PORT (1..3) of slave PARENT (1-based, an earlier slave).
  * Positions are the frame's order (ports 0 -> 3 -> 1 -> 2), so each subtree must be
