@@ -63,6 +63,13 @@ enum takt_plk_nmt {
     TAKT_PLK_BASIC_ETHERNET = 0x1E,
 };
 const char *takt_plk_nmt_name(int state);
+/* An NMT command ID (0x21 "StartNode" ...) and an SDO abort code
+ * (DS 301 6.3.2.3.2) as text for messages; never NULL. */
+const char *takt_plk_nmt_cmd_name(unsigned cmd);
+const char *takt_plk_sdo_abort_text(uint32_t code);
+/* The largest object value one SDO transfer carries (a buffer of this size takes any
+ * takt_plk_mn_sdo_read result). */
+#define TAKT_PLK_SDO_DATA_MAX 4096
 
 /* Per-CN counters the MN keeps; all losses are counted, never hidden. */
 struct takt_plk_node_stats {

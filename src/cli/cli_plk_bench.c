@@ -115,7 +115,7 @@ static int mn_cell(void *arg)
     takt_ns_t t0 = takt_now();
     /* one SDO exchange needs two async slots; ~30 per CN plus identification */
     takt_ns_t limit = t0 + 3 * TAKT_NS_PER_S + (takt_ns_t)x->n * 40 * x->cycle_us * 1000;
-    while ((core->st.nodes_operational < x->n || core->state != PLK_NMT_OPERATIONAL) &&
+    while ((core->st.nodes_operational < x->n || core->state != TAKT_PLK_OPERATIONAL) &&
            takt_now() < limit && !cli_interrupted)
         sleep_ms(20);
     x->boot_s = (double)(takt_now() - t0) / 1e9;

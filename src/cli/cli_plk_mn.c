@@ -202,7 +202,7 @@ static bool mn_window_step(struct mn_window *w, const struct plk_mn *core, const
                            struct rt_loop *l, double measure_s)
 {
     if (!w->open) {
-        if (ms->state != PLK_NMT_OPERATIONAL || ms->nodes_operational != core->n_ids)
+        if (ms->state != TAKT_PLK_OPERATIONAL || ms->nodes_operational != core->n_ids)
             return false;
         w->core = core;
         w->loop = l;

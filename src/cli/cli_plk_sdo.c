@@ -10,7 +10,6 @@
 #include "cli/cli.h"
 #include "cli/cli_plk.h"
 #include "plk/driver.h"
-#include "plk/od.h"
 
 const struct cli_opt cli_plk_sdo_opts[] = {
     { "nodes", 'n', 1, "LIST", "CNs the MN boots, IDs and ranges such as 1,32,110 (default: just NODE)" },
@@ -101,7 +100,7 @@ int cli_plk_sdo_run(struct cli_ctx *c)
         cli_parse_long(c, "INDEX", c->argv[2], 0, 0xFFFF, &idx) ||
         cli_parse_long(c, "SUB", c->argv[3], 0, 0xFF, &sub))
         return 2;
-    uint8_t val[PLK_SDO_DATA_MAX];
+    uint8_t val[TAKT_PLK_SDO_DATA_MAX];
     size_t vlen = 0;
     if (wr) {
         if (c->argc < 5)
@@ -183,7 +182,7 @@ int cli_plk_sdo_run(struct cli_ctx *c)
         if (wr && !vlen && !cli_flag(c, "string")) {
             /* the object's size from reading it: an expedited or segmented write of
              * another length is refused (abort 0x06070010, DS 301 6.3.2.3.2) */
-            uint8_t cur[PLK_SDO_DATA_MAX];
+            uint8_t cur[TAKT_PLK_SDO_DATA_MAX];
             rc = takt_plk_mn_sdo_read(mn, (unsigned)node, (uint16_t)idx, (uint8_t)sub, cur, sizeof cur, &got, left);
             if (!rc && got != 1 && got != 2 && got != 4 && got != 8)
                 result = cli_error(c, "0x%04lX/%ld holds %zu bytes, not an integer of 1, 2, 4 or 8: "
@@ -207,7 +206,7 @@ int cli_plk_sdo_run(struct cli_ctx *c)
         } else if (rc == -TAKT_ESDOABORT) {
             uint32_t code = core->usdo.abort_code;
             result = cli_error(c, "node %ld object 0x%04lX/%ld: aborted with 0x%08X (%s)", node, idx, sub,
-                               code, plk_sdo_abort_name(code));
+                               code, takt_plk_sdo_abort_text(code));
         } else if (rc) {
             result = cli_error(c, "node %ld object 0x%04lX/%ld: %s", node, idx, sub, takt_strerror(rc));
         } else if (wr) {
