@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <takt/ecat.h>
 
 enum { CW_SHUTDOWN = 0x0006, CW_SWITCH_ON = 0x0007, CW_ENABLE_OP = 0x000F, CW_FAULT_RESET = 0x0080 };
@@ -127,7 +128,7 @@ int main(int argc, char **argv)
     }
     struct rt_loop *l = ecat_master_loop(m);
     bool was_enabled = false;
-    while (l->running) {
+    while (!rt_loop_ended(l)) {
         struct timespec ts = { 0, 500 * 1000 * 1000 };
         nanosleep(&ts, NULL);
         printf("%-24s position %lld\n", d.state, (long long)d.actual_pos);
@@ -135,8 +136,6 @@ int main(int argc, char **argv)
         char ev[256];
         while (ecat_master_next_event(m, ev, sizeof ev))
             fprintf(stderr, "event: %s\n", ev);
-        if (l->ended)
-            break;
     }
     ecat_master_join(m);
     ecat_master_close(m);

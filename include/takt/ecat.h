@@ -12,12 +12,23 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+TAKT_API_BEGIN
 
 struct ecat_master;
 
 /* AL states as in ESC register 0x0130 (ETG.1000.6 6.4). */
 enum ecat_state { ECAT_STATE_INIT = 0x01, ECAT_STATE_PREOP = 0x02, ECAT_STATE_BOOT = 0x03,
                   ECAT_STATE_SAFEOP = 0x04, ECAT_STATE_OP = 0x08 };
+/* An AL status byte (ecat_slave_info.al_state) is the state in its low nibble and the
+ * error indication (ETG.1000.6, AL Status register 0x0130 bit 4). */
+#define ECAT_STATE_MASK  0x0F
+#define ECAT_STATE_ERROR 0x10
+/* "INIT", "PREOP", "BOOT", "SAFEOP", "OP" for a state (the low nibble of an AL status
+ * byte; "?" for others); the meaning of an AL status code (0x0134) and of an SDO abort
+ * code, as texts for messages. */
+const char *ecat_al_state_name(unsigned state);
+const char *ecat_al_status_text(unsigned code);
+const char *ecat_sdo_abort_text(uint32_t code);
 
 /* Who is the time base for distributed clocks. */
 enum ecat_dc_mode {
@@ -280,7 +291,7 @@ int ecat_sdo_download_async(struct ecat_master *m, unsigned pos, uint16_t index,
                             bool ca, const void *data, size_t len, ecat_done_fn fn, void *ctx);
 enum ecat_sdo_info_op { ECAT_SDO_INFO_ODLIST, ECAT_SDO_INFO_OBJECT, ECAT_SDO_INFO_ENTRY };
 /* ODLIST: u16 list type then u16 indices; OBJECT/ENTRY: raw description (parse with
- * ecat/coe.h ecat_coe_objdesc_parse / ecat_coe_entrydesc_parse). */
+ * ecat_coe_odlist_parse, ecat_coe_objdesc_parse, ecat_coe_entrydesc_parse below). */
 int ecat_sdo_info_async(struct ecat_master *m, unsigned pos, enum ecat_sdo_info_op op,
                         uint16_t index, uint8_t sub, void *buf, size_t cap, ecat_done_fn fn, void *ctx);
 int ecat_sdo_upload(struct ecat_master *m, unsigned pos, uint16_t index, uint8_t sub, bool ca,
@@ -289,6 +300,33 @@ int ecat_sdo_download(struct ecat_master *m, unsigned pos, uint16_t index, uint8
                       const void *data, size_t len);
 int ecat_sdo_info(struct ecat_master *m, unsigned pos, enum ecat_sdo_info_op op, uint16_t index,
                   uint8_t sub, void *buf, size_t cap, size_t *len);
+
+/* SDO information results (ETG.1000.6 5.6.3), parsed from what ecat_sdo_info returned.
+ * OD list: u16 list type, then u16 indices. Returns the number of indices and sets
+ * *first to the first of them (little-endian u16 each), or -EPROTO. */
+int ecat_coe_odlist_parse(const uint8_t *d, size_t n, uint16_t *list_type, const uint8_t **first);
+struct ecat_coe_objdesc {
+    uint16_t index, data_type;
+    uint8_t  max_sub, obj_code;     /* obj_code: 7 VAR, 8 ARRAY, 9 RECORD */
+    char     name[64];
+};
+int ecat_coe_objdesc_parse(const uint8_t *d, size_t n, struct ecat_coe_objdesc *o);
+/* Entry description value info bits (ETG.1000.6): what follows the access rights. */
+enum { ECAT_COE_VI_UNIT = 0x08, ECAT_COE_VI_DEFAULT = 0x10, ECAT_COE_VI_MIN = 0x20,
+       ECAT_COE_VI_MAX = 0x40 };
+struct ecat_coe_entrydesc {
+    uint16_t index;
+    uint8_t  subindex, value_info;
+    uint16_t data_type, bitlen, access;
+    uint32_t unit;                  /* with ECAT_COE_VI_UNIT */
+    uint64_t def, min, max;         /* with ECAT_COE_VI_DEFAULT/MIN/MAX, values up to 64 bit
+                                       (little-endian, (bitlen + 7) / 8 bytes each) */
+    char     name[64];
+};
+int ecat_coe_entrydesc_parse(const uint8_t *d, size_t n, struct ecat_coe_entrydesc *e);
+/* Name of a CoE basic data type code (1 "BOOL", 7 "UDINT", ...; "" for unknown), as
+ * ENI DataType texts use them. */
+const char *ecat_coe_type_name(uint16_t type);
 
 /* FoE (file access over EtherCAT, ETG.1000.6) over the mailbox: the standard one in
  * PREOP, SAFEOP or OP, the bootstrap mailbox (SII words 0x14-0x17) in BOOT, where
@@ -330,9 +368,40 @@ int ecat_soe_write(struct ecat_master *m, unsigned pos, uint8_t drive, uint8_t e
  * tools only; the master's copy is updated, the slave uses it after a power cycle). */
 int ecat_sii_write(struct ecat_master *m, unsigned pos, const uint8_t *img, size_t len);
 
-/* SII image read at scan (bytes; NULL if none). */
+/* SII image read at scan (bytes; NULL if none): up to the end marker or the EEPROM size
+ * word 0x003E declares, at most ECAT_SII_MAX_BYTES (an EEPROM of 512 KiBit). */
+#define ECAT_SII_MAX_BYTES 65536u
 const uint8_t *ecat_slave_sii(const struct ecat_master *m, unsigned pos, size_t *len);
 
+/* What a program shows of an SII image (ETG.2010): the bootstrap mailbox of the header
+ * (words 0x14-0x17, used in BOOT), the SyncManagers (category 41) and FMMUs (40), and
+ * whether the General category (30) lists SDO information in its CoE details. */
+#define ECAT_SII_INFO_MAX 16
+struct ecat_sii_sm_info {
+    uint16_t start, len;
+    uint8_t  ctrl;                 /* SM control (0x0804): mode bits 0-1, direction 2-3 */
+    uint8_t  enable;               /* bit 0: enabled */
+    uint8_t  type;                 /* 0 unused, 1 mailbox out, 2 mailbox in, 3 outputs, 4 inputs */
+};
+struct ecat_sii_info {
+    bool     header;               /* the image reaches word 0x17: the boot_* are read */
+    uint16_t boot_out_start, boot_out_len, boot_in_start, boot_in_len;  /* 0: none */
+    bool     categories;           /* the categories decoded (all below is 0 if not) */
+    unsigned n_sm;
+    struct ecat_sii_sm_info sm[ECAT_SII_INFO_MAX];
+    unsigned n_fmmu;
+    uint8_t  fmmu[ECAT_SII_INFO_MAX];  /* 0 unused, 1 outputs, 2 inputs, 3 mailbox state */
+    bool     has_general;
+    bool     sdo_info;             /* CoE details bit 1: the slave answers SDO information */
+};
+/* Fill *out from an image (as ecat_slave_sii gives it). 0 when the categories decoded,
+ * else a negative code (out->header may still be set); -EINVAL for no image. */
+int ecat_sii_info(const uint8_t *img, size_t len, struct ecat_sii_info *out);
+/* The header checksum an SII image must carry in byte 14 (word 0x0007): CRC-8 over
+ * bytes 0-13 (ETG.2010). */
+uint8_t ecat_sii_checksum(const uint8_t *img);
+
+TAKT_API_END
 #ifdef __cplusplus
 }
 #endif

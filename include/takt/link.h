@@ -8,6 +8,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+TAKT_API_BEGIN
 
 #define TAKT_ETH_MIN_FRAME   60     /* without FCS; shorter frames are padded on send */
 #define TAKT_ETH_MAX_FRAME   1514   /* without FCS */
@@ -128,6 +129,21 @@ static inline int takt_link_recv(struct takt_link *l, struct takt_frame *f, unsi
 { return l->ops->recv(l, f, n, t); }
 void takt_link_close(struct takt_link *l);
 
+/* pcapng blocks (IETF draft-ietf-opsawg-pcapng), as the capture tap writes them, for a
+ * program that writes a capture of its own: a Section Header Block, one Interface
+ * Description Block with nanosecond resolution (if_tsresol 9), then one Enhanced Packet
+ * Block per frame on interface 0. Each encodes into buf (cap bytes, sized by the
+ * caller: TAKT_PCAPNG_EPB_MAX) and returns the block's length, 0 if it does not fit.
+ * ts_ns: ns since 1970; dir: 0 unknown, TAKT_PCAPNG_DIR_IN or _OUT (epb_flags). */
+#define TAKT_PCAPNG_DIR_IN  1
+#define TAKT_PCAPNG_DIR_OUT 2
+#define TAKT_PCAPNG_EPB_MAX(len) (28u + (((len) + 3u) & ~3u) + 12u + 4u + 4u)
+size_t takt_pcapng_shb(uint8_t *buf, size_t cap, const char *userappl);
+size_t takt_pcapng_idb(uint8_t *buf, size_t cap, const char *ifname, uint32_t snaplen);
+size_t takt_pcapng_epb(uint8_t *buf, size_t cap, uint64_t ts_ns, const uint8_t *data,
+                       uint32_t len, int dir);
+
+TAKT_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -13,6 +13,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+TAKT_API_BEGIN
 
 enum { TAKT_NETNS_A = 0, TAKT_NETNS_B = 1 };
 
@@ -49,6 +50,7 @@ int  takt_netns_export(const struct takt_netns *ns);
 /* Holder pid of side 'a'/'b' and the userns flag from that environment. */
 int  takt_netns_from_env(int side, pid_t *holder, bool *userns, char *why, size_t whylen);
 
+TAKT_API_END
 #ifdef __cplusplus
 }
 #endif

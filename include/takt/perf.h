@@ -10,6 +10,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+TAKT_API_BEGIN
 
 struct perf_stat {
     int64_t  min, max;     /* ns */
@@ -117,6 +118,7 @@ void *perf_msmt_to_json(const struct perf_stat *s, const struct perf_hist *h, co
 void *perf_set_to_json(const struct perf_set *s);  /* cumulative, {name: obj, ...} */
 void *perf_set_interval_to_json(const struct perf_set *s, int bank);  /* same, one bank */
 
+TAKT_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -10,6 +10,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+TAKT_API_BEGIN
 
 #define TAKT_PLK_MAX_NODES   239   /* CN node IDs 1..239 (DS 301) */
 #define TAKT_PLK_MAX_PDO     1490  /* C_DLL_ISOCHR_MAX_PAYL */
@@ -62,6 +63,13 @@ enum takt_plk_nmt {
     TAKT_PLK_BASIC_ETHERNET = 0x1E,
 };
 const char *takt_plk_nmt_name(int state);
+/* An NMT command ID (0x21 "StartNode" ...) and an SDO abort code
+ * (DS 301 6.3.2.3.2) as text for messages; never NULL. */
+const char *takt_plk_nmt_cmd_name(unsigned cmd);
+const char *takt_plk_sdo_abort_text(uint32_t code);
+/* The largest object value one SDO transfer carries (a buffer of this size takes any
+ * takt_plk_mn_sdo_read result). */
+#define TAKT_PLK_SDO_DATA_MAX 4096
 
 /* Per-CN counters the MN keeps; all losses are counted, never hidden. */
 struct takt_plk_node_stats {
@@ -197,6 +205,7 @@ int  takt_plk_cn_request_nmt(struct takt_plk_cn *cn, uint8_t cmd, uint8_t target
 /* NMTRequests queued in the CN and not yet sent (a snapshot). */
 unsigned takt_plk_cn_nmt_pending(const struct takt_plk_cn *cn);
 
+TAKT_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -8,6 +8,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+TAKT_API_BEGIN
 
 /* --- deadline arithmetic (pure: no clock reads) -------------------------------- */
 struct rt_cycle {
@@ -85,51 +86,58 @@ bool rt_caps_root(void);
  * Runs step() once per period on absolute deadlines and records, per cycle, the
  * wake-to-wake period ("Cycle Time"), the wake-up deviation ("Wake Deviation") and
  * the busy time from wake-up to the end of step() ("Task Duration"). A stack adds
- * its own job measurements (JOB_ProcessAllRxFrames, ...) to loop->perf. */
+ * its own job measurements (JOB_ProcessAllRxFrames, ...) to rt_loop_perf(). The loop
+ * is opaque: its counters are copied out (rt_loop_get_info), its measurements read
+ * through their perf set. */
 #include <takt/perf.h>
-#include <pthread.h>
 
 struct rt_loop;
 /* One cycle's work; `wake` is the wake-up time. Return 0 to go on, non-zero to stop. */
 typedef int (*rt_step_fn)(void *ctx, struct rt_loop *loop, takt_ns_t wake);
 
-struct rt_loop {
-    struct rt_cycle cyc;
-    struct rt_opts  opts;
-    struct rt_state rt;
-    takt_ns_t duration;        /* 0 = until rt_loop_stop() */
-    rt_step_fn step;
-    void *ctx;
-    struct perf_set  perf;     /* threaded when started with rt_loop_start(); set
-                                  perf.threaded yourself if you call rt_loop_run() in a
-                                  thread of your own and report from another */
-    struct perf_msmt m_cycle, m_wake, m_task;
-    takt_ns_t cpu_ns;          /* thread CPU time consumed by the loop */
-    takt_ns_t started, ended;  /* monotonic; ended is stored last (release): a watcher
-                                  may poll __atomic_load_n(&l->ended, ACQUIRE) != 0 */
-    volatile int stop;         /* set by rt_loop_stop() (atomic store) */
-    int result;                /* non-zero value a step returned */
-    pthread_t thread;
-    bool running;
-    rt_warn_fn warn;
-    void *warn_ctx;
-};
-
 /* Histograms of the three measurements: 1 us bins from 0 to 4x period + 1 ms (wider
  * bins, by decades, beyond 100000 bins). Cycle Time has one sample less than cycles.
  * perf_set_cycle_end() is called by the loop after each step; steps need not. */
 #define RT_LOOP_MAX_PERIOD (3600 * TAKT_NS_PER_S)   /* -EINVAL above (and for <= 0) */
-int  rt_loop_init(struct rt_loop *l, takt_ns_t period, const struct rt_opts *o,
-                  rt_step_fn step, void *ctx);
-void rt_loop_free(struct rt_loop *l);
-/* In the calling thread, with rt_setup(l->opts) applied to it (affinity and policy
- * stay after return; the cpu_dma_latency request ends). Returns l->result. Stops when
- * a step returns non-zero, after l->duration (no deadline later than started +
+int  rt_loop_create(struct rt_loop **out, takt_ns_t period, const struct rt_opts *o,
+                    rt_step_fn step, void *ctx);
+void rt_loop_destroy(struct rt_loop *l);   /* after rt_loop_join(), or never started */
+/* Before run/start: stop after this long (0, the default: until rt_loop_stop()), and
+ * where rt_setup's warnings go (NULL: stderr). */
+void rt_loop_set_duration(struct rt_loop *l, takt_ns_t duration);
+void rt_loop_set_warn(struct rt_loop *l, rt_warn_fn warn, void *ctx);
+/* In the calling thread, with rt_setup(opts) applied to it (affinity and policy
+ * stay after return; the cpu_dma_latency request ends). Returns the loop's result. Stops
+ * when a step returns non-zero, after the duration (no deadline later than start +
  * duration is waited for), or at the next wake-up after rt_loop_stop(). */
 int  rt_loop_run(struct rt_loop *l);
 int  rt_loop_start(struct rt_loop *l);   /* own thread (rt_setup applied there) */
 void rt_loop_stop(struct rt_loop *l);    /* request stop; safe from any thread */
 int  rt_loop_join(struct rt_loop *l);
+
+/* A copy of the loop's state. The counters are those of the last cycle completed; a
+ * reader in another thread while the loop runs gets each one whole, not all of one
+ * cycle. After rt_loop_ended() (or join) they are final. */
+struct rt_loop_info {
+    takt_ns_t period;
+    uint64_t  cycles, overruns, skipped;   /* as struct rt_cycle */
+    takt_ns_t wake_dev;                    /* the last wake-up minus its deadline */
+    takt_ns_t started, ended;              /* monotonic; ended 0 while running */
+    takt_ns_t cpu_ns;                      /* thread CPU time of the loop (at its end) */
+    int       result;                      /* non-zero value a step returned */
+    bool      running;                     /* started and not yet joined */
+    struct rt_opts  opts;
+    struct rt_state rt;                    /* what rt_setup achieved */
+};
+void rt_loop_get_info(const struct rt_loop *l, struct rt_loop_info *out);
+/* The loop has ended (any thread; every figure is complete once this is true). */
+bool rt_loop_ended(const struct rt_loop *l);
+/* The loop's perf set (threaded once started with rt_loop_start(); call
+ * perf_set_snapshot/perf_report_interval on it from one reporter thread) and its
+ * three measurements. */
+struct perf_set *rt_loop_perf(struct rt_loop *l);
+enum rt_loop_msmt { RT_LOOP_CYCLE_TIME, RT_LOOP_WAKE_DEVIATION, RT_LOOP_TASK_DURATION };
+const struct perf_msmt *rt_loop_msmt(const struct rt_loop *l, enum rt_loop_msmt which);
 
 /* After the loop ended: CPU ns per cycle, a one-line summary
  * `Cycles: N  Period [usec]: 1000.0  Overruns: N  Skipped: N  CPU [usec/cycle]: 12.3 (1.2 %)`
@@ -140,6 +148,7 @@ int64_t rt_loop_cpu_per_cycle(const struct rt_loop *l);
 void rt_loop_print_summary(FILE *f, const struct rt_loop *l);
 void *rt_loop_to_json(const struct rt_loop *l);
 
+TAKT_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -10,9 +10,9 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+TAKT_API_BEGIN
 
 struct takt_sim;
-struct sim_device;
 
 struct takt_sim_opts {
     uint32_t  ram_bytes;        /* process RAM per ESC; 0 = 8 KiB */
@@ -35,9 +35,6 @@ int takt_sim_create_eni(const char *path, const struct takt_sim_opts *o,
                         struct takt_sim **out, char *err, size_t errlen);
 int takt_sim_create_esi_dir(const char *dir, const struct takt_sim_opts *o,
                             struct takt_sim **out, char *err, size_t errlen);
-/* From device instances the caller made (tests); the network takes ownership. */
-int takt_sim_create_devices(struct sim_device **devs, unsigned n, const struct takt_sim_opts *o,
-                            struct takt_sim **out);
 void takt_sim_destroy(struct takt_sim *s);
 
 unsigned takt_sim_slave_count(const struct takt_sim *s);
@@ -95,10 +92,6 @@ int takt_sim_break(struct takt_sim *s, unsigned pos, takt_ns_t now);
 int takt_sim_break_port(struct takt_sim *s, unsigned k, unsigned port, takt_ns_t now);
 int takt_sim_heal(struct takt_sim *s, takt_ns_t now);
 int takt_sim_power_cycle(struct takt_sim *s, unsigned k, takt_ns_t now);
-/* Another device at position k (0-based), as if unplugged and a new one plugged in (tests):
- * the network takes ownership of dev and destroys the old one; the slave restarts as
- * after power loss with dev's EEPROM image (the ESC keeps its memory size). */
-int takt_sim_replace_device(struct takt_sim *s, unsigned k, struct sim_device *dev, takt_ns_t now);
 /* Topology: "line" (default) or one PARENT:PORT item per position 1..N-1, comma-separated:
  * the k-th item's slave (position k) hangs on port PORT (1..3) of the slave at position
  * PARENT (0-based, as takt ecat slaves shows it; an earlier slave).
@@ -162,6 +155,7 @@ struct takt_sim_bench {
 int takt_sim_bench_run(unsigned slaves, unsigned frames, bool esc_only,
                        struct takt_sim_bench *r, char *err, size_t errlen);
 
+TAKT_API_END
 #ifdef __cplusplus
 }
 #endif

@@ -6,9 +6,22 @@
 #include <stddef.h>
 #include <stdbool.h>
 
+/* The public API: what the public headers declare between TAKT_API_BEGIN and
+ * TAKT_API_END is exported from libtakt.so; the library is built with
+ * -fvisibility=hidden, so every other function of it stays internal (usable only from
+ * the static archives the takt binary and the tests link). */
+#if defined(__GNUC__) || defined(__clang__)
+#define TAKT_API_BEGIN _Pragma("GCC visibility push(default)")
+#define TAKT_API_END   _Pragma("GCC visibility pop")
+#else
+#define TAKT_API_BEGIN
+#define TAKT_API_END
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+TAKT_API_BEGIN
 
 /* Time inside the stack: int64 nanoseconds on CLOCK_MONOTONIC (kernel stamps, DC system
  * time and launch-time clocks are converted at the edges). */
@@ -33,12 +46,16 @@ enum takt_err {
     TAKT_EEND
 };
 
+/* Elements of an array (not of a pointer). */
+#define TAKT_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 const char *takt_strerror(int err);
 const char *takt_version(void);
 
 /* Current CLOCK_MONOTONIC time; only drivers and tools call it, never protocol cores. */
 takt_ns_t takt_now(void);
 
+TAKT_API_END
 #ifdef __cplusplus
 }
 #endif

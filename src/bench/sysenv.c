@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <json-c/json.h>
 #include <linux/if_packet.h>
 #include <net/if.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -186,13 +188,40 @@ const char *bench_stress_desc(enum bench_stress s) { return s < ST_COUNT ? stres
 
 /* Network load: a second veth pair and lo in the stack's namespace (side A), so the
  * flood shares the stack's network stack and CPUs but not its interface. */
+static int run_ip(const char *ip, const char *const *argv)
+{
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        execv(ip, (char *const *)argv);
+        _exit(127);
+    }
+    int status;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/* `ip` run directly (no shell): the path came from PATH and is never parsed again. */
 static int net_setup(void *ip)
 {
-    char cmd[600];
     const char *p = ip;
-    snprintf(cmd, sizeof cmd, "%s link set lo up && %s link add tkfl0 type veth peer name tkfl1 && "
-             "%s link set tkfl0 up && %s link set tkfl1 up", p, p, p, p);
-    return system(cmd) == 0 ? 0 : 1;
+    const char *const steps[][9] = {
+        { p, "link", "set", "lo", "up", NULL },
+        { p, "link", "add", "tkfl0", "type", "veth", "peer", "name", "tkfl1" },
+        { p, "link", "set", "tkfl0", "up", NULL },
+        { p, "link", "set", "tkfl1", "up", NULL },
+    };
+    for (unsigned i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        const char *argv[10] = { NULL };
+        for (unsigned j = 0; j < 9 && steps[i][j]; j++)
+            argv[j] = steps[i][j];
+        if (run_ip(p, argv) != 0)
+            return 1;
+    }
+    return 0;
 }
 
 /* Child in side A: raw frames to broadcast on tkfl0 as fast as the kernel takes them
@@ -347,16 +376,26 @@ bool bench_stress_running(struct bench_stressor *st, char *why, size_t n)
     return true;
 }
 
+/* The load's scratch directory and all in it, without a shell: children first
+ * (FTW_DEPTH), symbolic links removed, never followed (FTW_PHYS), no other file system
+ * entered (FTW_MOUNT). */
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb; (void)flag; (void)ftw;
+    return remove(path) != 0 && errno != ENOENT ? -1 : 0;
+}
+
+static int remove_tree(const char *dir)
+{
+    return nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
+
 void bench_stress_stop(struct bench_stressor *st)
 {
     for (int i = 0; i < 2; i++)
         if (st->pid[i] > 0)
             bench_stop(st->pid[i], 2.0);
-    if (st->tmpdir[0]) {
-        char cmd[400];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", st->tmpdir);
-        if (system(cmd) != 0)
-            fprintf(stderr, "takt bench: could not remove %s\n", st->tmpdir);
-    }
+    if (st->tmpdir[0] && remove_tree(st->tmpdir) != 0)
+        fprintf(stderr, "takt bench: could not remove %s: %s\n", st->tmpdir, strerror(errno));
     memset(st, 0, sizeof *st);
 }

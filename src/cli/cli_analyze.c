@@ -8,9 +8,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <takt/link.h>
 #include "bench/analyze.h"
 #include "cli/cli.h"
-#include "link/pcapng.h"
 
 static int run_analyze(struct cli_ctx *c)
 {
@@ -158,10 +158,10 @@ static int run_capture(struct cli_ctx *c)
         pcap_close(p);
         return cli_error(c, "cannot write '%s': %s", out, strerror(errno));
     }
-    static uint8_t blk[PCAPNG_EPB_MAX(65535)];
-    size_t n = pcapng_shb(blk, sizeof blk, "takt capture");
+    static uint8_t blk[TAKT_PCAPNG_EPB_MAX(65535)];
+    size_t n = takt_pcapng_shb(blk, sizeof blk, "takt capture");
     fwrite(blk, 1, n, f);
-    n = pcapng_idb(blk, sizeof blk, c->iface, 65535);
+    n = takt_pcapng_idb(blk, sizeof blk, c->iface, 65535);
     fwrite(blk, 1, n, f);
     fflush(f);   /* a non-empty file tells a waiting caller (takt bench) the capture is live */
     struct timespec t0;
@@ -184,7 +184,7 @@ static int run_capture(struct cli_ctx *c)
         const u_char *d;
         while ((rc = pcap_next_ex(p, &h, &d)) == 1) {
             uint64_t ts = (uint64_t)h->ts.tv_sec * 1000000000ull + (uint64_t)h->ts.tv_usec * scale;
-            n = pcapng_epb(blk, sizeof blk, ts, d, h->caplen, 0);
+            n = takt_pcapng_epb(blk, sizeof blk, ts, d, h->caplen, 0);
             fwrite(blk, 1, n, f);
             frames++;
         }

@@ -6,10 +6,8 @@
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
+#include <takt/wire.h>
 #include "cli/cli_ecat.h"
-#include "ecat/proto.h"
-#include "ecat/sii.h"
-#include "util/wire.h"
 
 int cli_ecat_open_link(struct cli_ctx *c, struct takt_link **out)
 {
@@ -156,10 +154,13 @@ static int run_slaves(struct cli_ctx *c)
             printf("      mailbox out 0x%04X/%u in 0x%04X/%u  protocols %s\n", s.mbx_out_start,
                    s.mbx_out_len, s.mbx_in_start, s.mbx_in_len,
                    cli_ecat_protocols(s.mbx_protocols, pn, sizeof pn));
-        if (sii && sl >= 2 * (SII_W_BOOT_TX_SIZE + 1) && get_le16(sii + 2 * SII_W_BOOT_RX_SIZE))
+        size_t sl;
+        const uint8_t *sii = ecat_slave_sii(t.m, i, &sl);
+        struct ecat_sii_info si;
+        ecat_sii_info(sii, sl, &si);
+        if (si.header && si.boot_out_len)
             printf("      bootstrap mailbox out 0x%04X/%u in 0x%04X/%u (BOOT, FoE)\n",
-                   get_le16(sii + 2 * SII_W_BOOT_RX_OFF), get_le16(sii + 2 * SII_W_BOOT_RX_SIZE),
-                   get_le16(sii + 2 * SII_W_BOOT_TX_OFF), get_le16(sii + 2 * SII_W_BOOT_TX_SIZE));
+                   si.boot_out_start, si.boot_out_len, si.boot_in_start, si.boot_in_len);
         cli_ecat_print_sm_fmmu(sii, sl);
         printf("      process data: %u output bits, %u input bits\n", s.out_bits, s.in_bits);
     }
@@ -178,8 +179,8 @@ static int run_slaves(struct cli_ctx *c)
 static int parse_state(const char *s)
 {
     static const struct { const char *n; int v; } st[] = {
-        { "INIT", AL_INIT }, { "PREOP", AL_PREOP }, { "BOOT", AL_BOOT },
-        { "SAFEOP", AL_SAFEOP }, { "OP", AL_OP },
+        { "INIT", ECAT_STATE_INIT }, { "PREOP", ECAT_STATE_PREOP }, { "BOOT", ECAT_STATE_BOOT },
+        { "SAFEOP", ECAT_STATE_SAFEOP }, { "OP", ECAT_STATE_OP },
     };
     for (size_t i = 0; i < TAKT_ARRAY_SIZE(st); i++)
         if (!strcasecmp(s, st[i].n))
@@ -246,7 +247,7 @@ static int run_states(struct cli_ctx *c)
         if (c->json && !strcmp(c->json, "-"))
             continue;
         printf("%-3u 0x%04X  %-6s%s", i, s.station, ecat_al_state_name(s.al_state),
-               s.al_state & AL_ERROR ? " +ERR" : "");
+               s.al_state & ECAT_STATE_ERROR ? " +ERR" : "");
         if (s.al_code)
             printf("  AL status code 0x%04X (%s)", s.al_code, ecat_al_status_text(s.al_code));
         printf("\n");
@@ -311,9 +312,9 @@ static int run_reg(struct cli_ctx *c)
         for (long i = 0; i < len; i++)
             printf("%02X%s", buf[i], (i % 16 == 15 || i == len - 1) ? "\n" : " ");
         if (len == 2)
-            printf("0x%04X %u\n", get_le16(buf), get_le16(buf));
+            printf("0x%04X %u\n", takt_get_le16(buf), takt_get_le16(buf));
         else if (len == 4)
-            printf("0x%08" PRIX32 " %" PRIu32 "\n", get_le32(buf), get_le32(buf));
+            printf("0x%08" PRIX32 " %" PRIu32 "\n", takt_get_le32(buf), takt_get_le32(buf));
     }
     tool_close(&t);
     return rc ? 1 : 0;
@@ -323,7 +324,7 @@ static int run_reg(struct cli_ctx *c)
 
 static int sii_write(struct cli_ctx *c, struct tool *t, unsigned pos, const char *path)
 {
-    static uint8_t img[ECAT_SII_MAX_IMAGE];     /* the largest EEPROM word 0x003E names */
+    static uint8_t img[ECAT_SII_MAX_BYTES];     /* the largest EEPROM word 0x003E names */
     FILE *f = fopen(path, "rb");
     if (!f)
         return cli_error(c, "cannot read '%s': %s", path, strerror(errno));
@@ -332,8 +333,8 @@ static int sii_write(struct cli_ctx *c, struct tool *t, unsigned pos, const char
     fclose(f);
     if (more || n < 128 || n % 2)
         return cli_error(c, "'%s': expected an SII image of 128..%u bytes, even, got %zu%s", path,
-                         ECAT_SII_MAX_IMAGE, n, more ? "+" : "");
-    uint8_t crc = ecat_sii_crc(img, 14);
+                         ECAT_SII_MAX_BYTES, n, more ? "+" : "");
+    uint8_t crc = ecat_sii_checksum(img);
     if (crc != img[14] && !cli_flag(c, "force"))
         return cli_error(c, "'%s': header checksum (word 0x0007) is 0x%02X, expected 0x%02X; "
                          "--force writes it anyway", path, img[14], crc);

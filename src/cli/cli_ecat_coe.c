@@ -5,11 +5,8 @@
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
+#include <takt/wire.h>
 #include "cli/cli_ecat.h"
-#include "ecat/coe.h"
-#include "ecat/sii.h"
-#include "ecat/proto.h"
-#include "util/wire.h"
 
 /* coe: the CoE data type index (ETG.1000.6 Table 64 "Basic Data Types", as SDO
  * information gives it in an entry description) that --type T stands for. */
@@ -102,10 +99,10 @@ static int coe_open(struct cli_ctx *c, int nargs, struct ecat_master **m, struct
     }
     struct ecat_slave_info si;
     ecat_master_slave_info(*m, *pos, &si);
-    uint8_t st = si.al_state & AL_STATE_MASK;
-    if ((st == AL_INIT || st == AL_BOOT || st == 0) && ecat_master_set_state(*m, AL_PREOP, 10 * TAKT_NS_PER_S)) {
+    uint8_t st = si.al_state & ECAT_STATE_MASK;
+    if ((st == ECAT_STATE_INIT || st == ECAT_STATE_BOOT || st == 0) && ecat_master_set_state(*m, ECAT_STATE_PREOP, 10 * TAKT_NS_PER_S)) {
         ecat_master_slave_info(*m, *pos, &si);
-        if ((si.al_state & AL_STATE_MASK) != AL_PREOP) {
+        if ((si.al_state & ECAT_STATE_MASK) != ECAT_STATE_PREOP) {
             cli_error(c, "%s", ecat_master_error(*m));
             ecat_master_close(*m);
             takt_link_close(*l);
@@ -125,13 +122,13 @@ static void print_value(const struct type_def *t, const uint8_t *b, size_t n)
         for (size_t i = 0; i < n; i++)
             printf("%02X%s", b[i], i + 1 == n ? "" : " ");
         if (n == 1 || n == 2 || n == 4 || n == 8) {
-            uint64_t v = n == 1 ? b[0] : n == 2 ? get_le16(b) : n == 4 ? get_le32(b) : get_le64(b);
+            uint64_t v = n == 1 ? b[0] : n == 2 ? takt_get_le16(b) : n == 4 ? takt_get_le32(b) : takt_get_le64(b);
             printf("  0x%0*" PRIX64 " %" PRIu64, (int)(2 * n), v, v);
         }
         printf("\n");
         return;
     }
-    uint64_t v = n == 1 ? b[0] : n == 2 ? get_le16(b) : n == 4 ? get_le32(b) : get_le64(b);
+    uint64_t v = n == 1 ? b[0] : n == 2 ? takt_get_le16(b) : n == 4 ? takt_get_le32(b) : takt_get_le64(b);
     if (t->kind == 'u') {
         printf("0x%0*" PRIX64 " %" PRIu64 "\n", (int)(2 * n), v, v);
     } else if (t->kind == 'i') {
@@ -173,7 +170,7 @@ static int upload_json(struct cli_ctx *c, const struct type_def *t, unsigned pos
     if (t && t->kind == 's') {
         v = json_object_new_string_len((const char *)b, (int)n);
     } else if (t && t->kind != 'o' && n == t->bytes) {
-        uint64_t u = n == 1 ? b[0] : n == 2 ? get_le16(b) : n == 4 ? get_le32(b) : get_le64(b);
+        uint64_t u = n == 1 ? b[0] : n == 2 ? takt_get_le16(b) : n == 4 ? takt_get_le32(b) : takt_get_le64(b);
         if (t->kind == 'u') {
             v = json_object_new_uint64(u);
         } else if (t->kind == 'i') {
@@ -366,7 +363,7 @@ static int run_sdos(struct cli_ctx *c)
     bool quiet = c->json && !strcmp(c->json, "-");   /* stdout carries the JSON alone */
     json_object *objs = json_object_new_array();
     for (int i = 0; i < cnt; i++) {
-        uint16_t idx = get_le16(first + 2 * i);
+        uint16_t idx = takt_get_le16(first + 2 * i);
         uint8_t d[256];
         struct ecat_coe_objdesc od;
         json_object *oj = json_object_new_object();

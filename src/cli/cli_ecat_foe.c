@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/cli_ecat.h"
-#include "ecat/proto.h"
 
 #define FOE_FILE_CAP (64u << 20)      /* largest file read or written (bytes) */
 
@@ -78,8 +77,8 @@ static int tool_open(struct cli_ctx *c, struct foe_tool *t, bool boot)
     }
     struct ecat_slave_info si;
     ecat_master_slave_info(t->m, t->pos, &si);
-    uint8_t st = si.al_state & AL_STATE_MASK, want = boot ? AL_BOOT : AL_PREOP;
-    if ((boot && st != AL_BOOT) || (!boot && (st == AL_INIT || st == 0))) {
+    uint8_t st = si.al_state & ECAT_STATE_MASK, want = boot ? ECAT_STATE_BOOT : ECAT_STATE_PREOP;
+    if ((boot && st != ECAT_STATE_BOOT) || (!boot && (st == ECAT_STATE_INIT || st == 0))) {
         if (ecat_slave_set_state(t->m, t->pos, want, 10 * TAKT_NS_PER_S)) {
             cli_error(c, "%s", ecat_master_error(t->m));
             tool_close(t);
@@ -179,7 +178,7 @@ static int foe_write(struct cli_ctx *c, const char *path)
         fprintf(stderr, "slave %u: wrote '%s', %zu bytes\n", t.pos, name, len);
     }
     /* BOOT leaves only to INIT; the new firmware starts from there */
-    if (boot && ecat_slave_set_state(t.m, t.pos, AL_INIT, 10 * TAKT_NS_PER_S)) {
+    if (boot && ecat_slave_set_state(t.m, t.pos, ECAT_STATE_INIT, 10 * TAKT_NS_PER_S)) {
         cli_error(c, "%s", ecat_master_error(t.m));
         status = 1;
     }

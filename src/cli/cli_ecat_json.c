@@ -4,10 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <takt/wire.h>
 #include "cli/cli_ecat.h"
-#include "ecat/proto.h"
-#include "ecat/sii.h"
-#include "util/wire.h"
 
 /* Mailbox protocols of SII word 0x001C (ETG.2010, "Mailbox Protocol"): bit 0 AoE,
  * 1 EoE, 2 CoE, 3 FoE, 4 SoE, 5 VoE. */
@@ -151,8 +149,8 @@ json_object *cli_ecat_slave_json(const struct ecat_slave_info *s)
     ADD(o, "position", INT(s->position));
     ADD(o, "station", INT(s->station));
     ADD(o, "alias", INT(s->alias));
-    ADD(o, "state", json_object_new_string(ecat_al_state_name(s->al_state & AL_STATE_MASK)));
-    ADD(o, "error", json_object_new_boolean(s->al_state & AL_ERROR));
+    ADD(o, "state", json_object_new_string(ecat_al_state_name(s->al_state & ECAT_STATE_MASK)));
+    ADD(o, "error", json_object_new_boolean(s->al_state & ECAT_STATE_ERROR));
     ADD(o, "al_status_code", INT(s->al_code));
     ADD(o, "vendor", INT(s->vendor));
     ADD(o, "product", INT(s->product));
@@ -190,8 +188,8 @@ json_object *cli_ecat_state_json(const struct ecat_slave_info *s)
     json_object *o = json_object_new_object();
     ADD(o, "position", INT(s->position));
     ADD(o, "station", INT(s->station));
-    ADD(o, "state", json_object_new_string(ecat_al_state_name(s->al_state & AL_STATE_MASK)));
-    ADD(o, "error", json_object_new_boolean(s->al_state & AL_ERROR));
+    ADD(o, "state", json_object_new_string(ecat_al_state_name(s->al_state & ECAT_STATE_MASK)));
+    ADD(o, "error", json_object_new_boolean(s->al_state & ECAT_STATE_ERROR));
     ADD(o, "al_status_code", INT(s->al_code));
     ADD(o, "al_status_text", s->al_code ? json_object_new_string(ecat_al_status_text(s->al_code)) : NULL);
     return o;
@@ -219,13 +217,13 @@ void cli_ecat_print_sm_fmmu(const uint8_t *img, size_t len)
     static const char *const sm_type[] = { "unused", "mailbox out", "mailbox in", "outputs", "inputs" };
     static const char *const fmmu_use[] = { "unused", "outputs (master writes)", "inputs (master reads)",
                                             "mailbox state (master reads)" };
-    struct ecat_sii *sii = malloc(sizeof *sii);
-    if (!sii || !img || ecat_sii_decode(img, len, sii, 0, NULL, 0)) {
+    struct ecat_sii_info *sii = malloc(sizeof *sii);
+    if (!sii || ecat_sii_info(img, len, sii)) {
         free(sii);
         return;
     }
     for (unsigned i = 0; i < sii->n_sm; i++) {
-        const struct ecat_sii_sm *m = &sii->sm[i];
+        const struct ecat_sii_sm_info *m = &sii->sm[i];
         unsigned dir = (m->ctrl >> 2) & 3;
         printf("      SM%u 0x%04X/%u  %s, %s, master %s%s\n", i, m->start, m->len,
                m->type < TAKT_ARRAY_SIZE(sm_type) ? sm_type[m->type] : "?",
@@ -241,9 +239,8 @@ void cli_ecat_print_sm_fmmu(const uint8_t *img, size_t len)
  * details bit 1, ETG.2010); true when the SII has no General category to ask. */
 bool cli_ecat_has_sdo_info(const uint8_t *img, size_t len)
 {
-    struct ecat_sii *sii = malloc(sizeof *sii);
-    bool yes = !sii || !img || ecat_sii_decode(img, len, sii, 0, NULL, 0) || !sii->has_general ||
-               (sii->gen.coe_details & ECAT_COE_DET_SDO_INFO);
+    struct ecat_sii_info *sii = malloc(sizeof *sii);
+    bool yes = !sii || ecat_sii_info(img, len, sii) || !sii->has_general || sii->sdo_info;
     free(sii);
     return yes;
 }

@@ -9,9 +9,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <takt/wire.h>
 #include "cli/cli_ecat.h"
-#include "ecat/proto.h"
-#include "util/wire.h"
 
 /* Events with the time the cycle raised them, in seconds since t0 (the run's start). */
 static void drain_events_but(struct ecat_master *m, const char *label, takt_ns_t t0, bool failing)
@@ -61,7 +60,9 @@ static void lost_cb(void *ctx, struct ecat_master *m, takt_ns_t now)
     struct lost_log *g = ctx;
     struct ecat_master_stats s;
     ecat_master_get_stats(m, &s);
-    takt_ns_t dev = ecat_master_loop(m)->cyc.wake_dev;
+    struct rt_loop_info li;
+    rt_loop_get_info(ecat_master_loop(m), &li);
+    takt_ns_t dev = li.wake_dev;
     if (!g->primed) {
         g->primed = true;
         g->before = s.frames_lost;
@@ -145,10 +146,19 @@ static json_object *echo_json(const struct echo_app *a)
     return o;
 }
 
+static bool loop_running(const struct rt_loop *l)
+{
+    struct rt_loop_info li;
+    rt_loop_get_info(l, &li);
+    return li.running;
+}
+
 static json_object *summary_json(struct ecat_master *m, const struct ecat_master_stats *s,
                                  takt_ns_t op_after, bool dc)
 {
     struct rt_loop *l = ecat_master_loop(m);
+    struct rt_loop_info li;
+    rt_loop_get_info(l, &li);
     json_object *o = json_object_new_object();
     json_object_object_add(o, "slaves", json_object_new_int((int)ecat_master_slave_count(m)));
     /* per slave the propagation delay DC set-up measured and wrote to 0x0928 (null: no
@@ -177,9 +187,9 @@ static json_object *summary_json(struct ecat_master *m, const struct ecat_master
     json_object_object_add(o, "slaves_present", json_object_new_int((int)s->slaves_present));
     json_object_object_add(o, "silent_cycles", json_object_new_int((int)s->silent_cycles));
     json_object_object_add(o, "op_after_ms", json_object_new_double(op_after / 1e6));
-    json_object_object_add(o, "cycles", json_object_new_uint64(l->cyc.cycles));
-    json_object_object_add(o, "cycle_ns", json_object_new_int64(l->cyc.period));
-    json_object_object_add(o, "overruns", json_object_new_uint64(l->cyc.overruns));
+    json_object_object_add(o, "cycles", json_object_new_uint64(li.cycles));
+    json_object_object_add(o, "cycle_ns", json_object_new_int64(li.period));
+    json_object_object_add(o, "overruns", json_object_new_uint64(li.overruns));
     json_object_object_add(o, "frames_sent", json_object_new_uint64(s->frames_sent));
     json_object_object_add(o, "frames_received", json_object_new_uint64(s->frames_received));
     json_object_object_add(o, "frames_lost", json_object_new_uint64(s->frames_lost));
@@ -193,7 +203,7 @@ static json_object *summary_json(struct ecat_master *m, const struct ecat_master
     json_object_object_add(o, "dc_sync_err_ns", json_object_new_int64(s->dc_sync_err_ns));
     json_object_object_add(o, "dc_sync_err_max_ns", json_object_new_int64(s->dc_sync_err_max_ns));
     json_object_object_add(o, "dc_sync_invalid", json_object_new_uint64(s->dc_sync_invalid));
-    double cpu_us = l->cyc.cycles ? l->cpu_ns / 1e3 / (double)l->cyc.cycles : 0;
+    double cpu_us = li.cycles ? li.cpu_ns / 1e3 / (double)li.cycles : 0;
     json_object_object_add(o, "cpu_us_per_cycle", json_object_new_double(cpu_us));
     json_object *rates = json_object_new_object();
     static const char *const span[3] = { "1s", "10s", "60s" };
@@ -204,18 +214,20 @@ static json_object *summary_json(struct ecat_master *m, const struct ecat_master
         json_object_object_add(rates, span[i], r);
     }
     json_object_object_add(o, "rates", rates);
-    json_object_object_add(o, "perf", perf_set_to_json(&l->perf));
+    json_object_object_add(o, "perf", perf_set_to_json(rt_loop_perf(l)));
     return o;
 }
 
 static void print_summary(FILE *f, struct ecat_master *m, const struct ecat_master_stats *s)
 {
     struct rt_loop *l = ecat_master_loop(m);
-    perf_print_total(f, &l->perf);
-    double cpu_us = l->cyc.cycles ? l->cpu_ns / 1e3 / (double)l->cyc.cycles : 0;
+    struct rt_loop_info li;
+    rt_loop_get_info(l, &li);
+    perf_print_total(f, rt_loop_perf(l));
+    double cpu_us = li.cycles ? li.cpu_ns / 1e3 / (double)li.cycles : 0;
     char st[200];
     fprintf(f, "Summary: state %s; %" PRIu64 " cycles (%" PRIu64 " overruns)\n",
-            ecat_master_state_text(s, st, sizeof st), l->cyc.cycles, l->cyc.overruns);
+            ecat_master_state_text(s, st, sizeof st), li.cycles, li.overruns);
     fprintf(f, "  frames: %" PRIu64 " sent, %" PRIu64 " back in time, %" PRIu64 " lost (%" PRIu64
             " cyclic; %" PRIu64 " of the lost came back late, never used), %" PRIu64 " duplicate, %"
             PRIu64 " unmatched; loss rate 1/10/60 s: %.1f/%.1f/%.1f per s\n", s->frames_sent,
@@ -229,13 +241,14 @@ static void print_summary(FILE *f, struct ecat_master *m, const struct ecat_mast
             s->dc_sync_invalid);
     fprintf(f, "  CPU per cycle: %.2f us\n", cpu_us);
     /* the cyclictest view: how late each wake-up came */
-    const struct perf_hist *h = &l->m_wake.hist;
+    const struct perf_msmt *wake = rt_loop_msmt(l, RT_LOOP_WAKE_DEVIATION);
+    const struct perf_hist *h = &wake->hist;
     int64_t p99 = perf_hist_percentile(h, 99), p999 = perf_hist_percentile(h, 99.9);
     char a[24], b[24];
     snprintf(a, sizeof a, p99 == INT64_MAX ? "> range" : "%.1f", p99 / 1e3);
     snprintf(b, sizeof b, p999 == INT64_MAX ? "> range" : "%.1f", p999 / 1e3);
     fprintf(f, "  Cycle deviation (wake-up - deadline) p99/p99.9/max: %s/%s/%.1f us\n", a, b,
-            l->m_wake.total.count ? l->m_wake.total.max / 1e3 : 0.0);
+            wake->total.count ? wake->total.max / 1e3 : 0.0);
 }
 
 int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
@@ -270,7 +283,7 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
     /* Without an ENI, PREOP first: slaves with CoE tell their real PDO assignment over
      * the mailbox. With one, the ENI's own commands take them through INIT -> PREOP. */
     const char *eni = cli_get(c, "eni");
-    if (!eni && ecat_master_set_state(m, AL_PREOP, 15 * TAKT_NS_PER_S)) {
+    if (!eni && ecat_master_set_state(m, ECAT_STATE_PREOP, 15 * TAKT_NS_PER_S)) {
         drain_failing(m, label, t0);
         fprintf(stderr, "%s: %s\n", label, ecat_master_error(m));
         ecat_master_close(m);
@@ -295,7 +308,7 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
     ro.cpu = c->cpu;
     ro.prio = c->prio;
     ro.drop_caps = cli_caps_dropping();   /* the cycle thread, once set up */
-    if ((rc = ecat_master_request_state(m, AL_OP))) {
+    if ((rc = ecat_master_request_state(m, ECAT_STATE_OP))) {
         fprintf(stderr, "%s: %s\n", label, ecat_master_error(m));
         ecat_master_close(m);
         return 1;
@@ -340,13 +353,13 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
     struct rt_loop *l = ecat_master_loop(m);
     takt_ns_t started = takt_now(), next_perf = started + (takt_ns_t)(c->perf_s * 1e9);
     takt_ns_t op_after = -1, end = dur ? started + dur : 0;
-    while (l->running && !cli_interrupted) {
+    while (loop_running(l) && !cli_interrupted) {
         takt_ns_t nap = 20 * TAKT_NS_PER_MS, now = takt_now();
         if (end > now && end - now < nap)
             nap = end - now;
         sleep_ns(nap);
         drain_events(m, label, t0);
-        if (op_after < 0 && ecat_master_state(m) == AL_OP) {
+        if (op_after < 0 && ecat_master_state(m) == ECAT_STATE_OP) {
             op_after = takt_now() - t0;
             printf("%s: all %u slaves in OP after %.0f ms\n", label, n, op_after / 1e6);
             fflush(stdout);
@@ -359,7 +372,7 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
         }
         if (c->perf_s > 0 && takt_now() >= next_perf) {
             next_perf += (takt_ns_t)(c->perf_s * 1e9);
-            perf_report_interval(&l->perf, stdout, 200 * TAKT_NS_PER_MS);
+            perf_report_interval(rt_loop_perf(l), stdout, 200 * TAKT_NS_PER_MS);
             struct ecat_master_stats s;
             ecat_master_get_stats(m, &s);
             char st[200];
@@ -375,7 +388,9 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
     struct ecat_master_stats s;
     ecat_master_get_stats(m, &s);
     print_summary(stdout, m, &s);
-    if (cli_check_overruns(c, l->cyc.cycles, l->cyc.overruns, c->cycle_ns))
+    struct rt_loop_info li;
+    rt_loop_get_info(l, &li);
+    if (cli_check_overruns(c, li.cycles, li.overruns, c->cycle_ns))
         status = 1;
     if (op_after < 0) {
         char st[200];

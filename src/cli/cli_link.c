@@ -5,9 +5,9 @@
 #include <json-c/json.h>
 #include <string.h>
 #include <takt/rt.h>
+#include <takt/wire.h>
 #include "cli/cli.h"
 #include "cli/cli_link.h"
-#include "util/wire.h"
 
 const uint8_t link_bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 
@@ -59,11 +59,11 @@ void link_test_frame(uint8_t *b, unsigned len, const uint8_t *dst, const uint8_t
     memset(b, 0, len);
     memcpy(b, dst, 6);
     memcpy(b + 6, src, 6);
-    put_be16(b + 12, type);
+    takt_put_be16(b + 12, type);
     memcpy(b + LT_MAGIC_OFF, "takt", 4);
     b[LT_KIND_OFF] = (uint8_t)kind;
-    put_le32(b + LT_SEQ_OFF, seq);
-    put_le64(b + LT_TIME_OFF, (uint64_t)t);
+    takt_put_le32(b + LT_SEQ_OFF, seq);
+    takt_put_le64(b + LT_TIME_OFF, (uint64_t)t);
 }
 
 /* --- echo ---------------------------------------------------------------------- */
@@ -241,11 +241,11 @@ static json_object *frame_json(const struct takt_frame *f)
     put_mac(src, f->data + 6);
     json_object_object_add(o, "ts_ns", json_object_new_int64(f->ts));
     json_object_object_add(o, "len", json_object_new_int(f->len));
-    json_object_object_add(o, "ethertype", json_object_new_int(get_be16(f->data + 12)));
+    json_object_object_add(o, "ethertype", json_object_new_int(takt_get_be16(f->data + 12)));
     json_object_object_add(o, "src", json_object_new_string(src));
     json_object_object_add(o, "dst", json_object_new_string(dst));
     if (f->len >= LT_MIN_LEN && !memcmp(f->data + LT_MAGIC_OFF, "takt", 4))
-        json_object_object_add(o, "seq", json_object_new_int64(get_le32(f->data + LT_SEQ_OFF)));
+        json_object_object_add(o, "seq", json_object_new_int64(takt_get_le32(f->data + LT_SEQ_OFF)));
     return o;
 }
 
@@ -277,7 +277,7 @@ static int run_recv(struct cli_ctx *c)
         for (int i = 0; i < n; i++, got++) {
             json_object *fo = frame_json(&f[i]);
             json_object *seq = json_object_object_get(fo, "seq");
-            printf("%" PRId64 " %u 0x%04x %s %s %s\n", f[i].ts, f[i].len, get_be16(f[i].data + 12),
+            printf("%" PRId64 " %u 0x%04x %s %s %s\n", f[i].ts, f[i].len, takt_get_be16(f[i].data + 12),
                    json_object_get_string(json_object_object_get(fo, "src")),
                    json_object_get_string(json_object_object_get(fo, "dst")),
                    seq ? json_object_get_string(seq) : "-");

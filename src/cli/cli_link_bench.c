@@ -7,16 +7,16 @@
 #include <string.h>
 #include <time.h>
 #include <takt/rt.h>
+#include <takt/wire.h>
 #include "cli/cli.h"
 #include "cli/cli_link.h"
-#include "util/wire.h"
 
 #define RX_BATCH 8
 
 struct bench {
     const struct bench_args *a;
     struct takt_link *l;
-    struct rt_loop loop;
+    struct rt_loop *loop;
     struct perf_msmt m_rtt, m_cpu;
     uint32_t seq;
     takt_ns_t last_cpu;
@@ -41,7 +41,7 @@ static int64_t reply_seq(const struct takt_frame *f)
 {
     if (f->len < LT_MIN_LEN || memcmp(f->data + LT_MAGIC_OFF, "takt", 4) || f->data[LT_KIND_OFF] != 'R')
         return -1;
-    return get_le32(f->data + LT_SEQ_OFF);
+    return takt_get_le32(f->data + LT_SEQ_OFF);
 }
 
 /* Wait until `deadline` for the reply to `seq`; older replies count as late. */
@@ -62,7 +62,7 @@ static int wait_reply(struct bench *b, uint32_t seq, takt_ns_t t0, takt_ns_t dea
             int64_t s = reply_seq(&f[i]);
             if (s == (int64_t)seq) {
                 if (record)
-                    perf_record(&b->loop.perf, &b->m_rtt, f[i].ts - t0);
+                    perf_record(rt_loop_perf(b->loop), &b->m_rtt, f[i].ts - t0);
                 found = 1;
             } else if (s >= 0) {
                 inc(&b->late);
@@ -78,7 +78,7 @@ static int bench_step(void *ctx, struct rt_loop *loop, takt_ns_t wake)
     struct bench *b = ctx;
     takt_ns_t cpu = thread_cpu();
     if (b->last_cpu)   /* CPU the thread used over the whole previous cycle */
-        perf_record(&loop->perf, &b->m_cpu, cpu - b->last_cpu);
+        perf_record(rt_loop_perf(loop), &b->m_cpu, cpu - b->last_cpu);
     b->last_cpu = cpu;
 
     uint32_t seq = ++b->seq;
@@ -90,7 +90,7 @@ static int bench_step(void *ctx, struct rt_loop *loop, takt_ns_t wake)
     } else {
         inc(&b->sent);
         /* leave the last tenth of the cycle free so the next wake-up is not late */
-        int r = wait_reply(b, seq, t0, wake + loop->cyc.period - loop->cyc.period / 10, true);
+        int r = wait_reply(b, seq, t0, wake + b->a->cycle_ns - b->a->cycle_ns / 10, true);
         if (r < 0)
             return r;
         inc(r ? &b->answered : &b->lost);
@@ -128,7 +128,7 @@ static int add_msmt(struct bench *b, struct perf_msmt *m, const char *name)
     while (range / bin > 100000)
         bin *= 10;
     int rc = perf_msmt_init(m, name, 0, (int64_t)bin, (uint32_t)((range + bin - 1) / bin));
-    return rc ? rc : perf_set_add(&b->loop.perf, m);
+    return rc ? rc : perf_set_add(rt_loop_perf(b->loop), m);
 }
 
 static void fmt_us(char *s, size_t n, int64_t ns)
@@ -148,12 +148,15 @@ static void print_frames(FILE *out, struct bench *b)
 
 static void print_summary(FILE *out, struct bench *b)
 {
-    const struct perf_msmt *r = &b->m_rtt, *w = &b->loop.m_wake, *c = &b->m_cpu;
+    const struct perf_msmt *r = &b->m_rtt, *w = rt_loop_msmt(b->loop, RT_LOOP_WAKE_DEVIATION),
+                           *c = &b->m_cpu;
+    struct rt_loop_info li;
+    rt_loop_get_info(b->loop, &li);
     char v[6][24];
     fprintf(out, "--- %s (%s), cycle %.1f us, %.1f s, %" PRIu64 " cycles, %" PRIu64 " overruns ---\n",
             b->l->name, b->l->ops->kind, (double)b->a->cycle_ns / 1000.0,
-            (double)(b->loop.ended - b->loop.started) / 1e9, b->loop.cyc.cycles, b->loop.cyc.overruns);
-    perf_print_total(out, &b->loop.perf);
+            (double)(li.ended - li.started) / 1e9, li.cycles, li.overruns);
+    perf_print_total(out, rt_loop_perf(b->loop));
     fmt_us(v[0], 24, r->total.count ? r->total.min : 0);
     fmt_us(v[1], 24, perf_hist_percentile(&r->hist, 50));
     fmt_us(v[2], 24, perf_hist_percentile(&r->hist, 99));
@@ -171,14 +174,16 @@ static void print_summary(FILE *out, struct bench *b)
 
 static json_object *result_json(struct bench *b)
 {
+    struct rt_loop_info li;
+    rt_loop_get_info(b->loop, &li);
     json_object *o = json_object_new_object();
     json_object_object_add(o, "interface", json_object_new_string(b->l->name));
     json_object_object_add(o, "link", json_object_new_string(b->l->ops->kind));
     json_object_object_add(o, "cycle_ns", json_object_new_int64(b->a->cycle_ns));
-    json_object_object_add(o, "duration_ns", json_object_new_int64(b->loop.ended - b->loop.started));
+    json_object_object_add(o, "duration_ns", json_object_new_int64(li.ended - li.started));
     json_object_object_add(o, "frame_len", json_object_new_int((int)b->a->size));
-    json_object_object_add(o, "cycles", json_object_new_uint64(b->loop.cyc.cycles));
-    json_object_object_add(o, "overruns", json_object_new_uint64(b->loop.cyc.overruns));
+    json_object_object_add(o, "cycles", json_object_new_uint64(li.cycles));
+    json_object_object_add(o, "overruns", json_object_new_uint64(li.overruns));
     json_object *fr = json_object_new_object();
     json_object_object_add(fr, "sent", json_object_new_uint64(b->sent));
     json_object_object_add(fr, "answered", json_object_new_uint64(b->answered));
@@ -188,15 +193,15 @@ static json_object *result_json(struct bench *b)
     json_object_object_add(o, "frames", fr);
     /* the same "rt" object as every rt_loop's JSON (which settings took effect, how
      * many warnings), plus the loop thread's CPU time */
-    json_object *loop = rt_loop_to_json(&b->loop), *rt = NULL;
+    json_object *loop = rt_loop_to_json(b->loop), *rt = NULL;
     if (json_object_object_get_ex(loop, "rt", &rt))
         rt = json_object_get(rt);
     else
         rt = json_object_new_object();
     json_object_put(loop);
-    json_object_object_add(rt, "cpu_ns", json_object_new_int64(b->loop.cpu_ns));
+    json_object_object_add(rt, "cpu_ns", json_object_new_int64(li.cpu_ns));
     json_object_object_add(o, "rt", rt);
-    json_object_object_add(o, "perf", perf_set_to_json(&b->loop.perf));
+    json_object_object_add(o, "perf", perf_set_to_json(rt_loop_perf(b->loop)));
     return o;
 }
 
@@ -216,16 +221,16 @@ static void report_until_done(struct bench *b)
     const struct bench_args *a = b->a;
     takt_ns_t start = takt_now(), end = start + (takt_ns_t)(a->time_s * 1e9);
     takt_ns_t next = a->perf_s > 0 ? start + (takt_ns_t)(a->perf_s * 1e9) : INT64_MAX;
-    while (!*a->stop && takt_now() < end && __atomic_load_n(&b->loop.ended, __ATOMIC_ACQUIRE) == 0) {
+    while (!*a->stop && takt_now() < end && !rt_loop_ended(b->loop)) {
         nanosleep(&(struct timespec){ 0, 10 * TAKT_NS_PER_MS }, NULL);
         if (takt_now() < next)
             continue;
         next += (takt_ns_t)(a->perf_s * 1e9);
-        int bank = perf_set_snapshot(&b->loop.perf, TAKT_NS_PER_S);
+        int bank = perf_set_snapshot(rt_loop_perf(b->loop), TAKT_NS_PER_S);
         if (bank < 0)
             continue;
-        perf_print_interval(a->out, &b->loop.perf, bank);
-        perf_set_release(&b->loop.perf, bank);
+        perf_print_interval(a->out, rt_loop_perf(b->loop), bank);
+        perf_set_release(rt_loop_perf(b->loop), bank);
         print_frames(a->out, b);
         fflush(a->out);
     }
@@ -245,7 +250,7 @@ int link_bench(const struct bench_args *a)
     /* the link is open: keep only what the loop thread's set-up uses */
     if (ro.drop_caps)
         rt_caps_drop(rt_caps_for_setup(&ro));
-    int rc = rt_loop_init(&b.loop, a->cycle_ns, &ro, bench_step, &b);
+    int rc = rt_loop_create(&b.loop, a->cycle_ns, &ro, bench_step, &b);
     if (!rc)
         rc = add_msmt(&b, &b.m_rtt, "Round Trip");
     if (!rc)
@@ -256,19 +261,19 @@ int link_bench(const struct bench_args *a)
     if (rc <= 0) {
         perf_msmt_free(&b.m_rtt);
         perf_msmt_free(&b.m_cpu);
-        rt_loop_free(&b.loop);
+        rt_loop_destroy(b.loop);
         return rc < 0 ? rc : 1;
     }
-    rc = rt_loop_start(&b.loop);
+    rc = rt_loop_start(b.loop);
     if (rc) {
-        rt_loop_free(&b.loop);
+        rt_loop_destroy(b.loop);
         return rc;
     }
     if (ro.drop_caps)
         rt_caps_drop(rt_caps_after_setup(&ro));
     report_until_done(&b);
-    rt_loop_stop(&b.loop);
-    rc = rt_loop_join(&b.loop);
+    rt_loop_stop(b.loop);
+    rc = rt_loop_join(b.loop);
     print_summary(a->out, &b);
     if (a->json) {
         json_object *o = result_json(&b);
@@ -279,7 +284,7 @@ int link_bench(const struct bench_args *a)
     }
     perf_msmt_free(&b.m_rtt);
     perf_msmt_free(&b.m_cpu);
-    rt_loop_free(&b.loop);
+    rt_loop_destroy(b.loop);
     return rc < 0 ? rc : (b.answered ? 0 : 1);
 }
 

@@ -8,12 +8,12 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <takt/wire.h>
 #include "cli/cli.h"
 #include "cli/cli_plk.h"
 #include "plk/cdc.h"
 #include "plk/driver.h"
 #include "sim/plk_net.h"
-#include "util/wire.h"
 
 int cli_plk_open_link(struct cli_ctx *c, struct takt_link **out)
 {
@@ -318,7 +318,7 @@ static bool job_sleep(struct cn_nmtreq_job *j, double s)
 static void *nmtreq_main(void *arg)
 {
     struct cn_nmtreq_job *j = arg;
-    while (__atomic_load_n(&j->cn->state, __ATOMIC_RELAXED) != PLK_NMT_OPERATIONAL)
+    while (__atomic_load_n(&j->cn->state, __ATOMIC_RELAXED) != TAKT_PLK_OPERATIONAL)
         if (!job_sleep(j, 0.01))
             return NULL;
     if (!job_sleep(j, j->after_s))
@@ -328,7 +328,7 @@ static void *nmtreq_main(void *arg)
         if (!job_sleep(j, 0.001))
             return NULL;
     fprintf(stderr, "takt plk cn: node %u asks the MN for NMT command 0x%02X (%s) for node %u%s\n",
-            j->cn->cfg.id, j->cmd, plk_nmt_cmd_name((uint8_t)j->cmd), j->target,
+            j->cn->cfg.id, j->cmd, takt_plk_nmt_cmd_name((uint8_t)j->cmd), j->target,
             r ? " -- refused by the CN" : "");
     return NULL;
 }

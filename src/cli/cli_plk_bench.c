@@ -34,6 +34,13 @@ struct cell {
     double boot_s;
 };
 
+static uint64_t loop_overruns(const struct rt_loop *l)
+{
+    struct rt_loop_info li;
+    rt_loop_get_info(l, &li);
+    return li.overruns;
+}
+
 /* The counters that show a reset of the network, summed over the CNs. */
 static void reset_counts(const struct plk_mn *core, uint64_t v[4])
 {
@@ -108,17 +115,17 @@ static int mn_cell(void *arg)
     takt_ns_t t0 = takt_now();
     /* one SDO exchange needs two async slots; ~30 per CN plus identification */
     takt_ns_t limit = t0 + 3 * TAKT_NS_PER_S + (takt_ns_t)x->n * 40 * x->cycle_us * 1000;
-    while ((core->st.nodes_operational < x->n || core->state != PLK_NMT_OPERATIONAL) &&
+    while ((core->st.nodes_operational < x->n || core->state != TAKT_PLK_OPERATIONAL) &&
            takt_now() < limit && !cli_interrupted)
         sleep_ms(20);
     x->boot_s = (double)(takt_now() - t0) / 1e9;
     x->status = core->st.nodes_operational == x->n ? 0 : 1;
     if (x->status == 0) {
         sleep_ms(200);   /* settle */
-        int bank = perf_set_snapshot(&loop->perf, TAKT_NS_PER_S);
+        int bank = perf_set_snapshot(rt_loop_perf(loop), TAKT_NS_PER_S);
         if (bank >= 0)
-            perf_set_release(&loop->perf, bank);
-        uint64_t lost0 = 0, cyc0 = core->st.cycles, ov0 = loop->cyc.overruns, ex0 = core->st.cycle_exceeded;
+            perf_set_release(rt_loop_perf(loop), bank);
+        uint64_t lost0 = 0, cyc0 = core->st.cycles, ov0 = loop_overruns(loop), ex0 = core->st.cycle_exceeded;
         for (unsigned i = 0; i < core->n_ids; i++)
             lost0 += core->node[core->ids[i]]->st.pres_lost;
         uint64_t ev0[4], ev1[4];
@@ -129,22 +136,22 @@ static int mn_cell(void *arg)
         x->resets = ev1[1] - ev0[1];
         x->loss_thr = ev1[2] - ev0[2];
         x->exceed_thr = ev1[3] - ev0[3];
-        bank = perf_set_snapshot(&loop->perf, TAKT_NS_PER_S);
+        bank = perf_set_snapshot(rt_loop_perf(loop), TAKT_NS_PER_S);
         if (bank >= 0) {
-            const struct perf_stat *cpu = perf_msmt_interval(find_msmt(&loop->perf, "CPU per Cycle"), bank, NULL);
-            const struct perf_stat *dev = perf_msmt_interval(&loop->m_wake, bank, NULL);
-            const struct perf_stat *per = perf_msmt_interval(&loop->m_cycle, bank, NULL);
+            const struct perf_stat *cpu = perf_msmt_interval(find_msmt(rt_loop_perf(loop), "CPU per Cycle"), bank, NULL);
+            const struct perf_stat *dev = perf_msmt_interval(rt_loop_msmt(loop, RT_LOOP_WAKE_DEVIATION), bank, NULL);
+            const struct perf_stat *per = perf_msmt_interval(rt_loop_msmt(loop, RT_LOOP_CYCLE_TIME), bank, NULL);
             x->cpu_pct = 100.0 * (double)perf_stat_avg(cpu) / (double)(x->cycle_us * 1000.0);
             x->dev_min = dev->min; x->dev_max = dev->max;
             x->per_min = per->min; x->per_max = per->max;
-            perf_set_release(&loop->perf, bank);
+            perf_set_release(rt_loop_perf(loop), bank);
         }
         uint64_t lost = 0;
         for (unsigned i = 0; i < core->n_ids; i++)
             lost += core->node[core->ids[i]]->st.pres_lost;
         x->pres_lost = lost - lost0;
         x->cycles = core->st.cycles - cyc0;
-        x->overruns = loop->cyc.overruns - ov0;
+        x->overruns = loop_overruns(loop) - ov0;
         x->exceeded = core->st.cycle_exceeded - ex0;
         /* the cycle is not held when more than 1 % of the cycles overran or exceeded */
         if ((x->overruns + x->exceeded) * 100 > x->cycles || core->st.nodes_operational < x->n)

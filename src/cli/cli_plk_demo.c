@@ -10,7 +10,6 @@
 #include <takt/netns.h>
 #include "cli/cli.h"
 #include "cli/cli_plk.h"
-#include "sim/plk_net.h"
 
 #define DEMO_CNS 10
 

@@ -170,6 +170,20 @@ static uint64_t mn_pres_late(const struct plk_mn *core)
     return late;
 }
 
+static uint64_t loop_overruns(const struct rt_loop *l)
+{
+    struct rt_loop_info li;
+    rt_loop_get_info(l, &li);
+    return li.overruns;
+}
+
+static uint64_t loop_cycles(const struct rt_loop *l)
+{
+    struct rt_loop_info li;
+    rt_loop_get_info(l, &li);
+    return li.cycles;
+}
+
 /* perf flip hook, in the RT thread: the counters at the interval's edge. */
 static void mn_window_latch(void *arg)
 {
@@ -178,7 +192,7 @@ static void mn_window_latch(void *arg)
         .cycles = w->core->st.cycles,
         .lost = mn_pres_lost(w->core),
         .late = mn_pres_late(w->core),
-        .overruns = w->loop->cyc.overruns,
+        .overruns = loop_overruns(w->loop),
         .exceeded = w->core->st.cycle_exceeded,
     };
 }
@@ -188,15 +202,15 @@ static bool mn_window_step(struct mn_window *w, const struct plk_mn *core, const
                            struct rt_loop *l, double measure_s)
 {
     if (!w->open) {
-        if (ms->state != PLK_NMT_OPERATIONAL || ms->nodes_operational != core->n_ids)
+        if (ms->state != TAKT_PLK_OPERATIONAL || ms->nodes_operational != core->n_ids)
             return false;
         w->core = core;
         w->loop = l;
-        perf_set_on_flip(&l->perf, mn_window_latch, w);
-        int b = perf_set_snapshot(&l->perf, TAKT_NS_PER_S);
+        perf_set_on_flip(rt_loop_perf(l), mn_window_latch, w);
+        int b = perf_set_snapshot(rt_loop_perf(l), TAKT_NS_PER_S);
         if (b < 0)
             return false;   /* the RT side did not flip yet: the request stays pending */
-        perf_set_release(&l->perf, b);
+        perf_set_release(rt_loop_perf(l), b);
         w->from = w->at_flip;
         w->boot = takt_now() - w->started;
         w->end = takt_now() + (takt_ns_t)(measure_s * 1e9);
@@ -206,10 +220,10 @@ static bool mn_window_step(struct mn_window *w, const struct plk_mn *core, const
     }
     if (takt_now() < w->end)
         return false;
-    w->bank = perf_set_snapshot(&l->perf, TAKT_NS_PER_S);
+    w->bank = perf_set_snapshot(rt_loop_perf(l), TAKT_NS_PER_S);
     if (w->bank < 0)
         return false;
-    perf_set_on_flip(&l->perf, NULL, NULL);
+    perf_set_on_flip(rt_loop_perf(l), NULL, NULL);
     w->wall_close = wall_ns();
     w->n = (struct mn_counters){
         .cycles = w->at_flip.cycles - w->from.cycles,
@@ -221,7 +235,7 @@ static bool mn_window_step(struct mn_window *w, const struct plk_mn *core, const
     return true;
 }
 
-static json_object *mn_window_json(const struct mn_window *w, const struct rt_loop *l, double measure_s)
+static json_object *mn_window_json(const struct mn_window *w, struct rt_loop *l, double measure_s)
 {
     json_object *o = json_object_new_object();
     json_object_object_add(o, "seconds", json_object_new_double(measure_s));
@@ -233,7 +247,7 @@ static json_object *mn_window_json(const struct mn_window *w, const struct rt_lo
     json_object_object_add(o, "cycle_exceeded", json_object_new_uint64(w->n.exceeded));
     json_object_object_add(o, "start_realtime_ns", json_object_new_int64(w->wall_open));
     json_object_object_add(o, "end_realtime_ns", json_object_new_int64(w->wall_close));
-    json_object_object_add(o, "perf", perf_set_interval_to_json(&l->perf, w->bank));
+    json_object_object_add(o, "perf", perf_set_interval_to_json(rt_loop_perf(l), w->bank));
     return o;
 }
 
@@ -298,7 +312,7 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struc
     /* while the RT thread runs, the MN's figures come from what it published (ms) and
      * its node events: never from the core it writes */
     struct takt_plk_mn_stats ms;
-    while (!cli_interrupted && !__atomic_load_n(&l->ended, __ATOMIC_ACQUIRE)) {
+    while (!cli_interrupted && !rt_loop_ended(l)) {
         takt_plk_mn_get_stats(mn, &ms);
         if (measure_s > 0 && mn_window_step(&w, core, &ms, l, measure_s))
             break;
@@ -315,11 +329,11 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struc
         if (takt_now() < next)
             continue;
         next += (takt_ns_t)(c->perf_s * 1e9);
-        int bank = perf_set_snapshot(&l->perf, TAKT_NS_PER_S);
+        int bank = perf_set_snapshot(rt_loop_perf(l), TAKT_NS_PER_S);
         if (bank < 0)
             continue;
-        perf_print_interval(stdout, &l->perf, bank);
-        perf_set_release(&l->perf, bank);
+        perf_print_interval(stdout, rt_loop_perf(l), bank);
+        perf_set_release(rt_loop_perf(l), bank);
         printf("MN %s: %u/%u CNs operational, cycles %" PRIu64 ", cycle time exceeded %" PRIu64 "\n",
                takt_plk_nmt_name(ms.state), ms.nodes_operational, core->n_ids,
                ms.cycles, ms.cycle_exceeded);
@@ -334,14 +348,14 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struc
            core->st.nodes_operational, core->n_ids, c->iface ? c->iface : link->name,
            carrier == 0 ? ", which has no carrier (cable unplugged?)" : "",
            carrier == -ENETDOWN ? ", which is down" : "");
-    perf_print_total(stdout, &l->perf);
+    perf_print_total(stdout, rt_loop_perf(l));
     rt_loop_print_summary(stdout, l);
     print_nodes(stdout, mn, core);
     if (w.bank >= 0) {
         printf("--- measured window: %.1f s of steady operation (boot excluded: every CN Operational "
                "%.1f s after the start), %" PRIu64 " cycles, %" PRIu64 " PRes lost\n", measure_s,
                (double)w.boot / 1e9, w.n.cycles, w.n.lost);
-        perf_print_interval(stdout, &l->perf, w.bank);
+        perf_print_interval(stdout, rt_loop_perf(l), w.bank);
     } else if (measure_s > 0) {
         fprintf(stderr, "takt plk mn: not every CN was Operational within %.1f s: nothing measured\n", limit_s);
     }
@@ -353,10 +367,10 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struc
         json_object_put(j);
     }
     if (w.bank >= 0)
-        perf_set_release(&l->perf, w.bank);
+        perf_set_release(rt_loop_perf(l), w.bank);
     bool ok = core->st.nodes_operational == core->n_ids && (measure_s <= 0 || w.bank >= 0);
     /* most cycles late: the figures above are not of the cycle asked for */
-    bool held = !cli_check_overruns(c, l->cyc.cycles, l->cyc.overruns, (int64_t)core->cfg.cycle_us * 1000);
+    bool held = !cli_check_overruns(c, loop_cycles(l), loop_overruns(l), (int64_t)core->cfg.cycle_us * 1000);
     takt_plk_mn_destroy(mn);
     return !ok ? 3 : held ? 0 : 1;
 }

@@ -7,11 +7,10 @@
 #include <string.h>
 #include <time.h>
 #include <json-c/json.h>
+#include <takt/wire.h>
 #include "cli/cli.h"
 #include "cli/cli_plk.h"
 #include "plk/driver.h"
-#include "plk/od.h"
-#include "util/wire.h"
 
 const struct cli_opt cli_plk_sdo_opts[] = {
     { "nodes", 'n', 1, "LIST", "CNs the MN boots, IDs and ranges such as 1,32,110 (default: just NODE)" },
@@ -140,7 +139,7 @@ int cli_plk_sdo_run(struct cli_ctx *c)
         cli_parse_long(c, "INDEX", c->argv[2], 0, 0xFFFF, &idx) ||
         cli_parse_long(c, "SUB", c->argv[3], 0, 0xFF, &sub))
         return 2;
-    uint8_t val[PLK_SDO_DATA_MAX];
+    uint8_t val[TAKT_PLK_SDO_DATA_MAX];
     size_t vlen = 0;
     char from[1024] = "";   /* the file that gave the object's size */
     if (wr) {
@@ -236,7 +235,7 @@ int cli_plk_sdo_run(struct cli_ctx *c)
         if (wr && !vlen && !cli_flag(c, "string")) {
             /* the object's size from reading it: an expedited or segmented write of
              * another length is refused (abort 0x06070010, DS 301 6.3.2.3.2) */
-            uint8_t cur[PLK_SDO_DATA_MAX];
+            uint8_t cur[TAKT_PLK_SDO_DATA_MAX];
             rc = takt_plk_mn_sdo_read(mn, (unsigned)node, (uint16_t)idx, (uint8_t)sub, cur, sizeof cur, &got, left);
             if (!rc && got != 1 && got != 2 && got != 4 && got != 8)
                 result = cli_error(c, "0x%04lX/%ld holds %zu bytes, not an integer of 1, 2, 4 or 8: "
@@ -250,7 +249,7 @@ int cli_plk_sdo_run(struct cli_ctx *c)
                 left = TAKT_NS_PER_S;
         }
         if (wr && !cli_flag(c, "string"))
-            put_le64(val, ival);   /* the value's low vlen bytes, little-endian */
+            takt_put_le64(val, ival);   /* the value's low vlen bytes, little-endian */
         if (!rc && !result)
             rc = wr ? takt_plk_mn_sdo_write(mn, (unsigned)node, (uint16_t)idx, (uint8_t)sub, val, vlen, left)
                     : takt_plk_mn_sdo_read(mn, (unsigned)node, (uint16_t)idx, (uint8_t)sub, val, sizeof val,
@@ -262,7 +261,7 @@ int cli_plk_sdo_run(struct cli_ctx *c)
             if (c->json)
                 sdo_json(c, wr, node, idx, sub, NULL, 0, &code);
             result = cli_error(c, "node %ld object 0x%04lX/%ld: aborted with 0x%08X (%s)", node, idx, sub,
-                               code, plk_sdo_abort_name(code));
+                               code, takt_plk_sdo_abort_text(code));
         } else if (rc) {
             result = cli_error(c, "node %ld object 0x%04lX/%ld: %s", node, idx, sub, takt_strerror(rc));
         } else if (c->json) {

@@ -51,7 +51,7 @@ static void watch(struct cli_ctx *c, struct rt_loop *l)
     takt_ns_t start = takt_now(), every = (takt_ns_t)(c->perf_s * 1e9);
     takt_ns_t next = every > 0 ? start + every : INT64_MAX;
     bool progress = cli_progress_enabled() && every == 0;
-    while (__atomic_load_n(&l->ended, __ATOMIC_ACQUIRE) == 0) {
+    while (!rt_loop_ended(l)) {
         if (cli_interrupted) {
             rt_loop_stop(l);
             break;
@@ -63,7 +63,7 @@ static void watch(struct cli_ctx *c, struct rt_loop *l)
         if (now < next)
             continue;
         next += every;
-        if (perf_report_interval(&l->perf, stdout, TAKT_NS_PER_S) == 0)
+        if (perf_report_interval(rt_loop_perf(l), stdout, TAKT_NS_PER_S) == 0)
             fflush(stdout);
     }
     if (progress)
@@ -84,33 +84,34 @@ static int run_latency(struct cli_ctx *c)
     o.prio = c->prio;
     o.dma_latency = !cli_flag(c, "no-dma-latency");
     o.mlock = !cli_flag(c, "no-mlock");
-    struct rt_loop l;
-    int rc = rt_loop_init(&l, c->cycle_ns, &o, busy_step, &t);
+    struct rt_loop *l;
+    int rc = rt_loop_create(&l, c->cycle_ns, &o, busy_step, &t);
     if (rc)
         return cli_error(c, "cannot set up the loop for a %lld ns cycle: %s",
                          (long long)c->cycle_ns, strerror(-rc));
-    l.duration = c->time_s > 0 ? (takt_ns_t)(c->time_s * 1e9) : 0;
+    takt_ns_t duration = c->time_s > 0 ? (takt_ns_t)(c->time_s * 1e9) : 0;
+    rt_loop_set_duration(l, duration);
     if (c->verbose)
         fprintf(stderr, "takt rt latency: cycle %.1f us, cpu %d, prio %d, busy %.1f us, %s\n",
                 (double)c->cycle_ns / 1000.0, c->cpu, c->prio, busy_us,
-                l.duration ? "until -t" : "until Ctrl-C");
-    rc = rt_loop_start(&l);
+                duration ? "until -t" : "until Ctrl-C");
+    rc = rt_loop_start(l);
     if (rc) {
-        rt_loop_free(&l);
+        rt_loop_destroy(l);
         return cli_error(c, "cannot start the loop thread: %s", strerror(-rc));
     }
-    watch(c, &l);
-    rt_loop_join(&l);
-    perf_print_total(stdout, &l.perf);
-    print_percentiles(stdout, &l.m_wake);
-    print_percentiles(stdout, &l.m_cycle);
-    rt_loop_print_summary(stdout, &l);
+    watch(c, l);
+    rt_loop_join(l);
+    perf_print_total(stdout, rt_loop_perf(l));
+    print_percentiles(stdout, rt_loop_msmt(l, RT_LOOP_WAKE_DEVIATION));
+    print_percentiles(stdout, rt_loop_msmt(l, RT_LOOP_CYCLE_TIME));
+    rt_loop_print_summary(stdout, l);
     if (c->json) {
-        json_object *j = rt_loop_to_json(&l);
+        json_object *j = rt_loop_to_json(l);
         rc = cli_write_json(c, j);
         json_object_put(j);
     }
-    rt_loop_free(&l);
+    rt_loop_destroy(l);
     return rc;
 }
 

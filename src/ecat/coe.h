@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <takt/ecat.h>
 #include "ecat/mbx.h"
 
 /* Offsets in a mailbox message (after the 6-byte mailbox header), ETG.1000.6 5.6 CoE. */
@@ -153,29 +154,9 @@ static inline bool ecat_coe_xfer_busy(const struct ecat_coe_xfer *x)
 
 /* --- SDO information results (parse req.data after an info transfer) ----------- */
 
-/* OD list result: u16 list type, then u16 indices. Returns the number of indices and
- * sets *first to the first of them (little-endian u16 each), or -EPROTO. */
-int ecat_coe_odlist_parse(const uint8_t *d, size_t n, uint16_t *list_type, const uint8_t **first);
-
-struct ecat_coe_objdesc {
-    uint16_t index, data_type;
-    uint8_t  max_sub, obj_code;     /* obj_code: 7 VAR, 8 ARRAY, 9 RECORD */
-    char     name[64];
-};
-int ecat_coe_objdesc_parse(const uint8_t *d, size_t n, struct ecat_coe_objdesc *o);
-
-/* Entry description value info bits (ETG.1000.6): what follows the access rights. */
-enum { COE_VI_UNIT = 0x08, COE_VI_DEFAULT = 0x10, COE_VI_MIN = 0x20, COE_VI_MAX = 0x40 };
-
-struct ecat_coe_entrydesc {
-    uint16_t index;
-    uint8_t  subindex, value_info;
-    uint16_t data_type, bitlen, access;
-    uint32_t unit;                  /* with COE_VI_UNIT */
-    uint64_t def, min, max;         /* with COE_VI_DEFAULT/MIN/MAX, values up to 64 bit
-                                       (little-endian, (bitlen + 7) / 8 bytes each) */
-    char     name[64];
-};
-int ecat_coe_entrydesc_parse(const uint8_t *d, size_t n, struct ecat_coe_entrydesc *e);
+/* The parsers (ecat_coe_odlist_parse, ecat_coe_objdesc_parse, ecat_coe_entrydesc_parse)
+ * and their structs are public: <takt/ecat.h>. */
+enum { COE_VI_UNIT = ECAT_COE_VI_UNIT, COE_VI_DEFAULT = ECAT_COE_VI_DEFAULT,
+       COE_VI_MIN = ECAT_COE_VI_MIN, COE_VI_MAX = ECAT_COE_VI_MAX };
 
 #endif

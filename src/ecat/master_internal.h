@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <takt/ecat.h>
 #include <takt/perf.h>
+#include "rt/loop.h"
 #include "ecat/frame.h"
 #include "ecat/mbx.h"
 #include "ecat/pdo.h"

@@ -5,6 +5,7 @@
 #define TAKT_ECAT_PROTO_H
 
 #include <stdint.h>
+#include <takt/ecat.h>
 
 /* Ethernet + EtherCAT header (IEEE 802.3, ETG.1000.4 frame structure) */
 #define ECAT_ETH_HDR        14
@@ -103,5 +104,13 @@ const char *ecat_cmd_name(unsigned cmd);
 const char *ecat_al_state_name(unsigned state);
 const char *ecat_al_status_text(unsigned code);      /* AL status code meaning (ETG.1000.6 Table 11) */
 const char *ecat_sdo_abort_text(uint32_t code);       /* SDO abort meaning (ETG.1000.6 5.6.2) */
+
+/* The AL_ names are the library's short spelling of the public states (enum
+ * ecat_state, ECAT_STATE_MASK/ERROR in <takt/ecat.h>): one set of values, which the
+ * programs outside the library use by their public names. */
+_Static_assert((int)AL_INIT == ECAT_STATE_INIT && (int)AL_PREOP == ECAT_STATE_PREOP &&
+               (int)AL_BOOT == ECAT_STATE_BOOT && (int)AL_SAFEOP == ECAT_STATE_SAFEOP &&
+               (int)AL_OP == ECAT_STATE_OP && AL_STATE_MASK == ECAT_STATE_MASK &&
+               AL_ERROR == ECAT_STATE_ERROR, "AL states as in <takt/ecat.h>");
 
 #endif

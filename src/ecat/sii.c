@@ -5,8 +5,11 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <takt/ecat.h>
 #include <takt/takt.h>
 #include "util/wire.h"
+
+_Static_assert(ECAT_SII_MAX_IMAGE == ECAT_SII_MAX_BYTES, "the public and the decoder's SII limit agree");
 
 #define W(w) ((size_t)(w) * 2)       /* word address -> byte offset */
 #define SII_HDR_BYTES W(SII_W_CATEGORIES)

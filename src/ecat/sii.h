@@ -168,9 +168,8 @@ const char *ecat_sii_name(const struct ecat_sii *sii);
 static inline bool ecat_sii_lrw_ok(const struct ecat_sii *sii)
 { return !(sii->has_general && (sii->gen.flags & ECAT_SII_FLAG_NOT_LRW)); }
 
-/* Name of a CoE basic data type code (1 "BOOL", 7 "UDINT", ...; "" for unknown), as
- * ENI DataType texts use them, and its bit size (0 if not fixed). */
-const char *ecat_coe_type_name(uint16_t type);
+/* Bit size of a CoE basic data type code (0 if not fixed); its name is public:
+ * ecat_coe_type_name in <takt/ecat.h>. */
 unsigned ecat_coe_type_bits(uint16_t type);
 
 #endif

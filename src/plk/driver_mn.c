@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <sys/prctl.h>
 #include "plk/driver.h"
+#include "rt/loop.h"
 #include "plk/frame.h"
 #include "util/wire.h"
 

@@ -5,6 +5,7 @@
 #define TAKT_PLK_PROTO_H
 
 #include <stdint.h>
+#include <takt/plk.h>
 
 /* EPSG DS 301 addressing: Ethernet level */
 #define PLK_ETHERTYPE        0x88AB
@@ -372,5 +373,21 @@ enum { PLK_EC_CUMULATIVE = 1, PLK_EC_THRESHOLD_CNT = 2, PLK_EC_THRESHOLD = 3 };
 #define PLK_DEF_BASIC_ETH_TIMEOUT_US 5000000u
 #define PLK_CYCLE_LEN_MIN_US         400u       /* 0x1006 lower bound in oplk ODs */
 #define PLK_OPLK_DEMO_DEVICE_TYPE    0x000F0191u
+
+/* The NMT states by the library's names are the public ones (enum takt_plk_nmt in
+ * <takt/plk.h>): one set of values, which programs outside the library use. */
+_Static_assert((int)PLK_NMT_GS_OFF == TAKT_PLK_OFF &&
+               (int)PLK_NMT_GS_INITIALISING == TAKT_PLK_INITIALISING &&
+               (int)PLK_NMT_GS_RESET_APPLICATION == TAKT_PLK_RESET_APP &&
+               (int)PLK_NMT_GS_RESET_COMMUNICATION == TAKT_PLK_RESET_COMM &&
+               (int)PLK_NMT_GS_RESET_CONFIGURATION == TAKT_PLK_RESET_CONF &&
+               (int)PLK_NMT_NOT_ACTIVE == TAKT_PLK_NOT_ACTIVE &&
+               (int)PLK_NMT_PRE_OPERATIONAL_1 == TAKT_PLK_PRE_OP1 &&
+               (int)PLK_NMT_PRE_OPERATIONAL_2 == TAKT_PLK_PRE_OP2 &&
+               (int)PLK_NMT_READY_TO_OPERATE == TAKT_PLK_READY_TO_OP &&
+               (int)PLK_NMT_OPERATIONAL == TAKT_PLK_OPERATIONAL &&
+               (int)PLK_NMT_CS_STOPPED == TAKT_PLK_STOPPED &&
+               (int)PLK_NMT_BASIC_ETHERNET == TAKT_PLK_BASIC_ETHERNET,
+               "NMT states as in <takt/plk.h>");
 
 #endif

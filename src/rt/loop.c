@@ -1,6 +1,6 @@
 /* The cyclic loop: step() once per period on absolute deadlines, with Cycle Time, Wake
  * Deviation and Task Duration recorded every cycle; in the caller's thread or its own. */
-#include <takt/rt.h>
+#include "rt/loop.h"
 #include <errno.h>
 #include <string.h>
 #include <time.h>

@@ -1,6 +1,6 @@
 /* What a finished rt_loop reports beyond its PerfMsmt lines: cycle and overrun counts,
  * CPU per cycle, and which real-time settings took effect, as text and JSON. */
-#include <takt/rt.h>
+#include "rt/loop.h"
 #include <json-c/json.h>
 #include <inttypes.h>
 

@@ -128,4 +128,14 @@ int  sim_device_from_desc(const struct sim_device_desc *desc, struct sim_device 
  * TxPDO, RxPDO, DC; checksum over words 0-6). Returns bytes written or -errno. */
 int  sim_sii_build(const struct sim_device_desc *d, uint8_t *buf, size_t cap);
 
+/* A network of device instances made here (tests); not public API: an application has
+ * no way to make a struct sim_device. The network takes ownership. */
+#include <takt/sim.h>
+int takt_sim_create_devices(struct sim_device **devs, unsigned n, const struct takt_sim_opts *o,
+                            struct takt_sim **out);
+/* Another device at position k (0-based), as if unplugged and a new one plugged in (tests):
+ * the network takes ownership of dev and destroys the old one; the slave restarts as
+ * after power loss with dev's EEPROM image (the ESC keeps its memory size). */
+int takt_sim_replace_device(struct takt_sim *s, unsigned k, struct sim_device *dev, takt_ns_t now);
+
 #endif

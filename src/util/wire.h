@@ -1,25 +1,23 @@
 /* Little-endian wire access: every protocol field goes through these helpers with its
  * byte offset, never through a packed struct cast over a buffer, whose layout would
- * depend on the compiler. */
+ * depend on the compiler. The short names the library uses for the public helpers of
+ * <takt/wire.h>. */
 #ifndef TAKT_UTIL_WIRE_H
 #define TAKT_UTIL_WIRE_H
 
 #include <stdint.h>
 #include <string.h>
+#include <takt/takt.h>
+#include <takt/wire.h>
 
-static inline uint16_t get_le16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
-static inline uint32_t get_le32(const uint8_t *p)
-{ return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
-static inline uint64_t get_le64(const uint8_t *p)
-{ return (uint64_t)get_le32(p) | (uint64_t)get_le32(p + 4) << 32; }
-static inline uint16_t get_be16(const uint8_t *p) { return (uint16_t)(p[0] << 8 | p[1]); }
+static inline uint16_t get_le16(const uint8_t *p) { return takt_get_le16(p); }
+static inline uint32_t get_le32(const uint8_t *p) { return takt_get_le32(p); }
+static inline uint64_t get_le64(const uint8_t *p) { return takt_get_le64(p); }
+static inline uint16_t get_be16(const uint8_t *p) { return takt_get_be16(p); }
 
-static inline void put_le16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
-static inline void put_le32(uint8_t *p, uint32_t v)
-{ p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24); }
-static inline void put_le64(uint8_t *p, uint64_t v) { put_le32(p, (uint32_t)v); put_le32(p + 4, (uint32_t)(v >> 32)); }
-static inline void put_be16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)(v >> 8); p[1] = (uint8_t)v; }
-
-#define TAKT_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+static inline void put_le16(uint8_t *p, uint16_t v) { takt_put_le16(p, v); }
+static inline void put_le32(uint8_t *p, uint32_t v) { takt_put_le32(p, v); }
+static inline void put_le64(uint8_t *p, uint64_t v) { takt_put_le64(p, v); }
+static inline void put_be16(uint8_t *p, uint16_t v) { takt_put_be16(p, v); }
 
 #endif

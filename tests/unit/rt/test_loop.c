@@ -14,6 +14,7 @@
 #include <time.h>
 #include <json-c/json.h>
 #include <takt/rt.h>
+#include "rt/loop.h"
 
 #define MS TAKT_NS_PER_MS
 

@@ -1,0 +1,74 @@
+/* The loop as programs see it (<takt/rt.h>): made by the library, read through copies
+ * and accessors, so its context (rt/loop.h: thread handle, stop flag, perf banks) is
+ * no part of the API. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "rt/loop.h"
+
+int rt_loop_create(struct rt_loop **out, takt_ns_t period, const struct rt_opts *o,
+                   rt_step_fn step, void *ctx)
+{
+    *out = NULL;
+    struct rt_loop *l = malloc(sizeof *l);
+    if (!l)
+        return -ENOMEM;
+    int r = rt_loop_init(l, period, o, step, ctx);
+    if (r) {
+        free(l);
+        return r;
+    }
+    *out = l;
+    return 0;
+}
+
+void rt_loop_destroy(struct rt_loop *l)
+{
+    if (!l)
+        return;
+    rt_loop_free(l);
+    free(l);
+}
+
+void rt_loop_set_duration(struct rt_loop *l, takt_ns_t duration) { l->duration = duration; }
+
+void rt_loop_set_warn(struct rt_loop *l, rt_warn_fn warn, void *ctx)
+{
+    l->warn = warn;
+    l->warn_ctx = ctx;
+}
+
+bool rt_loop_ended(const struct rt_loop *l)
+{
+    return __atomic_load_n(&l->ended, __ATOMIC_ACQUIRE) != 0;
+}
+
+void rt_loop_get_info(const struct rt_loop *l, struct rt_loop_info *out)
+{
+    memset(out, 0, sizeof *out);
+    /* ended first (acquire): when set, everything the loop stored before it is seen */
+    out->ended = __atomic_load_n(&l->ended, __ATOMIC_ACQUIRE);
+    out->period = l->cyc.period;
+    out->cycles = __atomic_load_n(&l->cyc.cycles, __ATOMIC_RELAXED);
+    out->overruns = __atomic_load_n(&l->cyc.overruns, __ATOMIC_RELAXED);
+    out->skipped = __atomic_load_n(&l->cyc.skipped, __ATOMIC_RELAXED);
+    out->wake_dev = __atomic_load_n(&l->cyc.wake_dev, __ATOMIC_RELAXED);
+    out->started = __atomic_load_n(&l->started, __ATOMIC_RELAXED);
+    out->cpu_ns = __atomic_load_n(&l->cpu_ns, __ATOMIC_RELAXED);
+    out->result = __atomic_load_n(&l->result, __ATOMIC_RELAXED);
+    out->running = l->running;
+    out->opts = l->opts;
+    out->rt = l->rt;
+}
+
+struct perf_set *rt_loop_perf(struct rt_loop *l) { return &l->perf; }
+
+const struct perf_msmt *rt_loop_msmt(const struct rt_loop *l, enum rt_loop_msmt which)
+{
+    switch (which) {
+    case RT_LOOP_CYCLE_TIME:     return &l->m_cycle;
+    case RT_LOOP_WAKE_DEVIATION: return &l->m_wake;
+    case RT_LOOP_TASK_DURATION:  return &l->m_task;
+    }
+    return NULL;
+}
