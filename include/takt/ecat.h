@@ -30,6 +30,10 @@ const char *ecat_al_state_name(unsigned state);
 const char *ecat_al_status_text(unsigned code);
 const char *ecat_sdo_abort_text(uint32_t code);
 
+/* Mailbox protocols a slave's SII lists (word 0x001C, ETG.2010). */
+enum { ECAT_MBX_AOE = 0x01, ECAT_MBX_EOE = 0x02, ECAT_MBX_COE = 0x04, ECAT_MBX_FOE = 0x08,
+       ECAT_MBX_SOE = 0x10, ECAT_MBX_VOE = 0x20 };
+
 /* Who is the time base for distributed clocks. */
 enum ecat_dc_mode {
     ECAT_DC_MASTER_FOLLOWS_REF = 0, /* master shifts its cycle to the reference clock (PI loop) */
@@ -129,7 +133,7 @@ struct ecat_slave_info {
     uint8_t  al_state;         /* last read AL status state (with 0x10 error flag) */
     uint16_t al_code;          /* last AL status code */
     uint16_t mbx_out_start, mbx_out_len, mbx_in_start, mbx_in_len;
-    uint16_t mbx_protocols;
+    uint16_t mbx_protocols;    /* SII word 0x001C: ECAT_MBX_AOE .. ECAT_MBX_VOE */
     bool     dc;               /* DC capable */
     int32_t  dc_delay_ns;      /* propagation delay written to 0x0928 */
     uint32_t out_bits, in_bits;/* process data sizes */
@@ -364,6 +368,50 @@ int ecat_soe_read(struct ecat_master *m, unsigned pos, uint8_t drive, uint8_t el
 int ecat_soe_write(struct ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
                    uint16_t idn, const void *data, size_t len);
 
+/* SoE IDN helpers for programs that show or enter IDNs (IEC 61800-7-204).
+ * Element flags: which parts of an IDN a service carries, in this wire order. */
+enum {
+    ECAT_SOE_EL_STATE = 0x01, ECAT_SOE_EL_NAME = 0x02, ECAT_SOE_EL_ATTR = 0x04,
+    ECAT_SOE_EL_UNIT = 0x08, ECAT_SOE_EL_MIN = 0x10, ECAT_SOE_EL_MAX = 0x20,
+    ECAT_SOE_EL_VALUE = 0x40, ECAT_SOE_EL_DEFAULT = 0x80,
+};
+/* Attribute (element 3), u32: conversion factor bits 0-15, data length bits 16-17
+ * (0 one byte, 1 two, 2 four, 3 eight), bit 18 a variable-length list of such items,
+ * bit 19 procedure command, display format bits 20-22, decimals bits 24-27, write
+ * protection in PREOP/SAFEOP/OP bits 28-30. */
+enum { ECAT_SOE_FMT_BIN = 0, ECAT_SOE_FMT_UINT = 1, ECAT_SOE_FMT_INT = 2, ECAT_SOE_FMT_HEX = 3,
+       ECAT_SOE_FMT_TEXT = 4, ECAT_SOE_FMT_IDN = 5, ECAT_SOE_FMT_FLOAT = 6 };
+static inline unsigned ecat_soe_attr_item(uint32_t a) { return 1u << ((a >> 16) & 3); }  /* bytes */
+static inline bool ecat_soe_attr_list(uint32_t a) { return (a & (1u << 18)) != 0; }
+static inline unsigned ecat_soe_attr_fmt(uint32_t a) { return (a >> 20) & 7; }
+static inline unsigned ecat_soe_attr_decimals(uint32_t a) { return (a >> 24) & 15; }
+/* An attribute standing for a type: item size in bytes, list or not, format, decimals. */
+static inline uint32_t ecat_soe_attr(unsigned item_bytes, bool list, unsigned fmt, unsigned dec)
+{
+    unsigned l = item_bytes >= 8 ? 3 : item_bytes >= 4 ? 2 : item_bytes >= 2 ? 1 : 0;
+    return (uint32_t)l << 16 | (list ? 1u << 18 : 0) | (uint32_t)(fmt & 7) << 20 | (uint32_t)(dec & 15) << 24;
+}
+/* The meaning of an SoE error code ("IDN is read-only" for 0x7004). */
+const char *ecat_soe_error_text(uint16_t code);
+/* IDN text form: "S-0-0036" / "P-1-0010" (S or P, parameter set 0-7, number 0-4095;
+ * bit 15 = P, bits 12-14 set, bits 0-11 number), also a plain number ("36", "0x8024")
+ * meaning the raw u16. Returns 0 or -EINVAL with what was expected in err. */
+int ecat_soe_idn_parse(const char *s, uint16_t *idn, char *err, size_t errlen);
+#define ECAT_SOE_IDN_STR 12
+void ecat_soe_idn_format(uint16_t idn, char buf[ECAT_SOE_IDN_STR]);
+/* Element names ("state", "name", "attribute", "unit", "min", "max", "value",
+ * "default"): a comma list into flags; the name of one flag. */
+int ecat_soe_elements_parse(const char *s, uint8_t *flags, char *err, size_t errlen);
+const char *ecat_soe_element_name(uint8_t flag);
+/* The elements of a read response split in wire order: data state u16, name and unit
+ * as lists (u16 current length, u16 maximum, bytes), attribute u32, min/max/value/
+ * default per the attribute (fixed items, or lists). attr is needed for min..default
+ * and taken from the response when it carries one. Each part points into data.
+ * Returns 0, or -EPROTO with what did not fit in err. */
+struct ecat_soe_part { const uint8_t *p; size_t len; };
+int ecat_soe_elements_split(const uint8_t *data, size_t len, uint8_t elements, uint32_t attr,
+                            struct ecat_soe_part part[8], char *err, size_t errlen);
+
 /* Write an SII image (from word 0) into slave pos's EEPROM, word by word (blocking,
  * tools only; the master's copy is updated, the slave uses it after a power cycle). */
 int ecat_sii_write(struct ecat_master *m, unsigned pos, const uint8_t *img, size_t len);
@@ -375,8 +423,10 @@ const uint8_t *ecat_slave_sii(const struct ecat_master *m, unsigned pos, size_t 
 
 /* What a program shows of an SII image (ETG.2010): the bootstrap mailbox of the header
  * (words 0x14-0x17, used in BOOT), the SyncManagers (category 41) and FMMUs (40), and
- * whether the General category (30) lists SDO information in its CoE details. */
+ * whether the General category (30) lists SDO information in its CoE details, and what
+ * the decoder found wrong with the image. */
 #define ECAT_SII_INFO_MAX 16
+#define ECAT_SII_INFO_WARN 8
 struct ecat_sii_sm_info {
     uint16_t start, len;
     uint8_t  ctrl;                 /* SM control (0x0804): mode bits 0-1, direction 2-3 */
@@ -393,6 +443,12 @@ struct ecat_sii_info {
     uint8_t  fmmu[ECAT_SII_INFO_MAX];  /* 0 unused, 1 outputs, 2 inputs, 3 mailbox state */
     bool     has_general;
     bool     sdo_info;             /* CoE details bit 1: the slave answers SDO information */
+    /* What does not decode (bad checksum, a broken, unknown or skipped category, truncated
+     * strings): all counted, the first ECAT_SII_INFO_WARN kept as text; error: why the
+     * categories did not decode at all ("" when they did). */
+    unsigned n_warnings;
+    char     warning[ECAT_SII_INFO_WARN][200];
+    char     error[200];
 };
 /* Fill *out from an image (as ecat_slave_sii gives it). 0 when the categories decoded,
  * else a negative code (out->header may still be set); -EINVAL for no image. */

@@ -154,8 +154,6 @@ static int run_slaves(struct cli_ctx *c)
             printf("      mailbox out 0x%04X/%u in 0x%04X/%u  protocols %s\n", s.mbx_out_start,
                    s.mbx_out_len, s.mbx_in_start, s.mbx_in_len,
                    cli_ecat_protocols(s.mbx_protocols, pn, sizeof pn));
-        size_t sl;
-        const uint8_t *sii = ecat_slave_sii(t.m, i, &sl);
         struct ecat_sii_info si;
         ecat_sii_info(sii, sl, &si);
         if (si.header && si.boot_out_len)

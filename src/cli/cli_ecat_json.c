@@ -116,30 +116,29 @@ const char *cli_ecat_name_utf8(const char *name, char *buf, size_t n)
  * reports them, and as "sii_warnings" into the slave's JSON object (if any). */
 void cli_ecat_sii_warnings(const uint8_t *img, size_t len, unsigned pos, json_object *o)
 {
-    struct ecat_sii *sii = malloc(sizeof *sii);
-    char err[200];
-    json_object *arr = json_object_new_array();
-    if (!sii) {
-        json_object_put(arr);
+    struct ecat_sii_info *si = malloc(sizeof *si);
+    if (!si)
         return;
-    }
-    if (!img || ecat_sii_decode(img, len, sii, 0, err, sizeof err)) {
-        fprintf(stderr, "takt ecat: slave %u: %s\n", pos, img ? err : "no SII read");
-        json_object_array_add(arr, json_object_new_string(img ? err : "no SII read"));
+    json_object *arr = json_object_new_array();
+    int rc = ecat_sii_info(img, len, si);
+    if (rc) {
+        const char *why = !img ? "no SII read" : si->error[0] ? si->error : "the SII does not decode";
+        fprintf(stderr, "takt ecat: slave %u: %s\n", pos, why);
+        json_object_array_add(arr, json_object_new_string(why));
     } else {
-        for (unsigned i = 0; i < sii->n_warnings && i < ECAT_SII_MAX_WARN; i++) {
-            fprintf(stderr, "takt ecat: slave %u: %s\n", pos, sii->warning[i]);
-            json_object_array_add(arr, json_object_new_string(sii->warning[i]));
+        for (unsigned i = 0; i < si->n_warnings && i < ECAT_SII_INFO_WARN; i++) {
+            fprintf(stderr, "takt ecat: slave %u: %s\n", pos, si->warning[i]);
+            json_object_array_add(arr, json_object_new_string(si->warning[i]));
         }
-        if (sii->n_warnings > ECAT_SII_MAX_WARN)
+        if (si->n_warnings > ECAT_SII_INFO_WARN)
             fprintf(stderr, "takt ecat: slave %u: %u more SII warnings\n", pos,
-                    sii->n_warnings - ECAT_SII_MAX_WARN);
+                    si->n_warnings - ECAT_SII_INFO_WARN);
     }
     if (o)
         ADD(o, "sii_warnings", arr);
     else
         json_object_put(arr);
-    free(sii);
+    free(si);
 }
 #define INT(v) json_object_new_int64((int64_t)(v))
 

@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli/cli_ecat.h"
-#include "ecat/proto.h"
 
 /* IgH's alias addressing (ethercat(1)): a slave is also ALIAS:REL, REL counted from the
  * nearest slave at or before it whose SII word 4 gives it an alias; slaves before any
@@ -19,7 +18,7 @@ void cli_ecat_alias_next(struct cli_ecat_alias_walk *w, unsigned pos, const stru
 /* IgH's error flag: 'E' when the slave reports an AL error or an AL status code. */
 char cli_ecat_error_flag(const struct ecat_slave_info *s)
 {
-    return (s->al_state & AL_ERROR) || s->al_code ? 'E' : '+';
+    return (s->al_state & ECAT_STATE_ERROR) || s->al_code ? 'E' : '+';
 }
 
 int cli_ecat_parse_pos(struct cli_ctx *c, struct ecat_master *m, const char *s, unsigned *pos)

@@ -7,10 +7,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <takt/wire.h>
 #include "cli/cli_ecat.h"
-#include "ecat/proto.h"
-#include "ecat/soe.h"
-#include "util/wire.h"
 
 #define SOE_CAP 65536
 
@@ -77,15 +75,15 @@ static int tool_open(struct cli_ctx *c, struct soe_tool *t)
     }
     struct ecat_slave_info si;
     ecat_master_slave_info(t->m, t->pos, &si);
-    if (!(si.mbx_protocols & MBX_PROTO_SOE)) {
+    if (!(si.mbx_protocols & ECAT_MBX_SOE)) {
         cli_error(c, "slave %u (%s) has no SoE (SII mailbox protocols 0x%04X)", t->pos, si.name,
                   si.mbx_protocols);
         tool_close(t);
         return 1;
     }
-    uint8_t st = si.al_state & AL_STATE_MASK;
-    if ((st == AL_INIT || st == AL_BOOT || st == 0) &&
-        ecat_slave_set_state(t->m, t->pos, AL_PREOP, 10 * TAKT_NS_PER_S)) {
+    uint8_t st = si.al_state & ECAT_STATE_MASK;
+    if ((st == ECAT_STATE_INIT || st == ECAT_STATE_BOOT || st == 0) &&
+        ecat_slave_set_state(t->m, t->pos, ECAT_STATE_PREOP, 10 * TAKT_NS_PER_S)) {
         cli_error(c, "%s", ecat_master_error(t->m));
         tool_close(t);
         return 1;
@@ -97,15 +95,15 @@ static int tool_open(struct cli_ctx *c, struct soe_tool *t)
 static int type_attr(struct cli_ctx *c, uint32_t *attr)
 {
     static const struct { const char *n; unsigned bytes; bool list; unsigned fmt; } ty[] = {
-        { "int8", 1, 0, SOE_FMT_INT }, { "int16", 2, 0, SOE_FMT_INT }, { "int32", 4, 0, SOE_FMT_INT },
-        { "int64", 8, 0, SOE_FMT_INT }, { "uint8", 1, 0, SOE_FMT_UINT }, { "uint16", 2, 0, SOE_FMT_UINT },
-        { "uint32", 4, 0, SOE_FMT_UINT }, { "uint64", 8, 0, SOE_FMT_UINT },
-        { "string", 1, 1, SOE_FMT_TEXT }, { "idns", 2, 1, SOE_FMT_IDN }, { "hex", 1, 1, SOE_FMT_HEX },
+        { "int8", 1, 0, ECAT_SOE_FMT_INT }, { "int16", 2, 0, ECAT_SOE_FMT_INT }, { "int32", 4, 0, ECAT_SOE_FMT_INT },
+        { "int64", 8, 0, ECAT_SOE_FMT_INT }, { "uint8", 1, 0, ECAT_SOE_FMT_UINT }, { "uint16", 2, 0, ECAT_SOE_FMT_UINT },
+        { "uint32", 4, 0, ECAT_SOE_FMT_UINT }, { "uint64", 8, 0, ECAT_SOE_FMT_UINT },
+        { "string", 1, 1, ECAT_SOE_FMT_TEXT }, { "idns", 2, 1, ECAT_SOE_FMT_IDN }, { "hex", 1, 1, ECAT_SOE_FMT_HEX },
     };
     const char *s = cli_get(c, "type");
     for (size_t i = 0; s && i < TAKT_ARRAY_SIZE(ty); i++)
         if (!strcmp(s, ty[i].n)) {
-            *attr = soe_attr(ty[i].bytes, ty[i].list, ty[i].fmt, 0);
+            *attr = ecat_soe_attr(ty[i].bytes, ty[i].list, ty[i].fmt, 0);
             return 1;
         }
     if (s)
@@ -122,12 +120,12 @@ static int get_attr(struct cli_ctx *c, struct soe_tool *t, uint32_t *attr)
         return k < 0 ? 2 : 0;
     uint8_t b[8];
     size_t n = 0;
-    if (ecat_soe_read(t->m, t->pos, t->drive, SOE_EL_ATTR, t->idn, b, sizeof b, &n) || n != 4) {
+    if (ecat_soe_read(t->m, t->pos, t->drive, ECAT_SOE_EL_ATTR, t->idn, b, sizeof b, &n) || n != 4) {
         cli_error(c, "%s", n != 4 && !ecat_master_error(t->m)[0] ? "attribute is not 4 bytes"
                                                                  : ecat_master_error(t->m));
         return 1;
     }
-    *attr = get_le32(b);
+    *attr = takt_get_le32(b);
     return 0;
 }
 
@@ -144,15 +142,15 @@ static int64_t item_num(const uint8_t *p, unsigned n, bool sign)
 /* One item as text by the attribute's display format and decimals. */
 static void item_text(uint32_t attr, const uint8_t *p, unsigned n, char *out, size_t cap)
 {
-    unsigned fmt = soe_attr_fmt(attr), dec = soe_attr_decimals(attr);
-    int64_t v = item_num(p, n, fmt == SOE_FMT_INT);
-    if (fmt == SOE_FMT_IDN && n == 2) {
+    unsigned fmt = ecat_soe_attr_fmt(attr), dec = ecat_soe_attr_decimals(attr);
+    int64_t v = item_num(p, n, fmt == ECAT_SOE_FMT_INT);
+    if (fmt == ECAT_SOE_FMT_IDN && n == 2) {
         char s[ECAT_SOE_IDN_STR];
         ecat_soe_idn_format((uint16_t)v, s);
         snprintf(out, cap, "%s", s);
-    } else if (fmt == SOE_FMT_HEX || fmt == SOE_FMT_BIN) {
+    } else if (fmt == ECAT_SOE_FMT_HEX || fmt == ECAT_SOE_FMT_BIN) {
         snprintf(out, cap, "0x%0*" PRIX64, (int)(2 * n), (uint64_t)v);
-    } else if (fmt == SOE_FMT_FLOAT && (n == 4 || n == 8)) {
+    } else if (fmt == ECAT_SOE_FMT_FLOAT && (n == 4 || n == 8)) {
         double d;
         if (n == 4) {
             float f;
@@ -165,7 +163,7 @@ static void item_text(uint32_t attr, const uint8_t *p, unsigned n, char *out, si
         snprintf(out, cap, "%g", d);
     } else if (dec) {
         snprintf(out, cap, "%.*f", (int)dec, (double)v / pow(10, dec));
-    } else if (fmt == SOE_FMT_INT) {
+    } else if (fmt == ECAT_SOE_FMT_INT) {
         snprintf(out, cap, "%" PRId64, v);
     } else {
         snprintf(out, cap, "%" PRIu64, (uint64_t)v);
@@ -175,17 +173,17 @@ static void item_text(uint32_t attr, const uint8_t *p, unsigned n, char *out, si
 /* A value element (fixed item or list) as text; lists of text as the string. */
 static void value_text(uint32_t attr, const uint8_t *p, size_t len, char *out, size_t cap)
 {
-    unsigned item = soe_attr_item(attr);
+    unsigned item = ecat_soe_attr_item(attr);
     size_t k = 0;
     out[0] = 0;
-    if (!soe_attr_list(attr)) {
+    if (!ecat_soe_attr_list(attr)) {
         item_text(attr, p, item, out, cap);
         return;
     }
-    size_t cur = len >= 4 ? get_le16(p) : 0;
+    size_t cur = len >= 4 ? takt_get_le16(p) : 0;
     if (cur > len - 4)
         cur = len >= 4 ? len - 4 : 0;
-    if (soe_attr_fmt(attr) == SOE_FMT_TEXT) {
+    if (ecat_soe_attr_fmt(attr) == ECAT_SOE_FMT_TEXT) {
         snprintf(out, cap, "%.*s", (int)cur, (const char *)p + 4);
         return;
     }
@@ -204,7 +202,7 @@ static int cmp_ns(const void *a, const void *b)
 
 static int soe_read(struct cli_ctx *c)
 {
-    uint8_t el = SOE_EL_VALUE;
+    uint8_t el = ECAT_SOE_EL_VALUE;
     char err[256];
     const char *es = cli_get(c, "elements"), *rs = cli_get(c, "repeat");
     long repeat = 1;
@@ -217,8 +215,8 @@ static int soe_read(struct cli_ctx *c)
     if (rc)
         return rc;
     uint32_t attr = 0;
-    bool sized = el & (SOE_EL_MIN | SOE_EL_MAX | SOE_EL_VALUE | SOE_EL_DEFAULT);
-    if (sized && !(el & SOE_EL_ATTR) && (rc = get_attr(c, &t, &attr))) {
+    bool sized = el & (ECAT_SOE_EL_MIN | ECAT_SOE_EL_MAX | ECAT_SOE_EL_VALUE | ECAT_SOE_EL_DEFAULT);
+    if (sized && !(el & ECAT_SOE_EL_ATTR) && (rc = get_attr(c, &t, &attr))) {
         tool_close(&t);
         return rc;
     }
@@ -251,7 +249,7 @@ static int soe_read(struct cli_ctx *c)
         return 1;
     }
     if (part[2].p)
-        attr = get_le32(part[2].p);
+        attr = takt_get_le32(part[2].p);
     json_object *o = json_object_new_object();
     json_object_object_add(o, "position", json_object_new_int((int)t.pos));
     json_object_object_add(o, "drive", json_object_new_int(t.drive));
@@ -264,13 +262,13 @@ static int soe_read(struct cli_ctx *c)
         static char text[SOE_CAP * 3];
         const uint8_t *p = part[i].p;
         size_t n = part[i].len;
-        if (f == SOE_EL_NAME || f == SOE_EL_UNIT) {
-            size_t cur = get_le16(p);
+        if (f == ECAT_SOE_EL_NAME || f == ECAT_SOE_EL_UNIT) {
+            size_t cur = takt_get_le16(p);
             snprintf(text, sizeof text, "%.*s", (int)cur, (const char *)p + 4);
-        } else if (f == SOE_EL_STATE) {
-            snprintf(text, sizeof text, "0x%04X", get_le16(p));
-        } else if (f == SOE_EL_ATTR) {
-            snprintf(text, sizeof text, "0x%08X", get_le32(p));
+        } else if (f == ECAT_SOE_EL_STATE) {
+            snprintf(text, sizeof text, "0x%04X", takt_get_le16(p));
+        } else if (f == ECAT_SOE_EL_ATTR) {
+            snprintf(text, sizeof text, "0x%08X", takt_get_le32(p));
         } else {
             value_text(attr, p, n, text, sizeof text);
         }
@@ -296,10 +294,10 @@ static int soe_read(struct cli_ctx *c)
 /* One item from text: a number (with the attribute's decimals), or an IDN. */
 static int parse_item(uint32_t attr, const char *s, uint8_t *p, char *err, size_t errlen)
 {
-    unsigned n = soe_attr_item(attr), dec = soe_attr_decimals(attr);
+    unsigned n = ecat_soe_attr_item(attr), dec = ecat_soe_attr_decimals(attr);
     uint16_t idn;
-    if (soe_attr_fmt(attr) == SOE_FMT_IDN && !ecat_soe_idn_parse(s, &idn, err, errlen)) {
-        put_le16(p, idn);
+    if (ecat_soe_attr_fmt(attr) == ECAT_SOE_FMT_IDN && !ecat_soe_idn_parse(s, &idn, err, errlen)) {
+        takt_put_le16(p, idn);
         return 0;
     }
     char *e;
@@ -312,7 +310,7 @@ static int parse_item(uint32_t attr, const char *s, uint8_t *p, char *err, size_
         v = strtoll(s, &e, 0);
     else
         v = (int64_t)strtoull(s, &e, 0);
-    bool sign = soe_attr_fmt(attr) == SOE_FMT_INT;
+    bool sign = ecat_soe_attr_fmt(attr) == ECAT_SOE_FMT_INT;
     int64_t lo = sign ? (n < 8 ? -(1ll << (8 * n - 1)) : INT64_MIN) : 0;
     int64_t hi = n < 8 ? (sign ? (1ll << (8 * n - 1)) - 1 : (1ll << (8 * n)) - 1) : INT64_MAX;
     if (!*s || *e || errno || (n < 8 && (v < lo || v > hi)) || (!sign && s[0] == '-')) {
@@ -331,18 +329,18 @@ static int parse_item(uint32_t attr, const char *s, uint8_t *p, char *err, size_
 static int encode(uint32_t attr, const char *s, uint8_t *b, size_t cap, size_t *len,
                   char *err, size_t errlen)
 {
-    if (!soe_attr_list(attr)) {
-        *len = soe_attr_item(attr);
+    if (!ecat_soe_attr_list(attr)) {
+        *len = ecat_soe_attr_item(attr);
         return parse_item(attr, s, b, err, errlen);
     }
-    size_t cur = 0, item = soe_attr_item(attr);
-    unsigned fmt = soe_attr_fmt(attr);
-    if (fmt == SOE_FMT_TEXT) {
+    size_t cur = 0, item = ecat_soe_attr_item(attr);
+    unsigned fmt = ecat_soe_attr_fmt(attr);
+    if (fmt == ECAT_SOE_FMT_TEXT) {
         cur = strlen(s);
         if (cur > cap - 4)
             return snprintf(err, errlen, "text of %zu bytes too long", cur), -EINVAL;
         memcpy(b + 4, s, cur);
-    } else if (fmt == SOE_FMT_HEX && item == 1 && !strchr(s, ',')) {
+    } else if (fmt == ECAT_SOE_FMT_HEX && item == 1 && !strchr(s, ',')) {
         for (; s[0] && s[1] && cur < cap - 4; s += 2, cur++) {
             char h[3] = { s[0], s[1], 0 }, *e;
             b[4 + cur] = (uint8_t)strtoul(h, &e, 16);
@@ -365,8 +363,8 @@ static int encode(uint32_t attr, const char *s, uint8_t *b, size_t cap, size_t *
             s += n + (s[n] == ',');
         }
     }
-    put_le16(b, (uint16_t)cur);
-    put_le16(b + 2, (uint16_t)cur);    /* the drive knows its maximum; it ignores this */
+    takt_put_le16(b, (uint16_t)cur);
+    takt_put_le16(b + 2, (uint16_t)cur);    /* the drive knows its maximum; it ignores this */
     *len = 4 + cur;
     return 0;
 }
@@ -396,7 +394,7 @@ static int soe_write(struct cli_ctx *c)
             return cli_usage_error(c, "VALUE for IDN %s %s", t.idn_s, err);
         }
     }
-    rc = ecat_soe_write(t.m, t.pos, t.drive, SOE_EL_VALUE, t.idn, buf, len);
+    rc = ecat_soe_write(t.m, t.pos, t.drive, ECAT_SOE_EL_VALUE, t.idn, buf, len);
     if (rc)
         cli_error(c, "%s", ecat_master_error(t.m));
     else if (c->verbose)

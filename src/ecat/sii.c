@@ -10,6 +10,9 @@
 #include "util/wire.h"
 
 _Static_assert(ECAT_SII_MAX_IMAGE == ECAT_SII_MAX_BYTES, "the public and the decoder's SII limit agree");
+_Static_assert((int)MBX_PROTO_AOE == (int)ECAT_MBX_AOE && (int)MBX_PROTO_EOE == (int)ECAT_MBX_EOE && (int)MBX_PROTO_COE == (int)ECAT_MBX_COE &&
+               (int)MBX_PROTO_FOE == (int)ECAT_MBX_FOE && (int)MBX_PROTO_SOE == (int)ECAT_MBX_SOE && (int)MBX_PROTO_VOE == (int)ECAT_MBX_VOE,
+               "one set of mailbox protocol bits");
 
 #define W(w) ((size_t)(w) * 2)       /* word address -> byte offset */
 #define SII_HDR_BYTES W(SII_W_CATEGORIES)

@@ -2,6 +2,7 @@
  * prints of a slave's EEPROM without the library's decoder structs. */
 #include <errno.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <takt/ecat.h>
 #include "ecat/proto.h"
@@ -26,8 +27,12 @@ int ecat_sii_info(const uint8_t *img, size_t len, struct ecat_sii_info *out)
     struct ecat_sii *sii = malloc(sizeof *sii);   /* large: not on a caller's stack */
     if (!sii)
         return -ENOMEM;
-    int rc = ecat_sii_decode(img, len, sii, 0, NULL, 0);
+    int rc = ecat_sii_decode(img, len, sii, 0, out->error, sizeof out->error);
     if (rc == 0) {
+        out->error[0] = 0;
+        out->n_warnings = sii->n_warnings;
+        for (unsigned i = 0; i < sii->n_warnings && i < ECAT_SII_INFO_WARN && i < ECAT_SII_MAX_WARN; i++)
+            snprintf(out->warning[i], sizeof out->warning[i], "%s", sii->warning[i]);
         out->categories = true;
         out->n_sm = sii->n_sm;
         for (unsigned i = 0; i < sii->n_sm; i++) {

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "ecat/mbx.h"
+#include <takt/ecat.h>
 
 /* SoE header after the mailbox header (ETG.1000.6, Servo drive profile over EtherCAT; Wireshark packet-ecatmb.h
  * TSOEHEADER; SOEM ec_SoEt): u8 opcode bits 0-2, Incomplete bit 3, Error bit 4, drive
@@ -28,8 +29,9 @@ enum { SOE_F_INCOMPLETE = 0x08, SOE_F_ERROR = 0x10 };
 /* Element flags: which parts of an IDN a service carries, in this order on the wire
  * (IEC 61800-7-204 data block elements 1-7; SOEM EC_SOE_*_B). */
 enum {
-    SOE_EL_STATE = 0x01, SOE_EL_NAME = 0x02, SOE_EL_ATTR = 0x04, SOE_EL_UNIT = 0x08,
-    SOE_EL_MIN = 0x10, SOE_EL_MAX = 0x20, SOE_EL_VALUE = 0x40, SOE_EL_DEFAULT = 0x80,
+    SOE_EL_STATE = ECAT_SOE_EL_STATE, SOE_EL_NAME = ECAT_SOE_EL_NAME, SOE_EL_ATTR = ECAT_SOE_EL_ATTR,
+    SOE_EL_UNIT = ECAT_SOE_EL_UNIT, SOE_EL_MIN = ECAT_SOE_EL_MIN, SOE_EL_MAX = ECAT_SOE_EL_MAX,
+    SOE_EL_VALUE = ECAT_SOE_EL_VALUE, SOE_EL_DEFAULT = ECAT_SOE_EL_DEFAULT,
 };
 
 /* IDNs named by the drive profile that takt uses itself. */
@@ -52,23 +54,19 @@ enum {
  * items), bit 19 procedure command, display format bits 20-22, decimals bits 24-27,
  * write protection in PREOP/SAFEOP/OP bits 28-30 (IEC 61800-7-204; SOEM
  * ec_SoEattributet). */
-enum { SOE_FMT_BIN = 0, SOE_FMT_UINT = 1, SOE_FMT_INT = 2, SOE_FMT_HEX = 3, SOE_FMT_TEXT = 4,
-       SOE_FMT_IDN = 5, SOE_FMT_FLOAT = 6 };
+enum { SOE_FMT_BIN = ECAT_SOE_FMT_BIN, SOE_FMT_UINT = ECAT_SOE_FMT_UINT, SOE_FMT_INT = ECAT_SOE_FMT_INT,
+       SOE_FMT_HEX = ECAT_SOE_FMT_HEX, SOE_FMT_TEXT = ECAT_SOE_FMT_TEXT, SOE_FMT_IDN = ECAT_SOE_FMT_IDN,
+       SOE_FMT_FLOAT = ECAT_SOE_FMT_FLOAT };
 #define SOE_ATTR_LIST   (1u << 18)
 #define SOE_ATTR_CMD    (1u << 19)
 #define SOE_ATTR_WP_PREOP  (1u << 28)
 #define SOE_ATTR_WP_SAFEOP (1u << 29)
 #define SOE_ATTR_WP_OP     (1u << 30)
-static inline unsigned soe_attr_item(uint32_t a) { return 1u << ((a >> 16) & 3); }  /* bytes */
-static inline bool soe_attr_list(uint32_t a) { return (a & SOE_ATTR_LIST) != 0; }
-static inline unsigned soe_attr_fmt(uint32_t a) { return (a >> 20) & 7; }
-static inline unsigned soe_attr_decimals(uint32_t a) { return (a >> 24) & 15; }
-static inline uint32_t soe_attr(unsigned item_bytes, bool list, unsigned fmt, unsigned dec)
-{
-    unsigned l = item_bytes >= 8 ? 3 : item_bytes >= 4 ? 2 : item_bytes >= 2 ? 1 : 0;
-    return (uint32_t)l << 16 | (list ? SOE_ATTR_LIST : 0) | (uint32_t)(fmt & 7) << 20 |
-           (uint32_t)(dec & 15) << 24;
-}
+#define soe_attr_item ecat_soe_attr_item
+#define soe_attr_list ecat_soe_attr_list
+#define soe_attr_fmt ecat_soe_attr_fmt
+#define soe_attr_decimals ecat_soe_attr_decimals
+#define soe_attr ecat_soe_attr
 
 struct ecat_soe_msg {
     struct ecat_mbx_hdr h;
@@ -93,29 +91,9 @@ static inline size_t ecat_soe_seg(size_t mbx_len)
     return mbx_len > MBX_HDR + SOE_HDR ? mbx_len - MBX_HDR - SOE_HDR : 0;
 }
 
-const char *ecat_soe_error_text(uint16_t code);
 const char *ecat_soe_op_name(uint8_t op);
 
-/* IDN text form: "S-0-0036" / "P-1-0010" (S or P, parameter set 0-7, number 0-4095;
- * bit 15 = P, bits 12-14 set, bits 0-11 number), also a plain number ("36", "0x8024")
- * meaning the raw u16. Returns 0 or -EINVAL with what was expected in err. */
-int ecat_soe_idn_parse(const char *s, uint16_t *idn, char *err, size_t errlen);
-#define ECAT_SOE_IDN_STR 12
-void ecat_soe_idn_format(uint16_t idn, char buf[ECAT_SOE_IDN_STR]);
-
-/* Element names ("state", "name", "attribute", "unit", "min", "max", "value",
- * "default"): a comma list into flags; the name of one flag. */
-int ecat_soe_elements_parse(const char *s, uint8_t *flags, char *err, size_t errlen);
-const char *ecat_soe_element_name(uint8_t flag);
-
-/* The elements of a read response split in wire order: data state u16, name and unit
- * as lists (u16 current length, u16 maximum, bytes), attribute u32, min/max/value/
- * default per the attribute (fixed items, or lists). attr is needed for min..default
- * and taken from the response when it carries one. Each part points into data.
- * Returns 0, or -EPROTO with what did not fit in err. */
-struct ecat_soe_part { const uint8_t *p; size_t len; };
-int ecat_soe_elements_split(const uint8_t *data, size_t len, uint8_t elements, uint32_t attr,
-                            struct ecat_soe_part part[8], char *err, size_t errlen);
+/* The IDN text form, element names and the split of a read response: <takt/ecat.h>. */
 
 /* --- the master's side of one read or write (sans-I/O, like foe.h) ------------------ */
 enum { ECAT_SOE_SEND = 1, ECAT_SOE_WAIT = 2, ECAT_SOE_DONE = 3 };
