@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/cli_ecat.h"
+#include "cli/metrics.h"
 #include "ecat/proto.h"
 #include "ecat/sii.h"
 #include "util/wire.h"
@@ -432,6 +433,7 @@ static const struct cli_opt run_opts[] = {
     { "lost-times", 0, 0, NULL, "note when each lost frame was sent (JSON lost_frames; for takt ecat bench)" },
     { "echo", 0, 0, NULL, "copy each echo device's Counter input to its Echo output in every cycle "
       "whose inputs are fresh (stale-reply test; JSON echo)" },
+    CLI_METRICS_OPTS,
     { 0 }
 };
 
