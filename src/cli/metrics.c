@@ -10,9 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli/cli.h"
+#include "cli/metrics_http.h"
 
 struct metrics {
     const char *path;
+    struct mx_http *http;      /* --metrics-listen */
     takt_ns_t every, next;
     char iface[64], proto[16];
     struct rt_loop *loop;
@@ -35,12 +37,13 @@ int metrics_open(struct cli_ctx *c, const char *iface, const char *protocol,
 {
     *out = NULL;
     const char *path = cli_get(c, "metrics-file"), *ev = cli_get(c, "metrics-every");
+    const char *listen = cli_get(c, "metrics-listen");
     double every = 5;
     if (ev && cli_parse_double(c, "--metrics-every (seconds)", ev, 0.1, 86400, &every))
         return 2;
-    if (!path && ev)
-        return cli_usage_error(c, "--metrics-every needs --metrics-file");
-    if (!path && !always)
+    if (!path && !listen && ev)
+        return cli_usage_error(c, "--metrics-every needs --metrics-file or --metrics-listen");
+    if (!path && !listen && !always)
         return 0;
     if (path && !*path)
         return cli_usage_error(c, "--metrics-file expects a file name, got ''");
@@ -49,7 +52,7 @@ int metrics_open(struct cli_ctx *c, const char *iface, const char *protocol,
         return 1;
     x->path = path;
     x->every = (takt_ns_t)(every * 1e9);
-    x->next = takt_now() + x->every;
+    x->next = takt_now();   /* the first version at once: a scrape finds the figures */
     snprintf(x->iface, sizeof x->iface, "%s", iface ? iface : "");
     snprintf(x->proto, sizeof x->proto, "%s", protocol);
     x->loop = loop;
@@ -67,13 +70,16 @@ int metrics_open(struct cli_ctx *c, const char *iface, const char *protocol,
             return 1;
         }
     }
+    if (listen) {
+        char err[200];
+        int rc = mx_http_start(&x->http, listen, err, sizeof err);
+        if (rc) {
+            metrics_close(x);
+            return rc == -EINVAL ? cli_usage_error(c, "%s", err) : cli_error(c, "%s", err);
+        }
+    }
     *out = x;
     return 0;
-}
-
-bool metrics_has_file(const struct metrics *x)
-{
-    return x && x->path;
 }
 
 void metrics_latched(const struct metrics *x, uint64_t *cycles, uint64_t *overruns)
@@ -86,6 +92,7 @@ void metrics_close(struct metrics *x)
 {
     if (!x)
         return;
+    mx_http_stop(x->http);
     for (unsigned i = 0; i < x->n; i++)
         perf_hist_free(&x->h[i]);
     free(x->slaves);
@@ -129,7 +136,7 @@ void metrics_add_bank(struct metrics *x, const struct perf_set *s, int bank)
 
 bool metrics_due(struct metrics *x, takt_ns_t now)
 {
-    if (!x || !x->path || now < x->next)
+    if (!x || (!x->path && !x->http) || now < x->next)
         return false;
     x->next += x->every;
     if (x->next <= now)   /* fell behind (a stalled reporter): no burst of writes */
@@ -183,7 +190,7 @@ int metrics_write_file(const char *path, const char *text, size_t len)
 static int render_write(struct metrics *x, bool final,
                         void (*fn)(struct metrics *x, struct mx_buf *b, void *ctx), void *ctx)
 {
-    if (!x->path)
+    if (!x->path && !x->http)
         return 0;
     struct mx_buf b;
     for (;;) {
@@ -216,7 +223,9 @@ static int render_write(struct metrics *x, bool final,
         x->buf = nb;
         x->cap *= 2;
     }
-    int rc = metrics_write_file(x->path, b.p, b.len);
+    if (x->http)
+        mx_http_publish(x->http, b.p, b.len);
+    int rc = x->path ? metrics_write_file(x->path, b.p, b.len) : 0;
     if (rc && !x->said) {
         fprintf(stderr, "takt: --metrics-file %s: cannot write it: %s (expected a writable "
                 "directory; going on without metrics)\n", x->path, strerror(-rc));

@@ -16,7 +16,10 @@ struct cli_ctx;
 #define CLI_METRICS_OPTS \
     { "metrics-file", 0, 1, "FILE", "write the metrics in the Prometheus text format to FILE " \
       "(atomically: FILE.tmp, then renamed) every --metrics-every seconds and at the end" }, \
-    { "metrics-every", 0, 1, "S", "seconds between --metrics-file writes (default 5)" }
+    { "metrics-every", 0, 1, "S", "seconds between --metrics-file writes and --metrics-listen " \
+      "updates (default 5)" }, \
+    { "metrics-listen", 0, 1, "ADDR", "serve the metrics over HTTP (GET /metrics) on PORT " \
+      "(127.0.0.1), ADDR:PORT or [ADDR6]:PORT; an address beyond loopback only when given" }
 
 /* --- pure renderers (metrics_proto.c) --------------------------------------------- */
 struct mx_loop {
@@ -55,15 +58,13 @@ void mx_plk_mn(struct mx_buf *b, const struct takt_plk_mn_stats *s,
 /* --- the running side (metrics.c) ------------------------------------------------- */
 struct metrics;
 
-/* From the command line (--metrics-file, --metrics-every): *out NULL when no metrics
+/* From the command line (--metrics-file, --metrics-every, --metrics-listen): *out NULL when no metrics
  * are asked for, unless always (the service watchdog wants the latched counters); 2 after a usage error (said), 1 when out of memory, else 0. perf is
  * the loop's set: its measurements are accumulated here from the interval banks, so
  * the cumulative figures the cycle writes are never read while it runs. Call before
  * the cycle starts (allocates). */
 int  metrics_open(struct cli_ctx *c, const char *iface, const char *protocol,
                   struct rt_loop *loop, bool always, struct metrics **out);
-/* Does it write a file (--metrics-file given)? */
-bool metrics_has_file(const struct metrics *x);
 /* The loop's cycles and overruns as the cycle latched them at the last flip. */
 void metrics_latched(const struct metrics *x, uint64_t *cycles, uint64_t *overruns);
 void metrics_close(struct metrics *x);

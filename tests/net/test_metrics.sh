@@ -46,11 +46,66 @@ sys.exit(0 if ok else 1)
 PY
 }
 
+# --metrics-listen while the run goes on: GET /metrics answers the text (checked as the
+# file is), other paths, methods and oversized requests get their errors, and a client
+# that connects and says nothing holds the one-connection server for its 2 s timeout only
+http_checks() {
+    python3 - "$1" "$NET_TMP/http.prom" <<'PY' || net_fail "--metrics-listen (above)"
+import socket, sys, time
+port, out = int(sys.argv[1]), sys.argv[2]
+def ask(raw, timeout=10):
+    c = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    c.sendall(raw)
+    data = b""
+    while True:
+        b = c.recv(65536)
+        if not b:
+            break
+        data += b
+    c.close()
+    head, _, body = data.partition(b"\r\n\r\n")
+    return head.decode(), body
+for i in range(100):
+    try:
+        h, body = ask(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+        break
+    except ConnectionRefusedError:
+        time.sleep(0.1)
+else:
+    sys.exit("FAIL: nothing listens on 127.0.0.1:%d" % port)
+if not h.startswith("HTTP/1.0 200 OK") or "text/plain; version=0.0.4" not in h:
+    sys.exit("FAIL: GET /metrics: " + h)
+if b"takt_ecat_frames_sent_total" not in body:
+    sys.exit("FAIL: GET /metrics: no takt_ecat_frames_sent_total in the text")
+open(out, "wb").write(body)
+for raw, want in ((b"GET / HTTP/1.0\r\n\r\n", "404"), (b"POST /metrics HTTP/1.0\r\n\r\n", "405"),
+                  (b"GET /metrics\r\n\r\n", "400"), (b"GET /metrics HTTP/1.0\r\nX: " + b"a" * 5000, "431")):
+    h, _ = ask(raw)
+    if not h.startswith("HTTP/1.0 " + want):
+        sys.exit(f"FAIL: {raw[:30]!r}: expected {want}, got {h.splitlines()[0] if h else 'nothing'}")
+h, body = ask(b"HEAD /metrics HTTP/1.0\r\n\r\n")
+if not h.startswith("HTTP/1.0 200") or body:
+    sys.exit("FAIL: HEAD /metrics: %r %d body bytes" % (h, len(body)))
+silent = socket.create_connection(("127.0.0.1", port))
+t = time.monotonic()
+h, _ = ask(b"GET /metrics HTTP/1.0\r\n\r\n", timeout=20)
+if not h.startswith("HTTP/1.0 200"):
+    sys.exit("FAIL: GET after a silent client: " + h)
+silent.close()
+print("--- http: 200/404/405/400/431/HEAD as expected; served again %.1f s after a silent client" % (time.monotonic() - t), file=sys.stderr)
+PY
+    prom_ok "$NET_TMP/http.prom" "ecat, over HTTP"
+}
+
 ecat() {
+    # the namespace's own loopback, for --metrics-listen (down in a new namespace)
+    ip link set lo up || net_fail "cannot bring up lo in the test's namespace"
     on_b "$TAKT" sim ecat -i "$TAKT_IF_B" --devices ek1100,el1004,el2004,el3102 -t 60 >"$NET_TMP/sim.out" 2>&1 &
     local sim=$! prom="$NET_TMP/ecat.prom"
     sleep 0.3
-    "$TAKT" ecat run -i "$TAKT_IF_A" -c 1000 -t 4 --metrics-file "$prom" --metrics-every 0.5 \
+    # no -t: it runs until the checks while it runs are done, then SIGTERM ends it
+    "$TAKT" ecat run -i "$TAKT_IF_A" -c 1000 --metrics-file "$prom" --metrics-every 0.5 \
+        --metrics-listen 127.0.0.1:9187 \
         --json "$NET_TMP/ecat.json" --pcap "$NET_TMP/ecat.pcapng" >"$NET_TMP/ecat.out" 2>&1 &
     local run=$!
     # a version written while the cycle runs, in OP
@@ -60,6 +115,9 @@ ecat() {
         sleep 0.05
     done
     cp "$prom" "$NET_TMP/ecat-running.prom"
+    http_checks 9187
+    sleep 1   # a second more of cycles: the final figures must differ from the running ones
+    kill -TERM $run
     wait $run || net_fail "takt ecat run exit $?: $(tail -n 20 "$NET_TMP/ecat.out")"
     kill $sim 2>/dev/null; wait $sim 2>/dev/null
     prom_ok "$NET_TMP/ecat-running.prom" "ecat, while running"
