@@ -84,8 +84,8 @@ int metrics_open(struct cli_ctx *c, const char *iface, const char *protocol,
 
 void metrics_latched(const struct metrics *x, uint64_t *cycles, uint64_t *overruns)
 {
-    *cycles = x->latch_cycles;
-    *overruns = x->latch_overruns;
+    *cycles = x ? __atomic_load_n(&x->latch_cycles, __ATOMIC_RELAXED) : 0;
+    *overruns = x ? __atomic_load_n(&x->latch_overruns, __ATOMIC_RELAXED) : 0;
 }
 
 void metrics_close(struct metrics *x)
@@ -104,8 +104,10 @@ void metrics_close(struct metrics *x)
 static void metrics_latch(void *arg)
 {
     struct metrics *x = arg;
-    x->latch_cycles = x->loop->cyc.cycles;
-    x->latch_overruns = x->loop->cyc.overruns;
+    /* atomic: a snapshot that timed out leaves its request pending, and then the cycle
+     * may flip while the reporter reads these */
+    __atomic_store_n(&x->latch_cycles, x->loop->cyc.cycles, __ATOMIC_RELAXED);
+    __atomic_store_n(&x->latch_overruns, x->loop->cyc.overruns, __ATOMIC_RELAXED);
 }
 
 void metrics_hook_flips(struct metrics *x)
@@ -202,8 +204,7 @@ static int render_write(struct metrics *x, bool final,
             l.ended = true;
             l.cpu_ns = x->loop->cpu_ns;
         } else {
-            l.cycles = x->latch_cycles;
-            l.overruns = x->latch_overruns;
+            metrics_latched(x, &l.cycles, &l.overruns);
         }
         mx_loop(&b, &l);
         struct mx_perf p = { 0 };
