@@ -5,7 +5,8 @@
 #  - the notification protocol: with $NOTIFY_SOCKET on a datagram socket the test owns,
 #    `takt ecat run` against the simulator sends READY=1 only after it printed that the
 #    network is in OP, WATCHDOG=1 while frames return, none once the simulator is gone,
-#    and on SIGTERM STOPPING=1, the summary and exit 0.
+#    and on SIGTERM STOPPING=1, the summary and exit 0; `takt plk mn` sends READY=1 once
+#    every CN is Operational.
 . "$(dirname "$0")/lib.sh"
 
 verify_units() {
@@ -113,8 +114,66 @@ PY
     wait $sim 2>/dev/null
 }
 
+# the MN: READY=1 comes with the status that every CN is Operational, and SIGTERM ends it
+notify_mn() {
+    net_plk_cn -i "$TAKT_IF_B" --nodes 1-2 >"$NET_TMP/cn.out" 2>&1
+    python3 - "$TAKT" "$TAKT_IF_A" "$NET_TMP" "$NET_PLK_LIMIT" "$NET_PLK_LOSS" <<'PY' || net_fail "MN notify protocol (above)"
+import os, signal, socket, subprocess, sys, time
+takt, iface, tmp, limit, loss = sys.argv[1:6]
+path = os.path.join(tmp, "notify-mn.sock")
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(path)
+os.chmod(path, 0o666)
+s.settimeout(0.5)
+env = dict(os.environ, NOTIFY_SOCKET=path)
+env.pop("WATCHDOG_USEC", None)
+out = open(os.path.join(tmp, "mn.out"), "w")
+p = subprocess.Popen([takt, "plk", "mn", "-i", iface, "-c", "2000", "--nodes", "1-2", "--boot-wait", "100",
+                      "--pres-timeout", "400", "--loss-threshold", loss], stdout=out, stderr=subprocess.STDOUT, env=env)
+def fail(msg):
+    p.kill()
+    print("FAIL:", msg, "\n", open(out.name).read()[-3000:], file=sys.stderr)
+    sys.exit(1)
+end = time.monotonic() + int(limit)
+ready = None
+while ready is None and time.monotonic() < end and p.poll() is None:
+    try:
+        m = s.recv(4096).decode()
+    except socket.timeout:
+        continue
+    lines = m.split("\n")
+    if "READY=1" in lines:
+        ready = m
+    elif any(l.startswith("STATUS=MN OPERATIONAL, 2 of 2") for l in lines):
+        fail("all CNs Operational said without READY=1: " + m)
+if ready is None:
+    fail("no READY=1")
+if "STATUS=MN OPERATIONAL, 2 of 2 CNs operational" not in ready.split("\n"):
+    fail("READY=1 without every CN Operational: %r" % ready)
+p.send_signal(signal.SIGTERM)
+try:
+    p.wait(30)
+except subprocess.TimeoutExpired:
+    fail("no exit within 30 s of SIGTERM")
+msgs = []
+s.setblocking(False)
+while True:
+    try:
+        msgs.append(s.recv(4096).decode())
+    except BlockingIOError:
+        break
+if not any("STOPPING=1" in m.split("\n") for m in msgs):
+    fail("no STOPPING=1 after SIGTERM")
+if "--- takt plk mn: MN OPERATIONAL" not in open(out.name).read():
+    fail("no summary after SIGTERM")
+print("--- notify (MN): READY=1 with every CN Operational, STOPPING=1 and the summary on SIGTERM", file=sys.stderr)
+PY
+    net_plk_cn_stop
+}
+
 body() {
     verify_units
     notify
+    notify_mn
 }
 net_main body
