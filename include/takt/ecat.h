@@ -142,6 +142,16 @@ struct ecat_slave_info {
 };
 unsigned ecat_master_slave_count(const struct ecat_master *m);
 int ecat_master_slave_info(const struct ecat_master *m, unsigned pos, struct ecat_slave_info *out);
+/* Any thread, also while the cycle runs (ecat_master_slave_info is not for that): slave
+ * pos's AL state (with the 0x10 error flag), AL status code and whether it answered, as
+ * the cycle last published them with its statistics. Each slave's copy is consistent on
+ * its own, not with the others'. Before the first cycle all zero. 0 or -ENOENT. */
+struct ecat_slave_state {
+    uint8_t  al_state;
+    uint16_t al_code;
+    bool     present;
+};
+int ecat_master_slave_state(const struct ecat_master *m, unsigned pos, struct ecat_slave_state *out);
 
 /* --- process data ------------------------------------------------------------------ */
 struct ecat_pd_entry {

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <takt/wire.h>
 #include "cli/cli_ecat.h"
+#include "cli/metrics.h"
 
 int cli_ecat_open_link(struct cli_ctx *c, struct takt_link **out)
 {
@@ -489,6 +490,7 @@ static const struct cli_opt run_opts[] = {
     { "lost-times", 0, 0, NULL, "note when each lost frame was sent (JSON lost_frames; for takt ecat bench)" },
     { "echo", 0, 0, NULL, "copy each echo device's Counter input to its Echo output in every cycle "
       "whose inputs are fresh (stale-reply test; JSON echo)" },
+    CLI_METRICS_OPTS,
     { 0 }
 };
 

@@ -11,6 +11,8 @@
 #include <unistd.h>
 #include <takt/wire.h>
 #include "cli/cli_ecat.h"
+#include "cli/metrics.h"
+#include "cli/sdnotify.h"
 
 /* Events with the time the cycle raised them, in seconds since t0 (the run's start). */
 static void drain_events_but(struct ecat_master *m, const char *label, takt_ns_t t0, bool failing)
@@ -313,10 +315,26 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
         ecat_master_close(m);
         return 1;
     }
+    /* metrics and the service protocol (docs/metrics.md, docs/service.md): set up before
+     * the cycle starts, since they allocate and hook the perf flip */
+    struct metrics *mx = NULL;
+    struct sdn sd;
+    sdn_open(&sd);
+    if ((rc = metrics_open(c, a->link->name, "ecat", ecat_master_loop(m), sdn_active(&sd), &mx))) {
+        sdn_close(&sd);
+        ecat_master_close(m);
+        return rc;
+    }
+    if (mx) {
+        metrics_ecat_names(mx, m);
+        metrics_hook_flips(mx);
+    }
     takt_ns_t dur = c->time_s > 0 ? (takt_ns_t)(c->time_s * 1e9) : 0;
     struct lost_log lost = { 0 };
     if (cli_flag(c, "lost-times")) {
         if (!(lost.v = calloc(LOST_CAP, sizeof *lost.v))) {
+            metrics_close(mx);
+            sdn_close(&sd);
             ecat_master_close(m);
             return 1;
         }
@@ -326,6 +344,8 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
     if (cli_flag(c, "echo")) {
         if (!(echo = calloc(1, sizeof *echo))) {
             free(lost.v);
+            metrics_close(mx);
+            sdn_close(&sd);
             ecat_master_close(m);
             return 1;
         }
@@ -334,6 +354,8 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
                     "(expected the simulator's echo device, e.g. takt sim ecat --devices ek1100,echo)\n", label);
             free(echo);
             free(lost.v);
+            metrics_close(mx);
+            sdn_close(&sd);
             ecat_master_close(m);
             return 1;
         }
@@ -345,14 +367,19 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
     if ((rc = ecat_master_start(m, &ro, 0))) {
         free(lost.v);
         free(echo);
+        metrics_close(mx);
+        sdn_close(&sd);
         fprintf(stderr, "%s: cannot start the cycle thread: %s\n", label, takt_strerror(rc));
         ecat_master_close(m);
         return 1;
     }
     cli_drop_caps(c, cli_caps_after_rt(c));   /* this thread made the last one it needed */
     struct rt_loop *l = ecat_master_loop(m);
-    takt_ns_t started = takt_now(), next_perf = started + (takt_ns_t)(c->perf_s * 1e9);
+    takt_ns_t started = takt_now();
+    /* the interval banks are taken every --perf S, or every second for the metrics */
+    takt_ns_t snap_every = (takt_ns_t)((c->perf_s > 0 ? c->perf_s : 1) * 1e9), next_snap = started + snap_every;
     takt_ns_t op_after = -1, end = dur ? started + dur : 0;
+    char last_status[200] = "";
     while (loop_running(l) && !cli_interrupted) {
         takt_ns_t nap = 20 * TAKT_NS_PER_MS, now = takt_now();
         if (end > now && end - now < nap)
@@ -363,6 +390,9 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
             op_after = takt_now() - t0;
             printf("%s: all %u slaves in OP after %.0f ms\n", label, n, op_after / 1e6);
             fflush(stdout);
+            char st[120];
+            snprintf(st, sizeof st, "OP, slaves %u/%u, cycle %.0f us", n, n, c->cycle_ns / 1e3);
+            sdn_ready(&sd, st);
         }
         if (end && takt_now() >= end) {
             struct ecat_master_stats q;
@@ -370,18 +400,43 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
             if (!q.silent_cycles || takt_now() >= end + TAKT_NS_PER_S)
                 break;
         }
-        if (c->perf_s > 0 && takt_now() >= next_perf) {
-            next_perf += (takt_ns_t)(c->perf_s * 1e9);
-            perf_report_interval(rt_loop_perf(l), stdout, 200 * TAKT_NS_PER_MS);
-            struct ecat_master_stats s;
-            ecat_master_get_stats(m, &s);
+        if ((c->perf_s > 0 || mx) && takt_now() >= next_snap) {
+            next_snap += snap_every;
+            int bank = perf_set_snapshot(rt_loop_perf(l), 200 * TAKT_NS_PER_MS);
+            if (bank >= 0) {
+                if (mx)
+                    metrics_add_bank(mx, rt_loop_perf(l), bank);
+                if (c->perf_s > 0)
+                    perf_print_interval(stdout, rt_loop_perf(l), bank);
+                perf_set_release(rt_loop_perf(l), bank);
+            }
+            if (c->perf_s > 0) {
+                struct ecat_master_stats s;
+                ecat_master_get_stats(m, &s);
+                char st[200];
+                printf("State %s, frames lost %" PRIu64 ", WKC errors %" PRIu64
+                       ", DC sync error %" PRId64 " ns\n", ecat_master_state_text(&s, st, sizeof st),
+                       s.frames_lost, s.wkc_errors, s.dc_sync_err_ns);
+                fflush(stdout);
+            }
+        }
+        if (metrics_due(mx, takt_now()))
+            metrics_write_ecat(mx, m, false);
+        if (sdn_active(&sd)) {
+            struct ecat_master_stats q;
+            ecat_master_get_stats(m, &q);
+            uint64_t lc, lo;
+            metrics_latched(mx, &lc, &lo);
+            sdn_watchdog(&sd, takt_now(), q.cycles, q.frames_received, lo, lc);
             char st[200];
-            printf("State %s, frames lost %" PRIu64 ", WKC errors %" PRIu64
-                   ", DC sync error %" PRId64 " ns\n", ecat_master_state_text(&s, st, sizeof st),
-                   s.frames_lost, s.wkc_errors, s.dc_sync_err_ns);
-            fflush(stdout);
+            ecat_master_state_text(&q, st, sizeof st);
+            if (strcmp(st, last_status)) {
+                snprintf(last_status, sizeof last_status, "%s", st);
+                sdn_status(&sd, st);
+            }
         }
     }
+    sdn_send(&sd, "STOPPING=1");
     ecat_master_stop(m);
     ecat_master_join(m);
     drain_events_but(m, label, t0, op_after < 0);
@@ -399,6 +454,10 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
                 ecat_master_error(m));
         status = 1;
     }
+    if (mx)
+        metrics_write_ecat(mx, m, true);
+    metrics_close(mx);
+    sdn_close(&sd);
     json_object *sj = c->json ? summary_json(m, &s, op_after, ecat_master_dc_enabled(m)) : NULL;
     if (sj && lost.v)
         json_object_object_add(sj, "lost_frames", lost_json(&lost));

@@ -11,6 +11,7 @@
 #include <takt/wire.h>
 #include "cli/cli.h"
 #include "cli/cli_plk.h"
+#include "cli/metrics.h"
 #include "plk/cdc.h"
 #include "plk/driver.h"
 #include "sim/plk_net.h"
@@ -499,6 +500,7 @@ static const struct cli_opt mn_opts[] = {
     { "boot-wait", 0, 1, "MS", "listen for another MN this long first (0x1F89/1, default 1000)" },
     { "loss-threshold", 0, 1, "N", "every loss-of-frame threshold (0x1C02/3, 0x1C09/n, CN 0x1C0B/3, 0x1C0D/3; +8 a loss, -1 a good cycle; 0 disables)" },
     { "measure", 0, 1, "S", "once every CN is Operational, measure S seconds and stop; statistics cover that window" },
+    CLI_METRICS_OPTS,
     { 0 },
 };
 

@@ -8,6 +8,8 @@
 #include <time.h>
 #include "cli/cli.h"
 #include "cli/cli_plk.h"
+#include "cli/metrics.h"
+#include "cli/sdnotify.h"
 #include "plk/driver.h"
 
 static void node_lat_stat(const struct takt_plk_node_stats *s, struct perf_stat *p)
@@ -304,8 +306,26 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struc
     }
     cli_drop_caps(c, cli_caps_after_rt(c));
     struct rt_loop *l = takt_plk_mn_loop(mn);
-    /* interval reports and the measured window both use the interval banks: one or the other */
-    takt_ns_t next = c->perf_s > 0 && measure_s <= 0 ? takt_now() + (takt_ns_t)(c->perf_s * 1e9) : INT64_MAX;
+    /* metrics and the service protocol (docs/metrics.md, docs/service.md); the loop and
+     * its measurements exist once the MN started */
+    struct metrics *mx = NULL;
+    struct sdn sd;
+    sdn_open(&sd);
+    if ((rc = metrics_open(c, c->iface ? c->iface : link->name, "powerlink", l, sdn_active(&sd), &mx))) {
+        sdn_close(&sd);
+        takt_plk_mn_stop(mn);
+        takt_plk_mn_join(mn);
+        takt_plk_mn_destroy(mn);
+        return rc;
+    }
+    if (mx && measure_s <= 0)
+        metrics_hook_flips(mx);
+    char last_status[120] = "";
+    /* interval reports and the measured window both use the interval banks: one or the
+     * other; the metrics take the banks of the reports, or every second without them */
+    bool banks = measure_s <= 0 && (c->perf_s > 0 || mx);
+    takt_ns_t every = (takt_ns_t)((c->perf_s > 0 ? c->perf_s : 1) * 1e9);
+    takt_ns_t next = banks ? takt_now() + every : INT64_MAX;
     uint8_t last_state = 0;
     unsigned last_op = 0;
     struct mn_window w = { .bank = -1, .started = takt_now() };
@@ -326,19 +346,41 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struc
                 fprintf(stderr, "takt plk mn: MN %s, %u of %u CNs operational\n",
                         takt_plk_nmt_name(last_state), last_op, core->n_ids);
         }
+        if (sdn_active(&sd)) {
+            char st[120];
+            snprintf(st, sizeof st, "MN %s, %u of %u CNs operational", takt_plk_nmt_name(ms.state),
+                     ms.nodes_operational, core->n_ids);
+            if (ms.state == PLK_NMT_OPERATIONAL && ms.nodes_operational == core->n_ids)
+                sdn_ready(&sd, st);
+            if (strcmp(st, last_status)) {
+                snprintf(last_status, sizeof last_status, "%s", st);
+                sdn_status(&sd, st);
+            }
+            uint64_t lc, lo;
+            metrics_latched(mx, &lc, &lo);
+            sdn_watchdog(&sd, takt_now(), ms.cycles, ms.frames_rx, lo, lc);
+        }
+        if (metrics_due(mx, takt_now()))
+            metrics_write_plk_mn(mx, mn, false);
         if (takt_now() < next)
             continue;
-        next += (takt_ns_t)(c->perf_s * 1e9);
+        next += every;
         int bank = perf_set_snapshot(rt_loop_perf(l), TAKT_NS_PER_S);
         if (bank < 0)
             continue;
-        perf_print_interval(stdout, rt_loop_perf(l), bank);
+        if (mx)
+            metrics_add_bank(mx, rt_loop_perf(l), bank);
+        if (c->perf_s > 0)
+            perf_print_interval(stdout, rt_loop_perf(l), bank);
         perf_set_release(rt_loop_perf(l), bank);
+        if (c->perf_s <= 0)
+            continue;
         printf("MN %s: %u/%u CNs operational, cycles %" PRIu64 ", cycle time exceeded %" PRIu64 "\n",
                takt_plk_nmt_name(ms.state), ms.nodes_operational, core->n_ids,
                ms.cycles, ms.cycle_exceeded);
         fflush(stdout);
     }
+    sdn_send(&sd, "STOPPING=1");
     takt_plk_mn_stop(mn);
     takt_plk_mn_join(mn);
     print_events(c, mn, w.started);
@@ -368,6 +410,10 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struc
     }
     if (w.bank >= 0)
         perf_set_release(rt_loop_perf(l), w.bank);
+    if (mx)
+        metrics_write_plk_mn(mx, mn, true);
+    metrics_close(mx);
+    sdn_close(&sd);
     bool ok = core->st.nodes_operational == core->n_ids && (measure_s <= 0 || w.bank >= 0);
     /* most cycles late: the figures above are not of the cycle asked for */
     bool held = !cli_check_overruns(c, loop_cycles(l), loop_overruns(l), (int64_t)core->cfg.cycle_us * 1000);

@@ -153,10 +153,11 @@ int ecat_master_open(struct ecat_master **out, struct takt_link *link,
     m->rxf = calloc(RX_BATCH, sizeof *m->rxf);
     m->sii_scratch = calloc(1, sizeof *m->sii_scratch);
     m->maps = calloc(o->max_slaves, sizeof *m->maps);
+    m->snap.slave = calloc(o->max_slaves, sizeof *m->snap.slave);
     m->cyc_rx = calloc(2 * ECAT_MAX_CYC_DG, ECAT_MAX_DG_DATA);   /* LRW/LRD, then LWR */
     m->txf = calloc(o->acyc_frames > ECAT_MAX_CYC_DG ? o->acyc_frames : ECAT_MAX_CYC_DG,
                     sizeof *m->txf);
-    if (!m->slaves || !m->txbuf || !m->cycbuf || !m->rxbuf || !m->rxf || !m->txf || !m->sii_scratch || !m->maps || !m->cyc_rx ||
+    if (!m->slaves || !m->txbuf || !m->cycbuf || !m->rxbuf || !m->rxf || !m->txf || !m->sii_scratch || !m->maps || !m->snap.slave || !m->cyc_rx ||
         ecat_coe_init(m) || ecat_foe_init(m) || ecat_soe_init(m))
         goto nomem;
     for (unsigned i = 0; i < o->max_slaves; i++)
@@ -212,6 +213,7 @@ void ecat_master_close(struct ecat_master *m)
     free(m->rxf);
     free(m->sii_scratch);
     free(m->maps);
+    free(m->snap.slave);
     free(m->cyc_rx);
     ecat_pdo_image_free(&m->img);
     ecat_coe_free(m);

@@ -145,6 +145,9 @@ struct ecat_svc {
 struct ecat_snap {
     atomic_uint seq;           /* odd while the cycle writes */
     _Atomic uint64_t w[ECAT_SNAP_WORDS];
+    /* per slave (max_slaves): AL state | AL status code << 8 | present << 24, each word
+     * atomic on its own (ecat_master_slave_state) */
+    _Atomic uint32_t *slave;
 };
 
 /* Network state machine (master.c / scan.c). */

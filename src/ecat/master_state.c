@@ -2,6 +2,7 @@
  * slaves from their last AL status reports, silence (cycles in which no frame came
  * back) with its events, and the statistics published by the cycle through a sequence
  * lock, so that a reporter thread takes a consistent copy while the cycle runs. */
+#include <errno.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -108,6 +109,22 @@ void ecat_snap_publish(struct ecat_master *m)
     for (size_t i = 0; i < ECAT_SNAP_WORDS; i++)
         atomic_store_explicit(&m->snap.w[i], w[i], memory_order_relaxed);
     atomic_store_explicit(&m->snap.seq, q + 2, memory_order_release);
+    for (unsigned i = 0; i < m->n_slaves; i++) {
+        const struct ecat_slave_info *in = &m->slaves[i].info;
+        uint32_t v = in->al_state | (uint32_t)in->al_code << 8 | (uint32_t)in->present << 24;
+        atomic_store_explicit(&m->snap.slave[i], v, memory_order_relaxed);
+    }
+}
+
+int ecat_master_slave_state(const struct ecat_master *m, unsigned pos, struct ecat_slave_state *out)
+{
+    if (pos >= m->max_slaves)
+        return -ENOENT;
+    uint32_t v = atomic_load_explicit(&m->snap.slave[pos], memory_order_relaxed);
+    out->al_state = (uint8_t)v;
+    out->al_code = (uint16_t)(v >> 8);
+    out->present = (v >> 24) & 1;
+    return 0;
 }
 
 void ecat_master_get_stats(const struct ecat_master *m, struct ecat_master_stats *s)

@@ -190,6 +190,16 @@ static void test_op_and_echo(void **state)
     assert_int_equal(st.frames_lost, 0);
     assert_int_equal(st.slaves_present, 3);
     assert_true(st.cyc_frames_sent >= 5);
+    /* the per-slave states another thread may read while the cycle runs */
+    for (unsigned i = 0; i < 3; i++) {
+        struct ecat_slave_state ss;
+        assert_int_equal(ecat_master_slave_state(r->m, i, &ss), 0);
+        assert_int_equal(ss.al_state, AL_OP);
+        assert_int_equal(ss.al_code, 0);
+        assert_true(ss.present);
+    }
+    struct ecat_slave_state none;
+    assert_int_equal(ecat_master_slave_state(r->m, 100000, &none), -ENOENT);
     rig_free(r);
 }
 
