@@ -62,8 +62,9 @@ int metrics_open(struct cli_ctx *c, const char *iface, const char *protocol,
         free(x);
         return 1;
     }
-    for (unsigned i = 0; i < loop->perf.n; i++, x->n++) {
-        const struct perf_hist *h = &loop->perf.m[i]->hist;
+    const struct perf_set *ps = rt_loop_perf(loop);
+    for (unsigned i = 0; i < ps->n; i++, x->n++) {
+        const struct perf_hist *h = &ps->m[i]->hist;
         perf_stat_reset(&x->st[i]);
         if (perf_hist_init(&x->h[i], h->lo, h->bin, h->nbins)) {
             metrics_close(x);
@@ -106,13 +107,15 @@ static void metrics_latch(void *arg)
     struct metrics *x = arg;
     /* atomic: a snapshot that timed out leaves its request pending, and then the cycle
      * may flip while the reporter reads these */
-    __atomic_store_n(&x->latch_cycles, x->loop->cyc.cycles, __ATOMIC_RELAXED);
-    __atomic_store_n(&x->latch_overruns, x->loop->cyc.overruns, __ATOMIC_RELAXED);
+    struct rt_loop_info li;
+    rt_loop_get_info(x->loop, &li);   /* in the cycle, once per bank flip */
+    __atomic_store_n(&x->latch_cycles, li.cycles, __ATOMIC_RELAXED);
+    __atomic_store_n(&x->latch_overruns, li.overruns, __ATOMIC_RELAXED);
 }
 
 void metrics_hook_flips(struct metrics *x)
 {
-    perf_set_on_flip(&x->loop->perf, metrics_latch, x);
+    perf_set_on_flip(rt_loop_perf(x->loop), metrics_latch, x);
 }
 
 void metrics_add_bank(struct metrics *x, const struct perf_set *s, int bank)
@@ -197,24 +200,26 @@ static int render_write(struct metrics *x, bool final,
     struct mx_buf b;
     for (;;) {
         mx_init(&b, x->buf, x->cap, x->iface, x->proto);
-        struct mx_loop l = { .period_ns = x->loop->cyc.period };
+        struct rt_loop_info li;
+        rt_loop_get_info(x->loop, &li);
+        struct mx_loop l = { .period_ns = li.period };
         if (final) {
-            l.cycles = x->loop->cyc.cycles;
-            l.overruns = x->loop->cyc.overruns;
+            l.cycles = li.cycles;
+            l.overruns = li.overruns;
             l.ended = true;
-            l.cpu_ns = x->loop->cpu_ns;
+            l.cpu_ns = li.cpu_ns;
         } else {
             metrics_latched(x, &l.cycles, &l.overruns);
         }
         mx_loop(&b, &l);
         struct mx_perf p = { 0 };
-        const struct perf_set *s = &x->loop->perf;
+        const struct perf_set *s = rt_loop_perf(x->loop);
         for (unsigned i = 0; i < x->n && i < s->n && (final || x->banks); i++, p.n++) {
             p.name[i] = s->m[i]->name;
             p.stat[i] = final ? &s->m[i]->total : &x->st[i];
             p.hist[i] = final ? &s->m[i]->hist : &x->h[i];
         }
-        mx_perf(&b, &p, x->loop->cyc.period);
+        mx_perf(&b, &p, li.period);
         fn(x, &b, ctx);
         if (!b.overflow)
             break;
