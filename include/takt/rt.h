@@ -104,7 +104,10 @@ struct rt_loop {
                                   perf.threaded yourself if you call rt_loop_run() in a
                                   thread of your own and report from another */
     struct perf_msmt m_cycle, m_wake, m_task;
-    takt_ns_t cpu_ns;          /* thread CPU time consumed by the loop */
+    takt_ns_t cpu_ns;          /* the loop thread's CPU time over the loop's run */
+    takt_ns_t proc_cpu_ns;     /* the whole process's CPU time (every thread, user +
+                                  kernel, what /proc/PID/stat counts) over the same
+                                  window: read at the loop's start and end only */
     takt_ns_t started, ended;  /* monotonic; ended is stored last (release): a watcher
                                   may poll __atomic_load_n(&l->ended, ACQUIRE) != 0 */
     volatile int stop;         /* set by rt_loop_stop() (atomic store) */
@@ -131,12 +134,15 @@ int  rt_loop_start(struct rt_loop *l);   /* own thread (rt_setup applied there) 
 void rt_loop_stop(struct rt_loop *l);    /* request stop; safe from any thread */
 int  rt_loop_join(struct rt_loop *l);
 
-/* After the loop ended: CPU ns per cycle, a one-line summary
- * `Cycles: N  Period [usec]: 1000.0  Overruns: N  Skipped: N  CPU [usec/cycle]: 12.3 (1.2 %)`
- * and JSON {period_ns, cycles, overruns, skipped, run_ns, cpu_ns, cpu_per_cycle_ns,
+/* After the loop ended: CPU ns per cycle (the process's, proc_cpu_ns / cycles; the
+ * loop thread's alone from rt_loop_thread_cpu_per_cycle), a one-line summary
+ * `Cycles: N  Period [usec]: 1000.0  Overruns: N  Skipped: N  CPU [usec/cycle]: 12.3 (1.2 %)  RT thread [usec/cycle]: 8.1`
+ * and JSON {period_ns, cycles, overruns, skipped, run_ns, cpu_ns (process),
+ * cpu_per_cycle_ns (process), thread_cpu_ns, thread_cpu_per_cycle_ns,
  * rt: {cpu, prio, affinity_ok, fifo_ok, mlock_ok, mlock_future, dma_latency_ok,
  * warnings}, perf: perf_set_to_json()} (a json_object*, caller owns it). */
 int64_t rt_loop_cpu_per_cycle(const struct rt_loop *l);
+int64_t rt_loop_thread_cpu_per_cycle(const struct rt_loop *l);
 void rt_loop_print_summary(FILE *f, const struct rt_loop *l);
 void *rt_loop_to_json(const struct rt_loop *l);
 
