@@ -88,7 +88,8 @@ static int loop_body(struct rt_loop *l)
     /* CPU at the window's edges only, never per cycle: the thread's own, and the whole
      * process's (what /proc/PID/stat counts: other threads such as a supervisor, the
      * reporting thread or an in-process simulator included) */
-    takt_ns_t cpu0 = cpu_now(CLOCK_THREAD_CPUTIME_ID), pcpu0 = cpu_now(CLOCK_PROCESS_CPUTIME_ID);
+    /* (the process window encloses the thread's: process read first, last) */
+    takt_ns_t pcpu0 = cpu_now(CLOCK_PROCESS_CPUTIME_ID), cpu0 = cpu_now(CLOCK_THREAD_CPUTIME_ID);
     l->result = 0;
     __atomic_store_n(&l->ended, 0, __ATOMIC_RELAXED);
     l->started = takt_now();
