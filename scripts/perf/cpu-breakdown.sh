@@ -37,11 +37,15 @@ RUN_S=$((WINDOW + 25))
 sleep 0.5
 "$TAKT" ecat run -i "$LINK$TAKT_IF_A" -c "$CYCLE" -t "$RUN_S" -a 1 -p 80 >"$TMP/run.out" 2>&1 &
 MASTER=$!
-# the window starts once every slave is in OP (the run prints the event)
-for _ in $(seq 600); do
-    grep -q "OP" "$TMP/run.out" 2>/dev/null && grep -qiE "(-> |in |reached )OP" "$TMP/run.out" && break
+# the window starts 2 s after every slave is in OP (the run prints that line at once)
+for i in $(seq 1200); do
+    grep -q "slaves in OP after" "$TMP/run.out" 2>/dev/null && break
+    kill -0 $MASTER 2>/dev/null || break
+    [ "$i" = 1200 ] && { echo "cpu-breakdown: no OP within 60 s:" >&2; tail "$TMP/run.out" >&2; exit 1; }
     sleep 0.05
 done
+grep -q "slaves in OP after" "$TMP/run.out" ||
+    { echo "cpu-breakdown: takt ecat run ended before OP:" >&2; tail "$TMP/run.out" >&2; exit 1; }
 sleep 2
 ticks() { awk '{ s = $0; sub(/.*\) /, "", s); split(s, f, " "); print f[12] + f[13] }' "/proc/$MASTER/stat"; }
 HZ=$(getconf CLK_TCK)
