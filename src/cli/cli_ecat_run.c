@@ -193,7 +193,7 @@ static json_object *summary_json(struct ecat_master *m, const struct ecat_master
     json_object_object_add(o, "dc_sync_err_ns", json_object_new_int64(s->dc_sync_err_ns));
     json_object_object_add(o, "dc_sync_err_max_ns", json_object_new_int64(s->dc_sync_err_max_ns));
     json_object_object_add(o, "dc_sync_invalid", json_object_new_uint64(s->dc_sync_invalid));
-    /* the process's CPU over the cycle loop's run (docs/measurement.md), and the RT
+    /* the process's CPU over the cycle loop's run (docs/performance.md), and the RT
      * thread's share of it */
     double cpu_us = rt_loop_cpu_per_cycle(l) / 1e3, thr_us = rt_loop_thread_cpu_per_cycle(l) / 1e3;
     json_object_object_add(o, "cpu_us_per_cycle", json_object_new_double(cpu_us));
