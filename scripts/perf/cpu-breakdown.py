@@ -11,6 +11,7 @@ import sys
 STEPS = [
     ("capture tap", r"^cap_|pcapng|takt_link_capture"),
     ("statistics", r"^perf_(record|set_|hist|msmt|stat)|ecat_rate_add"),
+    ("slave supervision", r"ecat_recovery|readdress|ecat_svc"),
     ("WKC check", r"check_wkc|ecat_cyc_check"),
     ("image copy", r"take_inputs|ecat_cyc_reap|put_outputs"),
     ("parse", r"ecat_frame_first|ecat_frame_next|parse_dg|ecat_pdu_|dispatch|match"),
@@ -44,7 +45,7 @@ def samples(path):
 
 def main():
     path, proc_ns, win_ns, cyc_ns, link = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
-    count, other_syms, total = {}, {}, 0
+    count, leaves, total = {}, {}, 0
     for s in samples(path):
         total += 1
         step = None
@@ -57,23 +58,23 @@ def main():
                 break
         if not step:
             step = "other"
-            leaf = s["syms"][0] if s["syms"] else "?"
-            other_syms[leaf] = other_syms.get(leaf, 0) + 1
+        leaf = s["syms"][0] if s["syms"] else "?"
+        leaves.setdefault(step, {})
+        leaves[step][leaf] = leaves[step].get(leaf, 0) + 1
         count[step] = count.get(step, 0) + 1
     cycles = win_ns / cyc_ns
     per_cycle = proc_ns / cycles if cycles else 0
     print(f"master CPU over the {win_ns / 1e9:.1f} s window: {proc_ns / 1e6:.1f} ms (/proc utime+stime, "
           f"in clock ticks) = {per_cycle / 1e3:.1f} us per cycle "
           f"({cycles:.0f} cycles of {cyc_ns / 1e3:.0f} us), link {link}, {total} samples")
-    print(f"| step | samples | share | us per cycle |")
-    print(f"|---|---|---|---|")
+    print("| step | samples | share | us per cycle | where (leaf symbols, samples) |")
+    print("|---|---|---|---|---|")
     for n in [n for n, _ in STEPS] + ["other"]:
         k = count.get(n, 0)
         share = k / total if total else 0
-        print(f"| {n} | {k} | {100 * share:.1f} % | {share * per_cycle / 1e3:.2f} |")
-    if other_syms:
-        top = sorted(other_syms.items(), key=lambda x: -x[1])[:6]
-        print("other, by leaf symbol: " + ", ".join(f"{s} {k}" for s, k in top))
+        top = sorted(leaves.get(n, {}).items(), key=lambda x: -x[1])[:3]
+        where = ", ".join(f"{s} {c}" for s, c in top)
+        print(f"| {n} | {k} | {100 * share:.1f} % | {share * per_cycle / 1e3:.2f} | {where} |")
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@
 # sample goes to the first step of the cycle it names (docs/performance.md lists the
 # steps and the symbols of each). The µs per cycle come from the master's utime + stime
 # in /proc/PID/stat over the same window, divided by the cycles in it; the shares from
-# the samples. Needs root (namespaces, SCHED_FIFO, perf on another process) and perf.
+# the samples (inlined functions resolved from the debug info: perf script --inline). Needs root (namespaces, SCHED_FIFO, perf on another process) and perf.
 #
 #   scripts/perf/cpu-breakdown.sh [-b BUILD_DIR] [-l LINK_PREFIX] [-c CYCLE_US] [-w WINDOW_S]
 #   e.g. -l ring: to run the master on the ring link (default: the packet link)
@@ -54,7 +54,8 @@ perf record -q -F 2999 --call-graph dwarf,8192 -p "$MASTER" -o "$TMP/perf.data" 
     >/dev/null 2>"$TMP/perf.err" || { cat "$TMP/perf.err" >&2; exit 1; }
 T1=$(date +%s%N); C1=$(ticks)
 wait $MASTER || { echo "cpu-breakdown: takt ecat run failed:" >&2; tail "$TMP/run.out" >&2; exit 1; }
-perf script -i "$TMP/perf.data" -F comm,tid,ip,sym --no-inline 2>/dev/null >"$TMP/perf.txt"
+perf script -i "$TMP/perf.data" -F comm,tid,ip,sym --inline 2>/dev/null >"$TMP/perf.txt"
+[ -n "${KEEP:-}" ] && cp "$TMP/perf.data" "$TMP/perf.txt" "$KEEP"/
 python3 "$HERE/cpu-breakdown.py" "$TMP/perf.txt" "$(( (C1 - C0) * 1000000000 / HZ ))" \
     "$(( T1 - T0 ))" "$((CYCLE * 1000))" "${LINK:-packet:}"
 echo "master: $(grep -E 'CPU per cycle|frames:' "$TMP/run.out" | sed 's/^ *//' | tr '\n' ' ')"

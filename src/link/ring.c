@@ -85,7 +85,9 @@ static int ring_take(struct ring_link *r, struct takt_frame *f, unsigned n)
                 len = f[got].cap;
             memcpy(f[got].data, data, len);
             takt_ns_t ts = now;
-            if (r->timestamps) {
+            /* a slot without a TS flag carries the kernel's coarse (jiffies) wall time,
+             * not the frame's stamp (af_packet.c, tpacket_rcv): then `now` is closer */
+            if (r->timestamps && (st & (TP_STATUS_TS_SOFTWARE | TP_STATUS_TS_RAW_HARDWARE))) {
                 ts = (takt_ns_t)h->tp_sec * TAKT_NS_PER_S + h->tp_nsec + r->shift;
                 if (ts > now + TAKT_NS_PER_US && r->shift_at != now) {   /* clock stepped */
                     r->shift = mono_minus_real();
