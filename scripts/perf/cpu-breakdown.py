@@ -11,7 +11,7 @@ import sys
 STEPS = [
     ("capture tap", r"^cap_|pcapng|takt_link_capture"),
     ("statistics", r"^perf_(record|set_|hist|msmt|stat)|ecat_rate_add"),
-    ("slave supervision", r"ecat_recovery|readdress|ecat_svc"),
+    ("slave supervision", r"ecat_recovery|readdress|ecat_svc|mbx_"),
     ("WKC check", r"check_wkc|ecat_cyc_check"),
     ("image copy", r"take_inputs|ecat_cyc_reap|put_outputs"),
     ("parse", r"ecat_frame_first|ecat_frame_next|parse_dg|ecat_pdu_|dispatch|match"),
