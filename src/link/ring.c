@@ -6,10 +6,10 @@
  *
  * Ring version: TPACKET_V2, one frame per slot. TPACKET_V3 packs frames into blocks and
  * hands a block to user space only when it is full or when its retire timer fires
- * (tp_retire_blk_tov, whole milliseconds on the jiffies clock; net/packet/af_packet.c:
- * the reader is woken only in prb_close_block): a lone EtherCAT reply would sit in the open block
- * for up to that timer, longer than a 250 us cycle. V2 hands over every frame as it
- * lands, which is what a cyclic master needs.
+ * (tp_retire_blk_tov, whole milliseconds on the jiffies clock; net/packet/af_packet.c
+ * wakes the reader only in prb_close_block): a lone EtherCAT reply would sit in the
+ * open block for up to that timer, longer than a 250 us cycle. V2 hands over every
+ * frame as it lands, which is what a cyclic master needs.
  *
  * Send: through the packet link on the same socket (sendmmsg, one syscall per batch).
  * A PACKET_TX_RING would still need a send() per batch to kick the kernel, saves only
