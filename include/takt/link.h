@@ -86,7 +86,8 @@ void takt_link_opts_default(struct takt_link_opts *o);
  * the namespace it was mounted in, so inside a namespace it may not list the interface. */
 int takt_link_carrier(const char *ifname);
 
-/* Open a link by spec: "IFNAME" or "packet:IFNAME" (AF_PACKET). On error *out is NULL
+/* Open a link by spec: "IFNAME" or "packet:IFNAME" (AF_PACKET), "ring:IFNAME" (the
+ * same socket with a memory-mapped receive ring, docs/link.md). On error *out is NULL
  * and the message in err (if given) names the interface and says what to do. */
 int takt_link_open(const char *spec, const struct takt_link_opts *opts,
                    struct takt_link **out, char *err, size_t errlen);

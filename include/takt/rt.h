@@ -124,6 +124,8 @@ struct rt_loop_info {
     takt_ns_t wake_dev;                    /* the last wake-up minus its deadline */
     takt_ns_t started, ended;              /* monotonic; ended 0 while running */
     takt_ns_t cpu_ns;                      /* thread CPU time of the loop (at its end) */
+    takt_ns_t proc_cpu_ns;                 /* the whole process's CPU time (every thread,
+                                              as /proc counts it) over the loop's run */
     int       result;                      /* non-zero value a step returned */
     bool      running;                     /* started and not yet joined */
     struct rt_opts  opts;
@@ -139,12 +141,15 @@ struct perf_set *rt_loop_perf(struct rt_loop *l);
 enum rt_loop_msmt { RT_LOOP_CYCLE_TIME, RT_LOOP_WAKE_DEVIATION, RT_LOOP_TASK_DURATION };
 const struct perf_msmt *rt_loop_msmt(const struct rt_loop *l, enum rt_loop_msmt which);
 
-/* After the loop ended: CPU ns per cycle, a one-line summary
- * `Cycles: N  Period [usec]: 1000.0  Overruns: N  Skipped: N  CPU [usec/cycle]: 12.3 (1.2 %)`
- * and JSON {period_ns, cycles, overruns, skipped, run_ns, cpu_ns, cpu_per_cycle_ns,
+/* After the loop ended: CPU ns per cycle (the process's, proc_cpu_ns / cycles; the
+ * loop thread's alone from rt_loop_thread_cpu_per_cycle), a one-line summary
+ * `Cycles: N  Period [usec]: 1000.0  Overruns: N  Skipped: N  CPU [usec/cycle]: 12.3 (1.2 %)  RT thread [usec/cycle]: 8.1`
+ * and JSON {period_ns, cycles, overruns, skipped, run_ns, cpu_ns (process),
+ * cpu_per_cycle_ns (process), thread_cpu_ns, thread_cpu_per_cycle_ns,
  * rt: {cpu, prio, affinity_ok, fifo_ok, mlock_ok, mlock_future, dma_latency_ok,
  * warnings}, perf: perf_set_to_json()} (a json_object*, caller owns it). */
 int64_t rt_loop_cpu_per_cycle(const struct rt_loop *l);
+int64_t rt_loop_thread_cpu_per_cycle(const struct rt_loop *l);
 void rt_loop_print_summary(FILE *f, const struct rt_loop *l);
 void *rt_loop_to_json(const struct rt_loop *l);
 

@@ -573,8 +573,9 @@ const struct cli_cmd cli_cmds_ecat_bench[] = {
       "takt ecat run --dc on the other, cyclictest at the same interval, CPU (-a, default the last\n"
       "CPU) and priority (-p, default 80 where SCHED_FIFO is allowed) in the same window. Where\n"
       "SCHED_FIFO is allowed the simulator busy-polls on its own CPU, as an ESC never sleeps.\n"
-      "Each row: Task Duration min/avg/max, CPU per cycle, cycle deviation p99/p99.9/max,\n"
-      "cyclictest p99/p99.9/max, frames sent/lost (late), WKC errors, and every lost frame\n"
+      "Each row: Task Duration min/avg/max, CPU per cycle (the master process's over its run),\n"
+      "cycle deviation p99/p99.9/max, cyclictest p99/p99.9/max, frames sent/lost (late),\n"
+      "WKC errors, and every lost frame\n"
       "matched against the simulator's serving stalls and the master's wake-up deviation;\n"
       "then the shortest cycle with zero loss. Table on stdout and in DIR/report.md, JSON in\n"
       "DIR/report.json (and --json FILE), each process's JSON and log in DIR/data, DIR/logs.",

@@ -39,10 +39,22 @@ struct bench_args {
     const char *json;       /* NULL, "-" or a path */
     FILE *out;              /* text results */
     volatile int *stop;
+    struct bench_result *res; /* NULL, or filled at the end (--compare) */
+    bool keep_caps;         /* more links to open after this run (--compare) */
+};
+/* One run's figures, ns: process CPU per cycle (/proc's view), the loop thread's
+ * per-cycle average, round trip p50/p99 (upper edges of 1 us bins). */
+struct bench_result {
+    int64_t cpu, thread_cpu, rtt_p50, rtt_p99;
+    uint64_t cycles, sent, answered, lost;
 };
 /* One frame per cycle, wait for its echo; PerfMsmt lines to out, JSON to a->json.
  * Returns 0, 1 if no echo answered at all, or -errno. */
 int link_bench(const struct bench_args *a);
+struct cli_ctx;
+/* takt link bench --compare N: N rounds of packet:IF and ring:IF, the order swapped
+ * every round, then medians and spread (text, and --json). */
+int cli_link_compare(struct cli_ctx *c, long rounds, unsigned size);
 
 struct cli_ctx;
 /* Open c->iface for one EtherType (--ethertype, default the test type), behind a

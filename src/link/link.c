@@ -1,5 +1,6 @@
 /* Link front door: default options, opening a link from a spec string ("eth0",
- * "packet:eth0"), statistics and close. The kinds live in packet.c, mem.c, capture.c. */
+ * "packet:eth0", "ring:eth0"), statistics and close. The kinds live in packet.c, ring.c,
+ * mem.c, capture.c. */
 #include <net/if.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,11 @@ void takt_link_opts_default(struct takt_link_opts *o)
 
 int takt_link_carrier(const char *ifname)
 {
+    /* a link spec names its interface after the kind */
+    if (ifname && !strncmp(ifname, "packet:", 7))
+        ifname += 7;
+    else if (ifname && !strncmp(ifname, "ring:", 5))
+        ifname += 5;
     if (!ifname || !*ifname || strlen(ifname) >= IFNAMSIZ)
         return -ENODEV;
     int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -57,14 +63,16 @@ int takt_link_open(const char *spec, const struct takt_link_opts *opts,
         opts = &def;
     }
     if (!spec || !*spec)
-        return link_err(err, errlen, -EINVAL, "no interface given: expected IFNAME or packet:IFNAME");
+        return link_err(err, errlen, -EINVAL, "no interface given: expected IFNAME, packet:IFNAME or ring:IFNAME");
     const char *colon = strchr(spec, ':');
     if (!colon)
         return link_packet_open(spec, opts, out, err, errlen);
     if ((size_t)(colon - spec) == 6 && strncmp(spec, "packet", 6) == 0)
         return link_packet_open(colon + 1, opts, out, err, errlen);
+    if ((size_t)(colon - spec) == 4 && strncmp(spec, "ring", 4) == 0)
+        return link_ring_open(colon + 1, opts, out, err, errlen);
     return link_err(err, errlen, -EINVAL,
-                    "unknown link kind in '%s': expected IFNAME or packet:IFNAME "
+                    "unknown link kind in '%s': expected IFNAME, packet:IFNAME or ring:IFNAME "
                     "(the mem link is made in-process with takt_link_mem_pair)", spec);
 }
 

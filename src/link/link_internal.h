@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <time.h>
 #include <takt/link.h>
 
 /* Most frames one send/recv call hands to the kernel at once; larger batches loop. */
@@ -55,5 +56,16 @@ int link_packet_txtime_force(struct takt_link *l, const char *kind, int clockid,
 
 int link_packet_open(const char *ifname, const struct takt_link_opts *o,
                      struct takt_link **out, char *err, size_t errlen);
+/* The socket of a packet link (-EINVAL for another kind): the ring link maps its
+ * receive ring on it and sends through the packet link. */
+int link_packet_fd(const struct takt_link *l);
+/* clock a - CLOCK_MONOTONIC, read between two monotonic reads (packet.c). */
+takt_ns_t link_clock_minus_mono(clockid_t a);
+
+/* Frames the ring link's receive ring holds (ring.c): a cycle's replies fit many times
+ * over; a reader stalled past it loses the excess, counted in rx_dropped (tp_drops). */
+#define LINK_RING_FRAMES 256
+int link_ring_open(const char *ifname, const struct takt_link_opts *o,
+                   struct takt_link **out, char *err, size_t errlen);
 
 #endif

@@ -56,7 +56,7 @@ static takt_ns_t ts_of(const struct timespec *t) { return (takt_ns_t)t->tv_sec *
 
 /* clock a - CLOCK_MONOTONIC, read between two monotonic reads; the narrowest of a few
  * tries is kept (an interrupt in between would shift every conversion by its length) */
-static takt_ns_t clock_minus_mono(clockid_t a)
+takt_ns_t link_clock_minus_mono(clockid_t a)
 {
     takt_ns_t best = 0, best_win = INT64_MAX;
     for (int i = 0; i < 4 && best_win > TAKT_NS_PER_US; i++) {
@@ -97,7 +97,7 @@ static int pkt_send(struct takt_link *l, const struct takt_frame *f, unsigned n)
     unsigned done = 0;
     takt_ns_t now = l->txtime ? takt_now() : 0;
     if (l->txtime && p->tx.clockid != CLOCK_MONOTONIC && now - p->tx_shift_at > TAKT_NS_PER_S) {
-        p->tx_shift = clock_minus_mono(p->tx.clockid);
+        p->tx_shift = link_clock_minus_mono(p->tx.clockid);
         p->tx_shift_at = now;
     }
 
@@ -139,7 +139,7 @@ static int pkt_send(struct takt_link *l, const struct takt_frame *f, unsigned n)
 }
 
 /* Kernel stamps are CLOCK_REALTIME; the stack runs on CLOCK_MONOTONIC (docs/architecture.md). */
-static takt_ns_t mono_minus_real(void) { return -clock_minus_mono(CLOCK_REALTIME); }
+static takt_ns_t mono_minus_real(void) { return -link_clock_minus_mono(CLOCK_REALTIME); }
 
 static int pkt_wait(struct packet_link *p, takt_ns_t timeout_ns)
 {
@@ -350,7 +350,7 @@ static void txtime_setup(struct packet_link *p)
                     "takt holds timed frames itself\n", p->base.name, p->tx.kind);
         return;
     }
-    p->tx_shift = p->tx.clockid == CLOCK_MONOTONIC ? 0 : clock_minus_mono(p->tx.clockid);
+    p->tx_shift = p->tx.clockid == CLOCK_MONOTONIC ? 0 : link_clock_minus_mono(p->tx.clockid);
     p->tx_shift_at = takt_now();
     p->base.txtime = true;
 }
@@ -366,7 +366,7 @@ int link_packet_txtime_force(struct takt_link *l, const char *kind, int clockid,
     p->tx = (struct link_txtime){ .clockid = clockid, .delta_ns = delta_ns };
     snprintf(p->tx.kind, sizeof p->tx.kind, "%s", kind);
     snprintf(l->txtime_qdisc, sizeof l->txtime_qdisc, "%s", kind);
-    p->tx_shift = clockid == CLOCK_MONOTONIC ? 0 : clock_minus_mono(clockid);
+    p->tx_shift = clockid == CLOCK_MONOTONIC ? 0 : link_clock_minus_mono(clockid);
     p->tx_shift_at = takt_now();
     l->txtime = true;
     return 0;
@@ -401,6 +401,11 @@ static int configure(struct packet_link *p, const char *ifname, const struct tak
         if ((rc = add_membership(p, PACKET_MR_MULTICAST, plk_mcast[i])))
             return perm_err(ifname, err, errlen, -rc, "joining the POWERLINK multicast groups");
     return 0;
+}
+
+int link_packet_fd(const struct takt_link *l)
+{
+    return strcmp(l->ops->kind, "packet") ? -EINVAL : ((const struct packet_link *)l)->fd;
 }
 
 int link_packet_open(const char *ifname, const struct takt_link_opts *o,

@@ -210,7 +210,9 @@ static int mn_step(void *ctx, struct rt_loop *loop, takt_ns_t wake)
         prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);   /* default 50 µs would overrun the SoC */
         m->slack_set = true;
     }
-    /* CPU per cycle: the thread's CPU time from one step's start to the next, so the
+    /* CPU per cycle of the RT thread alone (its distribution; the process's figure over
+     * the whole run is rt_loop's, in the summary): the thread's CPU time from one step's
+     * start to the next, so the
      * wake-up from the SoC sleep and the loop's bookkeeping count too (kernel work
      * done in this thread's context, such as veth delivering our frames to the peer
      * in softirq, is in it: this kernel has no IRQ_TIME_ACCOUNTING) */

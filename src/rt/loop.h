@@ -21,6 +21,9 @@ struct rt_loop {
                                   thread of your own and report from another */
     struct perf_msmt m_cycle, m_wake, m_task;
     takt_ns_t cpu_ns;          /* thread CPU time consumed by the loop */
+    takt_ns_t proc_cpu_ns;     /* the whole process's CPU time (every thread, user +
+                                  kernel, what /proc/PID/stat counts) over the same
+                                  window: read at the loop's start and end only */
     takt_ns_t started, ended;  /* monotonic; ended is stored last (release): a watcher
                                   may poll __atomic_load_n(&l->ended, ACQUIRE) != 0 */
     volatile int stop;         /* set by rt_loop_stop() (atomic store) */

@@ -55,6 +55,7 @@ void rt_loop_get_info(const struct rt_loop *l, struct rt_loop_info *out)
     out->wake_dev = __atomic_load_n(&l->cyc.wake_dev, __ATOMIC_RELAXED);
     out->started = __atomic_load_n(&l->started, __ATOMIC_RELAXED);
     out->cpu_ns = __atomic_load_n(&l->cpu_ns, __ATOMIC_RELAXED);
+    out->proc_cpu_ns = __atomic_load_n(&l->proc_cpu_ns, __ATOMIC_RELAXED);
     out->result = __atomic_load_n(&l->result, __ATOMIC_RELAXED);
     out->running = l->running;
     out->opts = l->opts;

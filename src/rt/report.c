@@ -1,5 +1,5 @@
 /* What a finished rt_loop reports beyond its PerfMsmt lines: cycle and overrun counts,
- * CPU per cycle, and which real-time settings took effect, as text and JSON. */
+ * CPU per cycle (the process's and the loop thread's), and which real-time settings took effect, as text and JSON. */
 #include "rt/loop.h"
 #include <json-c/json.h>
 #include <inttypes.h>
@@ -9,21 +9,29 @@ static takt_ns_t run_ns(const struct rt_loop *l)
     return l->ended > l->started ? l->ended - l->started : 0;
 }
 
+/* The process's CPU over the loop's run per cycle: what /proc says for the process
+ * over that window, divided by the cycles in it (docs/measurement.md). */
 int64_t rt_loop_cpu_per_cycle(const struct rt_loop *l)
+{
+    return l->cyc.cycles ? l->proc_cpu_ns / (int64_t)l->cyc.cycles : 0;
+}
+
+int64_t rt_loop_thread_cpu_per_cycle(const struct rt_loop *l)
 {
     return l->cyc.cycles ? l->cpu_ns / (int64_t)l->cyc.cycles : 0;
 }
 
 void rt_loop_print_summary(FILE *f, const struct rt_loop *l)
 {
-    char per[32], cpu[32];
+    char per[32], cpu[32], thr[32];
     perf_fmt_usec(per, sizeof(per), l->cyc.period);
     perf_fmt_usec(cpu, sizeof(cpu), rt_loop_cpu_per_cycle(l));
+    perf_fmt_usec(thr, sizeof(thr), rt_loop_thread_cpu_per_cycle(l));
     takt_ns_t run = run_ns(l);
-    double load = run ? 100.0 * (double)l->cpu_ns / (double)run : 0.0;
+    double load = run ? 100.0 * (double)l->proc_cpu_ns / (double)run : 0.0;
     fprintf(f, "Cycles: %" PRIu64 "  Period [usec]: %s  Overruns: %" PRIu64
-            "  Skipped: %" PRIu64 "  CPU [usec/cycle]: %s (%.1f %%)\n",
-            l->cyc.cycles, per, l->cyc.overruns, l->cyc.skipped, cpu, load);
+            "  Skipped: %" PRIu64 "  CPU [usec/cycle]: %s (%.1f %%)  RT thread [usec/cycle]: %s\n",
+            l->cyc.cycles, per, l->cyc.overruns, l->cyc.skipped, cpu, load, thr);
 }
 
 static json_object *rt_json(const struct rt_loop *l)
@@ -48,8 +56,10 @@ void *rt_loop_to_json(const struct rt_loop *l)
     json_object_object_add(o, "overruns", json_object_new_uint64(l->cyc.overruns));
     json_object_object_add(o, "skipped", json_object_new_uint64(l->cyc.skipped));
     json_object_object_add(o, "run_ns", json_object_new_int64(run_ns(l)));
-    json_object_object_add(o, "cpu_ns", json_object_new_int64(l->cpu_ns));
+    json_object_object_add(o, "cpu_ns", json_object_new_int64(l->proc_cpu_ns));
     json_object_object_add(o, "cpu_per_cycle_ns", json_object_new_int64(rt_loop_cpu_per_cycle(l)));
+    json_object_object_add(o, "thread_cpu_ns", json_object_new_int64(l->cpu_ns));
+    json_object_object_add(o, "thread_cpu_per_cycle_ns", json_object_new_int64(rt_loop_thread_cpu_per_cycle(l)));
     json_object_object_add(o, "rt", rt_json(l));
     json_object_object_add(o, "perf", perf_set_to_json(&l->perf));
     return o;

@@ -120,7 +120,9 @@ static void test_200_cycles_in_thread(void **state)
     assert_memory_equal(buf, expect, strlen(expect));
     assert_non_null(strstr(buf, "CPU [usec/cycle]: "));
     free(buf);
-    assert_int_equal(rt_loop_cpu_per_cycle(&l), l.cpu_ns / 200);
+    assert_int_equal(rt_loop_cpu_per_cycle(&l), l.proc_cpu_ns / 200);
+    assert_int_equal(rt_loop_thread_cpu_per_cycle(&l), l.cpu_ns / 200);
+    assert_true(l.proc_cpu_ns >= l.cpu_ns);
     json_object *js = rt_loop_to_json(&l), *v, *m;
     assert_true(json_object_object_get_ex(js, "cycles", &v));
     assert_int_equal(json_object_get_int64(v), 200);
