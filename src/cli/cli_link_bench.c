@@ -170,7 +170,7 @@ static void print_summary(FILE *out, struct bench *b)
     fprintf(out, "Wake Deviation [usec]: p99 %s max %s; CPU per cycle [usec]: avg %s p99 %s\n",
             v[0], v[1], v[2], v[3]);
     /* the /proc view: every thread of the process (the reporter too) over the loop's run */
-    fmt_us(v[4], 24, rt_loop_cpu_per_cycle(&b->loop));
+    fmt_us(v[4], 24, rt_loop_cpu_per_cycle(b->loop));
     fprintf(out, "CPU per cycle, process [usec]: %s (the loop thread's alone: the avg above)\n", v[4]);
     print_frames(out, b);
 }

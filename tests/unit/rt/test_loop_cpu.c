@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <takt/rt.h>
+#include "rt/loop.h"
 
 #define BURN_NS     (300 * TAKT_NS_PER_MS)
 #define SLACK_NS    (5 * TAKT_NS_PER_MS)
