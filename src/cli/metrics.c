@@ -207,7 +207,8 @@ static int render_write(struct metrics *x, bool final,
             l.cycles = li.cycles;
             l.overruns = li.overruns;
             l.ended = true;
-            l.cpu_ns = li.cpu_ns;
+            l.cpu_ns = li.proc_cpu_ns;
+            l.thread_cpu_ns = li.cpu_ns;
         } else {
             metrics_latched(x, &l.cycles, &l.overruns);
         }

@@ -26,7 +26,8 @@ struct mx_loop {
     uint64_t cycles, overruns;
     int64_t  period_ns;
     bool     ended;           /* the figures below exist only once the cycle ended */
-    int64_t  cpu_ns;          /* the cycle thread's CPU time */
+    int64_t  cpu_ns;          /* the whole process's CPU time over the loop's run (/proc's) */
+    int64_t  thread_cpu_ns;   /* the cycle thread's share of it */
 };
 void mx_loop(struct mx_buf *b, const struct mx_loop *l);
 

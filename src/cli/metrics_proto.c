@@ -13,11 +13,14 @@ void mx_loop(struct mx_buf *b, const struct mx_loop *l)
                "(the loop fell a period or more behind).", l->overruns);
     mx_gauge(b, "takt_cycle_period_seconds", "The cycle time asked for.", l->period_ns / 1e9);
     if (l->ended) {
-        mx_family(b, "takt_cpu_seconds_total", "counter", "CPU time of the cycle thread "
-                  "(written once the cycle ended).");
+        mx_family(b, "takt_cpu_seconds_total", "counter", "CPU time of the whole process, every "
+                  "thread, over the cycle loop's run, as /proc counts it (written once the cycle ended).");
         mx_sample(b, "takt_cpu_seconds_total", NULL, l->cpu_ns / 1e9);
-        mx_gauge(b, "takt_cpu_seconds_per_cycle", "CPU time of the cycle thread per cycle.",
+        mx_gauge(b, "takt_cpu_seconds_per_cycle", "CPU time of the whole process per cycle.",
                  l->cycles ? l->cpu_ns / 1e9 / (double)l->cycles : 0);
+        mx_family(b, "takt_rt_thread_cpu_seconds_total", "counter", "The cycle thread's share of "
+                  "takt_cpu_seconds_total (written once the cycle ended).");
+        mx_sample(b, "takt_rt_thread_cpu_seconds_total", NULL, l->thread_cpu_ns / 1e9);
     }
 }
 

@@ -171,7 +171,7 @@ static void test_loop_golden(void **state)
 {
     (void)state;
     struct mx_loop l = { .cycles = 4000, .overruns = 3, .period_ns = 1000000, .ended = true,
-                         .cpu_ns = 80000000 };
+                         .cpu_ns = 80000000, .thread_cpu_ns = 60000000 };
     struct mx_buf b;
     mx_init(&b, buf, sizeof buf, "eth0", "ecat");
     mx_loop(&b, &l);
@@ -180,6 +180,7 @@ static void test_loop_golden(void **state)
     assert_non_null(strstr(buf, "takt_cycle_period_seconds{interface=\"eth0\",protocol=\"ecat\"} 0.001\n"));
     assert_non_null(strstr(buf, "# TYPE takt_cpu_seconds_total counter\ntakt_cpu_seconds_total{interface=\"eth0\",protocol=\"ecat\"} 0.08\n"));
     assert_non_null(strstr(buf, "takt_cpu_seconds_per_cycle{interface=\"eth0\",protocol=\"ecat\"} 2e-05\n"));
+    assert_non_null(strstr(buf, "# TYPE takt_rt_thread_cpu_seconds_total counter\ntakt_rt_thread_cpu_seconds_total{interface=\"eth0\",protocol=\"ecat\"} 0.06\n"));
     l.ended = false;
     mx_init(&b, buf, sizeof buf, "eth0", "ecat");
     mx_loop(&b, &l);
