@@ -323,6 +323,41 @@ int ecat_soe_read(struct ecat_master *m, unsigned pos, uint8_t drive, uint8_t el
 int ecat_soe_write(struct ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
                    uint16_t idn, const void *data, size_t len);
 
+/* EoE (Ethernet over EtherCAT, ETG.1000.6) on slaves whose SII lists it. A port is
+ * opened per slave before ecat_master_start() (fails with "slave 3 has no EoE" or a
+ * mailbox too small); from then on each cycle moves at most one fragment per port
+ * through the mailbox, leaving a turn to CoE/FoE/SoE after each. The services
+ * (struct ecat_eoe_ip / ecat_eoe_filter of ecat/eoe.h) open the port too; the
+ * blocking ones are for tools and start-up, the async ones for the cycle thread.
+ *
+ * Thread contract: ecat_eoe_send(), ecat_eoe_recv() and ecat_eoe_get_stats() are for
+ * one host-side thread per port (the TAP thread of ecat/eoe_tap.h), never the cycle
+ * thread: each direction is a single-producer single-consumer ring of EOE_RING whole
+ * frames, lock-free, so the cycle never waits for the host and the host never for the
+ * cycle. A full ring drops the frame (counted), as an Ethernet switch would. */
+struct ecat_eoe_ip;
+struct ecat_eoe_filter;
+struct ecat_eoe_stats {
+    uint64_t tx_frames, rx_frames;     /* whole frames to / from the slave */
+    uint64_t tx_frags, rx_frags;       /* mailbox fragments */
+    uint64_t host_drops;               /* a ring was full */
+    uint64_t rx_dropped;               /* frames the reassembler dropped (bad fragments) */
+};
+int ecat_eoe_open(struct ecat_master *m, unsigned pos);
+int ecat_eoe_set_ip_async(struct ecat_master *m, unsigned pos, const struct ecat_eoe_ip *ip,
+                          ecat_done_fn fn, void *ctx);
+int ecat_eoe_set_ip(struct ecat_master *m, unsigned pos, const struct ecat_eoe_ip *ip);
+int ecat_eoe_set_filter_async(struct ecat_master *m, unsigned pos,
+                              const struct ecat_eoe_filter *f, ecat_done_fn fn, void *ctx);
+int ecat_eoe_set_filter(struct ecat_master *m, unsigned pos, const struct ecat_eoe_filter *f);
+/* Host side: queue a frame for the slave (0, -EAGAIN ring full, -EMSGSIZE, -ENOENT no
+ * port); take a frame from the slave (its length, 0 none). */
+int ecat_eoe_send(struct ecat_master *m, unsigned pos, const void *frame, size_t len);
+int ecat_eoe_recv(struct ecat_master *m, unsigned pos, void *buf, size_t cap);
+int ecat_eoe_get_stats(const struct ecat_master *m, unsigned pos, struct ecat_eoe_stats *out);
+/* Positions of the opened ports (up to max into pos); returns how many there are. */
+unsigned ecat_eoe_ports(const struct ecat_master *m, unsigned *pos, unsigned max);
+
 /* Write an SII image (from word 0) into slave pos's EEPROM, word by word (blocking,
  * tools only; the master's copy is updated, the slave uses it after a power cycle). */
 int ecat_sii_write(struct ecat_master *m, unsigned pos, const uint8_t *img, size_t len);

@@ -163,8 +163,10 @@ static bool may_start(const struct ecat_master *m, const struct ecat_foe_slot *q
         if (o != q && o->st != FQ_FREE && o->pos == q->pos && o->seq < q->seq)
             return false;
     }
-    /* the CoE transfers and the emergency poll share this mailbox: not while they run */
-    if (ecat_coe_slave_busy(m, q->pos) || ecat_soe_slave_busy(m, q->pos))
+    /* the CoE transfers, SoE and EoE and the emergency poll share this mailbox: not
+     * while they run */
+    if (ecat_coe_slave_busy(m, q->pos) || ecat_soe_slave_busy(m, q->pos) ||
+        ecat_eoe_slave_busy(m, q->pos))
         return false;
     return !(m->idle_pos == q->pos && (ecat_req_busy(&m->idle_req) || m->idle_req.st == REQ_DONE));
 }

@@ -260,6 +260,8 @@ struct ecat_master {
     void     *foe_progress_ctx;
     struct ecat_soe_slot *soe; /* ECAT_SOE_SLOTS IDN reads and writes (master_soe.c) */
     uint32_t  soe_seq;
+    struct ecat_eoe_port **eoe; /* opened EoE ports (master_eoe.c) */
+    unsigned  n_eoe;
     struct ecat_req idle_req;  /* send-mailbox poll between transfers (emergencies) */
     uint8_t   idle_buf[ECAT_MAX_DG_DATA];
     unsigned  idle_pos, idle_next;
@@ -353,6 +355,15 @@ void ecat_soe_free(struct ecat_master *m);
 void ecat_soe_poll(struct ecat_master *m, takt_ns_t now);
 /* True while an SoE request owns slave pos's mailbox (not while it waits its turn). */
 bool ecat_soe_slave_busy(const struct ecat_master *m, unsigned pos);
+
+/* master_eoe.c */
+struct ecat_eoe_port;
+void ecat_eoe_free(struct ecat_master *m);
+void ecat_eoe_poll(struct ecat_master *m, takt_ns_t now);
+/* True while an EoE exchange owns slave pos's mailbox (one datagram at a time). */
+bool ecat_eoe_slave_busy(const struct ecat_master *m, unsigned pos);
+/* True when slave pos has an EoE port: it reads its own send mailbox. */
+bool ecat_eoe_slave_open(const struct ecat_master *m, unsigned pos);
 
 /* master_foe.c */
 #define ECAT_FOE_SLOTS 2

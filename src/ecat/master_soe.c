@@ -95,8 +95,9 @@ static bool may_start(const struct ecat_master *m, const struct ecat_soe_slot *q
         if (o != q && o->st != SQ_FREE && o->pos == q->pos && o->seq < q->seq)
             return false;
     }
-    /* CoE, FoE and the emergency poll share this mailbox: not while they run */
-    if (ecat_coe_slave_busy(m, q->pos) || ecat_foe_slave_busy(m, q->pos))
+    /* CoE, FoE, EoE and the emergency poll share this mailbox: not while they run */
+    if (ecat_coe_slave_busy(m, q->pos) || ecat_foe_slave_busy(m, q->pos) ||
+        ecat_eoe_slave_busy(m, q->pos))
         return false;
     return !(m->idle_pos == q->pos && (ecat_req_busy(&m->idle_req) || m->idle_req.st == REQ_DONE));
 }
