@@ -287,7 +287,9 @@ void ecat_coe_poll(struct ecat_master *m, takt_ns_t now)
                 poll_mbx(m, q);
             break;
         case MS_READ:
-            if (wkc == 1)
+            if (wkc == 1 && ecat_eoe_offer(m, q->pos, q->in, m->slaves[q->pos].info.mbx_in_len))
+                poll_mbx(m, q);                 /* an EoE fragment came first: ours follows */
+            else if (wkc == 1)
                 on_reply(m, q);
             else if (wkc < 0)
                 repeat_req(m, q);               /* the reply went with the lost frame */

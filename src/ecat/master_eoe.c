@@ -4,8 +4,9 @@
  * reassembler, and a small machine advanced by the master timer. Each cycle a port
  * makes at most one mailbox exchange (one datagram: a fragment written, or the read
  * mailbox read), and after each exchange it leaves the mailbox free for one cycle, so a
- * CoE, FoE or SoE transfer waiting for its turn gets it (those wait for EoE the same way
- * EoE waits for them). The read mailbox is read directly: an empty one is not read and
+ * CoE, FoE or SoE transfer waiting for its turn gets it; when such a transfer held the
+ * mailbox, EoE has the next turn before another starts. So neither side starves: CoE
+ * transfers and EoE exchanges alternate on a busy mailbox. The read mailbox is read directly: an empty one is not read and
  * not counted (ETG.1000.4 SyncManager), so no status poll is needed. */
 #include <errno.h>
 #include <stdatomic.h>
@@ -30,6 +31,7 @@ struct ecat_eoe_port {
     struct eoe_ring to_slave, to_host;
     uint8_t   st;
     bool      rest;            /* the exchange before ended this cycle: leave a turn */
+    bool      waiting;         /* passed over for another protocol: the next turn is ours */
     bool      turn_rx;         /* alternate writing and reading when both are due */
     struct ecat_eoe_tx tx;
     uint8_t   frame_no;
@@ -100,7 +102,7 @@ bool ecat_eoe_slave_open(const struct ecat_master *m, unsigned pos) { return por
 bool ecat_eoe_slave_busy(const struct ecat_master *m, unsigned pos)
 {
     const struct ecat_eoe_port *p = port_of(m, pos);
-    return p && p->st != EP_IDLE;
+    return p && (p->st != EP_IDLE || p->waiting);
 }
 
 static bool may_start(const struct ecat_master *m, unsigned pos)
@@ -173,6 +175,15 @@ static void on_msg(struct ecat_master *m, struct ecat_eoe_port *p, const uint8_t
             svc_done(m, p, 0);
         }
     }
+}
+
+bool ecat_eoe_offer(struct ecat_master *m, unsigned pos, const uint8_t *msg, size_t len)
+{
+    struct ecat_eoe_port *p = port_of(m, pos);
+    if (!p || len < MBX_HDR || (msg[MBX_OFF_TYPECNT] & 0x0F) != MBX_TYPE_EOE)
+        return false;
+    on_msg(m, p, msg, len);
+    return true;
 }
 
 static void end_exchange(struct ecat_eoe_port *p)
@@ -280,8 +291,17 @@ void ecat_eoe_poll(struct ecat_master *m, takt_ns_t now)
             continue;
         }
         if (!s->info.present || s->f.state != SS_IDLE ||
-            (al != AL_PREOP && al != AL_SAFEOP && al != AL_OP) || !may_start(m, p->pos))
+            (al != AL_PREOP && al != AL_SAFEOP && al != AL_OP)) {
+            p->waiting = false;
             continue;
+        }
+        /* another protocol's transfer holds the mailbox: it ends, then EoE has one turn
+         * before the next one starts (they wait while ecat_eoe_slave_busy says so) */
+        if (!may_start(m, p->pos)) {
+            p->waiting = true;
+            continue;
+        }
+        p->waiting = false;
         start(m, p, now);
     }
 }

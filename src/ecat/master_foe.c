@@ -196,7 +196,9 @@ static void step(struct ecat_master *m, struct ecat_foe_slot *q, takt_ns_t now)
             poll_mbx(m, q);
         break;
     case FQ_READ:
-        if (wkc == 1)
+        if (wkc == 1 && ecat_eoe_offer(m, q->pos, q->in, q->in_len))
+            poll_mbx(m, q);                  /* an EoE fragment came first: ours follows */
+        else if (wkc == 1)
             on_reply(m, q, now);
         else if (wkc < 0)
             repeat_req(m, q);

@@ -364,6 +364,10 @@ void ecat_eoe_poll(struct ecat_master *m, takt_ns_t now);
 bool ecat_eoe_slave_busy(const struct ecat_master *m, unsigned pos);
 /* True when slave pos has an EoE port: it reads its own send mailbox. */
 bool ecat_eoe_slave_open(const struct ecat_master *m, unsigned pos);
+/* A message another protocol read from slave pos's send mailbox while waiting for its
+ * own reply: true when it is EoE and the slave has a port, which takes it (the slave
+ * sends its frames unasked, so they can come first). */
+bool ecat_eoe_offer(struct ecat_master *m, unsigned pos, const uint8_t *msg, size_t len);
 
 /* master_foe.c */
 #define ECAT_FOE_SLOTS 2

@@ -129,8 +129,8 @@ static void step(struct ecat_master *m, struct ecat_soe_slot *q, takt_ns_t now)
     case SQ_READ:
         if (wkc < 0) {
             repeat_req(m, q);
-        } else if (wkc != 1) {
-            poll_mbx(m, q);
+        } else if (wkc != 1 || ecat_eoe_offer(m, q->pos, q->in, q->in_len)) {
+            poll_mbx(m, q);                  /* (an EoE fragment came first: ours follows) */
         } else {
             rc = ecat_soe_xfer_on_reply(&q->x, q->in, q->in_len);
             if (rc == ECAT_SOE_WAIT) {
