@@ -181,6 +181,14 @@ bool ecat_coe_slave_busy(const struct ecat_master *m, unsigned pos)
     return false;
 }
 
+bool ecat_coe_slave_waiting(const struct ecat_master *m, unsigned pos)
+{
+    for (unsigned i = 0; m->sdo && i < ECAT_SDO_SLOTS; i++)
+        if (m->sdo[i].st == MS_WAIT_TURN && m->sdo[i].pos == pos)
+            return true;
+    return false;
+}
+
 /* The mailbox is taken by a CoE transfer, an FoE transfer (master_foe.c), an SoE
  * request (master_soe.c) or an EoE exchange (master_eoe.c). */
 static bool slave_busy(const struct ecat_master *m, unsigned pos)

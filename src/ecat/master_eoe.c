@@ -3,10 +3,11 @@
  * the host side (ecat_eoe_send/recv, a non-RT thread) and the cycle, a fragmenter and a
  * reassembler, and a small machine advanced by the master timer. Each cycle a port
  * makes at most one mailbox exchange (one datagram: a fragment written, or the read
- * mailbox read), and after each exchange it leaves the mailbox free for one cycle, so a
- * CoE, FoE or SoE transfer waiting for its turn gets it; when such a transfer held the
- * mailbox, EoE has the next turn before another starts. So neither side starves: CoE
- * transfers and EoE exchanges alternate on a busy mailbox. The read mailbox is read directly: an empty one is not read and
+ * mailbox read). When an exchange ends and a CoE, FoE or SoE request waits for its turn,
+ * the next exchange starts only in the next master timer call, after those (polled
+ * before EoE) had the free mailbox; otherwise at once. When such a transfer held the
+ * mailbox, EoE has the next turn before another starts. So neither side starves: CoE transfers and EoE
+ * exchanges alternate on a busy mailbox. The read mailbox is read directly: an empty one is not read and
  * not counted (ETG.1000.4 SyncManager), so no status poll is needed. */
 #include <errno.h>
 #include <stdatomic.h>
@@ -30,7 +31,6 @@ struct ecat_eoe_port {
     unsigned  pos;
     struct eoe_ring to_slave, to_host;
     uint8_t   st;
-    bool      rest;            /* the exchange before ended this cycle: leave a turn */
     bool      waiting;         /* passed over for another protocol: the next turn is ours */
     bool      turn_rx;         /* alternate writing and reading when both are due */
     struct ecat_eoe_tx tx;
@@ -188,8 +188,7 @@ bool ecat_eoe_offer(struct ecat_master *m, unsigned pos, const uint8_t *msg, siz
 
 static void end_exchange(struct ecat_eoe_port *p)
 {
-    p->st = EP_IDLE;
-    p->rest = true;
+    p->st = EP_IDLE;               /* the next one in the next timer call, after the others */
 }
 
 static void start(struct ecat_master *m, struct ecat_eoe_port *p, takt_ns_t now)
@@ -284,11 +283,9 @@ void ecat_eoe_poll(struct ecat_master *m, takt_ns_t now)
                 continue;
             }
             step(m, p);
-            continue;
-        }
-        if (p->rest) {                     /* one cycle for the others */
-            p->rest = false;
-            continue;
+            if (p->st != EP_IDLE || ecat_coe_slave_waiting(m, p->pos) ||
+                ecat_foe_slave_waiting(m, p->pos) || ecat_soe_slave_waiting(m, p->pos))
+                continue;                  /* (others first: they are polled before EoE) */
         }
         if (!s->info.present || s->f.state != SS_IDLE ||
             (al != AL_PREOP && al != AL_SAFEOP && al != AL_OP)) {

@@ -69,6 +69,14 @@ bool ecat_foe_slave_busy(const struct ecat_master *m, unsigned pos)
     return false;
 }
 
+bool ecat_foe_slave_waiting(const struct ecat_master *m, unsigned pos)
+{
+    for (unsigned i = 0; m->foe && i < ECAT_FOE_SLOTS; i++)
+        if (m->foe[i].st == FQ_WAIT_TURN && m->foe[i].pos == pos)
+            return true;
+    return false;
+}
+
 static void finish(struct ecat_master *m, struct ecat_foe_slot *q, int err)
 {
     if (err)

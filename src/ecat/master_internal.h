@@ -346,6 +346,11 @@ void ecat_coe_poll(struct ecat_master *m, takt_ns_t now);
 
 /* True while a CoE transfer owns slave pos's mailbox. */
 bool ecat_coe_slave_busy(const struct ecat_master *m, unsigned pos);
+/* True while a CoE, SoE or FoE request for slave pos waits for its turn (EoE lets it go
+ * first between two of its exchanges). */
+bool ecat_coe_slave_waiting(const struct ecat_master *m, unsigned pos);
+bool ecat_soe_slave_waiting(const struct ecat_master *m, unsigned pos);
+bool ecat_foe_slave_waiting(const struct ecat_master *m, unsigned pos);
 
 /* master_soe.c */
 #define ECAT_SOE_SLOTS 2

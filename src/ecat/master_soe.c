@@ -53,6 +53,14 @@ bool ecat_soe_slave_busy(const struct ecat_master *m, unsigned pos)
     return false;
 }
 
+bool ecat_soe_slave_waiting(const struct ecat_master *m, unsigned pos)
+{
+    for (unsigned i = 0; m->soe && i < ECAT_SOE_SLOTS; i++)
+        if (m->soe[i].st == SQ_WAIT_TURN && m->soe[i].pos == pos)
+            return true;
+    return false;
+}
+
 static void finish(struct ecat_master *m, struct ecat_soe_slot *q, int err)
 {
     if (err)
