@@ -330,9 +330,9 @@ int ecat_soe_write(struct ecat_master *m, unsigned pos, uint8_t drive, uint8_t e
  * (struct ecat_eoe_ip / ecat_eoe_filter of ecat/eoe.h) open the port too; the
  * blocking ones are for tools and start-up, the async ones for the cycle thread.
  *
- * Thread contract: ecat_eoe_send(), ecat_eoe_recv() and ecat_eoe_get_stats() are for
- * one host-side thread per port (the TAP thread of ecat/eoe_tap.h), never the cycle
- * thread: each direction is a single-producer single-consumer ring of EOE_RING whole
+ * Thread contract: ecat_eoe_send() and ecat_eoe_recv() are for one host-side thread
+ * per port (the TAP thread of ecat/eoe_tap.h), never the cycle thread; the counters of
+ * ecat_eoe_get_stats() are atomic and may be read from any thread: each direction is a single-producer single-consumer ring of EOE_RING whole
  * frames, lock-free, so the cycle never waits for the host and the host never for the
  * cycle. A full ring drops the frame (counted), as an Ethernet switch would. */
 struct ecat_eoe_ip;

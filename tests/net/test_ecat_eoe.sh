@@ -46,6 +46,14 @@ check_capture_eoe() {
     net_log "$1: $n first fragments of multi-fragment frames (truncated IPv4 in Wireshark's view)"
 }
 
+rtt_summary() {   # FILE of ping output: "median M ms, p10-p90 A-B ms" from the replies' times
+    grep -o 'time=[0-9.]*' "$1" | cut -d= -f2 | sort -n |
+        awk '{ v[NR] = $1 }
+             END { if (!NR) exit; hi = int(NR * 0.9); if (hi < 1) hi = 1
+                   printf "median %.2f ms, p10-p90 %.2f-%.2f ms (%d replies)", v[int((NR + 1) / 2)],
+                          v[int(NR * 0.1) + 1], v[hi], NR }'
+}
+
 body() {
     command -v ping >/dev/null || net_skip "ping missing"
     [ -c /dev/net/tun ] && [ -r /dev/net/tun ] && [ -w /dev/net/tun ] ||
@@ -80,10 +88,10 @@ body() {
     grep -q "EoE on TAP takt-eoe2, slave 10.77.0.2, host 10.77.0.1" "$NET_TMP/run.out" ||
         net_fail "TAP line: $(cat "$NET_TMP/run.out")"
     ping -c 20 -i 0.05 -W 5 10.77.0.2 >"$NET_TMP/ping.out" 2>&1 || net_fail "ping: $(cat "$NET_TMP/ping.out")"
-    net_log "ping 56 bytes: $(grep -E 'packet loss|rtt' "$NET_TMP/ping.out" | tr '\n' ' ')"
+    net_log "ping 56 bytes: $(grep -E 'packet loss' "$NET_TMP/ping.out"); $(rtt_summary "$NET_TMP/ping.out")"
     ping -c 20 -i 0.05 -s 1400 -W 5 10.77.0.2 >"$NET_TMP/ping2.out" 2>&1 ||
         net_fail "ping -s 1400: $(cat "$NET_TMP/ping2.out")"
-    net_log "ping 1400 bytes: $(grep -E 'packet loss|rtt' "$NET_TMP/ping2.out" | tr '\n' ' ')"
+    net_log "ping 1400 bytes: $(grep -E 'packet loss' "$NET_TMP/ping2.out"); $(rtt_summary "$NET_TMP/ping2.out")"
     if command -v curl >/dev/null; then
         curl -sS --max-time 20 -o "$NET_TMP/page.html" -w '%{http_code} %{time_total}\n' http://10.77.0.2/ \
             >"$NET_TMP/curl.out" 2>&1 || net_fail "curl: $(cat "$NET_TMP/curl.out")"
@@ -95,6 +103,10 @@ body() {
     # throughput: 1400-byte echoes as fast as they come back, for 5 s
     ping -q -c 2000 -i 0.002 -s 1400 -w 5 10.77.0.2 >"$NET_TMP/flood.out" 2>&1
     net_log "ping -s 1400 for 5 s: $(grep -E 'transmitted|rtt' "$NET_TMP/flood.out" | tr '\n' ' ')"
+    local got
+    got=$(grep -o '[0-9]* received' "$NET_TMP/flood.out" | cut -d' ' -f1)
+    # each echo is a 1442-byte Ethernet frame each way (1400 + ICMP 8 + IPv4 20 + 14)
+    net_log "EoE throughput: ${got:-0} echoes in 5 s = $(( ${got:-0} * 1442 / 5 / 1024 )) KiB/s each way"
     kill -INT $run
     wait $run || net_fail "ecat run: $(tail -5 "$NET_TMP/run.out")"
     net_json_check "$NET_TMP/run.json" "j['state'] == 'OP' and j['eoe'][0]['position'] == 2 and j['eoe'][0]['rx_dropped'] == 0" "EoE port in OP"
