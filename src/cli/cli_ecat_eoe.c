@@ -216,7 +216,7 @@ struct cli_eoe_run {
     struct ecat_eoe_tap *tap[16];
 };
 
-/* One item POS[:IP/NN[:HOST_IP]]: 0 or an exit status. */
+/* One item POS[@NAME][:IP/NN[:HOST_IP]]: 0 or an exit status. */
 static int eoe_item(struct cli_ctx *c, struct ecat_master *m, char *item, struct cli_eoe_run *r)
 {
     char err[256], *ip_s = strchr(item, ':'), *host_s = NULL;
@@ -224,6 +224,12 @@ static int eoe_item(struct cli_ctx *c, struct ecat_master *m, char *item, struct
         *ip_s++ = 0;
         if ((host_s = strchr(ip_s, ':')))
             *host_s++ = 0;
+    }
+    char *name = strchr(item, '@');
+    if (name) {
+        *name++ = 0;
+        if (!*name)
+            return cli_usage_error(c, "--eoe %s@: expected a TAP name after '@'", item);
     }
     long v;
     if (cli_parse_long(c, "--eoe POS", item, 0, 65535, &v))
@@ -245,7 +251,7 @@ static int eoe_item(struct cli_ctx *c, struct ecat_master *m, char *item, struct
         if (ecat_eoe_set_ip(m, pos, &p))
             return cli_error(c, "%s", ecat_master_error(m));
     }
-    int rc = ecat_eoe_tap_open(&r->tap[r->n], m, pos, NULL, host_s ? host : NULL,
+    int rc = ecat_eoe_tap_open(&r->tap[r->n], m, pos, name, host_s ? host : NULL,
                                has_mask ? prefix_of(p.mask) : 24, err, sizeof err);
     if (rc)
         return cli_error(c, "%s", err);

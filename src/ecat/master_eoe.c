@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ecat/coe.h"
 #include "ecat/eoe.h"
 #include "ecat/master_internal.h"
 
@@ -151,8 +152,20 @@ static void svc_done(struct ecat_master *m, struct ecat_eoe_port *p, int err)
 static void on_msg(struct ecat_master *m, struct ecat_eoe_port *p, const uint8_t *b, size_t n)
 {
     struct ecat_eoe_msg e;
-    if (ecat_mbx_rx_dup_msg(&m->slaves[p->pos].mbx, b, n) || ecat_eoe_decode(b, n, &e) < 0)
-        return;                           /* a repetition, or not EoE (nobody asked) */
+    struct ecat_coe_emcy em;
+    if (ecat_mbx_rx_dup_msg(&m->slaves[p->pos].mbx, b, n))
+        return;                           /* a repetition */
+    if (ecat_coe_emcy_decode(b, n, &em) == 0) {
+        /* the emergency poll leaves this slave to the port: its emergencies come here */
+        m->st.emergencies++;
+        ecat_event(m, "slave %u (station 0x%04X): emergency 0x%04X (%s), error register "
+                   "0x%02X, data %02X %02X %02X %02X %02X", p->pos, m->slaves[p->pos].info.station,
+                   em.code, ecat_coe_emcy_text(em.code), em.reg, em.data[0], em.data[1],
+                   em.data[2], em.data[3], em.data[4]);
+        return;
+    }
+    if (ecat_eoe_decode(b, n, &e) < 0)
+        return;                           /* not EoE, and nobody asked */
     if (e.type == EOE_T_FRAG) {
         count(&p->a_rx_frags);
         int rc = ecat_eoe_rx_put(&p->rx, &e);

@@ -1,7 +1,7 @@
 #!/bin/bash
 # EoE across veth: takt sim ecat with an eoe-device (EoE in its SII, 512-byte mailboxes,
 # its own IP stack) behind an ek1100; `takt ecat run --eoe` brings the bus to OP, sets
-# the slave's IP parameters and makes the TAP takt-eoe2 with the host's address. ping
+# the slave's IP parameters and makes the TAP (named web2) with the host's address. ping
 # (small frames and 1400-byte ones that travel in three fragments each way) and curl of
 # the slave's web page must go through, while the cycle loses no frame and no EoE
 # fragment is dropped (the master's own counters, JSON eoe); set-ip and set-filter as
@@ -81,11 +81,13 @@ body() {
         [ "$k" -ge 2 ] || net_fail "tshark decodes $k EoE messages in set-ip, expected >= 2"
     fi
     # the bus in OP with the TAP; the slave's IP set again by --eoe
-    "$TAKT" ecat run -i "$TAKT_IF_A" -c 1000 -t 200 --eoe 2:10.77.0.2/24:10.77.0.1 \
+    out=$("$TAKT" ecat run -i "$TAKT_IF_A" -c 1000 -t 1 --eoe 1:10.77.0.2/24 2>&1) && net_fail "--eoe on el2004 accepted"
+    echo "$out" | grep -q "slave 1 (.*) has no EoE" || net_fail "run --eoe 1: $out"
+    "$TAKT" ecat run -i "$TAKT_IF_A" -c 1000 -t 200 --eoe 2@web2:10.77.0.2/24:10.77.0.1 \
         --json "$NET_TMP/run.json" --pcap "$NET_TMP/run.pcapng" >"$NET_TMP/run.out" 2>&1 &
     local run=$!
     net_wait_for "$NET_TMP/run.out" "in OP after" 60
-    grep -q "EoE on TAP takt-eoe2, slave 10.77.0.2, host 10.77.0.1" "$NET_TMP/run.out" ||
+    grep -q "EoE on TAP web2, slave 10.77.0.2, host 10.77.0.1" "$NET_TMP/run.out" ||
         net_fail "TAP line: $(cat "$NET_TMP/run.out")"
     ping -c 20 -i 0.05 -W 5 10.77.0.2 >"$NET_TMP/ping.out" 2>&1 || net_fail "ping: $(cat "$NET_TMP/ping.out")"
     net_log "ping 56 bytes: $(grep -E 'packet loss' "$NET_TMP/ping.out"); $(rtt_summary "$NET_TMP/ping.out")"
