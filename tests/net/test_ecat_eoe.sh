@@ -3,11 +3,12 @@
 # its own IP stack) behind an ek1100; `takt ecat run --eoe` brings the bus to OP, sets
 # the slave's IP parameters and makes the TAP (named web2) with the host's address. ping
 # (small frames and 1400-byte ones that travel in three fragments each way) and curl of
-# the slave's web page must go through, while the cycle loses no frame and no EoE
-# fragment is dropped (the master's own counters, JSON eoe); set-ip and set-filter as
-# tools; a slave without EoE refused by name. tshark decodes every capture (EoE
-# fragments, set-IP requests) without expert info. Latency and throughput are logged,
-# figures only: the host is shared.
+# the slave's web page must go through, while no datagram misses its working counter and
+# no EoE fragment is dropped (the master's own counters, JSON eoe; frames that came back
+# late on this shared host are counted and logged, not judged); set-ip and set-filter as
+# tools; a slave without EoE refused by name. tshark judges every capture (EoE fragments,
+# set-IP requests; check_capture_eoe for what tunnelled traffic adds). Latency and
+# throughput are logged, figures only: the host is shared.
 . "$(dirname "$0")/lib.sh"
 
 # The judge of a capture with EoE traffic. net_check_capture's rules, with what follows
