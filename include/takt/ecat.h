@@ -422,6 +422,75 @@ struct ecat_soe_part { const uint8_t *p; size_t len; };
 int ecat_soe_elements_split(const uint8_t *data, size_t len, uint8_t elements, uint32_t attr,
                             struct ecat_soe_part part[8], char *err, size_t errlen);
 
+/* EoE (Ethernet over EtherCAT, ETG.1000.6) on slaves whose SII lists it. A port is
+ * opened per slave before ecat_master_start() (fails with "slave 3 has no EoE" or a
+ * mailbox too small); from then on each cycle moves at most one fragment per port
+ * through the mailbox, leaving a turn to CoE/FoE/SoE after each. The services
+ * (struct ecat_eoe_ip / ecat_eoe_filter below) open the port too; the
+ * blocking ones are for tools and start-up, the async ones for the cycle thread.
+ *
+ * Thread contract: ecat_eoe_send() and ecat_eoe_recv() are for one host-side thread
+ * per port (the TAP thread of ecat/eoe_tap.h), never the cycle thread; the counters of
+ * ecat_eoe_get_stats() are atomic and may be read from any thread: each direction is a single-producer single-consumer ring of EOE_RING whole
+ * frames, lock-free, so the cycle never waits for the host and the host never for the
+ * cycle. A full ring drops the frame (counted), as an Ethernet switch would. */
+/* Set-IP-parameter contents: what is present (ECAT_EOE_IP_*), addresses in network
+ * order (ip[0] is the first octet). */
+enum { ECAT_EOE_IP_MAC = 0x01, ECAT_EOE_IP_IP = 0x02, ECAT_EOE_IP_MASK = 0x04, ECAT_EOE_IP_GW = 0x08,
+       ECAT_EOE_IP_DNS = 0x10, ECAT_EOE_IP_DNS_NAME = 0x20 };
+#define ECAT_EOE_DNS_NAME 32
+struct ecat_eoe_ip {
+    uint32_t flags;
+    uint8_t  mac[6];
+    uint8_t  ip[4], mask[4], gw[4], dns[4];
+    char     dns_name[ECAT_EOE_DNS_NAME + 1];
+};
+/* Address filter: up to 16 MACs and 4 masks the slave accepts, broadcasts or not. */
+struct ecat_eoe_filter {
+    uint8_t n_mac, n_mask;
+    bool    no_broadcast;
+    uint8_t mac[16][6], mask[4][6];
+};
+/* Text forms: "A.B.C.D" or "A.B.C.D/NN" (mask set from NN when given, and *has_mask);
+ * "aa:bb:cc:dd:ee:ff". 0 or -EINVAL with what was expected in err. */
+int ecat_eoe_ip_parse(const char *s, uint8_t ip[4], uint8_t mask[4], bool *has_mask, char *err,
+                      size_t errlen);
+int ecat_eoe_mac_parse(const char *s, uint8_t mac[6], char *err, size_t errlen);
+struct ecat_eoe_stats {
+    uint64_t tx_frames, rx_frames;     /* whole frames to / from the slave */
+    uint64_t tx_frags, rx_frags;       /* mailbox fragments */
+    uint64_t host_drops;               /* a ring was full */
+    uint64_t rx_dropped;               /* frames the reassembler dropped (bad fragments) */
+};
+int ecat_eoe_open(struct ecat_master *m, unsigned pos);
+int ecat_eoe_set_ip_async(struct ecat_master *m, unsigned pos, const struct ecat_eoe_ip *ip,
+                          ecat_done_fn fn, void *ctx);
+int ecat_eoe_set_ip(struct ecat_master *m, unsigned pos, const struct ecat_eoe_ip *ip);
+int ecat_eoe_set_filter_async(struct ecat_master *m, unsigned pos,
+                              const struct ecat_eoe_filter *f, ecat_done_fn fn, void *ctx);
+int ecat_eoe_set_filter(struct ecat_master *m, unsigned pos, const struct ecat_eoe_filter *f);
+/* Host side: queue a frame for the slave (0, -EAGAIN ring full, -EMSGSIZE, -ENOENT no
+ * port); take a frame from the slave (its length, 0 none). */
+int ecat_eoe_send(struct ecat_master *m, unsigned pos, const void *frame, size_t len);
+int ecat_eoe_recv(struct ecat_master *m, unsigned pos, void *buf, size_t cap);
+int ecat_eoe_get_stats(const struct ecat_master *m, unsigned pos, struct ecat_eoe_stats *out);
+/* Positions of the opened ports (up to max into pos); returns how many there are. */
+unsigned ecat_eoe_ports(const struct ecat_master *m, unsigned *pos, unsigned max);
+
+/* The host end of an EoE port: a TAP device (Linux tun/tap) named takt-eoe<pos> by
+ * default and a thread of its own that moves frames between the TAP and the port's
+ * rings (ecat_eoe_send/recv), so TAP I/O never happens in the cycle thread. Making a TAP
+ * needs CAP_NET_ADMIN. open: create it (name NULL: the default), bring it up with MTU
+ * 1500 and give it ip/prefix when ip is not NULL; err says what failed. The port must be
+ * open (ecat_eoe_open). Any thread but the cycle's; start/close from the same one. */
+struct ecat_eoe_tap;
+int ecat_eoe_tap_open(struct ecat_eoe_tap **out, struct ecat_master *m, unsigned pos,
+                      const char *name, const uint8_t *ip, unsigned prefix, char *err,
+                      size_t errlen);
+const char *ecat_eoe_tap_name(const struct ecat_eoe_tap *t);
+int ecat_eoe_tap_start(struct ecat_eoe_tap *t);
+void ecat_eoe_tap_close(struct ecat_eoe_tap *t);   /* stops the thread, removes the TAP */
+
 /* Write an SII image (from word 0) into slave pos's EEPROM, word by word (blocking,
  * tools only; the master's copy is updated, the slave uses it after a power cycle). */
 int ecat_sii_write(struct ecat_master *m, unsigned pos, const uint8_t *img, size_t len);

@@ -491,6 +491,9 @@ static const struct cli_opt run_opts[] = {
     { "echo", 0, 0, NULL, "copy each echo device's Counter input to its Echo output in every cycle "
       "whose inputs are fresh (stale-reply test; JSON echo)" },
     CLI_METRICS_OPTS,
+    { "eoe", 0, 1, "LIST", "EoE: a TAP device takt-eoePOS (or NAME) per item "
+      "POS[@NAME][:IP/NN[:HOST_IP]] (comma list): the slave gets IP/NN, the TAP HOST_IP "
+      "(needs CAP_NET_ADMIN; JSON eoe)" },
     { 0 }
 };
 

@@ -30,6 +30,16 @@ int cli_ecat_parse_pos(struct cli_ctx *c, struct ecat_master *m, const char *s, 
 /* -p POS of a verb whose POS is positional (IgH's ethercat -p): put it in the arguments
  * at index at, in av (cap entries). 0, or 2 after a usage error. */
 int cli_ecat_pos_option(struct cli_ctx *c, int at, char **av, int cap);
+/* --eoe of takt ecat run (cli_ecat_eoe.c): open the EoE ports, set the slaves' IP
+ * parameters, make the TAPs and start their threads (0 or an exit status; *out to be
+ * closed either way); the summary's lines and JSON; close the TAPs before the master. */
+struct cli_eoe_run;
+struct json_object;
+int cli_eoe_run_setup(struct cli_ctx *c, struct ecat_master *m, struct cli_eoe_run **out);
+struct json_object *cli_eoe_run_json(struct ecat_master *m, const struct cli_eoe_run *r);
+void cli_eoe_run_print(FILE *f, struct ecat_master *m, const struct cli_eoe_run *r);
+void cli_eoe_run_close(struct cli_eoe_run *r);
+
 /* Open -i IF (+ --pcap) for EtherCAT. Returns 0 or an exit status. */
 int cli_ecat_open_link(struct cli_ctx *c, struct takt_link **out);
 

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdint.h>
 #include <json-c/json.h>
+#include <linux/capability.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -262,7 +263,7 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
     const char *label = a->label ? a->label : "takt ecat run";
     /* The link is open: from here on only the cycle thread's set-up needs a capability
      * (docs/rt.md, Capabilities). */
-    cli_drop_caps(c, cli_caps_for_rt(c));
+    cli_drop_caps(c, cli_caps_for_rt(c) | (cli_get(c, "eoe") ? RT_CAP(CAP_NET_ADMIN) : 0));
     struct ecat_master_opts o;
     ecat_master_opts_default(&o);
     o.cycle_ns = c->cycle_ns;
@@ -306,6 +307,13 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
         ecat_master_close(m);
         return 1;
     }
+    struct cli_eoe_run *eoe = NULL;
+    if (cli_eoe_run_setup(c, m, &eoe)) {     /* the slaves are in PREOP: TAPs, IP parameters */
+        drain_failing(m, label, t0);
+        cli_eoe_run_close(eoe);
+        ecat_master_close(m);
+        return 1;
+    }
     ecat_master_image(m, &img);
     printf("%s: %u slaves on %s, process image %zu bytes, cycle %.0f us%s\n", label, n,
            a->link->name, img, c->cycle_ns / 1e3, ecat_master_dc_enabled(m) ? ", DC" : "");
@@ -316,6 +324,7 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
     ro.drop_caps = cli_caps_dropping();   /* the cycle thread, once set up */
     if ((rc = ecat_master_request_state(m, ECAT_STATE_OP))) {
         fprintf(stderr, "%s: %s\n", label, ecat_master_error(m));
+        cli_eoe_run_close(eoe);
         ecat_master_close(m);
         return 1;
     }
@@ -339,6 +348,7 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
         if (!(lost.v = calloc(LOST_CAP, sizeof *lost.v))) {
             metrics_close(mx);
             sdn_close(&sd);
+            cli_eoe_run_close(eoe);
             ecat_master_close(m);
             return 1;
         }
@@ -350,6 +360,7 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
             free(lost.v);
             metrics_close(mx);
             sdn_close(&sd);
+            cli_eoe_run_close(eoe);
             ecat_master_close(m);
             return 1;
         }
@@ -360,6 +371,7 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
             free(lost.v);
             metrics_close(mx);
             sdn_close(&sd);
+            cli_eoe_run_close(eoe);
             ecat_master_close(m);
             return 1;
         }
@@ -374,6 +386,7 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
         metrics_close(mx);
         sdn_close(&sd);
         fprintf(stderr, "%s: cannot start the cycle thread: %s\n", label, takt_strerror(rc));
+        cli_eoe_run_close(eoe);
         ecat_master_close(m);
         return 1;
     }
@@ -449,6 +462,7 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
     print_summary(stdout, m, &s);
     struct rt_loop_info li;
     rt_loop_get_info(l, &li);
+    cli_eoe_run_print(stdout, m, eoe);
     if (cli_check_overruns(c, li.cycles, li.overruns, c->cycle_ns))
         status = 1;
     if (op_after < 0) {
@@ -467,12 +481,15 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
         json_object_object_add(sj, "lost_frames", lost_json(&lost));
     if (sj && echo)
         json_object_object_add(sj, "echo", echo_json(echo));
+    if (sj && eoe)
+        json_object_object_add(sj, "eoe", cli_eoe_run_json(m, eoe));
     free(lost.v);
     free(echo);
     int jrc = sj ? cli_write_json(c, sj) : 0;
     json_object_put(sj);
     if (jrc)
         status = 1;
+    cli_eoe_run_close(eoe);
     ecat_master_close(m);
     return status;
 }

@@ -14,7 +14,7 @@
 static const struct cli_opt sim_ecat_opts[] = {
     { "preset",  0, 1, "NAME", "network preset: 3, 10, 20, paper-40 (EK1100 + EL1004/EL2004 alternating), a count, or junction (a 9-slave tree)" },
     { "topology", 0, 1, "SPEC", "tree instead of a line: PARENT:PORT for each position 1..N-1, comma-separated (PARENT an earlier position, 0-based; ports 1..3; slaves in the frame's order 0-3-1-2), e.g. 0:3,1:1,0:1" },
-    { "devices", 'd', 1, "LIST", "device list, e.g. ek1100,el1004x4,el2004x4,servo (catalogue: ek1100, el1004, el2004, el3102, servo, echo, soe-drive) or ESI files; FILE.xml@SEL picks one device of many: SEL is a name (EL1008), a product code (#x03F03052) and/or :REVISION (EL1008:#x00120000)" },
+    { "devices", 'd', 1, "LIST", "device list, e.g. ek1100,el1004x4,el2004x4,servo (catalogue: ek1100, el1004, el2004, el3102, servo, echo, soe-drive, eoe-device) or ESI files; FILE.xml@SEL picks one device of many: SEL is a name (EL1008), a product code (#x03F03052) and/or :REVISION (EL1008:#x00120000)" },
     { "eni",     0, 1, "FILE", "simulate exactly the slaves this ENI file expects" },
     { "esi-dir", 0, 1, "DIR",  "one slave per ESI file (*.xml) in DIR, in name order (each file's first device); DIR@SEL takes the device SEL picks (as in --devices) from every file that has it" },
     { "fault",   'f', 1, "SPEC", "fault injection, ';'-separated, K a slave position (0-based, as takt ecat slaves shows it): drop=P corrupt=P crc=P delay=T break=K[:PORT]@T (the cable into K) heal=K@T power=K@T sdo-abort=K:IDX:SUB=CODE refuse=K:STATE=CODE" },

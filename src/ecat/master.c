@@ -219,6 +219,7 @@ void ecat_master_close(struct ecat_master *m)
     ecat_coe_free(m);
     ecat_foe_free(m);
     ecat_soe_free(m);
+    ecat_eoe_free(m);
     free(m->txf);
     free(m->image);
     free(m);
@@ -283,6 +284,7 @@ static void master_timer(struct ecat_master *m, takt_ns_t now)
     ecat_coe_poll(m, now);
     ecat_foe_poll(m, now);
     ecat_soe_poll(m, now);
+    ecat_eoe_poll(m, now);
     for (unsigned i = 0; i < m->n_slaves; i++)
         ecat_sfsm_step(m, &m->slaves[i], now);
     /* DC set-up addresses slaves by station: not while an ENI's IP commands readdress them */

@@ -181,14 +181,22 @@ bool ecat_coe_slave_busy(const struct ecat_master *m, unsigned pos)
     return false;
 }
 
-/* The mailbox is taken by a CoE transfer, an FoE transfer (master_foe.c) or an SoE
- * request (master_soe.c). */
+bool ecat_coe_slave_waiting(const struct ecat_master *m, unsigned pos)
+{
+    for (unsigned i = 0; m->sdo && i < ECAT_SDO_SLOTS; i++)
+        if (m->sdo[i].st == MS_WAIT_TURN && m->sdo[i].pos == pos)
+            return true;
+    return false;
+}
+
+/* The mailbox is taken by a CoE transfer, an FoE transfer (master_foe.c), an SoE
+ * request (master_soe.c) or an EoE exchange (master_eoe.c). */
 static bool slave_busy(const struct ecat_master *m, unsigned pos)
 {
     for (unsigned i = 0; i < ECAT_SDO_SLOTS; i++)
         if (m->sdo[i].st != MS_FREE && m->sdo[i].pos == pos)
             return true;
-    return ecat_foe_slave_busy(m, pos) || ecat_soe_slave_busy(m, pos);
+    return ecat_foe_slave_busy(m, pos) || ecat_soe_slave_busy(m, pos) || ecat_eoe_slave_busy(m, pos);
 }
 
 static bool mbx_usable(const struct ecat_slave *s)
@@ -228,7 +236,8 @@ static void idle_poll(struct ecat_master *m, takt_ns_t now)
     for (unsigned k = 0; k < m->n_slaves; k++) {
         unsigned pos = (m->idle_next + k) % m->n_slaves;
         struct ecat_slave *s = &m->slaves[pos];
-        if (!mbx_usable(s) || slave_busy(m, pos) || now - s->mbx_polled < ECAT_EMCY_POLL_NS)
+        if (!mbx_usable(s) || slave_busy(m, pos) || ecat_eoe_slave_open(m, pos) ||
+            now - s->mbx_polled < ECAT_EMCY_POLL_NS)
             continue;
         s->mbx_polled = now;
         m->idle_pos = pos;
@@ -249,7 +258,8 @@ void ecat_coe_poll(struct ecat_master *m, takt_ns_t now)
         if (q->st == MS_FREE || ecat_req_busy(&q->req))
             continue;
         if (q->st == MS_WAIT_TURN) {
-            if (earlier_busy(m, q) || ecat_foe_slave_busy(m, q->pos) || ecat_soe_slave_busy(m, q->pos))
+            if (earlier_busy(m, q) || ecat_foe_slave_busy(m, q->pos) || ecat_soe_slave_busy(m, q->pos) ||
+                ecat_eoe_slave_busy(m, q->pos))
                 continue;
             q->t0 = now;
             q->deadline = now + m->o.sdo_timeout_ns;
@@ -285,7 +295,9 @@ void ecat_coe_poll(struct ecat_master *m, takt_ns_t now)
                 poll_mbx(m, q);
             break;
         case MS_READ:
-            if (wkc == 1)
+            if (wkc == 1 && ecat_eoe_offer(m, q->pos, q->in, m->slaves[q->pos].info.mbx_in_len))
+                poll_mbx(m, q);                 /* an EoE fragment came first: ours follows */
+            else if (wkc == 1)
                 on_reply(m, q);
             else if (wkc < 0)
                 repeat_req(m, q);               /* the reply went with the lost frame */

@@ -69,6 +69,14 @@ bool ecat_foe_slave_busy(const struct ecat_master *m, unsigned pos)
     return false;
 }
 
+bool ecat_foe_slave_waiting(const struct ecat_master *m, unsigned pos)
+{
+    for (unsigned i = 0; m->foe && i < ECAT_FOE_SLOTS; i++)
+        if (m->foe[i].st == FQ_WAIT_TURN && m->foe[i].pos == pos)
+            return true;
+    return false;
+}
+
 static void finish(struct ecat_master *m, struct ecat_foe_slot *q, int err)
 {
     if (err)
@@ -163,8 +171,10 @@ static bool may_start(const struct ecat_master *m, const struct ecat_foe_slot *q
         if (o != q && o->st != FQ_FREE && o->pos == q->pos && o->seq < q->seq)
             return false;
     }
-    /* the CoE transfers and the emergency poll share this mailbox: not while they run */
-    if (ecat_coe_slave_busy(m, q->pos) || ecat_soe_slave_busy(m, q->pos))
+    /* the CoE transfers, SoE and EoE and the emergency poll share this mailbox: not
+     * while they run */
+    if (ecat_coe_slave_busy(m, q->pos) || ecat_soe_slave_busy(m, q->pos) ||
+        ecat_eoe_slave_busy(m, q->pos))
         return false;
     return !(m->idle_pos == q->pos && (ecat_req_busy(&m->idle_req) || m->idle_req.st == REQ_DONE));
 }
@@ -194,7 +204,9 @@ static void step(struct ecat_master *m, struct ecat_foe_slot *q, takt_ns_t now)
             poll_mbx(m, q);
         break;
     case FQ_READ:
-        if (wkc == 1)
+        if (wkc == 1 && ecat_eoe_offer(m, q->pos, q->in, q->in_len))
+            poll_mbx(m, q);                  /* an EoE fragment came first: ours follows */
+        else if (wkc == 1)
             on_reply(m, q, now);
         else if (wkc < 0)
             repeat_req(m, q);

@@ -268,6 +268,8 @@ struct ecat_master {
     void     *foe_progress_ctx;
     struct ecat_soe_slot *soe; /* ECAT_SOE_SLOTS IDN reads and writes (master_soe.c) */
     uint32_t  soe_seq;
+    struct ecat_eoe_port **eoe; /* opened EoE ports (master_eoe.c) */
+    unsigned  n_eoe;
     struct ecat_req idle_req;  /* send-mailbox poll between transfers (emergencies) */
     uint8_t   idle_buf[ECAT_MAX_DG_DATA];
     unsigned  idle_pos, idle_next;
@@ -352,6 +354,11 @@ void ecat_coe_poll(struct ecat_master *m, takt_ns_t now);
 
 /* True while a CoE transfer owns slave pos's mailbox. */
 bool ecat_coe_slave_busy(const struct ecat_master *m, unsigned pos);
+/* True while a CoE, SoE or FoE request for slave pos waits for its turn (EoE lets it go
+ * first between two of its exchanges). */
+bool ecat_coe_slave_waiting(const struct ecat_master *m, unsigned pos);
+bool ecat_soe_slave_waiting(const struct ecat_master *m, unsigned pos);
+bool ecat_foe_slave_waiting(const struct ecat_master *m, unsigned pos);
 
 /* master_soe.c */
 #define ECAT_SOE_SLOTS 2
@@ -361,6 +368,19 @@ void ecat_soe_free(struct ecat_master *m);
 void ecat_soe_poll(struct ecat_master *m, takt_ns_t now);
 /* True while an SoE request owns slave pos's mailbox (not while it waits its turn). */
 bool ecat_soe_slave_busy(const struct ecat_master *m, unsigned pos);
+
+/* master_eoe.c */
+struct ecat_eoe_port;
+void ecat_eoe_free(struct ecat_master *m);
+void ecat_eoe_poll(struct ecat_master *m, takt_ns_t now);
+/* True while an EoE exchange owns slave pos's mailbox (one datagram at a time). */
+bool ecat_eoe_slave_busy(const struct ecat_master *m, unsigned pos);
+/* True when slave pos has an EoE port: it reads its own send mailbox. */
+bool ecat_eoe_slave_open(const struct ecat_master *m, unsigned pos);
+/* A message another protocol read from slave pos's send mailbox while waiting for its
+ * own reply: true when it is EoE and the slave has a port, which takes it (the slave
+ * sends its frames unasked, so they can come first). */
+bool ecat_eoe_offer(struct ecat_master *m, unsigned pos, const uint8_t *msg, size_t len);
 
 /* master_foe.c */
 #define ECAT_FOE_SLOTS 2

@@ -53,6 +53,14 @@ bool ecat_soe_slave_busy(const struct ecat_master *m, unsigned pos)
     return false;
 }
 
+bool ecat_soe_slave_waiting(const struct ecat_master *m, unsigned pos)
+{
+    for (unsigned i = 0; m->soe && i < ECAT_SOE_SLOTS; i++)
+        if (m->soe[i].st == SQ_WAIT_TURN && m->soe[i].pos == pos)
+            return true;
+    return false;
+}
+
 static void finish(struct ecat_master *m, struct ecat_soe_slot *q, int err)
 {
     if (err)
@@ -95,8 +103,9 @@ static bool may_start(const struct ecat_master *m, const struct ecat_soe_slot *q
         if (o != q && o->st != SQ_FREE && o->pos == q->pos && o->seq < q->seq)
             return false;
     }
-    /* CoE, FoE and the emergency poll share this mailbox: not while they run */
-    if (ecat_coe_slave_busy(m, q->pos) || ecat_foe_slave_busy(m, q->pos))
+    /* CoE, FoE, EoE and the emergency poll share this mailbox: not while they run */
+    if (ecat_coe_slave_busy(m, q->pos) || ecat_foe_slave_busy(m, q->pos) ||
+        ecat_eoe_slave_busy(m, q->pos))
         return false;
     return !(m->idle_pos == q->pos && (ecat_req_busy(&m->idle_req) || m->idle_req.st == REQ_DONE));
 }
@@ -128,8 +137,8 @@ static void step(struct ecat_master *m, struct ecat_soe_slot *q, takt_ns_t now)
     case SQ_READ:
         if (wkc < 0) {
             repeat_req(m, q);
-        } else if (wkc != 1) {
-            poll_mbx(m, q);
+        } else if (wkc != 1 || ecat_eoe_offer(m, q->pos, q->in, q->in_len)) {
+            poll_mbx(m, q);                  /* (an EoE fragment came first: ours follows) */
         } else {
             rc = ecat_soe_xfer_on_reply(&q->x, q->in, q->in_len);
             if (rc == ECAT_SOE_WAIT) {

@@ -12,7 +12,7 @@
 #include "sim/esi.h"
 
 const char *const sim_device_names[] = { "ek1100", "el1004", "el2004", "el3102", "servo", "echo",
-                                              "soe-drive", NULL };
+                                              "soe-drive", "eoe-device", NULL };
 
 static bool is_dir(const char *p)
 {
@@ -92,7 +92,7 @@ int sim_device_create(const char *name_or_path, struct sim_device **out, char *e
         }
     } else {
         snprintf(err, errlen, "unknown device '%s': expected one of ek1100, el1004, el2004, "
-                 "el3102, servo, echo, soe-drive or an ESI file path (FILE.xml@NAME, @#xPRODUCT, "
+                 "el3102, servo, echo, soe-drive, eoe-device or an ESI file path (FILE.xml@NAME, @#xPRODUCT, "
                  "@...:#xREVISION for one device of many)", name_or_path);
         return -ENOENT;
     }

@@ -6,6 +6,7 @@
 #include "sim/esc.h"
 #include "sim/esc_foe.h"
 #include "sim/esc_soe.h"
+#include "sim/esc_eoe.h"
 #include "util/wire.h"
 
 /* Bits the EtherCAT side may write per register byte (ET1100/ET1200 register
@@ -116,6 +117,7 @@ void esc_free(struct sim_esc *e)
     free(e->mbx_prev);
     esc_foe_free(e);
     esc_soe_free(e);
+    esc_eoe_free(e);
     free(e->sii);
     e->mem = e->stage = e->mbx_reply = e->mbx_last = e->mbx_prev = e->sii = NULL;
 }

@@ -132,6 +132,7 @@ struct sim_esc {
     struct esc_fault fault;
     struct esc_foe *foe;              /* FoE file server (esc_foe.c), NULL until used */
     struct esc_soe *soe;              /* SoE drive (esc_soe.c), NULL until used */
+    struct esc_eoe *eoe;              /* EoE endpoint (esc_eoe.c), NULL until used */
     int64_t   clock_offset;           /* local time at sim time 0 */
 };
 

@@ -6,6 +6,7 @@
 #include "sim/esc.h"
 #include "sim/esc_foe.h"
 #include "sim/esc_soe.h"
+#include "sim/esc_eoe.h"
 #include "util/wire.h"
 
 enum { SM_STATUS = 5, SM_ACT = 6, SM_PDI = 7 };
@@ -30,6 +31,7 @@ void esc_mbx_clear(struct sim_esc *e)
     if (e->foe)
         e->foe->st = ESC_FOE_IDLE;   /* a transfer does not survive INIT (files do) */
     esc_soe_reset(e);
+    esc_eoe_reset(e);
     for (unsigned n = 0; n < e->n_sm; n++)
         if ((e->mem[ESC_SM0 + ESC_SM_SIZE * n + 4] & 0x03) == ESC_SM_MBX)
             *status(e, (int)n) &= (uint8_t)~ESC_SM_STAT_FULL;
@@ -90,6 +92,8 @@ static size_t serve(struct sim_esc *e, const uint8_t *msg, size_t len, size_t mb
         return len >= MBX_HDR && cap >= MBX_HDR + 4 ? boot_refusal(e, msg, e->mbx_reply) : 0;
     if (type == MBX_TYPE_SOE && esc_soe_get(e))          /* the SoE drive (esc_soe.c) */
         return esc_soe_request(e, msg, len, e->mbx_reply, cap);
+    if (type == MBX_TYPE_EOE && esc_eoe_get(e))          /* the EoE endpoint (esc_eoe.c) */
+        return esc_eoe_request(e, msg, len, e->mbx_reply, cap);
     if (e->dev && e->dev->ops->mbx_write)
         return e->dev->ops->mbx_write(e->dev, msg, len, e->mbx_reply, cap, t);
     return 0;
@@ -103,8 +107,9 @@ static void place(struct sim_esc *e, int n, const uint8_t *msg, size_t len)
     memcpy(e->mem + s->start, msg, len);
     memset(e->mem + s->start + len, 0, s->len - len);
     if (msg != e->mbx_last) {
-        /* an SoE drive sends fragments unasked: keep the one before, for a repeat */
-        if (e->soe && !e->mbx_prev)
+        /* SoE drives and EoE endpoints send fragments unasked: keep the one before,
+         * for a repeat */
+        if ((e->soe || e->eoe) && !e->mbx_prev)
             e->mbx_prev = malloc(e->mem_size);
         if (e->mbx_prev) {
             uint8_t *t = e->mbx_prev;
@@ -188,6 +193,11 @@ void esc_mbx_pdi(struct sim_esc *e, takt_ns_t t)
     size_t soe = esc_soe_pending(e, e->mbx_reply, e->sm[r].len);   /* next SoE fragment */
     if (soe) {
         place(e, r, e->mbx_reply, soe);
+        return;
+    }
+    size_t eoe = esc_eoe_pending(e, e->mbx_reply, e->sm[r].len);   /* next EoE fragment */
+    if (eoe) {
+        place(e, r, e->mbx_reply, eoe);
         return;
     }
     if (e->dev && e->dev->ops->mbx_pending) {

@@ -89,9 +89,10 @@ static void esi_directory(void **state)
     struct takt_sim *s;
     char err[256];
     assert_int_equal(takt_sim_create_esi_dir(dir, NULL, &s, err, sizeof err), 0);
-    assert_int_equal(takt_sim_slave_count(s), 7);           /* one per *.xml, name order */
+    assert_int_equal(takt_sim_slave_count(s), 8);           /* one per *.xml, name order */
     assert_non_null(strstr(takt_sim_slave_name(s, 0), "echo"));    /* takt-echo.xml */
     assert_non_null(strstr(takt_sim_slave_name(s, 1), "EK1100"));
+    assert_non_null(strstr(takt_sim_slave_name(s, 5), "EoE"));     /* takt-eoe-device.xml */
     takt_sim_destroy(s);
 }
 

@@ -319,7 +319,7 @@ static void catalogue(void **state)
         size_t out, in;
         dev->ops->pd_sizes(dev, &out, &in);
         static const size_t want[][2] = { { 0, 0 }, { 0, 1 }, { 1, 0 }, { 0, 8 }, { 8, 10 }, { 4, 4 },
-                                          { 10, 10 } };
+                                          { 10, 10 }, { 0, 0 } };
         assert_true(i < sizeof want / sizeof want[0]);
         assert_int_equal(out, want[i][0]);
         assert_int_equal(in, want[i][1]);

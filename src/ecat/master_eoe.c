@@ -1,0 +1,473 @@
+/* Mailbox transport for EoE (ETG.1000.6, Ethernet over EtherCAT): per opened slave a
+ * port with two single-producer single-consumer rings of whole Ethernet frames between
+ * the host side (ecat_eoe_send/recv, a non-RT thread) and the cycle, a fragmenter and a
+ * reassembler, and a small machine advanced by the master timer. Each cycle a port
+ * makes at most one mailbox exchange (one datagram: a fragment written, or the read
+ * mailbox read). When an exchange ends and a CoE, FoE or SoE request waits for its turn,
+ * the next exchange starts only in the next master timer call, after those (polled
+ * before EoE) had the free mailbox; otherwise at once. When such a transfer held the
+ * mailbox, EoE has the next turn before another starts. So neither side starves: CoE transfers and EoE
+ * exchanges alternate on a busy mailbox. The read mailbox is read directly: an empty one is not read and
+ * not counted (ETG.1000.4 SyncManager), so no status poll is needed. */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ecat/coe.h"
+#include "ecat/eoe.h"
+#include "ecat/master_internal.h"
+
+#define SM1_ACT    (ESC_SM0 + ESC_SM_SIZE + 6)     /* 0x080E, bit 1 repeat request */
+#define SM1_PDI    (ESC_SM0 + ESC_SM_SIZE + 7)     /* 0x080F, bit 1 repeat acknowledge */
+#define EOE_RING   32                              /* frames per direction */
+
+enum { EP_IDLE, EP_WRITE, EP_READ, EP_REPEAT, EP_REPEAT_ACK };
+
+struct eoe_frame { uint16_t len; uint8_t data[ECAT_EOE_FRAME_MAX]; };
+/* One producer, one consumer: head written by the consumer only, tail by the producer. */
+struct eoe_ring { atomic_uint head, tail; struct eoe_frame f[EOE_RING]; };
+
+struct ecat_eoe_port {
+    unsigned  pos;
+    struct eoe_ring to_slave, to_host;
+    uint8_t   st;
+    bool      waiting;         /* passed over for another protocol: the next turn is ours */
+    bool      turn_rx;         /* alternate writing and reading when both are due */
+    struct ecat_eoe_tx tx;
+    uint8_t   frame_no;
+    struct ecat_eoe_rx rx;
+    struct ecat_req req;
+    uint8_t   out[ECAT_MAX_DG_DATA], in[ECAT_MAX_DG_DATA];
+    size_t    msg_len;
+    uint16_t  out_start, out_len, in_start, in_len;
+    takt_ns_t deadline;
+    /* a service (set IP parameter, set address filter) waiting for its response */
+    uint8_t   svc;             /* request type, 0 none */
+    bool      svc_sent;
+    uint8_t   svc_msg[MBX_HDR + EOE_HDR + EOE_FILTER_BODY];
+    size_t    svc_len;
+    ecat_done_fn fn;
+    void     *ctx;
+    atomic_uint_fast64_t a_tx_frames, a_rx_frames, a_tx_frags, a_rx_frags, a_host_drops,
+                         a_rx_dropped;
+};
+
+static bool ring_put(struct eoe_ring *r, const void *p, size_t n)
+{
+    unsigned t = atomic_load_explicit(&r->tail, memory_order_relaxed);
+    unsigned h = atomic_load_explicit(&r->head, memory_order_acquire);
+    if (t - h >= EOE_RING || n > ECAT_EOE_FRAME_MAX)
+        return false;
+    struct eoe_frame *f = &r->f[t % EOE_RING];
+    memcpy(f->data, p, n);
+    f->len = (uint16_t)n;
+    atomic_store_explicit(&r->tail, t + 1, memory_order_release);
+    return true;
+}
+
+static struct eoe_frame *ring_peek(struct eoe_ring *r)
+{
+    unsigned h = atomic_load_explicit(&r->head, memory_order_relaxed);
+    unsigned t = atomic_load_explicit(&r->tail, memory_order_acquire);
+    return h == t ? NULL : &r->f[h % EOE_RING];
+}
+
+static void ring_pop(struct eoe_ring *r)
+{
+    unsigned h = atomic_load_explicit(&r->head, memory_order_relaxed);
+    atomic_store_explicit(&r->head, h + 1, memory_order_release);
+}
+
+static void count(atomic_uint_fast64_t *c) { atomic_fetch_add_explicit(c, 1, memory_order_relaxed); }
+
+void ecat_eoe_free(struct ecat_master *m)
+{
+    for (unsigned i = 0; i < m->n_eoe; i++)
+        free(m->eoe[i]);
+    free(m->eoe);
+    m->eoe = NULL;
+    m->n_eoe = 0;
+}
+
+static struct ecat_eoe_port *port_of(const struct ecat_master *m, unsigned pos)
+{
+    for (unsigned i = 0; i < m->n_eoe; i++)
+        if (m->eoe[i]->pos == pos)
+            return m->eoe[i];
+    return NULL;
+}
+
+bool ecat_eoe_slave_open(const struct ecat_master *m, unsigned pos) { return port_of(m, pos) != NULL; }
+
+bool ecat_eoe_slave_busy(const struct ecat_master *m, unsigned pos)
+{
+    const struct ecat_eoe_port *p = port_of(m, pos);
+    return p && (p->st != EP_IDLE || p->waiting);
+}
+
+static bool may_start(const struct ecat_master *m, unsigned pos)
+{
+    if (ecat_coe_slave_busy(m, pos) || ecat_foe_slave_busy(m, pos) || ecat_soe_slave_busy(m, pos))
+        return false;
+    return !(m->idle_pos == pos && (ecat_req_busy(&m->idle_req) || m->idle_req.st == REQ_DONE));
+}
+
+static void queue(struct ecat_master *m, struct ecat_eoe_port *p, uint8_t cmd, uint16_t ado,
+                  uint8_t *data, uint16_t len, uint8_t st)
+{
+    ecat_req_init(&p->req, cmd, m->slaves[p->pos].info.station, ado, data, len);
+    ecat_req_queue(m, &p->req);
+    p->st = st;
+}
+
+static void write_mbx(struct ecat_master *m, struct ecat_eoe_port *p)
+{
+    /* the whole mailbox: writing its last byte hands it over (ETG.1000.4 SyncManager) */
+    memset(p->out + p->msg_len, 0, p->out_len - p->msg_len);
+    queue(m, p, ECAT_FPWR, p->out_start, p->out, p->out_len, EP_WRITE);
+}
+
+static void read_mbx(struct ecat_master *m, struct ecat_eoe_port *p)
+{ queue(m, p, ECAT_FPRD, p->in_start, p->in, p->in_len, EP_READ); }
+
+static void repeat_req(struct ecat_master *m, struct ecat_eoe_port *p)
+{
+    struct ecat_slave *s = &m->slaves[p->pos];
+    s->mbx_repeat ^= 1;
+    p->in[0] = (uint8_t)(0x01 | s->mbx_repeat << 1);
+    queue(m, p, ECAT_FPWR, SM1_ACT, p->in, 1, EP_REPEAT);
+}
+
+static void svc_done(struct ecat_master *m, struct ecat_eoe_port *p, int err)
+{
+    p->svc = 0;
+    p->svc_sent = false;
+    if (p->fn)
+        p->fn(p->ctx, err, NULL, 0);
+    (void)m;
+}
+
+/* One message from the slave's read mailbox. */
+static void on_msg(struct ecat_master *m, struct ecat_eoe_port *p, const uint8_t *b, size_t n)
+{
+    struct ecat_eoe_msg e;
+    struct ecat_coe_emcy em;
+    if (ecat_mbx_rx_dup_msg(&m->slaves[p->pos].mbx, b, n))
+        return;                           /* a repetition */
+    if (ecat_coe_emcy_decode(b, n, &em) == 0) {
+        /* the emergency poll leaves this slave to the port: its emergencies come here */
+        m->st.emergencies++;
+        ecat_event(m, "slave %u (station 0x%04X): emergency 0x%04X (%s), error register "
+                   "0x%02X, data %02X %02X %02X %02X %02X", p->pos, m->slaves[p->pos].info.station,
+                   em.code, ecat_coe_emcy_text(em.code), em.reg, em.data[0], em.data[1],
+                   em.data[2], em.data[3], em.data[4]);
+        return;
+    }
+    if (ecat_eoe_decode(b, n, &e) < 0)
+        return;                           /* not EoE, and nobody asked */
+    if (e.type == EOE_T_FRAG) {
+        count(&p->a_rx_frags);
+        int rc = ecat_eoe_rx_put(&p->rx, &e);
+        atomic_store_explicit(&p->a_rx_dropped, p->rx.st.dropped, memory_order_relaxed);
+        if (rc == ECAT_EOE_RX_FRAME) {
+            if (ring_put(&p->to_host, p->rx.buf, p->rx.len))
+                count(&p->a_rx_frames);
+            else
+                count(&p->a_host_drops);  /* the host side is behind: Ethernet drops */
+        }
+        return;
+    }
+    if (p->svc && p->svc_sent && e.type == p->svc + 1) {
+        uint16_t res = e.info2;           /* the result code takes the second word */
+        if (res) {
+            ecat_fail(m, -TAKT_EMBOX, "slave %u: EoE %s: the slave answered 0x%04X (%s)", p->pos,
+                      ecat_eoe_type_name(p->svc), res, ecat_eoe_result_text(res));
+            svc_done(m, p, -TAKT_EMBOX);
+        } else {
+            svc_done(m, p, 0);
+        }
+    }
+}
+
+bool ecat_eoe_offer(struct ecat_master *m, unsigned pos, const uint8_t *msg, size_t len)
+{
+    struct ecat_eoe_port *p = port_of(m, pos);
+    if (!p || len < MBX_HDR || (msg[MBX_OFF_TYPECNT] & 0x0F) != MBX_TYPE_EOE)
+        return false;
+    on_msg(m, p, msg, len);
+    return true;
+}
+
+static void end_exchange(struct ecat_eoe_port *p)
+{
+    p->st = EP_IDLE;               /* the next one in the next timer call, after the others */
+}
+
+static void start(struct ecat_master *m, struct ecat_eoe_port *p, takt_ns_t now)
+{
+    struct ecat_slave *s = &m->slaves[p->pos];
+    p->deadline = now + m->o.sdo_timeout_ns;
+    if (p->svc && !p->svc_sent) {
+        memcpy(p->out, p->svc_msg, p->svc_len);
+        p->out[MBX_OFF_TYPECNT] = (uint8_t)(MBX_TYPE_EOE | ecat_mbx_next_cnt(&s->mbx) << 4);
+        p->msg_len = p->svc_len;
+        p->svc_sent = true;
+        write_mbx(m, p);
+        return;
+    }
+    bool can_tx = p->tx.active || ring_peek(&p->to_slave);
+    if (can_tx && (!p->turn_rx || p->svc)) {
+        if (!p->tx.active) {
+            struct eoe_frame *f = ring_peek(&p->to_slave);
+            p->frame_no = (uint8_t)((p->frame_no + 1) & 0x0F);
+            if (ecat_eoe_tx_start(&p->tx, f->data, f->len, p->frame_no, 0)) {
+                ring_pop(&p->to_slave);   /* not a frame: ecat_eoe_send checked it */
+                return;
+            }
+        }
+        p->msg_len = ecat_eoe_tx_next(&p->tx, ecat_mbx_next_cnt(&s->mbx), p->out, p->out_len);
+        if (!p->tx.active)
+            ring_pop(&p->to_slave);       /* its last fragment is in out: the slot is free */
+        if (p->msg_len) {
+            count(&p->a_tx_frags);
+            if (!p->tx.active)
+                count(&p->a_tx_frames);
+            p->turn_rx = true;
+            write_mbx(m, p);
+        }
+        return;
+    }
+    p->turn_rx = false;
+    read_mbx(m, p);
+}
+
+static void step(struct ecat_master *m, struct ecat_eoe_port *p)
+{
+    int wkc = p->req.wkc;
+    switch (p->st) {
+    case EP_WRITE:
+        if (wkc == 1)
+            end_exchange(p);
+        else
+            write_mbx(m, p);              /* mailbox still full or frame lost: again */
+        break;
+    case EP_READ:
+        if (wkc < 0) {
+            repeat_req(m, p);             /* the frame with the message was lost */
+        } else {
+            if (wkc == 1)
+                on_msg(m, p, p->in, p->in_len);
+            end_exchange(p);
+        }
+        break;
+    case EP_REPEAT:
+        if (wkc == 1)
+            queue(m, p, ECAT_FPRD, SM1_PDI, p->in, 1, EP_REPEAT_ACK);
+        else
+            repeat_req(m, p);
+        break;
+    case EP_REPEAT_ACK:
+        if (wkc == 1 && ((p->in[0] >> 1) & 1) == m->slaves[p->pos].mbx_repeat)
+            read_mbx(m, p);
+        else
+            queue(m, p, ECAT_FPRD, SM1_PDI, p->in, 1, EP_REPEAT_ACK);
+        break;
+    }
+}
+
+void ecat_eoe_poll(struct ecat_master *m, takt_ns_t now)
+{
+    for (unsigned i = 0; i < m->n_eoe; i++) {
+        struct ecat_eoe_port *p = m->eoe[i];
+        struct ecat_slave *s = &m->slaves[p->pos];
+        uint8_t al = s->info.al_state & AL_STATE_MASK;
+        if (ecat_req_busy(&p->req))
+            continue;
+        if (p->st != EP_IDLE) {
+            if (now > p->deadline) {
+                ecat_event(m, "slave %u: EoE mailbox exchange not done within %lld ms, given up",
+                           p->pos, (long long)(m->o.sdo_timeout_ns / TAKT_NS_PER_MS));
+                p->st = EP_IDLE;
+                p->tx.active = false;
+                ecat_eoe_rx_reset(&p->rx);
+                if (p->svc)
+                    svc_done(m, p, -ETIMEDOUT);
+                continue;
+            }
+            step(m, p);
+            if (p->st != EP_IDLE || ecat_coe_slave_waiting(m, p->pos) ||
+                ecat_foe_slave_waiting(m, p->pos) || ecat_soe_slave_waiting(m, p->pos))
+                continue;                  /* (others first: they are polled before EoE) */
+        }
+        if (!s->info.present || s->f.state != SS_IDLE ||
+            (al != AL_PREOP && al != AL_SAFEOP && al != AL_OP)) {
+            p->waiting = false;
+            continue;
+        }
+        /* another protocol's transfer holds the mailbox: it ends, then EoE has one turn
+         * before the next one starts (they wait while ecat_eoe_slave_busy says so) */
+        if (!may_start(m, p->pos)) {
+            p->waiting = true;
+            continue;
+        }
+        p->waiting = false;
+        start(m, p, now);
+    }
+}
+
+/* --- opening a port, services -------------------------------------------------------- */
+
+int ecat_eoe_open(struct ecat_master *m, unsigned pos)
+{
+    if (pos >= m->n_slaves) {
+        ecat_fail(m, -ENOENT, "EoE: no slave at position %u (%u slaves)", pos, m->n_slaves);
+        return -ENOENT;
+    }
+    if (port_of(m, pos))
+        return 0;
+    if (m->loop.running) {
+        ecat_fail(m, -EBUSY, "slave %u: EoE ports open before the cycle thread starts", pos);
+        return -EBUSY;
+    }
+    struct ecat_slave *s = &m->slaves[pos];
+    if (!(s->info.mbx_protocols & MBX_PROTO_EOE)) {
+        ecat_fail(m, -TAKT_EMBOX, "slave %u (%s) has no EoE (SII mailbox protocols 0x%04X)", pos,
+                  s->info.name, s->info.mbx_protocols);
+        return -TAKT_EMBOX;
+    }
+    unsigned out = s->info.mbx_out_len, in = s->info.mbx_in_len;
+    if (out < MBX_HDR + EOE_HDR + EOE_UNIT || in < MBX_HDR + EOE_HDR + EOE_UNIT ||
+        out < MBX_HDR + EOE_HDR + EOE_IP_BODY || out > ECAT_MAX_DG_DATA || in > ECAT_MAX_DG_DATA) {
+        ecat_fail(m, -TAKT_EMBOX, "slave %u (%s): mailbox of %u/%u bytes too small for EoE "
+                  "(expected %d..%d: headers 10 bytes, a 32-byte fragment unit, the 58-byte "
+                  "IP parameters)", pos, s->info.name, out, in, MBX_HDR + EOE_HDR + EOE_IP_BODY,
+                  ECAT_MAX_DG_DATA);
+        return -TAKT_EMBOX;
+    }
+    struct ecat_eoe_port **v = realloc(m->eoe, (m->n_eoe + 1) * sizeof *v);
+    if (!v)
+        return -ENOMEM;
+    m->eoe = v;
+    struct ecat_eoe_port *p = calloc(1, sizeof *p);
+    if (!p)
+        return -ENOMEM;
+    p->pos = pos;
+    p->out_start = s->info.mbx_out_start, p->out_len = (uint16_t)out;
+    p->in_start = s->info.mbx_in_start, p->in_len = (uint16_t)in;
+    ecat_req_init(&p->req, ECAT_NOP, 0, 0, NULL, 0);
+    m->eoe[m->n_eoe++] = p;
+    return 0;
+}
+
+static int svc_queue(struct ecat_master *m, unsigned pos, uint8_t type, const uint8_t *body,
+                     size_t len, ecat_done_fn fn, void *ctx)
+{
+    int rc = ecat_eoe_open(m, pos);
+    if (rc)
+        return rc;
+    struct ecat_eoe_port *p = port_of(m, pos);
+    if (p->svc)
+        return -EBUSY;
+    p->svc_len = ecat_eoe_encode(p->svc_msg, sizeof p->svc_msg, 0,
+                                 ecat_eoe_info1(type, 0, EOE_F_LAST), 0, body, len);
+    p->svc = type;
+    p->svc_sent = false;
+    p->fn = fn;
+    p->ctx = ctx;
+    return 0;
+}
+
+int ecat_eoe_set_ip_async(struct ecat_master *m, unsigned pos, const struct ecat_eoe_ip *ip,
+                          ecat_done_fn fn, void *ctx)
+{
+    uint8_t b[EOE_IP_BODY];
+    ecat_eoe_ip_encode(b, ip);
+    return svc_queue(m, pos, EOE_T_SET_IP_REQ, b, sizeof b, fn, ctx);
+}
+
+int ecat_eoe_set_filter_async(struct ecat_master *m, unsigned pos,
+                              const struct ecat_eoe_filter *f, ecat_done_fn fn, void *ctx)
+{
+    uint8_t b[EOE_FILTER_BODY];
+    ecat_eoe_filter_encode(b, f);
+    return svc_queue(m, pos, EOE_T_SET_FILTER_REQ, b, sizeof b, fn, ctx);
+}
+
+static int wait_for(struct ecat_master *m, unsigned pos, struct ecat_wait *w)
+{
+    int rc = ecat_wait_drive(m, w, 2 * m->o.sdo_timeout_ns + TAKT_NS_PER_S);
+    struct ecat_eoe_port *p = port_of(m, pos);
+    if (rc && p && p->ctx == w)
+        p->fn = NULL;                     /* no call back into this stack frame */
+    if (!rc && w->err == -ETIMEDOUT)
+        ecat_fail(m, -ETIMEDOUT, "slave %u: EoE service not answered within %lld ms", pos,
+                  (long long)(m->o.sdo_timeout_ns / TAKT_NS_PER_MS));
+    return rc ? rc : w->err;
+}
+
+int ecat_eoe_set_ip(struct ecat_master *m, unsigned pos, const struct ecat_eoe_ip *ip)
+{
+    struct ecat_wait w = { 0 };
+    int rc = ecat_eoe_set_ip_async(m, pos, ip, ecat_wait_done, &w);
+    return rc ? rc : wait_for(m, pos, &w);
+}
+
+int ecat_eoe_set_filter(struct ecat_master *m, unsigned pos, const struct ecat_eoe_filter *f)
+{
+    struct ecat_wait w = { 0 };
+    int rc = ecat_eoe_set_filter_async(m, pos, f, ecat_wait_done, &w);
+    return rc ? rc : wait_for(m, pos, &w);
+}
+
+/* --- the host side ------------------------------------------------------------------- */
+
+int ecat_eoe_send(struct ecat_master *m, unsigned pos, const void *frame, size_t len)
+{
+    struct ecat_eoe_port *p = port_of(m, pos);
+    if (!p)
+        return -ENOENT;
+    if (len < 14 || len > ECAT_EOE_FRAME_MAX)
+        return -EMSGSIZE;
+    if (!ring_put(&p->to_slave, frame, len)) {
+        count(&p->a_host_drops);
+        return -EAGAIN;
+    }
+    return 0;
+}
+
+int ecat_eoe_recv(struct ecat_master *m, unsigned pos, void *buf, size_t cap)
+{
+    struct ecat_eoe_port *p = port_of(m, pos);
+    if (!p)
+        return -ENOENT;
+    struct eoe_frame *f = ring_peek(&p->to_host);
+    if (!f)
+        return 0;
+    size_t n = f->len <= cap ? f->len : cap;
+    memcpy(buf, f->data, n);
+    ring_pop(&p->to_host);
+    return (int)n;
+}
+
+int ecat_eoe_get_stats(const struct ecat_master *m, unsigned pos, struct ecat_eoe_stats *out)
+{
+    struct ecat_eoe_port *p = port_of(m, pos);
+    if (!p)
+        return -ENOENT;
+    out->tx_frames = atomic_load_explicit(&p->a_tx_frames, memory_order_relaxed);
+    out->rx_frames = atomic_load_explicit(&p->a_rx_frames, memory_order_relaxed);
+    out->tx_frags = atomic_load_explicit(&p->a_tx_frags, memory_order_relaxed);
+    out->rx_frags = atomic_load_explicit(&p->a_rx_frags, memory_order_relaxed);
+    out->host_drops = atomic_load_explicit(&p->a_host_drops, memory_order_relaxed);
+    out->rx_dropped = atomic_load_explicit(&p->a_rx_dropped, memory_order_relaxed);
+    return 0;
+}
+
+unsigned ecat_eoe_ports(const struct ecat_master *m, unsigned *pos, unsigned max)
+{
+    unsigned n = 0;
+    for (unsigned i = 0; i < m->n_eoe && n < max; i++)
+        pos[n++] = m->eoe[i]->pos;
+    return m->n_eoe;
+}
