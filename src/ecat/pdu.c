@@ -185,15 +185,34 @@ void ecat_pdu_receive(struct ecat_master *m, uint8_t *buf, size_t len, takt_ns_t
 
 void ecat_pdu_expire(struct ecat_master *m, takt_ns_t now)
 {
+    uint32_t gone[256];                          /* frames counted here whose record was reused */
+    unsigned n_gone = 0;
     for (int i = 0; i < 256; i++) {
         struct ecat_req *r = m->inflight[i];
-        /* cyclic requests are judged by their cycle (ecat_cyc_reap), not by a timeout */
-        if (!r || m->gen[r->fno % ECAT_GEN_RING].cyclic || now - r->sent < m->o.dg_timeout_ns)
+        if (!r)
+            continue;
+        /* cyclic requests are judged by their cycle (ecat_cyc_reap), not by a timeout;
+         * a record that another frame took since (the ring wrapped: more frames went
+         * out than it holds) no longer says what this request's frame was */
+        const struct ecat_gen *g = &m->gen[r->fno % ECAT_GEN_RING];
+        bool own = g->fno == r->fno;
+        if ((own && g->cyclic) || now - r->sent < m->o.dg_timeout_ns)
             continue;
         m->inflight[i] = NULL;
         r->st = REQ_DONE;
         r->wkc = -1;
-        ecat_pdu_frame_lost(m, now, r->fno);     /* once per frame, whatever it carried */
+        if (own) {
+            ecat_pdu_frame_lost(m, now, r->fno); /* once per frame, whatever it carried */
+            continue;
+        }
+        unsigned k = 0;
+        while (k < n_gone && gone[k] != r->fno)
+            k++;
+        if (k == n_gone) {                       /* lost, and counted once */
+            gone[n_gone++] = r->fno;
+            m->st.frames_lost++;
+            ecat_rate_add(&m->rate, now, 0, 1);
+        }
     }
 }
 

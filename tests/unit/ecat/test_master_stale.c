@@ -29,7 +29,20 @@ struct relay {
     unsigned head, tail;
     struct takt_link *cap_a, *cap_b;   /* the fake answers into this private pair */
     unsigned brd_dirty;         /* BRD 0x0130 requests that went out with data in them */
+    bool     drop_fprd;         /* swallow the reply of every frame with an FPRD in it */
 };
+
+static bool has_fprd(const struct takt_frame *f)
+{
+    uint8_t buf[TAKT_FRAME_BUF];
+    struct ecat_dg dg;
+    size_t pos;
+    memcpy(buf, f->data, f->len);
+    for (int rc = ecat_frame_first(buf, f->len, &dg, &pos); rc == 0; rc = ecat_frame_next(buf, f->len, &dg, &pos))
+        if (dg.cmd == ECAT_FPRD)
+            return true;
+    return false;
+}
 
 static void look_at_request(struct relay *r, const struct takt_frame *f)
 {
@@ -47,6 +60,8 @@ static void relay_respond(void *ctx, struct takt_link *ep, const struct takt_fra
     struct relay *r = ctx;
     r->ep = ep;
     look_at_request(r, f);
+    if (r->drop_fprd && has_fprd(f))
+        return;
     /* the fake answers into a private pair; the reply is then ours to hold or pass on */
     fake_respond(&r->net, r->cap_b, f);
     struct takt_frame rf = { .data = r->q[r->tail % HOLD_MAX].data, .cap = TAKT_FRAME_BUF };
@@ -296,6 +311,49 @@ static void test_al_brd_zeroed(void **state)
     rig_free(g);
 }
 
+static void read_done(void *ctx, int err, const uint8_t *data, size_t len)
+{
+    (void)data;
+    (void)len;
+    int *res = ctx;
+    *res = err ? err : 1;
+}
+
+/* An acyclic request whose reply never comes must time out even when more frames than
+ * the frame-number ring holds went out meanwhile (short cycles, several cyclic frames
+ * each): its frame's record has been taken by a cyclic frame by then, and the request
+ * must not be mistaken for a cyclic one that waits for its cycle's verdict. */
+static void test_lost_acyclic_expires_after_ring_wrap(void **state)
+{
+    (void)state;
+    struct rig *g = rig_new();
+    cycles(g, 5);
+    struct ecat_master_stats s0, s1;
+    ecat_master_get_stats(g->m, &s0);
+    int res = 0;
+    g->rl.drop_fprd = true;
+    assert_int_equal(ecat_reg_read_async(g->m, 0, 0x0130, 2, read_done, &res), 0);
+    /* 10 us cycles: 4500 frames go out within 45 ms, before the 50 ms datagram timeout */
+    takt_ns_t t = g->t0 + (takt_ns_t)g->rl.cycle * TAKT_NS_PER_MS;
+    for (unsigned i = 0; i < 4500; i++) {
+        t += 10 * TAKT_NS_PER_US;
+        assert_int_equal(ecat_master_cycle(g->m, t), 0);
+    }
+    ecat_master_get_stats(g->m, &s1);
+    assert_true(s1.frames_sent - s0.frames_sent > 4096);
+    assert_int_equal(res, 0);                /* not yet: its timeout has not passed */
+    /* the service sends a lost read three times, 50 ms each: give it 3 s of cycles */
+    for (unsigned i = 0; i < 3000 && !res; i++) {
+        t += TAKT_NS_PER_MS;
+        assert_int_equal(ecat_master_cycle(g->m, t), 0);
+    }
+    assert_int_equal(res, -ETIMEDOUT);       /* given up, with an error */
+    ecat_master_get_stats(g->m, &s1);
+    assert_true(s1.frames_lost > s0.frames_lost);   /* and its frame counted lost */
+    check_counters(&s1);
+    rig_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -304,6 +362,7 @@ int main(void)
         cmocka_unit_test(test_duplicates),
         cmocka_unit_test(test_freeze_then_burst),
         cmocka_unit_test(test_al_brd_zeroed),
+        cmocka_unit_test(test_lost_acyclic_expires_after_ring_wrap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
