@@ -108,6 +108,8 @@ static int run_capture(struct cli_ctx *c)
     const char *out = cli_get(c, "output");
     if (!c->iface || !out)
         return cli_usage_error(c, "expects -i IF and -o FILE");
+    if (c->json && !strcmp(c->json, "-") && !strcmp(out, "-"))
+        return cli_usage_error(c, "-o - and --json - both want stdout: give one of them a file");
     if (cli_flag(c, "all") && cli_need_root(c, "capturing all traffic"))
         return 1;
     char perr[PCAP_ERRBUF_SIZE] = "";
@@ -197,15 +199,38 @@ static int run_capture(struct cli_ctx *c)
     }
     if (progress)
         fputc('\n', stderr);
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
     struct pcap_stat st = { 0 };
     pcap_stats(p, &st);
-    if (rc == PCAP_ERROR)
-        fprintf(stderr, "takt capture: %s: %s\n", c->iface, pcap_geterr(p));
+    int status = 0;
+    if (rc == PCAP_ERROR) {
+        cli_error(c, "%s: %s (the capture ended there)", c->iface, pcap_geterr(p));
+        status = 1;
+    }
     pcap_close(p);
-    if (f != stdout)
-        fclose(f);
+    if (f != stdout && fclose(f)) {
+        cli_error(c, "writing '%s': %s", out, strerror(errno));
+        status = 1;
+    }
     fprintf(stderr, "takt capture: %llu frames written to %s, %u dropped by the kernel\n", frames, out, st.ps_drop);
-    return 0;
+    if (c->json) {
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "interface", json_object_new_string(c->iface));
+        json_object_object_add(o, "file", json_object_new_string(out));
+        json_object_object_add(o, "frames", json_object_new_uint64(frames));
+        json_object_object_add(o, "kernel_drops", json_object_new_uint64(st.ps_drop));
+        json_object_object_add(o, "seconds", json_object_new_double((double)(t1.tv_sec - t0.tv_sec) +
+                                                                    (double)(t1.tv_nsec - t0.tv_nsec) / 1e9));
+        json_object_object_add(o, "stamp_resolution_ns", json_object_new_int64((int64_t)scale));
+        json_object_object_add(o, "all_frames", json_object_new_boolean(cli_flag(c, "all")));
+        if (status)
+            json_object_object_add(o, "error", json_object_new_boolean(1));
+        if (cli_write_json(c, o))
+            status = 1;
+        json_object_put(o);
+    }
+    return status;
 }
 
 static const struct cli_opt analyze_opts[] = {
@@ -249,7 +274,8 @@ const struct cli_cmd cli_cmds_analyze[] = {
       "and on the slaves' end of a veth only the master's frames. takt analyze then reports the\n"
       "period but no loss. For both directions run the master (and takt's other senders) with\n"
       "--no-qdisc-bypass, which sends through the qdisc where captures get their copy, or use the\n"
-      "master's own --pcap tap, or a mirror port or tap on the cable.",
-      CLI_IFACE | CLI_TIME, capture_opts, run_capture, NULL },
+      "master's own --pcap tap, or a mirror port or tap on the cable.\n"
+      "--json: interface, file, frames written, kernel drops, seconds, stamp resolution.",
+      CLI_IFACE | CLI_TIME | CLI_JSON, capture_opts, run_capture, NULL },
     { 0 }
 };

@@ -10,7 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 
 body() {
-    on_b "$TAKT" capture -i "$TAKT_IF_B" -t 6 -o "$NET_TMP/peer.pcapng" >"$NET_TMP/cap.out" 2>&1 &
+    on_b "$TAKT" capture -i "$TAKT_IF_B" -t 6 -o "$NET_TMP/peer.pcapng" --json "$NET_TMP/cap.json" >"$NET_TMP/cap.out" 2>&1 &
     local cap=$! i=0
     while [ ! -s "$NET_TMP/peer.pcapng" ]; do
         i=$((i + 1)); [ $i -gt 100 ] && net_fail "takt capture did not start: $(cat "$NET_TMP/cap.out")"
@@ -43,6 +43,13 @@ body() {
     grep -q "frames written to $NET_TMP/peer.pcapng, 0 dropped" "$NET_TMP/cap.out" ||
         net_fail "capture summary: $(cat "$NET_TMP/cap.out")"
     net_log "$(tail -1 "$NET_TMP/cap.out")"
+    # --json says what the file holds: as many frames as tshark reads from it
+    local nf
+    nf=$(tshark -r "$NET_TMP/peer.pcapng" 2>/dev/null | wc -l)
+    net_json_check "$NET_TMP/cap.json" "j['interface'] == '$TAKT_IF_B' and j['file'] == '$NET_TMP/peer.pcapng' and j['frames'] == $nf and j['kernel_drops'] == 0 and 5.5 < j['seconds'] < 60 and j['stamp_resolution_ns'] in (1, 1000) and 'error' not in j" \
+        "capture --json: interface, file, $nf frames, no drops, about 6 s"
+    "$TAKT" capture -i "$TAKT_IF_A" -o - --json - >/dev/null 2>"$NET_TMP/both.err" && net_fail "-o - with --json - must be refused"
+    grep -q "both want stdout" "$NET_TMP/both.err" || net_fail "-o - with --json -: $(cat "$NET_TMP/both.err")"
     net_check_capture "$NET_TMP/peer.pcapng"
     if command -v capinfos >/dev/null; then
         capinfos -M "$NET_TMP/peer.pcapng" | grep -q "Time resolution = 0x09" ||
