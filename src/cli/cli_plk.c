@@ -17,11 +17,12 @@
 
 int cli_plk_open_link(struct cli_ctx *c, struct takt_link **out)
 {
-    static const uint16_t types[1] = { TAKT_ETHERTYPE_PLK };
+    /* IPv4 and ARP too: the virtual Ethernet's frames in the async phase (SDO over UDP) */
+    static const uint16_t types[3] = { TAKT_ETHERTYPE_PLK, 0x0800, 0x0806 };
     struct takt_link_opts o;
     takt_link_opts_default(&o);
     o.ethertypes = types;
-    o.n_ethertypes = 1;
+    o.n_ethertypes = 3;
     o.join_plk_multicast = true;
     o.timestamps = true;    /* PRes latency and SoC loss by arrival, not by wake-up */
     o.txtime = true;        /* chained PRes left to the kernel where a qdisc keeps launch times */
