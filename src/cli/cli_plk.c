@@ -224,10 +224,18 @@ static int run_mn(struct cli_ctx *c)
         return cli_error(c, "out of memory");
     int rc = cli_plk_net_config(c, nc);
     struct takt_link *link = NULL;
+    struct cli_plk_veth veth = { .fd = -1 };
+    const char *vn = cli_get(c, "veth"), *ip = cli_get(c, "ip");
+    if (ip && !vn && !rc)
+        rc = cli_usage_error(c, "--ip sets the address of the virtual Ethernet: give --veth too");
+    if (vn && !rc)   /* before the link: its opening drops CAP_NET_ADMIN */
+        rc = cli_plk_veth_open(c, &veth, *vn ? vn : "takt-plk0", ip ? ip : "192.168.100.240/24",
+                               c->iface ? c->iface : "", nc->async_mtu);
     if (!rc)
         rc = cli_plk_open_link(c, &link);
     if (!rc)
-        rc = cli_plk_mn_session(c, nc, link);
+        rc = cli_plk_mn_session(c, nc, link, vn ? &veth : NULL);
+    cli_plk_veth_close(&veth);
     if (link)
         takt_link_close(link);
     free(nc);
@@ -500,6 +508,8 @@ static const struct cli_opt mn_opts[] = {
     { "boot-wait", 0, 1, "MS", "listen for another MN this long first (0x1F89/1, default 1000)" },
     { "loss-threshold", 0, 1, "N", "every loss-of-frame threshold (0x1C02/3, 0x1C09/n, CN 0x1C0B/3, 0x1C0D/3; +8 a loss, -1 a good cycle; 0 disables)" },
     { "measure", 0, 1, "S", "once every CN is Operational, measure S seconds and stop; statistics cover that window" },
+    { "veth", 0, 2, "NAME", "virtual Ethernet: a TAP device (default takt-plk0) whose IP frames go in the MN's async slot; needs CAP_NET_ADMIN" },
+    { "ip", 0, 1, "ADDR/LEN", "the virtual Ethernet's address (default 192.168.100.240/24)" },
     { 0 },
 };
 

@@ -125,8 +125,11 @@ struct plk_cn {
     struct plk_ip_ep udp_peer;     /* the client of the UDP connection */
     bool     arp_due;              /* an ARP reply to arp_to waits */
     struct plk_ip_ep arp_to;
+    uint16_t echo_len;             /* an ICMP echo request to answer (0: none) */
+    struct plk_ip_ep echo_to;
+    uint8_t  echo[PLK_SDO_PAYLOAD_MAX];
     uint16_t ip_id;
-    struct plk_cn_ip_stats { uint64_t udp_rx, udp_tx, arp_tx, ip_bad; } ip_st;
+    struct plk_cn_ip_stats { uint64_t udp_rx, udp_tx, arp_tx, echo_tx, ip_bad; } ip_st;
 };
 
 int  plk_cn_init(struct plk_cn *cn, const struct takt_plk_cn_cfg *cfg, const uint8_t mac[6],

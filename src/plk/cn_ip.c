@@ -1,10 +1,11 @@
 /* CN side of POWERLINK's virtual Ethernet, in-process: the CN's IP is 192.168.100.<id>
  * (as its IdentResponse announces), it answers ARP for that address and serves SDO over
  * UDP port 3819 (EPSG DS 301, "SDO via UDP/IP") with the same sequence and command
- * layers as over ASnd, on a connection of its own. Its IP frames wait until an
+ * layers as over ASnd, on a connection of its own, and answers ICMP echo (ping) of up
+ * to 272 bytes (within the minimum async MTU). Its IP frames wait until an
  * UnspecifiedInvite gives the CN the async slot; the wait is signalled in PRes and
  * StatusResponse with PR = generic and RS (cn_nmtreq.c), as for an ASnd SDO. Other IP
- * traffic (ICMP, other ports) is not answered: there is no IP stack behind it. */
+ * traffic (other ICMP, other ports) is not answered: there is no IP stack behind it. */
 #include <errno.h>
 #include <string.h>
 #include "plk/cn_int.h"
@@ -20,6 +21,7 @@ void plk_cn_ip_reset(struct plk_cn *cn)
 {
     plk_sdo_server_reset(&cn->sdo_udp);
     cn->arp_due = false;
+    cn->echo_len = 0;
 }
 
 void plk_cn_ip_rx(struct plk_cn *cn, takt_ns_t now, const uint8_t *f, size_t len)
@@ -40,6 +42,14 @@ void plk_cn_ip_rx(struct plk_cn *cn, takt_ns_t now, const uint8_t *f, size_t len
             memcpy(cn->arp_to.mac, o.arp_sha, 6);
             cn->arp_to.ip = o.arp_spa;
         }
+        return;
+    }
+    if (o.kind == PLK_IPF_ICMP && o.dst_ip == me && !memcmp(o.dst_mac, cn->mac, 6) &&
+        o.data[0] == 8 && o.data[1] == 0 && o.len <= sizeof cn->echo) {
+        memcpy(cn->echo, o.data, o.len);   /* the latest request waits; an older one is dropped */
+        cn->echo_len = o.len;
+        memcpy(cn->echo_to.mac, o.src_mac, 6);
+        cn->echo_to.ip = o.src_ip;
         return;
     }
     if (o.kind != PLK_IPF_UDP || o.dst_ip != me || o.dst_port != PLK_SDO_UDP_PORT ||
@@ -65,7 +75,7 @@ void plk_cn_ip_rx(struct plk_cn *cn, takt_ns_t now, const uint8_t *f, size_t len
 
 bool plk_cn_ip_pending(struct plk_cn *cn, takt_ns_t now)
 {
-    return cn->arp_due || plk_sdo_server_tx_pending(&cn->sdo_udp, now);
+    return cn->arp_due || cn->echo_len || plk_sdo_server_tx_pending(&cn->sdo_udp, now);
 }
 
 bool plk_cn_ip_tx(struct plk_cn *cn, takt_ns_t now, struct plk_txq *q)
@@ -79,6 +89,21 @@ bool plk_cn_ip_tx(struct plk_cn *cn, takt_ns_t now, struct plk_txq *q)
                                           cn->arp_to.mac, cn->arp_to.ip);
         cn->arp_due = false;
         cn->ip_st.arp_tx++;
+        return true;
+    }
+    if (cn->echo_len) {
+        struct plk_txf *f = plk_txq_slot(q);
+        if (!f)
+            return false;
+        int l = plk_icmp_echo_reply_encode(f->data, sizeof f->data, &me, &cn->echo_to, cn->ip_id++,
+                                           cn->echo, cn->echo_len);
+        cn->echo_len = 0;
+        if (l < 0) {
+            q->n--;
+            return false;
+        }
+        f->len = (uint16_t)l;
+        cn->ip_st.echo_tx++;
         return true;
     }
     if (!plk_sdo_server_tx_pending(&cn->sdo_udp, now))

@@ -93,13 +93,22 @@ int plk_ip_decode(const uint8_t *f, size_t len, struct plk_ip_frame *o, char *er
     o->src_ip = get_be32(ip + 12);
     o->dst_ip = get_be32(ip + 16);
     o->kind = PLK_IPF_OTHER_IP;
-    if (o->proto != 17)
+    if (o->proto != 17 && o->proto != 1)
         return 0;
     if (get_be16(ip + 6) & 0x3FFF)   /* MF or a fragment offset: no reassembly here */
         return bad(err, errlen, "IPv4 flags/fragment at offset 20: expected an unfragmented "
                    "datagram, got 0x%04X", get_be16(ip + 6));
     const uint8_t *u = ip + ihl;
     size_t ulen = total - ihl;
+    if (o->proto == 1) {
+        if (ulen < 8 || csum_fold(csum_add(0, u, ulen)) != 0)
+            return bad(err, errlen, "ICMP at offset %u: expected 8 or more bytes with a valid "
+                       "checksum, got %zu bytes", 14 + ihl, ulen);
+        o->kind = PLK_IPF_ICMP;
+        o->data = u;
+        o->len = (uint16_t)ulen;
+        return 0;
+    }
     if (ulen < 8)
         return bad(err, errlen, "UDP header at offset %u: expected 8 bytes, got %zu", 14 + ihl, ulen);
     uint16_t ul = get_be16(u + 4);
@@ -143,25 +152,56 @@ static void eth_hdr(uint8_t *b, const uint8_t dst[6], const uint8_t src[6], uint
     put_be16(b + 12, et);
 }
 
-int plk_udp_encode(uint8_t *buf, size_t cap, const struct plk_ip_ep *src,
-                   const struct plk_ip_ep *dst, uint16_t ip_id, const uint8_t *pay, size_t len)
+/* Ethernet + IPv4 header for l4 bytes of protocol proto; the frame length (padded to
+ * 60), or -ENOSPC. The layer-4 bytes start at buf + 34. */
+static int ipv4_hdr(uint8_t *buf, size_t cap, const struct plk_ip_ep *src, const struct plk_ip_ep *dst,
+                    uint16_t ip_id, uint8_t proto, size_t l4)
 {
-    size_t n = PLK_IP_UDP_HDRS + len;
+    size_t n = 34 + l4;
     size_t flen = n < 60 ? 60 : n;
-    if (flen > cap || len > 0xFFFF - 28)
+    if (flen > cap || l4 > 0xFFFF - 20)
         return -ENOSPC;
     memset(buf, 0, flen);
     eth_hdr(buf, dst->mac, src->mac, PLK_ETH_IPV4);
-    uint8_t *ip = buf + 14, *u = ip + 20;
+    uint8_t *ip = buf + 14;
     ip[0] = 0x45;
     put_be16(ip + 2, (uint16_t)(n - 14));
     put_be16(ip + 4, ip_id);
     put_be16(ip + 6, 0x4000);        /* DF */
     ip[8] = 64;
-    ip[9] = 17;
+    ip[9] = proto;
     put_be32(ip + 12, src->ip);
     put_be32(ip + 16, dst->ip);
     put_be16(ip + 10, csum_fold(csum_add(0, ip, 20)));
+    return (int)flen;
+}
+
+int plk_icmp_echo_reply_encode(uint8_t *buf, size_t cap, const struct plk_ip_ep *src,
+                               const struct plk_ip_ep *dst, uint16_t ip_id, const uint8_t *msg, size_t len)
+{
+    if (len < 8)
+        return -EINVAL;
+    int flen = ipv4_hdr(buf, cap, src, dst, ip_id, 1, len);
+    if (flen < 0)
+        return flen;
+    uint8_t *m = buf + 34;
+    memcpy(m, msg, len);
+    m[0] = 0;                        /* echo reply, code 0 */
+    m[1] = 0;
+    put_be16(m + 2, 0);
+    put_be16(m + 2, csum_fold(csum_add(0, m, len)));
+    return flen;
+}
+
+int plk_udp_encode(uint8_t *buf, size_t cap, const struct plk_ip_ep *src,
+                   const struct plk_ip_ep *dst, uint16_t ip_id, const uint8_t *pay, size_t len)
+{
+    if (len > 0xFFFF - 28)
+        return -ENOSPC;
+    int flen = ipv4_hdr(buf, cap, src, dst, ip_id, 17, 8 + len);
+    if (flen < 0)
+        return flen;
+    uint8_t *ip = buf + 14, *u = ip + 20;
     put_be16(u, src->port);
     put_be16(u + 2, dst->port);
     put_be16(u + 4, (uint16_t)(8 + len));
@@ -173,7 +213,7 @@ int plk_udp_encode(uint8_t *buf, size_t cap, const struct plk_ip_ep *src,
     put_be16(ph + 10, (uint16_t)(8 + len));
     uint16_t cs = csum_fold(csum_add(csum_add(0, ph, 12), u, 8 + len));
     put_be16(u + 6, cs ? cs : 0xFFFF);   /* a computed 0 goes as all ones (RFC 768) */
-    return (int)flen;
+    return flen;
 }
 
 int plk_udp_sdo_encode(uint8_t *buf, size_t cap, const struct plk_ip_ep *src,

@@ -27,7 +27,7 @@ struct plk_ip_ep {
     uint16_t port;
 };
 
-enum plk_ip_kind { PLK_IPF_ARP = 1, PLK_IPF_UDP, PLK_IPF_OTHER_IP };
+enum plk_ip_kind { PLK_IPF_ARP = 1, PLK_IPF_UDP, PLK_IPF_ICMP, PLK_IPF_OTHER_IP };
 
 /* A decoded ARP or IPv4 frame. UDP payload pointers point into the frame. */
 struct plk_ip_frame {
@@ -41,7 +41,7 @@ struct plk_ip_frame {
     uint32_t src_ip, dst_ip;
     uint8_t  proto;
     uint16_t src_port, dst_port;
-    const uint8_t *data;          /* UDP payload */
+    const uint8_t *data;          /* UDP payload; ICMP: the whole message */
     uint16_t len;
 };
 
@@ -61,6 +61,10 @@ int plk_udp_encode(uint8_t *buf, size_t cap, const struct plk_ip_ep *src,
 /* The same with the SDO header in front of the SDO payload sdo. */
 int plk_udp_sdo_encode(uint8_t *buf, size_t cap, const struct plk_ip_ep *src,
                        const struct plk_ip_ep *dst, uint16_t ip_id, const uint8_t *sdo, size_t len);
+/* ICMP echo reply (RFC 792) to an echo request msg (the ICMP message, len bytes): its
+ * identifier, sequence and data, from src to dst: the frame length, or -ENOSPC. */
+int plk_icmp_echo_reply_encode(uint8_t *buf, size_t cap, const struct plk_ip_ep *src,
+                               const struct plk_ip_ep *dst, uint16_t ip_id, const uint8_t *msg, size_t len);
 /* ARP op (1 request: tha all-zero, Ethernet broadcast; 2 reply: to tha) from sha/spa
  * about tpa, padded to 60 bytes: the frame length, or -ENOSPC. */
 int plk_arp_encode(uint8_t *buf, size_t cap, uint16_t op, const uint8_t sha[6], uint32_t spa,

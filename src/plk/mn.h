@@ -172,6 +172,16 @@ struct plk_mn {
     bool     arp_due;           /* an ARP reply to arp_to waits for the MN's slot */
     struct plk_ip_ep arp_to;
     struct { uint64_t udp_tx, udp_rx, arp_tx, ip_bad; } ip_st;
+    /* With a virtual Ethernet interface on the host (takt plk mn --veth): the IP and
+     * ARP frames for the MN that it does not take itself, for another thread to write
+     * to the interface (single producer: the MN; single consumer: takt_plk_mn_recv_eth) */
+    struct plk_mn_veth {
+        bool     on;
+        uint8_t  mac[6];        /* the TAP device's own MAC */
+        unsigned head, tail;    /* atomic: head written by the MN, tail by the reader */
+        uint64_t dropped;       /* ring full */
+        struct { uint16_t len; uint8_t data[TAKT_ETH_MAX_FRAME]; } f[16];
+    } veth;
     struct takt_plk_mn_stats st;
     takt_plk_mn_cycle_fn cb;
     void *cb_ctx;

@@ -5,7 +5,10 @@
  * UnspecifiedInvite -> 240 (as openPOWERLINK's MN announces a non-POWERLINK frame);
  * a CN's answers come in the slot of the UnspecifiedInvite the MN sends when the CN's
  * PRes or StatusResponse shows a generic request (RS, PR; mn_async.c). The CN's MAC is
- * the one its IdentResponse came from. */
+ * the one its IdentResponse came from. With a TAP device on the host (takt plk mn
+ * --veth) the frames to the TAP's own MAC go there (its MAC differs from the POWERLINK
+ * interface's, so the host's IP stack never takes a CN's frame from that interface
+ * directly and never answers outside the async phase). */
 #include <errno.h>
 #include <string.h>
 #include "plk/driver.h"
@@ -23,6 +26,48 @@ static struct plk_ip_ep own(const struct plk_mn *mn)
     return e;
 }
 
+void takt_plk_mn_veth(struct takt_plk_mn *mn, const uint8_t mac[6])
+{
+    struct plk_mn_veth *v = &plk_drv_mn_core(mn)->veth;
+    v->on = mac != NULL;
+    if (mac)
+        memcpy(v->mac, mac, 6);
+}
+
+int takt_plk_mn_recv_eth(struct takt_plk_mn *mn, void *buf, size_t cap)
+{
+    struct plk_mn_veth *v = &plk_drv_mn_core(mn)->veth;
+    unsigned t = __atomic_load_n(&v->tail, __ATOMIC_RELAXED);
+    if (t == __atomic_load_n(&v->head, __ATOMIC_ACQUIRE))
+        return 0;
+    unsigned slot = t % (unsigned)(sizeof v->f / sizeof v->f[0]);
+    size_t n = v->f[slot].len;
+    if (n > cap)
+        return -EMSGSIZE;
+    memcpy(buf, v->f[slot].data, n);
+    __atomic_store_n(&v->tail, t + 1, __ATOMIC_RELEASE);
+    return (int)n;
+}
+
+uint64_t takt_plk_mn_veth_dropped(struct takt_plk_mn *mn)
+{
+    return __atomic_load_n(&plk_drv_mn_core(mn)->veth.dropped, __ATOMIC_RELAXED);
+}
+
+/* A frame for the host's virtual Ethernet interface; dropped (counted) when full. */
+static void to_veth(struct plk_mn *mn, const uint8_t *f, size_t len)
+{
+    struct plk_mn_veth *v = &mn->veth;
+    unsigned h = v->head, cap = (unsigned)(sizeof v->f / sizeof v->f[0]);
+    if (len > sizeof v->f[0].data || h - __atomic_load_n(&v->tail, __ATOMIC_ACQUIRE) >= cap) {
+        __atomic_store_n(&v->dropped, v->dropped + 1, __ATOMIC_RELAXED);
+        return;
+    }
+    memcpy(v->f[h % cap].data, f, len);
+    v->f[h % cap].len = (uint16_t)len;
+    __atomic_store_n(&v->head, h + 1, __ATOMIC_RELEASE);
+}
+
 void plk_mn_ip_rx(struct plk_mn *mn, takt_ns_t now, const uint8_t *f, size_t len)
 {
     struct plk_ip_frame o;
@@ -35,6 +80,11 @@ void plk_mn_ip_rx(struct plk_mn *mn, takt_ns_t now, const uint8_t *f, size_t len
         return;
     }
     struct plk_ip_ep me = own(mn);
+    /* to the TAP's MAC or to all: the host's IP stack answers through the TAP */
+    if (mn->veth.on && (!memcmp(o.dst_mac, mn->veth.mac, 6) || (o.dst_mac[0] & 1))) {
+        to_veth(mn, f, len);
+        return;
+    }
     if (o.kind == PLK_IPF_ARP) {
         if (o.arp_op == 1 && o.arp_tpa == me.ip) {
             mn->arp_due = true;

@@ -309,6 +309,57 @@ static void arp_answered_in_the_async_slot(void **state)
     bus_free(b);
 }
 
+/* ping of a CN: answered in its slot with the request's identifier, sequence and data;
+ * the MN with a virtual Ethernet leaves frames to the TAP's MAC to the host */
+static void echo_and_veth(void **state)
+{
+    (void)state;
+    struct plk_net_config cfg;
+    bus_cfg(&cfg, 1000, 5, 1);
+    struct bus *b = bus_new(&cfg, 5, 1);
+    const uint8_t tap[6] = { 0x02, 0, 0, 0, 0x7A, 0x9 };
+    b->mn.veth.on = true;
+    memcpy(b->mn.veth.mac, tap, 6);
+    assert_true(bus_run_until_op(b, 5 * TAKT_NS_PER_S));
+    uint8_t f[TAKT_FRAME_BUF], req[40];
+    memset(req, 0xA5, sizeof req);
+    req[0] = 8;                      /* echo request, code 0, id 0x1234, seq 7 */
+    req[1] = 0;
+    put_be16(req + 2, 0);
+    put_be16(req + 4, 0x1234);
+    put_be16(req + 6, 7);
+    /* the checksum: an echo reply's, with type 8 added */
+    struct plk_ip_ep host = { .ip = PLK_IP_NODE(240) }, cn = { .ip = PLK_IP_NODE(5) };
+    memcpy(host.mac, tap, 6);
+    memcpy(cn.mac, b->cn[0]->mac, 6);
+    int n = plk_icmp_echo_reply_encode(f, sizeof f, &host, &cn, 9, req, sizeof req);
+    assert_int_equal(n, 14 + 20 + 40);
+    f[34] = 8;
+    put_be16(f + 36, (uint16_t)(get_be16(f + 36) - 0x0800));
+    bus_push(b, b->now + 1000, 7, f, (uint16_t)n);
+    bus_run(b, b->now + 50 * TAKT_NS_PER_MS);
+    assert_int_equal(b->cn[0]->ip_st.echo_tx, 1);
+    /* the reply went to the TAP's MAC, so the MN handed it to the host */
+    unsigned h = b->mn.veth.head;
+    assert_int_equal(h, 1);
+    struct plk_ip_frame o;
+    char err[160];
+    assert_int_equal(plk_ip_decode(b->mn.veth.f[0].data, b->mn.veth.f[0].len, &o, err, sizeof err), 0);
+    assert_int_equal(o.kind, PLK_IPF_ICMP);
+    assert_int_equal(o.data[0], 0);
+    assert_int_equal(get_be16(o.data + 4), 0x1234);
+    assert_int_equal(get_be16(o.data + 6), 7);
+    assert_memory_equal(o.data + 8, req + 8, 32);
+    assert_memory_equal(o.dst_mac, tap, 6);
+    /* an ARP request for the MN's address goes to the host too: its stack answers */
+    plk_arp_encode(f, sizeof f, 1, b->cn[0]->mac, PLK_IP_NODE(5), NULL, PLK_IP_NODE(240));
+    bus_push(b, b->now + 1000, 7, f, 60);
+    bus_run(b, b->now + 20 * TAKT_NS_PER_MS);
+    assert_int_equal(b->mn.veth.head, 2);
+    assert_int_equal(b->mn.ip_st.arp_tx, 0);
+    bus_free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -318,6 +369,7 @@ int main(void)
         cmocka_unit_test(seg_fits_async_mtu),
         cmocka_unit_test(sdo_over_udp_between_cores),
         cmocka_unit_test(arp_answered_in_the_async_slot),
+        cmocka_unit_test(echo_and_veth),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
