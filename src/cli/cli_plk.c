@@ -567,7 +567,10 @@ const struct cli_cmd cli_cmds_plk[] = {
       "EnableReadyToOperate, StartNode) and runs the isochronous cycle on -i IF. Prints\n"
       "PerfMsmt lines (SoC wake-up deviation, SoC period, jobs, CPU per cycle, PRes latency\n"
       "per node) every --perf seconds and at the end. Exit status 3 if not every CN\n"
-      "reached Operational. With --config or --cdc the cycle comes from the file.",
+      "reached Operational. With --config or --cdc the cycle comes from the file.\n"
+      "--veth: the host gets POWERLINK's virtual Ethernet, a TAP device whose frames go\n"
+      "in the MN's async slot (one per cycle); CNs are at 192.168.100.N (ping, SDO over\n"
+      "UDP port 3819). arp_ignore is set to 1 on IF so the host answers no ARP there.",
       CLI_IFACE | CLI_CYCLE | CLI_RT | CLI_TIME | CLI_PERF | CLI_JSON | CLI_PCAP, mn_opts, run_mn, mn_help },
     { "plk", "cn", NULL, "run POWERLINK CNs (one, or a simulated network)",
       "Each CN is a bus controller with a 4-channel digital input (changing every 100 ms)\n"
@@ -575,6 +578,8 @@ const struct cli_cmd cli_cmds_plk[] = {
       "Only the current request is answered: a PReq or SoA invitation that queued while\n"
       "the CN could not run (its cycle ended, or a later SoC came) is dropped and\n"
       "counted (stale_dropped).\n"
+      "Node N answers ARP and ping for 192.168.100.N and SDO over UDP port 3819, its IP\n"
+      "frames sent when the MN invites it (SoA UnspecifiedInvite).\n"
       "Time-triggered PRes (chaining) leave at their launch time: held by the kernel\n"
       "(SO_TXTIME) where IF has an etf, taprio or fq qdisc, else sent from the receive loop.",
       CLI_IFACE | CLI_RT | CLI_TIME | CLI_JSON | CLI_PCAP, cn_opts, run_cn, NULL },
@@ -584,7 +589,9 @@ const struct cli_cmd cli_cmds_plk[] = {
       "--cdc the CDC's entry for the node, else the data type in the XDD/XDC next to the\n"
       "CDC (NODE.xdc, or the only one there), else read from the CN first; --size\n"
       "overrides. Or a string with --string. A CN that answers no\n"
-      "IdentRequest (3 over 3 s) ends the command with exit 1 after --boot-wait + 3 s.",
+      "IdentRequest (3 over 3 s) ends the command with exit 1 after --boot-wait + 3 s.\n"
+      "--udp: the transfer goes over UDP/IP from 192.168.100.240 to 192.168.100.NODE port\n"
+      "3819 in the async phase (EPSG DS 301 SDO via UDP/IP) instead of ASnd.",
       CLI_IFACE | CLI_CYCLE | CLI_TIME | CLI_PCAP, cli_plk_sdo_opts, cli_plk_sdo_run, sdo_help },
     { "plk", "bench", NULL, "MN CPU load, SoC deviation and losses for CN counts x cycle times",
       "For each CN count and cycle time: simulated CNs in one namespace, the MN in the\n"

@@ -38,7 +38,7 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struc
 struct takt_plk_mn;
 struct cli_plk_veth {
     int fd;
-    char name[16];
+    char name[16], iface[16];
     uint8_t mac[6];
     struct takt_plk_mn *mn;
     pthread_t th;
@@ -48,7 +48,7 @@ struct cli_plk_veth {
 };
 int  cli_plk_veth_open(struct cli_ctx *c, struct cli_plk_veth *v, const char *name, const char *ip,
                        const char *iface, unsigned mtu);
-int  cli_plk_veth_start(struct cli_plk_veth *v, struct takt_plk_mn *mn);
+int  cli_plk_veth_start(struct cli_ctx *c, struct cli_plk_veth *v, struct takt_plk_mn *mn);
 void cli_plk_veth_close(struct cli_plk_veth *v);
 struct sim_plk_faults;
 /* The options of `plk cn` that need no link: node range a..b, the faults, the NMT

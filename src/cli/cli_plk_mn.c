@@ -291,7 +291,7 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struc
         takt_plk_mn_destroy(mn);
         return cli_error(c, "cannot start the MN cycle: %s", takt_strerror(rc));
     }
-    if (veth && (rc = cli_plk_veth_start(veth, mn)))
+    if (veth && (rc = cli_plk_veth_start(c, veth, mn)))
         fprintf(stderr, "takt plk mn: no virtual Ethernet thread: %s\n", strerror(-rc));
     else if (veth)
         fprintf(stderr, "takt plk mn: virtual Ethernet %s up\n", veth->name);

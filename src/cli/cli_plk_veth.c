@@ -82,7 +82,6 @@ static void arp_ignore(struct cli_ctx *c, const char *iface)
 int cli_plk_veth_open(struct cli_ctx *c, struct cli_plk_veth *v, const char *name, const char *ip,
                       const char *iface, unsigned mtu)
 {
-    arp_ignore(c, iface);
     memset(v, 0, sizeof *v);
     v->fd = -1;
     struct in_addr addr;
@@ -136,6 +135,7 @@ int cli_plk_veth_open(struct cli_ctx *c, struct cli_plk_veth *v, const char *nam
         return cli_error(c, "virtual Ethernet %s", err);
     }
     v->fd = fd;
+    snprintf(v->iface, sizeof v->iface, "%s", iface);
     return 0;
 }
 
@@ -175,8 +175,9 @@ static void *veth_thread(void *arg)
     return NULL;
 }
 
-int cli_plk_veth_start(struct cli_plk_veth *v, struct takt_plk_mn *mn)
+int cli_plk_veth_start(struct cli_ctx *c, struct cli_plk_veth *v, struct takt_plk_mn *mn)
 {
+    arp_ignore(c, v->iface);   /* now that the link is open: IF is a POWERLINK port */
     v->mn = mn;
     int r = pthread_create(&v->th, NULL, veth_thread, v);
     v->running = r == 0;
