@@ -125,6 +125,7 @@ struct plk_cn {
     struct plk_ip_ep udp_peer;     /* the client of the UDP connection */
     bool     arp_due;              /* an ARP reply to arp_to waits */
     struct plk_ip_ep arp_to;
+    uint8_t  arp_eth[6];           /* the request's Ethernet source: the reply goes there */
     uint16_t echo_len;             /* an ICMP echo request to answer (0: none) */
     struct plk_ip_ep echo_to;
     uint8_t  echo[PLK_SDO_PAYLOAD_MAX];

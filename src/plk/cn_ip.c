@@ -40,6 +40,7 @@ void plk_cn_ip_rx(struct plk_cn *cn, takt_ns_t now, const uint8_t *f, size_t len
         if (o.arp_op == 1 && o.arp_tpa == me) {
             cn->arp_due = true;
             memcpy(cn->arp_to.mac, o.arp_sha, 6);
+            memcpy(cn->arp_eth, o.src_mac, 6);
             cn->arp_to.ip = o.arp_spa;
         }
         return;
@@ -87,6 +88,10 @@ bool plk_cn_ip_tx(struct plk_cn *cn, takt_ns_t now, struct plk_txq *q)
             return false;
         f->len = (uint16_t)plk_arp_encode(f->data, sizeof f->data, 2, me.mac, me.ip,
                                           cn->arp_to.mac, cn->arp_to.ip);
+        /* to the MAC the request came from, which can receive: openPOWERLINK's MN sends
+         * its host's ARP requests from its POWERLINK port's MAC with the TAP's MAC as
+         * the sender hardware address, and takes no frame for the TAP's MAC */
+        memcpy(f->data, cn->arp_eth, 6);
         cn->arp_due = false;
         cn->ip_st.arp_tx++;
         return true;
