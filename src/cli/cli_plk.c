@@ -225,16 +225,12 @@ static int run_mn(struct cli_ctx *c)
     int rc = cli_plk_net_config(c, nc);
     struct takt_link *link = NULL;
     struct cli_plk_veth veth = { .fd = -1 };
-    const char *vn = cli_get(c, "veth"), *ip = cli_get(c, "ip");
-    if (ip && !vn && !rc)
-        rc = cli_usage_error(c, "--ip sets the address of the virtual Ethernet: give --veth too");
-    if (vn && !rc)   /* before the link: its opening drops CAP_NET_ADMIN */
-        rc = cli_plk_veth_open(c, &veth, *vn ? vn : "takt-plk0", ip ? ip : "192.168.100.240/24",
-                               c->iface ? c->iface : "", nc->async_mtu);
+    if (!rc)   /* before the link: its opening drops CAP_NET_ADMIN */
+        rc = cli_plk_veth_opts(c, &veth, nc->async_mtu);
     if (!rc)
         rc = cli_plk_open_link(c, &link);
     if (!rc)
-        rc = cli_plk_mn_session(c, nc, link, vn ? &veth : NULL);
+        rc = cli_plk_mn_session(c, nc, link, veth.fd >= 0 ? &veth : NULL);
     cli_plk_veth_close(&veth);
     if (link)
         takt_link_close(link);

@@ -48,6 +48,9 @@ struct cli_plk_veth {
 };
 int  cli_plk_veth_open(struct cli_ctx *c, struct cli_plk_veth *v, const char *name, const char *ip,
                        const char *iface, unsigned mtu);
+/* --veth[=NAME] and --ip of takt plk mn: opens the TAP when asked (0 also when not:
+ * v->fd stays -1), or the exit status after a message. */
+int  cli_plk_veth_opts(struct cli_ctx *c, struct cli_plk_veth *v, unsigned mtu);
 int  cli_plk_veth_start(struct cli_ctx *c, struct cli_plk_veth *v, struct takt_plk_mn *mn);
 void cli_plk_veth_close(struct cli_plk_veth *v);
 struct sim_plk_faults;

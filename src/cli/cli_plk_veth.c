@@ -95,7 +95,9 @@ int cli_plk_veth_open(struct cli_ctx *c, struct cli_plk_veth *v, const char *nam
     char err[256];
     int fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
-        return cli_error(c, "cannot open /dev/net/tun for the virtual Ethernet %s: %s", name, strerror(errno));
+        return cli_error(c, "cannot open /dev/net/tun for the virtual Ethernet %s: %s%s", name, strerror(errno),
+                         errno == EACCES || errno == EPERM
+                         ? " (a TAP device needs root, or CAP_NET_ADMIN and access to /dev/net/tun)" : "");
     struct ifreq ifr;
     memset(&ifr, 0, sizeof ifr);
     ifr.ifr_flags = IFF_TAP | IFF_NO_PI;
@@ -137,6 +139,18 @@ int cli_plk_veth_open(struct cli_ctx *c, struct cli_plk_veth *v, const char *nam
     v->fd = fd;
     snprintf(v->iface, sizeof v->iface, "%s", iface);
     return 0;
+}
+
+int cli_plk_veth_opts(struct cli_ctx *c, struct cli_plk_veth *v, unsigned mtu)
+{
+    const char *vn = cli_get(c, "veth"), *ip = cli_get(c, "ip");
+    v->fd = -1;
+    if (ip && !vn)
+        return cli_usage_error(c, "--ip sets the address of the virtual Ethernet: give --veth too");
+    if (!vn)
+        return 0;
+    return cli_plk_veth_open(c, v, *vn ? vn : "takt-plk0", ip ? ip : "192.168.100.240/24",
+                             c->iface ? c->iface : "", mtu);
 }
 
 static void *veth_thread(void *arg)
