@@ -169,6 +169,7 @@ struct plk_mn {
     /* the MN's end of the virtual Ethernet (mn_ip.c): 192.168.100.240 */
     uint16_t ip_id;
     bool     sdo_udp;           /* user SDO transfers go over UDP (takt_plk_mn_sdo_udp) */
+    bool     own_generic_last;  /* the last slot carried the MN's own generic frame */
     bool     arp_due;           /* an ARP reply to arp_to waits for the MN's slot */
     struct plk_ip_ep arp_to;
     struct { uint64_t udp_tx, udp_rx, arp_tx, ip_bad; } ip_st;

@@ -360,6 +360,37 @@ static void echo_and_veth(void **state)
     bus_free(b);
 }
 
+/* A host that writes to the virtual Ethernet in every cycle keeps the MN's own slot
+ * busy: a CN that asked to send (its echo reply) still gets every other slot. */
+static void busy_host_does_not_starve_cns(void **state)
+{
+    (void)state;
+    struct plk_net_config cfg;
+    bus_cfg(&cfg, 1000, 5, 1);
+    struct bus *b = bus_new(&cfg, 5, 1);
+    assert_true(bus_run_until_op(b, 5 * TAKT_NS_PER_S));
+    uint8_t eth[60] = { 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x02, 0, 0, 0, 0x7A, 9, 0x88, 0xB5 };
+    uint8_t req[16] = { 8, 0, 0, 0, 0x12, 0x34, 0, 1 };
+    struct plk_ip_ep host = { .ip = PLK_IP_NODE(240) }, cn = { .ip = PLK_IP_NODE(5) };
+    memcpy(host.mac, b->mn.mac, 6);
+    memcpy(cn.mac, b->cn[0]->mac, 6);
+    uint8_t f[TAKT_FRAME_BUF];
+    int n = plk_icmp_echo_reply_encode(f, sizeof f, &host, &cn, 1, req, sizeof req);
+    f[34] = 8;
+    put_be16(f + 36, (uint16_t)(get_be16(f + 36) - 0x0800));
+    bus_push(b, b->now + 1000, 7, f, (uint16_t)n);
+    uint64_t sent0 = b->mn.st.async_eth_tx;
+    for (int i = 0; i < 20; i++) {      /* one host frame queued before every cycle */
+        memcpy(b->mn.eth.data, eth, sizeof eth);
+        b->mn.eth.len = sizeof eth;
+        b->mn.eth.state = 1;
+        bus_run(b, b->now + 1 * TAKT_NS_PER_MS);
+    }
+    assert_int_equal(b->cn[0]->ip_st.echo_tx, 1);
+    assert_true(b->mn.st.async_eth_tx - sent0 >= 15);
+    bus_free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -370,6 +401,7 @@ int main(void)
         cmocka_unit_test(sdo_over_udp_between_cores),
         cmocka_unit_test(arp_answered_in_the_async_slot),
         cmocka_unit_test(echo_and_veth),
+        cmocka_unit_test(busy_host_does_not_starve_cns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
