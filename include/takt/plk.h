@@ -162,6 +162,21 @@ int takt_plk_mn_sdo_read(struct takt_plk_mn *mn, unsigned node, uint16_t index,
 int takt_plk_mn_sdo_write(struct takt_plk_mn *mn, unsigned node, uint16_t index,
                           uint8_t sub, const void *data, size_t len, takt_ns_t timeout_ns);
 
+/* SDO over UDP/IP (EPSG DS 301, "SDO via UDP/IP"): with udp true, the transfers
+ * takt_plk_mn_sdo_read/write start from now on go from 192.168.100.240 to the CN's
+ * 192.168.100.<node>, UDP port 3819, as IP frames in the async phase (the MN's slot
+ * after SoA UnspecifiedInvite -> 240; the CN answers in the slot of an UnspecifiedInvite
+ * to it). false (the default): over ASnd. */
+void takt_plk_mn_sdo_udp(struct takt_plk_mn *mn, bool udp);
+/* The virtual Ethernet (EPSG DS 301): with a host TAP device's MAC given (before
+ * takt_plk_mn_start; NULL: none), the MN leaves the ARP and IP frames to that MAC or to
+ * all to takt_plk_mn_recv_eth (one frame into buf, its length; 0 if none; -EMSGSIZE if
+ * cap is too small), which writes them to the TAP; frames from the TAP go out with
+ * takt_plk_mn_send_eth. Without it the MN answers ARP for 192.168.100.240 itself. */
+void takt_plk_mn_veth(struct takt_plk_mn *mn, const uint8_t mac[6]);
+int  takt_plk_mn_recv_eth(struct takt_plk_mn *mn, void *buf, size_t cap);
+uint64_t takt_plk_mn_veth_dropped(struct takt_plk_mn *mn);
+
 /* Queue one generic Ethernet frame (any EtherType, complete with its header) for the
  * MN's next free async slot (announced by SoA UnspecifiedInvite -> 240, DS 301 4.2.4.6).
  * -EBUSY while the previous one waits, -EMSGSIZE beyond the async MTU (0x1F98/8) + 14. */

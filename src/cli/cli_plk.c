@@ -18,11 +18,12 @@
 
 int cli_plk_open_link(struct cli_ctx *c, struct takt_link **out)
 {
-    static const uint16_t types[1] = { TAKT_ETHERTYPE_PLK };
+    /* IPv4 and ARP too: the virtual Ethernet's frames in the async phase (SDO over UDP) */
+    static const uint16_t types[3] = { TAKT_ETHERTYPE_PLK, 0x0800, 0x0806 };
     struct takt_link_opts o;
     takt_link_opts_default(&o);
     o.ethertypes = types;
-    o.n_ethertypes = 1;
+    o.n_ethertypes = 3;
     o.join_plk_multicast = true;
     o.timestamps = true;    /* PRes latency and SoC loss by arrival, not by wake-up */
     o.txtime = true;        /* chained PRes left to the kernel where a qdisc keeps launch times */
@@ -224,10 +225,14 @@ static int run_mn(struct cli_ctx *c)
         return cli_error(c, "out of memory");
     int rc = cli_plk_net_config(c, nc);
     struct takt_link *link = NULL;
+    struct cli_plk_veth veth = { .fd = -1 };
+    if (!rc)   /* before the link: its opening drops CAP_NET_ADMIN */
+        rc = cli_plk_veth_opts(c, &veth, nc->async_mtu);
     if (!rc)
         rc = cli_plk_open_link(c, &link);
     if (!rc)
-        rc = cli_plk_mn_session(c, nc, link);
+        rc = cli_plk_mn_session(c, nc, link, veth.fd >= 0 ? &veth : NULL);
+    cli_plk_veth_close(&veth);
     if (link)
         takt_link_close(link);
     free(nc);
@@ -501,6 +506,8 @@ static const struct cli_opt mn_opts[] = {
     { "loss-threshold", 0, 1, "N", "every loss-of-frame threshold (0x1C02/3, 0x1C09/n, CN 0x1C0B/3, 0x1C0D/3; +8 a loss, -1 a good cycle; 0 disables)" },
     { "measure", 0, 1, "S", "once every CN is Operational, measure S seconds and stop; statistics cover that window" },
     CLI_METRICS_OPTS,
+    { "veth", 0, 2, "NAME", "virtual Ethernet: a TAP device (default takt-plk0) whose IP frames go in the MN's async slot; needs CAP_NET_ADMIN" },
+    { "ip", 0, 1, "ADDR/LEN", "the virtual Ethernet's address (default 192.168.100.240/24)" },
     { 0 },
 };
 
@@ -558,7 +565,10 @@ const struct cli_cmd cli_cmds_plk[] = {
       "EnableReadyToOperate, StartNode) and runs the isochronous cycle on -i IF. Prints\n"
       "PerfMsmt lines (SoC wake-up deviation, SoC period, jobs, CPU per cycle, PRes latency\n"
       "per node) every --perf seconds and at the end. Exit status 3 if not every CN\n"
-      "reached Operational. With --config or --cdc the cycle comes from the file.",
+      "reached Operational. With --config or --cdc the cycle comes from the file.\n"
+      "--veth: the host gets POWERLINK's virtual Ethernet, a TAP device whose frames go\n"
+      "in the MN's async slot (one per cycle); CNs are at 192.168.100.N (ping, SDO over\n"
+      "UDP port 3819). arp_ignore is set to 1 on IF so the host answers no ARP there.",
       CLI_IFACE | CLI_CYCLE | CLI_RT | CLI_TIME | CLI_PERF | CLI_JSON | CLI_PCAP, mn_opts, run_mn, mn_help },
     { "plk", "cn", NULL, "run POWERLINK CNs (one, or a simulated network)",
       "Each CN is a bus controller with a 4-channel digital input (changing every 100 ms)\n"
@@ -566,6 +576,8 @@ const struct cli_cmd cli_cmds_plk[] = {
       "Only the current request is answered: a PReq or SoA invitation that queued while\n"
       "the CN could not run (its cycle ended, or a later SoC came) is dropped and\n"
       "counted (stale_dropped).\n"
+      "Node N answers ARP and ping for 192.168.100.N and SDO over UDP port 3819, its IP\n"
+      "frames sent when the MN invites it (SoA UnspecifiedInvite).\n"
       "Time-triggered PRes (chaining) leave at their launch time: held by the kernel\n"
       "(SO_TXTIME) where IF has an etf, taprio or fq qdisc, else sent from the receive loop.",
       CLI_IFACE | CLI_RT | CLI_TIME | CLI_JSON | CLI_PCAP, cn_opts, run_cn, NULL },
@@ -577,7 +589,9 @@ const struct cli_cmd cli_cmds_plk[] = {
       "overrides. Or a string with --string. A CN that answers no\n"
       "IdentRequest (3 over 3 s) ends the command with exit 1 after --boot-wait + 3 s.\n"
       "--json: node, object, size, the bytes in wire order and the value; a refusal gives\n"
-      "its abort code and meaning there too (exit 1).",
+      "its abort code and meaning there too (exit 1).\n"
+      "--udp: the transfer goes over UDP/IP from 192.168.100.240 to 192.168.100.NODE port\n"
+      "3819 in the async phase (EPSG DS 301 SDO via UDP/IP) instead of ASnd.",
       CLI_IFACE | CLI_CYCLE | CLI_TIME | CLI_PCAP | CLI_JSON, cli_plk_sdo_opts, cli_plk_sdo_run, sdo_help },
     { "plk", "bench", NULL, "MN CPU load, SoC deviation and losses for CN counts x cycle times",
       "For each CN count and cycle time: simulated CNs in one namespace, the MN in the\n"

@@ -2,6 +2,7 @@
 #ifndef TAKT_CLI_PLK_H
 #define TAKT_CLI_PLK_H
 
+#include <pthread.h>
 #include <takt/link.h>
 #include "cli/cli.h"
 #include "plk/config.h"
@@ -27,7 +28,31 @@ int cli_plk_sdo_config_size(struct cli_ctx *c, const char *cdc, unsigned node, u
                             uint8_t sub, size_t *size, char *from, size_t fromlen);
 /* Run an MN on link until -t / Ctrl-C with statistics; 0 if all CNs Operational, 3 if
  * not. */
-int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struct takt_link *link);
+struct cli_plk_veth;
+/* veth: a virtual Ethernet opened with cli_plk_veth_open, or NULL; closed at the end. */
+int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struct takt_link *link,
+                       struct cli_plk_veth *veth);
+/* takt plk mn --veth (cli_plk_veth.c): the virtual Ethernet's TAP device on the host,
+ * IP ip (A.B.C.D[/LEN]), the POWERLINK interface's MAC, MTU the async MTU; a thread
+ * moves frames between it and a started MN. */
+struct takt_plk_mn;
+struct cli_plk_veth {
+    int fd;
+    char name[16], iface[16];
+    uint8_t mac[6];
+    struct takt_plk_mn *mn;
+    pthread_t th;
+    bool running;
+    int stop;
+    uint64_t to_net, to_host, dropped;
+};
+int  cli_plk_veth_open(struct cli_ctx *c, struct cli_plk_veth *v, const char *name, const char *ip,
+                       const char *iface, unsigned mtu);
+/* --veth[=NAME] and --ip of takt plk mn: opens the TAP when asked (0 also when not:
+ * v->fd stays -1), or the exit status after a message. */
+int  cli_plk_veth_opts(struct cli_ctx *c, struct cli_plk_veth *v, unsigned mtu);
+int  cli_plk_veth_start(struct cli_ctx *c, struct cli_plk_veth *v, struct takt_plk_mn *mn);
+void cli_plk_veth_close(struct cli_plk_veth *v);
 struct sim_plk_faults;
 /* The options of `plk cn` that need no link: node range a..b, the faults, the NMT
  * request (command 0: none). 0, or the exit status after a message on stderr. */

@@ -41,7 +41,7 @@ static int mn_side(struct plk_demo *d, struct takt_link *l)
     cli_plk_soft_timing(&nc);
     if (plk_config_check(&nc, err, sizeof err))
         return cli_error(d->c, "%s", err);
-    return cli_plk_mn_session(d->c, &nc, l);
+    return cli_plk_mn_session(d->c, &nc, l, NULL);
 }
 
 /* Side B (child): the simulated CNs until SIGTERM. */

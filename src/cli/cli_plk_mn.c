@@ -277,7 +277,8 @@ static void print_events(struct cli_ctx *c, struct takt_plk_mn *mn, takt_ns_t t0
 /* Run an MN on `link` with configuration nc until -t or Ctrl-C; print statistics
  * every --perf seconds and at the end; JSON to --json. Exit status 0 when every CN is
  * Operational at the end, 3 otherwise. The link stays the caller's. */
-int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struct takt_link *link)
+int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struct takt_link *link,
+                       struct cli_plk_veth *veth)
 {
     char err[320];
     struct takt_plk_mn *mn;
@@ -300,10 +301,16 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struc
     const struct plk_mn *core = plk_drv_mn_core(mn);
     fprintf(stderr, "takt plk mn: %s, cycle %u us, %u CNs configured\n", link->name,
             core->cfg.cycle_us, core->n_ids);
+    if (veth)
+        takt_plk_mn_veth(mn, veth->mac);
     if ((rc = takt_plk_mn_start(mn, link, &o))) {
         takt_plk_mn_destroy(mn);
         return cli_error(c, "cannot start the MN cycle: %s", takt_strerror(rc));
     }
+    if (veth && (rc = cli_plk_veth_start(c, veth, mn)))
+        fprintf(stderr, "takt plk mn: no virtual Ethernet thread: %s\n", strerror(-rc));
+    else if (veth)
+        fprintf(stderr, "takt plk mn: virtual Ethernet %s up\n", veth->name);
     cli_drop_caps(c, cli_caps_after_rt(c));
     struct rt_loop *l = takt_plk_mn_loop(mn);
     /* metrics and the service protocol (docs/metrics.md, docs/service.md); the loop and
@@ -383,6 +390,12 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struc
     sdn_send(&sd, "STOPPING=1");
     takt_plk_mn_stop(mn);
     takt_plk_mn_join(mn);
+    if (veth) {
+        cli_plk_veth_close(veth);
+        printf("--- virtual Ethernet %s: %" PRIu64 " frames to the network, %" PRIu64 " to the host, "
+               "%" PRIu64 " dropped\n", veth->name, veth->to_net, veth->to_host,
+               veth->dropped + takt_plk_mn_veth_dropped(mn));
+    }
     print_events(c, mn, w.started);
     /* the link named, and why nothing answered where it had no carrier */
     int carrier = c->iface ? takt_link_carrier(c->iface) : 1;   /* the demo's mem link: no interface */

@@ -23,6 +23,7 @@ const struct cli_opt cli_plk_sdo_opts[] = {
     { "mandatory", 0, 1, "LIST", "these CNs are mandatory" },
     { "pres-timeout", 0, 1, "US", "PRes timeout for every CN" },
     { "loss-threshold", 0, 1, "N", "every loss-of-frame threshold (as takt plk mn; 0: a lost frame resets no CN)" },
+    { "udp", 0, 0, NULL, "SDO over UDP/IP to 192.168.100.NODE port 3819, carried in the async phase (default: ASnd)" },
     { 0 },
 };
 
@@ -210,6 +211,7 @@ int cli_plk_sdo_run(struct cli_ctx *c)
     free(nc);
     if (rc)
         return cli_error(c, "%s", err);
+    takt_plk_mn_sdo_udp(mn, cli_flag(c, "udp"));
     struct takt_link *link;
     if ((rc = cli_plk_open_link(c, &link))) {
         takt_plk_mn_destroy(mn);

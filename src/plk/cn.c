@@ -67,6 +67,7 @@ static void set_state(struct plk_cn *cn, takt_ns_t now, uint8_t s)
         plk_errcnt_reset(&cn->loss_preq);
         plk_cn_async_reset(cn);
         plk_sdo_server_reset(&cn->sdo);
+        plk_cn_ip_reset(cn);
     }
     /* atomic: other threads read it (takt_plk_cn_state); this thread is the only writer */
     __atomic_store_n(&cn->state, s, __ATOMIC_RELAXED);
@@ -325,8 +326,10 @@ void plk_cn_rx_at(struct plk_cn *cn, takt_ns_t now, takt_ns_t ts, bool closed,
     now = ts;   /* from here on the frame's own time: timers, states, launch times */
     plk_cn_nmtreq_take(cn);
     int r = plk_frame_decode(f, len, &m, err, sizeof err);
-    if (r == -ENOMSG)
+    if (r == -ENOMSG) {
+        plk_cn_ip_rx(cn, now, f, len);   /* the virtual Ethernet's IP frames */
         return;
+    }
     if (r < 0) {
         cn->st.bad_frames++;
         return;

@@ -6,6 +6,7 @@
 #include <takt/plk.h>
 #include "plk/errcnt.h"
 #include "plk/frame.h"
+#include "plk/ipudp.h"
 #include "plk/od.h"
 #include "plk/sdo.h"
 
@@ -118,6 +119,18 @@ struct plk_cn {
     struct plk_od_entry *od_di, *od_do;   /* 0x6000/1, 0x6200/1: the process image */
     struct plk_sdo_server sdo;
     uint8_t  sdo_buf[PLK_SDO_PAYLOAD_MAX];
+    /* SDO over UDP/IP and ARP for the CN's IP, sent when an UnspecifiedInvite lets the
+     * CN send a generic frame (cn_ip.c) */
+    struct plk_sdo_server sdo_udp;
+    struct plk_ip_ep udp_peer;     /* the client of the UDP connection */
+    bool     arp_due;              /* an ARP reply to arp_to waits */
+    struct plk_ip_ep arp_to;
+    uint8_t  arp_eth[6];           /* the request's Ethernet source: the reply goes there */
+    uint16_t echo_len;             /* an ICMP echo request to answer (0: none) */
+    struct plk_ip_ep echo_to;
+    uint8_t  echo[PLK_SDO_PAYLOAD_MAX];
+    uint16_t ip_id;
+    struct plk_cn_ip_stats { uint64_t udp_rx, udp_tx, arp_tx, echo_tx, ip_bad; } ip_st;
 };
 
 int  plk_cn_init(struct plk_cn *cn, const struct takt_plk_cn_cfg *cfg, const uint8_t mac[6],

@@ -77,18 +77,20 @@ static void send_status(struct plk_cn *cn, takt_ns_t now, const struct plk_soa *
     }
 }
 
-static void send_sdo(struct plk_cn *cn, takt_ns_t now, struct plk_txq *q)
+static bool send_sdo(struct plk_cn *cn, takt_ns_t now, struct plk_txq *q)
 {
     int n = plk_sdo_server_tx(&cn->sdo, cn->sdo_buf, sizeof cn->sdo_buf, now);
     if (n <= 0)
-        return;
+        return false;
     struct plk_msg m;
     asnd_msg(cn, &m, PLK_NODE_MN, PLK_ASND_SDO);
     memcpy(m.dst_mac, cn->mn_mac, 6);   /* unicast to the MN once known */
     m.u.asnd.u.raw.data = cn->sdo_buf;
     m.u.asnd.u.raw.len = (uint16_t)n;
-    if (plk_txq_encode(q, &m))
-        cn->st.asnd_tx++;
+    if (!plk_txq_encode(q, &m))
+        return false;
+    cn->st.asnd_tx++;
+    return true;
 }
 
 /* SyncRequest (EPSG DS 302-C): PResModeSet switches the CN to chained mode, where
@@ -121,9 +123,10 @@ void plk_cn_on_invite(struct plk_cn *cn, takt_ns_t now, const struct plk_soa *so
     case PLK_SOA_STATUS_REQUEST: send_status(cn, now, soa, q); break;
     case PLK_SOA_NMT_REQ_INVITE: plk_cn_send_nmtreq(cn, q); break;
     case PLK_SOA_UNSPEC_INVITE:
-        /* any frame may go: the highest priority first (PR 7 before the SDO's 3) */
-        if (!plk_cn_send_nmtreq(cn, q))
-            send_sdo(cn, now, q);
+        /* any frame may go: the highest priority first (PR 7 before the SDO's 3),
+         * then a generic (IP) frame of the virtual Ethernet */
+        if (!plk_cn_send_nmtreq(cn, q) && !send_sdo(cn, now, q))
+            plk_cn_ip_tx(cn, now, q);
         break;
     case PLK_SOA_SYNC_REQUEST:   on_sync_request(cn, soa, q); break;
     default: break;
@@ -232,6 +235,7 @@ int plk_cn_od_setup(struct plk_cn *cn)
     struct plk_sdo_timing t;
     plk_sdo_timing_default(&t);
     plk_sdo_server_init(&cn->sdo, &cn->od, &t);
+    plk_sdo_server_init(&cn->sdo_udp, &cn->od, &t);
     return 0;
 }
 

@@ -24,5 +24,10 @@ void plk_cn_ea(struct plk_cn *cn, uint8_t flags1);
 int  plk_cn_od_add_nmtreq(struct plk_cn *cn);
 void plk_cn_od_hook_nmtreq(struct plk_cn *cn, const struct plk_od_entry *e);
 void plk_cn_od_sync_errcnt(struct plk_cn *cn);
+/* cn_ip.c: ARP and SDO over UDP/IP for the CN's IP, sent on an UnspecifiedInvite */
+void plk_cn_ip_rx(struct plk_cn *cn, takt_ns_t now, const uint8_t *f, size_t len);
+bool plk_cn_ip_pending(struct plk_cn *cn, takt_ns_t now);
+bool plk_cn_ip_tx(struct plk_cn *cn, takt_ns_t now, struct plk_txq *q);
+void plk_cn_ip_reset(struct plk_cn *cn);
 
 #endif

@@ -89,7 +89,7 @@ uint8_t plk_cn_flags2(struct plk_cn *cn, takt_ns_t now)
     if (cn->n_nmtreq)
         return (uint8_t)(PLK_PRIO_NMTRQST << PLK_F2_PR_SHIFT |
                          (cn->n_nmtreq > PLK_F2_RS_MASK ? PLK_F2_RS_MASK : cn->n_nmtreq));
-    if (plk_sdo_server_tx_pending(&cn->sdo, now))
+    if (plk_sdo_server_tx_pending(&cn->sdo, now) || plk_cn_ip_pending(cn, now))
         return (uint8_t)(PLK_PRIO_GENERIC << PLK_F2_PR_SHIFT | 1);
     return 0;
 }

@@ -352,8 +352,10 @@ void plk_mn_rx(struct plk_mn *mn, takt_ns_t now, const uint8_t *f, size_t len, s
     struct plk_msg m;
     char err[96];
     int r = plk_frame_decode(f, len, &m, err, sizeof err);
-    if (r == -ENOMSG)
+    if (r == -ENOMSG) {
+        plk_mn_ip_rx(mn, now, f, len);   /* the virtual Ethernet's IP frames */
         return;
+    }
     mn->st.frames_rx++;
     if (r < 0) {
         mn->st.bad_frames++;
@@ -416,10 +418,11 @@ takt_ns_t plk_mn_deadline(const struct plk_mn *mn)
 static int add_node(struct plk_mn *mn, const struct plk_cfg_node *c, char *err, size_t errlen)
 {
     struct plk_mn_node *n = calloc(1, sizeof *n);
-    struct plk_sdo_client *s = calloc(1, sizeof *s);
-    if (!n || !s) {
+    struct plk_sdo_client *s = calloc(1, sizeof *s), *su = calloc(1, sizeof *su);
+    if (!n || !s || !su) {
         free(n);
         free(s);
+        free(su);
         snprintf(err, errlen, "node %u: out of memory", c->node_id);
         return -ENOMEM;
     }
@@ -427,6 +430,9 @@ static int add_node(struct plk_mn *mn, const struct plk_cfg_node *c, char *err, 
     plk_sdo_timing_for_cycle(&t, mn->cfg.cycle_us);
     plk_sdo_client_init(s, &t);
     n->sdo = s;
+    t.seg_size = plk_udp_sdo_seg_max((uint16_t)mn->cfg.async_mtu);
+    plk_sdo_client_init(su, &t);
+    n->sdo_udp = su;
     n->cfg = c;
     n->id = c->node_id;
     n->chained = c->chained;
@@ -507,6 +513,7 @@ void plk_mn_free(struct plk_mn *mn)
     for (unsigned id = 0; id <= PLK_NODE_CN_MAX; id++) {
         if (mn->node[id]) {
             free(mn->node[id]->sdo);
+            free(mn->node[id]->sdo_udp);
             free(mn->node[id]);
             mn->node[id] = NULL;
         }

@@ -9,6 +9,7 @@
 #include "plk/config.h"
 #include "plk/errcnt.h"
 #include "plk/frame.h"
+#include "plk/ipudp.h"
 #include "plk/sdo.h"
 
 /* Boot step of one CN as the MN drives it (DS 301 7.4, oplk nmtmnu.c). */
@@ -64,6 +65,7 @@ struct plk_mn_node {
     takt_ns_t ident_first;      /* when the first of them was sent */
     struct plk_errcnt loss_pres;
     struct plk_sdo_client *sdo;
+    struct plk_sdo_client *sdo_udp;   /* SDO over UDP/IP to 192.168.100.<id>:3819 (mn_ip.c) */
     uint8_t  sdo_buf[PLK_SDO_PAYLOAD_MAX];
     struct takt_plk_node_stats st;
 };
@@ -100,6 +102,7 @@ struct plk_mn_user_sdo {
     uint8_t  sub;
     uint8_t  data[PLK_SDO_DATA_MAX];
     uint32_t len;
+    bool     udp;               /* over UDP/IP instead of ASnd */
     int      result;            /* 0 or -errno / TAKT_ESDOABORT */
     uint32_t abort_code;
 };
@@ -163,6 +166,23 @@ struct plk_mn {
     char     nmtreq_last[128];  /* last refusal: node, command, target, reason */
     struct plk_mn_user_sdo usdo;
     struct plk_mn_eth eth;
+    /* the MN's end of the virtual Ethernet (mn_ip.c): 192.168.100.240 */
+    uint16_t ip_id;
+    bool     sdo_udp;           /* user SDO transfers go over UDP (takt_plk_mn_sdo_udp) */
+    bool     own_generic_last;  /* the last slot carried the MN's own generic frame */
+    bool     arp_due;           /* an ARP reply to arp_to waits for the MN's slot */
+    struct plk_ip_ep arp_to;
+    struct { uint64_t udp_tx, udp_rx, arp_tx, ip_bad; } ip_st;
+    /* With a virtual Ethernet interface on the host (takt plk mn --veth): the IP and
+     * ARP frames for the MN that it does not take itself, for another thread to write
+     * to the interface (single producer: the MN; single consumer: takt_plk_mn_recv_eth) */
+    struct plk_mn_veth {
+        bool     on;
+        uint8_t  mac[6];        /* the TAP device's own MAC */
+        unsigned head, tail;    /* atomic: head written by the MN, tail by the reader */
+        uint64_t dropped;       /* ring full */
+        struct { uint16_t len; uint8_t data[TAKT_ETH_MAX_FRAME]; } f[16];
+    } veth;
     struct takt_plk_mn_stats st;
     takt_plk_mn_cycle_fn cb;
     void *cb_ctx;
@@ -217,5 +237,9 @@ void plk_mn_soa(struct plk_mn *mn, struct plk_txq *q, uint8_t svid, uint8_t targ
 void plk_mn_nmt_command(struct plk_mn *mn, struct plk_txq *q, uint8_t dst, uint8_t cmd,
                         const uint8_t *data, uint8_t data_len);
 const char *plk_mn_step_name(enum plk_mn_step s);
+/* mn_ip.c: an ARP or IPv4 frame (-ENOMSG from the POWERLINK decoder) / the MN's own
+ * IP frame for its async slot (an SDO over UDP of node n, or an ARP reply) */
+void plk_mn_ip_rx(struct plk_mn *mn, takt_ns_t now, const uint8_t *f, size_t len);
+bool plk_mn_ip_tx(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q);
 
 #endif

@@ -125,7 +125,8 @@ static bool try_invite(struct plk_mn *mn, struct plk_txq *q)
         struct plk_mn_node *n = mn->node[mn->ids[(mn->invite_rr + k) % mn->n_ids]];
         /* a CN outside the cycle cannot raise RS: invite it while it owes a reply */
         bool owes = !n->in_cycle && n->step >= MNS_CONFIG &&
-                    (n->sdo->status == PLK_SDO_BUSY || n->sdo->seq.state != PLK_SEQ_VALID);
+                    (n->sdo->status == PLK_SDO_BUSY || n->sdo->seq.state != PLK_SEQ_VALID ||
+                     n->sdo_udp->status == PLK_SDO_BUSY);
         int pr = n->rs ? n->pr : owes ? PLK_PRIO_GENERIC : -1;
         if (pr > best_pr) {
             best = n;
@@ -220,8 +221,24 @@ void plk_mn_async(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
         plk_mn_soa(mn, q, PLK_SOA_NO_SERVICE, 0, NULL);
         return;
     }
-    if (try_nmt(mn, now, q) || try_mn_sdo(mn, now, q) || try_eth(mn, q) || try_invite(mn, q) ||
-        plk_mn_async_infoq(mn, q) || try_sync(mn, now, q) || try_status(mn, now, q))
+    if (try_nmt(mn, now, q) || try_mn_sdo(mn, now, q))
+        return;
+    /* The MN's own generic frames (SDO over UDP, ARP answers, the virtual Ethernet's)
+     * and an invitation of a CN that asked take turns: a busy host cannot keep the CNs'
+     * answers (and the replies its own frames ask for) out of the slot. */
+    bool own_first = !mn->own_generic_last;
+    mn->own_generic_last = false;
+    if (own_first && (plk_mn_ip_tx(mn, now, q) || try_eth(mn, q))) {
+        mn->own_generic_last = true;
+        return;
+    }
+    if (try_invite(mn, q))
+        return;
+    if (!own_first && (plk_mn_ip_tx(mn, now, q) || try_eth(mn, q))) {
+        mn->own_generic_last = true;
+        return;
+    }
+    if (plk_mn_async_infoq(mn, q) || try_sync(mn, now, q) || try_status(mn, now, q))
         return;
     /* PreOp1 starts with C_DLL_PREOP1_START_CYCLES SoA(NoService) (as openPOWERLINK's MN does) */
     if (mn->state == PLK_NMT_PRE_OPERATIONAL_1 && mn->preop1_cycles < 10) {

@@ -47,6 +47,8 @@ void plk_mn_node_reset(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now)
     struct plk_sdo_timing t;
     plk_sdo_timing_for_cycle(&t, mn->cfg.cycle_us);
     plk_sdo_client_init(n->sdo, &t);
+    t.seg_size = plk_udp_sdo_seg_max((uint16_t)mn->cfg.async_mtu);
+    plk_sdo_client_init(n->sdo_udp, &t);
     /* NMTResetNode to the CN, then identify it again (oplk nmtmnu: CN lost) */
     n->nmt_cmd = PLK_NMT_CMD_RESET_NODE;
     n->retry_at = now;
@@ -387,7 +389,9 @@ static void user_sdo_step(struct plk_mn *mn, takt_ns_t now)
         }
         return;
     }
-    struct plk_sdo_client *s = n->sdo;
+    if (st == 1)   /* the transport is the one chosen when the transfer was queued */
+        u->udp = __atomic_load_n(&mn->sdo_udp, __ATOMIC_ACQUIRE);
+    struct plk_sdo_client *s = u->udp ? n->sdo_udp : n->sdo;
     sdo_watch(s, now);
     if (st == 1) {
         if (s->status == PLK_SDO_BUSY)
