@@ -1,0 +1,232 @@
+/* Cable redundancy over the in-process link: the master on two mem pairs, the simulator
+ * a ring whose last slave is wired back to the second pair. While the cycle runs the ring
+ * breaks at every cable in turn (into slave 0 .. into slave N-1, and the one back to the
+ * second port) and heals: no cycle may lose a frame or see a wrong WKC, every slave's
+ * inputs and outputs must go through every cycle as in an unbroken ring, and each break
+ * must be reported at its place, each healing too. The devices are echo devices: the
+ * input counts the frames that passed the slave's process data, the application writes
+ * it back as output, and the device judges how old the echo it gets is. */
+#include "master_rig.h"
+
+#define N 5
+
+struct ring {
+    struct sim_device_desc desc[N];
+    struct takt_sim *sim;
+    struct takt_link *a[2], *b[2];
+    struct ecat_master *m;
+    struct ecat_pd_entry in[N], out[N];
+    uint64_t last_in;
+    unsigned steps;                 /* counters that did not advance by exactly 1 */
+    char events[16384];
+};
+
+static void echo_desc(struct sim_device_desc *d, unsigned i)
+{
+    io_desc(d, i);
+    d->rxpdo[0].e[0] = (struct sim_pdo_entry){ 0x7000, 1, 32, 0x0007, "Output" };
+    d->txpdo[0].e[0] = (struct sim_pdo_entry){ 0x6000, 1, 32, 0x0007, "Input" };
+    snprintf(d->behaviour, sizeof d->behaviour, "echo");
+}
+
+static void drain_events(struct ring *r)
+{
+    char ev[300];
+    while (ecat_master_next_event(r->m, ev, sizeof ev)) {
+        printf("  event: %s\n", ev);
+        strncat(r->events, ev, sizeof r->events - strlen(r->events) - 2);
+        strcat(r->events, "\n");
+    }
+}
+
+/* The application, inside the cycle: every slave's counter must have gone up by one
+ * (each processed exactly one copy of the frame) and is echoed back. */
+static void app(void *ctx, struct ecat_master *m, takt_ns_t now)
+{
+    (void)m;
+    (void)now;
+    struct ring *r = ctx;
+    if (ecat_master_state(r->m) != AL_OP)
+        return;
+    uint64_t v0 = ecat_pd_read(r->m, &r->in[0]);
+    for (unsigned i = 0; i < N; i++) {
+        uint64_t v = ecat_pd_read(r->m, &r->in[i]);
+        if (v != v0 || (r->last_in && v != r->last_in + 1)) {
+            if (r->steps++ < 5)
+                printf("  slave %u: input %llu, slave 0 %llu, last %llu\n", i,
+                       (unsigned long long)v, (unsigned long long)v0, (unsigned long long)r->last_in);
+        }
+        ecat_pd_write(r->m, &r->out[i], v);
+    }
+    r->last_in = v0;
+}
+
+static void cycle(struct ring *r)
+{
+    assert_int_equal(ecat_master_cycle(r->m, takt_now()), 0);
+    drain_events(r);
+}
+
+static struct ring *ring_new(bool redundant)
+{
+    struct ring *r = calloc(1, sizeof *r);
+    struct sim_device *devs[N];
+    for (unsigned i = 0; i < N; i++) {
+        echo_desc(&r->desc[i], i);
+        assert_int_equal(sim_device_from_desc(&r->desc[i], &devs[i]), 0);
+    }
+    struct takt_sim_opts so;
+    takt_sim_opts_default(&so);
+    so.drift_ppm = -1;
+    char err[200];
+    assert_int_equal(takt_sim_create_devices(devs, N, &so, &r->sim), 0);
+    if (redundant)
+        assert_int_equal(takt_sim_set_ring(r->sim, err, sizeof err), 0);
+    for (int p = 0; p < 2; p++)
+        assert_int_equal(takt_link_mem_pair(&r->a[p], &r->b[p], 64, NULL, NULL), 0);
+    r->a[1]->mac[5] ^= 0x55;        /* two ports, two MACs */
+    takt_sim_attach_mem_ring(r->sim, r->b[0], r->b[1]);
+    struct ecat_master_opts o;
+    ecat_master_opts_default(&o);
+    o.cycle_ns = TAKT_NS_PER_MS;
+    o.redundant = redundant ? r->a[1] : NULL;
+    assert_int_equal(ecat_master_open(&r->m, r->a[0], &o, err, sizeof err), 0);
+    assert_int_equal(ecat_master_scan(r->m, 2 * TAKT_NS_PER_S), 0);
+    assert_int_equal(ecat_master_slave_count(r->m), N);
+    assert_int_equal(ecat_master_set_state(r->m, AL_OP, 5 * TAKT_NS_PER_S), 0);
+    for (unsigned i = 0; i < N; i++) {
+        assert_int_equal(ecat_pd_find(r->m, i, "Input", 0, 0, &r->in[i]), 0);
+        assert_int_equal(ecat_pd_find(r->m, i, "Output", 0, 0, &r->out[i]), 0);
+    }
+    drain_events(r);
+    r->events[0] = 0;
+    ecat_master_set_callback(r->m, app, r);
+    return r;
+}
+
+static void ring_free(struct ring *r)
+{
+    ecat_master_close(r->m);
+    for (int p = 0; p < 2; p++) {
+        takt_link_close(r->a[p]);
+        takt_link_close(r->b[p]);
+    }
+    takt_sim_destroy(r->sim);
+    free(r);
+}
+
+static void breaks_everywhere(void **state)
+{
+    (void)state;
+    struct ring *r = ring_new(true);
+    for (unsigned i = 0; i < 20; i++)
+        cycle(r);
+    assert_int_equal(r->steps, 0);
+    struct ecat_redundancy rs;
+    ecat_master_redundancy(r->m, &rs);
+    assert_true(rs.active);
+    assert_false(rs.broken);
+    for (unsigned k = 0; k <= N; k++) {
+        char want[160];
+        r->events[0] = 0;
+        assert_int_equal(takt_sim_break(r->sim, k, takt_now()), 0);
+        unsigned seen = 0;
+        for (unsigned i = 0; i < 30; i++) {
+            cycle(r);
+            ecat_master_redundancy(r->m, &rs);
+            if (!seen && rs.broken && rs.break_after == (int)k)
+                seen = i + 1;
+        }
+        printf("break into %u: reported after %u cycle(s)\n", k, seen);
+        assert_true(seen >= 1 && seen <= 3);
+        if (k == 0)
+            snprintf(want, sizeof want, "ring broken between the first port");
+        else if (k == N)
+            snprintf(want, sizeof want, "ring broken between slave %u and the second port", N - 1);
+        else
+            snprintf(want, sizeof want, "ring broken between slave %u and slave %u", k - 1, k);
+        assert_non_null(strstr(r->events, want));
+        assert_int_equal(takt_sim_heal(r->sim, takt_now()), 0);
+        for (unsigned i = 0; i < 30; i++)
+            cycle(r);
+        ecat_master_redundancy(r->m, &rs);
+        assert_false(rs.broken);
+        assert_non_null(strstr(r->events, "ring closed again"));
+    }
+    struct ecat_master_stats st;
+    ecat_master_get_stats(r->m, &st);
+    struct takt_sim_echo_stats es;
+    takt_sim_echo_stats(r->sim, &es);
+    ecat_master_redundancy(r->m, &rs);
+    printf("frames lost %llu, cyclic lost %llu, wkc errors %llu; echoes %llu stale %llu age max %u; "
+           "breaks %llu heals %llu, tx %llu/%llu rx %llu/%llu\n",
+           (unsigned long long)st.frames_lost, (unsigned long long)st.cyc_frames_lost,
+           (unsigned long long)st.wkc_errors, (unsigned long long)es.echoes,
+           (unsigned long long)es.stale, es.age_max, (unsigned long long)rs.breaks,
+           (unsigned long long)rs.heals, (unsigned long long)rs.tx[0], (unsigned long long)rs.tx[1],
+           (unsigned long long)rs.rx[0], (unsigned long long)rs.rx[1]);
+    assert_int_equal(st.frames_lost, 0);
+    assert_int_equal(st.cyc_frames_lost, 0);
+    assert_int_equal(st.wkc_errors, 0);
+    assert_int_equal(r->steps, 0);           /* inputs: as in an unbroken ring */
+    assert_int_equal(es.stale, 0);           /* outputs: every echo reached its slave */
+    assert_true(es.age_max <= 1);
+    assert_true(es.echoes >= 5 * 20 * (N + 1));
+    assert_int_equal(ecat_master_inputs_age(r->m), 0);
+    assert_int_equal(rs.breaks, N + 1);
+    assert_int_equal(rs.heals, N + 1);
+    assert_int_equal(ecat_master_state(r->m), AL_OP);
+    ring_free(r);
+}
+
+/* A line on one port: a break in it does lose the slaves behind it (the checks above
+ * are able to fail). */
+static void one_port_loses(void **state)
+{
+    (void)state;
+    struct ring *r = ring_new(false);
+    for (unsigned i = 0; i < 10; i++)
+        cycle(r);
+    assert_int_equal(takt_sim_break(r->sim, 2, takt_now()), 0);
+    for (unsigned i = 0; i < 10; i++)
+        cycle(r);
+    struct ecat_master_stats st;
+    ecat_master_get_stats(r->m, &st);
+    assert_true(st.wkc_errors > 0);
+    assert_true(r->steps > 0);
+    ring_free(r);
+}
+
+/* Merging: a copy of the second port's frame that went round an unbroken ring must not
+ * add anything; bad set-ups are refused. */
+static void refuses_same_port(void **state)
+{
+    (void)state;
+    struct takt_link *a, *b;
+    assert_int_equal(takt_link_mem_pair(&a, &b, 8, NULL, NULL), 0);
+    struct ecat_master_opts o;
+    ecat_master_opts_default(&o);
+    o.redundant = a;
+    struct ecat_master *m;
+    char err[200];
+    assert_int_not_equal(ecat_master_open(&m, a, &o, err, sizeof err), 0);
+    printf("  %s\n", err);
+    assert_non_null(strstr(err, "two different ports"));
+    o.redundant = b;                /* same MAC bytes 1..5 */
+    memcpy(b->mac, a->mac, 6);
+    assert_int_not_equal(ecat_master_open(&m, a, &o, err, sizeof err), 0);
+    printf("  %s\n", err);
+    assert_non_null(strstr(err, "told apart"));
+    takt_link_close(a);
+    takt_link_close(b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(breaks_everywhere),
+        cmocka_unit_test(one_port_loses),
+        cmocka_unit_test(refuses_same_port),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
