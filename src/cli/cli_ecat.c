@@ -490,6 +490,9 @@ static const struct cli_opt run_opts[] = {
     { "lost-times", 0, 0, NULL, "note when each lost frame was sent (JSON lost_frames; for takt ecat bench)" },
     { "echo", 0, 0, NULL, "copy each echo device's Counter input to its Echo output in every cycle "
       "whose inputs are fresh (stale-reply test; JSON echo)" },
+    { "redundant", 0, 1, "IF2", "cable redundancy: the ring's last slave is wired back to IF2; "
+      "every frame goes out of both ports (--pcap FILE: IF2's frames in FILE with -2 before "
+      "its extension)" },
     { 0 }
 };
 
@@ -541,7 +544,9 @@ const struct cli_cmd cli_cmds_ecat[] = {
     { "ecat", "run", NULL, "bring the network to OP and exchange process data",
       "Scans, configures from SII, runs the cycle in a real-time thread and prints PerfMsmt\n"
       "lines (Cycle Time, Task Duration, JOB_*) every --perf seconds, events as they happen\n"
-      "and a summary: cycles, frames lost (rates over 1/10/60 s), WKC errors, DC sync error.",
+      "and a summary: cycles, frames lost (rates over 1/10/60 s), WKC errors, DC sync error.\n"
+      "--redundant IF2: a ring over two ports; a cable break anywhere in it is reported\n"
+      "(between which slaves) and costs no cycle, and so is its healing.",
       CLI_IFACE | CLI_CYCLE | CLI_RT | CLI_TIME | CLI_PERF | CLI_JSON | CLI_PCAP, run_opts,
       cli_ecat_run, NULL },
     { 0 }

@@ -64,6 +64,7 @@ struct red_link {
     unsigned  nout;
     bool      expect[2];        /* the last frame's copy c came back: wait for it */
     bool      ref_far;          /* the reference clock is behind the break */
+    unsigned  ring_n;           /* slaves in the ring, as the broadcasts counted them */
     struct ecat_redundancy st;
 };
 
@@ -166,6 +167,9 @@ static void observe(struct red_link *r, struct red_slot *s)
             r->st.first_side = s->got[0] ? get_le16(d0.wkc) : 0;
             r->st.second_side = s->got[1] && !crossed ? get_le16(d1.wkc) : 0;
             r->st.broken = broken;
+            unsigned all = r->st.first_side + r->st.second_side;
+            if (all > r->ring_n && (crossed || (s->got[0] && s->got[1])))
+                r->ring_n = all;
         }
         if (is_dc_rmw(&ds) && broken && s->got[0])
             r->ref_far = !memcmp(d0.data, ds.data, ds.len);  /* not read on the first side */
@@ -250,8 +254,31 @@ static void take(struct red_link *r, unsigned p, uint8_t *b, size_t len, takt_ns
         emit(r, s);
 }
 
+/* Whether the one copy of s that is back passed every slave: the first port's copy that
+ * went round the whole ring, or a copy that looped on a side which (by its broadcast, or
+ * else the last one seen on that side) holds the whole ring. */
+static bool covers(const struct red_link *r, struct red_slot *s)
+{
+    int c = s->got[0] ? 0 : 1;
+    if (s->port[c] != c)
+        return c == 0;
+    unsigned side = r->st.broken ? (c == 0 ? r->st.first_side : r->st.second_side) : 0;
+    struct ecat_dg dg;
+    size_t pos;
+    for (int rc = ecat_frame_first(s->cp[c], s->len, &dg, &pos); rc == 0;
+         rc = ecat_frame_next(s->cp[c], s->len, &dg, &pos))
+        if (dg.cmd == ECAT_BRD) {
+            side = get_le16(dg.wkc);
+            break;
+        }
+    return r->ring_n && side >= r->ring_n;
+}
+
 /* Frames of which one copy is back: handed on when the other is not expected (it did
- * not come back last time either) or when `all`; returns how many still wait. */
+ * not come back last time either) or when `all`; returns how many still wait. A frame
+ * whose missing copy was expected and carried data of slaves the other did not pass is
+ * handed on stamped now, after its cycle's deadline: the master counts it late, as it
+ * does any frame not back complete in time, instead of using half its data. */
 static unsigned flush_halves(struct red_link *r, bool all)
 {
     unsigned wait = 0;
@@ -259,10 +286,16 @@ static unsigned flush_halves(struct red_link *r, bool all)
         struct red_slot *s = &r->slot[i];
         if (!s->live || !(s->got[0] || s->got[1]))
             continue;
-        if (all || !r->expect[s->got[0] ? 1 : 0])
+        bool expected = r->expect[s->got[0] ? 1 : 0];
+        if (!expected) {
             emit(r, s);
-        else
+        } else if (all) {
+            if (!covers(r, s))
+                s->ts = takt_now();
+            emit(r, s);
+        } else {
             wait++;
+        }
     }
     return wait;
 }

@@ -216,7 +216,7 @@ static int parse_slave(struct takt_sim *s, const char *name, const char *v, char
         FAIL("fault %s: expected a slave position 0..%u (as takt ecat slaves shows), got '%s'",
              name, s->n - 1, v);
     /* in a ring, break=N is the cable from the last slave back to the master's second port */
-    if (x == s->n && s->ring && name[0] == 'b' && **end != ':') {
+    if (x == s->n && s->ring && (name[0] == 'b' || name[0] == 'h') && **end != ':') {
         *k = (unsigned)x;
         return 0;
     }

@@ -87,6 +87,10 @@ size_t takt_sim_process_port(struct takt_sim *s, unsigned port, uint8_t *buf, si
     }
     if (delay_ns)
         *delay_ns = 0;
+    if (!s->have_t0) {                      /* fault times count from the first frame, */
+        s->have_t0 = true;                  /* whichever port it came in by */
+        s->t0 = now;
+    }
     sim_net_events(s, now);                 /* a break or heal due now changes the path */
     if (s->ring_cut_end) {
         s->st.frames++;
