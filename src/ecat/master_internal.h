@@ -295,6 +295,8 @@ struct ecat_master {
     struct takt_link *red;
     bool      red_broken;
     unsigned  red_first, red_second;
+    bool      red_seen_broken;    /* ... and what the last cycle saw */
+    unsigned  red_seen_first, red_seen_second;
     struct ecat_redundancy red_st;
 };
 

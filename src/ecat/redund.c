@@ -145,7 +145,7 @@ static void merge_dg(uint8_t cmd, uint8_t *out, const uint8_t *c0, const uint8_t
 
 /* Note what a copy tells about the ring: which port it came back on, how many slaves a
  * broadcast counted on its side, whether it passed the reference clock. */
-static void observe(struct red_link *r, struct red_slot *s)
+static void observe(struct red_link *r, struct red_slot *s, bool judge)
 {
     bool crossed = (s->got[0] && s->port[0] == 1) || (s->got[1] && s->port[1] == 0);
     bool looped = (s->got[0] && s->port[0] == 0) || (s->got[1] && s->port[1] == 1);
@@ -160,7 +160,8 @@ static void observe(struct red_link *r, struct red_slot *s)
     int rs = ecat_frame_first(s->sent, s->len, &ds, &ps);
     int r0 = ecat_frame_first(s->cp[0], s->len, &d0, &p0);
     int r1 = ecat_frame_first(s->cp[1], s->len, &d1, &p1);
-    bool counted = false;           /* the ring's state is judged by frames with a BRD */
+    bool counted = !judge;          /* the ring's state is judged by frames with a BRD, and
+                                     * not by one whose other copy is merely late */
     while (rs == 0 && r0 == 0 && r1 == 0) {
         if (ds.cmd == ECAT_BRD && !counted) {
             counted = true;
@@ -180,14 +181,14 @@ static void observe(struct red_link *r, struct red_slot *s)
 }
 
 /* Both copies (or what came of them) into one reply, queued for the caller. */
-static void emit(struct red_link *r, struct red_slot *s)
+static void emit(struct red_link *r, struct red_slot *s, bool judge)
 {
     if (r->nout == RED_RX)
         return;
     for (int c = 0; c < 2; c++)
         if (!s->got[c])
             memcpy(s->cp[c], s->sent, s->len);   /* a missing copy: as sent, WKC 0 */
-    observe(r, s);
+    observe(r, s, judge);
     uint8_t *o = r->outb[r->nout];
     memcpy(o, s->got[0] ? s->cp[0] : s->cp[1], s->len);
     memcpy(o + 6, s->sent + 6, 6);
@@ -251,7 +252,7 @@ static void take(struct red_link *r, unsigned p, uint8_t *b, size_t len, takt_ns
     if (ts > s->ts)
         s->ts = ts;
     if (s->got[0] && s->got[1])
-        emit(r, s);
+        emit(r, s, true);
 }
 
 /* Whether the one copy of s that is back passed every slave: the first port's copy that
@@ -288,11 +289,11 @@ static unsigned flush_halves(struct red_link *r, bool all)
             continue;
         bool expected = r->expect[s->got[0] ? 1 : 0];
         if (!expected) {
-            emit(r, s);
+            emit(r, s, true);
         } else if (all) {
             if (!covers(r, s))
                 s->ts = takt_now();
-            emit(r, s);
+            emit(r, s, false);
         } else {
             wait++;
         }

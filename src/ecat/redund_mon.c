@@ -20,10 +20,13 @@ static void dc_note(struct ecat_master *m, unsigned k, unsigned n)
 {
     if (!m->dc_active || m->dc_ref < 0 || k >= n)
         return;
-    if ((unsigned)m->dc_ref >= k)
+    if ((unsigned)m->dc_ref >= k && k == 0)
+        ecat_event(m, "cable redundancy: DC reference clock (slave %d) and every slave answer by "
+                   "the second port: its time reaches them all", m->dc_ref);
+    else if ((unsigned)m->dc_ref >= k)
         ecat_event(m, "cable redundancy: DC reference clock (slave %d) is behind the break: "
                    "its time reaches slaves %u-%u by the second port, slaves 0-%u get none "
-                   "until the ring closes", m->dc_ref, k, n - 1, k ? k - 1 : 0);
+                   "until the ring closes", m->dc_ref, k, n - 1, k - 1);
     else
         ecat_event(m, "cable redundancy: DC slaves %u-%u are cut off from the reference clock "
                    "(slave %d) until the ring closes: their clocks run free", k, n - 1, m->dc_ref);
@@ -40,6 +43,19 @@ void ecat_red_check(struct ecat_master *m, takt_ns_t now)
     s.break_after = m->red_st.break_after;
     if (!n || !m->scanned) {
         m->red_st = s;
+        return;
+    }
+    /* a new state counts once two cycles in a row saw it: a copy that a stalled host
+     * held back past one cycle must not be taken for a second break */
+    bool same = s.broken == m->red_seen_broken && s.first_side == m->red_seen_first &&
+                s.second_side == m->red_seen_second;
+    m->red_seen_broken = s.broken;
+    m->red_seen_first = s.first_side;
+    m->red_seen_second = s.second_side;
+    if (!same) {
+        m->red_st = s;
+        m->red_st.broken = m->red_broken;
+        m->red_st.break_after = s.break_after;
         return;
     }
     if (s.broken && (!m->red_broken || s.first_side != m->red_first ||
