@@ -5,18 +5,20 @@
 # into the last slave and at the cable back to the second port, and heals: no frame may
 # be lost (a frame counted lost must be one that came back late, a stalled host), no WKC
 # error, every slave stays in OP, the break is reported at its place, its healing too;
-# tshark finds nothing wrong on either port's capture.
+# tshark finds nothing wrong on either port's capture. The middle break runs with DC: the
+# slaves behind it are said to run free of the reference clock.
 . "$(dirname "$0")/lib.sh"
 
 N=10
 
-ring() {   # ring K: break the cable into position K at 2 s, heal at 4 s
+ring() {   # ring K [ARGS of takt ecat run]: break the cable into position K at 2 s, heal at 4 s
     local k=$1 where
+    shift
     on_b "$TAKT" sim ecat -i "$TAKT_IF_B" --redundant rdB -t 9 --preset $N \
         --fault "break=$k@2s;heal=$k@4s" --json "$NET_TMP/sim-$k.json" >"$NET_TMP/sim-$k.out" 2>&1 &
     local sim=$!
     sleep 0.3
-    "$TAKT" ecat run -i "$TAKT_IF_A" --redundant rdA -c 1000 -t 6 --pcap "$NET_TMP/m-$k.pcapng" \
+    "$TAKT" ecat run -i "$TAKT_IF_A" --redundant rdA -c 1000 -t 6 "$@" --pcap "$NET_TMP/m-$k.pcapng" \
         --json "$NET_TMP/run-$k.json" >"$NET_TMP/run-$k.out" 2>&1 ||
         net_fail "break into $k: run failed: $(tail -n 20 "$NET_TMP/run-$k.out")"
     wait $sim || net_fail "break into $k: the simulator failed: $(tail -n 5 "$NET_TMP/sim-$k.out")"
@@ -29,6 +31,10 @@ ring() {   # ring K: break the cable into position K at 2 s, heal at 4 s
     fi
     grep -qF "$where" "$NET_TMP/run-$k.out" ||
         net_fail "break into $k: not reported as '$where': $(grep -i 'redundancy\|lost\|WKC' "$NET_TMP/run-$k.out" | head -n 20)"
+    if [ "${1:-}" = --dc ]; then   # the reference clock (slave 0) is on the first port's side
+        grep -q "DC slaves $k-$((N - 1)) are cut off from the reference clock (slave 0)" "$NET_TMP/run-$k.out" ||
+            net_fail "break into $k with DC: not said that the slaves behind it run free: $(grep -i 'redundancy\|DC' "$NET_TMP/run-$k.out")"
+    fi
     grep -q "ring closed again" "$NET_TMP/run-$k.out" ||
         net_fail "break into $k: healing not reported: $(grep -i redundancy "$NET_TMP/run-$k.out")"
     python3 - "$NET_TMP/run-$k.json" "$k" "$NET_TMP/run-$k.out" <<'PY' || net_fail "break into $k: frames or data lost"
@@ -59,7 +65,7 @@ body() {
         net_skip "cannot make the second veth pair between the sides: $err"
     ip link set rdA up || net_skip "cannot set the second pair's end in side A up"
     ring 0
-    ring 4
+    ring 4 --dc
     ring $((N - 1))
     ring $N
 }
