@@ -7,6 +7,7 @@
  * input counts the frames that passed the slave's process data, the application writes
  * it back as output, and the device judges how old the echo it gets is. */
 #include "master_rig.h"
+#include "ecat/master_internal.h"   /* rx_deadline: what the real-time loop sets */
 
 #define N 5
 
@@ -18,6 +19,7 @@ struct ring {
     struct ecat_pd_entry in[N], out[N];
     uint64_t last_in;
     unsigned steps;                 /* counters that did not advance by exactly 1 */
+    unsigned uneven;                /* cycles whose slaves' counters differ */
     char events[16384];
 };
 
@@ -51,6 +53,7 @@ static void app(void *ctx, struct ecat_master *m, takt_ns_t now)
     uint64_t v0 = ecat_pd_read(r->m, &r->in[0]);
     for (unsigned i = 0; i < N; i++) {
         uint64_t v = ecat_pd_read(r->m, &r->in[i]);
+        r->uneven += v != v0;
         if (v != v0 || (r->last_in && v != r->last_in + 1)) {
             if (r->steps++ < 5)
                 printf("  slave %u: input %llu, slave 0 %llu, last %llu\n", i,
@@ -221,10 +224,95 @@ static void refuses_same_port(void **state)
     takt_link_close(b);
 }
 
+/* A copy held back past its cycle on a loaded host: the second port's replies of a broken
+ * ring, one in 7, come a cycle late. The frame must count as late (its data not used),
+ * never be used with half its datagrams (a WKC error, inputs of half the slaves old),
+ * and a held-back copy must not be taken for a second break. */
+struct holder {
+    struct takt_sim *sim;
+    struct takt_link *b[2];
+    bool on;
+    unsigned n, held, nq, np;
+    uint8_t q[8][TAKT_FRAME_BUF], prev[8][TAKT_FRAME_BUF];
+    uint16_t qlen[8], plen[8];
+};
+
+static void hold_port(struct holder *h, unsigned port, const struct takt_frame *f)
+{
+    uint8_t buf[TAKT_FRAME_BUF];
+    unsigned out;
+    memcpy(buf, f->data, f->len);
+    size_t r = takt_sim_process_port(h->sim, port, buf, f->len, sizeof buf, f->ts, NULL, &out);
+    if (!r)
+        return;
+    if (h->on && port == 1 && out == 1 && ++h->n % 7 == 0 && h->nq < 8) {
+        memcpy(h->q[h->nq], buf, r);
+        h->qlen[h->nq++] = (uint16_t)r;
+        h->held++;
+        return;
+    }
+    struct takt_frame o = { .data = buf, .len = (uint16_t)r, .cap = sizeof buf };
+    takt_link_send(h->b[out], &o, 1);
+}
+static void hold0(void *ctx, struct takt_link *ep, const struct takt_frame *f) { (void)ep; hold_port(ctx, 0, f); }
+static void hold1(void *ctx, struct takt_link *ep, const struct takt_frame *f) { (void)ep; hold_port(ctx, 1, f); }
+
+static void late_copies(void **state)
+{
+    (void)state;
+    struct ring *r = ring_new(true);
+    struct holder h = { .sim = r->sim, .b = { r->b[0], r->b[1] } };
+    takt_link_mem_set_responder(r->b[0], hold0, &h);
+    takt_link_mem_set_responder(r->b[1], hold1, &h);
+    assert_int_equal(takt_sim_break(r->sim, 2, takt_now()), 0);
+    for (unsigned i = 0; i < 10; i++)
+        cycle(r);
+    struct ecat_master_stats st0, st;
+    ecat_master_get_stats(r->m, &st0);
+    r->events[0] = 0;
+    h.on = true;
+    unsigned steps0 = r->steps;
+    for (unsigned i = 0; i < 300; i++) {
+        r->m->rx_deadline = takt_now();   /* replies stamped after this are late */
+        cycle(r);
+        r->m->rx_deadline = 0;
+        /* the copies held in the cycle before arrive now, after their frame's cycle
+         * read the replies */
+        for (unsigned k = 0; k < h.np; k++) {
+            struct takt_frame o = { .data = h.prev[k], .len = h.plen[k], .cap = TAKT_FRAME_BUF };
+            takt_link_send(r->b[1], &o, 1);
+        }
+        memcpy(h.prev, h.q, sizeof h.q);
+        memcpy(h.plen, h.qlen, sizeof h.qlen);
+        h.np = h.nq;
+        h.nq = 0;
+    }
+    ecat_master_get_stats(r->m, &st);
+    struct ecat_redundancy rs;
+    ecat_master_redundancy(r->m, &rs);
+    printf("held %u copies: frames late %llu, lost %llu, WKC errors %llu, copies late %llu, "
+           "input steps %u, breaks %llu\n", h.held,
+           (unsigned long long)(st.frames_late - st0.frames_late),
+           (unsigned long long)(st.frames_lost - st0.frames_lost),
+           (unsigned long long)(st.wkc_errors - st0.wkc_errors), (unsigned long long)rs.late,
+           r->steps - steps0, (unsigned long long)rs.breaks);
+    assert_true(h.held >= 20);
+    assert_int_equal(st.wkc_errors - st0.wkc_errors, 0);
+    assert_int_equal(r->uneven, 0);          /* no frame used with half its data */
+    assert_true(st.frames_late - st0.frames_late >= 1);
+    assert_int_equal(st.frames_lost - st0.frames_lost, st.frames_late - st0.frames_late);
+    assert_null(strstr(r->events, "more than one place"));
+    assert_true(rs.broken);
+    assert_int_equal(rs.break_after, 2);
+    assert_int_equal(rs.breaks, 1);
+    ring_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(breaks_everywhere),
+        cmocka_unit_test(late_copies),
         cmocka_unit_test(one_port_loses),
         cmocka_unit_test(refuses_same_port),
     };
