@@ -215,6 +215,23 @@ static void emit(struct red_link *r, struct red_slot *s, bool judge)
     s->live = false;
 }
 
+/* A copy has the sent frame's datagrams, commands aside (the second copy may carry NOPs),
+ * at the same places with the same lengths: no slave changes them, so anything else is
+ * a damaged frame, and the merge walks all of them in step. */
+static bool same_shape(uint8_t *sent, uint8_t *cp, size_t len)
+{
+    struct ecat_dg a, b;
+    size_t pa, pb;
+    int ra = ecat_frame_first(sent, len, &a, &pa), rb = ecat_frame_first(cp, len, &b, &pb);
+    while (ra == 0 && rb == 0) {
+        if (a.len != b.len || a.data - sent != b.data - cp)
+            return false;
+        ra = ecat_frame_next(sent, len, &a, &pa);
+        rb = ecat_frame_next(cp, len, &b, &pb);
+    }
+    return ra == rb;
+}
+
 /* One frame from port p: a copy of one of ours (kept until its pair is complete),
  * something else (handed on as it is), or our own echo (dropped). */
 static void take(struct red_link *r, unsigned p, uint8_t *b, size_t len, takt_ns_t ts)
@@ -238,7 +255,7 @@ static void take(struct red_link *r, unsigned p, uint8_t *b, size_t len, takt_ns
         r->st.late++;
         return;
     }
-    if (!s || !s->live || s->fno != fno || s->got[c] || len != s->len) {
+    if (!s || !s->live || s->fno != fno || s->got[c] || len != s->len || !same_shape(s->sent, b, len)) {
         if (r->nout < RED_RX) {     /* not a copy we wait for: as it is */
             memcpy(r->outb[r->nout], b, len);
             r->outlen[r->nout] = (uint16_t)len;
