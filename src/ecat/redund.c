@@ -38,6 +38,7 @@
 
 #define RED_SLOTS 64          /* frames in flight at once (a few cycles' worth) */
 #define RED_RX    32
+#define RED_MISS  8
 
 struct red_slot {
     uint32_t  fno;
@@ -62,7 +63,9 @@ struct red_link {
     uint16_t  outlen[RED_RX];
     takt_ns_t outts[RED_RX];
     unsigned  nout;
-    bool      expect[2];        /* the last frame's copy c came back: wait for it */
+    unsigned  miss[2];          /* frames in a row without copy c: below RED_MISS it is
+                                 * expected (a stall delays copies, a dead port loses
+                                 * them all) */
     bool      ref_far;          /* the reference clock is behind the break */
     unsigned  ring_n;           /* slaves in the ring, as the broadcasts counted them */
     struct ecat_redundancy st;
@@ -153,7 +156,7 @@ static void observe(struct red_link *r, struct red_slot *s, bool judge)
     if (!s->got[0] || !s->got[1])
         r->st.single++;
     for (int c = 0; c < 2; c++)
-        r->expect[c] = s->got[c];
+        r->miss[c] = s->got[c] ? 0 : r->miss[c] + (r->miss[c] < RED_MISS);
     bool broken = !crossed && looped;   /* emit() only sees frames with a copy back */
     struct ecat_dg d0, d1, ds;
     size_t p0, p1, ps;
@@ -251,7 +254,7 @@ static void take(struct red_link *r, unsigned p, uint8_t *b, size_t len, takt_ns
     if (c >= 0 && frame_no(b, len, &fno))
         s = &r->slot[fno % RED_SLOTS];
     if (s && s->fno == fno && !s->live) {
-        r->expect[c] = true;        /* a copy after its frame was merged: wait for it again */
+        r->miss[c] = 0;             /* a copy after its frame was merged: wait for it again */
         r->st.late++;
         return;
     }
@@ -293,7 +296,7 @@ static bool covers(const struct red_link *r, struct red_slot *s)
 }
 
 /* Frames of which one copy is back: handed on when the other is not expected (it did
- * not come back last time either) or when `all`; returns how many still wait. A frame
+ * not come back for RED_MISS frames in a row) or when `all`; returns how many still wait. A frame
  * whose missing copy was expected and carried data of slaves the other did not pass is
  * handed on stamped now, after its cycle's deadline: the master counts it late, as it
  * does any frame not back complete in time, instead of using half its data. */
@@ -304,13 +307,16 @@ static unsigned flush_halves(struct red_link *r, bool all)
         struct red_slot *s = &r->slot[i];
         if (!s->live || !(s->got[0] || s->got[1]))
             continue;
-        bool expected = r->expect[s->got[0] ? 1 : 0];
+        bool expected = r->miss[s->got[0] ? 1 : 0] < RED_MISS;
         if (!expected) {
             emit(r, s, true);
         } else if (all) {
-            if (!covers(r, s))
+            /* a copy that passed every slave is the whole frame, and says where the
+             * ring is broken; a partial one says only that the other copy is late */
+            bool whole = covers(r, s);
+            if (!whole)
                 s->ts = takt_now();
-            emit(r, s, false);
+            emit(r, s, whole);
         } else {
             wait++;
         }
@@ -418,7 +424,6 @@ int ecat_red_open(struct takt_link *first, struct takt_link *second, struct takt
     r->base.mtu = first->mtu;
     r->port[0] = first;
     r->port[1] = second;
-    r->expect[0] = r->expect[1] = true;
     r->st.active = true;
     r->st.break_after = -1;
     *out = &r->base;
