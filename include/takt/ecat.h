@@ -64,6 +64,8 @@ struct ecat_redundancy {
     uint64_t  late;                 /* copies back after their frame was handed on */
     uint64_t  breaks, heals;        /* reported changes */
     takt_ns_t since;                /* when the current state was first seen */
+    takt_ns_t broke_at, healed_at;  /* when the last break / healing was reported (cycle
+                                     * time, CLOCK_MONOTONIC; 0 none) */
 };
 /* Fills *out (all zero when the master has one port); call from the cycle's thread or
  * when no cycle runs. */

@@ -40,6 +40,8 @@ void ecat_red_check(struct ecat_master *m, takt_ns_t now)
     s.breaks = m->red_st.breaks;
     s.heals = m->red_st.heals;
     s.since = m->red_st.since;
+    s.broke_at = m->red_st.broke_at;
+    s.healed_at = m->red_st.healed_at;
     s.break_after = m->red_st.break_after;
     if (!n || !m->scanned) {
         m->red_st = s;
@@ -81,6 +83,7 @@ void ecat_red_check(struct ecat_master *m, takt_ns_t now)
         }
         if (!m->red_broken) {
             s.breaks++;
+            s.broke_at = now;
             dc_note(m, k, n);
         }
         s.since = now;
@@ -88,6 +91,7 @@ void ecat_red_check(struct ecat_master *m, takt_ns_t now)
     } else if (!s.broken && m->red_broken) {
         ecat_event(m, "cable redundancy: ring closed again (frames pass from port to port)");
         s.heals++;
+        s.healed_at = now;
         s.since = now;
         s.break_after = -1;
         m->red_broken = false;

@@ -18,7 +18,7 @@ ring() {   # ring K [ARGS of takt ecat run]: break the cable into position K at 
         --fault "break=$k@2s;heal=$k@4s" --json "$NET_TMP/sim-$k.json" >"$NET_TMP/sim-$k.out" 2>&1 &
     local sim=$!
     sleep 0.3
-    "$TAKT" ecat run -i "$TAKT_IF_A" --redundant rdA -c 1000 -t 6 "$@" --pcap "$NET_TMP/m-$k.pcapng" \
+    "$TAKT" ecat run -i "$TAKT_IF_A" --redundant rdA -c 1000 -t 6 --lost-times "$@" --pcap "$NET_TMP/m-$k.pcapng" \
         --json "$NET_TMP/run-$k.json" >"$NET_TMP/run-$k.out" 2>&1 ||
         net_fail "break into $k: run failed: $(tail -n 20 "$NET_TMP/run-$k.out")"
     wait $sim || net_fail "break into $k: the simulator failed: $(tail -n 5 "$NET_TMP/sim-$k.out")"
@@ -42,12 +42,18 @@ import json, re, sys
 r = json.load(open(sys.argv[1])); k = sys.argv[2]
 red = r["redundancy"]
 t = [float(m.group(1)) for m in re.finditer(r": ([0-9.]+) s: cable redundancy: ring broken", open(sys.argv[3]).read())]
+# frames counted lost that were sent in the 20 ms before a break or a healing was reported
+# (the 3 cycles it takes and more): what the change itself cost
+sent = [f[0] for f in r["lost_frames"]["frames"]]
+near = lambda at: sum(1 for x in sent if at and at - 20e6 <= x <= at)
+at_break, at_heal = near(red["broke_at_ns"]), near(red["healed_at_ns"])
 print("break into %s: frames lost %d (late %d), cyclic lost %d, WKC errors %d, slaves lost %d, state %s; "
       "breaks %d heals %d, out %s in %s, round the ring %d, one copy %d; reported at %s s "
-      "(the break at about 2 s from the first frame)" %
+      "(the break at about 2 s from the first frame); lost in the 20 ms before the report "
+      "of the break %d, of the healing %d" %
       (k, r["frames_lost"], r["frames_late"], r["cyclic_frames_lost"], r["wkc_errors"], r["slaves_lost"],
        r["state"], red["breaks"], red["heals"], red["frames_out"], red["frames_in"],
-       red["frames_round_ring"], red["frames_one_copy"], t[:1]), file=sys.stderr)
+       red["frames_round_ring"], red["frames_one_copy"], t[:1], at_break, at_heal), file=sys.stderr)
 ok = r["frames_lost"] == r["frames_late"] and r["wkc_errors"] == 0 and r["slaves_lost"] == 0
 ok = ok and r["state"] == "OP" and red["breaks"] == 1 and red["heals"] == 1 and red["state"] == "intact"
 ok = ok and min(red["frames_out"]) > 1000 and red["frames_round_ring"] > 1000
