@@ -367,7 +367,7 @@ static int red_recv(struct takt_link *l, struct takt_frame *f, unsigned n, takt_
         if (got)
             continue;
         takt_ns_t t = timeout_ns < 0 || end - now > SLICE_NS ? SLICE_NS : end - now;
-        if (drain(r, 0, t / 2) == 0)
+        if (drain(r, 0, t / 2) <= 0)   /* nothing, or a port that fails at once: wait on the other */
             drain(r, 1, t / 2);
     }
     unsigned k = r->nout < n ? r->nout : n;
