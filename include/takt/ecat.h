@@ -52,6 +52,8 @@ struct ecat_master_opts {
     unsigned  acyc_frames;      /* acyclic frames at most per cycle (default 4) */
     takt_ns_t sdo_timeout_ns;   /* one CoE transfer (default 3 s) */
     bool      keep_state;       /* scan without resetting the slaves to INIT (look only) */
+    struct takt_link *redundant; /* cable redundancy: the port the ring's last slave is
+                                  * wired back to (not owned), NULL: none (docs/master.md) */
 };
 void ecat_master_opts_default(struct ecat_master_opts *o);
 
@@ -60,6 +62,29 @@ void ecat_master_opts_default(struct ecat_master_opts *o);
 int  ecat_master_open(struct ecat_master **out, struct takt_link *link,
                       const struct ecat_master_opts *o, char *err, size_t errlen);
 void ecat_master_close(struct ecat_master *m);
+
+/* --- cable redundancy (opts.redundant) ------------------------------------------- */
+struct ecat_redundancy {
+    bool      active;               /* the master runs on two ports */
+    bool      broken;               /* the last frame's copies came back where they left */
+    unsigned  first_side;           /* slaves the first port's copy passed (last BRD) */
+    unsigned  second_side;          /* ... and the second port's, when the ring is broken */
+    int       break_after;          /* broken: the break lies between position
+                                     * break_after - 1 and break_after (0: the cable
+                                     * into slave 0, n: the cable back to the second
+                                     * port); -1 intact or not known */
+    uint64_t  tx[2], rx[2];         /* frames per port */
+    uint64_t  crossed;              /* frames whose copies went round the whole ring */
+    uint64_t  single;               /* frames of which one copy came back */
+    uint64_t  late;                 /* copies back after their frame was handed on */
+    uint64_t  breaks, heals;        /* reported changes */
+    takt_ns_t since;                /* when the current state was first seen */
+    takt_ns_t broke_at, healed_at;  /* when the last break / healing was reported (cycle
+                                     * time, CLOCK_MONOTONIC; 0 none) */
+};
+/* Fills *out (all zero when the master has one port); call from the cycle's thread or
+ * when no cycle runs. */
+void ecat_master_redundancy(const struct ecat_master *m, struct ecat_redundancy *out);
 
 /* Last error message (names slave, register or object, expected vs found). */
 const char *ecat_master_error(const struct ecat_master *m);

@@ -56,6 +56,22 @@ void takt_sim_attach_mem(struct takt_sim *s, struct takt_link *ep);
 /* Serve a link until *stop or until `until` (0 = forever): receive, process, send. */
 int takt_sim_serve(struct takt_sim *s, struct takt_link *l, takt_ns_t until, volatile int *stop);
 
+/* Redundant ring: the last slave's port 1 is wired back to the master's second port
+ * (a line only; err says why not). Frames then enter at port 0 (the master's first
+ * port) or 1 (its second) and leave by the port *out_port names: in an unbroken ring a
+ * frame comes out at the other port, with a break each side's frame comes back where
+ * it went in, processed by the slaves on that side (ESC datasheet Section I, 3.2).
+ * break=N (N = the slave count) is then the cable from the last slave to port 1. */
+int  takt_sim_set_ring(struct takt_sim *s, char *err, size_t errlen);
+bool takt_sim_ring_intact(const struct takt_sim *s);
+size_t takt_sim_process_port(struct takt_sim *s, unsigned port, uint8_t *buf, size_t len,
+                             size_t cap, takt_ns_t now, takt_ns_t *delay_ns, unsigned *out_port);
+/* In-process ring: ep0 answers the master's first port, ep1 its second. */
+void takt_sim_attach_mem_ring(struct takt_sim *s, struct takt_link *ep0, struct takt_link *ep1);
+/* Serve a ring over two links (first, second port) until *stop or `until`. */
+int  takt_sim_serve_ring(struct takt_sim *s, struct takt_link *l0, struct takt_link *l1,
+                         takt_ns_t until, volatile int *stop);
+
 /* Fault injection. A spec is one or more items separated by ';'. K is a slave's
  * position: 0-based in the frame's order, as `takt ecat slaves` (and IgH's `ethercat
  * slaves`) show it; a position the network does not have is refused.

@@ -494,6 +494,9 @@ static const struct cli_opt run_opts[] = {
     { "eoe", 0, 1, "LIST", "EoE: a TAP device takt-eoePOS (or NAME) per item "
       "POS[@NAME][:IP/NN[:HOST_IP]] (comma list): the slave gets IP/NN, the TAP HOST_IP "
       "(needs CAP_NET_ADMIN; JSON eoe)" },
+    { "redundant", 0, 1, "IF2", "cable redundancy: the ring's last slave is wired back to IF2; "
+      "every frame goes out of both ports (--pcap FILE: IF2's frames in FILE with -2 before "
+      "its extension)" },
     { 0 }
 };
 
@@ -545,7 +548,9 @@ const struct cli_cmd cli_cmds_ecat[] = {
     { "ecat", "run", NULL, "bring the network to OP and exchange process data",
       "Scans, configures from SII, runs the cycle in a real-time thread and prints PerfMsmt\n"
       "lines (Cycle Time, Task Duration, JOB_*) every --perf seconds, events as they happen\n"
-      "and a summary: cycles, frames lost (rates over 1/10/60 s), WKC errors, DC sync error.",
+      "and a summary: cycles, frames lost (rates over 1/10/60 s), WKC errors, DC sync error.\n"
+      "--redundant IF2: a ring over two ports; a cable break anywhere in it costs no cycle\n"
+      "and is reported with its place (between which slaves), and so is its healing.",
       CLI_IFACE | CLI_CYCLE | CLI_RT | CLI_TIME | CLI_PERF | CLI_JSON | CLI_PCAP, run_opts,
       cli_ecat_run, NULL },
     { 0 }

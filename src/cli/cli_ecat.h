@@ -10,6 +10,7 @@
  * a summary; JSON to c->json. dc: distributed clocks. Returns the exit status. */
 struct ecat_run_args {
     struct takt_link *link;
+    struct takt_link *redundant;    /* the ring's second port (--redundant), NULL none */
     bool dc;
     enum ecat_dc_mode dc_mode;
     double scan_timeout_s;

@@ -30,6 +30,7 @@ static const struct cli_opt sim_ecat_opts[] = {
     { "repeat",  0, 1, "N",    "runs per benchmark row: median, min and max (default 1)" },
     { "bench-slaves", 0, 1, "LIST", "slave counts to benchmark, comma-separated (default 40,1000)" },
     { "busy-poll", 0, 0, NULL, "poll the socket without sleeping (like an ESC, which never sleeps); with -a/-p on its own CPU at SCHED_FIFO" },
+    { "redundant", 0, 1, "IF2", "a ring: the last slave's port 1 is wired back to IF2, the master's second port (cable redundancy; break=N is then that last cable; --pcap FILE: IF2's frames in FILE with -2 before its extension)" },
     { "stall-us", 0, 1, "US",  "record serving stalls longer than US (default 100 with --busy-poll) in the JSON: loop turns apart or a frame waiting" },
     { 0 }
 };
@@ -174,6 +175,10 @@ static int build(struct cli_ctx *c, struct takt_sim **s)
     if (topo && takt_sim_set_topology(*s, topo, err, sizeof err)) {
         takt_sim_destroy(*s);
         return cli_usage_error(c, "--topology: %s", err);
+    }
+    if (cli_get(c, "redundant") && takt_sim_set_ring(*s, err, sizeof err)) {
+        takt_sim_destroy(*s);
+        return cli_usage_error(c, "--redundant: %s", err);
     }
     const char *f = cli_get(c, "fault");
     if (f && takt_sim_fault(*s, f, err, sizeof err)) {
@@ -382,6 +387,28 @@ static json_object *stall_json(const struct stall_log *g, bool busy)
     return o;
 }
 
+/* --redundant IF2: the ring's second port, captured beside --pcap FILE as FILE-2.EXT. */
+static int open_second(struct cli_ctx *c, const struct takt_link_opts *lo, const char *iface,
+                       struct takt_link **out)
+{
+    const char *if1 = c->iface, *pcap = c->pcap;
+    char path[512];
+    if (if1 && !strcmp(if1, iface))
+        return cli_usage_error(c, "--redundant expects the ring's other port, not -i's %s again", iface);
+    if (pcap) {
+        const char *dot = strrchr(pcap, '.'), *slash = strrchr(pcap, '/');
+        if (!dot || (slash && dot < slash))
+            dot = pcap + strlen(pcap);
+        snprintf(path, sizeof path, "%.*s-2%s", (int)(dot - pcap), pcap, dot);
+        c->pcap = path;
+    }
+    c->iface = iface;
+    int rc = cli_open_link(c, lo, "the port the ring's last slave is wired back to", out);
+    c->iface = if1;
+    c->pcap = pcap;
+    return rc;
+}
+
 static int run_serve(struct cli_ctx *c, struct takt_sim *s)
 {
     bool busy = cli_flag(c, "busy-poll");
@@ -402,10 +429,20 @@ static int run_serve(struct cli_ctx *c, struct takt_sim *s)
     lo.ethertypes = types;
     lo.n_ethertypes = 1;
     lo.timestamps = true;
-    struct takt_link *l;
-    int rc = cli_open_link(c, &lo, "the interface to simulate the network on", &l);
+    struct takt_link *l, *l2 = NULL;
+    const char *red = cli_get(c, "redundant");
+    if (red && measured) {
+        free(g.v);
+        return cli_usage_error(c, "--redundant serves two ports by turns: not with --busy-poll or --stall-us");
+    }
+    int rc = red ? open_second(c, &lo, red, &l2) : 0;
     if (rc)
         return rc;
+    rc = cli_open_link(c, &lo, "the interface to simulate the network on", &l);
+    if (rc) {
+        takt_link_close(l2);
+        return rc;
+    }
     /* the raw socket exists: keep only what the real-time set-up below uses, then not that */
     cli_drop_caps(c, c->cpu >= 0 || c->prio > 0 ? cli_caps_for_rt(c) : 0);
     fprintf(stderr, "takt sim ecat: %u slaves on %s%s\n", takt_sim_slave_count(s), c->iface,
@@ -430,7 +467,8 @@ static int run_serve(struct cli_ctx *c, struct takt_sim *s)
             takt_ns_t next = takt_now() + (takt_ns_t)(c->perf_s * 1e9);
             until = end && end < next ? end : next;
         }
-        rc = measured ? serve_measured(s, l, until, busy, &g) : takt_sim_serve(s, l, until, &cli_interrupted);
+        rc = l2 ? takt_sim_serve_ring(s, l, l2, until, &cli_interrupted)
+           : measured ? serve_measured(s, l, until, busy, &g) : takt_sim_serve(s, l, until, &cli_interrupted);
         if (rc)
             break;
         takt_sim_get_stats(s, &st);
@@ -440,6 +478,7 @@ static int run_serve(struct cli_ctx *c, struct takt_sim *s)
             break;
     }
     takt_link_close(l);
+    takt_link_close(l2);
     if (rt)
         rt_teardown(&rts);
     if (rc) {
@@ -451,6 +490,10 @@ static int run_serve(struct cli_ctx *c, struct takt_sim *s)
     print_stats(&st, cpu, wall);
     json_object *o = json_object_new_object();
     json_object_object_add(o, "interface", json_object_new_string(c->iface));
+    if (red) {
+        json_object_object_add(o, "redundant", json_object_new_string(red));
+        json_object_object_add(o, "ring", json_object_new_string(takt_sim_ring_intact(s) ? "intact" : "broken"));
+    }
     json_object_object_add(o, "slaves", json_object_new_int((int)takt_sim_slave_count(s)));
     json_object_object_add(o, "frames", json_object_new_uint64(st.frames));
     json_object_object_add(o, "replies", json_object_new_uint64(st.replies));
@@ -544,9 +587,11 @@ const struct cli_cmd cli_cmds_sim[] = {
       "is a preset, a device list, the slaves an ENI expects, or a directory of ESI files. "
       "--fault injects frame loss, corruption, delay, cable breaks, power cycles, SDO aborts "
       "and refused state changes at given times. --foe sets the files a slave with FoE "
-      "holds (each has firmware.bin, writable only in BOOT). --bench times the simulator in-process.\n"
+      "holds (each has firmware.bin, writable only in BOOT). --redundant IF2 closes the line into a ring "
+      "whose last slave is wired back to IF2 (cable redundancy). --bench times the simulator in-process.\n"
       "Examples:\n  takt sim ecat -i veth1 --preset paper-40\n"
       "  takt sim ecat -i veth1 --devices ek1100,el1004x2,servo --fault 'break=2@5s;heal=2@8s'\n"
+      "  takt sim ecat -i veth1 --redundant veth3 --preset 10 --fault 'break=4@5s;heal=0@8s'\n"
       "  takt sim ecat -i veth1 --preset junction --fault 'break=3:3@5s;heal=0@8s'\n"
       "  takt sim ecat --devices ek1100,el1004,el2004,ek1100 --topology 0:3,1:1,0:1 --list\n"
       "  takt sim ecat --bench --json bench.json",

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 #include "ecat/master_internal.h"
+#include "ecat/redund.h"
 #include "ecat/sii.h"
 #include "util/wire.h"
 
@@ -139,6 +140,14 @@ int ecat_master_open(struct ecat_master **out, struct takt_link *link,
         goto nomem;
     m->link = link;
     m->o = *o;
+    if (o->redundant) {
+        int rc = ecat_red_open(link, o->redundant, &m->red, err, errlen);
+        if (rc) {
+            free(m);
+            return rc;
+        }
+        m->link = m->red;           /* every frame leaves by both ports */
+    }
     m->max_slaves = o->max_slaves;
     m->dc_ref = -1;
     /* DC system time counts from 2000-01-01 (ETG.1000.4 distributed clocks); the core runs on monotonic time */
@@ -222,6 +231,8 @@ void ecat_master_close(struct ecat_master *m)
     ecat_eoe_free(m);
     free(m->txf);
     free(m->image);
+    if (m->red)
+        takt_link_close(m->red);
     free(m);
 }
 
@@ -307,6 +318,8 @@ int ecat_master_cycle(struct ecat_master *m, takt_ns_t now)
     m->now = now;
     int rc = receive(m, 0);
     ecat_cyc_check(m, now);
+    if (m->red)
+        ecat_red_check(m, now);
     ecat_snap_publish(m);           /* this cycle's losses, for a callback that reads them */
     timed(m, &m->m_rx, &t);
     if (m->app_fn && m->configured)

@@ -299,7 +299,19 @@ struct ecat_master {
     struct rt_loop loop;
     bool      loop_init;
     struct perf_msmt m_rx, m_cyc, m_timer, m_acyc, m_app;
+
+    /* cable redundancy (redund.c): the link over both ports, NULL with one port; the
+     * ring state the events last reported */
+    struct takt_link *red;
+    bool      red_broken;
+    unsigned  red_first, red_second;
+    bool      red_seen_broken;    /* ... and what the last cycle saw */
+    unsigned  red_seen_first, red_seen_second;
+    struct ecat_redundancy red_st;
 };
+
+/* redund.c: report a break of the ring, where it is, and its healing (each cycle) */
+void ecat_red_check(struct ecat_master *m, takt_ns_t now);
 
 /* pdu.c */
 void ecat_req_init(struct ecat_req *r, uint8_t cmd, uint16_t adp, uint16_t ado,

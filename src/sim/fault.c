@@ -83,6 +83,10 @@ int takt_sim_break(struct takt_sim *s, unsigned pos, takt_ns_t now)
 {
     /* the cable into position pos: in a line, pos and every later slave vanish, in a
      * tree the branch that pos begins */
+    if (pos == s->n && s->ring) {   /* the ring's last cable, into the master's second port */
+        s->ring_cut_end = true;
+        return 0;
+    }
     if (pos >= s->n)
         return -EINVAL;
     cut(s, pos, now);
@@ -112,6 +116,9 @@ int takt_sim_heal(struct takt_sim *s, takt_ns_t now)
     memset(was, 0, s->n);
     for (unsigned i = 0; i < s->reach; i++)
         was[s->act[i]] = true;
+    for (unsigned i = 0; s->ring && i < s->reach2; i++)
+        was[s->act2[i]] = true;     /* a ring's far side kept talking to the second port */
+    s->ring_cut_end = false;
     for (unsigned k = 0; k < s->n; k++) {
         s->sl[k].cut = false;
         if (!was[k])
@@ -208,6 +215,11 @@ static int parse_slave(struct takt_sim *s, const char *name, const char *v, char
     if (*end == v || *v == '-' || *v == '+')
         FAIL("fault %s: expected a slave position 0..%u (as takt ecat slaves shows), got '%s'",
              name, s->n - 1, v);
+    /* in a ring, break=N is the cable from the last slave back to the master's second port */
+    if (x == s->n && s->ring && (name[0] == 'b' || name[0] == 'h') && **end != ':') {
+        *k = (unsigned)x;
+        return 0;
+    }
     if (x >= s->n)
         FAIL("fault %s: no slave at position %lu (the network has positions 0..%u), in '%s'",
              name, x, s->n - 1, v);

@@ -136,6 +136,7 @@ void takt_sim_destroy(struct takt_sim *s)
     free(s->scr_stk);
     free(s->scr_pi);
     free(s->scr_flag);
+    free(s->act2);
     free(s->sl);
     free(s);
 }
@@ -413,6 +414,8 @@ void takt_sim_tick(struct takt_sim *s, takt_ns_t now)
         sim_net_events(s, now);
     for (unsigned i = 0; i < s->reach; i++)
         esc_tick(&s->sl[s->act[i]].esc, now);
+    for (unsigned i = 0; s->ring && i < s->reach2; i++)
+        esc_tick(&s->sl[s->act2[i]].esc, now);
 }
 
 void takt_sim_get_stats(const struct takt_sim *s, struct takt_sim_stats *st)

@@ -47,6 +47,12 @@ struct takt_sim {
     unsigned *act;                 /* ... their indices in frame (= position) order */
     int      *scr_child, *scr_stk; /* topology walk scratch (4n, n), allocated with the net */
     uint8_t  *scr_pi, *scr_flag;   /* (n, n): faults fire mid-run and must not allocate */
+    /* ring (net_ring.c): the last slave's port 1 is wired to the master's second port */
+    bool      ring;
+    bool      ring_cut_end;        /* the cable from the last slave to that port is broken */
+    unsigned  reach2;              /* slaves a frame from the second port passes in the */
+    unsigned *act2;                /* processing direction, in order (NULL: no ring) */
+    struct takt_link *ring_ep[2];  /* in-process ring: the two mem endpoints */
     bool     reference;            /* tests: the generic datagram path only (no DC RMW loop) */
     struct takt_sim_opts opt;
     struct takt_sim_stats st;
@@ -71,6 +77,8 @@ void sim_net_topology(struct takt_sim *s, takt_ns_t now);
 void sim_net_events(struct takt_sim *s, takt_ns_t now);
 uint32_t sim_net_rand(struct takt_sim *s);
 /* Power-loss restart of slave k (0-based): INIT, unconfigured, device rebuilt (fault.c). */
+/* Ring mode: the slaves behind the last break, seen from the second port (net_ring.c). */
+void sim_net_ring_topology(struct takt_sim *s);
 void sim_power_on(struct takt_sim *s, unsigned k, takt_ns_t now);
 
 #endif

@@ -74,6 +74,8 @@ void sim_net_topology(struct takt_sim *s, takt_ns_t now)
         s->sl[k].t_in = s->sl[k].t_port[0];
         esc_update_dl_status(&s->sl[k].esc);
     }
+    if (s->ring)
+        sim_net_ring_topology(s);
 }
 
 /* Positions must be the walk's order: check by walking the whole tree. */

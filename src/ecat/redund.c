@@ -1,0 +1,437 @@
+/* Cable redundancy: the master's frames go out of both ends of a ring and the two
+ * copies are merged on return.
+ *
+ * Where the copies go (ESC datasheet Section I, 3.2, Table 9: only the direction out of
+ * port 0 passes the processing unit): unbroken, the first port's copy is processed by
+ * every slave and arrives at the second port, while the second port's copy runs through
+ * the ring backwards unprocessed and arrives at the first. With a break, each copy comes
+ * back on the port it left: the first port's copy processed by the slaves before the
+ * break, the second's by the slaves after it (the first slave behind the break loops it
+ * into its processing unit at its closed port 0). Either way each slave processed exactly
+ * one copy, so the merge is the same in both cases (no double counting):
+ *  - WKC: the sum of both copies' (ETG.1000.4: each slave adds to the WKC of the
+ *    datagram it executes);
+ *  - data: a byte a slave wrote differs from what was sent in the copy that passed the
+ *    slave only: merged = first ^ second ^ sent, exact as long as no bit is written on
+ *    both sides (logical areas do not overlap; physical commands address one slave);
+ *    broadcast reads OR into the frame on both sides: merged = first | second.
+ * A copy that did not come back counts as the frame as sent (WKC 0), so a frame is lost
+ * only when neither copy returned.
+ * Position addressing counts from where a copy enters the ring: in the second port's
+ * copy it would address the wrong slaves, so auto-increment commands travel there as
+ * NOP (slaves behind a break answer only by station address, broadcast, logical).
+ * The distributed-clock FRMW/ARMW on the system time (0x0910) is carried by the second
+ * copy only while the ring is broken and the reference clock is behind the break: in the
+ * other case the slaves behind the break would be fed the sent value as the reference's
+ * time; they run on their own clocks until the ring is closed (the master reports it).
+ * The copies are told apart by source MAC: the second port's copy carries that port's
+ * MAC; the processing unit sets bit 1 of the first octet (Section I, 3), so a copy with
+ * it clear on the port it left is that port's own echo. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ecat/frame.h"
+#include "ecat/proto.h"
+#include "ecat/redund.h"
+#include "util/wire.h"
+
+#define RED_SLOTS 64          /* frames in flight at once (a few cycles' worth) */
+#define RED_RX    32
+#define RED_MISS  8
+
+struct red_slot {
+    uint32_t  fno;
+    bool      live;             /* sent, not yet handed to the master */
+    bool      got[2];           /* copy c back (c 0: sent out of the first port) */
+    uint8_t   port[2];          /* ... on this port */
+    uint16_t  len;
+    takt_ns_t ts;               /* the later copy's receive time */
+    uint8_t   sent[TAKT_FRAME_BUF];
+    uint8_t   cp[2][TAKT_FRAME_BUF];
+};
+
+struct red_link {
+    struct takt_link base;
+    struct takt_link *port[2];
+    struct red_slot slot[RED_SLOTS];
+    uint8_t   tx2[RED_RX][TAKT_FRAME_BUF];     /* second copies of one send call */
+    struct takt_frame f2[RED_RX];
+    uint8_t   rxb[RED_RX][TAKT_FRAME_BUF];
+    /* merged frames waiting for the caller */
+    uint8_t   outb[RED_RX][TAKT_FRAME_BUF];
+    uint16_t  outlen[RED_RX];
+    takt_ns_t outts[RED_RX];
+    unsigned  nout;
+    unsigned  miss[2];          /* frames in a row without copy c: below RED_MISS it is
+                                 * expected (a stall delays copies, a dead port loses
+                                 * them all) */
+    bool      ref_far;          /* the reference clock is behind the break */
+    unsigned  ring_n;           /* slaves in the ring, as the broadcasts counted them */
+    struct ecat_redundancy st;
+};
+
+static bool is_ecat(const uint8_t *b, size_t len)
+{
+    return len >= ECAT_ETH_HDR + ECAT_FRAME_HDR && get_be16(b + 12) == TAKT_ETHERTYPE_ECAT;
+}
+
+/* The frame number of the master's leading NOP, or false. */
+static bool frame_no(uint8_t *b, size_t len, uint32_t *fno)
+{
+    struct ecat_dg dg;
+    size_t pos;
+    if (!is_ecat(b, len) || ecat_frame_first(b, len, &dg, &pos) != 0 || dg.cmd != ECAT_NOP || dg.len)
+        return false;
+    *fno = dg.lad;
+    return true;
+}
+
+static bool is_dc_rmw(const struct ecat_dg *dg)
+{
+    return (dg->cmd == ECAT_FRMW || dg->cmd == ECAT_ARMW) && dg->ado == ESC_DC_SYS_TIME;
+}
+
+/* The second port's copy: its own source MAC, and no command that would act on the
+ * wrong slaves there (see the top of the file). */
+static void second_copy(struct red_link *r, uint8_t *b, size_t len)
+{
+    struct ecat_dg dg;
+    size_t pos;
+    memcpy(b + 6, r->port[1]->mac, 6);
+    for (int rc = ecat_frame_first(b, len, &dg, &pos); rc == 0; rc = ecat_frame_next(b, len, &dg, &pos)) {
+        bool ap = dg.cmd == ECAT_APRD || dg.cmd == ECAT_APWR || dg.cmd == ECAT_APRW ||
+                  (dg.cmd == ECAT_ARMW && !is_dc_rmw(&dg));
+        if (ap || (is_dc_rmw(&dg) && !(r->st.broken && r->ref_far)))
+            dg.hdr[0] = ECAT_NOP;
+    }
+}
+
+static int red_send(struct takt_link *l, const struct takt_frame *f, unsigned n)
+{
+    struct red_link *r = (struct red_link *)l;
+    unsigned n2 = 0;
+    for (unsigned i = 0; i < n; i++) {
+        uint32_t fno;
+        size_t len = f[i].len;
+        if (len > TAKT_FRAME_BUF || !frame_no(f[i].data, len, &fno) || n2 == RED_RX)
+            continue;               /* not the master's: the first port only */
+        struct red_slot *s = &r->slot[fno % RED_SLOTS];
+        s->fno = fno;
+        s->live = true;
+        s->got[0] = s->got[1] = false;
+        s->len = (uint16_t)len;
+        s->ts = 0;
+        memcpy(s->sent, f[i].data, len);
+        memcpy(r->tx2[n2], f[i].data, len);
+        second_copy(r, r->tx2[n2], len);
+        r->f2[n2] = f[i];
+        r->f2[n2].data = r->tx2[n2];
+        n2++;
+    }
+    int a = takt_link_send(r->port[0], f, n);
+    int b = n2 ? takt_link_send(r->port[1], r->f2, n2) : 0;
+    r->st.tx[0] += a > 0 ? (unsigned)a : 0;
+    r->st.tx[1] += b > 0 ? (unsigned)b : 0;
+    if (a < 0 && b > 0)
+        return (int)n;              /* out of the second port: the ring still carries it */
+    return a;
+}
+
+static void merge_dg(uint8_t cmd, uint8_t *out, const uint8_t *c0, const uint8_t *c1,
+                     const uint8_t *sent, uint16_t len)
+{
+    bool bcast = cmd == ECAT_BRD || cmd == ECAT_BRW;
+    for (uint16_t i = 0; i < len; i++)
+        out[i] = bcast ? (uint8_t)(c0[i] | c1[i]) : (uint8_t)(c0[i] ^ c1[i] ^ sent[i]);
+}
+
+/* Note what a copy tells about the ring: which port it came back on, how many slaves a
+ * broadcast counted on its side, whether it passed the reference clock. */
+static void observe(struct red_link *r, struct red_slot *s, bool judge)
+{
+    bool crossed = (s->got[0] && s->port[0] == 1) || (s->got[1] && s->port[1] == 0);
+    bool looped = (s->got[0] && s->port[0] == 0) || (s->got[1] && s->port[1] == 1);
+    r->st.crossed += crossed;
+    if (!s->got[0] || !s->got[1])
+        r->st.single++;
+    for (int c = 0; c < 2; c++)
+        r->miss[c] = s->got[c] ? 0 : r->miss[c] + (r->miss[c] < RED_MISS);
+    bool broken = !crossed && looped;   /* emit() only sees frames with a copy back */
+    struct ecat_dg d0, d1, ds;
+    size_t p0, p1, ps;
+    int rs = ecat_frame_first(s->sent, s->len, &ds, &ps);
+    int r0 = ecat_frame_first(s->cp[0], s->len, &d0, &p0);
+    int r1 = ecat_frame_first(s->cp[1], s->len, &d1, &p1);
+    bool counted = !judge;          /* the ring's state is judged by frames with a BRD, and
+                                     * not by one whose other copy is merely late */
+    while (rs == 0 && r0 == 0 && r1 == 0) {
+        if (ds.cmd == ECAT_BRD && !counted) {
+            counted = true;
+            r->st.first_side = s->got[0] ? get_le16(d0.wkc) : 0;
+            r->st.second_side = s->got[1] && !crossed ? get_le16(d1.wkc) : 0;
+            r->st.broken = broken;
+            unsigned all = r->st.first_side + r->st.second_side;
+            if (all > r->ring_n && (crossed || (s->got[0] && s->got[1])))
+                r->ring_n = all;
+        }
+        if (is_dc_rmw(&ds) && broken && s->got[0])
+            r->ref_far = !memcmp(d0.data, ds.data, ds.len);  /* not read on the first side */
+        rs = ecat_frame_next(s->sent, s->len, &ds, &ps);
+        r0 = ecat_frame_next(s->cp[0], s->len, &d0, &p0);
+        r1 = ecat_frame_next(s->cp[1], s->len, &d1, &p1);
+    }
+}
+
+/* Both copies (or what came of them) into one reply, queued for the caller. */
+static void emit(struct red_link *r, struct red_slot *s, bool judge)
+{
+    if (r->nout == RED_RX)
+        return;
+    for (int c = 0; c < 2; c++)
+        if (!s->got[c])
+            memcpy(s->cp[c], s->sent, s->len);   /* a missing copy: as sent, WKC 0 */
+    observe(r, s, judge);
+    uint8_t *o = r->outb[r->nout];
+    memcpy(o, s->got[0] ? s->cp[0] : s->cp[1], s->len);
+    memcpy(o + 6, s->sent + 6, 6);
+    o[6] |= 0x02;                   /* came back through the ring */
+    struct ecat_dg d0, d1, ds, dout;
+    size_t p0, p1, ps, po;
+    int rs = ecat_frame_first(s->sent, s->len, &ds, &ps);
+    int r0 = ecat_frame_first(s->cp[0], s->len, &d0, &p0);
+    int r1 = ecat_frame_first(s->cp[1], s->len, &d1, &p1);
+    int ro = ecat_frame_first(o, s->len, &dout, &po);
+    while (rs == 0 && r0 == 0 && r1 == 0 && ro == 0) {
+        dout.hdr[0] = ds.cmd;       /* the second copy may have travelled as NOP */
+        merge_dg(ds.cmd, dout.data, d0.data, d1.data, ds.data, ds.len);
+        unsigned w = get_le16(d0.wkc) + get_le16(d1.wkc) - get_le16(ds.wkc);
+        put_le16(dout.wkc, (uint16_t)(w > 0xFFFF ? 0xFFFF : w));
+        rs = ecat_frame_next(s->sent, s->len, &ds, &ps);
+        r0 = ecat_frame_next(s->cp[0], s->len, &d0, &p0);
+        r1 = ecat_frame_next(s->cp[1], s->len, &d1, &p1);
+        ro = ecat_frame_next(o, s->len, &dout, &po);
+    }
+    r->outlen[r->nout] = s->len;
+    r->outts[r->nout] = s->ts;
+    r->nout++;
+    s->live = false;
+}
+
+/* A copy has the sent frame's datagrams, commands aside (the second copy may carry NOPs),
+ * at the same places with the same lengths: no slave changes them, so anything else is
+ * a damaged frame, and the merge walks all of them in step. */
+static bool same_shape(uint8_t *sent, uint8_t *cp, size_t len)
+{
+    struct ecat_dg a, b;
+    size_t pa, pb;
+    int ra = ecat_frame_first(sent, len, &a, &pa), rb = ecat_frame_first(cp, len, &b, &pb);
+    while (ra == 0 && rb == 0) {
+        if (a.len != b.len || a.data - sent != b.data - cp)
+            return false;
+        ra = ecat_frame_next(sent, len, &a, &pa);
+        rb = ecat_frame_next(cp, len, &b, &pb);
+    }
+    return ra == rb;
+}
+
+/* One frame from port p: a copy of one of ours (kept until its pair is complete),
+ * something else (handed on as it is), or our own echo (dropped). */
+static void take(struct red_link *r, unsigned p, uint8_t *b, size_t len, takt_ns_t ts)
+{
+    r->st.rx[p]++;
+    uint32_t fno;
+    int c = -1;
+    if (is_ecat(b, len) && len >= 12) {
+        if (!memcmp(b + 7, r->port[0]->mac + 1, 5))
+            c = 0;
+        else if (!memcmp(b + 7, r->port[1]->mac + 1, 5))
+            c = 1;
+    }
+    if (c >= 0 && (unsigned)c == p && !(b[6] & 0x02))
+        return;                     /* our own frame as it left this port */
+    struct red_slot *s = NULL;
+    if (c >= 0 && frame_no(b, len, &fno))
+        s = &r->slot[fno % RED_SLOTS];
+    if (s && s->fno == fno && !s->live) {
+        r->miss[c] = 0;             /* a copy after its frame was merged: wait for it again */
+        r->st.late++;
+        return;
+    }
+    if (!s || !s->live || s->fno != fno || s->got[c] || len != s->len || !same_shape(s->sent, b, len)) {
+        if (r->nout < RED_RX) {     /* not a copy we wait for: as it is */
+            memcpy(r->outb[r->nout], b, len);
+            r->outlen[r->nout] = (uint16_t)len;
+            r->outts[r->nout++] = ts;
+        }
+        return;
+    }
+    memcpy(s->cp[c], b, len);
+    s->got[c] = true;
+    s->port[c] = (uint8_t)p;
+    if (ts > s->ts)
+        s->ts = ts;
+    if (s->got[0] && s->got[1])
+        emit(r, s, true);
+}
+
+/* Whether the one copy of s that is back passed every slave: the first port's copy that
+ * went round the whole ring, or a copy that looped on a side which (by its broadcast, or
+ * else the last one seen on that side) holds the whole ring. */
+static bool covers(const struct red_link *r, struct red_slot *s)
+{
+    int c = s->got[0] ? 0 : 1;
+    if (s->port[c] != c)
+        return c == 0;
+    unsigned side = r->st.broken ? (c == 0 ? r->st.first_side : r->st.second_side) : 0;
+    struct ecat_dg dg;
+    size_t pos;
+    for (int rc = ecat_frame_first(s->cp[c], s->len, &dg, &pos); rc == 0;
+         rc = ecat_frame_next(s->cp[c], s->len, &dg, &pos))
+        if (dg.cmd == ECAT_BRD) {
+            side = get_le16(dg.wkc);
+            break;
+        }
+    return r->ring_n && side >= r->ring_n;
+}
+
+/* Frames of which one copy is back: handed on when the other is not expected (it did
+ * not come back for RED_MISS frames in a row) or when `all`; returns how many still wait. A frame
+ * whose missing copy was expected and carried data of slaves the other did not pass is
+ * handed on stamped now, after its cycle's deadline: the master counts it late, as it
+ * does any frame not back complete in time, instead of using half its data. */
+static unsigned flush_halves(struct red_link *r, bool all)
+{
+    unsigned wait = 0;
+    for (unsigned i = 0; i < RED_SLOTS; i++) {
+        struct red_slot *s = &r->slot[i];
+        if (!s->live || !(s->got[0] || s->got[1]))
+            continue;
+        bool expected = r->miss[s->got[0] ? 1 : 0] < RED_MISS;
+        if (!expected) {
+            emit(r, s, true);
+        } else if (all) {
+            /* a copy that passed every slave is the whole frame, and says where the
+             * ring is broken; a partial one says only that the other copy is late */
+            bool whole = covers(r, s);
+            if (!whole)
+                s->ts = takt_now();
+            emit(r, s, whole);
+        } else {
+            wait++;
+        }
+    }
+    return wait;
+}
+
+/* Drain port p once (waiting at most t for the first frame). */
+static int drain(struct red_link *r, unsigned p, takt_ns_t t)
+{
+    struct takt_frame f[RED_RX];
+    unsigned room = RED_RX - r->nout;
+    if (!room)
+        return 0;
+    for (unsigned i = 0; i < room; i++)
+        f[i] = (struct takt_frame){ .data = r->rxb[i], .cap = TAKT_FRAME_BUF };
+    int n = takt_link_recv(r->port[p], f, room, t);
+    for (int i = 0; i < n; i++)
+        take(r, p, f[i].data, f[i].len, f[i].ts);
+    return n;
+}
+
+/* The link API has no descriptor to wait on both ports at once: wait on each in turn
+ * in short slices. */
+#define SLICE_NS (100 * 1000)
+
+static int red_recv(struct takt_link *l, struct takt_frame *f, unsigned n, takt_ns_t timeout_ns)
+{
+    struct red_link *r = (struct red_link *)l;
+    takt_ns_t end = timeout_ns > 0 ? takt_now() + timeout_ns : 0;
+    for (;;) {
+        int a, b, got = 0;
+        do {                        /* everything both ports hold now */
+            a = drain(r, 0, 0);
+            b = drain(r, 1, 0);
+            got += (a > 0 ? a : 0) + (b > 0 ? b : 0);
+        } while ((a > 0 || b > 0) && r->nout < RED_RX);
+        if (a < 0 && b < 0 && !r->nout)
+            return a;
+        unsigned wait = flush_halves(r, false);
+        if (r->nout && !wait)
+            break;
+        takt_ns_t now = timeout_ns ? takt_now() : 0;
+        if (timeout_ns == 0 || (timeout_ns > 0 && now >= end)) {
+            flush_halves(r, true);  /* the other copy is not back by now: it is late */
+            break;
+        }
+        if (got)
+            continue;
+        takt_ns_t t = timeout_ns < 0 || end - now > SLICE_NS ? SLICE_NS : end - now;
+        if (drain(r, 0, t / 2) <= 0)   /* nothing, or a port that fails at once: wait on the other */
+            drain(r, 1, t / 2);
+    }
+    unsigned k = r->nout < n ? r->nout : n;
+    for (unsigned i = 0; i < k; i++) {
+        uint16_t len = r->outlen[i] <= f[i].cap ? r->outlen[i] : f[i].cap;
+        memcpy(f[i].data, r->outb[i], len);
+        f[i].len = len;
+        f[i].ts = r->outts[i];
+    }
+    memmove(r->outb, r->outb + k, (r->nout - k) * sizeof r->outb[0]);
+    memmove(r->outlen, r->outlen + k, (r->nout - k) * sizeof r->outlen[0]);
+    memmove(r->outts, r->outts + k, (r->nout - k) * sizeof r->outts[0]);
+    r->nout -= k;
+    return (int)k;
+}
+
+static void red_close(struct takt_link *l)
+{
+    free(l);
+}
+
+static void red_sync(struct takt_link *l)
+{
+    struct red_link *r = (struct red_link *)l;
+    takt_link_get_stats(r->port[0], &l->stats);
+}
+
+static const struct takt_link_ops red_ops = {
+    .kind = "redundant", .send = red_send, .recv = red_recv, .close = red_close,
+    .sync_stats = red_sync,
+};
+
+int ecat_red_open(struct takt_link *first, struct takt_link *second, struct takt_link **out,
+                  char *err, size_t errlen)
+{
+    *out = NULL;
+    if (!first || !second || first == second) {
+        snprintf(err, errlen, "cable redundancy: expected two different ports");
+        return -EINVAL;
+    }
+    if (!memcmp(first->mac + 1, second->mac + 1, 5)) {
+        snprintf(err, errlen, "cable redundancy: %s and %s have MACs that differ only in the "
+                 "first octet; the copies could not be told apart", first->name, second->name);
+        return -EINVAL;
+    }
+    struct red_link *r = calloc(1, sizeof *r);
+    if (!r) {
+        snprintf(err, errlen, "out of memory");
+        return -ENOMEM;
+    }
+    r->base.ops = &red_ops;
+    snprintf(r->base.name, sizeof r->base.name, "%s", first->name);
+    memcpy(r->base.mac, first->mac, 6);
+    r->base.mtu = first->mtu;
+    r->port[0] = first;
+    r->port[1] = second;
+    r->st.active = true;
+    r->st.break_after = -1;
+    *out = &r->base;
+    return 0;
+}
+
+void ecat_red_get(const struct takt_link *l, struct ecat_redundancy *out)
+{
+    const struct red_link *r = (const struct red_link *)l;
+    *out = r->st;
+}

@@ -1,0 +1,104 @@
+/* Cable redundancy, the master's side: where the ring is broken, from how many slaves
+ * each port's copy of the first cyclic frame counted in its BRD of the AL status (every
+ * slave adds 1 to a broadcast's WKC, ETG.1000.4), reported as events when it changes. */
+#include <string.h>
+#include "ecat/master_internal.h"
+#include "ecat/redund.h"
+
+void ecat_master_redundancy(const struct ecat_master *m, struct ecat_redundancy *out)
+{
+    if (!m->red) {
+        memset(out, 0, sizeof *out);
+        out->break_after = -1;
+        return;
+    }
+    *out = m->red_st;
+}
+
+/* What the distributed clocks do across the break (redund.c explains the FRMW). */
+static void dc_note(struct ecat_master *m, unsigned k, unsigned n)
+{
+    if (!m->dc_active || m->dc_ref < 0 || k >= n)
+        return;
+    if ((unsigned)m->dc_ref >= k && k == 0)
+        ecat_event(m, "cable redundancy: DC reference clock (slave %d) and every slave answer by "
+                   "the second port: its time reaches them all", m->dc_ref);
+    else if ((unsigned)m->dc_ref >= k)
+        ecat_event(m, "cable redundancy: DC reference clock (slave %d) is behind the break: "
+                   "its time reaches slaves %u-%u by the second port, slaves 0-%u get none "
+                   "until the ring closes", m->dc_ref, k, n - 1, k - 1);
+    else
+        ecat_event(m, "cable redundancy: DC slaves %u-%u are cut off from the reference clock "
+                   "(slave %d) until the ring closes: their clocks run free", k, n - 1, m->dc_ref);
+}
+
+void ecat_red_check(struct ecat_master *m, takt_ns_t now)
+{
+    struct ecat_redundancy s;
+    ecat_red_get(m->red, &s);
+    unsigned n = m->n_slaves;
+    s.breaks = m->red_st.breaks;
+    s.heals = m->red_st.heals;
+    s.since = m->red_st.since;
+    s.broke_at = m->red_st.broke_at;
+    s.healed_at = m->red_st.healed_at;
+    s.break_after = m->red_st.break_after;
+    if (!n || !m->scanned) {
+        m->red_st = s;
+        return;
+    }
+    /* a new state counts once two cycles in a row saw it: a copy that a stalled host
+     * held back past one cycle must not be taken for a second break */
+    bool same = s.broken == m->red_seen_broken && s.first_side == m->red_seen_first &&
+                s.second_side == m->red_seen_second;
+    m->red_seen_broken = s.broken;
+    m->red_seen_first = s.first_side;
+    m->red_seen_second = s.second_side;
+    if (!same) {
+        m->red_st = s;
+        m->red_st.broken = m->red_broken;
+        m->red_st.break_after = s.break_after;
+        return;
+    }
+    if (s.broken && (!m->red_broken || s.first_side != m->red_first ||
+                     s.second_side != m->red_second)) {
+        unsigned k = s.first_side;
+        if (k + s.second_side >= n) {
+            s.break_after = (int)k;
+            if (k == 0)
+                ecat_event(m, "cable redundancy: ring broken between the first port (%s) and slave 0; "
+                           "slaves 0-%u answer on the second port", m->link->name, n - 1);
+            else if (k >= n)
+                ecat_event(m, "cable redundancy: ring broken between slave %u and the second port; "
+                           "slaves 0-%u answer on the first port", n - 1, n - 1);
+            else
+                ecat_event(m, "cable redundancy: ring broken between slave %u and slave %u "
+                           "(first port: slaves 0-%u, second port: slaves %u-%u)",
+                           k - 1, k, k - 1, k, n - 1);
+        } else {
+            s.break_after = -1;
+            ecat_event(m, "cable redundancy: ring broken in more than one place: slaves %u-%u "
+                       "unreachable (first port: %u slaves, second port: %u)",
+                       k, n - s.second_side - 1, k, s.second_side);
+        }
+        if (!m->red_broken) {
+            s.breaks++;
+            s.broke_at = now;
+            dc_note(m, k, n);
+        }
+        s.since = now;
+        m->red_broken = true;
+    } else if (!s.broken && m->red_broken) {
+        ecat_event(m, "cable redundancy: ring closed again (frames pass from port to port)");
+        s.heals++;
+        s.healed_at = now;
+        s.since = now;
+        s.break_after = -1;
+        m->red_broken = false;
+    }
+    if (!m->red_broken)
+        s.break_after = -1;
+    m->red_first = s.first_side;
+    m->red_second = s.second_side;
+    m->red_st = s;
+}

@@ -1,0 +1,330 @@
+/* Cable redundancy over the in-process link: the master on two mem pairs, the simulator
+ * a ring whose last slave is wired back to the second pair. While the cycle runs the ring
+ * breaks at every cable in turn (into slave 0 .. into slave N-1, and the one back to the
+ * second port) and heals: no cycle may lose a frame or see a wrong WKC, every slave's
+ * inputs and outputs must go through every cycle as in an unbroken ring, and each break
+ * must be reported at its place, each healing too. The devices are echo devices: the
+ * input counts the frames that passed the slave's process data, the application writes
+ * it back as output, and the device judges how old the echo it gets is. */
+#include "master_rig.h"
+#include "ecat/master_internal.h"   /* rx_deadline: what the real-time loop sets */
+
+#define N 5
+
+struct ring {
+    struct sim_device_desc desc[N];
+    struct takt_sim *sim;
+    struct takt_link *a[2], *b[2];
+    struct ecat_master *m;
+    struct ecat_pd_entry in[N], out[N];
+    uint64_t last_in;
+    unsigned steps;                 /* counters that did not advance by exactly 1 */
+    unsigned uneven;                /* cycles whose slaves' counters differ */
+    char events[16384];
+};
+
+static void echo_desc(struct sim_device_desc *d, unsigned i)
+{
+    io_desc(d, i);
+    d->rxpdo[0].e[0] = (struct sim_pdo_entry){ 0x7000, 1, 32, 0x0007, "Output" };
+    d->txpdo[0].e[0] = (struct sim_pdo_entry){ 0x6000, 1, 32, 0x0007, "Input" };
+    snprintf(d->behaviour, sizeof d->behaviour, "echo");
+}
+
+static void drain_events(struct ring *r)
+{
+    char ev[300];
+    while (ecat_master_next_event(r->m, ev, sizeof ev)) {
+        printf("  event: %s\n", ev);
+        size_t used = strlen(r->events);
+        if (used + strlen(ev) + 2 <= sizeof r->events) {   /* a full log keeps its start */
+            strcat(r->events, ev);
+            strcat(r->events, "\n");
+        }
+    }
+}
+
+/* The application, inside the cycle: every slave's counter must have gone up by one
+ * (each processed exactly one copy of the frame) and is echoed back. */
+static void app(void *ctx, struct ecat_master *m, takt_ns_t now)
+{
+    (void)m;
+    (void)now;
+    struct ring *r = ctx;
+    if (ecat_master_state(r->m) != AL_OP)
+        return;
+    uint64_t v0 = ecat_pd_read(r->m, &r->in[0]);
+    for (unsigned i = 0; i < N; i++) {
+        uint64_t v = ecat_pd_read(r->m, &r->in[i]);
+        r->uneven += v != v0;
+        if (v != v0 || (r->last_in && v != r->last_in + 1)) {
+            if (r->steps++ < 5)
+                printf("  slave %u: input %llu, slave 0 %llu, last %llu\n", i,
+                       (unsigned long long)v, (unsigned long long)v0, (unsigned long long)r->last_in);
+        }
+        ecat_pd_write(r->m, &r->out[i], v);
+    }
+    r->last_in = v0;
+}
+
+static void cycle(struct ring *r)
+{
+    assert_int_equal(ecat_master_cycle(r->m, takt_now()), 0);
+    drain_events(r);
+}
+
+static struct ring *ring_new(bool redundant)
+{
+    struct ring *r = calloc(1, sizeof *r);
+    struct sim_device *devs[N];
+    for (unsigned i = 0; i < N; i++) {
+        echo_desc(&r->desc[i], i);
+        assert_int_equal(sim_device_from_desc(&r->desc[i], &devs[i]), 0);
+    }
+    struct takt_sim_opts so;
+    takt_sim_opts_default(&so);
+    so.drift_ppm = -1;
+    char err[200];
+    assert_int_equal(takt_sim_create_devices(devs, N, &so, &r->sim), 0);
+    if (redundant)
+        assert_int_equal(takt_sim_set_ring(r->sim, err, sizeof err), 0);
+    for (int p = 0; p < 2; p++)
+        assert_int_equal(takt_link_mem_pair(&r->a[p], &r->b[p], 64, NULL, NULL), 0);
+    r->a[1]->mac[5] ^= 0x55;        /* two ports, two MACs */
+    takt_sim_attach_mem_ring(r->sim, r->b[0], r->b[1]);
+    struct ecat_master_opts o;
+    ecat_master_opts_default(&o);
+    o.cycle_ns = TAKT_NS_PER_MS;
+    o.redundant = redundant ? r->a[1] : NULL;
+    assert_int_equal(ecat_master_open(&r->m, r->a[0], &o, err, sizeof err), 0);
+    assert_int_equal(ecat_master_scan(r->m, 2 * TAKT_NS_PER_S), 0);
+    assert_int_equal(ecat_master_slave_count(r->m), N);
+    assert_int_equal(ecat_master_set_state(r->m, AL_OP, 5 * TAKT_NS_PER_S), 0);
+    for (unsigned i = 0; i < N; i++) {
+        assert_int_equal(ecat_pd_find(r->m, i, "Input", 0, 0, &r->in[i]), 0);
+        assert_int_equal(ecat_pd_find(r->m, i, "Output", 0, 0, &r->out[i]), 0);
+    }
+    drain_events(r);
+    r->events[0] = 0;
+    ecat_master_set_callback(r->m, app, r);
+    return r;
+}
+
+static void ring_free(struct ring *r)
+{
+    ecat_master_close(r->m);
+    for (int p = 0; p < 2; p++) {
+        takt_link_close(r->a[p]);
+        takt_link_close(r->b[p]);
+    }
+    takt_sim_destroy(r->sim);
+    free(r);
+}
+
+static void breaks_everywhere(void **state)
+{
+    (void)state;
+    struct ring *r = ring_new(true);
+    for (unsigned i = 0; i < 20; i++)
+        cycle(r);
+    assert_int_equal(r->steps, 0);
+    struct ecat_redundancy rs;
+    ecat_master_redundancy(r->m, &rs);
+    assert_true(rs.active);
+    assert_false(rs.broken);
+    for (unsigned k = 0; k <= N; k++) {
+        char want[160];
+        r->events[0] = 0;
+        assert_int_equal(takt_sim_break(r->sim, k, takt_now()), 0);
+        unsigned seen = 0;
+        for (unsigned i = 0; i < 30; i++) {
+            cycle(r);
+            ecat_master_redundancy(r->m, &rs);
+            if (!seen && rs.broken && rs.break_after == (int)k)
+                seen = i + 1;
+        }
+        printf("break into %u: reported after %u cycle(s)\n", k, seen);
+        assert_true(seen >= 1 && seen <= 3);   /* a new state must be seen twice */
+        if (k == 0)
+            snprintf(want, sizeof want, "ring broken between the first port");
+        else if (k == N)
+            snprintf(want, sizeof want, "ring broken between slave %u and the second port", N - 1);
+        else
+            snprintf(want, sizeof want, "ring broken between slave %u and slave %u", k - 1, k);
+        assert_non_null(strstr(r->events, want));
+        assert_int_equal(takt_sim_heal(r->sim, takt_now()), 0);
+        for (unsigned i = 0; i < 30; i++)
+            cycle(r);
+        ecat_master_redundancy(r->m, &rs);
+        assert_false(rs.broken);
+        assert_non_null(strstr(r->events, "ring closed again"));
+    }
+    struct ecat_master_stats st;
+    ecat_master_get_stats(r->m, &st);
+    struct takt_sim_echo_stats es;
+    takt_sim_echo_stats(r->sim, &es);
+    ecat_master_redundancy(r->m, &rs);
+    printf("frames lost %llu, cyclic lost %llu, wkc errors %llu; echoes %llu stale %llu age max %u; "
+           "breaks %llu heals %llu, tx %llu/%llu rx %llu/%llu\n",
+           (unsigned long long)st.frames_lost, (unsigned long long)st.cyc_frames_lost,
+           (unsigned long long)st.wkc_errors, (unsigned long long)es.echoes,
+           (unsigned long long)es.stale, es.age_max, (unsigned long long)rs.breaks,
+           (unsigned long long)rs.heals, (unsigned long long)rs.tx[0], (unsigned long long)rs.tx[1],
+           (unsigned long long)rs.rx[0], (unsigned long long)rs.rx[1]);
+    assert_int_equal(st.frames_lost, 0);
+    assert_int_equal(st.cyc_frames_lost, 0);
+    assert_int_equal(st.wkc_errors, 0);
+    assert_int_equal(r->steps, 0);           /* inputs: as in an unbroken ring */
+    assert_int_equal(es.stale, 0);           /* outputs: every echo reached its slave */
+    assert_true(es.age_max <= 1);
+    assert_true(es.echoes >= 5 * 20 * (N + 1));
+    assert_int_equal(ecat_master_inputs_age(r->m), 0);
+    assert_int_equal(rs.breaks, N + 1);
+    assert_int_equal(rs.heals, N + 1);
+    assert_int_equal(ecat_master_state(r->m), AL_OP);
+    ring_free(r);
+}
+
+/* A line on one port: a break in it does lose the slaves behind it (the checks above
+ * are able to fail). */
+static void one_port_loses(void **state)
+{
+    (void)state;
+    struct ring *r = ring_new(false);
+    for (unsigned i = 0; i < 10; i++)
+        cycle(r);
+    assert_int_equal(takt_sim_break(r->sim, 2, takt_now()), 0);
+    for (unsigned i = 0; i < 10; i++)
+        cycle(r);
+    struct ecat_master_stats st;
+    ecat_master_get_stats(r->m, &st);
+    assert_true(st.wkc_errors > 0);
+    assert_true(r->steps > 0);
+    ring_free(r);
+}
+
+/* Merging: a copy of the second port's frame that went round an unbroken ring must not
+ * add anything; bad set-ups are refused. */
+static void refuses_same_port(void **state)
+{
+    (void)state;
+    struct takt_link *a, *b;
+    assert_int_equal(takt_link_mem_pair(&a, &b, 8, NULL, NULL), 0);
+    struct ecat_master_opts o;
+    ecat_master_opts_default(&o);
+    o.redundant = a;
+    struct ecat_master *m;
+    char err[200];
+    assert_int_not_equal(ecat_master_open(&m, a, &o, err, sizeof err), 0);
+    printf("  %s\n", err);
+    assert_non_null(strstr(err, "two different ports"));
+    o.redundant = b;                /* same MAC bytes 1..5 */
+    memcpy(b->mac, a->mac, 6);
+    assert_int_not_equal(ecat_master_open(&m, a, &o, err, sizeof err), 0);
+    printf("  %s\n", err);
+    assert_non_null(strstr(err, "told apart"));
+    takt_link_close(a);
+    takt_link_close(b);
+}
+
+/* Copies held back past their cycle on a loaded host: the second port's replies of a
+ * broken ring, three in a row out of every 7, come three cycles late. The frame must count as late (its data not used),
+ * never be used with half its datagrams (a WKC error, inputs of half the slaves old),
+ * and a held-back copy must not be taken for a second break. */
+struct holder {
+    struct takt_sim *sim;
+    struct takt_link *b[2];
+    bool on;
+    unsigned n, held, nq, cycle;
+    uint8_t q[16][TAKT_FRAME_BUF];
+    uint16_t qlen[16];
+    unsigned qdue[16];              /* the cycle after which the copy arrives */
+};
+
+static void hold_port(struct holder *h, unsigned port, const struct takt_frame *f)
+{
+    uint8_t buf[TAKT_FRAME_BUF];
+    unsigned out;
+    memcpy(buf, f->data, f->len);
+    size_t r = takt_sim_process_port(h->sim, port, buf, f->len, sizeof buf, f->ts, NULL, &out);
+    if (!r)
+        return;
+    if (h->on && port == 1 && out == 1 && ++h->n % 7 < 3 && h->nq < 16) {
+        memcpy(h->q[h->nq], buf, r);
+        h->qdue[h->nq] = h->cycle + 3;   /* three cycles late */
+        h->qlen[h->nq++] = (uint16_t)r;
+        h->held++;
+        return;
+    }
+    struct takt_frame o = { .data = buf, .len = (uint16_t)r, .cap = sizeof buf };
+    takt_link_send(h->b[out], &o, 1);
+}
+static void hold0(void *ctx, struct takt_link *ep, const struct takt_frame *f) { (void)ep; hold_port(ctx, 0, f); }
+static void hold1(void *ctx, struct takt_link *ep, const struct takt_frame *f) { (void)ep; hold_port(ctx, 1, f); }
+
+static void late_copies(void **state)
+{
+    (void)state;
+    struct ring *r = ring_new(true);
+    struct holder h = { .sim = r->sim, .b = { r->b[0], r->b[1] } };
+    takt_link_mem_set_responder(r->b[0], hold0, &h);
+    takt_link_mem_set_responder(r->b[1], hold1, &h);
+    assert_int_equal(takt_sim_break(r->sim, 2, takt_now()), 0);
+    for (unsigned i = 0; i < 10; i++)
+        cycle(r);
+    struct ecat_master_stats st0, st;
+    ecat_master_get_stats(r->m, &st0);
+    r->events[0] = 0;
+    h.on = true;
+    unsigned steps0 = r->steps;
+    for (unsigned i = 0; i < 300; i++) {
+        r->m->rx_deadline = takt_now();   /* replies stamped after this are late */
+        cycle(r);
+        r->m->rx_deadline = 0;
+        /* the copies held back arrive now, cycles after their frame's cycle read the
+         * replies */
+        unsigned keep = 0;
+        for (unsigned k = 0; k < h.nq; k++) {
+            if (h.qdue[k] > h.cycle) {
+                memmove(h.q[keep], h.q[k], h.qlen[k]);
+                h.qlen[keep] = h.qlen[k];
+                h.qdue[keep++] = h.qdue[k];
+                continue;
+            }
+            struct takt_frame o = { .data = h.q[k], .len = h.qlen[k], .cap = TAKT_FRAME_BUF };
+            takt_link_send(r->b[1], &o, 1);
+        }
+        h.nq = keep;
+        h.cycle++;
+    }
+    ecat_master_get_stats(r->m, &st);
+    struct ecat_redundancy rs;
+    ecat_master_redundancy(r->m, &rs);
+    printf("held %u copies: frames late %llu, lost %llu, WKC errors %llu, copies late %llu, "
+           "input steps %u, breaks %llu\n", h.held,
+           (unsigned long long)(st.frames_late - st0.frames_late),
+           (unsigned long long)(st.frames_lost - st0.frames_lost),
+           (unsigned long long)(st.wkc_errors - st0.wkc_errors), (unsigned long long)rs.late,
+           r->steps - steps0, (unsigned long long)rs.breaks);
+    assert_true(h.held >= 20);
+    assert_int_equal(st.wkc_errors - st0.wkc_errors, 0);
+    assert_int_equal(r->uneven, 0);          /* no frame used with half its data */
+    assert_true(st.frames_late - st0.frames_late >= 1);
+    assert_int_equal(st.frames_lost - st0.frames_lost, st.frames_late - st0.frames_late);
+    assert_null(strstr(r->events, "more than one place"));
+    assert_true(rs.broken);
+    assert_int_equal(rs.break_after, 2);
+    assert_int_equal(rs.breaks, 1);
+    ring_free(r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(breaks_everywhere),
+        cmocka_unit_test(late_copies),
+        cmocka_unit_test(one_port_loses),
+        cmocka_unit_test(refuses_same_port),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
