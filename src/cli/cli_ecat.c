@@ -245,7 +245,7 @@ static int run_states(struct cli_ctx *c)
         json_object_array_add(arr, sj);
         if (c->json && !strcmp(c->json, "-"))
             continue;
-        printf("%-3u 0x%04X  %-6s%s", i, s.station, ecat_al_state_name(s.al_state),
+        printf("%-3u %-7s 0x%04X  %-6s%s", i, ap, s.station, ecat_al_state_name(s.al_state),
                s.al_state & ECAT_STATE_ERROR ? " +ERR" : "");
         if (s.al_code)
             printf("  AL status code 0x%04X (%s)", s.al_code, ecat_al_status_text(s.al_code));

@@ -285,8 +285,11 @@ static void positions_as_igh(void **state)
         fail_msg("-p 2 --json: exit %d, want one slave, alias_position 7:1, error_flag true:\n%s", rc, out);
     json_object_put(j);
     rc = run_on(sim, "ecat states -p 3", out, sizeof out);
-    if (rc != 0 || strncmp(out, "3 ", 2) || strchr(out, '\n') != strrchr(out, '\n'))
-        fail_msg("states -p 3: exit %d, want position 3 alone:\n%s", rc, out);
+    if (rc != 0 || strncmp(out, "3   7:2     0x1003  PREOP", 25) || strchr(out, '\n') != strrchr(out, '\n'))
+        fail_msg("states -p 3: exit %d, want position 3 alone, with its ALIAS:POS:\n%s", rc, out);
+    rc = run_on(sim, "ecat states", out, sizeof out);
+    if (rc != 0 || !strstr(out, "2   7:1     0x1002  PREOP  +ERR  AL status code 0x001B"))
+        fail_msg("states: exit %d, want position 2 as 7:1 with its error and code:\n%s", rc, out);
     rc = run_on(sim, "ecat pdos -p 7:0", out, sizeof out);
     if (rc != 0 || !strstr(out, "slave 1 ") || strstr(out, "slave 3 "))
         fail_msg("pdos -p 7:0: exit %d, want position 1's entries alone:\n%s", rc, out);
