@@ -2,6 +2,7 @@
  * from /proc and /sys (below env->root) and judges each against what a cyclic master
  * needs (sched(7), Documentation/admin-guide/kernel-parameters.txt, the LF real-time wiki). Reading only: nothing is changed. */
 #include "bench/check.h"
+#include "bench/check_int.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -18,7 +19,7 @@
 #include <linux/sockios.h>
 
 /* Read a small file below root; trailing newline stripped. Returns length or -errno. */
-static int rd(const struct check_env *e, const char *path, char *buf, size_t cap)
+int check_rd(const struct check_env *e, const char *path, char *buf, size_t cap)
 {
     size_t n;
     if (e->read) {
@@ -42,7 +43,7 @@ static int rd(const struct check_env *e, const char *path, char *buf, size_t cap
 }
 
 /* Does a path below root exist? */
-static bool exists(const struct check_env *e, const char *path)
+bool check_exists(const struct check_env *e, const char *path)
 {
     char b[2], full[512];
     if (e->read)
@@ -52,10 +53,10 @@ static bool exists(const struct check_env *e, const char *path)
 }
 
 /* The entries of a directory below root, one name per line; length or -errno. */
-static int list_dir(const struct check_env *e, const char *path, char *buf, size_t cap)
+int check_list_dir(const struct check_env *e, const char *path, char *buf, size_t cap)
 {
     if (e->read)
-        return rd(e, path, buf, cap);
+        return check_rd(e, path, buf, cap);
     char full[512];
     snprintf(full, sizeof full, "%.300s%.200s", e->root, path);
     DIR *d = opendir(full);
@@ -70,11 +71,7 @@ static int list_dir(const struct check_env *e, const char *path, char *buf, size
     return (int)n;
 }
 
-static struct check_item *add(struct check_report *r, const char *id, const char *title,
-                              enum check_verdict v, const char *fix, const char *fmt, ...)
-    __attribute__((format(printf, 6, 7)));
-
-static struct check_item *add(struct check_report *r, const char *id, const char *title,
+struct check_item *check_add(struct check_report *r, const char *id, const char *title,
                               enum check_verdict v, const char *fix, const char *fmt, ...)
 {
     if (r->n >= CHECK_MAX_ITEMS)
@@ -115,7 +112,7 @@ static const char *cmdline_param(const char *cmdline, const char *key, char *val
 }
 
 /* Is cpu in a Linux cpu list such as "1-3,6"? */
-static bool cpulist_has(const char *list, int cpu)
+bool check_cpulist_has(const char *list, int cpu)
 {
     const char *p = list;
     while (*p) {
@@ -142,12 +139,12 @@ struct platform { char idle[32], freq[32]; bool intel, amd, vm; };
 static void read_platform(const struct check_env *e, struct platform *p)
 {
     memset(p, 0, sizeof *p);
-    if (rd(e, "/sys/devices/system/cpu/cpuidle/current_driver", p->idle, sizeof p->idle) < 0)
+    if (check_rd(e, "/sys/devices/system/cpu/cpuidle/current_driver", p->idle, sizeof p->idle) < 0)
         p->idle[0] = 0;
-    if (rd(e, "/sys/devices/system/cpu/cpu0/cpufreq/scaling_driver", p->freq, sizeof p->freq) < 0)
+    if (check_rd(e, "/sys/devices/system/cpu/cpu0/cpufreq/scaling_driver", p->freq, sizeof p->freq) < 0)
         p->freq[0] = 0;
     char ci[8192];   /* the first CPU's block holds vendor_id and flags */
-    if (rd(e, "/proc/cpuinfo", ci, sizeof ci) > 0) {
+    if (check_rd(e, "/proc/cpuinfo", ci, sizeof ci) > 0) {
         p->intel = strstr(ci, "GenuineIntel") != NULL;
         p->amd = strstr(ci, "AuthenticAMD") != NULL || strstr(ci, "HygonGenuine") != NULL;
         const char *fl = strstr(ci, "\nflags");
@@ -180,30 +177,30 @@ static bool rule_applies(const char *key, const struct platform *p)
 static void check_kernel(const struct check_env *e, struct check_report *r)
 {
     char rt[16], ver[256];
-    int have_rt = rd(e, "/sys/kernel/realtime", rt, sizeof rt);
-    int have_ver = rd(e, "/proc/sys/kernel/version", ver, sizeof ver);
+    int have_rt = check_rd(e, "/sys/kernel/realtime", rt, sizeof rt);
+    int have_ver = check_rd(e, "/proc/sys/kernel/version", ver, sizeof ver);
     if (have_rt > 0 && rt[0] == '1')
-        add(r, "preempt_rt", "PREEMPT_RT kernel", CHECK_OK, NULL, "/sys/kernel/realtime = 1%s%s",
+        check_add(r, "preempt_rt", "PREEMPT_RT kernel", CHECK_OK, NULL, "/sys/kernel/realtime = 1%s%s",
             have_ver > 0 ? "; " : "", have_ver > 0 ? ver : "");
     else if (have_rt < 0 && have_ver > 0 && strstr(ver, "PREEMPT_RT"))   /* kernels without the sysfs file */
-        add(r, "preempt_rt", "PREEMPT_RT kernel", CHECK_OK, NULL, "%s", ver);
+        check_add(r, "preempt_rt", "PREEMPT_RT kernel", CHECK_OK, NULL, "%s", ver);
     else if (have_rt < 0 && have_ver < 0)
-        add(r, "preempt_rt", "PREEMPT_RT kernel", CHECK_UNKNOWN, "check `uname -v` for PREEMPT_RT",
+        check_add(r, "preempt_rt", "PREEMPT_RT kernel", CHECK_UNKNOWN, "check `uname -v` for PREEMPT_RT",
             "neither /sys/kernel/realtime nor /proc/sys/kernel/version readable");
     else
-        add(r, "preempt_rt", "PREEMPT_RT kernel", CHECK_FAIL,
+        check_add(r, "preempt_rt", "PREEMPT_RT kernel", CHECK_FAIL,
             "boot a PREEMPT_RT kernel (Debian: apt install linux-image-rt-amd64; mainline >= 6.12 with CONFIG_PREEMPT_RT=y)",
             "not real-time (%s)", have_ver > 0 ? ver : "no /sys/kernel/realtime");
 
     char cs[64], avail[256];
-    if (rd(e, "/sys/devices/system/clocksource/clocksource0/current_clocksource", cs, sizeof cs) < 0) {
-        add(r, "clocksource", "Clock source", CHECK_UNKNOWN, NULL, "current_clocksource not readable");
+    if (check_rd(e, "/sys/devices/system/clocksource/clocksource0/current_clocksource", cs, sizeof cs) < 0) {
+        check_add(r, "clocksource", "Clock source", CHECK_UNKNOWN, NULL, "current_clocksource not readable");
     } else if (!strcmp(cs, "tsc") || !strcmp(cs, "arch_sys_counter")) {
-        add(r, "clocksource", "Clock source", CHECK_OK, NULL, "%s", cs);
+        check_add(r, "clocksource", "Clock source", CHECK_OK, NULL, "%s", cs);
     } else {
-        bool tsc = rd(e, "/sys/devices/system/clocksource/clocksource0/available_clocksource", avail, sizeof avail) > 0 &&
+        bool tsc = check_rd(e, "/sys/devices/system/clocksource/clocksource0/available_clocksource", avail, sizeof avail) > 0 &&
                    strstr(avail, "tsc");
-        add(r, "clocksource", "Clock source", CHECK_WARN,
+        check_add(r, "clocksource", "Clock source", CHECK_WARN,
             tsc ? "echo tsc > /sys/devices/system/clocksource/clocksource0/current_clocksource (or boot with clocksource=tsc)"
                 : "no TSC clocksource offered: reading the clock costs more; expect higher task durations",
             "%s (reading it is slower than tsc)", cs);
@@ -267,8 +264,8 @@ static const char *cpulist_part(const char *v)
 static void check_cmdline(const struct check_env *e, struct check_report *r)
 {
     char cl[4096], val[256], nohz[256] = "";
-    if (rd(e, "/proc/cmdline", cl, sizeof cl) < 0) {
-        add(r, "cmdline", "Kernel command line", CHECK_UNKNOWN, NULL, "/proc/cmdline not readable");
+    if (check_rd(e, "/proc/cmdline", cl, sizeof cl) < 0) {
+        check_add(r, "cmdline", "Kernel command line", CHECK_UNKNOWN, NULL, "/proc/cmdline not readable");
         return;
     }
     bool have_nohz = cmdline_param(cl, "nohz_full", nohz, sizeof nohz) != NULL;
@@ -287,25 +284,25 @@ static void check_cmdline(const struct check_env *e, struct check_report *r)
         const char *v = cmdline_param(cl, k->key, val, sizeof val);
         if (!v) {
             /* nohz_full offloads RCU callbacks of its CPUs as rcu_nocbs would (kernel-parameters.txt, nohz_full) */
-            if (!strcmp(k->key, "rcu_nocbs") && have_nohz && (e->cpu < 0 || cpulist_has(nohz, e->cpu)))
-                add(r, id, k->title, CHECK_OK, NULL, "not set; implied by nohz_full=%s", nohz);
+            if (!strcmp(k->key, "rcu_nocbs") && have_nohz && (e->cpu < 0 || check_cpulist_has(nohz, e->cpu)))
+                check_add(r, id, k->title, CHECK_OK, NULL, "not set; implied by nohz_full=%s", nohz);
             else
-                add(r, id, k->title, bad, fix, "not set");
+                check_add(r, id, k->title, bad, fix, "not set");
             continue;
         }
         bool ok;
         switch (k->kind) {
         case CL_HAS_CPU:
-            ok = e->cpu < 0 || cpulist_has(cpulist_part(v), e->cpu);
+            ok = e->cpu < 0 || check_cpulist_has(cpulist_part(v), e->cpu);
             if (!ok) {
-                add(r, id, k->title, bad, fix, "%s=%s leaves out the cycle CPU %d", k->key, v, e->cpu);
+                check_add(r, id, k->title, bad, fix, "%s=%s leaves out the cycle CPU %d", k->key, v, e->cpu);
                 continue;
             }
             break;
         case CL_NOT_CPU:
-            ok = e->cpu < 0 || !cpulist_has(v, e->cpu);
+            ok = e->cpu < 0 || !check_cpulist_has(v, e->cpu);
             if (!ok) {
-                add(r, id, k->title, bad, fix, "%s=%s includes the cycle CPU %d", k->key, v, e->cpu);
+                check_add(r, id, k->title, bad, fix, "%s=%s includes the cycle CPU %d", k->key, v, e->cpu);
                 continue;
             }
             break;
@@ -317,9 +314,9 @@ static void check_cmdline(const struct check_env *e, struct check_report *r)
             break;
         }
         if (ok)
-            add(r, id, k->title, CHECK_OK, NULL, "%s%s%s", k->key, *v ? "=" : "", v);
+            check_add(r, id, k->title, CHECK_OK, NULL, "%s%s%s", k->key, *v ? "=" : "", v);
         else
-            add(r, id, k->title, bad, fix, "%s=%s%s", k->key, v,
+            check_add(r, id, k->title, bad, fix, "%s=%s%s", k->key, v,
                 k->kind == CL_MAX1 ? ": deep C-states stay allowed" : "");
     }
 }
@@ -333,13 +330,13 @@ static void check_cpus(const struct check_env *e, struct check_report *r)
     for (int cpu = 0; cpu < 1024; cpu++) {
         char p[128];
         snprintf(p, sizeof p, "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor", cpu);
-        if (rd(e, p, buf, sizeof buf) < 0) {
+        if (check_rd(e, p, buf, sizeof buf) < 0) {
             char d[128];
             snprintf(d, sizeof d, "/sys/devices/system/cpu/cpu%d/online", cpu);
             char o[8];
-            if (rd(e, d, o, sizeof o) < 0 && cpu > 0) {
+            if (check_rd(e, d, o, sizeof o) < 0 && cpu > 0) {
                 snprintf(d, sizeof d, "/sys/devices/system/cpu/cpu%d", cpu);
-                if (!exists(e, d))
+                if (!check_exists(e, d))
                     break;
             }
             continue;
@@ -353,39 +350,39 @@ static void check_cpus(const struct check_env *e, struct check_report *r)
     struct platform plat;
     read_platform(e, &plat);
     if (n == 0 && plat.vm)
-        add(r, "governor", "CPU frequency governor", CHECK_INFO,
+        check_add(r, "governor", "CPU frequency governor", CHECK_INFO,
             "the host sets the frequency: its governor on the CPUs behind this guest's vCPUs should be performance",
             "no cpufreq in this virtual machine");
     else if (n == 0)
-        add(r, "governor", "CPU frequency governor", CHECK_INFO, NULL, "no cpufreq (fixed frequency or virtual machine)");
+        check_add(r, "governor", "CPU frequency governor", CHECK_INFO, NULL, "no cpufreq (fixed frequency or virtual machine)");
     else if (perf == n)
-        add(r, "governor", "CPU frequency governor", CHECK_OK, NULL, "performance on all %d CPUs", n);
+        check_add(r, "governor", "CPU frequency governor", CHECK_OK, NULL, "performance on all %d CPUs", n);
     else
-        add(r, "governor", "CPU frequency governor", CHECK_WARN,
+        check_add(r, "governor", "CPU frequency governor", CHECK_WARN,
             "cpupower frequency-set -g performance (or echo performance > /sys/devices/system/cpu/cpu*/cpufreq/scaling_governor)",
             "%d of %d CPUs not on performance (%s)", n - perf, n, other);
 
-    if (rd(e, "/sys/devices/system/cpu/smt/active", buf, sizeof buf) < 0)
-        add(r, "smt", "Simultaneous multithreading", CHECK_UNKNOWN, NULL, "/sys/devices/system/cpu/smt/active not readable");
+    if (check_rd(e, "/sys/devices/system/cpu/smt/active", buf, sizeof buf) < 0)
+        check_add(r, "smt", "Simultaneous multithreading", CHECK_UNKNOWN, NULL, "/sys/devices/system/cpu/smt/active not readable");
     else if (buf[0] == '0')
-        add(r, "smt", "Simultaneous multithreading", CHECK_OK, NULL, "off");
+        check_add(r, "smt", "Simultaneous multithreading", CHECK_OK, NULL, "off");
     else
-        add(r, "smt", "Simultaneous multithreading", CHECK_WARN,
+        check_add(r, "smt", "Simultaneous multithreading", CHECK_WARN,
             "echo off > /sys/devices/system/cpu/smt/control (or nosmt on the command line): a sibling thread shares the core's pipeline",
             "on");
 
-    if (rd(e, "/proc/sys/kernel/sched_rt_runtime_us", buf, sizeof buf) < 0) {
-        add(r, "rt_throttling", "RT throttling", CHECK_UNKNOWN, NULL, "/proc/sys/kernel/sched_rt_runtime_us not readable");
+    if (check_rd(e, "/proc/sys/kernel/sched_rt_runtime_us", buf, sizeof buf) < 0) {
+        check_add(r, "rt_throttling", "RT throttling", CHECK_UNKNOWN, NULL, "/proc/sys/kernel/sched_rt_runtime_us not readable");
     } else {
         long us = strtol(buf, NULL, 10);
         if (us < 0)
-            add(r, "rt_throttling", "RT throttling", CHECK_OK, NULL,
+            check_add(r, "rt_throttling", "RT throttling", CHECK_OK, NULL,
                 "disabled (sched_rt_runtime_us = -1): a runaway FIFO thread can hold its CPU");
         else
-            add(r, "rt_throttling", "RT throttling", CHECK_INFO,
+            check_add(r, "rt_throttling", "RT throttling", CHECK_INFO,
                 "fine for a sleeping cycle thread; only a busy-polling FIFO thread meets it: sysctl kernel.sched_rt_runtime_us=-1",
                 "RT tasks limited to %ld us per %s", us,
-                rd(e, "/proc/sys/kernel/sched_rt_period_us", buf, sizeof buf) > 0 ? buf : "1000000");
+                check_rd(e, "/proc/sys/kernel/sched_rt_period_us", buf, sizeof buf) > 0 ? buf : "1000000");
     }
 
     /* the C-state advice of the idle driver in use */
@@ -400,210 +397,28 @@ static void check_cpus(const struct check_env *e, struct check_report *r)
     else
         idle_fix = "hold /dev/cpu_dma_latency at 0 (takt does while running) or disable C-states (cpuidle.off=1)";
     if (*plat.idle && strcmp(plat.idle, "none"))
-        add(r, "cpuidle", "Idle driver", CHECK_INFO, idle_fix, "%s%s", plat.idle,
+        check_add(r, "cpuidle", "Idle driver", CHECK_INFO, idle_fix, "%s%s", plat.idle,
             plat.vm ? " (virtual machine)" : "");
     else
-        add(r, "cpuidle", "Idle driver", CHECK_OK, NULL, "none");
+        check_add(r, "cpuidle", "Idle driver", CHECK_OK, NULL, "none");
 
     if (e->cpu < 0)
         return;
     char id[24], iso[256] = "", nohz[256] = "";
     snprintf(id, sizeof id, "cpu%d.isolated", e->cpu);
-    rd(e, "/sys/devices/system/cpu/isolated", iso, sizeof iso);
-    rd(e, "/sys/devices/system/cpu/nohz_full", nohz, sizeof nohz);
-    if (cpulist_has(iso, e->cpu) || cpulist_has(nohz, e->cpu))
-        add(r, id, "Cycle CPU isolated", CHECK_OK, NULL, "CPU %d in isolated=%s nohz_full=%s", e->cpu,
+    check_rd(e, "/sys/devices/system/cpu/isolated", iso, sizeof iso);
+    check_rd(e, "/sys/devices/system/cpu/nohz_full", nohz, sizeof nohz);
+    if (check_cpulist_has(iso, e->cpu) || check_cpulist_has(nohz, e->cpu))
+        check_add(r, id, "Cycle CPU isolated", CHECK_OK, NULL, "CPU %d in isolated=%s nohz_full=%s", e->cpu,
             *iso ? iso : "-", *nohz && strcmp(nohz, "(null)") ? nohz : "-");
     else
     {
         char fix[160];
         snprintf(fix, sizeof fix, "add isolcpus=%d nohz_full=%d rcu_nocbs=%d to the kernel command line and reboot",
                  e->cpu, e->cpu, e->cpu);
-        add(r, id, "Cycle CPU isolated", CHECK_WARN, fix, "CPU %d is not isolated (isolated='%s', nohz_full='%s')",
+        check_add(r, id, "Cycle CPU isolated", CHECK_WARN, fix, "CPU %d is not isolated (isolated='%s', nohz_full='%s')",
             e->cpu, iso, *nohz && strcmp(nohz, "(null)") ? nohz : "");
     }
-}
-
-static int coalesce_ioctl(const char *iface, struct check_coalesce *c, void *ctx)
-{
-    (void)ctx;
-    int fd = socket(AF_INET, SOCK_DGRAM, 0);
-    if (fd < 0)
-        return -errno;
-    struct ethtool_coalesce ec = { .cmd = ETHTOOL_GCOALESCE };
-    struct ifreq ifr = { 0 };
-    snprintf(ifr.ifr_name, sizeof ifr.ifr_name, "%s", iface);
-    ifr.ifr_data = (void *)&ec;
-    int rc = ioctl(fd, SIOCETHTOOL, &ifr) < 0 ? -errno : 0;
-    close(fd);
-    if (rc == 0)
-        *c = (struct check_coalesce){ (int)ec.rx_coalesce_usecs, (int)ec.rx_max_coalesced_frames,
-                                      (int)ec.tx_coalesce_usecs, (int)ec.tx_max_coalesced_frames };
-    return rc;
-}
-
-/* The interface's state: sysfs operstate below a fixture root; on the live system the
- * interface flags of this network namespace (sysfs shows the namespace it was mounted
- * in, so inside `takt netns` or a container it does not list the interfaces there). */
-static int iface_state(const struct check_env *e, char *buf, size_t cap)
-{
-    char path[256];
-    snprintf(path, sizeof path, "/sys/class/net/%.64s/operstate", e->iface);
-    if (*e->root || e->read)
-        return rd(e, path, buf, cap);
-    int c = takt_link_carrier(e->iface);   /* the same reading the link users make */
-    if (c == -ENODEV)
-        return c;
-    if (c < 0 && c != -ENETDOWN)
-        return rd(e, path, buf, cap);
-    snprintf(buf, cap, "%s", c == -ENETDOWN ? "down" : c ? "up" : "up without carrier");
-    return (int)strlen(buf);
-}
-
-static void check_iface(const struct check_env *e, struct check_report *r)
-{
-    if (!e->iface)
-        return;
-    char buf[256], upfix[128];
-    if (iface_state(e, buf, sizeof buf) < 0) {
-        add(r, "iface", "Interface", CHECK_FAIL, "name an existing interface (ip link lists them)",
-            "no interface '%s'", e->iface);
-        return;
-    }
-    snprintf(upfix, sizeof upfix, "ip link set dev %.32s up, and check the cable", e->iface);
-    add(r, "iface", "Interface", !strcmp(buf, "up") || !strcmp(buf, "unknown") ? CHECK_OK : CHECK_WARN,
-        strcmp(buf, "up") ? upfix : NULL, "%s is %s", e->iface, buf);
-
-    /* IRQs: MSI vectors of the device, else nothing (virtual interfaces have none) */
-    char full[512], names[4096];
-    snprintf(full, sizeof full, "/sys/class/net/%.32s/device/msi_irqs", e->iface);
-    char irqs[128] = "", aff_all[192] = "";
-    bool on_cycle_cpu = false;
-    if (list_dir(e, full, names, sizeof names) > 0) {
-        char *save = NULL;
-        for (char *name = strtok_r(names, "\n", &save); name; name = strtok_r(NULL, "\n", &save)) {
-            if (!isdigit((unsigned char)name[0]))
-                continue;
-            char ap[128], aff[64];
-            snprintf(ap, sizeof ap, "/proc/irq/%.16s/smp_affinity_list", name);
-            if (rd(e, ap, aff, sizeof aff) < 0)
-                snprintf(aff, sizeof aff, "?");
-            if (e->cpu >= 0 && cpulist_has(aff, e->cpu))
-                on_cycle_cpu = true;
-            size_t l = strlen(irqs);
-            snprintf(irqs + l, sizeof irqs - l, "%s%.16s", l ? "," : "", name);
-            l = strlen(aff_all);
-            snprintf(aff_all + l, sizeof aff_all - l, "%s%.16s->%.32s", l ? " " : "", name, aff);
-        }
-    }
-    char legacy[32];   /* a device without MSI: its one line interrupt */
-    snprintf(full, sizeof full, "/sys/class/net/%.32s/device/irq", e->iface);
-    if (!*irqs && rd(e, full, legacy, sizeof legacy) > 0 && atoi(legacy) > 0) {
-        char ap[128], aff[64];
-        snprintf(ap, sizeof ap, "/proc/irq/%d/smp_affinity_list", atoi(legacy));
-        if (rd(e, ap, aff, sizeof aff) < 0)
-            snprintf(aff, sizeof aff, "?");
-        on_cycle_cpu = e->cpu >= 0 && cpulist_has(aff, e->cpu);
-        snprintf(irqs, sizeof irqs, "%d", atoi(legacy));
-        snprintf(aff_all, sizeof aff_all, "%d->%.32s", atoi(legacy), aff);
-    }
-    if (!*irqs)
-        add(r, "iface.irq", "Interface IRQ affinity", CHECK_INFO, NULL, "%s has no interrupt of its own (no MSI, no line IRQ: a virtual interface)", e->iface);
-    else if (on_cycle_cpu)
-        add(r, "iface.irq", "Interface IRQ affinity", CHECK_WARN,
-            "keep device IRQs off the cycle CPU: echo <housekeeping cpus> > /proc/irq/N/smp_affinity_list (and stop irqbalance)",
-            "IRQ -> CPUs: %s (includes cycle CPU %d)", aff_all, e->cpu);
-    else
-        add(r, "iface.irq", "Interface IRQ affinity", CHECK_OK, NULL, "IRQ -> CPUs: %s", aff_all);
-
-    struct check_coalesce c;
-    int rc = (e->coalesce ? e->coalesce : coalesce_ioctl)(e->iface, &c, e->coalesce_ctx);
-    char fix[160];
-    snprintf(fix, sizeof fix, "ethtool -C %s rx-usecs 0 rx-frames 1 tx-usecs 0 tx-frames 1", e->iface);
-    if (rc < 0)
-        add(r, "iface.coalesce", "Interrupt coalescing", CHECK_INFO, NULL,
-            "not reported by the driver (%s)", rc == -EOPNOTSUPP ? "not supported" : strerror(-rc));
-    else if (c.rx_usecs <= 0 && c.tx_usecs <= 0)
-        add(r, "iface.coalesce", "Interrupt coalescing", CHECK_OK, NULL, "rx-usecs %d rx-frames %d tx-usecs %d tx-frames %d",
-            c.rx_usecs, c.rx_frames, c.tx_usecs, c.tx_frames);
-    else
-        add(r, "iface.coalesce", "Interrupt coalescing", CHECK_WARN, fix,
-            "rx-usecs %d tx-usecs %d: each frame may wait that long before its interrupt", c.rx_usecs, c.tx_usecs);
-}
-
-/* Capability bits in /proc/self/status CapEff (linux/capability.h). */
-enum { CAP_NET_ADMIN_BIT = 12, CAP_NET_RAW_BIT = 13, CAP_IPC_LOCK_BIT = 14, CAP_SYS_NICE_BIT = 23 };
-
-static bool limits_line(const char *limits, const char *name, char *soft, size_t cap)
-{
-    const char *p = strstr(limits, name);
-    if (!p)
-        return false;
-    p += strlen(name);
-    while (*p == ' ')
-        p++;
-    size_t n = 0;
-    while (p[n] && p[n] != ' ' && n + 1 < cap)
-        n++;
-    memcpy(soft, p, n);
-    soft[n] = 0;
-    return true;
-}
-
-static void check_privileges(const struct check_env *e, struct check_report *r)
-{
-    char st[4096], lim[4096], v[32];
-    const char *bin = e->binary ? e->binary : "/usr/local/bin/takt";
-    char setcap[256];
-    snprintf(setcap, sizeof setcap, "sudo setcap cap_net_raw,cap_sys_nice,cap_ipc_lock=ep %s", bin);
-    uint64_t caps = 0;
-    bool have_caps = false;
-    if (rd(e, "/proc/self/status", st, sizeof st) > 0) {
-        const char *p = strstr(st, "CapEff:");
-        if (p) {
-            caps = strtoull(p + 7, NULL, 16);
-            have_caps = true;
-        }
-    }
-    static const struct { int bit; const char *name, *why; } need[] = {
-        { CAP_NET_RAW_BIT, "CAP_NET_RAW", "raw frames on the interface" },
-        { CAP_SYS_NICE_BIT, "CAP_SYS_NICE", "SCHED_FIFO priority and CPU affinity" },
-        { CAP_IPC_LOCK_BIT, "CAP_IPC_LOCK", "mlockall without a memlock limit" },
-    };
-    for (size_t i = 0; i < sizeof need / sizeof need[0]; i++) {
-        char id[24];
-        snprintf(id, sizeof id, "cap.%s", need[i].name + 4);
-        for (char *q = id; *q; q++)
-            *q = (char)tolower((unsigned char)*q);
-        if (!have_caps)
-            add(r, id, need[i].name, CHECK_UNKNOWN, setcap, "CapEff not readable");
-        else if (caps & (1ull << need[i].bit))
-            add(r, id, need[i].name, CHECK_OK, NULL, "held (%s)", need[i].why);
-        else
-            add(r, id, need[i].name, CHECK_WARN, setcap, "missing: needed for %s", need[i].why);
-    }
-    if (rd(e, "/proc/self/limits", lim, sizeof lim) < 0) {
-        add(r, "rlimit.memlock", "Locked-memory limit", CHECK_UNKNOWN, NULL, "/proc/self/limits not readable");
-        return;
-    }
-    bool ipc = have_caps && (caps & (1ull << CAP_IPC_LOCK_BIT));
-    if (!limits_line(lim, "Max locked memory", v, sizeof v))
-        add(r, "rlimit.memlock", "Locked-memory limit", CHECK_UNKNOWN, NULL, "no 'Max locked memory' line");
-    else if (!strcmp(v, "unlimited") || ipc || strtoull(v, NULL, 10) >= 64ull << 20)
-        add(r, "rlimit.memlock", "Locked-memory limit", CHECK_OK, NULL, "%s%s", v, ipc ? " (CAP_IPC_LOCK held)" : " bytes");
-    else
-        add(r, "rlimit.memlock", "Locked-memory limit", CHECK_WARN,
-            "raise it: '@realtime - memlock unlimited' in /etc/security/limits.d/ (and add the user to that group), or grant CAP_IPC_LOCK",
-            "%s bytes: mlockall() of takt's memory may fail", v);
-    bool nice = have_caps && (caps & (1ull << CAP_SYS_NICE_BIT));
-    if (!limits_line(lim, "Max realtime priority", v, sizeof v))
-        add(r, "rlimit.rtprio", "Real-time priority limit", CHECK_UNKNOWN, NULL, "no 'Max realtime priority' line");
-    else if (nice || !strcmp(v, "unlimited") || atoi(v) >= 80)
-        add(r, "rlimit.rtprio", "Real-time priority limit", CHECK_OK, NULL, "%s%s", v, nice ? " (CAP_SYS_NICE held)" : "");
-    else
-        add(r, "rlimit.rtprio", "Real-time priority limit", CHECK_WARN,
-            "'@realtime - rtprio 99' in /etc/security/limits.d/, or grant CAP_SYS_NICE",
-            "RLIMIT_RTPRIO %s: SCHED_FIFO above it is refused", v);
 }
 
 void check_run(const struct check_env *env, struct check_report *r)

@@ -41,6 +41,11 @@ struct json_object *cli_eoe_run_json(struct ecat_master *m, const struct cli_eoe
 void cli_eoe_run_print(FILE *f, struct ecat_master *m, const struct cli_eoe_run *r);
 void cli_eoe_run_close(struct cli_eoe_run *r);
 
+/* Cable redundancy's line in the summary and its JSON object (NULL with one port):
+ * cli_ecat_red.c. */
+void cli_ecat_red_print(FILE *f, struct ecat_master *m);
+struct json_object *cli_ecat_red_json(struct ecat_master *m);
+
 /* Open -i IF (+ --pcap) for EtherCAT. Returns 0 or an exit status. */
 int cli_ecat_open_link(struct cli_ctx *c, struct takt_link **out);
 

@@ -258,67 +258,6 @@ static void print_summary(FILE *f, struct ecat_master *m, const struct ecat_mast
             wake->total.count ? wake->total.max / 1e3 : 0.0);
 }
 
-/* Cable redundancy in the summary and the JSON (docs/master.md, Cable redundancy). */
-static void red_where(const struct ecat_redundancy *r, unsigned n, char *buf, size_t len)
-{
-    if (!r->broken)
-        snprintf(buf, len, "intact");
-    else if (r->break_after < 0)
-        snprintf(buf, len, "broken in more than one place");
-    else if (r->break_after == 0)
-        snprintf(buf, len, "broken between the first port and slave 0");
-    else if ((unsigned)r->break_after >= n)
-        snprintf(buf, len, "broken between slave %u and the second port", n ? n - 1 : 0);
-    else
-        snprintf(buf, len, "broken between slave %d and slave %d", r->break_after - 1, r->break_after);
-}
-
-static void red_print(FILE *f, struct ecat_master *m)
-{
-    struct ecat_redundancy r;
-    ecat_master_redundancy(m, &r);
-    if (!r.active)
-        return;
-    char w[96];
-    red_where(&r, ecat_master_slave_count(m), w, sizeof w);
-    fprintf(f, "  cable redundancy: ring %s; %" PRIu64 " breaks, %" PRIu64 " heals; frames out "
-            "%" PRIu64 "/%" PRIu64 ", in %" PRIu64 "/%" PRIu64 " (first/second port), %" PRIu64
-            " round the whole ring, %" PRIu64 " with one copy back\n", w, r.breaks, r.heals,
-            r.tx[0], r.tx[1], r.rx[0], r.rx[1], r.crossed, r.single);
-}
-
-static json_object *red_json(struct ecat_master *m)
-{
-    struct ecat_redundancy r;
-    ecat_master_redundancy(m, &r);
-    if (!r.active)
-        return NULL;
-    char w[96];
-    red_where(&r, ecat_master_slave_count(m), w, sizeof w);
-    json_object *o = json_object_new_object();
-    json_object_object_add(o, "state", json_object_new_string(r.broken ? "broken" : "intact"));
-    json_object_object_add(o, "where", json_object_new_string(w));
-    json_object_object_add(o, "break_after", r.broken && r.break_after >= 0 ?
-                           json_object_new_int(r.break_after) : NULL);
-    json_object_object_add(o, "first_side", json_object_new_int((int)r.first_side));
-    json_object_object_add(o, "second_side", json_object_new_int((int)r.second_side));
-    json_object_object_add(o, "breaks", json_object_new_uint64(r.breaks));
-    json_object_object_add(o, "heals", json_object_new_uint64(r.heals));
-    json_object *tx = json_object_new_array(), *rx = json_object_new_array();
-    for (int p = 0; p < 2; p++) {
-        json_object_array_add(tx, json_object_new_uint64(r.tx[p]));
-        json_object_array_add(rx, json_object_new_uint64(r.rx[p]));
-    }
-    json_object_object_add(o, "frames_out", tx);
-    json_object_object_add(o, "frames_in", rx);
-    json_object_object_add(o, "frames_round_ring", json_object_new_uint64(r.crossed));
-    json_object_object_add(o, "frames_one_copy", json_object_new_uint64(r.single));
-    json_object_object_add(o, "copies_late", json_object_new_uint64(r.late));
-    json_object_object_add(o, "broke_at_ns", json_object_new_int64(r.broke_at));
-    json_object_object_add(o, "healed_at_ns", json_object_new_int64(r.healed_at));
-    return o;
-}
-
 int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
 {
     const char *label = a->label ? a->label : "takt ecat run";
@@ -525,7 +464,7 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
     struct rt_loop_info li;
     rt_loop_get_info(l, &li);
     cli_eoe_run_print(stdout, m, eoe);
-    red_print(stdout, m);
+    cli_ecat_red_print(stdout, m);
     if (cli_check_overruns(c, li.cycles, li.overruns, c->cycle_ns))
         status = 1;
     if (op_after < 0) {
@@ -546,7 +485,7 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
         json_object_object_add(sj, "echo", echo_json(echo));
     if (sj && eoe)
         json_object_object_add(sj, "eoe", cli_eoe_run_json(m, eoe));
-    json_object *rj = sj ? red_json(m) : NULL;
+    json_object *rj = sj ? cli_ecat_red_json(m) : NULL;
     if (rj)
         json_object_object_add(sj, "redundancy", rj);
     free(lost.v);

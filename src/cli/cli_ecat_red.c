@@ -1,0 +1,67 @@
+/* Cable redundancy in the summary and the JSON of takt ecat run: where the ring is
+ * broken, breaks and heals, frames per port (docs/master.md, Cable redundancy). */
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include "cli/cli_ecat.h"
+
+/* Cable redundancy in the summary and the JSON (docs/master.md, Cable redundancy). */
+static void red_where(const struct ecat_redundancy *r, unsigned n, char *buf, size_t len)
+{
+    if (!r->broken)
+        snprintf(buf, len, "intact");
+    else if (r->break_after < 0)
+        snprintf(buf, len, "broken in more than one place");
+    else if (r->break_after == 0)
+        snprintf(buf, len, "broken between the first port and slave 0");
+    else if ((unsigned)r->break_after >= n)
+        snprintf(buf, len, "broken between slave %u and the second port", n ? n - 1 : 0);
+    else
+        snprintf(buf, len, "broken between slave %d and slave %d", r->break_after - 1, r->break_after);
+}
+
+void cli_ecat_red_print(FILE *f, struct ecat_master *m)
+{
+    struct ecat_redundancy r;
+    ecat_master_redundancy(m, &r);
+    if (!r.active)
+        return;
+    char w[96];
+    red_where(&r, ecat_master_slave_count(m), w, sizeof w);
+    fprintf(f, "  cable redundancy: ring %s; %" PRIu64 " breaks, %" PRIu64 " heals; frames out "
+            "%" PRIu64 "/%" PRIu64 ", in %" PRIu64 "/%" PRIu64 " (first/second port), %" PRIu64
+            " round the whole ring, %" PRIu64 " with one copy back\n", w, r.breaks, r.heals,
+            r.tx[0], r.tx[1], r.rx[0], r.rx[1], r.crossed, r.single);
+}
+
+json_object *cli_ecat_red_json(struct ecat_master *m)
+{
+    struct ecat_redundancy r;
+    ecat_master_redundancy(m, &r);
+    if (!r.active)
+        return NULL;
+    char w[96];
+    red_where(&r, ecat_master_slave_count(m), w, sizeof w);
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "state", json_object_new_string(r.broken ? "broken" : "intact"));
+    json_object_object_add(o, "where", json_object_new_string(w));
+    json_object_object_add(o, "break_after", r.broken && r.break_after >= 0 ?
+                           json_object_new_int(r.break_after) : NULL);
+    json_object_object_add(o, "first_side", json_object_new_int((int)r.first_side));
+    json_object_object_add(o, "second_side", json_object_new_int((int)r.second_side));
+    json_object_object_add(o, "breaks", json_object_new_uint64(r.breaks));
+    json_object_object_add(o, "heals", json_object_new_uint64(r.heals));
+    json_object *tx = json_object_new_array(), *rx = json_object_new_array();
+    for (int p = 0; p < 2; p++) {
+        json_object_array_add(tx, json_object_new_uint64(r.tx[p]));
+        json_object_array_add(rx, json_object_new_uint64(r.rx[p]));
+    }
+    json_object_object_add(o, "frames_out", tx);
+    json_object_object_add(o, "frames_in", rx);
+    json_object_object_add(o, "frames_round_ring", json_object_new_uint64(r.crossed));
+    json_object_object_add(o, "frames_one_copy", json_object_new_uint64(r.single));
+    json_object_object_add(o, "copies_late", json_object_new_uint64(r.late));
+    json_object_object_add(o, "broke_at_ns", json_object_new_int64(r.broke_at));
+    json_object_object_add(o, "healed_at_ns", json_object_new_int64(r.healed_at));
+    return o;
+}

@@ -1,0 +1,271 @@
+/* takt plk cn: one or many simulated CNs on an interface, their faults and the NMT
+ * request one of them may make; the session the demo and the benchmark reuse. Parsing
+ * and printing only; the CNs are in sim/plk_net.c. */
+#include <errno.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "cli/cli.h"
+#include "cli/cli_plk.h"
+#include "plk/driver.h"
+#include "sim/plk_net.h"
+
+static void cn_report(struct cli_ctx *c, struct sim_plk_net *s)
+{
+    json_object *arr = json_object_new_array();
+    for (unsigned i = 0; i < s->n; i++) {
+        const struct plk_cn *cn = s->cn[i];
+        printf("  node %3u %-18s preq %" PRIu64 " pres %" PRIu64 " lossSoC %" PRIu64
+               " lossPReq %" PRIu64 " cycleErr %" PRIu64 " nmt %" PRIu64 " sdo %" PRIu64
+               " dropped %" PRIu64 " late %" PRIu64 " malformed %" PRIu64 " stale %" PRIu64
+               " chained %d\n",
+               cn->cfg.id, takt_plk_nmt_name(cn->state), cn->st.preq_rx, cn->st.pres_tx,
+               cn->st.loss_soc, cn->st.loss_preq, cn->st.cycle_errors, cn->st.nmt_cmds,
+               cn->st.sdo_rx, cn->st.dropped, cn->st.late, cn->st.malformed, cn->st.stale_dropped,
+               cn->chained);
+        json_object *n = json_object_new_object();
+        json_object_object_add(n, "node", json_object_new_int(cn->cfg.id));
+        json_object_object_add(n, "state", json_object_new_string(takt_plk_nmt_name(cn->state)));
+        json_object_object_add(n, "preq_rx", json_object_new_uint64(cn->st.preq_rx));
+        json_object_object_add(n, "pres_tx", json_object_new_uint64(cn->st.pres_tx));
+        json_object_object_add(n, "loss_soc", json_object_new_uint64(cn->st.loss_soc));
+        json_object_object_add(n, "loss_preq", json_object_new_uint64(cn->st.loss_preq));
+        /* thresholds in effect: the power-on 15 or what the MN downloaded */
+        json_object_object_add(n, "loss_soc_threshold", json_object_new_uint64(cn->loss_soc.threshold));
+        json_object_object_add(n, "loss_preq_threshold", json_object_new_uint64(cn->loss_preq.threshold));
+        json_object_object_add(n, "cycle_errors", json_object_new_uint64(cn->st.cycle_errors));
+        json_object_object_add(n, "dropped", json_object_new_uint64(cn->st.dropped));
+        json_object_object_add(n, "late", json_object_new_uint64(cn->st.late));
+        json_object_object_add(n, "malformed", json_object_new_uint64(cn->st.malformed));
+        json_object_object_add(n, "nmtreq_tx", json_object_new_uint64(cn->st.nmtreq_tx));
+        json_object_object_add(n, "nmtreq_refused", json_object_new_uint64(cn->st.nmtreq_refused));
+        json_object_object_add(n, "nmtreq_dropped", json_object_new_uint64(cn->st.nmtreq_dropped));
+        json_object_object_add(n, "err_entries", json_object_new_uint64(cn->st.err_entries));
+        json_object_object_add(n, "stale_dropped", json_object_new_uint64(cn->st.stale_dropped));
+        json_object_object_add(n, "delayed", json_object_new_uint64(cn->st.delayed));
+        json_object_object_add(n, "chained", json_object_new_boolean(cn->chained));
+        json_object_array_add(arr, n);
+    }
+    const struct takt_link *l = s->host.link;
+    if (l && l->txtime)
+        printf("launched %" PRIu64 " time-triggered frames by the kernel (SO_TXTIME, %s qdisc)\n",
+               s->host.launched_txtime, l->txtime_qdisc);
+    else
+        printf("launched %" PRIu64 " time-triggered frames, late by max %.1f us (no SO_TXTIME: sent from the loop)\n",
+               s->host.launched, (double)s->host.launch_late_max / 1000.0);
+    if (c->json) {
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "role", json_object_new_string("cn"));
+        json_object_object_add(o, "vanished", json_object_new_uint64(s->vanish_count));
+        json_object_object_add(o, "returned", json_object_new_uint64(s->return_count));
+        json_object_object_add(o, "launched", json_object_new_uint64(s->host.launched));
+        json_object_object_add(o, "launch_late_max_ns", json_object_new_int64(s->host.launch_late_max));
+        json_object_object_add(o, "launched_txtime", json_object_new_uint64(s->host.launched_txtime));
+        json_object_object_add(o, "txtime_qdisc", json_object_new_string(l && l->txtime ? l->txtime_qdisc : ""));
+        json_object_object_add(o, "nodes", arr);
+        cli_write_json(c, o);
+        json_object_put(o);
+    } else {
+        json_object_put(arr);
+    }
+}
+
+/* --nmt-request CMD@TARGET[+S]: the first CN asks the MN for an NMT command S seconds
+ * after it became Operational (DS 301 7.3.6; plk_cn_post_nmt_request hands it over to
+ * the CN's thread, which sends it on the MN's NMTRequestInvite). */
+struct cn_nmtreq_job {
+    struct plk_cn *cn;
+    unsigned cmd, target;
+    double after_s;
+    int quit;                      /* atomic: the session ended */
+    pthread_t t;
+};
+
+static bool job_sleep(struct cn_nmtreq_job *j, double s)
+{
+    takt_ns_t end = takt_now() + (takt_ns_t)(s * 1e9);
+    while (takt_now() < end) {
+        if (__atomic_load_n(&j->quit, __ATOMIC_ACQUIRE))
+            return false;
+        nanosleep(&(struct timespec){ 0, 10 * 1000 * 1000 }, NULL);
+    }
+    return true;
+}
+
+static void *nmtreq_main(void *arg)
+{
+    struct cn_nmtreq_job *j = arg;
+    while (__atomic_load_n(&j->cn->state, __ATOMIC_RELAXED) != TAKT_PLK_OPERATIONAL)
+        if (!job_sleep(j, 0.01))
+            return NULL;
+    if (!job_sleep(j, j->after_s))
+        return NULL;
+    int r;
+    while ((r = plk_cn_post_nmt_request(j->cn, (uint8_t)j->cmd, (uint8_t)j->target, NULL, 0)) == -EBUSY)
+        if (!job_sleep(j, 0.001))
+            return NULL;
+    fprintf(stderr, "takt plk cn: node %u asks the MN for NMT command 0x%02X (%s) for node %u%s\n",
+            j->cn->cfg.id, j->cmd, takt_plk_nmt_cmd_name((uint8_t)j->cmd), j->target,
+            r ? " -- refused by the CN" : "");
+    return NULL;
+}
+
+/* Serve the simulated CNs first..last on link until -t, Ctrl-C or *stop; req (may be
+ * NULL) is the first CN's --nmt-request. */
+static int cn_session_req(struct cli_ctx *c, unsigned a, unsigned b,
+                          const struct sim_plk_faults *f, struct takt_link *link,
+                          const volatile int *stop, struct cn_nmtreq_job *req, const bool *in)
+{
+    static struct sim_plk_net s;
+    char err[320];
+    if (sim_plk_net_init(&s, a, b, f, err, sizeof err))
+        return cli_error(c, "%s", err);
+    /* a list with gaps (1,32,110): the CNs between are not on the network */
+    unsigned kept = 0;
+    for (unsigned i = 0; i < s.n; i++) {
+        if (in && !in[s.cn[i]->cfg.id])
+            free(s.cn[i]);
+        else
+            s.cn[kept++] = s.cn[i];
+    }
+    s.n = kept;
+    struct rt_opts ro;
+    struct rt_state st;
+    rt_opts_default(&ro);
+    ro.cpu = c->cpu;
+    ro.prio = c->prio;
+    ro.drop_caps = cli_caps_dropping();   /* before the request thread: it inherits the dropped sets */
+    rt_setup(&ro, &st, NULL, NULL);
+    const char *list = in ? cli_get(c, "nodes") : NULL;
+    if (list)
+        fprintf(stderr, "takt plk cn: %u simulated CN%s (%s) on %s\n", s.n, s.n > 1 ? "s" : "", list,
+                link->name);
+    else
+        fprintf(stderr, "takt plk cn: %u simulated CN%s (%u-%u) on %s\n", s.n, s.n > 1 ? "s" : "",
+                a, b, link->name);
+    bool req_thread = false;
+    if (req && req->cmd) {
+        req->cn = s.cn[0];
+        req_thread = pthread_create(&req->t, NULL, nmtreq_main, req) == 0;
+    }
+    int rc = sim_plk_net_run(&s, link, (takt_ns_t)(c->time_s * 1e9), stop);
+    if (req_thread) {
+        __atomic_store_n(&req->quit, 1, __ATOMIC_RELEASE);
+        pthread_join(req->t, NULL);
+    }
+    rt_teardown(&st);
+    if (rc)
+        fprintf(stderr, "takt plk cn: receive failed on %s: %s\n", link->name, strerror(-rc));
+    cn_report(c, &s);
+    sim_plk_net_free(&s);
+    return rc ? 1 : 0;
+}
+
+int cli_plk_cn_session(struct cli_ctx *c, unsigned a, unsigned b, const struct sim_plk_faults *f,
+                       struct takt_link *link, const volatile int *stop)
+{
+    return cn_session_req(c, a, b, f, link, stop, NULL, NULL);
+}
+
+/* Longest time a CN option takes (as -t): it becomes nanoseconds, and start plus
+ * duration must still fit in takt_ns_t. */
+#define CN_MAX_S 1e7
+
+static int parse_faults(struct cli_ctx *c, struct sim_plk_faults *f)
+{
+    long v;
+    const char *s;
+    memset(f, 0, sizeof *f);
+    if ((s = cli_get(c, "drop")) && cli_parse_long(c, "--drop (permille)", s, 0, 1000, &v)) return 2;
+    if (s) f->drop_permille = (uint32_t)v;
+    if ((s = cli_get(c, "late")) && cli_parse_long(c, "--late (permille)", s, 0, 1000, &v)) return 2;
+    if (s) f->late_permille = (uint32_t)v;
+    f->late_ns = 200 * TAKT_NS_PER_US;
+    if ((s = cli_get(c, "late-us")) && cli_parse_long(c, "--late-us", s, 1, 1000000, &v)) return 2;
+    if (s) f->late_ns = v * TAKT_NS_PER_US;
+    if ((s = cli_get(c, "malformed")) && cli_parse_long(c, "--malformed (permille)", s, 0, 1000, &v)) return 2;
+    if (s) f->malformed_permille = (uint32_t)v;
+    if ((s = cli_get(c, "wrong-id")) && cli_parse_long(c, "--wrong-id (node)", s, 1, 239, &v)) return 2;
+    if (s) f->wrong_id_node = (uint8_t)v;
+    if ((s = cli_get(c, "answer-delay"))) {
+        long a, b;
+        char *end;
+        errno = 0;
+        a = strtol(s, &end, 10);
+        b = *end == '-' && end != s ? strtol(end + 1, &end, 10) : a;
+        if (errno || end == s || *end || a < 0 || b < a || b > 1000000)
+            return cli_usage_error(c, "--answer-delay expects US or MIN-MAX in microseconds "
+                                   "(0..1000000) such as 150-210, got '%s'", s);
+        f->answer_delay_min = a * TAKT_NS_PER_US;
+        f->answer_delay_max = b * TAKT_NS_PER_US;
+    }
+    if ((s = cli_get(c, "vanish"))) {
+        unsigned node;
+        double at, dur = 0;
+        int end = 0;
+        /* all of it, and times that fit in nanoseconds (NaN fails both comparisons) */
+        int n = sscanf(s, "%u@%lf%n+%lf%n", &node, &at, &end, &dur, &end);
+        if (n < 2 || s[end] || node < 1 || node > 239 || !(at >= 0 && at <= CN_MAX_S) ||
+            !(dur >= 0 && dur <= CN_MAX_S))
+            return cli_usage_error(c, "--vanish expects NODE@START_S[+DURATION_S] such as 3@2+1.5 "
+                                   "(node 1..239, seconds 0..%.0f), got '%s'", CN_MAX_S, s);
+        f->vanish_node = (uint8_t)node;
+        f->vanish_at = (takt_ns_t)(at * 1e9);
+        f->vanish_for = (takt_ns_t)(dur * 1e9);
+    }
+    return 0;
+}
+
+static int parse_nmtreq(struct cli_ctx *c, unsigned *cmd, unsigned *target, double *after_s)
+{
+    const char *s = cli_get(c, "nmt-request");
+    *cmd = *target = 0;
+    *after_s = 1.0;
+    if (!s)
+        return 0;
+    int end = 0;
+    int n = sscanf(s, "%i@%u%n+%lf%n", (int *)cmd, target, &end, after_s, &end);
+    if (n < 2 || s[end] || *cmd < 1 || *cmd > 0xFE || *target > 255 || !(*after_s >= 0 && *after_s <= CN_MAX_S))
+        return cli_usage_error(c, "--nmt-request expects CMD@TARGET[+S] such as 0x22@1+2 "
+                               "(command 1..0xFE, target node 0..255, seconds 0..%.0f), got '%s'", CN_MAX_S, s);
+    return 0;
+}
+
+int cli_plk_cn_options(struct cli_ctx *c, unsigned *a, unsigned *b, struct sim_plk_faults *f,
+                       unsigned *nmt_cmd, unsigned *nmt_target, double *nmt_after_s)
+{
+    const char *one = cli_get(c, "node"), *many = cli_get(c, "nodes");
+    if ((one != NULL) == (many != NULL))
+        return cli_usage_error(c, "exactly one of --node N or --nodes LIST is expected");
+    bool in[CLI_PLK_NODE_SLOTS];
+    if (one && (cli_parse_long(c, "--node", one, 1, 239, &(long){ 0 })))
+        return 2;
+    if (cli_plk_nodes(c, one ? "--node" : "--nodes", one ? one : many, in, a, b) < 0)
+        return 2;
+    int rc = parse_faults(c, f);
+    return rc ? rc : parse_nmtreq(c, nmt_cmd, nmt_target, nmt_after_s);
+}
+
+int cli_plk_cn_run(struct cli_ctx *c)
+{
+    unsigned a, b;
+    struct sim_plk_faults f;
+    struct cn_nmtreq_job req = { 0 };
+    int rc = cli_plk_cn_options(c, &a, &b, &f, &req.cmd, &req.target, &req.after_s);
+    if (rc)
+        return rc;
+    bool in[CLI_PLK_NODE_SLOTS];
+    const char *many = cli_get(c, "nodes");
+    if (many && cli_plk_nodes(c, "--nodes", many, in, NULL, NULL) < 0)
+        return 2;
+    struct takt_link *link;
+    if ((rc = cli_plk_open_link(c, &link)))
+        return rc;
+    rc = cn_session_req(c, a, b, &f, link, &cli_interrupted, &req, many ? in : NULL);
+    takt_link_close(link);
+    return rc;
+}
