@@ -47,7 +47,10 @@ body() {
     [ "$(grep -c "^PerfMsmt 'Cycle Time'" "$b.txt")" -ge 2 ] || net_fail "no interval report (--perf=1)"
     net_json_check "$b.json" "j['cycle_ns'] == 1000000" "cycle in JSON"
     net_json_check "$b.json" "1000 < j['frames']['sent'] <= 2100" "about 2000 frames sent in 2 s"
-    net_json_check "$b.json" "j['frames']['answered'] >= 0.9 * j['frames']['sent']" "most frames answered"
+    # a reply counts as answered only within its cycle, so how many do depends on how
+    # quiet the host is; that the echo saw and answered nearly every frame does not
+    net_json_check "$b.json" "j['frames']['answered'] > 0" "frames answered"
+    net_json_check "$e.json" "j['answered'] >= 0.9 * $(net_json "$b.json" "j['frames']['sent']")" "the echo answered most frames"
     net_json_check "$b.json" "j['frames']['sent'] == j['frames']['answered'] + j['frames']['lost']" "every frame accounted"
     net_json_check "$b.json" "j['perf']['Round Trip']['count'] == j['frames']['answered']" "one RTT per answer"
     net_json_check "$b.json" "0 < j['perf']['Round Trip']['min_ns'] <= j['perf']['Round Trip']['p50_ns'] <= j['perf']['Round Trip']['max_ns'] + 1000" "RTT ordered"
