@@ -82,7 +82,10 @@ def main():
             if not tags:
                 bad.append(f"{path}: {name}: no [thread: WHO; HOW] tag in the comment above it")
                 continue
-            who, how = (t.strip() for t in tags[-1])
+            if len(tags) > 1:
+                bad.append(f"{path}: {name}: {len(tags)} thread tags above it (one per function)")
+                continue
+            who, how = (t.strip() for t in tags[0])
             if who not in WHO or how not in HOW:
                 bad.append(f"{path}: {name}: tag [thread: {who}; {how}] outside the vocabulary"
                            f" (WHO one of {sorted(WHO)}, HOW one of {sorted(HOW)})")
