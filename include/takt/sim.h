@@ -45,18 +45,21 @@ void takt_sim_destroy(struct takt_sim *s);
 
 /* [thread: any; non-blocking] */
 unsigned takt_sim_slave_count(const struct takt_sim *s);
-/* [thread: any; non-blocking] */
+/* [thread: cycle; non-blocking] */
 const char *takt_sim_slave_name(const struct takt_sim *s, unsigned pos);   /* pos 0-based */
 
+/* The simulator has no thread of its own: "cycle" below is the thread that processes
+ * or serves its frames. Blocking here means it may allocate (a power cycle recreates a
+ * device, mailbox protocols make their state on first use), never that it waits. */
 /* Process one frame received at `now` in place (buf holds cap bytes). Returns the
  * length of the frame to send back, 0 when nothing returns (dropped, malformed,
  * not EtherCAT, cable broken before slave 1). *delay_ns (if given) is an injected
  * extra delay for the reply. */
-/* [thread: cycle; non-blocking] */
+/* [thread: cycle; blocking] */
 size_t takt_sim_process(struct takt_sim *s, uint8_t *buf, size_t len, size_t cap,
                         takt_ns_t now, takt_ns_t *delay_ns);
 /* Timers (SM watchdogs, scheduled faults) when no frame arrives. */
-/* [thread: cycle; non-blocking] */
+/* [thread: cycle; blocking] */
 void takt_sim_tick(struct takt_sim *s, takt_ns_t now);
 
 /* Answer every frame sent to mem endpoint ep at once; sim time is the frame's
@@ -78,7 +81,7 @@ int takt_sim_serve(struct takt_sim *s, struct takt_link *l, takt_ns_t until, vol
 int  takt_sim_set_ring(struct takt_sim *s, char *err, size_t errlen);
 /* [thread: cycle; non-blocking] */
 bool takt_sim_ring_intact(const struct takt_sim *s);
-/* [thread: cycle; non-blocking] */
+/* [thread: cycle; blocking] */
 size_t takt_sim_process_port(struct takt_sim *s, unsigned port, uint8_t *buf, size_t len,
                              size_t cap, takt_ns_t now, takt_ns_t *delay_ns, unsigned *out_port);
 /* In-process ring: ep0 answers the master's first port, ep1 its second. */
@@ -127,9 +130,9 @@ int takt_sim_foe(struct takt_sim *s, const char *spec, char *err, size_t errlen)
 int takt_sim_break(struct takt_sim *s, unsigned pos, takt_ns_t now);
 /* [thread: cycle; non-blocking] */
 int takt_sim_break_port(struct takt_sim *s, unsigned k, unsigned port, takt_ns_t now);
-/* [thread: cycle; non-blocking] */
+/* [thread: cycle; blocking] */
 int takt_sim_heal(struct takt_sim *s, takt_ns_t now);
-/* [thread: cycle; non-blocking] */
+/* [thread: cycle; blocking] */
 int takt_sim_power_cycle(struct takt_sim *s, unsigned k, takt_ns_t now);
 /* Topology: "line" (default) or one PARENT:PORT item per position 1..N-1, comma-separated:
  * the k-th item's slave (position k) hangs on port PORT (1..3) of the slave at position
