@@ -66,7 +66,8 @@ void ecat_master_opts_default(struct ecat_master_opts *o);
 /* [thread: any; blocking] */
 int  ecat_master_open(struct ecat_master **out, struct takt_link *link,
                       const struct ecat_master_opts *o, char *err, size_t errlen);
-/* [thread: idle; blocking] */
+/* Closing a master whose cycle thread runs stops and joins it first. */
+/* [thread: host; blocking] */
 void ecat_master_close(struct ecat_master *m);
 
 /* --- cable redundancy (opts.redundant) ------------------------------------------- */

@@ -126,7 +126,8 @@ typedef void (*takt_plk_mn_cycle_fn)(void *ctx, struct takt_plk_mn *mn, takt_ns_
 /* [thread: any; blocking] */
 int  takt_plk_mn_create(const struct takt_plk_mn_cfg *cfg, struct takt_plk_mn **out,
                         char *err, size_t errlen);
-/* [thread: idle; blocking] */
+/* Destroying a started MN joins its thread first. */
+/* [thread: host; blocking] */
 void takt_plk_mn_destroy(struct takt_plk_mn *mn);
 /* [thread: idle; non-blocking] */
 void takt_plk_mn_set_callback(struct takt_plk_mn *mn, takt_plk_mn_cycle_fn fn, void *ctx);

@@ -166,20 +166,20 @@ enum rt_loop_msmt { RT_LOOP_CYCLE_TIME, RT_LOOP_WAKE_DEVIATION, RT_LOOP_TASK_DUR
 /* [thread: any; non-blocking] */
 const struct perf_msmt *rt_loop_msmt(const struct rt_loop *l, enum rt_loop_msmt which);
 
-/* After the loop ended: CPU ns per cycle (the process's, proc_cpu_ns / cycles; the
+/* After the loop ended (rt_loop_ended() true, or joined; idle below means that): CPU ns per cycle (the process's, proc_cpu_ns / cycles; the
  * loop thread's alone from rt_loop_thread_cpu_per_cycle), a one-line summary
  * `Cycles: N  Period [usec]: 1000.0  Overruns: N  Skipped: N  CPU [usec/cycle]: 12.3 (1.2 %)  RT thread [usec/cycle]: 8.1`
  * and JSON {period_ns, cycles, overruns, skipped, run_ns, cpu_ns (process),
  * cpu_per_cycle_ns (process), thread_cpu_ns, thread_cpu_per_cycle_ns,
  * rt: {cpu, prio, affinity_ok, fifo_ok, mlock_ok, mlock_future, dma_latency_ok,
  * warnings}, perf: perf_set_to_json()} (a json_object*, caller owns it). */
-/* [thread: any; non-blocking] */
+/* [thread: idle; non-blocking] */
 int64_t rt_loop_cpu_per_cycle(const struct rt_loop *l);
-/* [thread: any; non-blocking] */
+/* [thread: idle; non-blocking] */
 int64_t rt_loop_thread_cpu_per_cycle(const struct rt_loop *l);
-/* [thread: host; blocking] */
+/* [thread: idle; blocking] */
 void rt_loop_print_summary(FILE *f, const struct rt_loop *l);
-/* [thread: host; blocking] */
+/* [thread: idle; blocking] */
 void *rt_loop_to_json(const struct rt_loop *l);
 
 TAKT_API_END
