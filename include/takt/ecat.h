@@ -26,8 +26,11 @@ enum ecat_state { ECAT_STATE_INIT = 0x01, ECAT_STATE_PREOP = 0x02, ECAT_STATE_BO
 /* "INIT", "PREOP", "BOOT", "SAFEOP", "OP" for a state (the low nibble of an AL status
  * byte; "?" for others); the meaning of an AL status code (0x0134) and of an SDO abort
  * code, as texts for messages. */
+/* [thread: any; non-blocking] */
 const char *ecat_al_state_name(unsigned state);
+/* [thread: any; non-blocking] */
 const char *ecat_al_status_text(unsigned code);
+/* [thread: any; non-blocking] */
 const char *ecat_sdo_abort_text(uint32_t code);
 
 /* Mailbox protocols a slave's SII lists (word 0x001C, ETG.2010). */
@@ -55,12 +58,16 @@ struct ecat_master_opts {
     struct takt_link *redundant; /* cable redundancy: the port the ring's last slave is
                                   * wired back to (not owned), NULL: none (docs/master.md) */
 };
+/* [thread: any; non-blocking] */
 void ecat_master_opts_default(struct ecat_master_opts *o);
 
 /* Open a master on an open link (the master does not own it). err receives a
  * message on failure. */
+/* [thread: any; blocking] */
 int  ecat_master_open(struct ecat_master **out, struct takt_link *link,
                       const struct ecat_master_opts *o, char *err, size_t errlen);
+/* Closing a master whose cycle thread runs stops and joins it first. */
+/* [thread: host; blocking] */
 void ecat_master_close(struct ecat_master *m);
 
 /* --- cable redundancy (opts.redundant) ------------------------------------------- */
@@ -84,22 +91,28 @@ struct ecat_redundancy {
 };
 /* Fills *out (all zero when the master has one port); call from the cycle's thread or
  * when no cycle runs. */
+/* [thread: cycle; non-blocking] */
 void ecat_master_redundancy(const struct ecat_master *m, struct ecat_redundancy *out);
 
 /* Last error message (names slave, register or object, expected vs found). */
+/* [thread: cycle; non-blocking] */
 const char *ecat_master_error(const struct ecat_master *m);
 
 /* --- bring-up (blocking wrappers that drive the cycle themselves; tools and start-up
  * only; not from a running cycle) ------------------------------------------------ */
+/* [thread: idle; blocking] */
 int ecat_master_scan(struct ecat_master *m, takt_ns_t timeout_ns);
 /* Lay out the process image from the SII PDO categories of each slave (SM, FMMU). */
+/* [thread: idle; blocking] */
 int ecat_master_configure(struct ecat_master *m);
 /* PDO mapping over CoE, slaves in PREOP: read each CoE slave's assignment (0x1C12/
  * 0x1C13) and mapping (0x16xx/0x1Axx) instead of trusting the SII (slaves that do not
  * answer keep the SII layout; the first error is returned); or write a new assignment
  * of PDOs to an SM (sm_obj 0x1C12 outputs, 0x1C13 inputs), then read again. Both make
  * the next ecat_master_configure() / SAFEOP request lay the image out anew. */
+/* [thread: idle; blocking] */
 int ecat_master_read_pdos_coe(struct ecat_master *m);
+/* [thread: idle; blocking] */
 int ecat_slave_pdo_assign(struct ecat_master *m, unsigned pos, uint16_t sm_obj,
                           const uint16_t *pdos, unsigned n);
 /* Process data of SoE drives without CoE, slaves in PREOP: with the application
@@ -108,6 +121,7 @@ int ecat_slave_pdo_assign(struct ecat_master *m, unsigned pos, uint16_t sm_obj,
  * AT list S-0-0016, each sized by its attribute and named by the drive. Drives that do
  * not answer keep the SII layout (the first error is returned). Like the CoE form, it
  * makes the next layout start anew. */
+/* [thread: idle; blocking] */
 int ecat_master_read_pdos_soe(struct ecat_master *m);
 
 /* ENI (ETG.2100, as TwinCAT or EC-Engineer export it), after the scan: the scanned
@@ -119,27 +133,36 @@ int ecat_master_read_pdos_soe(struct ecat_master *m);
  * Send/Recv BitStart (outputs image, then inputs image) and the cyclic frames are the
  * ENI's, each datagram judged by its Cnt (docs/eni.md). Slaves above INIT are taken to
  * INIT first. A new scan forgets the ENI. */
+/* [thread: idle; blocking] */
 int ecat_master_configure_eni(struct ecat_master *m, const char *path);
 /* Write an ENI-like description of the scanned network (identities, mailbox, SMs, PDOs,
  * process image, cyclic frames) to path. */
+/* [thread: idle; blocking] */
 int ecat_master_write_eni(struct ecat_master *m, const char *path);
 
 /* Request every slave to go to `state` and drive the cycle until they are there, one
  * refuses (AL status code in the message) or the timeout passes. */
+/* [thread: idle; blocking] */
 int ecat_master_set_state(struct ecat_master *m, uint8_t state, takt_ns_t timeout_ns);
 
 /* The same for one slave (position pos); the others stay where they are. BOOT (firmware
  * update over FoE) goes through INIT with SM0/SM1 set to the bootstrap mailbox of SII
  * words 0x14-0x17, and leaves only to INIT. */
+/* [thread: idle; blocking] */
 int ecat_slave_set_state(struct ecat_master *m, unsigned pos, uint8_t state, takt_ns_t timeout_ns);
 
 /* Asynchronous variant: the master timer walks the network towards `state` while the
- * cycle runs; ecat_master_state() tells where it is. */
+ * cycle runs; ecat_master_state() tells where it is. Request it before
+ * ecat_master_start() or from the cyclic callback: it writes the slaves' state machines
+ * that the cycle advances, without a hand-off to a running cycle thread, and a first
+ * request to SAFEOP or OP lays the process image out (allocates). */
+/* [thread: cycle; blocking] */
 int     ecat_master_request_state(struct ecat_master *m, uint8_t state);
 /* The lowest state the slaves last reported, when every slave answers and frames
  * return; 0 when that is not known (a slave does not answer, no frame returned for
  * ECAT_SILENCE_CYCLES cycles, or a slave's state changed and is being read). Any thread:
  * it reads what the cycle last published. */
+/* [thread: any; non-blocking] */
 uint8_t ecat_master_state(const struct ecat_master *m);
 
 /* --- slaves ---------------------------------------------------------------------- */
@@ -165,7 +188,9 @@ struct ecat_slave_info {
     uint32_t out_offset, in_offset; /* byte offsets in the image */
     bool     present;          /* answered in the last cycle */
 };
+/* [thread: any; non-blocking] */
 unsigned ecat_master_slave_count(const struct ecat_master *m);
+/* [thread: cycle; non-blocking] */
 int ecat_master_slave_info(const struct ecat_master *m, unsigned pos, struct ecat_slave_info *out);
 /* Any thread, also while the cycle runs (ecat_master_slave_info is not for that): slave
  * pos's AL state (with the 0x10 error flag), AL status code and whether it answered, as
@@ -176,6 +201,7 @@ struct ecat_slave_state {
     uint16_t al_code;
     bool     present;
 };
+/* [thread: any; non-blocking] */
 int ecat_master_slave_state(const struct ecat_master *m, unsigned pos, struct ecat_slave_state *out);
 
 /* --- process data ------------------------------------------------------------------ */
@@ -189,26 +215,35 @@ struct ecat_pd_entry {
     char     name[64];
 };
 /* Image (outputs and inputs of all slaves; entries addressed by ecat_pd_find). */
+/* [thread: cycle; non-blocking] */
 uint8_t *ecat_master_image(struct ecat_master *m, size_t *len);
 /* Look up an entry of slave `pos` by name (the entry's, or "PDO name.entry name" where
  * several PDOs use the same entry name), or by index:sub when name is NULL. Valid once
  * the image is laid out (configure, or a state request to SAFEOP/OP). 0 or -ENOENT. */
+/* [thread: cycle; non-blocking] */
 int ecat_pd_find(const struct ecat_master *m, unsigned pos, const char *name,
                  uint16_t index, uint8_t sub, struct ecat_pd_entry *out);
 /* Look up a variable by its full name in the configured ENI's ProcessImage ("Term 2
  * (EL2008).Channel 1.Output"): where the ENI places it (its BitOffs; inputs after the
  * outputs image) when the ENI lays the image out, else where takt placed that entry.
  * 0, or -ENOENT (no ENI, no such variable, or master info data outside the slaves). */
+/* [thread: cycle; non-blocking] */
 int ecat_pd_find_eni(const struct ecat_master *m, const char *name, struct ecat_pd_entry *out);
+/* [thread: cycle; non-blocking] */
 unsigned ecat_pd_count(const struct ecat_master *m);
+/* [thread: cycle; non-blocking] */
 int ecat_pd_get(const struct ecat_master *m, unsigned i, struct ecat_pd_entry *out);
 
 /* Typed access at an entry (little-endian on the wire). */
 static inline uint8_t *ecat_pd_ptr(struct ecat_master *m, const struct ecat_pd_entry *e)
 { size_t n; return ecat_master_image(m, &n) + e->byte_offset; }
+/* [thread: cycle; non-blocking] */
 bool     ecat_pd_get_bit(struct ecat_master *m, const struct ecat_pd_entry *e);
+/* [thread: cycle; non-blocking] */
 void     ecat_pd_set_bit(struct ecat_master *m, const struct ecat_pd_entry *e, bool v);
+/* [thread: cycle; non-blocking] */
 uint64_t ecat_pd_read(struct ecat_master *m, const struct ecat_pd_entry *e);
+/* [thread: cycle; non-blocking] */
 void     ecat_pd_write(struct ecat_master *m, const struct ecat_pd_entry *e, uint64_t v);
 
 /* --- the cycle ------------------------------------------------------------------------ */
@@ -217,21 +252,28 @@ void     ecat_pd_write(struct ecat_master *m, const struct ecat_pd_entry *e, uin
  * previous cycle came back in its cycle with the expected working counter (the inputs
  * are this cycle's); n when the inputs in the image are n cycles older than that. Call it
  * from the cyclic callback. */
+/* [thread: cycle; non-blocking] */
 unsigned ecat_master_inputs_age(const struct ecat_master *m);
 typedef void (*ecat_cyclic_fn)(void *ctx, struct ecat_master *m, takt_ns_t now);
+/* [thread: idle; non-blocking] */
 void ecat_master_set_callback(struct ecat_master *m, ecat_cyclic_fn fn, void *ctx);
 
 /* One cycle driven by the application's own loop: receive and process the previous
  * frames, run the callback, send the cyclic frames, advance the master timer, send
  * acyclic frames. Returns 0 or a negative errno of the link. */
+/* [thread: cycle; non-blocking] */
 int ecat_master_cycle(struct ecat_master *m, takt_ns_t now);
 
 /* Run the cycle in its own thread (rt_loop) with these RT options for duration_ns
  * (0 = until ecat_master_stop). */
+/* [thread: idle; blocking] */
 int  ecat_master_start(struct ecat_master *m, const struct rt_opts *o, takt_ns_t duration_ns);
+/* [thread: any; non-blocking] */
 void ecat_master_stop(struct ecat_master *m);
+/* [thread: host; blocking] */
 int  ecat_master_join(struct ecat_master *m);
 /* The loop's measurements (Cycle Time, Task Duration, JOB_*, App) for printing. */
+/* [thread: any; non-blocking] */
 struct rt_loop *ecat_master_loop(struct ecat_master *m);
 
 /* --- statistics ---------------------------------------------------------------------- */
@@ -274,6 +316,7 @@ struct ecat_master_stats {
     unsigned silent_cycles;                 /* consecutive cycles no frame came back */
 };
 /* Any thread: a consistent copy of what the cycle last published. */
+/* [thread: any; non-blocking] */
 void ecat_master_get_stats(const struct ecat_master *m, struct ecat_master_stats *s);
 
 /* Cycles without a returning frame after which the state is unknown and the event
@@ -289,6 +332,7 @@ void ecat_master_get_stats(const struct ecat_master *m, struct ecat_master_stats
  *   "unknown: none of 40 slaves answers"
  *   "unknown: AL status changed, reading the slaves (OP, slaves 40/40 before)"
  * Returns buf. */
+/* [thread: any; non-blocking] */
 const char *ecat_master_state_text(const struct ecat_master_stats *s, char *buf, size_t len);
 
 /* DC, master follows the reference clock, cycle driven by the application's own loop:
@@ -296,59 +340,79 @@ const char *ecat_master_state_text(const struct ecat_master_stats *s, char *buf,
  * wake-up (the master's own RT thread does this itself). Also the last measured phase
  * error of the reference clock against SYNC0 (0 = the frame passes the reference half
  * a cycle before SYNC0). */
+/* [thread: cycle; non-blocking] */
 int64_t ecat_master_dc_take_shift(struct ecat_master *m);
+/* [thread: cycle; non-blocking] */
 int64_t ecat_master_dc_phase(const struct ecat_master *m);
 /* Whether the master runs distributed clocks: opts.dc, or an ENI that configures them
  * (its <DC> elements or SYNC init commands; ecat_master_configure_eni). */
+/* [thread: any; non-blocking] */
 bool ecat_master_dc_enabled(const struct ecat_master *m);
 
 /* Events (slave lost/back, WKC errors, refused states ...) recorded by the cycle into
  * a lock-free ring; a non-RT thread drains them. Returns false when empty. */
+/* [thread: owner; non-blocking] */
 bool ecat_master_next_event(struct ecat_master *m, char *buf, size_t len);
 /* The same with the time the cycle raised it (the now of that cycle, ns). */
+/* [thread: owner; non-blocking] */
 bool ecat_master_next_event_at(struct ecat_master *m, char *buf, size_t len, takt_ns_t *at);
 
 /* --- acyclic services: queued, never block the cycle -------------------------------- */
+/* The _async forms queue from the cycle's thread (the cyclic callback) or while no
+ * cycle thread runs: the queue is not locked. The blocking forms drive the cycle
+ * themselves, so they run only while no cycle thread runs (tools, start-up). */
 /* Completion: err 0 or negative (-ETIMEDOUT, TAKT codes negated); data/len the read data. */
 typedef void (*ecat_done_fn)(void *ctx, int err, const uint8_t *data, size_t len);
 /* Register read/write at slave position pos (station address from the scan). */
+/* [thread: cycle; non-blocking] */
 int ecat_reg_read_async(struct ecat_master *m, unsigned pos, uint16_t reg, uint16_t len,
                         ecat_done_fn fn, void *ctx);
+/* [thread: cycle; non-blocking] */
 int ecat_reg_write_async(struct ecat_master *m, unsigned pos, uint16_t reg, const void *data,
                          uint16_t len, ecat_done_fn fn, void *ctx);
 /* Blocking wrappers for tools: drive the cycle until done. */
+/* [thread: idle; blocking] */
 int ecat_reg_read(struct ecat_master *m, unsigned pos, uint16_t reg, void *buf, uint16_t len);
+/* [thread: idle; blocking] */
 int ecat_reg_write(struct ecat_master *m, unsigned pos, uint16_t reg, const void *data, uint16_t len);
 /* CoE over the mailbox (slave in PREOP, SAFEOP or OP): SDO upload/download, expedited,
  * normal or segmented as the size demands, complete access with ca (subindex 0 or 1);
  * SDO information. One transfer per slave at a time, others wait their turn. The
  * buffers must stay valid until the completion; err -TAKT_ESDOABORT with the abort code
  * and its meaning in ecat_master_error(). */
+/* [thread: cycle; non-blocking] */
 int ecat_sdo_upload_async(struct ecat_master *m, unsigned pos, uint16_t index, uint8_t sub,
                           bool ca, void *buf, size_t cap, ecat_done_fn fn, void *ctx);
+/* [thread: cycle; non-blocking] */
 int ecat_sdo_download_async(struct ecat_master *m, unsigned pos, uint16_t index, uint8_t sub,
                             bool ca, const void *data, size_t len, ecat_done_fn fn, void *ctx);
 enum ecat_sdo_info_op { ECAT_SDO_INFO_ODLIST, ECAT_SDO_INFO_OBJECT, ECAT_SDO_INFO_ENTRY };
 /* ODLIST: u16 list type then u16 indices; OBJECT/ENTRY: raw description (parse with
  * ecat_coe_odlist_parse, ecat_coe_objdesc_parse, ecat_coe_entrydesc_parse below). */
+/* [thread: cycle; non-blocking] */
 int ecat_sdo_info_async(struct ecat_master *m, unsigned pos, enum ecat_sdo_info_op op,
                         uint16_t index, uint8_t sub, void *buf, size_t cap, ecat_done_fn fn, void *ctx);
+/* [thread: idle; blocking] */
 int ecat_sdo_upload(struct ecat_master *m, unsigned pos, uint16_t index, uint8_t sub, bool ca,
                     void *buf, size_t cap, size_t *len);
+/* [thread: idle; blocking] */
 int ecat_sdo_download(struct ecat_master *m, unsigned pos, uint16_t index, uint8_t sub, bool ca,
                       const void *data, size_t len);
+/* [thread: idle; blocking] */
 int ecat_sdo_info(struct ecat_master *m, unsigned pos, enum ecat_sdo_info_op op, uint16_t index,
                   uint8_t sub, void *buf, size_t cap, size_t *len);
 
 /* SDO information results (ETG.1000.6 5.6.3), parsed from what ecat_sdo_info returned.
  * OD list: u16 list type, then u16 indices. Returns the number of indices and sets
  * *first to the first of them (little-endian u16 each), or -EPROTO. */
+/* [thread: any; non-blocking] */
 int ecat_coe_odlist_parse(const uint8_t *d, size_t n, uint16_t *list_type, const uint8_t **first);
 struct ecat_coe_objdesc {
     uint16_t index, data_type;
     uint8_t  max_sub, obj_code;     /* obj_code: 7 VAR, 8 ARRAY, 9 RECORD */
     char     name[64];
 };
+/* [thread: any; non-blocking] */
 int ecat_coe_objdesc_parse(const uint8_t *d, size_t n, struct ecat_coe_objdesc *o);
 /* Entry description value info bits (ETG.1000.6): what follows the access rights. */
 enum { ECAT_COE_VI_UNIT = 0x08, ECAT_COE_VI_DEFAULT = 0x10, ECAT_COE_VI_MIN = 0x20,
@@ -362,9 +426,11 @@ struct ecat_coe_entrydesc {
                                        (little-endian, (bitlen + 7) / 8 bytes each) */
     char     name[64];
 };
+/* [thread: any; non-blocking] */
 int ecat_coe_entrydesc_parse(const uint8_t *d, size_t n, struct ecat_coe_entrydesc *e);
 /* Name of a CoE basic data type code (1 "BOOL", 7 "UDINT", ...; "" for unknown), as
  * ENI DataType texts use them. */
+/* [thread: any; non-blocking] */
 const char *ecat_coe_type_name(uint16_t type);
 
 /* FoE (file access over EtherCAT, ETG.1000.6) over the mailbox: the standard one in
@@ -374,17 +440,22 @@ const char *ecat_coe_type_name(uint16_t type);
  * with the file's length; a refusal fails with -TAKT_EMBOX and ecat_master_error()
  * names slave, file, FoE error code and its text (and the slave's own text). password
  * 0 = none. One transfer per slave at a time (CoE waits too). */
+/* [thread: cycle; non-blocking] */
 int ecat_foe_read_async(struct ecat_master *m, unsigned pos, const char *name, uint32_t password,
                         void *buf, size_t cap, ecat_done_fn fn, void *ctx);
+/* [thread: cycle; non-blocking] */
 int ecat_foe_write_async(struct ecat_master *m, unsigned pos, const char *name, uint32_t password,
                          const void *data, size_t len, ecat_done_fn fn, void *ctx);
+/* [thread: idle; blocking] */
 int ecat_foe_read(struct ecat_master *m, unsigned pos, const char *name, uint32_t password,
                   void *buf, size_t cap, size_t *len);
+/* [thread: idle; blocking] */
 int ecat_foe_write(struct ecat_master *m, unsigned pos, const char *name, uint32_t password,
                    const void *data, size_t len);
 /* Progress of FoE transfers, called by the master timer after each acknowledged packet:
  * bytes moved and the total (0 = unknown, reads). NULL turns it off. */
 typedef void (*ecat_foe_progress_fn)(void *ctx, unsigned pos, size_t done, size_t total);
+/* [thread: cycle; non-blocking] */
 void ecat_foe_set_progress(struct ecat_master *m, ecat_foe_progress_fn fn, void *ctx);
 
 /* SoE (servo drive profile over EtherCAT, ETG.1000.6) IDN services over the
@@ -394,12 +465,16 @@ void ecat_foe_set_progress(struct ecat_master *m, ecat_foe_progress_fn fn, void 
  * length; a write goes out in fragments of mailbox size - 10 bytes. A refusal fails with
  * -TAKT_EMBOX and ecat_master_error() names slave, IDN and the SoE error ("IDN S-0-0040
  * is read-only"); a slave whose SII lacks SoE fails at once ("slave 3 has no SoE"). */
+/* [thread: cycle; non-blocking] */
 int ecat_soe_read_async(struct ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
                         uint16_t idn, void *buf, size_t cap, ecat_done_fn fn, void *ctx);
+/* [thread: cycle; non-blocking] */
 int ecat_soe_write_async(struct ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
                          uint16_t idn, const void *data, size_t len, ecat_done_fn fn, void *ctx);
+/* [thread: idle; blocking] */
 int ecat_soe_read(struct ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
                   uint16_t idn, void *buf, size_t cap, size_t *len);
+/* [thread: idle; blocking] */
 int ecat_soe_write(struct ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
                    uint16_t idn, const void *data, size_t len);
 
@@ -427,16 +502,21 @@ static inline uint32_t ecat_soe_attr(unsigned item_bytes, bool list, unsigned fm
     return (uint32_t)l << 16 | (list ? 1u << 18 : 0) | (uint32_t)(fmt & 7) << 20 | (uint32_t)(dec & 15) << 24;
 }
 /* The meaning of an SoE error code ("IDN is read-only" for 0x7004). */
+/* [thread: any; non-blocking] */
 const char *ecat_soe_error_text(uint16_t code);
 /* IDN text form: "S-0-0036" / "P-1-0010" (S or P, parameter set 0-7, number 0-4095;
  * bit 15 = P, bits 12-14 set, bits 0-11 number), also a plain number ("36", "0x8024")
  * meaning the raw u16. Returns 0 or -EINVAL with what was expected in err. */
+/* [thread: any; non-blocking] */
 int ecat_soe_idn_parse(const char *s, uint16_t *idn, char *err, size_t errlen);
 #define ECAT_SOE_IDN_STR 12
+/* [thread: any; non-blocking] */
 void ecat_soe_idn_format(uint16_t idn, char buf[ECAT_SOE_IDN_STR]);
 /* Element names ("state", "name", "attribute", "unit", "min", "max", "value",
  * "default"): a comma list into flags; the name of one flag. */
+/* [thread: any; non-blocking] */
 int ecat_soe_elements_parse(const char *s, uint8_t *flags, char *err, size_t errlen);
+/* [thread: any; non-blocking] */
 const char *ecat_soe_element_name(uint8_t flag);
 /* The elements of a read response split in wire order: data state u16, name and unit
  * as lists (u16 current length, u16 maximum, bytes), attribute u32, min/max/value/
@@ -444,6 +524,7 @@ const char *ecat_soe_element_name(uint8_t flag);
  * and taken from the response when it carries one. Each part points into data.
  * Returns 0, or -EPROTO with what did not fit in err. */
 struct ecat_soe_part { const uint8_t *p; size_t len; };
+/* [thread: any; non-blocking] */
 int ecat_soe_elements_split(const uint8_t *data, size_t len, uint8_t elements, uint32_t attr,
                             struct ecat_soe_part part[8], char *err, size_t errlen);
 
@@ -478,8 +559,10 @@ struct ecat_eoe_filter {
 };
 /* Text forms: "A.B.C.D" or "A.B.C.D/NN" (mask set from NN when given, and *has_mask);
  * "aa:bb:cc:dd:ee:ff". 0 or -EINVAL with what was expected in err. */
+/* [thread: any; non-blocking] */
 int ecat_eoe_ip_parse(const char *s, uint8_t ip[4], uint8_t mask[4], bool *has_mask, char *err,
                       size_t errlen);
+/* [thread: any; non-blocking] */
 int ecat_eoe_mac_parse(const char *s, uint8_t mac[6], char *err, size_t errlen);
 struct ecat_eoe_stats {
     uint64_t tx_frames, rx_frames;     /* whole frames to / from the slave */
@@ -487,19 +570,28 @@ struct ecat_eoe_stats {
     uint64_t host_drops;               /* a ring was full */
     uint64_t rx_dropped;               /* frames the reassembler dropped (bad fragments) */
 };
+/* [thread: idle; blocking] */
 int ecat_eoe_open(struct ecat_master *m, unsigned pos);
+/* [thread: cycle; non-blocking] */
 int ecat_eoe_set_ip_async(struct ecat_master *m, unsigned pos, const struct ecat_eoe_ip *ip,
                           ecat_done_fn fn, void *ctx);
+/* [thread: idle; blocking] */
 int ecat_eoe_set_ip(struct ecat_master *m, unsigned pos, const struct ecat_eoe_ip *ip);
+/* [thread: cycle; non-blocking] */
 int ecat_eoe_set_filter_async(struct ecat_master *m, unsigned pos,
                               const struct ecat_eoe_filter *f, ecat_done_fn fn, void *ctx);
+/* [thread: idle; blocking] */
 int ecat_eoe_set_filter(struct ecat_master *m, unsigned pos, const struct ecat_eoe_filter *f);
 /* Host side: queue a frame for the slave (0, -EAGAIN ring full, -EMSGSIZE, -ENOENT no
  * port); take a frame from the slave (its length, 0 none). */
+/* [thread: host; non-blocking] */
 int ecat_eoe_send(struct ecat_master *m, unsigned pos, const void *frame, size_t len);
+/* [thread: host; non-blocking] */
 int ecat_eoe_recv(struct ecat_master *m, unsigned pos, void *buf, size_t cap);
+/* [thread: any; non-blocking] */
 int ecat_eoe_get_stats(const struct ecat_master *m, unsigned pos, struct ecat_eoe_stats *out);
 /* Positions of the opened ports (up to max into pos); returns how many there are. */
+/* [thread: any; non-blocking] */
 unsigned ecat_eoe_ports(const struct ecat_master *m, unsigned *pos, unsigned max);
 
 /* The host end of an EoE port: a TAP device (Linux tun/tap) named takt-eoe<pos> by
@@ -509,20 +601,26 @@ unsigned ecat_eoe_ports(const struct ecat_master *m, unsigned *pos, unsigned max
  * 1500 and give it ip/prefix when ip is not NULL; err says what failed. The port must be
  * open (ecat_eoe_open). Any thread but the cycle's; start/close from the same one. */
 struct ecat_eoe_tap;
+/* [thread: host; blocking] */
 int ecat_eoe_tap_open(struct ecat_eoe_tap **out, struct ecat_master *m, unsigned pos,
                       const char *name, const uint8_t *ip, unsigned prefix, char *err,
                       size_t errlen);
+/* [thread: any; non-blocking] */
 const char *ecat_eoe_tap_name(const struct ecat_eoe_tap *t);
+/* [thread: host; blocking] */
 int ecat_eoe_tap_start(struct ecat_eoe_tap *t);
+/* [thread: host; blocking] */
 void ecat_eoe_tap_close(struct ecat_eoe_tap *t);   /* stops the thread, removes the TAP */
 
 /* Write an SII image (from word 0) into slave pos's EEPROM, word by word (blocking,
  * tools only; the master's copy is updated, the slave uses it after a power cycle). */
+/* [thread: idle; blocking] */
 int ecat_sii_write(struct ecat_master *m, unsigned pos, const uint8_t *img, size_t len);
 
 /* SII image read at scan (bytes; NULL if none): up to the end marker or the EEPROM size
  * word 0x003E declares, at most ECAT_SII_MAX_BYTES (an EEPROM of 512 KiBit). */
 #define ECAT_SII_MAX_BYTES 65536u
+/* [thread: cycle; non-blocking] */
 const uint8_t *ecat_slave_sii(const struct ecat_master *m, unsigned pos, size_t *len);
 
 /* What a program shows of an SII image (ETG.2010): the bootstrap mailbox of the header
@@ -556,9 +654,11 @@ struct ecat_sii_info {
 };
 /* Fill *out from an image (as ecat_slave_sii gives it). 0 when the categories decoded,
  * else a negative code (out->header may still be set); -EINVAL for no image. */
+/* [thread: any; non-blocking] */
 int ecat_sii_info(const uint8_t *img, size_t len, struct ecat_sii_info *out);
 /* The header checksum an SII image must carry in byte 14 (word 0x0007): CRC-8 over
  * bytes 0-13 (ETG.2010). */
+/* [thread: any; non-blocking] */
 uint8_t ecat_sii_checksum(const uint8_t *img);
 
 TAKT_API_END

@@ -77,6 +77,7 @@ struct takt_link_opts {
                                   * PACKET_QDISC_BYPASS is then off for this socket */
 };
 
+/* [thread: any; non-blocking] */
 void takt_link_opts_default(struct takt_link_opts *o);
 
 /* Whether IFNAME can carry frames now: 1 it has a carrier (or its driver does not report
@@ -84,17 +85,20 @@ void takt_link_opts_default(struct takt_link_opts *o);
  * administratively down, -ENODEV there is no such interface, other -errno. Read from the
  * interface flags of the caller's network namespace (IFF_UP, IFF_RUNNING): sysfs shows
  * the namespace it was mounted in, so inside a namespace it may not list the interface. */
+/* [thread: any; blocking] */
 int takt_link_carrier(const char *ifname);
 
 /* Open a link by spec: "IFNAME" or "packet:IFNAME" (AF_PACKET), "ring:IFNAME" (the
  * same socket with a memory-mapped receive ring, docs/link.md). On error *out is NULL
  * and the message in err (if given) names the interface and says what to do. */
+/* [thread: any; blocking] */
 int takt_link_open(const char *spec, const struct takt_link_opts *opts,
                    struct takt_link **out, char *err, size_t errlen);
 
 /* In-process pair: what a sends, b receives, and the reverse. No syscalls; frames are
  * stamped with the clock given (NULL = takt_now). Rings hold `depth` frames each way. */
 typedef takt_ns_t (*takt_clock_fn)(void *ctx);
+/* [thread: any; blocking] */
 int takt_link_mem_pair(struct takt_link **a, struct takt_link **b, unsigned depth,
                        takt_clock_fn clock, void *clock_ctx);
 
@@ -103,31 +107,37 @@ int takt_link_mem_pair(struct takt_link **a, struct takt_link **b, unsigned dept
  * replies through ep. This is how an in-process simulator answers deterministically. */
 typedef void (*takt_link_responder_fn)(void *ctx, struct takt_link *ep,
                                        const struct takt_frame *f);
+/* [thread: idle; non-blocking] */
 void takt_link_mem_set_responder(struct takt_link *ep, takt_link_responder_fn fn, void *ctx);
 
 /* Capture tap: wraps `inner`; every frame sent and received is also written to a
  * pcapng file with nanosecond timestamps. Closing the tap closes inner too. */
+/* [thread: idle; blocking] */
 int takt_link_capture(struct takt_link *inner, const char *pcapng_path,
                       struct takt_link **out, char *err, size_t errlen);
 /* The capture's CLOCK_REALTIME - CLOCK_MONOTONIC offset, fixed at open: a frame with
  * monotonic time ts is written with wall-clock time ts + offset. */
+/* [thread: idle; blocking] */
 takt_ns_t takt_link_capture_offset(const struct takt_link *cap);
 /* Records the tap had to write out of time order so far: stamps reach the tap out of
  * order (a send is stamped when handed over, a reply by the kernel on arrival) and are
  * held in a reorder window (TAKT_CAPTURE_WINDOW_NS of stamp time, at most
  * TAKT_CAPTURE_WINDOW_RECORDS records) and written sorted; a record older than what
  * already left the window is written at once and counted here. */
+/* [thread: idle; blocking] */
 unsigned takt_link_capture_late(const struct takt_link *cap);
 #define TAKT_CAPTURE_WINDOW_NS      (20 * 1000 * 1000)
 #define TAKT_CAPTURE_WINDOW_RECORDS 256
 
 /* Current statistics (kernel drop counters refreshed where the link has them). */
+/* [thread: cycle; non-blocking] */
 void takt_link_get_stats(struct takt_link *l, struct takt_link_stats *out);
 
 static inline int takt_link_send(struct takt_link *l, const struct takt_frame *f, unsigned n)
 { return l->ops->send(l, f, n); }
 static inline int takt_link_recv(struct takt_link *l, struct takt_frame *f, unsigned n, takt_ns_t t)
 { return l->ops->recv(l, f, n, t); }
+/* [thread: idle; blocking] */
 void takt_link_close(struct takt_link *l);
 
 /* pcapng blocks (IETF draft-ietf-opsawg-pcapng), as the capture tap writes them, for a
@@ -139,8 +149,11 @@ void takt_link_close(struct takt_link *l);
 #define TAKT_PCAPNG_DIR_IN  1
 #define TAKT_PCAPNG_DIR_OUT 2
 #define TAKT_PCAPNG_EPB_MAX(len) (28u + (((len) + 3u) & ~3u) + 12u + 4u + 4u)
+/* [thread: any; non-blocking] */
 size_t takt_pcapng_shb(uint8_t *buf, size_t cap, const char *userappl);
+/* [thread: any; non-blocking] */
 size_t takt_pcapng_idb(uint8_t *buf, size_t cap, const char *ifname, uint32_t snaplen);
+/* [thread: any; non-blocking] */
 size_t takt_pcapng_epb(uint8_t *buf, size_t cap, uint64_t ts_ns, const uint8_t *data,
                        uint32_t len, int dir);
 

@@ -55,58 +55,81 @@ struct perf_set {
     void *on_flip_arg;
 };
 
+/* [thread: owner; blocking] */
 int  perf_hist_init(struct perf_hist *h, int64_t lo, int64_t bin, uint32_t nbins);
+/* [thread: owner; blocking] */
 void perf_hist_free(struct perf_hist *h);
+/* [thread: owner; non-blocking] */
 void perf_hist_reset(struct perf_hist *h);
+/* [thread: owner; non-blocking] */
 void perf_hist_add(struct perf_hist *h, int64_t v);
 /* Percentile p in [0,100]: the upper edge of the bin holding the value of rank
  * ceil(p/100 * total) (rank 1 = smallest); INT64_MAX if it falls in `over`, lo if in
  * `under`, 0 for an empty histogram. */
+/* [thread: owner; non-blocking] */
 int64_t perf_hist_percentile(const struct perf_hist *h, double p);
 
+/* [thread: owner; non-blocking] */
 void perf_stat_reset(struct perf_stat *s);
+/* [thread: owner; non-blocking] */
 void perf_stat_add(struct perf_stat *s, int64_t v);
 static inline int64_t perf_stat_avg(const struct perf_stat *s)
 { return s->count ? s->sum / (int64_t)s->count : 0; }
 
 /* Measurement with a histogram of nbins bins of bin ns starting at lo. */
+/* [thread: owner; blocking] */
 int  perf_msmt_init(struct perf_msmt *m, const char *name, int64_t lo, int64_t bin, uint32_t nbins);
+/* [thread: owner; blocking] */
 void perf_msmt_free(struct perf_msmt *m);
 
+/* [thread: idle; non-blocking] */
 void perf_set_init(struct perf_set *s, bool threaded);
+/* [thread: idle; non-blocking] */
 int  perf_set_add(struct perf_set *s, struct perf_msmt *m);
 /* Set the flip hook (see struct perf_set); call it before the snapshot it should see. */
+/* [thread: idle; non-blocking] */
 void perf_set_on_flip(struct perf_set *s, void (*fn)(void *arg), void *arg);
 /* Record one value (ns): cumulative + active interval bank. RT-safe. */
+/* [thread: cycle; non-blocking] */
 void perf_record(struct perf_set *s, struct perf_msmt *m, int64_t v);
 /* RT side, once per cycle: honour a pending flip request. */
+/* [thread: cycle; non-blocking] */
 void perf_set_cycle_end(struct perf_set *s);
 /* Reporter side: finish the interval; returns the bank index (0/1) to read with
  * perf_msmt_interval(); call perf_set_release() after reading it. In a threaded set
  * this waits (sleeping 100 µs steps, at most timeout_ns) for the RT side's flip;
  * returns -ETIMEDOUT if the RT side did not run. */
+/* [thread: host; blocking] */
 int  perf_set_snapshot(struct perf_set *s, takt_ns_t timeout_ns);
+/* [thread: host; non-blocking] */
 void perf_set_release(struct perf_set *s, int bank);
 /* The interval statistics of measurement m in `bank` (and its histogram via *hist if
  * hist is not NULL); valid between perf_set_snapshot() and perf_set_release(). */
+/* [thread: host; non-blocking] */
 const struct perf_stat *perf_msmt_interval(const struct perf_msmt *m, int bank,
                                            const struct perf_hist **hist);
 
 /* Output. The PerfMsmt line: `PerfMsmt 'Cycle Time' (min/avg/max) [usec]: 989.4/1000.0/1011.4`
  * (values in 0.1 µs as EC-Master prints them). */
+/* [thread: any; blocking] */
 void perf_print_line(FILE *f, const char *name, const struct perf_stat *s);
 /* One value as EC-Master prints it: ns rounded to 0.1 us, `%4d.%d` style (width 6,
  * right-aligned, a '-' in front of negative values). Returns buf. */
+/* [thread: any; non-blocking] */
 char *perf_fmt_usec(char *buf, size_t len, int64_t ns);
 /* The line without newline into buf (returns snprintf's result). */
+/* [thread: any; non-blocking] */
 int  perf_format_line(char *buf, size_t len, const char *name, const struct perf_stat *s);
 /* One PerfMsmt line per measurement of the interval bank (after perf_set_snapshot). */
+/* [thread: host; blocking] */
 void perf_print_interval(FILE *f, const struct perf_set *s, int bank);
 /* The run's totals: a "--- PerfMsmt over the whole run (all cycles) ---" line, then one
  * PerfMsmt line per measurement, so they are not taken for the last interval's. */
+/* [thread: idle; blocking] */
 void perf_print_total(FILE *f, const struct perf_set *s);
 /* Reporter convenience: snapshot, print the finished interval's lines, release.
  * 0 or -ETIMEDOUT (nothing printed) as perf_set_snapshot(). */
+/* [thread: host; blocking] */
 int  perf_report_interval(struct perf_set *s, FILE *f, takt_ns_t timeout_ns);
 
 /* JSON: an object per measurement {name, count, min_ns, avg_ns, max_ns, p50_ns,
@@ -114,8 +137,11 @@ int  perf_report_interval(struct perf_set *s, FILE *f, takt_ns_t timeout_ns);
  * bins: [[lo, n]...]}} (only non-empty bins; null for values that do not exist: empty
  * statistics, or a percentile above the histogram's range). docs/statistics.md. Returns a json_object* (json-c) as void* to keep json-c out
  * of the public header; the caller owns it. */
+/* [thread: any; blocking] */
 void *perf_msmt_to_json(const struct perf_stat *s, const struct perf_hist *h, const char *name);
+/* [thread: idle; blocking] */
 void *perf_set_to_json(const struct perf_set *s);  /* cumulative, {name: obj, ...} */
+/* [thread: host; blocking] */
 void *perf_set_interval_to_json(const struct perf_set *s, int bank);  /* same, one bank */
 
 TAKT_API_END

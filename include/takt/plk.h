@@ -42,7 +42,9 @@ struct takt_plk_mn_cfg {
     unsigned n_nodes;
     struct takt_plk_node nodes[TAKT_PLK_MAX_NODES];
 };
+/* [thread: any; non-blocking] */
 void takt_plk_mn_cfg_default(struct takt_plk_mn_cfg *c);
+/* [thread: any; non-blocking] */
 /* Add CNs first..last with the sim network's layout (1 B out, 1 B in, no identity check). */
 int  takt_plk_mn_cfg_add_range(struct takt_plk_mn_cfg *c, unsigned first, unsigned last,
                                bool chained);
@@ -62,10 +64,13 @@ enum takt_plk_nmt {
     TAKT_PLK_STOPPED        = 0x4D,
     TAKT_PLK_BASIC_ETHERNET = 0x1E,
 };
+/* [thread: any; non-blocking] */
 const char *takt_plk_nmt_name(int state);
 /* An NMT command ID (0x21 "StartNode" ...) and an SDO abort code
  * (DS 301 6.3.2.3.2) as text for messages; never NULL. */
+/* [thread: any; non-blocking] */
 const char *takt_plk_nmt_cmd_name(unsigned cmd);
+/* [thread: any; non-blocking] */
 const char *takt_plk_sdo_abort_text(uint32_t code);
 /* The largest object value one SDO transfer carries (a buffer of this size takes any
  * takt_plk_mn_sdo_read result). */
@@ -118,16 +123,24 @@ struct takt_plk_cn;
  * before the next cycle's outputs are sent. Runs in the real-time thread. */
 typedef void (*takt_plk_mn_cycle_fn)(void *ctx, struct takt_plk_mn *mn, takt_ns_t now);
 
+/* [thread: any; blocking] */
 int  takt_plk_mn_create(const struct takt_plk_mn_cfg *cfg, struct takt_plk_mn **out,
                         char *err, size_t errlen);
+/* Destroying a started MN joins its thread first. */
+/* [thread: host; blocking] */
 void takt_plk_mn_destroy(struct takt_plk_mn *mn);
+/* [thread: idle; non-blocking] */
 void takt_plk_mn_set_callback(struct takt_plk_mn *mn, takt_plk_mn_cycle_fn fn, void *ctx);
 /* Process data of a CN: outputs (written by the app) and inputs (last PRes payload). */
+/* [thread: cycle; non-blocking] */
 uint8_t       *takt_plk_mn_outputs(struct takt_plk_mn *mn, unsigned node, size_t *len);
+/* [thread: cycle; non-blocking] */
 const uint8_t *takt_plk_mn_inputs(struct takt_plk_mn *mn, unsigned node, size_t *len);
 /* Any thread, never blocks for long: while the MN runs, a consistent copy of the
  * figures as its real-time thread published them at the end of its last cycle. */
+/* [thread: any; non-blocking] */
 void takt_plk_mn_get_stats(const struct takt_plk_mn *mn, struct takt_plk_mn_stats *s);
+/* [thread: any; non-blocking] */
 int  takt_plk_mn_node_stats(const struct takt_plk_mn *mn, unsigned node,
                             struct takt_plk_node_stats *s);
 
@@ -135,8 +148,10 @@ int  takt_plk_mn_node_stats(const struct takt_plk_mn *mn, unsigned node,
  * outputs) for BOOLEAN / BITn mapping entries: bit_off counts from bit 0 of byte 0
  * upwards (DS 301 mapping order), bit_len 1..64. -ERANGE when the bits are not within
  * len bytes or bit_len is out of range. */
+/* [thread: any; non-blocking] */
 int takt_plk_get_bits(const uint8_t *img, size_t len, unsigned bit_off, unsigned bit_len,
                       uint64_t *v);
+/* [thread: any; non-blocking] */
 int takt_plk_set_bits(uint8_t *img, size_t len, unsigned bit_off, unsigned bit_len,
                       uint64_t v);
 
@@ -148,17 +163,25 @@ struct takt_plk_run_opts {
 
 /* Bind the MN to a link and run its cycle on absolute deadlines in a real-time
  * thread (rt_loop). The link stays the caller's. */
+/* [thread: idle; blocking] */
 int  takt_plk_mn_start(struct takt_plk_mn *mn, struct takt_link *link,
                        const struct takt_plk_run_opts *o);
+/* [thread: any; non-blocking] */
 void takt_plk_mn_stop(struct takt_plk_mn *mn);
+/* [thread: host; blocking] */
 int  takt_plk_mn_join(struct takt_plk_mn *mn);
 /* The rt_loop of a started MN (its perf set holds the job measurements). */
+/* [thread: any; non-blocking] */
 struct rt_loop *takt_plk_mn_loop(struct takt_plk_mn *mn);
 
 /* Blocking SDO transfers for tools (never from the cyclic callback): queued into the
- * running MN's async slot; wait at most timeout_ns. */
+ * running MN's async slot; wait at most timeout_ns. They need the MN's RT thread
+ * running (unlike EtherCAT's, which must not run beside its cycle) and one caller at a
+ * time: the slot is handed over by a check and a store, not a compare-and-swap. */
+/* [thread: host; blocking] */
 int takt_plk_mn_sdo_read(struct takt_plk_mn *mn, unsigned node, uint16_t index,
                          uint8_t sub, void *buf, size_t cap, size_t *len, takt_ns_t timeout_ns);
+/* [thread: host; blocking] */
 int takt_plk_mn_sdo_write(struct takt_plk_mn *mn, unsigned node, uint16_t index,
                           uint8_t sub, const void *data, size_t len, takt_ns_t timeout_ns);
 
@@ -167,19 +190,24 @@ int takt_plk_mn_sdo_write(struct takt_plk_mn *mn, unsigned node, uint16_t index,
  * 192.168.100.<node>, UDP port 3819, as IP frames in the async phase (the MN's slot
  * after SoA UnspecifiedInvite -> 240; the CN answers in the slot of an UnspecifiedInvite
  * to it). false (the default): over ASnd. */
+/* [thread: any; non-blocking] */
 void takt_plk_mn_sdo_udp(struct takt_plk_mn *mn, bool udp);
 /* The virtual Ethernet (EPSG DS 301): with a host TAP device's MAC given (before
  * takt_plk_mn_start; NULL: none), the MN leaves the ARP and IP frames to that MAC or to
  * all to takt_plk_mn_recv_eth (one frame into buf, its length; 0 if none; -EMSGSIZE if
  * cap is too small), which writes them to the TAP; frames from the TAP go out with
  * takt_plk_mn_send_eth. Without it the MN answers ARP for 192.168.100.240 itself. */
+/* [thread: idle; non-blocking] */
 void takt_plk_mn_veth(struct takt_plk_mn *mn, const uint8_t mac[6]);
+/* [thread: owner; non-blocking] */
 int  takt_plk_mn_recv_eth(struct takt_plk_mn *mn, void *buf, size_t cap);
+/* [thread: any; non-blocking] */
 uint64_t takt_plk_mn_veth_dropped(struct takt_plk_mn *mn);
 
 /* Queue one generic Ethernet frame (any EtherType, complete with its header) for the
  * MN's next free async slot (announced by SoA UnspecifiedInvite -> 240, DS 301 4.2.4.6).
  * -EBUSY while the previous one waits, -EMSGSIZE beyond the async MTU (0x1F98/8) + 14. */
+/* [thread: owner; non-blocking] */
 int takt_plk_mn_send_eth(struct takt_plk_mn *mn, const void *frame, size_t len);
 
 /* --- CN ------------------------------------------------------------------------ */
@@ -190,34 +218,47 @@ struct takt_plk_cn_cfg {
     uint32_t basic_eth_timeout_us;   /* 0x1F99 */
     uint32_t soc_tolerance_ns;       /* 0x1C14 */
 };
+/* [thread: any; non-blocking] */
 void takt_plk_cn_cfg_default(struct takt_plk_cn_cfg *c, uint8_t id);
 
 /* CN cyclic callback: once per SoC received (the inputs it sets go out in this cycle's
  * PRes, the outputs are those of the last PReq). Runs in the thread of takt_plk_cn_run. */
 typedef void (*takt_plk_cn_cycle_fn)(void *ctx, struct takt_plk_cn *cn, takt_ns_t now);
+/* [thread: any; blocking] */
 int  takt_plk_cn_create(const struct takt_plk_cn_cfg *cfg, struct takt_plk_cn **out,
                         char *err, size_t errlen);
+/* [thread: idle; blocking] */
 void takt_plk_cn_destroy(struct takt_plk_cn *cn);
+/* [thread: idle; non-blocking] */
 void takt_plk_cn_set_callback(struct takt_plk_cn *cn, takt_plk_cn_cycle_fn fn, void *ctx);
+/* [thread: cycle; non-blocking] */
 uint8_t       *takt_plk_cn_inputs(struct takt_plk_cn *cn, size_t *len);   /* sent in PRes */
+/* [thread: cycle; non-blocking] */
 const uint8_t *takt_plk_cn_outputs(struct takt_plk_cn *cn, size_t *len);  /* from PReq */
+/* [thread: any; non-blocking] */
 int  takt_plk_cn_state(const struct takt_plk_cn *cn);   /* any thread */
 /* Serve the CN on a link until stop or duration (event-driven receive loop). */
+/* [thread: idle; blocking] */
 int  takt_plk_cn_run(struct takt_plk_cn *cn, struct takt_link *link,
                      const struct takt_plk_run_opts *o);
+/* [thread: any; non-blocking] */
 void takt_plk_cn_stop(struct takt_plk_cn *cn);
 /* Ask the MN for an NMT service (ASnd NMTRequest, DS 301 7.3.6): cmd is the requested
  * NMTCommandID (e.g. 0x22 StopNode, 0x28 ResetNode, 0x80.. info services), target the
  * node it is for (255 all), data up to 32 bytes (the Ex commands' node bit-field).
- * Any thread: the CN's thread takes it at its next frame, queues up to 4, announces
- * them with PR 7 / RS = count in its PRes and StatusResponse and sends one per SoA
+ * Any one thread at a time (the mailbox is checked, then filled: two callers at once
+ * could both fill it), also while the CN runs: the CN's thread takes it at its next
+ * frame, queues up to 4, announces them with PR 7 / RS = count in its PRes and
+ * StatusResponse and sends one per SoA
  * (NMTRequestInvite) addressed to it. 0, -EINVAL (cmd 0 or 0xFF, len > 32), -EBUSY
  * (the previous request is not taken yet). A request the CN cannot queue (not in
  * PreOp1..Operational/Stopped, 4 waiting) or loses in a reset is dropped and counted
  * (`nmtreq_dropped` in `takt plk cn --json`). */
+/* [thread: owner; non-blocking] */
 int  takt_plk_cn_request_nmt(struct takt_plk_cn *cn, uint8_t cmd, uint8_t target,
                              const void *data, size_t len);
 /* NMTRequests queued in the CN and not yet sent (a snapshot). */
+/* [thread: any; non-blocking] */
 unsigned takt_plk_cn_nmt_pending(const struct takt_plk_cn *cn);
 
 TAKT_API_END

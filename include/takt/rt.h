@@ -25,15 +25,19 @@ struct rt_cycle {
 
 /* Deadlines are start, start + period, start + 2*period ...: `start` is the first
  * deadline (pass now + period to sleep one period first). */
+/* [thread: cycle; non-blocking] */
 void rt_cycle_init(struct rt_cycle *c, takt_ns_t period, takt_ns_t start);
 /* Account a wake-up at `now` for deadline c->next, then move c->next to the first
  * deadline after `now` (missed ones are skipped and counted). */
+/* [thread: cycle; non-blocking] */
 void rt_cycle_woke(struct rt_cycle *c, takt_ns_t now);
 /* After the cycle's work ended at `now`: if the next deadline already passed, skip
  * it (and count an overrun) so the loop never runs back-to-back to catch up. */
+/* [thread: cycle; non-blocking] */
 void rt_cycle_done(struct rt_cycle *c, takt_ns_t now);
 /* Sleep until c->next with clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME), then
  * rt_cycle_woke(). Returns the wake-up time. */
+/* [thread: cycle; blocking] */
 takt_ns_t rt_cycle_wait(struct rt_cycle *c);
 
 /* --- thread set-up ------------------------------------------------------------- */
@@ -48,6 +52,7 @@ struct rt_opts {
                               rt_caps_after_setup() names (a program's roles set it;
                               off by default: an application may open sockets later) */
 };
+/* [thread: any; non-blocking] */
 void rt_opts_default(struct rt_opts *o);   /* cpu -1, prio 0, mlock, dma_latency, 64 KiB */
 
 /* What rt_setup() achieved; each missing privilege produced one warning. */
@@ -61,24 +66,32 @@ typedef void (*rt_warn_fn)(void *ctx, const char *msg);
 /* Apply opts to the calling thread. Never fails: each privilege that is missing gives
  * one clear warning naming the capability or limit, and the run goes on. warn may be
  * NULL (messages go to stderr). */
+/* [thread: any; blocking] */
 void rt_setup(const struct rt_opts *o, struct rt_state *st, rt_warn_fn warn, void *ctx);
+/* [thread: any; blocking] */
 void rt_teardown(struct rt_state *st);
 
 /* --- capabilities (capabilities(7)) -----------------------------------------------
  * Capabilities are per thread: a thread made after a drop inherits the dropped sets,
  * one made before keeps its own until it drops them itself. Masks are 1 << CAP_X. */
 #define RT_CAP(cap) (1ull << (cap))
+/* [thread: any; non-blocking] */
 uint64_t rt_caps_effective(void);   /* of the calling thread */
+/* [thread: any; non-blocking] */
 uint64_t rt_caps_permitted(void);
 /* What rt_setup(o) uses: CAP_SYS_NICE for SCHED_FIFO, CAP_IPC_LOCK for mlockall. */
+/* [thread: any; non-blocking] */
 uint64_t rt_caps_for_setup(const struct rt_opts *o);
 /* What is still needed once rt_setup(o) has run: CAP_IPC_LOCK while mlockall's
  * MCL_FUTURE charges every later mapping against a finite RLIMIT_MEMLOCK; else 0. */
+/* [thread: any; non-blocking] */
 uint64_t rt_caps_after_setup(const struct rt_opts *o);
 /* Keep only `keep` (as far as permitted) in the calling thread's effective and
  * permitted sets, empty its inheritable and ambient sets. 0 or -errno. */
+/* [thread: any; non-blocking] */
 int rt_caps_drop(uint64_t keep);
 /* Real or effective uid 0: powers beyond what file capabilities on takt grant. */
+/* [thread: any; non-blocking] */
 bool rt_caps_root(void);
 
 
@@ -99,20 +112,28 @@ typedef int (*rt_step_fn)(void *ctx, struct rt_loop *loop, takt_ns_t wake);
  * bins, by decades, beyond 100000 bins). Cycle Time has one sample less than cycles.
  * perf_set_cycle_end() is called by the loop after each step; steps need not. */
 #define RT_LOOP_MAX_PERIOD (3600 * TAKT_NS_PER_S)   /* -EINVAL above (and for <= 0) */
+/* [thread: any; blocking] */
 int  rt_loop_create(struct rt_loop **out, takt_ns_t period, const struct rt_opts *o,
                     rt_step_fn step, void *ctx);
+/* [thread: idle; blocking] */
 void rt_loop_destroy(struct rt_loop *l);   /* after rt_loop_join(), or never started */
 /* Before run/start: stop after this long (0, the default: until rt_loop_stop()), and
  * where rt_setup's warnings go (NULL: stderr). */
+/* [thread: idle; non-blocking] */
 void rt_loop_set_duration(struct rt_loop *l, takt_ns_t duration);
+/* [thread: idle; non-blocking] */
 void rt_loop_set_warn(struct rt_loop *l, rt_warn_fn warn, void *ctx);
 /* In the calling thread, with rt_setup(opts) applied to it (affinity and policy
  * stay after return; the cpu_dma_latency request ends). Returns the loop's result. Stops
  * when a step returns non-zero, after the duration (no deadline later than start +
  * duration is waited for), or at the next wake-up after rt_loop_stop(). */
+/* [thread: idle; blocking] */
 int  rt_loop_run(struct rt_loop *l);
+/* [thread: idle; blocking] */
 int  rt_loop_start(struct rt_loop *l);   /* own thread (rt_setup applied there) */
+/* [thread: any; non-blocking] */
 void rt_loop_stop(struct rt_loop *l);    /* request stop; safe from any thread */
+/* [thread: host; blocking] */
 int  rt_loop_join(struct rt_loop *l);
 
 /* A copy of the loop's state. The counters are those of the last cycle completed; a
@@ -131,26 +152,34 @@ struct rt_loop_info {
     struct rt_opts  opts;
     struct rt_state rt;                    /* what rt_setup achieved */
 };
+/* [thread: any; non-blocking] */
 void rt_loop_get_info(const struct rt_loop *l, struct rt_loop_info *out);
 /* The loop has ended (any thread; every figure is complete once this is true). */
+/* [thread: any; non-blocking] */
 bool rt_loop_ended(const struct rt_loop *l);
 /* The loop's perf set (threaded once started with rt_loop_start(); call
  * perf_set_snapshot/perf_report_interval on it from one reporter thread) and its
  * three measurements. */
+/* [thread: any; non-blocking] */
 struct perf_set *rt_loop_perf(struct rt_loop *l);
 enum rt_loop_msmt { RT_LOOP_CYCLE_TIME, RT_LOOP_WAKE_DEVIATION, RT_LOOP_TASK_DURATION };
+/* [thread: any; non-blocking] */
 const struct perf_msmt *rt_loop_msmt(const struct rt_loop *l, enum rt_loop_msmt which);
 
-/* After the loop ended: CPU ns per cycle (the process's, proc_cpu_ns / cycles; the
+/* After the loop ended (rt_loop_ended() true, or joined; idle below means that): CPU ns per cycle (the process's, proc_cpu_ns / cycles; the
  * loop thread's alone from rt_loop_thread_cpu_per_cycle), a one-line summary
  * `Cycles: N  Period [usec]: 1000.0  Overruns: N  Skipped: N  CPU [usec/cycle]: 12.3 (1.2 %)  RT thread [usec/cycle]: 8.1`
  * and JSON {period_ns, cycles, overruns, skipped, run_ns, cpu_ns (process),
  * cpu_per_cycle_ns (process), thread_cpu_ns, thread_cpu_per_cycle_ns,
  * rt: {cpu, prio, affinity_ok, fifo_ok, mlock_ok, mlock_future, dma_latency_ok,
  * warnings}, perf: perf_set_to_json()} (a json_object*, caller owns it). */
+/* [thread: idle; non-blocking] */
 int64_t rt_loop_cpu_per_cycle(const struct rt_loop *l);
+/* [thread: idle; non-blocking] */
 int64_t rt_loop_thread_cpu_per_cycle(const struct rt_loop *l);
+/* [thread: idle; blocking] */
 void rt_loop_print_summary(FILE *f, const struct rt_loop *l);
+/* [thread: idle; blocking] */
 void *rt_loop_to_json(const struct rt_loop *l);
 
 TAKT_API_END

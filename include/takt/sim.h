@@ -21,39 +21,54 @@ struct takt_sim_opts {
     uint32_t  seed;             /* clock offsets/drifts and fault randomness */
     bool      sii_read4;        /* advertise 4-byte SII reads instead of 8 */
 };
+/* [thread: any; non-blocking] */
 void takt_sim_opts_default(struct takt_sim_opts *o);
 
 /* Create a network from a device list "ek1100,el1004x4,el2004" (xN repeats), a
  * preset ("3", "10", "20", "paper-40", "junction"; see docs/simulator.md), an ENI file (the
  * slaves it expects) or a directory of ESI files (one slave per device found).
  * On failure *out is NULL and err says what was wrong and where. */
+/* [thread: any; blocking] */
 int takt_sim_create(const char *devices, const struct takt_sim_opts *o,
                     struct takt_sim **out, char *err, size_t errlen);
+/* [thread: any; blocking] */
 int takt_sim_create_preset(const char *preset, const struct takt_sim_opts *o,
                            struct takt_sim **out, char *err, size_t errlen);
+/* [thread: any; blocking] */
 int takt_sim_create_eni(const char *path, const struct takt_sim_opts *o,
                         struct takt_sim **out, char *err, size_t errlen);
+/* [thread: any; blocking] */
 int takt_sim_create_esi_dir(const char *dir, const struct takt_sim_opts *o,
                             struct takt_sim **out, char *err, size_t errlen);
+/* [thread: idle; blocking] */
 void takt_sim_destroy(struct takt_sim *s);
 
+/* [thread: any; non-blocking] */
 unsigned takt_sim_slave_count(const struct takt_sim *s);
+/* [thread: cycle; non-blocking] */
 const char *takt_sim_slave_name(const struct takt_sim *s, unsigned pos);   /* pos 0-based */
 
+/* The simulator has no thread of its own: "cycle" below is the thread that processes
+ * or serves its frames. Blocking here means it may allocate (a power cycle recreates a
+ * device, mailbox protocols make their state on first use), never that it waits. */
 /* Process one frame received at `now` in place (buf holds cap bytes). Returns the
  * length of the frame to send back, 0 when nothing returns (dropped, malformed,
  * not EtherCAT, cable broken before slave 1). *delay_ns (if given) is an injected
  * extra delay for the reply. */
+/* [thread: cycle; blocking] */
 size_t takt_sim_process(struct takt_sim *s, uint8_t *buf, size_t len, size_t cap,
                         takt_ns_t now, takt_ns_t *delay_ns);
 /* Timers (SM watchdogs, scheduled faults) when no frame arrives. */
+/* [thread: cycle; blocking] */
 void takt_sim_tick(struct takt_sim *s, takt_ns_t now);
 
 /* Answer every frame sent to mem endpoint ep at once; sim time is the frame's
  * timestamp (the mem pair's clock). Deterministic: replies are queued on ep before
  * the sender's call returns. */
+/* [thread: idle; non-blocking] */
 void takt_sim_attach_mem(struct takt_sim *s, struct takt_link *ep);
 /* Serve a link until *stop or until `until` (0 = forever): receive, process, send. */
+/* [thread: cycle; blocking] */
 int takt_sim_serve(struct takt_sim *s, struct takt_link *l, takt_ns_t until, volatile int *stop);
 
 /* Redundant ring: the last slave's port 1 is wired back to the master's second port
@@ -62,13 +77,18 @@ int takt_sim_serve(struct takt_sim *s, struct takt_link *l, takt_ns_t until, vol
  * frame comes out at the other port, with a break each side's frame comes back where
  * it went in, processed by the slaves on that side (ESC datasheet Section I, 3.2).
  * break=N (N = the slave count) is then the cable from the last slave to port 1. */
+/* [thread: idle; blocking] */
 int  takt_sim_set_ring(struct takt_sim *s, char *err, size_t errlen);
+/* [thread: cycle; non-blocking] */
 bool takt_sim_ring_intact(const struct takt_sim *s);
+/* [thread: cycle; blocking] */
 size_t takt_sim_process_port(struct takt_sim *s, unsigned port, uint8_t *buf, size_t len,
                              size_t cap, takt_ns_t now, takt_ns_t *delay_ns, unsigned *out_port);
 /* In-process ring: ep0 answers the master's first port, ep1 its second. */
+/* [thread: idle; non-blocking] */
 void takt_sim_attach_mem_ring(struct takt_sim *s, struct takt_link *ep0, struct takt_link *ep1);
 /* Serve a ring over two links (first, second port) until *stop or `until`. */
+/* [thread: cycle; blocking] */
 int  takt_sim_serve_ring(struct takt_sim *s, struct takt_link *l0, struct takt_link *l1,
                          takt_ns_t until, volatile int *stop);
 
@@ -88,6 +108,7 @@ int  takt_sim_serve_ring(struct takt_sim *s, struct takt_link *l0, struct takt_l
  *   refuse=K:STATE=CODE        slave K refuses STATE (init/preop/boot/safeop/op)
  * T is seconds from the first frame (s/ms/us suffixes allowed); without @T the
  * fault applies at once. */
+/* [thread: cycle; blocking] */
 int takt_sim_fault(struct takt_sim *s, const char *spec, char *err, size_t errlen);
 /* FoE files of slaves that advertise FoE (each has "firmware.bin", writable only in
  * BOOT, and new files may be written in the other mailbox states). A spec is items
@@ -100,13 +121,18 @@ int takt_sim_fault(struct takt_sim *s, const char *spec, char *err, size_t errle
  *   disk=N        bytes all files may hold (default 4 MiB)
  *   nocreate      a write to a file that does not exist is refused
  * e.g. "1:firmware.bin,boot,pw=0x1234;1:config.txt,size=300;1:busy=2". */
+/* [thread: idle; blocking] */
 int takt_sim_foe(struct takt_sim *s, const char *spec, char *err, size_t errlen);
 /* Immediate topology faults; positions are 0-based (takt_sim_break(s, pos): the cable
  * into pos, so 0 cuts every slave off; takt_sim_break_port(s, pos, p): the cable on
  * port p of pos, p = 0 the one into it). */
+/* [thread: cycle; non-blocking] */
 int takt_sim_break(struct takt_sim *s, unsigned pos, takt_ns_t now);
+/* [thread: cycle; non-blocking] */
 int takt_sim_break_port(struct takt_sim *s, unsigned k, unsigned port, takt_ns_t now);
+/* [thread: cycle; blocking] */
 int takt_sim_heal(struct takt_sim *s, takt_ns_t now);
+/* [thread: cycle; blocking] */
 int takt_sim_power_cycle(struct takt_sim *s, unsigned k, takt_ns_t now);
 /* Topology: "line" (default) or one PARENT:PORT item per position 1..N-1, comma-separated:
  * the k-th item's slave (position k) hangs on port PORT (1..3) of the slave at position
@@ -115,6 +141,7 @@ int takt_sim_power_cycle(struct takt_sim *s, unsigned k, takt_ns_t now);
  * listed whole, port 3's before port 1's before port 2's; err says what is wrong.
  * E.g. coupler with two terminals on its E-bus (port 3) and a second coupler on X2
  * (port 1): "0:3,1:1,0:1". See docs/simulator.md. */
+/* [thread: idle; blocking] */
 int takt_sim_set_topology(struct takt_sim *s, const char *spec, char *err, size_t errlen);
 /* The "junction" preset's topology (9 slaves). */
 #define TAKT_SIM_JUNCTION_TOPOLOGY "0:3,1:1,0:1,3:3,3:1,5:1,3:2,7:3"
@@ -122,15 +149,20 @@ int takt_sim_set_topology(struct takt_sim *s, const char *spec, char *err, size_
  * places and positions are renumbered in the frame's order; re-plugged slaves that were
  * connected restart as after power loss (cut-off ones do so at heal). Scheduled fault
  * events keep their positions. */
+/* [thread: cycle; blocking] */
 int takt_sim_swap_ports(struct takt_sim *s, unsigned k, unsigned p1, unsigned p2, takt_ns_t now);
 /* Parent (0-based position, -1 = the master) and the parent's port of slave pos. */
+/* [thread: cycle; non-blocking] */
 int takt_sim_get_parent(const struct takt_sim *s, unsigned pos, int *parent, unsigned *port);
 /* Forwarding delay of slave pos (0-based) per port pass (default: the option). */
+/* [thread: cycle; non-blocking] */
 int takt_sim_set_fwd_delay(struct takt_sim *s, unsigned pos, takt_ns_t ns);
 /* DC: clock of slave pos (0-based): local time at sim time 0, and drift. */
+/* [thread: cycle; non-blocking] */
 int takt_sim_set_clock(struct takt_sim *s, unsigned pos, int64_t offset_ns, double drift_ppm);
 
 /* Side-effect-free peek into an ESC's memory (registers or RAM). */
+/* [thread: cycle; non-blocking] */
 int takt_sim_peek(const struct takt_sim *s, unsigned pos, uint16_t adr, void *buf, size_t len);
 
 struct takt_sim_stats {
@@ -142,6 +174,7 @@ struct takt_sim_stats {
     uint64_t lost;                   /* no slave reachable (cable broken at 0) */
     unsigned reachable;              /* slaves reachable now */
 };
+/* [thread: cycle; non-blocking] */
 void takt_sim_get_stats(const struct takt_sim *s, struct takt_sim_stats *st);
 
 /* The "echo" devices (docs/devices.md): an input that numbers the frames accessing the
@@ -156,6 +189,7 @@ struct takt_sim_echo_stats {
     uint32_t age_max;                /* frames */
     uint32_t stale_first_age, stale_first_frame;   /* the first stale echo (0: none) */
 };
+/* [thread: cycle; non-blocking] */
 unsigned takt_sim_echo_stats(const struct takt_sim *s, struct takt_sim_echo_stats *st);
 
 /* In-process benchmark: builds n slaves (coupler + DI/DO alternating), configures
@@ -168,6 +202,7 @@ struct takt_sim_bench {
     double   ns_per_frame, frames_per_s;
     bool     wkc_ok;
 };
+/* [thread: any; blocking] */
 int takt_sim_bench_run(unsigned slaves, unsigned frames, bool esc_only,
                        struct takt_sim_bench *r, char *err, size_t errlen);
 

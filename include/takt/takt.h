@@ -18,6 +18,32 @@
 #define TAKT_API_END
 #endif
 
+/* Thread contract. The comment above every function of the public headers carries one
+ * tag "[thread: WHO; HOW]" (tests/api/thread_tags.sh checks each has one):
+ *   WHO  any    any thread at any time, concurrently too: a pure function of its
+ *               arguments (which stay the caller's), or a read of what the cycle
+ *               publishes atomically (statistics, states, counters).
+ *        cycle  the thread that drives the object: its cyclic callback, or the thread
+ *               that calls its cycle (ecat_master_cycle, takt_sim_process/serve,
+ *               rt_cycle_*); while nothing drives it, any one thread at a time. Not from
+ *               another thread while an RT thread of the object runs: nothing is locked.
+ *        idle   only while no thread of the object runs (before its start, after its
+ *               join; for a CN outside takt_plk_cn_run), one thread at a time.
+ *        host   any one thread other than the cycle's (a tool, reporter or TAP
+ *               thread), also while the cycle runs; one such caller per object at a
+ *               time. The cyclic callback must not call it.
+ *        owner  any one thread at a time per object (the one consuming a ring, or the
+ *               holder of a caller-owned structure), also while the cycle runs.
+ *   HOW  non-blocking  returns without sleeping, waiting (for frames, a thread, a lock),
+ *               file I/O or allocating; the cycle's own non-blocking socket send and
+ *               receive count as non-blocking.
+ *        blocking      may sleep, wait for frames or a thread, do file, terminal or
+ *               blocking socket I/O, or allocate: never from the cyclic callback.
+ * Two stacks differ today: the EtherCAT blocking calls (scan, set_state, SDO, FoE ...)
+ * drive the cycle themselves and are "idle" (not while ecat_master_start's thread runs);
+ * the POWERLINK MN's blocking SDO calls hand their request to its running RT thread
+ * and are "host". docs/architecture.md, "Thread contract". */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -49,10 +75,13 @@ enum takt_err {
 /* Elements of an array (not of a pointer). */
 #define TAKT_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/* [thread: any; non-blocking] */
 const char *takt_strerror(int err);
+/* [thread: any; non-blocking] */
 const char *takt_version(void);
 
 /* Current CLOCK_MONOTONIC time; only drivers and tools call it, never protocol cores. */
+/* [thread: any; non-blocking] */
 takt_ns_t takt_now(void);
 
 TAKT_API_END

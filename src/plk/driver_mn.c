@@ -499,7 +499,8 @@ int takt_plk_mn_start(struct takt_plk_mn *mn, struct takt_link *link, const stru
 
 void takt_plk_mn_stop(struct takt_plk_mn *mn)
 {
-    if (mn->started)
+    /* any thread, also while another joins: started is the join's atomic hand-off */
+    if (__atomic_load_n(&mn->started, __ATOMIC_ACQUIRE))
         rt_loop_stop(&mn->loop);
 }
 
