@@ -17,9 +17,14 @@
  *    broadcast reads OR into the frame on both sides: merged = first | second.
  * A copy that did not come back counts as the frame as sent (WKC 0), so a frame is lost
  * only when neither copy returned.
- * Position addressing counts from where a copy enters the ring: in the second port's
- * copy it would address the wrong slaves, so auto-increment commands travel there as
- * NOP (slaves behind a break answer only by station address, broadcast, logical).
+ * Position addressing counts from where a copy enters the ring. While the ring is
+ * broken, an APRD/APWR/APRW for a slave behind the break (its position from the first
+ * port at least the first side's count, as the BRD's WKC split it) travels in the second
+ * copy with its position counted from the first slave behind the break, where that copy
+ * enters the processing; the first copy passes no slave with that position, so the
+ * ordinary merge gives the one slave's answer. Otherwise (ring closed, a slave before
+ * the break, ARMW) such commands travel in the second copy as NOP. Station-addressed,
+ * broadcast and logical commands go both ways as they are.
  * The distributed-clock FRMW/ARMW on the system time (0x0910) is carried by the second
  * copy as it is while the ring is broken and the reference clock is behind the break.
  * With the reference on the first port's side, the second copy carries a BWR of 0x0910
@@ -111,8 +116,14 @@ static bool second_copy(struct red_link *r, uint8_t *b, size_t len)
     bool dcw = false;
     memcpy(b + 6, r->port[1]->mac, 6);
     for (int rc = ecat_frame_first(b, len, &dg, &pos); rc == 0; rc = ecat_frame_next(b, len, &dg, &pos)) {
-        bool ap = dg.cmd == ECAT_APRD || dg.cmd == ECAT_APWR || dg.cmd == ECAT_APRW ||
-                  (dg.cmd == ECAT_ARMW && !is_dc_rmw(&dg));
+        bool ap = dg.cmd == ECAT_APRD || dg.cmd == ECAT_APWR || dg.cmd == ECAT_APRW;
+        uint16_t pos1 = (uint16_t)(0 - dg.adp);   /* the position counted from the first port */
+        if (ap && r->st.broken && pos1 >= r->st.first_side && pos1 < r->ring_n) {
+            /* behind the break: counted from where this copy enters that side */
+            put_le16(dg.hdr + 2, (uint16_t)(0 - (pos1 - r->st.first_side)));
+            ap = false;
+        }
+        ap = ap || (dg.cmd == ECAT_ARMW && !is_dc_rmw(&dg));
         if (is_dc_rmw(&dg) && r->st.broken && !r->ref_far && r->dc_have &&
             (dg.len == 4 || dg.len == 8)) {
             dg.hdr[0] = ECAT_BWR;   /* every slave behind the break; ADP counts up */

@@ -387,11 +387,54 @@ static void dc_across_break(void **state)
     ring_free(r);
 }
 
+/* A slave behind a break is power-cycled while the ring is broken: it comes back without
+ * station address, so only position addressing reaches it, and only through the second
+ * port. The master's recovery must bring it back to OP. */
+static bool ring_all_op(struct ring *r)
+{
+    for (unsigned i = 0; i < N; i++) {
+        struct ecat_slave_info si;
+        ecat_master_slave_info(r->m, i, &si);
+        if (!si.present || (si.al_state & 0x1F) != AL_OP)
+            return false;
+    }
+    return ecat_master_state(r->m) == AL_OP;
+}
+
+static void power_cycle_behind_break(void **state)
+{
+    (void)state;
+    struct ring *r = ring_new(true);
+    struct timespec ms = { 0, 1000000 };
+    assert_int_equal(takt_sim_break(r->sim, 2, takt_now()), 0);
+    for (unsigned i = 0; i < 30; i++)
+        cycle(r);
+    assert_true(ring_all_op(r));
+    assert_int_equal(takt_sim_power_cycle(r->sim, 3, takt_now()), 0);
+    for (unsigned i = 0; i < 30; i++)
+        cycle(r);
+    assert_false(ring_all_op(r));           /* seen lost */
+    takt_ns_t end = takt_now() + 10 * TAKT_NS_PER_S;
+    unsigned k = 0;
+    while (takt_now() < end && !ring_all_op(r)) {
+        cycle(r);
+        nanosleep(&ms, NULL);
+        k++;
+    }
+    struct ecat_redundancy rs;
+    ecat_master_redundancy(r->m, &rs);
+    printf("power-cycled behind the break: %s after %u cycles\n", ring_all_op(r) ? "back in OP" : "NOT back", k);
+    assert_true(rs.broken);
+    assert_true(ring_all_op(r));
+    ring_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(breaks_everywhere),
         cmocka_unit_test(dc_across_break),
+        cmocka_unit_test(power_cycle_behind_break),
         cmocka_unit_test(late_copies),
         cmocka_unit_test(one_port_loses),
         cmocka_unit_test(refuses_same_port),
