@@ -17,13 +17,23 @@
  *    broadcast reads OR into the frame on both sides: merged = first | second.
  * A copy that did not come back counts as the frame as sent (WKC 0), so a frame is lost
  * only when neither copy returned.
- * Position addressing counts from where a copy enters the ring: in the second port's
- * copy it would address the wrong slaves, so auto-increment commands travel there as
- * NOP (slaves behind a break answer only by station address, broadcast, logical).
+ * Position addressing counts from where a copy enters the ring. While the ring is
+ * broken, an APRD/APWR/APRW for a slave behind the break (its position from the first
+ * port at least the first side's count, as the BRD's WKC split it) travels in the second
+ * copy with its position counted from the first slave behind the break, where that copy
+ * enters the processing; the first copy passes no slave with that position, so the
+ * ordinary merge gives the one slave's answer. Otherwise (ring closed, a slave before
+ * the break, ARMW) such commands travel in the second copy as NOP. Station-addressed,
+ * broadcast and logical commands go both ways as they are.
  * The distributed-clock FRMW/ARMW on the system time (0x0910) is carried by the second
- * copy only while the ring is broken and the reference clock is behind the break: in the
- * other case the slaves behind the break would be fed the sent value as the reference's
- * time; they run on their own clocks until the ring is closed (the master reports it).
+ * copy as it is while the ring is broken and the reference clock is behind the break.
+ * With the reference on the first port's side, the second copy carries a BWR of 0x0910
+ * instead: the reference's time as the first copy of an earlier frame read it, advanced
+ * by the master's clock from when that copy left to when this one leaves (ETG.1000.4
+ * drift compensation needs only the reference's time written periodically; its error is
+ * the reference's drift against the master over that span, 50 ppm x 1 cycle = 50 ns,
+ * plus the difference of the two copies' transit delays). The far side's WKC of that
+ * write is not part of the frame's: the merged datagram is the first copy's.
  * The copies are told apart by source MAC: the second port's copy carries that port's
  * MAC; the processing unit sets bit 1 of the first octet (Section I, 3), so a copy with
  * it clear on the port it left is that port's own echo. */
@@ -47,6 +57,8 @@ struct red_slot {
     uint8_t   port[2];          /* ... on this port */
     uint16_t  len;
     takt_ns_t ts;               /* the later copy's receive time */
+    takt_ns_t t0;               /* when the first copy left */
+    bool      dcw;              /* the second copy writes the reference's time */
     uint8_t   sent[TAKT_FRAME_BUF];
     uint8_t   cp[2][TAKT_FRAME_BUF];
 };
@@ -68,6 +80,9 @@ struct red_link {
                                  * them all) */
     bool      ref_far;          /* the reference clock is behind the break */
     unsigned  ring_n;           /* slaves in the ring, as the broadcasts counted them */
+    bool      dc_have;          /* the reference's time as last read on the first side */
+    uint64_t  dc_time;
+    takt_ns_t dc_at;            /* ... by the copy that left then */
     struct ecat_redundancy st;
 };
 
@@ -94,17 +109,46 @@ static bool is_dc_rmw(const struct ecat_dg *dg)
 
 /* The second port's copy: its own source MAC, and no command that would act on the
  * wrong slaves there (see the top of the file). */
-static void second_copy(struct red_link *r, uint8_t *b, size_t len)
+static bool second_copy(struct red_link *r, uint8_t *b, size_t len)
 {
     struct ecat_dg dg;
     size_t pos;
+    bool dcw = false;
     memcpy(b + 6, r->port[1]->mac, 6);
     for (int rc = ecat_frame_first(b, len, &dg, &pos); rc == 0; rc = ecat_frame_next(b, len, &dg, &pos)) {
-        bool ap = dg.cmd == ECAT_APRD || dg.cmd == ECAT_APWR || dg.cmd == ECAT_APRW ||
-                  (dg.cmd == ECAT_ARMW && !is_dc_rmw(&dg));
-        if (ap || (is_dc_rmw(&dg) && !(r->st.broken && r->ref_far)))
+        bool ap = dg.cmd == ECAT_APRD || dg.cmd == ECAT_APWR || dg.cmd == ECAT_APRW;
+        uint16_t pos1 = (uint16_t)(0 - dg.adp);   /* the position counted from the first port */
+        if (ap && r->st.broken && pos1 >= r->st.first_side && pos1 < r->ring_n) {
+            /* behind the break: counted from where this copy enters that side */
+            put_le16(dg.hdr + 2, (uint16_t)(0 - (pos1 - r->st.first_side)));
+            ap = false;
+        }
+        ap = ap || (dg.cmd == ECAT_ARMW && !is_dc_rmw(&dg));
+        if (is_dc_rmw(&dg) && r->st.broken && !r->ref_far && r->dc_have &&
+            (dg.len == 4 || dg.len == 8)) {
+            dg.hdr[0] = ECAT_BWR;   /* every slave behind the break; ADP counts up */
+            put_le16(dg.hdr + 2, 0);
+            dcw = true;             /* the time goes in as the copy leaves (red_send) */
+        } else if (ap || (is_dc_rmw(&dg) && !(r->st.broken && r->ref_far))) {
             dg.hdr[0] = ECAT_NOP;
+        }
     }
+    return dcw;
+}
+
+/* The reference's time now, into the second copy's BWR of 0x0910. */
+static void stamp_time(struct red_link *r, uint8_t *b, size_t len, takt_ns_t now)
+{
+    struct ecat_dg dg;
+    size_t pos;
+    uint64_t t = r->dc_time + (uint64_t)(now - r->dc_at);
+    for (int rc = ecat_frame_first(b, len, &dg, &pos); rc == 0; rc = ecat_frame_next(b, len, &dg, &pos))
+        if (dg.cmd == ECAT_BWR && dg.ado == ESC_DC_SYS_TIME) {
+            if (dg.len == 8)
+                put_le64(dg.data, t);
+            else
+                put_le32(dg.data, (uint32_t)t);
+        }
 }
 
 static int red_send(struct takt_link *l, const struct takt_frame *f, unsigned n)
@@ -124,12 +168,23 @@ static int red_send(struct takt_link *l, const struct takt_frame *f, unsigned n)
         s->ts = 0;
         memcpy(s->sent, f[i].data, len);
         memcpy(r->tx2[n2], f[i].data, len);
-        second_copy(r, r->tx2[n2], len);
+        s->dcw = second_copy(r, r->tx2[n2], len);
         r->f2[n2] = f[i];
         r->f2[n2].data = r->tx2[n2];
         n2++;
     }
+    takt_ns_t t0 = takt_now();
+    for (unsigned i = 0; i < n; i++) {
+        uint32_t fno;
+        if (f[i].len <= TAKT_FRAME_BUF && frame_no(f[i].data, f[i].len, &fno))
+            r->slot[fno % RED_SLOTS].t0 = t0;
+    }
     int a = takt_link_send(r->port[0], f, n);
+    if (n2 && r->dc_have) {
+        takt_ns_t t1 = takt_now();   /* as close to the second copy's leaving as can be */
+        for (unsigned i = 0; i < n2; i++)
+            stamp_time(r, r->tx2[i], r->f2[i].len, t1);
+    }
     int b = n2 ? takt_link_send(r->port[1], r->f2, n2) : 0;
     r->st.tx[0] += a > 0 ? (unsigned)a : 0;
     r->st.tx[1] += b > 0 ? (unsigned)b : 0;
@@ -177,6 +232,13 @@ static void observe(struct red_link *r, struct red_slot *s, bool judge)
         }
         if (is_dc_rmw(&ds) && broken && s->got[0])
             r->ref_far = !memcmp(d0.data, ds.data, ds.len);  /* not read on the first side */
+        if (is_dc_rmw(&ds) && s->got[0] && s->t0 && (ds.len == 4 || ds.len == 8) &&
+            get_le16(d0.wkc) && memcmp(d0.data, ds.data, ds.len)) {
+            /* read by the reference as the first copy passed it (about when it left) */
+            r->dc_time = ds.len == 8 ? get_le64(d0.data) : get_le32(d0.data);
+            r->dc_at = s->t0;
+            r->dc_have = true;
+        }
         rs = ecat_frame_next(s->sent, s->len, &ds, &ps);
         r0 = ecat_frame_next(s->cp[0], s->len, &d0, &p0);
         r1 = ecat_frame_next(s->cp[1], s->len, &d1, &p1);
@@ -204,8 +266,9 @@ static void emit(struct red_link *r, struct red_slot *s, bool judge)
     int ro = ecat_frame_first(o, s->len, &dout, &po);
     while (rs == 0 && r0 == 0 && r1 == 0 && ro == 0) {
         dout.hdr[0] = ds.cmd;       /* the second copy may have travelled as NOP */
-        merge_dg(ds.cmd, dout.data, d0.data, d1.data, ds.data, ds.len);
-        unsigned w = get_le16(d0.wkc) + get_le16(d1.wkc) - get_le16(ds.wkc);
+        bool own = s->dcw && is_dc_rmw(&ds);   /* the far side's time write: not the frame's */
+        merge_dg(ds.cmd, dout.data, d0.data, own ? ds.data : d1.data, ds.data, ds.len);
+        unsigned w = get_le16(d0.wkc) + (own ? get_le16(ds.wkc) : get_le16(d1.wkc)) - get_le16(ds.wkc);
         put_le16(dout.wkc, (uint16_t)(w > 0xFFFF ? 0xFFFF : w));
         rs = ecat_frame_next(s->sent, s->len, &ds, &ps);
         r0 = ecat_frame_next(s->cp[0], s->len, &d0, &p0);

@@ -28,8 +28,8 @@ static void dc_note(struct ecat_master *m, unsigned k, unsigned n)
                    "its time reaches slaves %u-%u by the second port, slaves 0-%u get none "
                    "until the ring closes", m->dc_ref, k, n - 1, k - 1);
     else
-        ecat_event(m, "cable redundancy: DC slaves %u-%u are cut off from the reference clock "
-                   "(slave %d) until the ring closes: their clocks run free", k, n - 1, m->dc_ref);
+        ecat_event(m, "cable redundancy: DC slaves %u-%u get the reference clock's time (slave %d) "
+                   "by the second port, written by the master until the ring closes", k, n - 1, m->dc_ref);
 }
 
 void ecat_red_check(struct ecat_master *m, takt_ns_t now)

@@ -8,6 +8,8 @@
  * it back as output, and the device judges how old the echo it gets is. */
 #include "master_rig.h"
 #include "ecat/master_internal.h"   /* rx_deadline: what the real-time loop sets */
+#include "sim/net.h"                /* the slaves' true system times */
+#include <time.h>
 
 #define N 5
 
@@ -73,7 +75,7 @@ static void cycle(struct ring *r)
     drain_events(r);
 }
 
-static struct ring *ring_new(bool redundant)
+static struct ring *ring_new_dc(bool redundant, bool dc)
 {
     struct ring *r = calloc(1, sizeof *r);
     struct sim_device *devs[N];
@@ -86,6 +88,8 @@ static struct ring *ring_new(bool redundant)
     so.drift_ppm = -1;
     char err[200];
     assert_int_equal(takt_sim_create_devices(devs, N, &so, &r->sim), 0);
+    for (unsigned i = 0; dc && i < N; i++)   /* the reference fast, the others slow: the worst pair */
+        assert_int_equal(takt_sim_set_clock(r->sim, i, 1000000 * (int64_t)i, i ? -50.0 : 50.0), 0);
     if (redundant)
         assert_int_equal(takt_sim_set_ring(r->sim, err, sizeof err), 0);
     for (int p = 0; p < 2; p++)
@@ -96,6 +100,7 @@ static struct ring *ring_new(bool redundant)
     ecat_master_opts_default(&o);
     o.cycle_ns = TAKT_NS_PER_MS;
     o.redundant = redundant ? r->a[1] : NULL;
+    o.dc = dc;
     assert_int_equal(ecat_master_open(&r->m, r->a[0], &o, err, sizeof err), 0);
     assert_int_equal(ecat_master_scan(r->m, 2 * TAKT_NS_PER_S), 0);
     assert_int_equal(ecat_master_slave_count(r->m), N);
@@ -108,6 +113,11 @@ static struct ring *ring_new(bool redundant)
     r->events[0] = 0;
     ecat_master_set_callback(r->m, app, r);
     return r;
+}
+
+static struct ring *ring_new(bool redundant)
+{
+    return ring_new_dc(redundant, false);
 }
 
 static void ring_free(struct ring *r)
@@ -318,10 +328,113 @@ static void late_copies(void **state)
     ring_free(r);
 }
 
+/* Distributed clocks across a break behind the reference clock (slave 0, on the first
+ * port's side): the slaves behind the break must keep its time. The sync error is
+ * judged on the simulator's true clocks (system time of a slave minus the reference's
+ * at the same instant), not on 0x092C, which a slave nobody writes does not refresh.
+ * Clocks drift +-50 ppm against each other (100 ppm apart): free-running, the far
+ * slaves leave the bound within a few tens of ms. The bound: the master writes the
+ * reference's time as it was read by another copy on another path, so a far slave is
+ * off by its 0x0928 delay (measured in the closed ring) less the second copy's transit
+ * to it plus the first copy's to the reference: each is within one pass of the frame
+ * through every slave both ways (2 x N x the forwarding delay, 500 ns here), plus the
+ * drift over a cycle (50 ppm x 1 ms = 50 ns). */
+static int64_t sync_err(struct ring *r, unsigned k)
+{
+    takt_ns_t t = takt_now();
+    return (int64_t)(esc_dc_systime(&r->sim->sl[k].esc, t) - esc_dc_systime(&r->sim->sl[0].esc, t));
+}
+
+static void dc_across_break(void **state)
+{
+    (void)state;
+    struct ring *r = ring_new_dc(true, true);
+    struct timespec ms = { 0, 1000000 };
+    for (unsigned i = 0; i < 300; i++) {
+        cycle(r);
+        nanosleep(&ms, NULL);
+    }
+    assert_int_equal(takt_sim_break(r->sim, 3, takt_now()), 0);
+    takt_ns_t end = takt_now() + 2 * TAKT_NS_PER_S, settle = takt_now() + 200 * TAKT_NS_PER_MS;
+    unsigned samples = 0, over = 0;
+    int64_t worst = 0, bound = 2 * N * 500 + 50;
+    uint64_t sum = 0;
+    while (takt_now() < end) {
+        cycle(r);
+        nanosleep(&ms, NULL);
+        if (takt_now() < settle)
+            continue;
+        for (unsigned k = 3; k < N; k++) {
+            int64_t e = sync_err(r, k);
+            int64_t a = e < 0 ? -e : e;
+            samples++;
+            sum += (uint64_t)a;
+            over += a >= bound;
+            if (a > worst)
+                worst = a;
+        }
+    }
+    struct ecat_redundancy rs;
+    ecat_master_redundancy(r->m, &rs);
+    printf("far side sync error over %u samples: mean %llu ns, max %lld ns, %u >= %lld ns\n",
+           samples, (unsigned long long)(samples ? sum / samples : 0), (long long)worst, over,
+           (long long)bound);
+    assert_true(rs.broken);
+    assert_int_equal(rs.break_after, 3);
+    assert_true(samples >= 100);
+    assert_true(over * 20 <= samples);      /* a stalled host may spoil a write, not the sync */
+    assert_int_equal(ecat_master_state(r->m), AL_OP);
+    ring_free(r);
+}
+
+/* A slave behind a break is power-cycled while the ring is broken: it comes back without
+ * station address, so only position addressing reaches it, and only through the second
+ * port. The master's recovery must bring it back to OP. */
+static bool ring_all_op(struct ring *r)
+{
+    for (unsigned i = 0; i < N; i++) {
+        struct ecat_slave_info si;
+        ecat_master_slave_info(r->m, i, &si);
+        if (!si.present || (si.al_state & 0x1F) != AL_OP)
+            return false;
+    }
+    return ecat_master_state(r->m) == AL_OP;
+}
+
+static void power_cycle_behind_break(void **state)
+{
+    (void)state;
+    struct ring *r = ring_new(true);
+    struct timespec ms = { 0, 1000000 };
+    assert_int_equal(takt_sim_break(r->sim, 2, takt_now()), 0);
+    for (unsigned i = 0; i < 30; i++)
+        cycle(r);
+    assert_true(ring_all_op(r));
+    assert_int_equal(takt_sim_power_cycle(r->sim, 3, takt_now()), 0);
+    for (unsigned i = 0; i < 30; i++)
+        cycle(r);
+    assert_false(ring_all_op(r));           /* seen lost */
+    takt_ns_t end = takt_now() + 10 * TAKT_NS_PER_S;
+    unsigned k = 0;
+    while (takt_now() < end && !ring_all_op(r)) {
+        cycle(r);
+        nanosleep(&ms, NULL);
+        k++;
+    }
+    struct ecat_redundancy rs;
+    ecat_master_redundancy(r->m, &rs);
+    printf("power-cycled behind the break: %s after %u cycles\n", ring_all_op(r) ? "back in OP" : "NOT back", k);
+    assert_true(rs.broken);
+    assert_true(ring_all_op(r));
+    ring_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(breaks_everywhere),
+        cmocka_unit_test(dc_across_break),
+        cmocka_unit_test(power_cycle_behind_break),
         cmocka_unit_test(late_copies),
         cmocka_unit_test(one_port_loses),
         cmocka_unit_test(refuses_same_port),
