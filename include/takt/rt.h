@@ -143,14 +143,15 @@ struct rt_loop_info {
     takt_ns_t period;
     uint64_t  cycles, overruns, skipped;   /* as struct rt_cycle */
     takt_ns_t wake_dev;                    /* the last wake-up minus its deadline */
-    takt_ns_t started, ended;              /* monotonic; ended 0 while running */
+    takt_ns_t started, ended;              /* monotonic; ended 0 while running, and so are
+                                              started, cpu_ns, proc_cpu_ns, result and rt */
     takt_ns_t cpu_ns;                      /* thread CPU time of the loop (at its end) */
     takt_ns_t proc_cpu_ns;                 /* the whole process's CPU time (every thread,
                                               as /proc counts it) over the loop's run */
     int       result;                      /* non-zero value a step returned */
     bool      running;                     /* started and not yet joined */
     struct rt_opts  opts;
-    struct rt_state rt;                    /* what rt_setup achieved */
+    struct rt_state rt;                    /* what rt_setup achieved: once ended (zero before) */
 };
 /* [thread: any; non-blocking] */
 void rt_loop_get_info(const struct rt_loop *l, struct rt_loop_info *out);

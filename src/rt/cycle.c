@@ -5,11 +5,23 @@
 #include <string.h>
 #include <time.h>
 
+/* The counters another thread may read while the cycle runs (rt_loop_get_info) are
+ * stored atomically (relaxed: each whole, not all of one cycle); the rest is the cycle's. */
+#define PUT(field, v) __atomic_store_n(&(field), (v), __ATOMIC_RELAXED)
+
 void rt_cycle_init(struct rt_cycle *c, takt_ns_t period, takt_ns_t start)
 {
-    memset(c, 0, sizeof(*c));
-    c->period = period > 0 ? period : 1;   /* a zero period would never advance */
+    takt_ns_t p = period > 0 ? period : 1;   /* a zero period would never advance */
+    if (c->period != p)                      /* a loop restarting keeps it: no write */
+        c->period = p;
     c->next = start;
+    c->last_wake = 0;
+    c->wake_period = 0;
+    c->overran = false;
+    PUT(c->wake_dev, 0);
+    PUT(c->cycles, 0);
+    PUT(c->overruns, 0);
+    PUT(c->skipped, 0);
 }
 
 /* Move c->next past `now`, counting the deadlines jumped over. One overrun per cycle,
@@ -21,19 +33,19 @@ static void skip_missed(struct rt_cycle *c, takt_ns_t now)
         return;
     uint64_t missed = (uint64_t)(now - c->next) / (uint64_t)c->period + 1;
     c->next += (takt_ns_t)missed * c->period;   /* stays on the start + k*period grid */
-    c->skipped += missed;
+    PUT(c->skipped, c->skipped + missed);
     if (!c->overran) {
         c->overran = true;
-        c->overruns++;
+        PUT(c->overruns, c->overruns + 1);
     }
 }
 
 void rt_cycle_woke(struct rt_cycle *c, takt_ns_t now)
 {
-    c->wake_dev = now - c->next;
+    PUT(c->wake_dev, now - c->next);
     c->wake_period = c->cycles ? now - c->last_wake : 0;
     c->last_wake = now;
-    c->cycles++;
+    PUT(c->cycles, c->cycles + 1);
     c->overran = false;
     c->next += c->period;
     skip_missed(c, now);

@@ -53,13 +53,19 @@ void rt_loop_get_info(const struct rt_loop *l, struct rt_loop_info *out)
     out->overruns = __atomic_load_n(&l->cyc.overruns, __ATOMIC_RELAXED);
     out->skipped = __atomic_load_n(&l->cyc.skipped, __ATOMIC_RELAXED);
     out->wake_dev = __atomic_load_n(&l->cyc.wake_dev, __ATOMIC_RELAXED);
-    out->started = __atomic_load_n(&l->started, __ATOMIC_RELAXED);
-    out->cpu_ns = __atomic_load_n(&l->cpu_ns, __ATOMIC_RELAXED);
-    out->proc_cpu_ns = __atomic_load_n(&l->proc_cpu_ns, __ATOMIC_RELAXED);
-    out->result = __atomic_load_n(&l->result, __ATOMIC_RELAXED);
+    /* written plainly by the loop's thread at its start and end: read once it ended */
+    if (out->ended) {
+        out->started = l->started;
+        out->cpu_ns = l->cpu_ns;
+        out->proc_cpu_ns = l->proc_cpu_ns;
+        out->result = l->result;
+    }
     out->running = l->running;
     out->opts = l->opts;
-    out->rt = l->rt;
+    /* rt_setup writes rt in the loop's thread as it starts: read it only once the loop
+     * has ended (the acquire above orders it), never while it may still be written */
+    if (out->ended)
+        out->rt = l->rt;
 }
 
 struct perf_set *rt_loop_perf(struct rt_loop *l) { return &l->perf; }
