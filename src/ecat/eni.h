@@ -58,6 +58,21 @@ struct ecat_eni_coe {
     unsigned line;
 };
 
+/* An SoE init command (Mailbox/SoE/InitCmds, ETG.2100): an IDN write (OpCode 3). */
+struct ecat_eni_soe {
+    uint32_t transitions;
+    const char *comment;
+    uint8_t  op;                    /* SoE opcode, 3 = write request (ETG.1000.6) */
+    uint8_t  drive;                 /* 0..7 */
+    uint8_t  elements;              /* SOE_EL_* flags, 0x40 = value */
+    uint16_t idn;                   /* as on the wire (bit 15 P, 12-14 parameter set) */
+    uint32_t attribute;             /* <Attribute>, 0 when absent */
+    uint16_t len;
+    const uint8_t *data;
+    uint32_t timeout_ms;
+    unsigned line;
+};
+
 struct ecat_eni_entry {
     uint16_t index;                 /* 0 = gap */
     uint8_t  subindex;
@@ -108,6 +123,9 @@ struct ecat_eni_slave {
     uint16_t mbx_proto;             /* MBX_PROTO_* from <Protocol> */
     unsigned n_coe;
     struct ecat_eni_coe *coe;
+    unsigned n_soe;
+    struct ecat_eni_soe *soe;
+    bool     has_soe, has_eoe;      /* <SoE> / <EoE> present in <Mailbox> */
     /* InitCmds */
     unsigned n_init;
     struct ecat_eni_cmd *init;

@@ -36,6 +36,35 @@ static int coe_cmd(struct rd *r, const xmlNode *n, struct ecat_eni_coe *c)
     return 0;
 }
 
+/* ETG.2100 Mailbox/SoE/InitCmds/InitCmd: Transition, Comment, Timeout, OpCode, DriveNo,
+ * IDN, Elements, Attribute, Data. takt runs writes (OpCode 3, ETG.1000.6 Write Request). */
+static int soe_cmd(struct rd *r, const xmlNode *n, struct ecat_eni_soe *c)
+{
+    int rc = eni_transitions(r, n, &c->transitions);
+    if (rc < 0)
+        return rc;
+    c->line = (unsigned)xmlGetLineNo(n);
+    c->comment = eni_text(r, eni_child(n, "Comment"));
+    c->op = 3;
+    c->elements = 0x40;
+    OPT_NUM(r, n, "OpCode", 0, 7, c->op);
+    if (c->op != 3)
+        return eni_fail(r, n, -TAKT_ECONFIG, "expected <OpCode>3</OpCode> (an IDN write), found %u", c->op);
+    OPT_NUM(r, n, "DriveNo", 0, 7, c->drive);
+    REQ_NUM(r, n, "IDN", 0, 0xFFFF, c->idn);
+    OPT_NUM(r, n, "Elements", 1, 0xFF, c->elements);
+    OPT_NUM(r, n, "Attribute", 0, UINT32_MAX, c->attribute);
+    OPT_NUM(r, n, "Timeout", 0, UINT32_MAX, c->timeout_ms);
+    xmlNode *d = eni_child(n, "Data");
+    size_t len = 0;
+    if (!d)
+        return eni_fail(r, n, -TAKT_ECONFIG, "expected <Data> for the write of IDN %u, found none", c->idn);
+    if ((rc = eni_hexdata(r, d, &c->data, &len)) < 0)
+        return rc;
+    c->len = (uint16_t)len;
+    return 0;
+}
+
 /* --- slave -------------------------------------------------------------------------- */
 
 static int slave_info(struct rd *r, const xmlNode *sl, struct ecat_eni_slave *s)
@@ -190,6 +219,19 @@ static int mailbox(struct rd *r, const xmlNode *mb, struct ecat_eni_slave *s)
     unsigned i = 0;
     FOR_CHILD(c, list, "InitCmd") {
         int rc = coe_cmd(r, c, &s->coe[i++]);
+        if (rc < 0)
+            return rc;
+    }
+    s->has_soe = eni_child(mb, "SoE");
+    s->has_eoe = eni_child(mb, "EoE");
+    list = eni_child(eni_child(mb, "SoE"), "InitCmds");
+    s->n_soe = eni_count(list, "InitCmd");
+    s->soe = eni_alloc(r->eni, (s->n_soe ? s->n_soe : 1) * sizeof *s->soe);
+    if (!s->soe)
+        return -ENOMEM;
+    i = 0;
+    FOR_CHILD(c, list, "InitCmd") {
+        int rc = soe_cmd(r, c, &s->soe[i++]);
         if (rc < 0)
             return rc;
     }
