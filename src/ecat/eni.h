@@ -73,6 +73,19 @@ struct ecat_eni_soe {
     unsigned line;
 };
 
+/* An EoE init command (Mailbox/EoE/InitCmds, ETG.2100): Data is the EoE service as it
+ * follows the mailbox header (ETG.1000.6: 4-byte EoE header, then the body); takt runs
+ * set-IP-parameter (type 2) and set-address-filter (type 4) requests. */
+struct ecat_eni_eoe {
+    uint32_t transitions;
+    const char *comment;
+    uint8_t  type;                  /* EoE frame type from the header */
+    uint16_t len;                   /* body bytes after the EoE header */
+    const uint8_t *body;
+    uint32_t timeout_ms;
+    unsigned line;
+};
+
 struct ecat_eni_entry {
     uint16_t index;                 /* 0 = gap */
     uint8_t  subindex;
@@ -125,6 +138,8 @@ struct ecat_eni_slave {
     struct ecat_eni_coe *coe;
     unsigned n_soe;
     struct ecat_eni_soe *soe;
+    unsigned n_eoe;
+    struct ecat_eni_eoe *eoe;
     bool     has_soe, has_eoe;      /* <SoE> / <EoE> present in <Mailbox> */
     /* InitCmds */
     unsigned n_init;

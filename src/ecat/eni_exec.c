@@ -40,7 +40,7 @@ struct ecat_eni_run {
     uint8_t  *cbuf;
     size_t    ccap;
     char      coe_msg[200];         /* the transfer's own message, taken at completion */
-    struct ecat_eni_soe_run soe;    /* SoE init commands, after the CoE ones */
+    struct ecat_eni_mbx_run mbx;    /* SoE and EoE init commands, after the CoE ones */
 };
 
 #define AL_CONTROL 0x0120
@@ -316,7 +316,7 @@ static void enter(struct ecat_slave *s, struct ecat_eni_run *r, uint8_t phase)
     r->phase = phase;
     r->k = phase == EP_POST ? r->split + 1 : 0;
     r->sent = false;
-    ecat_eni_soe_restart(&r->soe);
+    ecat_eni_mbx_restart(&r->mbx);
     s->f.state = SS_ENI;
 }
 
@@ -417,7 +417,7 @@ void ecat_eni_state(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
         enter(s, r, EP_COE_PRE);
         /* fall through */
     case EP_COE_PRE:
-        if (coe_before(r) && ((rc = run_coe(m, r, now)) || (rc = ecat_eni_run_soe(m, &r->soe, r->pos, r->tr, now))))
+        if (coe_before(r) && ((rc = run_coe(m, r, now)) || (rc = ecat_eni_run_mbx(m, &r->mbx, r->pos, r->tr, now))))
             break;
         r->phase = EP_AL;
         ecat_sfsm_al_request(m, s, now);
@@ -428,7 +428,7 @@ void ecat_eni_state(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
         enter(s, r, EP_COE_POST);
         /* fall through */
     case EP_COE_POST:
-        if (coe_after(r) && ((rc = run_coe(m, r, now)) || (rc = ecat_eni_run_soe(m, &r->soe, r->pos, r->tr, now))))
+        if (coe_after(r) && ((rc = run_coe(m, r, now)) || (rc = ecat_eni_run_mbx(m, &r->mbx, r->pos, r->tr, now))))
             break;
         if (r->gated && has_master_cmds(m, r->tr, false)) {
             r->phase = EP_GATE_POST;

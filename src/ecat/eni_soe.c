@@ -1,68 +1,105 @@
-/* SoE init commands of an ENI (ETG.2100 Mailbox/SoE/InitCmds): each an IDN write
- * (ETG.1000.6 SoE Write Request) sent at its transition where the mailbox works, the
- * next one only after the drive acknowledged the previous. A refusal stops the start-up
- * with the ENI's file, line and comment beside the drive's own error text. */
+/* SoE and EoE init commands of an ENI (ETG.2100 Mailbox/SoE/InitCmds and
+ * Mailbox/EoE/InitCmds): each an IDN write (ETG.1000.6 SoE Write Request) or an EoE
+ * set-IP-parameter / set-address-filter request, sent at its transition where the
+ * mailbox works, the next one only after the slave answered the previous. A refusal
+ * stops the start-up with the ENI's file, line and comment beside the slave's reason. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include "ecat/eni.h"
 #include "ecat/eni_soe.h"
+#include "ecat/eoe.h"
 #include "ecat/master_internal.h"
 
-static void soe_done(void *ctx, int err, const uint8_t *data, size_t len)
+static void done(void *ctx, int err, const uint8_t *data, size_t len)
 {
-    struct ecat_eni_soe_run *sr = ctx;
+    struct ecat_eni_mbx_run *x = ctx;
     (void)data;
     (void)len;
     if (err)
-        snprintf(sr->msg, sizeof sr->msg, "%s", ecat_master_error(sr->m));
-    sr->rc = err;
-    sr->busy = false;
+        snprintf(x->msg, sizeof x->msg, "%s", ecat_master_error(x->m));
+    x->rc = err;
+    x->busy = false;
 }
 
-static int soe_fail(struct ecat_master *m, int pos, uint8_t tr, const struct ecat_eni_soe *c, int rc,
-                    const char *what)
+/* What the command is, for messages: "SoE write of IDN S-0-0040 drive 0". */
+static void what(const struct ecat_eni_slave *es, unsigned k, char *b, size_t n)
 {
-    char idn[ECAT_SOE_IDN_STR];
-    ecat_soe_idn_format(c->idn, idn);
-    ecat_fail(m, rc, "ENI %s line %u: slave %d (%s), transition %s, SoE write of IDN %s drive %u ('%s'): %s",
-              m->eni_path, c->line, pos, m->eni->slave[pos].name, ecat_tr_name(tr), idn, c->drive,
-              c->comment, what);
+    if (k < es->n_soe) {
+        char idn[ECAT_SOE_IDN_STR];
+        ecat_soe_idn_format(es->soe[k].idn, idn);
+        snprintf(b, n, "SoE write of IDN %s drive %u", idn, es->soe[k].drive);
+    } else {
+        snprintf(b, n, "EoE %s", es->eoe[k - es->n_soe].type == EOE_T_SET_IP_REQ ? "set IP parameter"
+                                                                                 : "set address filter");
+    }
+}
+
+static int fail(struct ecat_master *m, int pos, uint8_t tr, unsigned k, int rc, const char *why)
+{
+    const struct ecat_eni_slave *es = &m->eni->slave[pos];
+    bool soe = k < es->n_soe;
+    char w[64];
+    what(es, k, w, sizeof w);
+    ecat_fail(m, rc, "ENI %s line %u: slave %d (%s), transition %s, %s ('%s'): %s", m->eni_path,
+              soe ? es->soe[k].line : es->eoe[k - es->n_soe].line, pos, es->name, ecat_tr_name(tr), w,
+              soe ? es->soe[k].comment : es->eoe[k - es->n_soe].comment, why);
     return rc;
 }
 
-int ecat_eni_run_soe(struct ecat_master *m, struct ecat_eni_soe_run *sr, int pos, uint8_t tr, takt_ns_t now)
+static uint32_t transitions(const struct ecat_eni_slave *es, unsigned k)
+{ return k < es->n_soe ? es->soe[k].transitions : es->eoe[k - es->n_soe].transitions; }
+
+static int start(struct ecat_master *m, const struct ecat_eni_slave *es, unsigned pos, unsigned k,
+                 struct ecat_eni_mbx_run *x)
+{
+    if (k < es->n_soe) {
+        const struct ecat_eni_soe *c = &es->soe[k];
+        return ecat_soe_write_async(m, pos, c->drive, c->elements, c->idn, c->data, c->len, done, x);
+    }
+    const struct ecat_eni_eoe *c = &es->eoe[k - es->n_soe];
+    if (c->type == EOE_T_SET_IP_REQ) {
+        struct ecat_eoe_ip ip;
+        int rc = ecat_eoe_ip_decode(c->body, c->len, &ip);     /* checked when read */
+        return rc ? rc : ecat_eoe_set_ip_async(m, pos, &ip, done, x);
+    }
+    struct ecat_eoe_filter f;
+    int rc = ecat_eoe_filter_decode(c->body, c->len, &f);
+    return rc ? rc : ecat_eoe_set_filter_async(m, pos, &f, done, x);
+}
+
+int ecat_eni_run_mbx(struct ecat_master *m, struct ecat_eni_mbx_run *x, int pos, uint8_t tr, takt_ns_t now)
 {
     const struct ecat_eni_slave *es = &m->eni->slave[pos];
+    unsigned n = es->n_soe + es->n_eoe;
     char msg[200];
     for (;;) {
-        while (sr->k < es->n_soe && !(es->soe[sr->k].transitions & ECAT_TR_BIT(tr)))
-            sr->k++;
-        if (sr->k >= es->n_soe)
+        while (x->k < n && !(transitions(es, x->k) & ECAT_TR_BIT(tr)))
+            x->k++;
+        if (x->k >= n)
             return 0;
-        const struct ecat_eni_soe *c = &es->soe[sr->k];
-        if (!sr->sent) {
-            int rc = ecat_soe_write_async(m, (unsigned)pos, c->drive, c->elements, c->idn, c->data, c->len,
-                                          soe_done, sr);
+        uint32_t timeout_ms = x->k < es->n_soe ? es->soe[x->k].timeout_ms : es->eoe[x->k - es->n_soe].timeout_ms;
+        if (!x->sent) {
+            x->m = m;
+            x->msg[0] = 0;
+            int rc = start(m, es, (unsigned)pos, x->k, x);
             if (rc)
-                return soe_fail(m, pos, tr, c, rc, ecat_master_error(m));
-            sr->m = m;
-            sr->sent = true;
-            sr->busy = true;
-            sr->msg[0] = 0;
-            sr->deadline = now + (c->timeout_ms ? (takt_ns_t)c->timeout_ms * TAKT_NS_PER_MS
-                                                : m->o.sdo_timeout_ns + TAKT_NS_PER_S);
+                return fail(m, pos, tr, x->k, rc, ecat_master_error(m));
+            x->sent = true;
+            x->busy = true;
+            x->deadline = now + (timeout_ms ? (takt_ns_t)timeout_ms * TAKT_NS_PER_MS
+                                            : m->o.sdo_timeout_ns + TAKT_NS_PER_S);
             return 1;
         }
-        if (sr->busy) {
-            if (now <= sr->deadline)
+        if (x->busy) {
+            if (now <= x->deadline)
                 return 1;
-            snprintf(msg, sizeof msg, "no answer within the ENI's timeout of %u ms", c->timeout_ms);
-            return soe_fail(m, pos, tr, c, -ETIMEDOUT, msg);
+            snprintf(msg, sizeof msg, "no answer within the ENI's timeout of %u ms", timeout_ms);
+            return fail(m, pos, tr, x->k, -ETIMEDOUT, msg);
         }
-        if (sr->rc)
-            return soe_fail(m, pos, tr, c, sr->rc, sr->msg);
-        sr->sent = false;
-        sr->k++;
+        if (x->rc)
+            return fail(m, pos, tr, x->k, x->rc, x->msg);
+        x->sent = false;
+        x->k++;
     }
 }

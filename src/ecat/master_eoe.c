@@ -300,7 +300,10 @@ void ecat_eoe_poll(struct ecat_master *m, takt_ns_t now)
                 ecat_foe_slave_waiting(m, p->pos) || ecat_soe_slave_waiting(m, p->pos))
                 continue;                  /* (others first: they are polled before EoE) */
         }
-        if (!s->info.present || s->f.state != SS_IDLE ||
+        /* a slave on its way between states is left alone, but for a service its ENI
+         * start-up asked for (EoE init commands run while the slave is in SS_ENI) */
+        bool eni_svc = p->svc && s->f.state == SS_ENI;
+        if (!s->info.present || (s->f.state != SS_IDLE && !eni_svc) ||
             (al != AL_PREOP && al != AL_SAFEOP && al != AL_OP)) {
             p->waiting = false;
             continue;
