@@ -580,5 +580,5 @@ int ecat_eni_exec_setup(struct ecat_master *m)
         if (!rc && es->n_init)
             m->slaves[i].er = &m->eni_runs[i];
     }
-    return rc;
+    return rc ? rc : ecat_eni_mbx_setup(m);
 }

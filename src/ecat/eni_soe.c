@@ -103,3 +103,34 @@ int ecat_eni_run_mbx(struct ecat_master *m, struct ecat_eni_mbx_run *x, int pos,
         x->k++;
     }
 }
+
+/* EoE ports open before the cycle thread starts (ecat_eoe_open): one for each slave the
+ * ENI has EoE init commands for, so they can be sent while the thread runs start-up. */
+int ecat_eni_mbx_setup(struct ecat_master *m)
+{
+    for (unsigned i = 0; i < m->n_slaves && i < m->eni->n_slaves; i++) {
+        if (!m->eni->slave[i].n_eoe)
+            continue;
+        int rc = ecat_eoe_open(m, i);
+        if (rc) {
+            char why[200];
+            snprintf(why, sizeof why, "%s", ecat_master_error(m));
+            ecat_fail(m, rc, "ENI %s: slave %u (%s) has EoE init commands (line %u): %s", m->eni_path, i,
+                      m->eni->slave[i].name, m->eni->slave[i].eoe[0].line, why);
+            return rc;
+        }
+    }
+    return 0;
+}
+
+int ecat_master_eni_eoe_ip(const struct ecat_master *m, unsigned pos, struct ecat_eoe_ip *out)
+{
+    int rc = -ENOENT;
+    if (!m->eni || pos >= m->eni->n_slaves)
+        return rc;
+    const struct ecat_eni_slave *es = &m->eni->slave[pos];
+    for (unsigned k = 0; k < es->n_eoe; k++)
+        if (es->eoe[k].type == EOE_T_SET_IP_REQ && ecat_eoe_ip_decode(es->eoe[k].body, es->eoe[k].len, out) == 0)
+            rc = 0;
+    return rc;
+}

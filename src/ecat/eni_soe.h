@@ -26,4 +26,7 @@ static inline void ecat_eni_mbx_restart(struct ecat_eni_mbx_run *x) { x->k = 0; 
  * slave's refusal). */
 int ecat_eni_run_mbx(struct ecat_master *m, struct ecat_eni_mbx_run *x, int pos, uint8_t tr, takt_ns_t now);
 
+/* At configure time: the EoE ports the ENI's EoE init commands need. 0 or <0 (message). */
+int ecat_eni_mbx_setup(struct ecat_master *m);
+
 #endif

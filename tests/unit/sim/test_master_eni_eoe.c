@@ -27,6 +27,11 @@ static void test_eoe_setip(void **state)
     if (rc)
         printf("%s\n", ecat_master_error(r->m));
     assert_int_equal(rc, 0);
+    /* what `takt ecat run -f F --eoe 0` takes when the command line gives no address */
+    struct ecat_eoe_ip from;
+    assert_int_equal(ecat_master_eni_eoe_ip(r->m, 0, &from), 0);
+    assert_int_equal(ecat_master_eni_eoe_ip(r->m, 1, &from), -ENOENT);
+    assert_int_equal(ecat_master_eni_eoe_ip(r->m, 0, &from), 0);
     const struct esc_eoe *e = r->sim->sl[0].esc.eoe;
     assert_non_null(e);
     static const uint8_t ip[4] = { 10, 0, 3, 2 }, mask[4] = { 255, 255, 255, 0 }, gw[4] = { 10, 0, 3, 1 };
@@ -35,6 +40,8 @@ static void test_eoe_setip(void **state)
     assert_memory_equal(e->ip.ip, ip, 4);
     assert_memory_equal(e->ip.mask, mask, 4);
     assert_memory_equal(e->ip.gw, gw, 4);
+    assert_memory_equal(from.ip, ip, 4);
+    assert_memory_equal(from.mask, mask, 4);
     erig_free(r);
 }
 
