@@ -492,8 +492,8 @@ static const struct cli_opt run_opts[] = {
       "whose inputs are fresh (stale-reply test; JSON echo)" },
     CLI_METRICS_OPTS,
     { "eoe", 0, 1, "LIST", "EoE: a TAP device takt-eoePOS (or NAME) per item "
-      "POS[@NAME][:IP/NN[:HOST_IP]] (comma list): the slave gets IP/NN, the TAP HOST_IP "
-      "(needs CAP_NET_ADMIN; JSON eoe)" },
+      "POS[@NAME][:IP/NN[:HOST_IP]] (comma list): the slave gets IP/NN (none or empty with -f: "
+      "the ENI's), the TAP HOST_IP (needs CAP_NET_ADMIN; JSON eoe)" },
     { "redundant", 0, 1, "IF2", "cable redundancy: the ring's last slave is wired back to IF2; "
       "every frame goes out of both ports (--pcap FILE: IF2's frames in FILE with -2 before "
       "its extension)" },

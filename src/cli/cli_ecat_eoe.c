@@ -222,6 +222,8 @@ static int eoe_item(struct cli_ctx *c, struct ecat_master *m, char *item, struct
         if ((host_s = strchr(ip_s, ':')))
             *host_s++ = 0;
     }
+    if (ip_s && !*ip_s)
+        ip_s = NULL;                    /* POS::HOST_IP: the slave's address from the ENI */
     char *name = strchr(item, '@');
     if (name) {
         *name++ = 0;
@@ -243,6 +245,10 @@ static int eoe_item(struct cli_ctx *c, struct ecat_master *m, char *item, struct
         return cli_usage_error(c, "--eoe %u: host address: %s", pos, err);
     if (ecat_eoe_open(m, pos))
         return cli_error(c, "%s", ecat_master_error(m));
+    /* no address given: the one the ENI's EoE init commands set (they send it themselves) */
+    bool from_eni = !ip_s && ecat_master_eni_eoe_ip(m, pos, &p) == 0 && (p.flags & ECAT_EOE_IP_IP);
+    if (from_eni)
+        has_mask = (p.flags & ECAT_EOE_IP_MASK) != 0;
     if (ip_s) {
         p.flags = ECAT_EOE_IP_IP | (has_mask ? ECAT_EOE_IP_MASK : 0);
         if (ecat_eoe_set_ip(m, pos, &p))
@@ -254,12 +260,13 @@ static int eoe_item(struct cli_ctx *c, struct ecat_master *m, char *item, struct
         return cli_error(c, "%s", err);
     r->pos[r->n++] = pos;
     char a[20] = "", b[20] = "";
-    if (ip_s)
+    if (ip_s || from_eni)
         ip_str(p.ip, a, sizeof a);
     if (host_s)
         ip_str(host, b, sizeof b);
-    printf("takt ecat run: slave %u: EoE on TAP %s%s%s%s%s\n", pos,
-           ecat_eoe_tap_name(r->tap[r->n - 1]), ip_s ? ", slave " : "", a, host_s ? ", host " : "", b);
+    printf("takt ecat run: slave %u: EoE on TAP %s%s%s%s%s%s\n", pos,
+           ecat_eoe_tap_name(r->tap[r->n - 1]), ip_s || from_eni ? ", slave " : "", a,
+           from_eni ? " (from the ENI)" : "", host_s ? ", host " : "", b);
     return 0;
 }
 

@@ -58,6 +58,34 @@ struct ecat_eni_coe {
     unsigned line;
 };
 
+/* An SoE init command (Mailbox/SoE/InitCmds, ETG.2100): an IDN write (OpCode 3). */
+struct ecat_eni_soe {
+    uint32_t transitions;
+    const char *comment;
+    uint8_t  op;                    /* SoE opcode, 3 = write request (ETG.1000.6) */
+    uint8_t  drive;                 /* 0..7 */
+    uint8_t  elements;              /* SOE_EL_* flags, 0x40 = value */
+    uint16_t idn;                   /* as on the wire (bit 15 P, 12-14 parameter set) */
+    uint32_t attribute;             /* <Attribute>, 0 when absent */
+    uint16_t len;
+    const uint8_t *data;
+    uint32_t timeout_ms;
+    unsigned line;
+};
+
+/* An EoE init command (Mailbox/EoE/InitCmds, ETG.2100): Data is the EoE service as it
+ * follows the mailbox header (ETG.1000.6: 4-byte EoE header, then the body); takt runs
+ * set-IP-parameter (type 2) and set-address-filter (type 4) requests. */
+struct ecat_eni_eoe {
+    uint32_t transitions;
+    const char *comment;
+    uint8_t  type;                  /* EoE frame type from the header */
+    uint16_t len;                   /* body bytes after the EoE header */
+    const uint8_t *body;
+    uint32_t timeout_ms;
+    unsigned line;
+};
+
 struct ecat_eni_entry {
     uint16_t index;                 /* 0 = gap */
     uint8_t  subindex;
@@ -108,6 +136,11 @@ struct ecat_eni_slave {
     uint16_t mbx_proto;             /* MBX_PROTO_* from <Protocol> */
     unsigned n_coe;
     struct ecat_eni_coe *coe;
+    unsigned n_soe;
+    struct ecat_eni_soe *soe;
+    unsigned n_eoe;
+    struct ecat_eni_eoe *eoe;
+    bool     has_soe, has_eoe;      /* <SoE> / <EoE> present in <Mailbox> */
     /* InitCmds */
     unsigned n_init;
     struct ecat_eni_cmd *init;

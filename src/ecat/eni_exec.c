@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ecat/eni.h"
+#include "ecat/eni_soe.h"
 #include "ecat/master_internal.h"
 #include "util/wire.h"
 
@@ -39,6 +40,7 @@ struct ecat_eni_run {
     uint8_t  *cbuf;
     size_t    ccap;
     char      coe_msg[200];         /* the transfer's own message, taken at completion */
+    struct ecat_eni_mbx_run mbx;    /* SoE and EoE init commands, after the CoE ones */
 };
 
 #define AL_CONTROL 0x0120
@@ -314,6 +316,7 @@ static void enter(struct ecat_slave *s, struct ecat_eni_run *r, uint8_t phase)
     r->phase = phase;
     r->k = phase == EP_POST ? r->split + 1 : 0;
     r->sent = false;
+    ecat_eni_mbx_restart(&r->mbx);
     s->f.state = SS_ENI;
 }
 
@@ -414,7 +417,7 @@ void ecat_eni_state(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
         enter(s, r, EP_COE_PRE);
         /* fall through */
     case EP_COE_PRE:
-        if (coe_before(r) && (rc = run_coe(m, r, now)))
+        if (coe_before(r) && ((rc = run_coe(m, r, now)) || (rc = ecat_eni_run_mbx(m, &r->mbx, r->pos, r->tr, now))))
             break;
         r->phase = EP_AL;
         ecat_sfsm_al_request(m, s, now);
@@ -425,7 +428,7 @@ void ecat_eni_state(struct ecat_master *m, struct ecat_slave *s, takt_ns_t now)
         enter(s, r, EP_COE_POST);
         /* fall through */
     case EP_COE_POST:
-        if (coe_after(r) && (rc = run_coe(m, r, now)))
+        if (coe_after(r) && ((rc = run_coe(m, r, now)) || (rc = ecat_eni_run_mbx(m, &r->mbx, r->pos, r->tr, now))))
             break;
         if (r->gated && has_master_cmds(m, r->tr, false)) {
             r->phase = EP_GATE_POST;
@@ -577,5 +580,5 @@ int ecat_eni_exec_setup(struct ecat_master *m)
         if (!rc && es->n_init)
             m->slaves[i].er = &m->eni_runs[i];
     }
-    return rc;
+    return rc ? rc : ecat_eni_mbx_setup(m);
 }

@@ -10,6 +10,7 @@
 #include <takt/takt.h>
 #include "util/wire.h"
 #include "ecat/eni_read.h"
+#include "ecat/eoe.h"
 
 static int coe_cmd(struct rd *r, const xmlNode *n, struct ecat_eni_coe *c)
 {
@@ -33,6 +34,68 @@ static int coe_cmd(struct rd *r, const xmlNode *n, struct ecat_eni_coe *c)
         return eni_fail(r, n, -TAKT_ECONFIG, "expected <Data> for a download (Ccs 1) of 0x%04X:%02X, found none",
                        c->index, c->subindex);
     c->len = (uint16_t)len;
+    return 0;
+}
+
+/* ETG.2100 Mailbox/SoE/InitCmds/InitCmd: Transition, Comment, Timeout, OpCode, DriveNo,
+ * IDN, Elements, Attribute, Data. takt runs writes (OpCode 3, ETG.1000.6 Write Request). */
+static int soe_cmd(struct rd *r, const xmlNode *n, struct ecat_eni_soe *c)
+{
+    int rc = eni_transitions(r, n, &c->transitions);
+    if (rc < 0)
+        return rc;
+    c->line = (unsigned)xmlGetLineNo(n);
+    c->comment = eni_text(r, eni_child(n, "Comment"));
+    c->op = 3;
+    c->elements = 0x40;
+    OPT_NUM(r, n, "OpCode", 0, 7, c->op);
+    if (c->op != 3)
+        return eni_fail(r, n, -TAKT_ECONFIG, "expected <OpCode>3</OpCode> (an IDN write), found %u", c->op);
+    OPT_NUM(r, n, "DriveNo", 0, 7, c->drive);
+    REQ_NUM(r, n, "IDN", 0, 0xFFFF, c->idn);
+    OPT_NUM(r, n, "Elements", 1, 0xFF, c->elements);
+    OPT_NUM(r, n, "Attribute", 0, UINT32_MAX, c->attribute);
+    OPT_NUM(r, n, "Timeout", 0, UINT32_MAX, c->timeout_ms);
+    xmlNode *d = eni_child(n, "Data");
+    size_t len = 0;
+    if (!d)
+        return eni_fail(r, n, -TAKT_ECONFIG, "expected <Data> for the write of IDN %u, found none", c->idn);
+    if ((rc = eni_hexdata(r, d, &c->data, &len)) < 0)
+        return rc;
+    c->len = (uint16_t)len;
+    return 0;
+}
+
+/* ETG.2100 Mailbox/EoE/InitCmds/InitCmd: Transition, Comment, Timeout, Data (the EoE
+ * header and body, ETG.1000.6). Set-IP-parameter and set-address-filter requests. */
+static int eoe_cmd(struct rd *r, const xmlNode *n, struct ecat_eni_eoe *c)
+{
+    int rc = eni_transitions(r, n, &c->transitions);
+    if (rc < 0)
+        return rc;
+    c->line = (unsigned)xmlGetLineNo(n);
+    c->comment = eni_text(r, eni_child(n, "Comment"));
+    OPT_NUM(r, n, "Timeout", 0, UINT32_MAX, c->timeout_ms);
+    xmlNode *d = eni_child(n, "Data");
+    const uint8_t *b = NULL;
+    size_t len = 0;
+    if (!d)
+        return eni_fail(r, n, -TAKT_ECONFIG, "expected <Data> (an EoE header and body), found none");
+    if ((rc = eni_hexdata(r, d, &b, &len)) < 0)
+        return rc;
+    if (len < 4)
+        return eni_fail(r, d, -TAKT_ECONFIG, "expected an EoE header of 4 bytes and a body, found %zu bytes", len);
+    c->type = b[0] & 0x0F;
+    if (c->type != 2 && c->type != 4)
+        return eni_fail(r, d, -TAKT_ECONFIG, "expected an EoE set-IP-parameter (type 2) or set-address-filter "
+                       "(type 4) request, found EoE type %u", c->type);
+    c->body = b + 4;
+    c->len = (uint16_t)(len - 4);
+    struct ecat_eoe_ip ip;
+    struct ecat_eoe_filter f;
+    if (c->type == 2 ? ecat_eoe_ip_decode(c->body, c->len, &ip) : ecat_eoe_filter_decode(c->body, c->len, &f))
+        return eni_fail(r, d, -TAKT_ECONFIG, "expected a %s body that holds every field its flags name, found %u bytes",
+                        c->type == 2 ? "set-IP-parameter" : "set-address-filter", c->len);
     return 0;
 }
 
@@ -190,6 +253,30 @@ static int mailbox(struct rd *r, const xmlNode *mb, struct ecat_eni_slave *s)
     unsigned i = 0;
     FOR_CHILD(c, list, "InitCmd") {
         int rc = coe_cmd(r, c, &s->coe[i++]);
+        if (rc < 0)
+            return rc;
+    }
+    s->has_soe = eni_child(mb, "SoE");
+    s->has_eoe = eni_child(mb, "EoE");
+    list = eni_child(eni_child(mb, "SoE"), "InitCmds");
+    s->n_soe = eni_count(list, "InitCmd");
+    s->soe = eni_alloc(r->eni, (s->n_soe ? s->n_soe : 1) * sizeof *s->soe);
+    if (!s->soe)
+        return -ENOMEM;
+    i = 0;
+    FOR_CHILD(c, list, "InitCmd") {
+        int rc = soe_cmd(r, c, &s->soe[i++]);
+        if (rc < 0)
+            return rc;
+    }
+    list = eni_child(eni_child(mb, "EoE"), "InitCmds");
+    s->n_eoe = eni_count(list, "InitCmd");
+    s->eoe = eni_alloc(r->eni, (s->n_eoe ? s->n_eoe : 1) * sizeof *s->eoe);
+    if (!s->eoe)
+        return -ENOMEM;
+    i = 0;
+    FOR_CHILD(c, list, "InitCmd") {
+        int rc = eoe_cmd(r, c, &s->eoe[i++]);
         if (rc < 0)
             return rc;
     }

@@ -200,6 +200,34 @@ static int w_mailbox(W *w, const struct ecat_eni_slave *s)
         }
         rc |= close_el(w) | close_el(w);
     }
+    if (s->n_soe) {
+        rc |= open_el(w, "SoE") | open_el(w, "InitCmds");
+        for (unsigned i = 0; i < s->n_soe; i++) {
+            const struct ecat_eni_soe *c = &s->soe[i];
+            rc |= open_el(w, "InitCmd") | w_transitions(w, c->transitions);
+            if (c->comment && *c->comment)
+                rc |= el(w, "Comment", "%s", c->comment);
+            rc |= el(w, "Timeout", "%u", c->timeout_ms) | el(w, "OpCode", "%u", c->op);
+            rc |= el(w, "DriveNo", "%u", c->drive) | el(w, "IDN", "%u", c->idn);
+            rc |= el(w, "Elements", "%u", c->elements) | el(w, "Attribute", "%u", c->attribute);
+            rc |= hex_el(w, "Data", c->data, c->len) | close_el(w);
+        }
+        rc |= close_el(w) | close_el(w);
+    }
+    if (s->n_eoe) {
+        rc |= open_el(w, "EoE") | open_el(w, "InitCmds");
+        for (unsigned i = 0; i < s->n_eoe; i++) {
+            const struct ecat_eni_eoe *c = &s->eoe[i];
+            uint8_t d[4 + 256] = { c->type, 0x01, 0, 0 };   /* header: type, last fragment */
+            size_t n = c->len < 256 ? c->len : 256;
+            memcpy(d + 4, c->body, n);
+            rc |= open_el(w, "InitCmd") | w_transitions(w, c->transitions);
+            if (c->comment && *c->comment)
+                rc |= el(w, "Comment", "%s", c->comment);
+            rc |= el(w, "Timeout", "%u", c->timeout_ms) | hex_el(w, "Data", d, 4 + n) | close_el(w);
+        }
+        rc |= close_el(w) | close_el(w);
+    }
     return rc | close_el(w);
 }
 

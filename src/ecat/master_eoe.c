@@ -49,6 +49,11 @@ struct ecat_eoe_port {
     size_t    svc_len;
     ecat_done_fn fn;
     void     *ctx;
+    /* the last IP parameters the slave took: a slave that lost them (power cycle, back
+     * through INIT) gets them again when it is back in PREOP */
+    uint8_t   ip_msg[MBX_HDR + EOE_HDR + EOE_IP_BODY];
+    size_t    ip_len;
+    bool      ip_lost;
     atomic_uint_fast64_t a_tx_frames, a_rx_frames, a_tx_frags, a_rx_frags, a_host_drops,
                          a_rx_dropped;
 };
@@ -141,11 +146,44 @@ static void repeat_req(struct ecat_master *m, struct ecat_eoe_port *p)
 
 static void svc_done(struct ecat_master *m, struct ecat_eoe_port *p, int err)
 {
+    if (p->svc == EOE_T_SET_IP_REQ && !err && p->svc_len <= sizeof p->ip_msg) {
+        memcpy(p->ip_msg, p->svc_msg, p->svc_len);
+        p->ip_len = p->svc_len;
+        p->ip_lost = false;
+    }
+    if (p->svc == EOE_T_SET_IP_REQ && !p->fn)
+        ecat_event(m, "slave %u: EoE IP parameters set again after its return%s%s", p->pos,
+                   err ? ": " : "", err ? ecat_master_error(m) : "");
     p->svc = 0;
     p->svc_sent = false;
     if (p->fn)
         p->fn(p->ctx, err, NULL, 0);
-    (void)m;
+}
+
+/* A slave back in PREOP or above after INIT (or gone) lost its IP parameters: the
+ * last ones it took go out again, once, before other EoE traffic. */
+static void ip_again(struct ecat_master *m, struct ecat_eoe_port *p, uint8_t al)
+{
+    struct ecat_slave *s = &m->slaves[p->pos];
+    if (!p->ip_len)
+        return;
+    if (!s->info.present || al == AL_INIT || al == AL_BOOT) {
+        /* its mailbox counter restarts too (mbx.h): the answer to the same request
+         * with the same counter is new, not a repetition */
+        p->ip_lost = true;
+        s->mbx.rx = 0;
+        s->mbx.rx_hash = 0;
+        return;
+    }
+    if (!p->ip_lost || p->svc || s->f.state != SS_IDLE || (al != AL_PREOP && al != AL_SAFEOP && al != AL_OP))
+        return;
+    p->ip_lost = false;
+    memcpy(p->svc_msg, p->ip_msg, p->ip_len);
+    p->svc_len = p->ip_len;
+    p->svc = EOE_T_SET_IP_REQ;
+    p->svc_sent = false;
+    p->fn = NULL;
+    p->ctx = NULL;
 }
 
 /* One message from the slave's read mailbox. */
@@ -284,6 +322,8 @@ void ecat_eoe_poll(struct ecat_master *m, takt_ns_t now)
         uint8_t al = s->info.al_state & AL_STATE_MASK;
         if (ecat_req_busy(&p->req))
             continue;
+        if (p->st == EP_IDLE)
+            ip_again(m, p, al);
         if (p->st != EP_IDLE) {
             if (now > p->deadline) {
                 ecat_event(m, "slave %u: EoE mailbox exchange not done within %lld ms, given up",
@@ -300,7 +340,10 @@ void ecat_eoe_poll(struct ecat_master *m, takt_ns_t now)
                 ecat_foe_slave_waiting(m, p->pos) || ecat_soe_slave_waiting(m, p->pos))
                 continue;                  /* (others first: they are polled before EoE) */
         }
-        if (!s->info.present || s->f.state != SS_IDLE ||
+        /* a slave on its way between states is left alone, but for a service its ENI
+         * start-up asked for (EoE init commands run while the slave is in SS_ENI) */
+        bool eni_svc = p->svc && s->f.state == SS_ENI;
+        if (!s->info.present || (s->f.state != SS_IDLE && !eni_svc) ||
             (al != AL_PREOP && al != AL_SAFEOP && al != AL_OP)) {
             p->waiting = false;
             continue;

@@ -336,6 +336,8 @@ int sim_device_desc_from_eni(const struct ecat_eni_slave *sl, struct sim_device_
         d->boot_in_start = sl->boot_recv_start;
         d->boot_in_len = sl->boot_recv_len;
         d->mbx_protocols = (uint8_t)(sl->mbx_proto ? sl->mbx_proto : MBX_PROTO_COE);
+        /* an <SoE> or <EoE> element in <Mailbox> means the slave speaks it (ETG.2100) */
+        d->mbx_protocols |= (uint8_t)((sl->has_soe ? MBX_PROTO_SOE : 0) | (sl->has_eoe ? MBX_PROTO_EOE : 0));
         d->coe_details = 0x01 | 0x02 | 0x20;      /* SDO, SDO info, complete access */
         for (unsigned i = 0; i < sl->n_coe; i++) {
             if (sl->coe[i].ccs != 1)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include "sim/esc_eoe.h"
 #include "sim/net.h"
 
 static void recreate_device(struct takt_sim *s, unsigned k)
@@ -30,6 +31,9 @@ void sim_power_on(struct takt_sim *s, unsigned k, takt_ns_t now)
     struct esc_fault keep = e->fault;
     recreate_device(s, k);
     esc_reset(e, now);
+    /* the IP parameters a master gave over EoE are held in RAM: gone with the power, as
+     * on the devices a master sends them to at every start-up */
+    esc_eoe_free(e);
     e->fault = keep;
 }
 

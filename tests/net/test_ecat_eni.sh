@@ -73,6 +73,31 @@ PY
     net_log "$name: $(grep -E 'in OP|frames:' "$NET_TMP/run-$name.out" | tr '\n' ' ')"
 }
 
+# The EoE slave of eoe_setip.xml through its TAP: `--eoe 0::HOST` takes the slave's
+# address from the ENI's set-IP init command, and ping reaches it there.
+run_eni_eoe() {
+    local f="$TAKT_SOURCE_DIR/tests/data/eni/eoe_setip.xml"
+    if ! command -v ping >/dev/null || ! [ -c /dev/net/tun ] || ! [ -r /dev/net/tun ] || ! [ -w /dev/net/tun ]; then
+        net_log "eoe_setip through a TAP not run: ping or /dev/net/tun out of reach for uid $(id -u)"
+        return 0
+    fi
+    on_b "$TAKT" sim ecat -i "$TAKT_IF_B" --eni "$f" -t 120 >"$NET_TMP/sim-eoe.out" 2>&1 &
+    local sim=$!
+    sleep 0.3
+    "$TAKT" ecat run -i "$TAKT_IF_A" -f "$f" -c 1000 -t 100 --eoe 0::10.0.3.1 \
+        --pcap "$NET_TMP/run-eoe.pcapng" >"$NET_TMP/run-eoe.out" 2>&1 &
+    local run=$!
+    net_wait_for "$NET_TMP/run-eoe.out" "in OP after" 60
+    grep -q "EoE on TAP takt-eoe0, slave 10.0.3.2 (from the ENI), host 10.0.3.1" "$NET_TMP/run-eoe.out" ||
+        net_fail "eoe_setip --eoe 0: $(cat "$NET_TMP/run-eoe.out")"
+    ping -c 5 -i 0.1 -W 5 10.0.3.2 >"$NET_TMP/ping-eoe.out" 2>&1 ||
+        net_fail "eoe_setip: ping 10.0.3.2: $(cat "$NET_TMP/ping-eoe.out")"
+    kill -INT $run 2>/dev/null; wait $run
+    kill $sim 2>/dev/null; wait $sim 2>/dev/null
+    net_check_capture "$NET_TMP/run-eoe.pcapng"
+    net_log "eoe_setip: --eoe 0 took 10.0.3.2 from the ENI; $(grep -E 'packet loss' "$NET_TMP/ping-eoe.out")"
+}
+
 body() {
     local f ran=0
     for f in "$TAKT_SOURCE_DIR"/tests/data/eni/*.xml "${TAKT_FIXTURES:-/nonexistent}"/eni/*.xml; do
@@ -81,6 +106,7 @@ body() {
         ran=$((ran + 1))
     done
     [ $ran -gt 0 ] || net_skip "no ENI found"
+    run_eni_eoe
     [ -n "${TAKT_FIXTURES:-}" ] && [ -r "$TAKT_FIXTURES/eni/rocos-eni4.xml" ] ||
         net_log "TAKT_FIXTURES has no eni/rocos-eni4.xml: the fixtures were not run"
     return 0
