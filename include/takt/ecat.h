@@ -583,7 +583,9 @@ int ecat_eoe_set_filter_async(struct ecat_master *m, unsigned pos,
 /* [thread: idle; blocking] */
 int ecat_eoe_set_filter(struct ecat_master *m, unsigned pos, const struct ecat_eoe_filter *f);
 /* The IP parameters the configured ENI's EoE init commands give slave pos (the last
- * set-IP-parameter request in file order): 0, or -ENOENT when it has none. */
+ * set-IP-parameter request in file order): 0, or -ENOENT when it has none. Reads the
+ * configuration, which does not change once the ENI is loaded. */
+/* [thread: any; non-blocking] */
 int ecat_master_eni_eoe_ip(const struct ecat_master *m, unsigned pos, struct ecat_eoe_ip *out);
 /* Host side: queue a frame for the slave (0, -EAGAIN ring full, -EMSGSIZE, -ENOENT no
  * port); take a frame from the slave (its length, 0 none). */
