@@ -145,13 +145,16 @@ static void ai_channel(struct sim_dev *d, unsigned ch, takt_ns_t now)
  * between the reply of frame F-1 and the sending of frame F: an echo of the newest reply
  * is exactly 1 frame old, one older than that came from a reply that was not the newest
  * (docs/devices.md). Values are judged once, when they change; 0 (outputs never written,
- * or SAFEOP, where outputs are not applied) is not an echo. */
+ * or SAFEOP, where outputs are not applied) is not an echo, and neither is the first
+ * value after a 0: an application that holds its outputs in a cycle without fresh
+ * inputs keeps the value it wrote before, and the slave shows that held value only when
+ * it starts applying outputs (SAFEOP to OP), frames later than it was written. */
 static void echo_step(struct sim_dev *d)
 {
     struct sim_echo *e = &d->echo;
     uint32_t f = ++e->frame;
     uint32_t v = (uint32_t)eget(e->echo);
-    if (v != e->last && v != 0) {
+    if (v != e->last && v != 0 && e->last != 0) {
         uint32_t age = f - v;              /* an echo from the future wraps: huge, stale */
         e->echoes++;
         if (age > e->age_max)

@@ -229,7 +229,8 @@ static void echo_ages(void **state)
     assert_true(sim_device_echo_get(d, &e));
     assert_int_equal(e.frame, 200);
     assert_int_equal(reply[200], 200);             /* the number of the frame carrying it */
-    assert_int_equal(e.echoes, 198);               /* replies of frames 2..199 */
+    assert_int_equal(e.echoes, 197);               /* replies of frames 3..199 (the first is
+                                                      the first value after 0: not judged) */
     assert_int_equal(e.stale, 0);
     assert_int_equal(e.age_max, 1);
     /* one that takes a reply 128 frames old for the newest (an index wrap) */
@@ -244,8 +245,22 @@ static void echo_ages(void **state)
     assert_int_equal(al(d, AL_OP, AL_SAFEOP, esc), 0);
     echo_frame(d, in, 5);
     assert_true(sim_device_echo_get(d, &e));
-    assert_int_equal(e.echoes, 208);
+    assert_int_equal(e.echoes, 207);
     assert_int_equal(e.frame, 211);
+    /* back to OP: outputs are applied again, and the first value shown is one the
+     * application held since before (written frames ago, not from a stale reply): not
+     * judged; the next one, the newest reply's, is */
+    assert_int_equal(al(d, AL_SAFEOP, AL_OP, esc), 0);
+    uint32_t held = reply[208];
+    echo_frame(d, in, 0);                          /* SAFEOP's 0 is what the ESC last showed */
+    reply[213] = echo_frame(d, in, held);
+    assert_true(sim_device_echo_get(d, &e));
+    assert_int_equal(e.stale, 10);
+    assert_int_equal(e.echoes, 207);
+    echo_frame(d, in, reply[213]);
+    assert_true(sim_device_echo_get(d, &e));
+    assert_int_equal(e.stale, 10);
+    assert_int_equal(e.echoes, 208);
     d->ops->destroy(d);
     /* other devices have no echo figures */
     d = op("el1004");
