@@ -1,4 +1,5 @@
 #!/bin/bash
+# shellcheck disable=SC2016 # the backquotes in a row label are text
 # Per-cycle CPU of takt's masters beside their peers, on the same simulated network and
 # cycle (docs/performance.md "Peer benchmark"). Rows:
 #   ecat-1000   takt sim ecat --preset paper-40, 1000 µs, no DC: takt ecat run vs SOEM
@@ -45,7 +46,7 @@ src=$(cd "$here/../.." && pwd)
 if [ -z "${TAKT:-}" ]; then
     for t in "$src/build-interop/takt" "$src/build/takt"; do [ -x "$t" ] && { TAKT=$t; break; }; done
 fi
-[ -n "${TAKT:-}" ] && [ -x "$TAKT" ] || { echo "SKIP: set TAKT to the takt binary" >&2; exit 77; }
+{ [ -n "${TAKT:-}" ] && [ -x "$TAKT" ]; } || { echo "SKIP: set TAKT to the takt binary" >&2; exit 77; }
 export TAKT
 
 if [ "${1:-}" = --inner ]; then
@@ -166,6 +167,10 @@ def fig(row, who):
     if not v:
         return None, 'not run: ' + (bad[0].get('error', 'no result') if bad else 'no result')
     s = '%.1f µs (%.1f–%.1f)' % (statistics.median(v), min(v), max(v))
+    held = min(r['cycles_in_capture'] / r['cycles_expected'] for r in runs
+               if r['row'] == row and r['who'] == who and r.get('cpu_us_per_cycle') is not None)
+    if held < 0.95:
+        s += ' [held only %.0f%% of the cycles]' % (100 * held)
     if bad:
         s += ', %d of %d runs failed: %s' % (len(bad), len(bad) + len(v), bad[0].get('error', '?'))
     return statistics.median(v), s

@@ -65,6 +65,7 @@ build_oplk_mn() {   # GIT DIR
     d=$dir/bin/linux/x86_64/demo_mn_console/demo_mn_console
     if [ ! -x "$d" ]; then
         peer_export "$1" "$OPLK_TAG" "$dir" || { echo "not run: cannot export openPOWERLINK $OPLK_TAG from $1 (see $dir.log)"; return 1; }
+        # shellcheck disable=SC2086 # $off: one word per option
         { (cd "$dir/stack/build/linux" && cmake -DCMAKE_BUILD_TYPE=Release $off ../.. && make -j"$PEER_JOBS" install) &&
             (cd "$dir/apps/demo_mn_console/build/linux" && cmake -DCMAKE_BUILD_TYPE=Release ../.. && make -j"$PEER_JOBS" install)
         } >>"$dir.log" 2>&1 || { echo "not run: openPOWERLINK does not build (see $dir.log; needs libpcap-dev)"; return 1; }
