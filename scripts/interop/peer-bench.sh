@@ -113,19 +113,34 @@ need_oplk() {
     export OPLK_MN=$d/bin/linux/x86_64/demo_mn_console/demo_mn_console
 }
 # Demo_3CN's CDC with every 0x1006/0 (the MN's and each CN's, in their 0x1F22 blocks)
-# set to the row's cycle: the entry is index u16, subindex u8, size u32, value u32 (LE)
+# set to the row's cycle; below its 1000 µs the MN's async slot timeout (0x1F8A/2,
+# 500 µs) and PRes timeouts (0x1F92, 200 µs) scaled down with the cycle, as both MNs
+# refuse an async slot that does not fit in the cycle. An entry is index u16,
+# subindex u8, size u32, value (LE).
 cdc_for() {   # CYCLE_US -> path, or "not run: ..."
     local in=$TAKT_FIXTURES/powerlink-config/Demo_3CN/mnobd.cdc out=$PEER_SCRATCH/Demo_3CN-$1us.cdc
     [ -f "$in" ] || { echo "not run: no $in (set TAKT_FIXTURES)"; return 1; }
-    python3 - "$in" "$out" "$1" <<'EOF' || { echo "not run: cannot set the cycle in $in"; return 1; }
+    python3 - "$in" "$out" "$1" <<'EOF2' || { echo "not run: cannot set the cycle in $in"; return 1; }
 import struct, sys
 d = open(sys.argv[1], 'rb').read()
-old = bytes.fromhex('06100004000000') + d[d.find(bytes.fromhex('06100004000000')) + 7:][:4]
-new = bytes.fromhex('06100004000000') + struct.pack('<I', int(sys.argv[3]))
-if d.count(old) < 1:
+cyc = int(sys.argv[3])
+def patch(d, idx, sub, value):
+    key = struct.pack('<HBI', idx, sub, 4)
+    at, n = d.find(key), 0
+    while at >= 0:
+        d = d[:at + 7] + struct.pack('<I', value(struct.unpack_from('<I', d, at + 7)[0])) + d[at + 11:]
+        n += 1
+        at = d.find(key, at + 11)
+    return d, n
+d, n = patch(d, 0x1006, 0, lambda v: cyc)
+if n < 1:
     sys.exit(1)
-open(sys.argv[2], 'wb').write(d.replace(old, new))
-EOF
+if cyc < 1000:
+    d, _ = patch(d, 0x1F8A, 2, lambda v: v * cyc // 1000)
+    for node in (1, 32, 110):
+        d, _ = patch(d, 0x1F92, node, lambda v: v * cyc // 1000)
+open(sys.argv[2], 'wb').write(d)
+EOF2
     echo "$out"
 }
 

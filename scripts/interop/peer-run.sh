@@ -101,7 +101,13 @@ inner_run() {   # ROW NET CYCLE_US WHO RUN WINDOW_S CDC
     kill -INT $capw 2>/dev/null; wait $capw 2>/dev/null
     stop_pid "$pid"; wait "$MASTER_WRAP" 2>/dev/null
     stop_pid "$SIM"; wait "$SIM" 2>/dev/null
-    if [ $ok != 1 ]; then json_err "no OP within $limit s (see $base/m.out)"; return 1; fi
+    if [ $ok != 1 ]; then
+        # openPOWERLINK's MN names its way out: a critical error sends it to NMT_GS_OFF
+        local off
+        off=$(grep -o 'Nmt[A-Za-z0-9]*->NmtGsOff Originating event:[A-Za-z]*' "$base/m.out" | head -1)
+        json_err "no OP within $limit s${off:+ (the MN left: $off$(grep -q NmtEventNmtCycleError "$base/m.out" && echo ', after an NmtCycleError'))} (see $base/m.out)"
+        return 1
+    fi
     if [ -z "${k0:-}" ] || [ -z "${k1:-}" ]; then json_err "the master ended during the window (see $base/m.out)"; return 1; fi
     local filt cnt
     case $NET in
