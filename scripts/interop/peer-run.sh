@@ -101,11 +101,12 @@ inner_run() {   # ROW NET CYCLE_US WHO RUN WINDOW_S CDC
     kill -INT $capw 2>/dev/null; wait $capw 2>/dev/null
     stop_pid "$pid"; wait "$MASTER_WRAP" 2>/dev/null
     stop_pid "$SIM"; wait "$SIM" 2>/dev/null
+    # openPOWERLINK's MN names its way out: a critical error sends it to NMT_GS_OFF
+    local off
+    off=$(grep -o 'Nmt[A-Za-z0-9]*->NmtGsOff Originating event:[A-Za-z]*' "$base/m.out" | head -1)
+    off=${off:+ (the MN left: $off$(grep -q NmtEventNmtCycleError "$base/m.out" && echo ', after an NmtCycleError'))}
     if [ $ok != 1 ]; then
-        # openPOWERLINK's MN names its way out: a critical error sends it to NMT_GS_OFF
-        local off
-        off=$(grep -o 'Nmt[A-Za-z0-9]*->NmtGsOff Originating event:[A-Za-z]*' "$base/m.out" | head -1)
-        json_err "no OP within $limit s${off:+ (the MN left: $off$(grep -q NmtEventNmtCycleError "$base/m.out" && echo ', after an NmtCycleError'))} (see $base/m.out)"
+        json_err "no OP within $limit s$off (see $base/m.out)"
         return 1
     fi
     if [ -z "${k0:-}" ] || [ -z "${k1:-}" ]; then json_err "the master ended during the window (see $base/m.out)"; return 1; fi
@@ -118,9 +119,9 @@ inner_run() {   # ROW NET CYCLE_US WHO RUN WINDOW_S CDC
                      for (i = 1; i <= n; i++) if (c[i] ~ /^0x0*(a|b|c)$/) k[c[i] " " a[++j]]++ }
                    END { m = 0; for (x in k) if (k[x] > m) m = k[x]; print m }') ;;
     esac
-    python3 - "$ROW" "$WHO" "$RUN" "$CYC" "$t0" "$t1" "$k0" "$k1" "$(getconf CLK_TCK)" "$cnt" "$base/m.out" <<'EOF'
+    python3 - "$ROW" "$WHO" "$RUN" "$CYC" "$t0" "$t1" "$k0" "$k1" "$(getconf CLK_TCK)" "$cnt" "$base/m.out" "$off" <<'EOF'
 import json, sys
-row, who, run, cyc, t0, t1, k0, k1, hz, cnt, out = sys.argv[1:]
+row, who, run, cyc, t0, t1, k0, k1, hz, cnt, out, off = sys.argv[1:]
 win = float(t1) - float(t0)
 cpu_us = (int(k1) - int(k0)) * 1e6 / int(hz)
 cycles = int(cnt)
@@ -129,7 +130,7 @@ r = dict(row=row, who=who, run=int(run), cycle_us=int(cyc), window_s=round(win, 
          cycles_in_capture=cycles, cycles_expected=round(win * 1e6 / int(cyc)),
          cpu_us_per_cycle=round(cpu_us / cycles, 2) if cycles else None, master_tail=tail)
 if not cycles:
-    r['error'] = 'no cycle in the capture'
+    r['error'] = 'no cycle in the capture' + off + ' (see %s)' % out
 print(json.dumps(r))
 EOF
 }
