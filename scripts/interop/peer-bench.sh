@@ -1,0 +1,213 @@
+#!/bin/bash
+# shellcheck disable=SC2016 # the backquotes in a row label are text
+# Per-cycle CPU of takt's masters beside their peers, on the same simulated network and
+# cycle (docs/performance.md "Peer benchmark"). Rows:
+#   ecat-1000   takt sim ecat --preset paper-40, 1000 µs, no DC: takt ecat run vs SOEM
+#   ecat-250    the same at 250 µs
+#   kickcat     KickCAT's network_simulator (12 slaves), 1000 µs: takt ecat run vs SOEM
+#   plk-1000    3 simulated CNs (takt plk cn --nodes 1,32,110), Demo_3CN's CDC with its
+#               cycle set to 1000 µs: takt plk mn vs openPOWERLINK's demo_mn_console
+#   plk-500     the same at 500 µs
+# The SOEM contender is soem_cycle.c here (an absolute-deadline loop against SOEM's API).
+# Method: every run in a fresh namespace pair (takt netns run); the simulator on CPU 0
+# (SCHED_FIFO 70), the master on CPU 1 at SCHED_FIFO 80 (taskset + chrt on the whole
+# process, for both contenders alike); once the master reports OP (all CNs Operational),
+# 1 s to settle, then the master's CPU from /proc/PID/stat (utime + stime: every thread)
+# over the window, divided by the cycles in that window, counted from a capture on the
+# simulator's end (dumpcap -f inbound, pinned to CPU 0): EtherCAT, the process-data
+# datagrams (LRD/LWR/LRW) at the most frequent logical address; POWERLINK, the SoC
+# frames. Both contenders are counted the same way. Runs alternate (takt, peer, takt,
+# peer, ...); the table gives medians and min-max per contender and the ratio of the
+# medians. /proc counts in clock ticks (usually 10 ms): over a 20 s window at 1000 µs
+# that is 0.5 µs per cycle.
+#
+# usage: peer-bench.sh [--window S] [--runs N] [--rows LIST] [--json FILE]
+#   --window S   seconds measured per run (default 20)
+#   --runs N     runs per contender and row (default 3)
+#   --rows LIST  comma list of the rows above (default all)
+#   --json FILE  every run as JSON (default: peer-bench.json in the scratch folder)
+# Environment (peers are built from fetched sources in PEER_SCRATCH, never in the tree):
+#   SOEM_GIT     SOEM repository (clone, bare mirror or URL), exported at SOEM_TAG (v2.0.0),
+#                or SOEM_DIR: a SOEM checkout already built in SOEM_DIR/build (as ecat-soem.sh)
+#   KICKCAT_GIT  KickCAT repository (KICKCAT_TAG, default HEAD): its network_simulator
+#   OPLK_GIT     openPOWERLINK_V2 repository (OPLK_TAG, default V2.7.2), or OPLK_MN: a
+#                demo_mn_console already built (as plk-openpowerlink.sh)
+#   PEER_SCRATCH scratch folder for sources, builds, logs, captures (default: a new
+#                /tmp/takt-peer-bench.*; kept, so a second run reuses the builds)
+#   TAKT         takt binary (default: build-interop/takt, then build/takt in the tree)
+#   TAKT_FIXTURES  fixture folder holding powerlink-config/Demo_3CN/mnobd.cdc (default:
+#                ../shared/fixtures beside the tree, as the tests find it)
+# A row whose peer or takt part cannot run prints "not run: REASON". Needs root.
+# Results on stdout; progress on stderr only when stderr is a terminal.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+if [ -z "${TAKT:-}" ]; then
+    for t in "$src/build-interop/takt" "$src/build/takt"; do [ -x "$t" ] && { TAKT=$t; break; }; done
+fi
+{ [ -n "${TAKT:-}" ] && [ -x "$TAKT" ]; } || { echo "SKIP: set TAKT to the takt binary" >&2; exit 77; }
+export TAKT
+
+if [ "${1:-}" = --inner ]; then
+    shift
+    # shellcheck source-path=SCRIPTDIR source=peer-run.sh
+    . "$here/peer-run.sh"
+    inner_run "$@"
+    exit $?
+fi
+
+WINDOW=20 RUNS=3 ROWS=ecat-1000,ecat-250,kickcat,plk-1000,plk-500 JSON=
+while [ $# -gt 0 ]; do
+    case $1 in
+    --window) WINDOW=$2; shift 2 ;;
+    --runs) RUNS=$2; shift 2 ;;
+    --rows) ROWS=$2; shift 2 ;;
+    --json) JSON=$2; shift 2 ;;
+    -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "peer-bench.sh: unknown argument '$1' (expected --window S, --runs N, --rows LIST, --json FILE)" >&2; exit 2 ;;
+    esac
+done
+case $WINDOW in ''|*[!0-9.]*) echo "peer-bench.sh: --window wants seconds, got '$WINDOW'" >&2; exit 2 ;; esac
+case $RUNS in ''|*[!0-9]*|0) echo "peer-bench.sh: --runs wants a count >= 1, got '$RUNS'" >&2; exit 2 ;; esac
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (raw sockets, SCHED_FIFO, namespaces)" >&2; exit 77; }
+for c in dumpcap tshark taskset chrt unshare python3 cc; do
+    command -v $c >/dev/null || { echo "SKIP: $c missing" >&2; exit 77; }
+done
+export PEER_SCRATCH=${PEER_SCRATCH:-$(mktemp -d /tmp/takt-peer-bench.XXXXXX)}
+mkdir -p "$PEER_SCRATCH"
+JSON=${JSON:-$PEER_SCRATCH/peer-bench.json}
+export TAKT_FIXTURES=${TAKT_FIXTURES:-$src/../shared/fixtures}
+progress() { if [ -t 2 ]; then echo "--- $*" >&2; fi; }
+
+# shellcheck source-path=SCRIPTDIR source=peer-build.sh
+. "$here/peer-build.sh"
+declare -A WHY=()   # peer -> "not run: ..." when it cannot run
+need_soem() {
+    [ -n "${SOEM_CYCLE:-}" ] || [ -n "${WHY[soem]:-}" ] && return
+    local d
+    if [ -n "${SOEM_DIR:-}" ]; then d=$SOEM_DIR
+    elif [ -n "${SOEM_GIT:-}" ]; then
+        progress "building SOEM $SOEM_TAG in $PEER_SCRATCH/soem"
+        d=$(build_soem "$SOEM_GIT" "$PEER_SCRATCH/soem") || { WHY[soem]=$d; return; }
+    else WHY[soem]="not run: SOEM_GIT (or SOEM_DIR) not set"; return; fi
+    cc -O2 -o "$PEER_SCRATCH/soem_cycle" "$here/soem_cycle.c" -I"$d/include" -I"$d/build/include" \
+        -I"$d/osal" -I"$d/osal/linux" -I"$d/oshw/linux" "$d/build/libsoem.a" -lpthread -lrt \
+        2>"$PEER_SCRATCH/soem_cycle.cc.log" || { WHY[soem]="not run: soem_cycle does not build (see $PEER_SCRATCH/soem_cycle.cc.log)"; return; }
+    export SOEM_CYCLE=$PEER_SCRATCH/soem_cycle
+}
+need_kickcat() {
+    [ -n "${KICKCAT_SIM:-}" ] || [ -n "${WHY[kickcat]:-}" ] && return
+    local d
+    [ -n "${KICKCAT_GIT:-}" ] || { WHY[kickcat]="not run: KICKCAT_GIT not set"; return; }
+    progress "building KickCAT's network_simulator in $PEER_SCRATCH/kickcat"
+    d=$(build_kickcat_sim "$KICKCAT_GIT" "$PEER_SCRATCH/kickcat") || { WHY[kickcat]=$d; return; }
+    export KICKCAT_SIM=$d/build/simulation/network_simulator KICKCAT_CONFIGS=$d/simulation/slave_configs
+}
+need_oplk() {
+    [ -n "${OPLK_MN:-}" ] || [ -n "${WHY[oplk]:-}" ] && return
+    local d
+    [ -n "${OPLK_GIT:-}" ] || { WHY[oplk]="not run: OPLK_GIT (or OPLK_MN) not set"; return; }
+    progress "building openPOWERLINK $OPLK_TAG's demo_mn_console in $PEER_SCRATCH/oplk"
+    d=$(build_oplk_mn "$OPLK_GIT" "$PEER_SCRATCH/oplk") || { WHY[oplk]=$d; return; }
+    export OPLK_MN=$d/bin/linux/x86_64/demo_mn_console/demo_mn_console
+}
+# Demo_3CN's CDC with every 0x1006/0 (the MN's and each CN's, in their 0x1F22 blocks)
+# set to the row's cycle; below its 1000 µs the MN's async slot timeout (0x1F8A/2,
+# 500 µs) and PRes timeouts (0x1F92, 200 µs) scaled down with the cycle, as both MNs
+# refuse an async slot that does not fit in the cycle. An entry is index u16,
+# subindex u8, size u32, value (LE).
+cdc_for() {   # CYCLE_US -> path, or "not run: ..."
+    local in=$TAKT_FIXTURES/powerlink-config/Demo_3CN/mnobd.cdc out=$PEER_SCRATCH/Demo_3CN-$1us.cdc
+    [ -f "$in" ] || { echo "not run: no $in (set TAKT_FIXTURES)"; return 1; }
+    python3 - "$in" "$out" "$1" <<'EOF2' || { echo "not run: cannot set the cycle in $in"; return 1; }
+import struct, sys
+d = open(sys.argv[1], 'rb').read()
+cyc = int(sys.argv[3])
+def patch(d, idx, sub, value):
+    key = struct.pack('<HBI', idx, sub, 4)
+    at, n = d.find(key), 0
+    while at >= 0:
+        d = d[:at + 7] + struct.pack('<I', value(struct.unpack_from('<I', d, at + 7)[0])) + d[at + 11:]
+        n += 1
+        at = d.find(key, at + 11)
+    return d, n
+d, n = patch(d, 0x1006, 0, lambda v: cyc)
+if n < 1:
+    sys.exit(1)
+if cyc < 1000:
+    d, _ = patch(d, 0x1F8A, 2, lambda v: v * cyc // 1000)
+    for node in (1, 32, 110):
+        d, _ = patch(d, 0x1F92, node, lambda v: v * cyc // 1000)
+open(sys.argv[2], 'wb').write(d)
+EOF2
+    echo "$out"
+}
+
+: >"$PEER_SCRATCH/runs.jsonl"
+results=()   # "row|label|peer label|status"
+for row in ${ROWS//,/ }; do
+    case $row in
+    ecat-1000) net=paper40; cyc=1000; peer=soem; label='EtherCAT, `takt sim ecat --preset paper-40`, 1000 µs, no DC'; plabel='SOEM v2.0.0, absolute-deadline loop' ;;
+    ecat-250)  net=paper40; cyc=250;  peer=soem; label='same, 250 µs'; plabel='SOEM v2.0.0, absolute-deadline loop' ;;
+    kickcat)   net=kickcat; cyc=1000; peer=soem; label="EtherCAT, KickCAT's simulator (12 slaves), 1000 µs"; plabel='SOEM v2.0.0' ;;
+    plk-1000)  net=plk3;    cyc=1000; peer=oplk; label="POWERLINK MN, 3 simulated CNs (1, 32, 110), Demo_3CN's CDC at 1000 µs"; plabel='openPOWERLINK V2.7.2 demo MN' ;;
+    plk-500)   net=plk3;    cyc=500;  peer=oplk; label="same, 500 µs"; plabel='openPOWERLINK V2.7.2 demo MN' ;;
+    *) echo "peer-bench.sh: unknown row '$row' (expected ecat-1000, ecat-250, kickcat, plk-1000, plk-500)" >&2; exit 2 ;;
+    esac
+    why=
+    case $peer in soem) need_soem; why=${WHY[soem]:-} ;; oplk) need_oplk; why=${WHY[oplk]:-} ;; esac
+    [ "$net" = kickcat ] && { need_kickcat; why=${why:-${WHY[kickcat]:-}}; }
+    cdc=
+    if [ -z "$why" ] && [ "$net" = plk3 ]; then cdc=$(cdc_for $cyc) || why=$cdc; fi
+    if [ -z "$why" ]; then
+        for i in $(seq "$RUNS"); do
+            for who in takt $peer; do
+                progress "$row run $i: $who ($WINDOW s window)"
+                "$TAKT" netns run -- bash "$0" --inner "$row" "$net" "$cyc" "$who" "$i" "$WINDOW" "$cdc" \
+                    >>"$PEER_SCRATCH/runs.jsonl" 2>"$PEER_SCRATCH/$row.$who.$i.err"
+            done
+        done
+    fi
+    results+=("$row|$label|$plabel|$why")
+done
+
+python3 - "$PEER_SCRATCH/runs.jsonl" "$JSON" "$WINDOW" "$RUNS" "${results[@]}" <<'EOF'
+import json, statistics, sys
+runs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{')]
+out, window, nruns, rows = sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
+def fig(row, who):
+    v = [r['cpu_us_per_cycle'] for r in runs if r['row'] == row and r['who'] == who and r.get('cpu_us_per_cycle') is not None]
+    bad = [r for r in runs if r['row'] == row and r['who'] == who and r.get('cpu_us_per_cycle') is None]
+    if not v:
+        return None, 'not run: ' + (bad[0].get('error', 'no result') if bad else 'no result')
+    s = '%.1f µs (%.1f–%.1f)' % (statistics.median(v), min(v), max(v))
+    held = min(r['cycles_in_capture'] / r['cycles_expected'] for r in runs
+               if r['row'] == row and r['who'] == who and r.get('cpu_us_per_cycle') is not None)
+    if held < 0.95:
+        s += ' [held only %.0f%% of the cycles]' % (100 * held)
+    if bad:
+        s += ', %d of %d runs failed: %s' % (len(bad), len(bad) + len(v), bad[0].get('error', '?'))
+    return statistics.median(v), s
+print('Per-cycle CPU of the master (/proc utime+stime over a %s s window after OP, / cycles counted in a capture; '
+      'medians and min–max of %s alternated runs each)' % (window, nruns))
+print()
+print('| network, cycle | takt | peer | takt / peer |')
+print('|---|---|---|---|')
+table = []
+for spec in rows:
+    row, label, plabel, why = spec.split('|', 3)
+    peer = 'oplk' if row.startswith('plk') else 'soem'
+    if why:
+        t = p = why
+        ratio = '–'
+    else:
+        tm, t = fig(row, 'takt')
+        pm, p = fig(row, peer)
+        ratio = '%.2f' % (tm / pm) if tm and pm else '–'
+    print('| %s | %s | %s: %s | %s |' % (label, t, plabel, p, ratio))
+    table.append({'row': row, 'network': label, 'takt': t, 'peer': plabel + ': ' + p, 'ratio': ratio, 'not_run': why or None})
+json.dump({'window_s': float(window), 'runs_each': int(nruns), 'table': table, 'runs': runs}, open(out, 'w'), indent=1)
+print()
+print('every run: %s' % out)
+EOF
