@@ -8,46 +8,7 @@
 #include <unistd.h>
 #include "cli/cli.h"
 
-/* Run `takt ARGS` (split at spaces) against sim; stdout and stderr into out. */
-static int run_on(struct takt_sim *sim, const char *args, char *out, size_t n)
-{
-    char line[1024];
-    snprintf(line, sizeof line, "takt %s", args);
-    char *argv[40];
-    int argc = 0;
-    for (char *tok = strtok(line, " "); tok && argc < 39; tok = strtok(NULL, " "))
-        argv[argc++] = tok;
-    argv[argc] = NULL;
-    struct cli_ctx c;
-    FILE *cap = tmpfile();
-    assert_non_null(cap);
-    fflush(stdout);
-    fflush(stderr);
-    int so = dup(1), se = dup(2);
-    dup2(fileno(cap), 1);
-    dup2(fileno(cap), 2);
-    int rc = cli_parse(argc, argv, &c);
-    struct takt_link *a = NULL, *b = NULL;
-    if (rc < 0) {
-        assert_int_equal(takt_link_mem_pair(&a, &b, 256, NULL, NULL), 0);
-        takt_sim_attach_mem(sim, b);
-        c.link = a;   /* the command closes it */
-        rc = c.cmd->run(&c);
-    }
-    fflush(stdout);
-    fflush(stderr);
-    dup2(so, 1);
-    dup2(se, 2);
-    close(so);
-    close(se);
-    if (b)
-        takt_link_close(b);
-    rewind(cap);
-    size_t got = fread(out, 1, n - 1, cap);
-    out[got] = 0;
-    fclose(cap);
-    return rc;
-}
+#include "unit/cli/cli_sim_run.h"
 
 /* slave 1's RxPDO category claims 0x3000 words, more than its EEPROM holds */
 static struct takt_sim *make_odd(bool broken)
