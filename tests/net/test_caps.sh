@@ -91,7 +91,11 @@ body() {
     net_log "(b) capture --all and EtherType 0x0806 refused to nobody; test frames, EtherCAT capture and root allowed"
 
     # --- (a) + (c) EtherCAT: simulator and master as nobody -------------------------
-    on_b "${NB[@]}" "$bin" sim ecat -i "$TAKT_IF_B" --preset 10 -t 60 >"$NET_TMP/sim.out" 2>&1 &
+    # the catalogue's ESI files where nobody can read them (a clone may sit in a 0700
+    # directory; the copied binary is not in the tree it would find them through)
+    cp -r "$TAKT_SOURCE_DIR/data/esi" "$NET_TMP/esi" && chmod -R a+rX "$NET_TMP/esi" ||
+        net_fail "cannot copy the ESI catalogue to $NET_TMP/esi"
+    on_b env TAKT_ESI_DIR="$NET_TMP/esi" "${NB[@]}" "$bin" sim ecat -i "$TAKT_IF_B" --preset 10 -t 60 >"$NET_TMP/sim.out" 2>&1 &
     local sim=$!
     net_wait_for "$NET_TMP/sim.out" "slaves on" 20
     check_caps "sim ecat" "$sim" 0
