@@ -151,7 +151,7 @@ body() {
     for b in "$bin" "$plain"; do
         out=$(cd / && "${NB[@]}" "$b" netns run -- sh -c 'echo "in $TAKT_IF_A"' 2>&1) ||
             net_fail "netns run as nobody with $b: $out"
-        out=$(cd / && "${NB[@]}" "$b" demo -t 2 2>&1) || net_fail "demo as nobody with $b: $(echo "$out" | tail -n 20)"
+        out=$(cd / && env TAKT_ESI_DIR="$NET_TMP/esi" "${NB[@]}" "$b" demo -t 2 2>&1) || net_fail "demo as nobody with $b: $(echo "$out" | tail -n 20)"
         echo "$out" | grep -q "state OP" || net_fail "demo as nobody with $b did not reach OP: $(echo "$out" | tail -n 20)"
     done
     net_log "(c) netns run and demo work for nobody with and without file capabilities"
