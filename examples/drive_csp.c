@@ -19,7 +19,7 @@
 enum { CW_SHUTDOWN = 0x0006, CW_SWITCH_ON = 0x0007, CW_ENABLE_OP = 0x000F, CW_FAULT_RESET = 0x0080 };
 
 struct drive {
-    struct ecat_pd_entry cw, sw, target, actual, mode;
+    struct takt_ecat_pd_entry cw, sw, target, actual, mode;
     bool has_mode, enabled;
     takt_ns_t t_enabled;
     int32_t start;
@@ -41,14 +41,14 @@ static const char *ds402_state(uint16_t sw)
     return "?";
 }
 
-static void cyclic(void *ctx, struct ecat_master *m, takt_ns_t now)
+static void cyclic(void *ctx, struct takt_ecat_master *m, takt_ns_t now)
 {
     struct drive *d = ctx;
-    uint16_t sw = (uint16_t)ecat_pd_read(m, &d->sw);
+    uint16_t sw = (uint16_t)takt_ecat_pd_read(m, &d->sw);
     d->state = ds402_state(sw);
-    d->actual_pos = (int32_t)ecat_pd_read(m, &d->actual);
+    d->actual_pos = (int32_t)takt_ecat_pd_read(m, &d->actual);
     if (d->has_mode)
-        ecat_pd_write(m, &d->mode, 8);                /* 8 = cyclic synchronous position */
+        takt_ecat_pd_write(m, &d->mode, 8);                /* 8 = cyclic synchronous position */
     uint16_t cw;
     if ((sw & 0x4F) == 0x08)
         cw = CW_FAULT_RESET;
@@ -67,12 +67,12 @@ static void cyclic(void *ctx, struct ecat_master *m, takt_ns_t now)
         /* a cosine move of 100000 counts out and back every 4 s */
         double t = (double)(now - d->t_enabled) / 1e9;
         int32_t target = d->start + (int32_t)(50000.0 * (1.0 - cos(2.0 * M_PI * t / 4.0)));
-        ecat_pd_write(m, &d->target, (uint32_t)target);
+        takt_ecat_pd_write(m, &d->target, (uint32_t)target);
     } else {
         d->enabled = false;
-        ecat_pd_write(m, &d->target, (uint32_t)(int32_t)d->actual_pos);  /* hold still */
+        takt_ecat_pd_write(m, &d->target, (uint32_t)(int32_t)d->actual_pos);  /* hold still */
     }
-    ecat_pd_write(m, &d->cw, cw);
+    takt_ecat_pd_write(m, &d->cw, cw);
 }
 
 int main(int argc, char **argv)
@@ -93,52 +93,52 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s\n", err);
         return 1;
     }
-    struct ecat_master_opts o;
-    ecat_master_opts_default(&o);
+    struct takt_ecat_master_opts o;
+    takt_ecat_master_opts_default(&o);
     o.dc = true;                                      /* CSP drives run on SYNC0 */
-    struct ecat_master *m;
-    if (ecat_master_open(&m, link, &o, err, sizeof err)) {
+    struct takt_ecat_master *m;
+    if (takt_ecat_master_open(&m, link, &o, err, sizeof err)) {
         fprintf(stderr, "%s\n", err);
         return 1;
     }
-    if (ecat_master_scan(m, 5 * TAKT_NS_PER_S) || ecat_master_configure(m)) {
-        fprintf(stderr, "scan: %s\n", ecat_master_error(m));
+    if (takt_ecat_master_scan(m, 5 * TAKT_NS_PER_S) || takt_ecat_master_configure(m)) {
+        fprintf(stderr, "scan: %s\n", takt_ecat_master_error(m));
         return 1;
     }
     static struct drive d = { .state = "?" };
-    unsigned pos, n = ecat_master_slave_count(m);
+    unsigned pos, n = takt_ecat_master_slave_count(m);
     for (pos = 0; pos < n; pos++)
-        if (!ecat_pd_find(m, pos, NULL, 0x6040, 0, &d.cw) && !ecat_pd_find(m, pos, NULL, 0x6041, 0, &d.sw) &&
-            !ecat_pd_find(m, pos, NULL, 0x607A, 0, &d.target) &&
-            !ecat_pd_find(m, pos, NULL, 0x6064, 0, &d.actual))
+        if (!takt_ecat_pd_find(m, pos, NULL, 0x6040, 0, &d.cw) && !takt_ecat_pd_find(m, pos, NULL, 0x6041, 0, &d.sw) &&
+            !takt_ecat_pd_find(m, pos, NULL, 0x607A, 0, &d.target) &&
+            !takt_ecat_pd_find(m, pos, NULL, 0x6064, 0, &d.actual))
             break;
     if (pos == n) {
         fprintf(stderr, "no slave with 0x6040/0x6041/0x607A/0x6064 in its process data\n");
         return 1;
     }
-    d.has_mode = ecat_pd_find(m, pos, NULL, 0x6060, 0, &d.mode) == 0;
+    d.has_mode = takt_ecat_pd_find(m, pos, NULL, 0x6060, 0, &d.mode) == 0;
     printf("drive at position %u\n", pos);
-    ecat_master_set_callback(m, cyclic, &d);
-    ecat_master_request_state(m, ECAT_STATE_OP);
-    struct rt_opts ro;
-    rt_opts_default(&ro);
-    if (ecat_master_start(m, &ro, (takt_ns_t)(secs * 1e9))) {
+    takt_ecat_master_set_callback(m, cyclic, &d);
+    takt_ecat_master_request_state(m, TAKT_ECAT_STATE_OP);
+    struct takt_rt_opts ro;
+    takt_rt_opts_default(&ro);
+    if (takt_ecat_master_start(m, &ro, (takt_ns_t)(secs * 1e9))) {
         fprintf(stderr, "cannot start the cycle thread\n");
         return 1;
     }
-    struct rt_loop *l = ecat_master_loop(m);
+    struct takt_rt_loop *l = takt_ecat_master_loop(m);
     bool was_enabled = false;
-    while (!rt_loop_ended(l)) {
+    while (!takt_rt_loop_ended(l)) {
         struct timespec ts = { 0, 500 * 1000 * 1000 };
         nanosleep(&ts, NULL);
         printf("%-24s position %lld\n", d.state, (long long)d.actual_pos);
         was_enabled |= d.enabled;
         char ev[256];
-        while (ecat_master_next_event(m, ev, sizeof ev))
+        while (takt_ecat_master_next_event(m, ev, sizeof ev))
             fprintf(stderr, "event: %s\n", ev);
     }
-    ecat_master_join(m);
-    ecat_master_close(m);
+    takt_ecat_master_join(m);
+    takt_ecat_master_close(m);
     takt_link_close(link);
     printf(was_enabled ? "the drive reached Operation Enabled and followed the profile\n"
                        : "the drive never reached Operation Enabled\n");

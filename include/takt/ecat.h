@@ -14,43 +14,43 @@ extern "C" {
 #endif
 TAKT_API_BEGIN
 
-struct ecat_master;
+struct takt_ecat_master;
 
 /* AL states as in ESC register 0x0130 (ETG.1000.6 6.4). */
-enum ecat_state { ECAT_STATE_INIT = 0x01, ECAT_STATE_PREOP = 0x02, ECAT_STATE_BOOT = 0x03,
-                  ECAT_STATE_SAFEOP = 0x04, ECAT_STATE_OP = 0x08 };
-/* An AL status byte (ecat_slave_info.al_state) is the state in its low nibble and the
+enum takt_ecat_state { TAKT_ECAT_STATE_INIT = 0x01, TAKT_ECAT_STATE_PREOP = 0x02, TAKT_ECAT_STATE_BOOT = 0x03,
+                  TAKT_ECAT_STATE_SAFEOP = 0x04, TAKT_ECAT_STATE_OP = 0x08 };
+/* An AL status byte (takt_ecat_slave_info.al_state) is the state in its low nibble and the
  * error indication (ETG.1000.6, AL Status register 0x0130 bit 4). */
-#define ECAT_STATE_MASK  0x0F
-#define ECAT_STATE_ERROR 0x10
+#define TAKT_ECAT_STATE_MASK  0x0F
+#define TAKT_ECAT_STATE_ERROR 0x10
 /* "INIT", "PREOP", "BOOT", "SAFEOP", "OP" for a state (the low nibble of an AL status
  * byte; "?" for others); the meaning of an AL status code (0x0134) and of an SDO abort
  * code, as texts for messages. */
 /* [thread: any; non-blocking] */
-const char *ecat_al_state_name(unsigned state);
+const char *takt_ecat_al_state_name(unsigned state);
 /* [thread: any; non-blocking] */
-const char *ecat_al_status_text(unsigned code);
+const char *takt_ecat_al_status_text(unsigned code);
 /* [thread: any; non-blocking] */
-const char *ecat_sdo_abort_text(uint32_t code);
+const char *takt_ecat_sdo_abort_text(uint32_t code);
 
 /* Mailbox protocols a slave's SII lists (word 0x001C, ETG.2010). */
-enum { ECAT_MBX_AOE = 0x01, ECAT_MBX_EOE = 0x02, ECAT_MBX_COE = 0x04, ECAT_MBX_FOE = 0x08,
-       ECAT_MBX_SOE = 0x10, ECAT_MBX_VOE = 0x20 };
+enum { TAKT_ECAT_MBX_AOE = 0x01, TAKT_ECAT_MBX_EOE = 0x02, TAKT_ECAT_MBX_COE = 0x04, TAKT_ECAT_MBX_FOE = 0x08,
+       TAKT_ECAT_MBX_SOE = 0x10, TAKT_ECAT_MBX_VOE = 0x20 };
 
 /* Who is the time base for distributed clocks. */
-enum ecat_dc_mode {
-    ECAT_DC_MASTER_FOLLOWS_REF = 0, /* master shifts its cycle to the reference clock (PI loop) */
-    ECAT_DC_REF_FOLLOWS_MASTER = 1, /* master writes its time into the reference clock */
+enum takt_ecat_dc_mode {
+    TAKT_ECAT_DC_MASTER_FOLLOWS_REF = 0, /* master shifts its cycle to the reference clock (PI loop) */
+    TAKT_ECAT_DC_REF_FOLLOWS_MASTER = 1, /* master writes its time into the reference clock */
 };
 
-struct ecat_master_opts {
+struct takt_ecat_master_opts {
     unsigned  max_slaves;       /* storage reserved at open (default 128) */
     takt_ns_t cycle_ns;         /* cycle period (default 1 ms) */
     uint16_t  station_base;     /* station address of position 0 is base+0 (default 0x1000) */
     takt_ns_t state_timeout_ns; /* per AL state change (default 10 s, like IgH 1.6) */
     takt_ns_t dg_timeout_ns;    /* an acyclic datagram not back by then is lost (default 50 ms) */
     bool      dc;               /* configure distributed clocks and SYNC0 */
-    enum ecat_dc_mode dc_mode;
+    enum takt_ecat_dc_mode dc_mode;
     takt_ns_t sync0_shift_ns;   /* SYNC0 shift against the cycle start (default 0) */
     unsigned  acyc_frames;      /* acyclic frames at most per cycle (default 4) */
     takt_ns_t sdo_timeout_ns;   /* one CoE transfer (default 3 s) */
@@ -59,19 +59,19 @@ struct ecat_master_opts {
                                   * wired back to (not owned), NULL: none (docs/master.md) */
 };
 /* [thread: any; non-blocking] */
-void ecat_master_opts_default(struct ecat_master_opts *o);
+void takt_ecat_master_opts_default(struct takt_ecat_master_opts *o);
 
 /* Open a master on an open link (the master does not own it). err receives a
  * message on failure. */
 /* [thread: any; blocking] */
-int  ecat_master_open(struct ecat_master **out, struct takt_link *link,
-                      const struct ecat_master_opts *o, char *err, size_t errlen);
+int  takt_ecat_master_open(struct takt_ecat_master **out, struct takt_link *link,
+                      const struct takt_ecat_master_opts *o, char *err, size_t errlen);
 /* Closing a master whose cycle thread runs stops and joins it first. */
 /* [thread: host; blocking] */
-void ecat_master_close(struct ecat_master *m);
+void takt_ecat_master_close(struct takt_ecat_master *m);
 
 /* --- cable redundancy (opts.redundant) ------------------------------------------- */
-struct ecat_redundancy {
+struct takt_ecat_redundancy {
     bool      active;               /* the master runs on two ports */
     bool      broken;               /* the last frame's copies came back where they left */
     unsigned  first_side;           /* slaves the first port's copy passed (last BRD) */
@@ -92,28 +92,28 @@ struct ecat_redundancy {
 /* Fills *out (all zero when the master has one port); call from the cycle's thread or
  * when no cycle runs. */
 /* [thread: cycle; non-blocking] */
-void ecat_master_redundancy(const struct ecat_master *m, struct ecat_redundancy *out);
+void takt_ecat_master_redundancy(const struct takt_ecat_master *m, struct takt_ecat_redundancy *out);
 
 /* Last error message (names slave, register or object, expected vs found). */
 /* [thread: cycle; non-blocking] */
-const char *ecat_master_error(const struct ecat_master *m);
+const char *takt_ecat_master_error(const struct takt_ecat_master *m);
 
 /* --- bring-up (blocking wrappers that drive the cycle themselves; tools and start-up
  * only; not from a running cycle) ------------------------------------------------ */
 /* [thread: idle; blocking] */
-int ecat_master_scan(struct ecat_master *m, takt_ns_t timeout_ns);
+int takt_ecat_master_scan(struct takt_ecat_master *m, takt_ns_t timeout_ns);
 /* Lay out the process image from the SII PDO categories of each slave (SM, FMMU). */
 /* [thread: idle; blocking] */
-int ecat_master_configure(struct ecat_master *m);
+int takt_ecat_master_configure(struct takt_ecat_master *m);
 /* PDO mapping over CoE, slaves in PREOP: read each CoE slave's assignment (0x1C12/
  * 0x1C13) and mapping (0x16xx/0x1Axx) instead of trusting the SII (slaves that do not
  * answer keep the SII layout; the first error is returned); or write a new assignment
  * of PDOs to an SM (sm_obj 0x1C12 outputs, 0x1C13 inputs), then read again. Both make
- * the next ecat_master_configure() / SAFEOP request lay the image out anew. */
+ * the next takt_ecat_master_configure() / SAFEOP request lay the image out anew. */
 /* [thread: idle; blocking] */
-int ecat_master_read_pdos_coe(struct ecat_master *m);
+int takt_ecat_master_read_pdos_coe(struct takt_ecat_master *m);
 /* [thread: idle; blocking] */
-int ecat_slave_pdo_assign(struct ecat_master *m, unsigned pos, uint16_t sm_obj,
+int takt_ecat_slave_pdo_assign(struct takt_ecat_master *m, unsigned pos, uint16_t sm_obj,
                           const uint16_t *pdos, unsigned n);
 /* Process data of SoE drives without CoE, slaves in PREOP: with the application
  * telegram (S-0-0015 = 7, or no S-0-0015) the outputs are the master control word and
@@ -122,7 +122,7 @@ int ecat_slave_pdo_assign(struct ecat_master *m, unsigned pos, uint16_t sm_obj,
  * not answer keep the SII layout (the first error is returned). Like the CoE form, it
  * makes the next layout start anew. */
 /* [thread: idle; blocking] */
-int ecat_master_read_pdos_soe(struct ecat_master *m);
+int takt_ecat_master_read_pdos_soe(struct takt_ecat_master *m);
 
 /* ENI (ETG.2100, as TwinCAT or EC-Engineer export it), after the scan: the scanned
  * identities must match the ENI's slaves (each mismatch is an event naming position,
@@ -134,39 +134,39 @@ int ecat_master_read_pdos_soe(struct ecat_master *m);
  * ENI's, each datagram judged by its Cnt (docs/eni.md). Slaves above INIT are taken to
  * INIT first. A new scan forgets the ENI. */
 /* [thread: idle; blocking] */
-int ecat_master_configure_eni(struct ecat_master *m, const char *path);
+int takt_ecat_master_configure_eni(struct takt_ecat_master *m, const char *path);
 /* Write an ENI-like description of the scanned network (identities, mailbox, SMs, PDOs,
  * process image, cyclic frames) to path. */
 /* [thread: idle; blocking] */
-int ecat_master_write_eni(struct ecat_master *m, const char *path);
+int takt_ecat_master_write_eni(struct takt_ecat_master *m, const char *path);
 
 /* Request every slave to go to `state` and drive the cycle until they are there, one
  * refuses (AL status code in the message) or the timeout passes. */
 /* [thread: idle; blocking] */
-int ecat_master_set_state(struct ecat_master *m, uint8_t state, takt_ns_t timeout_ns);
+int takt_ecat_master_set_state(struct takt_ecat_master *m, uint8_t state, takt_ns_t timeout_ns);
 
 /* The same for one slave (position pos); the others stay where they are. BOOT (firmware
  * update over FoE) goes through INIT with SM0/SM1 set to the bootstrap mailbox of SII
  * words 0x14-0x17, and leaves only to INIT. */
 /* [thread: idle; blocking] */
-int ecat_slave_set_state(struct ecat_master *m, unsigned pos, uint8_t state, takt_ns_t timeout_ns);
+int takt_ecat_slave_set_state(struct takt_ecat_master *m, unsigned pos, uint8_t state, takt_ns_t timeout_ns);
 
 /* Asynchronous variant: the master timer walks the network towards `state` while the
- * cycle runs; ecat_master_state() tells where it is. Request it before
- * ecat_master_start() or from the cyclic callback: it writes the slaves' state machines
+ * cycle runs; takt_ecat_master_state() tells where it is. Request it before
+ * takt_ecat_master_start() or from the cyclic callback: it writes the slaves' state machines
  * that the cycle advances, without a hand-off to a running cycle thread, and a first
  * request to SAFEOP or OP lays the process image out (allocates). */
 /* [thread: cycle; blocking] */
-int     ecat_master_request_state(struct ecat_master *m, uint8_t state);
+int     takt_ecat_master_request_state(struct takt_ecat_master *m, uint8_t state);
 /* The lowest state the slaves last reported, when every slave answers and frames
  * return; 0 when that is not known (a slave does not answer, no frame returned for
- * ECAT_SILENCE_CYCLES cycles, or a slave's state changed and is being read). Any thread:
+ * TAKT_ECAT_SILENCE_CYCLES cycles, or a slave's state changed and is being read). Any thread:
  * it reads what the cycle last published. */
 /* [thread: any; non-blocking] */
-uint8_t ecat_master_state(const struct ecat_master *m);
+uint8_t takt_ecat_master_state(const struct takt_ecat_master *m);
 
 /* --- slaves ---------------------------------------------------------------------- */
-struct ecat_slave_info {
+struct takt_ecat_slave_info {
     unsigned position;
     uint16_t station;          /* configured station address */
     uint16_t alias;
@@ -181,7 +181,7 @@ struct ecat_slave_info {
     uint8_t  al_state;         /* last read AL status state (with 0x10 error flag) */
     uint16_t al_code;          /* last AL status code */
     uint16_t mbx_out_start, mbx_out_len, mbx_in_start, mbx_in_len;
-    uint16_t mbx_protocols;    /* SII word 0x001C: ECAT_MBX_AOE .. ECAT_MBX_VOE */
+    uint16_t mbx_protocols;    /* SII word 0x001C: TAKT_ECAT_MBX_AOE .. TAKT_ECAT_MBX_VOE */
     bool     dc;               /* DC capable */
     int32_t  dc_delay_ns;      /* propagation delay written to 0x0928 */
     uint32_t out_bits, in_bits;/* process data sizes */
@@ -189,23 +189,23 @@ struct ecat_slave_info {
     bool     present;          /* answered in the last cycle */
 };
 /* [thread: any; non-blocking] */
-unsigned ecat_master_slave_count(const struct ecat_master *m);
+unsigned takt_ecat_master_slave_count(const struct takt_ecat_master *m);
 /* [thread: cycle; non-blocking] */
-int ecat_master_slave_info(const struct ecat_master *m, unsigned pos, struct ecat_slave_info *out);
-/* Any thread, also while the cycle runs (ecat_master_slave_info is not for that): slave
+int takt_ecat_master_slave_info(const struct takt_ecat_master *m, unsigned pos, struct takt_ecat_slave_info *out);
+/* Any thread, also while the cycle runs (takt_ecat_master_slave_info is not for that): slave
  * pos's AL state (with the 0x10 error flag), AL status code and whether it answered, as
  * the cycle last published them with its statistics. Each slave's copy is consistent on
  * its own, not with the others'. Before the first cycle all zero. 0 or -ENOENT. */
-struct ecat_slave_state {
+struct takt_ecat_slave_state {
     uint8_t  al_state;
     uint16_t al_code;
     bool     present;
 };
 /* [thread: any; non-blocking] */
-int ecat_master_slave_state(const struct ecat_master *m, unsigned pos, struct ecat_slave_state *out);
+int takt_ecat_master_slave_state(const struct takt_ecat_master *m, unsigned pos, struct takt_ecat_slave_state *out);
 
 /* --- process data ------------------------------------------------------------------ */
-struct ecat_pd_entry {
+struct takt_ecat_pd_entry {
     unsigned position;
     uint16_t index; uint8_t sub;
     uint8_t  bits;
@@ -214,37 +214,37 @@ struct ecat_pd_entry {
     uint8_t  bit_offset;        /* 0..7 within that byte */
     char     name[64];
 };
-/* Image (outputs and inputs of all slaves; entries addressed by ecat_pd_find). */
+/* Image (outputs and inputs of all slaves; entries addressed by takt_ecat_pd_find). */
 /* [thread: cycle; non-blocking] */
-uint8_t *ecat_master_image(struct ecat_master *m, size_t *len);
+uint8_t *takt_ecat_master_image(struct takt_ecat_master *m, size_t *len);
 /* Look up an entry of slave `pos` by name (the entry's, or "PDO name.entry name" where
  * several PDOs use the same entry name), or by index:sub when name is NULL. Valid once
  * the image is laid out (configure, or a state request to SAFEOP/OP). 0 or -ENOENT. */
 /* [thread: cycle; non-blocking] */
-int ecat_pd_find(const struct ecat_master *m, unsigned pos, const char *name,
-                 uint16_t index, uint8_t sub, struct ecat_pd_entry *out);
+int takt_ecat_pd_find(const struct takt_ecat_master *m, unsigned pos, const char *name,
+                 uint16_t index, uint8_t sub, struct takt_ecat_pd_entry *out);
 /* Look up a variable by its full name in the configured ENI's ProcessImage ("Term 2
  * (EL2008).Channel 1.Output"): where the ENI places it (its BitOffs; inputs after the
  * outputs image) when the ENI lays the image out, else where takt placed that entry.
  * 0, or -ENOENT (no ENI, no such variable, or master info data outside the slaves). */
 /* [thread: cycle; non-blocking] */
-int ecat_pd_find_eni(const struct ecat_master *m, const char *name, struct ecat_pd_entry *out);
+int takt_ecat_pd_find_eni(const struct takt_ecat_master *m, const char *name, struct takt_ecat_pd_entry *out);
 /* [thread: cycle; non-blocking] */
-unsigned ecat_pd_count(const struct ecat_master *m);
+unsigned takt_ecat_pd_count(const struct takt_ecat_master *m);
 /* [thread: cycle; non-blocking] */
-int ecat_pd_get(const struct ecat_master *m, unsigned i, struct ecat_pd_entry *out);
+int takt_ecat_pd_get(const struct takt_ecat_master *m, unsigned i, struct takt_ecat_pd_entry *out);
 
 /* Typed access at an entry (little-endian on the wire). */
-static inline uint8_t *ecat_pd_ptr(struct ecat_master *m, const struct ecat_pd_entry *e)
-{ size_t n; return ecat_master_image(m, &n) + e->byte_offset; }
+static inline uint8_t *ecat_pd_ptr(struct takt_ecat_master *m, const struct takt_ecat_pd_entry *e)
+{ size_t n; return takt_ecat_master_image(m, &n) + e->byte_offset; }
 /* [thread: cycle; non-blocking] */
-bool     ecat_pd_get_bit(struct ecat_master *m, const struct ecat_pd_entry *e);
+bool     takt_ecat_pd_get_bit(struct takt_ecat_master *m, const struct takt_ecat_pd_entry *e);
 /* [thread: cycle; non-blocking] */
-void     ecat_pd_set_bit(struct ecat_master *m, const struct ecat_pd_entry *e, bool v);
+void     takt_ecat_pd_set_bit(struct takt_ecat_master *m, const struct takt_ecat_pd_entry *e, bool v);
 /* [thread: cycle; non-blocking] */
-uint64_t ecat_pd_read(struct ecat_master *m, const struct ecat_pd_entry *e);
+uint64_t takt_ecat_pd_read(struct takt_ecat_master *m, const struct takt_ecat_pd_entry *e);
 /* [thread: cycle; non-blocking] */
-void     ecat_pd_write(struct ecat_master *m, const struct ecat_pd_entry *e, uint64_t v);
+void     takt_ecat_pd_write(struct takt_ecat_master *m, const struct takt_ecat_pd_entry *e, uint64_t v);
 
 /* --- the cycle ------------------------------------------------------------------------ */
 /* Called once per cycle after the inputs arrived and before the outputs go out. */
@@ -253,31 +253,31 @@ void     ecat_pd_write(struct ecat_master *m, const struct ecat_pd_entry *e, uin
  * are this cycle's); n when the inputs in the image are n cycles older than that. Call it
  * from the cyclic callback. */
 /* [thread: cycle; non-blocking] */
-unsigned ecat_master_inputs_age(const struct ecat_master *m);
-typedef void (*ecat_cyclic_fn)(void *ctx, struct ecat_master *m, takt_ns_t now);
+unsigned takt_ecat_master_inputs_age(const struct takt_ecat_master *m);
+typedef void (*takt_ecat_cyclic_fn)(void *ctx, struct takt_ecat_master *m, takt_ns_t now);
 /* [thread: idle; non-blocking] */
-void ecat_master_set_callback(struct ecat_master *m, ecat_cyclic_fn fn, void *ctx);
+void takt_ecat_master_set_callback(struct takt_ecat_master *m, takt_ecat_cyclic_fn fn, void *ctx);
 
 /* One cycle driven by the application's own loop: receive and process the previous
  * frames, run the callback, send the cyclic frames, advance the master timer, send
  * acyclic frames. Returns 0 or a negative errno of the link. */
 /* [thread: cycle; non-blocking] */
-int ecat_master_cycle(struct ecat_master *m, takt_ns_t now);
+int takt_ecat_master_cycle(struct takt_ecat_master *m, takt_ns_t now);
 
-/* Run the cycle in its own thread (rt_loop) with these RT options for duration_ns
- * (0 = until ecat_master_stop). */
+/* Run the cycle in its own thread (takt_rt_loop) with these RT options for duration_ns
+ * (0 = until takt_ecat_master_stop). */
 /* [thread: idle; blocking] */
-int  ecat_master_start(struct ecat_master *m, const struct rt_opts *o, takt_ns_t duration_ns);
+int  takt_ecat_master_start(struct takt_ecat_master *m, const struct takt_rt_opts *o, takt_ns_t duration_ns);
 /* [thread: any; non-blocking] */
-void ecat_master_stop(struct ecat_master *m);
+void takt_ecat_master_stop(struct takt_ecat_master *m);
 /* [thread: host; blocking] */
-int  ecat_master_join(struct ecat_master *m);
+int  takt_ecat_master_join(struct takt_ecat_master *m);
 /* The loop's measurements (Cycle Time, Task Duration, JOB_*, App) for printing. */
 /* [thread: any; non-blocking] */
-struct rt_loop *ecat_master_loop(struct ecat_master *m);
+struct takt_rt_loop *takt_ecat_master_loop(struct takt_ecat_master *m);
 
 /* --- statistics ---------------------------------------------------------------------- */
-struct ecat_master_stats {
+struct takt_ecat_master_stats {
     uint64_t cycles;
     /* Every frame sent ends as received (in its time: its data was used) or lost (not
      * back in its cycle, or within dg_timeout for acyclic frames); a lost frame that
@@ -305,7 +305,7 @@ struct ecat_master_stats {
     int64_t  dc_sync_err_ns;                /* max |0x092C| over the last round of DC slaves */
     int64_t  dc_sync_err_max_ns;
     uint64_t dc_sync_invalid;               /* readings that were not a sample */
-    uint8_t  state;                         /* as ecat_master_state() */
+    uint8_t  state;                         /* as takt_ecat_master_state() */
     /* The states the slaves last reported: how many answering slaves are in each, and
      * how many do not answer (lost, or being scanned again). They add up to slaves. */
     unsigned slaves;                        /* scanned */
@@ -317,12 +317,12 @@ struct ecat_master_stats {
 };
 /* Any thread: a consistent copy of what the cycle last published. */
 /* [thread: any; non-blocking] */
-void ecat_master_get_stats(const struct ecat_master *m, struct ecat_master_stats *s);
+void takt_ecat_master_get_stats(const struct takt_ecat_master *m, struct takt_ecat_master_stats *s);
 
 /* Cycles without a returning frame after which the state is unknown and the event
  * "no frame returned for N cycles" is raised; its end raises "frames return again after
  * N cycles without". */
-#define ECAT_SILENCE_CYCLES 3
+#define TAKT_ECAT_SILENCE_CYCLES 3
 
 /* The state as text, from the statistics (docs/master.md, "Reported state"):
  *   "OP, slaves 40/40"                       every slave answers and is in OP (or all in
@@ -333,7 +333,7 @@ void ecat_master_get_stats(const struct ecat_master *m, struct ecat_master_stats
  *   "unknown: AL status changed, reading the slaves (OP, slaves 40/40 before)"
  * Returns buf. */
 /* [thread: any; non-blocking] */
-const char *ecat_master_state_text(const struct ecat_master_stats *s, char *buf, size_t len);
+const char *takt_ecat_master_state_text(const struct takt_ecat_master_stats *s, char *buf, size_t len);
 
 /* DC, master follows the reference clock, cycle driven by the application's own loop:
  * the shift (ns, signed) the PI loop asks for since the last call; add it to the next
@@ -341,156 +341,156 @@ const char *ecat_master_state_text(const struct ecat_master_stats *s, char *buf,
  * error of the reference clock against SYNC0 (0 = the frame passes the reference half
  * a cycle before SYNC0). */
 /* [thread: cycle; non-blocking] */
-int64_t ecat_master_dc_take_shift(struct ecat_master *m);
+int64_t takt_ecat_master_dc_take_shift(struct takt_ecat_master *m);
 /* [thread: cycle; non-blocking] */
-int64_t ecat_master_dc_phase(const struct ecat_master *m);
+int64_t takt_ecat_master_dc_phase(const struct takt_ecat_master *m);
 /* Whether the master runs distributed clocks: opts.dc, or an ENI that configures them
- * (its <DC> elements or SYNC init commands; ecat_master_configure_eni). */
+ * (its <DC> elements or SYNC init commands; takt_ecat_master_configure_eni). */
 /* [thread: any; non-blocking] */
-bool ecat_master_dc_enabled(const struct ecat_master *m);
+bool takt_ecat_master_dc_enabled(const struct takt_ecat_master *m);
 
 /* Events (slave lost/back, WKC errors, refused states ...) recorded by the cycle into
  * a lock-free ring; a non-RT thread drains them. Returns false when empty. */
 /* [thread: owner; non-blocking] */
-bool ecat_master_next_event(struct ecat_master *m, char *buf, size_t len);
+bool takt_ecat_master_next_event(struct takt_ecat_master *m, char *buf, size_t len);
 /* The same with the time the cycle raised it (the now of that cycle, ns). */
 /* [thread: owner; non-blocking] */
-bool ecat_master_next_event_at(struct ecat_master *m, char *buf, size_t len, takt_ns_t *at);
+bool takt_ecat_master_next_event_at(struct takt_ecat_master *m, char *buf, size_t len, takt_ns_t *at);
 
 /* --- acyclic services: queued, never block the cycle -------------------------------- */
 /* The _async forms queue from the cycle's thread (the cyclic callback) or while no
  * cycle thread runs: the queue is not locked. The blocking forms drive the cycle
  * themselves, so they run only while no cycle thread runs (tools, start-up). */
 /* Completion: err 0 or negative (-ETIMEDOUT, TAKT codes negated); data/len the read data. */
-typedef void (*ecat_done_fn)(void *ctx, int err, const uint8_t *data, size_t len);
+typedef void (*takt_ecat_done_fn)(void *ctx, int err, const uint8_t *data, size_t len);
 /* Register read/write at slave position pos (station address from the scan). */
 /* [thread: cycle; non-blocking] */
-int ecat_reg_read_async(struct ecat_master *m, unsigned pos, uint16_t reg, uint16_t len,
-                        ecat_done_fn fn, void *ctx);
+int takt_ecat_reg_read_async(struct takt_ecat_master *m, unsigned pos, uint16_t reg, uint16_t len,
+                        takt_ecat_done_fn fn, void *ctx);
 /* [thread: cycle; non-blocking] */
-int ecat_reg_write_async(struct ecat_master *m, unsigned pos, uint16_t reg, const void *data,
-                         uint16_t len, ecat_done_fn fn, void *ctx);
+int takt_ecat_reg_write_async(struct takt_ecat_master *m, unsigned pos, uint16_t reg, const void *data,
+                         uint16_t len, takt_ecat_done_fn fn, void *ctx);
 /* Blocking wrappers for tools: drive the cycle until done. */
 /* [thread: idle; blocking] */
-int ecat_reg_read(struct ecat_master *m, unsigned pos, uint16_t reg, void *buf, uint16_t len);
+int takt_ecat_reg_read(struct takt_ecat_master *m, unsigned pos, uint16_t reg, void *buf, uint16_t len);
 /* [thread: idle; blocking] */
-int ecat_reg_write(struct ecat_master *m, unsigned pos, uint16_t reg, const void *data, uint16_t len);
+int takt_ecat_reg_write(struct takt_ecat_master *m, unsigned pos, uint16_t reg, const void *data, uint16_t len);
 /* CoE over the mailbox (slave in PREOP, SAFEOP or OP): SDO upload/download, expedited,
  * normal or segmented as the size demands, complete access with ca (subindex 0 or 1);
  * SDO information. One transfer per slave at a time, others wait their turn. The
  * buffers must stay valid until the completion; err -TAKT_ESDOABORT with the abort code
- * and its meaning in ecat_master_error(). */
+ * and its meaning in takt_ecat_master_error(). */
 /* [thread: cycle; non-blocking] */
-int ecat_sdo_upload_async(struct ecat_master *m, unsigned pos, uint16_t index, uint8_t sub,
-                          bool ca, void *buf, size_t cap, ecat_done_fn fn, void *ctx);
+int takt_ecat_sdo_upload_async(struct takt_ecat_master *m, unsigned pos, uint16_t index, uint8_t sub,
+                          bool ca, void *buf, size_t cap, takt_ecat_done_fn fn, void *ctx);
 /* [thread: cycle; non-blocking] */
-int ecat_sdo_download_async(struct ecat_master *m, unsigned pos, uint16_t index, uint8_t sub,
-                            bool ca, const void *data, size_t len, ecat_done_fn fn, void *ctx);
-enum ecat_sdo_info_op { ECAT_SDO_INFO_ODLIST, ECAT_SDO_INFO_OBJECT, ECAT_SDO_INFO_ENTRY };
+int takt_ecat_sdo_download_async(struct takt_ecat_master *m, unsigned pos, uint16_t index, uint8_t sub,
+                            bool ca, const void *data, size_t len, takt_ecat_done_fn fn, void *ctx);
+enum takt_ecat_sdo_info_op { TAKT_ECAT_SDO_INFO_ODLIST, TAKT_ECAT_SDO_INFO_OBJECT, TAKT_ECAT_SDO_INFO_ENTRY };
 /* ODLIST: u16 list type then u16 indices; OBJECT/ENTRY: raw description (parse with
- * ecat_coe_odlist_parse, ecat_coe_objdesc_parse, ecat_coe_entrydesc_parse below). */
+ * takt_ecat_coe_odlist_parse, takt_ecat_coe_objdesc_parse, takt_ecat_coe_entrydesc_parse below). */
 /* [thread: cycle; non-blocking] */
-int ecat_sdo_info_async(struct ecat_master *m, unsigned pos, enum ecat_sdo_info_op op,
-                        uint16_t index, uint8_t sub, void *buf, size_t cap, ecat_done_fn fn, void *ctx);
+int takt_ecat_sdo_info_async(struct takt_ecat_master *m, unsigned pos, enum takt_ecat_sdo_info_op op,
+                        uint16_t index, uint8_t sub, void *buf, size_t cap, takt_ecat_done_fn fn, void *ctx);
 /* [thread: idle; blocking] */
-int ecat_sdo_upload(struct ecat_master *m, unsigned pos, uint16_t index, uint8_t sub, bool ca,
+int takt_ecat_sdo_upload(struct takt_ecat_master *m, unsigned pos, uint16_t index, uint8_t sub, bool ca,
                     void *buf, size_t cap, size_t *len);
 /* [thread: idle; blocking] */
-int ecat_sdo_download(struct ecat_master *m, unsigned pos, uint16_t index, uint8_t sub, bool ca,
+int takt_ecat_sdo_download(struct takt_ecat_master *m, unsigned pos, uint16_t index, uint8_t sub, bool ca,
                       const void *data, size_t len);
 /* [thread: idle; blocking] */
-int ecat_sdo_info(struct ecat_master *m, unsigned pos, enum ecat_sdo_info_op op, uint16_t index,
+int takt_ecat_sdo_info(struct takt_ecat_master *m, unsigned pos, enum takt_ecat_sdo_info_op op, uint16_t index,
                   uint8_t sub, void *buf, size_t cap, size_t *len);
 
-/* SDO information results (ETG.1000.6 5.6.3), parsed from what ecat_sdo_info returned.
+/* SDO information results (ETG.1000.6 5.6.3), parsed from what takt_ecat_sdo_info returned.
  * OD list: u16 list type, then u16 indices. Returns the number of indices and sets
  * *first to the first of them (little-endian u16 each), or -EPROTO. */
 /* [thread: any; non-blocking] */
-int ecat_coe_odlist_parse(const uint8_t *d, size_t n, uint16_t *list_type, const uint8_t **first);
-struct ecat_coe_objdesc {
+int takt_ecat_coe_odlist_parse(const uint8_t *d, size_t n, uint16_t *list_type, const uint8_t **first);
+struct takt_ecat_coe_objdesc {
     uint16_t index, data_type;
     uint8_t  max_sub, obj_code;     /* obj_code: 7 VAR, 8 ARRAY, 9 RECORD */
     char     name[64];
 };
 /* [thread: any; non-blocking] */
-int ecat_coe_objdesc_parse(const uint8_t *d, size_t n, struct ecat_coe_objdesc *o);
+int takt_ecat_coe_objdesc_parse(const uint8_t *d, size_t n, struct takt_ecat_coe_objdesc *o);
 /* Entry description value info bits (ETG.1000.6): what follows the access rights. */
-enum { ECAT_COE_VI_UNIT = 0x08, ECAT_COE_VI_DEFAULT = 0x10, ECAT_COE_VI_MIN = 0x20,
-       ECAT_COE_VI_MAX = 0x40 };
-struct ecat_coe_entrydesc {
+enum { TAKT_ECAT_COE_VI_UNIT = 0x08, TAKT_ECAT_COE_VI_DEFAULT = 0x10, TAKT_ECAT_COE_VI_MIN = 0x20,
+       TAKT_ECAT_COE_VI_MAX = 0x40 };
+struct takt_ecat_coe_entrydesc {
     uint16_t index;
     uint8_t  subindex, value_info;
     uint16_t data_type, bitlen, access;
-    uint32_t unit;                  /* with ECAT_COE_VI_UNIT */
-    uint64_t def, min, max;         /* with ECAT_COE_VI_DEFAULT/MIN/MAX, values up to 64 bit
+    uint32_t unit;                  /* with TAKT_ECAT_COE_VI_UNIT */
+    uint64_t def, min, max;         /* with TAKT_ECAT_COE_VI_DEFAULT/MIN/MAX, values up to 64 bit
                                        (little-endian, (bitlen + 7) / 8 bytes each) */
     char     name[64];
 };
 /* [thread: any; non-blocking] */
-int ecat_coe_entrydesc_parse(const uint8_t *d, size_t n, struct ecat_coe_entrydesc *e);
+int takt_ecat_coe_entrydesc_parse(const uint8_t *d, size_t n, struct takt_ecat_coe_entrydesc *e);
 /* Name of a CoE basic data type code (1 "BOOL", 7 "UDINT", ...; "" for unknown), as
  * ENI DataType texts use them. */
 /* [thread: any; non-blocking] */
-const char *ecat_coe_type_name(uint16_t type);
+const char *takt_ecat_coe_type_name(uint16_t type);
 
 /* FoE (file access over EtherCAT, ETG.1000.6) over the mailbox: the standard one in
  * PREOP, SAFEOP or OP, the bootstrap mailbox (SII words 0x14-0x17) in BOOT, where
  * firmware is written. Segments of mailbox size - 12 bytes, BUSY answered by repeating,
  * a per-packet timeout of sdo_timeout_ns. A read fills buf (cap bytes) and completes
- * with the file's length; a refusal fails with -TAKT_EMBOX and ecat_master_error()
+ * with the file's length; a refusal fails with -TAKT_EMBOX and takt_ecat_master_error()
  * names slave, file, FoE error code and its text (and the slave's own text). password
  * 0 = none. One transfer per slave at a time (CoE waits too). */
 /* [thread: cycle; non-blocking] */
-int ecat_foe_read_async(struct ecat_master *m, unsigned pos, const char *name, uint32_t password,
-                        void *buf, size_t cap, ecat_done_fn fn, void *ctx);
+int takt_ecat_foe_read_async(struct takt_ecat_master *m, unsigned pos, const char *name, uint32_t password,
+                        void *buf, size_t cap, takt_ecat_done_fn fn, void *ctx);
 /* [thread: cycle; non-blocking] */
-int ecat_foe_write_async(struct ecat_master *m, unsigned pos, const char *name, uint32_t password,
-                         const void *data, size_t len, ecat_done_fn fn, void *ctx);
+int takt_ecat_foe_write_async(struct takt_ecat_master *m, unsigned pos, const char *name, uint32_t password,
+                         const void *data, size_t len, takt_ecat_done_fn fn, void *ctx);
 /* [thread: idle; blocking] */
-int ecat_foe_read(struct ecat_master *m, unsigned pos, const char *name, uint32_t password,
+int takt_ecat_foe_read(struct takt_ecat_master *m, unsigned pos, const char *name, uint32_t password,
                   void *buf, size_t cap, size_t *len);
 /* [thread: idle; blocking] */
-int ecat_foe_write(struct ecat_master *m, unsigned pos, const char *name, uint32_t password,
+int takt_ecat_foe_write(struct takt_ecat_master *m, unsigned pos, const char *name, uint32_t password,
                    const void *data, size_t len);
 /* Progress of FoE transfers, called by the master timer after each acknowledged packet:
  * bytes moved and the total (0 = unknown, reads). NULL turns it off. */
-typedef void (*ecat_foe_progress_fn)(void *ctx, unsigned pos, size_t done, size_t total);
+typedef void (*takt_ecat_foe_progress_fn)(void *ctx, unsigned pos, size_t done, size_t total);
 /* [thread: cycle; non-blocking] */
-void ecat_foe_set_progress(struct ecat_master *m, ecat_foe_progress_fn fn, void *ctx);
+void takt_ecat_foe_set_progress(struct takt_ecat_master *m, takt_ecat_foe_progress_fn fn, void *ctx);
 
 /* SoE (servo drive profile over EtherCAT, ETG.1000.6) IDN services over the
  * mailbox in PREOP, SAFEOP or OP: elements = SOE_EL_* flags of ecat/soe.h (0x40 the
  * value), drive 0..7, idn as on the wire (bit 15 P, bits 12-14 parameter set). A read
  * collects the response's fragments into buf (cap bytes) and completes with their
  * length; a write goes out in fragments of mailbox size - 10 bytes. A refusal fails with
- * -TAKT_EMBOX and ecat_master_error() names slave, IDN and the SoE error ("IDN S-0-0040
+ * -TAKT_EMBOX and takt_ecat_master_error() names slave, IDN and the SoE error ("IDN S-0-0040
  * is read-only"); a slave whose SII lacks SoE fails at once ("slave 3 has no SoE"). */
 /* [thread: cycle; non-blocking] */
-int ecat_soe_read_async(struct ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
-                        uint16_t idn, void *buf, size_t cap, ecat_done_fn fn, void *ctx);
+int takt_ecat_soe_read_async(struct takt_ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
+                        uint16_t idn, void *buf, size_t cap, takt_ecat_done_fn fn, void *ctx);
 /* [thread: cycle; non-blocking] */
-int ecat_soe_write_async(struct ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
-                         uint16_t idn, const void *data, size_t len, ecat_done_fn fn, void *ctx);
+int takt_ecat_soe_write_async(struct takt_ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
+                         uint16_t idn, const void *data, size_t len, takt_ecat_done_fn fn, void *ctx);
 /* [thread: idle; blocking] */
-int ecat_soe_read(struct ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
+int takt_ecat_soe_read(struct takt_ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
                   uint16_t idn, void *buf, size_t cap, size_t *len);
 /* [thread: idle; blocking] */
-int ecat_soe_write(struct ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
+int takt_ecat_soe_write(struct takt_ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
                    uint16_t idn, const void *data, size_t len);
 
 /* SoE IDN helpers for programs that show or enter IDNs (IEC 61800-7-204).
  * Element flags: which parts of an IDN a service carries, in this wire order. */
 enum {
-    ECAT_SOE_EL_STATE = 0x01, ECAT_SOE_EL_NAME = 0x02, ECAT_SOE_EL_ATTR = 0x04,
-    ECAT_SOE_EL_UNIT = 0x08, ECAT_SOE_EL_MIN = 0x10, ECAT_SOE_EL_MAX = 0x20,
-    ECAT_SOE_EL_VALUE = 0x40, ECAT_SOE_EL_DEFAULT = 0x80,
+    TAKT_ECAT_SOE_EL_STATE = 0x01, TAKT_ECAT_SOE_EL_NAME = 0x02, TAKT_ECAT_SOE_EL_ATTR = 0x04,
+    TAKT_ECAT_SOE_EL_UNIT = 0x08, TAKT_ECAT_SOE_EL_MIN = 0x10, TAKT_ECAT_SOE_EL_MAX = 0x20,
+    TAKT_ECAT_SOE_EL_VALUE = 0x40, TAKT_ECAT_SOE_EL_DEFAULT = 0x80,
 };
 /* Attribute (element 3), u32: conversion factor bits 0-15, data length bits 16-17
  * (0 one byte, 1 two, 2 four, 3 eight), bit 18 a variable-length list of such items,
  * bit 19 procedure command, display format bits 20-22, decimals bits 24-27, write
  * protection in PREOP/SAFEOP/OP bits 28-30. */
-enum { ECAT_SOE_FMT_BIN = 0, ECAT_SOE_FMT_UINT = 1, ECAT_SOE_FMT_INT = 2, ECAT_SOE_FMT_HEX = 3,
-       ECAT_SOE_FMT_TEXT = 4, ECAT_SOE_FMT_IDN = 5, ECAT_SOE_FMT_FLOAT = 6 };
+enum { TAKT_ECAT_SOE_FMT_BIN = 0, TAKT_ECAT_SOE_FMT_UINT = 1, TAKT_ECAT_SOE_FMT_INT = 2, TAKT_ECAT_SOE_FMT_HEX = 3,
+       TAKT_ECAT_SOE_FMT_TEXT = 4, TAKT_ECAT_SOE_FMT_IDN = 5, TAKT_ECAT_SOE_FMT_FLOAT = 6 };
 static inline unsigned ecat_soe_attr_item(uint32_t a) { return 1u << ((a >> 16) & 3); }  /* bytes */
 static inline bool ecat_soe_attr_list(uint32_t a) { return (a & (1u << 18)) != 0; }
 static inline unsigned ecat_soe_attr_fmt(uint32_t a) { return (a >> 20) & 7; }
@@ -503,56 +503,56 @@ static inline uint32_t ecat_soe_attr(unsigned item_bytes, bool list, unsigned fm
 }
 /* The meaning of an SoE error code ("IDN is read-only" for 0x7004). */
 /* [thread: any; non-blocking] */
-const char *ecat_soe_error_text(uint16_t code);
+const char *takt_ecat_soe_error_text(uint16_t code);
 /* IDN text form: "S-0-0036" / "P-1-0010" (S or P, parameter set 0-7, number 0-4095;
  * bit 15 = P, bits 12-14 set, bits 0-11 number), also a plain number ("36", "0x8024")
  * meaning the raw u16. Returns 0 or -EINVAL with what was expected in err. */
 /* [thread: any; non-blocking] */
-int ecat_soe_idn_parse(const char *s, uint16_t *idn, char *err, size_t errlen);
-#define ECAT_SOE_IDN_STR 12
+int takt_ecat_soe_idn_parse(const char *s, uint16_t *idn, char *err, size_t errlen);
+#define TAKT_ECAT_SOE_IDN_STR 12
 /* [thread: any; non-blocking] */
-void ecat_soe_idn_format(uint16_t idn, char buf[ECAT_SOE_IDN_STR]);
+void takt_ecat_soe_idn_format(uint16_t idn, char buf[TAKT_ECAT_SOE_IDN_STR]);
 /* Element names ("state", "name", "attribute", "unit", "min", "max", "value",
  * "default"): a comma list into flags; the name of one flag. */
 /* [thread: any; non-blocking] */
-int ecat_soe_elements_parse(const char *s, uint8_t *flags, char *err, size_t errlen);
+int takt_ecat_soe_elements_parse(const char *s, uint8_t *flags, char *err, size_t errlen);
 /* [thread: any; non-blocking] */
-const char *ecat_soe_element_name(uint8_t flag);
+const char *takt_ecat_soe_element_name(uint8_t flag);
 /* The elements of a read response split in wire order: data state u16, name and unit
  * as lists (u16 current length, u16 maximum, bytes), attribute u32, min/max/value/
  * default per the attribute (fixed items, or lists). attr is needed for min..default
  * and taken from the response when it carries one. Each part points into data.
  * Returns 0, or -EPROTO with what did not fit in err. */
-struct ecat_soe_part { const uint8_t *p; size_t len; };
+struct takt_ecat_soe_part { const uint8_t *p; size_t len; };
 /* [thread: any; non-blocking] */
-int ecat_soe_elements_split(const uint8_t *data, size_t len, uint8_t elements, uint32_t attr,
-                            struct ecat_soe_part part[8], char *err, size_t errlen);
+int takt_ecat_soe_elements_split(const uint8_t *data, size_t len, uint8_t elements, uint32_t attr,
+                            struct takt_ecat_soe_part part[8], char *err, size_t errlen);
 
 /* EoE (Ethernet over EtherCAT, ETG.1000.6) on slaves whose SII lists it. A port is
- * opened per slave before ecat_master_start() (fails with "slave 3 has no EoE" or a
+ * opened per slave before takt_ecat_master_start() (fails with "slave 3 has no EoE" or a
  * mailbox too small); from then on each cycle moves at most one fragment per port
  * through the mailbox, leaving a turn to CoE/FoE/SoE after each. The services
- * (struct ecat_eoe_ip / ecat_eoe_filter below) open the port too; the
+ * (struct takt_ecat_eoe_ip / takt_ecat_eoe_filter below) open the port too; the
  * blocking ones are for tools and start-up, the async ones for the cycle thread.
  *
- * Thread contract: ecat_eoe_send() and ecat_eoe_recv() are for one host-side thread
+ * Thread contract: takt_ecat_eoe_send() and takt_ecat_eoe_recv() are for one host-side thread
  * per port (the TAP thread of ecat/eoe_tap.h), never the cycle thread; the counters of
- * ecat_eoe_get_stats() are atomic and may be read from any thread: each direction is a single-producer single-consumer ring of EOE_RING whole
+ * takt_ecat_eoe_get_stats() are atomic and may be read from any thread: each direction is a single-producer single-consumer ring of EOE_RING whole
  * frames, lock-free, so the cycle never waits for the host and the host never for the
  * cycle. A full ring drops the frame (counted), as an Ethernet switch would. */
 /* Set-IP-parameter contents: what is present (ECAT_EOE_IP_*), addresses in network
  * order (ip[0] is the first octet). */
-enum { ECAT_EOE_IP_MAC = 0x01, ECAT_EOE_IP_IP = 0x02, ECAT_EOE_IP_MASK = 0x04, ECAT_EOE_IP_GW = 0x08,
-       ECAT_EOE_IP_DNS = 0x10, ECAT_EOE_IP_DNS_NAME = 0x20 };
-#define ECAT_EOE_DNS_NAME 32
-struct ecat_eoe_ip {
+enum { TAKT_ECAT_EOE_IP_MAC = 0x01, TAKT_ECAT_EOE_IP_IP = 0x02, TAKT_ECAT_EOE_IP_MASK = 0x04, TAKT_ECAT_EOE_IP_GW = 0x08,
+       TAKT_ECAT_EOE_IP_DNS = 0x10, TAKT_ECAT_EOE_IP_DNS_NAME = 0x20 };
+#define TAKT_ECAT_EOE_DNS_NAME 32
+struct takt_ecat_eoe_ip {
     uint32_t flags;
     uint8_t  mac[6];
     uint8_t  ip[4], mask[4], gw[4], dns[4];
-    char     dns_name[ECAT_EOE_DNS_NAME + 1];
+    char     dns_name[TAKT_ECAT_EOE_DNS_NAME + 1];
 };
 /* Address filter: up to 16 MACs and 4 masks the slave accepts, broadcasts or not. */
-struct ecat_eoe_filter {
+struct takt_ecat_eoe_filter {
     uint8_t n_mac, n_mask;
     bool    no_broadcast;
     uint8_t mac[16][6], mask[4][6];
@@ -560,111 +560,111 @@ struct ecat_eoe_filter {
 /* Text forms: "A.B.C.D" or "A.B.C.D/NN" (mask set from NN when given, and *has_mask);
  * "aa:bb:cc:dd:ee:ff". 0 or -EINVAL with what was expected in err. */
 /* [thread: any; non-blocking] */
-int ecat_eoe_ip_parse(const char *s, uint8_t ip[4], uint8_t mask[4], bool *has_mask, char *err,
+int takt_ecat_eoe_ip_parse(const char *s, uint8_t ip[4], uint8_t mask[4], bool *has_mask, char *err,
                       size_t errlen);
 /* [thread: any; non-blocking] */
-int ecat_eoe_mac_parse(const char *s, uint8_t mac[6], char *err, size_t errlen);
-struct ecat_eoe_stats {
+int takt_ecat_eoe_mac_parse(const char *s, uint8_t mac[6], char *err, size_t errlen);
+struct takt_ecat_eoe_stats {
     uint64_t tx_frames, rx_frames;     /* whole frames to / from the slave */
     uint64_t tx_frags, rx_frags;       /* mailbox fragments */
     uint64_t host_drops;               /* a ring was full */
     uint64_t rx_dropped;               /* frames the reassembler dropped (bad fragments) */
 };
 /* [thread: idle; blocking] */
-int ecat_eoe_open(struct ecat_master *m, unsigned pos);
+int takt_ecat_eoe_open(struct takt_ecat_master *m, unsigned pos);
 /* [thread: cycle; non-blocking] */
-int ecat_eoe_set_ip_async(struct ecat_master *m, unsigned pos, const struct ecat_eoe_ip *ip,
-                          ecat_done_fn fn, void *ctx);
+int takt_ecat_eoe_set_ip_async(struct takt_ecat_master *m, unsigned pos, const struct takt_ecat_eoe_ip *ip,
+                          takt_ecat_done_fn fn, void *ctx);
 /* [thread: idle; blocking] */
-int ecat_eoe_set_ip(struct ecat_master *m, unsigned pos, const struct ecat_eoe_ip *ip);
+int takt_ecat_eoe_set_ip(struct takt_ecat_master *m, unsigned pos, const struct takt_ecat_eoe_ip *ip);
 /* [thread: cycle; non-blocking] */
-int ecat_eoe_set_filter_async(struct ecat_master *m, unsigned pos,
-                              const struct ecat_eoe_filter *f, ecat_done_fn fn, void *ctx);
+int takt_ecat_eoe_set_filter_async(struct takt_ecat_master *m, unsigned pos,
+                              const struct takt_ecat_eoe_filter *f, takt_ecat_done_fn fn, void *ctx);
 /* [thread: idle; blocking] */
-int ecat_eoe_set_filter(struct ecat_master *m, unsigned pos, const struct ecat_eoe_filter *f);
+int takt_ecat_eoe_set_filter(struct takt_ecat_master *m, unsigned pos, const struct takt_ecat_eoe_filter *f);
 /* The IP parameters the configured ENI's EoE init commands give slave pos (the last
  * set-IP-parameter request in file order): 0, or -ENOENT when it has none. Reads the
  * configuration, which does not change once the ENI is loaded. */
 /* [thread: any; non-blocking] */
-int ecat_master_eni_eoe_ip(const struct ecat_master *m, unsigned pos, struct ecat_eoe_ip *out);
+int takt_ecat_master_eni_eoe_ip(const struct takt_ecat_master *m, unsigned pos, struct takt_ecat_eoe_ip *out);
 /* Host side: queue a frame for the slave (0, -EAGAIN ring full, -EMSGSIZE, -ENOENT no
  * port); take a frame from the slave (its length, 0 none). */
 /* [thread: host; non-blocking] */
-int ecat_eoe_send(struct ecat_master *m, unsigned pos, const void *frame, size_t len);
+int takt_ecat_eoe_send(struct takt_ecat_master *m, unsigned pos, const void *frame, size_t len);
 /* [thread: host; non-blocking] */
-int ecat_eoe_recv(struct ecat_master *m, unsigned pos, void *buf, size_t cap);
+int takt_ecat_eoe_recv(struct takt_ecat_master *m, unsigned pos, void *buf, size_t cap);
 /* [thread: any; non-blocking] */
-int ecat_eoe_get_stats(const struct ecat_master *m, unsigned pos, struct ecat_eoe_stats *out);
+int takt_ecat_eoe_get_stats(const struct takt_ecat_master *m, unsigned pos, struct takt_ecat_eoe_stats *out);
 /* Positions of the opened ports (up to max into pos); returns how many there are. */
 /* [thread: any; non-blocking] */
-unsigned ecat_eoe_ports(const struct ecat_master *m, unsigned *pos, unsigned max);
+unsigned takt_ecat_eoe_ports(const struct takt_ecat_master *m, unsigned *pos, unsigned max);
 
 /* The host end of an EoE port: a TAP device (Linux tun/tap) named takt-eoe<pos> by
  * default and a thread of its own that moves frames between the TAP and the port's
- * rings (ecat_eoe_send/recv), so TAP I/O never happens in the cycle thread. Making a TAP
+ * rings (takt_ecat_eoe_send/recv), so TAP I/O never happens in the cycle thread. Making a TAP
  * needs CAP_NET_ADMIN. open: create it (name NULL: the default), bring it up with MTU
  * 1500 and give it ip/prefix when ip is not NULL; err says what failed. The port must be
- * open (ecat_eoe_open). Any thread but the cycle's; start/close from the same one. */
-struct ecat_eoe_tap;
+ * open (takt_ecat_eoe_open). Any thread but the cycle's; start/close from the same one. */
+struct takt_ecat_eoe_tap;
 /* [thread: host; blocking] */
-int ecat_eoe_tap_open(struct ecat_eoe_tap **out, struct ecat_master *m, unsigned pos,
+int takt_ecat_eoe_tap_open(struct takt_ecat_eoe_tap **out, struct takt_ecat_master *m, unsigned pos,
                       const char *name, const uint8_t *ip, unsigned prefix, char *err,
                       size_t errlen);
 /* [thread: any; non-blocking] */
-const char *ecat_eoe_tap_name(const struct ecat_eoe_tap *t);
+const char *takt_ecat_eoe_tap_name(const struct takt_ecat_eoe_tap *t);
 /* [thread: host; blocking] */
-int ecat_eoe_tap_start(struct ecat_eoe_tap *t);
+int takt_ecat_eoe_tap_start(struct takt_ecat_eoe_tap *t);
 /* [thread: host; blocking] */
-void ecat_eoe_tap_close(struct ecat_eoe_tap *t);   /* stops the thread, removes the TAP */
+void takt_ecat_eoe_tap_close(struct takt_ecat_eoe_tap *t);   /* stops the thread, removes the TAP */
 
 /* Write an SII image (from word 0) into slave pos's EEPROM, word by word (blocking,
  * tools only; the master's copy is updated, the slave uses it after a power cycle). */
 /* [thread: idle; blocking] */
-int ecat_sii_write(struct ecat_master *m, unsigned pos, const uint8_t *img, size_t len);
+int takt_ecat_sii_write(struct takt_ecat_master *m, unsigned pos, const uint8_t *img, size_t len);
 
 /* SII image read at scan (bytes; NULL if none): up to the end marker or the EEPROM size
- * word 0x003E declares, at most ECAT_SII_MAX_BYTES (an EEPROM of 512 KiBit). */
-#define ECAT_SII_MAX_BYTES 65536u
+ * word 0x003E declares, at most TAKT_ECAT_SII_MAX_BYTES (an EEPROM of 512 KiBit). */
+#define TAKT_ECAT_SII_MAX_BYTES 65536u
 /* [thread: cycle; non-blocking] */
-const uint8_t *ecat_slave_sii(const struct ecat_master *m, unsigned pos, size_t *len);
+const uint8_t *takt_ecat_slave_sii(const struct takt_ecat_master *m, unsigned pos, size_t *len);
 
 /* What a program shows of an SII image (ETG.2010): the bootstrap mailbox of the header
  * (words 0x14-0x17, used in BOOT), the SyncManagers (category 41) and FMMUs (40), and
  * whether the General category (30) lists SDO information in its CoE details, and what
  * the decoder found wrong with the image. */
-#define ECAT_SII_INFO_MAX 16
-#define ECAT_SII_INFO_WARN 8
-struct ecat_sii_sm_info {
+#define TAKT_ECAT_SII_INFO_MAX 16
+#define TAKT_ECAT_SII_INFO_WARN 8
+struct takt_ecat_sii_sm_info {
     uint16_t start, len;
     uint8_t  ctrl;                 /* SM control (0x0804): mode bits 0-1, direction 2-3 */
     uint8_t  enable;               /* bit 0: enabled */
     uint8_t  type;                 /* 0 unused, 1 mailbox out, 2 mailbox in, 3 outputs, 4 inputs */
 };
-struct ecat_sii_info {
+struct takt_ecat_sii_info {
     bool     header;               /* the image reaches word 0x17: the boot_* are read */
     uint16_t boot_out_start, boot_out_len, boot_in_start, boot_in_len;  /* 0: none */
     bool     categories;           /* the categories decoded (all below is 0 if not) */
     unsigned n_sm;
-    struct ecat_sii_sm_info sm[ECAT_SII_INFO_MAX];
+    struct takt_ecat_sii_sm_info sm[TAKT_ECAT_SII_INFO_MAX];
     unsigned n_fmmu;
-    uint8_t  fmmu[ECAT_SII_INFO_MAX];  /* 0 unused, 1 outputs, 2 inputs, 3 mailbox state */
+    uint8_t  fmmu[TAKT_ECAT_SII_INFO_MAX];  /* 0 unused, 1 outputs, 2 inputs, 3 mailbox state */
     bool     has_general;
     bool     sdo_info;             /* CoE details bit 1: the slave answers SDO information */
     /* What does not decode (bad checksum, a broken, unknown or skipped category, truncated
-     * strings): all counted, the first ECAT_SII_INFO_WARN kept as text; error: why the
+     * strings): all counted, the first TAKT_ECAT_SII_INFO_WARN kept as text; error: why the
      * categories did not decode at all ("" when they did). */
     unsigned n_warnings;
-    char     warning[ECAT_SII_INFO_WARN][200];
+    char     warning[TAKT_ECAT_SII_INFO_WARN][200];
     char     error[200];
 };
-/* Fill *out from an image (as ecat_slave_sii gives it). 0 when the categories decoded,
+/* Fill *out from an image (as takt_ecat_slave_sii gives it). 0 when the categories decoded,
  * else a negative code (out->header may still be set); -EINVAL for no image. */
 /* [thread: any; non-blocking] */
-int ecat_sii_info(const uint8_t *img, size_t len, struct ecat_sii_info *out);
+int takt_ecat_sii_info(const uint8_t *img, size_t len, struct takt_ecat_sii_info *out);
 /* The header checksum an SII image must carry in byte 14 (word 0x0007): CRC-8 over
  * bytes 0-13 (ETG.2010). */
 /* [thread: any; non-blocking] */
-uint8_t ecat_sii_checksum(const uint8_t *img);
+uint8_t takt_ecat_sii_checksum(const uint8_t *img);
 
 TAKT_API_END
 #ifdef __cplusplus

@@ -12,7 +12,7 @@ extern "C" {
 #endif
 TAKT_API_BEGIN
 
-struct perf_stat {
+struct takt_perf_stat {
     int64_t  min, max;     /* ns */
     int64_t  sum;          /* ns */
     uint64_t count;
@@ -21,7 +21,7 @@ struct perf_stat {
 /* Histogram of values in [lo, lo + bin*nbins): bins of `bin` ns; values below lo go to
  * `under`, values at or above the top to `over`. The bins live in caller-provided or
  * init-time allocated memory; recording never allocates. */
-struct perf_hist {
+struct takt_perf_hist {
     int64_t   lo, bin;
     uint32_t  nbins;
     uint64_t *bins;
@@ -30,24 +30,24 @@ struct perf_hist {
 };
 
 /* One named measurement ("Cycle Time", "JOB_ProcessAllRxFrames", ...). */
-struct perf_msmt {
+struct takt_perf_msmt {
     char name[40];
-    struct perf_stat total;      /* cumulative */
-    struct perf_hist hist;       /* cumulative */
-    struct perf_stat ival[2];    /* interval banks: RT writes ival[active] */
-    struct perf_hist ihist[2];
+    struct takt_perf_stat total;      /* cumulative */
+    struct takt_perf_hist hist;       /* cumulative */
+    struct takt_perf_stat ival[2];    /* interval banks: RT writes ival[active] */
+    struct takt_perf_hist ihist[2];
 };
 
 /* A set of measurements sharing one interval switch. The RT side records into the
- * active bank; a reporter (another thread) calls perf_set_snapshot(), which flips the
- * bank at the RT side's next perf_set_cycle_end() and returns the finished one. */
-#define PERF_MAX_MSMT 32
-struct perf_set {
-    struct perf_msmt *m[PERF_MAX_MSMT];
+ * active bank; a reporter (another thread) calls takt_perf_set_snapshot(), which flips the
+ * bank at the RT side's next takt_perf_set_cycle_end() and returns the finished one. */
+#define TAKT_PERF_MAX_MSMT 32
+struct takt_perf_set {
+    struct takt_perf_msmt *m[TAKT_PERF_MAX_MSMT];
     unsigned n;
     int active;                 /* bank the RT thread writes */
     int flip_req, flip_ack;     /* atomics: reporter requests, RT acknowledges */
-    bool threaded;              /* false: perf_set_snapshot flips directly */
+    bool threaded;              /* false: takt_perf_set_snapshot flips directly */
     bool pending;               /* reporter: a flip request not yet acknowledged */
     /* Optional: called at the flip, on the side that flips (the RT thread in a threaded
      * set), so the owner can latch its own counters at exactly the interval's edge. */
@@ -56,81 +56,81 @@ struct perf_set {
 };
 
 /* [thread: owner; blocking] */
-int  perf_hist_init(struct perf_hist *h, int64_t lo, int64_t bin, uint32_t nbins);
+int  takt_perf_hist_init(struct takt_perf_hist *h, int64_t lo, int64_t bin, uint32_t nbins);
 /* [thread: owner; blocking] */
-void perf_hist_free(struct perf_hist *h);
+void takt_perf_hist_free(struct takt_perf_hist *h);
 /* [thread: owner; non-blocking] */
-void perf_hist_reset(struct perf_hist *h);
+void takt_perf_hist_reset(struct takt_perf_hist *h);
 /* [thread: owner; non-blocking] */
-void perf_hist_add(struct perf_hist *h, int64_t v);
+void takt_perf_hist_add(struct takt_perf_hist *h, int64_t v);
 /* Percentile p in [0,100]: the upper edge of the bin holding the value of rank
  * ceil(p/100 * total) (rank 1 = smallest); INT64_MAX if it falls in `over`, lo if in
  * `under`, 0 for an empty histogram. */
 /* [thread: owner; non-blocking] */
-int64_t perf_hist_percentile(const struct perf_hist *h, double p);
+int64_t takt_perf_hist_percentile(const struct takt_perf_hist *h, double p);
 
 /* [thread: owner; non-blocking] */
-void perf_stat_reset(struct perf_stat *s);
+void takt_perf_stat_reset(struct takt_perf_stat *s);
 /* [thread: owner; non-blocking] */
-void perf_stat_add(struct perf_stat *s, int64_t v);
-static inline int64_t perf_stat_avg(const struct perf_stat *s)
+void takt_perf_stat_add(struct takt_perf_stat *s, int64_t v);
+static inline int64_t perf_stat_avg(const struct takt_perf_stat *s)
 { return s->count ? s->sum / (int64_t)s->count : 0; }
 
 /* Measurement with a histogram of nbins bins of bin ns starting at lo. */
 /* [thread: owner; blocking] */
-int  perf_msmt_init(struct perf_msmt *m, const char *name, int64_t lo, int64_t bin, uint32_t nbins);
+int  takt_perf_msmt_init(struct takt_perf_msmt *m, const char *name, int64_t lo, int64_t bin, uint32_t nbins);
 /* [thread: owner; blocking] */
-void perf_msmt_free(struct perf_msmt *m);
+void takt_perf_msmt_free(struct takt_perf_msmt *m);
 
 /* [thread: idle; non-blocking] */
-void perf_set_init(struct perf_set *s, bool threaded);
+void takt_perf_set_init(struct takt_perf_set *s, bool threaded);
 /* [thread: idle; non-blocking] */
-int  perf_set_add(struct perf_set *s, struct perf_msmt *m);
-/* Set the flip hook (see struct perf_set); call it before the snapshot it should see. */
+int  takt_perf_set_add(struct takt_perf_set *s, struct takt_perf_msmt *m);
+/* Set the flip hook (see struct takt_perf_set); call it before the snapshot it should see. */
 /* [thread: idle; non-blocking] */
-void perf_set_on_flip(struct perf_set *s, void (*fn)(void *arg), void *arg);
+void takt_perf_set_on_flip(struct takt_perf_set *s, void (*fn)(void *arg), void *arg);
 /* Record one value (ns): cumulative + active interval bank. RT-safe. */
 /* [thread: cycle; non-blocking] */
-void perf_record(struct perf_set *s, struct perf_msmt *m, int64_t v);
+void takt_perf_record(struct takt_perf_set *s, struct takt_perf_msmt *m, int64_t v);
 /* RT side, once per cycle: honour a pending flip request. */
 /* [thread: cycle; non-blocking] */
-void perf_set_cycle_end(struct perf_set *s);
+void takt_perf_set_cycle_end(struct takt_perf_set *s);
 /* Reporter side: finish the interval; returns the bank index (0/1) to read with
- * perf_msmt_interval(); call perf_set_release() after reading it. In a threaded set
+ * takt_perf_msmt_interval(); call takt_perf_set_release() after reading it. In a threaded set
  * this waits (sleeping 100 µs steps, at most timeout_ns) for the RT side's flip;
  * returns -ETIMEDOUT if the RT side did not run. */
 /* [thread: host; blocking] */
-int  perf_set_snapshot(struct perf_set *s, takt_ns_t timeout_ns);
+int  takt_perf_set_snapshot(struct takt_perf_set *s, takt_ns_t timeout_ns);
 /* [thread: host; non-blocking] */
-void perf_set_release(struct perf_set *s, int bank);
+void takt_perf_set_release(struct takt_perf_set *s, int bank);
 /* The interval statistics of measurement m in `bank` (and its histogram via *hist if
- * hist is not NULL); valid between perf_set_snapshot() and perf_set_release(). */
+ * hist is not NULL); valid between takt_perf_set_snapshot() and takt_perf_set_release(). */
 /* [thread: host; non-blocking] */
-const struct perf_stat *perf_msmt_interval(const struct perf_msmt *m, int bank,
-                                           const struct perf_hist **hist);
+const struct takt_perf_stat *takt_perf_msmt_interval(const struct takt_perf_msmt *m, int bank,
+                                           const struct takt_perf_hist **hist);
 
 /* Output. The PerfMsmt line: `PerfMsmt 'Cycle Time' (min/avg/max) [usec]: 989.4/1000.0/1011.4`
  * (values in 0.1 µs as EC-Master prints them). */
 /* [thread: any; blocking] */
-void perf_print_line(FILE *f, const char *name, const struct perf_stat *s);
+void takt_perf_print_line(FILE *f, const char *name, const struct takt_perf_stat *s);
 /* One value as EC-Master prints it: ns rounded to 0.1 us, `%4d.%d` style (width 6,
  * right-aligned, a '-' in front of negative values). Returns buf. */
 /* [thread: any; non-blocking] */
-char *perf_fmt_usec(char *buf, size_t len, int64_t ns);
+char *takt_perf_fmt_usec(char *buf, size_t len, int64_t ns);
 /* The line without newline into buf (returns snprintf's result). */
 /* [thread: any; non-blocking] */
-int  perf_format_line(char *buf, size_t len, const char *name, const struct perf_stat *s);
-/* One PerfMsmt line per measurement of the interval bank (after perf_set_snapshot). */
+int  takt_perf_format_line(char *buf, size_t len, const char *name, const struct takt_perf_stat *s);
+/* One PerfMsmt line per measurement of the interval bank (after takt_perf_set_snapshot). */
 /* [thread: host; blocking] */
-void perf_print_interval(FILE *f, const struct perf_set *s, int bank);
+void takt_perf_print_interval(FILE *f, const struct takt_perf_set *s, int bank);
 /* The run's totals: a "--- PerfMsmt over the whole run (all cycles) ---" line, then one
  * PerfMsmt line per measurement, so they are not taken for the last interval's. */
 /* [thread: idle; blocking] */
-void perf_print_total(FILE *f, const struct perf_set *s);
+void takt_perf_print_total(FILE *f, const struct takt_perf_set *s);
 /* Reporter convenience: snapshot, print the finished interval's lines, release.
- * 0 or -ETIMEDOUT (nothing printed) as perf_set_snapshot(). */
+ * 0 or -ETIMEDOUT (nothing printed) as takt_perf_set_snapshot(). */
 /* [thread: host; blocking] */
-int  perf_report_interval(struct perf_set *s, FILE *f, takt_ns_t timeout_ns);
+int  takt_perf_report_interval(struct takt_perf_set *s, FILE *f, takt_ns_t timeout_ns);
 
 /* JSON: an object per measurement {name, count, min_ns, avg_ns, max_ns, p50_ns,
  * p99_ns, p99_9_ns, p99_99_ns, hist: {lo_ns, bin_ns, nbins, total, under, over,
@@ -138,11 +138,11 @@ int  perf_report_interval(struct perf_set *s, FILE *f, takt_ns_t timeout_ns);
  * statistics, or a percentile above the histogram's range). docs/statistics.md. Returns a json_object* (json-c) as void* to keep json-c out
  * of the public header; the caller owns it. */
 /* [thread: any; blocking] */
-void *perf_msmt_to_json(const struct perf_stat *s, const struct perf_hist *h, const char *name);
+void *takt_perf_msmt_to_json(const struct takt_perf_stat *s, const struct takt_perf_hist *h, const char *name);
 /* [thread: idle; blocking] */
-void *perf_set_to_json(const struct perf_set *s);  /* cumulative, {name: obj, ...} */
+void *takt_perf_set_to_json(const struct takt_perf_set *s);  /* cumulative, {name: obj, ...} */
 /* [thread: host; blocking] */
-void *perf_set_interval_to_json(const struct perf_set *s, int bank);  /* same, one bank */
+void *takt_perf_set_interval_to_json(const struct takt_perf_set *s, int bank);  /* same, one bank */
 
 TAKT_API_END
 #ifdef __cplusplus

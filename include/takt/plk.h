@@ -157,12 +157,12 @@ int takt_plk_set_bits(uint8_t *img, size_t len, unsigned bit_off, unsigned bit_l
 
 /* Run options of the drivers. */
 struct takt_plk_run_opts {
-    struct rt_opts rt;      /* CPU, priority, mlock */
+    struct takt_rt_opts rt;      /* CPU, priority, mlock */
     takt_ns_t duration;     /* 0 = until takt_plk_*_stop() */
 };
 
 /* Bind the MN to a link and run its cycle on absolute deadlines in a real-time
- * thread (rt_loop). The link stays the caller's. */
+ * thread (takt_rt_loop). The link stays the caller's. */
 /* [thread: idle; blocking] */
 int  takt_plk_mn_start(struct takt_plk_mn *mn, struct takt_link *link,
                        const struct takt_plk_run_opts *o);
@@ -170,9 +170,9 @@ int  takt_plk_mn_start(struct takt_plk_mn *mn, struct takt_link *link,
 void takt_plk_mn_stop(struct takt_plk_mn *mn);
 /* [thread: host; blocking] */
 int  takt_plk_mn_join(struct takt_plk_mn *mn);
-/* The rt_loop of a started MN (its perf set holds the job measurements). */
+/* The takt_rt_loop of a started MN (its perf set holds the job measurements). */
 /* [thread: any; non-blocking] */
-struct rt_loop *takt_plk_mn_loop(struct takt_plk_mn *mn);
+struct takt_rt_loop *takt_plk_mn_loop(struct takt_plk_mn *mn);
 
 /* Blocking SDO transfers for tools (never from the cyclic callback): queued into the
  * running MN's async slot; wait at most timeout_ns. They need the MN's RT thread

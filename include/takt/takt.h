@@ -24,7 +24,7 @@
  *               arguments (which stay the caller's), or a read of what the cycle
  *               publishes atomically (statistics, states, counters).
  *        cycle  the thread that drives the object: its cyclic callback, or the thread
- *               that calls its cycle (ecat_master_cycle, takt_sim_process/serve,
+ *               that calls its cycle (takt_ecat_master_cycle, takt_sim_process/serve,
  *               rt_cycle_*); while nothing drives it, any one thread at a time. Not from
  *               another thread while an RT thread of the object runs: nothing is locked.
  *        idle   only while no thread of the object runs (before its start, after its
@@ -40,7 +40,7 @@
  *        blocking      may sleep, wait for frames or a thread, do file, terminal or
  *               blocking socket I/O, or allocate: never from the cyclic callback.
  * Two stacks differ today: the EtherCAT blocking calls (scan, set_state, SDO, FoE ...)
- * drive the cycle themselves and are "idle" (not while ecat_master_start's thread runs);
+ * drive the cycle themselves and are "idle" (not while takt_ecat_master_start's thread runs);
  * the POWERLINK MN's blocking SDO calls hand their request to its running RT thread
  * and are "host". docs/architecture.md, "Thread contract". */
 

@@ -12,7 +12,7 @@ import sys
 # it counts to the step that made the call; an interrupt to the step it interrupted.
 KERNEL_SEND = r"sendmmsg|packet_snd|packet_sendmsg|dev_queue_xmit|__dev_direct_xmit|veth_xmit"
 KERNEL_RECV = r"recvmmsg|ppoll|packet_recvmsg|packet_poll|do_sys_poll"
-WAKE = r"clock_nanosleep|do_nanosleep|rt_cycle_wait|hrtimer_interrupt|sysvec_apic_timer"
+WAKE = r"clock_nanosleep|do_nanosleep|takt_rt_cycle_wait|hrtimer_interrupt|sysvec_apic_timer"
 LOOP = r"run_cycle|loop_body|takt_now|clock_gettime|__vdso"
 ECAT_STEPS = [
     ("capture tap", r"^cap_|pcapng|takt_link_capture"),
@@ -26,7 +26,7 @@ ECAT_STEPS = [
     ("send", r"pkt_send|ring_send|send_frames|" + KERNEL_SEND),
     ("receive", r"ring_take|ring_recv|pkt_recv|^receive$|" + KERNEL_RECV),
     ("wake-up", WAKE),
-    ("loop and clock reads", LOOP + r"|cycle_step|ecat_master_cycle"),
+    ("loop and clock reads", LOOP + r"|cycle_step|takt_ecat_master_cycle"),
 ]
 # POWERLINK MN, per cycle: SoC, a PReq per CN and its PRes, SoA and the async slot
 PLK_STEPS = [

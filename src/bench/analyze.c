@@ -42,9 +42,9 @@ int analyze_init(struct analyze *a, const struct an_opts *o)
     if (a->o.range_ns < 0)
         a->o.range_ns = 0;
     a->stream = -1;
-    perf_stat_reset(&a->rtt);
+    takt_perf_stat_reset(&a->rtt);
     for (int n = 0; n <= AN_MAX_NODES; n++)
-        perf_stat_reset(&a->node[n].lat);
+        takt_perf_stat_reset(&a->node[n].lat);
     return 0;
 }
 
@@ -163,7 +163,7 @@ static const uint8_t *ecat_walk(const uint8_t *f, size_t len, const uint8_t *dg,
 static void ecat_on_return(struct analyze *a, struct an_pend *req, const uint8_t *pd, int64_t ts)
 {
     a->ecat_returned++;
-    perf_stat_add(&a->rtt, ts - req->ts);
+    takt_perf_stat_add(&a->rtt, ts - req->ts);
     req->open = false;
     if (pd && get_le16(pd + ECAT_DG_HDR + (get_le16(pd + 6) & ECAT_LEN_MASK)) == 0)
         a->wkc_zero++;
@@ -324,7 +324,7 @@ static void plk_frame(struct analyze *a, int64_t ts, const uint8_t *f, size_t le
             if (n->last_preq && n->overdue)
                 n->late++;
             else if (n->last_preq && ts >= n->last_preq && ts - n->last_preq < AN_RTT_MAX) {
-                perf_stat_add(&n->lat, ts - n->last_preq);
+                takt_perf_stat_add(&n->lat, ts - n->last_preq);
                 if (a->o.pres_timeout_ns > 0 && ts - n->last_preq > a->o.pres_timeout_ns)
                     n->after_timeout++;
             }
@@ -496,15 +496,15 @@ static int period_stats(const struct analyze *a, struct an_result *r)
     int64_t lo, bin;
     uint32_t nb;
     hist_window(a, r->nominal_ns, &lo, &bin, &nb);
-    int rc = perf_hist_init(&r->dev, lo, bin, nb);
+    int rc = takt_perf_hist_init(&r->dev, lo, bin, nb);
     if (rc) {
         free(per);
         return rc;
     }
-    perf_stat_reset(&r->period);
+    takt_perf_stat_reset(&r->period);
     for (size_t i = 0; i < n; i++) {
-        perf_stat_add(&r->period, per[i]);
-        perf_hist_add(&r->dev, per[i] - r->nominal_ns);
+        takt_perf_stat_add(&r->period, per[i]);
+        takt_perf_hist_add(&r->dev, per[i] - r->nominal_ns);
         if (r->nominal_ns > 0 && per[i] > r->nominal_ns + r->nominal_ns / 2) {
             r->gaps++;
             r->missing_cycles += (uint64_t)((per[i] + r->nominal_ns / 2) / r->nominal_ns) - 1;
@@ -574,5 +574,5 @@ int analyze_finish(struct analyze *a, struct an_result *r)
 
 void analyze_result_free(struct an_result *r)
 {
-    perf_hist_free(&r->dev);
+    takt_perf_hist_free(&r->dev);
 }

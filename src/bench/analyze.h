@@ -26,7 +26,7 @@ struct an_opts {
 struct an_node {             /* POWERLINK: per CN */
     uint64_t preq, pres, lost;
     uint64_t late;           /* PRes that came after the MN had moved on (its timeout): the MN counts them lost */
-    struct perf_stat lat;    /* PReq -> PRes of the PRes in time, ns */
+    struct takt_perf_stat lat;    /* PReq -> PRes of the PRes in time, ns */
     uint64_t after_timeout;  /* of those, later than pres_timeout_ns after the PReq: late by the MN's stamp
                               * rule, in time on the wire because the MN moved on late (its thread woke late) */
     int64_t last_preq;       /* ts of the PReq still waiting for its PRes, 0 = none */
@@ -86,7 +86,7 @@ struct analyze {
     uint64_t ecat_orphans_head; /* of those, the ones before or just after the first request: in flight at the start */
     int64_t first_sent_ts;   /* the first request's stamp, when ecat_sent > 0 */
     struct an_pend pend[256][AN_PEND_WAYS];
-    struct perf_stat rtt;            /* master-sent -> returned, by datagram index */
+    struct takt_perf_stat rtt;            /* master-sent -> returned, by datagram index */
     uint64_t wkc_zero;               /* returned cyclic frames whose first datagram has WKC 0 */
     /* POWERLINK */
     struct an_node node[AN_MAX_NODES + 1];
@@ -97,8 +97,8 @@ struct an_result {
     int proto;
     int64_t nominal_ns;
     uint64_t cycles;                  /* periods measured (frames of the stream - 1) */
-    struct perf_stat period;
-    struct perf_hist dev;             /* period - nominal, outer bins = under/over */
+    struct takt_perf_stat period;
+    struct takt_perf_hist dev;             /* period - nominal, outer bins = under/over */
     uint64_t gaps;                    /* periods longer than 1.5 x nominal */
     uint64_t missing_cycles;          /* cycles missing in those gaps */
     uint64_t lost;                    /* EtherCAT: sent, never returned; POWERLINK: PRes missing */
@@ -109,12 +109,12 @@ struct an_result {
                                        * their send, before the next send: late for a master whose deadline is
                                        * its next cycle's start on the nominal grid, in time for one that waits
                                        * for its next send (its thread woke late) */
-    struct perf_stat rtt;
+    struct takt_perf_stat rtt;
     bool replies_only;                /* EtherCAT: the capture holds the returns but not the master's frames */
     bool loss_measurable;             /* EtherCAT: requests and their returns are both in the file */
     bool rtt_measurable;              /* round trips were seen and their stamps differ (not stamped at once) */
     int64_t p50, p99, p999, p9999;    /* of the period */
-    struct perf_hist period_hist;     /* period histogram in bin_ns bins for the percentiles */
+    struct takt_perf_hist period_hist;     /* period histogram in bin_ns bins for the percentiles */
 };
 
 int  analyze_init(struct analyze *a, const struct an_opts *o);

@@ -385,7 +385,7 @@ void analyze_print(FILE *f, const struct analyze *a, const struct an_result *r, 
     } else
         fprintf(f, "cyclic stream: POWERLINK SoC, %llu frames\n", (unsigned long long)a->soc);
     fprintf(f, "nominal cycle: %.1f us%s\n", (double)r->nominal_ns / 1000.0, a->o.cycle_ns ? "" : " (median period)");
-    perf_print_line(f, "Cycle Time", &r->period);
+    takt_perf_print_line(f, "Cycle Time", &r->period);
     fprintf(f, "Cycle Time percentiles [usec]: p50 %.1f  p99 %.1f  p99.9 %.1f  p99.99 %.1f\n",
             (double)r->p50 / 1000, (double)r->p99 / 1000, (double)r->p999 / 1000, (double)r->p9999 / 1000);
     fprintf(f, "deviation from nominal, bins of %.1f us over [%+.1f, %+.1f) us (outer bins collect everything "
@@ -430,7 +430,7 @@ void analyze_print(FILE *f, const struct analyze *a, const struct an_result *r, 
                     "the cable\n");
         }
         if (r->rtt_measurable)
-            perf_print_line(f, "Round Trip", &r->rtt);
+            takt_perf_print_line(f, "Round Trip", &r->rtt);
         else if (r->rtt.count)
             fprintf(f, "Round Trip: not measurable: each of the %llu returns is stamped with its request's time (a "
                     "capture that stamps both at once, or too coarsely to show a round trip)\n",
@@ -474,7 +474,7 @@ void *analyze_to_json(const struct analyze *a, const struct an_result *r, int64_
     json_object_object_add(j, "out_of_order", json_object_new_int64((int64_t)a->backwards));
     json_object_object_add(j, "nominal_cycle_ns", json_object_new_int64(r->nominal_ns));
     json_object_object_add(j, "cycles", json_object_new_int64((int64_t)r->cycles));
-    json_object_object_add(j, "cycle_time", perf_msmt_to_json(&r->period, NULL, "Cycle Time"));
+    json_object_object_add(j, "cycle_time", takt_perf_msmt_to_json(&r->period, NULL, "Cycle Time"));
     json_object *p = json_object_new_object();
     json_object_object_add(p, "p50_ns", json_object_new_int64(r->p50));
     json_object_object_add(p, "p99_ns", json_object_new_int64(r->p99));
@@ -532,7 +532,7 @@ void *analyze_to_json(const struct analyze *a, const struct an_result *r, int64_
             json_object_array_add(others, x);
         }
         json_object_object_add(j, "other_process_data_frames", others);
-        json_object_object_add(j, "round_trip", r->rtt_measurable ? perf_msmt_to_json(&r->rtt, NULL, "Round Trip") : NULL);
+        json_object_object_add(j, "round_trip", r->rtt_measurable ? takt_perf_msmt_to_json(&r->rtt, NULL, "Round Trip") : NULL);
     } else {
         json_object_object_add(j, "lost", json_object_new_int64((int64_t)r->lost));
         json_object_object_add(j, "late", json_object_new_int64((int64_t)r->late));
@@ -552,7 +552,7 @@ void *analyze_to_json(const struct analyze *a, const struct an_result *r, int64_
             json_object_object_add(o, "late", json_object_new_int64((int64_t)nd->late));
             json_object_object_add(o, "after_timeout", a->o.pres_timeout_ns > 0
                                                            ? json_object_new_int64((int64_t)nd->after_timeout) : NULL);
-            json_object_object_add(o, "latency", perf_msmt_to_json(&nd->lat, NULL, "PRes Latency"));
+            json_object_object_add(o, "latency", takt_perf_msmt_to_json(&nd->lat, NULL, "PRes Latency"));
             json_object_array_add(nodes, o);
         }
         json_object_object_add(j, "nodes", nodes);

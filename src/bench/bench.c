@@ -133,7 +133,7 @@ static void read_stack_json(struct bench_run *r, const char *path)
     if (!ct)
         ct = find_key(j, "SoC Period");
     if (ct) {
-        perf_stat_reset(&r->period);
+        takt_perf_stat_reset(&r->period);
         r->period.count = (uint64_t)get_i64(ct, "count", 0);
         r->period.min = get_i64(ct, "min_ns", 0);
         r->period.max = get_i64(ct, "max_ns", 0);
@@ -152,7 +152,7 @@ static void read_stack_json(struct bench_run *r, const char *path)
                 /* re-bin into 1 us bins from 0 (value = bin start + half a bin) */
                 int64_t mid = v + bw / 2;
                 for (uint64_t k = 0; k < n; k++)
-                    perf_hist_add(&r->hist, mid);
+                    takt_perf_hist_add(&r->hist, mid);
             }
             r->hist.under += (uint64_t)get_i64(h, "under", 0);
             r->hist.over += (uint64_t)get_i64(h, "over", 0);
@@ -382,7 +382,7 @@ static void run_one(const struct bench_opts *o, struct bench_run *r, const char 
     struct takt_netns ns;
     memset(&ns, 0, sizeof ns);
     ns.ctl[0] = ns.ctl[1] = -1;
-    perf_hist_init(&r->hist, 0, 1000, (uint32_t)(r->cycle_ns * 4 / 1000 + 1000));
+    takt_perf_hist_init(&r->hist, 0, 1000, (uint32_t)(r->cycle_ns * 4 / 1000 + 1000));
     if (takt_netns_create(&ns, why, sizeof why)) {
         bench_add_note(r, "no namespace pair: %.200s", why);
         return;
@@ -562,9 +562,9 @@ int bench_run_all(const struct bench_opts *asked, char *err, size_t errlen)
         fprintf(stderr, "\r\033[K");
     int rc = bench_write_report(&a, err, errlen);
     for (unsigned i = 0; i < a.n_load; i++)
-        perf_hist_free(&a.load[i].hist);
+        takt_perf_hist_free(&a.load[i].hist);
     for (unsigned i = 0; i < a.n_jit; i++)
-        perf_hist_free(&a.jit[i].hist);
+        takt_perf_hist_free(&a.jit[i].hist);
     free(a.load);
     free(a.jit);
     json_object_put(a.sysinfo);

@@ -67,10 +67,10 @@ struct bench_run {
     uint64_t cycles, lost, overruns, wkc_errors;
     double cpu_pct;                 /* stack threads' CPU time / wall time on one core */
     double cpu_us_per_cycle;
-    struct perf_stat period;        /* the stack's Cycle Time */
-    struct perf_hist hist;          /* Cycle Time, 1 us bins */
+    struct takt_perf_stat period;        /* the stack's Cycle Time */
+    struct takt_perf_hist hist;          /* Cycle Time, 1 us bins */
     int64_t p50, p99, p999;         /* -1: above the histogram's top (see hist.over) */
-    struct perf_stat wire;          /* cycle period seen on the wire (capture at the peer) */
+    struct takt_perf_stat wire;          /* cycle period seen on the wire (capture at the peer) */
     uint64_t wire_cycles, wire_lost;
     long capture_drops;             /* frames the kernel dropped before the capture read them (-1: unknown) */
     char capture[512];              /* capture file of this run, "" if none */

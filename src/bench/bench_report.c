@@ -44,7 +44,7 @@ static json_object *run_json(const struct bench_run *r)
         json_object_object_add(e, "text", json_object_new_string(bench_plk_events_text(r, txt, sizeof txt)));
         json_object_object_add(o, "network_events", e);
     }
-    json_object_object_add(o, "cycle_time", perf_msmt_to_json(&r->period, &r->hist, "Cycle Time"));
+    json_object_object_add(o, "cycle_time", takt_perf_msmt_to_json(&r->period, &r->hist, "Cycle Time"));
     if (r->stress != ST_IDLE || r->load_cmd[0]) {
         json_object_object_add(o, "load_command", json_object_new_string(r->load_cmd));
         json_object_object_add(o, "load_ran", json_object_new_boolean(r->load_ran));
@@ -53,7 +53,7 @@ static json_object *run_json(const struct bench_run *r)
         json_object_object_add(o, "capture_kernel_drops", r->capture_drops >= 0 ? json_object_new_int64(r->capture_drops) : NULL);
     }
     if (r->wire_cycles) {
-        json_object *w = perf_msmt_to_json(&r->wire, NULL, "Wire Cycle Time");
+        json_object *w = takt_perf_msmt_to_json(&r->wire, NULL, "Wire Cycle Time");
         json_object_object_add(w, "lost", json_object_new_int64((int64_t)r->wire_lost));
         json_object_object_add(o, "wire", w);
     }

@@ -154,8 +154,8 @@ bool cli_caps_dropping(void);
  * fails; nothing for root. Call once every socket is open: CAP_NET_RAW is checked only
  * at socket(). */
 void cli_drop_caps(const struct cli_ctx *c, uint64_t keep);
-/* What the real-time set-up of -p/-a (rt_opts_default otherwise) uses, and what it
- * still needs afterwards (rt_caps_for_setup/rt_caps_after_setup). */
+/* What the real-time set-up of -p/-a (takt_rt_opts_default otherwise) uses, and what it
+ * still needs afterwards (takt_rt_caps_for_setup/takt_rt_caps_after_setup). */
 uint64_t cli_caps_for_rt(const struct cli_ctx *c);
 uint64_t cli_caps_after_rt(const struct cli_ctx *c);
 /* Before a command runs: one without -i gives up the network capabilities (file

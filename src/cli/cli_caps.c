@@ -16,7 +16,7 @@ bool cli_ethertype_granted(unsigned type)
 
 int cli_need_root(const struct cli_ctx *c, const char *what)
 {
-    if (rt_caps_root())
+    if (takt_rt_caps_root())
         return 0;
     return cli_error(c, "%s needs root: the file capabilities of takt grant EtherCAT/POWERLINK "
                      "only (EtherType 0x88a4, 0x88ab, and 0x88b5 for takt's test frames)", what);
@@ -27,14 +27,14 @@ bool cli_caps_dropping(void)
     /* Root's powers do not come from takt's file capabilities, and a root without
      * CAP_DAC_OVERRIDE could no longer read an ENI or write --json in the directory of
      * the user who ran sudo: the drop bounds the file-capability case. */
-    return !rt_caps_root();
+    return !takt_rt_caps_root();
 }
 
 void cli_drop_caps(const struct cli_ctx *c, uint64_t keep)
 {
     if (!cli_caps_dropping())
         return;
-    int rc = rt_caps_drop(keep);
+    int rc = takt_rt_caps_drop(keep);
     if (rc)
         fprintf(stderr, "takt %s%s%s: warning: cannot drop capabilities: %s\n",
                 c->cmd->area ? c->cmd->area : "", c->cmd->area ? " " : "", c->cmd->verb, strerror(-rc));
@@ -42,18 +42,18 @@ void cli_drop_caps(const struct cli_ctx *c, uint64_t keep)
 
 uint64_t cli_caps_for_rt(const struct cli_ctx *c)
 {
-    struct rt_opts o;
-    rt_opts_default(&o);
+    struct takt_rt_opts o;
+    takt_rt_opts_default(&o);
     o.prio = c->prio;
-    return rt_caps_for_setup(&o);
+    return takt_rt_caps_for_setup(&o);
 }
 
 uint64_t cli_caps_after_rt(const struct cli_ctx *c)
 {
-    struct rt_opts o;
-    rt_opts_default(&o);
+    struct takt_rt_opts o;
+    takt_rt_opts_default(&o);
     o.prio = c->prio;
-    return rt_caps_after_setup(&o);
+    return takt_rt_caps_after_setup(&o);
 }
 
 void cli_caps_at_start(const struct cli_ctx *c)
@@ -63,8 +63,8 @@ void cli_caps_at_start(const struct cli_ctx *c)
      * root), where the process is root of its own devices whatever it held before. */
     if ((c->cmd->common & CLI_IFACE) || !cli_caps_dropping())
         return;
-    uint64_t net = RT_CAP(CAP_NET_RAW) | RT_CAP(CAP_NET_ADMIN);
-    uint64_t prm = rt_caps_permitted();
+    uint64_t net = TAKT_RT_CAP(CAP_NET_RAW) | TAKT_RT_CAP(CAP_NET_ADMIN);
+    uint64_t prm = takt_rt_caps_permitted();
     if (prm & net)
         cli_drop_caps(c, prm & ~net);
 }

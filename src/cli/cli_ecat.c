@@ -32,7 +32,7 @@ int cli_ecat_open_link(struct cli_ctx *c, struct takt_link **out)
 }
 
 /* Open the link and a master and scan; the tools share this. */
-struct tool { struct takt_link *l; struct ecat_master *m; };
+struct tool { struct takt_link *l; struct takt_ecat_master *m; };
 
 static int tool_open_as(struct cli_ctx *c, struct tool *t, bool keep_state)
 {
@@ -40,19 +40,19 @@ static int tool_open_as(struct cli_ctx *c, struct tool *t, bool keep_state)
     if (rc)
         return rc;
     cli_drop_caps(c, 0);   /* the tools run no real-time thread */
-    struct ecat_master_opts o;
-    ecat_master_opts_default(&o);
+    struct takt_ecat_master_opts o;
+    takt_ecat_master_opts_default(&o);
     o.cycle_ns = c->cycle_ns;
     o.keep_state = keep_state;
     char err[256];
-    if (ecat_master_open(&t->m, t->l, &o, err, sizeof err)) {
+    if (takt_ecat_master_open(&t->m, t->l, &o, err, sizeof err)) {
         takt_link_close(t->l);
         return cli_error(c, "%s", err);
     }
-    rc = ecat_master_scan(t->m, 5 * TAKT_NS_PER_S);
+    rc = takt_ecat_master_scan(t->m, 5 * TAKT_NS_PER_S);
     if (rc) {
-        cli_error(c, "scan on %s failed: %s", c->iface, ecat_master_error(t->m));
-        ecat_master_close(t->m);
+        cli_error(c, "scan on %s failed: %s", c->iface, takt_ecat_master_error(t->m));
+        takt_ecat_master_close(t->m);
         takt_link_close(t->l);
         return 1;
     }
@@ -65,7 +65,7 @@ static int tool_look(struct cli_ctx *c, struct tool *t) { return tool_open_as(c,
 
 static void tool_close(struct tool *t)
 {
-    ecat_master_close(t->m);
+    takt_ecat_master_close(t->m);
     takt_link_close(t->l);
 }
 
@@ -109,13 +109,13 @@ static int run_slaves(struct cli_ctx *c)
         tool_close(&t);
         return 2;
     }
-    unsigned n = ecat_master_slave_count(t.m);
+    unsigned n = takt_ecat_master_slave_count(t.m);
     json_object *arr = json_object_new_array();
     struct cli_ecat_alias_walk aw = { 0, 0 };
     for (unsigned i = 0; i < n; i++) {
-        struct ecat_slave_info s;
+        struct takt_ecat_slave_info s;
         char ap[16];
-        ecat_master_slave_info(t.m, i, &s);
+        takt_ecat_master_slave_info(t.m, i, &s);
         cli_ecat_alias_next(&aw, i, &s, ap, sizeof ap);
         if (only >= 0 && i != only)
             continue;
@@ -124,14 +124,14 @@ static int run_slaves(struct cli_ctx *c)
         json_object_object_add(sj, "error_flag", json_object_new_boolean(cli_ecat_error_flag(&s) == 'E'));
         json_object_array_add(arr, sj);
         size_t sl;
-        const uint8_t *sii = ecat_slave_sii(t.m, i, &sl);
+        const uint8_t *sii = takt_ecat_slave_sii(t.m, i, &sl);
         cli_ecat_sii_warnings(sii, sl, i, sj);    /* stderr, as ecat run reports them */
         if (c->json && !strcmp(c->json, "-"))
             continue;    /* stdout carries the JSON alone */
         char nm[4 * sizeof s.name];
         /* IgH's columns (position, alias:position, state, error flag) and the identity */
         printf("%-3u %-7s 0x%04X  %-6s %c  0x%08" PRIX32 ":0x%08" PRIX32 "  %s\n", i, ap, s.station,
-               ecat_al_state_name(s.al_state), cli_ecat_error_flag(&s), s.vendor, s.product,
+               takt_ecat_al_state_name(s.al_state), cli_ecat_error_flag(&s), s.vendor, s.product,
                s.name[0] ? cli_ecat_name_text(s.name, nm, sizeof nm) : "?");
         if (!c->verbose)
             continue;
@@ -155,8 +155,8 @@ static int run_slaves(struct cli_ctx *c)
             printf("      mailbox out 0x%04X/%u in 0x%04X/%u  protocols %s\n", s.mbx_out_start,
                    s.mbx_out_len, s.mbx_in_start, s.mbx_in_len,
                    cli_ecat_protocols(s.mbx_protocols, pn, sizeof pn));
-        struct ecat_sii_info si;
-        ecat_sii_info(sii, sl, &si);
+        struct takt_ecat_sii_info si;
+        takt_ecat_sii_info(sii, sl, &si);
         if (si.header && si.boot_out_len)
             printf("      bootstrap mailbox out 0x%04X/%u in 0x%04X/%u (BOOT, FoE)\n",
                    si.boot_out_start, si.boot_out_len, si.boot_in_start, si.boot_in_len);
@@ -178,8 +178,8 @@ static int run_slaves(struct cli_ctx *c)
 static int parse_state(const char *s)
 {
     static const struct { const char *n; int v; } st[] = {
-        { "INIT", ECAT_STATE_INIT }, { "PREOP", ECAT_STATE_PREOP }, { "BOOT", ECAT_STATE_BOOT },
-        { "SAFEOP", ECAT_STATE_SAFEOP }, { "OP", ECAT_STATE_OP },
+        { "INIT", TAKT_ECAT_STATE_INIT }, { "PREOP", TAKT_ECAT_STATE_PREOP }, { "BOOT", TAKT_ECAT_STATE_BOOT },
+        { "SAFEOP", TAKT_ECAT_STATE_SAFEOP }, { "OP", TAKT_ECAT_STATE_OP },
     };
     for (size_t i = 0; i < TAKT_ARRAY_SIZE(st); i++)
         if (!strcasecmp(s, st[i].n))
@@ -216,27 +216,27 @@ static int run_states(struct cli_ctx *c)
     if (only >= 0)
         one = only;   /* as IgH's ethercat states -p: only that slave changes and is shown */
     int status = 0;
-    if (target && one >= (long)ecat_master_slave_count(t.m)) {
-        cli_error(c, "--slave expects a position 0..%d, got %ld", (int)ecat_master_slave_count(t.m) - 1, one);
+    if (target && one >= (long)takt_ecat_master_slave_count(t.m)) {
+        cli_error(c, "--slave expects a position 0..%d, got %ld", (int)takt_ecat_master_slave_count(t.m) - 1, one);
         tool_close(&t);
         return 2;
     }
     if (target) {
         double to = c->time_s > 0 ? c->time_s : 15;
-        rc = one >= 0 ? ecat_slave_set_state(t.m, (unsigned)one, (uint8_t)target, (takt_ns_t)(to * 1e9))
-                      : ecat_master_set_state(t.m, (uint8_t)target, (takt_ns_t)(to * 1e9));
+        rc = one >= 0 ? takt_ecat_slave_set_state(t.m, (unsigned)one, (uint8_t)target, (takt_ns_t)(to * 1e9))
+                      : takt_ecat_master_set_state(t.m, (uint8_t)target, (takt_ns_t)(to * 1e9));
         if (rc) {
-            cli_error(c, "%s", ecat_master_error(t.m));
+            cli_error(c, "%s", takt_ecat_master_error(t.m));
             status = 1;
         }
     }
-    unsigned n = ecat_master_slave_count(t.m);
+    unsigned n = takt_ecat_master_slave_count(t.m);
     json_object *arr = json_object_new_array();
     struct cli_ecat_alias_walk aw = { 0, 0 };
     for (unsigned i = 0; i < n; i++) {
-        struct ecat_slave_info s;
+        struct takt_ecat_slave_info s;
         char ap[16];
-        ecat_master_slave_info(t.m, i, &s);
+        takt_ecat_master_slave_info(t.m, i, &s);
         cli_ecat_alias_next(&aw, i, &s, ap, sizeof ap);
         if (only >= 0 && i != only)
             continue;
@@ -245,10 +245,10 @@ static int run_states(struct cli_ctx *c)
         json_object_array_add(arr, sj);
         if (c->json && !strcmp(c->json, "-"))
             continue;
-        printf("%-3u %-7s 0x%04X  %-6s%s", i, ap, s.station, ecat_al_state_name(s.al_state),
-               s.al_state & ECAT_STATE_ERROR ? " +ERR" : "");
+        printf("%-3u %-7s 0x%04X  %-6s%s", i, ap, s.station, takt_ecat_al_state_name(s.al_state),
+               s.al_state & TAKT_ECAT_STATE_ERROR ? " +ERR" : "");
         if (s.al_code)
-            printf("  AL status code 0x%04X (%s)", s.al_code, ecat_al_status_text(s.al_code));
+            printf("  AL status code 0x%04X (%s)", s.al_code, takt_ecat_al_status_text(s.al_code));
         printf("\n");
     }
     tool_close(&t);
@@ -303,8 +303,8 @@ static int run_reg(struct cli_ctx *c)
         tool_close(&t);
         return 2;
     }
-    rc = wr ? ecat_reg_write(t.m, pos, (uint16_t)addr, buf, (uint16_t)len)
-            : ecat_reg_read(t.m, pos, (uint16_t)addr, buf, (uint16_t)len);
+    rc = wr ? takt_ecat_reg_write(t.m, pos, (uint16_t)addr, buf, (uint16_t)len)
+            : takt_ecat_reg_read(t.m, pos, (uint16_t)addr, buf, (uint16_t)len);
     if (rc) {
         cli_error(c, "slave %u register 0x%04lX (%ld bytes): %s", pos, addr, len, takt_strerror(rc));
     } else if (!wr) {
@@ -323,7 +323,7 @@ static int run_reg(struct cli_ctx *c)
 
 static int sii_write(struct cli_ctx *c, struct tool *t, unsigned pos, const char *path)
 {
-    static uint8_t img[ECAT_SII_MAX_BYTES];     /* the largest EEPROM word 0x003E names */
+    static uint8_t img[TAKT_ECAT_SII_MAX_BYTES];     /* the largest EEPROM word 0x003E names */
     FILE *f = fopen(path, "rb");
     if (!f)
         return cli_error(c, "cannot read '%s': %s", path, strerror(errno));
@@ -332,14 +332,14 @@ static int sii_write(struct cli_ctx *c, struct tool *t, unsigned pos, const char
     fclose(f);
     if (more || n < 128 || n % 2)
         return cli_error(c, "'%s': expected an SII image of 128..%u bytes, even, got %zu%s", path,
-                         ECAT_SII_MAX_BYTES, n, more ? "+" : "");
-    uint8_t crc = ecat_sii_checksum(img);
+                         TAKT_ECAT_SII_MAX_BYTES, n, more ? "+" : "");
+    uint8_t crc = takt_ecat_sii_checksum(img);
     if (crc != img[14] && !cli_flag(c, "force"))
         return cli_error(c, "'%s': header checksum (word 0x0007) is 0x%02X, expected 0x%02X; "
                          "--force writes it anyway", path, img[14], crc);
-    int rc = ecat_sii_write(t->m, pos, img, n);
+    int rc = takt_ecat_sii_write(t->m, pos, img, n);
     if (rc)
-        return cli_error(c, "%s", ecat_master_error(t->m));
+        return cli_error(c, "%s", takt_ecat_master_error(t->m));
     printf("wrote %zu bytes to the SII of slave %u\n", n, pos);
     return 0;
 }
@@ -367,7 +367,7 @@ static int run_sii(struct cli_ctx *c)
         return rc;
     }
     size_t n;
-    const uint8_t *sii = ecat_slave_sii(t.m, pos, &n);
+    const uint8_t *sii = takt_ecat_slave_sii(t.m, pos, &n);
     const char *out = cli_get(c, "output");
     if (out) {
         FILE *f = strcmp(out, "-") ? fopen(out, "wb") : stdout;
@@ -400,23 +400,23 @@ static int run_pdos(struct cli_ctx *c)
         tool_close(&t);
         return 2;
     }
-    if ((rc = ecat_master_configure(t.m))) {
-        cli_error(c, "%s", ecat_master_error(t.m));
+    if ((rc = takt_ecat_master_configure(t.m))) {
+        cli_error(c, "%s", takt_ecat_master_error(t.m));
         tool_close(&t);
         return 1;
     }
-    unsigned n = ecat_pd_count(t.m);
+    unsigned n = takt_ecat_pd_count(t.m);
     int last = -1;
     bool quiet = c->json && !strcmp(c->json, "-");   /* stdout carries the JSON alone */
     json_object *arr = json_object_new_array(), *entries = NULL;
     for (unsigned i = 0; i < n; i++) {
-        struct ecat_pd_entry e;
-        ecat_pd_get(t.m, i, &e);
+        struct takt_ecat_pd_entry e;
+        takt_ecat_pd_get(t.m, i, &e);
         if (only >= 0 && e.position != only)
             continue;
         if ((int)e.position != last) {
-            struct ecat_slave_info s;
-            ecat_master_slave_info(t.m, e.position, &s);
+            struct takt_ecat_slave_info s;
+            takt_ecat_master_slave_info(t.m, e.position, &s);
             json_object *sj = json_object_new_object();
             char nm[4 * sizeof s.name];
             json_object_object_add(sj, "position", json_object_new_int((int)e.position));
@@ -461,9 +461,9 @@ static int run_xml(struct cli_ctx *c)
     int rc = tool_look(c, &t);
     if (rc)
         return rc;
-    rc = ecat_master_write_eni(t.m, out ? out : "/dev/stdout");
+    rc = takt_ecat_master_write_eni(t.m, out ? out : "/dev/stdout");
     if (rc)
-        cli_error(c, "%s", ecat_master_error(t.m));
+        cli_error(c, "%s", takt_ecat_master_error(t.m));
     tool_close(&t);
     return rc ? 1 : 0;
 }
@@ -538,7 +538,7 @@ const struct cli_cmd cli_cmds_ecat[] = {
       "(128..65536 bytes, header checksum checked) into the EEPROM word by word.",
       CLI_IFACE | CLI_PCAP, sii_opts, run_sii, NULL },
     { "ecat", "pdos", NULL, "list process data entries with their offsets in the image",
-      "Offsets are byte.bit in the image of `takt ecat run` and of ecat_pd_find().\n"
+      "Offsets are byte.bit in the image of `takt ecat run` and of takt_ecat_pd_find().\n"
       "-p POS (or ALIAS:POS) lists one slave's. --json: per slave its offsets and entries.",
       CLI_IFACE | CLI_PCAP | CLI_JSON, only_opts, run_pdos, NULL },
     { "ecat", "xml", NULL, "write an ENI-like description of the scanned network",

@@ -12,7 +12,7 @@ struct ecat_run_args {
     struct takt_link *link;
     struct takt_link *redundant;    /* the ring's second port (--redundant), NULL none */
     bool dc;
-    enum ecat_dc_mode dc_mode;
+    enum takt_ecat_dc_mode dc_mode;
     double scan_timeout_s;
     const char *label;          /* prefix of messages ("takt ecat run") */
 };
@@ -21,13 +21,13 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a);
 /* IgH's ALIAS:POS column (cli_ecat_pos.c): walk the slaves in position order, each gives
  * "alias:relative position" in buf; the error flag 'E' (AL error or status code) or '+'. */
 struct cli_ecat_alias_walk { unsigned alias, base; };
-void cli_ecat_alias_next(struct cli_ecat_alias_walk *w, unsigned pos, const struct ecat_slave_info *s,
+void cli_ecat_alias_next(struct cli_ecat_alias_walk *w, unsigned pos, const struct takt_ecat_slave_info *s,
                          char *buf, size_t n);
-char cli_ecat_error_flag(const struct ecat_slave_info *s);
+char cli_ecat_error_flag(const struct takt_ecat_slave_info *s);
 /* A slave given as POS or ALIAS:POS (IgH's addressing: POS counted from the first slave
  * whose SII gives it that alias; 0:POS is POS) on the scanned network. 0, or -1 after
  * an error naming what the network has. */
-int cli_ecat_parse_pos(struct cli_ctx *c, struct ecat_master *m, const char *s, unsigned *pos);
+int cli_ecat_parse_pos(struct cli_ctx *c, struct takt_ecat_master *m, const char *s, unsigned *pos);
 /* -p POS of a verb whose POS is positional (IgH's ethercat -p): put it in the arguments
  * at index at, in av (cap entries). 0, or 2 after a usage error. */
 int cli_ecat_pos_option(struct cli_ctx *c, int at, char **av, int cap);
@@ -36,15 +36,15 @@ int cli_ecat_pos_option(struct cli_ctx *c, int at, char **av, int cap);
  * closed either way); the summary's lines and JSON; close the TAPs before the master. */
 struct cli_eoe_run;
 struct json_object;
-int cli_eoe_run_setup(struct cli_ctx *c, struct ecat_master *m, struct cli_eoe_run **out);
-struct json_object *cli_eoe_run_json(struct ecat_master *m, const struct cli_eoe_run *r);
-void cli_eoe_run_print(FILE *f, struct ecat_master *m, const struct cli_eoe_run *r);
+int cli_eoe_run_setup(struct cli_ctx *c, struct takt_ecat_master *m, struct cli_eoe_run **out);
+struct json_object *cli_eoe_run_json(struct takt_ecat_master *m, const struct cli_eoe_run *r);
+void cli_eoe_run_print(FILE *f, struct takt_ecat_master *m, const struct cli_eoe_run *r);
 void cli_eoe_run_close(struct cli_eoe_run *r);
 
 /* Cable redundancy's line in the summary and its JSON object (NULL with one port):
  * cli_ecat_red.c. */
-void cli_ecat_red_print(FILE *f, struct ecat_master *m);
-struct json_object *cli_ecat_red_json(struct ecat_master *m);
+void cli_ecat_red_print(FILE *f, struct takt_ecat_master *m);
+struct json_object *cli_ecat_red_json(struct takt_ecat_master *m);
 
 /* Open -i IF (+ --pcap) for EtherCAT. Returns 0 or an exit status. */
 int cli_ecat_open_link(struct cli_ctx *c, struct takt_link **out);
@@ -59,14 +59,14 @@ void cli_ecat_print_sm_fmmu(const uint8_t *img, size_t len);
 /* The SII's CoE details say the slave answers SDO information (true when unknown). */
 bool cli_ecat_has_sdo_info(const uint8_t *img, size_t len);
 struct json_object;
-struct json_object *cli_ecat_slave_json(const struct ecat_slave_info *s);
+struct json_object *cli_ecat_slave_json(const struct takt_ecat_slave_info *s);
 /* A slave name for text (control and non-UTF-8 bytes as C escapes) and for JSON
  * (valid UTF-8, other bytes read as Latin-1); buf of 4x the name's size suffices. */
 const char *cli_ecat_name_text(const char *name, char *buf, size_t n);
 const char *cli_ecat_name_utf8(const char *name, char *buf, size_t n);
 /* The SII decoder's warnings for slave pos to stderr, and as "sii_warnings" into o. */
 void cli_ecat_sii_warnings(const uint8_t *img, size_t len, unsigned pos, struct json_object *o);
-struct json_object *cli_ecat_state_json(const struct ecat_slave_info *s);
-struct json_object *cli_ecat_pd_json(const struct ecat_pd_entry *e);
+struct json_object *cli_ecat_state_json(const struct takt_ecat_slave_info *s);
+struct json_object *cli_ecat_pd_json(const struct takt_ecat_pd_entry *e);
 
 #endif

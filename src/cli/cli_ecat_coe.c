@@ -22,22 +22,22 @@ static const struct type_def types[] = {
 /* Ask the slave's object dictionary (SDO information, Get Entry Description) for the
  * type of IDX:SUB, as IgH's `ethercat download` does. 1 with *t set; 0 when the slave
  * gives no description (why in why); -1 when it gives a type --type has no name for. */
-static int dict_type(struct ecat_master *m, unsigned pos, uint16_t idx, uint8_t sub,
+static int dict_type(struct takt_ecat_master *m, unsigned pos, uint16_t idx, uint8_t sub,
                      const struct type_def **t, uint16_t *coe, char *why, size_t n)
 {
     uint8_t d[256];
     size_t len;
-    struct ecat_coe_entrydesc ed;
-    const uint8_t *img = ecat_slave_sii(m, pos, &len);
+    struct takt_ecat_coe_entrydesc ed;
+    const uint8_t *img = takt_ecat_slave_sii(m, pos, &len);
     if (!cli_ecat_has_sdo_info(img, len)) {    /* not asked: such a slave may not answer */
         snprintf(why, n, "its SII's CoE details do not list SDO information");
         return 0;
     }
-    if (ecat_sdo_info(m, pos, ECAT_SDO_INFO_ENTRY, idx, sub, d, sizeof d, &len)) {
-        snprintf(why, n, "%s", ecat_master_error(m)[0] ? ecat_master_error(m) : "no answer");
+    if (takt_ecat_sdo_info(m, pos, TAKT_ECAT_SDO_INFO_ENTRY, idx, sub, d, sizeof d, &len)) {
+        snprintf(why, n, "%s", takt_ecat_master_error(m)[0] ? takt_ecat_master_error(m) : "no answer");
         return 0;
     }
-    if (ecat_coe_entrydesc_parse(d, len, &ed)) {
+    if (takt_ecat_coe_entrydesc_parse(d, len, &ed)) {
         snprintf(why, n, "a malformed entry description");
         return 0;
     }
@@ -64,7 +64,7 @@ static const struct type_def *find_type(struct cli_ctx *c)
 }
 
 /* Bring the network up to PREOP (mailbox) and parse POS IDX SUB. */
-static int coe_open(struct cli_ctx *c, int nargs, struct ecat_master **m, struct takt_link **l,
+static int coe_open(struct cli_ctx *c, int nargs, struct takt_ecat_master **m, struct takt_link **l,
                     unsigned *pos, long *idx, long *sub)
 {
     long v;
@@ -81,30 +81,30 @@ static int coe_open(struct cli_ctx *c, int nargs, struct ecat_master **m, struct
     if (rc)
         return rc;
     cli_drop_caps(c, 0);   /* the tools run no real-time thread */
-    struct ecat_master_opts o;
-    ecat_master_opts_default(&o);
+    struct takt_ecat_master_opts o;
+    takt_ecat_master_opts_default(&o);
     o.keep_state = true;             /* a slave already in PREOP/SAFEOP/OP stays there */
     char err[256];
-    if (ecat_master_open(m, *l, &o, err, sizeof err)) {
+    if (takt_ecat_master_open(m, *l, &o, err, sizeof err)) {
         takt_link_close(*l);
         return cli_error(c, "%s", err);
     }
-    bool scanned = !ecat_master_scan(*m, 5 * TAKT_NS_PER_S);
+    bool scanned = !takt_ecat_master_scan(*m, 5 * TAKT_NS_PER_S);
     if (!scanned || cli_ecat_parse_pos(c, *m, c->argv[0], pos)) {
         if (!scanned)
-            cli_error(c, "%s", ecat_master_error(*m));
-        ecat_master_close(*m);
+            cli_error(c, "%s", takt_ecat_master_error(*m));
+        takt_ecat_master_close(*m);
         takt_link_close(*l);
         return 1;
     }
-    struct ecat_slave_info si;
-    ecat_master_slave_info(*m, *pos, &si);
-    uint8_t st = si.al_state & ECAT_STATE_MASK;
-    if ((st == ECAT_STATE_INIT || st == ECAT_STATE_BOOT || st == 0) && ecat_master_set_state(*m, ECAT_STATE_PREOP, 10 * TAKT_NS_PER_S)) {
-        ecat_master_slave_info(*m, *pos, &si);
-        if ((si.al_state & ECAT_STATE_MASK) != ECAT_STATE_PREOP) {
-            cli_error(c, "%s", ecat_master_error(*m));
-            ecat_master_close(*m);
+    struct takt_ecat_slave_info si;
+    takt_ecat_master_slave_info(*m, *pos, &si);
+    uint8_t st = si.al_state & TAKT_ECAT_STATE_MASK;
+    if ((st == TAKT_ECAT_STATE_INIT || st == TAKT_ECAT_STATE_BOOT || st == 0) && takt_ecat_master_set_state(*m, TAKT_ECAT_STATE_PREOP, 10 * TAKT_NS_PER_S)) {
+        takt_ecat_master_slave_info(*m, *pos, &si);
+        if ((si.al_state & TAKT_ECAT_STATE_MASK) != TAKT_ECAT_STATE_PREOP) {
+            cli_error(c, "%s", takt_ecat_master_error(*m));
+            takt_ecat_master_close(*m);
             takt_link_close(*l);
             return 1;
         }
@@ -200,7 +200,7 @@ static int run_upload(struct cli_ctx *c)
     const struct type_def *t = find_type(c);
     if (t == (const struct type_def *)-1)
         return 2;
-    struct ecat_master *m;
+    struct takt_ecat_master *m;
     struct takt_link *l;
     unsigned pos = 0;
     long idx, sub;
@@ -214,14 +214,14 @@ static int run_upload(struct cli_ctx *c)
     bool ca = cli_flag(c, "complete");
     if (!t && !ca && dict_type(m, pos, (uint16_t)idx, (uint8_t)sub, &t, &coe, why, sizeof why) < 1)
         t = NULL;     /* no type known: bytes in hex, as without SDO information */
-    rc = ecat_sdo_upload(m, pos, (uint16_t)idx, (uint8_t)sub, ca, buf, sizeof buf, &len);
+    rc = takt_ecat_sdo_upload(m, pos, (uint16_t)idx, (uint8_t)sub, ca, buf, sizeof buf, &len);
     if (rc)
-        cli_error(c, "%s", ecat_master_error(m)[0] ? ecat_master_error(m) : takt_strerror(rc));
+        cli_error(c, "%s", takt_ecat_master_error(m)[0] ? takt_ecat_master_error(m) : takt_strerror(rc));
     else if (!c->json || strcmp(c->json, "-"))
         print_value(t, buf, len);
     if (!rc && c->json)
         rc = upload_json(c, t, pos, (uint16_t)idx, (uint8_t)sub, buf, len);
-    ecat_master_close(m);
+    takt_ecat_master_close(m);
     takt_link_close(l);
     return rc ? 1 : 0;
 }
@@ -297,7 +297,7 @@ static int run_download(struct cli_ctx *c)
     size_t n;
     if (t && encode(c, t, c->argv[3], buf, sizeof buf, &n))
         return 2;
-    struct ecat_master *m;
+    struct takt_ecat_master *m;
     struct takt_link *l;
     unsigned pos = 0;
     long idx, sub;
@@ -315,19 +315,19 @@ static int run_download(struct cli_ctx *c)
         else if (k < 0)
             rc = cli_usage_error(c, "0x%04lX:%02lX has CoE data type 0x%04X (%s), which --type has no "
                                  "name for; give --type octet_string and the bytes in hex", idx, sub,
-                                 coe, ecat_coe_type_name(coe)[0] ? ecat_coe_type_name(coe) : "unknown");
+                                 coe, takt_ecat_coe_type_name(coe)[0] ? takt_ecat_coe_type_name(coe) : "unknown");
         else if (encode(c, t, c->argv[3], buf, sizeof buf, &n))
             rc = 2;
         if (rc) {
-            ecat_master_close(m);
+            takt_ecat_master_close(m);
             takt_link_close(l);
             return rc;
         }
     }
-    rc = ecat_sdo_download(m, pos, (uint16_t)idx, (uint8_t)sub, cli_flag(c, "complete"), buf, n);
+    rc = takt_ecat_sdo_download(m, pos, (uint16_t)idx, (uint8_t)sub, cli_flag(c, "complete"), buf, n);
     if (rc)
-        cli_error(c, "%s", ecat_master_error(m)[0] ? ecat_master_error(m) : takt_strerror(rc));
-    ecat_master_close(m);
+        cli_error(c, "%s", takt_ecat_master_error(m)[0] ? takt_ecat_master_error(m) : takt_strerror(rc));
+    takt_ecat_master_close(m);
     takt_link_close(l);
     return rc ? 1 : 0;
 }
@@ -342,7 +342,7 @@ static int run_sdos(struct cli_ctx *c)
     char *av[8];
     if (cli_ecat_pos_option(c, 0, av, 8))
         return 2;
-    struct ecat_master *m;
+    struct takt_ecat_master *m;
     struct takt_link *l;
     unsigned pos = 0;
     int rc = coe_open(c, 1, &m, &l, &pos, NULL, NULL);
@@ -350,13 +350,13 @@ static int run_sdos(struct cli_ctx *c)
         return rc;
     static uint8_t list[8192];
     size_t n;
-    rc = ecat_sdo_info(m, pos, ECAT_SDO_INFO_ODLIST, 0, 0, list, sizeof list, &n);
+    rc = takt_ecat_sdo_info(m, pos, TAKT_ECAT_SDO_INFO_ODLIST, 0, 0, list, sizeof list, &n);
     uint16_t lt;
     const uint8_t *first;
-    int cnt = rc ? -1 : ecat_coe_odlist_parse(list, n, &lt, &first);
+    int cnt = rc ? -1 : takt_ecat_coe_odlist_parse(list, n, &lt, &first);
     if (rc || cnt < 0) {
-        cli_error(c, "SDO information of slave %u: %s", pos, rc ? ecat_master_error(m) : "malformed object list");
-        ecat_master_close(m);
+        cli_error(c, "SDO information of slave %u: %s", pos, rc ? takt_ecat_master_error(m) : "malformed object list");
+        takt_ecat_master_close(m);
         takt_link_close(l);
         return 1;
     }
@@ -365,15 +365,15 @@ static int run_sdos(struct cli_ctx *c)
     for (int i = 0; i < cnt; i++) {
         uint16_t idx = takt_get_le16(first + 2 * i);
         uint8_t d[256];
-        struct ecat_coe_objdesc od;
+        struct takt_ecat_coe_objdesc od;
         json_object *oj = json_object_new_object();
         json_object_object_add(oj, "index", json_object_new_int(idx));
         json_object_array_add(objs, oj);
-        if (ecat_sdo_info(m, pos, ECAT_SDO_INFO_OBJECT, idx, 0, d, sizeof d, &n) ||
-            ecat_coe_objdesc_parse(d, n, &od)) {
-            json_object_object_add(oj, "error", json_object_new_string(ecat_master_error(m)));
+        if (takt_ecat_sdo_info(m, pos, TAKT_ECAT_SDO_INFO_OBJECT, idx, 0, d, sizeof d, &n) ||
+            takt_ecat_coe_objdesc_parse(d, n, &od)) {
+            json_object_object_add(oj, "error", json_object_new_string(takt_ecat_master_error(m)));
             if (!quiet)
-                printf("0x%04X  (no description: %s)\n", idx, ecat_master_error(m));
+                printf("0x%04X  (no description: %s)\n", idx, takt_ecat_master_error(m));
             continue;
         }
         json_object_object_add(oj, "object_code", json_object_new_string(obj_code(od.obj_code)));
@@ -387,12 +387,12 @@ static int run_sdos(struct cli_ctx *c)
         if (!quiet)
             printf("0x%04X  %-6s  %s  (max sub %u)\n", idx, obj_code(od.obj_code), od.name, od.max_sub);
         for (unsigned s = 0; c->verbose && s <= od.max_sub; s++) {
-            struct ecat_coe_entrydesc ed;
-            if (ecat_sdo_info(m, pos, ECAT_SDO_INFO_ENTRY, idx, (uint8_t)s, d, sizeof d, &n) ||
-                ecat_coe_entrydesc_parse(d, n, &ed))
+            struct takt_ecat_coe_entrydesc ed;
+            if (takt_ecat_sdo_info(m, pos, TAKT_ECAT_SDO_INFO_ENTRY, idx, (uint8_t)s, d, sizeof d, &n) ||
+                takt_ecat_coe_entrydesc_parse(d, n, &ed))
                 continue;
             char acc[48];
-            const char *tn = ecat_coe_type_name(ed.data_type)[0] ? ecat_coe_type_name(ed.data_type) : "?";
+            const char *tn = takt_ecat_coe_type_name(ed.data_type)[0] ? takt_ecat_coe_type_name(ed.data_type) : "?";
             json_object *ej = json_object_new_object();
             json_object_object_add(ej, "subindex", json_object_new_int((int)s));
             json_object_object_add(ej, "data_type", json_object_new_string(tn));
@@ -404,7 +404,7 @@ static int run_sdos(struct cli_ctx *c)
                 printf("    0x%04X:%02X  %-8s %3u bit  %s  %s\n", idx, s, tn, ed.bitlen, acc, ed.name);
         }
     }
-    ecat_master_close(m);
+    takt_ecat_master_close(m);
     takt_link_close(l);
     json_object *o = json_object_new_object();
     json_object_object_add(o, "position", json_object_new_int((int)pos));

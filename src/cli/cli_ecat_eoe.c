@@ -36,48 +36,48 @@ static unsigned prefix_of(const uint8_t m[4])
 }
 
 /* --mac/--ip/--gw/--dns/--dns-name into p; 0 or an exit status. */
-static int ip_opts(struct cli_ctx *c, struct ecat_eoe_ip *p)
+static int ip_opts(struct cli_ctx *c, struct takt_ecat_eoe_ip *p)
 {
     char err[160];
     const char *s;
     bool has_mask = false;
-    *p = (struct ecat_eoe_ip){0};
+    *p = (struct takt_ecat_eoe_ip){0};
     if ((s = cli_get(c, "mac"))) {
-        if (ecat_eoe_mac_parse(s, p->mac, err, sizeof err))
+        if (takt_ecat_eoe_mac_parse(s, p->mac, err, sizeof err))
             return cli_usage_error(c, "--mac %s", err);
-        p->flags |= ECAT_EOE_IP_MAC;
+        p->flags |= TAKT_ECAT_EOE_IP_MAC;
     }
     if ((s = cli_get(c, "ip"))) {
-        if (ecat_eoe_ip_parse(s, p->ip, p->mask, &has_mask, err, sizeof err))
+        if (takt_ecat_eoe_ip_parse(s, p->ip, p->mask, &has_mask, err, sizeof err))
             return cli_usage_error(c, "--ip %s", err);
-        p->flags |= ECAT_EOE_IP_IP | (has_mask ? ECAT_EOE_IP_MASK : 0);
+        p->flags |= TAKT_ECAT_EOE_IP_IP | (has_mask ? TAKT_ECAT_EOE_IP_MASK : 0);
     }
     if ((s = cli_get(c, "gw"))) {
-        if (ecat_eoe_ip_parse(s, p->gw, NULL, NULL, err, sizeof err))
+        if (takt_ecat_eoe_ip_parse(s, p->gw, NULL, NULL, err, sizeof err))
             return cli_usage_error(c, "--gw %s", err);
-        p->flags |= ECAT_EOE_IP_GW;
+        p->flags |= TAKT_ECAT_EOE_IP_GW;
     }
     if ((s = cli_get(c, "dns"))) {
-        if (ecat_eoe_ip_parse(s, p->dns, NULL, NULL, err, sizeof err))
+        if (takt_ecat_eoe_ip_parse(s, p->dns, NULL, NULL, err, sizeof err))
             return cli_usage_error(c, "--dns %s", err);
-        p->flags |= ECAT_EOE_IP_DNS;
+        p->flags |= TAKT_ECAT_EOE_IP_DNS;
     }
     if ((s = cli_get(c, "dns-name"))) {
-        if (strlen(s) > ECAT_EOE_DNS_NAME)
+        if (strlen(s) > TAKT_ECAT_EOE_DNS_NAME)
             return cli_usage_error(c, "--dns-name expects at most %d characters, got %zu",
-                                   ECAT_EOE_DNS_NAME, strlen(s));
+                                   TAKT_ECAT_EOE_DNS_NAME, strlen(s));
         snprintf(p->dns_name, sizeof p->dns_name, "%s", s);
-        p->flags |= ECAT_EOE_IP_DNS_NAME;
+        p->flags |= TAKT_ECAT_EOE_IP_DNS_NAME;
     }
     if (!p->flags)
         return cli_usage_error(c, "set-ip expects at least one of --mac, --ip, --gw, --dns, --dns-name");
     return 0;
 }
 
-static int filter_opts(struct cli_ctx *c, struct ecat_eoe_filter *f)
+static int filter_opts(struct cli_ctx *c, struct takt_ecat_eoe_filter *f)
 {
     char err[160], buf[512];
-    *f = (struct ecat_eoe_filter){0};
+    *f = (struct takt_ecat_eoe_filter){0};
     f->no_broadcast = cli_flag(c, "no-broadcast");
     const char *s = cli_get(c, "mac");
     if (!s)
@@ -86,31 +86,31 @@ static int filter_opts(struct cli_ctx *c, struct ecat_eoe_filter *f)
     for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         if (f->n_mac == 15)
             return cli_usage_error(c, "--mac expects at most 15 addresses for set-filter");
-        if (ecat_eoe_mac_parse(t, f->mac[f->n_mac], err, sizeof err))
+        if (takt_ecat_eoe_mac_parse(t, f->mac[f->n_mac], err, sizeof err))
             return cli_usage_error(c, "--mac %s", err);
         f->n_mac++;
     }
     return 0;
 }
 
-static json_object *ip_json(const struct ecat_eoe_ip *p)
+static json_object *ip_json(const struct takt_ecat_eoe_ip *p)
 {
     json_object *o = json_object_new_object();
     char b[32];
-    if (p->flags & ECAT_EOE_IP_MAC) {
+    if (p->flags & TAKT_ECAT_EOE_IP_MAC) {
         snprintf(b, sizeof b, "%02x:%02x:%02x:%02x:%02x:%02x", p->mac[0], p->mac[1], p->mac[2],
                  p->mac[3], p->mac[4], p->mac[5]);
         json_object_object_add(o, "mac", json_object_new_string(b));
     }
     const struct { uint32_t f; const char *n; const uint8_t *v; } f[] = {
-        { ECAT_EOE_IP_IP, "ip", p->ip }, { ECAT_EOE_IP_MASK, "netmask", p->mask },
-        { ECAT_EOE_IP_GW, "gateway", p->gw }, { ECAT_EOE_IP_DNS, "dns", p->dns } };
+        { TAKT_ECAT_EOE_IP_IP, "ip", p->ip }, { TAKT_ECAT_EOE_IP_MASK, "netmask", p->mask },
+        { TAKT_ECAT_EOE_IP_GW, "gateway", p->gw }, { TAKT_ECAT_EOE_IP_DNS, "dns", p->dns } };
     for (size_t i = 0; i < TAKT_ARRAY_SIZE(f); i++)
         if (p->flags & f[i].f) {
             ip_str(f[i].v, b, sizeof b);
             json_object_object_add(o, f[i].n, json_object_new_string(b));
         }
-    if (p->flags & ECAT_EOE_IP_DNS_NAME)
+    if (p->flags & TAKT_ECAT_EOE_IP_DNS_NAME)
         json_object_object_add(o, "dns_name", json_object_new_string(p->dns_name));
     return o;
 }
@@ -127,8 +127,8 @@ static int run_eoe(struct cli_ctx *c)
     if (cli_parse_long(c, "POS", c->argv[1], 0, 65535, &v))
         return 2;
     unsigned pos = (unsigned)v;
-    struct ecat_eoe_ip p;
-    struct ecat_eoe_filter f;
+    struct takt_ecat_eoe_ip p;
+    struct takt_ecat_eoe_filter f;
     int rc = ip ? ip_opts(c, &p) : filter_opts(c, &f);
     if (rc)
         return rc;
@@ -136,35 +136,35 @@ static int run_eoe(struct cli_ctx *c)
     if ((rc = cli_ecat_open_link(c, &l)))
         return rc;
     cli_drop_caps(c, 0);   /* the tool runs no real-time thread */
-    struct ecat_master_opts o;
-    ecat_master_opts_default(&o);
+    struct takt_ecat_master_opts o;
+    takt_ecat_master_opts_default(&o);
     o.keep_state = true;
-    struct ecat_master *m;
+    struct takt_ecat_master *m;
     char err[256];
-    if (ecat_master_open(&m, l, &o, err, sizeof err)) {
+    if (takt_ecat_master_open(&m, l, &o, err, sizeof err)) {
         takt_link_close(l);
         return cli_error(c, "%s", err);
     }
     int status = 0;
-    struct ecat_slave_info si;
-    if (ecat_master_scan(m, 5 * TAKT_NS_PER_S) || pos >= ecat_master_slave_count(m)) {
-        if (!ecat_master_error(m)[0])
+    struct takt_ecat_slave_info si;
+    if (takt_ecat_master_scan(m, 5 * TAKT_NS_PER_S) || pos >= takt_ecat_master_slave_count(m)) {
+        if (!takt_ecat_master_error(m)[0])
             cli_error(c, "POS expects a slave position 0..%d, got %u",
-                      (int)ecat_master_slave_count(m) - 1, pos);
+                      (int)takt_ecat_master_slave_count(m) - 1, pos);
         else
-            cli_error(c, "%s", ecat_master_error(m));
+            cli_error(c, "%s", takt_ecat_master_error(m));
         status = 1;
-    } else if (ecat_master_slave_info(m, pos, &si), !(si.mbx_protocols & ECAT_MBX_EOE)) {
+    } else if (takt_ecat_master_slave_info(m, pos, &si), !(si.mbx_protocols & TAKT_ECAT_MBX_EOE)) {
         cli_error(c, "slave %u (%s) has no EoE (SII mailbox protocols 0x%04X)", pos, si.name,
                   si.mbx_protocols);
         status = 1;
-    } else if ((si.al_state & ECAT_STATE_MASK) != ECAT_STATE_PREOP && (si.al_state & ECAT_STATE_MASK) != ECAT_STATE_SAFEOP &&
-               (si.al_state & ECAT_STATE_MASK) != ECAT_STATE_OP &&
-               ecat_slave_set_state(m, pos, ECAT_STATE_PREOP, 10 * TAKT_NS_PER_S)) {
-        cli_error(c, "%s", ecat_master_error(m));
+    } else if ((si.al_state & TAKT_ECAT_STATE_MASK) != TAKT_ECAT_STATE_PREOP && (si.al_state & TAKT_ECAT_STATE_MASK) != TAKT_ECAT_STATE_SAFEOP &&
+               (si.al_state & TAKT_ECAT_STATE_MASK) != TAKT_ECAT_STATE_OP &&
+               takt_ecat_slave_set_state(m, pos, TAKT_ECAT_STATE_PREOP, 10 * TAKT_NS_PER_S)) {
+        cli_error(c, "%s", takt_ecat_master_error(m));
         status = 1;
-    } else if (ip ? ecat_eoe_set_ip(m, pos, &p) : ecat_eoe_set_filter(m, pos, &f)) {
-        cli_error(c, "%s", ecat_master_error(m));
+    } else if (ip ? takt_ecat_eoe_set_ip(m, pos, &p) : takt_ecat_eoe_set_filter(m, pos, &f)) {
+        cli_error(c, "%s", takt_ecat_master_error(m));
         status = 1;
     } else if (c->json) {
         json_object *j = json_object_new_object();
@@ -187,7 +187,7 @@ static int run_eoe(struct cli_ctx *c)
     } else {
         printf("slave %u: EoE %s accepted\n", pos, ip ? "IP parameters" : "address filter");
     }
-    ecat_master_close(m);
+    takt_ecat_master_close(m);
     takt_link_close(l);
     return status;
 }
@@ -210,11 +210,11 @@ const struct cli_cmd cli_cmds_ecat_eoe[] = {
 struct cli_eoe_run {
     unsigned n;
     unsigned pos[16];
-    struct ecat_eoe_tap *tap[16];
+    struct takt_ecat_eoe_tap *tap[16];
 };
 
 /* One item POS[@NAME][:IP/NN[:HOST_IP]]: 0 or an exit status. */
-static int eoe_item(struct cli_ctx *c, struct ecat_master *m, char *item, struct cli_eoe_run *r)
+static int eoe_item(struct cli_ctx *c, struct takt_ecat_master *m, char *item, struct cli_eoe_run *r)
 {
     char err[256], *ip_s = strchr(item, ':'), *host_s = NULL;
     if (ip_s) {
@@ -236,25 +236,25 @@ static int eoe_item(struct cli_ctx *c, struct ecat_master *m, char *item, struct
     if (r->n == TAKT_ARRAY_SIZE(r->pos))
         return cli_usage_error(c, "--eoe expects at most %zu slaves", TAKT_ARRAY_SIZE(r->pos));
     unsigned pos = (unsigned)v;
-    struct ecat_eoe_ip p = {0};
+    struct takt_ecat_eoe_ip p = {0};
     uint8_t host[4];
     bool has_mask = false;
-    if (ip_s && ecat_eoe_ip_parse(ip_s, p.ip, p.mask, &has_mask, err, sizeof err))
+    if (ip_s && takt_ecat_eoe_ip_parse(ip_s, p.ip, p.mask, &has_mask, err, sizeof err))
         return cli_usage_error(c, "--eoe %u: %s", pos, err);
-    if (host_s && ecat_eoe_ip_parse(host_s, host, NULL, NULL, err, sizeof err))
+    if (host_s && takt_ecat_eoe_ip_parse(host_s, host, NULL, NULL, err, sizeof err))
         return cli_usage_error(c, "--eoe %u: host address: %s", pos, err);
-    if (ecat_eoe_open(m, pos))
-        return cli_error(c, "%s", ecat_master_error(m));
+    if (takt_ecat_eoe_open(m, pos))
+        return cli_error(c, "%s", takt_ecat_master_error(m));
     /* no address given: the one the ENI's EoE init commands set (they send it themselves) */
-    bool from_eni = !ip_s && ecat_master_eni_eoe_ip(m, pos, &p) == 0 && (p.flags & ECAT_EOE_IP_IP);
+    bool from_eni = !ip_s && takt_ecat_master_eni_eoe_ip(m, pos, &p) == 0 && (p.flags & TAKT_ECAT_EOE_IP_IP);
     if (from_eni)
-        has_mask = (p.flags & ECAT_EOE_IP_MASK) != 0;
+        has_mask = (p.flags & TAKT_ECAT_EOE_IP_MASK) != 0;
     if (ip_s) {
-        p.flags = ECAT_EOE_IP_IP | (has_mask ? ECAT_EOE_IP_MASK : 0);
-        if (ecat_eoe_set_ip(m, pos, &p))
-            return cli_error(c, "%s", ecat_master_error(m));
+        p.flags = TAKT_ECAT_EOE_IP_IP | (has_mask ? TAKT_ECAT_EOE_IP_MASK : 0);
+        if (takt_ecat_eoe_set_ip(m, pos, &p))
+            return cli_error(c, "%s", takt_ecat_master_error(m));
     }
-    int rc = ecat_eoe_tap_open(&r->tap[r->n], m, pos, name, host_s ? host : NULL,
+    int rc = takt_ecat_eoe_tap_open(&r->tap[r->n], m, pos, name, host_s ? host : NULL,
                                has_mask ? prefix_of(p.mask) : 24, err, sizeof err);
     if (rc)
         return cli_error(c, "%s", err);
@@ -265,12 +265,12 @@ static int eoe_item(struct cli_ctx *c, struct ecat_master *m, char *item, struct
     if (host_s)
         ip_str(host, b, sizeof b);
     printf("takt ecat run: slave %u: EoE on TAP %s%s%s%s%s%s\n", pos,
-           ecat_eoe_tap_name(r->tap[r->n - 1]), ip_s || from_eni ? ", slave " : "", a,
+           takt_ecat_eoe_tap_name(r->tap[r->n - 1]), ip_s || from_eni ? ", slave " : "", a,
            from_eni ? " (from the ENI)" : "", host_s ? ", host " : "", b);
     return 0;
 }
 
-int cli_eoe_run_setup(struct cli_ctx *c, struct ecat_master *m, struct cli_eoe_run **out)
+int cli_eoe_run_setup(struct cli_ctx *c, struct takt_ecat_master *m, struct cli_eoe_run **out)
 {
     *out = NULL;
     const char *spec = cli_get(c, "eoe");
@@ -289,21 +289,21 @@ int cli_eoe_run_setup(struct cli_ctx *c, struct ecat_master *m, struct cli_eoe_r
         rc = eoe_item(c, m, t, r);
     free(buf);
     for (unsigned i = 0; !rc && i < r->n; i++)
-        if (ecat_eoe_tap_start(r->tap[i]))
+        if (takt_ecat_eoe_tap_start(r->tap[i]))
             rc = cli_error(c, "slave %u: cannot start the TAP thread", r->pos[i]);
     return rc;
 }
 
-json_object *cli_eoe_run_json(struct ecat_master *m, const struct cli_eoe_run *r)
+json_object *cli_eoe_run_json(struct takt_ecat_master *m, const struct cli_eoe_run *r)
 {
     json_object *a = json_object_new_array();
     for (unsigned i = 0; r && i < r->n; i++) {
-        struct ecat_eoe_stats s;
-        if (ecat_eoe_get_stats(m, r->pos[i], &s))
+        struct takt_ecat_eoe_stats s;
+        if (takt_ecat_eoe_get_stats(m, r->pos[i], &s))
             continue;
         json_object *o = json_object_new_object();
         json_object_object_add(o, "position", json_object_new_int((int)r->pos[i]));
-        json_object_object_add(o, "tap", json_object_new_string(ecat_eoe_tap_name(r->tap[i])));
+        json_object_object_add(o, "tap", json_object_new_string(takt_ecat_eoe_tap_name(r->tap[i])));
         json_object_object_add(o, "tx_frames", json_object_new_uint64(s.tx_frames));
         json_object_object_add(o, "rx_frames", json_object_new_uint64(s.rx_frames));
         json_object_object_add(o, "tx_fragments", json_object_new_uint64(s.tx_frags));
@@ -315,15 +315,15 @@ json_object *cli_eoe_run_json(struct ecat_master *m, const struct cli_eoe_run *r
     return a;
 }
 
-void cli_eoe_run_print(FILE *f, struct ecat_master *m, const struct cli_eoe_run *r)
+void cli_eoe_run_print(FILE *f, struct takt_ecat_master *m, const struct cli_eoe_run *r)
 {
     for (unsigned i = 0; r && i < r->n; i++) {
-        struct ecat_eoe_stats s;
-        if (!ecat_eoe_get_stats(m, r->pos[i], &s))
+        struct takt_ecat_eoe_stats s;
+        if (!takt_ecat_eoe_get_stats(m, r->pos[i], &s))
             fprintf(f, "  EoE slave %u (%s): frames to slave %" PRIu64 " (%" PRIu64 " fragments), "
                     "from slave %" PRIu64 " (%" PRIu64 " fragments), ring drops %" PRIu64
                     ", bad fragments dropped %" PRIu64 "\n", r->pos[i],
-                    ecat_eoe_tap_name(r->tap[i]), s.tx_frames, s.tx_frags, s.rx_frames,
+                    takt_ecat_eoe_tap_name(r->tap[i]), s.tx_frames, s.tx_frags, s.rx_frames,
                     s.rx_frags, s.host_drops, s.rx_dropped);
     }
 }
@@ -331,6 +331,6 @@ void cli_eoe_run_print(FILE *f, struct ecat_master *m, const struct cli_eoe_run 
 void cli_eoe_run_close(struct cli_eoe_run *r)
 {
     for (unsigned i = 0; r && i < r->n; i++)
-        ecat_eoe_tap_close(r->tap[i]);
+        takt_ecat_eoe_tap_close(r->tap[i]);
     free(r);
 }

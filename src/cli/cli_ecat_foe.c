@@ -19,7 +19,7 @@ static const struct cli_opt foe_opts[] = {
 
 struct foe_tool {
     struct takt_link *l;
-    struct ecat_master *m;
+    struct takt_ecat_master *m;
     unsigned pos;
     uint32_t password;
 };
@@ -35,7 +35,7 @@ static void progress(void *ctx, unsigned pos, size_t done, size_t total)
 
 static void tool_close(struct foe_tool *t)
 {
-    ecat_master_close(t->m);
+    takt_ecat_master_close(t->m);
     takt_link_close(t->l);
 }
 
@@ -56,37 +56,37 @@ static int tool_open(struct cli_ctx *c, struct foe_tool *t, bool boot)
     if (rc)
         return rc;
     cli_drop_caps(c, 0);   /* the tools run no real-time thread */
-    struct ecat_master_opts o;
-    ecat_master_opts_default(&o);
+    struct takt_ecat_master_opts o;
+    takt_ecat_master_opts_default(&o);
     o.keep_state = true;
     char err[256];
-    if (ecat_master_open(&t->m, t->l, &o, err, sizeof err)) {
+    if (takt_ecat_master_open(&t->m, t->l, &o, err, sizeof err)) {
         takt_link_close(t->l);
         return cli_error(c, "%s", err);
     }
-    if (ecat_master_scan(t->m, 5 * TAKT_NS_PER_S)) {
-        cli_error(c, "%s", ecat_master_error(t->m));
+    if (takt_ecat_master_scan(t->m, 5 * TAKT_NS_PER_S)) {
+        cli_error(c, "%s", takt_ecat_master_error(t->m));
         tool_close(t);
         return 1;
     }
-    unsigned n = ecat_master_slave_count(t->m);
+    unsigned n = takt_ecat_master_slave_count(t->m);
     if (t->pos >= n) {
         cli_error(c, "--slave expects a position 0..%d, got %u", (int)n - 1, t->pos);
         tool_close(t);
         return 2;
     }
-    struct ecat_slave_info si;
-    ecat_master_slave_info(t->m, t->pos, &si);
-    uint8_t st = si.al_state & ECAT_STATE_MASK, want = boot ? ECAT_STATE_BOOT : ECAT_STATE_PREOP;
-    if ((boot && st != ECAT_STATE_BOOT) || (!boot && (st == ECAT_STATE_INIT || st == 0))) {
-        if (ecat_slave_set_state(t->m, t->pos, want, 10 * TAKT_NS_PER_S)) {
-            cli_error(c, "%s", ecat_master_error(t->m));
+    struct takt_ecat_slave_info si;
+    takt_ecat_master_slave_info(t->m, t->pos, &si);
+    uint8_t st = si.al_state & TAKT_ECAT_STATE_MASK, want = boot ? TAKT_ECAT_STATE_BOOT : TAKT_ECAT_STATE_PREOP;
+    if ((boot && st != TAKT_ECAT_STATE_BOOT) || (!boot && (st == TAKT_ECAT_STATE_INIT || st == 0))) {
+        if (takt_ecat_slave_set_state(t->m, t->pos, want, 10 * TAKT_NS_PER_S)) {
+            cli_error(c, "%s", takt_ecat_master_error(t->m));
             tool_close(t);
             return 1;
         }
     }
     if (cli_progress_enabled())
-        ecat_foe_set_progress(t->m, progress, NULL);
+        takt_ecat_foe_set_progress(t->m, progress, NULL);
     return 0;
 }
 
@@ -102,11 +102,11 @@ static int foe_read(struct cli_ctx *c, const char *name)
         tool_close(&t);
         return cli_error(c, "no memory for a %u-byte file buffer", FOE_FILE_CAP);
     }
-    rc = ecat_foe_read(t.m, t.pos, name, t.password, buf, FOE_FILE_CAP, &len);
+    rc = takt_ecat_foe_read(t.m, t.pos, name, t.password, buf, FOE_FILE_CAP, &len);
     if (cli_progress_enabled())
         fputc('\n', stderr);
     if (rc) {
-        cli_error(c, "%s", ecat_master_error(t.m));
+        cli_error(c, "%s", takt_ecat_master_error(t.m));
         free(buf);
         tool_close(&t);
         return 1;
@@ -167,19 +167,19 @@ static int foe_write(struct cli_ctx *c, const char *path)
         free(data);
         return rc;
     }
-    rc = ecat_foe_write(t.m, t.pos, name, t.password, data, len);
+    rc = takt_ecat_foe_write(t.m, t.pos, name, t.password, data, len);
     if (cli_progress_enabled())
         fputc('\n', stderr);
     int status = 0;
     if (rc) {
-        cli_error(c, "%s", ecat_master_error(t.m));
+        cli_error(c, "%s", takt_ecat_master_error(t.m));
         status = 1;
     } else {
         fprintf(stderr, "slave %u: wrote '%s', %zu bytes\n", t.pos, name, len);
     }
     /* BOOT leaves only to INIT; the new firmware starts from there */
-    if (boot && ecat_slave_set_state(t.m, t.pos, ECAT_STATE_INIT, 10 * TAKT_NS_PER_S)) {
-        cli_error(c, "%s", ecat_master_error(t.m));
+    if (boot && takt_ecat_slave_set_state(t.m, t.pos, TAKT_ECAT_STATE_INIT, 10 * TAKT_NS_PER_S)) {
+        cli_error(c, "%s", takt_ecat_master_error(t.m));
         status = 1;
     }
     free(data);

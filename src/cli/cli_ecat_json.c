@@ -116,23 +116,23 @@ const char *cli_ecat_name_utf8(const char *name, char *buf, size_t n)
  * reports them, and as "sii_warnings" into the slave's JSON object (if any). */
 void cli_ecat_sii_warnings(const uint8_t *img, size_t len, unsigned pos, json_object *o)
 {
-    struct ecat_sii_info *si = malloc(sizeof *si);
+    struct takt_ecat_sii_info *si = malloc(sizeof *si);
     if (!si)
         return;
     json_object *arr = json_object_new_array();
-    int rc = ecat_sii_info(img, len, si);
+    int rc = takt_ecat_sii_info(img, len, si);
     if (rc) {
         const char *why = !img ? "no SII read" : si->error[0] ? si->error : "the SII does not decode";
         fprintf(stderr, "takt ecat: slave %u: %s\n", pos, why);
         json_object_array_add(arr, json_object_new_string(why));
     } else {
-        for (unsigned i = 0; i < si->n_warnings && i < ECAT_SII_INFO_WARN; i++) {
+        for (unsigned i = 0; i < si->n_warnings && i < TAKT_ECAT_SII_INFO_WARN; i++) {
             fprintf(stderr, "takt ecat: slave %u: %s\n", pos, si->warning[i]);
             json_object_array_add(arr, json_object_new_string(si->warning[i]));
         }
-        if (si->n_warnings > ECAT_SII_INFO_WARN)
+        if (si->n_warnings > TAKT_ECAT_SII_INFO_WARN)
             fprintf(stderr, "takt ecat: slave %u: %u more SII warnings\n", pos,
-                    si->n_warnings - ECAT_SII_INFO_WARN);
+                    si->n_warnings - TAKT_ECAT_SII_INFO_WARN);
     }
     if (o)
         ADD(o, "sii_warnings", arr);
@@ -142,14 +142,14 @@ void cli_ecat_sii_warnings(const uint8_t *img, size_t len, unsigned pos, json_ob
 }
 #define INT(v) json_object_new_int64((int64_t)(v))
 
-json_object *cli_ecat_slave_json(const struct ecat_slave_info *s)
+json_object *cli_ecat_slave_json(const struct takt_ecat_slave_info *s)
 {
     json_object *o = json_object_new_object();
     ADD(o, "position", INT(s->position));
     ADD(o, "station", INT(s->station));
     ADD(o, "alias", INT(s->alias));
-    ADD(o, "state", json_object_new_string(ecat_al_state_name(s->al_state & ECAT_STATE_MASK)));
-    ADD(o, "error", json_object_new_boolean(s->al_state & ECAT_STATE_ERROR));
+    ADD(o, "state", json_object_new_string(takt_ecat_al_state_name(s->al_state & TAKT_ECAT_STATE_MASK)));
+    ADD(o, "error", json_object_new_boolean(s->al_state & TAKT_ECAT_STATE_ERROR));
     ADD(o, "al_status_code", INT(s->al_code));
     ADD(o, "vendor", INT(s->vendor));
     ADD(o, "product", INT(s->product));
@@ -182,19 +182,19 @@ json_object *cli_ecat_slave_json(const struct ecat_slave_info *s)
     return o;
 }
 
-json_object *cli_ecat_state_json(const struct ecat_slave_info *s)
+json_object *cli_ecat_state_json(const struct takt_ecat_slave_info *s)
 {
     json_object *o = json_object_new_object();
     ADD(o, "position", INT(s->position));
     ADD(o, "station", INT(s->station));
-    ADD(o, "state", json_object_new_string(ecat_al_state_name(s->al_state & ECAT_STATE_MASK)));
-    ADD(o, "error", json_object_new_boolean(s->al_state & ECAT_STATE_ERROR));
+    ADD(o, "state", json_object_new_string(takt_ecat_al_state_name(s->al_state & TAKT_ECAT_STATE_MASK)));
+    ADD(o, "error", json_object_new_boolean(s->al_state & TAKT_ECAT_STATE_ERROR));
     ADD(o, "al_status_code", INT(s->al_code));
-    ADD(o, "al_status_text", s->al_code ? json_object_new_string(ecat_al_status_text(s->al_code)) : NULL);
+    ADD(o, "al_status_text", s->al_code ? json_object_new_string(takt_ecat_al_status_text(s->al_code)) : NULL);
     return o;
 }
 
-json_object *cli_ecat_pd_json(const struct ecat_pd_entry *e)
+json_object *cli_ecat_pd_json(const struct takt_ecat_pd_entry *e)
 {
     json_object *o = json_object_new_object();
     ADD(o, "direction", json_object_new_string(e->output ? "out" : "in"));
@@ -216,13 +216,13 @@ void cli_ecat_print_sm_fmmu(const uint8_t *img, size_t len)
     static const char *const sm_type[] = { "unused", "mailbox out", "mailbox in", "outputs", "inputs" };
     static const char *const fmmu_use[] = { "unused", "outputs (master writes)", "inputs (master reads)",
                                             "mailbox state (master reads)" };
-    struct ecat_sii_info *sii = malloc(sizeof *sii);
-    if (!sii || ecat_sii_info(img, len, sii)) {
+    struct takt_ecat_sii_info *sii = malloc(sizeof *sii);
+    if (!sii || takt_ecat_sii_info(img, len, sii)) {
         free(sii);
         return;
     }
     for (unsigned i = 0; i < sii->n_sm; i++) {
-        const struct ecat_sii_sm_info *m = &sii->sm[i];
+        const struct takt_ecat_sii_sm_info *m = &sii->sm[i];
         unsigned dir = (m->ctrl >> 2) & 3;
         printf("      SM%u 0x%04X/%u  %s, %s, master %s%s\n", i, m->start, m->len,
                m->type < TAKT_ARRAY_SIZE(sm_type) ? sm_type[m->type] : "?",
@@ -238,8 +238,8 @@ void cli_ecat_print_sm_fmmu(const uint8_t *img, size_t len)
  * details bit 1, ETG.2010); true when the SII has no General category to ask. */
 bool cli_ecat_has_sdo_info(const uint8_t *img, size_t len)
 {
-    struct ecat_sii_info *sii = malloc(sizeof *sii);
-    bool yes = !sii || ecat_sii_info(img, len, sii) || !sii->has_general || sii->sdo_info;
+    struct takt_ecat_sii_info *sii = malloc(sizeof *sii);
+    bool yes = !sii || takt_ecat_sii_info(img, len, sii) || !sii->has_general || sii->sdo_info;
     free(sii);
     return yes;
 }

@@ -7,7 +7,7 @@
 /* IgH's alias addressing (ethercat(1)): a slave is also ALIAS:REL, REL counted from the
  * nearest slave at or before it whose SII word 4 gives it an alias; slaves before any
  * alias are 0:POSITION. Walked in position order: feed every slave to cli_ecat_alias_next. */
-void cli_ecat_alias_next(struct cli_ecat_alias_walk *w, unsigned pos, const struct ecat_slave_info *s,
+void cli_ecat_alias_next(struct cli_ecat_alias_walk *w, unsigned pos, const struct takt_ecat_slave_info *s,
                          char *buf, size_t n)
 {
     if (s->alias)
@@ -16,15 +16,15 @@ void cli_ecat_alias_next(struct cli_ecat_alias_walk *w, unsigned pos, const stru
 }
 
 /* IgH's error flag: 'E' when the slave reports an AL error or an AL status code. */
-char cli_ecat_error_flag(const struct ecat_slave_info *s)
+char cli_ecat_error_flag(const struct takt_ecat_slave_info *s)
 {
-    return (s->al_state & ECAT_STATE_ERROR) || s->al_code ? 'E' : '+';
+    return (s->al_state & TAKT_ECAT_STATE_ERROR) || s->al_code ? 'E' : '+';
 }
 
-int cli_ecat_parse_pos(struct cli_ctx *c, struct ecat_master *m, const char *s, unsigned *pos)
+int cli_ecat_parse_pos(struct cli_ctx *c, struct takt_ecat_master *m, const char *s, unsigned *pos)
 {
     long v, a = 0;
-    unsigned n = ecat_master_slave_count(m);
+    unsigned n = takt_ecat_master_slave_count(m);
     if (n == 0)
         return cli_error(c, "no slave on %s", c->iface), -1;
     const char *colon = strchr(s, ':');
@@ -43,9 +43,9 @@ int cli_ecat_parse_pos(struct cli_ctx *c, struct ecat_master *m, const char *s, 
         return -1;
     unsigned base = 0;
     if (a) {
-        struct ecat_slave_info si;
+        struct takt_ecat_slave_info si;
         for (base = 0; base < n; base++)
-            if (!ecat_master_slave_info(m, base, &si) && si.alias == a)
+            if (!takt_ecat_master_slave_info(m, base, &si) && si.alias == a)
                 break;
         if (base == n)
             return cli_error(c, "no slave on %s has alias %ld (ecat slaves shows ALIAS:POS "

@@ -6,7 +6,7 @@
 #include "cli/cli_ecat.h"
 
 /* Cable redundancy in the summary and the JSON (docs/master.md, Cable redundancy). */
-static void red_where(const struct ecat_redundancy *r, unsigned n, char *buf, size_t len)
+static void red_where(const struct takt_ecat_redundancy *r, unsigned n, char *buf, size_t len)
 {
     if (!r->broken)
         snprintf(buf, len, "intact");
@@ -20,28 +20,28 @@ static void red_where(const struct ecat_redundancy *r, unsigned n, char *buf, si
         snprintf(buf, len, "broken between slave %d and slave %d", r->break_after - 1, r->break_after);
 }
 
-void cli_ecat_red_print(FILE *f, struct ecat_master *m)
+void cli_ecat_red_print(FILE *f, struct takt_ecat_master *m)
 {
-    struct ecat_redundancy r;
-    ecat_master_redundancy(m, &r);
+    struct takt_ecat_redundancy r;
+    takt_ecat_master_redundancy(m, &r);
     if (!r.active)
         return;
     char w[96];
-    red_where(&r, ecat_master_slave_count(m), w, sizeof w);
+    red_where(&r, takt_ecat_master_slave_count(m), w, sizeof w);
     fprintf(f, "  cable redundancy: ring %s; %" PRIu64 " breaks, %" PRIu64 " heals; frames out "
             "%" PRIu64 "/%" PRIu64 ", in %" PRIu64 "/%" PRIu64 " (first/second port), %" PRIu64
             " round the whole ring, %" PRIu64 " with one copy back\n", w, r.breaks, r.heals,
             r.tx[0], r.tx[1], r.rx[0], r.rx[1], r.crossed, r.single);
 }
 
-json_object *cli_ecat_red_json(struct ecat_master *m)
+json_object *cli_ecat_red_json(struct takt_ecat_master *m)
 {
-    struct ecat_redundancy r;
-    ecat_master_redundancy(m, &r);
+    struct takt_ecat_redundancy r;
+    takt_ecat_master_redundancy(m, &r);
     if (!r.active)
         return NULL;
     char w[96];
-    red_where(&r, ecat_master_slave_count(m), w, sizeof w);
+    red_where(&r, takt_ecat_master_slave_count(m), w, sizeof w);
     json_object *o = json_object_new_object();
     json_object_object_add(o, "state", json_object_new_string(r.broken ? "broken" : "intact"));
     json_object_object_add(o, "where", json_object_new_string(w));

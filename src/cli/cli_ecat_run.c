@@ -16,23 +16,23 @@
 #include "cli/sdnotify.h"
 
 /* Events with the time the cycle raised them, in seconds since t0 (the run's start). */
-static void drain_events_but(struct ecat_master *m, const char *label, takt_ns_t t0, bool failing)
+static void drain_events_but(struct takt_ecat_master *m, const char *label, takt_ns_t t0, bool failing)
 {
     char ev[512];
     takt_ns_t at;
-    while (ecat_master_next_event_at(m, ev, sizeof ev, &at))
-        if (!failing || strcmp(ev, ecat_master_error(m)))
+    while (takt_ecat_master_next_event_at(m, ev, sizeof ev, &at))
+        if (!failing || strcmp(ev, takt_ecat_master_error(m)))
             fprintf(stderr, "%s: %.3f s: %s\n", label, (at - t0) / 1e9, ev);
 }
 
-static void drain_events(struct ecat_master *m, const char *label, takt_ns_t t0)
+static void drain_events(struct takt_ecat_master *m, const char *label, takt_ns_t t0)
 {
     drain_events_but(m, label, t0, false);
 }
 
 /* Before the error line of a failure: the event that raised the error is that line, so
  * it is not printed twice. */
-static void drain_failing(struct ecat_master *m, const char *label, takt_ns_t t0)
+static void drain_failing(struct takt_ecat_master *m, const char *label, takt_ns_t t0)
 {
     drain_events_but(m, label, t0, true);
 }
@@ -58,13 +58,13 @@ struct lost_log {
     uint64_t total;
 };
 
-static void lost_cb(void *ctx, struct ecat_master *m, takt_ns_t now)
+static void lost_cb(void *ctx, struct takt_ecat_master *m, takt_ns_t now)
 {
     struct lost_log *g = ctx;
-    struct ecat_master_stats s;
-    ecat_master_get_stats(m, &s);
-    struct rt_loop_info li;
-    rt_loop_get_info(ecat_master_loop(m), &li);
+    struct takt_ecat_master_stats s;
+    takt_ecat_master_get_stats(m, &s);
+    struct takt_rt_loop_info li;
+    takt_rt_loop_get_info(takt_ecat_master_loop(m), &li);
     takt_ns_t dev = li.wake_dev;
     if (!g->primed) {
         g->primed = true;
@@ -102,36 +102,36 @@ static json_object *lost_json(const struct lost_log *g)
 /* --echo: the application half of the stale-reply test (docs/devices.md, "echo"). Each
  * slave with a 32-bit input "Counter" and a 32-bit output "Echo" (the simulator's echo
  * device) gets its counter copied into its echo, but only in cycles whose inputs are
- * fresh (ecat_master_inputs_age() == 0): what an application that acts only on current
+ * fresh (takt_ecat_master_inputs_age() == 0): what an application that acts only on current
  * data does. The device then tells how old each echo was, independently of the
  * master's own counters. */
 #define ECHO_MAX 64
 struct echo_app {
     unsigned n;
-    struct ecat_pd_entry in[ECHO_MAX], out[ECHO_MAX];
+    struct takt_ecat_pd_entry in[ECHO_MAX], out[ECHO_MAX];
     uint64_t copied, held;          /* cycles with fresh inputs / with older ones */
     struct lost_log *lost;          /* --lost-times too: one callback does both */
 };
 
-static void echo_cb(void *ctx, struct ecat_master *m, takt_ns_t now)
+static void echo_cb(void *ctx, struct takt_ecat_master *m, takt_ns_t now)
 {
     struct echo_app *a = ctx;
     if (a->lost)
         lost_cb(a->lost, m, now);
-    if (ecat_master_inputs_age(m) != 0) {
+    if (takt_ecat_master_inputs_age(m) != 0) {
         a->held++;
         return;
     }
     for (unsigned i = 0; i < a->n; i++)
-        ecat_pd_write(m, &a->out[i], ecat_pd_read(m, &a->in[i]));
+        takt_ecat_pd_write(m, &a->out[i], takt_ecat_pd_read(m, &a->in[i]));
     a->copied++;
 }
 
-static unsigned echo_find(struct ecat_master *m, struct echo_app *a)
+static unsigned echo_find(struct takt_ecat_master *m, struct echo_app *a)
 {
-    for (unsigned pos = 0; pos < ecat_master_slave_count(m) && a->n < ECHO_MAX; pos++) {
-        struct ecat_pd_entry in, out;
-        if (ecat_pd_find(m, pos, "Counter", 0, 0, &in) || ecat_pd_find(m, pos, "Echo", 0, 0, &out) ||
+    for (unsigned pos = 0; pos < takt_ecat_master_slave_count(m) && a->n < ECHO_MAX; pos++) {
+        struct takt_ecat_pd_entry in, out;
+        if (takt_ecat_pd_find(m, pos, "Counter", 0, 0, &in) || takt_ecat_pd_find(m, pos, "Echo", 0, 0, &out) ||
             in.output || !out.output || in.bits != 32 || out.bits != 32)
             continue;
         a->in[a->n] = in;
@@ -149,35 +149,35 @@ static json_object *echo_json(const struct echo_app *a)
     return o;
 }
 
-static bool loop_running(const struct rt_loop *l)
+static bool loop_running(const struct takt_rt_loop *l)
 {
-    struct rt_loop_info li;
-    rt_loop_get_info(l, &li);
+    struct takt_rt_loop_info li;
+    takt_rt_loop_get_info(l, &li);
     return li.running;
 }
 
-static json_object *summary_json(struct ecat_master *m, const struct ecat_master_stats *s,
+static json_object *summary_json(struct takt_ecat_master *m, const struct takt_ecat_master_stats *s,
                                  takt_ns_t op_after, bool dc)
 {
-    struct rt_loop *l = ecat_master_loop(m);
-    struct rt_loop_info li;
-    rt_loop_get_info(l, &li);
+    struct takt_rt_loop *l = takt_ecat_master_loop(m);
+    struct takt_rt_loop_info li;
+    takt_rt_loop_get_info(l, &li);
     json_object *o = json_object_new_object();
-    json_object_object_add(o, "slaves", json_object_new_int((int)ecat_master_slave_count(m)));
+    json_object_object_add(o, "slaves", json_object_new_int((int)takt_ecat_master_slave_count(m)));
     /* per slave the propagation delay DC set-up measured and wrote to 0x0928 (null: no
      * DC, or not set up); the reference clock's is 0 */
     json_object *dl = json_object_new_array();
-    for (unsigned i = 0; i < ecat_master_slave_count(m); i++) {
-        struct ecat_slave_info si;
-        ecat_master_slave_info(m, i, &si);
+    for (unsigned i = 0; i < takt_ecat_master_slave_count(m); i++) {
+        struct takt_ecat_slave_info si;
+        takt_ecat_master_slave_info(m, i, &si);
         json_object_array_add(dl, dc && si.dc ? json_object_new_int(si.dc_delay_ns) : NULL);
     }
     json_object_object_add(o, "dc_delays_ns", dl);
     char st[200];
     /* the lowest state, when every slave answers and frames return; else unknown */
-    json_object_object_add(o, "state", json_object_new_string(s->state ? ecat_al_state_name(s->state)
+    json_object_object_add(o, "state", json_object_new_string(s->state ? takt_ecat_al_state_name(s->state)
                                                                          : "unknown"));
-    json_object_object_add(o, "state_text", json_object_new_string(ecat_master_state_text(s, st, sizeof st)));
+    json_object_object_add(o, "state_text", json_object_new_string(takt_ecat_master_state_text(s, st, sizeof st)));
     json_object *in = json_object_new_object();
     const struct { const char *n; unsigned v; } cnt[] = {
         { "INIT", s->slaves_init }, { "PREOP", s->slaves_preop }, { "BOOT", s->slaves_boot },
@@ -208,7 +208,7 @@ static json_object *summary_json(struct ecat_master *m, const struct ecat_master
     json_object_object_add(o, "dc_sync_invalid", json_object_new_uint64(s->dc_sync_invalid));
     /* the process's CPU over the cycle loop's run (docs/performance.md), and the RT
      * thread's share of it */
-    double cpu_us = rt_loop_cpu_per_cycle(l) / 1e3, thr_us = rt_loop_thread_cpu_per_cycle(l) / 1e3;
+    double cpu_us = takt_rt_loop_cpu_per_cycle(l) / 1e3, thr_us = takt_rt_loop_thread_cpu_per_cycle(l) / 1e3;
     json_object_object_add(o, "cpu_us_per_cycle", json_object_new_double(cpu_us));
     json_object_object_add(o, "thread_cpu_us_per_cycle", json_object_new_double(thr_us));
     json_object *rates = json_object_new_object();
@@ -220,20 +220,20 @@ static json_object *summary_json(struct ecat_master *m, const struct ecat_master
         json_object_object_add(rates, span[i], r);
     }
     json_object_object_add(o, "rates", rates);
-    json_object_object_add(o, "perf", perf_set_to_json(rt_loop_perf(l)));
+    json_object_object_add(o, "perf", takt_perf_set_to_json(takt_rt_loop_perf(l)));
     return o;
 }
 
-static void print_summary(FILE *f, struct ecat_master *m, const struct ecat_master_stats *s)
+static void print_summary(FILE *f, struct takt_ecat_master *m, const struct takt_ecat_master_stats *s)
 {
-    struct rt_loop *l = ecat_master_loop(m);
-    struct rt_loop_info li;
-    rt_loop_get_info(l, &li);
-    perf_print_total(f, rt_loop_perf(l));
-    double cpu_us = rt_loop_cpu_per_cycle(l) / 1e3, thr_us = rt_loop_thread_cpu_per_cycle(l) / 1e3;
+    struct takt_rt_loop *l = takt_ecat_master_loop(m);
+    struct takt_rt_loop_info li;
+    takt_rt_loop_get_info(l, &li);
+    takt_perf_print_total(f, takt_rt_loop_perf(l));
+    double cpu_us = takt_rt_loop_cpu_per_cycle(l) / 1e3, thr_us = takt_rt_loop_thread_cpu_per_cycle(l) / 1e3;
     char st[200];
     fprintf(f, "Summary: state %s; %" PRIu64 " cycles (%" PRIu64 " overruns)\n",
-            ecat_master_state_text(s, st, sizeof st), li.cycles, li.overruns);
+            takt_ecat_master_state_text(s, st, sizeof st), li.cycles, li.overruns);
     fprintf(f, "  frames: %" PRIu64 " sent, %" PRIu64 " back in time, %" PRIu64 " lost (%" PRIu64
             " cyclic; %" PRIu64 " of the lost came back late, never used), %" PRIu64 " duplicate, %"
             PRIu64 " unmatched; loss rate 1/10/60 s: %.1f/%.1f/%.1f per s\n", s->frames_sent,
@@ -248,9 +248,9 @@ static void print_summary(FILE *f, struct ecat_master *m, const struct ecat_mast
     fprintf(f, "  CPU per cycle: %.2f us (process, over the cycle loop's run; RT thread %.2f us)\n",
             cpu_us, thr_us);
     /* the cyclictest view: how late each wake-up came */
-    const struct perf_msmt *wake = rt_loop_msmt(l, RT_LOOP_WAKE_DEVIATION);
-    const struct perf_hist *h = &wake->hist;
-    int64_t p99 = perf_hist_percentile(h, 99), p999 = perf_hist_percentile(h, 99.9);
+    const struct takt_perf_msmt *wake = takt_rt_loop_msmt(l, TAKT_RT_LOOP_WAKE_DEVIATION);
+    const struct takt_perf_hist *h = &wake->hist;
+    int64_t p99 = takt_perf_hist_percentile(h, 99), p999 = takt_perf_hist_percentile(h, 99.9);
     char a[24], b[24];
     snprintf(a, sizeof a, p99 == INT64_MAX ? "> range" : "%.1f", p99 / 1e3);
     snprintf(b, sizeof b, p999 == INT64_MAX ? "> range" : "%.1f", p999 / 1e3);
@@ -263,70 +263,70 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
     const char *label = a->label ? a->label : "takt ecat run";
     /* The link is open: from here on only the cycle thread's set-up needs a capability
      * (docs/rt.md, Capabilities). */
-    cli_drop_caps(c, cli_caps_for_rt(c) | (cli_get(c, "eoe") ? RT_CAP(CAP_NET_ADMIN) : 0));
-    struct ecat_master_opts o;
-    ecat_master_opts_default(&o);
+    cli_drop_caps(c, cli_caps_for_rt(c) | (cli_get(c, "eoe") ? TAKT_RT_CAP(CAP_NET_ADMIN) : 0));
+    struct takt_ecat_master_opts o;
+    takt_ecat_master_opts_default(&o);
     o.cycle_ns = c->cycle_ns;
     o.dc = a->dc;
     o.dc_mode = a->dc_mode;
     o.redundant = a->redundant;
     char err[256];
-    struct ecat_master *m;
-    if (ecat_master_open(&m, a->link, &o, err, sizeof err)) {
+    struct takt_ecat_master *m;
+    if (takt_ecat_master_open(&m, a->link, &o, err, sizeof err)) {
         fprintf(stderr, "%s: %s\n", label, err);
         return 1;
     }
     int status = 0;
     takt_ns_t t0 = takt_now();
-    int rc = ecat_master_scan(m, (takt_ns_t)((a->scan_timeout_s > 0 ? a->scan_timeout_s : 5) * 1e9));
+    int rc = takt_ecat_master_scan(m, (takt_ns_t)((a->scan_timeout_s > 0 ? a->scan_timeout_s : 5) * 1e9));
     drain_events_but(m, label, t0, rc != 0);
-    if (rc || ecat_master_slave_count(m) == 0) {
+    if (rc || takt_ecat_master_slave_count(m) == 0) {
         fprintf(stderr, "%s: scan on %s: %s\n", label, a->link->name,
-                rc ? ecat_master_error(m) : "no slave answered (is the network connected?)");
-        ecat_master_close(m);
+                rc ? takt_ecat_master_error(m) : "no slave answered (is the network connected?)");
+        takt_ecat_master_close(m);
         return 1;
     }
-    unsigned n = ecat_master_slave_count(m);
+    unsigned n = takt_ecat_master_slave_count(m);
     size_t img;
     /* Without an ENI, PREOP first: slaves with CoE tell their real PDO assignment over
      * the mailbox. With one, the ENI's own commands take them through INIT -> PREOP. */
     const char *eni = cli_get(c, "eni");
-    if (!eni && ecat_master_set_state(m, ECAT_STATE_PREOP, 15 * TAKT_NS_PER_S)) {
+    if (!eni && takt_ecat_master_set_state(m, TAKT_ECAT_STATE_PREOP, 15 * TAKT_NS_PER_S)) {
         drain_failing(m, label, t0);
-        fprintf(stderr, "%s: %s\n", label, ecat_master_error(m));
-        ecat_master_close(m);
+        fprintf(stderr, "%s: %s\n", label, takt_ecat_master_error(m));
+        takt_ecat_master_close(m);
         return 1;
     }
     if (!eni && !cli_flag(c, "sii-pdo")) {
-        ecat_master_read_pdos_coe(m);
-        ecat_master_read_pdos_soe(m);   /* SoE drives: their AT/MDT lists */
+        takt_ecat_master_read_pdos_coe(m);
+        takt_ecat_master_read_pdos_soe(m);   /* SoE drives: their AT/MDT lists */
     }
     drain_events(m, label, t0);
-    if (eni ? ecat_master_configure_eni(m, eni) : ecat_master_configure(m)) {
+    if (eni ? takt_ecat_master_configure_eni(m, eni) : takt_ecat_master_configure(m)) {
         drain_failing(m, label, t0);
-        fprintf(stderr, "%s: %s\n", label, ecat_master_error(m));
-        ecat_master_close(m);
+        fprintf(stderr, "%s: %s\n", label, takt_ecat_master_error(m));
+        takt_ecat_master_close(m);
         return 1;
     }
     struct cli_eoe_run *eoe = NULL;
     if (cli_eoe_run_setup(c, m, &eoe)) {     /* the slaves are in PREOP: TAPs, IP parameters */
         drain_failing(m, label, t0);
         cli_eoe_run_close(eoe);
-        ecat_master_close(m);
+        takt_ecat_master_close(m);
         return 1;
     }
-    ecat_master_image(m, &img);
+    takt_ecat_master_image(m, &img);
     printf("%s: %u slaves on %s, process image %zu bytes, cycle %.0f us%s\n", label, n,
-           a->link->name, img, c->cycle_ns / 1e3, ecat_master_dc_enabled(m) ? ", DC" : "");
-    struct rt_opts ro;
-    rt_opts_default(&ro);
+           a->link->name, img, c->cycle_ns / 1e3, takt_ecat_master_dc_enabled(m) ? ", DC" : "");
+    struct takt_rt_opts ro;
+    takt_rt_opts_default(&ro);
     ro.cpu = c->cpu;
     ro.prio = c->prio;
     ro.drop_caps = cli_caps_dropping();   /* the cycle thread, once set up */
-    if ((rc = ecat_master_request_state(m, ECAT_STATE_OP))) {
-        fprintf(stderr, "%s: %s\n", label, ecat_master_error(m));
+    if ((rc = takt_ecat_master_request_state(m, TAKT_ECAT_STATE_OP))) {
+        fprintf(stderr, "%s: %s\n", label, takt_ecat_master_error(m));
         cli_eoe_run_close(eoe);
-        ecat_master_close(m);
+        takt_ecat_master_close(m);
         return 1;
     }
     /* metrics and the service protocol (docs/metrics.md, docs/service.md): set up before
@@ -334,9 +334,9 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
     struct metrics *mx = NULL;
     struct sdn sd;
     sdn_open(&sd);
-    if ((rc = metrics_open(c, a->link->name, "ecat", ecat_master_loop(m), sdn_active(&sd), &mx))) {
+    if ((rc = metrics_open(c, a->link->name, "ecat", takt_ecat_master_loop(m), sdn_active(&sd), &mx))) {
         sdn_close(&sd);
-        ecat_master_close(m);
+        takt_ecat_master_close(m);
         return rc;
     }
     if (mx) {
@@ -350,10 +350,10 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
             metrics_close(mx);
             sdn_close(&sd);
             cli_eoe_run_close(eoe);
-            ecat_master_close(m);
+            takt_ecat_master_close(m);
             return 1;
         }
-        ecat_master_set_callback(m, lost_cb, &lost);
+        takt_ecat_master_set_callback(m, lost_cb, &lost);
     }
     struct echo_app *echo = NULL;
     if (cli_flag(c, "echo")) {
@@ -362,7 +362,7 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
             metrics_close(mx);
             sdn_close(&sd);
             cli_eoe_run_close(eoe);
-            ecat_master_close(m);
+            takt_ecat_master_close(m);
             return 1;
         }
         if (!echo_find(m, echo)) {
@@ -373,26 +373,26 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
             metrics_close(mx);
             sdn_close(&sd);
             cli_eoe_run_close(eoe);
-            ecat_master_close(m);
+            takt_ecat_master_close(m);
             return 1;
         }
         echo->lost = lost.v ? &lost : NULL;
-        ecat_master_set_callback(m, echo_cb, echo);
+        takt_ecat_master_set_callback(m, echo_cb, echo);
     }
     /* the thread runs until stopped: the run ends after dur, but not in the middle of a
      * silence (its summary could only say the state is unknown), at most 1 s later */
-    if ((rc = ecat_master_start(m, &ro, 0))) {
+    if ((rc = takt_ecat_master_start(m, &ro, 0))) {
         free(lost.v);
         free(echo);
         metrics_close(mx);
         sdn_close(&sd);
         fprintf(stderr, "%s: cannot start the cycle thread: %s\n", label, takt_strerror(rc));
         cli_eoe_run_close(eoe);
-        ecat_master_close(m);
+        takt_ecat_master_close(m);
         return 1;
     }
     cli_drop_caps(c, cli_caps_after_rt(c));   /* this thread made the last one it needed */
-    struct rt_loop *l = ecat_master_loop(m);
+    struct takt_rt_loop *l = takt_ecat_master_loop(m);
     takt_ns_t started = takt_now();
     /* the interval banks are taken every --perf S, or every second for the metrics */
     takt_ns_t snap_every = (takt_ns_t)((c->perf_s > 0 ? c->perf_s : 1) * 1e9), next_snap = started + snap_every;
@@ -404,7 +404,7 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
             nap = end - now;
         sleep_ns(nap);
         drain_events(m, label, t0);
-        if (op_after < 0 && ecat_master_state(m) == ECAT_STATE_OP) {
+        if (op_after < 0 && takt_ecat_master_state(m) == TAKT_ECAT_STATE_OP) {
             op_after = takt_now() - t0;
             printf("%s: all %u slaves in OP after %.0f ms\n", label, n, op_after / 1e6);
             fflush(stdout);
@@ -413,27 +413,27 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
             sdn_ready(&sd, st);
         }
         if (end && takt_now() >= end) {
-            struct ecat_master_stats q;
-            ecat_master_get_stats(m, &q);
+            struct takt_ecat_master_stats q;
+            takt_ecat_master_get_stats(m, &q);
             if (!q.silent_cycles || takt_now() >= end + TAKT_NS_PER_S)
                 break;
         }
         if ((c->perf_s > 0 || mx) && takt_now() >= next_snap) {
             next_snap += snap_every;
-            int bank = perf_set_snapshot(rt_loop_perf(l), 200 * TAKT_NS_PER_MS);
+            int bank = takt_perf_set_snapshot(takt_rt_loop_perf(l), 200 * TAKT_NS_PER_MS);
             if (bank >= 0) {
                 if (mx)
-                    metrics_add_bank(mx, rt_loop_perf(l), bank);
+                    metrics_add_bank(mx, takt_rt_loop_perf(l), bank);
                 if (c->perf_s > 0)
-                    perf_print_interval(stdout, rt_loop_perf(l), bank);
-                perf_set_release(rt_loop_perf(l), bank);
+                    takt_perf_print_interval(stdout, takt_rt_loop_perf(l), bank);
+                takt_perf_set_release(takt_rt_loop_perf(l), bank);
             }
             if (c->perf_s > 0) {
-                struct ecat_master_stats s;
-                ecat_master_get_stats(m, &s);
+                struct takt_ecat_master_stats s;
+                takt_ecat_master_get_stats(m, &s);
                 char st[200];
                 printf("State %s, frames lost %" PRIu64 ", WKC errors %" PRIu64
-                       ", DC sync error %" PRId64 " ns\n", ecat_master_state_text(&s, st, sizeof st),
+                       ", DC sync error %" PRId64 " ns\n", takt_ecat_master_state_text(&s, st, sizeof st),
                        s.frames_lost, s.wkc_errors, s.dc_sync_err_ns);
                 fflush(stdout);
             }
@@ -441,13 +441,13 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
         if (metrics_due(mx, takt_now()))
             metrics_write_ecat(mx, m, false);
         if (sdn_active(&sd)) {
-            struct ecat_master_stats q;
-            ecat_master_get_stats(m, &q);
+            struct takt_ecat_master_stats q;
+            takt_ecat_master_get_stats(m, &q);
             uint64_t lc, lo;
             metrics_latched(mx, &lc, &lo);
             sdn_watchdog(&sd, takt_now(), q.cycles, q.frames_received, lo, lc);
             char st[200];
-            ecat_master_state_text(&q, st, sizeof st);
+            takt_ecat_master_state_text(&q, st, sizeof st);
             if (strcmp(st, last_status)) {
                 snprintf(last_status, sizeof last_status, "%s", st);
                 sdn_status(&sd, st);
@@ -455,14 +455,14 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
         }
     }
     sdn_send(&sd, "STOPPING=1");
-    ecat_master_stop(m);
-    ecat_master_join(m);
+    takt_ecat_master_stop(m);
+    takt_ecat_master_join(m);
     drain_events_but(m, label, t0, op_after < 0);
-    struct ecat_master_stats s;
-    ecat_master_get_stats(m, &s);
+    struct takt_ecat_master_stats s;
+    takt_ecat_master_get_stats(m, &s);
     print_summary(stdout, m, &s);
-    struct rt_loop_info li;
-    rt_loop_get_info(l, &li);
+    struct takt_rt_loop_info li;
+    takt_rt_loop_get_info(l, &li);
     cli_eoe_run_print(stdout, m, eoe);
     cli_ecat_red_print(stdout, m);
     if (cli_check_overruns(c, li.cycles, li.overruns, c->cycle_ns))
@@ -470,15 +470,15 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
     if (op_after < 0) {
         char st[200];
         fprintf(stderr, "%s: the network did not reach OP (state %s)%s%s\n", label,
-                ecat_master_state_text(&s, st, sizeof st), ecat_master_error(m)[0] ? ": " : "",
-                ecat_master_error(m));
+                takt_ecat_master_state_text(&s, st, sizeof st), takt_ecat_master_error(m)[0] ? ": " : "",
+                takt_ecat_master_error(m));
         status = 1;
     }
     if (mx)
         metrics_write_ecat(mx, m, true);
     metrics_close(mx);
     sdn_close(&sd);
-    json_object *sj = c->json ? summary_json(m, &s, op_after, ecat_master_dc_enabled(m)) : NULL;
+    json_object *sj = c->json ? summary_json(m, &s, op_after, takt_ecat_master_dc_enabled(m)) : NULL;
     if (sj && lost.v)
         json_object_object_add(sj, "lost_frames", lost_json(&lost));
     if (sj && echo)
@@ -495,7 +495,7 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
     if (jrc)
         status = 1;
     cli_eoe_run_close(eoe);
-    ecat_master_close(m);
+    takt_ecat_master_close(m);
     return status;
 }
 
@@ -538,9 +538,9 @@ int cli_ecat_run(struct cli_ctx *c)
     const char *mode = cli_get(c, "dc-mode");
     if (mode) {
         if (!strcmp(mode, "master"))
-            a.dc_mode = ECAT_DC_MASTER_FOLLOWS_REF;
+            a.dc_mode = TAKT_ECAT_DC_MASTER_FOLLOWS_REF;
         else if (!strcmp(mode, "ref"))
-            a.dc_mode = ECAT_DC_REF_FOLLOWS_MASTER;
+            a.dc_mode = TAKT_ECAT_DC_REF_FOLLOWS_MASTER;
         else
             return cli_usage_error(c, "--dc-mode expects 'master' or 'ref', got '%s'", mode);
     }

@@ -24,16 +24,16 @@ static const struct cli_opt soe_opts[] = {
 
 struct soe_tool {
     struct takt_link *l;
-    struct ecat_master *m;
+    struct takt_ecat_master *m;
     unsigned pos;
     uint8_t drive;
     uint16_t idn;
-    char idn_s[ECAT_SOE_IDN_STR];
+    char idn_s[TAKT_ECAT_SOE_IDN_STR];
 };
 
 static void tool_close(struct soe_tool *t)
 {
-    ecat_master_close(t->m);
+    takt_ecat_master_close(t->m);
     takt_link_close(t->l);
 }
 
@@ -45,9 +45,9 @@ static int tool_open(struct cli_ctx *c, struct soe_tool *t)
     if (cli_parse_long(c, "POS", c->argv[1], 0, 65535, &v))
         return 2;
     t->pos = (unsigned)v;
-    if (ecat_soe_idn_parse(c->argv[2], &t->idn, err, sizeof err))
+    if (takt_ecat_soe_idn_parse(c->argv[2], &t->idn, err, sizeof err))
         return cli_usage_error(c, "%s", err);
-    ecat_soe_idn_format(t->idn, t->idn_s);
+    takt_ecat_soe_idn_format(t->idn, t->idn_s);
     const char *d = cli_get(c, "drive");
     v = 0;
     if (d && cli_parse_long(c, "--drive", d, 0, 7, &v))
@@ -57,34 +57,34 @@ static int tool_open(struct cli_ctx *c, struct soe_tool *t)
     if (rc)
         return rc;
     cli_drop_caps(c, 0);   /* the tools run no real-time thread */
-    struct ecat_master_opts o;
-    ecat_master_opts_default(&o);
+    struct takt_ecat_master_opts o;
+    takt_ecat_master_opts_default(&o);
     o.keep_state = true;
-    if (ecat_master_open(&t->m, t->l, &o, err, sizeof err)) {
+    if (takt_ecat_master_open(&t->m, t->l, &o, err, sizeof err)) {
         takt_link_close(t->l);
         return cli_error(c, "%s", err);
     }
-    if (ecat_master_scan(t->m, 5 * TAKT_NS_PER_S) || t->pos >= ecat_master_slave_count(t->m)) {
-        if (!ecat_master_error(t->m)[0])
+    if (takt_ecat_master_scan(t->m, 5 * TAKT_NS_PER_S) || t->pos >= takt_ecat_master_slave_count(t->m)) {
+        if (!takt_ecat_master_error(t->m)[0])
             cli_error(c, "POS expects a slave position 0..%d, got %u",
-                      (int)ecat_master_slave_count(t->m) - 1, t->pos);
+                      (int)takt_ecat_master_slave_count(t->m) - 1, t->pos);
         else
-            cli_error(c, "%s", ecat_master_error(t->m));
+            cli_error(c, "%s", takt_ecat_master_error(t->m));
         tool_close(t);
         return 1;
     }
-    struct ecat_slave_info si;
-    ecat_master_slave_info(t->m, t->pos, &si);
-    if (!(si.mbx_protocols & ECAT_MBX_SOE)) {
+    struct takt_ecat_slave_info si;
+    takt_ecat_master_slave_info(t->m, t->pos, &si);
+    if (!(si.mbx_protocols & TAKT_ECAT_MBX_SOE)) {
         cli_error(c, "slave %u (%s) has no SoE (SII mailbox protocols 0x%04X)", t->pos, si.name,
                   si.mbx_protocols);
         tool_close(t);
         return 1;
     }
-    uint8_t st = si.al_state & ECAT_STATE_MASK;
-    if ((st == ECAT_STATE_INIT || st == ECAT_STATE_BOOT || st == 0) &&
-        ecat_slave_set_state(t->m, t->pos, ECAT_STATE_PREOP, 10 * TAKT_NS_PER_S)) {
-        cli_error(c, "%s", ecat_master_error(t->m));
+    uint8_t st = si.al_state & TAKT_ECAT_STATE_MASK;
+    if ((st == TAKT_ECAT_STATE_INIT || st == TAKT_ECAT_STATE_BOOT || st == 0) &&
+        takt_ecat_slave_set_state(t->m, t->pos, TAKT_ECAT_STATE_PREOP, 10 * TAKT_NS_PER_S)) {
+        cli_error(c, "%s", takt_ecat_master_error(t->m));
         tool_close(t);
         return 1;
     }
@@ -95,10 +95,10 @@ static int tool_open(struct cli_ctx *c, struct soe_tool *t)
 static int type_attr(struct cli_ctx *c, uint32_t *attr)
 {
     static const struct { const char *n; unsigned bytes; bool list; unsigned fmt; } ty[] = {
-        { "int8", 1, 0, ECAT_SOE_FMT_INT }, { "int16", 2, 0, ECAT_SOE_FMT_INT }, { "int32", 4, 0, ECAT_SOE_FMT_INT },
-        { "int64", 8, 0, ECAT_SOE_FMT_INT }, { "uint8", 1, 0, ECAT_SOE_FMT_UINT }, { "uint16", 2, 0, ECAT_SOE_FMT_UINT },
-        { "uint32", 4, 0, ECAT_SOE_FMT_UINT }, { "uint64", 8, 0, ECAT_SOE_FMT_UINT },
-        { "string", 1, 1, ECAT_SOE_FMT_TEXT }, { "idns", 2, 1, ECAT_SOE_FMT_IDN }, { "hex", 1, 1, ECAT_SOE_FMT_HEX },
+        { "int8", 1, 0, TAKT_ECAT_SOE_FMT_INT }, { "int16", 2, 0, TAKT_ECAT_SOE_FMT_INT }, { "int32", 4, 0, TAKT_ECAT_SOE_FMT_INT },
+        { "int64", 8, 0, TAKT_ECAT_SOE_FMT_INT }, { "uint8", 1, 0, TAKT_ECAT_SOE_FMT_UINT }, { "uint16", 2, 0, TAKT_ECAT_SOE_FMT_UINT },
+        { "uint32", 4, 0, TAKT_ECAT_SOE_FMT_UINT }, { "uint64", 8, 0, TAKT_ECAT_SOE_FMT_UINT },
+        { "string", 1, 1, TAKT_ECAT_SOE_FMT_TEXT }, { "idns", 2, 1, TAKT_ECAT_SOE_FMT_IDN }, { "hex", 1, 1, TAKT_ECAT_SOE_FMT_HEX },
     };
     const char *s = cli_get(c, "type");
     for (size_t i = 0; s && i < TAKT_ARRAY_SIZE(ty); i++)
@@ -120,9 +120,9 @@ static int get_attr(struct cli_ctx *c, struct soe_tool *t, uint32_t *attr)
         return k < 0 ? 2 : 0;
     uint8_t b[8];
     size_t n = 0;
-    if (ecat_soe_read(t->m, t->pos, t->drive, ECAT_SOE_EL_ATTR, t->idn, b, sizeof b, &n) || n != 4) {
-        cli_error(c, "%s", n != 4 && !ecat_master_error(t->m)[0] ? "attribute is not 4 bytes"
-                                                                 : ecat_master_error(t->m));
+    if (takt_ecat_soe_read(t->m, t->pos, t->drive, TAKT_ECAT_SOE_EL_ATTR, t->idn, b, sizeof b, &n) || n != 4) {
+        cli_error(c, "%s", n != 4 && !takt_ecat_master_error(t->m)[0] ? "attribute is not 4 bytes"
+                                                                 : takt_ecat_master_error(t->m));
         return 1;
     }
     *attr = takt_get_le32(b);
@@ -143,14 +143,14 @@ static int64_t item_num(const uint8_t *p, unsigned n, bool sign)
 static void item_text(uint32_t attr, const uint8_t *p, unsigned n, char *out, size_t cap)
 {
     unsigned fmt = ecat_soe_attr_fmt(attr), dec = ecat_soe_attr_decimals(attr);
-    int64_t v = item_num(p, n, fmt == ECAT_SOE_FMT_INT);
-    if (fmt == ECAT_SOE_FMT_IDN && n == 2) {
-        char s[ECAT_SOE_IDN_STR];
-        ecat_soe_idn_format((uint16_t)v, s);
+    int64_t v = item_num(p, n, fmt == TAKT_ECAT_SOE_FMT_INT);
+    if (fmt == TAKT_ECAT_SOE_FMT_IDN && n == 2) {
+        char s[TAKT_ECAT_SOE_IDN_STR];
+        takt_ecat_soe_idn_format((uint16_t)v, s);
         snprintf(out, cap, "%s", s);
-    } else if (fmt == ECAT_SOE_FMT_HEX || fmt == ECAT_SOE_FMT_BIN) {
+    } else if (fmt == TAKT_ECAT_SOE_FMT_HEX || fmt == TAKT_ECAT_SOE_FMT_BIN) {
         snprintf(out, cap, "0x%0*" PRIX64, (int)(2 * n), (uint64_t)v);
-    } else if (fmt == ECAT_SOE_FMT_FLOAT && (n == 4 || n == 8)) {
+    } else if (fmt == TAKT_ECAT_SOE_FMT_FLOAT && (n == 4 || n == 8)) {
         double d;
         if (n == 4) {
             float f;
@@ -163,7 +163,7 @@ static void item_text(uint32_t attr, const uint8_t *p, unsigned n, char *out, si
         snprintf(out, cap, "%g", d);
     } else if (dec) {
         snprintf(out, cap, "%.*f", (int)dec, (double)v / pow(10, dec));
-    } else if (fmt == ECAT_SOE_FMT_INT) {
+    } else if (fmt == TAKT_ECAT_SOE_FMT_INT) {
         snprintf(out, cap, "%" PRId64, v);
     } else {
         snprintf(out, cap, "%" PRIu64, (uint64_t)v);
@@ -183,7 +183,7 @@ static void value_text(uint32_t attr, const uint8_t *p, size_t len, char *out, s
     size_t cur = len >= 4 ? takt_get_le16(p) : 0;
     if (cur > len - 4)
         cur = len >= 4 ? len - 4 : 0;
-    if (ecat_soe_attr_fmt(attr) == ECAT_SOE_FMT_TEXT) {
+    if (ecat_soe_attr_fmt(attr) == TAKT_ECAT_SOE_FMT_TEXT) {
         snprintf(out, cap, "%.*s", (int)cur, (const char *)p + 4);
         return;
     }
@@ -202,11 +202,11 @@ static int cmp_ns(const void *a, const void *b)
 
 static int soe_read(struct cli_ctx *c)
 {
-    uint8_t el = ECAT_SOE_EL_VALUE;
+    uint8_t el = TAKT_ECAT_SOE_EL_VALUE;
     char err[256];
     const char *es = cli_get(c, "elements"), *rs = cli_get(c, "repeat");
     long repeat = 1;
-    if (es && ecat_soe_elements_parse(es, &el, err, sizeof err))
+    if (es && takt_ecat_soe_elements_parse(es, &el, err, sizeof err))
         return cli_usage_error(c, "--elements: %s", err);
     if (rs && cli_parse_long(c, "--repeat", rs, 1, 100000, &repeat))
         return 2;
@@ -215,8 +215,8 @@ static int soe_read(struct cli_ctx *c)
     if (rc)
         return rc;
     uint32_t attr = 0;
-    bool sized = el & (ECAT_SOE_EL_MIN | ECAT_SOE_EL_MAX | ECAT_SOE_EL_VALUE | ECAT_SOE_EL_DEFAULT);
-    if (sized && !(el & ECAT_SOE_EL_ATTR) && (rc = get_attr(c, &t, &attr))) {
+    bool sized = el & (TAKT_ECAT_SOE_EL_MIN | TAKT_ECAT_SOE_EL_MAX | TAKT_ECAT_SOE_EL_VALUE | TAKT_ECAT_SOE_EL_DEFAULT);
+    if (sized && !(el & TAKT_ECAT_SOE_EL_ATTR) && (rc = get_attr(c, &t, &attr))) {
         tool_close(&t);
         return rc;
     }
@@ -225,11 +225,11 @@ static int soe_read(struct cli_ctx *c)
     takt_ns_t *rtt = calloc((size_t)repeat, sizeof *rtt);
     for (long i = 0; rtt && i < repeat && !rc; i++) {
         takt_ns_t t0 = takt_now();
-        rc = ecat_soe_read(t.m, t.pos, t.drive, el, t.idn, buf, sizeof buf, &len);
+        rc = takt_ecat_soe_read(t.m, t.pos, t.drive, el, t.idn, buf, sizeof buf, &len);
         rtt[i] = takt_now() - t0;
     }
     if (!rtt || rc) {
-        cli_error(c, "%s", rtt ? ecat_master_error(t.m) : "no memory");
+        cli_error(c, "%s", rtt ? takt_ecat_master_error(t.m) : "no memory");
         free(rtt);
         tool_close(&t);
         return 1;
@@ -240,8 +240,8 @@ static int soe_read(struct cli_ctx *c)
                 "max %.1f us\n", t.pos, repeat, t.idn_s, rtt[repeat / 2] / 1e3, rtt[0] / 1e3,
                 rtt[repeat - 1] / 1e3);
     }
-    struct ecat_soe_part part[8];
-    rc = ecat_soe_elements_split(buf, len, el, attr, part, err, sizeof err);
+    struct takt_ecat_soe_part part[8];
+    rc = takt_ecat_soe_elements_split(buf, len, el, attr, part, err, sizeof err);
     if (rc) {
         cli_error(c, "slave %u: IDN %s: malformed response: %s", t.pos, t.idn_s, err);
         free(rtt);
@@ -262,19 +262,19 @@ static int soe_read(struct cli_ctx *c)
         static char text[SOE_CAP * 3];
         const uint8_t *p = part[i].p;
         size_t n = part[i].len;
-        if (f == ECAT_SOE_EL_NAME || f == ECAT_SOE_EL_UNIT) {
+        if (f == TAKT_ECAT_SOE_EL_NAME || f == TAKT_ECAT_SOE_EL_UNIT) {
             size_t cur = takt_get_le16(p);
             snprintf(text, sizeof text, "%.*s", (int)cur, (const char *)p + 4);
-        } else if (f == ECAT_SOE_EL_STATE) {
+        } else if (f == TAKT_ECAT_SOE_EL_STATE) {
             snprintf(text, sizeof text, "0x%04X", takt_get_le16(p));
-        } else if (f == ECAT_SOE_EL_ATTR) {
+        } else if (f == TAKT_ECAT_SOE_EL_ATTR) {
             snprintf(text, sizeof text, "0x%08X", takt_get_le32(p));
         } else {
             value_text(attr, p, n, text, sizeof text);
         }
         if (!c->json || strcmp(c->json, "-"))
-            printf(one ? "%s\n" : "%-9s %s\n", one ? text : ecat_soe_element_name(f), one ? "" : text);
-        json_object_object_add(o, ecat_soe_element_name(f), json_object_new_string(text));
+            printf(one ? "%s\n" : "%-9s %s\n", one ? text : takt_ecat_soe_element_name(f), one ? "" : text);
+        json_object_object_add(o, takt_ecat_soe_element_name(f), json_object_new_string(text));
     }
     if (repeat > 1) {
         json_object *r = json_object_new_object();
@@ -296,7 +296,7 @@ static int parse_item(uint32_t attr, const char *s, uint8_t *p, char *err, size_
 {
     unsigned n = ecat_soe_attr_item(attr), dec = ecat_soe_attr_decimals(attr);
     uint16_t idn;
-    if (ecat_soe_attr_fmt(attr) == ECAT_SOE_FMT_IDN && !ecat_soe_idn_parse(s, &idn, err, errlen)) {
+    if (ecat_soe_attr_fmt(attr) == TAKT_ECAT_SOE_FMT_IDN && !takt_ecat_soe_idn_parse(s, &idn, err, errlen)) {
         takt_put_le16(p, idn);
         return 0;
     }
@@ -310,7 +310,7 @@ static int parse_item(uint32_t attr, const char *s, uint8_t *p, char *err, size_
         v = strtoll(s, &e, 0);
     else
         v = (int64_t)strtoull(s, &e, 0);
-    bool sign = ecat_soe_attr_fmt(attr) == ECAT_SOE_FMT_INT;
+    bool sign = ecat_soe_attr_fmt(attr) == TAKT_ECAT_SOE_FMT_INT;
     int64_t lo = sign ? (n < 8 ? -(1ll << (8 * n - 1)) : INT64_MIN) : 0;
     int64_t hi = n < 8 ? (sign ? (1ll << (8 * n - 1)) - 1 : (1ll << (8 * n)) - 1) : INT64_MAX;
     if (!*s || *e || errno || (n < 8 && (v < lo || v > hi)) || (!sign && s[0] == '-')) {
@@ -335,12 +335,12 @@ static int encode(uint32_t attr, const char *s, uint8_t *b, size_t cap, size_t *
     }
     size_t cur = 0, item = ecat_soe_attr_item(attr);
     unsigned fmt = ecat_soe_attr_fmt(attr);
-    if (fmt == ECAT_SOE_FMT_TEXT) {
+    if (fmt == TAKT_ECAT_SOE_FMT_TEXT) {
         cur = strlen(s);
         if (cur > cap - 4)
             return snprintf(err, errlen, "text of %zu bytes too long", cur), -EINVAL;
         memcpy(b + 4, s, cur);
-    } else if (fmt == ECAT_SOE_FMT_HEX && item == 1 && !strchr(s, ',')) {
+    } else if (fmt == TAKT_ECAT_SOE_FMT_HEX && item == 1 && !strchr(s, ',')) {
         for (; s[0] && s[1] && cur < cap - 4; s += 2, cur++) {
             char h[3] = { s[0], s[1], 0 }, *e;
             b[4 + cur] = (uint8_t)strtoul(h, &e, 16);
@@ -394,9 +394,9 @@ static int soe_write(struct cli_ctx *c)
             return cli_usage_error(c, "VALUE for IDN %s %s", t.idn_s, err);
         }
     }
-    rc = ecat_soe_write(t.m, t.pos, t.drive, ECAT_SOE_EL_VALUE, t.idn, buf, len);
+    rc = takt_ecat_soe_write(t.m, t.pos, t.drive, TAKT_ECAT_SOE_EL_VALUE, t.idn, buf, len);
     if (rc)
-        cli_error(c, "%s", ecat_master_error(t.m));
+        cli_error(c, "%s", takt_ecat_master_error(t.m));
     else if (c->verbose)
         fprintf(stderr, "slave %u: wrote IDN %s, %zu bytes\n", t.pos, t.idn_s, len);
     tool_close(&t);

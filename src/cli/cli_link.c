@@ -157,16 +157,16 @@ static int run_echo(struct cli_ctx *c)
     if (rc)
         return rc;
     /* -a/-p: the echo's latency is half of what bench measures, so it may want RT too */
-    struct rt_state rts = { .dma_fd = -1 };
+    struct takt_rt_state rts = { .dma_fd = -1 };
     bool rt = c->prio > 0 || c->cpu >= 0;
     if (rt) {
-        struct rt_opts ro;
-        rt_opts_default(&ro);
+        struct takt_rt_opts ro;
+        takt_rt_opts_default(&ro);
         ro.cpu = c->cpu;
         ro.prio = c->prio;
         ro.drop_caps = cli_caps_dropping();
         cli_drop_caps(c, cli_caps_for_rt(c));   /* the socket is open */
-        rt_setup(&ro, &rts, NULL, NULL);
+        takt_rt_setup(&ro, &rts, NULL, NULL);
     } else {
         cli_drop_caps(c, 0);
     }
@@ -174,7 +174,7 @@ static int run_echo(struct cli_ctx *c)
     struct echo_result r;
     rc = link_echo_loop(l, c->time_s, max, &cli_interrupted, &r);
     if (rt)
-        rt_teardown(&rts);
+        takt_rt_teardown(&rts);
     printf("echo %s: received %" PRIu64 ", answered %" PRIu64 ", ignored %" PRIu64 "\n",
            l->name, r.received, r.answered, r.ignored);
     json_object *o = json_object_new_object();
@@ -335,7 +335,7 @@ const struct cli_cmd cli_cmds_link[] = {
       "since its latency is half of the round trip bench measures.",
       CLI_IFACE | CLI_RT | CLI_TIME | CLI_JSON | CLI_PCAP, echo_opts, run_echo, NULL },
     { "link", "bench", NULL, "round-trip benchmark: one frame per cycle, wait for its echo",
-      "Sends one test frame per cycle (absolute deadlines, rt_loop) to a 'takt link echo'\n"
+      "Sends one test frame per cycle (absolute deadlines, takt_rt_loop) to a 'takt link echo'\n"
       "on the other end, waits for the answer within the cycle, and reports round-trip\n"
       "time, wake-up deviation, task duration and CPU time per cycle as PerfMsmt lines\n"
       "(every --perf S and at the end) and JSON (--json), plus frames lost. Runs 10 s\n"

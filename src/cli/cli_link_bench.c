@@ -1,5 +1,5 @@
 /* takt link bench: one test frame per cycle to a `takt link echo`, wait for the answer
- * within the cycle, record round trip and CPU time per cycle beside rt_loop's own
+ * within the cycle, record round trip and CPU time per cycle beside takt_rt_loop's own
  * Cycle Time / Wake Deviation / Task Duration; PerfMsmt lines and JSON at the end. */
 #include <errno.h>
 #include <inttypes.h>
@@ -16,8 +16,8 @@
 struct bench {
     const struct bench_args *a;
     struct takt_link *l;
-    struct rt_loop *loop;
-    struct perf_msmt m_rtt, m_cpu;
+    struct takt_rt_loop *loop;
+    struct takt_perf_msmt m_rtt, m_cpu;
     uint32_t seq;
     takt_ns_t last_cpu;
     /* written by the cycle thread only, read by the reporter: relaxed atomics */
@@ -62,7 +62,7 @@ static int wait_reply(struct bench *b, uint32_t seq, takt_ns_t t0, takt_ns_t dea
             int64_t s = reply_seq(&f[i]);
             if (s == (int64_t)seq) {
                 if (record)
-                    perf_record(rt_loop_perf(b->loop), &b->m_rtt, f[i].ts - t0);
+                    takt_perf_record(takt_rt_loop_perf(b->loop), &b->m_rtt, f[i].ts - t0);
                 found = 1;
             } else if (s >= 0) {
                 inc(&b->late);
@@ -73,12 +73,12 @@ static int wait_reply(struct bench *b, uint32_t seq, takt_ns_t t0, takt_ns_t dea
     }
 }
 
-static int bench_step(void *ctx, struct rt_loop *loop, takt_ns_t wake)
+static int bench_step(void *ctx, struct takt_rt_loop *loop, takt_ns_t wake)
 {
     struct bench *b = ctx;
     takt_ns_t cpu = thread_cpu();
     if (b->last_cpu)   /* CPU the thread used over the whole previous cycle */
-        perf_record(rt_loop_perf(loop), &b->m_cpu, cpu - b->last_cpu);
+        takt_perf_record(takt_rt_loop_perf(loop), &b->m_cpu, cpu - b->last_cpu);
     b->last_cpu = cpu;
 
     uint32_t seq = ++b->seq;
@@ -121,14 +121,14 @@ static int find_echo(struct bench *b)
     return 0;
 }
 
-static int add_msmt(struct bench *b, struct perf_msmt *m, const char *name)
+static int add_msmt(struct bench *b, struct takt_perf_msmt *m, const char *name)
 {
-    /* 1 us bins up to 4 periods + 1 ms, like rt_loop's own (at most 100000 bins) */
+    /* 1 us bins up to 4 periods + 1 ms, like takt_rt_loop's own (at most 100000 bins) */
     uint64_t range = 4 * (uint64_t)b->a->cycle_ns + TAKT_NS_PER_MS, bin = TAKT_NS_PER_US;
     while (range / bin > 100000)
         bin *= 10;
-    int rc = perf_msmt_init(m, name, 0, (int64_t)bin, (uint32_t)((range + bin - 1) / bin));
-    return rc ? rc : perf_set_add(rt_loop_perf(b->loop), m);
+    int rc = takt_perf_msmt_init(m, name, 0, (int64_t)bin, (uint32_t)((range + bin - 1) / bin));
+    return rc ? rc : takt_perf_set_add(takt_rt_loop_perf(b->loop), m);
 }
 
 static void fmt_us(char *s, size_t n, int64_t ns)
@@ -148,37 +148,37 @@ static void print_frames(FILE *out, struct bench *b)
 
 static void print_summary(FILE *out, struct bench *b)
 {
-    const struct perf_msmt *r = &b->m_rtt, *w = rt_loop_msmt(b->loop, RT_LOOP_WAKE_DEVIATION),
+    const struct takt_perf_msmt *r = &b->m_rtt, *w = takt_rt_loop_msmt(b->loop, TAKT_RT_LOOP_WAKE_DEVIATION),
                            *c = &b->m_cpu;
-    struct rt_loop_info li;
-    rt_loop_get_info(b->loop, &li);
+    struct takt_rt_loop_info li;
+    takt_rt_loop_get_info(b->loop, &li);
     char v[6][24];
     fprintf(out, "--- %s (%s), cycle %.1f us, %.1f s, %" PRIu64 " cycles, %" PRIu64 " overruns ---\n",
             b->l->name, b->l->ops->kind, (double)b->a->cycle_ns / 1000.0,
             (double)(li.ended - li.started) / 1e9, li.cycles, li.overruns);
-    perf_print_total(out, rt_loop_perf(b->loop));
+    takt_perf_print_total(out, takt_rt_loop_perf(b->loop));
     fmt_us(v[0], 24, r->total.count ? r->total.min : 0);
-    fmt_us(v[1], 24, perf_hist_percentile(&r->hist, 50));
-    fmt_us(v[2], 24, perf_hist_percentile(&r->hist, 99));
+    fmt_us(v[1], 24, takt_perf_hist_percentile(&r->hist, 50));
+    fmt_us(v[2], 24, takt_perf_hist_percentile(&r->hist, 99));
     fmt_us(v[3], 24, r->total.count ? r->total.max : 0);
     fprintf(out, "Round Trip [usec]: min %s p50 %s p99 %s max %s (p: upper edge of a 1 us bin)\n",
             v[0], v[1], v[2], v[3]);
-    fmt_us(v[0], 24, perf_hist_percentile(&w->hist, 99));
+    fmt_us(v[0], 24, takt_perf_hist_percentile(&w->hist, 99));
     fmt_us(v[1], 24, w->total.count ? w->total.max : 0);
     fmt_us(v[2], 24, perf_stat_avg(&c->total));
-    fmt_us(v[3], 24, perf_hist_percentile(&c->hist, 99));
+    fmt_us(v[3], 24, takt_perf_hist_percentile(&c->hist, 99));
     fprintf(out, "Wake Deviation [usec]: p99 %s max %s; CPU per cycle [usec]: avg %s p99 %s\n",
             v[0], v[1], v[2], v[3]);
     /* the /proc view: every thread of the process (the reporter too) over the loop's run */
-    fmt_us(v[4], 24, rt_loop_cpu_per_cycle(b->loop));
+    fmt_us(v[4], 24, takt_rt_loop_cpu_per_cycle(b->loop));
     fprintf(out, "CPU per cycle, process [usec]: %s (the loop thread's alone: the avg above)\n", v[4]);
     print_frames(out, b);
 }
 
 static json_object *result_json(struct bench *b)
 {
-    struct rt_loop_info li;
-    rt_loop_get_info(b->loop, &li);
+    struct takt_rt_loop_info li;
+    takt_rt_loop_get_info(b->loop, &li);
     json_object *o = json_object_new_object();
     json_object_object_add(o, "interface", json_object_new_string(b->l->name));
     json_object_object_add(o, "link", json_object_new_string(b->l->ops->kind));
@@ -194,9 +194,9 @@ static json_object *result_json(struct bench *b)
     json_object_object_add(fr, "late", json_object_new_uint64(b->late));
     json_object_object_add(fr, "send_errors", json_object_new_uint64(b->tx_errors));
     json_object_object_add(o, "frames", fr);
-    /* the same "rt" object as every rt_loop's JSON (which settings took effect, how
+    /* the same "rt" object as every takt_rt_loop's JSON (which settings took effect, how
      * many warnings), plus the loop thread's CPU time */
-    json_object *loop = rt_loop_to_json(b->loop), *rt = NULL;
+    json_object *loop = takt_rt_loop_to_json(b->loop), *rt = NULL;
     if (json_object_object_get_ex(loop, "rt", &rt))
         rt = json_object_get(rt);
     else
@@ -204,9 +204,9 @@ static json_object *result_json(struct bench *b)
     json_object_put(loop);
     json_object_object_add(rt, "cpu_ns", json_object_new_int64(li.cpu_ns));
     json_object_object_add(rt, "proc_cpu_ns", json_object_new_int64(li.proc_cpu_ns));
-    json_object_object_add(rt, "proc_cpu_per_cycle_ns", json_object_new_int64(rt_loop_cpu_per_cycle(b->loop)));
+    json_object_object_add(rt, "proc_cpu_per_cycle_ns", json_object_new_int64(takt_rt_loop_cpu_per_cycle(b->loop)));
     json_object_object_add(o, "rt", rt);
-    json_object_object_add(o, "perf", perf_set_to_json(rt_loop_perf(b->loop)));
+    json_object_object_add(o, "perf", takt_perf_set_to_json(takt_rt_loop_perf(b->loop)));
     return o;
 }
 
@@ -226,16 +226,16 @@ static void report_until_done(struct bench *b)
     const struct bench_args *a = b->a;
     takt_ns_t start = takt_now(), end = start + (takt_ns_t)(a->time_s * 1e9);
     takt_ns_t next = a->perf_s > 0 ? start + (takt_ns_t)(a->perf_s * 1e9) : INT64_MAX;
-    while (!*a->stop && takt_now() < end && !rt_loop_ended(b->loop)) {
+    while (!*a->stop && takt_now() < end && !takt_rt_loop_ended(b->loop)) {
         nanosleep(&(struct timespec){ 0, 10 * TAKT_NS_PER_MS }, NULL);
         if (takt_now() < next)
             continue;
         next += (takt_ns_t)(a->perf_s * 1e9);
-        int bank = perf_set_snapshot(rt_loop_perf(b->loop), TAKT_NS_PER_S);
+        int bank = takt_perf_set_snapshot(takt_rt_loop_perf(b->loop), TAKT_NS_PER_S);
         if (bank < 0)
             continue;
-        perf_print_interval(a->out, rt_loop_perf(b->loop), bank);
-        perf_set_release(rt_loop_perf(b->loop), bank);
+        takt_perf_print_interval(a->out, takt_rt_loop_perf(b->loop), bank);
+        takt_perf_set_release(takt_rt_loop_perf(b->loop), bank);
         print_frames(a->out, b);
         fflush(a->out);
     }
@@ -247,15 +247,15 @@ int link_bench(const struct bench_args *a)
     memset(&b, 0, sizeof b);
     b.a = a;
     b.l = a->link;
-    struct rt_opts ro;
-    rt_opts_default(&ro);
+    struct takt_rt_opts ro;
+    takt_rt_opts_default(&ro);
     ro.cpu = a->cpu;
     ro.prio = a->prio;
-    ro.drop_caps = !a->keep_caps && !rt_caps_root();   /* as cli_caps_dropping() */
+    ro.drop_caps = !a->keep_caps && !takt_rt_caps_root();   /* as cli_caps_dropping() */
     /* the link is open: keep only what the loop thread's set-up uses */
     if (ro.drop_caps)
-        rt_caps_drop(rt_caps_for_setup(&ro));
-    int rc = rt_loop_create(&b.loop, a->cycle_ns, &ro, bench_step, &b);
+        takt_rt_caps_drop(takt_rt_caps_for_setup(&ro));
+    int rc = takt_rt_loop_create(&b.loop, a->cycle_ns, &ro, bench_step, &b);
     if (!rc)
         rc = add_msmt(&b, &b.m_rtt, "Round Trip");
     if (!rc)
@@ -264,29 +264,29 @@ int link_bench(const struct bench_args *a)
         return rc;
     rc = find_echo(&b);
     if (rc <= 0) {
-        perf_msmt_free(&b.m_rtt);
-        perf_msmt_free(&b.m_cpu);
-        rt_loop_destroy(b.loop);
+        takt_perf_msmt_free(&b.m_rtt);
+        takt_perf_msmt_free(&b.m_cpu);
+        takt_rt_loop_destroy(b.loop);
         return rc < 0 ? rc : 1;
     }
-    rc = rt_loop_start(b.loop);
+    rc = takt_rt_loop_start(b.loop);
     if (rc) {
-        rt_loop_destroy(b.loop);
+        takt_rt_loop_destroy(b.loop);
         return rc;
     }
     if (ro.drop_caps)
-        rt_caps_drop(rt_caps_after_setup(&ro));
+        takt_rt_caps_drop(takt_rt_caps_after_setup(&ro));
     report_until_done(&b);
-    rt_loop_stop(b.loop);
-    rc = rt_loop_join(b.loop);
+    takt_rt_loop_stop(b.loop);
+    rc = takt_rt_loop_join(b.loop);
     print_summary(a->out, &b);
     if (a->res) {
-        struct rt_loop_info li;
-        rt_loop_get_info(b.loop, &li);
+        struct takt_rt_loop_info li;
+        takt_rt_loop_get_info(b.loop, &li);
         *a->res = (struct bench_result){
-            .cpu = rt_loop_cpu_per_cycle(b.loop), .thread_cpu = perf_stat_avg(&b.m_cpu.total),
-            .rtt_p50 = perf_hist_percentile(&b.m_rtt.hist, 50),
-            .rtt_p99 = perf_hist_percentile(&b.m_rtt.hist, 99), .cycles = li.cycles,
+            .cpu = takt_rt_loop_cpu_per_cycle(b.loop), .thread_cpu = perf_stat_avg(&b.m_cpu.total),
+            .rtt_p50 = takt_perf_hist_percentile(&b.m_rtt.hist, 50),
+            .rtt_p99 = takt_perf_hist_percentile(&b.m_rtt.hist, 99), .cycles = li.cycles,
             .sent = b.sent, .answered = b.answered, .lost = b.lost };
     }
     if (a->json) {
@@ -296,9 +296,9 @@ int link_bench(const struct bench_args *a)
         if (jrc)
             fprintf(stderr, "takt link bench: cannot write JSON to '%s': %s\n", a->json, strerror(-jrc));
     }
-    perf_msmt_free(&b.m_rtt);
-    perf_msmt_free(&b.m_cpu);
-    rt_loop_destroy(b.loop);
+    takt_perf_msmt_free(&b.m_rtt);
+    takt_perf_msmt_free(&b.m_cpu);
+    takt_rt_loop_destroy(b.loop);
     return rc < 0 ? rc : (b.answered ? 0 : 1);
 }
 

@@ -34,10 +34,10 @@ struct cell {
     double boot_s;
 };
 
-static uint64_t loop_overruns(const struct rt_loop *l)
+static uint64_t loop_overruns(const struct takt_rt_loop *l)
 {
-    struct rt_loop_info li;
-    rt_loop_get_info(l, &li);
+    struct takt_rt_loop_info li;
+    takt_rt_loop_get_info(l, &li);
     return li.overruns;
 }
 
@@ -61,7 +61,7 @@ struct bench {
     double measure_s;
 };
 
-static const struct perf_msmt *find_msmt(const struct perf_set *s, const char *name)
+static const struct takt_perf_msmt *find_msmt(const struct takt_perf_set *s, const char *name)
 {
     for (unsigned i = 0; i < s->n; i++)
         if (!strcmp(s->m[i]->name, name))
@@ -102,7 +102,7 @@ static int mn_cell(void *arg)
         return 3;
     }
     struct takt_plk_run_opts o = { 0 };
-    rt_opts_default(&o.rt);
+    takt_rt_opts_default(&o.rt);
     o.rt.cpu = c->cpu;
     o.rt.prio = c->prio;
     if (takt_plk_mn_start(mn, l, &o)) {
@@ -111,7 +111,7 @@ static int mn_cell(void *arg)
         return 3;
     }
     const struct plk_mn *core = plk_drv_mn_core(mn);
-    struct rt_loop *loop = takt_plk_mn_loop(mn);
+    struct takt_rt_loop *loop = takt_plk_mn_loop(mn);
     takt_ns_t t0 = takt_now();
     /* one SDO exchange needs two async slots; ~30 per CN plus identification */
     takt_ns_t limit = t0 + 3 * TAKT_NS_PER_S + (takt_ns_t)x->n * 40 * x->cycle_us * 1000;
@@ -122,9 +122,9 @@ static int mn_cell(void *arg)
     x->status = core->st.nodes_operational == x->n ? 0 : 1;
     if (x->status == 0) {
         sleep_ms(200);   /* settle */
-        int bank = perf_set_snapshot(rt_loop_perf(loop), TAKT_NS_PER_S);
+        int bank = takt_perf_set_snapshot(takt_rt_loop_perf(loop), TAKT_NS_PER_S);
         if (bank >= 0)
-            perf_set_release(rt_loop_perf(loop), bank);
+            takt_perf_set_release(takt_rt_loop_perf(loop), bank);
         uint64_t lost0 = 0, cyc0 = core->st.cycles, ov0 = loop_overruns(loop), ex0 = core->st.cycle_exceeded;
         for (unsigned i = 0; i < core->n_ids; i++)
             lost0 += core->node[core->ids[i]]->st.pres_lost;
@@ -136,15 +136,15 @@ static int mn_cell(void *arg)
         x->resets = ev1[1] - ev0[1];
         x->loss_thr = ev1[2] - ev0[2];
         x->exceed_thr = ev1[3] - ev0[3];
-        bank = perf_set_snapshot(rt_loop_perf(loop), TAKT_NS_PER_S);
+        bank = takt_perf_set_snapshot(takt_rt_loop_perf(loop), TAKT_NS_PER_S);
         if (bank >= 0) {
-            const struct perf_stat *cpu = perf_msmt_interval(find_msmt(rt_loop_perf(loop), "CPU per Cycle"), bank, NULL);
-            const struct perf_stat *dev = perf_msmt_interval(rt_loop_msmt(loop, RT_LOOP_WAKE_DEVIATION), bank, NULL);
-            const struct perf_stat *per = perf_msmt_interval(rt_loop_msmt(loop, RT_LOOP_CYCLE_TIME), bank, NULL);
+            const struct takt_perf_stat *cpu = takt_perf_msmt_interval(find_msmt(takt_rt_loop_perf(loop), "CPU per Cycle"), bank, NULL);
+            const struct takt_perf_stat *dev = takt_perf_msmt_interval(takt_rt_loop_msmt(loop, TAKT_RT_LOOP_WAKE_DEVIATION), bank, NULL);
+            const struct takt_perf_stat *per = takt_perf_msmt_interval(takt_rt_loop_msmt(loop, TAKT_RT_LOOP_CYCLE_TIME), bank, NULL);
             x->cpu_pct = 100.0 * (double)perf_stat_avg(cpu) / (double)(x->cycle_us * 1000.0);
             x->dev_min = dev->min; x->dev_max = dev->max;
             x->per_min = per->min; x->per_max = per->max;
-            perf_set_release(rt_loop_perf(loop), bank);
+            takt_perf_set_release(takt_rt_loop_perf(loop), bank);
         }
         uint64_t lost = 0;
         for (unsigned i = 0; i < core->n_ids; i++)

@@ -133,13 +133,13 @@ static int cn_session_req(struct cli_ctx *c, unsigned a, unsigned b,
             s.cn[kept++] = s.cn[i];
     }
     s.n = kept;
-    struct rt_opts ro;
-    struct rt_state st;
-    rt_opts_default(&ro);
+    struct takt_rt_opts ro;
+    struct takt_rt_state st;
+    takt_rt_opts_default(&ro);
     ro.cpu = c->cpu;
     ro.prio = c->prio;
     ro.drop_caps = cli_caps_dropping();   /* before the request thread: it inherits the dropped sets */
-    rt_setup(&ro, &st, NULL, NULL);
+    takt_rt_setup(&ro, &st, NULL, NULL);
     const char *list = in ? cli_get(c, "nodes") : NULL;
     if (list)
         fprintf(stderr, "takt plk cn: %u simulated CN%s (%s) on %s\n", s.n, s.n > 1 ? "s" : "", list,
@@ -157,7 +157,7 @@ static int cn_session_req(struct cli_ctx *c, unsigned a, unsigned b,
         __atomic_store_n(&req->quit, 1, __ATOMIC_RELEASE);
         pthread_join(req->t, NULL);
     }
-    rt_teardown(&st);
+    takt_rt_teardown(&st);
     if (rc)
         fprintf(stderr, "takt plk cn: receive failed on %s: %s\n", link->name, strerror(-rc));
     cn_report(c, &s);

@@ -12,7 +12,7 @@
 #include "cli/sdnotify.h"
 #include "plk/driver.h"
 
-static void node_lat_stat(const struct takt_plk_node_stats *s, struct perf_stat *p)
+static void node_lat_stat(const struct takt_plk_node_stats *s, struct takt_perf_stat *p)
 {
     p->min = s->pres_lat_min;
     p->max = s->pres_lat_max;
@@ -26,12 +26,12 @@ static void print_nodes(FILE *f, struct takt_plk_mn *mn, const struct plk_mn *co
     for (unsigned i = 0; i < core->n_ids; i++) {
         struct takt_plk_node_stats s;
         takt_plk_mn_node_stats(mn, core->ids[i], &s);
-        struct perf_stat p;
+        struct takt_perf_stat p;
         node_lat_stat(&s, &p);
         char name[40];
         snprintf(name, sizeof name, "PRes Latency node %u", core->ids[i]);
         if (p.count)
-            perf_print_line(f, name, &p);
+            takt_perf_print_line(f, name, &p);
         fprintf(f, "  node %3u %-18s %-20s ok %" PRIu64 " lost %" PRIu64 " late %" PRIu64
                    " unexpected %" PRIu64 " thr %" PRIu64 " resets %" PRIu64 " boots %" PRIu64
                    " identfail %" PRIu64 "\n",
@@ -90,7 +90,7 @@ static json_object *mn_json(struct takt_plk_mn *mn, const struct plk_mn *core)
     for (unsigned i = 0; i < core->n_ids; i++) {
         struct takt_plk_node_stats s;
         takt_plk_mn_node_stats(mn, core->ids[i], &s);
-        struct perf_stat p;
+        struct takt_perf_stat p;
         node_lat_stat(&s, &p);
         json_object *n = json_object_new_object();
         json_object_object_add(n, "node", json_object_new_int(core->ids[i]));
@@ -118,14 +118,14 @@ static json_object *mn_json(struct takt_plk_mn *mn, const struct plk_mn *core)
         if (core->node[core->ids[i]]->note[0])
             json_object_object_add(n, "note", json_object_new_string(core->node[core->ids[i]]->note));
         json_object_array_add(arr, n);
-        json_object_object_add(n, "pres_latency", perf_msmt_to_json(&p, NULL, "PRes Latency"));
+        json_object_object_add(n, "pres_latency", takt_perf_msmt_to_json(&p, NULL, "PRes Latency"));
         lost += s.pres_lost;
     }
     json_object_object_add(o, "pres_lost_total", json_object_new_uint64(lost));
     json_object_object_add(o, "nodes", arr);
-    struct rt_loop *l = takt_plk_mn_loop(mn);
+    struct takt_rt_loop *l = takt_plk_mn_loop(mn);
     if (l)
-        json_object_object_add(o, "loop", rt_loop_to_json(l));
+        json_object_object_add(o, "loop", takt_rt_loop_to_json(l));
     return o;
 }
 
@@ -141,7 +141,7 @@ struct mn_window {
     bool open;
     takt_ns_t end;
     const struct plk_mn *core;
-    const struct rt_loop *loop;
+    const struct takt_rt_loop *loop;
     struct mn_counters at_flip;  /* written by the RT thread at each flip */
     struct mn_counters from, n;  /* at the opening flip; over the window */
     int bank;          /* interval bank with the window's statistics, -1 before it closed */
@@ -172,17 +172,17 @@ static uint64_t mn_pres_late(const struct plk_mn *core)
     return late;
 }
 
-static uint64_t loop_overruns(const struct rt_loop *l)
+static uint64_t loop_overruns(const struct takt_rt_loop *l)
 {
-    struct rt_loop_info li;
-    rt_loop_get_info(l, &li);
+    struct takt_rt_loop_info li;
+    takt_rt_loop_get_info(l, &li);
     return li.overruns;
 }
 
-static uint64_t loop_cycles(const struct rt_loop *l)
+static uint64_t loop_cycles(const struct takt_rt_loop *l)
 {
-    struct rt_loop_info li;
-    rt_loop_get_info(l, &li);
+    struct takt_rt_loop_info li;
+    takt_rt_loop_get_info(l, &li);
     return li.cycles;
 }
 
@@ -201,18 +201,18 @@ static void mn_window_latch(void *arg)
 
 /* Returns true when the window has closed (stop the MN). */
 static bool mn_window_step(struct mn_window *w, const struct plk_mn *core, const struct takt_plk_mn_stats *ms,
-                           struct rt_loop *l, double measure_s)
+                           struct takt_rt_loop *l, double measure_s)
 {
     if (!w->open) {
         if (ms->state != TAKT_PLK_OPERATIONAL || ms->nodes_operational != core->n_ids)
             return false;
         w->core = core;
         w->loop = l;
-        perf_set_on_flip(rt_loop_perf(l), mn_window_latch, w);
-        int b = perf_set_snapshot(rt_loop_perf(l), TAKT_NS_PER_S);
+        takt_perf_set_on_flip(takt_rt_loop_perf(l), mn_window_latch, w);
+        int b = takt_perf_set_snapshot(takt_rt_loop_perf(l), TAKT_NS_PER_S);
         if (b < 0)
             return false;   /* the RT side did not flip yet: the request stays pending */
-        perf_set_release(rt_loop_perf(l), b);
+        takt_perf_set_release(takt_rt_loop_perf(l), b);
         w->from = w->at_flip;
         w->boot = takt_now() - w->started;
         w->end = takt_now() + (takt_ns_t)(measure_s * 1e9);
@@ -222,10 +222,10 @@ static bool mn_window_step(struct mn_window *w, const struct plk_mn *core, const
     }
     if (takt_now() < w->end)
         return false;
-    w->bank = perf_set_snapshot(rt_loop_perf(l), TAKT_NS_PER_S);
+    w->bank = takt_perf_set_snapshot(takt_rt_loop_perf(l), TAKT_NS_PER_S);
     if (w->bank < 0)
         return false;
-    perf_set_on_flip(rt_loop_perf(l), NULL, NULL);
+    takt_perf_set_on_flip(takt_rt_loop_perf(l), NULL, NULL);
     w->wall_close = wall_ns();
     w->n = (struct mn_counters){
         .cycles = w->at_flip.cycles - w->from.cycles,
@@ -237,7 +237,7 @@ static bool mn_window_step(struct mn_window *w, const struct plk_mn *core, const
     return true;
 }
 
-static json_object *mn_window_json(const struct mn_window *w, struct rt_loop *l, double measure_s)
+static json_object *mn_window_json(const struct mn_window *w, struct takt_rt_loop *l, double measure_s)
 {
     json_object *o = json_object_new_object();
     json_object_object_add(o, "seconds", json_object_new_double(measure_s));
@@ -249,7 +249,7 @@ static json_object *mn_window_json(const struct mn_window *w, struct rt_loop *l,
     json_object_object_add(o, "cycle_exceeded", json_object_new_uint64(w->n.exceeded));
     json_object_object_add(o, "start_realtime_ns", json_object_new_int64(w->wall_open));
     json_object_object_add(o, "end_realtime_ns", json_object_new_int64(w->wall_close));
-    json_object_object_add(o, "perf", perf_set_interval_to_json(rt_loop_perf(l), w->bank));
+    json_object_object_add(o, "perf", takt_perf_set_interval_to_json(takt_rt_loop_perf(l), w->bank));
     return o;
 }
 
@@ -294,7 +294,7 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struc
     }
     double limit_s = c->time_s > 0 ? c->time_s : measure_s > 0 ? measure_s + 60 : 0;
     struct takt_plk_run_opts o = { .duration = (takt_ns_t)(limit_s * 1e9) };
-    rt_opts_default(&o.rt);
+    takt_rt_opts_default(&o.rt);
     o.rt.cpu = c->cpu;
     o.rt.prio = c->prio;
     o.rt.drop_caps = cli_caps_dropping();   /* the cycle thread, once set up */
@@ -312,7 +312,7 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struc
     else if (veth)
         fprintf(stderr, "takt plk mn: virtual Ethernet %s up\n", veth->name);
     cli_drop_caps(c, cli_caps_after_rt(c));
-    struct rt_loop *l = takt_plk_mn_loop(mn);
+    struct takt_rt_loop *l = takt_plk_mn_loop(mn);
     /* metrics and the service protocol (docs/metrics.md, docs/service.md); the loop and
      * its measurements exist once the MN started */
     struct metrics *mx = NULL;
@@ -339,7 +339,7 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struc
     /* while the RT thread runs, the MN's figures come from what it published (ms) and
      * its node events: never from the core it writes */
     struct takt_plk_mn_stats ms;
-    while (!cli_interrupted && !rt_loop_ended(l)) {
+    while (!cli_interrupted && !takt_rt_loop_ended(l)) {
         takt_plk_mn_get_stats(mn, &ms);
         if (measure_s > 0 && mn_window_step(&w, core, &ms, l, measure_s))
             break;
@@ -372,14 +372,14 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struc
         if (takt_now() < next)
             continue;
         next += every;
-        int bank = perf_set_snapshot(rt_loop_perf(l), TAKT_NS_PER_S);
+        int bank = takt_perf_set_snapshot(takt_rt_loop_perf(l), TAKT_NS_PER_S);
         if (bank < 0)
             continue;
         if (mx)
-            metrics_add_bank(mx, rt_loop_perf(l), bank);
+            metrics_add_bank(mx, takt_rt_loop_perf(l), bank);
         if (c->perf_s > 0)
-            perf_print_interval(stdout, rt_loop_perf(l), bank);
-        perf_set_release(rt_loop_perf(l), bank);
+            takt_perf_print_interval(stdout, takt_rt_loop_perf(l), bank);
+        takt_perf_set_release(takt_rt_loop_perf(l), bank);
         if (c->perf_s <= 0)
             continue;
         printf("MN %s: %u/%u CNs operational, cycles %" PRIu64 ", cycle time exceeded %" PRIu64 "\n",
@@ -403,14 +403,14 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struc
            core->st.nodes_operational, core->n_ids, c->iface ? c->iface : link->name,
            carrier == 0 ? ", which has no carrier (cable unplugged?)" : "",
            carrier == -ENETDOWN ? ", which is down" : "");
-    perf_print_total(stdout, rt_loop_perf(l));
-    rt_loop_print_summary(stdout, l);
+    takt_perf_print_total(stdout, takt_rt_loop_perf(l));
+    takt_rt_loop_print_summary(stdout, l);
     print_nodes(stdout, mn, core);
     if (w.bank >= 0) {
         printf("--- measured window: %.1f s of steady operation (boot excluded: every CN Operational "
                "%.1f s after the start), %" PRIu64 " cycles, %" PRIu64 " PRes lost\n", measure_s,
                (double)w.boot / 1e9, w.n.cycles, w.n.lost);
-        perf_print_interval(stdout, rt_loop_perf(l), w.bank);
+        takt_perf_print_interval(stdout, takt_rt_loop_perf(l), w.bank);
     } else if (measure_s > 0) {
         fprintf(stderr, "takt plk mn: not every CN was Operational within %.1f s: nothing measured\n", limit_s);
     }
@@ -422,7 +422,7 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struc
         json_object_put(j);
     }
     if (w.bank >= 0)
-        perf_set_release(rt_loop_perf(l), w.bank);
+        takt_perf_set_release(takt_rt_loop_perf(l), w.bank);
     if (mx)
         metrics_write_plk_mn(mx, mn, true);
     metrics_close(mx);

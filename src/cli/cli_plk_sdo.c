@@ -218,7 +218,7 @@ int cli_plk_sdo_run(struct cli_ctx *c)
         return rc;
     }
     struct takt_plk_run_opts o = { 0 };
-    rt_opts_default(&o.rt);
+    takt_rt_opts_default(&o.rt);
     o.rt.drop_caps = cli_caps_dropping();
     if ((rc = takt_plk_mn_start(mn, link, &o))) {
         takt_link_close(link);

@@ -13,7 +13,7 @@ struct lat {
     takt_ns_t busy;     /* spin this long in each cycle */
 };
 
-static int busy_step(void *ctx, struct rt_loop *loop, takt_ns_t wake)
+static int busy_step(void *ctx, struct takt_rt_loop *loop, takt_ns_t wake)
 {
     const struct lat *t = ctx;
     if (t->busy > 0)
@@ -22,18 +22,18 @@ static int busy_step(void *ctx, struct rt_loop *loop, takt_ns_t wake)
     return 0;
 }
 
-static void print_percentiles(FILE *f, const struct perf_msmt *m)
+static void print_percentiles(FILE *f, const struct takt_perf_msmt *m)
 {
     static const double ps[] = { 50, 99, 99.9, 99.99 };
     static const char *const names[] = { "p50", "p99", "p99.9", "p99.99" };
     fprintf(f, "Percentiles '%s' [usec]:", m->name);
     for (size_t i = 0; i < sizeof(ps) / sizeof(ps[0]); i++) {
-        int64_t v = perf_hist_percentile(&m->hist, ps[i]);
+        int64_t v = takt_perf_hist_percentile(&m->hist, ps[i]);
         char b[32];
         if (v == INT64_MAX)
-            fprintf(f, " %s >%s", names[i], perf_fmt_usec(b, sizeof(b), m->hist.lo + m->hist.bin * m->hist.nbins));
+            fprintf(f, " %s >%s", names[i], takt_perf_fmt_usec(b, sizeof(b), m->hist.lo + m->hist.bin * m->hist.nbins));
         else
-            fprintf(f, " %s %s", names[i], perf_fmt_usec(b, sizeof(b), v));
+            fprintf(f, " %s %s", names[i], takt_perf_fmt_usec(b, sizeof(b), v));
     }
     fprintf(f, "\n");
 }
@@ -46,14 +46,14 @@ static void sleep_ms(long ms)
 
 /* Reporter side: interval lines every perf_s, a progress line on a terminal, stop on
  * Ctrl-C; returns when the loop ended by itself or was told to stop. */
-static void watch(struct cli_ctx *c, struct rt_loop *l)
+static void watch(struct cli_ctx *c, struct takt_rt_loop *l)
 {
     takt_ns_t start = takt_now(), every = (takt_ns_t)(c->perf_s * 1e9);
     takt_ns_t next = every > 0 ? start + every : INT64_MAX;
     bool progress = cli_progress_enabled() && every == 0;
-    while (!rt_loop_ended(l)) {
+    while (!takt_rt_loop_ended(l)) {
         if (cli_interrupted) {
-            rt_loop_stop(l);
+            takt_rt_loop_stop(l);
             break;
         }
         sleep_ms(20);
@@ -63,7 +63,7 @@ static void watch(struct cli_ctx *c, struct rt_loop *l)
         if (now < next)
             continue;
         next += every;
-        if (perf_report_interval(rt_loop_perf(l), stdout, TAKT_NS_PER_S) == 0)
+        if (takt_perf_report_interval(takt_rt_loop_perf(l), stdout, TAKT_NS_PER_S) == 0)
             fflush(stdout);
     }
     if (progress)
@@ -78,40 +78,40 @@ static int run_latency(struct cli_ctx *c)
     if (s && cli_parse_double(c, "--busy (microseconds)", s, 0, (double)c->cycle_ns / 1000.0 * 100, &busy_us))
         return 2;
     t.busy = (takt_ns_t)(busy_us * 1000.0);
-    struct rt_opts o;
-    rt_opts_default(&o);
+    struct takt_rt_opts o;
+    takt_rt_opts_default(&o);
     o.cpu = c->cpu;
     o.prio = c->prio;
     o.dma_latency = !cli_flag(c, "no-dma-latency");
     o.mlock = !cli_flag(c, "no-mlock");
-    struct rt_loop *l;
-    int rc = rt_loop_create(&l, c->cycle_ns, &o, busy_step, &t);
+    struct takt_rt_loop *l;
+    int rc = takt_rt_loop_create(&l, c->cycle_ns, &o, busy_step, &t);
     if (rc)
         return cli_error(c, "cannot set up the loop for a %lld ns cycle: %s",
                          (long long)c->cycle_ns, strerror(-rc));
     takt_ns_t duration = c->time_s > 0 ? (takt_ns_t)(c->time_s * 1e9) : 0;
-    rt_loop_set_duration(l, duration);
+    takt_rt_loop_set_duration(l, duration);
     if (c->verbose)
         fprintf(stderr, "takt rt latency: cycle %.1f us, cpu %d, prio %d, busy %.1f us, %s\n",
                 (double)c->cycle_ns / 1000.0, c->cpu, c->prio, busy_us,
                 duration ? "until -t" : "until Ctrl-C");
-    rc = rt_loop_start(l);
+    rc = takt_rt_loop_start(l);
     if (rc) {
-        rt_loop_destroy(l);
+        takt_rt_loop_destroy(l);
         return cli_error(c, "cannot start the loop thread: %s", strerror(-rc));
     }
     watch(c, l);
-    rt_loop_join(l);
-    perf_print_total(stdout, rt_loop_perf(l));
-    print_percentiles(stdout, rt_loop_msmt(l, RT_LOOP_WAKE_DEVIATION));
-    print_percentiles(stdout, rt_loop_msmt(l, RT_LOOP_CYCLE_TIME));
-    rt_loop_print_summary(stdout, l);
+    takt_rt_loop_join(l);
+    takt_perf_print_total(stdout, takt_rt_loop_perf(l));
+    print_percentiles(stdout, takt_rt_loop_msmt(l, TAKT_RT_LOOP_WAKE_DEVIATION));
+    print_percentiles(stdout, takt_rt_loop_msmt(l, TAKT_RT_LOOP_CYCLE_TIME));
+    takt_rt_loop_print_summary(stdout, l);
     if (c->json) {
-        json_object *j = rt_loop_to_json(l);
+        json_object *j = takt_rt_loop_to_json(l);
         rc = cli_write_json(c, j);
         json_object_put(j);
     }
-    rt_loop_destroy(l);
+    takt_rt_loop_destroy(l);
     return rc;
 }
 

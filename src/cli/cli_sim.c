@@ -447,16 +447,16 @@ static int run_serve(struct cli_ctx *c, struct takt_sim *s)
     cli_drop_caps(c, c->cpu >= 0 || c->prio > 0 ? cli_caps_for_rt(c) : 0);
     fprintf(stderr, "takt sim ecat: %u slaves on %s%s\n", takt_sim_slave_count(s), c->iface,
             c->time_s > 0 ? "" : " (Ctrl-C to stop)");
-    struct rt_state rts = { .dma_fd = -1 };
+    struct takt_rt_state rts = { .dma_fd = -1 };
     bool rt = c->cpu >= 0 || c->prio > 0;
     if (rt) {
         /* the serving thread answers like hardware: pin it and raise it when asked */
-        struct rt_opts ro;
-        rt_opts_default(&ro);
+        struct takt_rt_opts ro;
+        takt_rt_opts_default(&ro);
         ro.cpu = c->cpu;
         ro.prio = c->prio;
         ro.drop_caps = cli_caps_dropping();
-        rt_setup(&ro, &rts, NULL, NULL);
+        takt_rt_setup(&ro, &rts, NULL, NULL);
     }
     takt_ns_t start = takt_now(), end = c->time_s > 0 ? start + (takt_ns_t)(c->time_s * 1e9) : 0;
     double cpu0 = cpu_s();
@@ -480,7 +480,7 @@ static int run_serve(struct cli_ctx *c, struct takt_sim *s)
     takt_link_close(l);
     takt_link_close(l2);
     if (rt)
-        rt_teardown(&rts);
+        takt_rt_teardown(&rts);
     if (rc) {
         free(g.v);
         return cli_error(c, "serving %s failed: %s", c->iface, strerror(-rc));

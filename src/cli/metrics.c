@@ -17,11 +17,11 @@ struct metrics {
     struct mx_http *http;      /* --metrics-listen */
     takt_ns_t every, next;
     char iface[64], proto[16];
-    struct rt_loop *loop;
+    struct takt_rt_loop *loop;
     /* the measurements, summed over the banks handed to metrics_add_bank */
     unsigned n, banks;
-    struct perf_stat st[PERF_MAX_MSMT];
-    struct perf_hist h[PERF_MAX_MSMT];
+    struct takt_perf_stat st[TAKT_PERF_MAX_MSMT];
+    struct takt_perf_hist h[TAKT_PERF_MAX_MSMT];
     /* written by the cycle at each flip (metrics_latch), read after a snapshot */
     uint64_t latch_cycles, latch_overruns;
     struct mx_ecat_slave *slaves;
@@ -33,7 +33,7 @@ struct metrics {
 };
 
 int metrics_open(struct cli_ctx *c, const char *iface, const char *protocol,
-                 struct rt_loop *loop, bool always, struct metrics **out)
+                 struct takt_rt_loop *loop, bool always, struct metrics **out)
 {
     *out = NULL;
     const char *path = cli_get(c, "metrics-file"), *ev = cli_get(c, "metrics-every");
@@ -62,11 +62,11 @@ int metrics_open(struct cli_ctx *c, const char *iface, const char *protocol,
         free(x);
         return 1;
     }
-    const struct perf_set *ps = rt_loop_perf(loop);
+    const struct takt_perf_set *ps = takt_rt_loop_perf(loop);
     for (unsigned i = 0; i < ps->n; i++, x->n++) {
-        const struct perf_hist *h = &ps->m[i]->hist;
-        perf_stat_reset(&x->st[i]);
-        if (perf_hist_init(&x->h[i], h->lo, h->bin, h->nbins)) {
+        const struct takt_perf_hist *h = &ps->m[i]->hist;
+        takt_perf_stat_reset(&x->st[i]);
+        if (takt_perf_hist_init(&x->h[i], h->lo, h->bin, h->nbins)) {
             metrics_close(x);
             return 1;
         }
@@ -95,7 +95,7 @@ void metrics_close(struct metrics *x)
         return;
     mx_http_stop(x->http);
     for (unsigned i = 0; i < x->n; i++)
-        perf_hist_free(&x->h[i]);
+        takt_perf_hist_free(&x->h[i]);
     free(x->slaves);
     free(x->buf);
     free(x);
@@ -107,25 +107,25 @@ static void metrics_latch(void *arg)
     struct metrics *x = arg;
     /* atomic: a snapshot that timed out leaves its request pending, and then the cycle
      * may flip while the reporter reads these */
-    struct rt_loop_info li;
-    rt_loop_get_info(x->loop, &li);   /* in the cycle, once per bank flip */
+    struct takt_rt_loop_info li;
+    takt_rt_loop_get_info(x->loop, &li);   /* in the cycle, once per bank flip */
     __atomic_store_n(&x->latch_cycles, li.cycles, __ATOMIC_RELAXED);
     __atomic_store_n(&x->latch_overruns, li.overruns, __ATOMIC_RELAXED);
 }
 
 void metrics_hook_flips(struct metrics *x)
 {
-    perf_set_on_flip(rt_loop_perf(x->loop), metrics_latch, x);
+    takt_perf_set_on_flip(takt_rt_loop_perf(x->loop), metrics_latch, x);
 }
 
-void metrics_add_bank(struct metrics *x, const struct perf_set *s, int bank)
+void metrics_add_bank(struct metrics *x, const struct takt_perf_set *s, int bank)
 {
     for (unsigned i = 0; i < x->n && i < s->n; i++) {
-        const struct perf_hist *h;
-        const struct perf_stat *v = perf_msmt_interval(s->m[i], bank, &h);
+        const struct takt_perf_hist *h;
+        const struct takt_perf_stat *v = takt_perf_msmt_interval(s->m[i], bank, &h);
         if (!v->count)
             continue;
-        struct perf_stat *t = &x->st[i];
+        struct takt_perf_stat *t = &x->st[i];
         t->min = v->min < t->min ? v->min : t->min;
         t->max = v->max > t->max ? v->max : t->max;
         t->sum += v->sum;
@@ -200,8 +200,8 @@ static int render_write(struct metrics *x, bool final,
     struct mx_buf b;
     for (;;) {
         mx_init(&b, x->buf, x->cap, x->iface, x->proto);
-        struct rt_loop_info li;
-        rt_loop_get_info(x->loop, &li);
+        struct takt_rt_loop_info li;
+        takt_rt_loop_get_info(x->loop, &li);
         struct mx_loop l = { .period_ns = li.period };
         if (final) {
             l.cycles = li.cycles;
@@ -214,7 +214,7 @@ static int render_write(struct metrics *x, bool final,
         }
         mx_loop(&b, &l);
         struct mx_perf p = { 0 };
-        const struct perf_set *s = rt_loop_perf(x->loop);
+        const struct takt_perf_set *s = takt_rt_loop_perf(x->loop);
         for (unsigned i = 0; i < x->n && i < s->n && (final || x->banks); i++, p.n++) {
             p.name[i] = s->m[i]->name;
             p.stat[i] = final ? &s->m[i]->total : &x->st[i];
@@ -241,30 +241,30 @@ static int render_write(struct metrics *x, bool final,
     return rc;
 }
 
-void metrics_ecat_names(struct metrics *x, struct ecat_master *m)
+void metrics_ecat_names(struct metrics *x, struct takt_ecat_master *m)
 {
-    unsigned n = ecat_master_slave_count(m);
+    unsigned n = takt_ecat_master_slave_count(m);
     free(x->slaves);
     x->slaves = calloc(n ? n : 1, sizeof *x->slaves);
     x->n_slaves = x->slaves ? n : 0;
     for (unsigned i = 0; i < x->n_slaves; i++) {
-        struct ecat_slave_info si;
-        if (!ecat_master_slave_info(m, i, &si))
+        struct takt_ecat_slave_info si;
+        if (!takt_ecat_master_slave_info(m, i, &si))
             snprintf(x->slaves[i].name, sizeof x->slaves[i].name, "%s", si.name);
     }
 }
 
 static void ecat_fn(struct metrics *x, struct mx_buf *b, void *ctx)
 {
-    struct ecat_master *m = ctx;
-    struct ecat_master_stats s;
-    ecat_master_get_stats(m, &s);
+    struct takt_ecat_master *m = ctx;
+    struct takt_ecat_master_stats s;
+    takt_ecat_master_get_stats(m, &s);
     for (unsigned i = 0; i < x->n_slaves; i++)
-        ecat_master_slave_state(m, i, &x->slaves[i].st);
+        takt_ecat_master_slave_state(m, i, &x->slaves[i].st);
     mx_ecat(b, &s, x->slaves, x->n_slaves);
 }
 
-int metrics_write_ecat(struct metrics *x, struct ecat_master *m, bool final)
+int metrics_write_ecat(struct metrics *x, struct takt_ecat_master *m, bool final)
 {
     return render_write(x, final, ecat_fn, m);
 }

@@ -36,17 +36,17 @@ void mx_loop(struct mx_buf *b, const struct mx_loop *l);
  * measurements (names in `periodic`, the first n_periodic of them). */
 struct mx_perf {
     unsigned n;
-    const char *name[PERF_MAX_MSMT];
-    const struct perf_stat *stat[PERF_MAX_MSMT];
-    const struct perf_hist *hist[PERF_MAX_MSMT];
+    const char *name[TAKT_PERF_MAX_MSMT];
+    const struct takt_perf_stat *stat[TAKT_PERF_MAX_MSMT];
+    const struct takt_perf_hist *hist[TAKT_PERF_MAX_MSMT];
 };
 void mx_perf(struct mx_buf *b, const struct mx_perf *p, int64_t period_ns);
 
 struct mx_ecat_slave {
     char name[64];
-    struct ecat_slave_state st;
+    struct takt_ecat_slave_state st;
 };
-void mx_ecat(struct mx_buf *b, const struct ecat_master_stats *s,
+void mx_ecat(struct mx_buf *b, const struct takt_ecat_master_stats *s,
              const struct mx_ecat_slave *sl, unsigned n);
 
 struct mx_plk_node {
@@ -65,22 +65,22 @@ struct metrics;
  * the cumulative figures the cycle writes are never read while it runs. Call before
  * the cycle starts (allocates). */
 int  metrics_open(struct cli_ctx *c, const char *iface, const char *protocol,
-                  struct rt_loop *loop, bool always, struct metrics **out);
+                  struct takt_rt_loop *loop, bool always, struct metrics **out);
 /* The loop's cycles and overruns as the cycle latched them at the last flip. */
 void metrics_latched(const struct metrics *x, uint64_t *cycles, uint64_t *overruns);
 void metrics_close(struct metrics *x);
 /* Latch the loop's counters at each interval flip (in the cycle: a few plain copies);
  * call before the cycle starts. Not with another flip hook (plk mn --measure). */
 void metrics_hook_flips(struct metrics *x);
-/* Reporter: add a finished interval bank (between perf_set_snapshot and release). */
-void metrics_add_bank(struct metrics *x, const struct perf_set *s, int bank);
+/* Reporter: add a finished interval bank (between takt_perf_set_snapshot and release). */
+void metrics_add_bank(struct metrics *x, const struct takt_perf_set *s, int bank);
 /* Reporter: is a file write due (every --metrics-every s)? */
 bool metrics_due(struct metrics *x, takt_ns_t now);
 /* Render and write. ecat: the master (per-slave names taken at open time, see
  * metrics_ecat_names); plk: the MN. final: the cycle has ended, so the cumulative
  * histograms and the loop's own counters are read directly. 0 or -errno (said once). */
-void metrics_ecat_names(struct metrics *x, struct ecat_master *m);
-int  metrics_write_ecat(struct metrics *x, struct ecat_master *m, bool final);
+void metrics_ecat_names(struct metrics *x, struct takt_ecat_master *m);
+int  metrics_write_ecat(struct metrics *x, struct takt_ecat_master *m, bool final);
 int  metrics_write_plk_mn(struct metrics *x, struct takt_plk_mn *mn, bool final);
 /* Write text atomically to path: path.tmp in the same directory, fsync, rename, fsync
  * of the directory. 0 or -errno. */

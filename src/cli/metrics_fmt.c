@@ -103,7 +103,7 @@ void mx_gauge(struct mx_buf *b, const char *name, const char *help, double v)
 }
 
 void mx_histogram(struct mx_buf *b, const char *name, const char *labels,
-                  const struct perf_stat *s, const struct perf_hist *h,
+                  const struct takt_perf_stat *s, const struct takt_perf_hist *h,
                   const int64_t *edges_ns, unsigned n_edges)
 {
     char full[96], lab[256];
@@ -149,7 +149,7 @@ static unsigned add_edge(int64_t *out, unsigned n, unsigned cap, int64_t v)
     return n + 1;
 }
 
-unsigned mx_edges(const struct perf_hist *h, int64_t period_ns, int64_t *out, unsigned cap)
+unsigned mx_edges(const struct takt_perf_hist *h, int64_t period_ns, int64_t *out, unsigned cap)
 {
     static const int steps[3] = { 1, 2, 5 };
     int64_t top = h->lo + h->bin * (int64_t)h->nbins;

@@ -34,12 +34,12 @@ void mx_gauge(struct mx_buf *b, const char *name, const char *help, double v);
  * name_count. A bucket counts the values below its bin edge (and every value under the
  * histogram's range); the family line is the caller's. */
 void mx_histogram(struct mx_buf *b, const char *name, const char *labels,
-                  const struct perf_stat *s, const struct perf_hist *h,
+                  const struct takt_perf_stat *s, const struct takt_perf_hist *h,
                   const int64_t *edges_ns, unsigned n_edges);
 /* The bucket edges takt uses for a measurement: 1-2-5 steps from the bin width to the
  * top of h, and, when period_ns > 0 (a cycle time), period +- 1-2-5 steps of 1 us up to
  * half the period. Sorted, without duplicates; returns how many (at most cap). */
-unsigned mx_edges(const struct perf_hist *h, int64_t period_ns, int64_t *out, unsigned cap);
+unsigned mx_edges(const struct takt_perf_hist *h, int64_t period_ns, int64_t *out, unsigned cap);
 /* A label value escaped as the format wants (\\, \" and \n); always terminated. */
 void mx_escape(char *out, size_t len, const char *in);
 

@@ -57,7 +57,7 @@ static uint64_t u64_at(const void *s, size_t off)
     return v;
 }
 
-#define EF(n, h, f) { "takt_ecat_" n "_total", h, offsetof(struct ecat_master_stats, f) }
+#define EF(n, h, f) { "takt_ecat_" n "_total", h, offsetof(struct takt_ecat_master_stats, f) }
 static const struct u64_field ecat_counters[] = {
     EF("frames_sent", "EtherCAT frames sent (cyclic and acyclic).", frames_sent),
     EF("frames_received", "Frames back in their time (their data was used).", frames_received),
@@ -76,7 +76,7 @@ static const struct u64_field ecat_counters[] = {
        dc_sync_invalid),
 };
 
-void mx_ecat(struct mx_buf *b, const struct ecat_master_stats *s,
+void mx_ecat(struct mx_buf *b, const struct takt_ecat_master_stats *s,
              const struct mx_ecat_slave *sl, unsigned n)
 {
     for (size_t i = 0; i < sizeof ecat_counters / sizeof ecat_counters[0]; i++)
@@ -134,7 +134,7 @@ void mx_ecat(struct mx_buf *b, const struct ecat_master_stats *s,
             char esc[140], sl_lab[200];
             mx_escape(esc, sizeof esc, sl[i].name);
             snprintf(sl_lab, sizeof sl_lab, "position=\"%u\",name=\"%s\"", i, esc);
-            const struct ecat_slave_state *st = &sl[i].st;
+            const struct takt_ecat_slave_state *st = &sl[i].st;
             double v = f == 0 ? st->al_state & 0x0F : f == 1 ? (st->al_state & 0x10) != 0
                      : f == 2 ? st->al_code : st->present;
             mx_sample(b, per[f].name, sl_lab, v);

@@ -461,7 +461,7 @@ int ecat_coe_xfer_on_reply(struct ecat_coe_xfer *x, const uint8_t *in, size_t n,
     if (m.cmd == SDO_ABORT) {
         x->abort_code = m.mbx.len >= COE_SDO_LEN ? get_le32(in + COE_OFF_DATA) : 0;
         return ecat_coe_i_fail(x, -TAKT_ESDOABORT, "SDO abort 0x%08X: %s", x->abort_code,
-                        ecat_sdo_abort_text(x->abort_code));
+                        takt_ecat_sdo_abort_text(x->abort_code));
     }
     /* segment responses carry data, not the index; initiate responses echo it */
     bool initiate = x->state == COE_ST_UP_INIT || x->state == COE_ST_DOWN_INIT;

@@ -139,7 +139,7 @@ int ecat_coe_xfer_start(struct ecat_coe_xfer *x, const struct ecat_coe_req *r,
 /* Feed one message read from the slave's send mailbox. Returns ECAT_COE_SEND (next
  * segment request in out), ECAT_COE_DONE, ECAT_COE_WAIT, or a negative error with
  * x->msg naming slave, index:sub, what was expected and what came:
- *   -TAKT_ESDOABORT  the slave aborted (x->abort_code, text via ecat_sdo_abort_text),
+ *   -TAKT_ESDOABORT  the slave aborted (x->abort_code, text via takt_ecat_sdo_abort_text),
  *                    or the client aborts (then *out_len > 0: send that abort request)
  *   -TAKT_EMBOX      mailbox error reply (x->mbx_error, ecat_mbx_error_text)
  *   -EPROTO          malformed or unexpected reply (an abort request may be in out)
@@ -154,9 +154,9 @@ static inline bool ecat_coe_xfer_busy(const struct ecat_coe_xfer *x)
 
 /* --- SDO information results (parse req.data after an info transfer) ----------- */
 
-/* The parsers (ecat_coe_odlist_parse, ecat_coe_objdesc_parse, ecat_coe_entrydesc_parse)
+/* The parsers (takt_ecat_coe_odlist_parse, takt_ecat_coe_objdesc_parse, takt_ecat_coe_entrydesc_parse)
  * and their structs are public: <takt/ecat.h>. */
-enum { COE_VI_UNIT = ECAT_COE_VI_UNIT, COE_VI_DEFAULT = ECAT_COE_VI_DEFAULT,
-       COE_VI_MIN = ECAT_COE_VI_MIN, COE_VI_MAX = ECAT_COE_VI_MAX };
+enum { COE_VI_UNIT = TAKT_ECAT_COE_VI_UNIT, COE_VI_DEFAULT = TAKT_ECAT_COE_VI_DEFAULT,
+       COE_VI_MIN = TAKT_ECAT_COE_VI_MIN, COE_VI_MAX = TAKT_ECAT_COE_VI_MAX };
 
 #endif

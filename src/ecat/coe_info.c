@@ -70,7 +70,7 @@ int ecat_coe_i_info_reply(struct ecat_coe_xfer *x, const struct ecat_coe_msg *m,
     if (op == COE_INFO_ERROR) {
         x->abort_code = n >= 4 ? get_le32(d) : 0;
         return ecat_coe_i_fail(x, -TAKT_ESDOABORT, "SDO information error 0x%08X: %s", x->abort_code,
-                        ecat_sdo_abort_text(x->abort_code));
+                        takt_ecat_sdo_abort_text(x->abort_code));
     }
     if (op != want)
         return ecat_coe_i_fail(x, -EPROTO, "SDO information: expected opcode %u, found %u", want, op);
@@ -89,7 +89,7 @@ int ecat_coe_i_info_reply(struct ecat_coe_xfer *x, const struct ecat_coe_msg *m,
     return ECAT_COE_DONE;
 }
 
-int ecat_coe_odlist_parse(const uint8_t *d, size_t n, uint16_t *list_type, const uint8_t **first)
+int takt_ecat_coe_odlist_parse(const uint8_t *d, size_t n, uint16_t *list_type, const uint8_t **first)
 {
     if (n < 2 || n % 2)
         return -EPROTO;
@@ -110,7 +110,7 @@ static void copy_name(char *dst, size_t cap, const uint8_t *p, size_t n)
  * subindex u8, object code u8, name. */
 enum { OD_INDEX = 0, OD_TYPE = 2, OD_MAXSUB = 4, OD_CODE = 5, OD_NAME = 6 };
 
-int ecat_coe_objdesc_parse(const uint8_t *d, size_t n, struct ecat_coe_objdesc *o)
+int takt_ecat_coe_objdesc_parse(const uint8_t *d, size_t n, struct takt_ecat_coe_objdesc *o)
 {
     memset(o, 0, sizeof *o);
     if (n < OD_NAME)
@@ -128,7 +128,7 @@ int ecat_coe_objdesc_parse(const uint8_t *d, size_t n, struct ecat_coe_objdesc *
 enum { ED_INDEX = 0, ED_SUB = 2, ED_VINFO = 3, ED_TYPE = 4, ED_BITLEN = 6, ED_ACCESS = 8,
        ED_NAME = 10 };
 
-int ecat_coe_entrydesc_parse(const uint8_t *d, size_t n, struct ecat_coe_entrydesc *e)
+int takt_ecat_coe_entrydesc_parse(const uint8_t *d, size_t n, struct takt_ecat_coe_entrydesc *e)
 {
     memset(e, 0, sizeof *e);
     if (n < ED_NAME)

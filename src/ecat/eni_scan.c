@@ -27,7 +27,7 @@ static int scan_pdos(struct ecat_eni *e, struct ecat_eni_slave *s, const struct 
             const struct ecat_sii_entry *x = &sii->entry[p->first_entry + k];
             q->entry[k] = (struct ecat_eni_entry){ .index = x->index, .subindex = x->subindex,
                 .bitlen = x->bitlen, .name = eni_strdup(e, ecat_sii_str(sii, x->name)),
-                .data_type = x->data_type == 1 && x->bitlen == 1 ? "BIT" : ecat_coe_type_name(x->data_type) };
+                .data_type = x->data_type == 1 && x->bitlen == 1 ? "BIT" : takt_ecat_coe_type_name(x->data_type) };
         }
     }
     return 0;
@@ -121,7 +121,7 @@ static int scan_image(struct ecat_eni *e, const struct ecat_pdo_image *img)
         char name[256];
         snprintf(name, sizeof name, "%s.%s.%s", slave, v->pdo_name, v->name);
         e->var[e->n_vars++] = (struct ecat_eni_var){ .name = eni_strdup(e, name),
-            .data_type = v->bitlen == 1 ? "BIT" : ecat_coe_type_name(v->data_type),
+            .data_type = v->bitlen == 1 ? "BIT" : takt_ecat_coe_type_name(v->data_type),
             .bitsize = v->bitlen, .bitoffs = v->bit_off, .input = v->input };
     }
     return 0;

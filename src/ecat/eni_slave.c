@@ -91,8 +91,8 @@ static int eoe_cmd(struct rd *r, const xmlNode *n, struct ecat_eni_eoe *c)
                        "(type 4) request, found EoE type %u", c->type);
     c->body = b + 4;
     c->len = (uint16_t)(len - 4);
-    struct ecat_eoe_ip ip;
-    struct ecat_eoe_filter f;
+    struct takt_ecat_eoe_ip ip;
+    struct takt_ecat_eoe_filter f;
     if (c->type == 2 ? ecat_eoe_ip_decode(c->body, c->len, &ip) : ecat_eoe_filter_decode(c->body, c->len, &f))
         return eni_fail(r, d, -TAKT_ECONFIG, "expected a %s body that holds every field its flags name, found %u bytes",
                         c->type == 2 ? "set-IP-parameter" : "set-address-filter", c->len);

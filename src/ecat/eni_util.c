@@ -95,7 +95,7 @@ uint16_t eni_type_code(const char *name)
     if (strcmp(name, "BIT") == 0)
         return 0x01;
     for (uint16_t t = 1; t < 0x40; t++)
-        if (strcmp(ecat_coe_type_name(t), name) == 0)
+        if (strcmp(takt_ecat_coe_type_name(t), name) == 0)
             return t;
     return 0;
 }

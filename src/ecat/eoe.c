@@ -188,7 +188,7 @@ static void get_ip(const uint8_t *p, uint8_t ip[4])
         ip[i] = p[3 - i];
 }
 
-size_t ecat_eoe_ip_encode(uint8_t *b, const struct ecat_eoe_ip *p)
+size_t ecat_eoe_ip_encode(uint8_t *b, const struct takt_ecat_eoe_ip *p)
 {
     memset(b, 0, EOE_IP_BODY);
     put_le32(b, p->flags & 0x3F);
@@ -203,9 +203,9 @@ size_t ecat_eoe_ip_encode(uint8_t *b, const struct ecat_eoe_ip *p)
     return EOE_IP_BODY;
 }
 
-int ecat_eoe_ip_decode(const uint8_t *b, size_t len, struct ecat_eoe_ip *p)
+int ecat_eoe_ip_decode(const uint8_t *b, size_t len, struct takt_ecat_eoe_ip *p)
 {
-    *p = (struct ecat_eoe_ip){0};
+    *p = (struct takt_ecat_eoe_ip){0};
     if (len < 4)
         return -EMSGSIZE;
     p->flags = get_le32(b) & 0x3F;
@@ -228,7 +228,7 @@ int ecat_eoe_ip_decode(const uint8_t *b, size_t len, struct ecat_eoe_ip *p)
 
 /* --- address filter ----------------------------------------------------------------- */
 
-size_t ecat_eoe_filter_encode(uint8_t *b, const struct ecat_eoe_filter *f)
+size_t ecat_eoe_filter_encode(uint8_t *b, const struct takt_ecat_eoe_filter *f)
 {
     memset(b, 0, EOE_FILTER_BODY);
     unsigned nm = f->n_mac > 15 ? 15 : f->n_mac, nk = f->n_mask > 3 ? 3 : f->n_mask;
@@ -238,9 +238,9 @@ size_t ecat_eoe_filter_encode(uint8_t *b, const struct ecat_eoe_filter *f)
     return EOE_FILTER_BODY;
 }
 
-int ecat_eoe_filter_decode(const uint8_t *b, size_t len, struct ecat_eoe_filter *f)
+int ecat_eoe_filter_decode(const uint8_t *b, size_t len, struct takt_ecat_eoe_filter *f)
 {
-    *f = (struct ecat_eoe_filter){0};
+    *f = (struct takt_ecat_eoe_filter){0};
     if (len < 2)
         return -EMSGSIZE;
     uint16_t o = get_le16(b);
@@ -260,7 +260,7 @@ int ecat_eoe_filter_decode(const uint8_t *b, size_t len, struct ecat_eoe_filter 
 
 /* --- text forms --------------------------------------------------------------------- */
 
-int ecat_eoe_ip_parse(const char *s, uint8_t ip[4], uint8_t mask[4], bool *has_mask, char *err,
+int takt_ecat_eoe_ip_parse(const char *s, uint8_t ip[4], uint8_t mask[4], bool *has_mask, char *err,
                       size_t errlen)
 {
     unsigned a[4], nn = 0;
@@ -293,7 +293,7 @@ bad:
     return -EINVAL;
 }
 
-int ecat_eoe_mac_parse(const char *s, uint8_t mac[6], char *err, size_t errlen)
+int takt_ecat_eoe_mac_parse(const char *s, uint8_t mac[6], char *err, size_t errlen)
 {
     unsigned v[6];
     int used = 0;

@@ -124,23 +124,23 @@ void ecat_eoe_rx_reset(struct ecat_eoe_rx *r);
 /* Body: u32 flags, MAC 6, IP, subnet mask, default gateway, DNS server (4 each, as a
  * little-endian u32 of the address: 10.0.0.1 is 01 00 00 0A, as SOEM and Wireshark
  * read it), DNS name 32 bytes; every field takes its place whether included or not. */
-enum { EOE_IP_MAC = ECAT_EOE_IP_MAC, EOE_IP_IP = ECAT_EOE_IP_IP, EOE_IP_MASK = ECAT_EOE_IP_MASK,
-       EOE_IP_GW = ECAT_EOE_IP_GW, EOE_IP_DNS = ECAT_EOE_IP_DNS, EOE_IP_DNS_NAME = ECAT_EOE_IP_DNS_NAME };
+enum { EOE_IP_MAC = TAKT_ECAT_EOE_IP_MAC, EOE_IP_IP = TAKT_ECAT_EOE_IP_IP, EOE_IP_MASK = TAKT_ECAT_EOE_IP_MASK,
+       EOE_IP_GW = TAKT_ECAT_EOE_IP_GW, EOE_IP_DNS = TAKT_ECAT_EOE_IP_DNS, EOE_IP_DNS_NAME = TAKT_ECAT_EOE_IP_DNS_NAME };
 #define EOE_IP_BODY 58
-#define EOE_DNS_NAME ECAT_EOE_DNS_NAME
-/* struct ecat_eoe_ip and struct ecat_eoe_filter: <takt/ecat.h> */
-size_t ecat_eoe_ip_encode(uint8_t *body, const struct ecat_eoe_ip *p);     /* EOE_IP_BODY */
+#define EOE_DNS_NAME TAKT_ECAT_EOE_DNS_NAME
+/* struct takt_ecat_eoe_ip and struct takt_ecat_eoe_filter: <takt/ecat.h> */
+size_t ecat_eoe_ip_encode(uint8_t *body, const struct takt_ecat_eoe_ip *p);     /* EOE_IP_BODY */
 /* 0, or -EMSGSIZE when len does not reach the last included field. */
-int ecat_eoe_ip_decode(const uint8_t *body, size_t len, struct ecat_eoe_ip *p);
+int ecat_eoe_ip_decode(const uint8_t *body, size_t len, struct takt_ecat_eoe_ip *p);
 
 /* --- set address filter ------------------------------------------------------------ */
 /* Body: u16 options (MAC count bits 0-3, mask count bits 4-5, no broadcasts bit 7),
  * then 16 MAC addresses and 4 masks of 6 bytes (Wireshark packet-ecatmb.h
  * EoeMacFilter). */
 #define EOE_FILTER_BODY (2 + 16 * 6 + 4 * 6)
-size_t ecat_eoe_filter_encode(uint8_t *body, const struct ecat_eoe_filter *f);
-int ecat_eoe_filter_decode(const uint8_t *body, size_t len, struct ecat_eoe_filter *f);
+size_t ecat_eoe_filter_encode(uint8_t *body, const struct takt_ecat_eoe_filter *f);
+int ecat_eoe_filter_decode(const uint8_t *body, size_t len, struct takt_ecat_eoe_filter *f);
 
-/* ecat_eoe_ip_parse, ecat_eoe_mac_parse: <takt/ecat.h> */
+/* takt_ecat_eoe_ip_parse, takt_ecat_eoe_mac_parse: <takt/ecat.h> */
 
 #endif

@@ -19,8 +19,8 @@
 #include <unistd.h>
 #include "ecat/eoe.h"
 
-struct ecat_eoe_tap {
-    struct ecat_master *m;
+struct takt_ecat_eoe_tap {
+    struct takt_ecat_master *m;
     unsigned pos;
     int fd;
     char name[IFNAMSIZ];
@@ -72,12 +72,12 @@ out:
     return rc;
 }
 
-int ecat_eoe_tap_open(struct ecat_eoe_tap **out, struct ecat_master *m, unsigned pos,
+int takt_ecat_eoe_tap_open(struct takt_ecat_eoe_tap **out, struct takt_ecat_master *m, unsigned pos,
                       const char *name, const uint8_t *ip, unsigned prefix, char *err,
                       size_t errlen)
 {
     *out = NULL;
-    struct ecat_eoe_tap *t = calloc(1, sizeof *t);
+    struct takt_ecat_eoe_tap *t = calloc(1, sizeof *t);
     if (!t)
         return -ENOMEM;
     t->m = m;
@@ -123,16 +123,16 @@ int ecat_eoe_tap_open(struct ecat_eoe_tap **out, struct ecat_master *m, unsigned
     return 0;
 }
 
-const char *ecat_eoe_tap_name(const struct ecat_eoe_tap *t) { return t->name; }
+const char *takt_ecat_eoe_tap_name(const struct takt_ecat_eoe_tap *t) { return t->name; }
 
 static void *run(void *arg)
 {
-    struct ecat_eoe_tap *t = arg;
+    struct takt_ecat_eoe_tap *t = arg;
     uint8_t buf[ECAT_EOE_FRAME_MAX + 64];
     while (!atomic_load(&t->stop)) {
         /* towards the host first: what the cycle reassembled */
         int n;
-        while ((n = ecat_eoe_recv(t->m, t->pos, buf, sizeof buf)) > 0)
+        while ((n = takt_ecat_eoe_recv(t->m, t->pos, buf, sizeof buf)) > 0)
             if (write(t->fd, buf, (size_t)n) < 0 && errno != EAGAIN && errno != EIO)
                 break;
         struct pollfd p = { .fd = t->fd, .events = POLLIN };
@@ -143,13 +143,13 @@ static void *run(void *arg)
             if (r <= 0)
                 break;
             /* a full ring drops the frame (counted): the host's stack resends */
-            (void)ecat_eoe_send(t->m, t->pos, buf, (size_t)r);
+            (void)takt_ecat_eoe_send(t->m, t->pos, buf, (size_t)r);
         }
     }
     return NULL;
 }
 
-int ecat_eoe_tap_start(struct ecat_eoe_tap *t)
+int takt_ecat_eoe_tap_start(struct takt_ecat_eoe_tap *t)
 {
     if (t->started)
         return 0;
@@ -160,7 +160,7 @@ int ecat_eoe_tap_start(struct ecat_eoe_tap *t)
     return 0;
 }
 
-void ecat_eoe_tap_close(struct ecat_eoe_tap *t)
+void takt_ecat_eoe_tap_close(struct takt_ecat_eoe_tap *t)
 {
     if (!t)
         return;

@@ -14,7 +14,7 @@
 
 #define RX_BATCH 16
 
-void ecat_master_opts_default(struct ecat_master_opts *o)
+void takt_ecat_master_opts_default(struct takt_ecat_master_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->max_slaves = 128;
@@ -22,7 +22,7 @@ void ecat_master_opts_default(struct ecat_master_opts *o)
     o->station_base = 0x1000;
     o->state_timeout_ns = 10 * TAKT_NS_PER_S;
     o->dg_timeout_ns = 50 * TAKT_NS_PER_MS;
-    o->dc_mode = ECAT_DC_MASTER_FOLLOWS_REF;
+    o->dc_mode = TAKT_ECAT_DC_MASTER_FOLLOWS_REF;
     o->acyc_frames = 4;
     o->sdo_timeout_ns = 3 * TAKT_NS_PER_S;
 }
@@ -47,7 +47,7 @@ static void one_line(char *dst, size_t n, const char *src)
     dst[o] = '\0';
 }
 
-static void vevent(struct ecat_master *m, const char *fmt, va_list ap)
+static void vevent(struct takt_ecat_master *m, const char *fmt, va_list ap)
 {
     unsigned h = atomic_load_explicit(&m->ev_head, memory_order_relaxed);
     unsigned t = atomic_load_explicit(&m->ev_tail, memory_order_acquire);
@@ -60,7 +60,7 @@ static void vevent(struct ecat_master *m, const char *fmt, va_list ap)
     atomic_store_explicit(&m->ev_head, h + 1, memory_order_release);
 }
 
-void ecat_event(struct ecat_master *m, const char *fmt, ...)
+void ecat_event(struct takt_ecat_master *m, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -68,7 +68,7 @@ void ecat_event(struct ecat_master *m, const char *fmt, ...)
     va_end(ap);
 }
 
-void ecat_fail(struct ecat_master *m, int err, const char *fmt, ...)
+void ecat_fail(struct takt_ecat_master *m, int err, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -80,7 +80,7 @@ void ecat_fail(struct ecat_master *m, int err, const char *fmt, ...)
     ecat_event(m, "%s", m->errmsg);
 }
 
-bool ecat_master_next_event_at(struct ecat_master *m, char *buf, size_t len, takt_ns_t *at)
+bool takt_ecat_master_next_event_at(struct takt_ecat_master *m, char *buf, size_t len, takt_ns_t *at)
 {
     unsigned t = atomic_load_explicit(&m->ev_tail, memory_order_relaxed);
     unsigned h = atomic_load_explicit(&m->ev_head, memory_order_acquire);
@@ -93,9 +93,9 @@ bool ecat_master_next_event_at(struct ecat_master *m, char *buf, size_t len, tak
     return true;
 }
 
-bool ecat_master_next_event(struct ecat_master *m, char *buf, size_t len)
+bool takt_ecat_master_next_event(struct takt_ecat_master *m, char *buf, size_t len)
 {
-    return ecat_master_next_event_at(m, buf, len, NULL);
+    return takt_ecat_master_next_event_at(m, buf, len, NULL);
 }
 
 /* --- rates over 1/10/60 s --------------------------------------------------------- */
@@ -118,15 +118,15 @@ void ecat_rate_add(struct ecat_rate *r, takt_ns_t now, uint32_t sent, uint32_t l
 
 /* --- open/close ------------------------------------------------------------------- */
 
-static int cycle_step(void *ctx, struct rt_loop *loop, takt_ns_t wake);
+static int cycle_step(void *ctx, struct takt_rt_loop *loop, takt_ns_t wake);
 
-int ecat_master_open(struct ecat_master **out, struct takt_link *link,
-                     const struct ecat_master_opts *o, char *err, size_t errlen)
+int takt_ecat_master_open(struct takt_ecat_master **out, struct takt_link *link,
+                     const struct takt_ecat_master_opts *o, char *err, size_t errlen)
 {
-    struct ecat_master_opts d;
+    struct takt_ecat_master_opts d;
     *out = NULL;
     if (!o) {
-        ecat_master_opts_default(&d);
+        takt_ecat_master_opts_default(&d);
         o = &d;
     }
     if (!link || o->max_slaves == 0 || o->max_slaves > 65535 || o->cycle_ns <= 0 ||
@@ -135,7 +135,7 @@ int ecat_master_open(struct ecat_master **out, struct takt_link *link,
                  "1..64 acyclic frames per cycle");
         return -EINVAL;
     }
-    struct ecat_master *m = calloc(1, sizeof *m);
+    struct takt_ecat_master *m = calloc(1, sizeof *m);
     if (!m)
         goto nomem;
     m->link = link;
@@ -174,42 +174,42 @@ int ecat_master_open(struct ecat_master **out, struct takt_link *link,
             goto nomem;
         else
             m->slaves[i].sii_cap = ECAT_SII_FIRST;
-    struct rt_opts ro;
-    rt_opts_default(&ro);
+    struct takt_rt_opts ro;
+    takt_rt_opts_default(&ro);
     if (rt_loop_init(&m->loop, o->cycle_ns, &ro, cycle_step, m))
         goto nomem;
     m->loop_init = true;
-    struct { struct perf_msmt *p; const char *n; } ms[] = {
+    struct { struct takt_perf_msmt *p; const char *n; } ms[] = {
         { &m->m_rx, "JOB_ProcessAllRxFrames" }, { &m->m_app, "App" },
         { &m->m_cyc, "JOB_SendAllCycFrames" }, { &m->m_timer, "JOB_MasterTimer" },
         { &m->m_acyc, "JOB_SendAcycFrames" },
     };
     for (size_t i = 0; i < TAKT_ARRAY_SIZE(ms); i++) {
         /* 100 ns bins up to 1 ms: job durations are microseconds */
-        if (perf_msmt_init(ms[i].p, ms[i].n, 0, 100, 10000))
+        if (takt_perf_msmt_init(ms[i].p, ms[i].n, 0, 100, 10000))
             goto nomem;
-        perf_set_add(&m->loop.perf, ms[i].p);
+        takt_perf_set_add(&m->loop.perf, ms[i].p);
     }
     *out = m;
     return 0;
 nomem:
     snprintf(err, errlen, "ecat master: out of memory for %u slaves", o->max_slaves);
-    ecat_master_close(m);
+    takt_ecat_master_close(m);
     return -ENOMEM;
 }
 
-void ecat_master_close(struct ecat_master *m)
+void takt_ecat_master_close(struct takt_ecat_master *m)
 {
     if (!m)
         return;
     if (m->loop.running) {
-        rt_loop_stop(&m->loop);
-        rt_loop_join(&m->loop);
+        takt_rt_loop_stop(&m->loop);
+        takt_rt_loop_join(&m->loop);
     }
     if (m->loop_init) {
-        struct perf_msmt *ms[] = { &m->m_rx, &m->m_app, &m->m_cyc, &m->m_timer, &m->m_acyc };
+        struct takt_perf_msmt *ms[] = { &m->m_rx, &m->m_app, &m->m_cyc, &m->m_timer, &m->m_acyc };
         for (size_t i = 0; i < TAKT_ARRAY_SIZE(ms); i++)
-            perf_msmt_free(ms[i]);
+            takt_perf_msmt_free(ms[i]);
         rt_loop_free(&m->loop);
     }
     ecat_master_drop_eni(m);
@@ -238,7 +238,7 @@ void ecat_master_close(struct ecat_master *m)
 
 /* --- the cycle -------------------------------------------------------------------- */
 
-static int receive(struct ecat_master *m, takt_ns_t timeout)
+static int receive(struct takt_ecat_master *m, takt_ns_t timeout)
 {
     int total = 0;
     for (;;) {
@@ -259,7 +259,7 @@ static int receive(struct ecat_master *m, takt_ns_t timeout)
     }
 }
 
-static int send_frames(struct ecat_master *m, unsigned n)
+static int send_frames(struct takt_ecat_master *m, unsigned n)
 {
     if (!n)
         return 0;
@@ -270,7 +270,7 @@ static int send_frames(struct ecat_master *m, unsigned n)
     return 0;
 }
 
-static uint8_t lowest_state(const struct ecat_master *m)
+static uint8_t lowest_state(const struct takt_ecat_master *m)
 {
     static const uint8_t rank[16] = { [AL_INIT] = 1, [AL_PREOP] = 2, [AL_BOOT] = 2,
                                       [AL_SAFEOP] = 3, [AL_OP] = 4 };
@@ -286,7 +286,7 @@ static uint8_t lowest_state(const struct ecat_master *m)
     return low;
 }
 
-static void master_timer(struct ecat_master *m, takt_ns_t now)
+static void master_timer(struct takt_ecat_master *m, takt_ns_t now)
 {
     ecat_pdu_expire(m, now);
     ecat_mfsm_step(m, now);
@@ -305,14 +305,14 @@ static void master_timer(struct ecat_master *m, takt_ns_t now)
     ecat_state_update(m);
 }
 
-static inline void timed(struct ecat_master *m, struct perf_msmt *pm, takt_ns_t *t)
+static inline void timed(struct takt_ecat_master *m, struct takt_perf_msmt *pm, takt_ns_t *t)
 {
     takt_ns_t n = takt_now();
-    perf_record(&m->loop.perf, pm, n - *t);
+    takt_perf_record(&m->loop.perf, pm, n - *t);
     *t = n;
 }
 
-int ecat_master_cycle(struct ecat_master *m, takt_ns_t now)
+int takt_ecat_master_cycle(struct takt_ecat_master *m, takt_ns_t now)
 {
     takt_ns_t t = takt_now();
     m->now = now;
@@ -339,15 +339,15 @@ int ecat_master_cycle(struct ecat_master *m, takt_ns_t now)
     return rc2 < 0 ? rc2 : rc3;
 }
 
-static int cycle_step(void *ctx, struct rt_loop *loop, takt_ns_t wake)
+static int cycle_step(void *ctx, struct takt_rt_loop *loop, takt_ns_t wake)
 {
-    struct ecat_master *m = ctx;
+    struct takt_ecat_master *m = ctx;
     /* a cyclic reply stamped after this cycle's deadline missed its cycle, however soon
      * the thread got round to reading it */
     m->rx_deadline = wake - loop->cyc.wake_dev;
-    int rc = ecat_master_cycle(m, wake);
+    int rc = takt_ecat_master_cycle(m, wake);
     m->rx_deadline = 0;
-    if (m->o.dc && m->dc_active && m->o.dc_mode == ECAT_DC_MASTER_FOLLOWS_REF && m->dc_shift_ns) {
+    if (m->o.dc && m->dc_active && m->o.dc_mode == TAKT_ECAT_DC_MASTER_FOLLOWS_REF && m->dc_shift_ns) {
         loop->cyc.next += m->dc_shift_ns;    /* shift the cycle towards the reference clock */
         m->dc_shift_ns = 0;
     }
@@ -361,7 +361,7 @@ static int cycle_step(void *ctx, struct rt_loop *loop, takt_ns_t wake)
 
 /* Between two cycles of a blocking tool: acyclic replies were processed by receive();
  * advance the state machines and send what they queued, without a cyclic frame. */
-static int service(struct ecat_master *m, takt_ns_t now)
+static int service(struct takt_ecat_master *m, takt_ns_t now)
 {
     m->now = now;
     master_timer(m, now);
@@ -370,10 +370,10 @@ static int service(struct ecat_master *m, takt_ns_t now)
     return rc;
 }
 
-/* A link error ends a blocking call: it is recorded with a message (ecat_master_error
+/* A link error ends a blocking call: it is recorded with a message (takt_ecat_master_error
  * is never empty after a failure), and an interface without a carrier is named as such
  * rather than by the errno the kernel's drop gives (ENOBUFS, ENETDOWN). */
-static int link_fail(struct ecat_master *m, int rc, const char *what)
+static int link_fail(struct takt_ecat_master *m, int rc, const char *what)
 {
     if (m->errmsg[0] && m->last_err == rc)
         return rc;
@@ -387,7 +387,7 @@ static int link_fail(struct ecat_master *m, int rc, const char *what)
     return rc;
 }
 
-int ecat_master_drive(struct ecat_master *m, bool (*done)(struct ecat_master *m, void *ctx),
+int ecat_master_drive(struct takt_ecat_master *m, bool (*done)(struct takt_ecat_master *m, void *ctx),
                       void *ctx, takt_ns_t timeout_ns)
 {
     takt_ns_t end = takt_now() + timeout_ns, next = 0;
@@ -397,7 +397,7 @@ int ecat_master_drive(struct ecat_master *m, bool (*done)(struct ecat_master *m,
         /* cyclic frames at the configured period, as the RT loop would send them (so
          * loss accounting stays honest); acyclic work as fast as replies come back */
         if (now >= next) {
-            rc = ecat_master_cycle(m, now);
+            rc = takt_ecat_master_cycle(m, now);
             next = now + m->o.cycle_ns;
         } else {
             rc = service(m, now);
@@ -424,26 +424,26 @@ void ecat_wait_done(void *ctx, int err, const uint8_t *data, size_t len)
     w->done = true;
 }
 
-static bool wait_check(struct ecat_master *m, void *ctx)
+static bool wait_check(struct takt_ecat_master *m, void *ctx)
 {
     (void)m;
     return ((struct ecat_wait *)ctx)->done;
 }
 
-int ecat_wait_drive(struct ecat_master *m, struct ecat_wait *w, takt_ns_t timeout_ns)
+int ecat_wait_drive(struct takt_ecat_master *m, struct ecat_wait *w, takt_ns_t timeout_ns)
 {
     return ecat_master_drive(m, wait_check, w, timeout_ns);
 }
 
 /* --- bring-up --------------------------------------------------------------------- */
 
-static bool scan_done(struct ecat_master *m, void *ctx)
+static bool scan_done(struct takt_ecat_master *m, void *ctx)
 {
     (void)ctx;
     return m->mf_state == MF_IDLE;
 }
 
-int ecat_master_scan(struct ecat_master *m, takt_ns_t timeout_ns)
+int takt_ecat_master_scan(struct takt_ecat_master *m, takt_ns_t timeout_ns)
 {
     ecat_master_drop_eni(m);        /* a new bus: configure from the ENI again */
     ecat_scan_start(m, takt_now());
@@ -455,7 +455,7 @@ int ecat_master_scan(struct ecat_master *m, takt_ns_t timeout_ns)
     return m->last_err;
 }
 
-int ecat_master_configure(struct ecat_master *m)
+int takt_ecat_master_configure(struct takt_ecat_master *m)
 {
     if (!m->scanned) {
         ecat_fail(m, -EAGAIN, "configure: expected a scanned network, none scanned yet");
@@ -464,7 +464,7 @@ int ecat_master_configure(struct ecat_master *m)
     return ecat_layout(m);
 }
 
-int ecat_master_request_state(struct ecat_master *m, uint8_t state)
+int takt_ecat_master_request_state(struct takt_ecat_master *m, uint8_t state)
 {
     if (!m->scanned)
         return -EAGAIN;
@@ -482,9 +482,9 @@ int ecat_master_request_state(struct ecat_master *m, uint8_t state)
 }
 
 
-unsigned ecat_master_inputs_age(const struct ecat_master *m) { return m->inputs_age; }
+unsigned takt_ecat_master_inputs_age(const struct takt_ecat_master *m) { return m->inputs_age; }
 
-static bool state_done(struct ecat_master *m, void *ctx)
+static bool state_done(struct takt_ecat_master *m, void *ctx)
 {
     (void)ctx;
     for (unsigned i = 0; i < m->n_slaves; i++) {
@@ -495,9 +495,9 @@ static bool state_done(struct ecat_master *m, void *ctx)
     return true;
 }
 
-int ecat_master_set_state(struct ecat_master *m, uint8_t state, takt_ns_t timeout_ns)
+int takt_ecat_master_set_state(struct takt_ecat_master *m, uint8_t state, takt_ns_t timeout_ns)
 {
-    int rc = ecat_master_request_state(m, state);
+    int rc = takt_ecat_master_request_state(m, state);
     if (rc)
         return rc;
     rc = ecat_master_drive(m, state_done, NULL, timeout_ns);
@@ -511,19 +511,19 @@ int ecat_master_set_state(struct ecat_master *m, uint8_t state, takt_ns_t timeou
 
 /* --- thread ----------------------------------------------------------------------- */
 
-int ecat_master_start(struct ecat_master *m, const struct rt_opts *o, takt_ns_t duration_ns)
+int takt_ecat_master_start(struct takt_ecat_master *m, const struct takt_rt_opts *o, takt_ns_t duration_ns)
 {
     if (o)
         m->loop.opts = *o;
     m->loop.duration = duration_ns;
-    return rt_loop_start(&m->loop);
+    return takt_rt_loop_start(&m->loop);
 }
 
-void ecat_master_stop(struct ecat_master *m) { rt_loop_stop(&m->loop); }
-int  ecat_master_join(struct ecat_master *m) { return rt_loop_join(&m->loop); }
-struct rt_loop *ecat_master_loop(struct ecat_master *m) { return &m->loop; }
+void takt_ecat_master_stop(struct takt_ecat_master *m) { takt_rt_loop_stop(&m->loop); }
+int  takt_ecat_master_join(struct takt_ecat_master *m) { return takt_rt_loop_join(&m->loop); }
+struct takt_rt_loop *takt_ecat_master_loop(struct takt_ecat_master *m) { return &m->loop; }
 
-void ecat_master_set_callback(struct ecat_master *m, ecat_cyclic_fn fn, void *ctx)
+void takt_ecat_master_set_callback(struct takt_ecat_master *m, takt_ecat_cyclic_fn fn, void *ctx)
 {
     m->app_fn = fn;
     m->app_ctx = ctx;
@@ -532,9 +532,9 @@ void ecat_master_set_callback(struct ecat_master *m, ecat_cyclic_fn fn, void *ct
 /* --- queries ---------------------------------------------------------------------- */
 
 
-unsigned ecat_master_slave_count(const struct ecat_master *m) { return m->n_slaves; }
+unsigned takt_ecat_master_slave_count(const struct takt_ecat_master *m) { return m->n_slaves; }
 
-int ecat_master_slave_info(const struct ecat_master *m, unsigned pos, struct ecat_slave_info *out)
+int takt_ecat_master_slave_info(const struct takt_ecat_master *m, unsigned pos, struct takt_ecat_slave_info *out)
 {
     if (pos >= m->n_slaves)
         return -ENOENT;
@@ -542,7 +542,7 @@ int ecat_master_slave_info(const struct ecat_master *m, unsigned pos, struct eca
     return 0;
 }
 
-const uint8_t *ecat_slave_sii(const struct ecat_master *m, unsigned pos, size_t *len)
+const uint8_t *takt_ecat_slave_sii(const struct takt_ecat_master *m, unsigned pos, size_t *len)
 {
     if (pos >= m->n_slaves)
         return NULL;
@@ -550,4 +550,4 @@ const uint8_t *ecat_slave_sii(const struct ecat_master *m, unsigned pos, size_t 
     return m->slaves[pos].sii;
 }
 
-const char *ecat_master_error(const struct ecat_master *m) { return m->errmsg; }
+const char *takt_ecat_master_error(const struct takt_ecat_master *m) { return m->errmsg; }

@@ -31,23 +31,23 @@ struct ecat_sdo_slot {
     takt_ns_t written;         /* when the slave took the current request */
     unsigned  restarts;
     int       err;
-    ecat_done_fn fn;
+    takt_ecat_done_fn fn;
     void     *ctx;
 };
 
-int ecat_coe_init(struct ecat_master *m)
+int ecat_coe_init(struct takt_ecat_master *m)
 {
     m->sdo = calloc(ECAT_SDO_SLOTS, sizeof *m->sdo);
     return m->sdo ? 0 : -ENOMEM;
 }
 
-void ecat_coe_free(struct ecat_master *m)
+void ecat_coe_free(struct takt_ecat_master *m)
 {
     free(m->sdo);
     m->sdo = NULL;
 }
 
-static void finish(struct ecat_master *m, struct ecat_sdo_slot *q, int err)
+static void finish(struct takt_ecat_master *m, struct ecat_sdo_slot *q, int err)
 {
     if (err)
         ecat_fail(m, err, "%s", q->x.msg[0] ? q->x.msg : takt_strerror(err));
@@ -56,7 +56,7 @@ static void finish(struct ecat_master *m, struct ecat_sdo_slot *q, int err)
         q->fn(q->ctx, err, q->x.req.data, err ? 0 : q->x.result_len);
 }
 
-static void write_mbx(struct ecat_master *m, struct ecat_sdo_slot *q, uint8_t st)
+static void write_mbx(struct takt_ecat_master *m, struct ecat_sdo_slot *q, uint8_t st)
 {
     const struct ecat_slave *s = &m->slaves[q->pos];
     /* the whole mailbox: writing its last byte hands it over (ETG.1000.4 SyncManager) */
@@ -67,14 +67,14 @@ static void write_mbx(struct ecat_master *m, struct ecat_sdo_slot *q, uint8_t st
     q->st = st;
 }
 
-static void poll_mbx(struct ecat_master *m, struct ecat_sdo_slot *q)
+static void poll_mbx(struct takt_ecat_master *m, struct ecat_sdo_slot *q)
 {
     ecat_req_init(&q->req, ECAT_FPRD, m->slaves[q->pos].info.station, SM1_STATUS, q->in, 1);
     ecat_req_queue(m, &q->req);
     q->st = MS_POLL;
 }
 
-static void read_mbx(struct ecat_master *m, struct ecat_sdo_slot *q)
+static void read_mbx(struct takt_ecat_master *m, struct ecat_sdo_slot *q)
 {
     const struct ecat_slave *s = &m->slaves[q->pos];
     ecat_req_init(&q->req, ECAT_FPRD, s->info.station, s->info.mbx_in_start, q->in, s->info.mbx_in_len);
@@ -85,7 +85,7 @@ static void read_mbx(struct ecat_master *m, struct ecat_sdo_slot *q)
 /* The frame that read the send mailbox was lost: its reply left the ESC with it. Ask
  * the slave to put it back (ETG.1000.4 SyncManager repeat request: toggle SM1 repeat request 0x080E bit 1, wait for
  * the acknowledge in 0x080F bit 1, then read again). */
-static void repeat_req(struct ecat_master *m, struct ecat_sdo_slot *q)
+static void repeat_req(struct takt_ecat_master *m, struct ecat_sdo_slot *q)
 {
     struct ecat_slave *s = &m->slaves[q->pos];
     s->mbx_repeat ^= 1;
@@ -95,14 +95,14 @@ static void repeat_req(struct ecat_master *m, struct ecat_sdo_slot *q)
     q->st = MS_REPEAT;
 }
 
-static void repeat_poll(struct ecat_master *m, struct ecat_sdo_slot *q)
+static void repeat_poll(struct takt_ecat_master *m, struct ecat_sdo_slot *q)
 {
     ecat_req_init(&q->req, ECAT_FPRD, m->slaves[q->pos].info.station, SM1_PDI, q->in, 1);
     ecat_req_queue(m, &q->req);
     q->st = MS_REPEAT_ACK;
 }
 
-static void on_reply(struct ecat_master *m, struct ecat_sdo_slot *q)
+static void on_reply(struct takt_ecat_master *m, struct ecat_sdo_slot *q)
 {
     unsigned emcy = q->x.n_emcy;
     int rc = ecat_coe_xfer_on_reply(&q->x, q->in, m->slaves[q->pos].info.mbx_in_len, q->out,
@@ -124,7 +124,7 @@ static void on_reply(struct ecat_master *m, struct ecat_sdo_slot *q)
     }
 }
 
-static void timeout(struct ecat_master *m, struct ecat_sdo_slot *q)
+static void timeout(struct takt_ecat_master *m, struct ecat_sdo_slot *q)
 {
     int rc = ecat_coe_xfer_timeout(&q->x, q->out, m->slaves[q->pos].info.mbx_out_len, &q->out_len);
     if (q->out_len && q->req.st != REQ_SENT) {
@@ -143,7 +143,7 @@ static void timeout(struct ecat_master *m, struct ecat_sdo_slot *q)
  * which gives the request the next counter. */
 #define ECAT_MBX_SILENCE_NS (200 * TAKT_NS_PER_MS)
 
-static bool restart(struct ecat_master *m, struct ecat_sdo_slot *q)
+static bool restart(struct takt_ecat_master *m, struct ecat_sdo_slot *q)
 {
     bool initial = q->x.state == COE_ST_UP_INIT || q->x.state == COE_ST_DOWN_INIT ||
                    (q->x.state == COE_ST_INFO && q->x.done == 0);
@@ -158,7 +158,7 @@ static bool restart(struct ecat_master *m, struct ecat_sdo_slot *q)
     return true;
 }
 
-static bool earlier_busy(const struct ecat_master *m, const struct ecat_sdo_slot *q)
+static bool earlier_busy(const struct takt_ecat_master *m, const struct ecat_sdo_slot *q)
 {
     for (unsigned i = 0; i < ECAT_SDO_SLOTS; i++) {
         const struct ecat_sdo_slot *o = &m->sdo[i];
@@ -173,7 +173,7 @@ static bool earlier_busy(const struct ecat_master *m, const struct ecat_sdo_slot
  * as an event and counted; anything else found there is stale and dropped. */
 #define ECAT_EMCY_POLL_NS (50 * TAKT_NS_PER_MS)
 
-bool ecat_coe_slave_busy(const struct ecat_master *m, unsigned pos)
+bool ecat_coe_slave_busy(const struct takt_ecat_master *m, unsigned pos)
 {
     for (unsigned i = 0; m->sdo && i < ECAT_SDO_SLOTS; i++)
         if (m->sdo[i].st != MS_FREE && m->sdo[i].st != MS_WAIT_TURN && m->sdo[i].pos == pos)
@@ -181,7 +181,7 @@ bool ecat_coe_slave_busy(const struct ecat_master *m, unsigned pos)
     return false;
 }
 
-bool ecat_coe_slave_waiting(const struct ecat_master *m, unsigned pos)
+bool ecat_coe_slave_waiting(const struct takt_ecat_master *m, unsigned pos)
 {
     for (unsigned i = 0; m->sdo && i < ECAT_SDO_SLOTS; i++)
         if (m->sdo[i].st == MS_WAIT_TURN && m->sdo[i].pos == pos)
@@ -191,7 +191,7 @@ bool ecat_coe_slave_waiting(const struct ecat_master *m, unsigned pos)
 
 /* The mailbox is taken by a CoE transfer, an FoE transfer (master_foe.c), an SoE
  * request (master_soe.c) or an EoE exchange (master_eoe.c). */
-static bool slave_busy(const struct ecat_master *m, unsigned pos)
+static bool slave_busy(const struct takt_ecat_master *m, unsigned pos)
 {
     for (unsigned i = 0; i < ECAT_SDO_SLOTS; i++)
         if (m->sdo[i].st != MS_FREE && m->sdo[i].pos == pos)
@@ -207,7 +207,7 @@ static bool mbx_usable(const struct ecat_slave *s)
            (st == AL_PREOP || st == AL_SAFEOP || st == AL_OP);
 }
 
-static void idle_poll(struct ecat_master *m, takt_ns_t now)
+static void idle_poll(struct takt_ecat_master *m, takt_ns_t now)
 {
     struct ecat_req *r = &m->idle_req;
     if (ecat_req_busy(r))
@@ -249,7 +249,7 @@ static void idle_poll(struct ecat_master *m, takt_ns_t now)
 }
 
 /* Master timer: advance every transfer whose datagram came back. */
-void ecat_coe_poll(struct ecat_master *m, takt_ns_t now)
+void ecat_coe_poll(struct takt_ecat_master *m, takt_ns_t now)
 {
     if (m->sdo)
         idle_poll(m, now);
@@ -320,8 +320,8 @@ void ecat_coe_poll(struct ecat_master *m, takt_ns_t now)
     }
 }
 
-static int sdo_queue(struct ecat_master *m, unsigned pos, const struct ecat_coe_req *r,
-                     ecat_done_fn fn, void *ctx)
+static int sdo_queue(struct takt_ecat_master *m, unsigned pos, const struct ecat_coe_req *r,
+                     takt_ecat_done_fn fn, void *ctx)
 {
     if (pos >= m->n_slaves)
         return -ENOENT;
@@ -334,7 +334,7 @@ static int sdo_queue(struct ecat_master *m, unsigned pos, const struct ecat_coe_
     }
     if ((s->info.al_state & AL_STATE_MASK) < AL_PREOP || (s->info.al_state & AL_STATE_MASK) == AL_BOOT) {
         ecat_fail(m, -EAGAIN, "slave %u (%s): mailbox needs PREOP, SAFEOP or OP, slave is in %s",
-                  pos, s->info.name, ecat_al_state_name(s->info.al_state));
+                  pos, s->info.name, takt_ecat_al_state_name(s->info.al_state));
         return -EAGAIN;
     }
     if (s->info.mbx_out_len > ECAT_MAX_DG_DATA || s->info.mbx_in_len > ECAT_MAX_DG_DATA)
@@ -365,27 +365,27 @@ static int sdo_queue(struct ecat_master *m, unsigned pos, const struct ecat_coe_
     return -EBUSY;
 }
 
-int ecat_sdo_upload_async(struct ecat_master *m, unsigned pos, uint16_t index, uint8_t sub,
-                          bool ca, void *buf, size_t cap, ecat_done_fn fn, void *ctx)
+int takt_ecat_sdo_upload_async(struct takt_ecat_master *m, unsigned pos, uint16_t index, uint8_t sub,
+                          bool ca, void *buf, size_t cap, takt_ecat_done_fn fn, void *ctx)
 {
     struct ecat_coe_req r = { .op = ECAT_COE_UPLOAD, .index = index, .subindex = sub,
                               .complete_access = ca, .data = buf, .cap = cap };
     return sdo_queue(m, pos, &r, fn, ctx);
 }
 
-int ecat_sdo_download_async(struct ecat_master *m, unsigned pos, uint16_t index, uint8_t sub,
-                            bool ca, const void *data, size_t len, ecat_done_fn fn, void *ctx)
+int takt_ecat_sdo_download_async(struct takt_ecat_master *m, unsigned pos, uint16_t index, uint8_t sub,
+                            bool ca, const void *data, size_t len, takt_ecat_done_fn fn, void *ctx)
 {
     struct ecat_coe_req r = { .op = ECAT_COE_DOWNLOAD, .index = index, .subindex = sub,
                               .complete_access = ca, .data = (uint8_t *)data, .len = len };
     return sdo_queue(m, pos, &r, fn, ctx);
 }
 
-int ecat_sdo_info_async(struct ecat_master *m, unsigned pos, enum ecat_sdo_info_op op,
-                        uint16_t index, uint8_t sub, void *buf, size_t cap, ecat_done_fn fn, void *ctx)
+int takt_ecat_sdo_info_async(struct takt_ecat_master *m, unsigned pos, enum takt_ecat_sdo_info_op op,
+                        uint16_t index, uint8_t sub, void *buf, size_t cap, takt_ecat_done_fn fn, void *ctx)
 {
-    static const enum ecat_coe_op ops[] = { [ECAT_SDO_INFO_ODLIST] = ECAT_COE_ODLIST,
-        [ECAT_SDO_INFO_OBJECT] = ECAT_COE_OBJDESC, [ECAT_SDO_INFO_ENTRY] = ECAT_COE_ENTRYDESC };
+    static const enum ecat_coe_op ops[] = { [TAKT_ECAT_SDO_INFO_ODLIST] = ECAT_COE_ODLIST,
+        [TAKT_ECAT_SDO_INFO_OBJECT] = ECAT_COE_OBJDESC, [TAKT_ECAT_SDO_INFO_ENTRY] = ECAT_COE_ENTRYDESC };
     if ((unsigned)op >= TAKT_ARRAY_SIZE(ops))
         return -EINVAL;
     struct ecat_coe_req r = { .op = ops[op], .index = index, .subindex = sub, .data = buf,
@@ -395,7 +395,7 @@ int ecat_sdo_info_async(struct ecat_master *m, unsigned pos, enum ecat_sdo_info_
 
 /* --- blocking wrappers (tools only) -------------------------------------------------- */
 
-static int wait_for(struct ecat_master *m, struct ecat_wait *w, size_t *len)
+static int wait_for(struct takt_ecat_master *m, struct ecat_wait *w, size_t *len)
 {
     int rc = ecat_wait_drive(m, w, m->o.sdo_timeout_ns + TAKT_NS_PER_S);
     if (rc) {
@@ -410,26 +410,26 @@ static int wait_for(struct ecat_master *m, struct ecat_wait *w, size_t *len)
     return w->err;
 }
 
-int ecat_sdo_upload(struct ecat_master *m, unsigned pos, uint16_t index, uint8_t sub, bool ca,
+int takt_ecat_sdo_upload(struct takt_ecat_master *m, unsigned pos, uint16_t index, uint8_t sub, bool ca,
                     void *buf, size_t cap, size_t *len)
 {
     struct ecat_wait w = { 0 };
-    int rc = ecat_sdo_upload_async(m, pos, index, sub, ca, buf, cap, ecat_wait_done, &w);
+    int rc = takt_ecat_sdo_upload_async(m, pos, index, sub, ca, buf, cap, ecat_wait_done, &w);
     return rc ? rc : wait_for(m, &w, len);
 }
 
-int ecat_sdo_download(struct ecat_master *m, unsigned pos, uint16_t index, uint8_t sub, bool ca,
+int takt_ecat_sdo_download(struct takt_ecat_master *m, unsigned pos, uint16_t index, uint8_t sub, bool ca,
                       const void *data, size_t len)
 {
     struct ecat_wait w = { 0 };
-    int rc = ecat_sdo_download_async(m, pos, index, sub, ca, data, len, ecat_wait_done, &w);
+    int rc = takt_ecat_sdo_download_async(m, pos, index, sub, ca, data, len, ecat_wait_done, &w);
     return rc ? rc : wait_for(m, &w, NULL);
 }
 
-int ecat_sdo_info(struct ecat_master *m, unsigned pos, enum ecat_sdo_info_op op, uint16_t index,
+int takt_ecat_sdo_info(struct takt_ecat_master *m, unsigned pos, enum takt_ecat_sdo_info_op op, uint16_t index,
                   uint8_t sub, void *buf, size_t cap, size_t *len)
 {
     struct ecat_wait w = { 0 };
-    int rc = ecat_sdo_info_async(m, pos, op, index, sub, buf, cap, ecat_wait_done, &w);
+    int rc = takt_ecat_sdo_info_async(m, pos, op, index, sub, buf, cap, ecat_wait_done, &w);
     return rc ? rc : wait_for(m, &w, len);
 }

@@ -32,17 +32,17 @@ struct ecat_foe_slot {
     bool      finish_after_write;
     takt_ns_t deadline;
     int       err;
-    ecat_done_fn fn;
+    takt_ecat_done_fn fn;
     void     *ctx;
 };
 
-int ecat_foe_init(struct ecat_master *m)
+int ecat_foe_init(struct takt_ecat_master *m)
 {
     m->foe = calloc(ECAT_FOE_SLOTS, sizeof *m->foe);
     return m->foe ? 0 : -ENOMEM;
 }
 
-void ecat_foe_free(struct ecat_master *m)
+void ecat_foe_free(struct takt_ecat_master *m)
 {
     free(m->foe);
     m->foe = NULL;
@@ -61,7 +61,7 @@ bool ecat_slave_boot_mbx(const struct ecat_slave *s, struct ecat_sm_cfg mbx[2])
 
 /* Also while one waits for its turn: the emergency poll must leave the slave alone then,
  * or, polling back to back while frames are lost, it would keep the transfer waiting. */
-bool ecat_foe_slave_busy(const struct ecat_master *m, unsigned pos)
+bool ecat_foe_slave_busy(const struct takt_ecat_master *m, unsigned pos)
 {
     for (unsigned i = 0; m->foe && i < ECAT_FOE_SLOTS; i++)
         if (m->foe[i].st != FQ_FREE && m->foe[i].pos == pos)
@@ -69,7 +69,7 @@ bool ecat_foe_slave_busy(const struct ecat_master *m, unsigned pos)
     return false;
 }
 
-bool ecat_foe_slave_waiting(const struct ecat_master *m, unsigned pos)
+bool ecat_foe_slave_waiting(const struct takt_ecat_master *m, unsigned pos)
 {
     for (unsigned i = 0; m->foe && i < ECAT_FOE_SLOTS; i++)
         if (m->foe[i].st == FQ_WAIT_TURN && m->foe[i].pos == pos)
@@ -77,7 +77,7 @@ bool ecat_foe_slave_waiting(const struct ecat_master *m, unsigned pos)
     return false;
 }
 
-static void finish(struct ecat_master *m, struct ecat_foe_slot *q, int err)
+static void finish(struct takt_ecat_master *m, struct ecat_foe_slot *q, int err)
 {
     if (err)
         ecat_fail(m, err, "%s", q->x.msg[0] ? q->x.msg : takt_strerror(err));
@@ -86,7 +86,7 @@ static void finish(struct ecat_master *m, struct ecat_foe_slot *q, int err)
         q->fn(q->ctx, err, q->x.buf, err ? 0 : q->x.len);
 }
 
-static void queue(struct ecat_master *m, struct ecat_foe_slot *q, uint8_t cmd, uint16_t ado,
+static void queue(struct takt_ecat_master *m, struct ecat_foe_slot *q, uint8_t cmd, uint16_t ado,
                   uint8_t *data, uint16_t len, uint8_t st)
 {
     ecat_req_init(&q->req, cmd, m->slaves[q->pos].info.station, ado, data, len);
@@ -94,21 +94,21 @@ static void queue(struct ecat_master *m, struct ecat_foe_slot *q, uint8_t cmd, u
     q->st = st;
 }
 
-static void write_mbx(struct ecat_master *m, struct ecat_foe_slot *q, uint8_t st)
+static void write_mbx(struct takt_ecat_master *m, struct ecat_foe_slot *q, uint8_t st)
 {
     /* the whole mailbox: writing its last byte hands it over (ETG.1000.4 SyncManager) */
     memset(q->out + q->msg_len, 0, q->out_len - q->msg_len);
     queue(m, q, ECAT_FPWR, q->out_start, q->out, q->out_len, st);
 }
 
-static void poll_mbx(struct ecat_master *m, struct ecat_foe_slot *q)
+static void poll_mbx(struct takt_ecat_master *m, struct ecat_foe_slot *q)
 { queue(m, q, ECAT_FPRD, SM1_STATUS, q->in, 1, FQ_POLL); }
 
-static void read_mbx(struct ecat_master *m, struct ecat_foe_slot *q)
+static void read_mbx(struct takt_ecat_master *m, struct ecat_foe_slot *q)
 { queue(m, q, ECAT_FPRD, q->in_start, q->in, q->in_len, FQ_READ); }
 
 /* The reply left the ESC with a lost frame: toggle the repeat request (ETG.1000.4 SyncManager). */
-static void repeat_req(struct ecat_master *m, struct ecat_foe_slot *q)
+static void repeat_req(struct takt_ecat_master *m, struct ecat_foe_slot *q)
 {
     struct ecat_slave *s = &m->slaves[q->pos];
     s->mbx_repeat ^= 1;
@@ -116,7 +116,7 @@ static void repeat_req(struct ecat_master *m, struct ecat_foe_slot *q)
     queue(m, q, ECAT_FPWR, SM1_ACT, q->in, 1, FQ_REPEAT);
 }
 
-static void progress(struct ecat_master *m, struct ecat_foe_slot *q)
+static void progress(struct takt_ecat_master *m, struct ecat_foe_slot *q)
 {
     size_t done, total;
     if (!m->foe_progress)
@@ -125,7 +125,7 @@ static void progress(struct ecat_master *m, struct ecat_foe_slot *q)
     m->foe_progress(m->foe_progress_ctx, q->pos, done, total);
 }
 
-static void on_reply(struct ecat_master *m, struct ecat_foe_slot *q, takt_ns_t now)
+static void on_reply(struct takt_ecat_master *m, struct ecat_foe_slot *q, takt_ns_t now)
 {
     size_t before = q->x.dir == ECAT_FOE_READ ? q->x.len : q->x.off;
     int rc = ecat_foe_xfer_on_reply(&q->x, q->in, q->in_len, q->out, q->out_len, &q->msg_len);
@@ -154,7 +154,7 @@ static void on_reply(struct ecat_master *m, struct ecat_foe_slot *q, takt_ns_t n
     }
 }
 
-static void timeout(struct ecat_master *m, struct ecat_foe_slot *q)
+static void timeout(struct takt_ecat_master *m, struct ecat_foe_slot *q)
 {
     size_t done, total;
     ecat_foe_xfer_progress(&q->x, &done, &total);
@@ -164,7 +164,7 @@ static void timeout(struct ecat_master *m, struct ecat_foe_slot *q)
     finish(m, q, -ETIMEDOUT);
 }
 
-static bool may_start(const struct ecat_master *m, const struct ecat_foe_slot *q)
+static bool may_start(const struct takt_ecat_master *m, const struct ecat_foe_slot *q)
 {
     for (unsigned i = 0; i < ECAT_FOE_SLOTS; i++) {
         const struct ecat_foe_slot *o = &m->foe[i];
@@ -179,7 +179,7 @@ static bool may_start(const struct ecat_master *m, const struct ecat_foe_slot *q
     return !(m->idle_pos == q->pos && (ecat_req_busy(&m->idle_req) || m->idle_req.st == REQ_DONE));
 }
 
-static void step(struct ecat_master *m, struct ecat_foe_slot *q, takt_ns_t now)
+static void step(struct takt_ecat_master *m, struct ecat_foe_slot *q, takt_ns_t now)
 {
     int wkc = q->req.wkc;
     switch (q->st) {
@@ -228,7 +228,7 @@ static void step(struct ecat_master *m, struct ecat_foe_slot *q, takt_ns_t now)
     }
 }
 
-void ecat_foe_poll(struct ecat_master *m, takt_ns_t now)
+void ecat_foe_poll(struct takt_ecat_master *m, takt_ns_t now)
 {
     for (unsigned i = 0; m->foe && i < ECAT_FOE_SLOTS; i++) {
         struct ecat_foe_slot *q = &m->foe[i];
@@ -264,7 +264,7 @@ void ecat_foe_poll(struct ecat_master *m, takt_ns_t now)
 
 /* --- requests ----------------------------------------------------------------------- */
 
-static int pick_mailbox(struct ecat_master *m, struct ecat_slave *s, struct ecat_foe_slot *q)
+static int pick_mailbox(struct takt_ecat_master *m, struct ecat_slave *s, struct ecat_foe_slot *q)
 {
     uint8_t st = s->info.al_state & AL_STATE_MASK;
     if (st == AL_BOOT) {
@@ -281,7 +281,7 @@ static int pick_mailbox(struct ecat_master *m, struct ecat_slave *s, struct ecat
         q->in_start = s->info.mbx_in_start, q->in_len = s->info.mbx_in_len;
     } else {
         ecat_fail(m, -EAGAIN, "slave %u (%s): FoE needs BOOT, PREOP, SAFEOP or OP, slave is in %s",
-                  s->info.position, s->info.name, ecat_al_state_name(s->info.al_state));
+                  s->info.position, s->info.name, takt_ecat_al_state_name(s->info.al_state));
         return -EAGAIN;
     }
     if (q->out_len < MBX_HDR + FOE_HDR + 1 || q->in_len < MBX_HDR + FOE_HDR ||
@@ -294,8 +294,8 @@ static int pick_mailbox(struct ecat_master *m, struct ecat_slave *s, struct ecat
     return 0;
 }
 
-static int foe_queue(struct ecat_master *m, unsigned pos, enum ecat_foe_dir dir, const char *name,
-                     uint32_t password, uint8_t *buf, size_t cap, ecat_done_fn fn, void *ctx)
+static int foe_queue(struct takt_ecat_master *m, unsigned pos, enum ecat_foe_dir dir, const char *name,
+                     uint32_t password, uint8_t *buf, size_t cap, takt_ecat_done_fn fn, void *ctx)
 {
     if (pos >= m->n_slaves) {
         ecat_fail(m, -ENOENT, "FoE: no slave at position %u (%u slaves)", pos, m->n_slaves);
@@ -334,19 +334,19 @@ static int foe_queue(struct ecat_master *m, unsigned pos, enum ecat_foe_dir dir,
     return -EBUSY;
 }
 
-int ecat_foe_read_async(struct ecat_master *m, unsigned pos, const char *name, uint32_t password,
-                        void *buf, size_t cap, ecat_done_fn fn, void *ctx)
+int takt_ecat_foe_read_async(struct takt_ecat_master *m, unsigned pos, const char *name, uint32_t password,
+                        void *buf, size_t cap, takt_ecat_done_fn fn, void *ctx)
 {
     return foe_queue(m, pos, ECAT_FOE_READ, name, password, buf, cap, fn, ctx);
 }
 
-int ecat_foe_write_async(struct ecat_master *m, unsigned pos, const char *name, uint32_t password,
-                         const void *data, size_t len, ecat_done_fn fn, void *ctx)
+int takt_ecat_foe_write_async(struct takt_ecat_master *m, unsigned pos, const char *name, uint32_t password,
+                         const void *data, size_t len, takt_ecat_done_fn fn, void *ctx)
 {
     return foe_queue(m, pos, ECAT_FOE_WRITE, name, password, (uint8_t *)data, len, fn, ctx);
 }
 
-void ecat_foe_set_progress(struct ecat_master *m, ecat_foe_progress_fn fn, void *ctx)
+void takt_ecat_foe_set_progress(struct takt_ecat_master *m, takt_ecat_foe_progress_fn fn, void *ctx)
 {
     m->foe_progress = fn;
     m->foe_progress_ctx = ctx;
@@ -355,7 +355,7 @@ void ecat_foe_set_progress(struct ecat_master *m, ecat_foe_progress_fn fn, void 
 /* --- blocking wrappers (tools only) -------------------------------------------------- */
 
 /* No overall limit beyond the per-packet timeout: a large firmware takes what it takes. */
-static int wait_for(struct ecat_master *m, struct ecat_wait *w, size_t *len)
+static int wait_for(struct takt_ecat_master *m, struct ecat_wait *w, size_t *len)
 {
     int rc = ecat_wait_drive(m, w, 24 * 3600 * TAKT_NS_PER_S);
     if (rc) {
@@ -369,31 +369,31 @@ static int wait_for(struct ecat_master *m, struct ecat_wait *w, size_t *len)
     return w->err;
 }
 
-int ecat_foe_read(struct ecat_master *m, unsigned pos, const char *name, uint32_t password,
+int takt_ecat_foe_read(struct takt_ecat_master *m, unsigned pos, const char *name, uint32_t password,
                   void *buf, size_t cap, size_t *len)
 {
     struct ecat_wait w = { 0 };
-    int rc = ecat_foe_read_async(m, pos, name, password, buf, cap, ecat_wait_done, &w);
+    int rc = takt_ecat_foe_read_async(m, pos, name, password, buf, cap, ecat_wait_done, &w);
     return rc ? rc : wait_for(m, &w, len);
 }
 
-int ecat_foe_write(struct ecat_master *m, unsigned pos, const char *name, uint32_t password,
+int takt_ecat_foe_write(struct takt_ecat_master *m, unsigned pos, const char *name, uint32_t password,
                    const void *data, size_t len)
 {
     struct ecat_wait w = { 0 };
-    int rc = ecat_foe_write_async(m, pos, name, password, data, len, ecat_wait_done, &w);
+    int rc = takt_ecat_foe_write_async(m, pos, name, password, data, len, ecat_wait_done, &w);
     return rc ? rc : wait_for(m, &w, NULL);
 }
 
 /* --- one slave's state (BOOT for a firmware update while the others stay) ---------- */
 
-static bool slave_settled(struct ecat_master *m, void *ctx)
+static bool slave_settled(struct takt_ecat_master *m, void *ctx)
 {
     uint8_t st = m->slaves[*(unsigned *)ctx].f.state;
     return st == SS_IDLE || st == SS_FAILED;
 }
 
-int ecat_slave_set_state(struct ecat_master *m, unsigned pos, uint8_t state, takt_ns_t timeout_ns)
+int takt_ecat_slave_set_state(struct takt_ecat_master *m, unsigned pos, uint8_t state, takt_ns_t timeout_ns)
 {
     if (!m->scanned)
         return -EAGAIN;

@@ -28,24 +28,24 @@ struct ecat_soe_slot {
     uint8_t   in[ECAT_MAX_DG_DATA];
     size_t    msg_len;
     takt_ns_t deadline;
-    ecat_done_fn fn;
+    takt_ecat_done_fn fn;
     void     *ctx;
 };
 
-int ecat_soe_init(struct ecat_master *m)
+int ecat_soe_init(struct takt_ecat_master *m)
 {
     m->soe = calloc(ECAT_SOE_SLOTS, sizeof *m->soe);
     return m->soe ? 0 : -ENOMEM;
 }
 
-void ecat_soe_free(struct ecat_master *m)
+void ecat_soe_free(struct takt_ecat_master *m)
 {
     free(m->soe);
     m->soe = NULL;
 }
 
 /* Only once it has its turn: a waiting SoE request waits for the others, not they for it. */
-bool ecat_soe_slave_busy(const struct ecat_master *m, unsigned pos)
+bool ecat_soe_slave_busy(const struct takt_ecat_master *m, unsigned pos)
 {
     for (unsigned i = 0; m->soe && i < ECAT_SOE_SLOTS; i++)
         if (m->soe[i].st != SQ_FREE && m->soe[i].st != SQ_WAIT_TURN && m->soe[i].pos == pos)
@@ -53,7 +53,7 @@ bool ecat_soe_slave_busy(const struct ecat_master *m, unsigned pos)
     return false;
 }
 
-bool ecat_soe_slave_waiting(const struct ecat_master *m, unsigned pos)
+bool ecat_soe_slave_waiting(const struct takt_ecat_master *m, unsigned pos)
 {
     for (unsigned i = 0; m->soe && i < ECAT_SOE_SLOTS; i++)
         if (m->soe[i].st == SQ_WAIT_TURN && m->soe[i].pos == pos)
@@ -61,7 +61,7 @@ bool ecat_soe_slave_waiting(const struct ecat_master *m, unsigned pos)
     return false;
 }
 
-static void finish(struct ecat_master *m, struct ecat_soe_slot *q, int err)
+static void finish(struct takt_ecat_master *m, struct ecat_soe_slot *q, int err)
 {
     if (err)
         ecat_fail(m, err, "%s", q->x.msg[0] ? q->x.msg : takt_strerror(err));
@@ -70,7 +70,7 @@ static void finish(struct ecat_master *m, struct ecat_soe_slot *q, int err)
         q->fn(q->ctx, err, q->x.buf, err ? 0 : q->x.len);
 }
 
-static void queue(struct ecat_master *m, struct ecat_soe_slot *q, uint8_t cmd, uint16_t ado,
+static void queue(struct takt_ecat_master *m, struct ecat_soe_slot *q, uint8_t cmd, uint16_t ado,
                   uint8_t *data, uint16_t len, uint8_t st)
 {
     ecat_req_init(&q->req, cmd, m->slaves[q->pos].info.station, ado, data, len);
@@ -78,17 +78,17 @@ static void queue(struct ecat_master *m, struct ecat_soe_slot *q, uint8_t cmd, u
     q->st = st;
 }
 
-static void write_mbx(struct ecat_master *m, struct ecat_soe_slot *q)
+static void write_mbx(struct takt_ecat_master *m, struct ecat_soe_slot *q)
 {
     /* the whole mailbox: writing its last byte hands it over (ETG.1000.4 SyncManager) */
     memset(q->out + q->msg_len, 0, q->out_len - q->msg_len);
     queue(m, q, ECAT_FPWR, q->out_start, q->out, q->out_len, SQ_WRITE);
 }
 
-static void poll_mbx(struct ecat_master *m, struct ecat_soe_slot *q)
+static void poll_mbx(struct takt_ecat_master *m, struct ecat_soe_slot *q)
 { queue(m, q, ECAT_FPRD, SM1_STATUS, q->in, 1, SQ_POLL); }
 
-static void repeat_req(struct ecat_master *m, struct ecat_soe_slot *q)
+static void repeat_req(struct takt_ecat_master *m, struct ecat_soe_slot *q)
 {
     struct ecat_slave *s = &m->slaves[q->pos];
     s->mbx_repeat ^= 1;
@@ -96,7 +96,7 @@ static void repeat_req(struct ecat_master *m, struct ecat_soe_slot *q)
     queue(m, q, ECAT_FPWR, SM1_ACT, q->in, 1, SQ_REPEAT);
 }
 
-static bool may_start(const struct ecat_master *m, const struct ecat_soe_slot *q)
+static bool may_start(const struct takt_ecat_master *m, const struct ecat_soe_slot *q)
 {
     for (unsigned i = 0; i < ECAT_SOE_SLOTS; i++) {
         const struct ecat_soe_slot *o = &m->soe[i];
@@ -110,7 +110,7 @@ static bool may_start(const struct ecat_master *m, const struct ecat_soe_slot *q
     return !(m->idle_pos == q->pos && (ecat_req_busy(&m->idle_req) || m->idle_req.st == REQ_DONE));
 }
 
-static void step(struct ecat_master *m, struct ecat_soe_slot *q, takt_ns_t now)
+static void step(struct takt_ecat_master *m, struct ecat_soe_slot *q, takt_ns_t now)
 {
     int wkc = q->req.wkc, rc;
     switch (q->st) {
@@ -164,17 +164,17 @@ static void step(struct ecat_master *m, struct ecat_soe_slot *q, takt_ns_t now)
     }
 }
 
-static void timeout(struct ecat_master *m, struct ecat_soe_slot *q, const char *what)
+static void timeout(struct takt_ecat_master *m, struct ecat_soe_slot *q, const char *what)
 {
-    char s[ECAT_SOE_IDN_STR];
-    ecat_soe_idn_format(q->x.idn, s);
+    char s[TAKT_ECAT_SOE_IDN_STR];
+    takt_ecat_soe_idn_format(q->x.idn, s);
     snprintf(q->x.msg, sizeof q->x.msg, "slave %u: SoE %s of IDN %s: %s within %lld ms", q->pos,
              q->x.dir == ECAT_SOE_READ ? "read" : "write", s, what,
              (long long)(m->o.sdo_timeout_ns / TAKT_NS_PER_MS));
     finish(m, q, -ETIMEDOUT);
 }
 
-void ecat_soe_poll(struct ecat_master *m, takt_ns_t now)
+void ecat_soe_poll(struct takt_ecat_master *m, takt_ns_t now)
 {
     for (unsigned i = 0; m->soe && i < ECAT_SOE_SLOTS; i++) {
         struct ecat_soe_slot *q = &m->soe[i];
@@ -202,8 +202,8 @@ void ecat_soe_poll(struct ecat_master *m, takt_ns_t now)
 
 /* --- requests ----------------------------------------------------------------------- */
 
-static int soe_queue(struct ecat_master *m, unsigned pos, enum ecat_soe_dir dir, uint8_t drive,
-                     uint8_t elements, uint16_t idn, uint8_t *buf, size_t cap, ecat_done_fn fn,
+static int soe_queue(struct takt_ecat_master *m, unsigned pos, enum ecat_soe_dir dir, uint8_t drive,
+                     uint8_t elements, uint16_t idn, uint8_t *buf, size_t cap, takt_ecat_done_fn fn,
                      void *ctx)
 {
     if (pos >= m->n_slaves) {
@@ -219,7 +219,7 @@ static int soe_queue(struct ecat_master *m, unsigned pos, enum ecat_soe_dir dir,
     uint8_t st = s->info.al_state & AL_STATE_MASK;
     if (st != AL_PREOP && st != AL_SAFEOP && st != AL_OP) {
         ecat_fail(m, -EAGAIN, "slave %u (%s): SoE needs PREOP, SAFEOP or OP, slave is in %s",
-                  pos, s->info.name, ecat_al_state_name(s->info.al_state));
+                  pos, s->info.name, takt_ecat_al_state_name(s->info.al_state));
         return -EAGAIN;
     }
     for (unsigned i = 0; i < ECAT_SOE_SLOTS; i++) {
@@ -253,21 +253,21 @@ static int soe_queue(struct ecat_master *m, unsigned pos, enum ecat_soe_dir dir,
     return -EBUSY;
 }
 
-int ecat_soe_read_async(struct ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
-                        uint16_t idn, void *buf, size_t cap, ecat_done_fn fn, void *ctx)
+int takt_ecat_soe_read_async(struct takt_ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
+                        uint16_t idn, void *buf, size_t cap, takt_ecat_done_fn fn, void *ctx)
 {
     return soe_queue(m, pos, ECAT_SOE_READ, drive, elements, idn, buf, cap, fn, ctx);
 }
 
-int ecat_soe_write_async(struct ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
-                         uint16_t idn, const void *data, size_t len, ecat_done_fn fn, void *ctx)
+int takt_ecat_soe_write_async(struct takt_ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
+                         uint16_t idn, const void *data, size_t len, takt_ecat_done_fn fn, void *ctx)
 {
     return soe_queue(m, pos, ECAT_SOE_WRITE, drive, elements, idn, (uint8_t *)data, len, fn, ctx);
 }
 
 /* --- blocking wrappers (tools only) -------------------------------------------------- */
 
-static int wait_for(struct ecat_master *m, struct ecat_wait *w, size_t *len)
+static int wait_for(struct takt_ecat_master *m, struct ecat_wait *w, size_t *len)
 {
     int rc = ecat_wait_drive(m, w, 4 * m->o.sdo_timeout_ns + TAKT_NS_PER_S);
     if (rc) {
@@ -281,18 +281,18 @@ static int wait_for(struct ecat_master *m, struct ecat_wait *w, size_t *len)
     return w->err;
 }
 
-int ecat_soe_read(struct ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
+int takt_ecat_soe_read(struct takt_ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
                   uint16_t idn, void *buf, size_t cap, size_t *len)
 {
     struct ecat_wait w = { 0 };
-    int rc = ecat_soe_read_async(m, pos, drive, elements, idn, buf, cap, ecat_wait_done, &w);
+    int rc = takt_ecat_soe_read_async(m, pos, drive, elements, idn, buf, cap, ecat_wait_done, &w);
     return rc ? rc : wait_for(m, &w, len);
 }
 
-int ecat_soe_write(struct ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
+int takt_ecat_soe_write(struct takt_ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
                    uint16_t idn, const void *data, size_t len)
 {
     struct ecat_wait w = { 0 };
-    int rc = ecat_soe_write_async(m, pos, drive, elements, idn, data, len, ecat_wait_done, &w);
+    int rc = takt_ecat_soe_write_async(m, pos, drive, elements, idn, data, len, ecat_wait_done, &w);
     return rc ? rc : wait_for(m, &w, NULL);
 }

@@ -27,12 +27,12 @@ static uint16_t coe_type(unsigned bytes, unsigned fmt)
 }
 
 /* One telegram: the PDO of SM sm with the control/status word and the listed IDNs. */
-static int telegram(struct ecat_master *m, unsigned pos, struct ecat_pdo_map *map, uint8_t sm,
+static int telegram(struct takt_ecat_master *m, unsigned pos, struct ecat_pdo_map *map, uint8_t sm,
                     bool input, uint16_t list_idn)
 {
     uint8_t b[4 + 2 * SOE_MAX_LIST], a[4], nb[80];
     size_t n;
-    int rc = ecat_soe_read(m, pos, 0, SOE_EL_VALUE, list_idn, b, sizeof b, &n);
+    int rc = takt_ecat_soe_read(m, pos, 0, SOE_EL_VALUE, list_idn, b, sizeof b, &n);
     if (rc)
         return rc;
     size_t cur = n >= 4 ? get_le16(b) : 0;
@@ -48,19 +48,19 @@ static int telegram(struct ecat_master *m, unsigned pos, struct ecat_pdo_map *ma
         return rc;
     for (size_t i = 0; i < cur; i += 2) {
         uint16_t idn = get_le16(b + 4 + i);
-        char name[ECAT_PDO_NAME], s[ECAT_SOE_IDN_STR];
-        if ((rc = ecat_soe_read(m, pos, 0, SOE_EL_ATTR, idn, a, sizeof a, &n)))
+        char name[ECAT_PDO_NAME], s[TAKT_ECAT_SOE_IDN_STR];
+        if ((rc = takt_ecat_soe_read(m, pos, 0, SOE_EL_ATTR, idn, a, sizeof a, &n)))
             return rc;
         uint32_t attr = n == 4 ? get_le32(a) : 0;
         if (n != 4 || soe_attr_list(attr)) {
-            ecat_soe_idn_format(idn, s);
+            takt_ecat_soe_idn_format(idn, s);
             ecat_fail(m, -EPROTO, "slave %u: %s in S-0-%04u is %s, not a fixed-size value", pos, s,
                       list_idn, n != 4 ? "without a 4-byte attribute" : "a list");
             return -EPROTO;
         }
         /* its name from the drive; the IDN's text form when it has none */
-        ecat_soe_idn_format(idn, name);
-        if (!ecat_soe_read(m, pos, 0, SOE_EL_NAME, idn, nb, sizeof nb, &n) && n >= 4 &&
+        takt_ecat_soe_idn_format(idn, name);
+        if (!takt_ecat_soe_read(m, pos, 0, SOE_EL_NAME, idn, nb, sizeof nb, &n) && n >= 4 &&
             get_le16(nb) <= n - 4)
             snprintf(name, sizeof name, "%.*s", (int)get_le16(nb), (const char *)nb + 4);
         m->last_err = 0;
@@ -73,12 +73,12 @@ static int telegram(struct ecat_master *m, unsigned pos, struct ecat_pdo_map *ma
     return 0;
 }
 
-static int read_drive(struct ecat_master *m, unsigned pos, struct ecat_pdo_map *map)
+static int read_drive(struct takt_ecat_master *m, unsigned pos, struct ecat_pdo_map *map)
 {
     uint8_t t[2];
     size_t n = 0;
     /* a drive without S-0-0015 is taken to use the lists (as SOEM does) */
-    if (!ecat_soe_read(m, pos, 0, SOE_EL_VALUE, SOE_IDN_TELEGRAM, t, sizeof t, &n) && n == 2 &&
+    if (!takt_ecat_soe_read(m, pos, 0, SOE_EL_VALUE, SOE_IDN_TELEGRAM, t, sizeof t, &n) && n == 2 &&
         get_le16(t) != SOE_TELEGRAM_APP) {
         ecat_event(m, "slave %u: SoE telegram type %u (a standard telegram): process data "
                    "from the SII", pos, get_le16(t));
@@ -95,7 +95,7 @@ static int read_drive(struct ecat_master *m, unsigned pos, struct ecat_pdo_map *
     return rc;
 }
 
-int ecat_master_read_pdos_soe(struct ecat_master *m)
+int takt_ecat_master_read_pdos_soe(struct takt_ecat_master *m)
 {
     int first_err = 0;
     struct ecat_pdo_map *old = malloc(sizeof *old);    /* set-up time: allocation is fine */
@@ -112,7 +112,7 @@ int ecat_master_read_pdos_soe(struct ecat_master *m)
         int rc = read_drive(m, i, map);
         if (rc) {
             ecat_event(m, "slave %u: SoE telegram configuration not readable (%s); using the SII's",
-                       i, ecat_master_error(m));
+                       i, takt_ecat_master_error(m));
             *map = *old;
             if (!first_err)
                 first_err = rc;

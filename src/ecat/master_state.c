@@ -16,9 +16,9 @@ static int rank(uint8_t st)
     return r[st & AL_STATE_MASK];
 }
 
-bool ecat_all_op(const struct ecat_master *m)
+bool ecat_all_op(const struct takt_ecat_master *m)
 {
-    if (!m->n_slaves || m->present != m->n_slaves || m->silent_cycles >= ECAT_SILENCE_CYCLES)
+    if (!m->n_slaves || m->present != m->n_slaves || m->silent_cycles >= TAKT_ECAT_SILENCE_CYCLES)
         return false;
     for (unsigned i = 0; i < m->n_slaves; i++)
         if (!m->slaves[i].info.present || (m->slaves[i].info.al_state & AL_STATE_MASK) != AL_OP)
@@ -26,30 +26,30 @@ bool ecat_all_op(const struct ecat_master *m)
     return true;
 }
 
-void ecat_silence_note(struct ecat_master *m, unsigned sent, unsigned lost)
+void ecat_silence_note(struct takt_ecat_master *m, unsigned sent, unsigned lost)
 {
     if (!sent)
         return;
     if (lost == sent) {
-        if (++m->silent_cycles == ECAT_SILENCE_CYCLES)
+        if (++m->silent_cycles == TAKT_ECAT_SILENCE_CYCLES)
             ecat_event(m, "no frame returned for %u cycles", m->silent_cycles);
         return;
     }
-    if (m->silent_cycles >= ECAT_SILENCE_CYCLES)
+    if (m->silent_cycles >= TAKT_ECAT_SILENCE_CYCLES)
         ecat_event(m, "frames return again after %u cycles without", m->silent_cycles);
     m->silent_cycles = 0;
 }
 
-void ecat_state_update(struct ecat_master *m)
+void ecat_state_update(struct takt_ecat_master *m)
 {
-    struct ecat_master_stats *st = &m->st;
+    struct takt_ecat_master_stats *st = &m->st;
     unsigned c[16] = { 0 }, answering = 0, n = m->n_slaves;
     uint8_t seen = 0;
     bool older = false;        /* a slave's last reading is older than the BRD */
     int low = 99;
     uint8_t low_st = 0;
     for (unsigned i = 0; i < n; i++) {
-        const struct ecat_slave_info *in = &m->slaves[i].info;
+        const struct takt_ecat_slave_info *in = &m->slaves[i].info;
         if (!in->present || !rank(in->al_state))
             continue;
         c[in->al_state & AL_STATE_MASK]++;
@@ -74,7 +74,7 @@ void ecat_state_update(struct ecat_master *m)
      * every slave was read after that BRD went out: then it tells nothing newer). */
     bool all = n && answering == n && m->present == n;
     st->state_changing = all && older && (m->brd_or & ~seen & (AL_STATE_MASK | AL_ERROR));
-    bool known = all && !st->state_changing && m->silent_cycles < ECAT_SILENCE_CYCLES;
+    bool known = all && !st->state_changing && m->silent_cycles < TAKT_ECAT_SILENCE_CYCLES;
     st->state = known ? low_st : 0;
 }
 
@@ -96,9 +96,9 @@ static void rates(const struct ecat_rate *r, double *tx, double *loss)
 }
 
 /* The cycle's thread only (the single writer). */
-void ecat_snap_publish(struct ecat_master *m)
+void ecat_snap_publish(struct takt_ecat_master *m)
 {
-    struct ecat_master_stats s = m->st;
+    struct takt_ecat_master_stats s = m->st;
     uint64_t w[ECAT_SNAP_WORDS] = { 0 };
     s.slaves_present = m->present;
     rates(&m->rate, s.tx_rate, s.loss_rate);
@@ -110,13 +110,13 @@ void ecat_snap_publish(struct ecat_master *m)
         atomic_store_explicit(&m->snap.w[i], w[i], memory_order_relaxed);
     atomic_store_explicit(&m->snap.seq, q + 2, memory_order_release);
     for (unsigned i = 0; i < m->n_slaves; i++) {
-        const struct ecat_slave_info *in = &m->slaves[i].info;
+        const struct takt_ecat_slave_info *in = &m->slaves[i].info;
         uint32_t v = in->al_state | (uint32_t)in->al_code << 8 | (uint32_t)in->present << 24;
         atomic_store_explicit(&m->snap.slave[i], v, memory_order_relaxed);
     }
 }
 
-int ecat_master_slave_state(const struct ecat_master *m, unsigned pos, struct ecat_slave_state *out)
+int takt_ecat_master_slave_state(const struct takt_ecat_master *m, unsigned pos, struct takt_ecat_slave_state *out)
 {
     if (pos >= m->max_slaves)
         return -ENOENT;
@@ -127,9 +127,9 @@ int ecat_master_slave_state(const struct ecat_master *m, unsigned pos, struct ec
     return 0;
 }
 
-void ecat_master_get_stats(const struct ecat_master *m, struct ecat_master_stats *s)
+void takt_ecat_master_get_stats(const struct takt_ecat_master *m, struct takt_ecat_master_stats *s)
 {
-    struct ecat_master *mm = (struct ecat_master *)m;   /* atomics are read, not written */
+    struct takt_ecat_master *mm = (struct takt_ecat_master *)m;   /* atomics are read, not written */
     uint64_t w[ECAT_SNAP_WORDS];
     for (unsigned spin = 0;; spin++) {
         unsigned q = atomic_load_explicit(&mm->snap.seq, memory_order_acquire);
@@ -147,16 +147,16 @@ void ecat_master_get_stats(const struct ecat_master *m, struct ecat_master_stats
     memcpy(s, w, sizeof *s);
 }
 
-uint8_t ecat_master_state(const struct ecat_master *m)
+uint8_t takt_ecat_master_state(const struct takt_ecat_master *m)
 {
-    struct ecat_master_stats s;
-    ecat_master_get_stats(m, &s);
+    struct takt_ecat_master_stats s;
+    takt_ecat_master_get_stats(m, &s);
     return s.state;
 }
 
 /* --- text -------------------------------------------------------------------------- */
 
-static void counts(const struct ecat_master_stats *s, char *buf, size_t len)
+static void counts(const struct takt_ecat_master_stats *s, char *buf, size_t len)
 {
     const struct { const char *name; unsigned n; } t[] = {
         { "INIT", s->slaves_init }, { "PREOP", s->slaves_preop }, { "BOOT", s->slaves_boot },
@@ -179,14 +179,14 @@ static void counts(const struct ecat_master_stats *s, char *buf, size_t len)
         snprintf(buf + at, len - at, "%s%u not answering", at ? ", " : "", s->slaves_not_answering);
 }
 
-const char *ecat_master_state_text(const struct ecat_master_stats *s, char *buf, size_t len)
+const char *takt_ecat_master_state_text(const struct takt_ecat_master_stats *s, char *buf, size_t len)
 {
     if (!len)
         return buf;
     char c[160];
     if (!s->slaves)
         snprintf(buf, len, "unknown: no slaves");
-    else if (s->silent_cycles >= ECAT_SILENCE_CYCLES)
+    else if (s->silent_cycles >= TAKT_ECAT_SILENCE_CYCLES)
         snprintf(buf, len, "unknown: no frame returned for %u cycles", s->silent_cycles);
     else if (s->slaves_not_answering == s->slaves)
         snprintf(buf, len, "unknown: none of %u slaves answers", s->slaves);

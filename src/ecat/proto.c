@@ -20,7 +20,7 @@ const char *ecat_cmd_name(unsigned cmd)
     return cmd == 0xFF ? "EXT" : "unknown";
 }
 
-const char *ecat_al_state_name(unsigned state)
+const char *takt_ecat_al_state_name(unsigned state)
 {
     switch (state & AL_STATE_MASK) {
     case AL_INIT:   return "INIT";
@@ -132,12 +132,12 @@ static const char *lookup(const struct code_text *t, size_t n, uint32_t code)
     return "unknown code";
 }
 
-const char *ecat_al_status_text(unsigned code)
+const char *takt_ecat_al_status_text(unsigned code)
 {
     return lookup(al_codes, TAKT_ARRAY_SIZE(al_codes), code);
 }
 
-const char *ecat_sdo_abort_text(uint32_t code)
+const char *takt_ecat_sdo_abort_text(uint32_t code)
 {
     return lookup(sdo_aborts, TAKT_ARRAY_SIZE(sdo_aborts), code);
 }

@@ -101,16 +101,16 @@ static inline uint8_t ecat_sii_crc(const uint8_t *b, unsigned n)
 }
 
 const char *ecat_cmd_name(unsigned cmd);
-const char *ecat_al_state_name(unsigned state);
-const char *ecat_al_status_text(unsigned code);      /* AL status code meaning (ETG.1000.6 Table 11) */
-const char *ecat_sdo_abort_text(uint32_t code);       /* SDO abort meaning (ETG.1000.6 5.6.2) */
+const char *takt_ecat_al_state_name(unsigned state);
+const char *takt_ecat_al_status_text(unsigned code);      /* AL status code meaning (ETG.1000.6 Table 11) */
+const char *takt_ecat_sdo_abort_text(uint32_t code);       /* SDO abort meaning (ETG.1000.6 5.6.2) */
 
 /* The AL_ names are the library's short spelling of the public states (enum
- * ecat_state, ECAT_STATE_MASK/ERROR in <takt/ecat.h>): one set of values, which the
+ * takt_ecat_state, TAKT_ECAT_STATE_MASK/ERROR in <takt/ecat.h>): one set of values, which the
  * programs outside the library use by their public names. */
-_Static_assert((int)AL_INIT == ECAT_STATE_INIT && (int)AL_PREOP == ECAT_STATE_PREOP &&
-               (int)AL_BOOT == ECAT_STATE_BOOT && (int)AL_SAFEOP == ECAT_STATE_SAFEOP &&
-               (int)AL_OP == ECAT_STATE_OP && AL_STATE_MASK == ECAT_STATE_MASK &&
-               AL_ERROR == ECAT_STATE_ERROR, "AL states as in <takt/ecat.h>");
+_Static_assert((int)AL_INIT == TAKT_ECAT_STATE_INIT && (int)AL_PREOP == TAKT_ECAT_STATE_PREOP &&
+               (int)AL_BOOT == TAKT_ECAT_STATE_BOOT && (int)AL_SAFEOP == TAKT_ECAT_STATE_SAFEOP &&
+               (int)AL_OP == TAKT_ECAT_STATE_OP && AL_STATE_MASK == TAKT_ECAT_STATE_MASK &&
+               AL_ERROR == TAKT_ECAT_STATE_ERROR, "AL states as in <takt/ecat.h>");
 
 #endif

@@ -83,7 +83,7 @@ struct red_link {
     bool      dc_have;          /* the reference's time as last read on the first side */
     uint64_t  dc_time;
     takt_ns_t dc_at;            /* ... by the copy that left then */
-    struct ecat_redundancy st;
+    struct takt_ecat_redundancy st;
 };
 
 static bool is_ecat(const uint8_t *b, size_t len)
@@ -493,7 +493,7 @@ int ecat_red_open(struct takt_link *first, struct takt_link *second, struct takt
     return 0;
 }
 
-void ecat_red_get(const struct takt_link *l, struct ecat_redundancy *out)
+void ecat_red_get(const struct takt_link *l, struct takt_ecat_redundancy *out)
 {
     const struct red_link *r = (const struct red_link *)l;
     *out = r->st;

@@ -11,6 +11,6 @@
 /* The link over both ports (neither is owned: closing it closes neither). */
 int  ecat_red_open(struct takt_link *first, struct takt_link *second, struct takt_link **out,
                    char *err, size_t errlen);
-void ecat_red_get(const struct takt_link *l, struct ecat_redundancy *out);
+void ecat_red_get(const struct takt_link *l, struct takt_ecat_redundancy *out);
 
 #endif

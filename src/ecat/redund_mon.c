@@ -5,7 +5,7 @@
 #include "ecat/master_internal.h"
 #include "ecat/redund.h"
 
-void ecat_master_redundancy(const struct ecat_master *m, struct ecat_redundancy *out)
+void takt_ecat_master_redundancy(const struct takt_ecat_master *m, struct takt_ecat_redundancy *out)
 {
     if (!m->red) {
         memset(out, 0, sizeof *out);
@@ -16,7 +16,7 @@ void ecat_master_redundancy(const struct ecat_master *m, struct ecat_redundancy 
 }
 
 /* What the distributed clocks do across the break (redund.c explains the FRMW). */
-static void dc_note(struct ecat_master *m, unsigned k, unsigned n)
+static void dc_note(struct takt_ecat_master *m, unsigned k, unsigned n)
 {
     if (!m->dc_active || m->dc_ref < 0 || k >= n)
         return;
@@ -32,9 +32,9 @@ static void dc_note(struct ecat_master *m, unsigned k, unsigned n)
                    "by the second port, written by the master until the ring closes", k, n - 1, m->dc_ref);
 }
 
-void ecat_red_check(struct ecat_master *m, takt_ns_t now)
+void ecat_red_check(struct takt_ecat_master *m, takt_ns_t now)
 {
-    struct ecat_redundancy s;
+    struct takt_ecat_redundancy s;
     ecat_red_get(m->red, &s);
     unsigned n = m->n_slaves;
     s.breaks = m->red_st.breaks;

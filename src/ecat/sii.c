@@ -9,9 +9,9 @@
 #include <takt/takt.h>
 #include "util/wire.h"
 
-_Static_assert(ECAT_SII_MAX_IMAGE == ECAT_SII_MAX_BYTES, "the public and the decoder's SII limit agree");
-_Static_assert((int)MBX_PROTO_AOE == (int)ECAT_MBX_AOE && (int)MBX_PROTO_EOE == (int)ECAT_MBX_EOE && (int)MBX_PROTO_COE == (int)ECAT_MBX_COE &&
-               (int)MBX_PROTO_FOE == (int)ECAT_MBX_FOE && (int)MBX_PROTO_SOE == (int)ECAT_MBX_SOE && (int)MBX_PROTO_VOE == (int)ECAT_MBX_VOE,
+_Static_assert(ECAT_SII_MAX_IMAGE == TAKT_ECAT_SII_MAX_BYTES, "the public and the decoder's SII limit agree");
+_Static_assert((int)MBX_PROTO_AOE == (int)TAKT_ECAT_MBX_AOE && (int)MBX_PROTO_EOE == (int)TAKT_ECAT_MBX_EOE && (int)MBX_PROTO_COE == (int)TAKT_ECAT_MBX_COE &&
+               (int)MBX_PROTO_FOE == (int)TAKT_ECAT_MBX_FOE && (int)MBX_PROTO_SOE == (int)TAKT_ECAT_MBX_SOE && (int)MBX_PROTO_VOE == (int)TAKT_ECAT_MBX_VOE,
                "one set of mailbox protocol bits");
 
 #define W(w) ((size_t)(w) * 2)       /* word address -> byte offset */
@@ -395,7 +395,7 @@ static const struct { const char *name; unsigned bits; } coe_types[] = {
     [0x36] = { "BIT7", 7 },    [0x37] = { "BIT8", 8 },
 };
 
-const char *ecat_coe_type_name(uint16_t type)
+const char *takt_ecat_coe_type_name(uint16_t type)
 {
     if (type < TAKT_ARRAY_SIZE(coe_types) && coe_types[type].name)
         return coe_types[type].name;

@@ -169,7 +169,7 @@ static inline bool ecat_sii_lrw_ok(const struct ecat_sii *sii)
 { return !(sii->has_general && (sii->gen.flags & ECAT_SII_FLAG_NOT_LRW)); }
 
 /* Bit size of a CoE basic data type code (0 if not fixed); its name is public:
- * ecat_coe_type_name in <takt/ecat.h>. */
+ * takt_ecat_coe_type_name in <takt/ecat.h>. */
 unsigned ecat_coe_type_bits(uint16_t type);
 
 #endif

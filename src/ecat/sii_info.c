@@ -1,4 +1,4 @@
-/* The public summary of an SII image (<takt/ecat.h> ecat_sii_info): what a program
+/* The public summary of an SII image (<takt/ecat.h> takt_ecat_sii_info): what a program
  * prints of a slave's EEPROM without the library's decoder structs. */
 #include <errno.h>
 #include <stdlib.h>
@@ -9,10 +9,10 @@
 #include "ecat/sii.h"
 #include "util/wire.h"
 
-_Static_assert(ECAT_SII_INFO_MAX == ECAT_SII_MAX_SM && ECAT_SII_INFO_MAX == ECAT_SII_MAX_FMMU,
-               "ecat_sii_info holds every SM and FMMU the decoder does");
+_Static_assert(TAKT_ECAT_SII_INFO_MAX == ECAT_SII_MAX_SM && TAKT_ECAT_SII_INFO_MAX == ECAT_SII_MAX_FMMU,
+               "takt_ecat_sii_info holds every SM and FMMU the decoder does");
 
-int ecat_sii_info(const uint8_t *img, size_t len, struct ecat_sii_info *out)
+int takt_ecat_sii_info(const uint8_t *img, size_t len, struct takt_ecat_sii_info *out)
 {
     memset(out, 0, sizeof *out);
     if (!img)
@@ -31,7 +31,7 @@ int ecat_sii_info(const uint8_t *img, size_t len, struct ecat_sii_info *out)
     if (rc == 0) {
         out->error[0] = 0;
         out->n_warnings = sii->n_warnings;
-        for (unsigned i = 0; i < sii->n_warnings && i < ECAT_SII_INFO_WARN && i < ECAT_SII_MAX_WARN; i++)
+        for (unsigned i = 0; i < sii->n_warnings && i < TAKT_ECAT_SII_INFO_WARN && i < ECAT_SII_MAX_WARN; i++)
             snprintf(out->warning[i], sizeof out->warning[i], "%s", sii->warning[i]);
         out->categories = true;
         out->n_sm = sii->n_sm;
@@ -51,7 +51,7 @@ int ecat_sii_info(const uint8_t *img, size_t len, struct ecat_sii_info *out)
     return rc;
 }
 
-uint8_t ecat_sii_checksum(const uint8_t *img)
+uint8_t takt_ecat_sii_checksum(const uint8_t *img)
 {
     return ecat_sii_crc(img, 14);
 }

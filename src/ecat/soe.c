@@ -106,7 +106,7 @@ static const struct { uint16_t code; const char *text; } soe_err[] = {
     { 0x800C, "no element addressed" },
 };
 
-const char *ecat_soe_error_text(uint16_t code)
+const char *takt_ecat_soe_error_text(uint16_t code)
 {
     for (size_t i = 0; i < TAKT_ARRAY_SIZE(soe_err); i++)
         if (soe_err[i].code == code)
@@ -123,7 +123,7 @@ const char *ecat_soe_op_name(uint8_t op)
     return op < TAKT_ARRAY_SIZE(n) && n[op] ? n[op] : "unknown";
 }
 
-int ecat_soe_idn_parse(const char *s, uint16_t *idn, char *err, size_t errlen)
+int takt_ecat_soe_idn_parse(const char *s, uint16_t *idn, char *err, size_t errlen)
 {
     const char *what = "expected an IDN like S-0-0036 or P-0-0010 (S/P, parameter set 0-7, "
                        "number 0-4095) or a number 0..65535";
@@ -156,16 +156,16 @@ bad:
     return -EINVAL;
 }
 
-void ecat_soe_idn_format(uint16_t idn, char buf[ECAT_SOE_IDN_STR])
+void takt_ecat_soe_idn_format(uint16_t idn, char buf[TAKT_ECAT_SOE_IDN_STR])
 {
-    snprintf(buf, ECAT_SOE_IDN_STR, "%c-%u-%04u", idn & 0x8000 ? 'P' : 'S', (idn >> 12) & 7,
+    snprintf(buf, TAKT_ECAT_SOE_IDN_STR, "%c-%u-%04u", idn & 0x8000 ? 'P' : 'S', (idn >> 12) & 7,
              idn & 0x0FFF);
 }
 
 static const char *const el_names[8] = { "state", "name", "attribute", "unit", "min", "max",
                                          "value", "default" };
 
-const char *ecat_soe_element_name(uint8_t flag)
+const char *takt_ecat_soe_element_name(uint8_t flag)
 {
     for (unsigned i = 0; i < 8; i++)
         if (flag == 1u << i)
@@ -173,7 +173,7 @@ const char *ecat_soe_element_name(uint8_t flag)
     return "?";
 }
 
-int ecat_soe_elements_parse(const char *s, uint8_t *flags, char *err, size_t errlen)
+int takt_ecat_soe_elements_parse(const char *s, uint8_t *flags, char *err, size_t errlen)
 {
     *flags = 0;
     while (s && *s) {
@@ -200,7 +200,7 @@ int ecat_soe_elements_parse(const char *s, uint8_t *flags, char *err, size_t err
 }
 
 /* A list element: u16 current length in bytes, u16 maximum, then the bytes. */
-static int take_list(const uint8_t *d, size_t len, size_t *off, struct ecat_soe_part *p)
+static int take_list(const uint8_t *d, size_t len, size_t *off, struct takt_ecat_soe_part *p)
 {
     if (len - *off < 4)
         return -EPROTO;
@@ -213,8 +213,8 @@ static int take_list(const uint8_t *d, size_t len, size_t *off, struct ecat_soe_
     return 0;
 }
 
-int ecat_soe_elements_split(const uint8_t *data, size_t len, uint8_t elements, uint32_t attr,
-                            struct ecat_soe_part part[8], char *err, size_t errlen)
+int takt_ecat_soe_elements_split(const uint8_t *data, size_t len, uint8_t elements, uint32_t attr,
+                            struct takt_ecat_soe_part part[8], char *err, size_t errlen)
 {
     size_t off = 0;
     bool have_attr = false;
@@ -244,7 +244,7 @@ int ecat_soe_elements_split(const uint8_t *data, size_t len, uint8_t elements, u
             if (len - off < fixed) {
                 rc = -EPROTO;
             } else {
-                part[i] = (struct ecat_soe_part){ data + off, fixed };
+                part[i] = (struct takt_ecat_soe_part){ data + off, fixed };
                 if (f == SOE_EL_ATTR) {
                     attr = get_le32(data + off);
                     have_attr = true;
@@ -302,8 +302,8 @@ int ecat_soe_xfer_start(struct ecat_soe_xfer *x, enum ecat_soe_dir dir, unsigned
     *x = (struct ecat_soe_xfer){ .dir = (uint8_t)dir, .pos = pos, .drive = drive,
                                  .elements = elements, .idn = idn, .buf = buf, .ch = ch };
     *out_len = 0;
-    char s[ECAT_SOE_IDN_STR];
-    ecat_soe_idn_format(idn, s);
+    char s[TAKT_ECAT_SOE_IDN_STR];
+    takt_ecat_soe_idn_format(idn, s);
     if (drive > 7 || !elements) {
         snprintf(x->msg, sizeof x->msg, "slave %u: SoE %s of %s: drive number must be 0..7 and "
                  "at least one element given (got drive %u, elements 0x%02X)", pos,
@@ -339,8 +339,8 @@ int ecat_soe_xfer_sent(struct ecat_soe_xfer *x, uint8_t *out, size_t cap, size_t
 
 static int fail(struct ecat_soe_xfer *x, int err, const char *fmt, const char *detail)
 {
-    char s[ECAT_SOE_IDN_STR];
-    ecat_soe_idn_format(x->idn, s);
+    char s[TAKT_ECAT_SOE_IDN_STR];
+    takt_ecat_soe_idn_format(x->idn, s);
     char what[200];
     snprintf(what, sizeof what, fmt, detail);
     snprintf(x->msg, sizeof x->msg, "slave %u: SoE %s of IDN %s (drive %u): %s", x->pos,
@@ -372,9 +372,9 @@ int ecat_soe_xfer_on_reply(struct ecat_soe_xfer *x, const uint8_t *in, size_t n)
     uint8_t want = x->dir == ECAT_SOE_READ ? SOE_OP_READ_RES : SOE_OP_WRITE_RES;
     if (m.error) {
         x->err_code = m.err_code;
-        char s[ECAT_SOE_IDN_STR];
-        ecat_soe_idn_format(x->idn, s);
-        const char *e = ecat_soe_error_text(m.err_code);
+        char s[TAKT_ECAT_SOE_IDN_STR];
+        takt_ecat_soe_idn_format(x->idn, s);
+        const char *e = takt_ecat_soe_error_text(m.err_code);
         /* "IDN S-0-0040 is read-only", "IDN S-0-0099: no such IDN" */
         snprintf(x->msg, sizeof x->msg, "slave %u: IDN %s%s%s (SoE error 0x%04X, drive %u, %s)",
                  x->pos, s, strncmp(e, "is ", 3) ? ": " : " ", e, m.err_code, x->drive,

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void perf_stat_reset(struct perf_stat *s)
+void takt_perf_stat_reset(struct takt_perf_stat *s)
 {
     s->min = INT64_MAX;   /* so that the first value sets both bounds */
     s->max = INT64_MIN;
@@ -13,7 +13,7 @@ void perf_stat_reset(struct perf_stat *s)
     s->count = 0;
 }
 
-void perf_stat_add(struct perf_stat *s, int64_t v)
+void takt_perf_stat_add(struct takt_perf_stat *s, int64_t v)
 {
     if (v < s->min)
         s->min = v;
@@ -23,7 +23,7 @@ void perf_stat_add(struct perf_stat *s, int64_t v)
     s->count++;
 }
 
-int perf_hist_init(struct perf_hist *h, int64_t lo, int64_t bin, uint32_t nbins)
+int takt_perf_hist_init(struct takt_perf_hist *h, int64_t lo, int64_t bin, uint32_t nbins)
 {
     memset(h, 0, sizeof(*h));
     if (bin <= 0 || nbins == 0)
@@ -40,7 +40,7 @@ int perf_hist_init(struct perf_hist *h, int64_t lo, int64_t bin, uint32_t nbins)
     return 0;
 }
 
-void perf_hist_free(struct perf_hist *h)
+void takt_perf_hist_free(struct takt_perf_hist *h)
 {
     free(h->bins);
     h->bins = NULL;
@@ -48,14 +48,14 @@ void perf_hist_free(struct perf_hist *h)
     h->total = h->under = h->over = 0;
 }
 
-void perf_hist_reset(struct perf_hist *h)
+void takt_perf_hist_reset(struct takt_perf_hist *h)
 {
     if (h->bins)
         memset(h->bins, 0, (size_t)h->nbins * sizeof(*h->bins));
     h->under = h->over = h->total = 0;
 }
 
-void perf_hist_add(struct perf_hist *h, int64_t v)
+void takt_perf_hist_add(struct takt_perf_hist *h, int64_t v)
 {
     h->total++;
     if (v < h->lo) {
@@ -85,7 +85,7 @@ static uint64_t rank_of(double p, uint64_t total)
     return r ? r : 1;
 }
 
-int64_t perf_hist_percentile(const struct perf_hist *h, double p)
+int64_t takt_perf_hist_percentile(const struct takt_perf_hist *h, double p)
 {
     if (h->total == 0)
         return 0;

@@ -7,7 +7,7 @@
 
 /* EC-Master prints `%4d.%d` of the value in 0.1 us (its PerfMsmt log lines). We round ns to the
  * nearest 0.1 us (half away from zero) and keep the width of 6 for negative values. */
-char *perf_fmt_usec(char *buf, size_t len, int64_t ns)
+char *takt_perf_fmt_usec(char *buf, size_t len, int64_t ns)
 {
     bool neg = ns < 0;
     uint64_t a = neg ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
@@ -19,46 +19,46 @@ char *perf_fmt_usec(char *buf, size_t len, int64_t ns)
     return buf;
 }
 
-int perf_format_line(char *buf, size_t len, const char *name, const struct perf_stat *s)
+int takt_perf_format_line(char *buf, size_t len, const char *name, const struct takt_perf_stat *s)
 {
     char mn[32], av[32], mx[32];
     bool any = s->count > 0;   /* an empty interval prints zeros, not INT64 sentinels */
-    perf_fmt_usec(mn, sizeof(mn), any ? s->min : 0);
-    perf_fmt_usec(av, sizeof(av), perf_stat_avg(s));
-    perf_fmt_usec(mx, sizeof(mx), any ? s->max : 0);
+    takt_perf_fmt_usec(mn, sizeof(mn), any ? s->min : 0);
+    takt_perf_fmt_usec(av, sizeof(av), perf_stat_avg(s));
+    takt_perf_fmt_usec(mx, sizeof(mx), any ? s->max : 0);
     return snprintf(buf, len, "PerfMsmt '%s' (min/avg/max) [usec]: %s/%s/%s", name, mn, av, mx);
 }
 
-void perf_print_line(FILE *f, const char *name, const struct perf_stat *s)
+void takt_perf_print_line(FILE *f, const char *name, const struct takt_perf_stat *s)
 {
     char line[160];
-    perf_format_line(line, sizeof(line), name, s);
+    takt_perf_format_line(line, sizeof(line), name, s);
     fprintf(f, "%s\n", line);
 }
 
-void perf_print_interval(FILE *f, const struct perf_set *s, int bank)
+void takt_perf_print_interval(FILE *f, const struct takt_perf_set *s, int bank)
 {
     if (bank != 0 && bank != 1)
         return;
     for (unsigned i = 0; i < s->n; i++)
-        perf_print_line(f, s->m[i]->name, &s->m[i]->ival[bank]);
+        takt_perf_print_line(f, s->m[i]->name, &s->m[i]->ival[bank]);
 }
 
-void perf_print_total(FILE *f, const struct perf_set *s)
+void takt_perf_print_total(FILE *f, const struct takt_perf_set *s)
 {
     /* the same line format as each --perf interval's: say which block is the run's */
     fprintf(f, "--- PerfMsmt over the whole run (all cycles) ---\n");
     for (unsigned i = 0; i < s->n; i++)
-        perf_print_line(f, s->m[i]->name, &s->m[i]->total);
+        takt_perf_print_line(f, s->m[i]->name, &s->m[i]->total);
 }
 
-int perf_report_interval(struct perf_set *s, FILE *f, takt_ns_t timeout_ns)
+int takt_perf_report_interval(struct takt_perf_set *s, FILE *f, takt_ns_t timeout_ns)
 {
-    int bank = perf_set_snapshot(s, timeout_ns);
+    int bank = takt_perf_set_snapshot(s, timeout_ns);
     if (bank < 0)
         return bank;
-    perf_print_interval(f, s, bank);
-    perf_set_release(s, bank);
+    takt_perf_print_interval(f, s, bank);
+    takt_perf_set_release(s, bank);
     return 0;
 }
 
@@ -68,7 +68,7 @@ static json_object *ns_or_null(bool have, int64_t v)
     return have ? json_object_new_int64(v) : NULL;
 }
 
-static json_object *hist_to_json(const struct perf_hist *h)
+static json_object *hist_to_json(const struct takt_perf_hist *h)
 {
     json_object *o = json_object_new_object();
     json_object_object_add(o, "lo_ns", json_object_new_int64(h->lo));
@@ -90,14 +90,14 @@ static json_object *hist_to_json(const struct perf_hist *h)
     return o;
 }
 
-static void add_percentile(json_object *o, const char *key, const struct perf_hist *h, double p)
+static void add_percentile(json_object *o, const char *key, const struct takt_perf_hist *h, double p)
 {
-    int64_t v = perf_hist_percentile(h, p);
+    int64_t v = takt_perf_hist_percentile(h, p);
     /* INT64_MAX means "above the histogram's range": no number to give; max_ns bounds it */
     json_object_object_add(o, key, ns_or_null(h->total > 0 && v != INT64_MAX, v));
 }
 
-void *perf_msmt_to_json(const struct perf_stat *s, const struct perf_hist *h, const char *name)
+void *takt_perf_msmt_to_json(const struct takt_perf_stat *s, const struct takt_perf_hist *h, const char *name)
 {
     json_object *o = json_object_new_object();
     bool any = s->count > 0;
@@ -116,24 +116,24 @@ void *perf_msmt_to_json(const struct perf_stat *s, const struct perf_hist *h, co
     return o;
 }
 
-void *perf_set_to_json(const struct perf_set *s)
+void *takt_perf_set_to_json(const struct takt_perf_set *s)
 {
     json_object *o = json_object_new_object();
     for (unsigned i = 0; i < s->n; i++) {
-        const struct perf_msmt *m = s->m[i];
-        json_object_object_add(o, m->name, perf_msmt_to_json(&m->total, &m->hist, m->name));
+        const struct takt_perf_msmt *m = s->m[i];
+        json_object_object_add(o, m->name, takt_perf_msmt_to_json(&m->total, &m->hist, m->name));
     }
     return o;
 }
 
-void *perf_set_interval_to_json(const struct perf_set *s, int bank)
+void *takt_perf_set_interval_to_json(const struct takt_perf_set *s, int bank)
 {
     json_object *o = json_object_new_object();
     if (bank != 0 && bank != 1)
         return o;
     for (unsigned i = 0; i < s->n; i++) {
-        const struct perf_msmt *m = s->m[i];
-        json_object_object_add(o, m->name, perf_msmt_to_json(&m->ival[bank], &m->ihist[bank], m->name));
+        const struct takt_perf_msmt *m = s->m[i];
+        json_object_object_add(o, m->name, takt_perf_msmt_to_json(&m->ival[bank], &m->ihist[bank], m->name));
     }
     return o;
 }

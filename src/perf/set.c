@@ -6,45 +6,45 @@
 #include <string.h>
 #include <time.h>
 
-int perf_msmt_init(struct perf_msmt *m, const char *name, int64_t lo, int64_t bin, uint32_t nbins)
+int takt_perf_msmt_init(struct takt_perf_msmt *m, const char *name, int64_t lo, int64_t bin, uint32_t nbins)
 {
     memset(m, 0, sizeof(*m));
     snprintf(m->name, sizeof(m->name), "%s", name ? name : "");
-    perf_stat_reset(&m->total);
-    perf_stat_reset(&m->ival[0]);
-    perf_stat_reset(&m->ival[1]);
-    int r = perf_hist_init(&m->hist, lo, bin, nbins);
+    takt_perf_stat_reset(&m->total);
+    takt_perf_stat_reset(&m->ival[0]);
+    takt_perf_stat_reset(&m->ival[1]);
+    int r = takt_perf_hist_init(&m->hist, lo, bin, nbins);
     if (!r)
-        r = perf_hist_init(&m->ihist[0], lo, bin, nbins);
+        r = takt_perf_hist_init(&m->ihist[0], lo, bin, nbins);
     if (!r)
-        r = perf_hist_init(&m->ihist[1], lo, bin, nbins);
+        r = takt_perf_hist_init(&m->ihist[1], lo, bin, nbins);
     if (r)
-        perf_msmt_free(m);
+        takt_perf_msmt_free(m);
     return r;
 }
 
-void perf_msmt_free(struct perf_msmt *m)
+void takt_perf_msmt_free(struct takt_perf_msmt *m)
 {
-    perf_hist_free(&m->hist);
-    perf_hist_free(&m->ihist[0]);
-    perf_hist_free(&m->ihist[1]);
+    takt_perf_hist_free(&m->hist);
+    takt_perf_hist_free(&m->ihist[0]);
+    takt_perf_hist_free(&m->ihist[1]);
 }
 
-void perf_set_init(struct perf_set *s, bool threaded)
+void takt_perf_set_init(struct takt_perf_set *s, bool threaded)
 {
     memset(s, 0, sizeof(*s));
     s->threaded = threaded;
 }
 
-void perf_set_on_flip(struct perf_set *s, void (*fn)(void *arg), void *arg)
+void takt_perf_set_on_flip(struct takt_perf_set *s, void (*fn)(void *arg), void *arg)
 {
     s->on_flip_arg = arg;
     s->on_flip = fn;
 }
 
-int perf_set_add(struct perf_set *s, struct perf_msmt *m)
+int takt_perf_set_add(struct takt_perf_set *s, struct takt_perf_msmt *m)
 {
-    if (s->n >= PERF_MAX_MSMT)
+    if (s->n >= TAKT_PERF_MAX_MSMT)
         return -ENOSPC;
     for (unsigned i = 0; i < s->n; i++)
         if (s->m[i] == m)
@@ -53,23 +53,23 @@ int perf_set_add(struct perf_set *s, struct perf_msmt *m)
     return 0;
 }
 
-void perf_record(struct perf_set *s, struct perf_msmt *m, int64_t v)
+void takt_perf_record(struct takt_perf_set *s, struct takt_perf_msmt *m, int64_t v)
 {
     /* `active` is written only by this (the recording) thread, so a plain read. */
     int b = s->active;
-    perf_stat_add(&m->total, v);
-    perf_hist_add(&m->hist, v);
-    perf_stat_add(&m->ival[b], v);
-    perf_hist_add(&m->ihist[b], v);
+    takt_perf_stat_add(&m->total, v);
+    takt_perf_hist_add(&m->hist, v);
+    takt_perf_stat_add(&m->ival[b], v);
+    takt_perf_hist_add(&m->ihist[b], v);
 }
 
-void perf_set_cycle_end(struct perf_set *s)
+void takt_perf_set_cycle_end(struct takt_perf_set *s)
 {
     int req = __atomic_load_n(&s->flip_req, __ATOMIC_ACQUIRE);
     if (req == __atomic_load_n(&s->flip_ack, __ATOMIC_RELAXED))
         return;
     /* The acquire above orders the reporter's zeroing of the other bank (done in
-     * perf_set_release before it raised flip_req) before our first write into it. */
+     * takt_perf_set_release before it raised flip_req) before our first write into it. */
     if (s->on_flip)
         s->on_flip(s->on_flip_arg);
     s->active ^= 1;
@@ -82,7 +82,7 @@ static void sleep_100us(void)
     nanosleep(&ts, NULL);
 }
 
-int perf_set_snapshot(struct perf_set *s, takt_ns_t timeout_ns)
+int takt_perf_set_snapshot(struct takt_perf_set *s, takt_ns_t timeout_ns)
 {
     if (!s->threaded) {
         int done = s->active;
@@ -111,18 +111,18 @@ int perf_set_snapshot(struct perf_set *s, takt_ns_t timeout_ns)
     return s->active ^ 1;
 }
 
-void perf_set_release(struct perf_set *s, int bank)
+void takt_perf_set_release(struct takt_perf_set *s, int bank)
 {
     if (bank != 0 && bank != 1)
         return;
     for (unsigned i = 0; i < s->n; i++) {
-        perf_stat_reset(&s->m[i]->ival[bank]);
-        perf_hist_reset(&s->m[i]->ihist[bank]);
+        takt_perf_stat_reset(&s->m[i]->ival[bank]);
+        takt_perf_hist_reset(&s->m[i]->ihist[bank]);
     }
 }
 
-const struct perf_stat *perf_msmt_interval(const struct perf_msmt *m, int bank,
-                                           const struct perf_hist **hist)
+const struct takt_perf_stat *takt_perf_msmt_interval(const struct takt_perf_msmt *m, int bank,
+                                           const struct takt_perf_hist **hist)
 {
     if (bank != 0 && bank != 1)
         bank = 0;

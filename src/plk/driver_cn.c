@@ -301,12 +301,12 @@ int takt_plk_cn_run(struct takt_plk_cn *cn, struct takt_link *link, const struct
     cn->host.duration = o ? o->duration : 0;
     cn->host.on_soc = cn_on_soc;
     cn->host.on_soc_ctx = cn;
-    struct rt_state st;
+    struct takt_rt_state st;
     if (o)
-        rt_setup(&o->rt, &st, NULL, NULL);
+        takt_rt_setup(&o->rt, &st, NULL, NULL);
     r = plk_cn_host_run(&cn->host, NULL);
     if (o)
-        rt_teardown(&st);
+        takt_rt_teardown(&st);
     return r;
 }
 

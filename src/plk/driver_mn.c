@@ -1,4 +1,4 @@
-/* MN driver: binds the MN core to a link and an rt_loop. Wakes for each SoC on an
+/* MN driver: binds the MN core to a link and an takt_rt_loop. Wakes for each SoC on an
  * absolute deadline, waits for each PRes with a receive timeout (PResTimeout 0x1F92),
  * then serves the async slot until just before the next SoC; measures each job. */
 #include <errno.h>
@@ -24,13 +24,13 @@
 struct takt_plk_mn {
     struct plk_mn core;
     struct takt_link *link;
-    struct rt_loop loop;
+    struct takt_rt_loop loop;
     bool loop_ok, started, slack_set;
     struct plk_txf tx[TX_SLOTS];
     struct plk_txq q;
     struct takt_frame rxf[RX_BATCH];
     uint8_t rxbuf[RX_BATCH][TAKT_FRAME_BUF];
-    struct perf_msmt m_soc, m_isoch, m_async, m_app, m_cpu;
+    struct takt_perf_msmt m_soc, m_isoch, m_async, m_app, m_cpu;
     takt_ns_t cpu_prev;      /* thread CPU time at the start of the previous step */
     takt_ns_t spin_ns;       /* busy-poll this long for a PRes before sleeping (0 = never) */
     unsigned spin_miss;      /* PRes that came later than spin_ns: +4 each, -1 per hit */
@@ -203,7 +203,7 @@ static void read_published(const struct takt_plk_mn *m, void *dst, const uint64_
     }
 }
 
-static int mn_step(void *ctx, struct rt_loop *loop, takt_ns_t wake)
+static int mn_step(void *ctx, struct takt_rt_loop *loop, takt_ns_t wake)
 {
     struct takt_plk_mn *m = ctx;
     if (!m->slack_set) {
@@ -211,14 +211,14 @@ static int mn_step(void *ctx, struct rt_loop *loop, takt_ns_t wake)
         m->slack_set = true;
     }
     /* CPU per cycle of the RT thread alone (its distribution; the process's figure over
-     * the whole run is rt_loop's, in the summary): the thread's CPU time from one step's
+     * the whole run is takt_rt_loop's, in the summary): the thread's CPU time from one step's
      * start to the next, so the
      * wake-up from the SoC sleep and the loop's bookkeeping count too (kernel work
      * done in this thread's context, such as veth delivering our frames to the peer
      * in softirq, is in it: this kernel has no IRQ_TIME_ACCOUNTING) */
     takt_ns_t cpu0 = thread_cpu();
     if (m->cpu_prev)
-        perf_record(&loop->perf, &m->m_cpu, cpu0 - m->cpu_prev);
+        takt_perf_record(&loop->perf, &m->m_cpu, cpu0 - m->cpu_prev);
     m->cpu_prev = cpu0;
     m->invited = m->answered = false;
     /* everything that arrived in the last cycle is read before it is judged (the core
@@ -231,7 +231,7 @@ static int mn_step(void *ctx, struct rt_loop *loop, takt_ns_t wake)
     plk_mn_cycle(&m->core, wake, &m->q);
     mn_flush(m);
     takt_ns_t t1 = takt_now();
-    perf_record(&loop->perf, &m->m_soc, t1 - wake);
+    takt_perf_record(&loop->perf, &m->m_soc, t1 - wake);
     /* isochronous phase: one PRes after another, each with its timeout */
     takt_ns_t next = loop->cyc.next;
     while (plk_mn_busy(&m->core)) {
@@ -265,7 +265,7 @@ static int mn_step(void *ctx, struct rt_loop *loop, takt_ns_t wake)
         wait_pres(m, now, d < next ? d : next);
     }
     takt_ns_t t2 = takt_now();
-    perf_record(&loop->perf, &m->m_isoch, t2 - t1);
+    takt_perf_record(&loop->perf, &m->m_isoch, t2 - t1);
     /* async slot: the invited answer comes within AsyncSlotTimeout (0x1F8A/2) of the
      * SoA; later ones are taken at the next cycle's start. Returning early lets the
      * loop sleep on the absolute SoC deadline instead of a receive timeout; with no
@@ -281,10 +281,10 @@ static int mn_step(void *ctx, struct rt_loop *loop, takt_ns_t wake)
         receive(m, slot_end - now);
     }
     takt_ns_t t3 = takt_now();
-    perf_record(&loop->perf, &m->m_async, t3 - t2);
+    takt_perf_record(&loop->perf, &m->m_async, t3 - t2);
     if (m->cb)
         m->cb(m->cb_ctx, m, t3);
-    perf_record(&loop->perf, &m->m_app, takt_now() - t3);
+    takt_perf_record(&loop->perf, &m->m_app, takt_now() - t3);
     publish(m);
     return 0;
 }
@@ -409,9 +409,9 @@ void takt_plk_mn_destroy(struct takt_plk_mn *mn)
         takt_plk_mn_join(mn);
     if (mn->loop_ok) {
         rt_loop_free(&mn->loop);
-        struct perf_msmt *jobs[] = { &mn->m_soc, &mn->m_isoch, &mn->m_async, &mn->m_app, &mn->m_cpu };
+        struct takt_perf_msmt *jobs[] = { &mn->m_soc, &mn->m_isoch, &mn->m_async, &mn->m_app, &mn->m_cpu };
         for (unsigned i = 0; i < TAKT_ARRAY_SIZE(jobs); i++)
-            perf_msmt_free(jobs[i]);
+            takt_perf_msmt_free(jobs[i]);
     }
     plk_mn_free(&mn->core);
     plk_mn_events_free(&mn->ev);
@@ -464,11 +464,11 @@ int takt_plk_mn_node_stats(const struct takt_plk_mn *mn, unsigned node, struct t
     return 0;
 }
 
-static int add_msmt(struct takt_plk_mn *m, struct perf_msmt *pm, const char *name, takt_ns_t range)
+static int add_msmt(struct takt_plk_mn *m, struct takt_perf_msmt *pm, const char *name, takt_ns_t range)
 {
     takt_ns_t bin = range / 2000 > 1000 ? range / 2000 : 1000;
-    int r = perf_msmt_init(pm, name, 0, bin, (uint32_t)(range / bin + 1));
-    return r ? r : perf_set_add(&m->loop.perf, pm);
+    int r = takt_perf_msmt_init(pm, name, 0, bin, (uint32_t)(range / bin + 1));
+    return r ? r : takt_perf_set_add(&m->loop.perf, pm);
 }
 
 int takt_plk_mn_start(struct takt_plk_mn *mn, struct takt_link *link, const struct takt_plk_run_opts *o)
@@ -491,7 +491,7 @@ int takt_plk_mn_start(struct takt_plk_mn *mn, struct takt_link *link, const stru
         (r = add_msmt(mn, &mn->m_cpu, "CPU per Cycle", range)))
         return r;
     publish(mn);   /* before the RT thread exists: readers see the initial figures */
-    r = rt_loop_start(&mn->loop);
+    r = takt_rt_loop_start(&mn->loop);
     if (!r)
         __atomic_store_n(&mn->started, true, __ATOMIC_RELEASE);
     return r;
@@ -501,14 +501,14 @@ void takt_plk_mn_stop(struct takt_plk_mn *mn)
 {
     /* any thread, also while another joins: started is the join's atomic hand-off */
     if (__atomic_load_n(&mn->started, __ATOMIC_ACQUIRE))
-        rt_loop_stop(&mn->loop);
+        takt_rt_loop_stop(&mn->loop);
 }
 
 int takt_plk_mn_join(struct takt_plk_mn *mn)
 {
     if (!mn->started)
         return 0;
-    int r = rt_loop_join(&mn->loop);
+    int r = takt_rt_loop_join(&mn->loop);
     /* the RT thread has ended: statistics come from the core again */
     __atomic_store_n(&mn->started, false, __ATOMIC_RELEASE);
     return r;
@@ -527,7 +527,7 @@ int takt_plk_mn_send_eth(struct takt_plk_mn *mn, const void *frame, size_t len)
     return 0;
 }
 
-struct rt_loop *takt_plk_mn_loop(struct takt_plk_mn *mn) { return mn->loop_ok ? &mn->loop : NULL; }
+struct takt_rt_loop *takt_plk_mn_loop(struct takt_plk_mn *mn) { return mn->loop_ok ? &mn->loop : NULL; }
 
 static int user_sdo(struct takt_plk_mn *mn, struct plk_mn_user_sdo *req, takt_ns_t timeout)
 {

@@ -20,13 +20,13 @@ static int caps_get(struct __user_cap_data_struct d[CAP_WORDS])
 
 static uint64_t join(uint32_t lo, uint32_t hi) { return (uint64_t)hi << 32 | lo; }
 
-uint64_t rt_caps_effective(void)
+uint64_t takt_rt_caps_effective(void)
 {
     struct __user_cap_data_struct d[CAP_WORDS];
     return caps_get(d) ? 0 : join(d[0].effective, d[1].effective);
 }
 
-uint64_t rt_caps_permitted(void)
+uint64_t takt_rt_caps_permitted(void)
 {
     struct __user_cap_data_struct d[CAP_WORDS];
     return caps_get(d) ? 0 : join(d[0].permitted, d[1].permitted);
@@ -38,31 +38,31 @@ static bool memlock_bounded(void)
     return getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY;
 }
 
-uint64_t rt_caps_for_setup(const struct rt_opts *o)
+uint64_t takt_rt_caps_for_setup(const struct takt_rt_opts *o)
 {
     uint64_t c = 0;
     if (o->prio != 0)
-        c |= RT_CAP(CAP_SYS_NICE);   /* sched(7): raising to SCHED_FIFO */
+        c |= TAKT_RT_CAP(CAP_SYS_NICE);   /* sched(7): raising to SCHED_FIFO */
     if (o->mlock)
-        c |= RT_CAP(CAP_IPC_LOCK);   /* mlockall(2): beyond RLIMIT_MEMLOCK */
+        c |= TAKT_RT_CAP(CAP_IPC_LOCK);   /* mlockall(2): beyond RLIMIT_MEMLOCK */
     return c;
 }
 
-uint64_t rt_caps_after_setup(const struct rt_opts *o)
+uint64_t takt_rt_caps_after_setup(const struct takt_rt_opts *o)
 {
-    /* rt_setup() asks for MCL_FUTURE exactly when the limit is infinite or CAP_IPC_LOCK
+    /* takt_rt_setup() asks for MCL_FUTURE exactly when the limit is infinite or CAP_IPC_LOCK
      * is effective. With MCL_FUTURE every later mapping (a malloc'd block, a thread's
      * stack) is locked as it is made, and mm/mmap.c then checks CAP_IPC_LOCK or the
      * limit each time: without the capability, allocations fail once the locked total
      * passes the finite limit. So it stays for as long as the process runs. Nothing
      * else is needed later: SCHED_FIFO, once set, stays without CAP_SYS_NICE, and a
      * raw socket is checked for CAP_NET_RAW only when it is made (packet(7)). */
-    if (o->mlock && memlock_bounded() && (rt_caps_effective() & RT_CAP(CAP_IPC_LOCK)))
-        return RT_CAP(CAP_IPC_LOCK);
+    if (o->mlock && memlock_bounded() && (takt_rt_caps_effective() & TAKT_RT_CAP(CAP_IPC_LOCK)))
+        return TAKT_RT_CAP(CAP_IPC_LOCK);
     return 0;
 }
 
-int rt_caps_drop(uint64_t keep)
+int takt_rt_caps_drop(uint64_t keep)
 {
     struct __user_cap_data_struct d[CAP_WORDS];
     int rc = caps_get(d);
@@ -85,7 +85,7 @@ int rt_caps_drop(uint64_t keep)
     return 0;
 }
 
-bool rt_caps_root(void)
+bool takt_rt_caps_root(void)
 {
     /* Real or effective uid 0 (root, sudo, a set-uid binary, or root of a user
      * namespace such as `takt netns run` makes, whose powers end at its own devices):

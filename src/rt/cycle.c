@@ -5,11 +5,11 @@
 #include <string.h>
 #include <time.h>
 
-/* The counters another thread may read while the cycle runs (rt_loop_get_info) are
+/* The counters another thread may read while the cycle runs (takt_rt_loop_get_info) are
  * stored atomically (relaxed: each whole, not all of one cycle); the rest is the cycle's. */
 #define PUT(field, v) __atomic_store_n(&(field), (v), __ATOMIC_RELAXED)
 
-void rt_cycle_init(struct rt_cycle *c, takt_ns_t period, takt_ns_t start)
+void takt_rt_cycle_init(struct takt_rt_cycle *c, takt_ns_t period, takt_ns_t start)
 {
     takt_ns_t p = period > 0 ? period : 1;   /* a zero period would never advance */
     if (c->period != p)                      /* a loop restarting keeps it: no write */
@@ -27,7 +27,7 @@ void rt_cycle_init(struct rt_cycle *c, takt_ns_t period, takt_ns_t start)
 /* Move c->next past `now`, counting the deadlines jumped over. One overrun per cycle,
  * however many deadlines it swallowed. Deadlines at or before `now` are missed: a
  * deadline equal to now would make the loop run back-to-back. */
-static void skip_missed(struct rt_cycle *c, takt_ns_t now)
+static void skip_missed(struct takt_rt_cycle *c, takt_ns_t now)
 {
     if (c->next > now)
         return;
@@ -40,7 +40,7 @@ static void skip_missed(struct rt_cycle *c, takt_ns_t now)
     }
 }
 
-void rt_cycle_woke(struct rt_cycle *c, takt_ns_t now)
+void takt_rt_cycle_woke(struct takt_rt_cycle *c, takt_ns_t now)
 {
     PUT(c->wake_dev, now - c->next);
     c->wake_period = c->cycles ? now - c->last_wake : 0;
@@ -51,12 +51,12 @@ void rt_cycle_woke(struct rt_cycle *c, takt_ns_t now)
     skip_missed(c, now);
 }
 
-void rt_cycle_done(struct rt_cycle *c, takt_ns_t now)
+void takt_rt_cycle_done(struct takt_rt_cycle *c, takt_ns_t now)
 {
     skip_missed(c, now);
 }
 
-takt_ns_t rt_cycle_wait(struct rt_cycle *c)
+takt_ns_t takt_rt_cycle_wait(struct takt_rt_cycle *c)
 {
     struct timespec ts = {
         .tv_sec = c->next / TAKT_NS_PER_S,
@@ -67,6 +67,6 @@ takt_ns_t rt_cycle_wait(struct rt_cycle *c)
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
         ;
     takt_ns_t now = takt_now();
-    rt_cycle_woke(c, now);
+    takt_rt_cycle_woke(c, now);
     return now;
 }

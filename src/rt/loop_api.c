@@ -6,11 +6,11 @@
 #include <string.h>
 #include "rt/loop.h"
 
-int rt_loop_create(struct rt_loop **out, takt_ns_t period, const struct rt_opts *o,
-                   rt_step_fn step, void *ctx)
+int takt_rt_loop_create(struct takt_rt_loop **out, takt_ns_t period, const struct takt_rt_opts *o,
+                   takt_rt_step_fn step, void *ctx)
 {
     *out = NULL;
-    struct rt_loop *l = malloc(sizeof *l);
+    struct takt_rt_loop *l = malloc(sizeof *l);
     if (!l)
         return -ENOMEM;
     int r = rt_loop_init(l, period, o, step, ctx);
@@ -22,7 +22,7 @@ int rt_loop_create(struct rt_loop **out, takt_ns_t period, const struct rt_opts 
     return 0;
 }
 
-void rt_loop_destroy(struct rt_loop *l)
+void takt_rt_loop_destroy(struct takt_rt_loop *l)
 {
     if (!l)
         return;
@@ -30,20 +30,20 @@ void rt_loop_destroy(struct rt_loop *l)
     free(l);
 }
 
-void rt_loop_set_duration(struct rt_loop *l, takt_ns_t duration) { l->duration = duration; }
+void takt_rt_loop_set_duration(struct takt_rt_loop *l, takt_ns_t duration) { l->duration = duration; }
 
-void rt_loop_set_warn(struct rt_loop *l, rt_warn_fn warn, void *ctx)
+void takt_rt_loop_set_warn(struct takt_rt_loop *l, takt_rt_warn_fn warn, void *ctx)
 {
     l->warn = warn;
     l->warn_ctx = ctx;
 }
 
-bool rt_loop_ended(const struct rt_loop *l)
+bool takt_rt_loop_ended(const struct takt_rt_loop *l)
 {
     return __atomic_load_n(&l->ended, __ATOMIC_ACQUIRE) != 0;
 }
 
-void rt_loop_get_info(const struct rt_loop *l, struct rt_loop_info *out)
+void takt_rt_loop_get_info(const struct takt_rt_loop *l, struct takt_rt_loop_info *out)
 {
     memset(out, 0, sizeof *out);
     /* ended first (acquire): when set, everything the loop stored before it is seen */
@@ -62,20 +62,20 @@ void rt_loop_get_info(const struct rt_loop *l, struct rt_loop_info *out)
     }
     out->running = l->running;
     out->opts = l->opts;
-    /* rt_setup writes rt in the loop's thread as it starts: read it only once the loop
+    /* takt_rt_setup writes rt in the loop's thread as it starts: read it only once the loop
      * has ended (the acquire above orders it), never while it may still be written */
     if (out->ended)
         out->rt = l->rt;
 }
 
-struct perf_set *rt_loop_perf(struct rt_loop *l) { return &l->perf; }
+struct takt_perf_set *takt_rt_loop_perf(struct takt_rt_loop *l) { return &l->perf; }
 
-const struct perf_msmt *rt_loop_msmt(const struct rt_loop *l, enum rt_loop_msmt which)
+const struct takt_perf_msmt *takt_rt_loop_msmt(const struct takt_rt_loop *l, enum takt_rt_loop_msmt which)
 {
     switch (which) {
-    case RT_LOOP_CYCLE_TIME:     return &l->m_cycle;
-    case RT_LOOP_WAKE_DEVIATION: return &l->m_wake;
-    case RT_LOOP_TASK_DURATION:  return &l->m_task;
+    case TAKT_RT_LOOP_CYCLE_TIME:     return &l->m_cycle;
+    case TAKT_RT_LOOP_WAKE_DEVIATION: return &l->m_wake;
+    case TAKT_RT_LOOP_TASK_DURATION:  return &l->m_task;
     }
     return NULL;
 }

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 
-void rt_opts_default(struct rt_opts *o)
+void takt_rt_opts_default(struct takt_rt_opts *o)
 {
     o->cpu = -1;
     o->prio = 0;
@@ -26,9 +26,9 @@ void rt_opts_default(struct rt_opts *o)
     o->drop_caps = false;
 }
 
-static void warn(struct rt_state *st, rt_warn_fn fn, void *ctx, const char *fmt, ...)
+static void warn(struct takt_rt_state *st, takt_rt_warn_fn fn, void *ctx, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-static void warn(struct rt_state *st, rt_warn_fn fn, void *ctx, const char *fmt, ...)
+static void warn(struct takt_rt_state *st, takt_rt_warn_fn fn, void *ctx, const char *fmt, ...)
 {
     char msg[320];
     va_list ap;
@@ -55,7 +55,7 @@ static const char *limit_str(int res, char *buf, size_t len, unsigned long div)
     return buf;
 }
 
-static void setup_affinity(const struct rt_opts *o, struct rt_state *st, rt_warn_fn fn, void *ctx)
+static void setup_affinity(const struct takt_rt_opts *o, struct takt_rt_state *st, takt_rt_warn_fn fn, void *ctx)
 {
     long ncpu = sysconf(_SC_NPROCESSORS_CONF);
     if (o->cpu >= CPU_SETSIZE || (ncpu > 0 && o->cpu >= ncpu)) {
@@ -79,7 +79,7 @@ static void setup_affinity(const struct rt_opts *o, struct rt_state *st, rt_warn
              o->cpu, strerror(r));
 }
 
-static void setup_fifo(const struct rt_opts *o, struct rt_state *st, rt_warn_fn fn, void *ctx)
+static void setup_fifo(const struct takt_rt_opts *o, struct takt_rt_state *st, takt_rt_warn_fn fn, void *ctx)
 {
     int lo = sched_get_priority_min(SCHED_FIFO), hi = sched_get_priority_max(SCHED_FIFO);
     if (o->prio < lo || o->prio > hi) {
@@ -113,7 +113,7 @@ static bool have_ipc_lock(void)
     return data[CAP_IPC_LOCK / 32].effective & (1u << (CAP_IPC_LOCK % 32));
 }
 
-static void setup_mlock(struct rt_state *st, rt_warn_fn fn, void *ctx)
+static void setup_mlock(struct takt_rt_state *st, takt_rt_warn_fn fn, void *ctx)
 {
     char lim[32];
     struct rlimit rl;
@@ -142,7 +142,7 @@ static void setup_mlock(struct rt_state *st, rt_warn_fn fn, void *ctx)
         warn(st, fn, ctx, "mlockall failed: %s; memory may be paged out", strerror(e));
 }
 
-static void setup_dma_latency(struct rt_state *st, rt_warn_fn fn, void *ctx)
+static void setup_dma_latency(struct takt_rt_state *st, takt_rt_warn_fn fn, void *ctx)
 {
     static const char path[] = "/dev/cpu_dma_latency";
     int fd = open(path, O_WRONLY | O_CLOEXEC);
@@ -190,11 +190,11 @@ static __attribute__((noinline)) void prefault_stack(size_t bytes)
         p[i] = 0;
 }
 
-void rt_setup(const struct rt_opts *o, struct rt_state *st, rt_warn_fn fn, void *ctx)
+void takt_rt_setup(const struct takt_rt_opts *o, struct takt_rt_state *st, takt_rt_warn_fn fn, void *ctx)
 {
-    struct rt_opts def;
+    struct takt_rt_opts def;
     if (!o) {
-        rt_opts_default(&def);
+        takt_rt_opts_default(&def);
         o = &def;
     }
     memset(st, 0, sizeof(*st));
@@ -214,13 +214,13 @@ void rt_setup(const struct rt_opts *o, struct rt_state *st, rt_warn_fn fn, void 
     if (o->dma_latency)
         setup_dma_latency(st, fn, ctx);
     if (o->drop_caps) {
-        int rc = rt_caps_drop(st->mlock_future ? rt_caps_after_setup(o) : 0);
+        int rc = takt_rt_caps_drop(st->mlock_future ? takt_rt_caps_after_setup(o) : 0);
         if (rc)
             warn(st, fn, ctx, "cannot drop capabilities: %s", strerror(-rc));
     }
 }
 
-void rt_teardown(struct rt_state *st)
+void takt_rt_teardown(struct takt_rt_state *st)
 {
     /* Closing ends the latency request. mlockall stays: it is process-wide and another
      * loop of the same process may rely on it. */

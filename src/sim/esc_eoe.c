@@ -80,7 +80,7 @@ size_t esc_eoe_request(struct sim_esc *e, const uint8_t *msg, size_t len, uint8_
         }
         return 0;
     case EOE_T_SET_IP_REQ: {
-        struct ecat_eoe_ip p;
+        struct takt_ecat_eoe_ip p;
         if (ecat_eoe_ip_decode(m.data, m.len, &p) < 0)
             return result(e, r, cap, EOE_T_SET_IP_RES, m.port, EOE_RESULT_UNSPECIFIED);
         /* only what the request includes changes */

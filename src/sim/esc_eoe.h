@@ -25,8 +25,8 @@ struct esc_eoe_tcp {
 };
 
 struct esc_eoe {
-    struct ecat_eoe_ip ip;         /* set by the master (MAC has a default) */
-    struct ecat_eoe_filter filter;
+    struct takt_ecat_eoe_ip ip;         /* set by the master (MAC has a default) */
+    struct takt_ecat_eoe_filter filter;
     bool     has_filter;
     struct ecat_eoe_rx rx;
     /* frames for the master: a ring of whole frames, the head one being fragmented */

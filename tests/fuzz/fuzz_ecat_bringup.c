@@ -20,7 +20,7 @@
 struct rig {
     struct fake_net net;
     struct takt_link *a, *b, *cap_a, *cap_b;
-    struct ecat_master *m;
+    struct takt_ecat_master *m;
     struct tamper t;
     takt_ns_t now;
 };
@@ -81,14 +81,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (takt_link_mem_pair(&g.a, &g.b, 256, clk, &g) || takt_link_mem_pair(&g.cap_a, &g.cap_b, 8, clk, &g))
         abort();
     takt_link_mem_set_responder(g.b, respond, &g);
-    struct ecat_master_opts o;
-    ecat_master_opts_default(&o);
+    struct takt_ecat_master_opts o;
+    takt_ecat_master_opts_default(&o);
     o.max_slaves = 4;
     o.dc = opt & 4;
     char err[200];
-    if (ecat_master_open(&g.m, g.a, &o, err, sizeof err))
+    if (takt_ecat_master_open(&g.m, g.a, &o, err, sizeof err))
         abort();
-    struct ecat_master *m = g.m;
+    struct takt_ecat_master *m = g.m;
     ecat_scan_start(m, g.now);
     bool requested = false;
     unsigned in_op = 0;
@@ -96,26 +96,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         tamper_release(&g.t, g.b);
         /* a reply stamped at this cycle's start or later missed its cycle (cycle_step) */
         m->rx_deadline = g.now - 1;
-        ecat_master_cycle(m, g.now);
+        takt_ecat_master_cycle(m, g.now);
         m->rx_deadline = 0;
         if (!requested && m->scanned && m->mf_state == MF_IDLE)
-            requested = ecat_master_request_state(m, AL_OP) == 0;
-        if (ecat_master_state(m) == AL_OP && g.t.pos >= g.t.n)
+            requested = takt_ecat_master_request_state(m, AL_OP) == 0;
+        if (takt_ecat_master_state(m) == AL_OP && g.t.pos >= g.t.n)
             in_op++;
         g.now += TAKT_NS_PER_MS;
     }
     char ev[256];
-    while (ecat_master_next_event(m, ev, sizeof ev))
+    while (takt_ecat_master_next_event(m, ev, sizeof ev))
         ;
-    struct ecat_master_stats st;
-    ecat_master_get_stats(m, &st);
+    struct takt_ecat_master_stats st;
+    takt_ecat_master_get_stats(m, &st);
     if (st.frames_late > st.frames_lost || st.frames_received + st.frames_lost > st.frames_sent)
         abort();
     if (getenv("TAKT_FUZZ_TRACE"))
         fprintf(stderr, "cycles %u state 0x%02x slaves %u sent %llu received %llu lost %llu\n", g.t.cycle,
-                ecat_master_state(m), ecat_master_slave_count(m), (unsigned long long)st.frames_sent,
+                takt_ecat_master_state(m), takt_ecat_master_slave_count(m), (unsigned long long)st.frames_sent,
                 (unsigned long long)st.frames_received, (unsigned long long)st.frames_lost);
-    ecat_master_close(m);
+    takt_ecat_master_close(m);
     takt_link_close(g.a);
     takt_link_close(g.b);
     takt_link_close(g.cap_a);

@@ -56,8 +56,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     round_trip(rx.buf, rx.len, mbx);
                 }
             } else {
-                struct ecat_eoe_ip ip;
-                struct ecat_eoe_filter f;
+                struct takt_ecat_eoe_ip ip;
+                struct takt_ecat_eoe_filter f;
                 (void)ecat_eoe_ip_decode(m.data, m.len, &ip);
                 if (ecat_eoe_filter_decode(m.data, m.len, &f) == 0 && (f.n_mac > 15 || f.n_mask > 3))
                     __builtin_trap();
@@ -70,8 +70,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         uint8_t a[4], b[4], mac[6];
         bool has;
         char err[128];
-        (void)ecat_eoe_ip_parse(s, a, b, &has, err, sizeof err);
-        (void)ecat_eoe_mac_parse(s, mac, err, sizeof err);
+        (void)takt_ecat_eoe_ip_parse(s, a, b, &has, err, sizeof err);
+        (void)takt_ecat_eoe_mac_parse(s, mac, err, sizeof err);
         pos += n;
     }
     return 0;

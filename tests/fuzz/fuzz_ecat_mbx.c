@@ -39,13 +39,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         (void)ecat_mbx_error_decode(data + pos - n, n, &d);
     }
     if (x.state == COE_ST_DONE) {
-        struct ecat_coe_objdesc o;
-        struct ecat_coe_entrydesc e;
+        struct takt_ecat_coe_objdesc o;
+        struct takt_ecat_coe_entrydesc e;
         uint16_t lt;
         const uint8_t *first;
-        (void)ecat_coe_objdesc_parse(result, x.result_len, &o);
-        (void)ecat_coe_entrydesc_parse(result, x.result_len, &e);
-        (void)ecat_coe_odlist_parse(result, x.result_len, &lt, &first);
+        (void)takt_ecat_coe_objdesc_parse(result, x.result_len, &o);
+        (void)takt_ecat_coe_entrydesc_parse(result, x.result_len, &e);
+        (void)takt_ecat_coe_odlist_parse(result, x.result_len, &lt, &first);
     }
     return 0;
 }

@@ -78,7 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int i = 0; i < n; i++)
         if (rf[i].len > TAKT_FRAME_BUF)
             abort();
-    struct ecat_redundancy st;
+    struct takt_ecat_redundancy st;
     ecat_red_get(red, &st);
     takt_link_close(red);
     for (int p = 0; p < 2; p++) {

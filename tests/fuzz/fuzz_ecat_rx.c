@@ -43,14 +43,14 @@ static void respond(void *ctx, struct takt_link *ep, const struct takt_frame *f)
     g->sent_len[i] = f->len;
 }
 
-static void feed(struct ecat_master *m, const uint8_t *frame, size_t len, takt_ns_t ts)
+static void feed(struct takt_ecat_master *m, const uint8_t *frame, size_t len, takt_ns_t ts)
 {
     uint8_t *copy = malloc(len ? len : 1);
     memcpy(copy, frame, len);
-    struct ecat_master_stats a, b;
-    ecat_master_get_stats(m, &a);
+    struct takt_ecat_master_stats a, b;
+    takt_ecat_master_get_stats(m, &a);
     ecat_pdu_receive(m, copy, len, ts);
-    ecat_master_get_stats(m, &b);
+    takt_ecat_master_get_stats(m, &b);
     /* one frame is counted once at most: received, unmatched, late or duplicate */
     uint64_t d = (b.frames_received - a.frames_received) + (b.frames_unmatched - a.frames_unmatched) +
                  (b.frames_late - a.frames_late) + (b.frames_duplicate - a.frames_duplicate);
@@ -70,27 +70,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (takt_link_mem_pair(&g.a, &g.b, 256, clk, &g))
         abort();
     takt_link_mem_set_responder(g.b, respond, &g);
-    struct ecat_master_opts o;
-    ecat_master_opts_default(&o);
+    struct takt_ecat_master_opts o;
+    takt_ecat_master_opts_default(&o);
     o.max_slaves = 2;
     char err[200];
-    struct ecat_master *m;
-    if (ecat_master_open(&m, g.a, &o, err, sizeof err))
+    struct takt_ecat_master *m;
+    if (takt_ecat_master_open(&m, g.a, &o, err, sizeof err))
         abort();
     ecat_scan_start(m, g.now);
     if (data[0] & 1) {
         /* bring-up against the fake, so that cyclic frames go out */
         g.answer = true;
         bool requested = false;
-        for (unsigned c = 0; c < 400 && ecat_master_state(m) != AL_OP; c++) {
-            ecat_master_cycle(m, g.now);
+        for (unsigned c = 0; c < 400 && takt_ecat_master_state(m) != AL_OP; c++) {
+            takt_ecat_master_cycle(m, g.now);
             if (!requested && m->scanned && m->mf_state == MF_IDLE)
-                requested = ecat_master_request_state(m, AL_OP) == 0;
+                requested = takt_ecat_master_request_state(m, AL_OP) == 0;
             g.now += TAKT_NS_PER_MS;
         }
         g.answer = false;
     }
-    ecat_master_cycle(m, g.now);
+    takt_ecat_master_cycle(m, g.now);
     size_t p = 1;
     while (p + 2 <= size) {
         uint8_t op = data[p];
@@ -132,16 +132,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         default:
             g.now += TAKT_NS_PER_MS;
             m->rx_deadline = g.now - 1;
-            ecat_master_cycle(m, g.now);
+            takt_ecat_master_cycle(m, g.now);
             m->rx_deadline = 0;
             break;
         }
     }
-    ecat_master_cycle(m, g.now + TAKT_NS_PER_MS);
+    takt_ecat_master_cycle(m, g.now + TAKT_NS_PER_MS);
     char ev[256];
-    while (ecat_master_next_event(m, ev, sizeof ev))
+    while (takt_ecat_master_next_event(m, ev, sizeof ev))
         ;
-    ecat_master_close(m);
+    takt_ecat_master_close(m);
     takt_link_close(g.a);
     takt_link_close(g.b);
     return 0;

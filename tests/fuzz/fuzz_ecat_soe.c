@@ -48,9 +48,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
     }
     if (rc == ECAT_SOE_DONE && dir == ECAT_SOE_READ) {
-        struct ecat_soe_part p[8];
+        struct takt_ecat_soe_part p[8];
         char err[200];
-        if (!ecat_soe_elements_split(buf, x.len, el, size > 6 ? get_le32(data + 3) : 0, p, err,
+        if (!takt_ecat_soe_elements_split(buf, x.len, el, size > 6 ? get_le32(data + 3) : 0, p, err,
                                      sizeof err))
             for (unsigned i = 0; i < 8; i++)
                 if (p[i].p && (p[i].p < buf || p[i].p + p[i].len > buf + x.len))
@@ -58,17 +58,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     struct ecat_soe_msg m;
     if (!ecat_soe_decode(data, size, &m))
-        (void)ecat_soe_error_text(m.err_code);
+        (void)takt_ecat_soe_error_text(m.err_code);
     char s[40], err[200];
     size_t k = size < sizeof s - 1 ? size : sizeof s - 1;
     memcpy(s, data, k);
     s[k] = 0;
     uint16_t idn;
     uint8_t f;
-    if (!ecat_soe_idn_parse(s, &idn, err, sizeof err)) {
-        char t[ECAT_SOE_IDN_STR];
-        ecat_soe_idn_format(idn, t);
+    if (!takt_ecat_soe_idn_parse(s, &idn, err, sizeof err)) {
+        char t[TAKT_ECAT_SOE_IDN_STR];
+        takt_ecat_soe_idn_format(idn, t);
     }
-    (void)ecat_soe_elements_parse(s, &f, err, sizeof err);
+    (void)takt_ecat_soe_elements_parse(s, &f, err, sizeof err);
     return 0;
 }

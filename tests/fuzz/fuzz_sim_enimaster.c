@@ -178,12 +178,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (takt_link_mem_pair(&g.a, &g.b, 256, clk, &g))
         abort();
     takt_link_mem_set_responder(g.b, respond, &g);
-    struct ecat_master_opts o;
-    ecat_master_opts_default(&o);
+    struct takt_ecat_master_opts o;
+    takt_ecat_master_opts_default(&o);
     o.max_slaves = 4;
     o.dc = which == 0;
-    struct ecat_master *m;
-    if (ecat_master_open(&m, g.a, &o, err, sizeof err))
+    struct takt_ecat_master *m;
+    if (takt_ecat_master_open(&m, g.a, &o, err, sizeof err))
         abort();
     ecat_scan_start(m, g.now);
     int stage = 0;                       /* 0 scan, 1 ENI taken, 2 OP requested */
@@ -191,32 +191,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (g.t.cycle = 0; g.t.cycle < CYCLES && in_op < 30; g.t.cycle++) {
         tamper_release(&g.t, g.b);
         m->rx_deadline = g.now - 1;
-        ecat_master_cycle(m, g.now);
+        takt_ecat_master_cycle(m, g.now);
         m->rx_deadline = 0;
         if (stage == 0 && m->scanned && m->mf_state == MF_IDLE)
-            stage = ecat_master_configure_eni(m, path) == 0 ? 1 : 3;
+            stage = takt_ecat_master_configure_eni(m, path) == 0 ? 1 : 3;
         else if (stage == 1)
-            stage = ecat_master_request_state(m, AL_OP) == 0 ? 2 : 3;
-        if (ecat_master_state(m) == AL_OP && g.t.pos >= g.t.n)
+            stage = takt_ecat_master_request_state(m, AL_OP) == 0 ? 2 : 3;
+        if (takt_ecat_master_state(m) == AL_OP && g.t.pos >= g.t.n)
             in_op++;
         g.now += TAKT_NS_PER_MS;
     }
     char ev[256];
     bool trace = getenv("TAKT_FUZZ_TRACE");
-    while (ecat_master_next_event(m, ev, sizeof ev))
+    while (takt_ecat_master_next_event(m, ev, sizeof ev))
         if (trace)
             fprintf(stderr, "  %s\n", ev);
-    struct ecat_master_stats st;
-    ecat_master_get_stats(m, &st);
+    struct takt_ecat_master_stats st;
+    takt_ecat_master_get_stats(m, &st);
     if (st.frames_late > st.frames_lost || st.frames_received + st.frames_lost > st.frames_sent)
         abort();
     if (getenv("TAKT_FUZZ_TRACE") && stage == 3)
-        fprintf(stderr, "%s\n", ecat_master_error(m));
+        fprintf(stderr, "%s\n", takt_ecat_master_error(m));
     if (getenv("TAKT_FUZZ_TRACE"))
         fprintf(stderr, "eni %u stage %d cycles %u state 0x%02x sent %llu received %llu lost %llu\n", which,
-                stage, g.t.cycle, ecat_master_state(m), (unsigned long long)st.frames_sent,
+                stage, g.t.cycle, takt_ecat_master_state(m), (unsigned long long)st.frames_sent,
                 (unsigned long long)st.frames_received, (unsigned long long)st.frames_lost);
-    ecat_master_close(m);
+    takt_ecat_master_close(m);
     takt_link_close(g.a);
     takt_link_close(g.b);
     return 0;

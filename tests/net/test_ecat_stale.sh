@@ -7,7 +7,7 @@
 # The simulator's "echo" device (docs/devices.md) numbers the frames that access its
 # process data (1, 2, ...) and puts into its Counter input the number of the frame that
 # will carry it to the master. `takt ecat run --echo` copies Counter into the device's
-# Echo output in each cycle whose inputs are fresh (ecat_master_inputs_age() == 0). An
+# Echo output in each cycle whose inputs are fresh (takt_ecat_master_inputs_age() == 0). An
 # echo v that arrives in frame F is F - v frames old.
 #   Largest age of a fresh reply: fresh at cycle k means the frame sent at cycle k-1 (say
 #   the device's frame F) came back before cycle k; its Counter is F. The echo goes out in

@@ -35,12 +35,12 @@ static void fill(struct bench_run *r, enum bench_proto p, unsigned nodes, int64_
 {
     *r = (struct bench_run){ .proto = p, .nodes = nodes, .cycle_ns = cyc, .seconds = 1.0, .ran = true, .held = true,
                              .cycles = n + 1, .capture_drops = -1 };
-    perf_hist_init(&r->hist, 0, 1000, (uint32_t)(cyc * 4 / 1000 + 1000));
-    perf_stat_reset(&r->period);
+    takt_perf_hist_init(&r->hist, 0, 1000, (uint32_t)(cyc * 4 / 1000 + 1000));
+    takt_perf_stat_reset(&r->period);
     for (uint64_t i = 0; i < n; i++) {
         int64_t v = cyc + (int64_t)(i % 7) * 1000 - 3000;
-        perf_hist_add(&r->hist, v);
-        perf_stat_add(&r->period, v);
+        takt_perf_hist_add(&r->hist, v);
+        takt_perf_stat_add(&r->period, v);
     }
     r->p50 = cyc;
     r->p99 = cyc + 3000;
@@ -85,8 +85,8 @@ static void report_reads_as_it_should(void **state)
     fill(&jit[1], BP_ECAT, 10, 500000, 1000);
     jit[1].stress = ST_CPU;
     jit[1].p999 = -1;                 /* above the histogram */
-    perf_hist_add(&jit[1].hist, 9000000);
-    perf_stat_add(&jit[1].period, 9000000);
+    takt_perf_hist_add(&jit[1].hist, 9000000);
+    takt_perf_stat_add(&jit[1].period, 9000000);
     jit[1].cycles++;
     snprintf(jit[1].load_cmd, sizeof jit[1].load_cmd, "stress-ng --cpu 0");
     jit[1].load_ran = true;
@@ -141,9 +141,9 @@ static void report_reads_as_it_should(void **state)
     json_object_put(j);
     json_object_put(sys);
     for (int i = 0; i < 4; i++)
-        perf_hist_free(&load[i].hist);
+        takt_perf_hist_free(&load[i].hist);
     for (int i = 0; i < 2; i++)
-        perf_hist_free(&jit[i].hist);
+        takt_perf_hist_free(&jit[i].hist);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "/bin/rm -rf '%s'", dir);
     assert_int_equal(system(cmd), 0);
@@ -255,9 +255,9 @@ static void plk_reset_in_window_is_named(void **state)
                                            .in_window = 1 };
         snprintf(r->ev.last_reset, sizeof r->ev.last_reset, "CN 3: loss of PRes threshold");
         r->wire_cycles = r->cycles;
-        perf_stat_reset(&r->wire);
-        perf_stat_add(&r->wire, r->cycle_ns - 2000);
-        perf_stat_add(&r->wire, 10500000);
+        takt_perf_stat_reset(&r->wire);
+        takt_perf_stat_add(&r->wire, r->cycle_ns - 2000);
+        takt_perf_stat_add(&r->wire, 10500000);
         r->ran = r->held = false;
         bench_judge(r, 0, true, "t");
         assert_false(r->held);        /* 52 of 3960 alone would pass the 0.1 % rule... */
@@ -276,7 +276,7 @@ static void plk_reset_in_window_is_named(void **state)
     bench_judge(&quiet, 0, false, "q");
     assert_true(quiet.held);
     assert_non_null(strstr(quiet.note, "while booting, before the measured window"));
-    perf_hist_free(&quiet.hist);
+    takt_perf_hist_free(&quiet.hist);
 
     struct bench_all a = { .o = &o, .load = load, .n_load = 1, .jit = jit, .n_jit = 1,
                            .sysinfo = json_object_new_object(), .fifo_ok = true };
@@ -305,8 +305,8 @@ static void plk_reset_in_window_is_named(void **state)
     assert_int_equal(json_object_get_int(v), 3);
     json_object_put(j);
     json_object_put(a.sysinfo);
-    perf_hist_free(&load[0].hist);
-    perf_hist_free(&jit[0].hist);
+    takt_perf_hist_free(&load[0].hist);
+    takt_perf_hist_free(&jit[0].hist);
     rmout();
 }
 
@@ -337,8 +337,8 @@ static void timed_out_cyclictest_says_so(void **state)
     assert_non_null(strstr(md, "| 250 µs | timed out: no result (see data/cyclictest-*.log) |"));
     assert_non_null(strstr(md, "| - | timed out: no result (see data/cyclictest-*.log) |\n"));
     json_object_put(a.sysinfo);
-    perf_hist_free(&load[0].hist);
-    perf_hist_free(&jit[0].hist);
+    takt_perf_hist_free(&load[0].hist);
+    takt_perf_hist_free(&jit[0].hist);
     rmout();
 }
 
@@ -368,7 +368,7 @@ static void load_line_breaks_at_na(void **state)
     assert_non_null(strstr(gp, "set autoscale xfix"));
     json_object_put(a.sysinfo);
     for (int i = 0; i < 3; i++)
-        perf_hist_free(&load[i].hist);
+        takt_perf_hist_free(&load[i].hist);
     rmout();
 }
 
@@ -388,9 +388,9 @@ static void plots_compare_at_a_glance(void **state)
     jit[1].stress = ST_CPU;
     for (int i = 0; i < 2; i++) {
         jit[i].wire_cycles = 100;
-        perf_stat_reset(&jit[i].wire);
-        perf_stat_add(&jit[i].wire, 5100000 - (i ? 40000 : 3000));
-        perf_stat_add(&jit[i].wire, 5100000 + (i ? 3000 : 90000));
+        takt_perf_stat_reset(&jit[i].wire);
+        takt_perf_stat_add(&jit[i].wire, 5100000 - (i ? 40000 : 3000));
+        takt_perf_stat_add(&jit[i].wire, 5100000 + (i ? 3000 : 90000));
     }
     struct bench_all a = { .o = &o, .jit = jit, .n_jit = 2, .sysinfo = json_object_new_object(), .fifo_ok = true };
     char err[256] = "";
@@ -400,7 +400,7 @@ static void plots_compare_at_a_glance(void **state)
     assert_non_null(strstr(gp, "set yrange [-47.5:97.5]"));  /* both series: -40..90 us, padded */
     json_object_put(a.sysinfo);
     for (int i = 0; i < 2; i++)
-        perf_hist_free(&jit[i].hist);
+        takt_perf_hist_free(&jit[i].hist);
     rmout();
 }
 

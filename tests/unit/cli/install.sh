@@ -60,11 +60,11 @@ cat >"$tmp/app.c" <<'C'
 #include <string.h>
 int main(void)
 {
-    int (*eni)(struct ecat_master *, const char *) = ecat_master_configure_eni;
-    struct perf_stat st;
-    perf_stat_reset(&st);
-    perf_stat_add(&st, 1500);
-    if (!eni || !perf_msmt_to_json(&st, NULL, "x")) return 6;
+    int (*eni)(struct takt_ecat_master *, const char *) = takt_ecat_master_configure_eni;
+    struct takt_perf_stat st;
+    takt_perf_stat_reset(&st);
+    takt_perf_stat_add(&st, 1500);
+    if (!eni || !takt_perf_msmt_to_json(&st, NULL, "x")) return 6;
     struct takt_link *a, *b;
     if (takt_link_mem_pair(&a, &b, 8, NULL, NULL) != 0) return 2;
     uint8_t out[20] = {0xff,0xff,0xff,0xff,0xff,0xff, 2,0,0,0,0,1, 0x88,0xb5, 'h','e','l','l','o',0};

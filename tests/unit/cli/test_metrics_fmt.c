@@ -12,14 +12,14 @@ static char buf[65536];
 static void test_histogram_golden(void **state)
 {
     (void)state;
-    struct perf_hist h;
-    assert_int_equal(perf_hist_init(&h, 0, 1000, 5000), 0);   /* 1 us bins to 5 ms */
-    struct perf_stat s;
-    perf_stat_reset(&s);
+    struct takt_perf_hist h;
+    assert_int_equal(takt_perf_hist_init(&h, 0, 1000, 5000), 0);   /* 1 us bins to 5 ms */
+    struct takt_perf_stat s;
+    takt_perf_stat_reset(&s);
     const int64_t v[] = { -5, 999, 1000, 1500, 998000, 1001000, 1001999, 7000000 };
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
-        perf_stat_add(&s, v[i]);
-        perf_hist_add(&h, v[i]);
+        takt_perf_stat_add(&s, v[i]);
+        takt_perf_hist_add(&h, v[i]);
     }
     struct mx_buf b;
     mx_init(&b, buf, sizeof buf, "eth\"1", "ecat");
@@ -42,14 +42,14 @@ static void test_histogram_golden(void **state)
         "takt_perf_seconds_count{interface=\"eth\\\"1\",protocol=\"ecat\",msmt=\"Cycle Time\"} 8\n";
     assert_string_equal(buf, want);
     assert_false(b.overflow);
-    perf_hist_free(&h);
+    takt_perf_hist_free(&h);
 }
 
 static void test_edges(void **state)
 {
     (void)state;
-    struct perf_hist h;
-    assert_int_equal(perf_hist_init(&h, 0, 100, 10000), 0);   /* the JOB_* layout: 100 ns to 1 ms */
+    struct takt_perf_hist h;
+    assert_int_equal(takt_perf_hist_init(&h, 0, 100, 10000), 0);   /* the JOB_* layout: 100 ns to 1 ms */
     int64_t e[64];
     unsigned n = mx_edges(&h, 0, e, 64);
     const int64_t want[] = { 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000,
@@ -57,9 +57,9 @@ static void test_edges(void **state)
     assert_int_equal(n, sizeof want / sizeof want[0]);
     for (unsigned i = 0; i < n; i++)
         assert_int_equal(e[i], want[i]);
-    perf_hist_free(&h);
+    takt_perf_hist_free(&h);
     /* a cycle time of 1 ms in 1 us bins to 5 ms: the ladder plus 1 ms +- 1..500 us */
-    assert_int_equal(perf_hist_init(&h, 0, 1000, 5000), 0);
+    assert_int_equal(takt_perf_hist_init(&h, 0, 1000, 5000), 0);
     n = mx_edges(&h, 1000000, e, 64);
     for (unsigned i = 1; i < n; i++)
         assert_true(e[i] > e[i - 1]);
@@ -70,7 +70,7 @@ static void test_edges(void **state)
             found |= e[i] == some[k];
         assert_true(found);
     }
-    perf_hist_free(&h);
+    takt_perf_hist_free(&h);
 }
 
 static void test_escape_and_overflow(void **state)
@@ -92,7 +92,7 @@ static void test_escape_and_overflow(void **state)
 static void test_ecat_golden(void **state)
 {
     (void)state;
-    struct ecat_master_stats s = { 0 };
+    struct takt_ecat_master_stats s = { 0 };
     s.frames_sent = 10;
     s.frames_received = 9;
     s.frames_lost = 1;

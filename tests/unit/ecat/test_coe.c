@@ -417,7 +417,7 @@ static void test_info_odlist_fragments(void **state)
     assert_int_equal(feed(f2, sizeof f2), ECAT_COE_DONE);
     uint16_t lt;
     const uint8_t *first;
-    int n = ecat_coe_odlist_parse(data, x.result_len, &lt, &first);
+    int n = takt_ecat_coe_odlist_parse(data, x.result_len, &lt, &first);
     assert_int_equal(n, 4);
     assert_int_equal(lt, 1);
     assert_int_equal(get_le16(first + 0), 0x1000);
@@ -447,8 +447,8 @@ static void test_info_descriptions(void **state)
     static const uint8_t od[] = { 0x00, 0x80, 0x04, 0x00, 0x00, 0x00, 0x18, 0x10, 0x23, 0x00, 0x04, 0x09,
                                   'I', 'd', 'e', 'n', 't', 'i', 't', 'y' };
     assert_int_equal(feed(od, sizeof od), ECAT_COE_DONE);
-    struct ecat_coe_objdesc o;
-    assert_int_equal(ecat_coe_objdesc_parse(data, x.result_len, &o), 0);
+    struct takt_ecat_coe_objdesc o;
+    assert_int_equal(takt_ecat_coe_objdesc_parse(data, x.result_len, &o), 0);
     assert_int_equal(o.index, 0x1018);
     assert_int_equal(o.max_sub, 4);
     assert_int_equal(o.obj_code, 9);
@@ -461,8 +461,8 @@ static void test_info_descriptions(void **state)
     static const uint8_t ed[] = { 0x00, 0x80, 0x06, 0x00, 0x00, 0x00, 0x18, 0x10, 0x01, 0x00,
                                   0x07, 0x00, 0x20, 0x00, 0x07, 0x00, 'V', 'e', 'n', 'd', 'o', 'r' };
     assert_int_equal(feed(ed, sizeof ed), ECAT_COE_DONE);
-    struct ecat_coe_entrydesc e;
-    assert_int_equal(ecat_coe_entrydesc_parse(data, x.result_len, &e), 0);
+    struct takt_ecat_coe_entrydesc e;
+    assert_int_equal(takt_ecat_coe_entrydesc_parse(data, x.result_len, &e), 0);
     assert_int_equal(e.data_type, 7);
     assert_int_equal(e.bitlen, 32);
     assert_int_equal(e.access, 7);
@@ -476,12 +476,12 @@ static void test_info_descriptions(void **state)
                                    'C', 't', 'r', 'l' };
     ecat_coe_xfer_start(&x, &r, &chan, out, sizeof out, &out_len);
     assert_int_equal(feed(edv, sizeof edv), ECAT_COE_DONE);
-    assert_int_equal(ecat_coe_entrydesc_parse(data, x.result_len, &e), 0);
+    assert_int_equal(takt_ecat_coe_entrydesc_parse(data, x.result_len, &e), 0);
     assert_int_equal(e.unit, 0x00010000);
     assert_int_equal(e.min, 0);
     assert_int_equal(e.max, 1000);
     assert_string_equal(e.name, "Ctrl");
-    assert_int_equal(ecat_coe_entrydesc_parse(data, 14, &e), -EPROTO);   /* cut in the unit */
+    assert_int_equal(takt_ecat_coe_entrydesc_parse(data, 14, &e), -EPROTO);   /* cut in the unit */
 
     /* SDO information error (opcode 7) carries an abort code */
     ecat_coe_xfer_start(&x, &r, &chan, out, sizeof out, &out_len);

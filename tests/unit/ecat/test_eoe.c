@@ -168,7 +168,7 @@ static void test_reassembly_checks(void **state)
 static void test_ip_body(void **state)
 {
     (void)state;
-    struct ecat_eoe_ip p = { .flags = EOE_IP_MAC | EOE_IP_IP | EOE_IP_MASK | EOE_IP_GW,
+    struct takt_ecat_eoe_ip p = { .flags = EOE_IP_MAC | EOE_IP_IP | EOE_IP_MASK | EOE_IP_GW,
                              .mac = { 2, 0, 0, 0, 0, 0x22 }, .ip = { 10, 77, 0, 2 },
                              .mask = { 255, 255, 255, 0 }, .gw = { 10, 77, 0, 1 } };
     uint8_t b[EOE_IP_BODY];
@@ -177,17 +177,17 @@ static void test_ip_body(void **state)
                                2, 0, 77, 10,                /* little-endian u32 of the address */
                                0, 255, 255, 255, 1, 0, 77, 10, 0, 0, 0, 0 };
     assert_memory_equal(b, want, sizeof want);
-    struct ecat_eoe_ip q;
+    struct takt_ecat_eoe_ip q;
     assert_int_equal(ecat_eoe_ip_decode(b, sizeof b, &q), 0);
     assert_int_equal(q.flags, p.flags);
     assert_memory_equal(q.ip, p.ip, 4);
     assert_memory_equal(q.gw, p.gw, 4);
     assert_int_equal(ecat_eoe_ip_decode(b, 21, &q), -EMSGSIZE);   /* gateway cut off */
-    struct ecat_eoe_filter f = { .n_mac = 1, .no_broadcast = true, .mac = { { 1, 2, 3, 4, 5, 6 } } };
+    struct takt_ecat_eoe_filter f = { .n_mac = 1, .no_broadcast = true, .mac = { { 1, 2, 3, 4, 5, 6 } } };
     uint8_t fb[EOE_FILTER_BODY];
     assert_int_equal(ecat_eoe_filter_encode(fb, &f), 122);
     assert_int_equal(get_le16(fb), 0x0081);
-    struct ecat_eoe_filter g;
+    struct takt_ecat_eoe_filter g;
     assert_int_equal(ecat_eoe_filter_decode(fb, sizeof fb, &g), 0);
     assert_int_equal(g.n_mac, 1);
     assert_true(g.no_broadcast);
@@ -201,18 +201,18 @@ static void test_text(void **state)
     uint8_t ip[4], mask[4], mac[6];
     bool has = false;
     char err[128];
-    assert_int_equal(ecat_eoe_ip_parse("10.77.0.2/20", ip, mask, &has, err, sizeof err), 0);
+    assert_int_equal(takt_ecat_eoe_ip_parse("10.77.0.2/20", ip, mask, &has, err, sizeof err), 0);
     assert_true(has);
     assert_int_equal(ip[0], 10);
     assert_int_equal(mask[2], 0xF0);
-    assert_int_equal(ecat_eoe_ip_parse("10.77.0.300/24", ip, mask, &has, err, sizeof err), -EINVAL);
+    assert_int_equal(takt_ecat_eoe_ip_parse("10.77.0.300/24", ip, mask, &has, err, sizeof err), -EINVAL);
     assert_non_null(strstr(err, "expected an IPv4 address"));
-    assert_int_equal(ecat_eoe_ip_parse("10.77.0.2/33", ip, mask, &has, err, sizeof err), -EINVAL);
-    assert_int_equal(ecat_eoe_ip_parse("10.77.0.2/24", ip, NULL, NULL, err, sizeof err), -EINVAL);
-    assert_int_equal(ecat_eoe_ip_parse("10.77.0.2x", ip, NULL, NULL, err, sizeof err), -EINVAL);
-    assert_int_equal(ecat_eoe_mac_parse("02:00:00:aB:00:22", mac, err, sizeof err), 0);
+    assert_int_equal(takt_ecat_eoe_ip_parse("10.77.0.2/33", ip, mask, &has, err, sizeof err), -EINVAL);
+    assert_int_equal(takt_ecat_eoe_ip_parse("10.77.0.2/24", ip, NULL, NULL, err, sizeof err), -EINVAL);
+    assert_int_equal(takt_ecat_eoe_ip_parse("10.77.0.2x", ip, NULL, NULL, err, sizeof err), -EINVAL);
+    assert_int_equal(takt_ecat_eoe_mac_parse("02:00:00:aB:00:22", mac, err, sizeof err), 0);
     assert_int_equal(mac[3], 0xAB);
-    assert_int_equal(ecat_eoe_mac_parse("02:00:00:00:00", mac, err, sizeof err), -EINVAL);
+    assert_int_equal(takt_ecat_eoe_mac_parse("02:00:00:00:00", mac, err, sizeof err), -EINVAL);
     assert_non_null(strstr(err, "aa:bb:cc:dd:ee:ff"));
     assert_string_equal(ecat_eoe_type_name(EOE_T_SET_IP_REQ), "set IP parameter request");
 }

@@ -102,10 +102,10 @@ static void names(void **state)
     (void)state;
     assert_string_equal(ecat_cmd_name(ECAT_FRMW), "FRMW");
     assert_string_equal(ecat_cmd_name(0x33), "unknown");
-    assert_string_equal(ecat_al_state_name(AL_SAFEOP | AL_ERROR), "SAFEOP");
-    assert_string_equal(ecat_al_status_text(0x001B), "sync manager watchdog");
-    assert_string_equal(ecat_sdo_abort_text(0x06020000), "object does not exist in the object dictionary");
-    assert_string_equal(ecat_sdo_abort_text(0x12345678), "unknown code");
+    assert_string_equal(takt_ecat_al_state_name(AL_SAFEOP | AL_ERROR), "SAFEOP");
+    assert_string_equal(takt_ecat_al_status_text(0x001B), "sync manager watchdog");
+    assert_string_equal(takt_ecat_sdo_abort_text(0x06020000), "object does not exist in the object dictionary");
+    assert_string_equal(takt_ecat_sdo_abort_text(0x12345678), "unknown code");
 }
 
 int main(void)

@@ -122,18 +122,18 @@ static void test_replay_scan(void **state)
     struct takt_link *a, *b;
     assert_int_equal(takt_link_mem_pair(&a, &b, 64, NULL, NULL), 0);
     takt_link_mem_set_responder(b, fake_respond, &net);
-    struct ecat_master *m;
+    struct takt_ecat_master *m;
     char err[200];
-    assert_int_equal(ecat_master_open(&m, a, NULL, err, sizeof err), 0);
-    int rc = ecat_master_scan(m, TAKT_NS_PER_S);
+    assert_int_equal(takt_ecat_master_open(&m, a, NULL, err, sizeof err), 0);
+    int rc = takt_ecat_master_scan(m, TAKT_NS_PER_S);
     if (rc)
-        printf("  %s\n", ecat_master_error(m));
+        printf("  %s\n", takt_ecat_master_error(m));
     assert_int_equal(rc, 0);
     static const uint32_t product[REC_SLAVES] = { 0x044C2C52, 0x0B0C3052, 0x0B493052 };
     static struct ecat_sii sii;
     for (unsigned k = 0; k < REC_SLAVES; k++) {
-        struct ecat_slave_info si;
-        ecat_master_slave_info(m, k, &si);
+        struct takt_ecat_slave_info si;
+        takt_ecat_master_slave_info(m, k, &si);
         printf("  slave %u: %s, ESC type 0x%02X features 0x%04X, vendor 0x%X product 0x%08X\n", k,
                si.name, si.esc_type, si.esc_features, si.vendor, si.product);
         assert_int_equal(si.vendor, 2);
@@ -145,11 +145,11 @@ static void test_replay_scan(void **state)
         assert_int_equal(si.esc_features, get_le16(rec.mem[k] + ESC_FEATURES));
     }
     /* the real devices' mapping: EL2828 8 outputs, EL2889 16, laid out and reached OP */
-    assert_int_equal(ecat_master_set_state(m, AL_OP, TAKT_NS_PER_S), 0);
+    assert_int_equal(takt_ecat_master_set_state(m, AL_OP, TAKT_NS_PER_S), 0);
     size_t len;
-    ecat_master_image(m, &len);
+    takt_ecat_master_image(m, &len);
     assert_int_equal(len, 3);
-    ecat_master_close(m);
+    takt_ecat_master_close(m);
     takt_link_close(a);
     takt_link_close(b);
 }

@@ -96,8 +96,8 @@ static void relay_tick(struct relay *r, bool all)
 struct rig {
     struct relay rl;
     struct takt_link *a, *b;
-    struct ecat_master *m;
-    struct ecat_pd_entry in[2], out[2];
+    struct takt_ecat_master *m;
+    struct takt_ecat_pd_entry in[2], out[2];
     uint16_t counter;           /* what the slaves' inputs hold this cycle */
     uint16_t seen[2];           /* last input value the application saw per slave */
     unsigned stale_uses;        /* inputs changed to a value older than this cycle's */
@@ -105,17 +105,17 @@ struct rig {
     takt_ns_t t0;               /* the cycles' clock: t0 + 1 ms per cycle */
 };
 
-static void app(void *ctx, struct ecat_master *m, takt_ns_t now)
+static void app(void *ctx, struct takt_ecat_master *m, takt_ns_t now)
 {
     (void)now;
     struct rig *g = ctx;
-    unsigned age = ecat_master_inputs_age(m);
+    unsigned age = takt_ecat_master_inputs_age(m);
     if (age == 0)
         g->fresh_cycles++;
     else
         g->aged_cycles++;
     for (unsigned i = 0; i < 2; i++) {
-        uint16_t v = (uint16_t)ecat_pd_read(m, &g->in[i]);
+        uint16_t v = (uint16_t)takt_ecat_pd_read(m, &g->in[i]);
         /* a new value must be the one the slaves held when the last cycle's frame passed
          * them (the counter moved on once since) */
         if (v != g->seen[i] && v != (uint16_t)(g->counter - 1) && v != g->counter)
@@ -123,7 +123,7 @@ static void app(void *ctx, struct ecat_master *m, takt_ns_t now)
         if (v != g->seen[i] && age != 0)
             g->stale_uses++;          /* the image changed, but the master says it is old */
         g->seen[i] = v;
-        ecat_pd_write(m, &g->out[i], v);
+        takt_ecat_pd_write(m, &g->out[i], v);
     }
 }
 
@@ -137,25 +137,25 @@ static struct rig *rig_new(void)
     assert_int_equal(takt_link_mem_pair(&g->rl.cap_a, &g->rl.cap_b, 64, NULL, NULL), 0);
     assert_int_equal(takt_link_mem_pair(&g->a, &g->b, 4096, NULL, NULL), 0);
     takt_link_mem_set_responder(g->b, relay_respond, &g->rl);
-    struct ecat_master_opts o;
-    ecat_master_opts_default(&o);
+    struct takt_ecat_master_opts o;
+    takt_ecat_master_opts_default(&o);
     o.max_slaves = 8;
     char err[200];
-    assert_int_equal(ecat_master_open(&g->m, g->a, &o, err, sizeof err), 0);
-    assert_int_equal(ecat_master_scan(g->m, TAKT_NS_PER_S), 0);
-    assert_int_equal(ecat_master_set_state(g->m, AL_OP, TAKT_NS_PER_S), 0);
+    assert_int_equal(takt_ecat_master_open(&g->m, g->a, &o, err, sizeof err), 0);
+    assert_int_equal(takt_ecat_master_scan(g->m, TAKT_NS_PER_S), 0);
+    assert_int_equal(takt_ecat_master_set_state(g->m, AL_OP, TAKT_NS_PER_S), 0);
     for (unsigned i = 0; i < 2; i++) {
-        assert_int_equal(ecat_pd_find(g->m, i, "Value", 0, 0, &g->in[i]), 0);
-        assert_int_equal(ecat_pd_find(g->m, i, NULL, 0x7000, 1, &g->out[i]), 0);
+        assert_int_equal(takt_ecat_pd_find(g->m, i, "Value", 0, 0, &g->in[i]), 0);
+        assert_int_equal(takt_ecat_pd_find(g->m, i, NULL, 0x7000, 1, &g->out[i]), 0);
     }
-    ecat_master_set_callback(g->m, app, g);
+    takt_ecat_master_set_callback(g->m, app, g);
     g->t0 = takt_now();
     return g;
 }
 
 static void rig_free(struct rig *g)
 {
-    ecat_master_close(g->m);
+    takt_ecat_master_close(g->m);
     takt_link_close(g->a);
     takt_link_close(g->b);
     takt_link_close(g->rl.cap_a);
@@ -172,7 +172,7 @@ static void cycle(struct rig *g)
         put_le16(g->rl.net.s[i].mem + 0x1100, g->counter);
     g->rl.cycle++;
     relay_tick(&g->rl, false);
-    assert_int_equal(ecat_master_cycle(g->m, g->t0 + (takt_ns_t)g->rl.cycle * TAKT_NS_PER_MS), 0);
+    assert_int_equal(takt_ecat_master_cycle(g->m, g->t0 + (takt_ns_t)g->rl.cycle * TAKT_NS_PER_MS), 0);
 }
 
 static void cycles(struct rig *g, unsigned n)
@@ -181,7 +181,7 @@ static void cycles(struct rig *g, unsigned n)
         cycle(g);
 }
 
-static void check_counters(const struct ecat_master_stats *s)
+static void check_counters(const struct takt_ecat_master_stats *s)
 {
     assert_true(s->frames_late <= s->frames_lost);
     assert_true(s->frames_received + s->frames_lost <= s->frames_sent);
@@ -196,13 +196,13 @@ static void held_back(unsigned delay)
     assert_true(g->fresh_cycles >= 18);
     g->rl.delay = delay;
     cycle(g);                 /* the reply of the frame sent before comes back in time */
-    struct ecat_master_stats s0, s1;
-    ecat_master_get_stats(g->m, &s0);
+    struct takt_ecat_master_stats s0, s1;
+    takt_ecat_master_get_stats(g->m, &s0);
     uint16_t before = g->seen[0];
     unsigned window = 3 * delay + 300;
     g->fresh_cycles = 0;
     cycles(g, window);
-    ecat_master_get_stats(g->m, &s1);
+    takt_ecat_master_get_stats(g->m, &s1);
     /* nothing came back in its cycle: not one fresh cycle, the inputs never moved */
     assert_int_equal(g->fresh_cycles, 0);
     assert_int_equal(g->stale_uses, 0);
@@ -217,18 +217,18 @@ static void held_back(unsigned delay)
     g->rl.delay = 0;
     relay_tick(&g->rl, true);
     unsigned back = 0;
-    for (; back < 5000 && !(ecat_master_state(g->m) == AL_OP && ecat_master_inputs_age(g->m) == 0); back++)
+    for (; back < 5000 && !(takt_ecat_master_state(g->m) == AL_OP && takt_ecat_master_inputs_age(g->m) == 0); back++)
         cycle(g);
     char ev[200];
-    while (ecat_master_next_event(g->m, ev, sizeof ev))
+    while (takt_ecat_master_next_event(g->m, ev, sizeof ev))
         if (getenv("V")) printf("  event: %s\n", ev);
-    printf("delay %u cycles: back in OP with fresh inputs after %u cycles (state 0x%x age %u)\n", delay, back, ecat_master_state(g->m), ecat_master_inputs_age(g->m));
+    printf("delay %u cycles: back in OP with fresh inputs after %u cycles (state 0x%x age %u)\n", delay, back, takt_ecat_master_state(g->m), takt_ecat_master_inputs_age(g->m));
     g->fresh_cycles = 0;
     cycles(g, 50);
     assert_true(g->fresh_cycles >= 48);
     assert_int_equal(g->stale_uses, 0);
     assert_true(g->seen[0] == g->counter - 1 || g->seen[0] == g->counter);
-    ecat_master_get_stats(g->m, &s1);
+    takt_ecat_master_get_stats(g->m, &s1);
     check_counters(&s1);
     rig_free(g);
 }
@@ -249,11 +249,11 @@ static void test_duplicates(void **state)
     (void)state;
     struct rig *g = rig_new();
     cycles(g, 10);
-    struct ecat_master_stats s0, s1;
-    ecat_master_get_stats(g->m, &s0);
+    struct takt_ecat_master_stats s0, s1;
+    takt_ecat_master_get_stats(g->m, &s0);
     g->rl.dup = true;
     cycles(g, 100);
-    ecat_master_get_stats(g->m, &s1);
+    takt_ecat_master_get_stats(g->m, &s1);
     assert_int_equal(g->stale_uses, 0);
     /* every frame came back twice: one copy used, one counted as such (the last
      * cycle's is still on its way) */
@@ -274,14 +274,14 @@ static void test_freeze_then_burst(void **state)
     cycles(g, 10);
     g->rl.freeze = true;
     cycle(g);                 /* the reply of the frame sent before comes back in time */
-    struct ecat_master_stats s0, s1;
-    ecat_master_get_stats(g->m, &s0);
+    struct takt_ecat_master_stats s0, s1;
+    takt_ecat_master_get_stats(g->m, &s0);
     uint16_t before = g->seen[1];
     cycles(g, 2000);
     g->rl.freeze = false;
     relay_tick(&g->rl, true);        /* the whole backlog arrives before the next cycle */
     cycles(g, 1);
-    ecat_master_get_stats(g->m, &s1);
+    takt_ecat_master_get_stats(g->m, &s1);
     /* only the newest frame of the burst was still in its cycle: its value or none */
     assert_true(g->seen[1] == before || g->seen[1] == (uint16_t)(g->counter - 1));
     assert_int_equal(g->stale_uses, 0);
@@ -291,7 +291,7 @@ static void test_freeze_then_burst(void **state)
     check_counters(&s1);
     cycles(g, 50);
     assert_int_equal(g->stale_uses, 0);
-    assert_true(ecat_master_inputs_age(g->m) == 0);
+    assert_true(takt_ecat_master_inputs_age(g->m) == 0);
     rig_free(g);
 }
 
@@ -307,7 +307,7 @@ static void test_al_brd_zeroed(void **state)
     g->rl.net.s[1].mem[ESC_AL_STATUS] = AL_OP;
     cycles(g, 100);
     assert_int_equal(g->rl.brd_dirty, 0);
-    assert_int_equal(ecat_master_state(g->m), AL_OP);
+    assert_int_equal(takt_ecat_master_state(g->m), AL_OP);
     rig_free(g);
 }
 
@@ -328,27 +328,27 @@ static void test_lost_acyclic_expires_after_ring_wrap(void **state)
     (void)state;
     struct rig *g = rig_new();
     cycles(g, 5);
-    struct ecat_master_stats s0, s1;
-    ecat_master_get_stats(g->m, &s0);
+    struct takt_ecat_master_stats s0, s1;
+    takt_ecat_master_get_stats(g->m, &s0);
     int res = 0;
     g->rl.drop_fprd = true;
-    assert_int_equal(ecat_reg_read_async(g->m, 0, 0x0130, 2, read_done, &res), 0);
+    assert_int_equal(takt_ecat_reg_read_async(g->m, 0, 0x0130, 2, read_done, &res), 0);
     /* 10 us cycles: 4500 frames go out within 45 ms, before the 50 ms datagram timeout */
     takt_ns_t t = g->t0 + (takt_ns_t)g->rl.cycle * TAKT_NS_PER_MS;
     for (unsigned i = 0; i < 4500; i++) {
         t += 10 * TAKT_NS_PER_US;
-        assert_int_equal(ecat_master_cycle(g->m, t), 0);
+        assert_int_equal(takt_ecat_master_cycle(g->m, t), 0);
     }
-    ecat_master_get_stats(g->m, &s1);
+    takt_ecat_master_get_stats(g->m, &s1);
     assert_true(s1.frames_sent - s0.frames_sent > 4096);
     assert_int_equal(res, 0);                /* not yet: its timeout has not passed */
     /* the service sends a lost read three times, 50 ms each: give it 3 s of cycles */
     for (unsigned i = 0; i < 3000 && !res; i++) {
         t += TAKT_NS_PER_MS;
-        assert_int_equal(ecat_master_cycle(g->m, t), 0);
+        assert_int_equal(takt_ecat_master_cycle(g->m, t), 0);
     }
     assert_int_equal(res, -ETIMEDOUT);       /* given up, with an error */
-    ecat_master_get_stats(g->m, &s1);
+    takt_ecat_master_get_stats(g->m, &s1);
     assert_true(s1.frames_lost > s0.frames_lost);   /* and its frame counted lost */
     check_counters(&s1);
     rig_free(g);

@@ -320,10 +320,10 @@ static void test_garbage_never_crashes(void **state)
 static void test_type_names(void **state)
 {
     (void)state;
-    assert_string_equal(ecat_coe_type_name(7), "UDINT");
+    assert_string_equal(takt_ecat_coe_type_name(7), "UDINT");
     assert_int_equal(ecat_coe_type_bits(7), 32);
-    assert_string_equal(ecat_coe_type_name(1), "BOOL");
-    assert_string_equal(ecat_coe_type_name(0x1234), "");
+    assert_string_equal(takt_ecat_coe_type_name(1), "BOOL");
+    assert_string_equal(takt_ecat_coe_type_name(0x1234), "");
     assert_int_equal(ecat_coe_type_bits(0x1234), 0);
 }
 

@@ -1,4 +1,4 @@
-/* The public SII summary (ecat_sii_info, ecat_sii_checksum) through <takt/ecat.h>
+/* The public SII summary (takt_ecat_sii_info, takt_ecat_sii_checksum) through <takt/ecat.h>
  * alone, as a program outside the library sees it: the bootstrap mailbox of the
  * header, SyncManagers, FMMUs and the SDO-information bit of the General category. */
 #include <errno.h>
@@ -21,7 +21,7 @@ static void img_start(struct img *m)
     takt_put_le16(m->b + 2 * 0x15, 244);
     takt_put_le16(m->b + 2 * 0x16, 0x1400);
     takt_put_le16(m->b + 2 * 0x17, 246);
-    m->b[14] = ecat_sii_checksum(m->b);
+    m->b[14] = takt_ecat_sii_checksum(m->b);
     m->pos = 2 * 0x40;
 }
 
@@ -53,9 +53,9 @@ static void test_summary(void **state)
 {
     (void)state;
     struct img m;
-    struct ecat_sii_info si;
+    struct takt_ecat_sii_info si;
     build(&m, 0x03);                                   /* SDO and SDO information */
-    assert_int_equal(ecat_sii_info(m.b, m.pos, &si), 0);
+    assert_int_equal(takt_ecat_sii_info(m.b, m.pos, &si), 0);
     assert_true(si.header);
     assert_int_equal(si.boot_out_start, 0x1000);
     assert_int_equal(si.boot_out_len, 244);
@@ -78,7 +78,7 @@ static void test_summary(void **state)
     assert_true(si.sdo_info);
 
     build(&m, 0x01);                                   /* SDO without information */
-    assert_int_equal(ecat_sii_info(m.b, m.pos, &si), 0);
+    assert_int_equal(takt_ecat_sii_info(m.b, m.pos, &si), 0);
     assert_true(si.has_general);
     assert_false(si.sdo_info);
 }
@@ -89,10 +89,10 @@ static void test_bad_categories(void **state)
 {
     (void)state;
     struct img m;
-    struct ecat_sii_info si;
+    struct takt_ecat_sii_info si;
     build(&m, 0x03);
     takt_put_le16(m.b + 2 * 0x40 + 2, 0x7FFF);         /* General runs past the image */
-    assert_int_equal(ecat_sii_info(m.b, m.pos, &si), 0);
+    assert_int_equal(takt_ecat_sii_info(m.b, m.pos, &si), 0);
     assert_true(si.header);
     assert_int_equal(si.boot_out_len, 244);
     assert_false(si.has_general);
@@ -109,9 +109,9 @@ static void test_checksum(void **state)
 {
     (void)state;
     uint8_t z[16] = {0};
-    assert_int_equal(ecat_sii_checksum(z), 0x30);
+    assert_int_equal(takt_ecat_sii_checksum(z), 0x30);
     z[0] = 1;
-    assert_int_equal(ecat_sii_checksum(z), 0xD5);
+    assert_int_equal(takt_ecat_sii_checksum(z), 0xD5);
 }
 
 int main(void)

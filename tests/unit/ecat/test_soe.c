@@ -52,29 +52,29 @@ static void test_header_bytes(void **state)
 static void test_idn_text(void **state)
 {
     (void)state;
-    char err[200], s[ECAT_SOE_IDN_STR];
+    char err[200], s[TAKT_ECAT_SOE_IDN_STR];
     uint16_t idn;
-    assert_int_equal(ecat_soe_idn_parse("S-0-0036", &idn, err, sizeof err), 0);
+    assert_int_equal(takt_ecat_soe_idn_parse("S-0-0036", &idn, err, sizeof err), 0);
     assert_int_equal(idn, 36);
-    assert_int_equal(ecat_soe_idn_parse("p-7-4095", &idn, err, sizeof err), 0);
+    assert_int_equal(takt_ecat_soe_idn_parse("p-7-4095", &idn, err, sizeof err), 0);
     assert_int_equal(idn, 0xFFFF);
-    assert_int_equal(ecat_soe_idn_parse("0x8024", &idn, err, sizeof err), 0);
-    ecat_soe_idn_format(idn, s);
+    assert_int_equal(takt_ecat_soe_idn_parse("0x8024", &idn, err, sizeof err), 0);
+    takt_ecat_soe_idn_format(idn, s);
     assert_string_equal(s, "P-0-0036");
-    ecat_soe_idn_format(0x1033, s);
+    takt_ecat_soe_idn_format(0x1033, s);
     assert_string_equal(s, "S-1-0051");
     const char *bad[] = { "", "S-8-0001", "S-0-4096", "X-0-1", "S-0-", "S-0-12a", "70000", "S0001" };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        assert_int_equal(ecat_soe_idn_parse(bad[i], &idn, err, sizeof err), -EINVAL);
+        assert_int_equal(takt_ecat_soe_idn_parse(bad[i], &idn, err, sizeof err), -EINVAL);
         assert_non_null(strstr(err, "expected an IDN like S-0-0036"));
     }
-    assert_string_equal(ecat_soe_error_text(0x7004), "is read-only");
-    assert_string_equal(ecat_soe_error_text(0x1001), "no such IDN");
-    assert_string_equal(ecat_soe_error_text(0x1234), "unknown SoE error");
+    assert_string_equal(takt_ecat_soe_error_text(0x7004), "is read-only");
+    assert_string_equal(takt_ecat_soe_error_text(0x1001), "no such IDN");
+    assert_string_equal(takt_ecat_soe_error_text(0x1234), "unknown SoE error");
     uint8_t f;
-    assert_int_equal(ecat_soe_elements_parse("name,value,unit", &f, err, sizeof err), 0);
+    assert_int_equal(takt_ecat_soe_elements_parse("name,value,unit", &f, err, sizeof err), 0);
     assert_int_equal(f, SOE_EL_NAME | SOE_EL_VALUE | SOE_EL_UNIT);
-    assert_int_equal(ecat_soe_elements_parse("name,colour", &f, err, sizeof err), -EINVAL);
+    assert_int_equal(takt_ecat_soe_elements_parse("name,colour", &f, err, sizeof err), -EINVAL);
     assert_non_null(strstr(err, "'colour'"));
 }
 
@@ -87,22 +87,22 @@ static void test_split(void **state)
     uint8_t d[] = { 3, 0, 8, 0, 'V', 'e', 'l', 0, 0, 0x22, 0x04, 3, 0, 3, 0, 'r', 'p', 'm',
                     0xFE, 0xFF, 0xFF, 0xFF };
     put_le32(d + 7, attr);
-    struct ecat_soe_part p[8];
+    struct takt_ecat_soe_part p[8];
     char err[200];
     uint8_t el = SOE_EL_NAME | SOE_EL_ATTR | SOE_EL_UNIT | SOE_EL_VALUE;
-    assert_int_equal(ecat_soe_elements_split(d, sizeof d, el, 0, p, err, sizeof err), 0);
+    assert_int_equal(takt_ecat_soe_elements_split(d, sizeof d, el, 0, p, err, sizeof err), 0);
     assert_int_equal(p[1].len, 7);
     assert_int_equal(get_le32(p[2].p), attr);
     assert_memory_equal(p[3].p + 4, "rpm", 3);
     assert_int_equal((int32_t)get_le32(p[6].p), -2);
     /* the value alone needs the attribute from elsewhere */
-    assert_int_equal(ecat_soe_elements_split(d + 18, 4, SOE_EL_VALUE, 0, p, err, sizeof err), -EPROTO);
-    assert_int_equal(ecat_soe_elements_split(d + 18, 4, SOE_EL_VALUE, attr, p, err, sizeof err), 0);
+    assert_int_equal(takt_ecat_soe_elements_split(d + 18, 4, SOE_EL_VALUE, 0, p, err, sizeof err), -EPROTO);
+    assert_int_equal(takt_ecat_soe_elements_split(d + 18, 4, SOE_EL_VALUE, attr, p, err, sizeof err), 0);
     /* a list whose length runs past the end, and bytes left over */
     uint8_t l[] = { 10, 0, 10, 0, 1, 2 };
-    assert_int_equal(ecat_soe_elements_split(l, sizeof l, SOE_EL_VALUE, soe_attr(2, true, 5, 0), p,
+    assert_int_equal(takt_ecat_soe_elements_split(l, sizeof l, SOE_EL_VALUE, soe_attr(2, true, 5, 0), p,
                                              err, sizeof err), -EPROTO);
-    assert_int_equal(ecat_soe_elements_split(d + 18, 4, SOE_EL_VALUE, soe_attr(2, false, 1, 0), p,
+    assert_int_equal(takt_ecat_soe_elements_split(d + 18, 4, SOE_EL_VALUE, soe_attr(2, false, 1, 0), p,
                                              err, sizeof err), -EPROTO);
     assert_non_null(strstr(err, "after the last element"));
 }

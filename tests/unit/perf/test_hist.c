@@ -11,15 +11,15 @@
 
 static void test_stat(void **state)
 {
-    struct perf_stat s;
-    perf_stat_reset(&s);
+    struct takt_perf_stat s;
+    takt_perf_stat_reset(&s);
     assert_int_equal(s.count, 0);
     assert_int_equal(perf_stat_avg(&s), 0);
-    perf_stat_add(&s, 1000);
+    takt_perf_stat_add(&s, 1000);
     assert_int_equal(s.min, 1000);
     assert_int_equal(s.max, 1000);
-    perf_stat_add(&s, -500);
-    perf_stat_add(&s, 2600);
+    takt_perf_stat_add(&s, -500);
+    takt_perf_stat_add(&s, 2600);
     assert_int_equal(s.min, -500);
     assert_int_equal(s.max, 2600);
     assert_int_equal(s.sum, 3100);
@@ -29,11 +29,11 @@ static void test_stat(void **state)
 
 static void test_hist_bins(void **state)
 {
-    struct perf_hist h;
-    assert_int_equal(perf_hist_init(&h, 100, 10, 5), 0);   /* [100,150) */
+    struct takt_perf_hist h;
+    assert_int_equal(takt_perf_hist_init(&h, 100, 10, 5), 0);   /* [100,150) */
     int64_t v[] = { 99, 100, 109, 110, 149, 150, -5, INT64_MAX, INT64_MIN, 125 };
     for (unsigned i = 0; i < sizeof(v) / sizeof(v[0]); i++)
-        perf_hist_add(&h, v[i]);
+        takt_perf_hist_add(&h, v[i]);
     assert_int_equal(h.total, 10);
     assert_int_equal(h.under, 3);          /* 99, -5, INT64_MIN */
     assert_int_equal(h.over, 2);           /* 150, INT64_MAX */
@@ -42,35 +42,35 @@ static void test_hist_bins(void **state)
     assert_int_equal(h.bins[2], 1);        /* 125 */
     assert_int_equal(h.bins[3], 0);
     assert_int_equal(h.bins[4], 1);        /* 149 */
-    perf_hist_reset(&h);
+    takt_perf_hist_reset(&h);
     assert_int_equal(h.total, 0);
     assert_int_equal(h.under + h.over + h.bins[0] + h.bins[4], 0);
-    perf_hist_free(&h);
+    takt_perf_hist_free(&h);
 }
 
 static void test_hist_negative_lo(void **state)
 {
-    struct perf_hist h;
-    assert_int_equal(perf_hist_init(&h, -1000, 100, 20), 0);   /* [-1000, 1000) */
-    perf_hist_add(&h, -1000);
-    perf_hist_add(&h, -1);
-    perf_hist_add(&h, 0);
-    perf_hist_add(&h, INT64_MAX);
+    struct takt_perf_hist h;
+    assert_int_equal(takt_perf_hist_init(&h, -1000, 100, 20), 0);   /* [-1000, 1000) */
+    takt_perf_hist_add(&h, -1000);
+    takt_perf_hist_add(&h, -1);
+    takt_perf_hist_add(&h, 0);
+    takt_perf_hist_add(&h, INT64_MAX);
     assert_int_equal(h.bins[0], 1);
     assert_int_equal(h.bins[9], 1);
     assert_int_equal(h.bins[10], 1);
     assert_int_equal(h.over, 1);
-    assert_int_equal(perf_hist_percentile(&h, 50), 0);     /* rank 2: -1 in [-100,0) */
-    perf_hist_free(&h);
+    assert_int_equal(takt_perf_hist_percentile(&h, 50), 0);     /* rank 2: -1 in [-100,0) */
+    takt_perf_hist_free(&h);
 }
 
 static void test_hist_init_errors(void **state)
 {
-    struct perf_hist h;
-    assert_int_equal(perf_hist_init(&h, 0, 0, 10), -EINVAL);
-    assert_int_equal(perf_hist_init(&h, 0, 10, 0), -EINVAL);
-    assert_int_equal(perf_hist_init(&h, 0, INT64_MAX, 4), -ERANGE);
-    perf_hist_free(&h);     /* safe after a failed init */
+    struct takt_perf_hist h;
+    assert_int_equal(takt_perf_hist_init(&h, 0, 0, 10), -EINVAL);
+    assert_int_equal(takt_perf_hist_init(&h, 0, 10, 0), -EINVAL);
+    assert_int_equal(takt_perf_hist_init(&h, 0, INT64_MAX, 4), -ERANGE);
+    takt_perf_hist_free(&h);     /* safe after a failed init */
 }
 
 static void test_percentiles_uniform(void **state)
@@ -78,21 +78,21 @@ static void test_percentiles_uniform(void **state)
     /* 10000 values 1..10000 ns, 1 ns bins starting at 1: value v sits in bin v-1 whose
      * upper edge is v+1. Rank ceil(p/100*10000): p50 -> 5000, p99 -> 9900,
      * p99.9 -> 9990, p99.99 -> 9999, p100 -> 10000, p0 -> rank 1. */
-    struct perf_hist h;
-    assert_int_equal(perf_hist_init(&h, 1, 1, 10000), 0);
+    struct takt_perf_hist h;
+    assert_int_equal(takt_perf_hist_init(&h, 1, 1, 10000), 0);
     for (int64_t v = 10000; v >= 1; v--)    /* order does not matter */
-        perf_hist_add(&h, v);
-    assert_int_equal(perf_hist_percentile(&h, 50), 5001);
-    assert_int_equal(perf_hist_percentile(&h, 99), 9901);
-    assert_int_equal(perf_hist_percentile(&h, 99.9), 9991);
-    assert_int_equal(perf_hist_percentile(&h, 99.99), 10000);
-    assert_int_equal(perf_hist_percentile(&h, 100), 10001);
-    assert_int_equal(perf_hist_percentile(&h, 0), 2);
+        takt_perf_hist_add(&h, v);
+    assert_int_equal(takt_perf_hist_percentile(&h, 50), 5001);
+    assert_int_equal(takt_perf_hist_percentile(&h, 99), 9901);
+    assert_int_equal(takt_perf_hist_percentile(&h, 99.9), 9991);
+    assert_int_equal(takt_perf_hist_percentile(&h, 99.99), 10000);
+    assert_int_equal(takt_perf_hist_percentile(&h, 100), 10001);
+    assert_int_equal(takt_perf_hist_percentile(&h, 0), 2);
     /* out-of-range p is clamped, NaN taken as 0 */
-    assert_int_equal(perf_hist_percentile(&h, -5), 2);
-    assert_int_equal(perf_hist_percentile(&h, 250), 10001);
-    assert_int_equal(perf_hist_percentile(&h, NAN), 2);
-    perf_hist_free(&h);
+    assert_int_equal(takt_perf_hist_percentile(&h, -5), 2);
+    assert_int_equal(takt_perf_hist_percentile(&h, 250), 10001);
+    assert_int_equal(takt_perf_hist_percentile(&h, NAN), 2);
+    takt_perf_hist_free(&h);
 }
 
 static void test_percentiles_skewed(void **state)
@@ -102,54 +102,54 @@ static void test_percentiles_skewed(void **state)
      * p50 rank 5000 -> bin 1 -> 2000; p99 rank 9900 -> cumulative 9000, 9900 -> bin 5
      * -> 6000; p99.9 rank 9990 -> 9990 at bin 20 -> 21000; p99.99 rank 9999 -> bin 100
      * -> 101000; p100 -> bin 999 -> 1000000. */
-    struct perf_hist h;
-    assert_int_equal(perf_hist_init(&h, 0, 1000, 1000), 0);
-    for (int i = 0; i < 9000; i++) perf_hist_add(&h, 1000);
-    for (int i = 0; i < 900; i++)  perf_hist_add(&h, 5000);
-    for (int i = 0; i < 90; i++)   perf_hist_add(&h, 20000);
-    for (int i = 0; i < 9; i++)    perf_hist_add(&h, 100000);
-    perf_hist_add(&h, 999999);
+    struct takt_perf_hist h;
+    assert_int_equal(takt_perf_hist_init(&h, 0, 1000, 1000), 0);
+    for (int i = 0; i < 9000; i++) takt_perf_hist_add(&h, 1000);
+    for (int i = 0; i < 900; i++)  takt_perf_hist_add(&h, 5000);
+    for (int i = 0; i < 90; i++)   takt_perf_hist_add(&h, 20000);
+    for (int i = 0; i < 9; i++)    takt_perf_hist_add(&h, 100000);
+    takt_perf_hist_add(&h, 999999);
     assert_int_equal(h.total, 10000);
-    assert_int_equal(perf_hist_percentile(&h, 50), 2000);
-    assert_int_equal(perf_hist_percentile(&h, 99), 6000);
-    assert_int_equal(perf_hist_percentile(&h, 99.9), 21000);
-    assert_int_equal(perf_hist_percentile(&h, 99.99), 101000);
-    assert_int_equal(perf_hist_percentile(&h, 100), 1000000);
-    perf_hist_free(&h);
+    assert_int_equal(takt_perf_hist_percentile(&h, 50), 2000);
+    assert_int_equal(takt_perf_hist_percentile(&h, 99), 6000);
+    assert_int_equal(takt_perf_hist_percentile(&h, 99.9), 21000);
+    assert_int_equal(takt_perf_hist_percentile(&h, 99.99), 101000);
+    assert_int_equal(takt_perf_hist_percentile(&h, 100), 1000000);
+    takt_perf_hist_free(&h);
 }
 
 static void test_percentiles_small_counts(void **state)
 {
     /* 3 values: p50 rank ceil(1.5)=2, p99 rank ceil(2.97)=3 */
-    struct perf_hist h;
-    assert_int_equal(perf_hist_init(&h, 0, 10, 10), 0);
-    perf_hist_add(&h, 5);
-    perf_hist_add(&h, 15);
-    perf_hist_add(&h, 95);
-    assert_int_equal(perf_hist_percentile(&h, 50), 20);
-    assert_int_equal(perf_hist_percentile(&h, 99), 100);
-    assert_int_equal(perf_hist_percentile(&h, 33.3), 10);   /* rank ceil(0.999)=1 */
-    assert_int_equal(perf_hist_percentile(&h, 33.4), 20);   /* rank ceil(1.002)=2 */
-    perf_hist_free(&h);
+    struct takt_perf_hist h;
+    assert_int_equal(takt_perf_hist_init(&h, 0, 10, 10), 0);
+    takt_perf_hist_add(&h, 5);
+    takt_perf_hist_add(&h, 15);
+    takt_perf_hist_add(&h, 95);
+    assert_int_equal(takt_perf_hist_percentile(&h, 50), 20);
+    assert_int_equal(takt_perf_hist_percentile(&h, 99), 100);
+    assert_int_equal(takt_perf_hist_percentile(&h, 33.3), 10);   /* rank ceil(0.999)=1 */
+    assert_int_equal(takt_perf_hist_percentile(&h, 33.4), 20);   /* rank ceil(1.002)=2 */
+    takt_perf_hist_free(&h);
 }
 
 static void test_percentiles_overflow_under_empty(void **state)
 {
-    struct perf_hist h;
-    assert_int_equal(perf_hist_init(&h, 100, 10, 10), 0);
-    assert_int_equal(perf_hist_percentile(&h, 50), 0);      /* empty */
+    struct takt_perf_hist h;
+    assert_int_equal(takt_perf_hist_init(&h, 100, 10, 10), 0);
+    assert_int_equal(takt_perf_hist_percentile(&h, 50), 0);      /* empty */
     for (int i = 0; i < 100; i++)
-        perf_hist_add(&h, 1000 + i);                        /* all over */
+        takt_perf_hist_add(&h, 1000 + i);                        /* all over */
     assert_int_equal(h.over, 100);
-    assert_int_equal(perf_hist_percentile(&h, 50), INT64_MAX);
-    assert_int_equal(perf_hist_percentile(&h, 0), INT64_MAX);
-    perf_hist_reset(&h);
+    assert_int_equal(takt_perf_hist_percentile(&h, 50), INT64_MAX);
+    assert_int_equal(takt_perf_hist_percentile(&h, 0), INT64_MAX);
+    takt_perf_hist_reset(&h);
     for (int i = 0; i < 10; i++)
-        perf_hist_add(&h, 0);                               /* all under */
-    perf_hist_add(&h, 105);
-    assert_int_equal(perf_hist_percentile(&h, 50), 100);    /* lo */
-    assert_int_equal(perf_hist_percentile(&h, 91), 110);    /* rank 11 -> bin 0 */
-    perf_hist_free(&h);
+        takt_perf_hist_add(&h, 0);                               /* all under */
+    takt_perf_hist_add(&h, 105);
+    assert_int_equal(takt_perf_hist_percentile(&h, 50), 100);    /* lo */
+    assert_int_equal(takt_perf_hist_percentile(&h, 91), 110);    /* rank 11 -> bin 0 */
+    takt_perf_hist_free(&h);
 }
 
 int main(void)

@@ -14,61 +14,61 @@
 static void test_fmt_usec(void **state)
 {
     char b[32];
-    assert_string_equal(perf_fmt_usec(b, sizeof(b), 989400), " 989.4");
-    assert_string_equal(perf_fmt_usec(b, sizeof(b), 1000000), "1000.0");
-    assert_string_equal(perf_fmt_usec(b, sizeof(b), 300), "   0.3");
-    assert_string_equal(perf_fmt_usec(b, sizeof(b), 0), "   0.0");
-    assert_string_equal(perf_fmt_usec(b, sizeof(b), 12249), "  12.2");   /* rounds */
-    assert_string_equal(perf_fmt_usec(b, sizeof(b), 12250), "  12.3");
-    assert_string_equal(perf_fmt_usec(b, sizeof(b), 49), "   0.0");
-    assert_string_equal(perf_fmt_usec(b, sizeof(b), -2500), "  -2.5");
-    assert_string_equal(perf_fmt_usec(b, sizeof(b), -49), "   0.0");     /* no "-0.0" */
-    assert_string_equal(perf_fmt_usec(b, sizeof(b), 12345678900), "12345678.9");
-    assert_string_equal(perf_fmt_usec(b, sizeof(b), INT64_MIN), "-9223372036854775.8");
+    assert_string_equal(takt_perf_fmt_usec(b, sizeof(b), 989400), " 989.4");
+    assert_string_equal(takt_perf_fmt_usec(b, sizeof(b), 1000000), "1000.0");
+    assert_string_equal(takt_perf_fmt_usec(b, sizeof(b), 300), "   0.3");
+    assert_string_equal(takt_perf_fmt_usec(b, sizeof(b), 0), "   0.0");
+    assert_string_equal(takt_perf_fmt_usec(b, sizeof(b), 12249), "  12.2");   /* rounds */
+    assert_string_equal(takt_perf_fmt_usec(b, sizeof(b), 12250), "  12.3");
+    assert_string_equal(takt_perf_fmt_usec(b, sizeof(b), 49), "   0.0");
+    assert_string_equal(takt_perf_fmt_usec(b, sizeof(b), -2500), "  -2.5");
+    assert_string_equal(takt_perf_fmt_usec(b, sizeof(b), -49), "   0.0");     /* no "-0.0" */
+    assert_string_equal(takt_perf_fmt_usec(b, sizeof(b), 12345678900), "12345678.9");
+    assert_string_equal(takt_perf_fmt_usec(b, sizeof(b), INT64_MIN), "-9223372036854775.8");
 }
 
 static void test_line(void **state)
 {
-    struct perf_stat s;
-    perf_stat_reset(&s);
-    perf_stat_add(&s, 989400);
-    perf_stat_add(&s, 1011400);
-    perf_stat_add(&s, 999200);   /* sum 3000000 -> avg 1000000 */
+    struct takt_perf_stat s;
+    takt_perf_stat_reset(&s);
+    takt_perf_stat_add(&s, 989400);
+    takt_perf_stat_add(&s, 1011400);
+    takt_perf_stat_add(&s, 999200);   /* sum 3000000 -> avg 1000000 */
     char line[160];
-    perf_format_line(line, sizeof(line), "Cycle Time", &s);
+    takt_perf_format_line(line, sizeof(line), "Cycle Time", &s);
     assert_string_equal(line, "PerfMsmt 'Cycle Time' (min/avg/max) [usec]:  989.4/1000.0/1011.4");
 
-    perf_stat_reset(&s);
-    perf_stat_add(&s, 300);
-    perf_stat_add(&s, 12200);
-    perf_stat_add(&s, 8200);     /* avg 6900 */
-    perf_format_line(line, sizeof(line), "JOB_ProcessAllRxFrames", &s);
+    takt_perf_stat_reset(&s);
+    takt_perf_stat_add(&s, 300);
+    takt_perf_stat_add(&s, 12200);
+    takt_perf_stat_add(&s, 8200);     /* avg 6900 */
+    takt_perf_format_line(line, sizeof(line), "JOB_ProcessAllRxFrames", &s);
     assert_string_equal(line, "PerfMsmt 'JOB_ProcessAllRxFrames' (min/avg/max) [usec]:    0.3/   6.9/  12.2");
 
-    perf_stat_reset(&s);         /* empty: zeros, not sentinels */
-    perf_format_line(line, sizeof(line), "Task Duration", &s);
+    takt_perf_stat_reset(&s);         /* empty: zeros, not sentinels */
+    takt_perf_format_line(line, sizeof(line), "Task Duration", &s);
     assert_string_equal(line, "PerfMsmt 'Task Duration' (min/avg/max) [usec]:    0.0/   0.0/   0.0");
 }
 
 static void test_print_set(void **state)
 {
-    struct perf_set s;
-    struct perf_msmt a, b;
-    perf_set_init(&s, false);
-    assert_int_equal(perf_msmt_init(&a, "Cycle Time", 0, 1000, 10), 0);
-    assert_int_equal(perf_msmt_init(&b, "Wake Deviation", 0, 1000, 10), 0);
-    perf_set_add(&s, &a);
-    perf_set_add(&s, &b);
-    perf_record(&s, &a, 1000000);
-    perf_record(&s, &b, 4200);
+    struct takt_perf_set s;
+    struct takt_perf_msmt a, b;
+    takt_perf_set_init(&s, false);
+    assert_int_equal(takt_perf_msmt_init(&a, "Cycle Time", 0, 1000, 10), 0);
+    assert_int_equal(takt_perf_msmt_init(&b, "Wake Deviation", 0, 1000, 10), 0);
+    takt_perf_set_add(&s, &a);
+    takt_perf_set_add(&s, &b);
+    takt_perf_record(&s, &a, 1000000);
+    takt_perf_record(&s, &b, 4200);
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    int bank = perf_set_snapshot(&s, 0);
-    perf_print_interval(f, &s, bank);
-    perf_set_release(&s, bank);
-    perf_record(&s, &a, 2000000);
-    perf_print_total(f, &s);
+    int bank = takt_perf_set_snapshot(&s, 0);
+    takt_perf_print_interval(f, &s, bank);
+    takt_perf_set_release(&s, bank);
+    takt_perf_record(&s, &a, 2000000);
+    takt_perf_print_total(f, &s);
     fclose(f);
     assert_string_equal(buf,
         "PerfMsmt 'Cycle Time' (min/avg/max) [usec]: 1000.0/1000.0/1000.0\n"
@@ -77,25 +77,25 @@ static void test_print_set(void **state)
         "PerfMsmt 'Cycle Time' (min/avg/max) [usec]: 1000.0/1500.0/2000.0\n"
         "PerfMsmt 'Wake Deviation' (min/avg/max) [usec]:    4.2/   4.2/   4.2\n");
     free(buf);
-    perf_msmt_free(&a);
-    perf_msmt_free(&b);
+    takt_perf_msmt_free(&a);
+    takt_perf_msmt_free(&b);
 }
 
 static void test_report_interval(void **state)
 {
-    struct perf_set s;
-    struct perf_msmt a;
-    perf_set_init(&s, false);
-    assert_int_equal(perf_msmt_init(&a, "RTT", 0, 1000, 10), 0);
-    perf_set_add(&s, &a);
-    perf_record(&s, &a, 30000);
+    struct takt_perf_set s;
+    struct takt_perf_msmt a;
+    takt_perf_set_init(&s, false);
+    assert_int_equal(takt_perf_msmt_init(&a, "RTT", 0, 1000, 10), 0);
+    takt_perf_set_add(&s, &a);
+    takt_perf_record(&s, &a, 30000);
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    assert_int_equal(perf_report_interval(&s, f, 0), 0);
-    perf_record(&s, &a, 10000);
-    assert_int_equal(perf_report_interval(&s, f, 0), 0);
-    assert_int_equal(perf_report_interval(&s, f, 0), 0);   /* empty interval */
+    assert_int_equal(takt_perf_report_interval(&s, f, 0), 0);
+    takt_perf_record(&s, &a, 10000);
+    assert_int_equal(takt_perf_report_interval(&s, f, 0), 0);
+    assert_int_equal(takt_perf_report_interval(&s, f, 0), 0);   /* empty interval */
     fclose(f);
     assert_string_equal(buf,
         "PerfMsmt 'RTT' (min/avg/max) [usec]:   30.0/  30.0/  30.0\n"
@@ -106,11 +106,11 @@ static void test_report_interval(void **state)
     s.threaded = true;
     buf = NULL;
     f = open_memstream(&buf, &len);
-    assert_int_equal(perf_report_interval(&s, f, TAKT_NS_PER_MS), -ETIMEDOUT);
+    assert_int_equal(takt_perf_report_interval(&s, f, TAKT_NS_PER_MS), -ETIMEDOUT);
     fclose(f);
     assert_int_equal(len, 0);
     free(buf);
-    perf_msmt_free(&a);
+    takt_perf_msmt_free(&a);
 }
 
 static int64_t get_i64(json_object *o, const char *k)
@@ -123,17 +123,17 @@ static int64_t get_i64(json_object *o, const char *k)
 
 static void test_json_msmt(void **state)
 {
-    struct perf_stat s;
-    struct perf_hist h;
-    perf_stat_reset(&s);
-    assert_int_equal(perf_hist_init(&h, 0, 1000, 10), 0);
+    struct takt_perf_stat s;
+    struct takt_perf_hist h;
+    takt_perf_stat_reset(&s);
+    assert_int_equal(takt_perf_hist_init(&h, 0, 1000, 10), 0);
     int64_t v[] = { 500, 1500, 1600, 9999, 20000 };
     for (unsigned i = 0; i < 5; i++) {
-        perf_stat_add(&s, v[i]);
-        perf_hist_add(&h, v[i]);
+        takt_perf_stat_add(&s, v[i]);
+        takt_perf_hist_add(&h, v[i]);
     }
-    perf_hist_add(&h, -1);       /* histogram-only value to show "under" */
-    json_object *o = perf_msmt_to_json(&s, &h, "RTT");
+    takt_perf_hist_add(&h, -1);       /* histogram-only value to show "under" */
+    json_object *o = takt_perf_msmt_to_json(&s, &h, "RTT");
     assert_non_null(o);
     json_object *name;
     assert_true(json_object_object_get_ex(o, "name", &name));
@@ -162,9 +162,9 @@ static void test_json_msmt(void **state)
     json_object_put(o);
 
     /* empty statistics: count 0 and nulls, no INT64 sentinels */
-    perf_stat_reset(&s);
-    perf_hist_reset(&h);
-    o = perf_msmt_to_json(&s, &h, "empty");
+    takt_perf_stat_reset(&s);
+    takt_perf_hist_reset(&h);
+    o = takt_perf_msmt_to_json(&s, &h, "empty");
     assert_int_equal(get_i64(o, "count"), 0);
     json_object *mn;
     assert_true(json_object_object_get_ex(o, "min_ns", &mn));
@@ -172,21 +172,21 @@ static void test_json_msmt(void **state)
     assert_true(json_object_object_get_ex(o, "p50_ns", &mn));
     assert_null(mn);
     json_object_put(o);
-    perf_hist_free(&h);
+    takt_perf_hist_free(&h);
 }
 
 static void test_json_set(void **state)
 {
-    struct perf_set s;
-    struct perf_msmt a;
-    perf_set_init(&s, false);
-    assert_int_equal(perf_msmt_init(&a, "Cycle Time", 0, 1000, 2000), 0);
-    perf_set_add(&s, &a);
-    perf_record(&s, &a, 1000000);
-    int bank = perf_set_snapshot(&s, 0);
-    perf_record(&s, &a, 1002000);
-    json_object *tot = perf_set_to_json(&s);
-    json_object *ival = perf_set_interval_to_json(&s, bank);
+    struct takt_perf_set s;
+    struct takt_perf_msmt a;
+    takt_perf_set_init(&s, false);
+    assert_int_equal(takt_perf_msmt_init(&a, "Cycle Time", 0, 1000, 2000), 0);
+    takt_perf_set_add(&s, &a);
+    takt_perf_record(&s, &a, 1000000);
+    int bank = takt_perf_set_snapshot(&s, 0);
+    takt_perf_record(&s, &a, 1002000);
+    json_object *tot = takt_perf_set_to_json(&s);
+    json_object *ival = takt_perf_set_interval_to_json(&s, bank);
     json_object *m;
     assert_true(json_object_object_get_ex(tot, "Cycle Time", &m));
     assert_int_equal(get_i64(m, "count"), 2);
@@ -196,7 +196,7 @@ static void test_json_set(void **state)
     assert_int_equal(get_i64(m, "p99_99_ns"), 1001000);
     json_object_put(tot);
     json_object_put(ival);
-    perf_msmt_free(&a);
+    takt_perf_msmt_free(&a);
 }
 
 int main(void)

@@ -28,95 +28,95 @@ int pthread_mutex_lock(pthread_mutex_t *m)
 
 static void test_msmt_init(void **state)
 {
-    struct perf_msmt m;
-    assert_int_equal(perf_msmt_init(&m, "JOB_ProcessAllRxFrames", 0, 1000, 50), 0);
+    struct takt_perf_msmt m;
+    assert_int_equal(takt_perf_msmt_init(&m, "JOB_ProcessAllRxFrames", 0, 1000, 50), 0);
     assert_string_equal(m.name, "JOB_ProcessAllRxFrames");
     assert_int_equal(m.total.count, 0);
     assert_int_equal(m.hist.nbins, 50);
     assert_int_equal(m.ihist[1].nbins, 50);
-    perf_msmt_free(&m);
+    takt_perf_msmt_free(&m);
     /* an over-long name is cut, not overflowed */
     char name[100];
     memset(name, 'n', sizeof(name) - 1);
     name[99] = '\0';
-    assert_int_equal(perf_msmt_init(&m, name, 0, 1000, 5), 0);
+    assert_int_equal(takt_perf_msmt_init(&m, name, 0, 1000, 5), 0);
     assert_int_equal(strlen(m.name), sizeof(m.name) - 1);
-    perf_msmt_free(&m);
-    assert_int_equal(perf_msmt_init(&m, "bad", 0, 0, 5), -EINVAL);
+    takt_perf_msmt_free(&m);
+    assert_int_equal(takt_perf_msmt_init(&m, "bad", 0, 0, 5), -EINVAL);
 }
 
 static void test_set_add_limits(void **state)
 {
-    struct perf_set s;
-    perf_set_init(&s, false);
-    static struct perf_msmt ms[PERF_MAX_MSMT + 1];
-    for (unsigned i = 0; i < PERF_MAX_MSMT; i++)
-        assert_int_equal(perf_set_add(&s, &ms[i]), 0);
-    assert_int_equal(perf_set_add(&s, &ms[PERF_MAX_MSMT]), -ENOSPC);
-    perf_set_init(&s, false);
-    assert_int_equal(perf_set_add(&s, &ms[0]), 0);
-    assert_int_equal(perf_set_add(&s, &ms[0]), -EEXIST);
+    struct takt_perf_set s;
+    takt_perf_set_init(&s, false);
+    static struct takt_perf_msmt ms[TAKT_PERF_MAX_MSMT + 1];
+    for (unsigned i = 0; i < TAKT_PERF_MAX_MSMT; i++)
+        assert_int_equal(takt_perf_set_add(&s, &ms[i]), 0);
+    assert_int_equal(takt_perf_set_add(&s, &ms[TAKT_PERF_MAX_MSMT]), -ENOSPC);
+    takt_perf_set_init(&s, false);
+    assert_int_equal(takt_perf_set_add(&s, &ms[0]), 0);
+    assert_int_equal(takt_perf_set_add(&s, &ms[0]), -EEXIST);
 }
 
 static void test_banks_unthreaded(void **state)
 {
-    struct perf_set s;
-    struct perf_msmt a, b;
-    perf_set_init(&s, false);
-    assert_int_equal(perf_msmt_init(&a, "A", 0, 100, 100), 0);
-    assert_int_equal(perf_msmt_init(&b, "B", 0, 100, 100), 0);
-    assert_int_equal(perf_set_add(&s, &a), 0);
-    assert_int_equal(perf_set_add(&s, &b), 0);
+    struct takt_perf_set s;
+    struct takt_perf_msmt a, b;
+    takt_perf_set_init(&s, false);
+    assert_int_equal(takt_perf_msmt_init(&a, "A", 0, 100, 100), 0);
+    assert_int_equal(takt_perf_msmt_init(&b, "B", 0, 100, 100), 0);
+    assert_int_equal(takt_perf_set_add(&s, &a), 0);
+    assert_int_equal(takt_perf_set_add(&s, &b), 0);
 
     for (int i = 1; i <= 10; i++)
-        perf_record(&s, &a, i * 100);
-    perf_record(&s, &b, 7);
-    perf_set_cycle_end(&s);          /* no request: nothing flips */
+        takt_perf_record(&s, &a, i * 100);
+    takt_perf_record(&s, &b, 7);
+    takt_perf_set_cycle_end(&s);          /* no request: nothing flips */
     assert_int_equal(s.active, 0);
 
-    int bank = perf_set_snapshot(&s, 0);
+    int bank = takt_perf_set_snapshot(&s, 0);
     assert_int_equal(bank, 0);
     assert_int_equal(s.active, 1);
-    const struct perf_hist *h;
-    const struct perf_stat *st = perf_msmt_interval(&a, bank, &h);
+    const struct takt_perf_hist *h;
+    const struct takt_perf_stat *st = takt_perf_msmt_interval(&a, bank, &h);
     assert_int_equal(st->count, 10);
     assert_int_equal(st->min, 100);
     assert_int_equal(st->max, 1000);
     assert_int_equal(perf_stat_avg(st), 550);
     assert_int_equal(h->total, 10);
     assert_int_equal(h->bins[1], 1);
-    assert_int_equal(perf_msmt_interval(&b, bank, NULL)->count, 1);
+    assert_int_equal(takt_perf_msmt_interval(&b, bank, NULL)->count, 1);
 
     /* the next interval goes to the other bank while the finished one is read */
-    perf_record(&s, &a, 5000);
+    takt_perf_record(&s, &a, 5000);
     assert_int_equal(a.ival[1].count, 1);
     assert_int_equal(a.ival[0].count, 10);
-    perf_set_release(&s, bank);
+    takt_perf_set_release(&s, bank);
     assert_int_equal(a.ival[0].count, 0);
     assert_int_equal(a.ihist[0].total, 0);
     assert_int_equal(b.ival[0].count, 0);
 
-    bank = perf_set_snapshot(&s, 0);
+    bank = takt_perf_set_snapshot(&s, 0);
     assert_int_equal(bank, 1);
     assert_int_equal(a.ival[1].count, 1);
     assert_int_equal(a.ival[1].min, 5000);
     assert_int_equal(b.ival[1].count, 0);
-    perf_set_release(&s, bank);
+    takt_perf_set_release(&s, bank);
 
     /* cumulative never resets */
     assert_int_equal(a.total.count, 11);
     assert_int_equal(a.total.max, 5000);
     assert_int_equal(a.hist.total, 11);
     assert_int_equal(b.total.count, 1);
-    perf_msmt_free(&a);
-    perf_msmt_free(&b);
+    takt_perf_msmt_free(&a);
+    takt_perf_msmt_free(&b);
 }
 
 /* --- threaded: a recorder thread with its own cycle ends, a reporter snapshotting */
 #define N_REC 2000000
 struct rec_ctx {
-    struct perf_set *s;
-    struct perf_msmt *m;
+    struct takt_perf_set *s;
+    struct takt_perf_msmt *m;
     volatile int done;
 };
 
@@ -124,39 +124,39 @@ static void *recorder(void *arg)
 {
     struct rec_ctx *c = arg;
     for (int64_t i = 0; i < N_REC; i++) {
-        perf_record(c->s, c->m, i % 1000);
+        takt_perf_record(c->s, c->m, i % 1000);
         if (i % 16 == 15)
-            perf_set_cycle_end(c->s);
+            takt_perf_set_cycle_end(c->s);
     }
-    perf_set_cycle_end(c->s);
+    takt_perf_set_cycle_end(c->s);
     __atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
     return NULL;
 }
 
 static void test_threaded_no_lost_counts(void **state)
 {
-    struct perf_set s;
-    struct perf_msmt m;
-    perf_set_init(&s, true);
-    assert_int_equal(perf_msmt_init(&m, "X", 0, 1, 1000), 0);
-    assert_int_equal(perf_set_add(&s, &m), 0);
+    struct takt_perf_set s;
+    struct takt_perf_msmt m;
+    takt_perf_set_init(&s, true);
+    assert_int_equal(takt_perf_msmt_init(&m, "X", 0, 1, 1000), 0);
+    assert_int_equal(takt_perf_set_add(&s, &m), 0);
     struct rec_ctx c = { &s, &m, 0 };
     pthread_t t;
     assert_int_equal(pthread_create(&t, NULL, recorder, &c), 0);
     uint64_t sum = 0, hsum = 0;
     unsigned snaps = 0;
     while (!__atomic_load_n(&c.done, __ATOMIC_ACQUIRE)) {
-        int b = perf_set_snapshot(&s, 100 * TAKT_NS_PER_MS);
+        int b = takt_perf_set_snapshot(&s, 100 * TAKT_NS_PER_MS);
         if (b == -ETIMEDOUT)
             continue;        /* recorder finished between the check and the request */
         assert_true(b == 0 || b == 1);
-        const struct perf_hist *h;
-        const struct perf_stat *st = perf_msmt_interval(&m, b, &h);
+        const struct takt_perf_hist *h;
+        const struct takt_perf_stat *st = takt_perf_msmt_interval(&m, b, &h);
         /* a bank is consistent: its histogram holds exactly its count */
         assert_int_equal(h->total, st->count);
         sum += st->count;
         hsum += h->total;
-        perf_set_release(&s, b);
+        takt_perf_set_release(&s, b);
         snaps++;
     }
     pthread_join(t, NULL);
@@ -170,14 +170,14 @@ static void test_threaded_no_lost_counts(void **state)
     assert_int_equal(hsum, N_REC);
     assert_true(snaps > 0);
     print_message("%u interval snapshots during %d records\n", snaps, N_REC);
-    perf_msmt_free(&m);
+    takt_perf_msmt_free(&m);
 }
 
 /* The flip hook runs on the RT side at the flip: counters the owner latches there
  * cover exactly the records of the finished bank, however late the reporter reads. */
 struct latch_ctx {
-    struct perf_set *s;
-    struct perf_msmt *m;
+    struct takt_perf_set *s;
+    struct takt_perf_msmt *m;
     uint64_t records;       /* RT side's own counter */
     uint64_t at_flip;       /* latched by the hook */
     volatile int done;
@@ -193,10 +193,10 @@ static void *latch_recorder(void *arg)
 {
     struct latch_ctx *c = arg;
     for (int64_t i = 0; i < N_REC / 4; i++) {
-        perf_record(c->s, c->m, i % 1000);
+        takt_perf_record(c->s, c->m, i % 1000);
         c->records++;
         if (i % 8 == 7)
-            perf_set_cycle_end(c->s);
+            takt_perf_set_cycle_end(c->s);
     }
     __atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
     return NULL;
@@ -204,38 +204,38 @@ static void *latch_recorder(void *arg)
 
 static void test_flip_hook_latches_at_the_edge(void **state)
 {
-    struct perf_set s;
-    struct perf_msmt m;
-    perf_set_init(&s, true);
-    assert_int_equal(perf_msmt_init(&m, "X", 0, 1, 1000), 0);
-    assert_int_equal(perf_set_add(&s, &m), 0);
+    struct takt_perf_set s;
+    struct takt_perf_msmt m;
+    takt_perf_set_init(&s, true);
+    assert_int_equal(takt_perf_msmt_init(&m, "X", 0, 1, 1000), 0);
+    assert_int_equal(takt_perf_set_add(&s, &m), 0);
     struct latch_ctx c = { .s = &s, .m = &m };
-    perf_set_on_flip(&s, latch, &c);
+    takt_perf_set_on_flip(&s, latch, &c);
     pthread_t t;
     assert_int_equal(pthread_create(&t, NULL, latch_recorder, &c), 0);
     uint64_t prev = 0;
     unsigned snaps = 0;
     while (!__atomic_load_n(&c.done, __ATOMIC_ACQUIRE)) {
-        int b = perf_set_snapshot(&s, 100 * TAKT_NS_PER_MS);
+        int b = takt_perf_set_snapshot(&s, 100 * TAKT_NS_PER_MS);
         if (b == -ETIMEDOUT)
             continue;
         /* the latch and the bank describe the same records, not "about the same" */
-        assert_int_equal(perf_msmt_interval(&m, b, NULL)->count, c.at_flip - prev);
+        assert_int_equal(takt_perf_msmt_interval(&m, b, NULL)->count, c.at_flip - prev);
         prev = c.at_flip;
-        perf_set_release(&s, b);
+        takt_perf_set_release(&s, b);
         snaps++;
     }
     pthread_join(t, NULL);
     assert_true(snaps > 0);
     /* an unthreaded set calls the hook at the snapshot itself */
-    struct perf_set u;
-    perf_set_init(&u, false);
-    assert_int_equal(perf_set_add(&u, &m), 0);
+    struct takt_perf_set u;
+    takt_perf_set_init(&u, false);
+    assert_int_equal(takt_perf_set_add(&u, &m), 0);
     c.records = 77;
-    perf_set_on_flip(&u, latch, &c);
-    perf_set_snapshot(&u, 0);
+    takt_perf_set_on_flip(&u, latch, &c);
+    takt_perf_set_snapshot(&u, 0);
     assert_int_equal(c.at_flip, 77);
-    perf_msmt_free(&m);
+    takt_perf_msmt_free(&m);
     (void)state;
 }
 
@@ -243,18 +243,18 @@ static void test_flip_hook_latches_at_the_edge(void **state)
  * reporter's request is pending (glibc's heap figures unchanged over 200 000 records). */
 static void test_record_no_alloc_no_lock(void **state)
 {
-    struct perf_set s;
-    struct perf_msmt m;
-    perf_set_init(&s, true);
-    assert_int_equal(perf_msmt_init(&m, "M", 0, 1000, 1000), 0);
-    assert_int_equal(perf_set_add(&s, &m), 0);
+    struct takt_perf_set s;
+    struct takt_perf_msmt m;
+    takt_perf_set_init(&s, true);
+    assert_int_equal(takt_perf_msmt_init(&m, "M", 0, 1000, 1000), 0);
+    assert_int_equal(takt_perf_set_add(&s, &m), 0);
     struct mallinfo2 before = mallinfo2();
     counting = 1;
     for (int i = 0; i < 200000; i++) {
-        perf_record(&s, &m, (i * 7919) % 2000000 - 1000);
+        takt_perf_record(&s, &m, (i * 7919) % 2000000 - 1000);
         if (i == 100000)
-            __atomic_store_n(&s.flip_req, s.flip_req + 1, __ATOMIC_RELEASE);  /* as perf_set_snapshot */
-        perf_set_cycle_end(&s);
+            __atomic_store_n(&s.flip_req, s.flip_req + 1, __ATOMIC_RELEASE);  /* as takt_perf_set_snapshot */
+        takt_perf_set_cycle_end(&s);
     }
     counting = 0;
     struct mallinfo2 after = mallinfo2();
@@ -263,7 +263,7 @@ static void test_record_no_alloc_no_lock(void **state)
     assert_int_equal(after.hblkhd, before.hblkhd);
     assert_int_equal(m.total.count, 200000);
     assert_int_equal(s.active, 1);                  /* the request was served in the loop */
-    perf_msmt_free(&m);
+    takt_perf_msmt_free(&m);
 }
 
 int main(void)

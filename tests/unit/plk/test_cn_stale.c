@@ -174,7 +174,7 @@ static void host_answers_only_the_newest_request(void **state)
     /* the host runs 200 ms of real time (everything is queued already; a host stall
      * of 15 ms still leaves this cycle's PReq well within its 50 ms cycle) */
     struct takt_plk_run_opts o = { .duration = 200 * TAKT_NS_PER_MS };
-    rt_opts_default(&o.rt);
+    takt_rt_opts_default(&o.rt);
     o.rt.prio = 0;
     o.rt.mlock = false;
     o.rt.dma_latency = false;

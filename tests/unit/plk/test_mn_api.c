@@ -1,6 +1,6 @@
 /* The public API (include/takt/plk.h): its configuration reaches the MN core; end to
  * end in real time over the mem link, an MN
- * on its rt_loop thread and a CN served by takt_plk_cn_run in another thread boot to
+ * on its takt_rt_loop thread and a CN served by takt_plk_cn_run in another thread boot to
  * Operational, exchange process data through the accessors and the cyclic callback, and
  * answer a blocking SDO read. (One CN: the mem link is a point-to-point pair.) */
 #include <stdarg.h>
@@ -116,7 +116,7 @@ static void mn_and_cn_over_mem(void **state)
     assert_int_equal(pthread_create(&c.t, NULL, cn_main, &c), 0);
 
     struct takt_plk_run_opts o = { 0 };
-    rt_opts_default(&o.rt);
+    takt_rt_opts_default(&o.rt);
     o.rt.mlock = false;
     o.rt.dma_latency = false;
     assert_int_equal(takt_plk_mn_start(mn, mn_l, &o), 0);

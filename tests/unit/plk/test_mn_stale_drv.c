@@ -123,7 +123,7 @@ static void stale_pres_in_batch_not_taken(void **state)
     struct app a = { 0 };
     takt_plk_mn_set_callback(mn, on_cycle, &a);
     struct takt_plk_run_opts o = { 0 };
-    rt_opts_default(&o.rt);
+    takt_rt_opts_default(&o.rt);
     o.rt.mlock = false;
     o.rt.dma_latency = false;
     assert_int_equal(takt_plk_mn_start(mn, mn_l, &o), 0);

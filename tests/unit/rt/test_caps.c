@@ -63,35 +63,35 @@ static uint64_t status_field(const char *name)
 static void test_for_setup(void **state)
 {
     (void)state;
-    struct rt_opts o;
-    rt_opts_default(&o);
+    struct takt_rt_opts o;
+    takt_rt_opts_default(&o);
     assert_false(o.drop_caps);                       /* a library user opts in */
-    assert_int_equal(rt_caps_for_setup(&o), RT_CAP(CAP_IPC_LOCK));
+    assert_int_equal(takt_rt_caps_for_setup(&o), TAKT_RT_CAP(CAP_IPC_LOCK));
     o.prio = 10;
-    assert_int_equal(rt_caps_for_setup(&o), RT_CAP(CAP_IPC_LOCK) | RT_CAP(CAP_SYS_NICE));
+    assert_int_equal(takt_rt_caps_for_setup(&o), TAKT_RT_CAP(CAP_IPC_LOCK) | TAKT_RT_CAP(CAP_SYS_NICE));
     o.mlock = false;
-    assert_int_equal(rt_caps_for_setup(&o), RT_CAP(CAP_SYS_NICE));
+    assert_int_equal(takt_rt_caps_for_setup(&o), TAKT_RT_CAP(CAP_SYS_NICE));
     o.prio = 0;
-    assert_int_equal(rt_caps_for_setup(&o), 0);
+    assert_int_equal(takt_rt_caps_for_setup(&o), 0);
 }
 
 static int after_setup_child(void)
 {
-    if (!(rt_caps_effective() & RT_CAP(CAP_IPC_LOCK)))
+    if (!(takt_rt_caps_effective() & TAKT_RT_CAP(CAP_IPC_LOCK)))
         return SKIP_CODE;
-    struct rt_opts o;
-    rt_opts_default(&o);
+    struct takt_rt_opts o;
+    takt_rt_opts_default(&o);
     struct rlimit rl = { 1 << 20, 1 << 20 };
     if (setrlimit(RLIMIT_MEMLOCK, &rl))
         return 1;
-    if (rt_caps_after_setup(&o) != RT_CAP(CAP_IPC_LOCK))
+    if (takt_rt_caps_after_setup(&o) != TAKT_RT_CAP(CAP_IPC_LOCK))
         return 2;                                    /* finite limit: MCL_FUTURE needs it */
     o.mlock = false;
-    if (rt_caps_after_setup(&o) != 0)
+    if (takt_rt_caps_after_setup(&o) != 0)
         return 3;                                    /* no mlockall, nothing to keep */
     o.mlock = true;
     rl = (struct rlimit){ RLIM_INFINITY, RLIM_INFINITY };
-    if (setrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rt_caps_after_setup(&o) != 0)
+    if (setrlimit(RLIMIT_MEMLOCK, &rl) == 0 && takt_rt_caps_after_setup(&o) != 0)
         return 4;                                    /* no limit: nothing to keep */
     return 0;
 }
@@ -106,19 +106,19 @@ static void test_after_setup(void **state)
 }
 
 /* The reason CAP_IPC_LOCK is kept: under MCL_FUTURE and a finite limit, a drop of it
- * makes a 16 MiB allocation fail; the drop rt_caps_after_setup() asks for does not. */
+ * makes a 16 MiB allocation fail; the drop takt_rt_caps_after_setup() asks for does not. */
 static int alloc_after_drop(bool keep_what_is_needed)
 {
-    if (!(rt_caps_effective() & RT_CAP(CAP_IPC_LOCK)))
+    if (!(takt_rt_caps_effective() & TAKT_RT_CAP(CAP_IPC_LOCK)))
         return SKIP_CODE;
     struct rlimit rl = { 4 << 20, 4 << 20 };
     if (setrlimit(RLIMIT_MEMLOCK, &rl))
         return 1;
-    struct rt_opts o;
-    rt_opts_default(&o);
+    struct takt_rt_opts o;
+    takt_rt_opts_default(&o);
     if (mlockall(MCL_CURRENT | MCL_FUTURE))
         return 2;
-    if (rt_caps_drop(keep_what_is_needed ? rt_caps_after_setup(&o) : 0))
+    if (takt_rt_caps_drop(keep_what_is_needed ? takt_rt_caps_after_setup(&o) : 0))
         return 3;
     size_t len = 16u << 20;
     void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -141,22 +141,22 @@ static void test_ipc_lock_kept_for_mcl_future(void **state)
 
 static int drop_child(void)
 {
-    if (!rt_caps_permitted())
+    if (!takt_rt_caps_permitted())
         return SKIP_CODE;
-    uint64_t keep = RT_CAP(CAP_IPC_LOCK);
-    bool had = rt_caps_permitted() & keep;
-    if (rt_caps_drop(keep))
+    uint64_t keep = TAKT_RT_CAP(CAP_IPC_LOCK);
+    bool had = takt_rt_caps_permitted() & keep;
+    if (takt_rt_caps_drop(keep))
         return 1;
-    if (rt_caps_permitted() != (had ? keep : 0) || rt_caps_effective() != (had ? keep : 0))
+    if (takt_rt_caps_permitted() != (had ? keep : 0) || takt_rt_caps_effective() != (had ? keep : 0))
         return 2;
     if (status_field("CapInh") != 0 || status_field("CapAmb") != 0)
         return 3;
-    if (rt_caps_drop(0) || rt_caps_permitted() || rt_caps_effective())
+    if (takt_rt_caps_drop(0) || takt_rt_caps_permitted() || takt_rt_caps_effective())
         return 4;
     if (status_field("CapPrm") != 0 || status_field("CapEff") != 0)
         return 5;
     /* gone for good: asking for one back is refused */
-    if (rt_caps_drop(RT_CAP(CAP_NET_RAW)) || rt_caps_effective())
+    if (takt_rt_caps_drop(TAKT_RT_CAP(CAP_NET_RAW)) || takt_rt_caps_effective())
         return 6;
     return 0;
 }

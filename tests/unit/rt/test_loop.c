@@ -1,4 +1,4 @@
-/* rt_loop: cycle counts and measurement counts agree, a step's result stops the loop,
+/* takt_rt_loop: cycle counts and measurement counts agree, a step's result stops the loop,
  * the duration limit holds, stop works from another thread, and a reporter thread
  * takes interval snapshots while the loop runs in its own thread. No timing asserts. */
 #include <stdarg.h>
@@ -22,23 +22,23 @@ struct counter {
     uint64_t steps;
     uint64_t stop_at;     /* 0: never stop by itself */
     int ret;
-    struct perf_msmt *job; /* an extra measurement recorded by the step */
+    struct takt_perf_msmt *job; /* an extra measurement recorded by the step */
 };
 
-static int count_step(void *ctx, struct rt_loop *l, takt_ns_t wake)
+static int count_step(void *ctx, struct takt_rt_loop *l, takt_ns_t wake)
 {
     struct counter *c = ctx;
     c->steps++;
     if (c->job)
-        perf_record(&l->perf, c->job, (int64_t)(c->steps % 7) * 1000);
+        takt_perf_record(&l->perf, c->job, (int64_t)(c->steps % 7) * 1000);
     if (c->stop_at && c->steps >= c->stop_at)
         return c->ret;
     return 0;
 }
 
-static void plain_opts(struct rt_opts *o)
+static void plain_opts(struct takt_rt_opts *o)
 {
-    rt_opts_default(o);
+    takt_rt_opts_default(o);
     o->mlock = false;
     o->dma_latency = false;
 }
@@ -47,8 +47,8 @@ static void quiet(void *ctx, const char *msg) { (*(unsigned *)ctx)++; }
 
 static void test_init_names_and_hist(void **state)
 {
-    struct rt_loop l;
-    struct rt_opts o;
+    struct takt_rt_loop l;
+    struct takt_rt_opts o;
     plain_opts(&o);
     struct counter c = { 0 };
     assert_int_equal(rt_loop_init(&l, MS, &o, count_step, &c), 0);
@@ -63,27 +63,27 @@ static void test_init_names_and_hist(void **state)
     assert_int_equal(rt_loop_init(&l, MS, &o, NULL, &c), -EINVAL);
     assert_int_equal(rt_loop_init(&l, INT64_MAX, &o, count_step, &c), -EINVAL);
     /* a long period keeps the histogram bounded with wider bins */
-    assert_int_equal(rt_loop_init(&l, RT_LOOP_MAX_PERIOD, &o, count_step, &c), 0);
+    assert_int_equal(rt_loop_init(&l, TAKT_RT_LOOP_MAX_PERIOD, &o, count_step, &c), 0);
     assert_true(l.m_cycle.hist.nbins <= 100000);
-    assert_true((uint64_t)l.m_cycle.hist.bin * l.m_cycle.hist.nbins >= 4 * (uint64_t)RT_LOOP_MAX_PERIOD);
+    assert_true((uint64_t)l.m_cycle.hist.bin * l.m_cycle.hist.nbins >= 4 * (uint64_t)TAKT_RT_LOOP_MAX_PERIOD);
     rt_loop_free(&l);
 }
 
 static void test_200_cycles_in_thread(void **state)
 {
-    struct rt_loop l;
-    struct rt_opts o;
+    struct takt_rt_loop l;
+    struct takt_rt_opts o;
     plain_opts(&o);
     struct counter c = { .stop_at = 200, .ret = 42 };
-    struct perf_msmt job;
-    assert_int_equal(perf_msmt_init(&job, "JOB_Test", 0, 1000, 100), 0);
+    struct takt_perf_msmt job;
+    assert_int_equal(takt_perf_msmt_init(&job, "JOB_Test", 0, 1000, 100), 0);
     c.job = &job;
     unsigned warns = 0;
     assert_int_equal(rt_loop_init(&l, MS, &o, count_step, &c), 0);
     l.warn = quiet;
     l.warn_ctx = &warns;
-    assert_int_equal(perf_set_add(&l.perf, &job), 0);
-    assert_int_equal(rt_loop_run(&l), 42);
+    assert_int_equal(takt_perf_set_add(&l.perf, &job), 0);
+    assert_int_equal(takt_rt_loop_run(&l), 42);
     assert_int_equal(warns, 0);
     assert_int_equal(l.result, 42);
     assert_int_equal(c.steps, 200);
@@ -112,7 +112,7 @@ static void test_200_cycles_in_thread(void **state)
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    rt_loop_print_summary(f, &l);
+    takt_rt_loop_print_summary(f, &l);
     fclose(f);
     char expect[64];
     snprintf(expect, sizeof(expect), "Cycles: 200  Period [usec]: 1000.0  Overruns: %llu  Skipped: %llu ",
@@ -120,10 +120,10 @@ static void test_200_cycles_in_thread(void **state)
     assert_memory_equal(buf, expect, strlen(expect));
     assert_non_null(strstr(buf, "CPU [usec/cycle]: "));
     free(buf);
-    assert_int_equal(rt_loop_cpu_per_cycle(&l), l.proc_cpu_ns / 200);
-    assert_int_equal(rt_loop_thread_cpu_per_cycle(&l), l.cpu_ns / 200);
+    assert_int_equal(takt_rt_loop_cpu_per_cycle(&l), l.proc_cpu_ns / 200);
+    assert_int_equal(takt_rt_loop_thread_cpu_per_cycle(&l), l.cpu_ns / 200);
     assert_true(l.proc_cpu_ns >= l.cpu_ns);
-    json_object *js = rt_loop_to_json(&l), *v, *m;
+    json_object *js = takt_rt_loop_to_json(&l), *v, *m;
     assert_true(json_object_object_get_ex(js, "cycles", &v));
     assert_int_equal(json_object_get_int64(v), 200);
     assert_true(json_object_object_get_ex(js, "period_ns", &v));
@@ -139,19 +139,19 @@ static void test_200_cycles_in_thread(void **state)
     assert_true(json_object_object_get_ex(v, "total", &m));
     assert_int_equal(json_object_get_int64(m), 199);
     json_object_put(js);
-    perf_msmt_free(&job);
+    takt_perf_msmt_free(&job);
     rt_loop_free(&l);
 }
 
 static void test_duration_limit(void **state)
 {
-    struct rt_loop l;
-    struct rt_opts o;
+    struct takt_rt_loop l;
+    struct takt_rt_opts o;
     plain_opts(&o);
     struct counter c = { 0 };
     assert_int_equal(rt_loop_init(&l, MS, &o, count_step, &c), 0);
     l.duration = 50 * MS;
-    assert_int_equal(rt_loop_run(&l), 0);
+    assert_int_equal(takt_rt_loop_run(&l), 0);
     /* deadlines started+1ms .. started+50ms: each one run or skipped (a late last
      * cycle may also skip deadlines past the end) */
     assert_true(c.steps <= 50);
@@ -170,29 +170,29 @@ static void sleep_ms(int ms)
 
 static void test_start_snapshot_stop(void **state)
 {
-    struct rt_loop l;
-    struct rt_opts o;
+    struct takt_rt_loop l;
+    struct takt_rt_opts o;
     plain_opts(&o);
     struct counter c = { 0 };
     assert_int_equal(rt_loop_init(&l, MS, &o, count_step, &c), 0);
-    assert_int_equal(rt_loop_start(&l), 0);
+    assert_int_equal(takt_rt_loop_start(&l), 0);
     assert_true(l.perf.threaded);
-    assert_int_equal(rt_loop_start(&l), -EBUSY);
+    assert_int_equal(takt_rt_loop_start(&l), -EBUSY);
     uint64_t wake_sum = 0, task_sum = 0;
     for (int i = 0; i < 5; i++) {
         sleep_ms(20);
-        int b = perf_set_snapshot(&l.perf, 1000 * MS);
+        int b = takt_perf_set_snapshot(&l.perf, 1000 * MS);
         if (b == -ETIMEDOUT)
             continue;      /* loop thread starved for a second: the request stays pending */
         assert_true(b == 0 || b == 1);
         wake_sum += l.m_wake.ival[b].count;
         task_sum += l.m_task.ival[b].count;
         assert_int_equal(l.m_wake.ihist[b].total, l.m_wake.ival[b].count);
-        perf_set_release(&l.perf, b);
+        takt_perf_set_release(&l.perf, b);
         assert_int_equal(l.m_wake.ival[b].count, 0);
     }
-    rt_loop_stop(&l);
-    assert_int_equal(rt_loop_join(&l), 0);
+    takt_rt_loop_stop(&l);
+    assert_int_equal(takt_rt_loop_join(&l), 0);
     assert_false(l.running);
     /* loop stopped: released banks are zero, so the two banks hold what was not
      * reported (the last interval, and one finished after a timed-out snapshot) */
@@ -208,24 +208,24 @@ static void test_start_snapshot_stop(void **state)
 
 static void *stopper(void *arg)
 {
-    struct rt_loop *l = arg;
+    struct takt_rt_loop *l = arg;
     sleep_ms(30);
-    rt_loop_stop(l);
+    takt_rt_loop_stop(l);
     return NULL;
 }
 
 static void test_run_stopped_from_other_thread(void **state)
 {
     /* the loop runs in this thread without an end of its own; another thread stops it */
-    struct rt_loop l;
-    struct rt_opts o;
+    struct takt_rt_loop l;
+    struct takt_rt_opts o;
     plain_opts(&o);
     struct counter c = { 0 };
     assert_int_equal(rt_loop_init(&l, MS, &o, count_step, &c), 0);
     pthread_t t;
     takt_ns_t before = takt_now();
     assert_int_equal(pthread_create(&t, NULL, stopper, &l), 0);
-    assert_int_equal(rt_loop_run(&l), 0);
+    assert_int_equal(takt_rt_loop_run(&l), 0);
     pthread_join(t, NULL);
     assert_true(c.steps > 0);
     assert_int_equal(l.cyc.cycles, c.steps);
@@ -239,14 +239,14 @@ static void test_run_stopped_from_other_thread(void **state)
 
 static void test_snapshot_times_out_without_rt_side(void **state)
 {
-    struct perf_set s;
-    perf_set_init(&s, true);
-    assert_int_equal(perf_set_snapshot(&s, 2 * MS), -ETIMEDOUT);
+    struct takt_perf_set s;
+    takt_perf_set_init(&s, true);
+    assert_int_equal(takt_perf_set_snapshot(&s, 2 * MS), -ETIMEDOUT);
     /* the pending request is honoured by the next cycle end, not raised twice */
-    perf_set_cycle_end(&s);
+    takt_perf_set_cycle_end(&s);
     assert_int_equal(s.active, 1);
-    assert_int_equal(perf_set_snapshot(&s, 2 * MS), 0);
-    perf_set_cycle_end(&s);
+    assert_int_equal(takt_perf_set_snapshot(&s, 2 * MS), 0);
+    takt_perf_set_cycle_end(&s);
     assert_int_equal(s.active, 1);              /* nothing new was requested */
 }
 

@@ -1,4 +1,4 @@
-/* The CPU per cycle rt_loop prints is what /proc says for the process over the loop's
+/* The CPU per cycle takt_rt_loop prints is what /proc says for the process over the loop's
  * run, divided by its cycles: a burner thread beside the loop burns BURN_NS of CPU
  * inside the loop's window, and the printed figure times the cycles must match the
  * utime + stime delta of /proc/self/stat read around the run (the RT thread's CPU
@@ -10,7 +10,7 @@
  *   precise sum by less than 2 ticks and a delta of two is off by less than 2 ticks;
  * - the summary prints microseconds per cycle with one decimal: 0.05 us x cycles;
  * - /proc is read outside the loop's window: what this process runs between a /proc
- *   read and the loop's edge (this thread's few syscalls, rt_setup without mlock; the
+ *   read and the loop's edge (this thread's few syscalls, takt_rt_setup without mlock; the
  *   burner is blocked outside the window) counts in /proc only: 5 ms bounds it many
  *   times over, and a stalled thread uses no CPU, so host stalls do not widen it.
  * BURN_NS (300 ms) is well beyond that sum (25 ms at 100 Hz ticks), so the old figure
@@ -62,7 +62,7 @@ static void *burner(void *arg)
 }
 
 /* the first step lets the burner go; the loop ends at the first step after it is done */
-static int step(void *ctx, struct rt_loop *l, takt_ns_t wake)
+static int step(void *ctx, struct takt_rt_loop *l, takt_ns_t wake)
 {
     (void)l; (void)wake;
     struct burn *b = ctx;
@@ -99,15 +99,15 @@ static void test_printed_cpu_is_the_process_cpu(void **state)
     assert_int_equal(sem_init(&b.go, 0, 0), 0);
     pthread_t th;
     assert_int_equal(pthread_create(&th, NULL, burner, &b), 0);
-    struct rt_opts o;
-    rt_opts_default(&o);
+    struct takt_rt_opts o;
+    takt_rt_opts_default(&o);
     o.mlock = false;
     o.dma_latency = false;
-    struct rt_loop l;
+    struct takt_rt_loop l;
     assert_int_equal(rt_loop_init(&l, TAKT_NS_PER_MS, &o, step, &b), 0);
 
     takt_ns_t p0 = proc_cpu_ns();
-    int r = rt_loop_run(&l);
+    int r = takt_rt_loop_run(&l);
     takt_ns_t p1 = proc_cpu_ns();
     pthread_join(th, NULL);
     assert_int_equal(r, 1);   /* ended because the burner was done, not at MAX_CYCLES */
@@ -115,7 +115,7 @@ static void test_printed_cpu_is_the_process_cpu(void **state)
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    rt_loop_print_summary(f, &l);
+    takt_rt_loop_print_summary(f, &l);
     fclose(f);
     const char *c = strstr(buf, "CPU [usec/cycle]: ");
     assert_non_null(c);

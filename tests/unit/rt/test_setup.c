@@ -1,4 +1,4 @@
-/* rt_setup as an unprivileged-like configuration: nothing asked gives no warning, an
+/* takt_rt_setup as an unprivileged-like configuration: nothing asked gives no warning, an
  * impossible request gives exactly one warning naming the problem, and the run goes on. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -38,17 +38,17 @@ static void collect(void *ctx, const char *msg)
     snprintf(w->last, sizeof(w->last), "%s", msg);
 }
 
-static void plain_opts(struct rt_opts *o)
+static void plain_opts(struct takt_rt_opts *o)
 {
-    rt_opts_default(o);
+    takt_rt_opts_default(o);
     o->mlock = false;          /* process-wide; keep the test process as it is */
     o->dma_latency = false;
 }
 
 static void test_defaults(void **state)
 {
-    struct rt_opts o;
-    rt_opts_default(&o);
+    struct takt_rt_opts o;
+    takt_rt_opts_default(&o);
     assert_int_equal(o.cpu, -1);
     assert_int_equal(o.prio, 0);
     assert_true(o.mlock);
@@ -58,47 +58,47 @@ static void test_defaults(void **state)
 
 static void test_nothing_asked_no_warning(void **state)
 {
-    struct rt_opts o;
+    struct takt_rt_opts o;
     plain_opts(&o);
-    struct rt_state st;
+    struct takt_rt_state st;
     struct warns w = { 0 };
-    rt_setup(&o, &st, collect, &w);
+    takt_rt_setup(&o, &st, collect, &w);
     assert_int_equal(w.n, 0);
     assert_int_equal(st.warnings, 0);
     assert_false(st.affinity_ok);
     assert_false(st.fifo_ok);
     assert_int_equal(st.dma_fd, -1);
-    rt_teardown(&st);
+    takt_rt_teardown(&st);
 }
 
 static void test_impossible_cpu_one_warning(void **state)
 {
-    struct rt_opts o;
+    struct takt_rt_opts o;
     plain_opts(&o);
     o.cpu = 4000;
-    struct rt_state st;
+    struct takt_rt_state st;
     struct warns w = { 0 };
-    rt_setup(&o, &st, collect, &w);
+    takt_rt_setup(&o, &st, collect, &w);
     assert_int_equal(w.n, 1);
     assert_int_equal(st.warnings, 1);
     assert_false(st.affinity_ok);
     assert_non_null(strstr(w.last, "CPU 4000"));
-    rt_teardown(&st);
+    takt_rt_teardown(&st);
     /* the run goes on: the thread still works and can sleep on a deadline */
-    struct rt_cycle c;
-    rt_cycle_init(&c, 100000, takt_now() + 100000);
-    rt_cycle_wait(&c);
+    struct takt_rt_cycle c;
+    takt_rt_cycle_init(&c, 100000, takt_now() + 100000);
+    takt_rt_cycle_wait(&c);
     assert_int_equal(c.cycles, 1);
 }
 
 static void test_bad_priority_one_warning(void **state)
 {
-    struct rt_opts o;
+    struct takt_rt_opts o;
     plain_opts(&o);
     o.prio = 1000;
-    struct rt_state st;
+    struct takt_rt_state st;
     struct warns w = { 0 };
-    rt_setup(&o, &st, collect, &w);
+    takt_rt_setup(&o, &st, collect, &w);
     assert_int_equal(w.n, 1);
     assert_false(st.fifo_ok);
     assert_non_null(strstr(w.last, "1000"));
@@ -107,19 +107,19 @@ static void test_bad_priority_one_warning(void **state)
 
 static void test_cpu0_pins(void **state)
 {
-    struct rt_opts o;
+    struct takt_rt_opts o;
     plain_opts(&o);
     o.cpu = 0;
-    struct rt_state st;
+    struct takt_rt_state st;
     struct warns w = { 0 };
-    rt_setup(&o, &st, collect, &w);
+    takt_rt_setup(&o, &st, collect, &w);
     /* CPU 0 may be outside a restricted cpuset: then one warning, never more */
     assert_true(w.n <= 1);
     assert_true(st.affinity_ok == (w.n == 0));
 }
 
-/* What rt_setup says took effect did: the kernel's view of this thread and process. */
-static void check_in_effect(const struct rt_state *st)
+/* What takt_rt_setup says took effect did: the kernel's view of this thread and process. */
+static void check_in_effect(const struct takt_rt_state *st)
 {
     if (st->affinity_ok) {
         cpu_set_t set;
@@ -161,19 +161,19 @@ static void test_full_setup_warns_at_most_once_each(void **state)
     /* Whatever privileges this process has, each of the four requests gives either
      * full success or exactly one warning (mlockall without MCL_FUTURE is a partial
      * success that warns); nothing aborts. */
-    struct rt_opts o;
-    rt_opts_default(&o);
+    struct takt_rt_opts o;
+    takt_rt_opts_default(&o);
     o.cpu = 0;
     o.prio = 10;
-    struct rt_state st;
+    struct takt_rt_state st;
     struct warns w = { 0 };
-    rt_setup(&o, &st, collect, &w);
+    takt_rt_setup(&o, &st, collect, &w);
     unsigned ok = st.affinity_ok + st.fifo_ok + st.mlock_future + st.dma_latency_ok;
     assert_true(st.mlock_ok || !st.mlock_future);
     assert_int_equal(ok + w.n, 4);
     assert_true(st.dma_latency_ok == (st.dma_fd >= 0));
     check_in_effect(&st);
-    rt_teardown(&st);
+    takt_rt_teardown(&st);
     assert_int_equal(st.dma_fd, -1);
     /* back to SCHED_OTHER so later tests in this process are ordinary */
     struct sched_param sp = { 0 };
@@ -208,17 +208,17 @@ static void unprivileged_child(int fd)
         rl.rlim_cur = 0;
         setrlimit(RLIMIT_MEMLOCK, &rl);
     }
-    struct rt_opts o;
-    rt_opts_default(&o);
+    struct takt_rt_opts o;
+    takt_rt_opts_default(&o);
     o.prio = 80;
-    struct rt_state st;
-    rt_setup(&o, &st, pipe_warn, &fd);
+    struct takt_rt_state st;
+    takt_rt_setup(&o, &st, pipe_warn, &fd);
     char line[64];
     int n = snprintf(line, sizeof(line), "STATE %d %d %d %u\n", st.fifo_ok, st.mlock_ok,
                      st.dma_latency_ok, st.warnings);
     if (write(fd, line, (size_t)n) != n)
         _exit(3);
-    rt_teardown(&st);
+    takt_rt_teardown(&st);
     _exit(0);
 }
 

@@ -28,7 +28,7 @@ struct wdg { uint8_t cmd; uint16_t adp, ado; uint16_t len; uint8_t data[16]; };
 struct erig {
     struct takt_sim *sim;
     struct takt_link *a, *b;
-    struct ecat_master *m;
+    struct takt_ecat_master *m;
     struct ecat_eni *eni;
     struct wdg *log;
     unsigned n_log;
@@ -76,10 +76,10 @@ static inline void respond(void *ctx, struct takt_link *ep, const struct takt_fr
     }
 }
 
-static inline void events(struct ecat_master *m)
+static inline void events(struct takt_ecat_master *m)
 {
     char ev[256];
-    while (ecat_master_next_event(m, ev, sizeof ev))
+    while (takt_ecat_master_next_event(m, ev, sizeof ev))
         printf("  event: %s\n", ev);
 }
 
@@ -101,22 +101,22 @@ static inline struct erig *erig_new(const char *sim_eni, const char *master_eni,
     assert_int_equal(ecat_eni_load(master_eni, &r->eni, err, sizeof err), 0);
     assert_int_equal(takt_link_mem_pair(&r->a, &r->b, 64, NULL, NULL), 0);
     takt_link_mem_set_responder(r->b, respond, r);
-    struct ecat_master_opts o;
-    ecat_master_opts_default(&o);
+    struct takt_ecat_master_opts o;
+    takt_ecat_master_opts_default(&o);
     o.max_slaves = 64;
     o.dc = dc;
-    assert_int_equal(ecat_master_open(&r->m, r->a, &o, err, sizeof err), 0);
-    rc = ecat_master_scan(r->m, 3 * TAKT_NS_PER_S);
+    assert_int_equal(takt_ecat_master_open(&r->m, r->a, &o, err, sizeof err), 0);
+    rc = takt_ecat_master_scan(r->m, 3 * TAKT_NS_PER_S);
     if (rc)
         events(r->m);
     assert_int_equal(rc, 0);
-    assert_int_equal(ecat_master_slave_count(r->m), r->eni->n_slaves);
+    assert_int_equal(takt_ecat_master_slave_count(r->m), r->eni->n_slaves);
     return r;
 }
 
 static inline void erig_free(struct erig *r)
 {
-    ecat_master_close(r->m);
+    takt_ecat_master_close(r->m);
     takt_link_close(r->a);
     takt_link_close(r->b);
     takt_sim_destroy(r->sim);
@@ -184,20 +184,20 @@ static inline void check_image(struct erig *r)
 {
     const struct ecat_eni *e = r->eni;
     size_t len;
-    ecat_master_image(r->m, &len);
+    takt_ecat_master_image(r->m, &len);
     assert_int_equal(len, e->out_bytes + e->in_bytes);
     unsigned found = 0, by_entry = 0;
     for (unsigned v = 0; v < e->n_vars; v++) {
         const struct ecat_eni_var *var = &e->var[v];
         int pos = ecat_eni_var_slave(e, var);
-        struct ecat_pd_entry pe;
+        struct takt_ecat_pd_entry pe;
         if (pos < 0) {                   /* master info data: not a slave's */
-            assert_int_equal(ecat_pd_find_eni(r->m, var->name, &pe), -ENOENT);
+            assert_int_equal(takt_ecat_pd_find_eni(r->m, var->name, &pe), -ENOENT);
             continue;
         }
         uint32_t bit = var->bitoffs + (var->input ? e->out_bytes * 8 : 0);
         /* by the ENI's own full name: every variable */
-        assert_int_equal(ecat_pd_find_eni(r->m, var->name, &pe), 0);
+        assert_int_equal(takt_ecat_pd_find_eni(r->m, var->name, &pe), 0);
         assert_int_equal(pe.byte_offset * 8 + pe.bit_offset, bit);
         assert_int_equal(pe.bits, var->bitsize);
         assert_int_equal(pe.position, pos);
@@ -205,7 +205,7 @@ static inline void check_image(struct erig *r)
         found++;
         /* and takt's own look-up by "PDO.entry" lands on the same bit */
         const char *nm = var->name + strlen(e->slave[pos].name) + 1;
-        if (ecat_pd_find(r->m, (unsigned)pos, nm, 0, 0, &pe))
+        if (takt_ecat_pd_find(r->m, (unsigned)pos, nm, 0, 0, &pe))
             continue;                    /* a name takt's layout spells differently */
         if (pe.byte_offset * 8 + pe.bit_offset != bit)
             fail_msg("%s: image bit %u, ENI BitOffs %u (+ outputs %u bytes)", var->name,
@@ -215,11 +215,11 @@ static inline void check_image(struct erig *r)
     }
     printf("  %u variables at the ENI's BitOffs, %u also by takt's entry names\n", found, by_entry);
     assert_true(found > 0 && by_entry > 0);
-    struct ecat_pd_entry none;
-    assert_int_equal(ecat_pd_find_eni(r->m, "no such variable", &none), -ENOENT);
+    struct takt_ecat_pd_entry none;
+    assert_int_equal(takt_ecat_pd_find_eni(r->m, "no such variable", &none), -ENOENT);
     for (unsigned i = 0; i < e->n_slaves; i++) {
-        struct ecat_slave_info si;
-        assert_int_equal(ecat_master_slave_info(r->m, i, &si), 0);
+        struct takt_ecat_slave_info si;
+        assert_int_equal(takt_ecat_master_slave_info(r->m, i, &si), 0);
         assert_int_equal(si.station, e->slave[i].phys_addr);
         if (e->slave[i].send_bitlen)
             assert_int_equal(si.out_offset, e->slave[i].send_bitstart / 8);
@@ -233,7 +233,7 @@ static inline void check_cyclic(struct erig *r)
 {
     r->n_log = 0;
     for (unsigned i = 0; i < 20; i++)
-        assert_int_equal(ecat_master_cycle(r->m, takt_now()), 0);
+        assert_int_equal(takt_ecat_master_cycle(r->m, takt_now()), 0);
     unsigned lrw = 0;
     for (unsigned f = 0; f < r->eni->n_frames; f++)
         for (unsigned k = 0; k < r->eni->frame[f].n_cmd; k++) {
@@ -249,8 +249,8 @@ static inline void check_cyclic(struct erig *r)
             lrw++;
         }
     assert_true(lrw > 0);
-    struct ecat_master_stats st;
-    ecat_master_get_stats(r->m, &st);
+    struct takt_ecat_master_stats st;
+    takt_ecat_master_get_stats(r->m, &st);
     if (st.wkc_errors)
         events(r->m);
     assert_int_equal(st.wkc_errors, 0);
@@ -276,10 +276,10 @@ static inline char *slurp(const char *path, size_t *len)
 static inline int bring_up(const char *sim_eni, const char *eni, char *msg, size_t len)
 {
     struct erig *r = erig_new(sim_eni, eni, false);
-    int rc = ecat_master_configure_eni(r->m, eni);
+    int rc = takt_ecat_master_configure_eni(r->m, eni);
     if (!rc)
-        rc = ecat_master_set_state(r->m, AL_OP, 20 * TAKT_NS_PER_S);
-    snprintf(msg, len, "%s", ecat_master_error(r->m));
+        rc = takt_ecat_master_set_state(r->m, AL_OP, 20 * TAKT_NS_PER_S);
+    snprintf(msg, len, "%s", takt_ecat_master_error(r->m));
     printf("  -> %d: %s\n", rc, msg);
     erig_free(r);
     return rc;
@@ -307,15 +307,15 @@ static inline void run_fixture(const char *sim_eni, const char *eni, bool dc)
     struct erig *r = erig_new(sim_eni, eni, dc);
     /* as `takt ecat run` does: PREOP on takt's own first, the ENI then starts from INIT */
     if (dc)
-        assert_int_equal(ecat_master_set_state(r->m, AL_PREOP, 5 * TAKT_NS_PER_S), 0);
+        assert_int_equal(takt_ecat_master_set_state(r->m, AL_PREOP, 5 * TAKT_NS_PER_S), 0);
     r->recording = true;
-    int rc = ecat_master_configure_eni(r->m, eni);
+    int rc = takt_ecat_master_configure_eni(r->m, eni);
     if (rc)
         events(r->m);
     assert_int_equal(rc, 0);
-    rc = ecat_master_set_state(r->m, AL_OP, 20 * TAKT_NS_PER_S);
+    rc = takt_ecat_master_set_state(r->m, AL_OP, 20 * TAKT_NS_PER_S);
     if (rc) {
-        printf("%s\n", ecat_master_error(r->m));
+        printf("%s\n", takt_ecat_master_error(r->m));
         events(r->m);
     }
     assert_int_equal(rc, 0);
@@ -325,12 +325,12 @@ static inline void run_fixture(const char *sim_eni, const char *eni, bool dc)
     check_cyclic(r);
     if (dc) {
         /* the clocks stay together while the ENI's frames run */
-        struct ecat_master_stats st;
+        struct takt_ecat_master_stats st;
         for (unsigned i = 0; i < 300; i++) {
-            assert_int_equal(ecat_master_cycle(r->m, takt_now()), 0);
+            assert_int_equal(takt_ecat_master_cycle(r->m, takt_now()), 0);
             usleep(1000);
         }
-        ecat_master_get_stats(r->m, &st);
+        takt_ecat_master_get_stats(r->m, &st);
         events(r->m);
         printf("  DC sync error %lld ns (max %lld ns)\n", (long long)st.dc_sync_err_ns,
                (long long)st.dc_sync_err_max_ns);

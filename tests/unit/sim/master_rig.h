@@ -65,7 +65,7 @@ struct rig {
     struct sim_device_desc desc[64];
     struct takt_sim *sim;
     struct takt_link *a, *b;
-    struct ecat_master *m;
+    struct takt_ecat_master *m;
     unsigned drop_every, n_frames, dropped;
     unsigned drop_reply_every, replies_dropped;   /* processed by the slaves, reply lost */
     unsigned mbx_reads;
@@ -117,41 +117,41 @@ static inline struct rig *rig_new(unsigned n, bool dc)
     assert_int_equal(takt_sim_create_devices(devs, n, &so, &r->sim), 0);
     assert_int_equal(takt_link_mem_pair(&r->a, &r->b, 64, NULL, NULL), 0);
     takt_link_mem_set_responder(r->b, respond, r);
-    struct ecat_master_opts o;
-    ecat_master_opts_default(&o);
+    struct takt_ecat_master_opts o;
+    takt_ecat_master_opts_default(&o);
     o.dc = dc;
     o.cycle_ns = TAKT_NS_PER_MS;
     char err[200];
-    assert_int_equal(ecat_master_open(&r->m, r->a, &o, err, sizeof err), 0);
+    assert_int_equal(takt_ecat_master_open(&r->m, r->a, &o, err, sizeof err), 0);
     return r;
 }
 
 static inline void rig_free(struct rig *r)
 {
-    ecat_master_close(r->m);
+    takt_ecat_master_close(r->m);
     takt_link_close(r->a);
     takt_link_close(r->b);
     takt_sim_destroy(r->sim);
     free(r);
 }
 
-static inline void print_events(struct ecat_master *m)
+static inline void print_events(struct takt_ecat_master *m)
 {
     char ev[256];
-    while (ecat_master_next_event(m, ev, sizeof ev))
+    while (takt_ecat_master_next_event(m, ev, sizeof ev))
         printf("  event: %s\n", ev);
 }
 
 static inline void up(struct rig *r, unsigned n)
 {
-    int rc = ecat_master_scan(r->m, 2 * TAKT_NS_PER_S);
+    int rc = takt_ecat_master_scan(r->m, 2 * TAKT_NS_PER_S);
     if (rc)
         print_events(r->m);
     assert_int_equal(rc, 0);
-    assert_int_equal(ecat_master_slave_count(r->m), n);
-    rc = ecat_master_set_state(r->m, AL_OP, 5 * TAKT_NS_PER_S);
+    assert_int_equal(takt_ecat_master_slave_count(r->m), n);
+    rc = takt_ecat_master_set_state(r->m, AL_OP, 5 * TAKT_NS_PER_S);
     if (rc) {
-        printf("set_state: %s\n", ecat_master_error(r->m));
+        printf("set_state: %s\n", takt_ecat_master_error(r->m));
         print_events(r->m);
     }
     assert_int_equal(rc, 0);
@@ -160,7 +160,7 @@ static inline void up(struct rig *r, unsigned n)
 static inline void cycles(struct rig *r, unsigned n)
 {
     for (unsigned i = 0; i < n; i++)
-        assert_int_equal(ecat_master_cycle(r->m, takt_now()), 0);
+        assert_int_equal(takt_ecat_master_cycle(r->m, takt_now()), 0);
 }
 
 #endif

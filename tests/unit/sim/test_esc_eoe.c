@@ -144,7 +144,7 @@ static void test_services_and_stack(void **state)
     assert_int_equal(send_frame(t, f, 42, out), 0);
     assert_int_equal(t->e.eoe->n_dropped, 1);
     /* set-IP: answered with result 0; get-IP gives it back */
-    struct ecat_eoe_ip p = { .flags = EOE_IP_IP | EOE_IP_MASK, .ip = { 10, 9, 0, 2 }, .mask = { 255, 255, 255, 0 } };
+    struct takt_ecat_eoe_ip p = { .flags = EOE_IP_IP | EOE_IP_MASK, .ip = { 10, 9, 0, 2 }, .mask = { 255, 255, 255, 0 } };
     uint8_t body[EOE_IP_BODY];
     ecat_eoe_ip_encode(body, &p);
     size_t n = ecat_eoe_encode(m, sizeof m, 1, ecat_eoe_info1(EOE_T_SET_IP_REQ, 0, EOE_F_LAST), 0, body, sizeof body);
@@ -157,7 +157,7 @@ static void test_services_and_stack(void **state)
     k = esc_eoe_request(&t->e, m, n, r, sizeof r);
     assert_int_equal(ecat_eoe_decode(r, k, &e), 0);
     assert_int_equal(e.type, EOE_T_GET_IP_RES);
-    struct ecat_eoe_ip q;
+    struct takt_ecat_eoe_ip q;
     assert_int_equal(ecat_eoe_ip_decode(e.data, e.len, &q), 0);
     assert_memory_equal(q.ip, sip, 4);
     assert_memory_equal(q.mac, t->smac, 6);

@@ -9,7 +9,7 @@ static char events[8192];
 static void drain(struct rig *r)
 {
     char ev[256];
-    while (ecat_master_next_event(r->m, ev, sizeof ev)) {
+    while (takt_ecat_master_next_event(r->m, ev, sizeof ev)) {
         printf("  event: %s\n", ev);
         strncat(events, ev, sizeof events - strlen(events) - 2);
         strcat(events, "\n");
@@ -37,10 +37,10 @@ static struct rig *junction(bool same_product)
     assert_int_equal(takt_sim_set_topology(r->sim, "0:3,0:1", err, sizeof err), 0);
     assert_int_equal(takt_link_mem_pair(&r->a, &r->b, 64, NULL, NULL), 0);
     takt_link_mem_set_responder(r->b, respond, r);
-    struct ecat_master_opts o;
-    ecat_master_opts_default(&o);
+    struct takt_ecat_master_opts o;
+    takt_ecat_master_opts_default(&o);
     o.cycle_ns = TAKT_NS_PER_MS;
-    assert_int_equal(ecat_master_open(&r->m, r->a, &o, err, sizeof err), 0);
+    assert_int_equal(takt_ecat_master_open(&r->m, r->a, &o, err, sizeof err), 0);
     up(r, 3);
     events[0] = 0;
     return r;
@@ -53,8 +53,8 @@ static void swap_branches(struct rig *r)
     assert_int_equal(takt_sim_break_port(r->sim, 0, 3, now), 0);
     assert_int_equal(takt_sim_break_port(r->sim, 0, 1, now), 0);
     cycles(r, 20);
-    struct ecat_master_stats st;
-    ecat_master_get_stats(r->m, &st);
+    struct takt_ecat_master_stats st;
+    takt_ecat_master_get_stats(r->m, &st);
     assert_int_equal(st.slaves_lost, 2);
     assert_int_equal(takt_sim_swap_ports(r->sim, 0, 3, 1, takt_now()), 0);
     assert_int_equal(takt_sim_heal(r->sim, takt_now()), 0);
@@ -65,26 +65,26 @@ static void same_product_follows_device(void **state)
     (void)state;
     struct rig *r = junction(true);
     swap_branches(r);
-    struct ecat_master_stats st;
+    struct takt_ecat_master_stats st;
     for (unsigned i = 0; i < 5000; i++) {
         cycles(r, 1);
-        ecat_master_get_stats(r->m, &st);
-        if (st.slaves_returned == 2 && ecat_master_state(r->m) == AL_OP)
+        takt_ecat_master_get_stats(r->m, &st);
+        if (st.slaves_returned == 2 && takt_ecat_master_state(r->m) == AL_OP)
             break;
     }
     drain(r);
     assert_int_equal(st.slaves_returned, 2);
-    assert_int_equal(ecat_master_state(r->m), AL_OP);
+    assert_int_equal(takt_ecat_master_state(r->m), AL_OP);
     assert_non_null(strstr(events, "slave 1 (vendor 0x00000002 product 0x00004001 serial 101) came back at position 2"));
     assert_non_null(strstr(events, "slave 2 (vendor 0x00000002 product 0x00004001 serial 102) came back at position 1"));
-    struct ecat_slave_info si;
-    ecat_master_slave_info(r->m, 1, &si);
+    struct takt_ecat_slave_info si;
+    takt_ecat_master_slave_info(r->m, 1, &si);
     assert_int_equal(si.position, 2);
     assert_int_equal(si.serial, 101);
     /* slave 1's outputs reach its device, now the third in the frame */
-    struct ecat_pd_entry e;
-    assert_int_equal(ecat_pd_find(r->m, 1, "Output", 0, 0, &e), 0);
-    ecat_pd_write(r->m, &e, 0xC0DE);
+    struct takt_ecat_pd_entry e;
+    assert_int_equal(takt_ecat_pd_find(r->m, 1, "Output", 0, 0, &e), 0);
+    takt_ecat_pd_write(r->m, &e, 0xC0DE);
     cycles(r, 10);
     uint8_t mem[2];
     takt_sim_peek(r->sim, 2, 0x1000, mem, 2);
@@ -98,7 +98,7 @@ static void same_product_follows_device(void **state)
                    get_le16(st2), al[0], get_le32(fm), get_le16(fm + 4), get_le16(fm + 8), e.byte_offset);
         }
     assert_int_equal(get_le16(mem), 0xC0DE);
-    ecat_master_get_stats(r->m, &st);
+    takt_ecat_master_get_stats(r->m, &st);
     rig_free(r);
 }
 
@@ -108,18 +108,18 @@ static void different_products_refused(void **state)
     struct rig *r = junction(false);
     swap_branches(r);
     for (unsigned i = 0; i < 2000 && !strstr(events, "different products"); i++) {
-        ecat_master_cycle(r->m, takt_now());
+        takt_ecat_master_cycle(r->m, takt_now());
         drain(r);
     }
-    const char *msg = ecat_master_error(r->m);
+    const char *msg = takt_ecat_master_error(r->m);
     printf("  error: %s\n", msg);
     assert_non_null(strstr(msg, "came back at position"));
     assert_non_null(strstr(msg, "different products"));
-    struct ecat_master_stats st;
+    struct takt_ecat_master_stats st;
     cycles(r, 50);
-    ecat_master_get_stats(r->m, &st);
+    takt_ecat_master_get_stats(r->m, &st);
     assert_int_equal(st.slaves_returned, 0);
-    assert_int_not_equal(ecat_master_state(r->m), AL_OP);
+    assert_int_not_equal(takt_ecat_master_state(r->m), AL_OP);
     rig_free(r);
 }
 
@@ -143,28 +143,28 @@ static void middle_branch(void **state)
     assert_int_equal(takt_sim_set_topology(r->sim, TAKT_SIM_JUNCTION_TOPOLOGY, err, sizeof err), 0);
     assert_int_equal(takt_link_mem_pair(&r->a, &r->b, 64, NULL, NULL), 0);
     takt_link_mem_set_responder(r->b, respond, r);
-    assert_int_equal(ecat_master_open(&r->m, r->a, NULL, err, sizeof err), 0);
+    assert_int_equal(takt_ecat_master_open(&r->m, r->a, NULL, err, sizeof err), 0);
     up(r, 9);
     events[0] = 0;
     assert_int_equal(takt_sim_break_port(r->sim, 3, 3, takt_now()), 0);
     cycles(r, 5);
     drain(r);
-    struct ecat_master_stats st;
-    ecat_master_get_stats(r->m, &st);
+    struct takt_ecat_master_stats st;
+    takt_ecat_master_get_stats(r->m, &st);
     assert_int_equal(st.slaves_lost, 1);
     assert_non_null(strstr(events, "slave 4 (station 0x1004, IO4) lost"));
     assert_non_null(strstr(events, "slave 8 (station 0x1008) now at position 7 (was 8)"));
-    struct ecat_slave_info si;
-    ecat_master_slave_info(r->m, 8, &si);
+    struct takt_ecat_slave_info si;
+    takt_ecat_master_slave_info(r->m, 8, &si);
     assert_true(si.present);
     assert_int_equal(si.position, 7);
     assert_int_equal(si.al_state, AL_OP);
-    ecat_master_slave_info(r->m, 4, &si);
+    takt_ecat_master_slave_info(r->m, 4, &si);
     assert_false(si.present);
     /* the others' process data still flows: slave 8's output reaches its device */
-    struct ecat_pd_entry e;
-    assert_int_equal(ecat_pd_find(r->m, 8, "Output", 0, 0, &e), 0);
-    ecat_pd_write(r->m, &e, 0xBEEF);
+    struct takt_ecat_pd_entry e;
+    assert_int_equal(takt_ecat_pd_find(r->m, 8, "Output", 0, 0, &e), 0);
+    takt_ecat_pd_write(r->m, &e, 0xBEEF);
     cycles(r, 5);
     uint8_t mem[2];
     takt_sim_peek(r->sim, 8, 0x1000, mem, 2);
@@ -172,15 +172,15 @@ static void middle_branch(void **state)
     assert_int_equal(takt_sim_heal(r->sim, takt_now()), 0);
     for (unsigned i = 0; i < 5000; i++) {
         cycles(r, 1);
-        ecat_master_get_stats(r->m, &st);
-        if (st.slaves_returned == 1 && ecat_master_state(r->m) == AL_OP)
+        takt_ecat_master_get_stats(r->m, &st);
+        if (st.slaves_returned == 1 && takt_ecat_master_state(r->m) == AL_OP)
             break;
     }
     drain(r);
     assert_int_equal(st.slaves_returned, 1);
-    assert_int_equal(ecat_master_state(r->m), AL_OP);
+    assert_int_equal(takt_ecat_master_state(r->m), AL_OP);
     for (unsigned k = 0; k < 9; k++) {
-        ecat_master_slave_info(r->m, k, &si);
+        takt_ecat_master_slave_info(r->m, k, &si);
         assert_int_equal(si.position, k);
         assert_true(si.present);
     }
@@ -207,23 +207,23 @@ static void power_cycle_in_branch(void **state)
     assert_int_equal(takt_sim_set_topology(r->sim, TAKT_SIM_JUNCTION_TOPOLOGY, err, sizeof err), 0);
     assert_int_equal(takt_link_mem_pair(&r->a, &r->b, 64, NULL, NULL), 0);
     takt_link_mem_set_responder(r->b, respond, r);
-    assert_int_equal(ecat_master_open(&r->m, r->a, NULL, err, sizeof err), 0);
+    assert_int_equal(takt_ecat_master_open(&r->m, r->a, NULL, err, sizeof err), 0);
     up(r, 9);
     events[0] = 0;
     assert_int_equal(takt_sim_power_cycle(r->sim, 6, takt_now()), 0);   /* behind the junction */
-    struct ecat_master_stats st;
+    struct takt_ecat_master_stats st;
     takt_ns_t end = takt_now() + 3 * TAKT_NS_PER_S;
     do {
         cycles(r, 1);
-        ecat_master_get_stats(r->m, &st);
-    } while ((st.slaves_returned < 1 || ecat_master_state(r->m) != AL_OP) && takt_now() < end);
+        takt_ecat_master_get_stats(r->m, &st);
+    } while ((st.slaves_returned < 1 || takt_ecat_master_state(r->m) != AL_OP) && takt_now() < end);
     drain(r);
     assert_int_equal(st.slaves_returned, 1);
-    assert_int_equal(ecat_master_state(r->m), AL_OP);
+    assert_int_equal(takt_ecat_master_state(r->m), AL_OP);
     assert_non_null(strstr(events, "slave 6 (station 0x1006) does not answer its address"));
     for (unsigned k = 0; k < 9; k++) {
-        struct ecat_slave_info si;
-        ecat_master_slave_info(r->m, k, &si);
+        struct takt_ecat_slave_info si;
+        takt_ecat_master_slave_info(r->m, k, &si);
         assert_int_equal(si.position, k);
     }
     rig_free(r);

@@ -43,50 +43,50 @@ static void test_coe(void **state)
     assert_int_equal(takt_link_mem_pair(&r->a, &r->b, 64, NULL, NULL), 0);
     takt_link_mem_set_responder(r->b, respond, r);
     char err[200];
-    assert_int_equal(ecat_master_open(&r->m, r->a, NULL, err, sizeof err), 0);
-    assert_int_equal(ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
+    assert_int_equal(takt_ecat_master_open(&r->m, r->a, NULL, err, sizeof err), 0);
+    assert_int_equal(takt_ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
     uint8_t buf[128];
     size_t len = 0;
     /* INIT: no mailbox yet */
-    assert_int_equal(ecat_sdo_upload(r->m, 1, 0x1018, 1, false, buf, sizeof buf, &len), -EAGAIN);
-    assert_non_null(strstr(ecat_master_error(r->m), "needs PREOP"));
-    assert_int_equal(ecat_master_set_state(r->m, AL_PREOP, TAKT_NS_PER_S), 0);
+    assert_int_equal(takt_ecat_sdo_upload(r->m, 1, 0x1018, 1, false, buf, sizeof buf, &len), -EAGAIN);
+    assert_non_null(strstr(takt_ecat_master_error(r->m), "needs PREOP"));
+    assert_int_equal(takt_ecat_master_set_state(r->m, AL_PREOP, TAKT_NS_PER_S), 0);
     /* expedited */
-    assert_int_equal(ecat_sdo_upload(r->m, 1, 0x1018, 2, false, buf, sizeof buf, &len), 0);
+    assert_int_equal(takt_ecat_sdo_upload(r->m, 1, 0x1018, 2, false, buf, sizeof buf, &len), 0);
     assert_int_equal(len, 4);
     assert_int_equal(get_le32(buf), 0x4001);
     /* segmented (56 bytes through a 48-byte mailbox) */
     memset(buf, 0, sizeof buf);
-    int rc = ecat_sdo_upload(r->m, 1, 0x1008, 0, false, buf, sizeof buf, &len);
+    int rc = takt_ecat_sdo_upload(r->m, 1, 0x1008, 0, false, buf, sizeof buf, &len);
     if (rc)
-        printf("  %s\n", ecat_master_error(r->m));
+        printf("  %s\n", takt_ecat_master_error(r->m));
     assert_int_equal(rc, 0);
     assert_int_equal(len, strlen(r->desc[1].name));
     assert_memory_equal(buf, r->desc[1].name, len);
     /* download, read back */
     uint8_t v[2];
     put_le16(v, 0x1234);
-    rc = ecat_sdo_download(r->m, 1, 0x7000, 1, false, v, 2);
+    rc = takt_ecat_sdo_download(r->m, 1, 0x7000, 1, false, v, 2);
     if (rc)
-        printf("  %s\n", ecat_master_error(r->m));
+        printf("  %s\n", takt_ecat_master_error(r->m));
     assert_int_equal(rc, 0);
-    assert_int_equal(ecat_sdo_upload(r->m, 1, 0x7000, 1, false, buf, sizeof buf, &len), 0);
+    assert_int_equal(takt_ecat_sdo_upload(r->m, 1, 0x7000, 1, false, buf, sizeof buf, &len), 0);
     assert_int_equal(len, 2);
     assert_int_equal(get_le16(buf), 0x1234);
     /* a slave without mailbox */
-    assert_int_equal(ecat_sdo_upload(r->m, 0, 0x1018, 1, false, buf, sizeof buf, &len), -TAKT_EMBOX);
+    assert_int_equal(takt_ecat_sdo_upload(r->m, 0, 0x1018, 1, false, buf, sizeof buf, &len), -TAKT_EMBOX);
     /* SDO info: the object list contains 0x1018 */
-    rc = ecat_sdo_info(r->m, 1, ECAT_SDO_INFO_ODLIST, 0, 0, buf, sizeof buf, &len);
+    rc = takt_ecat_sdo_info(r->m, 1, TAKT_ECAT_SDO_INFO_ODLIST, 0, 0, buf, sizeof buf, &len);
     if (rc)
-        printf("  %s\n", ecat_master_error(r->m));
+        printf("  %s\n", takt_ecat_master_error(r->m));
     assert_int_equal(rc, 0);
     bool seen = false;
     for (size_t i = 2; i + 1 < len; i += 2)
         seen |= get_le16(buf + i) == 0x1018;
     assert_true(seen);
     /* still going to OP afterwards, with transfers done in between */
-    assert_int_equal(ecat_master_set_state(r->m, AL_OP, 2 * TAKT_NS_PER_S), 0);
-    assert_int_equal(ecat_sdo_upload(r->m, 1, 0x1018, 1, false, buf, sizeof buf, &len), 0);
+    assert_int_equal(takt_ecat_master_set_state(r->m, AL_OP, 2 * TAKT_NS_PER_S), 0);
+    assert_int_equal(takt_ecat_sdo_upload(r->m, 1, 0x1018, 1, false, buf, sizeof buf, &len), 0);
     assert_int_equal(get_le32(buf), 2);
     rig_free(r);
 }
@@ -106,17 +106,17 @@ static void test_coe_abort(void **state)
     assert_int_equal(takt_link_mem_pair(&r->a, &r->b, 64, NULL, NULL), 0);
     takt_link_mem_set_responder(r->b, respond, r);
     char err[200];
-    assert_int_equal(ecat_master_open(&r->m, r->a, NULL, err, sizeof err), 0);
-    assert_int_equal(ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
-    assert_int_equal(ecat_master_set_state(r->m, AL_PREOP, TAKT_NS_PER_S), 0);
+    assert_int_equal(takt_ecat_master_open(&r->m, r->a, NULL, err, sizeof err), 0);
+    assert_int_equal(takt_ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
+    assert_int_equal(takt_ecat_master_set_state(r->m, AL_PREOP, TAKT_NS_PER_S), 0);
     uint8_t buf[16];
     size_t len;
-    int rc = ecat_sdo_upload(r->m, 0, 0x5555, 0, false, buf, sizeof buf, &len);
-    printf("  %s\n", ecat_master_error(r->m));
+    int rc = takt_ecat_sdo_upload(r->m, 0, 0x5555, 0, false, buf, sizeof buf, &len);
+    printf("  %s\n", takt_ecat_master_error(r->m));
     assert_int_equal(rc, -TAKT_ESDOABORT);
-    assert_non_null(strstr(ecat_master_error(r->m), "0x5555"));
-    assert_non_null(strstr(ecat_master_error(r->m), "06020000"));
-    assert_int_equal(ecat_sdo_upload(r->m, 0, 0x1018, 1, false, buf, sizeof buf, &len), 0);
+    assert_non_null(strstr(takt_ecat_master_error(r->m), "0x5555"));
+    assert_non_null(strstr(takt_ecat_master_error(r->m), "06020000"));
+    assert_int_equal(takt_ecat_sdo_upload(r->m, 0, 0x1018, 1, false, buf, sizeof buf, &len), 0);
     rig_free(r);
 }
 
@@ -135,34 +135,34 @@ static void test_pdo_coe(void **state)
     assert_int_equal(takt_sim_create_devices(devs, 2, &so, &r->sim), 0);
     assert_int_equal(takt_link_mem_pair(&r->a, &r->b, 64, NULL, NULL), 0);
     takt_link_mem_set_responder(r->b, respond, r);
-    struct ecat_master_opts o;
-    ecat_master_opts_default(&o);
+    struct takt_ecat_master_opts o;
+    takt_ecat_master_opts_default(&o);
     o.dc = true;
-    assert_int_equal(ecat_master_open(&r->m, r->a, &o, err, sizeof err), 0);
-    assert_int_equal(ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
-    assert_int_equal(ecat_master_set_state(r->m, AL_PREOP, TAKT_NS_PER_S), 0);
-    assert_int_equal(ecat_master_read_pdos_coe(r->m), 0);
-    assert_int_equal(ecat_master_configure(r->m), 0);
-    struct ecat_pd_entry e;
-    assert_int_equal(ecat_pd_find(r->m, 1, NULL, 0x607A, 0, &e), 0);    /* CSP target */
-    assert_int_equal(ecat_pd_find(r->m, 1, NULL, 0x60FF, 0, &e), -ENOENT);
+    assert_int_equal(takt_ecat_master_open(&r->m, r->a, &o, err, sizeof err), 0);
+    assert_int_equal(takt_ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
+    assert_int_equal(takt_ecat_master_set_state(r->m, AL_PREOP, TAKT_NS_PER_S), 0);
+    assert_int_equal(takt_ecat_master_read_pdos_coe(r->m), 0);
+    assert_int_equal(takt_ecat_master_configure(r->m), 0);
+    struct takt_ecat_pd_entry e;
+    assert_int_equal(takt_ecat_pd_find(r->m, 1, NULL, 0x607A, 0, &e), 0);    /* CSP target */
+    assert_int_equal(takt_ecat_pd_find(r->m, 1, NULL, 0x60FF, 0, &e), -ENOENT);
     const uint16_t csv[] = { 0x1601 };
-    int rc = ecat_slave_pdo_assign(r->m, 1, 0x1C12, csv, 1);
+    int rc = takt_ecat_slave_pdo_assign(r->m, 1, 0x1C12, csv, 1);
     if (rc)
-        printf("  %s\n", ecat_master_error(r->m));
+        printf("  %s\n", takt_ecat_master_error(r->m));
     assert_int_equal(rc, 0);
-    assert_int_equal(ecat_master_read_pdos_coe(r->m), 0);
-    assert_int_equal(ecat_master_configure(r->m), 0);
-    assert_int_equal(ecat_pd_find(r->m, 1, NULL, 0x60FF, 0, &e), 0);    /* CSV target */
+    assert_int_equal(takt_ecat_master_read_pdos_coe(r->m), 0);
+    assert_int_equal(takt_ecat_master_configure(r->m), 0);
+    assert_int_equal(takt_ecat_pd_find(r->m, 1, NULL, 0x60FF, 0, &e), 0);    /* CSV target */
     assert_true(e.output);
-    assert_int_equal(ecat_pd_find(r->m, 1, NULL, 0x607A, 0, &e), -ENOENT);
-    rc = ecat_master_set_state(r->m, AL_OP, 3 * TAKT_NS_PER_S);
+    assert_int_equal(takt_ecat_pd_find(r->m, 1, NULL, 0x607A, 0, &e), -ENOENT);
+    rc = takt_ecat_master_set_state(r->m, AL_OP, 3 * TAKT_NS_PER_S);
     if (rc)
-        printf("  %s\n", ecat_master_error(r->m));
+        printf("  %s\n", takt_ecat_master_error(r->m));
     assert_int_equal(rc, 0);
     cycles(r, 20);
-    struct ecat_master_stats st;
-    ecat_master_get_stats(r->m, &st);
+    struct takt_ecat_master_stats st;
+    takt_ecat_master_get_stats(r->m, &st);
     assert_int_equal(st.wkc_errors, 0);
     rig_free(r);
 }
@@ -185,23 +185,23 @@ static void test_coe_loss(void **state)
     assert_int_equal(takt_link_mem_pair(&r->a, &r->b, 64, NULL, NULL), 0);
     takt_link_mem_set_responder(r->b, respond, r);
     char err[200];
-    struct ecat_master_opts o;
-    ecat_master_opts_default(&o);
+    struct takt_ecat_master_opts o;
+    takt_ecat_master_opts_default(&o);
     o.dg_timeout_ns = 5 * TAKT_NS_PER_MS;
-    assert_int_equal(ecat_master_open(&r->m, r->a, &o, err, sizeof err), 0);
-    assert_int_equal(ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
-    assert_int_equal(ecat_master_set_state(r->m, AL_PREOP, TAKT_NS_PER_S), 0);
+    assert_int_equal(takt_ecat_master_open(&r->m, r->a, &o, err, sizeof err), 0);
+    assert_int_equal(takt_ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
+    assert_int_equal(takt_ecat_master_set_state(r->m, AL_PREOP, TAKT_NS_PER_S), 0);
     r->drop_reply_every = 4;
     for (unsigned k = 0; k < 30; k++) {
         uint8_t buf[64];
         size_t len;
         unsigned pos = k % 2;
-        int rc = ecat_sdo_upload(r->m, pos, 0x1018, 2, false, buf, sizeof buf, &len);
+        int rc = takt_ecat_sdo_upload(r->m, pos, 0x1018, 2, false, buf, sizeof buf, &len);
         if (rc)
-            printf("  upload %u: %s\n", k, ecat_master_error(r->m));
+            printf("  upload %u: %s\n", k, takt_ecat_master_error(r->m));
         assert_int_equal(rc, 0);
         assert_int_equal(get_le32(buf), 0x4000 + pos);
-        rc = ecat_sdo_upload(r->m, pos, 0x1008, 0, false, buf, sizeof buf, &len);
+        rc = takt_ecat_sdo_upload(r->m, pos, 0x1008, 0, false, buf, sizeof buf, &len);
         assert_int_equal(rc, 0);
         assert_memory_equal(buf, r->desc[pos].name, strlen(r->desc[pos].name));
     }
@@ -227,22 +227,22 @@ static void test_emergency(void **state)
     assert_int_equal(takt_link_mem_pair(&r->a, &r->b, 64, NULL, NULL), 0);
     takt_link_mem_set_responder(r->b, respond, r);
     char err[200];
-    assert_int_equal(ecat_master_open(&r->m, r->a, NULL, err, sizeof err), 0);
-    assert_int_equal(ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
-    assert_int_equal(ecat_master_set_state(r->m, AL_OP, 2 * TAKT_NS_PER_S), 0);
+    assert_int_equal(takt_ecat_master_open(&r->m, r->a, NULL, err, sizeof err), 0);
+    assert_int_equal(takt_ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
+    assert_int_equal(takt_ecat_master_set_state(r->m, AL_OP, 2 * TAKT_NS_PER_S), 0);
     char ev[256];
-    while (ecat_master_next_event(r->m, ev, sizeof ev))
+    while (takt_ecat_master_next_event(r->m, ev, sizeof ev))
         ;
     static const uint8_t data[5] = { 1, 2, 3, 4, 5 };
     assert_int_equal(sim_device_emergency(devs[1], 0x8611, 0x21, data), 0);
-    struct ecat_master_stats st = { 0 };
+    struct takt_ecat_master_stats st = { 0 };
     for (takt_ns_t end = takt_now() + TAKT_NS_PER_S; takt_now() < end && !st.emergencies;) {
         cycles(r, 1);
-        ecat_master_get_stats(r->m, &st);
+        takt_ecat_master_get_stats(r->m, &st);
     }
     assert_int_equal(st.emergencies, 1);
     bool seen = false;
-    while (ecat_master_next_event(r->m, ev, sizeof ev))
+    while (takt_ecat_master_next_event(r->m, ev, sizeof ev))
         if (strstr(ev, "slave 1") && strstr(ev, "emergency 0x8611") && strstr(ev, "01 02 03 04 05")) {
             printf("  %s\n", ev);
             seen = true;
@@ -251,7 +251,7 @@ static void test_emergency(void **state)
     /* SDOs still work afterwards */
     uint8_t buf[8];
     size_t len;
-    assert_int_equal(ecat_sdo_upload(r->m, 1, 0x1018, 1, false, buf, sizeof buf, &len), 0);
+    assert_int_equal(takt_ecat_sdo_upload(r->m, 1, 0x1018, 1, false, buf, sizeof buf, &len), 0);
     assert_int_equal(get_le32(buf), 2);
     rig_free(r);
 }
@@ -276,22 +276,22 @@ static void test_coe_new_master(void **state)
     uint8_t buf[8];
     size_t len;
     for (int run = 0; run < 3; run++) {
-        struct ecat_master_opts o;
-        ecat_master_opts_default(&o);
+        struct takt_ecat_master_opts o;
+        takt_ecat_master_opts_default(&o);
         o.keep_state = run > 0;                  /* later runs look only, like the tools */
-        assert_int_equal(ecat_master_open(&r->m, r->a, &o, err, sizeof err), 0);
-        assert_int_equal(ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
+        assert_int_equal(takt_ecat_master_open(&r->m, r->a, &o, err, sizeof err), 0);
+        assert_int_equal(takt_ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
         if (run == 0)
-            assert_int_equal(ecat_master_set_state(r->m, AL_PREOP, TAKT_NS_PER_S), 0);
-        struct ecat_slave_info si;
-        ecat_master_slave_info(r->m, 0, &si);
+            assert_int_equal(takt_ecat_master_set_state(r->m, AL_PREOP, TAKT_NS_PER_S), 0);
+        struct takt_ecat_slave_info si;
+        takt_ecat_master_slave_info(r->m, 0, &si);
         assert_int_equal(si.al_state, AL_PREOP);
-        int rc = ecat_sdo_upload(r->m, 0, 0x1018, 2, false, buf, sizeof buf, &len);
+        int rc = takt_ecat_sdo_upload(r->m, 0, 0x1018, 2, false, buf, sizeof buf, &len);
         if (rc)
-            printf("  run %d: %s\n", run, ecat_master_error(r->m));
+            printf("  run %d: %s\n", run, takt_ecat_master_error(r->m));
         assert_int_equal(rc, 0);
         assert_int_equal(get_le32(buf), 0x4000);
-        ecat_master_close(r->m);
+        takt_ecat_master_close(r->m);
         r->m = NULL;
     }
     takt_link_close(r->a);

@@ -34,7 +34,7 @@ static void respond_v(void *ctx, struct takt_link *ep, const struct takt_frame *
 
 /* n DC-capable I/O slaves in the given topology (NULL = line), clocks drifting within
  * +-50 ppm, master with DC in the given mode. */
-static struct rig *dc_rig(unsigned n, const char *topo, enum ecat_dc_mode mode)
+static struct rig *dc_rig(unsigned n, const char *topo, enum takt_ecat_dc_mode mode)
 {
     struct rig *r = calloc(1, sizeof *r);
     struct sim_device *devs[64];
@@ -52,12 +52,12 @@ static struct rig *dc_rig(unsigned n, const char *topo, enum ecat_dc_mode mode)
         assert_int_equal(takt_sim_set_topology(r->sim, topo, err, sizeof err), 0);
     assert_int_equal(takt_link_mem_pair(&r->a, &r->b, 64, NULL, NULL), 0);
     takt_link_mem_set_responder(r->b, respond_v, r);
-    struct ecat_master_opts o;
-    ecat_master_opts_default(&o);
+    struct takt_ecat_master_opts o;
+    takt_ecat_master_opts_default(&o);
     o.dc = true;
     o.dc_mode = mode;
     o.cycle_ns = MS;
-    assert_int_equal(ecat_master_open(&r->m, r->a, &o, err, sizeof err), 0);
+    assert_int_equal(takt_ecat_master_open(&r->m, r->a, &o, err, sizeof err), 0);
     return r;
 }
 
@@ -65,13 +65,13 @@ static struct rig *dc_rig(unsigned n, const char *topo, enum ecat_dc_mode mode)
 static void tree_topology_and_delays(void **state)
 {
     (void)state;
-    struct rig *r = dc_rig(9, TAKT_SIM_JUNCTION_TOPOLOGY, ECAT_DC_MASTER_FOLLOWS_REF);
-    assert_int_equal(ecat_master_scan(r->m, 2 * TAKT_NS_PER_S), 0);
+    struct rig *r = dc_rig(9, TAKT_SIM_JUNCTION_TOPOLOGY, TAKT_ECAT_DC_MASTER_FOLLOWS_REF);
+    assert_int_equal(takt_ecat_master_scan(r->m, 2 * TAKT_NS_PER_S), 0);
     for (unsigned k = 0; k < 9; k++) {
-        struct ecat_slave_info si;
+        struct takt_ecat_slave_info si;
         int p;
         unsigned pp;
-        ecat_master_slave_info(r->m, k, &si);
+        takt_ecat_master_slave_info(r->m, k, &si);
         takt_sim_get_parent(r->sim, k, &p, &pp);
         assert_int_equal(si.parent, p);
         assert_int_equal(si.parent_port, pp);
@@ -85,7 +85,7 @@ static void tree_topology_and_delays(void **state)
  * hardware. Then DC convergence on the tree with drifting clocks. */
 static void tree_dc(bool equal)
 {
-    struct rig *r = dc_rig(9, TAKT_SIM_JUNCTION_TOPOLOGY, ECAT_DC_MASTER_FOLLOWS_REF);
+    struct rig *r = dc_rig(9, TAKT_SIM_JUNCTION_TOPOLOGY, TAKT_ECAT_DC_MASTER_FOLLOWS_REF);
     static const takt_ns_t fwd[9] = { 700, 300, 450, 900, 300, 520, 610, 800, 400 };
     takt_ns_t maxdiff = 0;
     for (unsigned k = 0; k < 9 && !equal; k++) {
@@ -95,8 +95,8 @@ static void tree_dc(bool equal)
     }
     up(r, 9);
     for (unsigned k = 0; k < 9; k++) {
-        struct ecat_slave_info si;
-        ecat_master_slave_info(r->m, k, &si);
+        struct takt_ecat_slave_info si;
+        takt_ecat_master_slave_info(r->m, k, &si);
         takt_ns_t truth = r->sim->sl[k].t_in - r->sim->sl[0].t_in;
         printf("  slave %u parent %d port %u: delay %d ns, true %lld ns\n", k, si.parent,
                si.parent_port, si.dc_delay_ns, (long long)truth);
@@ -107,8 +107,8 @@ static void tree_dc(bool equal)
     }
     /* the same bound the line meets (test_master_sim test_dc): 50 ppm compensated */
     cycles(r, 2000);
-    struct ecat_master_stats st;
-    ecat_master_get_stats(r->m, &st);
+    struct takt_ecat_master_stats st;
+    takt_ecat_master_get_stats(r->m, &st);
     printf("  tree DC: sync error %lld ns (max in OP %lld)\n", (long long)st.dc_sync_err_ns,
            (long long)st.dc_sync_err_max_ns);
     assert_true(st.dc_sync_err_ns < 1000);
@@ -166,13 +166,13 @@ static void random_trees(void **state)
             snprintf(it, sizeof it, "%s%d:%d", j > 1 ? "," : "", order[par[k]], port[k]);
             strcat(spec, it);
         }
-        struct rig *r = dc_rig(NS, spec, ECAT_DC_MASTER_FOLLOWS_REF);
+        struct rig *r = dc_rig(NS, spec, TAKT_ECAT_DC_MASTER_FOLLOWS_REF);
         up(r, NS);
         for (unsigned k = 0; k < NS; k++) {
-            struct ecat_slave_info si;
+            struct takt_ecat_slave_info si;
             int p;
             unsigned pp;
-            ecat_master_slave_info(r->m, k, &si);
+            takt_ecat_master_slave_info(r->m, k, &si);
             takt_sim_get_parent(r->sim, k, &p, &pp);
             takt_ns_t truth = r->sim->sl[k].t_in - r->sim->sl[0].t_in;
             if (si.parent != p || si.parent_port != pp || llabs(si.dc_delay_ns - truth) > 2)
@@ -206,7 +206,7 @@ static void random_trees(void **state)
 static void master_follows_reference(void **state)
 {
     (void)state;
-    struct rig *r = dc_rig(3, NULL, ECAT_DC_MASTER_FOLLOWS_REF);
+    struct rig *r = dc_rig(3, NULL, TAKT_ECAT_DC_MASTER_FOLLOWS_REF);
     takt_sim_set_clock(r->sim, 0, 123456789, REF_PPM);
     up(r, 3);
     struct sim_esc *ref = &r->sim->sl[0].esc;
@@ -225,14 +225,14 @@ static void master_follows_reference(void **state)
             worst = llabs(ph) > worst ? llabs(ph) : worst;
             period_sum += (double)MS;
         }
-        assert_int_equal(ecat_master_cycle(r->m, v), 0);
-        int64_t shift = ecat_master_dc_take_shift(r->m);
+        assert_int_equal(takt_ecat_master_cycle(r->m, v), 0);
+        int64_t shift = takt_ecat_master_dc_take_shift(r->m);
         if (i >= SETTLE)
             period_sum += (double)shift;
         v += MS + shift;
         if (getenv("DC_DEBUG") && (i % 50 == 0 || llabs(ph) > 1000))
             printf("    %u: ph %lld shift %lld master ph %lld\n", i, (long long)ph, (long long)shift,
-                   (long long)ecat_master_dc_phase(r->m));
+                   (long long)takt_ecat_master_dc_phase(r->m));
     }
     vclock = NULL;
     /* the master's period in its own time; the reference's cycle is 1 ms of its time,
@@ -243,7 +243,7 @@ static void master_follows_reference(void **state)
            SETTLE + HOLD, period, want);
     assert_true(worst < PHASE_BOUND);
     assert_true(fabs(period - want) < 2.0);
-    assert_true(llabs(ecat_master_dc_phase(r->m)) < PHASE_BOUND);
+    assert_true(llabs(takt_ecat_master_dc_phase(r->m)) < PHASE_BOUND);
     rig_free(r);
 }
 
@@ -253,7 +253,7 @@ static void master_follows_reference(void **state)
 static void reference_follows_master(void **state)
 {
     (void)state;
-    struct rig *r = dc_rig(3, NULL, ECAT_DC_REF_FOLLOWS_MASTER);
+    struct rig *r = dc_rig(3, NULL, TAKT_ECAT_DC_REF_FOLLOWS_MASTER);
     takt_sim_set_clock(r->sim, 0, 987654321, REF_PPM);
     up(r, 3);
     struct sim_esc *ref = &r->sim->sl[0].esc;
@@ -268,7 +268,7 @@ static void reference_follows_master(void **state)
         next += MS;
         struct timespec ts = { .tv_sec = next / TAKT_NS_PER_S, .tv_nsec = next % TAKT_NS_PER_S };
         clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
-        assert_int_equal(ecat_master_cycle(r->m, takt_now()), 0);
+        assert_int_equal(takt_ecat_master_cycle(r->m, takt_now()), 0);
         if (i >= 2000) {
             sum += (ref->dc.drift_ppb + ref->dc.corr_ppb) / 1000.0;
             nsum++;
@@ -298,21 +298,21 @@ static void reference_follows_master(void **state)
 static void dc_after_return(void **state)
 {
     (void)state;
-    struct rig *r = dc_rig(4, NULL, ECAT_DC_MASTER_FOLLOWS_REF);
+    struct rig *r = dc_rig(4, NULL, TAKT_ECAT_DC_MASTER_FOLLOWS_REF);
     up(r, 4);
     takt_sim_break(r->sim, 2, takt_now() - VOFF);
     cycles(r, 20);
     takt_sim_heal(r->sim, takt_now() - VOFF);
-    struct ecat_master_stats st;
+    struct takt_ecat_master_stats st;
     for (unsigned i = 0; i < 5000; i++) {
         cycles(r, 1);
-        ecat_master_get_stats(r->m, &st);
-        if (st.slaves_returned == 2 && ecat_master_state(r->m) == AL_OP)
+        takt_ecat_master_get_stats(r->m, &st);
+        if (st.slaves_returned == 2 && takt_ecat_master_state(r->m) == AL_OP)
             break;
     }
     print_events(r->m);
     assert_int_equal(st.slaves_returned, 2);
-    assert_int_equal(ecat_master_state(r->m), AL_OP);
+    assert_int_equal(takt_ecat_master_state(r->m), AL_OP);
     for (unsigned k = 2; k < 4; k++) {
         uint8_t act = 0, cyc[4], slew[2];
         takt_sim_peek(r->sim, k, ESC_DC_ACTIVATION, &act, 1);
@@ -323,7 +323,7 @@ static void dc_after_return(void **state)
         assert_int_equal(get_le16(slew), 0x1000);
     }
     cycles(r, 2000);
-    ecat_master_get_stats(r->m, &st);
+    takt_ecat_master_get_stats(r->m, &st);
     printf("  after return: sync error %lld ns\n", (long long)st.dc_sync_err_ns);
     assert_true(st.dc_sync_err_ns < 1000);
     rig_free(r);

@@ -89,10 +89,10 @@ static void test_small_eni(void **state)
     write_small(path, sizeof path, "0010010064000100", 3000);
     struct erig *r = erig_new(path, path, false);
     r->recording = true;
-    assert_int_equal(ecat_master_configure_eni(r->m, path), 0);
-    int rc = ecat_master_set_state(r->m, AL_OP, 10 * TAKT_NS_PER_S);
+    assert_int_equal(takt_ecat_master_configure_eni(r->m, path), 0);
+    int rc = takt_ecat_master_set_state(r->m, AL_OP, 10 * TAKT_NS_PER_S);
     if (rc) {
-        printf("%s\n", ecat_master_error(r->m));
+        printf("%s\n", takt_ecat_master_error(r->m));
         events(r->m);
     }
     assert_int_equal(rc, 0);
@@ -108,10 +108,10 @@ static void test_small_eni(void **state)
     }
     assert_true(bwr < apwr && apwr < r->n_log);
     check_image(r);
-    struct ecat_pd_entry e;
-    assert_int_equal(ecat_pd_find(r->m, 0, "Value", 0, 0, &e), 0);
+    struct takt_ecat_pd_entry e;
+    assert_int_equal(takt_ecat_pd_find(r->m, 0, "Value", 0, 0, &e), 0);
     assert_int_equal(e.byte_offset, 1);      /* BitStart 8, not takt's byte 0 */
-    ecat_pd_write(r->m, &e, 0x5A);
+    takt_ecat_pd_write(r->m, &e, 0x5A);
     check_cyclic(r);
     uint8_t b = 0;
     assert_int_equal(takt_sim_peek(r->sim, 0, 0x1000, &b, 1), 0);
@@ -131,10 +131,10 @@ static void test_small_eni_dc(void **state)
                    "<AssignActivate>#x0300</AssignActivate></DC>");
     struct erig *r = erig_new(path, path, true);
     r->recording = true;
-    assert_int_equal(ecat_master_configure_eni(r->m, path), 0);
-    int rc = ecat_master_set_state(r->m, AL_OP, 10 * TAKT_NS_PER_S);
+    assert_int_equal(takt_ecat_master_configure_eni(r->m, path), 0);
+    int rc = takt_ecat_master_set_state(r->m, AL_OP, 10 * TAKT_NS_PER_S);
     if (rc) {
-        printf("%s\n", ecat_master_error(r->m));
+        printf("%s\n", takt_ecat_master_error(r->m));
         events(r->m);
     }
     assert_int_equal(rc, 0);
@@ -158,18 +158,18 @@ static void test_small_cyclic_wkc(void **state)
     char path[64], ev[256];
     write_small_full(path, sizeof path, "0010010064000100", 3000, "", 2);
     struct erig *r = erig_new(path, path, false);
-    assert_int_equal(ecat_master_configure_eni(r->m, path), 0);
-    assert_int_equal(ecat_master_set_state(r->m, AL_OP, 10 * TAKT_NS_PER_S), 0);
-    while (ecat_master_next_event(r->m, ev, sizeof ev))
+    assert_int_equal(takt_ecat_master_configure_eni(r->m, path), 0);
+    assert_int_equal(takt_ecat_master_set_state(r->m, AL_OP, 10 * TAKT_NS_PER_S), 0);
+    while (takt_ecat_master_next_event(r->m, ev, sizeof ev))
         ;
-    struct ecat_master_stats a, b;
-    ecat_master_get_stats(r->m, &a);
+    struct takt_ecat_master_stats a, b;
+    takt_ecat_master_get_stats(r->m, &a);
     for (unsigned i = 0; i < 20; i++)
-        assert_int_equal(ecat_master_cycle(r->m, takt_now()), 0);
-    ecat_master_get_stats(r->m, &b);
+        assert_int_equal(takt_ecat_master_cycle(r->m, takt_now()), 0);
+    takt_ecat_master_get_stats(r->m, &b);
     assert_true(b.wkc_errors - a.wkc_errors >= 19);
     unsigned hits = 0;
-    while (ecat_master_next_event(r->m, ev, sizeof ev))
+    while (takt_ecat_master_next_event(r->m, ev, sizeof ev))
         hits += strstr(ev, "ENI cyclic frame 0 datagram 0 (LWR outputs 0x00010000, 2 bytes): "
                            "WKC expected 2, got 1") != NULL;
     assert_int_equal(hits, 1);                 /* once, not every cycle */
@@ -202,11 +202,11 @@ static void test_small_timeout(void **state)
     write_small(path, sizeof path, "0010010064000100", 300);
     struct erig *r = erig_new(path, path, false);
     r->hide_safeop = true;
-    assert_int_equal(ecat_master_configure_eni(r->m, path), 0);
+    assert_int_equal(takt_ecat_master_configure_eni(r->m, path), 0);
     takt_ns_t t0 = takt_now();
-    assert_int_equal(ecat_master_set_state(r->m, AL_OP, 10 * TAKT_NS_PER_S), -ETIMEDOUT);
+    assert_int_equal(takt_ecat_master_set_state(r->m, AL_OP, 10 * TAKT_NS_PER_S), -ETIMEDOUT);
     takt_ns_t took = takt_now() - t0;
-    snprintf(err, sizeof err, "%s", ecat_master_error(r->m));
+    snprintf(err, sizeof err, "%s", takt_ecat_master_error(r->m));
     printf("  -> %s (%lld ms)\n", err, (long long)(took / TAKT_NS_PER_MS));
     assert_true(took > 300 * TAKT_NS_PER_MS && took < 3 * TAKT_NS_PER_S);
     assert_non_null(strstr(err, "still PREOP"));
@@ -245,15 +245,15 @@ static void test_mismatch_full_identity(void **state)
     fclose(in);
     fclose(f);
     struct erig *r = erig_new(sim, path, false);
-    assert_int_equal(ecat_master_configure_eni(r->m, path), -TAKT_ECONFIG);
-    const char *err = ecat_master_error(r->m);
+    assert_int_equal(takt_ecat_master_configure_eni(r->m, path), -TAKT_ECONFIG);
+    const char *err = takt_ecat_master_error(r->m);
     printf("  -> %s\n", err);
     snprintf(want, sizeof want, "ENI %s does not match the network: slave 0: expected vendor 0x746B74 "
              "product 0x00000001 rev 0x00000001 (Out (X1) digital output terminal, 8 channels 24 V DC), "
              "found vendor 0x999 product 0x00000001 rev 0x00000001", path);
     assert_string_equal(err, want);
     unsigned said = 0;
-    while (ecat_master_next_event(r->m, ev, sizeof ev)) {
+    while (takt_ecat_master_next_event(r->m, ev, sizeof ev)) {
         printf("  event: %s\n", ev);
         if (strstr(ev, "slave 0: expected")) {
             assert_string_equal(ev, want);    /* whole, as the error */

@@ -22,21 +22,21 @@ static void test_eoe_setip(void **state)
     run_fixture(path, path, false);
     struct erig *r = erig_new(path, path, false);
     assert_int_equal(r->eni->slave[0].n_eoe, 1);
-    assert_int_equal(ecat_master_configure_eni(r->m, path), 0);
-    int rc = ecat_master_set_state(r->m, AL_OP, 20 * TAKT_NS_PER_S);
+    assert_int_equal(takt_ecat_master_configure_eni(r->m, path), 0);
+    int rc = takt_ecat_master_set_state(r->m, AL_OP, 20 * TAKT_NS_PER_S);
     if (rc)
-        printf("%s\n", ecat_master_error(r->m));
+        printf("%s\n", takt_ecat_master_error(r->m));
     assert_int_equal(rc, 0);
     /* what `takt ecat run -f F --eoe 0` takes when the command line gives no address */
-    struct ecat_eoe_ip from;
-    assert_int_equal(ecat_master_eni_eoe_ip(r->m, 0, &from), 0);
-    assert_int_equal(ecat_master_eni_eoe_ip(r->m, 1, &from), -ENOENT);
-    assert_int_equal(ecat_master_eni_eoe_ip(r->m, 0, &from), 0);
+    struct takt_ecat_eoe_ip from;
+    assert_int_equal(takt_ecat_master_eni_eoe_ip(r->m, 0, &from), 0);
+    assert_int_equal(takt_ecat_master_eni_eoe_ip(r->m, 1, &from), -ENOENT);
+    assert_int_equal(takt_ecat_master_eni_eoe_ip(r->m, 0, &from), 0);
     const struct esc_eoe *e = r->sim->sl[0].esc.eoe;
     assert_non_null(e);
     static const uint8_t ip[4] = { 10, 0, 3, 2 }, mask[4] = { 255, 255, 255, 0 }, gw[4] = { 10, 0, 3, 1 };
-    assert_int_equal(e->ip.flags & (ECAT_EOE_IP_IP | ECAT_EOE_IP_MASK | ECAT_EOE_IP_GW),
-                     ECAT_EOE_IP_IP | ECAT_EOE_IP_MASK | ECAT_EOE_IP_GW);
+    assert_int_equal(e->ip.flags & (TAKT_ECAT_EOE_IP_IP | TAKT_ECAT_EOE_IP_MASK | TAKT_ECAT_EOE_IP_GW),
+                     TAKT_ECAT_EOE_IP_IP | TAKT_ECAT_EOE_IP_MASK | TAKT_ECAT_EOE_IP_GW);
     assert_memory_equal(e->ip.ip, ip, 4);
     assert_memory_equal(e->ip.mask, mask, 4);
     assert_memory_equal(e->ip.gw, gw, 4);

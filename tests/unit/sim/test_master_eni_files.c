@@ -32,10 +32,10 @@ static void test_no_pdo_coe(void **state)
     data_file("no_pdo_coe.xml", path, sizeof path);
     struct erig *r = erig_new(path, path, false);
     r->recording = true;
-    assert_int_equal(ecat_master_configure_eni(r->m, path), 0);
-    int rc = ecat_master_set_state(r->m, AL_OP, 20 * TAKT_NS_PER_S);
+    assert_int_equal(takt_ecat_master_configure_eni(r->m, path), 0);
+    int rc = takt_ecat_master_set_state(r->m, AL_OP, 20 * TAKT_NS_PER_S);
     if (rc) {
-        printf("%s\n", ecat_master_error(r->m));
+        printf("%s\n", takt_ecat_master_error(r->m));
         events(r->m);
     }
     assert_int_equal(rc, 0);
@@ -44,17 +44,17 @@ static void test_no_pdo_coe(void **state)
     check_cyclic(r);
     /* the outputs the LRW wrote reach the slave's SM2 through the ENI's FMMU (the
      * variable by the ENI's name: takt knows no entry names the ENI does not give) */
-    struct ecat_pd_entry e;
-    assert_int_equal(ecat_pd_find_eni(r->m, "IO (X2).Outputs.Value", &e), 0);
+    struct takt_ecat_pd_entry e;
+    assert_int_equal(takt_ecat_pd_find_eni(r->m, "IO (X2).Outputs.Value", &e), 0);
     /* the master's mapping is the one the downloads configure: the object behind it */
     assert_int_equal(e.index, 0x7000);
     assert_int_equal(e.sub, 1);
-    struct ecat_pd_entry in;
-    assert_int_equal(ecat_pd_find_eni(r->m, "IO (X2).Inputs.Value", &in), 0);
+    struct takt_ecat_pd_entry in;
+    assert_int_equal(takt_ecat_pd_find_eni(r->m, "IO (X2).Inputs.Value", &in), 0);
     assert_int_equal(in.index, 0x6000);
-    ecat_pd_write(r->m, &e, 0xA55A);
+    takt_ecat_pd_write(r->m, &e, 0xA55A);
     for (unsigned i = 0; i < 10; i++)
-        assert_int_equal(ecat_master_cycle(r->m, takt_now()), 0);
+        assert_int_equal(takt_ecat_master_cycle(r->m, takt_now()), 0);
     uint8_t b[2] = { 0 };
     assert_int_equal(takt_sim_peek(r->sim, 0, 0x1100, b, 2), 0);
     assert_int_equal(get_le16(b), 0xA55A);
@@ -86,10 +86,10 @@ static void test_no_pdo_assign_only(void **state)
     assert_int_equal(dropped, 6);
     struct erig *r = erig_new(path, path, false);
     r->recording = true;
-    assert_int_equal(ecat_master_configure_eni(r->m, path), 0);
-    int rc = ecat_master_set_state(r->m, AL_OP, 20 * TAKT_NS_PER_S);
+    assert_int_equal(takt_ecat_master_configure_eni(r->m, path), 0);
+    int rc = takt_ecat_master_set_state(r->m, AL_OP, 20 * TAKT_NS_PER_S);
     if (rc) {
-        printf("%s\n", ecat_master_error(r->m));
+        printf("%s\n", takt_ecat_master_error(r->m));
         events(r->m);
     }
     assert_int_equal(rc, 0);
@@ -122,11 +122,11 @@ static void run_dc_cmd(const char *path, uint32_t cycle, uint8_t time_cmd)
     for (unsigned i = 0; i < r->sim->n; i++)
         r->sim->sl[i].esc.dc.drift_ppb = i % 2 ? 30000.0 : -30000.0;
     r->recording = true;
-    int rc = ecat_master_configure_eni(r->m, path);
+    int rc = takt_ecat_master_configure_eni(r->m, path);
     if (!rc)
-        rc = ecat_master_set_state(r->m, AL_OP, 20 * TAKT_NS_PER_S);
+        rc = takt_ecat_master_set_state(r->m, AL_OP, 20 * TAKT_NS_PER_S);
     if (rc) {
-        printf("%s\n", ecat_master_error(r->m));
+        printf("%s\n", takt_ecat_master_error(r->m));
         events(r->m);
     }
     assert_int_equal(rc, 0);
@@ -141,9 +141,9 @@ static void run_dc_cmd(const char *path, uint32_t cycle, uint8_t time_cmd)
         assert_true(get_le64(start) != 0);     /* the ENI's placeholder 0 replaced */
     }
     r->n_log = 0;
-    struct ecat_master_stats st;
+    struct takt_ecat_master_stats st;
     for (unsigned i = 0; i < 300; i++) {
-        assert_int_equal(ecat_master_cycle(r->m, takt_now()), 0);
+        assert_int_equal(takt_ecat_master_cycle(r->m, takt_now()), 0);
         usleep(1000);
     }
     unsigned own = 0, other = 0;
@@ -155,7 +155,7 @@ static void run_dc_cmd(const char *path, uint32_t cycle, uint8_t time_cmd)
            ecat_cmd_name(time_cmd), other);
     assert_true(own >= 100 && own <= 300);     /* once a cycle, not beside takt's own */
     assert_int_equal(other, 0);
-    ecat_master_get_stats(r->m, &st);
+    takt_ecat_master_get_stats(r->m, &st);
     events(r->m);
     printf("  DC sync error %lld ns (max %lld ns)\n", (long long)st.dc_sync_err_ns,
            (long long)st.dc_sync_err_max_ns);

@@ -23,18 +23,18 @@ static void test_mega_loss(void **state)
     if (!fixture("mega_master_eni.xml", path, sizeof path))
         skip();
     struct erig *r = erig_new(path, path, false);
-    assert_int_equal(ecat_master_configure_eni(r->m, path), 0);
-    assert_int_equal(ecat_master_set_state(r->m, AL_OP, 20 * TAKT_NS_PER_S), 0);
-    struct ecat_master_stats a, b;
+    assert_int_equal(takt_ecat_master_configure_eni(r->m, path), 0);
+    assert_int_equal(takt_ecat_master_set_state(r->m, AL_OP, 20 * TAKT_NS_PER_S), 0);
+    struct takt_ecat_master_stats a, b;
     for (unsigned i = 0; i < 10; i++)
-        assert_int_equal(ecat_master_cycle(r->m, takt_now()), 0);
-    ecat_master_get_stats(r->m, &a);
+        assert_int_equal(takt_ecat_master_cycle(r->m, takt_now()), 0);
+    takt_ecat_master_get_stats(r->m, &a);
     r->drop_every = 10;
     for (unsigned i = 0; i < 300; i++)
-        assert_int_equal(ecat_master_cycle(r->m, takt_now()), 0);
+        assert_int_equal(takt_ecat_master_cycle(r->m, takt_now()), 0);
     r->drop_every = 0;
-    assert_int_equal(ecat_master_cycle(r->m, takt_now()), 0);
-    ecat_master_get_stats(r->m, &b);
+    assert_int_equal(takt_ecat_master_cycle(r->m, takt_now()), 0);
+    takt_ecat_master_get_stats(r->m, &b);
     assert_int_equal(r->dropped, 30);
     assert_int_equal(b.cyc_frames_lost - a.cyc_frames_lost, r->dropped);
     assert_int_equal(b.wkc_errors, a.wkc_errors);
@@ -51,11 +51,11 @@ static void mutate(const char *src, const char *from, const char *to, char *out,
 static int boot(const char *sim_eni, const char *eni, uint16_t boot_len, char *msg, size_t len)
 {
     struct erig *r = erig_new(sim_eni, eni, false);
-    assert_int_equal(ecat_master_configure_eni(r->m, eni), 0);
-    assert_int_equal(ecat_master_set_state(r->m, AL_PREOP, 20 * TAKT_NS_PER_S), 0);
+    assert_int_equal(takt_ecat_master_configure_eni(r->m, eni), 0);
+    assert_int_equal(takt_ecat_master_set_state(r->m, AL_PREOP, 20 * TAKT_NS_PER_S), 0);
     r->recording = true;
-    int rc = ecat_slave_set_state(r->m, 2, AL_BOOT, 10 * TAKT_NS_PER_S);
-    snprintf(msg, len, "%s", rc ? ecat_master_error(r->m) : "");
+    int rc = takt_ecat_slave_set_state(r->m, 2, AL_BOOT, 10 * TAKT_NS_PER_S);
+    snprintf(msg, len, "%s", rc ? takt_ecat_master_error(r->m) : "");
     printf("  -> %d: %s\n", rc, rc ? msg : "BOOT");
     const struct ecat_eni_slave *es = &r->eni->slave[2];
     unsigned from = 0, n = 0;
@@ -74,9 +74,9 @@ static int boot(const char *sim_eni, const char *eni, uint16_t boot_len, char *m
     assert_int_equal(get_le16(sm0), 0x1000);
     assert_int_equal(get_le16(sm0 + 2), boot_len);     /* as the ENI wrote it */
     if (!rc) {
-        int back = ecat_slave_set_state(r->m, 2, AL_PREOP, 10 * TAKT_NS_PER_S);
+        int back = takt_ecat_slave_set_state(r->m, 2, AL_PREOP, 10 * TAKT_NS_PER_S);
         if (back)
-            printf("%s\n", ecat_master_error(r->m));
+            printf("%s\n", takt_ecat_master_error(r->m));
         assert_int_equal(back, 0);
         assert_int_equal(takt_sim_peek(r->sim, 2, 0x0800, sm0, 8), 0);
         assert_int_equal(get_le16(sm0 + 2), 128);      /* the standard mailbox again */
@@ -119,15 +119,15 @@ static void test_mega_down(void **state)
     if (!fixture("mega_master_eni.xml", path, sizeof path))
         skip();
     struct erig *r = erig_new(path, path, false);
-    assert_int_equal(ecat_master_configure_eni(r->m, path), 0);
-    assert_int_equal(ecat_master_set_state(r->m, AL_OP, 20 * TAKT_NS_PER_S), 0);
+    assert_int_equal(takt_ecat_master_configure_eni(r->m, path), 0);
+    assert_int_equal(takt_ecat_master_set_state(r->m, AL_OP, 20 * TAKT_NS_PER_S), 0);
     r->recording = true;
-    int rc = ecat_master_set_state(r->m, AL_INIT, 20 * TAKT_NS_PER_S);
+    int rc = takt_ecat_master_set_state(r->m, AL_INIT, 20 * TAKT_NS_PER_S);
     if (rc)
-        printf("%s\n", ecat_master_error(r->m));
+        printf("%s\n", takt_ecat_master_error(r->m));
     assert_int_equal(rc, 0);
-    struct ecat_master_stats st;
-    ecat_master_get_stats(r->m, &st);
+    struct takt_ecat_master_stats st;
+    takt_ecat_master_get_stats(r->m, &st);
     assert_int_equal(st.state, AL_INIT);
     unsigned from = 0, n = 0;
     const struct ecat_eni *e = r->eni;
@@ -170,9 +170,9 @@ static void test_rocos_dictionary(void **state)
     if (!fixture("rocos-eni4.xml", path, sizeof path))
         skip();
     struct erig *r = erig_new(path, path, true);      /* the drives need SYNC0 for SAFEOP */
-    assert_int_equal(ecat_master_set_state(r->m, AL_PREOP, 5 * TAKT_NS_PER_S), 0);
-    assert_int_equal(ecat_master_configure_eni(r->m, path), 0);
-    assert_int_equal(ecat_master_set_state(r->m, AL_OP, 20 * TAKT_NS_PER_S), 0);
+    assert_int_equal(takt_ecat_master_set_state(r->m, AL_PREOP, 5 * TAKT_NS_PER_S), 0);
+    assert_int_equal(takt_ecat_master_configure_eni(r->m, path), 0);
+    assert_int_equal(takt_ecat_master_set_state(r->m, AL_OP, 20 * TAKT_NS_PER_S), 0);
     static const struct { uint16_t index; uint8_t sub; uint32_t want; size_t len; } obj[] = {
         { 0x60C2, 1, 0x01, 1 }, { 0x1C12, 0, 5, 1 },
         { 0x1C12, 5, 0x161C, 2 }, { 0x1C13, 5, 0x1A1D, 2 }, { 0x1A1F, 1, 0x60780010, 4 },
@@ -181,9 +181,9 @@ static void test_rocos_dictionary(void **state)
         for (size_t i = 0; i < sizeof obj / sizeof obj[0]; i++) {
             uint8_t v[8] = { 0 };
             size_t n = 0;
-            int rc = ecat_sdo_upload(r->m, k, obj[i].index, obj[i].sub, false, v, sizeof v, &n);
+            int rc = takt_ecat_sdo_upload(r->m, k, obj[i].index, obj[i].sub, false, v, sizeof v, &n);
             if (rc)
-                fail_msg("slave %u 0x%04X:%02X: %s", k, obj[i].index, obj[i].sub, ecat_master_error(r->m));
+                fail_msg("slave %u 0x%04X:%02X: %s", k, obj[i].index, obj[i].sub, takt_ecat_master_error(r->m));
             assert_int_equal(n, obj[i].len);
             assert_int_equal(get_le32(v), obj[i].want);
         }
@@ -200,17 +200,17 @@ static void test_recovery(void **state)
     if (!fixture("mega_master_eni.xml", path, sizeof path))
         skip();
     struct erig *r = erig_new(path, path, false);
-    assert_int_equal(ecat_master_configure_eni(r->m, path), 0);
-    assert_int_equal(ecat_master_set_state(r->m, AL_OP, 20 * TAKT_NS_PER_S), 0);
-    struct ecat_master_stats st;
+    assert_int_equal(takt_ecat_master_configure_eni(r->m, path), 0);
+    assert_int_equal(takt_ecat_master_set_state(r->m, AL_OP, 20 * TAKT_NS_PER_S), 0);
+    struct takt_ecat_master_stats st;
     for (unsigned i = 0; i < 20; i++)
-        assert_int_equal(ecat_master_cycle(r->m, takt_now()), 0);
+        assert_int_equal(takt_ecat_master_cycle(r->m, takt_now()), 0);
     assert_int_equal(takt_sim_break(r->sim, 2, takt_now()), 0);
     for (unsigned i = 0; i < 20; i++) {
-        assert_int_equal(ecat_master_cycle(r->m, takt_now()), 0);
+        assert_int_equal(takt_ecat_master_cycle(r->m, takt_now()), 0);
         usleep(1000);
     }
-    ecat_master_get_stats(r->m, &st);
+    takt_ecat_master_get_stats(r->m, &st);
     assert_int_equal(st.slaves_present, 2);
     assert_true(st.slaves_lost >= 1);
     assert_int_equal(takt_sim_heal(r->sim, takt_now()), 0);
@@ -218,9 +218,9 @@ static void test_recovery(void **state)
     r->recording = true;
     takt_ns_t end = takt_now() + 10 * TAKT_NS_PER_S;
     do {
-        assert_int_equal(ecat_master_cycle(r->m, takt_now()), 0);
+        assert_int_equal(takt_ecat_master_cycle(r->m, takt_now()), 0);
         usleep(1000);
-        ecat_master_get_stats(r->m, &st);
+        takt_ecat_master_get_stats(r->m, &st);
     } while ((st.state != AL_OP || st.slaves_present != 4 || st.slaves_returned < 1) && takt_now() < end);
     if (st.state != AL_OP)
         events(r->m);
@@ -237,8 +237,8 @@ static void test_recovery(void **state)
     assert_int_equal(bwr, 0);
     uint64_t wkc0 = st.wkc_errors;
     for (unsigned i = 0; i < 50; i++)
-        assert_int_equal(ecat_master_cycle(r->m, takt_now()), 0);
-    ecat_master_get_stats(r->m, &st);
+        assert_int_equal(takt_ecat_master_cycle(r->m, takt_now()), 0);
+    takt_ecat_master_get_stats(r->m, &st);
     assert_int_equal(st.wkc_errors, wkc0);
     erig_free(r);
 }

@@ -35,10 +35,10 @@ static void test_soe_initcmds(void **state)
     struct erig *r = erig_new(path, path, false);
     assert_true(r->eni->slave[0].mbx_proto & MBX_PROTO_SOE);
     assert_int_equal(r->eni->slave[0].n_soe, 3);
-    assert_int_equal(ecat_master_configure_eni(r->m, path), 0);
-    int rc = ecat_master_set_state(r->m, AL_OP, 20 * TAKT_NS_PER_S);
+    assert_int_equal(takt_ecat_master_configure_eni(r->m, path), 0);
+    int rc = takt_ecat_master_set_state(r->m, AL_OP, 20 * TAKT_NS_PER_S);
     if (rc)
-        printf("%s\n", ecat_master_error(r->m));
+        printf("%s\n", takt_ecat_master_error(r->m));
     assert_int_equal(rc, 0);
     assert_int_equal(held16(r, 1), 1000);      /* S-0-0001 NC cycle time, default 1000 too */
     assert_int_equal(held16(r, 32), 0x000B);   /* S-0-0032, default 0x0003 */
@@ -66,10 +66,10 @@ static void test_soe_element_alone(void **state)
     free(b);
     struct erig *r = erig_new(path, path, false);
     assert_int_equal(r->eni->slave[0].mbx_proto & MBX_PROTO_SOE, 0);
-    assert_int_equal(ecat_master_configure_eni(r->m, path), 0);
-    int rc = ecat_master_set_state(r->m, AL_OP, 20 * TAKT_NS_PER_S);
+    assert_int_equal(takt_ecat_master_configure_eni(r->m, path), 0);
+    int rc = takt_ecat_master_set_state(r->m, AL_OP, 20 * TAKT_NS_PER_S);
     if (rc)
-        printf("%s\n", ecat_master_error(r->m));
+        printf("%s\n", takt_ecat_master_error(r->m));
     assert_int_equal(rc, 0);
     assert_int_equal(held16(r, 32), 0x000B);
     erig_free(r);

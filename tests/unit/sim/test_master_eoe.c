@@ -31,9 +31,9 @@ static struct rig *eoe_rig(bool eoe, unsigned mbx)
     assert_int_equal(takt_link_mem_pair(&r->a, &r->b, 64, NULL, NULL), 0);
     takt_link_mem_set_responder(r->b, respond, r);
     char err[200];
-    assert_int_equal(ecat_master_open(&r->m, r->a, NULL, err, sizeof err), 0);
-    assert_int_equal(ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
-    assert_int_equal(ecat_master_set_state(r->m, AL_PREOP, TAKT_NS_PER_S), 0);
+    assert_int_equal(takt_ecat_master_open(&r->m, r->a, NULL, err, sizeof err), 0);
+    assert_int_equal(takt_ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
+    assert_int_equal(takt_ecat_master_set_state(r->m, AL_PREOP, TAKT_NS_PER_S), 0);
     return r;
 }
 
@@ -94,22 +94,22 @@ static void cycle_paced(struct rig *r);
 static int exchange(struct rig *r, const uint8_t *f, size_t n, uint8_t *out, size_t cap, struct upl *u,
                     unsigned *uploads)
 {
-    assert_int_equal(ecat_eoe_send(r->m, 1, f, n), 0);
+    assert_int_equal(takt_ecat_eoe_send(r->m, 1, f, n), 0);
     /* bounded by time, not cycles: a lost reply is noticed after the datagram timeout */
     for (takt_ns_t end = takt_now() + 20 * TAKT_NS_PER_S; takt_now() < end;) {
         if (u && u->done == (int)*uploads && *uploads < 1000) {
-            assert_int_equal(ecat_sdo_upload_async(r->m, 1, 0x1000, 0, false, u->buf, sizeof u->buf,
+            assert_int_equal(takt_ecat_sdo_upload_async(r->m, 1, 0x1000, 0, false, u->buf, sizeof u->buf,
                                                    upl_done, u), 0);
             (*uploads)++;
         }
         cycle_paced(r);
-        int k = ecat_eoe_recv(r->m, 1, out, cap);
+        int k = takt_ecat_eoe_recv(r->m, 1, out, cap);
         if (k > 0)
             return k;
     }
     print_events(r->m);
-    struct ecat_eoe_stats st;
-    ecat_eoe_get_stats(r->m, 1, &st);
+    struct takt_ecat_eoe_stats st;
+    takt_ecat_eoe_get_stats(r->m, 1, &st);
     struct esc_eoe *s = r->sim->sl[1].esc.eoe;
     printf("tx %llu/%llu rx %llu/%llu uploads %u done %d; slave in %u out %u arp %u echo %u drop %u q %u\n",
            (unsigned long long)st.tx_frames, (unsigned long long)st.tx_frags,
@@ -133,9 +133,9 @@ static void cycle_paced(struct rig *r)
 
 static void run_traffic(struct rig *r)
 {
-    struct ecat_eoe_ip p = { .flags = EOE_IP_IP | EOE_IP_MASK, .ip = { 10, 77, 0, 2 },
+    struct takt_ecat_eoe_ip p = { .flags = EOE_IP_IP | EOE_IP_MASK, .ip = { 10, 77, 0, 2 },
                              .mask = { 255, 255, 255, 0 } };
-    assert_int_equal(ecat_eoe_set_ip(r->m, 1, &p), 0);
+    assert_int_equal(takt_ecat_eoe_set_ip(r->m, 1, &p), 0);
     struct esc_eoe *s = r->sim->sl[1].esc.eoe;
     assert_non_null(s);
     assert_int_equal(s->n_set_ip, 1);
@@ -173,8 +173,8 @@ static void run_traffic(struct rig *r)
     assert_int_equal(u.done, (int)uploads);
     assert_int_equal(u.err, 0);
     assert_true(uploads >= 10);
-    struct ecat_eoe_stats st;
-    assert_int_equal(ecat_eoe_get_stats(r->m, 1, &st), 0);
+    struct takt_ecat_eoe_stats st;
+    assert_int_equal(takt_ecat_eoe_get_stats(r->m, 1, &st), 0);
     assert_int_equal(st.tx_frames, 4);
     assert_int_equal(st.rx_frames, 4);
     assert_true(st.tx_frags >= 2 + 11 + 16);
@@ -206,15 +206,15 @@ static void test_refusals(void **state)
 {
     (void)state;
     struct rig *r = eoe_rig(false, 128);
-    assert_int_equal(ecat_eoe_open(r->m, 1), -TAKT_EMBOX);
-    assert_non_null(strstr(ecat_master_error(r->m), "slave 1 ("));
-    assert_non_null(strstr(ecat_master_error(r->m), "has no EoE"));
-    assert_int_equal(ecat_eoe_open(r->m, 9), -ENOENT);
-    assert_int_equal(ecat_eoe_send(r->m, 1, "x", 1), -ENOENT);
+    assert_int_equal(takt_ecat_eoe_open(r->m, 1), -TAKT_EMBOX);
+    assert_non_null(strstr(takt_ecat_master_error(r->m), "slave 1 ("));
+    assert_non_null(strstr(takt_ecat_master_error(r->m), "has no EoE"));
+    assert_int_equal(takt_ecat_eoe_open(r->m, 9), -ENOENT);
+    assert_int_equal(takt_ecat_eoe_send(r->m, 1, "x", 1), -ENOENT);
     rig_free(r);
     r = eoe_rig(true, 48);
-    assert_int_equal(ecat_eoe_open(r->m, 1), -TAKT_EMBOX);
-    assert_non_null(strstr(ecat_master_error(r->m), "too small for EoE"));
+    assert_int_equal(takt_ecat_eoe_open(r->m, 1), -TAKT_EMBOX);
+    assert_non_null(strstr(takt_ecat_master_error(r->m), "too small for EoE"));
     rig_free(r);
 }
 

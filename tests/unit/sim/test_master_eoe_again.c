@@ -23,13 +23,13 @@ static void test_ip_after_power_cycle(void **state)
     assert_int_equal(takt_link_mem_pair(&r->a, &r->b, 64, NULL, NULL), 0);
     takt_link_mem_set_responder(r->b, respond, r);
     char err[200];
-    assert_int_equal(ecat_master_open(&r->m, r->a, NULL, err, sizeof err), 0);
-    assert_int_equal(ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
-    assert_int_equal(ecat_master_set_state(r->m, AL_PREOP, TAKT_NS_PER_S), 0);
+    assert_int_equal(takt_ecat_master_open(&r->m, r->a, NULL, err, sizeof err), 0);
+    assert_int_equal(takt_ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
+    assert_int_equal(takt_ecat_master_set_state(r->m, AL_PREOP, TAKT_NS_PER_S), 0);
 
-    struct ecat_eoe_ip p = { .flags = ECAT_EOE_IP_IP | ECAT_EOE_IP_MASK,
+    struct takt_ecat_eoe_ip p = { .flags = TAKT_ECAT_EOE_IP_IP | TAKT_ECAT_EOE_IP_MASK,
                              .ip = { 10, 77, 0, 2 }, .mask = { 255, 255, 255, 0 } };
-    assert_int_equal(ecat_eoe_set_ip(r->m, 1, &p), 0);
+    assert_int_equal(takt_ecat_eoe_set_ip(r->m, 1, &p), 0);
     assert_memory_equal(r->sim->sl[1].esc.eoe->ip.ip, p.ip, 4);
 
     assert_int_equal(takt_sim_power_cycle(r->sim, 1, takt_now()), 0);
@@ -38,12 +38,12 @@ static void test_ip_after_power_cycle(void **state)
     unsigned k = 0;
     char ev[300];
     for (takt_ns_t end = takt_now() + 20 * TAKT_NS_PER_S; takt_now() < end && !(again && said); k++) {
-        assert_int_equal(ecat_master_cycle(r->m, takt_now()), 0);
+        assert_int_equal(takt_ecat_master_cycle(r->m, takt_now()), 0);
         usleep(200);
         const struct esc_eoe *e = r->sim->sl[1].esc.eoe;
-        again = e && (e->ip.flags & ECAT_EOE_IP_IP) && !memcmp(e->ip.ip, p.ip, 4) &&
+        again = e && (e->ip.flags & TAKT_ECAT_EOE_IP_IP) && !memcmp(e->ip.ip, p.ip, 4) &&
                 !memcmp(e->ip.mask, p.mask, 4);
-        while (ecat_master_next_event(r->m, ev, sizeof ev)) {
+        while (takt_ecat_master_next_event(r->m, ev, sizeof ev)) {
             printf("  event: %s\n", ev);
             said |= strstr(ev, "slave 1: EoE IP parameters set again after its return") != NULL;
         }

@@ -17,8 +17,8 @@ struct ring {
     struct sim_device_desc desc[N];
     struct takt_sim *sim;
     struct takt_link *a[2], *b[2];
-    struct ecat_master *m;
-    struct ecat_pd_entry in[N], out[N];
+    struct takt_ecat_master *m;
+    struct takt_ecat_pd_entry in[N], out[N];
     uint64_t last_in;
     unsigned steps;                 /* counters that did not advance by exactly 1 */
     unsigned uneven;                /* cycles whose slaves' counters differ */
@@ -36,7 +36,7 @@ static void echo_desc(struct sim_device_desc *d, unsigned i)
 static void drain_events(struct ring *r)
 {
     char ev[300];
-    while (ecat_master_next_event(r->m, ev, sizeof ev)) {
+    while (takt_ecat_master_next_event(r->m, ev, sizeof ev)) {
         printf("  event: %s\n", ev);
         size_t used = strlen(r->events);
         if (used + strlen(ev) + 2 <= sizeof r->events) {   /* a full log keeps its start */
@@ -48,30 +48,30 @@ static void drain_events(struct ring *r)
 
 /* The application, inside the cycle: every slave's counter must have gone up by one
  * (each processed exactly one copy of the frame) and is echoed back. */
-static void app(void *ctx, struct ecat_master *m, takt_ns_t now)
+static void app(void *ctx, struct takt_ecat_master *m, takt_ns_t now)
 {
     (void)m;
     (void)now;
     struct ring *r = ctx;
-    if (ecat_master_state(r->m) != AL_OP)
+    if (takt_ecat_master_state(r->m) != AL_OP)
         return;
-    uint64_t v0 = ecat_pd_read(r->m, &r->in[0]);
+    uint64_t v0 = takt_ecat_pd_read(r->m, &r->in[0]);
     for (unsigned i = 0; i < N; i++) {
-        uint64_t v = ecat_pd_read(r->m, &r->in[i]);
+        uint64_t v = takt_ecat_pd_read(r->m, &r->in[i]);
         r->uneven += v != v0;
         if (v != v0 || (r->last_in && v != r->last_in + 1)) {
             if (r->steps++ < 5)
                 printf("  slave %u: input %llu, slave 0 %llu, last %llu\n", i,
                        (unsigned long long)v, (unsigned long long)v0, (unsigned long long)r->last_in);
         }
-        ecat_pd_write(r->m, &r->out[i], v);
+        takt_ecat_pd_write(r->m, &r->out[i], v);
     }
     r->last_in = v0;
 }
 
 static void cycle(struct ring *r)
 {
-    assert_int_equal(ecat_master_cycle(r->m, takt_now()), 0);
+    assert_int_equal(takt_ecat_master_cycle(r->m, takt_now()), 0);
     drain_events(r);
 }
 
@@ -96,22 +96,22 @@ static struct ring *ring_new_dc(bool redundant, bool dc)
         assert_int_equal(takt_link_mem_pair(&r->a[p], &r->b[p], 64, NULL, NULL), 0);
     r->a[1]->mac[5] ^= 0x55;        /* two ports, two MACs */
     takt_sim_attach_mem_ring(r->sim, r->b[0], r->b[1]);
-    struct ecat_master_opts o;
-    ecat_master_opts_default(&o);
+    struct takt_ecat_master_opts o;
+    takt_ecat_master_opts_default(&o);
     o.cycle_ns = TAKT_NS_PER_MS;
     o.redundant = redundant ? r->a[1] : NULL;
     o.dc = dc;
-    assert_int_equal(ecat_master_open(&r->m, r->a[0], &o, err, sizeof err), 0);
-    assert_int_equal(ecat_master_scan(r->m, 2 * TAKT_NS_PER_S), 0);
-    assert_int_equal(ecat_master_slave_count(r->m), N);
-    assert_int_equal(ecat_master_set_state(r->m, AL_OP, 5 * TAKT_NS_PER_S), 0);
+    assert_int_equal(takt_ecat_master_open(&r->m, r->a[0], &o, err, sizeof err), 0);
+    assert_int_equal(takt_ecat_master_scan(r->m, 2 * TAKT_NS_PER_S), 0);
+    assert_int_equal(takt_ecat_master_slave_count(r->m), N);
+    assert_int_equal(takt_ecat_master_set_state(r->m, AL_OP, 5 * TAKT_NS_PER_S), 0);
     for (unsigned i = 0; i < N; i++) {
-        assert_int_equal(ecat_pd_find(r->m, i, "Input", 0, 0, &r->in[i]), 0);
-        assert_int_equal(ecat_pd_find(r->m, i, "Output", 0, 0, &r->out[i]), 0);
+        assert_int_equal(takt_ecat_pd_find(r->m, i, "Input", 0, 0, &r->in[i]), 0);
+        assert_int_equal(takt_ecat_pd_find(r->m, i, "Output", 0, 0, &r->out[i]), 0);
     }
     drain_events(r);
     r->events[0] = 0;
-    ecat_master_set_callback(r->m, app, r);
+    takt_ecat_master_set_callback(r->m, app, r);
     return r;
 }
 
@@ -122,7 +122,7 @@ static struct ring *ring_new(bool redundant)
 
 static void ring_free(struct ring *r)
 {
-    ecat_master_close(r->m);
+    takt_ecat_master_close(r->m);
     for (int p = 0; p < 2; p++) {
         takt_link_close(r->a[p]);
         takt_link_close(r->b[p]);
@@ -138,8 +138,8 @@ static void breaks_everywhere(void **state)
     for (unsigned i = 0; i < 20; i++)
         cycle(r);
     assert_int_equal(r->steps, 0);
-    struct ecat_redundancy rs;
-    ecat_master_redundancy(r->m, &rs);
+    struct takt_ecat_redundancy rs;
+    takt_ecat_master_redundancy(r->m, &rs);
     assert_true(rs.active);
     assert_false(rs.broken);
     for (unsigned k = 0; k <= N; k++) {
@@ -149,7 +149,7 @@ static void breaks_everywhere(void **state)
         unsigned seen = 0;
         for (unsigned i = 0; i < 30; i++) {
             cycle(r);
-            ecat_master_redundancy(r->m, &rs);
+            takt_ecat_master_redundancy(r->m, &rs);
             if (!seen && rs.broken && rs.break_after == (int)k)
                 seen = i + 1;
         }
@@ -165,15 +165,15 @@ static void breaks_everywhere(void **state)
         assert_int_equal(takt_sim_heal(r->sim, takt_now()), 0);
         for (unsigned i = 0; i < 30; i++)
             cycle(r);
-        ecat_master_redundancy(r->m, &rs);
+        takt_ecat_master_redundancy(r->m, &rs);
         assert_false(rs.broken);
         assert_non_null(strstr(r->events, "ring closed again"));
     }
-    struct ecat_master_stats st;
-    ecat_master_get_stats(r->m, &st);
+    struct takt_ecat_master_stats st;
+    takt_ecat_master_get_stats(r->m, &st);
     struct takt_sim_echo_stats es;
     takt_sim_echo_stats(r->sim, &es);
-    ecat_master_redundancy(r->m, &rs);
+    takt_ecat_master_redundancy(r->m, &rs);
     printf("frames lost %llu, cyclic lost %llu, wkc errors %llu; echoes %llu stale %llu age max %u; "
            "breaks %llu heals %llu, tx %llu/%llu rx %llu/%llu\n",
            (unsigned long long)st.frames_lost, (unsigned long long)st.cyc_frames_lost,
@@ -188,10 +188,10 @@ static void breaks_everywhere(void **state)
     assert_int_equal(es.stale, 0);           /* outputs: every echo reached its slave */
     assert_true(es.age_max <= 1);
     assert_true(es.echoes >= 5 * 20 * (N + 1));
-    assert_int_equal(ecat_master_inputs_age(r->m), 0);
+    assert_int_equal(takt_ecat_master_inputs_age(r->m), 0);
     assert_int_equal(rs.breaks, N + 1);
     assert_int_equal(rs.heals, N + 1);
-    assert_int_equal(ecat_master_state(r->m), AL_OP);
+    assert_int_equal(takt_ecat_master_state(r->m), AL_OP);
     ring_free(r);
 }
 
@@ -206,8 +206,8 @@ static void one_port_loses(void **state)
     assert_int_equal(takt_sim_break(r->sim, 2, takt_now()), 0);
     for (unsigned i = 0; i < 10; i++)
         cycle(r);
-    struct ecat_master_stats st;
-    ecat_master_get_stats(r->m, &st);
+    struct takt_ecat_master_stats st;
+    takt_ecat_master_get_stats(r->m, &st);
     assert_true(st.wkc_errors > 0);
     assert_true(r->steps > 0);
     ring_free(r);
@@ -220,17 +220,17 @@ static void refuses_same_port(void **state)
     (void)state;
     struct takt_link *a, *b;
     assert_int_equal(takt_link_mem_pair(&a, &b, 8, NULL, NULL), 0);
-    struct ecat_master_opts o;
-    ecat_master_opts_default(&o);
+    struct takt_ecat_master_opts o;
+    takt_ecat_master_opts_default(&o);
     o.redundant = a;
-    struct ecat_master *m;
+    struct takt_ecat_master *m;
     char err[200];
-    assert_int_not_equal(ecat_master_open(&m, a, &o, err, sizeof err), 0);
+    assert_int_not_equal(takt_ecat_master_open(&m, a, &o, err, sizeof err), 0);
     printf("  %s\n", err);
     assert_non_null(strstr(err, "two different ports"));
     o.redundant = b;                /* same MAC bytes 1..5 */
     memcpy(b->mac, a->mac, 6);
-    assert_int_not_equal(ecat_master_open(&m, a, &o, err, sizeof err), 0);
+    assert_int_not_equal(takt_ecat_master_open(&m, a, &o, err, sizeof err), 0);
     printf("  %s\n", err);
     assert_non_null(strstr(err, "told apart"));
     takt_link_close(a);
@@ -282,8 +282,8 @@ static void late_copies(void **state)
     assert_int_equal(takt_sim_break(r->sim, 2, takt_now()), 0);
     for (unsigned i = 0; i < 10; i++)
         cycle(r);
-    struct ecat_master_stats st0, st;
-    ecat_master_get_stats(r->m, &st0);
+    struct takt_ecat_master_stats st0, st;
+    takt_ecat_master_get_stats(r->m, &st0);
     r->events[0] = 0;
     h.on = true;
     unsigned steps0 = r->steps;
@@ -307,9 +307,9 @@ static void late_copies(void **state)
         h.nq = keep;
         h.cycle++;
     }
-    ecat_master_get_stats(r->m, &st);
-    struct ecat_redundancy rs;
-    ecat_master_redundancy(r->m, &rs);
+    takt_ecat_master_get_stats(r->m, &st);
+    struct takt_ecat_redundancy rs;
+    takt_ecat_master_redundancy(r->m, &rs);
     printf("held %u copies: frames late %llu, lost %llu, WKC errors %llu, copies late %llu, "
            "input steps %u, breaks %llu\n", h.held,
            (unsigned long long)(st.frames_late - st0.frames_late),
@@ -384,8 +384,8 @@ static void dc_across_break(void **state)
                 worst = a;
         }
     }
-    struct ecat_redundancy rs;
-    ecat_master_redundancy(r->m, &rs);
+    struct takt_ecat_redundancy rs;
+    takt_ecat_master_redundancy(r->m, &rs);
     printf("far side sync error over %u samples: mean %llu ns, max %lld ns, %u >= %lld ns\n",
            samples, (unsigned long long)(samples ? sum / samples : 0), (long long)worst, over,
            (long long)bound);
@@ -396,7 +396,7 @@ static void dc_across_break(void **state)
     printf("  first half mean %llu ns, second half %llu ns\n", (unsigned long long)m0, (unsigned long long)m1);
     assert_true(sum / samples < 20000);
     assert_true(m1 < m0 + 10000);
-    assert_int_equal(ecat_master_state(r->m), AL_OP);
+    assert_int_equal(takt_ecat_master_state(r->m), AL_OP);
     ring_free(r);
 }
 
@@ -406,12 +406,12 @@ static void dc_across_break(void **state)
 static bool ring_all_op(struct ring *r)
 {
     for (unsigned i = 0; i < N; i++) {
-        struct ecat_slave_info si;
-        ecat_master_slave_info(r->m, i, &si);
+        struct takt_ecat_slave_info si;
+        takt_ecat_master_slave_info(r->m, i, &si);
         if (!si.present || (si.al_state & 0x1F) != AL_OP)
             return false;
     }
-    return ecat_master_state(r->m) == AL_OP;
+    return takt_ecat_master_state(r->m) == AL_OP;
 }
 
 static void power_cycle_behind_break(void **state)
@@ -434,8 +434,8 @@ static void power_cycle_behind_break(void **state)
         nanosleep(&ms, NULL);
         k++;
     }
-    struct ecat_redundancy rs;
-    ecat_master_redundancy(r->m, &rs);
+    struct takt_ecat_redundancy rs;
+    takt_ecat_master_redundancy(r->m, &rs);
     printf("power-cycled behind the break: %s after %u cycles\n", ring_all_op(r) ? "back in OP" : "NOT back", k);
     assert_true(rs.broken);
     assert_true(ring_all_op(r));

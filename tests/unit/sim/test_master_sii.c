@@ -20,11 +20,11 @@ static struct rig *rig_sii(bool read4, void (*edit)(uint8_t **img, size_t *len))
     assert_int_equal(takt_sim_create_devices(&dev, 1, &so, &r->sim), 0);
     assert_int_equal(takt_link_mem_pair(&r->a, &r->b, 64, NULL, NULL), 0);
     takt_link_mem_set_responder(r->b, respond, r);
-    struct ecat_master_opts o;
-    ecat_master_opts_default(&o);
+    struct takt_ecat_master_opts o;
+    takt_ecat_master_opts_default(&o);
     o.cycle_ns = TAKT_NS_PER_MS;
     char err[200];
-    assert_int_equal(ecat_master_open(&r->m, r->a, &o, err, sizeof err), 0);
+    assert_int_equal(takt_ecat_master_open(&r->m, r->a, &o, err, sizeof err), 0);
     return r;
 }
 
@@ -60,11 +60,11 @@ static void grow(uint8_t **img, size_t *len)
     assert_true(find_cat(b, n, SII_CAT_RXPDO) > 4096);
 }
 
-static bool event_has(struct ecat_master *m, const char *a, const char *b)
+static bool event_has(struct takt_ecat_master *m, const char *a, const char *b)
 {
     char ev[512];
     bool found = false;
-    while (ecat_master_next_event(m, ev, sizeof ev)) {
+    while (takt_ecat_master_next_event(m, ev, sizeof ev)) {
         printf("  event: %s\n", ev);
         found |= strstr(ev, a) && (!b || strstr(ev, b));
     }
@@ -75,13 +75,13 @@ static void big(bool read4)
 {
     struct rig *r = rig_sii(read4, grow);
     up(r, 1);
-    struct ecat_slave_info si;
-    assert_int_equal(ecat_master_slave_info(r->m, 0, &si), 0);
+    struct takt_ecat_slave_info si;
+    assert_int_equal(takt_ecat_master_slave_info(r->m, 0, &si), 0);
     assert_string_equal(si.name, "IO0");
     assert_int_equal(si.out_bits, 16);
     assert_int_equal(si.in_bits, 16);
     size_t len;
-    const uint8_t *img = ecat_slave_sii(r->m, 0, &len);
+    const uint8_t *img = takt_ecat_slave_sii(r->m, 0, &len);
     assert_true(len > 4096);
     assert_true(find_cat(img, len, SII_CAT_RXPDO) > 4096);
     /* 0x0502: read size (bit 6) and the two-byte address algorithm of a big EEPROM (bit 7) */
@@ -107,12 +107,12 @@ static void test_broken_sii_kept_and_reported(void **state)
 {
     (void)state;
     struct rig *r = rig_sii(false, past_end);
-    int rc = ecat_master_scan(r->m, 2 * TAKT_NS_PER_S);
+    int rc = takt_ecat_master_scan(r->m, 2 * TAKT_NS_PER_S);
     if (rc)
-        printf("scan: %s\n", ecat_master_error(r->m));
+        printf("scan: %s\n", takt_ecat_master_error(r->m));
     assert_int_equal(rc, 0);
-    struct ecat_slave_info si;
-    assert_int_equal(ecat_master_slave_info(r->m, 0, &si), 0);
+    struct takt_ecat_slave_info si;
+    assert_int_equal(takt_ecat_master_slave_info(r->m, 0, &si), 0);
     assert_string_equal(si.name, "IO0");                 /* what decodes is kept */
     assert_int_equal(si.in_bits, 16);
     assert_int_equal(si.out_bits, 0);                    /* the RxPDOs are lost */
@@ -132,7 +132,7 @@ static void test_misaligned_sii_reported(void **state)
 {
     (void)state;
     struct rig *r = rig_sii(false, shifted);
-    assert_int_equal(ecat_master_scan(r->m, 2 * TAKT_NS_PER_S), 0);
+    assert_int_equal(takt_ecat_master_scan(r->m, 2 * TAKT_NS_PER_S), 0);
     assert_true(event_has(r->m, "slave 0: SII", NULL));
     rig_free(r);
 }
@@ -147,14 +147,14 @@ static void test_event_lines_escape_control_bytes(void **state)
     ecat_fail(r->m, -EIO, "slave 0 (%s) lost", "EL\r\n2004");
     char ev[512];
     int n = 0;
-    while (ecat_master_next_event(r->m, ev, sizeof ev)) {
+    while (takt_ecat_master_next_event(r->m, ev, sizeof ev)) {
         printf("  event: %s\n", ev);
         assert_null(strpbrk(ev, "\r\n\x1b"));
         assert_non_null(strstr(ev, "2004"));
         n++;
     }
     assert_int_equal(n, 2);
-    assert_non_null(strstr(ecat_master_error(r->m), "EL\\x0D\\x0A2004"));
+    assert_non_null(strstr(takt_ecat_master_error(r->m), "EL\\x0D\\x0A2004"));
     rig_free(r);
 }
 

@@ -25,8 +25,8 @@ static void test_scan_op(void **state)
     (void)state;
     struct rig *r = rig_new(10, false);
     up(r, 10);
-    struct ecat_slave_info si;
-    assert_int_equal(ecat_master_slave_info(r->m, 3, &si), 0);
+    struct takt_ecat_slave_info si;
+    assert_int_equal(takt_ecat_master_slave_info(r->m, 3, &si), 0);
     assert_string_equal(si.name, "IO3");
     assert_int_equal(si.product, 0x4003);
     assert_int_equal(si.out_bits, 16);
@@ -34,9 +34,9 @@ static void test_scan_op(void **state)
     takt_sim_peek(r->sim, 9, ESC_AL_STATUS, &al, 1);
     assert_int_equal(al, AL_OP);
     /* outputs reach the simulated ESC's SM0 memory */
-    struct ecat_pd_entry out;
-    assert_int_equal(ecat_pd_find(r->m, 4, "Output", 0, 0, &out), 0);
-    ecat_pd_write(r->m, &out, 0xBEEF);
+    struct takt_ecat_pd_entry out;
+    assert_int_equal(takt_ecat_pd_find(r->m, 4, "Output", 0, 0, &out), 0);
+    takt_ecat_pd_write(r->m, &out, 0xBEEF);
     cycles(r, 3);
     uint8_t mem[2];
     takt_sim_peek(r->sim, 4, 0x1000, mem, 2);
@@ -50,8 +50,8 @@ static void test_scan_op(void **state)
         printf("\nout at %u\n", out.byte_offset);
     }
     assert_int_equal(get_le16(mem), 0xBEEF);
-    struct ecat_master_stats st;
-    ecat_master_get_stats(r->m, &st);
+    struct takt_ecat_master_stats st;
+    takt_ecat_master_get_stats(r->m, &st);
     assert_int_equal(st.wkc_errors, 0);
     assert_int_equal(st.frames_lost, 0);
     rig_free(r);
@@ -78,11 +78,11 @@ static void test_refusal(void **state)
     assert_int_equal(takt_link_mem_pair(&r->a, &r->b, 64, NULL, NULL), 0);
     takt_link_mem_set_responder(r->b, respond, r);
     char err[200];
-    assert_int_equal(ecat_master_open(&r->m, r->a, NULL, err, sizeof err), 0);
-    assert_int_equal(ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
-    int rc = ecat_master_set_state(r->m, AL_OP, 2 * TAKT_NS_PER_S);
+    assert_int_equal(takt_ecat_master_open(&r->m, r->a, NULL, err, sizeof err), 0);
+    assert_int_equal(takt_ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
+    int rc = takt_ecat_master_set_state(r->m, AL_OP, 2 * TAKT_NS_PER_S);
     assert_int_equal(rc, -TAKT_EALSTATUS);
-    const char *msg = ecat_master_error(r->m);
+    const char *msg = takt_ecat_master_error(r->m);
     printf("  %s\n", msg);
     assert_non_null(strstr(msg, "slave 1"));
     assert_non_null(strstr(msg, "PREOP -> SAFEOP"));
@@ -104,8 +104,8 @@ static void test_break_heal(void **state)
     print_events(r->m);
     takt_sim_break(r->sim, 3, takt_now());       /* after slave 3 (1-based) */
     cycles(r, 3);                                /* a new count is believed seen twice */
-    struct ecat_master_stats st;
-    ecat_master_get_stats(r->m, &st);
+    struct takt_ecat_master_stats st;
+    takt_ecat_master_get_stats(r->m, &st);
     assert_int_equal(st.slaves_present, 3);
     assert_int_equal(st.slaves_lost, 3);
     uint8_t al = 0;
@@ -115,13 +115,13 @@ static void test_break_heal(void **state)
     takt_sim_heal(r->sim, takt_now());
     for (takt_ns_t end = takt_now() + 3 * TAKT_NS_PER_S; takt_now() < end;) {
         cycles(r, 1);
-        ecat_master_get_stats(r->m, &st);
-        if (st.slaves_returned == 3 && ecat_master_state(r->m) == AL_OP)
+        takt_ecat_master_get_stats(r->m, &st);
+        if (st.slaves_returned == 3 && takt_ecat_master_state(r->m) == AL_OP)
             break;
     }
     print_events(r->m);
     assert_int_equal(st.slaves_returned, 3);
-    assert_int_equal(ecat_master_state(r->m), AL_OP);
+    assert_int_equal(takt_ecat_master_state(r->m), AL_OP);
     takt_sim_peek(r->sim, 5, ESC_AL_STATUS, &al, 1);
     assert_int_equal(al, AL_OP);
     rig_free(r);
@@ -134,7 +134,7 @@ static void test_power_cycle(void **state)
     up(r, 4);
     cycles(r, 3);
     takt_sim_power_cycle(r->sim, 3, takt_now());      /* last slave: back in INIT */
-    struct ecat_master_stats st;
+    struct takt_ecat_master_stats st;
     uint8_t al = 0;
     takt_ns_t end = takt_now() + 3 * TAKT_NS_PER_S;
     cycles(r, 5);
@@ -144,7 +144,7 @@ static void test_power_cycle(void **state)
         if (al == AL_OP)
             break;
     }
-    ecat_master_get_stats(r->m, &st);
+    takt_ecat_master_get_stats(r->m, &st);
     print_events(r->m);
     assert_int_equal(al, AL_OP);
     rig_free(r);
@@ -156,19 +156,19 @@ static void test_frame_loss(void **state)
     struct rig *r = rig_new(5, false);
     up(r, 5);
     cycles(r, 3);
-    struct ecat_master_stats s0, s1;
-    ecat_master_get_stats(r->m, &s0);
+    struct takt_ecat_master_stats s0, s1;
+    takt_ecat_master_get_stats(r->m, &s0);
     unsigned d0 = r->dropped;
     r->drop_every = 100;                          /* 1 % loss */
     cycles(r, 1000);
     r->drop_every = 0;
     cycles(r, 3);
-    ecat_master_get_stats(r->m, &s1);
+    takt_ecat_master_get_stats(r->m, &s1);
     assert_int_equal(s1.frames_lost - s0.frames_lost, r->dropped - d0);
     assert_true(r->dropped - d0 >= 9);
     assert_int_equal(s1.wkc_errors, 0);
     assert_int_equal(s1.slaves_lost, 0);
-    assert_int_equal(ecat_master_state(r->m), AL_OP);
+    assert_int_equal(takt_ecat_master_state(r->m), AL_OP);
     rig_free(r);
 }
 
@@ -184,12 +184,12 @@ static void test_dc(void **state)
         assert_int_equal(act, 0x03);
         assert_int_equal(get_le32(cyc), TAKT_NS_PER_MS);
     }
-    struct ecat_slave_info si;
-    ecat_master_slave_info(r->m, 4, &si);
+    struct takt_ecat_slave_info si;
+    takt_ecat_master_slave_info(r->m, 4, &si);
     assert_true(si.dc_delay_ns > 0);
     cycles(r, 2000);
-    struct ecat_master_stats st;
-    ecat_master_get_stats(r->m, &st);
+    struct takt_ecat_master_stats st;
+    takt_ecat_master_get_stats(r->m, &st);
     printf("  DC: delay of slave 4 %d ns, sync error %lld ns (max %lld)\n", si.dc_delay_ns,
            (long long)st.dc_sync_err_ns, (long long)st.dc_sync_err_max_ns);
     assert_true(st.dc_sync_err_ns < 1000);         /* drift of 50 ppm compensated */
@@ -220,27 +220,27 @@ static void test_eni(void **state)
     assert_int_equal(rc, 0);
     assert_int_equal(takt_link_mem_pair(&r->a, &r->b, 64, NULL, NULL), 0);
     takt_link_mem_set_responder(r->b, respond, r);
-    assert_int_equal(ecat_master_open(&r->m, r->a, NULL, err, sizeof err), 0);
-    assert_int_equal(ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
+    assert_int_equal(takt_ecat_master_open(&r->m, r->a, NULL, err, sizeof err), 0);
+    assert_int_equal(takt_ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
     /* PREOP first: the ENI's CoE init commands (PDO assignment of the EL4002) go in */
-    rc = ecat_master_set_state(r->m, AL_PREOP, 2 * TAKT_NS_PER_S);
+    rc = takt_ecat_master_set_state(r->m, AL_PREOP, 2 * TAKT_NS_PER_S);
     if (rc)
-        printf("  %s\n", ecat_master_error(r->m));
+        printf("  %s\n", takt_ecat_master_error(r->m));
     assert_int_equal(rc, 0);
-    rc = ecat_master_configure_eni(r->m, path);
+    rc = takt_ecat_master_configure_eni(r->m, path);
     if (rc)
-        printf("  %s\n", ecat_master_error(r->m));
+        printf("  %s\n", takt_ecat_master_error(r->m));
     assert_int_equal(rc, 0);
     size_t len;
-    ecat_master_image(r->m, &len);
+    takt_ecat_master_image(r->m, &len);
     assert_true(len > 0);
-    rc = ecat_master_set_state(r->m, AL_OP, 3 * TAKT_NS_PER_S);
+    rc = takt_ecat_master_set_state(r->m, AL_OP, 3 * TAKT_NS_PER_S);
     if (rc)
-        printf("  %s\n", ecat_master_error(r->m));
+        printf("  %s\n", takt_ecat_master_error(r->m));
     assert_int_equal(rc, 0);
     cycles(r, 10);
-    struct ecat_master_stats st;
-    ecat_master_get_stats(r->m, &st);
+    struct takt_ecat_master_stats st;
+    takt_ecat_master_get_stats(r->m, &st);
     assert_int_equal(st.wkc_errors, 0);
     rig_free(r);
 
@@ -252,22 +252,22 @@ static void test_eni(void **state)
     assert_int_equal(write(fd, broken, sizeof broken - 1), (ssize_t)(sizeof broken - 1));
     close(fd);
     r = rig_new(2, false);
-    assert_int_equal(ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
-    rc = ecat_master_configure_eni(r->m, bad);
+    assert_int_equal(takt_ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
+    rc = takt_ecat_master_configure_eni(r->m, bad);
     unlink(bad);
-    printf("  %s\n", ecat_master_error(r->m));
+    printf("  %s\n", takt_ecat_master_error(r->m));
     assert_true(rc == -TAKT_EXML || rc == -TAKT_ECONFIG);
-    assert_non_null(strstr(ecat_master_error(r->m), bad));
+    assert_non_null(strstr(takt_ecat_master_error(r->m), bad));
     rig_free(r);
 
     /* a different bus: the ENI's EL2008 at position 1 is an IO1 here */
     r = rig_new(4, false);
-    assert_int_equal(ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
-    rc = ecat_master_configure_eni(r->m, path);
+    assert_int_equal(takt_ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
+    rc = takt_ecat_master_configure_eni(r->m, path);
     assert_int_equal(rc, -TAKT_ECONFIG);
-    printf("  %s\n", ecat_master_error(r->m));
-    assert_non_null(strstr(ecat_master_error(r->m), "slave 0"));
-    assert_non_null(strstr(ecat_master_error(r->m), "expected"));
+    printf("  %s\n", takt_ecat_master_error(r->m));
+    assert_non_null(strstr(takt_ecat_master_error(r->m), "slave 0"));
+    assert_non_null(strstr(takt_ecat_master_error(r->m), "expected"));
     rig_free(r);
 }
 
@@ -295,15 +295,15 @@ static void test_multi_frame(void **state)
     assert_int_equal(takt_link_mem_pair(&r->a, &r->b, 64, NULL, NULL), 0);
     takt_link_mem_set_responder(r->b, respond, r);
     char err[200];
-    assert_int_equal(ecat_master_open(&r->m, r->a, NULL, err, sizeof err), 0);
+    assert_int_equal(takt_ecat_master_open(&r->m, r->a, NULL, err, sizeof err), 0);
     up(r, 12);
     size_t len;
-    ecat_master_image(r->m, &len);
+    takt_ecat_master_image(r->m, &len);
     assert_int_equal(len, 12 * 256);
     for (unsigned i = 0; i < 12; i++) {
-        struct ecat_pd_entry e;
-        assert_int_equal(ecat_pd_find(r->m, i, NULL, 0x7000, 32, &e), 0);
-        ecat_pd_write(r->m, &e, 0xC0DE0000u + i);
+        struct takt_ecat_pd_entry e;
+        assert_int_equal(takt_ecat_pd_find(r->m, i, NULL, 0x7000, 32, &e), 0);
+        takt_ecat_pd_write(r->m, &e, 0xC0DE0000u + i);
     }
     cycles(r, 5);
     for (unsigned i = 0; i < 12; i++) {
@@ -311,8 +311,8 @@ static void test_multi_frame(void **state)
         takt_sim_peek(r->sim, i, 0x1000 + 124, b, 4);
         assert_int_equal(get_le32(b), 0xC0DE0000u + i);
     }
-    struct ecat_master_stats st;
-    ecat_master_get_stats(r->m, &st);
+    struct takt_ecat_master_stats st;
+    takt_ecat_master_get_stats(r->m, &st);
     assert_int_equal(st.wkc_errors, 0);
     assert_true(st.cyc_frames_sent >= 5 * 3);     /* at least three frames per cycle */
     rig_free(r);

@@ -58,9 +58,9 @@ static struct rig *soe_rig_pd(bool soe, bool drive)
     assert_int_equal(takt_link_mem_pair(&r->a, &r->b, 64, NULL, NULL), 0);
     takt_link_mem_set_responder(r->b, respond, r);
     char err[200];
-    assert_int_equal(ecat_master_open(&r->m, r->a, NULL, err, sizeof err), 0);
-    assert_int_equal(ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
-    assert_int_equal(ecat_master_set_state(r->m, AL_PREOP, TAKT_NS_PER_S), 0);
+    assert_int_equal(takt_ecat_master_open(&r->m, r->a, NULL, err, sizeof err), 0);
+    assert_int_equal(takt_ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
+    assert_int_equal(takt_ecat_master_set_state(r->m, AL_PREOP, TAKT_NS_PER_S), 0);
     return r;
 }
 
@@ -68,7 +68,7 @@ static struct rig *soe_rig(bool soe) { return soe_rig_pd(soe, false); }
 
 static void expect_err(struct rig *r, int rc, const char *text)
 {
-    const char *msg = ecat_master_error(r->m);
+    const char *msg = takt_ecat_master_error(r->m);
     if (rc != -TAKT_EMBOX || !strstr(msg, text))
         printf("rc %d, message: %s\n", rc, msg);
     assert_int_equal(rc, -TAKT_EMBOX);
@@ -81,30 +81,30 @@ static void test_read_write(void **state)
     struct rig *r = soe_rig(true);
     uint8_t b[512];
     size_t len = 0;
-    assert_int_equal(ecat_soe_read(r->m, 1, 0, SOE_EL_VALUE, 1, b, sizeof b, &len), 0);
+    assert_int_equal(takt_ecat_soe_read(r->m, 1, 0, SOE_EL_VALUE, 1, b, sizeof b, &len), 0);
     assert_int_equal(len, 2);
     assert_int_equal(get_le16(b), 1000);                       /* S-0-0001: 1000 us */
     /* name, attribute, unit and value of S-0-0036 in one response, in wire order */
     uint8_t el = SOE_EL_NAME | SOE_EL_ATTR | SOE_EL_UNIT | SOE_EL_VALUE;
-    assert_int_equal(ecat_soe_read(r->m, 1, 0, el, 36, b, sizeof b, &len), 0);
-    struct ecat_soe_part p[8];
+    assert_int_equal(takt_ecat_soe_read(r->m, 1, 0, el, 36, b, sizeof b, &len), 0);
+    struct takt_ecat_soe_part p[8];
     char err[200];
-    assert_int_equal(ecat_soe_elements_split(b, len, el, 0, p, err, sizeof err), 0);
+    assert_int_equal(takt_ecat_soe_elements_split(b, len, el, 0, p, err, sizeof err), 0);
     assert_memory_equal(p[1].p + 4, "Velocity command value", 22);
     assert_int_equal(soe_attr_item(get_le32(p[2].p)), 4);
     assert_memory_equal(p[3].p + 4, "rpm", 3);
     /* write, read back; the drive holds it */
     uint8_t v[4];
     put_le32(v, (uint32_t)-123456);
-    assert_int_equal(ecat_soe_write(r->m, 1, 0, SOE_EL_VALUE, 36, v, 4), 0);
-    assert_int_equal(ecat_soe_read(r->m, 1, 0, SOE_EL_VALUE, 36, b, sizeof b, &len), 0);
+    assert_int_equal(takt_ecat_soe_write(r->m, 1, 0, SOE_EL_VALUE, 36, v, 4), 0);
+    assert_int_equal(takt_ecat_soe_read(r->m, 1, 0, SOE_EL_VALUE, 36, b, sizeof b, &len), 0);
     assert_int_equal((int32_t)get_le32(b), -123456);
     size_t n;
     const uint8_t *held = esc_soe_value(r->sim->sl[1].esc.soe, 36, &n);
     assert_int_equal(n, 4);
     assert_memory_equal(held, v, 4);
     /* the AT list as IDNs */
-    assert_int_equal(ecat_soe_read(r->m, 1, 0, SOE_EL_VALUE, SOE_IDN_AT_LIST, b, sizeof b, &len), 0);
+    assert_int_equal(takt_ecat_soe_read(r->m, 1, 0, SOE_EL_VALUE, SOE_IDN_AT_LIST, b, sizeof b, &len), 0);
     assert_int_equal(len, 8);
     assert_int_equal(get_le16(b), 4);
     assert_int_equal(get_le16(b + 4), 51);
@@ -128,15 +128,15 @@ static void long_list(struct rig *r, unsigned items, unsigned seed)
     const struct esc_soe *s = r->sim->sl[1].esc.soe;
     unsigned frag_in = s ? s->n_frag_in : 0, frag_out = s ? s->n_frag_out : 0;
     fill(w, items, seed);
-    int rc = ecat_soe_write(r->m, 1, 0, SOE_EL_VALUE, 0x800A, w, n);
+    int rc = takt_ecat_soe_write(r->m, 1, 0, SOE_EL_VALUE, 0x800A, w, n);
     if (rc)
-        printf("write: %s\n", ecat_master_error(r->m));
+        printf("write: %s\n", takt_ecat_master_error(r->m));
     assert_int_equal(rc, 0);
     s = r->sim->sl[1].esc.soe;
     assert_int_equal(s->n_frag_in - frag_in, (n + 117) / 118 - 1);
-    rc = ecat_soe_read(r->m, 1, 0, SOE_EL_VALUE, 0x800A, b, sizeof b, &len);
+    rc = takt_ecat_soe_read(r->m, 1, 0, SOE_EL_VALUE, 0x800A, b, sizeof b, &len);
     if (rc)
-        printf("read: %s\n", ecat_master_error(r->m));
+        printf("read: %s\n", takt_ecat_master_error(r->m));
     assert_int_equal(rc, 0);
     assert_int_equal(len, n);
     assert_memory_equal(b + 4, w + 4, n - 4);
@@ -149,23 +149,23 @@ static void test_fragments(void **state)
     struct rig *r = soe_rig(true);
     uint8_t b[2048];
     size_t len = 0;
-    assert_int_equal(ecat_soe_read(r->m, 1, 0, SOE_EL_VALUE, 0x800A, b, sizeof b, &len), 0);
+    assert_int_equal(takt_ecat_soe_read(r->m, 1, 0, SOE_EL_VALUE, 0x800A, b, sizeof b, &len), 0);
     assert_int_equal(len, 4 + 600);                            /* the default: 300 items */
     assert_int_equal(get_le16(b + 4 + 2 * 299), 299 * 7);
     long_list(r, 300, 1);
     long_list(r, 57, 2);                                       /* exactly one full mailbox */
     long_list(r, 500, 3);
     /* the buffer too small: the master stops, the drive's next request starts afresh */
-    assert_int_equal(ecat_soe_read(r->m, 1, 0, SOE_EL_VALUE, 0x800A, b, 100, &len), -ENOSPC);
-    assert_non_null(strstr(ecat_master_error(r->m), "larger than the 100-byte buffer"));
-    assert_int_equal(ecat_soe_read(r->m, 1, 0, SOE_EL_VALUE, 1, b, sizeof b, &len), 0);
+    assert_int_equal(takt_ecat_soe_read(r->m, 1, 0, SOE_EL_VALUE, 0x800A, b, 100, &len), -ENOSPC);
+    assert_non_null(strstr(takt_ecat_master_error(r->m), "larger than the 100-byte buffer"));
+    assert_int_equal(takt_ecat_soe_read(r->m, 1, 0, SOE_EL_VALUE, 1, b, sizeof b, &len), 0);
     assert_int_equal(get_le16(b), 1000);
     /* and a write right after an aborted read finds a stale fragment first */
-    assert_int_equal(ecat_soe_read(r->m, 1, 0, SOE_EL_VALUE, 0x800A, b, 100, &len), -ENOSPC);
+    assert_int_equal(takt_ecat_soe_read(r->m, 1, 0, SOE_EL_VALUE, 0x800A, b, 100, &len), -ENOSPC);
     uint8_t v[4] = { 7, 0, 0, 0 };
-    int rc = ecat_soe_write(r->m, 1, 0, SOE_EL_VALUE, 36, v, 4);
+    int rc = takt_ecat_soe_write(r->m, 1, 0, SOE_EL_VALUE, 36, v, 4);
     if (rc)
-        printf("write after an aborted read: %s\n", ecat_master_error(r->m));
+        printf("write after an aborted read: %s\n", takt_ecat_master_error(r->m));
     assert_int_equal(rc, 0);
     rig_free(r);
 }
@@ -188,27 +188,27 @@ static void test_errors(void **state)
     struct rig *r = soe_rig(true);
     uint8_t b[64], v[4] = { 1, 0, 0, 0 };
     size_t len;
-    expect_err(r, ecat_soe_write(r->m, 1, 0, SOE_EL_VALUE, 40, v, 4),
+    expect_err(r, takt_ecat_soe_write(r->m, 1, 0, SOE_EL_VALUE, 40, v, 4),
                "slave 1: IDN S-0-0040 is read-only (SoE error 0x7004");
-    expect_err(r, ecat_soe_read(r->m, 1, 0, SOE_EL_VALUE, 99, b, sizeof b, &len),
+    expect_err(r, takt_ecat_soe_read(r->m, 1, 0, SOE_EL_VALUE, 99, b, sizeof b, &len),
                "IDN S-0-0099: no such IDN (SoE error 0x1001");
-    expect_err(r, ecat_soe_write(r->m, 1, 0, SOE_EL_VALUE, 36, v, 2), "value too short (SoE error 0x7002");
-    expect_err(r, ecat_soe_write(r->m, 1, 0, SOE_EL_VALUE, 1, v, 4), "value too long (SoE error 0x7003");
+    expect_err(r, takt_ecat_soe_write(r->m, 1, 0, SOE_EL_VALUE, 36, v, 2), "value too short (SoE error 0x7002");
+    expect_err(r, takt_ecat_soe_write(r->m, 1, 0, SOE_EL_VALUE, 1, v, 4), "value too long (SoE error 0x7003");
     put_le16(v, 10);                                           /* below TNcyc's minimum 125 */
-    expect_err(r, ecat_soe_write(r->m, 1, 0, SOE_EL_VALUE, 1, v, 2), "below the minimum");
-    expect_err(r, ecat_soe_read(r->m, 1, 0, SOE_EL_UNIT, 15, b, sizeof b, &len), "has no unit");
-    expect_err(r, ecat_soe_read(r->m, 1, 3, SOE_EL_VALUE, 1, b, sizeof b, &len), "no such drive");
-    expect_err(r, ecat_soe_write(r->m, 1, 0, SOE_EL_NAME, 1, v, 2), "name is read-only");
+    expect_err(r, takt_ecat_soe_write(r->m, 1, 0, SOE_EL_VALUE, 1, v, 2), "below the minimum");
+    expect_err(r, takt_ecat_soe_read(r->m, 1, 0, SOE_EL_UNIT, 15, b, sizeof b, &len), "has no unit");
+    expect_err(r, takt_ecat_soe_read(r->m, 1, 3, SOE_EL_VALUE, 1, b, sizeof b, &len), "no such drive");
+    expect_err(r, takt_ecat_soe_write(r->m, 1, 0, SOE_EL_NAME, 1, v, 2), "name is read-only");
     /* a list naming an IDN the drive lacks */
     uint8_t l[8] = { 4, 0, 8, 0, 51, 0, 99, 0 };
-    expect_err(r, ecat_soe_write(r->m, 1, 0, SOE_EL_VALUE, SOE_IDN_AT_LIST, l, 8), "0x7008");
+    expect_err(r, takt_ecat_soe_write(r->m, 1, 0, SOE_EL_VALUE, SOE_IDN_AT_LIST, l, 8), "0x7008");
     /* the cycle time is set up in PREOP only */
-    assert_int_equal(ecat_master_set_state(r->m, AL_SAFEOP, TAKT_NS_PER_S), 0);
+    assert_int_equal(takt_ecat_master_set_state(r->m, AL_SAFEOP, TAKT_NS_PER_S), 0);
     put_le16(v, 2000);
-    expect_err(r, ecat_soe_write(r->m, 1, 0, SOE_EL_VALUE, 1, v, 2),
+    expect_err(r, takt_ecat_soe_write(r->m, 1, 0, SOE_EL_VALUE, 1, v, 2),
                "IDN S-0-0001 is write-protected in this state");
     /* the drive still answers afterwards */
-    assert_int_equal(ecat_soe_read(r->m, 1, 0, SOE_EL_VALUE, 1, b, sizeof b, &len), 0);
+    assert_int_equal(takt_ecat_soe_read(r->m, 1, 0, SOE_EL_VALUE, 1, b, sizeof b, &len), 0);
     assert_int_equal(get_le16(b), 1000);
     rig_free(r);
 }
@@ -219,10 +219,10 @@ static void test_no_soe(void **state)
     struct rig *r = soe_rig(false);
     uint8_t b[8];
     size_t len;
-    expect_err(r, ecat_soe_read(r->m, 1, 0, SOE_EL_VALUE, 1, b, sizeof b, &len),
+    expect_err(r, takt_ecat_soe_read(r->m, 1, 0, SOE_EL_VALUE, 1, b, sizeof b, &len),
                "slave 1 (");
-    assert_non_null(strstr(ecat_master_error(r->m), "has no SoE"));
-    assert_int_equal(ecat_soe_read(r->m, 7, 0, SOE_EL_VALUE, 1, b, sizeof b, &len), -ENOENT);
+    assert_non_null(strstr(takt_ecat_master_error(r->m), "has no SoE"));
+    assert_int_equal(takt_ecat_soe_read(r->m, 7, 0, SOE_EL_VALUE, 1, b, sizeof b, &len), -ENOENT);
     rig_free(r);
 }
 
@@ -234,39 +234,39 @@ static void test_pdo_mapping(void **state)
 {
     (void)state;
     struct rig *r = soe_rig_pd(true, true);
-    struct ecat_slave_info si;
-    ecat_master_slave_info(r->m, 1, &si);
+    struct takt_ecat_slave_info si;
+    takt_ecat_master_slave_info(r->m, 1, &si);
     assert_int_equal(si.out_bits + si.in_bits, 0);              /* nothing from the SII */
-    assert_int_not_equal(ecat_master_set_state(r->m, AL_SAFEOP, TAKT_NS_PER_S), 0);
-    assert_non_null(strstr(ecat_master_error(r->m), "0x001D"));
-    assert_int_equal(ecat_master_set_state(r->m, AL_PREOP, TAKT_NS_PER_S), 0);
-    assert_int_equal(ecat_master_read_pdos_soe(r->m), 0);
-    ecat_master_slave_info(r->m, 1, &si);
+    assert_int_not_equal(takt_ecat_master_set_state(r->m, AL_SAFEOP, TAKT_NS_PER_S), 0);
+    assert_non_null(strstr(takt_ecat_master_error(r->m), "0x001D"));
+    assert_int_equal(takt_ecat_master_set_state(r->m, AL_PREOP, TAKT_NS_PER_S), 0);
+    assert_int_equal(takt_ecat_master_read_pdos_soe(r->m), 0);
+    takt_ecat_master_slave_info(r->m, 1, &si);
     assert_int_equal(si.out_bits, 80);
     assert_int_equal(si.in_bits, 80);
-    int rc = ecat_master_set_state(r->m, AL_OP, 2 * TAKT_NS_PER_S);
+    int rc = takt_ecat_master_set_state(r->m, AL_OP, 2 * TAKT_NS_PER_S);
     if (rc)
-        printf("OP: %s\n", ecat_master_error(r->m));
+        printf("OP: %s\n", takt_ecat_master_error(r->m));
     assert_int_equal(rc, 0);
-    struct ecat_pd_entry e;
-    assert_int_equal(ecat_pd_find(r->m, 1, "Position feedback value 1", 0, 0, &e), 0);
+    struct takt_ecat_pd_entry e;
+    assert_int_equal(takt_ecat_pd_find(r->m, 1, "Position feedback value 1", 0, 0, &e), 0);
     assert_int_equal(e.index, 51);
     assert_int_equal(e.bits, 32);
     assert_false(e.output);
-    assert_int_equal(ecat_pd_find(r->m, 1, "Velocity command value", 0, 0, &e), 0);
+    assert_int_equal(takt_ecat_pd_find(r->m, 1, "Velocity command value", 0, 0, &e), 0);
     assert_true(e.output);
-    assert_int_equal(ecat_pd_find(r->m, 1, "Drive status word", 0, 0, &e), 0);
+    assert_int_equal(takt_ecat_pd_find(r->m, 1, "Drive status word", 0, 0, &e), 0);
     assert_int_equal(e.index, 135);
     rig_free(r);
     /* one more IDN in the AT: 12 bytes of inputs, which the simulated drive refuses */
     r = soe_rig_pd(true, true);
     uint8_t l[10] = { 6, 0, 16, 0, 51, 0, 40, 0, 1, 0 };
-    assert_int_equal(ecat_soe_write(r->m, 1, 0, SOE_EL_VALUE, SOE_IDN_AT_LIST, l, sizeof l), 0);
-    assert_int_equal(ecat_master_read_pdos_soe(r->m), 0);
-    ecat_master_slave_info(r->m, 1, &si);
+    assert_int_equal(takt_ecat_soe_write(r->m, 1, 0, SOE_EL_VALUE, SOE_IDN_AT_LIST, l, sizeof l), 0);
+    assert_int_equal(takt_ecat_master_read_pdos_soe(r->m), 0);
+    takt_ecat_master_slave_info(r->m, 1, &si);
     assert_int_equal(si.in_bits, 96);
-    assert_int_not_equal(ecat_master_set_state(r->m, AL_SAFEOP, TAKT_NS_PER_S), 0);
-    assert_non_null(strstr(ecat_master_error(r->m), "0x001E"));
+    assert_int_not_equal(takt_ecat_master_set_state(r->m, AL_SAFEOP, TAKT_NS_PER_S), 0);
+    assert_non_null(strstr(takt_ecat_master_error(r->m), "0x001E"));
     rig_free(r);
 }
 
@@ -276,11 +276,11 @@ static void test_pdo_standard_telegram(void **state)
     (void)state;
     struct rig *r = soe_rig_pd(true, false);
     uint8_t t[2] = { 4, 0 };
-    assert_int_equal(ecat_soe_write(r->m, 1, 0, SOE_EL_VALUE, SOE_IDN_TELEGRAM, t, 2), 0);
-    struct ecat_slave_info before, after;
-    ecat_master_slave_info(r->m, 1, &before);
-    assert_int_equal(ecat_master_read_pdos_soe(r->m), 0);
-    ecat_master_slave_info(r->m, 1, &after);
+    assert_int_equal(takt_ecat_soe_write(r->m, 1, 0, SOE_EL_VALUE, SOE_IDN_TELEGRAM, t, 2), 0);
+    struct takt_ecat_slave_info before, after;
+    takt_ecat_master_slave_info(r->m, 1, &before);
+    assert_int_equal(takt_ecat_master_read_pdos_soe(r->m), 0);
+    takt_ecat_master_slave_info(r->m, 1, &after);
     assert_int_equal(after.in_bits, before.in_bits);
     assert_int_equal(after.out_bits, before.out_bits);
     rig_free(r);

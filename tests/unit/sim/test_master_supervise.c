@@ -77,7 +77,7 @@ static void sup_respond(void *ctx, struct takt_link *ep, const struct takt_frame
 static void drain(struct sup *g)
 {
     char ev[256];
-    while (ecat_master_next_event(g->r.m, ev, sizeof ev)) {
+    while (takt_ecat_master_next_event(g->r.m, ev, sizeof ev)) {
         if (getenv("V"))
             printf("  %llu event: %s\n", (unsigned long long)g->cycle, ev);
         size_t l = strlen(g->events);
@@ -109,12 +109,12 @@ static struct sup *sup_new_serial(unsigned n, bool dc, uint32_t serial)
     assert_int_equal(takt_sim_create_devices(devs, n, &so, &g->r.sim), 0);
     assert_int_equal(takt_link_mem_pair(&g->r.a, &g->r.b, 256, NULL, NULL), 0);
     takt_link_mem_set_responder(g->r.b, sup_respond, g);
-    struct ecat_master_opts o;
-    ecat_master_opts_default(&o);
+    struct takt_ecat_master_opts o;
+    takt_ecat_master_opts_default(&o);
     o.dc = dc;
     o.cycle_ns = MS;
     char err[200];
-    assert_int_equal(ecat_master_open(&g->r.m, g->r.a, &o, err, sizeof err), 0);
+    assert_int_equal(takt_ecat_master_open(&g->r.m, g->r.a, &o, err, sizeof err), 0);
     up(&g->r, n);
     g->now = takt_now();
     drain(g);
@@ -129,7 +129,7 @@ static struct sup *sup_new(unsigned n, bool dc)
 
 static void sup_free(struct sup *g)
 {
-    ecat_master_close(g->r.m);
+    takt_ecat_master_close(g->r.m);
     takt_link_close(g->r.a);
     takt_link_close(g->r.b);
     takt_sim_destroy(g->r.sim);
@@ -147,7 +147,7 @@ static void step(struct sup *g)
         struct takt_frame f = { .data = h->data, .len = h->len, .cap = TAKT_FRAME_BUF };
         takt_link_send(g->ep, &f, 1);
     }
-    assert_int_equal(ecat_master_cycle(g->r.m, g->now), 0);
+    assert_int_equal(takt_ecat_master_cycle(g->r.m, g->now), 0);
     drain(g);
 }
 
@@ -157,30 +157,30 @@ static void steps(struct sup *g, unsigned n)
         step(g);
 }
 
-static struct ecat_master_stats stats(struct sup *g)
+static struct takt_ecat_master_stats stats(struct sup *g)
 {
-    struct ecat_master_stats s;
-    ecat_master_get_stats(g->r.m, &s);
+    struct takt_ecat_master_stats s;
+    takt_ecat_master_get_stats(g->r.m, &s);
     return s;
 }
 
 static const char *state_text(struct sup *g)
 {
     static char buf[200];
-    struct ecat_master_stats s = stats(g);
-    return ecat_master_state_text(&s, buf, sizeof buf);
+    struct takt_ecat_master_stats s = stats(g);
+    return takt_ecat_master_state_text(&s, buf, sizeof buf);
 }
 
 static bool all_op(struct sup *g)
 {
-    unsigned n = ecat_master_slave_count(g->r.m);
+    unsigned n = takt_ecat_master_slave_count(g->r.m);
     for (unsigned i = 0; i < n; i++) {
-        struct ecat_slave_info si;
-        ecat_master_slave_info(g->r.m, i, &si);
+        struct takt_ecat_slave_info si;
+        takt_ecat_master_slave_info(g->r.m, i, &si);
         if (!si.present || (si.al_state & 0x1F) != AL_OP)
             return false;
     }
-    return ecat_master_state(g->r.m) == AL_OP;
+    return takt_ecat_master_state(g->r.m) == AL_OP;
 }
 
 /* Step until every slave is back in OP (at most max cycles); the cycles it took. */
@@ -198,16 +198,16 @@ static unsigned until_op(struct sup *g, unsigned max)
  * what is not back is lost still. */
 static void check_counters(struct sup *g, bool settled)
 {
-    struct ecat_master_stats s = stats(g);
+    struct takt_ecat_master_stats s = stats(g);
     assert_true(s.frames_late <= s.frames_lost);
     assert_true(s.frames_received + s.frames_lost <= s.frames_sent);
     assert_true(s.slaves_returned <= s.slaves_lost);
     if (!settled)
         return;
-    unsigned out = 0, n = ecat_master_slave_count(g->r.m);
+    unsigned out = 0, n = takt_ecat_master_slave_count(g->r.m);
     for (unsigned i = 0; i < n; i++) {
-        struct ecat_slave_info si;
-        ecat_master_slave_info(g->r.m, i, &si);
+        struct takt_ecat_slave_info si;
+        takt_ecat_master_slave_info(g->r.m, i, &si);
         out += !si.present;
     }
     if (s.slaves_lost != s.slaves_returned + out)
@@ -236,7 +236,7 @@ static struct sup *failed_rescan(void)
     check_counters(g, false);
     /* the slaves that answer nothing but the BRD are not in OP as far as anyone knows */
     printf("state after failed re-scans: %s\n", state_text(g));
-    assert_int_equal(ecat_master_state(g->r.m), 0);
+    assert_int_equal(takt_ecat_master_state(g->r.m), 0);
     assert_true(!strncmp(state_text(g), "unknown: ", 9) || strstr(state_text(g), "not answering"));
     return g;
 }
@@ -282,13 +282,13 @@ static void power_cycle_pairs_up(void **state)
      * OP, though no slave has been read yet */
     steps(g, 2);
     printf("power cycle, 2 cycles on: %s\n", state_text(g));
-    assert_int_not_equal(ecat_master_state(g->r.m), AL_OP);
+    assert_int_not_equal(takt_ecat_master_state(g->r.m), AL_OP);
     assert_true(!strncmp(state_text(g), "unknown: ", 9));
     steps(g, 8);
     unsigned k = until_op(g, 5000);
     printf("power cycle: back in OP after %u cycles\n", k);
     assert_true(all_op(g));
-    struct ecat_master_stats s = stats(g);
+    struct takt_ecat_master_stats s = stats(g);
     assert_int_equal(s.slaves_returned, 1);
     assert_int_equal(s.slaves_lost, 1);
     check_counters(g, true);
@@ -301,7 +301,7 @@ static void silence(unsigned n)
 {
     struct sup *g = sup_new(3, false);
     steps(g, 20);
-    struct ecat_master_stats s0 = stats(g);
+    struct takt_ecat_master_stats s0 = stats(g);
     g->silent = true;
     unsigned k = 0;
     while (k < n && !strstr(g->events, "no frame returned for")) {
@@ -316,7 +316,7 @@ static void silence(unsigned n)
     char want[80];
     snprintf(want, sizeof want, "unknown: no frame returned for %u cycles", n - 1);
     assert_string_equal(state_text(g), want);
-    assert_int_equal(ecat_master_state(g->r.m), 0);
+    assert_int_equal(takt_ecat_master_state(g->r.m), 0);
     assert_int_equal(stats(g).silent_cycles, n - 1);
     assert_null(strstr(g->events, "frames return again"));
     g->silent = false;
@@ -330,7 +330,7 @@ static void silence(unsigned n)
     printf("silent %u cycles: back in OP %u cycles after frames returned\n", n, back);
     assert_true(all_op(g));
     assert_string_equal(state_text(g), "OP, slaves 3/3");
-    struct ecat_master_stats s1 = stats(g);
+    struct takt_ecat_master_stats s1 = stats(g);
     assert_true(s1.cyc_frames_lost - s0.cyc_frames_lost >= n);
     check_counters(g, true);
     sup_free(g);
@@ -352,8 +352,8 @@ static void cut_off(void **state)
     steps(g, 20);
     printf("cut after slave 2: %s\n", state_text(g));
     assert_string_equal(state_text(g), "OP 2/4, 2 not answering");
-    assert_int_equal(ecat_master_state(g->r.m), 0);
-    struct ecat_master_stats s = stats(g);
+    assert_int_equal(takt_ecat_master_state(g->r.m), 0);
+    struct takt_ecat_master_stats s = stats(g);
     assert_int_equal(s.slaves_op, 2);
     assert_int_equal(s.slaves_not_answering, 2);
     assert_int_equal(s.slaves_lost, 2);
@@ -373,7 +373,7 @@ static void dc_garbage_not_a_sample(void **state)
     steps(g, 50);
     g->garble_dc = 5;
     steps(g, 500);
-    struct ecat_master_stats s = stats(g);
+    struct takt_ecat_master_stats s = stats(g);
     printf("DC sync error under garbage: last %lld ns, max in OP %lld ns\n",
            (long long)s.dc_sync_err_ns, (long long)s.dc_sync_err_max_ns);
     assert_true(s.dc_sync_err_max_ns < 0x7FFFFFFF);
@@ -388,11 +388,11 @@ static void dc_one_bad_reading(void **state)
     (void)state;
     struct sup *g = sup_new(3, true);
     steps(g, 300);
-    struct ecat_master_stats s0 = stats(g);
+    struct takt_ecat_master_stats s0 = stats(g);
     assert_true(s0.dc_sync_err_max_ns < 1000);
     g->flip_once = 0x000F4240;               /* 1 000 000 ns */
     steps(g, 50);
-    struct ecat_master_stats s = stats(g);
+    struct takt_ecat_master_stats s = stats(g);
     printf("DC sync error, one reading with bits flipped: max in OP %lld ns before, %lld ns after\n",
            (long long)s0.dc_sync_err_max_ns, (long long)s.dc_sync_err_max_ns);
     assert_true(s.dc_sync_err_max_ns < 1000);
@@ -411,13 +411,13 @@ static void garbage_counters(void **state)
     for (unsigned k = 0; k < 30; k++) {
         steps(g, 100);
         check_counters(g, false);
-        struct ecat_master_stats s = stats(g);
+        struct takt_ecat_master_stats s = stats(g);
         assert_true(s.dc_sync_err_max_ns < 0x7FFFFFFF && s.dc_sync_err_ns < 0x7FFFFFFF);
         assert_true(s.slaves == 4);
         assert_int_equal(s.slaves_init + s.slaves_preop + s.slaves_boot + s.slaves_safeop +
                          s.slaves_op + s.slaves_not_answering, 4);
     }
-    struct ecat_master_stats s = stats(g);
+    struct takt_ecat_master_stats s = stats(g);
     printf("garbage: sent %llu, back %llu, lost %llu, late %llu, unmatched %llu, slaves lost/returned "
            "%llu/%llu, DC max %lld ns (%llu readings not a sample)\n",
            (unsigned long long)s.frames_sent, (unsigned long long)s.frames_received,
@@ -482,7 +482,7 @@ static void wrong_device(bool serial_only)
     assert_non_null(strstr(g->events, "slave 1: "));
     assert_int_equal(count_of(g->events, "expected vendor"), 1);
     assert_false(all_op(g));
-    assert_int_not_equal(ecat_master_state(g->r.m), AL_OP);
+    assert_int_not_equal(takt_ecat_master_state(g->r.m), AL_OP);
     assert_string_not_equal(state_text(g), "OP, slaves 3/3");
     assert_int_equal(stats(g).slaves_not_answering, 1);
     uint8_t al;

@@ -147,7 +147,7 @@ static void sdo_info(void **state)
         fail_msg("OD list: %s", x.msg);
     uint16_t lt;
     const uint8_t *first;
-    int n = ecat_coe_odlist_parse(buf, x.result_len, &lt, &first);
+    int n = takt_ecat_coe_odlist_parse(buf, x.result_len, &lt, &first);
     assert_true(n > 10);
     assert_int_equal(lt, 1);
     bool has_1018 = false;
@@ -156,15 +156,15 @@ static void sdo_info(void **state)
     assert_true(has_1018);
     r = (struct ecat_coe_req){ .op = ECAT_COE_OBJDESC, .index = 0x1018, .data = buf, .cap = sizeof buf };
     assert_int_equal(run(d, &x, &r, &chan, 128), ECAT_COE_DONE);
-    struct ecat_coe_objdesc o;
-    assert_int_equal(ecat_coe_objdesc_parse(buf, x.result_len, &o), 0);
+    struct takt_ecat_coe_objdesc o;
+    assert_int_equal(takt_ecat_coe_objdesc_parse(buf, x.result_len, &o), 0);
     assert_int_equal(o.index, 0x1018);
     assert_int_equal(o.obj_code, 9);
     assert_true(o.max_sub >= 4);
     r = (struct ecat_coe_req){ .op = ECAT_COE_ENTRYDESC, .index = 0x1018, .subindex = 1, .data = buf, .cap = sizeof buf };
     assert_int_equal(run(d, &x, &r, &chan, 128), ECAT_COE_DONE);
-    struct ecat_coe_entrydesc e;
-    assert_int_equal(ecat_coe_entrydesc_parse(buf, x.result_len, &e), 0);
+    struct takt_ecat_coe_entrydesc e;
+    assert_int_equal(takt_ecat_coe_entrydesc_parse(buf, x.result_len, &e), 0);
     assert_int_equal(e.data_type, 7);
     assert_int_equal(e.bitlen, 32);
     d->ops->destroy(d);
