@@ -16,7 +16,7 @@
 /* The layout itself is pdo.c's (SM lengths, one FMMU per contiguous SM run, bit-exact
  * variables, frames never splitting a slave); here it becomes cyclic datagrams, the
  * image and the per-slave entries the API looks up. */
-int ecat_layout(struct takt_ecat_master *m)
+int ecat_layout(struct ecat_core *m)
 {
     char err[200];
     uint16_t *pos = calloc(m->n_slaves ? m->n_slaves : 1, sizeof *pos);
@@ -91,7 +91,7 @@ int ecat_layout(struct takt_ecat_master *m)
 
 /* Frame 0 carries the DC FRMW first (earliest in the frame), then its LRW, then the
  * BRD of the AL status (presence) and of the DC system time difference. */
-unsigned ecat_cyc_build(struct takt_ecat_master *m, takt_ns_t now)
+unsigned ecat_cyc_build(struct ecat_core *m, takt_ns_t now)
 {
     if (m->eni_cyc)
         return ecat_eni_cyc_build(m, now);
@@ -152,7 +152,7 @@ unsigned ecat_cyc_build(struct takt_ecat_master *m, takt_ns_t now)
 /* A cyclic request still in flight at the next cycle did not come back: take it out
  * of the index table (the caller counts its frame lost; a reply that comes afterwards is
  * late). */
-bool ecat_cyc_reap(struct takt_ecat_master *m, struct ecat_req *r)
+bool ecat_cyc_reap(struct ecat_core *m, struct ecat_req *r)
 {
     if (r->st != REQ_SENT)
         return false;
@@ -163,7 +163,7 @@ bool ecat_cyc_reap(struct takt_ecat_master *m, struct ecat_req *r)
     return true;
 }
 
-static void take_inputs(struct takt_ecat_master *m, const struct ecat_cyc *c, unsigned k)
+static void take_inputs(struct ecat_core *m, const struct ecat_cyc *c, unsigned k)
 {
     const uint8_t *rx = m->cyc_rx + (size_t)k * ECAT_MAX_DG_DATA;
     for (unsigned i = c->first_slave; i < c->first_slave + c->n_slaves; i++) {
@@ -173,7 +173,7 @@ static void take_inputs(struct takt_ecat_master *m, const struct ecat_cyc *c, un
     }
 }
 
-static void check_wkc(struct takt_ecat_master *m, struct ecat_cyc *c, unsigned k, bool in_op)
+static void check_wkc(struct ecat_core *m, struct ecat_cyc *c, unsigned k, bool in_op)
 {
     int wkc = c->req.wkc;
     in_op = in_op && c->sent_in_op;
@@ -201,7 +201,7 @@ static void check_wkc(struct takt_ecat_master *m, struct ecat_cyc *c, unsigned k
         c->last_wkc = wkc;
 }
 
-void ecat_cyc_check(struct takt_ecat_master *m, takt_ns_t now)
+void ecat_cyc_check(struct ecat_core *m, takt_ns_t now)
 {
     if (m->eni_cyc) {
         ecat_eni_cyc_check(m, now);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "ecat/master_internal.h"
+#include "ecat/driver.h"
 #include "util/wire.h"
 
 enum { DC_IDLE, DC_LATCH, DC_READ, DC_WRITE, DC_DRIFT, DC_SYNC_READ, DC_SYNC_WRITE, DC_RUN,
@@ -14,10 +15,10 @@ enum { DC_IDLE, DC_LATCH, DC_READ, DC_WRITE, DC_DRIFT, DC_SYNC_READ, DC_SYNC_WRI
 #define DC_STATIC_ITER 1000        /* ethercrab defaults to 10 000; fewer suffice for a sim */
 #define DC_START_DELAY (100 * TAKT_NS_PER_MS)
 
-static uint64_t master_time(const struct takt_ecat_master *m, takt_ns_t now)
+static uint64_t master_time(const struct ecat_core *m, takt_ns_t now)
 { return (uint64_t)(now + m->dc_offset); }
 
-static bool busy(const struct takt_ecat_master *m)
+static bool busy(const struct ecat_core *m)
 {
     for (unsigned i = 0; i < m->n_slaves; i++)
         for (unsigned k = 0; k < 3; k++)
@@ -29,7 +30,7 @@ static bool busy(const struct takt_ecat_master *m)
     return false;
 }
 
-static void req(struct takt_ecat_master *m, struct ecat_slave *s, unsigned k, uint8_t cmd, uint16_t reg,
+static void req(struct ecat_core *m, struct ecat_slave *s, unsigned k, uint8_t cmd, uint16_t reg,
                 const void *d, uint16_t len)
 {
     if (d)
@@ -40,14 +41,14 @@ static void req(struct takt_ecat_master *m, struct ecat_slave *s, unsigned k, ui
     ecat_req_queue(m, &s->dcr[k]);
 }
 
-static void dc_fail(struct takt_ecat_master *m, const char *what, const struct ecat_slave *s, int wkc)
+static void dc_fail(struct ecat_core *m, const char *what, const struct ecat_slave *s, int wkc)
 {
     ecat_fail(m, -TAKT_EWKC, "DC set-up: %s at slave %u (station 0x%04X): expected WKC 1, got %d",
               what, s ? s->info.position : 0, s ? s->info.station : 0, wkc);
     m->dc_state = DC_FAILED;
 }
 
-static void enter_latch(struct takt_ecat_master *m, takt_ns_t now)
+static void enter_latch(struct ecat_core *m, takt_ns_t now)
 {
     (void)now;
     /* ETG.1000.4 distributed clocks: one broadcast write to 0x0900 latches every DC ESC's port times */
@@ -58,7 +59,7 @@ static void enter_latch(struct takt_ecat_master *m, takt_ns_t now)
     m->dc_state = DC_LATCH;
 }
 
-static void state_latch(struct takt_ecat_master *m, takt_ns_t now)
+static void state_latch(struct ecat_core *m, takt_ns_t now)
 {
     struct ecat_slave *r = &m->slaves[m->dc_ref];
     if (r->dcr[0].wkc < 1) {
@@ -109,7 +110,7 @@ static int prev_port(const struct ecat_slave *p, unsigned q)
  * loop(C)) / 2; in a line (prev = port 0) the familiar delay(P) + (loop(P) - loop(C))/2.
  * A parent without DC has no receive times: the nearest DC ancestor and the line
  * formula stand in (no better can be known). */
-static int64_t tree_delay(const struct takt_ecat_master *m, const struct ecat_slave *s)
+static int64_t tree_delay(const struct ecat_core *m, const struct ecat_slave *s)
 {
     int p = s->info.parent;
     if (p >= 0 && m->slaves[p].info.dc && s->info.parent_port) {
@@ -127,7 +128,7 @@ static int64_t tree_delay(const struct takt_ecat_master *m, const struct ecat_sl
     return ps->info.dc_delay_ns + (loop_time(ps) - loop_time(s)) / 2;
 }
 
-static void state_read(struct takt_ecat_master *m, takt_ns_t now)
+static void state_read(struct ecat_core *m, takt_ns_t now)
 {
     uint64_t mt = master_time(m, now);
     for (unsigned i = 0; i < m->n_slaves; i++) {
@@ -161,7 +162,7 @@ static void state_read(struct takt_ecat_master *m, takt_ns_t now)
     m->dc_state = DC_WRITE;
 }
 
-static void queue_drift(struct takt_ecat_master *m)
+static void queue_drift(struct ecat_core *m)
 {
     const struct ecat_slave *r = &m->slaves[m->dc_ref];
     for (unsigned k = 0; k < TAKT_ARRAY_SIZE(m->dc_frmw) && m->dc_iter < DC_STATIC_ITER; k++, m->dc_iter++) {
@@ -170,7 +171,7 @@ static void queue_drift(struct takt_ecat_master *m)
     }
 }
 
-static void state_write(struct takt_ecat_master *m, takt_ns_t now)
+static void state_write(struct ecat_core *m, takt_ns_t now)
 {
     (void)now;
     for (unsigned i = 0; i < m->n_slaves; i++) {
@@ -185,7 +186,7 @@ static void state_write(struct takt_ecat_master *m, takt_ns_t now)
     m->dc_state = DC_DRIFT;
 }
 
-static void state_drift(struct takt_ecat_master *m, takt_ns_t now)
+static void state_drift(struct ecat_core *m, takt_ns_t now)
 {
     (void)now;
     if (m->dc_iter < DC_STATIC_ITER) {
@@ -197,7 +198,7 @@ static void state_drift(struct takt_ecat_master *m, takt_ns_t now)
     m->dc_state = DC_SYNC_READ;
 }
 
-static void run(struct takt_ecat_master *m, const char *by)
+static void run(struct ecat_core *m, const char *by)
 {
     m->dc_state = DC_RUN;
     m->dc_rr = (unsigned)m->dc_ref;
@@ -210,7 +211,7 @@ static void run(struct takt_ecat_master *m, const char *by)
                    (long long)m->o.cycle_ns, (unsigned long long)m->dc_sync0_start);
 }
 
-uint64_t ecat_dc_start_time(const struct takt_ecat_master *m, takt_ns_t now, int64_t shift)
+uint64_t ecat_dc_start_time(const struct ecat_core *m, takt_ns_t now, int64_t shift)
 {
     uint64_t cyc = (uint64_t)m->o.cycle_ns, start = m->dc_sync0_start;
     uint64_t ref = m->dc_ref_time + (uint64_t)(now > m->dc_ref_at ? now - m->dc_ref_at : 0);
@@ -221,10 +222,10 @@ uint64_t ecat_dc_start_time(const struct takt_ecat_master *m, takt_ns_t now, int
 
 /* dc.c writes slave i's SYNC0: always with --dc alone; with an ENI whose commands arm
  * SYNC0, only for its slaves that ask for DC by <DC> AssignActivate alone. */
-static bool takt_arms(const struct takt_ecat_master *m, unsigned i)
+static bool takt_arms(const struct ecat_core *m, unsigned i)
 { return m->slaves[i].info.dc && (!m->eni_sync || ecat_eni_sync_of(m, i) == 2); }
 
-static void state_sync_read(struct takt_ecat_master *m, takt_ns_t now)
+static void state_sync_read(struct ecat_core *m, takt_ns_t now)
 {
     struct ecat_slave *r = &m->slaves[m->dc_ref];
     if (r->dcr[2].wkc != 1) {
@@ -259,7 +260,7 @@ static void state_sync_read(struct takt_ecat_master *m, takt_ns_t now)
         m->dc_state = DC_SYNC_WRITE;
 }
 
-static void state_sync_write(struct takt_ecat_master *m, takt_ns_t now)
+static void state_sync_write(struct ecat_core *m, takt_ns_t now)
 {
     (void)now;
     for (unsigned i = 0; i < m->n_slaves; i++) {
@@ -273,9 +274,9 @@ static void state_sync_write(struct takt_ecat_master *m, takt_ns_t now)
     run(m, m->eni_sync ? "by the ENI's init commands and takt (AssignActivate)" : NULL);
 }
 
-static void state_none(struct takt_ecat_master *m, takt_ns_t now) { (void)m; (void)now; }
+static void state_none(struct ecat_core *m, takt_ns_t now) { (void)m; (void)now; }
 
-typedef void (*dc_fn)(struct takt_ecat_master *m, takt_ns_t now);
+typedef void (*dc_fn)(struct ecat_core *m, takt_ns_t now);
 static const dc_fn dc_states[DC_COUNT] = {
     [DC_IDLE] = state_none, [DC_LATCH] = state_latch, [DC_READ] = state_read,
     [DC_WRITE] = state_write, [DC_DRIFT] = state_drift, [DC_SYNC_READ] = state_sync_read,
@@ -283,7 +284,7 @@ static const dc_fn dc_states[DC_COUNT] = {
 };
 _Static_assert(TAKT_ARRAY_SIZE(dc_states) == DC_COUNT, "one function per DC state");
 
-int ecat_dc_configure(struct takt_ecat_master *m, takt_ns_t now)
+int ecat_dc_configure(struct ecat_core *m, takt_ns_t now)
 {
     if (!m->scanned || m->dc_state == DC_FAILED || m->dc_state == DC_RUN)
         return 0;
@@ -310,7 +311,7 @@ int ecat_dc_configure(struct takt_ecat_master *m, takt_ns_t now)
 
 enum { RE_NONE, RE_READ, RE_WRITE, RE_SYNC };
 
-bool ecat_dc_rejoin(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+bool ecat_dc_rejoin(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     (void)now;
     if (m->dc_state != DC_RUN || !s->info.dc || !m->target)
@@ -323,7 +324,7 @@ bool ecat_dc_rejoin(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t 
     return true;
 }
 
-static bool rejoin_ok(struct takt_ecat_master *m, struct ecat_slave *s, unsigned n, const char *what,
+static bool rejoin_ok(struct ecat_core *m, struct ecat_slave *s, unsigned n, const char *what,
                       takt_ns_t now)
 {
     for (unsigned k = 0; k < n; k++)
@@ -337,7 +338,7 @@ static bool rejoin_ok(struct takt_ecat_master *m, struct ecat_slave *s, unsigned
     return true;
 }
 
-static void rejoin_step(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void rejoin_step(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     for (unsigned k = 0; k < 3; k++)
         if (ecat_req_busy(&s->dcr[k]))
@@ -383,7 +384,7 @@ static void rejoin_step(struct takt_ecat_master *m, struct ecat_slave *s, takt_n
 
 /* Per cycle, after the frames returned: PI loop on the phase of the reference clock
  * against SYNC0 (master follows reference), sync error from BRD 0x092C. */
-void ecat_dc_cycle(struct takt_ecat_master *m, takt_ns_t now)
+void ecat_dc_cycle(struct ecat_core *m, takt_ns_t now)
 {
     (void)now;
     if (m->dc_state != DC_RUN)
@@ -457,13 +458,14 @@ void ecat_dc_cycle(struct takt_ecat_master *m, takt_ns_t now)
     m->dc_phase_ns = ph;
 }
 
-int64_t takt_ecat_master_dc_take_shift(struct takt_ecat_master *m)
+int64_t takt_ecat_master_dc_take_shift(struct takt_ecat_master *drv)
 {
+    struct ecat_core *m = &drv->core;
     int64_t s = m->dc_shift_ns;
     m->dc_shift_ns = 0;
     return s;
 }
 
-int64_t takt_ecat_master_dc_phase(const struct takt_ecat_master *m) { return m->dc_phase_ns; }
+int64_t takt_ecat_master_dc_phase(const struct takt_ecat_master *drv) { return drv->core.dc_phase_ns; }
 
-bool takt_ecat_master_dc_enabled(const struct takt_ecat_master *m) { return m->o.dc; }
+bool takt_ecat_master_dc_enabled(const struct takt_ecat_master *drv) { return drv->core.o.dc; }

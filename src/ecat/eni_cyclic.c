@@ -57,7 +57,7 @@ static bool writes(uint8_t c)
            c == ECAT_APRW || c == ECAT_FPRW || c == ECAT_BRW;
 }
 
-static uint8_t kind_of(const struct takt_ecat_master *m, const struct ecat_eni_fcmd *c)
+static uint8_t kind_of(const struct ecat_core *m, const struct ecat_eni_fcmd *c)
 {
     if (c->cmd == ECAT_BRD && c->ado == ESC_AL_STATUS && c->len >= 2)
         return DG_AL;
@@ -76,7 +76,7 @@ static uint8_t kind_of(const struct takt_ecat_master *m, const struct ecat_eni_f
     return DG_DATA;
 }
 
-void ecat_eni_cyc_free(struct takt_ecat_master *m)
+void ecat_eni_cyc_free(struct ecat_core *m)
 {
     if (m->eni_cyc)
         free(m->eni_cyc->dg);
@@ -86,7 +86,7 @@ void ecat_eni_cyc_free(struct takt_ecat_master *m)
 
 /* Every slave with process data must be set up by the ENI's own commands: its FMMUs
  * then map the logical addresses the ENI's frames use. */
-static const char *unfit(const struct takt_ecat_master *m, const struct ecat_eni *e, char *why, size_t n)
+static const char *unfit(const struct ecat_core *m, const struct ecat_eni *e, char *why, size_t n)
 {
     if (!e->n_frames) {
         snprintf(why, n, "it has no <Cyclic> frames");
@@ -106,7 +106,7 @@ static const char *unfit(const struct takt_ecat_master *m, const struct ecat_eni
     return NULL;
 }
 
-static int check_frames(struct takt_ecat_master *m, const struct ecat_eni *e)
+static int check_frames(struct ecat_core *m, const struct ecat_eni *e)
 {
     for (unsigned f = 0; f < e->n_frames; f++) {
         size_t room = ECAT_MAX_DG_DATA - (f == 0 ? DC_ROOM + ECAT_DG_HDR + ECAT_DG_WKC + 2 : 0);
@@ -140,7 +140,7 @@ static int check_frames(struct takt_ecat_master *m, const struct ecat_eni *e)
 
 /* Move takt's per-slave packing to the ENI's BitStarts: outputs in [0, out_bytes),
  * inputs in [out_bytes, out_bytes + in_bytes) of the one image the API hands out. */
-static int relocate(struct takt_ecat_master *m, const struct ecat_eni *e)
+static int relocate(struct ecat_core *m, const struct ecat_eni *e)
 {
     uint32_t ob = e->out_bytes;
     for (unsigned i = 0; i < m->n_slaves && i < e->n_slaves; i++) {
@@ -173,7 +173,7 @@ static int relocate(struct takt_ecat_master *m, const struct ecat_eni *e)
     return 0;
 }
 
-int ecat_eni_cyc_setup(struct takt_ecat_master *m)
+int ecat_eni_cyc_setup(struct ecat_core *m)
 {
     const struct ecat_eni *e = m->eni;
     char why[200];
@@ -223,7 +223,7 @@ int ecat_eni_cyc_setup(struct takt_ecat_master *m)
 static bool listed(const struct ecat_eni_fcmd *c, uint8_t state)
 { return (c->states >> (state ? state : AL_INIT)) & 1u; }
 
-static void dc_head(struct takt_ecat_master *m, uint8_t *buf, size_t *pos, takt_ns_t now, bool own_time)
+static void dc_head(struct ecat_core *m, uint8_t *buf, size_t *pos, takt_ns_t now, bool own_time)
 {
     if (m->o.dc_mode == TAKT_ECAT_DC_REF_FOLLOWS_MASTER) {
         put_le64(m->mon_wr_buf, (uint64_t)(now + m->dc_offset));
@@ -238,7 +238,7 @@ static void dc_head(struct takt_ecat_master *m, uint8_t *buf, size_t *pos, takt_
     ecat_pdu_append(m, buf, pos, &m->mon_dc, now);
 }
 
-static void add(struct takt_ecat_master *m, struct ecat_eni_cyc *y, struct eni_dg *d, uint8_t *buf,
+static void add(struct ecat_core *m, struct ecat_eni_cyc *y, struct eni_dg *d, uint8_t *buf,
                 size_t *pos, takt_ns_t now)
 {
     const struct ecat_eni_fcmd *c = d->c;
@@ -266,7 +266,7 @@ static void add(struct takt_ecat_master *m, struct ecat_eni_cyc *y, struct eni_d
     d->out = ecat_pdu_append(m, buf, pos, &d->req, now);
 }
 
-unsigned ecat_eni_cyc_build(struct takt_ecat_master *m, takt_ns_t now)
+unsigned ecat_eni_cyc_build(struct ecat_core *m, takt_ns_t now)
 {
     struct ecat_eni_cyc *y = m->eni_cyc;
     uint8_t st = m->low_state;
@@ -314,7 +314,7 @@ unsigned ecat_eni_cyc_build(struct takt_ecat_master *m, takt_ns_t now)
  * InputOffs, and whole (64 bits) for dc.c; a 4-byte one has the low half only, the
  * high half follows the last reading (the time moves on by far less than 2^31 ns a
  * cycle). */
-static void dc_time(struct takt_ecat_master *m, struct ecat_eni_cyc *y, const struct ecat_eni_fcmd *c)
+static void dc_time(struct ecat_core *m, struct ecat_eni_cyc *y, const struct ecat_eni_fcmd *c)
 {
     memcpy(m->image + y->out_bytes + c->input_offs, m->mon_dc_buf, c->len);
     if (c->len == 8)
@@ -327,7 +327,7 @@ static void dc_time(struct takt_ecat_master *m, struct ecat_eni_cyc *y, const st
     put_le64(m->mon_dc_buf, t);
 }
 
-static void judge(struct takt_ecat_master *m, struct eni_dg *d, int wkc)
+static void judge(struct ecat_core *m, struct eni_dg *d, int wkc)
 {
     const struct ecat_eni_fcmd *c = d->c;
     if (!d->judged || wkc < 0)
@@ -346,7 +346,7 @@ static void judge(struct takt_ecat_master *m, struct eni_dg *d, int wkc)
     d->last_wkc = wkc;
 }
 
-void ecat_eni_cyc_check(struct takt_ecat_master *m, takt_ns_t now)
+void ecat_eni_cyc_check(struct ecat_core *m, takt_ns_t now)
 {
     struct ecat_eni_cyc *y = m->eni_cyc;
     bool lost_f[ECAT_MAX_CYC_DG] = { false }, sent_f[ECAT_MAX_CYC_DG] = { false };

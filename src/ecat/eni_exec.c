@@ -15,7 +15,7 @@
 enum eni_phase { EP_IDLE, EP_GATE_PRE, EP_PRE, EP_COE_PRE, EP_AL, EP_POST, EP_COE_POST, EP_GATE_POST };
 
 struct ecat_eni_run {
-    struct takt_ecat_master *m;
+    struct ecat_core *m;
     int       pos;                  /* slave position, -1: the master's own commands */
     const struct ecat_eni_cmd *cmd;
     unsigned  n_cmd;
@@ -65,7 +65,7 @@ static bool is_logical(uint8_t c) { return c == ECAT_LRD || c == ECAT_LWR || c =
  * offset and delay, speed counter and filter resets) runs as written. */
 static bool sync_unit(const struct ecat_eni_cmd *c)
 { return !is_logical(c->cmd) && c->ado + c->len > 0x0980 && c->ado <= 0x09AF; }
-static bool dc_register(const struct takt_ecat_master *m, const struct ecat_eni_cmd *c)
+static bool dc_register(const struct ecat_core *m, const struct ecat_eni_cmd *c)
 { return sync_unit(c) && !m->eni_sync; }
 static bool writes_start(const struct ecat_eni_cmd *c)
 { return is_write(c->cmd) && sync_unit(c) && c->ado <= ESC_DC_SYNC0_START && c->ado + c->len >= ESC_DC_SYNC0_START + 8; }
@@ -100,7 +100,7 @@ static bool wanted(const struct ecat_eni_run *r, const struct ecat_eni_cmd *c)
     return !al_request(c, r->nxt) && !al_check(c, r->nxt);
 }
 
-static const char *who(const struct takt_ecat_master *m, const struct ecat_eni_run *r, char *b, size_t n)
+static const char *who(const struct ecat_core *m, const struct ecat_eni_run *r, char *b, size_t n)
 {
     if (r->pos < 0)
         snprintf(b, n, "master");
@@ -121,7 +121,7 @@ static void hex(char *o, size_t n, const uint8_t *d, const uint8_t *mask, unsign
 }
 
 /* Fail the slave (or, for the master's commands, every slave waiting for them). */
-static void run_fail(struct takt_ecat_master *m, struct ecat_eni_run *r, int err)
+static void run_fail(struct ecat_core *m, struct ecat_eni_run *r, int err)
 {
     r->phase = EP_IDLE;
     for (unsigned i = 0; i < m->n_slaves; i++) {
@@ -135,7 +135,7 @@ static void run_fail(struct takt_ecat_master *m, struct ecat_eni_run *r, int err
     }
 }
 
-static void send_cmd(struct takt_ecat_master *m, struct ecat_eni_run *r, const struct ecat_eni_cmd *c)
+static void send_cmd(struct ecat_core *m, struct ecat_eni_run *r, const struct ecat_eni_cmd *c)
 {
     if (c->len)
         memcpy(r->buf, c->data, c->len);
@@ -162,7 +162,7 @@ static bool validated(const struct ecat_eni_cmd *c, const uint8_t *got)
 }
 
 /* Judge command k's reply; 1: still busy, 0: it is done, <0: failed. */
-static int judge(struct takt_ecat_master *m, struct ecat_eni_run *r, const struct ecat_eni_cmd *c,
+static int judge(struct ecat_core *m, struct ecat_eni_run *r, const struct ecat_eni_cmd *c,
                  takt_ns_t now)
 {
     char w[96], exp[48], got[48], mk[48];
@@ -203,7 +203,7 @@ static int judge(struct takt_ecat_master *m, struct ecat_eni_run *r, const struc
 }
 
 /* Run the wanted commands in [k, end); 1: busy, 0: all done, <0: failed. */
-static int run_cmds(struct takt_ecat_master *m, struct ecat_eni_run *r, unsigned end, takt_ns_t now)
+static int run_cmds(struct ecat_core *m, struct ecat_eni_run *r, unsigned end, takt_ns_t now)
 {
     for (;;) {
         while (r->k < end && !wanted(r, &r->cmd[r->k]))
@@ -239,13 +239,13 @@ static void coe_done(void *ctx, int err, const uint8_t *data, size_t len)
     struct ecat_eni_run *r = ctx;
     (void)data;
     if (err)
-        snprintf(r->coe_msg, sizeof r->coe_msg, "%s", takt_ecat_master_error(r->m));
+        snprintf(r->coe_msg, sizeof r->coe_msg, "%.*s", (int)sizeof r->coe_msg - 1, r->m->errmsg);
     r->coe_rc = err;
     r->coe_len = len;
     r->coe_busy = false;
 }
 
-static int coe_fail(struct takt_ecat_master *m, struct ecat_eni_run *r, const struct ecat_eni_coe *c,
+static int coe_fail(struct ecat_core *m, struct ecat_eni_run *r, const struct ecat_eni_coe *c,
                     int rc, const char *what)
 {
     ecat_fail(m, rc, "ENI %s line %u: slave %d (%s), transition %s, CoE %s 0x%04X:%02X%s ('%s'): %s",
@@ -257,7 +257,7 @@ static int coe_fail(struct takt_ecat_master *m, struct ecat_eni_run *r, const st
 
 /* The CoE init commands of the transition, one transfer at a time; an upload with Data
  * checks what the slave holds. 1: busy, 0: done, <0: failed. */
-static int run_coe(struct takt_ecat_master *m, struct ecat_eni_run *r, takt_ns_t now)
+static int run_coe(struct ecat_core *m, struct ecat_eni_run *r, takt_ns_t now)
 {
     char msg[200], exp[48], got[48];
     for (;;) {
@@ -268,9 +268,9 @@ static int run_coe(struct takt_ecat_master *m, struct ecat_eni_run *r, takt_ns_t
         const struct ecat_eni_coe *c = &r->coe[r->k];
         if (!r->sent) {
             int rc = c->ccs == 2
-                ? takt_ecat_sdo_upload_async(m, (unsigned)r->pos, c->index, c->subindex, c->complete_access,
+                ? ecat_sdo_upload_async(m, (unsigned)r->pos, c->index, c->subindex, c->complete_access,
                                         r->cbuf, r->ccap, coe_done, r)
-                : takt_ecat_sdo_download_async(m, (unsigned)r->pos, c->index, c->subindex,
+                : ecat_sdo_download_async(m, (unsigned)r->pos, c->index, c->subindex,
                                           c->complete_access, c->data, c->len, coe_done, r);
             if (rc)
                 return coe_fail(m, r, c, rc, "cannot be queued");
@@ -300,7 +300,7 @@ static int run_coe(struct takt_ecat_master *m, struct ecat_eni_run *r, takt_ns_t
     }
 }
 
-static bool has_master_cmds(const struct takt_ecat_master *m, uint8_t tr, bool before)
+static bool has_master_cmds(const struct ecat_core *m, uint8_t tr, bool before)
 {
     const struct ecat_eni *e = m->eni;
     for (unsigned i = 0; i < e->n_master_init; i++) {
@@ -323,7 +323,7 @@ static void enter(struct ecat_slave *s, struct ecat_eni_run *r, uint8_t phase)
 /* Master commands are broadcasts around a transition of the whole network: every
  * other slave is on its way too (not one slave's re-join, nor its own state request
  * while the others stay where they are). */
-static bool network_transition(const struct takt_ecat_master *m, const struct ecat_slave *s)
+static bool network_transition(const struct ecat_core *m, const struct ecat_slave *s)
 {
     if (!m->target || s->returning)
         return false;
@@ -333,7 +333,7 @@ static bool network_transition(const struct takt_ecat_master *m, const struct ec
     return true;
 }
 
-bool ecat_eni_begin(struct takt_ecat_master *m, struct ecat_slave *s, uint8_t cur, uint8_t nxt,
+bool ecat_eni_begin(struct ecat_core *m, struct ecat_slave *s, uint8_t cur, uint8_t nxt,
                     takt_ns_t now)
 {
     struct ecat_eni_run *r = s->er;
@@ -369,7 +369,7 @@ bool ecat_eni_begin(struct takt_ecat_master *m, struct ecat_slave *s, uint8_t cu
     return true;
 }
 
-bool ecat_eni_reached(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+bool ecat_eni_reached(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     (void)m;
     (void)now;
@@ -379,7 +379,7 @@ bool ecat_eni_reached(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_
     return true;
 }
 
-const char *ecat_eni_al_note(const struct takt_ecat_master *m, const struct ecat_slave *s, char *buf,
+const char *ecat_eni_al_note(const struct ecat_core *m, const struct ecat_slave *s, char *buf,
                              size_t n)
 {
     const struct ecat_eni_run *r = s->er;
@@ -390,7 +390,7 @@ const char *ecat_eni_al_note(const struct takt_ecat_master *m, const struct ecat
     return buf;
 }
 
-static void finish(struct takt_ecat_master *m, struct ecat_slave *s, struct ecat_eni_run *r, takt_ns_t now)
+static void finish(struct ecat_core *m, struct ecat_slave *s, struct ecat_eni_run *r, takt_ns_t now)
 {
     r->phase = EP_IDLE;
     s->f.state = SS_IDLE;
@@ -404,7 +404,7 @@ static bool coe_before(const struct ecat_eni_run *r)
 static bool coe_after(const struct ecat_eni_run *r)
 { return r->cur == AL_INIT && r->nxt == AL_PREOP; }
 
-void ecat_eni_state(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+void ecat_eni_state(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     struct ecat_eni_run *r = s->er;
     if (!r)
@@ -445,9 +445,9 @@ void ecat_eni_state(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t 
 
 /* --- the master's own commands, once per network transition ----------------------- */
 
-static struct ecat_eni_run *master_run(struct takt_ecat_master *m) { return &m->eni_runs[m->eni_nruns - 1]; }
+static struct ecat_eni_run *master_run(struct ecat_core *m) { return &m->eni_runs[m->eni_nruns - 1]; }
 
-static void release(struct takt_ecat_master *m, uint8_t tr, uint8_t gate, takt_ns_t now)
+static void release(struct ecat_core *m, uint8_t tr, uint8_t gate, takt_ns_t now)
 {
     for (unsigned i = 0; i < m->n_slaves; i++) {
         struct ecat_slave *s = &m->slaves[i];
@@ -461,7 +461,7 @@ static void release(struct takt_ecat_master *m, uint8_t tr, uint8_t gate, takt_n
     }
 }
 
-void ecat_eni_master_step(struct takt_ecat_master *m, takt_ns_t now)
+void ecat_eni_master_step(struct ecat_core *m, takt_ns_t now)
 {
     if (!m->eni_runs)
         return;
@@ -505,7 +505,7 @@ void ecat_eni_master_step(struct takt_ecat_master *m, takt_ns_t now)
 
 /* The ENI's INIT -> PREOP is under way (its master commands may clear the station
  * addresses, its slave commands set them again): nothing else addresses slaves yet. */
-bool ecat_eni_settling(const struct takt_ecat_master *m)
+bool ecat_eni_settling(const struct ecat_core *m)
 {
     if (!m->eni_runs)
         return false;
@@ -522,7 +522,7 @@ bool ecat_eni_settling(const struct takt_ecat_master *m)
 
 /* --- set-up ------------------------------------------------------------------------ */
 
-static int run_init(struct takt_ecat_master *m, struct ecat_eni_run *r, int pos, const struct ecat_eni_cmd *cmd, unsigned n,
+static int run_init(struct ecat_core *m, struct ecat_eni_run *r, int pos, const struct ecat_eni_cmd *cmd, unsigned n,
                     const struct ecat_eni_coe *coe, unsigned n_coe)
 {
     memset(r, 0, sizeof *r);
@@ -547,7 +547,7 @@ static int run_init(struct takt_ecat_master *m, struct ecat_eni_run *r, int pos,
     return r->buf && r->cbuf ? 0 : -ENOMEM;
 }
 
-void ecat_eni_exec_free(struct takt_ecat_master *m)
+void ecat_eni_exec_free(struct ecat_core *m)
 {
     if (m->eni_runs) {
         for (unsigned i = 0; i < m->eni_nruns; i++) {
@@ -566,7 +566,7 @@ void ecat_eni_exec_free(struct takt_ecat_master *m)
 
 /* A slave with register InitCmds in the ENI is driven by them (its SM, FMMU and mailbox
  * set-up are the ENI's, takt writes none of its own); one without keeps takt's set-up. */
-int ecat_eni_exec_setup(struct takt_ecat_master *m)
+int ecat_eni_exec_setup(struct ecat_core *m)
 {
     const struct ecat_eni *e = m->eni;
     ecat_eni_exec_free(m);

@@ -31,7 +31,7 @@ bool ecat_sfsm_pending(const struct ecat_sfsm *f)
     return false;
 }
 
-static void send(struct takt_ecat_master *m, struct ecat_slave *s, unsigned n, uint8_t state, takt_ns_t now)
+static void send(struct ecat_core *m, struct ecat_slave *s, unsigned n, uint8_t state, takt_ns_t now)
 {
     s->f.nreq = n;
     for (unsigned i = 0; i < n; i++)
@@ -45,7 +45,7 @@ static void fpwr(struct ecat_slave *s, unsigned i, uint16_t reg, const void *d, 
 static void fprd(struct ecat_slave *s, unsigned i, uint16_t reg, uint16_t len)
 { ecat_sfsm_req(&s->f, i, ECAT_FPRD, s->info.station, reg, NULL, len); }
 
-static void fail(struct takt_ecat_master *m, struct ecat_slave *s, int err)
+static void fail(struct ecat_core *m, struct ecat_slave *s, int err)
 {
     s->f.err = err;
     s->f.state = SS_FAILED;
@@ -54,8 +54,8 @@ static void fail(struct takt_ecat_master *m, struct ecat_slave *s, int err)
 
 /* A request that came back with the wrong WKC is retried a few times (frames may be
  * lost); then the machine fails with the register named. */
-static bool check_wkc(struct takt_ecat_master *m, struct ecat_slave *s, unsigned i, int expect,
-                      const char *what, void (*again)(struct takt_ecat_master *, struct ecat_slave *, takt_ns_t),
+static bool check_wkc(struct ecat_core *m, struct ecat_slave *s, unsigned i, int expect,
+                      const char *what, void (*again)(struct ecat_core *, struct ecat_slave *, takt_ns_t),
                       takt_ns_t now)
 {
     const struct ecat_req *r = &s->f.req[i];
@@ -75,7 +75,7 @@ static bool check_wkc(struct takt_ecat_master *m, struct ecat_slave *s, unsigned
 
 /* --- scan ------------------------------------------------------------------------- */
 
-static void enter_addr(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void enter_addr(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     uint8_t a[2];
     put_le16(a, s->info.station);
@@ -84,7 +84,7 @@ static void enter_addr(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns
     send(m, s, 1, SS_ADDR, now);
 }
 
-static void enter_esc(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void enter_esc(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     fprd(s, 0, ESC_TYPE, 10);          /* type, revision, build, FMMUs, SMs, RAM, ports, features */
     fprd(s, 1, ESC_DL_STATUS, 2);
@@ -94,7 +94,7 @@ static void enter_esc(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_
     send(m, s, 5, SS_ESC, now);
 }
 
-static void state_addr(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void state_addr(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     if (!check_wkc(m, s, 0, 1, "station address", enter_addr, now))
         return;
@@ -102,7 +102,7 @@ static void state_addr(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns
     enter_esc(m, s, now);
 }
 
-void ecat_sfsm_state_esc(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+void ecat_sfsm_state_esc(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     for (unsigned i = 0; i < 5; i++)
         if (!check_wkc(m, s, i, 1, "ESC register", enter_esc, now))
@@ -129,7 +129,7 @@ void ecat_sfsm_state_esc(struct takt_ecat_master *m, struct ecat_slave *s, takt_
 
 /* SII read (ETG.1000.4 SII access): command + word address in one 6-byte write to 0x0502, then poll
  * 0x0502..0x050F until busy clears and take 4 or 8 data bytes. */
-void ecat_sfsm_enter_sii(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+void ecat_sfsm_enter_sii(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     uint8_t c[6];
     put_le16(c, SII_CMD_READ);
@@ -138,13 +138,13 @@ void ecat_sfsm_enter_sii(struct takt_ecat_master *m, struct ecat_slave *s, takt_
     send(m, s, 1, SS_SII_CMD, now);
 }
 
-static void enter_sii_poll(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void enter_sii_poll(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     fprd(s, 0, ESC_SII_CTRL, 14);
     send(m, s, 1, SS_SII_POLL, now);
 }
 
-void ecat_sfsm_state_sii_cmd(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+void ecat_sfsm_state_sii_cmd(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     if (!check_wkc(m, s, 0, 1, "SII command", ecat_sfsm_enter_sii, now))
         return;
@@ -161,7 +161,7 @@ static bool sii_complete(const struct ecat_slave *s)
     return s->sii_len >= ecat_sii_read_limit(s->sii) || ecat_sii_need(s->sii, s->sii_len, &need) == 0;
 }
 
-void ecat_sfsm_state_sii_poll(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+void ecat_sfsm_state_sii_poll(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     if (!check_wkc(m, s, 0, 1, "SII status", enter_sii_poll, now))
         return;
@@ -211,7 +211,7 @@ void ecat_sfsm_state_sii_poll(struct takt_ecat_master *m, struct ecat_slave *s, 
     ecat_sfsm_enter_sii(m, s, now);
 }
 
-void ecat_slave_scan_start(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+void ecat_slave_scan_start(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     s->f.retries = 0;
     s->f.err = 0;
@@ -220,22 +220,22 @@ void ecat_slave_scan_start(struct takt_ecat_master *m, struct ecat_slave *s, tak
 
 /* --- AL state machine (ETG.1000.6 6.4) ------------------------------------------------------ */
 
-static void next_step(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now);
+static void next_step(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);
 
-static void enter_al_req(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void enter_al_req(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     uint8_t c[2] = { s->f.requested, 0 };
     fpwr(s, 0, ESC_AL_CONTROL, c, 2);
     send(m, s, 1, SS_AL_REQ, now);
 }
 
-static void enter_al_wait(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void enter_al_wait(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     fprd(s, 0, ESC_AL_STATUS, 6);
     send(m, s, 1, SS_AL_WAIT, now);
 }
 
-static void enter_al_ack(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void enter_al_ack(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     /* ETG.1000.6 6.4: the error indication stays until the current state is written with 0x10 */
     uint8_t c[2] = { (uint8_t)((s->info.al_state & AL_STATE_MASK) | AL_ACK), 0 };
@@ -243,7 +243,7 @@ static void enter_al_ack(struct takt_ecat_master *m, struct ecat_slave *s, takt_
     send(m, s, 1, SS_AL_ACK, now);
 }
 
-static void state_al_req(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void state_al_req(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     if (!check_wkc(m, s, 0, 1, "AL control", enter_al_req, now))
         return;
@@ -262,7 +262,7 @@ static bool al_code_wants_dc(uint16_t code)
     return code == 0x002C || code == 0x002D || code == 0x0030 || (code >= 0x0032 && code <= 0x0036);
 }
 
-static void state_al_wait(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void state_al_wait(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     if (!check_wkc(m, s, 0, 1, "AL status", enter_al_wait, now))
         return;
@@ -305,7 +305,7 @@ static void state_al_wait(struct takt_ecat_master *m, struct ecat_slave *s, takt
     enter_al_wait(m, s, now);
 }
 
-static void state_al_ack(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void state_al_ack(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     (void)now;
     s->info.al_state &= AL_STATE_MASK;
@@ -315,7 +315,7 @@ static void state_al_ack(struct takt_ecat_master *m, struct ecat_slave *s, takt_
 }
 
 /* Mailbox SMs from SII words 0x18-0x1B (ETG.2010; ETG.1000.4 SyncManager control 0x26 out, 0x22 in). */
-static void enter_pre_preop(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void enter_pre_preop(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     if (!s->info.mbx_out_len || !s->info.mbx_in_len) {
         s->f.requested = AL_PREOP;
@@ -338,7 +338,7 @@ static void enter_pre_preop(struct takt_ecat_master *m, struct ecat_slave *s, ta
     send(m, s, 2, SS_PRE_PREOP, now);
 }
 
-static void state_pre_preop(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void state_pre_preop(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     if (!check_wkc(m, s, 0, 1, "mailbox SM", enter_pre_preop, now) ||
         !check_wkc(m, s, 1, 1, "mailbox SM", enter_pre_preop, now))
@@ -351,7 +351,7 @@ static void state_pre_preop(struct takt_ecat_master *m, struct ecat_slave *s, ta
 /* INIT -> BOOT (ETG.1000.6 6.4; ETG.2010): SM0/SM1 set to the bootstrap mailbox of SII words
  * 0x14-0x17. The SMs are disabled first: an enabled SM's start, length and control are
  * write-protected, and they may still hold the standard mailbox. */
-static void enter_pre_boot(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void enter_pre_boot(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     struct ecat_sm_cfg b[2];
     uint8_t sm[16] = { 0 };
@@ -373,7 +373,7 @@ static void enter_pre_boot(struct takt_ecat_master *m, struct ecat_slave *s, tak
     send(m, s, 2, SS_PRE_BOOT, now);
 }
 
-static void state_pre_boot(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void state_pre_boot(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     for (unsigned i = 0; i < 2; i++)
         if (!check_wkc(m, s, i, 1, "bootstrap mailbox SM", enter_pre_boot, now))
@@ -384,7 +384,7 @@ static void state_pre_boot(struct takt_ecat_master *m, struct ecat_slave *s, tak
 }
 
 /* DC slaves wait in SS_DC until dc.c armed SYNC0 (before PREOP -> SAFEOP, else AL status 0x0030, ETG.1000.6 Table 11). */
-static void request_safeop(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void request_safeop(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     s->f.requested = AL_SAFEOP;
     if (m->o.dc && s->info.dc) {
@@ -395,7 +395,7 @@ static void request_safeop(struct takt_ecat_master *m, struct ecat_slave *s, tak
 }
 
 /* Process-data SMs and FMMUs before PREOP -> SAFEOP (ETG.1000.4 SyncManager and FMMU), as pdo.c laid them out. */
-static void enter_pre_safeop(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void enter_pre_safeop(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     /* by slave number, not position: after swapped cables a slave's layout follows its
      * device to wherever it came back (recovery.c) */
@@ -418,7 +418,7 @@ static void enter_pre_safeop(struct takt_ecat_master *m, struct ecat_slave *s, t
     send(m, s, n, SS_PRE_SAFEOP, now);
 }
 
-static void state_pre_safeop(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void state_pre_safeop(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     for (unsigned i = 0; i < s->f.nreq; i++)
         if (!check_wkc(m, s, i, 1, "SM/FMMU set-up", enter_pre_safeop, now))
@@ -428,7 +428,7 @@ static void state_pre_safeop(struct takt_ecat_master *m, struct ecat_slave *s, t
 }
 
 /* ENI-driven slaves: the runner did the set-up; the AL request is the master's. */
-void ecat_sfsm_al_request(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+void ecat_sfsm_al_request(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     s->f.retries = 0;
     if (s->f.requested == AL_SAFEOP)
@@ -437,7 +437,7 @@ void ecat_sfsm_al_request(struct takt_ecat_master *m, struct ecat_slave *s, takt
         enter_al_req(m, s, now);
 }
 
-static void state_dc(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void state_dc(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     /* SYNC0 is armed by dc.c for all DC slaves at once; then the request goes out. */
     if (!m->dc_active)
@@ -456,7 +456,7 @@ static int order(uint8_t st)
     }
 }
 
-static void next_step(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void next_step(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     uint8_t cur = s->info.al_state & AL_STATE_MASK, tgt = s->f.target;
     s->f.retries = 0;
@@ -489,10 +489,10 @@ static void next_step(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_
     }
 }
 
-void ecat_sfsm_next(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+void ecat_sfsm_next(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 { next_step(m, s, now); }
 
-void ecat_slave_goto(struct takt_ecat_master *m, struct ecat_slave *s, uint8_t target, takt_ns_t now)
+void ecat_slave_goto(struct ecat_core *m, struct ecat_slave *s, uint8_t target, takt_ns_t now)
 {
     s->f.target = target;
     s->f.err = 0;
@@ -502,10 +502,10 @@ void ecat_slave_goto(struct takt_ecat_master *m, struct ecat_slave *s, uint8_t t
     enter_al_wait(m, s, now);       /* read where it is first */
 }
 
-static void state_none(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void state_none(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 { (void)m; (void)s; (void)now; }
 
-typedef void (*sfsm_fn)(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now);
+typedef void (*sfsm_fn)(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);
 static const sfsm_fn sfsm_states[SS_COUNT] = {
     [SS_IDLE] = state_none, [SS_ADDR] = state_addr, [SS_ESC] = ecat_sfsm_state_esc,
     [SS_SII_CMD] = ecat_sfsm_state_sii_cmd, [SS_SII_POLL] = ecat_sfsm_state_sii_poll,
@@ -515,7 +515,7 @@ static const sfsm_fn sfsm_states[SS_COUNT] = {
 };
 _Static_assert(TAKT_ARRAY_SIZE(sfsm_states) == SS_COUNT, "one function per slave state");
 
-void ecat_sfsm_step(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+void ecat_sfsm_step(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     if (ecat_sfsm_pending(&s->f))
         return;

@@ -8,15 +8,17 @@
 #include <string.h>
 #include "ecat/eni.h"
 #include "ecat/master_internal.h"
+#include "ecat/driver.h"
 #include "ecat/sii.h"
 #include "util/wire.h"
 
 /* Slaves the ENI does not drive (no register InitCmds, e.g. an ENI `takt ecat xml`
  * wrote): its CoE init commands for INIT->PREOP and PREOP->SAFEOP as SDO downloads,
  * in file order, while the slave is in PREOP (ENI-driven slaves run theirs in the ESM). */
-static int coe_init_cmds(struct takt_ecat_master *m, unsigned pos, const struct ecat_eni_slave *es,
+static int coe_init_cmds(struct takt_ecat_master *drv, unsigned pos, const struct ecat_eni_slave *es,
                          const char *path)
 {
+    struct ecat_core *m = &drv->core;
     const uint32_t when = ECAT_TR_BIT(ECAT_TR_IP) | ECAT_TR_BIT(ECAT_TR_PS);
     if ((m->slaves[pos].info.al_state & AL_STATE_MASK) != AL_PREOP || m->slaves[pos].er)
         return 0;
@@ -24,10 +26,10 @@ static int coe_init_cmds(struct takt_ecat_master *m, unsigned pos, const struct 
         const struct ecat_eni_coe *c = &es->coe[k];
         if (!(c->transitions & when) || c->ccs != 1)
             continue;
-        int rc = takt_ecat_sdo_download(m, pos, c->index, c->subindex, c->complete_access, c->data, c->len);
+        int rc = takt_ecat_sdo_download(drv, pos, c->index, c->subindex, c->complete_access, c->data, c->len);
         if (rc) {
             char why[256];
-            snprintf(why, sizeof why, "%s", takt_ecat_master_error(m));
+            snprintf(why, sizeof why, "%s", takt_ecat_master_error(drv));
             ecat_fail(m, rc, "ENI %s line %u: slave %u CoE init command 0x%04X:%02X (%s): %s", path,
                       c->line, pos, c->index, c->subindex, c->comment, why);
             return rc;
@@ -36,7 +38,7 @@ static int coe_init_cmds(struct takt_ecat_master *m, unsigned pos, const struct 
     return 0;
 }
 
-void ecat_master_drop_eni(struct takt_ecat_master *m)
+void ecat_master_drop_eni(struct ecat_core *m)
 {
     if (m->eni_dc_set)
         m->o.dc = false;
@@ -53,8 +55,9 @@ void ecat_master_drop_eni(struct takt_ecat_master *m)
 
 /* The ENI addresses slaves by its PhysAddr (FPxx commands, DC, mailbox): give each
  * slave that station address now (its IP commands write it again after INIT). */
-static int stations(struct takt_ecat_master *m, const struct ecat_eni *eni)
+static int stations(struct takt_ecat_master *drv, const struct ecat_eni *eni)
 {
+    struct ecat_core *m = &drv->core;
     for (unsigned i = 0; i < eni->n_slaves && i < m->n_slaves; i++) {
         struct ecat_slave *s = &m->slaves[i];
         uint16_t phys = eni->slave[i].phys_addr;
@@ -62,10 +65,10 @@ static int stations(struct takt_ecat_master *m, const struct ecat_eni *eni)
             continue;
         uint8_t b[2];
         put_le16(b, phys);
-        int rc = takt_ecat_reg_write(m, i, ESC_STATION_ADDR, b, 2);
+        int rc = takt_ecat_reg_write(drv, i, ESC_STATION_ADDR, b, 2);
         if (rc) {
             char why[200];
-            snprintf(why, sizeof why, "%s", takt_ecat_master_error(m));
+            snprintf(why, sizeof why, "%s", takt_ecat_master_error(drv));
             ecat_fail(m, rc, "ENI %s: slave %u: station address 0x%04X (PhysAddr %u) not written: %s",
                       m->eni_path, i, phys, phys, why);
             return rc;
@@ -90,7 +93,7 @@ static bool arms_sync(const struct ecat_eni_slave *s)
     return false;
 }
 
-int ecat_eni_sync_of(const struct takt_ecat_master *m, unsigned pos)
+int ecat_eni_sync_of(const struct ecat_core *m, unsigned pos)
 {
     if (!m->eni || pos >= m->eni->n_slaves)
         return 0;
@@ -102,7 +105,7 @@ int ecat_eni_sync_of(const struct takt_ecat_master *m, unsigned pos)
  * EC-Master does: no master option needed. Its init commands that switch SYNC0 on
  * (a non-zero 0x0981) arm it themselves; a slave with only <DC> AssignActivate is
  * armed by dc.c. */
-static void eni_dc(struct takt_ecat_master *m, const struct ecat_eni *e)
+static void eni_dc(struct ecat_core *m, const struct ecat_eni *e)
 {
     unsigned sync = 0, dc = 0;
     uint32_t cycle = 0;             /* the ENI's SYNC0 cycle (0x09A0 or CycleTime0) */
@@ -136,8 +139,9 @@ static void eni_dc(struct takt_ecat_master *m, const struct ecat_eni *e)
 }
 
 /* Slaves the ENI drives start from INIT so that its IP commands run from their start. */
-static int from_init(struct takt_ecat_master *m)
+static int from_init(struct takt_ecat_master *drv)
 {
+    struct ecat_core *m = &drv->core;
     bool above = false;
     takt_ns_t longest = 0;
     for (unsigned i = 0; i < m->n_slaves; i++) {
@@ -153,7 +157,7 @@ static int from_init(struct takt_ecat_master *m)
         m->o.sdo_timeout_ns = longest;
     if (!above)
         return 0;
-    int rc = takt_ecat_master_set_state(m, AL_INIT, m->o.state_timeout_ns + TAKT_NS_PER_S);
+    int rc = takt_ecat_master_set_state(drv, AL_INIT, m->o.state_timeout_ns + TAKT_NS_PER_S);
     m->target = 0;
     /* the clocks are set up again on the way up (dc.c's DC_IDLE is 0): the ENI's
      * start-up readdresses the slaves and SYNC0 belongs after its IP commands */
@@ -162,8 +166,9 @@ static int from_init(struct takt_ecat_master *m)
     return rc;
 }
 
-int takt_ecat_master_configure_eni(struct takt_ecat_master *m, const char *path)
+int takt_ecat_master_configure_eni(struct takt_ecat_master *drv, const char *path)
 {
+    struct ecat_core *m = &drv->core;
     char err[320];
     struct ecat_eni *eni;
     int rc = ecat_eni_load(path, &eni, err, sizeof err);
@@ -203,10 +208,10 @@ int takt_ecat_master_configure_eni(struct takt_ecat_master *m, const char *path)
     if (!(m->eni_path = strdup(path)))
         return -ENOMEM;
     eni_dc(m, eni);
-    if ((rc = stations(m, eni)) || (rc = ecat_eni_exec_setup(m)) || (rc = from_init(m)))
+    if ((rc = stations(drv, eni)) || (rc = ecat_eni_exec_setup(m)) || (rc = from_init(drv)))
         return rc;
     for (unsigned i = 0; !rc && i < eni->n_slaves && i < m->n_slaves; i++)
-        rc = coe_init_cmds(m, i, &eni->slave[i], path);
+        rc = coe_init_cmds(drv, i, &eni->slave[i], path);
     for (unsigned i = 0; !rc && i < eni->n_slaves && i < m->n_slaves; i++) {
         if ((rc = ecat_eni_pdo_map(&eni->slave[i], &m->maps[i]))) {
             ecat_fail(m, rc, "ENI %s: slave %u (%s): PDO mapping does not fit", path, i,
@@ -227,8 +232,9 @@ int takt_ecat_master_configure_eni(struct takt_ecat_master *m, const char *path)
     return 0;
 }
 
-int takt_ecat_pd_find_eni(const struct takt_ecat_master *m, const char *name, struct takt_ecat_pd_entry *out)
+int takt_ecat_pd_find_eni(const struct takt_ecat_master *drv, const char *name, struct takt_ecat_pd_entry *out)
 {
+    const struct ecat_core *m = &drv->core;
     const struct ecat_eni *e = m->eni;
     const struct ecat_eni_var *v = NULL;
     for (unsigned i = 0; e && i < e->n_vars && !v; i++)
@@ -241,7 +247,7 @@ int takt_ecat_pd_find_eni(const struct takt_ecat_master *m, const char *name, st
     if (*rest == '.')
         rest++;
     if (!m->eni_cyc)                    /* takt's own layout: the entry by name */
-        return takt_ecat_pd_find(m, (unsigned)pos, rest, 0, 0, out);
+        return takt_ecat_pd_find(drv, (unsigned)pos, rest, 0, 0, out);
     uint32_t bit = v->bitoffs + (v->input ? e->out_bytes * 8 : 0);
     memset(out, 0, sizeof *out);
     out->position = (unsigned)pos;
@@ -261,8 +267,9 @@ int takt_ecat_pd_find_eni(const struct takt_ecat_master *m, const char *name, st
     return 0;
 }
 
-int takt_ecat_master_write_eni(struct takt_ecat_master *m, const char *path)
+int takt_ecat_master_write_eni(struct takt_ecat_master *drv, const char *path)
 {
+    struct ecat_core *m = &drv->core;
     if (!m->configured) {
         int rc = ecat_layout(m);
         if (rc)

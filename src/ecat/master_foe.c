@@ -9,6 +9,7 @@
 #include <string.h>
 #include "ecat/foe.h"
 #include "ecat/master_internal.h"
+#include "ecat/driver.h"
 #include "util/wire.h"
 
 #define SM1_STATUS (ESC_SM0 + ESC_SM_SIZE + 5)     /* 0x080D, bit 3 mailbox full (ETG.1000.4 SyncManager) */
@@ -36,13 +37,13 @@ struct ecat_foe_slot {
     void     *ctx;
 };
 
-int ecat_foe_init(struct takt_ecat_master *m)
+int ecat_foe_init(struct ecat_core *m)
 {
     m->foe = calloc(ECAT_FOE_SLOTS, sizeof *m->foe);
     return m->foe ? 0 : -ENOMEM;
 }
 
-void ecat_foe_free(struct takt_ecat_master *m)
+void ecat_foe_free(struct ecat_core *m)
 {
     free(m->foe);
     m->foe = NULL;
@@ -61,7 +62,7 @@ bool ecat_slave_boot_mbx(const struct ecat_slave *s, struct ecat_sm_cfg mbx[2])
 
 /* Also while one waits for its turn: the emergency poll must leave the slave alone then,
  * or, polling back to back while frames are lost, it would keep the transfer waiting. */
-bool ecat_foe_slave_busy(const struct takt_ecat_master *m, unsigned pos)
+bool ecat_foe_slave_busy(const struct ecat_core *m, unsigned pos)
 {
     for (unsigned i = 0; m->foe && i < ECAT_FOE_SLOTS; i++)
         if (m->foe[i].st != FQ_FREE && m->foe[i].pos == pos)
@@ -69,7 +70,7 @@ bool ecat_foe_slave_busy(const struct takt_ecat_master *m, unsigned pos)
     return false;
 }
 
-bool ecat_foe_slave_waiting(const struct takt_ecat_master *m, unsigned pos)
+bool ecat_foe_slave_waiting(const struct ecat_core *m, unsigned pos)
 {
     for (unsigned i = 0; m->foe && i < ECAT_FOE_SLOTS; i++)
         if (m->foe[i].st == FQ_WAIT_TURN && m->foe[i].pos == pos)
@@ -77,7 +78,7 @@ bool ecat_foe_slave_waiting(const struct takt_ecat_master *m, unsigned pos)
     return false;
 }
 
-static void finish(struct takt_ecat_master *m, struct ecat_foe_slot *q, int err)
+static void finish(struct ecat_core *m, struct ecat_foe_slot *q, int err)
 {
     if (err)
         ecat_fail(m, err, "%s", q->x.msg[0] ? q->x.msg : takt_strerror(err));
@@ -86,7 +87,7 @@ static void finish(struct takt_ecat_master *m, struct ecat_foe_slot *q, int err)
         q->fn(q->ctx, err, q->x.buf, err ? 0 : q->x.len);
 }
 
-static void queue(struct takt_ecat_master *m, struct ecat_foe_slot *q, uint8_t cmd, uint16_t ado,
+static void queue(struct ecat_core *m, struct ecat_foe_slot *q, uint8_t cmd, uint16_t ado,
                   uint8_t *data, uint16_t len, uint8_t st)
 {
     ecat_req_init(&q->req, cmd, m->slaves[q->pos].info.station, ado, data, len);
@@ -94,21 +95,21 @@ static void queue(struct takt_ecat_master *m, struct ecat_foe_slot *q, uint8_t c
     q->st = st;
 }
 
-static void write_mbx(struct takt_ecat_master *m, struct ecat_foe_slot *q, uint8_t st)
+static void write_mbx(struct ecat_core *m, struct ecat_foe_slot *q, uint8_t st)
 {
     /* the whole mailbox: writing its last byte hands it over (ETG.1000.4 SyncManager) */
     memset(q->out + q->msg_len, 0, q->out_len - q->msg_len);
     queue(m, q, ECAT_FPWR, q->out_start, q->out, q->out_len, st);
 }
 
-static void poll_mbx(struct takt_ecat_master *m, struct ecat_foe_slot *q)
+static void poll_mbx(struct ecat_core *m, struct ecat_foe_slot *q)
 { queue(m, q, ECAT_FPRD, SM1_STATUS, q->in, 1, FQ_POLL); }
 
-static void read_mbx(struct takt_ecat_master *m, struct ecat_foe_slot *q)
+static void read_mbx(struct ecat_core *m, struct ecat_foe_slot *q)
 { queue(m, q, ECAT_FPRD, q->in_start, q->in, q->in_len, FQ_READ); }
 
 /* The reply left the ESC with a lost frame: toggle the repeat request (ETG.1000.4 SyncManager). */
-static void repeat_req(struct takt_ecat_master *m, struct ecat_foe_slot *q)
+static void repeat_req(struct ecat_core *m, struct ecat_foe_slot *q)
 {
     struct ecat_slave *s = &m->slaves[q->pos];
     s->mbx_repeat ^= 1;
@@ -116,7 +117,7 @@ static void repeat_req(struct takt_ecat_master *m, struct ecat_foe_slot *q)
     queue(m, q, ECAT_FPWR, SM1_ACT, q->in, 1, FQ_REPEAT);
 }
 
-static void progress(struct takt_ecat_master *m, struct ecat_foe_slot *q)
+static void progress(struct ecat_core *m, struct ecat_foe_slot *q)
 {
     size_t done, total;
     if (!m->foe_progress)
@@ -125,7 +126,7 @@ static void progress(struct takt_ecat_master *m, struct ecat_foe_slot *q)
     m->foe_progress(m->foe_progress_ctx, q->pos, done, total);
 }
 
-static void on_reply(struct takt_ecat_master *m, struct ecat_foe_slot *q, takt_ns_t now)
+static void on_reply(struct ecat_core *m, struct ecat_foe_slot *q, takt_ns_t now)
 {
     size_t before = q->x.dir == ECAT_FOE_READ ? q->x.len : q->x.off;
     int rc = ecat_foe_xfer_on_reply(&q->x, q->in, q->in_len, q->out, q->out_len, &q->msg_len);
@@ -154,7 +155,7 @@ static void on_reply(struct takt_ecat_master *m, struct ecat_foe_slot *q, takt_n
     }
 }
 
-static void timeout(struct takt_ecat_master *m, struct ecat_foe_slot *q)
+static void timeout(struct ecat_core *m, struct ecat_foe_slot *q)
 {
     size_t done, total;
     ecat_foe_xfer_progress(&q->x, &done, &total);
@@ -164,7 +165,7 @@ static void timeout(struct takt_ecat_master *m, struct ecat_foe_slot *q)
     finish(m, q, -ETIMEDOUT);
 }
 
-static bool may_start(const struct takt_ecat_master *m, const struct ecat_foe_slot *q)
+static bool may_start(const struct ecat_core *m, const struct ecat_foe_slot *q)
 {
     for (unsigned i = 0; i < ECAT_FOE_SLOTS; i++) {
         const struct ecat_foe_slot *o = &m->foe[i];
@@ -179,7 +180,7 @@ static bool may_start(const struct takt_ecat_master *m, const struct ecat_foe_sl
     return !(m->idle_pos == q->pos && (ecat_req_busy(&m->idle_req) || m->idle_req.st == REQ_DONE));
 }
 
-static void step(struct takt_ecat_master *m, struct ecat_foe_slot *q, takt_ns_t now)
+static void step(struct ecat_core *m, struct ecat_foe_slot *q, takt_ns_t now)
 {
     int wkc = q->req.wkc;
     switch (q->st) {
@@ -228,7 +229,7 @@ static void step(struct takt_ecat_master *m, struct ecat_foe_slot *q, takt_ns_t 
     }
 }
 
-void ecat_foe_poll(struct takt_ecat_master *m, takt_ns_t now)
+void ecat_foe_poll(struct ecat_core *m, takt_ns_t now)
 {
     for (unsigned i = 0; m->foe && i < ECAT_FOE_SLOTS; i++) {
         struct ecat_foe_slot *q = &m->foe[i];
@@ -264,7 +265,7 @@ void ecat_foe_poll(struct takt_ecat_master *m, takt_ns_t now)
 
 /* --- requests ----------------------------------------------------------------------- */
 
-static int pick_mailbox(struct takt_ecat_master *m, struct ecat_slave *s, struct ecat_foe_slot *q)
+static int pick_mailbox(struct ecat_core *m, struct ecat_slave *s, struct ecat_foe_slot *q)
 {
     uint8_t st = s->info.al_state & AL_STATE_MASK;
     if (st == AL_BOOT) {
@@ -294,7 +295,7 @@ static int pick_mailbox(struct takt_ecat_master *m, struct ecat_slave *s, struct
     return 0;
 }
 
-static int foe_queue(struct takt_ecat_master *m, unsigned pos, enum ecat_foe_dir dir, const char *name,
+static int foe_queue(struct ecat_core *m, unsigned pos, enum ecat_foe_dir dir, const char *name,
                      uint32_t password, uint8_t *buf, size_t cap, takt_ecat_done_fn fn, void *ctx)
 {
     if (pos >= m->n_slaves) {
@@ -334,20 +335,23 @@ static int foe_queue(struct takt_ecat_master *m, unsigned pos, enum ecat_foe_dir
     return -EBUSY;
 }
 
-int takt_ecat_foe_read_async(struct takt_ecat_master *m, unsigned pos, const char *name, uint32_t password,
+int takt_ecat_foe_read_async(struct takt_ecat_master *drv, unsigned pos, const char *name, uint32_t password,
                         void *buf, size_t cap, takt_ecat_done_fn fn, void *ctx)
 {
+    struct ecat_core *m = &drv->core;
     return foe_queue(m, pos, ECAT_FOE_READ, name, password, buf, cap, fn, ctx);
 }
 
-int takt_ecat_foe_write_async(struct takt_ecat_master *m, unsigned pos, const char *name, uint32_t password,
+int takt_ecat_foe_write_async(struct takt_ecat_master *drv, unsigned pos, const char *name, uint32_t password,
                          const void *data, size_t len, takt_ecat_done_fn fn, void *ctx)
 {
+    struct ecat_core *m = &drv->core;
     return foe_queue(m, pos, ECAT_FOE_WRITE, name, password, (uint8_t *)data, len, fn, ctx);
 }
 
-void takt_ecat_foe_set_progress(struct takt_ecat_master *m, takt_ecat_foe_progress_fn fn, void *ctx)
+void takt_ecat_foe_set_progress(struct takt_ecat_master *drv, takt_ecat_foe_progress_fn fn, void *ctx)
 {
+    struct ecat_core *m = &drv->core;
     m->foe_progress = fn;
     m->foe_progress_ctx = ctx;
 }
@@ -355,9 +359,10 @@ void takt_ecat_foe_set_progress(struct takt_ecat_master *m, takt_ecat_foe_progre
 /* --- blocking wrappers (tools only) -------------------------------------------------- */
 
 /* No overall limit beyond the per-packet timeout: a large firmware takes what it takes. */
-static int wait_for(struct takt_ecat_master *m, struct ecat_wait *w, size_t *len)
+static int wait_for(struct takt_ecat_master *drv, struct ecat_wait *w, size_t *len)
 {
-    int rc = ecat_wait_drive(m, w, 24 * 3600 * TAKT_NS_PER_S);
+    struct ecat_core *m = &drv->core;
+    int rc = ecat_wait_drive(drv, w, 24 * 3600 * TAKT_NS_PER_S);
     if (rc) {
         for (unsigned i = 0; i < ECAT_FOE_SLOTS; i++)
             if (m->foe[i].ctx == w)
@@ -369,48 +374,18 @@ static int wait_for(struct takt_ecat_master *m, struct ecat_wait *w, size_t *len
     return w->err;
 }
 
-int takt_ecat_foe_read(struct takt_ecat_master *m, unsigned pos, const char *name, uint32_t password,
+int takt_ecat_foe_read(struct takt_ecat_master *drv, unsigned pos, const char *name, uint32_t password,
                   void *buf, size_t cap, size_t *len)
 {
     struct ecat_wait w = { 0 };
-    int rc = takt_ecat_foe_read_async(m, pos, name, password, buf, cap, ecat_wait_done, &w);
-    return rc ? rc : wait_for(m, &w, len);
+    int rc = takt_ecat_foe_read_async(drv, pos, name, password, buf, cap, ecat_wait_done, &w);
+    return rc ? rc : wait_for(drv, &w, len);
 }
 
-int takt_ecat_foe_write(struct takt_ecat_master *m, unsigned pos, const char *name, uint32_t password,
+int takt_ecat_foe_write(struct takt_ecat_master *drv, unsigned pos, const char *name, uint32_t password,
                    const void *data, size_t len)
 {
     struct ecat_wait w = { 0 };
-    int rc = takt_ecat_foe_write_async(m, pos, name, password, data, len, ecat_wait_done, &w);
-    return rc ? rc : wait_for(m, &w, NULL);
-}
-
-/* --- one slave's state (BOOT for a firmware update while the others stay) ---------- */
-
-static bool slave_settled(struct takt_ecat_master *m, void *ctx)
-{
-    uint8_t st = m->slaves[*(unsigned *)ctx].f.state;
-    return st == SS_IDLE || st == SS_FAILED;
-}
-
-int takt_ecat_slave_set_state(struct takt_ecat_master *m, unsigned pos, uint8_t state, takt_ns_t timeout_ns)
-{
-    if (!m->scanned)
-        return -EAGAIN;
-    if (pos >= m->n_slaves) {
-        ecat_fail(m, -ENOENT, "no slave at position %u (%u slaves)", pos, m->n_slaves);
-        return -ENOENT;
-    }
-    if (state >= AL_SAFEOP && !m->configured) {
-        int rc = ecat_layout(m);
-        if (rc)
-            return rc;
-    }
-    m->last_err = 0;
-    struct ecat_slave *s = &m->slaves[pos];
-    ecat_slave_goto(m, s, state, takt_now());
-    int rc = ecat_master_drive(m, slave_settled, &pos, timeout_ns);
-    if (rc)
-        return rc;
-    return s->f.state == SS_FAILED ? (s->f.err ? s->f.err : -TAKT_EALSTATUS) : 0;
+    int rc = takt_ecat_foe_write_async(drv, pos, name, password, data, len, ecat_wait_done, &w);
+    return rc ? rc : wait_for(drv, &w, NULL);
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "ecat/master_internal.h"
+#include "ecat/driver.h"
 #include "util/wire.h"
 
 static int rank(uint8_t st)
@@ -16,7 +17,7 @@ static int rank(uint8_t st)
     return r[st & AL_STATE_MASK];
 }
 
-bool ecat_all_op(const struct takt_ecat_master *m)
+bool ecat_all_op(const struct ecat_core *m)
 {
     if (!m->n_slaves || m->present != m->n_slaves || m->silent_cycles >= TAKT_ECAT_SILENCE_CYCLES)
         return false;
@@ -26,7 +27,7 @@ bool ecat_all_op(const struct takt_ecat_master *m)
     return true;
 }
 
-void ecat_silence_note(struct takt_ecat_master *m, unsigned sent, unsigned lost)
+void ecat_silence_note(struct ecat_core *m, unsigned sent, unsigned lost)
 {
     if (!sent)
         return;
@@ -40,7 +41,7 @@ void ecat_silence_note(struct takt_ecat_master *m, unsigned sent, unsigned lost)
     m->silent_cycles = 0;
 }
 
-void ecat_state_update(struct takt_ecat_master *m)
+void ecat_state_update(struct ecat_core *m)
 {
     struct takt_ecat_master_stats *st = &m->st;
     unsigned c[16] = { 0 }, answering = 0, n = m->n_slaves;
@@ -96,7 +97,7 @@ static void rates(const struct ecat_rate *r, double *tx, double *loss)
 }
 
 /* The cycle's thread only (the single writer). */
-void ecat_snap_publish(struct takt_ecat_master *m)
+void ecat_snap_publish(struct ecat_core *m)
 {
     struct takt_ecat_master_stats s = m->st;
     uint64_t w[ECAT_SNAP_WORDS] = { 0 };
@@ -116,8 +117,9 @@ void ecat_snap_publish(struct takt_ecat_master *m)
     }
 }
 
-int takt_ecat_master_slave_state(const struct takt_ecat_master *m, unsigned pos, struct takt_ecat_slave_state *out)
+int takt_ecat_master_slave_state(const struct takt_ecat_master *drv, unsigned pos, struct takt_ecat_slave_state *out)
 {
+    const struct ecat_core *m = &drv->core;
     if (pos >= m->max_slaves)
         return -ENOENT;
     uint32_t v = atomic_load_explicit(&m->snap.slave[pos], memory_order_relaxed);
@@ -127,9 +129,10 @@ int takt_ecat_master_slave_state(const struct takt_ecat_master *m, unsigned pos,
     return 0;
 }
 
-void takt_ecat_master_get_stats(const struct takt_ecat_master *m, struct takt_ecat_master_stats *s)
+void takt_ecat_master_get_stats(const struct takt_ecat_master *drv, struct takt_ecat_master_stats *s)
 {
-    struct takt_ecat_master *mm = (struct takt_ecat_master *)m;   /* atomics are read, not written */
+    const struct ecat_core *m = &drv->core;
+    struct ecat_core *mm = (struct ecat_core *)m;   /* atomics are read, not written */
     uint64_t w[ECAT_SNAP_WORDS];
     for (unsigned spin = 0;; spin++) {
         unsigned q = atomic_load_explicit(&mm->snap.seq, memory_order_acquire);
@@ -147,10 +150,10 @@ void takt_ecat_master_get_stats(const struct takt_ecat_master *m, struct takt_ec
     memcpy(s, w, sizeof *s);
 }
 
-uint8_t takt_ecat_master_state(const struct takt_ecat_master *m)
+uint8_t takt_ecat_master_state(const struct takt_ecat_master *drv)
 {
     struct takt_ecat_master_stats s;
-    takt_ecat_master_get_stats(m, &s);
+    takt_ecat_master_get_stats(drv, &s);
     return s.state;
 }
 

@@ -23,7 +23,7 @@
 #define ECAT_MOVED_MAX 256           /* slaves the swap detection looks at (stack: ~10 KiB);
                                       * a mismatch beyond them is refused */
 
-static struct ecat_slave *at_position(struct takt_ecat_master *m, unsigned pos)
+static struct ecat_slave *at_position(struct ecat_core *m, unsigned pos)
 {
     for (unsigned i = 0; i < m->n_slaves; i++)
         if (m->slaves[i].info.position == pos)
@@ -33,7 +33,7 @@ static struct ecat_slave *at_position(struct takt_ecat_master *m, unsigned pos)
 
 /* Every return is counted against a loss before it: slaves_lost - slaves_returned is the
  * number of slaves lost now. */
-static void count_lost(struct takt_ecat_master *m, struct ecat_slave *s)
+static void count_lost(struct ecat_core *m, struct ecat_slave *s)
 {
     if (s->counted_lost)
         return;
@@ -41,7 +41,7 @@ static void count_lost(struct takt_ecat_master *m, struct ecat_slave *s)
     m->st.slaves_lost++;
 }
 
-static void lost_slave(struct takt_ecat_master *m, struct ecat_slave *s)
+static void lost_slave(struct ecat_core *m, struct ecat_slave *s)
 {
     if (!s->info.present)
         return;
@@ -70,7 +70,7 @@ static void lost_slave(struct takt_ecat_master *m, struct ecat_slave *s)
                s->info.station, s->info.name[0] ? s->info.name : "?");
 }
 
-static void lost(struct takt_ecat_master *m, unsigned from, unsigned to)
+static void lost(struct ecat_core *m, unsigned from, unsigned to)
 {
     for (unsigned p = from; p < to && p < m->n_slaves; p++) {
         struct ecat_slave *s = at_position(m, p);
@@ -80,7 +80,7 @@ static void lost(struct takt_ecat_master *m, unsigned from, unsigned to)
 }
 
 /* Re-scan slave s at its (possibly new) position: address, ESC, SII, identity. */
-static void back_slave(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void back_slave(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     if (s->info.present || s->rejoin)
         return;
@@ -104,7 +104,7 @@ static void back_slave(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns
     ecat_slave_scan_start(m, s, now);
 }
 
-static void back(struct takt_ecat_master *m, unsigned from, unsigned to, takt_ns_t now)
+static void back(struct ecat_core *m, unsigned from, unsigned to, takt_ns_t now)
 {
     for (unsigned p = from; p < to && p < m->n_slaves; p++) {
         struct ecat_slave *s = at_position(m, p);
@@ -117,7 +117,7 @@ static void back(struct takt_ecat_master *m, unsigned from, unsigned to, takt_ns
  * up; the count alone does not say who is gone. So the master asks every position for
  * its station address (APRD 0x0010, one frame's worth of datagrams) and goes by that. */
 
-static bool is_tree(const struct takt_ecat_master *m)
+static bool is_tree(const struct ecat_core *m)
 {
     for (unsigned i = 0; i < m->n_slaves; i++)
         if (m->slaves[i].info.parent >= 0 && m->slaves[i].info.parent_port != 1)
@@ -125,7 +125,7 @@ static bool is_tree(const struct takt_ecat_master *m)
     return false;
 }
 
-static void start_probe(struct takt_ecat_master *m, unsigned n)
+static void start_probe(struct ecat_core *m, unsigned n)
 {
     for (unsigned p = 0; p < n; p++) {
         struct ecat_slave *s = &m->slaves[p];          /* its request slot, any will do */
@@ -136,7 +136,7 @@ static void start_probe(struct takt_ecat_master *m, unsigned n)
     m->probe_n = n;
 }
 
-static bool probe_busy(const struct takt_ecat_master *m)
+static bool probe_busy(const struct ecat_core *m)
 {
     for (unsigned p = 0; p < m->probe_n; p++)
         if (ecat_req_busy(&m->slaves[p].probe))
@@ -148,7 +148,7 @@ static bool probe_busy(const struct takt_ecat_master *m)
  * a configured slave found nowhere is lost; a position with an unknown address (0 after
  * power loss) goes to a missing slave, in position order, to be re-scanned there - the
  * identity check then tells whose device it really is (moved() above). */
-static void finish_probe(struct takt_ecat_master *m, takt_ns_t now)
+static void finish_probe(struct ecat_core *m, takt_ns_t now)
 {
     unsigned n = m->n_slaves;
     m->probing = false;
@@ -216,7 +216,7 @@ static void finish_probe(struct takt_ecat_master *m, takt_ns_t now)
 #define ECAT_RETRY_MAX_NS TAKT_NS_PER_S
 
 /* quiet: a refusal said why, and says it again only when another device is found */
-static void retry_later(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now, bool quiet)
+static void retry_later(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now, bool quiet)
 {
     takt_ns_t min = ECAT_RETRY_MIN_CYCLES * m->o.cycle_ns;
     s->backoff_ns = s->backoff_ns ? 2 * s->backoff_ns : min;
@@ -234,7 +234,7 @@ static void retry_later(struct takt_ecat_master *m, struct ecat_slave *s, takt_n
  * slave stays missing (its number's identity is the one it was configured with), so the
  * position is re-scanned with the back-off of a failed re-scan until its own device
  * answers there. True if this device was not reported yet: the caller says what it is. */
-static bool refuse(struct takt_ecat_master *m, struct ecat_slave *s, uint32_t vendor, uint32_t product,
+static bool refuse(struct ecat_core *m, struct ecat_slave *s, uint32_t vendor, uint32_t product,
                    uint32_t serial, takt_ns_t now)
 {
     bool news = !s->wrong || s->wrong_vendor != vendor || s->wrong_product != product ||
@@ -262,7 +262,7 @@ static bool same_device(const struct ecat_slave *was, const struct takt_ecat_sla
            (!was->old_alias || !now->alias || was->old_alias == now->alias);
 }
 
-static void back_to_target(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void back_to_target(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     s->info.present = true;
     s->returning = true;
@@ -284,7 +284,7 @@ static void back_to_target(struct takt_ecat_master *m, struct ecat_slave *s, tak
 
 /* The re-scan of slave i found, at its old position, the device that slave j (of the
  * same batch) was. Which j? -1 if none or more than one would fit. */
-static int whose_device(struct takt_ecat_master *m, unsigned i)
+static int whose_device(struct ecat_core *m, unsigned i)
 {
     int found = -1;
     for (unsigned j = 0; j < m->n_slaves; j++) {
@@ -306,7 +306,7 @@ static bool mismatch(const struct ecat_slave *s)
 
 /* Does following "whose device did k's scan find" from j come back to j, with one
  * product all along (so that one layout fits every device of the cycle)? */
-static bool whole_cycle(const struct takt_ecat_master *m, const int *src, unsigned j)
+static bool whole_cycle(const struct ecat_core *m, const int *src, unsigned j)
 {
     unsigned k = j;
     for (unsigned len = 0; len <= m->n_slaves; len++) {
@@ -325,7 +325,7 @@ static bool whole_cycle(const struct takt_ecat_master *m, const int *src, unsign
  * old position of slave i = src[j] (and answers i's station address, which the re-scan
  * gave it). Slaves of whole cycles take over position and address; the others are
  * refused, saying what was found where. */
-static void moved(struct takt_ecat_master *m, takt_ns_t now)
+static void moved(struct ecat_core *m, takt_ns_t now)
 {
     unsigned n = m->n_slaves < ECAT_MOVED_MAX ? m->n_slaves : ECAT_MOVED_MAX;
     int src[ECAT_MOVED_MAX];
@@ -393,7 +393,7 @@ static void moved(struct takt_ecat_master *m, takt_ns_t now)
 
 /* Slaves whose re-scan failed, due again: scanned again where the BRD count says a
  * slave answers (else the count rising brings them back, back() above). */
-static void retry(struct takt_ecat_master *m, takt_ns_t now)
+static void retry(struct ecat_core *m, takt_ns_t now)
 {
     for (unsigned i = 0; i < m->n_slaves; i++) {
         struct ecat_slave *s = &m->slaves[i];
@@ -406,7 +406,7 @@ static void retry(struct takt_ecat_master *m, takt_ns_t now)
 
 /* Master timer: re-scanned slaves go back to the target; once every re-scan of the batch
  * is done, since a device found at one position may be the one missing at another. */
-static void rejoin(struct takt_ecat_master *m, takt_ns_t now)
+static void rejoin(struct ecat_core *m, takt_ns_t now)
 {
     for (unsigned i = 0; i < m->n_slaves; i++) {
         const struct ecat_slave *s = &m->slaves[i];
@@ -439,7 +439,7 @@ static void rejoin(struct takt_ecat_master *m, takt_ns_t now)
 
 /* A slave that answers the BRD but no longer its station address was power-cycled
  * (address and configuration gone): scan it again by position like a returning one. */
-static void readdress(struct takt_ecat_master *m, takt_ns_t now)
+static void readdress(struct ecat_core *m, takt_ns_t now)
 {
     for (unsigned i = 0; i < m->n_slaves; i++) {
         struct ecat_slave *s = &m->slaves[i];
@@ -456,7 +456,7 @@ static void readdress(struct takt_ecat_master *m, takt_ns_t now)
     }
 }
 
-void ecat_recovery_check(struct takt_ecat_master *m, takt_ns_t now)
+void ecat_recovery_check(struct ecat_core *m, takt_ns_t now)
 {
     unsigned n = (unsigned)m->mon_al.wkc;
     m->brd_or = m->mon_al_buf[0];

@@ -3,11 +3,12 @@
  * slave adds 1 to a broadcast's WKC, ETG.1000.4), reported as events when it changes. */
 #include <string.h>
 #include "ecat/master_internal.h"
-#include "ecat/redund.h"
+#include "ecat/driver.h"
 
-void takt_ecat_master_redundancy(const struct takt_ecat_master *m, struct takt_ecat_redundancy *out)
+void takt_ecat_master_redundancy(const struct takt_ecat_master *drv, struct takt_ecat_redundancy *out)
 {
-    if (!m->red) {
+    const struct ecat_core *m = &drv->core;
+    if (!m->redundant) {
         memset(out, 0, sizeof *out);
         out->break_after = -1;
         return;
@@ -16,7 +17,7 @@ void takt_ecat_master_redundancy(const struct takt_ecat_master *m, struct takt_e
 }
 
 /* What the distributed clocks do across the break (redund.c explains the FRMW). */
-static void dc_note(struct takt_ecat_master *m, unsigned k, unsigned n)
+static void dc_note(struct ecat_core *m, unsigned k, unsigned n)
 {
     if (!m->dc_active || m->dc_ref < 0 || k >= n)
         return;
@@ -32,10 +33,9 @@ static void dc_note(struct takt_ecat_master *m, unsigned k, unsigned n)
                    "by the second port, written by the master until the ring closes", k, n - 1, m->dc_ref);
 }
 
-void ecat_red_check(struct takt_ecat_master *m, takt_ns_t now)
+void ecat_red_check(struct ecat_core *m, const struct takt_ecat_redundancy *port, takt_ns_t now)
 {
-    struct takt_ecat_redundancy s;
-    ecat_red_get(m->red, &s);
+    struct takt_ecat_redundancy s = *port;
     unsigned n = m->n_slaves;
     s.breaks = m->red_st.breaks;
     s.heals = m->red_st.heals;
@@ -67,7 +67,7 @@ void ecat_red_check(struct takt_ecat_master *m, takt_ns_t now)
             s.break_after = (int)k;
             if (k == 0)
                 ecat_event(m, "cable redundancy: ring broken between the first port (%s) and slave 0; "
-                           "slaves 0-%u answer on the second port", m->link->name, n - 1);
+                           "slaves 0-%u answer on the second port", m->ifname, n - 1);
             else if (k >= n)
                 ecat_event(m, "cable redundancy: ring broken between slave %u and the second port; "
                            "slaves 0-%u answer on the first port", n - 1, n - 1);

@@ -11,7 +11,7 @@
 
 /* --- network machine: one function per state ----------------------------------- */
 
-static void enter_reset(struct takt_ecat_master *m, takt_ns_t now)
+static void enter_reset(struct ecat_core *m, takt_ns_t now)
 {
     struct ecat_sfsm *f = &m->mf;
     static const uint8_t init_ack[2] = { AL_INIT | AL_ACK, 0 };
@@ -37,14 +37,14 @@ static void enter_reset(struct takt_ecat_master *m, takt_ns_t now)
     m->mf_state = MF_RESET;
 }
 
-static void state_reset(struct takt_ecat_master *m, takt_ns_t now)
+static void state_reset(struct ecat_core *m, takt_ns_t now)
 {
     struct ecat_sfsm *f = &m->mf;
     int n = f->req[7].wkc;
     if (n < 0) {
         if (++f->retries > 3) {
             ecat_fail(m, -ETIMEDOUT, "BRD 0x0000 (slave count) did not return after %u tries; "
-                      "is a slave connected to %s?", f->retries, m->link->name);
+                      "is a slave connected to %s?", f->retries, m->ifname);
             m->mf_state = MF_IDLE;
             return;
         }
@@ -90,7 +90,7 @@ static unsigned next_port(const struct ecat_slave *s, unsigned k)
     return k;
 }
 
-static void topology(struct takt_ecat_master *m)
+static void topology(struct ecat_core *m)
 {
     /* stack of slaves with ports left, with the index of their next port; a branch
      * point stays until its last port is taken, so the depth is the nesting of forks */
@@ -122,7 +122,7 @@ static void topology(struct takt_ecat_master *m)
     }
 }
 
-static void state_slaves(struct takt_ecat_master *m, takt_ns_t now)
+static void state_slaves(struct ecat_core *m, takt_ns_t now)
 {
     (void)now;
     for (unsigned i = 0; i < m->n_slaves; i++) {
@@ -138,16 +138,16 @@ static void state_slaves(struct takt_ecat_master *m, takt_ns_t now)
     m->mf_state = MF_IDLE;
 }
 
-static void state_idle(struct takt_ecat_master *m, takt_ns_t now) { (void)m; (void)now; }
+static void state_idle(struct ecat_core *m, takt_ns_t now) { (void)m; (void)now; }
 
-typedef void (*mf_fn)(struct takt_ecat_master *m, takt_ns_t now);
+typedef void (*mf_fn)(struct ecat_core *m, takt_ns_t now);
 static const mf_fn mf_states[MF_COUNT_STATES] = {
     [MF_IDLE] = state_idle, [MF_RESET] = state_reset, [MF_COUNT] = state_idle,
     [MF_ADDR] = state_idle, [MF_SLAVES] = state_slaves,
 };
 _Static_assert(TAKT_ARRAY_SIZE(mf_states) == MF_COUNT_STATES, "one function per network state");
 
-void ecat_scan_start(struct takt_ecat_master *m, takt_ns_t now)
+void ecat_scan_start(struct ecat_core *m, takt_ns_t now)
 {
     m->scanned = m->configured = false;
     m->n_slaves = 0;
@@ -158,7 +158,7 @@ void ecat_scan_start(struct takt_ecat_master *m, takt_ns_t now)
     enter_reset(m, now);
 }
 
-void ecat_mfsm_step(struct takt_ecat_master *m, takt_ns_t now)
+void ecat_mfsm_step(struct ecat_core *m, takt_ns_t now)
 {
     if (m->mf_state != MF_SLAVES && ecat_sfsm_pending(&m->mf))
         return;
@@ -193,7 +193,7 @@ int ecat_sii_grow(struct ecat_slave *s, size_t len)
     return 0;
 }
 
-int ecat_sii_parse(struct takt_ecat_master *m, struct ecat_slave *s)
+int ecat_sii_parse(struct ecat_core *m, struct ecat_slave *s)
 {
     struct ecat_sii *sii = m->sii_scratch;
     char err[200];
