@@ -76,6 +76,28 @@ void ecat_core_free(struct ecat_core *m)
     m->txf = NULL;
 }
 
+void ecat_core_scan(struct ecat_core *m, takt_ns_t now)
+{
+    ecat_master_drop_eni(m);        /* a new bus: configure from the ENI again */
+    ecat_scan_start(m, now);
+}
+
+int ecat_core_request_state(struct ecat_core *m, uint8_t state, takt_ns_t now)
+{
+    if (!m->scanned)
+        return -EAGAIN;
+    if (state >= AL_SAFEOP && !m->configured) {
+        int rc = ecat_layout(m);
+        if (rc)
+            return rc;
+    }
+    m->target = state;
+    m->last_err = 0;
+    for (unsigned i = 0; i < m->n_slaves; i++)
+        ecat_slave_goto(m, &m->slaves[i], state, now);
+    return 0;
+}
+
 void ecat_core_rx(struct ecat_core *m, takt_ns_t now, uint8_t *buf, size_t len, takt_ns_t rx_ts)
 {
     (void)now;                      /* a reply is judged by its stamp and its frame's fate */

@@ -24,6 +24,11 @@ int  ecat_core_init(struct ecat_core *c, const uint8_t mac[6], const char *ifnam
                     const struct takt_ecat_master_opts *o, takt_ns_t now, char *err, size_t errlen);
 void ecat_core_free(struct ecat_core *c);
 
+/* Scan the network from now (forgets a loaded ENI: a new bus is configured anew). */
+void ecat_core_scan(struct ecat_core *c, takt_ns_t now);
+/* Drive every slave to AL state `state` (laying out the process image first for SAFEOP
+ * and OP): 0, -EAGAIN before a scan, or the layout's error. */
+int  ecat_core_request_state(struct ecat_core *c, uint8_t state, takt_ns_t now);
 /* One received frame; rx_ts: its receive stamp (0: none), judged against rx_deadline. */
 void ecat_core_rx(struct ecat_core *c, takt_ns_t now, uint8_t *buf, size_t len, takt_ns_t rx_ts);
 /* Open a cycle at now: the replies of the last one are in; count what did not come. The

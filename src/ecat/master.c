@@ -396,8 +396,7 @@ static bool scan_done(struct ecat_core *m, void *ctx)
 int takt_ecat_master_scan(struct takt_ecat_master *drv, takt_ns_t timeout_ns)
 {
     struct ecat_core *m = &drv->core;
-    ecat_master_drop_eni(m);        /* a new bus: configure from the ENI again */
-    ecat_scan_start(m, takt_now());
+    ecat_core_scan(m, takt_now());
     int rc = ecat_master_drive(drv, scan_done, NULL, timeout_ns);
     if (rc == -ETIMEDOUT && !m->last_err)
         ecat_fail(m, rc, "scan not complete after %lld ms", (long long)(timeout_ns / TAKT_NS_PER_MS));
@@ -418,20 +417,7 @@ int takt_ecat_master_configure(struct takt_ecat_master *drv)
 
 int takt_ecat_master_request_state(struct takt_ecat_master *drv, uint8_t state)
 {
-    struct ecat_core *m = &drv->core;
-    if (!m->scanned)
-        return -EAGAIN;
-    if (state >= AL_SAFEOP && !m->configured) {
-        int rc = ecat_layout(m);
-        if (rc)
-            return rc;
-    }
-    m->target = state;
-    m->last_err = 0;
-    takt_ns_t now = takt_now();
-    for (unsigned i = 0; i < m->n_slaves; i++)
-        ecat_slave_goto(m, &m->slaves[i], state, now);
-    return 0;
+    return ecat_core_request_state(&drv->core, state, takt_now());
 }
 
 
