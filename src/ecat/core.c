@@ -24,7 +24,7 @@ int ecat_core_init(struct ecat_core *m, const uint8_t mac[6], const char *ifname
     m->o.redundant = NULL;          /* the driver's: the core holds no link */
     m->now = now;
     m->max_slaves = o->max_slaves;
-    m->dc_ref = -1;
+    m->dc.ref = -1;
     m->slaves = calloc(o->max_slaves, sizeof *m->slaves);
     m->txbuf = calloc(o->acyc_frames, TAKT_FRAME_BUF);
     m->cycbuf = calloc(ECAT_MAX_CYC_DG, TAKT_FRAME_BUF);
@@ -141,9 +141,9 @@ void ecat_core_timer(struct ecat_core *m, takt_ns_t now)
     for (unsigned i = 0; i < m->n_slaves; i++)
         ecat_sfsm_step(m, &m->slaves[i], now);
     /* DC set-up addresses slaves by station: not while an ENI's IP commands readdress them */
-    if (m->o.dc && m->target && !m->dc_active && !ecat_eni_settling(m))
+    if (m->o.dc && m->target && !m->dc.active && !ecat_eni_settling(m))
         ecat_dc_configure(m, now);
-    m->low_state = lowest_state(m);
+    m->rec.low_state = lowest_state(m);
     ecat_state_update(m);
 }
 

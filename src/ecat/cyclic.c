@@ -99,17 +99,17 @@ unsigned ecat_cyc_build(struct ecat_core *m, takt_ns_t now)
     for (unsigned k = 0; k < nframes; k++) {
         uint8_t *buf = m->cycbuf + (size_t)k * TAKT_FRAME_BUF;
         size_t pos = ecat_pdu_frame_begin(m, buf, true);
-        if (k == 0 && m->dc_active && m->dc_ref >= 0 && m->o.dc_mode == TAKT_ECAT_DC_REF_FOLLOWS_MASTER) {
+        if (k == 0 && m->dc.active && m->dc.ref >= 0 && m->o.dc_mode == TAKT_ECAT_DC_REF_FOLLOWS_MASTER) {
             /* as IgH ecrt_master_sync_reference_clock_to does: master time into the reference */
-            put_le64(m->mon_wr_buf, (uint64_t)(now + m->dc_offset));
-            ecat_req_init(&m->mon_wr, ECAT_FPWR, m->slaves[m->dc_ref].info.station,
-                          ESC_DC_SYS_TIME, m->mon_wr_buf, 8);
-            ecat_pdu_append(m, buf, &pos, &m->mon_wr, now);
+            put_le64(m->dc.mon_wr_buf, (uint64_t)(now + m->dc.offset));
+            ecat_req_init(&m->dc.mon_wr, ECAT_FPWR, m->slaves[m->dc.ref].info.station,
+                          ESC_DC_SYS_TIME, m->dc.mon_wr_buf, 8);
+            ecat_pdu_append(m, buf, &pos, &m->dc.mon_wr, now);
         }
-        if (k == 0 && m->dc_active && m->dc_ref >= 0) {
-            ecat_req_init(&m->mon_dc, ECAT_FRMW, m->slaves[m->dc_ref].info.station,
-                          ESC_DC_SYS_TIME, m->mon_dc_buf, 8);
-            ecat_pdu_append(m, buf, &pos, &m->mon_dc, now);
+        if (k == 0 && m->dc.active && m->dc.ref >= 0) {
+            ecat_req_init(&m->dc.mon_ref, ECAT_FRMW, m->slaves[m->dc.ref].info.station,
+                          ESC_DC_SYS_TIME, m->dc.mon_ref_buf, 8);
+            ecat_pdu_append(m, buf, &pos, &m->dc.mon_ref, now);
         }
         if (k < m->n_cyc && m->cyc[k].len) {
             struct ecat_cyc *c = &m->cyc[k];
@@ -119,7 +119,7 @@ unsigned ecat_cyc_build(struct ecat_core *m, takt_ns_t now)
              * owns the outputs) */
             c->req.rx = m->cyc_rx + (size_t)k * ECAT_MAX_DG_DATA;
             /* only frames sent while everything was in OP are judged by their WKC */
-            c->sent_in_op = m->low_state == AL_OP && m->present == m->n_slaves;
+            c->sent_in_op = m->rec.low_state == AL_OP && m->rec.present == m->n_slaves;
             ecat_pdu_append(m, buf, &pos, &c->req, now);
             if (c->no_lrw) {
                 ecat_req_init(&c->wr, ECAT_LWR, (uint16_t)c->log, (uint16_t)(c->log >> 16),
@@ -135,11 +135,11 @@ unsigned ecat_cyc_build(struct ecat_core *m, takt_ns_t now)
             memset(m->mon_al_buf, 0, sizeof m->mon_al_buf);
             ecat_req_init(&m->mon_al, ECAT_BRD, 0, ESC_AL_STATUS, m->mon_al_buf, 2);
             ecat_pdu_append(m, buf, &pos, &m->mon_al, now);
-            if (m->dc_active) {
+            if (m->dc.active) {
                 /* one DC slave per cycle, in turn: a BRD would OR the values together */
-                ecat_req_init(&m->mon_diff, ECAT_FPRD, m->slaves[m->dc_rr].info.station,
-                              ESC_DC_SYS_DIFF, m->mon_diff_buf, 4);
-                ecat_pdu_append(m, buf, &pos, &m->mon_diff, now);
+                ecat_req_init(&m->dc.mon_diff, ECAT_FPRD, m->slaves[m->dc.rr].info.station,
+                              ESC_DC_SYS_DIFF, m->dc.mon_diff_buf, 4);
+                ecat_pdu_append(m, buf, &pos, &m->dc.mon_diff, now);
             }
         }
         m->txf[k].data = buf;
@@ -208,7 +208,7 @@ void ecat_cyc_check(struct ecat_core *m, takt_ns_t now)
         return;
     }
     unsigned lost = 0, sent = 0;
-    bool in_op = m->low_state == AL_OP && m->present == m->n_slaves, fresh = m->n_cyc > 0;
+    bool in_op = m->rec.low_state == AL_OP && m->rec.present == m->n_slaves, fresh = m->n_cyc > 0;
     for (unsigned k = 0; k < m->n_cyc; k++) {
         struct ecat_cyc *c = &m->cyc[k];
         if (c->req.st == REQ_IDLE) {
@@ -222,9 +222,9 @@ void ecat_cyc_check(struct ecat_core *m, takt_ns_t now)
             l |= ecat_cyc_reap(m, &c->wr);
         if (k == 0) {
             l |= ecat_cyc_reap(m, &m->mon_al);
-            ecat_cyc_reap(m, &m->mon_dc);
-            ecat_cyc_reap(m, &m->mon_wr);
-            ecat_cyc_reap(m, &m->mon_diff);
+            ecat_cyc_reap(m, &m->dc.mon_ref);
+            ecat_cyc_reap(m, &m->dc.mon_wr);
+            ecat_cyc_reap(m, &m->dc.mon_diff);
         }
         if (l) {
             ecat_pdu_frame_lost(m, now, fno);
@@ -253,6 +253,6 @@ void ecat_cyc_check(struct ecat_core *m, takt_ns_t now)
     ecat_silence_note(m, sent, lost);
     if (m->mon_al.st == REQ_DONE && m->mon_al.wkc >= 0)
         ecat_recovery_check(m, now);
-    if (m->dc_active)
+    if (m->dc.active)
         ecat_dc_cycle(m, now);
 }

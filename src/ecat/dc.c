@@ -10,13 +10,11 @@
 #include "ecat/driver.h"
 #include "util/wire.h"
 
-enum { DC_IDLE, DC_LATCH, DC_READ, DC_WRITE, DC_DRIFT, DC_SYNC_READ, DC_SYNC_WRITE, DC_RUN,
-       DC_FAILED, DC_COUNT };
 #define DC_STATIC_ITER 1000        /* ethercrab defaults to 10 000; fewer suffice for a sim */
 #define DC_START_DELAY (100 * TAKT_NS_PER_MS)
 
 static uint64_t master_time(const struct ecat_core *m, takt_ns_t now)
-{ return (uint64_t)(now + m->dc_offset); }
+{ return (uint64_t)(now + m->dc.offset); }
 
 static bool busy(const struct ecat_core *m)
 {
@@ -24,8 +22,8 @@ static bool busy(const struct ecat_core *m)
         for (unsigned k = 0; k < 3; k++)
             if (ecat_req_busy(&m->slaves[i].dcr[k]))
                 return true;
-    for (unsigned k = 0; k < TAKT_ARRAY_SIZE(m->dc_frmw); k++)
-        if (ecat_req_busy(&m->dc_frmw[k]))
+    for (unsigned k = 0; k < TAKT_ARRAY_SIZE(m->dc.frmw); k++)
+        if (ecat_req_busy(&m->dc.frmw[k]))
             return true;
     return false;
 }
@@ -45,23 +43,23 @@ static void dc_fail(struct ecat_core *m, const char *what, const struct ecat_sla
 {
     ecat_fail(m, -TAKT_EWKC, "DC set-up: %s at slave %u (station 0x%04X): expected WKC 1, got %d",
               what, s ? s->info.position : 0, s ? s->info.station : 0, wkc);
-    m->dc_state = DC_FAILED;
+    m->dc.state = DC_FAILED;
 }
 
 static void enter_latch(struct ecat_core *m, takt_ns_t now)
 {
     (void)now;
     /* ETG.1000.4 distributed clocks: one broadcast write to 0x0900 latches every DC ESC's port times */
-    struct ecat_slave *s = &m->slaves[m->dc_ref];
+    struct ecat_slave *s = &m->slaves[m->dc.ref];
     ecat_req_init(&s->dcr[0], ECAT_BWR, 0, ESC_DC_RECV_TIME0, s->dcb[0], 4);
     memset(s->dcb[0], 0, 4);
     ecat_req_queue(m, &s->dcr[0]);
-    m->dc_state = DC_LATCH;
+    m->dc.state = DC_LATCH;
 }
 
 static void state_latch(struct ecat_core *m, takt_ns_t now)
 {
-    struct ecat_slave *r = &m->slaves[m->dc_ref];
+    struct ecat_slave *r = &m->slaves[m->dc.ref];
     if (r->dcr[0].wkc < 1) {
         dc_fail(m, "BWR 0x0900 latch", r, r->dcr[0].wkc);
         return;
@@ -73,7 +71,7 @@ static void state_latch(struct ecat_core *m, takt_ns_t now)
         req(m, s, 0, ECAT_FPRD, ESC_DC_RECV_TIME0, NULL, 16);
         req(m, s, 1, ECAT_FPRD, ESC_DC_RECV_TIME_PU, NULL, 8);
     }
-    m->dc_state = DC_READ;
+    m->dc.state = DC_READ;
     (void)now;
 }
 
@@ -148,7 +146,7 @@ static void state_read(struct ecat_core *m, takt_ns_t now)
         struct ecat_slave *s = &m->slaves[i];
         if (!s->info.dc)
             continue;
-        int64_t d = (int)i == m->dc_ref ? 0 : tree_delay(m, s);
+        int64_t d = (int)i == m->dc.ref ? 0 : tree_delay(m, s);
         if (d < 0)
             d = 0;
         s->info.dc_delay_ns = (int32_t)d;
@@ -159,15 +157,15 @@ static void state_read(struct ecat_core *m, takt_ns_t now)
         req(m, s, 0, ECAT_FPWR, ESC_DC_SYS_OFFSET, b, 8);
         req(m, s, 1, ECAT_FPWR, ESC_DC_SYS_DELAY, b + 8, 4);
     }
-    m->dc_state = DC_WRITE;
+    m->dc.state = DC_WRITE;
 }
 
 static void queue_drift(struct ecat_core *m)
 {
-    const struct ecat_slave *r = &m->slaves[m->dc_ref];
-    for (unsigned k = 0; k < TAKT_ARRAY_SIZE(m->dc_frmw) && m->dc_iter < DC_STATIC_ITER; k++, m->dc_iter++) {
-        ecat_req_init(&m->dc_frmw[k], ECAT_FRMW, r->info.station, ESC_DC_SYS_TIME, m->dc_frmw_buf[k], 8);
-        ecat_req_queue(m, &m->dc_frmw[k]);
+    const struct ecat_slave *r = &m->slaves[m->dc.ref];
+    for (unsigned k = 0; k < TAKT_ARRAY_SIZE(m->dc.frmw) && m->dc.iter < DC_STATIC_ITER; k++, m->dc.iter++) {
+        ecat_req_init(&m->dc.frmw[k], ECAT_FRMW, r->info.station, ESC_DC_SYS_TIME, m->dc.frmw_buf[k], 8);
+        ecat_req_queue(m, &m->dc.frmw[k]);
     }
 }
 
@@ -181,40 +179,40 @@ static void state_write(struct ecat_core *m, takt_ns_t now)
             return;
         }
     }
-    m->dc_iter = 0;
+    m->dc.iter = 0;
     queue_drift(m);        /* ESC datasheet Section I: static drift compensation */
-    m->dc_state = DC_DRIFT;
+    m->dc.state = DC_DRIFT;
 }
 
 static void state_drift(struct ecat_core *m, takt_ns_t now)
 {
     (void)now;
-    if (m->dc_iter < DC_STATIC_ITER) {
+    if (m->dc.iter < DC_STATIC_ITER) {
         queue_drift(m);
         return;
     }
-    struct ecat_slave *r = &m->slaves[m->dc_ref];
+    struct ecat_slave *r = &m->slaves[m->dc.ref];
     req(m, r, 2, ECAT_FPRD, ESC_DC_SYS_TIME, NULL, 8);
-    m->dc_state = DC_SYNC_READ;
+    m->dc.state = DC_SYNC_READ;
 }
 
 static void run(struct ecat_core *m, const char *by)
 {
-    m->dc_state = DC_RUN;
-    m->dc_rr = (unsigned)m->dc_ref;
-    m->dc_active = true;
+    m->dc.state = DC_RUN;
+    m->dc.rr = (unsigned)m->dc.ref;
+    m->dc.active = true;
     if (by)
         ecat_event(m, "DC: reference clock slave %d, SYNC0 armed %s, start times on a %lld ns grid "
-                   "from %llu", m->dc_ref, by, (long long)m->o.cycle_ns, (unsigned long long)m->dc_sync0_start);
+                   "from %llu", m->dc.ref, by, (long long)m->o.cycle_ns, (unsigned long long)m->dc.sync0_start);
     else
-        ecat_event(m, "DC: reference clock slave %d, SYNC0 every %lld ns from %llu", m->dc_ref,
-                   (long long)m->o.cycle_ns, (unsigned long long)m->dc_sync0_start);
+        ecat_event(m, "DC: reference clock slave %d, SYNC0 every %lld ns from %llu", m->dc.ref,
+                   (long long)m->o.cycle_ns, (unsigned long long)m->dc.sync0_start);
 }
 
 uint64_t ecat_dc_start_time(const struct ecat_core *m, takt_ns_t now, int64_t shift)
 {
-    uint64_t cyc = (uint64_t)m->o.cycle_ns, start = m->dc_sync0_start;
-    uint64_t ref = m->dc_ref_time + (uint64_t)(now > m->dc_ref_at ? now - m->dc_ref_at : 0);
+    uint64_t cyc = (uint64_t)m->o.cycle_ns, start = m->dc.sync0_start;
+    uint64_t ref = m->dc.ref_time + (uint64_t)(now > m->dc.ref_at ? now - m->dc.ref_at : 0);
     if (start < ref + DC_START_DELAY)
         start += ((ref + DC_START_DELAY - start) / cyc + 1) * cyc;
     return start + (uint64_t)shift;
@@ -227,7 +225,7 @@ static bool takt_arms(const struct ecat_core *m, unsigned i)
 
 static void state_sync_read(struct ecat_core *m, takt_ns_t now)
 {
-    struct ecat_slave *r = &m->slaves[m->dc_ref];
+    struct ecat_slave *r = &m->slaves[m->dc.ref];
     if (r->dcr[2].wkc != 1) {
         dc_fail(m, "FPRD 0x0910", r, r->dcr[2].wkc);
         return;
@@ -235,9 +233,9 @@ static void state_sync_read(struct ecat_core *m, takt_ns_t now)
     uint64_t t = get_le64(r->dcb[2]);
     uint64_t cyc = (uint64_t)m->o.cycle_ns;
     /* as SOEM and IgH start SYNC0: a whole number of cycles at least 100 ms ahead, plus the shift */
-    m->dc_sync0_start = ((t + DC_START_DELAY) / cyc + 1) * cyc + (uint64_t)m->o.sync0_shift_ns;
-    m->dc_ref_time = t;
-    m->dc_ref_at = now;
+    m->dc.sync0_start = ((t + DC_START_DELAY) / cyc + 1) * cyc + (uint64_t)m->o.sync0_shift_ns;
+    m->dc.ref_time = t;
+    m->dc.ref_at = now;
     /* with an ENI that arms SYNC0 its own commands do (eni_exec.c), each slave's start
      * time on this grid (ecat_dc_start_time) */
     bool any = false;
@@ -247,7 +245,7 @@ static void state_sync_read(struct ecat_core *m, takt_ns_t now)
             continue;
         any = true;
         uint8_t b[16] = { 0 };
-        put_le64(b, m->dc_sync0_start);
+        put_le64(b, m->dc.sync0_start);
         put_le32(b + 8, (uint32_t)cyc);
         b[12] = 0x03;                          /* cyclic operation + SYNC0 */
         req(m, s, 0, ECAT_FPWR, ESC_DC_SYNC0_START, b, 8);
@@ -257,7 +255,7 @@ static void state_sync_read(struct ecat_core *m, takt_ns_t now)
     if (m->eni_sync && !any)
         run(m, "by the ENI's init commands");
     else
-        m->dc_state = DC_SYNC_WRITE;
+        m->dc.state = DC_SYNC_WRITE;
 }
 
 static void state_sync_write(struct ecat_core *m, takt_ns_t now)
@@ -286,24 +284,24 @@ _Static_assert(TAKT_ARRAY_SIZE(dc_states) == DC_COUNT, "one function per DC stat
 
 int ecat_dc_configure(struct ecat_core *m, takt_ns_t now)
 {
-    if (!m->scanned || m->dc_state == DC_FAILED || m->dc_state == DC_RUN)
+    if (!m->scanned || m->dc.state == DC_FAILED || m->dc.state == DC_RUN)
         return 0;
-    if (m->dc_state == DC_IDLE) {
-        m->dc_ref = -1;
-        for (unsigned i = 0; i < m->n_slaves && m->dc_ref < 0; i++)
+    if (m->dc.state == DC_IDLE) {
+        m->dc.ref = -1;
+        for (unsigned i = 0; i < m->n_slaves && m->dc.ref < 0; i++)
             if (m->slaves[i].info.dc)
-                m->dc_ref = (int)i;
-        if (m->dc_ref < 0) {
+                m->dc.ref = (int)i;
+        if (m->dc.ref < 0) {
             ecat_event(m, "DC requested but no slave supports it (0x0008 bit 2); running without");
-            m->dc_state = DC_FAILED;
-            m->dc_active = true;           /* let slaves waiting for SYNC0 proceed */
+            m->dc.state = DC_FAILED;
+            m->dc.active = true;           /* let slaves waiting for SYNC0 proceed */
             return -ENODEV;
         }
         enter_latch(m, now);
         return 0;
     }
     if (!busy(m))
-        dc_states[m->dc_state](m, now);
+        dc_states[m->dc.state](m, now);
     return 0;
 }
 
@@ -314,7 +312,7 @@ enum { RE_NONE, RE_READ, RE_WRITE, RE_SYNC };
 bool ecat_dc_rejoin(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     (void)now;
-    if (m->dc_state != DC_RUN || !s->info.dc || !m->target)
+    if (m->dc.state != DC_RUN || !s->info.dc || !m->target)
         return false;
     /* its system time and offset, read in the frame right after the cyclic one whose
      * FRMW reads the reference: the two are compared in the same cycle */
@@ -349,9 +347,9 @@ static void rejoin_step(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now
         /* ESC datasheet Section I, offset compensation: the offset that makes its system time the reference's; the FPRD
          * left after the FRMW by the difference of their send times */
         uint64_t sys = get_le64(s->dcb[0]), off = get_le64(s->dcb[1]);
-        int64_t lag = s->dcr[0].sent - m->mon_dc.sent;
+        int64_t lag = s->dcr[0].sent - m->dc.mon_ref.sent;
         uint8_t b[12], filt[2] = { 0x00, 0x0C }, speed[2] = { 0x00, 0x10 };
-        put_le64(b, off + (m->dc_ref_time + (uint64_t)lag - sys));
+        put_le64(b, off + (m->dc.ref_time + (uint64_t)lag - sys));
         put_le32(b + 8, (uint32_t)s->info.dc_delay_ns);
         req(m, s, 0, ECAT_FPWR, ESC_DC_SYS_OFFSET, b, 12);
         req(m, s, 1, ECAT_FPWR, ESC_DC_DIFF_FILTER, filt, 2);   /* as at scan (scan.c) */
@@ -361,9 +359,9 @@ static void rejoin_step(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now
         if (!rejoin_ok(m, s, 3, "FPWR 0x0920/0x0934/0x0930", now))
             return;
         /* SYNC0 on the network's grid, a whole number of cycles at least 100 ms ahead */
-        uint64_t cyc = (uint64_t)m->o.cycle_ns, start = m->dc_sync0_start;
-        if (m->dc_ref_time + DC_START_DELAY > start)
-            start += ((m->dc_ref_time + DC_START_DELAY - start) / cyc + 1) * cyc;
+        uint64_t cyc = (uint64_t)m->o.cycle_ns, start = m->dc.sync0_start;
+        if (m->dc.ref_time + DC_START_DELAY > start)
+            start += ((m->dc.ref_time + DC_START_DELAY - start) / cyc + 1) * cyc;
         uint8_t b[13] = { 0 };
         put_le64(b, start);
         put_le32(b + 8, (uint32_t)cyc);
@@ -387,9 +385,9 @@ static void rejoin_step(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now
 void ecat_dc_cycle(struct ecat_core *m, takt_ns_t now)
 {
     (void)now;
-    if (m->dc_state != DC_RUN)
+    if (m->dc.state != DC_RUN)
         return;
-    if (m->mon_diff.st == REQ_DONE && m->mon_diff.wkc == 1) {
+    if (m->dc.mon_diff.st == REQ_DONE && m->dc.mon_diff.wkc == 1) {
         /* ESC datasheet Section II: 0x092C bit 31 sign, bits 0-30 magnitude of one slave's filtered
          * difference to the reference; the largest over one round of all DC slaves is
          * the network's sync error. A magnitude of all ones is the register saturated
@@ -399,8 +397,8 @@ void ecat_dc_cycle(struct ecat_core *m, takt_ns_t now)
          * A leap seen once is a bad reading (a flipped bit), so the sample is the smaller
          * of the slave's last two readings: a real error shows a round later, a single
          * bad reading never. */
-        int64_t e = get_le32(m->mon_diff_buf) & 0x7FFFFFFF;
-        struct ecat_slave *sl = &m->slaves[m->dc_rr];
+        int64_t e = get_le32(m->dc.mon_diff_buf) & 0x7FFFFFFF;
+        struct ecat_slave *sl = &m->slaves[m->dc.rr];
         if (e == 0x7FFFFFFF || !sl->info.present || (sl->info.al_state & AL_STATE_MASK) != AL_OP) {
             m->st.dc_sync_invalid++;
             sl->dc_diff_prev = 0;
@@ -409,32 +407,32 @@ void ecat_dc_cycle(struct ecat_core *m, takt_ns_t now)
             sl->dc_diff_prev = (uint32_t)e + 1;
             if (prev >= 0) {
                 e = e < prev ? e : prev;
-                m->dc_round_samples++;
-                if (e > m->dc_round_max)
-                    m->dc_round_max = e;
+                m->dc.round_samples++;
+                if (e > m->dc.round_max)
+                    m->dc.round_max = e;
             }
         }
     }
-    unsigned next = m->dc_rr;
+    unsigned next = m->dc.rr;
     for (unsigned k = 0; k < m->n_slaves; k++) {
         next = (next + 1) % m->n_slaves;
         if (m->slaves[next].info.dc && m->slaves[next].info.present)
             break;
     }
-    if (next <= m->dc_rr) {                 /* a round is complete */
-        if (m->dc_round_samples) {          /* else the last value stands */
-            m->st.dc_sync_err_ns = m->dc_round_max;
-            if (m->dc_round_max > m->st.dc_sync_err_max_ns && ecat_all_op(m))
-                m->st.dc_sync_err_max_ns = m->dc_round_max;
+    if (next <= m->dc.rr) {                 /* a round is complete */
+        if (m->dc.round_samples) {          /* else the last value stands */
+            m->st.dc_sync_err_ns = m->dc.round_max;
+            if (m->dc.round_max > m->st.dc_sync_err_max_ns && ecat_all_op(m))
+                m->st.dc_sync_err_max_ns = m->dc.round_max;
         }
-        m->dc_round_max = 0;
-        m->dc_round_samples = 0;
+        m->dc.round_max = 0;
+        m->dc.round_samples = 0;
     }
-    m->dc_rr = next;
-    if (m->mon_dc.st != REQ_DONE || m->mon_dc.wkc < 1)
+    m->dc.rr = next;
+    if (m->dc.mon_ref.st != REQ_DONE || m->dc.mon_ref.wkc < 1)
         return;
-    m->dc_ref_time = get_le64(m->mon_dc_buf);
-    m->dc_ref_at = now;
+    m->dc.ref_time = get_le64(m->dc.mon_ref_buf);
+    m->dc.ref_at = now;
     for (unsigned i = 0; i < m->n_slaves; i++)
         if (m->slaves[i].dc_re)
             rejoin_step(m, &m->slaves[i], now);
@@ -442,30 +440,30 @@ void ecat_dc_cycle(struct ecat_core *m, takt_ns_t now)
         return;
     int64_t cyc = m->o.cycle_ns;
     /* aim: the frame passes the reference clock half a cycle before the next SYNC0 */
-    int64_t ph = (int64_t)((m->dc_ref_time - m->dc_sync0_start) % (uint64_t)cyc) - cyc / 2;
+    int64_t ph = (int64_t)((m->dc.ref_time - m->dc.sync0_start) % (uint64_t)cyc) - cyc / 2;
     if (ph >= cyc / 2)
         ph -= cyc;
     if (ph < -cyc / 2)
         ph += cyc;
-    m->dc_integral += ph;
+    m->dc.integral += ph;
     int64_t lim = 100 * (int64_t)cyc;
-    if (m->dc_integral > lim) m->dc_integral = lim;
-    if (m->dc_integral < -lim) m->dc_integral = -lim;
-    int64_t shift = -(ph / 10 + m->dc_integral / 200);
+    if (m->dc.integral > lim) m->dc.integral = lim;
+    if (m->dc.integral < -lim) m->dc.integral = -lim;
+    int64_t shift = -(ph / 10 + m->dc.integral / 200);
     if (shift > cyc / 20) shift = cyc / 20;
     if (shift < -cyc / 20) shift = -cyc / 20;
-    m->dc_shift_ns = shift;
-    m->dc_phase_ns = ph;
+    m->dc.shift_ns = shift;
+    m->dc.phase_ns = ph;
 }
 
 int64_t takt_ecat_master_dc_take_shift(struct takt_ecat_master *drv)
 {
     struct ecat_core *m = &drv->core;
-    int64_t s = m->dc_shift_ns;
-    m->dc_shift_ns = 0;
+    int64_t s = m->dc.shift_ns;
+    m->dc.shift_ns = 0;
     return s;
 }
 
-int64_t takt_ecat_master_dc_phase(const struct takt_ecat_master *drv) { return drv->core.dc_phase_ns; }
+int64_t takt_ecat_master_dc_phase(const struct takt_ecat_master *drv) { return drv->core.dc.phase_ns; }
 
 bool takt_ecat_master_dc_enabled(const struct takt_ecat_master *drv) { return drv->core.o.dc; }

@@ -19,7 +19,7 @@ enum dg_kind {
     DG_DC_READ,     /* NOP/reads of DC registers: sent unless dc.c runs DC */
     DG_SKIP,        /* writes of DC registers, ARMW/FRMW of the system time: dc.c's own */
     DG_DC_TIME,     /* ARMW/FRMW of the system time of an ENI that configures DC: sent as
-                       written while DC runs, in place of dc.c's FRMW (m->mon_dc) */
+                       written while DC runs, in place of dc.c's FRMW (m->dc.mon_ref) */
 };
 
 struct eni_dg {
@@ -226,16 +226,16 @@ static bool listed(const struct ecat_eni_fcmd *c, uint8_t state)
 static void dc_head(struct ecat_core *m, uint8_t *buf, size_t *pos, takt_ns_t now, bool own_time)
 {
     if (m->o.dc_mode == TAKT_ECAT_DC_REF_FOLLOWS_MASTER) {
-        put_le64(m->mon_wr_buf, (uint64_t)(now + m->dc_offset));
-        ecat_req_init(&m->mon_wr, ECAT_FPWR, m->slaves[m->dc_ref].info.station, ESC_DC_SYS_TIME,
-                      m->mon_wr_buf, 8);
-        ecat_pdu_append(m, buf, pos, &m->mon_wr, now);
+        put_le64(m->dc.mon_wr_buf, (uint64_t)(now + m->dc.offset));
+        ecat_req_init(&m->dc.mon_wr, ECAT_FPWR, m->slaves[m->dc.ref].info.station, ESC_DC_SYS_TIME,
+                      m->dc.mon_wr_buf, 8);
+        ecat_pdu_append(m, buf, pos, &m->dc.mon_wr, now);
     }
     if (own_time)
         return;
-    ecat_req_init(&m->mon_dc, ECAT_FRMW, m->slaves[m->dc_ref].info.station, ESC_DC_SYS_TIME,
-                  m->mon_dc_buf, 8);
-    ecat_pdu_append(m, buf, pos, &m->mon_dc, now);
+    ecat_req_init(&m->dc.mon_ref, ECAT_FRMW, m->slaves[m->dc.ref].info.station, ESC_DC_SYS_TIME,
+                  m->dc.mon_ref_buf, 8);
+    ecat_pdu_append(m, buf, pos, &m->dc.mon_ref, now);
 }
 
 static void add(struct ecat_core *m, struct ecat_eni_cyc *y, struct eni_dg *d, uint8_t *buf,
@@ -253,9 +253,9 @@ static void add(struct ecat_core *m, struct ecat_eni_cyc *y, struct eni_dg *d, u
         return;
     }
     if (d->kind == DG_DC_TIME) {
-        memset(m->mon_dc_buf, 0, sizeof m->mon_dc_buf);
-        ecat_req_init(&m->mon_dc, c->cmd, adp, ado, m->mon_dc_buf, c->len);
-        d->out = ecat_pdu_append(m, buf, pos, &m->mon_dc, now);
+        memset(m->dc.mon_ref_buf, 0, sizeof m->dc.mon_ref_buf);
+        ecat_req_init(&m->dc.mon_ref, c->cmd, adp, ado, m->dc.mon_ref_buf, c->len);
+        d->out = ecat_pdu_append(m, buf, pos, &m->dc.mon_ref, now);
         return;
     }
     /* outputs from the output image at OutputOffs where the command writes; a read
@@ -269,8 +269,8 @@ static void add(struct ecat_core *m, struct ecat_eni_cyc *y, struct eni_dg *d, u
 unsigned ecat_eni_cyc_build(struct ecat_core *m, takt_ns_t now)
 {
     struct ecat_eni_cyc *y = m->eni_cyc;
-    uint8_t st = m->low_state;
-    bool dc = m->dc_active && m->dc_ref >= 0, all = m->present == m->n_slaves;
+    uint8_t st = m->rec.low_state;
+    bool dc = m->dc.active && m->dc.ref >= 0, all = m->rec.present == m->n_slaves;
     unsigned nb = 0;
     for (unsigned f = 0; f < y->n_frames; f++) {
         uint8_t *buf = m->cycbuf + (size_t)nb * TAKT_FRAME_BUF;
@@ -296,9 +296,9 @@ unsigned ecat_eni_cyc_build(struct ecat_core *m, takt_ns_t now)
             ecat_pdu_append(m, buf, &pos, &m->mon_al, now);
         }
         if (f == 0 && dc) {
-            ecat_req_init(&m->mon_diff, ECAT_FPRD, m->slaves[m->dc_rr].info.station,
-                          ESC_DC_SYS_DIFF, m->mon_diff_buf, 4);
-            ecat_pdu_append(m, buf, &pos, &m->mon_diff, now);
+            ecat_req_init(&m->dc.mon_diff, ECAT_FPRD, m->slaves[m->dc.rr].info.station,
+                          ESC_DC_SYS_DIFF, m->dc.mon_diff_buf, 4);
+            ecat_pdu_append(m, buf, &pos, &m->dc.mon_diff, now);
         }
         if (pos == start)
             continue;
@@ -316,15 +316,15 @@ unsigned ecat_eni_cyc_build(struct ecat_core *m, takt_ns_t now)
  * cycle). */
 static void dc_time(struct ecat_core *m, struct ecat_eni_cyc *y, const struct ecat_eni_fcmd *c)
 {
-    memcpy(m->image + y->out_bytes + c->input_offs, m->mon_dc_buf, c->len);
+    memcpy(m->image + y->out_bytes + c->input_offs, m->dc.mon_ref_buf, c->len);
     if (c->len == 8)
         return;
-    uint64_t prev = m->dc_ref_time, t = (prev & ~(uint64_t)0xFFFFFFFF) | get_le32(m->mon_dc_buf);
+    uint64_t prev = m->dc.ref_time, t = (prev & ~(uint64_t)0xFFFFFFFF) | get_le32(m->dc.mon_ref_buf);
     if (t + 0x80000000u < prev)
         t += (uint64_t)1 << 32;                 /* the low half wrapped forwards */
     else if (t > prev + 0x80000000u && t >> 32)
         t -= (uint64_t)1 << 32;                 /* a reading just before the wrap */
-    put_le64(m->mon_dc_buf, t);
+    put_le64(m->dc.mon_ref_buf, t);
 }
 
 static void judge(struct ecat_core *m, struct eni_dg *d, int wkc)
@@ -356,7 +356,7 @@ void ecat_eni_cyc_check(struct ecat_core *m, takt_ns_t now)
         struct eni_dg *d = &y->dg[i];
         if (!d->out)
             continue;
-        struct ecat_req *r = d->kind == DG_AL ? &m->mon_al : d->kind == DG_DC_TIME ? &m->mon_dc : &d->req;
+        struct ecat_req *r = d->kind == DG_AL ? &m->mon_al : d->kind == DG_DC_TIME ? &m->dc.mon_ref : &d->req;
         sent_f[d->frame] = true;
         fno_f[d->frame] = r->fno;
         if (ecat_cyc_reap(m, r)) {
@@ -376,9 +376,9 @@ void ecat_eni_cyc_check(struct ecat_core *m, takt_ns_t now)
         fno_f[0] = m->mon_al.fno;
         lost_f[0] |= ecat_cyc_reap(m, &m->mon_al);
     }
-    ecat_cyc_reap(m, &m->mon_dc);
-    ecat_cyc_reap(m, &m->mon_wr);
-    ecat_cyc_reap(m, &m->mon_diff);
+    ecat_cyc_reap(m, &m->dc.mon_ref);
+    ecat_cyc_reap(m, &m->dc.mon_wr);
+    ecat_cyc_reap(m, &m->dc.mon_diff);
     unsigned sent = 0, lost = 0;
     for (unsigned f = 0; f < y->n_frames; f++) {
         sent += sent_f[f];
@@ -394,6 +394,6 @@ void ecat_eni_cyc_check(struct ecat_core *m, takt_ns_t now)
     ecat_silence_note(m, sent, lost);
     if (m->mon_al.st == REQ_DONE && m->mon_al.wkc >= 0)
         ecat_recovery_check(m, now);
-    if (m->dc_active)
+    if (m->dc.active)
         ecat_dc_cycle(m, now);
 }

@@ -211,7 +211,7 @@ static int run_cmds(struct ecat_core *m, struct ecat_eni_run *r, unsigned end, t
         if (r->k >= end)
             return 0;
         const struct ecat_eni_cmd *c = &r->cmd[r->k];
-        if (!r->sent && m->eni_sync && needs_dc(c) && !m->dc_active)
+        if (!r->sent && m->eni_sync && needs_dc(c) && !m->dc.active)
             return 1;                   /* dc.c is still setting the clocks up */
         if (!r->sent) {
             r->tries = 0;

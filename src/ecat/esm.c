@@ -440,7 +440,7 @@ void ecat_sfsm_al_request(struct ecat_core *m, struct ecat_slave *s, takt_ns_t n
 static void state_dc(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     /* SYNC0 is armed by dc.c for all DC slaves at once; then the request goes out. */
-    if (!m->dc_active)
+    if (!m->dc.active)
         return;
     enter_al_req(m, s, now);
 }

@@ -159,7 +159,7 @@ int takt_ecat_master_open(struct takt_ecat_master **out, struct takt_link *link,
     struct timespec rt, mt;
     clock_gettime(CLOCK_REALTIME, &rt);
     clock_gettime(CLOCK_MONOTONIC, &mt);
-    m->core.dc_offset = (rt.tv_sec - mt.tv_sec - 946684800LL) * TAKT_NS_PER_S + (rt.tv_nsec - mt.tv_nsec);
+    m->core.dc.offset = (rt.tv_sec - mt.tv_sec - 946684800LL) * TAKT_NS_PER_S + (rt.tv_nsec - mt.tv_nsec);
     m->rxbuf = calloc(RX_BATCH, TAKT_FRAME_BUF);
     m->rxf = calloc(RX_BATCH, sizeof *m->rxf);
     m->txf = calloc(o->acyc_frames > ECAT_MAX_CYC_DG ? o->acyc_frames : ECAT_MAX_CYC_DG,
@@ -297,9 +297,9 @@ static int cycle_step(void *ctx, struct takt_rt_loop *loop, takt_ns_t wake)
     c->rx_deadline = wake - loop->cyc.wake_dev;
     int rc = takt_ecat_master_cycle(m, wake);
     c->rx_deadline = 0;
-    if (c->o.dc && c->dc_active && c->o.dc_mode == TAKT_ECAT_DC_MASTER_FOLLOWS_REF && c->dc_shift_ns) {
-        loop->cyc.next += c->dc_shift_ns;    /* shift the cycle towards the reference clock */
-        c->dc_shift_ns = 0;
+    if (c->o.dc && c->dc.active && c->o.dc_mode == TAKT_ECAT_DC_MASTER_FOLLOWS_REF && c->dc.shift_ns) {
+        loop->cyc.next += c->dc.shift_ns;    /* shift the cycle towards the reference clock */
+        c->dc.shift_ns = 0;
     }
     /* a link error (e.g. -ENOBUFS) costs this cycle's frames, which count as lost; the
      * loop goes on so that the network can recover */

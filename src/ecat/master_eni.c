@@ -161,8 +161,8 @@ static int from_init(struct takt_ecat_master *drv)
     m->target = 0;
     /* the clocks are set up again on the way up (dc.c's DC_IDLE is 0): the ENI's
      * start-up readdresses the slaves and SYNC0 belongs after its IP commands */
-    m->dc_state = 0;
-    m->dc_active = false;
+    m->dc.state = 0;
+    m->dc.active = false;
     return rc;
 }
 

@@ -173,6 +173,9 @@ struct ecat_rate {
     uint32_t sent[61], lost[61];
 };
 
+#include "ecat/dc.h"
+#include "ecat/recovery.h"
+
 /* The EtherCAT core: everything the master knows of the network, driven by the time
  * and the frames it is given (core.h); it holds no link and reads no clock. The driver
  * (driver.h, master.c) owns one and moves its frames. */
@@ -217,30 +220,7 @@ struct ecat_core {
     /* per-cycle monitoring datagrams in the first cyclic frame */
     struct ecat_req mon_al;    /* BRD 0x0130: WKC = slaves present, data = OR of states */
     uint8_t   mon_al_buf[2];
-    struct ecat_req mon_dc;    /* FRMW 0x0910 reference time */
-    uint8_t   mon_dc_buf[8];
-    struct ecat_req mon_diff;  /* BRD 0x092C sync difference */
-    uint8_t   mon_diff_buf[4];
-    int       dc_ref;          /* position of the reference clock, -1 none */
-    bool      dc_active;
-    uint64_t  dc_ref_time;     /* last reference system time */
-    takt_ns_t dc_ref_at;       /* when it was read (master time) */
-    int64_t   dc_shift_ns;     /* cycle shift proposed to the driver (master follows ref) */
-    int64_t   dc_integral;
-    int64_t   dc_offset;       /* master monotonic -> DC system time (set by the driver) */
-    uint8_t   dc_state;
-    int64_t   dc_phase_ns;
-    unsigned  dc_rr;           /* DC slave whose 0x092C is read this cycle */
-    int64_t   dc_round_max;     /* last phase error of the reference clock vs SYNC0 */
-    unsigned  dc_round_samples; /* valid 0x092C readings in this round */
-    struct ecat_req mon_wr;    /* FPWR 0x0910 master time (reference follows master) */
-    uint8_t   mon_wr_buf[8];
-    unsigned  dc_iter;         /* static drift compensation FRMWs sent */
-    uint64_t  dc_sync0_start;
-    bool      probing;         /* recovery: which station answers at each position? */
-    unsigned  probe_n;         /* positions probed */
-    struct ecat_req dc_frmw[32];
-    uint8_t   dc_frmw_buf[32][8];
+    struct ecat_dc dc;         /* distributed clocks (dc.c, dc.h) */
 
     /* ENI (master_eni.c, eni_exec.c, eni_cyclic.c); NULL without one */
     struct ecat_eni *eni;
@@ -252,14 +232,7 @@ struct ecat_core {
     bool      eni_sync;        /* its init commands arm SYNC0 (not dc.c) */
     bool      eni_dc_set;      /* the ENI turned o.dc on */
 
-    /* recovery */
-    unsigned  present;         /* last BRD 0x0130 WKC */
-    uint8_t   brd_or;          /* ... and its data: the OR of the slaves' AL status */
-    uint32_t  brd_fno;         /* ... and its frame */
-    unsigned  count_seen;      /* ... its WKC (a new count must be seen twice) */
-    uint8_t   low_state;       /* lowest AL state over all slaves, a lost one's 0 (the
-                                  cyclic frames' choice; st.state is what is reported) */
-    bool      need_locate;
+    struct ecat_recovery rec;  /* recovery (recovery.c, recovery.h) */
 
     struct ecat_svc svc[ECAT_SVC_SLOTS];
     struct ecat_sdo_slot *sdo; /* ECAT_SDO_SLOTS mailbox transfers (master_coe.c) */

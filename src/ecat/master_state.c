@@ -19,7 +19,7 @@ static int rank(uint8_t st)
 
 bool ecat_all_op(const struct ecat_core *m)
 {
-    if (!m->n_slaves || m->present != m->n_slaves || m->silent_cycles >= TAKT_ECAT_SILENCE_CYCLES)
+    if (!m->n_slaves || m->rec.present != m->n_slaves || m->silent_cycles >= TAKT_ECAT_SILENCE_CYCLES)
         return false;
     for (unsigned i = 0; i < m->n_slaves; i++)
         if (!m->slaves[i].info.present || (m->slaves[i].info.al_state & AL_STATE_MASK) != AL_OP)
@@ -56,7 +56,7 @@ void ecat_state_update(struct ecat_core *m)
         c[in->al_state & AL_STATE_MASK]++;
         answering++;
         seen |= in->al_state;
-        older |= (int32_t)(m->slaves[i].al_fno - m->brd_fno) < 0;
+        older |= (int32_t)(m->slaves[i].al_fno - m->rec.brd_fno) < 0;
         if (rank(in->al_state) < low) {
             low = rank(in->al_state);
             low_st = in->al_state & AL_STATE_MASK;
@@ -73,8 +73,8 @@ void ecat_state_update(struct ecat_core *m)
     /* The BRD 0x0130 is the OR of every slave's AL status (ETG.1000.4 commands and working counter): a bit in it that no
      * slave's last report has means a slave changed state since it was read (unless
      * every slave was read after that BRD went out: then it tells nothing newer). */
-    bool all = n && answering == n && m->present == n;
-    st->state_changing = all && older && (m->brd_or & ~seen & (AL_STATE_MASK | AL_ERROR));
+    bool all = n && answering == n && m->rec.present == n;
+    st->state_changing = all && older && (m->rec.brd_or & ~seen & (AL_STATE_MASK | AL_ERROR));
     bool known = all && !st->state_changing && m->silent_cycles < TAKT_ECAT_SILENCE_CYCLES;
     st->state = known ? low_st : 0;
 }
@@ -101,7 +101,7 @@ void ecat_snap_publish(struct ecat_core *m)
 {
     struct takt_ecat_master_stats s = m->st;
     uint64_t w[ECAT_SNAP_WORDS] = { 0 };
-    s.slaves_present = m->present;
+    s.slaves_present = m->rec.present;
     rates(&m->rate, s.tx_rate, s.loss_rate);
     memcpy(w, &s, sizeof s);
     unsigned q = atomic_load_explicit(&m->snap.seq, memory_order_relaxed);

@@ -132,13 +132,13 @@ static void start_probe(struct ecat_core *m, unsigned n)
         ecat_req_init(&s->probe, ECAT_APRD, (uint16_t)(0u - p), ESC_STATION_ADDR, s->probe_buf, 2);
         ecat_req_queue(m, &s->probe);
     }
-    m->probing = true;
-    m->probe_n = n;
+    m->rec.probing = true;
+    m->rec.probe_n = n;
 }
 
 static bool probe_busy(const struct ecat_core *m)
 {
-    for (unsigned p = 0; p < m->probe_n; p++)
+    for (unsigned p = 0; p < m->rec.probe_n; p++)
         if (ecat_req_busy(&m->slaves[p].probe))
             return true;
     return false;
@@ -151,10 +151,10 @@ static bool probe_busy(const struct ecat_core *m)
 static void finish_probe(struct ecat_core *m, takt_ns_t now)
 {
     unsigned n = m->n_slaves;
-    m->probing = false;
+    m->rec.probing = false;
     for (unsigned i = 0; i < n; i++)
         m->slaves[i].probe_seen = false;
-    for (unsigned p = 0; p < m->probe_n; p++) {
+    for (unsigned p = 0; p < m->rec.probe_n; p++) {
         const struct ecat_req *r = &m->slaves[p].probe;
         uint16_t st = get_le16(m->slaves[p].probe_buf);
         if (r->wkc != 1 || !st)
@@ -182,7 +182,7 @@ static void finish_probe(struct ecat_core *m, takt_ns_t now)
     }
     /* positions whose address nobody has (0 after power loss): the missing slave that
      * was earliest in the frame takes the earliest of them */
-    for (unsigned p = 0; p < m->probe_n; p++) {
+    for (unsigned p = 0; p < m->rec.probe_n; p++) {
         if (m->slaves[p].probe.wkc != 1)
             continue;
         bool taken = false;
@@ -206,7 +206,7 @@ static void finish_probe(struct ecat_core *m, takt_ns_t now)
         back_slave(m, best, now);
         present++;
     }
-    m->present = present;
+    m->rec.present = present;
 }
 
 /* A failed re-scan is never final: the slave is scanned again after a wait that starts
@@ -398,7 +398,7 @@ static void retry(struct ecat_core *m, takt_ns_t now)
     for (unsigned i = 0; i < m->n_slaves; i++) {
         struct ecat_slave *s = &m->slaves[i];
         if (s->info.present || s->rejoin || !s->retry_at || now < s->retry_at ||
-            s->info.position >= m->present || m->probing)
+            s->info.position >= m->rec.present || m->rec.probing)
             continue;
         back_slave(m, s, now);
     }
@@ -443,7 +443,7 @@ static void readdress(struct ecat_core *m, takt_ns_t now)
 {
     for (unsigned i = 0; i < m->n_slaves; i++) {
         struct ecat_slave *s = &m->slaves[i];
-        if (s->info.position >= m->present)
+        if (s->info.position >= m->rec.present)
             continue;
         if (s->f.state != SS_FAILED || s->rejoin || !s->info.present ||
             (s->f.err != -TAKT_EWKC && s->f.err != -ETIMEDOUT) || now - s->f.t0 < 200 * TAKT_NS_PER_MS)
@@ -459,32 +459,32 @@ static void readdress(struct ecat_core *m, takt_ns_t now)
 void ecat_recovery_check(struct ecat_core *m, takt_ns_t now)
 {
     unsigned n = (unsigned)m->mon_al.wkc;
-    m->brd_or = m->mon_al_buf[0];
-    m->brd_fno = m->mon_al.fno;
+    m->rec.brd_or = m->mon_al_buf[0];
+    m->rec.brd_fno = m->mon_al.fno;
     if (n > m->n_slaves)
         n = m->n_slaves;         /* extra slaves are not configured; ignore them */
     /* A new count is believed when two cycles in a row agree: one reply with a garbled
      * WKC would otherwise cost a re-scan of every slave behind the position it names. */
-    bool again = n == m->count_seen;
-    m->count_seen = n;
-    if (n != m->present && !again)
-        n = m->present;
-    if (m->probing) {
+    bool again = n == m->rec.count_seen;
+    m->rec.count_seen = n;
+    if (n != m->rec.present && !again)
+        n = m->rec.present;
+    if (m->rec.probing) {
         if (!probe_busy(m))
             finish_probe(m, now);
-    } else if (n != m->present && is_tree(m)) {
-        if (n < m->present)
+    } else if (n != m->rec.present && is_tree(m)) {
+        if (n < m->rec.present)
             ecat_event(m, "%u of %u slaves answer (%u lost): asking each position who it is", n,
-                       m->n_slaves, m->present - n);
+                       m->n_slaves, m->rec.present - n);
         start_probe(m, n);
     } else {
-        if (n < m->present) {
-            ecat_event(m, "%u of %u slaves answer (%u lost)", n, m->n_slaves, m->present - n);
-            lost(m, n, m->present);
-        } else if (n > m->present) {
-            back(m, m->present, n, now);
+        if (n < m->rec.present) {
+            ecat_event(m, "%u of %u slaves answer (%u lost)", n, m->n_slaves, m->rec.present - n);
+            lost(m, n, m->rec.present);
+        } else if (n > m->rec.present) {
+            back(m, m->rec.present, n, now);
         }
-        m->present = n;
+        m->rec.present = n;
     }
     if (m->target)
         readdress(m, now);

@@ -19,18 +19,18 @@ void takt_ecat_master_redundancy(const struct takt_ecat_master *drv, struct takt
 /* What the distributed clocks do across the break (redund.c explains the FRMW). */
 static void dc_note(struct ecat_core *m, unsigned k, unsigned n)
 {
-    if (!m->dc_active || m->dc_ref < 0 || k >= n)
+    if (!m->dc.active || m->dc.ref < 0 || k >= n)
         return;
-    if ((unsigned)m->dc_ref >= k && k == 0)
+    if ((unsigned)m->dc.ref >= k && k == 0)
         ecat_event(m, "cable redundancy: DC reference clock (slave %d) and every slave answer by "
-                   "the second port: its time reaches them all", m->dc_ref);
-    else if ((unsigned)m->dc_ref >= k)
+                   "the second port: its time reaches them all", m->dc.ref);
+    else if ((unsigned)m->dc.ref >= k)
         ecat_event(m, "cable redundancy: DC reference clock (slave %d) is behind the break: "
                    "its time reaches slaves %u-%u by the second port, slaves 0-%u get none "
-                   "until the ring closes", m->dc_ref, k, n - 1, k - 1);
+                   "until the ring closes", m->dc.ref, k, n - 1, k - 1);
     else
         ecat_event(m, "cable redundancy: DC slaves %u-%u get the reference clock's time (slave %d) "
-                   "by the second port, written by the master until the ring closes", k, n - 1, m->dc_ref);
+                   "by the second port, written by the master until the ring closes", k, n - 1, m->dc.ref);
 }
 
 void ecat_red_check(struct ecat_core *m, const struct takt_ecat_redundancy *port, takt_ns_t now)

@@ -58,7 +58,7 @@ static void state_reset(struct ecat_core *m, takt_ns_t now)
         return;
     }
     m->n_slaves = (unsigned)n;
-    m->present = (unsigned)n;
+    m->rec.present = (unsigned)n;
     for (unsigned i = 0; i < m->n_slaves; i++) {
         struct ecat_slave *s = &m->slaves[i];
         uint8_t *sii = s->sii;
