@@ -1,6 +1,7 @@
-/* EtherCAT master internals shared by pdu.c (datagram queue and reply matching),
- * scan.c, esm.c, cyclic.c, dc.c, recovery.c and master.c (driver). The cores here are
- * sans-I/O: they take now_ns, queue datagrams, judge replies; master.c moves frames. */
+/* The EtherCAT core's context (struct ecat_core, entry points in core.h), shared by
+ * pdu.c (datagram queue and reply matching), scan.c, esm.c, cyclic.c, dc.c,
+ * recovery.c and the service files. They are sans-I/O: they take now_ns, queue
+ * datagrams, judge replies; the driver (driver.h, master.c) moves frames. */
 #ifndef TAKT_ECAT_MASTER_INTERNAL_H
 #define TAKT_ECAT_MASTER_INTERNAL_H
 
@@ -173,7 +174,7 @@ struct ecat_rate {
     uint32_t sent[61], lost[61];
 };
 
-#include "ecat/dc.h"
+#include "ecat/dc.h"          /* after struct ecat_req: its sub-objects hold requests */
 #include "ecat/recovery.h"
 
 /* The EtherCAT core: everything the master knows of the network, driven by the time
