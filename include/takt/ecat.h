@@ -200,6 +200,13 @@ struct takt_ecat_slave_state {
     uint8_t  al_state;
     uint16_t al_code;
     bool     present;
+    /* where it hangs in the network (as takt_ecat_slave_info; from the last scan) */
+    int      parent;           /* position of the upstream slave, -1 for the master */
+    uint8_t  parent_port;      /* that slave's port (1..3); 0 for the master */
+    uint8_t  ports_open;       /* bit n: port n has link and communication (0x0110) */
+    unsigned frame;            /* the cyclic frame its process data is in */
+    int32_t  dc_diff_ns;       /* its last valid |0x092C| (DC system time difference,
+                                * ETG.1000.4 distributed clocks), -1 none read */
 };
 /* [thread: any; non-blocking] */
 int takt_ecat_master_slave_state(const struct takt_ecat_master *m, unsigned pos, struct takt_ecat_slave_state *out);
@@ -318,6 +325,36 @@ struct takt_ecat_master_stats {
 /* Any thread: a consistent copy of what the cycle last published. */
 /* [thread: any; non-blocking] */
 void takt_ecat_master_get_stats(const struct takt_ecat_master *m, struct takt_ecat_master_stats *s);
+
+/* --- what tools show of a running master (IgH's `ethercat master`, `domains`, `data`):
+ * copies of what the cycle last published, consistent each on its own, for any thread
+ * while the cycle runs (the cycle never waits for a reader) --------------------------- */
+/* The cyclic datagrams (takt's own layout: one LRW per frame, or LRD + LWR where a slave
+ * forbids LRW; ETG.1000.4 commands and working counter). With an ENI's cyclic frames the
+ * list is empty. */
+#define TAKT_ECAT_MAX_FRAMES 32
+struct takt_ecat_frame_info {
+    uint8_t  cmd;              /* 10 LRD, 11 LWR, 12 LRW */
+    uint8_t  frame;            /* the cyclic frame it rides in (0 = the first) */
+    uint16_t len;              /* data bytes */
+    uint32_t logical;          /* logical address (== offset in the image) */
+    uint16_t wkc_expected;
+    int32_t  wkc_last;         /* the last WKC that came back; -1 lost or none yet */
+    uint64_t wkc_errors;       /* cycles in OP in which another WKC came */
+    unsigned first_slave, n_slaves;
+};
+/* Copies at most max into out; returns how many there are. */
+/* [thread: any; non-blocking] */
+unsigned takt_ecat_master_frames(const struct takt_ecat_master *m, struct takt_ecat_frame_info *out,
+                                 unsigned max);
+/* The process image as the cycle published it after its last exchange (inputs as they
+ * came, outputs as the callback left them), never torn: at most cap bytes into buf,
+ * *len the image's size. 0, or -ENOENT before the image is laid out. */
+/* [thread: any; non-blocking] */
+int takt_ecat_master_image_copy(const struct takt_ecat_master *m, void *buf, size_t cap, size_t *len);
+/* The link the master runs on: its name and MAC (not the redundant port's). */
+/* [thread: any; non-blocking] */
+void takt_ecat_master_link_info(const struct takt_ecat_master *m, char name[32], uint8_t mac[6]);
 
 /* Cycles without a returning frame after which the state is unknown and the event
  * "no frame returned for N cycles" is raised; its end raises "frames return again after

@@ -53,6 +53,7 @@ int ecat_layout(struct takt_ecat_master *m)
         c->len = f->len;
         c->wkc_expected = f->wkc;
         c->last_wkc = f->wkc;
+        c->wkc_seen = c->wkc_seen_wr = -1;
         c->first_slave = f->first_slave;
         c->n_slaves = f->n_slaves;
         /* SII general flag 'not LRW' (ETG.2010): LRD + LWR, each with its own WKC */
@@ -185,11 +186,13 @@ static void check_wkc(struct takt_ecat_master *m, struct ecat_cyc *c, unsigned k
             ecat_event(m, "cyclic frame %u (LWR 0x%08X, slaves %u-%u): WKC expected %u, got %d", k,
                        c->log, c->first_slave, c->first_slave + c->n_slaves - 1, c->wkc_wr, wkc);
         m->st.wkc_errors++;
+        c->wkc_errs_wr++;
         c->last_wkc = c->wkc_expected + 1000;   /* the next good frame reports the recovery */
         return;
     }
     if (bad) {
         m->st.wkc_errors++;
+        c->wkc_errs++;
         if (c->last_wkc == c->wkc_expected)
             ecat_event(m, "cyclic frame %u (LRW 0x%08X, %u bytes, slaves %u-%u): WKC expected %u, got %d",
                        k, c->log, c->len, c->first_slave, c->first_slave + c->n_slaves - 1,
@@ -226,6 +229,8 @@ void ecat_cyc_check(struct takt_ecat_master *m, takt_ns_t now)
             ecat_cyc_reap(m, &m->mon_wr);
             ecat_cyc_reap(m, &m->mon_diff);
         }
+        c->wkc_seen = l ? -1 : c->req.wkc;
+        c->wkc_seen_wr = l || !c->no_lrw ? -1 : c->wr.wkc;
         if (l) {
             ecat_pdu_frame_lost(m, now, fno);
             lost++;

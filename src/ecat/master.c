@@ -167,7 +167,7 @@ int takt_ecat_master_open(struct takt_ecat_master **out, struct takt_link *link,
     m->txf = calloc(o->acyc_frames > ECAT_MAX_CYC_DG ? o->acyc_frames : ECAT_MAX_CYC_DG,
                     sizeof *m->txf);
     if (!m->slaves || !m->txbuf || !m->cycbuf || !m->rxbuf || !m->rxf || !m->txf || !m->sii_scratch || !m->maps || !m->snap.slave || !m->cyc_rx ||
-        ecat_coe_init(m) || ecat_foe_init(m) || ecat_soe_init(m))
+        ecat_coe_init(m) || ecat_foe_init(m) || ecat_soe_init(m) || ecat_pub_init(m))
         goto nomem;
     for (unsigned i = 0; i < o->max_slaves; i++)
         if (!(m->slaves[i].sii = calloc(1, ECAT_SII_FIRST)))
@@ -223,6 +223,7 @@ void takt_ecat_master_close(struct takt_ecat_master *m)
     free(m->sii_scratch);
     free(m->maps);
     free(m->snap.slave);
+    ecat_pub_free(m);
     free(m->cyc_rx);
     ecat_pdo_image_free(&m->img);
     ecat_coe_free(m);

@@ -148,7 +148,17 @@ struct ecat_snap {
     /* per slave (max_slaves): AL state | AL status code << 8 | present << 24, each word
      * atomic on its own (takt_ecat_master_slave_state) */
     _Atomic uint32_t *slave;
+    _Atomic uint32_t *topo;    /* parent + 1 | parent port << 16 | ports open << 20 |
+                                  frame << 24 (master_pub.c) */
+    _Atomic int32_t  *dc_diff; /* last valid |0x092C|, -1 none */
+    /* the cyclic frames and the image (master_pub.c): one more sequence lock */
+    atomic_uint pseq;
+    _Atomic uint64_t *pw;      /* ECAT_PUB_WORDS */
 };
+/* header word, frames, then the image (at most ECAT_PUB_IMAGE bytes of it) */
+#define ECAT_PUB_IMAGE (2 * ECAT_MAX_CYC_DG * ECAT_MAX_DG_DATA)
+#define ECAT_PUB_FRAME_WORDS ((sizeof(struct takt_ecat_frame_info) + 7) / 8)
+#define ECAT_PUB_WORDS (1 + TAKT_ECAT_MAX_FRAMES * ECAT_PUB_FRAME_WORDS + ECAT_PUB_IMAGE / 8)
 
 /* Network state machine (master.c / scan.c). */
 enum ecat_mfsm_state { MF_IDLE, MF_RESET, MF_COUNT, MF_ADDR, MF_SLAVES, MF_COUNT_STATES };
@@ -164,6 +174,9 @@ struct ecat_cyc {
     uint16_t wkc_expected;     /* of the LRW, or of the LRD (slaves with inputs) */
     unsigned first_slave, n_slaves;
     int      last_wkc;
+    uint64_t wkc_errs;         /* of this datagram (takt_ecat_master_frames) */
+    uint64_t wkc_errs_wr;      /* ... and of its LWR */
+    int      wkc_seen, wkc_seen_wr;  /* WKCs of the last frame judged, -1 lost / none */
     bool     sent_in_op;       /* the network was in OP when this frame went out */
 };
 
@@ -487,6 +500,12 @@ void ecat_silence_note(struct takt_ecat_master *m, unsigned sent, unsigned lost)
 void ecat_state_update(struct takt_ecat_master *m);
 /* Publish m->st (with rates and presence) for other threads. */
 void ecat_snap_publish(struct takt_ecat_master *m);
+/* master_pub.c: publish the frames, the image and each slave's topology and DC
+ * difference for other threads (the cycle's thread, after ecat_snap_publish's part);
+ * allocate / free the published copies (open, close). */
+void ecat_pub_publish(struct takt_ecat_master *m);
+int  ecat_pub_init(struct takt_ecat_master *m);
+void ecat_pub_free(struct takt_ecat_master *m);
 /* Every slave answers, reports OP, and frames return. */
 bool ecat_all_op(const struct takt_ecat_master *m);
 

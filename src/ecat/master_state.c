@@ -114,6 +114,7 @@ void ecat_snap_publish(struct takt_ecat_master *m)
         uint32_t v = in->al_state | (uint32_t)in->al_code << 8 | (uint32_t)in->present << 24;
         atomic_store_explicit(&m->snap.slave[i], v, memory_order_relaxed);
     }
+    ecat_pub_publish(m);
 }
 
 int takt_ecat_master_slave_state(const struct takt_ecat_master *m, unsigned pos, struct takt_ecat_slave_state *out)
@@ -124,6 +125,12 @@ int takt_ecat_master_slave_state(const struct takt_ecat_master *m, unsigned pos,
     out->al_state = (uint8_t)v;
     out->al_code = (uint16_t)(v >> 8);
     out->present = (v >> 24) & 1;
+    uint32_t t = atomic_load_explicit(&m->snap.topo[pos], memory_order_relaxed);
+    out->parent = (int)(t & 0xFFFF) - 1;
+    out->parent_port = (t >> 16) & 0xF;
+    out->ports_open = (t >> 20) & 0xF;
+    out->frame = t >> 24;
+    out->dc_diff_ns = atomic_load_explicit(&m->snap.dc_diff[pos], memory_order_relaxed);
     return 0;
 }
 
