@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "cli/cli.h"
 #include "cli/cli_plk.h"
+#include "cli/metrics_cn.h"
 #include "plk/driver.h"
 #include "sim/plk_net.h"
 
@@ -118,7 +119,8 @@ static void *nmtreq_main(void *arg)
  * NULL) is the first CN's --nmt-request. */
 static int cn_session_req(struct cli_ctx *c, unsigned a, unsigned b,
                           const struct sim_plk_faults *f, struct takt_link *link,
-                          const volatile int *stop, struct cn_nmtreq_job *req, const bool *in)
+                          const volatile int *stop, struct cn_nmtreq_job *req, const bool *in,
+                          bool metrics)
 {
     static struct sim_plk_net s;
     char err[320];
@@ -147,6 +149,13 @@ static int cn_session_req(struct cli_ctx *c, unsigned a, unsigned b,
     else
         fprintf(stderr, "takt plk cn: %u simulated CN%s (%u-%u) on %s\n", s.n, s.n > 1 ? "s" : "",
                 a, b, link->name);
+    struct cn_metrics *mx = NULL;    /* --metrics-file, --metrics-listen */
+    int mrc = metrics ? cn_metrics_start(c, c->iface ? c->iface : link->name, &s, &mx) : 0;
+    if (mrc) {
+        takt_rt_teardown(&st);
+        sim_plk_net_free(&s);
+        return mrc;
+    }
     bool req_thread = false;
     if (req && req->cmd) {
         req->cn = s.cn[0];
@@ -157,6 +166,7 @@ static int cn_session_req(struct cli_ctx *c, unsigned a, unsigned b,
         __atomic_store_n(&req->quit, 1, __ATOMIC_RELEASE);
         pthread_join(req->t, NULL);
     }
+    cn_metrics_stop(mx);
     takt_rt_teardown(&st);
     if (rc)
         fprintf(stderr, "takt plk cn: receive failed on %s: %s\n", link->name, strerror(-rc));
@@ -168,7 +178,7 @@ static int cn_session_req(struct cli_ctx *c, unsigned a, unsigned b,
 int cli_plk_cn_session(struct cli_ctx *c, unsigned a, unsigned b, const struct sim_plk_faults *f,
                        struct takt_link *link, const volatile int *stop)
 {
-    return cn_session_req(c, a, b, f, link, stop, NULL, NULL);
+    return cn_session_req(c, a, b, f, link, stop, NULL, NULL, false);
 }
 
 /* Longest time a CN option takes (as -t): it becomes nanoseconds, and start plus
@@ -265,7 +275,7 @@ int cli_plk_cn_run(struct cli_ctx *c)
     struct takt_link *link;
     if ((rc = cli_plk_open_link(c, &link)))
         return rc;
-    rc = cn_session_req(c, a, b, &f, link, &cli_interrupted, &req, many ? in : NULL);
+    rc = cn_session_req(c, a, b, &f, link, &cli_interrupted, &req, many ? in : NULL, true);
     takt_link_close(link);
     return rc;
 }
