@@ -115,6 +115,39 @@ static void *nmtreq_main(void *arg)
     return NULL;
 }
 
+/* --metrics-file, --metrics-listen: the CNs' figures for metrics_cn.c, filled in the
+ * network's thread (into storage made before it runs) and after it stopped. */
+struct cn_pub { struct cn_metrics *cm; struct mx_plk_cn_node *nodes; };
+
+static void cn_fill(const struct sim_plk_net *s, struct mx_plk_cn_node *out)
+{
+    for (unsigned i = 0; i < s->n; i++) {
+        const struct plk_cn *cn = s->cn[i];
+        const struct plk_cn_stats *t = &cn->st;
+        struct mx_plk_cn_node *o = &out[i];
+        o->id = cn->cfg.id;
+        o->state = __atomic_load_n(&cn->state, __ATOMIC_RELAXED);
+        uint64_t *c = o->c;
+        c[MX_CN_PREQ_RX] = t->preq_rx;             c[MX_CN_PRES_TX] = t->pres_tx;
+        c[MX_CN_SOC_RX] = t->soc_rx;               c[MX_CN_SOA_RX] = t->soa_rx;
+        c[MX_CN_ASND_RX] = t->asnd_rx;             c[MX_CN_ASND_TX] = t->asnd_tx;
+        c[MX_CN_LOSS_SOC] = t->loss_soc;           c[MX_CN_LOSS_PREQ] = t->loss_preq;
+        c[MX_CN_CYCLE_ERRORS] = t->cycle_errors;   c[MX_CN_BAD_FRAMES] = t->bad_frames;
+        c[MX_CN_SHORT_RX] = t->short_rx;           c[MX_CN_NMT_CMDS] = t->nmt_cmds;
+        c[MX_CN_SDO_RX] = t->sdo_rx;               c[MX_CN_STALE_DROPPED] = t->stale_dropped;
+        c[MX_CN_NMTREQ_TX] = t->nmtreq_tx;         c[MX_CN_NMTREQ_REFUSED] = t->nmtreq_refused;
+        c[MX_CN_DROPPED] = t->dropped;             c[MX_CN_LATE] = t->late;
+        c[MX_CN_MALFORMED] = t->malformed;
+    }
+}
+
+static void cn_publish(void *ctx, const struct sim_plk_net *s)
+{
+    struct cn_pub *p = ctx;
+    cn_fill(s, p->nodes);
+    cn_metrics_publish(p->cm, p->nodes, s->n);
+}
+
 /* Serve the simulated CNs first..last on link until -t, Ctrl-C or *stop; req (may be
  * NULL) is the first CN's --nmt-request. */
 static int cn_session_req(struct cli_ctx *c, unsigned a, unsigned b,
@@ -149,12 +182,21 @@ static int cn_session_req(struct cli_ctx *c, unsigned a, unsigned b,
     else
         fprintf(stderr, "takt plk cn: %u simulated CN%s (%u-%u) on %s\n", s.n, s.n > 1 ? "s" : "",
                 a, b, link->name);
-    struct cn_metrics *mx = NULL;    /* --metrics-file, --metrics-listen */
-    int mrc = metrics ? cn_metrics_start(c, c->iface ? c->iface : link->name, &s, &mx) : 0;
+    struct cn_pub pub = { NULL, calloc(s.n ? s.n : 1, sizeof *pub.nodes) };
+    int mrc = !pub.nodes ? cli_error(c, "out of memory") : 0;
+    if (!mrc && metrics) {
+        cn_fill(&s, pub.nodes);
+        mrc = cn_metrics_start(c, c->iface ? c->iface : link->name, pub.nodes, s.n, &pub.cm);
+    }
     if (mrc) {
+        free(pub.nodes);
         takt_rt_teardown(&st);
         sim_plk_net_free(&s);
         return mrc;
+    }
+    if (pub.cm) {
+        s.publish = cn_publish;
+        s.publish_ctx = &pub;
     }
     bool req_thread = false;
     if (req && req->cmd) {
@@ -166,7 +208,11 @@ static int cn_session_req(struct cli_ctx *c, unsigned a, unsigned b,
         __atomic_store_n(&req->quit, 1, __ATOMIC_RELEASE);
         pthread_join(req->t, NULL);
     }
-    cn_metrics_stop(mx);
+    if (pub.cm) {
+        cn_fill(&s, pub.nodes);
+        cn_metrics_stop(pub.cm, pub.nodes, s.n);
+    }
+    free(pub.nodes);
     takt_rt_teardown(&st);
     if (rc)
         fprintf(stderr, "takt plk cn: receive failed on %s: %s\n", link->name, strerror(-rc));

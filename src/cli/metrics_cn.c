@@ -13,39 +13,28 @@
 #include <time.h>
 #include "cli/cli.h"
 #include "cli/metrics_cn.h"
-#include "plk/cn.h"
-#include "sim/plk_net.h"
 
-struct mx_plk_cn_node { uint8_t id, state; struct plk_cn_stats st; };
-
-static const struct { const char *name, *help; size_t off; } cn_counters[] = {
-    { "takt_plk_cn_preq_received_total", "PReq frames addressed to the CN.", offsetof(struct plk_cn_stats, preq_rx) },
-    { "takt_plk_cn_pres_sent_total", "PRes frames the CN sent.", offsetof(struct plk_cn_stats, pres_tx) },
-    { "takt_plk_cn_soc_received_total", "SoC frames received.", offsetof(struct plk_cn_stats, soc_rx) },
-    { "takt_plk_cn_soa_received_total", "SoA frames received.", offsetof(struct plk_cn_stats, soa_rx) },
-    { "takt_plk_cn_asnd_received_total", "ASnd frames received.", offsetof(struct plk_cn_stats, asnd_rx) },
-    { "takt_plk_cn_asnd_sent_total", "ASnd frames sent (IdentResponse, StatusResponse, SDO, NMTRequest).", offsetof(struct plk_cn_stats, asnd_tx) },
-    { "takt_plk_cn_loss_soc_total", "Cycles without a SoC (EPSG DS 301 loss of SoC).", offsetof(struct plk_cn_stats, loss_soc) },
-    { "takt_plk_cn_loss_preq_total", "Cycles without the CN's PReq (loss of PReq).", offsetof(struct plk_cn_stats, loss_preq) },
-    { "takt_plk_cn_cycle_errors_total", "Loss thresholds reached: the CN went back to PreOperational1.", offsetof(struct plk_cn_stats, cycle_errors) },
-    { "takt_plk_cn_bad_frames_total", "Frames that did not decode.", offsetof(struct plk_cn_stats, bad_frames) },
-    { "takt_plk_cn_short_rx_total", "PDOs shorter than their mapping.", offsetof(struct plk_cn_stats, short_rx) },
-    { "takt_plk_cn_nmt_commands_total", "NMT commands received.", offsetof(struct plk_cn_stats, nmt_cmds) },
-    { "takt_plk_cn_sdo_received_total", "SDO requests received.", offsetof(struct plk_cn_stats, sdo_rx) },
-    { "takt_plk_cn_stale_dropped_total", "Requests not answered because a later one had come.", offsetof(struct plk_cn_stats, stale_dropped) },
-    { "takt_plk_cn_nmt_requests_sent_total", "NMTRequests sent to the MN.", offsetof(struct plk_cn_stats, nmtreq_tx) },
-    { "takt_plk_cn_nmt_requests_refused_total", "NMTRequests the MN refused.", offsetof(struct plk_cn_stats, nmtreq_refused) },
-    { "takt_plk_cn_fault_dropped_total", "Injected fault: PRes not sent.", offsetof(struct plk_cn_stats, dropped) },
-    { "takt_plk_cn_fault_late_total", "Injected fault: PRes sent late.", offsetof(struct plk_cn_stats, late) },
-    { "takt_plk_cn_fault_malformed_total", "Injected fault: PRes malformed.", offsetof(struct plk_cn_stats, malformed) },
+static const struct { const char *name, *help; unsigned k; } cn_counters[] = {
+    { "takt_plk_cn_preq_received_total", "PReq frames addressed to the CN.", MX_CN_PREQ_RX },
+    { "takt_plk_cn_pres_sent_total", "PRes frames the CN sent.", MX_CN_PRES_TX },
+    { "takt_plk_cn_soc_received_total", "SoC frames received.", MX_CN_SOC_RX },
+    { "takt_plk_cn_soa_received_total", "SoA frames received.", MX_CN_SOA_RX },
+    { "takt_plk_cn_asnd_received_total", "ASnd frames received.", MX_CN_ASND_RX },
+    { "takt_plk_cn_asnd_sent_total", "ASnd frames sent (IdentResponse, StatusResponse, SDO, NMTRequest).", MX_CN_ASND_TX },
+    { "takt_plk_cn_loss_soc_total", "Cycles without a SoC (EPSG DS 301 loss of SoC).", MX_CN_LOSS_SOC },
+    { "takt_plk_cn_loss_preq_total", "Cycles without the CN's PReq (loss of PReq).", MX_CN_LOSS_PREQ },
+    { "takt_plk_cn_cycle_errors_total", "Loss thresholds reached: the CN went back to PreOperational1.", MX_CN_CYCLE_ERRORS },
+    { "takt_plk_cn_bad_frames_total", "Frames that did not decode.", MX_CN_BAD_FRAMES },
+    { "takt_plk_cn_short_rx_total", "PDOs shorter than their mapping.", MX_CN_SHORT_RX },
+    { "takt_plk_cn_nmt_commands_total", "NMT commands received.", MX_CN_NMT_CMDS },
+    { "takt_plk_cn_sdo_received_total", "SDO requests received.", MX_CN_SDO_RX },
+    { "takt_plk_cn_stale_dropped_total", "Requests not answered because a later one had come.", MX_CN_STALE_DROPPED },
+    { "takt_plk_cn_nmt_requests_sent_total", "NMTRequests sent to the MN.", MX_CN_NMTREQ_TX },
+    { "takt_plk_cn_nmt_requests_refused_total", "NMTRequests the MN refused.", MX_CN_NMTREQ_REFUSED },
+    { "takt_plk_cn_fault_dropped_total", "Injected fault: PRes not sent.", MX_CN_DROPPED },
+    { "takt_plk_cn_fault_late_total", "Injected fault: PRes sent late.", MX_CN_LATE },
+    { "takt_plk_cn_fault_malformed_total", "Injected fault: PRes malformed.", MX_CN_MALFORMED },
 };
-
-static uint64_t u64_at(const void *p, size_t off)
-{
-    uint64_t v;
-    memcpy(&v, (const char *)p + off, sizeof v);
-    return v;
-}
 
 static void mx_plk_cn(struct mx_buf *b, const struct mx_plk_cn_node *nodes, unsigned n)
 {
@@ -61,16 +50,16 @@ static void mx_plk_cn(struct mx_buf *b, const struct mx_plk_cn_node *nodes, unsi
         mx_family(b, cn_counters[f].name, "counter", cn_counters[f].help);
         for (unsigned i = 0; i < n; i++) {
             snprintf(lab, sizeof lab, "node=\"%u\"", nodes[i].id);
-            mx_sample_u64(b, cn_counters[f].name, lab, u64_at(&nodes[i].st, cn_counters[f].off));
+            mx_sample_u64(b, cn_counters[f].name, lab, nodes[i].c[cn_counters[f].k]);
         }
     }
 }
 
-#define CN_WORDS (1 + (sizeof(struct plk_cn_stats) + 7) / 8)
+_Static_assert(sizeof cn_counters / sizeof cn_counters[0] == MX_CN_COUNTERS, "one metric per counter");
+#define CN_WORDS (1 + MX_CN_COUNTERS)
 
 struct cn_metrics {
     struct metrics *x;
-    struct sim_plk_net *s;
     unsigned n;
     atomic_uint seq;               /* odd while the network's thread writes */
     _Atomic uint64_t *w;           /* n x CN_WORDS: id | state << 8, then the counters */
@@ -80,20 +69,16 @@ struct cn_metrics {
     bool thread;
 };
 
-/* The network's thread, every period. */
-static void publish(void *ctx, const struct sim_plk_net *s)
+void cn_metrics_publish(struct cn_metrics *cm, const struct mx_plk_cn_node *nodes, unsigned n)
 {
-    struct cn_metrics *cm = ctx;
     unsigned q = atomic_load_explicit(&cm->seq, memory_order_relaxed);
     atomic_store_explicit(&cm->seq, q + 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
-    for (unsigned i = 0; i < cm->n && i < s->n; i++) {
-        uint64_t w[CN_WORDS] = { 0 };
-        const struct plk_cn *cn = s->cn[i];
-        w[0] = cn->cfg.id | (uint64_t)__atomic_load_n(&cn->state, __ATOMIC_RELAXED) << 8;
-        memcpy(&w[1], &cn->st, sizeof cn->st);
-        for (size_t k = 0; k < CN_WORDS; k++)
-            atomic_store_explicit(&cm->w[i * CN_WORDS + k], w[k], memory_order_relaxed);
+    for (unsigned i = 0; i < cm->n && i < n; i++) {
+        atomic_store_explicit(&cm->w[i * CN_WORDS], nodes[i].id | (uint64_t)nodes[i].state << 8,
+                              memory_order_relaxed);
+        for (size_t k = 0; k < MX_CN_COUNTERS; k++)
+            atomic_store_explicit(&cm->w[i * CN_WORDS + 1 + k], nodes[i].c[k], memory_order_relaxed);
     }
     atomic_store_explicit(&cm->seq, q + 2, memory_order_release);
 }
@@ -115,7 +100,7 @@ static void render_published(struct metrics *x, struct mx_buf *b, void *ctx)
                 w[k] = atomic_load_explicit(&cm->w[i * CN_WORDS + k], memory_order_relaxed);
             cm->copy[i].id = (uint8_t)w[0];
             cm->copy[i].state = (uint8_t)(w[0] >> 8);
-            memcpy(&cm->copy[i].st, &w[1], sizeof cm->copy[i].st);
+            memcpy(cm->copy[i].c, &w[1], sizeof cm->copy[i].c);
         }
         atomic_thread_fence(memory_order_acquire);
         if (atomic_load_explicit(&cm->seq, memory_order_relaxed) == q)
@@ -124,17 +109,14 @@ static void render_published(struct metrics *x, struct mx_buf *b, void *ctx)
     mx_plk_cn(b, cm->copy, cm->n);
 }
 
-/* Once the network stopped: its counters as they are. */
+/* Once the network stopped: its counters as the caller read them. */
+struct final { const struct mx_plk_cn_node *nodes; unsigned n; };
+
 static void render_final(struct metrics *x, struct mx_buf *b, void *ctx)
 {
     (void)x;
-    struct cn_metrics *cm = ctx;
-    for (unsigned i = 0; i < cm->n; i++) {
-        cm->copy[i].id = cm->s->cn[i]->cfg.id;
-        cm->copy[i].state = cm->s->cn[i]->state;
-        cm->copy[i].st = cm->s->cn[i]->st;
-    }
-    mx_plk_cn(b, cm->copy, cm->n);
+    const struct final *f = ctx;
+    mx_plk_cn(b, f->nodes, f->n);
 }
 
 static void *reporter(void *arg)
@@ -148,7 +130,8 @@ static void *reporter(void *arg)
     return NULL;
 }
 
-int cn_metrics_start(struct cli_ctx *c, const char *iface, struct sim_plk_net *s, struct cn_metrics **out)
+int cn_metrics_start(struct cli_ctx *c, const char *iface, const struct mx_plk_cn_node *nodes, unsigned n,
+                     struct cn_metrics **out)
 {
     *out = NULL;
     struct metrics *x;
@@ -157,9 +140,9 @@ int cn_metrics_start(struct cli_ctx *c, const char *iface, struct sim_plk_net *s
         return rc;
     struct cn_metrics *cm = calloc(1, sizeof *cm);
     if (cm) {
-        cm->n = s->n;
-        cm->w = calloc((size_t)(s->n ? s->n : 1) * CN_WORDS, sizeof *cm->w);
-        cm->copy = calloc(s->n ? s->n : 1, sizeof *cm->copy);
+        cm->n = n;
+        cm->w = calloc((size_t)(n ? n : 1) * CN_WORDS, sizeof *cm->w);
+        cm->copy = calloc(n ? n : 1, sizeof *cm->copy);
     }
     if (!cm || !cm->w || !cm->copy) {
         if (cm) {
@@ -171,10 +154,7 @@ int cn_metrics_start(struct cli_ctx *c, const char *iface, struct sim_plk_net *s
         return cli_error(c, "out of memory for the metrics");
     }
     cm->x = x;
-    cm->s = s;
-    publish(cm, s);          /* the first version: every CN in its initial state */
-    s->publish = publish;
-    s->publish_ctx = cm;
+    cn_metrics_publish(cm, nodes, n);   /* the first version: every CN in its initial state */
     cm->thread = pthread_create(&cm->t, NULL, reporter, cm) == 0;
     if (!cm->thread)
         fprintf(stderr, "takt plk cn: no metrics thread: metrics only at the end\n");
@@ -182,7 +162,7 @@ int cn_metrics_start(struct cli_ctx *c, const char *iface, struct sim_plk_net *s
     return 0;
 }
 
-void cn_metrics_stop(struct cn_metrics *cm)
+void cn_metrics_stop(struct cn_metrics *cm, const struct mx_plk_cn_node *nodes, unsigned n)
 {
     if (!cm)
         return;
@@ -190,8 +170,8 @@ void cn_metrics_stop(struct cn_metrics *cm)
         atomic_store_explicit(&cm->quit, 1, memory_order_release);
         pthread_join(cm->t, NULL);
     }
-    cm->s->publish = NULL;
-    metrics_render_write(cm->x, true, render_final, cm);
+    struct final f = { nodes, n };
+    metrics_render_write(cm->x, true, render_final, &f);
     metrics_close(cm->x);
     free(cm->w);
     free(cm->copy);
