@@ -55,7 +55,7 @@ static void frames_wkc(void **state)
         takt_ecat_master_cycle(r.m, now += TAKT_NS_PER_MS);
     assert_int_equal(takt_ecat_master_frames(r.m, f, TAKT_ECAT_MAX_FRAMES), 1);
     assert_int_equal(f[0].cmd, 12);             /* LRW */
-    assert_int_equal(f[0].wkc_expected, 4);     /* LRW: +2 per slave written and read, +1 read or written */
+    assert_int_equal(f[0].wkc_expected, 4);     /* LRW (ETG.1000.4): +2 for the EL2004 written, +1 each for the EL1004 and EL3102 read */
     assert_int_equal(f[0].wkc_last, 4);
     assert_int_equal(f[0].wkc_errors, 0);
     assert_int_equal(f[0].first_slave, 1);
