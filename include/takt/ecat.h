@@ -330,8 +330,9 @@ void takt_ecat_master_get_stats(const struct takt_ecat_master *m, struct takt_ec
  * copies of what the cycle last published, consistent each on its own, for any thread
  * while the cycle runs (the cycle never waits for a reader) --------------------------- */
 /* The cyclic datagrams (takt's own layout: one LRW per frame, or LRD + LWR where a slave
- * forbids LRW; ETG.1000.4 commands and working counter). With an ENI's cyclic frames the
- * list is empty. */
+ * forbids LRW; ETG.1000.4 commands and working counter). With an ENI's cyclic frames,
+ * those of its datagrams that carry a Cnt (first_slave and n_slaves 0: the ENI does not
+ * say which slaves; address: the logical one, or ADP | ADO << 16). */
 #define TAKT_ECAT_MAX_FRAMES 32
 struct takt_ecat_frame_info {
     uint8_t  cmd;              /* 10 LRD, 11 LWR, 12 LRW */

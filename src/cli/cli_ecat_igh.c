@@ -12,6 +12,15 @@
 static const char *cmd_name(uint8_t cmd)
 {
     switch (cmd) {   /* ETG.1000.4 datagram commands */
+    case 1: return "APRD";
+    case 2: return "APWR";
+    case 3: return "APRW";
+    case 4: return "FPRD";
+    case 5: return "FPWR";
+    case 6: return "FPRW";
+    case 7: return "BRD";
+    case 8: return "BWR";
+    case 9: return "BRW";
     case 10: return "LRD";
     case 11: return "LWR";
     case 12: return "LRW";
@@ -91,16 +100,16 @@ json_object *ecat_view_master_json(const struct ctl_view *v)
 int ecat_verb_domains(const struct ctl_view *v, FILE *out)
 {
     fprintf(out, "Cyclic frames: %u datagrams, process image %zu bytes\n", v->n_frames, v->image_len);
-    if (!v->n_frames && v->image_laid)
-        fprintf(out, "  (the ENI's cyclic frames are not listed)\n");
     for (unsigned k = 0; k < v->n_frames; k++) {
         const struct takt_ecat_frame_info *f = &v->frames[k];
-        char seen[16];
+        char seen[16], sl[32] = "slaves -";    /* an ENI's datagram: its slaves not said */
         snprintf(seen, sizeof seen, f->wkc_last < 0 ? "-" : "%d", f->wkc_last);
-        fprintf(out, "  Frame %u: %s logical 0x%08" PRIX32 " %u bytes, slaves %u-%u, WKC expected %u "
-                "seen %s%s, WKC errors %" PRIu64 "\n", f->frame, cmd_name(f->cmd), f->logical, f->len,
-                f->first_slave, f->first_slave + (f->n_slaves ? f->n_slaves - 1 : 0), f->wkc_expected,
-                seen, f->wkc_last >= 0 && f->wkc_last != f->wkc_expected ? " (!)" : "", f->wkc_errors);
+        if (f->n_slaves)
+            snprintf(sl, sizeof sl, "slaves %u-%u", f->first_slave, f->first_slave + f->n_slaves - 1);
+        fprintf(out, "  Frame %u: %s %s 0x%08" PRIX32 " %u bytes, %s, WKC expected %u seen %s%s, "
+                "WKC errors %" PRIu64 "\n", f->frame, cmd_name(f->cmd), f->cmd >= 10 && f->cmd <= 12 ?
+                "logical" : "address", f->logical, f->len, sl, f->wkc_expected, seen,
+                f->wkc_last >= 0 && f->wkc_last != f->wkc_expected ? " (!)" : "", f->wkc_errors);
     }
     return 0;
 }

@@ -30,6 +30,8 @@ struct eni_dg {
     bool     out;               /* sent this cycle */
     bool     judged;            /* its WKC counts (state listed, all slaves present) */
     int      last_wkc;
+    int      seen;              /* the WKC of its last frame judged, -1 lost or none */
+    uint64_t wkc_errs;          /* takt_ecat_master_frames */
 };
 
 struct ecat_eni_cyc {
@@ -205,6 +207,7 @@ int ecat_eni_cyc_setup(struct takt_ecat_master *m)
             d->frame = f;
             d->no = k;
             d->last_wkc = d->c->cnt;
+            d->seen = -1;
             if (d->kind == DG_DC_TIME && !y->own_time)
                 y->own_time = true;
             else if (d->kind == DG_DC_TIME)
@@ -334,6 +337,7 @@ static void judge(struct takt_ecat_master *m, struct eni_dg *d, int wkc)
         return;
     if (wkc != c->cnt) {
         m->st.wkc_errors++;
+        d->wkc_errs++;
         if (d->last_wkc == c->cnt)
             ecat_event(m, "ENI cyclic frame %u datagram %u (%s%s%s 0x%08X, %u bytes): WKC expected %u, "
                        "got %d", d->frame, d->no, ecat_cmd_name(c->cmd), c->comment[0] ? " " : "",
@@ -361,8 +365,10 @@ void ecat_eni_cyc_check(struct takt_ecat_master *m, takt_ns_t now)
         fno_f[d->frame] = r->fno;
         if (ecat_cyc_reap(m, r)) {
             lost_f[d->frame] = true;
+            d->seen = -1;
             continue;
         }
+        d->seen = r->wkc;
         if (d->kind == DG_AL && r->wkc >= 0)   /* the AL status into the input image too */
             memcpy(m->image + y->out_bytes + d->c->input_offs, m->mon_al_buf, 2);
         if (d->kind == DG_DC_TIME && r->wkc >= 1)
@@ -396,4 +402,26 @@ void ecat_eni_cyc_check(struct takt_ecat_master *m, takt_ns_t now)
         ecat_recovery_check(m, now);
     if (m->dc_active)
         ecat_dc_cycle(m, now);
+}
+
+unsigned ecat_eni_cyc_frames(const struct takt_ecat_master *m, struct takt_ecat_frame_info *out, unsigned max)
+{
+    const struct ecat_eni_cyc *y = m->eni_cyc;
+    unsigned n = 0;
+    for (unsigned i = 0; y && i < y->n_dg && n < max; i++) {
+        const struct eni_dg *d = &y->dg[i];
+        const struct ecat_eni_fcmd *c = d->c;
+        if (d->kind != DG_DATA || !c->has_cnt)
+            continue;
+        struct takt_ecat_frame_info *f = &out[n++];
+        memset(f, 0, sizeof *f);
+        f->cmd = c->cmd;
+        f->frame = (uint8_t)d->frame;
+        f->len = c->len;
+        f->logical = logical(c->cmd) ? c->addr : (uint32_t)c->adp | (uint32_t)c->ado << 16;
+        f->wkc_expected = c->cnt;
+        f->wkc_last = d->seen;
+        f->wkc_errors = d->wkc_errs;
+    }
+    return n;
 }

@@ -486,6 +486,9 @@ int  ecat_eni_cyc_setup(struct takt_ecat_master *m);
 void ecat_eni_cyc_free(struct takt_ecat_master *m);
 unsigned ecat_eni_cyc_build(struct takt_ecat_master *m, takt_ns_t now);
 void ecat_eni_cyc_check(struct takt_ecat_master *m, takt_ns_t now);
+/* Its datagrams judged by a Cnt, for takt_ecat_master_frames (first slave and count 0:
+ * the ENI does not say); returns how many were copied, at most max. */
+unsigned ecat_eni_cyc_frames(const struct takt_ecat_master *m, struct takt_ecat_frame_info *out, unsigned max);
 /* master_eni.c: forget the ENI (close, or a new one) */
 void ecat_master_drop_eni(struct takt_ecat_master *m);
 

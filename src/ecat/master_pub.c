@@ -28,12 +28,12 @@ void ecat_pub_free(struct takt_ecat_master *m)
     free(m->snap.pw);
 }
 
-/* The datagrams of takt's own cyclic frames, in frame order. */
+/* The datagrams of the cyclic frames (takt's own, or the ENI's), in frame order. */
 static unsigned frames(const struct takt_ecat_master *m, struct takt_ecat_frame_info *out)
 {
     unsigned n = 0;
     if (m->eni_cyc)
-        return 0;
+        return ecat_eni_cyc_frames(m, out, TAKT_ECAT_MAX_FRAMES);
     for (unsigned k = 0; k < m->n_cyc && n < TAKT_ECAT_MAX_FRAMES; k++) {
         const struct ecat_cyc *c = &m->cyc[k];
         struct takt_ecat_frame_info *f = &out[n++];

@@ -9,10 +9,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <stdlib.h>
 #include <cmocka.h>
 #include <takt/ecat.h>
 #include <takt/link.h>
 #include <takt/sim.h>
+#include "unit/sim/eni_rig.h"
 
 struct rig { struct takt_sim *sim; struct takt_link *a, *b; struct takt_ecat_master *m; };
 
@@ -82,6 +85,33 @@ static void frames_wkc(void **state)
     down(&r);
 }
 
+/* With an ENI that lays out its own frames (tests/data/eni/lwr_no_input.xml: an LWR of
+ * the outputs and an LRD of the inputs) its datagrams are listed, each with its Cnt and
+ * the WKC that came, slaves not said. */
+static void eni_frames(void **state)
+{
+    (void)state;
+    const char *src = getenv("TAKT_SOURCE_DIR");
+    char path[512];
+    snprintf(path, sizeof path, "%s/tests/data/eni/lwr_no_input.xml", src ? src : ".");
+    struct erig *r = erig_new(path, path, false);
+    if (takt_ecat_master_configure_eni(r->m, path) || takt_ecat_master_set_state(r->m, TAKT_ECAT_STATE_OP, 20 * TAKT_NS_PER_S))
+        fail_msg("ENI to OP: %s", takt_ecat_master_error(r->m));
+    for (int i = 0; i < 3; i++)
+        takt_ecat_master_cycle(r->m, takt_now());
+    struct takt_ecat_frame_info f[TAKT_ECAT_MAX_FRAMES];
+    unsigned n = takt_ecat_master_frames(r->m, f, TAKT_ECAT_MAX_FRAMES), logical = 0;
+    assert_true(n >= 1);
+    for (unsigned i = 0; i < n; i++) {
+        if (f[i].wkc_last != f[i].wkc_expected || f[i].n_slaves || f[i].wkc_errors)
+            fail_msg("ENI datagram %u (cmd %u): WKC %d of %u, %u slaves, %lu errors", i, f[i].cmd,
+                     f[i].wkc_last, f[i].wkc_expected, f[i].n_slaves, (unsigned long)f[i].wkc_errors);
+        logical += f[i].cmd >= 10 && f[i].cmd <= 12;
+    }
+    assert_true(logical >= 1);
+    erig_free(r);
+}
+
 struct fill { unsigned n; size_t out_off, out_len; };
 
 /* The cyclic callback: every output byte the same value, a new one each cycle. */
@@ -146,6 +176,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(frames_wkc),
+        cmocka_unit_test(eni_frames),
         cmocka_unit_test(image_never_torn),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
