@@ -65,14 +65,6 @@ struct bench {
     double measure_s;
 };
 
-static const struct takt_perf_msmt *find_msmt(const struct takt_perf_set *s, const char *name)
-{
-    for (unsigned i = 0; i < s->n; i++)
-        if (!strcmp(s->m[i]->name, name))
-            return s->m[i];
-    return NULL;
-}
-
 static void sleep_ms(long ms) { nanosleep(&(struct timespec){ ms / 1000, (ms % 1000) * 1000000 }, NULL); }
 
 /* In side A: boot, discard the boot interval, measure measure_s seconds. */
@@ -138,7 +130,7 @@ static int mn_cell(void *arg)
         x->exceed_thr = ev1[3] - ev0[3];
         bank = takt_perf_set_snapshot(takt_rt_loop_perf(loop), TAKT_NS_PER_S);
         if (bank >= 0) {
-            const struct takt_perf_stat *cpu = takt_perf_msmt_interval(find_msmt(takt_rt_loop_perf(loop), "CPU per Cycle"), bank, NULL);
+            const struct takt_perf_stat *cpu = takt_perf_msmt_interval(takt_perf_set_find(takt_rt_loop_perf(loop), "CPU per Cycle"), bank, NULL);
             const struct takt_perf_stat *dev = takt_perf_msmt_interval(takt_rt_loop_msmt(loop, TAKT_RT_LOOP_WAKE_DEVIATION), bank, NULL);
             const struct takt_perf_stat *per = takt_perf_msmt_interval(takt_rt_loop_msmt(loop, TAKT_RT_LOOP_CYCLE_TIME), bank, NULL);
             x->cpu_pct = 100.0 * (double)perf_stat_avg(cpu) / (double)(x->cycle_us * 1000.0);
