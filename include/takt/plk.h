@@ -57,33 +57,34 @@ int  takt_plk_mn_cfg_add_range(struct takt_plk_mn_cfg *c, unsigned first, unsign
  * copied-out structs below. (takt_plk_mn_cfg is the short form for a program that
  * lists its CNs itself.) */
 struct takt_plk_net;
+/* One thread at a time per configuration ("owner"); an MN made from it has its own copy. */
 
 /* The openPOWERLINK defaults (cycle 1000 us, payloads 36 bytes, PRes timeout 25 us,
  * thresholds 15, async MTU 300) and no CN. 0 or -ENOMEM. */
 /* [thread: any; blocking] */
 int  takt_plk_net_create(struct takt_plk_net **out);
-/* [thread: any; blocking] */
+/* [thread: owner; blocking] */
 void takt_plk_net_free(struct takt_plk_net *net);
 /* Replace the configuration by takt's text file at path: 0, -EINVAL or -ERANGE (err:
  * "PATH: line N: ..." with node, key and reason), or -errno when it cannot be read. */
-/* [thread: any; blocking] */
+/* [thread: owner; blocking] */
 int  takt_plk_net_load(struct takt_plk_net *net, const char *path, char *err, size_t errlen);
 /* Replace the configuration by what an MN's concise DCF (the bytes of a mnobd.cdc)
  * configures: 0x1F81 nodes, 0x1006, thresholds, identities, payloads, 0x1F92, 0x1F98
  * and every CN's own DCF (0x1F22/n). -EBADMSG when buf is no concise DCF at all (err:
  * "not a concise DCF: ..."), -EPROTO or -ENODATA for a damaged one, -EINVAL for a
  * network the MN cannot run; err names entry, object and reason. */
-/* [thread: any; non-blocking] */
+/* [thread: owner; blocking] */
 int  takt_plk_net_load_cdc(struct takt_plk_net *net, const void *buf, size_t len,
                            char *err, size_t errlen);
 /* Add CNs first..last (1..239) with default settings (a node already there is reset
  * to them). 0 or -EINVAL. */
-/* [thread: any; non-blocking] */
+/* [thread: owner; non-blocking] */
 int  takt_plk_net_add_nodes(struct takt_plk_net *net, unsigned first, unsigned last,
                             char *err, size_t errlen);
 /* Consistency (cycle of at least 400 us, payloads, mapping, chaining...): 0, or
  * -EINVAL with node, object and reason in err. */
-/* [thread: any; non-blocking] */
+/* [thread: owner; non-blocking] */
 int  takt_plk_net_check(const struct takt_plk_net *net, char *err, size_t errlen);
 
 struct takt_plk_net_info {
@@ -96,10 +97,10 @@ struct takt_plk_net_info {
     unsigned n_nodes;                  /* read only: */
     uint8_t  nodes[TAKT_PLK_MAX_NODES];   /* configured CN IDs, ascending */
 };
-/* [thread: any; non-blocking] */
+/* [thread: owner; non-blocking] */
 void takt_plk_net_get(const struct takt_plk_net *net, struct takt_plk_net_info *i);
 /* Set everything but n_nodes and nodes (those change with takt_plk_net_add_nodes). */
-/* [thread: any; non-blocking] */
+/* [thread: owner; non-blocking] */
 void takt_plk_net_set(struct takt_plk_net *net, const struct takt_plk_net_info *i);
 
 /* One configured CN. */
@@ -117,12 +118,12 @@ struct takt_plk_net_node {
     uint16_t preq_payload, pres_payload;   /* 0x1F8B/id, 0x1F8D/id */
 };
 /* -ENOENT when node is not configured. */
-/* [thread: any; non-blocking] */
+/* [thread: owner; non-blocking] */
 int  takt_plk_net_node(const struct takt_plk_net *net, unsigned node,
                        struct takt_plk_net_node *n);
 /* Set the writable fields of CN n->id; a chained CN turns pres_mn on. -ENOENT when it
  * is not configured. */
-/* [thread: any; non-blocking] */
+/* [thread: owner; non-blocking] */
 int  takt_plk_net_set_node(struct takt_plk_net *net, const struct takt_plk_net_node *n);
 
 /* A concise DCF as this library reads it: 0 when buf is one; otherwise the errors of
