@@ -10,7 +10,6 @@
 #include <takt/wire.h>
 #include "cli/cli.h"
 #include "cli/cli_plk.h"
-#include "plk/driver.h"
 
 const struct cli_opt cli_plk_sdo_opts[] = {
     { "nodes", 'n', 1, "LIST", "CNs the MN boots, IDs and ranges such as 1,32,110 (default: just NODE)" },
@@ -70,9 +69,9 @@ static int sdo_json(struct cli_ctx *c, bool wr, long node, long idx, long sub, c
     json_object_object_add(o, "subindex", json_object_new_int((int)sub));
     if (abort_code) {
         json_object_object_add(o, "abort_code", json_object_new_int64(*abort_code));
-        json_object_object_add(o, "abort", json_object_new_string(plk_sdo_abort_name(*abort_code)));
+        json_object_object_add(o, "abort", json_object_new_string(takt_plk_sdo_abort_text(*abort_code)));
     } else {
-        char hex[2 * PLK_SDO_DATA_MAX + 1];
+        char hex[2 * TAKT_PLK_SDO_DATA_MAX + 1];
         for (size_t i = 0; i < n; i++)
             snprintf(hex + 2 * i, 3, "%02x", d[i]);
         hex[2 * n] = 0;
@@ -101,29 +100,23 @@ static bool fits(uint64_t v, bool negative, size_t n)
 }
 
 /* Wait until the MN has configured CN node (EnableReadyToOperate sent, or later), from
- * the MN's node events: 0; 1 after a message when it never answered an IdentRequest
- * (the MN reports that after 3 unanswered over 3 s) or at limit. */
+ * what the MN publishes of the node's boot: 0; 1 after a message when it never answered
+ * an IdentRequest (the MN marks it missing after 3 unanswered over 3 s) or at limit. */
 static int wait_configured(struct cli_ctx *c, struct takt_plk_mn *mn, long node, takt_ns_t limit)
 {
-    struct rt_logring *r = plk_drv_mn_events(mn);
-    int state = 0, step = MNS_UNIDENT;
+    struct takt_plk_node_info ni = { .step = TAKT_PLK_STEP_UNIDENT };
     while (takt_now() < limit && !cli_interrupted) {
-        struct rt_log_rec rec;
-        while (rt_logring_pop(r, &rec)) {
-            if (rec.d[0] != node)
-                continue;
-            state = (int)rec.d[1];
-            step = (int)(rec.d[2] & 0xFF);
-            if (plk_mn_event_kind(&rec) == PLK_MN_EV_MISSING)
-                return cli_error(c, "no IdentResponse from CN %ld in %.0f s: is it on the network "
-                                 "(node ID switch, cable)?", node, (double)PLK_MN_MISSING_NS / 1e9);
-        }
-        if (step >= MNS_WAIT_READY && step != MNS_STOPPED)
+        if (takt_plk_mn_node_info(mn, (unsigned)node, &ni))
+            return cli_error(c, "node %ld is not configured in the MN", node);
+        if (ni.missing)
+            return cli_error(c, "no IdentResponse from CN %ld in 3 s: is it on the network "
+                             "(node ID switch, cable)?", node);
+        if (ni.step >= TAKT_PLK_STEP_WAIT_READY && ni.step != TAKT_PLK_STEP_STOPPED)
             return 0;
         nanosleep(&(struct timespec){ 0, 5 * TAKT_NS_PER_MS }, NULL);
     }
     return cli_error(c, "node %ld: not booted within the time limit (state %s, step %s)", node,
-                     state ? takt_plk_nmt_name(state) : "none seen", plk_mn_step_name((enum plk_mn_step)step));
+                     ni.state ? takt_plk_nmt_name(ni.state) : "none seen", takt_plk_boot_step_name(ni.step));
 }
 
 int cli_plk_sdo_run(struct cli_ctx *c)
@@ -187,28 +180,25 @@ int cli_plk_sdo_run(struct cli_ctx *c)
             vlen = (size_t)size;
         }
     }
-    struct plk_net_config *nc = malloc(sizeof *nc);
-    if (!nc)
-        return cli_error(c, "out of memory");
+    struct takt_plk_net *nc;
     char nodes[16];
     if (!cli_get(c, "nodes") && !cli_get(c, "config") && !cli_get(c, "cdc")) {
         snprintf(nodes, sizeof nodes, "%ld", node);
         /* the option table's "nodes" slot is index 0 */
         c->extra[0] = nodes;
     }
-    int rc = cli_plk_net_config(c, nc);
-    if (rc) {
-        free(nc);
+    int rc = cli_plk_net_config(c, &nc);
+    if (rc)
         return rc;
-    }
-    if (!nc->node[node].present) {
-        free(nc);
+    struct takt_plk_net_node nn;
+    if (takt_plk_net_node(nc, (unsigned)node, &nn)) {
+        takt_plk_net_free(nc);
         return cli_usage_error(c, "node %ld is not in the configured network", node);
     }
     char err[320];
     struct takt_plk_mn *mn;
-    rc = plk_drv_mn_create(nc, &mn, err, sizeof err);
-    free(nc);
+    rc = takt_plk_mn_create_net(nc, &mn, err, sizeof err);
+    takt_plk_net_free(nc);
     if (rc)
         return cli_error(c, "%s", err);
     takt_plk_mn_sdo_udp(mn, cli_flag(c, "udp"));
@@ -227,7 +217,6 @@ int cli_plk_sdo_run(struct cli_ctx *c)
     }
     cli_drop_caps(c, cli_caps_after_rt(c));
     takt_ns_t limit = takt_now() + (takt_ns_t)((c->time_s > 0 ? c->time_s : 20.0) * 1e9);
-    const struct plk_mn *core = plk_drv_mn_core(mn);
     int result = wait_configured(c, mn, node, limit);
     if (!result) {
         takt_ns_t left = limit - takt_now();
@@ -259,7 +248,7 @@ int cli_plk_sdo_run(struct cli_ctx *c)
         if (result) {
             ;   /* said above */
         } else if (rc == -TAKT_ESDOABORT) {
-            uint32_t code = core->usdo.abort_code;
+            uint32_t code = takt_plk_mn_sdo_abort_code(mn);
             if (c->json)
                 sdo_json(c, wr, node, idx, sub, NULL, 0, &code);
             result = cli_error(c, "node %ld object 0x%04lX/%ld: aborted with 0x%08X (%s)", node, idx, sub,

@@ -63,8 +63,8 @@ int metrics_open(struct cli_ctx *c, const char *iface, const char *protocol,
         return 1;
     }
     const struct takt_perf_set *ps = loop ? takt_rt_loop_perf(loop) : NULL;
-    for (unsigned i = 0; ps && i < ps->n; i++, x->n++) {
-        const struct takt_perf_hist *h = &ps->m[i]->hist;
+    for (unsigned i = 0; ps && i < takt_perf_set_count(ps); i++, x->n++) {
+        const struct takt_perf_hist *h = &takt_perf_set_msmt(ps, i)->hist;
         takt_perf_stat_reset(&x->st[i]);
         if (takt_perf_hist_init(&x->h[i], h->lo, h->bin, h->nbins)) {
             metrics_close(x);
@@ -120,9 +120,9 @@ void metrics_hook_flips(struct metrics *x)
 
 void metrics_add_bank(struct metrics *x, const struct takt_perf_set *s, int bank)
 {
-    for (unsigned i = 0; i < x->n && i < s->n; i++) {
+    for (unsigned i = 0; i < x->n && i < takt_perf_set_count(s); i++) {
         const struct takt_perf_hist *h;
-        const struct takt_perf_stat *v = takt_perf_msmt_interval(s->m[i], bank, &h);
+        const struct takt_perf_stat *v = takt_perf_msmt_interval(takt_perf_set_msmt(s, i), bank, &h);
         if (!v->count)
             continue;
         struct takt_perf_stat *t = &x->st[i];
@@ -215,10 +215,11 @@ int metrics_render_write(struct metrics *x, bool final, metrics_fn fn, void *ctx
             mx_loop(&b, &l);
             struct mx_perf p = { 0 };
             const struct takt_perf_set *s = takt_rt_loop_perf(x->loop);
-            for (unsigned i = 0; i < x->n && i < s->n && (final || x->banks); i++, p.n++) {
-                p.name[i] = s->m[i]->name;
-                p.stat[i] = final ? &s->m[i]->total : &x->st[i];
-                p.hist[i] = final ? &s->m[i]->hist : &x->h[i];
+            for (unsigned i = 0; i < x->n && i < takt_perf_set_count(s) && (final || x->banks); i++, p.n++) {
+                const struct takt_perf_msmt *m = takt_perf_set_msmt(s, i);
+                p.name[i] = m->name;
+                p.stat[i] = final ? &m->total : &x->st[i];
+                p.hist[i] = final ? &m->hist : &x->h[i];
             }
             mx_perf(&b, &p, li.period);
         }

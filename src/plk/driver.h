@@ -17,6 +17,8 @@ int plk_drv_flush(struct takt_link *link, struct plk_txq *q, takt_ns_t ts);
 int plk_drv_mn_create(const struct plk_net_config *nc, struct takt_plk_mn **out,
                       char *err, size_t errlen);
 struct plk_mn *plk_drv_mn_core(struct takt_plk_mn *mn);
+/* What its RT thread publishes of the boot beside the statistics (mn_info.h). */
+struct plk_mn_pub *plk_drv_mn_pub(struct takt_plk_mn *mn);
 /* The MN's per-node events (mn_events.h), pushed by its RT thread after each cycle; one
  * other thread may pop them (plk_mn_event_format gives the text). */
 struct rt_logring *plk_drv_mn_events(struct takt_plk_mn *mn);

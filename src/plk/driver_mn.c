@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <sys/prctl.h>
 #include "plk/driver.h"
+#include "plk/mn_info.h"
 #include "rt/loop.h"
 #include "plk/frame.h"
 #include "util/wire.h"
@@ -47,6 +48,7 @@ struct takt_plk_mn {
     takt_plk_mn_cycle_fn cb;
     void *cb_ctx;
     struct plk_mn_events ev;   /* per-node events, pushed in publish() */
+    struct plk_mn_pub info;    /* boot steps, last resets: takt_plk_mn_node_info */
 };
 
 static takt_ns_t thread_cpu(void)
@@ -185,7 +187,9 @@ static void publish(struct takt_plk_mn *m)
         words_store(m->pub_node[m->core.ids[i]], &ns, sizeof ns);
     }
     __atomic_store_n(&m->pub_seq, seq + 2, __ATOMIC_RELEASE);
-    plk_mn_events_scan(&m->ev, &m->core, takt_now());
+    takt_ns_t now = takt_now();
+    plk_mn_pub_update(&m->info, &m->core, now);
+    plk_mn_events_scan(&m->ev, &m->core, now);
 }
 
 /* Any thread: a consistent copy of what the RT thread published (sequence lock reader;
@@ -394,6 +398,7 @@ int plk_drv_mn_create(const struct plk_net_config *nc, struct takt_plk_mn **out,
 
 struct plk_mn *plk_drv_mn_core(struct takt_plk_mn *mn) { return &mn->core; }
 struct rt_logring *plk_drv_mn_events(struct takt_plk_mn *mn) { return &mn->ev.ring; }
+struct plk_mn_pub *plk_drv_mn_pub(struct takt_plk_mn *mn) { return &mn->info; }
 
 void plk_drv_mn_set_spin(struct takt_plk_mn *mn, takt_ns_t ns)
 {
