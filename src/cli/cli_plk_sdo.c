@@ -105,18 +105,21 @@ static bool fits(uint64_t v, bool negative, size_t n)
  * (the MN reports that after 3 unanswered over 3 s) or at limit. */
 static int wait_configured(struct cli_ctx *c, struct takt_plk_mn *mn, long node, takt_ns_t limit)
 {
-    struct rt_logring *r = plk_drv_mn_events(mn);
     int state = 0, step = MNS_UNIDENT;
     while (takt_now() < limit && !cli_interrupted) {
-        struct rt_log_rec rec;
-        while (rt_logring_pop(r, &rec)) {
-            if (rec.d[0] != node)
+        struct takt_event ev;
+        while (takt_plk_mn_next_event(mn, &ev)) {
+            if (ev.proto != TAKT_EV_PLK || ev.unit != node)
                 continue;
-            state = (int)rec.d[1];
-            step = (int)(rec.d[2] & 0xFF);
-            if (plk_mn_event_kind(&rec) == PLK_MN_EV_MISSING)
-                return cli_error(c, "no IdentResponse from CN %ld in %.0f s: is it on the network "
-                                 "(node ID switch, cable)?", node, (double)PLK_MN_MISSING_NS / 1e9);
+            if (ev.code == TAKT_PLK_EV_STATE || ev.code == TAKT_PLK_EV_RESET)
+                state = (int)ev.v[0];
+            if (ev.code == TAKT_PLK_EV_STEP) {
+                step = (int)ev.v[0];
+                state = (int)ev.v[1];
+            }
+            if (ev.code == TAKT_PLK_EV_MISSING)
+                return cli_error(c, "no IdentResponse from CN %ld in %lld s: is it on the network "
+                                 "(node ID switch, cable)?", node, (long long)ev.v[1]);
         }
         if (step >= MNS_WAIT_READY && step != MNS_STOPPED)
             return 0;
