@@ -1,7 +1,6 @@
 /* The EtherCAT master's events: the format of each code (include/takt/event.h), used
  * by the reader to make the text; the cycle only puts codes and values. */
 #include <stdio.h>
-#include <string.h>
 #include "ecat/master_internal.h"
 #include "ecat/coe.h"
 #include "ecat/eni.h"
@@ -9,7 +8,7 @@
 
 /* Letters beyond printf's (rt_ev_vformat): %S AL state, %A AL status code, %M CoE
  * emergency code, %C datagram command, %T ESM transition, %Y EoE service, %R EoE
- * result, %D five data bytes (the low byte first) as "%02X %02X %02X %02X %02X". */
+ * result. */
 static const char *conv(char c, int64_t v)
 {
     switch (c) {
@@ -50,7 +49,7 @@ static const struct ev_fmt fmt[TAKT_ECAT_EV_COUNT] = {
     E(CONFIGURE_UNSCANNED, "configure: expected a scanned network, none scanned yet"),
     E(EOE_AGAIN, "slave %U: EoE IP parameters set again after its return"),
     E(EOE_AGAIN_FAILED, "slave %U: EoE IP parameters set again after its return: %s"),
-    E(EMERGENCY_DATA, "slave %U (station 0x%04X): emergency 0x%04X (%M), error register 0x%02X, data %D"),
+    E(EMERGENCY_DATA, "slave %U (station 0x%04X): emergency 0x%04X (%M), error register 0x%02X, data %.5D"),
     E(EOE_ANSWER, "slave %U: EoE %Y: the slave answered 0x%04X (%R)"),
     E(EOE_TIMEOUT_GIVEN_UP, "slave %U: EoE mailbox exchange not done within %lld ms, given up"),
     E(NO_SLAVE, "%{SoE: |EoE: |FoE: |}no slave at position %u (%u slaves)"),
@@ -149,21 +148,5 @@ int ecat_ev_format(const struct takt_event *ev, char *buf, size_t len)
 {
     if (ev->code >= TAKT_ECAT_EV_COUNT || !fmt[ev->code].fmt)
         return snprintf(buf, len, "EtherCAT event %u", ev->code);
-    /* %D: the five bytes of an emergency's data, packed by ecat_ev_bytes5 */
-    const char *f = fmt[ev->code].fmt;
-    const char *d = strstr(f, "%D");
-    if (!d)
-        return rt_ev_vformat(ev, f, conv, buf, len);
-    struct takt_event e = *ev;
-    unsigned k = e.nv ? e.nv - 1u : 0;           /* %D is the last value */
-    uint64_t b = (uint64_t)e.v[k];
-    char tail[32];
-    snprintf(tail, sizeof tail, "%02X %02X %02X %02X %02X", (unsigned)(b & 0xFF), (unsigned)(b >> 8 & 0xFF),
-             (unsigned)(b >> 16 & 0xFF), (unsigned)(b >> 24 & 0xFF), (unsigned)(b >> 32 & 0xFF));
-    char head[256];
-    snprintf(head, sizeof head, "%.*s", (int)(d - f), f);
-    e.nv = (uint8_t)k;
-    int n = rt_ev_vformat(&e, head, conv, buf, len);
-    size_t o = n < 0 ? 0 : (size_t)n;
-    return n + snprintf(o < len ? buf + o : NULL, o < len ? len - o : 0, "%s%s", tail, d + 2);
+    return rt_ev_vformat(ev, fmt[ev->code].fmt, conv, buf, len);
 }

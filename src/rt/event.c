@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A slot: the event and the drop count at the time it was put, so the reader knows
@@ -242,6 +243,16 @@ int rt_ev_vformat(const struct takt_event *ev, const char *fmt, rt_ev_conv_fn co
             vi++;
             f = put_alt(buf, len, &o, f, v);
             break;
+        case 'D': {
+            /* %.nD: n bytes of the value, the low one first, "%02X" each, spaced */
+            vi++;
+            unsigned nb = (unsigned)atoi(strchr(spec, '.') ? strchr(spec, '.') + 1 : "8");
+            if (!have)
+                put(buf, len, &o, "?");
+            for (unsigned i = 0; have && i < nb && i < 8; i++)
+                put(buf, len, &o, "%s%02X", i ? " " : "", (unsigned)((uint64_t)v >> (8 * i) & 0xFF));
+            break;
+        }
         case 'E':
             vi++;
             put(buf, len, &o, "%s", have ? takt_strerror((int)v) : "?");

@@ -55,7 +55,7 @@ uint64_t rt_evring_dropped(const struct rt_evring *e);
 /* Format an event by fmt, a printf-like format: integer conversions (d i u x X c, with
  * flags, width, precision; length modifiers are ignored) take the next value, %s the
  * next text argument (control bytes escaped), %U the unit, %E takt_strerror of the next
- * value, %{a|b|c} the alternative the next value picks, %% a percent sign; any other
+ * value, %.nD the next value's n low bytes as hex, the lowest first ("0A 00 ..."), %{a|b|c} the alternative the next value picks, %% a percent sign; any other
  * letter L takes the next value and prints conv(ctx, L, value) (a name: NMT state, AL
  * status text ...). Returns snprintf's result; "?" for a value or text beyond those
  * the event has. */
