@@ -25,7 +25,7 @@ static const struct {
     [TAKT_PLK_EV_MISSING] = { "MISSING", "CN %U missing: no IdentResponse to %u IdentRequests in %u s: "
                                          "is it on the network (node ID switch, cable)?" },
     [TAKT_PLK_EV_CN_STATE] = { "CN_STATE", "CN %U %N (was %N)" },
-    [TAKT_PLK_EV_CN_RESET] = { "CN_RESET", "CN %U reset by %K: %N" },
+    [TAKT_PLK_EV_CN_RESET] = { "CN_RESET", "CN %U reset by %K, now %N" },
 };
 
 const char *plk_ev_name(unsigned code)

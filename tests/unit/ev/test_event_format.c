@@ -127,7 +127,7 @@ static const struct golden {
     { TAKT_EV_PLK, TAKT_PLK_EV_RESET, "CN 3 reset: T0" },
     { TAKT_EV_PLK, TAKT_PLK_EV_MISSING, "CN 3 missing: no IdentResponse to 1 IdentRequests in 2 s: is it on the network (node ID switch, cable)?" },
     { TAKT_EV_PLK, TAKT_PLK_EV_CN_STATE, "CN 3 UNKNOWN (was UNKNOWN)" },
-    { TAKT_EV_PLK, TAKT_PLK_EV_CN_RESET, "CN 3 reset by unknown: UNKNOWN" },
+    { TAKT_EV_PLK, TAKT_PLK_EV_CN_RESET, "CN 3 reset by unknown, now UNKNOWN" },
 };
 
 static void format(unsigned proto, unsigned code, const int64_t *v, unsigned nv, char *line, size_t len)
@@ -176,7 +176,7 @@ static void test_plk_and_ring_texts(void **state)
            (const int64_t[]){ TAKT_PLK_PRE_OP1, TAKT_PLK_NOT_ACTIVE }, 2, line, sizeof line);
     assert_string_equal(line, "CN 3 PRE_OPERATIONAL_1 (was NOT_ACTIVE)");
     format(TAKT_EV_PLK, TAKT_PLK_EV_CN_RESET, (const int64_t[]){ 0x28, TAKT_PLK_NOT_ACTIVE }, 2, line, sizeof line);
-    assert_string_equal(line, "CN 3 reset by ResetNode: NOT_ACTIVE");
+    assert_string_equal(line, "CN 3 reset by ResetNode, now NOT_ACTIVE");
     struct takt_event ev = { .proto = TAKT_EV_RING, .code = TAKT_EV_DROPPED, .unit = -1, .nv = 2, .v = { 5, 256 } };
     takt_event_format(&ev, line, sizeof line);
     assert_string_equal(line, "5 events dropped: the reader fell behind and the ring (256 events) was full");
