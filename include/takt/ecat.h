@@ -8,6 +8,7 @@
 #include <takt/takt.h>
 #include <takt/link.h>
 #include <takt/rt.h>
+#include <takt/event.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -387,8 +388,18 @@ int64_t takt_ecat_master_dc_phase(const struct takt_ecat_master *m);
 /* [thread: any; non-blocking] */
 bool takt_ecat_master_dc_enabled(const struct takt_ecat_master *m);
 
-/* Events (slave lost/back, WKC errors, refused states ...) recorded by the cycle into
- * a lock-free ring; a non-RT thread drains them. Returns false when empty. */
+/* Events (slave lost/back, WKC errors, refused states, every error ...) recorded by the
+ * cycle into a lock-free ring of struct takt_event (include/takt/event.h: code, slave
+ * position as unit, values, text made by takt_event_format); one non-RT thread drains
+ * them. Returns false when empty. A full ring counts what did not fit and returns one
+ * TAKT_EV_DROPPED record where they went missing. */
+/* [thread: owner; non-blocking] */
+bool takt_ecat_master_next_ev(struct takt_ecat_master *m, struct takt_event *ev);
+/* Events lost to a full ring since open (a snapshot). */
+/* [thread: any; non-blocking] */
+uint64_t takt_ecat_master_events_dropped(const struct takt_ecat_master *m);
+/* The same events as text (takt_event_format): the next one into buf; the one ring,
+ * so use either reader, not both. */
 /* [thread: owner; non-blocking] */
 bool takt_ecat_master_next_event(struct takt_ecat_master *m, char *buf, size_t len);
 /* The same with the time the cycle raised it (the now of that cycle, ns). */

@@ -6,6 +6,7 @@
 #include <takt/takt.h>
 #include <takt/link.h>
 #include <takt/rt.h>
+#include <takt/event.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -236,6 +237,12 @@ void takt_plk_mn_get_stats(const struct takt_plk_mn *mn, struct takt_plk_mn_stat
 /* [thread: any; non-blocking] */
 int  takt_plk_mn_node_stats(const struct takt_plk_mn *mn, unsigned node,
                             struct takt_plk_node_stats *s);
+/* The MN's per-node events (include/takt/event.h, proto TAKT_EV_PLK, unit = node ID: a
+ * CN's NMT state and boot step changed, it was reset and why, it does not answer
+ * IdentRequests), put by its RT thread after each cycle; one other thread drains them.
+ * false when none waits. */
+/* [thread: owner; non-blocking] */
+bool takt_plk_mn_next_event(struct takt_plk_mn *mn, struct takt_event *ev);
 
 /* Boot step of a CN as the MN drives it (EPSG DS 301 7.4: identification, status,
  * configuration download, EnableReadyToOperate, StartNode). */
@@ -395,6 +402,12 @@ uint8_t       *takt_plk_cn_inputs(struct takt_plk_cn *cn, size_t *len);   /* sen
 const uint8_t *takt_plk_cn_outputs(struct takt_plk_cn *cn, size_t *len);  /* from PReq */
 /* [thread: any; non-blocking] */
 int  takt_plk_cn_state(const struct takt_plk_cn *cn);   /* any thread */
+/* The CN's events (include/takt/event.h, proto TAKT_EV_PLK, unit = its node ID): its
+ * NMT state changed (TAKT_PLK_EV_CN_STATE), an NMT command reset it
+ * (TAKT_PLK_EV_CN_RESET); put by the thread of takt_plk_cn_run, drained by one other
+ * thread. false when none waits. */
+/* [thread: owner; non-blocking] */
+bool takt_plk_cn_next_event(struct takt_plk_cn *cn, struct takt_event *ev);
 /* Serve the CN on a link until stop or duration (event-driven receive loop). */
 /* [thread: idle; blocking] */
 int  takt_plk_cn_run(struct takt_plk_cn *cn, struct takt_link *link,

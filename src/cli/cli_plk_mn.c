@@ -8,9 +8,9 @@
 #include <time.h>
 #include "cli/cli.h"
 #include "cli/cli_plk.h"
+#include "cli/cli_events.h"
 #include "cli/metrics.h"
 #include "cli/sdnotify.h"
-#include "plk/driver.h"
 
 static void node_lat_stat(const struct takt_plk_node_stats *s, struct takt_perf_stat *p)
 {
@@ -260,25 +260,13 @@ static json_object *mn_window_json(const struct mn_window *w, struct takt_rt_loo
     return o;
 }
 
-/* Print the MN's per-node events as they came (popped from its ring: this thread never
- * reads the core the RT thread writes); boot steps only with -v. */
-static void print_events(struct cli_ctx *c, struct takt_plk_mn *mn, takt_ns_t t0)
+/* Print the MN's per-node events as they came (from its event ring: this thread never
+ * reads the core the RT thread writes); boot steps only with -v, all in the JSON. */
+static void print_events(struct cli_ctx *c, struct takt_plk_mn *mn, struct cli_evlog *l)
 {
-    struct rt_logring *r = plk_drv_mn_events(mn);
-    struct rt_log_rec rec;
-    char line[200];
-    while (rt_logring_pop(r, &rec)) {
-        if (plk_mn_event_kind(&rec) == PLK_MN_EV_STEP && !c->verbose)
-            continue;
-        plk_mn_event_format(&rec, line, sizeof line);
-        fprintf(stderr, "takt plk mn: %.3f s: %s\n", (double)(rec.time - t0) / 1e9, line);
-    }
-    uint64_t lost = rt_logring_dropped(r);
-    if (lost != r->dropped_seen) {
-        fprintf(stderr, "takt plk mn: %" PRIu64 " node events lost (printing fell behind)\n",
-                lost - r->dropped_seen);
-        r->dropped_seen = lost;
-    }
+    struct takt_event ev;
+    while (takt_plk_mn_next_event(mn, &ev))
+        cli_evlog_add(l, &ev, c->verbose || ev.proto != TAKT_EV_PLK || ev.code != TAKT_PLK_EV_STEP, NULL);
 }
 
 /* Run an MN on `link` with configuration nc until -t or Ctrl-C; print statistics
@@ -345,6 +333,8 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct takt_plk_net *nc, struct 
     uint8_t last_state = 0;
     unsigned last_op = 0;
     struct mn_window w = { .bank = -1, .started = takt_now() };
+    struct cli_evlog evl;
+    cli_evlog_init(&evl, "takt plk mn", w.started, c->json);
     /* while the RT thread runs, the MN's figures come from what it published (ms) and
      * its node events: never from the core it writes */
     struct takt_plk_mn_stats ms;
@@ -353,7 +343,7 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct takt_plk_net *nc, struct 
         if (measure_s > 0 && mn_window_step(&w, mn, &mi, &ms, l, measure_s))
             break;
         nanosleep(&(struct timespec){ 0, 10 * TAKT_NS_PER_MS }, NULL);
-        print_events(c, mn, w.started);
+        print_events(c, mn, &evl);
         takt_plk_mn_get_stats(mn, &ms);
         if (ms.state != last_state || ms.nodes_operational != last_op) {
             last_state = ms.state;
@@ -405,7 +395,7 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct takt_plk_net *nc, struct 
                "%" PRIu64 " dropped\n", veth->name, veth->to_net, veth->to_host,
                veth->dropped + takt_plk_mn_veth_dropped(mn));
     }
-    print_events(c, mn, w.started);
+    print_events(c, mn, &evl);
     takt_plk_mn_get_info(mn, &mi);   /* the last NMTRequest refused */
     takt_plk_mn_get_stats(mn, &ms);
     /* the link named, and why nothing answered where it had no carrier */
@@ -429,6 +419,7 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct takt_plk_net *nc, struct 
         json_object *j = mn_json(mn, &mi);
         if (w.bank >= 0)
             json_object_object_add(j, "measure", mn_window_json(&w, l, measure_s));
+        cli_evlog_to_json(&evl, j);
         cli_write_json(c, j);
         json_object_put(j);
     }
@@ -441,6 +432,7 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct takt_plk_net *nc, struct 
     bool ok = ms.nodes_operational == mi.n_nodes && (measure_s <= 0 || w.bank >= 0);
     /* most cycles late: the figures above are not of the cycle asked for */
     bool held = !cli_check_overruns(c, loop_cycles(l), loop_overruns(l), (int64_t)mi.cycle_us * 1000);
+    cli_evlog_free(&evl);
     takt_plk_mn_destroy(mn);
     return !ok ? 3 : held ? 0 : 1;
 }

@@ -122,18 +122,14 @@ static int check_frames(struct takt_ecat_master *m, const struct ecat_eni *e)
             if ((out && (uint64_t)c->output_offs + c->len > e->out_bytes) ||
                 (in && (uint64_t)c->input_offs + c->len > e->in_bytes)) {
                 bool o = out && (uint64_t)c->output_offs + c->len > e->out_bytes;
-                ecat_fail(m, -TAKT_ECONFIG, "ENI %s line %u: Cyclic/Frame %u/Cmd %u (%s): expected %s + "
-                          "DataLength %u inside the %s image (%u bytes), found it ending at byte %llu",
-                          m->eni_path, c->line, f, k, ecat_cmd_name(c->cmd), o ? "OutputOffs" : "InputOffs",
-                          c->len, o ? "output" : "input", o ? e->out_bytes : e->in_bytes,
-                          (unsigned long long)(o ? c->output_offs : c->input_offs) + c->len);
+                ECAT_FAILT(m, -TAKT_ECONFIG, TAKT_ECAT_EV_ENI_CYC_RANGE, -1, RT_TXT(m->eni_path), c->line, f, k, c->cmd, o, c->len, o,
+                           o ? e->out_bytes : e->in_bytes, (o ? c->output_offs : c->input_offs) + c->len);
                 return -TAKT_ECONFIG;
             }
         }
         if (used > room) {
-            ecat_fail(m, -TAKT_ECONFIG, "ENI %s line %u: Cyclic/Frame %u: expected at most %zu bytes "
-                      "of datagrams in one frame, found %zu", m->eni_path,
-                      e->frame[f].n_cmd ? e->frame[f].cmd[0].line : 0, f, room, used);
+            ECAT_FAILT(m, -TAKT_ECONFIG, TAKT_ECAT_EV_ENI_CYC_FRAME, -1, RT_TXT(m->eni_path),
+                       e->frame[f].n_cmd ? e->frame[f].cmd[0].line : 0, f, room, used);
             return -TAKT_ECONFIG;
         }
     }
@@ -151,11 +147,8 @@ static int relocate(struct takt_ecat_master *m, const struct ecat_eni *e)
         if ((uint64_t)s->send_bitstart + s->send_bitlen > (uint64_t)e->out_bytes * 8 ||
             (uint64_t)s->recv_bitstart + s->recv_bitlen > (uint64_t)e->in_bytes * 8 ||
             ps->out_len * 8 > s->send_bitlen + 7 || ps->in_len * 8 > s->recv_bitlen + 7) {
-            ecat_fail(m, -TAKT_ECONFIG, "ENI %s line %u: slave %u (%s): Send %u+%u / Recv %u+%u bits "
-                      "do not hold its mapping (%u/%u bytes) inside the images (%u/%u bytes)",
-                      m->eni_path, s->line, i, s->name, s->send_bitstart, s->send_bitlen,
-                      s->recv_bitstart, s->recv_bitlen, ps->out_len, ps->in_len, e->out_bytes,
-                      e->in_bytes);
+            ECAT_FAILT(m, -TAKT_ECONFIG, TAKT_ECAT_EV_ENI_CYC_SLAVE, i, RT_TXT(m->eni_path, s->name), s->line, s->send_bitstart,
+                       s->send_bitlen, s->recv_bitstart, s->recv_bitlen, ps->out_len, ps->in_len, e->out_bytes, e->in_bytes);
             return -TAKT_ECONFIG;
         }
     }
@@ -181,7 +174,7 @@ int ecat_eni_cyc_setup(struct takt_ecat_master *m)
     char why[200];
     ecat_eni_cyc_free(m);
     if (unfit(m, e, why, sizeof why)) {
-        ecat_event(m, "ENI %s: takt lays the process image out itself: %s", m->eni_path, why);
+        ECAT_EVT(m, TAKT_ECAT_EV_ENI_OWN_IMAGE, -1, RT_TXT(m->eni_path, why));
         return 0;
     }
     int rc = check_frames(m, e);
@@ -339,13 +332,10 @@ static void judge(struct takt_ecat_master *m, struct eni_dg *d, int wkc)
         m->st.wkc_errors++;
         d->wkc_errs++;
         if (d->last_wkc == c->cnt)
-            ecat_event(m, "ENI cyclic frame %u datagram %u (%s%s%s 0x%08X, %u bytes): WKC expected %u, "
-                       "got %d", d->frame, d->no, ecat_cmd_name(c->cmd), c->comment[0] ? " " : "",
-                       c->comment, logical(c->cmd) ? c->addr : (uint32_t)c->adp | (uint32_t)c->ado << 16,
-                       c->len, c->cnt, wkc);
+            ECAT_EVT(m, TAKT_ECAT_EV_ENI_CYC_WKC, -1, RT_TXT(c->comment), d->frame, d->no, c->cmd, c->comment[0] != 0,
+                     logical(c->cmd) ? c->addr : (uint32_t)c->adp | (uint32_t)c->ado << 16, c->len, c->cnt, wkc);
     } else if (d->last_wkc != wkc) {
-        ecat_event(m, "ENI cyclic frame %u datagram %u: WKC back to the expected %u", d->frame, d->no,
-                   c->cnt);
+        ECAT_EV(m, TAKT_ECAT_EV_ENI_CYC_WKC_BACK, -1, d->frame, d->no, c->cnt);
     }
     d->last_wkc = wkc;
 }

@@ -27,69 +27,54 @@ void takt_ecat_master_opts_default(struct takt_ecat_master_opts *o)
     o->sdo_timeout_ns = 3 * TAKT_NS_PER_S;
 }
 
-/* --- events: single-producer single-consumer ring --------------------------------- */
+/* --- events: the structured ring of include/takt/event.h ------------------------- */
 
-/* An event is one line: a control byte from the wire (a slave name from the SII with a
- * newline, say) is written as a C escape so it cannot break or forge a line. */
-static void one_line(char *dst, size_t n, const char *src)
+/* Whether this thread may put on the ring: the one producer is the thread that drives
+ * the cycle (the master's RT thread while it runs, else the caller of the blocking
+ * calls that drive it). */
+static bool ring_producer(const struct takt_ecat_master *m)
 {
-    size_t o = 0;
-    for (; *src && o + 1 < n; src++) {
-        unsigned char c = (unsigned char)*src;
-        if (c >= 0x20 && c != 0x7f) {
-            dst[o++] = (char)c;
-            continue;
-        }
-        if (o + 5 >= n)
-            break;
-        o += (size_t)snprintf(dst + o, n - o, "\\x%02X", c);
+    int rt = __atomic_load_n(&m->ev_rt, __ATOMIC_ACQUIRE);
+    return rt == 0 || (rt == 2 && pthread_equal(pthread_self(), m->ev_tid));
+}
+
+void ecat_ev_put(struct takt_ecat_master *m, unsigned code, int unit, int err,
+                 const int64_t *v, unsigned nv, const char *const *txt)
+{
+    takt_ns_t at = m->now ? m->now : takt_now();   /* raised before any cycle */
+    bool mine = ring_producer(m);
+    if (!err) {
+        if (mine)
+            rt_ev_put(&m->ev, at, code, unit, 0, v, nv, txt);
+        return;
     }
-    dst[o] = '\0';
-}
-
-static void vevent(struct takt_ecat_master *m, const char *fmt, va_list ap)
-{
-    unsigned h = atomic_load_explicit(&m->ev_head, memory_order_relaxed);
-    unsigned t = atomic_load_explicit(&m->ev_tail, memory_order_acquire);
-    if (h - t >= ECAT_EVENTS)
-        return;                          /* full: the reporter is behind; drop */
-    char raw[ECAT_EVENT_LEN];
-    vsnprintf(raw, sizeof raw, fmt, ap);
-    one_line(m->ev[h % ECAT_EVENTS], ECAT_EVENT_LEN, raw);
-    m->ev_at[h % ECAT_EVENTS] = m->now ? m->now : takt_now();   /* raised before any cycle */
-    atomic_store_explicit(&m->ev_head, h + 1, memory_order_release);
-}
-
-void ecat_event(struct takt_ecat_master *m, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vevent(m, fmt, ap);
-    va_end(ap);
-}
-
-void ecat_fail(struct takt_ecat_master *m, int err, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char raw[sizeof m->errmsg];
-    vsnprintf(raw, sizeof raw, fmt, ap);
-    va_end(ap);
-    one_line(m->errmsg, sizeof m->errmsg, raw);
+    struct takt_event ev;
+    rt_ev_fill(&ev, TAKT_EV_ECAT, at, code, unit, err, v, nv, txt);
+    ecat_ev_format(&ev, m->errmsg, sizeof m->errmsg);
     m->last_err = err;
-    ecat_event(m, "%s", m->errmsg);
+    if (mine)
+        rt_evring_push(&m->ev, &ev);
+}
+
+bool takt_ecat_master_next_ev(struct takt_ecat_master *m, struct takt_event *ev)
+{
+    return rt_evring_next(&m->ev, ev);
+}
+
+uint64_t takt_ecat_master_events_dropped(const struct takt_ecat_master *m)
+{
+    return rt_evring_dropped(&m->ev);
 }
 
 bool takt_ecat_master_next_event_at(struct takt_ecat_master *m, char *buf, size_t len, takt_ns_t *at)
 {
-    unsigned t = atomic_load_explicit(&m->ev_tail, memory_order_relaxed);
-    unsigned h = atomic_load_explicit(&m->ev_head, memory_order_acquire);
-    if (t == h)
+    struct takt_event ev;
+    if (!rt_evring_next(&m->ev, &ev))
         return false;
-    snprintf(buf, len, "%s", m->ev[t % ECAT_EVENTS]);
+    if (rt_ev_ring_format(&ev, buf, len) < 0)
+        ecat_ev_format(&ev, buf, len);
     if (at)
-        *at = m->ev_at[t % ECAT_EVENTS];
-    atomic_store_explicit(&m->ev_tail, t + 1, memory_order_release);
+        *at = ev.at;
     return true;
 }
 
@@ -150,6 +135,8 @@ int takt_ecat_master_open(struct takt_ecat_master **out, struct takt_link *link,
     }
     m->max_slaves = o->max_slaves;
     m->dc_ref = -1;
+    if (rt_evring_init(&m->ev, TAKT_EV_ECAT, ECAT_EVENTS))
+        goto nomem;
     /* DC system time counts from 2000-01-01 (ETG.1000.4 distributed clocks); the core runs on monotonic time */
     struct timespec rt, mt;
     clock_gettime(CLOCK_REALTIME, &rt);
@@ -204,7 +191,7 @@ void takt_ecat_master_close(struct takt_ecat_master *m)
         return;
     if (m->loop.running) {
         takt_rt_loop_stop(&m->loop);
-        takt_rt_loop_join(&m->loop);
+        takt_ecat_master_join(m);
     }
     if (m->loop_init) {
         struct takt_perf_msmt *ms[] = { &m->m_rx, &m->m_app, &m->m_cyc, &m->m_timer, &m->m_acyc };
@@ -213,6 +200,7 @@ void takt_ecat_master_close(struct takt_ecat_master *m)
         rt_loop_free(&m->loop);
     }
     ecat_master_drop_eni(m);
+    rt_evring_free(&m->ev);
     for (unsigned i = 0; m->slaves && i < m->max_slaves; i++)
         free(m->slaves[i].sii);
     free(m->slaves);
@@ -343,6 +331,10 @@ int takt_ecat_master_cycle(struct takt_ecat_master *m, takt_ns_t now)
 static int cycle_step(void *ctx, struct takt_rt_loop *loop, takt_ns_t wake)
 {
     struct takt_ecat_master *m = ctx;
+    if (__atomic_load_n(&m->ev_rt, __ATOMIC_RELAXED) == 1) {   /* the ring's producer from now */
+        m->ev_tid = pthread_self();
+        __atomic_store_n(&m->ev_rt, 2, __ATOMIC_RELEASE);
+    }
     /* a cyclic reply stamped after this cycle's deadline missed its cycle, however soon
      * the thread got round to reading it */
     m->rx_deadline = wake - loop->cyc.wake_dev;
@@ -355,8 +347,7 @@ static int cycle_step(void *ctx, struct takt_rt_loop *loop, takt_ns_t wake)
     /* a link error (e.g. -ENOBUFS) costs this cycle's frames, which count as lost; the
      * loop goes on so that the network can recover */
     if (rc < 0 && m->link_errors++ == 0)
-        ecat_event(m, "link %s: %s (further link errors counted only)", m->link->name,
-                   takt_strerror(rc));
+        ECAT_EVT(m, TAKT_ECAT_EV_LINK_ERROR, -1, RT_TXT(m->link->name), rc);
     return 0;
 }
 
@@ -380,11 +371,11 @@ static int link_fail(struct takt_ecat_master *m, int rc, const char *what)
         return rc;
     int carrier = takt_link_carrier(m->link->name);   /* < 0 for a mem link: no interface */
     if (carrier == 0)
-        ecat_fail(m, rc, "%s has no carrier (cable unplugged?)", m->link->name);
+        ECAT_FAILT(m, rc, TAKT_ECAT_EV_LINK_NO_CARRIER, -1, RT_TXT(m->link->name));
     else if (carrier == -ENETDOWN)
-        ecat_fail(m, rc, "%s is down (ip link set dev %s up)", m->link->name, m->link->name);
+        ECAT_FAILT(m, rc, TAKT_ECAT_EV_LINK_DOWN, -1, RT_TXT(m->link->name, m->link->name));
     else
-        ecat_fail(m, rc, "%s on %s failed: %s", what, m->link->name, takt_strerror(rc));
+        ECAT_FAILT(m, rc, TAKT_ECAT_EV_LINK_FAILED, -1, RT_TXT(what, m->link->name), rc);
     return rc;
 }
 
@@ -450,7 +441,7 @@ int takt_ecat_master_scan(struct takt_ecat_master *m, takt_ns_t timeout_ns)
     ecat_scan_start(m, takt_now());
     int rc = ecat_master_drive(m, scan_done, NULL, timeout_ns);
     if (rc == -ETIMEDOUT && !m->last_err)
-        ecat_fail(m, rc, "scan not complete after %lld ms", (long long)(timeout_ns / TAKT_NS_PER_MS));
+        ECAT_FAIL(m, rc, TAKT_ECAT_EV_SCAN_TIMEOUT, -1, timeout_ns / TAKT_NS_PER_MS);
     if (rc)
         return rc;
     return m->last_err;
@@ -459,7 +450,7 @@ int takt_ecat_master_scan(struct takt_ecat_master *m, takt_ns_t timeout_ns)
 int takt_ecat_master_configure(struct takt_ecat_master *m)
 {
     if (!m->scanned) {
-        ecat_fail(m, -EAGAIN, "configure: expected a scanned network, none scanned yet");
+        ECAT_FAIL(m, -EAGAIN, TAKT_ECAT_EV_CONFIGURE_UNSCANNED, -1);
         return -EAGAIN;
     }
     return ecat_layout(m);
@@ -517,11 +508,21 @@ int takt_ecat_master_start(struct takt_ecat_master *m, const struct takt_rt_opts
     if (o)
         m->loop.opts = *o;
     m->loop.duration = duration_ns;
-    return takt_rt_loop_start(&m->loop);
+    __atomic_store_n(&m->ev_rt, 1, __ATOMIC_RELEASE);
+    int rc = takt_rt_loop_start(&m->loop);
+    if (rc)
+        __atomic_store_n(&m->ev_rt, 0, __ATOMIC_RELEASE);
+    return rc;
 }
 
 void takt_ecat_master_stop(struct takt_ecat_master *m) { takt_rt_loop_stop(&m->loop); }
-int  takt_ecat_master_join(struct takt_ecat_master *m) { return takt_rt_loop_join(&m->loop); }
+
+int takt_ecat_master_join(struct takt_ecat_master *m)
+{
+    int rc = takt_rt_loop_join(&m->loop);
+    __atomic_store_n(&m->ev_rt, 0, __ATOMIC_RELEASE);
+    return rc;
+}
 struct takt_rt_loop *takt_ecat_master_loop(struct takt_ecat_master *m) { return &m->loop; }
 
 void takt_ecat_master_set_callback(struct takt_ecat_master *m, takt_ecat_cyclic_fn fn, void *ctx)

@@ -50,7 +50,7 @@ void ecat_coe_free(struct takt_ecat_master *m)
 static void finish(struct takt_ecat_master *m, struct ecat_sdo_slot *q, int err)
 {
     if (err)
-        ecat_fail(m, err, "%s", q->x.msg[0] ? q->x.msg : takt_strerror(err));
+        ECAT_FAILT(m, err, TAKT_ECAT_EV_ERROR_TEXT, q->pos, RT_TXT(q->x.msg[0] ? q->x.msg : takt_strerror(err)));
     q->st = MS_FREE;
     if (q->fn)
         q->fn(q->ctx, err, q->x.req.data, err ? 0 : q->x.result_len);
@@ -108,8 +108,7 @@ static void on_reply(struct takt_ecat_master *m, struct ecat_sdo_slot *q)
     int rc = ecat_coe_xfer_on_reply(&q->x, q->in, m->slaves[q->pos].info.mbx_in_len, q->out,
                                     m->slaves[q->pos].info.mbx_out_len, &q->out_len);
     if (q->x.n_emcy != emcy)
-        ecat_event(m, "slave %u: emergency 0x%04X (%s), error register 0x%02X", q->pos,
-                   q->x.emcy.code, ecat_coe_emcy_text(q->x.emcy.code), q->x.emcy.reg);
+        ECAT_EV(m, TAKT_ECAT_EV_EMERGENCY, q->pos, q->x.emcy.code, q->x.emcy.code, q->x.emcy.reg);
     if (rc == ECAT_COE_SEND) {
         write_mbx(m, q, MS_WRITE);
     } else if (rc == ECAT_COE_WAIT) {
@@ -226,10 +225,7 @@ static void idle_poll(struct takt_ecat_master *m, takt_ns_t now)
             struct ecat_coe_emcy e;
             if (ecat_coe_emcy_decode(m->idle_buf, r->len, &e) == 0) {
                 m->st.emergencies++;
-                ecat_event(m, "slave %u (station 0x%04X): emergency 0x%04X (%s), error register "
-                           "0x%02X, data %02X %02X %02X %02X %02X", m->idle_pos, s->info.station,
-                           e.code, ecat_coe_emcy_text(e.code), e.reg, e.data[0], e.data[1],
-                           e.data[2], e.data[3], e.data[4]);
+                ECAT_EV(m, TAKT_ECAT_EV_EMERGENCY_DATA, m->idle_pos, s->info.station, e.code, e.code, e.reg, ecat_ev_bytes5(e.data));
             }
         }
     }
@@ -327,14 +323,12 @@ static int sdo_queue(struct takt_ecat_master *m, unsigned pos, const struct ecat
         return -ENOENT;
     struct ecat_slave *s = &m->slaves[pos];
     if (!(s->info.mbx_protocols & MBX_PROTO_COE) || !s->info.mbx_out_len || !s->info.mbx_in_len) {
-        ecat_fail(m, -TAKT_EMBOX, "slave %u (%s): no CoE mailbox (SII protocols 0x%04X, mailbox "
-                  "%u/%u bytes)", pos, s->info.name, s->info.mbx_protocols, s->info.mbx_out_len,
-                  s->info.mbx_in_len);
+        ECAT_FAILT(m, -TAKT_EMBOX, TAKT_ECAT_EV_NO_COE, pos, RT_TXT(s->info.name), s->info.mbx_protocols,
+                   s->info.mbx_out_len, s->info.mbx_in_len);
         return -TAKT_EMBOX;
     }
     if ((s->info.al_state & AL_STATE_MASK) < AL_PREOP || (s->info.al_state & AL_STATE_MASK) == AL_BOOT) {
-        ecat_fail(m, -EAGAIN, "slave %u (%s): mailbox needs PREOP, SAFEOP or OP, slave is in %s",
-                  pos, s->info.name, takt_ecat_al_state_name(s->info.al_state));
+        ECAT_FAILT(m, -EAGAIN, TAKT_ECAT_EV_MBX_STATE, pos, RT_TXT(s->info.name), s->info.al_state);
         return -EAGAIN;
     }
     if (s->info.mbx_out_len > ECAT_MAX_DG_DATA || s->info.mbx_in_len > ECAT_MAX_DG_DATA)
@@ -349,7 +343,7 @@ static int sdo_queue(struct takt_ecat_master *m, unsigned pos, const struct ecat
         rq.mbx_in = s->info.mbx_in_len;
         int rc = ecat_coe_xfer_start(&q->x, &rq, &s->mbx, q->out, s->info.mbx_out_len, &q->out_len);
         if (rc != ECAT_COE_SEND) {
-            ecat_fail(m, rc < 0 ? rc : -EINVAL, "slave %u: %s", pos, q->x.msg);
+            ECAT_FAILT(m, rc < 0 ? rc : -EINVAL, TAKT_ECAT_EV_SLAVE_TEXT, pos, RT_TXT(q->x.msg));
             return rc < 0 ? rc : -EINVAL;
         }
         ecat_req_init(&q->req, ECAT_NOP, 0, 0, NULL, 0);

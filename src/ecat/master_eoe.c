@@ -152,8 +152,7 @@ static void svc_done(struct takt_ecat_master *m, struct ecat_eoe_port *p, int er
         p->ip_lost = false;
     }
     if (p->svc == EOE_T_SET_IP_REQ && !p->fn)
-        ecat_event(m, "slave %u: EoE IP parameters set again after its return%s%s", p->pos,
-                   err ? ": " : "", err ? takt_ecat_master_error(m) : "");
+        ECAT_EVT(m, err ? TAKT_ECAT_EV_EOE_AGAIN_FAILED : TAKT_ECAT_EV_EOE_AGAIN, p->pos, RT_TXT(err ? takt_ecat_master_error(m) : ""));
     p->svc = 0;
     p->svc_sent = false;
     if (p->fn)
@@ -196,10 +195,7 @@ static void on_msg(struct takt_ecat_master *m, struct ecat_eoe_port *p, const ui
     if (ecat_coe_emcy_decode(b, n, &em) == 0) {
         /* the emergency poll leaves this slave to the port: its emergencies come here */
         m->st.emergencies++;
-        ecat_event(m, "slave %u (station 0x%04X): emergency 0x%04X (%s), error register "
-                   "0x%02X, data %02X %02X %02X %02X %02X", p->pos, m->slaves[p->pos].info.station,
-                   em.code, ecat_coe_emcy_text(em.code), em.reg, em.data[0], em.data[1],
-                   em.data[2], em.data[3], em.data[4]);
+        ECAT_EV(m, TAKT_ECAT_EV_EMERGENCY_DATA, p->pos, m->slaves[p->pos].info.station, em.code, em.code, em.reg, ecat_ev_bytes5(em.data));
         return;
     }
     if (ecat_eoe_decode(b, n, &e) < 0)
@@ -219,8 +215,7 @@ static void on_msg(struct takt_ecat_master *m, struct ecat_eoe_port *p, const ui
     if (p->svc && p->svc_sent && e.type == p->svc + 1) {
         uint16_t res = e.info2;           /* the result code takes the second word */
         if (res) {
-            ecat_fail(m, -TAKT_EMBOX, "slave %u: EoE %s: the slave answered 0x%04X (%s)", p->pos,
-                      ecat_eoe_type_name(p->svc), res, ecat_eoe_result_text(res));
+            ECAT_FAIL(m, -TAKT_EMBOX, TAKT_ECAT_EV_EOE_ANSWER, p->pos, p->svc, res, res);
             svc_done(m, p, -TAKT_EMBOX);
         } else {
             svc_done(m, p, 0);
@@ -326,8 +321,7 @@ void ecat_eoe_poll(struct takt_ecat_master *m, takt_ns_t now)
             ip_again(m, p, al);
         if (p->st != EP_IDLE) {
             if (now > p->deadline) {
-                ecat_event(m, "slave %u: EoE mailbox exchange not done within %lld ms, given up",
-                           p->pos, (long long)(m->o.sdo_timeout_ns / TAKT_NS_PER_MS));
+                ECAT_EV(m, TAKT_ECAT_EV_EOE_TIMEOUT_GIVEN_UP, p->pos, m->o.sdo_timeout_ns / TAKT_NS_PER_MS);
                 p->st = EP_IDLE;
                 p->tx.active = false;
                 ecat_eoe_rx_reset(&p->rx);
@@ -364,28 +358,25 @@ void ecat_eoe_poll(struct takt_ecat_master *m, takt_ns_t now)
 int takt_ecat_eoe_open(struct takt_ecat_master *m, unsigned pos)
 {
     if (pos >= m->n_slaves) {
-        ecat_fail(m, -ENOENT, "EoE: no slave at position %u (%u slaves)", pos, m->n_slaves);
+        ECAT_FAIL(m, -ENOENT, TAKT_ECAT_EV_NO_SLAVE, -1, 1, pos, m->n_slaves);
         return -ENOENT;
     }
     if (port_of(m, pos))
         return 0;
     if (m->loop.running) {
-        ecat_fail(m, -EBUSY, "slave %u: EoE ports open before the cycle thread starts", pos);
+        ECAT_FAIL(m, -EBUSY, TAKT_ECAT_EV_EOE_BEFORE_START, pos);
         return -EBUSY;
     }
     struct ecat_slave *s = &m->slaves[pos];
     if (!(s->info.mbx_protocols & MBX_PROTO_EOE)) {
-        ecat_fail(m, -TAKT_EMBOX, "slave %u (%s) has no EoE (SII mailbox protocols 0x%04X)", pos,
-                  s->info.name, s->info.mbx_protocols);
+        ECAT_FAILT(m, -TAKT_EMBOX, TAKT_ECAT_EV_NO_EOE, pos, RT_TXT(s->info.name), s->info.mbx_protocols);
         return -TAKT_EMBOX;
     }
     unsigned out = s->info.mbx_out_len, in = s->info.mbx_in_len;
     if (out < MBX_HDR + EOE_HDR + EOE_UNIT || in < MBX_HDR + EOE_HDR + EOE_UNIT ||
         out < MBX_HDR + EOE_HDR + EOE_IP_BODY || out > ECAT_MAX_DG_DATA || in > ECAT_MAX_DG_DATA) {
-        ecat_fail(m, -TAKT_EMBOX, "slave %u (%s): mailbox of %u/%u bytes too small for EoE "
-                  "(expected %d..%d: headers 10 bytes, a 32-byte fragment unit, the 58-byte "
-                  "IP parameters)", pos, s->info.name, out, in, MBX_HDR + EOE_HDR + EOE_IP_BODY,
-                  ECAT_MAX_DG_DATA);
+        ECAT_FAILT(m, -TAKT_EMBOX, TAKT_ECAT_EV_EOE_MBX_SIZE, pos, RT_TXT(s->info.name), out, in,
+                   MBX_HDR + EOE_HDR + EOE_IP_BODY, ECAT_MAX_DG_DATA);
         return -TAKT_EMBOX;
     }
     struct ecat_eoe_port **v = realloc(m->eoe, (m->n_eoe + 1) * sizeof *v);
@@ -444,8 +435,7 @@ static int wait_for(struct takt_ecat_master *m, unsigned pos, struct ecat_wait *
     if (rc && p && p->ctx == w)
         p->fn = NULL;                     /* no call back into this stack frame */
     if (!rc && w->err == -ETIMEDOUT)
-        ecat_fail(m, -ETIMEDOUT, "slave %u: EoE service not answered within %lld ms", pos,
-                  (long long)(m->o.sdo_timeout_ns / TAKT_NS_PER_MS));
+        ECAT_FAIL(m, -ETIMEDOUT, TAKT_ECAT_EV_EOE_TIMEOUT, pos, m->o.sdo_timeout_ns / TAKT_NS_PER_MS);
     return rc ? rc : w->err;
 }
 

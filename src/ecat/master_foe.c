@@ -80,7 +80,7 @@ bool ecat_foe_slave_waiting(const struct takt_ecat_master *m, unsigned pos)
 static void finish(struct takt_ecat_master *m, struct ecat_foe_slot *q, int err)
 {
     if (err)
-        ecat_fail(m, err, "%s", q->x.msg[0] ? q->x.msg : takt_strerror(err));
+        ECAT_FAILT(m, err, TAKT_ECAT_EV_ERROR_TEXT, q->pos, RT_TXT(q->x.msg[0] ? q->x.msg : takt_strerror(err)));
     q->st = FQ_FREE;
     if (q->fn)
         q->fn(q->ctx, err, q->x.buf, err ? 0 : q->x.len);
@@ -270,8 +270,7 @@ static int pick_mailbox(struct takt_ecat_master *m, struct ecat_slave *s, struct
     if (st == AL_BOOT) {
         struct ecat_sm_cfg b[2];
         if (!ecat_slave_boot_mbx(s, b)) {
-            ecat_fail(m, -TAKT_EMBOX, "slave %u (%s): in BOOT but its SII has no bootstrap mailbox "
-                      "(words 0x14-0x17)", s->info.position, s->info.name);
+            ECAT_FAILT(m, -TAKT_EMBOX, TAKT_ECAT_EV_FOE_NO_BOOT_MBX, s->info.position, RT_TXT(s->info.name));
             return -TAKT_EMBOX;
         }
         q->out_start = b[0].start, q->out_len = b[0].len;
@@ -280,15 +279,13 @@ static int pick_mailbox(struct takt_ecat_master *m, struct ecat_slave *s, struct
         q->out_start = s->info.mbx_out_start, q->out_len = s->info.mbx_out_len;
         q->in_start = s->info.mbx_in_start, q->in_len = s->info.mbx_in_len;
     } else {
-        ecat_fail(m, -EAGAIN, "slave %u (%s): FoE needs BOOT, PREOP, SAFEOP or OP, slave is in %s",
-                  s->info.position, s->info.name, takt_ecat_al_state_name(s->info.al_state));
+        ECAT_FAILT(m, -EAGAIN, TAKT_ECAT_EV_FOE_STATE, s->info.position, RT_TXT(s->info.name), s->info.al_state);
         return -EAGAIN;
     }
     if (q->out_len < MBX_HDR + FOE_HDR + 1 || q->in_len < MBX_HDR + FOE_HDR ||
         q->out_len > ECAT_MAX_DG_DATA || q->in_len > ECAT_MAX_DG_DATA) {
-        ecat_fail(m, -TAKT_EMBOX, "slave %u (%s): mailbox of %u/%u bytes unusable for FoE "
-                  "(expected 13..%d)", s->info.position, s->info.name, q->out_len, q->in_len,
-                  ECAT_MAX_DG_DATA);
+        ECAT_FAILT(m, -TAKT_EMBOX, TAKT_ECAT_EV_FOE_MBX_SIZE, s->info.position, RT_TXT(s->info.name), q->out_len, q->in_len,
+               ECAT_MAX_DG_DATA);
         return -TAKT_EMBOX;
     }
     return 0;
@@ -298,13 +295,12 @@ static int foe_queue(struct takt_ecat_master *m, unsigned pos, enum ecat_foe_dir
                      uint32_t password, uint8_t *buf, size_t cap, takt_ecat_done_fn fn, void *ctx)
 {
     if (pos >= m->n_slaves) {
-        ecat_fail(m, -ENOENT, "FoE: no slave at position %u (%u slaves)", pos, m->n_slaves);
+        ECAT_FAIL(m, -ENOENT, TAKT_ECAT_EV_NO_SLAVE, -1, 2, pos, m->n_slaves);
         return -ENOENT;
     }
     struct ecat_slave *s = &m->slaves[pos];
     if (!(s->info.mbx_protocols & MBX_PROTO_FOE)) {
-        ecat_fail(m, -TAKT_EMBOX, "slave %u (%s): no FoE (SII mailbox protocols 0x%04X)", pos,
-                  s->info.name, s->info.mbx_protocols);
+        ECAT_FAILT(m, -TAKT_EMBOX, TAKT_ECAT_EV_NO_FOE, pos, RT_TXT(s->info.name), s->info.mbx_protocols);
         return -TAKT_EMBOX;
     }
     for (unsigned i = 0; i < ECAT_FOE_SLOTS; i++) {
@@ -317,7 +313,7 @@ static int foe_queue(struct takt_ecat_master *m, unsigned pos, enum ecat_foe_dir
         rc = ecat_foe_xfer_start(&q->x, dir, pos, name, password, buf, cap, q->out_len,
                                  q->in_len, &s->mbx, q->out, &q->msg_len);
         if (rc != ECAT_FOE_SEND) {
-            ecat_fail(m, rc < 0 ? rc : -EINVAL, "%s", q->x.msg);
+            ECAT_FAILT(m, rc < 0 ? rc : -EINVAL, TAKT_ECAT_EV_ERROR_TEXT, pos, RT_TXT(q->x.msg));
             return rc < 0 ? rc : -EINVAL;
         }
         ecat_req_init(&q->req, ECAT_NOP, 0, 0, NULL, 0);
@@ -398,7 +394,7 @@ int takt_ecat_slave_set_state(struct takt_ecat_master *m, unsigned pos, uint8_t 
     if (!m->scanned)
         return -EAGAIN;
     if (pos >= m->n_slaves) {
-        ecat_fail(m, -ENOENT, "no slave at position %u (%u slaves)", pos, m->n_slaves);
+        ECAT_FAIL(m, -ENOENT, TAKT_ECAT_EV_NO_SLAVE, -1, 3, pos, m->n_slaves);
         return -ENOENT;
     }
     if (state >= AL_SAFEOP && !m->configured) {

@@ -8,6 +8,7 @@
 #include <takt/ecat.h>
 #include <takt/perf.h>
 #include "rt/loop.h"
+#include "rt/event.h"
 #include "ecat/frame.h"
 #include "ecat/mbx.h"
 #include "ecat/pdo.h"
@@ -47,8 +48,7 @@ struct ecat_gen {
 #define ECAT_MAX_SM   8
 #define ECAT_MAX_PDO_ENTRIES 64
 #define ECAT_MAX_CYC_DG 16     /* LRW datagrams (one per frame) */
-#define ECAT_EVENTS   64
-#define ECAT_EVENT_LEN 512   /* an ENI mismatch names two identities and the file */
+#define ECAT_EVENTS   256    /* events the ring holds for a reader that is behind */
 
 /* Process data entries of a slave (from SII PDO categories). */
 struct ecat_pd {
@@ -296,11 +296,11 @@ struct takt_ecat_master {
     uint64_t  link_errors;
     struct ecat_rate rate;
 
-    /* events: single producer (cycle), single consumer (reporter), each with its time */
-    char      ev[ECAT_EVENTS][ECAT_EVENT_LEN];
-    takt_ns_t ev_at[ECAT_EVENTS];
+    /* events (include/takt/event.h): single producer (the cycle), single consumer */
+    struct rt_evring ev;
+    int       ev_rt;           /* atomic: 0 no RT thread, 1 started, 2 its id in ev_tid */
+    pthread_t ev_tid;          /* the RT thread, the ring's producer while it runs */
     takt_ns_t now;             /* the time of the cycle (or service step) under way */
-    atomic_uint ev_head, ev_tail;
 
     /* silence: consecutive cycles in which no cyclic frame came back (master_state.c) */
     unsigned  silent_cycles;
@@ -358,8 +358,30 @@ void ecat_pdu_unqueue(struct takt_ecat_master *m, struct ecat_req *r, unsigned n
 bool ecat_cyc_reap(struct takt_ecat_master *m, struct ecat_req *r);
 
 /* master.c */
-void ecat_event(struct takt_ecat_master *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void ecat_fail(struct takt_ecat_master *m, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Raise event `code` about slave `unit` (-1 none) with values v[0..nv) and text
+ * arguments txt (NULL or RT_TXT(...)): a code and values, never formatted here. With
+ * err != 0 it is also the master's error: its text is made now for
+ * takt_ecat_master_error (an error path, not per cycle). Only the thread that drives
+ * the cycle puts it on the ring; called from another thread while the cycle thread
+ * runs, an error is kept for takt_ecat_master_error only. */
+void ecat_ev_put(struct takt_ecat_master *m, unsigned code, int unit, int err,
+                 const int64_t *v, unsigned nv, const char *const *txt);
+/* ECAT_EV(m, TAKT_ECAT_EV_x, unit, values...), ECAT_EVT(m, code, unit, RT_TXT(texts),
+ * values...), and the error forms ECAT_FAIL(m, err, code, unit, values...), ECAT_FAILT */
+#define ECAT_EV(m, code, unit, ...) ecat_ev_put((m), (code), (unit), 0, RT_EV_VALS(__VA_ARGS__), NULL)
+#define ECAT_EVT(m, code, unit, txt, ...) ecat_ev_put((m), (code), (unit), 0, RT_EV_VALS(__VA_ARGS__), (txt))
+#define ECAT_FAIL(m, err, code, unit, ...) ecat_ev_put((m), (code), (unit), (err), RT_EV_VALS(__VA_ARGS__), NULL)
+#define ECAT_FAILT(m, err, code, unit, txt, ...) \
+    ecat_ev_put((m), (code), (unit), (err), RT_EV_VALS(__VA_ARGS__), (txt))
+/* An emergency's five data bytes as one value (%D in the formats). */
+static inline int64_t ecat_ev_bytes5(const uint8_t *d)
+{
+    return (int64_t)d[0] | (int64_t)d[1] << 8 | (int64_t)d[2] << 16 | (int64_t)d[3] << 24 |
+           (int64_t)d[4] << 32;
+}
+/* events.c: the text of an EtherCAT event and its code's name (NULL if unknown) */
+int ecat_ev_format(const struct takt_event *ev, char *buf, size_t len);
+const char *ecat_ev_name(unsigned code);
 void ecat_rate_add(struct ecat_rate *r, takt_ns_t now, uint32_t sent, uint32_t lost);
 /* Drive cycles (no callback) until done() or timeout; blocking, tools only. */
 int ecat_master_drive(struct takt_ecat_master *m, bool (*done)(struct takt_ecat_master *m, void *ctx),

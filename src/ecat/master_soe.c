@@ -64,7 +64,7 @@ bool ecat_soe_slave_waiting(const struct takt_ecat_master *m, unsigned pos)
 static void finish(struct takt_ecat_master *m, struct ecat_soe_slot *q, int err)
 {
     if (err)
-        ecat_fail(m, err, "%s", q->x.msg[0] ? q->x.msg : takt_strerror(err));
+        ECAT_FAILT(m, err, TAKT_ECAT_EV_ERROR_TEXT, q->pos, RT_TXT(q->x.msg[0] ? q->x.msg : takt_strerror(err)));
     q->st = SQ_FREE;
     if (q->fn)
         q->fn(q->ctx, err, q->x.buf, err ? 0 : q->x.len);
@@ -207,19 +207,17 @@ static int soe_queue(struct takt_ecat_master *m, unsigned pos, enum ecat_soe_dir
                      void *ctx)
 {
     if (pos >= m->n_slaves) {
-        ecat_fail(m, -ENOENT, "SoE: no slave at position %u (%u slaves)", pos, m->n_slaves);
+        ECAT_FAIL(m, -ENOENT, TAKT_ECAT_EV_NO_SLAVE, -1, 0, pos, m->n_slaves);
         return -ENOENT;
     }
     struct ecat_slave *s = &m->slaves[pos];
     if (!(s->info.mbx_protocols & MBX_PROTO_SOE)) {
-        ecat_fail(m, -TAKT_EMBOX, "slave %u (%s) has no SoE (SII mailbox protocols 0x%04X)", pos,
-                  s->info.name, s->info.mbx_protocols);
+        ECAT_FAILT(m, -TAKT_EMBOX, TAKT_ECAT_EV_NO_SOE, pos, RT_TXT(s->info.name), s->info.mbx_protocols);
         return -TAKT_EMBOX;
     }
     uint8_t st = s->info.al_state & AL_STATE_MASK;
     if (st != AL_PREOP && st != AL_SAFEOP && st != AL_OP) {
-        ecat_fail(m, -EAGAIN, "slave %u (%s): SoE needs PREOP, SAFEOP or OP, slave is in %s",
-                  pos, s->info.name, takt_ecat_al_state_name(s->info.al_state));
+        ECAT_FAILT(m, -EAGAIN, TAKT_ECAT_EV_SOE_STATE, pos, RT_TXT(s->info.name), s->info.al_state);
         return -EAGAIN;
     }
     for (unsigned i = 0; i < ECAT_SOE_SLOTS; i++) {
@@ -230,15 +228,14 @@ static int soe_queue(struct takt_ecat_master *m, unsigned pos, enum ecat_soe_dir
         q->in_start = s->info.mbx_in_start, q->in_len = s->info.mbx_in_len;
         if (q->out_len < MBX_HDR + SOE_HDR + 1 || q->in_len < MBX_HDR + SOE_HDR + 2 ||
             q->out_len > ECAT_MAX_DG_DATA || q->in_len > ECAT_MAX_DG_DATA) {
-            ecat_fail(m, -TAKT_EMBOX, "slave %u (%s): mailbox of %u/%u bytes unusable for SoE "
-                      "(expected 12..%d)", pos, s->info.name, q->out_len, q->in_len,
-                      ECAT_MAX_DG_DATA);
+            ECAT_FAILT(m, -TAKT_EMBOX, TAKT_ECAT_EV_SOE_MBX_SIZE, pos, RT_TXT(s->info.name), q->out_len, q->in_len,
+                       ECAT_MAX_DG_DATA);
             return -TAKT_EMBOX;
         }
         int rc = ecat_soe_xfer_start(&q->x, dir, pos, drive, elements, idn, buf, cap,
                                      q->out_len, &s->mbx, q->out, &q->msg_len);
         if (rc != ECAT_SOE_SEND) {
-            ecat_fail(m, rc < 0 ? rc : -EINVAL, "%s", q->x.msg);
+            ECAT_FAILT(m, rc < 0 ? rc : -EINVAL, TAKT_ECAT_EV_ERROR_TEXT, pos, RT_TXT(q->x.msg));
             return rc < 0 ? rc : -EINVAL;
         }
         ecat_req_init(&q->req, ECAT_NOP, 0, 0, NULL, 0);

@@ -32,11 +32,11 @@ void ecat_silence_note(struct takt_ecat_master *m, unsigned sent, unsigned lost)
         return;
     if (lost == sent) {
         if (++m->silent_cycles == TAKT_ECAT_SILENCE_CYCLES)
-            ecat_event(m, "no frame returned for %u cycles", m->silent_cycles);
+            ECAT_EV(m, TAKT_ECAT_EV_NO_FRAME, -1, m->silent_cycles);
         return;
     }
     if (m->silent_cycles >= TAKT_ECAT_SILENCE_CYCLES)
-        ecat_event(m, "frames return again after %u cycles without", m->silent_cycles);
+        ECAT_EV(m, TAKT_ECAT_EV_FRAMES_AGAIN, -1, m->silent_cycles);
     m->silent_cycles = 0;
 }
 

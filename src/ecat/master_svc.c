@@ -154,8 +154,7 @@ void ecat_svc_poll(struct takt_ecat_master *m, takt_ns_t now)
         }
         int err = v->req.wkc < 0 ? -ETIMEDOUT : v->req.wkc != 1 ? -TAKT_EWKC : 0;
         if (err)
-            ecat_event(m, "slave %u: %s 0x%04X (%u bytes): expected WKC 1, got %d",
-                       v->pos, ecat_cmd_name(v->req.cmd), v->req.ado, v->req.len, v->req.wkc);
+            ECAT_EV(m, TAKT_ECAT_EV_SVC_WKC, v->pos, v->req.cmd, v->req.ado, v->req.len, v->req.wkc);
         v->used = false;
         if (v->fn)
             v->fn(v->ctx, err, v->data, v->req.len);
@@ -245,15 +244,13 @@ int takt_ecat_sii_write(struct takt_ecat_master *m, unsigned pos, const uint8_t 
             break;
         }
         if (st & (SII_ERR_WE | SII_ERR_ACK)) {
-            ecat_fail(m, -TAKT_ESII, "slave %u: SII write of word 0x%04zX refused: 0x0502 = 0x%04X "
-                      "(expected no error bits; 0x4000 write enable, 0x2000 no acknowledge)",
-                      pos, w, st);
+            ECAT_FAIL(m, -TAKT_ESII, TAKT_ECAT_EV_SII_WRITE_REFUSED, pos, w, st);
             return -TAKT_ESII;
         }
     }
     if (rc) {
         if (!m->errmsg[0] || m->last_err != rc)
-            ecat_fail(m, rc, "slave %u: SII write: %s", pos, takt_strerror(rc));
+            ECAT_FAIL(m, rc, TAKT_ECAT_EV_SII_WRITE_FAILED, pos, rc);
         return rc;
     }
     struct ecat_slave *s = &m->slaves[pos];

@@ -72,6 +72,8 @@ struct plk_cn {
     struct takt_plk_cn_cfg cfg;
     uint8_t  mac[6];
     uint8_t  state;                /* enum takt_plk_nmt; stored atomically (set_state) */
+    uint32_t resets;               /* NMT reset commands taken (to NOT_ACTIVE), and the last */
+    uint8_t  reset_cmd;
     uint8_t  out[TAKT_PLK_MAX_PDO];  /* received from the MN (PReq or PResMN) */
     uint8_t  in[TAKT_PLK_MAX_PDO];   /* sent in the PRes */
     uint16_t out_offset;           /* byte offset of our outputs in the PResMN (chained) */

@@ -19,9 +19,6 @@ int plk_drv_mn_create(const struct plk_net_config *nc, struct takt_plk_mn **out,
 struct plk_mn *plk_drv_mn_core(struct takt_plk_mn *mn);
 /* What its RT thread publishes of the boot beside the statistics (mn_info.h). */
 struct plk_mn_pub *plk_drv_mn_pub(struct takt_plk_mn *mn);
-/* The MN's per-node events (mn_events.h), pushed by its RT thread after each cycle; one
- * other thread may pop them (plk_mn_event_format gives the text). */
-struct rt_logring *plk_drv_mn_events(struct takt_plk_mn *mn);
 /* How long the MN polls without blocking for each PRes before it sleeps on the
  * socket (0 = always sleep). Set before takt_plk_mn_start. */
 #define PLK_DRV_MN_SPIN_DEFAULT_NS (40 * TAKT_NS_PER_US)

@@ -397,8 +397,8 @@ int plk_drv_mn_create(const struct plk_net_config *nc, struct takt_plk_mn **out,
 }
 
 struct plk_mn *plk_drv_mn_core(struct takt_plk_mn *mn) { return &mn->core; }
-struct rt_logring *plk_drv_mn_events(struct takt_plk_mn *mn) { return &mn->ev.ring; }
 struct plk_mn_pub *plk_drv_mn_pub(struct takt_plk_mn *mn) { return &mn->info; }
+bool takt_plk_mn_next_event(struct takt_plk_mn *mn, struct takt_event *ev) { return rt_evring_next(&mn->ev.ring, ev); }
 
 void plk_drv_mn_set_spin(struct takt_plk_mn *mn, takt_ns_t ns)
 {

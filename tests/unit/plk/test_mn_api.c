@@ -13,7 +13,9 @@
 #include <time.h>
 #include <takt/plk.h>
 #include "plk/driver.h"
+#include "plk/events.h"
 #include "plk/mn.h"
+#include "rt/event.h"
 
 struct cn_thread {
     struct takt_plk_cn *cn;
@@ -78,6 +80,23 @@ static void cfg_thresholds_reach_the_core(void **state)
         }
         takt_plk_mn_destroy(mn);
     }
+}
+
+/* Drain the MN's or the CN's events: whether one's text starts with `text` (every
+ * event of the CN concerns its own node ID). */
+static bool saw_event(struct takt_plk_mn *mn, struct takt_plk_cn *cn, const char *text)
+{
+    struct takt_event ev;
+    bool seen = false;
+    while (mn ? takt_plk_mn_next_event(mn, &ev) : takt_plk_cn_next_event(cn, &ev)) {
+        char line[200];
+        if (rt_ev_ring_format(&ev, line, sizeof line) < 0)
+            plk_ev_format(&ev, line, sizeof line);
+        printf("  %s event: %s\n", mn ? "MN" : "CN", line);
+        assert_true(ev.proto != TAKT_EV_PLK || ev.unit == 2);
+        seen |= !strncmp(line, text, strlen(text));
+    }
+    return seen;
 }
 
 static void mn_and_cn_over_mem(void **state)
@@ -192,6 +211,9 @@ static void mn_and_cn_over_mem(void **state)
     assert_int_equal(out[0], 0x3C);
     takt_plk_cn_stop(c.cn);
     pthread_join(c.t, NULL);
+    /* both ends said so on their event rings: the MN of CN 2, the CN of itself */
+    assert_true(saw_event(mn, NULL, "CN 2 OPERATIONAL"));
+    assert_true(saw_event(NULL, c.cn, "CN 2 OPERATIONAL (was "));
     takt_plk_cn_destroy(c.cn);
     takt_plk_mn_destroy(mn);
     takt_link_close(mn_l);
