@@ -39,7 +39,7 @@ static void on_cycle(void *ctx, struct takt_plk_mn *mn, takt_ns_t now)
     atomic_store(&c->rc, takt_plk_mn_sdo_read(mn, 2, 0x1000, 0, b, sizeof b, &n, TAKT_NS_PER_S));
 }
 
-struct worker { struct takt_plk_mn *mn; unsigned id, ok, bad, first_bad_rc; };
+struct worker { struct takt_plk_mn *mn; unsigned id, ok, bad, first_bad_rc, retries; };
 
 static void *worker_main(void *arg)
 {
@@ -49,8 +49,18 @@ static void *worker_main(void *arg)
         size_t n = 0;
         /* alternately the device type and the cycle length the MN configured */
         bool type = (i + w->id) % 2;
-        int rc = takt_plk_mn_sdo_read(w->mn, 2, type ? 0x1000 : 0x1006, 0, b, sizeof b, &n,
+        int rc = -1;
+        /* a CN held off the CPU long enough to drop out and boot again aborts the
+         * transfer in flight (a result, not a lost one): try that one again; a wrong
+         * value is never tolerated */
+        for (unsigned k = 0; k < 3 && rc; k++) {
+            rc = takt_plk_mn_sdo_read(w->mn, 2, type ? 0x1000 : 0x1006, 0, b, sizeof b, &n,
                                       60 * TAKT_NS_PER_S);
+            if (rc == -TAKT_ESDOABORT || rc == -ETIMEDOUT)
+                w->retries++;
+            else
+                break;
+        }
         if (!rc && n == 4 && get_le32(b) == (type ? 0x000F0191u : 2000u)) {
             w->ok++;
         } else {
