@@ -141,9 +141,12 @@ int takt_ecat_master_configure_eni(struct takt_ecat_master *m, const char *path)
 /* [thread: idle; blocking] */
 int takt_ecat_master_write_eni(struct takt_ecat_master *m, const char *path);
 
-/* Request every slave to go to `state` and drive the cycle until they are there, one
- * refuses (AL status code in the message) or the timeout passes. */
-/* [thread: idle; blocking] */
+/* Request every slave to go to `state` and wait until they are there, one refuses (AL
+ * status code in the message) or the timeout passes. With no RT thread it drives the
+ * cycle itself (one thread at a time drives; others wait for it); beside a running RT
+ * thread the request goes through the command ring and the caller sleeps until the
+ * slaves settled (-EDEADLK from the cyclic callback). */
+/* [thread: any; blocking] */
 int takt_ecat_master_set_state(struct takt_ecat_master *m, uint8_t state, takt_ns_t timeout_ns);
 
 /* The same for one slave (position pos); the others stay where they are. BOOT (firmware
@@ -153,11 +156,13 @@ int takt_ecat_master_set_state(struct takt_ecat_master *m, uint8_t state, takt_n
 int takt_ecat_slave_set_state(struct takt_ecat_master *m, unsigned pos, uint8_t state, takt_ns_t timeout_ns);
 
 /* Asynchronous variant: the master timer walks the network towards `state` while the
- * cycle runs; takt_ecat_master_state() tells where it is. Request it before
- * takt_ecat_master_start() or from the cyclic callback: it writes the slaves' state machines
- * that the cycle advances, without a hand-off to a running cycle thread, and a first
- * request to SAFEOP or OP lays the process image out (allocates). */
-/* [thread: cycle; blocking] */
+ * cycle runs; takt_ecat_master_state() tells where it is. From the cycle's thread (the
+ * cyclic callback, or a thread driving the cycle itself) it applies at once and returns
+ * its error (-EAGAIN: not scanned); from any other thread it is posted into the command
+ * ring (0, or -EAGAIN when the ring is full) and applied at the start of the next
+ * cycle, a refusal then reported as an event. A first request to SAFEOP or OP lays the
+ * process image out, in the cycle's thread. */
+/* [thread: any; non-blocking] */
 int     takt_ecat_master_request_state(struct takt_ecat_master *m, uint8_t state);
 /* The lowest state the slaves last reported, when every slave answers and frames
  * return; 0 when that is not known (a slave does not answer, no frame returned for
@@ -407,47 +412,58 @@ bool takt_ecat_master_next_event(struct takt_ecat_master *m, char *buf, size_t l
 bool takt_ecat_master_next_event_at(struct takt_ecat_master *m, char *buf, size_t len, takt_ns_t *at);
 
 /* --- acyclic services: queued, never block the cycle -------------------------------- */
-/* The _async forms queue from the cycle's thread (the cyclic callback) or while no
- * cycle thread runs: the queue is not locked. The blocking forms drive the cycle
- * themselves, so they run only while no cycle thread runs (tools, start-up). */
+/* The _async forms may be called from any thread. From the cycle's thread (the cyclic
+ * callback, or a thread that drives the cycle itself while no RT thread runs) they
+ * queue at once and return what is wrong (-ENOENT no such slave, -EBUSY no free slot,
+ * ...). From any other thread they post a record into the master's command ring and
+ * return 0, or -EAGAIN at once when the ring (64 records) is full; the cycle applies
+ * the records first thing in its next cycle, in order, and what it finds wrong comes
+ * back through the completion. Either way: a non-zero return means no completion, 0
+ * exactly one, called in the cycle's thread (keep it short; it must not block).
+ * Before takt_ecat_master_start() a thread that has not driven the cycle posts too,
+ * and the first cycle applies what it posted.
+ * The blocking forms: beside a running RT thread they post and sleep until the
+ * completion (never from the cyclic callback: -EDEADLK); with no RT thread they drive
+ * the cycle themselves, one thread at a time (another caller waits its turn), not
+ * beside a takt_ecat_master_cycle() loop of the application's own. */
 /* Completion: err 0 or negative (-ETIMEDOUT, TAKT codes negated); data/len the read data. */
 typedef void (*takt_ecat_done_fn)(void *ctx, int err, const uint8_t *data, size_t len);
 /* Register read/write at slave position pos (station address from the scan). */
-/* [thread: cycle; non-blocking] */
+/* [thread: any; non-blocking] */
 int takt_ecat_reg_read_async(struct takt_ecat_master *m, unsigned pos, uint16_t reg, uint16_t len,
                         takt_ecat_done_fn fn, void *ctx);
-/* [thread: cycle; non-blocking] */
+/* [thread: any; non-blocking] */
 int takt_ecat_reg_write_async(struct takt_ecat_master *m, unsigned pos, uint16_t reg, const void *data,
                          uint16_t len, takt_ecat_done_fn fn, void *ctx);
-/* Blocking wrappers for tools: drive the cycle until done. */
-/* [thread: idle; blocking] */
+/* Blocking wrappers: wait until done (see above). */
+/* [thread: any; blocking] */
 int takt_ecat_reg_read(struct takt_ecat_master *m, unsigned pos, uint16_t reg, void *buf, uint16_t len);
-/* [thread: idle; blocking] */
+/* [thread: any; blocking] */
 int takt_ecat_reg_write(struct takt_ecat_master *m, unsigned pos, uint16_t reg, const void *data, uint16_t len);
 /* CoE over the mailbox (slave in PREOP, SAFEOP or OP): SDO upload/download, expedited,
  * normal or segmented as the size demands, complete access with ca (subindex 0 or 1);
  * SDO information. One transfer per slave at a time, others wait their turn. The
  * buffers must stay valid until the completion; err -TAKT_ESDOABORT with the abort code
  * and its meaning in takt_ecat_master_error(). */
-/* [thread: cycle; non-blocking] */
+/* [thread: any; non-blocking] */
 int takt_ecat_sdo_upload_async(struct takt_ecat_master *m, unsigned pos, uint16_t index, uint8_t sub,
                           bool ca, void *buf, size_t cap, takt_ecat_done_fn fn, void *ctx);
-/* [thread: cycle; non-blocking] */
+/* [thread: any; non-blocking] */
 int takt_ecat_sdo_download_async(struct takt_ecat_master *m, unsigned pos, uint16_t index, uint8_t sub,
                             bool ca, const void *data, size_t len, takt_ecat_done_fn fn, void *ctx);
 enum takt_ecat_sdo_info_op { TAKT_ECAT_SDO_INFO_ODLIST, TAKT_ECAT_SDO_INFO_OBJECT, TAKT_ECAT_SDO_INFO_ENTRY };
 /* ODLIST: u16 list type then u16 indices; OBJECT/ENTRY: raw description (parse with
  * takt_ecat_coe_odlist_parse, takt_ecat_coe_objdesc_parse, takt_ecat_coe_entrydesc_parse below). */
-/* [thread: cycle; non-blocking] */
+/* [thread: any; non-blocking] */
 int takt_ecat_sdo_info_async(struct takt_ecat_master *m, unsigned pos, enum takt_ecat_sdo_info_op op,
                         uint16_t index, uint8_t sub, void *buf, size_t cap, takt_ecat_done_fn fn, void *ctx);
-/* [thread: idle; blocking] */
+/* [thread: any; blocking] */
 int takt_ecat_sdo_upload(struct takt_ecat_master *m, unsigned pos, uint16_t index, uint8_t sub, bool ca,
                     void *buf, size_t cap, size_t *len);
-/* [thread: idle; blocking] */
+/* [thread: any; blocking] */
 int takt_ecat_sdo_download(struct takt_ecat_master *m, unsigned pos, uint16_t index, uint8_t sub, bool ca,
                       const void *data, size_t len);
-/* [thread: idle; blocking] */
+/* [thread: any; blocking] */
 int takt_ecat_sdo_info(struct takt_ecat_master *m, unsigned pos, enum takt_ecat_sdo_info_op op, uint16_t index,
                   uint8_t sub, void *buf, size_t cap, size_t *len);
 
@@ -489,16 +505,16 @@ const char *takt_ecat_coe_type_name(uint16_t type);
  * with the file's length; a refusal fails with -TAKT_EMBOX and takt_ecat_master_error()
  * names slave, file, FoE error code and its text (and the slave's own text). password
  * 0 = none. One transfer per slave at a time (CoE waits too). */
-/* [thread: cycle; non-blocking] */
+/* [thread: any; non-blocking] */
 int takt_ecat_foe_read_async(struct takt_ecat_master *m, unsigned pos, const char *name, uint32_t password,
                         void *buf, size_t cap, takt_ecat_done_fn fn, void *ctx);
-/* [thread: cycle; non-blocking] */
+/* [thread: any; non-blocking] */
 int takt_ecat_foe_write_async(struct takt_ecat_master *m, unsigned pos, const char *name, uint32_t password,
                          const void *data, size_t len, takt_ecat_done_fn fn, void *ctx);
-/* [thread: idle; blocking] */
+/* [thread: any; blocking] */
 int takt_ecat_foe_read(struct takt_ecat_master *m, unsigned pos, const char *name, uint32_t password,
                   void *buf, size_t cap, size_t *len);
-/* [thread: idle; blocking] */
+/* [thread: any; blocking] */
 int takt_ecat_foe_write(struct takt_ecat_master *m, unsigned pos, const char *name, uint32_t password,
                    const void *data, size_t len);
 /* Progress of FoE transfers, called by the master timer after each acknowledged packet:
@@ -514,16 +530,16 @@ void takt_ecat_foe_set_progress(struct takt_ecat_master *m, takt_ecat_foe_progre
  * length; a write goes out in fragments of mailbox size - 10 bytes. A refusal fails with
  * -TAKT_EMBOX and takt_ecat_master_error() names slave, IDN and the SoE error ("IDN S-0-0040
  * is read-only"); a slave whose SII lacks SoE fails at once ("slave 3 has no SoE"). */
-/* [thread: cycle; non-blocking] */
+/* [thread: any; non-blocking] */
 int takt_ecat_soe_read_async(struct takt_ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
                         uint16_t idn, void *buf, size_t cap, takt_ecat_done_fn fn, void *ctx);
-/* [thread: cycle; non-blocking] */
+/* [thread: any; non-blocking] */
 int takt_ecat_soe_write_async(struct takt_ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
                          uint16_t idn, const void *data, size_t len, takt_ecat_done_fn fn, void *ctx);
-/* [thread: idle; blocking] */
+/* [thread: any; blocking] */
 int takt_ecat_soe_read(struct takt_ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
                   uint16_t idn, void *buf, size_t cap, size_t *len);
-/* [thread: idle; blocking] */
+/* [thread: any; blocking] */
 int takt_ecat_soe_write(struct takt_ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
                    uint16_t idn, const void *data, size_t len);
 
@@ -619,17 +635,20 @@ struct takt_ecat_eoe_stats {
     uint64_t host_drops;               /* a ring was full */
     uint64_t rx_dropped;               /* frames the reassembler dropped (bad fragments) */
 };
+/* Open an EoE port on slave pos (before takt_ecat_master_start: the ports are fixed
+ * while the RT thread runs). Called while it runs it returns -EBUSY, and the refusal is
+ * posted to the cycle, which reports it as an event. */
 /* [thread: idle; blocking] */
 int takt_ecat_eoe_open(struct takt_ecat_master *m, unsigned pos);
-/* [thread: cycle; non-blocking] */
+/* [thread: any; non-blocking] */
 int takt_ecat_eoe_set_ip_async(struct takt_ecat_master *m, unsigned pos, const struct takt_ecat_eoe_ip *ip,
                           takt_ecat_done_fn fn, void *ctx);
-/* [thread: idle; blocking] */
+/* [thread: any; blocking] */
 int takt_ecat_eoe_set_ip(struct takt_ecat_master *m, unsigned pos, const struct takt_ecat_eoe_ip *ip);
-/* [thread: cycle; non-blocking] */
+/* [thread: any; non-blocking] */
 int takt_ecat_eoe_set_filter_async(struct takt_ecat_master *m, unsigned pos,
                               const struct takt_ecat_eoe_filter *f, takt_ecat_done_fn fn, void *ctx);
-/* [thread: idle; blocking] */
+/* [thread: any; blocking] */
 int takt_ecat_eoe_set_filter(struct takt_ecat_master *m, unsigned pos, const struct takt_ecat_eoe_filter *f);
 /* The IP parameters the configured ENI's EoE init commands give slave pos (the last
  * set-IP-parameter request in file order): 0, or -ENOENT when it has none. Reads the

@@ -163,6 +163,8 @@ enum takt_ecat_ev {
     TAKT_ECAT_EV_ENI_CYC_WKC_BACK,
     TAKT_ECAT_EV_ENI_SOE,
     TAKT_ECAT_EV_ENI_EOE,
+    TAKT_ECAT_EV_STATE_REQUEST,            /* a state request posted from another thread failed */
+    TAKT_ECAT_EV_STATE_REQUEST_UNSCANNED,  /* ... because no network was scanned yet */
     TAKT_ECAT_EV_COUNT
 };
 

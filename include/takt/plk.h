@@ -333,21 +333,22 @@ int  takt_plk_mn_join(struct takt_plk_mn *mn);
 /* [thread: any; non-blocking] */
 struct takt_rt_loop *takt_plk_mn_loop(struct takt_plk_mn *mn);
 
-/* Blocking SDO transfers for tools (never from the cyclic callback): queued into the
- * running MN's async slot; wait at most timeout_ns. They need the MN's RT thread
- * running (unlike EtherCAT's, which must not run beside its cycle) and one caller at a
- * time: the slot is handed over by a check and a store, not a compare-and-swap. */
-/* [thread: host; blocking] */
+/* Blocking SDO transfers: posted into the running MN's command ring, from any number
+ * of threads at once; the RT thread runs them one at a time in their order and the
+ * caller sleeps until its own result came, at most timeout_ns. They need the MN's RT
+ * thread running (-ECANCELED once it ended); from its cyclic callback -EDEADLK;
+ * -EAGAIN when 64 requests already wait. */
+/* [thread: any; blocking] */
 int takt_plk_mn_sdo_read(struct takt_plk_mn *mn, unsigned node, uint16_t index,
                          uint8_t sub, void *buf, size_t cap, size_t *len, takt_ns_t timeout_ns);
-/* [thread: host; blocking] */
+/* [thread: any; blocking] */
 int takt_plk_mn_sdo_write(struct takt_plk_mn *mn, unsigned node, uint16_t index,
                           uint8_t sub, const void *data, size_t len, takt_ns_t timeout_ns);
 
-/* The SDO abort code (DS 301 6.3.2.3.2) of the last transfer takt_plk_mn_sdo_read or
- * _write ended with -TAKT_ESDOABORT; 0 if it ended otherwise. From the thread that made
- * the transfer, after it returned. */
-/* [thread: host; non-blocking] */
+/* The SDO abort code (DS 301 6.3.2.3.2) of the transfer of takt_plk_mn_sdo_read or
+ * _write that ended last, if it ended with -TAKT_ESDOABORT; 0 if it ended otherwise.
+ * With several threads making transfers, the last one to end may be another's. */
+/* [thread: any; non-blocking] */
 uint32_t takt_plk_mn_sdo_abort_code(const struct takt_plk_mn *mn);
 
 /* SDO over UDP/IP (EPSG DS 301, "SDO via UDP/IP"): with udp true, the transfers
@@ -417,15 +418,15 @@ void takt_plk_cn_stop(struct takt_plk_cn *cn);
 /* Ask the MN for an NMT service (ASnd NMTRequest, DS 301 7.3.6): cmd is the requested
  * NMTCommandID (e.g. 0x22 StopNode, 0x28 ResetNode, 0x80.. info services), target the
  * node it is for (255 all), data up to 32 bytes (the Ex commands' node bit-field).
- * Any one thread at a time (the mailbox is checked, then filled: two callers at once
- * could both fill it), also while the CN runs: the CN's thread takes it at its next
- * frame, queues up to 4, announces them with PR 7 / RS = count in its PRes and
+ * Any thread, several at once, also while the CN runs: the request is posted into
+ * the CN's command ring (8 records), which the CN's thread drains in order at its next
+ * frame; it queues up to 4, announces them with PR 7 / RS = count in its PRes and
  * StatusResponse and sends one per SoA
- * (NMTRequestInvite) addressed to it. 0, -EINVAL (cmd 0 or 0xFF, len > 32), -EBUSY
- * (the previous request is not taken yet). A request the CN cannot queue (not in
+ * (NMTRequestInvite) addressed to it. 0, -EINVAL (cmd 0 or 0xFF, len > 32), -EAGAIN
+ * (the ring is full: 8 requests not taken yet). A request the CN cannot queue (not in
  * PreOp1..Operational/Stopped, 4 waiting) or loses in a reset is dropped and counted
  * (`nmtreq_dropped` in `takt plk cn --json`). */
-/* [thread: owner; non-blocking] */
+/* [thread: any; non-blocking] */
 int  takt_plk_cn_request_nmt(struct takt_plk_cn *cn, uint8_t cmd, uint8_t target,
                              const void *data, size_t len);
 /* NMTRequests queued in the CN and not yet sent (a snapshot). */

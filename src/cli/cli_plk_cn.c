@@ -108,8 +108,8 @@ static void *nmtreq_main(void *arg)
     if (!job_sleep(j, j->after_s))
         return NULL;
     int r;
-    while ((r = takt_sim_plk_request_nmt(j->sim, 0, (uint8_t)j->cmd, (uint8_t)j->target, NULL, 0)) == -EBUSY)
-        if (!job_sleep(j, 0.001))
+    while ((r = takt_sim_plk_request_nmt(j->sim, 0, (uint8_t)j->cmd, (uint8_t)j->target, NULL, 0)) == -EAGAIN)
+        if (!job_sleep(j, 0.001))   /* the CN's command ring is full */
             return NULL;
     fprintf(stderr, "takt plk cn: node %u asks the MN for NMT command 0x%02X (%s) for node %u%s\n",
             j->id, j->cmd, takt_plk_nmt_cmd_name((uint8_t)j->cmd), j->target,

@@ -124,6 +124,8 @@ static const struct ev_fmt fmt[TAKT_ECAT_EV_COUNT] = {
     E(ENI_CYC_WKC_BACK, "ENI cyclic frame %u datagram %u: WKC back to the expected %u"),
     E(ENI_SOE, "ENI %s line %u: slave %U (%s), transition %T, %s ('%s'): %s"),
     E(ENI_EOE, "ENI %s: slave %U (%s) has EoE init commands (line %u): %s"),
+    E(STATE_REQUEST, "state request %S: %E"),
+    E(STATE_REQUEST_UNSCANNED, "state request %S: expected a scanned network, none scanned yet"),
     E(NO_FRAME, "no frame returned for %u cycles"),
     E(FRAMES_AGAIN, "frames return again after %u cycles without"),
     E(FOE_NO_BOOT_MBX, "slave %U (%s): in BOOT but its SII has no bootstrap mailbox (words 0x14-0x17)"),

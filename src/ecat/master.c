@@ -137,6 +137,7 @@ int takt_ecat_master_open(struct takt_ecat_master **out, struct takt_link *link,
     m->dc_ref = -1;
     if (rt_evring_init(&m->ev, TAKT_EV_ECAT, ECAT_EVENTS))
         goto nomem;
+    pthread_mutex_init(&m->drive_mx, NULL);
     /* DC system time counts from 2000-01-01 (ETG.1000.4 distributed clocks); the core runs on monotonic time */
     struct timespec rt, mt;
     clock_gettime(CLOCK_REALTIME, &rt);
@@ -154,7 +155,8 @@ int takt_ecat_master_open(struct takt_ecat_master **out, struct takt_link *link,
     m->txf = calloc(o->acyc_frames > ECAT_MAX_CYC_DG ? o->acyc_frames : ECAT_MAX_CYC_DG,
                     sizeof *m->txf);
     if (!m->slaves || !m->txbuf || !m->cycbuf || !m->rxbuf || !m->rxf || !m->txf || !m->sii_scratch || !m->maps || !m->snap.slave || !m->cyc_rx ||
-        ecat_coe_init(m) || ecat_foe_init(m) || ecat_soe_init(m) || ecat_pub_init(m))
+        ecat_coe_init(m) || ecat_foe_init(m) || ecat_soe_init(m) || ecat_pub_init(m) ||
+        rt_cmdring_init(&m->cmd, ECAT_CMD_RING))
         goto nomem;
     for (unsigned i = 0; i < o->max_slaves; i++)
         if (!(m->slaves[i].sii = calloc(1, ECAT_SII_FIRST)))
@@ -199,6 +201,8 @@ void takt_ecat_master_close(struct takt_ecat_master *m)
             takt_perf_msmt_free(ms[i]);
         rt_loop_free(&m->loop);
     }
+    ecat_cmd_cancel_all(m);
+    rt_cmdring_free(&m->cmd);
     ecat_master_drop_eni(m);
     rt_evring_free(&m->ev);
     for (unsigned i = 0; m->slaves && i < m->max_slaves; i++)
@@ -222,6 +226,7 @@ void takt_ecat_master_close(struct takt_ecat_master *m)
     free(m->image);
     if (m->red)
         takt_link_close(m->red);
+    pthread_mutex_destroy(&m->drive_mx);
     free(m);
 }
 
@@ -305,6 +310,7 @@ int takt_ecat_master_cycle(struct takt_ecat_master *m, takt_ns_t now)
 {
     takt_ns_t t = takt_now();
     m->now = now;
+    ecat_cmd_drain(m, now);         /* what other threads asked for, first */
     int rc = receive(m, 0);
     ecat_cyc_check(m, now);
     if (m->red)
@@ -356,6 +362,7 @@ static int cycle_step(void *ctx, struct takt_rt_loop *loop, takt_ns_t wake)
 static int service(struct takt_ecat_master *m, takt_ns_t now)
 {
     m->now = now;
+    ecat_cmd_drain(m, now);
     master_timer(m, now);
     int rc = send_frames(m, ecat_pdu_build_acyc(m, now));
     ecat_snap_publish(m);
@@ -379,8 +386,8 @@ static int link_fail(struct takt_ecat_master *m, int rc, const char *what)
     return rc;
 }
 
-int ecat_master_drive(struct takt_ecat_master *m, bool (*done)(struct takt_ecat_master *m, void *ctx),
-                      void *ctx, takt_ns_t timeout_ns)
+static int drive(struct takt_ecat_master *m, bool (*done)(struct takt_ecat_master *m, void *ctx),
+                 void *ctx, takt_ns_t timeout_ns)
 {
     takt_ns_t end = takt_now() + timeout_ns, next = 0;
     for (;;) {
@@ -405,6 +412,15 @@ int ecat_master_drive(struct takt_ecat_master *m, bool (*done)(struct takt_ecat_
         if (rc < 0)
             return link_fail(m, rc, "receiving");
     }
+}
+
+int ecat_master_drive(struct takt_ecat_master *m, bool (*done)(struct takt_ecat_master *m, void *ctx),
+                      void *ctx, takt_ns_t timeout_ns)
+{
+    bool took = ecat_drive_begin(m);
+    int rc = drive(m, done, ctx, timeout_ns);
+    ecat_drive_end(m, took);
+    return rc;
 }
 
 void ecat_wait_done(void *ctx, int err, const uint8_t *data, size_t len)
@@ -456,24 +472,6 @@ int takt_ecat_master_configure(struct takt_ecat_master *m)
     return ecat_layout(m);
 }
 
-int takt_ecat_master_request_state(struct takt_ecat_master *m, uint8_t state)
-{
-    if (!m->scanned)
-        return -EAGAIN;
-    if (state >= AL_SAFEOP && !m->configured) {
-        int rc = ecat_layout(m);
-        if (rc)
-            return rc;
-    }
-    m->target = state;
-    m->last_err = 0;
-    takt_ns_t now = takt_now();
-    for (unsigned i = 0; i < m->n_slaves; i++)
-        ecat_slave_goto(m, &m->slaves[i], state, now);
-    return 0;
-}
-
-
 unsigned takt_ecat_master_inputs_age(const struct takt_ecat_master *m) { return m->inputs_age; }
 
 static bool state_done(struct takt_ecat_master *m, void *ctx)
@@ -489,10 +487,14 @@ static bool state_done(struct takt_ecat_master *m, void *ctx)
 
 int takt_ecat_master_set_state(struct takt_ecat_master *m, uint8_t state, takt_ns_t timeout_ns)
 {
-    int rc = takt_ecat_master_request_state(m, state);
-    if (rc)
-        return rc;
-    rc = ecat_master_drive(m, state_done, NULL, timeout_ns);
+    int rc = ecat_cmd_blocking(m);
+    if (rc)                         /* the RT thread runs: it takes the request */
+        return rc < 0 ? rc : ecat_cmd_set_state(m, state, timeout_ns);
+    bool took = ecat_drive_begin(m);   /* the request applies at once, then the drive */
+    rc = takt_ecat_master_request_state(m, state);
+    if (!rc)
+        rc = ecat_master_drive(m, state_done, NULL, timeout_ns);
+    ecat_drive_end(m, took);
     if (rc)
         return rc;
     for (unsigned i = 0; i < m->n_slaves; i++)
@@ -508,10 +510,16 @@ int takt_ecat_master_start(struct takt_ecat_master *m, const struct takt_rt_opts
     if (o)
         m->loop.opts = *o;
     m->loop.duration = duration_ns;
+    /* from now on the RT thread alone applies what other threads post, this one's calls
+     * included: none applies at once until its first drain names it the cycle's */
+    atomic_store_explicit(&m->cycle_self, 0, memory_order_relaxed);
+    atomic_store_explicit(&m->rt_on, true, memory_order_release);
     __atomic_store_n(&m->ev_rt, 1, __ATOMIC_RELEASE);
     int rc = takt_rt_loop_start(&m->loop);
-    if (rc)
+    if (rc) {
+        atomic_store_explicit(&m->rt_on, false, memory_order_release);
         __atomic_store_n(&m->ev_rt, 0, __ATOMIC_RELEASE);
+    }
     return rc;
 }
 
@@ -521,6 +529,9 @@ int takt_ecat_master_join(struct takt_ecat_master *m)
 {
     int rc = takt_rt_loop_join(&m->loop);
     __atomic_store_n(&m->ev_rt, 0, __ATOMIC_RELEASE);
+    /* the RT thread has ended: the next thread to drive the cycle drains the ring */
+    atomic_store_explicit(&m->cycle_self, 0, memory_order_relaxed);
+    atomic_store_explicit(&m->rt_on, false, memory_order_release);
     return rc;
 }
 struct takt_rt_loop *takt_ecat_master_loop(struct takt_ecat_master *m) { return &m->loop; }

@@ -316,8 +316,8 @@ void ecat_coe_poll(struct takt_ecat_master *m, takt_ns_t now)
     }
 }
 
-static int sdo_queue(struct takt_ecat_master *m, unsigned pos, const struct ecat_coe_req *r,
-                     takt_ecat_done_fn fn, void *ctx)
+int ecat_sdo_queue(struct takt_ecat_master *m, unsigned pos, const struct ecat_coe_req *r,
+                   takt_ecat_done_fn fn, void *ctx)
 {
     if (pos >= m->n_slaves)
         return -ENOENT;
@@ -359,12 +359,23 @@ static int sdo_queue(struct takt_ecat_master *m, unsigned pos, const struct ecat
     return -EBUSY;
 }
 
+/* Through the command ring (master_cmd.c): the request travels in the record; its data
+ * buffer stays the caller's until the completion. */
+static int sdo_submit(struct takt_ecat_master *m, unsigned pos, const struct ecat_coe_req *r,
+                      takt_ecat_done_fn fn, void *ctx)
+{
+    if (pos > UINT16_MAX)
+        return -ENOENT;
+    struct rt_cmd c = { .op = ECAT_CMD_SDO, .target = (uint16_t)pos, .done = fn, .ctx = ctx };
+    return ecat_cmd_submit(m, &c, r, sizeof *r);
+}
+
 int takt_ecat_sdo_upload_async(struct takt_ecat_master *m, unsigned pos, uint16_t index, uint8_t sub,
                           bool ca, void *buf, size_t cap, takt_ecat_done_fn fn, void *ctx)
 {
     struct ecat_coe_req r = { .op = ECAT_COE_UPLOAD, .index = index, .subindex = sub,
                               .complete_access = ca, .data = buf, .cap = cap };
-    return sdo_queue(m, pos, &r, fn, ctx);
+    return sdo_submit(m, pos, &r, fn, ctx);
 }
 
 int takt_ecat_sdo_download_async(struct takt_ecat_master *m, unsigned pos, uint16_t index, uint8_t sub,
@@ -372,7 +383,7 @@ int takt_ecat_sdo_download_async(struct takt_ecat_master *m, unsigned pos, uint1
 {
     struct ecat_coe_req r = { .op = ECAT_COE_DOWNLOAD, .index = index, .subindex = sub,
                               .complete_access = ca, .data = (uint8_t *)data, .len = len };
-    return sdo_queue(m, pos, &r, fn, ctx);
+    return sdo_submit(m, pos, &r, fn, ctx);
 }
 
 int takt_ecat_sdo_info_async(struct takt_ecat_master *m, unsigned pos, enum takt_ecat_sdo_info_op op,
@@ -384,7 +395,7 @@ int takt_ecat_sdo_info_async(struct takt_ecat_master *m, unsigned pos, enum takt
         return -EINVAL;
     struct ecat_coe_req r = { .op = ops[op], .index = index, .subindex = sub, .data = buf,
                               .cap = cap, .list_type = 1, .value_info = 0 };
-    return sdo_queue(m, pos, &r, fn, ctx);
+    return sdo_submit(m, pos, &r, fn, ctx);
 }
 
 /* --- blocking wrappers (tools only) -------------------------------------------------- */
@@ -404,9 +415,36 @@ static int wait_for(struct takt_ecat_master *m, struct ecat_wait *w, size_t *len
     return w->err;
 }
 
+/* From another thread while the RT thread runs: the transfer's buffer is the waiter's
+ * (it outlives a timeout here); the result is copied out when it came. */
+static int rt_wait(struct takt_ecat_master *m, struct rt_waiter *rw, int posted, void *buf,
+                   size_t cap, size_t *len)
+{
+    int rc = ecat_cmd_wait(m, rw, posted, m->o.sdo_timeout_ns + TAKT_NS_PER_S);
+    if (!rc && buf) {
+        size_t n = rw->len < cap ? rw->len : cap;
+        memcpy(buf, rw->buf, n);
+        if (len)
+            *len = n;
+    }
+    return rc;
+}
+
 int takt_ecat_sdo_upload(struct takt_ecat_master *m, unsigned pos, uint16_t index, uint8_t sub, bool ca,
                     void *buf, size_t cap, size_t *len)
 {
+    int mode = ecat_cmd_blocking(m);
+    if (mode < 0)
+        return mode;
+    if (mode) {
+        struct rt_waiter *rw = rt_waiter_new(cap);
+        if (!rw)
+            return -ENOMEM;
+        int rc = rt_wait(m, rw, takt_ecat_sdo_upload_async(m, pos, index, sub, ca, rw->buf, cap,
+                                                           rt_waiter_done, rw), buf, cap, len);
+        rt_waiter_put(rw);
+        return rc;
+    }
     struct ecat_wait w = { 0 };
     int rc = takt_ecat_sdo_upload_async(m, pos, index, sub, ca, buf, cap, ecat_wait_done, &w);
     return rc ? rc : wait_for(m, &w, len);
@@ -415,6 +453,20 @@ int takt_ecat_sdo_upload(struct takt_ecat_master *m, unsigned pos, uint16_t inde
 int takt_ecat_sdo_download(struct takt_ecat_master *m, unsigned pos, uint16_t index, uint8_t sub, bool ca,
                       const void *data, size_t len)
 {
+    int mode = ecat_cmd_blocking(m);
+    if (mode < 0)
+        return mode;
+    if (mode) {
+        struct rt_waiter *rw = rt_waiter_new(len);
+        if (!rw)
+            return -ENOMEM;
+        if (len)
+            memcpy(rw->buf, data, len);   /* the cycle reads it after a timeout here too */
+        int rc = rt_wait(m, rw, takt_ecat_sdo_download_async(m, pos, index, sub, ca, rw->buf, len,
+                                                             rt_waiter_done, rw), NULL, 0, NULL);
+        rt_waiter_put(rw);
+        return rc;
+    }
     struct ecat_wait w = { 0 };
     int rc = takt_ecat_sdo_download_async(m, pos, index, sub, ca, data, len, ecat_wait_done, &w);
     return rc ? rc : wait_for(m, &w, NULL);
@@ -423,6 +475,18 @@ int takt_ecat_sdo_download(struct takt_ecat_master *m, unsigned pos, uint16_t in
 int takt_ecat_sdo_info(struct takt_ecat_master *m, unsigned pos, enum takt_ecat_sdo_info_op op, uint16_t index,
                   uint8_t sub, void *buf, size_t cap, size_t *len)
 {
+    int mode = ecat_cmd_blocking(m);
+    if (mode < 0)
+        return mode;
+    if (mode) {
+        struct rt_waiter *rw = rt_waiter_new(cap);
+        if (!rw)
+            return -ENOMEM;
+        int rc = rt_wait(m, rw, takt_ecat_sdo_info_async(m, pos, op, index, sub, rw->buf, cap,
+                                                         rt_waiter_done, rw), buf, cap, len);
+        rt_waiter_put(rw);
+        return rc;
+    }
     struct ecat_wait w = { 0 };
     int rc = takt_ecat_sdo_info_async(m, pos, op, index, sub, buf, cap, ecat_wait_done, &w);
     return rc ? rc : wait_for(m, &w, len);

@@ -357,12 +357,21 @@ void ecat_eoe_poll(struct takt_ecat_master *m, takt_ns_t now)
 
 int takt_ecat_eoe_open(struct takt_ecat_master *m, unsigned pos)
 {
-    if (pos >= m->n_slaves) {
+    if (!ecat_cmd_here(m) && ecat_rt_on(m)) {
+        if (pos <= UINT16_MAX && port_of(m, pos))
+            return 0;
+    } else if (pos >= m->n_slaves) {
         ECAT_FAIL(m, -ENOENT, TAKT_ECAT_EV_NO_SLAVE, -1, 1, pos, m->n_slaves);
         return -ENOENT;
     }
     if (port_of(m, pos))
-        return 0;
+        return 0;               /* ports change only while no RT thread runs: readable */
+    if (ecat_rt_on(m) && !ecat_cmd_here(m)) {
+        /* the refusal is the cycle's to report (its event ring has one producer) */
+        struct rt_cmd c = { .op = ECAT_CMD_EOE_OPEN, .target = (uint16_t)pos };
+        rt_cmdring_post(&m->cmd, &c, NULL, 0);
+        return -EBUSY;
+    }
     if (m->loop.running) {
         ECAT_FAIL(m, -EBUSY, TAKT_ECAT_EV_EOE_BEFORE_START, pos);
         return -EBUSY;
@@ -394,8 +403,8 @@ int takt_ecat_eoe_open(struct takt_ecat_master *m, unsigned pos)
     return 0;
 }
 
-static int svc_queue(struct takt_ecat_master *m, unsigned pos, uint8_t type, const uint8_t *body,
-                     size_t len, takt_ecat_done_fn fn, void *ctx)
+int ecat_eoe_svc_queue(struct takt_ecat_master *m, unsigned pos, uint8_t type, const uint8_t *body,
+                       size_t len, takt_ecat_done_fn fn, void *ctx)
 {
     int rc = takt_ecat_eoe_open(m, pos);
     if (rc)
@@ -412,12 +421,23 @@ static int svc_queue(struct takt_ecat_master *m, unsigned pos, uint8_t type, con
     return 0;
 }
 
+/* Through the command ring (master_cmd.c): the encoded body travels in the record. */
+static int svc_submit(struct takt_ecat_master *m, unsigned pos, uint8_t type, const uint8_t *body,
+                      size_t len, takt_ecat_done_fn fn, void *ctx)
+{
+    if (pos > UINT16_MAX)
+        return -ENOENT;
+    struct rt_cmd c = { .op = ECAT_CMD_EOE_SVC, .target = (uint16_t)pos, .arg = { type },
+                        .done = fn, .ctx = ctx };
+    return ecat_cmd_submit(m, &c, body, len);
+}
+
 int takt_ecat_eoe_set_ip_async(struct takt_ecat_master *m, unsigned pos, const struct takt_ecat_eoe_ip *ip,
                           takt_ecat_done_fn fn, void *ctx)
 {
     uint8_t b[EOE_IP_BODY];
     ecat_eoe_ip_encode(b, ip);
-    return svc_queue(m, pos, EOE_T_SET_IP_REQ, b, sizeof b, fn, ctx);
+    return svc_submit(m, pos, EOE_T_SET_IP_REQ, b, sizeof b, fn, ctx);
 }
 
 int takt_ecat_eoe_set_filter_async(struct takt_ecat_master *m, unsigned pos,
@@ -425,7 +445,7 @@ int takt_ecat_eoe_set_filter_async(struct takt_ecat_master *m, unsigned pos,
 {
     uint8_t b[EOE_FILTER_BODY];
     ecat_eoe_filter_encode(b, f);
-    return svc_queue(m, pos, EOE_T_SET_FILTER_REQ, b, sizeof b, fn, ctx);
+    return svc_submit(m, pos, EOE_T_SET_FILTER_REQ, b, sizeof b, fn, ctx);
 }
 
 static int wait_for(struct takt_ecat_master *m, unsigned pos, struct ecat_wait *w)
@@ -439,8 +459,30 @@ static int wait_for(struct takt_ecat_master *m, unsigned pos, struct ecat_wait *
     return rc ? rc : w->err;
 }
 
+/* From another thread while the RT thread runs: post, sleep until the completion. */
+static int rt_wait(struct takt_ecat_master *m, unsigned pos, uint8_t type, const struct takt_ecat_eoe_ip *ip,
+                   const struct takt_ecat_eoe_filter *f)
+{
+    uint8_t b[EOE_IP_BODY > EOE_FILTER_BODY ? EOE_IP_BODY : EOE_FILTER_BODY];
+    size_t n = ip ? EOE_IP_BODY : EOE_FILTER_BODY;
+    if (ip)
+        ecat_eoe_ip_encode(b, ip);
+    else
+        ecat_eoe_filter_encode(b, f);
+    struct rt_waiter *w = rt_waiter_new(0);
+    if (!w)
+        return -ENOMEM;
+    int rc = ecat_cmd_wait(m, w, svc_submit(m, pos, type, b, n, rt_waiter_done, w),
+                           2 * m->o.sdo_timeout_ns + TAKT_NS_PER_S);
+    rt_waiter_put(w);
+    return rc;
+}
+
 int takt_ecat_eoe_set_ip(struct takt_ecat_master *m, unsigned pos, const struct takt_ecat_eoe_ip *ip)
 {
+    int mode = ecat_cmd_blocking(m);
+    if (mode)
+        return mode < 0 ? mode : rt_wait(m, pos, EOE_T_SET_IP_REQ, ip, NULL);
     struct ecat_wait w = { 0 };
     int rc = takt_ecat_eoe_set_ip_async(m, pos, ip, ecat_wait_done, &w);
     return rc ? rc : wait_for(m, pos, &w);
@@ -448,6 +490,9 @@ int takt_ecat_eoe_set_ip(struct takt_ecat_master *m, unsigned pos, const struct 
 
 int takt_ecat_eoe_set_filter(struct takt_ecat_master *m, unsigned pos, const struct takt_ecat_eoe_filter *f)
 {
+    int mode = ecat_cmd_blocking(m);
+    if (mode)
+        return mode < 0 ? mode : rt_wait(m, pos, EOE_T_SET_FILTER_REQ, NULL, f);
     struct ecat_wait w = { 0 };
     int rc = takt_ecat_eoe_set_filter_async(m, pos, f, ecat_wait_done, &w);
     return rc ? rc : wait_for(m, pos, &w);

@@ -291,8 +291,8 @@ static int pick_mailbox(struct takt_ecat_master *m, struct ecat_slave *s, struct
     return 0;
 }
 
-static int foe_queue(struct takt_ecat_master *m, unsigned pos, enum ecat_foe_dir dir, const char *name,
-                     uint32_t password, uint8_t *buf, size_t cap, takt_ecat_done_fn fn, void *ctx)
+int ecat_foe_queue(struct takt_ecat_master *m, unsigned pos, int dir, const char *name,
+                   uint32_t password, uint8_t *buf, size_t cap, takt_ecat_done_fn fn, void *ctx)
 {
     if (pos >= m->n_slaves) {
         ECAT_FAIL(m, -ENOENT, TAKT_ECAT_EV_NO_SLAVE, -1, 2, pos, m->n_slaves);
@@ -310,7 +310,7 @@ static int foe_queue(struct takt_ecat_master *m, unsigned pos, enum ecat_foe_dir
         int rc = pick_mailbox(m, s, q);
         if (rc)
             return rc;
-        rc = ecat_foe_xfer_start(&q->x, dir, pos, name, password, buf, cap, q->out_len,
+        rc = ecat_foe_xfer_start(&q->x, (enum ecat_foe_dir)dir, pos, name, password, buf, cap, q->out_len,
                                  q->in_len, &s->mbx, q->out, &q->msg_len);
         if (rc != ECAT_FOE_SEND) {
             ECAT_FAILT(m, rc < 0 ? rc : -EINVAL, TAKT_ECAT_EV_ERROR_TEXT, pos, RT_TXT(q->x.msg));
@@ -330,16 +330,31 @@ static int foe_queue(struct takt_ecat_master *m, unsigned pos, enum ecat_foe_dir
     return -EBUSY;
 }
 
+/* Through the command ring (master_cmd.c): the file name travels in the record, the
+ * data buffer stays the caller's until the completion. */
+static int foe_submit(struct takt_ecat_master *m, unsigned pos, enum ecat_foe_dir dir, const char *name,
+                      uint32_t password, uint8_t *buf, size_t cap, takt_ecat_done_fn fn, void *ctx)
+{
+    size_t n = name ? strnlen(name, RT_CMD_INLINE) : 0;
+    if (!name || n == RT_CMD_INLINE)
+        return -EINVAL;
+    if (pos > UINT16_MAX)
+        return -ENOENT;
+    struct rt_cmd c = { .op = ECAT_CMD_FOE, .target = (uint16_t)pos, .arg = { dir, password },
+                        .ptr = buf, .len = cap, .done = fn, .ctx = ctx };
+    return ecat_cmd_submit(m, &c, name, n + 1);
+}
+
 int takt_ecat_foe_read_async(struct takt_ecat_master *m, unsigned pos, const char *name, uint32_t password,
                         void *buf, size_t cap, takt_ecat_done_fn fn, void *ctx)
 {
-    return foe_queue(m, pos, ECAT_FOE_READ, name, password, buf, cap, fn, ctx);
+    return foe_submit(m, pos, ECAT_FOE_READ, name, password, buf, cap, fn, ctx);
 }
 
 int takt_ecat_foe_write_async(struct takt_ecat_master *m, unsigned pos, const char *name, uint32_t password,
                          const void *data, size_t len, takt_ecat_done_fn fn, void *ctx)
 {
-    return foe_queue(m, pos, ECAT_FOE_WRITE, name, password, (uint8_t *)data, len, fn, ctx);
+    return foe_submit(m, pos, ECAT_FOE_WRITE, name, password, (uint8_t *)data, len, fn, ctx);
 }
 
 void takt_ecat_foe_set_progress(struct takt_ecat_master *m, takt_ecat_foe_progress_fn fn, void *ctx)
@@ -365,9 +380,36 @@ static int wait_for(struct takt_ecat_master *m, struct ecat_wait *w, size_t *len
     return w->err;
 }
 
+/* From another thread while the RT thread runs (see master_coe.c's): no overall limit
+ * here either, as the cycle ends a stalled transfer by its per-packet timeout. */
+static int rt_wait(struct takt_ecat_master *m, struct rt_waiter *rw, int posted, void *buf,
+                   size_t cap, size_t *len)
+{
+    int rc = ecat_cmd_wait(m, rw, posted, 24 * 3600 * TAKT_NS_PER_S);
+    if (!rc && buf) {
+        size_t n = rw->len < cap ? rw->len : cap;
+        memcpy(buf, rw->buf, n);
+        if (len)
+            *len = n;
+    }
+    return rc;
+}
+
 int takt_ecat_foe_read(struct takt_ecat_master *m, unsigned pos, const char *name, uint32_t password,
                   void *buf, size_t cap, size_t *len)
 {
+    int mode = ecat_cmd_blocking(m);
+    if (mode < 0)
+        return mode;
+    if (mode) {
+        struct rt_waiter *rw = rt_waiter_new(cap);
+        if (!rw)
+            return -ENOMEM;
+        int rc = rt_wait(m, rw, takt_ecat_foe_read_async(m, pos, name, password, rw->buf, cap,
+                                                         rt_waiter_done, rw), buf, cap, len);
+        rt_waiter_put(rw);
+        return rc;
+    }
     struct ecat_wait w = { 0 };
     int rc = takt_ecat_foe_read_async(m, pos, name, password, buf, cap, ecat_wait_done, &w);
     return rc ? rc : wait_for(m, &w, len);
@@ -376,6 +418,20 @@ int takt_ecat_foe_read(struct takt_ecat_master *m, unsigned pos, const char *nam
 int takt_ecat_foe_write(struct takt_ecat_master *m, unsigned pos, const char *name, uint32_t password,
                    const void *data, size_t len)
 {
+    int mode = ecat_cmd_blocking(m);
+    if (mode < 0)
+        return mode;
+    if (mode) {
+        struct rt_waiter *rw = rt_waiter_new(len);
+        if (!rw)
+            return -ENOMEM;
+        if (len)
+            memcpy(rw->buf, data, len);   /* the cycle reads it after a timeout here too */
+        int rc = rt_wait(m, rw, takt_ecat_foe_write_async(m, pos, name, password, rw->buf, len,
+                                                          rt_waiter_done, rw), NULL, 0, NULL);
+        rt_waiter_put(rw);
+        return rc;
+    }
     struct ecat_wait w = { 0 };
     int rc = takt_ecat_foe_write_async(m, pos, name, password, data, len, ecat_wait_done, &w);
     return rc ? rc : wait_for(m, &w, NULL);

@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <takt/ecat.h>
 #include <takt/perf.h>
+#include "rt/cmdring.h"
 #include "rt/loop.h"
 #include "rt/event.h"
 #include "ecat/frame.h"
@@ -308,6 +309,17 @@ struct takt_ecat_master {
     /* what other threads may read, published by the cycle (master_state.c) */
     struct ecat_snap snap;
 
+    /* calls from other threads (master_cmd.c): the command ring the cycle drains, the
+     * thread that last drained it (the cycle's), whether an RT thread runs, and a
+     * set_state from another thread waiting for the slaves to settle */
+    struct rt_cmdring cmd;
+    _Atomic uintptr_t cycle_self;
+    atomic_bool rt_on;
+    pthread_mutex_t drive_mx;  /* held by a blocking call that drives the cycle itself */
+    _Atomic uintptr_t driving; /* ... and that thread */
+    rt_cmd_done_fn state_fn;
+    void     *state_ctx;
+
     /* driver */
     struct takt_rt_loop loop;
     bool      loop_init;
@@ -383,7 +395,9 @@ static inline int64_t ecat_ev_bytes5(const uint8_t *d)
 int ecat_ev_format(const struct takt_event *ev, char *buf, size_t len);
 const char *ecat_ev_name(unsigned code);
 void ecat_rate_add(struct ecat_rate *r, takt_ns_t now, uint32_t sent, uint32_t lost);
-/* Drive cycles (no callback) until done() or timeout; blocking, tools only. */
+/* Drive cycles (no callback) until done() or timeout; blocking, tools only, while no
+ * RT thread runs. One thread drives at a time (drive_mx); the others' calls meanwhile
+ * go into the command ring, which each cycle drains. */
 int ecat_master_drive(struct takt_ecat_master *m, bool (*done)(struct takt_ecat_master *m, void *ctx),
                       void *ctx, takt_ns_t timeout_ns);
 /* A blocking wrapper's wait for one queued mailbox service: pass ecat_wait_done and the
@@ -398,6 +412,9 @@ struct ecat_sdo_slot;
 int  ecat_coe_init(struct takt_ecat_master *m);
 void ecat_coe_free(struct takt_ecat_master *m);
 void ecat_coe_poll(struct takt_ecat_master *m, takt_ns_t now);
+struct ecat_coe_req;
+int  ecat_sdo_queue(struct takt_ecat_master *m, unsigned pos, const struct ecat_coe_req *r,
+                    takt_ecat_done_fn fn, void *ctx);
 
 /* True while a CoE transfer owns slave pos's mailbox. */
 bool ecat_coe_slave_busy(const struct takt_ecat_master *m, unsigned pos);
@@ -415,11 +432,15 @@ void ecat_soe_free(struct takt_ecat_master *m);
 void ecat_soe_poll(struct takt_ecat_master *m, takt_ns_t now);
 /* True while an SoE request owns slave pos's mailbox (not while it waits its turn). */
 bool ecat_soe_slave_busy(const struct takt_ecat_master *m, unsigned pos);
+int  ecat_soe_queue(struct takt_ecat_master *m, unsigned pos, int dir, uint8_t drive, uint8_t elements,
+                    uint16_t idn, uint8_t *buf, size_t cap, takt_ecat_done_fn fn, void *ctx);
 
 /* master_eoe.c */
 struct ecat_eoe_port;
 void ecat_eoe_free(struct takt_ecat_master *m);
 void ecat_eoe_poll(struct takt_ecat_master *m, takt_ns_t now);
+int  ecat_eoe_svc_queue(struct takt_ecat_master *m, unsigned pos, uint8_t type, const uint8_t *body,
+                        size_t len, takt_ecat_done_fn fn, void *ctx);
 /* True while an EoE exchange owns slave pos's mailbox (one datagram at a time). */
 bool ecat_eoe_slave_busy(const struct takt_ecat_master *m, unsigned pos);
 /* True when slave pos has an EoE port: it reads its own send mailbox. */
@@ -436,12 +457,45 @@ int  ecat_foe_init(struct takt_ecat_master *m);
 void ecat_foe_free(struct takt_ecat_master *m);
 void ecat_foe_poll(struct takt_ecat_master *m, takt_ns_t now);
 bool ecat_foe_slave_busy(const struct takt_ecat_master *m, unsigned pos);
+int  ecat_foe_queue(struct takt_ecat_master *m, unsigned pos, int dir, const char *name,
+                    uint32_t password, uint8_t *buf, size_t cap, takt_ecat_done_fn fn, void *ctx);
 /* Bootstrap mailbox of a slave from its SII words 0x14-0x17: [0] master->slave, [1]
  * slave->master; false when the SII has none. */
 bool ecat_slave_boot_mbx(const struct ecat_slave *s, struct ecat_sm_cfg mbx[2]);
 
 /* master_svc.c */
 void ecat_svc_poll(struct takt_ecat_master *m, takt_ns_t now);
+int  ecat_svc_queue(struct takt_ecat_master *m, unsigned pos, uint8_t cmd, uint16_t reg,
+                    const void *data, uint16_t len, takt_ecat_done_fn fn, void *ctx);
+
+/* master_cmd.c: the command ring. Records: op, target (slave position), arg[], ptr/len
+ * (the caller's buffer), the inline payload (a register write's data, a struct
+ * ecat_coe_req, an FoE file name, an EoE service body). */
+#define ECAT_CMD_RING 64
+enum { ECAT_CMD_STATE = 1, ECAT_CMD_REG, ECAT_CMD_SDO, ECAT_CMD_FOE, ECAT_CMD_SOE,
+       ECAT_CMD_EOE_OPEN, ECAT_CMD_EOE_SVC };
+/* The caller is the thread that drives the cycle (last drained the ring). */
+bool ecat_cmd_here(struct takt_ecat_master *m);
+/* Take / give back the right to drive the cycle from this thread while no RT thread
+ * runs (nested calls of the same thread are counted as one). */
+bool ecat_drive_begin(struct takt_ecat_master *m);
+void ecat_drive_end(struct takt_ecat_master *m, bool took);
+/* An RT thread (takt_ecat_master_start) runs the cycle, until takt_ecat_master_join. */
+bool ecat_rt_on(struct takt_ecat_master *m);
+/* At the start of every cycle and service step, in the cycle's thread. */
+void ecat_cmd_drain(struct takt_ecat_master *m, takt_ns_t now);
+/* Close: every record still posted completes with -ECANCELED. */
+void ecat_cmd_cancel_all(struct takt_ecat_master *m);
+/* Apply c now (the cycle's thread: errors returned, no completion) or post it (any other
+ * thread: 0 or -EAGAIN; errors by the completion). */
+int  ecat_cmd_submit(struct takt_ecat_master *m, const struct rt_cmd *c, const void *inl, size_t n);
+/* A blocking call: 0 no RT thread runs (drive the cycle as before), 1 post and wait,
+ * -EDEADLK from the RT thread itself (its callback would wait for its own cycle). */
+int  ecat_cmd_blocking(struct takt_ecat_master *m);
+/* Wait for w after posting returned `posted` (non-zero: refused, w's completion
+ * reference dropped). 0 and w's result, or -ETIMEDOUT / -ECANCELED. */
+int  ecat_cmd_wait(struct takt_ecat_master *m, struct rt_waiter *w, int posted, takt_ns_t timeout_ns);
+int  ecat_cmd_set_state(struct takt_ecat_master *m, uint8_t state, takt_ns_t timeout_ns);
 
 /* scan.c */
 void ecat_scan_start(struct takt_ecat_master *m, takt_ns_t now);

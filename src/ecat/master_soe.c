@@ -202,9 +202,9 @@ void ecat_soe_poll(struct takt_ecat_master *m, takt_ns_t now)
 
 /* --- requests ----------------------------------------------------------------------- */
 
-static int soe_queue(struct takt_ecat_master *m, unsigned pos, enum ecat_soe_dir dir, uint8_t drive,
-                     uint8_t elements, uint16_t idn, uint8_t *buf, size_t cap, takt_ecat_done_fn fn,
-                     void *ctx)
+int ecat_soe_queue(struct takt_ecat_master *m, unsigned pos, int dir, uint8_t drive,
+                   uint8_t elements, uint16_t idn, uint8_t *buf, size_t cap, takt_ecat_done_fn fn,
+                   void *ctx)
 {
     if (pos >= m->n_slaves) {
         ECAT_FAIL(m, -ENOENT, TAKT_ECAT_EV_NO_SLAVE, -1, 0, pos, m->n_slaves);
@@ -232,7 +232,7 @@ static int soe_queue(struct takt_ecat_master *m, unsigned pos, enum ecat_soe_dir
                        ECAT_MAX_DG_DATA);
             return -TAKT_EMBOX;
         }
-        int rc = ecat_soe_xfer_start(&q->x, dir, pos, drive, elements, idn, buf, cap,
+        int rc = ecat_soe_xfer_start(&q->x, (enum ecat_soe_dir)dir, pos, drive, elements, idn, buf, cap,
                                      q->out_len, &s->mbx, q->out, &q->msg_len);
         if (rc != ECAT_SOE_SEND) {
             ECAT_FAILT(m, rc < 0 ? rc : -EINVAL, TAKT_ECAT_EV_ERROR_TEXT, pos, RT_TXT(q->x.msg));
@@ -250,16 +250,30 @@ static int soe_queue(struct takt_ecat_master *m, unsigned pos, enum ecat_soe_dir
     return -EBUSY;
 }
 
+/* Through the command ring (master_cmd.c); the buffer stays the caller's until the
+ * completion. */
+static int soe_submit(struct takt_ecat_master *m, unsigned pos, enum ecat_soe_dir dir, uint8_t drive,
+                      uint8_t elements, uint16_t idn, uint8_t *buf, size_t cap, takt_ecat_done_fn fn,
+                      void *ctx)
+{
+    if (pos > UINT16_MAX)
+        return -ENOENT;
+    struct rt_cmd c = { .op = ECAT_CMD_SOE, .target = (uint16_t)pos,
+                        .arg = { dir, drive, elements, idn }, .ptr = buf, .len = cap,
+                        .done = fn, .ctx = ctx };
+    return ecat_cmd_submit(m, &c, NULL, 0);
+}
+
 int takt_ecat_soe_read_async(struct takt_ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
                         uint16_t idn, void *buf, size_t cap, takt_ecat_done_fn fn, void *ctx)
 {
-    return soe_queue(m, pos, ECAT_SOE_READ, drive, elements, idn, buf, cap, fn, ctx);
+    return soe_submit(m, pos, ECAT_SOE_READ, drive, elements, idn, buf, cap, fn, ctx);
 }
 
 int takt_ecat_soe_write_async(struct takt_ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
                          uint16_t idn, const void *data, size_t len, takt_ecat_done_fn fn, void *ctx)
 {
-    return soe_queue(m, pos, ECAT_SOE_WRITE, drive, elements, idn, (uint8_t *)data, len, fn, ctx);
+    return soe_submit(m, pos, ECAT_SOE_WRITE, drive, elements, idn, (uint8_t *)data, len, fn, ctx);
 }
 
 /* --- blocking wrappers (tools only) -------------------------------------------------- */
@@ -278,9 +292,35 @@ static int wait_for(struct takt_ecat_master *m, struct ecat_wait *w, size_t *len
     return w->err;
 }
 
+/* From another thread while the RT thread runs (see master_coe.c's). */
+static int rt_wait(struct takt_ecat_master *m, struct rt_waiter *rw, int posted, void *buf,
+                   size_t cap, size_t *len)
+{
+    int rc = ecat_cmd_wait(m, rw, posted, 4 * m->o.sdo_timeout_ns + TAKT_NS_PER_S);
+    if (!rc && buf) {
+        size_t n = rw->len < cap ? rw->len : cap;
+        memcpy(buf, rw->buf, n);
+        if (len)
+            *len = n;
+    }
+    return rc;
+}
+
 int takt_ecat_soe_read(struct takt_ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
                   uint16_t idn, void *buf, size_t cap, size_t *len)
 {
+    int mode = ecat_cmd_blocking(m);
+    if (mode < 0)
+        return mode;
+    if (mode) {
+        struct rt_waiter *rw = rt_waiter_new(cap);
+        if (!rw)
+            return -ENOMEM;
+        int rc = rt_wait(m, rw, takt_ecat_soe_read_async(m, pos, drive, elements, idn, rw->buf, cap,
+                                                         rt_waiter_done, rw), buf, cap, len);
+        rt_waiter_put(rw);
+        return rc;
+    }
     struct ecat_wait w = { 0 };
     int rc = takt_ecat_soe_read_async(m, pos, drive, elements, idn, buf, cap, ecat_wait_done, &w);
     return rc ? rc : wait_for(m, &w, len);
@@ -289,6 +329,20 @@ int takt_ecat_soe_read(struct takt_ecat_master *m, unsigned pos, uint8_t drive, 
 int takt_ecat_soe_write(struct takt_ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
                    uint16_t idn, const void *data, size_t len)
 {
+    int mode = ecat_cmd_blocking(m);
+    if (mode < 0)
+        return mode;
+    if (mode) {
+        struct rt_waiter *rw = rt_waiter_new(len);
+        if (!rw)
+            return -ENOMEM;
+        if (len)
+            memcpy(rw->buf, data, len);   /* the cycle reads it after a timeout here too */
+        int rc = rt_wait(m, rw, takt_ecat_soe_write_async(m, pos, drive, elements, idn, rw->buf, len,
+                                                          rt_waiter_done, rw), NULL, 0, NULL);
+        rt_waiter_put(rw);
+        return rc;
+    }
     struct ecat_wait w = { 0 };
     int rc = takt_ecat_soe_write_async(m, pos, drive, elements, idn, data, len, ecat_wait_done, &w);
     return rc ? rc : wait_for(m, &w, NULL);

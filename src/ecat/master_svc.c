@@ -105,8 +105,8 @@ void takt_ecat_pd_write(struct takt_ecat_master *m, const struct takt_ecat_pd_en
 
 /* --- register services ------------------------------------------------------------- */
 
-static int svc_queue(struct takt_ecat_master *m, unsigned pos, uint8_t cmd, uint16_t reg,
-                     const void *data, uint16_t len, takt_ecat_done_fn fn, void *ctx)
+int ecat_svc_queue(struct takt_ecat_master *m, unsigned pos, uint8_t cmd, uint16_t reg,
+                   const void *data, uint16_t len, takt_ecat_done_fn fn, void *ctx)
 {
     if (pos >= m->n_slaves)
         return -ENOENT;
@@ -132,13 +132,24 @@ static int svc_queue(struct takt_ecat_master *m, unsigned pos, uint8_t cmd, uint
     return -EBUSY;
 }
 
+/* Through the command ring (master_cmd.c); a write's data travels in the record. */
+static int svc_submit(struct takt_ecat_master *m, unsigned pos, uint8_t cmd, uint16_t reg,
+                      const void *data, uint16_t len, takt_ecat_done_fn fn, void *ctx)
+{
+    if (len == 0 || len > ECAT_SVC_DATA || pos > UINT16_MAX)
+        return pos > UINT16_MAX ? -ENOENT : -EINVAL;
+    struct rt_cmd c = { .op = ECAT_CMD_REG, .target = (uint16_t)pos, .arg = { cmd, reg, len },
+                        .done = fn, .ctx = ctx };
+    return ecat_cmd_submit(m, &c, data, data ? len : 0);
+}
+
 int takt_ecat_reg_read_async(struct takt_ecat_master *m, unsigned pos, uint16_t reg, uint16_t len,
                         takt_ecat_done_fn fn, void *ctx)
-{ return svc_queue(m, pos, ECAT_FPRD, reg, NULL, len, fn, ctx); }
+{ return svc_submit(m, pos, ECAT_FPRD, reg, NULL, len, fn, ctx); }
 
 int takt_ecat_reg_write_async(struct takt_ecat_master *m, unsigned pos, uint16_t reg, const void *data,
                          uint16_t len, takt_ecat_done_fn fn, void *ctx)
-{ return svc_queue(m, pos, ECAT_FPWR, reg, data, len, fn, ctx); }
+{ return svc_submit(m, pos, ECAT_FPWR, reg, data, len, fn, ctx); }
 
 /* Master timer: finish services whose datagram returned (lost ones retried twice). */
 void ecat_svc_poll(struct takt_ecat_master *m, takt_ns_t now)
@@ -178,8 +189,26 @@ static bool blocking_check(struct takt_ecat_master *m, void *ctx)
     return ((struct blocking *)ctx)->done;
 }
 
+/* From another thread while the RT thread runs: post, sleep until the completion. */
+static int reg_rt(struct takt_ecat_master *m, unsigned pos, uint8_t cmd, uint16_t reg, void *buf,
+                  const void *data, uint16_t len)
+{
+    struct rt_waiter *w = rt_waiter_new(len);
+    if (!w)
+        return -ENOMEM;
+    int rc = ecat_cmd_wait(m, w, svc_submit(m, pos, cmd, reg, data, len, rt_waiter_done, w),
+                           5 * TAKT_NS_PER_S);   /* it completes within ~3 datagram timeouts */
+    if (!rc && buf)
+        memcpy(buf, w->buf, w->len < len ? w->len : len);
+    rt_waiter_put(w);
+    return rc;
+}
+
 int takt_ecat_reg_read(struct takt_ecat_master *m, unsigned pos, uint16_t reg, void *buf, uint16_t len)
 {
+    int mode = ecat_cmd_blocking(m);
+    if (mode)
+        return mode < 0 ? mode : reg_rt(m, pos, ECAT_FPRD, reg, buf, NULL, len);
     struct blocking b = { .buf = buf, .len = len };
     int rc = takt_ecat_reg_read_async(m, pos, reg, len, blocking_done, &b);
     if (rc)
@@ -190,6 +219,9 @@ int takt_ecat_reg_read(struct takt_ecat_master *m, unsigned pos, uint16_t reg, v
 
 int takt_ecat_reg_write(struct takt_ecat_master *m, unsigned pos, uint16_t reg, const void *data, uint16_t len)
 {
+    int mode = ecat_cmd_blocking(m);
+    if (mode)
+        return mode < 0 ? mode : reg_rt(m, pos, ECAT_FPWR, reg, NULL, data, len);
     struct blocking b = { 0 };
     int rc = takt_ecat_reg_write_async(m, pos, reg, data, len, blocking_done, &b);
     if (rc)

@@ -164,13 +164,3 @@ int takt_plk_mn_node_info(const struct takt_plk_mn *mn, unsigned node, struct ta
     memcpy(i->note, v.note, sizeof i->note);
     return 0;
 }
-
-/* The caller's own transfer has ended (state 3, taken with acquire): the RT thread
- * wrote its result and abort code before, and writes nothing until the next request. */
-uint32_t takt_plk_mn_sdo_abort_code(const struct takt_plk_mn *mn)
-{
-    const struct plk_mn_user_sdo *u = &core_of(mn)->usdo;
-    if (__atomic_load_n(&u->state, __ATOMIC_ACQUIRE) != 3)
-        return 0;
-    return u->result == -TAKT_ESDOABORT ? u->abort_code : 0;
-}

@@ -122,6 +122,8 @@ static const struct golden {
     { TAKT_EV_ECAT, TAKT_ECAT_EV_ENI_CYC_WKC_BACK, "ENI cyclic frame 1 datagram 2: WKC back to the expected 3" },
     { TAKT_EV_ECAT, TAKT_ECAT_EV_ENI_SOE, "ENI T0 line 1: slave 3 (T1), transition PI, T2 ('T3'): T4" },
     { TAKT_EV_ECAT, TAKT_ECAT_EV_ENI_EOE, "ENI T0: slave 3 (T1) has EoE init commands (line 1): T2" },
+    { TAKT_EV_ECAT, TAKT_ECAT_EV_STATE_REQUEST, "state request INIT: No such file or directory" },
+    { TAKT_EV_ECAT, TAKT_ECAT_EV_STATE_REQUEST_UNSCANNED, "state request INIT: expected a scanned network, none scanned yet" },
     { TAKT_EV_PLK, TAKT_PLK_EV_STATE, "CN 3 UNKNOWN" },
     { TAKT_EV_PLK, TAKT_PLK_EV_STEP, "CN 3 boot step identified" },
     { TAKT_EV_PLK, TAKT_PLK_EV_RESET, "CN 3 reset: T0" },

@@ -2,8 +2,8 @@
  * takt_plk_mn_get_info): before anything is published, the core's own values; once its
  * thread published, a reader sees what was published at the end of a cycle, not what
  * the core holds in the middle of the next one; a CN is missing after 3 IdentRequests
- * unanswered over 3 s while unidentified; the SDO abort code is that of the caller's
- * ended transfer only. The RT thread is played by the test (plk_mn_pub_update). */
+ * unanswered over 3 s while unidentified; the SDO abort code is that of the transfer
+ * that ended last. The RT thread is played by the test (plk_mn_pub_update). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -110,20 +110,50 @@ static void missing(void **state)
     takt_plk_mn_destroy(mn);
 }
 
+static void sdo_done(void *ctx, int err, const uint8_t *data, size_t len)
+{
+    (void)data;
+    (void)len;
+    *(int *)ctx = err;
+}
+
+/* One transfer through the hand-off as another thread posts it, ended by the core with
+ * result (and abort code), taken back by the RT thread's next pump. */
+static int sdo_transfer(struct takt_plk_mn *mn, int result, uint32_t abort_code,
+                        uint32_t *code_while_running)
+{
+    struct plk_drv_sdo *q = plk_drv_mn_sdo(mn);
+    struct plk_mn *core = plk_drv_mn_core(mn);
+    uint8_t buf[8];
+    int err = 1;
+    struct rt_cmd c = { .op = PLK_DRV_SDO_READ, .target = 3, .arg = { 0x1000, 0 }, .ptr = buf,
+                        .len = sizeof buf, .done = sdo_done, .ctx = &err };
+    assert_int_equal(rt_cmdring_post(&q->ring, &c, NULL, 0), 0);
+    plk_drv_sdo_pump(q, core);        /* the core's slot takes it */
+    assert_int_equal(core->usdo.state, 1);
+    core->usdo.result = result;
+    core->usdo.abort_code = abort_code;
+    core->usdo.state = 2;             /* under way */
+    *code_while_running = takt_plk_mn_sdo_abort_code(mn);
+    core->usdo.state = 3;             /* ended */
+    plk_drv_sdo_pump(q, core);
+    assert_int_equal(err, result);
+    return err;
+}
+
 static void sdo_abort_code(void **state)
 {
     (void)state;
     struct takt_plk_mn *mn = make_mn();
-    struct plk_mn_user_sdo *u = &plk_drv_mn_core(mn)->usdo;
+    uint32_t during;
     assert_int_equal(takt_plk_mn_sdo_abort_code(mn), 0);   /* no transfer yet */
-    u->result = -TAKT_ESDOABORT;
-    u->abort_code = 0x06020000;
-    u->state = 2;                     /* still running: nothing to say */
-    assert_int_equal(takt_plk_mn_sdo_abort_code(mn), 0);
-    u->state = 3;
+    sdo_transfer(mn, -TAKT_ESDOABORT, 0x06020000, &during);
+    assert_int_equal(during, 0);
     assert_int_equal(takt_plk_mn_sdo_abort_code(mn), 0x06020000);
-    u->result = -ETIMEDOUT;           /* a timeout carries the SDO layer's code, not an abort */
-    u->abort_code = 0x05040000;
+    /* a timeout carries the SDO layer's code, not an abort; the next transfer's
+     * result replaces the last one's, even while it runs */
+    sdo_transfer(mn, -ETIMEDOUT, 0x05040000, &during);
+    assert_int_equal(during, 0x06020000);
     assert_int_equal(takt_plk_mn_sdo_abort_code(mn), 0);
     takt_plk_mn_destroy(mn);
 }
