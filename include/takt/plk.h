@@ -185,6 +185,11 @@ int takt_plk_mn_sdo_read(struct takt_plk_mn *mn, unsigned node, uint16_t index,
 int takt_plk_mn_sdo_write(struct takt_plk_mn *mn, unsigned node, uint16_t index,
                           uint8_t sub, const void *data, size_t len, takt_ns_t timeout_ns);
 
+/* The abort code (DS 301 6.3.2.3.2) of the caller's last transfer that returned
+ * -TAKT_ESDOABORT: the same caller, after that return. */
+/* [thread: host; non-blocking] */
+uint32_t takt_plk_mn_sdo_abort_code(const struct takt_plk_mn *mn);
+
 /* SDO over UDP/IP (EPSG DS 301, "SDO via UDP/IP"): with udp true, the transfers
  * takt_plk_mn_sdo_read/write start from now on go from 192.168.100.240 to the CN's
  * 192.168.100.<node>, UDP port 3819, as IP frames in the async phase (the MN's slot

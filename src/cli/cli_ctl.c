@@ -115,7 +115,7 @@ int cli_ctl_attach(struct cli_ctx *c, const char *proto, bool served, struct ctl
                          "socket; opening the interface beside it would disturb its bus: stop the "
                          "master first", onif, what, c->cmd->area, c->cmd->verb);
     }
-    return 1;
+    return 0;
 }
 
 struct json_object *cli_ctl_call(struct cli_ctx *c, struct ctl_client *cl, struct json_object *req,

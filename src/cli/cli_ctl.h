@@ -24,9 +24,10 @@ int cli_ctl_serve(struct cli_ctx *c, const char *proto, const struct ctl_verb *v
                   struct ctl_server **out);
 
 /* Before a tool verb opens -i: is a master of proto (its hello's name) running there?
- * 0: none, open -i; 1: *out connected to it (served: the verb goes through it); else the
- * exit status after a message: a master runs there and the verb cannot go through it
- * (served false, or --direct), or --master names a socket nobody answers on. */
+ * 0 with *out NULL: none, open -i; 0 with *out connected to it (served: the verb goes
+ * through it); else the exit status after a message: a master runs there and the verb
+ * cannot go through it (served false, or --direct), or --master names a socket nobody
+ * answers on. */
 int cli_ctl_attach(struct cli_ctx *c, const char *proto, bool served, struct ctl_client **out);
 /* One request to the attached master: the result (to be put), or NULL after the error
  * was said on stderr (as the direct path says it: "takt AREA VERB: ..."). */

@@ -150,13 +150,13 @@ int cli_ecat_tool_open(struct cli_ctx *c, struct cli_ecat_tool *t, unsigned flag
 {
     memset(t, 0, sizeof *t);
     int rc = cli_ctl_attach(c, "ecat", flags & CLI_ECAT_TOOL_SERVED, &t->ctl);
-    if (rc == 1) {
+    if (rc)
+        return rc;
+    if (t->ctl) {
         if ((rc = fetch(c, t, flags & CLI_ECAT_TOOL_PDOS)))
             cli_ecat_tool_close(t);
         return rc;
     }
-    if (rc)
-        return rc;
     if (flags & CLI_ECAT_TOOL_NOSCAN)
         return 0;
     return open_direct(c, t, !(flags & CLI_ECAT_TOOL_RESET));

@@ -13,6 +13,7 @@
 #include <takt/wire.h>
 #include "cli/cli.h"
 #include "cli/cli_plk.h"
+#include "cli/cli_ctl.h"
 #include "cli/metrics.h"
 #include "plk/cdc.h"
 #include "plk/driver.h"
@@ -28,7 +29,13 @@ int cli_plk_open_link(struct cli_ctx *c, struct takt_link **out)
     o.join_plk_multicast = true;
     o.timestamps = true;    /* PRes latency and SoC loss by arrival, not by wake-up */
     o.txtime = true;        /* chained PRes left to the kernel where a qdisc keeps launch times */
-    int rc = cli_open_link(c, &o, "the interface the POWERLINK network is on", out);
+    /* an MN running on -i (takt plk mn) is not to be disturbed by a second one: plk sdo
+     * went through it before coming here, the others are refused */
+    struct ctl_client *cl;
+    int rc = c->link || !strcmp(c->cmd->verb, "cn") ? 0 : cli_ctl_attach(c, "plk-mn", false, &cl);
+    if (rc)
+        return rc;
+    rc = cli_open_link(c, &o, "the interface the POWERLINK network is on", out);
     /* an MN or CN keeps running and may see the cable plugged in: a warning; an SDO
      * transfer cannot reach anything */
     if (!rc && cli_check_carrier(c, !strcmp(c->cmd->verb, "sdo"))) {
@@ -251,6 +258,7 @@ static const struct cli_opt mn_opts[] = {
     { "loss-threshold", 0, 1, "N", "every loss-of-frame threshold (0x1C02/3, 0x1C09/n, CN 0x1C0B/3, 0x1C0D/3; +8 a loss, -1 a good cycle; 0 disables)" },
     { "measure", 0, 1, "S", "once every CN is Operational, measure S seconds and stop; statistics cover that window" },
     CLI_METRICS_OPTS,
+    CLI_CTL_SERVER_OPTS,
     { "veth", 0, 2, "NAME", "virtual Ethernet: a TAP device (default takt-plk0) whose IP frames go in the MN's async slot; needs CAP_NET_ADMIN" },
     { "ip", 0, 1, "ADDR/LEN", "the virtual Ethernet's address (default 192.168.100.240/24)" },
     { 0 },

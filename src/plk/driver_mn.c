@@ -597,3 +597,5 @@ int takt_plk_mn_sdo_write(struct takt_plk_mn *mn, unsigned node, uint16_t index,
     free(req);
     return r;
 }
+
+uint32_t takt_plk_mn_sdo_abort_code(const struct takt_plk_mn *mn) { return mn->core.usdo.abort_code; }
