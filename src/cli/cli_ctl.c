@@ -56,14 +56,14 @@ static int try_master(const char *path, const char *proto, struct ctl_client **o
     const char *pr = r && json_object_object_get_ex(r, "proto", &v) ? json_object_get_string(v) : NULL;
     if (!pr || strcmp(pr, proto)) {
         if (r)
-            snprintf(err, errlen, "%s: a %s master answers there, not a %s one", path, pr ? pr : "unknown", proto);
+            snprintf(err, errlen, "%.120s: a %.40s master answers there, not a %s one", path, pr ? pr : "unknown", proto);
         json_object_put(r);
         ctl_client_close(*out);
         *out = NULL;
         return -1;
     }
     int pid = json_object_object_get_ex(r, "pid", &v) ? json_object_get_int(v) : 0;
-    snprintf(what, wl, "pid %d, control socket %s", pid, path);
+    snprintf(what, wl, "pid %d, control socket %.120s", pid, path);
     json_object_put(r);
     return 1;
 }
@@ -74,11 +74,15 @@ int cli_ctl_attach(struct cli_ctx *c, const char *proto, bool served, struct ctl
     if (c->link)      /* in-process: the caller's own link, no master beside it */
         return 0;
     const char *given = cli_get(c, "master");
-    char paths[2][128], what[200], err[320] = "";
+    char paths[3][128], what[200], err[320] = "";
     int n = 0;
     if (given) {
         snprintf(paths[n++], sizeof paths[0], "%s", given);
     } else if (c->iface) {
+        /* a running command's own --control: a master already serving there runs on
+         * the interface this one is about to open */
+        if (cli_get(c, "control"))
+            snprintf(paths[n++], sizeof paths[0], "%s", cli_get(c, "control"));
         /* a master of this user's, then a service's */
         if (!ctl_default_path(paths[n], sizeof paths[0], proto, bare_iface(c->iface), false))
             n++;

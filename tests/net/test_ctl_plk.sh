@@ -36,7 +36,7 @@ body() {
     out=$("$TAKT" plk sdo "${m[@]}" --direct read 5 0x1018 1 2>&1) && net_fail "--direct beside a running MN worked: $out"
     echo "$out" | grep -q "a master runs on $TAKT_IF_A" || net_fail "--direct refusal: $out"
     out=$("$TAKT" plk mn -i "$TAKT_IF_A" --nodes 5 -t 2 "${ctl[@]}" 2>&1) && net_fail "a second MN beside the first started: $out"
-    echo "$out" | grep -qE "a master runs on $TAKT_IF_A|another master answers" || net_fail "second MN refusal: $out"
+    echo "$out" | grep -q "a master runs on $TAKT_IF_A" || net_fail "second MN not refused before it opened the interface: $out"
     kill -INT $mn
     wait $mn
     rc=$?
