@@ -130,22 +130,28 @@ struct json_object *ctl_client_call(struct ctl_client *c, struct json_object *re
     memcpy(line, t, n);
     line[n] = '\n';
     size_t off = 0;
+    int send_err = 0;
     while (off < n + 1) {
         ssize_t w = send(c->fd, line + off, n + 1 - off, MSG_NOSIGNAL);
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0) {
-            snprintf(err, errlen, "the master closed its control socket: %s", strerror(errno));
-            free(line);
-            return NULL;
+            send_err = w < 0 ? errno : EPIPE;
+            break;
         }
         off += (size_t)w;
     }
     free(line);
-    takt_ns_t deadline = takt_now() + timeout_ns;
+    /* a server that refuses (credentials, too many connections) says why in a line
+     * and closes: that line is read even when the request could not be sent */
+    takt_ns_t deadline = takt_now() + (send_err ? TAKT_NS_PER_S : timeout_ns);
     for (;;) {
         size_t len;
         int r = read_line(c, deadline, &len);
+        if (r <= 0 && send_err) {
+            snprintf(err, errlen, "the master closed its control socket: %s", strerror(send_err));
+            return NULL;
+        }
         if (r <= 0) {
             snprintf(err, errlen, r ? "the master closed its control socket without an answer"
                                     : "no answer from the master within %.0f s", timeout_ns / 1e9);
