@@ -542,7 +542,9 @@ const struct cli_cmd cli_cmds_ecat[] = {
       "lines (Cycle Time, Task Duration, JOB_*) every --perf seconds, events as they happen\n"
       "and a summary: cycles, frames lost (rates over 1/10/60 s), WKC errors, DC sync error.\n"
       "--redundant IF2: a ring over two ports; a cable break anywhere in it costs no cycle\n"
-      "and is reported with its place (between which slaves), and so is its healing.",
+      "and is reported with its place (between which slaves), and so is its healing.\n"
+      "While it runs it serves a control socket (--control, docs/control.md): the ecat\n"
+      "tool verbs on -i go through it instead of opening the interface beside it.",
       CLI_IFACE | CLI_CYCLE | CLI_RT | CLI_TIME | CLI_PERF | CLI_JSON | CLI_PCAP, run_opts,
       cli_ecat_run, NULL },
     { 0 }

@@ -322,7 +322,9 @@ const struct cli_cmd cli_cmds_plk[] = {
       "reached Operational. With --config or --cdc the cycle comes from the file.\n"
       "--veth: the host gets POWERLINK's virtual Ethernet, a TAP device whose frames go\n"
       "in the MN's async slot (one per cycle); CNs are at 192.168.100.N (ping, SDO over\n"
-      "UDP port 3819). arp_ignore is set to 1 on IF so the host answers no ARP there.",
+      "UDP port 3819). arp_ignore is set to 1 on IF so the host answers no ARP there.\n"
+      "While it runs it serves a control socket (--control, docs/control.md): takt plk\n"
+      "sdo on -i goes through this MN instead of starting one of its own.",
       CLI_IFACE | CLI_CYCLE | CLI_RT | CLI_TIME | CLI_PERF | CLI_JSON | CLI_PCAP, mn_opts, run_mn, mn_help },
     { "plk", "cn", NULL, "run POWERLINK CNs (one, or a simulated network)",
       "Each CN is a bus controller with a 4-channel digital input (changing every 100 ms)\n"
@@ -336,8 +338,10 @@ const struct cli_cmd cli_cmds_plk[] = {
       "(SO_TXTIME) where IF has an etf, taprio or fq qdisc, else sent from the receive loop.",
       CLI_IFACE | CLI_RT | CLI_TIME | CLI_JSON | CLI_PCAP, cn_opts, cli_plk_cn_run, NULL },
     { "plk", "sdo", "read|write NODE INDEX SUB [VALUE]", "read or write an object of a CN over SDO",
-      "Starts an MN on -i IF for the CN (or --nodes), waits until the CN is configured,\n"
-      "then runs the transfer. VALUE: an integer, written with the object's size: with\n"
+      "Where takt plk mn runs on -i IF (or --master SOCKET), the transfer goes through its\n"
+      "control socket and that MN's SDO client (docs/control.md). Else starts an MN on -i\n"
+      "IF for the CN (or --nodes), waits until the CN is configured, then runs the\n"
+      "transfer. VALUE: an integer, written with the object's size: with\n"
       "--cdc the CDC's entry for the node, else the data type in the XDD/XDC next to the\n"
       "CDC (NODE.xdc, or the only one there), else read from the CN first; --size\n"
       "overrides. Or a string with --string. A CN that answers no\n"
