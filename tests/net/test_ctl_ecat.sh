@@ -12,6 +12,10 @@ body() {
         >"$NET_TMP/sim.out" 2>&1 &
     local sim=$!
     sleep 0.3
+    # the direct path's output first, to compare (the states aside: a scan leaves the
+    # slaves where they are, the running master has them in OP)
+    "$TAKT" ecat slaves -i "$TAKT_IF_A" >"$NET_TMP/slaves.direct" || net_fail "direct ecat slaves"
+    "$TAKT" ecat sii -i "$TAKT_IF_A" read 4 >"$NET_TMP/sii.direct" || net_fail "direct ecat sii read"
     "$TAKT" ecat run -i "$TAKT_IF_A" -c 1000 -t 600 --dc --control "$sock" --json "$NET_TMP/run.json" \
         --pcap "$NET_TMP/run.pcapng" >"$NET_TMP/run.out" 2>"$NET_TMP/run.err" &
     local run=$!
@@ -23,6 +27,11 @@ body() {
     [ "$(echo "$out" | wc -l)" = 5 ] || net_fail "ecat slaves: 5 lines expected: $out"
     echo "$out" | grep -q "servo" || net_fail "ecat slaves: no servo: $out"
     [ "$(echo "$out" | grep -c ' OP ')" = 5 ] || net_fail "ecat slaves: all in OP expected: $out"
+    diff <(sed -E 's/ (INIT|PREOP|SAFEOP|OP) / STATE /' "$NET_TMP/slaves.direct") \
+         <(echo "$out" | sed -E 's/ (INIT|PREOP|SAFEOP|OP) / STATE /') >&2 ||
+        net_fail "ecat slaves prints otherwise through the master than directly"
+    "${T[@]}" ecat sii "${m[@]}" read 4 | cmp -s - "$NET_TMP/sii.direct" ||
+        net_fail "ecat sii read prints otherwise through the master than directly"
     out=$("${T[@]}" ecat slaves "${m[@]}" -v) || net_fail "ecat slaves -v"
     echo "$out" | grep -q "mailbox out" || net_fail "ecat slaves -v shows no mailbox: $out"
     out=$("${T[@]}" ecat states "${m[@]}") || net_fail "ecat states: $out"
