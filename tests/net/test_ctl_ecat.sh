@@ -27,8 +27,8 @@ body() {
     [ "$(echo "$out" | wc -l)" = 5 ] || net_fail "ecat slaves: 5 lines expected: $out"
     echo "$out" | grep -q "servo" || net_fail "ecat slaves: no servo: $out"
     [ "$(echo "$out" | grep -c ' OP ')" = 5 ] || net_fail "ecat slaves: all in OP expected: $out"
-    diff <(sed -E 's/ (INIT|PREOP|SAFEOP|OP) / STATE /' "$NET_TMP/slaves.direct") \
-         <(echo "$out" | sed -E 's/ (INIT|PREOP|SAFEOP|OP) / STATE /') >&2 ||
+    diff <(sed -E 's/ (INIT|PREOP|BOOT|SAFEOP|OP) +/ STATE /' "$NET_TMP/slaves.direct") \
+         <(echo "$out" | sed -E 's/ (INIT|PREOP|BOOT|SAFEOP|OP) +/ STATE /') >&2 ||
         net_fail "ecat slaves prints otherwise through the master than directly"
     "${T[@]}" ecat sii "${m[@]}" read 4 | cmp -s - "$NET_TMP/sii.direct" ||
         net_fail "ecat sii read prints otherwise through the master than directly"
