@@ -82,6 +82,8 @@ int  cli_ecat_tool_download(struct cli_ecat_tool *t, struct cli_ctx *c, unsigned
                             bool ca, const uint8_t *data, size_t len);
 int  cli_ecat_tool_sdo_info(struct cli_ecat_tool *t, struct cli_ctx *c, unsigned pos, enum takt_ecat_sdo_info_op op,
                             uint16_t idx, uint8_t sub, uint8_t *buf, size_t cap, size_t *len);
+int  cli_ecat_tool_soe(struct cli_ecat_tool *t, bool wr, unsigned pos, uint8_t drive, uint8_t elements,
+                       uint16_t idn, uint8_t *buf, size_t cap, size_t *len);
 /* through a master: request state for the network, wait until every slave is there */
 int  cli_ecat_tool_set_state(struct cli_ecat_tool *t, struct cli_ctx *c, uint8_t state, double timeout_s);
 unsigned cli_ecat_tool_pd_count(const struct cli_ecat_tool *t);

@@ -249,6 +249,39 @@ static int h_sdo_info(struct ctl_call *k, void *ctx)
                                                (uint8_t)sub, op->buf, op->cap, ecat_done, op));
 }
 
+static int h_soe(struct ctl_call *k, void *ctx, bool wr)
+{
+    struct cli_ecat_ctl *x = ctx;
+    unsigned pos;
+    int64_t drive = 0, el = 0, idn = 0, cap = 4096;
+    if (pos_arg(k, x, &pos))
+        return CTL_ANSWERED;
+    ARG("drive", false, 0, 7, drive);
+    ARG("elements", true, 1, 0xFF, el);
+    ARG("idn", true, 0, 0xFFFF, idn);
+    ARG("cap", false, 1, 65536, cap);
+    json_object *d;
+    size_t hl = wr && json_object_object_get_ex(ctl_call_req(k), "data", &d) ? (size_t)json_object_get_string_len(d) : 0;
+    struct ctl_op *op = ctl_call_defer(k, wr ? hl / 2 + 1 : (size_t)cap, finish_data);
+    if (!op)
+        return CTL_ANSWERED;
+    op->user = x->m;
+    op->arg[0] = !wr;
+    size_t dl = 0;
+    char e[256];
+    if (wr && ctl_arg_hex(ctl_call_req(k), "data", op->buf, op->cap, &dl, e, sizeof e)) {
+        snprintf(op->msg, sizeof op->msg, "%s", e);
+        ctl_op_done(op, -EINVAL, NULL, 0);
+        return CTL_DEFERRED;
+    }
+    return queued(op, wr ? takt_ecat_soe_write_async(x->m, pos, (uint8_t)drive, (uint8_t)el, (uint16_t)idn, op->buf,
+                                                     dl, ecat_done, op)
+                         : takt_ecat_soe_read_async(x->m, pos, (uint8_t)drive, (uint8_t)el, (uint16_t)idn, op->buf,
+                                                    op->cap, ecat_done, op));
+}
+static int h_soe_read(struct ctl_call *k, void *ctx) { return h_soe(k, ctx, false); }
+static int h_soe_write(struct ctl_call *k, void *ctx) { return h_soe(k, ctx, true); }
+
 static int h_request_state(struct ctl_call *k, void *ctx)
 {
     struct cli_ecat_ctl *x = ctx;
@@ -276,6 +309,8 @@ static const struct ctl_verb ecat_verbs[] = {
     { "upload", h_upload },
     { "download", h_download },
     { "sdo_info", h_sdo_info },
+    { "soe_read", h_soe_read },
+    { "soe_write", h_soe_write },
     { 0 },
 };
 

@@ -368,3 +368,22 @@ int cli_ecat_tool_set_state(struct cli_ecat_tool *t, struct cli_ctx *c, uint8_t 
         nanosleep(&(struct timespec){ 0, 50 * TAKT_NS_PER_MS }, NULL);
     }
 }
+
+/* SoE (ETG.1000.6 5.6): a read of elements into buf (cap, *len), or a write of len
+ * bytes of buf (len in cap). */
+int cli_ecat_tool_soe(struct cli_ecat_tool *t, bool wr, unsigned pos, uint8_t drive, uint8_t elements,
+                      uint16_t idn, uint8_t *buf, size_t cap, size_t *len)
+{
+    if (!t->ctl)
+        return wr ? takt_ecat_soe_write(t->m, pos, drive, elements, idn, buf, cap)
+                  : takt_ecat_soe_read(t->m, pos, drive, elements, idn, buf, cap, len);
+    json_object *o = req_new(wr ? "soe_write" : "soe_read", pos);
+    add_int(o, "drive", drive);
+    add_int(o, "elements", elements);
+    add_int(o, "idn", idn);
+    if (wr)
+        json_object_object_add(o, "data", ctl_hex(buf, cap));
+    else
+        add_int(o, "cap", (int64_t)cap);
+    return remote(t, NULL, o, wr ? NULL : buf, cap, len, 30);
+}

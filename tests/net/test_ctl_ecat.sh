@@ -8,7 +8,7 @@
 
 body() {
     local sock="$NET_TMP/ecat.sock" out
-    on_b "$TAKT" sim ecat -i "$TAKT_IF_B" --devices ek1100,el1004,el2004,el3102,servo -t 120 \
+    on_b "$TAKT" sim ecat -i "$TAKT_IF_B" --devices ek1100,el1004,el2004,el3102,servo,soe-drive -t 120 \
         >"$NET_TMP/sim.out" 2>&1 &
     local sim=$!
     sleep 0.3
@@ -24,9 +24,9 @@ body() {
     local T=("$TAKT")
     m=(-i "$TAKT_IF_A" --master "$sock")
     out=$("${T[@]}" ecat slaves "${m[@]}") || net_fail "ecat slaves: $out"
-    [ "$(echo "$out" | wc -l)" = 5 ] || net_fail "ecat slaves: 5 lines expected: $out"
+    [ "$(echo "$out" | wc -l)" = 6 ] || net_fail "ecat slaves: 6 lines expected: $out"
     echo "$out" | grep -q "servo" || net_fail "ecat slaves: no servo: $out"
-    [ "$(echo "$out" | grep -c ' OP ')" = 5 ] || net_fail "ecat slaves: all in OP expected: $out"
+    [ "$(echo "$out" | grep -c ' OP ')" = 6 ] || net_fail "ecat slaves: all in OP expected: $out"
     diff <(sed -E 's/ (INIT|PREOP|BOOT|SAFEOP|OP) +/ STATE /' "$NET_TMP/slaves.direct") \
          <(echo "$out" | sed -E 's/ (INIT|PREOP|BOOT|SAFEOP|OP) +/ STATE /') >&2 ||
         net_fail "ecat slaves prints otherwise through the master than directly"
@@ -35,7 +35,7 @@ body() {
     out=$("${T[@]}" ecat slaves "${m[@]}" -v) || net_fail "ecat slaves -v"
     echo "$out" | grep -q "mailbox out" || net_fail "ecat slaves -v shows no mailbox: $out"
     out=$("${T[@]}" ecat states "${m[@]}") || net_fail "ecat states: $out"
-    [ "$(echo "$out" | grep -c OP)" = 5 ] || net_fail "ecat states: $out"
+    [ "$(echo "$out" | grep -c OP)" = 6 ] || net_fail "ecat states: $out"
     out=$("${T[@]}" ecat upload "${m[@]}" --type uint32 4 0x1018 1) || net_fail "upload: $out"
     [ "$out" = "0x00746B74 7629684" ] || net_fail "upload 0x1018:01: $out"
     # an object outside the process data (0x607A is mapped: the cycle rewrites it)
@@ -57,6 +57,12 @@ body() {
     echo "$out" | grep -q "0x6041:00  Statusword" || net_fail "pdos: $out"
     out=$("${T[@]}" ecat sii "${m[@]}" read 2) || net_fail "sii read: $out"
     echo "$out" | head -1 | grep -q "^0000:" || net_fail "sii read: $out"
+    # SoE: a list IDN outside the cyclic telegrams, written and read back
+    "${T[@]}" ecat soe "${m[@]}" write 5 P-0-0010 1,2,3 || net_fail "soe write"
+    out=$("${T[@]}" ecat soe "${m[@]}" read 5 P-0-0010) || net_fail "soe read: $out"
+    [ "$out" = "1,2,3" ] || net_fail "P-0-0010 read back through the master: $out"
+    out=$("${T[@]}" ecat soe "${m[@]}" read 5 S-0-0099 2>&1) && net_fail "soe read of a missing IDN worked: $out"
+    echo "$out" | grep -q "no such IDN" || net_fail "SoE error through the master: $out"
     # what it does not serve, and --direct, are refused with where the master is
     out=$("${T[@]}" ecat xml "${m[@]}" 2>&1) && net_fail "ecat xml beside a running master worked: $out"
     echo "$out" | grep -q "a master runs on $TAKT_IF_A" || net_fail "ecat xml refusal: $out"
