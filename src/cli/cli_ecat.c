@@ -447,9 +447,14 @@ static int run_xml(struct cli_ctx *c)
 {
     const char *out = cli_get(c, "output");
     struct tool t;
-    int rc = tool_look(c, &t, false);
+    int rc = tool_look(c, &t, true);
     if (rc)
         return rc;
+    if (t.ctl) {   /* the running master's description, as it wrote it before its cycle */
+        rc = cli_ecat_tool_text(&t, c, "xml", out ? out : "/dev/stdout");
+        tool_close(&t);
+        return rc;
+    }
     rc = takt_ecat_master_write_eni(t.m, out ? out : "/dev/stdout");
     if (rc)
         cli_error(c, "%s", takt_ecat_master_error(t.m));

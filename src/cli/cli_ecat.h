@@ -84,6 +84,7 @@ int  cli_ecat_tool_sdo_info(struct cli_ecat_tool *t, struct cli_ctx *c, unsigned
                             uint16_t idx, uint8_t sub, uint8_t *buf, size_t cap, size_t *len);
 int  cli_ecat_tool_soe(struct cli_ecat_tool *t, bool wr, unsigned pos, uint8_t drive, uint8_t elements,
                        uint16_t idn, uint8_t *buf, size_t cap, size_t *len);
+int  cli_ecat_tool_text(struct cli_ecat_tool *t, struct cli_ctx *c, const char *verb, const char *path);
 /* through a master: request state for the network, wait until every slave is there */
 int  cli_ecat_tool_set_state(struct cli_ecat_tool *t, struct cli_ctx *c, uint8_t state, double timeout_s);
 unsigned cli_ecat_tool_pd_count(const struct cli_ecat_tool *t);

@@ -14,6 +14,8 @@
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include "cli/cli_ctl.h"
 #include "cli/cli_ecat.h"
 
@@ -25,6 +27,7 @@ struct cli_ecat_ctl {
     uint8_t **sii;
     size_t *sii_len;
     struct takt_ecat_pd_entry *pd;
+    char *eni;          /* the ENI-like description (ecat xml), written before the cycle */
 };
 
 #define ARG(name, req, lo, hi, out) \
@@ -282,6 +285,40 @@ static int h_soe(struct ctl_call *k, void *ctx, bool wr)
 static int h_soe_read(struct ctl_call *k, void *ctx) { return h_soe(k, ctx, false); }
 static int h_soe_write(struct ctl_call *k, void *ctx) { return h_soe(k, ctx, true); }
 
+static int h_xml(struct ctl_call *k, void *ctx)
+{
+    struct cli_ecat_ctl *x = ctx;
+    if (!x->eni)
+        return ctl_call_error(k, "the master has no description of its network to give");
+    json_object *r = json_object_new_object();
+    json_object_object_add(r, "text", json_object_new_string(x->eni));
+    ctl_call_result(k, r);
+    return CTL_ANSWERED;
+}
+
+/* takt_ecat_master_write_eni is for a master whose cycle does not run: written once,
+ * before it starts, into memory (a memfd by its /proc path) */
+static char *eni_text(struct takt_ecat_master *m)
+{
+    int fd = memfd_create("takt-eni", MFD_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    char *t = NULL;
+    off_t n;
+    if (!takt_ecat_master_write_eni(m, path) && (n = lseek(fd, 0, SEEK_END)) > 0 && (t = malloc((size_t)n + 1))) {
+        if (pread(fd, t, (size_t)n, 0) != n) {
+            free(t);
+            t = NULL;
+        } else {
+            t[n] = 0;
+        }
+    }
+    close(fd);
+    return t;
+}
+
 static int h_request_state(struct ctl_call *k, void *ctx)
 {
     struct cli_ecat_ctl *x = ctx;
@@ -309,6 +346,7 @@ static const struct ctl_verb ecat_verbs[] = {
     { "upload", h_upload },
     { "download", h_download },
     { "sdo_info", h_sdo_info },
+    { "xml", h_xml },
     { "soe_read", h_soe_read },
     { "soe_write", h_soe_write },
     { 0 },
@@ -342,6 +380,8 @@ int cli_ecat_ctl_start(struct cli_ctx *c, struct takt_ecat_master *m, struct cli
     for (unsigned i = 0; ok && i < x->n_pd; i++)
         takt_ecat_pd_get(m, i, &x->pd[i]);
     if (ok)
+        x->eni = eni_text(m);
+    if (ok)
         cli_ctl_serve(c, "ecat", ecat_verbs, x, &x->srv);
     if (!x->srv) {
         cli_ecat_ctl_free(x);
@@ -368,5 +408,6 @@ void cli_ecat_ctl_free(struct cli_ecat_ctl *x)
     free(x->sii_len);
     free(x->info);
     free(x->pd);
+    free(x->eni);
     free(x);
 }

@@ -387,3 +387,25 @@ int cli_ecat_tool_soe(struct cli_ecat_tool *t, bool wr, unsigned pos, uint8_t dr
         add_int(o, "cap", (int64_t)cap);
     return remote(t, NULL, o, wr ? NULL : buf, cap, len, 30);
 }
+
+/* A verb whose answer is a text ("text"), written to path: 0, or 1 after the error. */
+int cli_ecat_tool_text(struct cli_ecat_tool *t, struct cli_ctx *c, const char *verb, const char *path)
+{
+    json_object *o = json_object_new_object(), *v;
+    json_object_object_add(o, "verb", json_object_new_string(verb));
+    json_object *r = cli_ctl_call(c, t->ctl, o, 10);
+    json_object_put(o);
+    if (!r)
+        return 1;
+    int rc = 0;
+    const char *txt = json_object_object_get_ex(r, "text", &v) ? json_object_get_string(v) : NULL;
+    FILE *f = txt ? fopen(path, "w") : NULL;
+    if (!txt)
+        rc = cli_error(c, "the master's answer to '%s' has no text", verb);
+    else if (!f || fputs(txt, f) < 0)
+        rc = cli_error(c, "cannot write '%s': %s", path, strerror(errno));
+    if (f && fclose(f) && !rc)
+        rc = cli_error(c, "cannot write '%s': %s", path, strerror(errno));
+    json_object_put(r);
+    return rc;
+}

@@ -279,6 +279,8 @@ static const struct cli_opt cn_opts[] = {
 };
 
 extern const struct cli_opt cli_plk_sdo_opts[];
+extern const struct cli_opt cli_plk_nodes_opts[];
+int cli_plk_nodes_run(struct cli_ctx *c);
 int cli_plk_cn_run(struct cli_ctx *c);
 int cli_plk_sdo_run(struct cli_ctx *c);
 int cli_plk_demo_run(struct cli_ctx *c);
@@ -351,6 +353,12 @@ const struct cli_cmd cli_cmds_plk[] = {
       "--udp: the transfer goes over UDP/IP from 192.168.100.240 to 192.168.100.NODE port\n"
       "3819 in the async phase (EPSG DS 301 SDO via UDP/IP) instead of ASnd.",
       CLI_IFACE | CLI_CYCLE | CLI_TIME | CLI_PCAP | CLI_JSON, cli_plk_sdo_opts, cli_plk_sdo_run, sdo_help },
+    { "plk", "nodes", NULL, "the CNs of a running MN: NMT state, PRes received and lost",
+      "Asks the takt plk mn running on -i IF (or --master SOCKET) through its control\n"
+      "socket (docs/control.md); without one running there it says so (exit 1).\n"
+      "--json: the MN's state and cycles, and per CN node, state, pres_ok, pres_lost,\n"
+      "unexpected.",
+      CLI_IFACE | CLI_JSON, cli_plk_nodes_opts, cli_plk_nodes_run, NULL },
     { "plk", "bench", NULL, "MN CPU load, SoC deviation and losses for CN counts x cycle times",
       "For each CN count and cycle time: simulated CNs in one namespace, the MN in the\n"
       "other (veth), boot, then measure -t seconds (default 5) of steady state: MN CPU\n"

@@ -4,6 +4,7 @@
  * this thread is); they wait for the CN, never the cycle for them. While one runs the
  * other connections wait (each transfer is bounded by its timeout). */
 #include <errno.h>
+#include <inttypes.h>
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,4 +131,54 @@ void cli_plk_ctl_stop(struct cli_plk_ctl *x)
     ctl_server_stop(x->srv);
     ctl_server_free(x->srv);
     free(x);
+}
+
+/* --- takt plk nodes: the client ------------------------------------------------------ */
+
+const struct cli_opt cli_plk_nodes_opts[] = {
+    { "master", 0, 1, "SOCKET", "the running MN's control socket (default: the one of -i)" },
+    { 0 },
+};
+
+static uint64_t u64(json_object *o, const char *k)
+{
+    json_object *v;
+    return json_object_object_get_ex(o, k, &v) ? (uint64_t)json_object_get_int64(v) : 0;
+}
+
+static const char *str(json_object *o, const char *k)
+{
+    json_object *v;
+    return json_object_object_get_ex(o, k, &v) ? json_object_get_string(v) : "?";
+}
+
+int cli_plk_nodes_run(struct cli_ctx *c)
+{
+    struct ctl_client *cl;
+    int rc = cli_ctl_attach(c, "plk-mn", true, &cl);
+    if (rc)
+        return rc;
+    if (!cl)
+        return cli_error(c, "no MN answers on %s: plk nodes shows the CNs of a running takt plk mn "
+                         "(-i IF, or --master SOCKET)", c->iface ? c->iface : "the interface (-i)");
+    json_object *req = json_object_new_object(), *arr;
+    json_object_object_add(req, "verb", json_object_new_string("nodes"));
+    json_object *r = cli_ctl_call(c, cl, req, 10);
+    json_object_put(req);
+    ctl_client_close(cl);
+    if (!r)
+        return 1;
+    if (!c->json || strcmp(c->json, "-")) {
+        unsigned n = json_object_object_get_ex(r, "nodes", &arr) ? (unsigned)json_object_array_length(arr) : 0;
+        printf("MN %s, %" PRIu64 " of %u CNs operational, %" PRIu64 " cycles\n", str(r, "state"),
+               u64(r, "nodes_operational"), n, u64(r, "cycles"));
+        for (unsigned i = 0; i < n; i++) {
+            json_object *e = json_object_array_get_idx(arr, i);
+            printf("  node %3" PRIu64 "  %-18s PRes ok %" PRIu64 " lost %" PRIu64 " unexpected %" PRIu64 "\n",
+                   u64(e, "node"), str(e, "state"), u64(e, "pres_ok"), u64(e, "pres_lost"), u64(e, "unexpected"));
+        }
+    }
+    rc = cli_write_json(c, r);
+    json_object_put(r);
+    return rc;
 }

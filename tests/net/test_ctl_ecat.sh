@@ -63,9 +63,12 @@ body() {
     [ "$out" = "1,2,3" ] || net_fail "P-0-0010 read back through the master: $out"
     out=$("${T[@]}" ecat soe "${m[@]}" read 5 S-0-0099 2>&1) && net_fail "soe read of a missing IDN worked: $out"
     echo "$out" | grep -q "no such IDN" || net_fail "SoE error through the master: $out"
+    out=$("${T[@]}" ecat xml "${m[@]}") || net_fail "ecat xml: $out"
+    echo "$out" | grep -q "<EtherCATConfig" || net_fail "ecat xml through the master: $out"
+    [ "$(echo "$out" | grep -c "<Slave>")" = 6 ] || net_fail "ecat xml: 6 slaves expected: $out"
     # what it does not serve, and --direct, are refused with where the master is
-    out=$("${T[@]}" ecat xml "${m[@]}" 2>&1) && net_fail "ecat xml beside a running master worked: $out"
-    echo "$out" | grep -q "a master runs on $TAKT_IF_A" || net_fail "ecat xml refusal: $out"
+    out=$("${T[@]}" ecat foe "${m[@]}" read "$NET_TMP/x" 2>&1) && net_fail "ecat foe beside a running master worked: $out"
+    echo "$out" | grep -q "a master runs on $TAKT_IF_A" || net_fail "ecat foe refusal: $out"
     out=$("${T[@]}" ecat slaves "${m[@]}" --direct 2>&1) && net_fail "--direct beside a running master worked"
     echo "$out" | grep -q "leave out --direct" || net_fail "--direct refusal: $out"
     # a uid the socket does not accept (not root, not its owner, not in its group)

@@ -33,6 +33,9 @@ body() {
     out=$("$TAKT" plk sdo "${m[@]}" --json - read 5 0x1018 1 2>&1) || net_fail "sdo read --json: $out"
     python3 -c 'import json,sys; o=json.loads(sys.argv[1]); assert (o["size"],o["bytes"],o["value"])==(4,"1a000000",26), o' "$out" ||
         net_fail "sdo read --json of 0x1018/1: $out"
+    out=$("$TAKT" plk nodes "${m[@]}") || net_fail "plk nodes: $out"
+    echo "$out" | grep -q "^MN OPERATIONAL, 1 of 1 CNs operational" || net_fail "plk nodes: $out"
+    echo "$out" | grep -qE "^  node   5  OPERATIONAL +PRes ok [1-9]" || net_fail "plk nodes, CN 5: $out"
     out=$("$TAKT" plk sdo "${m[@]}" --direct read 5 0x1018 1 2>&1) && net_fail "--direct beside a running MN worked: $out"
     echo "$out" | grep -q "a master runs on $TAKT_IF_A" || net_fail "--direct refusal: $out"
     out=$("$TAKT" plk mn -i "$TAKT_IF_A" --nodes 5 -t 2 "${ctl[@]}" 2>&1) && net_fail "a second MN beside the first started: $out"
