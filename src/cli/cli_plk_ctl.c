@@ -26,6 +26,9 @@ static int args(struct ctl_call *k, int64_t *node, int64_t *idx, int64_t *sub, i
         ctl_arg_int(r, "sub", true, 0, 0xFF, sub, e, sizeof e) ||
         ctl_arg_int(r, "timeout_ms", false, 100, 120000, tmo_ms, e, sizeof e))
         return ctl_call_error(k, "%s", e), -1;
+    /* a stop of the MN waits for a transfer in progress: at most 10 s of that */
+    if (*tmo_ms > 10000)
+        *tmo_ms = 10000;
     return 0;
 }
 
