@@ -40,24 +40,23 @@ int cli_ecat_open_link(struct cli_ctx *c, struct takt_link **out)
 
 /* Tools that only look leave the slaves in their states; the others reset them. Each
  * goes through the master `takt ecat run` runs on -i where it serves the verb. */
-#define tool cli_ecat_tool
-static int tool_open(struct cli_ctx *c, struct tool *t, bool served)
+static int tool_open(struct cli_ctx *c, struct cli_ecat_tool *t, bool served)
 {
     return cli_ecat_tool_open(c, t, CLI_ECAT_TOOL_RESET | (served ? CLI_ECAT_TOOL_SERVED : 0));
 }
-static int tool_look(struct cli_ctx *c, struct tool *t, bool served)
+static int tool_look(struct cli_ctx *c, struct cli_ecat_tool *t, bool served)
 {
     return cli_ecat_tool_open(c, t, served ? CLI_ECAT_TOOL_SERVED : 0);
 }
-static void tool_close(struct tool *t) { cli_ecat_tool_close(t); }
+static void tool_close(struct cli_ecat_tool *t) { cli_ecat_tool_close(t); }
 
-static int parse_pos(struct cli_ctx *c, const struct tool *t, const char *s, unsigned *pos)
+static int parse_pos(struct cli_ctx *c, const struct cli_ecat_tool *t, const char *s, unsigned *pos)
 {
     return cli_ecat_tool_parse_pos(c, t, s, pos);
 }
 
 /* -p POS / ALIAS:POS of the listing verbs: *only = the slave, -1 without -p. */
-static int parse_only(struct cli_ctx *c, const struct tool *t, long *only)
+static int parse_only(struct cli_ctx *c, const struct cli_ecat_tool *t, long *only)
 {
     unsigned pos;
     *only = -1;
@@ -84,7 +83,7 @@ static const struct cli_opt reg_opts[] = {
 
 static int run_slaves(struct cli_ctx *c)
 {
-    struct tool t;
+    struct cli_ecat_tool t;
     int rc = tool_look(c, &t, true);
     if (rc)
         return rc;
@@ -190,7 +189,7 @@ static int run_states(struct cli_ctx *c)
         return cli_usage_error(c, "STATE expects INIT, PREOP, BOOT, SAFEOP or OP, got '%s'", c->argv[0]);
     if (cli_get(c, "slave") && cli_get(c, "position"))
         return cli_usage_error(c, "-s and -p both name the slave that changes: give one");
-    struct tool t;
+    struct cli_ecat_tool t;
     /* through a running master: the whole network's state only (its slaves move
      * together; one slave alone is a direct tool's job) */
     bool served = !target || (one < 0 && !cli_get(c, "position"));
@@ -283,7 +282,7 @@ static int run_reg(struct cli_ctx *c)
         }
         len = (long)(hl / 2);
     }
-    struct tool t;
+    struct cli_ecat_tool t;
     int rc = tool_look(c, &t, true);
     if (rc)
         return rc;
@@ -310,7 +309,7 @@ static int run_reg(struct cli_ctx *c)
 
 /* --- sii read POS ---------------------------------------------------------------- */
 
-static int sii_write(struct cli_ctx *c, struct tool *t, unsigned pos, const char *path)
+static int sii_write(struct cli_ctx *c, struct cli_ecat_tool *t, unsigned pos, const char *path)
 {
     static uint8_t img[TAKT_ECAT_SII_MAX_BYTES];     /* the largest EEPROM word 0x003E names */
     FILE *f = fopen(path, "rb");
@@ -341,7 +340,7 @@ static int run_sii(struct cli_ctx *c)
     bool wr = c->argc >= 3 && !strcmp(c->argv[0], "write");
     if (c->argc < 2 || (strcmp(c->argv[0], "read") && !wr))
         return cli_usage_error(c, "expected 'read POS' or 'write POS FILE'");
-    struct tool t;
+    struct cli_ecat_tool t;
     int rc = tool_look(c, &t, !wr);   /* a running master's EEPROM is not rewritten under it */
     if (rc)
         return rc;
@@ -380,7 +379,7 @@ static int run_sii(struct cli_ctx *c)
 
 static int run_pdos(struct cli_ctx *c)
 {
-    struct tool t;
+    struct cli_ecat_tool t;
     int rc = cli_ecat_tool_open(c, &t, CLI_ECAT_TOOL_SERVED | CLI_ECAT_TOOL_PDOS);
     if (rc)
         return rc;
@@ -446,7 +445,7 @@ static int run_pdos(struct cli_ctx *c)
 static int run_xml(struct cli_ctx *c)
 {
     const char *out = cli_get(c, "output");
-    struct tool t;
+    struct cli_ecat_tool t;
     int rc = tool_look(c, &t, true);
     if (rc)
         return rc;
