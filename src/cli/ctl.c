@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
+#include <takt/rt.h>
 #include "cli/ctl.h"
 
 #define STR_(x) #x
@@ -430,6 +431,12 @@ static void timeouts(struct ctl_server *s, takt_ns_t now)
 static void *serve(void *arg)
 {
     struct ctl_server *s = arg;
+    /* the thread that reads what clients send needs no privilege: capabilities are per
+     * thread, and those takt's file capabilities granted (the cycle's CAP_SYS_NICE,
+     * CAP_IPC_LOCK at this point) are dropped here; root keeps its own, as in every
+     * takt command (docs/rt.md, Capabilities) */
+    if (!takt_rt_caps_root())
+        takt_rt_caps_drop(0);
     for (;;) {
         struct pollfd p[3 + CTL_MAX_CONN];
         int map[3 + CTL_MAX_CONN], n = 0;
@@ -545,6 +552,8 @@ int ctl_server_start(struct ctl_server **out, const struct ctl_server_opts *o, c
         if (s->efd < 0 || s->stopfd < 0 || (rc = -pthread_create(&s->th, NULL, serve, s))) {
             snprintf(err, errlen, "cannot start the control thread: %s", strerror(rc ? -rc : errno));
             rc = rc ? rc : -EIO;
+        } else {
+            pthread_setname_np(s->th, "takt-ctl");   /* for ps, top and test_caps */
         }
     }
     if (rc) {
