@@ -392,7 +392,12 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
     }
     /* the thread runs until stopped: the run ends after dur, but not in the middle of a
      * silence (its summary could only say the state is unknown), at most 1 s later */
+    /* the control socket: its copies are taken while no cycle runs */
+    struct cli_ecat_ctl *ctl = NULL;
+    cli_ecat_ctl_start(c, m, &ctl);
     if ((rc = takt_ecat_master_start(m, &ro, 0))) {
+        cli_ecat_ctl_stop(ctl);
+        cli_ecat_ctl_free(ctl);
         free(lost.v);
         free(echo);
         metrics_close(mx);
@@ -467,6 +472,7 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
         }
     }
     sdn_send(&sd, "STOPPING=1");
+    cli_ecat_ctl_stop(ctl);    /* no request reaches the master from here on */
     takt_ecat_master_stop(m);
     takt_ecat_master_join(m);
     drain_events_but(m, &evl, op_after < 0);
@@ -510,6 +516,7 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
         status = 1;
     cli_eoe_run_close(eoe);
     takt_ecat_master_close(m);
+    cli_ecat_ctl_free(ctl);    /* operations the cycle never completed: freed only now */
     return status;
 }
 

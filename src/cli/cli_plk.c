@@ -13,6 +13,7 @@
 #include <takt/wire.h>
 #include "cli/cli.h"
 #include "cli/cli_plk.h"
+#include "cli/cli_ctl.h"
 #include "cli/metrics.h"
 
 int cli_plk_open_link(struct cli_ctx *c, struct takt_link **out)
@@ -26,7 +27,13 @@ int cli_plk_open_link(struct cli_ctx *c, struct takt_link **out)
     o.join_plk_multicast = true;
     o.timestamps = true;    /* PRes latency and SoC loss by arrival, not by wake-up */
     o.txtime = true;        /* chained PRes left to the kernel where a qdisc keeps launch times */
-    int rc = cli_open_link(c, &o, "the interface the POWERLINK network is on", out);
+    /* an MN running on -i (takt plk mn) is not to be disturbed by a second one: plk sdo
+     * went through it before coming here, the others are refused */
+    struct ctl_client *cl;
+    int rc = c->link || !strcmp(c->cmd->verb, "cn") ? 0 : cli_ctl_attach(c, "plk-mn", false, &cl);
+    if (rc)
+        return rc;
+    rc = cli_open_link(c, &o, "the interface the POWERLINK network is on", out);
     /* an MN or CN keeps running and may see the cable plugged in: a warning; an SDO
      * transfer cannot reach anything */
     if (!rc && cli_check_carrier(c, !strcmp(c->cmd->verb, "sdo"))) {
@@ -297,6 +304,7 @@ static const struct cli_opt mn_opts[] = {
     { "loss-threshold", 0, 1, "N", "every loss-of-frame threshold (0x1C02/3, 0x1C09/n, CN 0x1C0B/3, 0x1C0D/3; +8 a loss, -1 a good cycle; 0 disables)" },
     { "measure", 0, 1, "S", "once every CN is Operational, measure S seconds and stop; statistics cover that window" },
     CLI_METRICS_OPTS,
+    CLI_CTL_SERVER_OPTS,
     { "veth", 0, 2, "NAME", "virtual Ethernet: a TAP device (default takt-plk0) whose IP frames go in the MN's async slot; needs CAP_NET_ADMIN" },
     { "ip", 0, 1, "ADDR/LEN", "the virtual Ethernet's address (default 192.168.100.240/24)" },
     { 0 },
@@ -318,6 +326,8 @@ static const struct cli_opt cn_opts[] = {
 };
 
 extern const struct cli_opt cli_plk_sdo_opts[];
+extern const struct cli_opt cli_plk_nodes_opts[];
+int cli_plk_nodes_run(struct cli_ctx *c);
 int cli_plk_cn_run(struct cli_ctx *c);
 int cli_plk_sdo_run(struct cli_ctx *c);
 int cli_plk_demo_run(struct cli_ctx *c);
@@ -361,7 +371,9 @@ const struct cli_cmd cli_cmds_plk[] = {
       "reached Operational. With --config or --cdc the cycle comes from the file.\n"
       "--veth: the host gets POWERLINK's virtual Ethernet, a TAP device whose frames go\n"
       "in the MN's async slot (one per cycle); CNs are at 192.168.100.N (ping, SDO over\n"
-      "UDP port 3819). arp_ignore is set to 1 on IF so the host answers no ARP there.",
+      "UDP port 3819). arp_ignore is set to 1 on IF so the host answers no ARP there.\n"
+      "While it runs it serves a control socket (--control, docs/control.md): takt plk\n"
+      "sdo on -i goes through this MN instead of starting one of its own.",
       CLI_IFACE | CLI_CYCLE | CLI_RT | CLI_TIME | CLI_PERF | CLI_JSON | CLI_PCAP, mn_opts, run_mn, mn_help },
     { "plk", "cn", NULL, "run POWERLINK CNs (one, or a simulated network)",
       "Each CN is a bus controller with a 4-channel digital input (changing every 100 ms)\n"
@@ -375,8 +387,10 @@ const struct cli_cmd cli_cmds_plk[] = {
       "(SO_TXTIME) where IF has an etf, taprio or fq qdisc, else sent from the receive loop.",
       CLI_IFACE | CLI_RT | CLI_TIME | CLI_JSON | CLI_PCAP, cn_opts, cli_plk_cn_run, NULL },
     { "plk", "sdo", "read|write NODE INDEX SUB [VALUE]", "read or write an object of a CN over SDO",
-      "Starts an MN on -i IF for the CN (or --nodes), waits until the CN is configured,\n"
-      "then runs the transfer. VALUE: an integer, written with the object's size: with\n"
+      "Where takt plk mn runs on -i IF (or --master SOCKET), the transfer goes through its\n"
+      "control socket and that MN's SDO client (docs/control.md). Else starts an MN on -i\n"
+      "IF for the CN (or --nodes), waits until the CN is configured, then runs the\n"
+      "transfer. VALUE: an integer, written with the object's size: with\n"
       "--cdc the CDC's entry for the node, else the data type in the XDD/XDC next to the\n"
       "CDC (NODE.xdc, or the only one there), else read from the CN first; --size\n"
       "overrides. Or a string with --string. A CN that answers no\n"
@@ -386,6 +400,12 @@ const struct cli_cmd cli_cmds_plk[] = {
       "--udp: the transfer goes over UDP/IP from 192.168.100.240 to 192.168.100.NODE port\n"
       "3819 in the async phase (EPSG DS 301 SDO via UDP/IP) instead of ASnd.",
       CLI_IFACE | CLI_CYCLE | CLI_TIME | CLI_PCAP | CLI_JSON, cli_plk_sdo_opts, cli_plk_sdo_run, sdo_help },
+    { "plk", "nodes", NULL, "the CNs of a running MN: NMT state, PRes received and lost",
+      "Asks the takt plk mn running on -i IF (or --master SOCKET) through its control\n"
+      "socket (docs/control.md); without one running there it says so (exit 1).\n"
+      "--json: the MN's state and cycles, and per CN node, state, pres_ok, pres_lost,\n"
+      "unexpected.",
+      CLI_IFACE | CLI_JSON, cli_plk_nodes_opts, cli_plk_nodes_run, NULL },
     { "plk", "bench", NULL, "MN CPU load, SoC deviation and losses for CN counts x cycle times",
       "For each CN count and cycle time: simulated CNs in one namespace, the MN in the\n"
       "other (veth), boot, then measure -t seconds (default 5) of steady state: MN CPU\n"

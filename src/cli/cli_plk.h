@@ -44,6 +44,11 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct takt_plk_net *nc, struct 
  * IP ip (A.B.C.D[/LEN]), the POWERLINK interface's MAC, MTU the async MTU; a thread
  * moves frames between it and a started MN. */
 struct takt_plk_mn;
+/* The control socket of takt plk mn (cli_plk_ctl.c): started once the MN runs (its SDO
+ * client needs the cycle), stopped before the MN is. */
+struct cli_plk_ctl;
+void cli_plk_ctl_start(struct cli_ctx *c, struct takt_plk_mn *mn, struct cli_plk_ctl **out);
+void cli_plk_ctl_stop(struct cli_plk_ctl *x);
 struct cli_plk_veth {
     int fd;
     char name[16], iface[16];

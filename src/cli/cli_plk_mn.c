@@ -309,6 +309,8 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct takt_plk_net *nc, struct 
     else if (veth)
         fprintf(stderr, "takt plk mn: virtual Ethernet %s up\n", veth->name);
     cli_drop_caps(c, cli_caps_after_rt(c));
+    struct cli_plk_ctl *ctl;
+    cli_plk_ctl_start(c, mn, &ctl);
     struct takt_rt_loop *l = takt_plk_mn_loop(mn);
     /* metrics and the service protocol (docs/metrics.md, docs/service.md); the loop and
      * its measurements exist once the MN started */
@@ -317,6 +319,7 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct takt_plk_net *nc, struct 
     sdn_open(&sd);
     if ((rc = metrics_open(c, c->iface ? c->iface : link->name, "powerlink", l, sdn_active(&sd), &mx))) {
         sdn_close(&sd);
+        cli_plk_ctl_stop(ctl);
         takt_plk_mn_stop(mn);
         takt_plk_mn_join(mn);
         takt_plk_mn_destroy(mn);
@@ -387,6 +390,7 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct takt_plk_net *nc, struct 
         fflush(stdout);
     }
     sdn_send(&sd, "STOPPING=1");
+    cli_plk_ctl_stop(ctl);     /* no SDO transfer is started from here on */
     takt_plk_mn_stop(mn);
     takt_plk_mn_join(mn);
     if (veth) {
