@@ -35,7 +35,8 @@ int ecat_core_init(struct ecat_core *m, const uint8_t mac[6], const char *ifname
     m->txf = calloc(o->acyc_frames > ECAT_MAX_CYC_DG ? o->acyc_frames : ECAT_MAX_CYC_DG,
                     sizeof *m->txf);
     if (!m->slaves || !m->txbuf || !m->cycbuf || !m->txf || !m->sii_scratch || !m->maps ||
-        !m->snap.slave || !m->cyc_rx || ecat_coe_init(m) || ecat_foe_init(m) || ecat_soe_init(m))
+        !m->snap.slave || !m->cyc_rx || ecat_coe_init(m) || ecat_foe_init(m) || ecat_soe_init(m) ||
+        ecat_pub_init(m) || rt_evring_init(&m->ev, TAKT_EV_ECAT, ECAT_EVENTS))
         goto nomem;
     for (unsigned i = 0; i < o->max_slaves; i++)
         if (!(m->slaves[i].sii = calloc(1, ECAT_SII_FIRST)))
@@ -52,6 +53,7 @@ nomem:
 void ecat_core_free(struct ecat_core *m)
 {
     ecat_master_drop_eni(m);
+    rt_evring_free(&m->ev);
     for (unsigned i = 0; m->slaves && i < m->max_slaves; i++)
         free(m->slaves[i].sii);
     free(m->slaves);
@@ -60,6 +62,7 @@ void ecat_core_free(struct ecat_core *m)
     free(m->sii_scratch);
     free(m->maps);
     free(m->snap.slave);
+    ecat_pub_free(m);
     free(m->cyc_rx);
     ecat_pdo_image_free(&m->img);
     ecat_coe_free(m);
@@ -73,6 +76,9 @@ void ecat_core_free(struct ecat_core *m)
     m->sii_scratch = NULL;
     m->maps = NULL;
     m->snap.slave = NULL;
+    m->snap.topo = NULL;
+    m->snap.dc_diff = NULL;
+    m->snap.pw = NULL;
     m->txf = NULL;
 }
 
@@ -80,6 +86,24 @@ void ecat_core_scan(struct ecat_core *m, takt_ns_t now)
 {
     ecat_master_drop_eni(m);        /* a new bus: configure from the ENI again */
     ecat_scan_start(m, now);
+}
+
+/* A new request restarts each slave's machine, whose requests of the step under way
+ * may still be queued or in flight: take them back first (as recovery does for a lost
+ * slave), or re-initialising them would cut the acyclic queue behind them and strand
+ * every request queued after them. */
+static void drop_pending(struct ecat_core *m, struct ecat_slave *s)
+{
+    for (unsigned k = 0; k < s->f.nreq; k++) {
+        struct ecat_req *r = &s->f.req[k];
+        if (r->st == REQ_SENT && m->inflight[r->idx] == r)
+            m->inflight[r->idx] = NULL;
+    }
+    ecat_pdu_unqueue(m, s->f.req, s->f.nreq);
+    for (unsigned k = 0; k < s->f.nreq; k++)
+        if (ecat_req_busy(&s->f.req[k]))
+            s->f.req[k].st = REQ_IDLE;
+    s->f.nreq = 0;
 }
 
 int ecat_core_request_state(struct ecat_core *m, uint8_t state, takt_ns_t now)
@@ -93,8 +117,10 @@ int ecat_core_request_state(struct ecat_core *m, uint8_t state, takt_ns_t now)
     }
     m->target = state;
     m->last_err = 0;
-    for (unsigned i = 0; i < m->n_slaves; i++)
+    for (unsigned i = 0; i < m->n_slaves; i++) {
+        drop_pending(m, &m->slaves[i]);
         ecat_slave_goto(m, &m->slaves[i], state, now);
+    }
     return 0;
 }
 

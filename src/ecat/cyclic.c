@@ -28,15 +28,14 @@ int ecat_layout(struct ecat_core *m)
     int rc = ecat_pdo_layout(&m->img, m->maps, pos, m->n_slaves, 0, SEG_MAX, err, sizeof err);
     free(pos);
     if (rc) {
-        ecat_fail(m, rc, "process image: %s", err);
+        ECAT_FAILT(m, rc, TAKT_ECAT_EV_IMAGE_INVALID, -1, RT_TXT(err));
         return rc;
     }
     /* an ENI moves each slave's data to its BitStart and brings its own frames */
     if (m->eni && (rc = ecat_eni_cyc_setup(m)))
         return rc;
     if (m->img.n_frames > ECAT_MAX_CYC_DG) {
-        ecat_fail(m, -ENOSPC, "process image of %u bytes needs %u frames, at most %d", m->img.size,
-                  m->img.n_frames, ECAT_MAX_CYC_DG);
+        ECAT_FAIL(m, -ENOSPC, TAKT_ECAT_EV_IMAGE_TOO_BIG, -1, m->img.size, m->img.n_frames, ECAT_MAX_CYC_DG);
         return -ENOSPC;
     }
     free(m->image);
@@ -53,6 +52,7 @@ int ecat_layout(struct ecat_core *m)
         c->len = f->len;
         c->wkc_expected = f->wkc;
         c->last_wkc = f->wkc;
+        c->wkc_seen = c->wkc_seen_wr = -1;
         c->first_slave = f->first_slave;
         c->n_slaves = f->n_slaves;
         /* SII general flag 'not LRW' (ETG.2010): LRD + LWR, each with its own WKC */
@@ -182,20 +182,20 @@ static void check_wkc(struct ecat_core *m, struct ecat_cyc *c, unsigned k, bool 
         bad = true;
         wkc = c->wr.wkc;               /* report the LWR's */
         if (c->last_wkc == c->wkc_expected)
-            ecat_event(m, "cyclic frame %u (LWR 0x%08X, slaves %u-%u): WKC expected %u, got %d", k,
-                       c->log, c->first_slave, c->first_slave + c->n_slaves - 1, c->wkc_wr, wkc);
+            ECAT_EV(m, TAKT_ECAT_EV_LWR_WKC, -1, k, c->log, c->first_slave, c->first_slave + c->n_slaves - 1, c->wkc_wr, wkc);
         m->st.wkc_errors++;
+        c->wkc_errs_wr++;
         c->last_wkc = c->wkc_expected + 1000;   /* the next good frame reports the recovery */
         return;
     }
     if (bad) {
         m->st.wkc_errors++;
+        c->wkc_errs++;
         if (c->last_wkc == c->wkc_expected)
-            ecat_event(m, "cyclic frame %u (LRW 0x%08X, %u bytes, slaves %u-%u): WKC expected %u, got %d",
-                       k, c->log, c->len, c->first_slave, c->first_slave + c->n_slaves - 1,
-                       c->wkc_expected, wkc);
+            ECAT_EV(m, TAKT_ECAT_EV_LRW_WKC, -1, k, c->log, c->len, c->first_slave, c->first_slave + c->n_slaves - 1,
+                    c->wkc_expected, wkc);
     } else if (in_op && wkc == c->wkc_expected && c->last_wkc >= 0 && c->last_wkc != wkc) {
-        ecat_event(m, "cyclic frame %u: WKC back to the expected %u", k, c->wkc_expected);
+        ECAT_EV(m, TAKT_ECAT_EV_WKC_BACK, -1, k, c->wkc_expected);
     }
     if (wkc >= 0)
         c->last_wkc = wkc;
@@ -226,6 +226,8 @@ void ecat_cyc_check(struct ecat_core *m, takt_ns_t now)
             ecat_cyc_reap(m, &m->dc.mon_wr);
             ecat_cyc_reap(m, &m->dc.mon_diff);
         }
+        c->wkc_seen = l ? -1 : c->req.wkc;
+        c->wkc_seen_wr = l || !c->no_lrw ? -1 : c->wr.wkc;
         if (l) {
             ecat_pdu_frame_lost(m, now, fno);
             lost++;

@@ -41,8 +41,8 @@ static void req(struct ecat_core *m, struct ecat_slave *s, unsigned k, uint8_t c
 
 static void dc_fail(struct ecat_core *m, const char *what, const struct ecat_slave *s, int wkc)
 {
-    ecat_fail(m, -TAKT_EWKC, "DC set-up: %s at slave %u (station 0x%04X): expected WKC 1, got %d",
-              what, s ? s->info.position : 0, s ? s->info.station : 0, wkc);
+    ECAT_FAILT(m, -TAKT_EWKC, TAKT_ECAT_EV_DC_SETUP_WKC, s ? (int)s->info.position : -1, RT_TXT(what),
+               s ? s->info.position : 0, s ? s->info.station : 0, wkc);
     m->dc.state = DC_FAILED;
 }
 
@@ -202,11 +202,9 @@ static void run(struct ecat_core *m, const char *by)
     m->dc.rr = (unsigned)m->dc.ref;
     m->dc.active = true;
     if (by)
-        ecat_event(m, "DC: reference clock slave %d, SYNC0 armed %s, start times on a %lld ns grid "
-                   "from %llu", m->dc.ref, by, (long long)m->o.cycle_ns, (unsigned long long)m->dc.sync0_start);
+        ECAT_EVT(m, TAKT_ECAT_EV_DC_ARMED, m->dc.ref, RT_TXT(by), m->o.cycle_ns, m->dc.sync0_start);
     else
-        ecat_event(m, "DC: reference clock slave %d, SYNC0 every %lld ns from %llu", m->dc.ref,
-                   (long long)m->o.cycle_ns, (unsigned long long)m->dc.sync0_start);
+        ECAT_EV(m, TAKT_ECAT_EV_DC_SYNC0, m->dc.ref, m->o.cycle_ns, m->dc.sync0_start);
 }
 
 uint64_t ecat_dc_start_time(const struct ecat_core *m, takt_ns_t now, int64_t shift)
@@ -292,7 +290,7 @@ int ecat_dc_configure(struct ecat_core *m, takt_ns_t now)
             if (m->slaves[i].info.dc)
                 m->dc.ref = (int)i;
         if (m->dc.ref < 0) {
-            ecat_event(m, "DC requested but no slave supports it (0x0008 bit 2); running without");
+            ECAT_EV(m, TAKT_ECAT_EV_DC_NONE, -1);
             m->dc.state = DC_FAILED;
             m->dc.active = true;           /* let slaves waiting for SYNC0 proceed */
             return -ENODEV;
@@ -327,8 +325,7 @@ static bool rejoin_ok(struct ecat_core *m, struct ecat_slave *s, unsigned n, con
 {
     for (unsigned k = 0; k < n; k++)
         if (s->dcr[k].wkc != 1) {
-            ecat_event(m, "slave %u: DC set-up after its return: %s: expected WKC 1, got %d; "
-                       "going on without", (unsigned)(s - m->slaves), what, s->dcr[k].wkc);
+            ECAT_EVT(m, TAKT_ECAT_EV_DC_RETURN_WKC, (int)(s - m->slaves), RT_TXT(what), s->dcr[k].wkc);
             s->dc_re = RE_NONE;
             ecat_slave_goto(m, s, m->target, now);
             return false;
@@ -374,8 +371,7 @@ static void rejoin_step(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now
         if (!rejoin_ok(m, s, 3, "SYNC0 set-up (0x0990/0x09A0/0x0981)", now))
             return;
         s->dc_re = RE_NONE;
-        ecat_event(m, "slave %u: DC set up again (delay %d ns, SYNC0 on the network's grid)",
-                   (unsigned)(s - m->slaves), s->info.dc_delay_ns);
+        ECAT_EV(m, TAKT_ECAT_EV_DC_AGAIN, (int)(s - m->slaves), s->info.dc_delay_ns);
         ecat_slave_goto(m, s, m->target, now);
     }
 }

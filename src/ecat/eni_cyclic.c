@@ -30,6 +30,8 @@ struct eni_dg {
     bool     out;               /* sent this cycle */
     bool     judged;            /* its WKC counts (state listed, all slaves present) */
     int      last_wkc;
+    int      seen;              /* the WKC of its last frame judged, -1 lost or none */
+    uint64_t wkc_errs;          /* takt_ecat_master_frames */
 };
 
 struct ecat_eni_cyc {
@@ -120,18 +122,14 @@ static int check_frames(struct ecat_core *m, const struct ecat_eni *e)
             if ((out && (uint64_t)c->output_offs + c->len > e->out_bytes) ||
                 (in && (uint64_t)c->input_offs + c->len > e->in_bytes)) {
                 bool o = out && (uint64_t)c->output_offs + c->len > e->out_bytes;
-                ecat_fail(m, -TAKT_ECONFIG, "ENI %s line %u: Cyclic/Frame %u/Cmd %u (%s): expected %s + "
-                          "DataLength %u inside the %s image (%u bytes), found it ending at byte %llu",
-                          m->eni_path, c->line, f, k, ecat_cmd_name(c->cmd), o ? "OutputOffs" : "InputOffs",
-                          c->len, o ? "output" : "input", o ? e->out_bytes : e->in_bytes,
-                          (unsigned long long)(o ? c->output_offs : c->input_offs) + c->len);
+                ECAT_FAILT(m, -TAKT_ECONFIG, TAKT_ECAT_EV_ENI_CYC_RANGE, -1, RT_TXT(m->eni_path), c->line, f, k, c->cmd, o, c->len, o,
+                           o ? e->out_bytes : e->in_bytes, (o ? c->output_offs : c->input_offs) + c->len);
                 return -TAKT_ECONFIG;
             }
         }
         if (used > room) {
-            ecat_fail(m, -TAKT_ECONFIG, "ENI %s line %u: Cyclic/Frame %u: expected at most %zu bytes "
-                      "of datagrams in one frame, found %zu", m->eni_path,
-                      e->frame[f].n_cmd ? e->frame[f].cmd[0].line : 0, f, room, used);
+            ECAT_FAILT(m, -TAKT_ECONFIG, TAKT_ECAT_EV_ENI_CYC_FRAME, -1, RT_TXT(m->eni_path),
+                       e->frame[f].n_cmd ? e->frame[f].cmd[0].line : 0, f, room, used);
             return -TAKT_ECONFIG;
         }
     }
@@ -149,11 +147,8 @@ static int relocate(struct ecat_core *m, const struct ecat_eni *e)
         if ((uint64_t)s->send_bitstart + s->send_bitlen > (uint64_t)e->out_bytes * 8 ||
             (uint64_t)s->recv_bitstart + s->recv_bitlen > (uint64_t)e->in_bytes * 8 ||
             ps->out_len * 8 > s->send_bitlen + 7 || ps->in_len * 8 > s->recv_bitlen + 7) {
-            ecat_fail(m, -TAKT_ECONFIG, "ENI %s line %u: slave %u (%s): Send %u+%u / Recv %u+%u bits "
-                      "do not hold its mapping (%u/%u bytes) inside the images (%u/%u bytes)",
-                      m->eni_path, s->line, i, s->name, s->send_bitstart, s->send_bitlen,
-                      s->recv_bitstart, s->recv_bitlen, ps->out_len, ps->in_len, e->out_bytes,
-                      e->in_bytes);
+            ECAT_FAILT(m, -TAKT_ECONFIG, TAKT_ECAT_EV_ENI_CYC_SLAVE, i, RT_TXT(m->eni_path, s->name), s->line, s->send_bitstart,
+                       s->send_bitlen, s->recv_bitstart, s->recv_bitlen, ps->out_len, ps->in_len, e->out_bytes, e->in_bytes);
             return -TAKT_ECONFIG;
         }
     }
@@ -179,7 +174,7 @@ int ecat_eni_cyc_setup(struct ecat_core *m)
     char why[200];
     ecat_eni_cyc_free(m);
     if (unfit(m, e, why, sizeof why)) {
-        ecat_event(m, "ENI %s: takt lays the process image out itself: %s", m->eni_path, why);
+        ECAT_EVT(m, TAKT_ECAT_EV_ENI_OWN_IMAGE, -1, RT_TXT(m->eni_path, why));
         return 0;
     }
     int rc = check_frames(m, e);
@@ -205,6 +200,7 @@ int ecat_eni_cyc_setup(struct ecat_core *m)
             d->frame = f;
             d->no = k;
             d->last_wkc = d->c->cnt;
+            d->seen = -1;
             if (d->kind == DG_DC_TIME && !y->own_time)
                 y->own_time = true;
             else if (d->kind == DG_DC_TIME)
@@ -334,14 +330,12 @@ static void judge(struct ecat_core *m, struct eni_dg *d, int wkc)
         return;
     if (wkc != c->cnt) {
         m->st.wkc_errors++;
+        d->wkc_errs++;
         if (d->last_wkc == c->cnt)
-            ecat_event(m, "ENI cyclic frame %u datagram %u (%s%s%s 0x%08X, %u bytes): WKC expected %u, "
-                       "got %d", d->frame, d->no, ecat_cmd_name(c->cmd), c->comment[0] ? " " : "",
-                       c->comment, logical(c->cmd) ? c->addr : (uint32_t)c->adp | (uint32_t)c->ado << 16,
-                       c->len, c->cnt, wkc);
+            ECAT_EVT(m, TAKT_ECAT_EV_ENI_CYC_WKC, -1, RT_TXT(c->comment), d->frame, d->no, c->cmd, c->comment[0] != 0,
+                     logical(c->cmd) ? c->addr : (uint32_t)c->adp | (uint32_t)c->ado << 16, c->len, c->cnt, wkc);
     } else if (d->last_wkc != wkc) {
-        ecat_event(m, "ENI cyclic frame %u datagram %u: WKC back to the expected %u", d->frame, d->no,
-                   c->cnt);
+        ECAT_EV(m, TAKT_ECAT_EV_ENI_CYC_WKC_BACK, -1, d->frame, d->no, c->cnt);
     }
     d->last_wkc = wkc;
 }
@@ -361,8 +355,10 @@ void ecat_eni_cyc_check(struct ecat_core *m, takt_ns_t now)
         fno_f[d->frame] = r->fno;
         if (ecat_cyc_reap(m, r)) {
             lost_f[d->frame] = true;
+            d->seen = -1;
             continue;
         }
+        d->seen = r->wkc;
         if (d->kind == DG_AL && r->wkc >= 0)   /* the AL status into the input image too */
             memcpy(m->image + y->out_bytes + d->c->input_offs, m->mon_al_buf, 2);
         if (d->kind == DG_DC_TIME && r->wkc >= 1)
@@ -396,4 +392,26 @@ void ecat_eni_cyc_check(struct ecat_core *m, takt_ns_t now)
         ecat_recovery_check(m, now);
     if (m->dc.active)
         ecat_dc_cycle(m, now);
+}
+
+unsigned ecat_eni_cyc_frames(const struct ecat_core *m, struct takt_ecat_frame_info *out, unsigned max)
+{
+    const struct ecat_eni_cyc *y = m->eni_cyc;
+    unsigned n = 0;
+    for (unsigned i = 0; y && i < y->n_dg && n < max; i++) {
+        const struct eni_dg *d = &y->dg[i];
+        const struct ecat_eni_fcmd *c = d->c;
+        if (d->kind != DG_DATA || !c->has_cnt)
+            continue;
+        struct takt_ecat_frame_info *f = &out[n++];
+        memset(f, 0, sizeof *f);
+        f->cmd = c->cmd;
+        f->frame = (uint8_t)d->frame;
+        f->len = c->len;
+        f->logical = logical(c->cmd) ? c->addr : (uint32_t)c->adp | (uint32_t)c->ado << 16;
+        f->wkc_expected = c->cnt;
+        f->wkc_last = d->seen;
+        f->wkc_errors = d->wkc_errs;
+    }
+    return n;
 }

@@ -175,11 +175,8 @@ static int judge(struct ecat_core *m, struct ecat_eni_run *r, const struct ecat_
             send_cmd(m, r, c);
             return 1;
         }
-        ecat_fail(m, wkc < 0 ? -ETIMEDOUT : -TAKT_EWKC,
-                  "ENI %s line %u: %s, transition %s, command '%s' (%s adp 0x%04X ado 0x%04X): "
-                  "expected WKC %u, got %d%s", path, c->line, who(m, r, w, sizeof w),
-                  ecat_tr_name(r->tr), c->comment, ecat_cmd_name(c->cmd), c->adp, c->ado,
-                  c->cnt, wkc, wkc < 0 ? " (no frame returned)" : "");
+        ECAT_FAILT(m, wkc < 0 ? -ETIMEDOUT : -TAKT_EWKC, TAKT_ECAT_EV_ENI_CMD_WKC, -1, RT_TXT(path, who(m, r, w, sizeof w), c->comment),
+               c->line, r->tr, c->cmd, c->adp, c->ado, c->cnt, wkc, wkc < 0);
         return wkc < 0 ? -ETIMEDOUT : -TAKT_EWKC;
     }
     if (c->validate && !(wkc_ok && wkc > 0 && validated(c, r->buf))) {
@@ -191,12 +188,8 @@ static int judge(struct ecat_core *m, struct ecat_eni_run *r, const struct ecat_
         hex(exp, sizeof exp, c->vdata, c->vmask, c->len);
         hex(got, sizeof got, r->buf, NULL, wkc > 0 ? c->len : 0);
         hex(mk, sizeof mk, c->vmask ? c->vmask : c->vdata, NULL, c->vmask ? c->len : 0);
-        ecat_fail(m, -ETIMEDOUT,
-                  "ENI %s line %u: %s, transition %s, command '%s' (%s 0x%04X): validate expected "
-                  "%s%s%s, found %s (WKC %d) after %u ms", path, c->line, who(m, r, w, sizeof w),
-                  ecat_tr_name(r->tr), c->comment, ecat_cmd_name(c->cmd), c->ado, exp,
-                  c->vmask ? " mask " : "", c->vmask ? mk : "", wkc > 0 ? got : "nothing", wkc,
-                  c->vtimeout_ms);
+        ECAT_FAILT(m, -ETIMEDOUT, TAKT_ECAT_EV_ENI_VALIDATE, -1, RT_TXT(path, who(m, r, w, sizeof w), c->comment, exp,
+               c->vmask ? mk : "", wkc > 0 ? got : "nothing"), c->line, r->tr, c->cmd, c->ado, c->vmask != 0, wkc, c->vtimeout_ms);
         return -ETIMEDOUT;
     }
     return 0;
@@ -248,10 +241,8 @@ static void coe_done(void *ctx, int err, const uint8_t *data, size_t len)
 static int coe_fail(struct ecat_core *m, struct ecat_eni_run *r, const struct ecat_eni_coe *c,
                     int rc, const char *what)
 {
-    ecat_fail(m, rc, "ENI %s line %u: slave %d (%s), transition %s, CoE %s 0x%04X:%02X%s ('%s'): %s",
-              m->eni_path, c->line, r->pos, m->eni->slave[r->pos].name, ecat_tr_name(r->tr),
-              c->ccs == 2 ? "upload" : "download", c->index, c->subindex,
-              c->complete_access ? " complete access" : "", c->comment, what);
+    ECAT_FAILT(m, rc, TAKT_ECAT_EV_ENI_COE, r->pos, RT_TXT(m->eni_path, m->eni->slave[r->pos].name, c->comment, what),
+               c->line, r->tr, c->ccs == 2, c->index, c->subindex, c->complete_access != 0);
     return rc;
 }
 

@@ -42,9 +42,8 @@ static int fail(struct ecat_core *m, int pos, uint8_t tr, unsigned k, int rc, co
     bool soe = k < es->n_soe;
     char w[64];
     what(es, k, w, sizeof w);
-    ecat_fail(m, rc, "ENI %s line %u: slave %d (%s), transition %s, %s ('%s'): %s", m->eni_path,
-              soe ? es->soe[k].line : es->eoe[k - es->n_soe].line, pos, es->name, ecat_tr_name(tr), w,
-              soe ? es->soe[k].comment : es->eoe[k - es->n_soe].comment, why);
+    ECAT_FAILT(m, rc, TAKT_ECAT_EV_ENI_SOE, pos, RT_TXT(m->eni_path, es->name, w, soe ? es->soe[k].comment : es->eoe[k - es->n_soe].comment,
+               why), soe ? es->soe[k].line : es->eoe[k - es->n_soe].line, tr);
     return rc;
 }
 
@@ -116,8 +115,7 @@ int ecat_eni_mbx_setup(struct ecat_core *m)
         if (rc) {
             char why[200];
             snprintf(why, sizeof why, "%.*s", (int)sizeof why - 1, m->errmsg);
-            ecat_fail(m, rc, "ENI %s: slave %u (%s) has EoE init commands (line %u): %s", m->eni_path, i,
-                      m->eni->slave[i].name, m->eni->slave[i].eoe[0].line, why);
+            ECAT_FAILT(m, rc, TAKT_ECAT_EV_ENI_EOE, i, RT_TXT(m->eni_path, m->eni->slave[i].name, why), m->eni->slave[i].eoe[0].line);
             return rc;
         }
     }

@@ -65,10 +65,8 @@ static bool check_wkc(struct ecat_core *m, struct ecat_slave *s, unsigned i, int
         again(m, s, now);
         return false;
     }
-    ecat_fail(m, r->wkc < 0 ? -ETIMEDOUT : -TAKT_EWKC,
-              "slave %u (station 0x%04X): %s %s 0x%04X: expected WKC %d, got %d%s",
-              s->info.position, s->info.station, what, ecat_cmd_name(r->cmd), r->ado, expect,
-              r->wkc, r->wkc < 0 ? " (no frame returned)" : "");
+    ECAT_FAILT(m, r->wkc < 0 ? -ETIMEDOUT : -TAKT_EWKC, TAKT_ECAT_EV_ESM_WKC, s->info.position, RT_TXT(what),
+               s->info.station, r->cmd, r->ado, expect, r->wkc, r->wkc < 0);
     fail(m, s, r->wkc < 0 ? -ETIMEDOUT : -TAKT_EWKC);
     return false;
 }
@@ -169,8 +167,7 @@ void ecat_sfsm_state_sii_poll(struct ecat_core *m, struct ecat_slave *s, takt_ns
     uint16_t ctrl = get_le16(b);
     if (ctrl & SII_BUSY) {
         if (now - s->f.t0 > 100 * TAKT_NS_PER_MS) {
-            ecat_fail(m, -ETIMEDOUT, "slave %u: SII busy (0x0502 = 0x%04X) for more than 100 ms "
-                      "reading word 0x%04X", s->info.position, ctrl, s->f.sii_word);
+            ECAT_FAIL(m, -ETIMEDOUT, TAKT_ECAT_EV_SII_BUSY, s->info.position, ctrl, s->f.sii_word);
             fail(m, s, -ETIMEDOUT);
             return;
         }
@@ -179,9 +176,7 @@ void ecat_sfsm_state_sii_poll(struct ecat_core *m, struct ecat_slave *s, takt_ns
     }
     if (ctrl & (SII_ERR_ACK | SII_ERR_LOAD)) {
         if (++s->f.retries > SII_TRIES) {
-            ecat_fail(m, -TAKT_ESII, "slave %u: SII read of word 0x%04X failed, 0x0502 = 0x%04X "
-                      "(expected no error bits) after %d tries", s->info.position, s->f.sii_word,
-                      ctrl, SII_TRIES);
+            ECAT_FAIL(m, -TAKT_ESII, TAKT_ECAT_EV_SII_READ_FAILED, s->info.position, s->f.sii_word, ctrl, SII_TRIES);
             fail(m, s, -TAKT_ESII);
             return;
         }
@@ -191,7 +186,7 @@ void ecat_sfsm_state_sii_poll(struct ecat_core *m, struct ecat_slave *s, takt_ns
     unsigned n = (ctrl & SII_READ8) ? 8 : 4;
     s->sii_8byte = n == 8;
     if (s->sii_len + n > s->sii_cap && ecat_sii_grow(s, s->sii_len + n) < 0) {
-        ecat_fail(m, -ENOMEM, "slave %u: no memory for SII word 0x%04X", s->info.position, s->f.sii_word);
+        ECAT_FAIL(m, -ENOMEM, TAKT_ECAT_EV_SII_NO_MEMORY, s->info.position, s->f.sii_word);
         fail(m, s, -ENOMEM);
         return;
     }
@@ -277,13 +272,8 @@ static void state_al_wait(struct ecat_core *m, struct ecat_slave *s, takt_ns_t n
         return;
     }
     if (st & AL_ERROR) {
-        ecat_fail(m, -TAKT_EALSTATUS, "slave %u (station 0x%04X, %s): refused %s -> %s: AL status "
-                  "0x%02X, code 0x%04X (%s)%s", s->info.position, s->info.station,
-                  s->info.name[0] ? s->info.name : "?", takt_ecat_al_state_name(st & AL_STATE_MASK),
-                  takt_ecat_al_state_name(s->f.requested), st, code, takt_ecat_al_status_text(code),
-                  !m->o.dc && al_code_wants_dc(code)
-                      ? "; the slave wants distributed clocks: try --dc (takt ecat run --dc; "
-                        "takt_ecat_master_opts.dc in the library)" : "");
+        ECAT_FAILT(m, -TAKT_EALSTATUS, TAKT_ECAT_EV_ESM_REFUSED, s->info.position, RT_TXT(s->info.name[0] ? s->info.name : "?"),
+               s->info.station, st & AL_STATE_MASK, s->f.requested, st, code, code, !m->o.dc && al_code_wants_dc(code));
         s->f.err = -TAKT_EALSTATUS;
         enter_al_ack(m, s, now);
         return;
@@ -295,10 +285,8 @@ static void state_al_wait(struct ecat_core *m, struct ecat_slave *s, takt_ns_t n
     }
     if (now - s->f.t0 > (s->al_timeout_ns ? s->al_timeout_ns : m->o.state_timeout_ns)) {
         char note[200];
-        ecat_fail(m, -ETIMEDOUT, "slave %u (station 0x%04X): still %s %lld ms after requesting %s%s",
-                  s->info.position, s->info.station, takt_ecat_al_state_name(st & AL_STATE_MASK),
-                  (long long)((now - s->f.t0) / TAKT_NS_PER_MS), takt_ecat_al_state_name(s->f.requested),
-                  ecat_eni_al_note(m, s, note, sizeof note));
+        ECAT_FAILT(m, -ETIMEDOUT, TAKT_ECAT_EV_ESM_TIMEOUT, s->info.position, RT_TXT(ecat_eni_al_note(m, s, note, sizeof note)),
+               s->info.station, st & AL_STATE_MASK, (now - s->f.t0) / TAKT_NS_PER_MS, s->f.requested);
         fail(m, s, -ETIMEDOUT);
         return;
     }

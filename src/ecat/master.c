@@ -2,8 +2,11 @@
  * cycle thread, as plk/driver_mn.c does for the POWERLINK MN. One cycle: receive the
  * previous frames into the core, let it judge them, run the application, send the
  * cyclic frames, advance the core's timer, send the acyclic frames; each step timed
- * (EC-Master names). The core's event ring is written here too (ecat_event). */
+ * (EC-Master names). The driver also owns what concerns threads: the command ring that
+ * other threads post into (master_cmd.c), drained before the core's entry points, and
+ * who may put on the core's event ring. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,70 +32,55 @@ void takt_ecat_master_opts_default(struct takt_ecat_master_opts *o)
     o->sdo_timeout_ns = 3 * TAKT_NS_PER_S;
 }
 
-/* --- events: single-producer single-consumer ring --------------------------------- */
+/* --- events: the structured ring of include/takt/event.h, in the core ------------- */
 
-/* An event is one line: a control byte from the wire (a slave name from the SII with a
- * newline, say) is written as a C escape so it cannot break or forge a line. */
-static void one_line(char *dst, size_t n, const char *src)
+/* Whether this thread may put on the ring: the one producer is the thread that drives
+ * the cycle (the master's RT thread while it runs, else the caller of the blocking
+ * calls that drive it). */
+static bool ring_producer(const struct ecat_core *m)
 {
-    size_t o = 0;
-    for (; *src && o + 1 < n; src++) {
-        unsigned char c = (unsigned char)*src;
-        if (c >= 0x20 && c != 0x7f) {
-            dst[o++] = (char)c;
-            continue;
-        }
-        if (o + 5 >= n)
-            break;
-        o += (size_t)snprintf(dst + o, n - o, "\\x%02X", c);
+    int rt = __atomic_load_n(&m->ev_rt, __ATOMIC_ACQUIRE);
+    return rt == 0 || (rt == 2 && pthread_equal(pthread_self(), m->ev_tid));
+}
+
+/* The core's time: the cycle (or service step) under way, or its creation. */
+void ecat_ev_put(struct ecat_core *m, unsigned code, int unit, int err,
+                 const int64_t *v, unsigned nv, const char *const *txt)
+{
+    takt_ns_t at = m->now;
+    bool mine = ring_producer(m);
+    if (!err) {
+        if (mine)
+            rt_ev_put(&m->ev, at, code, unit, 0, v, nv, txt);
+        return;
     }
-    dst[o] = '\0';
-}
-
-static void vevent(struct ecat_core *m, const char *fmt, va_list ap)
-{
-    unsigned h = atomic_load_explicit(&m->ev_head, memory_order_relaxed);
-    unsigned t = atomic_load_explicit(&m->ev_tail, memory_order_acquire);
-    if (h - t >= ECAT_EVENTS)
-        return;                          /* full: the reporter is behind; drop */
-    char raw[ECAT_EVENT_LEN];
-    vsnprintf(raw, sizeof raw, fmt, ap);
-    one_line(m->ev[h % ECAT_EVENTS], ECAT_EVENT_LEN, raw);
-    m->ev_at[h % ECAT_EVENTS] = m->now;    /* the cycle under way, or the creation */
-    atomic_store_explicit(&m->ev_head, h + 1, memory_order_release);
-}
-
-void ecat_event(struct ecat_core *m, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vevent(m, fmt, ap);
-    va_end(ap);
-}
-
-void ecat_fail(struct ecat_core *m, int err, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char raw[sizeof m->errmsg];
-    vsnprintf(raw, sizeof raw, fmt, ap);
-    va_end(ap);
-    one_line(m->errmsg, sizeof m->errmsg, raw);
+    struct takt_event ev;
+    rt_ev_fill(&ev, TAKT_EV_ECAT, at, code, unit, err, v, nv, txt);
+    ecat_ev_format(&ev, m->errmsg, sizeof m->errmsg);
     m->last_err = err;
-    ecat_event(m, "%s", m->errmsg);
+    if (mine)
+        rt_evring_push(&m->ev, &ev);
 }
 
-bool takt_ecat_master_next_event_at(struct takt_ecat_master *drv, char *buf, size_t len, takt_ns_t *at)
+bool takt_ecat_master_next_ev(struct takt_ecat_master *m, struct takt_event *ev)
 {
-    struct ecat_core *m = &drv->core;
-    unsigned t = atomic_load_explicit(&m->ev_tail, memory_order_relaxed);
-    unsigned h = atomic_load_explicit(&m->ev_head, memory_order_acquire);
-    if (t == h)
+    return rt_evring_next(&m->core.ev, ev);
+}
+
+uint64_t takt_ecat_master_events_dropped(const struct takt_ecat_master *m)
+{
+    return rt_evring_dropped(&m->core.ev);
+}
+
+bool takt_ecat_master_next_event_at(struct takt_ecat_master *m, char *buf, size_t len, takt_ns_t *at)
+{
+    struct takt_event ev;
+    if (!rt_evring_next(&m->core.ev, &ev))
         return false;
-    snprintf(buf, len, "%s", m->ev[t % ECAT_EVENTS]);
+    if (rt_ev_ring_format(&ev, buf, len) < 0)
+        ecat_ev_format(&ev, buf, len);
     if (at)
-        *at = m->ev_at[t % ECAT_EVENTS];
-    atomic_store_explicit(&m->ev_tail, t + 1, memory_order_release);
+        *at = ev.at;
     return true;
 }
 
@@ -139,10 +127,12 @@ int takt_ecat_master_open(struct takt_ecat_master **out, struct takt_link *link,
     struct takt_ecat_master *m = calloc(1, sizeof *m);
     if (!m)
         goto nomem;
+    pthread_mutex_init(&m->drive_mx, NULL);
     m->link = link;
     if (o->redundant) {
         int rc = ecat_red_open(link, o->redundant, &m->red, err, errlen);
         if (rc) {
+            pthread_mutex_destroy(&m->drive_mx);
             free(m);
             return rc;
         }
@@ -152,6 +142,7 @@ int takt_ecat_master_open(struct takt_ecat_master **out, struct takt_link *link,
     if (rc) {
         if (m->red)
             takt_link_close(m->red);
+        pthread_mutex_destroy(&m->drive_mx);
         free(m);
         return rc;
     }
@@ -164,7 +155,7 @@ int takt_ecat_master_open(struct takt_ecat_master **out, struct takt_link *link,
     m->rxf = calloc(RX_BATCH, sizeof *m->rxf);
     m->txf = calloc(o->acyc_frames > ECAT_MAX_CYC_DG ? o->acyc_frames : ECAT_MAX_CYC_DG,
                     sizeof *m->txf);
-    if (!m->rxbuf || !m->rxf || !m->txf)
+    if (!m->rxbuf || !m->rxf || !m->txf || rt_cmdring_init(&m->cmd, ECAT_CMD_RING))
         goto nomem;
     struct takt_rt_opts ro;
     takt_rt_opts_default(&ro);
@@ -196,7 +187,7 @@ void takt_ecat_master_close(struct takt_ecat_master *m)
         return;
     if (m->loop.running) {
         takt_rt_loop_stop(&m->loop);
-        takt_rt_loop_join(&m->loop);
+        takt_ecat_master_join(m);
     }
     if (m->loop_init) {
         struct takt_perf_msmt *ms[] = { &m->m_rx, &m->m_app, &m->m_cyc, &m->m_timer, &m->m_acyc };
@@ -204,12 +195,15 @@ void takt_ecat_master_close(struct takt_ecat_master *m)
             takt_perf_msmt_free(ms[i]);
         rt_loop_free(&m->loop);
     }
+    ecat_cmd_cancel_all(m);
+    rt_cmdring_free(&m->cmd);
     ecat_core_free(&m->core);
     free(m->rxbuf);
     free(m->rxf);
     free(m->txf);
     if (m->red)
         takt_link_close(m->red);
+    pthread_mutex_destroy(&m->drive_mx);
     free(m);
 }
 
@@ -262,6 +256,7 @@ int takt_ecat_master_cycle(struct takt_ecat_master *m, takt_ns_t now)
     struct ecat_core *c = &m->core;
     takt_ns_t t = takt_now();
     c->now = now;
+    ecat_cmd_drain(m, now);         /* what other threads asked for, first */
     int rc = receive(m, 0);
     ecat_core_cycle(c, now);
     if (m->red) {
@@ -292,6 +287,10 @@ static int cycle_step(void *ctx, struct takt_rt_loop *loop, takt_ns_t wake)
 {
     struct takt_ecat_master *m = ctx;
     struct ecat_core *c = &m->core;
+    if (__atomic_load_n(&c->ev_rt, __ATOMIC_RELAXED) == 1) {   /* the ring's producer from now */
+        c->ev_tid = pthread_self();
+        __atomic_store_n(&c->ev_rt, 2, __ATOMIC_RELEASE);
+    }
     /* a cyclic reply stamped after this cycle's deadline missed its cycle, however soon
      * the thread got round to reading it */
     c->rx_deadline = wake - loop->cyc.wake_dev;
@@ -304,8 +303,7 @@ static int cycle_step(void *ctx, struct takt_rt_loop *loop, takt_ns_t wake)
     /* a link error (e.g. -ENOBUFS) costs this cycle's frames, which count as lost; the
      * loop goes on so that the network can recover */
     if (rc < 0 && m->link_errors++ == 0)
-        ecat_event(c, "link %s: %s (further link errors counted only)", m->link->name,
-                   takt_strerror(rc));
+        ECAT_EVT(c, TAKT_ECAT_EV_LINK_ERROR, -1, RT_TXT(m->link->name), rc);
     return 0;
 }
 
@@ -313,6 +311,8 @@ static int cycle_step(void *ctx, struct takt_rt_loop *loop, takt_ns_t wake)
  * advance the state machines and send what they queued, without a cyclic frame. */
 static int service(struct takt_ecat_master *m, takt_ns_t now)
 {
+    m->core.now = now;
+    ecat_cmd_drain(m, now);
     ecat_core_timer(&m->core, now);
     int rc = send_frames(m, now);
     ecat_snap_publish(&m->core);
@@ -329,16 +329,16 @@ static int link_fail(struct takt_ecat_master *drv, int rc, const char *what)
         return rc;
     int carrier = takt_link_carrier(drv->link->name);   /* < 0 for a mem link: no interface */
     if (carrier == 0)
-        ecat_fail(m, rc, "%s has no carrier (cable unplugged?)", drv->link->name);
+        ECAT_FAILT(m, rc, TAKT_ECAT_EV_LINK_NO_CARRIER, -1, RT_TXT(drv->link->name));
     else if (carrier == -ENETDOWN)
-        ecat_fail(m, rc, "%s is down (ip link set dev %s up)", drv->link->name, drv->link->name);
+        ECAT_FAILT(m, rc, TAKT_ECAT_EV_LINK_DOWN, -1, RT_TXT(drv->link->name, drv->link->name));
     else
-        ecat_fail(m, rc, "%s on %s failed: %s", what, drv->link->name, takt_strerror(rc));
+        ECAT_FAILT(m, rc, TAKT_ECAT_EV_LINK_FAILED, -1, RT_TXT(what, drv->link->name), rc);
     return rc;
 }
 
-int ecat_master_drive(struct takt_ecat_master *m, bool (*done)(struct ecat_core *m, void *ctx),
-                      void *ctx, takt_ns_t timeout_ns)
+static int drive(struct takt_ecat_master *m, bool (*done)(struct ecat_core *m, void *ctx),
+                 void *ctx, takt_ns_t timeout_ns)
 {
     takt_ns_t end = takt_now() + timeout_ns, next = 0;
     for (;;) {
@@ -363,6 +363,15 @@ int ecat_master_drive(struct takt_ecat_master *m, bool (*done)(struct ecat_core 
         if (rc < 0)
             return link_fail(m, rc, "receiving");
     }
+}
+
+int ecat_master_drive(struct takt_ecat_master *m, bool (*done)(struct ecat_core *m, void *ctx),
+                      void *ctx, takt_ns_t timeout_ns)
+{
+    bool took = ecat_drive_begin(m);
+    int rc = drive(m, done, ctx, timeout_ns);
+    ecat_drive_end(m, took);
+    return rc;
 }
 
 void ecat_wait_done(void *ctx, int err, const uint8_t *data, size_t len)
@@ -399,7 +408,7 @@ int takt_ecat_master_scan(struct takt_ecat_master *drv, takt_ns_t timeout_ns)
     ecat_core_scan(m, takt_now());
     int rc = ecat_master_drive(drv, scan_done, NULL, timeout_ns);
     if (rc == -ETIMEDOUT && !m->last_err)
-        ecat_fail(m, rc, "scan not complete after %lld ms", (long long)(timeout_ns / TAKT_NS_PER_MS));
+        ECAT_FAIL(m, rc, TAKT_ECAT_EV_SCAN_TIMEOUT, -1, timeout_ns / TAKT_NS_PER_MS);
     if (rc)
         return rc;
     return m->last_err;
@@ -409,15 +418,10 @@ int takt_ecat_master_configure(struct takt_ecat_master *drv)
 {
     struct ecat_core *m = &drv->core;
     if (!m->scanned) {
-        ecat_fail(m, -EAGAIN, "configure: expected a scanned network, none scanned yet");
+        ECAT_FAIL(m, -EAGAIN, TAKT_ECAT_EV_CONFIGURE_UNSCANNED, -1);
         return -EAGAIN;
     }
     return ecat_layout(m);
-}
-
-int takt_ecat_master_request_state(struct takt_ecat_master *drv, uint8_t state)
-{
-    return ecat_core_request_state(&drv->core, state, takt_now());
 }
 
 
@@ -437,10 +441,14 @@ static bool state_done(struct ecat_core *m, void *ctx)
 int takt_ecat_master_set_state(struct takt_ecat_master *drv, uint8_t state, takt_ns_t timeout_ns)
 {
     struct ecat_core *m = &drv->core;
-    int rc = takt_ecat_master_request_state(drv, state);
-    if (rc)
-        return rc;
-    rc = ecat_master_drive(drv, state_done, NULL, timeout_ns);
+    int rc = ecat_cmd_blocking(drv);
+    if (rc)                         /* the RT thread runs: it takes the request */
+        return rc < 0 ? rc : ecat_cmd_set_state(drv, state, timeout_ns);
+    bool took = ecat_drive_begin(drv);   /* the request applies at once, then the drive */
+    rc = takt_ecat_master_request_state(drv, state);
+    if (!rc)
+        rc = ecat_master_drive(drv, state_done, NULL, timeout_ns);
+    ecat_drive_end(drv, took);
     if (rc)
         return rc;
     for (unsigned i = 0; i < m->n_slaves; i++)
@@ -463,7 +471,7 @@ int takt_ecat_slave_set_state(struct takt_ecat_master *drv, unsigned pos, uint8_
     if (!m->scanned)
         return -EAGAIN;
     if (pos >= m->n_slaves) {
-        ecat_fail(m, -ENOENT, "no slave at position %u (%u slaves)", pos, m->n_slaves);
+        ECAT_FAIL(m, -ENOENT, TAKT_ECAT_EV_NO_SLAVE, -1, 3, pos, m->n_slaves);
         return -ENOENT;
     }
     if (state >= AL_SAFEOP && !m->configured) {
@@ -487,8 +495,18 @@ int takt_ecat_master_start(struct takt_ecat_master *m, const struct takt_rt_opts
     if (o)
         m->loop.opts = *o;
     m->loop.duration = duration_ns;
+    /* from now on the RT thread alone applies what other threads post, this one's calls
+     * included: none applies at once until its first drain names it the cycle's */
+    atomic_store_explicit(&m->cycle_self, 0, memory_order_relaxed);
+    atomic_store_explicit(&m->rt_on, true, memory_order_release);
+    __atomic_store_n(&m->core.ev_rt, 1, __ATOMIC_RELEASE);
+    m->core.threaded = true;        /* before the thread: its first cycle reads it */
     int rc = takt_rt_loop_start(&m->loop);
-    m->core.threaded = rc == 0;
+    if (rc) {
+        m->core.threaded = false;
+        atomic_store_explicit(&m->rt_on, false, memory_order_release);
+        __atomic_store_n(&m->core.ev_rt, 0, __ATOMIC_RELEASE);
+    }
     return rc;
 }
 
@@ -498,6 +516,10 @@ int takt_ecat_master_join(struct takt_ecat_master *m)
 {
     int rc = takt_rt_loop_join(&m->loop);
     m->core.threaded = false;
+    __atomic_store_n(&m->core.ev_rt, 0, __ATOMIC_RELEASE);
+    /* the RT thread has ended: the next thread to drive the cycle drains the ring */
+    atomic_store_explicit(&m->cycle_self, 0, memory_order_relaxed);
+    atomic_store_explicit(&m->rt_on, false, memory_order_release);
     return rc;
 }
 struct takt_rt_loop *takt_ecat_master_loop(struct takt_ecat_master *m) { return &m->loop; }

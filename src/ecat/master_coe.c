@@ -51,7 +51,7 @@ void ecat_coe_free(struct ecat_core *m)
 static void finish(struct ecat_core *m, struct ecat_sdo_slot *q, int err)
 {
     if (err)
-        ecat_fail(m, err, "%s", q->x.msg[0] ? q->x.msg : takt_strerror(err));
+        ECAT_FAILT(m, err, TAKT_ECAT_EV_ERROR_TEXT, q->pos, RT_TXT(q->x.msg[0] ? q->x.msg : takt_strerror(err)));
     q->st = MS_FREE;
     if (q->fn)
         q->fn(q->ctx, err, q->x.req.data, err ? 0 : q->x.result_len);
@@ -109,8 +109,7 @@ static void on_reply(struct ecat_core *m, struct ecat_sdo_slot *q)
     int rc = ecat_coe_xfer_on_reply(&q->x, q->in, m->slaves[q->pos].info.mbx_in_len, q->out,
                                     m->slaves[q->pos].info.mbx_out_len, &q->out_len);
     if (q->x.n_emcy != emcy)
-        ecat_event(m, "slave %u: emergency 0x%04X (%s), error register 0x%02X", q->pos,
-                   q->x.emcy.code, ecat_coe_emcy_text(q->x.emcy.code), q->x.emcy.reg);
+        ECAT_EV(m, TAKT_ECAT_EV_EMERGENCY, q->pos, q->x.emcy.code, q->x.emcy.code, q->x.emcy.reg);
     if (rc == ECAT_COE_SEND) {
         write_mbx(m, q, MS_WRITE);
     } else if (rc == ECAT_COE_WAIT) {
@@ -227,10 +226,7 @@ static void idle_poll(struct ecat_core *m, takt_ns_t now)
             struct ecat_coe_emcy e;
             if (ecat_coe_emcy_decode(m->idle_buf, r->len, &e) == 0) {
                 m->st.emergencies++;
-                ecat_event(m, "slave %u (station 0x%04X): emergency 0x%04X (%s), error register "
-                           "0x%02X, data %02X %02X %02X %02X %02X", m->idle_pos, s->info.station,
-                           e.code, ecat_coe_emcy_text(e.code), e.reg, e.data[0], e.data[1],
-                           e.data[2], e.data[3], e.data[4]);
+                ECAT_EV(m, TAKT_ECAT_EV_EMERGENCY_DATA, m->idle_pos, s->info.station, e.code, e.code, e.reg, ecat_ev_bytes5(e.data));
             }
         }
     }
@@ -321,21 +317,19 @@ void ecat_coe_poll(struct ecat_core *m, takt_ns_t now)
     }
 }
 
-static int sdo_queue(struct ecat_core *m, unsigned pos, const struct ecat_coe_req *r,
-                     takt_ecat_done_fn fn, void *ctx)
+int ecat_sdo_queue(struct ecat_core *m, unsigned pos, const struct ecat_coe_req *r,
+                   takt_ecat_done_fn fn, void *ctx)
 {
     if (pos >= m->n_slaves)
         return -ENOENT;
     struct ecat_slave *s = &m->slaves[pos];
     if (!(s->info.mbx_protocols & MBX_PROTO_COE) || !s->info.mbx_out_len || !s->info.mbx_in_len) {
-        ecat_fail(m, -TAKT_EMBOX, "slave %u (%s): no CoE mailbox (SII protocols 0x%04X, mailbox "
-                  "%u/%u bytes)", pos, s->info.name, s->info.mbx_protocols, s->info.mbx_out_len,
-                  s->info.mbx_in_len);
+        ECAT_FAILT(m, -TAKT_EMBOX, TAKT_ECAT_EV_NO_COE, pos, RT_TXT(s->info.name), s->info.mbx_protocols,
+                   s->info.mbx_out_len, s->info.mbx_in_len);
         return -TAKT_EMBOX;
     }
     if ((s->info.al_state & AL_STATE_MASK) < AL_PREOP || (s->info.al_state & AL_STATE_MASK) == AL_BOOT) {
-        ecat_fail(m, -EAGAIN, "slave %u (%s): mailbox needs PREOP, SAFEOP or OP, slave is in %s",
-                  pos, s->info.name, takt_ecat_al_state_name(s->info.al_state));
+        ECAT_FAILT(m, -EAGAIN, TAKT_ECAT_EV_MBX_STATE, pos, RT_TXT(s->info.name), s->info.al_state);
         return -EAGAIN;
     }
     if (s->info.mbx_out_len > ECAT_MAX_DG_DATA || s->info.mbx_in_len > ECAT_MAX_DG_DATA)
@@ -350,7 +344,7 @@ static int sdo_queue(struct ecat_core *m, unsigned pos, const struct ecat_coe_re
         rq.mbx_in = s->info.mbx_in_len;
         int rc = ecat_coe_xfer_start(&q->x, &rq, &s->mbx, q->out, s->info.mbx_out_len, &q->out_len);
         if (rc != ECAT_COE_SEND) {
-            ecat_fail(m, rc < 0 ? rc : -EINVAL, "slave %u: %s", pos, q->x.msg);
+            ECAT_FAILT(m, rc < 0 ? rc : -EINVAL, TAKT_ECAT_EV_SLAVE_TEXT, pos, RT_TXT(q->x.msg));
             return rc < 0 ? rc : -EINVAL;
         }
         ecat_req_init(&q->req, ECAT_NOP, 0, 0, NULL, 0);
@@ -366,12 +360,13 @@ static int sdo_queue(struct ecat_core *m, unsigned pos, const struct ecat_coe_re
     return -EBUSY;
 }
 
+/* The core's own (the ENI's CoE init commands, in the cycle): queued at once. */
 int ecat_sdo_upload_async(struct ecat_core *m, unsigned pos, uint16_t index, uint8_t sub,
                           bool ca, void *buf, size_t cap, takt_ecat_done_fn fn, void *ctx)
 {
     struct ecat_coe_req r = { .op = ECAT_COE_UPLOAD, .index = index, .subindex = sub,
                               .complete_access = ca, .data = buf, .cap = cap };
-    return sdo_queue(m, pos, &r, fn, ctx);
+    return ecat_sdo_queue(m, pos, &r, fn, ctx);
 }
 
 int ecat_sdo_download_async(struct ecat_core *m, unsigned pos, uint16_t index, uint8_t sub,
@@ -379,32 +374,46 @@ int ecat_sdo_download_async(struct ecat_core *m, unsigned pos, uint16_t index, u
 {
     struct ecat_coe_req r = { .op = ECAT_COE_DOWNLOAD, .index = index, .subindex = sub,
                               .complete_access = ca, .data = (uint8_t *)data, .len = len };
-    return sdo_queue(m, pos, &r, fn, ctx);
+    return ecat_sdo_queue(m, pos, &r, fn, ctx);
+}
+
+/* Through the command ring (master_cmd.c): the request travels in the record; its data
+ * buffer stays the caller's until the completion. */
+static int sdo_submit(struct takt_ecat_master *drv, unsigned pos, const struct ecat_coe_req *r,
+                      takt_ecat_done_fn fn, void *ctx)
+{
+    if (pos > UINT16_MAX)
+        return -ENOENT;
+    struct rt_cmd c = { .op = ECAT_CMD_SDO, .target = (uint16_t)pos, .done = fn, .ctx = ctx };
+    return ecat_cmd_submit(drv, &c, r, sizeof *r);
 }
 
 int takt_ecat_sdo_upload_async(struct takt_ecat_master *drv, unsigned pos, uint16_t index, uint8_t sub,
                           bool ca, void *buf, size_t cap, takt_ecat_done_fn fn, void *ctx)
 {
-    return ecat_sdo_upload_async(&drv->core, pos, index, sub, ca, buf, cap, fn, ctx);
+    struct ecat_coe_req r = { .op = ECAT_COE_UPLOAD, .index = index, .subindex = sub,
+                              .complete_access = ca, .data = buf, .cap = cap };
+    return sdo_submit(drv, pos, &r, fn, ctx);
 }
 
 int takt_ecat_sdo_download_async(struct takt_ecat_master *drv, unsigned pos, uint16_t index, uint8_t sub,
                             bool ca, const void *data, size_t len, takt_ecat_done_fn fn, void *ctx)
 {
-    return ecat_sdo_download_async(&drv->core, pos, index, sub, ca, data, len, fn, ctx);
+    struct ecat_coe_req r = { .op = ECAT_COE_DOWNLOAD, .index = index, .subindex = sub,
+                              .complete_access = ca, .data = (uint8_t *)data, .len = len };
+    return sdo_submit(drv, pos, &r, fn, ctx);
 }
 
 int takt_ecat_sdo_info_async(struct takt_ecat_master *drv, unsigned pos, enum takt_ecat_sdo_info_op op,
                         uint16_t index, uint8_t sub, void *buf, size_t cap, takt_ecat_done_fn fn, void *ctx)
 {
-    struct ecat_core *m = &drv->core;
     static const enum ecat_coe_op ops[] = { [TAKT_ECAT_SDO_INFO_ODLIST] = ECAT_COE_ODLIST,
         [TAKT_ECAT_SDO_INFO_OBJECT] = ECAT_COE_OBJDESC, [TAKT_ECAT_SDO_INFO_ENTRY] = ECAT_COE_ENTRYDESC };
     if ((unsigned)op >= TAKT_ARRAY_SIZE(ops))
         return -EINVAL;
     struct ecat_coe_req r = { .op = ops[op], .index = index, .subindex = sub, .data = buf,
                               .cap = cap, .list_type = 1, .value_info = 0 };
-    return sdo_queue(m, pos, &r, fn, ctx);
+    return sdo_submit(drv, pos, &r, fn, ctx);
 }
 
 /* --- blocking wrappers (tools only) -------------------------------------------------- */
@@ -425,9 +434,36 @@ static int wait_for(struct takt_ecat_master *drv, struct ecat_wait *w, size_t *l
     return w->err;
 }
 
+/* From another thread while the RT thread runs: the transfer's buffer is the waiter's
+ * (it outlives a timeout here); the result is copied out when it came. */
+static int rt_wait(struct takt_ecat_master *drv, struct rt_waiter *rw, int posted, void *buf,
+                   size_t cap, size_t *len)
+{
+    int rc = ecat_cmd_wait(drv, rw, posted, drv->core.o.sdo_timeout_ns + TAKT_NS_PER_S);
+    if (!rc && buf) {
+        size_t n = rw->len < cap ? rw->len : cap;
+        memcpy(buf, rw->buf, n);
+        if (len)
+            *len = n;
+    }
+    return rc;
+}
+
 int takt_ecat_sdo_upload(struct takt_ecat_master *drv, unsigned pos, uint16_t index, uint8_t sub, bool ca,
                     void *buf, size_t cap, size_t *len)
 {
+    int mode = ecat_cmd_blocking(drv);
+    if (mode < 0)
+        return mode;
+    if (mode) {
+        struct rt_waiter *rw = rt_waiter_new(cap);
+        if (!rw)
+            return -ENOMEM;
+        int rc = rt_wait(drv, rw, takt_ecat_sdo_upload_async(drv, pos, index, sub, ca, rw->buf, cap,
+                                                           rt_waiter_done, rw), buf, cap, len);
+        rt_waiter_put(rw);
+        return rc;
+    }
     struct ecat_wait w = { 0 };
     int rc = takt_ecat_sdo_upload_async(drv, pos, index, sub, ca, buf, cap, ecat_wait_done, &w);
     return rc ? rc : wait_for(drv, &w, len);
@@ -436,6 +472,20 @@ int takt_ecat_sdo_upload(struct takt_ecat_master *drv, unsigned pos, uint16_t in
 int takt_ecat_sdo_download(struct takt_ecat_master *drv, unsigned pos, uint16_t index, uint8_t sub, bool ca,
                       const void *data, size_t len)
 {
+    int mode = ecat_cmd_blocking(drv);
+    if (mode < 0)
+        return mode;
+    if (mode) {
+        struct rt_waiter *rw = rt_waiter_new(len);
+        if (!rw)
+            return -ENOMEM;
+        if (len)
+            memcpy(rw->buf, data, len);   /* the cycle reads it after a timeout here too */
+        int rc = rt_wait(drv, rw, takt_ecat_sdo_download_async(drv, pos, index, sub, ca, rw->buf, len,
+                                                             rt_waiter_done, rw), NULL, 0, NULL);
+        rt_waiter_put(rw);
+        return rc;
+    }
     struct ecat_wait w = { 0 };
     int rc = takt_ecat_sdo_download_async(drv, pos, index, sub, ca, data, len, ecat_wait_done, &w);
     return rc ? rc : wait_for(drv, &w, NULL);
@@ -444,6 +494,18 @@ int takt_ecat_sdo_download(struct takt_ecat_master *drv, unsigned pos, uint16_t 
 int takt_ecat_sdo_info(struct takt_ecat_master *drv, unsigned pos, enum takt_ecat_sdo_info_op op, uint16_t index,
                   uint8_t sub, void *buf, size_t cap, size_t *len)
 {
+    int mode = ecat_cmd_blocking(drv);
+    if (mode < 0)
+        return mode;
+    if (mode) {
+        struct rt_waiter *rw = rt_waiter_new(cap);
+        if (!rw)
+            return -ENOMEM;
+        int rc = rt_wait(drv, rw, takt_ecat_sdo_info_async(drv, pos, op, index, sub, rw->buf, cap,
+                                                         rt_waiter_done, rw), buf, cap, len);
+        rt_waiter_put(rw);
+        return rc;
+    }
     struct ecat_wait w = { 0 };
     int rc = takt_ecat_sdo_info_async(drv, pos, op, index, sub, buf, cap, ecat_wait_done, &w);
     return rc ? rc : wait_for(drv, &w, len);

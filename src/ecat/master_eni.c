@@ -30,8 +30,7 @@ static int coe_init_cmds(struct takt_ecat_master *drv, unsigned pos, const struc
         if (rc) {
             char why[256];
             snprintf(why, sizeof why, "%s", takt_ecat_master_error(drv));
-            ecat_fail(m, rc, "ENI %s line %u: slave %u CoE init command 0x%04X:%02X (%s): %s", path,
-                      c->line, pos, c->index, c->subindex, c->comment, why);
+            ECAT_FAILT(m, rc, TAKT_ECAT_EV_ENI_COE_INIT, pos, RT_TXT(path, c->comment, why), c->line, c->index, c->subindex);
             return rc;
         }
     }
@@ -69,8 +68,7 @@ static int stations(struct takt_ecat_master *drv, const struct ecat_eni *eni)
         if (rc) {
             char why[200];
             snprintf(why, sizeof why, "%s", takt_ecat_master_error(drv));
-            ecat_fail(m, rc, "ENI %s: slave %u: station address 0x%04X (PhysAddr %u) not written: %s",
-                      m->eni_path, i, phys, phys, why);
+            ECAT_FAILT(m, rc, TAKT_ECAT_EV_ENI_STATION, i, RT_TXT(m->eni_path, why), phys, phys);
             return rc;
         }
         s->info.station = phys;
@@ -128,14 +126,11 @@ static void eni_dc(struct ecat_core *m, const struct ecat_eni *e)
     m->eni_sync = sync > 0;
     if (!m->o.dc)
         m->o.dc = m->eni_dc_set = true;
-    ecat_event(m, "ENI %s configures distributed clocks for %u slaves: DC on, SYNC0 armed by %s%s",
-               m->eni_path, dc, m->eni_sync ? "its init commands" : "takt (AssignActivate)",
-               m->eni_sync && sync < dc ? " and takt (AssignActivate)" : "");
+    ECAT_EVT(m, TAKT_ECAT_EV_ENI_DC, -1, RT_TXT(m->eni_path), dc, m->eni_sync, m->eni_sync && sync < dc);
     /* SYNC0 starts on the master's cycle grid; a different SYNC0 cycle is the ENI's choice,
      * but worth a word (the drives then sample out of step with the frames) */
     if (cycle && m->o.cycle_ns && (takt_ns_t)cycle != m->o.cycle_ns)
-        ecat_event(m, "ENI %s: SYNC0 every %u ns, the master cycles every %lld ns", m->eni_path, cycle,
-                   (long long)m->o.cycle_ns);
+        ECAT_EVT(m, TAKT_ECAT_EV_ENI_SYNC0, -1, RT_TXT(m->eni_path), cycle, m->o.cycle_ns);
 }
 
 /* Slaves the ENI drives start from INIT so that its IP commands run from their start. */
@@ -173,7 +168,7 @@ int takt_ecat_master_configure_eni(struct takt_ecat_master *drv, const char *pat
     struct ecat_eni *eni;
     int rc = ecat_eni_load(path, &eni, err, sizeof err);
     if (rc) {
-        ecat_fail(m, rc, "ENI %s: %s", path, err);
+        ECAT_FAILT(m, rc, TAKT_ECAT_EV_ENI_INVALID, -1, RT_TXT(path, err));
         return rc;
     }
     struct ecat_ident *id = calloc(m->n_slaves ? m->n_slaves : 1, sizeof *id);
@@ -191,14 +186,13 @@ int takt_ecat_master_configure_eni(struct takt_ecat_master *drv, const char *pat
     /* each mismatch said once: the first in the error (whole, with the count), the
      * others as events after it */
     if (k == 1)
-        ecat_fail(m, -TAKT_ECONFIG, "ENI %s does not match the network: %s", path, mm[0].text);
+        ECAT_FAILT(m, -TAKT_ECONFIG, TAKT_ECAT_EV_ENI_MISMATCH, -1, RT_TXT(path, mm[0].text));
     else if (k)
-        ecat_fail(m, -TAKT_ECONFIG, "ENI %s does not match the network (%u mismatches): %s", path, k,
-                  mm[0].text);
+        ECAT_FAILT(m, -TAKT_ECONFIG, TAKT_ECAT_EV_ENI_MISMATCHES, -1, RT_TXT(path, mm[0].text), k);
     for (unsigned i = 1; i < k && i < TAKT_ARRAY_SIZE(mm); i++)
-        ecat_event(m, "ENI %s: %s", path, mm[i].text);
+        ECAT_EVT(m, TAKT_ECAT_EV_ENI_TEXT, -1, RT_TXT(path, mm[i].text));
     if (k > TAKT_ARRAY_SIZE(mm))
-        ecat_event(m, "ENI %s: %u more mismatches not named", path, k - (unsigned)TAKT_ARRAY_SIZE(mm));
+        ECAT_EVT(m, TAKT_ECAT_EV_ENI_MISMATCH_MORE, -1, RT_TXT(path), k - (unsigned)TAKT_ARRAY_SIZE(mm));
     if (k) {
         ecat_eni_free(eni);
         return -TAKT_ECONFIG;
@@ -214,8 +208,7 @@ int takt_ecat_master_configure_eni(struct takt_ecat_master *drv, const char *pat
         rc = coe_init_cmds(drv, i, &eni->slave[i], path);
     for (unsigned i = 0; !rc && i < eni->n_slaves && i < m->n_slaves; i++) {
         if ((rc = ecat_eni_pdo_map(&eni->slave[i], &m->maps[i]))) {
-            ecat_fail(m, rc, "ENI %s: slave %u (%s): PDO mapping does not fit", path, i,
-                      eni->slave[i].name);
+            ECAT_FAILT(m, rc, TAKT_ECAT_EV_ENI_PDO_FIT, i, RT_TXT(path, eni->slave[i].name));
             break;
         }
         ecat_map_bits(&m->maps[i], &m->slaves[i].info.out_bits, &m->slaves[i].info.in_bits);
@@ -226,9 +219,7 @@ int takt_ecat_master_configure_eni(struct takt_ecat_master *drv, const char *pat
     unsigned driven = 0;
     for (unsigned i = 0; i < m->n_slaves; i++)
         driven += m->slaves[i].er != NULL;
-    ecat_event(m, "ENI %s: start-up by its init commands for %u of %u slaves; process image %s",
-               path, driven, m->n_slaves, m->eni_cyc ? "and cyclic frames as it lays them out"
-                                                     : "laid out by takt");
+    ECAT_EVT(m, TAKT_ECAT_EV_ENI_STARTUP, -1, RT_TXT(path), driven, m->n_slaves, m->eni_cyc != NULL);
     return 0;
 }
 
@@ -284,7 +275,7 @@ int takt_ecat_master_write_eni(struct takt_ecat_master *drv, const char *path)
         struct ecat_slave *s = &m->slaves[i];
         rc = ecat_sii_decode(s->sii, s->sii_len, &sii[i], 0, err, sizeof err);
         if (rc)
-            ecat_fail(m, rc, "slave %u: SII: %s", i, err);
+            ECAT_FAILT(m, rc, TAKT_ECAT_EV_SII_FILE, i, RT_TXT(err));
         sp[i] = &sii[i];
         phys[i] = s->info.station;
     }
@@ -293,7 +284,7 @@ int takt_ecat_master_write_eni(struct takt_ecat_master *drv, const char *path)
         rc = ecat_eni_from_scan(&eni, sp, phys, m->n_slaves, &m->img,
                                 (uint32_t)(m->o.cycle_ns / TAKT_NS_PER_US));
     if (!rc && (rc = ecat_eni_write(path, eni, err, sizeof err)))
-        ecat_fail(m, rc, "writing %s: %s", path, err);
+        ECAT_FAILT(m, rc, TAKT_ECAT_EV_SII_WRITE_FILE, -1, RT_TXT(path, err));
     if (eni)
         ecat_eni_free(eni);
     free(sii);

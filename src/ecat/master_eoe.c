@@ -153,8 +153,7 @@ static void svc_done(struct ecat_core *m, struct ecat_eoe_port *p, int err)
         p->ip_lost = false;
     }
     if (p->svc == EOE_T_SET_IP_REQ && !p->fn)
-        ecat_event(m, "slave %u: EoE IP parameters set again after its return%s%s", p->pos,
-                   err ? ": " : "", err ? m->errmsg : "");
+        ECAT_EVT(m, err ? TAKT_ECAT_EV_EOE_AGAIN_FAILED : TAKT_ECAT_EV_EOE_AGAIN, p->pos, RT_TXT(err ? m->errmsg : ""));
     p->svc = 0;
     p->svc_sent = false;
     if (p->fn)
@@ -197,10 +196,7 @@ static void on_msg(struct ecat_core *m, struct ecat_eoe_port *p, const uint8_t *
     if (ecat_coe_emcy_decode(b, n, &em) == 0) {
         /* the emergency poll leaves this slave to the port: its emergencies come here */
         m->st.emergencies++;
-        ecat_event(m, "slave %u (station 0x%04X): emergency 0x%04X (%s), error register "
-                   "0x%02X, data %02X %02X %02X %02X %02X", p->pos, m->slaves[p->pos].info.station,
-                   em.code, ecat_coe_emcy_text(em.code), em.reg, em.data[0], em.data[1],
-                   em.data[2], em.data[3], em.data[4]);
+        ECAT_EV(m, TAKT_ECAT_EV_EMERGENCY_DATA, p->pos, m->slaves[p->pos].info.station, em.code, em.code, em.reg, ecat_ev_bytes5(em.data));
         return;
     }
     if (ecat_eoe_decode(b, n, &e) < 0)
@@ -220,8 +216,7 @@ static void on_msg(struct ecat_core *m, struct ecat_eoe_port *p, const uint8_t *
     if (p->svc && p->svc_sent && e.type == p->svc + 1) {
         uint16_t res = e.info2;           /* the result code takes the second word */
         if (res) {
-            ecat_fail(m, -TAKT_EMBOX, "slave %u: EoE %s: the slave answered 0x%04X (%s)", p->pos,
-                      ecat_eoe_type_name(p->svc), res, ecat_eoe_result_text(res));
+            ECAT_FAIL(m, -TAKT_EMBOX, TAKT_ECAT_EV_EOE_ANSWER, p->pos, p->svc, res, res);
             svc_done(m, p, -TAKT_EMBOX);
         } else {
             svc_done(m, p, 0);
@@ -327,8 +322,7 @@ void ecat_eoe_poll(struct ecat_core *m, takt_ns_t now)
             ip_again(m, p, al);
         if (p->st != EP_IDLE) {
             if (now > p->deadline) {
-                ecat_event(m, "slave %u: EoE mailbox exchange not done within %lld ms, given up",
-                           p->pos, (long long)(m->o.sdo_timeout_ns / TAKT_NS_PER_MS));
+                ECAT_EV(m, TAKT_ECAT_EV_EOE_TIMEOUT_GIVEN_UP, p->pos, m->o.sdo_timeout_ns / TAKT_NS_PER_MS);
                 p->st = EP_IDLE;
                 p->tx.active = false;
                 ecat_eoe_rx_reset(&p->rx);
@@ -365,28 +359,25 @@ void ecat_eoe_poll(struct ecat_core *m, takt_ns_t now)
 int ecat_eoe_open(struct ecat_core *m, unsigned pos)
 {
     if (pos >= m->n_slaves) {
-        ecat_fail(m, -ENOENT, "EoE: no slave at position %u (%u slaves)", pos, m->n_slaves);
+        ECAT_FAIL(m, -ENOENT, TAKT_ECAT_EV_NO_SLAVE, -1, 1, pos, m->n_slaves);
         return -ENOENT;
     }
     if (port_of(m, pos))
         return 0;
     if (m->threaded) {
-        ecat_fail(m, -EBUSY, "slave %u: EoE ports open before the cycle thread starts", pos);
+        ECAT_FAIL(m, -EBUSY, TAKT_ECAT_EV_EOE_BEFORE_START, pos);
         return -EBUSY;
     }
     struct ecat_slave *s = &m->slaves[pos];
     if (!(s->info.mbx_protocols & MBX_PROTO_EOE)) {
-        ecat_fail(m, -TAKT_EMBOX, "slave %u (%s) has no EoE (SII mailbox protocols 0x%04X)", pos,
-                  s->info.name, s->info.mbx_protocols);
+        ECAT_FAILT(m, -TAKT_EMBOX, TAKT_ECAT_EV_NO_EOE, pos, RT_TXT(s->info.name), s->info.mbx_protocols);
         return -TAKT_EMBOX;
     }
     unsigned out = s->info.mbx_out_len, in = s->info.mbx_in_len;
     if (out < MBX_HDR + EOE_HDR + EOE_UNIT || in < MBX_HDR + EOE_HDR + EOE_UNIT ||
         out < MBX_HDR + EOE_HDR + EOE_IP_BODY || out > ECAT_MAX_DG_DATA || in > ECAT_MAX_DG_DATA) {
-        ecat_fail(m, -TAKT_EMBOX, "slave %u (%s): mailbox of %u/%u bytes too small for EoE "
-                  "(expected %d..%d: headers 10 bytes, a 32-byte fragment unit, the 58-byte "
-                  "IP parameters)", pos, s->info.name, out, in, MBX_HDR + EOE_HDR + EOE_IP_BODY,
-                  ECAT_MAX_DG_DATA);
+        ECAT_FAILT(m, -TAKT_EMBOX, TAKT_ECAT_EV_EOE_MBX_SIZE, pos, RT_TXT(s->info.name), out, in,
+                   MBX_HDR + EOE_HDR + EOE_IP_BODY, ECAT_MAX_DG_DATA);
         return -TAKT_EMBOX;
     }
     struct ecat_eoe_port **v = realloc(m->eoe, (m->n_eoe + 1) * sizeof *v);
@@ -406,11 +397,20 @@ int ecat_eoe_open(struct ecat_core *m, unsigned pos)
 
 int takt_ecat_eoe_open(struct takt_ecat_master *drv, unsigned pos)
 {
-    return ecat_eoe_open(&drv->core, pos);
+    struct ecat_core *m = &drv->core;
+    if (!ecat_cmd_here(drv) && ecat_rt_on(drv)) {
+        if (pos <= UINT16_MAX && port_of(m, pos))
+            return 0;           /* ports change only while no RT thread runs: readable */
+        /* the refusal is the cycle's to report (its event ring has one producer) */
+        struct rt_cmd c = { .op = ECAT_CMD_EOE_OPEN, .target = (uint16_t)pos };
+        rt_cmdring_post(&drv->cmd, &c, NULL, 0);
+        return -EBUSY;
+    }
+    return ecat_eoe_open(m, pos);
 }
 
-static int svc_queue(struct ecat_core *m, unsigned pos, uint8_t type, const uint8_t *body,
-                     size_t len, takt_ecat_done_fn fn, void *ctx)
+int ecat_eoe_svc_queue(struct ecat_core *m, unsigned pos, uint8_t type, const uint8_t *body,
+                       size_t len, takt_ecat_done_fn fn, void *ctx)
 {
     int rc = ecat_eoe_open(m, pos);
     if (rc)
@@ -427,32 +427,48 @@ static int svc_queue(struct ecat_core *m, unsigned pos, uint8_t type, const uint
     return 0;
 }
 
+/* The core's own (the ENI's EoE init commands, in the cycle): queued at once. */
 int ecat_eoe_set_ip_async(struct ecat_core *m, unsigned pos, const struct takt_ecat_eoe_ip *ip,
-                     takt_ecat_done_fn fn, void *ctx)
+                          takt_ecat_done_fn fn, void *ctx)
 {
     uint8_t b[EOE_IP_BODY];
     ecat_eoe_ip_encode(b, ip);
-    return svc_queue(m, pos, EOE_T_SET_IP_REQ, b, sizeof b, fn, ctx);
+    return ecat_eoe_svc_queue(m, pos, EOE_T_SET_IP_REQ, b, sizeof b, fn, ctx);
+}
+
+int ecat_eoe_set_filter_async(struct ecat_core *m, unsigned pos,
+                              const struct takt_ecat_eoe_filter *f, takt_ecat_done_fn fn, void *ctx)
+{
+    uint8_t b[EOE_FILTER_BODY];
+    ecat_eoe_filter_encode(b, f);
+    return ecat_eoe_svc_queue(m, pos, EOE_T_SET_FILTER_REQ, b, sizeof b, fn, ctx);
+}
+
+/* Through the command ring (master_cmd.c): the encoded body travels in the record. */
+static int svc_submit(struct takt_ecat_master *m, unsigned pos, uint8_t type, const uint8_t *body,
+                      size_t len, takt_ecat_done_fn fn, void *ctx)
+{
+    if (pos > UINT16_MAX)
+        return -ENOENT;
+    struct rt_cmd c = { .op = ECAT_CMD_EOE_SVC, .target = (uint16_t)pos, .arg = { type },
+                        .done = fn, .ctx = ctx };
+    return ecat_cmd_submit(m, &c, body, len);
 }
 
 int takt_ecat_eoe_set_ip_async(struct takt_ecat_master *drv, unsigned pos, const struct takt_ecat_eoe_ip *ip,
                           takt_ecat_done_fn fn, void *ctx)
 {
-    return ecat_eoe_set_ip_async(&drv->core, pos, ip, fn, ctx);
-}
-
-int ecat_eoe_set_filter_async(struct ecat_core *m, unsigned pos,
-                         const struct takt_ecat_eoe_filter *f, takt_ecat_done_fn fn, void *ctx)
-{
-    uint8_t b[EOE_FILTER_BODY];
-    ecat_eoe_filter_encode(b, f);
-    return svc_queue(m, pos, EOE_T_SET_FILTER_REQ, b, sizeof b, fn, ctx);
+    uint8_t b[EOE_IP_BODY];
+    ecat_eoe_ip_encode(b, ip);
+    return svc_submit(drv, pos, EOE_T_SET_IP_REQ, b, sizeof b, fn, ctx);
 }
 
 int takt_ecat_eoe_set_filter_async(struct takt_ecat_master *drv, unsigned pos,
                               const struct takt_ecat_eoe_filter *f, takt_ecat_done_fn fn, void *ctx)
 {
-    return ecat_eoe_set_filter_async(&drv->core, pos, f, fn, ctx);
+    uint8_t b[EOE_FILTER_BODY];
+    ecat_eoe_filter_encode(b, f);
+    return svc_submit(drv, pos, EOE_T_SET_FILTER_REQ, b, sizeof b, fn, ctx);
 }
 
 static int wait_for(struct takt_ecat_master *drv, unsigned pos, struct ecat_wait *w)
@@ -463,13 +479,34 @@ static int wait_for(struct takt_ecat_master *drv, unsigned pos, struct ecat_wait
     if (rc && p && p->ctx == w)
         p->fn = NULL;                     /* no call back into this stack frame */
     if (!rc && w->err == -ETIMEDOUT)
-        ecat_fail(m, -ETIMEDOUT, "slave %u: EoE service not answered within %lld ms", pos,
-                  (long long)(m->o.sdo_timeout_ns / TAKT_NS_PER_MS));
+        ECAT_FAIL(m, -ETIMEDOUT, TAKT_ECAT_EV_EOE_TIMEOUT, pos, m->o.sdo_timeout_ns / TAKT_NS_PER_MS);
     return rc ? rc : w->err;
+}
+
+/* From another thread while the RT thread runs: post, sleep until the completion. */
+static int rt_wait(struct takt_ecat_master *m, unsigned pos, uint8_t type, const struct takt_ecat_eoe_ip *ip,
+                   const struct takt_ecat_eoe_filter *f)
+{
+    uint8_t b[EOE_IP_BODY > EOE_FILTER_BODY ? EOE_IP_BODY : EOE_FILTER_BODY];
+    size_t n = ip ? EOE_IP_BODY : EOE_FILTER_BODY;
+    if (ip)
+        ecat_eoe_ip_encode(b, ip);
+    else
+        ecat_eoe_filter_encode(b, f);
+    struct rt_waiter *w = rt_waiter_new(0);
+    if (!w)
+        return -ENOMEM;
+    int rc = ecat_cmd_wait(m, w, svc_submit(m, pos, type, b, n, rt_waiter_done, w),
+                           2 * m->core.o.sdo_timeout_ns + TAKT_NS_PER_S);
+    rt_waiter_put(w);
+    return rc;
 }
 
 int takt_ecat_eoe_set_ip(struct takt_ecat_master *drv, unsigned pos, const struct takt_ecat_eoe_ip *ip)
 {
+    int mode = ecat_cmd_blocking(drv);
+    if (mode)
+        return mode < 0 ? mode : rt_wait(drv, pos, EOE_T_SET_IP_REQ, ip, NULL);
     struct ecat_wait w = { 0 };
     int rc = takt_ecat_eoe_set_ip_async(drv, pos, ip, ecat_wait_done, &w);
     return rc ? rc : wait_for(drv, pos, &w);
@@ -477,6 +514,9 @@ int takt_ecat_eoe_set_ip(struct takt_ecat_master *drv, unsigned pos, const struc
 
 int takt_ecat_eoe_set_filter(struct takt_ecat_master *drv, unsigned pos, const struct takt_ecat_eoe_filter *f)
 {
+    int mode = ecat_cmd_blocking(drv);
+    if (mode)
+        return mode < 0 ? mode : rt_wait(drv, pos, EOE_T_SET_FILTER_REQ, NULL, f);
     struct ecat_wait w = { 0 };
     int rc = takt_ecat_eoe_set_filter_async(drv, pos, f, ecat_wait_done, &w);
     return rc ? rc : wait_for(drv, pos, &w);

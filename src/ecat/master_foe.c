@@ -81,7 +81,7 @@ bool ecat_foe_slave_waiting(const struct ecat_core *m, unsigned pos)
 static void finish(struct ecat_core *m, struct ecat_foe_slot *q, int err)
 {
     if (err)
-        ecat_fail(m, err, "%s", q->x.msg[0] ? q->x.msg : takt_strerror(err));
+        ECAT_FAILT(m, err, TAKT_ECAT_EV_ERROR_TEXT, q->pos, RT_TXT(q->x.msg[0] ? q->x.msg : takt_strerror(err)));
     q->st = FQ_FREE;
     if (q->fn)
         q->fn(q->ctx, err, q->x.buf, err ? 0 : q->x.len);
@@ -271,8 +271,7 @@ static int pick_mailbox(struct ecat_core *m, struct ecat_slave *s, struct ecat_f
     if (st == AL_BOOT) {
         struct ecat_sm_cfg b[2];
         if (!ecat_slave_boot_mbx(s, b)) {
-            ecat_fail(m, -TAKT_EMBOX, "slave %u (%s): in BOOT but its SII has no bootstrap mailbox "
-                      "(words 0x14-0x17)", s->info.position, s->info.name);
+            ECAT_FAILT(m, -TAKT_EMBOX, TAKT_ECAT_EV_FOE_NO_BOOT_MBX, s->info.position, RT_TXT(s->info.name));
             return -TAKT_EMBOX;
         }
         q->out_start = b[0].start, q->out_len = b[0].len;
@@ -281,31 +280,28 @@ static int pick_mailbox(struct ecat_core *m, struct ecat_slave *s, struct ecat_f
         q->out_start = s->info.mbx_out_start, q->out_len = s->info.mbx_out_len;
         q->in_start = s->info.mbx_in_start, q->in_len = s->info.mbx_in_len;
     } else {
-        ecat_fail(m, -EAGAIN, "slave %u (%s): FoE needs BOOT, PREOP, SAFEOP or OP, slave is in %s",
-                  s->info.position, s->info.name, takt_ecat_al_state_name(s->info.al_state));
+        ECAT_FAILT(m, -EAGAIN, TAKT_ECAT_EV_FOE_STATE, s->info.position, RT_TXT(s->info.name), s->info.al_state);
         return -EAGAIN;
     }
     if (q->out_len < MBX_HDR + FOE_HDR + 1 || q->in_len < MBX_HDR + FOE_HDR ||
         q->out_len > ECAT_MAX_DG_DATA || q->in_len > ECAT_MAX_DG_DATA) {
-        ecat_fail(m, -TAKT_EMBOX, "slave %u (%s): mailbox of %u/%u bytes unusable for FoE "
-                  "(expected 13..%d)", s->info.position, s->info.name, q->out_len, q->in_len,
-                  ECAT_MAX_DG_DATA);
+        ECAT_FAILT(m, -TAKT_EMBOX, TAKT_ECAT_EV_FOE_MBX_SIZE, s->info.position, RT_TXT(s->info.name), q->out_len, q->in_len,
+               ECAT_MAX_DG_DATA);
         return -TAKT_EMBOX;
     }
     return 0;
 }
 
-static int foe_queue(struct ecat_core *m, unsigned pos, enum ecat_foe_dir dir, const char *name,
-                     uint32_t password, uint8_t *buf, size_t cap, takt_ecat_done_fn fn, void *ctx)
+int ecat_foe_queue(struct ecat_core *m, unsigned pos, int dir, const char *name,
+                   uint32_t password, uint8_t *buf, size_t cap, takt_ecat_done_fn fn, void *ctx)
 {
     if (pos >= m->n_slaves) {
-        ecat_fail(m, -ENOENT, "FoE: no slave at position %u (%u slaves)", pos, m->n_slaves);
+        ECAT_FAIL(m, -ENOENT, TAKT_ECAT_EV_NO_SLAVE, -1, 2, pos, m->n_slaves);
         return -ENOENT;
     }
     struct ecat_slave *s = &m->slaves[pos];
     if (!(s->info.mbx_protocols & MBX_PROTO_FOE)) {
-        ecat_fail(m, -TAKT_EMBOX, "slave %u (%s): no FoE (SII mailbox protocols 0x%04X)", pos,
-                  s->info.name, s->info.mbx_protocols);
+        ECAT_FAILT(m, -TAKT_EMBOX, TAKT_ECAT_EV_NO_FOE, pos, RT_TXT(s->info.name), s->info.mbx_protocols);
         return -TAKT_EMBOX;
     }
     for (unsigned i = 0; i < ECAT_FOE_SLOTS; i++) {
@@ -315,10 +311,10 @@ static int foe_queue(struct ecat_core *m, unsigned pos, enum ecat_foe_dir dir, c
         int rc = pick_mailbox(m, s, q);
         if (rc)
             return rc;
-        rc = ecat_foe_xfer_start(&q->x, dir, pos, name, password, buf, cap, q->out_len,
+        rc = ecat_foe_xfer_start(&q->x, (enum ecat_foe_dir)dir, pos, name, password, buf, cap, q->out_len,
                                  q->in_len, &s->mbx, q->out, &q->msg_len);
         if (rc != ECAT_FOE_SEND) {
-            ecat_fail(m, rc < 0 ? rc : -EINVAL, "%s", q->x.msg);
+            ECAT_FAILT(m, rc < 0 ? rc : -EINVAL, TAKT_ECAT_EV_ERROR_TEXT, pos, RT_TXT(q->x.msg));
             return rc < 0 ? rc : -EINVAL;
         }
         ecat_req_init(&q->req, ECAT_NOP, 0, 0, NULL, 0);
@@ -335,18 +331,31 @@ static int foe_queue(struct ecat_core *m, unsigned pos, enum ecat_foe_dir dir, c
     return -EBUSY;
 }
 
+/* Through the command ring (master_cmd.c): the file name travels in the record, the
+ * data buffer stays the caller's until the completion. */
+static int foe_submit(struct takt_ecat_master *drv, unsigned pos, enum ecat_foe_dir dir, const char *name,
+                      uint32_t password, uint8_t *buf, size_t cap, takt_ecat_done_fn fn, void *ctx)
+{
+    size_t n = name ? strnlen(name, RT_CMD_INLINE) : 0;
+    if (!name || n == RT_CMD_INLINE)
+        return -EINVAL;
+    if (pos > UINT16_MAX)
+        return -ENOENT;
+    struct rt_cmd c = { .op = ECAT_CMD_FOE, .target = (uint16_t)pos, .arg = { dir, password },
+                        .ptr = buf, .len = cap, .done = fn, .ctx = ctx };
+    return ecat_cmd_submit(drv, &c, name, n + 1);
+}
+
 int takt_ecat_foe_read_async(struct takt_ecat_master *drv, unsigned pos, const char *name, uint32_t password,
                         void *buf, size_t cap, takt_ecat_done_fn fn, void *ctx)
 {
-    struct ecat_core *m = &drv->core;
-    return foe_queue(m, pos, ECAT_FOE_READ, name, password, buf, cap, fn, ctx);
+    return foe_submit(drv, pos, ECAT_FOE_READ, name, password, buf, cap, fn, ctx);
 }
 
 int takt_ecat_foe_write_async(struct takt_ecat_master *drv, unsigned pos, const char *name, uint32_t password,
                          const void *data, size_t len, takt_ecat_done_fn fn, void *ctx)
 {
-    struct ecat_core *m = &drv->core;
-    return foe_queue(m, pos, ECAT_FOE_WRITE, name, password, (uint8_t *)data, len, fn, ctx);
+    return foe_submit(drv, pos, ECAT_FOE_WRITE, name, password, (uint8_t *)data, len, fn, ctx);
 }
 
 void takt_ecat_foe_set_progress(struct takt_ecat_master *drv, takt_ecat_foe_progress_fn fn, void *ctx)
@@ -374,9 +383,36 @@ static int wait_for(struct takt_ecat_master *drv, struct ecat_wait *w, size_t *l
     return w->err;
 }
 
+/* From another thread while the RT thread runs (see master_coe.c's): no overall limit
+ * here either, as the cycle ends a stalled transfer by its per-packet timeout. */
+static int rt_wait(struct takt_ecat_master *m, struct rt_waiter *rw, int posted, void *buf,
+                   size_t cap, size_t *len)
+{
+    int rc = ecat_cmd_wait(m, rw, posted, 24 * 3600 * TAKT_NS_PER_S);
+    if (!rc && buf) {
+        size_t n = rw->len < cap ? rw->len : cap;
+        memcpy(buf, rw->buf, n);
+        if (len)
+            *len = n;
+    }
+    return rc;
+}
+
 int takt_ecat_foe_read(struct takt_ecat_master *drv, unsigned pos, const char *name, uint32_t password,
                   void *buf, size_t cap, size_t *len)
 {
+    int mode = ecat_cmd_blocking(drv);
+    if (mode < 0)
+        return mode;
+    if (mode) {
+        struct rt_waiter *rw = rt_waiter_new(cap);
+        if (!rw)
+            return -ENOMEM;
+        int rc = rt_wait(drv, rw, takt_ecat_foe_read_async(drv, pos, name, password, rw->buf, cap,
+                                                         rt_waiter_done, rw), buf, cap, len);
+        rt_waiter_put(rw);
+        return rc;
+    }
     struct ecat_wait w = { 0 };
     int rc = takt_ecat_foe_read_async(drv, pos, name, password, buf, cap, ecat_wait_done, &w);
     return rc ? rc : wait_for(drv, &w, len);
@@ -385,6 +421,20 @@ int takt_ecat_foe_read(struct takt_ecat_master *drv, unsigned pos, const char *n
 int takt_ecat_foe_write(struct takt_ecat_master *drv, unsigned pos, const char *name, uint32_t password,
                    const void *data, size_t len)
 {
+    int mode = ecat_cmd_blocking(drv);
+    if (mode < 0)
+        return mode;
+    if (mode) {
+        struct rt_waiter *rw = rt_waiter_new(len);
+        if (!rw)
+            return -ENOMEM;
+        if (len)
+            memcpy(rw->buf, data, len);   /* the cycle reads it after a timeout here too */
+        int rc = rt_wait(drv, rw, takt_ecat_foe_write_async(drv, pos, name, password, rw->buf, len,
+                                                          rt_waiter_done, rw), NULL, 0, NULL);
+        rt_waiter_put(rw);
+        return rc;
+    }
     struct ecat_wait w = { 0 };
     int rc = takt_ecat_foe_write_async(drv, pos, name, password, data, len, ecat_wait_done, &w);
     return rc ? rc : wait_for(drv, &w, NULL);

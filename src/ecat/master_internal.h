@@ -5,9 +5,11 @@
 #ifndef TAKT_ECAT_MASTER_INTERNAL_H
 #define TAKT_ECAT_MASTER_INTERNAL_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <takt/ecat.h>
 #include <takt/perf.h>
+#include "rt/event.h"
 #include "ecat/frame.h"
 #include "ecat/mbx.h"
 #include "ecat/pdo.h"
@@ -47,8 +49,7 @@ struct ecat_gen {
 #define ECAT_MAX_SM   8
 #define ECAT_MAX_PDO_ENTRIES 64
 #define ECAT_MAX_CYC_DG 16     /* LRW datagrams (one per frame) */
-#define ECAT_EVENTS   64
-#define ECAT_EVENT_LEN 512   /* an ENI mismatch names two identities and the file */
+#define ECAT_EVENTS   256    /* events the ring holds for a reader that is behind */
 
 /* Process data entries of a slave (from SII PDO categories). */
 struct ecat_pd {
@@ -148,7 +149,17 @@ struct ecat_snap {
     /* per slave (max_slaves): AL state | AL status code << 8 | present << 24, each word
      * atomic on its own (takt_ecat_master_slave_state) */
     _Atomic uint32_t *slave;
+    _Atomic uint32_t *topo;    /* parent + 1 | parent port << 16 | ports open << 20 |
+                                  frame << 24 (master_pub.c) */
+    _Atomic int32_t  *dc_diff; /* last valid |0x092C|, -1 none */
+    /* the cyclic frames and the image (master_pub.c): one more sequence lock */
+    atomic_uint pseq;
+    _Atomic uint64_t *pw;      /* ECAT_PUB_WORDS */
 };
+/* header word, frames, then the image (at most ECAT_PUB_IMAGE bytes of it) */
+#define ECAT_PUB_IMAGE (2 * ECAT_MAX_CYC_DG * ECAT_MAX_DG_DATA)
+#define ECAT_PUB_FRAME_WORDS ((sizeof(struct takt_ecat_frame_info) + 7) / 8)
+#define ECAT_PUB_WORDS (1 + TAKT_ECAT_MAX_FRAMES * ECAT_PUB_FRAME_WORDS + ECAT_PUB_IMAGE / 8)
 
 /* Network state machine (master.c / scan.c). */
 enum ecat_mfsm_state { MF_IDLE, MF_RESET, MF_COUNT, MF_ADDR, MF_SLAVES, MF_COUNT_STATES };
@@ -164,6 +175,9 @@ struct ecat_cyc {
     uint16_t wkc_expected;     /* of the LRW, or of the LRD (slaves with inputs) */
     unsigned first_slave, n_slaves;
     int      last_wkc;
+    uint64_t wkc_errs;         /* of this datagram (takt_ecat_master_frames) */
+    uint64_t wkc_errs_wr;      /* ... and of its LWR */
+    int      wkc_seen, wkc_seen_wr;  /* WKCs of the last frame judged, -1 lost / none */
     bool     sent_in_op;       /* the network was in OP when this frame went out */
 };
 
@@ -254,11 +268,11 @@ struct ecat_core {
     struct takt_ecat_master_stats st;
     struct ecat_rate rate;
 
-    /* events: single producer (cycle), single consumer (reporter), each with its time */
-    char      ev[ECAT_EVENTS][ECAT_EVENT_LEN];
-    takt_ns_t ev_at[ECAT_EVENTS];
+    /* events (include/takt/event.h): single producer (the cycle), single consumer */
+    struct rt_evring ev;
+    int       ev_rt;           /* atomic: 0 no RT thread, 1 started, 2 its id in ev_tid */
+    pthread_t ev_tid;          /* the RT thread, the ring's producer while it runs */
     takt_ns_t now;             /* the time of the cycle (or service step) under way */
-    atomic_uint ev_head, ev_tail;
 
     /* silence: consecutive cycles in which no cyclic frame came back (master_state.c) */
     unsigned  silent_cycles;
@@ -312,12 +326,35 @@ void ecat_pdu_unqueue(struct ecat_core *m, struct ecat_req *r, unsigned n);
  * later counts as late); true if it was sent. */
 bool ecat_cyc_reap(struct ecat_core *m, struct ecat_req *r);
 
-/* master.c: the event ring (written by the core, read through the driver) and the
- * blocking drive of the driver */
-void ecat_event(struct ecat_core *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void ecat_fail(struct ecat_core *m, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* master.c: the event ring is the core's (written by it, read through the driver) */
+/* Raise event `code` about slave `unit` (-1 none) with values v[0..nv) and text
+ * arguments txt (NULL or RT_TXT(...)): a code and values, never formatted here. With
+ * err != 0 it is also the master's error: its text is made now for
+ * takt_ecat_master_error (an error path, not per cycle). Only the thread that drives
+ * the cycle puts it on the ring; called from another thread while the cycle thread
+ * runs, an error is kept for takt_ecat_master_error only. */
+void ecat_ev_put(struct ecat_core *m, unsigned code, int unit, int err,
+                 const int64_t *v, unsigned nv, const char *const *txt);
+/* ECAT_EV(m, TAKT_ECAT_EV_x, unit, values...), ECAT_EVT(m, code, unit, RT_TXT(texts),
+ * values...), and the error forms ECAT_FAIL(m, err, code, unit, values...), ECAT_FAILT */
+#define ECAT_EV(m, code, unit, ...) ecat_ev_put((m), (code), (unit), 0, RT_EV_VALS(__VA_ARGS__), NULL)
+#define ECAT_EVT(m, code, unit, txt, ...) ecat_ev_put((m), (code), (unit), 0, RT_EV_VALS(__VA_ARGS__), (txt))
+#define ECAT_FAIL(m, err, code, unit, ...) ecat_ev_put((m), (code), (unit), (err), RT_EV_VALS(__VA_ARGS__), NULL)
+#define ECAT_FAILT(m, err, code, unit, txt, ...) \
+    ecat_ev_put((m), (code), (unit), (err), RT_EV_VALS(__VA_ARGS__), (txt))
+/* An emergency's five data bytes as one value (%D in the formats). */
+static inline int64_t ecat_ev_bytes5(const uint8_t *d)
+{
+    return (int64_t)d[0] | (int64_t)d[1] << 8 | (int64_t)d[2] << 16 | (int64_t)d[3] << 24 |
+           (int64_t)d[4] << 32;
+}
+/* events.c: the text of an EtherCAT event and its code's name (NULL if unknown) */
+int ecat_ev_format(const struct takt_event *ev, char *buf, size_t len);
+const char *ecat_ev_name(unsigned code);
 void ecat_rate_add(struct ecat_rate *r, takt_ns_t now, uint32_t sent, uint32_t lost);
-/* Drive cycles (no callback) until done() or timeout; blocking, tools only. */
+/* Drive cycles (no callback) until done() or timeout; blocking, tools only, while no
+ * RT thread runs. One thread drives at a time (drive_mx); the others' calls meanwhile
+ * go into the command ring, which each cycle drains. */
 struct takt_ecat_master;
 int ecat_master_drive(struct takt_ecat_master *drv, bool (*done)(struct ecat_core *m, void *ctx),
                       void *ctx, takt_ns_t timeout_ns);
@@ -339,6 +376,9 @@ int  ecat_sdo_upload_async(struct ecat_core *m, unsigned pos, uint16_t index, ui
                            bool ca, void *buf, size_t cap, takt_ecat_done_fn fn, void *ctx);
 int  ecat_sdo_download_async(struct ecat_core *m, unsigned pos, uint16_t index, uint8_t sub,
                              bool ca, const void *data, size_t len, takt_ecat_done_fn fn, void *ctx);
+struct ecat_coe_req;
+int  ecat_sdo_queue(struct ecat_core *m, unsigned pos, const struct ecat_coe_req *r,
+                    takt_ecat_done_fn fn, void *ctx);
 
 /* True while a CoE transfer owns slave pos's mailbox. */
 bool ecat_coe_slave_busy(const struct ecat_core *m, unsigned pos);
@@ -358,6 +398,8 @@ void ecat_soe_free(struct ecat_core *m);
 void ecat_soe_poll(struct ecat_core *m, takt_ns_t now);
 /* True while an SoE request owns slave pos's mailbox (not while it waits its turn). */
 bool ecat_soe_slave_busy(const struct ecat_core *m, unsigned pos);
+int  ecat_soe_queue(struct ecat_core *m, unsigned pos, int dir, uint8_t drive, uint8_t elements,
+                    uint16_t idn, uint8_t *buf, size_t cap, takt_ecat_done_fn fn, void *ctx);
 
 /* master_eoe.c; the core's side of takt_ecat_eoe_open, _set_ip_async, _set_filter_async
  * (the ENI's EoE init commands use these) */
@@ -369,6 +411,8 @@ int  ecat_eoe_set_filter_async(struct ecat_core *m, unsigned pos,
 struct ecat_eoe_port;
 void ecat_eoe_free(struct ecat_core *m);
 void ecat_eoe_poll(struct ecat_core *m, takt_ns_t now);
+int  ecat_eoe_svc_queue(struct ecat_core *m, unsigned pos, uint8_t type, const uint8_t *body,
+                        size_t len, takt_ecat_done_fn fn, void *ctx);
 /* True while an EoE exchange owns slave pos's mailbox (one datagram at a time). */
 bool ecat_eoe_slave_busy(const struct ecat_core *m, unsigned pos);
 /* True when slave pos has an EoE port: it reads its own send mailbox. */
@@ -385,12 +429,16 @@ int  ecat_foe_init(struct ecat_core *m);
 void ecat_foe_free(struct ecat_core *m);
 void ecat_foe_poll(struct ecat_core *m, takt_ns_t now);
 bool ecat_foe_slave_busy(const struct ecat_core *m, unsigned pos);
+int  ecat_foe_queue(struct ecat_core *m, unsigned pos, int dir, const char *name,
+                    uint32_t password, uint8_t *buf, size_t cap, takt_ecat_done_fn fn, void *ctx);
 /* Bootstrap mailbox of a slave from its SII words 0x14-0x17: [0] master->slave, [1]
  * slave->master; false when the SII has none. */
 bool ecat_slave_boot_mbx(const struct ecat_slave *s, struct ecat_sm_cfg mbx[2]);
 
 /* master_svc.c */
 void ecat_svc_poll(struct ecat_core *m, takt_ns_t now);
+int  ecat_svc_queue(struct ecat_core *m, unsigned pos, uint8_t cmd, uint16_t reg,
+                    const void *data, uint16_t len, takt_ecat_done_fn fn, void *ctx);
 
 /* scan.c */
 void ecat_scan_start(struct ecat_core *m, takt_ns_t now);
@@ -457,6 +505,9 @@ int  ecat_eni_cyc_setup(struct ecat_core *m);
 void ecat_eni_cyc_free(struct ecat_core *m);
 unsigned ecat_eni_cyc_build(struct ecat_core *m, takt_ns_t now);
 void ecat_eni_cyc_check(struct ecat_core *m, takt_ns_t now);
+/* Its datagrams judged by a Cnt, for takt_ecat_master_frames (first slave and count 0:
+ * the ENI does not say); returns how many were copied, at most max. */
+unsigned ecat_eni_cyc_frames(const struct ecat_core *m, struct takt_ecat_frame_info *out, unsigned max);
 /* master_eni.c: forget the ENI (close, or a new one) */
 void ecat_master_drop_eni(struct ecat_core *m);
 
@@ -471,6 +522,12 @@ void ecat_silence_note(struct ecat_core *m, unsigned sent, unsigned lost);
 void ecat_state_update(struct ecat_core *m);
 /* Publish m->st (with rates and presence) for other threads. */
 void ecat_snap_publish(struct ecat_core *m);
+/* master_pub.c: publish the frames, the image and each slave's topology and DC
+ * difference for other threads (the cycle's thread, after ecat_snap_publish's part);
+ * allocate / free the published copies (core init, free). */
+void ecat_pub_publish(struct ecat_core *m);
+int  ecat_pub_init(struct ecat_core *m);
+void ecat_pub_free(struct ecat_core *m);
 /* Every slave answers, reports OP, and frames return. */
 bool ecat_all_op(const struct ecat_core *m);
 

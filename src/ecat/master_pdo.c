@@ -87,8 +87,7 @@ int takt_ecat_master_read_pdos_coe(struct takt_ecat_master *drv)
                 rc = read_sm(drv, i, map, old, (uint8_t)k, map->sm[k].type == ECAT_SII_SM_INPUTS);
         if (rc) {
             /* keep the SII mapping: the slave may not implement the objects */
-            ecat_event(m, "slave %u: PDO assignment over CoE not readable (%s); using the SII's",
-                       i, takt_ecat_master_error(drv));
+            ECAT_EVT(m, TAKT_ECAT_EV_PDO_COE_UNREADABLE, i, RT_TXT(takt_ecat_master_error(drv)));
             *map = *old;
             if (!first_err)
                 first_err = rc;

@@ -65,7 +65,7 @@ bool ecat_soe_slave_waiting(const struct ecat_core *m, unsigned pos)
 static void finish(struct ecat_core *m, struct ecat_soe_slot *q, int err)
 {
     if (err)
-        ecat_fail(m, err, "%s", q->x.msg[0] ? q->x.msg : takt_strerror(err));
+        ECAT_FAILT(m, err, TAKT_ECAT_EV_ERROR_TEXT, q->pos, RT_TXT(q->x.msg[0] ? q->x.msg : takt_strerror(err)));
     q->st = SQ_FREE;
     if (q->fn)
         q->fn(q->ctx, err, q->x.buf, err ? 0 : q->x.len);
@@ -203,24 +203,22 @@ void ecat_soe_poll(struct ecat_core *m, takt_ns_t now)
 
 /* --- requests ----------------------------------------------------------------------- */
 
-static int soe_queue(struct ecat_core *m, unsigned pos, enum ecat_soe_dir dir, uint8_t drive,
-                     uint8_t elements, uint16_t idn, uint8_t *buf, size_t cap, takt_ecat_done_fn fn,
-                     void *ctx)
+int ecat_soe_queue(struct ecat_core *m, unsigned pos, int dir, uint8_t drive,
+                   uint8_t elements, uint16_t idn, uint8_t *buf, size_t cap, takt_ecat_done_fn fn,
+                   void *ctx)
 {
     if (pos >= m->n_slaves) {
-        ecat_fail(m, -ENOENT, "SoE: no slave at position %u (%u slaves)", pos, m->n_slaves);
+        ECAT_FAIL(m, -ENOENT, TAKT_ECAT_EV_NO_SLAVE, -1, 0, pos, m->n_slaves);
         return -ENOENT;
     }
     struct ecat_slave *s = &m->slaves[pos];
     if (!(s->info.mbx_protocols & MBX_PROTO_SOE)) {
-        ecat_fail(m, -TAKT_EMBOX, "slave %u (%s) has no SoE (SII mailbox protocols 0x%04X)", pos,
-                  s->info.name, s->info.mbx_protocols);
+        ECAT_FAILT(m, -TAKT_EMBOX, TAKT_ECAT_EV_NO_SOE, pos, RT_TXT(s->info.name), s->info.mbx_protocols);
         return -TAKT_EMBOX;
     }
     uint8_t st = s->info.al_state & AL_STATE_MASK;
     if (st != AL_PREOP && st != AL_SAFEOP && st != AL_OP) {
-        ecat_fail(m, -EAGAIN, "slave %u (%s): SoE needs PREOP, SAFEOP or OP, slave is in %s",
-                  pos, s->info.name, takt_ecat_al_state_name(s->info.al_state));
+        ECAT_FAILT(m, -EAGAIN, TAKT_ECAT_EV_SOE_STATE, pos, RT_TXT(s->info.name), s->info.al_state);
         return -EAGAIN;
     }
     for (unsigned i = 0; i < ECAT_SOE_SLOTS; i++) {
@@ -231,15 +229,14 @@ static int soe_queue(struct ecat_core *m, unsigned pos, enum ecat_soe_dir dir, u
         q->in_start = s->info.mbx_in_start, q->in_len = s->info.mbx_in_len;
         if (q->out_len < MBX_HDR + SOE_HDR + 1 || q->in_len < MBX_HDR + SOE_HDR + 2 ||
             q->out_len > ECAT_MAX_DG_DATA || q->in_len > ECAT_MAX_DG_DATA) {
-            ecat_fail(m, -TAKT_EMBOX, "slave %u (%s): mailbox of %u/%u bytes unusable for SoE "
-                      "(expected 12..%d)", pos, s->info.name, q->out_len, q->in_len,
-                      ECAT_MAX_DG_DATA);
+            ECAT_FAILT(m, -TAKT_EMBOX, TAKT_ECAT_EV_SOE_MBX_SIZE, pos, RT_TXT(s->info.name), q->out_len, q->in_len,
+                       ECAT_MAX_DG_DATA);
             return -TAKT_EMBOX;
         }
-        int rc = ecat_soe_xfer_start(&q->x, dir, pos, drive, elements, idn, buf, cap,
+        int rc = ecat_soe_xfer_start(&q->x, (enum ecat_soe_dir)dir, pos, drive, elements, idn, buf, cap,
                                      q->out_len, &s->mbx, q->out, &q->msg_len);
         if (rc != ECAT_SOE_SEND) {
-            ecat_fail(m, rc < 0 ? rc : -EINVAL, "%s", q->x.msg);
+            ECAT_FAILT(m, rc < 0 ? rc : -EINVAL, TAKT_ECAT_EV_ERROR_TEXT, pos, RT_TXT(q->x.msg));
             return rc < 0 ? rc : -EINVAL;
         }
         ecat_req_init(&q->req, ECAT_NOP, 0, 0, NULL, 0);
@@ -254,23 +251,37 @@ static int soe_queue(struct ecat_core *m, unsigned pos, enum ecat_soe_dir dir, u
     return -EBUSY;
 }
 
+/* Through the command ring (master_cmd.c); the buffer stays the caller's until the
+ * completion. */
+static int soe_submit(struct takt_ecat_master *drv, unsigned pos, enum ecat_soe_dir dir, uint8_t drive,
+                      uint8_t elements, uint16_t idn, uint8_t *buf, size_t cap, takt_ecat_done_fn fn,
+                      void *ctx)
+{
+    if (pos > UINT16_MAX)
+        return -ENOENT;
+    struct rt_cmd c = { .op = ECAT_CMD_SOE, .target = (uint16_t)pos,
+                        .arg = { dir, drive, elements, idn }, .ptr = buf, .len = cap,
+                        .done = fn, .ctx = ctx };
+    return ecat_cmd_submit(drv, &c, NULL, 0);
+}
+
 int takt_ecat_soe_read_async(struct takt_ecat_master *drv, unsigned pos, uint8_t drive, uint8_t elements,
                         uint16_t idn, void *buf, size_t cap, takt_ecat_done_fn fn, void *ctx)
 {
-    struct ecat_core *m = &drv->core;
-    return soe_queue(m, pos, ECAT_SOE_READ, drive, elements, idn, buf, cap, fn, ctx);
+    return soe_submit(drv, pos, ECAT_SOE_READ, drive, elements, idn, buf, cap, fn, ctx);
 }
 
+/* The core's own (the ENI's SoE init commands, in the cycle): queued at once. */
 int ecat_soe_write_async(struct ecat_core *m, unsigned pos, uint8_t drive, uint8_t elements,
                     uint16_t idn, const void *data, size_t len, takt_ecat_done_fn fn, void *ctx)
 {
-    return soe_queue(m, pos, ECAT_SOE_WRITE, drive, elements, idn, (uint8_t *)data, len, fn, ctx);
+    return ecat_soe_queue(m, pos, ECAT_SOE_WRITE, drive, elements, idn, (uint8_t *)data, len, fn, ctx);
 }
 
 int takt_ecat_soe_write_async(struct takt_ecat_master *drv, unsigned pos, uint8_t drive, uint8_t elements,
                          uint16_t idn, const void *data, size_t len, takt_ecat_done_fn fn, void *ctx)
 {
-    return ecat_soe_write_async(&drv->core, pos, drive, elements, idn, data, len, fn, ctx);
+    return soe_submit(drv, pos, ECAT_SOE_WRITE, drive, elements, idn, (uint8_t *)data, len, fn, ctx);
 }
 
 /* --- blocking wrappers (tools only) -------------------------------------------------- */
@@ -290,9 +301,35 @@ static int wait_for(struct takt_ecat_master *drv, struct ecat_wait *w, size_t *l
     return w->err;
 }
 
+/* From another thread while the RT thread runs (see master_coe.c's). */
+static int rt_wait(struct takt_ecat_master *drv, struct rt_waiter *rw, int posted, void *buf,
+                   size_t cap, size_t *len)
+{
+    int rc = ecat_cmd_wait(drv, rw, posted, 4 * drv->core.o.sdo_timeout_ns + TAKT_NS_PER_S);
+    if (!rc && buf) {
+        size_t n = rw->len < cap ? rw->len : cap;
+        memcpy(buf, rw->buf, n);
+        if (len)
+            *len = n;
+    }
+    return rc;
+}
+
 int takt_ecat_soe_read(struct takt_ecat_master *drv, unsigned pos, uint8_t drive, uint8_t elements,
                   uint16_t idn, void *buf, size_t cap, size_t *len)
 {
+    int mode = ecat_cmd_blocking(drv);
+    if (mode < 0)
+        return mode;
+    if (mode) {
+        struct rt_waiter *rw = rt_waiter_new(cap);
+        if (!rw)
+            return -ENOMEM;
+        int rc = rt_wait(drv, rw, takt_ecat_soe_read_async(drv, pos, drive, elements, idn, rw->buf, cap,
+                                                         rt_waiter_done, rw), buf, cap, len);
+        rt_waiter_put(rw);
+        return rc;
+    }
     struct ecat_wait w = { 0 };
     int rc = takt_ecat_soe_read_async(drv, pos, drive, elements, idn, buf, cap, ecat_wait_done, &w);
     return rc ? rc : wait_for(drv, &w, len);
@@ -301,6 +338,20 @@ int takt_ecat_soe_read(struct takt_ecat_master *drv, unsigned pos, uint8_t drive
 int takt_ecat_soe_write(struct takt_ecat_master *drv, unsigned pos, uint8_t drive, uint8_t elements,
                    uint16_t idn, const void *data, size_t len)
 {
+    int mode = ecat_cmd_blocking(drv);
+    if (mode < 0)
+        return mode;
+    if (mode) {
+        struct rt_waiter *rw = rt_waiter_new(len);
+        if (!rw)
+            return -ENOMEM;
+        if (len)
+            memcpy(rw->buf, data, len);   /* the cycle reads it after a timeout here too */
+        int rc = rt_wait(drv, rw, takt_ecat_soe_write_async(drv, pos, drive, elements, idn, rw->buf, len,
+                                                          rt_waiter_done, rw), NULL, 0, NULL);
+        rt_waiter_put(rw);
+        return rc;
+    }
     struct ecat_wait w = { 0 };
     int rc = takt_ecat_soe_write_async(drv, pos, drive, elements, idn, data, len, ecat_wait_done, &w);
     return rc ? rc : wait_for(drv, &w, NULL);

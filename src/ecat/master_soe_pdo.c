@@ -39,8 +39,7 @@ static int telegram(struct takt_ecat_master *drv, unsigned pos, struct ecat_pdo_
         return rc;
     size_t cur = n >= 4 ? get_le16(b) : 0;
     if (n < 4 || cur > n - 4 || cur % 2) {
-        ecat_fail(m, -EPROTO, "slave %u: SoE configuration list S-0-%04u of %zu bytes is "
-                  "malformed (list length %zu)", pos, list_idn, n, cur);
+        ECAT_FAIL(m, -EPROTO, TAKT_ECAT_EV_SOE_LIST_MALFORMED, pos, list_idn, n, cur);
         return -EPROTO;
     }
     ecat_pdo_map_clear_sm(map, sm);
@@ -56,8 +55,7 @@ static int telegram(struct takt_ecat_master *drv, unsigned pos, struct ecat_pdo_
         uint32_t attr = n == 4 ? get_le32(a) : 0;
         if (n != 4 || soe_attr_list(attr)) {
             takt_ecat_soe_idn_format(idn, s);
-            ecat_fail(m, -EPROTO, "slave %u: %s in S-0-%04u is %s, not a fixed-size value", pos, s,
-                      list_idn, n != 4 ? "without a 4-byte attribute" : "a list");
+            ECAT_FAILT(m, -EPROTO, TAKT_ECAT_EV_SOE_NOT_FIXED, pos, RT_TXT(s), list_idn, n != 4);
             return -EPROTO;
         }
         /* its name from the drive; the IDN's text form when it has none */
@@ -83,8 +81,7 @@ static int read_drive(struct takt_ecat_master *drv, unsigned pos, struct ecat_pd
     /* a drive without S-0-0015 is taken to use the lists (as SOEM does) */
     if (!takt_ecat_soe_read(drv, pos, 0, SOE_EL_VALUE, SOE_IDN_TELEGRAM, t, sizeof t, &n) && n == 2 &&
         get_le16(t) != SOE_TELEGRAM_APP) {
-        ecat_event(m, "slave %u: SoE telegram type %u (a standard telegram): process data "
-                   "from the SII", pos, get_le16(t));
+        ECAT_EV(m, TAKT_ECAT_EV_SOE_TELEGRAM, pos, get_le16(t));
         return 0;
     }
     m->last_err = 0;
@@ -115,8 +112,7 @@ int takt_ecat_master_read_pdos_soe(struct takt_ecat_master *drv)
         *old = *map;
         int rc = read_drive(drv, i, map);
         if (rc) {
-            ecat_event(m, "slave %u: SoE telegram configuration not readable (%s); using the SII's",
-                       i, takt_ecat_master_error(drv));
+            ECAT_EVT(m, TAKT_ECAT_EV_SOE_UNREADABLE, i, RT_TXT(takt_ecat_master_error(drv)));
             *map = *old;
             if (!first_err)
                 first_err = rc;

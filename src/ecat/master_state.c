@@ -33,11 +33,11 @@ void ecat_silence_note(struct ecat_core *m, unsigned sent, unsigned lost)
         return;
     if (lost == sent) {
         if (++m->silent_cycles == TAKT_ECAT_SILENCE_CYCLES)
-            ecat_event(m, "no frame returned for %u cycles", m->silent_cycles);
+            ECAT_EV(m, TAKT_ECAT_EV_NO_FRAME, -1, m->silent_cycles);
         return;
     }
     if (m->silent_cycles >= TAKT_ECAT_SILENCE_CYCLES)
-        ecat_event(m, "frames return again after %u cycles without", m->silent_cycles);
+        ECAT_EV(m, TAKT_ECAT_EV_FRAMES_AGAIN, -1, m->silent_cycles);
     m->silent_cycles = 0;
 }
 
@@ -115,6 +115,7 @@ void ecat_snap_publish(struct ecat_core *m)
         uint32_t v = in->al_state | (uint32_t)in->al_code << 8 | (uint32_t)in->present << 24;
         atomic_store_explicit(&m->snap.slave[i], v, memory_order_relaxed);
     }
+    ecat_pub_publish(m);
 }
 
 int takt_ecat_master_slave_state(const struct takt_ecat_master *drv, unsigned pos, struct takt_ecat_slave_state *out)
@@ -126,6 +127,12 @@ int takt_ecat_master_slave_state(const struct takt_ecat_master *drv, unsigned po
     out->al_state = (uint8_t)v;
     out->al_code = (uint16_t)(v >> 8);
     out->present = (v >> 24) & 1;
+    uint32_t t = atomic_load_explicit(&m->snap.topo[pos], memory_order_relaxed);
+    out->parent = (int)(t & 0xFFFF) - 1;
+    out->parent_port = (t >> 16) & 0xF;
+    out->ports_open = (t >> 20) & 0xF;
+    out->frame = t >> 24;
+    out->dc_diff_ns = atomic_load_explicit(&m->snap.dc_diff[pos], memory_order_relaxed);
     return 0;
 }
 

@@ -114,8 +114,8 @@ void takt_ecat_pd_write(struct takt_ecat_master *drv, const struct takt_ecat_pd_
 
 /* --- register services ------------------------------------------------------------- */
 
-static int svc_queue(struct ecat_core *m, unsigned pos, uint8_t cmd, uint16_t reg,
-                     const void *data, uint16_t len, takt_ecat_done_fn fn, void *ctx)
+int ecat_svc_queue(struct ecat_core *m, unsigned pos, uint8_t cmd, uint16_t reg,
+                   const void *data, uint16_t len, takt_ecat_done_fn fn, void *ctx)
 {
     if (pos >= m->n_slaves)
         return -ENOENT;
@@ -141,13 +141,24 @@ static int svc_queue(struct ecat_core *m, unsigned pos, uint8_t cmd, uint16_t re
     return -EBUSY;
 }
 
+/* Through the command ring (master_cmd.c); a write's data travels in the record. */
+static int svc_submit(struct takt_ecat_master *drv, unsigned pos, uint8_t cmd, uint16_t reg,
+                      const void *data, uint16_t len, takt_ecat_done_fn fn, void *ctx)
+{
+    if (len == 0 || len > ECAT_SVC_DATA || pos > UINT16_MAX)
+        return pos > UINT16_MAX ? -ENOENT : -EINVAL;
+    struct rt_cmd c = { .op = ECAT_CMD_REG, .target = (uint16_t)pos, .arg = { cmd, reg, len },
+                        .done = fn, .ctx = ctx };
+    return ecat_cmd_submit(drv, &c, data, data ? len : 0);
+}
+
 int takt_ecat_reg_read_async(struct takt_ecat_master *drv, unsigned pos, uint16_t reg, uint16_t len,
                         takt_ecat_done_fn fn, void *ctx)
-{ return svc_queue(&drv->core, pos, ECAT_FPRD, reg, NULL, len, fn, ctx); }
+{ return svc_submit(drv, pos, ECAT_FPRD, reg, NULL, len, fn, ctx); }
 
 int takt_ecat_reg_write_async(struct takt_ecat_master *drv, unsigned pos, uint16_t reg, const void *data,
                          uint16_t len, takt_ecat_done_fn fn, void *ctx)
-{ return svc_queue(&drv->core, pos, ECAT_FPWR, reg, data, len, fn, ctx); }
+{ return svc_submit(drv, pos, ECAT_FPWR, reg, data, len, fn, ctx); }
 
 /* Master timer: finish services whose datagram returned (lost ones retried twice). */
 void ecat_svc_poll(struct ecat_core *m, takt_ns_t now)
@@ -163,8 +174,7 @@ void ecat_svc_poll(struct ecat_core *m, takt_ns_t now)
         }
         int err = v->req.wkc < 0 ? -ETIMEDOUT : v->req.wkc != 1 ? -TAKT_EWKC : 0;
         if (err)
-            ecat_event(m, "slave %u: %s 0x%04X (%u bytes): expected WKC 1, got %d",
-                       v->pos, ecat_cmd_name(v->req.cmd), v->req.ado, v->req.len, v->req.wkc);
+            ECAT_EV(m, TAKT_ECAT_EV_SVC_WKC, v->pos, v->req.cmd, v->req.ado, v->req.len, v->req.wkc);
         v->used = false;
         if (v->fn)
             v->fn(v->ctx, err, v->data, v->req.len);
@@ -188,8 +198,26 @@ static bool blocking_check(struct ecat_core *m, void *ctx)
     return ((struct blocking *)ctx)->done;
 }
 
+/* From another thread while the RT thread runs: post, sleep until the completion. */
+static int reg_rt(struct takt_ecat_master *drv, unsigned pos, uint8_t cmd, uint16_t reg, void *buf,
+                  const void *data, uint16_t len)
+{
+    struct rt_waiter *w = rt_waiter_new(len);
+    if (!w)
+        return -ENOMEM;
+    int rc = ecat_cmd_wait(drv, w, svc_submit(drv, pos, cmd, reg, data, len, rt_waiter_done, w),
+                           5 * TAKT_NS_PER_S);   /* it completes within ~3 datagram timeouts */
+    if (!rc && buf)
+        memcpy(buf, w->buf, w->len < len ? w->len : len);
+    rt_waiter_put(w);
+    return rc;
+}
+
 int takt_ecat_reg_read(struct takt_ecat_master *drv, unsigned pos, uint16_t reg, void *buf, uint16_t len)
 {
+    int mode = ecat_cmd_blocking(drv);
+    if (mode)
+        return mode < 0 ? mode : reg_rt(drv, pos, ECAT_FPRD, reg, buf, NULL, len);
     struct blocking b = { .buf = buf, .len = len };
     int rc = takt_ecat_reg_read_async(drv, pos, reg, len, blocking_done, &b);
     if (rc)
@@ -200,6 +228,9 @@ int takt_ecat_reg_read(struct takt_ecat_master *drv, unsigned pos, uint16_t reg,
 
 int takt_ecat_reg_write(struct takt_ecat_master *drv, unsigned pos, uint16_t reg, const void *data, uint16_t len)
 {
+    int mode = ecat_cmd_blocking(drv);
+    if (mode)
+        return mode < 0 ? mode : reg_rt(drv, pos, ECAT_FPWR, reg, NULL, data, len);
     struct blocking b = { 0 };
     int rc = takt_ecat_reg_write_async(drv, pos, reg, data, len, blocking_done, &b);
     if (rc)
@@ -255,15 +286,13 @@ int takt_ecat_sii_write(struct takt_ecat_master *drv, unsigned pos, const uint8_
             break;
         }
         if (st & (SII_ERR_WE | SII_ERR_ACK)) {
-            ecat_fail(m, -TAKT_ESII, "slave %u: SII write of word 0x%04zX refused: 0x0502 = 0x%04X "
-                      "(expected no error bits; 0x4000 write enable, 0x2000 no acknowledge)",
-                      pos, w, st);
+            ECAT_FAIL(m, -TAKT_ESII, TAKT_ECAT_EV_SII_WRITE_REFUSED, pos, w, st);
             return -TAKT_ESII;
         }
     }
     if (rc) {
         if (!m->errmsg[0] || m->last_err != rc)
-            ecat_fail(m, rc, "slave %u: SII write: %s", pos, takt_strerror(rc));
+            ECAT_FAIL(m, rc, TAKT_ECAT_EV_SII_WRITE_FAILED, pos, rc);
         return rc;
     }
     struct ecat_slave *s = &m->slaves[pos];

@@ -66,8 +66,7 @@ static void lost_slave(struct ecat_core *m, struct ecat_slave *s)
     s->f.state = SS_IDLE;
     s->info.al_state = 0;
     count_lost(m, s);
-    ecat_event(m, "slave %u (station 0x%04X, %s) lost: no longer answers", (unsigned)(s - m->slaves),
-               s->info.station, s->info.name[0] ? s->info.name : "?");
+    ECAT_EVT(m, TAKT_ECAT_EV_SLAVE_LOST, (int)(s - m->slaves), RT_TXT(s->info.name[0] ? s->info.name : "?"), s->info.station);
 }
 
 static void lost(struct ecat_core *m, unsigned from, unsigned to)
@@ -96,11 +95,11 @@ static void back_slave(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
     if (s->wrong)
         ;                           /* said once when it was found; retried quietly */
     else if (s->backoff_ns)
-        ecat_event(m, "slave %u: re-scanning it again", i);
+        ECAT_EV(m, TAKT_ECAT_EV_RESCAN_AGAIN, i);
     else if (i == p)
-        ecat_event(m, "slave %u answers again: re-scanning it", i);
+        ECAT_EV(m, TAKT_ECAT_EV_SLAVE_ANSWERS, i);
     else
-        ecat_event(m, "position %u (slave %u) answers again: re-scanning it", p, i);
+        ECAT_EV(m, TAKT_ECAT_EV_POSITION_ANSWERS, i, p);
     ecat_slave_scan_start(m, s, now);
 }
 
@@ -167,8 +166,7 @@ static void finish_probe(struct ecat_core *m, takt_ns_t now)
         struct ecat_slave *s = &m->slaves[i];
         s->probe_seen = true;
         if (s->info.position != p && s->info.present)
-            ecat_event(m, "slave %u (station 0x%04X) now at position %u (was %u)", i, st, p,
-                       s->info.position);
+            ECAT_EV(m, TAKT_ECAT_EV_SLAVE_MOVED, i, st, p, s->info.position);
         s->info.position = p;
     }
     unsigned present = 0;
@@ -197,8 +195,7 @@ static void finish_probe(struct ecat_core *m, takt_ns_t now)
                 best = s;
         }
         if (!best) {
-            ecat_event(m, "position %u: a slave nobody configured (station 0x%04X) answers; ignored",
-                       p, get_le16(m->slaves[p].probe_buf));
+            ECAT_EV(m, TAKT_ECAT_EV_UNKNOWN_SLAVE, -1, p, get_le16(m->slaves[p].probe_buf));
             continue;
         }
         best->probe_seen = true;
@@ -224,9 +221,7 @@ static void retry_later(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now
         s->backoff_ns = ECAT_RETRY_MAX_NS > min ? ECAT_RETRY_MAX_NS : min;
     s->retry_at = now + s->backoff_ns;
     if (!quiet)
-        ecat_event(m, "slave %u: re-scan failed (%s); trying again in %lld ms", (unsigned)(s - m->slaves),
-                   takt_strerror(s->f.err ? s->f.err : -TAKT_ECONFIG),
-                   (long long)(s->backoff_ns / TAKT_NS_PER_MS));
+        ECAT_EV(m, TAKT_ECAT_EV_RESCAN_FAILED, (int)(s - m->slaves), s->f.err ? s->f.err : -TAKT_ECONFIG, s->backoff_ns / TAKT_NS_PER_MS);
 }
 
 /* The re-scan of s found a device that is not its own (vendor, product, serial found):
@@ -269,9 +264,7 @@ static void back_to_target(struct ecat_core *m, struct ecat_slave *s, takt_ns_t 
     s->backoff_ns = 0;              /* it answers: the next failure starts short again */
     s->retry_at = 0;
     if (s->wrong)
-        ecat_event(m, "slave %u: its own device (vendor 0x%08X product 0x%08X serial %u) answers "
-                   "at position %u again", (unsigned)(s - m->slaves), s->info.vendor,
-                   s->info.product, s->info.serial, s->info.position);
+        ECAT_EV(m, TAKT_ECAT_EV_OWN_DEVICE, (int)(s - m->slaves), s->info.vendor, s->info.product, s->info.serial, s->info.position);
     s->wrong = false;
     if (s->counted_lost) {
         s->counted_lost = false;
@@ -371,21 +364,15 @@ static void moved(struct ecat_core *m, takt_ns_t now)
             s->info.al_code = g->al_code;
             s->info.vendor = s->old_vendor;
             s->info.product = s->old_product;
-            ecat_event(m, "slave %u (vendor 0x%08X product 0x%08X serial %u) came back at "
-                       "position %u (was %u): its configuration follows it", j, s->info.vendor,
-                       s->info.product, s->info.serial, s->info.position, s->old_position);
+            ECAT_EV(m, TAKT_ECAT_EV_SLAVE_CAME_BACK, j, s->info.vendor, s->info.product, s->info.serial, s->info.position, s->old_position);
             back_to_target(m, s, now);
         } else if (src[j] >= 0) {
             const struct ecat_slave *f = &m->slaves[src[j]];
             if (refuse(m, s, got[j].vendor, got[j].product, got[j].serial, now))
-                ecat_fail(m, -TAKT_ECONFIG, "slave %u (vendor 0x%08X product 0x%08X serial %u) "
-                          "came back at position %u, where slave %u (product 0x%08X) was: "
-                          "different products, not configured", j, s->old_vendor, s->old_product,
-                          s->old_serial, f->old_position, src[j], f->old_product);
+                ECAT_FAIL(m, -TAKT_ECONFIG, TAKT_ECAT_EV_CAME_BACK_OTHER, j, s->old_vendor, s->old_product, s->old_serial,
+                          f->old_position, src[j], f->old_product);
         } else if (refuse(m, s, got[j].vendor, got[j].product, got[j].serial, now)) {
-            ecat_fail(m, -TAKT_ECONFIG, "slave %u: another device at position %u: expected vendor "
-                      "0x%08X product 0x%08X serial %u, found 0x%08X 0x%08X serial %u; not "
-                      "configured", j, got[j].position, s->old_vendor, s->old_product,
+            ECAT_FAIL(m, -TAKT_ECONFIG, TAKT_ECAT_EV_OTHER_DEVICE, j, got[j].position, s->old_vendor, s->old_product,
                       s->old_serial, got[j].vendor, got[j].product, got[j].serial);
         }
     }
@@ -427,9 +414,7 @@ static void rejoin(struct ecat_core *m, takt_ns_t now)
         if (!same_device(s, &s->info)) {        /* beyond what moved() looks at */
             uint32_t v = s->info.vendor, p = s->info.product, ser = s->info.serial;
             if (refuse(m, s, v, p, ser, now))
-                ecat_fail(m, -TAKT_ECONFIG, "slave %u: another device at position %u: expected "
-                          "vendor 0x%08X product 0x%08X serial %u, found 0x%08X 0x%08X serial %u; "
-                          "not configured", i, s->info.position, s->old_vendor, s->old_product,
+                ECAT_FAIL(m, -TAKT_ECONFIG, TAKT_ECAT_EV_OTHER_DEVICE, i, s->info.position, s->old_vendor, s->old_product,
                           s->old_serial, v, p, ser);
             continue;
         }
@@ -450,8 +435,7 @@ static void readdress(struct ecat_core *m, takt_ns_t now)
             continue;
         s->info.present = false;
         count_lost(m, s);
-        ecat_event(m, "slave %u (station 0x%04X) does not answer its address: re-scanning it", i,
-                   s->info.station);
+        ECAT_EV(m, TAKT_ECAT_EV_ADDRESS_LOST, i, s->info.station);
         back(m, s->info.position, s->info.position + 1, now);
     }
 }
@@ -474,12 +458,11 @@ void ecat_recovery_check(struct ecat_core *m, takt_ns_t now)
             finish_probe(m, now);
     } else if (n != m->rec.present && is_tree(m)) {
         if (n < m->rec.present)
-            ecat_event(m, "%u of %u slaves answer (%u lost): asking each position who it is", n,
-                       m->n_slaves, m->rec.present - n);
+            ECAT_EV(m, TAKT_ECAT_EV_ANSWER_COUNT_ASK, -1, n, m->n_slaves, m->rec.present - n);
         start_probe(m, n);
     } else {
         if (n < m->rec.present) {
-            ecat_event(m, "%u of %u slaves answer (%u lost)", n, m->n_slaves, m->rec.present - n);
+            ECAT_EV(m, TAKT_ECAT_EV_ANSWER_COUNT, -1, n, m->n_slaves, m->rec.present - n);
             lost(m, n, m->rec.present);
         } else if (n > m->rec.present) {
             back(m, m->rec.present, n, now);
@@ -495,8 +478,7 @@ void ecat_recovery_check(struct ecat_core *m, takt_ns_t now)
         if (s->returning && s->f.state == SS_IDLE && m->target &&
             (s->info.al_state & AL_STATE_MASK) == m->target) {
             s->returning = false;
-            ecat_event(m, "slave %u (station 0x%04X) back in %s", i, s->info.station,
-                       takt_ecat_al_state_name(m->target));
+            ECAT_EV(m, TAKT_ECAT_EV_SLAVE_BACK, i, s->info.station, m->target);
         }
     }
     /* A slave that left the target state by itself (error, watchdog) is driven back,

@@ -22,15 +22,11 @@ static void dc_note(struct ecat_core *m, unsigned k, unsigned n)
     if (!m->dc.active || m->dc.ref < 0 || k >= n)
         return;
     if ((unsigned)m->dc.ref >= k && k == 0)
-        ecat_event(m, "cable redundancy: DC reference clock (slave %d) and every slave answer by "
-                   "the second port: its time reaches them all", m->dc.ref);
+        ECAT_EV(m, TAKT_ECAT_EV_RED_REF_ALL, m->dc.ref);
     else if ((unsigned)m->dc.ref >= k)
-        ecat_event(m, "cable redundancy: DC reference clock (slave %d) is behind the break: "
-                   "its time reaches slaves %u-%u by the second port, slaves 0-%u get none "
-                   "until the ring closes", m->dc.ref, k, n - 1, k - 1);
+        ECAT_EV(m, TAKT_ECAT_EV_RED_REF_BEHIND, m->dc.ref, k, n - 1, k - 1);
     else
-        ecat_event(m, "cable redundancy: DC slaves %u-%u get the reference clock's time (slave %d) "
-                   "by the second port, written by the master until the ring closes", k, n - 1, m->dc.ref);
+        ECAT_EV(m, TAKT_ECAT_EV_RED_REF_WRITTEN, m->dc.ref, k, n - 1);
 }
 
 void ecat_red_check(struct ecat_core *m, const struct takt_ecat_redundancy *port, takt_ns_t now)
@@ -66,20 +62,14 @@ void ecat_red_check(struct ecat_core *m, const struct takt_ecat_redundancy *port
         if (k + s.second_side >= n) {
             s.break_after = (int)k;
             if (k == 0)
-                ecat_event(m, "cable redundancy: ring broken between the first port (%s) and slave 0; "
-                           "slaves 0-%u answer on the second port", m->ifname, n - 1);
+                ECAT_EVT(m, TAKT_ECAT_EV_RED_BROKEN_FIRST, -1, RT_TXT(m->ifname), n - 1);
             else if (k >= n)
-                ecat_event(m, "cable redundancy: ring broken between slave %u and the second port; "
-                           "slaves 0-%u answer on the first port", n - 1, n - 1);
+                ECAT_EV(m, TAKT_ECAT_EV_RED_BROKEN_SECOND, -1, n - 1, n - 1);
             else
-                ecat_event(m, "cable redundancy: ring broken between slave %u and slave %u "
-                           "(first port: slaves 0-%u, second port: slaves %u-%u)",
-                           k - 1, k, k - 1, k, n - 1);
+                ECAT_EV(m, TAKT_ECAT_EV_RED_BROKEN_BETWEEN, -1, k - 1, k, k - 1, k, n - 1);
         } else {
             s.break_after = -1;
-            ecat_event(m, "cable redundancy: ring broken in more than one place: slaves %u-%u "
-                       "unreachable (first port: %u slaves, second port: %u)",
-                       k, n - s.second_side - 1, k, s.second_side);
+            ECAT_EV(m, TAKT_ECAT_EV_RED_BROKEN_MORE, -1, k, n - s.second_side - 1, k, s.second_side);
         }
         if (!m->red_broken) {
             s.breaks++;
@@ -89,7 +79,7 @@ void ecat_red_check(struct ecat_core *m, const struct takt_ecat_redundancy *port
         s.since = now;
         m->red_broken = true;
     } else if (!s.broken && m->red_broken) {
-        ecat_event(m, "cable redundancy: ring closed again (frames pass from port to port)");
+        ECAT_EV(m, TAKT_ECAT_EV_RED_CLOSED, -1);
         s.heals++;
         s.healed_at = now;
         s.since = now;

@@ -43,8 +43,7 @@ static void state_reset(struct ecat_core *m, takt_ns_t now)
     int n = f->req[7].wkc;
     if (n < 0) {
         if (++f->retries > 3) {
-            ecat_fail(m, -ETIMEDOUT, "BRD 0x0000 (slave count) did not return after %u tries; "
-                      "is a slave connected to %s?", f->retries, m->ifname);
+            ECAT_FAILT(m, -ETIMEDOUT, TAKT_ECAT_EV_COUNT_TIMEOUT, -1, RT_TXT(m->ifname), f->retries);
             m->mf_state = MF_IDLE;
             return;
         }
@@ -52,8 +51,7 @@ static void state_reset(struct ecat_core *m, takt_ns_t now)
         return;
     }
     if ((unsigned)n > m->max_slaves) {
-        ecat_fail(m, -ENOSPC, "%d slaves answered, at most %u were reserved (max_slaves)",
-                  n, m->max_slaves);
+        ECAT_FAIL(m, -ENOSPC, TAKT_ECAT_EV_TOO_MANY_SLAVES, -1, n, m->max_slaves);
         m->mf_state = MF_IDLE;
         return;
     }
@@ -199,14 +197,14 @@ int ecat_sii_parse(struct ecat_core *m, struct ecat_slave *s)
     char err[200];
     int rc = ecat_sii_decode(s->sii, s->sii_len, sii, 0, err, sizeof err);
     if (rc) {
-        ecat_fail(m, rc, "slave %u (station 0x%04X): SII: %s", s->info.position, s->info.station, err);
+        ECAT_FAILT(m, rc, TAKT_ECAT_EV_SII_INVALID, s->info.position, RT_TXT(err), s->info.station);
         return rc;
     }
     /* every finding, with the slave it concerns (the image was kept as far as it decodes) */
     for (unsigned i = 0; i < sii->n_warnings && i < ECAT_SII_MAX_WARN; i++)
-        ecat_event(m, "slave %u: %s", s->info.position, sii->warning[i]);
+        ECAT_EVT(m, TAKT_ECAT_EV_SII_WARNING, s->info.position, RT_TXT(sii->warning[i]));
     if (sii->n_warnings > ECAT_SII_MAX_WARN)
-        ecat_event(m, "slave %u: %u more SII warnings", s->info.position, sii->n_warnings - ECAT_SII_MAX_WARN);
+        ECAT_EV(m, TAKT_ECAT_EV_SII_MORE_WARNINGS, s->info.position, sii->n_warnings - ECAT_SII_MAX_WARN);
     s->info.alias = sii->alias;
     s->info.vendor = sii->id.vendor;
     s->info.product = sii->id.product;
@@ -231,8 +229,7 @@ int ecat_sii_parse(struct ecat_core *m, struct ecat_slave *s)
     struct ecat_pdo_map *map = &m->maps[s - m->slaves];     /* by slave number, as the image */
     rc = ecat_pdo_map_from_sii(map, sii);
     if (rc) {
-        ecat_fail(m, rc, "slave %u: SII PDOs do not fit (%d PDOs, %d entries at most)",
-                  s->info.position, ECAT_PDO_MAX_PDOS, ECAT_PDO_MAX_ENTRIES);
+        ECAT_FAIL(m, rc, TAKT_ECAT_EV_SII_PDOS_TOO_MANY, s->info.position, ECAT_PDO_MAX_PDOS, ECAT_PDO_MAX_ENTRIES);
         return rc;
     }
     ecat_map_bits(map, &s->info.out_bits, &s->info.in_bits);

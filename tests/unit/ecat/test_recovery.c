@@ -13,7 +13,7 @@ static unsigned cycles_until(struct bench *b, bool (*cond)(const struct ecat_cor
             return i;
         cycle(b);
     }
-    print_events(&b->c);
+    print_events(b);
     fail_msg("condition not reached in %u cycles", max);
     return max;
 }
@@ -30,7 +30,7 @@ static void test_cable_cut_and_heal(void **state)
     (void)state;
     struct bench *b = bench_new();
     up(b);
-    unsigned ev = atomic_load(&b->c.ev_head);
+    unsigned ev = events_mark(b);
     assert_int_equal(b->c.rec.present, NSLAVES);
     assert_int_equal(takt_sim_break(b->sim, 2, b->now), 0);
     unsigned n = cycles_until(b, two_present, 10);
@@ -43,7 +43,7 @@ static void test_cable_cut_and_heal(void **state)
     assert_true(b->c.slaves[0].info.present && b->c.slaves[1].info.present);
     assert_int_equal(b->c.slaves[0].info.al_state & AL_STATE_MASK, AL_OP);
     assert_int_equal(b->c.slaves[1].info.al_state & AL_STATE_MASK, AL_OP);
-    assert_int_equal(events_since(&b->c, ev, "slave 2"), 1);
+    assert_int_equal(events_since(b, ev, "slave 2"), 1);
     assert_int_equal(takt_sim_heal(b->sim, b->now), 0);
     n = cycles_until(b, back_in_op, 10000);
     printf("  back in OP after %u cycles\n", n);
@@ -65,7 +65,7 @@ static void test_power_cycle(void **state)
     (void)state;
     struct bench *b = bench_new();
     up(b);
-    unsigned ev = atomic_load(&b->c.ev_head);
+    unsigned ev = events_mark(b);
     assert_int_equal(takt_sim_power_cycle(b->sim, 1, b->now), 0);
     unsigned n = cycles_until(b, returned, 10000);
     printf("  back in OP after %u cycles\n", n);
@@ -74,9 +74,9 @@ static void test_power_cycle(void **state)
     assert_true(back_in_op(&b->c));
     assert_int_equal(b->c.st.slaves_lost, 1);
     assert_int_equal(b->c.st.slaves_returned, 1);
-    assert_int_equal(events_since(&b->c, ev, "slave 1 (station 0x1001) back in OP"), 1);
-    assert_int_equal(events_since(&b->c, ev, "slave 0"), 0);
-    assert_int_equal(events_since(&b->c, ev, "slave 2"), 0);
+    assert_int_equal(events_since(b, ev, "slave 1 (station 0x1001) back in OP"), 1);
+    assert_int_equal(events_since(b, ev, "slave 0"), 0);
+    assert_int_equal(events_since(b, ev, "slave 2"), 0);
     assert_int_equal(b->c.rec.present, NSLAVES);
     bench_free(b);
 }
