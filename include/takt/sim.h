@@ -232,8 +232,9 @@ void takt_sim_plk_destroy(struct takt_sim_plk *s);
 /* The number of CNs; they are numbered k = 0..count-1 in ascending node ID. */
 /* [thread: any; non-blocking] */
 unsigned takt_sim_plk_count(const struct takt_sim_plk *s);
-/* Serve the CNs on link until *stop (may be NULL) becomes non-zero or for duration
- * (0 = until stop): an event-driven receive loop in the calling thread. */
+/* Serve the CNs on link until *stop (may be NULL; another thread sets it atomically,
+ * e.g. with __atomic_store_n, or a signal handler does) becomes non-zero or for
+ * duration (0 = until stop): an event-driven receive loop in the calling thread. */
 /* [thread: idle; blocking] */
 int  takt_sim_plk_run(struct takt_sim_plk *s, struct takt_link *link, takt_ns_t duration,
                       const volatile int *stop);

@@ -183,7 +183,7 @@ int plk_cn_host_run(struct plk_cn_host *h, const volatile int *ext_stop)
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);   /* launch times need precise wake-ups */
     takt_ns_t start = takt_now(), end = h->duration ? start + h->duration : INT64_MAX;
     h->next_periodic = start;
-    while (!__atomic_load_n(&h->stop, __ATOMIC_RELAXED) && !(ext_stop && *ext_stop)) {
+    while (!__atomic_load_n(&h->stop, __ATOMIC_RELAXED) && !(ext_stop && __atomic_load_n(ext_stop, __ATOMIC_RELAXED))) {
         takt_ns_t now = takt_now();
         if (now >= end)
             break;

@@ -107,7 +107,7 @@ static void with_an_mn(void **state)
     assert_int_equal(takt_sim_plk_state(v.s, 1), TAKT_PLK_OPERATIONAL);
     takt_plk_mn_stop(mn);
     takt_plk_mn_join(mn);
-    v.stop = 1;
+    __atomic_store_n(&v.stop, 1, __ATOMIC_RELAXED);   /* read by the CN thread */
     pthread_join(t, NULL);
     assert_int_equal(v.rc, 0);
     struct takt_sim_plk_node n;
