@@ -21,11 +21,16 @@
 # medians. /proc counts in clock ticks (usually 10 ms): over a 20 s window at 1000 µs
 # that is 0.5 µs per cycle.
 #
-# usage: peer-bench.sh [--window S] [--runs N] [--rows LIST] [--json FILE]
+# With --baseline BIN the peer of every row is another takt binary (BIN: an older build),
+# run exactly as takt is: the table then shows a change's cost per cycle against the
+# build before it, on the same rows, alternated the same way.
+#
+# usage: peer-bench.sh [--window S] [--runs N] [--rows LIST] [--json FILE] [--baseline BIN]
 #   --window S   seconds measured per run (default 20)
 #   --runs N     runs per contender and row (default 3)
 #   --rows LIST  comma list of the rows above (default all)
 #   --json FILE  every run as JSON (default: peer-bench.json in the scratch folder)
+#   --baseline BIN  compare with this takt binary instead of SOEM / openPOWERLINK
 # Environment (peers are built from fetched sources in PEER_SCRATCH, never in the tree):
 #   SOEM_GIT     SOEM repository (clone, bare mirror or URL), exported at SOEM_TAG (v2.0.0),
 #                or SOEM_DIR: a SOEM checkout already built in SOEM_DIR/build (as ecat-soem.sh)
@@ -57,18 +62,23 @@ if [ "${1:-}" = --inner ]; then
     exit $?
 fi
 
-WINDOW=20 RUNS=3 ROWS=ecat-1000,ecat-250,kickcat,plk-1000,plk-500 JSON=
+WINDOW=20 RUNS=3 ROWS=ecat-1000,ecat-250,kickcat,plk-1000,plk-500 JSON= BASE=
 while [ $# -gt 0 ]; do
     case $1 in
     --window) WINDOW=$2; shift 2 ;;
     --runs) RUNS=$2; shift 2 ;;
     --rows) ROWS=$2; shift 2 ;;
     --json) JSON=$2; shift 2 ;;
+    --baseline) BASE=$2; shift 2 ;;
     -h|--help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
-    *) echo "peer-bench.sh: unknown argument '$1' (expected --window S, --runs N, --rows LIST, --json FILE)" >&2; exit 2 ;;
+    *) echo "peer-bench.sh: unknown argument '$1' (expected --window S, --runs N, --rows LIST, --json FILE, --baseline BIN)" >&2; exit 2 ;;
     esac
 done
 case $WINDOW in ''|*[!0-9.]*) echo "peer-bench.sh: --window wants seconds, got '$WINDOW'" >&2; exit 2 ;; esac
+if [ -n "$BASE" ]; then
+    [ -x "$BASE" ] || { echo "peer-bench.sh: --baseline wants an executable takt binary, got '$BASE'" >&2; exit 2; }
+    TAKT_BASE=$(readlink -f "$BASE"); export TAKT_BASE
+fi
 case $RUNS in ''|*[!0-9]*|0) echo "peer-bench.sh: --runs wants a count >= 1, got '$RUNS'" >&2; exit 2 ;; esac
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root (raw sockets, SCHED_FIFO, namespaces)" >&2; exit 77; }
 for c in dumpcap tshark taskset chrt unshare python3 cc; do
@@ -155,6 +165,7 @@ for row in ${ROWS//,/ }; do
     plk-500)   net=plk3;    cyc=500;  peer=oplk; label="same, 500 µs"; plabel='openPOWERLINK V2.7.2 demo MN' ;;
     *) echo "peer-bench.sh: unknown row '$row' (expected ecat-1000, ecat-250, kickcat, plk-1000, plk-500)" >&2; exit 2 ;;
     esac
+    if [ -n "$BASE" ]; then peer=base; plabel="takt baseline ($BASE)"; fi
     why=
     case $peer in soem) need_soem; why=${WHY[soem]:-} ;; oplk) need_oplk; why=${WHY[oplk]:-} ;; esac
     [ "$net" = kickcat ] && { need_kickcat; why=${why:-${WHY[kickcat]:-}}; }
@@ -172,10 +183,10 @@ for row in ${ROWS//,/ }; do
     results+=("$row|$label|$plabel|$why")
 done
 
-python3 - "$PEER_SCRATCH/runs.jsonl" "$JSON" "$WINDOW" "$RUNS" "${results[@]}" <<'EOF'
+python3 - "$PEER_SCRATCH/runs.jsonl" "$JSON" "$WINDOW" "$RUNS" "${BASE:+base}" "${results[@]}" <<'EOF'
 import json, statistics, sys
 runs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{')]
-out, window, nruns, rows = sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
+out, window, nruns, base, rows = sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:]
 def fig(row, who):
     v = [r['cpu_us_per_cycle'] for r in runs if r['row'] == row and r['who'] == who and r.get('cpu_us_per_cycle') is not None]
     bad = [r for r in runs if r['row'] == row and r['who'] == who and r.get('cpu_us_per_cycle') is None]
@@ -197,7 +208,7 @@ print('|---|---|---|---|')
 table = []
 for spec in rows:
     row, label, plabel, why = spec.split('|', 3)
-    peer = 'oplk' if row.startswith('plk') else 'soem'
+    peer = base or ('oplk' if row.startswith('plk') else 'soem')
     if why:
         t = p = why
         ratio = '–'

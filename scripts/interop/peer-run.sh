@@ -3,7 +3,8 @@
 # (takt netns run: TAKT_IF_A serves the simulated network, TAKT_IF_B the master).
 # inner_run ROW NET CYCLE_US WHO RUN WINDOW_S CDC prints one JSON line on stdout; its
 # files go to $PEER_SCRATCH/ROW.WHO.RUN.*.
-# Needs TAKT, PEER_SCRATCH and, by contender, SOEM_CYCLE, KICKCAT_SIM/KICKCAT_CONFIGS, OPLK_MN.
+# Needs TAKT, PEER_SCRATCH and, by contender, SOEM_CYCLE, KICKCAT_SIM/KICKCAT_CONFIGS, OPLK_MN,
+# TAKT_BASE (WHO base: an older takt binary, run as takt is).
 
 SIM_CPU=0 SIM_PRIO=70 MASTER_CPU=1 MASTER_PRIO=80
 
@@ -72,6 +73,8 @@ inner_run() {   # ROW NET CYCLE_US WHO RUN WINDOW_S CDC
     case $WHO:$NET in
     takt:plk3) master_start "$base/m" "$TAKT" plk mn -i "$TAKT_IF_B" --cdc "$CDC" -a $MASTER_CPU -p $MASTER_PRIO ;;
     oplk:plk3) master_start "$base/m" "$OPLK_MN" -c "$CDC" -d "$TAKT_IF_B" ;;
+    base:plk3) master_start "$base/m" "$TAKT_BASE" plk mn -i "$TAKT_IF_B" --cdc "$CDC" -a $MASTER_CPU -p $MASTER_PRIO ;;
+    base:*)    master_start "$base/m" "$TAKT_BASE" ecat run -i "$TAKT_IF_B" -c "$CYC" -a $MASTER_CPU -p $MASTER_PRIO; limit=30 ;;
     takt:*)    master_start "$base/m" "$TAKT" ecat run -i "$TAKT_IF_B" -c "$CYC" -a $MASTER_CPU -p $MASTER_PRIO; limit=30 ;;
     soem:*)    master_start "$base/m" "$SOEM_CYCLE" "$TAKT_IF_B" "$CYC"; limit=30 ;;
     esac
