@@ -416,8 +416,8 @@ static int run_version(struct cli_ctx *c)
     const char *ver = json_object_object_get_ex(r, "version", &j) ? json_object_get_string(j) : "?";
     int proto = json_object_object_get_ex(r, "protocol", &j) ? json_object_get_int(j) : 0;
     int pid = json_object_object_get_ex(r, "pid", &j) ? json_object_get_int(j) : 0;
-    printf("master on %s: takt %s (pid %d), control protocol %d (this tool speaks %d)\n",
-           c->iface ? c->iface : cli_get(c, "master"), ver, pid, proto, CTL_VERSION);
+    printf("master on %s: takt %s (pid %d), control protocol %d\n",
+           c->iface ? c->iface : cli_get(c, "master"), ver, pid, proto);
     json_object_put(r);
     return 0;
 }

@@ -177,6 +177,11 @@ static int cn_session_req(struct cli_ctx *c, unsigned a, unsigned b,
     if (takt_sim_plk_create(ids, n, f, &s, err, sizeof err))
         return cli_error(c, "%s", err);
     unsigned count = takt_sim_plk_count(s);
+    /* the control thread before takt_rt_setup: it must not inherit this thread's RT
+     * priority and affinity, which are the CNs' */
+    struct cli_plk_cn_ctl *ctl = NULL;
+    if (own)
+        cli_plk_cn_ctl_start(c, s, &ctl);
     struct takt_rt_opts ro;
     struct takt_rt_state st;
     takt_rt_opts_default(&ro);
@@ -191,20 +196,19 @@ static int cn_session_req(struct cli_ctx *c, unsigned a, unsigned b,
     else
         fprintf(stderr, "takt plk cn: %u simulated CN%s (%u-%u) on %s\n", count, count > 1 ? "s" : "",
                 a, b, link->name);
-    struct cn_pub pub = { NULL, calloc(count ? count : 1, sizeof *pub.nodes), NULL };
+    struct cn_pub pub = { NULL, calloc(count ? count : 1, sizeof *pub.nodes), ctl };
     int mrc = !pub.nodes ? cli_error(c, "out of memory") : 0;
     if (!mrc && own) {
         cn_fill(s, pub.nodes);
         mrc = cn_metrics_start(c, c->iface ? c->iface : link->name, pub.nodes, count, &pub.cm);
     }
     if (mrc) {
+        cli_plk_cn_ctl_stop(ctl);
         free(pub.nodes);
         takt_rt_teardown(&st);
         takt_sim_plk_destroy(s);
         return mrc;
     }
-    if (own)
-        cli_plk_cn_ctl_start(c, s, &pub.ctl);
     if (pub.cm || pub.ctl)
         takt_sim_plk_set_publish(s, cn_publish, &pub);
     bool req_thread = false;

@@ -82,7 +82,7 @@ body() {
         net_fail "ecat top: each slave in OP expected: $(cat "$NET_TMP/top.ctl")"
     # version: the running master's
     out=$("$TAKT" ecat version "${m[@]}") || net_fail "ecat version: $out"
-    echo "$out" | grep -qE "^master on $TAKT_IF_A: takt [^ ]+ \(pid $run\), control protocol 1 " ||
+    echo "$out" | grep -qE "^master on $TAKT_IF_A: takt [^ ]+ \(pid $run\), control protocol 1$" ||
         net_fail "ecat version through the master: $out"
     # what would disturb it is refused, saying why
     out=$("$TAKT" ecat rescan "${m[@]}" 2>&1) && net_fail "rescan beside a running master worked: $out"
