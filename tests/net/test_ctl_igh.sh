@@ -42,10 +42,16 @@ body() {
     "$TAKT" ecat data -e "${m[@]}" >"$NET_TMP/data-e.ctl" || net_fail "ecat data -e through the master"
     "$TAKT" ecat top "${m[@]}" -t 2 -n 0.5 | cat >"$NET_TMP/top.ctl" || net_fail "ecat top through the master"
 
-    # master: the same lines; the slaves all in OP, none lost, no WKC error
-    diff <(mask <"$NET_TMP/master.local") <(mask <"$NET_TMP/master.ctl") >&2 ||
+    # master: the same lines (the state's wording aside: a frame lost on a stalled host
+    # words it otherwise for a moment); all in OP, asked again until it says so
+    diff <(grep -v "State:" "$NET_TMP/master.local" | mask) <(grep -v "State:" "$NET_TMP/master.ctl" | mask) >&2 ||
         net_fail "ecat master prints otherwise through the master than on its own"
-    grep -q "State: OP, slaves 4/4" "$NET_TMP/master.ctl" || net_fail "ecat master: $(cat "$NET_TMP/master.ctl")"
+    local i=0
+    until grep -q "State: OP, slaves 4/4" "$NET_TMP/master.ctl"; do
+        i=$((i + 1)); [ $i -lt 50 ] || net_fail "ecat master: never all in OP: $(cat "$NET_TMP/master.ctl")"
+        sleep 0.1
+        "$TAKT" ecat master "${m[@]}" >"$NET_TMP/master.ctl" || net_fail "ecat master through the master"
+    done
     grep -q "OP 4, not answering 0" "$NET_TMP/master.ctl" || net_fail "ecat master: $(cat "$NET_TMP/master.ctl")"
     grep -q " 0 unmatched" "$NET_TMP/master.ctl" || net_fail "ecat master: unmatched frames: $(cat "$NET_TMP/master.ctl")"
     # domains: the same datagrams, addresses, lengths, slaves and expected WKC; seen = expected
