@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "cli/cli_ctl.h"
 #include "cli/cli_ecat.h"
+#include "cli/cli_ecat_view.h"
 
 struct cli_ecat_ctl {
     struct takt_ecat_master *m;
@@ -27,6 +28,7 @@ struct cli_ecat_ctl {
     size_t *sii_len;
     struct takt_ecat_pd_entry *pd;
     char *eni;          /* the ENI-like description (ecat xml), written before the cycle */
+    int64_t cycle_ns;
 };
 
 #define ARG(name, req, lo, hi, out) \
@@ -106,6 +108,31 @@ static int h_stats(struct ctl_call *k, void *ctx)
 #undef S
     char st[200];
     json_object_object_add(r, "state_text", json_object_new_string(takt_ecat_master_state_text(&s, st, sizeof st)));
+    ctl_call_result(k, r);
+    return CTL_ANSWERED;
+}
+
+/* IgH's verbs (takt ecat master, data, domains, graph, cstruct, top): each answers the
+ * whole view, taken now from the copies and what the cycle publishes, and the tool
+ * renders it as it renders a view of its own (cli_ecat_view.h). */
+static int h_view(struct ctl_call *k, void *ctx)
+{
+    struct cli_ecat_ctl *x = ctx;
+    struct ctl_view v;
+    if (ctl_view_fill_copies(&v, x->m, x->cycle_ns, x->info, x->n, x->pd, x->n_pd))
+        return ctl_call_error(k, "out of memory for the view");
+    ctl_call_result(k, ctl_view_to_json(&v));
+    ctl_view_free(&v);
+    return CTL_ANSWERED;
+}
+
+static int h_version(struct ctl_call *k, void *ctx)
+{
+    (void)ctx;
+    json_object *r = json_object_new_object();
+    json_object_object_add(r, "version", json_object_new_string(takt_version()));
+    json_object_object_add(r, "protocol", json_object_new_int(CTL_VERSION));
+    json_object_object_add(r, "pid", json_object_new_int((int)getpid()));
     ctl_call_result(k, r);
     return CTL_ANSWERED;
 }
@@ -348,6 +375,14 @@ static const struct ctl_verb ecat_verbs[] = {
     { "xml", h_xml },
     { "soe_read", h_soe_read },
     { "soe_write", h_soe_write },
+    { "view", h_view },
+    { "master", h_view },
+    { "data", h_view },
+    { "domains", h_view },
+    { "graph", h_view },
+    { "cstruct", h_view },
+    { "top", h_view },
+    { "version", h_version },
     { 0 },
 };
 
@@ -360,6 +395,7 @@ int cli_ecat_ctl_start(struct cli_ctx *c, struct takt_ecat_master *m, struct cli
     if (!x)
         return 0;
     x->m = m;
+    x->cycle_ns = c->cycle_ns;
     x->n = takt_ecat_master_slave_count(m);
     x->n_pd = takt_ecat_pd_count(m);
     x->info = calloc(x->n + 1, sizeof *x->info);

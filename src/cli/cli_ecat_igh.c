@@ -8,6 +8,7 @@
 #include <string.h>
 #include "cli/cli_ecat.h"
 #include "cli/cli_ecat_view.h"
+#include "cli/ctl.h"
 
 static const char *cmd_name(uint8_t cmd)
 {
@@ -343,7 +344,7 @@ int ecat_verb_cstruct(const struct ctl_view *v, FILE *out, const char *prefix)
 int ecat_verb_version(FILE *out)
 {
     fprintf(out, "takt %s\n", takt_version());
-    fprintf(out, "libtakt %s (EtherCAT master in this process; no control protocol spoken)\n",
-            takt_version());
+    fprintf(out, "libtakt %s (the library of this tool; control protocol %d)\n",
+            takt_version(), CTL_VERSION);
     return 0;
 }

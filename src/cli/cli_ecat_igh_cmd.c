@@ -1,8 +1,9 @@
 /* takt ecat master, data, domains, top, graph, cstruct, rescan, alias, version: IgH's
- * verbs for a running master. Each fills the view of cli_ecat_view.h from a master this
- * command opens on -i itself (master, data, domains and top run the network in OP for
- * -t seconds) and hands it to its renderer, which the control socket's answer can feed
- * as well. */
+ * verbs for a running master. Where `takt ecat run` runs on -i (or --master SOCKET),
+ * each asks it for the view of cli_ecat_view.h through its control socket; where none
+ * runs, it fills the view from a master this command opens on -i itself (master, data,
+ * domains and top run the network in OP for -t seconds). Either view goes to the same
+ * renderer. rescan and alias are refused while a master runs (docs/tools.md). */
 #include <errno.h>
 #include <json-c/json.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 #include <takt/wire.h>
 #include "cli/cli_ecat.h"
+#include "cli/cli_ctl.h"
 #include "cli/cli_ecat_view.h"
 
 struct live { struct takt_link *l; struct takt_ecat_master *m; bool started; };
@@ -94,6 +96,30 @@ static int live_open(struct cli_ctx *c, struct live *lv, struct ctl_view *v, boo
     return 0;
 }
 
+/* A master runs on -i (or at --master): 1 with *cl connected; 0: none, open -i; <0:
+ * -(exit status) after a message. */
+static int attached(struct cli_ctx *c, struct ctl_client **cl)
+{
+    int rc = cli_ctl_attach(c, "ecat", true, cl);
+    return rc ? -rc : *cl != NULL;
+}
+
+/* The running master's view, as its verb answers it: 0, or the exit status after a
+ * message. */
+static int remote_view(struct cli_ctx *c, struct ctl_client *cl, struct ctl_view *v)
+{
+    json_object *req = json_object_new_object();
+    json_object_object_add(req, "verb", json_object_new_string(c->cmd->verb));
+    json_object *r = cli_ctl_call(c, cl, req, 10);
+    json_object_put(req);
+    if (!r)
+        return 1;
+    char err[512];
+    int rc = ctl_view_from_json(r, v, err, sizeof err);
+    json_object_put(r);
+    return rc ? cli_error(c, "the master's answer: %s", err) : 0;
+}
+
 static void sleep_s(double s)
 {
     takt_ns_t end = takt_now() + (takt_ns_t)(s * 1e9);
@@ -107,13 +133,23 @@ enum view_verb { V_MASTER, V_DATA, V_DOMAINS };
 
 static int run_view(struct cli_ctx *c, enum view_verb which)
 {
-    struct live lv;
+    struct live lv = { 0 };
     struct ctl_view v;
-    int rc = live_open(c, &lv, &v, true);
-    if (rc)
-        return rc;
-    sleep_s(c->time_s > 0 ? c->time_s : 1);
-    ctl_view_refresh(&v, lv.m);
+    struct ctl_client *cl;
+    int rc = attached(c, &cl);
+    if (rc < 0)
+        return -rc;
+    if (cl) {   /* the running master's view as it is now */
+        rc = remote_view(c, cl, &v);
+        ctl_client_close(cl);
+        if (rc)
+            return rc;
+    } else {
+        if ((rc = live_open(c, &lv, &v, true)))
+            return rc;
+        sleep_s(c->time_s > 0 ? c->time_s : 1);
+        ctl_view_refresh(&v, lv.m);
+    }
     json_object *j = which == V_MASTER ? ecat_view_master_json(&v)
                    : which == V_DATA   ? ecat_view_data_json(&v) : ecat_view_domains_json(&v);
     if (!json_only(c))
@@ -124,7 +160,8 @@ static int run_view(struct cli_ctx *c, enum view_verb which)
         rc = 1;
     json_object_put(j);
     ctl_view_free(&v);
-    live_close(&lv);
+    if (lv.m)
+        live_close(&lv);
     return rc;
 }
 
@@ -138,15 +175,24 @@ static int run_top(struct cli_ctx *c)
     const char *iv = cli_get(c, "interval");
     if (iv && cli_parse_double(c, "--interval (seconds)", iv, 0.05, 3600, &every))
         return 2;
-    struct live lv;
-    struct ctl_view v;
-    int rc = live_open(c, &lv, &v, true);
-    if (rc)
+    struct live lv = { 0 };
+    struct ctl_view v = { 0 };
+    struct ctl_client *cl;
+    int rc = attached(c, &cl);
+    if (rc < 0)
+        return -rc;
+    if (!cl && (rc = live_open(c, &lv, &v, true)))
         return rc;
     bool tty = isatty(STDOUT_FILENO);
     takt_ns_t end = c->time_s > 0 ? takt_now() + (takt_ns_t)(c->time_s * 1e9) : 0;
     for (;;) {
-        ctl_view_refresh(&v, lv.m);
+        if (!cl) {
+            ctl_view_refresh(&v, lv.m);
+        } else {   /* a fresh view from the running master each refresh */
+            ctl_view_free(&v);
+            if ((rc = remote_view(c, cl, &v)))
+                break;
+        }
         char stamp[40];
         struct timespec ts;
         struct tm tm;
@@ -160,8 +206,11 @@ static int run_top(struct cli_ctx *c)
         sleep_s(end && takt_now() + (takt_ns_t)(every * 1e9) > end ? (double)(end - takt_now()) / 1e9 : every);
     }
     ctl_view_free(&v);
-    live_close(&lv);
-    return 0;
+    if (cl)
+        ctl_client_close(cl);
+    else
+        live_close(&lv);
+    return rc;
 }
 
 /* Graphviz's dot on PATH? */
@@ -221,15 +270,25 @@ static int run_graph(struct cli_ctx *c)
     if (png && !*png)
         return cli_usage_error(c, "--png expects a file name, got ''");
     struct live lv;
-    int rc = live_scan(c, &lv, true);
-    if (rc)
-        return rc;
     struct ctl_view v;
-    if (ctl_view_fill(&v, lv.m, c->cycle_ns)) {
+    struct ctl_client *cl;
+    int rc = attached(c, &cl);
+    if (rc < 0)
+        return -rc;
+    if (cl) {
+        rc = remote_view(c, cl, &v);
+        ctl_client_close(cl);
+        if (rc)
+            return rc;
+    } else {
+        if ((rc = live_scan(c, &lv, true)))
+            return rc;
+        if (ctl_view_fill(&v, lv.m, c->cycle_ns)) {
+            live_close(&lv);
+            return cli_error(c, "out of memory");
+        }
         live_close(&lv);
-        return cli_error(c, "out of memory");
     }
-    live_close(&lv);
     rc = png ? render_png(c, &v, png) : ecat_verb_graph(&v, stdout);
     ctl_view_free(&v);
     return rc;
@@ -239,10 +298,20 @@ static int run_cstruct(struct cli_ctx *c)
 {
     struct live lv;
     struct ctl_view v;
-    int rc = live_open(c, &lv, &v, false);
-    if (rc)
-        return rc;
-    live_close(&lv);
+    struct ctl_client *cl;
+    int rc = attached(c, &cl);
+    if (rc < 0)
+        return -rc;
+    if (cl) {   /* the running master's layout, CoE mappings included where it read them */
+        rc = remote_view(c, cl, &v);
+        ctl_client_close(cl);
+        if (rc)
+            return rc;
+    } else {
+        if ((rc = live_open(c, &lv, &v, false)))
+            return rc;
+        live_close(&lv);
+    }
     const char *out = cli_get(c, "output");
     FILE *f = out && strcmp(out, "-") ? fopen(out, "w") : stdout;
     if (!f)
@@ -255,11 +324,26 @@ static int run_cstruct(struct cli_ctx *c)
     return rc;
 }
 
+/* A master running on -i is refused rather than scanned under: a scan beside its cycle
+ * would answer its frames, and the master has no request to scan again itself. */
+static int refuse_running(struct cli_ctx *c, const char *why)
+{
+    struct ctl_client *cl;
+    int rc = attached(c, &cl);
+    if (rc <= 0)
+        return -rc;
+    ctl_client_close(cl);
+    return cli_error(c, "a master runs on %s: %s", c->iface ? c->iface : cli_get(c, "master"), why);
+}
+
 static int run_rescan(struct cli_ctx *c)
 {
-    struct live lv;
-    int rc = live_scan(c, &lv, true);
+    int rc = refuse_running(c, "rescan is not supported while it runs (stop it, or restart it to scan "
+                            "the network again)");
     if (rc)
+        return rc;
+    struct live lv;
+    if ((rc = live_scan(c, &lv, true)))
         return rc;
     printf("scanned %u slaves on %s\n", takt_ecat_master_slave_count(lv.m), lv.l->name);
     live_close(&lv);
@@ -279,9 +363,12 @@ static int run_alias(struct cli_ctx *c)
     long alias;
     if (cli_parse_long(c, "ALIAS", c->argv[1], 0, 0xFFFF, &alias))
         return 2;
-    struct live lv;
-    int rc = live_scan(c, &lv, true);
+    int rc = refuse_running(c, "alias writes the SII word by word, which it cannot do beside a running "
+                            "cycle; stop the master, write the alias, start it again");
     if (rc)
+        return rc;
+    struct live lv;
+    if ((rc = live_scan(c, &lv, true)))
         return rc;
     unsigned pos;
     if (cli_ecat_parse_pos(c, lv.m, c->argv[0], &pos)) {
@@ -309,32 +396,61 @@ static int run_alias(struct cli_ctx *c)
     return rc;
 }
 
+/* With -i or --master: the running master's versions too, when one answers. */
 static int run_version(struct cli_ctx *c)
 {
-    (void)c;
-    return ecat_verb_version(stdout);
+    struct ctl_client *cl;
+    int rc = attached(c, &cl);
+    if (rc < 0)
+        return -rc;
+    ecat_verb_version(stdout);
+    if (!cl)
+        return 0;
+    json_object *req = json_object_new_object(), *r, *j;
+    json_object_object_add(req, "verb", json_object_new_string("version"));
+    r = cli_ctl_call(c, cl, req, 10);
+    json_object_put(req);
+    ctl_client_close(cl);
+    if (!r)
+        return 1;
+    const char *ver = json_object_object_get_ex(r, "version", &j) ? json_object_get_string(j) : "?";
+    int proto = json_object_object_get_ex(r, "protocol", &j) ? json_object_get_int(j) : 0;
+    int pid = json_object_object_get_ex(r, "pid", &j) ? json_object_get_int(j) : 0;
+    printf("master on %s: takt %s (pid %d), control protocol %d\n",
+           c->iface ? c->iface : cli_get(c, "master"), ver, pid, proto);
+    json_object_put(r);
+    return 0;
 }
 
 static const struct cli_opt data_opts[] = {
     { "entries", 'e', 0, NULL, "per PDO entry (slave, direction, byte.bit, bits, index:sub, value, "
       "name) instead of the image as hex" },
+    CLI_CTL_CLIENT_OPTS,
     { 0 },
 };
 static const struct cli_opt top_opts[] = {
     { "interval", 'n', 1, "S", "seconds between refreshes (default 1)" },
+    CLI_CTL_CLIENT_OPTS,
     { 0 },
 };
 static const struct cli_opt graph_opts[] = {
     { "png", 0, 1, "FILE", "render to a PNG with Graphviz's dot instead of printing the dot text" },
+    CLI_CTL_CLIENT_OPTS,
     { 0 },
 };
 static const struct cli_opt cstruct_opts[] = {
     { "output", 'o', 1, "FILE", "write the header to FILE (default: stdout)" },
     { "prefix", 0, 1, "NAME", "prefix of the header's names (default TAKT_PD)" },
+    CLI_CTL_CLIENT_OPTS,
     { 0 },
 };
 static const struct cli_opt alias_opts[] = {
     { "position", 'p', 1, "POS", "the slave, as IgH's ethercat alias -p (then ALIAS alone)" },
+    CLI_CTL_CLIENT_OPTS,
+    { 0 },
+};
+static const struct cli_opt ctl_opts[] = {
+    CLI_CTL_CLIENT_OPTS,
     { 0 },
 };
 static const struct cli_common_help run_time_help[] = {
@@ -349,47 +465,52 @@ static const struct cli_common_help top_time_help[] = {
 #define LIVE (CLI_IFACE | CLI_CYCLE | CLI_RT | CLI_TIME | CLI_PCAP)
 const struct cli_cmd cli_cmds_ecat_igh[] = {
     { "ecat", "master", NULL, "the master: link, frames, loss rates, states, cycle",
-      "Brings the network to OP in a cycle of its own, runs it -t S seconds and shows the\n"
+      "Where takt ecat run runs on -i (or at --master SOCKET), asks it through its control\n"
+      "socket; else brings the network to OP in a cycle of its own for -t S seconds. Shows the\n"
       "master as IgH's ethercat master does: link and MAC, state and slaves per state, cycles\n"
       "and overruns, frames sent, back, lost, late, unmatched, the frame and loss rates over\n"
       "1, 10 and 60 s, WKC errors, DC sync error. --json: the same figures (docs/tools.md).",
-      LIVE | CLI_JSON, NULL, run_master, run_time_help },
+      LIVE | CLI_JSON, ctl_opts, run_master, run_time_help },
     { "ecat", "data", NULL, "the process image, as hex or per PDO entry",
-      "Brings the network to OP, runs it -t S seconds and shows the image as the cycle last\n"
-      "published it (never torn): hex lines of 16 bytes, or with -e one line per PDO entry\n"
-      "with its value. --json: the image as hex and every entry with its value.",
+      "Asks the master running on -i, else brings the network to OP for -t S seconds, and\n"
+      "shows the image as the cycle last published it (never torn): hex lines of 16 bytes,\n"
+      "or with -e one line per PDO entry with its value. --json: the image as hex and every entry with its value.",
       LIVE | CLI_JSON, data_opts, run_data, run_time_help },
     { "ecat", "domains", NULL, "the cyclic frames: command, address, WKC expected and seen",
-      "Brings the network to OP, runs it -t S seconds and lists each cyclic datagram (LRW,\n"
-      "or LRD + LWR where a slave forbids LRW): logical address, length, slaves, the WKC\n"
-      "expected and the last one seen ('-': lost), and the cycles with a wrong WKC.",
-      LIVE | CLI_JSON, NULL, run_domains, run_time_help },
+      "Asks the master running on -i, else brings the network to OP for -t S seconds, and\n"
+      "lists each cyclic datagram (LRW, or LRD + LWR where a slave forbids LRW): logical\n"
+      "address, length, slaves, the WKC expected and the last one seen ('-': lost), and the cycles with a wrong WKC.",
+      LIVE | CLI_JSON, ctl_opts, run_domains, run_time_help },
     { "ecat", "top", NULL, "a live view: per slave state, WKC, DC difference; the cycle",
-      "Brings the network to OP and refreshes every --interval S: the master's state, cycles,\n"
-      "overruns, frames lost, WKC errors, DC sync error, and per slave its state, error flag,\n"
+      "Asks the master running on -i each refresh (else brings the network to OP itself);\n"
+      "refreshes every --interval S: the master's state, cycles, overruns, frames lost,\n"
+      " WKC errors, DC sync error, and per slave its state, error flag,\n"
       "AL status code, cyclic frame and its WKC (seen/expected), DC difference (|0x092C|).\n"
       "On a terminal the screen is redrawn; piped, each refresh opens with '--- TIME'.",
       LIVE, top_opts, run_top, top_time_help },
     { "ecat", "graph", NULL, "the topology as Graphviz dot",
-      "Scans without changing states and writes a digraph: the master, each slave (position,\n"
-      "name, station, state) and an edge from the upstream port to each slave's port 0, as\n"
+      "From the master running on -i, else from a scan that changes no state, writes a\n"
+      "digraph: the master, each slave (position, name, station, state) and an edge from the upstream port to each slave's port 0, as\n"
       "the ports' DL status tells them. --png FILE renders it with dot (graphviz).",
       CLI_IFACE | CLI_PCAP, graph_opts, run_graph, NULL },
     { "ecat", "cstruct", NULL, "a C header for the process image",
-      "Scans, lays out the image as ecat run does from SII (without CoE) and writes a header:\n"
-      "per slave and direction a packed struct at the _OFFSET byte of the image, members for\n"
+      "The image of the master running on -i, else laid out as ecat run does from SII (without\n"
+      "CoE) by a scan of its own; writes a header: per slave and direction a packed struct at the _OFFSET byte of the image, members for\n"
       "entries of whole bytes, _BYTE/_BIT macros for bits, padding for gaps, names made C.",
       CLI_IFACE | CLI_PCAP, cstruct_opts, run_cstruct, NULL },
     { "ecat", "rescan", NULL, "scan the network again and count the slaves",
-      "Counts and scans the slaves, leaving their states as they are.",
-      CLI_IFACE | CLI_PCAP, NULL, run_rescan, NULL },
+      "Counts and scans the slaves, leaving their states as they are. Refused while a master\n"
+      "runs on -i (it is not supported there).",
+      CLI_IFACE | CLI_PCAP, ctl_opts, run_rescan, NULL },
     { "ecat", "alias", "POS ALIAS", "write a slave's station alias into its SII",
       "Writes ALIAS (0..65535) into SII word 4 with a new header checksum; the ESC loads it\n"
       "into register 0x0012 at its next power-on (ETG.1000.4). POS is a position or\n"
-      "ALIAS:POS, or given as -p POS.",
+      "ALIAS:POS, or given as -p POS. Refused while a master runs on -i (the SII is written\n"
+      "word by word, which only a master without a running cycle does).",
       CLI_IFACE | CLI_PCAP, alias_opts, run_alias, NULL },
     { "ecat", "version", NULL, "the versions of takt and of its library",
-      "The takt tool's version and the library's it runs on.",
-      0, NULL, run_version, NULL },
+      "The takt tool's version and the library's it runs on; with -i (or --master SOCKET), also\n"
+      "the running master's takt version and control protocol version.",
+      CLI_IFACE, ctl_opts, run_version, NULL },
     { 0 }
 };

@@ -28,24 +28,59 @@ void ctl_view_refresh(struct ctl_view *v, struct takt_ecat_master *m)
     v->loop_running = v->loop.running;
 }
 
-int ctl_view_fill(struct ctl_view *v, struct takt_ecat_master *m, int64_t cycle_ns)
+static int view_alloc(struct ctl_view *v, struct takt_ecat_master *m, int64_t cycle_ns, unsigned n, unsigned n_pd)
 {
     memset(v, 0, sizeof *v);
     takt_ecat_master_link_info(m, v->link, v->mac);
     v->cycle_ns = cycle_ns;
     v->dc = takt_ecat_master_dc_enabled(m);
-    v->n_slaves = takt_ecat_master_slave_count(m);
-    v->slaves = calloc(v->n_slaves ? v->n_slaves : 1, sizeof *v->slaves);
-    v->n_pd = takt_ecat_pd_count(m);
-    v->pd = calloc(v->n_pd ? v->n_pd : 1, sizeof *v->pd);
+    v->n_slaves = n;
+    v->slaves = calloc(n ? n : 1, sizeof *v->slaves);
+    v->n_pd = n_pd;
+    v->pd = calloc(n_pd ? n_pd : 1, sizeof *v->pd);
     if (!v->slaves || !v->pd) {
         ctl_view_free(v);
         return -ENOMEM;
     }
+    return 0;
+}
+
+int ctl_view_fill(struct ctl_view *v, struct takt_ecat_master *m, int64_t cycle_ns)
+{
+    if (view_alloc(v, m, cycle_ns, takt_ecat_master_slave_count(m), takt_ecat_pd_count(m)))
+        return -ENOMEM;
     for (unsigned i = 0; i < v->n_slaves; i++)
         takt_ecat_master_slave_info(m, i, &v->slaves[i].id);
     for (unsigned i = 0; i < v->n_pd; i++)
         takt_ecat_pd_get(m, i, &v->pd[i]);
+    ctl_view_refresh(v, m);
+    /* configured but never cycled: nothing is published yet, the image itself is laid
+     * out (cstruct's case) */
+    size_t len = 0;
+    const uint8_t *img = v->image_laid ? NULL : takt_ecat_master_image(m, &len);
+    if (img && len) {
+        uint8_t *cp = malloc(len);
+        if (!cp)
+            return -ENOMEM;
+        memcpy(cp, img, len);
+        free(v->image);
+        v->image = cp;
+        v->image_len = len;
+        v->image_laid = true;
+    }
+    return 0;
+}
+
+int ctl_view_fill_copies(struct ctl_view *v, struct takt_ecat_master *m, int64_t cycle_ns,
+                         const struct takt_ecat_slave_info *info, unsigned n,
+                         const struct takt_ecat_pd_entry *pd, unsigned n_pd)
+{
+    if (view_alloc(v, m, cycle_ns, n, n_pd))
+        return -ENOMEM;
+    for (unsigned i = 0; i < n; i++)
+        v->slaves[i].id = info[i];
+    if (n_pd)
+        memcpy(v->pd, pd, n_pd * sizeof *pd);
     ctl_view_refresh(v, m);
     return 0;
 }

@@ -41,7 +41,18 @@ struct ctl_view {
 int  ctl_view_fill(struct ctl_view *v, struct takt_ecat_master *m, int64_t cycle_ns);
 /* The published parts again: statistics, states, frames, image, the loop's counters. */
 void ctl_view_refresh(struct ctl_view *v, struct takt_ecat_master *m);
+/* The same from any thread while the cycle runs, with the identities and entries the
+ * caller copied before it started (the control socket's view verbs). 0 or -ENOMEM. */
+int  ctl_view_fill_copies(struct ctl_view *v, struct takt_ecat_master *m, int64_t cycle_ns,
+                          const struct takt_ecat_slave_info *info, unsigned n,
+                          const struct takt_ecat_pd_entry *pd, unsigned n_pd);
 void ctl_view_free(struct ctl_view *v);
+
+/* The view as the control socket sends it (cli_ecat_view_json.c), and back: 0, or -1
+ * with what was expected and what came in err (v then empty). A view from a socket is
+ * checked so that the renderers index only within it. */
+struct json_object *ctl_view_to_json(const struct ctl_view *v);
+int  ctl_view_from_json(struct json_object *o, struct ctl_view *v, char *err, size_t errlen);
 
 /* The renderers (0, or 1 after an error said on stderr). */
 int ecat_verb_master(const struct ctl_view *v, FILE *out);

@@ -322,6 +322,7 @@ static const struct cli_opt cn_opts[] = {
     { "wrong-id", 0, 1, "N", "fault: CN N answers IdentRequest with a wrong vendor ID" },
     { "nmt-request", 0, 1, "CMD@T[+S]", "the first CN asks the MN for NMT command CMD for node T, S s (default 1) after it is Operational" },
     CLI_METRICS_OPTS,
+    CLI_CTL_SERVER_OPTS,
     { 0 },
 };
 
@@ -384,7 +385,8 @@ const struct cli_cmd cli_cmds_plk[] = {
       "Node N answers ARP and ping for 192.168.100.N and SDO over UDP port 3819, its IP\n"
       "frames sent when the MN invites it (SoA UnspecifiedInvite).\n"
       "Time-triggered PRes (chaining) leave at their launch time: held by the kernel\n"
-      "(SO_TXTIME) where IF has an etf, taprio or fq qdisc, else sent from the receive loop.",
+      "(SO_TXTIME) where IF has an etf, taprio or fq qdisc, else sent from the receive loop.\n"
+      "A control socket serves the CNs' states and counters (takt plk nodes --cn; docs/control.md).",
       CLI_IFACE | CLI_RT | CLI_TIME | CLI_JSON | CLI_PCAP, cn_opts, cli_plk_cn_run, NULL },
     { "plk", "sdo", "read|write NODE INDEX SUB [VALUE]", "read or write an object of a CN over SDO",
       "Where takt plk mn runs on -i IF (or --master SOCKET), the transfer goes through its\n"
@@ -404,7 +406,8 @@ const struct cli_cmd cli_cmds_plk[] = {
       "Asks the takt plk mn running on -i IF (or --master SOCKET) through its control\n"
       "socket (docs/control.md); without one running there it says so (exit 1).\n"
       "--json: the MN's state and cycles, and per CN node, state, pres_ok, pres_lost,\n"
-      "unexpected.",
+      "unexpected. --cn asks a running takt plk cn instead: each simulated CN's NMT state\n"
+      "and counters (PReq, PRes, loss of SoC/PReq, cycle errors, SDO).",
       CLI_IFACE | CLI_JSON, cli_plk_nodes_opts, cli_plk_nodes_run, NULL },
     { "plk", "bench", NULL, "MN CPU load, SoC deviation and losses for CN counts x cycle times",
       "For each CN count and cycle time: simulated CNs in one namespace, the MN in the\n"

@@ -49,6 +49,12 @@ struct takt_plk_mn;
 struct cli_plk_ctl;
 void cli_plk_ctl_start(struct cli_ctx *c, struct takt_plk_mn *mn, struct cli_plk_ctl **out);
 void cli_plk_ctl_stop(struct cli_plk_ctl *x);
+/* takt plk cn's control socket (cli_plk_cn_ctl.c): started before the network runs,
+ * fed by the publish hook in the network's thread (never waits), stopped after. */
+struct cli_plk_cn_ctl;
+void cli_plk_cn_ctl_start(struct cli_ctx *c, const struct takt_sim_plk *s, struct cli_plk_cn_ctl **out);
+void cli_plk_cn_ctl_publish(struct cli_plk_cn_ctl *x, const struct takt_sim_plk *s);
+void cli_plk_cn_ctl_stop(struct cli_plk_cn_ctl *x);
 struct cli_plk_veth {
     int fd;
     char name[16], iface[16];

@@ -118,8 +118,9 @@ static void *nmtreq_main(void *arg)
 }
 
 /* --metrics-file, --metrics-listen: the CNs' figures for metrics_cn.c, filled in the
- * network's thread (into storage made before it runs) and after it stopped. */
-struct cn_pub { struct cn_metrics *cm; struct mx_plk_cn_node *nodes; };
+ * network's thread (into storage made before it runs) and after it stopped; the control
+ * socket's copy is taken there too. */
+struct cn_pub { struct cn_metrics *cm; struct mx_plk_cn_node *nodes; struct cli_plk_cn_ctl *ctl; };
 
 static void cn_fill(const struct takt_sim_plk *s, struct mx_plk_cn_node *out)
 {
@@ -148,16 +149,20 @@ static void cn_fill(const struct takt_sim_plk *s, struct mx_plk_cn_node *out)
 static void cn_publish(void *ctx, const struct takt_sim_plk *s)
 {
     struct cn_pub *p = ctx;
-    cn_fill(s, p->nodes);
-    cn_metrics_publish(p->cm, p->nodes, takt_sim_plk_count(s));
+    if (p->cm) {
+        cn_fill(s, p->nodes);
+        cn_metrics_publish(p->cm, p->nodes, takt_sim_plk_count(s));
+    }
+    cli_plk_cn_ctl_publish(p->ctl, s);
 }
 
 /* Serve the simulated CNs first..last on link until -t, Ctrl-C or *stop; req (may be
- * NULL) is the first CN's --nmt-request. */
+ * NULL) is the first CN's --nmt-request; own: takt plk cn itself (metrics and the
+ * control socket), not the demo's or the benchmark's CNs. */
 static int cn_session_req(struct cli_ctx *c, unsigned a, unsigned b,
                           const struct takt_sim_plk_faults *f, struct takt_link *link,
                           const volatile int *stop, struct cn_nmtreq_job *req, const bool *in,
-                          bool metrics)
+                          bool own)
 {
     char err[320];
     /* a list with gaps (1,32,110): the CNs between are not on the network */
@@ -172,6 +177,11 @@ static int cn_session_req(struct cli_ctx *c, unsigned a, unsigned b,
     if (takt_sim_plk_create(ids, n, f, &s, err, sizeof err))
         return cli_error(c, "%s", err);
     unsigned count = takt_sim_plk_count(s);
+    /* the control thread before takt_rt_setup: it must not inherit this thread's RT
+     * priority and affinity, which are the CNs' */
+    struct cli_plk_cn_ctl *ctl = NULL;
+    if (own)
+        cli_plk_cn_ctl_start(c, s, &ctl);
     struct takt_rt_opts ro;
     struct takt_rt_state st;
     takt_rt_opts_default(&ro);
@@ -186,19 +196,20 @@ static int cn_session_req(struct cli_ctx *c, unsigned a, unsigned b,
     else
         fprintf(stderr, "takt plk cn: %u simulated CN%s (%u-%u) on %s\n", count, count > 1 ? "s" : "",
                 a, b, link->name);
-    struct cn_pub pub = { NULL, calloc(count ? count : 1, sizeof *pub.nodes) };
+    struct cn_pub pub = { NULL, calloc(count ? count : 1, sizeof *pub.nodes), ctl };
     int mrc = !pub.nodes ? cli_error(c, "out of memory") : 0;
-    if (!mrc && metrics) {
+    if (!mrc && own) {
         cn_fill(s, pub.nodes);
         mrc = cn_metrics_start(c, c->iface ? c->iface : link->name, pub.nodes, count, &pub.cm);
     }
     if (mrc) {
+        cli_plk_cn_ctl_stop(ctl);
         free(pub.nodes);
         takt_rt_teardown(&st);
         takt_sim_plk_destroy(s);
         return mrc;
     }
-    if (pub.cm)
+    if (pub.cm || pub.ctl)
         takt_sim_plk_set_publish(s, cn_publish, &pub);
     bool req_thread = false;
     if (req && req->cmd) {
@@ -211,6 +222,7 @@ static int cn_session_req(struct cli_ctx *c, unsigned a, unsigned b,
         __atomic_store_n(&req->quit, 1, __ATOMIC_RELEASE);
         pthread_join(req->t, NULL);
     }
+    cli_plk_cn_ctl_stop(pub.ctl);
     if (pub.cm) {
         cn_fill(s, pub.nodes);
         cn_metrics_stop(pub.cm, pub.nodes, count);

@@ -140,6 +140,7 @@ void cli_plk_ctl_stop(struct cli_plk_ctl *x)
 
 const struct cli_opt cli_plk_nodes_opts[] = {
     { "master", 0, 1, "SOCKET", "the running MN's control socket (default: the one of -i)" },
+    { "cn", 0, 0, NULL, "ask the takt plk cn running on -i (or at --master) for its simulated CNs" },
     { 0 },
 };
 
@@ -155,12 +156,30 @@ static const char *str(json_object *o, const char *k)
     return json_object_object_get_ex(o, k, &v) ? json_object_get_string(v) : "?";
 }
 
+/* The simulated CNs of a running takt plk cn, from its `nodes` answer. */
+static void print_cn_nodes(json_object *r)
+{
+    json_object *arr;
+    unsigned n = json_object_object_get_ex(r, "nodes", &arr) ? (unsigned)json_object_array_length(arr) : 0;
+    printf("CN simulator: %" PRIu64 " of %u CNs operational\n", u64(r, "nodes_operational"), n);
+    for (unsigned i = 0; i < n; i++) {
+        json_object *e = json_object_array_get_idx(arr, i);
+        printf("  node %3" PRIu64 "  %-18s PReq %" PRIu64 " PRes %" PRIu64 " lossSoC %" PRIu64 " lossPReq %"
+               PRIu64 " cycleErr %" PRIu64 " sdo %" PRIu64 "\n", u64(e, "node"), str(e, "state"), u64(e, "preq_rx"),
+               u64(e, "pres_tx"), u64(e, "loss_soc"), u64(e, "loss_preq"), u64(e, "cycle_errors"), u64(e, "sdo_rx"));
+    }
+}
+
 int cli_plk_nodes_run(struct cli_ctx *c)
 {
     struct ctl_client *cl;
-    int rc = cli_ctl_attach(c, "plk-mn", true, &cl);
+    bool cn = cli_flag(c, "cn");
+    int rc = cli_ctl_attach(c, cn ? "plk-cn" : "plk-mn", true, &cl);
     if (rc)
         return rc;
+    if (!cl && cn)
+        return cli_error(c, "no takt plk cn answers on %s: plk nodes --cn shows the CNs it simulates "
+                         "(-i IF, or --master SOCKET)", c->iface ? c->iface : "the interface (-i)");
     if (!cl)
         return cli_error(c, "no MN answers on %s: plk nodes shows the CNs of a running takt plk mn "
                          "(-i IF, or --master SOCKET)", c->iface ? c->iface : "the interface (-i)");
@@ -171,7 +190,9 @@ int cli_plk_nodes_run(struct cli_ctx *c)
     ctl_client_close(cl);
     if (!r)
         return 1;
-    if (!c->json || strcmp(c->json, "-")) {
+    if ((!c->json || strcmp(c->json, "-")) && cn) {
+        print_cn_nodes(r);
+    } else if (!c->json || strcmp(c->json, "-")) {
         unsigned n = json_object_object_get_ex(r, "nodes", &arr) ? (unsigned)json_object_array_length(arr) : 0;
         printf("MN %s, %" PRIu64 " of %u CNs operational, %" PRIu64 " cycles\n", str(r, "state"),
                u64(r, "nodes_operational"), n, u64(r, "cycles"));
