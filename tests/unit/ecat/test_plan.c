@@ -1,0 +1,196 @@
+/* The configuration plan (plan.h) from both producers: takt's own set-up of a small SII
+ * network (master_fake.h) and an ENI, each against a golden text of its plan
+ * (tests/data/plan/), and the SII plan's frames against what the cyclic code sends. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <takt/ecat.h>
+#include "ecat/eni.h"
+#include "ecat/master_internal.h"
+#include "ecat/plan.h"
+#include "unit/ecat/master_fake.h"
+
+struct rig {
+    struct fake_net net;
+    struct takt_link *a, *b;
+    struct takt_ecat_master *m;
+};
+
+static struct rig *rig_new(unsigned n, unsigned no_lrw_pos)
+{
+    struct rig *r = calloc(1, sizeof *r);
+    assert_non_null(r);
+    fake_init(&r->net, n);
+    if (no_lrw_pos < n) {
+        struct fake_slave *s = &r->net.s[no_lrw_pos];
+        for (size_t o = 0x80; o + 4 < s->sii_len;) {
+            uint16_t type = get_le16(s->sii + o), words = get_le16(s->sii + o + 2);
+            if (type == SII_CAT_GENERAL) {
+                s->sii[o + 4 + 11] |= ECAT_SII_FLAG_NOT_LRW;
+                break;
+            }
+            o += 4 + 2 * (size_t)words;
+        }
+    }
+    assert_int_equal(takt_link_mem_pair(&r->a, &r->b, 64, NULL, NULL), 0);
+    takt_link_mem_set_responder(r->b, fake_respond, &r->net);
+    struct takt_ecat_master_opts o;
+    takt_ecat_master_opts_default(&o);
+    o.max_slaves = 16;
+    char err[200];
+    assert_int_equal(takt_ecat_master_open(&r->m, r->a, &o, err, sizeof err), 0);
+    assert_int_equal(takt_ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
+    assert_int_equal(takt_ecat_master_set_state(r->m, AL_OP, TAKT_NS_PER_S), 0);
+    return r;
+}
+
+static void rig_free(struct rig *r)
+{
+    takt_ecat_master_close(r->m);
+    takt_link_close(r->a);
+    takt_link_close(r->b);
+    free(r);
+}
+
+static char *dump(const struct ecat_plan *p)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_non_null(f);
+    ecat_plan_dump(p, f);
+    fclose(f);
+    return text;
+}
+
+/* The golden text tests/data/plan/NAME; TAKT_PLAN_WRITE=1 writes it instead (to be
+ * read through before it is committed). */
+static void golden(const char *name, const char *text)
+{
+    const char *src = getenv("TAKT_SOURCE_DIR");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/data/plan/%s", src ? src : ".", name);
+    if (getenv("TAKT_PLAN_WRITE")) {
+        FILE *w = fopen(path, "w");
+        assert_non_null(w);
+        fputs(text, w);
+        fclose(w);
+    }
+    FILE *f = fopen(path, "r");
+    if (!f)
+        fail_msg("golden plan %s: %s", path, strerror(errno));
+    static char want[65536];
+    size_t n = fread(want, 1, sizeof want - 1, f);
+    fclose(f);
+    want[n] = 0;
+    /* the first line that differs, for a readable failure */
+    const char *a = want, *b = text;
+    unsigned line = 1;
+    while (*a && *a == *b) {
+        line += *a == '\n';
+        a++;
+        b++;
+    }
+    if (*a || *b)
+        fail_msg("plan differs from %s at line %u:\nexpected: %.120s\nfound:    %.120s", path, line, a, b);
+}
+
+/* Whether the plan sends datagram d in the master's present DC state. */
+static bool goes_out(const struct takt_ecat_master *m, const struct ecat_plan_dg *d)
+{
+    bool dc = m->dc_active && m->dc_ref >= 0;
+    switch (d->when) {
+    case PLAN_W_ALWAYS: return true;
+    case PLAN_W_DC: return dc;
+    case PLAN_W_DC_FOLLOWS: return dc && m->o.dc_mode == TAKT_ECAT_DC_REF_FOLLOWS_MASTER;
+    case PLAN_W_NO_DC: return !dc;
+    default: return false;
+    }
+}
+
+/* The frames the cyclic code builds carry, after each frame's NOP, exactly the plan's
+ * datagrams of that frame: command, address and length. */
+static void same_as_sent(struct takt_ecat_master *m, const struct ecat_plan *p)
+{
+    unsigned nb = ecat_cyc_build(m, takt_now());
+    assert_int_equal(nb, p->n_frames);
+    for (unsigned k = 0; k < nb; k++) {
+        struct ecat_dg dg;
+        size_t pos;
+        assert_int_equal(ecat_frame_first(m->txf[k].data, m->txf[k].len, &dg, &pos), 0);
+        assert_int_equal(dg.cmd, ECAT_NOP);
+        unsigned j = 0;
+        const struct ecat_plan_frame *f = &p->frame[k];
+        while (ecat_frame_next(m->txf[k].data, m->txf[k].len, &dg, &pos) == 0) {
+            while (j < f->n && !goes_out(m, &p->dg[f->first + j]))
+                j++;
+            assert_true(j < f->n);
+            const struct ecat_plan_dg *d = &p->dg[f->first + j++];
+            assert_int_equal(dg.cmd, d->cmd);
+            assert_int_equal(dg.ado, d->ado);
+            assert_int_equal(dg.len, d->len);
+            if (d->role == PLAN_DG_DATA || d->role == PLAN_DG_AL)
+                assert_int_equal(dg.adp, d->adp);
+        }
+        while (j < f->n && !goes_out(m, &p->dg[f->first + j]))
+            j++;
+        assert_int_equal(j, f->n);
+    }
+}
+
+static void test_sii_golden(void **state)
+{
+    (void)state;
+    struct rig *r = rig_new(2, ~0u);
+    struct ecat_plan p;
+    assert_int_equal(ecat_plan_from_master(&p, r->m), 0);
+    same_as_sent(r->m, &p);
+    char *t = dump(&p);
+    ecat_plan_free(&p);
+    golden("sii_two.txt", t);
+    free(t);
+    /* the same network with DC asked for: SYNC0 writes before PS, the DC datagrams of
+     * frame 0, slave 0 the reference clock */
+    r->m->o.dc = true;
+    r->m->o.cycle_ns = 1000000;
+    assert_int_equal(ecat_plan_from_master(&p, r->m), 0);
+    t = dump(&p);
+    ecat_plan_free(&p);
+    golden("sii_two_dc.txt", t);
+    free(t);
+    rig_free(r);
+}
+
+/* A slave that forbids LRW: its frame becomes LRD + LWR with their own WKCs. */
+static void test_sii_no_lrw(void **state)
+{
+    (void)state;
+    struct rig *r = rig_new(3, 1);
+    struct ecat_plan p;
+    assert_int_equal(ecat_plan_from_master(&p, r->m), 0);
+    same_as_sent(r->m, &p);
+    assert_int_equal(p.n_frames, 1);
+    assert_int_equal(p.frame[0].n, 6);    /* FPWR, FRMW, LRD, LWR, BRD, FPRD */
+    const struct ecat_plan_dg *lrd = &p.dg[2], *lwr = &p.dg[3];
+    assert_int_equal(lrd->cmd, ECAT_LRD);
+    assert_int_equal(lrd->wkc, 3);
+    assert_int_equal(lwr->cmd, ECAT_LWR);
+    assert_int_equal(lwr->wkc, 3);
+    assert_int_equal(lwr->in_off, -1);
+    ecat_plan_free(&p);
+    rig_free(r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sii_golden),
+        cmocka_unit_test(test_sii_no_lrw),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
