@@ -1,6 +1,7 @@
 /* The configuration plan (plan.h) from both producers: takt's own set-up of a small SII
  * network (master_fake.h) and an ENI, each against a golden text of its plan
- * (tests/data/plan/), and the SII plan's frames against what the cyclic code sends. */
+ * (tests/data/plan/), the SII plan's frames against what the cyclic code sends, and
+ * the two producers against each other on one network. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -186,11 +187,95 @@ static void test_sii_no_lrw(void **state)
     rig_free(r);
 }
 
+static const char *src_dir(void)
+{
+    const char *s = getenv("TAKT_SOURCE_DIR");
+    return s ? s : ".";
+}
+
+/* An ENI whose init commands arm SYNC0 and whose ARMW distributes the reference time
+ * (tests/data/eni/dc_sync.xml): its commands per transition with the AL request and
+ * check marked, the start time written on takt's grid, the inputs after the outputs,
+ * takt's FPWR/FPRD around its frame and no FRMW of takt's (the ENI's ARMW does it). */
+static void test_eni_golden(void **state)
+{
+    (void)state;
+    char path[1024], err[300];
+    snprintf(path, sizeof path, "%s/tests/data/eni/dc_sync.xml", src_dir());
+    struct ecat_eni *e;
+    assert_int_equal(ecat_eni_load(path, &e, err, sizeof err), 0);
+    struct ecat_plan p;
+    assert_int_equal(ecat_plan_from_eni(&p, e, err, sizeof err), 0);
+    char *t = dump(&p);
+    ecat_plan_free(&p);
+    golden("eni_dc_sync.txt", t);
+    free(t);
+    ecat_eni_free(e);
+}
+
+/* Both producers, one network: the ENI takt writes from a scan (ecat_eni_from_scan)
+ * plans the same process-data datagrams as takt's own set-up of that scan, and the
+ * same slave layout, the inputs moved behind the outputs. */
+static void test_same_network(void **state)
+{
+    (void)state;
+    struct rig *r = rig_new(3, ~0u);
+    struct takt_ecat_master *m = r->m;
+    const struct ecat_sii *sii[3];
+    struct ecat_sii *dec = calloc(3, sizeof *dec);
+    assert_non_null(dec);
+    uint16_t phys[3];
+    for (unsigned i = 0; i < 3; i++) {
+        assert_int_equal(ecat_sii_decode(m->slaves[i].sii, m->slaves[i].sii_len, &dec[i], 0, NULL, 0), 0);
+        sii[i] = &dec[i];
+        phys[i] = m->slaves[i].info.station;
+    }
+    struct ecat_eni *e;
+    assert_int_equal(ecat_eni_from_scan(&e, sii, phys, 3, &m->img, 1000), 0);
+    struct ecat_plan a, b;
+    char err[300];
+    assert_int_equal(ecat_plan_from_master(&a, m), 0);
+    assert_int_equal(ecat_plan_from_eni(&b, e, err, sizeof err), 0);
+    assert_int_equal(a.n_frames, b.n_frames);
+    for (unsigned i = 0; i < 3; i++) {
+        assert_int_equal(a.slave[i].station, b.slave[i].station);
+        assert_int_equal(a.slave[i].out_off, b.slave[i].out_off);
+        assert_int_equal(a.slave[i].out_len, b.slave[i].out_len);
+        assert_int_equal(a.slave[i].in_off + b.in_base, b.slave[i].in_off);
+        assert_int_equal(a.slave[i].in_len, b.slave[i].in_len);
+    }
+    unsigned na = 0, nb = 0;
+    for (unsigned k = 0; k < a.n_dg; k++) {
+        if (a.dg[k].role != PLAN_DG_DATA)
+            continue;
+        for (; nb < b.n_dg && b.dg[nb].role != PLAN_DG_DATA; nb++)
+            ;
+        assert_true(nb < b.n_dg);
+        const struct ecat_plan_dg *x = &a.dg[k], *y = &b.dg[nb++];
+        assert_int_equal(x->cmd, y->cmd);
+        assert_int_equal(x->adp, y->adp);
+        assert_int_equal(x->ado, y->ado);
+        assert_int_equal(x->len, y->len);
+        assert_int_equal(x->wkc, y->wkc);
+        assert_int_equal(x->judged, y->judged);
+        assert_int_equal(x->out_off, y->out_off);
+        na++;
+    }
+    assert_true(na > 0);
+    ecat_plan_free(&a);
+    ecat_plan_free(&b);
+    ecat_eni_free(e);
+    free(dec);
+    rig_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sii_golden),
         cmocka_unit_test(test_sii_no_lrw),
+        cmocka_unit_test(test_eni_golden),
+        cmocka_unit_test(test_same_network),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
