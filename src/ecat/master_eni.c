@@ -8,6 +8,7 @@
 #include <string.h>
 #include "ecat/eni.h"
 #include "ecat/master_internal.h"
+#include "ecat/plan.h"
 #include "ecat/sii.h"
 #include "util/wire.h"
 
@@ -36,12 +37,16 @@ static int coe_init_cmds(struct takt_ecat_master *m, unsigned pos, const struct 
     return 0;
 }
 
+/* The cycle runs the ENI's own frames (not takt's layout of its slaves). */
+static bool eni_frames(const struct takt_ecat_master *m)
+{ return ecat_plan_of(m) && ecat_plan_of(m)->source == PLAN_FROM_ENI; }
+
 void ecat_master_drop_eni(struct takt_ecat_master *m)
 {
     if (m->eni_dc_set)
         m->o.dc = false;
     m->eni_dc = m->eni_sync = m->eni_dc_set = false;
-    ecat_eni_cyc_free(m);
+    ecat_plan_cyc_free(m);
     if (m->slaves)
         ecat_eni_exec_free(m);
     if (m->eni)
@@ -222,7 +227,7 @@ int takt_ecat_master_configure_eni(struct takt_ecat_master *m, const char *path)
     for (unsigned i = 0; i < m->n_slaves; i++)
         driven += m->slaves[i].er != NULL;
     ecat_event(m, "ENI %s: start-up by its init commands for %u of %u slaves; process image %s",
-               path, driven, m->n_slaves, m->eni_cyc ? "and cyclic frames as it lays them out"
+               path, driven, m->n_slaves, eni_frames(m) ? "and cyclic frames as it lays them out"
                                                      : "laid out by takt");
     return 0;
 }
@@ -240,7 +245,7 @@ int takt_ecat_pd_find_eni(const struct takt_ecat_master *m, const char *name, st
     const char *rest = v->name + strlen(e->slave[pos].name);
     if (*rest == '.')
         rest++;
-    if (!m->eni_cyc)                    /* takt's own layout: the entry by name */
+    if (!eni_frames(m))                 /* takt's own layout: the entry by name */
         return takt_ecat_pd_find(m, (unsigned)pos, rest, 0, 0, out);
     uint32_t bit = v->bitoffs + (v->input ? e->out_bytes * 8 : 0);
     memset(out, 0, sizeof *out);

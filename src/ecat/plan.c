@@ -68,6 +68,7 @@ struct ecat_plan_cmd *ecat_plan_cmd_add(struct ecat_plan_slave *s, uint32_t tran
     c->adp = adp;
     c->ado = ado;
     c->len = len;
+    c->comment = "";
     return c;
 }
 
@@ -101,6 +102,7 @@ struct ecat_plan_dg *ecat_plan_dg_add(struct ecat_plan *p, uint8_t cmd, uint8_t 
     d->len = len;
     d->out_off = d->in_off = -1;
     d->no = -1;
+    d->comment = "";
     p->frame[p->n_frames - 1].n++;
     return d;
 }

@@ -60,7 +60,7 @@ struct ecat_plan_cmd {
     uint8_t  drive, elements, eoe_type;
     uint16_t idn;
     unsigned line;              /* line in the ENI, 0: takt's own */
-    char     comment[64];
+    const char *comment;        /* never NULL; the ENI's text lives as long as the ENI */
 };
 
 /* The commands of one slave (or of the master, pos -1), in the order they run. */
@@ -113,7 +113,7 @@ struct ecat_plan_dg {
     uint16_t first_slave, n_slaves;   /* takt's frames: the slaves it carries */
     int      no;                /* its number in the ENI's frame, -1: takt's own */
     unsigned line;              /* line in the ENI, 0: takt's own */
-    char     comment[64];
+    const char *comment;        /* never NULL */
 };
 
 struct ecat_plan_frame {

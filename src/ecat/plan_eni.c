@@ -89,8 +89,6 @@ static uint8_t flags_of(const struct ecat_eni_cmd *c, bool by_cmds)
     return f;
 }
 
-static void comment(char *d, size_t n, const char *s) { snprintf(d, n, "%s", s ? s : ""); }
-
 static int init_cmds(struct ecat_plan_slave *ps, const struct ecat_eni_cmd *cmd, unsigned n, bool by_cmds)
 {
     for (unsigned k = 0; k < n; k++) {
@@ -117,7 +115,7 @@ static int init_cmds(struct ecat_plan_slave *ps, const struct ecat_eni_cmd *cmd,
         if (c->vmask && e->len)
             memcpy(c->vmask, e->vmask, e->len);
         c->line = e->line;
-        comment(c->comment, sizeof c->comment, e->comment);
+        c->comment = e->comment ? e->comment : "";
     }
     return 0;
 }
@@ -138,7 +136,7 @@ static int mbx_cmds(struct ecat_plan_slave *ps, const struct ecat_eni_slave *s)
         c->complete_access = e->complete_access;
         c->timeout_ms = e->timeout_ms;
         c->line = e->line;
-        comment(c->comment, sizeof c->comment, e->comment);
+        c->comment = e->comment ? e->comment : "";
     }
     for (unsigned k = 0; k < s->n_soe; k++) {
         const struct ecat_eni_soe *e = &s->soe[k];
@@ -151,7 +149,7 @@ static int mbx_cmds(struct ecat_plan_slave *ps, const struct ecat_eni_slave *s)
         c->idn = e->idn;
         c->timeout_ms = e->timeout_ms;
         c->line = e->line;
-        comment(c->comment, sizeof c->comment, e->comment);
+        c->comment = e->comment ? e->comment : "";
     }
     for (unsigned k = 0; k < s->n_eoe; k++) {
         const struct ecat_eni_eoe *e = &s->eoe[k];
@@ -162,7 +160,7 @@ static int mbx_cmds(struct ecat_plan_slave *ps, const struct ecat_eni_slave *s)
         c->eoe_type = e->type;
         c->timeout_ms = e->timeout_ms;
         c->line = e->line;
-        comment(c->comment, sizeof c->comment, e->comment);
+        c->comment = e->comment ? e->comment : "";
     }
     return 0;
 }
@@ -316,7 +314,7 @@ static int frames(struct ecat_plan *p, const struct ecat_eni *e)
             d->when = when;
             d->no = (int)k;
             d->line = c->line;
-            comment(d->comment, sizeof d->comment, c->comment);
+            d->comment = c->comment ? c->comment : "";
             /* the AL status goes out in every state: it is the presence check */
             d->states = role == PLAN_DG_AL ? ALL_STATES : c->states;
             d->has_wkc = c->has_cnt;

@@ -14,7 +14,7 @@
 #include "util/wire.h"
 
 /* States in which takt's own frames go out: every one (bit 1 << AL_x). */
-#define ALL_STATES ((1u << AL_INIT) | (1u << AL_PREOP) | (1u << AL_BOOT) | (1u << AL_SAFEOP) | (1u << AL_OP))
+#define ALL_STATES 0xFFFFu
 #define SET_UP_RETRIES 3       /* esm.c: a set-up write is tried again 3 times */
 
 static struct ecat_plan_cmd *reg(struct ecat_plan_slave *ps, uint32_t tr, uint16_t ado, const void *d,
@@ -26,7 +26,7 @@ static struct ecat_plan_cmd *reg(struct ecat_plan_slave *ps, uint32_t tr, uint16
     c->has_wkc = true;
     c->wkc = 1;
     c->retries = SET_UP_RETRIES;
-    snprintf(c->comment, sizeof c->comment, "%s", what);
+    c->comment = what;
     return c;
 }
 
@@ -49,7 +49,7 @@ static int al(struct ecat_plan_slave *ps, uint32_t tr, uint8_t state)
         return -ENOMEM;
     memcpy(c->vdata, d, 2);
     memcpy(c->vmask, mask, 2);
-    snprintf(c->comment, sizeof c->comment, "AL status");
+    c->comment = "AL status";
     return 0;
 }
 
@@ -166,7 +166,9 @@ static struct ecat_plan_dg *pd(struct ecat_plan *p, const struct ecat_pdo_frame 
 /* cyclic.c ecat_cyc_build, frame by frame */
 static int frames(struct ecat_plan *p, const struct takt_ecat_master *m)
 {
-    unsigned nframes = m->img.n_frames ? m->img.n_frames : (m->n_slaves ? 1 : 0);
+    /* before the layout: frame 0 with the monitoring datagrams alone */
+    unsigned nimg = m->configured ? m->img.n_frames : 0;
+    unsigned nframes = nimg ? nimg : (m->n_slaves ? 1 : 0);
     for (unsigned k = 0; k < nframes; k++) {
         if (ecat_plan_frame_add(p))
             return -ENOMEM;
@@ -174,7 +176,7 @@ static int frames(struct ecat_plan *p, const struct takt_ecat_master *m)
                        !mon(p, ECAT_FRMW, PLAN_DG_DC_TIME, PLAN_W_DC, ESC_DC_SYS_TIME, 8)))
             return -ENOMEM;
         const struct ecat_pdo_frame *f = &m->img.frame[k];
-        if (k < m->img.n_frames && f->len) {
+        if (k < nimg && f->len) {
             if (!f->no_lrw && !pd(p, f, ECAT_LRW, f->wkc))
                 return -ENOMEM;
             /* SII general flag 'not LRW' (ETG.2010): LRD + LWR, each with its own WKC */
@@ -207,7 +209,8 @@ int ecat_plan_from_master(struct ecat_plan *p, const struct takt_ecat_master *m)
         const struct ecat_slave *s = &m->slaves[i];
         struct ecat_plan_slave *ps = &p->slave[i];
         ps->station = s->info.station;
-        if (i < m->img.n_slaves) {
+        bool laid = m->configured && i < m->img.n_slaves;
+        if (laid) {
             const struct ecat_pdo_slave *ls = &m->img.slave[i];
             ps->out_off = ls->out_off;
             ps->out_len = ls->out_len;
@@ -220,7 +223,7 @@ int ecat_plan_from_master(struct ecat_plan *p, const struct takt_ecat_master *m)
             dc->ref = (int)i;
         ps->sync0_cycle_ns = ps->dc ? dc->sync0_cycle_ns : 0;
         ps->sync0_shift_ns = ps->dc ? dc->sync0_shift_ns : 0;
-        if (i < m->img.n_slaves && (rc = slave_cmds(p, m, i)))
+        if (laid && (rc = slave_cmds(p, m, i)))
             goto fail;
     }
     if ((rc = frames(p, m)))
