@@ -8,6 +8,7 @@
 #include <takt/takt.h>
 #include <takt/link.h>
 #include <takt/rt.h>
+#include <takt/event.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -140,9 +141,12 @@ int takt_ecat_master_configure_eni(struct takt_ecat_master *m, const char *path)
 /* [thread: idle; blocking] */
 int takt_ecat_master_write_eni(struct takt_ecat_master *m, const char *path);
 
-/* Request every slave to go to `state` and drive the cycle until they are there, one
- * refuses (AL status code in the message) or the timeout passes. */
-/* [thread: idle; blocking] */
+/* Request every slave to go to `state` and wait until they are there, one refuses (AL
+ * status code in the message) or the timeout passes. With no RT thread it drives the
+ * cycle itself (one thread at a time drives; others wait for it); beside a running RT
+ * thread the request goes through the command ring and the caller sleeps until the
+ * slaves settled (-EDEADLK from the cyclic callback). */
+/* [thread: any; blocking] */
 int takt_ecat_master_set_state(struct takt_ecat_master *m, uint8_t state, takt_ns_t timeout_ns);
 
 /* The same for one slave (position pos); the others stay where they are. BOOT (firmware
@@ -152,11 +156,13 @@ int takt_ecat_master_set_state(struct takt_ecat_master *m, uint8_t state, takt_n
 int takt_ecat_slave_set_state(struct takt_ecat_master *m, unsigned pos, uint8_t state, takt_ns_t timeout_ns);
 
 /* Asynchronous variant: the master timer walks the network towards `state` while the
- * cycle runs; takt_ecat_master_state() tells where it is. Request it before
- * takt_ecat_master_start() or from the cyclic callback: it writes the slaves' state machines
- * that the cycle advances, without a hand-off to a running cycle thread, and a first
- * request to SAFEOP or OP lays the process image out (allocates). */
-/* [thread: cycle; blocking] */
+ * cycle runs; takt_ecat_master_state() tells where it is. From the cycle's thread (the
+ * cyclic callback, or a thread driving the cycle itself) it applies at once and returns
+ * its error (-EAGAIN: not scanned); from any other thread it is posted into the command
+ * ring (0, or -EAGAIN when the ring is full) and applied at the start of the next
+ * cycle, a refusal then reported as an event. A first request to SAFEOP or OP lays the
+ * process image out, in the cycle's thread. */
+/* [thread: any; non-blocking] */
 int     takt_ecat_master_request_state(struct takt_ecat_master *m, uint8_t state);
 /* The lowest state the slaves last reported, when every slave answers and frames
  * return; 0 when that is not known (a slave does not answer, no frame returned for
@@ -200,6 +206,13 @@ struct takt_ecat_slave_state {
     uint8_t  al_state;
     uint16_t al_code;
     bool     present;
+    /* where it hangs in the network (as takt_ecat_slave_info; from the last scan) */
+    int      parent;           /* position of the upstream slave, -1 for the master */
+    uint8_t  parent_port;      /* that slave's port (1..3); 0 for the master */
+    uint8_t  ports_open;       /* bit n: port n has link and communication (0x0110) */
+    unsigned frame;            /* the cyclic frame its process data is in */
+    int32_t  dc_diff_ns;       /* its last valid |0x092C| (DC system time difference,
+                                * ETG.1000.4 distributed clocks), -1 none read */
 };
 /* [thread: any; non-blocking] */
 int takt_ecat_master_slave_state(const struct takt_ecat_master *m, unsigned pos, struct takt_ecat_slave_state *out);
@@ -319,6 +332,37 @@ struct takt_ecat_master_stats {
 /* [thread: any; non-blocking] */
 void takt_ecat_master_get_stats(const struct takt_ecat_master *m, struct takt_ecat_master_stats *s);
 
+/* --- what tools show of a running master (IgH's `ethercat master`, `domains`, `data`):
+ * copies of what the cycle last published, consistent each on its own, for any thread
+ * while the cycle runs (the cycle never waits for a reader) --------------------------- */
+/* The cyclic datagrams (takt's own layout: one LRW per frame, or LRD + LWR where a slave
+ * forbids LRW; ETG.1000.4 commands and working counter). With an ENI's cyclic frames,
+ * those of its datagrams that carry a Cnt (first_slave and n_slaves 0: the ENI does not
+ * say which slaves; address: the logical one, or ADP | ADO << 16). */
+#define TAKT_ECAT_MAX_FRAMES 32
+struct takt_ecat_frame_info {
+    uint8_t  cmd;              /* 10 LRD, 11 LWR, 12 LRW */
+    uint8_t  frame;            /* the cyclic frame it rides in (0 = the first) */
+    uint16_t len;              /* data bytes */
+    uint32_t logical;          /* logical address (== offset in the image) */
+    uint16_t wkc_expected;
+    int32_t  wkc_last;         /* the last WKC that came back; -1 lost or none yet */
+    uint64_t wkc_errors;       /* cycles in OP in which another WKC came */
+    unsigned first_slave, n_slaves;
+};
+/* Copies at most max into out; returns how many there are. */
+/* [thread: any; non-blocking] */
+unsigned takt_ecat_master_frames(const struct takt_ecat_master *m, struct takt_ecat_frame_info *out,
+                                 unsigned max);
+/* The process image as the cycle published it after its last exchange (inputs as they
+ * came, outputs as the callback left them), never torn: at most cap bytes into buf,
+ * *len the image's size. 0, or -ENOENT before the image is laid out. */
+/* [thread: any; non-blocking] */
+int takt_ecat_master_image_copy(const struct takt_ecat_master *m, void *buf, size_t cap, size_t *len);
+/* The link the master runs on: its name and MAC (not the redundant port's). */
+/* [thread: any; non-blocking] */
+void takt_ecat_master_link_info(const struct takt_ecat_master *m, char name[32], uint8_t mac[6]);
+
 /* Cycles without a returning frame after which the state is unknown and the event
  * "no frame returned for N cycles" is raised; its end raises "frames return again after
  * N cycles without". */
@@ -349,8 +393,18 @@ int64_t takt_ecat_master_dc_phase(const struct takt_ecat_master *m);
 /* [thread: any; non-blocking] */
 bool takt_ecat_master_dc_enabled(const struct takt_ecat_master *m);
 
-/* Events (slave lost/back, WKC errors, refused states ...) recorded by the cycle into
- * a lock-free ring; a non-RT thread drains them. Returns false when empty. */
+/* Events (slave lost/back, WKC errors, refused states, every error ...) recorded by the
+ * cycle into a lock-free ring of struct takt_event (include/takt/event.h: code, slave
+ * position as unit, values, text made by takt_event_format); one non-RT thread drains
+ * them. Returns false when empty. A full ring counts what did not fit and returns one
+ * TAKT_EV_DROPPED record where they went missing. */
+/* [thread: owner; non-blocking] */
+bool takt_ecat_master_next_ev(struct takt_ecat_master *m, struct takt_event *ev);
+/* Events lost to a full ring since open (a snapshot). */
+/* [thread: any; non-blocking] */
+uint64_t takt_ecat_master_events_dropped(const struct takt_ecat_master *m);
+/* The same events as text (takt_event_format): the next one into buf; the one ring,
+ * so use either reader, not both. */
 /* [thread: owner; non-blocking] */
 bool takt_ecat_master_next_event(struct takt_ecat_master *m, char *buf, size_t len);
 /* The same with the time the cycle raised it (the now of that cycle, ns). */
@@ -358,47 +412,58 @@ bool takt_ecat_master_next_event(struct takt_ecat_master *m, char *buf, size_t l
 bool takt_ecat_master_next_event_at(struct takt_ecat_master *m, char *buf, size_t len, takt_ns_t *at);
 
 /* --- acyclic services: queued, never block the cycle -------------------------------- */
-/* The _async forms queue from the cycle's thread (the cyclic callback) or while no
- * cycle thread runs: the queue is not locked. The blocking forms drive the cycle
- * themselves, so they run only while no cycle thread runs (tools, start-up). */
+/* The _async forms may be called from any thread. From the cycle's thread (the cyclic
+ * callback, or a thread that drives the cycle itself while no RT thread runs) they
+ * queue at once and return what is wrong (-ENOENT no such slave, -EBUSY no free slot,
+ * ...). From any other thread they post a record into the master's command ring and
+ * return 0, or -EAGAIN at once when the ring (64 records) is full; the cycle applies
+ * the records first thing in its next cycle, in order, and what it finds wrong comes
+ * back through the completion. Either way: a non-zero return means no completion, 0
+ * exactly one, called in the cycle's thread (keep it short; it must not block).
+ * Before takt_ecat_master_start() a thread that has not driven the cycle posts too,
+ * and the first cycle applies what it posted.
+ * The blocking forms: beside a running RT thread they post and sleep until the
+ * completion (never from the cyclic callback: -EDEADLK); with no RT thread they drive
+ * the cycle themselves, one thread at a time (another caller waits its turn), not
+ * beside a takt_ecat_master_cycle() loop of the application's own. */
 /* Completion: err 0 or negative (-ETIMEDOUT, TAKT codes negated); data/len the read data. */
 typedef void (*takt_ecat_done_fn)(void *ctx, int err, const uint8_t *data, size_t len);
 /* Register read/write at slave position pos (station address from the scan). */
-/* [thread: cycle; non-blocking] */
+/* [thread: any; non-blocking] */
 int takt_ecat_reg_read_async(struct takt_ecat_master *m, unsigned pos, uint16_t reg, uint16_t len,
                         takt_ecat_done_fn fn, void *ctx);
-/* [thread: cycle; non-blocking] */
+/* [thread: any; non-blocking] */
 int takt_ecat_reg_write_async(struct takt_ecat_master *m, unsigned pos, uint16_t reg, const void *data,
                          uint16_t len, takt_ecat_done_fn fn, void *ctx);
-/* Blocking wrappers for tools: drive the cycle until done. */
-/* [thread: idle; blocking] */
+/* Blocking wrappers: wait until done (see above). */
+/* [thread: any; blocking] */
 int takt_ecat_reg_read(struct takt_ecat_master *m, unsigned pos, uint16_t reg, void *buf, uint16_t len);
-/* [thread: idle; blocking] */
+/* [thread: any; blocking] */
 int takt_ecat_reg_write(struct takt_ecat_master *m, unsigned pos, uint16_t reg, const void *data, uint16_t len);
 /* CoE over the mailbox (slave in PREOP, SAFEOP or OP): SDO upload/download, expedited,
  * normal or segmented as the size demands, complete access with ca (subindex 0 or 1);
  * SDO information. One transfer per slave at a time, others wait their turn. The
  * buffers must stay valid until the completion; err -TAKT_ESDOABORT with the abort code
  * and its meaning in takt_ecat_master_error(). */
-/* [thread: cycle; non-blocking] */
+/* [thread: any; non-blocking] */
 int takt_ecat_sdo_upload_async(struct takt_ecat_master *m, unsigned pos, uint16_t index, uint8_t sub,
                           bool ca, void *buf, size_t cap, takt_ecat_done_fn fn, void *ctx);
-/* [thread: cycle; non-blocking] */
+/* [thread: any; non-blocking] */
 int takt_ecat_sdo_download_async(struct takt_ecat_master *m, unsigned pos, uint16_t index, uint8_t sub,
                             bool ca, const void *data, size_t len, takt_ecat_done_fn fn, void *ctx);
 enum takt_ecat_sdo_info_op { TAKT_ECAT_SDO_INFO_ODLIST, TAKT_ECAT_SDO_INFO_OBJECT, TAKT_ECAT_SDO_INFO_ENTRY };
 /* ODLIST: u16 list type then u16 indices; OBJECT/ENTRY: raw description (parse with
  * takt_ecat_coe_odlist_parse, takt_ecat_coe_objdesc_parse, takt_ecat_coe_entrydesc_parse below). */
-/* [thread: cycle; non-blocking] */
+/* [thread: any; non-blocking] */
 int takt_ecat_sdo_info_async(struct takt_ecat_master *m, unsigned pos, enum takt_ecat_sdo_info_op op,
                         uint16_t index, uint8_t sub, void *buf, size_t cap, takt_ecat_done_fn fn, void *ctx);
-/* [thread: idle; blocking] */
+/* [thread: any; blocking] */
 int takt_ecat_sdo_upload(struct takt_ecat_master *m, unsigned pos, uint16_t index, uint8_t sub, bool ca,
                     void *buf, size_t cap, size_t *len);
-/* [thread: idle; blocking] */
+/* [thread: any; blocking] */
 int takt_ecat_sdo_download(struct takt_ecat_master *m, unsigned pos, uint16_t index, uint8_t sub, bool ca,
                       const void *data, size_t len);
-/* [thread: idle; blocking] */
+/* [thread: any; blocking] */
 int takt_ecat_sdo_info(struct takt_ecat_master *m, unsigned pos, enum takt_ecat_sdo_info_op op, uint16_t index,
                   uint8_t sub, void *buf, size_t cap, size_t *len);
 
@@ -440,16 +505,16 @@ const char *takt_ecat_coe_type_name(uint16_t type);
  * with the file's length; a refusal fails with -TAKT_EMBOX and takt_ecat_master_error()
  * names slave, file, FoE error code and its text (and the slave's own text). password
  * 0 = none. One transfer per slave at a time (CoE waits too). */
-/* [thread: cycle; non-blocking] */
+/* [thread: any; non-blocking] */
 int takt_ecat_foe_read_async(struct takt_ecat_master *m, unsigned pos, const char *name, uint32_t password,
                         void *buf, size_t cap, takt_ecat_done_fn fn, void *ctx);
-/* [thread: cycle; non-blocking] */
+/* [thread: any; non-blocking] */
 int takt_ecat_foe_write_async(struct takt_ecat_master *m, unsigned pos, const char *name, uint32_t password,
                          const void *data, size_t len, takt_ecat_done_fn fn, void *ctx);
-/* [thread: idle; blocking] */
+/* [thread: any; blocking] */
 int takt_ecat_foe_read(struct takt_ecat_master *m, unsigned pos, const char *name, uint32_t password,
                   void *buf, size_t cap, size_t *len);
-/* [thread: idle; blocking] */
+/* [thread: any; blocking] */
 int takt_ecat_foe_write(struct takt_ecat_master *m, unsigned pos, const char *name, uint32_t password,
                    const void *data, size_t len);
 /* Progress of FoE transfers, called by the master timer after each acknowledged packet:
@@ -465,16 +530,16 @@ void takt_ecat_foe_set_progress(struct takt_ecat_master *m, takt_ecat_foe_progre
  * length; a write goes out in fragments of mailbox size - 10 bytes. A refusal fails with
  * -TAKT_EMBOX and takt_ecat_master_error() names slave, IDN and the SoE error ("IDN S-0-0040
  * is read-only"); a slave whose SII lacks SoE fails at once ("slave 3 has no SoE"). */
-/* [thread: cycle; non-blocking] */
+/* [thread: any; non-blocking] */
 int takt_ecat_soe_read_async(struct takt_ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
                         uint16_t idn, void *buf, size_t cap, takt_ecat_done_fn fn, void *ctx);
-/* [thread: cycle; non-blocking] */
+/* [thread: any; non-blocking] */
 int takt_ecat_soe_write_async(struct takt_ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
                          uint16_t idn, const void *data, size_t len, takt_ecat_done_fn fn, void *ctx);
-/* [thread: idle; blocking] */
+/* [thread: any; blocking] */
 int takt_ecat_soe_read(struct takt_ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
                   uint16_t idn, void *buf, size_t cap, size_t *len);
-/* [thread: idle; blocking] */
+/* [thread: any; blocking] */
 int takt_ecat_soe_write(struct takt_ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
                    uint16_t idn, const void *data, size_t len);
 
@@ -570,17 +635,20 @@ struct takt_ecat_eoe_stats {
     uint64_t host_drops;               /* a ring was full */
     uint64_t rx_dropped;               /* frames the reassembler dropped (bad fragments) */
 };
+/* Open an EoE port on slave pos (before takt_ecat_master_start: the ports are fixed
+ * while the RT thread runs). Called while it runs it returns -EBUSY, and the refusal is
+ * posted to the cycle, which reports it as an event. */
 /* [thread: idle; blocking] */
 int takt_ecat_eoe_open(struct takt_ecat_master *m, unsigned pos);
-/* [thread: cycle; non-blocking] */
+/* [thread: any; non-blocking] */
 int takt_ecat_eoe_set_ip_async(struct takt_ecat_master *m, unsigned pos, const struct takt_ecat_eoe_ip *ip,
                           takt_ecat_done_fn fn, void *ctx);
-/* [thread: idle; blocking] */
+/* [thread: any; blocking] */
 int takt_ecat_eoe_set_ip(struct takt_ecat_master *m, unsigned pos, const struct takt_ecat_eoe_ip *ip);
-/* [thread: cycle; non-blocking] */
+/* [thread: any; non-blocking] */
 int takt_ecat_eoe_set_filter_async(struct takt_ecat_master *m, unsigned pos,
                               const struct takt_ecat_eoe_filter *f, takt_ecat_done_fn fn, void *ctx);
-/* [thread: idle; blocking] */
+/* [thread: any; blocking] */
 int takt_ecat_eoe_set_filter(struct takt_ecat_master *m, unsigned pos, const struct takt_ecat_eoe_filter *f);
 /* The IP parameters the configured ENI's EoE init commands give slave pos (the last
  * set-IP-parameter request in file order): 0, or -ENOENT when it has none. Reads the

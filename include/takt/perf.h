@@ -40,20 +40,11 @@ struct takt_perf_msmt {
 
 /* A set of measurements sharing one interval switch. The RT side records into the
  * active bank; a reporter (another thread) calls takt_perf_set_snapshot(), which flips the
- * bank at the RT side's next takt_perf_set_cycle_end() and returns the finished one. */
+ * bank at the RT side's next takt_perf_set_cycle_end() and returns the finished one.
+ * Opaque (its interval hand-over is atomics the library alone touches): a takt_rt_loop
+ * has one (takt_rt_loop_perf), a program makes its own with takt_perf_set_create. */
 #define TAKT_PERF_MAX_MSMT 32
-struct takt_perf_set {
-    struct takt_perf_msmt *m[TAKT_PERF_MAX_MSMT];
-    unsigned n;
-    int active;                 /* bank the RT thread writes */
-    int flip_req, flip_ack;     /* atomics: reporter requests, RT acknowledges */
-    bool threaded;              /* false: takt_perf_set_snapshot flips directly */
-    bool pending;               /* reporter: a flip request not yet acknowledged */
-    /* Optional: called at the flip, on the side that flips (the RT thread in a threaded
-     * set), so the owner can latch its own counters at exactly the interval's edge. */
-    void (*on_flip)(void *arg);
-    void *on_flip_arg;
-};
+struct takt_perf_set;
 
 /* [thread: owner; blocking] */
 int  takt_perf_hist_init(struct takt_perf_hist *h, int64_t lo, int64_t bin, uint32_t nbins);
@@ -82,11 +73,27 @@ int  takt_perf_msmt_init(struct takt_perf_msmt *m, const char *name, int64_t lo,
 /* [thread: owner; blocking] */
 void takt_perf_msmt_free(struct takt_perf_msmt *m);
 
-/* [thread: idle; non-blocking] */
-void takt_perf_set_init(struct takt_perf_set *s, bool threaded);
+/* An empty set. threaded: a reporter in another thread than the recording one takes
+ * the intervals (the flip waits for takt_perf_set_cycle_end); false: takt_perf_set_snapshot
+ * flips at once. 0 or -ENOMEM. */
+/* [thread: any; blocking] */
+int  takt_perf_set_create(bool threaded, struct takt_perf_set **out);
+/* Frees the set, not its measurements (they stay the caller's). */
+/* [thread: idle; blocking] */
+void takt_perf_set_destroy(struct takt_perf_set *s);
+/* The measurements in the order they were added: count, the i-th (NULL past the end),
+ * the one of that name (NULL if none). The set's list changes only while it is idle. */
+/* [thread: any; non-blocking] */
+unsigned takt_perf_set_count(const struct takt_perf_set *s);
+/* [thread: any; non-blocking] */
+struct takt_perf_msmt *takt_perf_set_msmt(const struct takt_perf_set *s, unsigned i);
+/* [thread: any; non-blocking] */
+struct takt_perf_msmt *takt_perf_set_find(const struct takt_perf_set *s, const char *name);
 /* [thread: idle; non-blocking] */
 int  takt_perf_set_add(struct takt_perf_set *s, struct takt_perf_msmt *m);
-/* Set the flip hook (see struct takt_perf_set); call it before the snapshot it should see. */
+/* Set the flip hook: called at the flip, on the side that flips (the RT thread in a
+ * threaded set), so the owner can latch its own counters at exactly the interval's
+ * edge. Call it before the snapshot it should see. */
 /* [thread: idle; non-blocking] */
 void takt_perf_set_on_flip(struct takt_perf_set *s, void (*fn)(void *arg), void *arg);
 /* Record one value (ns): cumulative + active interval bank. RT-safe. */

@@ -6,6 +6,7 @@
 #include <takt/takt.h>
 #include <takt/link.h>
 #include <takt/rt.h>
+#include <takt/event.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -48,6 +49,94 @@ void takt_plk_mn_cfg_default(struct takt_plk_mn_cfg *c);
 /* Add CNs first..last with the sim network's layout (1 B out, 1 B in, no identity check). */
 int  takt_plk_mn_cfg_add_range(struct takt_plk_mn_cfg *c, unsigned first, unsigned last,
                                bool chained);
+
+/* --- network configuration ------------------------------------------------------
+ * A whole POWERLINK network as an MN runs it: its cycle and every CN (identity,
+ * payloads, timeouts, chaining, PDO mapping), read from takt's text format
+ * (docs/powerlink.md), from an openPOWERLINK MN concise DCF (mnobd.cdc), or built from
+ * node ranges with defaults. Opaque; its settings are read and changed through the
+ * copied-out structs below. (takt_plk_mn_cfg is the short form for a program that
+ * lists its CNs itself.) */
+struct takt_plk_net;
+/* One thread at a time per configuration ("owner"); an MN made from it has its own copy. */
+
+/* The openPOWERLINK defaults (cycle 1000 us, payloads 36 bytes, PRes timeout 25 us,
+ * thresholds 15, async MTU 300) and no CN. 0 or -ENOMEM. */
+/* [thread: any; blocking] */
+int  takt_plk_net_create(struct takt_plk_net **out);
+/* [thread: owner; blocking] */
+void takt_plk_net_free(struct takt_plk_net *net);
+/* Replace the configuration by takt's text file at path: 0, -EINVAL or -ERANGE (err:
+ * "PATH: line N: ..." with node, key and reason), or -errno when it cannot be read. */
+/* [thread: owner; blocking] */
+int  takt_plk_net_load(struct takt_plk_net *net, const char *path, char *err, size_t errlen);
+/* Replace the configuration by what an MN's concise DCF (the bytes of a mnobd.cdc)
+ * configures: 0x1F81 nodes, 0x1006, thresholds, identities, payloads, 0x1F92, 0x1F98
+ * and every CN's own DCF (0x1F22/n). -EBADMSG when buf is no concise DCF at all (err:
+ * "not a concise DCF: ..."), -EPROTO or -ENODATA for a damaged one, -EINVAL for a
+ * network the MN cannot run; err names entry, object and reason. */
+/* [thread: owner; blocking] */
+int  takt_plk_net_load_cdc(struct takt_plk_net *net, const void *buf, size_t len,
+                           char *err, size_t errlen);
+/* Add CNs first..last (1..239) with default settings (a node already there is reset
+ * to them). 0 or -EINVAL. */
+/* [thread: owner; non-blocking] */
+int  takt_plk_net_add_nodes(struct takt_plk_net *net, unsigned first, unsigned last,
+                            char *err, size_t errlen);
+/* Consistency (cycle of at least 400 us, payloads, mapping, chaining...): 0, or
+ * -EINVAL with node, object and reason in err. */
+/* [thread: owner; non-blocking] */
+int  takt_plk_net_check(const struct takt_plk_net *net, char *err, size_t errlen);
+
+struct takt_plk_net_info {
+    uint32_t cycle_us;                 /* 0x1006 */
+    uint32_t async_mtu;                /* 0x1F98/8 */
+    uint32_t cycle_exceed_threshold;   /* 0x1C02/3; 0 disables */
+    uint32_t loss_soc_tolerance_ns;    /* 0x1C14, downloaded to the CNs */
+    uint32_t boot_wait_us;             /* 0x1F89/1: listen for another MN this long */
+    bool     pres_mn;                  /* the MN sends a PResMN (chaining needs it) */
+    unsigned n_nodes;                  /* read only: */
+    uint8_t  nodes[TAKT_PLK_MAX_NODES];   /* configured CN IDs, ascending */
+};
+/* [thread: owner; non-blocking] */
+void takt_plk_net_get(const struct takt_plk_net *net, struct takt_plk_net_info *i);
+/* Set everything but n_nodes and nodes (those change with takt_plk_net_add_nodes). */
+/* [thread: owner; non-blocking] */
+void takt_plk_net_set(struct takt_plk_net *net, const struct takt_plk_net_info *i);
+
+/* One configured CN. */
+struct takt_plk_net_node {
+    uint8_t  id;
+    bool     mandatory;        /* boot waits for it; its loss sends the MN back to PreOp1 */
+    bool     chained;          /* PollResponse Chaining */
+    uint32_t pres_time_first_ns;     /* chained: its PRes this long after the PResMN */
+    uint32_t pres_timeout_ns;        /* 0x1F92/id */
+    uint32_t loss_pres_threshold;    /* 0x1C09/id; 0 disables */
+    uint32_t cn_loss_soc_threshold;  /* downloaded to the CN: 0x1C0B/3 */
+    uint32_t cn_loss_preq_threshold; /* 0x1C0D/3 */
+    /* read only: */
+    bool     async_only, multiplexed;
+    uint16_t preq_payload, pres_payload;   /* 0x1F8B/id, 0x1F8D/id */
+};
+/* -ENOENT when node is not configured. */
+/* [thread: owner; non-blocking] */
+int  takt_plk_net_node(const struct takt_plk_net *net, unsigned node,
+                       struct takt_plk_net_node *n);
+/* Set the writable fields of CN n->id; a chained CN turns pres_mn on. -ENOENT when it
+ * is not configured. */
+/* [thread: owner; non-blocking] */
+int  takt_plk_net_set_node(struct takt_plk_net *net, const struct takt_plk_net_node *n);
+
+/* A concise DCF as this library reads it: 0 when buf is one; otherwise the errors of
+ * takt_plk_net_load_cdc's parsing (-EBADMSG: not a concise DCF at all). */
+/* [thread: any; non-blocking] */
+int  takt_plk_cdc_check(const void *buf, size_t len, char *err, size_t errlen);
+/* The byte size with which an MN's concise DCF writes object index/sub into CN node
+ * (its 0x1F22/node): 0 with *size set; -ENOENT when it does not write that object or
+ * has no DCF for the node; the errors of takt_plk_cdc_check for a damaged buffer. */
+/* [thread: any; non-blocking] */
+int  takt_plk_cdc_object_size(const void *buf, size_t len, unsigned node, uint16_t index,
+                              uint8_t sub, size_t *size, char *err, size_t errlen);
 
 /* NMT states (low byte on the wire, EPSG DS 301 7.1). */
 enum takt_plk_nmt {
@@ -126,6 +215,11 @@ typedef void (*takt_plk_mn_cycle_fn)(void *ctx, struct takt_plk_mn *mn, takt_ns_
 /* [thread: any; blocking] */
 int  takt_plk_mn_create(const struct takt_plk_mn_cfg *cfg, struct takt_plk_mn **out,
                         char *err, size_t errlen);
+/* An MN for a network configuration (copied: net may be freed afterwards), after
+ * takt_plk_net_check's checks (their error in err). */
+/* [thread: any; blocking] */
+int  takt_plk_mn_create_net(const struct takt_plk_net *net, struct takt_plk_mn **out,
+                            char *err, size_t errlen);
 /* Destroying a started MN joins its thread first. */
 /* [thread: host; blocking] */
 void takt_plk_mn_destroy(struct takt_plk_mn *mn);
@@ -143,6 +237,71 @@ void takt_plk_mn_get_stats(const struct takt_plk_mn *mn, struct takt_plk_mn_stat
 /* [thread: any; non-blocking] */
 int  takt_plk_mn_node_stats(const struct takt_plk_mn *mn, unsigned node,
                             struct takt_plk_node_stats *s);
+/* The MN's per-node events (include/takt/event.h, proto TAKT_EV_PLK, unit = node ID: a
+ * CN's NMT state and boot step changed, it was reset and why, it does not answer
+ * IdentRequests), put by its RT thread after each cycle; one other thread drains them.
+ * false when none waits. */
+/* [thread: owner; non-blocking] */
+bool takt_plk_mn_next_event(struct takt_plk_mn *mn, struct takt_event *ev);
+
+/* Boot step of a CN as the MN drives it (EPSG DS 301 7.4: identification, status,
+ * configuration download, EnableReadyToOperate, StartNode). */
+enum takt_plk_boot_step {
+    TAKT_PLK_STEP_UNIDENT = 0,    /* IdentRequest round robin */
+    TAKT_PLK_STEP_IDENTIFIED,     /* identity checked; waits for the MN to be in PreOp2 */
+    TAKT_PLK_STEP_STATUS,         /* StatusRequest until the CN reports PreOp2 */
+    TAKT_PLK_STEP_CONFIG,         /* in the cycle; SDO downloads of its configuration */
+    TAKT_PLK_STEP_SYNC,           /* chained CN: SyncRequest with PResModeSet */
+    TAKT_PLK_STEP_WAIT_READY,     /* EnableReadyToOperate sent, PRes must show 0x6D */
+    TAKT_PLK_STEP_READY,          /* ReadyToOperate; StartNode once the MN is Operational */
+    TAKT_PLK_STEP_WAIT_OP,        /* StartNode sent, PRes must show 0xFD */
+    TAKT_PLK_STEP_OPERATIONAL,
+    TAKT_PLK_STEP_STOPPED,        /* stopped on an NMTRequest: StatusRequests only */
+};
+/* "unidentified", "configuring", ... ("?" for other values); never NULL. */
+/* [thread: any; non-blocking] */
+const char *takt_plk_boot_step_name(int step);
+
+/* What the MN knows of one CN besides its counters: where its boot stands and why it
+ * was last reset, as the MN's thread published it at the end of its last cycle, and
+ * the node's configured timing. Copied out; changes only when the MN's state does. */
+struct takt_plk_node_info {
+    uint8_t  id;
+    uint8_t  state;            /* NMT state the CN last reported (enum takt_plk_nmt) */
+    uint8_t  step;             /* enum takt_plk_boot_step */
+    bool     in_cycle;         /* polled in the isochronous phase */
+    bool     chain_active;     /* answers the PResMN (its SyncResponse confirmed) */
+    /* no IdentResponse to 3 IdentRequests over 3 s since it was last unidentified: not
+     * on the network (node ID switch, cable?) */
+    bool     missing;
+    bool     mandatory, chained;        /* configured */
+    uint32_t pres_timeout_ns;           /* configured 0x1F92/id */
+    uint32_t loss_pres_threshold;       /* configured 0x1C09/id; 0 disables */
+    const char *last_reset;    /* why the MN last removed and reset it (static text), NULL
+                                * if it never did */
+    char     note[112];        /* the last configuration event ("configuration
+                                * downloaded ..."), "" if none */
+};
+
+/* The MN's configuration (fixed once created) and its last refusal of a CN's request. */
+struct takt_plk_mn_info {
+    uint32_t cycle_us;                 /* 0x1006 */
+    uint32_t cycle_exceed_threshold;   /* 0x1C02/3; 0 disables */
+    uint32_t async_mtu;                /* 0x1F98/8 */
+    unsigned n_nodes;
+    uint8_t  nodes[TAKT_PLK_MAX_NODES];   /* configured CN IDs, ascending */
+    char     nmtreq_last_refused[128];    /* node, command, target and reason, "" if none */
+};
+
+/* Any thread, never blocks for long (a sequence lock, as for the statistics): while
+ * the MN runs, a consistent copy of what its thread published at the end of its last
+ * cycle; before the start and after the join, the core's own. */
+/* [thread: any; non-blocking] */
+void takt_plk_mn_get_info(const struct takt_plk_mn *mn, struct takt_plk_mn_info *i);
+/* -ENOENT for a node the MN does not have. */
+/* [thread: any; non-blocking] */
+int  takt_plk_mn_node_info(const struct takt_plk_mn *mn, unsigned node,
+                           struct takt_plk_node_info *i);
 
 /* Bit access to a process image (takt_plk_mn_outputs/inputs, takt_plk_cn_inputs/
  * outputs) for BOOLEAN / BITn mapping entries: bit_off counts from bit 0 of byte 0
@@ -174,16 +333,23 @@ int  takt_plk_mn_join(struct takt_plk_mn *mn);
 /* [thread: any; non-blocking] */
 struct takt_rt_loop *takt_plk_mn_loop(struct takt_plk_mn *mn);
 
-/* Blocking SDO transfers for tools (never from the cyclic callback): queued into the
- * running MN's async slot; wait at most timeout_ns. They need the MN's RT thread
- * running (unlike EtherCAT's, which must not run beside its cycle) and one caller at a
- * time: the slot is handed over by a check and a store, not a compare-and-swap. */
-/* [thread: host; blocking] */
+/* Blocking SDO transfers: posted into the running MN's command ring, from any number
+ * of threads at once; the RT thread runs them one at a time in their order and the
+ * caller sleeps until its own result came, at most timeout_ns. They need the MN's RT
+ * thread running (-ECANCELED once it ended); from its cyclic callback -EDEADLK;
+ * -EAGAIN when 64 requests already wait. */
+/* [thread: any; blocking] */
 int takt_plk_mn_sdo_read(struct takt_plk_mn *mn, unsigned node, uint16_t index,
                          uint8_t sub, void *buf, size_t cap, size_t *len, takt_ns_t timeout_ns);
-/* [thread: host; blocking] */
+/* [thread: any; blocking] */
 int takt_plk_mn_sdo_write(struct takt_plk_mn *mn, unsigned node, uint16_t index,
                           uint8_t sub, const void *data, size_t len, takt_ns_t timeout_ns);
+
+/* The SDO abort code (DS 301 6.3.2.3.2) of the transfer of takt_plk_mn_sdo_read or
+ * _write that ended last, if it ended with -TAKT_ESDOABORT; 0 if it ended otherwise.
+ * With several threads making transfers, the last one to end may be another's. */
+/* [thread: any; non-blocking] */
+uint32_t takt_plk_mn_sdo_abort_code(const struct takt_plk_mn *mn);
 
 /* SDO over UDP/IP (EPSG DS 301, "SDO via UDP/IP"): with udp true, the transfers
  * takt_plk_mn_sdo_read/write start from now on go from 192.168.100.240 to the CN's
@@ -237,6 +403,12 @@ uint8_t       *takt_plk_cn_inputs(struct takt_plk_cn *cn, size_t *len);   /* sen
 const uint8_t *takt_plk_cn_outputs(struct takt_plk_cn *cn, size_t *len);  /* from PReq */
 /* [thread: any; non-blocking] */
 int  takt_plk_cn_state(const struct takt_plk_cn *cn);   /* any thread */
+/* The CN's events (include/takt/event.h, proto TAKT_EV_PLK, unit = its node ID): its
+ * NMT state changed (TAKT_PLK_EV_CN_STATE), an NMT command reset it
+ * (TAKT_PLK_EV_CN_RESET); put by the thread of takt_plk_cn_run, drained by one other
+ * thread. false when none waits. */
+/* [thread: owner; non-blocking] */
+bool takt_plk_cn_next_event(struct takt_plk_cn *cn, struct takt_event *ev);
 /* Serve the CN on a link until stop or duration (event-driven receive loop). */
 /* [thread: idle; blocking] */
 int  takt_plk_cn_run(struct takt_plk_cn *cn, struct takt_link *link,
@@ -246,15 +418,15 @@ void takt_plk_cn_stop(struct takt_plk_cn *cn);
 /* Ask the MN for an NMT service (ASnd NMTRequest, DS 301 7.3.6): cmd is the requested
  * NMTCommandID (e.g. 0x22 StopNode, 0x28 ResetNode, 0x80.. info services), target the
  * node it is for (255 all), data up to 32 bytes (the Ex commands' node bit-field).
- * Any one thread at a time (the mailbox is checked, then filled: two callers at once
- * could both fill it), also while the CN runs: the CN's thread takes it at its next
- * frame, queues up to 4, announces them with PR 7 / RS = count in its PRes and
+ * Any thread, several at once, also while the CN runs: the request is posted into
+ * the CN's command ring (8 records), which the CN's thread drains in order at its next
+ * frame; it queues up to 4, announces them with PR 7 / RS = count in its PRes and
  * StatusResponse and sends one per SoA
- * (NMTRequestInvite) addressed to it. 0, -EINVAL (cmd 0 or 0xFF, len > 32), -EBUSY
- * (the previous request is not taken yet). A request the CN cannot queue (not in
+ * (NMTRequestInvite) addressed to it. 0, -EINVAL (cmd 0 or 0xFF, len > 32), -EAGAIN
+ * (the ring is full: 8 requests not taken yet). A request the CN cannot queue (not in
  * PreOp1..Operational/Stopped, 4 waiting) or loses in a reset is dropped and counted
  * (`nmtreq_dropped` in `takt plk cn --json`). */
-/* [thread: owner; non-blocking] */
+/* [thread: any; non-blocking] */
 int  takt_plk_cn_request_nmt(struct takt_plk_cn *cn, uint8_t cmd, uint8_t target,
                              const void *data, size_t len);
 /* NMTRequests queued in the CN and not yet sent (a snapshot). */

@@ -206,6 +206,83 @@ struct takt_sim_bench {
 int takt_sim_bench_run(unsigned slaves, unsigned frames, bool esc_only,
                        struct takt_sim_bench *r, char *err, size_t errlen);
 
+/* --- simulated POWERLINK CNs ---------------------------------------------------
+ * Many CNs in one process on one link (all with the link's MAC), each a bus controller
+ * with a 4-channel digital input (a walking pattern, moving every 100 ms) and a
+ * 4-channel digital output, as the evaluation's B&R X20 set-up; with fault injection. */
+struct takt_sim_plk;
+struct takt_sim_plk_faults {
+    uint32_t drop_permille;      /* PRes not sent */
+    uint32_t late_permille;      /* PRes sent late_ns later */
+    takt_ns_t late_ns;
+    uint32_t malformed_permille; /* PRes with a Size past the frame end */
+    uint8_t  vanish_node;        /* 0 = none: this CN is silent vanish_at after it was
+                                  * first Operational, for vanish_for (0 = for good) */
+    takt_ns_t vanish_at, vanish_for;
+    uint8_t  wrong_id_node;      /* 0 = none: IdentResponse with a wrong vendor ID */
+    takt_ns_t answer_delay_min, answer_delay_max;  /* every PRes this long after its PReq */
+};
+/* CNs with the n node IDs in ids (1..239, ascending, each once); f may be NULL (no
+ * faults). On failure *out is NULL and err says why. */
+/* [thread: any; blocking] */
+int  takt_sim_plk_create(const uint8_t *ids, unsigned n, const struct takt_sim_plk_faults *f,
+                         struct takt_sim_plk **out, char *err, size_t errlen);
+/* [thread: idle; blocking] */
+void takt_sim_plk_destroy(struct takt_sim_plk *s);
+/* The number of CNs; they are numbered k = 0..count-1 in ascending node ID. */
+/* [thread: any; non-blocking] */
+unsigned takt_sim_plk_count(const struct takt_sim_plk *s);
+/* Serve the CNs on link until *stop (may be NULL; another thread sets it atomically,
+ * e.g. with __atomic_store_n, or a signal handler does) becomes non-zero or for
+ * duration (0 = until stop): an event-driven receive loop in the calling thread. */
+/* [thread: idle; blocking] */
+int  takt_sim_plk_run(struct takt_sim_plk *s, struct takt_link *link, takt_ns_t duration,
+                      const volatile int *stop);
+/* NMT state (enum takt_plk_nmt) of CN k, also while takt_sim_plk_run serves it; -ENOENT
+ * for no such CN. */
+/* [thread: any; non-blocking] */
+int  takt_sim_plk_state(const struct takt_sim_plk *s, unsigned k);
+/* CN k asks the MN for an NMT service, as takt_plk_cn_request_nmt (same codes and
+ * rules); -ENOENT for no such CN. */
+/* [thread: owner; non-blocking] */
+int  takt_sim_plk_request_nmt(struct takt_sim_plk *s, unsigned k, uint8_t cmd, uint8_t target,
+                              const void *data, size_t len);
+/* One CN's state and counters, copied out. */
+struct takt_sim_plk_node {
+    uint8_t  id, state;           /* node ID, NMT state */
+    bool     chained;             /* in PRes chaining mode (set by the MN's SyncRequest) */
+    uint64_t preq_rx, pres_tx;
+    uint64_t soc_rx, soa_rx, asnd_rx, asnd_tx;
+    uint64_t bad_frames, short_rx;   /* frames not taken: malformed, too short */
+    uint64_t loss_soc, loss_preq; /* loss of SoC / PReq counted (DS 301 4.7.7) */
+    uint32_t loss_soc_threshold, loss_preq_threshold;  /* in effect: 15 or as downloaded */
+    uint64_t cycle_errors;        /* a threshold fired: back to PreOp1 */
+    uint64_t nmt_cmds, sdo_rx;
+    uint64_t dropped, late, malformed, delayed;   /* injected faults */
+    uint64_t stale_dropped;       /* requests not answered: not the current one */
+    uint64_t nmtreq_tx, nmtreq_refused, nmtreq_dropped;
+    uint64_t err_entries;         /* history entries signalled in StatusResponse */
+};
+/* -ENOENT for no such CN. From the owner while the network does not run, or from the
+ * publish callback inside the network's thread. */
+/* [thread: idle; non-blocking] */
+int  takt_sim_plk_node(const struct takt_sim_plk *s, unsigned k, struct takt_sim_plk_node *o);
+/* Called in the network's thread once per publication period while takt_sim_plk_run
+ * serves the CNs (what takt plk cn --metrics-file hands over): read them there with
+ * takt_sim_plk_node. It must not allocate or wait; NULL turns it off. */
+typedef void (*takt_sim_plk_publish_fn)(void *ctx, const struct takt_sim_plk *s);
+/* [thread: idle; non-blocking] */
+void takt_sim_plk_set_publish(struct takt_sim_plk *s, takt_sim_plk_publish_fn fn, void *ctx);
+/* The network's figures of its last run. */
+struct takt_sim_plk_info {
+    uint64_t vanished, returned;  /* times the vanish fault took its node away / back */
+    uint64_t launched;            /* time-triggered PRes sent (chaining, lateness) */
+    uint64_t launched_txtime;     /* of those, handed to the kernel with SO_TXTIME */
+    takt_ns_t launch_late_max;    /* worst lateness of those sent from the loop */
+};
+/* [thread: idle; non-blocking] */
+void takt_sim_plk_get_info(const struct takt_sim_plk *s, struct takt_sim_plk_info *i);
+
 TAKT_API_END
 #ifdef __cplusplus
 }

@@ -39,10 +39,13 @@
  *               receive count as non-blocking.
  *        blocking      may sleep, wait for frames or a thread, do file, terminal or
  *               blocking socket I/O, or allocate: never from the cyclic callback.
- * Two stacks differ today: the EtherCAT blocking calls (scan, set_state, SDO, FoE ...)
- * drive the cycle themselves and are "idle" (not while takt_ecat_master_start's thread runs);
- * the POWERLINK MN's blocking SDO calls hand their request to its running RT thread
- * and are "host". docs/architecture.md, "Thread contract". */
+ * Calls from other threads reach a running cycle through one command ring per object
+ * (src/rt/cmdring.c, the same for EtherCAT and POWERLINK): the state request and every
+ * _async service are "any; non-blocking" (posted; -EAGAIN when the ring is full), their
+ * completions called in the cycle's thread; the blocking services are "any; blocking"
+ * (they post and sleep until the completion; from the cyclic callback -EDEADLK).
+ * The EtherCAT scan, configuration and per-slave state calls still drive the cycle
+ * themselves and are "idle". docs/architecture.md, "Thread contract". */
 
 #ifdef __cplusplus
 extern "C" {

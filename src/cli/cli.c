@@ -24,6 +24,7 @@ static const struct cli_cmd *const areas[] = {
     cli_cmds_ecat_foe,
     cli_cmds_ecat_soe,
     cli_cmds_ecat_eoe,
+    cli_cmds_ecat_igh,
     cli_cmds_rt,
     cli_cmds_netns,
     cli_cmds_demo,

@@ -102,6 +102,7 @@ extern const struct cli_cmd cli_cmds_ecat_coe[];
 extern const struct cli_cmd cli_cmds_ecat_foe[];
 extern const struct cli_cmd cli_cmds_ecat_soe[];
 extern const struct cli_cmd cli_cmds_ecat_eoe[];
+extern const struct cli_cmd cli_cmds_ecat_igh[];
 extern const struct cli_cmd cli_cmds_rt[];
 extern const struct cli_cmd cli_cmds_netns[];
 extern const struct cli_cmd cli_cmds_demo[];

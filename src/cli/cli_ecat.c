@@ -9,6 +9,7 @@
 #include <takt/wire.h>
 #include "cli/cli_ecat.h"
 #include "cli/metrics.h"
+#include "cli/cli_ctl.h"
 
 int cli_ecat_open_link(struct cli_ctx *c, struct takt_link **out)
 {
@@ -17,6 +18,12 @@ int cli_ecat_open_link(struct cli_ctx *c, struct takt_link **out)
         *out = c->link;
         return 0;
     }
+    /* a master running on -i (takt ecat run) is not to be disturbed: a verb it serves
+     * went through it before coming here, the others are refused */
+    struct ctl_client *cl;
+    int arc = cli_ctl_attach(c, "ecat", false, &cl);
+    if (arc)
+        return arc;
     struct takt_link_opts o;
     takt_link_opts_default(&o);
     o.ethertypes = types;
@@ -31,51 +38,25 @@ int cli_ecat_open_link(struct cli_ctx *c, struct takt_link **out)
     return rc;
 }
 
-/* Open the link and a master and scan; the tools share this. */
-struct tool { struct takt_link *l; struct takt_ecat_master *m; };
-
-static int tool_open_as(struct cli_ctx *c, struct tool *t, bool keep_state)
+/* Tools that only look leave the slaves in their states; the others reset them. Each
+ * goes through the master `takt ecat run` runs on -i where it serves the verb. */
+static int tool_open(struct cli_ctx *c, struct cli_ecat_tool *t, bool served)
 {
-    int rc = cli_ecat_open_link(c, &t->l);
-    if (rc)
-        return rc;
-    cli_drop_caps(c, 0);   /* the tools run no real-time thread */
-    struct takt_ecat_master_opts o;
-    takt_ecat_master_opts_default(&o);
-    o.cycle_ns = c->cycle_ns;
-    o.keep_state = keep_state;
-    char err[256];
-    if (takt_ecat_master_open(&t->m, t->l, &o, err, sizeof err)) {
-        takt_link_close(t->l);
-        return cli_error(c, "%s", err);
-    }
-    rc = takt_ecat_master_scan(t->m, 5 * TAKT_NS_PER_S);
-    if (rc) {
-        cli_error(c, "scan on %s failed: %s", c->iface, takt_ecat_master_error(t->m));
-        takt_ecat_master_close(t->m);
-        takt_link_close(t->l);
-        return 1;
-    }
-    return 0;
+    return cli_ecat_tool_open(c, t, CLI_ECAT_TOOL_RESET | (served ? CLI_ECAT_TOOL_SERVED : 0));
 }
-
-/* Tools that only look leave the slaves in their states; the others reset them. */
-static int tool_open(struct cli_ctx *c, struct tool *t) { return tool_open_as(c, t, false); }
-static int tool_look(struct cli_ctx *c, struct tool *t) { return tool_open_as(c, t, true); }
-
-static void tool_close(struct tool *t)
+static int tool_look(struct cli_ctx *c, struct cli_ecat_tool *t, bool served)
 {
-    takt_ecat_master_close(t->m);
-    takt_link_close(t->l);
+    return cli_ecat_tool_open(c, t, served ? CLI_ECAT_TOOL_SERVED : 0);
 }
+static void tool_close(struct cli_ecat_tool *t) { cli_ecat_tool_close(t); }
 
-static int parse_pos(struct cli_ctx *c, const struct tool *t, const char *s, unsigned *pos)
+static int parse_pos(struct cli_ctx *c, const struct cli_ecat_tool *t, const char *s, unsigned *pos)
 {
-    return cli_ecat_parse_pos(c, t->m, s, pos);
+    return cli_ecat_tool_parse_pos(c, t, s, pos);
 }
 
 /* -p POS / ALIAS:POS of the listing verbs: *only = the slave, -1 without -p. */
-static int parse_only(struct cli_ctx *c, const struct tool *t, long *only)
+static int parse_only(struct cli_ctx *c, const struct cli_ecat_tool *t, long *only)
 {
     unsigned pos;
     *only = -1;
@@ -89,10 +70,12 @@ static int parse_only(struct cli_ctx *c, const struct tool *t, long *only)
 
 static const struct cli_opt only_opts[] = {
     { "position", 'p', 1, "POS", "only the slave at POS (or ALIAS:POS, as IgH's ethercat -p)" },
+    CLI_CTL_CLIENT_OPTS,
     { 0 },
 };
 static const struct cli_opt reg_opts[] = {
     { "position", 'p', 1, "POS", "the slave, as IgH's ethercat -p (then without POS among the arguments)" },
+    CLI_CTL_CLIENT_OPTS,
     { 0 },
 };
 
@@ -100,8 +83,8 @@ static const struct cli_opt reg_opts[] = {
 
 static int run_slaves(struct cli_ctx *c)
 {
-    struct tool t;
-    int rc = tool_look(c, &t);
+    struct cli_ecat_tool t;
+    int rc = tool_look(c, &t, true);
     if (rc)
         return rc;
     long only;
@@ -109,13 +92,13 @@ static int run_slaves(struct cli_ctx *c)
         tool_close(&t);
         return 2;
     }
-    unsigned n = takt_ecat_master_slave_count(t.m);
+    unsigned n = cli_ecat_tool_count(&t);
     json_object *arr = json_object_new_array();
     struct cli_ecat_alias_walk aw = { 0, 0 };
     for (unsigned i = 0; i < n; i++) {
         struct takt_ecat_slave_info s;
         char ap[16];
-        takt_ecat_master_slave_info(t.m, i, &s);
+        cli_ecat_tool_info(&t, i, &s);
         cli_ecat_alias_next(&aw, i, &s, ap, sizeof ap);
         if (only >= 0 && i != only)
             continue;
@@ -124,7 +107,7 @@ static int run_slaves(struct cli_ctx *c)
         json_object_object_add(sj, "error_flag", json_object_new_boolean(cli_ecat_error_flag(&s) == 'E'));
         json_object_array_add(arr, sj);
         size_t sl;
-        const uint8_t *sii = takt_ecat_slave_sii(t.m, i, &sl);
+        const uint8_t *sii = cli_ecat_tool_sii(&t, i, &sl);
         cli_ecat_sii_warnings(sii, sl, i, sj);    /* stderr, as ecat run reports them */
         if (c->json && !strcmp(c->json, "-"))
             continue;    /* stdout carries the JSON alone */
@@ -190,6 +173,7 @@ static int parse_state(const char *s)
 static const struct cli_opt states_opts[] = {
     { "slave", 's', 1, "POS", "only slave POS changes state (BOOT for a firmware update), the others stay" },
     { "position", 'p', 1, "POS", "only the slave at POS (or ALIAS:POS) changes state and is shown, as IgH's ethercat states -p" },
+    CLI_CTL_CLIENT_OPTS,
     { 0 },
 };
 
@@ -205,8 +189,11 @@ static int run_states(struct cli_ctx *c)
         return cli_usage_error(c, "STATE expects INIT, PREOP, BOOT, SAFEOP or OP, got '%s'", c->argv[0]);
     if (cli_get(c, "slave") && cli_get(c, "position"))
         return cli_usage_error(c, "-s and -p both name the slave that changes: give one");
-    struct tool t;
-    int rc = target && one < 0 && !cli_get(c, "position") ? tool_open(c, &t) : tool_look(c, &t);
+    struct cli_ecat_tool t;
+    /* through a running master: the whole network's state only (its slaves move
+     * together; one slave alone is a direct tool's job) */
+    bool served = !target || (one < 0 && !cli_get(c, "position"));
+    int rc = target && one < 0 && !cli_get(c, "position") ? tool_open(c, &t, served) : tool_look(c, &t, served);
     if (rc)
         return rc;
     if (parse_only(c, &t, &only)) {
@@ -216,27 +203,28 @@ static int run_states(struct cli_ctx *c)
     if (only >= 0)
         one = only;   /* as IgH's ethercat states -p: only that slave changes and is shown */
     int status = 0;
-    if (target && one >= (long)takt_ecat_master_slave_count(t.m)) {
-        cli_error(c, "--slave expects a position 0..%d, got %ld", (int)takt_ecat_master_slave_count(t.m) - 1, one);
+    if (target && one >= (long)cli_ecat_tool_count(&t)) {
+        cli_error(c, "--slave expects a position 0..%d, got %ld", (int)cli_ecat_tool_count(&t) - 1, one);
         tool_close(&t);
         return 2;
     }
     if (target) {
         double to = c->time_s > 0 ? c->time_s : 15;
-        rc = one >= 0 ? takt_ecat_slave_set_state(t.m, (unsigned)one, (uint8_t)target, (takt_ns_t)(to * 1e9))
+        rc = t.ctl ? cli_ecat_tool_set_state(&t, c, (uint8_t)target, to)
+           : one >= 0 ? takt_ecat_slave_set_state(t.m, (unsigned)one, (uint8_t)target, (takt_ns_t)(to * 1e9))
                       : takt_ecat_master_set_state(t.m, (uint8_t)target, (takt_ns_t)(to * 1e9));
         if (rc) {
-            cli_error(c, "%s", takt_ecat_master_error(t.m));
+            cli_error(c, "%s", cli_ecat_tool_error(&t));
             status = 1;
         }
     }
-    unsigned n = takt_ecat_master_slave_count(t.m);
+    unsigned n = cli_ecat_tool_count(&t);
     json_object *arr = json_object_new_array();
     struct cli_ecat_alias_walk aw = { 0, 0 };
     for (unsigned i = 0; i < n; i++) {
         struct takt_ecat_slave_info s;
         char ap[16];
-        takt_ecat_master_slave_info(t.m, i, &s);
+        cli_ecat_tool_info(&t, i, &s);
         cli_ecat_alias_next(&aw, i, &s, ap, sizeof ap);
         if (only >= 0 && i != only)
             continue;
@@ -294,8 +282,8 @@ static int run_reg(struct cli_ctx *c)
         }
         len = (long)(hl / 2);
     }
-    struct tool t;
-    int rc = tool_look(c, &t);
+    struct cli_ecat_tool t;
+    int rc = tool_look(c, &t, true);
     if (rc)
         return rc;
     unsigned pos;
@@ -303,10 +291,10 @@ static int run_reg(struct cli_ctx *c)
         tool_close(&t);
         return 2;
     }
-    rc = wr ? takt_ecat_reg_write(t.m, pos, (uint16_t)addr, buf, (uint16_t)len)
-            : takt_ecat_reg_read(t.m, pos, (uint16_t)addr, buf, (uint16_t)len);
+    rc = cli_ecat_tool_reg(&t, c, wr, pos, (uint16_t)addr, buf, (uint16_t)len);
     if (rc) {
-        cli_error(c, "slave %u register 0x%04lX (%ld bytes): %s", pos, addr, len, takt_strerror(rc));
+        cli_error(c, "slave %u register 0x%04lX (%ld bytes): %s", pos, addr, len,
+                  t.ctl ? t.err : takt_strerror(rc));
     } else if (!wr) {
         for (long i = 0; i < len; i++)
             printf("%02X%s", buf[i], (i % 16 == 15 || i == len - 1) ? "\n" : " ");
@@ -321,7 +309,7 @@ static int run_reg(struct cli_ctx *c)
 
 /* --- sii read POS ---------------------------------------------------------------- */
 
-static int sii_write(struct cli_ctx *c, struct tool *t, unsigned pos, const char *path)
+static int sii_write(struct cli_ctx *c, struct cli_ecat_tool *t, unsigned pos, const char *path)
 {
     static uint8_t img[TAKT_ECAT_SII_MAX_BYTES];     /* the largest EEPROM word 0x003E names */
     FILE *f = fopen(path, "rb");
@@ -352,8 +340,8 @@ static int run_sii(struct cli_ctx *c)
     bool wr = c->argc >= 3 && !strcmp(c->argv[0], "write");
     if (c->argc < 2 || (strcmp(c->argv[0], "read") && !wr))
         return cli_usage_error(c, "expected 'read POS' or 'write POS FILE'");
-    struct tool t;
-    int rc = tool_look(c, &t);
+    struct cli_ecat_tool t;
+    int rc = tool_look(c, &t, !wr);   /* a running master's EEPROM is not rewritten under it */
     if (rc)
         return rc;
     unsigned pos;
@@ -367,7 +355,7 @@ static int run_sii(struct cli_ctx *c)
         return rc;
     }
     size_t n;
-    const uint8_t *sii = takt_ecat_slave_sii(t.m, pos, &n);
+    const uint8_t *sii = cli_ecat_tool_sii(&t, pos, &n);
     const char *out = cli_get(c, "output");
     if (out) {
         FILE *f = strcmp(out, "-") ? fopen(out, "wb") : stdout;
@@ -391,8 +379,8 @@ static int run_sii(struct cli_ctx *c)
 
 static int run_pdos(struct cli_ctx *c)
 {
-    struct tool t;
-    int rc = tool_look(c, &t);
+    struct cli_ecat_tool t;
+    int rc = cli_ecat_tool_open(c, &t, CLI_ECAT_TOOL_SERVED | CLI_ECAT_TOOL_PDOS);
     if (rc)
         return rc;
     long only;
@@ -400,23 +388,23 @@ static int run_pdos(struct cli_ctx *c)
         tool_close(&t);
         return 2;
     }
-    if ((rc = takt_ecat_master_configure(t.m))) {
+    if (!t.ctl && (rc = takt_ecat_master_configure(t.m))) {
         cli_error(c, "%s", takt_ecat_master_error(t.m));
         tool_close(&t);
         return 1;
     }
-    unsigned n = takt_ecat_pd_count(t.m);
+    unsigned n = cli_ecat_tool_pd_count(&t);
     int last = -1;
     bool quiet = c->json && !strcmp(c->json, "-");   /* stdout carries the JSON alone */
     json_object *arr = json_object_new_array(), *entries = NULL;
     for (unsigned i = 0; i < n; i++) {
         struct takt_ecat_pd_entry e;
-        takt_ecat_pd_get(t.m, i, &e);
+        cli_ecat_tool_pd_get(&t, i, &e);
         if (only >= 0 && e.position != only)
             continue;
         if ((int)e.position != last) {
             struct takt_ecat_slave_info s;
-            takt_ecat_master_slave_info(t.m, e.position, &s);
+            cli_ecat_tool_info(&t, e.position, &s);
             json_object *sj = json_object_new_object();
             char nm[4 * sizeof s.name];
             json_object_object_add(sj, "position", json_object_new_int((int)e.position));
@@ -457,10 +445,15 @@ static int run_pdos(struct cli_ctx *c)
 static int run_xml(struct cli_ctx *c)
 {
     const char *out = cli_get(c, "output");
-    struct tool t;
-    int rc = tool_look(c, &t);
+    struct cli_ecat_tool t;
+    int rc = tool_look(c, &t, true);
     if (rc)
         return rc;
+    if (t.ctl) {   /* the running master's description, as it wrote it before its cycle */
+        rc = cli_ecat_tool_text(&t, c, "xml", out ? out : "/dev/stdout");
+        tool_close(&t);
+        return rc;
+    }
     rc = takt_ecat_master_write_eni(t.m, out ? out : "/dev/stdout");
     if (rc)
         cli_error(c, "%s", takt_ecat_master_error(t.m));
@@ -474,10 +467,12 @@ static const struct cli_opt sii_opts[] = {
     { "position", 'p', 1, "POS", "the slave, as IgH's ethercat -p (then without POS among the arguments)" },
     { "output", 'o', 1, "FILE", "read: write the raw image to FILE (- for stdout) instead of a dump" },
     { "force", 0, 0, NULL, "write: even with a wrong header checksum" },
+    CLI_CTL_CLIENT_OPTS,
     { 0 }
 };
 static const struct cli_opt xml_opts[] = {
     { "output", 'o', 1, "FILE", "write the description to FILE (default: stdout)" },
+    CLI_CTL_CLIENT_OPTS,
     { 0 }
 };
 static const struct cli_opt run_opts[] = {
@@ -491,6 +486,7 @@ static const struct cli_opt run_opts[] = {
     { "echo", 0, 0, NULL, "copy each echo device's Counter input to its Echo output in every cycle "
       "whose inputs are fresh (stale-reply test; JSON echo)" },
     CLI_METRICS_OPTS,
+    CLI_CTL_SERVER_OPTS,
     { "eoe", 0, 1, "LIST", "EoE: a TAP device takt-eoePOS (or NAME) per item "
       "POS[@NAME][:IP/NN[:HOST_IP]] (comma list): the slave gets IP/NN (none or empty with -f: "
       "the ENI's), the TAP HOST_IP (needs CAP_NET_ADMIN; JSON eoe)" },
@@ -550,7 +546,9 @@ const struct cli_cmd cli_cmds_ecat[] = {
       "lines (Cycle Time, Task Duration, JOB_*) every --perf seconds, events as they happen\n"
       "and a summary: cycles, frames lost (rates over 1/10/60 s), WKC errors, DC sync error.\n"
       "--redundant IF2: a ring over two ports; a cable break anywhere in it costs no cycle\n"
-      "and is reported with its place (between which slaves), and so is its healing.",
+      "and is reported with its place (between which slaves), and so is its healing.\n"
+      "While it runs it serves a control socket (--control, docs/control.md): the ecat\n"
+      "tool verbs on -i go through it instead of opening the interface beside it.",
       CLI_IFACE | CLI_CYCLE | CLI_RT | CLI_TIME | CLI_PERF | CLI_JSON | CLI_PCAP, run_opts,
       cli_ecat_run, NULL },
     { 0 }

@@ -46,6 +46,62 @@ void cli_eoe_run_close(struct cli_eoe_run *r);
 void cli_ecat_red_print(FILE *f, struct takt_ecat_master *m);
 struct json_object *cli_ecat_red_json(struct takt_ecat_master *m);
 
+/* The tool verbs' access (cli_ecat_tool.c): a master of their own on -i, or the one
+ * `takt ecat run` runs there, through its control socket (ctl set). Both fill the
+ * same structs, so a verb prints the same either way. */
+struct ctl_client;
+struct cli_ecat_tool {
+    struct takt_link *l;
+    struct takt_ecat_master *m;       /* direct */
+    struct ctl_client *ctl;           /* through a running master: the fields below */
+    unsigned n, n_pd;
+    struct takt_ecat_slave_info *info;
+    uint8_t **sii;
+    size_t *sii_len;
+    struct takt_ecat_pd_entry *pd;
+    char err[1024];
+};
+enum {
+    CLI_ECAT_TOOL_SERVED = 1 << 0,    /* the verb can go through a running master */
+    CLI_ECAT_TOOL_RESET  = 1 << 1,    /* direct: reset the slaves' states (not keep_state) */
+    CLI_ECAT_TOOL_PDOS   = 1 << 2,    /* through a master: fetch the process data layout */
+    CLI_ECAT_TOOL_NOSCAN = 1 << 3,    /* direct: open nothing (the verb does it itself) */
+};
+/* 0 (t->ctl set: through a master; else t->m scanned, unless NOSCAN) or an exit status. */
+int  cli_ecat_tool_open(struct cli_ctx *c, struct cli_ecat_tool *t, unsigned flags);
+void cli_ecat_tool_close(struct cli_ecat_tool *t);
+unsigned cli_ecat_tool_count(const struct cli_ecat_tool *t);
+int  cli_ecat_tool_info(const struct cli_ecat_tool *t, unsigned pos, struct takt_ecat_slave_info *s);
+const uint8_t *cli_ecat_tool_sii(const struct cli_ecat_tool *t, unsigned pos, size_t *len);
+const char *cli_ecat_tool_error(const struct cli_ecat_tool *t);
+int  cli_ecat_tool_reg(struct cli_ecat_tool *t, struct cli_ctx *c, bool wr, unsigned pos, uint16_t reg,
+                       uint8_t *buf, uint16_t len);
+int  cli_ecat_tool_upload(struct cli_ecat_tool *t, struct cli_ctx *c, unsigned pos, uint16_t idx, uint8_t sub,
+                          bool ca, uint8_t *buf, size_t cap, size_t *len);
+int  cli_ecat_tool_download(struct cli_ecat_tool *t, struct cli_ctx *c, unsigned pos, uint16_t idx, uint8_t sub,
+                            bool ca, const uint8_t *data, size_t len);
+int  cli_ecat_tool_sdo_info(struct cli_ecat_tool *t, struct cli_ctx *c, unsigned pos, enum takt_ecat_sdo_info_op op,
+                            uint16_t idx, uint8_t sub, uint8_t *buf, size_t cap, size_t *len);
+int  cli_ecat_tool_soe(struct cli_ecat_tool *t, bool wr, unsigned pos, uint8_t drive, uint8_t elements,
+                       uint16_t idn, uint8_t *buf, size_t cap, size_t *len);
+int  cli_ecat_tool_text(struct cli_ecat_tool *t, struct cli_ctx *c, const char *verb, const char *path);
+/* through a master: request state for the network, wait until every slave is there */
+int  cli_ecat_tool_set_state(struct cli_ecat_tool *t, struct cli_ctx *c, uint8_t state, double timeout_s);
+unsigned cli_ecat_tool_pd_count(const struct cli_ecat_tool *t);
+int  cli_ecat_tool_pd_get(const struct cli_ecat_tool *t, unsigned i, struct takt_ecat_pd_entry *e);
+/* cli_ecat_parse_pos over a tool's slaves */
+int  cli_ecat_tool_parse_pos(struct cli_ctx *c, const struct cli_ecat_tool *t, const char *s, unsigned *pos);
+/* A slave's description and a process data entry on the control socket. */
+struct json_object *cli_ecat_info_wire(const struct takt_ecat_slave_info *s);
+int  cli_ecat_info_unwire(struct json_object *o, struct takt_ecat_slave_info *s);
+struct json_object *cli_ecat_pd_wire(const struct takt_ecat_pd_entry *e);
+/* The verbs `takt ecat run` serves on its control socket (cli_ecat_ctl.c): started
+ * with the master configured and its cycle not yet running. */
+struct cli_ecat_ctl;
+int  cli_ecat_ctl_start(struct cli_ctx *c, struct takt_ecat_master *m, struct cli_ecat_ctl **out);
+void cli_ecat_ctl_stop(struct cli_ecat_ctl *x);    /* before the master is closed */
+void cli_ecat_ctl_free(struct cli_ecat_ctl *x);    /* after */
+
 /* Open -i IF (+ --pcap) for EtherCAT. Returns 0 or an exit status. */
 int cli_ecat_open_link(struct cli_ctx *c, struct takt_link **out);
 

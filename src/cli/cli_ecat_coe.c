@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <takt/wire.h>
+#include "cli/cli_ctl.h"
 #include "cli/cli_ecat.h"
 
 /* coe: the CoE data type index (ETG.1000.6 Table 64 "Basic Data Types", as SDO
@@ -22,19 +23,19 @@ static const struct type_def types[] = {
 /* Ask the slave's object dictionary (SDO information, Get Entry Description) for the
  * type of IDX:SUB, as IgH's `ethercat download` does. 1 with *t set; 0 when the slave
  * gives no description (why in why); -1 when it gives a type --type has no name for. */
-static int dict_type(struct takt_ecat_master *m, unsigned pos, uint16_t idx, uint8_t sub,
+static int dict_type(struct cli_ctx *c, struct cli_ecat_tool *m, unsigned pos, uint16_t idx, uint8_t sub,
                      const struct type_def **t, uint16_t *coe, char *why, size_t n)
 {
     uint8_t d[256];
     size_t len;
     struct takt_ecat_coe_entrydesc ed;
-    const uint8_t *img = takt_ecat_slave_sii(m, pos, &len);
+    const uint8_t *img = cli_ecat_tool_sii(m, pos, &len);
     if (!cli_ecat_has_sdo_info(img, len)) {    /* not asked: such a slave may not answer */
         snprintf(why, n, "its SII's CoE details do not list SDO information");
         return 0;
     }
-    if (takt_ecat_sdo_info(m, pos, TAKT_ECAT_SDO_INFO_ENTRY, idx, sub, d, sizeof d, &len)) {
-        snprintf(why, n, "%s", takt_ecat_master_error(m)[0] ? takt_ecat_master_error(m) : "no answer");
+    if (cli_ecat_tool_sdo_info(m, c, pos, TAKT_ECAT_SDO_INFO_ENTRY, idx, sub, d, sizeof d, &len)) {
+        snprintf(why, n, "%s", cli_ecat_tool_error(m)[0] ? cli_ecat_tool_error(m) : "no answer");
         return 0;
     }
     if (takt_ecat_coe_entrydesc_parse(d, len, &ed)) {
@@ -63,9 +64,9 @@ static const struct type_def *find_type(struct cli_ctx *c)
     return (const struct type_def *)-1;
 }
 
-/* Bring the network up to PREOP (mailbox) and parse POS IDX SUB. */
-static int coe_open(struct cli_ctx *c, int nargs, struct takt_ecat_master **m, struct takt_link **l,
-                    unsigned *pos, long *idx, long *sub)
+/* Bring the network up to PREOP (mailbox) and parse POS IDX SUB; through the master
+ * `takt ecat run` runs on -i where one does (its slaves are in PREOP or beyond). */
+static int coe_open(struct cli_ctx *c, int nargs, struct cli_ecat_tool *t, unsigned *pos, long *idx, long *sub)
 {
     long v;
     if (c->argc < nargs)
@@ -77,7 +78,17 @@ static int coe_open(struct cli_ctx *c, int nargs, struct takt_ecat_master **m, s
         return 2;
     if (sub && cli_parse_long(c, "SUB", c->argv[2], 0, 0xFF, sub))
         return 2;
-    int rc = cli_ecat_open_link(c, l);
+    int rc = cli_ecat_tool_open(c, t, CLI_ECAT_TOOL_SERVED | CLI_ECAT_TOOL_NOSCAN);
+    if (rc)
+        return rc;
+    if (t->ctl) {
+        if (cli_ecat_tool_parse_pos(c, t, c->argv[0], pos)) {
+            cli_ecat_tool_close(t);
+            return 1;
+        }
+        return 0;
+    }
+    rc = cli_ecat_open_link(c, &t->l);
     if (rc)
         return rc;
     cli_drop_caps(c, 0);   /* the tools run no real-time thread */
@@ -85,27 +96,26 @@ static int coe_open(struct cli_ctx *c, int nargs, struct takt_ecat_master **m, s
     takt_ecat_master_opts_default(&o);
     o.keep_state = true;             /* a slave already in PREOP/SAFEOP/OP stays there */
     char err[256];
-    if (takt_ecat_master_open(m, *l, &o, err, sizeof err)) {
-        takt_link_close(*l);
+    if (takt_ecat_master_open(&t->m, t->l, &o, err, sizeof err)) {
+        cli_ecat_tool_close(t);
         return cli_error(c, "%s", err);
     }
-    bool scanned = !takt_ecat_master_scan(*m, 5 * TAKT_NS_PER_S);
-    if (!scanned || cli_ecat_parse_pos(c, *m, c->argv[0], pos)) {
+    struct takt_ecat_master *m = t->m;
+    bool scanned = !takt_ecat_master_scan(m, 5 * TAKT_NS_PER_S);
+    if (!scanned || cli_ecat_parse_pos(c, m, c->argv[0], pos)) {
         if (!scanned)
-            cli_error(c, "%s", takt_ecat_master_error(*m));
-        takt_ecat_master_close(*m);
-        takt_link_close(*l);
+            cli_error(c, "%s", takt_ecat_master_error(m));
+        cli_ecat_tool_close(t);
         return 1;
     }
     struct takt_ecat_slave_info si;
-    takt_ecat_master_slave_info(*m, *pos, &si);
+    takt_ecat_master_slave_info(m, *pos, &si);
     uint8_t st = si.al_state & TAKT_ECAT_STATE_MASK;
-    if ((st == TAKT_ECAT_STATE_INIT || st == TAKT_ECAT_STATE_BOOT || st == 0) && takt_ecat_master_set_state(*m, TAKT_ECAT_STATE_PREOP, 10 * TAKT_NS_PER_S)) {
-        takt_ecat_master_slave_info(*m, *pos, &si);
+    if ((st == TAKT_ECAT_STATE_INIT || st == TAKT_ECAT_STATE_BOOT || st == 0) && takt_ecat_master_set_state(m, TAKT_ECAT_STATE_PREOP, 10 * TAKT_NS_PER_S)) {
+        takt_ecat_master_slave_info(m, *pos, &si);
         if ((si.al_state & TAKT_ECAT_STATE_MASK) != TAKT_ECAT_STATE_PREOP) {
-            cli_error(c, "%s", takt_ecat_master_error(*m));
-            takt_ecat_master_close(*m);
-            takt_link_close(*l);
+            cli_error(c, "%s", takt_ecat_master_error(m));
+            cli_ecat_tool_close(t);
             return 1;
         }
     }
@@ -200,11 +210,10 @@ static int run_upload(struct cli_ctx *c)
     const struct type_def *t = find_type(c);
     if (t == (const struct type_def *)-1)
         return 2;
-    struct takt_ecat_master *m;
-    struct takt_link *l;
+    struct cli_ecat_tool tl, *m = &tl;
     unsigned pos = 0;
     long idx, sub;
-    int rc = coe_open(c, 3, &m, &l, &pos, &idx, &sub);
+    int rc = coe_open(c, 3, m, &pos, &idx, &sub);
     if (rc)
         return rc;
     static uint8_t buf[65536];
@@ -212,17 +221,16 @@ static int run_upload(struct cli_ctx *c)
     char why[256];
     uint16_t coe = 0;
     bool ca = cli_flag(c, "complete");
-    if (!t && !ca && dict_type(m, pos, (uint16_t)idx, (uint8_t)sub, &t, &coe, why, sizeof why) < 1)
+    if (!t && !ca && dict_type(c, m, pos, (uint16_t)idx, (uint8_t)sub, &t, &coe, why, sizeof why) < 1)
         t = NULL;     /* no type known: bytes in hex, as without SDO information */
-    rc = takt_ecat_sdo_upload(m, pos, (uint16_t)idx, (uint8_t)sub, ca, buf, sizeof buf, &len);
+    rc = cli_ecat_tool_upload(m, c, pos, (uint16_t)idx, (uint8_t)sub, ca, buf, sizeof buf, &len);
     if (rc)
-        cli_error(c, "%s", takt_ecat_master_error(m)[0] ? takt_ecat_master_error(m) : takt_strerror(rc));
+        cli_error(c, "%s", cli_ecat_tool_error(m)[0] ? cli_ecat_tool_error(m) : takt_strerror(rc));
     else if (!c->json || strcmp(c->json, "-"))
         print_value(t, buf, len);
     if (!rc && c->json)
         rc = upload_json(c, t, pos, (uint16_t)idx, (uint8_t)sub, buf, len);
-    takt_ecat_master_close(m);
-    takt_link_close(l);
+    cli_ecat_tool_close(m);
     return rc ? 1 : 0;
 }
 
@@ -297,17 +305,16 @@ static int run_download(struct cli_ctx *c)
     size_t n;
     if (t && encode(c, t, c->argv[3], buf, sizeof buf, &n))
         return 2;
-    struct takt_ecat_master *m;
-    struct takt_link *l;
+    struct cli_ecat_tool tl, *m = &tl;
     unsigned pos = 0;
     long idx, sub;
-    int rc = coe_open(c, 4, &m, &l, &pos, &idx, &sub);
+    int rc = coe_open(c, 4, m, &pos, &idx, &sub);
     if (rc)
         return rc;
     if (!t) {    /* the type from the object dictionary; --type only overrides it */
         char why[256];
         uint16_t coe = 0;
-        int k = dict_type(m, pos, (uint16_t)idx, (uint8_t)sub, &t, &coe, why, sizeof why);
+        int k = dict_type(c, m, pos, (uint16_t)idx, (uint8_t)sub, &t, &coe, why, sizeof why);
         if (k == 0)
             rc = cli_usage_error(c, "the data type of 0x%04lX:%02lX is unknown: slave %u gives no SDO "
                                  "information for it (%s); give it with --type (e.g. uint16)",
@@ -319,16 +326,14 @@ static int run_download(struct cli_ctx *c)
         else if (encode(c, t, c->argv[3], buf, sizeof buf, &n))
             rc = 2;
         if (rc) {
-            takt_ecat_master_close(m);
-            takt_link_close(l);
+            cli_ecat_tool_close(m);
             return rc;
         }
     }
-    rc = takt_ecat_sdo_download(m, pos, (uint16_t)idx, (uint8_t)sub, cli_flag(c, "complete"), buf, n);
+    rc = cli_ecat_tool_download(m, c, pos, (uint16_t)idx, (uint8_t)sub, cli_flag(c, "complete"), buf, n);
     if (rc)
-        cli_error(c, "%s", takt_ecat_master_error(m)[0] ? takt_ecat_master_error(m) : takt_strerror(rc));
-    takt_ecat_master_close(m);
-    takt_link_close(l);
+        cli_error(c, "%s", cli_ecat_tool_error(m)[0] ? cli_ecat_tool_error(m) : takt_strerror(rc));
+    cli_ecat_tool_close(m);
     return rc ? 1 : 0;
 }
 
@@ -342,22 +347,20 @@ static int run_sdos(struct cli_ctx *c)
     char *av[8];
     if (cli_ecat_pos_option(c, 0, av, 8))
         return 2;
-    struct takt_ecat_master *m;
-    struct takt_link *l;
+    struct cli_ecat_tool tl, *m = &tl;
     unsigned pos = 0;
-    int rc = coe_open(c, 1, &m, &l, &pos, NULL, NULL);
+    int rc = coe_open(c, 1, m, &pos, NULL, NULL);
     if (rc)
         return rc;
     static uint8_t list[8192];
     size_t n;
-    rc = takt_ecat_sdo_info(m, pos, TAKT_ECAT_SDO_INFO_ODLIST, 0, 0, list, sizeof list, &n);
+    rc = cli_ecat_tool_sdo_info(m, c, pos, TAKT_ECAT_SDO_INFO_ODLIST, 0, 0, list, sizeof list, &n);
     uint16_t lt;
     const uint8_t *first;
     int cnt = rc ? -1 : takt_ecat_coe_odlist_parse(list, n, &lt, &first);
     if (rc || cnt < 0) {
-        cli_error(c, "SDO information of slave %u: %s", pos, rc ? takt_ecat_master_error(m) : "malformed object list");
-        takt_ecat_master_close(m);
-        takt_link_close(l);
+        cli_error(c, "SDO information of slave %u: %s", pos, rc ? cli_ecat_tool_error(m) : "malformed object list");
+        cli_ecat_tool_close(m);
         return 1;
     }
     bool quiet = c->json && !strcmp(c->json, "-");   /* stdout carries the JSON alone */
@@ -369,11 +372,11 @@ static int run_sdos(struct cli_ctx *c)
         json_object *oj = json_object_new_object();
         json_object_object_add(oj, "index", json_object_new_int(idx));
         json_object_array_add(objs, oj);
-        if (takt_ecat_sdo_info(m, pos, TAKT_ECAT_SDO_INFO_OBJECT, idx, 0, d, sizeof d, &n) ||
+        if (cli_ecat_tool_sdo_info(m, c, pos, TAKT_ECAT_SDO_INFO_OBJECT, idx, 0, d, sizeof d, &n) ||
             takt_ecat_coe_objdesc_parse(d, n, &od)) {
-            json_object_object_add(oj, "error", json_object_new_string(takt_ecat_master_error(m)));
+            json_object_object_add(oj, "error", json_object_new_string(cli_ecat_tool_error(m)));
             if (!quiet)
-                printf("0x%04X  (no description: %s)\n", idx, takt_ecat_master_error(m));
+                printf("0x%04X  (no description: %s)\n", idx, cli_ecat_tool_error(m));
             continue;
         }
         json_object_object_add(oj, "object_code", json_object_new_string(obj_code(od.obj_code)));
@@ -388,7 +391,7 @@ static int run_sdos(struct cli_ctx *c)
             printf("0x%04X  %-6s  %s  (max sub %u)\n", idx, obj_code(od.obj_code), od.name, od.max_sub);
         for (unsigned s = 0; c->verbose && s <= od.max_sub; s++) {
             struct takt_ecat_coe_entrydesc ed;
-            if (takt_ecat_sdo_info(m, pos, TAKT_ECAT_SDO_INFO_ENTRY, idx, (uint8_t)s, d, sizeof d, &n) ||
+            if (cli_ecat_tool_sdo_info(m, c, pos, TAKT_ECAT_SDO_INFO_ENTRY, idx, (uint8_t)s, d, sizeof d, &n) ||
                 takt_ecat_coe_entrydesc_parse(d, n, &ed))
                 continue;
             char acc[48];
@@ -404,8 +407,7 @@ static int run_sdos(struct cli_ctx *c)
                 printf("    0x%04X:%02X  %-8s %3u bit  %s  %s\n", idx, s, tn, ed.bitlen, acc, ed.name);
         }
     }
-    takt_ecat_master_close(m);
-    takt_link_close(l);
+    cli_ecat_tool_close(m);
     json_object *o = json_object_new_object();
     json_object_object_add(o, "position", json_object_new_int((int)pos));
     json_object_object_add(o, "objects", objs);
@@ -419,11 +421,13 @@ static const struct cli_opt coe_opts[] = {
     { "type", 0, 1, "T", "bool, int8..int64, uint8..uint64, float, double, string, octet_string "
       "(default: the type the object dictionary gives)" },
     { "complete", 0, 0, NULL, "complete access (whole object; SUB 0 or 1)" },
+    CLI_CTL_CLIENT_OPTS,
     { 0 }
 };
 
 static const struct cli_opt sdos_opts[] = {
     { "position", 'p', 1, "POS", "the slave, as IgH's ethercat -p (then without POS among the arguments)" },
+    CLI_CTL_CLIENT_OPTS,
     { 0 }
 };
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <takt/wire.h>
+#include "cli/cli_ctl.h"
 #include "cli/cli_ecat.h"
 
 static const struct cli_opt eoe_opts[] = {
@@ -18,6 +19,7 @@ static const struct cli_opt eoe_opts[] = {
     { "dns", 0, 1, "A.B.C.D", "set-ip: DNS server" },
     { "dns-name", 0, 1, "NAME", "set-ip: DNS name (up to 32 characters)" },
     { "no-broadcast", 0, 0, NULL, "set-filter: the slave drops broadcasts" },
+    CLI_CTL_CLIENT_OPTS,
     { 0 },
 };
 

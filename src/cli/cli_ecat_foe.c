@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "cli/cli_ctl.h"
 #include "cli/cli_ecat.h"
 
 #define FOE_FILE_CAP (64u << 20)      /* largest file read or written (bytes) */
@@ -14,6 +15,7 @@ static const struct cli_opt foe_opts[] = {
     { "name",     0,   1, "NAME", "write: file name on the slave (default: FILE's base name)" },
     { "boot",     0,   0, NULL,   "write: in the BOOT state (firmware); INIT afterwards" },
     { "password", 0,   1, "P",    "FoE password (32-bit number, default 0 = none)" },
+    CLI_CTL_CLIENT_OPTS,
     { 0 },
 };
 

@@ -23,8 +23,14 @@ char cli_ecat_error_flag(const struct takt_ecat_slave_info *s)
 
 int cli_ecat_parse_pos(struct cli_ctx *c, struct takt_ecat_master *m, const char *s, unsigned *pos)
 {
+    struct cli_ecat_tool t = { .m = m };
+    return cli_ecat_tool_parse_pos(c, &t, s, pos);
+}
+
+int cli_ecat_tool_parse_pos(struct cli_ctx *c, const struct cli_ecat_tool *t, const char *s, unsigned *pos)
+{
     long v, a = 0;
-    unsigned n = takt_ecat_master_slave_count(m);
+    unsigned n = cli_ecat_tool_count(t);
     if (n == 0)
         return cli_error(c, "no slave on %s", c->iface), -1;
     const char *colon = strchr(s, ':');
@@ -45,7 +51,7 @@ int cli_ecat_parse_pos(struct cli_ctx *c, struct takt_ecat_master *m, const char
     if (a) {
         struct takt_ecat_slave_info si;
         for (base = 0; base < n; base++)
-            if (!takt_ecat_master_slave_info(m, base, &si) && si.alias == a)
+            if (!cli_ecat_tool_info(t, base, &si) && si.alias == a)
                 break;
         if (base == n)
             return cli_error(c, "no slave on %s has alias %ld (ecat slaves shows ALIAS:POS "

@@ -12,29 +12,29 @@
 #include <unistd.h>
 #include <takt/wire.h>
 #include "cli/cli_ecat.h"
+#include "cli/cli_events.h"
 #include "cli/metrics.h"
 #include "cli/sdnotify.h"
 
-/* Events with the time the cycle raised them, in seconds since t0 (the run's start). */
-static void drain_events_but(struct takt_ecat_master *m, const char *label, takt_ns_t t0, bool failing)
+/* Events with the time the cycle raised them, in seconds since the run's start; each
+ * also in the run's JSON (code, slave, values, text). */
+static void drain_events_but(struct takt_ecat_master *m, struct cli_evlog *l, bool failing)
 {
-    char ev[512];
-    takt_ns_t at;
-    while (takt_ecat_master_next_event_at(m, ev, sizeof ev, &at))
-        if (!failing || strcmp(ev, takt_ecat_master_error(m)))
-            fprintf(stderr, "%s: %.3f s: %s\n", label, (at - t0) / 1e9, ev);
+    struct takt_event ev;
+    while (takt_ecat_master_next_ev(m, &ev))
+        cli_evlog_add(l, &ev, true, failing ? takt_ecat_master_error(m) : NULL);
 }
 
-static void drain_events(struct takt_ecat_master *m, const char *label, takt_ns_t t0)
+static void drain_events(struct takt_ecat_master *m, struct cli_evlog *l)
 {
-    drain_events_but(m, label, t0, false);
+    drain_events_but(m, l, false);
 }
 
 /* Before the error line of a failure: the event that raised the error is that line, so
  * it is not printed twice. */
-static void drain_failing(struct takt_ecat_master *m, const char *label, takt_ns_t t0)
+static void drain_failing(struct takt_ecat_master *m, struct cli_evlog *l)
 {
-    drain_events_but(m, label, t0, true);
+    drain_events_but(m, l, true);
 }
 
 static void sleep_ns(takt_ns_t ns)
@@ -278,12 +278,15 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
     }
     int status = 0;
     takt_ns_t t0 = takt_now();
+    struct cli_evlog evl;
+    cli_evlog_init(&evl, label, t0, c->json);
     int rc = takt_ecat_master_scan(m, (takt_ns_t)((a->scan_timeout_s > 0 ? a->scan_timeout_s : 5) * 1e9));
-    drain_events_but(m, label, t0, rc != 0);
+    drain_events_but(m, &evl, rc != 0);
     if (rc || takt_ecat_master_slave_count(m) == 0) {
         fprintf(stderr, "%s: scan on %s: %s\n", label, a->link->name,
                 rc ? takt_ecat_master_error(m) : "no slave answered (is the network connected?)");
         takt_ecat_master_close(m);
+        cli_evlog_free(&evl);
         return 1;
     }
     unsigned n = takt_ecat_master_slave_count(m);
@@ -292,27 +295,30 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
      * the mailbox. With one, the ENI's own commands take them through INIT -> PREOP. */
     const char *eni = cli_get(c, "eni");
     if (!eni && takt_ecat_master_set_state(m, TAKT_ECAT_STATE_PREOP, 15 * TAKT_NS_PER_S)) {
-        drain_failing(m, label, t0);
+        drain_failing(m, &evl);
         fprintf(stderr, "%s: %s\n", label, takt_ecat_master_error(m));
         takt_ecat_master_close(m);
+        cli_evlog_free(&evl);
         return 1;
     }
     if (!eni && !cli_flag(c, "sii-pdo")) {
         takt_ecat_master_read_pdos_coe(m);
         takt_ecat_master_read_pdos_soe(m);   /* SoE drives: their AT/MDT lists */
     }
-    drain_events(m, label, t0);
+    drain_events(m, &evl);
     if (eni ? takt_ecat_master_configure_eni(m, eni) : takt_ecat_master_configure(m)) {
-        drain_failing(m, label, t0);
+        drain_failing(m, &evl);
         fprintf(stderr, "%s: %s\n", label, takt_ecat_master_error(m));
         takt_ecat_master_close(m);
+        cli_evlog_free(&evl);
         return 1;
     }
     struct cli_eoe_run *eoe = NULL;
     if (cli_eoe_run_setup(c, m, &eoe)) {     /* the slaves are in PREOP: TAPs, IP parameters */
-        drain_failing(m, label, t0);
+        drain_failing(m, &evl);
         cli_eoe_run_close(eoe);
         takt_ecat_master_close(m);
+        cli_evlog_free(&evl);
         return 1;
     }
     takt_ecat_master_image(m, &img);
@@ -327,6 +333,7 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
         fprintf(stderr, "%s: %s\n", label, takt_ecat_master_error(m));
         cli_eoe_run_close(eoe);
         takt_ecat_master_close(m);
+        cli_evlog_free(&evl);
         return 1;
     }
     /* metrics and the service protocol (docs/metrics.md, docs/service.md): set up before
@@ -337,6 +344,7 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
     if ((rc = metrics_open(c, a->link->name, "ecat", takt_ecat_master_loop(m), sdn_active(&sd), &mx))) {
         sdn_close(&sd);
         takt_ecat_master_close(m);
+        cli_evlog_free(&evl);
         return rc;
     }
     if (mx) {
@@ -351,6 +359,7 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
             sdn_close(&sd);
             cli_eoe_run_close(eoe);
             takt_ecat_master_close(m);
+            cli_evlog_free(&evl);
             return 1;
         }
         takt_ecat_master_set_callback(m, lost_cb, &lost);
@@ -363,6 +372,7 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
             sdn_close(&sd);
             cli_eoe_run_close(eoe);
             takt_ecat_master_close(m);
+            cli_evlog_free(&evl);
             return 1;
         }
         if (!echo_find(m, echo)) {
@@ -374,6 +384,7 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
             sdn_close(&sd);
             cli_eoe_run_close(eoe);
             takt_ecat_master_close(m);
+            cli_evlog_free(&evl);
             return 1;
         }
         echo->lost = lost.v ? &lost : NULL;
@@ -381,7 +392,12 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
     }
     /* the thread runs until stopped: the run ends after dur, but not in the middle of a
      * silence (its summary could only say the state is unknown), at most 1 s later */
+    /* the control socket: its copies are taken while no cycle runs */
+    struct cli_ecat_ctl *ctl = NULL;
+    cli_ecat_ctl_start(c, m, &ctl);
     if ((rc = takt_ecat_master_start(m, &ro, 0))) {
+        cli_ecat_ctl_stop(ctl);
+        cli_ecat_ctl_free(ctl);
         free(lost.v);
         free(echo);
         metrics_close(mx);
@@ -389,6 +405,7 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
         fprintf(stderr, "%s: cannot start the cycle thread: %s\n", label, takt_strerror(rc));
         cli_eoe_run_close(eoe);
         takt_ecat_master_close(m);
+        cli_evlog_free(&evl);
         return 1;
     }
     cli_drop_caps(c, cli_caps_after_rt(c));   /* this thread made the last one it needed */
@@ -403,7 +420,7 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
         if (end > now && end - now < nap)
             nap = end - now;
         sleep_ns(nap);
-        drain_events(m, label, t0);
+        drain_events(m, &evl);
         if (op_after < 0 && takt_ecat_master_state(m) == TAKT_ECAT_STATE_OP) {
             op_after = takt_now() - t0;
             printf("%s: all %u slaves in OP after %.0f ms\n", label, n, op_after / 1e6);
@@ -455,9 +472,10 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
         }
     }
     sdn_send(&sd, "STOPPING=1");
+    cli_ecat_ctl_stop(ctl);    /* no request reaches the master from here on */
     takt_ecat_master_stop(m);
     takt_ecat_master_join(m);
-    drain_events_but(m, label, t0, op_after < 0);
+    drain_events_but(m, &evl, op_after < 0);
     struct takt_ecat_master_stats s;
     takt_ecat_master_get_stats(m, &s);
     print_summary(stdout, m, &s);
@@ -479,6 +497,8 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
     metrics_close(mx);
     sdn_close(&sd);
     json_object *sj = c->json ? summary_json(m, &s, op_after, takt_ecat_master_dc_enabled(m)) : NULL;
+    cli_evlog_to_json(&evl, sj);
+    cli_evlog_free(&evl);
     if (sj && lost.v)
         json_object_object_add(sj, "lost_frames", lost_json(&lost));
     if (sj && echo)
@@ -496,6 +516,7 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
         status = 1;
     cli_eoe_run_close(eoe);
     takt_ecat_master_close(m);
+    cli_ecat_ctl_free(ctl);    /* operations the cycle never completed: freed only now */
     return status;
 }
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <takt/wire.h>
+#include "cli/cli_ctl.h"
 #include "cli/cli_ecat.h"
 
 #define SOE_CAP 65536
@@ -19,23 +20,19 @@ static const struct cli_opt soe_opts[] = {
     { "type",     0,   1, "T",    "int8..int64, uint8..uint64, string, idns or hex (default: "
       "from the IDN's attribute)" },
     { "repeat",   0,   1, "N",    "read: N times, the round-trip times (median, min, max) on stderr" },
+    CLI_CTL_CLIENT_OPTS,
     { 0 },
 };
 
 struct soe_tool {
-    struct takt_link *l;
-    struct takt_ecat_master *m;
+    struct cli_ecat_tool tt;    /* a master of its own, or the running one's socket */
     unsigned pos;
     uint8_t drive;
     uint16_t idn;
     char idn_s[TAKT_ECAT_SOE_IDN_STR];
 };
 
-static void tool_close(struct soe_tool *t)
-{
-    takt_ecat_master_close(t->m);
-    takt_link_close(t->l);
-}
+static void tool_close(struct soe_tool *t) { cli_ecat_tool_close(&t->tt); }
 
 /* POS and IDN, then the network up to PREOP (the mailbox) unless it is further. */
 static int tool_open(struct cli_ctx *c, struct soe_tool *t)
@@ -53,28 +50,47 @@ static int tool_open(struct cli_ctx *c, struct soe_tool *t)
     if (d && cli_parse_long(c, "--drive", d, 0, 7, &v))
         return 2;
     t->drive = (uint8_t)v;
-    int rc = cli_ecat_open_link(c, &t->l);
+    /* through the master takt ecat run runs on -i, where one does */
+    int rc = cli_ecat_tool_open(c, &t->tt, CLI_ECAT_TOOL_SERVED | CLI_ECAT_TOOL_NOSCAN);
     if (rc)
+        return rc;
+    if (t->tt.ctl) {
+        if (t->pos >= t->tt.n) {
+            tool_close(t);
+            return cli_error(c, "POS expects a slave position 0..%d, got %u", (int)t->tt.n - 1, t->pos);
+        }
+        if (!(t->tt.info[t->pos].mbx_protocols & TAKT_ECAT_MBX_SOE)) {
+            cli_error(c, "slave %u (%s) has no SoE (SII mailbox protocols 0x%04X)", t->pos,
+                      t->tt.info[t->pos].name, t->tt.info[t->pos].mbx_protocols);
+            tool_close(t);
+            return 1;
+        }
+        return 0;
+    }
+    struct takt_link **l = &t->tt.l;
+    struct takt_ecat_master **m = &t->tt.m;
+    if ((rc = cli_ecat_open_link(c, l)))
         return rc;
     cli_drop_caps(c, 0);   /* the tools run no real-time thread */
     struct takt_ecat_master_opts o;
     takt_ecat_master_opts_default(&o);
     o.keep_state = true;
-    if (takt_ecat_master_open(&t->m, t->l, &o, err, sizeof err)) {
-        takt_link_close(t->l);
+    if (takt_ecat_master_open(m, *l, &o, err, sizeof err)) {
+        takt_link_close(*l);
+        *l = NULL;
         return cli_error(c, "%s", err);
     }
-    if (takt_ecat_master_scan(t->m, 5 * TAKT_NS_PER_S) || t->pos >= takt_ecat_master_slave_count(t->m)) {
-        if (!takt_ecat_master_error(t->m)[0])
+    if (takt_ecat_master_scan(*m, 5 * TAKT_NS_PER_S) || t->pos >= takt_ecat_master_slave_count(*m)) {
+        if (!takt_ecat_master_error(*m)[0])
             cli_error(c, "POS expects a slave position 0..%d, got %u",
-                      (int)takt_ecat_master_slave_count(t->m) - 1, t->pos);
+                      (int)takt_ecat_master_slave_count(*m) - 1, t->pos);
         else
-            cli_error(c, "%s", takt_ecat_master_error(t->m));
+            cli_error(c, "%s", takt_ecat_master_error(*m));
         tool_close(t);
         return 1;
     }
     struct takt_ecat_slave_info si;
-    takt_ecat_master_slave_info(t->m, t->pos, &si);
+    takt_ecat_master_slave_info(*m, t->pos, &si);
     if (!(si.mbx_protocols & TAKT_ECAT_MBX_SOE)) {
         cli_error(c, "slave %u (%s) has no SoE (SII mailbox protocols 0x%04X)", t->pos, si.name,
                   si.mbx_protocols);
@@ -83,8 +99,8 @@ static int tool_open(struct cli_ctx *c, struct soe_tool *t)
     }
     uint8_t st = si.al_state & TAKT_ECAT_STATE_MASK;
     if ((st == TAKT_ECAT_STATE_INIT || st == TAKT_ECAT_STATE_BOOT || st == 0) &&
-        takt_ecat_slave_set_state(t->m, t->pos, TAKT_ECAT_STATE_PREOP, 10 * TAKT_NS_PER_S)) {
-        cli_error(c, "%s", takt_ecat_master_error(t->m));
+        takt_ecat_slave_set_state(*m, t->pos, TAKT_ECAT_STATE_PREOP, 10 * TAKT_NS_PER_S)) {
+        cli_error(c, "%s", takt_ecat_master_error(*m));
         tool_close(t);
         return 1;
     }
@@ -120,9 +136,9 @@ static int get_attr(struct cli_ctx *c, struct soe_tool *t, uint32_t *attr)
         return k < 0 ? 2 : 0;
     uint8_t b[8];
     size_t n = 0;
-    if (takt_ecat_soe_read(t->m, t->pos, t->drive, TAKT_ECAT_SOE_EL_ATTR, t->idn, b, sizeof b, &n) || n != 4) {
-        cli_error(c, "%s", n != 4 && !takt_ecat_master_error(t->m)[0] ? "attribute is not 4 bytes"
-                                                                 : takt_ecat_master_error(t->m));
+    if (cli_ecat_tool_soe(&t->tt, false, t->pos, t->drive, TAKT_ECAT_SOE_EL_ATTR, t->idn, b, sizeof b, &n) || n != 4) {
+        cli_error(c, "%s", n != 4 && !cli_ecat_tool_error(&t->tt)[0] ? "attribute is not 4 bytes"
+                                                                 : cli_ecat_tool_error(&t->tt));
         return 1;
     }
     *attr = takt_get_le32(b);
@@ -225,11 +241,11 @@ static int soe_read(struct cli_ctx *c)
     takt_ns_t *rtt = calloc((size_t)repeat, sizeof *rtt);
     for (long i = 0; rtt && i < repeat && !rc; i++) {
         takt_ns_t t0 = takt_now();
-        rc = takt_ecat_soe_read(t.m, t.pos, t.drive, el, t.idn, buf, sizeof buf, &len);
+        rc = cli_ecat_tool_soe(&t.tt, false, t.pos, t.drive, el, t.idn, buf, sizeof buf, &len);
         rtt[i] = takt_now() - t0;
     }
     if (!rtt || rc) {
-        cli_error(c, "%s", rtt ? takt_ecat_master_error(t.m) : "no memory");
+        cli_error(c, "%s", rtt ? cli_ecat_tool_error(&t.tt) : "no memory");
         free(rtt);
         tool_close(&t);
         return 1;
@@ -394,9 +410,9 @@ static int soe_write(struct cli_ctx *c)
             return cli_usage_error(c, "VALUE for IDN %s %s", t.idn_s, err);
         }
     }
-    rc = takt_ecat_soe_write(t.m, t.pos, t.drive, TAKT_ECAT_SOE_EL_VALUE, t.idn, buf, len);
+    rc = cli_ecat_tool_soe(&t.tt, true, t.pos, t.drive, TAKT_ECAT_SOE_EL_VALUE, t.idn, buf, len, NULL);
     if (rc)
-        cli_error(c, "%s", takt_ecat_master_error(t.m));
+        cli_error(c, "%s", cli_ecat_tool_error(&t.tt));
     else if (c->verbose)
         fprintf(stderr, "slave %u: wrote IDN %s, %zu bytes\n", t.pos, t.idn_s, len);
     tool_close(&t);

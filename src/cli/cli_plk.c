@@ -13,9 +13,8 @@
 #include <takt/wire.h>
 #include "cli/cli.h"
 #include "cli/cli_plk.h"
+#include "cli/cli_ctl.h"
 #include "cli/metrics.h"
-#include "plk/cdc.h"
-#include "plk/driver.h"
 
 int cli_plk_open_link(struct cli_ctx *c, struct takt_link **out)
 {
@@ -28,7 +27,13 @@ int cli_plk_open_link(struct cli_ctx *c, struct takt_link **out)
     o.join_plk_multicast = true;
     o.timestamps = true;    /* PRes latency and SoC loss by arrival, not by wake-up */
     o.txtime = true;        /* chained PRes left to the kernel where a qdisc keeps launch times */
-    int rc = cli_open_link(c, &o, "the interface the POWERLINK network is on", out);
+    /* an MN running on -i (takt plk mn) is not to be disturbed by a second one: plk sdo
+     * went through it before coming here, the others are refused */
+    struct ctl_client *cl;
+    int rc = c->link || !strcmp(c->cmd->verb, "cn") ? 0 : cli_ctl_attach(c, "plk-mn", false, &cl);
+    if (rc)
+        return rc;
+    rc = cli_open_link(c, &o, "the interface the POWERLINK network is on", out);
     /* an MN or CN keeps running and may see the cable plugged in: a warning; an SDO
      * transfer cannot reach anything */
     if (!rc && cli_check_carrier(c, !strcmp(c->cmd->verb, "sdo"))) {
@@ -49,8 +54,7 @@ static bool is_cdc(const char *path)
 {
     uint8_t *buf = NULL;
     size_t len = 0;
-    struct plk_cdc cdc;
-    bool ok = !cli_plk_read_file(path, &buf, &len) && !plk_cdc_parse(&cdc, buf, len, NULL, 0);
+    bool ok = !cli_plk_read_file(path, &buf, &len) && !takt_plk_cdc_check(buf, len, NULL, 0);
     free(buf);
     return ok;
 }
@@ -116,30 +120,61 @@ uint32_t cli_plk_chain_slot(unsigned k) { return 10000u + 5000u * k; }
  * bare OD defaults (25 µs, 15): a software MN on a non-RT kernel wakes late by tens of
  * µs now and then, and two late PRes must not reset a CN. Loss-of-SoC tolerance 500 µs
  * as openPOWERLINK's demo CN application writes it. */
-void cli_plk_soft_timing(struct plk_net_config *nc)
+void cli_plk_soft_timing(struct takt_plk_net *nc)
 {
-    nc->cycle_exceed_threshold = 40;
-    nc->loss_soc_tolerance_ns = 500000;
-    for (unsigned id = 1; id <= PLK_NODE_CN_MAX; id++) {
-        struct plk_cfg_node *n = &nc->node[id];
-        if (!n->present)
-            continue;
-        n->pres_timeout_ns = 200000;
-        n->loss_pres_threshold = 40;
-        n->cn_loss_soc_threshold = n->cn_loss_preq_threshold = 80;
+    struct takt_plk_net_info ni;
+    takt_plk_net_get(nc, &ni);
+    ni.cycle_exceed_threshold = 40;
+    ni.loss_soc_tolerance_ns = 500000;
+    takt_plk_net_set(nc, &ni);
+    for (unsigned i = 0; i < ni.n_nodes; i++) {
+        struct takt_plk_net_node n;
+        takt_plk_net_node(nc, ni.nodes[i], &n);
+        n.pres_timeout_ns = 200000;
+        n.loss_pres_threshold = 40;
+        n.cn_loss_soc_threshold = n.cn_loss_preq_threshold = 80;
+        takt_plk_net_set_node(nc, &n);
     }
 }
 
-/* The network configuration from --config, --cdc or --nodes (plus --chain/--mandatory). */
-int cli_plk_net_config(struct cli_ctx *c, struct plk_net_config *nc)
+int cli_plk_default_net(struct cli_ctx *c, unsigned n, uint32_t cycle_us, uint32_t boot_wait_us,
+                        bool chained, struct takt_plk_net **out)
+{
+    char err[256];
+    struct takt_plk_net *nc;
+    *out = NULL;
+    if (takt_plk_net_create(&nc))
+        return cli_error(c, "out of memory");
+    struct takt_plk_net_info ni;
+    takt_plk_net_get(nc, &ni);
+    ni.cycle_us = cycle_us;
+    ni.boot_wait_us = boot_wait_us;
+    takt_plk_net_set(nc, &ni);
+    if (takt_plk_net_add_nodes(nc, 1, n, err, sizeof err)) {
+        takt_plk_net_free(nc);
+        return cli_error(c, "%s", err);
+    }
+    cli_plk_soft_timing(nc);
+    for (unsigned id = 1; chained && id <= n; id++) {
+        struct takt_plk_net_node nn;
+        takt_plk_net_node(nc, id, &nn);
+        nn.chained = true;
+        nn.pres_time_first_ns = cli_plk_chain_slot(id - 1);
+        takt_plk_net_set_node(nc, &nn);
+    }
+    *out = nc;
+    return 0;
+}
+
+/* The configuration --config, --cdc or --nodes gives. */
+static int net_source(struct cli_ctx *c, struct takt_plk_net *nc)
 {
     char err[320];
     const char *cfgf = cli_get(c, "config"), *cdcf = cli_get(c, "cdc"), *nodes = cli_get(c, "nodes");
     if ((cfgf != NULL) + (cdcf != NULL) + (nodes != NULL) != 1)
         return cli_usage_error(c, "exactly one of --config FILE, --cdc mnobd.cdc or --nodes LIST is expected");
-    plk_config_default(nc);
     if (cfgf) {
-        if (plk_config_load(nc, cfgf, err, sizeof err))   /* err begins with the path */
+        if (takt_plk_net_load(nc, cfgf, err, sizeof err))   /* err begins with the path */
             return cli_error(c, "%s", err);
     } else if (cdcf) {
         uint8_t *buf = NULL;
@@ -147,10 +182,7 @@ int cli_plk_net_config(struct cli_ctx *c, struct plk_net_config *nc)
         int r = cli_plk_read_file(cdcf, &buf, &len);
         if (r)
             return cli_error(c, "%s: %s", cdcf, strerror(-r));
-        struct plk_cdc cdc;
-        r = plk_cdc_parse(&cdc, buf, len, err, sizeof err);
-        if (!r)
-            r = plk_config_from_cdc(nc, &cdc, err, sizeof err);
+        r = takt_plk_net_load_cdc(nc, buf, len, err, sizeof err);
         free(buf);
         if (r == -EBADMSG)
             return cdc_not_cdc(c, cdcf, err);
@@ -160,75 +192,96 @@ int cli_plk_net_config(struct cli_ctx *c, struct plk_net_config *nc)
         bool in[CLI_PLK_NODE_SLOTS];
         if (cli_plk_nodes(c, "--nodes", nodes, in, NULL, NULL) < 0)
             return 2;
-        nc->cycle_us = (uint32_t)(c->cycle_ns / 1000);
-        for (unsigned id = 1; id <= PLK_NODE_CN_MAX; id++)
-            if (in[id] && plk_config_add_range(nc, id, id, err, sizeof err))
+        struct takt_plk_net_info ni;
+        takt_plk_net_get(nc, &ni);
+        ni.cycle_us = (uint32_t)(c->cycle_ns / 1000);
+        takt_plk_net_set(nc, &ni);
+        for (unsigned id = 1; id <= TAKT_PLK_MAX_NODES; id++)
+            if (in[id] && takt_plk_net_add_nodes(nc, id, id, err, sizeof err))
                 return cli_error(c, "%s", err);
         cli_plk_soft_timing(nc);
     }
-    const char *chain = cli_get(c, "chain"), *mand = cli_get(c, "mandatory");
-    bool in[CLI_PLK_NODE_SLOTS];
-    if (chain) {
-        if (cli_plk_nodes(c, "--chain", chain, in, NULL, NULL) < 0)
-            return 2;
-        unsigned k = 0;
-        for (unsigned id = 1; id <= PLK_NODE_CN_MAX; id++)
-            if (in[id] && nc->node[id].present) {
-                nc->node[id].chained = true;
-                nc->node[id].pres_time_first_ns = cli_plk_chain_slot(k++);
-                nc->pres_mn = true;
-            }
-    }
-    if (mand) {
-        if (cli_plk_nodes(c, "--mandatory", mand, in, NULL, NULL) < 0)
-            return 2;
-        for (unsigned id = 1; id <= PLK_NODE_CN_MAX; id++)
-            if (in[id] && nc->node[id].present)
-                nc->node[id].mandatory = true;
-    }
-    const char *to = cli_get(c, "pres-timeout");
-    if (to) {
-        long us;
-        if (cli_parse_long(c, "--pres-timeout (us)", to, 1, 1000000, &us))
-            return 2;
-        for (unsigned id = 1; id <= 239; id++)
-            nc->node[id].pres_timeout_ns = (uint32_t)us * 1000;
-    }
-    const char *thr = cli_get(c, "loss-threshold");
-    if (thr) {
-        /* one value for every loss-of-frame threshold the MN keeps or downloads: a host
-         * that stalls for tens of ms (a shared VM) needs more than openCONFIGURATOR's */
-        long v;
-        if (cli_parse_long(c, "--loss-threshold (0 disables)", thr, 0, 1000000, &v))
-            return 2;
-        nc->cycle_exceed_threshold = (uint32_t)v;
-        for (unsigned id = 1; id <= PLK_NODE_CN_MAX; id++) {
-            struct plk_cfg_node *n = &nc->node[id];
-            n->loss_pres_threshold = n->cn_loss_soc_threshold = n->cn_loss_preq_threshold = (uint32_t)v;
-        }
-    }
-    const char *wait = cli_get(c, "boot-wait");
-    if (wait) {
-        long ms;
-        if (cli_parse_long(c, "--boot-wait (ms)", wait, 0, 60000, &ms))
-            return 2;
-        nc->boot_time_us[PLK_BT_MN_WAIT_NOT_ACT] = (uint32_t)ms * 1000;
-    }
-    if (plk_config_check(nc, err, sizeof err))
-        return cli_error(c, "%s", err);
     return 0;
+}
+
+/* The options that change every node of the configuration (or those of a list). */
+static int net_options(struct cli_ctx *c, struct takt_plk_net *nc)
+{
+    struct takt_plk_net_info ni;
+    takt_plk_net_get(nc, &ni);
+    const char *chain = cli_get(c, "chain"), *mand = cli_get(c, "mandatory");
+    bool chained[CLI_PLK_NODE_SLOTS] = { false }, mandatory[CLI_PLK_NODE_SLOTS] = { false };
+    if (chain && cli_plk_nodes(c, "--chain", chain, chained, NULL, NULL) < 0)
+        return 2;
+    if (mand && cli_plk_nodes(c, "--mandatory", mand, mandatory, NULL, NULL) < 0)
+        return 2;
+    long us = 0, thr = 0, ms = 0;
+    const char *to = cli_get(c, "pres-timeout"), *th = cli_get(c, "loss-threshold"),
+               *wait = cli_get(c, "boot-wait");
+    if (to && cli_parse_long(c, "--pres-timeout (us)", to, 1, 1000000, &us))
+        return 2;
+    /* one value for every loss-of-frame threshold the MN keeps or downloads: a host
+     * that stalls for tens of ms (a shared VM) needs more than openCONFIGURATOR's */
+    if (th && cli_parse_long(c, "--loss-threshold (0 disables)", th, 0, 1000000, &thr))
+        return 2;
+    if (wait && cli_parse_long(c, "--boot-wait (ms)", wait, 0, 60000, &ms))
+        return 2;
+    unsigned k = 0;
+    for (unsigned i = 0; i < ni.n_nodes; i++) {
+        struct takt_plk_net_node n;
+        takt_plk_net_node(nc, ni.nodes[i], &n);
+        if (chained[n.id]) {
+            n.chained = true;   /* the PResMN comes with it */
+            n.pres_time_first_ns = cli_plk_chain_slot(k++);
+        }
+        if (mandatory[n.id])
+            n.mandatory = true;
+        if (to)
+            n.pres_timeout_ns = (uint32_t)us * 1000;
+        if (th)
+            n.loss_pres_threshold = n.cn_loss_soc_threshold = n.cn_loss_preq_threshold = (uint32_t)thr;
+        takt_plk_net_set_node(nc, &n);
+    }
+    takt_plk_net_get(nc, &ni);
+    if (th)
+        ni.cycle_exceed_threshold = (uint32_t)thr;
+    if (wait)
+        ni.boot_wait_us = (uint32_t)ms * 1000;
+    takt_plk_net_set(nc, &ni);
+    return 0;
+}
+
+/* The network configuration from --config, --cdc or --nodes (plus --chain/--mandatory). */
+int cli_plk_net_config(struct cli_ctx *c, struct takt_plk_net **out)
+{
+    char err[320];
+    struct takt_plk_net *nc;
+    *out = NULL;
+    if (takt_plk_net_create(&nc))
+        return cli_error(c, "out of memory");
+    int rc = net_source(c, nc);
+    if (!rc)
+        rc = net_options(c, nc);
+    if (!rc && takt_plk_net_check(nc, err, sizeof err))
+        rc = cli_error(c, "%s", err);
+    if (rc)
+        takt_plk_net_free(nc);
+    else
+        *out = nc;
+    return rc;
 }
 
 static int run_mn(struct cli_ctx *c)
 {
-    struct plk_net_config *nc = malloc(sizeof *nc);
-    if (!nc)
-        return cli_error(c, "out of memory");
-    int rc = cli_plk_net_config(c, nc);
+    struct takt_plk_net *nc;
+    int rc = cli_plk_net_config(c, &nc);
     struct takt_link *link = NULL;
     struct cli_plk_veth veth = { .fd = -1 };
+    struct takt_plk_net_info ni;
+    if (!rc)
+        takt_plk_net_get(nc, &ni);
     if (!rc)   /* before the link: its opening drops CAP_NET_ADMIN */
-        rc = cli_plk_veth_opts(c, &veth, nc->async_mtu);
+        rc = cli_plk_veth_opts(c, &veth, ni.async_mtu);
     if (!rc)
         rc = cli_plk_open_link(c, &link);
     if (!rc)
@@ -236,7 +289,7 @@ static int run_mn(struct cli_ctx *c)
     cli_plk_veth_close(&veth);
     if (link)
         takt_link_close(link);
-    free(nc);
+    takt_plk_net_free(nc);
     return rc;
 }
 
@@ -251,6 +304,7 @@ static const struct cli_opt mn_opts[] = {
     { "loss-threshold", 0, 1, "N", "every loss-of-frame threshold (0x1C02/3, 0x1C09/n, CN 0x1C0B/3, 0x1C0D/3; +8 a loss, -1 a good cycle; 0 disables)" },
     { "measure", 0, 1, "S", "once every CN is Operational, measure S seconds and stop; statistics cover that window" },
     CLI_METRICS_OPTS,
+    CLI_CTL_SERVER_OPTS,
     { "veth", 0, 2, "NAME", "virtual Ethernet: a TAP device (default takt-plk0) whose IP frames go in the MN's async slot; needs CAP_NET_ADMIN" },
     { "ip", 0, 1, "ADDR/LEN", "the virtual Ethernet's address (default 192.168.100.240/24)" },
     { 0 },
@@ -267,10 +321,13 @@ static const struct cli_opt cn_opts[] = {
     { "vanish", 0, 1, "N@S[+D]", "fault: CN N goes silent S seconds after it is first Operational, for D seconds (0 = for good)" },
     { "wrong-id", 0, 1, "N", "fault: CN N answers IdentRequest with a wrong vendor ID" },
     { "nmt-request", 0, 1, "CMD@T[+S]", "the first CN asks the MN for NMT command CMD for node T, S s (default 1) after it is Operational" },
+    CLI_METRICS_OPTS,
     { 0 },
 };
 
 extern const struct cli_opt cli_plk_sdo_opts[];
+extern const struct cli_opt cli_plk_nodes_opts[];
+int cli_plk_nodes_run(struct cli_ctx *c);
 int cli_plk_cn_run(struct cli_ctx *c);
 int cli_plk_sdo_run(struct cli_ctx *c);
 int cli_plk_demo_run(struct cli_ctx *c);
@@ -314,7 +371,9 @@ const struct cli_cmd cli_cmds_plk[] = {
       "reached Operational. With --config or --cdc the cycle comes from the file.\n"
       "--veth: the host gets POWERLINK's virtual Ethernet, a TAP device whose frames go\n"
       "in the MN's async slot (one per cycle); CNs are at 192.168.100.N (ping, SDO over\n"
-      "UDP port 3819). arp_ignore is set to 1 on IF so the host answers no ARP there.",
+      "UDP port 3819). arp_ignore is set to 1 on IF so the host answers no ARP there.\n"
+      "While it runs it serves a control socket (--control, docs/control.md): takt plk\n"
+      "sdo on -i goes through this MN instead of starting one of its own.",
       CLI_IFACE | CLI_CYCLE | CLI_RT | CLI_TIME | CLI_PERF | CLI_JSON | CLI_PCAP, mn_opts, run_mn, mn_help },
     { "plk", "cn", NULL, "run POWERLINK CNs (one, or a simulated network)",
       "Each CN is a bus controller with a 4-channel digital input (changing every 100 ms)\n"
@@ -328,8 +387,10 @@ const struct cli_cmd cli_cmds_plk[] = {
       "(SO_TXTIME) where IF has an etf, taprio or fq qdisc, else sent from the receive loop.",
       CLI_IFACE | CLI_RT | CLI_TIME | CLI_JSON | CLI_PCAP, cn_opts, cli_plk_cn_run, NULL },
     { "plk", "sdo", "read|write NODE INDEX SUB [VALUE]", "read or write an object of a CN over SDO",
-      "Starts an MN on -i IF for the CN (or --nodes), waits until the CN is configured,\n"
-      "then runs the transfer. VALUE: an integer, written with the object's size: with\n"
+      "Where takt plk mn runs on -i IF (or --master SOCKET), the transfer goes through its\n"
+      "control socket and that MN's SDO client (docs/control.md). Else starts an MN on -i\n"
+      "IF for the CN (or --nodes), waits until the CN is configured, then runs the\n"
+      "transfer. VALUE: an integer, written with the object's size: with\n"
       "--cdc the CDC's entry for the node, else the data type in the XDD/XDC next to the\n"
       "CDC (NODE.xdc, or the only one there), else read from the CN first; --size\n"
       "overrides. Or a string with --string. A CN that answers no\n"
@@ -339,6 +400,12 @@ const struct cli_cmd cli_cmds_plk[] = {
       "--udp: the transfer goes over UDP/IP from 192.168.100.240 to 192.168.100.NODE port\n"
       "3819 in the async phase (EPSG DS 301 SDO via UDP/IP) instead of ASnd.",
       CLI_IFACE | CLI_CYCLE | CLI_TIME | CLI_PCAP | CLI_JSON, cli_plk_sdo_opts, cli_plk_sdo_run, sdo_help },
+    { "plk", "nodes", NULL, "the CNs of a running MN: NMT state, PRes received and lost",
+      "Asks the takt plk mn running on -i IF (or --master SOCKET) through its control\n"
+      "socket (docs/control.md); without one running there it says so (exit 1).\n"
+      "--json: the MN's state and cycles, and per CN node, state, pres_ok, pres_lost,\n"
+      "unexpected.",
+      CLI_IFACE | CLI_JSON, cli_plk_nodes_opts, cli_plk_nodes_run, NULL },
     { "plk", "bench", NULL, "MN CPU load, SoC deviation and losses for CN counts x cycle times",
       "For each CN count and cycle time: simulated CNs in one namespace, the MN in the\n"
       "other (veth), boot, then measure -t seconds (default 5) of steady state: MN CPU\n"

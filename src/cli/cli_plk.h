@@ -4,8 +4,9 @@
 
 #include <pthread.h>
 #include <takt/link.h>
+#include <takt/plk.h>
+#include <takt/sim.h>
 #include "cli/cli.h"
-#include "plk/config.h"
 
 int cli_plk_open_link(struct cli_ctx *c, struct takt_link **out);
 /* Slots of a node set: in[id] for CN node IDs 1..239. */
@@ -16,8 +17,15 @@ int cli_plk_open_link(struct cli_ctx *c, struct takt_link **out);
 int cli_plk_nodes(struct cli_ctx *c, const char *opt, const char *s, bool in[CLI_PLK_NODE_SLOTS],
                   unsigned *first, unsigned *last);
 uint32_t cli_plk_chain_slot(unsigned k);
-void cli_plk_soft_timing(struct plk_net_config *nc);
-int cli_plk_net_config(struct cli_ctx *c, struct plk_net_config *nc);
+void cli_plk_soft_timing(struct takt_plk_net *nc);
+/* CNs 1..n with the soft timing, cycle cycle_us, listening boot_wait_us for another MN
+ * first; chained: every CN with PollResponse Chaining (the demo and takt plk bench).
+ * 0 with *out (takt_plk_net_free it), or the exit status after a message. */
+int cli_plk_default_net(struct cli_ctx *c, unsigned n, uint32_t cycle_us, uint32_t boot_wait_us,
+                        bool chained, struct takt_plk_net **out);
+/* The network configuration from --config, --cdc or --nodes and the options that change
+ * it, checked: 0 with *out (takt_plk_net_free it), or the exit status after a message. */
+int cli_plk_net_config(struct cli_ctx *c, struct takt_plk_net **out);
 /* The whole file at path (malloc'd); 0 or -errno. */
 int cli_plk_read_file(const char *path, uint8_t **buf, size_t *len);
 /* takt plk sdo write: the byte size of node's object idx/sub as the configuration gives
@@ -30,12 +38,17 @@ int cli_plk_sdo_config_size(struct cli_ctx *c, const char *cdc, unsigned node, u
  * not. */
 struct cli_plk_veth;
 /* veth: a virtual Ethernet opened with cli_plk_veth_open, or NULL; closed at the end. */
-int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struct takt_link *link,
+int cli_plk_mn_session(struct cli_ctx *c, const struct takt_plk_net *nc, struct takt_link *link,
                        struct cli_plk_veth *veth);
 /* takt plk mn --veth (cli_plk_veth.c): the virtual Ethernet's TAP device on the host,
  * IP ip (A.B.C.D[/LEN]), the POWERLINK interface's MAC, MTU the async MTU; a thread
  * moves frames between it and a started MN. */
 struct takt_plk_mn;
+/* The control socket of takt plk mn (cli_plk_ctl.c): started once the MN runs (its SDO
+ * client needs the cycle), stopped before the MN is. */
+struct cli_plk_ctl;
+void cli_plk_ctl_start(struct cli_ctx *c, struct takt_plk_mn *mn, struct cli_plk_ctl **out);
+void cli_plk_ctl_stop(struct cli_plk_ctl *x);
 struct cli_plk_veth {
     int fd;
     char name[16], iface[16];
@@ -53,13 +66,12 @@ int  cli_plk_veth_open(struct cli_ctx *c, struct cli_plk_veth *v, const char *na
 int  cli_plk_veth_opts(struct cli_ctx *c, struct cli_plk_veth *v, unsigned mtu);
 int  cli_plk_veth_start(struct cli_ctx *c, struct cli_plk_veth *v, struct takt_plk_mn *mn);
 void cli_plk_veth_close(struct cli_plk_veth *v);
-struct sim_plk_faults;
 /* The options of `plk cn` that need no link: node range a..b, the faults, the NMT
  * request (command 0: none). 0, or the exit status after a message on stderr. */
-int cli_plk_cn_options(struct cli_ctx *c, unsigned *a, unsigned *b, struct sim_plk_faults *f,
+int cli_plk_cn_options(struct cli_ctx *c, unsigned *a, unsigned *b, struct takt_sim_plk_faults *f,
                        unsigned *nmt_cmd, unsigned *nmt_target, double *nmt_after_s);
 /* Serve simulated CNs a..b on link until -t, Ctrl-C or *stop; f may be NULL. */
-int cli_plk_cn_session(struct cli_ctx *c, unsigned a, unsigned b, const struct sim_plk_faults *f,
+int cli_plk_cn_session(struct cli_ctx *c, unsigned a, unsigned b, const struct takt_sim_plk_faults *f,
                        struct takt_link *link, const volatile int *stop);
 
 #endif

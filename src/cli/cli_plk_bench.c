@@ -15,7 +15,6 @@
 #include <takt/netns.h>
 #include "cli/cli.h"
 #include "cli/cli_plk.h"
-#include "plk/driver.h"
 
 #define MAX_N 8
 #define MAX_C 8
@@ -41,17 +40,22 @@ static uint64_t loop_overruns(const struct takt_rt_loop *l)
     return li.overruns;
 }
 
-/* The counters that show a reset of the network, summed over the CNs. */
-static void reset_counts(const struct plk_mn *core, uint64_t v[4])
+/* The counters that show a reset of the network, summed over the CNs, and the PRes
+ * lost (v[4]); as the MN's thread published them. */
+static void reset_counts(const struct takt_plk_mn *mn, const struct takt_plk_mn_info *mi, uint64_t v[5])
 {
-    v[0] = v[1] = v[2] = 0;
-    for (unsigned i = 0; i < core->n_ids; i++) {
-        const struct takt_plk_node_stats *s = &core->node[core->ids[i]]->st;
-        v[0] += s->boots;
-        v[1] += s->lost;
-        v[2] += s->loss_threshold_hits;
+    v[0] = v[1] = v[2] = v[4] = 0;
+    for (unsigned i = 0; i < mi->n_nodes; i++) {
+        struct takt_plk_node_stats s;
+        takt_plk_mn_node_stats(mn, mi->nodes[i], &s);
+        v[0] += s.boots;
+        v[1] += s.lost;
+        v[2] += s.loss_threshold_hits;
+        v[4] += s.pres_lost;
     }
-    v[3] = core->st.cycle_exceed_hits;
+    struct takt_plk_mn_stats ms;
+    takt_plk_mn_get_stats(mn, &ms);
+    v[3] = ms.cycle_exceed_hits;
 }
 
 struct bench {
@@ -61,14 +65,6 @@ struct bench {
     double measure_s;
 };
 
-static const struct takt_perf_msmt *find_msmt(const struct takt_perf_set *s, const char *name)
-{
-    for (unsigned i = 0; i < s->n; i++)
-        if (!strcmp(s->m[i]->name, name))
-            return s->m[i];
-    return NULL;
-}
-
 static void sleep_ms(long ms) { nanosleep(&(struct timespec){ ms / 1000, (ms % 1000) * 1000000 }, NULL); }
 
 /* In side A: boot, discard the boot interval, measure measure_s seconds. */
@@ -77,30 +73,24 @@ static int mn_cell(void *arg)
     struct bench *b = arg;
     struct cell *x = b->cell;
     struct cli_ctx *c = b->c;
-    static struct plk_net_config nc;
     char err[256];
-    plk_config_default(&nc);
-    nc.cycle_us = x->cycle_us;
-    nc.boot_time_us[PLK_BT_MN_WAIT_NOT_ACT] = 50000;
-    if (plk_config_add_range(&nc, 1, x->n, err, sizeof err))
+    struct takt_plk_net *nc;
+    if (cli_plk_default_net(c, x->n, x->cycle_us, 50000, x->chained, &nc))
         return 3;
-    cli_plk_soft_timing(&nc);
-    for (unsigned id = 1; x->chained && id <= x->n; id++) {
-        nc.node[id].chained = true;
-        nc.node[id].pres_time_first_ns = cli_plk_chain_slot(id - 1);
-    }
     const char *saved = c->iface;
     c->iface = b->ns.ifname[0];
     struct takt_link *l;
     int rc = cli_plk_open_link(c, &l);
     c->iface = saved;
+    struct takt_plk_mn *mn = NULL;
+    if (!rc && takt_plk_mn_create_net(nc, &mn, err, sizeof err)) {
+        fprintf(stderr, "takt plk bench: %u CNs at %u us: %s\n", x->n, x->cycle_us, err);
+        takt_link_close(l);
+        rc = 3;
+    }
+    takt_plk_net_free(nc);
     if (rc)
         return 3;
-    struct takt_plk_mn *mn;
-    if (plk_drv_mn_create(&nc, &mn, err, sizeof err)) {
-        takt_link_close(l);
-        return 3;
-    }
     struct takt_plk_run_opts o = { 0 };
     takt_rt_opts_default(&o.rt);
     o.rt.cpu = c->cpu;
@@ -110,35 +100,37 @@ static int mn_cell(void *arg)
         takt_link_close(l);
         return 3;
     }
-    const struct plk_mn *core = plk_drv_mn_core(mn);
+    struct takt_plk_mn_info mi;
+    takt_plk_mn_get_info(mn, &mi);
+    struct takt_plk_mn_stats ms;
     struct takt_rt_loop *loop = takt_plk_mn_loop(mn);
     takt_ns_t t0 = takt_now();
     /* one SDO exchange needs two async slots; ~30 per CN plus identification */
     takt_ns_t limit = t0 + 3 * TAKT_NS_PER_S + (takt_ns_t)x->n * 40 * x->cycle_us * 1000;
-    while ((core->st.nodes_operational < x->n || core->state != TAKT_PLK_OPERATIONAL) &&
-           takt_now() < limit && !cli_interrupted)
+    for (takt_plk_mn_get_stats(mn, &ms);
+         (ms.nodes_operational < x->n || ms.state != TAKT_PLK_OPERATIONAL) &&
+         takt_now() < limit && !cli_interrupted; takt_plk_mn_get_stats(mn, &ms))
         sleep_ms(20);
     x->boot_s = (double)(takt_now() - t0) / 1e9;
-    x->status = core->st.nodes_operational == x->n ? 0 : 1;
+    x->status = ms.nodes_operational == x->n ? 0 : 1;
     if (x->status == 0) {
         sleep_ms(200);   /* settle */
         int bank = takt_perf_set_snapshot(takt_rt_loop_perf(loop), TAKT_NS_PER_S);
         if (bank >= 0)
             takt_perf_set_release(takt_rt_loop_perf(loop), bank);
-        uint64_t lost0 = 0, cyc0 = core->st.cycles, ov0 = loop_overruns(loop), ex0 = core->st.cycle_exceeded;
-        for (unsigned i = 0; i < core->n_ids; i++)
-            lost0 += core->node[core->ids[i]]->st.pres_lost;
-        uint64_t ev0[4], ev1[4];
-        reset_counts(core, ev0);
+        takt_plk_mn_get_stats(mn, &ms);
+        uint64_t cyc0 = ms.cycles, ov0 = loop_overruns(loop), ex0 = ms.cycle_exceeded;
+        uint64_t ev0[5], ev1[5];
+        reset_counts(mn, &mi, ev0);
         sleep_ms((long)(b->measure_s * 1000));
-        reset_counts(core, ev1);
+        reset_counts(mn, &mi, ev1);
         x->reboots = ev1[0] - ev0[0];
         x->resets = ev1[1] - ev0[1];
         x->loss_thr = ev1[2] - ev0[2];
         x->exceed_thr = ev1[3] - ev0[3];
         bank = takt_perf_set_snapshot(takt_rt_loop_perf(loop), TAKT_NS_PER_S);
         if (bank >= 0) {
-            const struct takt_perf_stat *cpu = takt_perf_msmt_interval(find_msmt(takt_rt_loop_perf(loop), "CPU per Cycle"), bank, NULL);
+            const struct takt_perf_stat *cpu = takt_perf_msmt_interval(takt_perf_set_find(takt_rt_loop_perf(loop), "CPU per Cycle"), bank, NULL);
             const struct takt_perf_stat *dev = takt_perf_msmt_interval(takt_rt_loop_msmt(loop, TAKT_RT_LOOP_WAKE_DEVIATION), bank, NULL);
             const struct takt_perf_stat *per = takt_perf_msmt_interval(takt_rt_loop_msmt(loop, TAKT_RT_LOOP_CYCLE_TIME), bank, NULL);
             x->cpu_pct = 100.0 * (double)perf_stat_avg(cpu) / (double)(x->cycle_us * 1000.0);
@@ -146,15 +138,15 @@ static int mn_cell(void *arg)
             x->per_min = per->min; x->per_max = per->max;
             takt_perf_set_release(takt_rt_loop_perf(loop), bank);
         }
-        uint64_t lost = 0;
-        for (unsigned i = 0; i < core->n_ids; i++)
-            lost += core->node[core->ids[i]]->st.pres_lost;
-        x->pres_lost = lost - lost0;
-        x->cycles = core->st.cycles - cyc0;
+        uint64_t ev2[5];
+        reset_counts(mn, &mi, ev2);
+        takt_plk_mn_get_stats(mn, &ms);
+        x->pres_lost = ev2[4] - ev0[4];
+        x->cycles = ms.cycles - cyc0;
         x->overruns = loop_overruns(loop) - ov0;
-        x->exceeded = core->st.cycle_exceeded - ex0;
+        x->exceeded = ms.cycle_exceeded - ex0;
         /* the cycle is not held when more than 1 % of the cycles overran or exceeded */
-        if ((x->overruns + x->exceeded) * 100 > x->cycles || core->st.nodes_operational < x->n)
+        if ((x->overruns + x->exceeded) * 100 > x->cycles || ms.nodes_operational < x->n)
             x->status = 2;
         /* a reset inside the window stopped the SoC stream and rebooted CNs: not held,
          * however few PRes were lost */

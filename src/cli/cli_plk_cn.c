@@ -1,6 +1,6 @@
 /* takt plk cn: one or many simulated CNs on an interface, their faults and the NMT
  * request one of them may make; the session the demo and the benchmark reuse. Parsing
- * and printing only; the CNs are in sim/plk_net.c. */
+ * and printing only; the CNs are the library's (takt_sim_plk). */
 #include <errno.h>
 #include <inttypes.h>
 #include <json-c/json.h>
@@ -11,60 +11,62 @@
 #include <unistd.h>
 #include "cli/cli.h"
 #include "cli/cli_plk.h"
-#include "plk/driver.h"
-#include "sim/plk_net.h"
+#include "cli/metrics_cn.h"
 
-static void cn_report(struct cli_ctx *c, struct sim_plk_net *s)
+/* After the run: what each CN counted; l is the link it ran on. */
+static void cn_report(struct cli_ctx *c, const struct takt_sim_plk *s, const struct takt_link *l)
 {
     json_object *arr = json_object_new_array();
-    for (unsigned i = 0; i < s->n; i++) {
-        const struct plk_cn *cn = s->cn[i];
+    for (unsigned i = 0; i < takt_sim_plk_count(s); i++) {
+        struct takt_sim_plk_node cn;
+        takt_sim_plk_node(s, i, &cn);
         printf("  node %3u %-18s preq %" PRIu64 " pres %" PRIu64 " lossSoC %" PRIu64
                " lossPReq %" PRIu64 " cycleErr %" PRIu64 " nmt %" PRIu64 " sdo %" PRIu64
                " dropped %" PRIu64 " late %" PRIu64 " malformed %" PRIu64 " stale %" PRIu64
                " chained %d\n",
-               cn->cfg.id, takt_plk_nmt_name(cn->state), cn->st.preq_rx, cn->st.pres_tx,
-               cn->st.loss_soc, cn->st.loss_preq, cn->st.cycle_errors, cn->st.nmt_cmds,
-               cn->st.sdo_rx, cn->st.dropped, cn->st.late, cn->st.malformed, cn->st.stale_dropped,
-               cn->chained);
+               cn.id, takt_plk_nmt_name(cn.state), cn.preq_rx, cn.pres_tx,
+               cn.loss_soc, cn.loss_preq, cn.cycle_errors, cn.nmt_cmds,
+               cn.sdo_rx, cn.dropped, cn.late, cn.malformed, cn.stale_dropped,
+               cn.chained);
         json_object *n = json_object_new_object();
-        json_object_object_add(n, "node", json_object_new_int(cn->cfg.id));
-        json_object_object_add(n, "state", json_object_new_string(takt_plk_nmt_name(cn->state)));
-        json_object_object_add(n, "preq_rx", json_object_new_uint64(cn->st.preq_rx));
-        json_object_object_add(n, "pres_tx", json_object_new_uint64(cn->st.pres_tx));
-        json_object_object_add(n, "loss_soc", json_object_new_uint64(cn->st.loss_soc));
-        json_object_object_add(n, "loss_preq", json_object_new_uint64(cn->st.loss_preq));
+        json_object_object_add(n, "node", json_object_new_int(cn.id));
+        json_object_object_add(n, "state", json_object_new_string(takt_plk_nmt_name(cn.state)));
+        json_object_object_add(n, "preq_rx", json_object_new_uint64(cn.preq_rx));
+        json_object_object_add(n, "pres_tx", json_object_new_uint64(cn.pres_tx));
+        json_object_object_add(n, "loss_soc", json_object_new_uint64(cn.loss_soc));
+        json_object_object_add(n, "loss_preq", json_object_new_uint64(cn.loss_preq));
         /* thresholds in effect: the power-on 15 or what the MN downloaded */
-        json_object_object_add(n, "loss_soc_threshold", json_object_new_uint64(cn->loss_soc.threshold));
-        json_object_object_add(n, "loss_preq_threshold", json_object_new_uint64(cn->loss_preq.threshold));
-        json_object_object_add(n, "cycle_errors", json_object_new_uint64(cn->st.cycle_errors));
-        json_object_object_add(n, "dropped", json_object_new_uint64(cn->st.dropped));
-        json_object_object_add(n, "late", json_object_new_uint64(cn->st.late));
-        json_object_object_add(n, "malformed", json_object_new_uint64(cn->st.malformed));
-        json_object_object_add(n, "nmtreq_tx", json_object_new_uint64(cn->st.nmtreq_tx));
-        json_object_object_add(n, "nmtreq_refused", json_object_new_uint64(cn->st.nmtreq_refused));
-        json_object_object_add(n, "nmtreq_dropped", json_object_new_uint64(cn->st.nmtreq_dropped));
-        json_object_object_add(n, "err_entries", json_object_new_uint64(cn->st.err_entries));
-        json_object_object_add(n, "stale_dropped", json_object_new_uint64(cn->st.stale_dropped));
-        json_object_object_add(n, "delayed", json_object_new_uint64(cn->st.delayed));
-        json_object_object_add(n, "chained", json_object_new_boolean(cn->chained));
+        json_object_object_add(n, "loss_soc_threshold", json_object_new_uint64(cn.loss_soc_threshold));
+        json_object_object_add(n, "loss_preq_threshold", json_object_new_uint64(cn.loss_preq_threshold));
+        json_object_object_add(n, "cycle_errors", json_object_new_uint64(cn.cycle_errors));
+        json_object_object_add(n, "dropped", json_object_new_uint64(cn.dropped));
+        json_object_object_add(n, "late", json_object_new_uint64(cn.late));
+        json_object_object_add(n, "malformed", json_object_new_uint64(cn.malformed));
+        json_object_object_add(n, "nmtreq_tx", json_object_new_uint64(cn.nmtreq_tx));
+        json_object_object_add(n, "nmtreq_refused", json_object_new_uint64(cn.nmtreq_refused));
+        json_object_object_add(n, "nmtreq_dropped", json_object_new_uint64(cn.nmtreq_dropped));
+        json_object_object_add(n, "err_entries", json_object_new_uint64(cn.err_entries));
+        json_object_object_add(n, "stale_dropped", json_object_new_uint64(cn.stale_dropped));
+        json_object_object_add(n, "delayed", json_object_new_uint64(cn.delayed));
+        json_object_object_add(n, "chained", json_object_new_boolean(cn.chained));
         json_object_array_add(arr, n);
     }
-    const struct takt_link *l = s->host.link;
+    struct takt_sim_plk_info si;
+    takt_sim_plk_get_info(s, &si);
     if (l && l->txtime)
         printf("launched %" PRIu64 " time-triggered frames by the kernel (SO_TXTIME, %s qdisc)\n",
-               s->host.launched_txtime, l->txtime_qdisc);
+               si.launched_txtime, l->txtime_qdisc);
     else
         printf("launched %" PRIu64 " time-triggered frames, late by max %.1f us (no SO_TXTIME: sent from the loop)\n",
-               s->host.launched, (double)s->host.launch_late_max / 1000.0);
+               si.launched, (double)si.launch_late_max / 1000.0);
     if (c->json) {
         json_object *o = json_object_new_object();
         json_object_object_add(o, "role", json_object_new_string("cn"));
-        json_object_object_add(o, "vanished", json_object_new_uint64(s->vanish_count));
-        json_object_object_add(o, "returned", json_object_new_uint64(s->return_count));
-        json_object_object_add(o, "launched", json_object_new_uint64(s->host.launched));
-        json_object_object_add(o, "launch_late_max_ns", json_object_new_int64(s->host.launch_late_max));
-        json_object_object_add(o, "launched_txtime", json_object_new_uint64(s->host.launched_txtime));
+        json_object_object_add(o, "vanished", json_object_new_uint64(si.vanished));
+        json_object_object_add(o, "returned", json_object_new_uint64(si.returned));
+        json_object_object_add(o, "launched", json_object_new_uint64(si.launched));
+        json_object_object_add(o, "launch_late_max_ns", json_object_new_int64(si.launch_late_max));
+        json_object_object_add(o, "launched_txtime", json_object_new_uint64(si.launched_txtime));
         json_object_object_add(o, "txtime_qdisc", json_object_new_string(l && l->txtime ? l->txtime_qdisc : ""));
         json_object_object_add(o, "nodes", arr);
         cli_write_json(c, o);
@@ -75,10 +77,11 @@ static void cn_report(struct cli_ctx *c, struct sim_plk_net *s)
 }
 
 /* --nmt-request CMD@TARGET[+S]: the first CN asks the MN for an NMT command S seconds
- * after it became Operational (DS 301 7.3.6; plk_cn_post_nmt_request hands it over to
- * the CN's thread, which sends it on the MN's NMTRequestInvite). */
+ * after it became Operational (DS 301 7.3.6; takt_sim_plk_request_nmt hands it over to
+ * the CNs' thread, which sends it on the MN's NMTRequestInvite). */
 struct cn_nmtreq_job {
-    struct plk_cn *cn;
+    struct takt_sim_plk *sim;     /* its CN 0 asks */
+    unsigned id;
     unsigned cmd, target;
     double after_s;
     int quit;                      /* atomic: the session ended */
@@ -99,40 +102,76 @@ static bool job_sleep(struct cn_nmtreq_job *j, double s)
 static void *nmtreq_main(void *arg)
 {
     struct cn_nmtreq_job *j = arg;
-    while (__atomic_load_n(&j->cn->state, __ATOMIC_RELAXED) != TAKT_PLK_OPERATIONAL)
+    while (takt_sim_plk_state(j->sim, 0) != TAKT_PLK_OPERATIONAL)
         if (!job_sleep(j, 0.01))
             return NULL;
     if (!job_sleep(j, j->after_s))
         return NULL;
     int r;
-    while ((r = plk_cn_post_nmt_request(j->cn, (uint8_t)j->cmd, (uint8_t)j->target, NULL, 0)) == -EBUSY)
-        if (!job_sleep(j, 0.001))
+    while ((r = takt_sim_plk_request_nmt(j->sim, 0, (uint8_t)j->cmd, (uint8_t)j->target, NULL, 0)) == -EAGAIN)
+        if (!job_sleep(j, 0.001))   /* the CN's command ring is full */
             return NULL;
     fprintf(stderr, "takt plk cn: node %u asks the MN for NMT command 0x%02X (%s) for node %u%s\n",
-            j->cn->cfg.id, j->cmd, takt_plk_nmt_cmd_name((uint8_t)j->cmd), j->target,
+            j->id, j->cmd, takt_plk_nmt_cmd_name((uint8_t)j->cmd), j->target,
             r ? " -- refused by the CN" : "");
     return NULL;
+}
+
+/* --metrics-file, --metrics-listen: the CNs' figures for metrics_cn.c, filled in the
+ * network's thread (into storage made before it runs) and after it stopped. */
+struct cn_pub { struct cn_metrics *cm; struct mx_plk_cn_node *nodes; };
+
+static void cn_fill(const struct takt_sim_plk *s, struct mx_plk_cn_node *out)
+{
+    unsigned n = takt_sim_plk_count(s);
+    for (unsigned i = 0; i < n; i++) {
+        struct takt_sim_plk_node t;
+        if (takt_sim_plk_node(s, i, &t))
+            continue;
+        struct mx_plk_cn_node *o = &out[i];
+        o->id = t.id;
+        o->state = t.state;
+        uint64_t *c = o->c;
+        c[MX_CN_PREQ_RX] = t.preq_rx;             c[MX_CN_PRES_TX] = t.pres_tx;
+        c[MX_CN_SOC_RX] = t.soc_rx;               c[MX_CN_SOA_RX] = t.soa_rx;
+        c[MX_CN_ASND_RX] = t.asnd_rx;             c[MX_CN_ASND_TX] = t.asnd_tx;
+        c[MX_CN_LOSS_SOC] = t.loss_soc;           c[MX_CN_LOSS_PREQ] = t.loss_preq;
+        c[MX_CN_CYCLE_ERRORS] = t.cycle_errors;   c[MX_CN_BAD_FRAMES] = t.bad_frames;
+        c[MX_CN_SHORT_RX] = t.short_rx;           c[MX_CN_NMT_CMDS] = t.nmt_cmds;
+        c[MX_CN_SDO_RX] = t.sdo_rx;               c[MX_CN_STALE_DROPPED] = t.stale_dropped;
+        c[MX_CN_NMTREQ_TX] = t.nmtreq_tx;         c[MX_CN_NMTREQ_REFUSED] = t.nmtreq_refused;
+        c[MX_CN_DROPPED] = t.dropped;             c[MX_CN_LATE] = t.late;
+        c[MX_CN_MALFORMED] = t.malformed;
+    }
+}
+
+static void cn_publish(void *ctx, const struct takt_sim_plk *s)
+{
+    struct cn_pub *p = ctx;
+    cn_fill(s, p->nodes);
+    cn_metrics_publish(p->cm, p->nodes, takt_sim_plk_count(s));
 }
 
 /* Serve the simulated CNs first..last on link until -t, Ctrl-C or *stop; req (may be
  * NULL) is the first CN's --nmt-request. */
 static int cn_session_req(struct cli_ctx *c, unsigned a, unsigned b,
-                          const struct sim_plk_faults *f, struct takt_link *link,
-                          const volatile int *stop, struct cn_nmtreq_job *req, const bool *in)
+                          const struct takt_sim_plk_faults *f, struct takt_link *link,
+                          const volatile int *stop, struct cn_nmtreq_job *req, const bool *in,
+                          bool metrics)
 {
-    static struct sim_plk_net s;
     char err[320];
-    if (sim_plk_net_init(&s, a, b, f, err, sizeof err))
-        return cli_error(c, "%s", err);
     /* a list with gaps (1,32,110): the CNs between are not on the network */
-    unsigned kept = 0;
-    for (unsigned i = 0; i < s.n; i++) {
-        if (in && !in[s.cn[i]->cfg.id])
-            free(s.cn[i]);
-        else
-            s.cn[kept++] = s.cn[i];
-    }
-    s.n = kept;
+    uint8_t ids[TAKT_PLK_MAX_NODES];
+    unsigned n = 0;
+    for (unsigned id = a; id <= b && id <= TAKT_PLK_MAX_NODES; id++)
+        if (!in || in[id])
+            ids[n++] = (uint8_t)id;
+    if (a < 1 || b > TAKT_PLK_MAX_NODES || a > b)
+        return cli_error(c, "node range %u-%u: CN node IDs are 1..239", a, b);
+    struct takt_sim_plk *s;
+    if (takt_sim_plk_create(ids, n, f, &s, err, sizeof err))
+        return cli_error(c, "%s", err);
+    unsigned count = takt_sim_plk_count(s);
     struct takt_rt_opts ro;
     struct takt_rt_state st;
     takt_rt_opts_default(&ro);
@@ -142,40 +181,60 @@ static int cn_session_req(struct cli_ctx *c, unsigned a, unsigned b,
     takt_rt_setup(&ro, &st, NULL, NULL);
     const char *list = in ? cli_get(c, "nodes") : NULL;
     if (list)
-        fprintf(stderr, "takt plk cn: %u simulated CN%s (%s) on %s\n", s.n, s.n > 1 ? "s" : "", list,
+        fprintf(stderr, "takt plk cn: %u simulated CN%s (%s) on %s\n", count, count > 1 ? "s" : "", list,
                 link->name);
     else
-        fprintf(stderr, "takt plk cn: %u simulated CN%s (%u-%u) on %s\n", s.n, s.n > 1 ? "s" : "",
+        fprintf(stderr, "takt plk cn: %u simulated CN%s (%u-%u) on %s\n", count, count > 1 ? "s" : "",
                 a, b, link->name);
+    struct cn_pub pub = { NULL, calloc(count ? count : 1, sizeof *pub.nodes) };
+    int mrc = !pub.nodes ? cli_error(c, "out of memory") : 0;
+    if (!mrc && metrics) {
+        cn_fill(s, pub.nodes);
+        mrc = cn_metrics_start(c, c->iface ? c->iface : link->name, pub.nodes, count, &pub.cm);
+    }
+    if (mrc) {
+        free(pub.nodes);
+        takt_rt_teardown(&st);
+        takt_sim_plk_destroy(s);
+        return mrc;
+    }
+    if (pub.cm)
+        takt_sim_plk_set_publish(s, cn_publish, &pub);
     bool req_thread = false;
     if (req && req->cmd) {
-        req->cn = s.cn[0];
+        req->sim = s;
+        req->id = ids[0];
         req_thread = pthread_create(&req->t, NULL, nmtreq_main, req) == 0;
     }
-    int rc = sim_plk_net_run(&s, link, (takt_ns_t)(c->time_s * 1e9), stop);
+    int rc = takt_sim_plk_run(s, link, (takt_ns_t)(c->time_s * 1e9), stop);
     if (req_thread) {
         __atomic_store_n(&req->quit, 1, __ATOMIC_RELEASE);
         pthread_join(req->t, NULL);
     }
+    if (pub.cm) {
+        cn_fill(s, pub.nodes);
+        cn_metrics_stop(pub.cm, pub.nodes, count);
+    }
+    free(pub.nodes);
     takt_rt_teardown(&st);
     if (rc)
         fprintf(stderr, "takt plk cn: receive failed on %s: %s\n", link->name, strerror(-rc));
-    cn_report(c, &s);
-    sim_plk_net_free(&s);
+    cn_report(c, s, link);
+    takt_sim_plk_destroy(s);
     return rc ? 1 : 0;
 }
 
-int cli_plk_cn_session(struct cli_ctx *c, unsigned a, unsigned b, const struct sim_plk_faults *f,
+int cli_plk_cn_session(struct cli_ctx *c, unsigned a, unsigned b, const struct takt_sim_plk_faults *f,
                        struct takt_link *link, const volatile int *stop)
 {
-    return cn_session_req(c, a, b, f, link, stop, NULL, NULL);
+    return cn_session_req(c, a, b, f, link, stop, NULL, NULL, false);
 }
 
 /* Longest time a CN option takes (as -t): it becomes nanoseconds, and start plus
  * duration must still fit in takt_ns_t. */
 #define CN_MAX_S 1e7
 
-static int parse_faults(struct cli_ctx *c, struct sim_plk_faults *f)
+static int parse_faults(struct cli_ctx *c, struct takt_sim_plk_faults *f)
 {
     long v;
     const char *s;
@@ -235,7 +294,7 @@ static int parse_nmtreq(struct cli_ctx *c, unsigned *cmd, unsigned *target, doub
     return 0;
 }
 
-int cli_plk_cn_options(struct cli_ctx *c, unsigned *a, unsigned *b, struct sim_plk_faults *f,
+int cli_plk_cn_options(struct cli_ctx *c, unsigned *a, unsigned *b, struct takt_sim_plk_faults *f,
                        unsigned *nmt_cmd, unsigned *nmt_target, double *nmt_after_s)
 {
     const char *one = cli_get(c, "node"), *many = cli_get(c, "nodes");
@@ -253,7 +312,7 @@ int cli_plk_cn_options(struct cli_ctx *c, unsigned *a, unsigned *b, struct sim_p
 int cli_plk_cn_run(struct cli_ctx *c)
 {
     unsigned a, b;
-    struct sim_plk_faults f;
+    struct takt_sim_plk_faults f;
     struct cn_nmtreq_job req = { 0 };
     int rc = cli_plk_cn_options(c, &a, &b, &f, &req.cmd, &req.target, &req.after_s);
     if (rc)
@@ -265,7 +324,7 @@ int cli_plk_cn_run(struct cli_ctx *c)
     struct takt_link *link;
     if ((rc = cli_plk_open_link(c, &link)))
         return rc;
-    rc = cn_session_req(c, a, b, &f, link, &cli_interrupted, &req, many ? in : NULL);
+    rc = cn_session_req(c, a, b, &f, link, &cli_interrupted, &req, many ? in : NULL, true);
     takt_link_close(link);
     return rc;
 }

@@ -31,17 +31,13 @@ static int open_side(struct cli_ctx *c, const char *ifname, struct takt_link **l
 
 static int mn_side(struct plk_demo *d, struct takt_link *l)
 {
-    static struct plk_net_config nc;
-    char err[256];
-    plk_config_default(&nc);
-    nc.cycle_us = (uint32_t)(d->c->cycle_ns / 1000);
-    nc.boot_time_us[PLK_BT_MN_WAIT_NOT_ACT] = 200000;
-    if (plk_config_add_range(&nc, 1, DEMO_CNS, err, sizeof err))
-        return cli_error(d->c, "%s", err);
-    cli_plk_soft_timing(&nc);
-    if (plk_config_check(&nc, err, sizeof err))
-        return cli_error(d->c, "%s", err);
-    return cli_plk_mn_session(d->c, &nc, l, NULL);
+    struct takt_plk_net *nc;
+    int rc = cli_plk_default_net(d->c, DEMO_CNS, (uint32_t)(d->c->cycle_ns / 1000), 200000, false, &nc);
+    if (rc)
+        return rc;
+    rc = cli_plk_mn_session(d->c, nc, l, NULL);   /* checks it first */
+    takt_plk_net_free(nc);
+    return rc;
 }
 
 /* Side B (child): the simulated CNs until SIGTERM. */

@@ -8,9 +8,9 @@
 #include <time.h>
 #include "cli/cli.h"
 #include "cli/cli_plk.h"
+#include "cli/cli_events.h"
 #include "cli/metrics.h"
 #include "cli/sdnotify.h"
-#include "plk/driver.h"
 
 static void node_lat_stat(const struct takt_plk_node_stats *s, struct takt_perf_stat *p)
 {
@@ -21,33 +21,33 @@ static void node_lat_stat(const struct takt_plk_node_stats *s, struct takt_perf_
 }
 
 /* Per-node line and PerfMsmt line for the PRes latency. */
-static void print_nodes(FILE *f, struct takt_plk_mn *mn, const struct plk_mn *core)
+static void print_nodes(FILE *f, struct takt_plk_mn *mn, const struct takt_plk_mn_info *mi)
 {
-    for (unsigned i = 0; i < core->n_ids; i++) {
+    for (unsigned i = 0; i < mi->n_nodes; i++) {
         struct takt_plk_node_stats s;
-        takt_plk_mn_node_stats(mn, core->ids[i], &s);
+        struct takt_plk_node_info ni;
+        takt_plk_mn_node_stats(mn, mi->nodes[i], &s);
+        takt_plk_mn_node_info(mn, mi->nodes[i], &ni);
         struct takt_perf_stat p;
         node_lat_stat(&s, &p);
         char name[40];
-        snprintf(name, sizeof name, "PRes Latency node %u", core->ids[i]);
+        snprintf(name, sizeof name, "PRes Latency node %u", mi->nodes[i]);
         if (p.count)
             takt_perf_print_line(f, name, &p);
         fprintf(f, "  node %3u %-18s %-20s ok %" PRIu64 " lost %" PRIu64 " late %" PRIu64
                    " unexpected %" PRIu64 " thr %" PRIu64 " resets %" PRIu64 " boots %" PRIu64
                    " identfail %" PRIu64 "\n",
-                core->ids[i], takt_plk_nmt_name(s.state),
-                plk_mn_step_name(core->node[core->ids[i]]->step), s.pres_ok, s.pres_lost,
+                mi->nodes[i], takt_plk_nmt_name(s.state),
+                takt_plk_boot_step_name(ni.step), s.pres_ok, s.pres_lost,
                 s.pres_late, s.unexpected, s.loss_threshold_hits, s.lost, s.boots, s.ident_fail);
         if (s.nmt_requests || s.status_lost || s.config_skipped || s.config_stored)
             fprintf(f, "           NMT requests %" PRIu64 ", StatusRequests unanswered %" PRIu64
                        ", configuration stored %" PRIu64 ", download skipped %" PRIu64 "\n",
                     s.nmt_requests, s.status_lost, s.config_stored, s.config_skipped);
-        const char *note = core->node[core->ids[i]]->note;
-        if (note[0])
-            fprintf(f, "           %s\n", note);
-        const char *why = core->node[core->ids[i]]->lost_why;
-        if (why)
-            fprintf(f, "           last reset: %s\n", why);
+        if (ni.note[0])
+            fprintf(f, "           %s\n", ni.note);
+        if (ni.last_reset)
+            fprintf(f, "           last reset: %s\n", ni.last_reset);
     }
     struct takt_plk_mn_stats st;
     takt_plk_mn_get_stats(mn, &st);
@@ -57,21 +57,21 @@ static void print_nodes(FILE *f, struct takt_plk_mn *mn, const struct plk_mn *co
     if (st.nmt_requests)
         fprintf(f, "NMT requests from CNs: %" PRIu64 " (executed %" PRIu64 ", refused %" PRIu64 ")%s%s\n",
                 st.nmt_requests, st.nmt_requests_done, st.nmt_requests_refused,
-                core->nmtreq_last[0] ? "; last refused: " : "", core->nmtreq_last);
+                mi->nmtreq_last_refused[0] ? "; last refused: " : "", mi->nmtreq_last_refused);
 }
 
-static json_object *mn_json(struct takt_plk_mn *mn, const struct plk_mn *core)
+static json_object *mn_json(struct takt_plk_mn *mn, const struct takt_plk_mn_info *mi)
 {
     struct takt_plk_mn_stats st;
     takt_plk_mn_get_stats(mn, &st);
     json_object *o = json_object_new_object();
     json_object_object_add(o, "role", json_object_new_string("mn"));
-    json_object_object_add(o, "cycle_us", json_object_new_int64(core->cfg.cycle_us));
+    json_object_object_add(o, "cycle_us", json_object_new_int64(mi->cycle_us));
     json_object_object_add(o, "state", json_object_new_string(takt_plk_nmt_name(st.state)));
     json_object_object_add(o, "cycles", json_object_new_uint64(st.cycles));
     json_object_object_add(o, "cycle_exceeded", json_object_new_uint64(st.cycle_exceeded));
     json_object_object_add(o, "cycle_exceed_threshold_hits", json_object_new_uint64(st.cycle_exceed_hits));
-    json_object_object_add(o, "cycle_exceed_threshold", json_object_new_uint64(core->cfg.cycle_exceed_threshold));
+    json_object_object_add(o, "cycle_exceed_threshold", json_object_new_uint64(mi->cycle_exceed_threshold));
     json_object_object_add(o, "frames_tx", json_object_new_uint64(st.frames_tx));
     json_object_object_add(o, "frames_rx", json_object_new_uint64(st.frames_rx));
     json_object_object_add(o, "bad_frames", json_object_new_uint64(st.bad_frames));
@@ -83,19 +83,21 @@ static json_object *mn_json(struct takt_plk_mn *mn, const struct plk_mn *core)
     json_object_object_add(o, "nmt_requests", json_object_new_uint64(st.nmt_requests));
     json_object_object_add(o, "nmt_requests_done", json_object_new_uint64(st.nmt_requests_done));
     json_object_object_add(o, "nmt_requests_refused", json_object_new_uint64(st.nmt_requests_refused));
-    if (core->nmtreq_last[0])
-        json_object_object_add(o, "nmt_request_last_refused", json_object_new_string(core->nmtreq_last));
+    if (mi->nmtreq_last_refused[0])
+        json_object_object_add(o, "nmt_request_last_refused", json_object_new_string(mi->nmtreq_last_refused));
     uint64_t lost = 0;
     json_object *arr = json_object_new_array();
-    for (unsigned i = 0; i < core->n_ids; i++) {
+    for (unsigned i = 0; i < mi->n_nodes; i++) {
         struct takt_plk_node_stats s;
-        takt_plk_mn_node_stats(mn, core->ids[i], &s);
+        struct takt_plk_node_info ni;
+        takt_plk_mn_node_stats(mn, mi->nodes[i], &s);
+        takt_plk_mn_node_info(mn, mi->nodes[i], &ni);
         struct takt_perf_stat p;
         node_lat_stat(&s, &p);
         json_object *n = json_object_new_object();
-        json_object_object_add(n, "node", json_object_new_int(core->ids[i]));
+        json_object_object_add(n, "node", json_object_new_int(mi->nodes[i]));
         json_object_object_add(n, "state", json_object_new_string(takt_plk_nmt_name(s.state)));
-        json_object_object_add(n, "chained", json_object_new_boolean(core->node[core->ids[i]]->chain_active));
+        json_object_object_add(n, "chained", json_object_new_boolean(ni.chain_active));
         json_object_object_add(n, "pres_ok", json_object_new_uint64(s.pres_ok));
         json_object_object_add(n, "pres_lost", json_object_new_uint64(s.pres_lost));
         json_object_object_add(n, "pres_late", json_object_new_uint64(s.pres_late));
@@ -103,11 +105,11 @@ static json_object *mn_json(struct takt_plk_mn *mn, const struct plk_mn *core)
         json_object_object_add(n, "pres_read_lat_max_ns", json_object_new_int64(s.pres_read_lat_max));
         json_object_object_add(n, "unexpected", json_object_new_uint64(s.unexpected));
         json_object_object_add(n, "loss_threshold_hits", json_object_new_uint64(s.loss_threshold_hits));
-        json_object_object_add(n, "loss_pres_threshold", json_object_new_uint64(core->node[core->ids[i]]->cfg->loss_pres_threshold));
-        json_object_object_add(n, "pres_timeout_ns", json_object_new_uint64(core->node[core->ids[i]]->cfg->pres_timeout_ns));
+        json_object_object_add(n, "loss_pres_threshold", json_object_new_uint64(ni.loss_pres_threshold));
+        json_object_object_add(n, "pres_timeout_ns", json_object_new_uint64(ni.pres_timeout_ns));
         json_object_object_add(n, "resets", json_object_new_uint64(s.lost));
-        if (core->node[core->ids[i]]->lost_why)
-            json_object_object_add(n, "last_reset", json_object_new_string(core->node[core->ids[i]]->lost_why));
+        if (ni.last_reset)
+            json_object_object_add(n, "last_reset", json_object_new_string(ni.last_reset));
         json_object_object_add(n, "boots", json_object_new_uint64(s.boots));
         json_object_object_add(n, "ident_fail", json_object_new_uint64(s.ident_fail));
         json_object_object_add(n, "bad_frames", json_object_new_uint64(s.bad_frames));
@@ -115,8 +117,8 @@ static json_object *mn_json(struct takt_plk_mn *mn, const struct plk_mn *core)
         json_object_object_add(n, "status_lost", json_object_new_uint64(s.status_lost));
         json_object_object_add(n, "config_stored", json_object_new_uint64(s.config_stored));
         json_object_object_add(n, "config_skipped", json_object_new_uint64(s.config_skipped));
-        if (core->node[core->ids[i]]->note[0])
-            json_object_object_add(n, "note", json_object_new_string(core->node[core->ids[i]]->note));
+        if (ni.note[0])
+            json_object_object_add(n, "note", json_object_new_string(ni.note));
         json_object_array_add(arr, n);
         json_object_object_add(n, "pres_latency", takt_perf_msmt_to_json(&p, NULL, "PRes Latency"));
         lost += s.pres_lost;
@@ -140,7 +142,8 @@ struct mn_counters {
 struct mn_window {
     bool open;
     takt_ns_t end;
-    const struct plk_mn *core;
+    const struct takt_plk_mn *mn;
+    const struct takt_plk_mn_info *mi;
     const struct takt_rt_loop *loop;
     struct mn_counters at_flip;  /* written by the RT thread at each flip */
     struct mn_counters from, n;  /* at the opening flip; over the window */
@@ -156,20 +159,17 @@ static int64_t wall_ns(void)
     return (int64_t)t.tv_sec * TAKT_NS_PER_S + t.tv_nsec;
 }
 
-static uint64_t mn_pres_lost(const struct plk_mn *core)
+/* PRes lost and late, summed over the CNs. */
+static void mn_pres_sums(const struct takt_plk_mn *mn, const struct takt_plk_mn_info *mi,
+                         uint64_t *lost, uint64_t *late)
 {
-    uint64_t lost = 0;
-    for (unsigned i = 0; i < core->n_ids; i++)
-        lost += core->node[core->ids[i]]->st.pres_lost;
-    return lost;
-}
-
-static uint64_t mn_pres_late(const struct plk_mn *core)
-{
-    uint64_t late = 0;
-    for (unsigned i = 0; i < core->n_ids; i++)
-        late += core->node[core->ids[i]]->st.pres_late;
-    return late;
+    *lost = *late = 0;
+    for (unsigned i = 0; i < mi->n_nodes; i++) {
+        struct takt_plk_node_stats s;
+        takt_plk_mn_node_stats(mn, mi->nodes[i], &s);
+        *lost += s.pres_lost;
+        *late += s.pres_late;
+    }
 }
 
 static uint64_t loop_overruns(const struct takt_rt_loop *l)
@@ -186,27 +186,34 @@ static uint64_t loop_cycles(const struct takt_rt_loop *l)
     return li.cycles;
 }
 
-/* perf flip hook, in the RT thread: the counters at the interval's edge. */
+/* perf flip hook, in the RT thread: the counters at the interval's edge (what this
+ * thread published at the end of its last step: the flip comes after it). */
 static void mn_window_latch(void *arg)
 {
     struct mn_window *w = arg;
+    struct takt_plk_mn_stats ms;
+    takt_plk_mn_get_stats(w->mn, &ms);
+    uint64_t lost, late;
+    mn_pres_sums(w->mn, w->mi, &lost, &late);
     w->at_flip = (struct mn_counters){
-        .cycles = w->core->st.cycles,
-        .lost = mn_pres_lost(w->core),
-        .late = mn_pres_late(w->core),
+        .cycles = ms.cycles,
+        .lost = lost,
+        .late = late,
         .overruns = loop_overruns(w->loop),
-        .exceeded = w->core->st.cycle_exceeded,
+        .exceeded = ms.cycle_exceeded,
     };
 }
 
 /* Returns true when the window has closed (stop the MN). */
-static bool mn_window_step(struct mn_window *w, const struct plk_mn *core, const struct takt_plk_mn_stats *ms,
+static bool mn_window_step(struct mn_window *w, const struct takt_plk_mn *mn,
+                           const struct takt_plk_mn_info *mi, const struct takt_plk_mn_stats *ms,
                            struct takt_rt_loop *l, double measure_s)
 {
     if (!w->open) {
-        if (ms->state != TAKT_PLK_OPERATIONAL || ms->nodes_operational != core->n_ids)
+        if (ms->state != TAKT_PLK_OPERATIONAL || ms->nodes_operational != mi->n_nodes)
             return false;
-        w->core = core;
+        w->mn = mn;
+        w->mi = mi;
         w->loop = l;
         takt_perf_set_on_flip(takt_rt_loop_perf(l), mn_window_latch, w);
         int b = takt_perf_set_snapshot(takt_rt_loop_perf(l), TAKT_NS_PER_S);
@@ -253,36 +260,24 @@ static json_object *mn_window_json(const struct mn_window *w, struct takt_rt_loo
     return o;
 }
 
-/* Print the MN's per-node events as they came (popped from its ring: this thread never
- * reads the core the RT thread writes); boot steps only with -v. */
-static void print_events(struct cli_ctx *c, struct takt_plk_mn *mn, takt_ns_t t0)
+/* Print the MN's per-node events as they came (from its event ring: this thread never
+ * reads the core the RT thread writes); boot steps only with -v, all in the JSON. */
+static void print_events(struct cli_ctx *c, struct takt_plk_mn *mn, struct cli_evlog *l)
 {
-    struct rt_logring *r = plk_drv_mn_events(mn);
-    struct rt_log_rec rec;
-    char line[200];
-    while (rt_logring_pop(r, &rec)) {
-        if (plk_mn_event_kind(&rec) == PLK_MN_EV_STEP && !c->verbose)
-            continue;
-        plk_mn_event_format(&rec, line, sizeof line);
-        fprintf(stderr, "takt plk mn: %.3f s: %s\n", (double)(rec.time - t0) / 1e9, line);
-    }
-    uint64_t lost = rt_logring_dropped(r);
-    if (lost != r->dropped_seen) {
-        fprintf(stderr, "takt plk mn: %" PRIu64 " node events lost (printing fell behind)\n",
-                lost - r->dropped_seen);
-        r->dropped_seen = lost;
-    }
+    struct takt_event ev;
+    while (takt_plk_mn_next_event(mn, &ev))
+        cli_evlog_add(l, &ev, c->verbose || ev.proto != TAKT_EV_PLK || ev.code != TAKT_PLK_EV_STEP, NULL);
 }
 
 /* Run an MN on `link` with configuration nc until -t or Ctrl-C; print statistics
  * every --perf seconds and at the end; JSON to --json. Exit status 0 when every CN is
  * Operational at the end, 3 otherwise. The link stays the caller's. */
-int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struct takt_link *link,
+int cli_plk_mn_session(struct cli_ctx *c, const struct takt_plk_net *nc, struct takt_link *link,
                        struct cli_plk_veth *veth)
 {
     char err[320];
     struct takt_plk_mn *mn;
-    int rc = plk_drv_mn_create(nc, &mn, err, sizeof err);
+    int rc = takt_plk_mn_create_net(nc, &mn, err, sizeof err);
     if (rc)
         return cli_error(c, "%s", err);
     /* --measure S: statistics of S seconds of steady operation, boot excluded (takt bench) */
@@ -298,9 +293,11 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struc
     o.rt.cpu = c->cpu;
     o.rt.prio = c->prio;
     o.rt.drop_caps = cli_caps_dropping();   /* the cycle thread, once set up */
-    const struct plk_mn *core = plk_drv_mn_core(mn);
+    /* the configuration part stays as it is; the rest is read again at the end */
+    struct takt_plk_mn_info mi;
+    takt_plk_mn_get_info(mn, &mi);
     fprintf(stderr, "takt plk mn: %s, cycle %u us, %u CNs configured\n", link->name,
-            core->cfg.cycle_us, core->n_ids);
+            mi.cycle_us, mi.n_nodes);
     if (veth)
         takt_plk_mn_veth(mn, veth->mac);
     if ((rc = takt_plk_mn_start(mn, link, &o))) {
@@ -312,6 +309,8 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struc
     else if (veth)
         fprintf(stderr, "takt plk mn: virtual Ethernet %s up\n", veth->name);
     cli_drop_caps(c, cli_caps_after_rt(c));
+    struct cli_plk_ctl *ctl;
+    cli_plk_ctl_start(c, mn, &ctl);
     struct takt_rt_loop *l = takt_plk_mn_loop(mn);
     /* metrics and the service protocol (docs/metrics.md, docs/service.md); the loop and
      * its measurements exist once the MN started */
@@ -320,6 +319,7 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struc
     sdn_open(&sd);
     if ((rc = metrics_open(c, c->iface ? c->iface : link->name, "powerlink", l, sdn_active(&sd), &mx))) {
         sdn_close(&sd);
+        cli_plk_ctl_stop(ctl);
         takt_plk_mn_stop(mn);
         takt_plk_mn_join(mn);
         takt_plk_mn_destroy(mn);
@@ -336,28 +336,30 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struc
     uint8_t last_state = 0;
     unsigned last_op = 0;
     struct mn_window w = { .bank = -1, .started = takt_now() };
+    struct cli_evlog evl;
+    cli_evlog_init(&evl, "takt plk mn", w.started, c->json);
     /* while the RT thread runs, the MN's figures come from what it published (ms) and
      * its node events: never from the core it writes */
     struct takt_plk_mn_stats ms;
     while (!cli_interrupted && !takt_rt_loop_ended(l)) {
         takt_plk_mn_get_stats(mn, &ms);
-        if (measure_s > 0 && mn_window_step(&w, core, &ms, l, measure_s))
+        if (measure_s > 0 && mn_window_step(&w, mn, &mi, &ms, l, measure_s))
             break;
         nanosleep(&(struct timespec){ 0, 10 * TAKT_NS_PER_MS }, NULL);
-        print_events(c, mn, w.started);
+        print_events(c, mn, &evl);
         takt_plk_mn_get_stats(mn, &ms);
         if (ms.state != last_state || ms.nodes_operational != last_op) {
             last_state = ms.state;
             last_op = ms.nodes_operational;
             if (c->verbose || cli_progress_enabled())
                 fprintf(stderr, "takt plk mn: MN %s, %u of %u CNs operational\n",
-                        takt_plk_nmt_name(last_state), last_op, core->n_ids);
+                        takt_plk_nmt_name(last_state), last_op, mi.n_nodes);
         }
         if (sdn_active(&sd)) {
             char st[120];
             snprintf(st, sizeof st, "MN %s, %u of %u CNs operational", takt_plk_nmt_name(ms.state),
-                     ms.nodes_operational, core->n_ids);
-            if (ms.state == PLK_NMT_OPERATIONAL && ms.nodes_operational == core->n_ids)
+                     ms.nodes_operational, mi.n_nodes);
+            if (ms.state == TAKT_PLK_OPERATIONAL && ms.nodes_operational == mi.n_nodes)
                 sdn_ready(&sd, st);
             if (strcmp(st, last_status)) {
                 snprintf(last_status, sizeof last_status, "%s", st);
@@ -383,11 +385,12 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struc
         if (c->perf_s <= 0)
             continue;
         printf("MN %s: %u/%u CNs operational, cycles %" PRIu64 ", cycle time exceeded %" PRIu64 "\n",
-               takt_plk_nmt_name(ms.state), ms.nodes_operational, core->n_ids,
+               takt_plk_nmt_name(ms.state), ms.nodes_operational, mi.n_nodes,
                ms.cycles, ms.cycle_exceeded);
         fflush(stdout);
     }
     sdn_send(&sd, "STOPPING=1");
+    cli_plk_ctl_stop(ctl);     /* no SDO transfer is started from here on */
     takt_plk_mn_stop(mn);
     takt_plk_mn_join(mn);
     if (veth) {
@@ -396,16 +399,18 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struc
                "%" PRIu64 " dropped\n", veth->name, veth->to_net, veth->to_host,
                veth->dropped + takt_plk_mn_veth_dropped(mn));
     }
-    print_events(c, mn, w.started);
+    print_events(c, mn, &evl);
+    takt_plk_mn_get_info(mn, &mi);   /* the last NMTRequest refused */
+    takt_plk_mn_get_stats(mn, &ms);
     /* the link named, and why nothing answered where it had no carrier */
     int carrier = c->iface ? takt_link_carrier(c->iface) : 1;   /* the demo's mem link: no interface */
-    printf("--- takt plk mn: MN %s, %u of %u CNs operational on %s%s%s\n", takt_plk_nmt_name(core->state),
-           core->st.nodes_operational, core->n_ids, c->iface ? c->iface : link->name,
+    printf("--- takt plk mn: MN %s, %u of %u CNs operational on %s%s%s\n", takt_plk_nmt_name(ms.state),
+           ms.nodes_operational, mi.n_nodes, c->iface ? c->iface : link->name,
            carrier == 0 ? ", which has no carrier (cable unplugged?)" : "",
            carrier == -ENETDOWN ? ", which is down" : "");
     takt_perf_print_total(stdout, takt_rt_loop_perf(l));
     takt_rt_loop_print_summary(stdout, l);
-    print_nodes(stdout, mn, core);
+    print_nodes(stdout, mn, &mi);
     if (w.bank >= 0) {
         printf("--- measured window: %.1f s of steady operation (boot excluded: every CN Operational "
                "%.1f s after the start), %" PRIu64 " cycles, %" PRIu64 " PRes lost\n", measure_s,
@@ -415,9 +420,10 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struc
         fprintf(stderr, "takt plk mn: not every CN was Operational within %.1f s: nothing measured\n", limit_s);
     }
     if (c->json) {
-        json_object *j = mn_json(mn, core);
+        json_object *j = mn_json(mn, &mi);
         if (w.bank >= 0)
             json_object_object_add(j, "measure", mn_window_json(&w, l, measure_s));
+        cli_evlog_to_json(&evl, j);
         cli_write_json(c, j);
         json_object_put(j);
     }
@@ -427,9 +433,10 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct plk_net_config *nc, struc
         metrics_write_plk_mn(mx, mn, true);
     metrics_close(mx);
     sdn_close(&sd);
-    bool ok = core->st.nodes_operational == core->n_ids && (measure_s <= 0 || w.bank >= 0);
+    bool ok = ms.nodes_operational == mi.n_nodes && (measure_s <= 0 || w.bank >= 0);
     /* most cycles late: the figures above are not of the cycle asked for */
-    bool held = !cli_check_overruns(c, loop_cycles(l), loop_overruns(l), (int64_t)core->cfg.cycle_us * 1000);
+    bool held = !cli_check_overruns(c, loop_cycles(l), loop_overruns(l), (int64_t)mi.cycle_us * 1000);
+    cli_evlog_free(&evl);
     takt_plk_mn_destroy(mn);
     return !ok ? 3 : held ? 0 : 1;
 }

@@ -13,7 +13,6 @@
 #include <string.h>
 #include <strings.h>
 #include "cli/cli_plk.h"
-#include "plk/cdc.h"
 
 /* Bytes of a DS 301 basic data type (index 0x0001..0x001B), 0 for the others (strings,
  * domains, records). */
@@ -111,18 +110,13 @@ int cli_plk_sdo_config_size(struct cli_ctx *c, const char *cdcf, unsigned node, 
         return 1;
     uint8_t *buf = NULL;
     size_t len = 0;
-    struct plk_cdc cdc, dcf;
-    struct plk_cdc_entry e;
     char err[256];
     int rc = cli_plk_read_file(cdcf, &buf, &len);
     if (rc)
         return cli_error(c, "%s: %s", cdcf, strerror(-rc)), -1;
-    bool in_cdc = !plk_cdc_parse(&cdc, buf, len, err, sizeof err) &&
-                  !plk_cdc_node_dcf(&cdc, (uint8_t)node, &dcf, err, sizeof err) &&
-                  !plk_cdc_find(&dcf, idx, sub, &e);
+    bool in_cdc = !takt_plk_cdc_object_size(buf, len, node, idx, sub, size, err, sizeof err);
     free(buf);
     if (in_cdc) {
-        *size = e.size;
         snprintf(from, fromlen, "%s", cdcf);
         return 0;
     }

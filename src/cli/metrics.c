@@ -62,9 +62,9 @@ int metrics_open(struct cli_ctx *c, const char *iface, const char *protocol,
         free(x);
         return 1;
     }
-    const struct takt_perf_set *ps = takt_rt_loop_perf(loop);
-    for (unsigned i = 0; i < ps->n; i++, x->n++) {
-        const struct takt_perf_hist *h = &ps->m[i]->hist;
+    const struct takt_perf_set *ps = loop ? takt_rt_loop_perf(loop) : NULL;
+    for (unsigned i = 0; ps && i < takt_perf_set_count(ps); i++, x->n++) {
+        const struct takt_perf_hist *h = &takt_perf_set_msmt(ps, i)->hist;
         takt_perf_stat_reset(&x->st[i]);
         if (takt_perf_hist_init(&x->h[i], h->lo, h->bin, h->nbins)) {
             metrics_close(x);
@@ -120,9 +120,9 @@ void metrics_hook_flips(struct metrics *x)
 
 void metrics_add_bank(struct metrics *x, const struct takt_perf_set *s, int bank)
 {
-    for (unsigned i = 0; i < x->n && i < s->n; i++) {
+    for (unsigned i = 0; i < x->n && i < takt_perf_set_count(s); i++) {
         const struct takt_perf_hist *h;
-        const struct takt_perf_stat *v = takt_perf_msmt_interval(s->m[i], bank, &h);
+        const struct takt_perf_stat *v = takt_perf_msmt_interval(takt_perf_set_msmt(s, i), bank, &h);
         if (!v->count)
             continue;
         struct takt_perf_stat *t = &x->st[i];
@@ -192,35 +192,37 @@ int metrics_write_file(const char *path, const char *text, size_t len)
 
 /* Render with fn into the buffer, growing it (this is the reporter, not the cycle)
  * until the text fits; then write the file. */
-static int render_write(struct metrics *x, bool final,
-                        void (*fn)(struct metrics *x, struct mx_buf *b, void *ctx), void *ctx)
+int metrics_render_write(struct metrics *x, bool final, metrics_fn fn, void *ctx)
 {
     if (!x->path && !x->http)
         return 0;
     struct mx_buf b;
     for (;;) {
         mx_init(&b, x->buf, x->cap, x->iface, x->proto);
-        struct takt_rt_loop_info li;
-        takt_rt_loop_get_info(x->loop, &li);
-        struct mx_loop l = { .period_ns = li.period };
-        if (final) {
-            l.cycles = li.cycles;
-            l.overruns = li.overruns;
-            l.ended = true;
-            l.cpu_ns = li.proc_cpu_ns;
-            l.thread_cpu_ns = li.cpu_ns;
-        } else {
-            metrics_latched(x, &l.cycles, &l.overruns);
+        if (x->loop) {   /* without takt's cycle loop (plk cn): the caller's figures alone */
+            struct takt_rt_loop_info li;
+            takt_rt_loop_get_info(x->loop, &li);
+            struct mx_loop l = { .period_ns = li.period };
+            if (final) {
+                l.cycles = li.cycles;
+                l.overruns = li.overruns;
+                l.ended = true;
+                l.cpu_ns = li.proc_cpu_ns;
+                l.thread_cpu_ns = li.cpu_ns;
+            } else {
+                metrics_latched(x, &l.cycles, &l.overruns);
+            }
+            mx_loop(&b, &l);
+            struct mx_perf p = { 0 };
+            const struct takt_perf_set *s = takt_rt_loop_perf(x->loop);
+            for (unsigned i = 0; i < x->n && i < takt_perf_set_count(s) && (final || x->banks); i++, p.n++) {
+                const struct takt_perf_msmt *m = takt_perf_set_msmt(s, i);
+                p.name[i] = m->name;
+                p.stat[i] = final ? &m->total : &x->st[i];
+                p.hist[i] = final ? &m->hist : &x->h[i];
+            }
+            mx_perf(&b, &p, li.period);
         }
-        mx_loop(&b, &l);
-        struct mx_perf p = { 0 };
-        const struct takt_perf_set *s = takt_rt_loop_perf(x->loop);
-        for (unsigned i = 0; i < x->n && i < s->n && (final || x->banks); i++, p.n++) {
-            p.name[i] = s->m[i]->name;
-            p.stat[i] = final ? &s->m[i]->total : &x->st[i];
-            p.hist[i] = final ? &s->m[i]->hist : &x->h[i];
-        }
-        mx_perf(&b, &p, li.period);
         fn(x, &b, ctx);
         if (!b.overflow)
             break;
@@ -266,7 +268,7 @@ static void ecat_fn(struct metrics *x, struct mx_buf *b, void *ctx)
 
 int metrics_write_ecat(struct metrics *x, struct takt_ecat_master *m, bool final)
 {
-    return render_write(x, final, ecat_fn, m);
+    return metrics_render_write(x, final, ecat_fn, m);
 }
 
 static void plk_fn(struct metrics *x, struct mx_buf *b, void *ctx)
@@ -283,5 +285,5 @@ static void plk_fn(struct metrics *x, struct mx_buf *b, void *ctx)
 
 int metrics_write_plk_mn(struct metrics *x, struct takt_plk_mn *mn, bool final)
 {
-    return render_write(x, final, plk_fn, mn);
+    return metrics_render_write(x, final, plk_fn, mn);
 }

@@ -59,7 +59,8 @@ void mx_plk_mn(struct mx_buf *b, const struct takt_plk_mn_stats *s,
 /* --- the running side (metrics.c) ------------------------------------------------- */
 struct metrics;
 
-/* From the command line (--metrics-file, --metrics-every, --metrics-listen): *out NULL when no metrics
+/* From the command line (--metrics-file, --metrics-every, --metrics-listen; loop NULL: a
+ * command without takt's cycle loop, plk cn): *out NULL when no metrics
  * are asked for, unless always (the service watchdog wants the latched counters); 2 after a usage error (said), 1 when out of memory, else 0. perf is
  * the loop's set: its measurements are accumulated here from the interval banks, so
  * the cumulative figures the cycle writes are never read while it runs. Call before
@@ -82,6 +83,10 @@ bool metrics_due(struct metrics *x, takt_ns_t now);
 void metrics_ecat_names(struct metrics *x, struct takt_ecat_master *m);
 int  metrics_write_ecat(struct metrics *x, struct takt_ecat_master *m, bool final);
 int  metrics_write_plk_mn(struct metrics *x, struct takt_plk_mn *mn, bool final);
+/* Render with fn (after the loop's figures, when metrics_open had a loop) and write
+ * the file and the HTTP copy; the buffer grows until the text fits. 0 or -errno. */
+typedef void (*metrics_fn)(struct metrics *x, struct mx_buf *b, void *ctx);
+int  metrics_render_write(struct metrics *x, bool final, metrics_fn fn, void *ctx);
 /* Write text atomically to path: path.tmp in the same directory, fsync, rename, fsync
  * of the directory. 0 or -errno. */
 int  metrics_write_file(const char *path, const char *text, size_t len);

@@ -16,7 +16,7 @@
 /* The layout itself is pdo.c's (SM lengths, one FMMU per contiguous SM run, bit-exact
  * variables, frames never splitting a slave); here it becomes cyclic datagrams, the
  * image and the per-slave entries the API looks up. */
-int ecat_layout(struct takt_ecat_master *m)
+int ecat_layout(struct ecat_core *m)
 {
     char err[200];
     uint16_t *pos = calloc(m->n_slaves ? m->n_slaves : 1, sizeof *pos);
@@ -28,7 +28,7 @@ int ecat_layout(struct takt_ecat_master *m)
     int rc = ecat_pdo_layout(&m->img, m->maps, pos, m->n_slaves, 0, SEG_MAX, err, sizeof err);
     free(pos);
     if (rc) {
-        ecat_fail(m, rc, "process image: %s", err);
+        ECAT_FAILT(m, rc, TAKT_ECAT_EV_IMAGE_INVALID, -1, RT_TXT(err));
         return rc;
     }
     /* an ENI moves each slave's data to its BitStart and brings its own frames */
@@ -39,8 +39,7 @@ int ecat_layout(struct takt_ecat_master *m)
     if (m->img.n_frames > ECAT_MAX_CYC_DG) {
         if (eni)
             ecat_plan_free(&plan);
-        ecat_fail(m, -ENOSPC, "process image of %u bytes needs %u frames, at most %d", m->img.size,
-                  m->img.n_frames, ECAT_MAX_CYC_DG);
+        ECAT_FAIL(m, -ENOSPC, TAKT_ECAT_EV_IMAGE_TOO_BIG, -1, m->img.size, m->img.n_frames, ECAT_MAX_CYC_DG);
         return -ENOSPC;
     }
     free(m->image);

@@ -7,29 +7,28 @@
 #include <stdio.h>
 #include <string.h>
 #include "ecat/master_internal.h"
+#include "ecat/driver.h"
 #include "util/wire.h"
 
-enum { DC_IDLE, DC_LATCH, DC_READ, DC_WRITE, DC_DRIFT, DC_SYNC_READ, DC_SYNC_WRITE, DC_RUN,
-       DC_FAILED, DC_COUNT };
 #define DC_STATIC_ITER 1000        /* ethercrab defaults to 10 000; fewer suffice for a sim */
 #define DC_START_DELAY (100 * TAKT_NS_PER_MS)
 
-static uint64_t master_time(const struct takt_ecat_master *m, takt_ns_t now)
-{ return (uint64_t)(now + m->dc_offset); }
+static uint64_t master_time(const struct ecat_core *m, takt_ns_t now)
+{ return (uint64_t)(now + m->dc.offset); }
 
-static bool busy(const struct takt_ecat_master *m)
+static bool busy(const struct ecat_core *m)
 {
     for (unsigned i = 0; i < m->n_slaves; i++)
         for (unsigned k = 0; k < 3; k++)
             if (ecat_req_busy(&m->slaves[i].dcr[k]))
                 return true;
-    for (unsigned k = 0; k < TAKT_ARRAY_SIZE(m->dc_frmw); k++)
-        if (ecat_req_busy(&m->dc_frmw[k]))
+    for (unsigned k = 0; k < TAKT_ARRAY_SIZE(m->dc.frmw); k++)
+        if (ecat_req_busy(&m->dc.frmw[k]))
             return true;
     return false;
 }
 
-static void req(struct takt_ecat_master *m, struct ecat_slave *s, unsigned k, uint8_t cmd, uint16_t reg,
+static void req(struct ecat_core *m, struct ecat_slave *s, unsigned k, uint8_t cmd, uint16_t reg,
                 const void *d, uint16_t len)
 {
     if (d)
@@ -40,27 +39,27 @@ static void req(struct takt_ecat_master *m, struct ecat_slave *s, unsigned k, ui
     ecat_req_queue(m, &s->dcr[k]);
 }
 
-static void dc_fail(struct takt_ecat_master *m, const char *what, const struct ecat_slave *s, int wkc)
+static void dc_fail(struct ecat_core *m, const char *what, const struct ecat_slave *s, int wkc)
 {
-    ecat_fail(m, -TAKT_EWKC, "DC set-up: %s at slave %u (station 0x%04X): expected WKC 1, got %d",
-              what, s ? s->info.position : 0, s ? s->info.station : 0, wkc);
-    m->dc_state = DC_FAILED;
+    ECAT_FAILT(m, -TAKT_EWKC, TAKT_ECAT_EV_DC_SETUP_WKC, s ? (int)s->info.position : -1, RT_TXT(what),
+               s ? s->info.position : 0, s ? s->info.station : 0, wkc);
+    m->dc.state = DC_FAILED;
 }
 
-static void enter_latch(struct takt_ecat_master *m, takt_ns_t now)
+static void enter_latch(struct ecat_core *m, takt_ns_t now)
 {
     (void)now;
     /* ETG.1000.4 distributed clocks: one broadcast write to 0x0900 latches every DC ESC's port times */
-    struct ecat_slave *s = &m->slaves[m->dc_ref];
+    struct ecat_slave *s = &m->slaves[m->dc.ref];
     ecat_req_init(&s->dcr[0], ECAT_BWR, 0, ESC_DC_RECV_TIME0, s->dcb[0], 4);
     memset(s->dcb[0], 0, 4);
     ecat_req_queue(m, &s->dcr[0]);
-    m->dc_state = DC_LATCH;
+    m->dc.state = DC_LATCH;
 }
 
-static void state_latch(struct takt_ecat_master *m, takt_ns_t now)
+static void state_latch(struct ecat_core *m, takt_ns_t now)
 {
-    struct ecat_slave *r = &m->slaves[m->dc_ref];
+    struct ecat_slave *r = &m->slaves[m->dc.ref];
     if (r->dcr[0].wkc < 1) {
         dc_fail(m, "BWR 0x0900 latch", r, r->dcr[0].wkc);
         return;
@@ -72,7 +71,7 @@ static void state_latch(struct takt_ecat_master *m, takt_ns_t now)
         req(m, s, 0, ECAT_FPRD, ESC_DC_RECV_TIME0, NULL, 16);
         req(m, s, 1, ECAT_FPRD, ESC_DC_RECV_TIME_PU, NULL, 8);
     }
-    m->dc_state = DC_READ;
+    m->dc.state = DC_READ;
     (void)now;
 }
 
@@ -109,7 +108,7 @@ static int prev_port(const struct ecat_slave *p, unsigned q)
  * loop(C)) / 2; in a line (prev = port 0) the familiar delay(P) + (loop(P) - loop(C))/2.
  * A parent without DC has no receive times: the nearest DC ancestor and the line
  * formula stand in (no better can be known). */
-static int64_t tree_delay(const struct takt_ecat_master *m, const struct ecat_slave *s)
+static int64_t tree_delay(const struct ecat_core *m, const struct ecat_slave *s)
 {
     int p = s->info.parent;
     if (p >= 0 && m->slaves[p].info.dc && s->info.parent_port) {
@@ -127,7 +126,7 @@ static int64_t tree_delay(const struct takt_ecat_master *m, const struct ecat_sl
     return ps->info.dc_delay_ns + (loop_time(ps) - loop_time(s)) / 2;
 }
 
-static void state_read(struct takt_ecat_master *m, takt_ns_t now)
+static void state_read(struct ecat_core *m, takt_ns_t now)
 {
     uint64_t mt = master_time(m, now);
     for (unsigned i = 0; i < m->n_slaves; i++) {
@@ -147,7 +146,7 @@ static void state_read(struct takt_ecat_master *m, takt_ns_t now)
         struct ecat_slave *s = &m->slaves[i];
         if (!s->info.dc)
             continue;
-        int64_t d = (int)i == m->dc_ref ? 0 : tree_delay(m, s);
+        int64_t d = (int)i == m->dc.ref ? 0 : tree_delay(m, s);
         if (d < 0)
             d = 0;
         s->info.dc_delay_ns = (int32_t)d;
@@ -158,19 +157,19 @@ static void state_read(struct takt_ecat_master *m, takt_ns_t now)
         req(m, s, 0, ECAT_FPWR, ESC_DC_SYS_OFFSET, b, 8);
         req(m, s, 1, ECAT_FPWR, ESC_DC_SYS_DELAY, b + 8, 4);
     }
-    m->dc_state = DC_WRITE;
+    m->dc.state = DC_WRITE;
 }
 
-static void queue_drift(struct takt_ecat_master *m)
+static void queue_drift(struct ecat_core *m)
 {
-    const struct ecat_slave *r = &m->slaves[m->dc_ref];
-    for (unsigned k = 0; k < TAKT_ARRAY_SIZE(m->dc_frmw) && m->dc_iter < DC_STATIC_ITER; k++, m->dc_iter++) {
-        ecat_req_init(&m->dc_frmw[k], ECAT_FRMW, r->info.station, ESC_DC_SYS_TIME, m->dc_frmw_buf[k], 8);
-        ecat_req_queue(m, &m->dc_frmw[k]);
+    const struct ecat_slave *r = &m->slaves[m->dc.ref];
+    for (unsigned k = 0; k < TAKT_ARRAY_SIZE(m->dc.frmw) && m->dc.iter < DC_STATIC_ITER; k++, m->dc.iter++) {
+        ecat_req_init(&m->dc.frmw[k], ECAT_FRMW, r->info.station, ESC_DC_SYS_TIME, m->dc.frmw_buf[k], 8);
+        ecat_req_queue(m, &m->dc.frmw[k]);
     }
 }
 
-static void state_write(struct takt_ecat_master *m, takt_ns_t now)
+static void state_write(struct ecat_core *m, takt_ns_t now)
 {
     (void)now;
     for (unsigned i = 0; i < m->n_slaves; i++) {
@@ -180,40 +179,38 @@ static void state_write(struct takt_ecat_master *m, takt_ns_t now)
             return;
         }
     }
-    m->dc_iter = 0;
+    m->dc.iter = 0;
     queue_drift(m);        /* ESC datasheet Section I: static drift compensation */
-    m->dc_state = DC_DRIFT;
+    m->dc.state = DC_DRIFT;
 }
 
-static void state_drift(struct takt_ecat_master *m, takt_ns_t now)
+static void state_drift(struct ecat_core *m, takt_ns_t now)
 {
     (void)now;
-    if (m->dc_iter < DC_STATIC_ITER) {
+    if (m->dc.iter < DC_STATIC_ITER) {
         queue_drift(m);
         return;
     }
-    struct ecat_slave *r = &m->slaves[m->dc_ref];
+    struct ecat_slave *r = &m->slaves[m->dc.ref];
     req(m, r, 2, ECAT_FPRD, ESC_DC_SYS_TIME, NULL, 8);
-    m->dc_state = DC_SYNC_READ;
+    m->dc.state = DC_SYNC_READ;
 }
 
-static void run(struct takt_ecat_master *m, const char *by)
+static void run(struct ecat_core *m, const char *by)
 {
-    m->dc_state = DC_RUN;
-    m->dc_rr = (unsigned)m->dc_ref;
-    m->dc_active = true;
+    m->dc.state = DC_RUN;
+    m->dc.rr = (unsigned)m->dc.ref;
+    m->dc.active = true;
     if (by)
-        ecat_event(m, "DC: reference clock slave %d, SYNC0 armed %s, start times on a %lld ns grid "
-                   "from %llu", m->dc_ref, by, (long long)m->o.cycle_ns, (unsigned long long)m->dc_sync0_start);
+        ECAT_EVT(m, TAKT_ECAT_EV_DC_ARMED, m->dc.ref, RT_TXT(by), m->o.cycle_ns, m->dc.sync0_start);
     else
-        ecat_event(m, "DC: reference clock slave %d, SYNC0 every %lld ns from %llu", m->dc_ref,
-                   (long long)m->o.cycle_ns, (unsigned long long)m->dc_sync0_start);
+        ECAT_EV(m, TAKT_ECAT_EV_DC_SYNC0, m->dc.ref, m->o.cycle_ns, m->dc.sync0_start);
 }
 
-uint64_t ecat_dc_start_time(const struct takt_ecat_master *m, takt_ns_t now, int64_t shift)
+uint64_t ecat_dc_start_time(const struct ecat_core *m, takt_ns_t now, int64_t shift)
 {
-    uint64_t cyc = (uint64_t)m->o.cycle_ns, start = m->dc_sync0_start;
-    uint64_t ref = m->dc_ref_time + (uint64_t)(now > m->dc_ref_at ? now - m->dc_ref_at : 0);
+    uint64_t cyc = (uint64_t)m->o.cycle_ns, start = m->dc.sync0_start;
+    uint64_t ref = m->dc.ref_time + (uint64_t)(now > m->dc.ref_at ? now - m->dc.ref_at : 0);
     if (start < ref + DC_START_DELAY)
         start += ((ref + DC_START_DELAY - start) / cyc + 1) * cyc;
     return start + (uint64_t)shift;
@@ -221,12 +218,12 @@ uint64_t ecat_dc_start_time(const struct takt_ecat_master *m, takt_ns_t now, int
 
 /* dc.c writes slave i's SYNC0: always with --dc alone; with an ENI whose commands arm
  * SYNC0, only for its slaves that ask for DC by <DC> AssignActivate alone. */
-static bool takt_arms(const struct takt_ecat_master *m, unsigned i)
+static bool takt_arms(const struct ecat_core *m, unsigned i)
 { return m->slaves[i].info.dc && (!m->eni_sync || ecat_eni_sync_of(m, i) == 2); }
 
-static void state_sync_read(struct takt_ecat_master *m, takt_ns_t now)
+static void state_sync_read(struct ecat_core *m, takt_ns_t now)
 {
-    struct ecat_slave *r = &m->slaves[m->dc_ref];
+    struct ecat_slave *r = &m->slaves[m->dc.ref];
     if (r->dcr[2].wkc != 1) {
         dc_fail(m, "FPRD 0x0910", r, r->dcr[2].wkc);
         return;
@@ -234,9 +231,9 @@ static void state_sync_read(struct takt_ecat_master *m, takt_ns_t now)
     uint64_t t = get_le64(r->dcb[2]);
     uint64_t cyc = (uint64_t)m->o.cycle_ns;
     /* as SOEM and IgH start SYNC0: a whole number of cycles at least 100 ms ahead, plus the shift */
-    m->dc_sync0_start = ((t + DC_START_DELAY) / cyc + 1) * cyc + (uint64_t)m->o.sync0_shift_ns;
-    m->dc_ref_time = t;
-    m->dc_ref_at = now;
+    m->dc.sync0_start = ((t + DC_START_DELAY) / cyc + 1) * cyc + (uint64_t)m->o.sync0_shift_ns;
+    m->dc.ref_time = t;
+    m->dc.ref_at = now;
     /* with an ENI that arms SYNC0 its own commands do (eni_exec.c), each slave's start
      * time on this grid (ecat_dc_start_time) */
     bool any = false;
@@ -246,7 +243,7 @@ static void state_sync_read(struct takt_ecat_master *m, takt_ns_t now)
             continue;
         any = true;
         uint8_t b[16] = { 0 };
-        put_le64(b, m->dc_sync0_start);
+        put_le64(b, m->dc.sync0_start);
         put_le32(b + 8, (uint32_t)cyc);
         b[12] = 0x03;                          /* cyclic operation + SYNC0 */
         req(m, s, 0, ECAT_FPWR, ESC_DC_SYNC0_START, b, 8);
@@ -256,10 +253,10 @@ static void state_sync_read(struct takt_ecat_master *m, takt_ns_t now)
     if (m->eni_sync && !any)
         run(m, "by the ENI's init commands");
     else
-        m->dc_state = DC_SYNC_WRITE;
+        m->dc.state = DC_SYNC_WRITE;
 }
 
-static void state_sync_write(struct takt_ecat_master *m, takt_ns_t now)
+static void state_sync_write(struct ecat_core *m, takt_ns_t now)
 {
     (void)now;
     for (unsigned i = 0; i < m->n_slaves; i++) {
@@ -273,9 +270,9 @@ static void state_sync_write(struct takt_ecat_master *m, takt_ns_t now)
     run(m, m->eni_sync ? "by the ENI's init commands and takt (AssignActivate)" : NULL);
 }
 
-static void state_none(struct takt_ecat_master *m, takt_ns_t now) { (void)m; (void)now; }
+static void state_none(struct ecat_core *m, takt_ns_t now) { (void)m; (void)now; }
 
-typedef void (*dc_fn)(struct takt_ecat_master *m, takt_ns_t now);
+typedef void (*dc_fn)(struct ecat_core *m, takt_ns_t now);
 static const dc_fn dc_states[DC_COUNT] = {
     [DC_IDLE] = state_none, [DC_LATCH] = state_latch, [DC_READ] = state_read,
     [DC_WRITE] = state_write, [DC_DRIFT] = state_drift, [DC_SYNC_READ] = state_sync_read,
@@ -283,26 +280,26 @@ static const dc_fn dc_states[DC_COUNT] = {
 };
 _Static_assert(TAKT_ARRAY_SIZE(dc_states) == DC_COUNT, "one function per DC state");
 
-int ecat_dc_configure(struct takt_ecat_master *m, takt_ns_t now)
+int ecat_dc_configure(struct ecat_core *m, takt_ns_t now)
 {
-    if (!m->scanned || m->dc_state == DC_FAILED || m->dc_state == DC_RUN)
+    if (!m->scanned || m->dc.state == DC_FAILED || m->dc.state == DC_RUN)
         return 0;
-    if (m->dc_state == DC_IDLE) {
-        m->dc_ref = -1;
-        for (unsigned i = 0; i < m->n_slaves && m->dc_ref < 0; i++)
+    if (m->dc.state == DC_IDLE) {
+        m->dc.ref = -1;
+        for (unsigned i = 0; i < m->n_slaves && m->dc.ref < 0; i++)
             if (m->slaves[i].info.dc)
-                m->dc_ref = (int)i;
-        if (m->dc_ref < 0) {
-            ecat_event(m, "DC requested but no slave supports it (0x0008 bit 2); running without");
-            m->dc_state = DC_FAILED;
-            m->dc_active = true;           /* let slaves waiting for SYNC0 proceed */
+                m->dc.ref = (int)i;
+        if (m->dc.ref < 0) {
+            ECAT_EV(m, TAKT_ECAT_EV_DC_NONE, -1);
+            m->dc.state = DC_FAILED;
+            m->dc.active = true;           /* let slaves waiting for SYNC0 proceed */
             return -ENODEV;
         }
         enter_latch(m, now);
         return 0;
     }
     if (!busy(m))
-        dc_states[m->dc_state](m, now);
+        dc_states[m->dc.state](m, now);
     return 0;
 }
 
@@ -310,10 +307,10 @@ int ecat_dc_configure(struct takt_ecat_master *m, takt_ns_t now)
 
 enum { RE_NONE, RE_READ, RE_WRITE, RE_SYNC };
 
-bool ecat_dc_rejoin(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+bool ecat_dc_rejoin(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     (void)now;
-    if (m->dc_state != DC_RUN || !s->info.dc || !m->target)
+    if (m->dc.state != DC_RUN || !s->info.dc || !m->target)
         return false;
     /* its system time and offset, read in the frame right after the cyclic one whose
      * FRMW reads the reference: the two are compared in the same cycle */
@@ -323,13 +320,12 @@ bool ecat_dc_rejoin(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t 
     return true;
 }
 
-static bool rejoin_ok(struct takt_ecat_master *m, struct ecat_slave *s, unsigned n, const char *what,
+static bool rejoin_ok(struct ecat_core *m, struct ecat_slave *s, unsigned n, const char *what,
                       takt_ns_t now)
 {
     for (unsigned k = 0; k < n; k++)
         if (s->dcr[k].wkc != 1) {
-            ecat_event(m, "slave %u: DC set-up after its return: %s: expected WKC 1, got %d; "
-                       "going on without", (unsigned)(s - m->slaves), what, s->dcr[k].wkc);
+            ECAT_EVT(m, TAKT_ECAT_EV_DC_RETURN_WKC, (int)(s - m->slaves), RT_TXT(what), s->dcr[k].wkc);
             s->dc_re = RE_NONE;
             ecat_slave_goto(m, s, m->target, now);
             return false;
@@ -337,7 +333,7 @@ static bool rejoin_ok(struct takt_ecat_master *m, struct ecat_slave *s, unsigned
     return true;
 }
 
-static void rejoin_step(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void rejoin_step(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     for (unsigned k = 0; k < 3; k++)
         if (ecat_req_busy(&s->dcr[k]))
@@ -348,9 +344,9 @@ static void rejoin_step(struct takt_ecat_master *m, struct ecat_slave *s, takt_n
         /* ESC datasheet Section I, offset compensation: the offset that makes its system time the reference's; the FPRD
          * left after the FRMW by the difference of their send times */
         uint64_t sys = get_le64(s->dcb[0]), off = get_le64(s->dcb[1]);
-        int64_t lag = s->dcr[0].sent - m->mon_dc.sent;
+        int64_t lag = s->dcr[0].sent - m->dc.mon_ref.sent;
         uint8_t b[12], filt[2] = { 0x00, 0x0C }, speed[2] = { 0x00, 0x10 };
-        put_le64(b, off + (m->dc_ref_time + (uint64_t)lag - sys));
+        put_le64(b, off + (m->dc.ref_time + (uint64_t)lag - sys));
         put_le32(b + 8, (uint32_t)s->info.dc_delay_ns);
         req(m, s, 0, ECAT_FPWR, ESC_DC_SYS_OFFSET, b, 12);
         req(m, s, 1, ECAT_FPWR, ESC_DC_DIFF_FILTER, filt, 2);   /* as at scan (scan.c) */
@@ -360,9 +356,9 @@ static void rejoin_step(struct takt_ecat_master *m, struct ecat_slave *s, takt_n
         if (!rejoin_ok(m, s, 3, "FPWR 0x0920/0x0934/0x0930", now))
             return;
         /* SYNC0 on the network's grid, a whole number of cycles at least 100 ms ahead */
-        uint64_t cyc = (uint64_t)m->o.cycle_ns, start = m->dc_sync0_start;
-        if (m->dc_ref_time + DC_START_DELAY > start)
-            start += ((m->dc_ref_time + DC_START_DELAY - start) / cyc + 1) * cyc;
+        uint64_t cyc = (uint64_t)m->o.cycle_ns, start = m->dc.sync0_start;
+        if (m->dc.ref_time + DC_START_DELAY > start)
+            start += ((m->dc.ref_time + DC_START_DELAY - start) / cyc + 1) * cyc;
         uint8_t b[13] = { 0 };
         put_le64(b, start);
         put_le32(b + 8, (uint32_t)cyc);
@@ -375,20 +371,19 @@ static void rejoin_step(struct takt_ecat_master *m, struct ecat_slave *s, takt_n
         if (!rejoin_ok(m, s, 3, "SYNC0 set-up (0x0990/0x09A0/0x0981)", now))
             return;
         s->dc_re = RE_NONE;
-        ecat_event(m, "slave %u: DC set up again (delay %d ns, SYNC0 on the network's grid)",
-                   (unsigned)(s - m->slaves), s->info.dc_delay_ns);
+        ECAT_EV(m, TAKT_ECAT_EV_DC_AGAIN, (int)(s - m->slaves), s->info.dc_delay_ns);
         ecat_slave_goto(m, s, m->target, now);
     }
 }
 
 /* Per cycle, after the frames returned: PI loop on the phase of the reference clock
  * against SYNC0 (master follows reference), sync error from BRD 0x092C. */
-void ecat_dc_cycle(struct takt_ecat_master *m, takt_ns_t now)
+void ecat_dc_cycle(struct ecat_core *m, takt_ns_t now)
 {
     (void)now;
-    if (m->dc_state != DC_RUN)
+    if (m->dc.state != DC_RUN)
         return;
-    if (m->mon_diff.st == REQ_DONE && m->mon_diff.wkc == 1) {
+    if (m->dc.mon_diff.st == REQ_DONE && m->dc.mon_diff.wkc == 1) {
         /* ESC datasheet Section II: 0x092C bit 31 sign, bits 0-30 magnitude of one slave's filtered
          * difference to the reference; the largest over one round of all DC slaves is
          * the network's sync error. A magnitude of all ones is the register saturated
@@ -398,8 +393,8 @@ void ecat_dc_cycle(struct takt_ecat_master *m, takt_ns_t now)
          * A leap seen once is a bad reading (a flipped bit), so the sample is the smaller
          * of the slave's last two readings: a real error shows a round later, a single
          * bad reading never. */
-        int64_t e = get_le32(m->mon_diff_buf) & 0x7FFFFFFF;
-        struct ecat_slave *sl = &m->slaves[m->dc_rr];
+        int64_t e = get_le32(m->dc.mon_diff_buf) & 0x7FFFFFFF;
+        struct ecat_slave *sl = &m->slaves[m->dc.rr];
         if (e == 0x7FFFFFFF || !sl->info.present || (sl->info.al_state & AL_STATE_MASK) != AL_OP) {
             m->st.dc_sync_invalid++;
             sl->dc_diff_prev = 0;
@@ -408,32 +403,32 @@ void ecat_dc_cycle(struct takt_ecat_master *m, takt_ns_t now)
             sl->dc_diff_prev = (uint32_t)e + 1;
             if (prev >= 0) {
                 e = e < prev ? e : prev;
-                m->dc_round_samples++;
-                if (e > m->dc_round_max)
-                    m->dc_round_max = e;
+                m->dc.round_samples++;
+                if (e > m->dc.round_max)
+                    m->dc.round_max = e;
             }
         }
     }
-    unsigned next = m->dc_rr;
+    unsigned next = m->dc.rr;
     for (unsigned k = 0; k < m->n_slaves; k++) {
         next = (next + 1) % m->n_slaves;
         if (m->slaves[next].info.dc && m->slaves[next].info.present)
             break;
     }
-    if (next <= m->dc_rr) {                 /* a round is complete */
-        if (m->dc_round_samples) {          /* else the last value stands */
-            m->st.dc_sync_err_ns = m->dc_round_max;
-            if (m->dc_round_max > m->st.dc_sync_err_max_ns && ecat_all_op(m))
-                m->st.dc_sync_err_max_ns = m->dc_round_max;
+    if (next <= m->dc.rr) {                 /* a round is complete */
+        if (m->dc.round_samples) {          /* else the last value stands */
+            m->st.dc_sync_err_ns = m->dc.round_max;
+            if (m->dc.round_max > m->st.dc_sync_err_max_ns && ecat_all_op(m))
+                m->st.dc_sync_err_max_ns = m->dc.round_max;
         }
-        m->dc_round_max = 0;
-        m->dc_round_samples = 0;
+        m->dc.round_max = 0;
+        m->dc.round_samples = 0;
     }
-    m->dc_rr = next;
-    if (m->mon_dc.st != REQ_DONE || m->mon_dc.wkc < 1)
+    m->dc.rr = next;
+    if (m->dc.mon_ref.st != REQ_DONE || m->dc.mon_ref.wkc < 1)
         return;
-    m->dc_ref_time = get_le64(m->mon_dc_buf);
-    m->dc_ref_at = now;
+    m->dc.ref_time = get_le64(m->dc.mon_ref_buf);
+    m->dc.ref_at = now;
     for (unsigned i = 0; i < m->n_slaves; i++)
         if (m->slaves[i].dc_re)
             rejoin_step(m, &m->slaves[i], now);
@@ -441,29 +436,30 @@ void ecat_dc_cycle(struct takt_ecat_master *m, takt_ns_t now)
         return;
     int64_t cyc = m->o.cycle_ns;
     /* aim: the frame passes the reference clock half a cycle before the next SYNC0 */
-    int64_t ph = (int64_t)((m->dc_ref_time - m->dc_sync0_start) % (uint64_t)cyc) - cyc / 2;
+    int64_t ph = (int64_t)((m->dc.ref_time - m->dc.sync0_start) % (uint64_t)cyc) - cyc / 2;
     if (ph >= cyc / 2)
         ph -= cyc;
     if (ph < -cyc / 2)
         ph += cyc;
-    m->dc_integral += ph;
+    m->dc.integral += ph;
     int64_t lim = 100 * (int64_t)cyc;
-    if (m->dc_integral > lim) m->dc_integral = lim;
-    if (m->dc_integral < -lim) m->dc_integral = -lim;
-    int64_t shift = -(ph / 10 + m->dc_integral / 200);
+    if (m->dc.integral > lim) m->dc.integral = lim;
+    if (m->dc.integral < -lim) m->dc.integral = -lim;
+    int64_t shift = -(ph / 10 + m->dc.integral / 200);
     if (shift > cyc / 20) shift = cyc / 20;
     if (shift < -cyc / 20) shift = -cyc / 20;
-    m->dc_shift_ns = shift;
-    m->dc_phase_ns = ph;
+    m->dc.shift_ns = shift;
+    m->dc.phase_ns = ph;
 }
 
-int64_t takt_ecat_master_dc_take_shift(struct takt_ecat_master *m)
+int64_t takt_ecat_master_dc_take_shift(struct takt_ecat_master *drv)
 {
-    int64_t s = m->dc_shift_ns;
-    m->dc_shift_ns = 0;
+    struct ecat_core *m = &drv->core;
+    int64_t s = m->dc.shift_ns;
+    m->dc.shift_ns = 0;
     return s;
 }
 
-int64_t takt_ecat_master_dc_phase(const struct takt_ecat_master *m) { return m->dc_phase_ns; }
+int64_t takt_ecat_master_dc_phase(const struct takt_ecat_master *drv) { return drv->core.dc.phase_ns; }
 
-bool takt_ecat_master_dc_enabled(const struct takt_ecat_master *m) { return m->o.dc; }
+bool takt_ecat_master_dc_enabled(const struct takt_ecat_master *drv) { return drv->core.o.dc; }

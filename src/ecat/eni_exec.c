@@ -15,7 +15,7 @@
 enum eni_phase { EP_IDLE, EP_GATE_PRE, EP_PRE, EP_COE_PRE, EP_AL, EP_POST, EP_COE_POST, EP_GATE_POST };
 
 struct ecat_eni_run {
-    struct takt_ecat_master *m;
+    struct ecat_core *m;
     int       pos;                  /* slave position, -1: the master's own commands */
     const struct ecat_eni_cmd *cmd;
     unsigned  n_cmd;
@@ -65,7 +65,7 @@ static bool is_logical(uint8_t c) { return c == ECAT_LRD || c == ECAT_LWR || c =
  * offset and delay, speed counter and filter resets) runs as written. */
 static bool sync_unit(const struct ecat_eni_cmd *c)
 { return !is_logical(c->cmd) && c->ado + c->len > 0x0980 && c->ado <= 0x09AF; }
-static bool dc_register(const struct takt_ecat_master *m, const struct ecat_eni_cmd *c)
+static bool dc_register(const struct ecat_core *m, const struct ecat_eni_cmd *c)
 { return sync_unit(c) && !m->eni_sync; }
 static bool writes_start(const struct ecat_eni_cmd *c)
 { return is_write(c->cmd) && sync_unit(c) && c->ado <= ESC_DC_SYNC0_START && c->ado + c->len >= ESC_DC_SYNC0_START + 8; }
@@ -100,7 +100,7 @@ static bool wanted(const struct ecat_eni_run *r, const struct ecat_eni_cmd *c)
     return !al_request(c, r->nxt) && !al_check(c, r->nxt);
 }
 
-static const char *who(const struct takt_ecat_master *m, const struct ecat_eni_run *r, char *b, size_t n)
+static const char *who(const struct ecat_core *m, const struct ecat_eni_run *r, char *b, size_t n)
 {
     if (r->pos < 0)
         snprintf(b, n, "master");
@@ -121,7 +121,7 @@ static void hex(char *o, size_t n, const uint8_t *d, const uint8_t *mask, unsign
 }
 
 /* Fail the slave (or, for the master's commands, every slave waiting for them). */
-static void run_fail(struct takt_ecat_master *m, struct ecat_eni_run *r, int err)
+static void run_fail(struct ecat_core *m, struct ecat_eni_run *r, int err)
 {
     r->phase = EP_IDLE;
     for (unsigned i = 0; i < m->n_slaves; i++) {
@@ -135,7 +135,7 @@ static void run_fail(struct takt_ecat_master *m, struct ecat_eni_run *r, int err
     }
 }
 
-static void send_cmd(struct takt_ecat_master *m, struct ecat_eni_run *r, const struct ecat_eni_cmd *c)
+static void send_cmd(struct ecat_core *m, struct ecat_eni_run *r, const struct ecat_eni_cmd *c)
 {
     if (c->len)
         memcpy(r->buf, c->data, c->len);
@@ -162,7 +162,7 @@ static bool validated(const struct ecat_eni_cmd *c, const uint8_t *got)
 }
 
 /* Judge command k's reply; 1: still busy, 0: it is done, <0: failed. */
-static int judge(struct takt_ecat_master *m, struct ecat_eni_run *r, const struct ecat_eni_cmd *c,
+static int judge(struct ecat_core *m, struct ecat_eni_run *r, const struct ecat_eni_cmd *c,
                  takt_ns_t now)
 {
     char w[96], exp[48], got[48], mk[48];
@@ -175,11 +175,8 @@ static int judge(struct takt_ecat_master *m, struct ecat_eni_run *r, const struc
             send_cmd(m, r, c);
             return 1;
         }
-        ecat_fail(m, wkc < 0 ? -ETIMEDOUT : -TAKT_EWKC,
-                  "ENI %s line %u: %s, transition %s, command '%s' (%s adp 0x%04X ado 0x%04X): "
-                  "expected WKC %u, got %d%s", path, c->line, who(m, r, w, sizeof w),
-                  ecat_tr_name(r->tr), c->comment, ecat_cmd_name(c->cmd), c->adp, c->ado,
-                  c->cnt, wkc, wkc < 0 ? " (no frame returned)" : "");
+        ECAT_FAILT(m, wkc < 0 ? -ETIMEDOUT : -TAKT_EWKC, TAKT_ECAT_EV_ENI_CMD_WKC, -1, RT_TXT(path, who(m, r, w, sizeof w), c->comment),
+               c->line, r->tr, c->cmd, c->adp, c->ado, c->cnt, wkc, wkc < 0);
         return wkc < 0 ? -ETIMEDOUT : -TAKT_EWKC;
     }
     if (c->validate && !(wkc_ok && wkc > 0 && validated(c, r->buf))) {
@@ -191,19 +188,15 @@ static int judge(struct takt_ecat_master *m, struct ecat_eni_run *r, const struc
         hex(exp, sizeof exp, c->vdata, c->vmask, c->len);
         hex(got, sizeof got, r->buf, NULL, wkc > 0 ? c->len : 0);
         hex(mk, sizeof mk, c->vmask ? c->vmask : c->vdata, NULL, c->vmask ? c->len : 0);
-        ecat_fail(m, -ETIMEDOUT,
-                  "ENI %s line %u: %s, transition %s, command '%s' (%s 0x%04X): validate expected "
-                  "%s%s%s, found %s (WKC %d) after %u ms", path, c->line, who(m, r, w, sizeof w),
-                  ecat_tr_name(r->tr), c->comment, ecat_cmd_name(c->cmd), c->ado, exp,
-                  c->vmask ? " mask " : "", c->vmask ? mk : "", wkc > 0 ? got : "nothing", wkc,
-                  c->vtimeout_ms);
+        ECAT_FAILT(m, -ETIMEDOUT, TAKT_ECAT_EV_ENI_VALIDATE, -1, RT_TXT(path, who(m, r, w, sizeof w), c->comment, exp,
+               c->vmask ? mk : "", wkc > 0 ? got : "nothing"), c->line, r->tr, c->cmd, c->ado, c->vmask != 0, wkc, c->vtimeout_ms);
         return -ETIMEDOUT;
     }
     return 0;
 }
 
 /* Run the wanted commands in [k, end); 1: busy, 0: all done, <0: failed. */
-static int run_cmds(struct takt_ecat_master *m, struct ecat_eni_run *r, unsigned end, takt_ns_t now)
+static int run_cmds(struct ecat_core *m, struct ecat_eni_run *r, unsigned end, takt_ns_t now)
 {
     for (;;) {
         while (r->k < end && !wanted(r, &r->cmd[r->k]))
@@ -211,7 +204,7 @@ static int run_cmds(struct takt_ecat_master *m, struct ecat_eni_run *r, unsigned
         if (r->k >= end)
             return 0;
         const struct ecat_eni_cmd *c = &r->cmd[r->k];
-        if (!r->sent && m->eni_sync && needs_dc(c) && !m->dc_active)
+        if (!r->sent && m->eni_sync && needs_dc(c) && !m->dc.active)
             return 1;                   /* dc.c is still setting the clocks up */
         if (!r->sent) {
             r->tries = 0;
@@ -239,25 +232,23 @@ static void coe_done(void *ctx, int err, const uint8_t *data, size_t len)
     struct ecat_eni_run *r = ctx;
     (void)data;
     if (err)
-        snprintf(r->coe_msg, sizeof r->coe_msg, "%s", takt_ecat_master_error(r->m));
+        snprintf(r->coe_msg, sizeof r->coe_msg, "%.*s", (int)sizeof r->coe_msg - 1, r->m->errmsg);
     r->coe_rc = err;
     r->coe_len = len;
     r->coe_busy = false;
 }
 
-static int coe_fail(struct takt_ecat_master *m, struct ecat_eni_run *r, const struct ecat_eni_coe *c,
+static int coe_fail(struct ecat_core *m, struct ecat_eni_run *r, const struct ecat_eni_coe *c,
                     int rc, const char *what)
 {
-    ecat_fail(m, rc, "ENI %s line %u: slave %d (%s), transition %s, CoE %s 0x%04X:%02X%s ('%s'): %s",
-              m->eni_path, c->line, r->pos, m->eni->slave[r->pos].name, ecat_tr_name(r->tr),
-              c->ccs == 2 ? "upload" : "download", c->index, c->subindex,
-              c->complete_access ? " complete access" : "", c->comment, what);
+    ECAT_FAILT(m, rc, TAKT_ECAT_EV_ENI_COE, r->pos, RT_TXT(m->eni_path, m->eni->slave[r->pos].name, c->comment, what),
+               c->line, r->tr, c->ccs == 2, c->index, c->subindex, c->complete_access != 0);
     return rc;
 }
 
 /* The CoE init commands of the transition, one transfer at a time; an upload with Data
  * checks what the slave holds. 1: busy, 0: done, <0: failed. */
-static int run_coe(struct takt_ecat_master *m, struct ecat_eni_run *r, takt_ns_t now)
+static int run_coe(struct ecat_core *m, struct ecat_eni_run *r, takt_ns_t now)
 {
     char msg[200], exp[48], got[48];
     for (;;) {
@@ -268,9 +259,9 @@ static int run_coe(struct takt_ecat_master *m, struct ecat_eni_run *r, takt_ns_t
         const struct ecat_eni_coe *c = &r->coe[r->k];
         if (!r->sent) {
             int rc = c->ccs == 2
-                ? takt_ecat_sdo_upload_async(m, (unsigned)r->pos, c->index, c->subindex, c->complete_access,
+                ? ecat_sdo_upload_async(m, (unsigned)r->pos, c->index, c->subindex, c->complete_access,
                                         r->cbuf, r->ccap, coe_done, r)
-                : takt_ecat_sdo_download_async(m, (unsigned)r->pos, c->index, c->subindex,
+                : ecat_sdo_download_async(m, (unsigned)r->pos, c->index, c->subindex,
                                           c->complete_access, c->data, c->len, coe_done, r);
             if (rc)
                 return coe_fail(m, r, c, rc, "cannot be queued");
@@ -300,7 +291,7 @@ static int run_coe(struct takt_ecat_master *m, struct ecat_eni_run *r, takt_ns_t
     }
 }
 
-static bool has_master_cmds(const struct takt_ecat_master *m, uint8_t tr, bool before)
+static bool has_master_cmds(const struct ecat_core *m, uint8_t tr, bool before)
 {
     const struct ecat_eni *e = m->eni;
     for (unsigned i = 0; i < e->n_master_init; i++) {
@@ -323,7 +314,7 @@ static void enter(struct ecat_slave *s, struct ecat_eni_run *r, uint8_t phase)
 /* Master commands are broadcasts around a transition of the whole network: every
  * other slave is on its way too (not one slave's re-join, nor its own state request
  * while the others stay where they are). */
-static bool network_transition(const struct takt_ecat_master *m, const struct ecat_slave *s)
+static bool network_transition(const struct ecat_core *m, const struct ecat_slave *s)
 {
     if (!m->target || s->returning)
         return false;
@@ -333,7 +324,7 @@ static bool network_transition(const struct takt_ecat_master *m, const struct ec
     return true;
 }
 
-bool ecat_eni_begin(struct takt_ecat_master *m, struct ecat_slave *s, uint8_t cur, uint8_t nxt,
+bool ecat_eni_begin(struct ecat_core *m, struct ecat_slave *s, uint8_t cur, uint8_t nxt,
                     takt_ns_t now)
 {
     struct ecat_eni_run *r = s->er;
@@ -369,7 +360,7 @@ bool ecat_eni_begin(struct takt_ecat_master *m, struct ecat_slave *s, uint8_t cu
     return true;
 }
 
-bool ecat_eni_reached(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+bool ecat_eni_reached(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     (void)m;
     (void)now;
@@ -379,7 +370,7 @@ bool ecat_eni_reached(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_
     return true;
 }
 
-const char *ecat_eni_al_note(const struct takt_ecat_master *m, const struct ecat_slave *s, char *buf,
+const char *ecat_eni_al_note(const struct ecat_core *m, const struct ecat_slave *s, char *buf,
                              size_t n)
 {
     const struct ecat_eni_run *r = s->er;
@@ -390,7 +381,7 @@ const char *ecat_eni_al_note(const struct takt_ecat_master *m, const struct ecat
     return buf;
 }
 
-static void finish(struct takt_ecat_master *m, struct ecat_slave *s, struct ecat_eni_run *r, takt_ns_t now)
+static void finish(struct ecat_core *m, struct ecat_slave *s, struct ecat_eni_run *r, takt_ns_t now)
 {
     r->phase = EP_IDLE;
     s->f.state = SS_IDLE;
@@ -404,7 +395,7 @@ static bool coe_before(const struct ecat_eni_run *r)
 static bool coe_after(const struct ecat_eni_run *r)
 { return r->cur == AL_INIT && r->nxt == AL_PREOP; }
 
-void ecat_eni_state(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+void ecat_eni_state(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     struct ecat_eni_run *r = s->er;
     if (!r)
@@ -445,9 +436,9 @@ void ecat_eni_state(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t 
 
 /* --- the master's own commands, once per network transition ----------------------- */
 
-static struct ecat_eni_run *master_run(struct takt_ecat_master *m) { return &m->eni_runs[m->eni_nruns - 1]; }
+static struct ecat_eni_run *master_run(struct ecat_core *m) { return &m->eni_runs[m->eni_nruns - 1]; }
 
-static void release(struct takt_ecat_master *m, uint8_t tr, uint8_t gate, takt_ns_t now)
+static void release(struct ecat_core *m, uint8_t tr, uint8_t gate, takt_ns_t now)
 {
     for (unsigned i = 0; i < m->n_slaves; i++) {
         struct ecat_slave *s = &m->slaves[i];
@@ -461,7 +452,7 @@ static void release(struct takt_ecat_master *m, uint8_t tr, uint8_t gate, takt_n
     }
 }
 
-void ecat_eni_master_step(struct takt_ecat_master *m, takt_ns_t now)
+void ecat_eni_master_step(struct ecat_core *m, takt_ns_t now)
 {
     if (!m->eni_runs)
         return;
@@ -505,7 +496,7 @@ void ecat_eni_master_step(struct takt_ecat_master *m, takt_ns_t now)
 
 /* The ENI's INIT -> PREOP is under way (its master commands may clear the station
  * addresses, its slave commands set them again): nothing else addresses slaves yet. */
-bool ecat_eni_settling(const struct takt_ecat_master *m)
+bool ecat_eni_settling(const struct ecat_core *m)
 {
     if (!m->eni_runs)
         return false;
@@ -522,7 +513,7 @@ bool ecat_eni_settling(const struct takt_ecat_master *m)
 
 /* --- set-up ------------------------------------------------------------------------ */
 
-static int run_init(struct takt_ecat_master *m, struct ecat_eni_run *r, int pos, const struct ecat_eni_cmd *cmd, unsigned n,
+static int run_init(struct ecat_core *m, struct ecat_eni_run *r, int pos, const struct ecat_eni_cmd *cmd, unsigned n,
                     const struct ecat_eni_coe *coe, unsigned n_coe)
 {
     memset(r, 0, sizeof *r);
@@ -547,7 +538,7 @@ static int run_init(struct takt_ecat_master *m, struct ecat_eni_run *r, int pos,
     return r->buf && r->cbuf ? 0 : -ENOMEM;
 }
 
-void ecat_eni_exec_free(struct takt_ecat_master *m)
+void ecat_eni_exec_free(struct ecat_core *m)
 {
     if (m->eni_runs) {
         for (unsigned i = 0; i < m->eni_nruns; i++) {
@@ -566,7 +557,7 @@ void ecat_eni_exec_free(struct takt_ecat_master *m)
 
 /* A slave with register InitCmds in the ENI is driven by them (its SM, FMMU and mailbox
  * set-up are the ENI's, takt writes none of its own); one without keeps takt's set-up. */
-int ecat_eni_exec_setup(struct takt_ecat_master *m)
+int ecat_eni_exec_setup(struct ecat_core *m)
 {
     const struct ecat_eni *e = m->eni;
     ecat_eni_exec_free(m);

@@ -10,6 +10,7 @@
 #include "ecat/eni_soe.h"
 #include "ecat/eoe.h"
 #include "ecat/master_internal.h"
+#include "ecat/driver.h"
 
 static void done(void *ctx, int err, const uint8_t *data, size_t len)
 {
@@ -17,7 +18,7 @@ static void done(void *ctx, int err, const uint8_t *data, size_t len)
     (void)data;
     (void)len;
     if (err)
-        snprintf(x->msg, sizeof x->msg, "%s", takt_ecat_master_error(x->m));
+        snprintf(x->msg, sizeof x->msg, "%.*s", (int)sizeof x->msg - 1, x->m->errmsg);
     x->rc = err;
     x->busy = false;
 }
@@ -35,40 +36,39 @@ static void what(const struct ecat_eni_slave *es, unsigned k, char *b, size_t n)
     }
 }
 
-static int fail(struct takt_ecat_master *m, int pos, uint8_t tr, unsigned k, int rc, const char *why)
+static int fail(struct ecat_core *m, int pos, uint8_t tr, unsigned k, int rc, const char *why)
 {
     const struct ecat_eni_slave *es = &m->eni->slave[pos];
     bool soe = k < es->n_soe;
     char w[64];
     what(es, k, w, sizeof w);
-    ecat_fail(m, rc, "ENI %s line %u: slave %d (%s), transition %s, %s ('%s'): %s", m->eni_path,
-              soe ? es->soe[k].line : es->eoe[k - es->n_soe].line, pos, es->name, ecat_tr_name(tr), w,
-              soe ? es->soe[k].comment : es->eoe[k - es->n_soe].comment, why);
+    ECAT_FAILT(m, rc, TAKT_ECAT_EV_ENI_SOE, pos, RT_TXT(m->eni_path, es->name, w, soe ? es->soe[k].comment : es->eoe[k - es->n_soe].comment,
+               why), soe ? es->soe[k].line : es->eoe[k - es->n_soe].line, tr);
     return rc;
 }
 
 static uint32_t transitions(const struct ecat_eni_slave *es, unsigned k)
 { return k < es->n_soe ? es->soe[k].transitions : es->eoe[k - es->n_soe].transitions; }
 
-static int start(struct takt_ecat_master *m, const struct ecat_eni_slave *es, unsigned pos, unsigned k,
+static int start(struct ecat_core *m, const struct ecat_eni_slave *es, unsigned pos, unsigned k,
                  struct ecat_eni_mbx_run *x)
 {
     if (k < es->n_soe) {
         const struct ecat_eni_soe *c = &es->soe[k];
-        return takt_ecat_soe_write_async(m, pos, c->drive, c->elements, c->idn, c->data, c->len, done, x);
+        return ecat_soe_write_async(m, pos, c->drive, c->elements, c->idn, c->data, c->len, done, x);
     }
     const struct ecat_eni_eoe *c = &es->eoe[k - es->n_soe];
     if (c->type == EOE_T_SET_IP_REQ) {
         struct takt_ecat_eoe_ip ip;
         int rc = ecat_eoe_ip_decode(c->body, c->len, &ip);     /* checked when read */
-        return rc ? rc : takt_ecat_eoe_set_ip_async(m, pos, &ip, done, x);
+        return rc ? rc : ecat_eoe_set_ip_async(m, pos, &ip, done, x);
     }
     struct takt_ecat_eoe_filter f;
     int rc = ecat_eoe_filter_decode(c->body, c->len, &f);
-    return rc ? rc : takt_ecat_eoe_set_filter_async(m, pos, &f, done, x);
+    return rc ? rc : ecat_eoe_set_filter_async(m, pos, &f, done, x);
 }
 
-int ecat_eni_run_mbx(struct takt_ecat_master *m, struct ecat_eni_mbx_run *x, int pos, uint8_t tr, takt_ns_t now)
+int ecat_eni_run_mbx(struct ecat_core *m, struct ecat_eni_mbx_run *x, int pos, uint8_t tr, takt_ns_t now)
 {
     const struct ecat_eni_slave *es = &m->eni->slave[pos];
     unsigned n = es->n_soe + es->n_eoe;
@@ -84,7 +84,7 @@ int ecat_eni_run_mbx(struct takt_ecat_master *m, struct ecat_eni_mbx_run *x, int
             x->msg[0] = 0;
             int rc = start(m, es, (unsigned)pos, x->k, x);
             if (rc)
-                return fail(m, pos, tr, x->k, rc, takt_ecat_master_error(m));
+                return fail(m, pos, tr, x->k, rc, m->errmsg);
             x->sent = true;
             x->busy = true;
             x->deadline = now + (timeout_ms ? (takt_ns_t)timeout_ms * TAKT_NS_PER_MS
@@ -106,25 +106,25 @@ int ecat_eni_run_mbx(struct takt_ecat_master *m, struct ecat_eni_mbx_run *x, int
 
 /* EoE ports open before the cycle thread starts (takt_ecat_eoe_open): one for each slave the
  * ENI has EoE init commands for, so they can be sent while the thread runs start-up. */
-int ecat_eni_mbx_setup(struct takt_ecat_master *m)
+int ecat_eni_mbx_setup(struct ecat_core *m)
 {
     for (unsigned i = 0; i < m->n_slaves && i < m->eni->n_slaves; i++) {
         if (!m->eni->slave[i].n_eoe)
             continue;
-        int rc = takt_ecat_eoe_open(m, i);
+        int rc = ecat_eoe_open(m, i);
         if (rc) {
             char why[200];
-            snprintf(why, sizeof why, "%s", takt_ecat_master_error(m));
-            ecat_fail(m, rc, "ENI %s: slave %u (%s) has EoE init commands (line %u): %s", m->eni_path, i,
-                      m->eni->slave[i].name, m->eni->slave[i].eoe[0].line, why);
+            snprintf(why, sizeof why, "%.*s", (int)sizeof why - 1, m->errmsg);
+            ECAT_FAILT(m, rc, TAKT_ECAT_EV_ENI_EOE, i, RT_TXT(m->eni_path, m->eni->slave[i].name, why), m->eni->slave[i].eoe[0].line);
             return rc;
         }
     }
     return 0;
 }
 
-int takt_ecat_master_eni_eoe_ip(const struct takt_ecat_master *m, unsigned pos, struct takt_ecat_eoe_ip *out)
+int takt_ecat_master_eni_eoe_ip(const struct takt_ecat_master *drv, unsigned pos, struct takt_ecat_eoe_ip *out)
 {
+    const struct ecat_core *m = &drv->core;
     int rc = -ENOENT;
     if (!m->eni || pos >= m->eni->n_slaves)
         return rc;

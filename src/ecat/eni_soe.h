@@ -7,10 +7,10 @@
 #include <stdint.h>
 #include <takt/takt.h>
 
-struct takt_ecat_master;
+struct ecat_core;
 
 struct ecat_eni_mbx_run {
-    struct takt_ecat_master *m;
+    struct ecat_core *m;
     unsigned  k;                    /* next SoE command, then n_soe + next EoE command */
     bool      sent, busy;
     int       rc;
@@ -24,9 +24,9 @@ static inline void ecat_eni_mbx_restart(struct ecat_eni_mbx_run *x) { x->k = 0; 
 /* The SoE, then the EoE init commands of slave pos for transition tr, in file order.
  * 1: busy, 0: done, <0: failed (takt_ecat_master_error names file, line, comment and the
  * slave's refusal). */
-int ecat_eni_run_mbx(struct takt_ecat_master *m, struct ecat_eni_mbx_run *x, int pos, uint8_t tr, takt_ns_t now);
+int ecat_eni_run_mbx(struct ecat_core *m, struct ecat_eni_mbx_run *x, int pos, uint8_t tr, takt_ns_t now);
 
 /* At configure time: the EoE ports the ENI's EoE init commands need. 0 or <0 (message). */
-int ecat_eni_mbx_setup(struct takt_ecat_master *m);
+int ecat_eni_mbx_setup(struct ecat_core *m);
 
 #endif

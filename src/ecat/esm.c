@@ -31,7 +31,7 @@ bool ecat_sfsm_pending(const struct ecat_sfsm *f)
     return false;
 }
 
-static void send(struct takt_ecat_master *m, struct ecat_slave *s, unsigned n, uint8_t state, takt_ns_t now)
+static void send(struct ecat_core *m, struct ecat_slave *s, unsigned n, uint8_t state, takt_ns_t now)
 {
     s->f.nreq = n;
     for (unsigned i = 0; i < n; i++)
@@ -45,7 +45,7 @@ static void fpwr(struct ecat_slave *s, unsigned i, uint16_t reg, const void *d, 
 static void fprd(struct ecat_slave *s, unsigned i, uint16_t reg, uint16_t len)
 { ecat_sfsm_req(&s->f, i, ECAT_FPRD, s->info.station, reg, NULL, len); }
 
-static void fail(struct takt_ecat_master *m, struct ecat_slave *s, int err)
+static void fail(struct ecat_core *m, struct ecat_slave *s, int err)
 {
     s->f.err = err;
     s->f.state = SS_FAILED;
@@ -54,8 +54,8 @@ static void fail(struct takt_ecat_master *m, struct ecat_slave *s, int err)
 
 /* A request that came back with the wrong WKC is retried a few times (frames may be
  * lost); then the machine fails with the register named. */
-static bool check_wkc(struct takt_ecat_master *m, struct ecat_slave *s, unsigned i, int expect,
-                      const char *what, void (*again)(struct takt_ecat_master *, struct ecat_slave *, takt_ns_t),
+static bool check_wkc(struct ecat_core *m, struct ecat_slave *s, unsigned i, int expect,
+                      const char *what, void (*again)(struct ecat_core *, struct ecat_slave *, takt_ns_t),
                       takt_ns_t now)
 {
     const struct ecat_req *r = &s->f.req[i];
@@ -65,17 +65,15 @@ static bool check_wkc(struct takt_ecat_master *m, struct ecat_slave *s, unsigned
         again(m, s, now);
         return false;
     }
-    ecat_fail(m, r->wkc < 0 ? -ETIMEDOUT : -TAKT_EWKC,
-              "slave %u (station 0x%04X): %s %s 0x%04X: expected WKC %d, got %d%s",
-              s->info.position, s->info.station, what, ecat_cmd_name(r->cmd), r->ado, expect,
-              r->wkc, r->wkc < 0 ? " (no frame returned)" : "");
+    ECAT_FAILT(m, r->wkc < 0 ? -ETIMEDOUT : -TAKT_EWKC, TAKT_ECAT_EV_ESM_WKC, s->info.position, RT_TXT(what),
+               s->info.station, r->cmd, r->ado, expect, r->wkc, r->wkc < 0);
     fail(m, s, r->wkc < 0 ? -ETIMEDOUT : -TAKT_EWKC);
     return false;
 }
 
 /* --- scan ------------------------------------------------------------------------- */
 
-static void enter_addr(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void enter_addr(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     uint8_t a[2];
     put_le16(a, s->info.station);
@@ -84,7 +82,7 @@ static void enter_addr(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns
     send(m, s, 1, SS_ADDR, now);
 }
 
-static void enter_esc(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void enter_esc(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     fprd(s, 0, ESC_TYPE, 10);          /* type, revision, build, FMMUs, SMs, RAM, ports, features */
     fprd(s, 1, ESC_DL_STATUS, 2);
@@ -94,7 +92,7 @@ static void enter_esc(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_
     send(m, s, 5, SS_ESC, now);
 }
 
-static void state_addr(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void state_addr(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     if (!check_wkc(m, s, 0, 1, "station address", enter_addr, now))
         return;
@@ -102,7 +100,7 @@ static void state_addr(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns
     enter_esc(m, s, now);
 }
 
-void ecat_sfsm_state_esc(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+void ecat_sfsm_state_esc(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     for (unsigned i = 0; i < 5; i++)
         if (!check_wkc(m, s, i, 1, "ESC register", enter_esc, now))
@@ -129,7 +127,7 @@ void ecat_sfsm_state_esc(struct takt_ecat_master *m, struct ecat_slave *s, takt_
 
 /* SII read (ETG.1000.4 SII access): command + word address in one 6-byte write to 0x0502, then poll
  * 0x0502..0x050F until busy clears and take 4 or 8 data bytes. */
-void ecat_sfsm_enter_sii(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+void ecat_sfsm_enter_sii(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     uint8_t c[6];
     put_le16(c, SII_CMD_READ);
@@ -138,13 +136,13 @@ void ecat_sfsm_enter_sii(struct takt_ecat_master *m, struct ecat_slave *s, takt_
     send(m, s, 1, SS_SII_CMD, now);
 }
 
-static void enter_sii_poll(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void enter_sii_poll(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     fprd(s, 0, ESC_SII_CTRL, 14);
     send(m, s, 1, SS_SII_POLL, now);
 }
 
-void ecat_sfsm_state_sii_cmd(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+void ecat_sfsm_state_sii_cmd(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     if (!check_wkc(m, s, 0, 1, "SII command", ecat_sfsm_enter_sii, now))
         return;
@@ -161,7 +159,7 @@ static bool sii_complete(const struct ecat_slave *s)
     return s->sii_len >= ecat_sii_read_limit(s->sii) || ecat_sii_need(s->sii, s->sii_len, &need) == 0;
 }
 
-void ecat_sfsm_state_sii_poll(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+void ecat_sfsm_state_sii_poll(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     if (!check_wkc(m, s, 0, 1, "SII status", enter_sii_poll, now))
         return;
@@ -169,8 +167,7 @@ void ecat_sfsm_state_sii_poll(struct takt_ecat_master *m, struct ecat_slave *s, 
     uint16_t ctrl = get_le16(b);
     if (ctrl & SII_BUSY) {
         if (now - s->f.t0 > 100 * TAKT_NS_PER_MS) {
-            ecat_fail(m, -ETIMEDOUT, "slave %u: SII busy (0x0502 = 0x%04X) for more than 100 ms "
-                      "reading word 0x%04X", s->info.position, ctrl, s->f.sii_word);
+            ECAT_FAIL(m, -ETIMEDOUT, TAKT_ECAT_EV_SII_BUSY, s->info.position, ctrl, s->f.sii_word);
             fail(m, s, -ETIMEDOUT);
             return;
         }
@@ -179,9 +176,7 @@ void ecat_sfsm_state_sii_poll(struct takt_ecat_master *m, struct ecat_slave *s, 
     }
     if (ctrl & (SII_ERR_ACK | SII_ERR_LOAD)) {
         if (++s->f.retries > SII_TRIES) {
-            ecat_fail(m, -TAKT_ESII, "slave %u: SII read of word 0x%04X failed, 0x0502 = 0x%04X "
-                      "(expected no error bits) after %d tries", s->info.position, s->f.sii_word,
-                      ctrl, SII_TRIES);
+            ECAT_FAIL(m, -TAKT_ESII, TAKT_ECAT_EV_SII_READ_FAILED, s->info.position, s->f.sii_word, ctrl, SII_TRIES);
             fail(m, s, -TAKT_ESII);
             return;
         }
@@ -191,7 +186,7 @@ void ecat_sfsm_state_sii_poll(struct takt_ecat_master *m, struct ecat_slave *s, 
     unsigned n = (ctrl & SII_READ8) ? 8 : 4;
     s->sii_8byte = n == 8;
     if (s->sii_len + n > s->sii_cap && ecat_sii_grow(s, s->sii_len + n) < 0) {
-        ecat_fail(m, -ENOMEM, "slave %u: no memory for SII word 0x%04X", s->info.position, s->f.sii_word);
+        ECAT_FAIL(m, -ENOMEM, TAKT_ECAT_EV_SII_NO_MEMORY, s->info.position, s->f.sii_word);
         fail(m, s, -ENOMEM);
         return;
     }
@@ -211,7 +206,7 @@ void ecat_sfsm_state_sii_poll(struct takt_ecat_master *m, struct ecat_slave *s, 
     ecat_sfsm_enter_sii(m, s, now);
 }
 
-void ecat_slave_scan_start(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+void ecat_slave_scan_start(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     s->f.retries = 0;
     s->f.err = 0;
@@ -220,22 +215,22 @@ void ecat_slave_scan_start(struct takt_ecat_master *m, struct ecat_slave *s, tak
 
 /* --- AL state machine (ETG.1000.6 6.4) ------------------------------------------------------ */
 
-static void next_step(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now);
+static void next_step(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);
 
-static void enter_al_req(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void enter_al_req(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     uint8_t c[2] = { s->f.requested, 0 };
     fpwr(s, 0, ESC_AL_CONTROL, c, 2);
     send(m, s, 1, SS_AL_REQ, now);
 }
 
-static void enter_al_wait(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void enter_al_wait(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     fprd(s, 0, ESC_AL_STATUS, 6);
     send(m, s, 1, SS_AL_WAIT, now);
 }
 
-static void enter_al_ack(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void enter_al_ack(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     /* ETG.1000.6 6.4: the error indication stays until the current state is written with 0x10 */
     uint8_t c[2] = { (uint8_t)((s->info.al_state & AL_STATE_MASK) | AL_ACK), 0 };
@@ -243,7 +238,7 @@ static void enter_al_ack(struct takt_ecat_master *m, struct ecat_slave *s, takt_
     send(m, s, 1, SS_AL_ACK, now);
 }
 
-static void state_al_req(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void state_al_req(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     if (!check_wkc(m, s, 0, 1, "AL control", enter_al_req, now))
         return;
@@ -262,7 +257,7 @@ static bool al_code_wants_dc(uint16_t code)
     return code == 0x002C || code == 0x002D || code == 0x0030 || (code >= 0x0032 && code <= 0x0036);
 }
 
-static void state_al_wait(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void state_al_wait(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     if (!check_wkc(m, s, 0, 1, "AL status", enter_al_wait, now))
         return;
@@ -277,13 +272,8 @@ static void state_al_wait(struct takt_ecat_master *m, struct ecat_slave *s, takt
         return;
     }
     if (st & AL_ERROR) {
-        ecat_fail(m, -TAKT_EALSTATUS, "slave %u (station 0x%04X, %s): refused %s -> %s: AL status "
-                  "0x%02X, code 0x%04X (%s)%s", s->info.position, s->info.station,
-                  s->info.name[0] ? s->info.name : "?", takt_ecat_al_state_name(st & AL_STATE_MASK),
-                  takt_ecat_al_state_name(s->f.requested), st, code, takt_ecat_al_status_text(code),
-                  !m->o.dc && al_code_wants_dc(code)
-                      ? "; the slave wants distributed clocks: try --dc (takt ecat run --dc; "
-                        "takt_ecat_master_opts.dc in the library)" : "");
+        ECAT_FAILT(m, -TAKT_EALSTATUS, TAKT_ECAT_EV_ESM_REFUSED, s->info.position, RT_TXT(s->info.name[0] ? s->info.name : "?"),
+               s->info.station, st & AL_STATE_MASK, s->f.requested, st, code, code, !m->o.dc && al_code_wants_dc(code));
         s->f.err = -TAKT_EALSTATUS;
         enter_al_ack(m, s, now);
         return;
@@ -295,17 +285,15 @@ static void state_al_wait(struct takt_ecat_master *m, struct ecat_slave *s, takt
     }
     if (now - s->f.t0 > (s->al_timeout_ns ? s->al_timeout_ns : m->o.state_timeout_ns)) {
         char note[200];
-        ecat_fail(m, -ETIMEDOUT, "slave %u (station 0x%04X): still %s %lld ms after requesting %s%s",
-                  s->info.position, s->info.station, takt_ecat_al_state_name(st & AL_STATE_MASK),
-                  (long long)((now - s->f.t0) / TAKT_NS_PER_MS), takt_ecat_al_state_name(s->f.requested),
-                  ecat_eni_al_note(m, s, note, sizeof note));
+        ECAT_FAILT(m, -ETIMEDOUT, TAKT_ECAT_EV_ESM_TIMEOUT, s->info.position, RT_TXT(ecat_eni_al_note(m, s, note, sizeof note)),
+               s->info.station, st & AL_STATE_MASK, (now - s->f.t0) / TAKT_NS_PER_MS, s->f.requested);
         fail(m, s, -ETIMEDOUT);
         return;
     }
     enter_al_wait(m, s, now);
 }
 
-static void state_al_ack(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void state_al_ack(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     (void)now;
     s->info.al_state &= AL_STATE_MASK;
@@ -315,7 +303,7 @@ static void state_al_ack(struct takt_ecat_master *m, struct ecat_slave *s, takt_
 }
 
 /* Mailbox SMs from SII words 0x18-0x1B (ETG.2010; ETG.1000.4 SyncManager control 0x26 out, 0x22 in). */
-static void enter_pre_preop(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void enter_pre_preop(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     if (!s->info.mbx_out_len || !s->info.mbx_in_len) {
         s->f.requested = AL_PREOP;
@@ -338,7 +326,7 @@ static void enter_pre_preop(struct takt_ecat_master *m, struct ecat_slave *s, ta
     send(m, s, 2, SS_PRE_PREOP, now);
 }
 
-static void state_pre_preop(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void state_pre_preop(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     if (!check_wkc(m, s, 0, 1, "mailbox SM", enter_pre_preop, now) ||
         !check_wkc(m, s, 1, 1, "mailbox SM", enter_pre_preop, now))
@@ -351,7 +339,7 @@ static void state_pre_preop(struct takt_ecat_master *m, struct ecat_slave *s, ta
 /* INIT -> BOOT (ETG.1000.6 6.4; ETG.2010): SM0/SM1 set to the bootstrap mailbox of SII words
  * 0x14-0x17. The SMs are disabled first: an enabled SM's start, length and control are
  * write-protected, and they may still hold the standard mailbox. */
-static void enter_pre_boot(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void enter_pre_boot(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     struct ecat_sm_cfg b[2];
     uint8_t sm[16] = { 0 };
@@ -373,7 +361,7 @@ static void enter_pre_boot(struct takt_ecat_master *m, struct ecat_slave *s, tak
     send(m, s, 2, SS_PRE_BOOT, now);
 }
 
-static void state_pre_boot(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void state_pre_boot(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     for (unsigned i = 0; i < 2; i++)
         if (!check_wkc(m, s, i, 1, "bootstrap mailbox SM", enter_pre_boot, now))
@@ -384,7 +372,7 @@ static void state_pre_boot(struct takt_ecat_master *m, struct ecat_slave *s, tak
 }
 
 /* DC slaves wait in SS_DC until dc.c armed SYNC0 (before PREOP -> SAFEOP, else AL status 0x0030, ETG.1000.6 Table 11). */
-static void request_safeop(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void request_safeop(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     s->f.requested = AL_SAFEOP;
     if (m->o.dc && s->info.dc) {
@@ -395,7 +383,7 @@ static void request_safeop(struct takt_ecat_master *m, struct ecat_slave *s, tak
 }
 
 /* Process-data SMs and FMMUs before PREOP -> SAFEOP (ETG.1000.4 SyncManager and FMMU), as pdo.c laid them out. */
-static void enter_pre_safeop(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void enter_pre_safeop(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     /* by slave number, not position: after swapped cables a slave's layout follows its
      * device to wherever it came back (recovery.c) */
@@ -418,7 +406,7 @@ static void enter_pre_safeop(struct takt_ecat_master *m, struct ecat_slave *s, t
     send(m, s, n, SS_PRE_SAFEOP, now);
 }
 
-static void state_pre_safeop(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void state_pre_safeop(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     for (unsigned i = 0; i < s->f.nreq; i++)
         if (!check_wkc(m, s, i, 1, "SM/FMMU set-up", enter_pre_safeop, now))
@@ -428,7 +416,7 @@ static void state_pre_safeop(struct takt_ecat_master *m, struct ecat_slave *s, t
 }
 
 /* ENI-driven slaves: the runner did the set-up; the AL request is the master's. */
-void ecat_sfsm_al_request(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+void ecat_sfsm_al_request(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     s->f.retries = 0;
     if (s->f.requested == AL_SAFEOP)
@@ -437,10 +425,10 @@ void ecat_sfsm_al_request(struct takt_ecat_master *m, struct ecat_slave *s, takt
         enter_al_req(m, s, now);
 }
 
-static void state_dc(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void state_dc(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     /* SYNC0 is armed by dc.c for all DC slaves at once; then the request goes out. */
-    if (!m->dc_active)
+    if (!m->dc.active)
         return;
     enter_al_req(m, s, now);
 }
@@ -456,7 +444,7 @@ static int order(uint8_t st)
     }
 }
 
-static void next_step(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void next_step(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     uint8_t cur = s->info.al_state & AL_STATE_MASK, tgt = s->f.target;
     s->f.retries = 0;
@@ -489,10 +477,10 @@ static void next_step(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_
     }
 }
 
-void ecat_sfsm_next(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+void ecat_sfsm_next(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 { next_step(m, s, now); }
 
-void ecat_slave_goto(struct takt_ecat_master *m, struct ecat_slave *s, uint8_t target, takt_ns_t now)
+void ecat_slave_goto(struct ecat_core *m, struct ecat_slave *s, uint8_t target, takt_ns_t now)
 {
     s->f.target = target;
     s->f.err = 0;
@@ -502,10 +490,10 @@ void ecat_slave_goto(struct takt_ecat_master *m, struct ecat_slave *s, uint8_t t
     enter_al_wait(m, s, now);       /* read where it is first */
 }
 
-static void state_none(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void state_none(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 { (void)m; (void)s; (void)now; }
 
-typedef void (*sfsm_fn)(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now);
+typedef void (*sfsm_fn)(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);
 static const sfsm_fn sfsm_states[SS_COUNT] = {
     [SS_IDLE] = state_none, [SS_ADDR] = state_addr, [SS_ESC] = ecat_sfsm_state_esc,
     [SS_SII_CMD] = ecat_sfsm_state_sii_cmd, [SS_SII_POLL] = ecat_sfsm_state_sii_poll,
@@ -515,7 +503,7 @@ static const sfsm_fn sfsm_states[SS_COUNT] = {
 };
 _Static_assert(TAKT_ARRAY_SIZE(sfsm_states) == SS_COUNT, "one function per slave state");
 
-void ecat_sfsm_step(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+void ecat_sfsm_step(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     if (ecat_sfsm_pending(&s->f))
         return;

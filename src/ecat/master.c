@@ -1,13 +1,18 @@
-/* EtherCAT master driver: binds the sans-I/O cores to a link and a cycle. One cycle:
- * receive and process the previous frames, run the application, send the cyclic frames,
- * advance the master timer, send acyclic frames; each step timed (EC-Master names). */
+/* EtherCAT master driver: binds the sans-I/O core (core.h) to a link, the clock and a
+ * cycle thread, as plk/driver_mn.c does for the POWERLINK MN. One cycle: receive the
+ * previous frames into the core, let it judge them, run the application, send the
+ * cyclic frames, advance the core's timer, send the acyclic frames; each step timed
+ * (EC-Master names). The driver also owns what concerns threads: the command ring that
+ * other threads post into (master_cmd.c), drained before the core's entry points, and
+ * who may put on the core's event ring. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "ecat/master_internal.h"
+#include "ecat/driver.h"
 #include "ecat/redund.h"
 #include "ecat/sii.h"
 #include "util/wire.h"
@@ -27,69 +32,55 @@ void takt_ecat_master_opts_default(struct takt_ecat_master_opts *o)
     o->sdo_timeout_ns = 3 * TAKT_NS_PER_S;
 }
 
-/* --- events: single-producer single-consumer ring --------------------------------- */
+/* --- events: the structured ring of include/takt/event.h, in the core ------------- */
 
-/* An event is one line: a control byte from the wire (a slave name from the SII with a
- * newline, say) is written as a C escape so it cannot break or forge a line. */
-static void one_line(char *dst, size_t n, const char *src)
+/* Whether this thread may put on the ring: the one producer is the thread that drives
+ * the cycle (the master's RT thread while it runs, else the caller of the blocking
+ * calls that drive it). */
+static bool ring_producer(const struct ecat_core *m)
 {
-    size_t o = 0;
-    for (; *src && o + 1 < n; src++) {
-        unsigned char c = (unsigned char)*src;
-        if (c >= 0x20 && c != 0x7f) {
-            dst[o++] = (char)c;
-            continue;
-        }
-        if (o + 5 >= n)
-            break;
-        o += (size_t)snprintf(dst + o, n - o, "\\x%02X", c);
+    int rt = __atomic_load_n(&m->ev_rt, __ATOMIC_ACQUIRE);
+    return rt == 0 || (rt == 2 && pthread_equal(pthread_self(), m->ev_tid));
+}
+
+/* The core's time: the cycle (or service step) under way, or its creation. */
+void ecat_ev_put(struct ecat_core *m, unsigned code, int unit, int err,
+                 const int64_t *v, unsigned nv, const char *const *txt)
+{
+    takt_ns_t at = m->now;
+    bool mine = ring_producer(m);
+    if (!err) {
+        if (mine)
+            rt_ev_put(&m->ev, at, code, unit, 0, v, nv, txt);
+        return;
     }
-    dst[o] = '\0';
-}
-
-static void vevent(struct takt_ecat_master *m, const char *fmt, va_list ap)
-{
-    unsigned h = atomic_load_explicit(&m->ev_head, memory_order_relaxed);
-    unsigned t = atomic_load_explicit(&m->ev_tail, memory_order_acquire);
-    if (h - t >= ECAT_EVENTS)
-        return;                          /* full: the reporter is behind; drop */
-    char raw[ECAT_EVENT_LEN];
-    vsnprintf(raw, sizeof raw, fmt, ap);
-    one_line(m->ev[h % ECAT_EVENTS], ECAT_EVENT_LEN, raw);
-    m->ev_at[h % ECAT_EVENTS] = m->now ? m->now : takt_now();   /* raised before any cycle */
-    atomic_store_explicit(&m->ev_head, h + 1, memory_order_release);
-}
-
-void ecat_event(struct takt_ecat_master *m, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vevent(m, fmt, ap);
-    va_end(ap);
-}
-
-void ecat_fail(struct takt_ecat_master *m, int err, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char raw[sizeof m->errmsg];
-    vsnprintf(raw, sizeof raw, fmt, ap);
-    va_end(ap);
-    one_line(m->errmsg, sizeof m->errmsg, raw);
+    struct takt_event ev;
+    rt_ev_fill(&ev, TAKT_EV_ECAT, at, code, unit, err, v, nv, txt);
+    ecat_ev_format(&ev, m->errmsg, sizeof m->errmsg);
     m->last_err = err;
-    ecat_event(m, "%s", m->errmsg);
+    if (mine)
+        rt_evring_push(&m->ev, &ev);
+}
+
+bool takt_ecat_master_next_ev(struct takt_ecat_master *m, struct takt_event *ev)
+{
+    return rt_evring_next(&m->core.ev, ev);
+}
+
+uint64_t takt_ecat_master_events_dropped(const struct takt_ecat_master *m)
+{
+    return rt_evring_dropped(&m->core.ev);
 }
 
 bool takt_ecat_master_next_event_at(struct takt_ecat_master *m, char *buf, size_t len, takt_ns_t *at)
 {
-    unsigned t = atomic_load_explicit(&m->ev_tail, memory_order_relaxed);
-    unsigned h = atomic_load_explicit(&m->ev_head, memory_order_acquire);
-    if (t == h)
+    struct takt_event ev;
+    if (!rt_evring_next(&m->core.ev, &ev))
         return false;
-    snprintf(buf, len, "%s", m->ev[t % ECAT_EVENTS]);
+    if (rt_ev_ring_format(&ev, buf, len) < 0)
+        ecat_ev_format(&ev, buf, len);
     if (at)
-        *at = m->ev_at[t % ECAT_EVENTS];
-    atomic_store_explicit(&m->ev_tail, t + 1, memory_order_release);
+        *at = ev.at;
     return true;
 }
 
@@ -129,51 +120,43 @@ int takt_ecat_master_open(struct takt_ecat_master **out, struct takt_link *link,
         takt_ecat_master_opts_default(&d);
         o = &d;
     }
-    if (!link || o->max_slaves == 0 || o->max_slaves > 65535 || o->cycle_ns <= 0 ||
-        o->acyc_frames == 0 || o->acyc_frames > 64) {
-        snprintf(err, errlen, "ecat master: expected a link, 1..65535 slaves, a positive cycle and "
-                 "1..64 acyclic frames per cycle");
+    if (!link) {
+        snprintf(err, errlen, "ecat master: expected a link, got none");
         return -EINVAL;
     }
     struct takt_ecat_master *m = calloc(1, sizeof *m);
     if (!m)
         goto nomem;
+    pthread_mutex_init(&m->drive_mx, NULL);
     m->link = link;
-    m->o = *o;
     if (o->redundant) {
         int rc = ecat_red_open(link, o->redundant, &m->red, err, errlen);
         if (rc) {
+            pthread_mutex_destroy(&m->drive_mx);
             free(m);
             return rc;
         }
         m->link = m->red;           /* every frame leaves by both ports */
     }
-    m->max_slaves = o->max_slaves;
-    m->dc_ref = -1;
+    int rc = ecat_core_init(&m->core, m->link->mac, m->link->name, o, takt_now(), err, errlen);
+    if (rc) {
+        if (m->red)
+            takt_link_close(m->red);
+        pthread_mutex_destroy(&m->drive_mx);
+        free(m);
+        return rc;
+    }
     /* DC system time counts from 2000-01-01 (ETG.1000.4 distributed clocks); the core runs on monotonic time */
     struct timespec rt, mt;
     clock_gettime(CLOCK_REALTIME, &rt);
     clock_gettime(CLOCK_MONOTONIC, &mt);
-    m->dc_offset = (rt.tv_sec - mt.tv_sec - 946684800LL) * TAKT_NS_PER_S + (rt.tv_nsec - mt.tv_nsec);
-    m->slaves = calloc(o->max_slaves, sizeof *m->slaves);
-    m->txbuf = calloc(o->acyc_frames, TAKT_FRAME_BUF);
-    m->cycbuf = calloc(ECAT_MAX_CYC_DG, TAKT_FRAME_BUF);
+    m->core.dc.offset = (rt.tv_sec - mt.tv_sec - 946684800LL) * TAKT_NS_PER_S + (rt.tv_nsec - mt.tv_nsec);
     m->rxbuf = calloc(RX_BATCH, TAKT_FRAME_BUF);
     m->rxf = calloc(RX_BATCH, sizeof *m->rxf);
-    m->sii_scratch = calloc(1, sizeof *m->sii_scratch);
-    m->maps = calloc(o->max_slaves, sizeof *m->maps);
-    m->snap.slave = calloc(o->max_slaves, sizeof *m->snap.slave);
-    m->cyc_rx = calloc(2 * ECAT_MAX_CYC_DG, ECAT_MAX_DG_DATA);   /* LRW/LRD, then LWR */
     m->txf = calloc(o->acyc_frames > ECAT_MAX_CYC_DG ? o->acyc_frames : ECAT_MAX_CYC_DG,
                     sizeof *m->txf);
-    if (!m->slaves || !m->txbuf || !m->cycbuf || !m->rxbuf || !m->rxf || !m->txf || !m->sii_scratch || !m->maps || !m->snap.slave || !m->cyc_rx ||
-        ecat_coe_init(m) || ecat_foe_init(m) || ecat_soe_init(m))
+    if (!m->rxbuf || !m->rxf || !m->txf || rt_cmdring_init(&m->cmd, ECAT_CMD_RING))
         goto nomem;
-    for (unsigned i = 0; i < o->max_slaves; i++)
-        if (!(m->slaves[i].sii = calloc(1, ECAT_SII_FIRST)))
-            goto nomem;
-        else
-            m->slaves[i].sii_cap = ECAT_SII_FIRST;
     struct takt_rt_opts ro;
     takt_rt_opts_default(&ro);
     if (rt_loop_init(&m->loop, o->cycle_ns, &ro, cycle_step, m))
@@ -204,7 +187,7 @@ void takt_ecat_master_close(struct takt_ecat_master *m)
         return;
     if (m->loop.running) {
         takt_rt_loop_stop(&m->loop);
-        takt_rt_loop_join(&m->loop);
+        takt_ecat_master_join(m);
     }
     if (m->loop_init) {
         struct takt_perf_msmt *ms[] = { &m->m_rx, &m->m_app, &m->m_cyc, &m->m_timer, &m->m_acyc };
@@ -212,27 +195,15 @@ void takt_ecat_master_close(struct takt_ecat_master *m)
             takt_perf_msmt_free(ms[i]);
         rt_loop_free(&m->loop);
     }
-    ecat_master_drop_eni(m);
-    for (unsigned i = 0; m->slaves && i < m->max_slaves; i++)
-        free(m->slaves[i].sii);
-    free(m->slaves);
-    free(m->txbuf);
-    free(m->cycbuf);
+    ecat_cmd_cancel_all(m);
+    rt_cmdring_free(&m->cmd);
+    ecat_core_free(&m->core);
     free(m->rxbuf);
     free(m->rxf);
-    free(m->sii_scratch);
-    free(m->maps);
-    free(m->snap.slave);
-    free(m->cyc_rx);
-    ecat_pdo_image_free(&m->img);
-    ecat_coe_free(m);
-    ecat_foe_free(m);
-    ecat_soe_free(m);
-    ecat_eoe_free(m);
     free(m->txf);
-    free(m->image);
     if (m->red)
         takt_link_close(m->red);
+    pthread_mutex_destroy(&m->drive_mx);
     free(m);
 }
 
@@ -251,7 +222,7 @@ static int receive(struct takt_ecat_master *m, takt_ns_t timeout)
         if (n <= 0)
             return n < 0 ? n : total;
         for (int i = 0; i < n; i++)
-            ecat_pdu_receive(m, m->rxf[i].data, m->rxf[i].len, m->rxf[i].ts);
+            ecat_core_rx(&m->core, m->core.now, m->rxf[i].data, m->rxf[i].len, m->rxf[i].ts);
         total += n;
         timeout = 0;
         if (n < RX_BATCH)
@@ -259,50 +230,18 @@ static int receive(struct takt_ecat_master *m, takt_ns_t timeout)
     }
 }
 
-static int send_frames(struct takt_ecat_master *m, unsigned n)
+/* What the core has to send now, sent. */
+static int send_frames(struct takt_ecat_master *m, takt_ns_t now)
 {
+    unsigned max = m->core.o.acyc_frames > ECAT_MAX_CYC_DG ? m->core.o.acyc_frames : ECAT_MAX_CYC_DG;
+    unsigned n = ecat_core_tx(&m->core, now, m->txf, max);
     if (!n)
         return 0;
     int rc = takt_link_send(m->link, m->txf, n);
     if (rc < 0)
         return rc;
-    m->st.frames_sent += n;
+    m->core.st.frames_sent += n;
     return 0;
-}
-
-static uint8_t lowest_state(const struct takt_ecat_master *m)
-{
-    static const uint8_t rank[16] = { [AL_INIT] = 1, [AL_PREOP] = 2, [AL_BOOT] = 2,
-                                      [AL_SAFEOP] = 3, [AL_OP] = 4 };
-    uint8_t low = 0;
-    int lr = 99;
-    for (unsigned i = 0; i < m->n_slaves; i++) {
-        uint8_t st = m->slaves[i].info.al_state & AL_STATE_MASK;
-        if (rank[st] < lr) {
-            lr = rank[st];
-            low = st;
-        }
-    }
-    return low;
-}
-
-static void master_timer(struct takt_ecat_master *m, takt_ns_t now)
-{
-    ecat_pdu_expire(m, now);
-    ecat_mfsm_step(m, now);
-    ecat_eni_master_step(m, now);
-    ecat_svc_poll(m, now);
-    ecat_coe_poll(m, now);
-    ecat_foe_poll(m, now);
-    ecat_soe_poll(m, now);
-    ecat_eoe_poll(m, now);
-    for (unsigned i = 0; i < m->n_slaves; i++)
-        ecat_sfsm_step(m, &m->slaves[i], now);
-    /* DC set-up addresses slaves by station: not while an ENI's IP commands readdress them */
-    if (m->o.dc && m->target && !m->dc_active && !ecat_eni_settling(m))
-        ecat_dc_configure(m, now);
-    m->low_state = lowest_state(m);
-    ecat_state_update(m);
 }
 
 static inline void timed(struct takt_ecat_master *m, struct takt_perf_msmt *pm, takt_ns_t *t)
@@ -314,26 +253,31 @@ static inline void timed(struct takt_ecat_master *m, struct takt_perf_msmt *pm, 
 
 int takt_ecat_master_cycle(struct takt_ecat_master *m, takt_ns_t now)
 {
+    struct ecat_core *c = &m->core;
     takt_ns_t t = takt_now();
-    m->now = now;
+    c->now = now;
+    ecat_cmd_drain(m, now);         /* what other threads asked for, first */
     int rc = receive(m, 0);
-    ecat_cyc_check(m, now);
-    if (m->red)
-        ecat_red_check(m, now);
-    ecat_snap_publish(m);           /* this cycle's losses, for a callback that reads them */
+    ecat_core_cycle(c, now);
+    if (m->red) {
+        struct takt_ecat_redundancy port;
+        ecat_red_get(m->red, &port);
+        ecat_red_check(c, &port, now);
+    }
+    ecat_snap_publish(c);           /* this cycle's losses, for a callback that reads them */
     timed(m, &m->m_rx, &t);
-    if (m->app_fn && m->configured)
+    if (m->app_fn && c->configured)
         m->app_fn(m->app_ctx, m, now);
     timed(m, &m->m_app, &t);
     /* the send time, not the wake-up: the reference clock may be set from it */
-    int rc2 = m->scanned ? send_frames(m, ecat_cyc_build(m, takt_now())) : 0;
+    int rc2 = send_frames(m, takt_now());
     timed(m, &m->m_cyc, &t);
-    master_timer(m, now);
+    ecat_core_timer(c, now);
     timed(m, &m->m_timer, &t);
-    int rc3 = send_frames(m, ecat_pdu_build_acyc(m, now));
+    int rc3 = send_frames(m, now);
     timed(m, &m->m_acyc, &t);
-    m->st.cycles++;
-    ecat_snap_publish(m);
+    c->st.cycles++;
+    ecat_snap_publish(c);
     if (rc < 0)
         return rc;
     return rc2 < 0 ? rc2 : rc3;
@@ -342,20 +286,24 @@ int takt_ecat_master_cycle(struct takt_ecat_master *m, takt_ns_t now)
 static int cycle_step(void *ctx, struct takt_rt_loop *loop, takt_ns_t wake)
 {
     struct takt_ecat_master *m = ctx;
+    struct ecat_core *c = &m->core;
+    if (__atomic_load_n(&c->ev_rt, __ATOMIC_RELAXED) == 1) {   /* the ring's producer from now */
+        c->ev_tid = pthread_self();
+        __atomic_store_n(&c->ev_rt, 2, __ATOMIC_RELEASE);
+    }
     /* a cyclic reply stamped after this cycle's deadline missed its cycle, however soon
      * the thread got round to reading it */
-    m->rx_deadline = wake - loop->cyc.wake_dev;
+    c->rx_deadline = wake - loop->cyc.wake_dev;
     int rc = takt_ecat_master_cycle(m, wake);
-    m->rx_deadline = 0;
-    if (m->o.dc && m->dc_active && m->o.dc_mode == TAKT_ECAT_DC_MASTER_FOLLOWS_REF && m->dc_shift_ns) {
-        loop->cyc.next += m->dc_shift_ns;    /* shift the cycle towards the reference clock */
-        m->dc_shift_ns = 0;
+    c->rx_deadline = 0;
+    if (c->o.dc && c->dc.active && c->o.dc_mode == TAKT_ECAT_DC_MASTER_FOLLOWS_REF && c->dc.shift_ns) {
+        loop->cyc.next += c->dc.shift_ns;    /* shift the cycle towards the reference clock */
+        c->dc.shift_ns = 0;
     }
     /* a link error (e.g. -ENOBUFS) costs this cycle's frames, which count as lost; the
      * loop goes on so that the network can recover */
     if (rc < 0 && m->link_errors++ == 0)
-        ecat_event(m, "link %s: %s (further link errors counted only)", m->link->name,
-                   takt_strerror(rc));
+        ECAT_EVT(c, TAKT_ECAT_EV_LINK_ERROR, -1, RT_TXT(m->link->name), rc);
     return 0;
 }
 
@@ -363,32 +311,34 @@ static int cycle_step(void *ctx, struct takt_rt_loop *loop, takt_ns_t wake)
  * advance the state machines and send what they queued, without a cyclic frame. */
 static int service(struct takt_ecat_master *m, takt_ns_t now)
 {
-    m->now = now;
-    master_timer(m, now);
-    int rc = send_frames(m, ecat_pdu_build_acyc(m, now));
-    ecat_snap_publish(m);
+    m->core.now = now;
+    ecat_cmd_drain(m, now);
+    ecat_core_timer(&m->core, now);
+    int rc = send_frames(m, now);
+    ecat_snap_publish(&m->core);
     return rc;
 }
 
 /* A link error ends a blocking call: it is recorded with a message (takt_ecat_master_error
  * is never empty after a failure), and an interface without a carrier is named as such
  * rather than by the errno the kernel's drop gives (ENOBUFS, ENETDOWN). */
-static int link_fail(struct takt_ecat_master *m, int rc, const char *what)
+static int link_fail(struct takt_ecat_master *drv, int rc, const char *what)
 {
+    struct ecat_core *m = &drv->core;
     if (m->errmsg[0] && m->last_err == rc)
         return rc;
-    int carrier = takt_link_carrier(m->link->name);   /* < 0 for a mem link: no interface */
+    int carrier = takt_link_carrier(drv->link->name);   /* < 0 for a mem link: no interface */
     if (carrier == 0)
-        ecat_fail(m, rc, "%s has no carrier (cable unplugged?)", m->link->name);
+        ECAT_FAILT(m, rc, TAKT_ECAT_EV_LINK_NO_CARRIER, -1, RT_TXT(drv->link->name));
     else if (carrier == -ENETDOWN)
-        ecat_fail(m, rc, "%s is down (ip link set dev %s up)", m->link->name, m->link->name);
+        ECAT_FAILT(m, rc, TAKT_ECAT_EV_LINK_DOWN, -1, RT_TXT(drv->link->name, drv->link->name));
     else
-        ecat_fail(m, rc, "%s on %s failed: %s", what, m->link->name, takt_strerror(rc));
+        ECAT_FAILT(m, rc, TAKT_ECAT_EV_LINK_FAILED, -1, RT_TXT(what, drv->link->name), rc);
     return rc;
 }
 
-int ecat_master_drive(struct takt_ecat_master *m, bool (*done)(struct takt_ecat_master *m, void *ctx),
-                      void *ctx, takt_ns_t timeout_ns)
+static int drive(struct takt_ecat_master *m, bool (*done)(struct ecat_core *m, void *ctx),
+                 void *ctx, takt_ns_t timeout_ns)
 {
     takt_ns_t end = takt_now() + timeout_ns, next = 0;
     for (;;) {
@@ -398,13 +348,13 @@ int ecat_master_drive(struct takt_ecat_master *m, bool (*done)(struct takt_ecat_
          * loss accounting stays honest); acyclic work as fast as replies come back */
         if (now >= next) {
             rc = takt_ecat_master_cycle(m, now);
-            next = now + m->o.cycle_ns;
+            next = now + m->core.o.cycle_ns;
         } else {
             rc = service(m, now);
         }
         if (rc < 0)
             return link_fail(m, rc, "sending");
-        if (done(m, ctx))
+        if (done(&m->core, ctx))
             return 0;
         if (now > end)
             return -ETIMEDOUT;
@@ -413,6 +363,15 @@ int ecat_master_drive(struct takt_ecat_master *m, bool (*done)(struct takt_ecat_
         if (rc < 0)
             return link_fail(m, rc, "receiving");
     }
+}
+
+int ecat_master_drive(struct takt_ecat_master *m, bool (*done)(struct ecat_core *m, void *ctx),
+                      void *ctx, takt_ns_t timeout_ns)
+{
+    bool took = ecat_drive_begin(m);
+    int rc = drive(m, done, ctx, timeout_ns);
+    ecat_drive_end(m, took);
+    return rc;
 }
 
 void ecat_wait_done(void *ctx, int err, const uint8_t *data, size_t len)
@@ -424,7 +383,7 @@ void ecat_wait_done(void *ctx, int err, const uint8_t *data, size_t len)
     w->done = true;
 }
 
-static bool wait_check(struct takt_ecat_master *m, void *ctx)
+static bool wait_check(struct ecat_core *m, void *ctx)
 {
     (void)m;
     return ((struct ecat_wait *)ctx)->done;
@@ -437,54 +396,38 @@ int ecat_wait_drive(struct takt_ecat_master *m, struct ecat_wait *w, takt_ns_t t
 
 /* --- bring-up --------------------------------------------------------------------- */
 
-static bool scan_done(struct takt_ecat_master *m, void *ctx)
+static bool scan_done(struct ecat_core *m, void *ctx)
 {
     (void)ctx;
     return m->mf_state == MF_IDLE;
 }
 
-int takt_ecat_master_scan(struct takt_ecat_master *m, takt_ns_t timeout_ns)
+int takt_ecat_master_scan(struct takt_ecat_master *drv, takt_ns_t timeout_ns)
 {
-    ecat_master_drop_eni(m);        /* a new bus: configure from the ENI again */
-    ecat_scan_start(m, takt_now());
-    int rc = ecat_master_drive(m, scan_done, NULL, timeout_ns);
+    struct ecat_core *m = &drv->core;
+    ecat_core_scan(m, takt_now());
+    int rc = ecat_master_drive(drv, scan_done, NULL, timeout_ns);
     if (rc == -ETIMEDOUT && !m->last_err)
-        ecat_fail(m, rc, "scan not complete after %lld ms", (long long)(timeout_ns / TAKT_NS_PER_MS));
+        ECAT_FAIL(m, rc, TAKT_ECAT_EV_SCAN_TIMEOUT, -1, timeout_ns / TAKT_NS_PER_MS);
     if (rc)
         return rc;
     return m->last_err;
 }
 
-int takt_ecat_master_configure(struct takt_ecat_master *m)
+int takt_ecat_master_configure(struct takt_ecat_master *drv)
 {
+    struct ecat_core *m = &drv->core;
     if (!m->scanned) {
-        ecat_fail(m, -EAGAIN, "configure: expected a scanned network, none scanned yet");
+        ECAT_FAIL(m, -EAGAIN, TAKT_ECAT_EV_CONFIGURE_UNSCANNED, -1);
         return -EAGAIN;
     }
     return ecat_layout(m);
 }
 
-int takt_ecat_master_request_state(struct takt_ecat_master *m, uint8_t state)
-{
-    if (!m->scanned)
-        return -EAGAIN;
-    if (state >= AL_SAFEOP && !m->configured) {
-        int rc = ecat_layout(m);
-        if (rc)
-            return rc;
-    }
-    m->target = state;
-    m->last_err = 0;
-    takt_ns_t now = takt_now();
-    for (unsigned i = 0; i < m->n_slaves; i++)
-        ecat_slave_goto(m, &m->slaves[i], state, now);
-    return 0;
-}
 
+unsigned takt_ecat_master_inputs_age(const struct takt_ecat_master *m) { return m->core.inputs_age; }
 
-unsigned takt_ecat_master_inputs_age(const struct takt_ecat_master *m) { return m->inputs_age; }
-
-static bool state_done(struct takt_ecat_master *m, void *ctx)
+static bool state_done(struct ecat_core *m, void *ctx)
 {
     (void)ctx;
     for (unsigned i = 0; i < m->n_slaves; i++) {
@@ -495,18 +438,54 @@ static bool state_done(struct takt_ecat_master *m, void *ctx)
     return true;
 }
 
-int takt_ecat_master_set_state(struct takt_ecat_master *m, uint8_t state, takt_ns_t timeout_ns)
+int takt_ecat_master_set_state(struct takt_ecat_master *drv, uint8_t state, takt_ns_t timeout_ns)
 {
-    int rc = takt_ecat_master_request_state(m, state);
-    if (rc)
-        return rc;
-    rc = ecat_master_drive(m, state_done, NULL, timeout_ns);
+    struct ecat_core *m = &drv->core;
+    int rc = ecat_cmd_blocking(drv);
+    if (rc)                         /* the RT thread runs: it takes the request */
+        return rc < 0 ? rc : ecat_cmd_set_state(drv, state, timeout_ns);
+    bool took = ecat_drive_begin(drv);   /* the request applies at once, then the drive */
+    rc = takt_ecat_master_request_state(drv, state);
+    if (!rc)
+        rc = ecat_master_drive(drv, state_done, NULL, timeout_ns);
+    ecat_drive_end(drv, took);
     if (rc)
         return rc;
     for (unsigned i = 0; i < m->n_slaves; i++)
         if (m->slaves[i].f.state == SS_FAILED)
             return m->slaves[i].f.err ? m->slaves[i].f.err : -TAKT_EALSTATUS;
     return 0;
+}
+
+/* --- one slave's state (BOOT for a firmware update while the others stay) ---------- */
+
+static bool slave_settled(struct ecat_core *m, void *ctx)
+{
+    uint8_t st = m->slaves[*(unsigned *)ctx].f.state;
+    return st == SS_IDLE || st == SS_FAILED;
+}
+
+int takt_ecat_slave_set_state(struct takt_ecat_master *drv, unsigned pos, uint8_t state, takt_ns_t timeout_ns)
+{
+    struct ecat_core *m = &drv->core;
+    if (!m->scanned)
+        return -EAGAIN;
+    if (pos >= m->n_slaves) {
+        ECAT_FAIL(m, -ENOENT, TAKT_ECAT_EV_NO_SLAVE, -1, 3, pos, m->n_slaves);
+        return -ENOENT;
+    }
+    if (state >= AL_SAFEOP && !m->configured) {
+        int rc = ecat_layout(m);
+        if (rc)
+            return rc;
+    }
+    m->last_err = 0;
+    struct ecat_slave *s = &m->slaves[pos];
+    ecat_slave_goto(m, s, state, takt_now());
+    int rc = ecat_master_drive(drv, slave_settled, &pos, timeout_ns);
+    if (rc)
+        return rc;
+    return s->f.state == SS_FAILED ? (s->f.err ? s->f.err : -TAKT_EALSTATUS) : 0;
 }
 
 /* --- thread ----------------------------------------------------------------------- */
@@ -516,11 +495,33 @@ int takt_ecat_master_start(struct takt_ecat_master *m, const struct takt_rt_opts
     if (o)
         m->loop.opts = *o;
     m->loop.duration = duration_ns;
-    return takt_rt_loop_start(&m->loop);
+    /* from now on the RT thread alone applies what other threads post, this one's calls
+     * included: none applies at once until its first drain names it the cycle's */
+    atomic_store_explicit(&m->cycle_self, 0, memory_order_relaxed);
+    atomic_store_explicit(&m->rt_on, true, memory_order_release);
+    __atomic_store_n(&m->core.ev_rt, 1, __ATOMIC_RELEASE);
+    m->core.threaded = true;        /* before the thread: its first cycle reads it */
+    int rc = takt_rt_loop_start(&m->loop);
+    if (rc) {
+        m->core.threaded = false;
+        atomic_store_explicit(&m->rt_on, false, memory_order_release);
+        __atomic_store_n(&m->core.ev_rt, 0, __ATOMIC_RELEASE);
+    }
+    return rc;
 }
 
 void takt_ecat_master_stop(struct takt_ecat_master *m) { takt_rt_loop_stop(&m->loop); }
-int  takt_ecat_master_join(struct takt_ecat_master *m) { return takt_rt_loop_join(&m->loop); }
+
+int takt_ecat_master_join(struct takt_ecat_master *m)
+{
+    int rc = takt_rt_loop_join(&m->loop);
+    m->core.threaded = false;
+    __atomic_store_n(&m->core.ev_rt, 0, __ATOMIC_RELEASE);
+    /* the RT thread has ended: the next thread to drive the cycle drains the ring */
+    atomic_store_explicit(&m->cycle_self, 0, memory_order_relaxed);
+    atomic_store_explicit(&m->rt_on, false, memory_order_release);
+    return rc;
+}
 struct takt_rt_loop *takt_ecat_master_loop(struct takt_ecat_master *m) { return &m->loop; }
 
 void takt_ecat_master_set_callback(struct takt_ecat_master *m, takt_ecat_cyclic_fn fn, void *ctx)
@@ -532,22 +533,24 @@ void takt_ecat_master_set_callback(struct takt_ecat_master *m, takt_ecat_cyclic_
 /* --- queries ---------------------------------------------------------------------- */
 
 
-unsigned takt_ecat_master_slave_count(const struct takt_ecat_master *m) { return m->n_slaves; }
+unsigned takt_ecat_master_slave_count(const struct takt_ecat_master *m) { return m->core.n_slaves; }
 
-int takt_ecat_master_slave_info(const struct takt_ecat_master *m, unsigned pos, struct takt_ecat_slave_info *out)
+int takt_ecat_master_slave_info(const struct takt_ecat_master *drv, unsigned pos, struct takt_ecat_slave_info *out)
 {
+    const struct ecat_core *m = &drv->core;
     if (pos >= m->n_slaves)
         return -ENOENT;
     *out = m->slaves[pos].info;
     return 0;
 }
 
-const uint8_t *takt_ecat_slave_sii(const struct takt_ecat_master *m, unsigned pos, size_t *len)
+const uint8_t *takt_ecat_slave_sii(const struct takt_ecat_master *drv, unsigned pos, size_t *len)
 {
+    const struct ecat_core *m = &drv->core;
     if (pos >= m->n_slaves)
         return NULL;
     *len = m->slaves[pos].sii_len;
     return m->slaves[pos].sii;
 }
 
-const char *takt_ecat_master_error(const struct takt_ecat_master *m) { return m->errmsg; }
+const char *takt_ecat_master_error(const struct takt_ecat_master *m) { return m->core.errmsg; }

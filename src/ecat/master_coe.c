@@ -8,6 +8,7 @@
 #include <string.h>
 #include "ecat/coe.h"
 #include "ecat/master_internal.h"
+#include "ecat/driver.h"
 #include "util/wire.h"
 
 #define SM1_STATUS (ESC_SM0 + ESC_SM_SIZE + 5)     /* 0x080D, bit 3 mailbox full (ETG.1000.4 SyncManager) */
@@ -35,28 +36,28 @@ struct ecat_sdo_slot {
     void     *ctx;
 };
 
-int ecat_coe_init(struct takt_ecat_master *m)
+int ecat_coe_init(struct ecat_core *m)
 {
     m->sdo = calloc(ECAT_SDO_SLOTS, sizeof *m->sdo);
     return m->sdo ? 0 : -ENOMEM;
 }
 
-void ecat_coe_free(struct takt_ecat_master *m)
+void ecat_coe_free(struct ecat_core *m)
 {
     free(m->sdo);
     m->sdo = NULL;
 }
 
-static void finish(struct takt_ecat_master *m, struct ecat_sdo_slot *q, int err)
+static void finish(struct ecat_core *m, struct ecat_sdo_slot *q, int err)
 {
     if (err)
-        ecat_fail(m, err, "%s", q->x.msg[0] ? q->x.msg : takt_strerror(err));
+        ECAT_FAILT(m, err, TAKT_ECAT_EV_ERROR_TEXT, q->pos, RT_TXT(q->x.msg[0] ? q->x.msg : takt_strerror(err)));
     q->st = MS_FREE;
     if (q->fn)
         q->fn(q->ctx, err, q->x.req.data, err ? 0 : q->x.result_len);
 }
 
-static void write_mbx(struct takt_ecat_master *m, struct ecat_sdo_slot *q, uint8_t st)
+static void write_mbx(struct ecat_core *m, struct ecat_sdo_slot *q, uint8_t st)
 {
     const struct ecat_slave *s = &m->slaves[q->pos];
     /* the whole mailbox: writing its last byte hands it over (ETG.1000.4 SyncManager) */
@@ -67,14 +68,14 @@ static void write_mbx(struct takt_ecat_master *m, struct ecat_sdo_slot *q, uint8
     q->st = st;
 }
 
-static void poll_mbx(struct takt_ecat_master *m, struct ecat_sdo_slot *q)
+static void poll_mbx(struct ecat_core *m, struct ecat_sdo_slot *q)
 {
     ecat_req_init(&q->req, ECAT_FPRD, m->slaves[q->pos].info.station, SM1_STATUS, q->in, 1);
     ecat_req_queue(m, &q->req);
     q->st = MS_POLL;
 }
 
-static void read_mbx(struct takt_ecat_master *m, struct ecat_sdo_slot *q)
+static void read_mbx(struct ecat_core *m, struct ecat_sdo_slot *q)
 {
     const struct ecat_slave *s = &m->slaves[q->pos];
     ecat_req_init(&q->req, ECAT_FPRD, s->info.station, s->info.mbx_in_start, q->in, s->info.mbx_in_len);
@@ -85,7 +86,7 @@ static void read_mbx(struct takt_ecat_master *m, struct ecat_sdo_slot *q)
 /* The frame that read the send mailbox was lost: its reply left the ESC with it. Ask
  * the slave to put it back (ETG.1000.4 SyncManager repeat request: toggle SM1 repeat request 0x080E bit 1, wait for
  * the acknowledge in 0x080F bit 1, then read again). */
-static void repeat_req(struct takt_ecat_master *m, struct ecat_sdo_slot *q)
+static void repeat_req(struct ecat_core *m, struct ecat_sdo_slot *q)
 {
     struct ecat_slave *s = &m->slaves[q->pos];
     s->mbx_repeat ^= 1;
@@ -95,21 +96,20 @@ static void repeat_req(struct takt_ecat_master *m, struct ecat_sdo_slot *q)
     q->st = MS_REPEAT;
 }
 
-static void repeat_poll(struct takt_ecat_master *m, struct ecat_sdo_slot *q)
+static void repeat_poll(struct ecat_core *m, struct ecat_sdo_slot *q)
 {
     ecat_req_init(&q->req, ECAT_FPRD, m->slaves[q->pos].info.station, SM1_PDI, q->in, 1);
     ecat_req_queue(m, &q->req);
     q->st = MS_REPEAT_ACK;
 }
 
-static void on_reply(struct takt_ecat_master *m, struct ecat_sdo_slot *q)
+static void on_reply(struct ecat_core *m, struct ecat_sdo_slot *q)
 {
     unsigned emcy = q->x.n_emcy;
     int rc = ecat_coe_xfer_on_reply(&q->x, q->in, m->slaves[q->pos].info.mbx_in_len, q->out,
                                     m->slaves[q->pos].info.mbx_out_len, &q->out_len);
     if (q->x.n_emcy != emcy)
-        ecat_event(m, "slave %u: emergency 0x%04X (%s), error register 0x%02X", q->pos,
-                   q->x.emcy.code, ecat_coe_emcy_text(q->x.emcy.code), q->x.emcy.reg);
+        ECAT_EV(m, TAKT_ECAT_EV_EMERGENCY, q->pos, q->x.emcy.code, q->x.emcy.code, q->x.emcy.reg);
     if (rc == ECAT_COE_SEND) {
         write_mbx(m, q, MS_WRITE);
     } else if (rc == ECAT_COE_WAIT) {
@@ -124,7 +124,7 @@ static void on_reply(struct takt_ecat_master *m, struct ecat_sdo_slot *q)
     }
 }
 
-static void timeout(struct takt_ecat_master *m, struct ecat_sdo_slot *q)
+static void timeout(struct ecat_core *m, struct ecat_sdo_slot *q)
 {
     int rc = ecat_coe_xfer_timeout(&q->x, q->out, m->slaves[q->pos].info.mbx_out_len, &q->out_len);
     if (q->out_len && q->req.st != REQ_SENT) {
@@ -143,7 +143,7 @@ static void timeout(struct takt_ecat_master *m, struct ecat_sdo_slot *q)
  * which gives the request the next counter. */
 #define ECAT_MBX_SILENCE_NS (200 * TAKT_NS_PER_MS)
 
-static bool restart(struct takt_ecat_master *m, struct ecat_sdo_slot *q)
+static bool restart(struct ecat_core *m, struct ecat_sdo_slot *q)
 {
     bool initial = q->x.state == COE_ST_UP_INIT || q->x.state == COE_ST_DOWN_INIT ||
                    (q->x.state == COE_ST_INFO && q->x.done == 0);
@@ -158,7 +158,7 @@ static bool restart(struct takt_ecat_master *m, struct ecat_sdo_slot *q)
     return true;
 }
 
-static bool earlier_busy(const struct takt_ecat_master *m, const struct ecat_sdo_slot *q)
+static bool earlier_busy(const struct ecat_core *m, const struct ecat_sdo_slot *q)
 {
     for (unsigned i = 0; i < ECAT_SDO_SLOTS; i++) {
         const struct ecat_sdo_slot *o = &m->sdo[i];
@@ -173,7 +173,7 @@ static bool earlier_busy(const struct takt_ecat_master *m, const struct ecat_sdo
  * as an event and counted; anything else found there is stale and dropped. */
 #define ECAT_EMCY_POLL_NS (50 * TAKT_NS_PER_MS)
 
-bool ecat_coe_slave_busy(const struct takt_ecat_master *m, unsigned pos)
+bool ecat_coe_slave_busy(const struct ecat_core *m, unsigned pos)
 {
     for (unsigned i = 0; m->sdo && i < ECAT_SDO_SLOTS; i++)
         if (m->sdo[i].st != MS_FREE && m->sdo[i].st != MS_WAIT_TURN && m->sdo[i].pos == pos)
@@ -181,7 +181,7 @@ bool ecat_coe_slave_busy(const struct takt_ecat_master *m, unsigned pos)
     return false;
 }
 
-bool ecat_coe_slave_waiting(const struct takt_ecat_master *m, unsigned pos)
+bool ecat_coe_slave_waiting(const struct ecat_core *m, unsigned pos)
 {
     for (unsigned i = 0; m->sdo && i < ECAT_SDO_SLOTS; i++)
         if (m->sdo[i].st == MS_WAIT_TURN && m->sdo[i].pos == pos)
@@ -191,7 +191,7 @@ bool ecat_coe_slave_waiting(const struct takt_ecat_master *m, unsigned pos)
 
 /* The mailbox is taken by a CoE transfer, an FoE transfer (master_foe.c), an SoE
  * request (master_soe.c) or an EoE exchange (master_eoe.c). */
-static bool slave_busy(const struct takt_ecat_master *m, unsigned pos)
+static bool slave_busy(const struct ecat_core *m, unsigned pos)
 {
     for (unsigned i = 0; i < ECAT_SDO_SLOTS; i++)
         if (m->sdo[i].st != MS_FREE && m->sdo[i].pos == pos)
@@ -207,7 +207,7 @@ static bool mbx_usable(const struct ecat_slave *s)
            (st == AL_PREOP || st == AL_SAFEOP || st == AL_OP);
 }
 
-static void idle_poll(struct takt_ecat_master *m, takt_ns_t now)
+static void idle_poll(struct ecat_core *m, takt_ns_t now)
 {
     struct ecat_req *r = &m->idle_req;
     if (ecat_req_busy(r))
@@ -226,10 +226,7 @@ static void idle_poll(struct takt_ecat_master *m, takt_ns_t now)
             struct ecat_coe_emcy e;
             if (ecat_coe_emcy_decode(m->idle_buf, r->len, &e) == 0) {
                 m->st.emergencies++;
-                ecat_event(m, "slave %u (station 0x%04X): emergency 0x%04X (%s), error register "
-                           "0x%02X, data %02X %02X %02X %02X %02X", m->idle_pos, s->info.station,
-                           e.code, ecat_coe_emcy_text(e.code), e.reg, e.data[0], e.data[1],
-                           e.data[2], e.data[3], e.data[4]);
+                ECAT_EV(m, TAKT_ECAT_EV_EMERGENCY_DATA, m->idle_pos, s->info.station, e.code, e.code, e.reg, ecat_ev_bytes5(e.data));
             }
         }
     }
@@ -249,7 +246,7 @@ static void idle_poll(struct takt_ecat_master *m, takt_ns_t now)
 }
 
 /* Master timer: advance every transfer whose datagram came back. */
-void ecat_coe_poll(struct takt_ecat_master *m, takt_ns_t now)
+void ecat_coe_poll(struct ecat_core *m, takt_ns_t now)
 {
     if (m->sdo)
         idle_poll(m, now);
@@ -320,21 +317,19 @@ void ecat_coe_poll(struct takt_ecat_master *m, takt_ns_t now)
     }
 }
 
-static int sdo_queue(struct takt_ecat_master *m, unsigned pos, const struct ecat_coe_req *r,
-                     takt_ecat_done_fn fn, void *ctx)
+int ecat_sdo_queue(struct ecat_core *m, unsigned pos, const struct ecat_coe_req *r,
+                   takt_ecat_done_fn fn, void *ctx)
 {
     if (pos >= m->n_slaves)
         return -ENOENT;
     struct ecat_slave *s = &m->slaves[pos];
     if (!(s->info.mbx_protocols & MBX_PROTO_COE) || !s->info.mbx_out_len || !s->info.mbx_in_len) {
-        ecat_fail(m, -TAKT_EMBOX, "slave %u (%s): no CoE mailbox (SII protocols 0x%04X, mailbox "
-                  "%u/%u bytes)", pos, s->info.name, s->info.mbx_protocols, s->info.mbx_out_len,
-                  s->info.mbx_in_len);
+        ECAT_FAILT(m, -TAKT_EMBOX, TAKT_ECAT_EV_NO_COE, pos, RT_TXT(s->info.name), s->info.mbx_protocols,
+                   s->info.mbx_out_len, s->info.mbx_in_len);
         return -TAKT_EMBOX;
     }
     if ((s->info.al_state & AL_STATE_MASK) < AL_PREOP || (s->info.al_state & AL_STATE_MASK) == AL_BOOT) {
-        ecat_fail(m, -EAGAIN, "slave %u (%s): mailbox needs PREOP, SAFEOP or OP, slave is in %s",
-                  pos, s->info.name, takt_ecat_al_state_name(s->info.al_state));
+        ECAT_FAILT(m, -EAGAIN, TAKT_ECAT_EV_MBX_STATE, pos, RT_TXT(s->info.name), s->info.al_state);
         return -EAGAIN;
     }
     if (s->info.mbx_out_len > ECAT_MAX_DG_DATA || s->info.mbx_in_len > ECAT_MAX_DG_DATA)
@@ -349,7 +344,7 @@ static int sdo_queue(struct takt_ecat_master *m, unsigned pos, const struct ecat
         rq.mbx_in = s->info.mbx_in_len;
         int rc = ecat_coe_xfer_start(&q->x, &rq, &s->mbx, q->out, s->info.mbx_out_len, &q->out_len);
         if (rc != ECAT_COE_SEND) {
-            ecat_fail(m, rc < 0 ? rc : -EINVAL, "slave %u: %s", pos, q->x.msg);
+            ECAT_FAILT(m, rc < 0 ? rc : -EINVAL, TAKT_ECAT_EV_SLAVE_TEXT, pos, RT_TXT(q->x.msg));
             return rc < 0 ? rc : -EINVAL;
         }
         ecat_req_init(&q->req, ECAT_NOP, 0, 0, NULL, 0);
@@ -365,23 +360,51 @@ static int sdo_queue(struct takt_ecat_master *m, unsigned pos, const struct ecat
     return -EBUSY;
 }
 
-int takt_ecat_sdo_upload_async(struct takt_ecat_master *m, unsigned pos, uint16_t index, uint8_t sub,
+/* The core's own (the ENI's CoE init commands, in the cycle): queued at once. */
+int ecat_sdo_upload_async(struct ecat_core *m, unsigned pos, uint16_t index, uint8_t sub,
                           bool ca, void *buf, size_t cap, takt_ecat_done_fn fn, void *ctx)
 {
     struct ecat_coe_req r = { .op = ECAT_COE_UPLOAD, .index = index, .subindex = sub,
                               .complete_access = ca, .data = buf, .cap = cap };
-    return sdo_queue(m, pos, &r, fn, ctx);
+    return ecat_sdo_queue(m, pos, &r, fn, ctx);
 }
 
-int takt_ecat_sdo_download_async(struct takt_ecat_master *m, unsigned pos, uint16_t index, uint8_t sub,
+int ecat_sdo_download_async(struct ecat_core *m, unsigned pos, uint16_t index, uint8_t sub,
                             bool ca, const void *data, size_t len, takt_ecat_done_fn fn, void *ctx)
 {
     struct ecat_coe_req r = { .op = ECAT_COE_DOWNLOAD, .index = index, .subindex = sub,
                               .complete_access = ca, .data = (uint8_t *)data, .len = len };
-    return sdo_queue(m, pos, &r, fn, ctx);
+    return ecat_sdo_queue(m, pos, &r, fn, ctx);
 }
 
-int takt_ecat_sdo_info_async(struct takt_ecat_master *m, unsigned pos, enum takt_ecat_sdo_info_op op,
+/* Through the command ring (master_cmd.c): the request travels in the record; its data
+ * buffer stays the caller's until the completion. */
+static int sdo_submit(struct takt_ecat_master *drv, unsigned pos, const struct ecat_coe_req *r,
+                      takt_ecat_done_fn fn, void *ctx)
+{
+    if (pos > UINT16_MAX)
+        return -ENOENT;
+    struct rt_cmd c = { .op = ECAT_CMD_SDO, .target = (uint16_t)pos, .done = fn, .ctx = ctx };
+    return ecat_cmd_submit(drv, &c, r, sizeof *r);
+}
+
+int takt_ecat_sdo_upload_async(struct takt_ecat_master *drv, unsigned pos, uint16_t index, uint8_t sub,
+                          bool ca, void *buf, size_t cap, takt_ecat_done_fn fn, void *ctx)
+{
+    struct ecat_coe_req r = { .op = ECAT_COE_UPLOAD, .index = index, .subindex = sub,
+                              .complete_access = ca, .data = buf, .cap = cap };
+    return sdo_submit(drv, pos, &r, fn, ctx);
+}
+
+int takt_ecat_sdo_download_async(struct takt_ecat_master *drv, unsigned pos, uint16_t index, uint8_t sub,
+                            bool ca, const void *data, size_t len, takt_ecat_done_fn fn, void *ctx)
+{
+    struct ecat_coe_req r = { .op = ECAT_COE_DOWNLOAD, .index = index, .subindex = sub,
+                              .complete_access = ca, .data = (uint8_t *)data, .len = len };
+    return sdo_submit(drv, pos, &r, fn, ctx);
+}
+
+int takt_ecat_sdo_info_async(struct takt_ecat_master *drv, unsigned pos, enum takt_ecat_sdo_info_op op,
                         uint16_t index, uint8_t sub, void *buf, size_t cap, takt_ecat_done_fn fn, void *ctx)
 {
     static const enum ecat_coe_op ops[] = { [TAKT_ECAT_SDO_INFO_ODLIST] = ECAT_COE_ODLIST,
@@ -390,14 +413,15 @@ int takt_ecat_sdo_info_async(struct takt_ecat_master *m, unsigned pos, enum takt
         return -EINVAL;
     struct ecat_coe_req r = { .op = ops[op], .index = index, .subindex = sub, .data = buf,
                               .cap = cap, .list_type = 1, .value_info = 0 };
-    return sdo_queue(m, pos, &r, fn, ctx);
+    return sdo_submit(drv, pos, &r, fn, ctx);
 }
 
 /* --- blocking wrappers (tools only) -------------------------------------------------- */
 
-static int wait_for(struct takt_ecat_master *m, struct ecat_wait *w, size_t *len)
+static int wait_for(struct takt_ecat_master *drv, struct ecat_wait *w, size_t *len)
 {
-    int rc = ecat_wait_drive(m, w, m->o.sdo_timeout_ns + TAKT_NS_PER_S);
+    struct ecat_core *m = &drv->core;
+    int rc = ecat_wait_drive(drv, w, m->o.sdo_timeout_ns + TAKT_NS_PER_S);
     if (rc) {
         /* the slot must not call back into this stack frame later */
         for (unsigned i = 0; i < ECAT_SDO_SLOTS; i++)
@@ -410,26 +434,79 @@ static int wait_for(struct takt_ecat_master *m, struct ecat_wait *w, size_t *len
     return w->err;
 }
 
-int takt_ecat_sdo_upload(struct takt_ecat_master *m, unsigned pos, uint16_t index, uint8_t sub, bool ca,
+/* From another thread while the RT thread runs: the transfer's buffer is the waiter's
+ * (it outlives a timeout here); the result is copied out when it came. */
+static int rt_wait(struct takt_ecat_master *drv, struct rt_waiter *rw, int posted, void *buf,
+                   size_t cap, size_t *len)
+{
+    int rc = ecat_cmd_wait(drv, rw, posted, drv->core.o.sdo_timeout_ns + TAKT_NS_PER_S);
+    if (!rc && buf) {
+        size_t n = rw->len < cap ? rw->len : cap;
+        memcpy(buf, rw->buf, n);
+        if (len)
+            *len = n;
+    }
+    return rc;
+}
+
+int takt_ecat_sdo_upload(struct takt_ecat_master *drv, unsigned pos, uint16_t index, uint8_t sub, bool ca,
                     void *buf, size_t cap, size_t *len)
 {
+    int mode = ecat_cmd_blocking(drv);
+    if (mode < 0)
+        return mode;
+    if (mode) {
+        struct rt_waiter *rw = rt_waiter_new(cap);
+        if (!rw)
+            return -ENOMEM;
+        int rc = rt_wait(drv, rw, takt_ecat_sdo_upload_async(drv, pos, index, sub, ca, rw->buf, cap,
+                                                           rt_waiter_done, rw), buf, cap, len);
+        rt_waiter_put(rw);
+        return rc;
+    }
     struct ecat_wait w = { 0 };
-    int rc = takt_ecat_sdo_upload_async(m, pos, index, sub, ca, buf, cap, ecat_wait_done, &w);
-    return rc ? rc : wait_for(m, &w, len);
+    int rc = takt_ecat_sdo_upload_async(drv, pos, index, sub, ca, buf, cap, ecat_wait_done, &w);
+    return rc ? rc : wait_for(drv, &w, len);
 }
 
-int takt_ecat_sdo_download(struct takt_ecat_master *m, unsigned pos, uint16_t index, uint8_t sub, bool ca,
+int takt_ecat_sdo_download(struct takt_ecat_master *drv, unsigned pos, uint16_t index, uint8_t sub, bool ca,
                       const void *data, size_t len)
 {
+    int mode = ecat_cmd_blocking(drv);
+    if (mode < 0)
+        return mode;
+    if (mode) {
+        struct rt_waiter *rw = rt_waiter_new(len);
+        if (!rw)
+            return -ENOMEM;
+        if (len)
+            memcpy(rw->buf, data, len);   /* the cycle reads it after a timeout here too */
+        int rc = rt_wait(drv, rw, takt_ecat_sdo_download_async(drv, pos, index, sub, ca, rw->buf, len,
+                                                             rt_waiter_done, rw), NULL, 0, NULL);
+        rt_waiter_put(rw);
+        return rc;
+    }
     struct ecat_wait w = { 0 };
-    int rc = takt_ecat_sdo_download_async(m, pos, index, sub, ca, data, len, ecat_wait_done, &w);
-    return rc ? rc : wait_for(m, &w, NULL);
+    int rc = takt_ecat_sdo_download_async(drv, pos, index, sub, ca, data, len, ecat_wait_done, &w);
+    return rc ? rc : wait_for(drv, &w, NULL);
 }
 
-int takt_ecat_sdo_info(struct takt_ecat_master *m, unsigned pos, enum takt_ecat_sdo_info_op op, uint16_t index,
+int takt_ecat_sdo_info(struct takt_ecat_master *drv, unsigned pos, enum takt_ecat_sdo_info_op op, uint16_t index,
                   uint8_t sub, void *buf, size_t cap, size_t *len)
 {
+    int mode = ecat_cmd_blocking(drv);
+    if (mode < 0)
+        return mode;
+    if (mode) {
+        struct rt_waiter *rw = rt_waiter_new(cap);
+        if (!rw)
+            return -ENOMEM;
+        int rc = rt_wait(drv, rw, takt_ecat_sdo_info_async(drv, pos, op, index, sub, rw->buf, cap,
+                                                         rt_waiter_done, rw), buf, cap, len);
+        rt_waiter_put(rw);
+        return rc;
+    }
     struct ecat_wait w = { 0 };
-    int rc = takt_ecat_sdo_info_async(m, pos, op, index, sub, buf, cap, ecat_wait_done, &w);
-    return rc ? rc : wait_for(m, &w, len);
+    int rc = takt_ecat_sdo_info_async(drv, pos, op, index, sub, buf, cap, ecat_wait_done, &w);
+    return rc ? rc : wait_for(drv, &w, len);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "ecat/eni.h"
 #include "ecat/master_internal.h"
+#include "ecat/driver.h"
 #include "ecat/plan.h"
 #include "ecat/sii.h"
 #include "util/wire.h"
@@ -15,9 +16,10 @@
 /* Slaves the ENI does not drive (no register InitCmds, e.g. an ENI `takt ecat xml`
  * wrote): its CoE init commands for INIT->PREOP and PREOP->SAFEOP as SDO downloads,
  * in file order, while the slave is in PREOP (ENI-driven slaves run theirs in the ESM). */
-static int coe_init_cmds(struct takt_ecat_master *m, unsigned pos, const struct ecat_eni_slave *es,
+static int coe_init_cmds(struct takt_ecat_master *drv, unsigned pos, const struct ecat_eni_slave *es,
                          const char *path)
 {
+    struct ecat_core *m = &drv->core;
     const uint32_t when = ECAT_TR_BIT(ECAT_TR_IP) | ECAT_TR_BIT(ECAT_TR_PS);
     if ((m->slaves[pos].info.al_state & AL_STATE_MASK) != AL_PREOP || m->slaves[pos].er)
         return 0;
@@ -25,12 +27,11 @@ static int coe_init_cmds(struct takt_ecat_master *m, unsigned pos, const struct 
         const struct ecat_eni_coe *c = &es->coe[k];
         if (!(c->transitions & when) || c->ccs != 1)
             continue;
-        int rc = takt_ecat_sdo_download(m, pos, c->index, c->subindex, c->complete_access, c->data, c->len);
+        int rc = takt_ecat_sdo_download(drv, pos, c->index, c->subindex, c->complete_access, c->data, c->len);
         if (rc) {
             char why[256];
-            snprintf(why, sizeof why, "%s", takt_ecat_master_error(m));
-            ecat_fail(m, rc, "ENI %s line %u: slave %u CoE init command 0x%04X:%02X (%s): %s", path,
-                      c->line, pos, c->index, c->subindex, c->comment, why);
+            snprintf(why, sizeof why, "%s", takt_ecat_master_error(drv));
+            ECAT_FAILT(m, rc, TAKT_ECAT_EV_ENI_COE_INIT, pos, RT_TXT(path, c->comment, why), c->line, c->index, c->subindex);
             return rc;
         }
     }
@@ -38,10 +39,10 @@ static int coe_init_cmds(struct takt_ecat_master *m, unsigned pos, const struct 
 }
 
 /* The cycle runs the ENI's own frames (not takt's layout of its slaves). */
-static bool eni_frames(const struct takt_ecat_master *m)
+static bool eni_frames(const struct ecat_core *m)
 { return ecat_plan_of(m) && ecat_plan_of(m)->source == PLAN_FROM_ENI; }
 
-void ecat_master_drop_eni(struct takt_ecat_master *m)
+void ecat_master_drop_eni(struct ecat_core *m)
 {
     if (m->eni_dc_set)
         m->o.dc = false;
@@ -58,8 +59,9 @@ void ecat_master_drop_eni(struct takt_ecat_master *m)
 
 /* The ENI addresses slaves by its PhysAddr (FPxx commands, DC, mailbox): give each
  * slave that station address now (its IP commands write it again after INIT). */
-static int stations(struct takt_ecat_master *m, const struct ecat_eni *eni)
+static int stations(struct takt_ecat_master *drv, const struct ecat_eni *eni)
 {
+    struct ecat_core *m = &drv->core;
     for (unsigned i = 0; i < eni->n_slaves && i < m->n_slaves; i++) {
         struct ecat_slave *s = &m->slaves[i];
         uint16_t phys = eni->slave[i].phys_addr;
@@ -67,12 +69,11 @@ static int stations(struct takt_ecat_master *m, const struct ecat_eni *eni)
             continue;
         uint8_t b[2];
         put_le16(b, phys);
-        int rc = takt_ecat_reg_write(m, i, ESC_STATION_ADDR, b, 2);
+        int rc = takt_ecat_reg_write(drv, i, ESC_STATION_ADDR, b, 2);
         if (rc) {
             char why[200];
-            snprintf(why, sizeof why, "%s", takt_ecat_master_error(m));
-            ecat_fail(m, rc, "ENI %s: slave %u: station address 0x%04X (PhysAddr %u) not written: %s",
-                      m->eni_path, i, phys, phys, why);
+            snprintf(why, sizeof why, "%s", takt_ecat_master_error(drv));
+            ECAT_FAILT(m, rc, TAKT_ECAT_EV_ENI_STATION, i, RT_TXT(m->eni_path, why), phys, phys);
             return rc;
         }
         s->info.station = phys;
@@ -95,7 +96,7 @@ static bool arms_sync(const struct ecat_eni_slave *s)
     return false;
 }
 
-int ecat_eni_sync_of(const struct takt_ecat_master *m, unsigned pos)
+int ecat_eni_sync_of(const struct ecat_core *m, unsigned pos)
 {
     if (!m->eni || pos >= m->eni->n_slaves)
         return 0;
@@ -107,7 +108,7 @@ int ecat_eni_sync_of(const struct takt_ecat_master *m, unsigned pos)
  * EC-Master does: no master option needed. Its init commands that switch SYNC0 on
  * (a non-zero 0x0981) arm it themselves; a slave with only <DC> AssignActivate is
  * armed by dc.c. */
-static void eni_dc(struct takt_ecat_master *m, const struct ecat_eni *e)
+static void eni_dc(struct ecat_core *m, const struct ecat_eni *e)
 {
     unsigned sync = 0, dc = 0;
     uint32_t cycle = 0;             /* the ENI's SYNC0 cycle (0x09A0 or CycleTime0) */
@@ -130,19 +131,17 @@ static void eni_dc(struct takt_ecat_master *m, const struct ecat_eni *e)
     m->eni_sync = sync > 0;
     if (!m->o.dc)
         m->o.dc = m->eni_dc_set = true;
-    ecat_event(m, "ENI %s configures distributed clocks for %u slaves: DC on, SYNC0 armed by %s%s",
-               m->eni_path, dc, m->eni_sync ? "its init commands" : "takt (AssignActivate)",
-               m->eni_sync && sync < dc ? " and takt (AssignActivate)" : "");
+    ECAT_EVT(m, TAKT_ECAT_EV_ENI_DC, -1, RT_TXT(m->eni_path), dc, m->eni_sync, m->eni_sync && sync < dc);
     /* SYNC0 starts on the master's cycle grid; a different SYNC0 cycle is the ENI's choice,
      * but worth a word (the drives then sample out of step with the frames) */
     if (cycle && m->o.cycle_ns && (takt_ns_t)cycle != m->o.cycle_ns)
-        ecat_event(m, "ENI %s: SYNC0 every %u ns, the master cycles every %lld ns", m->eni_path, cycle,
-                   (long long)m->o.cycle_ns);
+        ECAT_EVT(m, TAKT_ECAT_EV_ENI_SYNC0, -1, RT_TXT(m->eni_path), cycle, m->o.cycle_ns);
 }
 
 /* Slaves the ENI drives start from INIT so that its IP commands run from their start. */
-static int from_init(struct takt_ecat_master *m)
+static int from_init(struct takt_ecat_master *drv)
 {
+    struct ecat_core *m = &drv->core;
     bool above = false;
     takt_ns_t longest = 0;
     for (unsigned i = 0; i < m->n_slaves; i++) {
@@ -158,22 +157,23 @@ static int from_init(struct takt_ecat_master *m)
         m->o.sdo_timeout_ns = longest;
     if (!above)
         return 0;
-    int rc = takt_ecat_master_set_state(m, AL_INIT, m->o.state_timeout_ns + TAKT_NS_PER_S);
+    int rc = takt_ecat_master_set_state(drv, AL_INIT, m->o.state_timeout_ns + TAKT_NS_PER_S);
     m->target = 0;
     /* the clocks are set up again on the way up (dc.c's DC_IDLE is 0): the ENI's
      * start-up readdresses the slaves and SYNC0 belongs after its IP commands */
-    m->dc_state = 0;
-    m->dc_active = false;
+    m->dc.state = 0;
+    m->dc.active = false;
     return rc;
 }
 
-int takt_ecat_master_configure_eni(struct takt_ecat_master *m, const char *path)
+int takt_ecat_master_configure_eni(struct takt_ecat_master *drv, const char *path)
 {
+    struct ecat_core *m = &drv->core;
     char err[320];
     struct ecat_eni *eni;
     int rc = ecat_eni_load(path, &eni, err, sizeof err);
     if (rc) {
-        ecat_fail(m, rc, "ENI %s: %s", path, err);
+        ECAT_FAILT(m, rc, TAKT_ECAT_EV_ENI_INVALID, -1, RT_TXT(path, err));
         return rc;
     }
     struct ecat_ident *id = calloc(m->n_slaves ? m->n_slaves : 1, sizeof *id);
@@ -191,14 +191,13 @@ int takt_ecat_master_configure_eni(struct takt_ecat_master *m, const char *path)
     /* each mismatch said once: the first in the error (whole, with the count), the
      * others as events after it */
     if (k == 1)
-        ecat_fail(m, -TAKT_ECONFIG, "ENI %s does not match the network: %s", path, mm[0].text);
+        ECAT_FAILT(m, -TAKT_ECONFIG, TAKT_ECAT_EV_ENI_MISMATCH, -1, RT_TXT(path, mm[0].text));
     else if (k)
-        ecat_fail(m, -TAKT_ECONFIG, "ENI %s does not match the network (%u mismatches): %s", path, k,
-                  mm[0].text);
+        ECAT_FAILT(m, -TAKT_ECONFIG, TAKT_ECAT_EV_ENI_MISMATCHES, -1, RT_TXT(path, mm[0].text), k);
     for (unsigned i = 1; i < k && i < TAKT_ARRAY_SIZE(mm); i++)
-        ecat_event(m, "ENI %s: %s", path, mm[i].text);
+        ECAT_EVT(m, TAKT_ECAT_EV_ENI_TEXT, -1, RT_TXT(path, mm[i].text));
     if (k > TAKT_ARRAY_SIZE(mm))
-        ecat_event(m, "ENI %s: %u more mismatches not named", path, k - (unsigned)TAKT_ARRAY_SIZE(mm));
+        ECAT_EVT(m, TAKT_ECAT_EV_ENI_MISMATCH_MORE, -1, RT_TXT(path), k - (unsigned)TAKT_ARRAY_SIZE(mm));
     if (k) {
         ecat_eni_free(eni);
         return -TAKT_ECONFIG;
@@ -208,14 +207,13 @@ int takt_ecat_master_configure_eni(struct takt_ecat_master *m, const char *path)
     if (!(m->eni_path = strdup(path)))
         return -ENOMEM;
     eni_dc(m, eni);
-    if ((rc = stations(m, eni)) || (rc = ecat_eni_exec_setup(m)) || (rc = from_init(m)))
+    if ((rc = stations(drv, eni)) || (rc = ecat_eni_exec_setup(m)) || (rc = from_init(drv)))
         return rc;
     for (unsigned i = 0; !rc && i < eni->n_slaves && i < m->n_slaves; i++)
-        rc = coe_init_cmds(m, i, &eni->slave[i], path);
+        rc = coe_init_cmds(drv, i, &eni->slave[i], path);
     for (unsigned i = 0; !rc && i < eni->n_slaves && i < m->n_slaves; i++) {
         if ((rc = ecat_eni_pdo_map(&eni->slave[i], &m->maps[i]))) {
-            ecat_fail(m, rc, "ENI %s: slave %u (%s): PDO mapping does not fit", path, i,
-                      eni->slave[i].name);
+            ECAT_FAILT(m, rc, TAKT_ECAT_EV_ENI_PDO_FIT, i, RT_TXT(path, eni->slave[i].name));
             break;
         }
         ecat_map_bits(&m->maps[i], &m->slaves[i].info.out_bits, &m->slaves[i].info.in_bits);
@@ -226,14 +224,13 @@ int takt_ecat_master_configure_eni(struct takt_ecat_master *m, const char *path)
     unsigned driven = 0;
     for (unsigned i = 0; i < m->n_slaves; i++)
         driven += m->slaves[i].er != NULL;
-    ecat_event(m, "ENI %s: start-up by its init commands for %u of %u slaves; process image %s",
-               path, driven, m->n_slaves, eni_frames(m) ? "and cyclic frames as it lays them out"
-                                                     : "laid out by takt");
+    ECAT_EVT(m, TAKT_ECAT_EV_ENI_STARTUP, -1, RT_TXT(path), driven, m->n_slaves, eni_frames(m));
     return 0;
 }
 
-int takt_ecat_pd_find_eni(const struct takt_ecat_master *m, const char *name, struct takt_ecat_pd_entry *out)
+int takt_ecat_pd_find_eni(const struct takt_ecat_master *drv, const char *name, struct takt_ecat_pd_entry *out)
 {
+    const struct ecat_core *m = &drv->core;
     const struct ecat_eni *e = m->eni;
     const struct ecat_eni_var *v = NULL;
     for (unsigned i = 0; e && i < e->n_vars && !v; i++)
@@ -246,7 +243,7 @@ int takt_ecat_pd_find_eni(const struct takt_ecat_master *m, const char *name, st
     if (*rest == '.')
         rest++;
     if (!eni_frames(m))                 /* takt's own layout: the entry by name */
-        return takt_ecat_pd_find(m, (unsigned)pos, rest, 0, 0, out);
+        return takt_ecat_pd_find(drv, (unsigned)pos, rest, 0, 0, out);
     uint32_t bit = v->bitoffs + (v->input ? e->out_bytes * 8 : 0);
     memset(out, 0, sizeof *out);
     out->position = (unsigned)pos;
@@ -266,8 +263,9 @@ int takt_ecat_pd_find_eni(const struct takt_ecat_master *m, const char *name, st
     return 0;
 }
 
-int takt_ecat_master_write_eni(struct takt_ecat_master *m, const char *path)
+int takt_ecat_master_write_eni(struct takt_ecat_master *drv, const char *path)
 {
+    struct ecat_core *m = &drv->core;
     if (!m->configured) {
         int rc = ecat_layout(m);
         if (rc)
@@ -282,7 +280,7 @@ int takt_ecat_master_write_eni(struct takt_ecat_master *m, const char *path)
         struct ecat_slave *s = &m->slaves[i];
         rc = ecat_sii_decode(s->sii, s->sii_len, &sii[i], 0, err, sizeof err);
         if (rc)
-            ecat_fail(m, rc, "slave %u: SII: %s", i, err);
+            ECAT_FAILT(m, rc, TAKT_ECAT_EV_SII_FILE, i, RT_TXT(err));
         sp[i] = &sii[i];
         phys[i] = s->info.station;
     }
@@ -291,7 +289,7 @@ int takt_ecat_master_write_eni(struct takt_ecat_master *m, const char *path)
         rc = ecat_eni_from_scan(&eni, sp, phys, m->n_slaves, &m->img,
                                 (uint32_t)(m->o.cycle_ns / TAKT_NS_PER_US));
     if (!rc && (rc = ecat_eni_write(path, eni, err, sizeof err)))
-        ecat_fail(m, rc, "writing %s: %s", path, err);
+        ECAT_FAILT(m, rc, TAKT_ECAT_EV_SII_WRITE_FILE, -1, RT_TXT(path, err));
     if (eni)
         ecat_eni_free(eni);
     free(sii);

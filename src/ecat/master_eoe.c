@@ -17,6 +17,7 @@
 #include "ecat/coe.h"
 #include "ecat/eoe.h"
 #include "ecat/master_internal.h"
+#include "ecat/driver.h"
 
 #define SM1_ACT    (ESC_SM0 + ESC_SM_SIZE + 6)     /* 0x080E, bit 1 repeat request */
 #define SM1_PDI    (ESC_SM0 + ESC_SM_SIZE + 7)     /* 0x080F, bit 1 repeat acknowledge */
@@ -86,7 +87,7 @@ static void ring_pop(struct eoe_ring *r)
 
 static void count(atomic_uint_fast64_t *c) { atomic_fetch_add_explicit(c, 1, memory_order_relaxed); }
 
-void ecat_eoe_free(struct takt_ecat_master *m)
+void ecat_eoe_free(struct ecat_core *m)
 {
     for (unsigned i = 0; i < m->n_eoe; i++)
         free(m->eoe[i]);
@@ -95,7 +96,7 @@ void ecat_eoe_free(struct takt_ecat_master *m)
     m->n_eoe = 0;
 }
 
-static struct ecat_eoe_port *port_of(const struct takt_ecat_master *m, unsigned pos)
+static struct ecat_eoe_port *port_of(const struct ecat_core *m, unsigned pos)
 {
     for (unsigned i = 0; i < m->n_eoe; i++)
         if (m->eoe[i]->pos == pos)
@@ -103,22 +104,22 @@ static struct ecat_eoe_port *port_of(const struct takt_ecat_master *m, unsigned 
     return NULL;
 }
 
-bool ecat_eoe_slave_open(const struct takt_ecat_master *m, unsigned pos) { return port_of(m, pos) != NULL; }
+bool ecat_eoe_slave_open(const struct ecat_core *m, unsigned pos) { return port_of(m, pos) != NULL; }
 
-bool ecat_eoe_slave_busy(const struct takt_ecat_master *m, unsigned pos)
+bool ecat_eoe_slave_busy(const struct ecat_core *m, unsigned pos)
 {
     const struct ecat_eoe_port *p = port_of(m, pos);
     return p && (p->st != EP_IDLE || p->waiting);
 }
 
-static bool may_start(const struct takt_ecat_master *m, unsigned pos)
+static bool may_start(const struct ecat_core *m, unsigned pos)
 {
     if (ecat_coe_slave_busy(m, pos) || ecat_foe_slave_busy(m, pos) || ecat_soe_slave_busy(m, pos))
         return false;
     return !(m->idle_pos == pos && (ecat_req_busy(&m->idle_req) || m->idle_req.st == REQ_DONE));
 }
 
-static void queue(struct takt_ecat_master *m, struct ecat_eoe_port *p, uint8_t cmd, uint16_t ado,
+static void queue(struct ecat_core *m, struct ecat_eoe_port *p, uint8_t cmd, uint16_t ado,
                   uint8_t *data, uint16_t len, uint8_t st)
 {
     ecat_req_init(&p->req, cmd, m->slaves[p->pos].info.station, ado, data, len);
@@ -126,17 +127,17 @@ static void queue(struct takt_ecat_master *m, struct ecat_eoe_port *p, uint8_t c
     p->st = st;
 }
 
-static void write_mbx(struct takt_ecat_master *m, struct ecat_eoe_port *p)
+static void write_mbx(struct ecat_core *m, struct ecat_eoe_port *p)
 {
     /* the whole mailbox: writing its last byte hands it over (ETG.1000.4 SyncManager) */
     memset(p->out + p->msg_len, 0, p->out_len - p->msg_len);
     queue(m, p, ECAT_FPWR, p->out_start, p->out, p->out_len, EP_WRITE);
 }
 
-static void read_mbx(struct takt_ecat_master *m, struct ecat_eoe_port *p)
+static void read_mbx(struct ecat_core *m, struct ecat_eoe_port *p)
 { queue(m, p, ECAT_FPRD, p->in_start, p->in, p->in_len, EP_READ); }
 
-static void repeat_req(struct takt_ecat_master *m, struct ecat_eoe_port *p)
+static void repeat_req(struct ecat_core *m, struct ecat_eoe_port *p)
 {
     struct ecat_slave *s = &m->slaves[p->pos];
     s->mbx_repeat ^= 1;
@@ -144,7 +145,7 @@ static void repeat_req(struct takt_ecat_master *m, struct ecat_eoe_port *p)
     queue(m, p, ECAT_FPWR, SM1_ACT, p->in, 1, EP_REPEAT);
 }
 
-static void svc_done(struct takt_ecat_master *m, struct ecat_eoe_port *p, int err)
+static void svc_done(struct ecat_core *m, struct ecat_eoe_port *p, int err)
 {
     if (p->svc == EOE_T_SET_IP_REQ && !err && p->svc_len <= sizeof p->ip_msg) {
         memcpy(p->ip_msg, p->svc_msg, p->svc_len);
@@ -152,8 +153,7 @@ static void svc_done(struct takt_ecat_master *m, struct ecat_eoe_port *p, int er
         p->ip_lost = false;
     }
     if (p->svc == EOE_T_SET_IP_REQ && !p->fn)
-        ecat_event(m, "slave %u: EoE IP parameters set again after its return%s%s", p->pos,
-                   err ? ": " : "", err ? takt_ecat_master_error(m) : "");
+        ECAT_EVT(m, err ? TAKT_ECAT_EV_EOE_AGAIN_FAILED : TAKT_ECAT_EV_EOE_AGAIN, p->pos, RT_TXT(err ? m->errmsg : ""));
     p->svc = 0;
     p->svc_sent = false;
     if (p->fn)
@@ -162,7 +162,7 @@ static void svc_done(struct takt_ecat_master *m, struct ecat_eoe_port *p, int er
 
 /* A slave back in PREOP or above after INIT (or gone) lost its IP parameters: the
  * last ones it took go out again, once, before other EoE traffic. */
-static void ip_again(struct takt_ecat_master *m, struct ecat_eoe_port *p, uint8_t al)
+static void ip_again(struct ecat_core *m, struct ecat_eoe_port *p, uint8_t al)
 {
     struct ecat_slave *s = &m->slaves[p->pos];
     if (!p->ip_len)
@@ -187,7 +187,7 @@ static void ip_again(struct takt_ecat_master *m, struct ecat_eoe_port *p, uint8_
 }
 
 /* One message from the slave's read mailbox. */
-static void on_msg(struct takt_ecat_master *m, struct ecat_eoe_port *p, const uint8_t *b, size_t n)
+static void on_msg(struct ecat_core *m, struct ecat_eoe_port *p, const uint8_t *b, size_t n)
 {
     struct ecat_eoe_msg e;
     struct ecat_coe_emcy em;
@@ -196,10 +196,7 @@ static void on_msg(struct takt_ecat_master *m, struct ecat_eoe_port *p, const ui
     if (ecat_coe_emcy_decode(b, n, &em) == 0) {
         /* the emergency poll leaves this slave to the port: its emergencies come here */
         m->st.emergencies++;
-        ecat_event(m, "slave %u (station 0x%04X): emergency 0x%04X (%s), error register "
-                   "0x%02X, data %02X %02X %02X %02X %02X", p->pos, m->slaves[p->pos].info.station,
-                   em.code, ecat_coe_emcy_text(em.code), em.reg, em.data[0], em.data[1],
-                   em.data[2], em.data[3], em.data[4]);
+        ECAT_EV(m, TAKT_ECAT_EV_EMERGENCY_DATA, p->pos, m->slaves[p->pos].info.station, em.code, em.code, em.reg, ecat_ev_bytes5(em.data));
         return;
     }
     if (ecat_eoe_decode(b, n, &e) < 0)
@@ -219,8 +216,7 @@ static void on_msg(struct takt_ecat_master *m, struct ecat_eoe_port *p, const ui
     if (p->svc && p->svc_sent && e.type == p->svc + 1) {
         uint16_t res = e.info2;           /* the result code takes the second word */
         if (res) {
-            ecat_fail(m, -TAKT_EMBOX, "slave %u: EoE %s: the slave answered 0x%04X (%s)", p->pos,
-                      ecat_eoe_type_name(p->svc), res, ecat_eoe_result_text(res));
+            ECAT_FAIL(m, -TAKT_EMBOX, TAKT_ECAT_EV_EOE_ANSWER, p->pos, p->svc, res, res);
             svc_done(m, p, -TAKT_EMBOX);
         } else {
             svc_done(m, p, 0);
@@ -228,7 +224,7 @@ static void on_msg(struct takt_ecat_master *m, struct ecat_eoe_port *p, const ui
     }
 }
 
-bool ecat_eoe_offer(struct takt_ecat_master *m, unsigned pos, const uint8_t *msg, size_t len)
+bool ecat_eoe_offer(struct ecat_core *m, unsigned pos, const uint8_t *msg, size_t len)
 {
     struct ecat_eoe_port *p = port_of(m, pos);
     if (!p || len < MBX_HDR || (msg[MBX_OFF_TYPECNT] & 0x0F) != MBX_TYPE_EOE)
@@ -242,7 +238,7 @@ static void end_exchange(struct ecat_eoe_port *p)
     p->st = EP_IDLE;               /* the next one in the next timer call, after the others */
 }
 
-static void start(struct takt_ecat_master *m, struct ecat_eoe_port *p, takt_ns_t now)
+static void start(struct ecat_core *m, struct ecat_eoe_port *p, takt_ns_t now)
 {
     struct ecat_slave *s = &m->slaves[p->pos];
     p->deadline = now + m->o.sdo_timeout_ns;
@@ -280,7 +276,7 @@ static void start(struct takt_ecat_master *m, struct ecat_eoe_port *p, takt_ns_t
     read_mbx(m, p);
 }
 
-static void step(struct takt_ecat_master *m, struct ecat_eoe_port *p)
+static void step(struct ecat_core *m, struct ecat_eoe_port *p)
 {
     int wkc = p->req.wkc;
     switch (p->st) {
@@ -314,7 +310,7 @@ static void step(struct takt_ecat_master *m, struct ecat_eoe_port *p)
     }
 }
 
-void ecat_eoe_poll(struct takt_ecat_master *m, takt_ns_t now)
+void ecat_eoe_poll(struct ecat_core *m, takt_ns_t now)
 {
     for (unsigned i = 0; i < m->n_eoe; i++) {
         struct ecat_eoe_port *p = m->eoe[i];
@@ -326,8 +322,7 @@ void ecat_eoe_poll(struct takt_ecat_master *m, takt_ns_t now)
             ip_again(m, p, al);
         if (p->st != EP_IDLE) {
             if (now > p->deadline) {
-                ecat_event(m, "slave %u: EoE mailbox exchange not done within %lld ms, given up",
-                           p->pos, (long long)(m->o.sdo_timeout_ns / TAKT_NS_PER_MS));
+                ECAT_EV(m, TAKT_ECAT_EV_EOE_TIMEOUT_GIVEN_UP, p->pos, m->o.sdo_timeout_ns / TAKT_NS_PER_MS);
                 p->st = EP_IDLE;
                 p->tx.active = false;
                 ecat_eoe_rx_reset(&p->rx);
@@ -361,31 +356,28 @@ void ecat_eoe_poll(struct takt_ecat_master *m, takt_ns_t now)
 
 /* --- opening a port, services -------------------------------------------------------- */
 
-int takt_ecat_eoe_open(struct takt_ecat_master *m, unsigned pos)
+int ecat_eoe_open(struct ecat_core *m, unsigned pos)
 {
     if (pos >= m->n_slaves) {
-        ecat_fail(m, -ENOENT, "EoE: no slave at position %u (%u slaves)", pos, m->n_slaves);
+        ECAT_FAIL(m, -ENOENT, TAKT_ECAT_EV_NO_SLAVE, -1, 1, pos, m->n_slaves);
         return -ENOENT;
     }
     if (port_of(m, pos))
         return 0;
-    if (m->loop.running) {
-        ecat_fail(m, -EBUSY, "slave %u: EoE ports open before the cycle thread starts", pos);
+    if (m->threaded) {
+        ECAT_FAIL(m, -EBUSY, TAKT_ECAT_EV_EOE_BEFORE_START, pos);
         return -EBUSY;
     }
     struct ecat_slave *s = &m->slaves[pos];
     if (!(s->info.mbx_protocols & MBX_PROTO_EOE)) {
-        ecat_fail(m, -TAKT_EMBOX, "slave %u (%s) has no EoE (SII mailbox protocols 0x%04X)", pos,
-                  s->info.name, s->info.mbx_protocols);
+        ECAT_FAILT(m, -TAKT_EMBOX, TAKT_ECAT_EV_NO_EOE, pos, RT_TXT(s->info.name), s->info.mbx_protocols);
         return -TAKT_EMBOX;
     }
     unsigned out = s->info.mbx_out_len, in = s->info.mbx_in_len;
     if (out < MBX_HDR + EOE_HDR + EOE_UNIT || in < MBX_HDR + EOE_HDR + EOE_UNIT ||
         out < MBX_HDR + EOE_HDR + EOE_IP_BODY || out > ECAT_MAX_DG_DATA || in > ECAT_MAX_DG_DATA) {
-        ecat_fail(m, -TAKT_EMBOX, "slave %u (%s): mailbox of %u/%u bytes too small for EoE "
-                  "(expected %d..%d: headers 10 bytes, a 32-byte fragment unit, the 58-byte "
-                  "IP parameters)", pos, s->info.name, out, in, MBX_HDR + EOE_HDR + EOE_IP_BODY,
-                  ECAT_MAX_DG_DATA);
+        ECAT_FAILT(m, -TAKT_EMBOX, TAKT_ECAT_EV_EOE_MBX_SIZE, pos, RT_TXT(s->info.name), out, in,
+                   MBX_HDR + EOE_HDR + EOE_IP_BODY, ECAT_MAX_DG_DATA);
         return -TAKT_EMBOX;
     }
     struct ecat_eoe_port **v = realloc(m->eoe, (m->n_eoe + 1) * sizeof *v);
@@ -403,10 +395,24 @@ int takt_ecat_eoe_open(struct takt_ecat_master *m, unsigned pos)
     return 0;
 }
 
-static int svc_queue(struct takt_ecat_master *m, unsigned pos, uint8_t type, const uint8_t *body,
-                     size_t len, takt_ecat_done_fn fn, void *ctx)
+int takt_ecat_eoe_open(struct takt_ecat_master *drv, unsigned pos)
 {
-    int rc = takt_ecat_eoe_open(m, pos);
+    struct ecat_core *m = &drv->core;
+    if (!ecat_cmd_here(drv) && ecat_rt_on(drv)) {
+        if (pos <= UINT16_MAX && port_of(m, pos))
+            return 0;           /* ports change only while no RT thread runs: readable */
+        /* the refusal is the cycle's to report (its event ring has one producer) */
+        struct rt_cmd c = { .op = ECAT_CMD_EOE_OPEN, .target = (uint16_t)pos };
+        rt_cmdring_post(&drv->cmd, &c, NULL, 0);
+        return -EBUSY;
+    }
+    return ecat_eoe_open(m, pos);
+}
+
+int ecat_eoe_svc_queue(struct ecat_core *m, unsigned pos, uint8_t type, const uint8_t *body,
+                       size_t len, takt_ecat_done_fn fn, void *ctx)
+{
+    int rc = ecat_eoe_open(m, pos);
     if (rc)
         return rc;
     struct ecat_eoe_port *p = port_of(m, pos);
@@ -421,52 +427,106 @@ static int svc_queue(struct takt_ecat_master *m, unsigned pos, uint8_t type, con
     return 0;
 }
 
-int takt_ecat_eoe_set_ip_async(struct takt_ecat_master *m, unsigned pos, const struct takt_ecat_eoe_ip *ip,
+/* The core's own (the ENI's EoE init commands, in the cycle): queued at once. */
+int ecat_eoe_set_ip_async(struct ecat_core *m, unsigned pos, const struct takt_ecat_eoe_ip *ip,
                           takt_ecat_done_fn fn, void *ctx)
 {
     uint8_t b[EOE_IP_BODY];
     ecat_eoe_ip_encode(b, ip);
-    return svc_queue(m, pos, EOE_T_SET_IP_REQ, b, sizeof b, fn, ctx);
+    return ecat_eoe_svc_queue(m, pos, EOE_T_SET_IP_REQ, b, sizeof b, fn, ctx);
 }
 
-int takt_ecat_eoe_set_filter_async(struct takt_ecat_master *m, unsigned pos,
+int ecat_eoe_set_filter_async(struct ecat_core *m, unsigned pos,
                               const struct takt_ecat_eoe_filter *f, takt_ecat_done_fn fn, void *ctx)
 {
     uint8_t b[EOE_FILTER_BODY];
     ecat_eoe_filter_encode(b, f);
-    return svc_queue(m, pos, EOE_T_SET_FILTER_REQ, b, sizeof b, fn, ctx);
+    return ecat_eoe_svc_queue(m, pos, EOE_T_SET_FILTER_REQ, b, sizeof b, fn, ctx);
 }
 
-static int wait_for(struct takt_ecat_master *m, unsigned pos, struct ecat_wait *w)
+/* Through the command ring (master_cmd.c): the encoded body travels in the record. */
+static int svc_submit(struct takt_ecat_master *m, unsigned pos, uint8_t type, const uint8_t *body,
+                      size_t len, takt_ecat_done_fn fn, void *ctx)
 {
-    int rc = ecat_wait_drive(m, w, 2 * m->o.sdo_timeout_ns + TAKT_NS_PER_S);
+    if (pos > UINT16_MAX)
+        return -ENOENT;
+    struct rt_cmd c = { .op = ECAT_CMD_EOE_SVC, .target = (uint16_t)pos, .arg = { type },
+                        .done = fn, .ctx = ctx };
+    return ecat_cmd_submit(m, &c, body, len);
+}
+
+int takt_ecat_eoe_set_ip_async(struct takt_ecat_master *drv, unsigned pos, const struct takt_ecat_eoe_ip *ip,
+                          takt_ecat_done_fn fn, void *ctx)
+{
+    uint8_t b[EOE_IP_BODY];
+    ecat_eoe_ip_encode(b, ip);
+    return svc_submit(drv, pos, EOE_T_SET_IP_REQ, b, sizeof b, fn, ctx);
+}
+
+int takt_ecat_eoe_set_filter_async(struct takt_ecat_master *drv, unsigned pos,
+                              const struct takt_ecat_eoe_filter *f, takt_ecat_done_fn fn, void *ctx)
+{
+    uint8_t b[EOE_FILTER_BODY];
+    ecat_eoe_filter_encode(b, f);
+    return svc_submit(drv, pos, EOE_T_SET_FILTER_REQ, b, sizeof b, fn, ctx);
+}
+
+static int wait_for(struct takt_ecat_master *drv, unsigned pos, struct ecat_wait *w)
+{
+    struct ecat_core *m = &drv->core;
+    int rc = ecat_wait_drive(drv, w, 2 * m->o.sdo_timeout_ns + TAKT_NS_PER_S);
     struct ecat_eoe_port *p = port_of(m, pos);
     if (rc && p && p->ctx == w)
         p->fn = NULL;                     /* no call back into this stack frame */
     if (!rc && w->err == -ETIMEDOUT)
-        ecat_fail(m, -ETIMEDOUT, "slave %u: EoE service not answered within %lld ms", pos,
-                  (long long)(m->o.sdo_timeout_ns / TAKT_NS_PER_MS));
+        ECAT_FAIL(m, -ETIMEDOUT, TAKT_ECAT_EV_EOE_TIMEOUT, pos, m->o.sdo_timeout_ns / TAKT_NS_PER_MS);
     return rc ? rc : w->err;
 }
 
-int takt_ecat_eoe_set_ip(struct takt_ecat_master *m, unsigned pos, const struct takt_ecat_eoe_ip *ip)
+/* From another thread while the RT thread runs: post, sleep until the completion. */
+static int rt_wait(struct takt_ecat_master *m, unsigned pos, uint8_t type, const struct takt_ecat_eoe_ip *ip,
+                   const struct takt_ecat_eoe_filter *f)
 {
-    struct ecat_wait w = { 0 };
-    int rc = takt_ecat_eoe_set_ip_async(m, pos, ip, ecat_wait_done, &w);
-    return rc ? rc : wait_for(m, pos, &w);
+    uint8_t b[EOE_IP_BODY > EOE_FILTER_BODY ? EOE_IP_BODY : EOE_FILTER_BODY];
+    size_t n = ip ? EOE_IP_BODY : EOE_FILTER_BODY;
+    if (ip)
+        ecat_eoe_ip_encode(b, ip);
+    else
+        ecat_eoe_filter_encode(b, f);
+    struct rt_waiter *w = rt_waiter_new(0);
+    if (!w)
+        return -ENOMEM;
+    int rc = ecat_cmd_wait(m, w, svc_submit(m, pos, type, b, n, rt_waiter_done, w),
+                           2 * m->core.o.sdo_timeout_ns + TAKT_NS_PER_S);
+    rt_waiter_put(w);
+    return rc;
 }
 
-int takt_ecat_eoe_set_filter(struct takt_ecat_master *m, unsigned pos, const struct takt_ecat_eoe_filter *f)
+int takt_ecat_eoe_set_ip(struct takt_ecat_master *drv, unsigned pos, const struct takt_ecat_eoe_ip *ip)
 {
+    int mode = ecat_cmd_blocking(drv);
+    if (mode)
+        return mode < 0 ? mode : rt_wait(drv, pos, EOE_T_SET_IP_REQ, ip, NULL);
     struct ecat_wait w = { 0 };
-    int rc = takt_ecat_eoe_set_filter_async(m, pos, f, ecat_wait_done, &w);
-    return rc ? rc : wait_for(m, pos, &w);
+    int rc = takt_ecat_eoe_set_ip_async(drv, pos, ip, ecat_wait_done, &w);
+    return rc ? rc : wait_for(drv, pos, &w);
+}
+
+int takt_ecat_eoe_set_filter(struct takt_ecat_master *drv, unsigned pos, const struct takt_ecat_eoe_filter *f)
+{
+    int mode = ecat_cmd_blocking(drv);
+    if (mode)
+        return mode < 0 ? mode : rt_wait(drv, pos, EOE_T_SET_FILTER_REQ, NULL, f);
+    struct ecat_wait w = { 0 };
+    int rc = takt_ecat_eoe_set_filter_async(drv, pos, f, ecat_wait_done, &w);
+    return rc ? rc : wait_for(drv, pos, &w);
 }
 
 /* --- the host side ------------------------------------------------------------------- */
 
-int takt_ecat_eoe_send(struct takt_ecat_master *m, unsigned pos, const void *frame, size_t len)
+int takt_ecat_eoe_send(struct takt_ecat_master *drv, unsigned pos, const void *frame, size_t len)
 {
+    struct ecat_core *m = &drv->core;
     struct ecat_eoe_port *p = port_of(m, pos);
     if (!p)
         return -ENOENT;
@@ -479,8 +539,9 @@ int takt_ecat_eoe_send(struct takt_ecat_master *m, unsigned pos, const void *fra
     return 0;
 }
 
-int takt_ecat_eoe_recv(struct takt_ecat_master *m, unsigned pos, void *buf, size_t cap)
+int takt_ecat_eoe_recv(struct takt_ecat_master *drv, unsigned pos, void *buf, size_t cap)
 {
+    struct ecat_core *m = &drv->core;
     struct ecat_eoe_port *p = port_of(m, pos);
     if (!p)
         return -ENOENT;
@@ -493,8 +554,9 @@ int takt_ecat_eoe_recv(struct takt_ecat_master *m, unsigned pos, void *buf, size
     return (int)n;
 }
 
-int takt_ecat_eoe_get_stats(const struct takt_ecat_master *m, unsigned pos, struct takt_ecat_eoe_stats *out)
+int takt_ecat_eoe_get_stats(const struct takt_ecat_master *drv, unsigned pos, struct takt_ecat_eoe_stats *out)
 {
+    const struct ecat_core *m = &drv->core;
     struct ecat_eoe_port *p = port_of(m, pos);
     if (!p)
         return -ENOENT;
@@ -507,8 +569,9 @@ int takt_ecat_eoe_get_stats(const struct takt_ecat_master *m, unsigned pos, stru
     return 0;
 }
 
-unsigned takt_ecat_eoe_ports(const struct takt_ecat_master *m, unsigned *pos, unsigned max)
+unsigned takt_ecat_eoe_ports(const struct takt_ecat_master *drv, unsigned *pos, unsigned max)
 {
+    const struct ecat_core *m = &drv->core;
     unsigned n = 0;
     for (unsigned i = 0; i < m->n_eoe && n < max; i++)
         pos[n++] = m->eoe[i]->pos;

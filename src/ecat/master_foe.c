@@ -9,6 +9,7 @@
 #include <string.h>
 #include "ecat/foe.h"
 #include "ecat/master_internal.h"
+#include "ecat/driver.h"
 #include "util/wire.h"
 
 #define SM1_STATUS (ESC_SM0 + ESC_SM_SIZE + 5)     /* 0x080D, bit 3 mailbox full (ETG.1000.4 SyncManager) */
@@ -36,13 +37,13 @@ struct ecat_foe_slot {
     void     *ctx;
 };
 
-int ecat_foe_init(struct takt_ecat_master *m)
+int ecat_foe_init(struct ecat_core *m)
 {
     m->foe = calloc(ECAT_FOE_SLOTS, sizeof *m->foe);
     return m->foe ? 0 : -ENOMEM;
 }
 
-void ecat_foe_free(struct takt_ecat_master *m)
+void ecat_foe_free(struct ecat_core *m)
 {
     free(m->foe);
     m->foe = NULL;
@@ -61,7 +62,7 @@ bool ecat_slave_boot_mbx(const struct ecat_slave *s, struct ecat_sm_cfg mbx[2])
 
 /* Also while one waits for its turn: the emergency poll must leave the slave alone then,
  * or, polling back to back while frames are lost, it would keep the transfer waiting. */
-bool ecat_foe_slave_busy(const struct takt_ecat_master *m, unsigned pos)
+bool ecat_foe_slave_busy(const struct ecat_core *m, unsigned pos)
 {
     for (unsigned i = 0; m->foe && i < ECAT_FOE_SLOTS; i++)
         if (m->foe[i].st != FQ_FREE && m->foe[i].pos == pos)
@@ -69,7 +70,7 @@ bool ecat_foe_slave_busy(const struct takt_ecat_master *m, unsigned pos)
     return false;
 }
 
-bool ecat_foe_slave_waiting(const struct takt_ecat_master *m, unsigned pos)
+bool ecat_foe_slave_waiting(const struct ecat_core *m, unsigned pos)
 {
     for (unsigned i = 0; m->foe && i < ECAT_FOE_SLOTS; i++)
         if (m->foe[i].st == FQ_WAIT_TURN && m->foe[i].pos == pos)
@@ -77,16 +78,16 @@ bool ecat_foe_slave_waiting(const struct takt_ecat_master *m, unsigned pos)
     return false;
 }
 
-static void finish(struct takt_ecat_master *m, struct ecat_foe_slot *q, int err)
+static void finish(struct ecat_core *m, struct ecat_foe_slot *q, int err)
 {
     if (err)
-        ecat_fail(m, err, "%s", q->x.msg[0] ? q->x.msg : takt_strerror(err));
+        ECAT_FAILT(m, err, TAKT_ECAT_EV_ERROR_TEXT, q->pos, RT_TXT(q->x.msg[0] ? q->x.msg : takt_strerror(err)));
     q->st = FQ_FREE;
     if (q->fn)
         q->fn(q->ctx, err, q->x.buf, err ? 0 : q->x.len);
 }
 
-static void queue(struct takt_ecat_master *m, struct ecat_foe_slot *q, uint8_t cmd, uint16_t ado,
+static void queue(struct ecat_core *m, struct ecat_foe_slot *q, uint8_t cmd, uint16_t ado,
                   uint8_t *data, uint16_t len, uint8_t st)
 {
     ecat_req_init(&q->req, cmd, m->slaves[q->pos].info.station, ado, data, len);
@@ -94,21 +95,21 @@ static void queue(struct takt_ecat_master *m, struct ecat_foe_slot *q, uint8_t c
     q->st = st;
 }
 
-static void write_mbx(struct takt_ecat_master *m, struct ecat_foe_slot *q, uint8_t st)
+static void write_mbx(struct ecat_core *m, struct ecat_foe_slot *q, uint8_t st)
 {
     /* the whole mailbox: writing its last byte hands it over (ETG.1000.4 SyncManager) */
     memset(q->out + q->msg_len, 0, q->out_len - q->msg_len);
     queue(m, q, ECAT_FPWR, q->out_start, q->out, q->out_len, st);
 }
 
-static void poll_mbx(struct takt_ecat_master *m, struct ecat_foe_slot *q)
+static void poll_mbx(struct ecat_core *m, struct ecat_foe_slot *q)
 { queue(m, q, ECAT_FPRD, SM1_STATUS, q->in, 1, FQ_POLL); }
 
-static void read_mbx(struct takt_ecat_master *m, struct ecat_foe_slot *q)
+static void read_mbx(struct ecat_core *m, struct ecat_foe_slot *q)
 { queue(m, q, ECAT_FPRD, q->in_start, q->in, q->in_len, FQ_READ); }
 
 /* The reply left the ESC with a lost frame: toggle the repeat request (ETG.1000.4 SyncManager). */
-static void repeat_req(struct takt_ecat_master *m, struct ecat_foe_slot *q)
+static void repeat_req(struct ecat_core *m, struct ecat_foe_slot *q)
 {
     struct ecat_slave *s = &m->slaves[q->pos];
     s->mbx_repeat ^= 1;
@@ -116,7 +117,7 @@ static void repeat_req(struct takt_ecat_master *m, struct ecat_foe_slot *q)
     queue(m, q, ECAT_FPWR, SM1_ACT, q->in, 1, FQ_REPEAT);
 }
 
-static void progress(struct takt_ecat_master *m, struct ecat_foe_slot *q)
+static void progress(struct ecat_core *m, struct ecat_foe_slot *q)
 {
     size_t done, total;
     if (!m->foe_progress)
@@ -125,7 +126,7 @@ static void progress(struct takt_ecat_master *m, struct ecat_foe_slot *q)
     m->foe_progress(m->foe_progress_ctx, q->pos, done, total);
 }
 
-static void on_reply(struct takt_ecat_master *m, struct ecat_foe_slot *q, takt_ns_t now)
+static void on_reply(struct ecat_core *m, struct ecat_foe_slot *q, takt_ns_t now)
 {
     size_t before = q->x.dir == ECAT_FOE_READ ? q->x.len : q->x.off;
     int rc = ecat_foe_xfer_on_reply(&q->x, q->in, q->in_len, q->out, q->out_len, &q->msg_len);
@@ -154,7 +155,7 @@ static void on_reply(struct takt_ecat_master *m, struct ecat_foe_slot *q, takt_n
     }
 }
 
-static void timeout(struct takt_ecat_master *m, struct ecat_foe_slot *q)
+static void timeout(struct ecat_core *m, struct ecat_foe_slot *q)
 {
     size_t done, total;
     ecat_foe_xfer_progress(&q->x, &done, &total);
@@ -164,7 +165,7 @@ static void timeout(struct takt_ecat_master *m, struct ecat_foe_slot *q)
     finish(m, q, -ETIMEDOUT);
 }
 
-static bool may_start(const struct takt_ecat_master *m, const struct ecat_foe_slot *q)
+static bool may_start(const struct ecat_core *m, const struct ecat_foe_slot *q)
 {
     for (unsigned i = 0; i < ECAT_FOE_SLOTS; i++) {
         const struct ecat_foe_slot *o = &m->foe[i];
@@ -179,7 +180,7 @@ static bool may_start(const struct takt_ecat_master *m, const struct ecat_foe_sl
     return !(m->idle_pos == q->pos && (ecat_req_busy(&m->idle_req) || m->idle_req.st == REQ_DONE));
 }
 
-static void step(struct takt_ecat_master *m, struct ecat_foe_slot *q, takt_ns_t now)
+static void step(struct ecat_core *m, struct ecat_foe_slot *q, takt_ns_t now)
 {
     int wkc = q->req.wkc;
     switch (q->st) {
@@ -228,7 +229,7 @@ static void step(struct takt_ecat_master *m, struct ecat_foe_slot *q, takt_ns_t 
     }
 }
 
-void ecat_foe_poll(struct takt_ecat_master *m, takt_ns_t now)
+void ecat_foe_poll(struct ecat_core *m, takt_ns_t now)
 {
     for (unsigned i = 0; m->foe && i < ECAT_FOE_SLOTS; i++) {
         struct ecat_foe_slot *q = &m->foe[i];
@@ -264,14 +265,13 @@ void ecat_foe_poll(struct takt_ecat_master *m, takt_ns_t now)
 
 /* --- requests ----------------------------------------------------------------------- */
 
-static int pick_mailbox(struct takt_ecat_master *m, struct ecat_slave *s, struct ecat_foe_slot *q)
+static int pick_mailbox(struct ecat_core *m, struct ecat_slave *s, struct ecat_foe_slot *q)
 {
     uint8_t st = s->info.al_state & AL_STATE_MASK;
     if (st == AL_BOOT) {
         struct ecat_sm_cfg b[2];
         if (!ecat_slave_boot_mbx(s, b)) {
-            ecat_fail(m, -TAKT_EMBOX, "slave %u (%s): in BOOT but its SII has no bootstrap mailbox "
-                      "(words 0x14-0x17)", s->info.position, s->info.name);
+            ECAT_FAILT(m, -TAKT_EMBOX, TAKT_ECAT_EV_FOE_NO_BOOT_MBX, s->info.position, RT_TXT(s->info.name));
             return -TAKT_EMBOX;
         }
         q->out_start = b[0].start, q->out_len = b[0].len;
@@ -280,31 +280,28 @@ static int pick_mailbox(struct takt_ecat_master *m, struct ecat_slave *s, struct
         q->out_start = s->info.mbx_out_start, q->out_len = s->info.mbx_out_len;
         q->in_start = s->info.mbx_in_start, q->in_len = s->info.mbx_in_len;
     } else {
-        ecat_fail(m, -EAGAIN, "slave %u (%s): FoE needs BOOT, PREOP, SAFEOP or OP, slave is in %s",
-                  s->info.position, s->info.name, takt_ecat_al_state_name(s->info.al_state));
+        ECAT_FAILT(m, -EAGAIN, TAKT_ECAT_EV_FOE_STATE, s->info.position, RT_TXT(s->info.name), s->info.al_state);
         return -EAGAIN;
     }
     if (q->out_len < MBX_HDR + FOE_HDR + 1 || q->in_len < MBX_HDR + FOE_HDR ||
         q->out_len > ECAT_MAX_DG_DATA || q->in_len > ECAT_MAX_DG_DATA) {
-        ecat_fail(m, -TAKT_EMBOX, "slave %u (%s): mailbox of %u/%u bytes unusable for FoE "
-                  "(expected 13..%d)", s->info.position, s->info.name, q->out_len, q->in_len,
-                  ECAT_MAX_DG_DATA);
+        ECAT_FAILT(m, -TAKT_EMBOX, TAKT_ECAT_EV_FOE_MBX_SIZE, s->info.position, RT_TXT(s->info.name), q->out_len, q->in_len,
+               ECAT_MAX_DG_DATA);
         return -TAKT_EMBOX;
     }
     return 0;
 }
 
-static int foe_queue(struct takt_ecat_master *m, unsigned pos, enum ecat_foe_dir dir, const char *name,
-                     uint32_t password, uint8_t *buf, size_t cap, takt_ecat_done_fn fn, void *ctx)
+int ecat_foe_queue(struct ecat_core *m, unsigned pos, int dir, const char *name,
+                   uint32_t password, uint8_t *buf, size_t cap, takt_ecat_done_fn fn, void *ctx)
 {
     if (pos >= m->n_slaves) {
-        ecat_fail(m, -ENOENT, "FoE: no slave at position %u (%u slaves)", pos, m->n_slaves);
+        ECAT_FAIL(m, -ENOENT, TAKT_ECAT_EV_NO_SLAVE, -1, 2, pos, m->n_slaves);
         return -ENOENT;
     }
     struct ecat_slave *s = &m->slaves[pos];
     if (!(s->info.mbx_protocols & MBX_PROTO_FOE)) {
-        ecat_fail(m, -TAKT_EMBOX, "slave %u (%s): no FoE (SII mailbox protocols 0x%04X)", pos,
-                  s->info.name, s->info.mbx_protocols);
+        ECAT_FAILT(m, -TAKT_EMBOX, TAKT_ECAT_EV_NO_FOE, pos, RT_TXT(s->info.name), s->info.mbx_protocols);
         return -TAKT_EMBOX;
     }
     for (unsigned i = 0; i < ECAT_FOE_SLOTS; i++) {
@@ -314,10 +311,10 @@ static int foe_queue(struct takt_ecat_master *m, unsigned pos, enum ecat_foe_dir
         int rc = pick_mailbox(m, s, q);
         if (rc)
             return rc;
-        rc = ecat_foe_xfer_start(&q->x, dir, pos, name, password, buf, cap, q->out_len,
+        rc = ecat_foe_xfer_start(&q->x, (enum ecat_foe_dir)dir, pos, name, password, buf, cap, q->out_len,
                                  q->in_len, &s->mbx, q->out, &q->msg_len);
         if (rc != ECAT_FOE_SEND) {
-            ecat_fail(m, rc < 0 ? rc : -EINVAL, "%s", q->x.msg);
+            ECAT_FAILT(m, rc < 0 ? rc : -EINVAL, TAKT_ECAT_EV_ERROR_TEXT, pos, RT_TXT(q->x.msg));
             return rc < 0 ? rc : -EINVAL;
         }
         ecat_req_init(&q->req, ECAT_NOP, 0, 0, NULL, 0);
@@ -334,20 +331,36 @@ static int foe_queue(struct takt_ecat_master *m, unsigned pos, enum ecat_foe_dir
     return -EBUSY;
 }
 
-int takt_ecat_foe_read_async(struct takt_ecat_master *m, unsigned pos, const char *name, uint32_t password,
+/* Through the command ring (master_cmd.c): the file name travels in the record, the
+ * data buffer stays the caller's until the completion. */
+static int foe_submit(struct takt_ecat_master *drv, unsigned pos, enum ecat_foe_dir dir, const char *name,
+                      uint32_t password, uint8_t *buf, size_t cap, takt_ecat_done_fn fn, void *ctx)
+{
+    size_t n = name ? strnlen(name, RT_CMD_INLINE) : 0;
+    if (!name || n == RT_CMD_INLINE)
+        return -EINVAL;
+    if (pos > UINT16_MAX)
+        return -ENOENT;
+    struct rt_cmd c = { .op = ECAT_CMD_FOE, .target = (uint16_t)pos, .arg = { dir, password },
+                        .ptr = buf, .len = cap, .done = fn, .ctx = ctx };
+    return ecat_cmd_submit(drv, &c, name, n + 1);
+}
+
+int takt_ecat_foe_read_async(struct takt_ecat_master *drv, unsigned pos, const char *name, uint32_t password,
                         void *buf, size_t cap, takt_ecat_done_fn fn, void *ctx)
 {
-    return foe_queue(m, pos, ECAT_FOE_READ, name, password, buf, cap, fn, ctx);
+    return foe_submit(drv, pos, ECAT_FOE_READ, name, password, buf, cap, fn, ctx);
 }
 
-int takt_ecat_foe_write_async(struct takt_ecat_master *m, unsigned pos, const char *name, uint32_t password,
+int takt_ecat_foe_write_async(struct takt_ecat_master *drv, unsigned pos, const char *name, uint32_t password,
                          const void *data, size_t len, takt_ecat_done_fn fn, void *ctx)
 {
-    return foe_queue(m, pos, ECAT_FOE_WRITE, name, password, (uint8_t *)data, len, fn, ctx);
+    return foe_submit(drv, pos, ECAT_FOE_WRITE, name, password, (uint8_t *)data, len, fn, ctx);
 }
 
-void takt_ecat_foe_set_progress(struct takt_ecat_master *m, takt_ecat_foe_progress_fn fn, void *ctx)
+void takt_ecat_foe_set_progress(struct takt_ecat_master *drv, takt_ecat_foe_progress_fn fn, void *ctx)
 {
+    struct ecat_core *m = &drv->core;
     m->foe_progress = fn;
     m->foe_progress_ctx = ctx;
 }
@@ -355,9 +368,10 @@ void takt_ecat_foe_set_progress(struct takt_ecat_master *m, takt_ecat_foe_progre
 /* --- blocking wrappers (tools only) -------------------------------------------------- */
 
 /* No overall limit beyond the per-packet timeout: a large firmware takes what it takes. */
-static int wait_for(struct takt_ecat_master *m, struct ecat_wait *w, size_t *len)
+static int wait_for(struct takt_ecat_master *drv, struct ecat_wait *w, size_t *len)
 {
-    int rc = ecat_wait_drive(m, w, 24 * 3600 * TAKT_NS_PER_S);
+    struct ecat_core *m = &drv->core;
+    int rc = ecat_wait_drive(drv, w, 24 * 3600 * TAKT_NS_PER_S);
     if (rc) {
         for (unsigned i = 0; i < ECAT_FOE_SLOTS; i++)
             if (m->foe[i].ctx == w)
@@ -369,48 +383,59 @@ static int wait_for(struct takt_ecat_master *m, struct ecat_wait *w, size_t *len
     return w->err;
 }
 
-int takt_ecat_foe_read(struct takt_ecat_master *m, unsigned pos, const char *name, uint32_t password,
+/* From another thread while the RT thread runs (see master_coe.c's): no overall limit
+ * here either, as the cycle ends a stalled transfer by its per-packet timeout. */
+static int rt_wait(struct takt_ecat_master *m, struct rt_waiter *rw, int posted, void *buf,
+                   size_t cap, size_t *len)
+{
+    int rc = ecat_cmd_wait(m, rw, posted, 24 * 3600 * TAKT_NS_PER_S);
+    if (!rc && buf) {
+        size_t n = rw->len < cap ? rw->len : cap;
+        memcpy(buf, rw->buf, n);
+        if (len)
+            *len = n;
+    }
+    return rc;
+}
+
+int takt_ecat_foe_read(struct takt_ecat_master *drv, unsigned pos, const char *name, uint32_t password,
                   void *buf, size_t cap, size_t *len)
 {
+    int mode = ecat_cmd_blocking(drv);
+    if (mode < 0)
+        return mode;
+    if (mode) {
+        struct rt_waiter *rw = rt_waiter_new(cap);
+        if (!rw)
+            return -ENOMEM;
+        int rc = rt_wait(drv, rw, takt_ecat_foe_read_async(drv, pos, name, password, rw->buf, cap,
+                                                         rt_waiter_done, rw), buf, cap, len);
+        rt_waiter_put(rw);
+        return rc;
+    }
     struct ecat_wait w = { 0 };
-    int rc = takt_ecat_foe_read_async(m, pos, name, password, buf, cap, ecat_wait_done, &w);
-    return rc ? rc : wait_for(m, &w, len);
+    int rc = takt_ecat_foe_read_async(drv, pos, name, password, buf, cap, ecat_wait_done, &w);
+    return rc ? rc : wait_for(drv, &w, len);
 }
 
-int takt_ecat_foe_write(struct takt_ecat_master *m, unsigned pos, const char *name, uint32_t password,
+int takt_ecat_foe_write(struct takt_ecat_master *drv, unsigned pos, const char *name, uint32_t password,
                    const void *data, size_t len)
 {
-    struct ecat_wait w = { 0 };
-    int rc = takt_ecat_foe_write_async(m, pos, name, password, data, len, ecat_wait_done, &w);
-    return rc ? rc : wait_for(m, &w, NULL);
-}
-
-/* --- one slave's state (BOOT for a firmware update while the others stay) ---------- */
-
-static bool slave_settled(struct takt_ecat_master *m, void *ctx)
-{
-    uint8_t st = m->slaves[*(unsigned *)ctx].f.state;
-    return st == SS_IDLE || st == SS_FAILED;
-}
-
-int takt_ecat_slave_set_state(struct takt_ecat_master *m, unsigned pos, uint8_t state, takt_ns_t timeout_ns)
-{
-    if (!m->scanned)
-        return -EAGAIN;
-    if (pos >= m->n_slaves) {
-        ecat_fail(m, -ENOENT, "no slave at position %u (%u slaves)", pos, m->n_slaves);
-        return -ENOENT;
-    }
-    if (state >= AL_SAFEOP && !m->configured) {
-        int rc = ecat_layout(m);
-        if (rc)
-            return rc;
-    }
-    m->last_err = 0;
-    struct ecat_slave *s = &m->slaves[pos];
-    ecat_slave_goto(m, s, state, takt_now());
-    int rc = ecat_master_drive(m, slave_settled, &pos, timeout_ns);
-    if (rc)
+    int mode = ecat_cmd_blocking(drv);
+    if (mode < 0)
+        return mode;
+    if (mode) {
+        struct rt_waiter *rw = rt_waiter_new(len);
+        if (!rw)
+            return -ENOMEM;
+        if (len)
+            memcpy(rw->buf, data, len);   /* the cycle reads it after a timeout here too */
+        int rc = rt_wait(drv, rw, takt_ecat_foe_write_async(drv, pos, name, password, rw->buf, len,
+                                                          rt_waiter_done, rw), NULL, 0, NULL);
+        rt_waiter_put(rw);
         return rc;
-    return s->f.state == SS_FAILED ? (s->f.err ? s->f.err : -TAKT_EALSTATUS) : 0;
+    }
+    struct ecat_wait w = { 0 };
+    int rc = takt_ecat_foe_write_async(drv, pos, name, password, data, len, ecat_wait_done, &w);
+    return rc ? rc : wait_for(drv, &w, NULL);
 }

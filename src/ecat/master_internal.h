@@ -1,13 +1,15 @@
-/* EtherCAT master internals shared by pdu.c (datagram queue and reply matching),
- * scan.c, esm.c, cyclic.c, dc.c, recovery.c and master.c (driver). The cores here are
- * sans-I/O: they take now_ns, queue datagrams, judge replies; master.c moves frames. */
+/* The EtherCAT core's context (struct ecat_core, entry points in core.h), shared by
+ * pdu.c (datagram queue and reply matching), scan.c, esm.c, cyclic.c, dc.c,
+ * recovery.c and the service files. They are sans-I/O: they take now_ns, queue
+ * datagrams, judge replies; the driver (driver.h, master.c) moves frames. */
 #ifndef TAKT_ECAT_MASTER_INTERNAL_H
 #define TAKT_ECAT_MASTER_INTERNAL_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <takt/ecat.h>
 #include <takt/perf.h>
-#include "rt/loop.h"
+#include "rt/event.h"
 #include "ecat/frame.h"
 #include "ecat/mbx.h"
 #include "ecat/pdo.h"
@@ -47,8 +49,7 @@ struct ecat_gen {
 #define ECAT_MAX_SM   8
 #define ECAT_MAX_PDO_ENTRIES 64
 #define ECAT_MAX_CYC_DG 16     /* LRW datagrams (one per frame) */
-#define ECAT_EVENTS   64
-#define ECAT_EVENT_LEN 512   /* an ENI mismatch names two identities and the file */
+#define ECAT_EVENTS   256    /* events the ring holds for a reader that is behind */
 
 /* Process data entries of a slave (from SII PDO categories). */
 struct ecat_pd {
@@ -148,7 +149,17 @@ struct ecat_snap {
     /* per slave (max_slaves): AL state | AL status code << 8 | present << 24, each word
      * atomic on its own (takt_ecat_master_slave_state) */
     _Atomic uint32_t *slave;
+    _Atomic uint32_t *topo;    /* parent + 1 | parent port << 16 | ports open << 20 |
+                                  frame << 24 (master_pub.c) */
+    _Atomic int32_t  *dc_diff; /* last valid |0x092C|, -1 none */
+    /* the cyclic frames and the image (master_pub.c): one more sequence lock */
+    atomic_uint pseq;
+    _Atomic uint64_t *pw;      /* ECAT_PUB_WORDS */
 };
+/* header word, frames, then the image (at most ECAT_PUB_IMAGE bytes of it) */
+#define ECAT_PUB_IMAGE (2 * ECAT_MAX_CYC_DG * ECAT_MAX_DG_DATA)
+#define ECAT_PUB_FRAME_WORDS ((sizeof(struct takt_ecat_frame_info) + 7) / 8)
+#define ECAT_PUB_WORDS (1 + TAKT_ECAT_MAX_FRAMES * ECAT_PUB_FRAME_WORDS + ECAT_PUB_IMAGE / 8)
 
 /* Network state machine (master.c / scan.c). */
 enum ecat_mfsm_state { MF_IDLE, MF_RESET, MF_COUNT, MF_ADDR, MF_SLAVES, MF_COUNT_STATES };
@@ -160,8 +171,15 @@ struct ecat_rate {
     uint32_t sent[61], lost[61];
 };
 
-struct takt_ecat_master {
-    struct takt_link *link;
+#include "ecat/dc.h"          /* after struct ecat_req: its sub-objects hold requests */
+#include "ecat/recovery.h"
+
+/* The EtherCAT core: everything the master knows of the network, driven by the time
+ * and the frames it is given (core.h); it holds no link and reads no clock. The driver
+ * (driver.h, master.c) owns one and moves its frames. */
+struct ecat_core {
+    uint8_t   mac[6];          /* source address of every frame it builds */
+    char      ifname[32];      /* the interface, for messages only */
     struct takt_ecat_master_opts o;
 
     /* datagrams: in-flight table by index, acyclic FIFO */
@@ -174,9 +192,8 @@ struct takt_ecat_master {
     struct ecat_req *q_head, *q_tail;
     uint8_t  *txbuf;           /* acyclic frames of one cycle, acyc_frames x TAKT_FRAME_BUF */
     uint8_t  *cycbuf;          /* cyclic frames, ECAT_MAX_CYC_DG x TAKT_FRAME_BUF */
-    uint8_t  *rxbuf;           /* receive buffers */
-    struct takt_frame *rxf, *txf;
-    unsigned  nrx;
+    struct takt_frame *txf;    /* frames built, handed out by ecat_core_tx */
+    bool      cyc_due;         /* ecat_core_cycle opened a cycle: tx gives its cyclic frames */
 
     /* network */
     uint8_t   mf_state;
@@ -200,30 +217,7 @@ struct takt_ecat_master {
     /* per-cycle monitoring datagrams in the first cyclic frame */
     struct ecat_req mon_al;    /* BRD 0x0130: WKC = slaves present, data = OR of states */
     uint8_t   mon_al_buf[2];
-    struct ecat_req mon_dc;    /* FRMW 0x0910 reference time */
-    uint8_t   mon_dc_buf[8];
-    struct ecat_req mon_diff;  /* BRD 0x092C sync difference */
-    uint8_t   mon_diff_buf[4];
-    int       dc_ref;          /* position of the reference clock, -1 none */
-    bool      dc_active;
-    uint64_t  dc_ref_time;     /* last reference system time */
-    takt_ns_t dc_ref_at;       /* when it was read (master time) */
-    int64_t   dc_shift_ns;     /* cycle shift proposed to the driver (master follows ref) */
-    int64_t   dc_integral;
-    int64_t   dc_offset;       /* master monotonic -> DC system time (set by the driver) */
-    uint8_t   dc_state;
-    int64_t   dc_phase_ns;
-    unsigned  dc_rr;           /* DC slave whose 0x092C is read this cycle */
-    int64_t   dc_round_max;     /* last phase error of the reference clock vs SYNC0 */
-    unsigned  dc_round_samples; /* valid 0x092C readings in this round */
-    struct ecat_req mon_wr;    /* FPWR 0x0910 master time (reference follows master) */
-    uint8_t   mon_wr_buf[8];
-    unsigned  dc_iter;         /* static drift compensation FRMWs sent */
-    uint64_t  dc_sync0_start;
-    bool      probing;         /* recovery: which station answers at each position? */
-    unsigned  probe_n;         /* positions probed */
-    struct ecat_req dc_frmw[32];
-    uint8_t   dc_frmw_buf[32][8];
+    struct ecat_dc dc;         /* distributed clocks (dc.c, dc.h) */
 
     /* ENI (master_eni.c, eni_exec.c, eni_cyclic.c); NULL without one */
     struct ecat_eni *eni;
@@ -234,14 +228,7 @@ struct takt_ecat_master {
     bool      eni_sync;        /* its init commands arm SYNC0 (not dc.c) */
     bool      eni_dc_set;      /* the ENI turned o.dc on */
 
-    /* recovery */
-    unsigned  present;         /* last BRD 0x0130 WKC */
-    uint8_t   brd_or;          /* ... and its data: the OR of the slaves' AL status */
-    uint32_t  brd_fno;         /* ... and its frame */
-    unsigned  count_seen;      /* ... its WKC (a new count must be seen twice) */
-    uint8_t   low_state;       /* lowest AL state over all slaves, a lost one's 0 (the
-                                  cyclic frames' choice; st.state is what is reported) */
-    bool      need_locate;
+    struct ecat_recovery rec;  /* recovery (recovery.c, recovery.h) */
 
     struct ecat_svc svc[ECAT_SVC_SLOTS];
     struct ecat_sdo_slot *sdo; /* ECAT_SDO_SLOTS mailbox transfers (master_coe.c) */
@@ -258,35 +245,26 @@ struct takt_ecat_master {
     uint8_t   idle_buf[ECAT_MAX_DG_DATA];
     unsigned  idle_pos, idle_next;
 
-    /* application */
-    takt_ecat_cyclic_fn app_fn;
-    void     *app_ctx;
-
     /* statistics */
     struct takt_ecat_master_stats st;
-    uint64_t  link_errors;
     struct ecat_rate rate;
 
-    /* events: single producer (cycle), single consumer (reporter), each with its time */
-    char      ev[ECAT_EVENTS][ECAT_EVENT_LEN];
-    takt_ns_t ev_at[ECAT_EVENTS];
+    /* events (include/takt/event.h): single producer (the cycle), single consumer */
+    struct rt_evring ev;
+    int       ev_rt;           /* atomic: 0 no RT thread, 1 started, 2 its id in ev_tid */
+    pthread_t ev_tid;          /* the RT thread, the ring's producer while it runs */
     takt_ns_t now;             /* the time of the cycle (or service step) under way */
-    atomic_uint ev_head, ev_tail;
 
     /* silence: consecutive cycles in which no cyclic frame came back (master_state.c) */
     unsigned  silent_cycles;
 
     /* what other threads may read, published by the cycle (master_state.c) */
     struct ecat_snap snap;
+    bool      threaded;        /* the driver's cycle thread was started (and not joined) */
 
-    /* driver */
-    struct takt_rt_loop loop;
-    bool      loop_init;
-    struct takt_perf_msmt m_rx, m_cyc, m_timer, m_acyc, m_app;
-
-    /* cable redundancy (redund.c): the link over both ports, NULL with one port; the
-     * ring state the events last reported */
-    struct takt_link *red;
+    /* cable redundancy (redund_mon.c): the ring state the events last reported, from
+     * what the driver reads of its link over both ports each cycle */
+    bool      redundant;
     bool      red_broken;
     unsigned  red_first, red_second;
     bool      red_seen_broken;    /* ... and what the last cycle saw */
@@ -294,188 +272,248 @@ struct takt_ecat_master {
     struct takt_ecat_redundancy red_st;
 };
 
-/* redund.c: report a break of the ring, where it is, and its healing (each cycle) */
-void ecat_red_check(struct takt_ecat_master *m, takt_ns_t now);
+/* redund_mon.c: report a break of the ring, where it is, and its healing (each cycle),
+ * from the ring state the driver read of its link (ecat_red_get) */
+void ecat_red_check(struct ecat_core *m, const struct takt_ecat_redundancy *port, takt_ns_t now);
 
 /* pdu.c */
 void ecat_req_init(struct ecat_req *r, uint8_t cmd, uint16_t adp, uint16_t ado,
                    uint8_t *data, uint16_t len);
-void ecat_req_queue(struct takt_ecat_master *m, struct ecat_req *r);
+void ecat_req_queue(struct ecat_core *m, struct ecat_req *r);
 static inline bool ecat_req_busy(const struct ecat_req *r)
 { return r->st == REQ_QUEUED || r->st == REQ_SENT; }
 /* Start frame m->frame_no + 1 in buf: Ethernet and EtherCAT headers, then the NOP that
  * carries its number. Returns the position of the first request. */
-size_t ecat_pdu_frame_begin(struct takt_ecat_master *m, uint8_t *buf, bool cyclic);
+size_t ecat_pdu_frame_begin(struct ecat_core *m, uint8_t *buf, bool cyclic);
 /* Frame fno did not come back in its time: counted lost once (true the first time). A
  * reply that arrives afterwards is counted late and never used. */
-bool ecat_pdu_frame_lost(struct takt_ecat_master *m, takt_ns_t now, uint32_t fno);
+bool ecat_pdu_frame_lost(struct ecat_core *m, takt_ns_t now, uint32_t fno);
 /* Build frames from queued requests into m->txbuf; returns frames built. */
-unsigned ecat_pdu_build_acyc(struct takt_ecat_master *m, takt_ns_t now);
+unsigned ecat_pdu_build_acyc(struct ecat_core *m, takt_ns_t now);
 /* Append a request to a frame being built (cyclic frames); false if it does not fit. */
-bool ecat_pdu_append(struct takt_ecat_master *m, uint8_t *buf, size_t *pos, struct ecat_req *r,
+bool ecat_pdu_append(struct ecat_core *m, uint8_t *buf, size_t *pos, struct ecat_req *r,
                      takt_ns_t now);
 /* Match a received frame's datagrams to the requests of the frame it answers; copies data
  * and WKC back. rx_ts: the link's receive stamp (0: none). */
-void ecat_pdu_receive(struct takt_ecat_master *m, uint8_t *buf, size_t len, takt_ns_t rx_ts);
+void ecat_pdu_receive(struct ecat_core *m, uint8_t *buf, size_t len, takt_ns_t rx_ts);
 /* Requests sent longer than the timeout ago are finished as lost (wkc -1). */
-void ecat_pdu_expire(struct takt_ecat_master *m, takt_ns_t now);
-void ecat_pdu_cancel_all(struct takt_ecat_master *m);
+void ecat_pdu_expire(struct ecat_core *m, takt_ns_t now);
+void ecat_pdu_cancel_all(struct ecat_core *m);
 /* Take requests out of the acyclic queue (slave gone). */
-void ecat_pdu_unqueue(struct takt_ecat_master *m, struct ecat_req *r, unsigned n);
+void ecat_pdu_unqueue(struct ecat_core *m, struct ecat_req *r, unsigned n);
 
 /* cyclic.c: a cyclic request still in flight at the next cycle did not come back: take it
  * out of the index table (its frame is counted lost by the caller, and a reply that comes
  * later counts as late); true if it was sent. */
-bool ecat_cyc_reap(struct takt_ecat_master *m, struct ecat_req *r);
+bool ecat_cyc_reap(struct ecat_core *m, struct ecat_req *r);
 
-/* master.c */
-void ecat_event(struct takt_ecat_master *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void ecat_fail(struct takt_ecat_master *m, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* master.c: the event ring is the core's (written by it, read through the driver) */
+/* Raise event `code` about slave `unit` (-1 none) with values v[0..nv) and text
+ * arguments txt (NULL or RT_TXT(...)): a code and values, never formatted here. With
+ * err != 0 it is also the master's error: its text is made now for
+ * takt_ecat_master_error (an error path, not per cycle). Only the thread that drives
+ * the cycle puts it on the ring; called from another thread while the cycle thread
+ * runs, an error is kept for takt_ecat_master_error only. */
+void ecat_ev_put(struct ecat_core *m, unsigned code, int unit, int err,
+                 const int64_t *v, unsigned nv, const char *const *txt);
+/* ECAT_EV(m, TAKT_ECAT_EV_x, unit, values...), ECAT_EVT(m, code, unit, RT_TXT(texts),
+ * values...), and the error forms ECAT_FAIL(m, err, code, unit, values...), ECAT_FAILT */
+#define ECAT_EV(m, code, unit, ...) ecat_ev_put((m), (code), (unit), 0, RT_EV_VALS(__VA_ARGS__), NULL)
+#define ECAT_EVT(m, code, unit, txt, ...) ecat_ev_put((m), (code), (unit), 0, RT_EV_VALS(__VA_ARGS__), (txt))
+#define ECAT_FAIL(m, err, code, unit, ...) ecat_ev_put((m), (code), (unit), (err), RT_EV_VALS(__VA_ARGS__), NULL)
+#define ECAT_FAILT(m, err, code, unit, txt, ...) \
+    ecat_ev_put((m), (code), (unit), (err), RT_EV_VALS(__VA_ARGS__), (txt))
+/* An emergency's five data bytes as one value (%D in the formats). */
+static inline int64_t ecat_ev_bytes5(const uint8_t *d)
+{
+    return (int64_t)d[0] | (int64_t)d[1] << 8 | (int64_t)d[2] << 16 | (int64_t)d[3] << 24 |
+           (int64_t)d[4] << 32;
+}
+/* events.c: the text of an EtherCAT event and its code's name (NULL if unknown) */
+int ecat_ev_format(const struct takt_event *ev, char *buf, size_t len);
+const char *ecat_ev_name(unsigned code);
 void ecat_rate_add(struct ecat_rate *r, takt_ns_t now, uint32_t sent, uint32_t lost);
-/* Drive cycles (no callback) until done() or timeout; blocking, tools only. */
-int ecat_master_drive(struct takt_ecat_master *m, bool (*done)(struct takt_ecat_master *m, void *ctx),
+/* Drive cycles (no callback) until done() or timeout; blocking, tools only, while no
+ * RT thread runs. One thread drives at a time (drive_mx); the others' calls meanwhile
+ * go into the command ring, which each cycle drains. */
+struct takt_ecat_master;
+int ecat_master_drive(struct takt_ecat_master *drv, bool (*done)(struct ecat_core *m, void *ctx),
                       void *ctx, takt_ns_t timeout_ns);
 /* A blocking wrapper's wait for one queued mailbox service: pass ecat_wait_done and the
  * ecat_wait as completion callback and context, then ecat_wait_drive. */
 struct ecat_wait { bool done; int err; size_t len; };
 void ecat_wait_done(void *ctx, int err, const uint8_t *data, size_t len);
-int  ecat_wait_drive(struct takt_ecat_master *m, struct ecat_wait *w, takt_ns_t timeout_ns);
+int  ecat_wait_drive(struct takt_ecat_master *drv, struct ecat_wait *w, takt_ns_t timeout_ns);
 
 /* master_coe.c */
 #define ECAT_SDO_SLOTS 8
 struct ecat_sdo_slot;
-int  ecat_coe_init(struct takt_ecat_master *m);
-void ecat_coe_free(struct takt_ecat_master *m);
-void ecat_coe_poll(struct takt_ecat_master *m, takt_ns_t now);
+int  ecat_coe_init(struct ecat_core *m);
+void ecat_coe_free(struct ecat_core *m);
+void ecat_coe_poll(struct ecat_core *m, takt_ns_t now);
+/* The core's side of takt_ecat_sdo_upload_async / _download_async (the ENI's CoE init
+ * commands queue through these). */
+int  ecat_sdo_upload_async(struct ecat_core *m, unsigned pos, uint16_t index, uint8_t sub,
+                           bool ca, void *buf, size_t cap, takt_ecat_done_fn fn, void *ctx);
+int  ecat_sdo_download_async(struct ecat_core *m, unsigned pos, uint16_t index, uint8_t sub,
+                             bool ca, const void *data, size_t len, takt_ecat_done_fn fn, void *ctx);
+struct ecat_coe_req;
+int  ecat_sdo_queue(struct ecat_core *m, unsigned pos, const struct ecat_coe_req *r,
+                    takt_ecat_done_fn fn, void *ctx);
 
 /* True while a CoE transfer owns slave pos's mailbox. */
-bool ecat_coe_slave_busy(const struct takt_ecat_master *m, unsigned pos);
+bool ecat_coe_slave_busy(const struct ecat_core *m, unsigned pos);
 /* True while a CoE, SoE or FoE request for slave pos waits for its turn (EoE lets it go
  * first between two of its exchanges). */
-bool ecat_coe_slave_waiting(const struct takt_ecat_master *m, unsigned pos);
-bool ecat_soe_slave_waiting(const struct takt_ecat_master *m, unsigned pos);
-bool ecat_foe_slave_waiting(const struct takt_ecat_master *m, unsigned pos);
+bool ecat_coe_slave_waiting(const struct ecat_core *m, unsigned pos);
+bool ecat_soe_slave_waiting(const struct ecat_core *m, unsigned pos);
+bool ecat_foe_slave_waiting(const struct ecat_core *m, unsigned pos);
 
-/* master_soe.c */
+/* master_soe.c; the core's side of takt_ecat_soe_write_async */
+int  ecat_soe_write_async(struct ecat_core *m, unsigned pos, uint8_t drive, uint8_t elements,
+                          uint16_t idn, const void *data, size_t len, takt_ecat_done_fn fn, void *ctx);
 #define ECAT_SOE_SLOTS 2
 struct ecat_soe_slot;
-int  ecat_soe_init(struct takt_ecat_master *m);
-void ecat_soe_free(struct takt_ecat_master *m);
-void ecat_soe_poll(struct takt_ecat_master *m, takt_ns_t now);
+int  ecat_soe_init(struct ecat_core *m);
+void ecat_soe_free(struct ecat_core *m);
+void ecat_soe_poll(struct ecat_core *m, takt_ns_t now);
 /* True while an SoE request owns slave pos's mailbox (not while it waits its turn). */
-bool ecat_soe_slave_busy(const struct takt_ecat_master *m, unsigned pos);
+bool ecat_soe_slave_busy(const struct ecat_core *m, unsigned pos);
+int  ecat_soe_queue(struct ecat_core *m, unsigned pos, int dir, uint8_t drive, uint8_t elements,
+                    uint16_t idn, uint8_t *buf, size_t cap, takt_ecat_done_fn fn, void *ctx);
 
-/* master_eoe.c */
+/* master_eoe.c; the core's side of takt_ecat_eoe_open, _set_ip_async, _set_filter_async
+ * (the ENI's EoE init commands use these) */
+int  ecat_eoe_open(struct ecat_core *m, unsigned pos);
+int  ecat_eoe_set_ip_async(struct ecat_core *m, unsigned pos, const struct takt_ecat_eoe_ip *ip,
+                           takt_ecat_done_fn fn, void *ctx);
+int  ecat_eoe_set_filter_async(struct ecat_core *m, unsigned pos,
+                               const struct takt_ecat_eoe_filter *f, takt_ecat_done_fn fn, void *ctx);
 struct ecat_eoe_port;
-void ecat_eoe_free(struct takt_ecat_master *m);
-void ecat_eoe_poll(struct takt_ecat_master *m, takt_ns_t now);
+void ecat_eoe_free(struct ecat_core *m);
+void ecat_eoe_poll(struct ecat_core *m, takt_ns_t now);
+int  ecat_eoe_svc_queue(struct ecat_core *m, unsigned pos, uint8_t type, const uint8_t *body,
+                        size_t len, takt_ecat_done_fn fn, void *ctx);
 /* True while an EoE exchange owns slave pos's mailbox (one datagram at a time). */
-bool ecat_eoe_slave_busy(const struct takt_ecat_master *m, unsigned pos);
+bool ecat_eoe_slave_busy(const struct ecat_core *m, unsigned pos);
 /* True when slave pos has an EoE port: it reads its own send mailbox. */
-bool ecat_eoe_slave_open(const struct takt_ecat_master *m, unsigned pos);
+bool ecat_eoe_slave_open(const struct ecat_core *m, unsigned pos);
 /* A message another protocol read from slave pos's send mailbox while waiting for its
  * own reply: true when it is EoE and the slave has a port, which takes it (the slave
  * sends its frames unasked, so they can come first). */
-bool ecat_eoe_offer(struct takt_ecat_master *m, unsigned pos, const uint8_t *msg, size_t len);
+bool ecat_eoe_offer(struct ecat_core *m, unsigned pos, const uint8_t *msg, size_t len);
 
 /* master_foe.c */
 #define ECAT_FOE_SLOTS 2
 struct ecat_foe_slot;
-int  ecat_foe_init(struct takt_ecat_master *m);
-void ecat_foe_free(struct takt_ecat_master *m);
-void ecat_foe_poll(struct takt_ecat_master *m, takt_ns_t now);
-bool ecat_foe_slave_busy(const struct takt_ecat_master *m, unsigned pos);
+int  ecat_foe_init(struct ecat_core *m);
+void ecat_foe_free(struct ecat_core *m);
+void ecat_foe_poll(struct ecat_core *m, takt_ns_t now);
+bool ecat_foe_slave_busy(const struct ecat_core *m, unsigned pos);
+int  ecat_foe_queue(struct ecat_core *m, unsigned pos, int dir, const char *name,
+                    uint32_t password, uint8_t *buf, size_t cap, takt_ecat_done_fn fn, void *ctx);
 /* Bootstrap mailbox of a slave from its SII words 0x14-0x17: [0] master->slave, [1]
  * slave->master; false when the SII has none. */
 bool ecat_slave_boot_mbx(const struct ecat_slave *s, struct ecat_sm_cfg mbx[2]);
 
 /* master_svc.c */
-void ecat_svc_poll(struct takt_ecat_master *m, takt_ns_t now);
+void ecat_svc_poll(struct ecat_core *m, takt_ns_t now);
+int  ecat_svc_queue(struct ecat_core *m, unsigned pos, uint8_t cmd, uint16_t reg,
+                    const void *data, uint16_t len, takt_ecat_done_fn fn, void *ctx);
 
 /* scan.c */
-void ecat_scan_start(struct takt_ecat_master *m, takt_ns_t now);
-void ecat_mfsm_step(struct takt_ecat_master *m, takt_ns_t now);
-void ecat_slave_scan_start(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now);
-int  ecat_sii_parse(struct takt_ecat_master *m, struct ecat_slave *s);
+void ecat_scan_start(struct ecat_core *m, takt_ns_t now);
+void ecat_mfsm_step(struct ecat_core *m, takt_ns_t now);
+void ecat_slave_scan_start(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);
+int  ecat_sii_parse(struct ecat_core *m, struct ecat_slave *s);
 /* Make room for at least len bytes of SII (at most ECAT_SII_MAX_IMAGE): 0 or -ENOMEM. */
 int  ecat_sii_grow(struct ecat_slave *s, size_t len);
 void ecat_map_bits(const struct ecat_pdo_map *map, uint32_t *out, uint32_t *in);
 
 /* esm.c: per-slave state machine table (scan + config + AL) */
-void ecat_sfsm_step(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now);
-void ecat_slave_goto(struct takt_ecat_master *m, struct ecat_slave *s, uint8_t target, takt_ns_t now);
-void ecat_sfsm_enter_sii(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now);
-void ecat_sfsm_state_esc(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now);
-void ecat_sfsm_state_sii_cmd(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now);
-void ecat_sfsm_state_sii_poll(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now);
+void ecat_sfsm_step(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);
+void ecat_slave_goto(struct ecat_core *m, struct ecat_slave *s, uint8_t target, takt_ns_t now);
+void ecat_sfsm_enter_sii(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);
+void ecat_sfsm_state_esc(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);
+void ecat_sfsm_state_sii_cmd(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);
+void ecat_sfsm_state_sii_poll(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);
 /* Queue request i of a slave's machine. */
 struct ecat_req *ecat_sfsm_req(struct ecat_sfsm *f, unsigned i, uint8_t cmd, uint16_t adp,
                                uint16_t ado, const void *data, uint16_t len);
 bool ecat_sfsm_pending(const struct ecat_sfsm *f);
 
 /* cyclic.c: the layout and its plan */
-int  ecat_layout(struct takt_ecat_master *m);
+int  ecat_layout(struct ecat_core *m);
 /* plan_cyc.c: the plan's frames each cycle */
 struct ecat_plan;
 struct ecat_plan_exec;
-unsigned ecat_cyc_build(struct takt_ecat_master *m, takt_ns_t now);    /* frames in m->cycbuf */
-void ecat_cyc_check(struct takt_ecat_master *m, takt_ns_t now);        /* WKC, loss, presence */
+unsigned ecat_cyc_build(struct ecat_core *m, takt_ns_t now);    /* frames in m->cycbuf */
+void ecat_cyc_check(struct ecat_core *m, takt_ns_t now);        /* WKC, loss, presence */
 /* Run plan p from now on (takes what it holds, also on failure: 0 or -ENOMEM/-ENOSPC). */
-int  ecat_plan_cyc_take(struct takt_ecat_master *m, struct ecat_plan *p);
-void ecat_plan_cyc_free(struct takt_ecat_master *m);
-const struct ecat_plan *ecat_plan_of(const struct takt_ecat_master *m);   /* NULL: none */
+int  ecat_plan_cyc_take(struct ecat_core *m, struct ecat_plan *p);
+void ecat_plan_cyc_free(struct ecat_core *m);
+const struct ecat_plan *ecat_plan_of(const struct ecat_core *m);   /* NULL: none */
+/* The plan's process-data datagrams judged by a WKC, with their statistics, for
+ * takt_ecat_master_frames; returns how many were copied, at most max. */
+unsigned ecat_plan_cyc_frames(const struct ecat_core *m, struct takt_ecat_frame_info *out, unsigned max);
 
 /* dc.c */
-int  ecat_dc_configure(struct takt_ecat_master *m, takt_ns_t now);
-void ecat_dc_cycle(struct takt_ecat_master *m, takt_ns_t now);
+int  ecat_dc_configure(struct ecat_core *m, takt_ns_t now);
+void ecat_dc_cycle(struct ecat_core *m, takt_ns_t now);
 /* A DC slave came back while DC runs: true if dc.c sets its clock up again (offset,
  * delay, loop, SYNC0) and then sends it to the target state itself. */
-bool ecat_dc_rejoin(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now);
+bool ecat_dc_rejoin(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);
 /* A SYNC0 start time for an ENI's start-time write: on the network's grid, at least
  * 100 ms after the reference clock's time now, plus shift. */
-uint64_t ecat_dc_start_time(const struct takt_ecat_master *m, takt_ns_t now, int64_t shift);
+uint64_t ecat_dc_start_time(const struct ecat_core *m, takt_ns_t now, int64_t shift);
 
 /* eni_exec.c: the ENI's register and CoE init commands of each transition, run by the
  * slave's machine (state SS_ENI) before and after the master's AL request. */
 struct ecat_eni_run;
-int  ecat_eni_exec_setup(struct takt_ecat_master *m);
-void ecat_eni_exec_free(struct takt_ecat_master *m);
+int  ecat_eni_exec_setup(struct ecat_core *m);
+void ecat_eni_exec_free(struct ecat_core *m);
 /* Start transition cur -> nxt of an ENI-driven slave; false: not ENI-driven. */
-bool ecat_eni_begin(struct takt_ecat_master *m, struct ecat_slave *s, uint8_t cur, uint8_t nxt,
+bool ecat_eni_begin(struct ecat_core *m, struct ecat_slave *s, uint8_t cur, uint8_t nxt,
                     takt_ns_t now);
 /* The requested state was reached: the ENI's commands after the request; false: none. */
-bool ecat_eni_reached(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now);
-void ecat_eni_state(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now);
-void ecat_eni_master_step(struct takt_ecat_master *m, takt_ns_t now);
-bool ecat_eni_settling(const struct takt_ecat_master *m);    /* ENI's INIT -> PREOP under way */
+bool ecat_eni_reached(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);
+void ecat_eni_state(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);
+void ecat_eni_master_step(struct ecat_core *m, takt_ns_t now);
+bool ecat_eni_settling(const struct ecat_core *m);    /* ENI's INIT -> PREOP under way */
 /* master_eni.c: who arms slave pos's SYNC0 by the ENI: 0 nobody (no DC asked), 1 its
  * own init commands, 2 takt (its <DC> AssignActivate, no such commands). */
-int  ecat_eni_sync_of(const struct takt_ecat_master *m, unsigned pos);
+int  ecat_eni_sync_of(const struct ecat_core *m, unsigned pos);
 /* " (the ENI's timeout: FILE line N, transition PS, command '...')" or "" */
-const char *ecat_eni_al_note(const struct takt_ecat_master *m, const struct ecat_slave *s, char *buf,
+const char *ecat_eni_al_note(const struct ecat_core *m, const struct ecat_slave *s, char *buf,
                              size_t n);
 /* esm.c entry points for the runner */
-void ecat_sfsm_al_request(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now);
-void ecat_sfsm_next(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now);
+void ecat_sfsm_al_request(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);
+void ecat_sfsm_next(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);
 
 /* eni_cyclic.c: image at the ENI's BitStarts and the ENI's plan in p: 1; 0: takt lays
  * the image out itself (said in an event); <0: the ENI is wrong (said) */
-int  ecat_eni_cyc_setup(struct takt_ecat_master *m, struct ecat_plan *p);
+int  ecat_eni_cyc_setup(struct ecat_core *m, struct ecat_plan *p);
 /* master_eni.c: forget the ENI (close, or a new one) */
-void ecat_master_drop_eni(struct takt_ecat_master *m);
+void ecat_master_drop_eni(struct ecat_core *m);
 
 /* recovery.c */
-void ecat_recovery_check(struct takt_ecat_master *m, takt_ns_t now);
+void ecat_recovery_check(struct ecat_core *m, takt_ns_t now);
 
 /* master_state.c */
 /* After each cycle's check: sent cyclic frames, of which lost did not come back. Raises
  * the events of silence and of its end. */
-void ecat_silence_note(struct takt_ecat_master *m, unsigned sent, unsigned lost);
+void ecat_silence_note(struct ecat_core *m, unsigned sent, unsigned lost);
 /* Per-state counts and the state (m->st) from the slaves' last reports. */
-void ecat_state_update(struct takt_ecat_master *m);
+void ecat_state_update(struct ecat_core *m);
 /* Publish m->st (with rates and presence) for other threads. */
-void ecat_snap_publish(struct takt_ecat_master *m);
+void ecat_snap_publish(struct ecat_core *m);
+/* master_pub.c: publish the frames, the image and each slave's topology and DC
+ * difference for other threads (the cycle's thread, after ecat_snap_publish's part);
+ * allocate / free the published copies (core init, free). */
+void ecat_pub_publish(struct ecat_core *m);
+int  ecat_pub_init(struct ecat_core *m);
+void ecat_pub_free(struct ecat_core *m);
 /* Every slave answers, reports OP, and frames return. */
-bool ecat_all_op(const struct takt_ecat_master *m);
+bool ecat_all_op(const struct ecat_core *m);
 
 #endif

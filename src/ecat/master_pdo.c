@@ -6,23 +6,24 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ecat/master_internal.h"
+#include "ecat/driver.h"
 #include "ecat/sii.h"
 #include "util/wire.h"
 
-static int up_u8(struct takt_ecat_master *m, unsigned pos, uint16_t idx, uint8_t sub, uint8_t *v)
+static int up_u8(struct takt_ecat_master *drv, unsigned pos, uint16_t idx, uint8_t sub, uint8_t *v)
 {
     uint8_t b[4] = { 0 };
     size_t n;
-    int rc = takt_ecat_sdo_upload(m, pos, idx, sub, false, b, sizeof b, &n);
+    int rc = takt_ecat_sdo_upload(drv, pos, idx, sub, false, b, sizeof b, &n);
     *v = b[0];
     return rc;
 }
 
-static int up_u32(struct takt_ecat_master *m, unsigned pos, uint16_t idx, uint8_t sub, uint32_t *v)
+static int up_u32(struct takt_ecat_master *drv, unsigned pos, uint16_t idx, uint8_t sub, uint32_t *v)
 {
     uint8_t b[4] = { 0 };
     size_t n;
-    int rc = takt_ecat_sdo_upload(m, pos, idx, sub, false, b, sizeof b, &n);
+    int rc = takt_ecat_sdo_upload(drv, pos, idx, sub, false, b, sizeof b, &n);
     *v = n >= 4 ? get_le32(b) : n >= 2 ? get_le16(b) : b[0];
     return rc;
 }
@@ -38,25 +39,25 @@ static const char *entry_name(const struct ecat_pdo_map *old, uint32_t map)
 
 /* One SM's assignment (0x1C10 + sm) and the mapping of each PDO in it (CiA 301 7.4.8:
  * mapping value = index << 16 | subindex << 8 | bit length). */
-static int read_sm(struct takt_ecat_master *m, unsigned pos, struct ecat_pdo_map *map,
+static int read_sm(struct takt_ecat_master *drv, unsigned pos, struct ecat_pdo_map *map,
                    const struct ecat_pdo_map *old, uint8_t sm, bool input)
 {
     uint16_t asg = (uint16_t)(0x1C10 + sm);
     uint8_t npdo;
-    int rc = up_u8(m, pos, asg, 0, &npdo);
+    int rc = up_u8(drv, pos, asg, 0, &npdo);
     if (rc)
         return rc;
     ecat_pdo_map_clear_sm(map, sm);
     for (unsigned k = 1; k <= npdo; k++) {
         uint32_t pdo;
         uint8_t ne;
-        if ((rc = up_u32(m, pos, asg, (uint8_t)k, &pdo)) || (rc = up_u8(m, pos, (uint16_t)pdo, 0, &ne)))
+        if ((rc = up_u32(drv, pos, asg, (uint8_t)k, &pdo)) || (rc = up_u8(drv, pos, (uint16_t)pdo, 0, &ne)))
             return rc;
         if ((rc = ecat_pdo_map_add_pdo(map, sm, input, (uint16_t)pdo, NULL)))
             return rc;
         for (unsigned e = 1; e <= ne; e++) {
             uint32_t v;
-            if ((rc = up_u32(m, pos, (uint16_t)pdo, (uint8_t)e, &v)))
+            if ((rc = up_u32(drv, pos, (uint16_t)pdo, (uint8_t)e, &v)))
                 return rc;
             if ((rc = ecat_pdo_map_add_entry(map, v, 0, entry_name(old, v))))
                 return rc;
@@ -65,8 +66,9 @@ static int read_sm(struct takt_ecat_master *m, unsigned pos, struct ecat_pdo_map
     return 0;
 }
 
-int takt_ecat_master_read_pdos_coe(struct takt_ecat_master *m)
+int takt_ecat_master_read_pdos_coe(struct takt_ecat_master *drv)
 {
+    struct ecat_core *m = &drv->core;
     int first_err = 0;
     struct ecat_pdo_map *old = malloc(sizeof *old);    /* set-up time: allocation is fine */
     if (!old)
@@ -82,11 +84,10 @@ int takt_ecat_master_read_pdos_coe(struct takt_ecat_master *m)
         int rc = 0;
         for (unsigned k = 0; !rc && k < map->n_sm; k++)
             if (map->sm[k].type == ECAT_SII_SM_OUTPUTS || map->sm[k].type == ECAT_SII_SM_INPUTS)
-                rc = read_sm(m, i, map, old, (uint8_t)k, map->sm[k].type == ECAT_SII_SM_INPUTS);
+                rc = read_sm(drv, i, map, old, (uint8_t)k, map->sm[k].type == ECAT_SII_SM_INPUTS);
         if (rc) {
             /* keep the SII mapping: the slave may not implement the objects */
-            ecat_event(m, "slave %u: PDO assignment over CoE not readable (%s); using the SII's",
-                       i, takt_ecat_master_error(m));
+            ECAT_EVT(m, TAKT_ECAT_EV_PDO_COE_UNREADABLE, i, RT_TXT(takt_ecat_master_error(drv)));
             *map = *old;
             if (!first_err)
                 first_err = rc;
@@ -99,21 +100,22 @@ int takt_ecat_master_read_pdos_coe(struct takt_ecat_master *m)
     return first_err;
 }
 
-int takt_ecat_slave_pdo_assign(struct takt_ecat_master *m, unsigned pos, uint16_t sm_obj,
+int takt_ecat_slave_pdo_assign(struct takt_ecat_master *drv, unsigned pos, uint16_t sm_obj,
                           const uint16_t *pdos, unsigned n)
 {
+    struct ecat_core *m = &drv->core;
     if (pos >= m->n_slaves || sm_obj < 0x1C10 || sm_obj > 0x1C2F || n > 32)
         return -EINVAL;
     uint8_t zero = 0, cnt = (uint8_t)n;
     /* CiA 301: sub 0 to 0, entries, then sub 0 to the count (ETG.1020 PDO assign) */
-    int rc = takt_ecat_sdo_download(m, pos, sm_obj, 0, false, &zero, 1);
+    int rc = takt_ecat_sdo_download(drv, pos, sm_obj, 0, false, &zero, 1);
     for (unsigned k = 0; !rc && k < n; k++) {
         uint8_t b[2];
         put_le16(b, pdos[k]);
-        rc = takt_ecat_sdo_download(m, pos, sm_obj, (uint8_t)(k + 1), false, b, 2);
+        rc = takt_ecat_sdo_download(drv, pos, sm_obj, (uint8_t)(k + 1), false, b, 2);
     }
     if (!rc)
-        rc = takt_ecat_sdo_download(m, pos, sm_obj, 0, false, &cnt, 1);
+        rc = takt_ecat_sdo_download(drv, pos, sm_obj, 0, false, &cnt, 1);
     m->configured = false;
     return rc;
 }

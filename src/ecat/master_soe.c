@@ -9,6 +9,7 @@
 #include <string.h>
 #include "ecat/soe.h"
 #include "ecat/master_internal.h"
+#include "ecat/driver.h"
 
 #define SM1_STATUS (ESC_SM0 + ESC_SM_SIZE + 5)     /* 0x080D, bit 3 mailbox full (ETG.1000.4 SyncManager) */
 #define SM1_ACT    (ESC_SM0 + ESC_SM_SIZE + 6)     /* 0x080E, bit 1 repeat request */
@@ -32,20 +33,20 @@ struct ecat_soe_slot {
     void     *ctx;
 };
 
-int ecat_soe_init(struct takt_ecat_master *m)
+int ecat_soe_init(struct ecat_core *m)
 {
     m->soe = calloc(ECAT_SOE_SLOTS, sizeof *m->soe);
     return m->soe ? 0 : -ENOMEM;
 }
 
-void ecat_soe_free(struct takt_ecat_master *m)
+void ecat_soe_free(struct ecat_core *m)
 {
     free(m->soe);
     m->soe = NULL;
 }
 
 /* Only once it has its turn: a waiting SoE request waits for the others, not they for it. */
-bool ecat_soe_slave_busy(const struct takt_ecat_master *m, unsigned pos)
+bool ecat_soe_slave_busy(const struct ecat_core *m, unsigned pos)
 {
     for (unsigned i = 0; m->soe && i < ECAT_SOE_SLOTS; i++)
         if (m->soe[i].st != SQ_FREE && m->soe[i].st != SQ_WAIT_TURN && m->soe[i].pos == pos)
@@ -53,7 +54,7 @@ bool ecat_soe_slave_busy(const struct takt_ecat_master *m, unsigned pos)
     return false;
 }
 
-bool ecat_soe_slave_waiting(const struct takt_ecat_master *m, unsigned pos)
+bool ecat_soe_slave_waiting(const struct ecat_core *m, unsigned pos)
 {
     for (unsigned i = 0; m->soe && i < ECAT_SOE_SLOTS; i++)
         if (m->soe[i].st == SQ_WAIT_TURN && m->soe[i].pos == pos)
@@ -61,16 +62,16 @@ bool ecat_soe_slave_waiting(const struct takt_ecat_master *m, unsigned pos)
     return false;
 }
 
-static void finish(struct takt_ecat_master *m, struct ecat_soe_slot *q, int err)
+static void finish(struct ecat_core *m, struct ecat_soe_slot *q, int err)
 {
     if (err)
-        ecat_fail(m, err, "%s", q->x.msg[0] ? q->x.msg : takt_strerror(err));
+        ECAT_FAILT(m, err, TAKT_ECAT_EV_ERROR_TEXT, q->pos, RT_TXT(q->x.msg[0] ? q->x.msg : takt_strerror(err)));
     q->st = SQ_FREE;
     if (q->fn)
         q->fn(q->ctx, err, q->x.buf, err ? 0 : q->x.len);
 }
 
-static void queue(struct takt_ecat_master *m, struct ecat_soe_slot *q, uint8_t cmd, uint16_t ado,
+static void queue(struct ecat_core *m, struct ecat_soe_slot *q, uint8_t cmd, uint16_t ado,
                   uint8_t *data, uint16_t len, uint8_t st)
 {
     ecat_req_init(&q->req, cmd, m->slaves[q->pos].info.station, ado, data, len);
@@ -78,17 +79,17 @@ static void queue(struct takt_ecat_master *m, struct ecat_soe_slot *q, uint8_t c
     q->st = st;
 }
 
-static void write_mbx(struct takt_ecat_master *m, struct ecat_soe_slot *q)
+static void write_mbx(struct ecat_core *m, struct ecat_soe_slot *q)
 {
     /* the whole mailbox: writing its last byte hands it over (ETG.1000.4 SyncManager) */
     memset(q->out + q->msg_len, 0, q->out_len - q->msg_len);
     queue(m, q, ECAT_FPWR, q->out_start, q->out, q->out_len, SQ_WRITE);
 }
 
-static void poll_mbx(struct takt_ecat_master *m, struct ecat_soe_slot *q)
+static void poll_mbx(struct ecat_core *m, struct ecat_soe_slot *q)
 { queue(m, q, ECAT_FPRD, SM1_STATUS, q->in, 1, SQ_POLL); }
 
-static void repeat_req(struct takt_ecat_master *m, struct ecat_soe_slot *q)
+static void repeat_req(struct ecat_core *m, struct ecat_soe_slot *q)
 {
     struct ecat_slave *s = &m->slaves[q->pos];
     s->mbx_repeat ^= 1;
@@ -96,7 +97,7 @@ static void repeat_req(struct takt_ecat_master *m, struct ecat_soe_slot *q)
     queue(m, q, ECAT_FPWR, SM1_ACT, q->in, 1, SQ_REPEAT);
 }
 
-static bool may_start(const struct takt_ecat_master *m, const struct ecat_soe_slot *q)
+static bool may_start(const struct ecat_core *m, const struct ecat_soe_slot *q)
 {
     for (unsigned i = 0; i < ECAT_SOE_SLOTS; i++) {
         const struct ecat_soe_slot *o = &m->soe[i];
@@ -110,7 +111,7 @@ static bool may_start(const struct takt_ecat_master *m, const struct ecat_soe_sl
     return !(m->idle_pos == q->pos && (ecat_req_busy(&m->idle_req) || m->idle_req.st == REQ_DONE));
 }
 
-static void step(struct takt_ecat_master *m, struct ecat_soe_slot *q, takt_ns_t now)
+static void step(struct ecat_core *m, struct ecat_soe_slot *q, takt_ns_t now)
 {
     int wkc = q->req.wkc, rc;
     switch (q->st) {
@@ -164,7 +165,7 @@ static void step(struct takt_ecat_master *m, struct ecat_soe_slot *q, takt_ns_t 
     }
 }
 
-static void timeout(struct takt_ecat_master *m, struct ecat_soe_slot *q, const char *what)
+static void timeout(struct ecat_core *m, struct ecat_soe_slot *q, const char *what)
 {
     char s[TAKT_ECAT_SOE_IDN_STR];
     takt_ecat_soe_idn_format(q->x.idn, s);
@@ -174,7 +175,7 @@ static void timeout(struct takt_ecat_master *m, struct ecat_soe_slot *q, const c
     finish(m, q, -ETIMEDOUT);
 }
 
-void ecat_soe_poll(struct takt_ecat_master *m, takt_ns_t now)
+void ecat_soe_poll(struct ecat_core *m, takt_ns_t now)
 {
     for (unsigned i = 0; m->soe && i < ECAT_SOE_SLOTS; i++) {
         struct ecat_soe_slot *q = &m->soe[i];
@@ -202,24 +203,22 @@ void ecat_soe_poll(struct takt_ecat_master *m, takt_ns_t now)
 
 /* --- requests ----------------------------------------------------------------------- */
 
-static int soe_queue(struct takt_ecat_master *m, unsigned pos, enum ecat_soe_dir dir, uint8_t drive,
-                     uint8_t elements, uint16_t idn, uint8_t *buf, size_t cap, takt_ecat_done_fn fn,
-                     void *ctx)
+int ecat_soe_queue(struct ecat_core *m, unsigned pos, int dir, uint8_t drive,
+                   uint8_t elements, uint16_t idn, uint8_t *buf, size_t cap, takt_ecat_done_fn fn,
+                   void *ctx)
 {
     if (pos >= m->n_slaves) {
-        ecat_fail(m, -ENOENT, "SoE: no slave at position %u (%u slaves)", pos, m->n_slaves);
+        ECAT_FAIL(m, -ENOENT, TAKT_ECAT_EV_NO_SLAVE, -1, 0, pos, m->n_slaves);
         return -ENOENT;
     }
     struct ecat_slave *s = &m->slaves[pos];
     if (!(s->info.mbx_protocols & MBX_PROTO_SOE)) {
-        ecat_fail(m, -TAKT_EMBOX, "slave %u (%s) has no SoE (SII mailbox protocols 0x%04X)", pos,
-                  s->info.name, s->info.mbx_protocols);
+        ECAT_FAILT(m, -TAKT_EMBOX, TAKT_ECAT_EV_NO_SOE, pos, RT_TXT(s->info.name), s->info.mbx_protocols);
         return -TAKT_EMBOX;
     }
     uint8_t st = s->info.al_state & AL_STATE_MASK;
     if (st != AL_PREOP && st != AL_SAFEOP && st != AL_OP) {
-        ecat_fail(m, -EAGAIN, "slave %u (%s): SoE needs PREOP, SAFEOP or OP, slave is in %s",
-                  pos, s->info.name, takt_ecat_al_state_name(s->info.al_state));
+        ECAT_FAILT(m, -EAGAIN, TAKT_ECAT_EV_SOE_STATE, pos, RT_TXT(s->info.name), s->info.al_state);
         return -EAGAIN;
     }
     for (unsigned i = 0; i < ECAT_SOE_SLOTS; i++) {
@@ -230,15 +229,14 @@ static int soe_queue(struct takt_ecat_master *m, unsigned pos, enum ecat_soe_dir
         q->in_start = s->info.mbx_in_start, q->in_len = s->info.mbx_in_len;
         if (q->out_len < MBX_HDR + SOE_HDR + 1 || q->in_len < MBX_HDR + SOE_HDR + 2 ||
             q->out_len > ECAT_MAX_DG_DATA || q->in_len > ECAT_MAX_DG_DATA) {
-            ecat_fail(m, -TAKT_EMBOX, "slave %u (%s): mailbox of %u/%u bytes unusable for SoE "
-                      "(expected 12..%d)", pos, s->info.name, q->out_len, q->in_len,
-                      ECAT_MAX_DG_DATA);
+            ECAT_FAILT(m, -TAKT_EMBOX, TAKT_ECAT_EV_SOE_MBX_SIZE, pos, RT_TXT(s->info.name), q->out_len, q->in_len,
+                       ECAT_MAX_DG_DATA);
             return -TAKT_EMBOX;
         }
-        int rc = ecat_soe_xfer_start(&q->x, dir, pos, drive, elements, idn, buf, cap,
+        int rc = ecat_soe_xfer_start(&q->x, (enum ecat_soe_dir)dir, pos, drive, elements, idn, buf, cap,
                                      q->out_len, &s->mbx, q->out, &q->msg_len);
         if (rc != ECAT_SOE_SEND) {
-            ecat_fail(m, rc < 0 ? rc : -EINVAL, "%s", q->x.msg);
+            ECAT_FAILT(m, rc < 0 ? rc : -EINVAL, TAKT_ECAT_EV_ERROR_TEXT, pos, RT_TXT(q->x.msg));
             return rc < 0 ? rc : -EINVAL;
         }
         ecat_req_init(&q->req, ECAT_NOP, 0, 0, NULL, 0);
@@ -253,23 +251,45 @@ static int soe_queue(struct takt_ecat_master *m, unsigned pos, enum ecat_soe_dir
     return -EBUSY;
 }
 
-int takt_ecat_soe_read_async(struct takt_ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
-                        uint16_t idn, void *buf, size_t cap, takt_ecat_done_fn fn, void *ctx)
+/* Through the command ring (master_cmd.c); the buffer stays the caller's until the
+ * completion. */
+static int soe_submit(struct takt_ecat_master *drv, unsigned pos, enum ecat_soe_dir dir, uint8_t drive,
+                      uint8_t elements, uint16_t idn, uint8_t *buf, size_t cap, takt_ecat_done_fn fn,
+                      void *ctx)
 {
-    return soe_queue(m, pos, ECAT_SOE_READ, drive, elements, idn, buf, cap, fn, ctx);
+    if (pos > UINT16_MAX)
+        return -ENOENT;
+    struct rt_cmd c = { .op = ECAT_CMD_SOE, .target = (uint16_t)pos,
+                        .arg = { dir, drive, elements, idn }, .ptr = buf, .len = cap,
+                        .done = fn, .ctx = ctx };
+    return ecat_cmd_submit(drv, &c, NULL, 0);
 }
 
-int takt_ecat_soe_write_async(struct takt_ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
+int takt_ecat_soe_read_async(struct takt_ecat_master *drv, unsigned pos, uint8_t drive, uint8_t elements,
+                        uint16_t idn, void *buf, size_t cap, takt_ecat_done_fn fn, void *ctx)
+{
+    return soe_submit(drv, pos, ECAT_SOE_READ, drive, elements, idn, buf, cap, fn, ctx);
+}
+
+/* The core's own (the ENI's SoE init commands, in the cycle): queued at once. */
+int ecat_soe_write_async(struct ecat_core *m, unsigned pos, uint8_t drive, uint8_t elements,
+                    uint16_t idn, const void *data, size_t len, takt_ecat_done_fn fn, void *ctx)
+{
+    return ecat_soe_queue(m, pos, ECAT_SOE_WRITE, drive, elements, idn, (uint8_t *)data, len, fn, ctx);
+}
+
+int takt_ecat_soe_write_async(struct takt_ecat_master *drv, unsigned pos, uint8_t drive, uint8_t elements,
                          uint16_t idn, const void *data, size_t len, takt_ecat_done_fn fn, void *ctx)
 {
-    return soe_queue(m, pos, ECAT_SOE_WRITE, drive, elements, idn, (uint8_t *)data, len, fn, ctx);
+    return soe_submit(drv, pos, ECAT_SOE_WRITE, drive, elements, idn, (uint8_t *)data, len, fn, ctx);
 }
 
 /* --- blocking wrappers (tools only) -------------------------------------------------- */
 
-static int wait_for(struct takt_ecat_master *m, struct ecat_wait *w, size_t *len)
+static int wait_for(struct takt_ecat_master *drv, struct ecat_wait *w, size_t *len)
 {
-    int rc = ecat_wait_drive(m, w, 4 * m->o.sdo_timeout_ns + TAKT_NS_PER_S);
+    struct ecat_core *m = &drv->core;
+    int rc = ecat_wait_drive(drv, w, 4 * m->o.sdo_timeout_ns + TAKT_NS_PER_S);
     if (rc) {
         for (unsigned i = 0; i < ECAT_SOE_SLOTS; i++)
             if (m->soe[i].ctx == w)
@@ -281,18 +301,58 @@ static int wait_for(struct takt_ecat_master *m, struct ecat_wait *w, size_t *len
     return w->err;
 }
 
-int takt_ecat_soe_read(struct takt_ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
-                  uint16_t idn, void *buf, size_t cap, size_t *len)
+/* From another thread while the RT thread runs (see master_coe.c's). */
+static int rt_wait(struct takt_ecat_master *drv, struct rt_waiter *rw, int posted, void *buf,
+                   size_t cap, size_t *len)
 {
-    struct ecat_wait w = { 0 };
-    int rc = takt_ecat_soe_read_async(m, pos, drive, elements, idn, buf, cap, ecat_wait_done, &w);
-    return rc ? rc : wait_for(m, &w, len);
+    int rc = ecat_cmd_wait(drv, rw, posted, 4 * drv->core.o.sdo_timeout_ns + TAKT_NS_PER_S);
+    if (!rc && buf) {
+        size_t n = rw->len < cap ? rw->len : cap;
+        memcpy(buf, rw->buf, n);
+        if (len)
+            *len = n;
+    }
+    return rc;
 }
 
-int takt_ecat_soe_write(struct takt_ecat_master *m, unsigned pos, uint8_t drive, uint8_t elements,
+int takt_ecat_soe_read(struct takt_ecat_master *drv, unsigned pos, uint8_t drive, uint8_t elements,
+                  uint16_t idn, void *buf, size_t cap, size_t *len)
+{
+    int mode = ecat_cmd_blocking(drv);
+    if (mode < 0)
+        return mode;
+    if (mode) {
+        struct rt_waiter *rw = rt_waiter_new(cap);
+        if (!rw)
+            return -ENOMEM;
+        int rc = rt_wait(drv, rw, takt_ecat_soe_read_async(drv, pos, drive, elements, idn, rw->buf, cap,
+                                                         rt_waiter_done, rw), buf, cap, len);
+        rt_waiter_put(rw);
+        return rc;
+    }
+    struct ecat_wait w = { 0 };
+    int rc = takt_ecat_soe_read_async(drv, pos, drive, elements, idn, buf, cap, ecat_wait_done, &w);
+    return rc ? rc : wait_for(drv, &w, len);
+}
+
+int takt_ecat_soe_write(struct takt_ecat_master *drv, unsigned pos, uint8_t drive, uint8_t elements,
                    uint16_t idn, const void *data, size_t len)
 {
+    int mode = ecat_cmd_blocking(drv);
+    if (mode < 0)
+        return mode;
+    if (mode) {
+        struct rt_waiter *rw = rt_waiter_new(len);
+        if (!rw)
+            return -ENOMEM;
+        if (len)
+            memcpy(rw->buf, data, len);   /* the cycle reads it after a timeout here too */
+        int rc = rt_wait(drv, rw, takt_ecat_soe_write_async(drv, pos, drive, elements, idn, rw->buf, len,
+                                                          rt_waiter_done, rw), NULL, 0, NULL);
+        rt_waiter_put(rw);
+        return rc;
+    }
     struct ecat_wait w = { 0 };
-    int rc = takt_ecat_soe_write_async(m, pos, drive, elements, idn, data, len, ecat_wait_done, &w);
-    return rc ? rc : wait_for(m, &w, NULL);
+    int rc = takt_ecat_soe_write_async(drv, pos, drive, elements, idn, data, len, ecat_wait_done, &w);
+    return rc ? rc : wait_for(drv, &w, NULL);
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ecat/master_internal.h"
+#include "ecat/driver.h"
 #include "ecat/soe.h"
 #include "ecat/sii.h"
 #include "util/wire.h"
@@ -27,18 +28,18 @@ static uint16_t coe_type(unsigned bytes, unsigned fmt)
 }
 
 /* One telegram: the PDO of SM sm with the control/status word and the listed IDNs. */
-static int telegram(struct takt_ecat_master *m, unsigned pos, struct ecat_pdo_map *map, uint8_t sm,
+static int telegram(struct takt_ecat_master *drv, unsigned pos, struct ecat_pdo_map *map, uint8_t sm,
                     bool input, uint16_t list_idn)
 {
+    struct ecat_core *m = &drv->core;
     uint8_t b[4 + 2 * SOE_MAX_LIST], a[4], nb[80];
     size_t n;
-    int rc = takt_ecat_soe_read(m, pos, 0, SOE_EL_VALUE, list_idn, b, sizeof b, &n);
+    int rc = takt_ecat_soe_read(drv, pos, 0, SOE_EL_VALUE, list_idn, b, sizeof b, &n);
     if (rc)
         return rc;
     size_t cur = n >= 4 ? get_le16(b) : 0;
     if (n < 4 || cur > n - 4 || cur % 2) {
-        ecat_fail(m, -EPROTO, "slave %u: SoE configuration list S-0-%04u of %zu bytes is "
-                  "malformed (list length %zu)", pos, list_idn, n, cur);
+        ECAT_FAIL(m, -EPROTO, TAKT_ECAT_EV_SOE_LIST_MALFORMED, pos, list_idn, n, cur);
         return -EPROTO;
     }
     ecat_pdo_map_clear_sm(map, sm);
@@ -49,18 +50,17 @@ static int telegram(struct takt_ecat_master *m, unsigned pos, struct ecat_pdo_ma
     for (size_t i = 0; i < cur; i += 2) {
         uint16_t idn = get_le16(b + 4 + i);
         char name[ECAT_PDO_NAME], s[TAKT_ECAT_SOE_IDN_STR];
-        if ((rc = takt_ecat_soe_read(m, pos, 0, SOE_EL_ATTR, idn, a, sizeof a, &n)))
+        if ((rc = takt_ecat_soe_read(drv, pos, 0, SOE_EL_ATTR, idn, a, sizeof a, &n)))
             return rc;
         uint32_t attr = n == 4 ? get_le32(a) : 0;
         if (n != 4 || soe_attr_list(attr)) {
             takt_ecat_soe_idn_format(idn, s);
-            ecat_fail(m, -EPROTO, "slave %u: %s in S-0-%04u is %s, not a fixed-size value", pos, s,
-                      list_idn, n != 4 ? "without a 4-byte attribute" : "a list");
+            ECAT_FAILT(m, -EPROTO, TAKT_ECAT_EV_SOE_NOT_FIXED, pos, RT_TXT(s), list_idn, n != 4);
             return -EPROTO;
         }
         /* its name from the drive; the IDN's text form when it has none */
         takt_ecat_soe_idn_format(idn, name);
-        if (!takt_ecat_soe_read(m, pos, 0, SOE_EL_NAME, idn, nb, sizeof nb, &n) && n >= 4 &&
+        if (!takt_ecat_soe_read(drv, pos, 0, SOE_EL_NAME, idn, nb, sizeof nb, &n) && n >= 4 &&
             get_le16(nb) <= n - 4)
             snprintf(name, sizeof name, "%.*s", (int)get_le16(nb), (const char *)nb + 4);
         m->last_err = 0;
@@ -73,30 +73,31 @@ static int telegram(struct takt_ecat_master *m, unsigned pos, struct ecat_pdo_ma
     return 0;
 }
 
-static int read_drive(struct takt_ecat_master *m, unsigned pos, struct ecat_pdo_map *map)
+static int read_drive(struct takt_ecat_master *drv, unsigned pos, struct ecat_pdo_map *map)
 {
+    struct ecat_core *m = &drv->core;
     uint8_t t[2];
     size_t n = 0;
     /* a drive without S-0-0015 is taken to use the lists (as SOEM does) */
-    if (!takt_ecat_soe_read(m, pos, 0, SOE_EL_VALUE, SOE_IDN_TELEGRAM, t, sizeof t, &n) && n == 2 &&
+    if (!takt_ecat_soe_read(drv, pos, 0, SOE_EL_VALUE, SOE_IDN_TELEGRAM, t, sizeof t, &n) && n == 2 &&
         get_le16(t) != SOE_TELEGRAM_APP) {
-        ecat_event(m, "slave %u: SoE telegram type %u (a standard telegram): process data "
-                   "from the SII", pos, get_le16(t));
+        ECAT_EV(m, TAKT_ECAT_EV_SOE_TELEGRAM, pos, get_le16(t));
         return 0;
     }
     m->last_err = 0;
     int rc = 0;
     for (unsigned k = 0; !rc && k < map->n_sm; k++) {
         if (map->sm[k].type == ECAT_SII_SM_OUTPUTS)
-            rc = telegram(m, pos, map, (uint8_t)k, false, SOE_IDN_MDT_LIST);
+            rc = telegram(drv, pos, map, (uint8_t)k, false, SOE_IDN_MDT_LIST);
         else if (map->sm[k].type == ECAT_SII_SM_INPUTS)
-            rc = telegram(m, pos, map, (uint8_t)k, true, SOE_IDN_AT_LIST);
+            rc = telegram(drv, pos, map, (uint8_t)k, true, SOE_IDN_AT_LIST);
     }
     return rc;
 }
 
-int takt_ecat_master_read_pdos_soe(struct takt_ecat_master *m)
+int takt_ecat_master_read_pdos_soe(struct takt_ecat_master *drv)
 {
+    struct ecat_core *m = &drv->core;
     int first_err = 0;
     struct ecat_pdo_map *old = malloc(sizeof *old);    /* set-up time: allocation is fine */
     if (!old)
@@ -109,10 +110,9 @@ int takt_ecat_master_read_pdos_soe(struct takt_ecat_master *m)
         if ((s->info.al_state & AL_STATE_MASK) != AL_PREOP)
             continue;
         *old = *map;
-        int rc = read_drive(m, i, map);
+        int rc = read_drive(drv, i, map);
         if (rc) {
-            ecat_event(m, "slave %u: SoE telegram configuration not readable (%s); using the SII's",
-                       i, takt_ecat_master_error(m));
+            ECAT_EVT(m, TAKT_ECAT_EV_SOE_UNREADABLE, i, RT_TXT(takt_ecat_master_error(drv)));
             *map = *old;
             if (!first_err)
                 first_err = rc;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "ecat/master_internal.h"
+#include "ecat/driver.h"
 #include "util/wire.h"
 
 static int rank(uint8_t st)
@@ -16,9 +17,9 @@ static int rank(uint8_t st)
     return r[st & AL_STATE_MASK];
 }
 
-bool ecat_all_op(const struct takt_ecat_master *m)
+bool ecat_all_op(const struct ecat_core *m)
 {
-    if (!m->n_slaves || m->present != m->n_slaves || m->silent_cycles >= TAKT_ECAT_SILENCE_CYCLES)
+    if (!m->n_slaves || m->rec.present != m->n_slaves || m->silent_cycles >= TAKT_ECAT_SILENCE_CYCLES)
         return false;
     for (unsigned i = 0; i < m->n_slaves; i++)
         if (!m->slaves[i].info.present || (m->slaves[i].info.al_state & AL_STATE_MASK) != AL_OP)
@@ -26,21 +27,21 @@ bool ecat_all_op(const struct takt_ecat_master *m)
     return true;
 }
 
-void ecat_silence_note(struct takt_ecat_master *m, unsigned sent, unsigned lost)
+void ecat_silence_note(struct ecat_core *m, unsigned sent, unsigned lost)
 {
     if (!sent)
         return;
     if (lost == sent) {
         if (++m->silent_cycles == TAKT_ECAT_SILENCE_CYCLES)
-            ecat_event(m, "no frame returned for %u cycles", m->silent_cycles);
+            ECAT_EV(m, TAKT_ECAT_EV_NO_FRAME, -1, m->silent_cycles);
         return;
     }
     if (m->silent_cycles >= TAKT_ECAT_SILENCE_CYCLES)
-        ecat_event(m, "frames return again after %u cycles without", m->silent_cycles);
+        ECAT_EV(m, TAKT_ECAT_EV_FRAMES_AGAIN, -1, m->silent_cycles);
     m->silent_cycles = 0;
 }
 
-void ecat_state_update(struct takt_ecat_master *m)
+void ecat_state_update(struct ecat_core *m)
 {
     struct takt_ecat_master_stats *st = &m->st;
     unsigned c[16] = { 0 }, answering = 0, n = m->n_slaves;
@@ -55,7 +56,7 @@ void ecat_state_update(struct takt_ecat_master *m)
         c[in->al_state & AL_STATE_MASK]++;
         answering++;
         seen |= in->al_state;
-        older |= (int32_t)(m->slaves[i].al_fno - m->brd_fno) < 0;
+        older |= (int32_t)(m->slaves[i].al_fno - m->rec.brd_fno) < 0;
         if (rank(in->al_state) < low) {
             low = rank(in->al_state);
             low_st = in->al_state & AL_STATE_MASK;
@@ -72,8 +73,8 @@ void ecat_state_update(struct takt_ecat_master *m)
     /* The BRD 0x0130 is the OR of every slave's AL status (ETG.1000.4 commands and working counter): a bit in it that no
      * slave's last report has means a slave changed state since it was read (unless
      * every slave was read after that BRD went out: then it tells nothing newer). */
-    bool all = n && answering == n && m->present == n;
-    st->state_changing = all && older && (m->brd_or & ~seen & (AL_STATE_MASK | AL_ERROR));
+    bool all = n && answering == n && m->rec.present == n;
+    st->state_changing = all && older && (m->rec.brd_or & ~seen & (AL_STATE_MASK | AL_ERROR));
     bool known = all && !st->state_changing && m->silent_cycles < TAKT_ECAT_SILENCE_CYCLES;
     st->state = known ? low_st : 0;
 }
@@ -96,11 +97,11 @@ static void rates(const struct ecat_rate *r, double *tx, double *loss)
 }
 
 /* The cycle's thread only (the single writer). */
-void ecat_snap_publish(struct takt_ecat_master *m)
+void ecat_snap_publish(struct ecat_core *m)
 {
     struct takt_ecat_master_stats s = m->st;
     uint64_t w[ECAT_SNAP_WORDS] = { 0 };
-    s.slaves_present = m->present;
+    s.slaves_present = m->rec.present;
     rates(&m->rate, s.tx_rate, s.loss_rate);
     memcpy(w, &s, sizeof s);
     unsigned q = atomic_load_explicit(&m->snap.seq, memory_order_relaxed);
@@ -114,22 +115,31 @@ void ecat_snap_publish(struct takt_ecat_master *m)
         uint32_t v = in->al_state | (uint32_t)in->al_code << 8 | (uint32_t)in->present << 24;
         atomic_store_explicit(&m->snap.slave[i], v, memory_order_relaxed);
     }
+    ecat_pub_publish(m);
 }
 
-int takt_ecat_master_slave_state(const struct takt_ecat_master *m, unsigned pos, struct takt_ecat_slave_state *out)
+int takt_ecat_master_slave_state(const struct takt_ecat_master *drv, unsigned pos, struct takt_ecat_slave_state *out)
 {
+    const struct ecat_core *m = &drv->core;
     if (pos >= m->max_slaves)
         return -ENOENT;
     uint32_t v = atomic_load_explicit(&m->snap.slave[pos], memory_order_relaxed);
     out->al_state = (uint8_t)v;
     out->al_code = (uint16_t)(v >> 8);
     out->present = (v >> 24) & 1;
+    uint32_t t = atomic_load_explicit(&m->snap.topo[pos], memory_order_relaxed);
+    out->parent = (int)(t & 0xFFFF) - 1;
+    out->parent_port = (t >> 16) & 0xF;
+    out->ports_open = (t >> 20) & 0xF;
+    out->frame = t >> 24;
+    out->dc_diff_ns = atomic_load_explicit(&m->snap.dc_diff[pos], memory_order_relaxed);
     return 0;
 }
 
-void takt_ecat_master_get_stats(const struct takt_ecat_master *m, struct takt_ecat_master_stats *s)
+void takt_ecat_master_get_stats(const struct takt_ecat_master *drv, struct takt_ecat_master_stats *s)
 {
-    struct takt_ecat_master *mm = (struct takt_ecat_master *)m;   /* atomics are read, not written */
+    const struct ecat_core *m = &drv->core;
+    struct ecat_core *mm = (struct ecat_core *)m;   /* atomics are read, not written */
     uint64_t w[ECAT_SNAP_WORDS];
     for (unsigned spin = 0;; spin++) {
         unsigned q = atomic_load_explicit(&mm->snap.seq, memory_order_acquire);
@@ -147,10 +157,10 @@ void takt_ecat_master_get_stats(const struct takt_ecat_master *m, struct takt_ec
     memcpy(s, w, sizeof *s);
 }
 
-uint8_t takt_ecat_master_state(const struct takt_ecat_master *m)
+uint8_t takt_ecat_master_state(const struct takt_ecat_master *drv)
 {
     struct takt_ecat_master_stats s;
-    takt_ecat_master_get_stats(m, &s);
+    takt_ecat_master_get_stats(drv, &s);
     return s.state;
 }
 

@@ -5,19 +5,21 @@
 #include <stdio.h>
 #include <string.h>
 #include "ecat/master_internal.h"
+#include "ecat/driver.h"
 #include "ecat/sii.h"
 #include "util/wire.h"
 
 /* --- process data ------------------------------------------------------------------ */
 
-uint8_t *takt_ecat_master_image(struct takt_ecat_master *m, size_t *len)
+uint8_t *takt_ecat_master_image(struct takt_ecat_master *drv, size_t *len)
 {
+    struct ecat_core *m = &drv->core;
     if (len)
         *len = m->image_len;
     return m->image;
 }
 
-static void fill_entry(const struct takt_ecat_master *m, unsigned pos, const struct ecat_pd *d,
+static void fill_entry(const struct ecat_core *m, unsigned pos, const struct ecat_pd *d,
                        struct takt_ecat_pd_entry *e)
 {
     e->position = pos;
@@ -30,9 +32,10 @@ static void fill_entry(const struct takt_ecat_master *m, unsigned pos, const str
     snprintf(e->name, sizeof e->name, "%s", d->name);
 }
 
-int takt_ecat_pd_find(const struct takt_ecat_master *m, unsigned pos, const char *name,
+int takt_ecat_pd_find(const struct takt_ecat_master *drv, unsigned pos, const char *name,
                  uint16_t index, uint8_t sub, struct takt_ecat_pd_entry *out)
 {
+    const struct ecat_core *m = &drv->core;
     if (pos >= m->n_slaves || !m->configured)
         return -ENOENT;
     /* pdo.c's lookup: entry name, "PDO name.entry name", or index:sub */
@@ -47,16 +50,18 @@ int takt_ecat_pd_find(const struct takt_ecat_master *m, unsigned pos, const char
     return 0;
 }
 
-unsigned takt_ecat_pd_count(const struct takt_ecat_master *m)
+unsigned takt_ecat_pd_count(const struct takt_ecat_master *drv)
 {
+    const struct ecat_core *m = &drv->core;
     unsigned n = 0;
     for (unsigned i = 0; i < m->n_slaves; i++)
         n += m->slaves[i].n_pd;
     return n;
 }
 
-int takt_ecat_pd_get(const struct takt_ecat_master *m, unsigned i, struct takt_ecat_pd_entry *out)
+int takt_ecat_pd_get(const struct takt_ecat_master *drv, unsigned i, struct takt_ecat_pd_entry *out)
 {
+    const struct ecat_core *m = &drv->core;
     for (unsigned p = 0; p < m->n_slaves; p++) {
         if (i < m->slaves[p].n_pd) {
             fill_entry(m, p, &m->slaves[p].pd[i], out);
@@ -67,20 +72,23 @@ int takt_ecat_pd_get(const struct takt_ecat_master *m, unsigned i, struct takt_e
     return -ENOENT;
 }
 
-bool takt_ecat_pd_get_bit(struct takt_ecat_master *m, const struct takt_ecat_pd_entry *e)
+bool takt_ecat_pd_get_bit(struct takt_ecat_master *drv, const struct takt_ecat_pd_entry *e)
 {
+    struct ecat_core *m = &drv->core;
     return (m->image[e->byte_offset] >> e->bit_offset) & 1;
 }
 
-void takt_ecat_pd_set_bit(struct takt_ecat_master *m, const struct takt_ecat_pd_entry *e, bool v)
+void takt_ecat_pd_set_bit(struct takt_ecat_master *drv, const struct takt_ecat_pd_entry *e, bool v)
 {
+    struct ecat_core *m = &drv->core;
     uint8_t *b = &m->image[e->byte_offset];
     *b = (uint8_t)(v ? *b | 1u << e->bit_offset : *b & ~(1u << e->bit_offset));
 }
 
 /* Values of any bit length up to 64 at any bit offset (little-endian, ETG.1000.4). */
-uint64_t takt_ecat_pd_read(struct takt_ecat_master *m, const struct takt_ecat_pd_entry *e)
+uint64_t takt_ecat_pd_read(struct takt_ecat_master *drv, const struct takt_ecat_pd_entry *e)
 {
+    struct ecat_core *m = &drv->core;
     uint64_t v = 0;
     for (unsigned i = 0; i < e->bits && i < 64; i++) {
         unsigned b = e->bit_offset + i;
@@ -89,8 +97,9 @@ uint64_t takt_ecat_pd_read(struct takt_ecat_master *m, const struct takt_ecat_pd
     return v;
 }
 
-void takt_ecat_pd_write(struct takt_ecat_master *m, const struct takt_ecat_pd_entry *e, uint64_t v)
+void takt_ecat_pd_write(struct takt_ecat_master *drv, const struct takt_ecat_pd_entry *e, uint64_t v)
 {
+    struct ecat_core *m = &drv->core;
     if (e->bit_offset == 0 && e->bits % 8 == 0) {
         for (unsigned i = 0; i < e->bits / 8; i++)
             m->image[e->byte_offset + i] = (uint8_t)(v >> (8 * i));
@@ -105,8 +114,8 @@ void takt_ecat_pd_write(struct takt_ecat_master *m, const struct takt_ecat_pd_en
 
 /* --- register services ------------------------------------------------------------- */
 
-static int svc_queue(struct takt_ecat_master *m, unsigned pos, uint8_t cmd, uint16_t reg,
-                     const void *data, uint16_t len, takt_ecat_done_fn fn, void *ctx)
+int ecat_svc_queue(struct ecat_core *m, unsigned pos, uint8_t cmd, uint16_t reg,
+                   const void *data, uint16_t len, takt_ecat_done_fn fn, void *ctx)
 {
     if (pos >= m->n_slaves)
         return -ENOENT;
@@ -132,16 +141,27 @@ static int svc_queue(struct takt_ecat_master *m, unsigned pos, uint8_t cmd, uint
     return -EBUSY;
 }
 
-int takt_ecat_reg_read_async(struct takt_ecat_master *m, unsigned pos, uint16_t reg, uint16_t len,
-                        takt_ecat_done_fn fn, void *ctx)
-{ return svc_queue(m, pos, ECAT_FPRD, reg, NULL, len, fn, ctx); }
+/* Through the command ring (master_cmd.c); a write's data travels in the record. */
+static int svc_submit(struct takt_ecat_master *drv, unsigned pos, uint8_t cmd, uint16_t reg,
+                      const void *data, uint16_t len, takt_ecat_done_fn fn, void *ctx)
+{
+    if (len == 0 || len > ECAT_SVC_DATA || pos > UINT16_MAX)
+        return pos > UINT16_MAX ? -ENOENT : -EINVAL;
+    struct rt_cmd c = { .op = ECAT_CMD_REG, .target = (uint16_t)pos, .arg = { cmd, reg, len },
+                        .done = fn, .ctx = ctx };
+    return ecat_cmd_submit(drv, &c, data, data ? len : 0);
+}
 
-int takt_ecat_reg_write_async(struct takt_ecat_master *m, unsigned pos, uint16_t reg, const void *data,
+int takt_ecat_reg_read_async(struct takt_ecat_master *drv, unsigned pos, uint16_t reg, uint16_t len,
+                        takt_ecat_done_fn fn, void *ctx)
+{ return svc_submit(drv, pos, ECAT_FPRD, reg, NULL, len, fn, ctx); }
+
+int takt_ecat_reg_write_async(struct takt_ecat_master *drv, unsigned pos, uint16_t reg, const void *data,
                          uint16_t len, takt_ecat_done_fn fn, void *ctx)
-{ return svc_queue(m, pos, ECAT_FPWR, reg, data, len, fn, ctx); }
+{ return svc_submit(drv, pos, ECAT_FPWR, reg, data, len, fn, ctx); }
 
 /* Master timer: finish services whose datagram returned (lost ones retried twice). */
-void ecat_svc_poll(struct takt_ecat_master *m, takt_ns_t now)
+void ecat_svc_poll(struct ecat_core *m, takt_ns_t now)
 {
     (void)now;
     for (unsigned i = 0; i < ECAT_SVC_SLOTS; i++) {
@@ -154,8 +174,7 @@ void ecat_svc_poll(struct takt_ecat_master *m, takt_ns_t now)
         }
         int err = v->req.wkc < 0 ? -ETIMEDOUT : v->req.wkc != 1 ? -TAKT_EWKC : 0;
         if (err)
-            ecat_event(m, "slave %u: %s 0x%04X (%u bytes): expected WKC 1, got %d",
-                       v->pos, ecat_cmd_name(v->req.cmd), v->req.ado, v->req.len, v->req.wkc);
+            ECAT_EV(m, TAKT_ECAT_EV_SVC_WKC, v->pos, v->req.cmd, v->req.ado, v->req.len, v->req.wkc);
         v->used = false;
         if (v->fn)
             v->fn(v->ctx, err, v->data, v->req.len);
@@ -173,40 +192,61 @@ static void blocking_done(void *ctx, int err, const uint8_t *data, size_t len)
     b->done = true;
 }
 
-static bool blocking_check(struct takt_ecat_master *m, void *ctx)
+static bool blocking_check(struct ecat_core *m, void *ctx)
 {
     (void)m;
     return ((struct blocking *)ctx)->done;
 }
 
-int takt_ecat_reg_read(struct takt_ecat_master *m, unsigned pos, uint16_t reg, void *buf, uint16_t len)
+/* From another thread while the RT thread runs: post, sleep until the completion. */
+static int reg_rt(struct takt_ecat_master *drv, unsigned pos, uint8_t cmd, uint16_t reg, void *buf,
+                  const void *data, uint16_t len)
 {
+    struct rt_waiter *w = rt_waiter_new(len);
+    if (!w)
+        return -ENOMEM;
+    int rc = ecat_cmd_wait(drv, w, svc_submit(drv, pos, cmd, reg, data, len, rt_waiter_done, w),
+                           5 * TAKT_NS_PER_S);   /* it completes within ~3 datagram timeouts */
+    if (!rc && buf)
+        memcpy(buf, w->buf, w->len < len ? w->len : len);
+    rt_waiter_put(w);
+    return rc;
+}
+
+int takt_ecat_reg_read(struct takt_ecat_master *drv, unsigned pos, uint16_t reg, void *buf, uint16_t len)
+{
+    int mode = ecat_cmd_blocking(drv);
+    if (mode)
+        return mode < 0 ? mode : reg_rt(drv, pos, ECAT_FPRD, reg, buf, NULL, len);
     struct blocking b = { .buf = buf, .len = len };
-    int rc = takt_ecat_reg_read_async(m, pos, reg, len, blocking_done, &b);
+    int rc = takt_ecat_reg_read_async(drv, pos, reg, len, blocking_done, &b);
     if (rc)
         return rc;
-    rc = ecat_master_drive(m, blocking_check, &b, TAKT_NS_PER_S);
+    rc = ecat_master_drive(drv, blocking_check, &b, TAKT_NS_PER_S);
     return rc ? rc : b.err;
 }
 
-int takt_ecat_reg_write(struct takt_ecat_master *m, unsigned pos, uint16_t reg, const void *data, uint16_t len)
+int takt_ecat_reg_write(struct takt_ecat_master *drv, unsigned pos, uint16_t reg, const void *data, uint16_t len)
 {
+    int mode = ecat_cmd_blocking(drv);
+    if (mode)
+        return mode < 0 ? mode : reg_rt(drv, pos, ECAT_FPWR, reg, NULL, data, len);
     struct blocking b = { 0 };
-    int rc = takt_ecat_reg_write_async(m, pos, reg, data, len, blocking_done, &b);
+    int rc = takt_ecat_reg_write_async(drv, pos, reg, data, len, blocking_done, &b);
     if (rc)
         return rc;
-    rc = ecat_master_drive(m, blocking_check, &b, TAKT_NS_PER_S);
+    rc = ecat_master_drive(drv, blocking_check, &b, TAKT_NS_PER_S);
     return rc ? rc : b.err;
 }
 
 /* --- SII write (tools only) -------------------------------------------------------- */
 
 /* Wait until 0x0502 is not busy; returns the status word or a negative error. */
-static int sii_idle(struct takt_ecat_master *m, unsigned pos)
+static int sii_idle(struct takt_ecat_master *drv, unsigned pos)
 {
     for (int i = 0; i < 1000; i++) {
         uint8_t b[2];
-        int rc = takt_ecat_reg_read(m, pos, ESC_SII_CTRL, b, 2);
+        int rc = takt_ecat_reg_read(drv, pos, ESC_SII_CTRL, b, 2);
         if (rc)
             return rc;
         if (!(get_le16(b) & SII_BUSY))
@@ -217,8 +257,9 @@ static int sii_idle(struct takt_ecat_master *m, unsigned pos)
 
 /* ETG.1000.4 SII access: per word, the data into 0x0508, then command write + write enable with the
  * word address as one 6-byte write at 0x0502, wait while busy, check the error bits. */
-int takt_ecat_sii_write(struct takt_ecat_master *m, unsigned pos, const uint8_t *img, size_t len)
+int takt_ecat_sii_write(struct takt_ecat_master *drv, unsigned pos, const uint8_t *img, size_t len)
 {
+    struct ecat_core *m = &drv->core;
     if (pos >= m->n_slaves)
         return -ENOENT;
     if (len < 16 || len % 2 || len > ECAT_SII_MAX_IMAGE)
@@ -226,9 +267,9 @@ int takt_ecat_sii_write(struct takt_ecat_master *m, unsigned pos, const uint8_t 
     if (ecat_sii_grow(&m->slaves[pos], len))
         return -ENOMEM;
     uint8_t owner = 0;
-    int rc = takt_ecat_reg_write(m, pos, ESC_SII_CONFIG, &owner, 1);   /* EtherCAT owns the SII */
+    int rc = takt_ecat_reg_write(drv, pos, ESC_SII_CONFIG, &owner, 1);   /* EtherCAT owns the SII */
     for (size_t w = 0; !rc && w < len / 2; w++) {
-        int st = sii_idle(m, pos);
+        int st = sii_idle(drv, pos);
         if (st < 0) {
             rc = st;
             break;
@@ -236,24 +277,22 @@ int takt_ecat_sii_write(struct takt_ecat_master *m, unsigned pos, const uint8_t 
         uint8_t cmd[6];
         put_le16(cmd, SII_CMD_WRITE | SII_WRITE_EN);
         put_le32(cmd + 2, (uint32_t)w);
-        if ((rc = takt_ecat_reg_write(m, pos, ESC_SII_DATA, img + 2 * w, 2)) ||
-            (rc = takt_ecat_reg_write(m, pos, ESC_SII_CTRL, cmd, 6)))
+        if ((rc = takt_ecat_reg_write(drv, pos, ESC_SII_DATA, img + 2 * w, 2)) ||
+            (rc = takt_ecat_reg_write(drv, pos, ESC_SII_CTRL, cmd, 6)))
             break;
-        st = sii_idle(m, pos);
+        st = sii_idle(drv, pos);
         if (st < 0) {
             rc = st;
             break;
         }
         if (st & (SII_ERR_WE | SII_ERR_ACK)) {
-            ecat_fail(m, -TAKT_ESII, "slave %u: SII write of word 0x%04zX refused: 0x0502 = 0x%04X "
-                      "(expected no error bits; 0x4000 write enable, 0x2000 no acknowledge)",
-                      pos, w, st);
+            ECAT_FAIL(m, -TAKT_ESII, TAKT_ECAT_EV_SII_WRITE_REFUSED, pos, w, st);
             return -TAKT_ESII;
         }
     }
     if (rc) {
         if (!m->errmsg[0] || m->last_err != rc)
-            ecat_fail(m, rc, "slave %u: SII write: %s", pos, takt_strerror(rc));
+            ECAT_FAIL(m, rc, TAKT_ECAT_EV_SII_WRITE_FAILED, pos, rc);
         return rc;
     }
     struct ecat_slave *s = &m->slaves[pos];

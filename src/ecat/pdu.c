@@ -2,8 +2,8 @@
  * while in flight and are found again by that index when the frame returns (no locks,
  * no allocation). Each frame carries its number in a leading NOP datagram, and a reply
  * completes only requests of the frame it answers: an index alone wraps after 256
- * datagrams, a frame number after 2^32 frames. Frames go out from the link's own MAC,
- * padded to 60 bytes. */
+ * datagrams, a frame number after 2^32 frames. Frames go out from the MAC the core was
+ * created with, padded to 60 bytes. */
 #include <errno.h>
 #include <string.h>
 #include "ecat/master_internal.h"
@@ -23,7 +23,7 @@ void ecat_req_init(struct ecat_req *r, uint8_t cmd, uint16_t adp, uint16_t ado,
     r->rx = NULL;
 }
 
-void ecat_req_queue(struct takt_ecat_master *m, struct ecat_req *r)
+void ecat_req_queue(struct ecat_core *m, struct ecat_req *r)
 {
     if (ecat_req_busy(r))
         return;
@@ -39,7 +39,7 @@ void ecat_req_queue(struct takt_ecat_master *m, struct ecat_req *r)
 
 /* A free datagram index; indices of requests still in flight are skipped so a late
  * reply can never complete the wrong request. */
-static int alloc_idx(struct takt_ecat_master *m)
+static int alloc_idx(struct ecat_core *m)
 {
     for (int i = 0; i < 256; i++) {
         uint8_t idx = m->next_idx++;
@@ -49,17 +49,17 @@ static int alloc_idx(struct takt_ecat_master *m)
     return -1;
 }
 
-size_t ecat_pdu_frame_begin(struct takt_ecat_master *m, uint8_t *buf, bool cyclic)
+size_t ecat_pdu_frame_begin(struct ecat_core *m, uint8_t *buf, bool cyclic)
 {
     uint32_t fno = ++m->frame_no;
-    size_t pos = ecat_frame_begin(buf, m->link->mac);
+    size_t pos = ecat_frame_begin(buf, m->mac);
     /* ETG.1000.4 commands: NOP, no slave executes it; ADP/ADO carry the number, 0 data bytes */
     ecat_frame_add(buf, TAKT_ETH_MAX_FRAME, &pos, ECAT_NOP, 0, fno, 0, NULL);
     m->gen[fno % ECAT_GEN_RING] = (struct ecat_gen){ .fno = fno, .st = GEN_SENT, .cyclic = cyclic };
     return pos;
 }
 
-bool ecat_pdu_frame_lost(struct takt_ecat_master *m, takt_ns_t now, uint32_t fno)
+bool ecat_pdu_frame_lost(struct ecat_core *m, takt_ns_t now, uint32_t fno)
 {
     struct ecat_gen *g = &m->gen[fno % ECAT_GEN_RING];
     if (g->fno != fno || (g->st != GEN_SENT && g->st != GEN_ARRIVED_LATE))
@@ -72,7 +72,7 @@ bool ecat_pdu_frame_lost(struct takt_ecat_master *m, takt_ns_t now, uint32_t fno
     return true;
 }
 
-bool ecat_pdu_append(struct takt_ecat_master *m, uint8_t *buf, size_t *pos, struct ecat_req *r,
+bool ecat_pdu_append(struct ecat_core *m, uint8_t *buf, size_t *pos, struct ecat_req *r,
                      takt_ns_t now)
 {
     int idx = alloc_idx(m);
@@ -93,7 +93,7 @@ bool ecat_pdu_append(struct takt_ecat_master *m, uint8_t *buf, size_t *pos, stru
     return true;
 }
 
-unsigned ecat_pdu_build_acyc(struct takt_ecat_master *m, takt_ns_t now)
+unsigned ecat_pdu_build_acyc(struct ecat_core *m, takt_ns_t now)
 {
     unsigned nf = 0;
     while (m->q_head && nf < m->o.acyc_frames) {
@@ -129,7 +129,7 @@ unsigned ecat_pdu_build_acyc(struct takt_ecat_master *m, takt_ns_t now)
 
 /* The frame a reply answers, from its leading NOP; NULL: not one of ours, or older
  * than the ring remembers. */
-static struct ecat_gen *answered(struct takt_ecat_master *m, const struct ecat_dg *dg)
+static struct ecat_gen *answered(struct ecat_core *m, const struct ecat_dg *dg)
 {
     if (dg->cmd != ECAT_NOP || dg->len != 0)
         return NULL;
@@ -137,14 +137,14 @@ static struct ecat_gen *answered(struct takt_ecat_master *m, const struct ecat_d
     return g->fno == dg->lad && g->st != GEN_FREE ? g : NULL;
 }
 
-void ecat_pdu_receive(struct takt_ecat_master *m, uint8_t *buf, size_t len, takt_ns_t rx_ts)
+void ecat_pdu_receive(struct ecat_core *m, uint8_t *buf, size_t len, takt_ns_t rx_ts)
 {
     struct ecat_dg dg;
     size_t pos;
     /* ESC datasheet Section I, frame processing: only frames that passed a slave come back with the U/L bit set in the
      * first source-MAC octet; our own outgoing copies (seen on some links) are ignored. */
     if (len < ECAT_ETH_HDR + ECAT_FRAME_HDR || !(buf[6] & 0x02) ||
-        memcmp(buf + 7, m->link->mac + 1, 5) != 0)
+        memcmp(buf + 7, m->mac + 1, 5) != 0)
         return;
     struct ecat_gen *g = NULL;
     if (ecat_frame_first(buf, len, &dg, &pos) != 0 || !(g = answered(m, &dg))) {
@@ -183,7 +183,7 @@ void ecat_pdu_receive(struct takt_ecat_master *m, uint8_t *buf, size_t len, takt
     }
 }
 
-void ecat_pdu_expire(struct takt_ecat_master *m, takt_ns_t now)
+void ecat_pdu_expire(struct ecat_core *m, takt_ns_t now)
 {
     uint32_t gone[256];                          /* frames counted here whose record was reused */
     unsigned n_gone = 0;
@@ -216,7 +216,7 @@ void ecat_pdu_expire(struct takt_ecat_master *m, takt_ns_t now)
     }
 }
 
-void ecat_pdu_cancel_all(struct takt_ecat_master *m)
+void ecat_pdu_cancel_all(struct ecat_core *m)
 {
     for (int i = 0; i < 256; i++)
         if (m->inflight[i]) {
@@ -228,7 +228,7 @@ void ecat_pdu_cancel_all(struct takt_ecat_master *m)
     m->q_head = m->q_tail = NULL;
 }
 
-void ecat_pdu_unqueue(struct takt_ecat_master *m, struct ecat_req *r, unsigned n)
+void ecat_pdu_unqueue(struct ecat_core *m, struct ecat_req *r, unsigned n)
 {
     struct ecat_req **pp = &m->q_head, *last = NULL;
     while (*pp) {

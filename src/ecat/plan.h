@@ -176,8 +176,8 @@ struct ecat_plan_dg *ecat_plan_dg_add(struct ecat_plan *p, uint8_t cmd, uint8_t 
 void ecat_plan_dump(const struct ecat_plan *p, FILE *f);
 
 /* Producers. From takt's own set-up of a scanned and laid-out network (plan_sii.c). */
-struct takt_ecat_master;
-int ecat_plan_from_master(struct ecat_plan *p, const struct takt_ecat_master *m);
+struct ecat_core;
+int ecat_plan_from_master(struct ecat_plan *p, const struct ecat_core *m);
 /* From an ENI alone (plan_eni.c); err says what is wrong with it. */
 struct ecat_eni;
 int ecat_plan_from_eni(struct ecat_plan *p, const struct ecat_eni *e, char *err, size_t errlen);

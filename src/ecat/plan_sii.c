@@ -61,7 +61,7 @@ static int mbx_sm(struct ecat_plan_slave *ps, uint32_t tr, const uint8_t sm[16],
     return 0;
 }
 
-static int slave_cmds(struct ecat_plan *p, const struct takt_ecat_master *m, unsigned i)
+static int slave_cmds(struct ecat_plan *p, const struct ecat_core *m, unsigned i)
 {
     const struct ecat_slave *s = &m->slaves[i];
     struct ecat_plan_slave *ps = &p->slave[i];
@@ -164,7 +164,7 @@ static struct ecat_plan_dg *pd(struct ecat_plan *p, const struct ecat_pdo_frame 
 }
 
 /* cyclic.c ecat_cyc_build, frame by frame */
-static int frames(struct ecat_plan *p, const struct takt_ecat_master *m)
+static int frames(struct ecat_plan *p, const struct ecat_core *m)
 {
     /* before the layout: frame 0 with the monitoring datagrams alone */
     unsigned nimg = m->configured ? m->img.n_frames : 0;
@@ -192,7 +192,7 @@ static int frames(struct ecat_plan *p, const struct takt_ecat_master *m)
     return 0;
 }
 
-int ecat_plan_from_master(struct ecat_plan *p, const struct takt_ecat_master *m)
+int ecat_plan_from_master(struct ecat_plan *p, const struct ecat_core *m)
 {
     int rc = ecat_plan_alloc(p, m->n_slaves);
     if (rc)

@@ -23,7 +23,7 @@
 #define ECAT_MOVED_MAX 256           /* slaves the swap detection looks at (stack: ~10 KiB);
                                       * a mismatch beyond them is refused */
 
-static struct ecat_slave *at_position(struct takt_ecat_master *m, unsigned pos)
+static struct ecat_slave *at_position(struct ecat_core *m, unsigned pos)
 {
     for (unsigned i = 0; i < m->n_slaves; i++)
         if (m->slaves[i].info.position == pos)
@@ -33,7 +33,7 @@ static struct ecat_slave *at_position(struct takt_ecat_master *m, unsigned pos)
 
 /* Every return is counted against a loss before it: slaves_lost - slaves_returned is the
  * number of slaves lost now. */
-static void count_lost(struct takt_ecat_master *m, struct ecat_slave *s)
+static void count_lost(struct ecat_core *m, struct ecat_slave *s)
 {
     if (s->counted_lost)
         return;
@@ -41,7 +41,7 @@ static void count_lost(struct takt_ecat_master *m, struct ecat_slave *s)
     m->st.slaves_lost++;
 }
 
-static void lost_slave(struct takt_ecat_master *m, struct ecat_slave *s)
+static void lost_slave(struct ecat_core *m, struct ecat_slave *s)
 {
     if (!s->info.present)
         return;
@@ -66,11 +66,10 @@ static void lost_slave(struct takt_ecat_master *m, struct ecat_slave *s)
     s->f.state = SS_IDLE;
     s->info.al_state = 0;
     count_lost(m, s);
-    ecat_event(m, "slave %u (station 0x%04X, %s) lost: no longer answers", (unsigned)(s - m->slaves),
-               s->info.station, s->info.name[0] ? s->info.name : "?");
+    ECAT_EVT(m, TAKT_ECAT_EV_SLAVE_LOST, (int)(s - m->slaves), RT_TXT(s->info.name[0] ? s->info.name : "?"), s->info.station);
 }
 
-static void lost(struct takt_ecat_master *m, unsigned from, unsigned to)
+static void lost(struct ecat_core *m, unsigned from, unsigned to)
 {
     for (unsigned p = from; p < to && p < m->n_slaves; p++) {
         struct ecat_slave *s = at_position(m, p);
@@ -80,7 +79,7 @@ static void lost(struct takt_ecat_master *m, unsigned from, unsigned to)
 }
 
 /* Re-scan slave s at its (possibly new) position: address, ESC, SII, identity. */
-static void back_slave(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void back_slave(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     if (s->info.present || s->rejoin)
         return;
@@ -96,15 +95,15 @@ static void back_slave(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns
     if (s->wrong)
         ;                           /* said once when it was found; retried quietly */
     else if (s->backoff_ns)
-        ecat_event(m, "slave %u: re-scanning it again", i);
+        ECAT_EV(m, TAKT_ECAT_EV_RESCAN_AGAIN, i);
     else if (i == p)
-        ecat_event(m, "slave %u answers again: re-scanning it", i);
+        ECAT_EV(m, TAKT_ECAT_EV_SLAVE_ANSWERS, i);
     else
-        ecat_event(m, "position %u (slave %u) answers again: re-scanning it", p, i);
+        ECAT_EV(m, TAKT_ECAT_EV_POSITION_ANSWERS, i, p);
     ecat_slave_scan_start(m, s, now);
 }
 
-static void back(struct takt_ecat_master *m, unsigned from, unsigned to, takt_ns_t now)
+static void back(struct ecat_core *m, unsigned from, unsigned to, takt_ns_t now)
 {
     for (unsigned p = from; p < to && p < m->n_slaves; p++) {
         struct ecat_slave *s = at_position(m, p);
@@ -117,7 +116,7 @@ static void back(struct takt_ecat_master *m, unsigned from, unsigned to, takt_ns
  * up; the count alone does not say who is gone. So the master asks every position for
  * its station address (APRD 0x0010, one frame's worth of datagrams) and goes by that. */
 
-static bool is_tree(const struct takt_ecat_master *m)
+static bool is_tree(const struct ecat_core *m)
 {
     for (unsigned i = 0; i < m->n_slaves; i++)
         if (m->slaves[i].info.parent >= 0 && m->slaves[i].info.parent_port != 1)
@@ -125,20 +124,20 @@ static bool is_tree(const struct takt_ecat_master *m)
     return false;
 }
 
-static void start_probe(struct takt_ecat_master *m, unsigned n)
+static void start_probe(struct ecat_core *m, unsigned n)
 {
     for (unsigned p = 0; p < n; p++) {
         struct ecat_slave *s = &m->slaves[p];          /* its request slot, any will do */
         ecat_req_init(&s->probe, ECAT_APRD, (uint16_t)(0u - p), ESC_STATION_ADDR, s->probe_buf, 2);
         ecat_req_queue(m, &s->probe);
     }
-    m->probing = true;
-    m->probe_n = n;
+    m->rec.probing = true;
+    m->rec.probe_n = n;
 }
 
-static bool probe_busy(const struct takt_ecat_master *m)
+static bool probe_busy(const struct ecat_core *m)
 {
-    for (unsigned p = 0; p < m->probe_n; p++)
+    for (unsigned p = 0; p < m->rec.probe_n; p++)
         if (ecat_req_busy(&m->slaves[p].probe))
             return true;
     return false;
@@ -148,13 +147,13 @@ static bool probe_busy(const struct takt_ecat_master *m)
  * a configured slave found nowhere is lost; a position with an unknown address (0 after
  * power loss) goes to a missing slave, in position order, to be re-scanned there - the
  * identity check then tells whose device it really is (moved() above). */
-static void finish_probe(struct takt_ecat_master *m, takt_ns_t now)
+static void finish_probe(struct ecat_core *m, takt_ns_t now)
 {
     unsigned n = m->n_slaves;
-    m->probing = false;
+    m->rec.probing = false;
     for (unsigned i = 0; i < n; i++)
         m->slaves[i].probe_seen = false;
-    for (unsigned p = 0; p < m->probe_n; p++) {
+    for (unsigned p = 0; p < m->rec.probe_n; p++) {
         const struct ecat_req *r = &m->slaves[p].probe;
         uint16_t st = get_le16(m->slaves[p].probe_buf);
         if (r->wkc != 1 || !st)
@@ -167,8 +166,7 @@ static void finish_probe(struct takt_ecat_master *m, takt_ns_t now)
         struct ecat_slave *s = &m->slaves[i];
         s->probe_seen = true;
         if (s->info.position != p && s->info.present)
-            ecat_event(m, "slave %u (station 0x%04X) now at position %u (was %u)", i, st, p,
-                       s->info.position);
+            ECAT_EV(m, TAKT_ECAT_EV_SLAVE_MOVED, i, st, p, s->info.position);
         s->info.position = p;
     }
     unsigned present = 0;
@@ -182,7 +180,7 @@ static void finish_probe(struct takt_ecat_master *m, takt_ns_t now)
     }
     /* positions whose address nobody has (0 after power loss): the missing slave that
      * was earliest in the frame takes the earliest of them */
-    for (unsigned p = 0; p < m->probe_n; p++) {
+    for (unsigned p = 0; p < m->rec.probe_n; p++) {
         if (m->slaves[p].probe.wkc != 1)
             continue;
         bool taken = false;
@@ -197,8 +195,7 @@ static void finish_probe(struct takt_ecat_master *m, takt_ns_t now)
                 best = s;
         }
         if (!best) {
-            ecat_event(m, "position %u: a slave nobody configured (station 0x%04X) answers; ignored",
-                       p, get_le16(m->slaves[p].probe_buf));
+            ECAT_EV(m, TAKT_ECAT_EV_UNKNOWN_SLAVE, -1, p, get_le16(m->slaves[p].probe_buf));
             continue;
         }
         best->probe_seen = true;
@@ -206,7 +203,7 @@ static void finish_probe(struct takt_ecat_master *m, takt_ns_t now)
         back_slave(m, best, now);
         present++;
     }
-    m->present = present;
+    m->rec.present = present;
 }
 
 /* A failed re-scan is never final: the slave is scanned again after a wait that starts
@@ -216,7 +213,7 @@ static void finish_probe(struct takt_ecat_master *m, takt_ns_t now)
 #define ECAT_RETRY_MAX_NS TAKT_NS_PER_S
 
 /* quiet: a refusal said why, and says it again only when another device is found */
-static void retry_later(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now, bool quiet)
+static void retry_later(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now, bool quiet)
 {
     takt_ns_t min = ECAT_RETRY_MIN_CYCLES * m->o.cycle_ns;
     s->backoff_ns = s->backoff_ns ? 2 * s->backoff_ns : min;
@@ -224,9 +221,7 @@ static void retry_later(struct takt_ecat_master *m, struct ecat_slave *s, takt_n
         s->backoff_ns = ECAT_RETRY_MAX_NS > min ? ECAT_RETRY_MAX_NS : min;
     s->retry_at = now + s->backoff_ns;
     if (!quiet)
-        ecat_event(m, "slave %u: re-scan failed (%s); trying again in %lld ms", (unsigned)(s - m->slaves),
-                   takt_strerror(s->f.err ? s->f.err : -TAKT_ECONFIG),
-                   (long long)(s->backoff_ns / TAKT_NS_PER_MS));
+        ECAT_EV(m, TAKT_ECAT_EV_RESCAN_FAILED, (int)(s - m->slaves), s->f.err ? s->f.err : -TAKT_ECONFIG, s->backoff_ns / TAKT_NS_PER_MS);
 }
 
 /* The re-scan of s found a device that is not its own (vendor, product, serial found):
@@ -234,7 +229,7 @@ static void retry_later(struct takt_ecat_master *m, struct ecat_slave *s, takt_n
  * slave stays missing (its number's identity is the one it was configured with), so the
  * position is re-scanned with the back-off of a failed re-scan until its own device
  * answers there. True if this device was not reported yet: the caller says what it is. */
-static bool refuse(struct takt_ecat_master *m, struct ecat_slave *s, uint32_t vendor, uint32_t product,
+static bool refuse(struct ecat_core *m, struct ecat_slave *s, uint32_t vendor, uint32_t product,
                    uint32_t serial, takt_ns_t now)
 {
     bool news = !s->wrong || s->wrong_vendor != vendor || s->wrong_product != product ||
@@ -262,16 +257,14 @@ static bool same_device(const struct ecat_slave *was, const struct takt_ecat_sla
            (!was->old_alias || !now->alias || was->old_alias == now->alias);
 }
 
-static void back_to_target(struct takt_ecat_master *m, struct ecat_slave *s, takt_ns_t now)
+static void back_to_target(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     s->info.present = true;
     s->returning = true;
     s->backoff_ns = 0;              /* it answers: the next failure starts short again */
     s->retry_at = 0;
     if (s->wrong)
-        ecat_event(m, "slave %u: its own device (vendor 0x%08X product 0x%08X serial %u) answers "
-                   "at position %u again", (unsigned)(s - m->slaves), s->info.vendor,
-                   s->info.product, s->info.serial, s->info.position);
+        ECAT_EV(m, TAKT_ECAT_EV_OWN_DEVICE, (int)(s - m->slaves), s->info.vendor, s->info.product, s->info.serial, s->info.position);
     s->wrong = false;
     if (s->counted_lost) {
         s->counted_lost = false;
@@ -284,7 +277,7 @@ static void back_to_target(struct takt_ecat_master *m, struct ecat_slave *s, tak
 
 /* The re-scan of slave i found, at its old position, the device that slave j (of the
  * same batch) was. Which j? -1 if none or more than one would fit. */
-static int whose_device(struct takt_ecat_master *m, unsigned i)
+static int whose_device(struct ecat_core *m, unsigned i)
 {
     int found = -1;
     for (unsigned j = 0; j < m->n_slaves; j++) {
@@ -306,7 +299,7 @@ static bool mismatch(const struct ecat_slave *s)
 
 /* Does following "whose device did k's scan find" from j come back to j, with one
  * product all along (so that one layout fits every device of the cycle)? */
-static bool whole_cycle(const struct takt_ecat_master *m, const int *src, unsigned j)
+static bool whole_cycle(const struct ecat_core *m, const int *src, unsigned j)
 {
     unsigned k = j;
     for (unsigned len = 0; len <= m->n_slaves; len++) {
@@ -325,7 +318,7 @@ static bool whole_cycle(const struct takt_ecat_master *m, const int *src, unsign
  * old position of slave i = src[j] (and answers i's station address, which the re-scan
  * gave it). Slaves of whole cycles take over position and address; the others are
  * refused, saying what was found where. */
-static void moved(struct takt_ecat_master *m, takt_ns_t now)
+static void moved(struct ecat_core *m, takt_ns_t now)
 {
     unsigned n = m->n_slaves < ECAT_MOVED_MAX ? m->n_slaves : ECAT_MOVED_MAX;
     int src[ECAT_MOVED_MAX];
@@ -371,21 +364,15 @@ static void moved(struct takt_ecat_master *m, takt_ns_t now)
             s->info.al_code = g->al_code;
             s->info.vendor = s->old_vendor;
             s->info.product = s->old_product;
-            ecat_event(m, "slave %u (vendor 0x%08X product 0x%08X serial %u) came back at "
-                       "position %u (was %u): its configuration follows it", j, s->info.vendor,
-                       s->info.product, s->info.serial, s->info.position, s->old_position);
+            ECAT_EV(m, TAKT_ECAT_EV_SLAVE_CAME_BACK, j, s->info.vendor, s->info.product, s->info.serial, s->info.position, s->old_position);
             back_to_target(m, s, now);
         } else if (src[j] >= 0) {
             const struct ecat_slave *f = &m->slaves[src[j]];
             if (refuse(m, s, got[j].vendor, got[j].product, got[j].serial, now))
-                ecat_fail(m, -TAKT_ECONFIG, "slave %u (vendor 0x%08X product 0x%08X serial %u) "
-                          "came back at position %u, where slave %u (product 0x%08X) was: "
-                          "different products, not configured", j, s->old_vendor, s->old_product,
-                          s->old_serial, f->old_position, src[j], f->old_product);
+                ECAT_FAIL(m, -TAKT_ECONFIG, TAKT_ECAT_EV_CAME_BACK_OTHER, j, s->old_vendor, s->old_product, s->old_serial,
+                          f->old_position, src[j], f->old_product);
         } else if (refuse(m, s, got[j].vendor, got[j].product, got[j].serial, now)) {
-            ecat_fail(m, -TAKT_ECONFIG, "slave %u: another device at position %u: expected vendor "
-                      "0x%08X product 0x%08X serial %u, found 0x%08X 0x%08X serial %u; not "
-                      "configured", j, got[j].position, s->old_vendor, s->old_product,
+            ECAT_FAIL(m, -TAKT_ECONFIG, TAKT_ECAT_EV_OTHER_DEVICE, j, got[j].position, s->old_vendor, s->old_product,
                       s->old_serial, got[j].vendor, got[j].product, got[j].serial);
         }
     }
@@ -393,12 +380,12 @@ static void moved(struct takt_ecat_master *m, takt_ns_t now)
 
 /* Slaves whose re-scan failed, due again: scanned again where the BRD count says a
  * slave answers (else the count rising brings them back, back() above). */
-static void retry(struct takt_ecat_master *m, takt_ns_t now)
+static void retry(struct ecat_core *m, takt_ns_t now)
 {
     for (unsigned i = 0; i < m->n_slaves; i++) {
         struct ecat_slave *s = &m->slaves[i];
         if (s->info.present || s->rejoin || !s->retry_at || now < s->retry_at ||
-            s->info.position >= m->present || m->probing)
+            s->info.position >= m->rec.present || m->rec.probing)
             continue;
         back_slave(m, s, now);
     }
@@ -406,7 +393,7 @@ static void retry(struct takt_ecat_master *m, takt_ns_t now)
 
 /* Master timer: re-scanned slaves go back to the target; once every re-scan of the batch
  * is done, since a device found at one position may be the one missing at another. */
-static void rejoin(struct takt_ecat_master *m, takt_ns_t now)
+static void rejoin(struct ecat_core *m, takt_ns_t now)
 {
     for (unsigned i = 0; i < m->n_slaves; i++) {
         const struct ecat_slave *s = &m->slaves[i];
@@ -427,9 +414,7 @@ static void rejoin(struct takt_ecat_master *m, takt_ns_t now)
         if (!same_device(s, &s->info)) {        /* beyond what moved() looks at */
             uint32_t v = s->info.vendor, p = s->info.product, ser = s->info.serial;
             if (refuse(m, s, v, p, ser, now))
-                ecat_fail(m, -TAKT_ECONFIG, "slave %u: another device at position %u: expected "
-                          "vendor 0x%08X product 0x%08X serial %u, found 0x%08X 0x%08X serial %u; "
-                          "not configured", i, s->info.position, s->old_vendor, s->old_product,
+                ECAT_FAIL(m, -TAKT_ECONFIG, TAKT_ECAT_EV_OTHER_DEVICE, i, s->info.position, s->old_vendor, s->old_product,
                           s->old_serial, v, p, ser);
             continue;
         }
@@ -439,52 +424,50 @@ static void rejoin(struct takt_ecat_master *m, takt_ns_t now)
 
 /* A slave that answers the BRD but no longer its station address was power-cycled
  * (address and configuration gone): scan it again by position like a returning one. */
-static void readdress(struct takt_ecat_master *m, takt_ns_t now)
+static void readdress(struct ecat_core *m, takt_ns_t now)
 {
     for (unsigned i = 0; i < m->n_slaves; i++) {
         struct ecat_slave *s = &m->slaves[i];
-        if (s->info.position >= m->present)
+        if (s->info.position >= m->rec.present)
             continue;
         if (s->f.state != SS_FAILED || s->rejoin || !s->info.present ||
             (s->f.err != -TAKT_EWKC && s->f.err != -ETIMEDOUT) || now - s->f.t0 < 200 * TAKT_NS_PER_MS)
             continue;
         s->info.present = false;
         count_lost(m, s);
-        ecat_event(m, "slave %u (station 0x%04X) does not answer its address: re-scanning it", i,
-                   s->info.station);
+        ECAT_EV(m, TAKT_ECAT_EV_ADDRESS_LOST, i, s->info.station);
         back(m, s->info.position, s->info.position + 1, now);
     }
 }
 
-void ecat_recovery_check(struct takt_ecat_master *m, takt_ns_t now)
+void ecat_recovery_check(struct ecat_core *m, takt_ns_t now)
 {
     unsigned n = (unsigned)m->mon_al.wkc;
-    m->brd_or = m->mon_al_buf[0];
-    m->brd_fno = m->mon_al.fno;
+    m->rec.brd_or = m->mon_al_buf[0];
+    m->rec.brd_fno = m->mon_al.fno;
     if (n > m->n_slaves)
         n = m->n_slaves;         /* extra slaves are not configured; ignore them */
     /* A new count is believed when two cycles in a row agree: one reply with a garbled
      * WKC would otherwise cost a re-scan of every slave behind the position it names. */
-    bool again = n == m->count_seen;
-    m->count_seen = n;
-    if (n != m->present && !again)
-        n = m->present;
-    if (m->probing) {
+    bool again = n == m->rec.count_seen;
+    m->rec.count_seen = n;
+    if (n != m->rec.present && !again)
+        n = m->rec.present;
+    if (m->rec.probing) {
         if (!probe_busy(m))
             finish_probe(m, now);
-    } else if (n != m->present && is_tree(m)) {
-        if (n < m->present)
-            ecat_event(m, "%u of %u slaves answer (%u lost): asking each position who it is", n,
-                       m->n_slaves, m->present - n);
+    } else if (n != m->rec.present && is_tree(m)) {
+        if (n < m->rec.present)
+            ECAT_EV(m, TAKT_ECAT_EV_ANSWER_COUNT_ASK, -1, n, m->n_slaves, m->rec.present - n);
         start_probe(m, n);
     } else {
-        if (n < m->present) {
-            ecat_event(m, "%u of %u slaves answer (%u lost)", n, m->n_slaves, m->present - n);
-            lost(m, n, m->present);
-        } else if (n > m->present) {
-            back(m, m->present, n, now);
+        if (n < m->rec.present) {
+            ECAT_EV(m, TAKT_ECAT_EV_ANSWER_COUNT, -1, n, m->n_slaves, m->rec.present - n);
+            lost(m, n, m->rec.present);
+        } else if (n > m->rec.present) {
+            back(m, m->rec.present, n, now);
         }
-        m->present = n;
+        m->rec.present = n;
     }
     if (m->target)
         readdress(m, now);
@@ -495,8 +478,7 @@ void ecat_recovery_check(struct takt_ecat_master *m, takt_ns_t now)
         if (s->returning && s->f.state == SS_IDLE && m->target &&
             (s->info.al_state & AL_STATE_MASK) == m->target) {
             s->returning = false;
-            ecat_event(m, "slave %u (station 0x%04X) back in %s", i, s->info.station,
-                       takt_ecat_al_state_name(m->target));
+            ECAT_EV(m, TAKT_ECAT_EV_SLAVE_BACK, i, s->info.station, m->target);
         }
     }
     /* A slave that left the target state by itself (error, watchdog) is driven back,

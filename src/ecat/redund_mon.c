@@ -3,11 +3,12 @@
  * slave adds 1 to a broadcast's WKC, ETG.1000.4), reported as events when it changes. */
 #include <string.h>
 #include "ecat/master_internal.h"
-#include "ecat/redund.h"
+#include "ecat/driver.h"
 
-void takt_ecat_master_redundancy(const struct takt_ecat_master *m, struct takt_ecat_redundancy *out)
+void takt_ecat_master_redundancy(const struct takt_ecat_master *drv, struct takt_ecat_redundancy *out)
 {
-    if (!m->red) {
+    const struct ecat_core *m = &drv->core;
+    if (!m->redundant) {
         memset(out, 0, sizeof *out);
         out->break_after = -1;
         return;
@@ -16,26 +17,21 @@ void takt_ecat_master_redundancy(const struct takt_ecat_master *m, struct takt_e
 }
 
 /* What the distributed clocks do across the break (redund.c explains the FRMW). */
-static void dc_note(struct takt_ecat_master *m, unsigned k, unsigned n)
+static void dc_note(struct ecat_core *m, unsigned k, unsigned n)
 {
-    if (!m->dc_active || m->dc_ref < 0 || k >= n)
+    if (!m->dc.active || m->dc.ref < 0 || k >= n)
         return;
-    if ((unsigned)m->dc_ref >= k && k == 0)
-        ecat_event(m, "cable redundancy: DC reference clock (slave %d) and every slave answer by "
-                   "the second port: its time reaches them all", m->dc_ref);
-    else if ((unsigned)m->dc_ref >= k)
-        ecat_event(m, "cable redundancy: DC reference clock (slave %d) is behind the break: "
-                   "its time reaches slaves %u-%u by the second port, slaves 0-%u get none "
-                   "until the ring closes", m->dc_ref, k, n - 1, k - 1);
+    if ((unsigned)m->dc.ref >= k && k == 0)
+        ECAT_EV(m, TAKT_ECAT_EV_RED_REF_ALL, m->dc.ref);
+    else if ((unsigned)m->dc.ref >= k)
+        ECAT_EV(m, TAKT_ECAT_EV_RED_REF_BEHIND, m->dc.ref, k, n - 1, k - 1);
     else
-        ecat_event(m, "cable redundancy: DC slaves %u-%u get the reference clock's time (slave %d) "
-                   "by the second port, written by the master until the ring closes", k, n - 1, m->dc_ref);
+        ECAT_EV(m, TAKT_ECAT_EV_RED_REF_WRITTEN, m->dc.ref, k, n - 1);
 }
 
-void ecat_red_check(struct takt_ecat_master *m, takt_ns_t now)
+void ecat_red_check(struct ecat_core *m, const struct takt_ecat_redundancy *port, takt_ns_t now)
 {
-    struct takt_ecat_redundancy s;
-    ecat_red_get(m->red, &s);
+    struct takt_ecat_redundancy s = *port;
     unsigned n = m->n_slaves;
     s.breaks = m->red_st.breaks;
     s.heals = m->red_st.heals;
@@ -66,20 +62,14 @@ void ecat_red_check(struct takt_ecat_master *m, takt_ns_t now)
         if (k + s.second_side >= n) {
             s.break_after = (int)k;
             if (k == 0)
-                ecat_event(m, "cable redundancy: ring broken between the first port (%s) and slave 0; "
-                           "slaves 0-%u answer on the second port", m->link->name, n - 1);
+                ECAT_EVT(m, TAKT_ECAT_EV_RED_BROKEN_FIRST, -1, RT_TXT(m->ifname), n - 1);
             else if (k >= n)
-                ecat_event(m, "cable redundancy: ring broken between slave %u and the second port; "
-                           "slaves 0-%u answer on the first port", n - 1, n - 1);
+                ECAT_EV(m, TAKT_ECAT_EV_RED_BROKEN_SECOND, -1, n - 1, n - 1);
             else
-                ecat_event(m, "cable redundancy: ring broken between slave %u and slave %u "
-                           "(first port: slaves 0-%u, second port: slaves %u-%u)",
-                           k - 1, k, k - 1, k, n - 1);
+                ECAT_EV(m, TAKT_ECAT_EV_RED_BROKEN_BETWEEN, -1, k - 1, k, k - 1, k, n - 1);
         } else {
             s.break_after = -1;
-            ecat_event(m, "cable redundancy: ring broken in more than one place: slaves %u-%u "
-                       "unreachable (first port: %u slaves, second port: %u)",
-                       k, n - s.second_side - 1, k, s.second_side);
+            ECAT_EV(m, TAKT_ECAT_EV_RED_BROKEN_MORE, -1, k, n - s.second_side - 1, k, s.second_side);
         }
         if (!m->red_broken) {
             s.breaks++;
@@ -89,7 +79,7 @@ void ecat_red_check(struct takt_ecat_master *m, takt_ns_t now)
         s.since = now;
         m->red_broken = true;
     } else if (!s.broken && m->red_broken) {
-        ecat_event(m, "cable redundancy: ring closed again (frames pass from port to port)");
+        ECAT_EV(m, TAKT_ECAT_EV_RED_CLOSED, -1);
         s.heals++;
         s.healed_at = now;
         s.since = now;

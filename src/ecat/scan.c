@@ -11,7 +11,7 @@
 
 /* --- network machine: one function per state ----------------------------------- */
 
-static void enter_reset(struct takt_ecat_master *m, takt_ns_t now)
+static void enter_reset(struct ecat_core *m, takt_ns_t now)
 {
     struct ecat_sfsm *f = &m->mf;
     static const uint8_t init_ack[2] = { AL_INIT | AL_ACK, 0 };
@@ -37,14 +37,13 @@ static void enter_reset(struct takt_ecat_master *m, takt_ns_t now)
     m->mf_state = MF_RESET;
 }
 
-static void state_reset(struct takt_ecat_master *m, takt_ns_t now)
+static void state_reset(struct ecat_core *m, takt_ns_t now)
 {
     struct ecat_sfsm *f = &m->mf;
     int n = f->req[7].wkc;
     if (n < 0) {
         if (++f->retries > 3) {
-            ecat_fail(m, -ETIMEDOUT, "BRD 0x0000 (slave count) did not return after %u tries; "
-                      "is a slave connected to %s?", f->retries, m->link->name);
+            ECAT_FAILT(m, -ETIMEDOUT, TAKT_ECAT_EV_COUNT_TIMEOUT, -1, RT_TXT(m->ifname), f->retries);
             m->mf_state = MF_IDLE;
             return;
         }
@@ -52,13 +51,12 @@ static void state_reset(struct takt_ecat_master *m, takt_ns_t now)
         return;
     }
     if ((unsigned)n > m->max_slaves) {
-        ecat_fail(m, -ENOSPC, "%d slaves answered, at most %u were reserved (max_slaves)",
-                  n, m->max_slaves);
+        ECAT_FAIL(m, -ENOSPC, TAKT_ECAT_EV_TOO_MANY_SLAVES, -1, n, m->max_slaves);
         m->mf_state = MF_IDLE;
         return;
     }
     m->n_slaves = (unsigned)n;
-    m->present = (unsigned)n;
+    m->rec.present = (unsigned)n;
     for (unsigned i = 0; i < m->n_slaves; i++) {
         struct ecat_slave *s = &m->slaves[i];
         uint8_t *sii = s->sii;
@@ -90,7 +88,7 @@ static unsigned next_port(const struct ecat_slave *s, unsigned k)
     return k;
 }
 
-static void topology(struct takt_ecat_master *m)
+static void topology(struct ecat_core *m)
 {
     /* stack of slaves with ports left, with the index of their next port; a branch
      * point stays until its last port is taken, so the depth is the nesting of forks */
@@ -122,7 +120,7 @@ static void topology(struct takt_ecat_master *m)
     }
 }
 
-static void state_slaves(struct takt_ecat_master *m, takt_ns_t now)
+static void state_slaves(struct ecat_core *m, takt_ns_t now)
 {
     (void)now;
     for (unsigned i = 0; i < m->n_slaves; i++) {
@@ -138,16 +136,16 @@ static void state_slaves(struct takt_ecat_master *m, takt_ns_t now)
     m->mf_state = MF_IDLE;
 }
 
-static void state_idle(struct takt_ecat_master *m, takt_ns_t now) { (void)m; (void)now; }
+static void state_idle(struct ecat_core *m, takt_ns_t now) { (void)m; (void)now; }
 
-typedef void (*mf_fn)(struct takt_ecat_master *m, takt_ns_t now);
+typedef void (*mf_fn)(struct ecat_core *m, takt_ns_t now);
 static const mf_fn mf_states[MF_COUNT_STATES] = {
     [MF_IDLE] = state_idle, [MF_RESET] = state_reset, [MF_COUNT] = state_idle,
     [MF_ADDR] = state_idle, [MF_SLAVES] = state_slaves,
 };
 _Static_assert(TAKT_ARRAY_SIZE(mf_states) == MF_COUNT_STATES, "one function per network state");
 
-void ecat_scan_start(struct takt_ecat_master *m, takt_ns_t now)
+void ecat_scan_start(struct ecat_core *m, takt_ns_t now)
 {
     m->scanned = m->configured = false;
     m->n_slaves = 0;
@@ -158,7 +156,7 @@ void ecat_scan_start(struct takt_ecat_master *m, takt_ns_t now)
     enter_reset(m, now);
 }
 
-void ecat_mfsm_step(struct takt_ecat_master *m, takt_ns_t now)
+void ecat_mfsm_step(struct ecat_core *m, takt_ns_t now)
 {
     if (m->mf_state != MF_SLAVES && ecat_sfsm_pending(&m->mf))
         return;
@@ -193,20 +191,20 @@ int ecat_sii_grow(struct ecat_slave *s, size_t len)
     return 0;
 }
 
-int ecat_sii_parse(struct takt_ecat_master *m, struct ecat_slave *s)
+int ecat_sii_parse(struct ecat_core *m, struct ecat_slave *s)
 {
     struct ecat_sii *sii = m->sii_scratch;
     char err[200];
     int rc = ecat_sii_decode(s->sii, s->sii_len, sii, 0, err, sizeof err);
     if (rc) {
-        ecat_fail(m, rc, "slave %u (station 0x%04X): SII: %s", s->info.position, s->info.station, err);
+        ECAT_FAILT(m, rc, TAKT_ECAT_EV_SII_INVALID, s->info.position, RT_TXT(err), s->info.station);
         return rc;
     }
     /* every finding, with the slave it concerns (the image was kept as far as it decodes) */
     for (unsigned i = 0; i < sii->n_warnings && i < ECAT_SII_MAX_WARN; i++)
-        ecat_event(m, "slave %u: %s", s->info.position, sii->warning[i]);
+        ECAT_EVT(m, TAKT_ECAT_EV_SII_WARNING, s->info.position, RT_TXT(sii->warning[i]));
     if (sii->n_warnings > ECAT_SII_MAX_WARN)
-        ecat_event(m, "slave %u: %u more SII warnings", s->info.position, sii->n_warnings - ECAT_SII_MAX_WARN);
+        ECAT_EV(m, TAKT_ECAT_EV_SII_MORE_WARNINGS, s->info.position, sii->n_warnings - ECAT_SII_MAX_WARN);
     s->info.alias = sii->alias;
     s->info.vendor = sii->id.vendor;
     s->info.product = sii->id.product;
@@ -231,8 +229,7 @@ int ecat_sii_parse(struct takt_ecat_master *m, struct ecat_slave *s)
     struct ecat_pdo_map *map = &m->maps[s - m->slaves];     /* by slave number, as the image */
     rc = ecat_pdo_map_from_sii(map, sii);
     if (rc) {
-        ecat_fail(m, rc, "slave %u: SII PDOs do not fit (%d PDOs, %d entries at most)",
-                  s->info.position, ECAT_PDO_MAX_PDOS, ECAT_PDO_MAX_ENTRIES);
+        ECAT_FAIL(m, rc, TAKT_ECAT_EV_SII_PDOS_TOO_MANY, s->info.position, ECAT_PDO_MAX_PDOS, ECAT_PDO_MAX_ENTRIES);
         return rc;
     }
     ecat_map_bits(map, &s->info.out_bits, &s->info.in_bits);

@@ -4,6 +4,7 @@
 #include <json-c/json.h>
 #include <inttypes.h>
 #include <string.h>
+#include "perf/set.h"
 
 /* EC-Master prints `%4d.%d` of the value in 0.1 us (its PerfMsmt log lines). We round ns to the
  * nearest 0.1 us (half away from zero) and keep the width of 6 for negative values. */

@@ -3,8 +3,10 @@
  * to a reporter thread without copying anything in the cycle. */
 #include <takt/perf.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "perf/set.h"
 
 int takt_perf_msmt_init(struct takt_perf_msmt *m, const char *name, int64_t lo, int64_t bin, uint32_t nbins)
 {
@@ -34,6 +36,33 @@ void takt_perf_set_init(struct takt_perf_set *s, bool threaded)
 {
     memset(s, 0, sizeof(*s));
     s->threaded = threaded;
+}
+
+int takt_perf_set_create(bool threaded, struct takt_perf_set **out)
+{
+    struct takt_perf_set *s = malloc(sizeof *s);
+    *out = s;
+    if (!s)
+        return -ENOMEM;
+    takt_perf_set_init(s, threaded);
+    return 0;
+}
+
+void takt_perf_set_destroy(struct takt_perf_set *s) { free(s); }
+
+unsigned takt_perf_set_count(const struct takt_perf_set *s) { return s->n; }
+
+struct takt_perf_msmt *takt_perf_set_msmt(const struct takt_perf_set *s, unsigned i)
+{
+    return i < s->n ? s->m[i] : NULL;
+}
+
+struct takt_perf_msmt *takt_perf_set_find(const struct takt_perf_set *s, const char *name)
+{
+    for (unsigned i = 0; i < s->n; i++)
+        if (!strcmp(s->m[i]->name, name))
+            return s->m[i];
+    return NULL;
 }
 
 void takt_perf_set_on_flip(struct takt_perf_set *s, void (*fn)(void *arg), void *arg)

@@ -81,6 +81,10 @@ void plk_cn_event(struct plk_cn *cn, takt_ns_t now, enum plk_cn_ev ev, uint8_t c
     if (next == PLK_NMT_READY_TO_OPERATE && cn->state == PLK_NMT_PRE_OPERATIONAL_2 &&
         !cn->app_ready)
         return;
+    if (next == PLK_NMT_NOT_ACTIVE && cn->state != next && ev == PLK_CN_EV_COMMAND) {
+        cn->resets++;          /* for the driver's events (takt_plk_cn_next_event) */
+        cn->reset_cmd = cmd;
+    }
     set_state(cn, now, next);
 }
 

@@ -9,6 +9,7 @@
 #include "plk/ipudp.h"
 #include "plk/od.h"
 #include "plk/sdo.h"
+#include "rt/cmdring.h"
 
 #define PLK_CN_OD_ENTRIES 192
 #define PLK_OD_NMT_REQUEST_CMD 0x1F9F   /* NMT_RequestCmd_REC (cn_nmtreq.c) */
@@ -44,6 +45,7 @@ struct plk_cn_faults {
 
 /* One NMT service the CN asks the MN for (ASnd NMTRequest, DS 301 7.3.6). */
 #define PLK_CN_NMTREQ_MAX 4
+#define PLK_CN_NMTREQ_RING 8      /* posted from other threads, not yet taken */
 struct plk_cn_nmtreq {
     uint8_t cmd;                   /* requested NMTCommandID (enum plk_nmt_cmd) */
     uint8_t target;                /* node the command is for (255 all, 240 the MN) */
@@ -72,6 +74,8 @@ struct plk_cn {
     struct takt_plk_cn_cfg cfg;
     uint8_t  mac[6];
     uint8_t  state;                /* enum takt_plk_nmt; stored atomically (set_state) */
+    uint32_t resets;               /* NMT reset commands taken (to NOT_ACTIVE), and the last */
+    uint8_t  reset_cmd;
     uint8_t  out[TAKT_PLK_MAX_PDO];  /* received from the MN (PReq or PResMN) */
     uint8_t  in[TAKT_PLK_MAX_PDO];   /* sent in the PRes */
     uint16_t out_offset;           /* byte offset of our outputs in the PResMN (chained) */
@@ -99,10 +103,11 @@ struct plk_cn {
     struct plk_errcnt loss_soc, loss_preq;
     struct plk_cn_nmtreq nmtreq[PLK_CN_NMTREQ_MAX];  /* FIFO, [0] leaves first */
     uint8_t  n_nmtreq;
-    struct {                       /* one request handed over from another thread */
-        struct plk_cn_nmtreq r;
-        int full;                  /* atomic: 1 while r waits for the core */
-    } nmtreq_mbox;
+    /* requests from other threads (takt_plk_cn_request_nmt): a command ring the core
+     * drains where it queues its own (plk_cn_nmtreq_take), so any number of posters
+     * cannot fill one slot twice */
+    struct rt_cmdring nmtreq_ring;
+    struct rt_cmd_cell nmtreq_cells[PLK_CN_NMTREQ_RING];
     /* Error signaling (DS 301 6.5): history entries go out in every StatusResponse
      * until the MN acknowledges them with EA == EN; EN toggles for each new entry. */
     struct plk_error_entry err[PLK_SRES_MAX_ENTRIES];

@@ -247,6 +247,7 @@ int plk_cn_init(struct plk_cn *cn, const struct takt_plk_cn_cfg *cfg, const uint
     if (cfg->in_size > PLK_ISOCHR_MAX_PAYL || cfg->out_size > PLK_ISOCHR_MAX_PAYL)
         return -EINVAL;
     memset(cn, 0, sizeof *cn);
+    rt_cmdring_init_on(&cn->nmtreq_ring, cn->nmtreq_cells, PLK_CN_NMTREQ_RING);
     cn->cfg = *cfg;
     memcpy(cn->mac, mac, 6);
     cn->rng = 0x9E3779B9u ^ cfg->id;

@@ -58,28 +58,24 @@ int plk_cn_post_nmt_request(struct plk_cn *cn, uint8_t cmd, uint8_t target,
     int r = check_request(cmd, len);
     if (r)
         return r;
-    if (__atomic_load_n(&cn->nmtreq_mbox.full, __ATOMIC_ACQUIRE))
-        return -EBUSY;
-    struct plk_cn_nmtreq *q = &cn->nmtreq_mbox.r;
-    q->cmd = cmd;
-    q->target = target;
-    q->data_len = (uint8_t)len;
-    if (len)
-        memcpy(q->data, data, len);
-    __atomic_store_n(&cn->nmtreq_mbox.full, 1, __ATOMIC_RELEASE);
-    return 0;
+    struct rt_cmd c = { .arg = { cmd, target } };
+    /* the ring copies the data: any thread, any number at once; full is -EAGAIN */
+    return rt_cmdring_post(&cn->nmtreq_ring, &c, data, len);
 }
 
-/* Core side of the hand-over. A request the core cannot queue (state, full queue) is
- * dropped and counted: the poster learns it from the statistics, as from a reset. */
+static void take_one(void *ctx, struct rt_cmd *c)
+{
+    struct plk_cn *cn = ctx;
+    if (plk_cn_request_nmt(cn, (uint8_t)c->arg[0], (uint8_t)c->arg[1], c->inl, c->inl_len) < 0)
+        cn->st.nmtreq_dropped++;
+}
+
+/* Core side of the hand-over, in the thread that drives the core. A request the core
+ * cannot queue (state, full queue) is dropped and counted: the poster learns it from
+ * the statistics, as from a reset. */
 void plk_cn_nmtreq_take(struct plk_cn *cn)
 {
-    if (!__atomic_load_n(&cn->nmtreq_mbox.full, __ATOMIC_ACQUIRE))
-        return;
-    const struct plk_cn_nmtreq *q = &cn->nmtreq_mbox.r;
-    if (plk_cn_request_nmt(cn, q->cmd, q->target, q->data, q->data_len) < 0)
-        cn->st.nmtreq_dropped++;
-    __atomic_store_n(&cn->nmtreq_mbox.full, 0, __ATOMIC_RELEASE);
+    rt_cmdring_drain(&cn->nmtreq_ring, 0, take_one, cn);
 }
 
 /* Flag2 (EPSG DS 301 frame formats): PR names the highest priority with a frame queued, RS how many frames

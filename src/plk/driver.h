@@ -8,6 +8,7 @@
 #include "plk/mn.h"
 #include "plk/cn.h"
 #include "plk/mn_events.h"
+#include "rt/cmdring.h"
 
 /* Send the frames a core queued, now (launch times ignored), stamped ts for a capture
  * tap (the time read just before the send). Returns frames sent. */
@@ -17,13 +18,42 @@ int plk_drv_flush(struct takt_link *link, struct plk_txq *q, takt_ns_t ts);
 int plk_drv_mn_create(const struct plk_net_config *nc, struct takt_plk_mn **out,
                       char *err, size_t errlen);
 struct plk_mn *plk_drv_mn_core(struct takt_plk_mn *mn);
-/* The MN's per-node events (mn_events.h), pushed by its RT thread after each cycle; one
- * other thread may pop them (plk_mn_event_format gives the text). */
-struct rt_logring *plk_drv_mn_events(struct takt_plk_mn *mn);
+/* Its SDO hand-off from other threads (driver_sdo.c). */
+struct plk_drv_sdo *plk_drv_mn_sdo(struct takt_plk_mn *mn);
+/* What its RT thread publishes of the boot beside the statistics (mn_info.h). */
+struct plk_mn_pub *plk_drv_mn_pub(struct takt_plk_mn *mn);
 /* How long the MN polls without blocking for each PRes before it sleeps on the
  * socket (0 = always sleep). Set before takt_plk_mn_start. */
 #define PLK_DRV_MN_SPIN_DEFAULT_NS (40 * TAKT_NS_PER_US)
 void plk_drv_mn_set_spin(struct takt_plk_mn *mn, takt_ns_t ns);
+
+/* --- the MN's SDO requests from other threads (driver_sdo.c) ------------------------
+ * takt_plk_mn_sdo_read/write post a record (node, object, the waiter's buffer) into the
+ * command ring and sleep on the waiter; the RT thread, at the start of each step, hands
+ * the oldest one to the core's user-SDO slot when it is free (one transfer at a time,
+ * as the core has one) and completes it when the core is done. */
+#define PLK_DRV_SDO_RING 64
+enum { PLK_DRV_SDO_READ = 1, PLK_DRV_SDO_WRITE };
+struct plk_drv_sdo {
+    struct rt_cmdring ring;
+    bool busy;                   /* the core's slot holds cur */
+    rt_cmd_done_fn done;
+    void *ctx;
+    uint8_t *ptr;
+    size_t cap;
+    _Atomic uintptr_t rt_self;   /* the RT thread (a call from it would wait for itself) */
+    _Atomic uint32_t last_abort; /* abort code of the transfer that ended last, 0: none */
+};
+int  plk_drv_sdo_init(struct plk_drv_sdo *q);
+/* Every record still posted, and the one in the core, completes with -ECANCELED. */
+void plk_drv_sdo_free(struct plk_drv_sdo *q, struct plk_mn *core);
+/* The RT thread, at the start of each step. */
+void plk_drv_sdo_pump(struct plk_drv_sdo *q, struct plk_mn *core);
+/* Any thread but the RT thread (-EDEADLK): post and wait up to timeout_ns for the
+ * result (-EAGAIN: ring full; -ECANCELED: the loop ended first). */
+int  plk_drv_sdo_call(struct plk_drv_sdo *q, const struct takt_rt_loop *loop, bool write,
+                      unsigned node, uint16_t index, uint8_t sub, void *buf, size_t len,
+                      size_t *got, takt_ns_t timeout_ns);
 
 /* --- CN host: serves one or many CN cores on one link ------------------------------
  * Frames are handed only to the cores they concern (PReq/ASnd by destination, SoC/SoA/

@@ -8,6 +8,7 @@
 #include <sys/prctl.h>
 #include "plk/driver.h"
 #include "plk/frame.h"
+#include "rt/event.h"
 #include "util/wire.h"
 
 #define RX_BATCH 16
@@ -182,7 +183,7 @@ int plk_cn_host_run(struct plk_cn_host *h, const volatile int *ext_stop)
     prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);   /* launch times need precise wake-ups */
     takt_ns_t start = takt_now(), end = h->duration ? start + h->duration : INT64_MAX;
     h->next_periodic = start;
-    while (!__atomic_load_n(&h->stop, __ATOMIC_RELAXED) && !(ext_stop && *ext_stop)) {
+    while (!__atomic_load_n(&h->stop, __ATOMIC_RELAXED) && !(ext_stop && __atomic_load_n(ext_stop, __ATOMIC_RELAXED))) {
         takt_ns_t now = takt_now();
         if (now >= end)
             break;
@@ -235,7 +236,32 @@ struct takt_plk_cn {
     struct plk_cn_host host;
     takt_plk_cn_cycle_fn cb;
     void *cb_ctx;
+    struct rt_evring ev;       /* NMT state changes and resets, put by the run thread */
+    uint8_t seen_state;
+    uint32_t seen_resets;
 };
+
+/* The run thread, at each SoC and every 10 ms: an event for a reset or a state change
+ * since the last look, at the time the core changed state. */
+#define CN_SCAN_NS (10 * TAKT_NS_PER_MS)
+static void cn_scan(void *ctx, takt_ns_t now)
+{
+    struct takt_plk_cn *c = ctx;
+    const struct plk_cn *k = &c->core;
+    (void)now;
+    if (k->resets != c->seen_resets) {
+        c->seen_resets = k->resets;
+        RT_EV(&c->ev, k->state_since, TAKT_PLK_EV_CN_RESET, k->cfg.id, 0, k->reset_cmd, k->state);
+    } else if (k->state != c->seen_state) {
+        RT_EV(&c->ev, k->state_since, TAKT_PLK_EV_CN_STATE, k->cfg.id, 0, k->state, c->seen_state);
+    }
+    c->seen_state = k->state;
+}
+
+bool takt_plk_cn_next_event(struct takt_plk_cn *cn, struct takt_event *ev)
+{
+    return rt_evring_next(&cn->ev, ev);
+}
 
 int takt_plk_cn_create(const struct takt_plk_cn_cfg *cfg, struct takt_plk_cn **out,
                        char *err, size_t errlen)
@@ -252,11 +278,21 @@ int takt_plk_cn_create(const struct takt_plk_cn_cfg *cfg, struct takt_plk_cn **o
         return r;
     }
     c->one[0] = &c->core;
+    c->seen_state = c->core.state;
+    if (rt_evring_init(&c->ev, TAKT_EV_PLK, 256)) {
+        free(c);
+        return -ENOMEM;
+    }
     *out = c;
     return 0;
 }
 
-void takt_plk_cn_destroy(struct takt_plk_cn *cn) { free(cn); }
+void takt_plk_cn_destroy(struct takt_plk_cn *cn)
+{
+    if (cn)
+        rt_evring_free(&cn->ev);
+    free(cn);
+}
 
 void takt_plk_cn_set_callback(struct takt_plk_cn *cn, takt_plk_cn_cycle_fn fn, void *ctx)
 {
@@ -288,6 +324,7 @@ int takt_plk_cn_state(const struct takt_plk_cn *cn)
 static void cn_on_soc(void *ctx, takt_ns_t now)
 {
     struct takt_plk_cn *c = ctx;
+    cn_scan(c, now);
     if (c->cb)
         c->cb(c->cb_ctx, c, now);
 }
@@ -301,10 +338,14 @@ int takt_plk_cn_run(struct takt_plk_cn *cn, struct takt_link *link, const struct
     cn->host.duration = o ? o->duration : 0;
     cn->host.on_soc = cn_on_soc;
     cn->host.on_soc_ctx = cn;
+    cn->host.periodic = cn_scan;
+    cn->host.periodic_ctx = cn;
+    cn->host.period = CN_SCAN_NS;
     struct takt_rt_state st;
     if (o)
         takt_rt_setup(&o->rt, &st, NULL, NULL);
     r = plk_cn_host_run(&cn->host, NULL);
+    cn_scan(cn, takt_now());
     if (o)
         takt_rt_teardown(&st);
     return r;

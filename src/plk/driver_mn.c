@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <sys/prctl.h>
 #include "plk/driver.h"
+#include "plk/mn_info.h"
 #include "rt/loop.h"
 #include "plk/frame.h"
 #include "util/wire.h"
@@ -47,6 +48,8 @@ struct takt_plk_mn {
     takt_plk_mn_cycle_fn cb;
     void *cb_ctx;
     struct plk_mn_events ev;   /* per-node events, pushed in publish() */
+    struct plk_mn_pub info;    /* boot steps, last resets: takt_plk_mn_node_info */
+    struct plk_drv_sdo sdo;    /* SDO requests of other threads (driver_sdo.c) */
 };
 
 static takt_ns_t thread_cpu(void)
@@ -185,7 +188,9 @@ static void publish(struct takt_plk_mn *m)
         words_store(m->pub_node[m->core.ids[i]], &ns, sizeof ns);
     }
     __atomic_store_n(&m->pub_seq, seq + 2, __ATOMIC_RELEASE);
-    plk_mn_events_scan(&m->ev, &m->core, takt_now());
+    takt_ns_t now = takt_now();
+    plk_mn_pub_update(&m->info, &m->core, now);
+    plk_mn_events_scan(&m->ev, &m->core, now);
 }
 
 /* Any thread: a consistent copy of what the RT thread published (sequence lock reader;
@@ -221,6 +226,7 @@ static int mn_step(void *ctx, struct takt_rt_loop *loop, takt_ns_t wake)
         takt_perf_record(&loop->perf, &m->m_cpu, cpu0 - m->cpu_prev);
     m->cpu_prev = cpu0;
     m->invited = m->answered = false;
+    plk_drv_sdo_pump(&m->sdo, &m->core);   /* other threads' SDO requests, first */
     /* everything that arrived in the last cycle is read before it is judged (the core
      * judges it as this cycle starts): late async answers, and frames behind a flood
      * (a CN answering a backlog) that the last cycle's reads did not reach. Each is
@@ -359,6 +365,10 @@ static int mn_new(const struct plk_net_config *nc, struct takt_plk_mn **out, cha
     if (!r && (r = plk_mn_events_init(&m->ev))) {
         plk_mn_free(&m->core);
         snprintf(err, errlen, "out of memory");
+    } else if (!r && (r = plk_drv_sdo_init(&m->sdo))) {
+        plk_mn_events_free(&m->ev);
+        plk_mn_free(&m->core);
+        snprintf(err, errlen, "out of memory");
     }
     if (r) {
         free(m);
@@ -393,7 +403,16 @@ int plk_drv_mn_create(const struct plk_net_config *nc, struct takt_plk_mn **out,
 }
 
 struct plk_mn *plk_drv_mn_core(struct takt_plk_mn *mn) { return &mn->core; }
-struct rt_logring *plk_drv_mn_events(struct takt_plk_mn *mn) { return &mn->ev.ring; }
+struct plk_mn_pub *plk_drv_mn_pub(struct takt_plk_mn *mn) { return &mn->info; }
+struct plk_drv_sdo *plk_drv_mn_sdo(struct takt_plk_mn *mn) { return &mn->sdo; }
+
+/* Written by the RT thread as the transfer completes, before the caller is woken. */
+uint32_t takt_plk_mn_sdo_abort_code(const struct takt_plk_mn *mn)
+{
+    return atomic_load_explicit(&mn->sdo.last_abort, memory_order_acquire);
+}
+
+bool takt_plk_mn_next_event(struct takt_plk_mn *mn, struct takt_event *ev) { return rt_evring_next(&mn->ev.ring, ev); }
 
 void plk_drv_mn_set_spin(struct takt_plk_mn *mn, takt_ns_t ns)
 {
@@ -413,6 +432,7 @@ void takt_plk_mn_destroy(struct takt_plk_mn *mn)
         for (unsigned i = 0; i < TAKT_ARRAY_SIZE(jobs); i++)
             takt_perf_msmt_free(jobs[i]);
     }
+    plk_drv_sdo_free(&mn->sdo, &mn->core);
     plk_mn_free(&mn->core);
     plk_mn_events_free(&mn->ev);
     free(mn);
@@ -509,6 +529,8 @@ int takt_plk_mn_join(struct takt_plk_mn *mn)
     if (!mn->started)
         return 0;
     int r = takt_rt_loop_join(&mn->loop);
+    /* its id may be another thread's from now on */
+    atomic_store_explicit(&mn->sdo.rt_self, 0, memory_order_relaxed);
     /* the RT thread has ended: statistics come from the core again */
     __atomic_store_n(&mn->started, false, __ATOMIC_RELEASE);
     return r;
@@ -529,71 +551,15 @@ int takt_plk_mn_send_eth(struct takt_plk_mn *mn, const void *frame, size_t len)
 
 struct takt_rt_loop *takt_plk_mn_loop(struct takt_plk_mn *mn) { return mn->loop_ok ? &mn->loop : NULL; }
 
-static int user_sdo(struct takt_plk_mn *mn, struct plk_mn_user_sdo *req, takt_ns_t timeout)
-{
-    struct plk_mn_user_sdo *u = &mn->core.usdo;
-    if (__atomic_load_n(&u->state, __ATOMIC_ACQUIRE) == 1 ||
-        __atomic_load_n(&u->state, __ATOMIC_ACQUIRE) == 2)
-        return -EBUSY;
-    /* every field but state (the RT thread reads it each cycle): state hands it over */
-    u->write = req->write;
-    u->node = req->node;
-    u->index = req->index;
-    u->sub = req->sub;
-    memcpy(u->data, req->data, sizeof u->data);
-    u->len = req->len;
-    u->result = 0;
-    u->abort_code = 0;
-    __atomic_store_n(&u->state, 1, __ATOMIC_RELEASE);
-    takt_ns_t end = takt_now() + timeout;
-    while (__atomic_load_n(&u->state, __ATOMIC_ACQUIRE) != 3) {
-        if (takt_now() > end)
-            return -ETIMEDOUT;
-        usleep(1000);
-    }
-    *req = *u;
-    return u->result;
-}
-
 int takt_plk_mn_sdo_read(struct takt_plk_mn *mn, unsigned node, uint16_t index, uint8_t sub,
                          void *buf, size_t cap, size_t *len, takt_ns_t timeout_ns)
 {
-    static struct plk_mn_user_sdo zero;
-    struct plk_mn_user_sdo *req = malloc(sizeof *req);
-    if (!req)
-        return -ENOMEM;
-    *req = zero;
-    req->node = (uint8_t)node;
-    req->index = index;
-    req->sub = sub;
-    int r = user_sdo(mn, req, timeout_ns);
-    if (!r) {
-        size_t n = req->len < cap ? req->len : cap;
-        memcpy(buf, req->data, n);
-        if (len)
-            *len = n;
-    }
-    free(req);
-    return r;
+    return plk_drv_sdo_call(&mn->sdo, &mn->loop, false, node, index, sub, buf, cap, len, timeout_ns);
 }
 
 int takt_plk_mn_sdo_write(struct takt_plk_mn *mn, unsigned node, uint16_t index, uint8_t sub,
                           const void *data, size_t len, takt_ns_t timeout_ns)
 {
-    static struct plk_mn_user_sdo zero;
-    if (len > PLK_SDO_DATA_MAX)
-        return -EMSGSIZE;
-    struct plk_mn_user_sdo *req = malloc(sizeof *req);
-    if (!req)
-        return -ENOMEM;
-    *req = zero;
-    req->node = (uint8_t)node;
-    req->write = true;
-    req->index = index;
-    req->sub = sub;
-    memcpy(req->data, data, len);
-    req->len = (uint32_t)len;
-    int r = user_sdo(mn, req, timeout_ns);
-    free(req);
-    return r;
+    return plk_drv_sdo_call(&mn->sdo, &mn->loop, true, node, index, sub, (void *)data, len, NULL,
+                            timeout_ns);
 }

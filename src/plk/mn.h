@@ -93,9 +93,11 @@ const char *plk_mn_nmtreq_refusal_name(enum plk_mn_nmtreq_refusal r);
 /* NMTRequestedCommandIDs of the info services (oplk nmt.h kNmtCmdIdentResponse/...) */
 enum { PLK_NMT_CMD_IDENT_RESPONSE = 0x01, PLK_NMT_CMD_STATUS_RESPONSE = 0x02 };
 
-/* A user SDO transfer queued from another thread (takt_plk_mn_sdo_*). */
+/* The user SDO transfer under way (takt_plk_mn_sdo_*): the driver loads it from its
+ * command ring (driver_sdo.c) and takes the result, both in the RT thread, so nothing
+ * here is shared with another thread. */
 struct plk_mn_user_sdo {
-    volatile int state;         /* 0 free, 1 queued, 2 running, 3 done */
+    int      state;             /* 0 free, 1 loaded, 2 running, 3 done */
     bool     write;
     uint8_t  node;
     uint16_t index;

@@ -376,16 +376,15 @@ static void config_step(struct plk_mn *mn, struct plk_mn_node *n, takt_ns_t now)
 static void user_sdo_step(struct plk_mn *mn, takt_ns_t now)
 {
     struct plk_mn_user_sdo *u = &mn->usdo;
-    /* state is the hand-over with the caller's thread: atomic; the rest is ours from
-     * state 1 until we store 3 */
-    int st = __atomic_load_n(&u->state, __ATOMIC_ACQUIRE);
+    /* loaded by the driver in this thread (driver_sdo.c); 3 hands the result back */
+    int st = u->state;
     if (st != 1 && st != 2)
         return;
     struct plk_mn_node *n = PLK_IS_CN(u->node) ? mn->node[u->node] : NULL;
     if (!n || n->step < MNS_WAIT_READY) {
         if (st == 1 && !n) {
             u->result = -ENODEV;
-            __atomic_store_n(&u->state, 3, __ATOMIC_RELEASE);
+            u->state = 3;
         }
         return;
     }
@@ -400,10 +399,10 @@ static void user_sdo_step(struct plk_mn *mn, takt_ns_t now)
                          : plk_sdo_client_read(s, u->index, u->sub, now);
         if (r < 0) {
             u->result = r;
-            __atomic_store_n(&u->state, 3, __ATOMIC_RELEASE);
+            u->state = 3;
             return;
         }
-        __atomic_store_n(&u->state, 2, __ATOMIC_RELAXED);
+        u->state = 2;
         return;
     }
     if (s->status == PLK_SDO_BUSY)
@@ -417,7 +416,7 @@ static void user_sdo_step(struct plk_mn *mn, takt_ns_t now)
     }
     if (s->status == PLK_SDO_DONE) mn->st.sdo_ok++; else mn->st.sdo_fail++;
     s->status = PLK_SDO_IDLE;
-    __atomic_store_n(&u->state, 3, __ATOMIC_RELEASE);
+    u->state = 3;
 }
 
 /* Per-cycle progress of every node's boot (called from the NMT evaluation). */

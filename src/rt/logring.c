@@ -7,19 +7,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-int rt_logring_init(struct rt_logring *r, uint32_t capacity)
+int rt_logring_init_size(struct rt_logring *r, uint32_t capacity, size_t size)
 {
     memset(r, 0, sizeof(*r));
-    if (capacity == 0 || capacity > (1u << 24))
+    if (capacity == 0 || capacity > (1u << 24) || size == 0 || size > (1u << 16))
         return -EINVAL;
     uint32_t cap = 2;
     while (cap < capacity)
         cap <<= 1;
-    r->rec = calloc(cap, sizeof(*r->rec));
+    r->rec = calloc(cap, size);
     if (!r->rec)
         return -ENOMEM;
+    r->size = (uint32_t)size;
     r->mask = cap - 1;
     return 0;
+}
+
+int rt_logring_init(struct rt_logring *r, uint32_t capacity)
+{
+    return rt_logring_init_size(r, capacity, sizeof(struct rt_log_rec));
 }
 
 void rt_logring_free(struct rt_logring *r)
@@ -30,7 +36,7 @@ void rt_logring_free(struct rt_logring *r)
 }
 
 /* Producer: reserve the slot at head or count a drop. */
-static struct rt_log_rec *slot_or_drop(struct rt_logring *r, uint32_t *h)
+static void *slot_or_drop(struct rt_logring *r, uint32_t *h)
 {
     *h = __atomic_load_n(&r->head, __ATOMIC_RELAXED);
     uint32_t t = __atomic_load_n(&r->tail, __ATOMIC_ACQUIRE);
@@ -39,13 +45,35 @@ static struct rt_log_rec *slot_or_drop(struct rt_logring *r, uint32_t *h)
                          __ATOMIC_RELAXED);
         return NULL;
     }
-    return &r->rec[*h & r->mask];
+    return r->rec + (size_t)(*h & r->mask) * r->size;
+}
+
+void *rt_logring_reserve(struct rt_logring *r)
+{
+    uint32_t h;
+    return slot_or_drop(r, &h);
+}
+
+void rt_logring_commit(struct rt_logring *r)
+{
+    __atomic_store_n(&r->head, __atomic_load_n(&r->head, __ATOMIC_RELAXED) + 1, __ATOMIC_RELEASE);
+}
+
+bool rt_logring_pop_into(struct rt_logring *r, void *out)
+{
+    uint32_t t = __atomic_load_n(&r->tail, __ATOMIC_RELAXED);
+    uint32_t h = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
+    if (h == t || !r->rec)
+        return false;
+    memcpy(out, r->rec + (size_t)(t & r->mask) * r->size, r->size);
+    __atomic_store_n(&r->tail, t + 1, __ATOMIC_RELEASE);
+    return true;
 }
 
 bool rt_logring_push(struct rt_logring *r, const struct rt_log_rec *rec)
 {
     uint32_t h;
-    struct rt_log_rec *s = slot_or_drop(r, &h);
+    struct rt_log_rec *s = r->size == sizeof *rec ? slot_or_drop(r, &h) : NULL;
     if (!s)
         return false;
     *s = *rec;
@@ -60,7 +88,7 @@ bool rt_log(struct rt_logring *r, takt_ns_t time, enum rt_log_level level, int32
             const char *msg, const int64_t *d, unsigned nd)
 {
     uint32_t h;
-    struct rt_log_rec *s = slot_or_drop(r, &h);
+    struct rt_log_rec *s = r->size == sizeof *s ? slot_or_drop(r, &h) : NULL;
     if (!s)
         return false;
     s->time = time;
@@ -81,13 +109,7 @@ bool rt_log(struct rt_logring *r, takt_ns_t time, enum rt_log_level level, int32
 
 bool rt_logring_pop(struct rt_logring *r, struct rt_log_rec *out)
 {
-    uint32_t t = __atomic_load_n(&r->tail, __ATOMIC_RELAXED);
-    uint32_t h = __atomic_load_n(&r->head, __ATOMIC_ACQUIRE);
-    if (h == t || !r->rec)
-        return false;
-    *out = r->rec[t & r->mask];
-    __atomic_store_n(&r->tail, t + 1, __ATOMIC_RELEASE);
-    return true;
+    return r->size == sizeof *out && rt_logring_pop_into(r, out);
 }
 
 uint64_t rt_logring_dropped(const struct rt_logring *r)

@@ -14,7 +14,11 @@
  *   rt_logring_dropped(&ring);                          // records lost to a full ring
  *
  * Details are integers so the producer does no formatting: name them in the message
- * ("slave,register,expected,got") and put the values in d[0..n-1]. */
+ * ("slave,register,expected,got") and put the values in d[0..n-1].
+ *
+ * The ring also carries records of another type and size (rt_logring_init_size with
+ * rt_logring_reserve/commit and rt_logring_pop_into): the event rings of both stacks
+ * (rt/event.h) are built on it. */
 #ifndef TAKT_RT_LOGRING_H
 #define TAKT_RT_LOGRING_H
 
@@ -42,7 +46,8 @@ struct rt_log_rec {
 };
 
 struct rt_logring {
-    struct rt_log_rec *rec;
+    unsigned char *rec;             /* capacity records of `size` bytes */
+    uint32_t size;                  /* bytes per record */
     uint32_t mask;                  /* capacity - 1; capacity is a power of two */
     uint32_t head;                  /* producer writes; atomic */
     uint32_t tail;                  /* consumer writes; atomic */
@@ -53,6 +58,15 @@ struct rt_logring {
 /* capacity is rounded up to a power of two (>= 2). 0 or -ENOMEM/-EINVAL. */
 int  rt_logring_init(struct rt_logring *r, uint32_t capacity);
 void rt_logring_free(struct rt_logring *r);
+/* A ring of records of `size` bytes each (setup: allocates once). */
+int  rt_logring_init_size(struct rt_logring *r, uint32_t capacity, size_t size);
+
+/* Producer side of a ring of any record size: the slot to fill, or NULL (and a counted
+ * drop) if full; rt_logring_commit publishes it. Never blocks, never allocates. */
+void *rt_logring_reserve(struct rt_logring *r);
+void rt_logring_commit(struct rt_logring *r);
+/* Consumer side: copy the oldest record (size bytes) to out and free its slot. */
+bool rt_logring_pop_into(struct rt_logring *r, void *out);
 
 /* Producer side (one thread). Copies *rec in; false (and a counted drop) if full. */
 bool rt_logring_push(struct rt_logring *r, const struct rt_log_rec *rec);

@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <takt/perf.h>
 #include <takt/rt.h>
+#include "perf/set.h"
 
 struct takt_rt_loop {
     struct takt_rt_cycle cyc;

@@ -66,6 +66,8 @@ static void periodic(void *ctx, takt_ns_t now)
     uint64_t step = (uint64_t)(now - s->start) / INPUT_STEP_NS;
     for (unsigned i = 0; i < s->n; i++)
         s->cn[i]->in[0] = (uint8_t)(1u << ((step + s->cn[i]->cfg.id) % 4));
+    if (s->publish)
+        s->publish(s->publish_ctx, s);
     const struct sim_plk_faults *f = &s->faults;
     if (!f->vanish_node)
         return;

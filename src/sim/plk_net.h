@@ -29,6 +29,10 @@ struct sim_plk_net {
     takt_ns_t vanish_ref;        /* when the vanish node was first Operational, 0 before */
     bool vanished;               /* the vanish node is currently silent */
     uint64_t vanish_count, return_count;
+    /* called in the network's thread every period (10 ms), NULL none: where a reporter
+     * thread's copy of the counters is published (takt plk cn --metrics-file) */
+    void (*publish)(void *ctx, const struct sim_plk_net *s);
+    void *publish_ctx;
 };
 
 /* CNs first..last (1..239), all sharing the link's MAC (one interface). */

@@ -16,8 +16,9 @@ modules=$(cd "$src/src" && for d in */; do d=${d%/}; case $d in cli|bench) ;; *)
 modules=${modules%|}
 [ -n "$modules" ] || { echo "FAIL: no library module found under $src/src" >&2; exit 1; }
 
-(cd "$src" && grep -HnE "^[[:space:]]*#[[:space:]]*include[[:space:]]*\"($modules)/" src/cli/*.c src/cli/*.h) |
-    sed -E 's/^([^:]+):[0-9]+:[[:space:]]*#[[:space:]]*include[[:space:]]*"([^"]+)".*/\1 \2/' | sort -u >"$tmp/found"
+# "plk/x.h" or <plk/x.h>: the build puts src/ on the include path for both forms
+(cd "$src" && grep -HnE "^[[:space:]]*#[[:space:]]*include[[:space:]]*[\"<]($modules)/" src/cli/*.c src/cli/*.h) |
+    sed -E 's/^([^:]+):[0-9]+:[[:space:]]*#[[:space:]]*include[[:space:]]*["<]([^">]+)[">].*/\1 \2/' | sort -u >"$tmp/found"
 grep -vE '^[[:space:]]*(#|$)' "$list" | awk '{print $1, $2}' | sort -u >"$tmp/allowed"
 
 rc=0

@@ -6,7 +6,6 @@
  * them into nanoseconds). Messages go to /dev/null. */
 #include "cli/cli.h"
 #include "cli/cli_plk.h"
-#include "sim/plk_net.h"
 #include "fuzz_argv.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -20,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (rc == -1) {
         unsigned a, b, cmd, target;
         double after;
-        struct sim_plk_faults f;
+        struct takt_sim_plk_faults f;
         rc = cli_plk_cn_options(&c, &a, &b, &f, &cmd, &target, &after);
         if (rc == 0 && (a < 1 || b > 239 || a > b || f.drop_permille > 1000 || f.late_permille > 1000 ||
                         f.malformed_permille > 1000 || f.late_ns <= 0 || f.vanish_at < 0 ||

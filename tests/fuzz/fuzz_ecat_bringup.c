@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <takt/ecat.h>
-#include "ecat/master_internal.h"
+#include "ecat/driver.h"
 #include "fuzz/tamper.h"
 #include "unit/ecat/master_fake.h"
 
@@ -89,16 +89,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (takt_ecat_master_open(&g.m, g.a, &o, err, sizeof err))
         abort();
     struct takt_ecat_master *m = g.m;
-    ecat_scan_start(m, g.now);
+    ecat_scan_start(&m->core, g.now);
     bool requested = false;
     unsigned in_op = 0;
     for (g.t.cycle = 0; g.t.cycle < CYCLES && in_op < 30; g.t.cycle++) {
         tamper_release(&g.t, g.b);
         /* a reply stamped at this cycle's start or later missed its cycle (cycle_step) */
-        m->rx_deadline = g.now - 1;
+        m->core.rx_deadline = g.now - 1;
         takt_ecat_master_cycle(m, g.now);
-        m->rx_deadline = 0;
-        if (!requested && m->scanned && m->mf_state == MF_IDLE)
+        m->core.rx_deadline = 0;
+        if (!requested && m->core.scanned && m->core.mf_state == MF_IDLE)
             requested = takt_ecat_master_request_state(m, AL_OP) == 0;
         if (takt_ecat_master_state(m) == AL_OP && g.t.pos >= g.t.n)
             in_op++;

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <takt/ecat.h>
-#include "ecat/master_internal.h"
+#include "ecat/driver.h"
 #include "unit/ecat/master_fake.h"
 
 #define SENT 8
@@ -49,7 +49,7 @@ static void feed(struct takt_ecat_master *m, const uint8_t *frame, size_t len, t
     memcpy(copy, frame, len);
     struct takt_ecat_master_stats a, b;
     takt_ecat_master_get_stats(m, &a);
-    ecat_pdu_receive(m, copy, len, ts);
+    ecat_pdu_receive(&m->core, copy, len, ts);
     takt_ecat_master_get_stats(m, &b);
     /* one frame is counted once at most: received, unmatched, late or duplicate */
     uint64_t d = (b.frames_received - a.frames_received) + (b.frames_unmatched - a.frames_unmatched) +
@@ -77,14 +77,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct takt_ecat_master *m;
     if (takt_ecat_master_open(&m, g.a, &o, err, sizeof err))
         abort();
-    ecat_scan_start(m, g.now);
+    ecat_scan_start(&m->core, g.now);
     if (data[0] & 1) {
         /* bring-up against the fake, so that cyclic frames go out */
         g.answer = true;
         bool requested = false;
         for (unsigned c = 0; c < 400 && takt_ecat_master_state(m) != AL_OP; c++) {
             takt_ecat_master_cycle(m, g.now);
-            if (!requested && m->scanned && m->mf_state == MF_IDLE)
+            if (!requested && m->core.scanned && m->core.mf_state == MF_IDLE)
                 requested = takt_ecat_master_request_state(m, AL_OP) == 0;
             g.now += TAKT_NS_PER_MS;
         }
@@ -131,9 +131,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         default:
             g.now += TAKT_NS_PER_MS;
-            m->rx_deadline = g.now - 1;
+            m->core.rx_deadline = g.now - 1;
             takt_ecat_master_cycle(m, g.now);
-            m->rx_deadline = 0;
+            m->core.rx_deadline = 0;
             break;
         }
     }

@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include <takt/ecat.h>
 #include <takt/sim.h>
-#include "ecat/master_internal.h"
+#include "ecat/driver.h"
 #include "fuzz/tamper.h"
 #include "sim/esc.h"
 #include "sim/net.h"
@@ -185,15 +185,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct takt_ecat_master *m;
     if (takt_ecat_master_open(&m, g.a, &o, err, sizeof err))
         abort();
-    ecat_scan_start(m, g.now);
+    ecat_scan_start(&m->core, g.now);
     int stage = 0;                       /* 0 scan, 1 ENI taken, 2 OP requested */
     unsigned in_op = 0;
     for (g.t.cycle = 0; g.t.cycle < CYCLES && in_op < 30; g.t.cycle++) {
         tamper_release(&g.t, g.b);
-        m->rx_deadline = g.now - 1;
+        m->core.rx_deadline = g.now - 1;
         takt_ecat_master_cycle(m, g.now);
-        m->rx_deadline = 0;
-        if (stage == 0 && m->scanned && m->mf_state == MF_IDLE)
+        m->core.rx_deadline = 0;
+        if (stage == 0 && m->core.scanned && m->core.mf_state == MF_IDLE)
             stage = takt_ecat_master_configure_eni(m, path) == 0 ? 1 : 3;
         else if (stage == 1)
             stage = takt_ecat_master_request_state(m, AL_OP) == 0 ? 2 : 3;

@@ -1,5 +1,5 @@
 #!/bin/bash
-# --metrics-file of takt ecat run and takt plk mn against the simulators across veth:
+# --metrics-file of takt ecat run, takt plk mn and takt plk cn against the simulators across veth:
 # the file is there while the run goes on and after it, every version of it passes a
 # strict check of the Prometheus text format (promtool check metrics as well when it is
 # installed), and its figures agree with the run's own JSON summary: frames, cycles,
@@ -162,8 +162,56 @@ plk() {
     net_log "plk: $(python3 "$CHECK" "$prom")"
 }
 
+# takt plk cn --metrics-file / --metrics-listen: a version while the CNs serve an MN (all
+# Operational), the final one after SIGTERM, whose per-node counters are the CN's JSON
+plk_cn() {
+    # the CNs run in the second namespace: its loopback, and the client there too
+    on_b ip link set lo up || net_fail "cannot bring up lo in the CNs' namespace"
+    local prom="$NET_TMP/cn.prom"
+    net_plk_cn -i "$TAKT_IF_B" --nodes 1-3 --metrics-file "$prom" --metrics-every 0.2 \
+        --metrics-listen 127.0.0.1:9188 --json "$NET_TMP/cn.json" >"$NET_TMP/cn2.out" 2>&1
+    "$TAKT" plk mn -i "$TAKT_IF_A" -c 2000 --nodes 1-3 -t 4 --boot-wait 100 --pres-timeout 400 \
+        --loss-threshold $NET_PLK_LOSS >"$NET_TMP/mn2.out" 2>&1 &
+    local mn=$! i=0
+    until [ -s "$prom" ] && [ "$(grep -c '^takt_plk_cn_state{.*} 253$' "$prom")" = 3 ]; do
+        i=$((i + 1)); [ $i -gt 600 ] && net_fail "no CN metrics with 3 Operational CNs within 30 s: $(cat "$prom" "$NET_TMP/cn2.out" 2>/dev/null | tail -n 20)"
+        sleep 0.05
+    done
+    cp "$prom" "$NET_TMP/cn-running.prom"
+    on_b python3 - "$NET_TMP/cn-http.prom" <<'PY' || net_fail "plk cn --metrics-listen"
+import socket, sys
+c = socket.create_connection(("127.0.0.1", 9188), timeout=10)
+c.sendall(b"GET /metrics HTTP/1.0\r\n\r\n")
+data = b""
+while True:
+    b = c.recv(65536)
+    if not b:
+        break
+    data += b
+head, _, body = data.partition(b"\r\n\r\n")
+if not head.startswith(b"HTTP/1.0 200") or b"takt_plk_cn_preq_received_total" not in body:
+    sys.exit("FAIL: GET /metrics of plk cn: %r" % head)
+open(sys.argv[1], "wb").write(body)
+PY
+    wait $mn
+    net_plk_cn_stop || net_fail "takt plk cn exit $?: $(tail -n 20 "$NET_TMP/cn2.out")"
+    prom_ok "$NET_TMP/cn-running.prom" "plk cn, while running"
+    prom_ok "$NET_TMP/cn-http.prom" "plk cn, over HTTP"
+    prom_ok "$prom" "plk cn, at the end"
+    [ ! -e "$prom.tmp" ] || net_fail "the temporary file $prom.tmp stayed"
+    local J="$NET_TMP/cn.json"
+    agree "$prom" "$J" "m('takt_plk_cn_nodes') == 3 and len(j['nodes']) == 3" "plk cn: three nodes"
+    for k in preq_rx:preq_received pres_tx:pres_sent loss_soc:loss_soc loss_preq:loss_preq cycle_errors:cycle_errors stale_dropped:stale_dropped; do
+        agree "$prom" "$J" "all(m('takt_plk_cn_${k#*:}_total', node=str(n['node'])) == n['${k%%:*}'] for n in j['nodes'])" "plk cn: ${k%%:*} per node as the JSON"
+    done
+    agree "$NET_TMP/cn-running.prom" "$J" "all(0 < m('takt_plk_cn_preq_received_total', node=str(n['node'])) < n['preq_rx'] for n in j['nodes'])" \
+        "plk cn: while running, fewer PReqs than at the end"
+    net_log "plk cn: $(python3 "$CHECK" "$prom")"
+}
+
 body() {
     ecat
     plk
+    plk_cn
 }
 net_main body

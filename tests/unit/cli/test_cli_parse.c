@@ -11,8 +11,6 @@
 #include <string.h>
 #include "cli/cli.h"
 #include "cli/cli_plk.h"
-#include "plk/config.h"
-#include "sim/plk_net.h"
 
 static FILE *sink;
 
@@ -43,7 +41,7 @@ static void test_parse_starts_over(void **state)
 }
 
 /* `takt plk cn --node 1 OPT VALUE`: the exit status of its option parsing. */
-static int cn_opt(const char *opt, const char *value, struct sim_plk_faults *f, double *after)
+static int cn_opt(const char *opt, const char *value, struct takt_sim_plk_faults *f, double *after)
 {
     char *argv[] = { "takt", "plk", "cn", "--node", "1", (char *)opt, (char *)value, NULL };
     struct cli_ctx c;
@@ -60,7 +58,7 @@ static int cn_opt(const char *opt, const char *value, struct sim_plk_faults *f, 
 static void test_vanish_times(void **state)
 {
     (void)state;
-    struct sim_plk_faults f;
+    struct takt_sim_plk_faults f;
     double after;
     assert_int_equal(cn_opt("--vanish", "3@2+1.5", &f, &after), 0);
     assert_int_equal(f.vanish_node, 3);
@@ -80,7 +78,7 @@ static void test_vanish_times(void **state)
 static void test_nmt_request_time(void **state)
 {
     (void)state;
-    struct sim_plk_faults f;
+    struct takt_sim_plk_faults f;
     double after;
     assert_int_equal(cn_opt("--nmt-request", "0x22@1+2", &f, &after), 0);
     assert_true(after == 2.0);
@@ -91,8 +89,8 @@ static void test_nmt_request_time(void **state)
 }
 
 /* `takt plk mn --nodes LIST`: the exit status of building its network configuration
- * (nc filled when 0); the message, if any, in msg. */
-static int mn_nodes(const char *list, struct plk_net_config *nc, char *msg, size_t len)
+ * (ni filled when 0); the message, if any, in msg. */
+static int mn_nodes(const char *list, struct takt_plk_net_info *ni, char *msg, size_t len)
 {
     char *argv[] = { "takt", "plk", "mn", "--nodes", (char *)list, NULL };
     struct cli_ctx c;
@@ -101,8 +99,12 @@ static int mn_nodes(const char *list, struct plk_net_config *nc, char *msg, size
     FILE *err = stderr;
     stderr = sink;
     long at = ftell(sink);
-    int rc = cli_plk_net_config(&c, nc);
+    struct takt_plk_net *nc = NULL;
+    int rc = cli_plk_net_config(&c, &nc);
     stderr = err;
+    if (!rc)
+        takt_plk_net_get(nc, ni);
+    takt_plk_net_free(nc);
     fflush(sink);
     fseek(sink, at, SEEK_SET);
     size_t n = fread(msg, 1, len - 1, sink);
@@ -116,16 +118,17 @@ static int mn_nodes(const char *list, struct plk_net_config *nc, char *msg, size
 static void test_node_lists(void **state)
 {
     (void)state;
-    static struct plk_net_config nc;
+    struct takt_plk_net_info nc;
     char msg[512];
     assert_int_equal(mn_nodes("1,32,110", &nc, msg, sizeof msg), 0);
     assert_int_equal(nc.n_nodes, 3);
-    assert_true(nc.node[1].present && nc.node[32].present && nc.node[110].present);
-    assert_false(nc.node[2].present || nc.node[31].present || nc.node[109].present);
+    assert_int_equal(nc.nodes[0], 1);
+    assert_int_equal(nc.nodes[1], 32);
+    assert_int_equal(nc.nodes[2], 110);
     assert_int_equal(mn_nodes("1-3,32", &nc, msg, sizeof msg), 0);
     assert_int_equal(nc.n_nodes, 4);
-    assert_true(nc.node[1].present && nc.node[3].present && nc.node[32].present);
-    assert_false(nc.node[4].present);
+    assert_int_equal(nc.nodes[2], 3);
+    assert_int_equal(nc.nodes[3], 32);
     assert_int_equal(mn_nodes("5", &nc, msg, sizeof msg), 0);
     assert_int_equal(nc.n_nodes, 1);
     assert_int_equal(mn_nodes("1-239", &nc, msg, sizeof msg), 0);
@@ -138,7 +141,7 @@ static void test_node_lists(void **state)
         if (!strstr(msg, "--nodes") || !strstr(msg, "1,32,110"))
             fail_msg("--nodes '%s': the message does not say what is expected: %s", bad[i], msg);
     }
-    struct sim_plk_faults f;
+    struct takt_sim_plk_faults f;
     double after;
     char *argv[] = { "takt", "plk", "cn", "--nodes", "1,32,110", NULL };
     struct cli_ctx c;

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include <takt/ecat.h>
+#include "ecat/driver.h"
 #include "ecat/eni.h"
 #include "ecat/master_internal.h"
 #include "ecat/plan.h"
@@ -19,7 +20,8 @@
 struct rig {
     struct fake_net net;
     struct takt_link *a, *b;
-    struct takt_ecat_master *m;
+    struct takt_ecat_master *drv;
+    struct ecat_core *m;       /* the driver's core, which the plan is made from */
 };
 
 static struct rig *rig_new(unsigned n, unsigned no_lrw_pos)
@@ -44,15 +46,16 @@ static struct rig *rig_new(unsigned n, unsigned no_lrw_pos)
     takt_ecat_master_opts_default(&o);
     o.max_slaves = 16;
     char err[200];
-    assert_int_equal(takt_ecat_master_open(&r->m, r->a, &o, err, sizeof err), 0);
-    assert_int_equal(takt_ecat_master_scan(r->m, TAKT_NS_PER_S), 0);
-    assert_int_equal(takt_ecat_master_set_state(r->m, AL_OP, TAKT_NS_PER_S), 0);
+    assert_int_equal(takt_ecat_master_open(&r->drv, r->a, &o, err, sizeof err), 0);
+    assert_int_equal(takt_ecat_master_scan(r->drv, TAKT_NS_PER_S), 0);
+    assert_int_equal(takt_ecat_master_set_state(r->drv, AL_OP, TAKT_NS_PER_S), 0);
+    r->m = &r->drv->core;
     return r;
 }
 
 static void rig_free(struct rig *r)
 {
-    takt_ecat_master_close(r->m);
+    takt_ecat_master_close(r->drv);
     takt_link_close(r->a);
     takt_link_close(r->b);
     free(r);
@@ -102,9 +105,9 @@ static void golden(const char *name, const char *text)
 }
 
 /* Whether the plan sends datagram d in the master's present DC state. */
-static bool goes_out(const struct takt_ecat_master *m, const struct ecat_plan_dg *d)
+static bool goes_out(const struct ecat_core *m, const struct ecat_plan_dg *d)
 {
-    bool dc = m->dc_active && m->dc_ref >= 0;
+    bool dc = m->dc.active && m->dc.ref >= 0;
     switch (d->when) {
     case PLAN_W_ALWAYS: return true;
     case PLAN_W_DC: return dc;
@@ -116,7 +119,7 @@ static bool goes_out(const struct takt_ecat_master *m, const struct ecat_plan_dg
 
 /* The frames the cyclic code builds carry, after each frame's NOP, exactly the plan's
  * datagrams of that frame: command, address and length. */
-static void same_as_sent(struct takt_ecat_master *m, const struct ecat_plan *p)
+static void same_as_sent(struct ecat_core *m, const struct ecat_plan *p)
 {
     unsigned nb = ecat_cyc_build(m, takt_now());
     assert_int_equal(nb, p->n_frames);
@@ -220,7 +223,7 @@ static void test_same_network(void **state)
 {
     (void)state;
     struct rig *r = rig_new(3, ~0u);
-    struct takt_ecat_master *m = r->m;
+    struct ecat_core *m = r->m;
     const struct ecat_sii *sii[3];
     struct ecat_sii *dec = calloc(3, sizeof *dec);
     assert_non_null(dec);

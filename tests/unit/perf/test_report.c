@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <json-c/json.h>
 #include <takt/perf.h>
+#include "perf/set.h"   /* sets embedded on the stack, as the library embeds them */
 
 static void test_fmt_usec(void **state)
 {

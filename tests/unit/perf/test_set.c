@@ -11,6 +11,7 @@
 #include <dlfcn.h>
 #include <malloc.h>
 #include <takt/perf.h>
+#include "perf/set.h"   /* sets embedded on the stack, as the library embeds them */
 
 /* Counts pthread mutex locks taken while `counting` (interposed: libtakt's objects are
  * linked into this executable, so their calls resolve here first). */
@@ -266,11 +267,44 @@ static void test_record_no_alloc_no_lock(void **state)
     takt_perf_msmt_free(&m);
 }
 
+/* A program's own set through the opaque API: made empty, its measurements listed in
+ * the order added and found by name, and a snapshot of an unthreaded one flips at once. */
+static void test_set_public(void **state)
+{
+    (void)state;
+    struct takt_perf_set *s = NULL;
+    assert_int_equal(takt_perf_set_create(false, &s), 0);
+    assert_non_null(s);
+    assert_int_equal(takt_perf_set_count(s), 0);
+    assert_null(takt_perf_set_msmt(s, 0));
+    assert_null(takt_perf_set_find(s, "JOB_A"));
+    struct takt_perf_msmt a, b;
+    assert_int_equal(takt_perf_msmt_init(&a, "JOB_A", 0, 100, 10), 0);
+    assert_int_equal(takt_perf_msmt_init(&b, "JOB_B", 0, 100, 10), 0);
+    assert_int_equal(takt_perf_set_add(s, &a), 0);
+    assert_int_equal(takt_perf_set_add(s, &b), 0);
+    assert_int_equal(takt_perf_set_count(s), 2);
+    assert_ptr_equal(takt_perf_set_msmt(s, 0), &a);
+    assert_ptr_equal(takt_perf_set_msmt(s, 1), &b);
+    assert_null(takt_perf_set_msmt(s, 2));
+    assert_ptr_equal(takt_perf_set_find(s, "JOB_B"), &b);
+    assert_null(takt_perf_set_find(s, "JOB"));
+    takt_perf_record(s, &b, 250);
+    int bank = takt_perf_set_snapshot(s, TAKT_NS_PER_S);
+    assert_true(bank == 0 || bank == 1);
+    assert_int_equal(takt_perf_msmt_interval(&b, bank, NULL)->count, 1);
+    takt_perf_set_release(s, bank);
+    takt_perf_set_destroy(s);
+    takt_perf_msmt_free(&a);
+    takt_perf_msmt_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_msmt_init),
         cmocka_unit_test(test_set_add_limits),
+        cmocka_unit_test(test_set_public),
         cmocka_unit_test(test_banks_unthreaded),
         cmocka_unit_test(test_threaded_no_lost_counts),
         cmocka_unit_test(test_flip_hook_latches_at_the_edge),

@@ -259,20 +259,32 @@ static void request_by_od_0x1f9f(void **state)
     assert_int_equal(rel, 0);
 }
 
-/* From another thread: one request at a time in the mailbox, taken at the next frame. */
+/* From other threads: requests go into the CN's command ring, any number of posters
+ * at once, taken in their order at the next frame or timer; a full ring refuses at once
+ * (-EAGAIN) and loses nothing it accepted. */
 static void handover_from_another_thread(void **state)
 {
     struct fx *x = *state;
     soa(x, 1000, PLK_SOA_NO_SERVICE, 0, 0);
     assert_int_equal(plk_cn_post_nmt_request(&x->cn, PLK_NMT_CMD_RESET_NODE, 3, NULL, 0), 0);
-    assert_int_equal(plk_cn_post_nmt_request(&x->cn, PLK_NMT_CMD_RESET_NODE, 4, NULL, 0), -EBUSY);
+    assert_int_equal(plk_cn_post_nmt_request(&x->cn, PLK_NMT_CMD_RESET_NODE, 4, NULL, 0), 0);
     assert_int_equal(x->cn.n_nmtreq, 0);
     soa(x, 2000, PLK_SOA_NO_SERVICE, 0, 0);
-    assert_int_equal(x->cn.n_nmtreq, 1);
-    assert_int_equal(plk_cn_post_nmt_request(&x->cn, PLK_NMT_CMD_RESET_NODE, 4, NULL, 0), 0);
-    plk_cn_tick(&x->cn, 3000, &x->q);   /* timers take it too */
     assert_int_equal(x->cn.n_nmtreq, 2);
+    assert_int_equal(x->cn.nmtreq[0].target, 3);
     assert_int_equal(x->cn.nmtreq[1].target, 4);
+    assert_int_equal(plk_cn_post_nmt_request(&x->cn, PLK_NMT_CMD_RESET_NODE, 5, NULL, 0), 0);
+    plk_cn_tick(&x->cn, 3000, &x->q);   /* timers take it too */
+    assert_int_equal(x->cn.n_nmtreq, 3);
+    assert_int_equal(x->cn.nmtreq[2].target, 5);
+    for (unsigned i = 0; i < PLK_CN_NMTREQ_RING; i++)
+        assert_int_equal(plk_cn_post_nmt_request(&x->cn, PLK_NMT_CMD_RESET_NODE, 6, NULL, 0), 0);
+    assert_int_equal(plk_cn_post_nmt_request(&x->cn, PLK_NMT_CMD_RESET_NODE, 7, NULL, 0), -EAGAIN);
+    uint64_t dropped = x->cn.st.nmtreq_dropped;
+    plk_cn_tick(&x->cn, 4000, &x->q);
+    /* one more fits the core's queue of 4; the other 7 are dropped there and counted */
+    assert_int_equal(x->cn.n_nmtreq, PLK_CN_NMTREQ_MAX);
+    assert_int_equal(x->cn.st.nmtreq_dropped, dropped + PLK_CN_NMTREQ_RING - 1);
 }
 
 /* Loss of SoC past the threshold (+8/-1, 0x1C0B/3 = 15): NMT cycle error -> PreOp1 and

@@ -2,7 +2,8 @@
  * end in real time over the mem link, an MN
  * on its takt_rt_loop thread and a CN served by takt_plk_cn_run in another thread boot to
  * Operational, exchange process data through the accessors and the cyclic callback, and
- * answer a blocking SDO read. (One CN: the mem link is a point-to-point pair.) */
+ * answer a blocking SDO read (and refuse one with its abort code); the MN's published view
+ * of the node's boot is read while it runs. (One CN: the mem link is a point-to-point pair.) */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -12,7 +13,9 @@
 #include <time.h>
 #include <takt/plk.h>
 #include "plk/driver.h"
+#include "plk/events.h"
 #include "plk/mn.h"
+#include "rt/event.h"
 
 struct cn_thread {
     struct takt_plk_cn *cn;
@@ -77,6 +80,23 @@ static void cfg_thresholds_reach_the_core(void **state)
         }
         takt_plk_mn_destroy(mn);
     }
+}
+
+/* Drain the MN's or the CN's events: whether one's text starts with `text` (every
+ * event of the CN concerns its own node ID). */
+static bool saw_event(struct takt_plk_mn *mn, struct takt_plk_cn *cn, const char *text)
+{
+    struct takt_event ev;
+    bool seen = false;
+    while (mn ? takt_plk_mn_next_event(mn, &ev) : takt_plk_cn_next_event(cn, &ev)) {
+        char line[200];
+        if (rt_ev_ring_format(&ev, line, sizeof line) < 0)
+            plk_ev_format(&ev, line, sizeof line);
+        printf("  %s event: %s\n", mn ? "MN" : "CN", line);
+        assert_true(ev.proto != TAKT_EV_PLK || ev.unit == 2);
+        seen |= !strncmp(line, text, strlen(text));
+    }
+    return seen;
 }
 
 static void mn_and_cn_over_mem(void **state)
@@ -152,6 +172,32 @@ static void mn_and_cn_over_mem(void **state)
     assert_int_equal(rc, 0);
     assert_int_equal(n, 4);
     assert_int_equal(buf[0] | buf[1] << 8 | buf[2] << 16 | buf[3] << 24, 0x000F0191);
+    /* an object the CN does not have: refused with the abort code DS 301 gives for it
+     * (a CN that dropped out meanwhile aborts otherwise: only the code of an abort is
+     * pinned then) */
+    rc = takt_plk_mn_sdo_read(mn, 2, 0x6FFF, 0, buf, sizeof buf, &n, 5 * TAKT_NS_PER_S);
+    assert_int_equal(rc, -TAKT_ESDOABORT);
+    assert_true(takt_plk_mn_sdo_abort_code(mn) != 0);
+    if (takt_plk_cn_state(c.cn) == 0xFD)
+        assert_int_equal(takt_plk_mn_sdo_abort_code(mn), 0x06020000);
+    /* the boot as the MN's thread published it, read while it runs */
+    struct takt_plk_node_info ni;
+    end = takt_now() + 20 * TAKT_NS_PER_S;
+    do {
+        assert_int_equal(takt_plk_mn_node_info(mn, 2, &ni), 0);
+        nanosleep(&(struct timespec){ 0, 20000000 }, NULL);
+    } while (ni.step != TAKT_PLK_STEP_OPERATIONAL && takt_now() < end);
+    assert_int_equal(ni.step, TAKT_PLK_STEP_OPERATIONAL);
+    assert_int_equal(ni.state, TAKT_PLK_OPERATIONAL);
+    assert_true(ni.in_cycle);
+    assert_false(ni.missing);
+    assert_int_equal(ni.pres_timeout_ns, 500000);
+    assert_int_equal(takt_plk_mn_node_info(mn, 3, &ni), -2 /* -ENOENT */);
+    struct takt_plk_mn_info mi;
+    takt_plk_mn_get_info(mn, &mi);
+    assert_int_equal(mi.cycle_us, 2000);
+    assert_int_equal(mi.n_nodes, 1);
+    assert_int_equal(mi.nodes[0], 2);
     struct takt_plk_node_stats ns;
     assert_int_equal(takt_plk_mn_node_stats(mn, 2, &ns), 0);
     assert_true(ns.pres_ok > 10);
@@ -165,6 +211,9 @@ static void mn_and_cn_over_mem(void **state)
     assert_int_equal(out[0], 0x3C);
     takt_plk_cn_stop(c.cn);
     pthread_join(c.t, NULL);
+    /* both ends said so on their event rings: the MN of CN 2, the CN of itself */
+    assert_true(saw_event(mn, NULL, "CN 2 OPERATIONAL"));
+    assert_true(saw_event(NULL, c.cn, "CN 2 OPERATIONAL (was "));
     takt_plk_cn_destroy(c.cn);
     takt_plk_mn_destroy(mn);
     takt_link_close(mn_l);

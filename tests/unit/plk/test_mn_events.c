@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <stdio.h>
+#include "plk/events.h"
 #include "plk/mn_events.h"
 #include "test_mn_bus.h"
 
@@ -17,12 +18,12 @@ static void run_scanned(struct bus *b, struct plk_mn_events *e, takt_ns_t t_end,
     while (b->now < t_end) {
         bus_run(b, b->now + b->mn.cycle_ns);
         plk_mn_events_scan(e, &b->mn, b->now);
-        struct rt_log_rec r;
-        while (rt_logring_pop(&e->ring, &r)) {
+        struct takt_event r;
+        while (rt_evring_next(&e->ring, &r)) {
             char line[200];
-            plk_mn_event_format(&r, line, sizeof line);
+            plk_ev_format(&r, line, sizeof line);
             size_t at = strlen(log);
-            snprintf(log + at, len - at, "%.3f %s\n", (double)r.time / 1e9, line);
+            snprintf(log + at, len - at, "%.3f %s\n", (double)r.at / 1e9, line);
         }
     }
 }

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <time.h>
 #include "master_rig.h"
-#include "ecat/master_internal.h"
+#include "ecat/driver.h"
 #include "sim/net.h"
 
 #define MS TAKT_NS_PER_MS
@@ -281,7 +281,7 @@ static void reference_follows_master(void **state)
     takt_sim_peek(r->sim, 0, ESC_DC_SPEED_DIFF, b, 2);
     /* and its time: the master's, at the same instant */
     takt_ns_t now = takt_now();
-    int64_t off = (int64_t)(esc_dc_systime(ref, now - VOFF) - (uint64_t)(now + r->m->dc_offset));
+    int64_t off = (int64_t)(esc_dc_systime(ref, now - VOFF) - (uint64_t)(now + r->m->core.dc.offset));
     printf("  reference follows: residual rate %.3f ppm (mean over the last second; correction "
            "now %.1f ppm, 0x0932 %d), offset to master time %lld ns\n", rate_ppm,
            ref->dc.corr_ppb / 1000.0, (int16_t)get_le16(b), (long long)off);

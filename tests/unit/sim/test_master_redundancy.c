@@ -7,7 +7,7 @@
  * input counts the frames that passed the slave's process data, the application writes
  * it back as output, and the device judges how old the echo it gets is. */
 #include "master_rig.h"
-#include "ecat/master_internal.h"   /* rx_deadline: what the real-time loop sets */
+#include "ecat/driver.h"   /* rx_deadline: what the real-time loop sets */
 #include "sim/net.h"                /* the slaves' true system times */
 #include <time.h>
 
@@ -288,9 +288,9 @@ static void late_copies(void **state)
     h.on = true;
     unsigned steps0 = r->steps;
     for (unsigned i = 0; i < 300; i++) {
-        r->m->rx_deadline = takt_now();   /* replies stamped after this are late */
+        r->m->core.rx_deadline = takt_now();   /* replies stamped after this are late */
         cycle(r);
-        r->m->rx_deadline = 0;
+        r->m->core.rx_deadline = 0;
         /* the copies held back arrive now, cycles after their frame's cycle read the
          * replies */
         unsigned keep = 0;

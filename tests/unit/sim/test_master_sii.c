@@ -3,7 +3,7 @@
  * keeps as far as they decode and reports, slave by slave, as events. */
 #include "unit/sim/master_rig.h"
 #include "ecat/sii.h"
-#include "ecat/master_internal.h"
+#include "ecat/driver.h"
 
 /* A rig whose slave 0 carries the image edit() makes of the built one. */
 static struct rig *rig_sii(bool read4, void (*edit)(uint8_t **img, size_t *len))
@@ -143,8 +143,8 @@ static void test_event_lines_escape_control_bytes(void **state)
 {
     (void)state;
     struct rig *r = rig_sii(false, shifted);
-    ecat_event(r->m, "slave 0 (%s) refuses PREOP", "EL\n2004\x1b[2J");
-    ecat_fail(r->m, -EIO, "slave 0 (%s) lost", "EL\r\n2004");
+    ECAT_EVT(&r->m->core, TAKT_ECAT_EV_SLAVE_LOST, 0, RT_TXT("EL\n2004\x1b[2J"), 0x1000);
+    ECAT_FAILT(&r->m->core, -EIO, TAKT_ECAT_EV_NO_EOE, 0, RT_TXT("EL\r\n2004"), 0);
     char ev[512];
     int n = 0;
     while (takt_ecat_master_next_event(r->m, ev, sizeof ev)) {

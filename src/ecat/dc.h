@@ -1,0 +1,40 @@
+/* The distributed clocks of the EtherCAT core (dc.c): its own state, owned by the core
+ * (struct ecat_core.dc). The per-slave set-up requests stay with each slave. */
+#ifndef TAKT_ECAT_DC_H
+#define TAKT_ECAT_DC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <takt/takt.h>
+
+/* Set-up steps (dc.c), then DC_RUN: the per-cycle control and monitoring. */
+enum ecat_dc_state { DC_IDLE, DC_LATCH, DC_READ, DC_WRITE, DC_DRIFT, DC_SYNC_READ, DC_SYNC_WRITE,
+                     DC_RUN, DC_FAILED, DC_COUNT };
+
+struct ecat_dc {
+    /* per-cycle datagrams in the first cyclic frame */
+    struct ecat_req mon_ref;   /* FRMW 0x0910 reference time */
+    uint8_t   mon_ref_buf[8];
+    struct ecat_req mon_diff;  /* FPRD 0x092C sync difference, one DC slave per cycle */
+    uint8_t   mon_diff_buf[4];
+    struct ecat_req mon_wr;    /* FPWR 0x0910 master time (reference follows master) */
+    uint8_t   mon_wr_buf[8];
+    int       ref;             /* position of the reference clock, -1 none */
+    bool      active;
+    uint64_t  ref_time;        /* last reference system time */
+    takt_ns_t ref_at;          /* when it was read (master time) */
+    int64_t   shift_ns;        /* cycle shift proposed to the driver (master follows ref) */
+    int64_t   integral;
+    int64_t   offset;          /* master monotonic -> DC system time (set by the driver) */
+    uint8_t   state;
+    int64_t   phase_ns;
+    unsigned  rr;              /* DC slave whose 0x092C is read this cycle */
+    int64_t   round_max;       /* last phase error of the reference clock vs SYNC0 */
+    unsigned  round_samples;   /* valid 0x092C readings in this round */
+    unsigned  iter;            /* static drift compensation FRMWs sent */
+    uint64_t  sync0_start;
+    struct ecat_req frmw[32];  /* static drift compensation burst */
+    uint8_t   frmw_buf[32][8];
+};
+
+#endif

@@ -1,0 +1,70 @@
+/* The EtherCAT master driver (master.c): the core (core.h) with what it must not know:
+ * the link, the clock, the RT thread and its measurements. The public handle. */
+#ifndef TAKT_ECAT_DRIVER_H
+#define TAKT_ECAT_DRIVER_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include "ecat/core.h"
+#include "rt/cmdring.h"
+#include "rt/loop.h"
+
+struct takt_ecat_master {
+    struct ecat_core core;
+    struct takt_link *link;    /* the link frames leave by: red with two ports */
+    struct takt_link *red;     /* cable redundancy (redund.c): both ports, NULL with one */
+    uint8_t  *rxbuf;           /* receive buffers */
+    struct takt_frame *rxf, *txf;
+    uint64_t  link_errors;
+
+    /* application */
+    takt_ecat_cyclic_fn app_fn;
+    void     *app_ctx;
+
+    /* calls from other threads (master_cmd.c): the command ring the cycle drains, the
+     * thread that last drained it (the cycle's), whether an RT thread runs, and a
+     * set_state from another thread waiting for the slaves to settle */
+    struct rt_cmdring cmd;
+    _Atomic uintptr_t cycle_self;
+    atomic_bool rt_on;
+    pthread_mutex_t drive_mx;  /* held by a blocking call that drives the cycle itself */
+    _Atomic uintptr_t driving; /* ... and that thread */
+    rt_cmd_done_fn state_fn;
+    void     *state_ctx;
+
+    struct takt_rt_loop loop;
+    bool      loop_init;
+    struct takt_perf_msmt m_rx, m_cyc, m_timer, m_acyc, m_app;
+};
+
+/* master_cmd.c: the command ring. Records: op, target (slave position), arg[], ptr/len
+ * (the caller's buffer), the inline payload (a register write's data, a struct
+ * ecat_coe_req, an FoE file name, an EoE service body). Each is applied in the cycle's
+ * thread by the core's functions (ecat_core_request_state, ecat_svc_queue, ...). */
+#define ECAT_CMD_RING 64
+enum { ECAT_CMD_STATE = 1, ECAT_CMD_REG, ECAT_CMD_SDO, ECAT_CMD_FOE, ECAT_CMD_SOE,
+       ECAT_CMD_EOE_OPEN, ECAT_CMD_EOE_SVC };
+/* The caller is the thread that drives the cycle (last drained the ring). */
+bool ecat_cmd_here(struct takt_ecat_master *m);
+/* Take / give back the right to drive the cycle from this thread while no RT thread
+ * runs (nested calls of the same thread are counted as one). */
+bool ecat_drive_begin(struct takt_ecat_master *m);
+void ecat_drive_end(struct takt_ecat_master *m, bool took);
+/* An RT thread (takt_ecat_master_start) runs the cycle, until takt_ecat_master_join. */
+bool ecat_rt_on(struct takt_ecat_master *m);
+/* At the start of every cycle and service step, in the cycle's thread. */
+void ecat_cmd_drain(struct takt_ecat_master *m, takt_ns_t now);
+/* Close: every record still posted completes with -ECANCELED. */
+void ecat_cmd_cancel_all(struct takt_ecat_master *m);
+/* Apply c now (the cycle's thread: errors returned, no completion) or post it (any other
+ * thread: 0 or -EAGAIN; errors by the completion). */
+int  ecat_cmd_submit(struct takt_ecat_master *m, const struct rt_cmd *c, const void *inl, size_t n);
+/* A blocking call: 0 no RT thread runs (drive the cycle as before), 1 post and wait,
+ * -EDEADLK from the RT thread itself (its callback would wait for its own cycle). */
+int  ecat_cmd_blocking(struct takt_ecat_master *m);
+/* Wait for w after posting returned `posted` (non-zero: refused, w's completion
+ * reference dropped). 0 and w's result, or -ETIMEDOUT / -ECANCELED. */
+int  ecat_cmd_wait(struct takt_ecat_master *m, struct rt_waiter *w, int posted, takt_ns_t timeout_ns);
+int  ecat_cmd_set_state(struct takt_ecat_master *m, uint8_t state, takt_ns_t timeout_ns);
+
+#endif

@@ -1,0 +1,68 @@
+/* The event ring of both stacks (include/takt/event.h): struct takt_event records on an
+ * rt_logring. One producer, the thread that drives the cycle, puts codes, values and
+ * copied text arguments (never formatting, never allocating); one consumer takes them
+ * and makes the text with a format per code (rt_ev_format and a protocol's table).
+ *
+ *   struct rt_evring ring;
+ *   rt_evring_init(&ring, TAKT_EV_ECAT, 256);            // setup: allocates once
+ *   RT_EV(&ring, now, TAKT_ECAT_EV_NO_FRAME, -1, 0, 1000);            // cycle
+ *   RT_EVT(&ring, now, CODE, pos, 0, RT_TXT(name), station);          // with text
+ *   struct takt_event ev;                                              // reader
+ *   while (rt_evring_next(&ring, &ev)) ...
+ *
+ * Drops: a full ring counts the event lost; the next record after the loss carries the
+ * count, so the reader returns one TAKT_EV_DROPPED record exactly where events went
+ * missing (and one at the end when the loss is the newest thing). */
+#ifndef TAKT_RT_EVENT_H
+#define TAKT_RT_EVENT_H
+
+#include <takt/event.h>
+#include "rt/logring.h"
+
+struct rt_evring {
+    struct rt_logring r;
+    uint16_t proto;
+    uint64_t reported;      /* consumer: drops already returned as TAKT_EV_DROPPED */
+    takt_ns_t last_at;      /* consumer: the time of the last record returned */
+};
+
+int  rt_evring_init(struct rt_evring *e, uint16_t proto, uint32_t capacity);
+void rt_evring_free(struct rt_evring *e);
+
+/* Producer. v: nv values (at most TAKT_EVENT_NV; more are cut), txt: NULL or a
+ * NULL-terminated list of strings copied into arg in order (each cut to what fits).
+ * false when the ring was full (the event is counted as dropped). */
+bool rt_ev_put(struct rt_evring *e, takt_ns_t at, unsigned code, int32_t unit, int32_t err,
+               const int64_t *v, unsigned nv, const char *const *txt);
+/* The same into a record of one's own (proto given), and a push of such a record. */
+void rt_ev_fill(struct takt_event *ev, uint16_t proto, takt_ns_t at, unsigned code, int32_t unit,
+                int32_t err, const int64_t *v, unsigned nv, const char *const *txt);
+bool rt_evring_push(struct rt_evring *e, const struct takt_event *ev);
+#define RT_TXT(...) ((const char *const[]){ __VA_ARGS__, NULL })
+#define RT_EV_VALS(...) (const int64_t[]){ 0, ##__VA_ARGS__ } + 1, \
+    (unsigned)(sizeof((const int64_t[]){ 0, ##__VA_ARGS__ }) / sizeof(int64_t) - 1)
+/* RT_EV(e, at, code, unit, err, values...) and RT_EVT(..., RT_TXT(texts...), values...) */
+#define RT_EV(e, at, code, unit, err, ...) \
+    rt_ev_put((e), (at), (code), (unit), (err), RT_EV_VALS(__VA_ARGS__), NULL)
+#define RT_EVT(e, at, code, unit, err, txt, ...) \
+    rt_ev_put((e), (at), (code), (unit), (err), RT_EV_VALS(__VA_ARGS__), (txt))
+
+/* Consumer: the next event (or a TAKT_EV_DROPPED record); false when there is none. */
+bool rt_evring_next(struct rt_evring *e, struct takt_event *out);
+/* Events lost to a full ring so far (any thread; a snapshot). */
+uint64_t rt_evring_dropped(const struct rt_evring *e);
+
+/* Format an event by fmt, a printf-like format: integer conversions (d i u x X c, with
+ * flags, width, precision; length modifiers are ignored) take the next value, %s the
+ * next text argument (control bytes escaped), %U the unit, %E takt_strerror of the next
+ * value, %.nD the next value's n low bytes as hex, the lowest first ("0A 00 ..."), %{a|b|c} the alternative the next value picks, %% a percent sign; any other
+ * letter L takes the next value and prints conv(ctx, L, value) (a name: NMT state, AL
+ * status text ...). Returns snprintf's result; "?" for a value or text beyond those
+ * the event has. */
+typedef const char *(*rt_ev_conv_fn)(char letter, int64_t value);
+int rt_ev_vformat(const struct takt_event *ev, const char *fmt, rt_ev_conv_fn conv,
+                  char *buf, size_t len);
+/* The TAKT_EV_RING records' text ("3 events dropped: ..."); -1 for another code. */
+int rt_ev_ring_format(const struct takt_event *ev, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,123 @@
+/* The EtherCAT core on its own: no link and no clock. The test is the driver
+ * (core_bench.h): it calls ecat_core_rx / _cycle / _tx / _timer with a time it
+ * advances itself and passes the frames through the simulator's devices. It brings
+ * three slaves to OP, exchanges process data, loses one cyclic reply, delivers one a
+ * cycle late, and freezes for 5 s in one step; each must be counted exactly as it
+ * happened. */
+#include "unit/ecat/core_bench.h"
+
+/* Scan to OP and a process data exchange: outputs written into the core's image reach
+ * every slave's SM0 memory, its inputs come back into the image, no WKC error. */
+static void test_op_and_process_data(void **state)
+{
+    (void)state;
+    struct bench *b = bench_new();
+    up(b);
+    for (unsigned k = 0; k < NSLAVES; k++) {
+        const struct ecat_pd *o = entry(&b->c, k, true);
+        put_le16(b->c.image + o->abs_bit / 8, (uint16_t)(0xBE00 + k));
+    }
+    for (int i = 0; i < 3; i++)
+        cycle(b);
+    for (unsigned k = 0; k < NSLAVES; k++) {
+        uint8_t mem[2], in[2];
+        assert_int_equal(takt_sim_peek(b->sim, k, 0x1000, mem, 2), 0);
+        assert_int_equal(get_le16(mem), 0xBE00 + k);
+        assert_int_equal(takt_sim_peek(b->sim, k, 0x1100, in, 2), 0);
+        const struct ecat_pd *i = entry(&b->c, k, false);
+        assert_memory_equal(b->c.image + i->abs_bit / 8, in, 2);
+    }
+    assert_int_equal(b->c.st.wkc_errors, 0);
+    assert_int_equal(b->c.st.frames_lost, 0);
+    assert_int_equal(b->c.st.cyc_frames_lost, 0);
+    assert_true(b->c.st.cyc_frames_sent > 0);
+    assert_int_equal(b->c.st.cyc_frames_sent, b->cyc_seen);
+    bench_free(b);
+}
+
+/* A cyclic reply the test drops is counted lost once, at the cycle that judges it, and
+ * never again; nothing else is lost, no slave is taken for gone. */
+static void test_lost_reply_counted_once(void **state)
+{
+    (void)state;
+    struct bench *b = bench_new();
+    up(b);
+    struct takt_ecat_master_stats before = b->c.st;
+    unsigned ev = events_mark(b);
+    b->drop_cyclic = true;
+    cycle(b);                                  /* sends the frame whose reply is lost */
+    assert_int_equal(b->c.st.cyc_frames_lost, before.cyc_frames_lost);
+    cycle(b);                                  /* judges it */
+    assert_int_equal(b->c.st.cyc_frames_lost, before.cyc_frames_lost + 1);
+    assert_int_equal(b->c.st.frames_lost, before.frames_lost + 1);
+    for (int i = 0; i < 50; i++)
+        cycle(b);
+    assert_int_equal(b->c.st.cyc_frames_lost, before.cyc_frames_lost + 1);
+    assert_int_equal(b->c.st.frames_lost, before.frames_lost + 1);
+    assert_int_equal(b->c.st.frames_late, before.frames_late);
+    assert_int_equal(b->c.st.slaves_lost, before.slaves_lost);
+    assert_int_equal(events_since(b, ev, "lost"), 0);
+    assert_true(ecat_all_op(&b->c));
+    bench_free(b);
+}
+
+/* A cyclic reply that comes back after its cycle was judged is counted lost (its data is
+ * a cycle old and is not used) and then late, once each. */
+static void test_late_reply_counted_late(void **state)
+{
+    (void)state;
+    struct bench *b = bench_new();
+    up(b);
+    struct takt_ecat_master_stats before = b->c.st;
+    b->hold_cyclic = true;
+    for (int i = 0; i < 4; i++)
+        cycle(b);
+    assert_false(b->have_held);
+    assert_int_equal(b->c.st.cyc_frames_lost, before.cyc_frames_lost + 1);
+    assert_int_equal(b->c.st.frames_late, before.frames_late + 1);
+    assert_int_equal(b->c.st.frames_duplicate, before.frames_duplicate);
+    for (int i = 0; i < 20; i++)
+        cycle(b);
+    assert_int_equal(b->c.st.cyc_frames_lost, before.cyc_frames_lost + 1);
+    assert_int_equal(b->c.st.frames_late, before.frames_late + 1);
+    assert_true(ecat_all_op(&b->c));
+    bench_free(b);
+}
+
+/* A frozen driver: the time jumps by 5 s in one step. The replies of the last cycle were
+ * back in time (they wait in the receive queue), so nothing is lost, no slave is gone,
+ * no state machine times out, and the network stays in OP. */
+static void test_time_jump(void **state)
+{
+    (void)state;
+    struct bench *b = bench_new();
+    up(b);
+    struct takt_ecat_master_stats before = b->c.st;
+    unsigned ev = events_mark(b);
+    cycle(b);
+    b->now += 5 * TAKT_NS_PER_S;
+    for (int i = 0; i < 50; i++)
+        cycle(b);
+    if (events_since(b, ev, ""))
+        print_events(b);
+    assert_int_equal(b->c.st.cyc_frames_lost, before.cyc_frames_lost);
+    assert_int_equal(b->c.st.frames_lost, before.frames_lost);
+    assert_int_equal(b->c.st.wkc_errors, before.wkc_errors);
+    assert_int_equal(b->c.st.slaves_lost, before.slaves_lost);
+    assert_int_equal(events_since(b, ev, ""), 0);
+    for (unsigned k = 0; k < NSLAVES; k++)
+        assert_int_not_equal(b->c.slaves[k].f.state, SS_FAILED);
+    assert_true(ecat_all_op(&b->c));
+    bench_free(b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_op_and_process_data),
+        cmocka_unit_test(test_lost_reply_counted_once),
+        cmocka_unit_test(test_late_reply_counted_late),
+        cmocka_unit_test(test_time_jump),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

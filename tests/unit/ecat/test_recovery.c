@@ -1,0 +1,91 @@
+/* The core's recovery (recovery.c, struct ecat_recovery) with no link and no clock
+ * (core_bench.h): the BRD 0x0130 of every first cyclic frame counts the slaves that
+ * answer; a drop is a loss reported at once, a rise seen twice makes the core scan the
+ * returned positions again, recognise each slave by its identity and drive it back to
+ * the network's state. The test cuts the cable and heals it, and power-cycles a slave,
+ * in the simulator between two cycles. */
+#include "unit/ecat/core_bench.h"
+
+static unsigned cycles_until(struct bench *b, bool (*cond)(const struct ecat_core *), unsigned max)
+{
+    for (unsigned i = 0; i < max; i++) {
+        if (cond(&b->c))
+            return i;
+        cycle(b);
+    }
+    print_events(b);
+    fail_msg("condition not reached in %u cycles", max);
+    return max;
+}
+
+static bool two_present(const struct ecat_core *c) { return c->rec.present == 2; }
+static bool back_in_op(const struct ecat_core *c)
+{ return c->rec.present == NSLAVES && all_settled(c) && ecat_all_op(c); }
+
+/* A cut into slave 2: it is lost in the cycles that follow (one loss, one event), the
+ * others stay in OP; healed, it is recognised, counted returned and brought back to
+ * OP, and the count of present slaves is right again. */
+static void test_cable_cut_and_heal(void **state)
+{
+    (void)state;
+    struct bench *b = bench_new();
+    up(b);
+    unsigned ev = events_mark(b);
+    assert_int_equal(b->c.rec.present, NSLAVES);
+    assert_int_equal(takt_sim_break(b->sim, 2, b->now), 0);
+    unsigned n = cycles_until(b, two_present, 10);
+    printf("  loss seen after %u cycles\n", n);
+    for (int i = 0; i < 10; i++)
+        cycle(b);
+    assert_int_equal(b->c.rec.present, 2);
+    assert_int_equal(b->c.st.slaves_lost, 1);
+    assert_false(b->c.slaves[2].info.present);
+    assert_true(b->c.slaves[0].info.present && b->c.slaves[1].info.present);
+    assert_int_equal(b->c.slaves[0].info.al_state & AL_STATE_MASK, AL_OP);
+    assert_int_equal(b->c.slaves[1].info.al_state & AL_STATE_MASK, AL_OP);
+    assert_int_equal(events_since(b, ev, "slave 2"), 1);
+    assert_int_equal(takt_sim_heal(b->sim, b->now), 0);
+    n = cycles_until(b, back_in_op, 10000);
+    printf("  back in OP after %u cycles\n", n);
+    assert_int_equal(b->c.st.slaves_lost, 1);
+    assert_int_equal(b->c.st.slaves_returned, 1);
+    assert_true(b->c.slaves[2].info.present);
+    bench_free(b);
+}
+
+/* A power cycle of slave 1: it answers the broadcast again at once, but in INIT with
+ * its station address gone. The core finds it no longer answers its address (one
+ * loss), scans it again, recognises the same device and brings it back to OP (one
+ * return); the count of present slaves never drops, so nothing else is lost. */
+static bool returned(const struct ecat_core *c)
+{ return c->st.slaves_returned == 1 && back_in_op(c); }
+
+static void test_power_cycle(void **state)
+{
+    (void)state;
+    struct bench *b = bench_new();
+    up(b);
+    unsigned ev = events_mark(b);
+    assert_int_equal(takt_sim_power_cycle(b->sim, 1, b->now), 0);
+    unsigned n = cycles_until(b, returned, 10000);
+    printf("  back in OP after %u cycles\n", n);
+    for (int i = 0; i < 20; i++)
+        cycle(b);
+    assert_true(back_in_op(&b->c));
+    assert_int_equal(b->c.st.slaves_lost, 1);
+    assert_int_equal(b->c.st.slaves_returned, 1);
+    assert_int_equal(events_since(b, ev, "slave 1 (station 0x1001) back in OP"), 1);
+    assert_int_equal(events_since(b, ev, "slave 0"), 0);
+    assert_int_equal(events_since(b, ev, "slave 2"), 0);
+    assert_int_equal(b->c.rec.present, NSLAVES);
+    bench_free(b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_cable_cut_and_heal),
+        cmocka_unit_test(test_power_cycle),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

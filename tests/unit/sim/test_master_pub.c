@@ -1,0 +1,183 @@
+/* What the cycle publishes for other threads (master_pub.c): each cyclic datagram with
+ * the WKC it expects, the last one that came and its own count of WKC errors; each
+ * slave's topology; and a copy of the process image that a reader in another thread
+ * takes while the cycle thread rewrites it, never torn. Master and simulator in one
+ * process over a mem pair that the simulator answers synchronously. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <stdlib.h>
+#include <cmocka.h>
+#include <takt/ecat.h>
+#include <takt/link.h>
+#include <takt/sim.h>
+#include "unit/sim/eni_rig.h"
+
+struct rig { struct takt_sim *sim; struct takt_link *a, *b; struct takt_ecat_master *m; };
+
+static void up(struct rig *r, const char *devices)
+{
+    struct takt_sim_opts so;
+    takt_sim_opts_default(&so);
+    char err[256];
+    if (takt_sim_create(devices, &so, &r->sim, err, sizeof err))
+        fail_msg("simulator: %s", err);
+    assert_int_equal(takt_link_mem_pair(&r->a, &r->b, 256, NULL, NULL), 0);
+    takt_sim_attach_mem(r->sim, r->b);
+    struct takt_ecat_master_opts o;
+    takt_ecat_master_opts_default(&o);
+    assert_int_equal(takt_ecat_master_open(&r->m, r->a, &o, err, sizeof err), 0);
+    assert_int_equal(takt_ecat_master_scan(r->m, 5 * TAKT_NS_PER_S), 0);
+    assert_int_equal(takt_ecat_master_configure(r->m), 0);
+    if (takt_ecat_master_set_state(r->m, TAKT_ECAT_STATE_OP, 10 * TAKT_NS_PER_S))
+        fail_msg("OP: %s", takt_ecat_master_error(r->m));
+}
+
+static void down(struct rig *r)
+{
+    takt_ecat_master_close(r->m);
+    takt_link_close(r->a);
+    takt_link_close(r->b);
+    takt_sim_destroy(r->sim);
+}
+
+/* A slave cut off: the frame's WKC drops to what is left, counted on that datagram
+ * as in the statistics; back, the WKC is the expected one again. */
+static void frames_wkc(void **state)
+{
+    (void)state;
+    struct rig r;
+    up(&r, "ek1100,el2004,el1004,el3102");
+    struct takt_ecat_frame_info f[TAKT_ECAT_MAX_FRAMES];
+    takt_ns_t now = takt_now();
+    for (int i = 0; i < 3; i++)
+        takt_ecat_master_cycle(r.m, now += TAKT_NS_PER_MS);
+    assert_int_equal(takt_ecat_master_frames(r.m, f, TAKT_ECAT_MAX_FRAMES), 1);
+    assert_int_equal(f[0].cmd, 12);             /* LRW */
+    assert_int_equal(f[0].wkc_expected, 4);     /* LRW (ETG.1000.4): +2 for the EL2004 written, +1 each for the EL1004 and EL3102 read */
+    assert_int_equal(f[0].wkc_last, 4);
+    assert_int_equal(f[0].wkc_errors, 0);
+    assert_int_equal(f[0].first_slave, 1);
+    assert_int_equal(f[0].n_slaves, 3);
+    struct takt_ecat_slave_state s;
+    assert_int_equal(takt_ecat_master_slave_state(r.m, 3, &s), 0);
+    assert_int_equal(s.parent, 2);
+    assert_int_equal(s.parent_port, 1);
+    assert_int_equal(s.frame, 0);
+    assert_int_equal(takt_ecat_master_slave_state(r.m, 0, &s), 0);
+    assert_int_equal(s.parent, -1);
+    /* the EL3102 (reads: 1 of the WKC) gone */
+    assert_int_equal(takt_sim_break(r.sim, 3, now), 0);
+    for (int i = 0; i < 3; i++)
+        takt_ecat_master_cycle(r.m, now += TAKT_NS_PER_MS);
+    assert_int_equal(takt_ecat_master_frames(r.m, f, TAKT_ECAT_MAX_FRAMES), 1);
+    struct takt_ecat_master_stats st;
+    takt_ecat_master_get_stats(r.m, &st);
+    assert_int_equal(f[0].wkc_last, 3);
+    assert_true(f[0].wkc_errors >= 1);
+    assert_int_equal(f[0].wkc_errors, st.wkc_errors);
+    /* fewer than max: the count there is, only max copied */
+    assert_int_equal(takt_ecat_master_frames(r.m, f, 0), 1);
+    down(&r);
+}
+
+/* With an ENI that lays out its own frames (tests/data/eni/lwr_no_input.xml: an LWR of
+ * the outputs and an LRD of the inputs) its datagrams are listed, each with its Cnt and
+ * the WKC that came, slaves not said. */
+static void eni_frames(void **state)
+{
+    (void)state;
+    const char *src = getenv("TAKT_SOURCE_DIR");
+    char path[512];
+    snprintf(path, sizeof path, "%s/tests/data/eni/lwr_no_input.xml", src ? src : ".");
+    struct erig *r = erig_new(path, path, false);
+    if (takt_ecat_master_configure_eni(r->m, path) || takt_ecat_master_set_state(r->m, TAKT_ECAT_STATE_OP, 20 * TAKT_NS_PER_S))
+        fail_msg("ENI to OP: %s", takt_ecat_master_error(r->m));
+    for (int i = 0; i < 3; i++)
+        takt_ecat_master_cycle(r->m, takt_now());
+    struct takt_ecat_frame_info f[TAKT_ECAT_MAX_FRAMES];
+    unsigned n = takt_ecat_master_frames(r->m, f, TAKT_ECAT_MAX_FRAMES), logical = 0;
+    assert_true(n >= 1);
+    for (unsigned i = 0; i < n; i++) {
+        if (f[i].wkc_last != f[i].wkc_expected || f[i].n_slaves || f[i].wkc_errors)
+            fail_msg("ENI datagram %u (cmd %u): WKC %d of %u, %u slaves, %lu errors", i, f[i].cmd,
+                     f[i].wkc_last, f[i].wkc_expected, f[i].n_slaves, (unsigned long)f[i].wkc_errors);
+        logical += f[i].cmd >= 10 && f[i].cmd <= 12;
+    }
+    assert_true(logical >= 1);
+    erig_free(r);
+}
+
+struct fill { unsigned n; size_t out_off, out_len; };
+
+/* The cyclic callback: every output byte the same value, a new one each cycle. */
+static void fill_fn(void *ctx, struct takt_ecat_master *m, takt_ns_t now)
+{
+    (void)now;
+    struct fill *fl = ctx;
+    size_t len;
+    uint8_t *img = takt_ecat_master_image(m, &len);
+    fl->n++;
+    memset(img + fl->out_off, (int)(fl->n & 0xFF), fl->out_len);
+}
+
+/* A reader in this thread while the cycle thread writes: every copy has all output
+ * bytes equal (one cycle's), and the copies follow the cycle (several values seen). */
+static void image_never_torn(void **state)
+{
+    (void)state;
+    struct rig r;
+    up(&r, "ek1100,el2004x16");
+    struct takt_ecat_slave_info a, z;
+    takt_ecat_master_slave_info(r.m, 1, &a);
+    takt_ecat_master_slave_info(r.m, 16, &z);
+    struct fill fl = { 0, a.out_offset, z.out_offset + (z.out_bits + 7) / 8 - a.out_offset };
+    assert_true(fl.out_len >= 8);
+    size_t len;
+    uint8_t img[4096];
+    assert_int_equal(takt_ecat_master_image_copy(r.m, img, sizeof img, &len), 0);
+    takt_ecat_master_image(r.m, &len);
+    assert_true(len <= sizeof img);
+    takt_ecat_master_set_callback(r.m, fill_fn, &fl);
+    struct takt_rt_opts ro;
+    takt_rt_opts_default(&ro);
+    assert_int_equal(takt_ecat_master_start(r.m, &ro, 0), 0);
+    unsigned values = 0, copies = 0;
+    int last = -1;
+    takt_ns_t end = takt_now() + 20 * TAKT_NS_PER_S;
+    while ((values < 20 || copies < 2000) && takt_now() < end) {
+        size_t n;
+        assert_int_equal(takt_ecat_master_image_copy(r.m, img, sizeof img, &n), 0);
+        assert_int_equal(n, len);
+        copies++;
+        for (size_t i = 1; i < fl.out_len; i++)
+            if (img[fl.out_off + i] != img[fl.out_off])
+                fail_msg("copy %u torn: output byte %zu is 0x%02X, byte 0 0x%02X", copies, i,
+                         img[fl.out_off + i], img[fl.out_off]);
+        if (img[fl.out_off] != last) {
+            values++;
+            last = img[fl.out_off];
+        }
+        if (copies % 64 == 0)
+            nanosleep(&(struct timespec){ 0, 100 * 1000 }, NULL);
+    }
+    takt_ecat_master_stop(r.m);
+    takt_ecat_master_join(r.m);
+    if (values < 20)
+        fail_msg("the copies did not follow the cycle: %u values in %u copies", values, copies);
+    down(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(frames_wkc),
+        cmocka_unit_test(eni_frames),
+        cmocka_unit_test(image_never_torn),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,258 @@
+/* Calls from other threads into a master whose RT thread runs (takt_ecat_master_start):
+ * they reach the cycle through the command ring. Four threads at once ask for states,
+ * read registers asynchronously and upload SDOs with the blocking form; every
+ * completion arrives exactly once with the right data. A full ring refuses at once and
+ * loses nothing it took; a blocking call from the cyclic callback is refused with
+ * -EDEADLK rather than waiting for its own cycle. Run under ThreadSanitizer too. */
+#include <pthread.h>
+#include <stdatomic.h>
+#include "master_rig.h"
+
+#define NTHR 4
+#define NREQ 200
+#define OUTSTANDING 2          /* per thread: 4 x 2 in flight stay within the 16 service slots */
+
+struct req { atomic_int calls; int err; uint16_t val; unsigned pos; };
+
+struct hammer {
+    struct rig *r;
+    unsigned id;
+    struct req req[NREQ];
+    pthread_mutex_t mx;
+    pthread_cond_t cv;
+    unsigned done;             /* completions seen (under mx) */
+    int sdo_fail, state_fail;
+};
+
+static void reg_done(void *ctx, int err, const uint8_t *data, size_t len);
+
+struct rctx { struct hammer *h; struct req *q; };
+static struct rctx rctx[NTHR][NREQ];
+
+static void reg_done(void *ctx, int err, const uint8_t *data, size_t len)
+{
+    struct rctx *c = ctx;
+    c->q->err = err;
+    c->q->val = !err && data && len == 2 ? get_le16(data) : 0;
+    atomic_fetch_add(&c->q->calls, 1);
+    pthread_mutex_lock(&c->h->mx);
+    c->h->done++;
+    pthread_cond_signal(&c->h->cv);
+    pthread_mutex_unlock(&c->h->mx);
+}
+
+static bool wait_done(struct hammer *h, unsigned n)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += 60;                        /* a generous limit: a stall is not a result */
+    pthread_mutex_lock(&h->mx);
+    int rc = 0;
+    while (h->done < n && rc == 0)
+        rc = pthread_cond_timedwait(&h->cv, &h->mx, &ts);
+    bool ok = h->done >= n;
+    pthread_mutex_unlock(&h->mx);
+    return ok;
+}
+
+static void *hammer_main(void *arg)
+{
+    struct hammer *h = arg;
+    struct takt_ecat_master *m = h->r->m;
+    for (unsigned i = 0; i < NREQ; i++) {
+        if (i >= OUTSTANDING && !wait_done(h, i - OUTSTANDING + 1))
+            return NULL;
+        if (i % 50 == h->id && takt_ecat_master_request_state(m, AL_OP))
+            h->state_fail++;
+        if (i % 40 == 3) {            /* the blocking form, from this thread */
+            uint8_t buf[8];
+            size_t len = 0;
+            unsigned pos = (h->id + i) % 2;
+            int rc = takt_ecat_sdo_upload(m, pos, 0x1018, 2, false, buf, sizeof buf, &len);
+            if (rc || len != 4 || get_le32(buf) != 0x4000 + pos)
+                h->sdo_fail++;
+        }
+        struct req *q = &h->req[i];
+        q->pos = (h->id + i) % 2;
+        rctx[h->id][i] = (struct rctx){ h, q };
+        int rc;
+        /* the ring is 64 deep and at most 8 are in flight: never full here */
+        rc = takt_ecat_reg_read_async(m, q->pos, 0x0010, 2, reg_done, &rctx[h->id][i]);
+        if (rc) {
+            q->err = rc;
+            atomic_fetch_add(&q->calls, 100);   /* refused at once: no completion expected */
+            pthread_mutex_lock(&h->mx);
+            h->done++;
+            pthread_mutex_unlock(&h->mx);
+        }
+    }
+    wait_done(h, NREQ);
+    return NULL;
+}
+
+/* the cyclic callback: a blocking call from the RT thread would wait for itself */
+struct cb { atomic_int reg_rc, sdo_rc, state_rc, calls; };
+static void on_cycle(void *ctx, struct takt_ecat_master *m, takt_ns_t now)
+{
+    struct cb *c = ctx;
+    (void)now;
+    if (atomic_fetch_add(&c->calls, 1) != 5)
+        return;
+    uint8_t b[4];
+    size_t len;
+    atomic_store(&c->reg_rc, takt_ecat_reg_read(m, 0, 0x0010, b, 2));
+    atomic_store(&c->sdo_rc, takt_ecat_sdo_upload(m, 1, 0x1018, 2, false, b, sizeof b, &len));
+    atomic_store(&c->state_rc, takt_ecat_master_set_state(m, AL_OP, TAKT_NS_PER_S));
+}
+
+static struct rig *mbx_rig(void)
+{
+    struct rig *r = calloc(1, sizeof *r);
+    struct sim_device *devs[2];
+    for (unsigned i = 0; i < 2; i++) {
+        mbx_desc(&r->desc[i], i);
+        assert_int_equal(sim_device_from_desc(&r->desc[i], &devs[i]), 0);
+    }
+    struct takt_sim_opts so;
+    takt_sim_opts_default(&so);
+    assert_int_equal(takt_sim_create_devices(devs, 2, &so, &r->sim), 0);
+    assert_int_equal(takt_link_mem_pair(&r->a, &r->b, 64, NULL, NULL), 0);
+    takt_link_mem_set_responder(r->b, respond, r);
+    char err[200];
+    struct takt_ecat_master_opts o;
+    takt_ecat_master_opts_default(&o);
+    o.cycle_ns = TAKT_NS_PER_MS;
+    /* a thread stalled for a while is not a lost frame: wide datagram timeouts */
+    o.dg_timeout_ns = 500 * TAKT_NS_PER_MS;
+    o.sdo_timeout_ns = 20 * TAKT_NS_PER_S;
+    assert_int_equal(takt_ecat_master_open(&r->m, r->a, &o, err, sizeof err), 0);
+    up(r, 2);
+    return r;
+}
+
+static void start_rt(struct rig *r)
+{
+    struct takt_rt_opts ro;
+    takt_rt_opts_default(&ro);
+    ro.mlock = false;
+    ro.dma_latency = false;
+    assert_int_equal(takt_ecat_master_start(r->m, &ro, 0), 0);
+}
+
+static void stop_rt(struct rig *r)
+{
+    takt_ecat_master_stop(r->m);
+    takt_ecat_master_join(r->m);
+}
+
+static void hammer_running_master(void **state)
+{
+    (void)state;
+    struct rig *r = mbx_rig();
+    struct cb cb = { 0 };
+    atomic_store(&cb.reg_rc, 1);
+    atomic_store(&cb.sdo_rc, 1);
+    atomic_store(&cb.state_rc, 1);
+    takt_ecat_master_set_callback(r->m, on_cycle, &cb);
+    start_rt(r);
+    /* from this thread while the RT thread runs: set_state goes through the ring too */
+    assert_int_equal(takt_ecat_master_set_state(r->m, AL_OP, 20 * TAKT_NS_PER_S), 0);
+    static struct hammer h[NTHR];
+    pthread_t t[NTHR];
+    for (unsigned i = 0; i < NTHR; i++) {
+        memset(&h[i], 0, sizeof h[i]);
+        h[i].r = r;
+        h[i].id = i;
+        pthread_mutex_init(&h[i].mx, NULL);
+        pthread_cond_init(&h[i].cv, NULL);
+        assert_int_equal(pthread_create(&t[i], NULL, hammer_main, &h[i]), 0);
+    }
+    for (unsigned i = 0; i < NTHR; i++)
+        pthread_join(t[i], NULL);
+    stop_rt(r);
+    for (unsigned i = 0; i < NTHR; i++) {
+        assert_int_equal(h[i].state_fail, 0);
+        assert_int_equal(h[i].sdo_fail, 0);
+        for (unsigned k = 0; k < NREQ; k++) {
+            const struct req *q = &h[i].req[k];
+            if (atomic_load(&q->calls) != 1 || q->err || q->val != 0x1000 + q->pos)
+                printf("thread %u request %u: %d completions, err %d, 0x%04X\n", i, k,
+                       atomic_load(&q->calls), q->err, q->val);
+            assert_int_equal(atomic_load(&q->calls), 1);
+            assert_int_equal(q->err, 0);
+            assert_int_equal(q->val, 0x1000 + q->pos);   /* station address of that slave */
+        }
+    }
+    assert_true(atomic_load(&cb.calls) > 5);
+    assert_int_equal(atomic_load(&cb.reg_rc), -EDEADLK);
+    assert_int_equal(atomic_load(&cb.sdo_rc), -EDEADLK);
+    assert_int_equal(atomic_load(&cb.state_rc), -EDEADLK);
+    rig_free(r);
+}
+
+/* Nothing drains while no cycle runs: a thread that is not the cycle's fills the ring;
+ * the 65th call is refused at once (-EAGAIN, no completion); the next cycle applies
+ * the 64, each completing exactly once: the first 16 take the service slots, the rest
+ * are refused by the cycle (-EBUSY through the completion), none silently lost. */
+struct fill { struct rig *r; int accepted, refused_rc; };
+static struct req fill_req[80];
+static struct rctx fill_ctx[80];
+static struct hammer fill_h;
+
+static void *filler(void *arg)
+{
+    struct fill *f = arg;
+    for (unsigned i = 0; i < 80; i++) {
+        fill_req[i].pos = i % 2;
+        fill_ctx[i] = (struct rctx){ &fill_h, &fill_req[i] };
+        int rc = takt_ecat_reg_read_async(f->r->m, i % 2, 0x0010, 2, reg_done, &fill_ctx[i]);
+        if (rc) {
+            f->refused_rc = rc;
+            break;
+        }
+        f->accepted++;
+    }
+    return NULL;
+}
+
+static void full_ring_refuses(void **state)
+{
+    (void)state;
+    struct rig *r = mbx_rig();
+    start_rt(r);
+    stop_rt(r);                 /* joined: nobody drives the cycle now */
+    pthread_mutex_init(&fill_h.mx, NULL);
+    pthread_cond_init(&fill_h.cv, NULL);
+    struct fill f = { .r = r };
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, filler, &f), 0);
+    pthread_join(t, NULL);
+    assert_int_equal(f.accepted, 64);
+    assert_int_equal(f.refused_rc, -EAGAIN);
+    cycles(r, 20);               /* this thread drives, and drains */
+    unsigned ok = 0, busy = 0;
+    for (unsigned i = 0; i < 80; i++) {
+        int calls = atomic_load(&fill_req[i].calls);
+        assert_int_equal(calls, i < 64 ? 1 : 0);
+        if (i < 64 && fill_req[i].err == 0) {
+            assert_int_equal(fill_req[i].val, 0x1000 + i % 2);
+            ok++;
+        } else if (i < 64) {
+            assert_int_equal(fill_req[i].err, -EBUSY);
+            busy++;
+        }
+    }
+    assert_int_equal(ok, 16);
+    assert_int_equal(busy, 48);
+    /* the cycle's own thread applies at once again: a refusal is returned, no callback */
+    assert_int_equal(takt_ecat_reg_read_async(r->m, 7, 0x0010, 2, reg_done, &fill_ctx[70]), -ENOENT);
+    assert_int_equal(atomic_load(&fill_req[70].calls), 0);
+    rig_free(r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = { cmocka_unit_test(hammer_running_master),
+                                        cmocka_unit_test(full_ring_refuses) };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
