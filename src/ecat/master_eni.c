@@ -9,6 +9,7 @@
 #include "ecat/eni.h"
 #include "ecat/master_internal.h"
 #include "ecat/driver.h"
+#include "ecat/plan.h"
 #include "ecat/sii.h"
 #include "util/wire.h"
 
@@ -37,12 +38,16 @@ static int coe_init_cmds(struct takt_ecat_master *drv, unsigned pos, const struc
     return 0;
 }
 
+/* The cycle runs the ENI's own frames (not takt's layout of its slaves). */
+static bool eni_frames(const struct ecat_core *m)
+{ return ecat_plan_of(m) && ecat_plan_of(m)->source == PLAN_FROM_ENI; }
+
 void ecat_master_drop_eni(struct ecat_core *m)
 {
     if (m->eni_dc_set)
         m->o.dc = false;
     m->eni_dc = m->eni_sync = m->eni_dc_set = false;
-    ecat_eni_cyc_free(m);
+    ecat_plan_cyc_free(m);
     if (m->slaves)
         ecat_eni_exec_free(m);
     if (m->eni)
@@ -219,7 +224,7 @@ int takt_ecat_master_configure_eni(struct takt_ecat_master *drv, const char *pat
     unsigned driven = 0;
     for (unsigned i = 0; i < m->n_slaves; i++)
         driven += m->slaves[i].er != NULL;
-    ECAT_EVT(m, TAKT_ECAT_EV_ENI_STARTUP, -1, RT_TXT(path), driven, m->n_slaves, m->eni_cyc != NULL);
+    ECAT_EVT(m, TAKT_ECAT_EV_ENI_STARTUP, -1, RT_TXT(path), driven, m->n_slaves, eni_frames(m));
     return 0;
 }
 
@@ -237,7 +242,7 @@ int takt_ecat_pd_find_eni(const struct takt_ecat_master *drv, const char *name, 
     const char *rest = v->name + strlen(e->slave[pos].name);
     if (*rest == '.')
         rest++;
-    if (!m->eni_cyc)                    /* takt's own layout: the entry by name */
+    if (!eni_frames(m))                 /* takt's own layout: the entry by name */
         return takt_ecat_pd_find(drv, (unsigned)pos, rest, 0, 0, out);
     uint32_t bit = v->bitoffs + (v->input ? e->out_bytes * 8 : 0);
     memset(out, 0, sizeof *out);

@@ -164,23 +164,6 @@ struct ecat_snap {
 /* Network state machine (master.c / scan.c). */
 enum ecat_mfsm_state { MF_IDLE, MF_RESET, MF_COUNT, MF_ADDR, MF_SLAVES, MF_COUNT_STATES };
 
-/* A cyclic LRW datagram and its frame (cyclic.c). */
-struct ecat_cyc {
-    struct ecat_req req;       /* LRW, or LRD when a slave forbids LRW */
-    struct ecat_req wr;        /* the LWR that goes with that LRD */
-    bool     no_lrw;
-    uint16_t wkc_wr;           /* expected WKC of the LWR (slaves with outputs) */
-    uint32_t log;              /* logical start == image offset */
-    uint16_t len;
-    uint16_t wkc_expected;     /* of the LRW, or of the LRD (slaves with inputs) */
-    unsigned first_slave, n_slaves;
-    int      last_wkc;
-    uint64_t wkc_errs;         /* of this datagram (takt_ecat_master_frames) */
-    uint64_t wkc_errs_wr;      /* ... and of its LWR */
-    int      wkc_seen, wkc_seen_wr;  /* WKCs of the last frame judged, -1 lost / none */
-    bool     sent_in_op;       /* the network was in OP when this frame went out */
-};
-
 /* Per-second counters for the 1/10/60 s rates (IgH `ethercat master` style). */
 struct ecat_rate {
     int64_t  sec;              /* second of bucket[cur] */
@@ -230,8 +213,7 @@ struct ecat_core {
     /* process image */
     uint8_t  *image;
     size_t    image_len, image_cap;
-    unsigned  n_cyc;
-    struct ecat_cyc cyc[ECAT_MAX_CYC_DG];
+    struct ecat_plan_exec *px; /* the plan the cycle runs (plan_cyc.c), NULL: none yet */
     /* per-cycle monitoring datagrams in the first cyclic frame */
     struct ecat_req mon_al;    /* BRD 0x0130: WKC = slaves present, data = OR of states */
     uint8_t   mon_al_buf[2];
@@ -242,7 +224,6 @@ struct ecat_core {
     char     *eni_path;
     struct ecat_eni_run *eni_runs;  /* eni_nruns - 1 slaves, then the master's own commands */
     unsigned  eni_nruns;
-    struct ecat_eni_cyc *eni_cyc;   /* cyclic frames as the ENI lays them out, NULL: takt's */
     bool      eni_dc;          /* the ENI configures DC: its cyclic ARMW/FRMW of 0x0910 run */
     bool      eni_sync;        /* its init commands arm SYNC0 (not dc.c) */
     bool      eni_dc_set;      /* the ENI turned o.dc on */
@@ -461,10 +442,20 @@ struct ecat_req *ecat_sfsm_req(struct ecat_sfsm *f, unsigned i, uint8_t cmd, uin
                                uint16_t ado, const void *data, uint16_t len);
 bool ecat_sfsm_pending(const struct ecat_sfsm *f);
 
-/* cyclic.c */
+/* cyclic.c: the layout and its plan */
 int  ecat_layout(struct ecat_core *m);
+/* plan_cyc.c: the plan's frames each cycle */
+struct ecat_plan;
+struct ecat_plan_exec;
 unsigned ecat_cyc_build(struct ecat_core *m, takt_ns_t now);    /* frames in m->cycbuf */
 void ecat_cyc_check(struct ecat_core *m, takt_ns_t now);        /* WKC, loss, presence */
+/* Run plan p from now on (takes what it holds, also on failure: 0 or -ENOMEM/-ENOSPC). */
+int  ecat_plan_cyc_take(struct ecat_core *m, struct ecat_plan *p);
+void ecat_plan_cyc_free(struct ecat_core *m);
+const struct ecat_plan *ecat_plan_of(const struct ecat_core *m);   /* NULL: none */
+/* The plan's process-data datagrams judged by a WKC, with their statistics, for
+ * takt_ecat_master_frames; returns how many were copied, at most max. */
+unsigned ecat_plan_cyc_frames(const struct ecat_core *m, struct takt_ecat_frame_info *out, unsigned max);
 
 /* dc.c */
 int  ecat_dc_configure(struct ecat_core *m, takt_ns_t now);
@@ -479,7 +470,6 @@ uint64_t ecat_dc_start_time(const struct ecat_core *m, takt_ns_t now, int64_t sh
 /* eni_exec.c: the ENI's register and CoE init commands of each transition, run by the
  * slave's machine (state SS_ENI) before and after the master's AL request. */
 struct ecat_eni_run;
-struct ecat_eni_cyc;
 int  ecat_eni_exec_setup(struct ecat_core *m);
 void ecat_eni_exec_free(struct ecat_core *m);
 /* Start transition cur -> nxt of an ENI-driven slave; false: not ENI-driven. */
@@ -500,14 +490,9 @@ const char *ecat_eni_al_note(const struct ecat_core *m, const struct ecat_slave 
 void ecat_sfsm_al_request(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);
 void ecat_sfsm_next(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);
 
-/* eni_cyclic.c: image at the ENI's BitStarts, frames as Config/Cyclic lists them */
-int  ecat_eni_cyc_setup(struct ecat_core *m);
-void ecat_eni_cyc_free(struct ecat_core *m);
-unsigned ecat_eni_cyc_build(struct ecat_core *m, takt_ns_t now);
-void ecat_eni_cyc_check(struct ecat_core *m, takt_ns_t now);
-/* Its datagrams judged by a Cnt, for takt_ecat_master_frames (first slave and count 0:
- * the ENI does not say); returns how many were copied, at most max. */
-unsigned ecat_eni_cyc_frames(const struct ecat_core *m, struct takt_ecat_frame_info *out, unsigned max);
+/* eni_cyclic.c: image at the ENI's BitStarts and the ENI's plan in p: 1; 0: takt lays
+ * the image out itself (said in an event); <0: the ENI is wrong (said) */
+int  ecat_eni_cyc_setup(struct ecat_core *m, struct ecat_plan *p);
 /* master_eni.c: forget the ENI (close, or a new one) */
 void ecat_master_drop_eni(struct ecat_core *m);
 

@@ -32,32 +32,7 @@ void ecat_pub_free(struct ecat_core *m)
 /* The datagrams of the cyclic frames (takt's own, or the ENI's), in frame order. */
 static unsigned frames(const struct ecat_core *m, struct takt_ecat_frame_info *out)
 {
-    unsigned n = 0;
-    if (m->eni_cyc)
-        return ecat_eni_cyc_frames(m, out, TAKT_ECAT_MAX_FRAMES);
-    for (unsigned k = 0; k < m->n_cyc && n < TAKT_ECAT_MAX_FRAMES; k++) {
-        const struct ecat_cyc *c = &m->cyc[k];
-        struct takt_ecat_frame_info *f = &out[n++];
-        memset(f, 0, sizeof *f);
-        f->cmd = c->no_lrw ? ECAT_LRD : ECAT_LRW;
-        f->frame = (uint8_t)k;
-        f->len = c->len;
-        f->logical = c->log;
-        f->wkc_expected = c->wkc_expected;
-        f->wkc_last = c->wkc_seen;
-        f->wkc_errors = c->wkc_errs;
-        f->first_slave = c->first_slave;
-        f->n_slaves = c->n_slaves;
-        if (c->no_lrw && n < TAKT_ECAT_MAX_FRAMES) {    /* its LWR rides in the same frame */
-            struct takt_ecat_frame_info *w = &out[n++];
-            *w = *f;
-            w->cmd = ECAT_LWR;
-            w->wkc_expected = c->wkc_wr;
-            w->wkc_last = c->wkc_seen_wr;
-            w->wkc_errors = c->wkc_errs_wr;
-        }
-    }
-    return n;
+    return ecat_plan_cyc_frames(m, out, TAKT_ECAT_MAX_FRAMES);
 }
 
 /* The cycle's thread only (the single writer). */

@@ -149,7 +149,7 @@ void ecat_scan_start(struct ecat_core *m, takt_ns_t now)
 {
     m->scanned = m->configured = false;
     m->n_slaves = 0;
-    m->n_cyc = 0;
+    ecat_plan_cyc_free(m);        /* the next cycles: monitoring alone until the layout */
     m->last_err = 0;
     m->errmsg[0] = 0;
     m->mf.retries = 0;
