@@ -435,6 +435,31 @@ int takt_ecat_reg_read_async(struct takt_ecat_master *m, unsigned pos, uint16_t 
 /* [thread: any; non-blocking] */
 int takt_ecat_reg_write_async(struct takt_ecat_master *m, unsigned pos, uint16_t reg, const void *data,
                          uint16_t len, takt_ecat_done_fn fn, void *ctx);
+/* Rescan (IgH's `ethercat rescan`) of a running master: the slave count of the cyclic
+ * BRD 0x0130 and, for each known slave, its identity read again from SII words
+ * 0x0008..0x000F (ETG.2010: vendor, product, revision, serial) by acyclic register
+ * services beside the cyclic frames, compared with what the scan found. The completion
+ * gets a struct takt_ecat_rescan as data. A slave whose identity changed is handed to
+ * recovery like a replaced device (reported, re-scanned, not configured). */
+enum { TAKT_ECAT_RESCAN_SAME, TAKT_ECAT_RESCAN_CHANGED, TAKT_ECAT_RESCAN_MISSING,
+       TAKT_ECAT_RESCAN_NEW, TAKT_ECAT_RESCAN_FAILED };
+struct takt_ecat_rescan_slave {
+    uint8_t  status;                     /* TAKT_ECAT_RESCAN_* */
+    int      err;                        /* FAILED: why */
+    uint32_t vendor, product, revision, serial;            /* as scanned */
+    uint32_t now_vendor, now_product, now_revision, now_serial; /* as read now */
+};
+struct takt_ecat_rescan {
+    unsigned seen, expected;             /* slaves answering now, slaves scanned */
+    unsigned n;                          /* entries: max(seen, expected) */
+    struct takt_ecat_rescan_slave slave[];
+};
+/* Name of a TAKT_ECAT_RESCAN_* status ("same", "changed", "missing", "new", "failed"). */
+/* [thread: any; non-blocking] */
+const char *takt_ecat_rescan_status_name(unsigned status);
+/* One rescan at a time: -EBUSY while one runs; -EAGAIN when the command ring is full. */
+/* [thread: any; non-blocking] */
+int takt_ecat_master_rescan_async(struct takt_ecat_master *m, takt_ecat_done_fn fn, void *ctx);
 /* Blocking wrappers: wait until done (see above). */
 /* [thread: any; blocking] */
 int takt_ecat_reg_read(struct takt_ecat_master *m, unsigned pos, uint16_t reg, void *buf, uint16_t len);

@@ -165,6 +165,8 @@ enum takt_ecat_ev {
     TAKT_ECAT_EV_ENI_EOE,
     TAKT_ECAT_EV_STATE_REQUEST,            /* a state request posted from another thread failed */
     TAKT_ECAT_EV_STATE_REQUEST_UNSCANNED,  /* ... because no network was scanned yet */
+    TAKT_ECAT_EV_RESCAN_DONE,              /* a rescan asked for found ... */
+    TAKT_ECAT_EV_RESCAN_CHANGED,           /* ... a slave with another identity */
     TAKT_ECAT_EV_COUNT
 };
 

@@ -35,6 +35,8 @@ struct takt_ecat_master {
     struct takt_rt_loop loop;
     bool      loop_init;
     struct takt_perf_msmt m_rx, m_cyc, m_timer, m_acyc, m_app;
+    struct ecat_rescan *rescan; /* master_rescan.c: the one rescan that may run */
+    atomic_bool rescan_busy;
 };
 
 /* master_cmd.c: the command ring. Records: op, target (slave position), arg[], ptr/len
@@ -43,9 +45,12 @@ struct takt_ecat_master {
  * thread by the core's functions (ecat_core_request_state, ecat_svc_queue, ...). */
 #define ECAT_CMD_RING 64
 enum { ECAT_CMD_STATE = 1, ECAT_CMD_REG, ECAT_CMD_SDO, ECAT_CMD_FOE, ECAT_CMD_SOE,
-       ECAT_CMD_EOE_OPEN, ECAT_CMD_EOE_SVC };
+       ECAT_CMD_EOE_OPEN, ECAT_CMD_EOE_SVC, ECAT_CMD_RESCAN };
 /* The caller is the thread that drives the cycle (last drained the ring). */
 bool ecat_cmd_here(struct takt_ecat_master *m);
+/* master_rescan.c: start the posted rescan (cycle's thread); free its state at close. */
+int  ecat_rescan_start(struct takt_ecat_master *m, takt_ecat_done_fn fn, void *ctx);
+void ecat_rescan_free(struct takt_ecat_master *m);
 /* Take / give back the right to drive the cycle from this thread while no RT thread
  * runs (nested calls of the same thread are counted as one). */
 bool ecat_drive_begin(struct takt_ecat_master *m);

@@ -126,6 +126,8 @@ static const struct ev_fmt fmt[TAKT_ECAT_EV_COUNT] = {
     E(ENI_EOE, "ENI %s: slave %U (%s) has EoE init commands (line %u): %s"),
     E(STATE_REQUEST, "state request %S: %E"),
     E(STATE_REQUEST_UNSCANNED, "state request %S: expected a scanned network, none scanned yet"),
+    E(RESCAN_DONE, "rescan: %u slaves answer, %u scanned; %u changed, %u missing, %u new, %u unread"),
+    E(RESCAN_CHANGED, "slave %U: rescan found another identity: scanned vendor 0x%08X product 0x%08X revision 0x%08X, now 0x%08X 0x%08X 0x%08X"),
     E(NO_FRAME, "no frame returned for %u cycles"),
     E(FRAMES_AGAIN, "frames return again after %u cycles without"),
     E(FOE_NO_BOOT_MBX, "slave %U (%s): in BOOT but its SII has no bootstrap mailbox (words 0x14-0x17)"),

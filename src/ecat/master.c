@@ -196,6 +196,7 @@ void takt_ecat_master_close(struct takt_ecat_master *m)
         rt_loop_free(&m->loop);
     }
     ecat_cmd_cancel_all(m);
+    ecat_rescan_free(m);
     rt_cmdring_free(&m->cmd);
     ecat_core_free(&m->core);
     free(m->rxbuf);

@@ -117,6 +117,8 @@ static int apply(struct takt_ecat_master *drv, struct rt_cmd *c, bool posted)
         return takt_ecat_eoe_open(drv, pos);
     case ECAT_CMD_EOE_SVC:
         return ecat_eoe_svc_queue(m, pos, (uint8_t)c->arg[0], c->inl, c->inl_len, c->done, c->ctx);
+    case ECAT_CMD_RESCAN:
+        return ecat_rescan_start(drv, c->done, c->ctx);
     default:
         return -EINVAL;
     }

@@ -498,6 +498,8 @@ void ecat_master_drop_eni(struct ecat_core *m);
 
 /* recovery.c */
 void ecat_recovery_check(struct ecat_core *m, takt_ns_t now);
+/* A rescan found another device at slave i's place (recovery.c). */
+void ecat_recovery_replaced(struct ecat_core *m, unsigned i, takt_ns_t now);
 
 /* master_state.c */
 /* After each cycle's check: sent cyclic frames, of which lost did not come back. Raises

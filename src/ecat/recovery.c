@@ -440,6 +440,17 @@ static void readdress(struct ecat_core *m, takt_ns_t now)
     }
 }
 
+/* A rescan (master_rescan.c) read another identity from slave i's SII: a device was
+ * replaced while it kept answering. Recovery takes it as it takes a slave that left and
+ * came back: lost, re-scanned at its position, and (not its own device) refused. */
+void ecat_recovery_replaced(struct ecat_core *m, unsigned i, takt_ns_t now)
+{
+    if (i >= m->n_slaves || !m->slaves[i].info.present || m->slaves[i].rejoin)
+        return;
+    lost_slave(m, &m->slaves[i]);
+    back_slave(m, &m->slaves[i], now);
+}
+
 void ecat_recovery_check(struct ecat_core *m, takt_ns_t now)
 {
     unsigned n = (unsigned)m->mon_al.wkc;
