@@ -361,6 +361,55 @@ static int h_request_state(struct ctl_call *k, void *ctx)
     return CTL_ANSWERED;
 }
 
+/* The network scanned again by the running master (takt_ecat_master_rescan_async): the
+ * count, and per slave what its SII says now against what was scanned. */
+static void finish_rescan(struct ctl_call *k, struct ctl_op *op)
+{
+    const struct takt_ecat_rescan *res = (const void *)op->buf;
+    if (op->err || op->len < sizeof *res) {
+        ctl_call_error(k, "%s", op->err ? (op->msg[0] ? op->msg : takt_strerror(op->err))
+                                        : "the rescan's record is short");
+        return;
+    }
+    /* more slaves answering than the buffer holds: those beyond are not listed */
+    size_t fits = (op->len - sizeof *res) / sizeof res->slave[0];
+    unsigned n = res->n < fits ? res->n : (unsigned)fits;
+    json_object *r = json_object_new_object(), *arr = json_object_new_array();
+    json_object_object_add(r, "seen", json_object_new_int((int)res->seen));
+    json_object_object_add(r, "expected", json_object_new_int((int)res->expected));
+    for (unsigned i = 0; i < n; i++) {
+        const struct takt_ecat_rescan_slave *e = &res->slave[i];
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "position", json_object_new_int((int)i));
+        json_object_object_add(o, "status", json_object_new_string(takt_ecat_rescan_status_name(e->status)));
+#define U(f) json_object_object_add(o, #f, json_object_new_int64(e->f));
+        if (e->status != TAKT_ECAT_RESCAN_NEW) {
+            U(vendor) U(product) U(revision) U(serial)
+        }
+        if (e->status == TAKT_ECAT_RESCAN_SAME || e->status == TAKT_ECAT_RESCAN_CHANGED) {
+            U(now_vendor) U(now_product) U(now_revision) U(now_serial)
+        }
+#undef U
+        if (e->status == TAKT_ECAT_RESCAN_FAILED)
+            json_object_object_add(o, "error", json_object_new_string(takt_strerror(e->err)));
+        json_object_array_add(arr, o);
+    }
+    json_object_object_add(r, "slaves", arr);
+    ctl_call_result(k, r);
+}
+
+static int h_rescan(struct ctl_call *k, void *ctx)
+{
+    struct cli_ecat_ctl *x = ctx;
+    /* room for the scanned slaves and as many unexpected ones (the library's bound) */
+    size_t cap = sizeof(struct takt_ecat_rescan) + (2 * (size_t)x->n + 1) * sizeof(struct takt_ecat_rescan_slave);
+    struct ctl_op *op = ctl_call_defer(k, cap, finish_rescan);
+    if (!op)
+        return CTL_ANSWERED;
+    op->user = x->m;
+    return queued(op, takt_ecat_master_rescan_async(x->m, ecat_done, op));
+}
+
 /* One entry and one handler a verb (docs/control.md lists them). */
 static const struct ctl_verb ecat_verbs[] = {
     { "slaves", h_slaves },
@@ -383,6 +432,7 @@ static const struct ctl_verb ecat_verbs[] = {
     { "cstruct", h_view },
     { "top", h_view },
     { "version", h_version },
+    { "rescan", h_rescan },
     { 0 },
 };
 

@@ -3,7 +3,8 @@
  * each asks it for the view of cli_ecat_view.h through its control socket; where none
  * runs, it fills the view from a master this command opens on -i itself (master, data,
  * domains and top run the network in OP for -t seconds). Either view goes to the same
- * renderer. rescan and alias are refused while a master runs (docs/tools.md). */
+ * renderer. rescan asks the running master to scan again; alias is refused while a master
+ * runs (docs/tools.md). */
 #include <errno.h>
 #include <json-c/json.h>
 #include <stdlib.h>
@@ -336,18 +337,79 @@ static int refuse_running(struct cli_ctx *c, const char *why)
     return cli_error(c, "a master runs on %s: %s", c->iface ? c->iface : cli_get(c, "master"), why);
 }
 
+/* What the running master's rescan found (its "rescan" verb): the count as the
+ * standalone rescan says it, then each slave that is not as it was scanned. */
+static int print_rescan(struct cli_ctx *c, json_object *r)
+{
+    json_object *j, *arr;
+    int seen = json_object_object_get_ex(r, "seen", &j) ? json_object_get_int(j) : 0;
+    int expected = json_object_object_get_ex(r, "expected", &j) ? json_object_get_int(j) : 0;
+    printf("scanned %d slaves on %s (%d configured)\n", seen, c->iface ? c->iface : cli_get(c, "master"),
+           expected);
+    unsigned diff = 0;
+    size_t n = json_object_object_get_ex(r, "slaves", &arr) ? json_object_array_length(arr) : 0;
+    for (size_t i = 0; i < n; i++) {
+        json_object *o = json_object_array_get_idx(arr, i);
+#define G(f) (json_object_object_get_ex(o, f, &j) ? (uint32_t)json_object_get_int64(j) : 0u)
+        const char *st = json_object_object_get_ex(o, "status", &j) ? json_object_get_string(j) : "?";
+        if (!strcmp(st, "same"))
+            continue;
+        diff++;
+        if (!strcmp(st, "changed"))
+            printf("slave %zu: changed: vendor 0x%08X product 0x%08X revision 0x%08X serial %u, scanned "
+                   "0x%08X 0x%08X 0x%08X serial %u\n", i, G("now_vendor"), G("now_product"),
+                   G("now_revision"), G("now_serial"), G("vendor"), G("product"), G("revision"), G("serial"));
+        else if (!strcmp(st, "missing"))
+            printf("slave %zu: missing (vendor 0x%08X product 0x%08X does not answer)\n", i, G("vendor"),
+                   G("product"));
+        else if (!strcmp(st, "new"))
+            printf("position %zu: a slave that was not scanned (not configured)\n", i);
+        else
+            printf("slave %zu: identity not read: %s\n", i,
+                   json_object_object_get_ex(o, "error", &j) ? json_object_get_string(j) : st);
+#undef G
+    }
+    if (!diff && seen == expected)
+        printf("every slave as scanned\n");
+    return 0;
+}
+
+/* Against a running master: through its socket, it scans while it runs; else a scan
+ * of its own that leaves the slaves' states as they are. */
 static int run_rescan(struct cli_ctx *c)
 {
-    int rc = refuse_running(c, "rescan is not supported while it runs (stop it, or restart it to scan "
-                            "the network again)");
-    if (rc)
+    struct ctl_client *cl;
+    int rc = attached(c, &cl);
+    if (rc < 0)
+        return -rc;
+    if (cl) {
+        json_object *req = json_object_new_object();
+        json_object_object_add(req, "verb", json_object_new_string("rescan"));
+        json_object *r = cli_ctl_call(c, cl, req, 30);
+        json_object_put(req);
+        ctl_client_close(cl);
+        if (!r)
+            return 1;
+        if (!json_only(c))
+            print_rescan(c, r);
+        rc = cli_write_json(c, r);
+        json_object_put(r);
         return rc;
+    }
     struct live lv;
     if ((rc = live_scan(c, &lv, true)))
         return rc;
-    printf("scanned %u slaves on %s\n", takt_ecat_master_slave_count(lv.m), lv.l->name);
+    unsigned n = takt_ecat_master_slave_count(lv.m);
+    if (!json_only(c))
+        printf("scanned %u slaves on %s\n", n, lv.l->name);
+    json_object *r = json_object_new_object();
+    json_object_object_add(r, "seen", json_object_new_int((int)n));
+    json_object_object_add(r, "expected", json_object_new_int((int)n));
+    json_object_object_add(r, "slaves", json_object_new_array());
+    rc = cli_write_json(c, r);
+    json_object_put(r);
     live_close(&lv);
-    return 0;
+    return rc;
 }
 
 /* The alias lives in SII word 4; the ESC loads it into register 0x0012 when it reads
@@ -499,9 +561,12 @@ const struct cli_cmd cli_cmds_ecat_igh[] = {
       "entries of whole bytes, _BYTE/_BIT macros for bits, padding for gaps, names made C.",
       CLI_IFACE | CLI_PCAP, cstruct_opts, run_cstruct, NULL },
     { "ecat", "rescan", NULL, "scan the network again and count the slaves",
-      "Counts and scans the slaves, leaving their states as they are. Refused while a master\n"
-      "runs on -i (it is not supported there).",
-      CLI_IFACE | CLI_PCAP, ctl_opts, run_rescan, NULL },
+      "With a master running on -i (or --master SOCKET): that master counts the slaves again\n"
+      "and reads each one's identity from its SII (vendor, product, revision, serial) beside\n"
+      "the cyclic frames, in OP, and lists every slave that changed, is missing or is new; a\n"
+      "changed one is refused by its recovery. Else counts and scans the slaves itself,\n"
+      "leaving their states as they are. --json gives seen, expected and slaves[].",
+      CLI_IFACE | CLI_PCAP | CLI_JSON, ctl_opts, run_rescan, NULL },
     { "ecat", "alias", "POS ALIAS", "write a slave's station alias into its SII",
       "Writes ALIAS (0..65535) into SII word 4 with a new header checksum; the ESC loads it\n"
       "into register 0x0012 at its next power-on (ETG.1000.4). POS is a position or\n"

@@ -5,8 +5,9 @@
 # `takt ecat run` keeps the same network in OP, through its socket. Both go through the
 # same renderer, so the outputs agree line for line once the figures that move with
 # time (counters, rates, values, states of a scan) are masked. The running master sees
-# no frame it did not send (nobody else opened the interface); rescan and alias are
-# refused while it runs; version names the master's takt and protocol version; tshark
+# no frame it did not send (nobody else opened the interface); rescan through it finds
+# the simulator's slaves as scanned and leaves them in OP; alias is refused while it
+# runs; version names the master's takt and protocol version; tshark
 # judges the capture.
 . "$(dirname "$0")/lib.sh"
 
@@ -29,6 +30,8 @@ body() {
     done
     "$TAKT" ecat data -e -i "$TAKT_IF_A" -t 1 >"$NET_TMP/data-e.local" || net_fail "local ecat data -e"
     "$TAKT" ecat top -i "$TAKT_IF_A" -t 2 >"$NET_TMP/top.local" || net_fail "local ecat top"
+    out=$("$TAKT" ecat rescan -i "$TAKT_IF_A") || net_fail "local ecat rescan: $out"
+    [ "$out" = "scanned 4 slaves on $TAKT_IF_A" ] || net_fail "local ecat rescan: $out"
 
     "$TAKT" ecat run -i "$TAKT_IF_A" -c 1000 -t 600 --control "$sock" --json "$NET_TMP/run.json" \
         --pcap "$NET_TMP/run.pcapng" >"$NET_TMP/run.out" 2>"$NET_TMP/run.err" &
@@ -91,8 +94,17 @@ body() {
     echo "$out" | grep -qE "^master on $TAKT_IF_A: takt [^ ]+ \(pid $run\), control protocol 1$" ||
         net_fail "ecat version through the master: $out"
     # what would disturb it is refused, saying why
-    out=$("$TAKT" ecat rescan "${m[@]}" 2>&1) && net_fail "rescan beside a running master worked: $out"
-    echo "$out" | grep -q "rescan is not supported while it runs" || net_fail "rescan refusal: $out"
+    # rescan: the running master counts the slaves again and reads each identity again
+    # from its SII, in OP: the simulator's four, each as scanned; it stays in OP
+    out=$("$TAKT" ecat rescan "${m[@]}" 2>&1) || net_fail "rescan through the master: $out"
+    echo "$out" | grep -qx "scanned 4 slaves on $TAKT_IF_A (4 configured)" || net_fail "rescan: $out"
+    echo "$out" | grep -qx "every slave as scanned" || net_fail "rescan found changes: $out"
+    "$TAKT" ecat rescan "${m[@]}" --json "$NET_TMP/rescan.json" >/dev/null || net_fail "rescan --json"
+    net_json_check "$NET_TMP/rescan.json" "j['seen'] == 4 and j['expected'] == 4" "rescan counts the simulator's slaves"
+    net_json_check "$NET_TMP/rescan.json" "[s['status'] for s in j['slaves']] == ['same'] * 4" "rescan: each slave the same"
+    "$TAKT" ecat master "${m[@]}" >"$NET_TMP/master.rescan" || net_fail "ecat master after rescan"
+    grep -q "OP 4, not answering 0" "$NET_TMP/master.rescan" || net_fail "after rescan: $(cat "$NET_TMP/master.rescan")"
+    grep -q " 0 unmatched" "$NET_TMP/master.rescan" || net_fail "after rescan: $(cat "$NET_TMP/master.rescan")"
     out=$("$TAKT" ecat alias "${m[@]}" 1 7 2>&1) && net_fail "alias beside a running master worked: $out"
     echo "$out" | grep -q "a master runs on" || net_fail "alias refusal: $out"
     kill -INT $run
