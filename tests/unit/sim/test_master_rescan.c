@@ -103,11 +103,37 @@ static void replaced_device_is_changed(void **state)
     rig_free(r);
 }
 
+/* a cable pulled before slave 2: the count says 2, slave 2 is missing, nothing is read
+ * from it, and the two before it are the same */
+static void lost_slave_is_missing(void **state)
+{
+    (void)state;
+    struct rig *r = rig_new(3, false);
+    up(r, 3);
+    assert_int_equal(takt_sim_break(r->sim, 2, takt_now()), 0);
+    struct takt_ecat_master_stats st = { 0 };
+    for (unsigned i = 0; i < 20000 && st.slaves_not_answering != 1; i++) {
+        assert_int_equal(takt_ecat_master_cycle(r->m, takt_now()), 0);
+        takt_ecat_master_get_stats(r->m, &st);
+    }
+    assert_int_equal(st.slaves_not_answering, 1);
+    struct got g;
+    run_rescan(r, &g);
+    assert_int_equal(g.res.seen, 2);
+    assert_int_equal(g.res.expected, 3);
+    assert_int_equal(g.s[0].status, TAKT_ECAT_RESCAN_SAME);
+    assert_int_equal(g.s[1].status, TAKT_ECAT_RESCAN_SAME);
+    assert_int_equal(g.s[2].status, TAKT_ECAT_RESCAN_MISSING);
+    assert_true(events_have(r->m, "rescan: 2 slaves answer, 3 scanned; 0 changed, 1 missing"));
+    rig_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(unchanged_network_is_the_same),
         cmocka_unit_test(replaced_device_is_changed),
+        cmocka_unit_test(lost_slave_is_missing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
