@@ -154,6 +154,13 @@ int takt_ecat_master_set_state(struct takt_ecat_master *m, uint8_t state, takt_n
  * words 0x14-0x17, and leaves only to INIT. */
 /* [thread: idle; blocking] */
 int takt_ecat_slave_set_state(struct takt_ecat_master *m, unsigned pos, uint8_t state, takt_ns_t timeout_ns);
+/* Asynchronous variant, as takt_ecat_master_request_state for one slave: applied at
+ * once from the cycle's thread (its error returned: -EAGAIN not scanned, -ENOENT no
+ * such slave), posted into the command ring from any other (0 or -EAGAIN when full; a
+ * refusal then reported as an event). The network's target state stays, so the master
+ * does not drive this slave back; takt_ecat_master_slave_state() tells where it is. */
+/* [thread: any; non-blocking] */
+int takt_ecat_slave_request_state(struct takt_ecat_master *m, unsigned pos, uint8_t state);
 
 /* Asynchronous variant: the master timer walks the network towards `state` while the
  * cycle runs; takt_ecat_master_state() tells where it is. From the cycle's thread (the

@@ -190,9 +190,9 @@ static int run_states(struct cli_ctx *c)
     if (cli_get(c, "slave") && cli_get(c, "position"))
         return cli_usage_error(c, "-s and -p both name the slave that changes: give one");
     struct cli_ecat_tool t;
-    /* through a running master: the whole network's state only (its slaves move
-     * together; one slave alone is a direct tool's job) */
-    bool served = !target || (one < 0 && !cli_get(c, "position"));
+    /* through a running master: the network's state, or one slave's (the master keeps
+     * the others where they are) */
+    bool served = true;
     int rc = target && one < 0 && !cli_get(c, "position") ? tool_open(c, &t, served) : tool_look(c, &t, served);
     if (rc)
         return rc;
@@ -210,7 +210,7 @@ static int run_states(struct cli_ctx *c)
     }
     if (target) {
         double to = c->time_s > 0 ? c->time_s : 15;
-        rc = t.ctl ? cli_ecat_tool_set_state(&t, c, (uint8_t)target, to)
+        rc = t.ctl ? cli_ecat_tool_set_state(&t, c, one, (uint8_t)target, to)
            : one >= 0 ? takt_ecat_slave_set_state(t.m, (unsigned)one, (uint8_t)target, (takt_ns_t)(to * 1e9))
                       : takt_ecat_master_set_state(t.m, (uint8_t)target, (takt_ns_t)(to * 1e9));
         if (rc) {

@@ -345,16 +345,23 @@ static char *eni_text(struct takt_ecat_master *m)
     return t;
 }
 
+/* The network's state, or with "pos" one slave's (BOOT allowed for it: a firmware
+ * update while the others keep running). */
 static int h_request_state(struct ctl_call *k, void *ctx)
 {
     struct cli_ecat_ctl *x = ctx;
-    int64_t st = 0;
+    int64_t st = 0, pos = -1;
     ARG("state", true, 1, 8, st);
+    ARG("pos", false, 0, 65535, pos);
+    bool boot = pos >= 0 && st == TAKT_ECAT_STATE_BOOT;
     if (st != TAKT_ECAT_STATE_INIT && st != TAKT_ECAT_STATE_PREOP && st != TAKT_ECAT_STATE_SAFEOP &&
-        st != TAKT_ECAT_STATE_OP)
+        st != TAKT_ECAT_STATE_OP && !boot)
         return ctl_call_error(k, "'state' expects INIT (1), PREOP (2), SAFEOP (4) or OP (8) for the "
-                              "network, got %d", (int)st);
-    int rc = takt_ecat_master_request_state(x->m, (uint8_t)st);
+                              "network, BOOT (3) too for one slave, got %d", (int)st);
+    if (pos >= (int64_t)x->n)
+        return ctl_call_error(k, "'pos' expects a slave position 0..%d, got %d", (int)x->n - 1, (int)pos);
+    int rc = pos >= 0 ? takt_ecat_slave_request_state(x->m, (unsigned)pos, (uint8_t)st)
+                      : takt_ecat_master_request_state(x->m, (uint8_t)st);
     if (rc)
         return ctl_call_error(k, "cannot request %s: %s", takt_ecat_al_state_name((uint8_t)st), takt_strerror(rc));
     ctl_call_result(k, NULL);

@@ -341,12 +341,14 @@ static int refresh_states(struct cli_ecat_tool *t)
     return 0;
 }
 
-int cli_ecat_tool_set_state(struct cli_ecat_tool *t, struct cli_ctx *c, uint8_t state, double timeout_s)
+int cli_ecat_tool_set_state(struct cli_ecat_tool *t, struct cli_ctx *c, long pos, uint8_t state, double timeout_s)
 {
     (void)c;
     json_object *o = json_object_new_object();
     json_object_object_add(o, "verb", json_object_new_string("request_state"));
     json_object_object_add(o, "state", json_object_new_int(state));
+    if (pos >= 0)
+        add_int(o, "pos", pos);
     int rc = remote(t, c, o, NULL, 0, NULL, 10);
     if (rc)
         return rc;
@@ -355,13 +357,14 @@ int cli_ecat_tool_set_state(struct cli_ecat_tool *t, struct cli_ctx *c, uint8_t 
     for (;;) {
         if (refresh_states(t))
             return -EIO;
-        unsigned at = 0;
+        unsigned at = 0, of = pos >= 0 ? 1 : t->n;
         for (unsigned i = 0; i < t->n; i++)
-            at += (t->info[i].al_state & TAKT_ECAT_STATE_MASK) == state && !(t->info[i].al_state & TAKT_ECAT_STATE_ERROR);
-        if (at == t->n)
+            at += (pos < 0 || i == (unsigned long)pos) &&
+                  (t->info[i].al_state & TAKT_ECAT_STATE_MASK) == state && !(t->info[i].al_state & TAKT_ECAT_STATE_ERROR);
+        if (at == of)
             return 0;
         if (takt_now() >= limit) {
-            snprintf(t->err, sizeof t->err, "%u of %u slaves in %s after %.0f s", at, t->n,
+            snprintf(t->err, sizeof t->err, "%u of %u slaves in %s after %.0f s", at, of,
                      takt_ecat_al_state_name(state), timeout_s);
             return -ETIMEDOUT;
         }

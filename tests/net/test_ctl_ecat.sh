@@ -36,12 +36,20 @@ body() {
     echo "$out" | grep -q "mailbox out" || net_fail "ecat slaves -v shows no mailbox: $out"
     out=$("${T[@]}" ecat states "${m[@]}") || net_fail "ecat states: $out"
     [ "$(echo "$out" | grep -c OP)" = 6 ] || net_fail "ecat states: $out"
-    # a state for the whole network goes to the running master (OP: where it is); one
-    # slave's is a direct tool's job and refused beside it
+    # a state for the whole network goes to the running master (OP: where it is), and so
+    # does one slave's: the EL1004 (inputs only, the cyclic WKC stays) to SAFEOP while the
+    # others stay in OP, then back
     out=$("${T[@]}" ecat states "${m[@]}" OP) || net_fail "ecat states OP: $out"
     [ "$(echo "$out" | grep -c OP)" = 6 ] || net_fail "ecat states OP: $out"
-    out=$("${T[@]}" ecat states "${m[@]}" -s 1 PREOP 2>&1) && net_fail "one slave's state beside a running master: $out"
-    echo "$out" | grep -q "a master runs on $TAKT_IF_A" || net_fail "ecat states -s refusal: $out"
+    out=$("${T[@]}" ecat states "${m[@]}" -s 1 SAFEOP 2>&1) || net_fail "ecat states -s 1 SAFEOP: $out"
+    out=$("${T[@]}" ecat states "${m[@]}") || net_fail "ecat states: $out"
+    echo "$out" | grep -q "^1 .* SAFEOP" || net_fail "slave 1 not in SAFEOP through the master: $out"
+    [ "$(echo "$out" | grep -c ' OP ')" = 5 ] || net_fail "the other slaves left OP: $out"
+    out=$("${T[@]}" ecat states "${m[@]}" -s 1 OP 2>&1) || net_fail "ecat states -s 1 OP: $out"
+    out=$("${T[@]}" ecat states "${m[@]}") || net_fail "ecat states: $out"
+    [ "$(echo "$out" | grep -c ' OP ')" = 6 ] || net_fail "slave 1 not back in OP: $out"
+    out=$("${T[@]}" ecat states "${m[@]}" -s 9 OP 2>&1) && net_fail "ecat states -s 9 worked: $out"
+    echo "$out" | grep -q "position 0..5, got 9" || net_fail "ecat states -s 9: $out"
     out=$("${T[@]}" ecat upload "${m[@]}" --type uint32 4 0x1018 1) || net_fail "upload: $out"
     [ "$out" = "0x00746B74 7629684" ] || net_fail "upload 0x1018:01: $out"
     # an object outside the process data (0x607A is mapped: the cycle rewrites it)
