@@ -692,10 +692,18 @@ int takt_ecat_eoe_tap_start(struct takt_ecat_eoe_tap *t);
 /* [thread: host; blocking] */
 void takt_ecat_eoe_tap_close(struct takt_ecat_eoe_tap *t);   /* stops the thread, removes the TAP */
 
-/* Write an SII image (from word 0) into slave pos's EEPROM, word by word (blocking,
- * tools only; the master's copy is updated, the slave uses it after a power cycle). */
-/* [thread: idle; blocking] */
+/* Write an SII image (from word 0) into slave pos's EEPROM, word by word (blocking;
+ * the master's copy is updated, the slave uses it after a power cycle). Beside a
+ * running RT thread every register access goes through the command ring, so it may
+ * run while the network is in OP (never from the cyclic callback: -EDEADLK); the
+ * master takes the EEPROM interface (0x0500, ETG.1000.4) for it. */
+/* [thread: any; blocking] */
 int takt_ecat_sii_write(struct takt_ecat_master *m, unsigned pos, const uint8_t *img, size_t len);
+/* The same for len bytes (even) from SII word `word` on: a part of the image (the
+ * header words 4..7 for a station alias, one chunk of a larger image). */
+/* [thread: any; blocking] */
+int takt_ecat_sii_write_at(struct takt_ecat_master *m, unsigned pos, unsigned word, const uint8_t *data,
+                           size_t len);
 
 /* SII image read at scan (bytes; NULL if none): up to the end marker or the EEPROM size
  * word 0x003E declares, at most TAKT_ECAT_SII_MAX_BYTES (an EEPROM of 512 KiBit). */

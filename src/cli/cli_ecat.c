@@ -325,9 +325,9 @@ static int sii_write(struct cli_ctx *c, struct cli_ecat_tool *t, unsigned pos, c
     if (crc != img[14] && !cli_flag(c, "force"))
         return cli_error(c, "'%s': header checksum (word 0x0007) is 0x%02X, expected 0x%02X; "
                          "--force writes it anyway", path, img[14], crc);
-    int rc = takt_ecat_sii_write(t->m, pos, img, n);
+    int rc = cli_ecat_tool_sii_write(t, pos, 0, img, n);
     if (rc)
-        return cli_error(c, "%s", takt_ecat_master_error(t->m));
+        return cli_error(c, "%s", cli_ecat_tool_error(t));
     printf("wrote %zu bytes to the SII of slave %u\n", n, pos);
     return 0;
 }
@@ -341,7 +341,7 @@ static int run_sii(struct cli_ctx *c)
     if (c->argc < 2 || (strcmp(c->argv[0], "read") && !wr))
         return cli_usage_error(c, "expected 'read POS' or 'write POS FILE'");
     struct cli_ecat_tool t;
-    int rc = tool_look(c, &t, !wr);   /* a running master's EEPROM is not rewritten under it */
+    int rc = tool_look(c, &t, true);   /* a running master writes it word by word through its cycle */
     if (rc)
         return rc;
     unsigned pos;

@@ -11,6 +11,8 @@
  * the client gets an error and the cycle never waits on this thread. */
 #include <errno.h>
 #include <json-c/json.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -29,6 +31,13 @@ struct cli_ecat_ctl {
     struct takt_ecat_pd_entry *pd;
     char *eni;          /* the ENI-like description (ecat xml), written before the cycle */
     int64_t cycle_ns;
+    /* an SII write: one at a time, in a thread of its own (word by word through the
+     * cycle, seconds for a large image: the server goes on serving meanwhile) */
+    pthread_t sii_thread;
+    bool sii_joinable;
+    atomic_bool sii_busy;
+    struct ctl_op *sii_op;
+    unsigned sii_pos, sii_word;
 };
 
 #define ARG(name, req, lo, hi, out) \
@@ -368,6 +377,90 @@ static int h_request_state(struct ctl_call *k, void *ctx)
     return CTL_ANSWERED;
 }
 
+/* --- SII write: a blocking library call, in a thread of its own ------------------------- */
+
+static void *sii_worker(void *arg)
+{
+    struct cli_ecat_ctl *x = arg;
+    struct ctl_op *op = x->sii_op;
+    int rc = takt_ecat_sii_write_at(x->m, x->sii_pos, x->sii_word, op->buf, op->cap);
+    if (rc) {
+        const char *e = takt_ecat_master_error(x->m);
+        snprintf(op->msg, sizeof op->msg, "%s", e && e[0] ? e : takt_strerror(rc));
+    }
+    ctl_op_done(op, rc, NULL, 0);
+    atomic_store(&x->sii_busy, false);
+    return NULL;
+}
+
+/* In the server's thread: the copy `slaves --sii` answers takes what the slave holds now. */
+static void finish_sii(struct ctl_call *k, struct ctl_op *op)
+{
+    struct cli_ecat_ctl *x = op->user;
+    if (op->err) {
+        ctl_call_error(k, "%s", op->msg[0] ? op->msg : takt_strerror(op->err));
+        return;
+    }
+    size_t pos = (size_t)op->arg[1], at = 2 * (size_t)op->arg[2], end = at + op->cap;
+    if (end > x->sii_len[pos]) {
+        uint8_t *p = realloc(x->sii[pos], end);
+        if (!p) {
+            ctl_call_error(k, "written; out of memory for the copy of the image");
+            return;
+        }
+        memset(p + x->sii_len[pos], 0xFF, end - x->sii_len[pos]);
+        x->sii[pos] = p;
+        x->sii_len[pos] = end;
+    }
+    memcpy(x->sii[pos] + at, op->buf, op->cap);
+    ctl_call_result(k, NULL);
+}
+
+/* "sii_write": pos, word (where data starts), data (hex, at most CTL_SII_CHUNK bytes: a
+ * whole image comes in several requests, the line limit stays). */
+static int h_sii_write(struct ctl_call *k, void *ctx)
+{
+    struct cli_ecat_ctl *x = ctx;
+    unsigned pos;
+    int64_t word = 0;
+    if (pos_arg(k, x, &pos))
+        return CTL_ANSWERED;
+    ARG("word", true, 0, TAKT_ECAT_SII_MAX_BYTES / 2 - 1, word);
+    static uint8_t data[CTL_SII_CHUNK];   /* the server's thread only */
+    size_t dl = 0;
+    char e[256];
+    if (ctl_arg_hex(ctl_call_req(k), "data", data, sizeof data, &dl, e, sizeof e))
+        return ctl_call_error(k, "%s", e);
+    if (!dl || dl % 2 || 2 * (size_t)word + dl > TAKT_ECAT_SII_MAX_BYTES)
+        return ctl_call_error(k, "'data' expects an even number of bytes, 2..%d, that ends within the "
+                              "%u bytes of an SII, got %zu from word %d", CTL_SII_CHUNK,
+                              TAKT_ECAT_SII_MAX_BYTES, dl, (int)word);
+    if (atomic_load(&x->sii_busy))
+        return ctl_call_error(k, "an SII write runs already; one at a time");
+    if (x->sii_joinable)
+        pthread_join(x->sii_thread, NULL);   /* ended: it cleared sii_busy as it returned */
+    x->sii_joinable = false;
+    struct ctl_op *op = ctl_call_defer(k, dl, finish_sii);
+    if (!op)
+        return CTL_ANSWERED;
+    memcpy(op->buf, data, dl);
+    op->user = x;
+    op->arg[1] = pos;
+    op->arg[2] = word;
+    x->sii_op = op;
+    x->sii_pos = pos;
+    x->sii_word = (unsigned)word;
+    atomic_store(&x->sii_busy, true);
+    if (pthread_create(&x->sii_thread, NULL, sii_worker, x)) {
+        atomic_store(&x->sii_busy, false);
+        snprintf(op->msg, sizeof op->msg, "cannot start the SII write: no thread");
+        ctl_op_done(op, -EAGAIN, NULL, 0);
+    } else {
+        x->sii_joinable = true;
+    }
+    return CTL_DEFERRED;
+}
+
 /* One entry and one handler a verb (docs/control.md lists them). */
 static const struct ctl_verb ecat_verbs[] = {
     { "slaves", h_slaves },
@@ -382,6 +475,7 @@ static const struct ctl_verb ecat_verbs[] = {
     { "xml", h_xml },
     { "soe_read", h_soe_read },
     { "soe_write", h_soe_write },
+    { "sii_write", h_sii_write },
     { "view", h_view },
     { "master", h_view },
     { "data", h_view },
@@ -435,8 +529,12 @@ int cli_ecat_ctl_start(struct cli_ctx *c, struct takt_ecat_master *m, struct cli
 
 void cli_ecat_ctl_stop(struct cli_ecat_ctl *x)
 {
-    if (x)
-        ctl_server_stop(x->srv);
+    if (!x)
+        return;
+    ctl_server_stop(x->srv);
+    if (x->sii_joinable)    /* the write's register accesses end with the cycle at the latest */
+        pthread_join(x->sii_thread, NULL);
+    x->sii_joinable = false;
 }
 
 void cli_ecat_ctl_free(struct cli_ecat_ctl *x)

@@ -31,6 +31,7 @@ struct json_object;
 #define CTL_RATE_BURST    50            /* ... after a burst of this many */
 #define CTL_PARTIAL_S     5             /* a request line must be complete within this */
 #define CTL_IDLE_S        300           /* a connection that sends nothing is closed after this */
+#define CTL_SII_CHUNK     1024          /* SII bytes one sii_write request carries (2 KiB as hex) */
 #define CTL_OUT_MAX       (8u << 20)    /* answers not read beyond this: the client is hung */
 
 /* --- the request parser (pure; the fuzz target's subject) --------------------------- */

@@ -106,6 +106,12 @@ static int apply(struct takt_ecat_master *drv, struct rt_cmd *c, bool posted)
                                            : TAKT_ECAT_EV_STATE_REQUEST, (int)pos, (uint8_t)c->arg[0], rc);
         return rc;
     }
+    case ECAT_CMD_SII_COPY: {
+        int rc = ecat_sii_copy(m, pos, (unsigned)c->arg[0], c->ptr, c->len);
+        if (!rc && c->done)
+            c->done(c->ctx, 0, NULL, 0);
+        return rc;
+    }
     case ECAT_CMD_REG:
         return ecat_svc_queue(m, pos, (uint8_t)c->arg[0], (uint16_t)c->arg[1],
                               c->inl_len ? c->inl : NULL, (uint16_t)c->arg[2], c->done, c->ctx);

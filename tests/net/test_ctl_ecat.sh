@@ -71,6 +71,16 @@ body() {
     echo "$out" | grep -q "0x6041:00  Statusword" || net_fail "pdos: $out"
     out=$("${T[@]}" ecat sii "${m[@]}" read 2) || net_fail "sii read: $out"
     echo "$out" | head -1 | grep -q "^0000:" || net_fail "sii read: $out"
+    # SII through the running master, word by word through its cycle: an alias (word 4,
+    # checksum word 7), read back by a new connection; then the whole image of slave 2
+    # (a file read through the master) written back unchanged
+    out=$("${T[@]}" ecat alias "${m[@]}" 2 0x1234) || net_fail "ecat alias through the master: $out"
+    echo "$out" | grep -q "alias 4660 written" || net_fail "ecat alias: $out"
+    out=$("${T[@]}" ecat sii "${m[@]}" read 2 | head -1) || net_fail "sii read after alias: $out"
+    echo "$out" | grep -qi "^0000: .. .. .. .. .. .. .. .. 34 12 " || net_fail "alias not in SII word 4: $out"
+    "${T[@]}" ecat sii "${m[@]}" read 2 -o "$NET_TMP/sii2.bin" || net_fail "sii read -o"
+    out=$("${T[@]}" ecat sii "${m[@]}" write 2 "$NET_TMP/sii2.bin") || net_fail "sii write through the master: $out"
+    echo "$out" | grep -q "wrote $(stat -c %s "$NET_TMP/sii2.bin") bytes" || net_fail "sii write: $out"
     # SoE: a list IDN outside the cyclic telegrams, written and read back
     "${T[@]}" ecat soe "${m[@]}" write 5 P-0-0010 1,2,3 || net_fail "soe write"
     out=$("${T[@]}" ecat soe "${m[@]}" read 5 P-0-0010) || net_fail "soe read: $out"
@@ -100,6 +110,9 @@ body() {
     kill -INT $run
     wait $run
     local rc=$?
+    # the slave's EEPROM holds the alias (not just the master's copy): read directly now
+    out=$("$TAKT" ecat sii -i "$TAKT_IF_A" read 2 | head -1) || net_fail "direct sii read after the run"
+    echo "$out" | grep -qi "^0000: .. .. .. .. .. .. .. .. 34 12 " || net_fail "the slave's SII has no alias: $out"
     kill $sim 2>/dev/null; wait $sim 2>/dev/null
     [ $rc -eq 0 ] || net_fail "takt ecat run exit $rc: $(tail -n 20 "$NET_TMP/run.out" "$NET_TMP/run.err")"
     [ ! -e "$sock" ] || net_fail "the socket outlived the run"
