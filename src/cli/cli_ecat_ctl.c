@@ -15,6 +15,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include "cli/cli_ctl.h"
@@ -461,6 +462,89 @@ static int h_sii_write(struct ctl_call *k, void *ctx)
     return CTL_DEFERRED;
 }
 
+/* --- FoE: the file comes as a descriptor the client opened (SCM_RIGHTS) ------------------
+ * The server never opens a path a client names: a master running as root must not read
+ * or write files on a client's behalf. The descriptor is a regular file of at most
+ * CTL_FILE_MAX bytes (ctl_call_take_file); a read's data is written into it. */
+
+static void finish_foe_read(struct ctl_call *k, struct ctl_op *op)
+{
+    if (op->err) {
+        ctl_call_error(k, "%s", op->msg[0] ? op->msg : takt_strerror(op->err));
+        return;
+    }
+    size_t off = 0;
+    while (off < op->len) {
+        ssize_t w = pwrite(op->fd, op->buf + off, op->len - off, (off_t)off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            ctl_call_error(k, "read %zu bytes; cannot write them into the file sent: %s", op->len,
+                           w < 0 ? strerror(errno) : "short write");
+            return;
+        }
+        off += (size_t)w;
+    }
+    if (ftruncate(op->fd, (off_t)op->len)) {
+        ctl_call_error(k, "read %zu bytes; cannot size the file sent: %s", op->len, strerror(errno));
+        return;
+    }
+    json_object *r = json_object_new_object();
+    json_object_object_add(r, "len", json_object_new_int64((int64_t)op->len));
+    ctl_call_result(k, r);
+}
+
+/* "foe_read" / "foe_write": pos, name (the slave's file), password; the file with it. */
+static int h_foe(struct ctl_call *k, void *ctx, bool wr)
+{
+    struct cli_ecat_ctl *x = ctx;
+    unsigned pos;
+    int64_t pw = 0;
+    if (pos_arg(k, x, &pos))
+        return CTL_ANSWERED;
+    ARG("password", false, 0, 0xFFFFFFFFLL, pw);
+    json_object *nj;
+    const char *name = json_object_object_get_ex(ctl_call_req(k), "name", &nj) &&
+                       json_object_is_type(nj, json_type_string) ? json_object_get_string(nj) : NULL;
+    if (!name || !name[0] || strlen(name) > 200)
+        return ctl_call_error(k, "'name' expects the slave's file name, a string of 1..200 characters");
+    size_t size = 0;
+    int fd = ctl_call_take_file(k, CTL_FILE_MAX, &size);
+    if (fd < 0)
+        return CTL_ANSWERED;
+    int acc = fcntl(fd, F_GETFL) & O_ACCMODE;
+    if (wr ? acc == O_WRONLY : acc == O_RDONLY) {
+        close(fd);
+        return ctl_call_error(k, "the file sent with foe_%s is not open for %s", wr ? "write" : "read",
+                              wr ? "reading" : "writing");
+    }
+    struct ctl_op *op = ctl_call_defer(k, wr ? size : CTL_FILE_MAX, wr ? finish_data : finish_foe_read);
+    if (!op) {
+        close(fd);
+        return CTL_ANSWERED;
+    }
+    op->fd = fd;
+    op->user = x->m;
+    if (wr) {
+        for (size_t off = 0; off < size;) {
+            ssize_t r = pread(fd, op->buf + off, size - off, (off_t)off);
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r <= 0) {
+                snprintf(op->msg, sizeof op->msg, "cannot read the file sent: %s", r ? strerror(errno) : "it shrank");
+                ctl_op_done(op, r ? -errno : -EIO, NULL, 0);
+                return CTL_DEFERRED;
+            }
+            off += (size_t)r;
+        }
+    }
+    return queued(op, wr ? takt_ecat_foe_write_async(x->m, pos, name, (uint32_t)pw, op->buf, size, ecat_done, op)
+                         : takt_ecat_foe_read_async(x->m, pos, name, (uint32_t)pw, op->buf, op->cap, ecat_done, op));
+}
+
+static int h_foe_read(struct ctl_call *k, void *ctx) { return h_foe(k, ctx, false); }
+static int h_foe_write(struct ctl_call *k, void *ctx) { return h_foe(k, ctx, true); }
+
 /* One entry and one handler a verb (docs/control.md lists them). */
 static const struct ctl_verb ecat_verbs[] = {
     { "slaves", h_slaves },
@@ -476,6 +560,8 @@ static const struct ctl_verb ecat_verbs[] = {
     { "soe_read", h_soe_read },
     { "soe_write", h_soe_write },
     { "sii_write", h_sii_write },
+    { "foe_read", h_foe_read },
+    { "foe_write", h_foe_write },
     { "view", h_view },
     { "master", h_view },
     { "data", h_view },

@@ -37,6 +37,7 @@ struct conn {
     takt_ns_t refill_at;
     unsigned pending;
     bool closing;               /* answer what is queued, then close */
+    int passed;                 /* a file descriptor the client sent (SCM_RIGHTS), for its next request */
 };
 
 struct ctl_call {
@@ -45,6 +46,7 @@ struct ctl_call {
     unsigned gen;
     int64_t id;
     json_object *req;
+    int fd;                     /* the file the request came with, -1: none (closed after the handler) */
 };
 
 struct ctl_server {
@@ -71,6 +73,9 @@ static void conn_close(struct ctl_server *s, int i)
     if (c->fd < 0)
         return;
     close(c->fd);
+    if (c->passed >= 0)
+        close(c->passed);
+    c->passed = -1;
     free(c->in);
     free(c->out);
     unsigned gen = c->gen;
@@ -182,6 +187,26 @@ int ctl_call_error(struct ctl_call *k, const char *fmt, ...)
 
 /* --- deferred operations ----------------------------------------------------------- */
 
+int ctl_call_take_file(struct ctl_call *k, size_t max, size_t *size)
+{
+    if (k->fd < 0)
+        return ctl_call_error(k, "expected a file sent with the request (SCM_RIGHTS), none came"), -1;
+    struct stat st;
+    int fl = fcntl(k->fd, F_GETFL);
+    if (fstat(k->fd, &st) || fl < 0)
+        return ctl_call_error(k, "the file sent with the request cannot be examined: %s", strerror(errno)), -1;
+    if (!S_ISREG(st.st_mode))
+        return ctl_call_error(k, "expected a regular file with the request, got another kind (mode 0%o)",
+                              (unsigned)(st.st_mode & S_IFMT) >> 12), -1;
+    if ((uint64_t)st.st_size > max)
+        return ctl_call_error(k, "the file sent with the request has %lld bytes; at most %zu",
+                              (long long)st.st_size, max), -1;
+    *size = (size_t)st.st_size;
+    int fd = k->fd;
+    k->fd = -1;
+    return fd;
+}
+
 struct ctl_op *ctl_call_defer(struct ctl_call *k, size_t cap, ctl_finish_fn finish)
 {
     struct conn *c = &k->s->c[k->conn];
@@ -207,6 +232,8 @@ struct ctl_op *ctl_call_defer(struct ctl_call *k, size_t cap, ctl_finish_fn fini
     }
     *kc = *k;
     kc->req = json_object_get(k->req);
+    kc->fd = -1;
+    op->fd = -1;
     op->cap = cap;
     op->finish = finish;
     op->srv = k->s;
@@ -251,6 +278,8 @@ static void finish_ops(struct ctl_server *s)
             if (s->c[i].fd >= 0 && s->c[i].closing && !s->c[i].pending && !s->c[i].out_len)
                 conn_close(s, i);
         }
+        if (op->fd >= 0)        /* finished, or its connection went */
+            close(op->fd);
         json_object_put(k->req);
         free(k);
         free(op->buf);
@@ -290,10 +319,14 @@ static void request(struct ctl_server *s, int i, const char *line, size_t len, t
     struct ctl_req r;
     char err[512];
     if (ctl_parse_request(line, len, &r, err, sizeof err)) {
+        if (c->passed >= 0)
+            close(c->passed), c->passed = -1;
         send_error(s, i, r.id, err);
         return;
     }
-    struct ctl_call k = { s, i, c->gen, r.id, r.obj };
+    /* the descriptor sent with this line's first bytes goes with it, taken or closed */
+    struct ctl_call k = { s, i, c->gen, r.id, r.obj, c->passed };
+    c->passed = -1;
     const struct ctl_verb *e = s->verbs;
     while (e && e->name && strcmp(e->name, r.verb))
         e++;
@@ -303,15 +336,35 @@ static void request(struct ctl_server *s, int i, const char *line, size_t len, t
         ctl_call_error(&k, "unknown verb '%.64s' (hello lists the verbs this %s master serves)", r.verb, s->proto);
     else
         e->fn(&k, s->ctx);
+    if (k.fd >= 0)
+        close(k.fd);
     json_object_put(r.obj);
 }
 
 static void conn_read(struct ctl_server *s, int i, takt_ns_t now)
 {
     struct conn *c = &s->c[i];
-    ssize_t n = recv(c->fd, c->in + c->in_len, CTL_LINE_MAX + 1 - c->in_len, MSG_DONTWAIT);
+    /* a request may come with a file descriptor (SCM_RIGHTS: foe's file, opened by the
+     * client with its own rights); one a request, any more are closed at once */
+    union { struct cmsghdr h; char b[CMSG_SPACE(4 * sizeof(int))]; } cm;
+    struct iovec iov = { c->in + c->in_len, CTL_LINE_MAX + 1 - c->in_len };
+    struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b, .msg_controllen = sizeof cm.b };
+    ssize_t n = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
     if (n < 0 && (errno == EAGAIN || errno == EINTR))
         return;
+    for (struct cmsghdr *h = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL; h; h = CMSG_NXTHDR(&mh, h)) {
+        if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS)
+            continue;
+        size_t nfd = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t f = 0; f < nfd; f++) {
+            int fd;
+            memcpy(&fd, CMSG_DATA(h) + f * sizeof fd, sizeof fd);
+            if (c->passed < 0)
+                c->passed = fd;
+            else
+                close(fd);
+        }
+    }
     if (n <= 0) {       /* the client went: its deferred answers are dropped */
         conn_close(s, i);
         return;
@@ -403,6 +456,7 @@ static void do_accept(struct ctl_server *s, takt_ns_t now)
         return;
     }
     c->fd = fd;
+    c->passed = -1;
     c->last_rx = c->refill_at = now;
     c->tokens = CTL_RATE_BURST;
 }
@@ -544,7 +598,7 @@ int ctl_server_start(struct ctl_server **out, const struct ctl_server_opts *o, c
     s->owner = geteuid();
     s->lfd = s->efd = s->stopfd = -1;
     for (int i = 0; i < CTL_MAX_CONN; i++)
-        s->c[i].fd = -1;
+        s->c[i].fd = -1, s->c[i].passed = -1;
     int rc = bind_socket(s, err, errlen);
     if (!rc) {
         s->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

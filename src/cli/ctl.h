@@ -83,6 +83,7 @@ struct ctl_op {
     char     msg[256];       /* the master's error text, taken in the completion */
     void    *user;           /* the handler's (e.g. the master, for msg) */
     int64_t  arg[4];         /* the handler's (what to say in the answer) */
+    int      fd;             /* a file the handler took (ctl_call_take_file): closed after finish */
     /* private */
     ctl_finish_fn finish;
     struct ctl_server *srv;
@@ -90,6 +91,11 @@ struct ctl_op {
     _Atomic int done;
     struct ctl_op *next;
 };
+/* The regular file the request came with (SCM_RIGHTS), at most max bytes: its
+ * descriptor (now the caller's, or an op's fd) and *size; -1 after answering with
+ * what was expected (none came, not a regular file, too large). */
+int ctl_call_take_file(struct ctl_call *k, size_t max, size_t *size);
+#define CTL_FILE_MAX (16u << 20)     /* a file passed with a request (foe) */
 /* A deferred request's operation with a buffer of cap bytes; NULL (answered with an
  * error) when the connection has CTL_MAX_PENDING already or memory is short. */
 struct ctl_op *ctl_call_defer(struct ctl_call *k, size_t cap, ctl_finish_fn finish);
@@ -131,6 +137,9 @@ int  ctl_client_connect(struct ctl_client **out, const char *path, char *err, si
  * "result" (owned by the caller) with *ok true, or NULL with the error in err. */
 struct json_object *ctl_client_call(struct ctl_client *cl, struct json_object *req, takt_ns_t timeout_ns,
                                     char *err, size_t errlen);
+/* The same with a file descriptor passed along (SCM_RIGHTS; fd -1: none). */
+struct json_object *ctl_client_call_fd(struct ctl_client *cl, struct json_object *req, int fd,
+                                       takt_ns_t timeout_ns, char *err, size_t errlen);
 void ctl_client_close(struct ctl_client *cl);
 
 #endif

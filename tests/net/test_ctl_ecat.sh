@@ -90,9 +90,30 @@ body() {
     out=$("${T[@]}" ecat xml "${m[@]}") || net_fail "ecat xml: $out"
     echo "$out" | grep -q "<EtherCATConfig" || net_fail "ecat xml through the master: $out"
     [ "$(echo "$out" | grep -c "<Slave>")" = 6 ] || net_fail "ecat xml: 6 slaves expected: $out"
+    # FoE through the master (the servo, in OP): the file passes as a descriptor the
+    # client made; written, read back, compared
+    head -c 3000 /dev/urandom >"$NET_TMP/foe.bin"
+    out=$("${T[@]}" ecat foe "${m[@]}" -s 4 write "$NET_TMP/foe.bin" 2>&1) || net_fail "foe write through the master: $out"
+    "${T[@]}" ecat foe "${m[@]}" -s 4 read foe.bin -o "$NET_TMP/foe.back" || net_fail "foe read through the master"
+    cmp "$NET_TMP/foe.bin" "$NET_TMP/foe.back" || net_fail "foe: the file read back differs"
+    out=$("${T[@]}" ecat foe "${m[@]}" -s 4 read nothing.bin 2>&1) && net_fail "foe read of a missing file worked: $out"
+    echo "$out" | grep -q "0x8001" || net_fail "foe not-found through the master: $out"
+    # the server takes regular files only, and wants one: a pipe, and none, are refused
+    out=$(python3 - "$sock" <<'PY' 2>&1
+import json, os, socket, sys
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile()
+r, w = os.pipe()
+req = json.dumps({"v": 1, "id": 1, "verb": "foe_write", "pos": 4, "name": "x"}).encode() + b"\n"
+socket.send_fds(s, [req], [r]); print(f.readline().strip())
+s.sendall(json.dumps({"v": 1, "id": 2, "verb": "foe_read", "pos": 4, "name": "x"}).encode() + b"\n")
+print(f.readline().strip())
+PY
+)
+    echo "$out" | grep -q "expected a regular file" || net_fail "a pipe was taken for FoE: $out"
+    echo "$out" | grep -q "none came" || net_fail "foe_read without a file: $out"
     # what it does not serve, and --direct, are refused with where the master is
-    out=$("${T[@]}" ecat foe "${m[@]}" read "$NET_TMP/x" 2>&1) && net_fail "ecat foe beside a running master worked: $out"
-    echo "$out" | grep -q "a master runs on $TAKT_IF_A" || net_fail "ecat foe refusal: $out"
+    out=$("${T[@]}" ecat foe "${m[@]}" -s 4 write --boot "$NET_TMP/foe.bin" 2>&1) && net_fail "foe --boot beside a running master worked: $out"
+    echo "$out" | grep -q "a master runs on $TAKT_IF_A" || net_fail "ecat foe --boot refusal: $out"
     out=$("${T[@]}" ecat slaves "${m[@]}" --direct 2>&1) && net_fail "--direct beside a running master worked"
     echo "$out" | grep -q "leave out --direct" || net_fail "--direct refusal: $out"
     # a uid the socket does not accept (not root, not its owner, not in its group)
