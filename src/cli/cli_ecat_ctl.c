@@ -503,11 +503,10 @@ static int h_foe(struct ctl_call *k, void *ctx, bool wr)
     if (pos_arg(k, x, &pos))
         return CTL_ANSWERED;
     ARG("password", false, 0, 0xFFFFFFFFLL, pw);
-    json_object *nj;
-    const char *name = json_object_object_get_ex(ctl_call_req(k), "name", &nj) &&
-                       json_object_is_type(nj, json_type_string) ? json_object_get_string(nj) : NULL;
-    if (!name || !name[0] || strlen(name) > 200)
-        return ctl_call_error(k, "'name' expects the slave's file name, a string of 1..200 characters");
+    const char *name = NULL;
+    char e[256];
+    if (ctl_arg_str(ctl_call_req(k), "name", 200, &name, e, sizeof e))
+        return ctl_call_error(k, "%s (the slave's file name)", e);
     size_t size = 0;
     int fd = ctl_call_take_file(k, CTL_FILE_MAX, &size);
     if (fd < 0)

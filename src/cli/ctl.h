@@ -51,6 +51,8 @@ int ctl_arg_int(struct json_object *req, const char *name, bool required, int64_
                 int64_t *out, char *err, size_t errlen);
 int ctl_arg_hex(struct json_object *req, const char *name, uint8_t *buf, size_t cap, size_t *len,
                 char *err, size_t errlen);
+/* A string argument of 1..max characters without a NUL (*out points into req). */
+int ctl_arg_str(struct json_object *req, const char *name, size_t max, const char **out, char *err, size_t errlen);
 /* bytes as lower-case hex, a new JSON string */
 struct json_object *ctl_hex(const uint8_t *d, size_t n);
 /* hex (even number of digits) into buf; -1 when it is not hex or does not fit */
