@@ -520,7 +520,8 @@ const struct cli_cmd cli_cmds_ecat[] = {
     { "ecat", "states", "[STATE]", "show the AL states, or bring every slave to STATE",
       "STATE is INIT, PREOP, BOOT, SAFEOP or OP. A slave that refuses shows its AL status code\n"
       "and its meaning (ETG.1000.6). -t S bounds the wait (default 15 s). With -s POS only\n"
-      "that slave moves, the others keep their states (BOOT: through INIT, bootstrap mailbox);\n"
+      "that slave moves, the others keep their states (BOOT: through INIT, bootstrap mailbox;\n"
+      "through a running master too: it leaves the others where they are);\n"
       "-p POS (or ALIAS:POS) also shows only that slave, as IgH's ethercat states -p.\n"
       "--json: each slave's state and AL status code.",
       CLI_IFACE | CLI_PCAP | CLI_TIME | CLI_JSON, states_opts, run_states, states_help },
@@ -531,7 +532,8 @@ const struct cli_cmd cli_cmds_ecat[] = {
     { "ecat", "sii", "read POS | write POS FILE", "read or write the SII (EEPROM) image of a slave",
       "POS is the slave position (0 = first) or ALIAS:POS, or given as -p POS. read shows\n"
       "the image read at scan (or -o FILE writes it raw); write puts a raw image\n"
-      "(128..65536 bytes, header checksum checked) into the EEPROM word by word.",
+      "(128..65536 bytes, header checksum checked) into the EEPROM word by word; where a\n"
+      "master runs on -i (or --master SOCKET), its cycle writes them (docs/control.md).",
       CLI_IFACE | CLI_PCAP, sii_opts, run_sii, NULL },
     { "ecat", "pdos", NULL, "list process data entries with their offsets in the image",
       "Offsets are byte.bit in the image of `takt ecat run` and of takt_ecat_pd_find().\n"

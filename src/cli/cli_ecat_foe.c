@@ -313,7 +313,9 @@ const struct cli_cmd cli_cmds_ecat_foe[] = {
       "sends the local FILE (named --name NAME on the slave, default its base name). --boot\n"
       "writes in the BOOT state (firmware over the bootstrap mailbox), then returns the slave\n"
       "to INIT. A refusal names the FoE error code and its meaning (0x8001 not found, 0x8002\n"
-      "access denied, 0x8008 only in bootstrap, ...). Progress on stderr when it is a terminal.",
+      "access denied, 0x8008 only in bootstrap, ...). Progress on stderr when it is a terminal.\n"
+      "Where a master runs on -i (or --master SOCKET), the file goes through it (up to 16 MiB,\n"
+      "passed as a file descriptor, never a path); --boot is refused beside it.",
       CLI_IFACE | CLI_PCAP, foe_opts, run_foe, NULL },
     { 0 },
 };

@@ -504,8 +504,8 @@ const struct cli_cmd cli_cmds_ecat_igh[] = {
     { "ecat", "alias", "POS ALIAS", "write a slave's station alias into its SII",
       "Writes ALIAS (0..65535) into SII word 4 with a new header checksum; the ESC loads it\n"
       "into register 0x0012 at its next power-on (ETG.1000.4). POS is a position or\n"
-      "ALIAS:POS, or given as -p POS. Refused while a master runs on -i (the SII is written\n"
-      "word by word, which only a master without a running cycle does).",
+      "ALIAS:POS, or given as -p POS. Where a master runs on -i (or --master SOCKET), its\n"
+      "cycle writes the words (4..7) through its control socket.",
       CLI_IFACE | CLI_PCAP, alias_opts, run_alias, NULL },
     { "ecat", "version", NULL, "the versions of takt and of its library",
       "The takt tool's version and the library's it runs on; with -i (or --master SOCKET), also\n"
