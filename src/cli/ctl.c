@@ -189,19 +189,9 @@ int ctl_call_error(struct ctl_call *k, const char *fmt, ...)
 
 int ctl_call_take_file(struct ctl_call *k, size_t max, size_t *size)
 {
-    if (k->fd < 0)
-        return ctl_call_error(k, "expected a file sent with the request (SCM_RIGHTS), none came"), -1;
-    struct stat st;
-    int fl = fcntl(k->fd, F_GETFL);
-    if (fstat(k->fd, &st) || fl < 0)
-        return ctl_call_error(k, "the file sent with the request cannot be examined: %s", strerror(errno)), -1;
-    if (!S_ISREG(st.st_mode))
-        return ctl_call_error(k, "expected a regular file with the request, got another kind (mode 0%o)",
-                              (unsigned)(st.st_mode & S_IFMT) >> 12), -1;
-    if ((uint64_t)st.st_size > max)
-        return ctl_call_error(k, "the file sent with the request has %lld bytes; at most %zu",
-                              (long long)st.st_size, max), -1;
-    *size = (size_t)st.st_size;
+    char err[256];
+    if (ctl_file_check(k->fd, max, size, err, sizeof err))
+        return ctl_call_error(k, "%s", err), -1;
     int fd = k->fd;
     k->fd = -1;
     return fd;
@@ -344,27 +334,10 @@ static void request(struct ctl_server *s, int i, const char *line, size_t len, t
 static void conn_read(struct ctl_server *s, int i, takt_ns_t now)
 {
     struct conn *c = &s->c[i];
-    /* a request may come with a file descriptor (SCM_RIGHTS: foe's file, opened by the
-     * client with its own rights); one a request, any more are closed at once */
-    union { struct cmsghdr h; char b[CMSG_SPACE(4 * sizeof(int))]; } cm;
-    struct iovec iov = { c->in + c->in_len, CTL_LINE_MAX + 1 - c->in_len };
-    struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.b, .msg_controllen = sizeof cm.b };
-    ssize_t n = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+    /* a request may come with a file descriptor (ctl_fd.c) */
+    ssize_t n = ctl_recv_fd(c->fd, c->in + c->in_len, CTL_LINE_MAX + 1 - c->in_len, &c->passed);
     if (n < 0 && (errno == EAGAIN || errno == EINTR))
         return;
-    for (struct cmsghdr *h = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL; h; h = CMSG_NXTHDR(&mh, h)) {
-        if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS)
-            continue;
-        size_t nfd = (h->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-        for (size_t f = 0; f < nfd; f++) {
-            int fd;
-            memcpy(&fd, CMSG_DATA(h) + f * sizeof fd, sizeof fd);
-            if (c->passed < 0)
-                c->passed = fd;
-            else
-                close(fd);
-        }
-    }
     if (n <= 0) {       /* the client went: its deferred answers are dropped */
         conn_close(s, i);
         return;

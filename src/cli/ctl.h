@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <takt/takt.h>
 
 struct json_object;
@@ -98,6 +99,11 @@ struct ctl_op {
  * what was expected (none came, not a regular file, too large). */
 int ctl_call_take_file(struct ctl_call *k, size_t max, size_t *size);
 #define CTL_FILE_MAX (16u << 20)     /* a file passed with a request (foe) */
+/* ctl_fd.c: recv into buf, a descriptor that came with the bytes into *passed when it is
+ * -1 (others closed); as recv. fd a regular file of at most max bytes: 0 with *size, or
+ * -1 with what was expected in err. */
+ssize_t ctl_recv_fd(int sock, void *buf, size_t cap, int *passed);
+int ctl_file_check(int fd, size_t max, size_t *size, char *err, size_t errlen);
 /* A deferred request's operation with a buffer of cap bytes; NULL (answered with an
  * error) when the connection has CTL_MAX_PENDING already or memory is short. */
 struct ctl_op *ctl_call_defer(struct ctl_call *k, size_t cap, ctl_finish_fn finish);
