@@ -154,6 +154,13 @@ int takt_ecat_master_set_state(struct takt_ecat_master *m, uint8_t state, takt_n
  * words 0x14-0x17, and leaves only to INIT. */
 /* [thread: idle; blocking] */
 int takt_ecat_slave_set_state(struct takt_ecat_master *m, unsigned pos, uint8_t state, takt_ns_t timeout_ns);
+/* Asynchronous variant, as takt_ecat_master_request_state for one slave: applied at
+ * once from the cycle's thread (its error returned: -EAGAIN not scanned, -ENOENT no
+ * such slave), posted into the command ring from any other (0 or -EAGAIN when full; a
+ * refusal then reported as an event). The network's target state stays, so the master
+ * does not drive this slave back; takt_ecat_master_slave_state() tells where it is. */
+/* [thread: any; non-blocking] */
+int takt_ecat_slave_request_state(struct takt_ecat_master *m, unsigned pos, uint8_t state);
 
 /* Asynchronous variant: the master timer walks the network towards `state` while the
  * cycle runs; takt_ecat_master_state() tells where it is. From the cycle's thread (the
@@ -710,10 +717,18 @@ int takt_ecat_eoe_tap_start(struct takt_ecat_eoe_tap *t);
 /* [thread: host; blocking] */
 void takt_ecat_eoe_tap_close(struct takt_ecat_eoe_tap *t);   /* stops the thread, removes the TAP */
 
-/* Write an SII image (from word 0) into slave pos's EEPROM, word by word (blocking,
- * tools only; the master's copy is updated, the slave uses it after a power cycle). */
-/* [thread: idle; blocking] */
+/* Write an SII image (from word 0) into slave pos's EEPROM, word by word (blocking;
+ * the master's copy is updated, the slave uses it after a power cycle). Beside a
+ * running RT thread every register access goes through the command ring, so it may
+ * run while the network is in OP (never from the cyclic callback: -EDEADLK); the
+ * master takes the EEPROM interface (0x0500, ETG.1000.4) for it. */
+/* [thread: any; blocking] */
 int takt_ecat_sii_write(struct takt_ecat_master *m, unsigned pos, const uint8_t *img, size_t len);
+/* The same for len bytes (even) from SII word `word` on: a part of the image (the
+ * header words 4..7 for a station alias, one chunk of a larger image). */
+/* [thread: any; blocking] */
+int takt_ecat_sii_write_at(struct takt_ecat_master *m, unsigned pos, unsigned word, const uint8_t *data,
+                           size_t len);
 
 /* SII image read at scan (bytes; NULL if none): up to the end marker or the EEPROM size
  * word 0x003E declares, at most TAKT_ECAT_SII_MAX_BYTES (an EEPROM of 512 KiBit). */

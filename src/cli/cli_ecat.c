@@ -190,9 +190,9 @@ static int run_states(struct cli_ctx *c)
     if (cli_get(c, "slave") && cli_get(c, "position"))
         return cli_usage_error(c, "-s and -p both name the slave that changes: give one");
     struct cli_ecat_tool t;
-    /* through a running master: the whole network's state only (its slaves move
-     * together; one slave alone is a direct tool's job) */
-    bool served = !target || (one < 0 && !cli_get(c, "position"));
+    /* through a running master: the network's state, or one slave's (the master keeps
+     * the others where they are) */
+    bool served = true;
     int rc = target && one < 0 && !cli_get(c, "position") ? tool_open(c, &t, served) : tool_look(c, &t, served);
     if (rc)
         return rc;
@@ -210,7 +210,7 @@ static int run_states(struct cli_ctx *c)
     }
     if (target) {
         double to = c->time_s > 0 ? c->time_s : 15;
-        rc = t.ctl ? cli_ecat_tool_set_state(&t, c, (uint8_t)target, to)
+        rc = t.ctl ? cli_ecat_tool_set_state(&t, c, one, (uint8_t)target, to)
            : one >= 0 ? takt_ecat_slave_set_state(t.m, (unsigned)one, (uint8_t)target, (takt_ns_t)(to * 1e9))
                       : takt_ecat_master_set_state(t.m, (uint8_t)target, (takt_ns_t)(to * 1e9));
         if (rc) {
@@ -325,9 +325,9 @@ static int sii_write(struct cli_ctx *c, struct cli_ecat_tool *t, unsigned pos, c
     if (crc != img[14] && !cli_flag(c, "force"))
         return cli_error(c, "'%s': header checksum (word 0x0007) is 0x%02X, expected 0x%02X; "
                          "--force writes it anyway", path, img[14], crc);
-    int rc = takt_ecat_sii_write(t->m, pos, img, n);
+    int rc = cli_ecat_tool_sii_write(t, pos, 0, img, n);
     if (rc)
-        return cli_error(c, "%s", takt_ecat_master_error(t->m));
+        return cli_error(c, "%s", cli_ecat_tool_error(t));
     printf("wrote %zu bytes to the SII of slave %u\n", n, pos);
     return 0;
 }
@@ -341,7 +341,7 @@ static int run_sii(struct cli_ctx *c)
     if (c->argc < 2 || (strcmp(c->argv[0], "read") && !wr))
         return cli_usage_error(c, "expected 'read POS' or 'write POS FILE'");
     struct cli_ecat_tool t;
-    int rc = tool_look(c, &t, !wr);   /* a running master's EEPROM is not rewritten under it */
+    int rc = tool_look(c, &t, true);   /* a running master writes it word by word through its cycle */
     if (rc)
         return rc;
     unsigned pos;
@@ -520,7 +520,8 @@ const struct cli_cmd cli_cmds_ecat[] = {
     { "ecat", "states", "[STATE]", "show the AL states, or bring every slave to STATE",
       "STATE is INIT, PREOP, BOOT, SAFEOP or OP. A slave that refuses shows its AL status code\n"
       "and its meaning (ETG.1000.6). -t S bounds the wait (default 15 s). With -s POS only\n"
-      "that slave moves, the others keep their states (BOOT: through INIT, bootstrap mailbox);\n"
+      "that slave moves, the others keep their states (BOOT: through INIT, bootstrap mailbox;\n"
+      "through a running master too: it leaves the others where they are);\n"
       "-p POS (or ALIAS:POS) also shows only that slave, as IgH's ethercat states -p.\n"
       "--json: each slave's state and AL status code.",
       CLI_IFACE | CLI_PCAP | CLI_TIME | CLI_JSON, states_opts, run_states, states_help },
@@ -531,7 +532,8 @@ const struct cli_cmd cli_cmds_ecat[] = {
     { "ecat", "sii", "read POS | write POS FILE", "read or write the SII (EEPROM) image of a slave",
       "POS is the slave position (0 = first) or ALIAS:POS, or given as -p POS. read shows\n"
       "the image read at scan (or -o FILE writes it raw); write puts a raw image\n"
-      "(128..65536 bytes, header checksum checked) into the EEPROM word by word.",
+      "(128..65536 bytes, header checksum checked) into the EEPROM word by word; where a\n"
+      "master runs on -i (or --master SOCKET), its cycle writes them (docs/control.md).",
       CLI_IFACE | CLI_PCAP, sii_opts, run_sii, NULL },
     { "ecat", "pdos", NULL, "list process data entries with their offsets in the image",
       "Offsets are byte.bit in the image of `takt ecat run` and of takt_ecat_pd_find().\n"

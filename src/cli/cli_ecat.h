@@ -85,8 +85,10 @@ int  cli_ecat_tool_sdo_info(struct cli_ecat_tool *t, struct cli_ctx *c, unsigned
 int  cli_ecat_tool_soe(struct cli_ecat_tool *t, bool wr, unsigned pos, uint8_t drive, uint8_t elements,
                        uint16_t idn, uint8_t *buf, size_t cap, size_t *len);
 int  cli_ecat_tool_text(struct cli_ecat_tool *t, struct cli_ctx *c, const char *verb, const char *path);
-/* through a master: request state for the network, wait until every slave is there */
-int  cli_ecat_tool_set_state(struct cli_ecat_tool *t, struct cli_ctx *c, uint8_t state, double timeout_s);
+/* through a master: request state for the network (pos -1) or one slave, wait until it is there */
+int  cli_ecat_tool_set_state(struct cli_ecat_tool *t, struct cli_ctx *c, long pos, uint8_t state, double timeout_s);
+/* SII write of len bytes from word on (directly, or through the master in chunks) */
+int  cli_ecat_tool_sii_write(struct cli_ecat_tool *t, unsigned pos, unsigned word, const uint8_t *data, size_t len);
 unsigned cli_ecat_tool_pd_count(const struct cli_ecat_tool *t);
 int  cli_ecat_tool_pd_get(const struct cli_ecat_tool *t, unsigned i, struct takt_ecat_pd_entry *e);
 /* cli_ecat_parse_pos over a tool's slaves */

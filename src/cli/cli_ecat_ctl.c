@@ -11,31 +11,18 @@
  * the client gets an error and the cycle never waits on this thread. */
 #include <errno.h>
 #include <json-c/json.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include "cli/cli_ctl.h"
 #include "cli/cli_ecat.h"
 #include "cli/cli_ecat_view.h"
 
-struct cli_ecat_ctl {
-    struct takt_ecat_master *m;
-    struct ctl_server *srv;
-    unsigned n, n_pd;
-    struct takt_ecat_slave_info *info;
-    uint8_t **sii;
-    size_t *sii_len;
-    struct takt_ecat_pd_entry *pd;
-    char *eni;          /* the ENI-like description (ecat xml), written before the cycle */
-    int64_t cycle_ns;
-};
-
-#define ARG(name, req, lo, hi, out) \
-    do { char e_[256]; int64_t v_ = 0; \
-         if (ctl_arg_int(ctl_call_req(k), name, req, lo, hi, &v_, e_, sizeof e_)) \
-             return ctl_call_error(k, "%s", e_); \
-         if (json_object_object_get_ex(ctl_call_req(k), name, NULL)) (out) = v_; } while (0)
+#include "cli/cli_ecat_ctl_int.h"
 
 static bool arg_bool(struct ctl_call *k, const char *name)
 {
@@ -141,7 +128,7 @@ static int h_version(struct ctl_call *k, void *ctx)
 
 /* In the cycle: the master's error text belongs to this moment (a later failure
  * rewrites it), so it is taken here, with the result. */
-static void ecat_done(void *ctx, int err, const uint8_t *data, size_t len)
+void ecat_done(void *ctx, int err, const uint8_t *data, size_t len)
 {
     struct ctl_op *op = ctx;
     if (err) {
@@ -151,7 +138,7 @@ static void ecat_done(void *ctx, int err, const uint8_t *data, size_t len)
     ctl_op_done(op, err, data, len);
 }
 
-static void finish_data(struct ctl_call *k, struct ctl_op *op)
+void finish_data(struct ctl_call *k, struct ctl_op *op)
 {
     if (op->err) {
         ctl_call_error(k, "%s", op->msg[0] ? op->msg : takt_strerror(op->err));
@@ -164,7 +151,7 @@ static void finish_data(struct ctl_call *k, struct ctl_op *op)
 }
 
 /* queued, or it never will be: answer now */
-static int queued(struct ctl_op *op, int rc)
+int queued(struct ctl_op *op, int rc)
 {
     if (rc) {
         snprintf(op->msg, sizeof op->msg, "cannot queue it: %s", takt_strerror(rc));
@@ -173,7 +160,7 @@ static int queued(struct ctl_op *op, int rc)
     return CTL_DEFERRED;
 }
 
-static int pos_arg(struct ctl_call *k, struct cli_ecat_ctl *x, unsigned *pos)
+int pos_arg(struct ctl_call *k, struct cli_ecat_ctl *x, unsigned *pos)
 {
     char e[256];
     int64_t v = 0;
@@ -345,16 +332,23 @@ static char *eni_text(struct takt_ecat_master *m)
     return t;
 }
 
+/* The network's state, or with "pos" one slave's (BOOT allowed for it: a firmware
+ * update while the others keep running). */
 static int h_request_state(struct ctl_call *k, void *ctx)
 {
     struct cli_ecat_ctl *x = ctx;
-    int64_t st = 0;
+    int64_t st = 0, pos = -1;
     ARG("state", true, 1, 8, st);
+    ARG("pos", false, 0, 65535, pos);
+    bool boot = pos >= 0 && st == TAKT_ECAT_STATE_BOOT;
     if (st != TAKT_ECAT_STATE_INIT && st != TAKT_ECAT_STATE_PREOP && st != TAKT_ECAT_STATE_SAFEOP &&
-        st != TAKT_ECAT_STATE_OP)
+        st != TAKT_ECAT_STATE_OP && !boot)
         return ctl_call_error(k, "'state' expects INIT (1), PREOP (2), SAFEOP (4) or OP (8) for the "
-                              "network, got %d", (int)st);
-    int rc = takt_ecat_master_request_state(x->m, (uint8_t)st);
+                              "network, BOOT (3) too for one slave, got %d", (int)st);
+    if (pos >= (int64_t)x->n)
+        return ctl_call_error(k, "'pos' expects a slave position 0..%d, got %d", (int)x->n - 1, (int)pos);
+    int rc = pos >= 0 ? takt_ecat_slave_request_state(x->m, (unsigned)pos, (uint8_t)st)
+                      : takt_ecat_master_request_state(x->m, (uint8_t)st);
     if (rc)
         return ctl_call_error(k, "cannot request %s: %s", takt_ecat_al_state_name((uint8_t)st), takt_strerror(rc));
     ctl_call_result(k, NULL);
@@ -424,6 +418,9 @@ static const struct ctl_verb ecat_verbs[] = {
     { "xml", h_xml },
     { "soe_read", h_soe_read },
     { "soe_write", h_soe_write },
+    { "sii_write", ecat_ctl_sii_write },
+    { "foe_read", ecat_ctl_foe_read },
+    { "foe_write", ecat_ctl_foe_write },
     { "view", h_view },
     { "master", h_view },
     { "data", h_view },
@@ -478,8 +475,12 @@ int cli_ecat_ctl_start(struct cli_ctx *c, struct takt_ecat_master *m, struct cli
 
 void cli_ecat_ctl_stop(struct cli_ecat_ctl *x)
 {
-    if (x)
-        ctl_server_stop(x->srv);
+    if (!x)
+        return;
+    ctl_server_stop(x->srv);
+    if (x->sii_joinable)    /* the write's register accesses end with the cycle at the latest */
+        pthread_join(x->sii_thread, NULL);
+    x->sii_joinable = false;
 }
 
 void cli_ecat_ctl_free(struct cli_ecat_ctl *x)

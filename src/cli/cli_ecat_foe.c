@@ -1,9 +1,12 @@
 /* takt ecat foe read|write: files over FoE from the command line (IgH `ethercat
  * foe_read|foe_write`), with --boot for a firmware written in the BOOT state. */
 #include <errno.h>
+#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include "cli/cli_ctl.h"
 #include "cli/cli_ecat.h"
 
@@ -92,8 +95,99 @@ static int tool_open(struct cli_ctx *c, struct foe_tool *t, bool boot)
     return 0;
 }
 
+/* Beside a running master: through its control socket. The file travels as a
+ * descriptor (SCM_RIGHTS) of a memory file this process made, so the master opens no
+ * path on our behalf; what is read or written locally is done here, with our rights.
+ * 1 after an error; 0 done; -1 when no master runs (then the caller goes directly). */
+static int foe_remote(struct cli_ctx *c, bool wr, const char *name, const uint8_t *data, size_t len,
+                      uint8_t **rbuf, size_t *rlen)
+{
+    struct ctl_client *cl;
+    int rc = cli_ctl_attach(c, "ecat", true, &cl);
+    if (rc)
+        return rc;
+    if (!cl)
+        return -1;
+    long pos = 0, pw = 0;
+    if ((cli_get(c, "slave") && cli_parse_long(c, "--slave", cli_get(c, "slave"), 0, 65535, &pos)) ||
+        (cli_get(c, "password") && cli_parse_long(c, "--password", cli_get(c, "password"), 0, 0xFFFFFFFFL, &pw))) {
+        ctl_client_close(cl);
+        return 2;
+    }
+    if (cli_get(c, "boot")) {
+        ctl_client_close(cl);
+        return cli_error(c, "a master runs on %s: --boot (BOOT state, bootstrap mailbox) is not done through "
+                         "it; stop the master to write firmware", c->iface ? c->iface : cli_get(c, "master"));
+    }
+    if (wr && len > CTL_FILE_MAX) {
+        ctl_client_close(cl);
+        return cli_error(c, "a master runs: it takes files of at most %u bytes, this one has %zu",
+                         CTL_FILE_MAX, len);
+    }
+    int fd = memfd_create("takt-foe", MFD_CLOEXEC);
+    if (fd < 0 || (wr && write(fd, data, len) != (ssize_t)len)) {
+        rc = cli_error(c, "cannot make the file to pass to the master: %s", strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        ctl_client_close(cl);
+        return rc;
+    }
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "verb", json_object_new_string(wr ? "foe_write" : "foe_read"));
+    json_object_object_add(o, "pos", json_object_new_int64(pos));
+    json_object_object_add(o, "name", json_object_new_string(name));
+    json_object_object_add(o, "password", json_object_new_int64(pw));
+    char err[1024];
+    json_object *r = ctl_client_call_fd(cl, o, fd, 600 * TAKT_NS_PER_S, err, sizeof err);
+    json_object_put(o);
+    ctl_client_close(cl);
+    if (!r) {
+        close(fd);
+        return cli_error(c, "%s", err);
+    }
+    json_object_put(r);
+    if (!wr) {
+        off_t n = lseek(fd, 0, SEEK_END);
+        *rbuf = malloc(n > 0 ? (size_t)n : 1);
+        if (n < 0 || !*rbuf || pread(fd, *rbuf, (size_t)n, 0) != n) {
+            free(*rbuf);
+            *rbuf = NULL;
+            close(fd);
+            return cli_error(c, "cannot read what the master passed back");
+        }
+        *rlen = (size_t)n;
+    }
+    close(fd);
+    return 0;
+}
+
+static int foe_out(struct cli_ctx *c, unsigned pos, const char *name, const uint8_t *buf, size_t len)
+{
+    const char *out = cli_get(c, "output");
+    FILE *f = out ? fopen(out, "wb") : stdout;
+    if (!f || fwrite(buf, 1, len, f) != len || (out && fclose(f)))
+        return cli_error(c, "cannot write %zu bytes to %s: %s", len, out ? out : "standard output",
+                         strerror(errno));
+    if (out || c->verbose)
+        fprintf(stderr, "slave %u: read '%s', %zu bytes%s%s\n", pos, name, len, out ? " to " : "", out ? out : "");
+    return 0;
+}
+
 static int foe_read(struct cli_ctx *c, const char *name)
 {
+    uint8_t *rb = NULL;
+    size_t rl = 0;
+    int rr = foe_remote(c, false, name, NULL, 0, &rb, &rl);
+    if (rr >= 0) {
+        if (!rr) {
+            long p = 0;
+            if (cli_get(c, "slave"))
+                p = strtol(cli_get(c, "slave"), NULL, 0);
+            rr = foe_out(c, (unsigned)p, name, rb, rl);
+        }
+        free(rb);
+        return rr;
+    }
     struct foe_tool t;
     int rc = tool_open(c, &t, false);
     if (rc)
@@ -162,6 +256,14 @@ static int foe_write(struct cli_ctx *c, const char *path)
     uint8_t *data = load(c, path, &len);
     if (!data)
         return 1;
+    int rr = foe_remote(c, true, name, data, len, NULL, NULL);
+    if (rr >= 0) {
+        if (!rr)
+            fprintf(stderr, "slave %s: wrote '%s', %zu bytes\n", cli_get(c, "slave") ? cli_get(c, "slave") : "0",
+                    name, len);
+        free(data);
+        return rr;
+    }
     bool boot = cli_get(c, "boot") != NULL;
     struct foe_tool t;
     int rc = tool_open(c, &t, boot);
@@ -211,7 +313,9 @@ const struct cli_cmd cli_cmds_ecat_foe[] = {
       "sends the local FILE (named --name NAME on the slave, default its base name). --boot\n"
       "writes in the BOOT state (firmware over the bootstrap mailbox), then returns the slave\n"
       "to INIT. A refusal names the FoE error code and its meaning (0x8001 not found, 0x8002\n"
-      "access denied, 0x8008 only in bootstrap, ...). Progress on stderr when it is a terminal.",
+      "access denied, 0x8008 only in bootstrap, ...). Progress on stderr when it is a terminal.\n"
+      "Where a master runs on -i (or --master SOCKET), the file goes through it (up to 16 MiB,\n"
+      "passed as a file descriptor, never a path); --boot is refused beside it.",
       CLI_IFACE | CLI_PCAP, foe_opts, run_foe, NULL },
     { 0 },
 };

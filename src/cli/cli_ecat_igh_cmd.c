@@ -3,8 +3,8 @@
  * each asks it for the view of cli_ecat_view.h through its control socket; where none
  * runs, it fills the view from a master this command opens on -i itself (master, data,
  * domains and top run the network in OP for -t seconds). Either view goes to the same
- * renderer. rescan asks the running master to scan again; alias is refused while a master
- * runs (docs/tools.md). */
+ * renderer. rescan asks the running master to scan again; alias goes through it
+ * (docs/tools.md). */
 #include <errno.h>
 #include <json-c/json.h>
 #include <stdlib.h>
@@ -425,36 +425,35 @@ static int run_alias(struct cli_ctx *c)
     long alias;
     if (cli_parse_long(c, "ALIAS", c->argv[1], 0, 0xFFFF, &alias))
         return 2;
-    int rc = refuse_running(c, "alias writes the SII word by word, which it cannot do beside a running "
-                            "cycle; stop the master, write the alias, start it again");
+    /* beside a running master: through it (it writes the words through its cycle) */
+    struct cli_ecat_tool t;
+    int rc = cli_ecat_tool_open(c, &t, CLI_ECAT_TOOL_SERVED);
     if (rc)
         return rc;
-    struct live lv;
-    if ((rc = live_scan(c, &lv, true)))
-        return rc;
     unsigned pos;
-    if (cli_ecat_parse_pos(c, lv.m, c->argv[0], &pos)) {
-        live_close(&lv);
+    if (cli_ecat_tool_parse_pos(c, &t, c->argv[0], &pos)) {
+        cli_ecat_tool_close(&t);
         return 2;
     }
     size_t n;
-    const uint8_t *sii = takt_ecat_slave_sii(lv.m, pos, &n);
+    const uint8_t *sii = cli_ecat_tool_sii(&t, pos, &n);
     if (!sii || n < 16) {
-        live_close(&lv);
+        cli_ecat_tool_close(&t);
         return cli_error(c, "slave %u: no SII header was read (%zu bytes), expected at least 16", pos,
                          sii ? n : 0);
     }
+    /* words 4..7 only: the alias, two reserved words and the checksum over words 0..6 */
     uint8_t head[16];
     memcpy(head, sii, sizeof head);
     takt_put_le16(head + 8, (uint16_t)alias);
     head[14] = takt_ecat_sii_checksum(head);
-    rc = takt_ecat_sii_write(lv.m, pos, head, sizeof head);
+    rc = cli_ecat_tool_sii_write(&t, pos, 4, head + 8, 8);
     if (rc)
-        rc = cli_error(c, "%s", takt_ecat_master_error(lv.m));
+        rc = cli_error(c, "%s", cli_ecat_tool_error(&t));
     else
         printf("slave %u: alias %ld written to the SII (word 4, checksum 0x%02X); the slave takes "
                "it at its next power-on\n", pos, alias, head[14]);
-    live_close(&lv);
+    cli_ecat_tool_close(&t);
     return rc;
 }
 
@@ -570,8 +569,8 @@ const struct cli_cmd cli_cmds_ecat_igh[] = {
     { "ecat", "alias", "POS ALIAS", "write a slave's station alias into its SII",
       "Writes ALIAS (0..65535) into SII word 4 with a new header checksum; the ESC loads it\n"
       "into register 0x0012 at its next power-on (ETG.1000.4). POS is a position or\n"
-      "ALIAS:POS, or given as -p POS. Refused while a master runs on -i (the SII is written\n"
-      "word by word, which only a master without a running cycle does).",
+      "ALIAS:POS, or given as -p POS. Where a master runs on -i (or --master SOCKET), its\n"
+      "cycle writes the words (4..7) through its control socket.",
       CLI_IFACE | CLI_PCAP, alias_opts, run_alias, NULL },
     { "ecat", "version", NULL, "the versions of takt and of its library",
       "The takt tool's version and the library's it runs on; with -i (or --master SOCKET), also\n"

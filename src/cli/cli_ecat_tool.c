@@ -318,6 +318,27 @@ int cli_ecat_tool_pd_get(const struct cli_ecat_tool *t, unsigned i, struct takt_
     return 0;
 }
 
+/* SII bytes from word on: through a running master in chunks (each a request of its
+ * own, so the line limit holds for any image), the slave's copy updated as it goes. */
+int cli_ecat_tool_sii_write(struct cli_ecat_tool *t, unsigned pos, unsigned word, const uint8_t *data, size_t len)
+{
+    if (!t->ctl)
+        return takt_ecat_sii_write_at(t->m, pos, word, data, len);
+    for (size_t at = 0; at < len; at += CTL_SII_CHUNK) {
+        size_t n = len - at < CTL_SII_CHUNK ? len - at : CTL_SII_CHUNK;
+        json_object *o = req_new("sii_write", pos);
+        add_int(o, "word", (int64_t)(word + at / 2));
+        json_object_object_add(o, "data", ctl_hex(data + at, n));
+        /* word by word through the cycle: a few cycles each */
+        int rc = remote(t, NULL, o, NULL, 0, NULL, 300);
+        if (rc)
+            return rc;
+        if (pos < t->n && 2 * (size_t)word + at + n <= t->sii_len[pos])
+            memcpy(t->sii[pos] + 2 * (size_t)word + at, data + at, n);
+    }
+    return 0;
+}
+
 /* The running master's slaves' live states into t->info: 0 or -EIO (t->err). */
 static int refresh_states(struct cli_ecat_tool *t)
 {
@@ -341,12 +362,14 @@ static int refresh_states(struct cli_ecat_tool *t)
     return 0;
 }
 
-int cli_ecat_tool_set_state(struct cli_ecat_tool *t, struct cli_ctx *c, uint8_t state, double timeout_s)
+int cli_ecat_tool_set_state(struct cli_ecat_tool *t, struct cli_ctx *c, long pos, uint8_t state, double timeout_s)
 {
     (void)c;
     json_object *o = json_object_new_object();
     json_object_object_add(o, "verb", json_object_new_string("request_state"));
     json_object_object_add(o, "state", json_object_new_int(state));
+    if (pos >= 0)
+        add_int(o, "pos", pos);
     int rc = remote(t, c, o, NULL, 0, NULL, 10);
     if (rc)
         return rc;
@@ -355,13 +378,14 @@ int cli_ecat_tool_set_state(struct cli_ecat_tool *t, struct cli_ctx *c, uint8_t 
     for (;;) {
         if (refresh_states(t))
             return -EIO;
-        unsigned at = 0;
+        unsigned at = 0, of = pos >= 0 ? 1 : t->n;
         for (unsigned i = 0; i < t->n; i++)
-            at += (t->info[i].al_state & TAKT_ECAT_STATE_MASK) == state && !(t->info[i].al_state & TAKT_ECAT_STATE_ERROR);
-        if (at == t->n)
+            at += (pos < 0 || i == (unsigned long)pos) &&
+                  (t->info[i].al_state & TAKT_ECAT_STATE_MASK) == state && !(t->info[i].al_state & TAKT_ECAT_STATE_ERROR);
+        if (at == of)
             return 0;
         if (takt_now() >= limit) {
-            snprintf(t->err, sizeof t->err, "%u of %u slaves in %s after %.0f s", at, t->n,
+            snprintf(t->err, sizeof t->err, "%u of %u slaves in %s after %.0f s", at, of,
                      takt_ecat_al_state_name(state), timeout_s);
             return -ETIMEDOUT;
         }

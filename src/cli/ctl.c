@@ -37,6 +37,7 @@ struct conn {
     takt_ns_t refill_at;
     unsigned pending;
     bool closing;               /* answer what is queued, then close */
+    int passed;                 /* a file descriptor the client sent (SCM_RIGHTS), for its next request */
 };
 
 struct ctl_call {
@@ -45,6 +46,7 @@ struct ctl_call {
     unsigned gen;
     int64_t id;
     json_object *req;
+    int fd;                     /* the file the request came with, -1: none (closed after the handler) */
 };
 
 struct ctl_server {
@@ -71,6 +73,9 @@ static void conn_close(struct ctl_server *s, int i)
     if (c->fd < 0)
         return;
     close(c->fd);
+    if (c->passed >= 0)
+        close(c->passed);
+    c->passed = -1;
     free(c->in);
     free(c->out);
     unsigned gen = c->gen;
@@ -182,6 +187,16 @@ int ctl_call_error(struct ctl_call *k, const char *fmt, ...)
 
 /* --- deferred operations ----------------------------------------------------------- */
 
+int ctl_call_take_file(struct ctl_call *k, size_t max, size_t *size)
+{
+    char err[256];
+    if (ctl_file_check(k->fd, max, size, err, sizeof err))
+        return ctl_call_error(k, "%s", err), -1;
+    int fd = k->fd;
+    k->fd = -1;
+    return fd;
+}
+
 struct ctl_op *ctl_call_defer(struct ctl_call *k, size_t cap, ctl_finish_fn finish)
 {
     struct conn *c = &k->s->c[k->conn];
@@ -207,6 +222,8 @@ struct ctl_op *ctl_call_defer(struct ctl_call *k, size_t cap, ctl_finish_fn fini
     }
     *kc = *k;
     kc->req = json_object_get(k->req);
+    kc->fd = -1;
+    op->fd = -1;
     op->cap = cap;
     op->finish = finish;
     op->srv = k->s;
@@ -251,6 +268,8 @@ static void finish_ops(struct ctl_server *s)
             if (s->c[i].fd >= 0 && s->c[i].closing && !s->c[i].pending && !s->c[i].out_len)
                 conn_close(s, i);
         }
+        if (op->fd >= 0)        /* finished, or its connection went */
+            close(op->fd);
         json_object_put(k->req);
         free(k);
         free(op->buf);
@@ -290,10 +309,14 @@ static void request(struct ctl_server *s, int i, const char *line, size_t len, t
     struct ctl_req r;
     char err[512];
     if (ctl_parse_request(line, len, &r, err, sizeof err)) {
+        if (c->passed >= 0)
+            close(c->passed), c->passed = -1;
         send_error(s, i, r.id, err);
         return;
     }
-    struct ctl_call k = { s, i, c->gen, r.id, r.obj };
+    /* the descriptor sent with this line's first bytes goes with it, taken or closed */
+    struct ctl_call k = { s, i, c->gen, r.id, r.obj, c->passed };
+    c->passed = -1;
     const struct ctl_verb *e = s->verbs;
     while (e && e->name && strcmp(e->name, r.verb))
         e++;
@@ -303,13 +326,16 @@ static void request(struct ctl_server *s, int i, const char *line, size_t len, t
         ctl_call_error(&k, "unknown verb '%.64s' (hello lists the verbs this %s master serves)", r.verb, s->proto);
     else
         e->fn(&k, s->ctx);
+    if (k.fd >= 0)
+        close(k.fd);
     json_object_put(r.obj);
 }
 
 static void conn_read(struct ctl_server *s, int i, takt_ns_t now)
 {
     struct conn *c = &s->c[i];
-    ssize_t n = recv(c->fd, c->in + c->in_len, CTL_LINE_MAX + 1 - c->in_len, MSG_DONTWAIT);
+    /* a request may come with a file descriptor (ctl_fd.c) */
+    ssize_t n = ctl_recv_fd(c->fd, c->in + c->in_len, CTL_LINE_MAX + 1 - c->in_len, &c->passed);
     if (n < 0 && (errno == EAGAIN || errno == EINTR))
         return;
     if (n <= 0) {       /* the client went: its deferred answers are dropped */
@@ -403,6 +429,7 @@ static void do_accept(struct ctl_server *s, takt_ns_t now)
         return;
     }
     c->fd = fd;
+    c->passed = -1;
     c->last_rx = c->refill_at = now;
     c->tokens = CTL_RATE_BURST;
 }
@@ -544,7 +571,7 @@ int ctl_server_start(struct ctl_server **out, const struct ctl_server_opts *o, c
     s->owner = geteuid();
     s->lfd = s->efd = s->stopfd = -1;
     for (int i = 0; i < CTL_MAX_CONN; i++)
-        s->c[i].fd = -1;
+        s->c[i].fd = -1, s->c[i].passed = -1;
     int rc = bind_socket(s, err, errlen);
     if (!rc) {
         s->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);

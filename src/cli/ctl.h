@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <takt/takt.h>
 
 struct json_object;
@@ -31,6 +32,7 @@ struct json_object;
 #define CTL_RATE_BURST    50            /* ... after a burst of this many */
 #define CTL_PARTIAL_S     5             /* a request line must be complete within this */
 #define CTL_IDLE_S        300           /* a connection that sends nothing is closed after this */
+#define CTL_SII_CHUNK     1024          /* SII bytes one sii_write request carries (2 KiB as hex) */
 #define CTL_OUT_MAX       (8u << 20)    /* answers not read beyond this: the client is hung */
 
 /* --- the request parser (pure; the fuzz target's subject) --------------------------- */
@@ -50,6 +52,8 @@ int ctl_arg_int(struct json_object *req, const char *name, bool required, int64_
                 int64_t *out, char *err, size_t errlen);
 int ctl_arg_hex(struct json_object *req, const char *name, uint8_t *buf, size_t cap, size_t *len,
                 char *err, size_t errlen);
+/* A string argument of 1..max characters without a NUL (*out points into req). */
+int ctl_arg_str(struct json_object *req, const char *name, size_t max, const char **out, char *err, size_t errlen);
 /* bytes as lower-case hex, a new JSON string */
 struct json_object *ctl_hex(const uint8_t *d, size_t n);
 /* hex (even number of digits) into buf; -1 when it is not hex or does not fit */
@@ -82,6 +86,7 @@ struct ctl_op {
     char     msg[256];       /* the master's error text, taken in the completion */
     void    *user;           /* the handler's (e.g. the master, for msg) */
     int64_t  arg[4];         /* the handler's (what to say in the answer) */
+    int      fd;             /* a file the handler took (ctl_call_take_file): closed after finish */
     /* private */
     ctl_finish_fn finish;
     struct ctl_server *srv;
@@ -89,6 +94,16 @@ struct ctl_op {
     _Atomic int done;
     struct ctl_op *next;
 };
+/* The regular file the request came with (SCM_RIGHTS), at most max bytes: its
+ * descriptor (now the caller's, or an op's fd) and *size; -1 after answering with
+ * what was expected (none came, not a regular file, too large). */
+int ctl_call_take_file(struct ctl_call *k, size_t max, size_t *size);
+#define CTL_FILE_MAX (16u << 20)     /* a file passed with a request (foe) */
+/* ctl_fd.c: recv into buf, a descriptor that came with the bytes into *passed when it is
+ * -1 (others closed); as recv. fd a regular file of at most max bytes: 0 with *size, or
+ * -1 with what was expected in err. */
+ssize_t ctl_recv_fd(int sock, void *buf, size_t cap, int *passed);
+int ctl_file_check(int fd, size_t max, size_t *size, char *err, size_t errlen);
 /* A deferred request's operation with a buffer of cap bytes; NULL (answered with an
  * error) when the connection has CTL_MAX_PENDING already or memory is short. */
 struct ctl_op *ctl_call_defer(struct ctl_call *k, size_t cap, ctl_finish_fn finish);
@@ -130,6 +145,9 @@ int  ctl_client_connect(struct ctl_client **out, const char *path, char *err, si
  * "result" (owned by the caller) with *ok true, or NULL with the error in err. */
 struct json_object *ctl_client_call(struct ctl_client *cl, struct json_object *req, takt_ns_t timeout_ns,
                                     char *err, size_t errlen);
+/* The same with a file descriptor passed along (SCM_RIGHTS; fd -1: none). */
+struct json_object *ctl_client_call_fd(struct ctl_client *cl, struct json_object *req, int fd,
+                                       takt_ns_t timeout_ns, char *err, size_t errlen);
 void ctl_client_close(struct ctl_client *cl);
 
 #endif

@@ -119,6 +119,12 @@ static int read_line(struct ctl_client *c, takt_ns_t deadline, size_t *line_len)
 struct json_object *ctl_client_call(struct ctl_client *c, struct json_object *req, takt_ns_t timeout_ns,
                                     char *err, size_t errlen)
 {
+    return ctl_client_call_fd(c, req, -1, timeout_ns, err, errlen);
+}
+
+struct json_object *ctl_client_call_fd(struct ctl_client *c, struct json_object *req, int fd,
+                                       takt_ns_t timeout_ns, char *err, size_t errlen)
+{
     int64_t id = c->next_id++;
     json_object_object_add(req, "v", json_object_new_int(CTL_VERSION));
     json_object_object_add(req, "id", json_object_new_int64(id));
@@ -132,7 +138,21 @@ struct json_object *ctl_client_call(struct ctl_client *c, struct json_object *re
     size_t off = 0;
     int send_err = 0;
     while (off < n + 1) {
-        ssize_t w = send(c->fd, line + off, n + 1 - off, MSG_NOSIGNAL);
+        /* the descriptor rides with the line's first bytes */
+        union { struct cmsghdr h; char b[CMSG_SPACE(sizeof(int))]; } cm;
+        struct iovec iov = { line + off, n + 1 - off };
+        struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+        if (fd >= 0 && !off) {
+            memset(&cm, 0, sizeof cm);
+            mh.msg_control = cm.b;
+            mh.msg_controllen = sizeof cm.b;
+            struct cmsghdr *h = CMSG_FIRSTHDR(&mh);
+            h->cmsg_level = SOL_SOCKET;
+            h->cmsg_type = SCM_RIGHTS;
+            h->cmsg_len = CMSG_LEN(sizeof(int));
+            memcpy(CMSG_DATA(h), &fd, sizeof fd);
+        }
+        ssize_t w = sendmsg(c->fd, &mh, MSG_NOSIGNAL);
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0) {

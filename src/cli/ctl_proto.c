@@ -121,6 +121,22 @@ int ctl_arg_hex(struct json_object *req, const char *name, uint8_t *buf, size_t 
     return 0;
 }
 
+int ctl_arg_str(struct json_object *req, const char *name, size_t max, const char **out, char *err, size_t errlen)
+{
+    json_object *v = NULL;
+    if (json_object_object_get_ex(req, name, &v) && json_object_is_type(v, json_type_string)) {
+        const char *t = json_object_get_string(v);
+        size_t n = (size_t)json_object_get_string_len(v);
+        if (n && n <= max && strlen(t) == n) {     /* no NUL inside: the name is what it says */
+            *out = t;
+            return 0;
+        }
+    }
+    snprintf(err, errlen, "'%s' expects a string of 1..%zu characters (no NUL), got %.40s", name, max,
+             v ? json_object_to_json_string(v) : "none");
+    return -1;
+}
+
 struct json_object *ctl_hex(const uint8_t *d, size_t n)
 {
     static const char dig[] = "0123456789abcdef";

@@ -124,6 +124,26 @@ int ecat_core_request_state(struct ecat_core *m, uint8_t state, takt_ns_t now)
     return 0;
 }
 
+int ecat_core_request_slave_state(struct ecat_core *m, unsigned pos, uint8_t state, takt_ns_t now)
+{
+    if (!m->scanned)
+        return -EAGAIN;
+    if (pos >= m->n_slaves) {
+        ECAT_FAIL(m, -ENOENT, TAKT_ECAT_EV_NO_SLAVE, -1, 3, pos, m->n_slaves);
+        return -ENOENT;
+    }
+    if (state >= AL_SAFEOP && !m->configured) {
+        int rc = ecat_layout(m);
+        if (rc)
+            return rc;
+    }
+    m->last_err = 0;
+    /* the network's target stays: the others keep their states (each slave has its
+     * own AL control register 0x0120, ETG.1000.4) */
+    ecat_slave_goto(m, &m->slaves[pos], state, now);
+    return 0;
+}
+
 void ecat_core_rx(struct ecat_core *m, takt_ns_t now, uint8_t *buf, size_t len, takt_ns_t rx_ts)
 {
     (void)now;                      /* a reply is judged by its stamp and its frame's fate */

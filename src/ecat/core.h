@@ -29,6 +29,8 @@ void ecat_core_scan(struct ecat_core *c, takt_ns_t now);
 /* Drive every slave to AL state `state` (laying out the process image first for SAFEOP
  * and OP): 0, -EAGAIN before a scan, or the layout's error. */
 int  ecat_core_request_state(struct ecat_core *c, uint8_t state, takt_ns_t now);
+/* One slave (position pos) towards state; the network's target stays. */
+int  ecat_core_request_slave_state(struct ecat_core *c, unsigned pos, uint8_t state, takt_ns_t now);
 /* One received frame; rx_ts: its receive stamp (0: none), judged against rx_deadline. */
 void ecat_core_rx(struct ecat_core *c, takt_ns_t now, uint8_t *buf, size_t len, takt_ns_t rx_ts);
 /* Open a cycle at now: the replies of the last one are in; count what did not come. The

@@ -45,7 +45,10 @@ struct takt_ecat_master {
  * thread by the core's functions (ecat_core_request_state, ecat_svc_queue, ...). */
 #define ECAT_CMD_RING 64
 enum { ECAT_CMD_STATE = 1, ECAT_CMD_REG, ECAT_CMD_SDO, ECAT_CMD_FOE, ECAT_CMD_SOE,
-       ECAT_CMD_EOE_OPEN, ECAT_CMD_EOE_SVC, ECAT_CMD_RESCAN };
+       ECAT_CMD_EOE_OPEN, ECAT_CMD_EOE_SVC, ECAT_CMD_RESCAN, ECAT_CMD_SLAVE_STATE,
+       ECAT_CMD_SII_COPY };
+/* master_svc.c: the master's copy of slave pos's SII takes len bytes from word on. */
+int ecat_sii_copy(struct ecat_core *m, unsigned pos, unsigned word, const uint8_t *data, size_t len);
 /* The caller is the thread that drives the cycle (last drained the ring). */
 bool ecat_cmd_here(struct takt_ecat_master *m);
 /* master_rescan.c: start the posted rescan (cycle's thread); free its state at close. */

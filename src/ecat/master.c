@@ -469,21 +469,11 @@ static bool slave_settled(struct ecat_core *m, void *ctx)
 int takt_ecat_slave_set_state(struct takt_ecat_master *drv, unsigned pos, uint8_t state, takt_ns_t timeout_ns)
 {
     struct ecat_core *m = &drv->core;
-    if (!m->scanned)
-        return -EAGAIN;
-    if (pos >= m->n_slaves) {
-        ECAT_FAIL(m, -ENOENT, TAKT_ECAT_EV_NO_SLAVE, -1, 3, pos, m->n_slaves);
-        return -ENOENT;
-    }
-    if (state >= AL_SAFEOP && !m->configured) {
-        int rc = ecat_layout(m);
-        if (rc)
-            return rc;
-    }
-    m->last_err = 0;
+    int rc = ecat_core_request_slave_state(m, pos, state, takt_now());
+    if (rc)
+        return rc;
     struct ecat_slave *s = &m->slaves[pos];
-    ecat_slave_goto(m, s, state, takt_now());
-    int rc = ecat_master_drive(drv, slave_settled, &pos, timeout_ns);
+    rc = ecat_master_drive(drv, slave_settled, &pos, timeout_ns);
     if (rc)
         return rc;
     return s->f.state == SS_FAILED ? (s->f.err ? s->f.err : -TAKT_EALSTATUS) : 0;

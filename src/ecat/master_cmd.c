@@ -99,6 +99,19 @@ static int apply(struct takt_ecat_master *drv, struct rt_cmd *c, bool posted)
                                            : TAKT_ECAT_EV_STATE_REQUEST, -1, (uint8_t)c->arg[0], rc);
         return rc;
     }
+    case ECAT_CMD_SLAVE_STATE: {
+        int rc = ecat_core_request_slave_state(m, pos, (uint8_t)c->arg[0], takt_now());
+        if (rc && posted && m->last_err != rc)
+            ECAT_FAIL(m, rc, rc == -EAGAIN ? TAKT_ECAT_EV_STATE_REQUEST_UNSCANNED
+                                           : TAKT_ECAT_EV_STATE_REQUEST, (int)pos, (uint8_t)c->arg[0], rc);
+        return rc;
+    }
+    case ECAT_CMD_SII_COPY: {
+        int rc = ecat_sii_copy(m, pos, (unsigned)c->arg[0], c->ptr, c->len);
+        if (!rc && c->done)
+            c->done(c->ctx, 0, NULL, 0);
+        return rc;
+    }
     case ECAT_CMD_REG:
         return ecat_svc_queue(m, pos, (uint8_t)c->arg[0], (uint16_t)c->arg[1],
                               c->inl_len ? c->inl : NULL, (uint16_t)c->arg[2], c->done, c->ctx);
@@ -207,6 +220,12 @@ int ecat_cmd_wait(struct takt_ecat_master *m, struct rt_waiter *w, int posted, t
 int takt_ecat_master_request_state(struct takt_ecat_master *m, uint8_t state)
 {
     struct rt_cmd c = { .op = ECAT_CMD_STATE, .arg = { state } };
+    return ecat_cmd_submit(m, &c, NULL, 0);
+}
+
+int takt_ecat_slave_request_state(struct takt_ecat_master *m, unsigned pos, uint8_t state)
+{
+    struct rt_cmd c = { .op = ECAT_CMD_SLAVE_STATE, .target = pos, .arg = { state } };
     return ecat_cmd_submit(m, &c, NULL, 0);
 }
 

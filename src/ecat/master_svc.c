@@ -256,16 +256,13 @@ static int sii_idle(struct takt_ecat_master *drv, unsigned pos)
 }
 
 /* ETG.1000.4 SII access: per word, the data into 0x0508, then command write + write enable with the
- * word address as one 6-byte write at 0x0502, wait while busy, check the error bits. */
-int takt_ecat_sii_write(struct takt_ecat_master *drv, unsigned pos, const uint8_t *img, size_t len)
+ * word address as one 6-byte write at 0x0502, wait while busy, check the error bits. The
+ * register accesses are the blocking forms: beside a running RT thread each goes through
+ * the command ring and the cycle keeps its timing. */
+static int sii_write_words(struct takt_ecat_master *drv, unsigned pos, unsigned word, const uint8_t *data,
+                           size_t len)
 {
     struct ecat_core *m = &drv->core;
-    if (pos >= m->n_slaves)
-        return -ENOENT;
-    if (len < 16 || len % 2 || len > ECAT_SII_MAX_IMAGE)
-        return -EINVAL;
-    if (ecat_sii_grow(&m->slaves[pos], len))
-        return -ENOMEM;
     uint8_t owner = 0;
     int rc = takt_ecat_reg_write(drv, pos, ESC_SII_CONFIG, &owner, 1);   /* EtherCAT owns the SII */
     for (size_t w = 0; !rc && w < len / 2; w++) {
@@ -276,8 +273,8 @@ int takt_ecat_sii_write(struct takt_ecat_master *drv, unsigned pos, const uint8_
         }
         uint8_t cmd[6];
         put_le16(cmd, SII_CMD_WRITE | SII_WRITE_EN);
-        put_le32(cmd + 2, (uint32_t)w);
-        if ((rc = takt_ecat_reg_write(drv, pos, ESC_SII_DATA, img + 2 * w, 2)) ||
+        put_le32(cmd + 2, (uint32_t)(word + w));
+        if ((rc = takt_ecat_reg_write(drv, pos, ESC_SII_DATA, data + 2 * w, 2)) ||
             (rc = takt_ecat_reg_write(drv, pos, ESC_SII_CTRL, cmd, 6)))
             break;
         st = sii_idle(drv, pos);
@@ -286,17 +283,64 @@ int takt_ecat_sii_write(struct takt_ecat_master *drv, unsigned pos, const uint8_
             break;
         }
         if (st & (SII_ERR_WE | SII_ERR_ACK)) {
-            ECAT_FAIL(m, -TAKT_ESII, TAKT_ECAT_EV_SII_WRITE_REFUSED, pos, w, st);
+            ECAT_FAIL(m, -TAKT_ESII, TAKT_ECAT_EV_SII_WRITE_REFUSED, pos, word + w, st);
             return -TAKT_ESII;
         }
     }
-    if (rc) {
-        if (!m->errmsg[0] || m->last_err != rc)
-            ECAT_FAIL(m, rc, TAKT_ECAT_EV_SII_WRITE_FAILED, pos, rc);
-        return rc;
-    }
+    if (rc && (!m->errmsg[0] || m->last_err != rc))
+        ECAT_FAIL(m, rc, TAKT_ECAT_EV_SII_WRITE_FAILED, pos, rc);
+    return rc;
+}
+
+/* The master's copy of the image takes what the slave holds now (in the cycle's thread
+ * when one runs: the copy is the cycle's). Growing it allocates, which a tool's SII
+ * write may cost one cycle. */
+int ecat_sii_copy(struct ecat_core *m, unsigned pos, unsigned word, const uint8_t *data, size_t len)
+{
+    if (pos >= m->n_slaves)
+        return -ENOENT;
     struct ecat_slave *s = &m->slaves[pos];
-    memcpy(s->sii, img, len);                /* what the slave holds now */
-    s->sii_len = len;
+    size_t end = 2 * (size_t)word + len;
+    if (ecat_sii_grow(s, end))
+        return -ENOMEM;
+    if (s->sii_len < 2 * (size_t)word)
+        memset(s->sii + s->sii_len, 0xFF, 2 * (size_t)word - s->sii_len);
+    memcpy(s->sii + 2 * (size_t)word, data, len);
+    if (s->sii_len < end)
+        s->sii_len = end;
     return 0;
+}
+
+int takt_ecat_sii_write_at(struct takt_ecat_master *drv, unsigned pos, unsigned word, const uint8_t *data,
+                           size_t len)
+{
+    struct ecat_core *m = &drv->core;
+    int mode = ecat_cmd_blocking(drv);
+    if (mode < 0)
+        return mode;
+    if (pos >= m->n_slaves)
+        return -ENOENT;
+    if (!len || len % 2 || 2 * (size_t)word + len > ECAT_SII_MAX_IMAGE)
+        return -EINVAL;
+    int rc = sii_write_words(drv, pos, word, data, len);
+    if (rc)
+        return rc;
+    if (!mode)
+        return ecat_sii_copy(m, pos, word, data, len);
+    struct rt_waiter *w = rt_waiter_new(len);
+    if (!w)
+        return -ENOMEM;
+    memcpy(w->buf, data, len);      /* the record points here: the waiter lives until it is applied */
+    struct rt_cmd c = { .op = ECAT_CMD_SII_COPY, .target = (uint16_t)pos, .arg = { word }, .ptr = w->buf,
+                        .len = len, .done = rt_waiter_done, .ctx = w };
+    rc = ecat_cmd_wait(drv, w, rt_cmdring_post(&drv->cmd, &c, NULL, 0), 5 * TAKT_NS_PER_S);
+    rt_waiter_put(w);
+    return rc;
+}
+
+int takt_ecat_sii_write(struct takt_ecat_master *drv, unsigned pos, const uint8_t *img, size_t len)
+{
+    if (len < 16 || len % 2 || len > ECAT_SII_MAX_IMAGE)
+        return -EINVAL;
+    return takt_ecat_sii_write_at(drv, pos, 0, img, len);
 }

@@ -36,12 +36,20 @@ body() {
     echo "$out" | grep -q "mailbox out" || net_fail "ecat slaves -v shows no mailbox: $out"
     out=$("${T[@]}" ecat states "${m[@]}") || net_fail "ecat states: $out"
     [ "$(echo "$out" | grep -c OP)" = 6 ] || net_fail "ecat states: $out"
-    # a state for the whole network goes to the running master (OP: where it is); one
-    # slave's is a direct tool's job and refused beside it
+    # a state for the whole network goes to the running master (OP: where it is), and so
+    # does one slave's: the EL1004 (inputs only, the cyclic WKC stays) to SAFEOP while the
+    # others stay in OP, then back
     out=$("${T[@]}" ecat states "${m[@]}" OP) || net_fail "ecat states OP: $out"
     [ "$(echo "$out" | grep -c OP)" = 6 ] || net_fail "ecat states OP: $out"
-    out=$("${T[@]}" ecat states "${m[@]}" -s 1 PREOP 2>&1) && net_fail "one slave's state beside a running master: $out"
-    echo "$out" | grep -q "a master runs on $TAKT_IF_A" || net_fail "ecat states -s refusal: $out"
+    out=$("${T[@]}" ecat states "${m[@]}" -s 1 SAFEOP 2>&1) || net_fail "ecat states -s 1 SAFEOP: $out"
+    out=$("${T[@]}" ecat states "${m[@]}") || net_fail "ecat states: $out"
+    echo "$out" | grep -q "^1 .* SAFEOP" || net_fail "slave 1 not in SAFEOP through the master: $out"
+    [ "$(echo "$out" | grep -c ' OP ')" = 5 ] || net_fail "the other slaves left OP: $out"
+    out=$("${T[@]}" ecat states "${m[@]}" -s 1 OP 2>&1) || net_fail "ecat states -s 1 OP: $out"
+    out=$("${T[@]}" ecat states "${m[@]}") || net_fail "ecat states: $out"
+    [ "$(echo "$out" | grep -c ' OP ')" = 6 ] || net_fail "slave 1 not back in OP: $out"
+    out=$("${T[@]}" ecat states "${m[@]}" -s 9 OP 2>&1) && net_fail "ecat states -s 9 worked: $out"
+    echo "$out" | grep -q "position 0..5, got 9" || net_fail "ecat states -s 9: $out"
     out=$("${T[@]}" ecat upload "${m[@]}" --type uint32 4 0x1018 1) || net_fail "upload: $out"
     [ "$out" = "0x00746B74 7629684" ] || net_fail "upload 0x1018:01: $out"
     # an object outside the process data (0x607A is mapped: the cycle rewrites it)
@@ -63,6 +71,16 @@ body() {
     echo "$out" | grep -q "0x6041:00  Statusword" || net_fail "pdos: $out"
     out=$("${T[@]}" ecat sii "${m[@]}" read 2) || net_fail "sii read: $out"
     echo "$out" | head -1 | grep -q "^0000:" || net_fail "sii read: $out"
+    # SII through the running master, word by word through its cycle: an alias (word 4,
+    # checksum word 7), read back by a new connection; then the whole image of slave 2
+    # (a file read through the master) written back unchanged
+    out=$("${T[@]}" ecat alias "${m[@]}" 2 0x1234) || net_fail "ecat alias through the master: $out"
+    echo "$out" | grep -q "alias 4660 written" || net_fail "ecat alias: $out"
+    out=$("${T[@]}" ecat sii "${m[@]}" read 2 | head -1) || net_fail "sii read after alias: $out"
+    echo "$out" | grep -qi "^0000: .. .. .. .. .. .. .. .. 34 12 " || net_fail "alias not in SII word 4: $out"
+    "${T[@]}" ecat sii "${m[@]}" read 2 -o "$NET_TMP/sii2.bin" || net_fail "sii read -o"
+    out=$("${T[@]}" ecat sii "${m[@]}" write 2 "$NET_TMP/sii2.bin") || net_fail "sii write through the master: $out"
+    echo "$out" | grep -q "wrote $(stat -c %s "$NET_TMP/sii2.bin") bytes" || net_fail "sii write: $out"
     # SoE: a list IDN outside the cyclic telegrams, written and read back
     "${T[@]}" ecat soe "${m[@]}" write 5 P-0-0010 1,2,3 || net_fail "soe write"
     out=$("${T[@]}" ecat soe "${m[@]}" read 5 P-0-0010) || net_fail "soe read: $out"
@@ -72,9 +90,30 @@ body() {
     out=$("${T[@]}" ecat xml "${m[@]}") || net_fail "ecat xml: $out"
     echo "$out" | grep -q "<EtherCATConfig" || net_fail "ecat xml through the master: $out"
     [ "$(echo "$out" | grep -c "<Slave>")" = 6 ] || net_fail "ecat xml: 6 slaves expected: $out"
+    # FoE through the master (the servo, in OP): the file passes as a descriptor the
+    # client made; written, read back, compared
+    head -c 3000 /dev/urandom >"$NET_TMP/foe.bin"
+    out=$("${T[@]}" ecat foe "${m[@]}" -s 4 write "$NET_TMP/foe.bin" 2>&1) || net_fail "foe write through the master: $out"
+    "${T[@]}" ecat foe "${m[@]}" -s 4 read foe.bin -o "$NET_TMP/foe.back" || net_fail "foe read through the master"
+    cmp "$NET_TMP/foe.bin" "$NET_TMP/foe.back" || net_fail "foe: the file read back differs"
+    out=$("${T[@]}" ecat foe "${m[@]}" -s 4 read nothing.bin 2>&1) && net_fail "foe read of a missing file worked: $out"
+    echo "$out" | grep -q "0x8001" || net_fail "foe not-found through the master: $out"
+    # the server takes regular files only, and wants one: a pipe, and none, are refused
+    out=$(python3 - "$sock" <<'PY' 2>&1
+import json, os, socket, sys
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile()
+r, w = os.pipe()
+req = json.dumps({"v": 1, "id": 1, "verb": "foe_write", "pos": 4, "name": "x"}).encode() + b"\n"
+socket.send_fds(s, [req], [r]); print(f.readline().strip())
+s.sendall(json.dumps({"v": 1, "id": 2, "verb": "foe_read", "pos": 4, "name": "x"}).encode() + b"\n")
+print(f.readline().strip())
+PY
+)
+    echo "$out" | grep -q "expected a regular file" || net_fail "a pipe was taken for FoE: $out"
+    echo "$out" | grep -q "none came" || net_fail "foe_read without a file: $out"
     # what it does not serve, and --direct, are refused with where the master is
-    out=$("${T[@]}" ecat foe "${m[@]}" read "$NET_TMP/x" 2>&1) && net_fail "ecat foe beside a running master worked: $out"
-    echo "$out" | grep -q "a master runs on $TAKT_IF_A" || net_fail "ecat foe refusal: $out"
+    out=$("${T[@]}" ecat foe "${m[@]}" -s 4 write --boot "$NET_TMP/foe.bin" 2>&1) && net_fail "foe --boot beside a running master worked: $out"
+    echo "$out" | grep -q "a master runs on $TAKT_IF_A" || net_fail "ecat foe --boot refusal: $out"
     out=$("${T[@]}" ecat slaves "${m[@]}" --direct 2>&1) && net_fail "--direct beside a running master worked"
     echo "$out" | grep -q "leave out --direct" || net_fail "--direct refusal: $out"
     # a uid the socket does not accept (not root, not its owner, not in its group)
@@ -92,6 +131,9 @@ body() {
     kill -INT $run
     wait $run
     local rc=$?
+    # the slave's EEPROM holds the alias (not just the master's copy): read directly now
+    out=$("$TAKT" ecat sii -i "$TAKT_IF_A" read 2 | head -1) || net_fail "direct sii read after the run"
+    echo "$out" | grep -qi "^0000: .. .. .. .. .. .. .. .. 34 12 " || net_fail "the slave's SII has no alias: $out"
     kill $sim 2>/dev/null; wait $sim 2>/dev/null
     [ $rc -eq 0 ] || net_fail "takt ecat run exit $rc: $(tail -n 20 "$NET_TMP/run.out" "$NET_TMP/run.err")"
     [ ! -e "$sock" ] || net_fail "the socket outlived the run"

@@ -1,7 +1,8 @@
 /* The control socket (ctl.c, ctl_proto.c, ctl_client.c): the request format, and a
  * server in this process with a verb table of the test's own: answers, a deferred
  * verb completed from another thread (as the cycle would), and the limits (line
- * length, rate, connections, an incomplete line). Conditions are waited for with
+ * length, rate, connections, an incomplete line), the check of a file passed with a
+ * request. Conditions are waited for with
  * generous limits; no timing is judged. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -92,6 +94,43 @@ static int h_echo(struct ctl_call *k, void *ctx)
     json_object_object_add(r, "x", json_object_new_int64(x));
     ctl_call_result(k, r);
     return CTL_ANSWERED;
+}
+
+/* Files passed with a request: a regular file within the limit only; a file name
+ * argument without a NUL inside. */
+static void test_files(void **state)
+{
+    (void)state;
+    char err[256];
+    size_t n = 0;
+    assert_int_equal(ctl_file_check(-1, 100, &n, err, sizeof err), -1);
+    assert_non_null(strstr(err, "none came"));
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    assert_int_equal(ctl_file_check(p[0], 100, &n, err, sizeof err), -1);
+    assert_non_null(strstr(err, "expected a regular file"));
+    close(p[0]);
+    close(p[1]);
+    int fd = memfd_create("t", MFD_CLOEXEC);
+    assert_true(fd >= 0);
+    assert_int_equal(ftruncate(fd, 101), 0);
+    assert_int_equal(ctl_file_check(fd, 100, &n, err, sizeof err), -1);
+    assert_non_null(strstr(err, "101 bytes; at most 100"));
+    assert_int_equal(ctl_file_check(fd, 101, &n, err, sizeof err), 0);
+    assert_int_equal(n, 101);
+    close(fd);
+
+    json_object *o = json_tokener_parse("{\"a\":\"fw.bin\",\"b\":\"x\\u0000y\",\"c\":\"\",\"d\":7}");
+    const char *v = NULL;
+    assert_int_equal(ctl_arg_str(o, "a", 200, &v, err, sizeof err), 0);
+    assert_string_equal(v, "fw.bin");
+    assert_int_equal(ctl_arg_str(o, "a", 3, &v, err, sizeof err), -1);
+    assert_int_equal(ctl_arg_str(o, "b", 200, &v, err, sizeof err), -1);
+    assert_non_null(strstr(err, "no NUL"));
+    assert_int_equal(ctl_arg_str(o, "c", 200, &v, err, sizeof err), -1);
+    assert_int_equal(ctl_arg_str(o, "d", 200, &v, err, sizeof err), -1);
+    assert_int_equal(ctl_arg_str(o, "e", 200, &v, err, sizeof err), -1);
+    json_object_put(o);
 }
 
 static void finish(struct ctl_call *k, struct ctl_op *op)
@@ -283,6 +322,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse),
+        cmocka_unit_test(test_files),
         cmocka_unit_test_setup_teardown(test_serve, setup, teardown),
         cmocka_unit_test_setup_teardown(test_limits, setup, teardown),
     };
