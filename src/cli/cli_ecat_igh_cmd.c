@@ -325,18 +325,6 @@ static int run_cstruct(struct cli_ctx *c)
     return rc;
 }
 
-/* A master running on -i is refused rather than scanned under: a scan beside its cycle
- * would answer its frames, and the master has no request to scan again itself. */
-static int refuse_running(struct cli_ctx *c, const char *why)
-{
-    struct ctl_client *cl;
-    int rc = attached(c, &cl);
-    if (rc <= 0)
-        return -rc;
-    ctl_client_close(cl);
-    return cli_error(c, "a master runs on %s: %s", c->iface ? c->iface : cli_get(c, "master"), why);
-}
-
 /* What the running master's rescan found (its "rescan" verb): the count as the
  * standalone rescan says it, then each slave that is not as it was scanned. */
 static int print_rescan(struct cli_ctx *c, json_object *r)
