@@ -79,6 +79,7 @@ struct cli_ctx {
     /* A link already open (in-process runs, e.g. over a simulator on a mem pair): the
      * EtherCAT tools use it instead of opening -i, and close it when done. */
     struct takt_link *link;
+    bool link_taken;         /* a command took link (and closes it); else its giver does */
     /* command-specific options: value (or "" for a set flag), NULL if absent */
     const char *extra[CLI_MAX_EXTRA];
     /* positional arguments */

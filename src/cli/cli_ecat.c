@@ -16,6 +16,7 @@ int cli_ecat_open_link(struct cli_ctx *c, struct takt_link **out)
     static const uint16_t types[] = { TAKT_ETHERTYPE_ECAT };
     if (c->link) {    /* given by the caller: nothing to open */
         *out = c->link;
+        c->link_taken = true;
         return 0;
     }
     /* a master running on -i (takt ecat run) is not to be disturbed: a verb it serves

@@ -33,8 +33,11 @@ static int run_on(struct takt_sim *sim, const char *args, char *out, size_t n)
     if (rc < 0) {
         assert_int_equal(takt_link_mem_pair(&a, &b, 256, NULL, NULL), 0);
         takt_sim_attach_mem(sim, b);
-        c.link = a;   /* the command closes it */
+        c.link = a;   /* a command that takes it closes it */
+        c.link_taken = false;
         rc = c.cmd->run(&c);
+        if (!c.link_taken)
+            takt_link_close(a);   /* not taken: refused first, or a verb with no bus */
     }
     fflush(stdout);
     fflush(stderr);
