@@ -28,7 +28,8 @@ static void one(const char *line, size_t len)
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (!ctl_arg_int(r.obj, names[i], true, 0, 65535, &v, err, sizeof err) && (v < 0 || v > 65535))
             abort();
-    /* foe's password: the whole unsigned 32-bit range */
+    /* foe's password: the whole unsigned 32-bit range (absent: v is left as it is) */
+    v = 0;
     if (!ctl_arg_int(r.obj, "password", false, 0, 0xFFFFFFFFLL, &v, err, sizeof err) && (v < 0 || v > 0xFFFFFFFFLL))
         abort();
     if (!ctl_arg_hex(r.obj, "data", buf, sizeof buf, &n, err, sizeof err) && n > sizeof buf)
