@@ -63,6 +63,11 @@ int ctl_parse_request(const char *line, size_t len, struct ctl_req *r, char *err
         json_object_put(o);
         return -1;
     }
+    if (strlen(json_object_get_string(v)) != (size_t)json_object_get_string_len(v)) {
+        snprintf(err, errlen, "expected \"verb\" (a string such as \"slaves\"), got one with a NUL in it");
+        json_object_put(o);
+        return -1;
+    }
     r->verb = json_object_get_string(v);
     r->obj = o;
     return 0;

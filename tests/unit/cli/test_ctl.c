@@ -38,6 +38,8 @@ static void test_parse(void **state)
         { "{\"v\":2,\"verb\":\"x\"}", "expected protocol version 1, got 2" },
         { "{\"v\":1}", "expected \"verb\"" },
         { "{\"v\":1,\"verb\":7}", "expected \"verb\"" },
+        { "{\"v\":1,\"verb\":\"\\u0000.bin\"}", "got one with a NUL in it" },
+        { "{\"v\":1,\"verb\":\"slaves\\u0000x\"}", "got one with a NUL in it" },
         { "{\"v\":1,\"verb\":\"a\"} x", "more after it" },
         { "{\"v\":1,\"verb\":\"a\"", "incomplete" },
     };
