@@ -1,7 +1,7 @@
 /* Process image as the ENI lays it out (ETG.2100 Config/ProcessImage): an output image
  * and an input image, each slave's data at its Send/Recv BitStart. Its frames, their
- * datagrams and what takt adds to them are the ENI's plan (plan_eni.c), run by the one
- * cyclic executor (plan_cyc.c) like takt's own. */
+ * datagrams and what takt adds to them are the ENI's plan (plan_eni.c, which alone judges
+ * them), run by the one cyclic executor (plan_cyc.c) like takt's own. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,14 +14,8 @@
  * then map the logical addresses the ENI's frames use. */
 static const char *unfit(const struct ecat_core *m, const struct ecat_eni *e, char *why, size_t n)
 {
-    if (!e->n_frames) {
-        snprintf(why, n, "it has no <Cyclic> frames");
+    if (ecat_plan_eni_frames_unusable(e, ECAT_MAX_CYC_DG, why, n))
         return why;
-    }
-    if (e->n_frames > ECAT_MAX_CYC_DG) {
-        snprintf(why, n, "it has %u cyclic frames, at most %d", e->n_frames, ECAT_MAX_CYC_DG);
-        return why;
-    }
     for (unsigned i = 0; i < m->n_slaves && i < e->n_slaves; i++) {
         const struct ecat_eni_slave *s = &e->slave[i];
         if ((s->send_bitlen || s->recv_bitlen) && !m->slaves[i].er) {
@@ -32,50 +26,19 @@ static const char *unfit(const struct ecat_core *m, const struct ecat_eni *e, ch
     return NULL;
 }
 
-/* Room for takt's DC datagrams in frame 0 (FPWR/FRMW 0x0910 8 bytes, FPRD 0x092C 4). */
-#define DC_ROOM (3 * (ECAT_DG_HDR + ECAT_DG_WKC) + 20)
-
-static bool reads(uint8_t c)
+/* What plan_eni.c found wrong with the ENI's frames, said with the event code of its
+ * kind (the values are the event's, the text is made on the reader's side). */
+static int frames_fault(struct ecat_core *m, const struct ecat_eni_frames_check *ft, int rc, const char *why)
 {
-    return c != ECAT_NOP && c != ECAT_APWR && c != ECAT_FPWR && c != ECAT_BWR && c != ECAT_LWR;
-}
-
-/* The command carries the output image to the slaves (ETG.1000.4 5.4: LWR and LRW
- * write, LRD only reads; the register writes likewise). */
-static bool writes(uint8_t c)
-{
-    return c == ECAT_APWR || c == ECAT_FPWR || c == ECAT_BWR || c == ECAT_LWR || c == ECAT_LRW ||
-           c == ECAT_APRW || c == ECAT_FPRW || c == ECAT_BRW;
-}
-
-/* Every datagram inside the images, every frame inside one Ethernet frame (frame 0
- * keeps room for takt's DC datagrams and BRD). */
-static int check_frames(struct ecat_core *m, const struct ecat_eni *e)
-{
-    for (unsigned f = 0; f < e->n_frames; f++) {
-        size_t room = ECAT_MAX_DG_DATA - (f == 0 ? DC_ROOM + ECAT_DG_HDR + ECAT_DG_WKC + 2 : 0);
-        size_t used = 0;
-        for (unsigned k = 0; k < e->frame[f].n_cmd; k++) {
-            const struct ecat_eni_fcmd *c = &e->frame[f].cmd[k];
-            used += ECAT_DG_HDR + ECAT_DG_WKC + c->len;
-            /* each direction only where the command has it: an LWR has no input,
-             * an LRD no output (its InputOffs/OutputOffs for the other may be absent) */
-            bool out = writes(c->cmd), in = reads(c->cmd);
-            if ((out && (uint64_t)c->output_offs + c->len > e->out_bytes) ||
-                (in && (uint64_t)c->input_offs + c->len > e->in_bytes)) {
-                bool o = out && (uint64_t)c->output_offs + c->len > e->out_bytes;
-                ECAT_FAILT(m, -TAKT_ECONFIG, TAKT_ECAT_EV_ENI_CYC_RANGE, -1, RT_TXT(m->eni_path), c->line, f, k, c->cmd, o, c->len, o,
-                           o ? e->out_bytes : e->in_bytes, (o ? c->output_offs : c->input_offs) + c->len);
-                return -TAKT_ECONFIG;
-            }
-        }
-        if (used > room) {
-            ECAT_FAILT(m, -TAKT_ECONFIG, TAKT_ECAT_EV_ENI_CYC_FRAME, -1, RT_TXT(m->eni_path),
-                       e->frame[f].n_cmd ? e->frame[f].cmd[0].line : 0, f, room, used);
-            return -TAKT_ECONFIG;
-        }
-    }
-    return 0;
+    if (ft->fault == ECAT_ENI_FRAMES_RANGE)
+        ECAT_FAILT(m, rc, TAKT_ECAT_EV_ENI_CYC_RANGE, -1, RT_TXT(m->eni_path), ft->line, ft->frame, ft->cmd,
+                   ft->command, ft->output, ft->len, ft->output, ft->image, ft->end);
+    else if (ft->fault == ECAT_ENI_FRAMES_SIZE)
+        ECAT_FAILT(m, rc, TAKT_ECAT_EV_ENI_CYC_FRAME, -1, RT_TXT(m->eni_path), ft->line, ft->frame, ft->room,
+                   ft->used);
+    else
+        ECAT_FAILT(m, rc, TAKT_ECAT_EV_ENI_INVALID, -1, RT_TXT(m->eni_path, why));
+    return rc;
 }
 
 /* Move takt's per-slave packing to the ENI's BitStarts: outputs in [0, out_bytes),
@@ -118,14 +81,10 @@ int ecat_eni_cyc_setup(struct ecat_core *m, struct ecat_plan *p)
         ECAT_EVT(m, TAKT_ECAT_EV_ENI_OWN_IMAGE, -1, RT_TXT(m->eni_path, why));
         return 0;
     }
-    /* what plan_eni.c would refuse, said first with its own event codes */
-    int rc = check_frames(m, e);
+    struct ecat_eni_frames_check ft;
+    int rc = ecat_plan_from_eni(p, e, &ft, why, sizeof why);
     if (rc)
-        return rc;
-    if ((rc = ecat_plan_from_eni(p, e, why, sizeof why))) {
-        ECAT_FAILT(m, rc, TAKT_ECAT_EV_ENI_INVALID, -1, RT_TXT(m->eni_path, why));
-        return rc;
-    }
+        return frames_fault(m, &ft, rc, why);
     if ((rc = relocate(m, e))) {
         ecat_plan_free(p);
         return rc;

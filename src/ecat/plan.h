@@ -178,8 +178,26 @@ void ecat_plan_dump(const struct ecat_plan *p, FILE *f);
 /* Producers. From takt's own set-up of a scanned and laid-out network (plan_sii.c). */
 struct ecat_core;
 int ecat_plan_from_master(struct ecat_plan *p, const struct ecat_core *m);
-/* From an ENI alone (plan_eni.c); err says what is wrong with it. */
+/* From an ENI alone (plan_eni.c); err says what is wrong with it, and ft (may be NULL),
+ * where it is one of the ENI's cyclic frames, says it in values, for the caller's own
+ * event codes. */
 struct ecat_eni;
-int ecat_plan_from_eni(struct ecat_plan *p, const struct ecat_eni *e, char *err, size_t errlen);
+enum ecat_eni_frames_fault { ECAT_ENI_FRAMES_OK, ECAT_ENI_FRAMES_RANGE, ECAT_ENI_FRAMES_SIZE };
+struct ecat_eni_frames_check {
+    enum ecat_eni_frames_fault fault;
+    unsigned line, frame, cmd;      /* where: the file's line, Cyclic/Frame f, its Cmd k */
+    uint8_t command;                /* RANGE: the datagram's command, */
+    bool output;                    /* the image it leaves (else the input image), */
+    uint16_t len;                   /* its DataLength, */
+    uint32_t image;                 /* that image's size */
+    unsigned long long end;         /* and where the datagram ends in it */
+    size_t room, used;              /* SIZE: the bytes one frame holds, those it was given */
+};
+int ecat_plan_from_eni(struct ecat_plan *p, const struct ecat_eni *e, struct ecat_eni_frames_check *ft,
+                       char *err, size_t errlen);
+/* Whether takt can run the ENI's cyclic frames at all (some, and no more than the max
+ * it has room for): NULL, or why not in why. Not an error: takt then lays out its own
+ * image. */
+const char *ecat_plan_eni_frames_unusable(const struct ecat_eni *e, unsigned max, char *why, size_t n);
 
 #endif

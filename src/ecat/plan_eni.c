@@ -3,7 +3,8 @@
  * the Send/Recv BitStarts), its Config/Cyclic frames and its DC. What eni_exec.c,
  * eni_cyclic.c and master_eni.c take from the file, and what they add: takt's own BRD of
  * the AL status where the ENI has none, the DC datagrams of frame 0, and which of the
- * ENI's DC datagrams give way to takt's DC. */
+ * ENI's DC datagrams give way to takt's DC. The one place that judges the ENI's frames
+ * (check_frames). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +15,8 @@
 #include "util/wire.h"
 
 #define ALL_STATES ((1u << AL_INIT) | (1u << AL_PREOP) | (1u << AL_BOOT) | (1u << AL_SAFEOP) | (1u << AL_OP))
-/* Room for takt's DC datagrams and its own BRD in frame 0 (eni_cyclic.c) */
+/* Room for takt's DC datagrams and its own BRD in frame 0 (FPWR/FRMW 0x0910 8 bytes,
+ * FPRD 0x092C 4) */
 #define DC_ROOM (3 * (ECAT_DG_HDR + ECAT_DG_WKC) + 20)
 
 static bool is_logical(uint8_t c) { return c == ECAT_LRD || c == ECAT_LWR || c == ECAT_LRW; }
@@ -208,29 +210,51 @@ static void dc_of(struct ecat_plan *p, const struct ecat_eni *e)
     dc->start = dc->on ? PLAN_START_GRID_100MS : PLAN_START_NONE;
 }
 
-/* eni_cyclic.c check_frames: every datagram inside the images, every frame inside one
- * Ethernet frame (frame 0 keeps room for takt's DC datagrams and BRD). */
-static int check_frames(const struct ecat_eni *e, char *err, size_t errlen)
+const char *ecat_plan_eni_frames_unusable(const struct ecat_eni *e, unsigned max, char *why, size_t n)
+{
+    if (!e->n_frames) {
+        snprintf(why, n, "it has no <Cyclic> frames");
+        return why;
+    }
+    if (e->n_frames > max) {
+        snprintf(why, n, "it has %u cyclic frames, at most %u", e->n_frames, max);
+        return why;
+    }
+    return NULL;
+}
+
+/* Every datagram inside the images, every frame inside one Ethernet frame (frame 0
+ * keeps room for takt's DC datagrams and BRD): the one judge of the ENI's frames; the
+ * master says what it finds with the event codes of ft->fault (eni_cyclic.c). */
+static int check_frames(const struct ecat_eni *e, struct ecat_eni_frames_check *ft, char *err, size_t errlen)
 {
     for (unsigned f = 0; f < e->n_frames; f++) {
         size_t room = ECAT_MAX_DG_DATA - (f == 0 ? DC_ROOM + ECAT_DG_HDR + ECAT_DG_WKC + 2 : 0), used = 0;
         for (unsigned k = 0; k < e->frame[f].n_cmd; k++) {
             const struct ecat_eni_fcmd *c = &e->frame[f].cmd[k];
             used += ECAT_DG_HDR + ECAT_DG_WKC + c->len;
+            /* each direction only where the command has it: an LWR has no input,
+             * an LRD no output (its InputOffs/OutputOffs for the other may be absent) */
             bool o = writes(c->cmd) && (uint64_t)c->output_offs + c->len > e->out_bytes;
             bool i = reads(c->cmd) && (uint64_t)c->input_offs + c->len > e->in_bytes;
             if (o || i) {
+                *ft = (struct ecat_eni_frames_check){
+                    .fault = ECAT_ENI_FRAMES_RANGE, .line = c->line, .frame = f, .cmd = k, .command = c->cmd,
+                    .output = o, .len = c->len, .image = o ? e->out_bytes : e->in_bytes,
+                    .end = (unsigned long long)(o ? c->output_offs : c->input_offs) + c->len };
                 snprintf(err, errlen, "line %u: Cyclic/Frame %u/Cmd %u (%s): expected %s + DataLength %u "
-                         "inside the %s image (%u bytes), found it ending at byte %llu", c->line, f, k,
+                         "inside the %s image (%u bytes), found it ending at byte %llu", ft->line, f, k,
                          ecat_cmd_name(c->cmd), o ? "OutputOffs" : "InputOffs", c->len, o ? "output" : "input",
-                         o ? e->out_bytes : e->in_bytes,
-                         (unsigned long long)(o ? c->output_offs : c->input_offs) + c->len);
+                         ft->image, ft->end);
                 return -TAKT_ECONFIG;
             }
         }
         if (used > room) {
+            *ft = (struct ecat_eni_frames_check){ .fault = ECAT_ENI_FRAMES_SIZE, .frame = f, .room = room,
+                                                  .used = used,
+                                                  .line = e->frame[f].n_cmd ? e->frame[f].cmd[0].line : 0 };
             snprintf(err, errlen, "line %u: Cyclic/Frame %u: expected at most %zu bytes of datagrams in "
-                     "one frame, found %zu", e->frame[f].n_cmd ? e->frame[f].cmd[0].line : 0, f, room, used);
+                     "one frame, found %zu", ft->line, f, room, used);
             return -TAKT_ECONFIG;
         }
     }
@@ -335,8 +359,13 @@ static int frames(struct ecat_plan *p, const struct ecat_eni *e)
     return 0;
 }
 
-int ecat_plan_from_eni(struct ecat_plan *p, const struct ecat_eni *e, char *err, size_t errlen)
+int ecat_plan_from_eni(struct ecat_plan *p, const struct ecat_eni *e, struct ecat_eni_frames_check *ft,
+                       char *err, size_t errlen)
 {
+    struct ecat_eni_frames_check own_ft;
+    if (!ft)
+        ft = &own_ft;
+    *ft = (struct ecat_eni_frames_check){ 0 };
     int rc = ecat_plan_alloc(p, e->n_slaves);
     if (rc)
         return rc;
@@ -359,7 +388,7 @@ int ecat_plan_from_eni(struct ecat_plan *p, const struct ecat_eni *e, char *err,
     }
     if ((rc = init_cmds(ecat_plan_master(p), e->master_init, e->n_master_init, p->dc.by_cmds)))
         goto fail;
-    if ((rc = check_frames(e, err, errlen)) || (rc = frames(p, e)))
+    if ((rc = check_frames(e, ft, err, errlen)) || (rc = frames(p, e)))
         goto fail;
     return 0;
 fail:

@@ -208,7 +208,7 @@ static void test_eni_golden(void **state)
     struct ecat_eni *e;
     assert_int_equal(ecat_eni_load(path, &e, err, sizeof err), 0);
     struct ecat_plan p;
-    assert_int_equal(ecat_plan_from_eni(&p, e, err, sizeof err), 0);
+    assert_int_equal(ecat_plan_from_eni(&p, e, NULL, err, sizeof err), 0);
     char *t = dump(&p);
     ecat_plan_free(&p);
     golden("eni_dc_sync.txt", t);
@@ -238,7 +238,7 @@ static void test_same_network(void **state)
     struct ecat_plan a, b;
     char err[300];
     assert_int_equal(ecat_plan_from_master(&a, m), 0);
-    assert_int_equal(ecat_plan_from_eni(&b, e, err, sizeof err), 0);
+    assert_int_equal(ecat_plan_from_eni(&b, e, NULL, err, sizeof err), 0);
     assert_int_equal(a.n_frames, b.n_frames);
     for (unsigned i = 0; i < 3; i++) {
         assert_int_equal(a.slave[i].station, b.slave[i].station);

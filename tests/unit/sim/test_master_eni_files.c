@@ -199,6 +199,62 @@ static void test_dc_sync_frmw8(void **state)
     unlink(path);
 }
 
+/* The master from lwr_no_input.xml with each sub[2k] replaced by sub[2k+1] (NULL ends)
+ * against the network of the file as it is: refused on the way to OP with the event
+ * code `code`, the master's error holding `want`. */
+static void refused_frames(const char *const *sub, unsigned code, const char *want)
+{
+    char src[512], path[64];
+    size_t len;
+    char *b = slurp(data_file("lwr_no_input.xml", src, sizeof src), &len);
+    for (; *sub; sub += 2) {
+        char *at = strstr(b, sub[0]), *n = calloc(1, strlen(b) + strlen(sub[1]) + 1);
+        assert_non_null(at);
+        assert_non_null(n);
+        sprintf(n, "%.*s%s%s", (int)(at - b), b, sub[1], at + strlen(sub[0]));
+        free(b);
+        b = n;
+    }
+    snprintf(path, sizeof path, "/tmp/takt_eni_XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fputs(b, f);
+    fclose(f);
+    free(b);
+    struct erig *r = erig_new(src, path, false);
+    int rc = takt_ecat_master_configure_eni(r->m, path);
+    if (!rc)
+        rc = takt_ecat_master_set_state(r->m, AL_OP, 20 * TAKT_NS_PER_S);
+    assert_int_equal(rc, -TAKT_ECONFIG);
+    const char *err = takt_ecat_master_error(r->m);
+    printf("  -> %s\n", err);
+    assert_non_null(strstr(err, want));
+    struct takt_event ev;
+    bool found = false;
+    while (takt_ecat_master_next_ev(r->m, &ev))
+        found |= ev.proto == TAKT_EV_ECAT && ev.code == code;
+    assert_true(found);
+    erig_free(r);
+    unlink(path);
+}
+
+/* The ENI's frames are judged before they run, each fault with its own event code: a
+ * datagram beyond its image, and a frame beyond one Ethernet frame. */
+static void test_frames_refused(void **state)
+{
+    (void)state;
+    const char *const range[] = { "<OutputOffs>0</OutputOffs>", "<OutputOffs>4</OutputOffs>", NULL };
+    refused_frames(range, TAKT_ECAT_EV_ENI_CYC_RANGE,
+                   " line 28: Cyclic/Frame 0/Cmd 1 (LWR): expected OutputOffs + DataLength 16 inside the "
+                   "output image (16 bytes), found it ending at byte 20");
+    const char *const size[] = { "<Addr>65536</Addr><DataLength>16</DataLength>",
+                                 "<Addr>65536</Addr><DataLength>1400</DataLength>",
+                                 "<Outputs><ByteSize>16</ByteSize>", "<Outputs><ByteSize>1400</ByteSize>", NULL };
+    refused_frames(size, TAKT_ECAT_EV_ENI_CYC_FRAME,
+                   " line 27: Cyclic/Frame 0: expected at most 1416 bytes of datagrams in one frame, found 1426");
+}
+
 /* Slave 2 asks for SYNC0 by <DC> AssignActivate alone, without SYNC commands: takt
  * arms it, the ENI's commands arm slave 1. */
 static void test_dc_sync_mixed(void **state)
@@ -279,6 +335,7 @@ int main(void)
         cmocka_unit_test(test_dc_sync),
         cmocka_unit_test(test_dc_sync_frmw8),
         cmocka_unit_test(test_dc_sync_mixed),
+        cmocka_unit_test(test_frames_refused),
         cmocka_unit_test(test_rocos_no_dc_option),
         cmocka_unit_test(test_shared_fixtures),
     };
