@@ -75,4 +75,21 @@ int  ecat_cmd_blocking(struct takt_ecat_master *m);
 int  ecat_cmd_wait(struct takt_ecat_master *m, struct rt_waiter *w, int posted, takt_ns_t timeout_ns);
 int  ecat_cmd_set_state(struct takt_ecat_master *m, uint8_t state, takt_ns_t timeout_ns);
 
+/* One blocking mailbox call (master_block.c; CoE, SoE and FoE take it): its _async form
+ * started by start with the buffer and completion the wait gives, then waited for, by
+ * driving the cycle (no RT thread) or posted and slept on (another thread). */
+struct ecat_block {
+    int  (*start)(struct takt_ecat_master *m, const void *args, void *buf, size_t n, takt_ecat_done_fn fn,
+                  void *ctx);
+    const void *args;          /* the call's own arguments, for start */
+    void   *buf;               /* a read's reply (n bytes room, *len what came), a write's data */
+    size_t  n, *len;
+    bool    write;
+    takt_ns_t timeout_ns;
+    /* after a timeout while driving: the slot whose completion context is ctx must not
+     * call back into the waiting stack frame */
+    void (*forget)(struct ecat_core *m, const void *ctx);
+};
+int  ecat_block_run(struct takt_ecat_master *m, const struct ecat_block *b);
+
 #endif

@@ -416,97 +416,62 @@ int takt_ecat_sdo_info_async(struct takt_ecat_master *drv, unsigned pos, enum ta
     return sdo_submit(drv, pos, &r, fn, ctx);
 }
 
-/* --- blocking wrappers (tools only) -------------------------------------------------- */
+/* --- blocking wrappers (tools only; master_block.c waits) ---------------------------- */
 
-static int wait_for(struct takt_ecat_master *drv, struct ecat_wait *w, size_t *len)
+struct sdo_args { unsigned pos; uint16_t index; uint8_t sub; bool ca; enum takt_ecat_sdo_info_op op; };
+
+static void forget(struct ecat_core *m, const void *ctx)
 {
-    struct ecat_core *m = &drv->core;
-    int rc = ecat_wait_drive(drv, w, m->o.sdo_timeout_ns + TAKT_NS_PER_S);
-    if (rc) {
-        /* the slot must not call back into this stack frame later */
-        for (unsigned i = 0; i < ECAT_SDO_SLOTS; i++)
-            if (m->sdo[i].ctx == w)
-                m->sdo[i].fn = NULL;
-        return rc;
-    }
-    if (len)
-        *len = w->len;
-    return w->err;
+    for (unsigned i = 0; i < ECAT_SDO_SLOTS; i++)
+        if (m->sdo[i].ctx == ctx)
+            m->sdo[i].fn = NULL;
 }
 
-/* From another thread while the RT thread runs: the transfer's buffer is the waiter's
- * (it outlives a timeout here); the result is copied out when it came. */
-static int rt_wait(struct takt_ecat_master *drv, struct rt_waiter *rw, int posted, void *buf,
-                   size_t cap, size_t *len)
+static int upload_start(struct takt_ecat_master *drv, const void *args, void *buf, size_t n, takt_ecat_done_fn fn,
+                        void *ctx)
 {
-    int rc = ecat_cmd_wait(drv, rw, posted, drv->core.o.sdo_timeout_ns + TAKT_NS_PER_S);
-    if (!rc && buf) {
-        size_t n = rw->len < cap ? rw->len : cap;
-        memcpy(buf, rw->buf, n);
-        if (len)
-            *len = n;
-    }
-    return rc;
+    const struct sdo_args *a = args;
+    return takt_ecat_sdo_upload_async(drv, a->pos, a->index, a->sub, a->ca, buf, n, fn, ctx);
 }
+
+static int download_start(struct takt_ecat_master *drv, const void *args, void *buf, size_t n,
+                          takt_ecat_done_fn fn, void *ctx)
+{
+    const struct sdo_args *a = args;
+    return takt_ecat_sdo_download_async(drv, a->pos, a->index, a->sub, a->ca, buf, n, fn, ctx);
+}
+
+static int info_start(struct takt_ecat_master *drv, const void *args, void *buf, size_t n, takt_ecat_done_fn fn,
+                      void *ctx)
+{
+    const struct sdo_args *a = args;
+    return takt_ecat_sdo_info_async(drv, a->pos, a->op, a->index, a->sub, buf, n, fn, ctx);
+}
+
+/* the transfer's own timeout, and a second for the cycle to report it */
+static takt_ns_t limit(const struct takt_ecat_master *drv) { return drv->core.o.sdo_timeout_ns + TAKT_NS_PER_S; }
 
 int takt_ecat_sdo_upload(struct takt_ecat_master *drv, unsigned pos, uint16_t index, uint8_t sub, bool ca,
                     void *buf, size_t cap, size_t *len)
 {
-    int mode = ecat_cmd_blocking(drv);
-    if (mode < 0)
-        return mode;
-    if (mode) {
-        struct rt_waiter *rw = rt_waiter_new(cap);
-        if (!rw)
-            return -ENOMEM;
-        int rc = rt_wait(drv, rw, takt_ecat_sdo_upload_async(drv, pos, index, sub, ca, rw->buf, cap,
-                                                           rt_waiter_done, rw), buf, cap, len);
-        rt_waiter_put(rw);
-        return rc;
-    }
-    struct ecat_wait w = { 0 };
-    int rc = takt_ecat_sdo_upload_async(drv, pos, index, sub, ca, buf, cap, ecat_wait_done, &w);
-    return rc ? rc : wait_for(drv, &w, len);
+    struct sdo_args a = { .pos = pos, .index = index, .sub = sub, .ca = ca };
+    return ecat_block_run(drv, &(struct ecat_block){ .start = upload_start, .args = &a, .buf = buf, .n = cap,
+                                                     .len = len, .timeout_ns = limit(drv), .forget = forget });
 }
 
 int takt_ecat_sdo_download(struct takt_ecat_master *drv, unsigned pos, uint16_t index, uint8_t sub, bool ca,
                       const void *data, size_t len)
 {
-    int mode = ecat_cmd_blocking(drv);
-    if (mode < 0)
-        return mode;
-    if (mode) {
-        struct rt_waiter *rw = rt_waiter_new(len);
-        if (!rw)
-            return -ENOMEM;
-        if (len)
-            memcpy(rw->buf, data, len);   /* the cycle reads it after a timeout here too */
-        int rc = rt_wait(drv, rw, takt_ecat_sdo_download_async(drv, pos, index, sub, ca, rw->buf, len,
-                                                             rt_waiter_done, rw), NULL, 0, NULL);
-        rt_waiter_put(rw);
-        return rc;
-    }
-    struct ecat_wait w = { 0 };
-    int rc = takt_ecat_sdo_download_async(drv, pos, index, sub, ca, data, len, ecat_wait_done, &w);
-    return rc ? rc : wait_for(drv, &w, NULL);
+    struct sdo_args a = { .pos = pos, .index = index, .sub = sub, .ca = ca };
+    return ecat_block_run(drv, &(struct ecat_block){ .start = download_start, .args = &a, .buf = (void *)data,
+                                                     .n = len, .write = true, .timeout_ns = limit(drv),
+                                                     .forget = forget });
 }
 
 int takt_ecat_sdo_info(struct takt_ecat_master *drv, unsigned pos, enum takt_ecat_sdo_info_op op, uint16_t index,
                   uint8_t sub, void *buf, size_t cap, size_t *len)
 {
-    int mode = ecat_cmd_blocking(drv);
-    if (mode < 0)
-        return mode;
-    if (mode) {
-        struct rt_waiter *rw = rt_waiter_new(cap);
-        if (!rw)
-            return -ENOMEM;
-        int rc = rt_wait(drv, rw, takt_ecat_sdo_info_async(drv, pos, op, index, sub, rw->buf, cap,
-                                                         rt_waiter_done, rw), buf, cap, len);
-        rt_waiter_put(rw);
-        return rc;
-    }
-    struct ecat_wait w = { 0 };
-    int rc = takt_ecat_sdo_info_async(drv, pos, op, index, sub, buf, cap, ecat_wait_done, &w);
-    return rc ? rc : wait_for(drv, &w, len);
+    struct sdo_args a = { .pos = pos, .index = index, .sub = sub, .op = op };
+    return ecat_block_run(drv, &(struct ecat_block){ .start = info_start, .args = &a, .buf = buf, .n = cap,
+                                                     .len = len, .timeout_ns = limit(drv), .forget = forget });
 }

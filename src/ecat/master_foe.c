@@ -365,77 +365,48 @@ void takt_ecat_foe_set_progress(struct takt_ecat_master *drv, takt_ecat_foe_prog
     m->foe_progress_ctx = ctx;
 }
 
-/* --- blocking wrappers (tools only) -------------------------------------------------- */
+/* --- blocking wrappers (tools only; master_block.c waits) ---------------------------- */
 
-/* No overall limit beyond the per-packet timeout: a large firmware takes what it takes. */
-static int wait_for(struct takt_ecat_master *drv, struct ecat_wait *w, size_t *len)
+struct foe_args { unsigned pos; const char *name; uint32_t password; };
+
+static void forget(struct ecat_core *m, const void *ctx)
 {
-    struct ecat_core *m = &drv->core;
-    int rc = ecat_wait_drive(drv, w, 24 * 3600 * TAKT_NS_PER_S);
-    if (rc) {
-        for (unsigned i = 0; i < ECAT_FOE_SLOTS; i++)
-            if (m->foe[i].ctx == w)
-                m->foe[i].fn = NULL;
-        return rc;
-    }
-    if (len)
-        *len = w->len;
-    return w->err;
+    for (unsigned i = 0; i < ECAT_FOE_SLOTS; i++)
+        if (m->foe[i].ctx == ctx)
+            m->foe[i].fn = NULL;
 }
 
-/* From another thread while the RT thread runs (see master_coe.c's): no overall limit
- * here either, as the cycle ends a stalled transfer by its per-packet timeout. */
-static int rt_wait(struct takt_ecat_master *m, struct rt_waiter *rw, int posted, void *buf,
-                   size_t cap, size_t *len)
+static int read_start(struct takt_ecat_master *drv, const void *args, void *buf, size_t n, takt_ecat_done_fn fn,
+                      void *ctx)
 {
-    int rc = ecat_cmd_wait(m, rw, posted, 24 * 3600 * TAKT_NS_PER_S);
-    if (!rc && buf) {
-        size_t n = rw->len < cap ? rw->len : cap;
-        memcpy(buf, rw->buf, n);
-        if (len)
-            *len = n;
-    }
-    return rc;
+    const struct foe_args *a = args;
+    return takt_ecat_foe_read_async(drv, a->pos, a->name, a->password, buf, n, fn, ctx);
 }
+
+static int write_start(struct takt_ecat_master *drv, const void *args, void *buf, size_t n, takt_ecat_done_fn fn,
+                       void *ctx)
+{
+    const struct foe_args *a = args;
+    return takt_ecat_foe_write_async(drv, a->pos, a->name, a->password, buf, n, fn, ctx);
+}
+
+/* No overall limit beyond the per-packet timeout: a large firmware takes what it takes
+ * (the cycle ends a stalled transfer by its per-packet timeout). */
+#define FOE_LIMIT (24 * 3600 * TAKT_NS_PER_S)
 
 int takt_ecat_foe_read(struct takt_ecat_master *drv, unsigned pos, const char *name, uint32_t password,
                   void *buf, size_t cap, size_t *len)
 {
-    int mode = ecat_cmd_blocking(drv);
-    if (mode < 0)
-        return mode;
-    if (mode) {
-        struct rt_waiter *rw = rt_waiter_new(cap);
-        if (!rw)
-            return -ENOMEM;
-        int rc = rt_wait(drv, rw, takt_ecat_foe_read_async(drv, pos, name, password, rw->buf, cap,
-                                                         rt_waiter_done, rw), buf, cap, len);
-        rt_waiter_put(rw);
-        return rc;
-    }
-    struct ecat_wait w = { 0 };
-    int rc = takt_ecat_foe_read_async(drv, pos, name, password, buf, cap, ecat_wait_done, &w);
-    return rc ? rc : wait_for(drv, &w, len);
+    struct foe_args a = { pos, name, password };
+    return ecat_block_run(drv, &(struct ecat_block){ .start = read_start, .args = &a, .buf = buf, .n = cap,
+                                                     .len = len, .timeout_ns = FOE_LIMIT, .forget = forget });
 }
 
 int takt_ecat_foe_write(struct takt_ecat_master *drv, unsigned pos, const char *name, uint32_t password,
                    const void *data, size_t len)
 {
-    int mode = ecat_cmd_blocking(drv);
-    if (mode < 0)
-        return mode;
-    if (mode) {
-        struct rt_waiter *rw = rt_waiter_new(len);
-        if (!rw)
-            return -ENOMEM;
-        if (len)
-            memcpy(rw->buf, data, len);   /* the cycle reads it after a timeout here too */
-        int rc = rt_wait(drv, rw, takt_ecat_foe_write_async(drv, pos, name, password, rw->buf, len,
-                                                          rt_waiter_done, rw), NULL, 0, NULL);
-        rt_waiter_put(rw);
-        return rc;
-    }
-    struct ecat_wait w = { 0 };
-    int rc = takt_ecat_foe_write_async(drv, pos, name, password, data, len, ecat_wait_done, &w);
-    return rc ? rc : wait_for(drv, &w, NULL);
+    struct foe_args a = { pos, name, password };
+    return ecat_block_run(drv, &(struct ecat_block){ .start = write_start, .args = &a, .buf = (void *)data,
+                                                     .n = len, .write = true, .timeout_ns = FOE_LIMIT,
+                                                     .forget = forget });
 }

@@ -284,75 +284,49 @@ int takt_ecat_soe_write_async(struct takt_ecat_master *drv, unsigned pos, uint8_
     return soe_submit(drv, pos, ECAT_SOE_WRITE, drive, elements, idn, (uint8_t *)data, len, fn, ctx);
 }
 
-/* --- blocking wrappers (tools only) -------------------------------------------------- */
+/* --- blocking wrappers (tools only; master_block.c waits) ---------------------------- */
 
-static int wait_for(struct takt_ecat_master *drv, struct ecat_wait *w, size_t *len)
+struct soe_args { unsigned pos; uint8_t drive, elements; uint16_t idn; };
+
+static void forget(struct ecat_core *m, const void *ctx)
 {
-    struct ecat_core *m = &drv->core;
-    int rc = ecat_wait_drive(drv, w, 4 * m->o.sdo_timeout_ns + TAKT_NS_PER_S);
-    if (rc) {
-        for (unsigned i = 0; i < ECAT_SOE_SLOTS; i++)
-            if (m->soe[i].ctx == w)
-                m->soe[i].fn = NULL;
-        return rc;
-    }
-    if (len)
-        *len = w->len;
-    return w->err;
+    for (unsigned i = 0; i < ECAT_SOE_SLOTS; i++)
+        if (m->soe[i].ctx == ctx)
+            m->soe[i].fn = NULL;
 }
 
-/* From another thread while the RT thread runs (see master_coe.c's). */
-static int rt_wait(struct takt_ecat_master *drv, struct rt_waiter *rw, int posted, void *buf,
-                   size_t cap, size_t *len)
+static int read_start(struct takt_ecat_master *drv, const void *args, void *buf, size_t n, takt_ecat_done_fn fn,
+                      void *ctx)
 {
-    int rc = ecat_cmd_wait(drv, rw, posted, 4 * drv->core.o.sdo_timeout_ns + TAKT_NS_PER_S);
-    if (!rc && buf) {
-        size_t n = rw->len < cap ? rw->len : cap;
-        memcpy(buf, rw->buf, n);
-        if (len)
-            *len = n;
-    }
-    return rc;
+    const struct soe_args *a = args;
+    return takt_ecat_soe_read_async(drv, a->pos, a->drive, a->elements, a->idn, buf, n, fn, ctx);
 }
+
+static int write_start(struct takt_ecat_master *drv, const void *args, void *buf, size_t n, takt_ecat_done_fn fn,
+                       void *ctx)
+{
+    const struct soe_args *a = args;
+    return takt_ecat_soe_write_async(drv, a->pos, a->drive, a->elements, a->idn, buf, n, fn, ctx);
+}
+
+/* a backstop only: the slot ends a transfer by its own SDO timeout, started again with
+ * each fragment of an IDN (step()) */
+static takt_ns_t limit(const struct takt_ecat_master *drv)
+{ return 4 * drv->core.o.sdo_timeout_ns + TAKT_NS_PER_S; }
 
 int takt_ecat_soe_read(struct takt_ecat_master *drv, unsigned pos, uint8_t drive, uint8_t elements,
                   uint16_t idn, void *buf, size_t cap, size_t *len)
 {
-    int mode = ecat_cmd_blocking(drv);
-    if (mode < 0)
-        return mode;
-    if (mode) {
-        struct rt_waiter *rw = rt_waiter_new(cap);
-        if (!rw)
-            return -ENOMEM;
-        int rc = rt_wait(drv, rw, takt_ecat_soe_read_async(drv, pos, drive, elements, idn, rw->buf, cap,
-                                                         rt_waiter_done, rw), buf, cap, len);
-        rt_waiter_put(rw);
-        return rc;
-    }
-    struct ecat_wait w = { 0 };
-    int rc = takt_ecat_soe_read_async(drv, pos, drive, elements, idn, buf, cap, ecat_wait_done, &w);
-    return rc ? rc : wait_for(drv, &w, len);
+    struct soe_args a = { pos, drive, elements, idn };
+    return ecat_block_run(drv, &(struct ecat_block){ .start = read_start, .args = &a, .buf = buf, .n = cap,
+                                                     .len = len, .timeout_ns = limit(drv), .forget = forget });
 }
 
 int takt_ecat_soe_write(struct takt_ecat_master *drv, unsigned pos, uint8_t drive, uint8_t elements,
                    uint16_t idn, const void *data, size_t len)
 {
-    int mode = ecat_cmd_blocking(drv);
-    if (mode < 0)
-        return mode;
-    if (mode) {
-        struct rt_waiter *rw = rt_waiter_new(len);
-        if (!rw)
-            return -ENOMEM;
-        if (len)
-            memcpy(rw->buf, data, len);   /* the cycle reads it after a timeout here too */
-        int rc = rt_wait(drv, rw, takt_ecat_soe_write_async(drv, pos, drive, elements, idn, rw->buf, len,
-                                                          rt_waiter_done, rw), NULL, 0, NULL);
-        rt_waiter_put(rw);
-        return rc;
-    }
-    struct ecat_wait w = { 0 };
-    int rc = takt_ecat_soe_write_async(drv, pos, drive, elements, idn, data, len, ecat_wait_done, &w);
-    return rc ? rc : wait_for(drv, &w, NULL);
+    struct soe_args a = { pos, drive, elements, idn };
+    return ecat_block_run(drv, &(struct ecat_block){ .start = write_start, .args = &a, .buf = (void *)data,
+                                                     .n = len, .write = true, .timeout_ns = limit(drv),
+                                                     .forget = forget });
 }
