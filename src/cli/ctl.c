@@ -10,7 +10,6 @@
 #include <poll.h>
 #include <pthread.h>
 #include <pwd.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,55 +20,16 @@
 #include <unistd.h>
 #include <takt/rt.h>
 #include "cli/ctl.h"
+#include "cli/ctl_server.h"
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
-struct conn {
-    int fd;                     /* -1: free */
-    unsigned gen;               /* bumped at each accept: a late answer finds its own */
-    char *in;
-    size_t in_len;
-    char *out;
-    size_t out_len, out_cap;
-    takt_ns_t last_rx, partial_since, out_since;
-    double tokens;
-    takt_ns_t refill_at;
-    unsigned pending;
-    bool closing;               /* answer what is queued, then close */
-    int passed;                 /* a file descriptor the client sent (SCM_RIGHTS), for its next request */
-};
-
-struct ctl_call {
-    struct ctl_server *s;
-    int conn;
-    unsigned gen;
-    int64_t id;
-    json_object *req;
-    int fd;                     /* the file the request came with, -1: none (closed after the handler) */
-};
-
-struct ctl_server {
-    char path[108];
-    char proto[16], iface[64];
-    const struct ctl_verb *verbs;
-    void *ctx;
-    int lfd, efd, stopfd;
-    pthread_t th;
-    bool started;
-    uid_t owner;
-    gid_t group;
-    bool has_group;
-    struct conn c[CTL_MAX_CONN];
-    struct ctl_op *ops;         /* deferred, owned by the server thread */
-    unsigned n_ops;
-};
-
 /* --- answers ---------------------------------------------------------------------- */
 
-static void conn_close(struct ctl_server *s, int i)
+void ctl_conn_close(struct ctl_server *s, int i)
 {
-    struct conn *c = &s->c[i];
+    struct ctl_conn *c = &s->c[i];
     if (c->fd < 0)
         return;
     close(c->fd);
@@ -86,7 +46,7 @@ static void conn_close(struct ctl_server *s, int i)
 
 static void conn_flush(struct ctl_server *s, int i, takt_ns_t now)
 {
-    struct conn *c = &s->c[i];
+    struct ctl_conn *c = &s->c[i];
     while (c->out_len) {
         ssize_t w = send(c->fd, c->out, c->out_len, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (w < 0 && errno == EINTR)
@@ -97,7 +57,7 @@ static void conn_flush(struct ctl_server *s, int i, takt_ns_t now)
             return;
         }
         if (w <= 0) {
-            conn_close(s, i);
+            ctl_conn_close(s, i);
             return;
         }
         memmove(c->out, c->out + w, c->out_len - (size_t)w);
@@ -105,23 +65,23 @@ static void conn_flush(struct ctl_server *s, int i, takt_ns_t now)
         c->out_since = c->out_len ? now : 0;
     }
     if (c->closing && !c->pending)
-        conn_close(s, i);
+        ctl_conn_close(s, i);
 }
 
 static void conn_send(struct ctl_server *s, int i, json_object *o)
 {
-    struct conn *c = &s->c[i];
+    struct ctl_conn *c = &s->c[i];
     size_t n;
     const char *t = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &n);
     if (c->out_len + n + 1 > CTL_OUT_MAX) {    /* the client reads nothing: hung */
-        conn_close(s, i);
+        ctl_conn_close(s, i);
         return;
     }
     if (c->out_len + n + 1 > c->out_cap) {
         size_t cap = (c->out_len + n + 1) * 2;
         char *p = realloc(c->out, cap);
         if (!p) {
-            conn_close(s, i);
+            ctl_conn_close(s, i);
             return;
         }
         c->out = p;
@@ -150,10 +110,9 @@ static void send_error(struct ctl_server *s, int i, int64_t id, const char *msg)
     json_object_put(o);
 }
 
-/* The call's connection, or -1 when it closed since. */
-static int call_conn(const struct ctl_call *k)
+int ctl_call_conn(const struct ctl_call *k)
 {
-    const struct conn *c = &k->s->c[k->conn];
+    const struct ctl_conn *c = &k->s->c[k->conn];
     return c->fd >= 0 && c->gen == k->gen ? k->conn : -1;
 }
 
@@ -161,7 +120,7 @@ struct json_object *ctl_call_req(const struct ctl_call *k) { return k->req; }
 
 void ctl_call_result(struct ctl_call *k, struct json_object *result)
 {
-    int i = call_conn(k);
+    int i = ctl_call_conn(k);
     if (i < 0) {
         json_object_put(result);
         return;
@@ -179,102 +138,10 @@ int ctl_call_error(struct ctl_call *k, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    int i = call_conn(k);
+    int i = ctl_call_conn(k);
     if (i >= 0)
         send_error(k->s, i, k->id, msg);
     return CTL_ANSWERED;
-}
-
-/* --- deferred operations ----------------------------------------------------------- */
-
-int ctl_call_take_file(struct ctl_call *k, size_t max, size_t *size)
-{
-    char err[256];
-    if (ctl_file_check(k->fd, max, size, err, sizeof err))
-        return ctl_call_error(k, "%s", err), -1;
-    int fd = k->fd;
-    k->fd = -1;
-    return fd;
-}
-
-struct ctl_op *ctl_call_defer(struct ctl_call *k, size_t cap, ctl_finish_fn finish)
-{
-    struct conn *c = &k->s->c[k->conn];
-    /* also over all connections: one that closes and comes back cannot flood the
-     * master's queues with operations nobody waits for */
-    if (k->s->n_ops >= CTL_MAX_CONN * CTL_MAX_PENDING) {
-        ctl_call_error(k, "the master has %d control requests in progress: try again later",
-                       CTL_MAX_CONN * CTL_MAX_PENDING);
-        return NULL;
-    }
-    if (c->pending >= CTL_MAX_PENDING) {
-        ctl_call_error(k, "%d requests of this connection are in progress already: wait for an answer",
-                       CTL_MAX_PENDING);
-        return NULL;
-    }
-    struct ctl_op *op = calloc(1, sizeof *op);
-    struct ctl_call *kc = calloc(1, sizeof *kc);
-    if (!op || !kc || (cap && !(op->buf = malloc(cap)))) {
-        free(op);
-        free(kc);
-        ctl_call_error(k, "out of memory");
-        return NULL;
-    }
-    *kc = *k;
-    kc->req = json_object_get(k->req);
-    kc->fd = -1;
-    op->fd = -1;
-    op->cap = cap;
-    op->finish = finish;
-    op->srv = k->s;
-    op->call = kc;
-    op->next = k->s->ops;
-    k->s->ops = op;
-    k->s->n_ops++;
-    c->pending++;
-    return op;
-}
-
-void ctl_op_done(void *ctx, int err, const uint8_t *data, size_t len)
-{
-    struct ctl_op *op = ctx;
-    op->err = err;
-    if (len > op->cap)
-        len = op->cap;
-    if (data && len && data != op->buf)
-        memcpy(op->buf, data, len);
-    op->len = data ? len : 0;
-    atomic_store_explicit(&op->done, 1, memory_order_release);
-    uint64_t one = 1;
-    ssize_t w = write(op->srv->efd, &one, sizeof one);   /* never blocks short of 2^64 */
-    (void)w;
-}
-
-static void finish_ops(struct ctl_server *s)
-{
-    for (struct ctl_op **pp = &s->ops; *pp;) {
-        struct ctl_op *op = *pp;
-        if (!atomic_load_explicit(&op->done, memory_order_acquire)) {
-            pp = &op->next;
-            continue;
-        }
-        *pp = op->next;
-        s->n_ops--;
-        struct ctl_call *k = op->call;
-        int i = call_conn(k);
-        if (i >= 0) {
-            s->c[i].pending--;
-            op->finish(k, op);
-            if (s->c[i].fd >= 0 && s->c[i].closing && !s->c[i].pending && !s->c[i].out_len)
-                conn_close(s, i);
-        }
-        if (op->fd >= 0)        /* finished, or its connection went */
-            close(op->fd);
-        json_object_put(k->req);
-        free(k);
-        free(op->buf);
-        free(op);
-    }
 }
 
 /* --- requests ------------------------------------------------------------------------ */
@@ -295,7 +162,7 @@ static void hello(struct ctl_server *s, struct ctl_call *k)
 
 static void request(struct ctl_server *s, int i, const char *line, size_t len, takt_ns_t now)
 {
-    struct conn *c = &s->c[i];
+    struct ctl_conn *c = &s->c[i];
     /* a token bucket per connection: a flood is answered with errors, cheaply */
     c->tokens += (double)(now - c->refill_at) * CTL_RATE_PER_S / 1e9;
     c->refill_at = now;
@@ -333,13 +200,13 @@ static void request(struct ctl_server *s, int i, const char *line, size_t len, t
 
 static void conn_read(struct ctl_server *s, int i, takt_ns_t now)
 {
-    struct conn *c = &s->c[i];
+    struct ctl_conn *c = &s->c[i];
     /* a request may come with a file descriptor (ctl_fd.c) */
     ssize_t n = ctl_recv_fd(c->fd, c->in + c->in_len, CTL_LINE_MAX + 1 - c->in_len, &c->passed);
     if (n < 0 && (errno == EAGAIN || errno == EINTR))
         return;
     if (n <= 0) {       /* the client went: its deferred answers are dropped */
-        conn_close(s, i);
+        ctl_conn_close(s, i);
         return;
     }
     c->last_rx = now;
@@ -423,7 +290,7 @@ static void do_accept(struct ctl_server *s, takt_ns_t now)
         refuse(fd, "too many connections (" STR(CTL_MAX_CONN) "): try again later");
         return;
     }
-    struct conn *c = &s->c[i];
+    struct ctl_conn *c = &s->c[i];
     if (!(c->in = malloc(CTL_LINE_MAX + 1))) {
         refuse(fd, "out of memory");
         return;
@@ -437,7 +304,7 @@ static void do_accept(struct ctl_server *s, takt_ns_t now)
 static void timeouts(struct ctl_server *s, takt_ns_t now)
 {
     for (int i = 0; i < CTL_MAX_CONN; i++) {
-        struct conn *c = &s->c[i];
+        struct ctl_conn *c = &s->c[i];
         if (c->fd < 0)
             continue;
         if (c->partial_since && now - c->partial_since > CTL_PARTIAL_S * TAKT_NS_PER_S) {
@@ -450,7 +317,7 @@ static void timeouts(struct ctl_server *s, takt_ns_t now)
             }
         } else if ((c->out_since && now - c->out_since > CTL_PARTIAL_S * TAKT_NS_PER_S) ||
                    (!c->pending && now - c->last_rx > CTL_IDLE_S * TAKT_NS_PER_S)) {
-            conn_close(s, i);    /* answers still to come are dropped (gen) */
+            ctl_conn_close(s, i);    /* answers still to come are dropped (gen) */
         }
     }
 }
@@ -487,7 +354,7 @@ static void *serve(void *arg)
             uint64_t v;
             ssize_t r = read(s->efd, &v, sizeof v);
             (void)r;
-            finish_ops(s);
+            ctl_ops_finish(s);
         }
         for (int k = 3; k < n; k++) {
             int i = map[k];
@@ -498,7 +365,7 @@ static void *serve(void *arg)
             if (s->c[i].fd >= 0 && (p[k].revents & (POLLIN | POLLHUP | POLLERR)) && !s->c[i].closing)
                 conn_read(s, i, now);
             else if (s->c[i].fd >= 0 && (p[k].revents & (POLLHUP | POLLERR)) && !s->c[i].pending)
-                conn_close(s, i);
+                ctl_conn_close(s, i);
         }
         if (p[2].revents & POLLIN)
             do_accept(s, now);
@@ -605,7 +472,7 @@ void ctl_server_stop(struct ctl_server *s)
         s->started = false;
     }
     for (int i = 0; i < CTL_MAX_CONN; i++)
-        conn_close(s, i);
+        ctl_conn_close(s, i);
     if (s->lfd >= 0) {
         close(s->lfd);
         unlink(s->path);
@@ -617,14 +484,7 @@ void ctl_server_free(struct ctl_server *s)
 {
     if (!s)
         return;
-    while (s->ops) {
-        struct ctl_op *op = s->ops;
-        s->ops = op->next;
-        json_object_put(op->call->req);
-        free(op->call);
-        free(op->buf);
-        free(op);
-    }
+    ctl_ops_free(s);
     if (s->efd >= 0)
         close(s->efd);
     if (s->stopfd >= 0)
