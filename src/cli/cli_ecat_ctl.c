@@ -61,6 +61,16 @@ static int h_slaves(struct ctl_call *k, void *ctx)
     return CTL_ANSWERED;
 }
 
+/* Answer r with the master's state in words, from its statistics s (stats also sends
+ * their counters, states only the words). */
+static int answer_state(struct ctl_call *k, json_object *r, const struct takt_ecat_master_stats *s)
+{
+    char st[200];
+    json_object_object_add(r, "state_text", json_object_new_string(takt_ecat_master_state_text(s, st, sizeof st)));
+    ctl_call_result(k, r);
+    return CTL_ANSWERED;
+}
+
 static int h_states(struct ctl_call *k, void *ctx)
 {
     struct cli_ecat_ctl *x = ctx;
@@ -77,10 +87,7 @@ static int h_states(struct ctl_call *k, void *ctx)
     json_object_object_add(r, "slaves", arr);
     struct takt_ecat_master_stats s;
     takt_ecat_master_get_stats(x->m, &s);
-    char st[200];
-    json_object_object_add(r, "state_text", json_object_new_string(takt_ecat_master_state_text(&s, st, sizeof st)));
-    ctl_call_result(k, r);
-    return CTL_ANSWERED;
+    return answer_state(k, r, &s);
 }
 
 static int h_stats(struct ctl_call *k, void *ctx)
@@ -93,10 +100,7 @@ static int h_stats(struct ctl_call *k, void *ctx)
     S(cycles) S(frames_sent) S(frames_received) S(frames_lost) S(cyc_frames_lost) S(frames_unmatched)
     S(frames_late) S(frames_duplicate) S(wkc_errors) S(slaves_lost) S(slaves_returned)
 #undef S
-    char st[200];
-    json_object_object_add(r, "state_text", json_object_new_string(takt_ecat_master_state_text(&s, st, sizeof st)));
-    ctl_call_result(k, r);
-    return CTL_ANSWERED;
+    return answer_state(k, r, &s);
 }
 
 /* IgH's verbs (takt ecat master, data, domains, graph, cstruct, top): each answers the
