@@ -117,17 +117,6 @@ static int h_view(struct ctl_call *k, void *ctx)
     return CTL_ANSWERED;
 }
 
-static int h_version(struct ctl_call *k, void *ctx)
-{
-    (void)ctx;
-    json_object *r = json_object_new_object();
-    json_object_object_add(r, "version", json_object_new_string(takt_version()));
-    json_object_object_add(r, "protocol", json_object_new_int(CTL_VERSION));
-    json_object_object_add(r, "pid", json_object_new_int((int)getpid()));
-    ctl_call_result(k, r);
-    return CTL_ANSWERED;
-}
-
 /* --- services, through the cycle -------------------------------------------------------- */
 
 /* In the cycle: the master's error text belongs to this moment (a later failure
@@ -432,7 +421,7 @@ static const struct ctl_verb ecat_verbs[] = {
     { "graph", h_view },
     { "cstruct", h_view },
     { "top", h_view },
-    { "version", h_version },
+    { "version", ctl_verb_version },
     { "rescan", h_rescan },
     { 0 },
 };

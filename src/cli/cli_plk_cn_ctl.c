@@ -60,20 +60,9 @@ static int h_nodes(struct ctl_call *k, void *ctx)
     return CTL_ANSWERED;
 }
 
-static int h_version(struct ctl_call *k, void *ctx)
-{
-    (void)ctx;
-    json_object *r = json_object_new_object();
-    json_object_object_add(r, "version", json_object_new_string(takt_version()));
-    json_object_object_add(r, "protocol", json_object_new_int(CTL_VERSION));
-    json_object_object_add(r, "pid", json_object_new_int((int)getpid()));
-    ctl_call_result(k, r);
-    return CTL_ANSWERED;
-}
-
 static const struct ctl_verb cn_verbs[] = {
     { "nodes", h_nodes },
-    { "version", h_version },
+    { "version", ctl_verb_version },
     { 0 },
 };
 

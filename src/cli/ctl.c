@@ -160,6 +160,17 @@ static void hello(struct ctl_server *s, struct ctl_call *k)
     ctl_call_result(k, r);
 }
 
+int ctl_verb_version(struct ctl_call *k, void *ctx)
+{
+    (void)ctx;
+    json_object *r = json_object_new_object();
+    json_object_object_add(r, "version", json_object_new_string(takt_version()));
+    json_object_object_add(r, "protocol", json_object_new_int(CTL_VERSION));
+    json_object_object_add(r, "pid", json_object_new_int((int)getpid()));
+    ctl_call_result(k, r);
+    return CTL_ANSWERED;
+}
+
 static void request(struct ctl_server *s, int i, const char *line, size_t len, takt_ns_t now)
 {
     struct ctl_conn *c = &s->c[i];

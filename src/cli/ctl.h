@@ -71,6 +71,10 @@ struct ctl_verb {
     ctl_handler_fn fn;
 };
 
+/* The "version" verb a server may list: takt's version, the control protocol's and the
+ * serving process's id. */
+int  ctl_verb_version(struct ctl_call *k, void *ctx);
+
 struct json_object *ctl_call_req(const struct ctl_call *k);
 void ctl_call_result(struct ctl_call *k, struct json_object *result);   /* takes result */
 int  ctl_call_error(struct ctl_call *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
