@@ -19,6 +19,7 @@
 #include "ecat/core.h"
 #include "sim/device.h"
 #include "util/wire.h"
+#include "unit/sim/sim_io.h"
 
 #define NSLAVES 3
 #define CYCLE   TAKT_NS_PER_MS
@@ -43,48 +44,12 @@ struct bench {
     unsigned nev, evcap;
 };
 
-/* An I/O slave: 16 bits out (SM0 0x1000), 16 bits in (SM1 0x1100). */
-static inline void io_desc(struct sim_device_desc *d, unsigned i)
-{
-    memset(d, 0, sizeof *d);
-    snprintf(d->name, sizeof d->name, "IO%u", i);
-    d->vendor = 2;
-    d->product = 0x4000 + i;
-    d->revision = 1;
-    d->esc_type = 0x11;
-    d->n_fmmu_hw = 4;
-    d->n_sm_hw = 4;
-    d->ram_kb = 8;
-    d->features = 0x0004;
-    d->n_sm = 2;
-    d->sm[0] = (struct sim_sm_desc){ 0x1000, 0, 0x64, 1, SIM_SM_OUTPUTS };
-    d->sm[1] = (struct sim_sm_desc){ 0x1100, 0, 0x20, 1, SIM_SM_INPUTS };
-    d->n_fmmu = 2;
-    d->fmmu_use[0] = 1;
-    d->fmmu_use[1] = 2;
-    d->n_rxpdo = d->n_txpdo = 1;
-    d->rxpdo[0] = (struct sim_pdo){ .index = 0x1600, .sm = 0, .name = "Out", .n = 1 };
-    d->rxpdo[0].e[0] = (struct sim_pdo_entry){ 0x7000, 1, 16, 0x0006, "Output" };
-    d->txpdo[0] = (struct sim_pdo){ .index = 0x1A00, .sm = 1, .name = "In", .n = 1 };
-    d->txpdo[0].e[0] = (struct sim_pdo_entry){ 0x6000, 1, 16, 0x0006, "Input" };
-    snprintf(d->behaviour, sizeof d->behaviour, "do");
-}
-
 static inline struct bench *bench_new(void)
 {
     struct bench *b = calloc(1, sizeof *b);
     assert_non_null(b);
     static struct sim_device_desc desc[NSLAVES];
-    struct sim_device *devs[NSLAVES];
-    for (unsigned i = 0; i < NSLAVES; i++) {
-        io_desc(&desc[i], i);
-        assert_int_equal(sim_device_from_desc(&desc[i], &devs[i]), 0);
-    }
-    struct takt_sim_opts so;
-    takt_sim_opts_default(&so);
-    so.drift_ppm = -1;
-    so.seed = 7;
-    assert_int_equal(takt_sim_create_devices(devs, NSLAVES, &so, &b->sim), 0);
+    b->sim = io_sim_new(desc, NSLAVES, -1);
     struct takt_ecat_master_opts o;
     takt_ecat_master_opts_default(&o);
     o.cycle_ns = CYCLE;

@@ -18,32 +18,7 @@
 #include "sim/device.h"
 #include "sim/device_ext.h"
 #include "util/wire.h"
-
-static inline void io_desc(struct sim_device_desc *d, unsigned i)
-{
-    memset(d, 0, sizeof *d);
-    snprintf(d->name, sizeof d->name, "IO%u", i);
-    d->vendor = 2;
-    d->product = 0x4000 + i;
-    d->revision = 1;
-    d->esc_type = 0x11;
-    d->n_fmmu_hw = 4;
-    d->n_sm_hw = 4;
-    d->ram_kb = 8;
-    d->features = 0x0004;
-    d->n_sm = 2;
-    d->sm[0] = (struct sim_sm_desc){ 0x1000, 0, 0x64, 1, SIM_SM_OUTPUTS };
-    d->sm[1] = (struct sim_sm_desc){ 0x1100, 0, 0x20, 1, SIM_SM_INPUTS };
-    d->n_fmmu = 2;
-    d->fmmu_use[0] = 1;
-    d->fmmu_use[1] = 2;
-    d->n_rxpdo = d->n_txpdo = 1;
-    d->rxpdo[0] = (struct sim_pdo){ .index = 0x1600, .sm = 0, .name = "Out", .n = 1 };
-    d->rxpdo[0].e[0] = (struct sim_pdo_entry){ 0x7000, 1, 16, 0x0006, "Output" };
-    d->txpdo[0] = (struct sim_pdo){ .index = 0x1A00, .sm = 1, .name = "In", .n = 1 };
-    d->txpdo[0].e[0] = (struct sim_pdo_entry){ 0x6000, 1, 16, 0x0006, "Input" };
-    snprintf(d->behaviour, sizeof d->behaviour, "do");
-}
+#include "unit/sim/sim_io.h"
 
 /* The same with a CoE mailbox (SM0/SM1), so it has an application layer of its own
  * (no device emulation) and can refuse state changes. */
@@ -105,16 +80,8 @@ static inline void respond(void *ctx, struct takt_link *ep, const struct takt_fr
 static inline struct rig *rig_new(unsigned n, bool dc)
 {
     struct rig *r = calloc(1, sizeof *r);
-    struct sim_device *devs[64];
-    for (unsigned i = 0; i < n; i++) {
-        io_desc(&r->desc[i], i);
-        assert_int_equal(sim_device_from_desc(&r->desc[i], &devs[i]), 0);
-    }
-    struct takt_sim_opts so;
-    takt_sim_opts_default(&so);
-    so.drift_ppm = dc ? 50 : -1;
-    so.seed = 7;
-    assert_int_equal(takt_sim_create_devices(devs, n, &so, &r->sim), 0);
+    assert_non_null(r);
+    r->sim = io_sim_new(r->desc, n, dc ? 50 : -1);
     assert_int_equal(takt_link_mem_pair(&r->a, &r->b, 64, NULL, NULL), 0);
     takt_link_mem_set_responder(r->b, respond, r);
     struct takt_ecat_master_opts o;
