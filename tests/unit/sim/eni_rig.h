@@ -272,6 +272,18 @@ static inline char *slurp(const char *path, size_t *len)
     return b;
 }
 
+/* text as a new temporary ENI file; its name in path (unlink it after). */
+static inline void eni_temp(char *path, size_t n, const char *text)
+{
+    snprintf(path, n, "/tmp/takt_eni_XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
 /* Bring the network up with the changed ENI; returns the master's error. */
 static inline int bring_up(const char *sim_eni, const char *eni, char *msg, size_t len)
 {

@@ -215,12 +215,7 @@ static void refused_frames(const char *const *sub, unsigned code, const char *wa
         free(b);
         b = n;
     }
-    snprintf(path, sizeof path, "/tmp/takt_eni_XXXXXX");
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    FILE *f = fdopen(fd, "w");
-    fputs(b, f);
-    fclose(f);
+    eni_temp(path, sizeof path, b);
     free(b);
     struct erig *r = erig_new(src, path, false);
     int rc = takt_ecat_master_configure_eni(r->m, path);

@@ -57,12 +57,7 @@ static void test_soe_element_alone(void **state)
     char *p = strstr(b, "<Protocol>SoE</Protocol>");
     assert_non_null(p);
     memmove(p, p + strlen("<Protocol>SoE</Protocol>"), strlen(p + strlen("<Protocol>SoE</Protocol>")) + 1);
-    snprintf(path, sizeof path, "/tmp/takt_eni_XXXXXX");
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    FILE *f = fdopen(fd, "w");
-    fputs(b, f);
-    fclose(f);
+    eni_temp(path, sizeof path, b);
     free(b);
     struct erig *r = erig_new(path, path, false);
     assert_int_equal(r->eni->slave[0].mbx_proto & MBX_PROTO_SOE, 0);
