@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <takt/takt.h>
 #include "ecat/proto.h"
 
 /* Mailbox header field offsets (ETG.1000.4 mailbox header). */
@@ -33,6 +34,8 @@ struct ecat_mbx_chan {
     uint8_t tx;
     uint8_t rx;
     uint32_t rx_hash;               /* of the last accepted message (ecat_mbx_rx_dup_msg) */
+    uint8_t repeat;                 /* SM1 repeat request toggle (0x080E bit 1) */
+    takt_ns_t polled;               /* last idle poll of the send mailbox */
 };
 
 /* Decode the header of a mailbox message of n bytes. Returns 0, or -EMSGSIZE when n
