@@ -144,9 +144,6 @@ struct ecat_snap {
 #define ECAT_PUB_FRAME_WORDS ((sizeof(struct takt_ecat_frame_info) + 7) / 8)
 #define ECAT_PUB_WORDS (1 + TAKT_ECAT_MAX_FRAMES * ECAT_PUB_FRAME_WORDS + ECAT_PUB_IMAGE / 8)
 
-/* Network state machine (master.c / scan.c). */
-enum ecat_mfsm_state { MF_IDLE, MF_RESET, MF_COUNT, MF_ADDR, MF_SLAVES, MF_COUNT_STATES };
-
 /* Per-second counters for the 1/10/60 s rates (IgH `ethercat master` style). */
 struct ecat_rate {
     int64_t  sec;              /* second of bucket[cur] */
@@ -398,15 +395,6 @@ bool ecat_slave_boot_mbx(const struct ecat_slave *s, struct ecat_sm_cfg mbx[2]);
 void ecat_svc_poll(struct ecat_core *m, takt_ns_t now);
 int  ecat_svc_queue(struct ecat_core *m, unsigned pos, uint8_t cmd, uint16_t reg,
                     const void *data, uint16_t len, takt_ecat_done_fn fn, void *ctx);
-
-/* scan.c */
-void ecat_scan_start(struct ecat_core *m, takt_ns_t now);
-void ecat_mfsm_step(struct ecat_core *m, takt_ns_t now);
-void ecat_slave_scan_start(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);
-int  ecat_sii_parse(struct ecat_core *m, struct ecat_slave *s);
-/* Make room for at least len bytes of SII (at most ECAT_SII_MAX_IMAGE): 0 or -ENOMEM. */
-int  ecat_sii_grow(struct ecat_slave *s, size_t len);
-void ecat_map_bits(const struct ecat_pdo_map *map, uint32_t *out, uint32_t *in);
 
 /* esm.c: per-slave state machine table (scan + config + AL) */
 void ecat_sfsm_step(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);
