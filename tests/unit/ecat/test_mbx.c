@@ -1,12 +1,15 @@
 /* One slave's mailbox (struct ecat_mbx_chan, mbx.c) on its own: the counter of the
  * master's requests, the repeat request toggle, the judgement of a repeated reply and
- * the interval of the idle poll of the send mailbox. No core, no link, no clock: the
- * test gives the times. */
+ * the interval of the idle poll of the send mailbox; then that interval as the core's
+ * idle poll keeps it. No link, no clock: the test gives the times. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <takt/ecat.h>
+#include "ecat/core.h"
 #include "ecat/mbx.h"
 
 /* ETG.1000.6 5.6: the counter runs 1..7 and wraps to 1; 0 ("counter not used") is
@@ -107,6 +110,59 @@ static void test_poll_interval(void **state)
     assert_int_equal(ch.polled, t0 + 3 * iv);
 }
 
+/* Through the core: two CoE slaves in PREOP with nothing to send. The idle poll reads
+ * one SM1 status (0x080D) at a time, and each slave's again only 50 ms after its last
+ * (ECAT_EMCY_POLL_NS, master_coe.c), not sooner and not much later. */
+static void test_core_idle_poll_interval(void **state)
+{
+    (void)state;
+    static const uint8_t mac[6] = { 2, 0, 0, 0, 0, 1 };
+    struct takt_ecat_master_opts o;
+    takt_ecat_master_opts_default(&o);
+    o.max_slaves = 2;
+    struct ecat_core *c = calloc(1, sizeof *c);
+    assert_non_null(c);
+    char err[200];
+    assert_int_equal(ecat_core_init(c, mac, "test", &o, 1, err, sizeof err), 0);
+    c->n_slaves = 2;
+    for (unsigned i = 0; i < 2; i++) {
+        struct ecat_slave *s = &c->slaves[i];
+        s->info.station = (uint16_t)(0x1001 + i);
+        s->info.present = true;
+        s->info.al_state = AL_PREOP;
+        s->info.mbx_protocols = MBX_PROTO_COE;
+        s->info.mbx_in_start = 0x1080;
+        s->info.mbx_in_len = 128;
+    }
+    const takt_ns_t t0 = 10 * TAKT_NS_PER_S, ms = TAKT_NS_PER_MS;
+    takt_ns_t last[2] = { 0, 0 };
+    unsigned polls[2] = { 0, 0 };
+    for (takt_ns_t t = t0; t < t0 + 500 * ms; t += ms) {
+        ecat_coe_poll(c, t);
+        struct ecat_req *r = &c->idle_req;
+        if (r->st != REQ_QUEUED)
+            continue;
+        assert_int_equal(r->cmd, ECAT_FPRD);
+        assert_int_equal(r->ado, 0x080D);
+        assert_true(r->adp == 0x1001 || r->adp == 0x1002);
+        unsigned k = r->adp - 0x1001u;
+        if (polls[k]) {
+            assert_true(t - last[k] >= 50 * ms);
+            assert_true(t - last[k] <= 52 * ms);
+        }
+        last[k] = t;
+        polls[k]++;
+        c->q_head = c->q_tail = NULL;     /* the test is the network: empty mailbox */
+        r->st = REQ_DONE;
+        r->wkc = 1;
+        c->idle_buf[0] = 0;
+    }
+    assert_in_range(polls[0], 9, 11);
+    assert_in_range(polls[1], 9, 11);
+    ecat_core_free(c);
+    free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -114,6 +170,7 @@ int main(void)
         cmocka_unit_test(test_repeat_toggles),
         cmocka_unit_test(test_duplicate_dropped),
         cmocka_unit_test(test_poll_interval),
+        cmocka_unit_test(test_core_idle_poll_interval),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
