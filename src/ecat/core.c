@@ -39,10 +39,10 @@ int ecat_core_init(struct ecat_core *m, const uint8_t mac[6], const char *ifname
         ecat_pub_init(m) || rt_evring_init(&m->ev, TAKT_EV_ECAT, ECAT_EVENTS))
         goto nomem;
     for (unsigned i = 0; i < o->max_slaves; i++)
-        if (!(m->slaves[i].sii = calloc(1, ECAT_SII_FIRST)))
+        if (!(m->slaves[i].scan.sii = calloc(1, ECAT_SII_FIRST)))
             goto nomem;
         else
-            m->slaves[i].sii_cap = ECAT_SII_FIRST;
+            m->slaves[i].scan.sii_cap = ECAT_SII_FIRST;
     return 0;
 nomem:
     snprintf(err, errlen, "ecat master: out of memory for %u slaves", o->max_slaves);
@@ -55,7 +55,7 @@ void ecat_core_free(struct ecat_core *m)
     ecat_master_drop_eni(m);
     rt_evring_free(&m->ev);
     for (unsigned i = 0; m->slaves && i < m->max_slaves; i++)
-        free(m->slaves[i].sii);
+        free(m->slaves[i].scan.sii);
     free(m->slaves);
     free(m->txbuf);
     free(m->cycbuf);
@@ -108,7 +108,7 @@ static void drop_pending(struct ecat_core *m, struct ecat_slave *s)
 
 int ecat_core_request_state(struct ecat_core *m, uint8_t state, takt_ns_t now)
 {
-    if (!m->scanned)
+    if (!m->scan.done)
         return -EAGAIN;
     if (state >= AL_SAFEOP && !m->configured) {
         int rc = ecat_layout(m);
@@ -126,7 +126,7 @@ int ecat_core_request_state(struct ecat_core *m, uint8_t state, takt_ns_t now)
 
 int ecat_core_request_slave_state(struct ecat_core *m, unsigned pos, uint8_t state, takt_ns_t now)
 {
-    if (!m->scanned)
+    if (!m->scan.done)
         return -EAGAIN;
     if (pos >= m->n_slaves) {
         ECAT_FAIL(m, -ENOENT, TAKT_ECAT_EV_NO_SLAVE, -1, 3, pos, m->n_slaves);
@@ -198,7 +198,7 @@ unsigned ecat_core_tx(struct ecat_core *m, takt_ns_t now, struct takt_frame *out
     unsigned n;
     if (m->cyc_due) {
         m->cyc_due = false;
-        n = m->scanned ? ecat_cyc_build(m, now) : 0;
+        n = m->scan.done ? ecat_cyc_build(m, now) : 0;
     } else {
         n = ecat_pdu_build_acyc(m, m->now);
     }

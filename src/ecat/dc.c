@@ -20,7 +20,7 @@ static bool busy(const struct ecat_core *m)
 {
     for (unsigned i = 0; i < m->n_slaves; i++)
         for (unsigned k = 0; k < 3; k++)
-            if (ecat_req_busy(&m->slaves[i].dcr[k]))
+            if (ecat_req_busy(&m->slaves[i].dc.req[k]))
                 return true;
     for (unsigned k = 0; k < TAKT_ARRAY_SIZE(m->dc.frmw); k++)
         if (ecat_req_busy(&m->dc.frmw[k]))
@@ -32,11 +32,11 @@ static void req(struct ecat_core *m, struct ecat_slave *s, unsigned k, uint8_t c
                 const void *d, uint16_t len)
 {
     if (d)
-        memcpy(s->dcb[k], d, len);
+        memcpy(s->dc.buf[k], d, len);
     else
-        memset(s->dcb[k], 0, len);
-    ecat_req_init(&s->dcr[k], cmd, s->info.station, reg, s->dcb[k], len);
-    ecat_req_queue(m, &s->dcr[k]);
+        memset(s->dc.buf[k], 0, len);
+    ecat_req_init(&s->dc.req[k], cmd, s->info.station, reg, s->dc.buf[k], len);
+    ecat_req_queue(m, &s->dc.req[k]);
 }
 
 static void dc_fail(struct ecat_core *m, const char *what, const struct ecat_slave *s, int wkc)
@@ -51,17 +51,17 @@ static void enter_latch(struct ecat_core *m, takt_ns_t now)
     (void)now;
     /* ETG.1000.4 distributed clocks: one broadcast write to 0x0900 latches every DC ESC's port times */
     struct ecat_slave *s = &m->slaves[m->dc.ref];
-    ecat_req_init(&s->dcr[0], ECAT_BWR, 0, ESC_DC_RECV_TIME0, s->dcb[0], 4);
-    memset(s->dcb[0], 0, 4);
-    ecat_req_queue(m, &s->dcr[0]);
+    ecat_req_init(&s->dc.req[0], ECAT_BWR, 0, ESC_DC_RECV_TIME0, s->dc.buf[0], 4);
+    memset(s->dc.buf[0], 0, 4);
+    ecat_req_queue(m, &s->dc.req[0]);
     m->dc.state = DC_LATCH;
 }
 
 static void state_latch(struct ecat_core *m, takt_ns_t now)
 {
     struct ecat_slave *r = &m->slaves[m->dc.ref];
-    if (r->dcr[0].wkc < 1) {
-        dc_fail(m, "BWR 0x0900 latch", r, r->dcr[0].wkc);
+    if (r->dc.req[0].wkc < 1) {
+        dc_fail(m, "BWR 0x0900 latch", r, r->dc.req[0].wkc);
         return;
     }
     for (unsigned i = 0; i < m->n_slaves; i++) {
@@ -78,12 +78,12 @@ static void state_latch(struct ecat_core *m, takt_ns_t now)
 /* Loop time of a slave: latest minus earliest receive time over its open ports. */
 static int64_t loop_time(const struct ecat_slave *s)
 {
-    uint32_t lo = s->port_time[0], hi = s->port_time[0];
+    uint32_t lo = s->dc.port_time[0], hi = s->dc.port_time[0];
     for (int p = 1; p < 4; p++)
         if (s->info.ports_open & (1u << p)) {
-            uint32_t d = s->port_time[p] - s->port_time[0];   /* 32-bit wrap-safe */
+            uint32_t d = s->dc.port_time[p] - s->dc.port_time[0];   /* 32-bit wrap-safe */
             if (d > hi - lo)
-                hi = s->port_time[0] + d;
+                hi = s->dc.port_time[0] + d;
         }
     return (int64_t)(uint32_t)(hi - lo);
 }
@@ -114,8 +114,8 @@ static int64_t tree_delay(const struct ecat_core *m, const struct ecat_slave *s)
     if (p >= 0 && m->slaves[p].info.dc && s->info.parent_port) {
         const struct ecat_slave *ps = &m->slaves[p];
         int q = s->info.parent_port, pr = prev_port(ps, (unsigned)q);
-        int64_t before = (int64_t)(uint32_t)(ps->port_time[pr] - ps->port_time[0]);
-        int64_t branch = (int64_t)(uint32_t)(ps->port_time[q] - ps->port_time[pr]);
+        int64_t before = (int64_t)(uint32_t)(ps->dc.port_time[pr] - ps->dc.port_time[0]);
+        int64_t branch = (int64_t)(uint32_t)(ps->dc.port_time[q] - ps->dc.port_time[pr]);
         return ps->info.dc_delay_ns + before + (branch - loop_time(s)) / 2;
     }
     while (p >= 0 && !m->slaves[p].info.dc)
@@ -133,13 +133,13 @@ static void state_read(struct ecat_core *m, takt_ns_t now)
         struct ecat_slave *s = &m->slaves[i];
         if (!s->info.dc)
             continue;
-        if (s->dcr[0].wkc != 1 || s->dcr[1].wkc != 1) {
-            dc_fail(m, "FPRD 0x0900/0x0918", s, s->dcr[0].wkc != 1 ? s->dcr[0].wkc : s->dcr[1].wkc);
+        if (s->dc.req[0].wkc != 1 || s->dc.req[1].wkc != 1) {
+            dc_fail(m, "FPRD 0x0900/0x0918", s, s->dc.req[0].wkc != 1 ? s->dc.req[0].wkc : s->dc.req[1].wkc);
             return;
         }
         for (int p = 0; p < 4; p++)
-            s->port_time[p] = get_le32(s->dcb[0] + 4 * p);
-        s->pu_time = get_le64(s->dcb[1]);
+            s->dc.port_time[p] = get_le32(s->dc.buf[0] + 4 * p);
+        s->dc.pu_time = get_le64(s->dc.buf[1]);
     }
     /* parents come before their children: one pass in position order */
     for (unsigned i = 0; i < m->n_slaves; i++) {
@@ -152,7 +152,7 @@ static void state_read(struct ecat_core *m, takt_ns_t now)
         s->info.dc_delay_ns = (int32_t)d;
         uint8_t b[12];
         /* ESC datasheet Section I, offset compensation: offset = master time - local receive time; delay to 0x0928 */
-        put_le64(b, mt - s->pu_time);
+        put_le64(b, mt - s->dc.pu_time);
         put_le32(b + 8, (uint32_t)d);
         req(m, s, 0, ECAT_FPWR, ESC_DC_SYS_OFFSET, b, 8);
         req(m, s, 1, ECAT_FPWR, ESC_DC_SYS_DELAY, b + 8, 4);
@@ -174,8 +174,8 @@ static void state_write(struct ecat_core *m, takt_ns_t now)
     (void)now;
     for (unsigned i = 0; i < m->n_slaves; i++) {
         struct ecat_slave *s = &m->slaves[i];
-        if (s->info.dc && (s->dcr[0].wkc != 1 || s->dcr[1].wkc != 1)) {
-            dc_fail(m, "FPWR 0x0920/0x0928", s, s->dcr[0].wkc != 1 ? s->dcr[0].wkc : s->dcr[1].wkc);
+        if (s->info.dc && (s->dc.req[0].wkc != 1 || s->dc.req[1].wkc != 1)) {
+            dc_fail(m, "FPWR 0x0920/0x0928", s, s->dc.req[0].wkc != 1 ? s->dc.req[0].wkc : s->dc.req[1].wkc);
             return;
         }
     }
@@ -224,11 +224,11 @@ static bool takt_arms(const struct ecat_core *m, unsigned i)
 static void state_sync_read(struct ecat_core *m, takt_ns_t now)
 {
     struct ecat_slave *r = &m->slaves[m->dc.ref];
-    if (r->dcr[2].wkc != 1) {
-        dc_fail(m, "FPRD 0x0910", r, r->dcr[2].wkc);
+    if (r->dc.req[2].wkc != 1) {
+        dc_fail(m, "FPRD 0x0910", r, r->dc.req[2].wkc);
         return;
     }
-    uint64_t t = get_le64(r->dcb[2]);
+    uint64_t t = get_le64(r->dc.buf[2]);
     uint64_t cyc = (uint64_t)m->o.cycle_ns;
     /* as SOEM and IgH start SYNC0: a whole number of cycles at least 100 ms ahead, plus the shift */
     m->dc.sync0_start = ((t + DC_START_DELAY) / cyc + 1) * cyc + (uint64_t)m->o.sync0_shift_ns;
@@ -262,8 +262,8 @@ static void state_sync_write(struct ecat_core *m, takt_ns_t now)
     for (unsigned i = 0; i < m->n_slaves; i++) {
         struct ecat_slave *s = &m->slaves[i];
         for (unsigned k = 0; takt_arms(m, i) && k < 3; k++)
-            if (s->dcr[k].wkc != 1) {
-                dc_fail(m, "SYNC0 set-up (0x0990/0x09A0/0x0981)", s, s->dcr[k].wkc);
+            if (s->dc.req[k].wkc != 1) {
+                dc_fail(m, "SYNC0 set-up (0x0990/0x09A0/0x0981)", s, s->dc.req[k].wkc);
                 return;
             }
     }
@@ -282,7 +282,7 @@ _Static_assert(TAKT_ARRAY_SIZE(dc_states) == DC_COUNT, "one function per DC stat
 
 int ecat_dc_configure(struct ecat_core *m, takt_ns_t now)
 {
-    if (!m->scanned || m->dc.state == DC_FAILED || m->dc.state == DC_RUN)
+    if (!m->scan.done || m->dc.state == DC_FAILED || m->dc.state == DC_RUN)
         return 0;
     if (m->dc.state == DC_IDLE) {
         m->dc.ref = -1;
@@ -316,7 +316,7 @@ bool ecat_dc_rejoin(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
      * FRMW reads the reference: the two are compared in the same cycle */
     req(m, s, 0, ECAT_FPRD, ESC_DC_SYS_TIME, NULL, 8);
     req(m, s, 1, ECAT_FPRD, ESC_DC_SYS_OFFSET, NULL, 8);
-    s->dc_re = RE_READ;
+    s->dc.re = RE_READ;
     return true;
 }
 
@@ -324,9 +324,9 @@ static bool rejoin_ok(struct ecat_core *m, struct ecat_slave *s, unsigned n, con
                       takt_ns_t now)
 {
     for (unsigned k = 0; k < n; k++)
-        if (s->dcr[k].wkc != 1) {
-            ECAT_EVT(m, TAKT_ECAT_EV_DC_RETURN_WKC, (int)(s - m->slaves), RT_TXT(what), s->dcr[k].wkc);
-            s->dc_re = RE_NONE;
+        if (s->dc.req[k].wkc != 1) {
+            ECAT_EVT(m, TAKT_ECAT_EV_DC_RETURN_WKC, (int)(s - m->slaves), RT_TXT(what), s->dc.req[k].wkc);
+            s->dc.re = RE_NONE;
             ecat_slave_goto(m, s, m->target, now);
             return false;
         }
@@ -336,23 +336,23 @@ static bool rejoin_ok(struct ecat_core *m, struct ecat_slave *s, unsigned n, con
 static void rejoin_step(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     for (unsigned k = 0; k < 3; k++)
-        if (ecat_req_busy(&s->dcr[k]))
+        if (ecat_req_busy(&s->dc.req[k]))
             return;
-    if (s->dc_re == RE_READ) {
+    if (s->dc.re == RE_READ) {
         if (!rejoin_ok(m, s, 2, "FPRD 0x0910/0x0920", now))
             return;
         /* ESC datasheet Section I, offset compensation: the offset that makes its system time the reference's; the FPRD
          * left after the FRMW by the difference of their send times */
-        uint64_t sys = get_le64(s->dcb[0]), off = get_le64(s->dcb[1]);
-        int64_t lag = s->dcr[0].sent - m->dc.mon_ref.sent;
+        uint64_t sys = get_le64(s->dc.buf[0]), off = get_le64(s->dc.buf[1]);
+        int64_t lag = s->dc.req[0].sent - m->dc.mon_ref.sent;
         uint8_t b[12], filt[2] = { 0x00, 0x0C }, speed[2] = { 0x00, 0x10 };
         put_le64(b, off + (m->dc.ref_time + (uint64_t)lag - sys));
         put_le32(b + 8, (uint32_t)s->info.dc_delay_ns);
         req(m, s, 0, ECAT_FPWR, ESC_DC_SYS_OFFSET, b, 12);
         req(m, s, 1, ECAT_FPWR, ESC_DC_DIFF_FILTER, filt, 2);   /* as at scan (scan.c) */
         req(m, s, 2, ECAT_FPWR, ESC_DC_SPEED_START, speed, 2);
-        s->dc_re = RE_WRITE;
-    } else if (s->dc_re == RE_WRITE) {
+        s->dc.re = RE_WRITE;
+    } else if (s->dc.re == RE_WRITE) {
         if (!rejoin_ok(m, s, 3, "FPWR 0x0920/0x0934/0x0930", now))
             return;
         /* SYNC0 on the network's grid, a whole number of cycles at least 100 ms ahead */
@@ -366,11 +366,11 @@ static void rejoin_step(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now
         req(m, s, 0, ECAT_FPWR, ESC_DC_SYNC0_START, b, 8);
         req(m, s, 1, ECAT_FPWR, ESC_DC_SYNC0_CYCLE, b + 8, 4);
         req(m, s, 2, ECAT_FPWR, ESC_DC_ACTIVATION, b + 12, 1);
-        s->dc_re = RE_SYNC;
-    } else if (s->dc_re == RE_SYNC) {
+        s->dc.re = RE_SYNC;
+    } else if (s->dc.re == RE_SYNC) {
         if (!rejoin_ok(m, s, 3, "SYNC0 set-up (0x0990/0x09A0/0x0981)", now))
             return;
-        s->dc_re = RE_NONE;
+        s->dc.re = RE_NONE;
         ECAT_EV(m, TAKT_ECAT_EV_DC_AGAIN, (int)(s - m->slaves), s->info.dc_delay_ns);
         ecat_slave_goto(m, s, m->target, now);
     }
@@ -397,10 +397,10 @@ void ecat_dc_cycle(struct ecat_core *m, takt_ns_t now)
         struct ecat_slave *sl = &m->slaves[m->dc.rr];
         if (e == 0x7FFFFFFF || !sl->info.present || (sl->info.al_state & AL_STATE_MASK) != AL_OP) {
             m->st.dc_sync_invalid++;
-            sl->dc_diff_prev = 0;
+            sl->dc.diff_prev = 0;
         } else {
-            int64_t prev = (int64_t)sl->dc_diff_prev - 1;
-            sl->dc_diff_prev = (uint32_t)e + 1;
+            int64_t prev = (int64_t)sl->dc.diff_prev - 1;
+            sl->dc.diff_prev = (uint32_t)e + 1;
             if (prev >= 0) {
                 e = e < prev ? e : prev;
                 m->dc.round_samples++;
@@ -430,7 +430,7 @@ void ecat_dc_cycle(struct ecat_core *m, takt_ns_t now)
     m->dc.ref_time = get_le64(m->dc.mon_ref_buf);
     m->dc.ref_at = now;
     for (unsigned i = 0; i < m->n_slaves; i++)
-        if (m->slaves[i].dc_re)
+        if (m->slaves[i].dc.re)
             rejoin_step(m, &m->slaves[i], now);
     if (m->o.dc_mode != TAKT_ECAT_DC_MASTER_FOLLOWS_REF)
         return;

@@ -37,4 +37,14 @@ struct ecat_dc {
     uint8_t   frmw_buf[32][8];
 };
 
+/* One slave's distributed clock (dc.c): its set-up requests and what was read of it. */
+struct ecat_slave_dc {
+    struct ecat_req req[3];    /* set-up requests */
+    uint8_t   buf[3][16];
+    uint8_t   re;              /* DC set up again after the slave returned */
+    uint32_t  diff_prev;       /* its last valid |0x092C| + 1 (0: none yet) */
+    uint32_t  port_time[4];    /* receive times 0x0900.. of the latch */
+    uint64_t  pu_time;         /* its local time of the latch 0x0918 */
+};
+
 #endif

@@ -221,7 +221,7 @@ static int run_cmds(struct ecat_core *m, struct ecat_eni_run *r, unsigned end, t
          * master's next repeat toggles against */
         if (r->pos >= 0 && is_write(c->cmd) && !is_logical(c->cmd) && c->ado <= 0x080E &&
             c->ado + c->len > 0x080E)
-            m->slaves[r->pos].mbx_repeat = (c->data[0x080E - c->ado] >> 1) & 1;
+            m->slaves[r->pos].mbx.repeat = (c->data[0x080E - c->ado] >> 1) & 1;
         r->sent = false;
         r->k++;
     }
@@ -316,7 +316,7 @@ static void enter(struct ecat_slave *s, struct ecat_eni_run *r, uint8_t phase)
  * while the others stay where they are). */
 static bool network_transition(const struct ecat_core *m, const struct ecat_slave *s)
 {
-    if (!m->target || s->returning)
+    if (!m->target || s->rec.returning)
         return false;
     for (unsigned i = 0; i < m->n_slaves; i++)
         if (m->slaves[i].f.state == SS_IDLE && &m->slaves[i] != s)

@@ -108,7 +108,7 @@ void ecat_sfsm_state_esc(struct ecat_core *m, struct ecat_slave *s, takt_ns_t no
     /* ETG.1000.4 SyncManager: a repeat request is a toggle of 0x080E bit 1 against the slave's
      * acknowledge 0x080F bit 1; start in step with it or the first SM1 set-up asks for
      * a stale reply again (a previous master may have toggled it) */
-    s->mbx_repeat = (s->f.buf[4][0] >> 1) & 1;
+    s->mbx.repeat = (s->f.buf[4][0] >> 1) & 1;
     const uint8_t *b = s->f.buf[0];
     s->info.esc_type = b[0];
     s->info.esc_rev = b[1];
@@ -120,7 +120,7 @@ void ecat_sfsm_state_esc(struct ecat_core *m, struct ecat_slave *s, takt_ns_t no
     s->info.al_code = get_le16(s->f.buf[3] + 4);
     s->info.present = true;
     s->f.retries = 0;
-    s->sii_len = 0;
+    s->scan.sii_len = 0;
     s->f.sii_word = 0;
     ecat_sfsm_enter_sii(m, s, now);
 }
@@ -156,7 +156,7 @@ void ecat_sfsm_state_sii_cmd(struct ecat_core *m, struct ecat_slave *s, takt_ns_
 static bool sii_complete(const struct ecat_slave *s)
 {
     size_t need;
-    return s->sii_len >= ecat_sii_read_limit(s->sii) || ecat_sii_need(s->sii, s->sii_len, &need) == 0;
+    return s->scan.sii_len >= ecat_sii_read_limit(s->scan.sii) || ecat_sii_need(s->scan.sii, s->scan.sii_len, &need) == 0;
 }
 
 void ecat_sfsm_state_sii_poll(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
@@ -184,19 +184,19 @@ void ecat_sfsm_state_sii_poll(struct ecat_core *m, struct ecat_slave *s, takt_ns
         return;
     }
     unsigned n = (ctrl & SII_READ8) ? 8 : 4;
-    s->sii_8byte = n == 8;
-    if (s->sii_len + n > s->sii_cap && ecat_sii_grow(s, s->sii_len + n) < 0) {
+    s->scan.sii_8byte = n == 8;
+    if (s->scan.sii_len + n > s->scan.sii_cap && ecat_sii_grow(s, s->scan.sii_len + n) < 0) {
         ECAT_FAIL(m, -ENOMEM, TAKT_ECAT_EV_SII_NO_MEMORY, s->info.position, s->f.sii_word);
         fail(m, s, -ENOMEM);
         return;
     }
-    memcpy(s->sii + s->sii_len, b + 6, n);
-    s->sii_len += n;
+    memcpy(s->scan.sii + s->scan.sii_len, b + 6, n);
+    s->scan.sii_len += n;
     s->f.sii_word += n / 2;
     s->f.retries = 0;
-    if (s->sii_len > 2 * SII_W_CATEGORIES && sii_complete(s)) {
+    if (s->scan.sii_len > 2 * SII_W_CATEGORIES && sii_complete(s)) {
         int rc = ecat_sii_parse(m, s);
-        s->scanned = rc == 0;
+        s->scan.done = rc == 0;
         if (rc)
             fail(m, s, rc);
         else
@@ -318,7 +318,7 @@ static void enter_pre_preop(struct ecat_core *m, struct ecat_slave *s, takt_ns_t
     put_le16(sm + 8, s->info.mbx_in_start);
     put_le16(sm + 10, s->info.mbx_in_len);
     sm[12] = s->n_sm > 1 && s->sm[1].control ? s->sm[1].control : 0x22;
-    sm[14] = (uint8_t)(1 | s->mbx_repeat << 1);
+    sm[14] = (uint8_t)(1 | s->mbx.repeat << 1);
     /* disabled first: after BOOT the SMs are still enabled with the bootstrap mailbox,
      * and an enabled SM's start, length and control are write-protected */
     fpwr(s, 0, ESC_SM0, NULL, 16);
@@ -356,7 +356,7 @@ static void enter_pre_boot(struct ecat_core *m, struct ecat_slave *s, takt_ns_t 
     put_le16(sm + 8, b[1].start);
     put_le16(sm + 10, b[1].len);
     sm[12] = 0x22;                       /* mailbox, ECAT reads */
-    sm[14] = (uint8_t)(1 | s->mbx_repeat << 1);
+    sm[14] = (uint8_t)(1 | s->mbx.repeat << 1);
     fpwr(s, 1, ESC_SM0, sm, 16);
     send(m, s, 2, SS_PRE_BOOT, now);
 }

@@ -400,7 +400,7 @@ int ecat_wait_drive(struct takt_ecat_master *m, struct ecat_wait *w, takt_ns_t t
 static bool scan_done(struct ecat_core *m, void *ctx)
 {
     (void)ctx;
-    return m->mf_state == MF_IDLE;
+    return m->scan.state == MF_IDLE;
 }
 
 int takt_ecat_master_scan(struct takt_ecat_master *drv, takt_ns_t timeout_ns)
@@ -418,7 +418,7 @@ int takt_ecat_master_scan(struct takt_ecat_master *drv, takt_ns_t timeout_ns)
 int takt_ecat_master_configure(struct takt_ecat_master *drv)
 {
     struct ecat_core *m = &drv->core;
-    if (!m->scanned) {
+    if (!m->scan.done) {
         ECAT_FAIL(m, -EAGAIN, TAKT_ECAT_EV_CONFIGURE_UNSCANNED, -1);
         return -EAGAIN;
     }
@@ -540,8 +540,8 @@ const uint8_t *takt_ecat_slave_sii(const struct takt_ecat_master *drv, unsigned 
     const struct ecat_core *m = &drv->core;
     if (pos >= m->n_slaves)
         return NULL;
-    *len = m->slaves[pos].sii_len;
-    return m->slaves[pos].sii;
+    *len = m->slaves[pos].scan.sii_len;
+    return m->slaves[pos].scan.sii;
 }
 
 const char *takt_ecat_master_error(const struct takt_ecat_master *m) { return m->core.errmsg; }

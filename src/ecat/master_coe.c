@@ -89,8 +89,7 @@ static void read_mbx(struct ecat_core *m, struct ecat_sdo_slot *q)
 static void repeat_req(struct ecat_core *m, struct ecat_sdo_slot *q)
 {
     struct ecat_slave *s = &m->slaves[q->pos];
-    s->mbx_repeat ^= 1;
-    q->in[0] = (uint8_t)(0x01 | s->mbx_repeat << 1);
+    q->in[0] = ecat_mbx_repeat_req(&s->mbx);
     ecat_req_init(&q->req, ECAT_FPWR, s->info.station, SM1_ACT, q->in, 1);
     ecat_req_queue(m, &q->req);
     q->st = MS_REPEAT;
@@ -234,9 +233,8 @@ static void idle_poll(struct ecat_core *m, takt_ns_t now)
         unsigned pos = (m->idle_next + k) % m->n_slaves;
         struct ecat_slave *s = &m->slaves[pos];
         if (!mbx_usable(s) || slave_busy(m, pos) || ecat_eoe_slave_open(m, pos) ||
-            now - s->mbx_polled < ECAT_EMCY_POLL_NS)
+            !ecat_mbx_poll_due(&s->mbx, now, ECAT_EMCY_POLL_NS))
             continue;
-        s->mbx_polled = now;
         m->idle_pos = pos;
         m->idle_next = pos + 1;
         ecat_req_init(r, ECAT_FPRD, s->info.station, SM1_STATUS, m->idle_buf, 1);
@@ -308,7 +306,7 @@ void ecat_coe_poll(struct ecat_core *m, takt_ns_t now)
                 repeat_req(m, q);
             break;
         case MS_REPEAT_ACK:
-            if (wkc == 1 && ((q->in[0] >> 1) & 1) == m->slaves[q->pos].mbx_repeat)
+            if (wkc == 1 && ecat_mbx_repeat_acked(&m->slaves[q->pos].mbx, q->in[0]))
                 poll_mbx(m, q);
             else
                 repeat_poll(m, q);

@@ -278,7 +278,7 @@ int takt_ecat_master_write_eni(struct takt_ecat_master *drv, const char *path)
     char err[200];
     for (unsigned i = 0; !rc && i < m->n_slaves; i++) {
         struct ecat_slave *s = &m->slaves[i];
-        rc = ecat_sii_decode(s->sii, s->sii_len, &sii[i], 0, err, sizeof err);
+        rc = ecat_sii_decode(s->scan.sii, s->scan.sii_len, &sii[i], 0, err, sizeof err);
         if (rc)
             ECAT_FAILT(m, rc, TAKT_ECAT_EV_SII_FILE, i, RT_TXT(err));
         sp[i] = &sii[i];

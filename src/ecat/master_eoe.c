@@ -140,8 +140,7 @@ static void read_mbx(struct ecat_core *m, struct ecat_eoe_port *p)
 static void repeat_req(struct ecat_core *m, struct ecat_eoe_port *p)
 {
     struct ecat_slave *s = &m->slaves[p->pos];
-    s->mbx_repeat ^= 1;
-    p->in[0] = (uint8_t)(0x01 | s->mbx_repeat << 1);
+    p->in[0] = ecat_mbx_repeat_req(&s->mbx);
     queue(m, p, ECAT_FPWR, SM1_ACT, p->in, 1, EP_REPEAT);
 }
 
@@ -302,7 +301,7 @@ static void step(struct ecat_core *m, struct ecat_eoe_port *p)
             repeat_req(m, p);
         break;
     case EP_REPEAT_ACK:
-        if (wkc == 1 && ((p->in[0] >> 1) & 1) == m->slaves[p->pos].mbx_repeat)
+        if (wkc == 1 && ecat_mbx_repeat_acked(&m->slaves[p->pos].mbx, p->in[0]))
             read_mbx(m, p);
         else
             queue(m, p, ECAT_FPRD, SM1_PDI, p->in, 1, EP_REPEAT_ACK);

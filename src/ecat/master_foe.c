@@ -51,12 +51,12 @@ void ecat_foe_free(struct ecat_core *m)
 
 bool ecat_slave_boot_mbx(const struct ecat_slave *s, struct ecat_sm_cfg mbx[2])
 {
-    if (s->sii_len < 2 * (SII_W_BOOT_TX_SIZE + 1))
+    if (s->scan.sii_len < 2 * (SII_W_BOOT_TX_SIZE + 1))
         return false;
-    mbx[0] = (struct ecat_sm_cfg){ .start = get_le16(s->sii + 2 * SII_W_BOOT_RX_OFF),
-                                   .len = get_le16(s->sii + 2 * SII_W_BOOT_RX_SIZE) };
-    mbx[1] = (struct ecat_sm_cfg){ .start = get_le16(s->sii + 2 * SII_W_BOOT_TX_OFF),
-                                   .len = get_le16(s->sii + 2 * SII_W_BOOT_TX_SIZE) };
+    mbx[0] = (struct ecat_sm_cfg){ .start = get_le16(s->scan.sii + 2 * SII_W_BOOT_RX_OFF),
+                                   .len = get_le16(s->scan.sii + 2 * SII_W_BOOT_RX_SIZE) };
+    mbx[1] = (struct ecat_sm_cfg){ .start = get_le16(s->scan.sii + 2 * SII_W_BOOT_TX_OFF),
+                                   .len = get_le16(s->scan.sii + 2 * SII_W_BOOT_TX_SIZE) };
     return mbx[0].len && mbx[1].len;
 }
 
@@ -112,8 +112,7 @@ static void read_mbx(struct ecat_core *m, struct ecat_foe_slot *q)
 static void repeat_req(struct ecat_core *m, struct ecat_foe_slot *q)
 {
     struct ecat_slave *s = &m->slaves[q->pos];
-    s->mbx_repeat ^= 1;
-    q->in[0] = (uint8_t)(0x01 | s->mbx_repeat << 1);
+    q->in[0] = ecat_mbx_repeat_req(&s->mbx);
     queue(m, q, ECAT_FPWR, SM1_ACT, q->in, 1, FQ_REPEAT);
 }
 
@@ -221,7 +220,7 @@ static void step(struct ecat_core *m, struct ecat_foe_slot *q, takt_ns_t now)
             repeat_req(m, q);
         break;
     case FQ_REPEAT_ACK:
-        if (wkc == 1 && ((q->in[0] >> 1) & 1) == m->slaves[q->pos].mbx_repeat)
+        if (wkc == 1 && ecat_mbx_repeat_acked(&m->slaves[q->pos].mbx, q->in[0]))
             poll_mbx(m, q);
         else
             queue(m, q, ECAT_FPRD, SM1_PDI, q->in, 1, FQ_REPEAT_ACK);

@@ -81,12 +81,15 @@ struct ecat_sfsm {
     int       err;
 };
 
+/* the modules' sub-objects (after struct ecat_req and struct ecat_sfsm: they hold
+ * requests) */
+#include "ecat/dc.h"
+#include "ecat/recovery.h"
+#include "ecat/scan.h"
+
 struct ecat_slave {
     struct takt_ecat_slave_info info;
-    uint8_t  *sii;             /* sii_cap bytes (ECAT_SII_FIRST at open) */
-    size_t    sii_len, sii_cap;
-    bool      sii_8byte;
-    uint8_t   coe_details, sii_flags;
+    struct ecat_slave_scan scan; /* what the scan learned: SII image, CoE details (scan.h) */
     unsigned  n_sm;
     struct ecat_sm_cfg sm[ECAT_MAX_SM];
     uint8_t   fmmu_use[ECAT_MAX_SM];
@@ -97,32 +100,12 @@ struct ecat_slave {
     uint32_t  out_log, in_log; /* logical addresses of the FMMUs */
     unsigned  seg;             /* cyclic datagram this slave's data is in */
     bool      configured;      /* layout done */
-    bool      scanned;
-    struct ecat_mbx_chan mbx;  /* mailbox counters (CoE) */
-    uint8_t   mbx_repeat;      /* SM1 repeat request toggle */
-    takt_ns_t mbx_polled;      /* last idle poll of the send mailbox */
-    bool      rejoin, returning;   /* recovery: re-scan pending / back on the way to target */
+    struct ecat_mbx_chan mbx;  /* mailbox: counters, repeat toggle, idle poll (mbx.h) */
+    struct ecat_slave_rec rec; /* recovery: re-scan, back-off, old identity (recovery.h) */
     uint32_t  al_fno;          /* frame that carried its last AL status reading */
-    bool      counted_lost;    /* in slaves_lost and not yet in slaves_returned */
-    takt_ns_t retry_at;        /* recovery: re-scan again at (0: none planned) */
-    takt_ns_t backoff_ns;      /* ... after this wait, doubled per failure up to 1 s */
-    uint32_t  old_vendor, old_product;
-    uint32_t  old_serial;          /* recovery: identity before the re-scan (0 = none) */
-    uint16_t  old_alias, old_station;
-    unsigned  old_position;
-    bool      wrong;           /* recovery: another device answers at its position ... */
-    uint32_t  wrong_vendor, wrong_product, wrong_serial;   /* ... this one (reported once) */
     struct ecat_eni_run *er;   /* ENI-driven start-up (eni_exec.c), NULL: takt's own set-up */
     takt_ns_t al_timeout_ns;   /* this transition's timeout from the ENI, 0 = the option's */
-    struct ecat_req dcr[3];    /* distributed-clock set-up (dc.c) */
-    uint8_t   dcb[3][16];
-    uint8_t   dc_re;           /* DC set up again after the slave returned (dc.c) */
-    uint32_t  dc_diff_prev;    /* its last valid |0x092C| + 1 (0: none yet) */
-    struct ecat_req probe;     /* recovery in a tree: APRD 0x0010 at one position */
-    bool      probe_seen;      /* ... and this slave's address answered at one */
-    uint8_t   probe_buf[2];
-    uint32_t  port_time[4];
-    uint64_t  pu_time;
+    struct ecat_slave_dc dc;   /* distributed clock set-up and readings (dc.h) */
     struct ecat_sfsm f;
 };
 
@@ -161,18 +144,12 @@ struct ecat_snap {
 #define ECAT_PUB_FRAME_WORDS ((sizeof(struct takt_ecat_frame_info) + 7) / 8)
 #define ECAT_PUB_WORDS (1 + TAKT_ECAT_MAX_FRAMES * ECAT_PUB_FRAME_WORDS + ECAT_PUB_IMAGE / 8)
 
-/* Network state machine (master.c / scan.c). */
-enum ecat_mfsm_state { MF_IDLE, MF_RESET, MF_COUNT, MF_ADDR, MF_SLAVES, MF_COUNT_STATES };
-
 /* Per-second counters for the 1/10/60 s rates (IgH `ethercat master` style). */
 struct ecat_rate {
     int64_t  sec;              /* second of bucket[cur] */
     unsigned cur;
     uint32_t sent[61], lost[61];
 };
-
-#include "ecat/dc.h"          /* after struct ecat_req: its sub-objects hold requests */
-#include "ecat/recovery.h"
 
 /* The EtherCAT core: everything the master knows of the network, driven by the time
  * and the frames it is given (core.h); it holds no link and reads no clock. The driver
@@ -196,16 +173,14 @@ struct ecat_core {
     bool      cyc_due;         /* ecat_core_cycle opened a cycle: tx gives its cyclic frames */
 
     /* network */
-    uint8_t   mf_state;
-    struct ecat_sfsm mf;       /* requests of the network machine */
-    uint8_t   mf_big[2][64];   /* FMMU/SM reset data */
+    struct ecat_scan scan;     /* the network scan (scan.c, scan.h) */
     unsigned  n_slaves, max_slaves;
     struct ecat_sii *sii_scratch; /* decoder output while parsing one slave's SII */
     struct ecat_pdo_map *maps; /* PDO mapping per position (pdo.h), max_slaves */
     struct ecat_pdo_image img; /* the layout (pdo.c) */
     uint8_t  *cyc_rx;          /* replies of the cyclic LRW/LRD, then LWR: 2 x ECAT_MAX_CYC_DG x 1486 */
     struct ecat_slave *slaves;
-    bool      scanned, configured;
+    bool      configured;
     uint8_t   target;          /* requested network state, 0 = none */
     int       last_err;
     char      errmsg[512];
@@ -420,15 +395,6 @@ bool ecat_slave_boot_mbx(const struct ecat_slave *s, struct ecat_sm_cfg mbx[2]);
 void ecat_svc_poll(struct ecat_core *m, takt_ns_t now);
 int  ecat_svc_queue(struct ecat_core *m, unsigned pos, uint8_t cmd, uint16_t reg,
                     const void *data, uint16_t len, takt_ecat_done_fn fn, void *ctx);
-
-/* scan.c */
-void ecat_scan_start(struct ecat_core *m, takt_ns_t now);
-void ecat_mfsm_step(struct ecat_core *m, takt_ns_t now);
-void ecat_slave_scan_start(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);
-int  ecat_sii_parse(struct ecat_core *m, struct ecat_slave *s);
-/* Make room for at least len bytes of SII (at most ECAT_SII_MAX_IMAGE): 0 or -ENOMEM. */
-int  ecat_sii_grow(struct ecat_slave *s, size_t len);
-void ecat_map_bits(const struct ecat_pdo_map *map, uint32_t *out, uint32_t *in);
 
 /* esm.c: per-slave state machine table (scan + config + AL) */
 void ecat_sfsm_step(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);

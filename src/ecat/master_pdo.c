@@ -76,7 +76,7 @@ int takt_ecat_master_read_pdos_coe(struct takt_ecat_master *drv)
     for (unsigned i = 0; i < m->n_slaves; i++) {
         struct ecat_slave *s = &m->slaves[i];
         struct ecat_pdo_map *map = &m->maps[i];
-        if (!(s->info.mbx_protocols & MBX_PROTO_COE) || !(s->coe_details & ECAT_COE_DET_SDO))
+        if (!(s->info.mbx_protocols & MBX_PROTO_COE) || !(s->scan.coe_details & ECAT_COE_DET_SDO))
             continue;
         if ((s->info.al_state & AL_STATE_MASK) != AL_PREOP)
             continue;

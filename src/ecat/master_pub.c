@@ -44,7 +44,7 @@ void ecat_pub_publish(struct ecat_core *m)
         t |= (uint32_t)(s->info.parent_port & 0xF) << 16 | (uint32_t)(s->info.ports_open & 0xF) << 20 |
              (uint32_t)(s->seg & 0xFF) << 24;
         atomic_store_explicit(&m->snap.topo[i], t, memory_order_relaxed);
-        int32_t d = s->dc_diff_prev ? (int32_t)(s->dc_diff_prev - 1) : -1;
+        int32_t d = s->dc.diff_prev ? (int32_t)(s->dc.diff_prev - 1) : -1;
         atomic_store_explicit(&m->snap.dc_diff[i], d, memory_order_relaxed);
     }
     struct takt_ecat_frame_info f[TAKT_ECAT_MAX_FRAMES];

@@ -87,7 +87,7 @@ static void next_slave(struct ecat_rescan *r)
     for (; r->pos < r->res->expected; r->pos++) {
         struct takt_ecat_rescan_slave *e = &r->res->slave[r->pos];
         const struct takt_ecat_slave_info *in = &m->slaves[r->pos].info;
-        if (!in->present || m->slaves[r->pos].rejoin) {
+        if (!in->present || m->slaves[r->pos].rec.rejoin) {
             e->status = TAKT_ECAT_RESCAN_MISSING;
             continue;
         }

@@ -92,8 +92,7 @@ static void poll_mbx(struct ecat_core *m, struct ecat_soe_slot *q)
 static void repeat_req(struct ecat_core *m, struct ecat_soe_slot *q)
 {
     struct ecat_slave *s = &m->slaves[q->pos];
-    s->mbx_repeat ^= 1;
-    q->in[0] = (uint8_t)(0x01 | s->mbx_repeat << 1);
+    q->in[0] = ecat_mbx_repeat_req(&s->mbx);
     queue(m, q, ECAT_FPWR, SM1_ACT, q->in, 1, SQ_REPEAT);
 }
 
@@ -157,7 +156,7 @@ static void step(struct ecat_core *m, struct ecat_soe_slot *q, takt_ns_t now)
             repeat_req(m, q);
         break;
     case SQ_REPEAT_ACK:
-        if (wkc == 1 && ((q->in[0] >> 1) & 1) == m->slaves[q->pos].mbx_repeat)
+        if (wkc == 1 && ecat_mbx_repeat_acked(&m->slaves[q->pos].mbx, q->in[0]))
             poll_mbx(m, q);
         else
             queue(m, q, ECAT_FPRD, SM1_PDI, q->in, 1, SQ_REPEAT_ACK);

@@ -303,11 +303,11 @@ int ecat_sii_copy(struct ecat_core *m, unsigned pos, unsigned word, const uint8_
     size_t end = 2 * (size_t)word + len;
     if (ecat_sii_grow(s, end))
         return -ENOMEM;
-    if (s->sii_len < 2 * (size_t)word)
-        memset(s->sii + s->sii_len, 0xFF, 2 * (size_t)word - s->sii_len);
-    memcpy(s->sii + 2 * (size_t)word, data, len);
-    if (s->sii_len < end)
-        s->sii_len = end;
+    if (s->scan.sii_len < 2 * (size_t)word)
+        memset(s->scan.sii + s->scan.sii_len, 0xFF, 2 * (size_t)word - s->scan.sii_len);
+    memcpy(s->scan.sii + 2 * (size_t)word, data, len);
+    if (s->scan.sii_len < end)
+        s->scan.sii_len = end;
     return 0;
 }
 

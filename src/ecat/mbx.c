@@ -30,9 +30,28 @@ void ecat_mbx_encode(uint8_t *buf, const struct ecat_mbx_hdr *h)
 
 uint8_t ecat_mbx_next_cnt(struct ecat_mbx_chan *ch)
 {
-    /* 0 is reserved ("counter not used"), so the sequence is 1..7 (SOEM ec_nextmbxcnt) */
+    /* 0 is reserved ("counter not used", ETG.1000.6 5.6), so the sequence is 1..7 */
     ch->tx = (uint8_t)(ch->tx >= 7 ? 1 : ch->tx + 1);
     return ch->tx;
+}
+
+uint8_t ecat_mbx_repeat_req(struct ecat_mbx_chan *ch)
+{
+    ch->repeat ^= 1;
+    return (uint8_t)(0x01 | ch->repeat << 1);
+}
+
+bool ecat_mbx_repeat_acked(const struct ecat_mbx_chan *ch, uint8_t sm1_act)
+{
+    return ((sm1_act >> 1) & 1) == ch->repeat;
+}
+
+bool ecat_mbx_poll_due(struct ecat_mbx_chan *ch, takt_ns_t now, takt_ns_t interval)
+{
+    if (now - ch->polled < interval)
+        return false;
+    ch->polled = now;
+    return true;
 }
 
 bool ecat_mbx_rx_dup(struct ecat_mbx_chan *ch, uint8_t cnt)

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <takt/takt.h>
 #include "ecat/proto.h"
 
 /* Mailbox header field offsets (ETG.1000.4 mailbox header). */
@@ -25,15 +26,29 @@ struct ecat_mbx_hdr {
     uint8_t  cnt;         /* 0..7; 0 = counter not used */
 };
 
-/* Per-slave mailbox counter state, one per slave, owned by the master. tx is the last
- * counter the master sent, rx the last one it accepted from the slave. Zero it when
- * the slave passes through INIT (its counter restarts; a stale rx would make its first
- * reply look like a repetition). */
+/* The mailbox of one slave (struct ecat_slave.mbx), owned by the master's mailbox
+ * services: tx is the last counter the master sent, rx the last one it accepted from
+ * the slave; repeat is the SM1 repeat request toggle it last wrote, polled when it last
+ * looked into the idle send mailbox. Counters are zeroed when the slave passes through
+ * INIT (its counter restarts; a stale rx would make its first reply look like a
+ * repetition). */
 struct ecat_mbx_chan {
     uint8_t tx;
     uint8_t rx;
     uint32_t rx_hash;               /* of the last accepted message (ecat_mbx_rx_dup_msg) */
+    uint8_t repeat;                 /* SM1 repeat request toggle (0x080E bit 1) */
+    takt_ns_t polled;               /* last idle poll of the send mailbox */
 };
+
+/* Repeat request (ETG.1000.4 SyncManager: SM1 0x080E bit 1 toggled, the slave answers
+ * with the same toggle in 0x080F bit 1 once the last reply is back in its mailbox):
+ * toggles and returns the byte to write to 0x080E (SM enabled, toggle in bit 1). */
+uint8_t ecat_mbx_repeat_req(struct ecat_mbx_chan *ch);
+/* True when the 0x080F byte read back acknowledges the last repeat request. */
+bool ecat_mbx_repeat_acked(const struct ecat_mbx_chan *ch, uint8_t sm1_act);
+/* True, and now noted as the poll time, when at least interval passed since the last
+ * idle poll of the send mailbox (the time 0 before the first). */
+bool ecat_mbx_poll_due(struct ecat_mbx_chan *ch, takt_ns_t now, takt_ns_t interval);
 
 /* Decode the header of a mailbox message of n bytes. Returns 0, or -EMSGSIZE when n
  * is shorter than 6 or than 6 + hdr.len (the header is still filled in). */
@@ -41,7 +56,8 @@ int ecat_mbx_decode(const uint8_t *buf, size_t n, struct ecat_mbx_hdr *h);
 /* Encode h into buf (6 bytes). */
 void ecat_mbx_encode(uint8_t *buf, const struct ecat_mbx_hdr *h);
 
-/* Next request counter for this slave: 1..7 cyclically, never 0 (SOEM ec_nextmbxcnt). */
+/* Next request counter for this slave: 1..7 cyclically, never 0 (ETG.1000.6 5.6: 0 means
+ * "counter not used"). */
 uint8_t ecat_mbx_next_cnt(struct ecat_mbx_chan *ch);
 /* Judge the counter of a received message: returns true when it repeats the last
  * accepted counter (a duplicate after a repeat request, to be dropped), else records

@@ -76,7 +76,7 @@ static int slave_cmds(struct ecat_plan *p, const struct ecat_core *m, unsigned i
         put_le16(sm + 8, s->info.mbx_in_start);
         put_le16(sm + 10, s->info.mbx_in_len);
         sm[12] = s->n_sm > 1 && s->sm[1].control ? s->sm[1].control : 0x22;
-        sm[14] = (uint8_t)(1 | s->mbx_repeat << 1);
+        sm[14] = (uint8_t)(1 | s->mbx.repeat << 1);
         if ((rc = mbx_sm(ps, ECAT_TR_BIT(ECAT_TR_IP), sm, "mailbox SM")))
             return rc;
     }
@@ -128,7 +128,7 @@ static int slave_cmds(struct ecat_plan *p, const struct ecat_core *m, unsigned i
         put_le16(sm + 8, b[1].start);
         put_le16(sm + 10, b[1].len);
         sm[12] = 0x22;
-        sm[14] = (uint8_t)(1 | s->mbx_repeat << 1);
+        sm[14] = (uint8_t)(1 | s->mbx.repeat << 1);
         if ((rc = mbx_sm(ps, ECAT_TR_BIT(ECAT_TR_IB), sm, "bootstrap mailbox SM")))
             return rc;
     }

@@ -35,9 +35,9 @@ static struct ecat_slave *at_position(struct ecat_core *m, unsigned pos)
  * number of slaves lost now. */
 static void count_lost(struct ecat_core *m, struct ecat_slave *s)
 {
-    if (s->counted_lost)
+    if (s->rec.counted_lost)
         return;
-    s->counted_lost = true;
+    s->rec.counted_lost = true;
     m->st.slaves_lost++;
 }
 
@@ -46,7 +46,7 @@ static void lost_slave(struct ecat_core *m, struct ecat_slave *s)
     if (!s->info.present)
         return;
     s->info.present = false;
-    s->rejoin = false;
+    s->rec.rejoin = false;
     /* drop whatever it was doing: its requests would only time out */
     for (unsigned k = 0; k < s->f.nreq; k++)
         if (ecat_req_busy(&s->f.req[k]) && s->f.req[k].st == REQ_SENT &&
@@ -54,14 +54,14 @@ static void lost_slave(struct ecat_core *m, struct ecat_slave *s)
             m->inflight[s->f.req[k].idx] = NULL;
     ecat_pdu_unqueue(m, s->f.req, s->f.nreq);
     s->f.nreq = 0;
-    if (s->dc_re) {                 /* lost again while its clock was being set up */
+    if (s->dc.re) {                 /* lost again while its clock was being set up */
         for (unsigned k = 0; k < 3; k++)
-            if (s->dcr[k].st == REQ_SENT && m->inflight[s->dcr[k].idx] == &s->dcr[k])
-                m->inflight[s->dcr[k].idx] = NULL;
-        ecat_pdu_unqueue(m, s->dcr, 3);
+            if (s->dc.req[k].st == REQ_SENT && m->inflight[s->dc.req[k].idx] == &s->dc.req[k])
+                m->inflight[s->dc.req[k].idx] = NULL;
+        ecat_pdu_unqueue(m, s->dc.req, 3);
         for (unsigned k = 0; k < 3; k++)
-            s->dcr[k].st = REQ_IDLE;
-        s->dc_re = 0;
+            s->dc.req[k].st = REQ_IDLE;
+        s->dc.re = 0;
     }
     s->f.state = SS_IDLE;
     s->info.al_state = 0;
@@ -81,20 +81,20 @@ static void lost(struct ecat_core *m, unsigned from, unsigned to)
 /* Re-scan slave s at its (possibly new) position: address, ESC, SII, identity. */
 static void back_slave(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
-    if (s->info.present || s->rejoin)
+    if (s->info.present || s->rec.rejoin)
         return;
     unsigned i = (unsigned)(s - m->slaves), p = s->info.position;
-    s->rejoin = true;
-    s->retry_at = 0;
-    s->old_vendor = s->info.vendor;
-    s->old_product = s->info.product;
-    s->old_serial = s->info.serial;
-    s->old_alias = s->info.alias;
-    s->old_station = s->info.station;
-    s->old_position = s->info.position;
-    if (s->wrong)
+    s->rec.rejoin = true;
+    s->rec.retry_at = 0;
+    s->rec.old_vendor = s->info.vendor;
+    s->rec.old_product = s->info.product;
+    s->rec.old_serial = s->info.serial;
+    s->rec.old_alias = s->info.alias;
+    s->rec.old_station = s->info.station;
+    s->rec.old_position = s->info.position;
+    if (s->rec.wrong)
         ;                           /* said once when it was found; retried quietly */
-    else if (s->backoff_ns)
+    else if (s->rec.backoff_ns)
         ECAT_EV(m, TAKT_ECAT_EV_RESCAN_AGAIN, i);
     else if (i == p)
         ECAT_EV(m, TAKT_ECAT_EV_SLAVE_ANSWERS, i);
@@ -128,8 +128,8 @@ static void start_probe(struct ecat_core *m, unsigned n)
 {
     for (unsigned p = 0; p < n; p++) {
         struct ecat_slave *s = &m->slaves[p];          /* its request slot, any will do */
-        ecat_req_init(&s->probe, ECAT_APRD, (uint16_t)(0u - p), ESC_STATION_ADDR, s->probe_buf, 2);
-        ecat_req_queue(m, &s->probe);
+        ecat_req_init(&s->rec.probe, ECAT_APRD, (uint16_t)(0u - p), ESC_STATION_ADDR, s->rec.probe_buf, 2);
+        ecat_req_queue(m, &s->rec.probe);
     }
     m->rec.probing = true;
     m->rec.probe_n = n;
@@ -138,7 +138,7 @@ static void start_probe(struct ecat_core *m, unsigned n)
 static bool probe_busy(const struct ecat_core *m)
 {
     for (unsigned p = 0; p < m->rec.probe_n; p++)
-        if (ecat_req_busy(&m->slaves[p].probe))
+        if (ecat_req_busy(&m->slaves[p].rec.probe))
             return true;
     return false;
 }
@@ -152,19 +152,19 @@ static void finish_probe(struct ecat_core *m, takt_ns_t now)
     unsigned n = m->n_slaves;
     m->rec.probing = false;
     for (unsigned i = 0; i < n; i++)
-        m->slaves[i].probe_seen = false;
+        m->slaves[i].rec.probe_seen = false;
     for (unsigned p = 0; p < m->rec.probe_n; p++) {
-        const struct ecat_req *r = &m->slaves[p].probe;
-        uint16_t st = get_le16(m->slaves[p].probe_buf);
+        const struct ecat_req *r = &m->slaves[p].rec.probe;
+        uint16_t st = get_le16(m->slaves[p].rec.probe_buf);
         if (r->wkc != 1 || !st)
             continue;        /* changed again (the next probe sees it), or no address */
         unsigned i = 0;
-        while (i < n && (m->slaves[i].info.station != st || m->slaves[i].probe_seen))
+        while (i < n && (m->slaves[i].info.station != st || m->slaves[i].rec.probe_seen))
             i++;
         if (i == n)
             continue;
         struct ecat_slave *s = &m->slaves[i];
-        s->probe_seen = true;
+        s->rec.probe_seen = true;
         if (s->info.position != p && s->info.present)
             ECAT_EV(m, TAKT_ECAT_EV_SLAVE_MOVED, i, st, p, s->info.position);
         s->info.position = p;
@@ -172,33 +172,33 @@ static void finish_probe(struct ecat_core *m, takt_ns_t now)
     unsigned present = 0;
     for (unsigned i = 0; i < n; i++) {
         struct ecat_slave *s = &m->slaves[i];
-        if (!s->probe_seen)
+        if (!s->rec.probe_seen)
             lost_slave(m, s);
         else if (!s->info.present)
             back_slave(m, s, now);             /* back with its address: kept power */
-        present += s->probe_seen;
+        present += s->rec.probe_seen;
     }
     /* positions whose address nobody has (0 after power loss): the missing slave that
      * was earliest in the frame takes the earliest of them */
     for (unsigned p = 0; p < m->rec.probe_n; p++) {
-        if (m->slaves[p].probe.wkc != 1)
+        if (m->slaves[p].rec.probe.wkc != 1)
             continue;
         bool taken = false;
         for (unsigned i = 0; i < n && !taken; i++)
-            taken = m->slaves[i].probe_seen && m->slaves[i].info.position == p;
+            taken = m->slaves[i].rec.probe_seen && m->slaves[i].info.position == p;
         if (taken)
             continue;
         struct ecat_slave *best = NULL;
         for (unsigned i = 0; i < n; i++) {
             struct ecat_slave *s = &m->slaves[i];
-            if (!s->probe_seen && !s->rejoin && (!best || s->info.position < best->info.position))
+            if (!s->rec.probe_seen && !s->rec.rejoin && (!best || s->info.position < best->info.position))
                 best = s;
         }
         if (!best) {
-            ECAT_EV(m, TAKT_ECAT_EV_UNKNOWN_SLAVE, -1, p, get_le16(m->slaves[p].probe_buf));
+            ECAT_EV(m, TAKT_ECAT_EV_UNKNOWN_SLAVE, -1, p, get_le16(m->slaves[p].rec.probe_buf));
             continue;
         }
-        best->probe_seen = true;
+        best->rec.probe_seen = true;
         best->info.position = p;
         back_slave(m, best, now);
         present++;
@@ -216,12 +216,12 @@ static void finish_probe(struct ecat_core *m, takt_ns_t now)
 static void retry_later(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now, bool quiet)
 {
     takt_ns_t min = ECAT_RETRY_MIN_CYCLES * m->o.cycle_ns;
-    s->backoff_ns = s->backoff_ns ? 2 * s->backoff_ns : min;
-    if (s->backoff_ns > ECAT_RETRY_MAX_NS)
-        s->backoff_ns = ECAT_RETRY_MAX_NS > min ? ECAT_RETRY_MAX_NS : min;
-    s->retry_at = now + s->backoff_ns;
+    s->rec.backoff_ns = s->rec.backoff_ns ? 2 * s->rec.backoff_ns : min;
+    if (s->rec.backoff_ns > ECAT_RETRY_MAX_NS)
+        s->rec.backoff_ns = ECAT_RETRY_MAX_NS > min ? ECAT_RETRY_MAX_NS : min;
+    s->rec.retry_at = now + s->rec.backoff_ns;
     if (!quiet)
-        ECAT_EV(m, TAKT_ECAT_EV_RESCAN_FAILED, (int)(s - m->slaves), s->f.err ? s->f.err : -TAKT_ECONFIG, s->backoff_ns / TAKT_NS_PER_MS);
+        ECAT_EV(m, TAKT_ECAT_EV_RESCAN_FAILED, (int)(s - m->slaves), s->f.err ? s->f.err : -TAKT_ECONFIG, s->rec.backoff_ns / TAKT_NS_PER_MS);
 }
 
 /* The re-scan of s found a device that is not its own (vendor, product, serial found):
@@ -232,18 +232,18 @@ static void retry_later(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now
 static bool refuse(struct ecat_core *m, struct ecat_slave *s, uint32_t vendor, uint32_t product,
                    uint32_t serial, takt_ns_t now)
 {
-    bool news = !s->wrong || s->wrong_vendor != vendor || s->wrong_product != product ||
-                s->wrong_serial != serial;
-    s->wrong = true;
-    s->wrong_vendor = vendor;
-    s->wrong_product = product;
-    s->wrong_serial = serial;
-    s->info.vendor = s->old_vendor;
-    s->info.product = s->old_product;
-    s->info.serial = s->old_serial;
-    s->info.alias = s->old_alias;
+    bool news = !s->rec.wrong || s->rec.wrong_vendor != vendor || s->rec.wrong_product != product ||
+                s->rec.wrong_serial != serial;
+    s->rec.wrong = true;
+    s->rec.wrong_vendor = vendor;
+    s->rec.wrong_product = product;
+    s->rec.wrong_serial = serial;
+    s->info.vendor = s->rec.old_vendor;
+    s->info.product = s->rec.old_product;
+    s->info.serial = s->rec.old_serial;
+    s->info.alias = s->rec.old_alias;
     s->info.present = false;        /* not the slave: "not answering" in the counts */
-    s->rejoin = false;
+    s->rec.rejoin = false;
     retry_later(m, s, now, true);
     return news;
 }
@@ -252,22 +252,22 @@ static bool refuse(struct ecat_core *m, struct ecat_slave *s, uint32_t vendor, u
  * sides have one (0 = the device has none). */
 static bool same_device(const struct ecat_slave *was, const struct takt_ecat_slave_info *now)
 {
-    return was->old_vendor == now->vendor && was->old_product == now->product &&
-           (!was->old_serial || !now->serial || was->old_serial == now->serial) &&
-           (!was->old_alias || !now->alias || was->old_alias == now->alias);
+    return was->rec.old_vendor == now->vendor && was->rec.old_product == now->product &&
+           (!was->rec.old_serial || !now->serial || was->rec.old_serial == now->serial) &&
+           (!was->rec.old_alias || !now->alias || was->rec.old_alias == now->alias);
 }
 
 static void back_to_target(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     s->info.present = true;
-    s->returning = true;
-    s->backoff_ns = 0;              /* it answers: the next failure starts short again */
-    s->retry_at = 0;
-    if (s->wrong)
+    s->rec.returning = true;
+    s->rec.backoff_ns = 0;              /* it answers: the next failure starts short again */
+    s->rec.retry_at = 0;
+    if (s->rec.wrong)
         ECAT_EV(m, TAKT_ECAT_EV_OWN_DEVICE, (int)(s - m->slaves), s->info.vendor, s->info.product, s->info.serial, s->info.position);
-    s->wrong = false;
-    if (s->counted_lost) {
-        s->counted_lost = false;
+    s->rec.wrong = false;
+    if (s->rec.counted_lost) {
+        s->rec.counted_lost = false;
         m->st.slaves_returned++;
     }
     /* a DC slave gets its clock set up again first (dc.c sends it on) */
@@ -282,7 +282,7 @@ static int whose_device(struct ecat_core *m, unsigned i)
     int found = -1;
     for (unsigned j = 0; j < m->n_slaves; j++) {
         const struct ecat_slave *o = &m->slaves[j];
-        if (j == i || !o->rejoin || !o->scanned || o->f.state != SS_IDLE ||
+        if (j == i || !o->rec.rejoin || !o->scan.done || o->f.state != SS_IDLE ||
             !same_device(o, &m->slaves[i].info))
             continue;
         if (found >= 0)
@@ -294,7 +294,7 @@ static int whose_device(struct ecat_core *m, unsigned i)
 
 static bool mismatch(const struct ecat_slave *s)
 {
-    return s->rejoin && s->scanned && s->f.state == SS_IDLE && !same_device(s, &s->info);
+    return s->rec.rejoin && s->scan.done && s->f.state == SS_IDLE && !same_device(s, &s->info);
 }
 
 /* Does following "whose device did k's scan find" from j come back to j, with one
@@ -304,8 +304,8 @@ static bool whole_cycle(const struct ecat_core *m, const int *src, unsigned j)
     unsigned k = j;
     for (unsigned len = 0; len <= m->n_slaves; len++) {
         int i = src[k];
-        if (i < 0 || m->slaves[i].old_product != m->slaves[j].old_product ||
-            m->slaves[i].old_vendor != m->slaves[j].old_vendor)
+        if (i < 0 || m->slaves[i].rec.old_product != m->slaves[j].rec.old_product ||
+            m->slaves[i].rec.old_vendor != m->slaves[j].rec.old_vendor)
             return false;
         k = (unsigned)i;
         if (k == j)
@@ -351,7 +351,7 @@ static void moved(struct ecat_core *m, takt_ns_t now)
         if (!mismatch(s))
             continue;     /* its own device where it was scanned: back to target (rejoin()),
                            * even if one like it was found where another slave was */
-        s->rejoin = false;
+        s->rec.rejoin = false;
         if (ok[j]) {
             const struct found *g = &got[src[j]];
             s->info.position = g->position;
@@ -362,18 +362,18 @@ static void moved(struct ecat_core *m, takt_ns_t now)
             s->info.ports_open = g->ports_open;
             s->info.al_state = g->al_state;
             s->info.al_code = g->al_code;
-            s->info.vendor = s->old_vendor;
-            s->info.product = s->old_product;
-            ECAT_EV(m, TAKT_ECAT_EV_SLAVE_CAME_BACK, j, s->info.vendor, s->info.product, s->info.serial, s->info.position, s->old_position);
+            s->info.vendor = s->rec.old_vendor;
+            s->info.product = s->rec.old_product;
+            ECAT_EV(m, TAKT_ECAT_EV_SLAVE_CAME_BACK, j, s->info.vendor, s->info.product, s->info.serial, s->info.position, s->rec.old_position);
             back_to_target(m, s, now);
         } else if (src[j] >= 0) {
             const struct ecat_slave *f = &m->slaves[src[j]];
             if (refuse(m, s, got[j].vendor, got[j].product, got[j].serial, now))
-                ECAT_FAIL(m, -TAKT_ECONFIG, TAKT_ECAT_EV_CAME_BACK_OTHER, j, s->old_vendor, s->old_product, s->old_serial,
-                          f->old_position, src[j], f->old_product);
+                ECAT_FAIL(m, -TAKT_ECONFIG, TAKT_ECAT_EV_CAME_BACK_OTHER, j, s->rec.old_vendor, s->rec.old_product, s->rec.old_serial,
+                          f->rec.old_position, src[j], f->rec.old_product);
         } else if (refuse(m, s, got[j].vendor, got[j].product, got[j].serial, now)) {
-            ECAT_FAIL(m, -TAKT_ECONFIG, TAKT_ECAT_EV_OTHER_DEVICE, j, got[j].position, s->old_vendor, s->old_product,
-                      s->old_serial, got[j].vendor, got[j].product, got[j].serial);
+            ECAT_FAIL(m, -TAKT_ECONFIG, TAKT_ECAT_EV_OTHER_DEVICE, j, got[j].position, s->rec.old_vendor, s->rec.old_product,
+                      s->rec.old_serial, got[j].vendor, got[j].product, got[j].serial);
         }
     }
 }
@@ -384,7 +384,7 @@ static void retry(struct ecat_core *m, takt_ns_t now)
 {
     for (unsigned i = 0; i < m->n_slaves; i++) {
         struct ecat_slave *s = &m->slaves[i];
-        if (s->info.present || s->rejoin || !s->retry_at || now < s->retry_at ||
+        if (s->info.present || s->rec.rejoin || !s->rec.retry_at || now < s->rec.retry_at ||
             s->info.position >= m->rec.present || m->rec.probing)
             continue;
         back_slave(m, s, now);
@@ -397,25 +397,25 @@ static void rejoin(struct ecat_core *m, takt_ns_t now)
 {
     for (unsigned i = 0; i < m->n_slaves; i++) {
         const struct ecat_slave *s = &m->slaves[i];
-        if (s->rejoin && s->f.state != SS_IDLE && s->f.state != SS_FAILED)
+        if (s->rec.rejoin && s->f.state != SS_IDLE && s->f.state != SS_FAILED)
             return;
     }
     moved(m, now);
     for (unsigned i = 0; i < m->n_slaves; i++) {
         struct ecat_slave *s = &m->slaves[i];
-        if (!s->rejoin)
+        if (!s->rec.rejoin)
             continue;
-        s->rejoin = false;
-        if (s->f.state == SS_FAILED || !s->scanned) {
-            s->wrong = false;       /* what answers there now is not known: said anew */
+        s->rec.rejoin = false;
+        if (s->f.state == SS_FAILED || !s->scan.done) {
+            s->rec.wrong = false;       /* what answers there now is not known: said anew */
             retry_later(m, s, now, false);
             continue;
         }
         if (!same_device(s, &s->info)) {        /* beyond what moved() looks at */
             uint32_t v = s->info.vendor, p = s->info.product, ser = s->info.serial;
             if (refuse(m, s, v, p, ser, now))
-                ECAT_FAIL(m, -TAKT_ECONFIG, TAKT_ECAT_EV_OTHER_DEVICE, i, s->info.position, s->old_vendor, s->old_product,
-                          s->old_serial, v, p, ser);
+                ECAT_FAIL(m, -TAKT_ECONFIG, TAKT_ECAT_EV_OTHER_DEVICE, i, s->info.position, s->rec.old_vendor, s->rec.old_product,
+                          s->rec.old_serial, v, p, ser);
             continue;
         }
         back_to_target(m, s, now);
@@ -430,7 +430,7 @@ static void readdress(struct ecat_core *m, takt_ns_t now)
         struct ecat_slave *s = &m->slaves[i];
         if (s->info.position >= m->rec.present)
             continue;
-        if (s->f.state != SS_FAILED || s->rejoin || !s->info.present ||
+        if (s->f.state != SS_FAILED || s->rec.rejoin || !s->info.present ||
             (s->f.err != -TAKT_EWKC && s->f.err != -ETIMEDOUT) || now - s->f.t0 < 200 * TAKT_NS_PER_MS)
             continue;
         s->info.present = false;
@@ -445,7 +445,7 @@ static void readdress(struct ecat_core *m, takt_ns_t now)
  * came back: lost, re-scanned at its position, and (not its own device) refused. */
 void ecat_recovery_replaced(struct ecat_core *m, unsigned i, takt_ns_t now)
 {
-    if (i >= m->n_slaves || !m->slaves[i].info.present || m->slaves[i].rejoin)
+    if (i >= m->n_slaves || !m->slaves[i].info.present || m->slaves[i].rec.rejoin)
         return;
     lost_slave(m, &m->slaves[i]);
     back_slave(m, &m->slaves[i], now);
@@ -486,9 +486,9 @@ void ecat_recovery_check(struct ecat_core *m, takt_ns_t now)
     rejoin(m, now);
     for (unsigned i = 0; i < m->n_slaves; i++) {
         struct ecat_slave *s = &m->slaves[i];
-        if (s->returning && s->f.state == SS_IDLE && m->target &&
+        if (s->rec.returning && s->f.state == SS_IDLE && m->target &&
             (s->info.al_state & AL_STATE_MASK) == m->target) {
-            s->returning = false;
+            s->rec.returning = false;
             ECAT_EV(m, TAKT_ECAT_EV_SLAVE_BACK, i, s->info.station, m->target);
         }
     }
@@ -498,7 +498,7 @@ void ecat_recovery_check(struct ecat_core *m, takt_ns_t now)
     if (m->target && n == m->n_slaves && ((or & AL_ERROR) || (or & AL_STATE_MASK) != m->target)) {
         for (unsigned i = 0; i < m->n_slaves; i++) {
             struct ecat_slave *s = &m->slaves[i];
-            if (s->f.state == SS_IDLE && !s->returning && (s->info.al_state & AL_STATE_MASK) == m->target &&
+            if (s->f.state == SS_IDLE && !s->rec.returning && (s->info.al_state & AL_STATE_MASK) == m->target &&
                 now - s->f.t0 > 100 * TAKT_NS_PER_MS)
                 ecat_slave_goto(m, s, m->target, now);
         }

@@ -39,7 +39,7 @@ void ecat_red_check(struct ecat_core *m, const struct takt_ecat_redundancy *port
     s.broke_at = m->red_st.broke_at;
     s.healed_at = m->red_st.healed_at;
     s.break_after = m->red_st.break_after;
-    if (!n || !m->scanned) {
+    if (!n || !m->scan.done) {
         m->red_st = s;
         return;
     }

@@ -13,15 +13,15 @@
 
 static void enter_reset(struct ecat_core *m, takt_ns_t now)
 {
-    struct ecat_sfsm *f = &m->mf;
+    struct ecat_sfsm *f = &m->scan.f;
     static const uint8_t init_ack[2] = { AL_INIT | AL_ACK, 0 };
-    memset(m->mf_big, 0, sizeof m->mf_big);
+    memset(m->scan.big, 0, sizeof m->scan.big);
     /* as SOEM's scan does (ec_config.c): everything back to INIT, FMMUs/SMs/SYNC cleared, ECAT owns
      * the SII; the count comes from the BRD's WKC (ETG.1000.4 commands and working counter). */
     static const uint8_t filt[2] = { 0x00, 0x0C }, speed[2] = { 0x00, 0x10 };
     ecat_sfsm_req(f, 0, ECAT_BWR, 0, ESC_AL_CONTROL, init_ack, 2);
-    ecat_req_init(&f->req[1], ECAT_BWR, 0, ESC_FMMU0, m->mf_big[0], 64);
-    ecat_req_init(&f->req[2], ECAT_BWR, 0, ESC_SM0, m->mf_big[1], 64);
+    ecat_req_init(&f->req[1], ECAT_BWR, 0, ESC_FMMU0, m->scan.big[0], 64);
+    ecat_req_init(&f->req[2], ECAT_BWR, 0, ESC_SM0, m->scan.big[1], 64);
     ecat_sfsm_req(f, 3, ECAT_BWR, 0, ESC_DC_ACTIVATION, NULL, 1);
     ecat_sfsm_req(f, 4, ECAT_BWR, 0, ESC_SII_CONFIG, NULL, 1);
     /* in ethercrab's order: DC filter depths 0x0934 = 0x0C00, then the speed
@@ -34,17 +34,17 @@ static void enter_reset(struct ecat_core *m, takt_ns_t now)
         if (!m->o.keep_state || i == 4 || i == 7)   /* look only: SII access and count */
             ecat_req_queue(m, &f->req[i]);
     f->t0 = now;
-    m->mf_state = MF_RESET;
+    m->scan.state = MF_RESET;
 }
 
 static void state_reset(struct ecat_core *m, takt_ns_t now)
 {
-    struct ecat_sfsm *f = &m->mf;
+    struct ecat_sfsm *f = &m->scan.f;
     int n = f->req[7].wkc;
     if (n < 0) {
         if (++f->retries > 3) {
             ECAT_FAILT(m, -ETIMEDOUT, TAKT_ECAT_EV_COUNT_TIMEOUT, -1, RT_TXT(m->ifname), f->retries);
-            m->mf_state = MF_IDLE;
+            m->scan.state = MF_IDLE;
             return;
         }
         enter_reset(m, now);
@@ -52,24 +52,24 @@ static void state_reset(struct ecat_core *m, takt_ns_t now)
     }
     if ((unsigned)n > m->max_slaves) {
         ECAT_FAIL(m, -ENOSPC, TAKT_ECAT_EV_TOO_MANY_SLAVES, -1, n, m->max_slaves);
-        m->mf_state = MF_IDLE;
+        m->scan.state = MF_IDLE;
         return;
     }
     m->n_slaves = (unsigned)n;
     m->rec.present = (unsigned)n;
     for (unsigned i = 0; i < m->n_slaves; i++) {
         struct ecat_slave *s = &m->slaves[i];
-        uint8_t *sii = s->sii;
-        size_t cap = s->sii_cap;
+        uint8_t *sii = s->scan.sii;
+        size_t cap = s->scan.sii_cap;
         memset(s, 0, sizeof *s);
-        s->sii = sii;
-        s->sii_cap = cap;
+        s->scan.sii = sii;
+        s->scan.sii_cap = cap;
         s->info.position = i;
         s->info.station = (uint16_t)(m->o.station_base + i);
         s->info.parent = -1;
         ecat_slave_scan_start(m, s, now);
     }
-    m->mf_state = MF_SLAVES;
+    m->scan.state = MF_SLAVES;
 }
 
 /* Port n active when DL status bits (8+2n, 9+2n) read "communication, loop open" (ETG.1000.4 DL status).
@@ -129,11 +129,11 @@ static void state_slaves(struct ecat_core *m, takt_ns_t now)
             return;
     }
     topology(m);
-    m->scanned = true;
+    m->scan.done = true;
     for (unsigned i = 0; i < m->n_slaves; i++)
         if (m->slaves[i].f.state == SS_FAILED && !m->last_err)
             m->last_err = m->slaves[i].f.err;
-    m->mf_state = MF_IDLE;
+    m->scan.state = MF_IDLE;
 }
 
 static void state_idle(struct ecat_core *m, takt_ns_t now) { (void)m; (void)now; }
@@ -147,20 +147,20 @@ _Static_assert(TAKT_ARRAY_SIZE(mf_states) == MF_COUNT_STATES, "one function per 
 
 void ecat_scan_start(struct ecat_core *m, takt_ns_t now)
 {
-    m->scanned = m->configured = false;
+    m->scan.done = m->configured = false;
     m->n_slaves = 0;
     ecat_plan_cyc_free(m);        /* the next cycles: monitoring alone until the layout */
     m->last_err = 0;
     m->errmsg[0] = 0;
-    m->mf.retries = 0;
+    m->scan.f.retries = 0;
     enter_reset(m, now);
 }
 
 void ecat_mfsm_step(struct ecat_core *m, takt_ns_t now)
 {
-    if (m->mf_state != MF_SLAVES && ecat_sfsm_pending(&m->mf))
+    if (m->scan.state != MF_SLAVES && ecat_sfsm_pending(&m->scan.f))
         return;
-    mf_states[m->mf_state](m, now);
+    mf_states[m->scan.state](m, now);
 }
 
 /* --- SII (ETG.2010): decoded by sii.c; the master keeps what configuration needs ------ */
@@ -176,18 +176,18 @@ void ecat_map_bits(const struct ecat_pdo_map *map, uint32_t *out, uint32_t *in)
 
 int ecat_sii_grow(struct ecat_slave *s, size_t len)
 {
-    if (len <= s->sii_cap)
+    if (len <= s->scan.sii_cap)
         return 0;
     if (len > ECAT_SII_MAX_IMAGE)
         return -ENOMEM;
-    size_t cap = s->sii_cap ? s->sii_cap : ECAT_SII_FIRST;
+    size_t cap = s->scan.sii_cap ? s->scan.sii_cap : ECAT_SII_FIRST;
     while (cap < len)
         cap *= 2;
-    uint8_t *p = realloc(s->sii, cap);
+    uint8_t *p = realloc(s->scan.sii, cap);
     if (!p)
         return -ENOMEM;
-    s->sii = p;
-    s->sii_cap = cap;
+    s->scan.sii = p;
+    s->scan.sii_cap = cap;
     return 0;
 }
 
@@ -195,7 +195,7 @@ int ecat_sii_parse(struct ecat_core *m, struct ecat_slave *s)
 {
     struct ecat_sii *sii = m->sii_scratch;
     char err[200];
-    int rc = ecat_sii_decode(s->sii, s->sii_len, sii, 0, err, sizeof err);
+    int rc = ecat_sii_decode(s->scan.sii, s->scan.sii_len, sii, 0, err, sizeof err);
     if (rc) {
         ECAT_FAILT(m, rc, TAKT_ECAT_EV_SII_INVALID, s->info.position, RT_TXT(err), s->info.station);
         return rc;
@@ -216,8 +216,8 @@ int ecat_sii_parse(struct ecat_core *m, struct ecat_slave *s)
     s->info.mbx_in_len = sii->std_tx.size;
     s->info.mbx_protocols = sii->mbx_proto;
     snprintf(s->info.name, sizeof s->info.name, "%s", ecat_sii_name(sii));
-    s->coe_details = sii->has_general ? sii->gen.coe_details : 0;
-    s->sii_flags = sii->has_general ? sii->gen.flags : 0;
+    s->scan.coe_details = sii->has_general ? sii->gen.coe_details : 0;
+    s->scan.sii_flags = sii->has_general ? sii->gen.flags : 0;
     s->sm_out = s->sm_in = -1;
     s->n_pd = 0;
     s->n_fmmu_sii = sii->n_fmmu < ECAT_MAX_SM ? sii->n_fmmu : ECAT_MAX_SM;

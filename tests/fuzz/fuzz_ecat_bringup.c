@@ -98,7 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         m->core.rx_deadline = g.now - 1;
         takt_ecat_master_cycle(m, g.now);
         m->core.rx_deadline = 0;
-        if (!requested && m->core.scanned && m->core.mf_state == MF_IDLE)
+        if (!requested && m->core.scan.done && m->core.scan.state == MF_IDLE)
             requested = takt_ecat_master_request_state(m, AL_OP) == 0;
         if (takt_ecat_master_state(m) == AL_OP && g.t.pos >= g.t.n)
             in_op++;

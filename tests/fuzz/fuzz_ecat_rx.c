@@ -84,7 +84,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         bool requested = false;
         for (unsigned c = 0; c < 400 && takt_ecat_master_state(m) != AL_OP; c++) {
             takt_ecat_master_cycle(m, g.now);
-            if (!requested && m->core.scanned && m->core.mf_state == MF_IDLE)
+            if (!requested && m->core.scan.done && m->core.scan.state == MF_IDLE)
                 requested = takt_ecat_master_request_state(m, AL_OP) == 0;
             g.now += TAKT_NS_PER_MS;
         }

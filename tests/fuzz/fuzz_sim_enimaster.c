@@ -193,7 +193,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         m->core.rx_deadline = g.now - 1;
         takt_ecat_master_cycle(m, g.now);
         m->core.rx_deadline = 0;
-        if (stage == 0 && m->core.scanned && m->core.mf_state == MF_IDLE)
+        if (stage == 0 && m->core.scan.done && m->core.scan.state == MF_IDLE)
             stage = takt_ecat_master_configure_eni(m, path) == 0 ? 1 : 3;
         else if (stage == 1)
             stage = takt_ecat_master_request_state(m, AL_OP) == 0 ? 2 : 3;

@@ -169,7 +169,7 @@ static inline unsigned events_since(struct bench *b, unsigned from, const char *
 static inline void up(struct bench *b)
 {
     ecat_core_scan(&b->c, b->now);
-    for (unsigned i = 0; i < 5000 && !(b->c.scanned && b->c.mf_state == MF_IDLE); i++)
+    for (unsigned i = 0; i < 5000 && !(b->c.scan.done && b->c.scan.state == MF_IDLE); i++)
         cycle(b);
     if (b->c.last_err)
         print_events(b);

@@ -229,7 +229,7 @@ static void test_same_network(void **state)
     assert_non_null(dec);
     uint16_t phys[3];
     for (unsigned i = 0; i < 3; i++) {
-        assert_int_equal(ecat_sii_decode(m->slaves[i].sii, m->slaves[i].sii_len, &dec[i], 0, NULL, 0), 0);
+        assert_int_equal(ecat_sii_decode(m->slaves[i].scan.sii, m->slaves[i].scan.sii_len, &dec[i], 0, NULL, 0), 0);
         sii[i] = &dec[i];
         phys[i] = m->slaves[i].info.station;
     }
