@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include "ecat/master_internal.h"
 #include "ecat/driver.h"
 #include "ecat/sii.h"
@@ -311,6 +312,41 @@ int ecat_sii_copy(struct ecat_core *m, unsigned pos, unsigned word, const uint8_
     return 0;
 }
 
+/* The EEPROM interface for this write (ETG.1000.4 6.4: one user at a time): a rescan
+ * that reads it now ends within its bounded steps; wait for that (the rescans asked
+ * for meanwhile are refused), driving the cycle when no RT thread does. */
+static bool sii_claim(struct takt_ecat_master *drv)
+{
+    int free_ = ECAT_SII_FREE;
+    return atomic_compare_exchange_strong(&drv->sii_user, &free_, ECAT_SII_WRITE);
+}
+
+static bool sii_claimed(struct ecat_core *m, void *ctx)
+{
+    (void)m;
+    return sii_claim(ctx);
+}
+
+static int sii_take(struct takt_ecat_master *drv, int mode)
+{
+    const takt_ns_t limit = 10 * TAKT_NS_PER_S;
+    if (sii_claim(drv))
+        return 0;
+    atomic_store(&drv->sii_wanted, true);   /* rescans asked for from now on are refused */
+    int rc = -EBUSY;
+    if (!mode) {
+        rc = ecat_master_drive(drv, sii_claimed, drv, limit) ? -EBUSY : 0;
+    } else {
+        for (takt_ns_t t0 = takt_now(); rc && takt_now() - t0 < limit;) {
+            struct timespec ts = { 0, TAKT_NS_PER_MS };
+            nanosleep(&ts, NULL);          /* the cycle runs in its own thread meanwhile */
+            rc = sii_claim(drv) ? 0 : -EBUSY;
+        }
+    }
+    atomic_store(&drv->sii_wanted, false);
+    return rc;
+}
+
 int takt_ecat_sii_write_at(struct takt_ecat_master *drv, unsigned pos, unsigned word, const uint8_t *data,
                            size_t len)
 {
@@ -322,7 +358,12 @@ int takt_ecat_sii_write_at(struct takt_ecat_master *drv, unsigned pos, unsigned 
         return -ENOENT;
     if (!len || len % 2 || 2 * (size_t)word + len > ECAT_SII_MAX_IMAGE)
         return -EINVAL;
+    if (sii_take(drv, mode)) {
+        ECAT_FAIL(m, -EBUSY, TAKT_ECAT_EV_SII_WRITE_FAILED, pos, -EBUSY);
+        return -EBUSY;
+    }
     int rc = sii_write_words(drv, pos, word, data, len);
+    atomic_store_explicit(&drv->sii_user, ECAT_SII_FREE, memory_order_release);
     if (rc)
         return rc;
     if (!mode)
