@@ -31,6 +31,9 @@ struct takt_ecat_master {
     _Atomic uintptr_t driving; /* ... and that thread */
     rt_cmd_done_fn state_fn;
     void     *state_ctx;
+    rt_cmd_done_fn slave_fn;   /* ... and a takt_ecat_slave_set_state for slave_pos */
+    void     *slave_ctx;
+    unsigned  slave_pos;
 
     struct takt_rt_loop loop;
     bool      loop_init;
@@ -78,6 +81,8 @@ int  ecat_cmd_blocking(struct takt_ecat_master *m);
 /* Wait for w after posting returned `posted` (non-zero: refused, w's completion
  * reference dropped). 0 and w's result, or -ETIMEDOUT / -ECANCELED. */
 int  ecat_cmd_wait(struct takt_ecat_master *m, struct rt_waiter *w, int posted, takt_ns_t timeout_ns);
-int  ecat_cmd_set_state(struct takt_ecat_master *m, uint8_t state, takt_ns_t timeout_ns);
+/* The network's state (pos -1) or one slave's, posted; 0 when settled, its refusal, or
+ * -ETIMEDOUT. */
+int  ecat_cmd_set_state(struct takt_ecat_master *m, int pos, uint8_t state, takt_ns_t timeout_ns);
 
 #endif
