@@ -434,6 +434,8 @@ static const struct ctl_verb ecat_verbs[] = {
     { "top", h_view },
     { "version", h_version },
     { "rescan", h_rescan },
+    { "eoe_set_ip", ecat_ctl_eoe_set_ip },
+    { "eoe_set_filter", ecat_ctl_eoe_set_filter },
     { 0 },
 };
 

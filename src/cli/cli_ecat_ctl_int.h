@@ -57,6 +57,9 @@ int  ecat_ctl_sii_write(struct ctl_call *k, void *ctx);
 /* NULL, or why the EEPROM interface is not free for a rescan now (an SII write runs or
  * has more chunks to come) */
 const char *ecat_ctl_sii_in_use(struct cli_ecat_ctl *x, char *buf, size_t cap);
+/* cli_ecat_ctl_eoe.c */
+int  ecat_ctl_eoe_set_ip(struct ctl_call *k, void *ctx);
+int  ecat_ctl_eoe_set_filter(struct ctl_call *k, void *ctx);
 /* wait for the job thread to end (at stop) */
 void ecat_ctl_job_join(struct cli_ecat_ctl *x);
 int  ecat_ctl_foe_read(struct ctl_call *k, void *ctx);
