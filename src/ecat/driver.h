@@ -81,6 +81,9 @@ int  ecat_cmd_blocking(struct takt_ecat_master *m);
 /* Wait for w after posting returned `posted` (non-zero: refused, w's completion
  * reference dropped). 0 and w's result, or -ETIMEDOUT / -ECANCELED. */
 int  ecat_cmd_wait(struct takt_ecat_master *m, struct rt_waiter *w, int posted, takt_ns_t timeout_ns);
+/* Wait until ok(ctx) holds, checked by this thread: the cycle driven meanwhile when no
+ * RT thread runs, slept beside one. 0, or -ETIMEDOUT. */
+int  ecat_cmd_wait_for(struct takt_ecat_master *m, bool (*ok)(void *ctx), void *ctx, takt_ns_t timeout_ns);
 /* The network's state (pos -1) or one slave's, posted; 0 when settled, its refusal, or
  * -ETIMEDOUT. */
 int  ecat_cmd_set_state(struct takt_ecat_master *m, int pos, uint8_t state, takt_ns_t timeout_ns);

@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include "ecat/coe.h"
 #include "ecat/driver.h"
 
@@ -241,6 +242,32 @@ int ecat_cmd_wait(struct takt_ecat_master *m, struct rt_waiter *w, int posted, t
     }
     int rc = rt_waiter_wait(w, timeout_ns, &m->loop);
     return rc ? rc : w->err;
+}
+
+struct wait_for { bool (*ok)(void *ctx); void *ctx; };
+
+static bool wait_for_ok(struct ecat_core *m, void *ctx)
+{
+    (void)m;
+    const struct wait_for *w = ctx;
+    return w->ok(w->ctx);
+}
+
+int ecat_cmd_wait_for(struct takt_ecat_master *m, bool (*ok)(void *ctx), void *ctx, takt_ns_t timeout_ns)
+{
+    if (ok(ctx))
+        return 0;
+    if (!ecat_rt_on(m)) {
+        struct wait_for w = { ok, ctx };
+        return ecat_master_drive(m, wait_for_ok, &w, timeout_ns) ? -ETIMEDOUT : 0;
+    }
+    for (takt_ns_t t0 = takt_now(); takt_now() - t0 < timeout_ns;) {
+        struct timespec ts = { 0, TAKT_NS_PER_MS };
+        nanosleep(&ts, NULL);             /* the RT thread cycles meanwhile */
+        if (ok(ctx))
+            return 0;
+    }
+    return -ETIMEDOUT;
 }
 
 /* --- the state request --------------------------------------------------------------- */

@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include "ecat/master_internal.h"
 #include "ecat/driver.h"
 #include "ecat/sii.h"
@@ -321,30 +320,19 @@ static bool sii_claim(struct takt_ecat_master *drv)
     return atomic_compare_exchange_strong(&drv->sii_user, &free_, ECAT_SII_WRITE);
 }
 
-static bool sii_claimed(struct ecat_core *m, void *ctx)
+static bool sii_claimed(void *ctx)
 {
-    (void)m;
     return sii_claim(ctx);
 }
 
-static int sii_take(struct takt_ecat_master *drv, int mode)
+static int sii_take(struct takt_ecat_master *drv)
 {
-    const takt_ns_t limit = 10 * TAKT_NS_PER_S;
     if (sii_claim(drv))
         return 0;
     atomic_store(&drv->sii_wanted, true);   /* rescans asked for from now on are refused */
-    int rc = -EBUSY;
-    if (!mode) {
-        rc = ecat_master_drive(drv, sii_claimed, drv, limit) ? -EBUSY : 0;
-    } else {
-        for (takt_ns_t t0 = takt_now(); rc && takt_now() - t0 < limit;) {
-            struct timespec ts = { 0, TAKT_NS_PER_MS };
-            nanosleep(&ts, NULL);          /* the cycle runs in its own thread meanwhile */
-            rc = sii_claim(drv) ? 0 : -EBUSY;
-        }
-    }
+    int rc = ecat_cmd_wait_for(drv, sii_claimed, drv, 10 * TAKT_NS_PER_S);
     atomic_store(&drv->sii_wanted, false);
-    return rc;
+    return rc ? -EBUSY : 0;
 }
 
 int takt_ecat_sii_write_at(struct takt_ecat_master *drv, unsigned pos, unsigned word, const uint8_t *data,
@@ -358,7 +346,7 @@ int takt_ecat_sii_write_at(struct takt_ecat_master *drv, unsigned pos, unsigned 
         return -ENOENT;
     if (!len || len % 2 || 2 * (size_t)word + len > ECAT_SII_MAX_IMAGE)
         return -EINVAL;
-    if (sii_take(drv, mode)) {
+    if (sii_take(drv)) {
         ECAT_FAIL(m, -EBUSY, TAKT_ECAT_EV_SII_WRITE_FAILED, pos, -EBUSY);
         return -EBUSY;
     }
