@@ -258,7 +258,9 @@ const struct cli_cmd cli_cmds_ecat_eoe[] = {
       "--dns-name. set-filter sends the address filter: --mac LIST (up to 15) and\n"
       "--no-broadcast. The slave is brought to PREOP first if it is below. A slave without\n"
       "EoE in its SII is refused ('slave 3 has no EoE'); a refusal names the EoE result\n"
-      "code. For frames through the bus use takt ecat run --eoe. --json: what was set.",
+      "code. For frames through the bus use takt ecat run --eoe. --json: what was set.\n"
+      "Where a master runs on -i (or --master SOCKET), the request goes through its cycle,\n"
+      "for a slave it opened an EoE port for (takt ecat run --eoe POS; docs/control.md).",
       CLI_IFACE | CLI_PCAP | CLI_JSON, eoe_opts, run_eoe, NULL },
     { 0 },
 };

@@ -2,7 +2,7 @@
 # The control socket of takt ecat run (docs/control.md): while the master runs in OP,
 # another process runs the ecat verbs through it. Their results are right, the running
 # master sees no frame it did not send (unmatched 0: nobody else opened the interface)
-# and no WKC error; verbs it does not serve, and --direct, are refused while it runs;
+# and no WKC error; --direct is refused while it runs;
 # a peer whose uid is not allowed is refused; tshark judges the capture.
 . "$(dirname "$0")/lib.sh"
 
