@@ -79,7 +79,11 @@ const char *ecat_ctl_sii_in_use(struct cli_ecat_ctl *x, char *buf, size_t cap)
 
 static int sii_job(struct cli_ecat_ctl *x, struct ctl_op *op)
 {
-    return takt_ecat_sii_write_at(x->m, x->job_pos, x->job_word, op->buf, op->cap);
+    int rc = takt_ecat_sii_write_at(x->m, x->job_pos, x->job_word, op->buf, op->cap);
+    if (rc == -EBUSY)
+        snprintf(op->msg, sizeof op->msg, "slave %u: SII write: a rescan kept the EEPROM interface "
+                 "(0x0500) for 10 s; nothing written", x->job_pos);
+    return rc;
 }
 
 /* In the server's thread: the copy `slaves --sii` answers takes what the slave holds now. */

@@ -347,7 +347,8 @@ int takt_ecat_sii_write_at(struct takt_ecat_master *drv, unsigned pos, unsigned 
     if (!len || len % 2 || 2 * (size_t)word + len > ECAT_SII_MAX_IMAGE)
         return -EINVAL;
     if (sii_take(drv)) {
-        ECAT_FAIL(m, -EBUSY, TAKT_ECAT_EV_SII_WRITE_FAILED, pos, -EBUSY);
+        if (!mode)        /* beside an RT thread the event ring is the cycle's alone */
+            ECAT_FAIL(m, -EBUSY, TAKT_ECAT_EV_SII_WRITE_FAILED, pos, -EBUSY);
         return -EBUSY;
     }
     int rc = sii_write_words(drv, pos, word, data, len);

@@ -35,6 +35,7 @@ body() {
           "$TAKT" ecat states "${m[@]}" >>"$NET_TMP/polls" 2>&1 || echo "poll failed" >>"$NET_TMP/polls"
       done ) &
     local poller=$!
+    net_wait_for "$NET_TMP/polls" "0 " 30   # polling before the update starts
     head -c 5000 /dev/urandom >"$NET_TMP/firmware.bin"
     out=$("$TAKT" ecat foe "${m[@]}" -s 3 write --boot "$NET_TMP/firmware.bin" 2>&1) ||
         net_fail "foe --boot through the master: $out"
@@ -45,6 +46,7 @@ body() {
     grep -q "poll failed" "$NET_TMP/polls" && net_fail "a states poll failed: $(grep -v '^[0-9]' "$NET_TMP/polls" | head)"
     [ "$(grep -c '^[0-2] ' "$NET_TMP/polls")" -ge 3 ] || net_fail "no states polled: $(head "$NET_TMP/polls")"
     out=$(grep '^[0-2] ' "$NET_TMP/polls" | grep -v ' OP ') && net_fail "another slave left OP during the update: $out"
+    net_log "states polled $(grep -c '^0 ' "$NET_TMP/polls") times around the update"
     "$TAKT" ecat foe "${m[@]}" -s 3 read firmware.bin -o "$NET_TMP/firmware.back" || net_fail "foe read back"
     cmp "$NET_TMP/firmware.bin" "$NET_TMP/firmware.back" || net_fail "the firmware read back differs"
     out=$("$TAKT" ecat states "${m[@]}") || net_fail "ecat states: $out"
