@@ -255,8 +255,8 @@ static int sii_idle(struct takt_ecat_master *drv, unsigned pos)
     return -ETIMEDOUT;
 }
 
-/* ETG.1000.4 SII access: per word, the data into 0x0508, then command write + write enable with the
- * word address as one 6-byte write at 0x0502, wait while busy, check the error bits. The
+/* ETG.1000.4 SII access: per word, command write + write enable, the word address and the
+ * data as one 8-byte write at 0x0502, wait while busy, check the error bits. The
  * register accesses are the blocking forms: beside a running RT thread each goes through
  * the command ring and the cycle keeps its timing. */
 static int sii_write_words(struct takt_ecat_master *drv, unsigned pos, unsigned word, const uint8_t *data,
@@ -271,11 +271,14 @@ static int sii_write_words(struct takt_ecat_master *drv, unsigned pos, unsigned 
             rc = st;
             break;
         }
-        uint8_t cmd[6];
+        /* command, address and the word's data as one write of 0x0502..0x0509: the ESC
+         * runs the command at the end of that frame, so no other user's read can land
+         * its data in 0x0508 between the data and the command */
+        uint8_t cmd[ESC_SII_DATA + 2 - ESC_SII_CTRL];
         put_le16(cmd, SII_CMD_WRITE | SII_WRITE_EN);
-        put_le32(cmd + 2, (uint32_t)(word + w));
-        if ((rc = takt_ecat_reg_write(drv, pos, ESC_SII_DATA, data + 2 * w, 2)) ||
-            (rc = takt_ecat_reg_write(drv, pos, ESC_SII_CTRL, cmd, 6)))
+        put_le32(cmd + ESC_SII_ADDR - ESC_SII_CTRL, (uint32_t)(word + w));
+        memcpy(cmd + ESC_SII_DATA - ESC_SII_CTRL, data + 2 * w, 2);
+        if ((rc = takt_ecat_reg_write(drv, pos, ESC_SII_CTRL, cmd, sizeof cmd)))
             break;
         st = sii_idle(drv, pos);
         if (st < 0) {
