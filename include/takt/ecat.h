@@ -23,6 +23,7 @@ enum takt_ecat_state { TAKT_ECAT_STATE_INIT = 0x01, TAKT_ECAT_STATE_PREOP = 0x02
 /* An AL status byte (takt_ecat_slave_info.al_state) is the state in its low nibble and the
  * error indication (ETG.1000.6, AL Status register 0x0130 bit 4). */
 #define TAKT_ECAT_STATE_MASK  0x0F
+#define TAKT_ECAT_STATE_NETWORK 0x00   /* one slave's request: where the network is held */
 #define TAKT_ECAT_STATE_ERROR 0x10
 /* "INIT", "PREOP", "BOOT", "SAFEOP", "OP" for a state (the low nibble of an AL status
  * byte; "?" for others); the meaning of an AL status code (0x0134) and of an SDO abort
@@ -151,8 +152,11 @@ int takt_ecat_master_set_state(struct takt_ecat_master *m, uint8_t state, takt_n
 
 /* The same for one slave (position pos); the others stay where they are. BOOT (firmware
  * update over FoE) goes through INIT with SM0/SM1 set to the bootstrap mailbox of SII
- * words 0x14-0x17, and leaves only to INIT. */
-/* [thread: idle; blocking] */
+ * words 0x14-0x17, and leaves only to INIT. State TAKT_ECAT_STATE_NETWORK (0): the
+ * state the network is held in (the last network-wide request; -EINVAL when none came).
+ * Beside a running RT thread the request goes through the command ring and the caller
+ * sleeps until the slave settled (-EDEADLK from the cyclic callback). */
+/* [thread: any; blocking] */
 int takt_ecat_slave_set_state(struct takt_ecat_master *m, unsigned pos, uint8_t state, takt_ns_t timeout_ns);
 /* Asynchronous variant, as takt_ecat_master_request_state for one slave: applied at
  * once from the cycle's thread (its error returned: -EAGAIN not scanned, -ENOENT no

@@ -534,7 +534,8 @@ const struct cli_cmd cli_cmds_ecat[] = {
       "POS is the slave position (0 = first) or ALIAS:POS, or given as -p POS. read shows\n"
       "the image read at scan (or -o FILE writes it raw); write puts a raw image\n"
       "(128..65536 bytes, header checksum checked) into the EEPROM word by word; where a\n"
-      "master runs on -i (or --master SOCKET), its cycle writes them (docs/control.md).",
+      "master runs on -i (or --master SOCKET), its cycle writes them (docs/control.md);\n"
+      "a rescan through it is refused until the last word is written.",
       CLI_IFACE | CLI_PCAP, sii_opts, run_sii, NULL },
     { "ecat", "pdos", NULL, "list process data entries with their offsets in the image",
       "Offsets are byte.bit in the image of `takt ecat run` and of takt_ecat_pd_find().\n"

@@ -388,6 +388,10 @@ static void finish_rescan(struct ctl_call *k, struct ctl_op *op)
 static int h_rescan(struct ctl_call *k, void *ctx)
 {
     struct cli_ecat_ctl *x = ctx;
+    char why[128];
+    /* the EEPROM interface has one user at a time (ETG.1000.4 6.4) */
+    if (ecat_ctl_sii_in_use(x, why, sizeof why))
+        return ctl_call_error(k, "rescan refused: %s; ask again once it ended", why);
     /* room for the scanned slaves and as many unexpected ones (the library's bound) */
     size_t cap = sizeof(struct takt_ecat_rescan) + (2 * (size_t)x->n + 1) * sizeof(struct takt_ecat_rescan_slave);
     struct ctl_op *op = ctl_call_defer(k, cap, finish_rescan);
@@ -423,6 +427,8 @@ static const struct ctl_verb ecat_verbs[] = {
     { "top", h_view },
     { "version", ctl_verb_version },
     { "rescan", h_rescan },
+    { "eoe_set_ip", ecat_ctl_eoe_set_ip },
+    { "eoe_set_filter", ecat_ctl_eoe_set_filter },
     { 0 },
 };
 
@@ -471,9 +477,7 @@ void cli_ecat_ctl_stop(struct cli_ecat_ctl *x)
     if (!x)
         return;
     ctl_server_stop(x->srv);
-    if (x->sii_joinable)    /* the write's register accesses end with the cycle at the latest */
-        pthread_join(x->sii_thread, NULL);
-    x->sii_joinable = false;
+    ecat_ctl_job_join(x);
 }
 
 void cli_ecat_ctl_free(struct cli_ecat_ctl *x)

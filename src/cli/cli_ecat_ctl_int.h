@@ -20,13 +20,22 @@ struct cli_ecat_ctl {
     struct takt_ecat_pd_entry *pd;
     char *eni;          /* the ENI-like description (ecat xml), written before the cycle */
     int64_t cycle_ns;
-    /* an SII write: one at a time, in a thread of its own (word by word through the
-     * cycle, seconds for a large image: the server goes on serving meanwhile) */
-    pthread_t sii_thread;
-    bool sii_joinable;
-    atomic_bool sii_busy;
-    struct ctl_op *sii_op;
-    unsigned sii_pos, sii_word;
+    /* a job of blocking library calls: an SII write (word by word through the cycle,
+     * seconds for a large image) or a firmware update (BOOT, FoE, back); one at a time,
+     * in a thread of its own: the server goes on serving meanwhile */
+    pthread_t job_thread;
+    bool job_joinable;
+    atomic_bool job_busy;
+    int (*job_fn)(struct cli_ecat_ctl *x, struct ctl_op *op);
+    const char *job_what;     /* what runs, for a refusal: "an SII write", ... */
+    struct ctl_op *job_op;
+    unsigned job_pos, job_word;
+    uint32_t job_password;
+    char job_name[201];
+    /* an SII image written in chunks: slave sii_open - 1 takes more until sii_open_until
+     * (a rescan is refused meanwhile: it would read the image half written) */
+    unsigned sii_open;
+    takt_ns_t sii_open_until;
 };
 
 #define ARG(name, req, lo, hi, out) \
@@ -45,6 +54,14 @@ int  queued(struct ctl_op *op, int rc);
 int  pos_arg(struct ctl_call *k, struct cli_ecat_ctl *x, unsigned *pos);
 /* cli_ecat_ctl_file.c */
 int  ecat_ctl_sii_write(struct ctl_call *k, void *ctx);
+/* NULL, or why the EEPROM interface is not free for a rescan now (an SII write runs or
+ * has more chunks to come) */
+const char *ecat_ctl_sii_in_use(struct cli_ecat_ctl *x, char *buf, size_t cap);
+/* cli_ecat_ctl_eoe.c */
+int  ecat_ctl_eoe_set_ip(struct ctl_call *k, void *ctx);
+int  ecat_ctl_eoe_set_filter(struct ctl_call *k, void *ctx);
+/* wait for the job thread to end (at stop) */
+void ecat_ctl_job_join(struct cli_ecat_ctl *x);
 int  ecat_ctl_foe_read(struct ctl_call *k, void *ctx);
 int  ecat_ctl_foe_write(struct ctl_call *k, void *ctx);
 

@@ -117,6 +117,71 @@ static json_object *ip_json(const struct takt_ecat_eoe_ip *p)
     return o;
 }
 
+/* --json: what was set */
+static int eoe_json(struct cli_ctx *c, bool ip, unsigned pos, const struct takt_ecat_eoe_ip *p,
+                    const struct takt_ecat_eoe_filter *f)
+{
+    json_object *j = json_object_new_object();
+    json_object_object_add(j, "position", json_object_new_int((int)pos));
+    if (ip) {
+        json_object_object_add(j, "set_ip", ip_json(p));
+    } else {
+        json_object *a = json_object_new_array();
+        for (unsigned i = 0; i < f->n_mac; i++) {
+            char b[24];
+            snprintf(b, sizeof b, "%02x:%02x:%02x:%02x:%02x:%02x", f->mac[i][0], f->mac[i][1],
+                     f->mac[i][2], f->mac[i][3], f->mac[i][4], f->mac[i][5]);
+            json_object_array_add(a, json_object_new_string(b));
+        }
+        json_object_object_add(j, "filter_macs", a);
+        json_object_object_add(j, "no_broadcast", json_object_new_boolean(f->no_broadcast));
+    }
+    int status = cli_write_json(c, j) ? 1 : 0;
+    json_object_put(j);
+    return status;
+}
+
+/* Beside a running master: the request through its control socket, for a slave whose
+ * EoE port it opened (takt ecat run --eoe). 1 after an error; 0 done; -1 when no master
+ * runs (then the caller opens the interface). */
+static int eoe_remote(struct cli_ctx *c, bool ip, unsigned pos, const struct takt_ecat_eoe_filter *f)
+{
+    struct ctl_client *cl;
+    int rc = cli_ctl_attach(c, "ecat", true, &cl);
+    if (rc)
+        return rc;
+    if (!cl)
+        return -1;
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "verb", json_object_new_string(ip ? "eoe_set_ip" : "eoe_set_filter"));
+    json_object_object_add(o, "pos", json_object_new_int64(pos));
+    if (ip) {
+        /* as given: the master checks them as this tool did */
+        static const char *const opt[][2] = { { "mac", "mac" }, { "ip", "ip" }, { "gw", "gw" },
+                                              { "dns", "dns" }, { "dns-name", "dns_name" } };
+        for (size_t i = 0; i < TAKT_ARRAY_SIZE(opt); i++)
+            if (cli_get(c, opt[i][0]))
+                json_object_object_add(o, opt[i][1], json_object_new_string(cli_get(c, opt[i][0])));
+    } else {
+        json_object *a = json_object_new_array();
+        for (unsigned i = 0; i < f->n_mac; i++) {
+            char b[24];
+            snprintf(b, sizeof b, "%02x:%02x:%02x:%02x:%02x:%02x", f->mac[i][0], f->mac[i][1], f->mac[i][2],
+                     f->mac[i][3], f->mac[i][4], f->mac[i][5]);
+            json_object_array_add(a, json_object_new_string(b));
+        }
+        json_object_object_add(o, "macs", a);
+        json_object_object_add(o, "no_broadcast", json_object_new_boolean(f->no_broadcast));
+    }
+    json_object *r = cli_ctl_call(c, cl, o, 10);
+    json_object_put(o);
+    ctl_client_close(cl);
+    if (!r)
+        return 1;
+    json_object_put(r);
+    return 0;
+}
+
 static int run_eoe(struct cli_ctx *c)
 {
     bool ip = c->argc == 2 && !strcmp(c->argv[0], "set-ip");
@@ -134,6 +199,13 @@ static int run_eoe(struct cli_ctx *c)
     int rc = ip ? ip_opts(c, &p) : filter_opts(c, &f);
     if (rc)
         return rc;
+    if ((rc = eoe_remote(c, ip, pos, &f)) >= 0) {
+        if (!rc && !c->json)
+            printf("slave %u: EoE %s accepted\n", pos, ip ? "IP parameters" : "address filter");
+        if (!rc && c->json)
+            rc = eoe_json(c, ip, pos, &p, &f);
+        return rc;
+    }
     struct takt_link *l;
     if ((rc = cli_ecat_open_link(c, &l)))
         return rc;
@@ -169,23 +241,7 @@ static int run_eoe(struct cli_ctx *c)
         cli_error(c, "%s", takt_ecat_master_error(m));
         status = 1;
     } else if (c->json) {
-        json_object *j = json_object_new_object();
-        json_object_object_add(j, "position", json_object_new_int((int)pos));
-        if (ip) {
-            json_object_object_add(j, "set_ip", ip_json(&p));
-        } else {
-            json_object *a = json_object_new_array();
-            for (unsigned i = 0; i < f.n_mac; i++) {
-                char b[24];
-                snprintf(b, sizeof b, "%02x:%02x:%02x:%02x:%02x:%02x", f.mac[i][0], f.mac[i][1],
-                         f.mac[i][2], f.mac[i][3], f.mac[i][4], f.mac[i][5]);
-                json_object_array_add(a, json_object_new_string(b));
-            }
-            json_object_object_add(j, "filter_macs", a);
-            json_object_object_add(j, "no_broadcast", json_object_new_boolean(f.no_broadcast));
-        }
-        status = cli_write_json(c, j) ? 1 : 0;
-        json_object_put(j);
+        status = eoe_json(c, ip, pos, &p, &f);
     } else {
         printf("slave %u: EoE %s accepted\n", pos, ip ? "IP parameters" : "address filter");
     }
@@ -202,7 +258,9 @@ const struct cli_cmd cli_cmds_ecat_eoe[] = {
       "--dns-name. set-filter sends the address filter: --mac LIST (up to 15) and\n"
       "--no-broadcast. The slave is brought to PREOP first if it is below. A slave without\n"
       "EoE in its SII is refused ('slave 3 has no EoE'); a refusal names the EoE result\n"
-      "code. For frames through the bus use takt ecat run --eoe. --json: what was set.",
+      "code. For frames through the bus use takt ecat run --eoe. --json: what was set.\n"
+      "Where a master runs on -i (or --master SOCKET), the request goes through its cycle,\n"
+      "for a slave it opened an EoE port for (takt ecat run --eoe POS; docs/control.md).",
       CLI_IFACE | CLI_PCAP | CLI_JSON, eoe_opts, run_eoe, NULL },
     { 0 },
 };

@@ -114,11 +114,6 @@ static int foe_remote(struct cli_ctx *c, bool wr, const char *name, const uint8_
         ctl_client_close(cl);
         return 2;
     }
-    if (cli_get(c, "boot")) {
-        ctl_client_close(cl);
-        return cli_error(c, "a master runs on %s: --boot (BOOT state, bootstrap mailbox) is not done through "
-                         "it; stop the master to write firmware", c->iface ? c->iface : cli_get(c, "master"));
-    }
     if (wr && len > CTL_FILE_MAX) {
         ctl_client_close(cl);
         return cli_error(c, "a master runs: it takes files of at most %u bytes, this one has %zu",
@@ -137,6 +132,8 @@ static int foe_remote(struct cli_ctx *c, bool wr, const char *name, const uint8_
     json_object_object_add(o, "pos", json_object_new_int64(pos));
     json_object_object_add(o, "name", json_object_new_string(name));
     json_object_object_add(o, "password", json_object_new_int64(pw));
+    if (cli_get(c, "boot"))   /* the master takes the slave to BOOT and back */
+        json_object_object_add(o, "boot", json_object_new_boolean(true));
     char err[1024];
     json_object *r = ctl_client_call_fd(cl, o, fd, 600 * TAKT_NS_PER_S, err, sizeof err);
     json_object_put(o);
@@ -145,6 +142,9 @@ static int foe_remote(struct cli_ctx *c, bool wr, const char *name, const uint8_
         close(fd);
         return cli_error(c, "%s", err);
     }
+    json_object *st;
+    if (cli_get(c, "boot") && json_object_object_get_ex(r, "state", &st))
+        fprintf(stderr, "slave %ld: written in BOOT, now in %s\n", pos, json_object_get_string(st));
     json_object_put(r);
     if (!wr) {
         off_t n = lseek(fd, 0, SEEK_END);
@@ -315,7 +315,9 @@ const struct cli_cmd cli_cmds_ecat_foe[] = {
       "to INIT. A refusal names the FoE error code and its meaning (0x8001 not found, 0x8002\n"
       "access denied, 0x8008 only in bootstrap, ...). Progress on stderr when it is a terminal.\n"
       "Where a master runs on -i (or --master SOCKET), the file goes through it (up to 16 MiB,\n"
-      "passed as a file descriptor, never a path); --boot is refused beside it.",
+      "passed as a file descriptor, never a path); with --boot the running master takes that\n"
+      "slave to BOOT, writes, and brings it back through INIT to the network's state while\n"
+      "the others keep cycling.",
       CLI_IFACE | CLI_PCAP, foe_opts, run_foe, NULL },
     { 0 },
 };

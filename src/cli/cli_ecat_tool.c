@@ -329,6 +329,8 @@ int cli_ecat_tool_sii_write(struct cli_ecat_tool *t, unsigned pos, unsigned word
         json_object *o = req_new("sii_write", pos);
         add_int(o, "word", (int64_t)(word + at / 2));
         json_object_object_add(o, "data", ctl_hex(data + at, n));
+        if (at + n < len)          /* the master refuses a rescan until the last chunk */
+            json_object_object_add(o, "more", json_object_new_boolean(true));
         /* word by word through the cycle: a few cycles each */
         int rc = remote(t, NULL, o, NULL, 0, NULL, 300);
         if (rc)

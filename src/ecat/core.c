@@ -132,6 +132,8 @@ int ecat_core_request_slave_state(struct ecat_core *m, unsigned pos, uint8_t sta
         ECAT_FAIL(m, -ENOENT, TAKT_ECAT_EV_NO_SLAVE, -1, 3, pos, m->n_slaves);
         return -ENOENT;
     }
+    if (!state && !(state = m->target))
+        return -EINVAL;                 /* back to the network's state: none requested */
     if (state >= AL_SAFEOP && !m->configured) {
         int rc = ecat_layout(m);
         if (rc)

@@ -31,13 +31,21 @@ struct takt_ecat_master {
     _Atomic uintptr_t driving; /* ... and that thread */
     rt_cmd_done_fn state_fn;
     void     *state_ctx;
+    rt_cmd_done_fn slave_fn;   /* ... and a takt_ecat_slave_set_state for slave_pos */
+    void     *slave_ctx;
+    unsigned  slave_pos;
 
     struct takt_rt_loop loop;
     bool      loop_init;
     struct takt_perf_msmt m_rx, m_cyc, m_timer, m_acyc, m_app;
     struct ecat_rescan *rescan; /* master_rescan.c: the one rescan that may run */
     atomic_bool rescan_busy;
+    /* the EEPROM interface 0x0500-0x050F has one user at a time (ETG.1000.4 6.4): a
+     * tool's SII write or a rescan (ECAT_SII_*), taken and given back by either thread */
+    atomic_int sii_user;
+    atomic_bool sii_wanted;    /* a write waits for it: no new rescan takes it first */
 };
+enum { ECAT_SII_FREE, ECAT_SII_WRITE, ECAT_SII_RESCAN };
 
 /* master_cmd.c: the command ring. Records: op, target (slave position), arg[], ptr/len
  * (the caller's buffer), the inline payload (a register write's data, a struct
@@ -73,7 +81,12 @@ int  ecat_cmd_blocking(struct takt_ecat_master *m);
 /* Wait for w after posting returned `posted` (non-zero: refused, w's completion
  * reference dropped). 0 and w's result, or -ETIMEDOUT / -ECANCELED. */
 int  ecat_cmd_wait(struct takt_ecat_master *m, struct rt_waiter *w, int posted, takt_ns_t timeout_ns);
-int  ecat_cmd_set_state(struct takt_ecat_master *m, uint8_t state, takt_ns_t timeout_ns);
+/* Wait until ok(ctx) holds, checked by this thread: the cycle driven meanwhile when no
+ * RT thread runs, slept beside one. 0, or -ETIMEDOUT. */
+int  ecat_cmd_wait_for(struct takt_ecat_master *m, bool (*ok)(void *ctx), void *ctx, takt_ns_t timeout_ns);
+/* The network's state (pos -1) or one slave's, posted; 0 when settled, its refusal, or
+ * -ETIMEDOUT. */
+int  ecat_cmd_set_state(struct takt_ecat_master *m, int pos, uint8_t state, takt_ns_t timeout_ns);
 
 /* One blocking mailbox call (master_block.c; CoE, SoE and FoE take it): its _async form
  * started by start with the buffer and completion the wait gives, then waited for, by

@@ -444,7 +444,7 @@ int takt_ecat_master_set_state(struct takt_ecat_master *drv, uint8_t state, takt
     struct ecat_core *m = &drv->core;
     int rc = ecat_cmd_blocking(drv);
     if (rc)                         /* the RT thread runs: it takes the request */
-        return rc < 0 ? rc : ecat_cmd_set_state(drv, state, timeout_ns);
+        return rc < 0 ? rc : ecat_cmd_set_state(drv, -1, state, timeout_ns);
     bool took = ecat_drive_begin(drv);   /* the request applies at once, then the drive */
     rc = takt_ecat_master_request_state(drv, state);
     if (!rc)
@@ -469,7 +469,10 @@ static bool slave_settled(struct ecat_core *m, void *ctx)
 int takt_ecat_slave_set_state(struct takt_ecat_master *drv, unsigned pos, uint8_t state, takt_ns_t timeout_ns)
 {
     struct ecat_core *m = &drv->core;
-    int rc = ecat_core_request_slave_state(m, pos, state, takt_now());
+    int rc = ecat_cmd_blocking(drv);
+    if (rc)                         /* the RT thread runs: it takes the request */
+        return rc < 0 ? rc : pos > UINT16_MAX ? -ENOENT : ecat_cmd_set_state(drv, (int)pos, state, timeout_ns);
+    rc = ecat_core_request_slave_state(m, pos, state, takt_now());
     if (rc)
         return rc;
     struct ecat_slave *s = &m->slaves[pos];

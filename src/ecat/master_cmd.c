@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include "ecat/coe.h"
 #include "ecat/driver.h"
 
@@ -79,6 +80,24 @@ static void state_wait_end(struct takt_ecat_master *m, int err)
         fn(m->state_ctx, err, NULL, 0);
 }
 
+static void slave_wait_end(struct takt_ecat_master *m, int err)
+{
+    rt_cmd_done_fn fn = m->slave_fn;
+    m->slave_fn = NULL;
+    if (fn)
+        fn(m->slave_ctx, err, NULL, 0);
+}
+
+/* takt_ecat_slave_set_state from another thread: done when that slave settled */
+static void slave_wait_check(struct takt_ecat_master *m)
+{
+    const struct ecat_slave *s = &m->core.slaves[m->slave_pos];
+    if (s->f.state == SS_IDLE)
+        slave_wait_end(m, 0);
+    else if (s->f.state == SS_FAILED)
+        slave_wait_end(m, s->f.err ? s->f.err : -TAKT_EALSTATUS);
+}
+
 static int apply(struct takt_ecat_master *drv, struct rt_cmd *c, bool posted)
 {
     struct ecat_core *m = &drv->core;
@@ -101,7 +120,14 @@ static int apply(struct takt_ecat_master *drv, struct rt_cmd *c, bool posted)
     }
     case ECAT_CMD_SLAVE_STATE: {
         int rc = ecat_core_request_slave_state(m, pos, (uint8_t)c->arg[0], takt_now());
-        if (rc && posted && m->last_err != rc)
+        if (!rc && c->done) {
+            slave_wait_end(drv, -ECANCELED);      /* a newer request ends an older wait */
+            drv->slave_fn = c->done;
+            drv->slave_ctx = c->ctx;
+            drv->slave_pos = pos;
+            return 1;
+        }
+        if (rc && posted && !c->done && m->last_err != rc)
             ECAT_FAIL(m, rc, rc == -EAGAIN ? TAKT_ECAT_EV_STATE_REQUEST_UNSCANNED
                                            : TAKT_ECAT_EV_STATE_REQUEST, (int)pos, (uint8_t)c->arg[0], rc);
         return rc;
@@ -154,6 +180,8 @@ void ecat_cmd_drain(struct takt_ecat_master *m, takt_ns_t now)
         atomic_store_explicit(&m->cycle_self, self(), memory_order_relaxed);
     if (m->state_fn && state_settled(&m->core))
         state_wait_end(m, state_result(&m->core));
+    if (m->slave_fn)
+        slave_wait_check(m);
     rt_cmdring_drain(&m->cmd, 0, apply_posted, m);
 }
 
@@ -169,6 +197,7 @@ void ecat_cmd_cancel_all(struct takt_ecat_master *m)
     if (m->cmd.cell)
         rt_cmdring_drain(&m->cmd, 0, cancel, m);
     state_wait_end(m, -ECANCELED);
+    slave_wait_end(m, -ECANCELED);
 }
 
 /* At once when the caller is the cycle's thread: the RT thread (its callback), or while
@@ -215,6 +244,32 @@ int ecat_cmd_wait(struct takt_ecat_master *m, struct rt_waiter *w, int posted, t
     return rc ? rc : w->err;
 }
 
+struct wait_for { bool (*ok)(void *ctx); void *ctx; };
+
+static bool wait_for_ok(struct ecat_core *m, void *ctx)
+{
+    (void)m;
+    const struct wait_for *w = ctx;
+    return w->ok(w->ctx);
+}
+
+int ecat_cmd_wait_for(struct takt_ecat_master *m, bool (*ok)(void *ctx), void *ctx, takt_ns_t timeout_ns)
+{
+    if (ok(ctx))
+        return 0;
+    if (!ecat_rt_on(m)) {
+        struct wait_for w = { ok, ctx };
+        return ecat_master_drive(m, wait_for_ok, &w, timeout_ns) ? -ETIMEDOUT : 0;
+    }
+    for (takt_ns_t t0 = takt_now(); takt_now() - t0 < timeout_ns;) {
+        struct timespec ts = { 0, TAKT_NS_PER_MS };
+        nanosleep(&ts, NULL);             /* the RT thread cycles meanwhile */
+        if (ok(ctx))
+            return 0;
+    }
+    return -ETIMEDOUT;
+}
+
 /* --- the state request --------------------------------------------------------------- */
 
 int takt_ecat_master_request_state(struct takt_ecat_master *m, uint8_t state)
@@ -229,12 +284,14 @@ int takt_ecat_slave_request_state(struct takt_ecat_master *m, unsigned pos, uint
     return ecat_cmd_submit(m, &c, NULL, 0);
 }
 
-int ecat_cmd_set_state(struct takt_ecat_master *m, uint8_t state, takt_ns_t timeout_ns)
+int ecat_cmd_set_state(struct takt_ecat_master *m, int pos, uint8_t state, takt_ns_t timeout_ns)
 {
     struct rt_waiter *w = rt_waiter_new(0);
     if (!w)
         return -ENOMEM;
-    struct rt_cmd c = { .op = ECAT_CMD_STATE, .arg = { state }, .done = rt_waiter_done, .ctx = w };
+    struct rt_cmd c = { .op = pos < 0 ? ECAT_CMD_STATE : ECAT_CMD_SLAVE_STATE,
+                        .target = pos < 0 ? 0 : (uint16_t)pos, .arg = { state },
+                        .done = rt_waiter_done, .ctx = w };
     int rc = ecat_cmd_wait(m, w, rt_cmdring_post(&m->cmd, &c, NULL, 0), timeout_ns);
     rt_waiter_put(w);
     return rc;

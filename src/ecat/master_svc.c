@@ -255,8 +255,8 @@ static int sii_idle(struct takt_ecat_master *drv, unsigned pos)
     return -ETIMEDOUT;
 }
 
-/* ETG.1000.4 SII access: per word, the data into 0x0508, then command write + write enable with the
- * word address as one 6-byte write at 0x0502, wait while busy, check the error bits. The
+/* ETG.1000.4 SII access: per word, command write + write enable, the word address and the
+ * data as one 8-byte write at 0x0502, wait while busy, check the error bits. The
  * register accesses are the blocking forms: beside a running RT thread each goes through
  * the command ring and the cycle keeps its timing. */
 static int sii_write_words(struct takt_ecat_master *drv, unsigned pos, unsigned word, const uint8_t *data,
@@ -271,11 +271,14 @@ static int sii_write_words(struct takt_ecat_master *drv, unsigned pos, unsigned 
             rc = st;
             break;
         }
-        uint8_t cmd[6];
+        /* command, address and the word's data as one write of 0x0502..0x0509: the ESC
+         * runs the command at the end of that frame, so no other user's read can land
+         * its data in 0x0508 between the data and the command */
+        uint8_t cmd[ESC_SII_DATA + 2 - ESC_SII_CTRL];
         put_le16(cmd, SII_CMD_WRITE | SII_WRITE_EN);
-        put_le32(cmd + 2, (uint32_t)(word + w));
-        if ((rc = takt_ecat_reg_write(drv, pos, ESC_SII_DATA, data + 2 * w, 2)) ||
-            (rc = takt_ecat_reg_write(drv, pos, ESC_SII_CTRL, cmd, 6)))
+        put_le32(cmd + ESC_SII_ADDR - ESC_SII_CTRL, (uint32_t)(word + w));
+        memcpy(cmd + ESC_SII_DATA - ESC_SII_CTRL, data + 2 * w, 2);
+        if ((rc = takt_ecat_reg_write(drv, pos, ESC_SII_CTRL, cmd, sizeof cmd)))
             break;
         st = sii_idle(drv, pos);
         if (st < 0) {
@@ -311,6 +314,30 @@ int ecat_sii_copy(struct ecat_core *m, unsigned pos, unsigned word, const uint8_
     return 0;
 }
 
+/* The EEPROM interface for this write (ETG.1000.4 6.4: one user at a time): a rescan
+ * that reads it now ends within its bounded steps; wait for that (the rescans asked
+ * for meanwhile are refused), driving the cycle when no RT thread does. */
+static bool sii_claim(struct takt_ecat_master *drv)
+{
+    int free_ = ECAT_SII_FREE;
+    return atomic_compare_exchange_strong(&drv->sii_user, &free_, ECAT_SII_WRITE);
+}
+
+static bool sii_claimed(void *ctx)
+{
+    return sii_claim(ctx);
+}
+
+static int sii_take(struct takt_ecat_master *drv)
+{
+    if (sii_claim(drv))
+        return 0;
+    atomic_store(&drv->sii_wanted, true);   /* rescans asked for from now on are refused */
+    int rc = ecat_cmd_wait_for(drv, sii_claimed, drv, 10 * TAKT_NS_PER_S);
+    atomic_store(&drv->sii_wanted, false);
+    return rc ? -EBUSY : 0;
+}
+
 int takt_ecat_sii_write_at(struct takt_ecat_master *drv, unsigned pos, unsigned word, const uint8_t *data,
                            size_t len)
 {
@@ -322,7 +349,13 @@ int takt_ecat_sii_write_at(struct takt_ecat_master *drv, unsigned pos, unsigned 
         return -ENOENT;
     if (!len || len % 2 || 2 * (size_t)word + len > ECAT_SII_MAX_IMAGE)
         return -EINVAL;
+    if (sii_take(drv)) {
+        if (!mode)        /* beside an RT thread the event ring is the cycle's alone */
+            ECAT_FAIL(m, -EBUSY, TAKT_ECAT_EV_SII_WRITE_FAILED, pos, -EBUSY);
+        return -EBUSY;
+    }
     int rc = sii_write_words(drv, pos, word, data, len);
+    atomic_store_explicit(&drv->sii_user, ECAT_SII_FREE, memory_order_release);
     if (rc)
         return rc;
     if (!mode)

@@ -128,12 +128,72 @@ static void lost_slave_is_missing(void **state)
     rig_free(r);
 }
 
+/* The EEPROM interface (0x0500-0x050F) has one user at a time (ETG.1000.4 6.4): an SII
+ * write and a rescan that ran at once would mix their commands, and a read's data
+ * landing in 0x0508 between the write's data and its command would be written into the
+ * EEPROM. Here rescans keep being started, from each one's completion, while a tool
+ * writes words 0x20..0x3D of slave 1 (reserved words, read by nobody): the write waits
+ * for the rescan that runs, a rescan asked for meanwhile is refused, and the EEPROM
+ * holds exactly what was written. */
+struct churn { struct rig *r; struct got g; unsigned started, done, refused, failed; bool stop; };
+
+static void churn_done(void *ctx, int err, const uint8_t *data, size_t len)
+{
+    struct churn *c = ctx;
+    on_done(&c->g, err, data, len);
+    c->done++;
+    for (unsigned i = 0; !err && i < c->g.res.n; i++)
+        c->failed += c->g.s[i].status != TAKT_ECAT_RESCAN_SAME;
+    if (c->stop)
+        return;
+    int rc = takt_ecat_master_rescan_async(c->r->m, churn_done, c);
+    if (rc == -EBUSY)
+        c->refused++;
+    else if (!rc)
+        c->started++;
+}
+
+static void sii_write_and_rescan_take_turns(void **state)
+{
+    (void)state;
+    struct rig *r = rig_new(3, false);
+    up(r, 3);
+    struct churn c = { .r = r };
+    uint8_t img[60];
+    for (unsigned i = 0; i < sizeof img; i++)
+        img[i] = (uint8_t)(0xA0 + i);
+    assert_int_equal(takt_ecat_master_rescan_async(r->m, churn_done, &c), 0);
+    c.started = 1;
+    cycles(r, 3);                                   /* the rescan is between its steps */
+    assert_int_equal(c.done, 0);
+    int rc = takt_ecat_sii_write_at(r->m, 1, 0x20, img, sizeof img);
+    if (rc)
+        printf("sii write: %s\n", takt_ecat_master_error(r->m));
+    assert_int_equal(rc, 0);
+    assert_memory_equal(r->sim->sl[1].esc.sii + 2 * 0x20, img, sizeof img);
+    /* the rescan that ran was finished before the first word; those asked for while the
+     * write ran were refused */
+    assert_true(c.done >= 1);
+    assert_true(c.refused >= 1);
+    c.stop = true;
+    for (unsigned i = 0; i < 20000 && c.done < c.started; i++)
+        assert_int_equal(takt_ecat_master_cycle(r->m, takt_now()), 0);
+    assert_int_equal(c.done, c.started);
+    assert_int_equal(c.failed, 0);
+    /* free again: a rescan runs after the write */
+    struct got g;
+    run_rescan(r, &g);
+    assert_int_equal(g.s[1].status, TAKT_ECAT_RESCAN_SAME);
+    rig_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(unchanged_network_is_the_same),
         cmocka_unit_test(replaced_device_is_changed),
         cmocka_unit_test(lost_slave_is_missing),
+        cmocka_unit_test(sii_write_and_rescan_take_turns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,6 +6,7 @@
  * -EDEADLK rather than waiting for its own cycle. Run under ThreadSanitizer too. */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <time.h>
 #include "master_rig.h"
 
 #define NTHR 4
@@ -250,9 +251,50 @@ static void full_ring_refuses(void **state)
     rig_free(r);
 }
 
+/* the published state of slave pos reaches st within 10 s (the RT thread publishes it) */
+static bool reaches(struct rig *r, unsigned pos, uint8_t st)
+{
+    struct takt_ecat_slave_state s;
+    for (int i = 0; i < 10000; i++) {
+        if (!takt_ecat_master_slave_state(r->m, pos, &s) && (s.al_state & TAKT_ECAT_STATE_MASK) == st)
+            return true;
+        struct timespec ts = { 0, TAKT_NS_PER_MS };
+        nanosleep(&ts, NULL);
+    }
+    return false;
+}
+
+/* One slave's state from a thread that is not the cycle's, while the RT thread runs:
+ * takt_ecat_slave_set_state posts the request and sleeps until that slave settled
+ * (before, it drove the cycle from this thread beside the RT thread); the other stays
+ * in OP. TAKT_ECAT_STATE_NETWORK takes it back to where the network is held, and is
+ * refused while no network-wide state was asked for. */
+static void slave_state_beside_running_cycle(void **state)
+{
+    (void)state;
+    struct rig *s = rig_new(2, false);
+    assert_int_equal(takt_ecat_master_scan(s->m, 2 * TAKT_NS_PER_S), 0);
+    assert_int_equal(takt_ecat_slave_set_state(s->m, 1, TAKT_ECAT_STATE_NETWORK, TAKT_NS_PER_S), -EINVAL);
+    rig_free(s);
+
+    struct rig *r = mbx_rig();
+    start_rt(r);
+    assert_int_equal(takt_ecat_master_set_state(r->m, AL_OP, 20 * TAKT_NS_PER_S), 0);
+    assert_int_equal(takt_ecat_slave_set_state(r->m, 1, AL_PREOP, 20 * TAKT_NS_PER_S), 0);
+    assert_true(reaches(r, 1, AL_PREOP));
+    assert_true(reaches(r, 0, AL_OP));
+    assert_int_equal(takt_ecat_slave_set_state(r->m, 1, TAKT_ECAT_STATE_NETWORK, 20 * TAKT_NS_PER_S), 0);
+    assert_true(reaches(r, 1, AL_OP));
+    assert_true(reaches(r, 0, AL_OP));
+    assert_int_equal(takt_ecat_slave_set_state(r->m, 7, AL_PREOP, 20 * TAKT_NS_PER_S), -ENOENT);
+    stop_rt(r);
+    rig_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = { cmocka_unit_test(hammer_running_master),
-                                        cmocka_unit_test(full_ring_refuses) };
+                                        cmocka_unit_test(full_ring_refuses),
+                                        cmocka_unit_test(slave_state_beside_running_cycle) };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
