@@ -26,7 +26,8 @@ struct takt_plk_mn {
     struct plk_mn core;
     struct takt_link *link;
     struct takt_rt_loop loop;
-    bool loop_ok, started, slack_set;
+    bool loop_ok, started;
+    bool thread_set;         /* the RT thread's first step ran (cleared at each start) */
     struct plk_txf tx[TX_SLOTS];
     struct plk_txq q;
     struct takt_frame rxf[RX_BATCH];
@@ -174,8 +175,9 @@ static void node_snapshot(const struct plk_mn_node *n, struct takt_plk_node_stat
     s->in_cycle = n->in_cycle;
 }
 
-/* RT thread: publish the statistics of the cycle just run (sequence lock writer). */
-static void publish(struct takt_plk_mn *m)
+/* RT thread: publish the statistics of the cycle just run (sequence lock writer); now
+ * is the cycle's end, the time of the events it finds. */
+static void publish(struct takt_plk_mn *m, takt_ns_t now)
 {
     unsigned seq = m->pub_seq;   /* this thread is the only writer */
     __atomic_store_n(&m->pub_seq, seq + 1, __ATOMIC_RELAXED);
@@ -188,7 +190,6 @@ static void publish(struct takt_plk_mn *m)
         words_store(m->pub_node[m->core.ids[i]], &ns, sizeof ns);
     }
     __atomic_store_n(&m->pub_seq, seq + 2, __ATOMIC_RELEASE);
-    takt_ns_t now = takt_now();
     plk_mn_pub_update(&m->info, &m->core, now);
     plk_mn_events_scan(&m->ev, &m->core, now);
 }
@@ -211,9 +212,11 @@ static void read_published(const struct takt_plk_mn *m, void *dst, const uint64_
 static int mn_step(void *ctx, struct takt_rt_loop *loop, takt_ns_t wake)
 {
     struct takt_plk_mn *m = ctx;
-    if (!m->slack_set) {
+    if (!m->thread_set) {
+        /* once per thread, not per cycle: both are properties of the thread */
         prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);   /* default 50 µs would overrun the SoC */
-        m->slack_set = true;
+        plk_drv_sdo_bind(&m->sdo);
+        m->thread_set = true;
     }
     /* CPU per cycle of the RT thread alone (its distribution; the process's figure over
      * the whole run is takt_rt_loop's, in the summary): the thread's CPU time from one step's
@@ -288,10 +291,13 @@ static int mn_step(void *ctx, struct takt_rt_loop *loop, takt_ns_t wake)
     }
     takt_ns_t t3 = takt_now();
     takt_perf_record(&loop->perf, &m->m_async, t3 - t2);
-    if (m->cb)
+    takt_ns_t t4 = t3;   /* no application: no clock read for it */
+    if (m->cb) {
         m->cb(m->cb_ctx, m, t3);
-    takt_perf_record(&loop->perf, &m->m_app, takt_now() - t3);
-    publish(m);
+        t4 = takt_now();
+    }
+    takt_perf_record(&loop->perf, &m->m_app, t4 - t3);
+    publish(m, t4);
     return 0;
 }
 
@@ -510,7 +516,8 @@ int takt_plk_mn_start(struct takt_plk_mn *mn, struct takt_link *link, const stru
         (r = add_msmt(mn, &mn->m_app, "JOB_Application", range)) ||
         (r = add_msmt(mn, &mn->m_cpu, "CPU per Cycle", range)))
         return r;
-    publish(mn);   /* before the RT thread exists: readers see the initial figures */
+    publish(mn, takt_now());   /* before the RT thread exists: readers see the initial figures */
+    mn->thread_set = false;    /* a new thread: its first step sets it up */
     r = takt_rt_loop_start(&mn->loop);
     if (!r)
         __atomic_store_n(&mn->started, true, __ATOMIC_RELEASE);
