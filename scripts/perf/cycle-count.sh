@@ -63,7 +63,7 @@ count() {
          awk '{a[NR]=$1} END {if (NR) print a[int((NR+1)/2)], a[1], a[NR], NR}')
     local sc=null
     if command -v strace >/dev/null; then
-        local lo=200 hi=1200 a b
+        local lo=200 hi=4200 a b
         a=$(strace -f -c -o "$d/s1" "$1" -c 1000 -n $lo >/dev/null 2>&1 && awk '$NF=="total"{print $(NF-2)}' "$d/s1")
         b=$(strace -f -c -o "$d/s2" "$1" -c 1000 -n $hi >/dev/null 2>&1 && awk '$NF=="total"{print $(NF-2)}' "$d/s2")
         [ -n "$a" ] && [ -n "$b" ] && sc=$(awk -v a="$a" -v b="$b" -v n=$((hi - lo)) 'BEGIN{printf "%.2f", (b - a) / n}')
