@@ -318,6 +318,11 @@ int takt_plk_set_bits(uint8_t *img, size_t len, unsigned bit_off, unsigned bit_l
 struct takt_plk_run_opts {
     struct takt_rt_opts rt;      /* CPU, priority, mlock */
     takt_ns_t duration;     /* 0 = until takt_plk_*_stop() */
+    /* MN: also measure its thread's CPU time per cycle (the `CPU per Cycle` measurement
+     * in the loop's perf set), at the cost of a CLOCK_THREAD_CPUTIME_ID read, a system
+     * call, every cycle. Without it the measurement is not there; the loop's CPU per
+     * cycle over its run (takt_rt_loop_cpu_per_cycle) is measured either way. CN: unused. */
+    bool thread_cpu;
 };
 
 /* Bind the MN to a link and run its cycle on absolute deadlines in a real-time

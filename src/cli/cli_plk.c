@@ -303,6 +303,7 @@ static const struct cli_opt mn_opts[] = {
     { "boot-wait", 0, 1, "MS", "listen for another MN this long first (0x1F89/1, default 1000)" },
     { "loss-threshold", 0, 1, "N", "every loss-of-frame threshold (0x1C02/3, 0x1C09/n, CN 0x1C0B/3, 0x1C0D/3; +8 a loss, -1 a good cycle; 0 disables)" },
     { "measure", 0, 1, "S", "once every CN is Operational, measure S seconds and stop; statistics cover that window" },
+    { "thread-cpu", 0, 0, NULL, "also measure the MN thread's CPU per cycle (the CPU per Cycle line; one system call a cycle)" },
     CLI_METRICS_OPTS,
     CLI_CTL_SERVER_OPTS,
     { "veth", 0, 2, "NAME", "virtual Ethernet: a TAP device (default takt-plk0) whose IP frames go in the MN's async slot; needs CAP_NET_ADMIN" },
@@ -367,8 +368,9 @@ const struct cli_cmd cli_cmds_plk[] = {
     { "plk", "mn", NULL, "run a POWERLINK managing node",
       "Boots every configured CN (IdentRequest, StatusRequest, SDO configuration,\n"
       "EnableReadyToOperate, StartNode) and runs the isochronous cycle on -i IF. Prints\n"
-      "PerfMsmt lines (SoC wake-up deviation, SoC period, jobs, CPU per cycle, PRes latency\n"
-      "per node) every --perf seconds and at the end. Exit status 3 if not every CN\n"
+      "PerfMsmt lines (SoC wake-up deviation, SoC period, jobs, PRes latency per node; the\n"
+      "MN thread's CPU per cycle with --thread-cpu) every --perf seconds and at the end; the\n"
+      "summary's CPU per cycle is the process's over the run. Exit status 3 if not every CN\n"
       "reached Operational. With --config or --cdc the cycle comes from the file.\n"
       "--veth: the host gets POWERLINK's virtual Ethernet, a TAP device whose frames go\n"
       "in the MN's async slot (one per cycle); CNs are at 192.168.100.N (ping, SDO over\n"

@@ -91,7 +91,7 @@ static int mn_cell(void *arg)
     takt_plk_net_free(nc);
     if (rc)
         return 3;
-    struct takt_plk_run_opts o = { 0 };
+    struct takt_plk_run_opts o = { .thread_cpu = true };   /* its CPU %: the CPU per Cycle line */
     takt_rt_opts_default(&o.rt);
     o.rt.cpu = c->cpu;
     o.rt.prio = c->prio;

@@ -137,6 +137,7 @@ static json_object *mn_json(struct takt_plk_mn *mn, const struct takt_plk_mn_inf
  * and its Cycle Time statistics cover exactly the same cycles. */
 struct mn_counters {
     uint64_t cycles, lost, late, overruns, exceeded;
+    int64_t cpu_ns;   /* the process's CPU time (what /proc/PID/stat counts) */
 };
 
 struct mn_window {
@@ -195,7 +196,10 @@ static void mn_window_latch(void *arg)
     takt_plk_mn_get_stats(w->mn, &ms);
     uint64_t lost, late;
     mn_pres_sums(w->mn, w->mi, &lost, &late);
+    struct timespec cpu;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu);   /* at the window's edges only */
     w->at_flip = (struct mn_counters){
+        .cpu_ns = (int64_t)cpu.tv_sec * TAKT_NS_PER_S + cpu.tv_nsec,
         .cycles = ms.cycles,
         .lost = lost,
         .late = late,
@@ -240,6 +244,7 @@ static bool mn_window_step(struct mn_window *w, const struct takt_plk_mn *mn,
         .late = w->at_flip.late - w->from.late,
         .overruns = w->at_flip.overruns - w->from.overruns,
         .exceeded = w->at_flip.exceeded - w->from.exceeded,
+        .cpu_ns = w->at_flip.cpu_ns - w->from.cpu_ns,
     };
     return true;
 }
@@ -254,6 +259,9 @@ static json_object *mn_window_json(const struct mn_window *w, struct takt_rt_loo
     json_object_object_add(o, "pres_late", json_object_new_uint64(w->n.late));
     json_object_object_add(o, "overruns", json_object_new_uint64(w->n.overruns));
     json_object_object_add(o, "cycle_exceeded", json_object_new_uint64(w->n.exceeded));
+    json_object_object_add(o, "cpu_ns", json_object_new_int64(w->n.cpu_ns));
+    json_object_object_add(o, "cpu_per_cycle_ns",
+                           json_object_new_int64(w->n.cycles ? w->n.cpu_ns / (int64_t)w->n.cycles : 0));
     json_object_object_add(o, "start_realtime_ns", json_object_new_int64(w->wall_open));
     json_object_object_add(o, "end_realtime_ns", json_object_new_int64(w->wall_close));
     json_object_object_add(o, "perf", takt_perf_set_interval_to_json(takt_rt_loop_perf(l), w->bank));
@@ -293,6 +301,7 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct takt_plk_net *nc, struct 
     o.rt.cpu = c->cpu;
     o.rt.prio = c->prio;
     o.rt.drop_caps = cli_caps_dropping();   /* the cycle thread, once set up */
+    o.thread_cpu = cli_flag(c, "thread-cpu");
     /* the configuration part stays as it is; the rest is read again at the end */
     struct takt_plk_mn_info mi;
     takt_plk_mn_get_info(mn, &mi);
@@ -413,8 +422,9 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct takt_plk_net *nc, struct 
     print_nodes(stdout, mn, &mi);
     if (w.bank >= 0) {
         printf("--- measured window: %.1f s of steady operation (boot excluded: every CN Operational "
-               "%.1f s after the start), %" PRIu64 " cycles, %" PRIu64 " PRes lost\n", measure_s,
-               (double)w.boot / 1e9, w.n.cycles, w.n.lost);
+               "%.1f s after the start), %" PRIu64 " cycles, %" PRIu64 " PRes lost, CPU per cycle %.2f us "
+               "(process)\n", measure_s, (double)w.boot / 1e9, w.n.cycles, w.n.lost,
+               w.n.cycles ? (double)w.n.cpu_ns / 1e3 / (double)w.n.cycles : 0.0);
         takt_perf_print_interval(stdout, takt_rt_loop_perf(l), w.bank);
     } else if (measure_s > 0) {
         fprintf(stderr, "takt plk mn: not every CN was Operational within %.1f s: nothing measured\n", limit_s);

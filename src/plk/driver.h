@@ -47,6 +47,8 @@ struct plk_drv_sdo {
 int  plk_drv_sdo_init(struct plk_drv_sdo *q);
 /* Every record still posted, and the one in the core, completes with -ECANCELED. */
 void plk_drv_sdo_free(struct plk_drv_sdo *q, struct plk_mn *core);
+/* The RT thread, at its first step: calls from it are refused (-EDEADLK). */
+void plk_drv_sdo_bind(struct plk_drv_sdo *q);
 /* The RT thread, at the start of each step. */
 void plk_drv_sdo_pump(struct plk_drv_sdo *q, struct plk_mn *core);
 /* Any thread but the RT thread (-EDEADLK): post and wait up to timeout_ns for the

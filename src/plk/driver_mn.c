@@ -26,12 +26,14 @@ struct takt_plk_mn {
     struct plk_mn core;
     struct takt_link *link;
     struct takt_rt_loop loop;
-    bool loop_ok, started, slack_set;
+    bool loop_ok, started;
+    bool thread_set;         /* the RT thread's first step ran (cleared at each start) */
     struct plk_txf tx[TX_SLOTS];
     struct plk_txq q;
     struct takt_frame rxf[RX_BATCH];
     uint8_t rxbuf[RX_BATCH][TAKT_FRAME_BUF];
     struct takt_perf_msmt m_soc, m_isoch, m_async, m_app, m_cpu;
+    bool thread_cpu;         /* measure the thread's CPU per cycle (takt_plk_run_opts) */
     takt_ns_t cpu_prev;      /* thread CPU time at the start of the previous step */
     takt_ns_t spin_ns;       /* busy-poll this long for a PRes before sleeping (0 = never) */
     unsigned spin_miss;      /* PRes that came later than spin_ns: +4 each, -1 per hit */
@@ -148,14 +150,22 @@ static void wait_pres(struct takt_plk_mn *m, takt_ns_t now, takt_ns_t until)
     }
 }
 
+/* Word by word from the source (this runs for the MN and every CN each cycle: no
+ * staging copy); the last word's bytes past len are zero. */
 static void words_store(uint64_t *dst, const void *src, size_t len)
 {
-    uint64_t w[(sizeof(struct takt_plk_node_stats) > sizeof(struct takt_plk_mn_stats)
-                ? sizeof(struct takt_plk_node_stats) : sizeof(struct takt_plk_mn_stats)) / 8 + 1];
-    memset(w, 0, sizeof w);
-    memcpy(w, src, len);
-    for (size_t i = 0; i < (len + 7) / 8; i++)
-        __atomic_store_n(&dst[i], w[i], __ATOMIC_RELEASE);
+    const uint8_t *p = src;
+    size_t i = 0;
+    for (; (i + 1) * 8 <= len; i++) {
+        uint64_t w;
+        memcpy(&w, p + i * 8, 8);
+        __atomic_store_n(&dst[i], w, __ATOMIC_RELEASE);
+    }
+    if (i * 8 < len) {
+        uint64_t w = 0;
+        memcpy(&w, p + i * 8, len - i * 8);
+        __atomic_store_n(&dst[i], w, __ATOMIC_RELEASE);
+    }
 }
 
 static void words_load(void *dst, const uint64_t *src, size_t len)
@@ -174,8 +184,9 @@ static void node_snapshot(const struct plk_mn_node *n, struct takt_plk_node_stat
     s->in_cycle = n->in_cycle;
 }
 
-/* RT thread: publish the statistics of the cycle just run (sequence lock writer). */
-static void publish(struct takt_plk_mn *m)
+/* RT thread: publish the statistics of the cycle just run (sequence lock writer); now
+ * is the cycle's end, the time of the events it finds. */
+static void publish(struct takt_plk_mn *m, takt_ns_t now)
 {
     unsigned seq = m->pub_seq;   /* this thread is the only writer */
     __atomic_store_n(&m->pub_seq, seq + 1, __ATOMIC_RELAXED);
@@ -188,7 +199,6 @@ static void publish(struct takt_plk_mn *m)
         words_store(m->pub_node[m->core.ids[i]], &ns, sizeof ns);
     }
     __atomic_store_n(&m->pub_seq, seq + 2, __ATOMIC_RELEASE);
-    takt_ns_t now = takt_now();
     plk_mn_pub_update(&m->info, &m->core, now);
     plk_mn_events_scan(&m->ev, &m->core, now);
 }
@@ -211,20 +221,25 @@ static void read_published(const struct takt_plk_mn *m, void *dst, const uint64_
 static int mn_step(void *ctx, struct takt_rt_loop *loop, takt_ns_t wake)
 {
     struct takt_plk_mn *m = ctx;
-    if (!m->slack_set) {
+    if (!m->thread_set) {
+        /* once per thread, not per cycle: both are properties of the thread */
         prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);   /* default 50 µs would overrun the SoC */
-        m->slack_set = true;
+        plk_drv_sdo_bind(&m->sdo);
+        m->thread_set = true;
     }
-    /* CPU per cycle of the RT thread alone (its distribution; the process's figure over
-     * the whole run is takt_rt_loop's, in the summary): the thread's CPU time from one step's
-     * start to the next, so the
-     * wake-up from the SoC sleep and the loop's bookkeeping count too (kernel work
-     * done in this thread's context, such as veth delivering our frames to the peer
-     * in softirq, is in it: this kernel has no IRQ_TIME_ACCOUNTING) */
-    takt_ns_t cpu0 = thread_cpu();
-    if (m->cpu_prev)
-        takt_perf_record(&loop->perf, &m->m_cpu, cpu0 - m->cpu_prev);
-    m->cpu_prev = cpu0;
+    /* CPU per cycle of the RT thread alone, when asked for (its distribution; the
+     * process's figure over the whole run is takt_rt_loop's, read at the run's edges
+     * only): the thread's CPU time from one step's start to the next, so the wake-up
+     * from the SoC sleep and the loop's bookkeeping count too (kernel work done in this
+     * thread's context, such as veth delivering our frames to the peer in softirq, is
+     * in it: this kernel has no IRQ_TIME_ACCOUNTING). The thread CPU clock is not in
+     * the vDSO: each read is a system call, which the cycle itself does not need. */
+    if (m->thread_cpu) {
+        takt_ns_t cpu0 = thread_cpu();
+        if (m->cpu_prev)
+            takt_perf_record(&loop->perf, &m->m_cpu, cpu0 - m->cpu_prev);
+        m->cpu_prev = cpu0;
+    }
     m->invited = m->answered = false;
     plk_drv_sdo_pump(&m->sdo, &m->core);   /* other threads' SDO requests, first */
     /* everything that arrived in the last cycle is read before it is judged (the core
@@ -288,10 +303,13 @@ static int mn_step(void *ctx, struct takt_rt_loop *loop, takt_ns_t wake)
     }
     takt_ns_t t3 = takt_now();
     takt_perf_record(&loop->perf, &m->m_async, t3 - t2);
-    if (m->cb)
+    takt_ns_t t4 = t3;   /* no application: no clock read for it */
+    if (m->cb) {
         m->cb(m->cb_ctx, m, t3);
-    takt_perf_record(&loop->perf, &m->m_app, takt_now() - t3);
-    publish(m);
+        t4 = takt_now();
+    }
+    takt_perf_record(&loop->perf, &m->m_app, t4 - t3);
+    publish(m, t4);
     return 0;
 }
 
@@ -508,9 +526,12 @@ int takt_plk_mn_start(struct takt_plk_mn *mn, struct takt_link *link, const stru
         (r = add_msmt(mn, &mn->m_isoch, "JOB_IsochronousPhase", range)) ||
         (r = add_msmt(mn, &mn->m_async, "JOB_AsyncPhase", range)) ||
         (r = add_msmt(mn, &mn->m_app, "JOB_Application", range)) ||
-        (r = add_msmt(mn, &mn->m_cpu, "CPU per Cycle", range)))
+        (o->thread_cpu && (r = add_msmt(mn, &mn->m_cpu, "CPU per Cycle", range))))
         return r;
-    publish(mn);   /* before the RT thread exists: readers see the initial figures */
+    mn->thread_cpu = o->thread_cpu;
+    mn->cpu_prev = 0;
+    publish(mn, takt_now());   /* before the RT thread exists: readers see the initial figures */
+    mn->thread_set = false;    /* a new thread: its first step sets it up */
     r = takt_rt_loop_start(&mn->loop);
     if (!r)
         __atomic_store_n(&mn->started, true, __ATOMIC_RELEASE);

@@ -72,11 +72,13 @@ static void load(void *ctx, struct rt_cmd *c)
     u->state = 1;
 }
 
+void plk_drv_sdo_bind(struct plk_drv_sdo *q)
+{
+    atomic_store_explicit(&q->rt_self, (uintptr_t)pthread_self(), memory_order_relaxed);
+}
+
 void plk_drv_sdo_pump(struct plk_drv_sdo *q, struct plk_mn *core)
 {
-    uintptr_t me = (uintptr_t)pthread_self();
-    if (atomic_load_explicit(&q->rt_self, memory_order_relaxed) != me)
-        atomic_store_explicit(&q->rt_self, me, memory_order_relaxed);
     struct plk_mn_user_sdo *u = &core->usdo;
     if (q->busy && u->state == 3)
         finish(q, u, u->result);

@@ -72,12 +72,18 @@ static void node_now(const struct plk_mn_node *n, bool missing, struct plk_mn_pu
     o->note[sizeof o->note - 1] = '\0';
 }
 
-/* The note is compared as a string: it is mostly empty, so this costs a byte. */
+/* Texts are compared as strings; both are mostly empty, which a byte each tells
+ * without a call (this runs for every CN every cycle). */
+static bool text_changed(const char *was, const char *is)
+{
+    return (was[0] || is[0]) && strcmp(was, is) != 0;
+}
+
 static bool node_changed(const struct plk_mn_pub_node *l, const struct plk_mn_node *n, bool missing)
 {
     return l->state != n->state || l->step != n->step || l->in_cycle != n->in_cycle ||
            l->chain_active != n->chain_active || l->missing != missing ||
-           l->last_reset != n->lost_why || strcmp(l->note, n->note) != 0;
+           l->last_reset != n->lost_why || text_changed(l->note, n->note);
 }
 
 void plk_mn_pub_update(struct plk_mn_pub *p, const struct plk_mn *mn, takt_ns_t now)
@@ -96,7 +102,7 @@ void plk_mn_pub_update(struct plk_mn_pub *p, const struct plk_mn *mn, takt_ns_t 
         node_now(n, missing, &p->last[n->id]);
         words_store(p->node[n->id], &p->last[n->id], sizeof p->last[n->id]);
     }
-    if (all || strcmp(p->last_nmtreq, mn->nmtreq_last)) {
+    if (all || text_changed(p->last_nmtreq, mn->nmtreq_last)) {
         if (!open) {
             __atomic_store_n(&p->seq, seq + 1, __ATOMIC_RELAXED);
             open = true;

@@ -220,9 +220,43 @@ static void mn_and_cn_over_mem(void **state)
     takt_link_close(cn_l[0]);
 }
 
+/* The MN thread's CPU per cycle costs a system call every cycle: measured only when
+ * asked (takt_plk_run_opts.thread_cpu), the other measurements either way. */
+static void thread_cpu_when_asked(void **state)
+{
+    (void)state;
+    for (int on = 0; on <= 1; on++) {
+        struct takt_link *mn_l, *cn_l;
+        assert_int_equal(takt_link_mem_pair(&mn_l, &cn_l, 64, NULL, NULL), 0);
+        struct takt_plk_mn_cfg cfg;
+        takt_plk_mn_cfg_default(&cfg);
+        assert_int_equal(takt_plk_mn_cfg_add_range(&cfg, 2, 2, false), 0);
+        struct takt_plk_mn *mn;
+        char err[200] = "";
+        assert_int_equal(takt_plk_mn_create(&cfg, &mn, err, sizeof err), 0);
+        struct takt_plk_run_opts o = { .thread_cpu = on };
+        takt_rt_opts_default(&o.rt);
+        o.rt.mlock = false;
+        o.rt.dma_latency = false;
+        assert_int_equal(takt_plk_mn_start(mn, mn_l, &o), 0);
+        struct takt_perf_set *ps = takt_rt_loop_perf(takt_plk_mn_loop(mn));
+        assert_non_null(takt_perf_set_find(ps, "JOB_SendSoC"));
+        if (on)
+            assert_non_null(takt_perf_set_find(ps, "CPU per Cycle"));
+        else
+            assert_null(takt_perf_set_find(ps, "CPU per Cycle"));
+        takt_plk_mn_stop(mn);
+        takt_plk_mn_join(mn);
+        takt_plk_mn_destroy(mn);
+        takt_link_close(mn_l);
+        takt_link_close(cn_l);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = { cmocka_unit_test(cfg_thresholds_reach_the_core),
-                                        cmocka_unit_test(mn_and_cn_over_mem) };
+                                        cmocka_unit_test(mn_and_cn_over_mem),
+                                        cmocka_unit_test(thread_cpu_when_asked) };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
