@@ -246,10 +246,26 @@ static void observe(struct red_link *r, struct red_slot *s, bool judge)
 }
 
 /* Both copies (or what came of them) into one reply, queued for the caller. */
+static bool covers(const struct red_link *r, struct red_slot *s);
+
 static void emit(struct red_link *r, struct red_slot *s, bool judge)
 {
     if (r->nout == RED_RX)
         return;
+    if (s->got[0] && s->got[1] && s->port[0] == s->port[1]) {
+        /* Both copies on one port: the ring broke or closed while the frame was out.
+         * On the second port, the first copy went round the whole ring and is the
+         * frame; the second looped behind a new break and passed those slaves again
+         * (adding it would count them twice). On the first port, the first copy looped
+         * before a break that is gone and the second crossed unprocessed: the slaves
+         * behind it never saw the frame, which is then late unless the first copy
+         * covers them all. Either way only the first copy counts, and the frame says
+         * nothing about the ring's state. */
+        memcpy(s->cp[1], s->sent, s->len);
+        judge = false;
+        if (!covers(r, s))
+            s->ts = takt_now();
+    }
     for (int c = 0; c < 2; c++)
         if (!s->got[c])
             memcpy(s->cp[c], s->sent, s->len);   /* a missing copy: as sent, WKC 0 */
@@ -321,7 +337,13 @@ static void take(struct red_link *r, unsigned p, uint8_t *b, size_t len, takt_ns
         r->st.late++;
         return;
     }
-    if (!s || !s->live || s->fno != fno || s->got[c] || len != s->len || !same_shape(s->sent, b, len)) {
+    if (s && s->live && s->fno == fno && s->got[c]) {
+        r->st.late++;               /* the same copy again (a duplicate on the wire): the
+                                     * first is kept, handing this one on would give the
+                                     * master half a frame */
+        return;
+    }
+    if (!s || !s->live || s->fno != fno || len != s->len || !same_shape(s->sent, b, len)) {
         if (r->nout < RED_RX) {     /* not a copy we wait for: as it is */
             memcpy(r->outb[r->nout], b, len);
             r->outlen[r->nout] = (uint16_t)len;
@@ -343,7 +365,7 @@ static void take(struct red_link *r, unsigned p, uint8_t *b, size_t len, takt_ns
  * else the last one seen on that side) holds the whole ring. */
 static bool covers(const struct red_link *r, struct red_slot *s)
 {
-    int c = s->got[0] ? 0 : 1;
+    int c = s->got[0] ? 0 : 1;      /* of a pair on one port: the first copy (emit) */
     if (s->port[c] != c)
         return c == 0;
     unsigned side = r->st.broken ? (c == 0 ? r->st.first_side : r->st.second_side) : 0;
@@ -358,11 +380,17 @@ static bool covers(const struct red_link *r, struct red_slot *s)
     return r->ring_n && side >= r->ring_n;
 }
 
-/* Frames of which one copy is back: handed on when the other is not expected (it did
- * not come back for RED_MISS frames in a row) or when `all`; returns how many still wait. A frame
- * whose missing copy was expected and carried data of slaves the other did not pass is
- * handed on stamped now, after its cycle's deadline: the master counts it late, as it
- * does any frame not back complete in time, instead of using half its data. */
+/* Frames of which one copy is back. Whether that copy alone may stand for the frame is
+ * judged by what it carries, never by how long the other takes: it may when it passed
+ * every slave (covers), or when it looped on its side of a break while the other port
+ * has brought back nothing for RED_MISS frames in a row (a dead port: the slaves
+ * beyond both breaks are unreachable, and the master's WKC check must say so). When
+ * the other copy is late, the frame waits for it while the caller waits (not `all`);
+ * once the caller reads (`all`), a copy that may not stand alone is handed on stamped
+ * now, after its cycle's deadline: the master counts the frame late, as it does any
+ * frame not back complete in time, instead of using half its data with a WKC that
+ * would look like the slaves' error. Returns how many frames still wait. A copy that
+ * comes after its frame was handed on is counted late (take). */
 static unsigned flush_halves(struct red_link *r, bool all)
 {
     unsigned wait = 0;
@@ -370,16 +398,15 @@ static unsigned flush_halves(struct red_link *r, bool all)
         struct red_slot *s = &r->slot[i];
         if (!s->live || !(s->got[0] || s->got[1]))
             continue;
-        bool expected = r->miss[s->got[0] ? 1 : 0] < RED_MISS;
-        if (!expected) {
-            emit(r, s, true);
+        int c = s->got[0] ? 0 : 1;
+        bool whole = covers(r, s);
+        bool dead = r->miss[!c] >= RED_MISS;    /* the other port brings nothing back */
+        bool alone = whole || (dead && s->port[c] == c);
+        if (alone && (dead || all)) {
+            emit(r, s, whole || dead);
         } else if (all) {
-            /* a copy that passed every slave is the whole frame, and says where the
-             * ring is broken; a partial one says only that the other copy is late */
-            bool whole = covers(r, s);
-            if (!whole)
-                s->ts = takt_now();
-            emit(r, s, whole);
+            s->ts = takt_now();
+            emit(r, s, false);      /* its other copy is merely late */
         } else {
             wait++;
         }
