@@ -18,11 +18,12 @@
  * A copy that did not come back counts as the frame as sent (WKC 0), so a frame is lost
  * only when neither copy returned.
  * Position addressing counts from where a copy enters the ring. While the ring is
- * broken, an APRD/APWR/APRW for a slave behind the break (its position from the first
- * port at least the first side's count, as the BRD's WKC split it) travels in the second
- * copy with its position counted from the first slave behind the break, where that copy
- * enters the processing; the first copy passes no slave with that position, so the
- * ordinary merge gives the one slave's answer. Otherwise (ring closed, a slave before
+ * broken, the positions are those of the slaves that answer, in frame order: the first
+ * side's count of them (as the BRD's WKC split it) from the first port, then the second
+ * side's (with two breaks, the slaves between them have no position). An APRD/APWR/APRW
+ * for a slave on the second side travels in the second copy with its position counted
+ * from the first slave that copy's processing meets; the first copy passes no slave
+ * with that position, so the ordinary merge gives the one slave's answer. Otherwise (ring closed, a slave before
  * the break, ARMW) such commands travel in the second copy as NOP. Station-addressed,
  * broadcast and logical commands go both ways as they are.
  * The distributed-clock FRMW/ARMW on the system time (0x0910) is carried by the second
@@ -59,6 +60,7 @@ struct red_slot {
     takt_ns_t ts;               /* the later copy's receive time */
     takt_ns_t t0;               /* when the first copy left */
     bool      dcw;              /* the second copy writes the reference's time */
+    bool      dropped;          /* both copies came back on one port: the second unused */
     uint8_t   sent[TAKT_FRAME_BUF];
     uint8_t   cp[2][TAKT_FRAME_BUF];
 };
@@ -118,7 +120,8 @@ static bool second_copy(struct red_link *r, uint8_t *b, size_t len)
     for (int rc = ecat_frame_first(b, len, &dg, &pos); rc == 0; rc = ecat_frame_next(b, len, &dg, &pos)) {
         bool ap = dg.cmd == ECAT_APRD || dg.cmd == ECAT_APWR || dg.cmd == ECAT_APRW;
         uint16_t pos1 = (uint16_t)(0 - dg.adp);   /* the position counted from the first port */
-        if (ap && r->st.broken && pos1 >= r->st.first_side && pos1 < r->ring_n) {
+        if (ap && r->st.broken && pos1 >= r->st.first_side &&
+            pos1 < r->st.first_side + r->st.second_side) {
             /* behind the break: counted from where this copy enters that side */
             put_le16(dg.hdr + 2, (uint16_t)(0 - (pos1 - r->st.first_side)));
             ap = false;
@@ -164,6 +167,7 @@ static int red_send(struct takt_link *l, const struct takt_frame *f, unsigned n)
         s->fno = fno;
         s->live = true;
         s->got[0] = s->got[1] = false;
+        s->dropped = false;
         s->len = (uint16_t)len;
         s->ts = 0;
         memcpy(s->sent, f[i].data, len);
@@ -220,6 +224,7 @@ static void observe(struct red_link *r, struct red_slot *s, bool judge)
     int r1 = ecat_frame_first(s->cp[1], s->len, &d1, &p1);
     bool counted = !judge;          /* the ring's state is judged by frames with a BRD, and
                                      * not by one whose other copy is merely late */
+    bool lone_counted = judge || s->dropped || (s->got[0] && s->got[1]);
     while (rs == 0 && r0 == 0 && r1 == 0) {
         if (ds.cmd == ECAT_BRD && !counted) {
             counted = true;
@@ -229,6 +234,18 @@ static void observe(struct red_link *r, struct red_slot *s, bool judge)
             unsigned all = r->st.first_side + r->st.second_side;
             if (all > r->ring_n && (crossed || (s->got[0] && s->got[1])))
                 r->ring_n = all;
+        } else if (ds.cmd == ECAT_BRD && !lone_counted && looped && !crossed) {
+            /* one copy back, looped: the ring is broken and this is its side's count
+             * (what the other side has is known once its copy comes, or is none when
+             * its port brings nothing back); enough to address that side's slaves by
+             * position from the start, before the ring was ever seen closed */
+            lone_counted = true;
+            int c = s->got[0] ? 0 : 1;
+            unsigned n = get_le16(c ? d1.wkc : d0.wkc);
+            r->st.broken = true;
+            *(c ? &r->st.second_side : &r->st.first_side) = n;
+            if (r->miss[!c] >= RED_MISS)
+                *(c ? &r->st.first_side : &r->st.second_side) = 0;
         }
         if (is_dc_rmw(&ds) && broken && s->got[0])
             r->ref_far = !memcmp(d0.data, ds.data, ds.len);  /* not read on the first side */
@@ -262,6 +279,7 @@ static void emit(struct red_link *r, struct red_slot *s, bool judge)
          * covers them all. Either way only the first copy counts, and the frame says
          * nothing about the ring's state. */
         memcpy(s->cp[1], s->sent, s->len);
+        s->dropped = true;
         judge = false;
         if (!covers(r, s))
             s->ts = takt_now();

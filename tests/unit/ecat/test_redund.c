@@ -374,6 +374,37 @@ static void heal_of_first_cable(void **state)
     rig_free(r);
 }
 
+/* Broken before slave 0 from the start (the ring never seen closed, the first port
+ * hears nothing): once a broadcast's count came back by the second port, a slave is
+ * reached by its position through that port. */
+static void broken_from_start(void **state)
+{
+    (void)state;
+    struct rig *r = rig_new();
+    uint8_t buf[TAKT_FRAME_BUF];
+    struct takt_frame f;
+    out(r);                         /* its APRD goes by the first port only */
+    pass(r, 1, 0, N);
+    back(r, 1, 1);
+    assert_int_equal(get(r, buf, &f), 1);
+    out(r);
+    pass(r, 1, 0, N);
+    back(r, 1, 1);
+    assert_int_equal(get(r, buf, &f), 1);
+    struct ecat_dg dg;
+    size_t pos;
+    bool found = false;
+    for (int rc = ecat_frame_first(buf, f.len, &dg, &pos); rc == 0; rc = ecat_frame_next(buf, f.len, &dg, &pos))
+        if (dg.cmd == ECAT_APRD) {
+            printf("  APRD of position %u: WKC %u, data 0x%02x\n", APOS, get_le16(dg.wkc), dg.data[0]);
+            assert_int_equal(get_le16(dg.wkc), 1);
+            assert_int_equal(dg.data[0], 0xA0 + APOS);
+            found = true;
+        }
+    assert_true(found);
+    rig_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -384,6 +415,7 @@ int main(void)
         cmocka_unit_test(ring_changes_in_flight),
         cmocka_unit_test(intact_halves),
         cmocka_unit_test(heal_of_first_cable),
+        cmocka_unit_test(broken_from_start),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
