@@ -23,9 +23,15 @@
  * side's (with two breaks, the slaves between them have no position). An APRD/APWR/APRW
  * for a slave on the second side travels in the second copy with its position counted
  * from the first slave that copy's processing meets; the first copy passes no slave
- * with that position, so the ordinary merge gives the one slave's answer. Otherwise (ring closed, a slave before
- * the break, ARMW) such commands travel in the second copy as NOP. Station-addressed,
- * broadcast and logical commands go both ways as they are.
+ * with that position, so the ordinary merge gives the one slave's answer. An ARMW
+ * (other than the DC one) goes the same way, and travels in the first copy as NOP:
+ * there every slave would write what the master sent in place of the value read (so
+ * the first side's slaves are not written: the value read cannot reach them in the
+ * same frame, and the WKC counts the second side's only). Otherwise (ring closed, a
+ * slave on the first side) those commands travel in the second copy as NOP, and an
+ * ARMW writes the first side only. Station-addressed, broadcast and logical commands go
+ * both ways as they are: a station address is one slave, on one side; a broadcast or a
+ * logical area is executed by each slave in the one copy that passes it.
  * The distributed-clock FRMW/ARMW on the system time (0x0910) is carried by the second
  * copy as it is while the ring is broken and the reference clock is behind the break.
  * With the reference on the first port's side, the second copy carries a BWR of 0x0910
@@ -50,6 +56,7 @@
 #define RED_SLOTS 64          /* frames in flight at once (a few cycles' worth) */
 #define RED_RX    32
 #define RED_MISS  8
+#define RED_NOP   64          /* first copies' ARMWs sent as NOP in one send call */
 
 struct red_slot {
     uint32_t  fno;
@@ -109,6 +116,17 @@ static bool is_dc_rmw(const struct ecat_dg *dg)
     return (dg->cmd == ECAT_FRMW || dg->cmd == ECAT_ARMW) && dg->ado == ESC_DC_SYS_TIME;
 }
 
+/* An auto-increment command (ARMW other than the DC one included) whose position,
+ * counted from the first port, is a slave on the second port's side of a break. */
+static bool far_side(const struct red_link *r, const struct ecat_dg *dg)
+{
+    bool ap = dg->cmd == ECAT_APRD || dg->cmd == ECAT_APWR || dg->cmd == ECAT_APRW ||
+              (dg->cmd == ECAT_ARMW && !is_dc_rmw(dg));
+    uint16_t pos1 = (uint16_t)(0 - dg->adp);
+    return ap && r->st.broken && pos1 >= r->st.first_side &&
+           pos1 < r->st.first_side + r->st.second_side;
+}
+
 /* The second port's copy: its own source MAC, and no command that would act on the
  * wrong slaves there (see the top of the file). */
 static bool second_copy(struct red_link *r, uint8_t *b, size_t len)
@@ -118,15 +136,13 @@ static bool second_copy(struct red_link *r, uint8_t *b, size_t len)
     bool dcw = false;
     memcpy(b + 6, r->port[1]->mac, 6);
     for (int rc = ecat_frame_first(b, len, &dg, &pos); rc == 0; rc = ecat_frame_next(b, len, &dg, &pos)) {
-        bool ap = dg.cmd == ECAT_APRD || dg.cmd == ECAT_APWR || dg.cmd == ECAT_APRW;
-        uint16_t pos1 = (uint16_t)(0 - dg.adp);   /* the position counted from the first port */
-        if (ap && r->st.broken && pos1 >= r->st.first_side &&
-            pos1 < r->st.first_side + r->st.second_side) {
+        bool ap = dg.cmd == ECAT_APRD || dg.cmd == ECAT_APWR || dg.cmd == ECAT_APRW ||
+                  (dg.cmd == ECAT_ARMW && !is_dc_rmw(&dg));
+        if (far_side(r, &dg)) {
             /* behind the break: counted from where this copy enters that side */
-            put_le16(dg.hdr + 2, (uint16_t)(0 - (pos1 - r->st.first_side)));
+            put_le16(dg.hdr + 2, (uint16_t)(0 - ((uint16_t)(0 - dg.adp) - r->st.first_side)));
             ap = false;
         }
-        ap = ap || (dg.cmd == ECAT_ARMW && !is_dc_rmw(&dg));
         if (is_dc_rmw(&dg) && r->st.broken && !r->ref_far && r->dc_have &&
             (dg.len == 4 || dg.len == 8)) {
             dg.hdr[0] = ECAT_BWR;   /* every slave behind the break; ADP counts up */
@@ -183,7 +199,28 @@ static int red_send(struct takt_link *l, const struct takt_frame *f, unsigned n)
         if (f[i].len <= TAKT_FRAME_BUF && frame_no(f[i].data, f[i].len, &fno))
             r->slot[fno % RED_SLOTS].t0 = t0;
     }
+    /* An ARMW whose reading slave is on the second port's side goes by the second copy
+     * (second_copy): in the first, every slave would write what the master sent in
+     * place of the value read. It leaves as NOP there, and the caller's frame is put
+     * back as it was once sent. */
+    uint8_t *nop[RED_NOP];
+    unsigned n_nop = 0;
+    for (unsigned i = 0; i < n; i++) {
+        uint32_t fno;
+        if (f[i].len > TAKT_FRAME_BUF || !frame_no(f[i].data, f[i].len, &fno))
+            continue;
+        struct ecat_dg dg;
+        size_t pos;
+        for (int rc = ecat_frame_first(f[i].data, f[i].len, &dg, &pos); rc == 0 && n_nop < RED_NOP;
+             rc = ecat_frame_next(f[i].data, f[i].len, &dg, &pos))
+            if (dg.cmd == ECAT_ARMW && far_side(r, &dg)) {
+                dg.hdr[0] = ECAT_NOP;
+                nop[n_nop++] = dg.hdr;
+            }
+    }
     int a = takt_link_send(r->port[0], f, n);
+    for (unsigned i = 0; i < n_nop; i++)
+        nop[i][0] = ECAT_ARMW;
     if (n2 && r->dc_have) {
         takt_ns_t t1 = takt_now();   /* as close to the second copy's leaving as can be */
         for (unsigned i = 0; i < n2; i++)
