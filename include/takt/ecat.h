@@ -85,7 +85,8 @@ struct takt_ecat_redundancy {
     uint64_t  tx[2], rx[2];         /* frames per port */
     uint64_t  crossed;              /* frames whose copies went round the whole ring */
     uint64_t  single;               /* frames of which one copy came back */
-    uint64_t  late;                 /* copies back after their frame was handed on */
+    uint64_t  late;                 /* copies back after their frame was handed on, or a
+                                     * second time (dropped) */
     uint64_t  breaks, heals;        /* reported changes */
     takt_ns_t since;                /* when the current state was first seen */
     takt_ns_t broke_at, healed_at;  /* when the last break / healing was reported (cycle

@@ -115,6 +115,7 @@ enum takt_ecat_ev {
     TAKT_ECAT_EV_RED_BROKEN_BETWEEN,
     TAKT_ECAT_EV_RED_BROKEN_MORE,
     TAKT_ECAT_EV_RED_CLOSED,
+    TAKT_ECAT_EV_RED_MENDED,             /* one of two breaks mended */
     TAKT_ECAT_EV_EMERGENCY,
     TAKT_ECAT_EV_EMERGENCY_DATA,
     TAKT_ECAT_EV_NO_COE,

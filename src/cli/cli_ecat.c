@@ -71,11 +71,13 @@ static int parse_only(struct cli_ctx *c, const struct cli_ecat_tool *t, long *on
 
 static const struct cli_opt only_opts[] = {
     { "position", 'p', 1, "POS", "only the slave at POS (or ALIAS:POS, as IgH's ethercat -p)" },
+    CLI_ECAT_REDUNDANT_OPT,
     CLI_CTL_CLIENT_OPTS,
     { 0 },
 };
 static const struct cli_opt reg_opts[] = {
     { "position", 'p', 1, "POS", "the slave, as IgH's ethercat -p (then without POS among the arguments)" },
+    CLI_ECAT_REDUNDANT_OPT,
     CLI_CTL_CLIENT_OPTS,
     { 0 },
 };
@@ -174,6 +176,7 @@ static int parse_state(const char *s)
 static const struct cli_opt states_opts[] = {
     { "slave", 's', 1, "POS", "only slave POS changes state (BOOT for a firmware update), the others stay" },
     { "position", 'p', 1, "POS", "only the slave at POS (or ALIAS:POS) changes state and is shown, as IgH's ethercat states -p" },
+    CLI_ECAT_REDUNDANT_OPT,
     CLI_CTL_CLIENT_OPTS,
     { 0 },
 };
@@ -468,11 +471,13 @@ static const struct cli_opt sii_opts[] = {
     { "position", 'p', 1, "POS", "the slave, as IgH's ethercat -p (then without POS among the arguments)" },
     { "output", 'o', 1, "FILE", "read: write the raw image to FILE (- for stdout) instead of a dump" },
     { "force", 0, 0, NULL, "write: even with a wrong header checksum" },
+    CLI_ECAT_REDUNDANT_OPT,
     CLI_CTL_CLIENT_OPTS,
     { 0 }
 };
 static const struct cli_opt xml_opts[] = {
     { "output", 'o', 1, "FILE", "write the description to FILE (default: stdout)" },
+    CLI_ECAT_REDUNDANT_OPT,
     CLI_CTL_CLIENT_OPTS,
     { 0 }
 };
@@ -491,9 +496,7 @@ static const struct cli_opt run_opts[] = {
     { "eoe", 0, 1, "LIST", "EoE: a TAP device takt-eoePOS (or NAME) per item "
       "POS[@NAME][:IP/NN[:HOST_IP]] (comma list): the slave gets IP/NN (none or empty with -f: "
       "the ENI's), the TAP HOST_IP (needs CAP_NET_ADMIN; JSON eoe)" },
-    { "redundant", 0, 1, "IF2", "cable redundancy: the ring's last slave is wired back to IF2; "
-      "every frame goes out of both ports (--pcap FILE: IF2's frames in FILE with -2 before "
-      "its extension)" },
+    CLI_ECAT_REDUNDANT_OPT,
     { 0 }
 };
 

@@ -44,6 +44,14 @@ void cli_eoe_run_close(struct cli_eoe_run *r);
 /* Cable redundancy's line in the summary and its JSON object (NULL with one port):
  * cli_ecat_red.c. */
 void cli_ecat_red_print(FILE *f, struct takt_ecat_master *m);
+/* --redundant IF2 opened (before -i: opening that drops the capability to open links),
+ * captured beside --pcap FILE as FILE-2.EXT; 0 or the command's exit status. */
+int cli_ecat_open_second(struct cli_ctx *c, struct takt_link **out);
+/* The option of every verb that opens the bus itself. */
+#define CLI_ECAT_REDUNDANT_OPT \
+    { "redundant", 0, 1, "IF2", "cable redundancy: the ring's last slave is wired back to IF2; " \
+      "every frame goes out of both ports (--pcap FILE: IF2's frames in FILE with -2 before " \
+      "its extension)" }
 struct json_object *cli_ecat_red_json(struct takt_ecat_master *m);
 
 /* The tool verbs' access (cli_ecat_tool.c): a master of their own on -i, or the one
@@ -52,6 +60,7 @@ struct json_object *cli_ecat_red_json(struct takt_ecat_master *m);
 struct ctl_client;
 struct cli_ecat_tool {
     struct takt_link *l;
+    struct takt_link *l2;             /* --redundant: the ring's second port, else NULL */
     struct takt_ecat_master *m;       /* direct */
     struct ctl_client *ctl;           /* through a running master: the fields below */
     unsigned n, n_pd;

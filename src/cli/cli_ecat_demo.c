@@ -1,7 +1,9 @@
 /* The EtherCAT demo behind `takt demo`: a simulated 40-slave network on one end of a
  * veth pair between two network namespaces (unprivileged where possible), `takt ecat
  * run` with DC on the other end; the in-process mem link where namespaces cannot be
- * made. Live PerfMsmt lines, then the summary of cli_ecat_run_link(). */
+ * made; with --ring the network is a redundant ring whose cable breaks and is mended
+ * while it runs (in process: a ring needs a second pair of ports). Live PerfMsmt lines,
+ * then the summary of cli_ecat_run_link(). */
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -111,8 +113,49 @@ static int demo_mem(struct demo *d)
     return rc;
 }
 
-int cli_ecat_demo(struct cli_ctx *c, bool force_mem);
-int cli_ecat_demo(struct cli_ctx *c, bool force_mem)
+/* --ring: the 40 slaves closed into a ring over two mem pairs (the master's second port
+ * on the last slave's port 1), broken at its middle at 40 % of the run and mended at
+ * 70 %: the master reports where and when, and the summary shows no cycle lost. */
+static int demo_ring(struct demo *d)
+{
+    struct takt_link *a[2], *b[2];
+    char err[256];
+    for (int p = 0; p < 2; p++) {
+        int rc = takt_link_mem_pair(&a[p], &b[p], 256, NULL, NULL);
+        if (rc) {
+            if (p)
+                takt_link_close(a[0]), takt_link_close(b[0]);
+            return cli_error(d->c, "mem link: %s", strerror(-rc));
+        }
+    }
+    a[1]->mac[5] ^= 0x55;           /* two ports, two MACs */
+    unsigned n = takt_sim_slave_count(d->sim), k = n / 2;
+    double t_break = d->c->time_s * 0.4, t_heal = d->c->time_s * 0.7;
+    char spec[96];
+    snprintf(spec, sizeof spec, "break=%u@%.3fs;heal=%u@%.3fs", k, t_break, k, t_heal);
+    int rc = takt_sim_set_ring(d->sim, err, sizeof err);
+    if (!rc)
+        rc = takt_sim_fault(d->sim, spec, err, sizeof err);
+    if (!rc) {
+        takt_sim_attach_mem_ring(d->sim, b[0], b[1]);
+        printf("takt demo: in-process mem links, %u simulated slaves in a ring over the master's "
+               "two ports, DC (cycle %.0f us, %.0f s); the cable into slave %u breaks %.1f s and "
+               "is mended %.1f s after the first frame\n\n", n, d->c->cycle_ns / 1e3,
+               d->c->time_s, k, t_break, t_heal);
+        struct ecat_run_args args = { .link = a[0], .redundant = a[1], .dc = true, .label = "takt demo" };
+        rc = cli_ecat_run_link(d->c, &args);
+    } else {
+        rc = cli_error(d->c, "ring: %s", err);
+    }
+    for (int p = 0; p < 2; p++) {
+        takt_link_close(a[p]);
+        takt_link_close(b[p]);
+    }
+    return rc;
+}
+
+int cli_ecat_demo(struct cli_ctx *c, bool force_mem, bool ring);
+int cli_ecat_demo(struct cli_ctx *c, bool force_mem, bool ring)
 {
     static struct demo d;
     char why[256];
@@ -124,7 +167,9 @@ int cli_ecat_demo(struct cli_ctx *c, bool force_mem)
     if (make_sim(&d.sim, why, sizeof why))
         return cli_error(c, "%s", why);
     int rc;
-    if (force_mem) {
+    if (ring) {
+        rc = demo_ring(&d);
+    } else if (force_mem) {
         rc = demo_mem(&d);
     } else if (takt_netns_create(&d.ns, why, sizeof why)) {
         printf("takt demo: network namespaces unavailable (%s);\n"

@@ -1,8 +1,10 @@
-/* Cable redundancy in the summary and the JSON of takt ecat run: where the ring is
+/* Cable redundancy in the CLI: the second port (--redundant IF2) for the verbs that open
+ * the bus themselves; in the summary and the JSON of takt ecat run, where the ring is
  * broken, breaks and heals, frames per port (docs/master.md, Cable redundancy). */
 #include <inttypes.h>
 #include <json-c/json.h>
 #include <stdio.h>
+#include <string.h>
 #include "cli/cli_ecat.h"
 
 /* Cable redundancy in the summary and the JSON (docs/master.md, Cable redundancy). */
@@ -64,4 +66,36 @@ json_object *cli_ecat_red_json(struct takt_ecat_master *m)
     json_object_object_add(o, "broke_at_ns", json_object_new_int64(r.broke_at));
     json_object_object_add(o, "healed_at_ns", json_object_new_int64(r.healed_at));
     return o;
+}
+
+/* --redundant IF2: the ring's second port, captured beside --pcap FILE as FILE-2.EXT. A
+ * port without a carrier is only a broken ring: the master reports where. */
+int cli_ecat_open_second(struct cli_ctx *c, struct takt_link **out)
+{
+    const char *iface = c->iface, *pcap = c->pcap;
+    char path[512];
+    if (pcap) {
+        const char *dot = strrchr(pcap, '.'), *slash = strrchr(pcap, '/');
+        if (!dot || (slash && dot < slash))
+            dot = pcap + strlen(pcap);
+        snprintf(path, sizeof path, "%.*s-2%s", (int)(dot - pcap), pcap, dot);
+        c->pcap = path;
+    }
+    c->iface = cli_get(c, "redundant");
+    if (iface && !strcmp(c->iface, iface)) {
+        c->iface = iface;
+        c->pcap = pcap;
+        return cli_usage_error(c, "--redundant expects the ring's other port, not -i's %s again", iface);
+    }
+    static const uint16_t types[] = { TAKT_ETHERTYPE_ECAT };
+    struct takt_link_opts o;
+    takt_link_opts_default(&o);
+    o.ethertypes = types;
+    o.n_ethertypes = 1;
+    int rc = cli_open_link(c, &o, "the port the ring's last slave is wired back to", out);
+    if (!rc)
+        cli_check_carrier(c, false);
+    c->iface = iface;
+    c->pcap = pcap;
+    return rc;
 }

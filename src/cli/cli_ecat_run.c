@@ -520,38 +520,6 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
     return status;
 }
 
-/* --redundant IF2: the ring's second port, captured beside --pcap FILE as FILE-2.EXT. A
- * port without a carrier is only a broken ring: the master reports where. */
-static int open_second(struct cli_ctx *c, struct takt_link **out)
-{
-    const char *iface = c->iface, *pcap = c->pcap;
-    char path[512];
-    if (pcap) {
-        const char *dot = strrchr(pcap, '.'), *slash = strrchr(pcap, '/');
-        if (!dot || (slash && dot < slash))
-            dot = pcap + strlen(pcap);
-        snprintf(path, sizeof path, "%.*s-2%s", (int)(dot - pcap), pcap, dot);
-        c->pcap = path;
-    }
-    c->iface = cli_get(c, "redundant");
-    if (iface && !strcmp(c->iface, iface)) {
-        c->iface = iface;
-        c->pcap = pcap;
-        return cli_usage_error(c, "--redundant expects the ring's other port, not -i's %s again", iface);
-    }
-    static const uint16_t types[] = { TAKT_ETHERTYPE_ECAT };
-    struct takt_link_opts o;
-    takt_link_opts_default(&o);
-    o.ethertypes = types;
-    o.n_ethertypes = 1;
-    int rc = cli_open_link(c, &o, "the port the ring's last slave is wired back to", out);
-    if (!rc)
-        cli_check_carrier(c, false);
-    c->iface = iface;
-    c->pcap = pcap;
-    return rc;
-}
-
 int cli_ecat_run(struct cli_ctx *c);
 int cli_ecat_run(struct cli_ctx *c)
 {
@@ -566,7 +534,7 @@ int cli_ecat_run(struct cli_ctx *c)
             return cli_usage_error(c, "--dc-mode expects 'master' or 'ref', got '%s'", mode);
     }
     /* the second port first: opening the first drops the capability to open links */
-    int rc = cli_get(c, "redundant") && !c->link ? open_second(c, &a.redundant) : 0;
+    int rc = cli_get(c, "redundant") && !c->link ? cli_ecat_open_second(c, &a.redundant) : 0;
     if (rc)
         return rc;
     if ((rc = cli_ecat_open_link(c, &a.link))) {

@@ -77,17 +77,27 @@ static int pd_unwire(json_object *o, struct takt_ecat_pd_entry *e)
 
 static int open_direct(struct cli_ctx *c, struct cli_ecat_tool *t, bool keep_state)
 {
-    int rc = cli_ecat_open_link(c, &t->l);
+    /* a closed ring on -i alone returns every frame to the other port: the verb needs
+     * both (the second first: opening -i drops the capability to open links) */
+    int rc = cli_get(c, "redundant") && !c->link ? cli_ecat_open_second(c, &t->l2) : 0;
     if (rc)
         return rc;
+    if ((rc = cli_ecat_open_link(c, &t->l))) {
+        takt_link_close(t->l2);
+        t->l2 = NULL;
+        return rc;
+    }
     cli_drop_caps(c, 0);   /* the tools run no real-time thread */
     struct takt_ecat_master_opts o;
     takt_ecat_master_opts_default(&o);
     o.cycle_ns = c->cycle_ns;
     o.keep_state = keep_state;
+    o.redundant = t->l2;
     char err[256];
     if (takt_ecat_master_open(&t->m, t->l, &o, err, sizeof err)) {
         takt_link_close(t->l);
+        takt_link_close(t->l2);
+        t->l = t->l2 = NULL;
         return cli_error(c, "%s", err);
     }
     rc = takt_ecat_master_scan(t->m, 5 * TAKT_NS_PER_S);
@@ -95,6 +105,9 @@ static int open_direct(struct cli_ctx *c, struct cli_ecat_tool *t, bool keep_sta
         cli_error(c, "scan on %s failed: %s", c->iface, takt_ecat_master_error(t->m));
         takt_ecat_master_close(t->m);
         takt_link_close(t->l);
+        takt_link_close(t->l2);
+        t->m = NULL;
+        t->l = t->l2 = NULL;
         return 1;
     }
     return 0;
@@ -168,6 +181,8 @@ void cli_ecat_tool_close(struct cli_ecat_tool *t)
         takt_ecat_master_close(t->m);
     if (t->l)
         takt_link_close(t->l);
+    if (t->l2)
+        takt_link_close(t->l2);
     ctl_client_close(t->ctl);
     for (unsigned i = 0; t->sii && i < t->n; i++)
         free(t->sii[i]);

@@ -111,6 +111,7 @@ static const struct ev_fmt fmt[TAKT_ECAT_EV_COUNT] = {
     E(RED_BROKEN_BETWEEN, "cable redundancy: ring broken between slave %u and slave %u (first port: slaves 0-%u, second port: slaves %u-%u)"),
     E(RED_BROKEN_MORE, "cable redundancy: ring broken in more than one place: slaves %u-%u unreachable (first port: %u slaves, second port: %u)"),
     E(RED_CLOSED, "cable redundancy: ring closed again (frames pass from port to port)"),
+    E(RED_MENDED, "cable redundancy: a break mended: slaves %u-%u reachable again"),
     E(IMAGE_INVALID, "process image: %s"),
     E(IMAGE_TOO_BIG, "process image of %u bytes needs %u frames, at most %d"),
     E(LWR_WKC, "cyclic frame %u (LWR 0x%08X, slaves %u-%u): WKC expected %u, got %d"),

@@ -10,8 +10,9 @@
  * expected, is never configured, and the position is re-scanned until the slave's own
  * device answers there again (reported once per device found). Slave
  * numbers (the API's pos) stay with the devices; info.position is where each is now.
- * In a tree the lost slaves need not be the last positions: there the master asks every
- * position for its station address before it decides (one more cycle). A re-scan that
+ * In a tree, and in a redundant ring, the lost slaves need not be the last positions:
+ * there the master asks every position for its station address before it decides (one
+ * more cycle). A re-scan that
  * fails is tried again with back-off for as long as the master runs; every return is
  * counted against the loss before it. */
 #include <errno.h>
@@ -467,7 +468,10 @@ void ecat_recovery_check(struct ecat_core *m, takt_ns_t now)
     if (m->rec.probing) {
         if (!probe_busy(m))
             finish_probe(m, now);
-    } else if (n != m->rec.present && is_tree(m)) {
+    } else if (n != m->rec.present && (is_tree(m) || m->redundant)) {
+        /* a redundant ring broken in two places loses the slaves between the breaks,
+         * not the last ones: ask as in a tree (redund.c counts the positions of the
+         * far side on from the near side's) */
         if (n < m->rec.present)
             ECAT_EV(m, TAKT_ECAT_EV_ANSWER_COUNT_ASK, -1, n, m->n_slaves, m->rec.present - n);
         start_probe(m, n);

@@ -18,13 +18,20 @@
  * A copy that did not come back counts as the frame as sent (WKC 0), so a frame is lost
  * only when neither copy returned.
  * Position addressing counts from where a copy enters the ring. While the ring is
- * broken, an APRD/APWR/APRW for a slave behind the break (its position from the first
- * port at least the first side's count, as the BRD's WKC split it) travels in the second
- * copy with its position counted from the first slave behind the break, where that copy
- * enters the processing; the first copy passes no slave with that position, so the
- * ordinary merge gives the one slave's answer. Otherwise (ring closed, a slave before
- * the break, ARMW) such commands travel in the second copy as NOP. Station-addressed,
- * broadcast and logical commands go both ways as they are.
+ * broken, the positions are those of the slaves that answer, in frame order: the first
+ * side's count of them (as the BRD's WKC split it) from the first port, then the second
+ * side's (with two breaks, the slaves between them have no position). An APRD/APWR/APRW
+ * for a slave on the second side travels in the second copy with its position counted
+ * from the first slave that copy's processing meets; the first copy passes no slave
+ * with that position, so the ordinary merge gives the one slave's answer. An ARMW
+ * (other than the DC one) goes the same way, and travels in the first copy as NOP:
+ * there every slave would write what the master sent in place of the value read (so
+ * the first side's slaves are not written: the value read cannot reach them in the
+ * same frame, and the WKC counts the second side's only). Otherwise (ring closed, a
+ * slave on the first side) those commands travel in the second copy as NOP, and an
+ * ARMW writes the first side only. Station-addressed, broadcast and logical commands go
+ * both ways as they are: a station address is one slave, on one side; a broadcast or a
+ * logical area is executed by each slave in the one copy that passes it.
  * The distributed-clock FRMW/ARMW on the system time (0x0910) is carried by the second
  * copy as it is while the ring is broken and the reference clock is behind the break.
  * With the reference on the first port's side, the second copy carries a BWR of 0x0910
@@ -49,6 +56,7 @@
 #define RED_SLOTS 64          /* frames in flight at once (a few cycles' worth) */
 #define RED_RX    32
 #define RED_MISS  8
+#define RED_NOP   64          /* first copies' ARMWs sent as NOP in one send call */
 
 struct red_slot {
     uint32_t  fno;
@@ -59,6 +67,7 @@ struct red_slot {
     takt_ns_t ts;               /* the later copy's receive time */
     takt_ns_t t0;               /* when the first copy left */
     bool      dcw;              /* the second copy writes the reference's time */
+    bool      dropped;          /* both copies came back on one port: the second unused */
     uint8_t   sent[TAKT_FRAME_BUF];
     uint8_t   cp[2][TAKT_FRAME_BUF];
 };
@@ -107,6 +116,17 @@ static bool is_dc_rmw(const struct ecat_dg *dg)
     return (dg->cmd == ECAT_FRMW || dg->cmd == ECAT_ARMW) && dg->ado == ESC_DC_SYS_TIME;
 }
 
+/* An auto-increment command (ARMW other than the DC one included) whose position,
+ * counted from the first port, is a slave on the second port's side of a break. */
+static bool far_side(const struct red_link *r, const struct ecat_dg *dg)
+{
+    bool ap = dg->cmd == ECAT_APRD || dg->cmd == ECAT_APWR || dg->cmd == ECAT_APRW ||
+              (dg->cmd == ECAT_ARMW && !is_dc_rmw(dg));
+    uint16_t pos1 = (uint16_t)(0 - dg->adp);
+    return ap && r->st.broken && pos1 >= r->st.first_side &&
+           pos1 < r->st.first_side + r->st.second_side;
+}
+
 /* The second port's copy: its own source MAC, and no command that would act on the
  * wrong slaves there (see the top of the file). */
 static bool second_copy(struct red_link *r, uint8_t *b, size_t len)
@@ -116,14 +136,13 @@ static bool second_copy(struct red_link *r, uint8_t *b, size_t len)
     bool dcw = false;
     memcpy(b + 6, r->port[1]->mac, 6);
     for (int rc = ecat_frame_first(b, len, &dg, &pos); rc == 0; rc = ecat_frame_next(b, len, &dg, &pos)) {
-        bool ap = dg.cmd == ECAT_APRD || dg.cmd == ECAT_APWR || dg.cmd == ECAT_APRW;
-        uint16_t pos1 = (uint16_t)(0 - dg.adp);   /* the position counted from the first port */
-        if (ap && r->st.broken && pos1 >= r->st.first_side && pos1 < r->ring_n) {
+        bool ap = dg.cmd == ECAT_APRD || dg.cmd == ECAT_APWR || dg.cmd == ECAT_APRW ||
+                  (dg.cmd == ECAT_ARMW && !is_dc_rmw(&dg));
+        if (far_side(r, &dg)) {
             /* behind the break: counted from where this copy enters that side */
-            put_le16(dg.hdr + 2, (uint16_t)(0 - (pos1 - r->st.first_side)));
+            put_le16(dg.hdr + 2, (uint16_t)(0 - ((uint16_t)(0 - dg.adp) - r->st.first_side)));
             ap = false;
         }
-        ap = ap || (dg.cmd == ECAT_ARMW && !is_dc_rmw(&dg));
         if (is_dc_rmw(&dg) && r->st.broken && !r->ref_far && r->dc_have &&
             (dg.len == 4 || dg.len == 8)) {
             dg.hdr[0] = ECAT_BWR;   /* every slave behind the break; ADP counts up */
@@ -164,6 +183,7 @@ static int red_send(struct takt_link *l, const struct takt_frame *f, unsigned n)
         s->fno = fno;
         s->live = true;
         s->got[0] = s->got[1] = false;
+        s->dropped = false;
         s->len = (uint16_t)len;
         s->ts = 0;
         memcpy(s->sent, f[i].data, len);
@@ -179,7 +199,28 @@ static int red_send(struct takt_link *l, const struct takt_frame *f, unsigned n)
         if (f[i].len <= TAKT_FRAME_BUF && frame_no(f[i].data, f[i].len, &fno))
             r->slot[fno % RED_SLOTS].t0 = t0;
     }
+    /* An ARMW whose reading slave is on the second port's side goes by the second copy
+     * (second_copy): in the first, every slave would write what the master sent in
+     * place of the value read. It leaves as NOP there, and the caller's frame is put
+     * back as it was once sent. */
+    uint8_t *nop[RED_NOP];
+    unsigned n_nop = 0;
+    for (unsigned i = 0; i < n; i++) {
+        uint32_t fno;
+        if (f[i].len > TAKT_FRAME_BUF || !frame_no(f[i].data, f[i].len, &fno))
+            continue;
+        struct ecat_dg dg;
+        size_t pos;
+        for (int rc = ecat_frame_first(f[i].data, f[i].len, &dg, &pos); rc == 0 && n_nop < RED_NOP;
+             rc = ecat_frame_next(f[i].data, f[i].len, &dg, &pos))
+            if (dg.cmd == ECAT_ARMW && far_side(r, &dg)) {
+                dg.hdr[0] = ECAT_NOP;
+                nop[n_nop++] = dg.hdr;
+            }
+    }
     int a = takt_link_send(r->port[0], f, n);
+    for (unsigned i = 0; i < n_nop; i++)
+        nop[i][0] = ECAT_ARMW;
     if (n2 && r->dc_have) {
         takt_ns_t t1 = takt_now();   /* as close to the second copy's leaving as can be */
         for (unsigned i = 0; i < n2; i++)
@@ -220,6 +261,7 @@ static void observe(struct red_link *r, struct red_slot *s, bool judge)
     int r1 = ecat_frame_first(s->cp[1], s->len, &d1, &p1);
     bool counted = !judge;          /* the ring's state is judged by frames with a BRD, and
                                      * not by one whose other copy is merely late */
+    bool lone_counted = judge || s->dropped || (s->got[0] && s->got[1]);
     while (rs == 0 && r0 == 0 && r1 == 0) {
         if (ds.cmd == ECAT_BRD && !counted) {
             counted = true;
@@ -229,6 +271,18 @@ static void observe(struct red_link *r, struct red_slot *s, bool judge)
             unsigned all = r->st.first_side + r->st.second_side;
             if (all > r->ring_n && (crossed || (s->got[0] && s->got[1])))
                 r->ring_n = all;
+        } else if (ds.cmd == ECAT_BRD && !lone_counted && looped && !crossed) {
+            /* one copy back, looped: the ring is broken and this is its side's count
+             * (what the other side has is known once its copy comes, or is none when
+             * its port brings nothing back); enough to address that side's slaves by
+             * position from the start, before the ring was ever seen closed */
+            lone_counted = true;
+            int c = s->got[0] ? 0 : 1;
+            unsigned n = get_le16(c ? d1.wkc : d0.wkc);
+            r->st.broken = true;
+            *(c ? &r->st.second_side : &r->st.first_side) = n;
+            if (r->miss[!c] >= RED_MISS)
+                *(c ? &r->st.first_side : &r->st.second_side) = 0;
         }
         if (is_dc_rmw(&ds) && broken && s->got[0])
             r->ref_far = !memcmp(d0.data, ds.data, ds.len);  /* not read on the first side */
@@ -246,10 +300,27 @@ static void observe(struct red_link *r, struct red_slot *s, bool judge)
 }
 
 /* Both copies (or what came of them) into one reply, queued for the caller. */
+static bool covers(const struct red_link *r, struct red_slot *s);
+
 static void emit(struct red_link *r, struct red_slot *s, bool judge)
 {
     if (r->nout == RED_RX)
         return;
+    if (s->got[0] && s->got[1] && s->port[0] == s->port[1]) {
+        /* Both copies on one port: the ring broke or closed while the frame was out.
+         * On the second port, the first copy went round the whole ring and is the
+         * frame; the second looped behind a new break and passed those slaves again
+         * (adding it would count them twice). On the first port, the first copy looped
+         * before a break that is gone and the second crossed unprocessed: the slaves
+         * behind it never saw the frame, which is then late unless the first copy
+         * covers them all. Either way only the first copy counts, and the frame says
+         * nothing about the ring's state. */
+        memcpy(s->cp[1], s->sent, s->len);
+        s->dropped = true;
+        judge = false;
+        if (!covers(r, s))
+            s->ts = takt_now();
+    }
     for (int c = 0; c < 2; c++)
         if (!s->got[c])
             memcpy(s->cp[c], s->sent, s->len);   /* a missing copy: as sent, WKC 0 */
@@ -321,7 +392,13 @@ static void take(struct red_link *r, unsigned p, uint8_t *b, size_t len, takt_ns
         r->st.late++;
         return;
     }
-    if (!s || !s->live || s->fno != fno || s->got[c] || len != s->len || !same_shape(s->sent, b, len)) {
+    if (s && s->live && s->fno == fno && s->got[c]) {
+        r->st.late++;               /* the same copy again (a duplicate on the wire): the
+                                     * first is kept, handing this one on would give the
+                                     * master half a frame */
+        return;
+    }
+    if (!s || !s->live || s->fno != fno || len != s->len || !same_shape(s->sent, b, len)) {
         if (r->nout < RED_RX) {     /* not a copy we wait for: as it is */
             memcpy(r->outb[r->nout], b, len);
             r->outlen[r->nout] = (uint16_t)len;
@@ -343,7 +420,7 @@ static void take(struct red_link *r, unsigned p, uint8_t *b, size_t len, takt_ns
  * else the last one seen on that side) holds the whole ring. */
 static bool covers(const struct red_link *r, struct red_slot *s)
 {
-    int c = s->got[0] ? 0 : 1;
+    int c = s->got[0] ? 0 : 1;      /* of a pair on one port: the first copy (emit) */
     if (s->port[c] != c)
         return c == 0;
     unsigned side = r->st.broken ? (c == 0 ? r->st.first_side : r->st.second_side) : 0;
@@ -358,11 +435,17 @@ static bool covers(const struct red_link *r, struct red_slot *s)
     return r->ring_n && side >= r->ring_n;
 }
 
-/* Frames of which one copy is back: handed on when the other is not expected (it did
- * not come back for RED_MISS frames in a row) or when `all`; returns how many still wait. A frame
- * whose missing copy was expected and carried data of slaves the other did not pass is
- * handed on stamped now, after its cycle's deadline: the master counts it late, as it
- * does any frame not back complete in time, instead of using half its data. */
+/* Frames of which one copy is back. Whether that copy alone may stand for the frame is
+ * judged by what it carries, never by how long the other takes: it may when it passed
+ * every slave (covers), or when it looped on its side of a break while the other port
+ * has brought back nothing for RED_MISS frames in a row (a dead port: the slaves
+ * beyond both breaks are unreachable, and the master's WKC check must say so). When
+ * the other copy is late, the frame waits for it while the caller waits (not `all`);
+ * once the caller reads (`all`), a copy that may not stand alone is handed on stamped
+ * now, after its cycle's deadline: the master counts the frame late, as it does any
+ * frame not back complete in time, instead of using half its data with a WKC that
+ * would look like the slaves' error. Returns how many frames still wait. A copy that
+ * comes after its frame was handed on is counted late (take). */
 static unsigned flush_halves(struct red_link *r, bool all)
 {
     unsigned wait = 0;
@@ -370,16 +453,15 @@ static unsigned flush_halves(struct red_link *r, bool all)
         struct red_slot *s = &r->slot[i];
         if (!s->live || !(s->got[0] || s->got[1]))
             continue;
-        bool expected = r->miss[s->got[0] ? 1 : 0] < RED_MISS;
-        if (!expected) {
-            emit(r, s, true);
+        int c = s->got[0] ? 0 : 1;
+        bool whole = covers(r, s);
+        bool dead = r->miss[!c] >= RED_MISS;    /* the other port brings nothing back */
+        bool alone = whole || (dead && s->port[c] == c);
+        if (alone && (dead || all)) {
+            emit(r, s, whole || dead);
         } else if (all) {
-            /* a copy that passed every slave is the whole frame, and says where the
-             * ring is broken; a partial one says only that the other copy is late */
-            bool whole = covers(r, s);
-            if (!whole)
-                s->ts = takt_now();
-            emit(r, s, whole);
+            s->ts = takt_now();
+            emit(r, s, false);      /* its other copy is merely late */
         } else {
             wait++;
         }

@@ -29,6 +29,17 @@ static void dc_note(struct ecat_core *m, unsigned k, unsigned n)
         ECAT_EV(m, TAKT_ECAT_EV_RED_REF_WRITTEN, m->dc.ref, k, n - 1);
 }
 
+/* The ring was broken in two places (slaves red_first..n-red_second-1 unreachable) and
+ * now a side reaches further: say which slaves each port reaches again. */
+static void mended(struct ecat_core *m, unsigned first, unsigned second, unsigned n)
+{
+    unsigned a = m->red_first, b = n - m->red_second;   /* unreachable: a..b-1 */
+    if (first > a)
+        ECAT_EV(m, TAKT_ECAT_EV_RED_MENDED, -1, a, (first < b ? first : b) - 1);
+    if (second > m->red_second && n - second < b)
+        ECAT_EV(m, TAKT_ECAT_EV_RED_MENDED, -1, (n - second > a ? n - second : a), b - 1);
+}
+
 void ecat_red_check(struct ecat_core *m, const struct takt_ecat_redundancy *port, takt_ns_t now)
 {
     struct takt_ecat_redundancy s = *port;
@@ -59,6 +70,8 @@ void ecat_red_check(struct ecat_core *m, const struct takt_ecat_redundancy *port
     if (s.broken && (!m->red_broken || s.first_side != m->red_first ||
                      s.second_side != m->red_second)) {
         unsigned k = s.first_side;
+        if (m->red_broken && m->red_first + m->red_second < n)
+            mended(m, k, s.second_side, n);
         if (k + s.second_side >= n) {
             s.break_after = (int)k;
             if (k == 0)
@@ -79,6 +92,8 @@ void ecat_red_check(struct ecat_core *m, const struct takt_ecat_redundancy *port
         s.since = now;
         m->red_broken = true;
     } else if (!s.broken && m->red_broken) {
+        if (m->red_first + m->red_second < n)   /* both breaks mended at once */
+            mended(m, n, n, n);
         ECAT_EV(m, TAKT_ECAT_EV_RED_CLOSED, -1);
         s.heals++;
         s.healed_at = now;

@@ -9,7 +9,9 @@
 # reference clock (slave 0) is on the first port's side, the master writes its time to
 # the slaves behind the break by the second port (said as an event), and their sync
 # error (0x092C, which only a time write refreshes) stays within 50 us (transit jitter of
-# veth and a loaded host; the in-process test bounds it tightly).
+# veth and a loaded host; the in-process test bounds it tightly). Two breaks at once (into
+# slaves 3 and 6): slaves 3-5 are reported unreachable and lost, no other slave, and they
+# come back to OP when the ring is mended.
 . "$(dirname "$0")/lib.sh"
 
 N=10
@@ -69,6 +71,39 @@ PY
     net_check_capture "$NET_TMP/m-$k-2.pcapng"
 }
 
+two() {   # cables into slaves 3 and 6 cut at 2 s, both mended at 4 s: slaves 3-5 unreachable
+    on_b "$TAKT" sim ecat -i "$TAKT_IF_B" --redundant rdB -t 9 --preset $N \
+        --fault "break=3@2s;break=6@2s;heal=3@4s" >"$NET_TMP/sim-two.out" 2>&1 &
+    local sim=$!
+    sleep 0.3
+    "$TAKT" ecat run -i "$TAKT_IF_A" --redundant rdA -c 1000 -t 6 --pcap "$NET_TMP/m-two.pcapng" \
+        --json "$NET_TMP/run-two.json" >"$NET_TMP/run-two.out" 2>&1 ||
+        net_fail "two breaks: run failed: $(tail -n 20 "$NET_TMP/run-two.out")"
+    wait $sim || net_fail "two breaks: the simulator failed: $(tail -n 5 "$NET_TMP/sim-two.out")"
+    grep -qF "ring broken in more than one place: slaves 3-5 unreachable" "$NET_TMP/run-two.out" ||
+        net_fail "two breaks: the unreachable slaves not reported: $(grep -i 'redundancy\|lost' "$NET_TMP/run-two.out" | head -n 20)"
+    for k in 3 4 5; do
+        grep -q "slave $k (station 0x100$k.*) lost" "$NET_TMP/run-two.out" ||
+            net_fail "two breaks: slave $k not reported lost: $(grep -i 'lost' "$NET_TMP/run-two.out" | head -n 20)"
+    done
+    if grep -Eq "slave [0-26-9] \(station 0x100[0-26-9].*\) lost" "$NET_TMP/run-two.out"; then
+        net_fail "two breaks: a reachable slave reported lost: $(grep -i 'lost' "$NET_TMP/run-two.out")"
+    fi
+    grep -q "ring closed again" "$NET_TMP/run-two.out" ||
+        net_fail "two breaks: healing not reported: $(grep -i redundancy "$NET_TMP/run-two.out")"
+    python3 - "$NET_TMP/run-two.json" <<'PY' || net_fail "two breaks: the segment did not come back, or frames were lost"
+import json, sys
+r = json.load(open(sys.argv[1]))
+print("two breaks: frames lost %d (late %d), WKC errors %d, slaves lost %d returned %d, state %s, slaves %s" %
+      (r["frames_lost"], r["frames_late"], r["wkc_errors"], r["slaves_lost"], r.get("slaves_returned"),
+       r["state"], r.get("slaves_in_state", "?")), file=sys.stderr)
+ok = r["frames_lost"] == r["frames_late"] and r["slaves_lost"] == 3 and r["slaves_returned"] == 3 and r["state"] == "OP"
+sys.exit(0 if ok else 1)
+PY
+    net_check_capture "$NET_TMP/m-two.pcapng"
+    net_check_capture "$NET_TMP/m-two-2.pcapng"
+}
+
 body() {
     local err
     # the second pair: made in side B, one end moved to side A (the test's own namespaces)
@@ -80,6 +115,7 @@ body() {
     ring 4 --dc
     ring $((N - 1))
     ring $N
+    two
 }
 
 net_main body

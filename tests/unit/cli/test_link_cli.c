@@ -105,6 +105,22 @@ static void demo_output_once(void **state)
                  blocks, states, out);
 }
 
+/* --ring: the demo's ring breaks in its middle and is mended while the cycle runs; both
+ * are reported at their place, and no frame is lost (the simulator answers in the send
+ * call: a loaded host delays cycles, it loses no reply). */
+static void demo_ring(void **state)
+{
+    static char out[65536];
+    int rc = run("demo --ring -t 3 -c 1000", out, sizeof out);
+    if ((rc != 0 && rc != 1) ||
+        !strstr(out, "cable redundancy: ring broken between slave 19 and slave 20") ||
+        !strstr(out, "cable redundancy: ring closed again") ||
+        !strstr(out, ", 0 lost (0 cyclic;") || !strstr(out, "WKC errors: 0;") ||
+        !strstr(out, "1 breaks, 1 heals"))
+        fail_msg("exit %d; want the break between slaves 19 and 20 and its mending reported, "
+                 "no frame lost, no WKC error:\n%s", rc, out);
+}
+
 /* -i mem: the bench over an in-process pair, its far end answering in the send call */
 static void bench_mem(void **state)
 {
@@ -175,6 +191,7 @@ int main(void)
         cmocka_unit_test(without_namespaces),
         cmocka_unit_test(bench_mem),
         cmocka_unit_test(demo_output_once),
+        cmocka_unit_test(demo_ring),
         cmocka_unit_test(help),
         cmocka_unit_test(cdc_text),
         cmocka_unit_test(config_path_once),

@@ -74,6 +74,7 @@ static const struct golden {
     { TAKT_EV_ECAT, TAKT_ECAT_EV_RED_BROKEN_BETWEEN, "cable redundancy: ring broken between slave 1 and slave 2 (first port: slaves 0-3, second port: slaves 4-5)" },
     { TAKT_EV_ECAT, TAKT_ECAT_EV_RED_BROKEN_MORE, "cable redundancy: ring broken in more than one place: slaves 1-2 unreachable (first port: 3 slaves, second port: 4)" },
     { TAKT_EV_ECAT, TAKT_ECAT_EV_RED_CLOSED, "cable redundancy: ring closed again (frames pass from port to port)" },
+    { TAKT_EV_ECAT, TAKT_ECAT_EV_RED_MENDED, "cable redundancy: a break mended: slaves 1-2 reachable again" },
     { TAKT_EV_ECAT, TAKT_ECAT_EV_EMERGENCY, "slave 3: emergency 0x0001 (error reset or no error), error register 0x03" },
     { TAKT_EV_ECAT, TAKT_ECAT_EV_EMERGENCY_DATA, "slave 3 (station 0x0001): emergency 0x0002 (error reset or no error), error register 0x04, data 05 00 00 00 00" },
     { TAKT_EV_ECAT, TAKT_ECAT_EV_NO_COE, "slave 3 (T0): no CoE mailbox (SII protocols 0x0001, mailbox 2/3 bytes)" },

@@ -442,6 +442,70 @@ static void power_cycle_behind_break(void **state)
     ring_free(r);
 }
 
+
+/* Two breaks: slaves 2-3 are cut off from both ports. The master must say which slaves
+ * it cannot reach, between which positions, count their process data as lost (WKC
+ * errors) and never show them in OP from data they no longer answer; the slaves on
+ * either side go on. One break mended: said, the segment comes back. */
+static void two_breaks(void **state)
+{
+    (void)state;
+    struct ring *r = ring_new(true);
+    for (unsigned i = 0; i < 20; i++)
+        cycle(r);
+    struct takt_ecat_master_stats st0, st;
+    takt_ecat_master_get_stats(r->m, &st0);
+    r->events[0] = 0;
+    assert_int_equal(takt_sim_break(r->sim, 2, takt_now()), 0);
+    assert_int_equal(takt_sim_break(r->sim, 4, takt_now()), 0);
+    for (unsigned i = 0; i < 40; i++)
+        cycle(r);
+    struct takt_ecat_redundancy rs;
+    takt_ecat_master_redundancy(r->m, &rs);
+    takt_ecat_master_get_stats(r->m, &st);
+    printf("two breaks: broken %d, sides %u/%u, break_after %d, WKC errors %llu, lost %llu\n",
+           rs.broken, rs.first_side, rs.second_side, rs.break_after,
+           (unsigned long long)(st.wkc_errors - st0.wkc_errors),
+           (unsigned long long)(st.cyc_frames_lost - st0.cyc_frames_lost));
+    assert_true(rs.broken);
+    assert_int_equal(rs.first_side, 2);
+    assert_int_equal(rs.second_side, 1);
+    assert_int_equal(rs.break_after, -1);
+    assert_non_null(strstr(r->events, "ring broken in more than one place: slaves 2-3 unreachable"));
+    assert_true(st.wkc_errors > st0.wkc_errors);
+    for (unsigned i = 0; i < N; i++) {
+        struct takt_ecat_slave_info si;
+        assert_int_equal(takt_ecat_master_slave_info(r->m, i, &si), 0);
+        printf("  slave %u: present %d, AL state 0x%02x\n", i, si.present, si.al_state);
+        if (i == 2 || i == 3) {
+            assert_false(si.present);
+            assert_int_not_equal(si.al_state & 0x0F, AL_OP);
+        } else {
+            assert_true(si.present);
+        }
+    }
+    /* the cable into slave 4 mended (the simulator mends all; the other is cut again
+     * before the next cycle) */
+    r->events[0] = 0;
+    assert_int_equal(takt_sim_heal(r->sim, takt_now()), 0);
+    assert_int_equal(takt_sim_break(r->sim, 2, takt_now()), 0);
+    for (unsigned i = 0; i < 40; i++)
+        cycle(r);
+    takt_ecat_master_redundancy(r->m, &rs);
+    assert_true(rs.broken);
+    assert_int_equal(rs.break_after, 2);
+    assert_non_null(strstr(r->events, "ring broken between slave 1 and slave 2"));
+    assert_non_null(strstr(r->events, "a break mended: slaves 2-3 reachable again"));
+    takt_ns_t end = takt_now() + 10 * TAKT_NS_PER_S;
+    struct timespec ms = { 0, 1000000 };
+    while (takt_now() < end && !ring_all_op(r)) {
+        cycle(r);
+        nanosleep(&ms, NULL);
+    }
+    assert_true(ring_all_op(r));
+    ring_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -449,6 +513,7 @@ int main(void)
         cmocka_unit_test(dc_across_break),
         cmocka_unit_test(power_cycle_behind_break),
         cmocka_unit_test(late_copies),
+        cmocka_unit_test(two_breaks),
         cmocka_unit_test(one_port_loses),
         cmocka_unit_test(refuses_same_port),
     };
