@@ -181,5 +181,8 @@ int ecat_plan_from_master(struct ecat_plan *p, const struct ecat_core *m);
 /* From an ENI alone (plan_eni.c); err says what is wrong with it. */
 struct ecat_eni;
 int ecat_plan_from_eni(struct ecat_plan *p, const struct ecat_eni *e, char *err, size_t errlen);
+/* Its init commands, layout and DC alone (the start-up runs them before the image is
+ * laid out): 0 or -ENOMEM. */
+int ecat_plan_from_eni_init(struct ecat_plan *p, const struct ecat_eni *e);
 
 #endif

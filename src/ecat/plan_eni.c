@@ -335,7 +335,8 @@ static int frames(struct ecat_plan *p, const struct ecat_eni *e)
     return 0;
 }
 
-int ecat_plan_from_eni(struct ecat_plan *p, const struct ecat_eni *e, char *err, size_t errlen)
+/* The slaves' init commands, layout and DC, and the master's commands. */
+static int init_part(struct ecat_plan *p, const struct ecat_eni *e)
 {
     int rc = ecat_plan_alloc(p, e->n_slaves);
     if (rc)
@@ -359,6 +360,22 @@ int ecat_plan_from_eni(struct ecat_plan *p, const struct ecat_eni *e, char *err,
     }
     if ((rc = init_cmds(ecat_plan_master(p), e->master_init, e->n_master_init, p->dc.by_cmds)))
         goto fail;
+    return 0;
+fail:
+    ecat_plan_free(p);
+    return rc;
+}
+
+int ecat_plan_from_eni_init(struct ecat_plan *p, const struct ecat_eni *e)
+{ return init_part(p, e); }
+
+int ecat_plan_from_eni(struct ecat_plan *p, const struct ecat_eni *e, char *err, size_t errlen)
+{
+    int rc = init_part(p, e);
+    if (rc) {
+        snprintf(err, errlen, "no memory for the plan");
+        return rc;
+    }
     if ((rc = check_frames(e, err, errlen)) || (rc = frames(p, e)))
         goto fail;
     return 0;
