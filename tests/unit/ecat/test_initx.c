@@ -7,12 +7,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
+#include <takt/ecat.h>
+#include "ecat/driver.h"
 #include "ecat/eni.h"
 #include "ecat/initx.h"
 #include "ecat/master_internal.h"
 #include "ecat/plan.h"
 #include "util/wire.h"
+#include "unit/ecat/master_fake.h"
 
 struct host {
     struct ecat_req *q[64];     /* queued, in order */
@@ -279,6 +283,124 @@ static void test_mbx(void **state)
     ecat_plan_free(&p);
 }
 
+/* Run slave 0's register commands of transition tr (to state nxt) with every reply
+ * right; the datagrams sent, as text. */
+static void run_all(const struct ecat_plan_slave *ps, uint8_t tr, uint8_t nxt, char *out, size_t cap)
+{
+    struct ecat_initx x;
+    struct host h;
+    init(&x, &h, ps);
+    ecat_initx_begin(&x, tr, nxt, -1);
+    size_t w = 0;
+    out[0] = 0;
+    for (uint8_t ph = INITX_PRE; ph <= INITX_POST; ph++) {
+        ecat_initx_phase(&x, ph);
+        int rc;
+        while ((rc = ecat_initx_step(&x, 0)) == 1) {
+            assert_true(h.done < h.nq);
+            while (h.done < h.nq) {
+                struct ecat_req *r = answer(&h, 1, NULL);
+                w += (size_t)snprintf(out + w, cap - w, "%s%u %04X %04X %u:", ph == INITX_PRE ? "pre " : "post ",
+                                      r->cmd, r->adp, r->ado, r->len);
+                for (unsigned i = 0; i < r->len; i++)
+                    w += (size_t)snprintf(out + w, cap - w, "%02X", r->data[i]);
+                w += (size_t)snprintf(out + w, cap - w, "\n");
+                assert_true(w < cap);
+            }
+        }
+        assert_int_equal(rc, 0);
+    }
+    ecat_initx_free(&x);
+}
+
+static void hexs(FILE *f, const uint8_t *d, unsigned len)
+{
+    for (unsigned i = 0; i < len; i++)
+        fprintf(f, "%02x", d ? d[i] : 0);
+}
+
+/* The same set-up from both sources: takt's own plan of a scanned slave (plan_sii.c)
+ * and an ENI holding those commands as its InitCmds (plan_eni.c) make the executor
+ * send the same datagrams, transition by transition. */
+static void test_sii_and_eni(void **state)
+{
+    (void)state;
+    struct fake_net *net = calloc(1, sizeof *net);
+    assert_non_null(net);
+    fake_init(net, 1);
+    struct takt_link *a, *b;
+    assert_int_equal(takt_link_mem_pair(&a, &b, 64, NULL, NULL), 0);
+    takt_link_mem_set_responder(b, fake_respond, net);
+    struct takt_ecat_master_opts o;
+    takt_ecat_master_opts_default(&o);
+    o.max_slaves = 4;
+    struct takt_ecat_master *drv;
+    char err[300];
+    assert_int_equal(takt_ecat_master_open(&drv, a, &o, err, sizeof err), 0);
+    assert_int_equal(takt_ecat_master_scan(drv, TAKT_NS_PER_S), 0);
+    assert_int_equal(takt_ecat_master_set_state(drv, AL_OP, TAKT_NS_PER_S), 0);
+    struct ecat_core *m = &drv->core;
+    struct ecat_plan sp;
+    assert_int_equal(ecat_plan_from_master(&sp, m), 0);
+    const struct ecat_plan_slave *ps = &sp.slave[0];
+    char path[] = "/tmp/takt-initx-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    const struct takt_ecat_slave_info *si = &m->slaves[0].info;
+    fprintf(f, "<?xml version=\"1.0\"?>\n<EtherCATConfig><Config>\n<Slave><Info><Name>s</Name><PhysAddr>%u</PhysAddr>"
+            "<AutoIncAddr>0</AutoIncAddr><VendorId>%u</VendorId><ProductCode>%u</ProductCode><RevisionNo>%u</RevisionNo>"
+            "</Info>\n<InitCmds>\n", ps->station, si->vendor, si->product, si->revision);
+    for (unsigned i = 0; i < ps->n_cmd; i++) {
+        const struct ecat_plan_cmd *c = &ps->cmd[i];
+        assert_int_equal(c->kind, PLAN_REG);
+        unsigned t = 0;
+        while (!(c->transitions & ECAT_TR_BIT(t)))
+            t++;
+        assert_int_equal(c->transitions, ECAT_TR_BIT(t));
+        fprintf(f, "<InitCmd><Transition>%s</Transition><Comment>%s</Comment><Cmd>%u</Cmd><Adp>%u</Adp><Ado>%u</Ado>"
+                "<Data>", ecat_tr_name((enum ecat_tr)t), c->comment, c->cmd, c->adp, c->ado);
+        hexs(f, c->data, c->len);
+        fprintf(f, "</Data><Cnt>%u</Cnt><Retries>%u</Retries>", c->wkc, c->retries);
+        if (c->validate) {
+            fprintf(f, "<Validate><Data>");
+            hexs(f, c->vdata, c->len);
+            fprintf(f, "</Data><DataMask>");
+            hexs(f, c->vmask, c->len);
+            fprintf(f, "</DataMask></Validate>");
+        }
+        fprintf(f, "</InitCmd>\n");
+    }
+    fprintf(f, "</InitCmds></Slave>\n</Config></EtherCATConfig>\n");
+    fclose(f);
+    struct ecat_eni *e;
+    int rc = ecat_eni_load(path, &e, err, sizeof err);
+    unlink(path);
+    if (rc)
+        fail_msg("ENI: %s", err);
+    struct ecat_plan ep;
+    assert_int_equal(ecat_plan_from_eni_init(&ep, e), 0);
+    static const struct { uint8_t tr, nxt; } steps[] = {
+        { ECAT_TR_IP, AL_PREOP }, { ECAT_TR_PS, AL_SAFEOP }, { ECAT_TR_SO, AL_OP }, { ECAT_TR_IB, AL_BOOT },
+    };
+    static char ta[4096], tb[4096];
+    unsigned sent = 0;
+    for (unsigned k = 0; k < TAKT_ARRAY_SIZE(steps); k++) {
+        run_all(ps, steps[k].tr, steps[k].nxt, ta, sizeof ta);
+        run_all(&ep.slave[0], steps[k].tr, steps[k].nxt, tb, sizeof tb);
+        assert_string_equal(ta, tb);
+        sent += ta[0] != 0;
+    }
+    assert_true(sent > 0);
+    ecat_plan_free(&ep);
+    ecat_eni_free(e);
+    ecat_plan_free(&sp);
+    takt_ecat_master_close(drv);
+    takt_link_close(a);
+    takt_link_close(b);
+    free(net);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -287,6 +409,7 @@ int main(void)
         cmocka_unit_test(test_validate),
         cmocka_unit_test(test_dc),
         cmocka_unit_test(test_mbx),
+        cmocka_unit_test(test_sii_and_eni),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
