@@ -52,8 +52,22 @@ int ecat_initx_init(struct ecat_initx *x, const struct ecat_plan_slave *ps, cons
     return x->buf && x->cbuf && x->req ? 0 : -ENOMEM;
 }
 
+void ecat_initx_init_at(struct ecat_initx *x, const struct ecat_initx_ops *ops, struct ecat_req *req,
+                        uint8_t *buf, size_t cap)
+{
+    memset(x, 0, sizeof *x);
+    x->ops = *ops;
+    x->before = -1;
+    x->req = req;
+    x->buf = buf;
+    x->cap = cap;
+    x->lent = true;
+}
+
 void ecat_initx_free(struct ecat_initx *x)
 {
+    if (x->lent)
+        return;
     free(x->buf);
     free(x->cbuf);
     free(x->req);

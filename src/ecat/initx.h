@@ -84,11 +84,16 @@ struct ecat_initx {
     takt_ns_t mbx_deadline;
     uint8_t  *cbuf;                 /* an upload's data */
     size_t    ccap;
+    bool      lent;                 /* req and buf are the owner's */
     struct ecat_initx_fail fail;
 };
 
 /* Room for the commands of ps (any of them); 0 or -ENOMEM. */
 int  ecat_initx_init(struct ecat_initx *x, const struct ecat_plan_slave *ps, const struct ecat_initx_ops *ops);
+/* The same in the owner's storage: at least ECAT_INITX_BATCH requests and cap bytes
+ * for their data (no mailbox commands then). */
+void ecat_initx_init_at(struct ecat_initx *x, const struct ecat_initx_ops *ops, struct ecat_req *req,
+                        uint8_t *buf, size_t cap);
 void ecat_initx_free(struct ecat_initx *x);
 /* Transition tr to state nxt: finds the AL request and its timeouts. before: for the
  * master's commands (pos -1) those before the slaves' (1) or after (0); -1 for a slave. */

@@ -10,6 +10,7 @@
 #include <takt/ecat.h>
 #include <takt/perf.h>
 #include "rt/event.h"
+#include "ecat/esm.h"
 #include "ecat/frame.h"
 #include "ecat/mbx.h"
 #include "ecat/pdo.h"
@@ -64,8 +65,8 @@ struct ecat_sm_cfg { uint16_t start, len; uint8_t control, enable, type; };
 
 /* Per-slave state machine (scan, SII, configuration, AL state change). */
 enum ecat_sfsm_state {
-    SS_IDLE, SS_ADDR, SS_ESC, SS_SII_CMD, SS_SII_POLL, SS_PRE_PREOP, SS_PRE_SAFEOP, SS_DC,
-    SS_AL_REQ, SS_AL_WAIT, SS_AL_ACK, SS_FAILED, SS_PRE_BOOT, SS_ENI, SS_COUNT
+    SS_IDLE, SS_ADDR, SS_ESC, SS_SII_CMD, SS_SII_POLL, SS_SETUP, SS_DC,
+    SS_AL_REQ, SS_AL_WAIT, SS_AL_ACK, SS_FAILED, SS_ENI, SS_COUNT
 };
 
 struct ecat_sfsm {
@@ -124,6 +125,7 @@ struct ecat_slave {
     uint32_t  port_time[4];
     uint64_t  pu_time;
     struct ecat_sfsm f;
+    struct ecat_esm esm;       /* takt's own set-up from the plan (esm.h) */
 };
 
 /* A queued acyclic service (register read/write) with its completion. */
@@ -433,6 +435,7 @@ void ecat_map_bits(const struct ecat_pdo_map *map, uint32_t *out, uint32_t *in);
 /* esm.c: per-slave state machine table (scan + config + AL) */
 void ecat_sfsm_step(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);
 void ecat_slave_goto(struct ecat_core *m, struct ecat_slave *s, uint8_t target, takt_ns_t now);
+void ecat_esm_free(struct ecat_slave *s);     /* its set-up plan (core free) */
 void ecat_sfsm_enter_sii(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);
 void ecat_sfsm_state_esc(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);
 void ecat_sfsm_state_sii_cmd(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);

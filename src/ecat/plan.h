@@ -178,6 +178,9 @@ void ecat_plan_dump(const struct ecat_plan *p, FILE *f);
 /* Producers. From takt's own set-up of a scanned and laid-out network (plan_sii.c). */
 struct ecat_core;
 int ecat_plan_from_master(struct ecat_plan *p, const struct ecat_core *m);
+/* Slave i's commands alone, as slave[0] of p (its SM and FMMU writes need the layout:
+ * none before it). 0 or -ENOMEM. */
+int ecat_plan_sii_slave(struct ecat_plan *p, const struct ecat_core *m, unsigned i);
 /* From an ENI alone (plan_eni.c); err says what is wrong with it. */
 struct ecat_eni;
 int ecat_plan_from_eni(struct ecat_plan *p, const struct ecat_eni *e, char *err, size_t errlen);

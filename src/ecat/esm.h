@@ -1,0 +1,24 @@
+/* What a slave's state machine (esm.c) runs for takt's own set-up: the slave's part of
+ * the configuration plan (plan_sii.c: SM and FMMU writes per transition, the AL request
+ * and check marked) and the init-command executor running it (initx.h), whose requests
+ * are the machine's own (struct ecat_sfsm), so whatever cancels those cancels these.
+ * The plan is built when the slave is sent to a state (after scan, and after the
+ * layout for SAFEOP and OP) and built again each time, so a re-scan or recovery
+ * brings what the slave's SII and the layout say now. ENI-driven slaves (eni_exec.c)
+ * run the ENI's plan through the same executor. */
+#ifndef TAKT_ECAT_ESM_H
+#define TAKT_ECAT_ESM_H
+
+#include "ecat/initx.h"
+#include "ecat/plan.h"
+
+struct ecat_core;
+
+struct ecat_esm {
+    struct ecat_plan  plan;         /* one slave (slave[0]): takt's own set-up */
+    struct ecat_initx x;
+    struct ecat_core *m;            /* the executor's owner, for its requests */
+    bool              built;
+};
+
+#endif
