@@ -1,6 +1,8 @@
 /* Per-slave state machine: station address, ESC registers and SII at scan, then the
- * EtherCAT state machine (ETG.1000.6 6.4) with SM/FMMU set-up before PREOP and
- * SAFEOP. enter_* queues requests, state_* judges the answers once all returned. */
+ * EtherCAT state machine (ETG.1000.6 6.4): before each AL request the transition's
+ * set-up commands of the slave's plan (esm.h: SM/FMMU before PREOP and SAFEOP) run
+ * through the init-command executor (initx.h), the one an ENI's slaves use too.
+ * enter_* queues requests, state_* judges the answers once all returned. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>

@@ -470,8 +470,9 @@ bool ecat_dc_rejoin(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);
  * 100 ms after the reference clock's time now, plus shift. */
 uint64_t ecat_dc_start_time(const struct ecat_core *m, takt_ns_t now, int64_t shift);
 
-/* eni_exec.c: the ENI's register and CoE init commands of each transition, run by the
- * slave's machine (state SS_ENI) before and after the master's AL request. */
+/* eni_exec.c: the ENI's init commands of each transition, from its plan, run by the
+ * init-command executor (initx.h) in the slave's machine (state SS_ENI) before and
+ * after the master's AL request. */
 struct ecat_eni_run;
 int  ecat_eni_exec_setup(struct ecat_core *m);
 void ecat_eni_exec_free(struct ecat_core *m);

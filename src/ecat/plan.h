@@ -6,7 +6,9 @@
  * Config/Cyclic frames and process image, its DC). The model is the ENI's (ETG.2100):
  * init commands per ESM transition with data, expected working counter, retries and
  * timeout; frames as lists of datagrams with image offsets and expected working
- * counters. Setup-time code: allocates, freed with ecat_plan_free. */
+ * counters. One executor runs the init commands of either (initx.h: esm.c for takt's
+ * own set-up, eni_exec.c for an ENI's slaves), one the frames (plan_cyc.c).
+ * Setup-time code: allocates, freed with ecat_plan_free. */
 #ifndef TAKT_ECAT_PLAN_H
 #define TAKT_ECAT_PLAN_H
 

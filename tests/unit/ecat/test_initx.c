@@ -401,6 +401,58 @@ static void test_sii_and_eni(void **state)
     free(net);
 }
 
+/* Takt's own set-up runs from the slave's plan (esm.h): built when the slave is sent to
+ * a state, without SM/FMMU commands before the layout and with them after it; what
+ * those commands write is what the slaves hold in OP. */
+static void test_esm_plan(void **state)
+{
+    (void)state;
+    struct fake_net *net = calloc(1, sizeof *net);
+    assert_non_null(net);
+    fake_init(net, 2);
+    struct takt_link *a, *b;
+    assert_int_equal(takt_link_mem_pair(&a, &b, 64, NULL, NULL), 0);
+    takt_link_mem_set_responder(b, fake_respond, net);
+    struct takt_ecat_master_opts o;
+    takt_ecat_master_opts_default(&o);
+    o.max_slaves = 4;
+    struct takt_ecat_master *drv;
+    char err[300];
+    assert_int_equal(takt_ecat_master_open(&drv, a, &o, err, sizeof err), 0);
+    assert_int_equal(takt_ecat_master_scan(drv, TAKT_NS_PER_S), 0);
+    struct ecat_core *m = &drv->core;
+    assert_int_equal(takt_ecat_master_set_state(drv, AL_PREOP, TAKT_NS_PER_S), 0);
+    for (unsigned i = 0; i < 2; i++) {
+        const struct ecat_esm *e = &m->slaves[i].esm;
+        assert_true(e->built);
+        unsigned setup = 0;
+        for (unsigned k = 0; k < e->plan.slave[0].n_cmd; k++) {
+            const struct ecat_plan_cmd *c = &e->plan.slave[0].cmd[k];
+            setup += (c->transitions & ECAT_TR_BIT(ECAT_TR_PS)) && !c->flags;
+        }
+        assert_int_equal(setup, 0);             /* no layout yet */
+    }
+    assert_int_equal(takt_ecat_master_set_state(drv, AL_OP, TAKT_NS_PER_S), 0);
+    for (unsigned i = 0; i < 2; i++) {
+        const struct ecat_plan_slave *ps = &m->slaves[i].esm.plan.slave[0];
+        unsigned setup = 0;
+        for (unsigned k = 0; k < ps->n_cmd; k++) {
+            const struct ecat_plan_cmd *c = &ps->cmd[k];
+            if (!(c->transitions & ECAT_TR_BIT(ECAT_TR_PS)) || c->flags)
+                continue;
+            setup++;
+            /* SM: start, length, control (status and activation bytes are the ESC's) */
+            unsigned n = c->ado >= ESC_SM0 ? 5 : c->len;
+            assert_memory_equal(net->s[i].mem + c->ado, c->data, n);
+        }
+        assert_true(setup >= 2);                /* SMs and FMMUs of its outputs and inputs */
+    }
+    takt_ecat_master_close(drv);
+    takt_link_close(a);
+    takt_link_close(b);
+    free(net);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -410,6 +462,7 @@ int main(void)
         cmocka_unit_test(test_dc),
         cmocka_unit_test(test_mbx),
         cmocka_unit_test(test_sii_and_eni),
+        cmocka_unit_test(test_esm_plan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
