@@ -157,8 +157,8 @@ static void run_fail(struct ecat_core *m, struct ecat_eni_run *r, int err)
             continue;
         s->f.err = err;
         s->f.state = SS_FAILED;
-        if (s->er)
-            s->er->phase = EP_IDLE;
+        if (s->esm.er)
+            s->esm.er->phase = EP_IDLE;
     }
 }
 
@@ -205,7 +205,7 @@ static bool network_transition(const struct ecat_core *m, const struct ecat_slav
 bool ecat_eni_begin(struct ecat_core *m, struct ecat_slave *s, uint8_t cur, uint8_t nxt,
                     takt_ns_t now)
 {
-    struct ecat_eni_run *r = s->er;
+    struct ecat_eni_run *r = s->esm.er;
     int tr = ecat_tr_from_states(cur, nxt);
     if (!r || tr < 0)
         return false;
@@ -215,7 +215,7 @@ bool ecat_eni_begin(struct ecat_core *m, struct ecat_slave *s, uint8_t cur, uint
     r->tr = (uint8_t)tr;
     s->f.requested = nxt;
     ecat_initx_begin(&r->x, r->tr, nxt, -1);
-    s->al_timeout_ns = (takt_ns_t)r->x.al_timeout_ms * TAKT_NS_PER_MS;
+    s->esm.al_timeout_ns = (takt_ns_t)r->x.al_timeout_ms * TAKT_NS_PER_MS;
     r->gated = network_transition(m, s);
     enter(s, r, r->gated && has_master_cmds(m, r->tr, true) ? EP_GATE_PRE : EP_PRE);
     return true;
@@ -225,17 +225,17 @@ bool ecat_eni_reached(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     (void)m;
     (void)now;
-    if (!s->er || s->er->phase != EP_AL || s->er->nxt != s->f.requested)
+    if (!s->esm.er || s->esm.er->phase != EP_AL || s->esm.er->nxt != s->f.requested)
         return false;
-    enter(s, s->er, EP_POST);
+    enter(s, s->esm.er, EP_POST);
     return true;
 }
 
 const char *ecat_eni_al_note(const struct ecat_core *m, const struct ecat_slave *s, char *buf,
                              size_t n)
 {
-    const struct ecat_eni_run *r = s->er;
-    if (!r || !r->x.al_cmd || !s->al_timeout_ns || !n)
+    const struct ecat_eni_run *r = s->esm.er;
+    if (!r || !r->x.al_cmd || !s->esm.al_timeout_ns || !n)
         return n ? (buf[0] = 0, buf) : "";
     snprintf(buf, n, " (the ENI's timeout: %s line %u, transition %s, command '%s')", m->eni_path,
              r->x.al_cmd->line, ecat_tr_name(r->tr), r->x.al_cmd->comment);
@@ -258,7 +258,7 @@ static bool mbx_after(const struct ecat_eni_run *r)
 
 void ecat_eni_state(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
-    struct ecat_eni_run *r = s->er;
+    struct ecat_eni_run *r = s->esm.er;
     if (!r)
         return;
     int rc = 0;
@@ -303,7 +303,7 @@ static void release(struct ecat_core *m, uint8_t tr, uint8_t gate, takt_ns_t now
 {
     for (unsigned i = 0; i < m->n_slaves; i++) {
         struct ecat_slave *s = &m->slaves[i];
-        struct ecat_eni_run *r = s->er;
+        struct ecat_eni_run *r = s->esm.er;
         if (!r || s->f.state != SS_ENI || r->phase != gate || r->tr != tr)
             continue;
         if (gate == EP_GATE_PRE)
@@ -337,11 +337,11 @@ void ecat_eni_master_step(struct ecat_core *m, takt_ns_t now)
         const struct ecat_slave *s = &m->slaves[i];
         if (s->f.state == SS_IDLE || s->f.state == SS_FAILED)
             continue;
-        if (s->f.state != SS_ENI || !s->er ||
-            (s->er->phase != EP_GATE_PRE && s->er->phase != EP_GATE_POST))
+        if (s->f.state != SS_ENI || !s->esm.er ||
+            (s->esm.er->phase != EP_GATE_PRE && s->esm.er->phase != EP_GATE_POST))
             return;
         if (!first)
-            first = s->er;
+            first = s->esm.er;
     }
     if (!first)
         return;
@@ -365,7 +365,7 @@ bool ecat_eni_settling(const struct ecat_core *m)
         return true;
     for (unsigned i = 0; i < m->n_slaves; i++) {
         const struct ecat_slave *s = &m->slaves[i];
-        if (s->er && (s->info.al_state & AL_STATE_MASK) == AL_INIT && s->f.state != SS_IDLE &&
+        if (s->esm.er && (s->info.al_state & AL_STATE_MASK) == AL_INIT && s->f.state != SS_IDLE &&
             s->f.state != SS_FAILED)
             return true;
     }
@@ -387,8 +387,8 @@ void ecat_eni_exec_free(struct ecat_core *m)
     m->eni_runs = NULL;
     m->eni_nruns = 0;
     for (unsigned i = 0; i < m->n_slaves; i++) {
-        m->slaves[i].er = NULL;
-        m->slaves[i].al_timeout_ns = 0;
+        m->slaves[i].esm.er = NULL;
+        m->slaves[i].esm.al_timeout_ns = 0;
     }
 }
 
@@ -421,7 +421,7 @@ int ecat_eni_exec_setup(struct ecat_core *m)
         if ((rc = ecat_initx_init(&r->x, master ? ecat_plan_master(mr->plan) : &mr->plan->slave[i], &ops)))
             return rc;
         if (!master && e->slave[i].n_init)
-            m->slaves[i].er = r;
+            m->slaves[i].esm.er = r;
     }
     return ecat_eni_mbx_setup(m);
 }

@@ -286,7 +286,7 @@ static void state_al_wait(struct ecat_core *m, struct ecat_slave *s, takt_ns_t n
             next_step(m, s, now);
         return;
     }
-    if (now - s->f.t0 > (s->al_timeout_ns ? s->al_timeout_ns : m->o.state_timeout_ns)) {
+    if (now - s->f.t0 > (s->esm.al_timeout_ns ? s->esm.al_timeout_ns : m->o.state_timeout_ns)) {
         char note[200];
         ECAT_FAILT(m, -ETIMEDOUT, TAKT_ECAT_EV_ESM_TIMEOUT, s->info.position, RT_TXT(ecat_eni_al_note(m, s, note, sizeof note)),
                s->info.station, st & AL_STATE_MASK, (now - s->f.t0) / TAKT_NS_PER_MS, s->f.requested);
@@ -472,7 +472,7 @@ void ecat_slave_goto(struct ecat_core *m, struct ecat_slave *s, uint8_t target, 
 {
     /* takt's own set-up as the SII and the layout say now (after a re-scan too); a
      * failure is said where the set-up would run */
-    if (!s->er && esm_build(m, s))
+    if (!s->esm.er && esm_build(m, s))
         s->esm.built = false;
     s->f.target = target;
     s->f.err = 0;

@@ -113,8 +113,6 @@ struct ecat_slave {
     unsigned  old_position;
     bool      wrong;           /* recovery: another device answers at its position ... */
     uint32_t  wrong_vendor, wrong_product, wrong_serial;   /* ... this one (reported once) */
-    struct ecat_eni_run *er;   /* ENI-driven start-up (eni_exec.c), NULL: takt's own set-up */
-    takt_ns_t al_timeout_ns;   /* this transition's timeout from the ENI, 0 = the option's */
     struct ecat_req dcr[3];    /* distributed-clock set-up (dc.c) */
     uint8_t   dcb[3][16];
     uint8_t   dc_re;           /* DC set up again after the slave returned (dc.c) */
