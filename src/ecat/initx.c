@@ -134,14 +134,6 @@ static bool wanted(const struct ecat_initx *x, const struct ecat_plan_cmd *c, ui
 static unsigned end_of(const struct ecat_initx *x, uint8_t phase)
 { return phase == INITX_PRE ? x->split : x->ps->n_cmd; }
 
-bool ecat_initx_has(const struct ecat_initx *x, uint8_t phase)
-{
-    for (unsigned i = phase == INITX_POST ? x->split + 1 : 0; i < end_of(x, phase); i++)
-        if (wanted(x, &x->ps->cmd[i], phase))
-            return true;
-    return false;
-}
-
 bool ecat_initx_pending(const struct ecat_initx *x)
 {
     for (unsigned j = 0; j < x->n; j++)
@@ -192,6 +184,8 @@ static int send_from(struct ecat_initx *x, unsigned end)
 
 static bool validated(const struct ecat_plan_cmd *c, const uint8_t *got)
 {
+    if (!c->vdata)                  /* nothing to compare with */
+        return true;
     for (unsigned i = 0; i < c->len; i++) {
         uint8_t mk = c->vmask ? c->vmask[i] : 0xFF;
         if ((got[i] & mk) != (c->vdata[i] & mk))

@@ -107,7 +107,5 @@ bool ecat_initx_pending(const struct ecat_initx *x);
 /* The mailbox command ended: err, len bytes in the buffer given to mbx_start, and the
  * transfer's message when it failed. */
 void ecat_initx_mbx_done(struct ecat_initx *x, int err, size_t len, const char *msg);
-/* The phase has commands to run (the AL request's split counted). */
-bool ecat_initx_has(const struct ecat_initx *x, uint8_t phase);
 
 #endif
