@@ -54,8 +54,10 @@ void ecat_core_free(struct ecat_core *m)
 {
     ecat_master_drop_eni(m);
     rt_evring_free(&m->ev);
-    for (unsigned i = 0; m->slaves && i < m->max_slaves; i++)
+    for (unsigned i = 0; m->slaves && i < m->max_slaves; i++) {
         free(m->slaves[i].scan.sii);
+        ecat_esm_free(&m->slaves[i]);
+    }
     free(m->slaves);
     free(m->txbuf);
     free(m->cycbuf);

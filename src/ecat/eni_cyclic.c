@@ -18,7 +18,7 @@ static const char *unfit(const struct ecat_core *m, const struct ecat_eni *e, ch
         return why;
     for (unsigned i = 0; i < m->n_slaves && i < e->n_slaves; i++) {
         const struct ecat_eni_slave *s = &e->slave[i];
-        if ((s->send_bitlen || s->recv_bitlen) && !m->slaves[i].er) {
+        if ((s->send_bitlen || s->recv_bitlen) && !m->slaves[i].esm.er) {
             snprintf(why, n, "slave %u (%s) has process data but no InitCmds to map it", i, s->name);
             return why;
         }

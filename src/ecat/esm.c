@@ -1,9 +1,12 @@
 /* Per-slave state machine: station address, ESC registers and SII at scan, then the
- * EtherCAT state machine (ETG.1000.6 6.4) with SM/FMMU set-up before PREOP and
- * SAFEOP. enter_* queues requests, state_* judges the answers once all returned. */
+ * EtherCAT state machine (ETG.1000.6 6.4): before each AL request the transition's
+ * set-up commands of the slave's plan (esm.h: SM/FMMU before PREOP and SAFEOP) run
+ * through the init-command executor (initx.h), the one an ENI's slaves use too.
+ * enter_* queues requests, state_* judges the answers once all returned. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include "ecat/eni.h"
 #include "ecat/master_internal.h"
 #include "ecat/sii.h"
 #include "util/wire.h"
@@ -283,7 +286,7 @@ static void state_al_wait(struct ecat_core *m, struct ecat_slave *s, takt_ns_t n
             next_step(m, s, now);
         return;
     }
-    if (now - s->f.t0 > (s->al_timeout_ns ? s->al_timeout_ns : m->o.state_timeout_ns)) {
+    if (now - s->f.t0 > (s->esm.al_timeout_ns ? s->esm.al_timeout_ns : m->o.state_timeout_ns)) {
         char note[200];
         ECAT_FAILT(m, -ETIMEDOUT, TAKT_ECAT_EV_ESM_TIMEOUT, s->info.position, RT_TXT(ecat_eni_al_note(m, s, note, sizeof note)),
                s->info.station, st & AL_STATE_MASK, (now - s->f.t0) / TAKT_NS_PER_MS, s->f.requested);
@@ -302,75 +305,6 @@ static void state_al_ack(struct ecat_core *m, struct ecat_slave *s, takt_ns_t no
         next_step(m, s, now);
 }
 
-/* Mailbox SMs from SII words 0x18-0x1B (ETG.2010; ETG.1000.4 SyncManager control 0x26 out, 0x22 in). */
-static void enter_pre_preop(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
-{
-    if (!s->info.mbx_out_len || !s->info.mbx_in_len) {
-        s->f.requested = AL_PREOP;
-        enter_al_req(m, s, now);
-        return;
-    }
-    uint8_t sm[16] = { 0 };
-    put_le16(sm + 0, s->info.mbx_out_start);
-    put_le16(sm + 2, s->info.mbx_out_len);
-    sm[4] = s->n_sm > 0 && s->sm[0].control ? s->sm[0].control : 0x26;
-    sm[6] = 1;
-    put_le16(sm + 8, s->info.mbx_in_start);
-    put_le16(sm + 10, s->info.mbx_in_len);
-    sm[12] = s->n_sm > 1 && s->sm[1].control ? s->sm[1].control : 0x22;
-    sm[14] = (uint8_t)(1 | s->mbx.repeat << 1);
-    /* disabled first: after BOOT the SMs are still enabled with the bootstrap mailbox,
-     * and an enabled SM's start, length and control are write-protected */
-    fpwr(s, 0, ESC_SM0, NULL, 16);
-    fpwr(s, 1, ESC_SM0, sm, 16);
-    send(m, s, 2, SS_PRE_PREOP, now);
-}
-
-static void state_pre_preop(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
-{
-    if (!check_wkc(m, s, 0, 1, "mailbox SM", enter_pre_preop, now) ||
-        !check_wkc(m, s, 1, 1, "mailbox SM", enter_pre_preop, now))
-        return;
-    s->f.retries = 0;
-    s->f.requested = AL_PREOP;
-    enter_al_req(m, s, now);
-}
-
-/* INIT -> BOOT (ETG.1000.6 6.4; ETG.2010): SM0/SM1 set to the bootstrap mailbox of SII words
- * 0x14-0x17. The SMs are disabled first: an enabled SM's start, length and control are
- * write-protected, and they may still hold the standard mailbox. */
-static void enter_pre_boot(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
-{
-    struct ecat_sm_cfg b[2];
-    uint8_t sm[16] = { 0 };
-    s->f.requested = AL_BOOT;
-    if (!ecat_slave_boot_mbx(s, b)) {
-        enter_al_req(m, s, now);        /* the slave answers with its AL status code */
-        return;
-    }
-    fpwr(s, 0, ESC_SM0, sm, 16);
-    put_le16(sm + 0, b[0].start);
-    put_le16(sm + 2, b[0].len);
-    sm[4] = 0x26;                        /* mailbox, ECAT writes (ETG.1000.4 SyncManager) */
-    sm[6] = 1;
-    put_le16(sm + 8, b[1].start);
-    put_le16(sm + 10, b[1].len);
-    sm[12] = 0x22;                       /* mailbox, ECAT reads */
-    sm[14] = (uint8_t)(1 | s->mbx.repeat << 1);
-    fpwr(s, 1, ESC_SM0, sm, 16);
-    send(m, s, 2, SS_PRE_BOOT, now);
-}
-
-static void state_pre_boot(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
-{
-    for (unsigned i = 0; i < 2; i++)
-        if (!check_wkc(m, s, i, 1, "bootstrap mailbox SM", enter_pre_boot, now))
-            return;
-    s->f.retries = 0;
-    s->f.requested = AL_BOOT;
-    enter_al_req(m, s, now);
-}
-
 /* DC slaves wait in SS_DC until dc.c armed SYNC0 (before PREOP -> SAFEOP, else AL status 0x0030, ETG.1000.6 Table 11). */
 static void request_safeop(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
@@ -382,37 +316,91 @@ static void request_safeop(struct ecat_core *m, struct ecat_slave *s, takt_ns_t 
     enter_al_req(m, s, now);
 }
 
-/* Process-data SMs and FMMUs before PREOP -> SAFEOP (ETG.1000.4 SyncManager and FMMU), as pdo.c laid them out. */
-static void enter_pre_safeop(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
+/* --- takt's own set-up: the slave's plan commands run by the executor (esm.h) ------ */
+
+static void x_queue(void *ctx, struct ecat_req *r)
 {
-    /* by slave number, not position: after swapped cables a slave's layout follows its
-     * device to wherever it came back (recovery.c) */
-    const struct ecat_pdo_slave *ps = &m->img.slave[s - m->slaves];
-    unsigned n = 0;
-    for (unsigned k = 0; k < ps->n_sm && n < TAKT_ARRAY_SIZE(s->f.req); k++) {
-        uint8_t b[8];
-        ecat_sm_encode(b, &ps->sm[k]);
-        fpwr(s, n++, (uint16_t)(ESC_SM0 + ESC_SM_SIZE * ps->sm[k].index), b, 8);
-    }
-    for (unsigned k = 0; k < ps->n_fmmu && n < TAKT_ARRAY_SIZE(s->f.req); k++) {
-        uint8_t b[16];
-        ecat_fmmu_encode(b, &ps->fmmu[k]);
-        fpwr(s, n++, (uint16_t)(ESC_FMMU0 + ESC_FMMU_SIZE * k), b, 16);
-    }
-    if (n == 0) {
-        request_safeop(m, s, now);
-        return;
-    }
-    send(m, s, n, SS_PRE_SAFEOP, now);
+    struct ecat_slave *s = ctx;
+    ecat_req_queue(s->esm.m, r);
+}
+static bool x_dc_ready(void *ctx)
+{
+    struct ecat_slave *s = ctx;
+    return s->esm.m->dc.active;
+}
+static uint64_t x_start(void *ctx, const struct ecat_plan_cmd *c)
+{
+    struct ecat_slave *s = ctx;
+    (void)c;
+    return ecat_dc_start_time(s->esm.m, s->esm.m->now, s->esm.m->o.sync0_shift_ns);
+}
+static int x_mbx(void *ctx, const struct ecat_plan_cmd *c, uint8_t *buf, size_t cap)
+{
+    (void)ctx; (void)c; (void)buf; (void)cap;
+    return -ENOTSUP;                /* takt's own set-up has no mailbox commands */
 }
 
-static void state_pre_safeop(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
+/* (Re)build the slave's plan from what its SII and the layout say now. */
+static int esm_build(struct ecat_core *m, struct ecat_slave *s)
 {
-    for (unsigned i = 0; i < s->f.nreq; i++)
-        if (!check_wkc(m, s, i, 1, "SM/FMMU set-up", enter_pre_safeop, now))
-            return;
+    struct ecat_esm *e = &s->esm;
+    ecat_plan_free(&e->plan);
+    e->built = false;
+    int rc = ecat_plan_sii_slave(&e->plan, m, (unsigned)(s - m->slaves));
+    if (rc)
+        return rc;
+    const struct ecat_initx_ops ops = { s, x_queue, x_dc_ready, x_start, x_mbx, NULL };
+    ecat_initx_init_at(&e->x, &ops, s->f.req, &s->f.buf[0][0], sizeof s->f.buf);
+    e->x.ps = &e->plan.slave[0];
+    e->x.validate_ns = m->o.state_timeout_ns;
+    e->m = m;
+    e->built = true;
+    return 0;
+}
+
+void ecat_esm_free(struct ecat_slave *s)
+{
+    ecat_plan_free(&s->esm.plan);
+    s->esm.built = false;
+}
+
+static void state_setup(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
+{
+    struct ecat_initx *x = &s->esm.x;
+    int rc = ecat_initx_step(x, now);
+    s->f.nreq = x->n;
+    if (rc > 0)
+        return;
+    if (rc < 0) {
+        /* a set-up write came back with the wrong WKC after its retries (frames may be
+         * lost): the register named */
+        const struct ecat_plan_cmd *c = x->fail.c;
+        ECAT_FAILT(m, rc, TAKT_ECAT_EV_ESM_WKC, s->info.position, RT_TXT(c->comment), s->info.station, c->cmd,
+                   c->ado, c->wkc, x->fail.wkc, x->fail.wkc < 0);
+        fail(m, s, rc);
+        return;
+    }
     s->f.retries = 0;
-    request_safeop(m, s, now);
+    if (s->f.requested == AL_SAFEOP)
+        request_safeop(m, s, now);
+    else
+        enter_al_req(m, s, now);
+}
+
+/* The plan's commands of transition tr before the AL request to nxt: the mailbox SMs
+ * before INIT -> PREOP, the bootstrap mailbox before INIT -> BOOT, the process data
+ * SMs and FMMUs before PREOP -> SAFEOP (plan_sii.c); then the request. */
+static void enter_setup(struct ecat_core *m, struct ecat_slave *s, uint8_t tr, uint8_t nxt, takt_ns_t now)
+{
+    s->f.requested = nxt;
+    if (!s->esm.built) {
+        ECAT_FAIL(m, -ENOMEM, TAKT_ECAT_EV_SII_NO_MEMORY, s->info.position, 0);
+        fail(m, s, -ENOMEM);
+        return;
+    }
+    ecat_initx_begin(&s->esm.x, tr, nxt, -1);
+    s->f.state = SS_SETUP;
+    state_setup(m, s, now);
 }
 
 /* ENI-driven slaves: the runner did the set-up; the AL request is the master's. */
@@ -462,7 +450,7 @@ static void next_step(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
     if (ecat_eni_begin(m, s, cur, nxt, now))    /* the ENI's commands, then the request */
         return;
     if (tgt == AL_BOOT && cur == AL_INIT) {
-        enter_pre_boot(m, s, now);
+        enter_setup(m, s, ECAT_TR_IB, AL_BOOT, now);
         return;
     }
     if (tgt == AL_BOOT || cur == AL_BOOT || order(tgt) < order(cur) || order(cur) == 0) {
@@ -471,8 +459,8 @@ static void next_step(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
         return;
     }
     switch (cur) {
-    case AL_INIT: enter_pre_preop(m, s, now); break;
-    case AL_PREOP: enter_pre_safeop(m, s, now); break;
+    case AL_INIT: enter_setup(m, s, ECAT_TR_IP, AL_PREOP, now); break;
+    case AL_PREOP: enter_setup(m, s, ECAT_TR_PS, AL_SAFEOP, now); break;
     default: s->f.requested = AL_OP; enter_al_req(m, s, now); break;
     }
 }
@@ -482,6 +470,10 @@ void ecat_sfsm_next(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 
 void ecat_slave_goto(struct ecat_core *m, struct ecat_slave *s, uint8_t target, takt_ns_t now)
 {
+    /* takt's own set-up as the SII and the layout say now (after a re-scan too); a
+     * failure is said where the set-up would run */
+    if (!s->esm.er && esm_build(m, s))
+        s->esm.built = false;
     s->f.target = target;
     s->f.err = 0;
     s->f.retries = 0;
@@ -497,9 +489,9 @@ typedef void (*sfsm_fn)(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now
 static const sfsm_fn sfsm_states[SS_COUNT] = {
     [SS_IDLE] = state_none, [SS_ADDR] = state_addr, [SS_ESC] = ecat_sfsm_state_esc,
     [SS_SII_CMD] = ecat_sfsm_state_sii_cmd, [SS_SII_POLL] = ecat_sfsm_state_sii_poll,
-    [SS_PRE_PREOP] = state_pre_preop, [SS_PRE_SAFEOP] = state_pre_safeop, [SS_DC] = state_dc,
+    [SS_SETUP] = state_setup, [SS_DC] = state_dc,
     [SS_AL_REQ] = state_al_req, [SS_AL_WAIT] = state_al_wait, [SS_AL_ACK] = state_al_ack,
-    [SS_PRE_BOOT] = state_pre_boot, [SS_FAILED] = state_none, [SS_ENI] = ecat_eni_state,
+    [SS_FAILED] = state_none, [SS_ENI] = ecat_eni_state,
 };
 _Static_assert(TAKT_ARRAY_SIZE(sfsm_states) == SS_COUNT, "one function per slave state");
 

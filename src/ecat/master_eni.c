@@ -21,7 +21,7 @@ static int coe_init_cmds(struct takt_ecat_master *drv, unsigned pos, const struc
 {
     struct ecat_core *m = &drv->core;
     const uint32_t when = ECAT_TR_BIT(ECAT_TR_IP) | ECAT_TR_BIT(ECAT_TR_PS);
-    if ((m->slaves[pos].info.al_state & AL_STATE_MASK) != AL_PREOP || m->slaves[pos].er)
+    if ((m->slaves[pos].info.al_state & AL_STATE_MASK) != AL_PREOP || m->slaves[pos].esm.er)
         return 0;
     for (unsigned k = 0; k < es->n_coe; k++) {
         const struct ecat_eni_coe *c = &es->coe[k];
@@ -146,7 +146,7 @@ static int from_init(struct takt_ecat_master *drv)
     takt_ns_t longest = 0;
     for (unsigned i = 0; i < m->n_slaves; i++) {
         uint8_t st = m->slaves[i].info.al_state & AL_STATE_MASK;
-        above |= m->slaves[i].er && st != AL_INIT;
+        above |= m->slaves[i].esm.er && st != AL_INIT;
     }
     for (unsigned i = 0; i < m->eni->n_slaves; i++)
         for (unsigned k = 0; k < m->eni->slave[i].n_coe; k++)
@@ -223,7 +223,7 @@ int takt_ecat_master_configure_eni(struct takt_ecat_master *drv, const char *pat
         return rc;
     unsigned driven = 0;
     for (unsigned i = 0; i < m->n_slaves; i++)
-        driven += m->slaves[i].er != NULL;
+        driven += m->slaves[i].esm.er != NULL;
     ECAT_EVT(m, TAKT_ECAT_EV_ENI_STARTUP, -1, RT_TXT(path), driven, m->n_slaves, eni_frames(m));
     return 0;
 }

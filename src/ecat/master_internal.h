@@ -10,6 +10,7 @@
 #include <takt/ecat.h>
 #include <takt/perf.h>
 #include "rt/event.h"
+#include "ecat/esm.h"
 #include "ecat/frame.h"
 #include "ecat/mbx.h"
 #include "ecat/pdo.h"
@@ -64,8 +65,8 @@ struct ecat_sm_cfg { uint16_t start, len; uint8_t control, enable, type; };
 
 /* Per-slave state machine (scan, SII, configuration, AL state change). */
 enum ecat_sfsm_state {
-    SS_IDLE, SS_ADDR, SS_ESC, SS_SII_CMD, SS_SII_POLL, SS_PRE_PREOP, SS_PRE_SAFEOP, SS_DC,
-    SS_AL_REQ, SS_AL_WAIT, SS_AL_ACK, SS_FAILED, SS_PRE_BOOT, SS_ENI, SS_COUNT
+    SS_IDLE, SS_ADDR, SS_ESC, SS_SII_CMD, SS_SII_POLL, SS_SETUP, SS_DC,
+    SS_AL_REQ, SS_AL_WAIT, SS_AL_ACK, SS_FAILED, SS_ENI, SS_COUNT
 };
 
 struct ecat_sfsm {
@@ -103,10 +104,9 @@ struct ecat_slave {
     struct ecat_mbx_chan mbx;  /* mailbox: counters, repeat toggle, idle poll (mbx.h) */
     struct ecat_slave_rec rec; /* recovery: re-scan, back-off, old identity (recovery.h) */
     uint32_t  al_fno;          /* frame that carried its last AL status reading */
-    struct ecat_eni_run *er;   /* ENI-driven start-up (eni_exec.c), NULL: takt's own set-up */
-    takt_ns_t al_timeout_ns;   /* this transition's timeout from the ENI, 0 = the option's */
     struct ecat_slave_dc dc;   /* distributed clock set-up and readings (dc.h) */
     struct ecat_sfsm f;
+    struct ecat_esm esm;       /* takt's own set-up from the plan (esm.h) */
 };
 
 /* A queued acyclic service (register read/write) with its completion. */
@@ -399,6 +399,7 @@ int  ecat_svc_queue(struct ecat_core *m, unsigned pos, uint8_t cmd, uint16_t reg
 /* esm.c: per-slave state machine table (scan + config + AL) */
 void ecat_sfsm_step(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);
 void ecat_slave_goto(struct ecat_core *m, struct ecat_slave *s, uint8_t target, takt_ns_t now);
+void ecat_esm_free(struct ecat_slave *s);     /* its set-up plan (core free) */
 void ecat_sfsm_enter_sii(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);
 void ecat_sfsm_state_esc(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);
 void ecat_sfsm_state_sii_cmd(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);
@@ -433,8 +434,9 @@ bool ecat_dc_rejoin(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);
  * 100 ms after the reference clock's time now, plus shift. */
 uint64_t ecat_dc_start_time(const struct ecat_core *m, takt_ns_t now, int64_t shift);
 
-/* eni_exec.c: the ENI's register and CoE init commands of each transition, run by the
- * slave's machine (state SS_ENI) before and after the master's AL request. */
+/* eni_exec.c: the ENI's init commands of each transition, from its plan, run by the
+ * init-command executor (initx.h) in the slave's machine (state SS_ENI) before and
+ * after the master's AL request. */
 struct ecat_eni_run;
 int  ecat_eni_exec_setup(struct ecat_core *m);
 void ecat_eni_exec_free(struct ecat_core *m);

@@ -6,7 +6,9 @@
  * Config/Cyclic frames and process image, its DC). The model is the ENI's (ETG.2100):
  * init commands per ESM transition with data, expected working counter, retries and
  * timeout; frames as lists of datagrams with image offsets and expected working
- * counters. Setup-time code: allocates, freed with ecat_plan_free. */
+ * counters. One executor runs the init commands of either (initx.h: esm.c for takt's
+ * own set-up, eni_exec.c for an ENI's slaves), one the frames (plan_cyc.c).
+ * Setup-time code: allocates, freed with ecat_plan_free. */
 #ifndef TAKT_ECAT_PLAN_H
 #define TAKT_ECAT_PLAN_H
 
@@ -178,6 +180,9 @@ void ecat_plan_dump(const struct ecat_plan *p, FILE *f);
 /* Producers. From takt's own set-up of a scanned and laid-out network (plan_sii.c). */
 struct ecat_core;
 int ecat_plan_from_master(struct ecat_plan *p, const struct ecat_core *m);
+/* Slave i's commands alone, as slave[0] of p (its SM and FMMU writes need the layout:
+ * none before it). 0 or -ENOMEM. */
+int ecat_plan_sii_slave(struct ecat_plan *p, const struct ecat_core *m, unsigned i);
 /* From an ENI alone (plan_eni.c); err says what is wrong with it, and ft (may be NULL),
  * where it is one of the ENI's cyclic frames, says it in values, for the caller's own
  * event codes. */
@@ -199,5 +204,8 @@ int ecat_plan_from_eni(struct ecat_plan *p, const struct ecat_eni *e, struct eca
  * it has room for): NULL, or why not in why. Not an error: takt then lays out its own
  * image. */
 const char *ecat_plan_eni_frames_unusable(const struct ecat_eni *e, unsigned max, char *why, size_t n);
+/* Its init commands, layout and DC alone (the start-up runs them before the image is
+ * laid out): 0 or -ENOMEM. */
+int ecat_plan_from_eni_init(struct ecat_plan *p, const struct ecat_eni *e);
 
 #endif

@@ -359,13 +359,9 @@ static int frames(struct ecat_plan *p, const struct ecat_eni *e)
     return 0;
 }
 
-int ecat_plan_from_eni(struct ecat_plan *p, const struct ecat_eni *e, struct ecat_eni_frames_check *ft,
-                       char *err, size_t errlen)
+/* The slaves' init commands, layout and DC, and the master's commands. */
+static int init_part(struct ecat_plan *p, const struct ecat_eni *e)
 {
-    struct ecat_eni_frames_check own_ft;
-    if (!ft)
-        ft = &own_ft;
-    *ft = (struct ecat_eni_frames_check){ 0 };
     int rc = ecat_plan_alloc(p, e->n_slaves);
     if (rc)
         return rc;
@@ -388,6 +384,27 @@ int ecat_plan_from_eni(struct ecat_plan *p, const struct ecat_eni *e, struct eca
     }
     if ((rc = init_cmds(ecat_plan_master(p), e->master_init, e->n_master_init, p->dc.by_cmds)))
         goto fail;
+    return 0;
+fail:
+    ecat_plan_free(p);
+    return rc;
+}
+
+int ecat_plan_from_eni_init(struct ecat_plan *p, const struct ecat_eni *e)
+{ return init_part(p, e); }
+
+int ecat_plan_from_eni(struct ecat_plan *p, const struct ecat_eni *e, struct ecat_eni_frames_check *ft,
+                       char *err, size_t errlen)
+{
+    struct ecat_eni_frames_check own_ft;
+    if (!ft)
+        ft = &own_ft;
+    *ft = (struct ecat_eni_frames_check){ 0 };
+    int rc = init_part(p, e);
+    if (rc) {
+        snprintf(err, errlen, "no memory for the plan");
+        return rc;
+    }
     if ((rc = check_frames(e, ft, err, errlen)) || (rc = frames(p, e)))
         goto fail;
     return 0;

@@ -1,5 +1,5 @@
-/* The plan of takt's own set-up, from a scanned and laid-out network: what esm.c writes
- * before each transition (mailbox SMs before INIT -> PREOP, bootstrap SMs before
+/* The plan of takt's own set-up, from a scanned and laid-out network: what esm.c runs
+ * (through the init-command executor, initx.h) before each transition (mailbox SMs before INIT -> PREOP, bootstrap SMs before
  * INIT -> BOOT, process-data SMs and FMMUs before PREOP -> SAFEOP), what dc.c arms
  * (SYNC0 start, cycle, activation), the image pdo.c laid out and the frames cyclic.c
  * sends: per frame an LRW (LRD + LWR where a slave forbids LRW), frame 0 led by the DC
@@ -61,12 +61,11 @@ static int mbx_sm(struct ecat_plan_slave *ps, uint32_t tr, const uint8_t sm[16],
     return 0;
 }
 
-static int slave_cmds(struct ecat_plan *p, const struct ecat_core *m, unsigned i)
+static int slave_cmds(struct ecat_plan_slave *ps, const struct ecat_core *m, unsigned i)
 {
     const struct ecat_slave *s = &m->slaves[i];
-    struct ecat_plan_slave *ps = &p->slave[i];
     int rc;
-    /* INIT -> PREOP: the standard mailbox (esm.c enter_pre_preop) */
+    /* INIT -> PREOP: the standard mailbox  */
     if (s->info.mbx_out_len && s->info.mbx_in_len) {
         uint8_t sm[16] = { 0 };
         put_le16(sm + 0, s->info.mbx_out_start);
@@ -83,8 +82,9 @@ static int slave_cmds(struct ecat_plan *p, const struct ecat_core *m, unsigned i
     if ((rc = al(ps, ECAT_TR_BIT(ECAT_TR_IP), AL_PREOP)))
         return rc;
     /* PREOP -> SAFEOP: the process data SMs and FMMUs as pdo.c laid them out (at most
-     * as many as the slave machine's requests) */
-    const struct ecat_pdo_slave *ls = &m->img.slave[i];
+     * as many as the slave machine's requests); none before the layout */
+    static const struct ecat_pdo_slave none;
+    const struct ecat_pdo_slave *ls = m->configured && i < m->img.n_slaves ? &m->img.slave[i] : &none;
     unsigned n = 0;
     for (unsigned k = 0; k < ls->n_sm && n < TAKT_ARRAY_SIZE(s->f.req); k++, n++) {
         uint8_t b[8];
@@ -101,7 +101,8 @@ static int slave_cmds(struct ecat_plan *p, const struct ecat_core *m, unsigned i
             return -ENOMEM;
     }
     /* SYNC0 before PREOP -> SAFEOP (else AL status 0x0030, ETG.1000.6 Table 11): dc.c
-     * writes start time, cycle and activation once the clocks are set up */
+     * writes start time, cycle and activation once the clocks are set up, for all DC
+     * slaves at once, so the commands are its own (the executor skips them) */
     if (ps->dc) {
         uint8_t b[16] = { 0 };
         put_le32(b + 8, (uint32_t)m->o.cycle_ns);
@@ -109,15 +110,17 @@ static int slave_cmds(struct ecat_plan *p, const struct ecat_core *m, unsigned i
         struct ecat_plan_cmd *c = reg(ps, ECAT_TR_BIT(ECAT_TR_PS), ESC_DC_SYNC0_START, b, 8, "SYNC0 start");
         if (!c)
             return -ENOMEM;
-        c->flags = PLAN_F_START | PLAN_F_NEEDS_DC;
-        if (!reg(ps, ECAT_TR_BIT(ECAT_TR_PS), ESC_DC_SYNC0_CYCLE, b + 8, 4, "SYNC0 cycle") ||
-            !(c = reg(ps, ECAT_TR_BIT(ECAT_TR_PS), ESC_DC_ACTIVATION, b + 12, 1, "SYNC0 activation")))
+        c->flags = PLAN_F_START | PLAN_F_NEEDS_DC | PLAN_F_DC_OWN;
+        if (!(c = reg(ps, ECAT_TR_BIT(ECAT_TR_PS), ESC_DC_SYNC0_CYCLE, b + 8, 4, "SYNC0 cycle")))
             return -ENOMEM;
-        c->flags = PLAN_F_NEEDS_DC;
+        c->flags = PLAN_F_DC_OWN;
+        if (!(c = reg(ps, ECAT_TR_BIT(ECAT_TR_PS), ESC_DC_ACTIVATION, b + 12, 1, "SYNC0 activation")))
+            return -ENOMEM;
+        c->flags = PLAN_F_NEEDS_DC | PLAN_F_DC_OWN;
     }
     if ((rc = al(ps, ECAT_TR_BIT(ECAT_TR_PS), AL_SAFEOP)) || (rc = al(ps, ECAT_TR_BIT(ECAT_TR_SO), AL_OP)))
         return rc;
-    /* INIT -> BOOT: the bootstrap mailbox of SII words 0x14-0x17 (esm.c enter_pre_boot) */
+    /* INIT -> BOOT: the bootstrap mailbox of SII words 0x14-0x17  */
     struct ecat_sm_cfg b[2];
     if (ecat_slave_boot_mbx(s, b)) {
         uint8_t sm[16] = { 0 };
@@ -192,6 +195,21 @@ static int frames(struct ecat_plan *p, const struct ecat_core *m)
     return 0;
 }
 
+int ecat_plan_sii_slave(struct ecat_plan *p, const struct ecat_core *m, unsigned i)
+{
+    int rc = ecat_plan_alloc(p, 1);
+    if (rc)
+        return rc;
+    p->source = PLAN_FROM_SII;
+    struct ecat_plan_slave *ps = &p->slave[0];
+    ps->pos = (int)i;
+    ps->station = m->slaves[i].info.station;
+    ps->dc = m->o.dc && m->slaves[i].info.dc;
+    if ((rc = slave_cmds(ps, m, i)))
+        ecat_plan_free(p);
+    return rc;
+}
+
 int ecat_plan_from_master(struct ecat_plan *p, const struct ecat_core *m)
 {
     int rc = ecat_plan_alloc(p, m->n_slaves);
@@ -223,7 +241,7 @@ int ecat_plan_from_master(struct ecat_plan *p, const struct ecat_core *m)
             dc->ref = (int)i;
         ps->sync0_cycle_ns = ps->dc ? dc->sync0_cycle_ns : 0;
         ps->sync0_shift_ns = ps->dc ? dc->sync0_shift_ns : 0;
-        if (laid && (rc = slave_cmds(p, m, i)))
+        if (laid && (rc = slave_cmds(ps, m, i)))
             goto fail;
     }
     if ((rc = frames(p, m)))
