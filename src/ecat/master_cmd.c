@@ -314,8 +314,12 @@ int ecat_pub_want(struct takt_ecat_master *m)
     struct ecat_core *c = &m->core;
     if (!ecat_rt_on(m))
         return 0;             /* every cycle and service step publishes (and the join did) */
-    if (ecat_cmd_here(m)) {   /* the cycle's own thread (its callback): it is the writer */
-        ecat_pub_publish(c);
+    if (ecat_cmd_here(m)) {   /* the cycle's own thread (its callback): it is the writer,
+                                 once a cycle (a callback may read every slave's state) */
+        if (c->snap.pub_here != c->st.cycles + 1) {
+            c->snap.pub_here = c->st.cycles + 1;
+            ecat_pub_publish(c);
+        }
         return 0;
     }
     struct hdr_rd h;

@@ -143,6 +143,8 @@ struct ecat_snap {
     /* the cycle's own, read by no other thread */
     unsigned pub_seen;         /* preq as the cycle last saw it */
     uint64_t pub_until;        /* publish while st.cycles < this (the readers' lease) */
+    uint64_t pub_here;         /* st.cycles + 1 of the cycle in whose thread a reader
+                                  had them published (ecat_pub_want): once a cycle */
     int64_t  rate_sec;         /* the rates below are of the buckets before this second */
     double   tx_rate[3], loss_rate[3];
 };

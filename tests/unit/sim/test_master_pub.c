@@ -278,6 +278,53 @@ static void idle_reader_gets_current_image(void **state)
     down(&r);
 }
 
+struct cb_reads { _Atomic unsigned calls, bad; _Atomic int last_rc; unsigned n_slaves; };
+
+/* The cyclic callback reads every slave's state and the frames, as an application that
+ * watches its network each cycle does. */
+static void reads_fn(void *ctx, struct takt_ecat_master *m, takt_ns_t now)
+{
+    (void)now;
+    struct cb_reads *c = ctx;
+    for (unsigned i = 0; i < c->n_slaves; i++) {
+        struct takt_ecat_slave_state st;
+        int rc = takt_ecat_master_slave_state(m, i, &st);
+        if (rc) {
+            atomic_store_explicit(&c->last_rc, rc, memory_order_relaxed);
+            atomic_fetch_add_explicit(&c->bad, 1, memory_order_relaxed);
+        }
+    }
+    struct takt_ecat_frame_info f[TAKT_ECAT_MAX_FRAMES];
+    takt_ecat_master_frames(m, f, TAKT_ECAT_MAX_FRAMES);
+    atomic_fetch_add_explicit(&c->calls, 1, memory_order_release);
+}
+
+/* From the cycle's own thread the readers neither wait for the cycle (it is the caller)
+ * nor publish more than once a cycle however many reads it makes. */
+static void callback_reads_publish_once(void **state)
+{
+    (void)state;
+    struct rig r;
+    up(&r, "ek1100,el2004,el1004,el2004");
+    struct cb_reads cb = { 0, 0, 0, 4 };
+    takt_ecat_master_set_callback(r.m, reads_fn, &cb);
+    struct takt_rt_opts ro;
+    takt_rt_opts_default(&ro);
+    assert_int_equal(takt_ecat_master_start(r.m, &ro, 0), 0);
+    wait_cycles(&r, cycles(&r) + 5);
+    unsigned p0 = pubs(&r), k0 = atomic_load_explicit(&cb.calls, memory_order_acquire);
+    wait_cycles(&r, cycles(&r) + 100);
+    unsigned p1 = pubs(&r), k1 = atomic_load_explicit(&cb.calls, memory_order_acquire);
+    takt_ecat_master_stop(r.m);
+    takt_ecat_master_join(r.m);
+    if (atomic_load(&cb.bad))
+        fail_msg("%u reads in the callback failed (last %d)", atomic_load(&cb.bad), atomic_load(&cb.last_rc));
+    /* one publication per callback, give or take the one the cycle makes at its end */
+    if (p1 - p0 > k1 - k0 + 1)
+        fail_msg("%u publications for %u callbacks of 5 reads each", p1 - p0, k1 - k0);
+    down(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -286,6 +333,7 @@ int main(void)
         cmocka_unit_test(image_never_torn),
         cmocka_unit_test(publish_only_when_wanted),
         cmocka_unit_test(idle_reader_gets_current_image),
+        cmocka_unit_test(callback_reads_publish_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
