@@ -213,7 +213,10 @@ int takt_ecat_master_slave_info(const struct takt_ecat_master *m, unsigned pos, 
 /* Any thread, also while the cycle runs (takt_ecat_master_slave_info is not for that): slave
  * pos's AL state (with the 0x10 error flag), AL status code and whether it answered, as
  * the cycle last published them with its statistics. Each slave's copy is consistent on
- * its own, not with the others'. Before the first cycle all zero. 0 or -ENOENT. */
+ * its own, not with the others'. Before the first cycle all zero. 0 or -ENOENT. Its
+ * topology and DC difference are published as the frames are (takt_ecat_master_frames:
+ * a read after a pause waits for them; -ETIMEDOUT when the running cycle did not publish
+ * them in time, the rest of out then filled all the same). */
 struct takt_ecat_slave_state {
     uint8_t  al_state;
     uint16_t al_code;
@@ -226,7 +229,7 @@ struct takt_ecat_slave_state {
     int32_t  dc_diff_ns;       /* its last valid |0x092C| (DC system time difference,
                                 * ETG.1000.4 distributed clocks), -1 none read */
 };
-/* [thread: any; non-blocking] */
+/* [thread: any; blocking] */
 int takt_ecat_master_slave_state(const struct takt_ecat_master *m, unsigned pos, struct takt_ecat_slave_state *out);
 
 /* --- process data ------------------------------------------------------------------ */
@@ -362,14 +365,23 @@ struct takt_ecat_frame_info {
     uint64_t wkc_errors;       /* cycles in OP in which another WKC came */
     unsigned first_slave, n_slaves;
 };
-/* Copies at most max into out; returns how many there are. */
-/* [thread: any; non-blocking] */
+/* Copies at most max into out; returns how many there are. While an RT thread runs the
+ * cycle, the frames, the image and the slaves' topology are published only while readers
+ * ask for them: a read after a pause waits (at most 20 cycles or 0.5 s, whichever is
+ * longer) for the cycle to publish them anew, and the reads that follow within 4096
+ * cycles find them current at once. From the cyclic callback no wait: its first such
+ * call in a cycle has them published there and then (the image with that cycle's inputs
+ * and the outputs as the callback has left them so far). With no RT thread, no wait:
+ * every cycle publishes them. */
+/* [thread: any; blocking] */
 unsigned takt_ecat_master_frames(const struct takt_ecat_master *m, struct takt_ecat_frame_info *out,
                                  unsigned max);
 /* The process image as the cycle published it after its last exchange (inputs as they
- * came, outputs as the callback left them), never torn: at most cap bytes into buf,
- * *len the image's size. 0, or -ENOENT before the image is laid out. */
-/* [thread: any; non-blocking] */
+ * came, outputs as the callback left them), never torn and never older than the call
+ * (the wait as takt_ecat_master_frames): at most cap bytes into buf, *len the image's
+ * size. 0; -ENOENT before the image is laid out; -ETIMEDOUT when the running cycle did
+ * not publish within the wait (the copy is then the last one published, older). */
+/* [thread: any; blocking] */
 int takt_ecat_master_image_copy(const struct takt_ecat_master *m, void *buf, size_t cap, size_t *len);
 /* The link the master runs on: its name and MAC (not the redundant port's). */
 /* [thread: any; non-blocking] */

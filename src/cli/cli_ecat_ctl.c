@@ -40,7 +40,8 @@ static int h_slaves(struct ctl_call *k, void *ctx)
     for (unsigned i = 0; i < x->n; i++) {
         struct takt_ecat_slave_info s = x->info[i];
         struct takt_ecat_slave_state st;
-        if (!takt_ecat_master_slave_state(x->m, i, &st)) {
+        /* the state is current even when the topology's wait timed out (-ETIMEDOUT) */
+        if (takt_ecat_master_slave_state(x->m, i, &st) != -ENOENT) {
             s.al_state = st.al_state;
             s.al_code = st.al_code;
             s.present = st.present;

@@ -212,7 +212,7 @@ static int foe_boot_job(struct cli_ecat_ctl *x, struct ctl_op *op)
         rc = r2;
     }
     struct takt_ecat_slave_state st;
-    op->arg[1] = takt_ecat_master_slave_state(x->m, pos, &st) ? 0 : st.al_state;
+    op->arg[1] = takt_ecat_master_slave_state(x->m, pos, &st) == -ENOENT ? 0 : st.al_state;
     return rc;
 }
 

@@ -68,6 +68,13 @@ bool ecat_drive_begin(struct takt_ecat_master *m);
 void ecat_drive_end(struct takt_ecat_master *m, bool took);
 /* An RT thread (takt_ecat_master_start) runs the cycle, until takt_ecat_master_join. */
 bool ecat_rt_on(struct takt_ecat_master *m);
+/* master_pub.c: a reader (any thread) asks for the frames, image and topology and
+ * waits, bounded, until the cycle has published them after the request. 0 when what is
+ * published is current, -ETIMEDOUT when the running cycle did not publish in time (what
+ * is there is older). */
+int  ecat_pub_want(struct takt_ecat_master *m);
+/* master_pub.c: the publication's cycle, the lease's end and the request it served. */
+void ecat_pub_hdr(const struct takt_ecat_master *m, uint64_t *cycles, uint64_t *until, unsigned *served);
 /* At the start of every cycle and service step, in the cycle's thread. */
 void ecat_cmd_drain(struct takt_ecat_master *m, takt_ns_t now);
 /* Close: every record still posted completes with -ECANCELED. */

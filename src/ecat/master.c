@@ -265,7 +265,8 @@ int takt_ecat_master_cycle(struct takt_ecat_master *m, takt_ns_t now)
         ecat_red_get(m->red, &port);
         ecat_red_check(c, &port, now);
     }
-    ecat_snap_publish(c);           /* this cycle's losses, for a callback that reads them */
+    if (m->app_fn && c->configured)
+        ecat_snap_stats(c);         /* this cycle's losses, for a callback that reads them */
     timed(m, &m->m_rx, &t);
     if (m->app_fn && c->configured)
         m->app_fn(m->app_ctx, m, now);
@@ -297,6 +298,9 @@ static int cycle_step(void *ctx, struct takt_rt_loop *loop, takt_ns_t wake)
     c->rx_deadline = wake - loop->cyc.wake_dev;
     int rc = takt_ecat_master_cycle(m, wake);
     c->rx_deadline = 0;
+    if (__atomic_load_n(&loop->stop, __ATOMIC_ACQUIRE) ||
+        (loop->duration && wake + 2 * loop->cyc.period > loop->started + loop->duration))
+        ecat_pub_publish(c);        /* the loop's last cycles: what readers find after it */
     if (c->o.dc && c->dc.active && c->o.dc_mode == TAKT_ECAT_DC_MASTER_FOLLOWS_REF && c->dc.shift_ns) {
         loop->cyc.next += c->dc.shift_ns;    /* shift the cycle towards the reference clock */
         c->dc.shift_ns = 0;
@@ -510,6 +514,7 @@ int takt_ecat_master_join(struct takt_ecat_master *m)
 {
     int rc = takt_rt_loop_join(&m->loop);
     m->core.threaded = false;
+    ecat_pub_publish(&m->core);     /* the RT thread's last state, for readers from now */
     __atomic_store_n(&m->core.ev_rt, 0, __ATOMIC_RELEASE);
     /* the RT thread has ended: the next thread to drive the cycle drains the ring */
     atomic_store_explicit(&m->cycle_self, 0, memory_order_relaxed);

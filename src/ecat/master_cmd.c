@@ -296,3 +296,49 @@ int ecat_cmd_set_state(struct takt_ecat_master *m, int pos, uint8_t state, takt_
     rt_waiter_put(w);
     return rc;
 }
+
+/* --- a reader's request for the frames and image (master_pub.c) ------------------------ */
+
+struct hdr_rd { uint64_t cycles, until; unsigned served; };
+
+/* How long a reader waits for the cycle to publish after its request: many cycles, and
+ * long enough for a host that stalls the cycle's thread now and then. */
+static takt_ns_t want_wait(const struct ecat_core *c)
+{
+    takt_ns_t w = 20 * (takt_ns_t)c->o.cycle_ns;
+    return w > 500 * TAKT_NS_PER_MS ? w : 500 * TAKT_NS_PER_MS;
+}
+
+int ecat_pub_want(struct takt_ecat_master *m)
+{
+    struct ecat_core *c = &m->core;
+    if (!ecat_rt_on(m))
+        return 0;             /* every cycle and service step publishes (and the join did) */
+    if (ecat_cmd_here(m)) {   /* the cycle's own thread (its callback): it is the writer,
+                                 once a cycle (a callback may read every slave's state) */
+        if (c->snap.pub_here != c->st.cycles + 1) {
+            c->snap.pub_here = c->st.cycles + 1;
+            ecat_pub_publish(c);
+        }
+        return 0;
+    }
+    struct hdr_rd h;
+    ecat_pub_hdr(m, &h.cycles, &h.until, &h.served);
+    struct takt_ecat_master_stats st;
+    takt_ecat_master_get_stats(m, &st);   /* published every cycle, before the frames */
+    bool current = h.cycles == st.cycles;
+    if (current && h.until > st.cycles + ECAT_PUB_LEASE / 2)
+        return 0;             /* the lease runs on: nothing to ask */
+    unsigned t = atomic_fetch_add_explicit(&c->snap.preq, 1, memory_order_relaxed) + 1;
+    if (current)
+        return 0;             /* renewed for the reads to come */
+    takt_ns_t end = takt_now() + want_wait(c);
+    for (;;) {
+        ecat_pub_hdr(m, &h.cycles, &h.until, &h.served);
+        if ((int)(h.served - t) >= 0 || !ecat_rt_on(m))
+            return 0;
+        if (takt_now() > end)
+            return -ETIMEDOUT;
+        nanosleep(&(struct timespec){ 0, 50 * 1000 }, NULL);
+    }
+}

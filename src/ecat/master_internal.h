@@ -135,14 +135,28 @@ struct ecat_snap {
     _Atomic uint32_t *topo;    /* parent + 1 | parent port << 16 | ports open << 20 |
                                   frame << 24 (master_pub.c) */
     _Atomic int32_t  *dc_diff; /* last valid |0x092C|, -1 none */
-    /* the cyclic frames and the image (master_pub.c): one more sequence lock */
+    /* the cyclic frames and the image (master_pub.c): one more sequence lock, written
+     * while a reader wants them (preq) or while no RT thread runs the cycle */
     atomic_uint pseq;
     _Atomic uint64_t *pw;      /* ECAT_PUB_WORDS */
+    atomic_uint preq;          /* readers' requests, counted (any thread adds one) */
+    /* the cycle's own, read by no other thread */
+    unsigned pub_seen;         /* preq as the cycle last saw it */
+    uint64_t pub_until;        /* publish while st.cycles < this (the readers' lease) */
+    uint64_t pub_here;         /* st.cycles + 1 of the cycle in whose thread a reader
+                                  had them published (ecat_pub_want): once a cycle */
+    int64_t  rate_sec;         /* the rates below are of the buckets before this second */
+    double   tx_rate[3], loss_rate[3];
 };
-/* header word, frames, then the image (at most ECAT_PUB_IMAGE bytes of it) */
+/* header words (sizes, the cycle published, the lease's end, the request served),
+ * frames, then the image (at most ECAT_PUB_IMAGE bytes of it) */
+#define ECAT_PUB_HDR 4
 #define ECAT_PUB_IMAGE (2 * ECAT_MAX_CYC_DG * ECAT_MAX_DG_DATA)
 #define ECAT_PUB_FRAME_WORDS ((sizeof(struct takt_ecat_frame_info) + 7) / 8)
-#define ECAT_PUB_WORDS (1 + TAKT_ECAT_MAX_FRAMES * ECAT_PUB_FRAME_WORDS + ECAT_PUB_IMAGE / 8)
+#define ECAT_PUB_WORDS (ECAT_PUB_HDR + TAKT_ECAT_MAX_FRAMES * ECAT_PUB_FRAME_WORDS + ECAT_PUB_IMAGE / 8)
+/* Cycles a reader's request keeps the frames and image published: a reader that comes
+ * back within it (the control socket's refresh, top) finds them current without waiting. */
+#define ECAT_PUB_LEASE 4096u
 
 /* Per-second counters for the 1/10/60 s rates (IgH `ethercat master` style). */
 struct ecat_rate {
@@ -477,10 +491,15 @@ void ecat_silence_note(struct ecat_core *m, unsigned sent, unsigned lost);
 void ecat_state_update(struct ecat_core *m);
 /* Publish m->st (with rates and presence) for other threads. */
 void ecat_snap_publish(struct ecat_core *m);
+/* The statistics alone (the cycle's thread): before the cyclic callback, which may read
+ * this cycle's losses. */
+void ecat_snap_stats(struct ecat_core *m);
 /* master_pub.c: publish the frames, the image and each slave's topology and DC
  * difference for other threads (the cycle's thread, after ecat_snap_publish's part);
+ * ecat_pub_wanted: whether a reader's lease runs (counts the requests it sees);
  * allocate / free the published copies (core init, free). */
 void ecat_pub_publish(struct ecat_core *m);
+bool ecat_pub_wanted(struct ecat_core *m);
 int  ecat_pub_init(struct ecat_core *m);
 void ecat_pub_free(struct ecat_core *m);
 /* Every slave answers, reports OP, and frames return. */

@@ -1,9 +1,15 @@
 /* What tools read of a running master besides its statistics: the cyclic datagrams
  * with their working counters, the process image, and per slave where it hangs and its
- * DC difference. The cycle publishes them after each exchange through a sequence lock
+ * DC difference. The cycle publishes them after its exchange through a sequence lock
  * over atomic words (as master_state.c does the statistics), so a reader in any thread
- * takes a copy that is never torn and the cycle never waits for it. The core publishes
- * (from ecat_snap_publish); the public readers take the driver and read its core. */
+ * takes a copy that is never torn and the cycle never waits for it.
+ * Publishing them costs more than the rest of a cycle's bookkeeping, and nobody reads
+ * them most of the time: while an RT thread runs the cycle, it publishes them only while
+ * a reader's lease runs. A reader adds one to a request count; the cycle that sees a
+ * new count publishes for ECAT_PUB_LEASE cycles, and stamps each publication with the
+ * cycle and the count it served, so a reader knows whether what it reads is current and
+ * waits (bounded) for the publication that follows its request when it is not. While no
+ * RT thread runs, every cycle and service step publishes, as does the join. */
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -35,6 +41,17 @@ static unsigned frames(const struct ecat_core *m, struct takt_ecat_frame_info *o
     return ecat_plan_cyc_frames(m, out, TAKT_ECAT_MAX_FRAMES);
 }
 
+/* The cycle's thread: a request it has not seen starts (or renews) the lease. */
+bool ecat_pub_wanted(struct ecat_core *m)
+{
+    unsigned r = atomic_load_explicit(&m->snap.preq, memory_order_relaxed);
+    if (r != m->snap.pub_seen) {
+        m->snap.pub_seen = r;
+        m->snap.pub_until = m->st.cycles + ECAT_PUB_LEASE;
+    }
+    return m->st.cycles < m->snap.pub_until;
+}
+
 /* The cycle's thread only (the single writer). */
 void ecat_pub_publish(struct ecat_core *m)
 {
@@ -57,13 +74,16 @@ void ecat_pub_publish(struct ecat_core *m)
     atomic_thread_fence(memory_order_release);
     atomic_store_explicit(&w[0], (uint64_t)len | (uint64_t)nf << 32 | (uint64_t)(m->image != NULL) << 40,
                           memory_order_relaxed);
+    atomic_store_explicit(&w[1], m->st.cycles, memory_order_relaxed);
+    atomic_store_explicit(&w[2], m->snap.pub_until, memory_order_relaxed);
+    atomic_store_explicit(&w[3], m->snap.pub_seen, memory_order_relaxed);
     for (unsigned k = 0; k < nf; k++) {
         uint64_t fw[ECAT_PUB_FRAME_WORDS] = { 0 };
         memcpy(fw, &f[k], sizeof f[k]);
         for (size_t j = 0; j < ECAT_PUB_FRAME_WORDS; j++)
-            atomic_store_explicit(&w[1 + k * ECAT_PUB_FRAME_WORDS + j], fw[j], memory_order_relaxed);
+            atomic_store_explicit(&w[ECAT_PUB_HDR + k * ECAT_PUB_FRAME_WORDS + j], fw[j], memory_order_relaxed);
     }
-    _Atomic uint64_t *iw = w + 1 + TAKT_ECAT_MAX_FRAMES * ECAT_PUB_FRAME_WORDS;
+    _Atomic uint64_t *iw = w + ECAT_PUB_HDR + TAKT_ECAT_MAX_FRAMES * ECAT_PUB_FRAME_WORDS;
     for (size_t at = 0; at < plen; at += 8) {
         uint64_t v = 0;
         memcpy(&v, m->image + at, plen - at < 8 ? plen - at : 8);
@@ -90,6 +110,25 @@ static void pub_read(const struct takt_ecat_master *m, void (*fn)(_Atomic uint64
     }
 }
 
+struct hdr_rd { uint64_t cycles, until; unsigned served; };
+
+static void read_hdr(_Atomic uint64_t *w, void *ctx)
+{
+    struct hdr_rd *h = ctx;
+    h->cycles = atomic_load_explicit(&w[1], memory_order_relaxed);
+    h->until = atomic_load_explicit(&w[2], memory_order_relaxed);
+    h->served = (unsigned)atomic_load_explicit(&w[3], memory_order_relaxed);
+}
+
+void ecat_pub_hdr(const struct takt_ecat_master *m, uint64_t *cycles, uint64_t *until, unsigned *served)
+{
+    struct hdr_rd h;
+    pub_read(m, read_hdr, &h);
+    *cycles = h.cycles;
+    *until = h.until;
+    *served = h.served;
+}
+
 struct frames_rd { struct takt_ecat_frame_info *out; unsigned max, n; };
 
 static void read_frames(_Atomic uint64_t *w, void *ctx)
@@ -99,7 +138,7 @@ static void read_frames(_Atomic uint64_t *w, void *ctx)
     for (unsigned k = 0; k < r->n && k < r->max; k++) {
         uint64_t fw[ECAT_PUB_FRAME_WORDS];
         for (size_t j = 0; j < ECAT_PUB_FRAME_WORDS; j++)
-            fw[j] = atomic_load_explicit(&w[1 + k * ECAT_PUB_FRAME_WORDS + j], memory_order_relaxed);
+            fw[j] = atomic_load_explicit(&w[ECAT_PUB_HDR + k * ECAT_PUB_FRAME_WORDS + j], memory_order_relaxed);
         memcpy(&r->out[k], fw, sizeof r->out[k]);
     }
 }
@@ -108,6 +147,7 @@ unsigned takt_ecat_master_frames(const struct takt_ecat_master *m, struct takt_e
                                  unsigned max)
 {
     struct frames_rd r = { out, max, 0 };
+    ecat_pub_want((struct takt_ecat_master *)m);   /* the request count is atomic */
     pub_read(m, read_frames, &r);
     return r.n;
 }
@@ -122,7 +162,7 @@ static void read_image(_Atomic uint64_t *w, void *ctx)
     r->laid = (h >> 40) & 1;
     size_t n = r->len < r->cap ? r->len : r->cap;
     n = n < ECAT_PUB_IMAGE ? n : ECAT_PUB_IMAGE;
-    _Atomic uint64_t *iw = w + 1 + TAKT_ECAT_MAX_FRAMES * ECAT_PUB_FRAME_WORDS;
+    _Atomic uint64_t *iw = w + ECAT_PUB_HDR + TAKT_ECAT_MAX_FRAMES * ECAT_PUB_FRAME_WORDS;
     for (size_t at = 0; at < n; at += 8) {
         uint64_t v = atomic_load_explicit(&iw[at / 8], memory_order_relaxed);
         memcpy(r->buf + at, &v, n - at < 8 ? n - at : 8);
@@ -132,9 +172,10 @@ static void read_image(_Atomic uint64_t *w, void *ctx)
 int takt_ecat_master_image_copy(const struct takt_ecat_master *m, void *buf, size_t cap, size_t *len)
 {
     struct image_rd r = { buf, cap, 0, false };
+    int rc = ecat_pub_want((struct takt_ecat_master *)m);
     pub_read(m, read_image, &r);
     *len = r.len;
-    return r.laid ? 0 : -ENOENT;
+    return !r.laid ? -ENOENT : rc;
 }
 
 void takt_ecat_master_link_info(const struct takt_ecat_master *m, char name[32], uint8_t mac[6])

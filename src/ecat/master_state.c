@@ -81,9 +81,15 @@ void ecat_state_update(struct ecat_core *m)
 
 /* --- publication ------------------------------------------------------------------- */
 
-static void rates(const struct ecat_rate *r, double *tx, double *loss)
+/* The 1/10/60 s rates are of the completed seconds before the current one: they change
+ * only when the current second does, and are summed then (71 buckets), not per cycle. */
+static void rates(struct ecat_core *m)
 {
     static const unsigned span[3] = { 1, 10, 60 };
+    const struct ecat_rate *r = &m->rate;
+    if (r->sec == m->snap.rate_sec)
+        return;
+    m->snap.rate_sec = r->sec;
     for (int k = 0; k < 3; k++) {
         uint64_t s = 0, l = 0;
         for (unsigned i = 1; i <= span[k]; i++) {
@@ -91,31 +97,55 @@ static void rates(const struct ecat_rate *r, double *tx, double *loss)
             s += r->sent[b];
             l += r->lost[b];
         }
-        tx[k] = (double)s / span[k];
-        loss[k] = (double)l / span[k];
+        m->snap.tx_rate[k] = (double)s / span[k];
+        m->snap.loss_rate[k] = (double)l / span[k];
     }
 }
 
-/* The cycle's thread only (the single writer). */
-void ecat_snap_publish(struct ecat_core *m)
+/* The cycle's thread only (the single writer). Inside the sequence lock the words need
+ * no order among themselves: the odd count (with the release fence) before them and the
+ * even one (a release store) after order them for the reader, so each is a relaxed
+ * store, word by word from the source. */
+void ecat_snap_stats(struct ecat_core *m)
 {
-    struct takt_ecat_master_stats s = m->st;
-    uint64_t w[ECAT_SNAP_WORDS] = { 0 };
-    s.slaves_present = m->rec.present;
-    rates(&m->rate, s.tx_rate, s.loss_rate);
-    memcpy(w, &s, sizeof s);
+    struct takt_ecat_master_stats *st = &m->st;
+    rates(m);
+    memcpy(st->tx_rate, m->snap.tx_rate, sizeof st->tx_rate);
+    memcpy(st->loss_rate, m->snap.loss_rate, sizeof st->loss_rate);
+    st->slaves_present = m->rec.present;
+    const unsigned char *src = (const unsigned char *)st;
     unsigned q = atomic_load_explicit(&m->snap.seq, memory_order_relaxed);
     atomic_store_explicit(&m->snap.seq, q + 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
-    for (size_t i = 0; i < ECAT_SNAP_WORDS; i++)
-        atomic_store_explicit(&m->snap.w[i], w[i], memory_order_relaxed);
+    size_t i = 0;
+    for (; i < sizeof *st / 8; i++) {
+        uint64_t v;
+        memcpy(&v, src + 8 * i, 8);
+        atomic_store_explicit(&m->snap.w[i], v, memory_order_relaxed);
+    }
+    if (sizeof *st % 8) {
+        uint64_t v = 0;
+        memcpy(&v, src + 8 * i, sizeof *st % 8);
+        atomic_store_explicit(&m->snap.w[i], v, memory_order_relaxed);
+    }
     atomic_store_explicit(&m->snap.seq, q + 2, memory_order_release);
+}
+
+/* Once per cycle, at its end (and per service step): the statistics, each slave's state
+ * word where it changed, and the frames and image while a reader wants them (always
+ * while no RT thread runs the cycle: then nothing else would). */
+void ecat_snap_publish(struct ecat_core *m)
+{
+    ecat_snap_stats(m);
     for (unsigned i = 0; i < m->n_slaves; i++) {
         const struct takt_ecat_slave_info *in = &m->slaves[i].info;
         uint32_t v = in->al_state | (uint32_t)in->al_code << 8 | (uint32_t)in->present << 24;
-        atomic_store_explicit(&m->snap.slave[i], v, memory_order_relaxed);
+        /* this thread is the only writer: its own last store is what the load sees */
+        if (atomic_load_explicit(&m->snap.slave[i], memory_order_relaxed) != v)
+            atomic_store_explicit(&m->snap.slave[i], v, memory_order_relaxed);
     }
-    ecat_pub_publish(m);
+    if (ecat_pub_wanted(m) || !m->threaded)
+        ecat_pub_publish(m);
 }
 
 int takt_ecat_master_slave_state(const struct takt_ecat_master *drv, unsigned pos, struct takt_ecat_slave_state *out)
@@ -127,13 +157,14 @@ int takt_ecat_master_slave_state(const struct takt_ecat_master *drv, unsigned po
     out->al_state = (uint8_t)v;
     out->al_code = (uint16_t)(v >> 8);
     out->present = (v >> 24) & 1;
+    int rc = ecat_pub_want((struct takt_ecat_master *)drv);   /* its counter is atomic */
     uint32_t t = atomic_load_explicit(&m->snap.topo[pos], memory_order_relaxed);
     out->parent = (int)(t & 0xFFFF) - 1;
     out->parent_port = (t >> 16) & 0xF;
     out->ports_open = (t >> 20) & 0xF;
     out->frame = t >> 24;
     out->dc_diff_ns = atomic_load_explicit(&m->snap.dc_diff[pos], memory_order_relaxed);
-    return 0;
+    return rc;
 }
 
 void takt_ecat_master_get_stats(const struct takt_ecat_master *drv, struct takt_ecat_master_stats *s)

@@ -16,6 +16,7 @@
 #include <takt/link.h>
 #include <takt/sim.h>
 #include "unit/sim/eni_rig.h"
+#include "ecat/driver.h"
 
 struct rig { struct takt_sim *sim; struct takt_link *a, *b; struct takt_ecat_master *m; };
 
@@ -172,12 +173,167 @@ static void image_never_torn(void **state)
     down(&r);
 }
 
+/* Cycles the RT thread has run, as its statistics say. */
+static uint64_t cycles(struct rig *r)
+{
+    struct takt_ecat_master_stats st;
+    takt_ecat_master_get_stats(r->m, &st);
+    return st.cycles;
+}
+
+/* Until the RT thread has run past `n` cycles (generous limit: a stalled host). */
+static void wait_cycles(struct rig *r, uint64_t n)
+{
+    takt_ns_t end = takt_now() + 60 * TAKT_NS_PER_S;
+    while (cycles(r) < n) {
+        if (takt_now() > end)
+            fail_msg("the cycle did not reach %lu cycles (at %lu)", (unsigned long)n, (unsigned long)cycles(r));
+        nanosleep(&(struct timespec){ 0, 200 * 1000 }, NULL);
+    }
+}
+
+static unsigned pubs(struct rig *r)
+{
+    return atomic_load_explicit(&r->m->core.snap.pseq, memory_order_acquire) / 2;
+}
+
+/* While an RT thread runs the cycle and nobody reads, it publishes no frames and no
+ * image; a reader's request has them published, for a lease of cycles, then no more. */
+static void publish_only_when_wanted(void **state)
+{
+    (void)state;
+    struct rig r;
+    up(&r, "ek1100,el2004,el1004");
+    struct takt_rt_opts ro;
+    takt_rt_opts_default(&ro);
+    assert_int_equal(takt_ecat_master_start(r.m, &ro, 0), 0);
+    uint64_t c0 = cycles(&r);
+    wait_cycles(&r, c0 + 5);
+    unsigned p0 = pubs(&r);
+    wait_cycles(&r, cycles(&r) + 200);
+    if (pubs(&r) != p0)
+        fail_msg("%u publications of the frames and image in 200 cycles that nobody read", pubs(&r) - p0);
+    struct takt_ecat_frame_info f[TAKT_ECAT_MAX_FRAMES];
+    assert_int_equal(takt_ecat_master_frames(r.m, f, TAKT_ECAT_MAX_FRAMES), 1);
+    assert_int_equal(f[0].wkc_last, f[0].wkc_expected);
+    uint64_t asked = cycles(&r);
+    wait_cycles(&r, asked + 50);
+    assert_true(pubs(&r) > p0);
+    /* the lease ends: no more publications */
+    wait_cycles(&r, asked + ECAT_PUB_LEASE + 10);
+    unsigned p1 = pubs(&r);
+    wait_cycles(&r, cycles(&r) + 100);
+    if (pubs(&r) != p1)
+        fail_msg("%u publications after the lease ended", pubs(&r) - p1);
+    takt_ecat_master_stop(r.m);
+    takt_ecat_master_join(r.m);
+    down(&r);
+}
+
+struct count_fill { _Atomic unsigned n; size_t out_off, out_len; };
+
+/* The cyclic callback: every output byte the cycle's count (low byte). */
+static void count_fn(void *ctx, struct takt_ecat_master *m, takt_ns_t now)
+{
+    (void)now;
+    struct count_fill *fl = ctx;
+    size_t len;
+    uint8_t *img = takt_ecat_master_image(m, &len);
+    unsigned n = atomic_load_explicit(&fl->n, memory_order_relaxed) + 1;
+    memset(img + fl->out_off, (int)(n & 0xFF), fl->out_len);
+    atomic_store_explicit(&fl->n, n, memory_order_release);
+}
+
+/* A reader that comes after a long time without readers gets the image of a cycle that
+ * ran after its call began, not the last one published for an earlier reader. */
+static void idle_reader_gets_current_image(void **state)
+{
+    (void)state;
+    struct rig r;
+    up(&r, "ek1100,el2004");
+    struct takt_ecat_slave_info a;
+    takt_ecat_master_slave_info(r.m, 1, &a);
+    struct count_fill fl = { 0, a.out_offset, 1 };
+    takt_ecat_master_set_callback(r.m, count_fn, &fl);
+    struct takt_rt_opts ro;
+    takt_rt_opts_default(&ro);
+    assert_int_equal(takt_ecat_master_start(r.m, &ro, 0), 0);
+    wait_cycles(&r, cycles(&r) + 300);   /* idle: nobody reads */
+    for (int round = 0; round < 2; round++) {
+        unsigned n0 = atomic_load_explicit(&fl.n, memory_order_acquire);
+        uint8_t img[256];
+        size_t len;
+        assert_int_equal(takt_ecat_master_image_copy(r.m, img, sizeof img, &len), 0);
+        unsigned n1 = atomic_load_explicit(&fl.n, memory_order_acquire);
+        /* the copy's value is of a cycle k with n0 <= k <= n1 (low byte); n1 - n0 < 256 */
+        uint8_t v = img[fl.out_off];
+        if (n1 - n0 >= 256 || (uint8_t)(v - (uint8_t)n0) > (uint8_t)(n1 - n0))
+            fail_msg("round %d: the image holds cycle %u's outputs (low byte), the call ran during cycles %u..%u",
+                     round, v, n0, n1);
+        if (round == 0)                  /* the lease runs: idle again past it */
+            wait_cycles(&r, cycles(&r) + ECAT_PUB_LEASE + 50);
+    }
+    takt_ecat_master_stop(r.m);
+    takt_ecat_master_join(r.m);
+    down(&r);
+}
+
+struct cb_reads { _Atomic unsigned calls, bad; _Atomic int last_rc; unsigned n_slaves; };
+
+/* The cyclic callback reads every slave's state and the frames, as an application that
+ * watches its network each cycle does. */
+static void reads_fn(void *ctx, struct takt_ecat_master *m, takt_ns_t now)
+{
+    (void)now;
+    struct cb_reads *c = ctx;
+    for (unsigned i = 0; i < c->n_slaves; i++) {
+        struct takt_ecat_slave_state st;
+        int rc = takt_ecat_master_slave_state(m, i, &st);
+        if (rc) {
+            atomic_store_explicit(&c->last_rc, rc, memory_order_relaxed);
+            atomic_fetch_add_explicit(&c->bad, 1, memory_order_relaxed);
+        }
+    }
+    struct takt_ecat_frame_info f[TAKT_ECAT_MAX_FRAMES];
+    takt_ecat_master_frames(m, f, TAKT_ECAT_MAX_FRAMES);
+    atomic_fetch_add_explicit(&c->calls, 1, memory_order_release);
+}
+
+/* From the cycle's own thread the readers neither wait for the cycle (it is the caller)
+ * nor publish more than once a cycle however many reads it makes. */
+static void callback_reads_publish_once(void **state)
+{
+    (void)state;
+    struct rig r;
+    up(&r, "ek1100,el2004,el1004,el2004");
+    struct cb_reads cb = { 0, 0, 0, 4 };
+    takt_ecat_master_set_callback(r.m, reads_fn, &cb);
+    struct takt_rt_opts ro;
+    takt_rt_opts_default(&ro);
+    assert_int_equal(takt_ecat_master_start(r.m, &ro, 0), 0);
+    wait_cycles(&r, cycles(&r) + 5);
+    unsigned p0 = pubs(&r), k0 = atomic_load_explicit(&cb.calls, memory_order_acquire);
+    wait_cycles(&r, cycles(&r) + 100);
+    unsigned p1 = pubs(&r), k1 = atomic_load_explicit(&cb.calls, memory_order_acquire);
+    takt_ecat_master_stop(r.m);
+    takt_ecat_master_join(r.m);
+    if (atomic_load(&cb.bad))
+        fail_msg("%u reads in the callback failed (last %d)", atomic_load(&cb.bad), atomic_load(&cb.last_rc));
+    /* one publication per callback, give or take the one the cycle makes at its end */
+    if (p1 - p0 > k1 - k0 + 1)
+        fail_msg("%u publications for %u callbacks of 5 reads each", p1 - p0, k1 - k0);
+    down(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(frames_wkc),
         cmocka_unit_test(eni_frames),
         cmocka_unit_test(image_never_torn),
+        cmocka_unit_test(publish_only_when_wanted),
+        cmocka_unit_test(idle_reader_gets_current_image),
+        cmocka_unit_test(callback_reads_publish_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
