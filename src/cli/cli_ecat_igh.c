@@ -100,7 +100,8 @@ json_object *ecat_view_master_json(const struct ctl_view *v)
 
 int ecat_verb_domains(const struct ctl_view *v, FILE *out)
 {
-    fprintf(out, "Cyclic frames: %u datagrams, process image %zu bytes\n", v->n_frames, v->image_len);
+    fprintf(out, "Cyclic frames: %u datagrams, process image %zu bytes%s\n", v->n_frames, v->image_len,
+            v->stale ? " (an older copy: the running cycle published nothing within the wait)" : "");
     for (unsigned k = 0; k < v->n_frames; k++) {
         const struct takt_ecat_frame_info *f = &v->frames[k];
         char seen[16], sl[32] = "slaves -";    /* an ENI's datagram: its slaves not said */
@@ -147,6 +148,9 @@ int ecat_verb_data(const struct ctl_view *v, FILE *out, bool entries)
                 "below SAFEOP)\n");
         return 1;
     }
+    if (v->stale)
+        fprintf(stderr, "takt ecat data: the running cycle published nothing within the wait; "
+                "this is an older copy of the image\n");
     if (!entries) {
         for (size_t i = 0; i < v->image_len; i += 16) {
             fprintf(out, "%04zx:", i);
@@ -175,6 +179,7 @@ json_object *ecat_view_data_json(const struct ctl_view *v)
     for (size_t i = 0; hex && i < v->image_len; i++)
         snprintf(hex + 2 * i, 3, "%02x", v->image[i]);
     json_object_object_add(o, "image", json_object_new_string(hex ? hex : ""));
+    json_object_object_add(o, "stale", json_object_new_boolean(v->stale));
     free(hex);
     for (unsigned i = 0; i < v->n_pd; i++) {
         if (!v->pd[i].index)

@@ -21,6 +21,8 @@ int ecat_verb_top(const struct ctl_view *v, FILE *out, bool tty, const char *sta
             " (%.1f/s over 10 s)  unmatched %" PRIu64 "  WKC errors %" PRIu64 "\n", s->cycles,
             v->loop.overruns, s->frames_sent, s->frames_lost, s->loss_rate[1], s->frames_unmatched,
             s->wkc_errors);
+    if (v->stale)
+        fprintf(out, "frames and image: an older copy (the running cycle published nothing within the wait)\n");
     if (v->dc)
         fprintf(out, "DC sync error %" PRId64 " ns (max in OP %" PRId64 " ns)\n", s->dc_sync_err_ns,
                 s->dc_sync_err_max_ns);

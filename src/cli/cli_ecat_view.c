@@ -15,15 +15,18 @@ void ctl_view_refresh(struct ctl_view *v, struct takt_ecat_master *m)
     if (v->n_frames > TAKT_ECAT_MAX_FRAMES)
         v->n_frames = TAKT_ECAT_MAX_FRAMES;
     size_t len = 0;
-    /* -ETIMEDOUT: laid out, but the running cycle did not publish within the wait */
-    v->image_laid = takt_ecat_master_image_copy(m, v->image, v->image ? v->image_len : 0, &len) != -ENOENT;
+    /* -ETIMEDOUT: laid out, but the running cycle did not publish within the wait; the
+     * frames and the image are then the last publication's, and the view says so */
+    int rc = takt_ecat_master_image_copy(m, v->image, v->image ? v->image_len : 0, &len);
     if (len != v->image_len || !v->image) {   /* laid out anew: size the copy, take it again */
         free(v->image);
         v->image = calloc(1, len ? len : 1);
         v->image_len = v->image ? len : 0;
         if (v->image)
-            v->image_laid = takt_ecat_master_image_copy(m, v->image, v->image_len, &len) != -ENOENT;
+            rc = takt_ecat_master_image_copy(m, v->image, v->image_len, &len);
     }
+    v->image_laid = rc != -ENOENT;
+    v->stale = rc == -ETIMEDOUT;
     struct takt_rt_loop *l = takt_ecat_master_loop(m);
     takt_rt_loop_get_info(l, &v->loop);
     v->loop_running = v->loop.running;

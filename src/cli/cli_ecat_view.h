@@ -30,6 +30,8 @@ struct ctl_view {
     unsigned n_frames;
     struct takt_ecat_frame_info frames[TAKT_ECAT_MAX_FRAMES];
     bool     image_laid;               /* the image is laid out (SAFEOP/OP, configure) */
+    bool     stale;                    /* the running cycle published nothing within the
+                                          reader's wait: frames and image are an older copy */
     size_t   image_len;
     uint8_t *image;
     unsigned n_pd;

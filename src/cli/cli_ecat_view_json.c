@@ -75,7 +75,7 @@ static const struct fld f_loop[] = {
 #define CV struct ctl_view
 static const struct fld f_view[] = {
     FLD(CV, link, F_S), FLD(CV, cycle_ns, F_I), FLD(CV, dc, F_B), FLD(CV, loop_running, F_B),
-    FLD(CV, image_laid, F_B), { 0 },
+    FLD(CV, image_laid, F_B), FLD(CV, stale, F_B), { 0 },
 };
 
 /* --- encoding ------------------------------------------------------------------------ */

@@ -204,6 +204,22 @@ static void renderers_golden(void **state)
     render(buf, sizeof buf, r_domains, &r, NULL);
     if (!strstr(buf, "seen 3 (!), WKC errors 7"))
         fail_msg("domains with a WKC error:\n%s", buf);
+    /* a cycle that published nothing within the wait: the frames and image shown are an
+     * older copy, and every view that shows them says so */
+    render(buf, sizeof buf, r_top, &r, NULL);
+    if (strstr(buf, "older copy"))
+        fail_msg("top says 'older copy' of a current view:\n%s", buf);
+    r.v.stale = true;
+    render(buf, sizeof buf, r_top, &r, NULL);
+    if (!strstr(buf, "frames and image: an older copy"))
+        fail_msg("top of a stale view:\n%s", buf);
+    render(buf, sizeof buf, r_domains, &r, NULL);
+    if (!strstr(buf, "an older copy"))
+        fail_msg("domains of a stale view:\n%s", buf);
+    json_object *j = ecat_view_data_json(&r.v);
+    json_object *st = NULL;
+    assert_true(json_object_object_get_ex(j, "stale", &st) && json_object_get_boolean(st));
+    json_object_put(j);
     rig_down(&r);
 }
 

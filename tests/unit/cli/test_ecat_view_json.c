@@ -44,6 +44,7 @@ static void make_view(struct ctl_view *v, unsigned n, unsigned nf, unsigned npd)
         v->mac[k] = (uint8_t)(k + 0xA0);
     v->cycle_ns = R(int64_t);
     v->dc = v->loop_running = v->image_laid = true;
+    v->stale = nf % 2;
     struct takt_ecat_master_stats *s = &v->st;
     s->cycles = R(uint64_t); s->frames_sent = R(uint64_t); s->frames_lost = R(uint64_t);
     s->frames_received = R(uint64_t); s->cyc_frames_sent = R(uint64_t); s->cyc_frames_lost = R(uint64_t);
@@ -129,7 +130,7 @@ static void test_round_trip(void **state)
             fail_msg("round %d: %s", round, err);
         assert_memory_equal(v.link, w.link, sizeof v.link);
         assert_memory_equal(v.mac, w.mac, sizeof v.mac);
-        assert_true(v.cycle_ns == w.cycle_ns && w.dc && w.loop_running && w.image_laid);
+        assert_true(v.cycle_ns == w.cycle_ns && w.dc && w.loop_running && w.image_laid && v.stale == w.stale);
         assert_memory_equal(&v.st, &w.st, sizeof v.st);
         /* the loop's options and RT setup are not the view's business: not sent */
         assert_memory_equal(&v.loop, &w.loop, offsetof(struct takt_rt_loop_info, opts));
