@@ -96,16 +96,16 @@ void ecat_core_scan(struct ecat_core *m, takt_ns_t now)
  * every request queued after them. */
 static void drop_pending(struct ecat_core *m, struct ecat_slave *s)
 {
-    for (unsigned k = 0; k < s->f.nreq; k++) {
-        struct ecat_req *r = &s->f.req[k];
+    for (unsigned k = 0; k < s->esm.f.nreq; k++) {
+        struct ecat_req *r = &s->esm.f.req[k];
         if (r->st == REQ_SENT && m->inflight[r->idx] == r)
             m->inflight[r->idx] = NULL;
     }
-    ecat_pdu_unqueue(m, s->f.req, s->f.nreq);
-    for (unsigned k = 0; k < s->f.nreq; k++)
-        if (ecat_req_busy(&s->f.req[k]))
-            s->f.req[k].st = REQ_IDLE;
-    s->f.nreq = 0;
+    ecat_pdu_unqueue(m, s->esm.f.req, s->esm.f.nreq);
+    for (unsigned k = 0; k < s->esm.f.nreq; k++)
+        if (ecat_req_busy(&s->esm.f.req[k]))
+            s->esm.f.req[k].st = REQ_IDLE;
+    s->esm.f.nreq = 0;
 }
 
 int ecat_core_request_state(struct ecat_core *m, uint8_t state, takt_ns_t now)

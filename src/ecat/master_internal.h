@@ -10,7 +10,6 @@
 #include <takt/ecat.h>
 #include <takt/perf.h>
 #include "rt/event.h"
-#include "ecat/esm.h"
 #include "ecat/frame.h"
 #include "ecat/mbx.h"
 #include "ecat/pdo.h"
@@ -63,27 +62,9 @@ struct ecat_pd {
 
 struct ecat_sm_cfg { uint16_t start, len; uint8_t control, enable, type; };
 
-/* Per-slave state machine (scan, SII, configuration, AL state change). */
-enum ecat_sfsm_state {
-    SS_IDLE, SS_ADDR, SS_ESC, SS_SII_CMD, SS_SII_POLL, SS_SETUP, SS_DC,
-    SS_AL_REQ, SS_AL_WAIT, SS_AL_ACK, SS_FAILED, SS_ENI, SS_COUNT
-};
-
-struct ecat_sfsm {
-    uint8_t   state;
-    takt_ns_t t0;              /* when the current wait started */
-    unsigned  retries;
-    unsigned  nreq;            /* requests of the current step */
-    struct ecat_req req[12];
-    uint8_t   buf[12][ECAT_REQ_DATA];
-    unsigned  sii_word;        /* next SII word to read */
-    uint8_t   target;          /* AL state this slave is driven to */
-    uint8_t   requested;       /* AL state of the pending request */
-    int       err;
-};
-
-/* the modules' sub-objects (after struct ecat_req and struct ecat_sfsm: they hold
- * requests) */
+/* the modules' sub-objects (after struct ecat_req: they hold requests; esm.h first:
+ * the scan's network machine is a struct ecat_sfsm too) */
+#include "ecat/esm.h"
 #include "ecat/dc.h"
 #include "ecat/recovery.h"
 #include "ecat/scan.h"
@@ -105,8 +86,7 @@ struct ecat_slave {
     struct ecat_slave_rec rec; /* recovery: re-scan, back-off, old identity (recovery.h) */
     uint32_t  al_fno;          /* frame that carried its last AL status reading */
     struct ecat_slave_dc dc;   /* distributed clock set-up and readings (dc.h) */
-    struct ecat_sfsm f;
-    struct ecat_esm esm;       /* takt's own set-up from the plan (esm.h) */
+    struct ecat_esm esm;       /* the slave's ESM: state, requests, set-up plan (esm.h) */
 };
 
 /* A queued acyclic service (register read/write) with its completion. */

@@ -86,14 +86,14 @@ static int slave_cmds(struct ecat_plan_slave *ps, const struct ecat_core *m, uns
     static const struct ecat_pdo_slave none;
     const struct ecat_pdo_slave *ls = m->configured && i < m->img.n_slaves ? &m->img.slave[i] : &none;
     unsigned n = 0;
-    for (unsigned k = 0; k < ls->n_sm && n < TAKT_ARRAY_SIZE(s->f.req); k++, n++) {
+    for (unsigned k = 0; k < ls->n_sm && n < TAKT_ARRAY_SIZE(s->esm.f.req); k++, n++) {
         uint8_t b[8];
         ecat_sm_encode(b, &ls->sm[k]);
         if (!reg(ps, ECAT_TR_BIT(ECAT_TR_PS), (uint16_t)(ESC_SM0 + ESC_SM_SIZE * ls->sm[k].index), b, 8,
                  "SM/FMMU set-up"))
             return -ENOMEM;
     }
-    for (unsigned k = 0; k < ls->n_fmmu && n < TAKT_ARRAY_SIZE(s->f.req); k++, n++) {
+    for (unsigned k = 0; k < ls->n_fmmu && n < TAKT_ARRAY_SIZE(s->esm.f.req); k++, n++) {
         uint8_t b[16];
         ecat_fmmu_encode(b, &ls->fmmu[k]);
         if (!reg(ps, ECAT_TR_BIT(ECAT_TR_PS), (uint16_t)(ESC_FMMU0 + ESC_FMMU_SIZE * k), b, 16,

@@ -124,15 +124,15 @@ static void state_slaves(struct ecat_core *m, takt_ns_t now)
 {
     (void)now;
     for (unsigned i = 0; i < m->n_slaves; i++) {
-        uint8_t st = m->slaves[i].f.state;
+        uint8_t st = m->slaves[i].esm.f.state;
         if (st != SS_IDLE && st != SS_FAILED)
             return;
     }
     topology(m);
     m->scan.done = true;
     for (unsigned i = 0; i < m->n_slaves; i++)
-        if (m->slaves[i].f.state == SS_FAILED && !m->last_err)
-            m->last_err = m->slaves[i].f.err;
+        if (m->slaves[i].esm.f.state == SS_FAILED && !m->last_err)
+            m->last_err = m->slaves[i].esm.f.err;
     m->scan.state = MF_IDLE;
 }
 
