@@ -38,11 +38,11 @@ int ecat_core_init(struct ecat_core *m, const uint8_t mac[6], const char *ifname
         !m->snap.slave || !m->cyc_rx || ecat_coe_init(m) || ecat_foe_init(m) || ecat_soe_init(m) ||
         ecat_pub_init(m) || rt_evring_init(&m->ev, TAKT_EV_ECAT, ECAT_EVENTS))
         goto nomem;
-    for (unsigned i = 0; i < o->max_slaves; i++)
-        if (!(m->slaves[i].scan.sii = calloc(1, ECAT_SII_FIRST)))
+    for (unsigned i = 0; i < o->max_slaves; i++) {
+        if (!(m->slaves[i].scan.sii = calloc(1, ECAT_SII_FIRST)) || ecat_esm_init(&m->slaves[i]))
             goto nomem;
-        else
-            m->slaves[i].scan.sii_cap = ECAT_SII_FIRST;
+        m->slaves[i].scan.sii_cap = ECAT_SII_FIRST;
+    }
     return 0;
 nomem:
     snprintf(err, errlen, "ecat master: out of memory for %u slaves", o->max_slaves);

@@ -344,7 +344,6 @@ static int x_mbx(void *ctx, const struct ecat_plan_cmd *c, uint8_t *buf, size_t 
 static int esm_build(struct ecat_core *m, struct ecat_slave *s)
 {
     struct ecat_esm *e = &s->esm;
-    ecat_plan_free(&e->plan);
     e->built = false;
     int rc = ecat_plan_sii_slave(&e->plan, m, (unsigned)(s - m->slaves));
     if (rc)
@@ -356,6 +355,11 @@ static int esm_build(struct ecat_core *m, struct ecat_slave *s)
     e->m = m;
     e->built = true;
     return 0;
+}
+
+int ecat_esm_init(struct ecat_slave *s)
+{
+    return ecat_plan_reserve(&s->esm.plan, ECAT_ESM_PLAN_CMDS, ECAT_ESM_PLAN_BYTES);
 }
 
 void ecat_esm_free(struct ecat_slave *s)

@@ -6,8 +6,9 @@
  * the init-command executor running it (initx.h), whose requests are the machine's own,
  * so whatever cancels those cancels these. The plan is built when the slave is sent to
  * a state (after scan, and after the layout for SAFEOP and OP) and built again each
- * time, so a re-scan or recovery brings what the slave's SII and the layout say now.
- * ENI-driven slaves run the ENI's plan through the same executor. */
+ * time, in storage reserved at open, so a re-scan or recovery brings what the slave's
+ * SII and the layout say now without allocating in the cycle thread. ENI-driven slaves
+ * run the ENI's plan through the same executor. */
 #ifndef TAKT_ECAT_ESM_H
 #define TAKT_ECAT_ESM_H
 
@@ -33,6 +34,15 @@ struct ecat_sfsm {
     uint8_t   requested;       /* AL state of the pending request */
     int       err;
 };
+
+/* The storage of the slave's set-up plan, reserved at open (ecat_esm_init) so that
+ * sending a slave to a state, which recovery and a DC rejoin do in the cycle thread,
+ * never allocates. The most plan_sii.c makes for one slave: INIT -> PREOP 2 mailbox
+ * SM writes + AL request and check, PREOP -> SAFEOP as many SM and FMMU writes as the
+ * machine has requests (12) + 3 SYNC0 writes + AL, SAFEOP -> OP AL, INIT -> BOOT 2 SM
+ * writes + AL: 27 commands of at most 16 bytes, the AL checks' data and mask 2 more. */
+#define ECAT_ESM_PLAN_CMDS  32
+#define ECAT_ESM_PLAN_BYTES (ECAT_ESM_PLAN_CMDS * 16 + 4 * 4)
 
 struct ecat_core;
 struct ecat_eni_run;

@@ -379,6 +379,7 @@ int  ecat_svc_queue(struct ecat_core *m, unsigned pos, uint8_t cmd, uint16_t reg
 /* esm.c: per-slave state machine table (scan + config + AL) */
 void ecat_sfsm_step(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);
 void ecat_slave_goto(struct ecat_core *m, struct ecat_slave *s, uint8_t target, takt_ns_t now);
+int  ecat_esm_init(struct ecat_slave *s);     /* its set-up plan's storage (core init) */
 void ecat_esm_free(struct ecat_slave *s);     /* its set-up plan (core free) */
 void ecat_sfsm_enter_sii(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);
 void ecat_sfsm_state_esc(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);

@@ -61,9 +61,11 @@ static void state_reset(struct ecat_core *m, takt_ns_t now)
         struct ecat_slave *s = &m->slaves[i];
         uint8_t *sii = s->scan.sii;
         size_t cap = s->scan.sii_cap;
+        struct ecat_plan plan = s->esm.plan;   /* storage reserved at open (esm.h) */
         memset(s, 0, sizeof *s);
         s->scan.sii = sii;
         s->scan.sii_cap = cap;
+        s->esm.plan = plan;
         s->info.position = i;
         s->info.station = (uint16_t)(m->o.station_base + i);
         s->info.parent = -1;
