@@ -190,6 +190,7 @@ void ecat_core_timer(struct ecat_core *m, takt_ns_t now)
     ecat_eoe_poll(m, now);
     for (unsigned i = 0; i < m->n_slaves; i++)
         ecat_sfsm_step(m, &m->slaves[i], now);
+    ecat_sii_turn_end(m);
     /* DC set-up addresses slaves by station: not while an ENI's IP commands readdress them */
     if (m->o.dc && m->target && !m->dc.active && !ecat_eni_settling(m))
         ecat_dc_configure(m, now);

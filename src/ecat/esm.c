@@ -128,10 +128,45 @@ void ecat_sfsm_state_esc(struct ecat_core *m, struct ecat_slave *s, takt_ns_t no
     ecat_sfsm_enter_sii(m, s, now);
 }
 
+/* The EEPROM interface has one user at a time (ETG.1000.4 6.4): a tool's SII write
+ * through the driver holds it between a word's data and its write command, and a read
+ * command of ours in between would put the read's data into the EEPROM. The core takes
+ * the interface for its first slave that reads its SII (at scan, and when recovery
+ * scans a returned slave again) and keeps it until none reads any more
+ * (ecat_sii_turn_end); a read that finds it taken, or a write waiting for it, waits in
+ * SS_SII_WAIT. The write and the driver's rescan hold it for bounded steps. */
+static bool sii_turn(struct ecat_core *m)
+{
+    if (atomic_load_explicit(&m->sii_user, memory_order_acquire) == ECAT_SII_CORE)
+        return true;
+    if (atomic_load(&m->sii_wanted))
+        return false;
+    int free_ = ECAT_SII_FREE;
+    return atomic_compare_exchange_strong(&m->sii_user, &free_, ECAT_SII_CORE);
+}
+
+static bool sii_reading(uint8_t st)
+{ return st == SS_SII_CMD || st == SS_SII_POLL; }
+
+void ecat_sii_turn_end(struct ecat_core *m)
+{
+    if (atomic_load_explicit(&m->sii_user, memory_order_relaxed) != ECAT_SII_CORE)
+        return;
+    for (unsigned i = 0; i < m->n_slaves; i++)
+        if (sii_reading(m->slaves[i].esm.f.state))
+            return;
+    atomic_store_explicit(&m->sii_user, ECAT_SII_FREE, memory_order_release);
+}
+
 /* SII read (ETG.1000.4 SII access): command + word address in one 6-byte write to 0x0502, then poll
  * 0x0502..0x050F until busy clears and take 4 or 8 data bytes. */
 void ecat_sfsm_enter_sii(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
+    if (!sii_turn(m)) {
+        s->esm.f.nreq = 0;
+        s->esm.f.state = SS_SII_WAIT;
+        return;
+    }
     uint8_t c[6];
     put_le16(c, SII_CMD_READ);
     put_le32(c + 2, s->esm.f.sii_word);
@@ -489,13 +524,16 @@ void ecat_slave_goto(struct ecat_core *m, struct ecat_slave *s, uint8_t target, 
 static void state_none(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 { (void)m; (void)s; (void)now; }
 
+static void state_sii_wait(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
+{ ecat_sfsm_enter_sii(m, s, now); }
+
 typedef void (*sfsm_fn)(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);
 static const sfsm_fn sfsm_states[SS_COUNT] = {
     [SS_IDLE] = state_none, [SS_ADDR] = state_addr, [SS_ESC] = ecat_sfsm_state_esc,
     [SS_SII_CMD] = ecat_sfsm_state_sii_cmd, [SS_SII_POLL] = ecat_sfsm_state_sii_poll,
     [SS_SETUP] = state_setup, [SS_DC] = state_dc,
     [SS_AL_REQ] = state_al_req, [SS_AL_WAIT] = state_al_wait, [SS_AL_ACK] = state_al_ack,
-    [SS_FAILED] = state_none, [SS_ENI] = ecat_eni_state,
+    [SS_FAILED] = state_none, [SS_ENI] = ecat_eni_state, [SS_SII_WAIT] = state_sii_wait,
 };
 _Static_assert(TAKT_ARRAY_SIZE(sfsm_states) == SS_COUNT, "one function per slave state");
 

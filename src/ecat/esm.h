@@ -19,7 +19,9 @@
 /* Per-slave state machine (scan, SII, configuration, AL state change). */
 enum ecat_sfsm_state {
     SS_IDLE, SS_ADDR, SS_ESC, SS_SII_CMD, SS_SII_POLL, SS_SETUP, SS_DC,
-    SS_AL_REQ, SS_AL_WAIT, SS_AL_ACK, SS_FAILED, SS_ENI, SS_COUNT
+    SS_AL_REQ, SS_AL_WAIT, SS_AL_ACK, SS_FAILED, SS_ENI,
+    SS_SII_WAIT,                    /* for the EEPROM interface: a tool's SII write has it */
+    SS_COUNT
 };
 
 struct ecat_sfsm {

@@ -134,10 +134,19 @@ struct ecat_rate {
 /* The EtherCAT core: everything the master knows of the network, driven by the time
  * and the frames it is given (core.h); it holds no link and reads no clock. The driver
  * (driver.h, master.c) owns one and moves its frames. */
+enum { ECAT_SII_FREE, ECAT_SII_WRITE, ECAT_SII_RESCAN, ECAT_SII_CORE };
+
 struct ecat_core {
     uint8_t   mac[6];          /* source address of every frame it builds */
     char      ifname[32];      /* the interface, for messages only */
     struct takt_ecat_master_opts o;
+
+    /* the EEPROM interface 0x0500-0x050F has one user at a time (ETG.1000.4 6.4): a
+     * tool's SII write or rescan through the driver (master_svc.c, master_rescan.c),
+     * taken and given back by either thread, or the core's own SII reads at scan and
+     * recovery (esm.c), taken and given back in the cycle's thread (ECAT_SII_*) */
+    atomic_int sii_user;
+    atomic_bool sii_wanted;    /* a write waits for it: no new rescan or read takes it first */
 
     /* datagrams: in-flight table by index, acyclic FIFO */
     struct ecat_req *inflight[256];
@@ -382,6 +391,8 @@ void ecat_slave_goto(struct ecat_core *m, struct ecat_slave *s, uint8_t target, 
 int  ecat_esm_init(struct ecat_slave *s);     /* its set-up plan's storage (core init) */
 void ecat_esm_free(struct ecat_slave *s);     /* its set-up plan (core free) */
 void ecat_sfsm_enter_sii(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);
+/* The core's turn at the EEPROM interface ends when no slave reads its SII (esm.c). */
+void ecat_sii_turn_end(struct ecat_core *m);
 void ecat_sfsm_state_esc(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);
 void ecat_sfsm_state_sii_cmd(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);
 void ecat_sfsm_state_sii_poll(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);
