@@ -58,8 +58,9 @@ struct takt_ecat_rescan {
 /* [thread: any; non-blocking] */
 const char *takt_ecat_rescan_status_name(unsigned status);
 /* One rescan at a time: -EBUSY while one runs, and while an SII write runs or waits
- * (the EEPROM interface has one user at a time, ETG.1000.4 6.4); -EAGAIN when the
- * command ring is full. */
+ * or the master reads a slave's SII itself (scan, a returned slave's re-read: the
+ * EEPROM interface has one user at a time, ETG.1000.4 6.4); -EAGAIN when the command
+ * ring is full. */
 /* [thread: any; non-blocking] */
 int takt_ecat_master_rescan_async(struct takt_ecat_master *m, takt_ecat_done_fn fn, void *ctx);
 /* Blocking wrappers: wait until done (see above). */
@@ -316,8 +317,10 @@ void takt_ecat_eoe_tap_close(struct takt_ecat_eoe_tap *t);   /* stops the thread
  * the master's copy is updated, the slave uses it after a power cycle). Beside a
  * running RT thread every register access goes through the command ring, so it may
  * run while the network is in OP (never from the cyclic callback: -EDEADLK); the
- * master takes the EEPROM interface (0x0500, ETG.1000.4) for it. A rescan that reads
- * the interface is waited for (up to 10 s, then -EBUSY); none starts meanwhile. */
+ * master takes the EEPROM interface (0x0500, ETG.1000.4) for it. A rescan or the
+ * master's own SII reads (scan, a returned slave's re-read) that use the interface are
+ * waited for (up to 10 s, then -EBUSY); none starts meanwhile, and a returned slave's
+ * re-read waits for the write to end. */
 /* [thread: any; blocking] */
 int takt_ecat_sii_write(struct takt_ecat_master *m, unsigned pos, const uint8_t *img, size_t len);
 /* The same for len bytes (even) from SII word `word` on: a part of the image (the

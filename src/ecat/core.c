@@ -38,11 +38,11 @@ int ecat_core_init(struct ecat_core *m, const uint8_t mac[6], const char *ifname
         !m->snap.slave || !m->cyc_rx || ecat_coe_init(m) || ecat_foe_init(m) || ecat_soe_init(m) ||
         ecat_pub_init(m) || rt_evring_init(&m->ev, TAKT_EV_ECAT, ECAT_EVENTS))
         goto nomem;
-    for (unsigned i = 0; i < o->max_slaves; i++)
-        if (!(m->slaves[i].scan.sii = calloc(1, ECAT_SII_FIRST)))
+    for (unsigned i = 0; i < o->max_slaves; i++) {
+        if (!(m->slaves[i].scan.sii = calloc(1, ECAT_SII_FIRST)) || ecat_esm_init(&m->slaves[i]))
             goto nomem;
-        else
-            m->slaves[i].scan.sii_cap = ECAT_SII_FIRST;
+        m->slaves[i].scan.sii_cap = ECAT_SII_FIRST;
+    }
     return 0;
 nomem:
     snprintf(err, errlen, "ecat master: out of memory for %u slaves", o->max_slaves);
@@ -96,16 +96,16 @@ void ecat_core_scan(struct ecat_core *m, takt_ns_t now)
  * every request queued after them. */
 static void drop_pending(struct ecat_core *m, struct ecat_slave *s)
 {
-    for (unsigned k = 0; k < s->f.nreq; k++) {
-        struct ecat_req *r = &s->f.req[k];
+    for (unsigned k = 0; k < s->esm.f.nreq; k++) {
+        struct ecat_req *r = &s->esm.f.req[k];
         if (r->st == REQ_SENT && m->inflight[r->idx] == r)
             m->inflight[r->idx] = NULL;
     }
-    ecat_pdu_unqueue(m, s->f.req, s->f.nreq);
-    for (unsigned k = 0; k < s->f.nreq; k++)
-        if (ecat_req_busy(&s->f.req[k]))
-            s->f.req[k].st = REQ_IDLE;
-    s->f.nreq = 0;
+    ecat_pdu_unqueue(m, s->esm.f.req, s->esm.f.nreq);
+    for (unsigned k = 0; k < s->esm.f.nreq; k++)
+        if (ecat_req_busy(&s->esm.f.req[k]))
+            s->esm.f.req[k].st = REQ_IDLE;
+    s->esm.f.nreq = 0;
 }
 
 int ecat_core_request_state(struct ecat_core *m, uint8_t state, takt_ns_t now)
@@ -190,6 +190,7 @@ void ecat_core_timer(struct ecat_core *m, takt_ns_t now)
     ecat_eoe_poll(m, now);
     for (unsigned i = 0; i < m->n_slaves; i++)
         ecat_sfsm_step(m, &m->slaves[i], now);
+    ecat_sii_turn_end(m);
     /* DC set-up addresses slaves by station: not while an ENI's IP commands readdress them */
     if (m->o.dc && m->target && !m->dc.active && !ecat_eni_settling(m))
         ecat_dc_configure(m, now);

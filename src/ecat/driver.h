@@ -40,12 +40,7 @@ struct takt_ecat_master {
     struct takt_perf_msmt m_rx, m_cyc, m_timer, m_acyc, m_app;
     struct ecat_rescan *rescan; /* master_rescan.c: the one rescan that may run */
     atomic_bool rescan_busy;
-    /* the EEPROM interface 0x0500-0x050F has one user at a time (ETG.1000.4 6.4): a
-     * tool's SII write or a rescan (ECAT_SII_*), taken and given back by either thread */
-    atomic_int sii_user;
-    atomic_bool sii_wanted;    /* a write waits for it: no new rescan takes it first */
 };
-enum { ECAT_SII_FREE, ECAT_SII_WRITE, ECAT_SII_RESCAN };
 
 /* master_cmd.c: the command ring. Records: op, target (slave position), arg[], ptr/len
  * (the caller's buffer), the inline payload (a register write's data, a struct

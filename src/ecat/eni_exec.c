@@ -153,10 +153,10 @@ static void run_fail(struct ecat_core *m, struct ecat_eni_run *r, int err)
     r->phase = EP_IDLE;
     for (unsigned i = 0; i < m->n_slaves; i++) {
         struct ecat_slave *s = &m->slaves[i];
-        if ((r->pos >= 0 && (unsigned)r->pos != i) || (r->pos < 0 && s->f.state != SS_ENI))
+        if ((r->pos >= 0 && (unsigned)r->pos != i) || (r->pos < 0 && s->esm.f.state != SS_ENI))
             continue;
-        s->f.err = err;
-        s->f.state = SS_FAILED;
+        s->esm.f.err = err;
+        s->esm.f.state = SS_FAILED;
         if (s->esm.er)
             s->esm.er->phase = EP_IDLE;
     }
@@ -186,7 +186,7 @@ static void enter(struct ecat_slave *s, struct ecat_eni_run *r, uint8_t phase)
 {
     r->phase = phase;
     ecat_initx_phase(&r->x, phase == EP_POST ? INITX_POST : phase == EP_PRE ? INITX_PRE : INITX_MBX);
-    s->f.state = SS_ENI;
+    s->esm.f.state = SS_ENI;
 }
 
 /* Master commands are broadcasts around a transition of the whole network: every
@@ -197,7 +197,7 @@ static bool network_transition(const struct ecat_core *m, const struct ecat_slav
     if (!m->target || s->rec.returning)
         return false;
     for (unsigned i = 0; i < m->n_slaves; i++)
-        if (m->slaves[i].f.state == SS_IDLE && &m->slaves[i] != s)
+        if (m->slaves[i].esm.f.state == SS_IDLE && &m->slaves[i] != s)
             return false;
     return true;
 }
@@ -213,7 +213,7 @@ bool ecat_eni_begin(struct ecat_core *m, struct ecat_slave *s, uint8_t cur, uint
     r->cur = cur;
     r->nxt = nxt;
     r->tr = (uint8_t)tr;
-    s->f.requested = nxt;
+    s->esm.f.requested = nxt;
     ecat_initx_begin(&r->x, r->tr, nxt, -1);
     s->esm.al_timeout_ns = (takt_ns_t)r->x.al_timeout_ms * TAKT_NS_PER_MS;
     r->gated = network_transition(m, s);
@@ -225,7 +225,7 @@ bool ecat_eni_reached(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     (void)m;
     (void)now;
-    if (!s->esm.er || s->esm.er->phase != EP_AL || s->esm.er->nxt != s->f.requested)
+    if (!s->esm.er || s->esm.er->phase != EP_AL || s->esm.er->nxt != s->esm.f.requested)
         return false;
     enter(s, s->esm.er, EP_POST);
     return true;
@@ -245,7 +245,7 @@ const char *ecat_eni_al_note(const struct ecat_core *m, const struct ecat_slave 
 static void finish(struct ecat_core *m, struct ecat_slave *s, struct ecat_eni_run *r, takt_ns_t now)
 {
     r->phase = EP_IDLE;
-    s->f.state = SS_IDLE;
+    s->esm.f.state = SS_IDLE;
     ecat_sfsm_next(m, s, now);
 }
 
@@ -304,7 +304,7 @@ static void release(struct ecat_core *m, uint8_t tr, uint8_t gate, takt_ns_t now
     for (unsigned i = 0; i < m->n_slaves; i++) {
         struct ecat_slave *s = &m->slaves[i];
         struct ecat_eni_run *r = s->esm.er;
-        if (!r || s->f.state != SS_ENI || r->phase != gate || r->tr != tr)
+        if (!r || s->esm.f.state != SS_ENI || r->phase != gate || r->tr != tr)
             continue;
         if (gate == EP_GATE_PRE)
             enter(s, r, EP_PRE);
@@ -335,9 +335,9 @@ void ecat_eni_master_step(struct ecat_core *m, takt_ns_t now)
     const struct ecat_eni_run *first = NULL;
     for (unsigned i = 0; i < m->n_slaves; i++) {
         const struct ecat_slave *s = &m->slaves[i];
-        if (s->f.state == SS_IDLE || s->f.state == SS_FAILED)
+        if (s->esm.f.state == SS_IDLE || s->esm.f.state == SS_FAILED)
             continue;
-        if (s->f.state != SS_ENI || !s->esm.er ||
+        if (s->esm.f.state != SS_ENI || !s->esm.er ||
             (s->esm.er->phase != EP_GATE_PRE && s->esm.er->phase != EP_GATE_POST))
             return;
         if (!first)
@@ -365,8 +365,8 @@ bool ecat_eni_settling(const struct ecat_core *m)
         return true;
     for (unsigned i = 0; i < m->n_slaves; i++) {
         const struct ecat_slave *s = &m->slaves[i];
-        if (s->esm.er && (s->info.al_state & AL_STATE_MASK) == AL_INIT && s->f.state != SS_IDLE &&
-            s->f.state != SS_FAILED)
+        if (s->esm.er && (s->info.al_state & AL_STATE_MASK) == AL_INIT && s->esm.f.state != SS_IDLE &&
+            s->esm.f.state != SS_FAILED)
             return true;
     }
     return false;

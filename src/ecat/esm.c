@@ -36,22 +36,22 @@ bool ecat_sfsm_pending(const struct ecat_sfsm *f)
 
 static void send(struct ecat_core *m, struct ecat_slave *s, unsigned n, uint8_t state, takt_ns_t now)
 {
-    s->f.nreq = n;
+    s->esm.f.nreq = n;
     for (unsigned i = 0; i < n; i++)
-        ecat_req_queue(m, &s->f.req[i]);
-    s->f.state = state;
+        ecat_req_queue(m, &s->esm.f.req[i]);
+    s->esm.f.state = state;
     (void)now;
 }
 
 static void fpwr(struct ecat_slave *s, unsigned i, uint16_t reg, const void *d, uint16_t len)
-{ ecat_sfsm_req(&s->f, i, ECAT_FPWR, s->info.station, reg, d, len); }
+{ ecat_sfsm_req(&s->esm.f, i, ECAT_FPWR, s->info.station, reg, d, len); }
 static void fprd(struct ecat_slave *s, unsigned i, uint16_t reg, uint16_t len)
-{ ecat_sfsm_req(&s->f, i, ECAT_FPRD, s->info.station, reg, NULL, len); }
+{ ecat_sfsm_req(&s->esm.f, i, ECAT_FPRD, s->info.station, reg, NULL, len); }
 
 static void fail(struct ecat_core *m, struct ecat_slave *s, int err)
 {
-    s->f.err = err;
-    s->f.state = SS_FAILED;
+    s->esm.f.err = err;
+    s->esm.f.state = SS_FAILED;
     (void)m;
 }
 
@@ -61,10 +61,10 @@ static bool check_wkc(struct ecat_core *m, struct ecat_slave *s, unsigned i, int
                       const char *what, void (*again)(struct ecat_core *, struct ecat_slave *, takt_ns_t),
                       takt_ns_t now)
 {
-    const struct ecat_req *r = &s->f.req[i];
+    const struct ecat_req *r = &s->esm.f.req[i];
     if (r->wkc == expect)
         return true;
-    if (++s->f.retries <= 3) {
+    if (++s->esm.f.retries <= 3) {
         again(m, s, now);
         return false;
     }
@@ -81,7 +81,7 @@ static void enter_addr(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
     uint8_t a[2];
     put_le16(a, s->info.station);
     /* ETG.1000.4 commands: APWR addresses by position, ADP = -position */
-    ecat_sfsm_req(&s->f, 0, ECAT_APWR, (uint16_t)(0u - s->info.position), ESC_STATION_ADDR, a, 2);
+    ecat_sfsm_req(&s->esm.f, 0, ECAT_APWR, (uint16_t)(0u - s->info.position), ESC_STATION_ADDR, a, 2);
     send(m, s, 1, SS_ADDR, now);
 }
 
@@ -99,7 +99,7 @@ static void state_addr(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     if (!check_wkc(m, s, 0, 1, "station address", enter_addr, now))
         return;
-    s->f.retries = 0;
+    s->esm.f.retries = 0;
     enter_esc(m, s, now);
 }
 
@@ -111,30 +111,65 @@ void ecat_sfsm_state_esc(struct ecat_core *m, struct ecat_slave *s, takt_ns_t no
     /* ETG.1000.4 SyncManager: a repeat request is a toggle of 0x080E bit 1 against the slave's
      * acknowledge 0x080F bit 1; start in step with it or the first SM1 set-up asks for
      * a stale reply again (a previous master may have toggled it) */
-    s->mbx.repeat = (s->f.buf[4][0] >> 1) & 1;
-    const uint8_t *b = s->f.buf[0];
+    s->mbx.repeat = (s->esm.f.buf[4][0] >> 1) & 1;
+    const uint8_t *b = s->esm.f.buf[0];
     s->info.esc_type = b[0];
     s->info.esc_rev = b[1];
     s->info.esc_features = get_le16(b + 8);
     s->info.dc = (s->info.esc_features & 0x0004) != 0;
-    s->info.dl_status = get_le16(s->f.buf[1]);
-    s->info.al_state = s->f.buf[3][0];
-    s->al_fno = s->f.req[3].fno;
-    s->info.al_code = get_le16(s->f.buf[3] + 4);
+    s->info.dl_status = get_le16(s->esm.f.buf[1]);
+    s->info.al_state = s->esm.f.buf[3][0];
+    s->al_fno = s->esm.f.req[3].fno;
+    s->info.al_code = get_le16(s->esm.f.buf[3] + 4);
     s->info.present = true;
-    s->f.retries = 0;
+    s->esm.f.retries = 0;
     s->scan.sii_len = 0;
-    s->f.sii_word = 0;
+    s->esm.f.sii_word = 0;
     ecat_sfsm_enter_sii(m, s, now);
+}
+
+/* The EEPROM interface has one user at a time (ETG.1000.4 6.4): a tool's SII write
+ * through the driver holds it between a word's data and its write command, and a read
+ * command of ours in between would put the read's data into the EEPROM. The core takes
+ * the interface for its first slave that reads its SII (at scan, and when recovery
+ * scans a returned slave again) and keeps it until none reads any more
+ * (ecat_sii_turn_end); a read that finds it taken, or a write waiting for it, waits in
+ * SS_SII_WAIT. The write and the driver's rescan hold it for bounded steps. */
+static bool sii_turn(struct ecat_core *m)
+{
+    if (atomic_load_explicit(&m->sii_user, memory_order_acquire) == ECAT_SII_CORE)
+        return true;
+    if (atomic_load(&m->sii_wanted))
+        return false;
+    int free_ = ECAT_SII_FREE;
+    return atomic_compare_exchange_strong(&m->sii_user, &free_, ECAT_SII_CORE);
+}
+
+static bool sii_reading(uint8_t st)
+{ return st == SS_SII_CMD || st == SS_SII_POLL; }
+
+void ecat_sii_turn_end(struct ecat_core *m)
+{
+    if (atomic_load_explicit(&m->sii_user, memory_order_relaxed) != ECAT_SII_CORE)
+        return;
+    for (unsigned i = 0; i < m->n_slaves; i++)
+        if (sii_reading(m->slaves[i].esm.f.state))
+            return;
+    atomic_store_explicit(&m->sii_user, ECAT_SII_FREE, memory_order_release);
 }
 
 /* SII read (ETG.1000.4 SII access): command + word address in one 6-byte write to 0x0502, then poll
  * 0x0502..0x050F until busy clears and take 4 or 8 data bytes. */
 void ecat_sfsm_enter_sii(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
+    if (!sii_turn(m)) {
+        s->esm.f.nreq = 0;
+        s->esm.f.state = SS_SII_WAIT;
+        return;
+    }
     uint8_t c[6];
     put_le16(c, SII_CMD_READ);
-    put_le32(c + 2, s->f.sii_word);
+    put_le32(c + 2, s->esm.f.sii_word);
     fpwr(s, 0, ESC_SII_CTRL, c, 6);
     send(m, s, 1, SS_SII_CMD, now);
 }
@@ -149,7 +184,7 @@ void ecat_sfsm_state_sii_cmd(struct ecat_core *m, struct ecat_slave *s, takt_ns_
 {
     if (!check_wkc(m, s, 0, 1, "SII command", ecat_sfsm_enter_sii, now))
         return;
-    s->f.t0 = now;
+    s->esm.f.t0 = now;
     enter_sii_poll(m, s, now);
 }
 
@@ -166,11 +201,11 @@ void ecat_sfsm_state_sii_poll(struct ecat_core *m, struct ecat_slave *s, takt_ns
 {
     if (!check_wkc(m, s, 0, 1, "SII status", enter_sii_poll, now))
         return;
-    const uint8_t *b = s->f.buf[0];
+    const uint8_t *b = s->esm.f.buf[0];
     uint16_t ctrl = get_le16(b);
     if (ctrl & SII_BUSY) {
-        if (now - s->f.t0 > 100 * TAKT_NS_PER_MS) {
-            ECAT_FAIL(m, -ETIMEDOUT, TAKT_ECAT_EV_SII_BUSY, s->info.position, ctrl, s->f.sii_word);
+        if (now - s->esm.f.t0 > 100 * TAKT_NS_PER_MS) {
+            ECAT_FAIL(m, -ETIMEDOUT, TAKT_ECAT_EV_SII_BUSY, s->info.position, ctrl, s->esm.f.sii_word);
             fail(m, s, -ETIMEDOUT);
             return;
         }
@@ -178,8 +213,8 @@ void ecat_sfsm_state_sii_poll(struct ecat_core *m, struct ecat_slave *s, takt_ns
         return;
     }
     if (ctrl & (SII_ERR_ACK | SII_ERR_LOAD)) {
-        if (++s->f.retries > SII_TRIES) {
-            ECAT_FAIL(m, -TAKT_ESII, TAKT_ECAT_EV_SII_READ_FAILED, s->info.position, s->f.sii_word, ctrl, SII_TRIES);
+        if (++s->esm.f.retries > SII_TRIES) {
+            ECAT_FAIL(m, -TAKT_ESII, TAKT_ECAT_EV_SII_READ_FAILED, s->info.position, s->esm.f.sii_word, ctrl, SII_TRIES);
             fail(m, s, -TAKT_ESII);
             return;
         }
@@ -189,21 +224,21 @@ void ecat_sfsm_state_sii_poll(struct ecat_core *m, struct ecat_slave *s, takt_ns
     unsigned n = (ctrl & SII_READ8) ? 8 : 4;
     s->scan.sii_8byte = n == 8;
     if (s->scan.sii_len + n > s->scan.sii_cap && ecat_sii_grow(s, s->scan.sii_len + n) < 0) {
-        ECAT_FAIL(m, -ENOMEM, TAKT_ECAT_EV_SII_NO_MEMORY, s->info.position, s->f.sii_word);
+        ECAT_FAIL(m, -ENOMEM, TAKT_ECAT_EV_SII_NO_MEMORY, s->info.position, s->esm.f.sii_word);
         fail(m, s, -ENOMEM);
         return;
     }
     memcpy(s->scan.sii + s->scan.sii_len, b + 6, n);
     s->scan.sii_len += n;
-    s->f.sii_word += n / 2;
-    s->f.retries = 0;
+    s->esm.f.sii_word += n / 2;
+    s->esm.f.retries = 0;
     if (s->scan.sii_len > 2 * SII_W_CATEGORIES && sii_complete(s)) {
         int rc = ecat_sii_parse(m, s);
         s->scan.done = rc == 0;
         if (rc)
             fail(m, s, rc);
         else
-            s->f.state = SS_IDLE;
+            s->esm.f.state = SS_IDLE;
         return;
     }
     ecat_sfsm_enter_sii(m, s, now);
@@ -211,8 +246,8 @@ void ecat_sfsm_state_sii_poll(struct ecat_core *m, struct ecat_slave *s, takt_ns
 
 void ecat_slave_scan_start(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
-    s->f.retries = 0;
-    s->f.err = 0;
+    s->esm.f.retries = 0;
+    s->esm.f.err = 0;
     enter_addr(m, s, now);
 }
 
@@ -222,7 +257,7 @@ static void next_step(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);
 
 static void enter_al_req(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
-    uint8_t c[2] = { s->f.requested, 0 };
+    uint8_t c[2] = { s->esm.f.requested, 0 };
     fpwr(s, 0, ESC_AL_CONTROL, c, 2);
     send(m, s, 1, SS_AL_REQ, now);
 }
@@ -245,8 +280,8 @@ static void state_al_req(struct ecat_core *m, struct ecat_slave *s, takt_ns_t no
 {
     if (!check_wkc(m, s, 0, 1, "AL control", enter_al_req, now))
         return;
-    s->f.retries = 0;
-    s->f.t0 = now;
+    s->esm.f.retries = 0;
+    s->esm.f.t0 = now;
     enter_al_wait(m, s, now);
 }
 
@@ -264,32 +299,32 @@ static void state_al_wait(struct ecat_core *m, struct ecat_slave *s, takt_ns_t n
 {
     if (!check_wkc(m, s, 0, 1, "AL status", enter_al_wait, now))
         return;
-    s->f.retries = 0;
-    uint8_t st = s->f.buf[0][0];
-    uint16_t code = get_le16(s->f.buf[0] + 4);
+    s->esm.f.retries = 0;
+    uint8_t st = s->esm.f.buf[0][0];
+    uint16_t code = get_le16(s->esm.f.buf[0] + 4);
     s->info.al_state = st;
-    s->al_fno = s->f.req[0].fno;
+    s->al_fno = s->esm.f.req[0].fno;
     s->info.al_code = code;
-    if (s->f.requested == 0) {               /* only reading where the slave is */
+    if (s->esm.f.requested == 0) {               /* only reading where the slave is */
         next_step(m, s, now);
         return;
     }
     if (st & AL_ERROR) {
         ECAT_FAILT(m, -TAKT_EALSTATUS, TAKT_ECAT_EV_ESM_REFUSED, s->info.position, RT_TXT(s->info.name[0] ? s->info.name : "?"),
-               s->info.station, st & AL_STATE_MASK, s->f.requested, st, code, code, !m->o.dc && al_code_wants_dc(code));
-        s->f.err = -TAKT_EALSTATUS;
+               s->info.station, st & AL_STATE_MASK, s->esm.f.requested, st, code, code, !m->o.dc && al_code_wants_dc(code));
+        s->esm.f.err = -TAKT_EALSTATUS;
         enter_al_ack(m, s, now);
         return;
     }
-    if ((st & AL_STATE_MASK) == s->f.requested) {
+    if ((st & AL_STATE_MASK) == s->esm.f.requested) {
         if (!ecat_eni_reached(m, s, now))   /* the ENI's commands after the request */
             next_step(m, s, now);
         return;
     }
-    if (now - s->f.t0 > (s->esm.al_timeout_ns ? s->esm.al_timeout_ns : m->o.state_timeout_ns)) {
+    if (now - s->esm.f.t0 > (s->esm.al_timeout_ns ? s->esm.al_timeout_ns : m->o.state_timeout_ns)) {
         char note[200];
         ECAT_FAILT(m, -ETIMEDOUT, TAKT_ECAT_EV_ESM_TIMEOUT, s->info.position, RT_TXT(ecat_eni_al_note(m, s, note, sizeof note)),
-               s->info.station, st & AL_STATE_MASK, (now - s->f.t0) / TAKT_NS_PER_MS, s->f.requested);
+               s->info.station, st & AL_STATE_MASK, (now - s->esm.f.t0) / TAKT_NS_PER_MS, s->esm.f.requested);
         fail(m, s, -ETIMEDOUT);
         return;
     }
@@ -300,17 +335,17 @@ static void state_al_ack(struct ecat_core *m, struct ecat_slave *s, takt_ns_t no
 {
     (void)now;
     s->info.al_state &= AL_STATE_MASK;
-    s->f.state = s->f.err ? SS_FAILED : SS_IDLE;
-    if (!s->f.err)
+    s->esm.f.state = s->esm.f.err ? SS_FAILED : SS_IDLE;
+    if (!s->esm.f.err)
         next_step(m, s, now);
 }
 
 /* DC slaves wait in SS_DC until dc.c armed SYNC0 (before PREOP -> SAFEOP, else AL status 0x0030, ETG.1000.6 Table 11). */
 static void request_safeop(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
-    s->f.requested = AL_SAFEOP;
+    s->esm.f.requested = AL_SAFEOP;
     if (m->o.dc && s->info.dc) {
-        s->f.state = SS_DC;
+        s->esm.f.state = SS_DC;
         return;
     }
     enter_al_req(m, s, now);
@@ -344,18 +379,22 @@ static int x_mbx(void *ctx, const struct ecat_plan_cmd *c, uint8_t *buf, size_t 
 static int esm_build(struct ecat_core *m, struct ecat_slave *s)
 {
     struct ecat_esm *e = &s->esm;
-    ecat_plan_free(&e->plan);
     e->built = false;
     int rc = ecat_plan_sii_slave(&e->plan, m, (unsigned)(s - m->slaves));
     if (rc)
         return rc;
     const struct ecat_initx_ops ops = { s, x_queue, x_dc_ready, x_start, x_mbx, NULL };
-    ecat_initx_init_at(&e->x, &ops, s->f.req, &s->f.buf[0][0], sizeof s->f.buf);
+    ecat_initx_init_at(&e->x, &ops, s->esm.f.req, &s->esm.f.buf[0][0], sizeof s->esm.f.buf);
     e->x.ps = &e->plan.slave[0];
     e->x.validate_ns = m->o.state_timeout_ns;
     e->m = m;
     e->built = true;
     return 0;
+}
+
+int ecat_esm_init(struct ecat_slave *s)
+{
+    return ecat_plan_reserve(&s->esm.plan, ECAT_ESM_PLAN_CMDS, ECAT_ESM_PLAN_BYTES);
 }
 
 void ecat_esm_free(struct ecat_slave *s)
@@ -368,7 +407,7 @@ static void state_setup(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now
 {
     struct ecat_initx *x = &s->esm.x;
     int rc = ecat_initx_step(x, now);
-    s->f.nreq = x->n;
+    s->esm.f.nreq = x->n;
     if (rc > 0)
         return;
     if (rc < 0) {
@@ -380,8 +419,8 @@ static void state_setup(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now
         fail(m, s, rc);
         return;
     }
-    s->f.retries = 0;
-    if (s->f.requested == AL_SAFEOP)
+    s->esm.f.retries = 0;
+    if (s->esm.f.requested == AL_SAFEOP)
         request_safeop(m, s, now);
     else
         enter_al_req(m, s, now);
@@ -392,22 +431,22 @@ static void state_setup(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now
  * SMs and FMMUs before PREOP -> SAFEOP (plan_sii.c); then the request. */
 static void enter_setup(struct ecat_core *m, struct ecat_slave *s, uint8_t tr, uint8_t nxt, takt_ns_t now)
 {
-    s->f.requested = nxt;
+    s->esm.f.requested = nxt;
     if (!s->esm.built) {
         ECAT_FAIL(m, -ENOMEM, TAKT_ECAT_EV_SII_NO_MEMORY, s->info.position, 0);
         fail(m, s, -ENOMEM);
         return;
     }
     ecat_initx_begin(&s->esm.x, tr, nxt, -1);
-    s->f.state = SS_SETUP;
+    s->esm.f.state = SS_SETUP;
     state_setup(m, s, now);
 }
 
 /* ENI-driven slaves: the runner did the set-up; the AL request is the master's. */
 void ecat_sfsm_al_request(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
-    s->f.retries = 0;
-    if (s->f.requested == AL_SAFEOP)
+    s->esm.f.retries = 0;
+    if (s->esm.f.requested == AL_SAFEOP)
         request_safeop(m, s, now);
     else
         enter_al_req(m, s, now);
@@ -434,14 +473,14 @@ static int order(uint8_t st)
 
 static void next_step(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
-    uint8_t cur = s->info.al_state & AL_STATE_MASK, tgt = s->f.target;
-    s->f.retries = 0;
+    uint8_t cur = s->info.al_state & AL_STATE_MASK, tgt = s->esm.f.target;
+    s->esm.f.retries = 0;
     if (s->info.al_state & AL_ERROR) {
         enter_al_ack(m, s, now);
         return;
     }
     if (cur == tgt) {
-        s->f.state = SS_IDLE;
+        s->esm.f.state = SS_IDLE;
         return;
     }
     uint8_t nxt = tgt == AL_BOOT || cur == AL_BOOT || order(tgt) < order(cur) || order(cur) == 0
@@ -454,14 +493,14 @@ static void next_step(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
         return;
     }
     if (tgt == AL_BOOT || cur == AL_BOOT || order(tgt) < order(cur) || order(cur) == 0) {
-        s->f.requested = (tgt == AL_BOOT && cur != AL_INIT) || cur == AL_BOOT ? AL_INIT : tgt;
+        s->esm.f.requested = (tgt == AL_BOOT && cur != AL_INIT) || cur == AL_BOOT ? AL_INIT : tgt;
         enter_al_req(m, s, now);
         return;
     }
     switch (cur) {
     case AL_INIT: enter_setup(m, s, ECAT_TR_IP, AL_PREOP, now); break;
     case AL_PREOP: enter_setup(m, s, ECAT_TR_PS, AL_SAFEOP, now); break;
-    default: s->f.requested = AL_OP; enter_al_req(m, s, now); break;
+    default: s->esm.f.requested = AL_OP; enter_al_req(m, s, now); break;
     }
 }
 
@@ -474,16 +513,19 @@ void ecat_slave_goto(struct ecat_core *m, struct ecat_slave *s, uint8_t target, 
      * failure is said where the set-up would run */
     if (!s->esm.er && esm_build(m, s))
         s->esm.built = false;
-    s->f.target = target;
-    s->f.err = 0;
-    s->f.retries = 0;
-    s->f.requested = 0;
-    s->f.t0 = now;
+    s->esm.f.target = target;
+    s->esm.f.err = 0;
+    s->esm.f.retries = 0;
+    s->esm.f.requested = 0;
+    s->esm.f.t0 = now;
     enter_al_wait(m, s, now);       /* read where it is first */
 }
 
 static void state_none(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 { (void)m; (void)s; (void)now; }
+
+static void state_sii_wait(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
+{ ecat_sfsm_enter_sii(m, s, now); }
 
 typedef void (*sfsm_fn)(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);
 static const sfsm_fn sfsm_states[SS_COUNT] = {
@@ -491,13 +533,13 @@ static const sfsm_fn sfsm_states[SS_COUNT] = {
     [SS_SII_CMD] = ecat_sfsm_state_sii_cmd, [SS_SII_POLL] = ecat_sfsm_state_sii_poll,
     [SS_SETUP] = state_setup, [SS_DC] = state_dc,
     [SS_AL_REQ] = state_al_req, [SS_AL_WAIT] = state_al_wait, [SS_AL_ACK] = state_al_ack,
-    [SS_FAILED] = state_none, [SS_ENI] = ecat_eni_state,
+    [SS_FAILED] = state_none, [SS_ENI] = ecat_eni_state, [SS_SII_WAIT] = state_sii_wait,
 };
 _Static_assert(TAKT_ARRAY_SIZE(sfsm_states) == SS_COUNT, "one function per slave state");
 
 void ecat_sfsm_step(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
-    if (ecat_sfsm_pending(&s->f))
+    if (ecat_sfsm_pending(&s->esm.f))
         return;
-    sfsm_states[s->f.state](m, s, now);
+    sfsm_states[s->esm.f.state](m, s, now);
 }

@@ -436,7 +436,7 @@ static bool state_done(struct ecat_core *m, void *ctx)
 {
     (void)ctx;
     for (unsigned i = 0; i < m->n_slaves; i++) {
-        uint8_t st = m->slaves[i].f.state;
+        uint8_t st = m->slaves[i].esm.f.state;
         if (st != SS_IDLE && st != SS_FAILED)
             return false;
     }
@@ -457,8 +457,8 @@ int takt_ecat_master_set_state(struct takt_ecat_master *drv, uint8_t state, takt
     if (rc)
         return rc;
     for (unsigned i = 0; i < m->n_slaves; i++)
-        if (m->slaves[i].f.state == SS_FAILED)
-            return m->slaves[i].f.err ? m->slaves[i].f.err : -TAKT_EALSTATUS;
+        if (m->slaves[i].esm.f.state == SS_FAILED)
+            return m->slaves[i].esm.f.err ? m->slaves[i].esm.f.err : -TAKT_EALSTATUS;
     return 0;
 }
 
@@ -466,7 +466,7 @@ int takt_ecat_master_set_state(struct takt_ecat_master *drv, uint8_t state, takt
 
 static bool slave_settled(struct ecat_core *m, void *ctx)
 {
-    uint8_t st = m->slaves[*(unsigned *)ctx].f.state;
+    uint8_t st = m->slaves[*(unsigned *)ctx].esm.f.state;
     return st == SS_IDLE || st == SS_FAILED;
 }
 
@@ -483,7 +483,7 @@ int takt_ecat_slave_set_state(struct takt_ecat_master *drv, unsigned pos, uint8_
     rc = ecat_master_drive(drv, slave_settled, &pos, timeout_ns);
     if (rc)
         return rc;
-    return s->f.state == SS_FAILED ? (s->f.err ? s->f.err : -TAKT_EALSTATUS) : 0;
+    return s->esm.f.state == SS_FAILED ? (s->esm.f.err ? s->esm.f.err : -TAKT_EALSTATUS) : 0;
 }
 
 /* --- thread ----------------------------------------------------------------------- */

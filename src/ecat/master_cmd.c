@@ -57,7 +57,7 @@ bool ecat_rt_on(struct takt_ecat_master *m)
 static bool state_settled(const struct ecat_core *m)
 {
     for (unsigned i = 0; i < m->n_slaves; i++) {
-        uint8_t st = m->slaves[i].f.state;
+        uint8_t st = m->slaves[i].esm.f.state;
         if (st != SS_IDLE && st != SS_FAILED)
             return false;
     }
@@ -67,8 +67,8 @@ static bool state_settled(const struct ecat_core *m)
 static int state_result(const struct ecat_core *m)
 {
     for (unsigned i = 0; i < m->n_slaves; i++)
-        if (m->slaves[i].f.state == SS_FAILED)
-            return m->slaves[i].f.err ? m->slaves[i].f.err : -TAKT_EALSTATUS;
+        if (m->slaves[i].esm.f.state == SS_FAILED)
+            return m->slaves[i].esm.f.err ? m->slaves[i].esm.f.err : -TAKT_EALSTATUS;
     return 0;
 }
 
@@ -92,10 +92,10 @@ static void slave_wait_end(struct takt_ecat_master *m, int err)
 static void slave_wait_check(struct takt_ecat_master *m)
 {
     const struct ecat_slave *s = &m->core.slaves[m->slave_pos];
-    if (s->f.state == SS_IDLE)
+    if (s->esm.f.state == SS_IDLE)
         slave_wait_end(m, 0);
-    else if (s->f.state == SS_FAILED)
-        slave_wait_end(m, s->f.err ? s->f.err : -TAKT_EALSTATUS);
+    else if (s->esm.f.state == SS_FAILED)
+        slave_wait_end(m, s->esm.f.err ? s->esm.f.err : -TAKT_EALSTATUS);
 }
 
 static int apply(struct takt_ecat_master *drv, struct rt_cmd *c, bool posted)

@@ -202,7 +202,7 @@ static bool mbx_usable(const struct ecat_slave *s)
 {
     uint8_t st = s->info.al_state & AL_STATE_MASK;
     return (s->info.mbx_protocols & MBX_PROTO_COE) && s->info.mbx_in_len &&
-           s->info.mbx_in_len <= ECAT_MAX_DG_DATA && s->info.present && s->f.state == SS_IDLE &&
+           s->info.mbx_in_len <= ECAT_MAX_DG_DATA && s->info.present && s->esm.f.state == SS_IDLE &&
            (st == AL_PREOP || st == AL_SAFEOP || st == AL_OP);
 }
 

@@ -174,7 +174,7 @@ static void ip_again(struct ecat_core *m, struct ecat_eoe_port *p, uint8_t al)
         s->mbx.rx_hash = 0;
         return;
     }
-    if (!p->ip_lost || p->svc || s->f.state != SS_IDLE || (al != AL_PREOP && al != AL_SAFEOP && al != AL_OP))
+    if (!p->ip_lost || p->svc || s->esm.f.state != SS_IDLE || (al != AL_PREOP && al != AL_SAFEOP && al != AL_OP))
         return;
     p->ip_lost = false;
     memcpy(p->svc_msg, p->ip_msg, p->ip_len);
@@ -336,8 +336,8 @@ void ecat_eoe_poll(struct ecat_core *m, takt_ns_t now)
         }
         /* a slave on its way between states is left alone, but for a service its ENI
          * start-up asked for (EoE init commands run while the slave is in SS_ENI) */
-        bool eni_svc = p->svc && s->f.state == SS_ENI;
-        if (!s->info.present || (s->f.state != SS_IDLE && !eni_svc) ||
+        bool eni_svc = p->svc && s->esm.f.state == SS_ENI;
+        if (!s->info.present || (s->esm.f.state != SS_IDLE && !eni_svc) ||
             (al != AL_PREOP && al != AL_SAFEOP && al != AL_OP)) {
             p->waiting = false;
             continue;

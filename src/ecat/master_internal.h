@@ -10,7 +10,6 @@
 #include <takt/ecat.h>
 #include <takt/perf.h>
 #include "rt/event.h"
-#include "ecat/esm.h"
 #include "ecat/frame.h"
 #include "ecat/mbx.h"
 #include "ecat/pdo.h"
@@ -63,27 +62,9 @@ struct ecat_pd {
 
 struct ecat_sm_cfg { uint16_t start, len; uint8_t control, enable, type; };
 
-/* Per-slave state machine (scan, SII, configuration, AL state change). */
-enum ecat_sfsm_state {
-    SS_IDLE, SS_ADDR, SS_ESC, SS_SII_CMD, SS_SII_POLL, SS_SETUP, SS_DC,
-    SS_AL_REQ, SS_AL_WAIT, SS_AL_ACK, SS_FAILED, SS_ENI, SS_COUNT
-};
-
-struct ecat_sfsm {
-    uint8_t   state;
-    takt_ns_t t0;              /* when the current wait started */
-    unsigned  retries;
-    unsigned  nreq;            /* requests of the current step */
-    struct ecat_req req[12];
-    uint8_t   buf[12][ECAT_REQ_DATA];
-    unsigned  sii_word;        /* next SII word to read */
-    uint8_t   target;          /* AL state this slave is driven to */
-    uint8_t   requested;       /* AL state of the pending request */
-    int       err;
-};
-
-/* the modules' sub-objects (after struct ecat_req and struct ecat_sfsm: they hold
- * requests) */
+/* the modules' sub-objects (after struct ecat_req: they hold requests; esm.h first:
+ * the scan's network machine is a struct ecat_sfsm too) */
+#include "ecat/esm.h"
 #include "ecat/dc.h"
 #include "ecat/recovery.h"
 #include "ecat/scan.h"
@@ -105,8 +86,7 @@ struct ecat_slave {
     struct ecat_slave_rec rec; /* recovery: re-scan, back-off, old identity (recovery.h) */
     uint32_t  al_fno;          /* frame that carried its last AL status reading */
     struct ecat_slave_dc dc;   /* distributed clock set-up and readings (dc.h) */
-    struct ecat_sfsm f;
-    struct ecat_esm esm;       /* takt's own set-up from the plan (esm.h) */
+    struct ecat_esm esm;       /* the slave's ESM: state, requests, set-up plan (esm.h) */
 };
 
 /* A queued acyclic service (register read/write) with its completion. */
@@ -168,10 +148,19 @@ struct ecat_rate {
 /* The EtherCAT core: everything the master knows of the network, driven by the time
  * and the frames it is given (core.h); it holds no link and reads no clock. The driver
  * (driver.h, master.c) owns one and moves its frames. */
+enum { ECAT_SII_FREE, ECAT_SII_WRITE, ECAT_SII_RESCAN, ECAT_SII_CORE };
+
 struct ecat_core {
     uint8_t   mac[6];          /* source address of every frame it builds */
     char      ifname[32];      /* the interface, for messages only */
     struct takt_ecat_master_opts o;
+
+    /* the EEPROM interface 0x0500-0x050F has one user at a time (ETG.1000.4 6.4): a
+     * tool's SII write or rescan through the driver (master_svc.c, master_rescan.c),
+     * taken and given back by either thread, or the core's own SII reads at scan and
+     * recovery (esm.c), taken and given back in the cycle's thread (ECAT_SII_*) */
+    atomic_int sii_user;
+    atomic_bool sii_wanted;    /* a write waits for it: no new rescan or read takes it first */
 
     /* datagrams: in-flight table by index, acyclic FIFO */
     struct ecat_req *inflight[256];
@@ -413,8 +402,11 @@ int  ecat_svc_queue(struct ecat_core *m, unsigned pos, uint8_t cmd, uint16_t reg
 /* esm.c: per-slave state machine table (scan + config + AL) */
 void ecat_sfsm_step(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);
 void ecat_slave_goto(struct ecat_core *m, struct ecat_slave *s, uint8_t target, takt_ns_t now);
+int  ecat_esm_init(struct ecat_slave *s);     /* its set-up plan's storage (core init) */
 void ecat_esm_free(struct ecat_slave *s);     /* its set-up plan (core free) */
 void ecat_sfsm_enter_sii(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);
+/* The core's turn at the EEPROM interface ends when no slave reads its SII (esm.c). */
+void ecat_sii_turn_end(struct ecat_core *m);
 void ecat_sfsm_state_esc(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);
 void ecat_sfsm_state_sii_cmd(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);
 void ecat_sfsm_state_sii_poll(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);

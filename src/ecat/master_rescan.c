@@ -75,7 +75,7 @@ static void finish(struct ecat_rescan *r)
     takt_ecat_done_fn fn = r->fn;
     void *ctx = r->ctx;
     r->fn = NULL;
-    atomic_store_explicit(&r->drv->sii_user, ECAT_SII_FREE, memory_order_release);
+    atomic_store_explicit(&r->drv->core.sii_user, ECAT_SII_FREE, memory_order_release);
     atomic_store_explicit(&r->drv->rescan_busy, false, memory_order_release);
     if (fn)
         fn(ctx, 0, (const uint8_t *)res, sizeof *res + res->n * sizeof res->slave[0]);
@@ -181,7 +181,7 @@ int ecat_rescan_start(struct takt_ecat_master *drv, takt_ecat_done_fn fn, void *
     else if (!r || r->cap < n)
         err = -ENOMEM;
     if (err) {
-        atomic_store_explicit(&drv->sii_user, ECAT_SII_FREE, memory_order_release);
+        atomic_store_explicit(&drv->core.sii_user, ECAT_SII_FREE, memory_order_release);
         atomic_store_explicit(&drv->rescan_busy, false, memory_order_release);
         return err;
     }
@@ -219,8 +219,8 @@ int takt_ecat_master_rescan_async(struct takt_ecat_master *drv, takt_ecat_done_f
      * it, or waits for it (its words would take the rescan's reads as their data):
      * refused, not queued */
     int free_ = ECAT_SII_FREE;
-    if (atomic_load(&drv->sii_wanted) ||
-        !atomic_compare_exchange_strong(&drv->sii_user, &free_, ECAT_SII_RESCAN)) {
+    if (atomic_load(&drv->core.sii_wanted) ||
+        !atomic_compare_exchange_strong(&drv->core.sii_user, &free_, ECAT_SII_RESCAN)) {
         atomic_store_explicit(&drv->rescan_busy, false, memory_order_release);
         return -EBUSY;
     }
@@ -232,7 +232,7 @@ int takt_ecat_master_rescan_async(struct takt_ecat_master *drv, takt_ecat_done_f
         if (!r || !res) {
             free(r);
             free(res);
-            atomic_store_explicit(&drv->sii_user, ECAT_SII_FREE, memory_order_release);
+            atomic_store_explicit(&drv->core.sii_user, ECAT_SII_FREE, memory_order_release);
             atomic_store_explicit(&drv->rescan_busy, false, memory_order_release);
             return -ENOMEM;
         }
@@ -244,7 +244,7 @@ int takt_ecat_master_rescan_async(struct takt_ecat_master *drv, takt_ecat_done_f
     struct rt_cmd c = { .op = ECAT_CMD_RESCAN, .done = fn, .ctx = ctx };
     int rc = ecat_cmd_submit(drv, &c, NULL, 0);
     if (rc) {
-        atomic_store_explicit(&drv->sii_user, ECAT_SII_FREE, memory_order_release);
+        atomic_store_explicit(&drv->core.sii_user, ECAT_SII_FREE, memory_order_release);
         atomic_store_explicit(&drv->rescan_busy, false, memory_order_release);
     }
     return rc;

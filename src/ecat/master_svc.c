@@ -320,7 +320,7 @@ int ecat_sii_copy(struct ecat_core *m, unsigned pos, unsigned word, const uint8_
 static bool sii_claim(struct takt_ecat_master *drv)
 {
     int free_ = ECAT_SII_FREE;
-    return atomic_compare_exchange_strong(&drv->sii_user, &free_, ECAT_SII_WRITE);
+    return atomic_compare_exchange_strong(&drv->core.sii_user, &free_, ECAT_SII_WRITE);
 }
 
 static bool sii_claimed(void *ctx)
@@ -332,9 +332,9 @@ static int sii_take(struct takt_ecat_master *drv)
 {
     if (sii_claim(drv))
         return 0;
-    atomic_store(&drv->sii_wanted, true);   /* rescans asked for from now on are refused */
+    atomic_store(&drv->core.sii_wanted, true);   /* rescans asked for from now on are refused */
     int rc = ecat_cmd_wait_for(drv, sii_claimed, drv, 10 * TAKT_NS_PER_S);
-    atomic_store(&drv->sii_wanted, false);
+    atomic_store(&drv->core.sii_wanted, false);
     return rc ? -EBUSY : 0;
 }
 
@@ -355,7 +355,7 @@ int takt_ecat_sii_write_at(struct takt_ecat_master *drv, unsigned pos, unsigned 
         return -EBUSY;
     }
     int rc = sii_write_words(drv, pos, word, data, len);
-    atomic_store_explicit(&drv->sii_user, ECAT_SII_FREE, memory_order_release);
+    atomic_store_explicit(&drv->core.sii_user, ECAT_SII_FREE, memory_order_release);
     if (rc)
         return rc;
     if (!mode)

@@ -9,14 +9,17 @@
 
 static void slave_free(struct ecat_plan_slave *s)
 {
-    for (unsigned k = 0; k < s->n_cmd; k++) {
+    for (unsigned k = 0; !s->pool && k < s->n_cmd; k++) {
         free(s->cmd[k].data);
         free(s->cmd[k].vdata);
         free(s->cmd[k].vmask);
     }
     free(s->cmd);
+    free(s->pool);
     s->cmd = NULL;
-    s->n_cmd = 0;
+    s->pool = NULL;
+    s->n_cmd = s->cap_cmd = 0;
+    s->pool_len = s->pool_cap = 0;
 }
 
 void ecat_plan_free(struct ecat_plan *p)
@@ -42,10 +45,49 @@ int ecat_plan_alloc(struct ecat_plan *p, unsigned n_slaves)
     return 0;
 }
 
-static void *dup_bytes(const void *d, size_t len)
+int ecat_plan_reserve(struct ecat_plan *p, unsigned n_cmd, size_t bytes)
 {
-    uint8_t *b = calloc(1, len ? len : 1);
-    if (b && d && len)
+    if (ecat_plan_alloc(p, 1))
+        return -ENOMEM;
+    struct ecat_plan_slave *s = &p->slave[0];
+    s->cmd = calloc(n_cmd ? n_cmd : 1, sizeof *s->cmd);
+    s->pool = calloc(1, bytes ? bytes : 1);
+    if (!s->cmd || !s->pool) {
+        ecat_plan_free(p);
+        return -ENOMEM;
+    }
+    s->cap_cmd = n_cmd;
+    s->pool_cap = bytes;
+    return 0;
+}
+
+void ecat_plan_clear(struct ecat_plan *p)
+{
+    for (unsigned i = 0; p->slave && i <= p->n_slaves; i++) {
+        struct ecat_plan_slave *s = &p->slave[i];
+        if (!s->pool) {
+            slave_free(s);
+            continue;
+        }
+        s->n_cmd = 0;
+        s->pool_len = 0;
+    }
+}
+
+uint8_t *ecat_plan_bytes(struct ecat_plan_slave *s, const void *d, size_t len)
+{
+    size_t n = len ? len : 1;
+    uint8_t *b;
+    if (s->pool) {
+        if (s->pool_cap - s->pool_len < n)
+            return NULL;
+        b = s->pool + s->pool_len;
+        s->pool_len += n;
+        memset(b, 0, n);
+    } else if (!(b = calloc(1, n))) {
+        return NULL;
+    }
+    if (d && len)
         memcpy(b, d, len);
     return b;
 }
@@ -53,13 +95,18 @@ static void *dup_bytes(const void *d, size_t len)
 struct ecat_plan_cmd *ecat_plan_cmd_add(struct ecat_plan_slave *s, uint32_t transitions, uint8_t cmd,
                                         uint16_t adp, uint16_t ado, const void *data, uint16_t len)
 {
-    struct ecat_plan_cmd *n = realloc(s->cmd, (s->n_cmd + 1) * sizeof *n);
-    if (!n)
-        return NULL;
-    s->cmd = n;
-    struct ecat_plan_cmd *c = &n[s->n_cmd];
+    if (s->pool) {
+        if (s->n_cmd == s->cap_cmd)
+            return NULL;
+    } else {
+        struct ecat_plan_cmd *n = realloc(s->cmd, (s->n_cmd + 1) * sizeof *n);
+        if (!n)
+            return NULL;
+        s->cmd = n;
+    }
+    struct ecat_plan_cmd *c = &s->cmd[s->n_cmd];
     memset(c, 0, sizeof *c);
-    if (!(c->data = dup_bytes(data, len)))
+    if (!(c->data = ecat_plan_bytes(s, data, len)))
         return NULL;
     s->n_cmd++;
     c->transitions = transitions;

@@ -71,6 +71,11 @@ struct ecat_plan_slave {
     uint16_t station;           /* configured station address */
     unsigned n_cmd;
     struct ecat_plan_cmd *cmd;
+    /* fixed storage (ecat_plan_reserve): cmd holds cap_cmd commands and their bytes
+     * come from pool, so the commands can be built again without allocating */
+    unsigned cap_cmd;
+    uint8_t *pool;
+    size_t   pool_len, pool_cap;
     /* the image layout: byte offsets in the one image the API hands out */
     uint32_t out_off, out_len, in_off, in_len;
     bool     dc;                /* takes part in DC */
@@ -168,6 +173,15 @@ static inline struct ecat_plan_slave *ecat_plan_master(struct ecat_plan *p)
 /* Building blocks for the producers (plan.c): append to a slave's list, to the frame
  * being filled (frames open with ecat_plan_frame_add). NULL / -ENOMEM on no memory. */
 int  ecat_plan_alloc(struct ecat_plan *p, unsigned n_slaves);
+/* A plan of one slave whose commands live in storage reserved here, n_cmd commands
+ * and bytes bytes of their data (the building of a slave's set-up plan in the cycle
+ * thread must not allocate); ecat_plan_clear empties it and keeps the storage. 0 or
+ * -ENOMEM. */
+int  ecat_plan_reserve(struct ecat_plan *p, unsigned n_cmd, size_t bytes);
+void ecat_plan_clear(struct ecat_plan *p);
+/* len bytes for a command of s (d's, or zeros), owned by the plan: from s's reserved
+ * storage if it has one. NULL: no memory, or the reserve is used up. */
+uint8_t *ecat_plan_bytes(struct ecat_plan_slave *s, const void *d, size_t len);
 struct ecat_plan_cmd *ecat_plan_cmd_add(struct ecat_plan_slave *s, uint32_t transitions, uint8_t cmd,
                                         uint16_t adp, uint16_t ado, const void *data, uint16_t len);
 int  ecat_plan_frame_add(struct ecat_plan *p);
@@ -181,7 +195,8 @@ void ecat_plan_dump(const struct ecat_plan *p, FILE *f);
 struct ecat_core;
 int ecat_plan_from_master(struct ecat_plan *p, const struct ecat_core *m);
 /* Slave i's commands alone, as slave[0] of p (its SM and FMMU writes need the layout:
- * none before it). 0 or -ENOMEM. */
+ * none before it). p is empty (zeroed) or reserved (ecat_plan_reserve): a reserved p
+ * is cleared and filled again without allocating. 0 or -ENOMEM. */
 int ecat_plan_sii_slave(struct ecat_plan *p, const struct ecat_core *m, unsigned i);
 /* From an ENI alone (plan_eni.c); err says what is wrong with it, and ft (may be NULL),
  * where it is one of the ENI's cyclic frames, says it in values, for the caller's own

@@ -45,10 +45,8 @@ static int al(struct ecat_plan_slave *ps, uint32_t tr, uint8_t state)
     c->has_wkc = true;
     c->wkc = 1;
     c->validate = true;
-    if (!(c->vdata = calloc(1, 2)) || !(c->vmask = calloc(1, 2)))
+    if (!(c->vdata = ecat_plan_bytes(ps, d, 2)) || !(c->vmask = ecat_plan_bytes(ps, mask, 2)))
         return -ENOMEM;
-    memcpy(c->vdata, d, 2);
-    memcpy(c->vmask, mask, 2);
     c->comment = "AL status";
     return 0;
 }
@@ -86,14 +84,14 @@ static int slave_cmds(struct ecat_plan_slave *ps, const struct ecat_core *m, uns
     static const struct ecat_pdo_slave none;
     const struct ecat_pdo_slave *ls = m->configured && i < m->img.n_slaves ? &m->img.slave[i] : &none;
     unsigned n = 0;
-    for (unsigned k = 0; k < ls->n_sm && n < TAKT_ARRAY_SIZE(s->f.req); k++, n++) {
+    for (unsigned k = 0; k < ls->n_sm && n < TAKT_ARRAY_SIZE(s->esm.f.req); k++, n++) {
         uint8_t b[8];
         ecat_sm_encode(b, &ls->sm[k]);
         if (!reg(ps, ECAT_TR_BIT(ECAT_TR_PS), (uint16_t)(ESC_SM0 + ESC_SM_SIZE * ls->sm[k].index), b, 8,
                  "SM/FMMU set-up"))
             return -ENOMEM;
     }
-    for (unsigned k = 0; k < ls->n_fmmu && n < TAKT_ARRAY_SIZE(s->f.req); k++, n++) {
+    for (unsigned k = 0; k < ls->n_fmmu && n < TAKT_ARRAY_SIZE(s->esm.f.req); k++, n++) {
         uint8_t b[16];
         ecat_fmmu_encode(b, &ls->fmmu[k]);
         if (!reg(ps, ECAT_TR_BIT(ECAT_TR_PS), (uint16_t)(ESC_FMMU0 + ESC_FMMU_SIZE * k), b, 16,
@@ -197,16 +195,23 @@ static int frames(struct ecat_plan *p, const struct ecat_core *m)
 
 int ecat_plan_sii_slave(struct ecat_plan *p, const struct ecat_core *m, unsigned i)
 {
-    int rc = ecat_plan_alloc(p, 1);
-    if (rc)
+    bool reserved = p->slave && p->n_slaves == 1 && p->slave[0].pool;
+    int rc = 0;
+    if (reserved)
+        ecat_plan_clear(p);         /* built again in the storage it has */
+    else if ((rc = ecat_plan_alloc(p, 1)))
         return rc;
     p->source = PLAN_FROM_SII;
     struct ecat_plan_slave *ps = &p->slave[0];
     ps->pos = (int)i;
     ps->station = m->slaves[i].info.station;
     ps->dc = m->o.dc && m->slaves[i].info.dc;
-    if ((rc = slave_cmds(ps, m, i)))
-        ecat_plan_free(p);
+    if ((rc = slave_cmds(ps, m, i))) {
+        if (reserved)
+            ecat_plan_clear(p);
+        else
+            ecat_plan_free(p);
+    }
     return rc;
 }
 

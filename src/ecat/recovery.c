@@ -49,12 +49,12 @@ static void lost_slave(struct ecat_core *m, struct ecat_slave *s)
     s->info.present = false;
     s->rec.rejoin = false;
     /* drop whatever it was doing: its requests would only time out */
-    for (unsigned k = 0; k < s->f.nreq; k++)
-        if (ecat_req_busy(&s->f.req[k]) && s->f.req[k].st == REQ_SENT &&
-            m->inflight[s->f.req[k].idx] == &s->f.req[k])
-            m->inflight[s->f.req[k].idx] = NULL;
-    ecat_pdu_unqueue(m, s->f.req, s->f.nreq);
-    s->f.nreq = 0;
+    for (unsigned k = 0; k < s->esm.f.nreq; k++)
+        if (ecat_req_busy(&s->esm.f.req[k]) && s->esm.f.req[k].st == REQ_SENT &&
+            m->inflight[s->esm.f.req[k].idx] == &s->esm.f.req[k])
+            m->inflight[s->esm.f.req[k].idx] = NULL;
+    ecat_pdu_unqueue(m, s->esm.f.req, s->esm.f.nreq);
+    s->esm.f.nreq = 0;
     if (s->dc.re) {                 /* lost again while its clock was being set up */
         for (unsigned k = 0; k < 3; k++)
             if (s->dc.req[k].st == REQ_SENT && m->inflight[s->dc.req[k].idx] == &s->dc.req[k])
@@ -64,7 +64,7 @@ static void lost_slave(struct ecat_core *m, struct ecat_slave *s)
             s->dc.req[k].st = REQ_IDLE;
         s->dc.re = 0;
     }
-    s->f.state = SS_IDLE;
+    s->esm.f.state = SS_IDLE;
     s->info.al_state = 0;
     count_lost(m, s);
     ECAT_EVT(m, TAKT_ECAT_EV_SLAVE_LOST, (int)(s - m->slaves), RT_TXT(s->info.name[0] ? s->info.name : "?"), s->info.station);
@@ -222,7 +222,7 @@ static void retry_later(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now
         s->rec.backoff_ns = ECAT_RETRY_MAX_NS > min ? ECAT_RETRY_MAX_NS : min;
     s->rec.retry_at = now + s->rec.backoff_ns;
     if (!quiet)
-        ECAT_EV(m, TAKT_ECAT_EV_RESCAN_FAILED, (int)(s - m->slaves), s->f.err ? s->f.err : -TAKT_ECONFIG, s->rec.backoff_ns / TAKT_NS_PER_MS);
+        ECAT_EV(m, TAKT_ECAT_EV_RESCAN_FAILED, (int)(s - m->slaves), s->esm.f.err ? s->esm.f.err : -TAKT_ECONFIG, s->rec.backoff_ns / TAKT_NS_PER_MS);
 }
 
 /* The re-scan of s found a device that is not its own (vendor, product, serial found):
@@ -283,7 +283,7 @@ static int whose_device(struct ecat_core *m, unsigned i)
     int found = -1;
     for (unsigned j = 0; j < m->n_slaves; j++) {
         const struct ecat_slave *o = &m->slaves[j];
-        if (j == i || !o->rec.rejoin || !o->scan.done || o->f.state != SS_IDLE ||
+        if (j == i || !o->rec.rejoin || !o->scan.done || o->esm.f.state != SS_IDLE ||
             !same_device(o, &m->slaves[i].info))
             continue;
         if (found >= 0)
@@ -295,7 +295,7 @@ static int whose_device(struct ecat_core *m, unsigned i)
 
 static bool mismatch(const struct ecat_slave *s)
 {
-    return s->rec.rejoin && s->scan.done && s->f.state == SS_IDLE && !same_device(s, &s->info);
+    return s->rec.rejoin && s->scan.done && s->esm.f.state == SS_IDLE && !same_device(s, &s->info);
 }
 
 /* Does following "whose device did k's scan find" from j come back to j, with one
@@ -398,7 +398,7 @@ static void rejoin(struct ecat_core *m, takt_ns_t now)
 {
     for (unsigned i = 0; i < m->n_slaves; i++) {
         const struct ecat_slave *s = &m->slaves[i];
-        if (s->rec.rejoin && s->f.state != SS_IDLE && s->f.state != SS_FAILED)
+        if (s->rec.rejoin && s->esm.f.state != SS_IDLE && s->esm.f.state != SS_FAILED)
             return;
     }
     moved(m, now);
@@ -407,7 +407,7 @@ static void rejoin(struct ecat_core *m, takt_ns_t now)
         if (!s->rec.rejoin)
             continue;
         s->rec.rejoin = false;
-        if (s->f.state == SS_FAILED || !s->scan.done) {
+        if (s->esm.f.state == SS_FAILED || !s->scan.done) {
             s->rec.wrong = false;       /* what answers there now is not known: said anew */
             retry_later(m, s, now, false);
             continue;
@@ -431,8 +431,8 @@ static void readdress(struct ecat_core *m, takt_ns_t now)
         struct ecat_slave *s = &m->slaves[i];
         if (s->info.position >= m->rec.present)
             continue;
-        if (s->f.state != SS_FAILED || s->rec.rejoin || !s->info.present ||
-            (s->f.err != -TAKT_EWKC && s->f.err != -ETIMEDOUT) || now - s->f.t0 < 200 * TAKT_NS_PER_MS)
+        if (s->esm.f.state != SS_FAILED || s->rec.rejoin || !s->info.present ||
+            (s->esm.f.err != -TAKT_EWKC && s->esm.f.err != -ETIMEDOUT) || now - s->esm.f.t0 < 200 * TAKT_NS_PER_MS)
             continue;
         s->info.present = false;
         count_lost(m, s);
@@ -490,7 +490,7 @@ void ecat_recovery_check(struct ecat_core *m, takt_ns_t now)
     rejoin(m, now);
     for (unsigned i = 0; i < m->n_slaves; i++) {
         struct ecat_slave *s = &m->slaves[i];
-        if (s->rec.returning && s->f.state == SS_IDLE && m->target &&
+        if (s->rec.returning && s->esm.f.state == SS_IDLE && m->target &&
             (s->info.al_state & AL_STATE_MASK) == m->target) {
             s->rec.returning = false;
             ECAT_EV(m, TAKT_ECAT_EV_SLAVE_BACK, i, s->info.station, m->target);
@@ -502,8 +502,8 @@ void ecat_recovery_check(struct ecat_core *m, takt_ns_t now)
     if (m->target && n == m->n_slaves && ((or & AL_ERROR) || (or & AL_STATE_MASK) != m->target)) {
         for (unsigned i = 0; i < m->n_slaves; i++) {
             struct ecat_slave *s = &m->slaves[i];
-            if (s->f.state == SS_IDLE && !s->rec.returning && (s->info.al_state & AL_STATE_MASK) == m->target &&
-                now - s->f.t0 > 100 * TAKT_NS_PER_MS)
+            if (s->esm.f.state == SS_IDLE && !s->rec.returning && (s->info.al_state & AL_STATE_MASK) == m->target &&
+                now - s->esm.f.t0 > 100 * TAKT_NS_PER_MS)
                 ecat_slave_goto(m, s, m->target, now);
         }
     }

@@ -61,9 +61,11 @@ static void state_reset(struct ecat_core *m, takt_ns_t now)
         struct ecat_slave *s = &m->slaves[i];
         uint8_t *sii = s->scan.sii;
         size_t cap = s->scan.sii_cap;
+        struct ecat_plan plan = s->esm.plan;   /* storage reserved at open (esm.h) */
         memset(s, 0, sizeof *s);
         s->scan.sii = sii;
         s->scan.sii_cap = cap;
+        s->esm.plan = plan;
         s->info.position = i;
         s->info.station = (uint16_t)(m->o.station_base + i);
         s->info.parent = -1;
@@ -124,15 +126,15 @@ static void state_slaves(struct ecat_core *m, takt_ns_t now)
 {
     (void)now;
     for (unsigned i = 0; i < m->n_slaves; i++) {
-        uint8_t st = m->slaves[i].f.state;
+        uint8_t st = m->slaves[i].esm.f.state;
         if (st != SS_IDLE && st != SS_FAILED)
             return;
     }
     topology(m);
     m->scan.done = true;
     for (unsigned i = 0; i < m->n_slaves; i++)
-        if (m->slaves[i].f.state == SS_FAILED && !m->last_err)
-            m->last_err = m->slaves[i].f.err;
+        if (m->slaves[i].esm.f.state == SS_FAILED && !m->last_err)
+            m->last_err = m->slaves[i].esm.f.err;
     m->scan.state = MF_IDLE;
 }
 

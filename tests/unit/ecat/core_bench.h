@@ -138,7 +138,7 @@ static inline void cycle(struct bench *b)
 static inline bool all_settled(const struct ecat_core *c)
 {
     for (unsigned i = 0; i < c->n_slaves; i++)
-        if (c->slaves[i].f.state != SS_IDLE && c->slaves[i].f.state != SS_FAILED)
+        if (c->slaves[i].esm.f.state != SS_IDLE && c->slaves[i].esm.f.state != SS_FAILED)
             return false;
     return true;
 }

@@ -106,7 +106,7 @@ static void test_time_jump(void **state)
     assert_int_equal(b->c.st.slaves_lost, before.slaves_lost);
     assert_int_equal(events_since(b, ev, ""), 0);
     for (unsigned k = 0; k < NSLAVES; k++)
-        assert_int_not_equal(b->c.slaves[k].f.state, SS_FAILED);
+        assert_int_not_equal(b->c.slaves[k].esm.f.state, SS_FAILED);
     assert_true(ecat_all_op(&b->c));
     bench_free(b);
 }

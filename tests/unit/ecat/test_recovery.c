@@ -5,6 +5,7 @@
  * the network's state. The test cuts the cable and heals it, and power-cycles a slave,
  * in the simulator between two cycles. */
 #include "unit/ecat/core_bench.h"
+#include "ecat/master_internal.h"
 
 static unsigned cycles_until(struct bench *b, bool (*cond)(const struct ecat_core *), unsigned max)
 {
@@ -81,11 +82,58 @@ static void test_power_cycle(void **state)
     bench_free(b);
 }
 
+/* A tool's SII write through the driver holds the EEPROM interface (ETG.1000.4 6.4)
+ * when a power-cycled slave comes back: the core's re-read of its SII waits and sends
+ * no SII command while the write has the interface (its data would go into the
+ * EEPROM between the write's words). Given back, the read takes the interface for the
+ * core, the slave comes back to OP, and the interface is free again. */
+static bool sii_reading(const struct ecat_core *c)
+{
+    for (unsigned i = 0; i < c->n_slaves; i++)
+        if (c->slaves[i].esm.f.state == SS_SII_CMD || c->slaves[i].esm.f.state == SS_SII_POLL)
+            return true;
+    return false;
+}
+
+static void test_sii_reread_waits_for_a_write(void **state)
+{
+    (void)state;
+    struct bench *b = bench_new();
+    up(b);
+    assert_int_equal(atomic_load(&b->c.sii_user), ECAT_SII_FREE);
+    atomic_store(&b->c.sii_user, ECAT_SII_WRITE);          /* the tool's write has it */
+    assert_int_equal(takt_sim_power_cycle(b->sim, 1, b->now), 0);
+    unsigned waiting = 0;
+    for (int i = 0; i < 2000; i++) {
+        cycle(b);
+        assert_false(sii_reading(&b->c));
+        assert_int_equal(atomic_load(&b->c.sii_user), ECAT_SII_WRITE);
+        waiting += b->c.slaves[1].esm.f.state == SS_SII_WAIT;
+    }
+    printf("  %u of 2000 cycles waiting for the interface\n", waiting);
+    assert_true(waiting > 1000);
+    assert_false(back_in_op(&b->c));
+    atomic_store(&b->c.sii_user, ECAT_SII_FREE);           /* the write is done */
+    unsigned core_had = 0;
+    for (unsigned i = 0; i < 10000 && !returned(&b->c); i++) {
+        cycle(b);
+        if (sii_reading(&b->c)) {
+            assert_int_equal(atomic_load(&b->c.sii_user), ECAT_SII_CORE);
+            core_had++;
+        }
+    }
+    assert_true(returned(&b->c));
+    assert_true(core_had > 0);
+    assert_int_equal(atomic_load(&b->c.sii_user), ECAT_SII_FREE);
+    bench_free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cable_cut_and_heal),
         cmocka_unit_test(test_power_cycle),
+        cmocka_unit_test(test_sii_reread_waits_for_a_write),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

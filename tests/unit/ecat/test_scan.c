@@ -168,7 +168,7 @@ static void test_count_addresses_alias(void **state)
         assert_true(s->info.present);
         assert_true(s->scan.done);
         assert_true(s->scan.sii_len >= 0x80);
-        assert_int_equal(s->f.state, SS_IDLE);
+        assert_int_equal(s->esm.f.state, SS_IDLE);
     }
     /* a line: each slave's parent is the one before it */
     assert_int_equal(b->c.slaves[0].info.parent, -1);
@@ -240,8 +240,8 @@ static void test_hotplug_out_during_scan(void **state)
     assert_true(b->c.slaves[0].scan.done);
     assert_true(b->c.slaves[1].scan.done);
     assert_false(b->c.slaves[2].scan.done);
-    assert_int_equal(b->c.slaves[2].f.state, SS_FAILED);
-    assert_int_equal(b->c.slaves[2].f.err, -TAKT_EWKC);
+    assert_int_equal(b->c.slaves[2].esm.f.state, SS_FAILED);
+    assert_int_equal(b->c.slaves[2].esm.f.err, -TAKT_EWKC);
     assert_int_equal(events_with(b, "station address"), 1);
     assert_int_equal(events_with(b, "expected WKC 1, got 0"), 1);
     bus_free(b);
@@ -257,7 +257,7 @@ static void test_wrong_wkc_said(void **state)
     b->extra_wkc_pos = 1;
     scan(b);
     assert_int_equal(b->c.last_err, -TAKT_EWKC);
-    assert_int_equal(b->c.slaves[1].f.state, SS_FAILED);
+    assert_int_equal(b->c.slaves[1].esm.f.state, SS_FAILED);
     assert_true(b->c.slaves[0].scan.done);
     assert_true(b->c.slaves[2].scan.done);
     char want[128];
