@@ -369,7 +369,9 @@ struct takt_ecat_frame_info {
  * cycle, the frames, the image and the slaves' topology are published only while readers
  * ask for them: a read after a pause waits (at most 20 cycles or 0.5 s, whichever is
  * longer) for the cycle to publish them anew, and the reads that follow within 4096
- * cycles find them current at once. From the cyclic callback no wait: its first such
+ * cycles find them current at once. A cycle that does not publish within that wait
+ * is frozen: the reads after it return -ETIMEDOUT at once until it runs again (no
+ * second wait). From the cyclic callback no wait: its first such
  * call in a cycle has them published there and then (the image with that cycle's inputs
  * and the outputs as the callback has left them so far). With no RT thread, no wait:
  * every cycle publishes them. */

@@ -332,13 +332,21 @@ int ecat_pub_want(struct takt_ecat_master *m)
     unsigned t = atomic_fetch_add_explicit(&c->snap.preq, 1, memory_order_relaxed) + 1;
     if (current)
         return 0;             /* renewed for the reads to come */
+    /* a reader before waited its whole time for a request the cycle has still not
+     * served: the cycle is frozen. No second wait: a view of many slaves would wait for
+     * each. Served again, the cycle serves this request too. */
+    unsigned g = atomic_load_explicit(&c->snap.pub_gave_up, memory_order_relaxed);
+    if (g && (int)(h.served - g) < 0)
+        return -ETIMEDOUT;
     takt_ns_t end = takt_now() + want_wait(c);
     for (;;) {
         ecat_pub_hdr(m, &h.cycles, &h.until, &h.served);
         if ((int)(h.served - t) >= 0 || !ecat_rt_on(m))
             return 0;
-        if (takt_now() > end)
+        if (takt_now() > end) {
+            atomic_store_explicit(&c->snap.pub_gave_up, t, memory_order_relaxed);
             return -ETIMEDOUT;
+        }
         nanosleep(&(struct timespec){ 0, 50 * 1000 }, NULL);
     }
 }

@@ -120,6 +120,7 @@ struct ecat_snap {
     atomic_uint pseq;
     _Atomic uint64_t *pw;      /* ECAT_PUB_WORDS */
     atomic_uint preq;          /* readers' requests, counted (any thread adds one) */
+    atomic_uint pub_gave_up;   /* the request a reader last waited for in vain (any thread) */
     /* the cycle's own, read by no other thread */
     unsigned pub_seen;         /* preq as the cycle last saw it */
     uint64_t pub_until;        /* publish while st.cycles < this (the readers' lease) */

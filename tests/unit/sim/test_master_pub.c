@@ -3,6 +3,7 @@
  * slave's topology; and a copy of the process image that a reader in another thread
  * takes while the cycle thread rewrites it, never torn. Master and simulator in one
  * process over a mem pair that the simulator answers synchronously. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -325,6 +326,59 @@ static void callback_reads_publish_once(void **state)
     down(&r);
 }
 
+struct freeze { _Atomic int frozen, inside; };
+
+/* The cyclic callback: stays while frozen is set, as a cycle thread the host stalls. */
+static void freeze_fn(void *ctx, struct takt_ecat_master *m, takt_ns_t now)
+{
+    (void)m; (void)now;
+    struct freeze *f = ctx;
+    while (atomic_load_explicit(&f->frozen, memory_order_acquire)) {
+        atomic_store_explicit(&f->inside, 1, memory_order_release);
+        nanosleep(&(struct timespec){ 0, 1000 * 1000 }, NULL);
+    }
+    atomic_store_explicit(&f->inside, 0, memory_order_release);
+}
+
+/* A frozen cycle: the first reader waits its bounded time and hears -ETIMEDOUT; the
+ * reads after it, while that request is still unserved, say so at once instead of each
+ * waiting again (a view of 20 slaves would otherwise take 20 waits); once the cycle has
+ * run again a read is current. */
+static void frozen_cycle_one_wait(void **state)
+{
+    (void)state;
+    struct rig r;
+    up(&r, "ek1100,el2004,el1004");
+    struct freeze fz = { 0, 0 };
+    takt_ecat_master_set_callback(r.m, freeze_fn, &fz);
+    struct takt_rt_opts ro;
+    takt_rt_opts_default(&ro);
+    assert_int_equal(takt_ecat_master_start(r.m, &ro, 0), 0);
+    wait_cycles(&r, cycles(&r) + ECAT_PUB_LEASE + 50);   /* no reader: no lease */
+    atomic_store_explicit(&fz.frozen, 1, memory_order_release);
+    while (!atomic_load_explicit(&fz.inside, memory_order_acquire))
+        nanosleep(&(struct timespec){ 0, 200 * 1000 }, NULL);
+    takt_ns_t t0 = takt_now();
+    for (int i = 0; i < 20; i++) {
+        struct takt_ecat_slave_state st;
+        int rc = takt_ecat_master_slave_state(r.m, (unsigned)(i % 3), &st);
+        if (rc != -ETIMEDOUT)
+            fail_msg("read %d of a frozen cycle: %d, expected -ETIMEDOUT", i, rc);
+    }
+    takt_ns_t took = takt_now() - t0;
+    /* one wait is 0.5 s here: twenty would be 10 s */
+    if (took > 5 * TAKT_NS_PER_S)
+        fail_msg("20 reads of a frozen cycle took %.1f s: each waited again", (double)took / 1e9);
+    atomic_store_explicit(&fz.frozen, 0, memory_order_release);
+    wait_cycles(&r, cycles(&r) + 2);     /* the cycle runs again: it serves the requests */
+    uint8_t img[256];
+    size_t len;
+    assert_int_equal(takt_ecat_master_image_copy(r.m, img, sizeof img, &len), 0);
+    takt_ecat_master_stop(r.m);
+    takt_ecat_master_join(r.m);
+    down(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -334,6 +388,7 @@ int main(void)
         cmocka_unit_test(publish_only_when_wanted),
         cmocka_unit_test(idle_reader_gets_current_image),
         cmocka_unit_test(callback_reads_publish_once),
+        cmocka_unit_test(frozen_cycle_one_wait),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
