@@ -36,7 +36,9 @@ CFG
     net_json_check "$NET_TMP/mn.json" "[x for x in j['nodes'] if x['node'] == 3][0]['boots'] >= 2" \
         "vanished CN 3: booted again"
     # every PRes a CN dropped was counted lost by the MN (late PRes are left out here: a
-    # late answer can pass for the next cycle's one, which only timestamps could tell)
+    # late answer can pass for the next cycle's one, which only timestamps could tell).
+    # One less is allowed: the MN judges a cycle as the next one starts, so the PReqs of
+    # the cycle it stops in are never judged, while the CN counts a PRes it drops there.
     python3 - "$NET_TMP/mn.json" "$NET_TMP/cn.json" <<'PY' || net_fail "losses not all counted"
 import json, sys
 mn = {n['node']: n for n in json.load(open(sys.argv[1]))['nodes']}
@@ -46,7 +48,7 @@ for k, c in cn.items():
     if k == 3:
         continue
     injected = c['dropped']
-    if mn[k]['pres_lost'] < injected:
+    if mn[k]['pres_lost'] < injected - 1:
         bad.append((k, injected, mn[k]['pres_lost']))
     if injected == 0:
         bad.append((k, 'no faults injected', 0))
