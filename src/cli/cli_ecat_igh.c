@@ -273,6 +273,8 @@ static void cs_name(struct cs *c, const char *name, char *buf, size_t n)
 
 static void cs_entry(struct cs *c, const struct takt_ecat_pd_entry *e, size_t base)
 {
+    if (!e->bits)
+        return;                 /* no bytes of its own (and no last byte to count to) */
     size_t rel = e->byte_offset - base;
     char nm[72];
     cs_name(c, e->name[0] ? e->name : "entry", nm, sizeof nm);

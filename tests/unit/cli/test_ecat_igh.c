@@ -279,6 +279,37 @@ static void cstruct_compiles(void **state)
     rig_down(&r);
 }
 
+/* An entry of no bits (the decoder lets it through: it fits any image) at the first byte
+ * of a slave's data has no bytes of its own: cstruct writes none for it and ends. */
+static void cstruct_zero_bits(void **state)
+{
+    (void)state;
+    struct rig r;
+    rig_up(&r);
+    bool set = false;
+    for (unsigned i = 0; i < r.v.n_pd && !set; i++) {
+        struct takt_ecat_pd_entry *e = &r.v.pd[i];
+        if (e->position == 1 && e->output && e->index && e->byte_offset == r.v.slaves[1].id.out_offset) {
+            e->bits = 0;
+            e->bit_offset = 0;
+            set = true;
+        }
+    }
+    assert_true(set);
+    alarm(10);                  /* a loop that does not end fails here */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    assert_int_equal(ecat_verb_cstruct(&r.v, f, NULL), 0);
+    fclose(f);
+    alarm(0);
+    if (len > 64 * 1024)
+        fail_msg("cstruct wrote %zu bytes for a 10-byte image", len);
+    free(buf);
+    rig_down(&r);
+}
+
 /* C identifiers from names as ESI files have them. */
 static void c_identifiers(void **state)
 {
@@ -372,6 +403,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(renderers_golden),
         cmocka_unit_test(cstruct_compiles),
+        cmocka_unit_test(cstruct_zero_bits),
         cmocka_unit_test(c_identifiers),
         cmocka_unit_test(graph_valid),
         cmocka_unit_test(commands),
