@@ -161,6 +161,13 @@ void ecat_core_cycle(struct ecat_core *m, takt_ns_t now)
     m->cyc_due = true;
 }
 
+void ecat_core_close(struct ecat_core *m, takt_ns_t now)
+{
+    m->now = now;
+    ecat_cyc_check(m, now);
+    m->cyc_due = false;
+}
+
 static uint8_t lowest_state(const struct ecat_core *m)
 {
     static const uint8_t rank[16] = { [AL_INIT] = 1, [AL_PREOP] = 2, [AL_BOOT] = 2,

@@ -36,6 +36,9 @@ void ecat_core_rx(struct ecat_core *c, takt_ns_t now, uint8_t *buf, size_t len, 
 /* Open a cycle at now: the replies of the last one are in; count what did not come. The
  * next ecat_core_tx gives this cycle's cyclic frames. */
 void ecat_core_cycle(struct ecat_core *c, takt_ns_t now);
+/* Close the last cycle at now without opening another: a driver that stops judges the
+ * cycle it stopped in as it judges every other, once its replies are in. */
+void ecat_core_close(struct ecat_core *c, takt_ns_t now);
 /* State machines, mailbox services, expiry of acyclic requests, the cycle's state. */
 void ecat_core_timer(struct ecat_core *c, takt_ns_t now);
 /* Frames to send now, at most max, into out (they point into the core's buffers and

@@ -510,10 +510,32 @@ int takt_ecat_master_start(struct takt_ecat_master *m, const struct takt_rt_opts
 
 void takt_ecat_master_stop(struct takt_ecat_master *m) { takt_rt_loop_stop(&m->loop); }
 
+/* The cycle the loop stopped in is judged like every other: its replies are awaited to
+ * the end of its cycle (the wake-up the loop had planned next), each judged against
+ * that deadline, and a frame that did not come is counted lost. Without it a frame
+ * dropped in the last cycle would be missing from the losses. */
+static void close_last_cycle(struct takt_ecat_master *m)
+{
+    struct ecat_core *c = &m->core;
+    takt_ns_t due = m->loop.cyc.next;
+    if (!m->loop.cyc.cycles || !c->px)
+        return;
+    c->rx_deadline = due;
+    for (;;) {
+        takt_ns_t now = takt_now();
+        if (receive(m, now < due ? due - now : 0) < 0 || now >= due)
+            break;
+    }
+    c->rx_deadline = 0;
+    ecat_core_close(c, due);
+    ecat_snap_publish(c);
+}
+
 int takt_ecat_master_join(struct takt_ecat_master *m)
 {
     int rc = takt_rt_loop_join(&m->loop);
     m->core.threaded = false;
+    close_last_cycle(m);
     ecat_pub_publish(&m->core);     /* the RT thread's last state, for readers from now */
     __atomic_store_n(&m->core.ev_rt, 0, __ATOMIC_RELEASE);
     /* the RT thread has ended: the next thread to drive the cycle drains the ring */

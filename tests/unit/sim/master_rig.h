@@ -44,6 +44,7 @@ struct rig {
     unsigned drop_every, n_frames, dropped;
     unsigned drop_reply_every, replies_dropped;   /* processed by the slaves, reply lost */
     unsigned mbx_reads;
+    int mute;                  /* (atomic) every frame dropped from now, counted in dropped */
 };
 
 static inline void respond(void *ctx, struct takt_link *ep, const struct takt_frame *f)
@@ -53,7 +54,8 @@ static inline void respond(void *ctx, struct takt_link *ep, const struct takt_fr
     if (f->len > sizeof buf)
         return;
     r->n_frames++;
-    if (r->drop_every && r->n_frames % r->drop_every == 0) {
+    if ((r->drop_every && r->n_frames % r->drop_every == 0) ||
+        __atomic_load_n(&r->mute, __ATOMIC_ACQUIRE)) {
         r->dropped++;
         return;
     }

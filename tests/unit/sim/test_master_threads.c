@@ -7,7 +7,9 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <time.h>
+#include <unistd.h>
 #include "master_rig.h"
+#include "ecat/driver.h"
 
 #define NTHR 4
 #define NREQ 200
@@ -291,10 +293,61 @@ static void slave_state_beside_running_cycle(void **state)
     rig_free(r);
 }
 
+static uint64_t cycles_run(struct rig *r)
+{
+    struct takt_ecat_master_stats s;
+    takt_ecat_master_get_stats(r->m, &s);
+    return s.cycles;
+}
+
+static void wait_cycles(struct rig *r, uint64_t n)
+{
+    uint64_t until = cycles_run(r) + n;
+    for (int i = 0; i < 20000 && cycles_run(r) < until; i++)
+        usleep(500);
+    assert_true(cycles_run(r) >= until);
+}
+
+/* The cycle the RT thread stops in is judged too: the network falls silent, the loop is
+ * stopped a few cycles later, and after the join every frame sent is accounted for:
+ * received, counted lost, or an acyclic request still within its timeout. Every cyclic
+ * frame was judged, and the frames counted lost are exactly those the network dropped
+ * (the mem link is synchronous: nothing comes late). Before, the frame of the last
+ * cycle was neither received nor lost. */
+static void last_cycle_judged(void **state)
+{
+    (void)state;
+    struct rig *r = rig_new(2, false);
+    up(r, 2);
+    start_rt(r);
+    wait_cycles(r, 20);
+    __atomic_store_n(&r->mute, 1, __ATOMIC_RELEASE);
+    wait_cycles(r, 3);
+    stop_rt(r);
+    struct takt_ecat_master_stats s;
+    takt_ecat_master_get_stats(r->m, &s);
+    const struct ecat_core *c = &r->m->core;
+    unsigned cyc_open = 0, acyc_open = 0;
+    for (unsigned i = 0; i < ECAT_GEN_RING; i++)
+        if (c->gen[i].st == GEN_SENT)
+            *(c->gen[i].cyclic ? &cyc_open : &acyc_open) += 1;
+    printf("sent %llu received %llu lost %llu (late %llu), dropped %u, open %u cyclic %u acyclic\n",
+           (unsigned long long)s.frames_sent, (unsigned long long)s.frames_received,
+           (unsigned long long)s.frames_lost, (unsigned long long)s.frames_late, r->dropped,
+           cyc_open, acyc_open);
+    assert_int_equal(cyc_open, 0);
+    assert_true(s.cyc_frames_lost >= 3);
+    assert_int_equal(s.frames_late, 0);
+    assert_int_equal(s.frames_sent, s.frames_received + s.frames_lost + acyc_open);
+    assert_int_equal(r->dropped, s.frames_lost + acyc_open);
+    rig_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = { cmocka_unit_test(hammer_running_master),
                                         cmocka_unit_test(full_ring_refuses),
-                                        cmocka_unit_test(slave_state_beside_running_cycle) };
+                                        cmocka_unit_test(slave_state_beside_running_cycle),
+                                        cmocka_unit_test(last_cycle_judged) };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
