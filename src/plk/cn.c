@@ -18,6 +18,7 @@ struct plk_txf *plk_txq_slot(struct plk_txq *q)
     memset(f->data, 0, PLK_MIN_FRAME);
     f->len = 0;
     f->launch = 0;
+    f->until = 0;
     return f;
 }
 
@@ -298,21 +299,22 @@ static void on_asnd(struct plk_cn *cn, takt_ns_t now, const struct plk_msg *m, s
 /* The cycle a request received at ts belongs to began with the last SoC if that came
  * less than a cycle (0x1006) before it, else with the request itself (PreOp1 has SoA-
  * only cycles of its own length; a CN without a SoC in the last cycle has nothing
- * better). The request is current while that cycle lasts and no later SoC (SoA for an
- * invitation) closed it. The last eighth of the cycle is left out: the next SoC is due
- * a cycle after this one was sent, not received, so it may come earlier by this SoC's
- * lateness, and an answer that reached the MN after it could pass for the answer to
- * the next cycle's request. */
-static bool request_current(const struct plk_cn *cn, takt_ns_t now, takt_ns_t ts, bool closed)
+ * better). The request is current until that cycle ends, unless a later SoC (SoA for an
+ * invitation) closed it first. The last eighth of the cycle is left out: the next SoC is
+ * due a cycle after this one was sent, not received, so it may come earlier by this
+ * SoC's lateness, and an answer that reached the MN after it could pass for the answer
+ * to the next cycle's request. Returns the end (0: no cycle length, no end). */
+static takt_ns_t request_until(const struct plk_cn *cn, takt_ns_t ts)
 {
-    if (closed)
-        return false;
     takt_ns_t cyc = (takt_ns_t)cn->cycle_us * 1000;
     if (cyc <= 0)
-        return true;
+        return 0;
     takt_ns_t start = cn->soc_rx && ts >= cn->soc_rx && ts - cn->soc_rx < cyc ? cn->soc_rx : ts;
-    return now - start < cyc - cyc / 8;
+    return start + cyc - cyc / 8;
 }
+
+static void rx_frame(struct plk_cn *cn, takt_ns_t now, const uint8_t *f, size_t len,
+                     struct plk_txq *q);
 
 void plk_cn_rx(struct plk_cn *cn, takt_ns_t now, const uint8_t *f, size_t len, struct plk_txq *q)
 {
@@ -322,12 +324,24 @@ void plk_cn_rx(struct plk_cn *cn, takt_ns_t now, const uint8_t *f, size_t len, s
 void plk_cn_rx_at(struct plk_cn *cn, takt_ns_t now, takt_ns_t ts, bool closed,
                   const uint8_t *f, size_t len, struct plk_txq *q)
 {
-    struct plk_msg m;
-    char err[96];
     if (cn->faults.vanished)
         return;
-    cn->rx_current = request_current(cn, now, ts, closed);
-    now = ts;   /* from here on the frame's own time: timers, states, launch times */
+    takt_ns_t until = request_until(cn, ts);
+    cn->rx_current = !closed && (!until || now < until);
+    unsigned first = q->n;
+    rx_frame(cn, ts, f, len, q);   /* from here on the frame's own time: timers, states */
+    /* what it queued answers this request: not to be sent after its cycle (a host
+     * frozen between this call and its send would otherwise send it cycles late) */
+    for (unsigned i = first; i < q->n; i++)
+        if (!q->f[i].launch)
+            q->f[i].until = until;
+}
+
+static void rx_frame(struct plk_cn *cn, takt_ns_t now, const uint8_t *f, size_t len,
+                     struct plk_txq *q)
+{
+    struct plk_msg m;
+    char err[96];
     plk_cn_nmtreq_take(cn);
     int r = plk_frame_decode(f, len, &m, err, sizeof err);
     if (r == -ENOMSG) {

@@ -21,6 +21,8 @@ struct plk_txf {
     uint8_t   data[TAKT_FRAME_BUF];
     uint16_t  len;
     takt_ns_t launch;
+    takt_ns_t until;        /* an answer: its request's cycle ends then, and a frame not
+                               sent by then is not sent at all (0: no limit) */
 };
 struct plk_txq {
     struct plk_txf *f;

@@ -94,11 +94,16 @@ struct plk_cn_host {
     uint64_t launched_txtime;    /* timed frames handed to the kernel with SO_TXTIME */
     takt_ns_t launch_late_max, launch_late_sum;
     uint64_t rx_frames, tx_frames;
+    uint64_t expired;            /* answers not sent: their request's cycle was over */
 };
 
 int  plk_cn_host_init(struct plk_cn_host *h, struct plk_cn **cn, unsigned n,
                       struct takt_link *link);
 /* Run until h->stop, duration, or *ext_stop (may be NULL) becomes non-zero. */
 int  plk_cn_host_run(struct plk_cn_host *h, const volatile int *ext_stop);
+/* Send what the cores queued (h->q): at once, or at its launch time; an answer past its
+ * request's cycle (plk_txf.until) is dropped and counted (h->expired, the CN's
+ * stale_dropped). */
+void plk_cn_host_dispatch(struct plk_cn_host *h);
 
 #endif

@@ -45,15 +45,26 @@ static void pend_insert(struct plk_cn_host *h, const struct plk_txf *f)
 }
 
 /* Immediate frames go out in one batch; timed ones too where the link's qdisc keeps
- * launch times (SO_TXTIME), else they wait in the pending queue for send_due. */
-static void dispatch(struct plk_cn_host *h)
+ * launch times (SO_TXTIME), else they wait in the pending queue for send_due. An answer
+ * whose request's cycle is over by now (the host was stopped after the core answered,
+ * before this send) is not sent: counted stale by its CN, as the core counts those it
+ * drops. The clock is read only when the batch holds such an answer. */
+void plk_cn_host_dispatch(struct plk_cn_host *h)
 {
     struct takt_frame out[64];
     unsigned k = 0;
+    takt_ns_t now = 0;
     for (unsigned i = 0; i < h->q.n; i++) {
         struct plk_txf *f = &h->q.f[i];
         if (f->launch && !h->link->txtime) {
             pend_insert(h, f);
+            continue;
+        }
+        if (f->until && (now ? now : (now = takt_now())) >= f->until) {
+            struct plk_cn *cn = f->len > PLK_OFF_SRC ? h->by_id[plk_frame_src(f->data)] : NULL;
+            if (cn)
+                cn->st.stale_dropped++;
+            h->expired++;
             continue;
         }
         out[k++] = (struct takt_frame){ .data = f->data, .len = f->len, .launch = f->launch };
@@ -106,7 +117,7 @@ static void feed(struct plk_cn_host *h, takt_ns_t now, takt_ns_t t, bool closed,
         for (unsigned i = 0; i < h->n; i++)   /* unknown types: let the cores judge */
             plk_cn_rx_at(h->cn[i], now, t, closed, d, len, &h->q);
     }
-    dispatch(h);
+    plk_cn_host_dispatch(h);
     if (mtyp == PLK_MTYP_SOC && h->on_soc)
         h->on_soc(h->on_soc_ctx, t);
 }
@@ -223,7 +234,7 @@ int plk_cn_host_run(struct plk_cn_host *h, const volatile int *ext_stop)
         for (unsigned i = 0; i < h->n; i++)
             if (now >= plk_cn_deadline(h->cn[i])) {
                 plk_cn_tick(h->cn[i], now, &h->q);
-                dispatch(h);
+                plk_cn_host_dispatch(h);
             }
     }
     return 0;

@@ -30,13 +30,16 @@ rows.sort()
 ok = {1: 1, 2: 2, 3: 3, 5: 0xFF, 6: 6}          # ASnd service -> SoA service inviting it
 polled, answered = set(), set()
 inv = None                                     # (svid, target, answered)
+last_preq, last_soc = {}, None                 # for the messages: what came before
 bad = after = pres = asnd = 0
 for t, n, mtyp, src, dst, svid, svtg, asvid in rows:
     if src == 240:
         if mtyp == 1:                          # SoC: a new cycle, the SoA slot ends
             polled, answered, inv = set(), set(), None
+            last_soc = t
         elif mtyp == 3:
             polled.add(dst)
+            last_preq[dst] = t
         elif mtyp == 5:
             inv = [svid, svtg, False]
         continue
@@ -57,7 +60,9 @@ for t, n, mtyp, src, dst, svid, svtg, asvid in rows:
         bad += 1
         after += t >= stop
         if bad <= 10:
-            print("frame %d at %.6f: type %d from %d (asnd svid %d) answers no request of its cycle" % (n, t, mtyp, src, asvid), file=sys.stderr)
+            ago = lambda x: "%.3f ms before" % ((t - x) * 1e3) if x is not None else "never"
+            print("frame %d at %.6f (%.3f s after the SIGSTOP): type %d from %d (asnd svid %d) answers no request of its cycle; last SoC %s, last PReq to %d %s" %
+                  (n, t, t - stop, mtyp, src, asvid, ago(last_soc), src, ago(last_preq.get(src))), file=sys.stderr)
 print("violations %d after_stop %d pres %d asnd %d" % (bad, after, pres, asnd))
 ' "$2"
 }

@@ -97,6 +97,7 @@ static void core_answers_only_the_current_request(void **state)
     takt_ns_t edge = t + CYCLE_NS - CYCLE_NS / 8;
     assert_int_equal(give(x, edge - 1, t + 20000, false, PLK_MTYP_PREQ, 0), 1);
     assert_int_equal(plk_frame_mtyp(x->buf[0].data), PLK_MTYP_PRES);
+    assert_true(x->buf[0].until == edge);       /* and it may not leave later than that */
     assert_int_equal(x->cn.st.stale_dropped, 0);
     /* the same at the guard: not answered */
     assert_int_equal(give(x, edge, t + 20000, false, PLK_MTYP_PREQ, 0), 0);
@@ -197,12 +198,58 @@ static void host_answers_only_the_newest_request(void **state)
     takt_link_close(cn_l);
 }
 
+/* The core answered in time, then the host could not run before the send: the answer
+ * whose cycle ended meanwhile is not sent, and counted stale by its CN; the one still
+ * in its cycle is. The clock is the host's own, read at the send. */
+static void host_drops_an_answer_past_its_cycle(void **state)
+{
+    (void)state;
+    struct fx *x = calloc(1, sizeof *x);
+    struct plk_cn_host *h = calloc(1, sizeof *h);
+    assert_non_null(x);
+    assert_non_null(h);
+    fx_init(x);
+    struct takt_link *mn_l, *cn_l;
+    assert_int_equal(takt_link_mem_pair(&mn_l, &cn_l, 16, NULL, NULL), 0);
+    struct plk_cn *cns[1] = { &x->cn };
+    assert_int_equal(plk_cn_host_init(h, cns, 1, cn_l), 0);
+    takt_ns_t t = takt_now();
+    to_preop2(x, &t);
+    /* two PRes queued: one whose cycle ended a millisecond ago, one with 40 ms left */
+    give(x, t + 20000, t + 20000, false, PLK_MTYP_PREQ, 0);
+    assert_int_equal(x->q.n, 1);
+    h->q.f[0] = x->buf[0];
+    h->q.f[0].until = takt_now() - TAKT_NS_PER_MS;
+    h->q.f[1] = x->buf[0];
+    h->q.f[1].until = takt_now() + 40 * TAKT_NS_PER_MS;
+    h->q.f[1].data[h->q.f[1].len - 1] = 0x55;   /* told apart on the wire (its padding) */
+    h->q.n = 2;
+    uint64_t stale = x->cn.st.stale_dropped;
+    plk_cn_host_dispatch(h);
+    assert_int_equal(h->q.n, 0);
+    assert_int_equal(h->expired, 1);
+    assert_int_equal(x->cn.st.stale_dropped, stale + 1);
+    assert_int_equal(h->tx_frames, 1);
+    uint8_t buf[TAKT_FRAME_BUF];
+    struct takt_frame fr = { .data = buf, .cap = sizeof buf };
+    assert_int_equal(takt_link_recv(mn_l, &fr, 1, 0), 1);
+    assert_int_equal(plk_frame_mtyp(buf), PLK_MTYP_PRES);
+    assert_int_equal(buf[fr.len - 1], 0x55);
+    assert_int_equal(takt_link_recv(mn_l, &fr, 1, 0), 0);
+    takt_link_close(mn_l);
+    takt_link_close(cn_l);
+    plk_cn_free(&x->cn);
+    free(h);
+    free(x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(core_answers_only_the_current_request),
         cmocka_unit_test(core_preop1_invite_by_its_own_time),
         cmocka_unit_test(host_answers_only_the_newest_request),
+        cmocka_unit_test(host_drops_an_answer_past_its_cycle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
