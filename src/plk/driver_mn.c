@@ -545,11 +545,36 @@ void takt_plk_mn_stop(struct takt_plk_mn *mn)
         takt_rt_loop_stop(&mn->loop);
 }
 
+/* The cycle the loop stopped in is judged like every other: what arrives until its end
+ * (the SoC the loop had planned next) is read, each frame judged by its stamp, then
+ * the PReqs left without a PRes count as lost. Without it a PRes lost in the last
+ * cycle would be in no count. The MN has stopped: what the core would answer is not
+ * sent. */
+static void close_last_cycle(struct takt_plk_mn *m)
+{
+    takt_ns_t due = m->loop.cyc.next;
+    if (!m->loop.cyc.cycles)
+        return;
+    for (unsigned k = 0; k < 64; k++) {
+        takt_ns_t now = takt_now();
+        int n = takt_link_recv(m->link, m->rxf, RX_BATCH, now < due ? due - now : 0);
+        takt_ns_t read = takt_now();
+        for (int i = 0; i < n; i++) {
+            plk_mn_rx(&m->core, m->rxf[i].ts ? m->rxf[i].ts : read, m->rxf[i].data, m->rxf[i].len, &m->q);
+            m->q.n = 0;
+        }
+        if (n < 0 || (read >= due && n < RX_BATCH))
+            break;
+    }
+    plk_mn_close(&m->core, due);
+}
+
 int takt_plk_mn_join(struct takt_plk_mn *mn)
 {
     if (!mn->started)
         return 0;
     int r = takt_rt_loop_join(&mn->loop);
+    close_last_cycle(mn);
     /* its id may be another thread's from now on */
     atomic_store_explicit(&mn->sdo.rt_self, 0, memory_order_relaxed);
     /* the RT thread has ended: statistics come from the core again */

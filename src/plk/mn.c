@@ -277,6 +277,12 @@ void plk_mn_cycle(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q)
     advance(mn, now, q);
 }
 
+void plk_mn_close(struct plk_mn *mn, takt_ns_t now)
+{
+    judge_cycle(mn, now);
+    mn->phase = MNP_IDLE;
+}
+
 static void pres_latency(struct plk_mn_node *n, takt_ns_t lat)
 {
     if (!n->st.pres_lat_min || lat < n->st.pres_lat_min)

@@ -196,6 +196,9 @@ int  plk_mn_init(struct plk_mn *mn, const struct plk_net_config *cfg, const uint
 void plk_mn_free(struct plk_mn *mn);
 /* Start of a cycle at its deadline (SoC in PreOp2 and later, SoA only in PreOp1). */
 void plk_mn_cycle(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q);
+/* The MN stops at now, the end of its last cycle: that cycle's PRes are judged as the
+ * next SoC would judge them (a PReq without its PRes is a loss), and none begins. */
+void plk_mn_close(struct plk_mn *mn, takt_ns_t now);
 void plk_mn_rx(struct plk_mn *mn, takt_ns_t now, const uint8_t *f, size_t len, struct plk_txq *q);
 /* Timer: PRes timeout of the polled node or the end of the chained window. */
 void plk_mn_tick(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q);

@@ -2,11 +2,13 @@
  * link's synchronous responder (inside the MN's send): with each PRes of node 1 comes
  * a stale copy of an earlier PRes of node 2 (data 0xEE), read by the MN in the same
  * batch. It arrives before PReq 2 leaves, so it must not be taken as node 2's answer:
- * the driver reports the PReq's actual send time to the core (plk_mn_sent). */
+ * the driver reports the PReq's actual send time to the core (plk_mn_sent). And the
+ * cycle the MN stops in is judged: every PReq left unanswered counts as a loss. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <takt/plk.h>
@@ -21,6 +23,8 @@ struct rsp {
     uint16_t stale_len;
     int inject;                     /* set by the test's thread: atomic */
     unsigned injected;
+    int mute;                       /* (atomic) the CNs hear nothing, answer nothing */
+    unsigned preq_unanswered[3];    /* PReqs to node 1, 2 while muted */
 };
 
 static bool for_cn(const struct takt_frame *f, uint8_t id)
@@ -42,6 +46,11 @@ static void respond(void *ctx, struct takt_link *ep, const struct takt_frame *f)
     struct rsp *r = ctx;
     if (f->len <= PLK_OFF_SRC)
         return;
+    if (__atomic_load_n(&r->mute, __ATOMIC_RELAXED)) {
+        if (plk_frame_mtyp(f->data) == PLK_MTYP_PREQ && plk_frame_dst(f->data) <= 2)
+            r->preq_unanswered[plk_frame_dst(f->data)]++;
+        return;
+    }
     for (unsigned i = 0; i < 2; i++) {
         struct plk_cn *cn = &r->cn[i];
         if (for_cn(f, (uint8_t)(i + 1)))
@@ -92,23 +101,22 @@ static bool both_operational(struct takt_plk_mn *mn, struct rsp *r)
            __atomic_load_n(&r->cn[1].state, __ATOMIC_RELAXED) == PLK_NMT_OPERATIONAL;
 }
 
-static void stale_pres_in_batch_not_taken(void **state)
+/* Two CN cores in the responder, an MN of 2 ms cycles in real time, both operational. */
+static struct takt_plk_mn *rig_up(struct rsp *r, struct app *a, struct takt_link **mn_l,
+                                  struct takt_link **cn_l)
 {
-    (void)state;
-    static struct rsp r;
-    memset(&r, 0, sizeof r);
-    r.q = (struct plk_txq){ .f = r.buf, .cap = 16 };
-    struct takt_link *mn_l, *cn_l;
-    assert_int_equal(takt_link_mem_pair(&mn_l, &cn_l, 256, NULL, NULL), 0);
+    memset(r, 0, sizeof *r);
+    r->q = (struct plk_txq){ .f = r->buf, .cap = 16 };
+    assert_int_equal(takt_link_mem_pair(mn_l, cn_l, 256, NULL, NULL), 0);
     for (unsigned i = 0; i < 2; i++) {
         struct takt_plk_cn_cfg cc;
         takt_plk_cn_cfg_default(&cc, (uint8_t)(i + 1));
         cc.soc_tolerance_ns = 200 * 1000 * 1000;   /* a loaded machine: no loss of SoC */
         uint8_t mac[6] = { 0x02, 0, 0, 0, 1, (uint8_t)(i + 1) };
-        assert_int_equal(plk_cn_init(&r.cn[i], &cc, mac, takt_now()), 0);
-        r.cn[i].in[0] = (uint8_t)(0x40 + i + 1);
+        assert_int_equal(plk_cn_init(&r->cn[i], &cc, mac, takt_now()), 0);
+        r->cn[i].in[0] = (uint8_t)(0x40 + i + 1);
     }
-    takt_link_mem_set_responder(cn_l, respond, &r);
+    takt_link_mem_set_responder(*cn_l, respond, r);
 
     struct takt_plk_mn_cfg cfg;
     takt_plk_mn_cfg_default(&cfg);
@@ -120,25 +128,40 @@ static void stale_pres_in_batch_not_taken(void **state)
     struct takt_plk_mn *mn;
     char err[200] = "";
     assert_int_equal(takt_plk_mn_create(&cfg, &mn, err, sizeof err), 0);
-    struct app a = { 0 };
-    takt_plk_mn_set_callback(mn, on_cycle, &a);
+    takt_plk_mn_set_callback(mn, on_cycle, a);
     struct takt_plk_run_opts o = { 0 };
     takt_rt_opts_default(&o.rt);
     o.rt.mlock = false;
     o.rt.dma_latency = false;
-    assert_int_equal(takt_plk_mn_start(mn, mn_l, &o), 0);
+    assert_int_equal(takt_plk_mn_start(mn, *mn_l, &o), 0);
 
     takt_ns_t end = takt_now() + 20 * TAKT_NS_PER_S;
-    while (!both_operational(mn, &r) && takt_now() < end)
+    while (!both_operational(mn, r) && takt_now() < end)
         nanosleep(&(struct timespec){ 0, 20000000 }, NULL);
-    assert_true(both_operational(mn, &r));
+    assert_true(both_operational(mn, r));
+    return mn;
+}
+
+static void wait_cycles(struct app *a, unsigned n)
+{
+    unsigned c0 = __atomic_load_n(&a->cycles, __ATOMIC_ACQUIRE);
+    takt_ns_t end = takt_now() + 10 * TAKT_NS_PER_S;
+    while (__atomic_load_n(&a->cycles, __ATOMIC_ACQUIRE) < c0 + n && takt_now() < end)
+        nanosleep(&(struct timespec){ 0, 2000000 }, NULL);
+    assert_true(__atomic_load_n(&a->cycles, __ATOMIC_ACQUIRE) >= c0 + n);
+}
+
+static void stale_pres_in_batch_not_taken(void **state)
+{
+    (void)state;
+    static struct rsp r;
+    struct takt_link *mn_l, *cn_l;
+    struct app a = { 0 };
+    struct takt_plk_mn *mn = rig_up(&r, &a, &mn_l, &cn_l);
     struct takt_plk_node_stats before;
     assert_int_equal(takt_plk_mn_node_stats(mn, 2, &before), 0);
-    unsigned c0 = __atomic_load_n(&a.cycles, __ATOMIC_ACQUIRE);
     __atomic_store_n(&r.inject, 1, __ATOMIC_RELAXED);
-    end = takt_now() + 10 * TAKT_NS_PER_S;
-    while (__atomic_load_n(&a.cycles, __ATOMIC_ACQUIRE) < c0 + 150 && takt_now() < end)
-        nanosleep(&(struct timespec){ 0, 20000000 }, NULL);
+    wait_cycles(&a, 150);
     __atomic_store_n(&r.inject, 0, __ATOMIC_RELAXED);
     takt_plk_mn_stop(mn);
     takt_plk_mn_join(mn);
@@ -156,8 +179,38 @@ static void stale_pres_in_batch_not_taken(void **state)
     takt_link_close(cn_l);
 }
 
+/* The CNs fall silent and the MN is stopped a few cycles later: each PReq it sent since
+ * counts as one loss of PRes, those of the cycle it stopped in too. Before, that
+ * cycle was never judged and each node showed one loss fewer than PReqs unanswered. */
+static void last_cycle_judged(void **state)
+{
+    (void)state;
+    static struct rsp r;
+    struct takt_link *mn_l, *cn_l;
+    struct app a = { 0 };
+    struct takt_plk_mn *mn = rig_up(&r, &a, &mn_l, &cn_l);
+    struct takt_plk_node_stats before[3], after[3];
+    for (unsigned k = 1; k <= 2; k++)
+        assert_int_equal(takt_plk_mn_node_stats(mn, k, &before[k]), 0);
+    __atomic_store_n(&r.mute, 1, __ATOMIC_RELAXED);
+    wait_cycles(&a, 4);
+    takt_plk_mn_stop(mn);
+    takt_plk_mn_join(mn);
+    for (unsigned k = 1; k <= 2; k++) {
+        assert_int_equal(takt_plk_mn_node_stats(mn, k, &after[k]), 0);
+        printf("node %u: %u PReqs unanswered, %llu PRes lost\n", k, r.preq_unanswered[k],
+               (unsigned long long)(after[k].pres_lost - before[k].pres_lost));
+        assert_true(r.preq_unanswered[k] >= 3);
+        assert_int_equal(after[k].pres_lost - before[k].pres_lost, r.preq_unanswered[k]);
+    }
+    takt_plk_mn_destroy(mn);
+    takt_link_close(mn_l);
+    takt_link_close(cn_l);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = { cmocka_unit_test(stale_pres_in_batch_not_taken) };
+    const struct CMUnitTest tests[] = { cmocka_unit_test(stale_pres_in_batch_not_taken),
+                                        cmocka_unit_test(last_cycle_judged) };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
