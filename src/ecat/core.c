@@ -168,6 +168,14 @@ void ecat_core_close(struct ecat_core *m, takt_ns_t now)
     m->cyc_due = false;
 }
 
+takt_ns_t ecat_core_acyc_due(const struct ecat_core *m) { return ecat_pdu_acyc_due(m); }
+
+void ecat_core_expire(struct ecat_core *m, takt_ns_t now)
+{
+    m->now = now;
+    ecat_pdu_expire(m, now);
+}
+
 static uint8_t lowest_state(const struct ecat_core *m)
 {
     static const uint8_t rank[16] = { [AL_INIT] = 1, [AL_PREOP] = 2, [AL_BOOT] = 2,

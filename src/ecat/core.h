@@ -39,6 +39,10 @@ void ecat_core_cycle(struct ecat_core *c, takt_ns_t now);
 /* Close the last cycle at now without opening another: a driver that stops judges the
  * cycle it stopped in as it judges every other, once its replies are in. */
 void ecat_core_close(struct ecat_core *c, takt_ns_t now);
+/* After the close: when the acyclic requests still in flight time out (0: none), and
+ * their expiry at that time (their frames counted lost), with no new work. */
+takt_ns_t ecat_core_acyc_due(const struct ecat_core *c);
+void ecat_core_expire(struct ecat_core *c, takt_ns_t now);
 /* State machines, mailbox services, expiry of acyclic requests, the cycle's state. */
 void ecat_core_timer(struct ecat_core *c, takt_ns_t now);
 /* Frames to send now, at most max, into out (they point into the core's buffers and

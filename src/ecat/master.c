@@ -510,10 +510,21 @@ int takt_ecat_master_start(struct takt_ecat_master *m, const struct takt_rt_opts
 
 void takt_ecat_master_stop(struct takt_ecat_master *m) { takt_rt_loop_stop(&m->loop); }
 
+/* Read replies until `until`, each judged against the deadline the core holds. */
+static void receive_until(struct takt_ecat_master *m, takt_ns_t until)
+{
+    for (;;) {
+        takt_ns_t now = takt_now();
+        if (receive(m, now < until ? until - now : 0) < 0 || now >= until)
+            break;
+    }
+}
+
 /* The cycle the loop stopped in is judged like every other: its replies are awaited to
  * the end of its cycle (the wake-up the loop had planned next), each judged against
- * that deadline, and a frame that did not come is counted lost. Without it a frame
- * dropped in the last cycle would be missing from the losses. */
+ * that deadline, and a frame that did not come is counted lost. Acyclic requests still
+ * in flight are given their timeout (dg_timeout_ns) too, then expire as they would
+ * have. Without it a frame dropped at the stop would be missing from the losses. */
 static void close_last_cycle(struct takt_ecat_master *m)
 {
     struct ecat_core *c = &m->core;
@@ -521,13 +532,14 @@ static void close_last_cycle(struct takt_ecat_master *m)
     if (!m->loop.cyc.cycles || !c->px)
         return;
     c->rx_deadline = due;
-    for (;;) {
-        takt_ns_t now = takt_now();
-        if (receive(m, now < due ? due - now : 0) < 0 || now >= due)
-            break;
-    }
+    receive_until(m, due);
     c->rx_deadline = 0;
     ecat_core_close(c, due);
+    takt_ns_t acyc = ecat_core_acyc_due(c);
+    if (acyc) {
+        receive_until(m, acyc);
+        ecat_core_expire(c, acyc > due ? acyc : due);
+    }
     ecat_snap_publish(c);
 }
 

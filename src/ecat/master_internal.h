@@ -277,6 +277,8 @@ bool ecat_pdu_append(struct ecat_core *m, uint8_t *buf, size_t *pos, struct ecat
 void ecat_pdu_receive(struct ecat_core *m, uint8_t *buf, size_t len, takt_ns_t rx_ts);
 /* Requests sent longer than the timeout ago are finished as lost (wkc -1). */
 void ecat_pdu_expire(struct ecat_core *m, takt_ns_t now);
+/* When the last acyclic request in flight times out (0: none in flight). */
+takt_ns_t ecat_pdu_acyc_due(const struct ecat_core *m);
 void ecat_pdu_cancel_all(struct ecat_core *m);
 /* Take requests out of the acyclic queue (slave gone). */
 void ecat_pdu_unqueue(struct ecat_core *m, struct ecat_req *r, unsigned n);

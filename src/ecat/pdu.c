@@ -183,6 +183,17 @@ void ecat_pdu_receive(struct ecat_core *m, uint8_t *buf, size_t len, takt_ns_t r
     }
 }
 
+takt_ns_t ecat_pdu_acyc_due(const struct ecat_core *m)
+{
+    takt_ns_t due = 0;
+    for (int i = 0; i < 256; i++) {
+        const struct ecat_req *r = m->inflight[i];
+        if (r && r->sent + m->o.dg_timeout_ns > due)
+            due = r->sent + m->o.dg_timeout_ns;
+    }
+    return due;
+}
+
 void ecat_pdu_expire(struct ecat_core *m, takt_ns_t now)
 {
     uint32_t gone[256];                          /* frames counted here whose record was reused */
