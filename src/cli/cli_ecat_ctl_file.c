@@ -68,7 +68,7 @@ const char *ecat_ctl_sii_in_use(struct cli_ecat_ctl *x, char *buf, size_t cap)
         snprintf(buf, cap, "%s of slave %u runs", x->job_what, x->job_pos);
         return buf;
     }
-    if (x->sii_open && takt_now() < x->sii_open_until) {
+    if (x->sii_open && takt_now() < x->sii_open_until && ctl_peer_connected(x->srv, x->sii_peer)) {
         snprintf(buf, cap, "an SII image is being written to slave %u in chunks (more to come)", x->sii_open - 1);
         return buf;
     }
@@ -94,6 +94,7 @@ static void finish_sii(struct ctl_call *k, struct ctl_op *op)
     /* a chunk with more to come keeps the interface the writer's for a while */
     x->sii_open = !op->err && op->arg[3] ? (unsigned)pos + 1 : 0;
     x->sii_open_until = takt_now() + 10 * TAKT_NS_PER_S;
+    x->sii_peer = ctl_call_peer(k);
     if (op->err) {
         ctl_call_error(k, "%s", op->msg[0] ? op->msg : takt_strerror(op->err));
         return;

@@ -32,10 +32,12 @@ struct cli_ecat_ctl {
     unsigned job_pos, job_word;
     uint32_t job_password;
     char job_name[201];
-    /* an SII image written in chunks: slave sii_open - 1 takes more until sii_open_until
-     * (a rescan is refused meanwhile: it would read the image half written) */
+    /* an SII image written in chunks: slave sii_open - 1 takes more from client sii_peer
+     * until sii_open_until or until that client goes (a rescan is refused meanwhile: it
+     * would read the image half written) */
     unsigned sii_open;
     takt_ns_t sii_open_until;
+    struct ctl_peer sii_peer;
 };
 
 #define ARG(name, req, lo, hi, out) \

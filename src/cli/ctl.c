@@ -118,6 +118,19 @@ int ctl_call_conn(const struct ctl_call *k)
 
 struct json_object *ctl_call_req(const struct ctl_call *k) { return k->req; }
 
+struct ctl_peer ctl_call_peer(const struct ctl_call *k)
+{
+    return (struct ctl_peer){ .conn = k->conn, .gen = k->gen };
+}
+
+bool ctl_peer_connected(const struct ctl_server *s, struct ctl_peer p)
+{
+    if (p.conn < 0 || p.conn >= CTL_MAX_CONN)
+        return false;
+    const struct ctl_conn *c = &s->c[p.conn];
+    return c->fd >= 0 && c->gen == p.gen && !c->closing;
+}
+
 void ctl_call_result(struct ctl_call *k, struct json_object *result)
 {
     int i = ctl_call_conn(k);

@@ -76,6 +76,12 @@ struct ctl_verb {
 int  ctl_verb_version(struct ctl_call *k, void *ctx);
 
 struct json_object *ctl_call_req(const struct ctl_call *k);
+/* The client a call came from, to ask later (in the server's thread) whether it is
+ * still connected: a state it holds open (a write in chunks) ends when it goes. */
+struct ctl_server;
+struct ctl_peer { int conn; unsigned gen; };
+struct ctl_peer ctl_call_peer(const struct ctl_call *k);
+bool ctl_peer_connected(const struct ctl_server *s, struct ctl_peer p);
 void ctl_call_result(struct ctl_call *k, struct json_object *result);   /* takes result */
 int  ctl_call_error(struct ctl_call *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

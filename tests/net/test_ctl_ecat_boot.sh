@@ -73,6 +73,21 @@ r = call(3, verb="sii_write", pos=1, word=32, data=img[64:128].hex())
 print("chunk2", r["ok"], r.get("error", ""))
 r = call(4, verb="rescan")
 print("rescan-after", r["ok"], r.get("error", ""), [e.get("status") for e in r.get("result", {}).get("slaves", [])])
+# a writer that goes between two chunks gives the interface back at once, not after 10 s
+import time
+w = socket.socket(socket.AF_UNIX); w.connect(sys.argv[1]); wf = w.makefile()
+w.sendall(json.dumps(dict(v=1, id=5, verb="sii_write", pos=1, word=0, data=img[:64].hex(), more=True)).encode() + b"\n")
+print("gone-chunk1", json.loads(wf.readline())["ok"])
+r = call(6, verb="rescan")
+print("rescan-writer-there", r["ok"], r.get("error", ""))
+wf.close(); w.close()
+t0 = time.monotonic()
+while True:                          # the server sees the writer's end with its next poll
+    r = call(7, verb="rescan")
+    if r["ok"] or time.monotonic() - t0 > 5:
+        break
+    time.sleep(0.05)
+print("rescan-writer-gone", r["ok"], r.get("error", ""), "%.1f s" % (time.monotonic() - t0))
 PY
 )
     echo "$out" | grep -q "^chunk1 True" || net_fail "first SII chunk: $out"
@@ -81,6 +96,11 @@ PY
     echo "$out" | grep -q "^chunk2 True" || net_fail "last SII chunk: $out"
     echo "$out" | grep -q "^rescan-after True .*\['same', 'same', 'same', 'same'\]" ||
         net_fail "the rescan after the last chunk: $out"
+    echo "$out" | grep -q "^rescan-writer-there False rescan refused: an SII image is being written" ||
+        net_fail "a rescan while another client's chunked write is open was not refused: $out"
+    echo "$out" | grep -q "^rescan-writer-gone True" ||
+        net_fail "a writer that left mid-image still holds the EEPROM interface: $out"
+    net_log "$(echo "$out" | grep '^rescan-writer-gone' | sed 's/.* \([0-9.]* s\)$/rescan allowed \1 after the writer left/')"
 
     kill -INT $run
     wait $run
