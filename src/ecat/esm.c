@@ -164,6 +164,8 @@ void ecat_sfsm_enter_sii(struct ecat_core *m, struct ecat_slave *s, takt_ns_t no
 {
     if (!sii_turn(m)) {
         s->esm.f.nreq = 0;
+        if (s->esm.f.state != SS_SII_WAIT)
+            s->esm.f.t0 = now;
         s->esm.f.state = SS_SII_WAIT;
         return;
     }
@@ -524,8 +526,19 @@ void ecat_slave_goto(struct ecat_core *m, struct ecat_slave *s, uint8_t target, 
 static void state_none(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 { (void)m; (void)s; (void)now; }
 
+/* A write holds the interface for one chunk at a time and a rescan for one read of
+ * every slave, each bounded; a wait far beyond those means a user that never gives it
+ * back, and the read fails with that said rather than waiting for ever. */
 static void state_sii_wait(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
-{ ecat_sfsm_enter_sii(m, s, now); }
+{
+    if (now - s->esm.f.t0 > ECAT_SII_WAIT_MAX_NS) {
+        ECAT_FAIL(m, -EBUSY, TAKT_ECAT_EV_SII_WAIT_TIMEOUT, s->info.position,
+                  (unsigned)(ECAT_SII_WAIT_MAX_NS / TAKT_NS_PER_S));
+        fail(m, s, -EBUSY);
+        return;
+    }
+    ecat_sfsm_enter_sii(m, s, now);
+}
 
 typedef void (*sfsm_fn)(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);
 static const sfsm_fn sfsm_states[SS_COUNT] = {

@@ -24,6 +24,10 @@ enum ecat_sfsm_state {
     SS_COUNT
 };
 
+/* The longest a slave's SII read waits for the EEPROM interface (SS_SII_WAIT): a tool's
+ * write gives it back after each chunk, a rescan after one read of each slave. */
+#define ECAT_SII_WAIT_MAX_NS (30 * TAKT_NS_PER_S)
+
 struct ecat_sfsm {
     uint8_t   state;
     takt_ns_t t0;              /* when the current wait started */

@@ -128,12 +128,40 @@ static void test_sii_reread_waits_for_a_write(void **state)
     bench_free(b);
 }
 
+/* A user that never gives the EEPROM interface back (a write that hangs): the re-read
+ * waits up to its limit (30 s), then fails with an event that says so instead of
+ * waiting for ever. */
+static void test_sii_wait_has_a_limit(void **state)
+{
+    (void)state;
+    struct bench *b = bench_new();
+    up(b);
+    unsigned ev = events_mark(b);
+    atomic_store(&b->c.sii_user, ECAT_SII_WRITE);
+    assert_int_equal(takt_sim_power_cycle(b->sim, 1, b->now), 0);
+    takt_ns_t t0 = b->now, waited = 0;
+    const char *said = "slave 1: SII not read: the EEPROM interface (0x0500) stayed with another user";
+    while (!events_since(b, ev, said) && b->now - t0 < 40 * TAKT_NS_PER_S) {
+        cycle(b);
+        if (b->c.slaves[1].esm.f.state == SS_SII_WAIT && !waited)
+            waited = b->now;
+    }
+    assert_true(waited > 0);
+    printf("  failed after %.1f s of waiting\n", (b->now - waited) / 1e9);
+    assert_int_equal(events_since(b, ev, said), 1);
+    assert_true(b->now - waited >= ECAT_SII_WAIT_MAX_NS);
+    assert_true(b->now - waited < ECAT_SII_WAIT_MAX_NS + TAKT_NS_PER_S);
+    assert_int_equal(atomic_load(&b->c.sii_user), ECAT_SII_WRITE);   /* never taken from it */
+    bench_free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cable_cut_and_heal),
         cmocka_unit_test(test_power_cycle),
         cmocka_unit_test(test_sii_reread_waits_for_a_write),
+        cmocka_unit_test(test_sii_wait_has_a_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
