@@ -154,11 +154,10 @@ static inline uint8_t plk_frame_mtyp(const uint8_t *f) { return f[PLK_OFF_MTYP] 
 static inline uint8_t plk_frame_dst(const uint8_t *f) { return f[PLK_OFF_DST]; }
 static inline uint8_t plk_frame_src(const uint8_t *f) { return f[PLK_OFF_SRC]; }
 
-/* Names for logs: "SoC", "PRes", "IdentResponse", "PRE_OPERATIONAL_2", "StartNode". */
+/* Names for logs: "SoC", "PRes", "IdentResponse", "StartNode" (NMT states: takt_plk_nmt_name). */
 const char *plk_mtyp_name(uint8_t mtyp);
 const char *plk_asnd_name(uint8_t svid);
 const char *plk_soa_svid_name(uint8_t svid);
-const char *plk_nmt_state_name(uint8_t state);
 const char *plk_nmt_cmd_name(uint8_t cmd);
 
 #endif

@@ -43,25 +43,6 @@ const char *plk_soa_svid_name(uint8_t svid)
     }
 }
 
-const char *plk_nmt_state_name(uint8_t state)
-{
-    switch (state) {
-    case PLK_NMT_GS_OFF:                 return "OFF";
-    case PLK_NMT_GS_INITIALISING:        return "INITIALISING";
-    case PLK_NMT_GS_RESET_APPLICATION:   return "RESET_APPLICATION";
-    case PLK_NMT_GS_RESET_COMMUNICATION: return "RESET_COMMUNICATION";
-    case PLK_NMT_GS_RESET_CONFIGURATION: return "RESET_CONFIGURATION";
-    case PLK_NMT_NOT_ACTIVE:             return "NOT_ACTIVE";
-    case PLK_NMT_PRE_OPERATIONAL_1:      return "PRE_OPERATIONAL_1";
-    case PLK_NMT_PRE_OPERATIONAL_2:      return "PRE_OPERATIONAL_2";
-    case PLK_NMT_READY_TO_OPERATE:       return "READY_TO_OPERATE";
-    case PLK_NMT_OPERATIONAL:            return "OPERATIONAL";
-    case PLK_NMT_CS_STOPPED:             return "STOPPED";
-    case PLK_NMT_BASIC_ETHERNET:         return "BASIC_ETHERNET";
-    default:                             return "unknown";
-    }
-}
-
 const char *plk_nmt_cmd_name(uint8_t cmd)
 {
     switch (cmd) {

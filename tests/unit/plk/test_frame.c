@@ -435,7 +435,7 @@ static void names(void **state)
     assert_string_equal(plk_mtyp_name(PLK_MTYP_PRES), "PRes");
     assert_string_equal(plk_asnd_name(PLK_ASND_IDENT_RESPONSE), "IdentResponse");
     assert_string_equal(plk_soa_svid_name(PLK_SOA_UNSPEC_INVITE), "UnspecifiedInvite");
-    assert_string_equal(plk_nmt_state_name(0x5D), "PRE_OPERATIONAL_2");
+    assert_string_equal(takt_plk_nmt_name(0x5D), "PRE_OPERATIONAL_2");
     assert_string_equal(plk_nmt_cmd_name(0x24), "EnableReadyToOperate");
     assert_string_equal(plk_nmt_cmd_name(0x01), "unknown");
 }
