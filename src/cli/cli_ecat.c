@@ -495,7 +495,7 @@ static const struct cli_opt run_opts[] = {
     CLI_CTL_SERVER_OPTS,
     { "eoe", 0, 1, "LIST", "EoE: a TAP device takt-eoePOS (or NAME) per item "
       "POS[@NAME][:IP/NN[:HOST_IP]] (comma list): the slave gets IP/NN (none or empty with -f: "
-      "the ENI's), the TAP HOST_IP (needs CAP_NET_ADMIN; JSON eoe)" },
+      "the ENI's), the TAP HOST_IP; 'all': a TAP for every slave with EoE (needs CAP_NET_ADMIN; JSON eoe)" },
     CLI_ECAT_REDUNDANT_OPT,
     { 0 }
 };

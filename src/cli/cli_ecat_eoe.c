@@ -345,9 +345,26 @@ int cli_eoe_run_setup(struct cli_ctx *c, struct takt_ecat_master *m, struct cli_
     }
     *out = r;
     int rc = 0;
-    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save))
-        rc = eoe_item(c, m, t, r);
-    free(buf);
+    if (!strcmp(spec, "all")) {
+        /* every slave whose SII says it has EoE (word 0x001C), with its default TAP name
+         * and no address: the ENI's where it sets one, else `takt ecat eoe set-ip` */
+        unsigned n = takt_ecat_master_slave_count(m);
+        for (unsigned pos = 0; pos < n && !rc; pos++) {
+            struct takt_ecat_slave_info si;
+            char item[16];
+            if (takt_ecat_master_slave_info(m, pos, &si) || !(si.mbx_protocols & TAKT_ECAT_MBX_EOE))
+                continue;
+            snprintf(item, sizeof item, "%u", pos);
+            rc = eoe_item(c, m, item, r);
+        }
+        if (!rc && !r->n)
+            fprintf(stderr, "takt ecat run: --eoe all: no slave of the %u has EoE\n", n);
+        free(buf);
+    } else {
+        for (char *save = NULL, *t = strtok_r(buf, ",", &save); t && !rc; t = strtok_r(NULL, ",", &save))
+            rc = eoe_item(c, m, t, r);
+        free(buf);
+    }
     for (unsigned i = 0; !rc && i < r->n; i++)
         if (takt_ecat_eoe_tap_start(r->tap[i]))
             rc = cli_error(c, "slave %u: cannot start the TAP thread", r->pos[i]);

@@ -84,6 +84,11 @@ body() {
     # the bus in OP with the TAP; the slave's IP set again by --eoe
     out=$("$TAKT" ecat run -i "$TAKT_IF_A" -c 1000 -t 1 --eoe 1:10.77.0.2/24 2>&1) && net_fail "--eoe on el2004 accepted"
     echo "$out" | grep -q "slave 1 (.*) has no EoE" || net_fail "run --eoe 1: $out"
+    # --eoe all: a port for the one slave whose SII says EoE, none for the others
+    "$TAKT" ecat run -i "$TAKT_IF_A" -c 1000 -t 1 --eoe all --json "$NET_TMP/all.json" >"$NET_TMP/all.out" 2>&1 ||
+        net_fail "run --eoe all: $(tail -n 20 "$NET_TMP/all.out")"
+    net_json_check "$NET_TMP/all.json" "[(e['position'], e['tap']) for e in j['eoe']] == [(2, 'takt-eoe2')]" \
+        "--eoe all: a TAP for the eoe-device (2) alone"
     "$TAKT" ecat run -i "$TAKT_IF_A" -c 1000 -t 200 --eoe 2@web2:10.77.0.2/24:10.77.0.1 \
         --json "$NET_TMP/run.json" --pcap "$NET_TMP/run.pcapng" >"$NET_TMP/run.out" 2>&1 &
     local run=$!
