@@ -196,12 +196,32 @@ static void without_veth_the_core_answers(void **state)
     bus_free(b);
 }
 
+/* The public CN's wrappers reach the same hand-over. */
+static void public_cn_api(void **state)
+{
+    (void)state;
+    struct takt_plk_cn_cfg cfg;
+    takt_plk_cn_cfg_default(&cfg, 5);
+    struct takt_plk_cn *cn;
+    char err[160];
+    assert_int_equal(takt_plk_cn_create(&cfg, &cn, err, sizeof err), 0);
+    uint8_t f[60] = { 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 2, 0, 0, 0, 1, 5, 0x08, 0x06 };
+    assert_int_equal(takt_plk_cn_send_eth(cn, f, sizeof f), -ENODEV);
+    takt_plk_cn_veth(cn, true);
+    assert_int_equal(takt_plk_cn_send_eth(cn, f, sizeof f), 0);
+    assert_int_equal(takt_plk_cn_send_eth(cn, f, sizeof f), -EBUSY);
+    assert_int_equal(takt_plk_cn_recv_eth(cn, f, sizeof f), 0);
+    assert_int_equal(takt_plk_cn_veth_dropped(cn), 0);
+    takt_plk_cn_destroy(cn);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(host_frame_waits_for_unspecified_invite),
         cmocka_unit_test(received_frames_for_the_host),
         cmocka_unit_test(without_veth_the_core_answers),
+        cmocka_unit_test(public_cn_api),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
