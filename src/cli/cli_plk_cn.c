@@ -49,6 +49,10 @@ static void cn_report(struct cli_ctx *c, const struct takt_sim_plk *s, const str
         json_object_object_add(n, "stale_dropped", json_object_new_uint64(cn.stale_dropped));
         json_object_object_add(n, "delayed", json_object_new_uint64(cn.delayed));
         json_object_object_add(n, "chained", json_object_new_boolean(cn.chained));
+        /* --veth: frames to and from the host's TAP, lost for a full ring */
+        json_object_object_add(n, "veth_to_host", json_object_new_uint64(cn.veth_to_host));
+        json_object_object_add(n, "veth_to_net", json_object_new_uint64(cn.veth_to_net));
+        json_object_object_add(n, "veth_dropped", json_object_new_uint64(cn.veth_dropped));
         json_object_array_add(arr, n);
     }
     struct takt_sim_plk_info si;

@@ -94,7 +94,7 @@ body() {
     mkdir -p "$NET_TMP/www"
     python3 -c 'import sys; sys.stdout.write("".join("line %04d of the CN host page\n" % i for i in range(120)))' \
         >"$NET_TMP/www/page.html"
-    net_plk_cn -i "$TAKT_IF_B" --node 5 --veth >"$NET_TMP/cn.out" 2>"$NET_TMP/cn.err"
+    net_plk_cn -i "$TAKT_IF_B" --node 5 --veth --json "$NET_TMP/cn.json" >"$NET_TMP/cn.out" 2>"$NET_TMP/cn.err"
     net_wait_for "$NET_TMP/cn.err" "virtual Ethernet takt-plk5 up" 20
     on_b ip -br addr show takt-plk5 | grep -q "192.168.100.5/24" ||
         net_fail "takt-plk5 without 192.168.100.5/24: $(on_b ip -br addr show takt-plk5 2>&1)"
@@ -132,6 +132,8 @@ body() {
     net_plk_cn_stop
     grep -q "virtual Ethernet takt-plk5: [1-9][0-9]* frames to the network, [1-9][0-9]* to the host, 0 dropped" "$NET_TMP/cn.out" ||
         net_fail "CN virtual Ethernet counts: $(grep -i virtual "$NET_TMP/cn.out")"
+    net_json_check "$NET_TMP/cn.json" "j['nodes'][0]['veth_to_host'] >= 10 and j['nodes'][0]['veth_to_net'] >= 10 and j['nodes'][0]['veth_dropped'] == 0" \
+        "the CN's JSON: frames through its virtual Ethernet"
     command -v tshark >/dev/null || { net_log "tshark missing: capture not judged"; return 0; }
     [ -r "${HOME:-/nonexistent}" ] && [ -x "${HOME:-/nonexistent}" ] || export HOME=$NET_TMP
     # POWERLINK and every frame but TCP's judged by the house rule (no malformed frame,
