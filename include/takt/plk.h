@@ -437,6 +437,27 @@ int  takt_plk_cn_request_nmt(struct takt_plk_cn *cn, uint8_t cmd, uint8_t target
 /* NMTRequests queued in the CN and not yet sent (a snapshot). */
 /* [thread: any; non-blocking] */
 unsigned takt_plk_cn_nmt_pending(const struct takt_plk_cn *cn);
+/* The CN host's virtual Ethernet (EPSG DS 301 "Virtual Ethernet"), as the MN's
+ * takt_plk_mn_veth: with on (before takt_plk_cn_run) the CN hands every IPv4 and ARP
+ * frame to its MAC or to all to takt_plk_cn_recv_eth (one frame into buf, its length;
+ * 0 if none; -EMSGSIZE if cap is too small; a full ring of 8 drops and counts,
+ * takt_plk_cn_veth_dropped), except SDO over UDP to 192.168.100.<id> port 3819, which
+ * its own SDO server keeps answering. So ARP and ping for its IP are the host's to
+ * answer (a TAP device with the CN's MAC and IP). Without it the CN answers ARP and
+ * ping itself. takt_plk_cn_send_eth queues one frame from the host (with its Ethernet
+ * header) for the CN's next generic async slot: announced with PR/RS in PRes and
+ * StatusResponse, sent when the MN invites the CN with SoA UnspecifiedInvite
+ * (DS 301 4.2.4.6). -EBUSY while the last one waits, -EMSGSIZE below 14 bytes or beyond
+ * 1500 + 14, -EPROTOTYPE for a POWERLINK frame (EtherType 0x88AB), -ENODEV without
+ * takt_plk_cn_veth. One thread (the TAP's) does both, also while the CN runs. */
+/* [thread: idle; non-blocking] */
+void takt_plk_cn_veth(struct takt_plk_cn *cn, bool on);
+/* [thread: host; non-blocking] */
+int  takt_plk_cn_send_eth(struct takt_plk_cn *cn, const void *frame, size_t len);
+/* [thread: host; non-blocking] */
+int  takt_plk_cn_recv_eth(struct takt_plk_cn *cn, void *buf, size_t cap);
+/* [thread: any; non-blocking] */
+uint64_t takt_plk_cn_veth_dropped(const struct takt_plk_cn *cn);
 
 TAKT_API_END
 #ifdef __cplusplus

@@ -247,6 +247,15 @@ int  takt_sim_plk_state(const struct takt_sim_plk *s, unsigned k);
 /* [thread: owner; non-blocking] */
 int  takt_sim_plk_request_nmt(struct takt_sim_plk *s, unsigned k, uint8_t cmd, uint8_t target,
                               const void *data, size_t len);
+/* CN k's end of a host virtual Ethernet, as takt_plk_cn_veth, takt_plk_cn_send_eth
+ * and takt_plk_cn_recv_eth (same codes and rules; -ENOENT for no such CN). CN k's MAC
+ * is the link's: give the host's TAP device that MAC and 192.168.100.<id>. */
+/* [thread: idle; non-blocking] */
+int  takt_sim_plk_veth(struct takt_sim_plk *s, unsigned k, bool on);
+/* [thread: host; non-blocking] */
+int  takt_sim_plk_send_eth(struct takt_sim_plk *s, unsigned k, const void *frame, size_t len);
+/* [thread: host; non-blocking] */
+int  takt_sim_plk_recv_eth(struct takt_sim_plk *s, unsigned k, void *buf, size_t cap);
 /* One CN's state and counters, copied out. */
 struct takt_sim_plk_node {
     uint8_t  id, state;           /* node ID, NMT state */
@@ -262,6 +271,9 @@ struct takt_sim_plk_node {
     uint64_t stale_dropped;       /* requests not answered: not the current one */
     uint64_t nmtreq_tx, nmtreq_refused, nmtreq_dropped;
     uint64_t err_entries;         /* history entries signalled in StatusResponse */
+    /* the host's virtual Ethernet (takt_sim_plk_veth): frames handed to it, frames of
+     * it sent in the CN's async slot, frames dropped for a full ring */
+    uint64_t veth_to_host, veth_to_net, veth_dropped;
 };
 /* -ENOENT for no such CN. From the owner while the network does not run, or from the
  * publish callback inside the network's thread. */

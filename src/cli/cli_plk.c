@@ -322,6 +322,7 @@ static const struct cli_opt cn_opts[] = {
     { "vanish", 0, 1, "N@S[+D]", "fault: CN N goes silent S seconds after it is first Operational, for D seconds (0 = for good)" },
     { "wrong-id", 0, 1, "N", "fault: CN N answers IdentRequest with a wrong vendor ID" },
     { "nmt-request", 0, 1, "CMD@T[+S]", "the first CN asks the MN for NMT command CMD for node T, S s (default 1) after it is Operational" },
+    { "veth", 0, 2, "NAME", "virtual Ethernet of one CN (--node N): a TAP device (default takt-plkN) with the CN's MAC and 192.168.100.N/24 whose frames go in the CN's async slot; needs CAP_NET_ADMIN" },
     CLI_METRICS_OPTS,
     CLI_CTL_SERVER_OPTS,
     { 0 },
@@ -386,6 +387,12 @@ const struct cli_cmd cli_cmds_plk[] = {
       "counted (stale_dropped).\n"
       "Node N answers ARP and ping for 192.168.100.N and SDO over UDP port 3819, its IP\n"
       "frames sent when the MN invites it (SoA UnspecifiedInvite).\n"
+      "--veth (with --node N): the host gets the CN's virtual Ethernet, a TAP device with\n"
+      "the CN's MAC, 192.168.100.N/24 and MTU 300 (the minimum async MTU). Its frames wait\n"
+      "for the CN's async slot; the IPv4 and ARP frames for the CN go to it, so the host's\n"
+      "IP stack answers ARP and ping and serves TCP. SDO over UDP port 3819 stays with the\n"
+      "CN. IPv6 is off on the TAP; arp_ignore and rp_filter are set to 1 on IF so the\n"
+      "host takes no IP frame from IF itself.\n"
       "Time-triggered PRes (chaining) leave at their launch time: held by the kernel\n"
       "(SO_TXTIME) where IF has an etf, taprio or fq qdisc, else sent from the receive loop.\n"
       "A control socket serves the CNs' states and counters (takt plk nodes --cn; docs/control.md).",

@@ -60,18 +60,30 @@ struct cli_plk_veth {
     char name[16], iface[16];
     uint8_t mac[6];
     struct takt_plk_mn *mn;
+    /* the node the TAP's frames go to and come from: the MN's (cli_plk_veth_start) or
+     * a CN's (cli_plk_cn_veth_start) hand-over functions */
+    int (*send)(void *node, const void *frame, size_t len);
+    int (*recv)(void *node, void *buf, size_t cap);
+    void *node;
     pthread_t th;
     bool running;
     int stop;
     uint64_t to_net, to_host, dropped;
 };
+/* mac: the TAP's MAC (NULL: the one the kernel gave it) */
 int  cli_plk_veth_open(struct cli_ctx *c, struct cli_plk_veth *v, const char *name, const char *ip,
-                       const char *iface, unsigned mtu);
+                       const char *iface, unsigned mtu, const uint8_t *mac);
 /* --veth[=NAME] and --ip of takt plk mn: opens the TAP when asked (0 also when not:
  * v->fd stays -1), or the exit status after a message. */
 int  cli_plk_veth_opts(struct cli_ctx *c, struct cli_plk_veth *v, unsigned mtu);
 int  cli_plk_veth_start(struct cli_ctx *c, struct cli_plk_veth *v, struct takt_plk_mn *mn);
 void cli_plk_veth_close(struct cli_plk_veth *v);
+/* takt plk cn --veth[=NAME] (one CN, node): a TAP device takt-plk<node> with the MAC of
+ * -i IF and 192.168.100.<node>/24, MTU the minimum async MTU; opened before the link
+ * (0 also when not asked: v->fd stays -1), or the exit status after a message. Started
+ * on CN 0 of s once the link is open. */
+int  cli_plk_cn_veth_opts(struct cli_ctx *c, struct cli_plk_veth *v, unsigned node);
+int  cli_plk_cn_veth_start(struct cli_ctx *c, struct cli_plk_veth *v, struct takt_sim_plk *s);
 /* The options of `plk cn` that need no link: node range a..b, the faults, the NMT
  * request (command 0: none). 0, or the exit status after a message on stderr. */
 int cli_plk_cn_options(struct cli_ctx *c, unsigned *a, unsigned *b, struct takt_sim_plk_faults *f,

@@ -49,6 +49,10 @@ static void cn_report(struct cli_ctx *c, const struct takt_sim_plk *s, const str
         json_object_object_add(n, "stale_dropped", json_object_new_uint64(cn.stale_dropped));
         json_object_object_add(n, "delayed", json_object_new_uint64(cn.delayed));
         json_object_object_add(n, "chained", json_object_new_boolean(cn.chained));
+        /* --veth: frames to and from the host's TAP, lost for a full ring */
+        json_object_object_add(n, "veth_to_host", json_object_new_uint64(cn.veth_to_host));
+        json_object_object_add(n, "veth_to_net", json_object_new_uint64(cn.veth_to_net));
+        json_object_object_add(n, "veth_dropped", json_object_new_uint64(cn.veth_dropped));
         json_object_array_add(arr, n);
     }
     struct takt_sim_plk_info si;
@@ -162,7 +166,7 @@ static void cn_publish(void *ctx, const struct takt_sim_plk *s)
 static int cn_session_req(struct cli_ctx *c, unsigned a, unsigned b,
                           const struct takt_sim_plk_faults *f, struct takt_link *link,
                           const volatile int *stop, struct cn_nmtreq_job *req, const bool *in,
-                          bool own)
+                          bool own, struct cli_plk_veth *veth)
 {
     char err[320];
     /* a list with gaps (1,32,110): the CNs between are not on the network */
@@ -177,8 +181,13 @@ static int cn_session_req(struct cli_ctx *c, unsigned a, unsigned b,
     if (takt_sim_plk_create(ids, n, f, &s, err, sizeof err))
         return cli_error(c, "%s", err);
     unsigned count = takt_sim_plk_count(s);
-    /* the control thread before takt_rt_setup: it must not inherit this thread's RT
-     * priority and affinity, which are the CNs' */
+    /* the TAP's thread and the control thread before takt_rt_setup: they must not
+     * inherit this thread's RT priority and affinity, which are the CNs' */
+    int vrc = veth ? cli_plk_cn_veth_start(c, veth, s) : 0;
+    if (vrc)
+        fprintf(stderr, "takt plk cn: no virtual Ethernet thread: %s\n", strerror(-vrc));
+    else if (veth)
+        fprintf(stderr, "takt plk cn: virtual Ethernet %s up (192.168.100.%u)\n", veth->name, ids[0]);
     struct cli_plk_cn_ctl *ctl = NULL;
     if (own)
         cli_plk_cn_ctl_start(c, s, &ctl);
@@ -203,6 +212,8 @@ static int cn_session_req(struct cli_ctx *c, unsigned a, unsigned b,
         mrc = cn_metrics_start(c, c->iface ? c->iface : link->name, pub.nodes, count, &pub.cm);
     }
     if (mrc) {
+        if (veth)
+            cli_plk_veth_close(veth);
         cli_plk_cn_ctl_stop(ctl);
         free(pub.nodes);
         takt_rt_teardown(&st);
@@ -223,6 +234,14 @@ static int cn_session_req(struct cli_ctx *c, unsigned a, unsigned b,
         pthread_join(req->t, NULL);
     }
     cli_plk_cn_ctl_stop(pub.ctl);
+    if (veth) {
+        cli_plk_veth_close(veth);
+        struct takt_sim_plk_node nd;
+        takt_sim_plk_node(s, 0, &nd);
+        printf("--- virtual Ethernet %s: %" PRIu64 " frames to the network, %" PRIu64 " to the host, "
+               "%" PRIu64 " dropped\n", veth->name, veth->to_net, veth->to_host,
+               veth->dropped + nd.veth_dropped);
+    }
     if (pub.cm) {
         cn_fill(s, pub.nodes);
         cn_metrics_stop(pub.cm, pub.nodes, count);
@@ -239,7 +258,7 @@ static int cn_session_req(struct cli_ctx *c, unsigned a, unsigned b,
 int cli_plk_cn_session(struct cli_ctx *c, unsigned a, unsigned b, const struct takt_sim_plk_faults *f,
                        struct takt_link *link, const volatile int *stop)
 {
-    return cn_session_req(c, a, b, f, link, stop, NULL, NULL, false);
+    return cn_session_req(c, a, b, f, link, stop, NULL, NULL, false, NULL);
 }
 
 /* Longest time a CN option takes (as -t): it becomes nanoseconds, and start plus
@@ -333,10 +352,21 @@ int cli_plk_cn_run(struct cli_ctx *c)
     const char *many = cli_get(c, "nodes");
     if (many && cli_plk_nodes(c, "--nodes", many, in, NULL, NULL) < 0)
         return 2;
-    struct takt_link *link;
-    if ((rc = cli_plk_open_link(c, &link)))
+    /* one CN's IP interface on this host: the TAP takes that CN's MAC and address */
+    if (cli_get(c, "veth") && a != b)
+        return cli_usage_error(c, "--veth expects one CN (--node N): the virtual Ethernet is one "
+                               "node's IP interface, got %u-%u", a, b);
+    struct cli_plk_veth veth = { .fd = -1 };
+    if ((rc = cli_plk_cn_veth_opts(c, &veth, a)))   /* before the link: its opening drops CAP_NET_ADMIN */
         return rc;
-    rc = cn_session_req(c, a, b, &f, link, &cli_interrupted, &req, many ? in : NULL, true);
+    struct takt_link *link;
+    if ((rc = cli_plk_open_link(c, &link))) {
+        cli_plk_veth_close(&veth);
+        return rc;
+    }
+    rc = cn_session_req(c, a, b, &f, link, &cli_interrupted, &req, many ? in : NULL, true,
+                        veth.fd >= 0 ? &veth : NULL);
+    cli_plk_veth_close(&veth);
     takt_link_close(link);
     return rc;
 }

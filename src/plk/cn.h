@@ -138,6 +138,23 @@ struct plk_cn {
     uint8_t  echo[PLK_SDO_PAYLOAD_MAX];
     uint16_t ip_id;
     struct plk_cn_ip_stats { uint64_t udp_rx, udp_tx, arp_tx, echo_tx, ip_bad; } ip_st;
+    /* The virtual Ethernet of the CN's host (takt plk cn --veth, cn_ip.c). With `on`
+     * the IPv4 and ARP frames to the CN's MAC or to all go to the host's TAP device,
+     * except UDP port 3819 for the CN's IP (its SDO server stays here), through the
+     * ring f (single producer: the core; single consumer: plk_cn_veth_recv). One frame
+     * from the host waits in tx for the CN's async slot (tx_state 1: written by the
+     * host's thread, taken by the core). */
+    struct plk_cn_veth {
+        bool     on;
+        bool     host_last;     /* the last generic frame sent was the host's */
+        unsigned head, tail;    /* atomic: head written by the core, tail by the reader */
+        uint64_t dropped;       /* ring full (atomic) */
+        uint64_t to_host, to_net;
+        struct { uint16_t len; uint8_t data[TAKT_ETH_MAX_FRAME]; } f[8];
+        int      tx_state;      /* atomic: 0 free, 1 a frame waits */
+        uint16_t tx_len;
+        uint8_t  tx[TAKT_ETH_MAX_FRAME];
+    } veth;
 };
 
 int  plk_cn_init(struct plk_cn *cn, const struct takt_plk_cn_cfg *cfg, const uint8_t mac[6],
@@ -171,5 +188,15 @@ int plk_cn_request_nmt(struct plk_cn *cn, uint8_t cmd, uint8_t target, const voi
  * -EBUSY while the previous hand-over is not taken yet. */
 int plk_cn_post_nmt_request(struct plk_cn *cn, uint8_t cmd, uint8_t target,
                             const void *data, size_t len);
+/* The host's virtual Ethernet (cn_ip.c). plk_cn_veth_on: while the core is idle.
+ * plk_cn_veth_send: one frame from the host (complete with its Ethernet header, not
+ * POWERLINK's EtherType) for the CN's next generic async slot; -EBUSY while the last
+ * one waits, -EMSGSIZE beyond the largest async MTU (1500) + 14 or below 14 bytes,
+ * -EPROTOTYPE for EtherType 0x88AB, -ENODEV without plk_cn_veth_on. plk_cn_veth_recv:
+ * the next frame for the host into buf, its length; 0 if none, -EMSGSIZE if cap is
+ * too small. Both from one thread other than the core's, also while it runs. */
+void plk_cn_veth_on(struct plk_cn *cn, bool on);
+int  plk_cn_veth_send(struct plk_cn *cn, const void *frame, size_t len);
+int  plk_cn_veth_recv(struct plk_cn *cn, void *buf, size_t cap);
 
 #endif

@@ -35,3 +35,20 @@ unsigned takt_plk_cn_nmt_pending(const struct takt_plk_cn *cn)
 {
     return __atomic_load_n(&core_of((struct takt_plk_cn *)cn)->n_nmtreq, __ATOMIC_RELAXED);
 }
+
+void takt_plk_cn_veth(struct takt_plk_cn *cn, bool on) { plk_cn_veth_on(core_of(cn), on); }
+
+int takt_plk_cn_send_eth(struct takt_plk_cn *cn, const void *frame, size_t len)
+{
+    return plk_cn_veth_send(core_of(cn), frame, len);
+}
+
+int takt_plk_cn_recv_eth(struct takt_plk_cn *cn, void *buf, size_t cap)
+{
+    return plk_cn_veth_recv(core_of(cn), buf, cap);
+}
+
+uint64_t takt_plk_cn_veth_dropped(const struct takt_plk_cn *cn)
+{
+    return __atomic_load_n(&core_of((struct takt_plk_cn *)cn)->veth.dropped, __ATOMIC_RELAXED);
+}

@@ -93,6 +93,24 @@ int takt_sim_plk_request_nmt(struct takt_sim_plk *s, unsigned k, uint8_t cmd, ui
     return plk_cn_post_nmt_request(s->net.cn[k], cmd, target, data, len);
 }
 
+int takt_sim_plk_veth(struct takt_sim_plk *s, unsigned k, bool on)
+{
+    if (k >= s->net.n)
+        return -ENOENT;
+    plk_cn_veth_on(s->net.cn[k], on);
+    return 0;
+}
+
+int takt_sim_plk_send_eth(struct takt_sim_plk *s, unsigned k, const void *frame, size_t len)
+{
+    return k < s->net.n ? plk_cn_veth_send(s->net.cn[k], frame, len) : -ENOENT;
+}
+
+int takt_sim_plk_recv_eth(struct takt_sim_plk *s, unsigned k, void *buf, size_t cap)
+{
+    return k < s->net.n ? plk_cn_veth_recv(s->net.cn[k], buf, cap) : -ENOENT;
+}
+
 int takt_sim_plk_node(const struct takt_sim_plk *s, unsigned k, struct takt_sim_plk_node *o)
 {
     if (k >= s->net.n)
@@ -126,6 +144,9 @@ int takt_sim_plk_node(const struct takt_sim_plk *s, unsigned k, struct takt_sim_
         .nmtreq_refused = cn->st.nmtreq_refused,
         .nmtreq_dropped = cn->st.nmtreq_dropped,
         .err_entries = cn->st.err_entries,
+        .veth_to_host = cn->veth.to_host,
+        .veth_to_net = cn->veth.to_net,
+        .veth_dropped = __atomic_load_n(&cn->veth.dropped, __ATOMIC_RELAXED),
     };
     return 0;
 }
