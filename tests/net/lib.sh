@@ -79,6 +79,27 @@ net_check_capture() {
     [ -z "$bad" ] || net_fail "tshark flags $1 (frame, time, info, expert message): $(echo "$bad" | head -n 20)"
 }
 
+# POWERLINK's virtual Ethernet in a capture (DS 301 async phase): each IP or ARP frame
+# answers a SoA UnspecifiedInvite for its sender (240: the MN), the last SoA before
+# it, which no other IP frame answered. Cyclic frames may come between: an MN that
+# ran late sends its next SoC right after the SoA, and the answer crosses it on the
+# wire. Fails unless at least MIN such frames are there (from node NODE only, if given).
+net_plk_check_slots() {   # PCAP MIN [NODE]
+    local f=$1 min=$2 node=${3:-}
+    tshark -r "$f" -T fields -E separator=';' -e eth.type -e ip.src -e arp.src.proto_ipv4 -e epl.mtyp \
+        -e epl.soa.svid -e epl.soa.svtg 2>/dev/null |
+        awk -F';' -v f="$f" -v min="$min" -v node="$node" '
+            $1 == "0x0800" || $1 == "0x0806" {           # an IP or ARP frame
+                src = $2 != "" ? $2 : $3; sub(/.*\./, "", src)
+                if (svid != "255" || tg != src || used) {
+                    print f ": frame " NR " from ." src " after SoA svid " svid " target " tg (used ? ", answered already" : ""); bad = 1 }
+                used = 1; n += node == "" || src == node; next }
+            $4 == "5" { svid = $5; tg = $6; used = 0 }   # SoA
+            END { if (n < min) print f ": " n " IP/ARP frames" (node == "" ? "" : " from node " node) ", expected " min " or more"
+                  exit bad || n < min }' ||
+        net_fail "IP frames that answer no UnspecifiedInvite for their sender (above)"
+}
+
 net_cleanup() {
     local p
     for p in $(jobs -p); do kill "$p" 2>/dev/null; done

@@ -7,29 +7,9 @@
 # interface), a small page over TCP from a Python HTTP server on the CN's host, and
 # meanwhile SDO over UDP port 3819 from a plain UDP socket on the MN's host, which the
 # CN itself still answers (a TAP that took it would answer with nothing). In the
-# capture every IP or ARP frame comes right after a SoA UnspecifiedInvite for its
+# capture every IP or ARP frame answers a SoA UnspecifiedInvite for its
 # sender, and tshark's epl dissector finds nothing malformed.
 . "$(dirname "$0")/lib.sh"
-
-# IP and ARP frames only as the answer to a SoA UnspecifiedInvite for their sender
-# (DS 301 async phase): the last SoA before each is one for its sender, and no other
-# IP frame answered it. Cyclic frames may come between: an MN that ran late sends its
-# next SoC right after the SoA, and the CN's answer crosses it on the wire. At least
-# MIN IP/ARP frames from the CN.
-check_slots() {
-    local f=$1 min=$2
-    tshark -r "$f" -T fields -E separator=';' -e eth.type -e ip.src -e arp.src.proto_ipv4 -e epl.mtyp \
-        -e epl.soa.svid -e epl.soa.svtg 2>/dev/null |
-        awk -F';' -v f="$f" -v min="$min" '
-            $1 == "0x0800" || $1 == "0x0806" {           # an IP or ARP frame
-                src = $2 != "" ? $2 : $3; sub(/.*\./, "", src)
-                if (svid != "255" || tg != src || used) {
-                    print f ": frame " NR " from ." src " after SoA svid " svid " target " tg (used ? ", answered already" : ""); bad = 1 }
-                used = 1; n += src == "5"; next }
-            $4 == "5" { svid = $5; tg = $6; used = 0 }   # SoA
-            END { if (n < min) print f ": " n " IP/ARP frames from the CN, expected " min " or more"; exit bad || n < min }' ||
-        net_fail "IP frames that answer no UnspecifiedInvite for their sender (above)"
-}
 
 # An SDO read of 0x1018/1 from 192.168.100.5 with a plain UDP socket of the MN's host
 # (the sequence layer's handshake, then an expedited ReadByIndex): prints the value
@@ -149,7 +129,7 @@ body() {
     [ "$n" -ge 5 ] || net_fail "expected TCP segments from the CN host's port 8080, got $n"
     n=$(tshark -r "$NET_TMP/veth.pcapng" -Y 'udp.port==3819 && ip.src==192.168.100.5 && epl.asnd.svid==5' 2>/dev/null | wc -l)
     [ "$n" -ge 3 ] || net_fail "expected SDO/UDP answers from 192.168.100.5, got $n"
-    check_slots "$NET_TMP/veth.pcapng" 20
+    net_plk_check_slots "$NET_TMP/veth.pcapng" 20 5
     net_log "$(grep "virtual Ethernet" "$NET_TMP/cn.out" "$NET_TMP/mn.out")"
 }
 

@@ -5,27 +5,9 @@
 # (read-only object) reported with its code as over ASnd. Then takt plk mn --veth: the
 # host's own IP stack through the TAP device, ping and an SDO read from an ordinary UDP
 # socket (as openPOWERLINK's sdoudp sends it). In every capture each IP or ARP frame
-# comes right after a SoA UnspecifiedInvite for its sender (240 for the MN's), and
+# answers a SoA UnspecifiedInvite for its sender (240 for the MN's), and
 # tshark's epl dissector (UDP port 3819) finds nothing malformed.
 . "$(dirname "$0")/lib.sh"
-
-# IP and ARP frames only in the slot of an UnspecifiedInvite for their sender (DS 301
-# async phase); at least MIN of them
-check_slots() {
-    local f=$1 min=$2
-    tshark -r "$f" -T fields -E separator=';' -e eth.type -e ip.src -e arp.src.proto_ipv4 -e epl.mtyp \
-        -e epl.soa.svid -e epl.soa.svtg 2>/dev/null |
-        awk -F';' -v f="$f" -v min="$min" '
-            $1 == "0x0800" || $1 == "0x0806" {           # an IP or ARP frame
-                src = $2 != "" ? $2 : $3; sub(/.*\./, "", src)
-                want = src == "240" ? 240 : src
-                if (svid != "255" || tg != want) { print f ": frame from ." src " after SoA svid " svid " target " tg; bad = 1 }
-                svid = ""; n++; next }
-            $4 == "5" { svid = $5; tg = $6; next }       # SoA
-            { svid = "" }                                # anything else ends the slot
-            END { if (n < min) print f ": " n " IP/ARP frames, expected " min " or more"; exit bad || n < min }' ||
-        net_fail "IP frames outside an UnspecifiedInvite for their sender (above)"
-}
 
 # An SDO read of 0x1018/1 from 192.168.100.5 with a plain UDP socket of the host (the
 # sequence layer's handshake, then an expedited ReadByIndex): prints the value
@@ -80,7 +62,7 @@ body() {
         [ "$n" -ge 2 ] || net_fail "$f: expected SDO/UDP frames from 192.168.100.240 to .5, got $n"
         n=$(tshark -r "$f" -Y 'udp.port==3819 && ip.src==192.168.100.5 && ip.dst==192.168.100.240 && epl.asnd.svid==5' 2>/dev/null | wc -l)
         [ "$n" -ge 2 ] || net_fail "$f: expected SDO/UDP answers from 192.168.100.5, got $n"
-        check_slots "$f" 4
+        net_plk_check_slots "$f" 4
     done
     veth_part
 }
@@ -114,7 +96,7 @@ veth_part() {
         net_fail "virtual Ethernet counts: $(grep -i virtual "$NET_TMP/mn.out")"
     command -v tshark >/dev/null || return 0
     net_check_capture "$NET_TMP/veth.pcapng"
-    check_slots "$NET_TMP/veth.pcapng" 10
+    net_plk_check_slots "$NET_TMP/veth.pcapng" 10
     return 0
 }
 
