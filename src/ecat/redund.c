@@ -15,8 +15,9 @@
  *    slave only: merged = first ^ second ^ sent, exact as long as no bit is written on
  *    both sides (logical areas do not overlap; physical commands address one slave);
  *    broadcast reads OR into the frame on both sides: merged = first | second.
- * A copy that did not come back counts as the frame as sent (WKC 0), so a frame is lost
- * only when neither copy returned.
+ * A copy that did not come back counts as the frame as sent (WKC 0) where the other
+ * copy alone reached every slave that can be reached (it went round the whole ring, or
+ * the other port is dead); otherwise half a frame is never handed on (flush_halves).
  * Position addressing counts from where a copy enters the ring. While the ring is
  * broken, the positions are those of the slaves that answer, in frame order: the first
  * side's count of them (as the BRD's WKC split it) from the first port, then the second
@@ -68,6 +69,7 @@ struct red_slot {
     takt_ns_t t0;               /* when the first copy left */
     bool      dcw;              /* the second copy writes the reference's time */
     bool      dropped;          /* both copies came back on one port: the second unused */
+    bool      expired;          /* read past with one copy back: observed, held for the other */
     uint8_t   sent[TAKT_FRAME_BUF];
     uint8_t   cp[2][TAKT_FRAME_BUF];
 };
@@ -87,6 +89,7 @@ struct red_link {
     unsigned  miss[2];          /* frames in a row without copy c: below RED_MISS it is
                                  * expected (a stall delays copies, a dead port loses
                                  * them all) */
+    bool      heard[2];         /* port p has brought back a copy of ours at all */
     bool      ref_far;          /* the reference clock is behind the break */
     unsigned  ring_n;           /* slaves in the ring, as the broadcasts counted them */
     bool      dc_have;          /* the reference's time as last read on the first side */
@@ -183,7 +186,7 @@ static int red_send(struct takt_link *l, const struct takt_frame *f, unsigned n)
         s->fno = fno;
         s->live = true;
         s->got[0] = s->got[1] = false;
-        s->dropped = false;
+        s->dropped = s->expired = false;
         s->len = (uint16_t)len;
         s->ts = 0;
         memcpy(s->sent, f[i].data, len);
@@ -324,7 +327,8 @@ static void emit(struct red_link *r, struct red_slot *s, bool judge)
     for (int c = 0; c < 2; c++)
         if (!s->got[c])
             memcpy(s->cp[c], s->sent, s->len);   /* a missing copy: as sent, WKC 0 */
-    observe(r, s, judge);
+    if (!s->expired)                /* an expired frame was observed then (expire) */
+        observe(r, s, judge);
     uint8_t *o = r->outb[r->nout];
     memcpy(o, s->got[0] ? s->cp[0] : s->cp[1], s->len);
     memcpy(o + 6, s->sent + 6, 6);
@@ -384,6 +388,8 @@ static void take(struct red_link *r, unsigned p, uint8_t *b, size_t len, takt_ns
     }
     if (c >= 0 && (unsigned)c == p && !(b[6] & 0x02))
         return;                     /* our own frame as it left this port */
+    if (c >= 0)
+        r->heard[p] = true;
     struct red_slot *s = NULL;
     if (c >= 0 && frame_no(b, len, &fno))
         s = &r->slot[fno % RED_SLOTS];
@@ -406,6 +412,8 @@ static void take(struct red_link *r, unsigned p, uint8_t *b, size_t len, takt_ns
         }
         return;
     }
+    if (s->expired)
+        r->miss[c] = 0;             /* counted missing when its frame expired: it came */
     memcpy(s->cp[c], b, len);
     s->got[c] = true;
     s->port[c] = (uint8_t)p;
@@ -439,13 +447,33 @@ static bool covers(const struct red_link *r, struct red_slot *s)
  * judged by what it carries, never by how long the other takes: it may when it passed
  * every slave (covers), or when it looped on its side of a break while the other port
  * has brought back nothing for RED_MISS frames in a row (a dead port: the slaves
- * beyond both breaks are unreachable, and the master's WKC check must say so). When
- * the other copy is late, the frame waits for it while the caller waits (not `all`);
- * once the caller reads (`all`), a copy that may not stand alone is handed on stamped
- * now, after its cycle's deadline: the master counts the frame late, as it does any
- * frame not back complete in time, instead of using half its data with a WKC that
- * would look like the slaves' error. Returns how many frames still wait. A copy that
- * comes after its frame was handed on is counted late (take). */
+ * beyond both breaks are unreachable, and the master's WKC check must say so), or has
+ * never brought back anything once the caller reads (a ring broken at that port's end
+ * from the start, before a first copy could tell how many slaves the ring has). When
+ * the other copy is late, the frame waits for it while the caller waits (not `all`).
+ * Once the caller reads (`all`), a copy that may not stand alone expires: what it tells
+ * about the ring is noted (a missing copy counts towards a dead port), but it is not
+ * handed on. Half a frame is no reply: an FPRD of a mailbox behind the break empties
+ * the slave's mailbox as the other copy passes it, and handed on without that copy it
+ * would read as "empty" (WKC 0) while the message is gone for good; an FPWR would read
+ * as refused and be written twice. So the frame goes on waiting for its other copy,
+ * without holding up the caller: complete, it is handed on with the later copy's stamp
+ * (a cyclic frame is then late for its cycle, which the master counts as for a frame
+ * not back in time; an acyclic one is its reply), and a frame whose other copy never
+ * comes is one the master counts lost (its datagrams time out, a mailbox read is then
+ * repeated, ETG.1000.4 SyncManager repeat request). Returns how many frames still wait
+ * and have not expired. */
+static void expire(struct red_link *r, struct red_slot *s)
+{
+    if (s->expired)
+        return;
+    for (int c = 0; c < 2; c++)
+        if (!s->got[c])
+            memcpy(s->cp[c], s->sent, s->len);
+    observe(r, s, false);
+    s->expired = true;
+}
+
 static unsigned flush_halves(struct red_link *r, bool all)
 {
     unsigned wait = 0;
@@ -456,15 +484,15 @@ static unsigned flush_halves(struct red_link *r, bool all)
         int c = s->got[0] ? 0 : 1;
         bool whole = covers(r, s);
         bool dead = r->miss[!c] >= RED_MISS;    /* the other port brings nothing back */
-        bool alone = whole || (dead && s->port[c] == c);
-        if (alone && (dead || all)) {
-            emit(r, s, whole || dead);
-        } else if (all) {
-            s->ts = takt_now();
-            emit(r, s, false);      /* its other copy is merely late */
-        } else {
+        bool mute = all && !r->heard[!c];       /* ... nor ever did (broken at its end
+                                                 * from the start): as good as dead */
+        bool alone = whole || ((dead || mute) && s->port[c] == c);
+        if (alone && (dead || all))
+            emit(r, s, (whole || dead) && !s->expired);
+        else if (all)
+            expire(r, s);           /* its other copy is merely late, or lost */
+        else if (!s->expired)
             wait++;
-        }
     }
     return wait;
 }
