@@ -99,3 +99,17 @@ int cli_ecat_open_second(struct cli_ctx *c, struct takt_link **out)
     c->pcap = pcap;
     return rc;
 }
+
+int cli_ecat_open_ports(struct cli_ctx *c, struct takt_link **l, struct takt_link **l2)
+{
+    *l2 = NULL;
+    /* the second first: opening -i drops the capability to open links */
+    int rc = cli_get(c, "redundant") && !c->link ? cli_ecat_open_second(c, l2) : 0;
+    if (rc)
+        return rc;
+    if ((rc = cli_ecat_open_link(c, l))) {
+        takt_link_close(*l2);
+        *l2 = NULL;
+    }
+    return rc;
+}
