@@ -63,6 +63,7 @@ json_object *cli_ecat_red_json(struct takt_ecat_master *m)
     json_object_object_add(o, "frames_round_ring", json_object_new_uint64(r.crossed));
     json_object_object_add(o, "frames_one_copy", json_object_new_uint64(r.single));
     json_object_object_add(o, "copies_late", json_object_new_uint64(r.late));
+    json_object_object_add(o, "frmw_partial", json_object_new_uint64(r.frmw_partial));
     json_object_object_add(o, "broke_at_ns", json_object_new_int64(r.broke_at));
     json_object_object_add(o, "healed_at_ns", json_object_new_int64(r.healed_at));
     return o;
