@@ -465,8 +465,8 @@ static unsigned flush_halves(struct red_link *r, bool all)
     unsigned wait = 0;
     for (unsigned i = 0; i < RED_SLOTS; i++) {
         struct red_slot *s = &r->slot[i];
-        if (!s->live || !(s->got[0] || s->got[1]))
-            continue;
+        if (!s->live || !(s->got[0] || s->got[1]) || s->expired)
+            continue;               /* an expired frame goes on only complete (take) */
         int c = s->got[0] ? 0 : 1;
         bool whole = covers(r, s);
         bool dead = r->miss[!c] >= RED_MISS;    /* the other port brings nothing back */
@@ -474,10 +474,10 @@ static unsigned flush_halves(struct red_link *r, bool all)
                                                  * from the start): as good as dead */
         bool alone = whole || ((dead || mute) && s->port[c] == c);
         if (alone && (dead || all))
-            emit(r, s, (whole || dead) && !s->expired);
+            emit(r, s, whole || dead);
         else if (all)
             expire(r, s);           /* its other copy is merely late, or lost */
-        else if (!s->expired)
+        else
             wait++;
     }
     return wait;

@@ -93,6 +93,34 @@ static void one_never(void **state)
     }
 }
 
+/* The second port goes dead (a second break at its end): the frames whose copy it does
+ * not bring back expire one by one, and once it counts as dead (8 frames in a row) the
+ * first port's copies stand alone. A frame that expired is never handed on afterwards
+ * with half its data: each read hands on at most the frame just sent. */
+static void dead_port_after_expiry(void **state)
+{
+    (void)state;
+    struct rig *r = broken_rig(2);
+    unsigned handed = 0;
+    for (int i = 0; i < 12; i++) {
+        out(r);
+        pass(r, 0, 0, 2);
+        back(r, 0, 0);
+        uint8_t buf[TAKT_FRAME_BUF];
+        struct takt_frame f;
+        if (get(r, buf, &f) == 0)
+            continue;
+        struct ecat_dg dg;
+        size_t pos;
+        assert_int_equal(ecat_frame_first(buf, f.len, &dg, &pos), 0);
+        printf("  frame %u handed on as frame %u is read\n", dg.lad, r->fno);
+        assert_int_equal(dg.lad, r->fno);
+        handed++;
+    }
+    assert_true(handed >= 1);       /* the port was taken for dead */
+    rig_free(r);
+}
+
 /* The ring changed while the frame was out, so both copies come back on one port.
  * Broken then: the first copy went round the whole ring and is the frame; the second
  * looped on the far side and passed those slaves a second time (not added). Closed then:
@@ -213,6 +241,7 @@ int main(void)
         cmocka_unit_test(one_late),
         cmocka_unit_test(one_twice),
         cmocka_unit_test(one_never),
+        cmocka_unit_test(dead_port_after_expiry),
         cmocka_unit_test(ring_changes_in_flight),
         cmocka_unit_test(intact_halves),
         cmocka_unit_test(heal_of_first_cable),
