@@ -6,9 +6,9 @@
 # takt ecat slaves lists all of them, takt ecat states brings them all to PREOP and
 # takt ecat reg reads a register of the last one. The mailbox verbs reach a servo and an
 # SoE drive behind a break the same way: CoE upload (expedited and segmented), download
-# read back, SoE IDN read, FoE write read back; and through a running master
-# (takt ecat run --redundant) over its control socket. tshark finds nothing wrong on
-# either port's capture.
+# read back, the object list (SDO information), SoE IDN read, FoE write read back; and
+# through a running master (takt ecat run --redundant) over its control socket. tshark
+# finds nothing wrong on either port's capture.
 . "$(dirname "$0")/lib.sh"
 
 N=6
@@ -52,10 +52,12 @@ mailbox_verbs() {   # TAG ARGS...
     out=$("$TAKT" ecat upload "$@" --type uint32 3 0x6065 0 2>&1) ||
         net_fail "$tag: upload of 0x6065 after download failed: $out"
     [ "$out" = "0x00001092 4242" ] || net_fail "$tag: 0x6065 read back: $out"
+    out=$("$TAKT" ecat sdos "$@" 3 2>&1) || net_fail "$tag: sdos of the servo behind the break failed: $out"
+    echo "$out" | grep -q "0x1018  RECORD  Identity" || net_fail "$tag: sdos: $out"
     out=$("$TAKT" ecat soe "$@" read 4 S-0-0030 2>&1) ||
         net_fail "$tag: SoE read of S-0-0030 from the drive behind the break failed: $out"
     [ "$out" = "takt soe-drive 1.0" ] || net_fail "$tag: S-0-0030: $out"
-    net_log "$tag: servo 0x1018:01, 0x1008 '$SERVO_NAME', 0x6065 written and read back, drive S-0-0030 '$out'"
+    net_log "$tag: servo 0x1018:01, 0x1008 '$SERVO_NAME', 0x6065 written and read back, its object list, drive S-0-0030 '$out'"
 }
 
 stop_sim() {
