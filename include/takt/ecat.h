@@ -91,6 +91,11 @@ struct takt_ecat_redundancy {
     takt_ns_t since;                /* when the current state was first seen */
     takt_ns_t broke_at, healed_at;  /* when the last break / healing was reported (cycle
                                      * time, CLOCK_MONOTONIC; 0 none) */
+    uint64_t  frmw_partial;         /* FRMWs (other than DC's 0x0910) of a broken ring: the
+                                     * value read reaches one side only, the WKC counts it */
+    uint64_t  frmw_noted;           /* ... distinct (station, register), once per break */
+    uint16_t  frmw_station, frmw_ado;   /* the last one noted, and the side it reads on */
+    uint8_t   frmw_side;            /* (0 the first port's, 1 the second's) */
 };
 /* Fills *out (all zero when the master has one port); call from the cycle's thread or
  * when no cycle runs. */

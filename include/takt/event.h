@@ -169,6 +169,7 @@ enum takt_ecat_ev {
     TAKT_ECAT_EV_STATE_REQUEST_UNSCANNED,  /* ... because no network was scanned yet */
     TAKT_ECAT_EV_RESCAN_DONE,              /* a rescan asked for found ... */
     TAKT_ECAT_EV_RESCAN_CHANGED,           /* ... a slave with another identity */
+    TAKT_ECAT_EV_RED_FRMW_PARTIAL,         /* an FRMW's value cannot cross a break */
     TAKT_ECAT_EV_COUNT
 };
 

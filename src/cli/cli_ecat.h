@@ -47,6 +47,10 @@ void cli_ecat_red_print(FILE *f, struct takt_ecat_master *m);
 /* --redundant IF2 opened (before -i: opening that drops the capability to open links),
  * captured beside --pcap FILE as FILE-2.EXT; 0 or the command's exit status. */
 int cli_ecat_open_second(struct cli_ctx *c, struct takt_link **out);
+/* -i, and the second port into *l2 where --redundant IF2 is given (else *l2 NULL): what
+ * a verb that opens the bus itself passes as the master's link and its opts.redundant.
+ * 0 or the command's exit status (then neither is open). */
+int cli_ecat_open_ports(struct cli_ctx *c, struct takt_link **l, struct takt_link **l2);
 /* The option of every verb that opens the bus itself. */
 #define CLI_ECAT_REDUNDANT_OPT \
     { "redundant", 0, 1, "IF2", "cable redundancy: the ring's last slave is wired back to IF2; " \

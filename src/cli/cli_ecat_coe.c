@@ -88,13 +88,14 @@ static int coe_open(struct cli_ctx *c, int nargs, struct cli_ecat_tool *t, unsig
         }
         return 0;
     }
-    rc = cli_ecat_open_link(c, &t->l);
+    rc = cli_ecat_open_ports(c, &t->l, &t->l2);
     if (rc)
         return rc;
     cli_drop_caps(c, 0);   /* the tools run no real-time thread */
     struct takt_ecat_master_opts o;
     takt_ecat_master_opts_default(&o);
     o.keep_state = true;             /* a slave already in PREOP/SAFEOP/OP stays there */
+    o.redundant = t->l2;             /* NULL without --redundant */
     char err[256];
     if (takt_ecat_master_open(&t->m, t->l, &o, err, sizeof err)) {
         cli_ecat_tool_close(t);
@@ -421,12 +422,14 @@ static const struct cli_opt coe_opts[] = {
     { "type", 0, 1, "T", "bool, int8..int64, uint8..uint64, float, double, string, octet_string "
       "(default: the type the object dictionary gives)" },
     { "complete", 0, 0, NULL, "complete access (whole object; SUB 0 or 1)" },
+    CLI_ECAT_REDUNDANT_OPT,
     CLI_CTL_CLIENT_OPTS,
     { 0 }
 };
 
 static const struct cli_opt sdos_opts[] = {
     { "position", 'p', 1, "POS", "the slave, as IgH's ethercat -p (then without POS among the arguments)" },
+    CLI_ECAT_REDUNDANT_OPT,
     CLI_CTL_CLIENT_OPTS,
     { 0 }
 };

@@ -19,6 +19,7 @@ static const struct cli_opt eoe_opts[] = {
     { "dns", 0, 1, "A.B.C.D", "set-ip: DNS server" },
     { "dns-name", 0, 1, "NAME", "set-ip: DNS name (up to 32 characters)" },
     { "no-broadcast", 0, 0, NULL, "set-filter: the slave drops broadcasts" },
+    CLI_ECAT_REDUNDANT_OPT,
     CLI_CTL_CLIENT_OPTS,
     { 0 },
 };
@@ -206,17 +207,19 @@ static int run_eoe(struct cli_ctx *c)
             rc = eoe_json(c, ip, pos, &p, &f);
         return rc;
     }
-    struct takt_link *l;
-    if ((rc = cli_ecat_open_link(c, &l)))
+    struct takt_link *l, *l2;
+    if ((rc = cli_ecat_open_ports(c, &l, &l2)))
         return rc;
     cli_drop_caps(c, 0);   /* the tool runs no real-time thread */
     struct takt_ecat_master_opts o;
     takt_ecat_master_opts_default(&o);
     o.keep_state = true;
+    o.redundant = l2;
     struct takt_ecat_master *m;
     char err[256];
     if (takt_ecat_master_open(&m, l, &o, err, sizeof err)) {
         takt_link_close(l);
+        takt_link_close(l2);
         return cli_error(c, "%s", err);
     }
     int status = 0;
@@ -247,6 +250,7 @@ static int run_eoe(struct cli_ctx *c)
     }
     takt_ecat_master_close(m);
     takt_link_close(l);
+    takt_link_close(l2);
     return status;
 }
 

@@ -18,12 +18,14 @@ static const struct cli_opt foe_opts[] = {
     { "name",     0,   1, "NAME", "write: file name on the slave (default: FILE's base name)" },
     { "boot",     0,   0, NULL,   "write: in the BOOT state (firmware); INIT afterwards" },
     { "password", 0,   1, "P",    "FoE password (32-bit number, default 0 = none)" },
+    CLI_ECAT_REDUNDANT_OPT,
     CLI_CTL_CLIENT_OPTS,
     { 0 },
 };
 
 struct foe_tool {
     struct takt_link *l;
+    struct takt_link *l2;       /* --redundant: the ring's second port, else NULL */
     struct takt_ecat_master *m;
     unsigned pos;
     uint32_t password;
@@ -42,6 +44,7 @@ static void tool_close(struct foe_tool *t)
 {
     takt_ecat_master_close(t->m);
     takt_link_close(t->l);
+    takt_link_close(t->l2);
 }
 
 /* Open, scan (slaves keep their states), put slave POS where FoE works: BOOT with
@@ -57,16 +60,18 @@ static int tool_open(struct cli_ctx *c, struct foe_tool *t, bool boot)
     if (pw && cli_parse_long(c, "--password", pw, 0, 0xFFFFFFFFL, &v))
         return 2;
     t->password = (uint32_t)v;
-    int rc = cli_ecat_open_link(c, &t->l);
+    int rc = cli_ecat_open_ports(c, &t->l, &t->l2);
     if (rc)
         return rc;
     cli_drop_caps(c, 0);   /* the tools run no real-time thread */
     struct takt_ecat_master_opts o;
     takt_ecat_master_opts_default(&o);
     o.keep_state = true;
+    o.redundant = t->l2;
     char err[256];
     if (takt_ecat_master_open(&t->m, t->l, &o, err, sizeof err)) {
         takt_link_close(t->l);
+        takt_link_close(t->l2);
         return cli_error(c, "%s", err);
     }
     if (takt_ecat_master_scan(t->m, 5 * TAKT_NS_PER_S)) {

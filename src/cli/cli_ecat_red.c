@@ -63,6 +63,7 @@ json_object *cli_ecat_red_json(struct takt_ecat_master *m)
     json_object_object_add(o, "frames_round_ring", json_object_new_uint64(r.crossed));
     json_object_object_add(o, "frames_one_copy", json_object_new_uint64(r.single));
     json_object_object_add(o, "copies_late", json_object_new_uint64(r.late));
+    json_object_object_add(o, "frmw_partial", json_object_new_uint64(r.frmw_partial));
     json_object_object_add(o, "broke_at_ns", json_object_new_int64(r.broke_at));
     json_object_object_add(o, "healed_at_ns", json_object_new_int64(r.healed_at));
     return o;
@@ -97,5 +98,19 @@ int cli_ecat_open_second(struct cli_ctx *c, struct takt_link **out)
         cli_check_carrier(c, false);
     c->iface = iface;
     c->pcap = pcap;
+    return rc;
+}
+
+int cli_ecat_open_ports(struct cli_ctx *c, struct takt_link **l, struct takt_link **l2)
+{
+    *l2 = NULL;
+    /* the second first: opening -i drops the capability to open links */
+    int rc = cli_get(c, "redundant") && !c->link ? cli_ecat_open_second(c, l2) : 0;
+    if (rc)
+        return rc;
+    if ((rc = cli_ecat_open_link(c, l))) {
+        takt_link_close(*l2);
+        *l2 = NULL;
+    }
     return rc;
 }

@@ -20,6 +20,7 @@ static const struct cli_opt soe_opts[] = {
     { "type",     0,   1, "T",    "int8..int64, uint8..uint64, string, idns or hex (default: "
       "from the IDN's attribute)" },
     { "repeat",   0,   1, "N",    "read: N times, the round-trip times (median, min, max) on stderr" },
+    CLI_ECAT_REDUNDANT_OPT,
     CLI_CTL_CLIENT_OPTS,
     { 0 },
 };
@@ -69,15 +70,15 @@ static int tool_open(struct cli_ctx *c, struct soe_tool *t)
     }
     struct takt_link **l = &t->tt.l;
     struct takt_ecat_master **m = &t->tt.m;
-    if ((rc = cli_ecat_open_link(c, l)))
+    if ((rc = cli_ecat_open_ports(c, l, &t->tt.l2)))
         return rc;
     cli_drop_caps(c, 0);   /* the tools run no real-time thread */
     struct takt_ecat_master_opts o;
     takt_ecat_master_opts_default(&o);
     o.keep_state = true;
+    o.redundant = t->tt.l2;
     if (takt_ecat_master_open(m, *l, &o, err, sizeof err)) {
-        takt_link_close(*l);
-        *l = NULL;
+        tool_close(t);
         return cli_error(c, "%s", err);
     }
     if (takt_ecat_master_scan(*m, 5 * TAKT_NS_PER_S) || t->pos >= takt_ecat_master_slave_count(*m)) {

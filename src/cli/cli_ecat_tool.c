@@ -78,15 +78,10 @@ static int pd_unwire(json_object *o, struct takt_ecat_pd_entry *e)
 static int open_direct(struct cli_ctx *c, struct cli_ecat_tool *t, bool keep_state)
 {
     /* a closed ring on -i alone returns every frame to the other port: the verb needs
-     * both (the second first: opening -i drops the capability to open links) */
-    int rc = cli_get(c, "redundant") && !c->link ? cli_ecat_open_second(c, &t->l2) : 0;
+     * both */
+    int rc = cli_ecat_open_ports(c, &t->l, &t->l2);
     if (rc)
         return rc;
-    if ((rc = cli_ecat_open_link(c, &t->l))) {
-        takt_link_close(t->l2);
-        t->l2 = NULL;
-        return rc;
-    }
     cli_drop_caps(c, 0);   /* the tools run no real-time thread */
     struct takt_ecat_master_opts o;
     takt_ecat_master_opts_default(&o);

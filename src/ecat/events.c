@@ -113,6 +113,7 @@ static const struct ev_fmt fmt[TAKT_ECAT_EV_COUNT] = {
     E(RED_BROKEN_MORE, "cable redundancy: ring broken in more than one place: slaves %u-%u unreachable (first port: %u slaves, second port: %u)"),
     E(RED_CLOSED, "cable redundancy: ring closed again (frames pass from port to port)"),
     E(RED_MENDED, "cable redundancy: a break mended: slaves %u-%u reachable again"),
+    E(RED_FRMW_PARTIAL, "cable redundancy: FRMW of station 0x%04X register 0x%04X reads on the %{first|second} port's side: the value read cannot reach slaves %u-%u behind the break in the same frame, so they are not written while the ring is broken and its WKC counts the reading side's slaves only"),
     E(IMAGE_INVALID, "process image: %s"),
     E(IMAGE_TOO_BIG, "process image of %u bytes needs %u frames, at most %d"),
     E(LWR_WKC, "cyclic frame %u (LWR 0x%08X, slaves %u-%u): WKC expected %u, got %d"),

@@ -15,8 +15,9 @@
  *    slave only: merged = first ^ second ^ sent, exact as long as no bit is written on
  *    both sides (logical areas do not overlap; physical commands address one slave);
  *    broadcast reads OR into the frame on both sides: merged = first | second.
- * A copy that did not come back counts as the frame as sent (WKC 0), so a frame is lost
- * only when neither copy returned.
+ * A copy that did not come back counts as the frame as sent (WKC 0) where the other
+ * copy alone reached every slave that can be reached (it went round the whole ring, or
+ * the other port is dead); otherwise half a frame is never handed on (flush_halves).
  * Position addressing counts from where a copy enters the ring. While the ring is
  * broken, the positions are those of the slaves that answer, in frame order: the first
  * side's count of them (as the BRD's WKC split it) from the first port, then the second
@@ -68,6 +69,7 @@ struct red_slot {
     takt_ns_t t0;               /* when the first copy left */
     bool      dcw;              /* the second copy writes the reference's time */
     bool      dropped;          /* both copies came back on one port: the second unused */
+    bool      expired;          /* read past with one copy back: observed, held for the other */
     uint8_t   sent[TAKT_FRAME_BUF];
     uint8_t   cp[2][TAKT_FRAME_BUF];
 };
@@ -87,12 +89,14 @@ struct red_link {
     unsigned  miss[2];          /* frames in a row without copy c: below RED_MISS it is
                                  * expected (a stall delays copies, a dead port loses
                                  * them all) */
+    bool      heard[2];         /* port p has brought back a copy of ours at all */
     bool      ref_far;          /* the reference clock is behind the break */
     unsigned  ring_n;           /* slaves in the ring, as the broadcasts counted them */
     bool      dc_have;          /* the reference's time as last read on the first side */
     uint64_t  dc_time;
     takt_ns_t dc_at;            /* ... by the copy that left then */
     struct takt_ecat_redundancy st;
+    struct red_frmw fr;         /* stations' sides while broken (redund_dg.c) */
 };
 
 static bool is_ecat(const uint8_t *b, size_t len)
@@ -148,8 +152,9 @@ static bool second_copy(struct red_link *r, uint8_t *b, size_t len)
             dg.hdr[0] = ECAT_BWR;   /* every slave behind the break; ADP counts up */
             put_le16(dg.hdr + 2, 0);
             dcw = true;             /* the time goes in as the copy leaves (red_send) */
-        } else if (ap || (is_dc_rmw(&dg) && !(r->st.broken && r->ref_far))) {
-            dg.hdr[0] = ECAT_NOP;
+        } else if (ap || (is_dc_rmw(&dg) && !(r->st.broken && r->ref_far)) ||
+                   (red_frmw_is(&dg) && r->st.broken && red_frmw_side(&r->fr, dg.adp) == 0)) {
+            dg.hdr[0] = ECAT_NOP;   /* an FRMW read on the first side: redund_dg.c */
         }
     }
     return dcw;
@@ -183,7 +188,7 @@ static int red_send(struct takt_link *l, const struct takt_frame *f, unsigned n)
         s->fno = fno;
         s->live = true;
         s->got[0] = s->got[1] = false;
-        s->dropped = false;
+        s->dropped = s->expired = false;
         s->len = (uint16_t)len;
         s->ts = 0;
         memcpy(s->sent, f[i].data, len);
@@ -202,8 +207,8 @@ static int red_send(struct takt_link *l, const struct takt_frame *f, unsigned n)
     /* An ARMW whose reading slave is on the second port's side goes by the second copy
      * (second_copy): in the first, every slave would write what the master sent in
      * place of the value read. It leaves as NOP there, and the caller's frame is put
-     * back as it was once sent. */
-    uint8_t *nop[RED_NOP];
+     * back as it was once sent. So does an FRMW whose station is known there. */
+    uint8_t *nop[RED_NOP], nop_cmd[RED_NOP];
     unsigned n_nop = 0;
     for (unsigned i = 0; i < n; i++) {
         uint32_t fno;
@@ -213,14 +218,16 @@ static int red_send(struct takt_link *l, const struct takt_frame *f, unsigned n)
         size_t pos;
         for (int rc = ecat_frame_first(f[i].data, f[i].len, &dg, &pos); rc == 0 && n_nop < RED_NOP;
              rc = ecat_frame_next(f[i].data, f[i].len, &dg, &pos))
-            if (dg.cmd == ECAT_ARMW && far_side(r, &dg)) {
+            if ((dg.cmd == ECAT_ARMW && far_side(r, &dg)) ||
+                (red_frmw_is(&dg) && r->st.broken && red_frmw_side(&r->fr, dg.adp) == 1)) {
+                nop_cmd[n_nop] = dg.cmd;
                 dg.hdr[0] = ECAT_NOP;
                 nop[n_nop++] = dg.hdr;
             }
     }
     int a = takt_link_send(r->port[0], f, n);
     for (unsigned i = 0; i < n_nop; i++)
-        nop[i][0] = ECAT_ARMW;
+        nop[i][0] = nop_cmd[i];
     if (n2 && r->dc_have) {
         takt_ns_t t1 = takt_now();   /* as close to the second copy's leaving as can be */
         for (unsigned i = 0; i < n2; i++)
@@ -232,14 +239,6 @@ static int red_send(struct takt_link *l, const struct takt_frame *f, unsigned n)
     if (a < 0 && b > 0)
         return (int)n;              /* out of the second port: the ring still carries it */
     return a;
-}
-
-static void merge_dg(uint8_t cmd, uint8_t *out, const uint8_t *c0, const uint8_t *c1,
-                     const uint8_t *sent, uint16_t len)
-{
-    bool bcast = cmd == ECAT_BRD || cmd == ECAT_BRW;
-    for (uint16_t i = 0; i < len; i++)
-        out[i] = bcast ? (uint8_t)(c0[i] | c1[i]) : (uint8_t)(c0[i] ^ c1[i] ^ sent[i]);
 }
 
 /* Note what a copy tells about the ring: which port it came back on, how many slaves a
@@ -261,6 +260,7 @@ static void observe(struct red_link *r, struct red_slot *s, bool judge)
     int r1 = ecat_frame_first(s->cp[1], s->len, &d1, &p1);
     bool counted = !judge;          /* the ring's state is judged by frames with a BRD, and
                                      * not by one whose other copy is merely late */
+    struct takt_ecat_redundancy was = r->st;
     bool lone_counted = judge || s->dropped || (s->got[0] && s->got[1]);
     while (rs == 0 && r0 == 0 && r1 == 0) {
         if (ds.cmd == ECAT_BRD && !counted) {
@@ -297,6 +297,9 @@ static void observe(struct red_link *r, struct red_slot *s, bool judge)
         r0 = ecat_frame_next(s->cp[0], s->len, &d0, &p0);
         r1 = ecat_frame_next(s->cp[1], s->len, &d1, &p1);
     }
+    if (was.broken != r->st.broken || was.first_side != r->st.first_side ||
+        was.second_side != r->st.second_side)
+        red_frmw_reset(&r->fr);     /* the stations' sides are to be learned anew */
 }
 
 /* Both copies (or what came of them) into one reply, queued for the caller. */
@@ -324,7 +327,10 @@ static void emit(struct red_link *r, struct red_slot *s, bool judge)
     for (int c = 0; c < 2; c++)
         if (!s->got[c])
             memcpy(s->cp[c], s->sent, s->len);   /* a missing copy: as sent, WKC 0 */
-    observe(r, s, judge);
+    if (!s->expired)                /* an expired frame was observed then (expire) */
+        observe(r, s, judge);
+    /* both copies looped, each on its side of a break: what an FRMW did (redund_dg.c) */
+    bool looped = s->got[0] && s->got[1] && s->port[0] == 0 && s->port[1] == 1;
     uint8_t *o = r->outb[r->nout];
     memcpy(o, s->got[0] ? s->cp[0] : s->cp[1], s->len);
     memcpy(o + 6, s->sent + 6, 6);
@@ -338,8 +344,13 @@ static void emit(struct red_link *r, struct red_slot *s, bool judge)
     while (rs == 0 && r0 == 0 && r1 == 0 && ro == 0) {
         dout.hdr[0] = ds.cmd;       /* the second copy may have travelled as NOP */
         bool own = s->dcw && is_dc_rmw(&ds);   /* the far side's time write: not the frame's */
-        merge_dg(ds.cmd, dout.data, d0.data, own ? ds.data : d1.data, ds.data, ds.len);
+        red_merge_dg(ds.cmd, dout.data, d0.data, own ? ds.data : d1.data, ds.data, ds.len);
         unsigned w = get_le16(d0.wkc) + (own ? get_le16(ds.wkc) : get_le16(d1.wkc)) - get_le16(ds.wkc);
+        if (looped) {
+            red_frmw_learn(&r->fr, &ds, &d0, &d1);
+            if (red_frmw_is(&ds))
+                w = red_frmw_merge(&r->fr, &r->st, &ds, &d0, &d1, w);
+        }
         put_le16(dout.wkc, (uint16_t)(w > 0xFFFF ? 0xFFFF : w));
         rs = ecat_frame_next(s->sent, s->len, &ds, &ps);
         r0 = ecat_frame_next(s->cp[0], s->len, &d0, &p0);
@@ -350,23 +361,6 @@ static void emit(struct red_link *r, struct red_slot *s, bool judge)
     r->outts[r->nout] = s->ts;
     r->nout++;
     s->live = false;
-}
-
-/* A copy has the sent frame's datagrams, commands aside (the second copy may carry NOPs),
- * at the same places with the same lengths: no slave changes them, so anything else is
- * a damaged frame, and the merge walks all of them in step. */
-static bool same_shape(uint8_t *sent, uint8_t *cp, size_t len)
-{
-    struct ecat_dg a, b;
-    size_t pa, pb;
-    int ra = ecat_frame_first(sent, len, &a, &pa), rb = ecat_frame_first(cp, len, &b, &pb);
-    while (ra == 0 && rb == 0) {
-        if (a.len != b.len || a.data - sent != b.data - cp)
-            return false;
-        ra = ecat_frame_next(sent, len, &a, &pa);
-        rb = ecat_frame_next(cp, len, &b, &pb);
-    }
-    return ra == rb;
 }
 
 /* One frame from port p: a copy of one of ours (kept until its pair is complete),
@@ -384,6 +378,8 @@ static void take(struct red_link *r, unsigned p, uint8_t *b, size_t len, takt_ns
     }
     if (c >= 0 && (unsigned)c == p && !(b[6] & 0x02))
         return;                     /* our own frame as it left this port */
+    if (c >= 0)
+        r->heard[p] = true;
     struct red_slot *s = NULL;
     if (c >= 0 && frame_no(b, len, &fno))
         s = &r->slot[fno % RED_SLOTS];
@@ -398,7 +394,7 @@ static void take(struct red_link *r, unsigned p, uint8_t *b, size_t len, takt_ns
                                      * master half a frame */
         return;
     }
-    if (!s || !s->live || s->fno != fno || len != s->len || !same_shape(s->sent, b, len)) {
+    if (!s || !s->live || s->fno != fno || len != s->len || !red_same_shape(s->sent, b, len)) {
         if (r->nout < RED_RX) {     /* not a copy we wait for: as it is */
             memcpy(r->outb[r->nout], b, len);
             r->outlen[r->nout] = (uint16_t)len;
@@ -406,6 +402,8 @@ static void take(struct red_link *r, unsigned p, uint8_t *b, size_t len, takt_ns
         }
         return;
     }
+    if (s->expired)
+        r->miss[c] = 0;             /* counted missing when its frame expired: it came */
     memcpy(s->cp[c], b, len);
     s->got[c] = true;
     s->port[c] = (uint8_t)p;
@@ -439,32 +437,48 @@ static bool covers(const struct red_link *r, struct red_slot *s)
  * judged by what it carries, never by how long the other takes: it may when it passed
  * every slave (covers), or when it looped on its side of a break while the other port
  * has brought back nothing for RED_MISS frames in a row (a dead port: the slaves
- * beyond both breaks are unreachable, and the master's WKC check must say so). When
- * the other copy is late, the frame waits for it while the caller waits (not `all`);
- * once the caller reads (`all`), a copy that may not stand alone is handed on stamped
- * now, after its cycle's deadline: the master counts the frame late, as it does any
- * frame not back complete in time, instead of using half its data with a WKC that
- * would look like the slaves' error. Returns how many frames still wait. A copy that
- * comes after its frame was handed on is counted late (take). */
+ * beyond both breaks are unreachable, and the master's WKC check must say so) or, once
+ * the caller reads, nothing at all yet (a ring broken at that end from the start). A
+ * frame whose other copy is late waits for it while the caller waits (not `all`); once
+ * the caller reads (`all`) it expires: noted (a missing copy counts towards a dead
+ * port), not handed on, still waiting for its other copy without holding up the caller.
+ * Half a frame is no reply: a mailbox read (FPRD of SM1) behind the break empties the
+ * slave's mailbox as the other copy passes it, and without that copy would read as
+ * empty (WKC 0), the message gone for good; a mailbox write would read as refused and
+ * be written twice. Complete, the frame is handed on with the later copy's stamp (late
+ * for a cyclic frame's cycle; an acyclic one's reply); if that copy never comes, its
+ * datagrams time out (a mailbox read is repeated, ETG.1000.4 SyncManager repeat
+ * request). Returns how many frames wait that have not expired. */
+static void expire(struct red_link *r, struct red_slot *s)
+{
+    if (s->expired)
+        return;
+    for (int c = 0; c < 2; c++)
+        if (!s->got[c])
+            memcpy(s->cp[c], s->sent, s->len);
+    observe(r, s, false);
+    s->expired = true;
+}
+
 static unsigned flush_halves(struct red_link *r, bool all)
 {
     unsigned wait = 0;
     for (unsigned i = 0; i < RED_SLOTS; i++) {
         struct red_slot *s = &r->slot[i];
-        if (!s->live || !(s->got[0] || s->got[1]))
-            continue;
+        if (!s->live || !(s->got[0] || s->got[1]) || s->expired)
+            continue;               /* an expired frame goes on only complete (take) */
         int c = s->got[0] ? 0 : 1;
         bool whole = covers(r, s);
         bool dead = r->miss[!c] >= RED_MISS;    /* the other port brings nothing back */
-        bool alone = whole || (dead && s->port[c] == c);
-        if (alone && (dead || all)) {
+        bool mute = all && !r->heard[!c];       /* ... nor ever did (broken at its end
+                                                 * from the start): as good as dead */
+        bool alone = whole || ((dead || mute) && s->port[c] == c);
+        if (alone && (dead || all))
             emit(r, s, whole || dead);
-        } else if (all) {
-            s->ts = takt_now();
-            emit(r, s, false);      /* its other copy is merely late */
-        } else {
+        else if (all)
+            expire(r, s);           /* its other copy is merely late, or lost */
+        else
             wait++;
-        }
     }
     return wait;
 }
@@ -571,6 +585,7 @@ int ecat_red_open(struct takt_link *first, struct takt_link *second, struct takt
     r->port[1] = second;
     r->st.active = true;
     r->st.break_after = -1;
+    red_frmw_reset(&r->fr);
     *out = &r->base;
     return 0;
 }

@@ -44,6 +44,14 @@ void ecat_red_check(struct ecat_core *m, const struct takt_ecat_redundancy *port
 {
     struct takt_ecat_redundancy s = *port;
     unsigned n = m->n_slaves;
+    /* an FRMW noted by the link (redund_dg.c): the slaves on the other side of the
+     * break from its reading slave */
+    unsigned f1 = port->first_side;
+    if (port->frmw_noted > m->red_st.frmw_noted && (port->frmw_side ? f1 >= 1 : f1 < n)) {
+        unsigned lo = port->frmw_side ? 0 : f1, hi = port->frmw_side ? f1 - 1 : n - 1;
+        ECAT_EV(m, TAKT_ECAT_EV_RED_FRMW_PARTIAL, -1, port->frmw_station, port->frmw_ado,
+                port->frmw_side, lo, hi);
+    }
     s.breaks = m->red_st.breaks;
     s.heals = m->red_st.heals;
     s.since = m->red_st.since;

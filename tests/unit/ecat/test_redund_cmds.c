@@ -4,7 +4,9 @@
  * be the closed ring's (ETG.1000.4: each slave executes the datagram once, in the one
  * copy that passes it, and adds to its WKC). ARMW is the exception the link defines:
  * the slaves on the side of the reading slave get the value read, the other side is not
- * written, and the WKC counts the reading side's slaves. */
+ * written, and the WKC counts the reading side's slaves. So is FRMW (other than DC's),
+ * once the link knows the reading station's side; before, the other side writes what
+ * the master sent and its WKC is left out all the same. */
 #include "redund_rig.h"
 
 #define REG 0x0F80                  /* the register the commands address */
@@ -57,6 +59,13 @@ static void exec(struct rig *r, struct esc_set *e, int c, unsigned from, unsigne
                 wkc_add(&dg, 1);
                 break;
             case ECAT_FPRD: if (station) { memcpy(dg.data, reg, 2); wkc_add(&dg, 1); } break;
+            case ECAT_FRMW:         /* ETG.1000.4: the addressed slave reads, the others write */
+                if (station)
+                    memcpy(dg.data, reg, 2);
+                else
+                    memcpy(reg, dg.data, 2);
+                wkc_add(&dg, 1);
+                break;
             case ECAT_FPWR: if (station) { memcpy(reg, dg.data, 2); wkc_add(&dg, 1); } break;
             case ECAT_BRD:
                 if (dg.ado == ESC_AL_STATUS)
@@ -238,11 +247,101 @@ static void armw_across_break(void **state)
         }
 }
 
+/* FRMW of station t through a ring broken before slave k; with `learn`, an FPRD of that
+ * station went first (the link learns its side from the WKC). */
+static void run_frmw(unsigned k, unsigned t, bool learn, struct outcome *o,
+                     struct takt_ecat_redundancy *st)
+{
+    struct rig *r = broken_rig(k);
+    esc_reset(&o->e);
+    uint16_t station = (uint16_t)(0x1000 + t);
+    if (learn) {
+        out_cmd(r, ECAT_FPRD, station, REG);
+        exec(r, &o->e, 0, 0, k);
+        exec(r, &o->e, 1, k, N);
+        back(r, 0, 0);
+        back(r, 1, 1);
+        take_reply(r, o);
+    }
+    out_cmd(r, ECAT_FRMW, station, REG);
+    exec(r, &o->e, 0, 0, k);
+    exec(r, &o->e, 1, k, N);
+    back(r, 0, 0);
+    back(r, 1, 1);
+    take_reply(r, o);
+    ecat_red_get(r->red, st);
+    rig_free(r);
+}
+
+/* FRMW: the value read reaches the slaves after the reader on its side (before it, what
+ * the master sent, as in a closed ring); the other side cannot get it in the same frame.
+ * Once the station's side is known, that side is not written; before, it writes the
+ * master's placeholder. Either way the WKC counts the reading side's slaves only, and
+ * the link notes the FRMW once for the master to report. */
+static void frmw_across_break(void **state)
+{
+    (void)state;
+    for (unsigned k = 1; k < N; k++)
+        for (unsigned t = 0; t < N; t++)
+            for (int learn = 0; learn < 2; learn++) {
+                struct outcome b;
+                struct takt_ecat_redundancy st;
+                run_frmw(k, t, learn, &b, &st);
+                bool near = t < k;
+                unsigned lo = near ? 0 : k, hi = near ? k : N;
+                printf("  FRMW of station 0x%04X, broken before slave %u%s: WKC %u, read %02x %02x, "
+                       "partial %llu noted %llu (station 0x%04X side %u)\n", 0x1000 + t, k,
+                       learn ? ", its side known" : "", b.wkc, b.data[0], b.data[1],
+                       (unsigned long long)st.frmw_partial, (unsigned long long)st.frmw_noted,
+                       st.frmw_station, st.frmw_side);
+                assert_int_equal(b.wkc, hi - lo);
+                assert_int_equal(b.data[0], 0xB0 + t);
+                assert_int_equal(b.data[1], 0xC0 + t);
+                assert_int_equal(st.frmw_partial, 1);
+                assert_int_equal(st.frmw_noted, 1);
+                assert_int_equal(st.frmw_station, 0x1000 + t);
+                assert_int_equal(st.frmw_ado, REG);
+                assert_int_equal(st.frmw_side, near ? 0 : 1);
+                for (unsigned i = 0; i < N; i++) {
+                    uint8_t want0 = (uint8_t)(0xB0 + i), want1 = (uint8_t)(0xC0 + i);
+                    bool mine = i >= lo && i < hi;
+                    if (mine && i > t) {
+                        want0 = (uint8_t)(0xB0 + t);      /* after the reader, on its side */
+                        want1 = (uint8_t)(0xC0 + t);
+                    } else if ((mine && i < t) || (!mine && !learn)) {
+                        want0 = 0x5A;                      /* what the master sent */
+                        want1 = 0xA5;
+                    }
+                    if (b.e.reg[i][0] != want0 || b.e.reg[i][1] != want1)
+                        fail_msg("FRMW of station 0x%04X, broken before slave %u%s: slave %u holds "
+                                 "%02x %02x, expected %02x %02x", 0x1000 + t, k,
+                                 learn ? ", its side known" : "", i, b.e.reg[i][0], b.e.reg[i][1],
+                                 want0, want1);
+                }
+            }
+}
+
+/* In a closed ring the FRMW is as ETG.1000.4 has it, and nothing is noted. */
+static void frmw_closed(void **state)
+{
+    (void)state;
+    for (unsigned t = 0; t < N; t++) {
+        struct outcome a;
+        run_closed(ECAT_FRMW, (uint16_t)(0x1000 + t), REG, &a);
+        assert_int_equal(a.wkc, N);
+        assert_int_equal(a.data[0], 0xB0 + t);
+        for (unsigned i = 0; i < N; i++)
+            assert_int_equal(a.e.reg[i][0], i < t ? 0x5A : 0xB0 + t);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(each_command),
         cmocka_unit_test(armw_across_break),
+        cmocka_unit_test(frmw_across_break),
+        cmocka_unit_test(frmw_closed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

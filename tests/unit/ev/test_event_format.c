@@ -128,6 +128,7 @@ static const struct golden {
     { TAKT_EV_ECAT, TAKT_ECAT_EV_STATE_REQUEST_UNSCANNED, "state request INIT: expected a scanned network, none scanned yet" },
     { TAKT_EV_ECAT, TAKT_ECAT_EV_RESCAN_DONE, "rescan: 1 slaves answer, 2 scanned; 3 changed, 4 missing, 5 new, 6 unread" },
     { TAKT_EV_ECAT, TAKT_ECAT_EV_RESCAN_CHANGED, "slave 3: rescan found another identity: scanned vendor 0x00000001 product 0x00000002 revision 0x00000003, now 0x00000004 0x00000005 0x00000006" },
+    { TAKT_EV_ECAT, TAKT_ECAT_EV_RED_FRMW_PARTIAL, "cable redundancy: FRMW of station 0x0001 register 0x0002 reads on the second port's side: the value read cannot reach slaves 4-5 behind the break in the same frame, so they are not written while the ring is broken and its WKC counts the reading side's slaves only" },
     { TAKT_EV_PLK, TAKT_PLK_EV_STATE, "CN 3 UNKNOWN" },
     { TAKT_EV_PLK, TAKT_PLK_EV_STEP, "CN 3 boot step identified" },
     { TAKT_EV_PLK, TAKT_PLK_EV_RESET, "CN 3 reset: T0" },
