@@ -241,6 +241,10 @@ struct ecat_core {
 
     /* silence: consecutive cycles in which no cyclic frame came back (master_state.c) */
     unsigned  silent_cycles;
+    /* the slaves' reported states summed up (master_state.c), at al_gen == sum_gen + 1:
+     * how many answer, the OR of their states, the lowest one */
+    unsigned  sum_gen, sum_answering;
+    uint8_t   sum_seen, sum_low;
 
     /* what other threads may read, published by the cycle (master_state.c) */
     struct ecat_snap snap;

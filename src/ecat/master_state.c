@@ -42,12 +42,13 @@ void ecat_silence_note(struct ecat_core *m, unsigned sent, unsigned lost)
     m->silent_cycles = 0;
 }
 
-void ecat_state_update(struct ecat_core *m)
+/* The counts per state, from the slaves' last reports: they change only with a report
+ * (ecat_al_changed), so they are summed then, not every cycle. */
+static void state_sum(struct ecat_core *m)
 {
     struct takt_ecat_master_stats *st = &m->st;
     unsigned c[16] = { 0 }, answering = 0, n = m->n_slaves;
     uint8_t seen = 0;
-    bool older = false;        /* a slave's last reading is older than the BRD */
     int low = 99;
     uint8_t low_st = 0;
     for (unsigned i = 0; i < n; i++) {
@@ -57,7 +58,6 @@ void ecat_state_update(struct ecat_core *m)
         c[in->al_state & AL_STATE_MASK]++;
         answering++;
         seen |= in->al_state;
-        older |= (int32_t)(m->slaves[i].al_fno - m->rec.brd_fno) < 0;
         if (rank(in->al_state) < low) {
             low = rank(in->al_state);
             low_st = in->al_state & AL_STATE_MASK;
@@ -70,14 +70,30 @@ void ecat_state_update(struct ecat_core *m)
     st->slaves_safeop = c[AL_SAFEOP];
     st->slaves_op = c[AL_OP];
     st->slaves_not_answering = n - answering;
+    m->sum_answering = answering;
+    m->sum_seen = seen;
+    m->sum_low = low_st;
+    m->sum_gen = m->al_gen - 1;
+}
+
+void ecat_state_update(struct ecat_core *m)
+{
+    struct takt_ecat_master_stats *st = &m->st;
+    unsigned n = m->n_slaves;
+    if (m->sum_gen + 1 != m->al_gen)   /* + 1: a core of zeros sums at once */
+        state_sum(m);
     st->silent_cycles = m->silent_cycles;
     /* The BRD 0x0130 is the OR of every slave's AL status (ETG.1000.4 commands and working counter): a bit in it that no
      * slave's last report has means a slave changed state since it was read (unless
      * every slave was read after that BRD went out: then it tells nothing newer). */
-    bool all = n && answering == n && m->rec.present == n;
-    st->state_changing = all && older && (m->rec.brd_or & ~seen & (AL_STATE_MASK | AL_ERROR));
-    bool known = all && !st->state_changing && m->silent_cycles < TAKT_ECAT_SILENCE_CYCLES;
-    st->state = known ? low_st : 0;
+    bool all = n && m->sum_answering == n && m->rec.present == n;
+    bool changing = false;
+    if (all && (m->rec.brd_or & ~m->sum_seen & (AL_STATE_MASK | AL_ERROR)))
+        for (unsigned i = 0; i < n && !changing; i++)   /* a reading older than the BRD */
+            changing = (int32_t)(m->slaves[i].al_fno - m->rec.brd_fno) < 0;
+    st->state_changing = changing;
+    bool known = all && !changing && m->silent_cycles < TAKT_ECAT_SILENCE_CYCLES;
+    st->state = known ? m->sum_low : 0;
 }
 
 /* --- publication ------------------------------------------------------------------- */

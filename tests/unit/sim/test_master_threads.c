@@ -386,7 +386,7 @@ static void callback_reads_own_cycle_stats(void **state)
 }
 
 /* What other threads read of each slave follows every change the cycle makes to it:
- * lost (not present, no state), back and in OP again. The cable is cut and mended from
+ * lost (not present, no state), back and in OP again; the statistics count it so. The cable is cut and mended from
  * the cyclic callback, in the thread that runs the simulator. */
 struct cable { struct rig *r; int want; int done; };   /* want, done: atomic */
 
@@ -418,6 +418,21 @@ static bool published(struct rig *r, unsigned pos, bool present, uint8_t st)
     return false;
 }
 
+/* ... and the counts per state in the statistics with them */
+static bool counted(struct rig *r, unsigned op, unsigned not_answering)
+{
+    struct takt_ecat_master_stats st;
+    for (int i = 0; i < 20000; i++) {
+        takt_ecat_master_get_stats(r->m, &st);
+        if (st.slaves_op == op && st.slaves_not_answering == not_answering)
+            return true;
+        nanosleep(&(struct timespec){ 0, TAKT_NS_PER_MS }, NULL);
+    }
+    printf("statistics: %u in OP, %u not answering; expected %u, %u\n", st.slaves_op,
+           st.slaves_not_answering, op, not_answering);
+    return false;
+}
+
 static void slave_state_follows_loss_and_return(void **state)
 {
     (void)state;
@@ -431,9 +446,11 @@ static void slave_state_follows_loss_and_return(void **state)
     __atomic_store_n(&c.want, 1, __ATOMIC_RELEASE);
     assert_true(published(r, 1, false, 0));
     assert_true(published(r, 0, true, AL_OP));
+    assert_true(counted(r, 1, 1));
     __atomic_store_n(&c.want, 2, __ATOMIC_RELEASE);
     assert_true(published(r, 1, true, AL_OP));
     assert_true(published(r, 0, true, AL_OP));
+    assert_true(counted(r, 2, 0));
     stop_rt(r);
     rig_free(r);
 }
