@@ -154,11 +154,13 @@ static void wait_pres(struct takt_plk_mn *m, takt_ns_t now, takt_ns_t until)
 }
 
 /* Word by word from the source (this runs for the MN and every CN each cycle: no
- * staging copy); the last word's bytes past len are zero. */
-static void words_store(uint64_t *dst, const void *src, size_t len)
+ * staging copy); the last word's bytes past len are zero. Inlined where len is a
+ * constant, so the loop unrolls into a load and a store per word. */
+static inline __attribute__((always_inline)) void words_store(uint64_t *dst, const void *src, size_t len)
 {
     const uint8_t *p = src;
     size_t i = 0;
+#pragma GCC unroll 32
     for (; (i + 1) * 8 <= len; i++) {
         uint64_t w;
         memcpy(&w, p + i * 8, 8);
