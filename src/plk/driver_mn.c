@@ -153,9 +153,8 @@ static void wait_pres(struct takt_plk_mn *m, takt_ns_t now, takt_ns_t until)
     }
 }
 
-/* Word by word from the source (this runs for the MN and every CN each cycle: no
- * staging copy); the last word's bytes past len are zero. Inlined where len is a
- * constant, so the loop unrolls into a load and a store per word. */
+/* Word by word from the source, for the MN and every CN each cycle (no staging copy;
+ * inlined with a constant len: a load and a store per word); zero past len. */
 static inline __attribute__((always_inline)) void words_store(uint64_t *dst, const void *src, size_t len)
 {
     const uint8_t *p = src;
