@@ -348,7 +348,8 @@ struct takt_ecat_master_stats {
                                                read in: the slaves are being read */
     unsigned silent_cycles;                 /* consecutive cycles no frame came back */
 };
-/* Any thread: a consistent copy of what the cycle last published. */
+/* Any thread: a consistent copy of what the cycle last published. From the cyclic
+ * callback: this cycle's, its frames already checked. */
 /* [thread: any; non-blocking] */
 void takt_ecat_master_get_stats(const struct takt_ecat_master *m, struct takt_ecat_master_stats *s);
 

@@ -122,6 +122,7 @@ void ecat_sfsm_state_esc(struct ecat_core *m, struct ecat_slave *s, takt_ns_t no
     s->al_fno = s->esm.f.req[3].fno;
     s->info.al_code = get_le16(s->esm.f.buf[3] + 4);
     s->info.present = true;
+    ecat_al_changed(m);
     s->esm.f.retries = 0;
     s->scan.sii_len = 0;
     s->esm.f.sii_word = 0;
@@ -304,6 +305,8 @@ static void state_al_wait(struct ecat_core *m, struct ecat_slave *s, takt_ns_t n
     s->esm.f.retries = 0;
     uint8_t st = s->esm.f.buf[0][0];
     uint16_t code = get_le16(s->esm.f.buf[0] + 4);
+    if (s->info.al_state != st || s->info.al_code != code)
+        ecat_al_changed(m);   /* a poll that reads the same costs no republication */
     s->info.al_state = st;
     s->al_fno = s->esm.f.req[0].fno;
     s->info.al_code = code;
@@ -337,6 +340,7 @@ static void state_al_ack(struct ecat_core *m, struct ecat_slave *s, takt_ns_t no
 {
     (void)now;
     s->info.al_state &= AL_STATE_MASK;
+    ecat_al_changed(m);
     s->esm.f.state = s->esm.f.err ? SS_FAILED : SS_IDLE;
     if (!s->esm.f.err)
         next_step(m, s, now);

@@ -265,8 +265,10 @@ int takt_ecat_master_cycle(struct takt_ecat_master *m, takt_ns_t now)
         ecat_red_get(m->red, &port);
         ecat_red_check(c, &port, now);
     }
-    if (m->app_fn && c->configured)
-        ecat_snap_stats(c);         /* this cycle's losses, for a callback that reads them */
+    /* this cycle's losses, for a callback that reads them; the RT thread's callback
+     * reads the statistics where they are counted (takt_ecat_master_get_stats) */
+    if (m->app_fn && c->configured && !c->threaded)
+        ecat_snap_stats(c);
     timed(m, &m->m_rx, &t);
     if (m->app_fn && c->configured)
         m->app_fn(m->app_ctx, m, now);

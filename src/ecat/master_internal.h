@@ -124,6 +124,7 @@ struct ecat_snap {
     /* the cycle's own, read by no other thread */
     unsigned pub_seen;         /* preq as the cycle last saw it */
     uint64_t pub_until;        /* publish while st.cycles < this (the readers' lease) */
+    unsigned al_gen;           /* the core's al_gen the slave words were published at */
     uint64_t pub_here;         /* st.cycles + 1 of the cycle in whose thread a reader
                                   had them published (ecat_pub_want): once a cycle */
     int64_t  rate_sec;         /* the rates below are of the buckets before this second */
@@ -184,6 +185,10 @@ struct ecat_core {
     struct ecat_pdo_image img; /* the layout (pdo.c) */
     uint8_t  *cyc_rx;          /* replies of the cyclic LRW/LRD, then LWR: 2 x ECAT_MAX_CYC_DG x 1486 */
     struct ecat_slave *slaves;
+    /* bumped with every write of a slave's info.al_state, al_code or present (and of
+     * n_slaves): the cycle rebuilds the slaves' published state words only after one
+     * (ecat_al_changed, ecat_snap_publish), not for every slave every cycle */
+    unsigned  al_gen;
     bool      configured;
     uint8_t   target;          /* requested network state, 0 = none */
     int       last_err;
@@ -236,6 +241,10 @@ struct ecat_core {
 
     /* silence: consecutive cycles in which no cyclic frame came back (master_state.c) */
     unsigned  silent_cycles;
+    /* the slaves' reported states summed up (master_state.c), at al_gen == sum_gen + 1:
+     * how many answer, the OR of their states, the lowest one */
+    unsigned  sum_gen, sum_answering;
+    uint8_t   sum_seen, sum_low;
 
     /* what other threads may read, published by the cycle (master_state.c) */
     struct ecat_snap snap;
@@ -484,6 +493,8 @@ void ecat_recovery_replaced(struct ecat_core *m, unsigned i, takt_ns_t now);
 void ecat_silence_note(struct ecat_core *m, unsigned sent, unsigned lost);
 /* Per-state counts and the state (m->st) from the slaves' last reports. */
 void ecat_state_update(struct ecat_core *m);
+/* Every write of a slave's al_state, al_code or present goes with this call. */
+static inline void ecat_al_changed(struct ecat_core *m) { m->al_gen++; }
 /* Publish m->st (with rates and presence) for other threads. */
 void ecat_snap_publish(struct ecat_core *m);
 /* The statistics alone (the cycle's thread): before the cyclic callback, which may read

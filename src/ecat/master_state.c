@@ -3,6 +3,7 @@
  * back) with its events, and the statistics published by the cycle through a sequence
  * lock, so that a reporter thread takes a consistent copy while the cycle runs. */
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -41,12 +42,13 @@ void ecat_silence_note(struct ecat_core *m, unsigned sent, unsigned lost)
     m->silent_cycles = 0;
 }
 
-void ecat_state_update(struct ecat_core *m)
+/* The counts per state, from the slaves' last reports: they change only with a report
+ * (ecat_al_changed), so they are summed then, not every cycle. */
+static void state_sum(struct ecat_core *m)
 {
     struct takt_ecat_master_stats *st = &m->st;
     unsigned c[16] = { 0 }, answering = 0, n = m->n_slaves;
     uint8_t seen = 0;
-    bool older = false;        /* a slave's last reading is older than the BRD */
     int low = 99;
     uint8_t low_st = 0;
     for (unsigned i = 0; i < n; i++) {
@@ -56,7 +58,6 @@ void ecat_state_update(struct ecat_core *m)
         c[in->al_state & AL_STATE_MASK]++;
         answering++;
         seen |= in->al_state;
-        older |= (int32_t)(m->slaves[i].al_fno - m->rec.brd_fno) < 0;
         if (rank(in->al_state) < low) {
             low = rank(in->al_state);
             low_st = in->al_state & AL_STATE_MASK;
@@ -69,14 +70,30 @@ void ecat_state_update(struct ecat_core *m)
     st->slaves_safeop = c[AL_SAFEOP];
     st->slaves_op = c[AL_OP];
     st->slaves_not_answering = n - answering;
+    m->sum_answering = answering;
+    m->sum_seen = seen;
+    m->sum_low = low_st;
+    m->sum_gen = m->al_gen - 1;
+}
+
+void ecat_state_update(struct ecat_core *m)
+{
+    struct takt_ecat_master_stats *st = &m->st;
+    unsigned n = m->n_slaves;
+    if (m->sum_gen + 1 != m->al_gen)   /* + 1: a core of zeros sums at once */
+        state_sum(m);
     st->silent_cycles = m->silent_cycles;
     /* The BRD 0x0130 is the OR of every slave's AL status (ETG.1000.4 commands and working counter): a bit in it that no
      * slave's last report has means a slave changed state since it was read (unless
      * every slave was read after that BRD went out: then it tells nothing newer). */
-    bool all = n && answering == n && m->rec.present == n;
-    st->state_changing = all && older && (m->rec.brd_or & ~seen & (AL_STATE_MASK | AL_ERROR));
-    bool known = all && !st->state_changing && m->silent_cycles < TAKT_ECAT_SILENCE_CYCLES;
-    st->state = known ? low_st : 0;
+    bool all = n && m->sum_answering == n && m->rec.present == n;
+    bool changing = false;
+    if (all && (m->rec.brd_or & ~m->sum_seen & (AL_STATE_MASK | AL_ERROR)))
+        for (unsigned i = 0; i < n && !changing; i++)   /* a reading older than the BRD */
+            changing = (int32_t)(m->slaves[i].al_fno - m->rec.brd_fno) < 0;
+    st->state_changing = changing;
+    bool known = all && !changing && m->silent_cycles < TAKT_ECAT_SILENCE_CYCLES;
+    st->state = known ? m->sum_low : 0;
 }
 
 /* --- publication ------------------------------------------------------------------- */
@@ -102,47 +119,59 @@ static void rates(struct ecat_core *m)
     }
 }
 
-/* The cycle's thread only (the single writer). Inside the sequence lock the words need
- * no order among themselves: the odd count (with the release fence) before them and the
- * even one (a release store) after order them for the reader, so each is a relaxed
- * store, word by word from the source. */
-void ecat_snap_stats(struct ecat_core *m)
+/* The fields of the statistics that are not counted where they happen: the rates and
+ * the slaves present (the cycle's thread). */
+static void stats_fill(struct ecat_core *m)
 {
     struct takt_ecat_master_stats *st = &m->st;
     rates(m);
     memcpy(st->tx_rate, m->snap.tx_rate, sizeof st->tx_rate);
     memcpy(st->loss_rate, m->snap.loss_rate, sizeof st->loss_rate);
     st->slaves_present = m->rec.present;
-    const unsigned char *src = (const unsigned char *)st;
+}
+
+/* The cycle's thread only (the single writer). Inside the sequence lock the words need
+ * no order among themselves: the odd count (with the release fence) before them and the
+ * even one (a release store) after order them for the reader, so each is a relaxed
+ * store, word by word from the source; the count is a constant, so the loop is unrolled
+ * into a load and a store per word. */
+void ecat_snap_stats(struct ecat_core *m)
+{
+    stats_fill(m);
+    const unsigned char *src = (const unsigned char *)&m->st;
+    enum { WHOLE = sizeof m->st / 8, TAIL = sizeof m->st % 8 };
     unsigned q = atomic_load_explicit(&m->snap.seq, memory_order_relaxed);
     atomic_store_explicit(&m->snap.seq, q + 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
-    size_t i = 0;
-    for (; i < sizeof *st / 8; i++) {
+#pragma GCC unroll 64
+    for (size_t i = 0; i < WHOLE; i++) {
         uint64_t v;
         memcpy(&v, src + 8 * i, 8);
         atomic_store_explicit(&m->snap.w[i], v, memory_order_relaxed);
     }
-    if (sizeof *st % 8) {
+    if (TAIL) {
         uint64_t v = 0;
-        memcpy(&v, src + 8 * i, sizeof *st % 8);
-        atomic_store_explicit(&m->snap.w[i], v, memory_order_relaxed);
+        memcpy(&v, src + 8 * WHOLE, TAIL);
+        atomic_store_explicit(&m->snap.w[WHOLE], v, memory_order_relaxed);
     }
     atomic_store_explicit(&m->snap.seq, q + 2, memory_order_release);
 }
 
-/* Once per cycle, at its end (and per service step): the statistics, each slave's state
- * word where it changed, and the frames and image while a reader wants them (always
- * while no RT thread runs the cycle: then nothing else would). */
+/* Once per cycle, at its end (and per service step): the statistics, the slaves' state
+ * words if any changed since the last publication, and the frames and image while a
+ * reader wants them (always while no RT thread runs the cycle: then nothing else would). */
 void ecat_snap_publish(struct ecat_core *m)
 {
     ecat_snap_stats(m);
-    for (unsigned i = 0; i < m->n_slaves; i++) {
-        const struct takt_ecat_slave_info *in = &m->slaves[i].info;
-        uint32_t v = in->al_state | (uint32_t)in->al_code << 8 | (uint32_t)in->present << 24;
-        /* this thread is the only writer: its own last store is what the load sees */
-        if (atomic_load_explicit(&m->snap.slave[i], memory_order_relaxed) != v)
-            atomic_store_explicit(&m->snap.slave[i], v, memory_order_relaxed);
+    if (m->snap.al_gen != m->al_gen) {
+        m->snap.al_gen = m->al_gen;
+        for (unsigned i = 0; i < m->n_slaves; i++) {
+            const struct takt_ecat_slave_info *in = &m->slaves[i].info;
+            uint32_t v = in->al_state | (uint32_t)in->al_code << 8 | (uint32_t)in->present << 24;
+            /* this thread is the only writer: its own last store is what the load sees */
+            if (atomic_load_explicit(&m->snap.slave[i], memory_order_relaxed) != v)
+                atomic_store_explicit(&m->snap.slave[i], v, memory_order_relaxed);
+        }
     }
     if (ecat_pub_wanted(m) || !m->threaded)
         ecat_pub_publish(m);
@@ -171,6 +200,14 @@ void takt_ecat_master_get_stats(const struct takt_ecat_master *drv, struct takt_
 {
     const struct ecat_core *m = &drv->core;
     struct ecat_core *mm = (struct ecat_core *)m;   /* atomics are read, not written */
+    if (__atomic_load_n(&m->ev_rt, __ATOMIC_ACQUIRE) == 2 && pthread_equal(pthread_self(), m->ev_tid)) {
+        /* the RT thread itself (its cyclic callback) is the statistics' only writer: it
+         * reads them where they are counted, exact to this point of its cycle, so the
+         * cycle need not publish them before its callback as well as at its end */
+        stats_fill(mm);
+        *s = m->st;
+        return;
+    }
     uint64_t w[ECAT_SNAP_WORDS];
     for (unsigned spin = 0;; spin++) {
         unsigned q = atomic_load_explicit(&mm->snap.seq, memory_order_acquire);

@@ -47,6 +47,7 @@ static void lost_slave(struct ecat_core *m, struct ecat_slave *s)
     if (!s->info.present)
         return;
     s->info.present = false;
+    ecat_al_changed(m);
     s->rec.rejoin = false;
     /* drop whatever it was doing: its requests would only time out */
     for (unsigned k = 0; k < s->esm.f.nreq; k++)
@@ -66,6 +67,7 @@ static void lost_slave(struct ecat_core *m, struct ecat_slave *s)
     }
     s->esm.f.state = SS_IDLE;
     s->info.al_state = 0;
+    ecat_al_changed(m);
     count_lost(m, s);
     ECAT_EVT(m, TAKT_ECAT_EV_SLAVE_LOST, (int)(s - m->slaves), RT_TXT(s->info.name[0] ? s->info.name : "?"), s->info.station);
 }
@@ -244,6 +246,7 @@ static bool refuse(struct ecat_core *m, struct ecat_slave *s, uint32_t vendor, u
     s->info.serial = s->rec.old_serial;
     s->info.alias = s->rec.old_alias;
     s->info.present = false;        /* not the slave: "not answering" in the counts */
+    ecat_al_changed(m);
     s->rec.rejoin = false;
     retry_later(m, s, now, true);
     return news;
@@ -261,6 +264,7 @@ static bool same_device(const struct ecat_slave *was, const struct takt_ecat_sla
 static void back_to_target(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
 {
     s->info.present = true;
+    ecat_al_changed(m);
     s->rec.returning = true;
     s->rec.backoff_ns = 0;              /* it answers: the next failure starts short again */
     s->rec.retry_at = 0;
@@ -363,6 +367,7 @@ static void moved(struct ecat_core *m, takt_ns_t now)
             s->info.ports_open = g->ports_open;
             s->info.al_state = g->al_state;
             s->info.al_code = g->al_code;
+            ecat_al_changed(m);
             s->info.vendor = s->rec.old_vendor;
             s->info.product = s->rec.old_product;
             ECAT_EV(m, TAKT_ECAT_EV_SLAVE_CAME_BACK, j, s->info.vendor, s->info.product, s->info.serial, s->info.position, s->rec.old_position);
@@ -435,6 +440,7 @@ static void readdress(struct ecat_core *m, takt_ns_t now)
             (s->esm.f.err != -TAKT_EWKC && s->esm.f.err != -ETIMEDOUT) || now - s->esm.f.t0 < 200 * TAKT_NS_PER_MS)
             continue;
         s->info.present = false;
+        ecat_al_changed(m);
         count_lost(m, s);
         ECAT_EV(m, TAKT_ECAT_EV_ADDRESS_LOST, i, s->info.station);
         back(m, s->info.position, s->info.position + 1, now);

@@ -57,6 +57,7 @@ static void state_reset(struct ecat_core *m, takt_ns_t now)
     }
     m->n_slaves = (unsigned)n;
     m->rec.present = (unsigned)n;
+    ecat_al_changed(m);             /* every slave's info is cleared below */
     for (unsigned i = 0; i < m->n_slaves; i++) {
         struct ecat_slave *s = &m->slaves[i];
         uint8_t *sii = s->scan.sii;

@@ -39,6 +39,8 @@ struct takt_plk_mn {
     unsigned spin_miss;      /* PRes that came later than spin_ns: +4 each, -1 per hit */
     bool invited, answered;  /* this cycle's SoA asked a CN for an answer; it came */
     uint8_t invited_node;
+    bool rx_full;            /* the last receive filled its batch: more may wait */
+    bool rx_left;            /* the last cycle may have left frames to read (mn_step) */
     /* Statistics published by the RT thread at the end of each cycle for other threads
      * (takt_plk_mn_get_stats / _node_stats): a sequence lock, odd while it writes. The
      * words are stored with release and loaded with acquire (no fences): a reader that
@@ -100,6 +102,7 @@ static void mn_flush(struct takt_plk_mn *m)
 static int receive(struct takt_plk_mn *m, takt_ns_t timeout)
 {
     int n = takt_link_recv(m->link, m->rxf, RX_BATCH, timeout > 0 ? timeout : 0);
+    m->rx_full = n == RX_BATCH;
     takt_ns_t read = n > 0 ? takt_now() : 0;
     for (int i = 0; i < n; i++) {
         /* the receive time: kernel timestamp where the link has one */
@@ -150,12 +153,13 @@ static void wait_pres(struct takt_plk_mn *m, takt_ns_t now, takt_ns_t until)
     }
 }
 
-/* Word by word from the source (this runs for the MN and every CN each cycle: no
- * staging copy); the last word's bytes past len are zero. */
-static void words_store(uint64_t *dst, const void *src, size_t len)
+/* Word by word from the source, for the MN and every CN each cycle (no staging copy;
+ * inlined with a constant len: a load and a store per word); zero past len. */
+static inline __attribute__((always_inline)) void words_store(uint64_t *dst, const void *src, size_t len)
 {
     const uint8_t *p = src;
     size_t i = 0;
+#pragma GCC unroll 32
     for (; (i + 1) * 8 <= len; i++) {
         uint64_t w;
         memcpy(&w, p + i * 8, 8);
@@ -242,13 +246,16 @@ static int mn_step(void *ctx, struct takt_rt_loop *loop, takt_ns_t wake)
     }
     m->invited = m->answered = false;
     plk_drv_sdo_pump(&m->sdo, &m->core);   /* other threads' SDO requests, first */
-    /* everything that arrived in the last cycle is read before it is judged (the core
-     * judges it as this cycle starts): late async answers, and frames behind a flood
-     * (a CN answering a backlog) that the last cycle's reads did not reach. Each is
-     * judged by its stamp, so reading late changes nothing; bounded, so a flood cannot
-     * hold off the SoC for long. */
-    for (unsigned k = 0; k < 64 && receive(m, 0) == RX_BATCH; k++)
-        ;
+    /* what the last cycle left is read before the core judges it as this cycle starts:
+     * late PRes and async answers, frames behind a flood (bounded, so a flood cannot
+     * hold off the SoC for long). Each is judged by its stamp. When that cycle's own
+     * waits read all it expected (rx_left) the non-blocking receive, a system call that
+     * would find nothing, is left out: a frame nobody asked for that came after them
+     * is read by this cycle's first wait and judged the same there by its stamp
+     * (unexpected: it answers no request of this cycle either). */
+    if (m->rx_left)
+        for (unsigned k = 0; k < 64 && receive(m, 0) == RX_BATCH; k++)
+            ;
     plk_mn_cycle(&m->core, wake, &m->q);
     mn_flush(m);
     takt_ns_t t1 = takt_now();
@@ -292,16 +299,19 @@ static int mn_step(void *ctx, struct takt_rt_loop *loop, takt_ns_t wake)
      * loop sleep on the absolute SoC deadline instead of a receive timeout; with no
      * answer invited, or once it came, there is nothing to wait for (one sleep and
      * wake-up less). */
-    takt_ns_t slot_end = m->invited ? t2 + (takt_ns_t)m->core.cfg.async_slot_timeout_ns : t2;
-    if (slot_end > next - ASYNC_GUARD_NS)
-        slot_end = next - ASYNC_GUARD_NS;
-    for (;;) {
-        takt_ns_t now = takt_now();
-        if (now >= slot_end || m->answered)
-            break;
-        receive(m, slot_end - now);
+    takt_ns_t t3 = t2;   /* nothing invited: no wait, no clock read */
+    if (m->invited) {
+        takt_ns_t slot_end = t2 + (takt_ns_t)m->core.cfg.async_slot_timeout_ns;
+        if (slot_end > next - ASYNC_GUARD_NS)
+            slot_end = next - ASYNC_GUARD_NS;
+        for (;;) {
+            takt_ns_t now = takt_now();
+            if (now >= slot_end || m->answered)
+                break;
+            receive(m, slot_end - now);
+        }
+        t3 = takt_now();
     }
-    takt_ns_t t3 = takt_now();
     takt_perf_record(&loop->perf, &m->m_async, t3 - t2);
     takt_ns_t t4 = t3;   /* no application: no clock read for it */
     if (m->cb) {
@@ -309,6 +319,11 @@ static int mn_step(void *ctx, struct takt_rt_loop *loop, takt_ns_t wake)
         t4 = takt_now();
     }
     takt_perf_record(&loop->perf, &m->m_app, t4 - t3);
+    /* frames may wait unread when a batch came full, a polled CN's PRes is missing (it
+     * may come late), the invited answer did not come, or the isochronous phase did not
+     * end (cycle exceeded; NotActive, where that receive listens for another MN) */
+    m->rx_left = m->rx_full || m->core.phase != MNP_ASYNC || (m->invited && !m->answered) ||
+                 plk_mn_pres_missing(&m->core);
     publish(m, t4);
     return 0;
 }
@@ -530,6 +545,7 @@ int takt_plk_mn_start(struct takt_plk_mn *mn, struct takt_link *link, const stru
         return r;
     mn->thread_cpu = o->thread_cpu;
     mn->cpu_prev = 0;
+    mn->rx_left = true;        /* whatever came before the start is read first */
     publish(mn, takt_now());   /* before the RT thread exists: readers see the initial figures */
     mn->thread_set = false;    /* a new thread: its first step sets it up */
     r = takt_rt_loop_start(&mn->loop);

@@ -421,6 +421,17 @@ takt_ns_t plk_mn_deadline(const struct plk_mn *mn)
     return plk_mn_busy(mn) ? mn->deadline : INT64_MAX;
 }
 
+/* the nodes judge_cycle would count lost if the cycle ended now */
+bool plk_mn_pres_missing(const struct plk_mn *mn)
+{
+    for (unsigned i = 0; i < mn->n_ids; i++) {
+        const struct plk_mn_node *n = mn->node[mn->ids[i]];
+        if (n->polled && n->in_cycle && !n->answered && !n->late)
+            return true;
+    }
+    return false;
+}
+
 static int add_node(struct plk_mn *mn, const struct plk_cfg_node *c, char *err, size_t errlen)
 {
     struct plk_mn_node *n = calloc(1, sizeof *n);

@@ -203,6 +203,9 @@ void plk_mn_rx(struct plk_mn *mn, takt_ns_t now, const uint8_t *f, size_t len, s
 /* Timer: PRes timeout of the polled node or the end of the chained window. */
 void plk_mn_tick(struct plk_mn *mn, takt_ns_t now, struct plk_txq *q);
 takt_ns_t plk_mn_deadline(const struct plk_mn *mn);
+/* Whether a CN polled in this cycle has not answered yet: its PRes may still come (late,
+ * DS 301 0x1C04) before the next cycle judges this one. */
+bool plk_mn_pres_missing(const struct plk_mn *mn);
 /* The frames queued so far were handed to the link at `t` (the caller's clock, read
  * just before the send). A PReq's send time starts its PRes timeout and is what PRes
  * latency and staleness are measured against: not the time of the frame or wake-up

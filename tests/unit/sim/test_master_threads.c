@@ -360,11 +360,125 @@ static void last_cycle_judged(void **state)
     rig_free(r);
 }
 
+/* The cyclic callback of the RT thread reads the statistics of its own cycle: at the
+ * callback after the one that muted the network, the cyclic frame sent in between has
+ * been judged lost, and the callback sees it counted (its loss, not the count the cycle
+ * published at the end of the cycle before). */
+struct exact { struct rig *r; unsigned calls, muted_at; uint64_t lost0, lost1; };
+
+static void exact_fn(void *ctx, struct takt_ecat_master *m, takt_ns_t now)
+{
+    (void)now;
+    struct exact *e = ctx;
+    struct takt_ecat_master_stats st;
+    takt_ecat_master_get_stats(m, &st);
+    e->calls++;
+    if (e->calls == 20) {
+        e->lost0 = st.cyc_frames_lost;
+        e->muted_at = e->calls;
+        __atomic_store_n(&e->r->mute, 1, __ATOMIC_RELEASE);   /* this cycle's frame is lost */
+    } else if (e->muted_at && e->calls == e->muted_at + 1) {
+        e->lost1 = st.cyc_frames_lost;
+        takt_ecat_master_stop(m);
+    } else if (e->calls > 1000) {
+        takt_ecat_master_stop(m);          /* never reached: the join would wait for ever */
+    }
+}
+
+static void callback_reads_own_cycle_stats(void **state)
+{
+    (void)state;
+    struct rig *r = rig_new(2, false);
+    up(r, 2);
+    struct exact e = { .r = r };
+    takt_ecat_master_set_callback(r->m, exact_fn, &e);
+    start_rt(r);
+    takt_ecat_master_join(r->m);           /* the callback stops the loop */
+    if (e.muted_at == 0 || e.calls != e.muted_at + 1)
+        fail_msg("the callback ran %u times (muted at %u)", e.calls, e.muted_at);
+    if (e.lost1 != e.lost0 + 1)
+        fail_msg("the callback saw %llu cyclic frames lost after its muted cycle, %llu before: expected one more",
+                 (unsigned long long)e.lost1, (unsigned long long)e.lost0);
+    rig_free(r);
+}
+
+/* What other threads read of each slave follows every change the cycle makes to it:
+ * lost (not present, no state), back and in OP again; the statistics count it so. The cable is cut and mended from
+ * the cyclic callback, in the thread that runs the simulator. */
+struct cable { struct rig *r; int want; int done; };   /* want, done: atomic */
+
+static void cable_fn(void *ctx, struct takt_ecat_master *m, takt_ns_t now)
+{
+    (void)m;
+    struct cable *c = ctx;
+    int w = __atomic_load_n(&c->want, __ATOMIC_ACQUIRE);
+    if (w == __atomic_load_n(&c->done, __ATOMIC_RELAXED))
+        return;
+    if (w == 1)
+        takt_sim_break(c->r->sim, 1, now);
+    else
+        takt_sim_heal(c->r->sim, now);
+    __atomic_store_n(&c->done, w, __ATOMIC_RELEASE);
+}
+
+static bool published(struct rig *r, unsigned pos, bool present, uint8_t st)
+{
+    struct takt_ecat_slave_state s;
+    for (int i = 0; i < 20000; i++) {      /* 20 s at most: a stall is not a result */
+        if (takt_ecat_master_slave_state(r->m, pos, &s) >= 0 && s.present == present &&
+            (s.al_state & TAKT_ECAT_STATE_MASK) == st)
+            return true;
+        nanosleep(&(struct timespec){ 0, TAKT_NS_PER_MS }, NULL);
+    }
+    printf("slave %u: published present %d, state 0x%02X; expected %d, 0x%02X\n", pos, s.present,
+           s.al_state, present, st);
+    return false;
+}
+
+/* ... and the counts per state in the statistics with them */
+static bool counted(struct rig *r, unsigned op, unsigned not_answering)
+{
+    struct takt_ecat_master_stats st;
+    for (int i = 0; i < 20000; i++) {
+        takt_ecat_master_get_stats(r->m, &st);
+        if (st.slaves_op == op && st.slaves_not_answering == not_answering)
+            return true;
+        nanosleep(&(struct timespec){ 0, TAKT_NS_PER_MS }, NULL);
+    }
+    printf("statistics: %u in OP, %u not answering; expected %u, %u\n", st.slaves_op,
+           st.slaves_not_answering, op, not_answering);
+    return false;
+}
+
+static void slave_state_follows_loss_and_return(void **state)
+{
+    (void)state;
+    struct rig *r = rig_new(2, false);
+    up(r, 2);
+    struct cable c = { .r = r };
+    takt_ecat_master_set_callback(r->m, cable_fn, &c);
+    start_rt(r);
+    assert_true(published(r, 0, true, AL_OP));
+    assert_true(published(r, 1, true, AL_OP));
+    __atomic_store_n(&c.want, 1, __ATOMIC_RELEASE);
+    assert_true(published(r, 1, false, 0));
+    assert_true(published(r, 0, true, AL_OP));
+    assert_true(counted(r, 1, 1));
+    __atomic_store_n(&c.want, 2, __ATOMIC_RELEASE);
+    assert_true(published(r, 1, true, AL_OP));
+    assert_true(published(r, 0, true, AL_OP));
+    assert_true(counted(r, 2, 0));
+    stop_rt(r);
+    rig_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = { cmocka_unit_test(hammer_running_master),
                                         cmocka_unit_test(full_ring_refuses),
                                         cmocka_unit_test(slave_state_beside_running_cycle),
-                                        cmocka_unit_test(last_cycle_judged) };
+                                        cmocka_unit_test(last_cycle_judged),
+                                        cmocka_unit_test(callback_reads_own_cycle_stats),
+                                        cmocka_unit_test(slave_state_follows_loss_and_return) };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
