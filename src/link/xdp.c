@@ -401,9 +401,9 @@ static int bpf_err(const char *ifname, char *err, size_t errlen, int e, const ch
 {
     if (e == EPERM || e == EACCES)
         return link_err(err, errlen, -e,
-                        "xdp:%s: %s: permission denied; AF_XDP needs CAP_NET_ADMIN, CAP_BPF and "
-                        "CAP_NET_RAW in the initial user namespace (run as root; an unprivileged "
-                        "user namespace cannot load XDP programs): use packet:%s or ring:%s there",
+                        "xdp:%s: %s: permission denied; needs CAP_BPF and CAP_NET_ADMIN in the initial "
+                        "user namespace (root, or cap_bpf,cap_net_admin in takt's setcap line: "
+                        "docs/rt.md), never in an unprivileged one: use packet:%s or ring:%s there",
                         ifname, what, ifname, ifname);
     return link_err(err, errlen, -e, "xdp:%s: %s failed: %s", ifname, what, strerror(e));
 }
