@@ -484,10 +484,28 @@ static int attach(struct xdp_link *x, int ifindex, const char *ifname, const cha
         return bpf_err(ifname, err, errlen, errno, "putting the socket into the XSKMAP");
     struct bpf_insn prog[48];
     unsigned n = build_prog(prog, x->types, x->n_types, x->map_fd);
-    char log[1024] = "";
+    size_t log_len = 16384;            /* the verifier's log of a refused program */
+    char *log = calloc(1, log_len);
     LIBBPF_OPTS(bpf_prog_load_opts, po, .expected_attach_type = BPF_XDP,
-                .log_buf = log, .log_size = sizeof log, .log_level = 0);
+                .log_buf = log, .log_size = log ? (unsigned)log_len : 0, .log_level = 0);
     x->prog_fd = bpf_prog_load(BPF_PROG_TYPE_XDP, "takt_xdp", "Dual BSD/GPL", prog, n, &po);
+    if (x->prog_fd < 0 && errno != EPERM && log && log[0]) {
+        /* the verifier's verdict (EACCES, EINVAL) is in its log, not a missing right */
+        int e = errno;
+        const char *why = "";   /* the last line before the verifier's closing statistics */
+        char *save = NULL;
+        log[log_len - 1] = 0;
+        for (char *line = strtok_r(log, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+            if (strncmp(line, "processed ", 10) && strncmp(line, "verification time", 17))
+                why = line;
+        int rc = link_err(err, errlen, -e, "xdp:%s: the kernel refused takt's XDP program (%s): %.120s; "
+                          "use packet:%s or ring:%s", ifname, strerror(e), why, ifname, ifname);
+        free(log);
+        return rc;
+    }
+    int e_load = errno;
+    free(log);
+    errno = e_load;
     if (x->prog_fd < 0)
         return bpf_err(ifname, err, errlen, errno, "loading the XDP program (bpf BPF_PROG_LOAD)");
     static const struct { uint32_t flag; const char *name; } modes[] = {
