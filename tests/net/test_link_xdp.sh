@@ -1,11 +1,13 @@
 # xdp link (-i xdp:IF, AF_XDP with takt's own XDP program) across a veth pair: send
-# (batch, padding to 60, 1514 bytes, order) and receive (EtherType filter, stamps), the
-# interface's other traffic still reaching the kernel's stack while the program is on,
-# the program gone after a close and after a kill -9, a second socket on the same queue
-# refused, link echo/bench over xdp, and takt ecat run -i xdp:IF bringing takt sim ecat
-# to OP with no frame unmatched and none vanished (a lost frame came back late, and
-# which host stall delayed it is reported), the sim's capture judged by tshark. Where AF_XDP cannot be had (a takt built without libxdp/libbpf, or the
-# unprivileged pass: no CAP_BPF in a user namespace) the pass is skipped with the reason.
+# (batch, padding to 60, 1514 bytes, order) and receive (EtherType filter, stamps that
+# are arrival times, in native and in generic mode), the interface's other traffic
+# still reaching the kernel's stack while the program is on, the program gone after a
+# close and after a kill -9, a second socket on the same queue refused, link
+# echo/bench over xdp, and takt ecat run -i xdp:IF bringing takt sim ecat to OP with no
+# frame unmatched and none vanished (a lost frame came back late; which host stall
+# delayed it is reported), the sim's capture judged by tshark. Where AF_XDP cannot be
+# had (a takt built without libxdp/libbpf, or the unprivileged pass: no CAP_BPF in a
+# user namespace) the pass is skipped with the reason.
 . "${TAKT_SOURCE_DIR:-$(dirname "$0")/../..}/tests/net/lib.sh"
 
 xdp_on() { ip link show dev "$1" | grep -q "prog/xdp"; }
@@ -65,6 +67,30 @@ send_recv() {
     ip addr flush dev "$TAKT_IF_A"
     on_b ip addr flush dev "$TAKT_IF_B"
     return 0
+}
+
+# Receive stamps are the arrival times the XDP program wrote, not the time of the read:
+# with the reader frozen, two frames sent 0.5 s apart keep their 0.5 s apart (read
+# together after the thaw, read-time stamps would be the same). In MODE: veth takes
+# native XDP at MTU 1500, and refuses it at MTU 65000, where the link falls back to
+# generic mode.
+stamps_in_mode() {
+    local mode=$1 mtu=$2 rx=$NET_TMP/st-$1
+    ip link set "$TAKT_IF_A" mtu "$mtu" && on_b ip link set "$TAKT_IF_B" mtu "$mtu" || net_fail "MTU $mtu"
+    "$TAKT" link recv -i "xdp:$TAKT_IF_A" -n 2 -t 30 --json "$rx.json" >"$rx.txt" 2>"$rx.err" &
+    local pid=$!
+    net_wait_for "$rx.err" "listening on"
+    grep -q "xdp link: $mode," "$rx.err" || net_fail "MTU $mtu: not $mode mode: $(cat "$rx.err")"
+    kill -STOP $pid
+    on_b "$TAKT" link send -i "$TAKT_IF_B" -n 1 >/dev/null || { kill -CONT $pid; net_fail "send 1"; }
+    sleep 0.5
+    on_b "$TAKT" link send -i "$TAKT_IF_B" -n 1 >/dev/null || { kill -CONT $pid; net_fail "send 2"; }
+    kill -CONT $pid
+    wait $pid || net_fail "recv in $mode mode: $(cat "$rx.err")"
+    net_json_check "$rx.json" "len(j['frames']) == 2" "$mode mode: both frames received"
+    net_json_check "$rx.json" "j['frames'][1]['ts_ns'] - j['frames'][0]['ts_ns'] >= 0.5e9" \
+        "$mode mode: stamps are arrival times (frames sent 0.5 s apart, read together)"
+    ip link set "$TAKT_IF_A" mtu 1500 && on_b ip link set "$TAKT_IF_B" mtu 1500
 }
 
 # The attachment is a BPF link owned by the process: SIGKILL leaves nothing behind; a
@@ -145,6 +171,8 @@ EOF
 body() {
     probe
     send_recv
+    stamps_in_mode native 1500
+    stamps_in_mode generic 65000
     lifetime
     echo_bench
     ecat_on_xdp
