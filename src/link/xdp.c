@@ -64,13 +64,6 @@ int link_xdp_open(const char *ifname, const struct takt_link_opts *o,
 #define XDP_BUSY_POLL_US 20     /* SO_BUSY_POLL: how long one busy poll may spin */
 #define ETH_TYPE_OFF    12
 
-#ifndef SO_PREFER_BUSY_POLL
-#define SO_PREFER_BUSY_POLL 69  /* Linux 5.11, include/uapi/asm-generic/socket.h */
-#endif
-#ifndef SO_BUSY_POLL_BUDGET
-#define SO_BUSY_POLL_BUDGET 70
-#endif
-
 struct xdp_link {
     struct takt_link base;          /* first */
     struct takt_link *pkt;          /* MAC, MTU, memberships (never receives or sends) */
