@@ -515,8 +515,9 @@ static int attach(struct xdp_link *x, int ifindex, const char *ifname, const cha
         e = errno;
         if (e == EBUSY || e == EEXIST)
             return link_err(err, errlen, -e, "xdp:%s: another XDP program is attached to %s "
-                            "('ip link show %s' names it; 'ip link set %s xdp off' removes one "
-                            "attached by ip): takt attaches its own", ifname, ifname, ifname, ifname);
+                            "('ip link show %s' names it; 'ip link set %s xdp off', or xdpgeneric "
+                            "off, removes one attached by ip): takt attaches its own",
+                            ifname, ifname, ifname, ifname);
         if (e == EPERM || e == EACCES)
             break;
     }

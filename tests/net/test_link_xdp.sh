@@ -2,7 +2,8 @@
 # (batch, padding to 60, 1514 bytes, order) and receive (EtherType filter, stamps that
 # are arrival times, in native and in generic mode), the interface's other traffic
 # still reaching the kernel's stack while the program is on, the program gone after a
-# close and after a kill -9, a second socket on the same queue refused, link
+# close and after a kill -9, a second socket on the same queue refused and so is an
+# interface with another XDP program (which stays), link
 # echo/bench over xdp, and takt ecat run -i xdp:IF bringing takt sim ecat to OP with no
 # frame unmatched and none vanished (a lost frame came back late; which host stall
 # delayed it is reported), the sim's capture judged by tshark. Where AF_XDP cannot be
@@ -113,6 +114,28 @@ lifetime() {
     done
 }
 
+# takt never replaces another XDP program: with one attached (built here with clang,
+# where there is one), the open fails naming the interface, and the program stays.
+foreign_program() {
+    command -v clang >/dev/null || { net_log "clang missing: the foreign-program refusal not checked"; return 0; }
+    printf '%s\n' '__attribute__((section("xdp"), used)) int pass(void *ctx) { return 2; }' \
+        'char _license[] __attribute__((section("license"), used)) = "GPL";' >"$NET_TMP/pass.c"
+    clang -O2 -target bpf -c "$NET_TMP/pass.c" -o "$NET_TMP/pass.o" 2>"$NET_TMP/clang.err" ||
+        { net_log "clang cannot build BPF here: the foreign-program refusal not checked: $(cat "$NET_TMP/clang.err")"; return 0; }
+    ip link set dev "$TAKT_IF_A" xdpgeneric obj "$NET_TMP/pass.o" sec xdp ||
+        net_fail "cannot attach a test XDP program with ip"
+    local out
+    out=$("$TAKT" link send -i "xdp:$TAKT_IF_A" -n 1 2>&1) && net_fail "xdp link opened over another program: $out"
+    echo "$out" | grep -q "xdp:$TAKT_IF_A: another XDP program is attached to $TAKT_IF_A" ||
+        net_fail "unclear error with another program attached: $out"
+    echo "$out" | grep -q "xdpgeneric off" ||   # ip's 'xdp off' leaves a generic-mode one
+        net_fail "the error does not say how to remove a generic-mode program: $out"
+    xdp_on "$TAKT_IF_A" || net_fail "the other program was removed by the failed open"
+    ip link set dev "$TAKT_IF_A" xdpgeneric off
+    xdp_on "$TAKT_IF_A" && net_fail "test program not removed"
+    return 0
+}
+
 echo_bench() {
     local out=$NET_TMP/bench
     on_b "$TAKT" link echo -i "xdp:$TAKT_IF_B" -t 120 >"$NET_TMP/echo.out" 2>&1 &
@@ -174,6 +197,7 @@ body() {
     stamps_in_mode native 1500
     stamps_in_mode generic 65000
     lifetime
+    foreign_program
     echo_bench
     ecat_on_xdp
     echo "ok: xdp link send/recv/filter/stamps/pass-through/detach/echo/bench/ecat run"
