@@ -63,6 +63,9 @@ struct takt_link {
      * interface has a qdisc that honours it (txtime_qdisc: "etf", "taprio", "fq"). */
     bool txtime;
     char txtime_qdisc[16];
+    /* How the link runs where it had a choice, for people to read ("" elsewhere): the
+     * xdp link's attach mode, copy or zero-copy, busy polling (docs/link.md). */
+    char mode[48];
 };
 
 struct takt_link_opts {
@@ -89,7 +92,7 @@ void takt_link_opts_default(struct takt_link_opts *o);
 int takt_link_carrier(const char *ifname);
 
 /* Open a link by spec: "IFNAME" or "packet:IFNAME" (AF_PACKET), "ring:IFNAME" (the
- * same socket with a memory-mapped receive ring, docs/link.md). On error *out is NULL
+ * same socket with a memory-mapped receive ring), "xdp:IFNAME" (AF_XDP; docs/link.md). On error *out is NULL
  * and the message in err (if given) names the interface and says what to do. */
 /* [thread: any; blocking] */
 int takt_link_open(const char *spec, const struct takt_link_opts *opts,

@@ -42,7 +42,7 @@ struct common_def {
 };
 
 static const struct common_def commons[] = {
-    { CLI_IFACE, { "iface", required_argument, 0, 'i' }, "IF",   "network interface (or spec such as packet:IF, ring:IF)" },
+    { CLI_IFACE, { "iface", required_argument, 0, 'i' }, "IF",   "network interface (or spec such as packet:IF, ring:IF, xdp:IF)" },
     { CLI_CYCLE, { "cycle", required_argument, 0, 'c' }, "US",   "cycle time in microseconds, at least 50 (default 1000)" },
     { CLI_CPU,   { "cpu",   required_argument, 0, 'a' }, "CPU",  "pin the real-time thread to this CPU (it must exist)" },
     /* only where -a pins a real-time thread (not `takt check -a`, which audits a CPU) */

@@ -318,7 +318,7 @@ static const struct cli_opt recv_opts[] = {
 };
 static const struct cli_opt bench_opts[] = {
     { "size", 's', 1, "BYTES", "frame length without FCS, 32..1514 (default 60)" },
-    { "compare", 0, 1, "N", "N rounds of packet:IF and ring:IF (order swapped each round, -t S each run): medians and spread" },
+    { "compare", 0, 1, "N", "N rounds of packet:IF, ring:IF and xdp:IF (order swapped each round, -t S each run): medians, spread, CPU ratios" },
     { "no-bypass", 0, 0, NULL, "send through the qdisc (no PACKET_QDISC_BYPASS)" },
     { 0 }
 };
@@ -342,10 +342,12 @@ const struct cli_cmd cli_cmds_link[] = {
       "unless -t says otherwise.\n"
       "With -i mem the frames go over an in-process mem link pair whose other end\n"
       "answers inside the send call: the loop's floor with no kernel in the path.\n"
-      "--compare N runs the bench 2N times on the same interface, alternating the packet\n"
-      "link and the ring link (packet:IF, ring:IF; the order swapped every round, -t S\n"
-      "each), and prints per link the median and min-max of CPU per cycle (process and\n"
-      "loop thread), round trip p50 and p99, and the frames lost (JSON with --json).\n"
+      "--compare N runs the bench N times per link on the same interface, alternating\n"
+      "the packet, ring and xdp links (packet:IF, ring:IF, xdp:IF; the order reversed\n"
+      "every round, -t S each; xdp where it can be opened, else the reason is printed),\n"
+      "and prints per link the median and min-max of CPU per cycle (process and loop\n"
+      "thread), round trip p50 and p99, the frames lost, and the median CPU per cycle as\n"
+      "a ratio to the packet link's (JSON with --json).\n"
       "Example: takt link bench -i veth0 -c 250 -t 10 -p 80 --json out.json",
       CLI_IFACE | CLI_CYCLE | CLI_RT | CLI_TIME | CLI_PERF | CLI_JSON | CLI_PCAP, bench_opts,
       cli_link_bench_cmd, bench_help },

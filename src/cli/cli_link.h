@@ -52,8 +52,9 @@ struct bench_result {
  * Returns 0, 1 if no echo answered at all, or -errno. */
 int link_bench(const struct bench_args *a);
 struct cli_ctx;
-/* takt link bench --compare N: N rounds of packet:IF and ring:IF, the order swapped
- * every round, then medians and spread (text, and --json). */
+/* takt link bench --compare N: N rounds of packet:IF, ring:IF and xdp:IF (where it
+ * opens), the order reversed every round, then medians, spread and CPU ratios to the
+ * packet link (text, and --json). */
 int cli_link_compare(struct cli_ctx *c, long rounds, unsigned size);
 
 struct cli_ctx;

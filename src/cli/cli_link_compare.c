@@ -1,8 +1,11 @@
-/* takt link bench --compare N: the packet link against the ring link on one interface,
- * in alternated runs (packet, ring, then ring, packet, ...: a drift of the host's load
- * over the series hits both alike), each run a full `takt link bench` of -t seconds;
- * then per link the median and the spread (min-max) of every figure, since one run on a
- * shared host proves nothing. */
+/* takt link bench --compare N: the packet link against the ring link and the xdp link
+ * on one interface, in alternated runs (packet, ring, xdp, then xdp, ring, packet, ...:
+ * a drift of the host's load over the series hits all alike), each run a full `takt
+ * link bench` of -t seconds; then per link the median and the spread (min-max) of
+ * every figure, since one run on a shared host proves nothing, and each link's median
+ * CPU per round trip as a ratio to the packet link's from the same series. The xdp
+ * link takes part where it can be opened (a build with AF_XDP, CAP_BPF); where not,
+ * the reason is printed and the others compare alone. */
 #include <errno.h>
 #include <inttypes.h>
 #include <json-c/json.h>
@@ -11,8 +14,9 @@
 #include "cli/cli.h"
 #include "cli/cli_link.h"
 
-#define N_LINKS 2
-static const char *const kinds[N_LINKS] = { "packet", "ring" };
+#define N_LINKS 3
+static const char *const kinds[N_LINKS] = { "packet", "ring", "xdp" };
+#define K_XDP 2
 
 enum { F_CPU, F_THREAD, F_P50, F_P99, N_FIG };
 static const char *const fig_name[N_FIG] = { "cpu_per_cycle", "thread_cpu_per_cycle", "rtt_p50", "rtt_p99" };
@@ -39,7 +43,7 @@ static int64_t fig(const struct bench_result *r, int f)
     return f == F_CPU ? r->cpu : f == F_THREAD ? r->thread_cpu : f == F_P50 ? r->rtt_p50 : r->rtt_p99;
 }
 
-/* the interface a spec names: "IF", "packet:IF" or "ring:IF" */
+/* the interface a spec names: "IF", "packet:IF", "ring:IF" or "xdp:IF" */
 static const char *iface_of(const char *spec)
 {
     const char *colon = strchr(spec, ':');
@@ -84,12 +88,26 @@ static json_object *link_json(const struct bench_result *r, unsigned n)
     return o;
 }
 
-static void print_table(FILE *out, struct bench_result r[N_LINKS][1000], unsigned n)
+static double median_of(const struct bench_result *r, unsigned n, int f)
 {
-    fprintf(out, "--- packet vs ring: %u alternated runs each; median (min-max), usec ---\n", n);
-    fprintf(out, "| link | CPU per cycle, process | CPU per cycle, loop thread | RTT p50 | RTT p99 | lost / sent |\n");
-    fprintf(out, "|---|---|---|---|---|---|\n");
+    int64_t v[1000], lo, hi;
+    double med;
+    for (unsigned i = 0; i < n; i++)
+        v[i] = fig(&r[i], f);
+    spread(v, n, &med, &lo, &hi);
+    return med;
+}
+
+static void print_table(FILE *out, struct bench_result r[N_LINKS][1000], unsigned n, const bool *on)
+{
+    fprintf(out, "--- %s: %u alternated runs each; median (min-max), usec ---\n",
+            on[K_XDP] ? "packet vs ring vs xdp" : "packet vs ring", n);
+    fprintf(out, "| link | CPU per cycle, process | CPU per cycle, loop thread | RTT p50 | RTT p99 | lost / sent | CPU / packet's |\n");
+    fprintf(out, "|---|---|---|---|---|---|---|\n");
+    double base = median_of(r[0], n, F_CPU);
     for (int k = 0; k < N_LINKS; k++) {
+        if (!on[k])
+            continue;
         fprintf(out, "| %s |", kinds[k]);
         for (int f = 0; f < N_FIG; f++) {
             int64_t v[1000], lo, hi;
@@ -104,7 +122,8 @@ static void print_table(FILE *out, struct bench_result r[N_LINKS][1000], unsigne
             lost += r[k][i].lost;
             sent += r[k][i].sent;
         }
-        fprintf(out, " %" PRIu64 " / %" PRIu64 " |\n", lost, sent);
+        fprintf(out, " %" PRIu64 " / %" PRIu64 " | %.2f |\n", lost, sent,
+                base > 0 ? median_of(r[k], n, F_CPU) / base : 0.0);
     }
 }
 
@@ -120,11 +139,29 @@ int cli_link_compare(struct cli_ctx *c, long rounds, unsigned size)
     char spec[N_LINKS][64];
     for (int k = 0; k < N_LINKS; k++)
         snprintf(spec[k], sizeof spec[k], "%s:%s", kinds[k], ifname);
+    bool on[N_LINKS] = { true, true, true };
+    char xdp_why[320] = "";
     int rc = 0;
     for (long i = 0; i < rounds && !rc && !cli_interrupted; i++) {
         for (int j = 0; j < N_LINKS && !rc && !cli_interrupted; j++) {
-            int k = (i % 2) ? N_LINKS - 1 - j : j;   /* packet, ring; ring, packet; ... */
+            int k = (i % 2) ? N_LINKS - 1 - j : j;   /* packet, ring, xdp; xdp, ring, packet; ... */
+            if (!on[k])
+                continue;
             struct takt_link *l;
+            if (k == K_XDP && i == 0) {
+                /* the xdp link where it can be had: its error is the reason it is left out */
+                struct takt_link_opts o;
+                uint16_t type = (uint16_t)cli_link_ethertype(c);
+                takt_link_opts_default(&o);
+                o.ethertypes = &type;
+                o.n_ethertypes = 1;
+                if (takt_link_open(spec[k], &o, &l, xdp_why, sizeof xdp_why)) {
+                    on[k] = false;
+                    fprintf(stderr, "takt link bench: xdp left out of the comparison: %s\n", xdp_why);
+                    continue;
+                }
+                takt_link_close(l);
+            }
             c->iface = spec[k];
             rc = cli_link_open(c, &l);
             c->iface = spec0;
@@ -149,15 +186,26 @@ int cli_link_compare(struct cli_ctx *c, long rounds, unsigned size)
         return rc;
     if (cli_interrupted)
         return cli_error(c, "interrupted: no comparison from an incomplete series");
-    print_table(stdout, res, (unsigned)rounds);
+    print_table(stdout, res, (unsigned)rounds, on);
     if (c->json) {
         json_object *o = json_object_new_object();
         json_object_object_add(o, "interface", json_object_new_string(ifname));
         json_object_object_add(o, "cycle_ns", json_object_new_int64(c->cycle_ns));
         json_object_object_add(o, "run_s", json_object_new_double(c->time_s > 0 ? c->time_s : 10));
         json_object_object_add(o, "rounds", json_object_new_int64(rounds));
-        for (int k = 0; k < N_LINKS; k++)
-            json_object_object_add(o, kinds[k], link_json(res[k], (unsigned)rounds));
+        double base = median_of(res[0], (unsigned)rounds, F_CPU);
+        for (int k = 0; k < N_LINKS; k++) {
+            if (!on[k]) {
+                json_object *x = json_object_new_object();
+                json_object_object_add(x, "left_out", json_object_new_string(xdp_why));
+                json_object_object_add(o, kinds[k], x);
+                continue;
+            }
+            json_object *x = link_json(res[k], (unsigned)rounds);
+            json_object_object_add(x, "cpu_per_cycle_ratio_to_packet",
+                                   json_object_new_double(base > 0 ? median_of(res[k], (unsigned)rounds, F_CPU) / base : 0.0));
+            json_object_object_add(o, kinds[k], x);
+        }
         rc = cli_write_json(c, o);
         json_object_put(o);
     }

@@ -1,5 +1,6 @@
 /* Opening the link a command works on: -i checked, the packet link opened with the
  * options the command asks for, and --pcap wrapped around it. Shared by every area. */
+#include <stdio.h>
 #include <takt/link.h>
 #include "cli/cli.h"
 
@@ -15,6 +16,8 @@ int cli_open_link(struct cli_ctx *c, const struct takt_link_opts *o, const char 
         lo.qdisc_bypass = false;
     if (takt_link_open(c->iface, &lo, &l, err, sizeof err))
         return cli_error(c, "%s", err);
+    if (l->mode[0])   /* where the link had a choice (xdp: attach mode, copy, busy poll) */
+        fprintf(stderr, "takt: %s: %s link: %s\n", l->name, l->ops->kind, l->mode);
     if (c->pcap) {
         struct takt_link *cap;
         if (takt_link_capture(l, c->pcap, &cap, err, sizeof err)) {

@@ -1,6 +1,6 @@
 /* Link front door: default options, opening a link from a spec string ("eth0",
- * "packet:eth0", "ring:eth0"), statistics and close. The kinds live in packet.c, ring.c,
- * mem.c, capture.c. */
+ * "packet:eth0", "ring:eth0", "xdp:eth0"), statistics and close. The kinds live in
+ * packet.c, ring.c, xdp.c, mem.c, capture.c. */
 #include <net/if.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +36,8 @@ int takt_link_carrier(const char *ifname)
         ifname += 7;
     else if (ifname && !strncmp(ifname, "ring:", 5))
         ifname += 5;
+    else if (ifname && !strncmp(ifname, "xdp:", 4))
+        ifname += 4;
     if (!ifname || !*ifname || strlen(ifname) >= IFNAMSIZ)
         return -ENODEV;
     int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
@@ -63,7 +65,7 @@ int takt_link_open(const char *spec, const struct takt_link_opts *opts,
         opts = &def;
     }
     if (!spec || !*spec)
-        return link_err(err, errlen, -EINVAL, "no interface given: expected IFNAME, packet:IFNAME or ring:IFNAME");
+        return link_err(err, errlen, -EINVAL, "no interface given: expected IFNAME, packet:IFNAME, ring:IFNAME or xdp:IFNAME");
     const char *colon = strchr(spec, ':');
     if (!colon)
         return link_packet_open(spec, opts, out, err, errlen);
@@ -71,8 +73,10 @@ int takt_link_open(const char *spec, const struct takt_link_opts *opts,
         return link_packet_open(colon + 1, opts, out, err, errlen);
     if ((size_t)(colon - spec) == 4 && strncmp(spec, "ring", 4) == 0)
         return link_ring_open(colon + 1, opts, out, err, errlen);
+    if ((size_t)(colon - spec) == 3 && strncmp(spec, "xdp", 3) == 0)
+        return link_xdp_open(colon + 1, opts, out, err, errlen);
     return link_err(err, errlen, -EINVAL,
-                    "unknown link kind in '%s': expected IFNAME, packet:IFNAME or ring:IFNAME "
+                    "unknown link kind in '%s': expected IFNAME, packet:IFNAME, ring:IFNAME or xdp:IFNAME "
                     "(the mem link is made in-process with takt_link_mem_pair)", spec);
 }
 

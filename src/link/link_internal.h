@@ -68,4 +68,9 @@ takt_ns_t link_clock_minus_mono(clockid_t a);
 int link_ring_open(const char *ifname, const struct takt_link_opts *o,
                    struct takt_link **out, char *err, size_t errlen);
 
+/* AF_XDP on queue 0 of ifname (xdp.c); without libxdp/libbpf at build time it only
+ * says so. */
+int link_xdp_open(const char *ifname, const struct takt_link_opts *o,
+                  struct takt_link **out, char *err, size_t errlen);
+
 #endif
