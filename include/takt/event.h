@@ -72,6 +72,7 @@ enum takt_ecat_ev {
     TAKT_ECAT_EV_SII_PDOS_TOO_MANY,
     TAKT_ECAT_EV_SII_BUSY,
     TAKT_ECAT_EV_SII_WAIT_TIMEOUT,     /* the EEPROM interface stayed with another user */
+    TAKT_ECAT_EV_CALL_TIMEOUT,         /* a blocking call's whole time ran out */
     TAKT_ECAT_EV_SII_READ_FAILED,
     TAKT_ECAT_EV_SII_NO_MEMORY,
     TAKT_ECAT_EV_SII_WRITE_REFUSED,

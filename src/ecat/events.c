@@ -79,6 +79,7 @@ static const struct ev_fmt fmt[TAKT_ECAT_EV_COUNT] = {
     E(SLAVE_TEXT, "slave %U: %s"),
     E(ESM_WKC, "slave %U (station 0x%04X): %s %C 0x%04X: expected WKC %d, got %d%{| (no frame returned)}"),
     E(SII_BUSY, "slave %U: SII busy (0x0502 = 0x%04X) for more than 100 ms reading word 0x%04X"),
+    E(CALL_TIMEOUT, "the call's %lld ms ran out before the slave's mailbox service completed"),
     E(SII_WAIT_TIMEOUT, "slave %U: SII not read: the EEPROM interface (0x0500) stayed with another user (an SII write or a rescan) for %u s"),
     E(SII_READ_FAILED, "slave %U: SII read of word 0x%04X failed, 0x0502 = 0x%04X (expected no error bits) after %d tries"),
     E(SII_NO_MEMORY, "slave %U: no memory for SII word 0x%04X"),

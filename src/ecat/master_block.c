@@ -37,6 +37,9 @@ int ecat_block_run(struct takt_ecat_master *drv, const struct ecat_block *b)
         return rc;
     if ((rc = ecat_wait_drive(drv, &w, b->timeout_ns))) {
         b->forget(&drv->core, &w);
+        /* the call's own limit ran out before the service's: said, not an empty error */
+        if (rc == -ETIMEDOUT)
+            ECAT_FAIL(&drv->core, rc, TAKT_ECAT_EV_CALL_TIMEOUT, -1, b->timeout_ns / TAKT_NS_PER_MS);
         return rc;
     }
     if (b->len && !b->write)

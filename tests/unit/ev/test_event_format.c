@@ -31,6 +31,7 @@ static const struct golden {
     { TAKT_EV_ECAT, TAKT_ECAT_EV_SII_PDOS_TOO_MANY, "slave 3: SII PDOs do not fit (1 PDOs, 2 entries at most)" },
     { TAKT_EV_ECAT, TAKT_ECAT_EV_SII_BUSY, "slave 3: SII busy (0x0502 = 0x0001) for more than 100 ms reading word 0x0002" },
     { TAKT_EV_ECAT, TAKT_ECAT_EV_SII_WAIT_TIMEOUT, "slave 3: SII not read: the EEPROM interface (0x0500) stayed with another user (an SII write or a rescan) for 1 s" },
+    { TAKT_EV_ECAT, TAKT_ECAT_EV_CALL_TIMEOUT, "the call's 1 ms ran out before the slave's mailbox service completed" },
     { TAKT_EV_ECAT, TAKT_ECAT_EV_SII_READ_FAILED, "slave 3: SII read of word 0x0001 failed, 0x0502 = 0x0002 (expected no error bits) after 3 tries" },
     { TAKT_EV_ECAT, TAKT_ECAT_EV_SII_NO_MEMORY, "slave 3: no memory for SII word 0x0001" },
     { TAKT_EV_ECAT, TAKT_ECAT_EV_SII_WRITE_REFUSED, "slave 3: SII write of word 0x0001 refused: 0x0502 = 0x0002 (expected no error bits; 0x4000 write enable, 0x2000 no acknowledge)" },

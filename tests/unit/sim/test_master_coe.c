@@ -17,6 +17,7 @@
 #include "util/wire.h"
 #include "sim/device_ext.h"
 #include "unit/sim/master_rig.h"
+#include "ecat/driver.h"
 
 /* CoE through the mailbox of slave 1: expedited, normal and segmented uploads (a small
  * 48-byte mailbox forces segments for the long device name), a download read back,
@@ -300,10 +301,39 @@ static void test_coe_new_master(void **state)
     free(r);
 }
 
+/* A blocking call whose own limit runs out before the service it waits for completes
+ * (a segmented transfer whose every segment takes nearly its timeout can): the call
+ * fails with -ETIMEDOUT and the master's error says so, never empty. */
+static int never_completes(struct takt_ecat_master *m, const void *args, void *buf, size_t n,
+                           takt_ecat_done_fn fn, void *ctx)
+{
+    (void)m, (void)args, (void)buf, (void)n, (void)fn, (void)ctx;
+    return 0;
+}
+
+static void forget_none(struct ecat_core *m, const void *ctx) { (void)m, (void)ctx; }
+
+static void test_call_timeout_said(void **state)
+{
+    (void)state;
+    struct rig *r = rig_new(2, false);
+    up(r, 2);
+    uint8_t buf[8];
+    size_t len = 0;
+    int rc = ecat_block_run(r->m, &(struct ecat_block){ .start = never_completes, .buf = buf, .n = sizeof buf,
+                                                         .len = &len, .timeout_ns = 50 * TAKT_NS_PER_MS,
+                                                         .forget = forget_none });
+    assert_int_equal(rc, -ETIMEDOUT);
+    printf("  %s\n", takt_ecat_master_error(r->m));
+    assert_non_null(strstr(takt_ecat_master_error(r->m), "the call's 50 ms ran out before the slave's mailbox service completed"));
+    rig_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_coe),
+        cmocka_unit_test(test_call_timeout_said),
         cmocka_unit_test(test_coe_abort),
         cmocka_unit_test(test_pdo_coe),
         cmocka_unit_test(test_coe_loss),
