@@ -9,6 +9,9 @@
 #               cycle set to 1000 µs: takt plk mn vs openPOWERLINK's demo_mn_console
 #   plk-500     the same at 500 µs
 # The SOEM contender is soem_cycle.c here (an absolute-deadline loop against SOEM's API).
+# The EtherCAT rows also run the floor, floor_cycle.c here: one wake-up, one receive and
+# one send of a frame as long as takt's per cycle on a raw socket, nothing else; what a
+# master cannot do without on this host and link. The table gives takt's distance to it.
 # Method: every run in a fresh namespace pair (takt netns run); the simulator on CPU 0
 # (SCHED_FIFO 70), the master on CPU 1 at SCHED_FIFO 80 (taskset + chrt on the whole
 # process, for both contenders alike); once the master reports OP (all CNs Operational),
@@ -16,8 +19,8 @@
 # over the window, divided by the cycles in that window, counted from a capture on the
 # simulator's end (dumpcap -f inbound, pinned to CPU 0): EtherCAT, the process-data
 # datagrams (LRD/LWR/LRW) at the most frequent logical address; POWERLINK, the SoC
-# frames. Both contenders are counted the same way. Runs alternate (takt, peer, takt,
-# peer, ...); the table gives medians and min-max per contender and the ratio of the
+# frames. Every contender is counted the same way. Runs alternate (takt, peer, floor, takt,
+# peer, floor, ...); the table gives medians and min-max per contender and the ratio of the
 # medians. /proc counts in clock ticks (usually 10 ms): over a 20 s window at 1000 µs
 # that is 0.5 µs per cycle.
 #
@@ -106,6 +109,12 @@ need_soem() {
         2>"$PEER_SCRATCH/soem_cycle.cc.log" || { WHY[soem]="not run: soem_cycle does not build (see $PEER_SCRATCH/soem_cycle.cc.log)"; return; }
     export SOEM_CYCLE=$PEER_SCRATCH/soem_cycle
 }
+need_floor() {
+    [ -n "${FLOOR_CYCLE:-}" ] || [ -n "${WHY[floor]:-}" ] && return
+    cc -O2 -o "$PEER_SCRATCH/floor_cycle" "$here/floor_cycle.c" 2>"$PEER_SCRATCH/floor_cycle.cc.log" ||
+        { WHY[floor]="not run: floor_cycle does not build (see $PEER_SCRATCH/floor_cycle.cc.log)"; return; }
+    export FLOOR_CYCLE=$PEER_SCRATCH/floor_cycle
+}
 need_kickcat() {
     [ -n "${KICKCAT_SIM:-}" ] || [ -n "${WHY[kickcat]:-}" ] && return
     local d
@@ -171,9 +180,11 @@ for row in ${ROWS//,/ }; do
     [ "$net" = kickcat ] && { need_kickcat; why=${why:-${WHY[kickcat]:-}}; }
     cdc=
     if [ -z "$why" ] && [ "$net" = plk3 ]; then cdc=$(cdc_for $cyc) || why=$cdc; fi
+    floor=
+    if [ -z "$BASE" ] && [ "$net" != plk3 ]; then need_floor; [ -z "${WHY[floor]:-}" ] && floor=floor; fi
     if [ -z "$why" ]; then
         for i in $(seq "$RUNS"); do
-            for who in takt $peer; do
+            for who in takt $peer $floor; do
                 progress "$row run $i: $who ($WINDOW s window)"
                 "$TAKT" netns run -- bash "$0" --inner "$row" "$net" "$cyc" "$who" "$i" "$WINDOW" "$cdc" \
                     >>"$PEER_SCRATCH/runs.jsonl" 2>"$PEER_SCRATCH/$row.$who.$i.err"
@@ -203,12 +214,13 @@ def fig(row, who):
 print('Per-cycle CPU of the master (/proc utime+stime over a %s s window after OP, / cycles counted in a capture; '
       'medians and min–max of %s alternated runs each)' % (window, nruns))
 print()
-print('| network, cycle | takt | peer | takt / peer |')
-print('|---|---|---|---|')
+print('| network, cycle | takt | peer | takt / peer | floor | takt − floor |')
+print('|---|---|---|---|---|---|')
 table = []
 for spec in rows:
     row, label, plabel, why = spec.split('|', 3)
     peer = base or ('oplk' if row.startswith('plk') else 'soem')
+    f, over = '–', '–'
     if why:
         t = p = why
         ratio = '–'
@@ -216,8 +228,13 @@ for spec in rows:
         tm, t = fig(row, 'takt')
         pm, p = fig(row, peer)
         ratio = '%.2f' % (tm / pm) if tm and pm else '–'
-    print('| %s | %s | %s: %s | %s |' % (label, t, plabel, p, ratio))
-    table.append({'row': row, 'network': label, 'takt': t, 'peer': plabel + ': ' + p, 'ratio': ratio, 'not_run': why or None})
+        if any(r['row'] == row and r['who'] == 'floor' for r in runs):
+            fm, f = fig(row, 'floor')
+            if tm and fm:
+                over = '%+.1f µs (%.2f×)' % (tm - fm, tm / fm)
+    print('| %s | %s | %s: %s | %s | %s | %s |' % (label, t, plabel, p, ratio, f, over))
+    table.append({'row': row, 'network': label, 'takt': t, 'peer': plabel + ': ' + p, 'ratio': ratio,
+                  'floor': f, 'takt_over_floor': over, 'not_run': why or None})
 json.dump({'window_s': float(window), 'runs_each': int(nruns), 'table': table, 'runs': runs}, open(out, 'w'), indent=1)
 print()
 print('every run: %s' % out)

@@ -4,7 +4,8 @@
 # inner_run ROW NET CYCLE_US WHO RUN WINDOW_S CDC prints one JSON line on stdout; its
 # files go to $PEER_SCRATCH/ROW.WHO.RUN.*.
 # Needs TAKT, PEER_SCRATCH and, by contender, SOEM_CYCLE, KICKCAT_SIM/KICKCAT_CONFIGS, OPLK_MN,
-# TAKT_BASE (WHO base: an older takt binary, run as takt is).
+# TAKT_BASE (WHO base: an older takt binary, run as takt is), FLOOR_CYCLE (WHO floor: the
+# least a cycle costs, floor_cycle.c, sending frames as long as takt's of the same row).
 
 SIM_CPU=0 SIM_PRIO=70 MASTER_CPU=1 MASTER_PRIO=80
 
@@ -45,6 +46,15 @@ sim_start() {
     esac
 }
 
+# The length of takt's cyclic frame in this row's first takt run (its LRW frames as the
+# simulator received them), for the floor's frame; 93 bytes (paper-40) without one.
+floor_len() {
+    local n
+    n=$(tshark -r "$PEER_SCRATCH/$ROW.takt.1.pcapng" -Y 'ecat.cmd == 0x0c' -T fields -e frame.len 2>/dev/null |
+        sort | uniq -c | sort -rn | awk 'NR == 1 { print $2 }')
+    echo "${n:-93}"
+}
+
 json_err() {   # MESSAGE
     python3 -c 'import json, sys; print(json.dumps(dict(row=sys.argv[1], who=sys.argv[2], run=int(sys.argv[3]), error=sys.argv[4])))' \
         "$ROW" "$WHO" "$RUN" "$1"
@@ -77,6 +87,7 @@ inner_run() {   # ROW NET CYCLE_US WHO RUN WINDOW_S CDC
     base:*)    master_start "$base/m" "$TAKT_BASE" ecat run -i "$TAKT_IF_B" -c "$CYC" -a $MASTER_CPU -p $MASTER_PRIO; limit=30 ;;
     takt:*)    master_start "$base/m" "$TAKT" ecat run -i "$TAKT_IF_B" -c "$CYC" -a $MASTER_CPU -p $MASTER_PRIO; limit=30 ;;
     soem:*)    master_start "$base/m" "$SOEM_CYCLE" "$TAKT_IF_B" "$CYC"; limit=30 ;;
+    floor:*)   master_start "$base/m" "$FLOOR_CYCLE" "$TAKT_IF_B" "$CYC" "$(floor_len)"; limit=30 ;;
     esac
     # the CNs start 3 s after the MN: openPOWERLINK's MN goes to NMT_GS_OFF when it finds
     # CNs while still in PreOp1 (docs/interop.md, scenario cn-early); the same for both MNs
