@@ -2,12 +2,25 @@
  * "packet:eth0", "ring:eth0", "xdp:eth0"), statistics and close. The kinds live in
  * packet.c, ring.c, xdp.c, mem.c, capture.c. */
 #include <net/if.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include "link/link_internal.h"
+
+int link_wait_in(int fd, takt_ns_t timeout_ns)
+{
+    struct pollfd pfd = { .fd = fd, .events = POLLIN };
+    struct timespec t = { timeout_ns / TAKT_NS_PER_S, timeout_ns % TAKT_NS_PER_S };
+    int rc = ppoll(&pfd, 1, timeout_ns < 0 ? NULL : &t, NULL);
+    if (rc < 0)
+        return -errno;
+    if (pfd.revents & (POLLERR | POLLNVAL))
+        return -ENETDOWN;
+    return rc;
+}
 
 int link_err(char *err, size_t errlen, int code, const char *fmt, ...)
 {

@@ -27,6 +27,10 @@ static inline int link_check_tx(const struct takt_frame *f)
     return 0;
 }
 
+/* Wait until fd is readable, at most timeout_ns (< 0: forever): 1 readable, 0 timed
+ * out, -errno (-EINTR included), -ENETDOWN when the socket reports an error. */
+int link_wait_in(int fd, takt_ns_t timeout_ns);
+
 /* snprintf into err (if given); returns `code` so callers can `return link_err(...)`. */
 int link_err(char *err, size_t errlen, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

@@ -141,18 +141,6 @@ static int pkt_send(struct takt_link *l, const struct takt_frame *f, unsigned n)
 /* Kernel stamps are CLOCK_REALTIME; the stack runs on CLOCK_MONOTONIC (docs/architecture.md). */
 static takt_ns_t mono_minus_real(void) { return -link_clock_minus_mono(CLOCK_REALTIME); }
 
-static int pkt_wait(struct packet_link *p, takt_ns_t timeout_ns)
-{
-    struct pollfd pfd = { .fd = p->fd, .events = POLLIN };
-    struct timespec t = { timeout_ns / TAKT_NS_PER_S, timeout_ns % TAKT_NS_PER_S };
-    int rc = ppoll(&pfd, 1, timeout_ns < 0 ? NULL : &t, NULL);
-    if (rc < 0)
-        return -errno;
-    if (pfd.revents & (POLLERR | POLLNVAL))
-        return -ENETDOWN;
-    return rc;
-}
-
 /* Take what is queued now (n <= LINK_BATCH_MAX), without waiting. */
 static int pkt_recv_now(struct packet_link *p, struct takt_frame *f, unsigned n)
 {
@@ -222,7 +210,7 @@ static int pkt_recv(struct takt_link *l, struct takt_frame *f, unsigned n, takt_
     takt_ns_t end = timeout_ns > 0 ? takt_now() + timeout_ns : 0;
     for (;;) {
         if (timeout_ns != 0) {
-            int rc = pkt_wait(p, timeout_ns);
+            int rc = link_wait_in(p->fd, timeout_ns);
             if (rc <= 0)
                 return rc == -EINTR ? 0 : rc;
         }

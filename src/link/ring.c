@@ -110,18 +110,6 @@ static int ring_take(struct ring_link *r, struct takt_frame *f, unsigned n)
     return (int)got;
 }
 
-static int ring_wait(struct ring_link *r, takt_ns_t timeout_ns)
-{
-    struct pollfd pfd = { .fd = r->fd, .events = POLLIN };
-    struct timespec t = { timeout_ns / TAKT_NS_PER_S, timeout_ns % TAKT_NS_PER_S };
-    int rc = ppoll(&pfd, 1, timeout_ns < 0 ? NULL : &t, NULL);
-    if (rc < 0)
-        return -errno;
-    if (pfd.revents & (POLLERR | POLLNVAL))
-        return -ENETDOWN;
-    return rc;
-}
-
 static int ring_recv(struct takt_link *l, struct takt_frame *f, unsigned n, takt_ns_t timeout_ns)
 {
     struct ring_link *r = (struct ring_link *)l;
@@ -133,7 +121,7 @@ static int ring_recv(struct takt_link *l, struct takt_frame *f, unsigned n, takt
         return got;
     takt_ns_t end = timeout_ns > 0 ? takt_now() + timeout_ns : 0;
     for (;;) {
-        int rc = ring_wait(r, timeout_ns);
+        int rc = link_wait_in(r->fd, timeout_ns);
         if (rc <= 0)
             return rc == -EINTR ? 0 : rc;
         if ((got = ring_take(r, f, n)))

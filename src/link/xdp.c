@@ -311,18 +311,6 @@ static int xdp_take(struct xdp_link *x, struct takt_frame *f, unsigned n)
     return (int)got;
 }
 
-static int xdp_wait(struct xdp_link *x, takt_ns_t timeout_ns)
-{
-    struct pollfd pfd = { .fd = x->fd, .events = POLLIN };
-    struct timespec t = { timeout_ns / TAKT_NS_PER_S, timeout_ns % TAKT_NS_PER_S };
-    int rc = ppoll(&pfd, 1, timeout_ns < 0 ? NULL : &t, NULL);
-    if (rc < 0)
-        return -errno;
-    if (pfd.revents & (POLLERR | POLLNVAL))
-        return -ENETDOWN;
-    return rc;
-}
-
 static int xdp_recv(struct takt_link *l, struct takt_frame *f, unsigned n, takt_ns_t timeout_ns)
 {
     struct xdp_link *x = (struct xdp_link *)l;
@@ -341,7 +329,7 @@ static int xdp_recv(struct takt_link *l, struct takt_frame *f, unsigned n, takt_
         return 0;
     takt_ns_t end = timeout_ns > 0 ? takt_now() + timeout_ns : 0;
     for (;;) {
-        int rc = xdp_wait(x, timeout_ns);
+        int rc = link_wait_in(x->fd, timeout_ns);
         if (rc <= 0)
             return rc == -EINTR ? 0 : rc;
         if ((got = xdp_take(x, f, n)))

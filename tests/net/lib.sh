@@ -100,6 +100,45 @@ net_plk_check_slots() {   # PCAP MIN [NODE]
         net_fail "IP frames that answer no UnspecifiedInvite for their sender (above)"
 }
 
+# An SDO read of 0x1018/1 from CN 192.168.100.5 with a plain UDP socket of the MN's host
+# (192.168.100.240, as openPOWERLINK's sdoudp sends it): the sequence layer's handshake,
+# then an expedited ReadByIndex, then the close; prints the value
+net_plk_udp_read() {
+    python3 - <<'PY'
+import socket, struct, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("192.168.100.240", 3819))
+s.settimeout(2)
+def xfer(seq, cmd=b""):
+    for _ in range(15):
+        s.sendto(bytes([6, 0, 0, 5]) + bytes(seq) + bytes(2) + cmd, ("192.168.100.5", 3819))
+        try:
+            return s.recvfrom(1500)[0]
+        except socket.timeout:
+            pass
+    sys.exit("no answer from 192.168.100.5:3819")
+xfer([0x00, 0x01])                      # InitReq
+xfer([0x01, 0x02])                      # InitResp (after the InitAck)
+r = xfer([0x02, 0x06], bytes([0, 0, 0, 2]) + struct.pack("<H", 4) + bytes(2) + struct.pack("<HBB", 0x1018, 1, 0))
+if r[:4] != bytes([6, 0, 0, 5]) or r[10] & 0xC0 != 0x80:
+    sys.exit("unexpected answer " + r.hex())
+print("0x%08x" % struct.unpack("<I", r[16:20])[0])
+# close the connection (rcon 0, scon 0), else the CN resends its unacknowledged answer;
+# the port stays open a while so an answer resent before the close arrived meets a
+# socket (and another close), not the host's ICMP port unreachable
+close = bytes([6, 0, 0, 5, 0, 0, 0, 0])
+s.sendto(close, ("192.168.100.5", 3819))
+s.settimeout(0.2)
+end = time.time() + 1.5
+while time.time() < end:
+    try:
+        s.recvfrom(1500)
+        s.sendto(close, ("192.168.100.5", 3819))
+    except socket.timeout:
+        pass
+PY
+}
+
 net_cleanup() {
     local p
     for p in $(jobs -p); do kill "$p" 2>/dev/null; done

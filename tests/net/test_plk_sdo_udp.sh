@@ -9,31 +9,6 @@
 # tshark's epl dissector (UDP port 3819) finds nothing malformed.
 . "$(dirname "$0")/lib.sh"
 
-# An SDO read of 0x1018/1 from 192.168.100.5 with a plain UDP socket of the host (the
-# sequence layer's handshake, then an expedited ReadByIndex): prints the value
-udp_read() {
-    python3 - <<'PY'
-import socket, struct, sys
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.bind(("192.168.100.240", 3819))
-s.settimeout(2)
-def xfer(seq, cmd=b""):
-    for _ in range(10):
-        s.sendto(bytes([6, 0, 0, 5]) + bytes(seq) + bytes(2) + cmd, ("192.168.100.5", 3819))
-        try:
-            return s.recvfrom(1500)[0]
-        except socket.timeout:
-            pass
-    sys.exit("no answer from 192.168.100.5:3819")
-xfer([0x00, 0x01])                      # InitReq
-xfer([0x01, 0x02])                      # InitResp (after the InitAck)
-r = xfer([0x02, 0x06], bytes([0, 0, 0, 2]) + struct.pack("<H", 4) + bytes(2) + struct.pack("<HBB", 0x1018, 1, 0))
-if r[:4] != bytes([6, 0, 0, 5]) or r[10] & 0xC0 != 0x80:
-    sys.exit("unexpected answer " + r.hex())
-print("0x%08x" % struct.unpack("<I", r[16:20])[0])
-PY
-}
-
 sdo() {   # ARGS of takt plk sdo after -i; stdout the result, stderr in $NET_TMP/err
     "$TAKT" plk sdo -i "$TAKT_IF_A" --boot-wait 100 --loss-threshold "$NET_PLK_LOSS" "$@" 2>"$NET_TMP/err"
 }
@@ -87,7 +62,7 @@ veth_part() {
     ping -c 3 -W 5 192.168.100.5 >"$NET_TMP/ping" 2>&1 || net_fail "ping through takt-plk0: $(cat "$NET_TMP/ping")"
     grep -q "3 received" "$NET_TMP/ping" || net_fail "ping: $(cat "$NET_TMP/ping")"
     ! grep -q DUP "$NET_TMP/ping" || net_fail "duplicate ping answers (the host took a CN's frame twice): $(cat "$NET_TMP/ping")"
-    out=$(udp_read) || net_fail "SDO over a host UDP socket through takt-plk0: $out"
+    out=$(net_plk_udp_read) || net_fail "SDO over a host UDP socket through takt-plk0: $out"
     [ "$out" = "0x0000001a" ] || net_fail "0x1018/1 over a host UDP socket: expected 0x0000001a, got '$out'"
     kill -INT $mn
     wait $mn
