@@ -14,6 +14,9 @@
  * tap (the time read just before the send). Returns frames sent. */
 int plk_drv_flush(struct takt_link *link, struct plk_txq *q, takt_ns_t ts);
 
+/* The application's view of an MN's network (takt_plk_mn_cfg) -> the network
+ * configuration the core runs on; checked (net_api.c). 0 or -EINVAL with err. */
+int plk_mn_cfg_to_net(const struct takt_plk_mn_cfg *c, struct plk_net_config *nc, char *err, size_t errlen);
 /* An MN from a full network configuration (config file, CDC, --nodes). */
 int plk_drv_mn_create(const struct plk_net_config *nc, struct takt_plk_mn **out,
                       char *err, size_t errlen);

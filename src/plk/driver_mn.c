@@ -328,66 +328,6 @@ static int mn_step(void *ctx, struct takt_rt_loop *loop, takt_ns_t wake)
     return 0;
 }
 
-void takt_plk_mn_cfg_default(struct takt_plk_mn_cfg *c)
-{
-    memset(c, 0, sizeof *c);
-    c->cycle_us = 1000;
-    c->pres_timeout_ns = PLK_DEF_PRES_TIMEOUT_NS;
-    c->loss_pres_threshold = PLK_DEF_ERR_THRESHOLD;
-    c->cycle_exceed_threshold = PLK_DEF_ERR_THRESHOLD;
-    c->cn_loss_threshold = PLK_DEF_ERR_THRESHOLD;
-    c->async_mtu = PLK_ASYNC_MTU_MIN;
-}
-
-int takt_plk_mn_cfg_add_range(struct takt_plk_mn_cfg *c, unsigned first, unsigned last, bool chained)
-{
-    if (first < 1 || last > TAKT_PLK_MAX_NODES || first > last)
-        return -EINVAL;
-    for (unsigned id = first; id <= last; id++) {
-        if (c->n_nodes >= TAKT_PLK_MAX_NODES)
-            return -ENOSPC;
-        struct takt_plk_node *n = &c->nodes[c->n_nodes++];
-        memset(n, 0, sizeof *n);
-        n->id = (uint8_t)id;
-        n->chained = chained;
-        n->out_size = n->in_size = 1;
-    }
-    return 0;
-}
-
-/* The application's view -> the network configuration the core runs on. */
-static int to_net_config(const struct takt_plk_mn_cfg *c, struct plk_net_config *nc,
-                         char *err, size_t errlen)
-{
-    plk_config_default(nc);
-    nc->cycle_us = c->cycle_us;
-    /* 0 is a value here (disabled), as in the OD; takt_plk_mn_cfg_default gives 15 */
-    nc->cycle_exceed_threshold = c->cycle_exceed_threshold;
-    if (c->async_mtu)
-        nc->async_mtu = c->async_mtu;
-    for (unsigned i = 0; i < c->n_nodes; i++) {
-        const struct takt_plk_node *n = &c->nodes[i];
-        if (!PLK_IS_CN(n->id)) {
-            snprintf(err, errlen, "node %u: CN node IDs are 1..239", n->id);
-            return -EINVAL;
-        }
-        struct plk_cfg_node *cn = &nc->node[n->id];
-        plk_config_node_default(nc, cn, n->id);
-        cn->mandatory = n->mandatory;
-        cn->chained = n->chained;
-        cn->pres_timeout_ns = n->pres_timeout_ns ? n->pres_timeout_ns : c->pres_timeout_ns;
-        cn->loss_pres_threshold = c->loss_pres_threshold;
-        cn->cn_loss_soc_threshold = cn->cn_loss_preq_threshold = c->cn_loss_threshold;
-        cn->device_type = n->device_type; cn->device_type_check = n->device_type != 0;
-        cn->vendor_id = n->vendor_id;     cn->vendor_check = n->vendor_id != 0;
-        cn->product_code = n->product_code; cn->product_check = n->product_code != 0;
-        cn->revision_no = n->revision;    cn->revision_check = n->revision != 0;
-        cn->serial_no = n->serial;        cn->serial_check = n->serial != 0;
-        nc->n_nodes++;
-    }
-    return plk_config_check(nc, err, errlen);
-}
-
 static int mn_new(const struct plk_net_config *nc, struct takt_plk_mn **out, char *err, size_t errlen)
 {
     struct takt_plk_mn *m = calloc(1, sizeof *m);
@@ -422,7 +362,7 @@ int takt_plk_mn_create(const struct takt_plk_mn_cfg *cfg, struct takt_plk_mn **o
     struct plk_net_config *nc = malloc(sizeof *nc);
     if (!nc)
         return -ENOMEM;
-    int r = to_net_config(cfg, nc, err, errlen);
+    int r = plk_mn_cfg_to_net(cfg, nc, err, errlen);
     if (!r)
         r = mn_new(nc, out, err, errlen);
     free(nc);

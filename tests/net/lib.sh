@@ -85,17 +85,17 @@ net_check_capture() {
 # ran late sends its next SoC right after the SoA, and the answer crosses it on the
 # wire. Fails unless at least MIN such frames are there (from node NODE only, if given).
 net_plk_check_slots() {   # PCAP MIN [NODE]
-    local f=$1 min=$2 node=${3:-}
+    local f=$1 min=$2 only=${3:-}
     tshark -r "$f" -T fields -E separator=';' -e eth.type -e ip.src -e arp.src.proto_ipv4 -e epl.mtyp \
         -e epl.soa.svid -e epl.soa.svtg 2>/dev/null |
-        awk -F';' -v f="$f" -v min="$min" -v node="$node" '
+        awk -F';' -v f="$f" -v min="$min" -v only="$only" '
             $1 == "0x0800" || $1 == "0x0806" {           # an IP or ARP frame
                 src = $2 != "" ? $2 : $3; sub(/.*\./, "", src)
                 if (svid != "255" || tg != src || used) {
                     print f ": frame " NR " from ." src " after SoA svid " svid " target " tg (used ? ", answered already" : ""); bad = 1 }
-                used = 1; n += node == "" || src == node; next }
+                used = 1; n += only == "" || src == only; next }
             $4 == "5" { svid = $5; tg = $6; used = 0 }   # SoA
-            END { if (n < min) print f ": " n " IP/ARP frames" (node == "" ? "" : " from node " node) ", expected " min " or more"
+            END { if (n < min) print f ": " n " IP/ARP frames" (only == "" ? "" : " from node " only) ", expected " min " or more"
                   exit bad || n < min }' ||
         net_fail "IP frames that answer no UnspecifiedInvite for their sender (above)"
 }
