@@ -8,6 +8,10 @@
 #   plk-1000    3 simulated CNs (takt plk cn --nodes 1,32,110), Demo_3CN's CDC with its
 #               cycle set to 1000 µs: takt plk mn vs openPOWERLINK's demo_mn_console
 #   plk-500     the same at 500 µs
+#   sim-12      the simulators: CPU per frame served of KickCAT's network_simulator with 12
+#               of its Freedom-K64F example slaves vs takt sim ecat with the same 12 devices
+#               from that example's ESI, both under takt ecat run at 1000 µs (the
+#               simulator's /proc CPU over the window / the EtherCAT frames it received)
 # The SOEM contender is soem_cycle.c here (an absolute-deadline loop against SOEM's API).
 # The EtherCAT rows also run the floor, floor_cycle.c here: one wake-up, one receive and
 # one send of a frame as long as takt's per cycle on a raw socket, nothing else; what a
@@ -38,6 +42,10 @@
 #   SOEM_GIT     SOEM repository (clone, bare mirror or URL), exported at SOEM_TAG (v2.0.0),
 #                or SOEM_DIR: a SOEM checkout already built in SOEM_DIR/build (as ecat-soem.sh)
 #   KICKCAT_GIT  KickCAT repository (KICKCAT_TAG, default HEAD): its network_simulator
+#                (or KICKCAT_SIM and KICKCAT_CONFIGS: one already built, and its
+#                simulation/slave_configs folder);
+#                with ARGPARSE_GIT, p-ranav/argparse (ARGPARSE_TAG, default v3.2), which
+#                it needs, and Debian's nlohmann-json3-dev and libtinyxml2-dev installed
 #   OPLK_GIT     openPOWERLINK_V2 repository (OPLK_TAG, default V2.7.2), or OPLK_MN: a
 #                demo_mn_console already built (as plk-openpowerlink.sh)
 #   PEER_SCRATCH scratch folder for sources, builds, logs, captures (default: a new
@@ -65,7 +73,7 @@ if [ "${1:-}" = --inner ]; then
     exit $?
 fi
 
-WINDOW=20 RUNS=3 ROWS=ecat-1000,ecat-250,kickcat,plk-1000,plk-500 JSON= BASE=
+WINDOW=20 RUNS=3 ROWS=ecat-1000,ecat-250,kickcat,plk-1000,plk-500,sim-12 JSON= BASE=
 while [ $# -gt 0 ]; do
     case $1 in
     --window) WINDOW=$2; shift 2 ;;
@@ -116,12 +124,21 @@ need_floor() {
     export FLOOR_CYCLE=$PEER_SCRATCH/floor_cycle
 }
 need_kickcat() {
-    [ -n "${KICKCAT_SIM:-}" ] || [ -n "${WHY[kickcat]:-}" ] && return
+    [ -n "${K64F_ESI:-}" ] || [ -n "${WHY[kickcat]:-}" ] && return
     local d
-    [ -n "${KICKCAT_GIT:-}" ] || { WHY[kickcat]="not run: KICKCAT_GIT not set"; return; }
-    progress "building KickCAT's network_simulator in $PEER_SCRATCH/kickcat"
-    d=$(build_kickcat_sim "$KICKCAT_GIT" "$PEER_SCRATCH/kickcat") || { WHY[kickcat]=$d; return; }
-    export KICKCAT_SIM=$d/build/simulation/network_simulator KICKCAT_CONFIGS=$d/simulation/slave_configs
+    if [ -z "${KICKCAT_SIM:-}" ]; then
+        [ -n "${KICKCAT_GIT:-}" ] || { WHY[kickcat]="not run: KICKCAT_GIT (or KICKCAT_SIM) not set"; return; }
+        progress "building KickCAT's network_simulator in $PEER_SCRATCH/kickcat"
+        d=$(build_kickcat_sim "$KICKCAT_GIT" "$PEER_SCRATCH/kickcat") || { WHY[kickcat]=$d; return; }
+        export KICKCAT_SIM=$d/build/simulation/network_simulator KICKCAT_CONFIGS=$d/simulation/slave_configs
+    fi
+    [ -d "${KICKCAT_CONFIGS:-}" ] || { WHY[kickcat]="not run: KICKCAT_CONFIGS (its simulation/slave_configs) not set"; return; }
+    # the ESI beside the EEPROM image its Freedom-K64F configuration names (sim-12's takt side)
+    K64F_ESI=$(python3 -c 'import json, os, sys; d = sys.argv[1]
+print(os.path.normpath(os.path.join(d, json.load(open(os.path.join(d, "freedom-k64f.json")))["coe_xml"])))' \
+        "$KICKCAT_CONFIGS" 2>/dev/null)
+    [ -f "$K64F_ESI" ] || { WHY[kickcat]="not run: no Freedom-K64F ESI beside $KICKCAT_CONFIGS/freedom-k64f.json (its coe_xml)"; return; }
+    export K64F_ESI
 }
 need_oplk() {
     [ -n "${OPLK_MN:-}" ] || [ -n "${WHY[oplk]:-}" ] && return
@@ -172,16 +189,20 @@ for row in ${ROWS//,/ }; do
     kickcat)   net=kickcat; cyc=1000; peer=soem; label="EtherCAT, KickCAT's simulator (12 slaves), 1000 µs"; plabel='SOEM v2.0.0' ;;
     plk-1000)  net=plk3;    cyc=1000; peer=oplk; label="POWERLINK MN, 3 simulated CNs (1, 32, 110), Demo_3CN's CDC at 1000 µs"; plabel='openPOWERLINK V2.7.2 demo MN' ;;
     plk-500)   net=plk3;    cyc=500;  peer=oplk; label="same, 500 µs"; plabel='openPOWERLINK V2.7.2 demo MN' ;;
-    *) echo "peer-bench.sh: unknown row '$row' (expected ecat-1000, ecat-250, kickcat, plk-1000, plk-500)" >&2; exit 2 ;;
+    sim-12)    net=sim12;   cyc=1000; peer=kickcat; label="Simulator CPU per frame: 12 Freedom-K64F slaves (KickCAT's example) under takt ecat run, 1000 µs"; plabel="KickCAT's network_simulator" ;;
+    *) echo "peer-bench.sh: unknown row '$row' (expected ecat-1000, ecat-250, kickcat, plk-1000, plk-500, sim-12)" >&2; exit 2 ;;
     esac
-    if [ -n "$BASE" ]; then peer=base; plabel="takt baseline ($BASE)"; fi
+    if [ -n "$BASE" ]; then
+        [ "$net" = sim12 ] && continue   # --baseline compares masters
+        peer=base; plabel="takt baseline ($BASE)"
+    fi
     why=
     case $peer in soem) need_soem; why=${WHY[soem]:-} ;; oplk) need_oplk; why=${WHY[oplk]:-} ;; esac
-    [ "$net" = kickcat ] && { need_kickcat; why=${why:-${WHY[kickcat]:-}}; }
+    case $net in kickcat|sim12) need_kickcat; why=${why:-${WHY[kickcat]:-}} ;; esac
     cdc=
     if [ -z "$why" ] && [ "$net" = plk3 ]; then cdc=$(cdc_for $cyc) || why=$cdc; fi
     floor=
-    if [ -z "$BASE" ] && [ "$net" != plk3 ]; then need_floor; [ -z "${WHY[floor]:-}" ] && floor=floor; fi
+    if [ -z "$BASE" ] && [ "$net" != plk3 ] && [ "$net" != sim12 ]; then need_floor; [ -z "${WHY[floor]:-}" ] && floor=floor; fi
     if [ -z "$why" ]; then
         for i in $(seq "$RUNS"); do
             for who in takt $peer $floor; do
@@ -198,14 +219,17 @@ python3 - "$PEER_SCRATCH/runs.jsonl" "$JSON" "$WINDOW" "$RUNS" "${BASE:+base}" "
 import json, statistics, sys
 runs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{')]
 out, window, nruns, base, rows = sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6:]
+def val(r):   # a master's CPU per cycle, or (sim-12) a simulator's per frame
+    return r.get('cpu_us_per_cycle', r.get('cpu_us_per_frame'))
 def fig(row, who):
-    v = [r['cpu_us_per_cycle'] for r in runs if r['row'] == row and r['who'] == who and r.get('cpu_us_per_cycle') is not None]
-    bad = [r for r in runs if r['row'] == row and r['who'] == who and r.get('cpu_us_per_cycle') is None]
+    mine = [r for r in runs if r['row'] == row and r['who'] == who]
+    v = [val(r) for r in mine if val(r) is not None]
+    bad = [r for r in mine if val(r) is None]
     if not v:
         return None, 'not run: ' + (bad[0].get('error', 'no result') if bad else 'no result')
     s = '%.1f µs (%.1f–%.1f)' % (statistics.median(v), min(v), max(v))
-    held = min(r['cycles_in_capture'] / r['cycles_expected'] for r in runs
-               if r['row'] == row and r['who'] == who and r.get('cpu_us_per_cycle') is not None)
+    held = min(r['cycles_in_capture'] / r['cycles_expected'] if r.get('cycles_expected') else 1.0
+               for r in mine if val(r) is not None)
     if held < 0.95:
         s += ' [held only %.0f%% of the cycles]' % (100 * held)
     if bad:
@@ -219,7 +243,7 @@ print('|---|---|---|---|---|---|')
 table = []
 for spec in rows:
     row, label, plabel, why = spec.split('|', 3)
-    peer = base or ('oplk' if row.startswith('plk') else 'soem')
+    peer = base or ('oplk' if row.startswith('plk') else 'kickcat' if row.startswith('sim') else 'soem')
     f, over = '–', '–'
     if why:
         t = p = why
@@ -236,6 +260,9 @@ for spec in rows:
     table.append({'row': row, 'network': label, 'takt': t, 'peer': plabel + ': ' + p, 'ratio': ratio,
                   'floor': f, 'takt_over_floor': over, 'not_run': why or None})
 json.dump({'window_s': float(window), 'runs_each': int(nruns), 'table': table, 'runs': runs}, open(out, 'w'), indent=1)
+if any(spec.startswith('sim-') for spec in rows):
+    print()
+    print('The simulator row gives the simulator\'s CPU per EtherCAT frame it received, not the master\'s.')
 print()
 print('every run: %s' % out)
 EOF

@@ -8,9 +8,12 @@
 #   peer_export GIT TAG DIR            git archive TAG of GIT into DIR (cloned first if a URL)
 #   build_soem GIT DIR                 SOEM v2.0.0: DIR/build/libsoem.a (SOEM_DIR layout)
 #   build_kickcat_sim GIT DIR          KickCAT's network_simulator: DIR/build/simulation/network_simulator
+#                                      (also needs ARGPARSE_GIT, and nlohmann-json3-dev and
+#                                      libtinyxml2-dev installed)
 #   build_oplk_mn GIT DIR              openPOWERLINK V2.7.2 stack + demo_mn_console
 SOEM_TAG=${SOEM_TAG:-v2.0.0}
 KICKCAT_TAG=${KICKCAT_TAG:-HEAD}
+ARGPARSE_TAG=${ARGPARSE_TAG:-v3.2}
 OPLK_TAG=${OPLK_TAG:-V2.7.2}
 PEER_JOBS=${PEER_JOBS:-2}
 
@@ -38,14 +41,30 @@ build_soem() {   # GIT DIR
     echo "$dir"
 }
 
+# KickCAT's simulator wants, as CMake packages, what its build gets from conan: argparse
+# (p-ranav's header library, which Debian does not package: built here from ARGPARSE_GIT
+# at ARGPARSE_TAG and installed into DIR-argparse), nlohmann_json and tinyxml2 (for its
+# ESI parser; Debian: nlohmann-json3-dev, libtinyxml2-dev).
 build_kickcat_sim() {   # GIT DIR
-    local dir=$2 bin=$2/build/simulation/network_simulator
+    local dir=$2 bin=$2/build/simulation/network_simulator ap=$2-argparse p missing=
     if [ ! -x "$bin" ]; then
+        for p in nlohmann-json3-dev libtinyxml2-dev; do
+            dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"
+        done
+        [ -z "$missing" ] || { echo "not run: KickCAT's simulator needs$missing (apt-get install$missing)"; return 1; }
+        [ -n "${ARGPARSE_GIT:-}" ] ||
+            { echo "not run: KickCAT's simulator needs argparse: set ARGPARSE_GIT (github.com/p-ranav/argparse)"; return 1; }
+        if [ ! -f "$ap/prefix/lib/cmake/argparse/argparseConfig.cmake" ]; then
+            peer_export "$ARGPARSE_GIT" "$ARGPARSE_TAG" "$ap" ||
+                { echo "not run: cannot export argparse $ARGPARSE_TAG from $ARGPARSE_GIT (see $ap.log)"; return 1; }
+            { cmake -S "$ap" -B "$ap/build" -DARGPARSE_BUILD_TESTS=OFF -DARGPARSE_BUILD_SAMPLES=OFF \
+                -DCMAKE_INSTALL_PREFIX="$ap/prefix" && cmake --install "$ap/build"; } >>"$ap.log" 2>&1 ||
+                { echo "not run: argparse does not install (see $ap.log)"; return 1; }
+        fi
         peer_export "$1" "$KICKCAT_TAG" "$dir" || { echo "not run: cannot export KickCAT $KICKCAT_TAG from $1 (see $dir.log)"; return 1; }
         if ! cmake -S "$dir" -B "$dir/build" -DCMAKE_BUILD_TYPE=Release -DBUILD_MASTER_EXAMPLES=OFF \
-            -DBUILD_SLAVE_EXAMPLES=OFF -DBUILD_SIMULATION=ON -DBUILD_TOOLS=OFF -DENABLE_ESI_PARSER=OFF \
-            -DKICKCAT_INSTALL=OFF >>"$dir.log" 2>&1; then
-            # the usual cause: its simulator wants argparse and nlohmann_json as CMake packages (conan)
+            -DBUILD_SLAVE_EXAMPLES=OFF -DBUILD_SIMULATION=ON -DBUILD_TOOLS=OFF -DKICKCAT_INSTALL=OFF \
+            -DCMAKE_PREFIX_PATH="$ap/prefix" >>"$dir.log" 2>&1; then
             local why
             why=$(grep -o -m1 'Could not find a package configuration file provided by "[^"]*"\|Could NOT find [A-Za-z_0-9]*' "$dir.log")
             echo "not run: KickCAT's simulator does not configure${why:+ ($why)} (see $dir.log)"; return 1

@@ -41,6 +41,11 @@ sim_start() {
         for _ in $(seq 12); do cfgs+=("$KICKCAT_CONFIGS/freedom-k64f.json"); done
         (cd "$KICKCAT_CONFIGS" && exec taskset -c $SIM_CPU chrt -f $SIM_PRIO "$KICKCAT_SIM" -i "$TAKT_IF_A" -s "${cfgs[@]}") \
             >"$base.sim.out" 2>&1 & SIM=$! ;;
+    k64f)
+        # the same 12 devices from the ESI KickCAT's configuration names (sim-12 row)
+        local devs _
+        devs=$K64F_ESI; for _ in $(seq 11); do devs="$devs,$K64F_ESI"; done
+        "$TAKT" sim ecat -a $SIM_CPU -p $SIM_PRIO -i "$TAKT_IF_A" --devices "$devs" >"$base.sim.out" 2>&1 & SIM=$! ;;
     plk3)
         "$TAKT" plk cn -a $SIM_CPU -p $SIM_PRIO -i "$TAKT_IF_A" --nodes 1,32,110 >"$base.sim.out" 2>&1 & SIM=$! ;;
     esac
@@ -62,7 +67,14 @@ json_err() {   # MESSAGE
 
 inner_run() {   # ROW NET CYCLE_US WHO RUN WINDOW_S CDC
     ROW=$1 NET=$2 CYC=$3 WHO=$4 RUN=$5 WIN=$6 CDC=${7:-}
-    local pid="" cap t0 t1 k0 k1 ok=0 limit=60
+    local pid="" cap t0 t1 k0 k1 ok=0 limit=60 meas=master
+    # the simulator row: takt's master against either simulator, whose CPU is measured
+    if [ "$NET" = sim12 ]; then
+        meas=sim
+        case $WHO in kickcat) NET=kickcat ;; *) NET=k64f ;; esac
+    fi
+    local mw=$WHO   # whose master runs: takt's, in the simulator row
+    [ $meas = sim ] && mw=takt
     base=$PEER_SCRATCH/$ROW.$WHO.$RUN SIM=""
     rm -rf "$base" "$base".*; mkdir -p "$base"
     [ "$NET" = plk3 ] || { sim_start; sleep 1; }
@@ -80,7 +92,7 @@ inner_run() {   # ROW NET CYCLE_US WHO RUN WINDOW_S CDC
             >"$base.op.txt" 2>/dev/null &
         opw=$!
     fi
-    case $WHO:$NET in
+    case $mw:$NET in
     takt:plk3) master_start "$base/m" "$TAKT" plk mn -i "$TAKT_IF_B" --cdc "$CDC" -a $MASTER_CPU -p $MASTER_PRIO ;;
     oplk:plk3) master_start "$base/m" "$OPLK_MN" -c "$CDC" -d "$TAKT_IF_B" ;;
     base:plk3) master_start "$base/m" "$TAKT_BASE" plk mn -i "$TAKT_IF_B" --cdc "$CDC" -a $MASTER_CPU -p $MASTER_PRIO ;;
@@ -106,9 +118,11 @@ inner_run() {   # ROW NET CYCLE_US WHO RUN WINDOW_S CDC
     [ -n "$opw" ] && kill "$(cat "$base.op.pid" 2>/dev/null)" 2>/dev/null
     if [ $ok = 1 ] && kill -0 "$pid" 2>/dev/null; then
         sleep 1
-        t0=$(date +%s.%N); k0=$(ticks "$pid")
+        local mpid=$pid
+        [ $meas = sim ] && mpid=$SIM
+        t0=$(date +%s.%N); k0=$(ticks "$mpid")
         sleep "$WIN"
-        k1=$(ticks "$pid"); t1=$(date +%s.%N)
+        k1=$(ticks "$mpid"); t1=$(date +%s.%N)
     fi
     sleep 0.3
     [ -n "$opw" ] && { kill "$(cat "$base.op.pid" 2>/dev/null)" 2>/dev/null; wait $opw 2>/dev/null; }
@@ -127,22 +141,30 @@ inner_run() {   # ROW NET CYCLE_US WHO RUN WINDOW_S CDC
     local filt cnt
     case $NET in
     plk3) filt='epl.mtyp == 1'; cnt=$(tshark -r "$cap" -Y "frame.time_epoch >= $t0 && frame.time_epoch <= $t1 && $filt" 2>/dev/null | wc -l) ;;
-    *)    filt='ecat.cmd == 0x0a || ecat.cmd == 0x0b || ecat.cmd == 0x0c'
+    *) if [ $meas = sim ]; then   # the simulator's work: every EtherCAT frame it received
+          cnt=$(tshark -r "$cap" -Y "frame.time_epoch >= $t0 && frame.time_epoch <= $t1 && ecat" 2>/dev/null | wc -l)
+       else
+          filt='ecat.cmd == 0x0a || ecat.cmd == 0x0b || ecat.cmd == 0x0c'
           cnt=$(tshark -r "$cap" -Y "frame.time_epoch >= $t0 && frame.time_epoch <= $t1 && ($filt)" -T fields -e ecat.cmd -e ecat.lad 2>/dev/null |
               awk '{ n = split($1, c, ","); split($2, a, ","); j = 0   # ecat.lad lists the logical datagrams only
                      for (i = 1; i <= n; i++) if (c[i] ~ /^0x0*(a|b|c)$/) k[c[i] " " a[++j]]++ }
-                   END { m = 0; for (x in k) if (k[x] > m) m = k[x]; print m }') ;;
+                   END { m = 0; for (x in k) if (k[x] > m) m = k[x]; print m }')
+       fi ;;
     esac
-    python3 - "$ROW" "$WHO" "$RUN" "$CYC" "$t0" "$t1" "$k0" "$k1" "$(getconf CLK_TCK)" "$cnt" "$base/m.out" "$off" <<'EOF'
+    python3 - "$ROW" "$WHO" "$RUN" "$CYC" "$t0" "$t1" "$k0" "$k1" "$(getconf CLK_TCK)" "$cnt" "$base/m.out" "$off" "$meas" <<'EOF'
 import json, sys
-row, who, run, cyc, t0, t1, k0, k1, hz, cnt, out, off = sys.argv[1:]
+row, who, run, cyc, t0, t1, k0, k1, hz, cnt, out, off, meas = sys.argv[1:]
 win = float(t1) - float(t0)
 cpu_us = (int(k1) - int(k0)) * 1e6 / int(hz)
 cycles = int(cnt)
 tail = [l.strip() for l in open(out, errors='replace') if l.strip()][-3:]
 r = dict(row=row, who=who, run=int(run), cycle_us=int(cyc), window_s=round(win, 3), cpu_us=cpu_us,
          cycles_in_capture=cycles, cycles_expected=round(win * 1e6 / int(cyc)),
-         cpu_us_per_cycle=round(cpu_us / cycles, 2) if cycles else None, master_tail=tail)
+         cpu_us_per_cycle=round(cpu_us / cycles, 2) if cycles else None, master_tail=tail, measured=meas)
+if meas == 'sim':   # the simulator's CPU per frame it served
+    r['frames_in_capture'] = r.pop('cycles_in_capture')
+    r['cpu_us_per_frame'] = r.pop('cpu_us_per_cycle')
+    r['cycles_expected'] = None
 if not cycles:
     r['error'] = 'no cycle in the capture' + off + ' (see %s)' % out
 print(json.dumps(r))
