@@ -1,14 +1,15 @@
 /* The floor of the peer benchmark (peer-bench.sh): what one EtherCAT cycle costs at the
  * least on this host and link with no master behind it. Every CYCLE_US, on an absolute-
  * deadline loop (clock_nanosleep TIMER_ABSTIME), it reads without waiting the reply to
- * the frame it sent a cycle ago, then sends one frame of LEN bytes: a single LRW
- * (ETG.1000.4 command 12) of LEN - 28 data bytes to a logical address no slave maps, so
- * the simulator passes it through every slave as it passes a master's frame. One
- * wake-up, one receive and one send per cycle is what any master must pay; nothing else
- * is done. A raw AF_PACKET socket, no library; pinning and priority come from outside
- * (taskset, chrt), as for the masters. Stdout: "OP" once the first reply came, then a
- * summary line at SIGINT/SIGTERM.
+ * the frame it sent a cycle ago (one recvmmsg), then sends one frame of LEN bytes: a
+ * single LRW (ETG.1000.4 command 12) of LEN - 28 data bytes to a logical address no
+ * slave maps, so the simulator passes it through every slave as it passes a master's
+ * frame. One wake-up, one receive and one send per cycle is what any master must pay;
+ * nothing else is done. A raw AF_PACKET socket, no library; pinning and priority come
+ * from outside (taskset, chrt), as for the masters. Stdout: "OP" once the first reply
+ * came, then a summary line at SIGINT/SIGTERM.
  * Usage: floor_cycle IFNAME CYCLE_US LEN */
+#define _GNU_SOURCE   /* recvmmsg */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/if_packet.h>
@@ -21,12 +22,14 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
 #define ETHERTYPE_ECAT 0x88A4
 #define LRW 0x0C
 #define FLOOR_ADDR 0x00F00000u   /* a logical address no FMMU of the simulator maps */
+#define RX_BATCH 8                /* frames read per call, as a master reads a cycle's replies */
 
 static volatile sig_atomic_t stop;
 
@@ -95,7 +98,16 @@ int main(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
 
     /* Ethernet header, EtherCAT header (length, type 1), one LRW datagram, its WKC */
-    uint8_t f[1514], rx[1514];
+    static uint8_t rx[RX_BATCH][1514];
+    struct iovec riov[RX_BATCH];
+    struct mmsghdr rmsg[RX_BATCH];
+    memset(rmsg, 0, sizeof rmsg);
+    for (int i = 0; i < RX_BATCH; i++) {
+        riov[i] = (struct iovec){ .iov_base = rx[i], .iov_len = sizeof rx[i] };
+        rmsg[i].msg_hdr.msg_iov = &riov[i];
+        rmsg[i].msg_hdr.msg_iovlen = 1;
+    }
+    uint8_t f[1514];
     unsigned dlen = (unsigned)len - 28;
     memset(f, 0, sizeof f);
     memset(f, 0xFF, 6);
@@ -115,11 +127,13 @@ int main(int argc, char **argv)
     clock_gettime(CLOCK_MONOTONIC, &next);
     while (!stop) {
         add_ns(&next, cycle_us * 1000L);
-        /* the last cycle's reply, without waiting (a master reads its replies so) */
-        ssize_t n;
+        /* the last cycle's reply, without waiting (a master reads its replies so), every
+         * frame waiting in one call: a loop of recv() would pay a second call, the one
+         * that finds the queue empty, which a master reading a batch does not */
         unsigned got = 0;
-        while ((n = recv(fd, rx, sizeof rx, MSG_DONTWAIT)) > 0)
-            got += n >= 17 && (rx[6] & 0x02) && rx[16] == LRW;   /* passed a slave: U/L bit set */
+        int n = recvmmsg(fd, rmsg, RX_BATCH, MSG_DONTWAIT, NULL);
+        for (int i = 0; i < n; i++)
+            got += rmsg[i].msg_len >= 17 && (rx[i][6] & 0x02) && rx[i][16] == LRW;   /* passed a slave: U/L bit set */
         replies += got;
         late += got == 0 && cycles > 0;
         if (!op && got) {
