@@ -9,9 +9,13 @@
 #               cycle set to 1000 µs: takt plk mn vs openPOWERLINK's demo_mn_console
 #   plk-500     the same at 500 µs
 # The SOEM contender is soem_cycle.c here (an absolute-deadline loop against SOEM's API).
-# The EtherCAT rows also run the floor, floor_cycle.c here: one wake-up, one receive and
-# one send of a frame as long as takt's per cycle on a raw socket, nothing else; what a
-# master cannot do without on this host and link. The table gives takt's distance to it.
+# Every row also runs the floor, the least a master pays per cycle on this host and
+# link, on a raw socket with nothing else done; the table gives takt's distance to it.
+# EtherCAT: floor_cycle.c here, one wake-up, one receive and one send of a frame as
+# long as takt's. POWERLINK: plk_floor_cycle.c here, an MN that boots the CNs with the
+# fewest steps they accept, then per cycle wakes once, sends the SoC, each CN's PReq (as
+# long as takt's MN sends it in that row) and waits for its PRes (PRes timeout from the
+# row's CDC), then sends the SoA that invites nobody.
 # Method: every run in a fresh namespace pair (takt netns run); the simulator on CPU 0
 # (SCHED_FIFO 70), the master on CPU 1 at SCHED_FIFO 80 (taskset + chrt on the whole
 # process, for both contenders alike); once the master reports OP (all CNs Operational),
@@ -109,11 +113,14 @@ need_soem() {
         2>"$PEER_SCRATCH/soem_cycle.cc.log" || { WHY[soem]="not run: soem_cycle does not build (see $PEER_SCRATCH/soem_cycle.cc.log)"; return; }
     export SOEM_CYCLE=$PEER_SCRATCH/soem_cycle
 }
-need_floor() {
+need_floor() {   # FLOOR_CYCLE (EtherCAT) and PLK_FLOOR_CYCLE (POWERLINK)
     [ -n "${FLOOR_CYCLE:-}" ] || [ -n "${WHY[floor]:-}" ] && return
-    cc -O2 -o "$PEER_SCRATCH/floor_cycle" "$here/floor_cycle.c" 2>"$PEER_SCRATCH/floor_cycle.cc.log" ||
-        { WHY[floor]="not run: floor_cycle does not build (see $PEER_SCRATCH/floor_cycle.cc.log)"; return; }
-    export FLOOR_CYCLE=$PEER_SCRATCH/floor_cycle
+    local f
+    for f in floor_cycle plk_floor_cycle; do
+        cc -O2 -o "$PEER_SCRATCH/$f" "$here/$f.c" 2>"$PEER_SCRATCH/$f.cc.log" ||
+            { WHY[floor]="not run: $f does not build (see $PEER_SCRATCH/$f.cc.log)"; return; }
+    done
+    export FLOOR_CYCLE=$PEER_SCRATCH/floor_cycle PLK_FLOOR_CYCLE=$PEER_SCRATCH/plk_floor_cycle
 }
 need_kickcat() {
     [ -n "${KICKCAT_SIM:-}" ] || [ -n "${WHY[kickcat]:-}" ] && return
@@ -181,7 +188,7 @@ for row in ${ROWS//,/ }; do
     cdc=
     if [ -z "$why" ] && [ "$net" = plk3 ]; then cdc=$(cdc_for $cyc) || why=$cdc; fi
     floor=
-    if [ -z "$BASE" ] && [ "$net" != plk3 ]; then need_floor; [ -z "${WHY[floor]:-}" ] && floor=floor; fi
+    if [ -z "$BASE" ]; then need_floor; [ -z "${WHY[floor]:-}" ] && floor=floor; fi
     if [ -z "$why" ]; then
         for i in $(seq "$RUNS"); do
             for who in takt $peer $floor; do
