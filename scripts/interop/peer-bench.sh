@@ -49,6 +49,9 @@
 #   TAKT         takt binary (default: build-interop/takt, then build/takt in the tree)
 #   TAKT_FIXTURES  fixture folder holding powerlink-config/Demo_3CN/mnobd.cdc (default:
 #                ../shared/fixtures beside the tree, as the tests find it)
+#   PLK_LINK     packet (default) or ring: takt's MN (and --baseline's) on -i ring:IF and
+#                the POWERLINK floor reading its PRes from a receive ring too (plk_floor_cycle
+#                -r): polling for a PRes then costs no system call
 # A row whose peer or takt part cannot run prints "not run: REASON". Needs root.
 # Results on stdout; progress on stderr only when stderr is a terminal.
 set -u
@@ -86,6 +89,7 @@ if [ -n "$BASE" ]; then
     [ -x "$BASE" ] || { echo "peer-bench.sh: --baseline wants an executable takt binary, got '$BASE'" >&2; exit 2; }
     TAKT_BASE=$(readlink -f "$BASE"); export TAKT_BASE
 fi
+case ${PLK_LINK:-packet} in packet|ring) ;; *) echo "peer-bench.sh: PLK_LINK wants packet or ring, got '$PLK_LINK'" >&2; exit 2 ;; esac
 case $RUNS in ''|*[!0-9]*|0) echo "peer-bench.sh: --runs wants a count >= 1, got '$RUNS'" >&2; exit 2 ;; esac
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root (raw sockets, SCHED_FIFO, namespaces)" >&2; exit 77; }
 for c in dumpcap tshark taskset chrt unshare python3 cc; do

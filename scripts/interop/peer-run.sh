@@ -6,7 +6,8 @@
 # Needs TAKT, PEER_SCRATCH and, by contender, SOEM_CYCLE, KICKCAT_SIM/KICKCAT_CONFIGS, OPLK_MN,
 # TAKT_BASE (WHO base: an older takt binary, run as takt is), FLOOR_CYCLE and
 # PLK_FLOOR_CYCLE (WHO floor: the least a cycle costs, floor_cycle.c for EtherCAT,
-# plk_floor_cycle.c for POWERLINK, sending frames as long as takt's of the same row).
+# plk_floor_cycle.c for POWERLINK, sending frames as long as takt's of the same row);
+# PLK_LINK (packet or ring, as peer-bench.sh).
 
 SIM_CPU=0 SIM_PRIO=70 MASTER_CPU=1 MASTER_PRIO=80
 
@@ -101,16 +102,19 @@ inner_run() {   # ROW NET CYCLE_US WHO RUN WINDOW_S CDC
             >"$base.op.txt" 2>/dev/null &
         opw=$!
     fi
+    # PLK_LINK=ring: takt's MN on its ring link, the floor reading from a ring too
+    local plk_if=$TAKT_IF_B plk_ring=
+    [ "${PLK_LINK:-packet}" = ring ] && { plk_if=ring:$TAKT_IF_B; plk_ring=-r; }
     case $WHO:$NET in
-    takt:plk3) master_start "$base/m" "$TAKT" plk mn -i "$TAKT_IF_B" --cdc "$CDC" -a $MASTER_CPU -p $MASTER_PRIO ;;
+    takt:plk3) master_start "$base/m" "$TAKT" plk mn -i "$plk_if" --cdc "$CDC" -a $MASTER_CPU -p $MASTER_PRIO ;;
     oplk:plk3) master_start "$base/m" "$OPLK_MN" -c "$CDC" -d "$TAKT_IF_B" ;;
-    base:plk3) master_start "$base/m" "$TAKT_BASE" plk mn -i "$TAKT_IF_B" --cdc "$CDC" -a $MASTER_CPU -p $MASTER_PRIO ;;
+    base:plk3) master_start "$base/m" "$TAKT_BASE" plk mn -i "$plk_if" --cdc "$CDC" -a $MASTER_CPU -p $MASTER_PRIO ;;
     base:*)    master_start "$base/m" "$TAKT_BASE" ecat run -i "$TAKT_IF_B" -c "$CYC" -a $MASTER_CPU -p $MASTER_PRIO; limit=30 ;;
     takt:*)    master_start "$base/m" "$TAKT" ecat run -i "$TAKT_IF_B" -c "$CYC" -a $MASTER_CPU -p $MASTER_PRIO; limit=30 ;;
     soem:*)    master_start "$base/m" "$SOEM_CYCLE" "$TAKT_IF_B" "$CYC"; limit=30 ;;
     floor:plk3)
         # shellcheck disable=SC2046 # one argument per word
-        master_start "$base/m" "$PLK_FLOOR_CYCLE" "$TAKT_IF_B" "$CYC" $(plk_floor_args) ;;
+        master_start "$base/m" "$PLK_FLOOR_CYCLE" $plk_ring "$TAKT_IF_B" "$CYC" $(plk_floor_args) ;;
     floor:*)   master_start "$base/m" "$FLOOR_CYCLE" "$TAKT_IF_B" "$CYC" "$(floor_len)"; limit=30 ;;
     esac
     # the CNs start 3 s after the MN: openPOWERLINK's MN goes to NMT_GS_OFF when it finds

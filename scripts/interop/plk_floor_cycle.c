@@ -10,7 +10,9 @@
  * sendmmsg. Waiting for a PRes: non-blocking reads for up to SPIN_US (default 40, as
  * takt's MN), then ppoll for the rest of the PRes timeout (0x1F92): see wait_for().
  * Steady cycle with 3 CNs: clock_nanosleep, sendmmsg, 2 send (PReqs), 1 send (SoA) and
- * per PRes the reads until it came (one when it is there at once).
+ * per PRes the reads until it came (one when it is there at once); with -r the PRes are
+ * read from a memory-mapped receive ring (PACKET_RX_RING) and polling it costs no
+ * system call: 5 calls a cycle in all.
  *
  * Boot, the fewest steps a CN accepts (DS 301 7.1.4): the cycle runs from the start;
  * the SoC takes a CN from NMT_CS_NOT_ACTIVE to PRE_OPERATIONAL_1 and the next one to
@@ -24,7 +26,7 @@
  * as takt's MN sends them for that node and CDC, zeros as payload. A raw AF_PACKET
  * socket, no library; pinning and priority come from outside (taskset, chrt), as for
  * the MNs. Stdout: "OP", then a SUMMARY line at SIGINT/SIGTERM.
- * Usage: plk_floor_cycle [-s SPIN_US] IFNAME CYCLE_US PRES_TIMEOUT_US NODE:SIZE[:FRAMELEN]...
+ * Usage: plk_floor_cycle [-r] [-s SPIN_US] IFNAME CYCLE_US PRES_TIMEOUT_US NODE:SIZE[:FRAMELEN]...
  * (FRAMELEN default: 24 + max(SIZE, 36), at least 60) */
 #define _GNU_SOURCE   /* sendmmsg */
 #include <arpa/inet.h>
@@ -39,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -116,12 +119,56 @@ static long ns_until(const struct timespec *a, const struct timespec *b)   /* b 
     return (long)(b->tv_sec - a->tv_sec) * 1000000000L + (b->tv_nsec - a->tv_nsec);
 }
 
+/* Where frames are read: the socket (recv), or with -r its receive ring (TPACKET_V2,
+ * PACKET_RX_RING): a frame already in the ring is read from memory, without a system
+ * call, so polling for a PRes costs no syscall at all (as takt's ring link, -i ring:IF). */
+struct rx {
+    int fd;
+    uint8_t *ring;             /* NULL: recv */
+    unsigned frames, frame_size, at;
+};
+
+/* The next frame waiting, copied into buf; its length, 0 when none. */
+static ssize_t next_frame(struct rx *r, uint8_t *buf)
+{
+    if (!r->ring) {
+        ssize_t n = recv(r->fd, buf, 1514, MSG_DONTWAIT);
+        return n > 0 ? n : 0;
+    }
+    struct tpacket2_hdr *h = (struct tpacket2_hdr *)(r->ring + (size_t)r->at * r->frame_size);
+    if (!(__atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE) & TP_STATUS_USER))
+        return 0;
+    unsigned n = h->tp_snaplen < 1514 ? h->tp_snaplen : 1514;
+    memcpy(buf, (uint8_t *)h + h->tp_mac, n);
+    __atomic_store_n(&h->tp_status, TP_STATUS_KERNEL, __ATOMIC_RELEASE);   /* the slot back */
+    r->at = (r->at + 1) % r->frames;
+    return n;
+}
+
+static int ring_setup(struct rx *r)
+{
+    int v = TPACKET_V2;
+    struct tpacket_req req = { .tp_block_size = 1 << 16, .tp_block_nr = 4, .tp_frame_size = 2048 };
+    req.tp_frame_nr = req.tp_block_size / req.tp_frame_size * req.tp_block_nr;
+    if (setsockopt(r->fd, SOL_PACKET, PACKET_VERSION, &v, sizeof v) < 0 ||
+        setsockopt(r->fd, SOL_PACKET, PACKET_RX_RING, &req, sizeof req) < 0)
+        return -1;
+    void *m = mmap(NULL, (size_t)req.tp_block_size * req.tp_block_nr, PROT_READ | PROT_WRITE,
+                   MAP_SHARED | MAP_LOCKED, r->fd, 0);
+    if (m == MAP_FAILED)
+        return -1;
+    r->ring = m;
+    r->frames = req.tp_frame_nr;
+    r->frame_size = req.tp_frame_size;
+    return 0;
+}
+
 /* Read the frames waiting; 1 when one of type mtyp (ASnd: service svid) from node src
  * was among them (into rx), the others (a late answer of another node) skipped. */
-static int take(int fd, uint8_t *rx, unsigned mtyp, unsigned svid, unsigned src)
+static int take(struct rx *r, uint8_t *rx, unsigned mtyp, unsigned svid, unsigned src)
 {
     ssize_t n;
-    while ((n = recv(fd, rx, 1514, MSG_DONTWAIT)) > 0)
+    while ((n = next_frame(r, rx)) > 0)
         if (n > PDO_OFF && (rx[OFF_MTYP] & 0x7F) == mtyp && rx[OFF_SRC] == src &&
             (mtyp != ASND || rx[17] == svid))
             return 1;
@@ -134,14 +181,14 @@ static int take(int fd, uint8_t *rx, unsigned mtyp, unsigned svid, unsigned src)
  * ppoll for the rest. ppoll's timeout is a high-resolution timer, where a blocking recv's
  * SO_RCVTIMEO counts in jiffies (a 200 us PRes timeout would become 4 ms at HZ 250 and
  * a missing CN would stretch the cycle). Returns 1 when it came, 0 on timeout. */
-static int wait_for(int fd, uint8_t *rx, long tmo_ns, long spin_ns, unsigned mtyp, unsigned svid,
+static int wait_for(struct rx *r, uint8_t *rx, long tmo_ns, long spin_ns, unsigned mtyp, unsigned svid,
                     unsigned src)
 {
     struct timespec t0, now;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     long left = tmo_ns;
     for (;;) {
-        if (take(fd, rx, mtyp, svid, src))
+        if (take(r, rx, mtyp, svid, src))
             return 1;
         clock_gettime(CLOCK_MONOTONIC, &now);
         left = tmo_ns - ns_until(&t0, &now);
@@ -150,12 +197,12 @@ static int wait_for(int fd, uint8_t *rx, long tmo_ns, long spin_ns, unsigned mty
         if (ns_until(&t0, &now) >= spin_ns)
             break;
     }
-    struct pollfd pfd = { .fd = fd, .events = POLLIN };
+    struct pollfd pfd = { .fd = r->fd, .events = POLLIN };
     for (;;) {
         struct timespec ts = { left / 1000000000L, left % 1000000000L };
         if (ppoll(&pfd, 1, &ts, NULL) <= 0)
             return 0;
-        if (take(fd, rx, mtyp, svid, src))
+        if (take(r, rx, mtyp, svid, src))
             return 1;
         clock_gettime(CLOCK_MONOTONIC, &now);
         if ((left = tmo_ns - ns_until(&t0, &now)) <= 0)
@@ -190,18 +237,27 @@ static int parse_cn(const char *arg, struct cn *c)
 int main(int argc, char **argv)
 {
     long spin_ns = 40000;
-    if (argc > 2 && !strcmp(argv[1], "-s")) {
-        char *end;
-        spin_ns = strtol(argv[2], &end, 10) * 1000L;
-        if (*end || end == argv[2] || spin_ns < 0) {
-            fprintf(stderr, "plk_floor_cycle: -s wants microseconds >= 0, got '%s'\n", argv[2]);
-            return 2;
+    int use_ring = 0;
+    for (;;) {
+        if (argc > 2 && !strcmp(argv[1], "-s")) {
+            char *end;
+            spin_ns = strtol(argv[2], &end, 10) * 1000L;
+            if (*end || end == argv[2] || spin_ns < 0) {
+                fprintf(stderr, "plk_floor_cycle: -s wants microseconds >= 0, got '%s'\n", argv[2]);
+                return 2;
+            }
+            argv += 2;
+            argc -= 2;
+        } else if (argc > 1 && !strcmp(argv[1], "-r")) {
+            use_ring = 1;
+            argv++;
+            argc--;
+        } else {
+            break;
         }
-        argv += 2;
-        argc -= 2;
     }
     if (argc < 5) {
-        fprintf(stderr, "usage: plk_floor_cycle [-s SPIN_US] IFNAME CYCLE_US PRES_TIMEOUT_US "
+        fprintf(stderr, "usage: plk_floor_cycle [-r] [-s SPIN_US] IFNAME CYCLE_US PRES_TIMEOUT_US "
                 "NODE:SIZE[:FRAMELEN]...\n");
         return 2;
     }
@@ -242,8 +298,11 @@ int main(int argc, char **argv)
     int one = 1;
     /* our own outgoing copies are not answers (kernel 4.20+) */
     setsockopt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof one);
-    if (bind(fd, (struct sockaddr *)&sll, sizeof sll) < 0 || ioctl(fd, SIOCGIFHWADDR, &ifr) < 0) {
-        fprintf(stderr, "plk_floor_cycle: %s: %s\n", argv[1], strerror(errno));
+    struct rx rxs = { .fd = fd };
+    if (bind(fd, (struct sockaddr *)&sll, sizeof sll) < 0 || ioctl(fd, SIOCGIFHWADDR, &ifr) < 0 ||
+        (use_ring && ring_setup(&rxs) < 0)) {
+        fprintf(stderr, "plk_floor_cycle: %s%s: %s\n", argv[1], use_ring ? " (receive ring)" : "",
+                strerror(errno));
         return 1;
     }
     const uint8_t *mac = (const uint8_t *)ifr.ifr_hwaddr.sa_data;
@@ -309,7 +368,7 @@ int main(int argc, char **argv)
                 perror("plk_floor_cycle: send");
                 return 1;
             }
-            if (wait_for(fd, rx, tmo_ns, spin_ns, PRES, 0, c->id) > 0) {
+            if (wait_for(&rxs, rx, tmo_ns, spin_ns, PRES, 0, c->id) > 0) {
                 c->rx++;
                 c->state = rx[17];
                 at_state[0] += c->state == NMT_PREOP2;
@@ -373,7 +432,8 @@ int main(int argc, char **argv)
             last_cmd = cycles;
             /* the MN's own state follows the command it gave (DS 301 7.1.3) */
             mn_state = cmd == CMD_START_NODE ? NMT_OPERATIONAL : NMT_READY;
-        } else if (svid == SVID_IDENT && wait_for(fd, rx, tmo_ns, spin_ns, ASND, ASND_IDENT_RESPONSE, target) > 0) {
+        } else if (svid == SVID_IDENT && wait_for(&rxs, rx, tmo_ns, spin_ns, ASND,
+                                                      ASND_IDENT_RESPONSE, target) > 0) {
             for (unsigned i = 0; i < n_cn; i++)
                 if (cns[i].id == target) {
                     memcpy(cns[i].mac, rx + 6, 6);
