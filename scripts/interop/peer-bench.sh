@@ -13,9 +13,13 @@
 #               from that example's ESI, both under takt ecat run at 1000 µs (the
 #               simulator's /proc CPU over the window / the EtherCAT frames it received)
 # The SOEM contender is soem_cycle.c here (an absolute-deadline loop against SOEM's API).
-# The EtherCAT rows also run the floor, floor_cycle.c here: one wake-up, one receive and
-# one send of a frame as long as takt's per cycle on a raw socket, nothing else; what a
-# master cannot do without on this host and link. The table gives takt's distance to it.
+# Every row also runs the floor, the least a master pays per cycle on this host and
+# link, on a raw socket with nothing else done; the table gives takt's distance to it.
+# EtherCAT: floor_cycle.c here, one wake-up, one receive and one send of a frame as
+# long as takt's. POWERLINK: plk_floor_cycle.c here, an MN that boots the CNs with the
+# fewest steps they accept, then per cycle wakes once, sends the SoC, each CN's PReq (as
+# long as takt's MN sends it in that row) and waits for its PRes (PRes timeout from the
+# row's CDC), then sends the SoA that invites nobody.
 # Method: every run in a fresh namespace pair (takt netns run); the simulator on CPU 0
 # (SCHED_FIFO 70), the master on CPU 1 at SCHED_FIFO 80 (taskset + chrt on the whole
 # process, for both contenders alike); once the master reports OP (all CNs Operational),
@@ -53,6 +57,9 @@
 #   TAKT         takt binary (default: build-interop/takt, then build/takt in the tree)
 #   TAKT_FIXTURES  fixture folder holding powerlink-config/Demo_3CN/mnobd.cdc (default:
 #                ../shared/fixtures beside the tree, as the tests find it)
+#   PLK_LINK     packet (default) or ring: takt's MN (and --baseline's) on -i ring:IF and
+#                the POWERLINK floor reading its PRes from a receive ring too (plk_floor_cycle
+#                -r): polling for a PRes then costs no system call
 # A row whose peer or takt part cannot run prints "not run: REASON". Needs root.
 # Results on stdout; progress on stderr only when stderr is a terminal.
 set -u
@@ -90,6 +97,7 @@ if [ -n "$BASE" ]; then
     [ -x "$BASE" ] || { echo "peer-bench.sh: --baseline wants an executable takt binary, got '$BASE'" >&2; exit 2; }
     TAKT_BASE=$(readlink -f "$BASE"); export TAKT_BASE
 fi
+case ${PLK_LINK:-packet} in packet|ring) ;; *) echo "peer-bench.sh: PLK_LINK wants packet or ring, got '$PLK_LINK'" >&2; exit 2 ;; esac
 case $RUNS in ''|*[!0-9]*|0) echo "peer-bench.sh: --runs wants a count >= 1, got '$RUNS'" >&2; exit 2 ;; esac
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root (raw sockets, SCHED_FIFO, namespaces)" >&2; exit 77; }
 for c in dumpcap tshark taskset chrt unshare python3 cc; do
@@ -117,11 +125,14 @@ need_soem() {
         2>"$PEER_SCRATCH/soem_cycle.cc.log" || { WHY[soem]="not run: soem_cycle does not build (see $PEER_SCRATCH/soem_cycle.cc.log)"; return; }
     export SOEM_CYCLE=$PEER_SCRATCH/soem_cycle
 }
-need_floor() {
+need_floor() {   # FLOOR_CYCLE (EtherCAT) and PLK_FLOOR_CYCLE (POWERLINK)
     [ -n "${FLOOR_CYCLE:-}" ] || [ -n "${WHY[floor]:-}" ] && return
-    cc -O2 -o "$PEER_SCRATCH/floor_cycle" "$here/floor_cycle.c" 2>"$PEER_SCRATCH/floor_cycle.cc.log" ||
-        { WHY[floor]="not run: floor_cycle does not build (see $PEER_SCRATCH/floor_cycle.cc.log)"; return; }
-    export FLOOR_CYCLE=$PEER_SCRATCH/floor_cycle
+    local f
+    for f in floor_cycle plk_floor_cycle; do
+        cc -O2 -o "$PEER_SCRATCH/$f" "$here/$f.c" 2>"$PEER_SCRATCH/$f.cc.log" ||
+            { WHY[floor]="not run: $f does not build (see $PEER_SCRATCH/$f.cc.log)"; return; }
+    done
+    export FLOOR_CYCLE=$PEER_SCRATCH/floor_cycle PLK_FLOOR_CYCLE=$PEER_SCRATCH/plk_floor_cycle
 }
 need_kickcat() {
     [ -n "${K64F_ESI:-}" ] || [ -n "${WHY[kickcat]:-}" ] && return
@@ -202,7 +213,7 @@ for row in ${ROWS//,/ }; do
     cdc=
     if [ -z "$why" ] && [ "$net" = plk3 ]; then cdc=$(cdc_for $cyc) || why=$cdc; fi
     floor=
-    if [ -z "$BASE" ] && [ "$net" != plk3 ] && [ "$net" != sim12 ]; then need_floor; [ -z "${WHY[floor]:-}" ] && floor=floor; fi
+    if [ -z "$BASE" ] && [ "$net" != sim12 ]; then need_floor; [ -z "${WHY[floor]:-}" ] && floor=floor; fi
     if [ -z "$why" ]; then
         for i in $(seq "$RUNS"); do
             for who in takt $peer $floor; do

@@ -4,8 +4,10 @@
 # inner_run ROW NET CYCLE_US WHO RUN WINDOW_S CDC prints one JSON line on stdout; its
 # files go to $PEER_SCRATCH/ROW.WHO.RUN.*.
 # Needs TAKT, PEER_SCRATCH and, by contender, SOEM_CYCLE, KICKCAT_SIM/KICKCAT_CONFIGS, OPLK_MN,
-# TAKT_BASE (WHO base: an older takt binary, run as takt is), FLOOR_CYCLE (WHO floor: the
-# least a cycle costs, floor_cycle.c, sending frames as long as takt's of the same row).
+# TAKT_BASE (WHO base: an older takt binary, run as takt is), FLOOR_CYCLE and
+# PLK_FLOOR_CYCLE (WHO floor: the least a cycle costs, floor_cycle.c for EtherCAT,
+# plk_floor_cycle.c for POWERLINK, sending frames as long as takt's of the same row);
+# PLK_LINK (packet or ring, as peer-bench.sh).
 
 SIM_CPU=0 SIM_PRIO=70 MASTER_CPU=1 MASTER_PRIO=80
 
@@ -60,6 +62,26 @@ floor_len() {
     echo "${n:-93}"
 }
 
+# plk_floor_cycle's arguments after IFNAME and CYCLE_US: the PRes timeout (the largest
+# 0x1F92/node of the row's CDC, ns, in µs) and NODE:SIZE:FRAMELEN per CN, each CN's PReq
+# as takt's MN sent it most often in this row's first takt run (its PReqs as the CNs
+# received them); a CN without one there gets an empty PReq.
+plk_floor_args() {
+    python3 - "$CDC" <<'EOF' || return 1
+import struct, sys
+d = open(sys.argv[1], 'rb').read()
+t = [struct.unpack_from('<I', d, at + 7)[0] for node in (1, 32, 110)
+     for at in [d.find(struct.pack('<HBI', 0x1F92, node, 4))] if at >= 0]
+print(max(t) // 1000 if t else 200)
+EOF
+    local n
+    for n in 1 32 110; do
+        tshark -r "$PEER_SCRATCH/$ROW.takt.1.pcapng" -Y "epl.mtyp == 3 && epl.dest == $n" \
+            -T fields -e epl.preq.size -e frame.len 2>/dev/null |
+            sort | uniq -c | sort -rn | awk -v n=$n 'NR == 1 { s = n ":" $2 ":" $3 } END { print s ? s : n ":0" }'
+    done
+}
+
 json_err() {   # MESSAGE
     python3 -c 'import json, sys; print(json.dumps(dict(row=sys.argv[1], who=sys.argv[2], run=int(sys.argv[3]), error=sys.argv[4])))' \
         "$ROW" "$WHO" "$RUN" "$1"
@@ -92,13 +114,19 @@ inner_run() {   # ROW NET CYCLE_US WHO RUN WINDOW_S CDC
             >"$base.op.txt" 2>/dev/null &
         opw=$!
     fi
+    # PLK_LINK=ring: takt's MN on its ring link, the floor reading from a ring too
+    local plk_if=$TAKT_IF_B plk_ring=
+    [ "${PLK_LINK:-packet}" = ring ] && { plk_if=ring:$TAKT_IF_B; plk_ring=-r; }
     case $mw:$NET in
-    takt:plk3) master_start "$base/m" "$TAKT" plk mn -i "$TAKT_IF_B" --cdc "$CDC" -a $MASTER_CPU -p $MASTER_PRIO ;;
+    takt:plk3) master_start "$base/m" "$TAKT" plk mn -i "$plk_if" --cdc "$CDC" -a $MASTER_CPU -p $MASTER_PRIO ;;
     oplk:plk3) master_start "$base/m" "$OPLK_MN" -c "$CDC" -d "$TAKT_IF_B" ;;
-    base:plk3) master_start "$base/m" "$TAKT_BASE" plk mn -i "$TAKT_IF_B" --cdc "$CDC" -a $MASTER_CPU -p $MASTER_PRIO ;;
+    base:plk3) master_start "$base/m" "$TAKT_BASE" plk mn -i "$plk_if" --cdc "$CDC" -a $MASTER_CPU -p $MASTER_PRIO ;;
     base:*)    master_start "$base/m" "$TAKT_BASE" ecat run -i "$TAKT_IF_B" -c "$CYC" -a $MASTER_CPU -p $MASTER_PRIO; limit=30 ;;
     takt:*)    master_start "$base/m" "$TAKT" ecat run -i "$TAKT_IF_B" -c "$CYC" -a $MASTER_CPU -p $MASTER_PRIO; limit=30 ;;
     soem:*)    master_start "$base/m" "$SOEM_CYCLE" "$TAKT_IF_B" "$CYC"; limit=30 ;;
+    floor:plk3)
+        # shellcheck disable=SC2046 # one argument per word
+        master_start "$base/m" "$PLK_FLOOR_CYCLE" $plk_ring "$TAKT_IF_B" "$CYC" $(plk_floor_args) ;;
     floor:*)   master_start "$base/m" "$FLOOR_CYCLE" "$TAKT_IF_B" "$CYC" "$(floor_len)"; limit=30 ;;
     esac
     # the CNs start 3 s after the MN: openPOWERLINK's MN goes to NMT_GS_OFF when it finds

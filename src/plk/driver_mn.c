@@ -41,6 +41,7 @@ struct takt_plk_mn {
     uint8_t invited_node;
     bool rx_full;            /* the last receive filled its batch: more may wait */
     bool rx_left;            /* the last cycle may have left frames to read (mn_step) */
+    takt_ns_t sent_at;       /* the clock read of the last flush that sent (mn_flush) */
     /* Statistics published by the RT thread at the end of each cycle for other threads
      * (takt_plk_mn_get_stats / _node_stats): a sequence lock, odd while it writes. The
      * words are stored with release and loaded with acquire (no fences): a reader that
@@ -97,6 +98,7 @@ static void mn_flush(struct takt_plk_mn *m)
     }
     plk_drv_flush(m->link, &m->q, t);
     plk_mn_sent(&m->core, t);
+    m->sent_at = t;
 }
 
 static int receive(struct takt_plk_mn *m, takt_ns_t timeout)
@@ -262,8 +264,8 @@ static int mn_step(void *ctx, struct takt_rt_loop *loop, takt_ns_t wake)
     takt_perf_record(&loop->perf, &m->m_soc, t1 - wake);
     /* isochronous phase: one PRes after another, each with its timeout */
     takt_ns_t next = loop->cyc.next;
+    takt_ns_t now = t1;
     while (plk_mn_busy(&m->core)) {
-        takt_ns_t now = takt_now();
         if (now >= next - ASYNC_GUARD_NS)
             break;   /* cycle time exceeded: the core counts it at the next SoC */
         if (m->core.phase == MNP_CHAIN && now < m->core.chain_expect &&
@@ -278,19 +280,27 @@ static int mn_step(void *ctx, struct takt_rt_loop *loop, takt_ns_t wake)
             unsigned k = 0;
             while (plk_mn_busy(&m->core) && k++ < 32 && receive(m, 0) > 0)
                 ;
+            now = takt_now();
             continue;
         }
         takt_ns_t d = plk_mn_deadline(&m->core);
         if (now >= d) {
             /* woken late: a PRes may already wait in the socket; judge it first */
             receive(m, 0);
-            if (!plk_mn_busy(&m->core) || plk_mn_deadline(&m->core) != d)
-                continue;
-            plk_mn_tick(&m->core, now, &m->q);
-            mn_flush(m);
+            if (plk_mn_busy(&m->core) && plk_mn_deadline(&m->core) == d) {
+                plk_mn_tick(&m->core, now, &m->q);
+                mn_flush(m);
+            }
+            now = takt_now();
             continue;
         }
+        m->sent_at = 0;
         wait_pres(m, now, d < next ? d : next);
+        /* The wait ends with the receive that took the PRes; the next PReq it sent read
+         * the clock just before its send, microseconds ago: that read serves as now, one
+         * read less per CN. It can only be early: a deadline passed since is found on the
+         * next pass, whose wait then receives without waiting. */
+        now = m->sent_at ? m->sent_at : takt_now();
     }
     takt_ns_t t2 = takt_now();
     takt_perf_record(&loop->perf, &m->m_isoch, t2 - t1);
@@ -305,7 +315,7 @@ static int mn_step(void *ctx, struct takt_rt_loop *loop, takt_ns_t wake)
         if (slot_end > next - ASYNC_GUARD_NS)
             slot_end = next - ASYNC_GUARD_NS;
         for (;;) {
-            takt_ns_t now = takt_now();
+            now = takt_now();
             if (now >= slot_end || m->answered)
                 break;
             receive(m, slot_end - now);
