@@ -52,7 +52,7 @@ static void fail(struct ecat_core *m, struct ecat_slave *s, int err)
 {
     s->esm.f.err = err;
     s->esm.f.state = SS_FAILED;
-    (void)m;
+    m->rec.watch = true;            /* recovery looks at failed slaves (readdress) */
 }
 
 /* A request that came back with the wrong WKC is retried a few times (frames may be
@@ -342,6 +342,7 @@ static void state_al_ack(struct ecat_core *m, struct ecat_slave *s, takt_ns_t no
     s->info.al_state &= AL_STATE_MASK;
     ecat_al_changed(m);
     s->esm.f.state = s->esm.f.err ? SS_FAILED : SS_IDLE;
+    m->rec.watch |= s->esm.f.err != 0;      /* as fail() */
     if (!s->esm.f.err)
         next_step(m, s, now);
 }

@@ -82,6 +82,36 @@ static void test_power_cycle(void **state)
     bench_free(b);
 }
 
+/* In a steady network nothing is pending, and the cycle's check skips the per-slave
+ * look (rec.watch clear). A power cycle seen only by the failing slave machine (the
+ * count of present slaves never drops) must still open it: the slave is readdressed,
+ * re-scanned and back in OP, and the look is skipped again once it is. */
+static void test_quiet_skips_look_failure_opens_it(void **state)
+{
+    (void)state;
+    struct bench *b = bench_new();
+    up(b);
+    for (int i = 0; i < 5; i++)
+        cycle(b);
+    assert_false(b->c.rec.watch);
+    assert_int_equal(takt_sim_power_cycle(b->sim, 1, b->now), 0);
+    bool seen_failed = false, watched = false;
+    for (unsigned i = 0; i < 10000 && !returned(&b->c); i++) {
+        cycle(b);
+        seen_failed |= b->c.slaves[1].esm.f.state == SS_FAILED;
+        watched |= b->c.rec.watch;
+        assert_int_equal(b->c.rec.present, NSLAVES);
+    }
+    assert_true(seen_failed);
+    assert_true(watched);
+    assert_true(returned(&b->c));
+    for (int i = 0; i < 5; i++)
+        cycle(b);
+    assert_false(b->c.rec.watch);
+    assert_true(back_in_op(&b->c));
+    bench_free(b);
+}
+
 /* A tool's SII write through the driver holds the EEPROM interface (ETG.1000.4 6.4)
  * when a power-cycled slave comes back: the core's re-read of its SII waits and sends
  * no SII command while the write has the interface (its data would go into the
@@ -160,6 +190,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cable_cut_and_heal),
         cmocka_unit_test(test_power_cycle),
+        cmocka_unit_test(test_quiet_skips_look_failure_opens_it),
         cmocka_unit_test(test_sii_reread_waits_for_a_write),
         cmocka_unit_test(test_sii_wait_has_a_limit),
     };
