@@ -546,6 +546,7 @@ static void state_sii_wait(struct ecat_core *m, struct ecat_slave *s, takt_ns_t 
 }
 
 typedef void (*sfsm_fn)(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);
+/* SS_IDLE and SS_FAILED take no step: the master timer (core.c) does not call them */
 static const sfsm_fn sfsm_states[SS_COUNT] = {
     [SS_IDLE] = state_none, [SS_ADDR] = state_addr, [SS_ESC] = ecat_sfsm_state_esc,
     [SS_SII_CMD] = ecat_sfsm_state_sii_cmd, [SS_SII_POLL] = ecat_sfsm_state_sii_poll,

@@ -249,6 +249,9 @@ struct ecat_core {
      * how many answer, the OR of their states, the lowest one */
     unsigned  sum_gen, sum_answering;
     uint8_t   sum_seen, sum_low;
+    /* rec.low_state was taken at al_gen == low_gen over low_n slaves (core.c) */
+    unsigned  low_gen, low_n;
+    bool      low_known;
 
     /* what other threads may read, published by the cycle (master_state.c) */
     struct ecat_snap snap;
