@@ -36,6 +36,33 @@ static void test_op_and_process_data(void **state)
     bench_free(b);
 }
 
+/* The reply of takt's LRW carries, between the slaves' inputs, the outputs as they were
+ * sent. Only the inputs go into the image: outputs the application wrote since stay
+ * as it wrote them, whatever the cycle's check takes in one copy. */
+static void test_inputs_leave_outputs_alone(void **state)
+{
+    (void)state;
+    struct bench *b = bench_new();
+    up(b);
+    for (unsigned k = 0; k < NSLAVES; k++)
+        put_le16(b->c.image + entry(&b->c, k, true)->abs_bit / 8, (uint16_t)(0xA000 + k));
+    cycle(b);                                   /* the replies carry 0xA00k back */
+    for (unsigned k = 0; k < NSLAVES; k++)
+        put_le16(b->c.image + entry(&b->c, k, true)->abs_bit / 8, (uint16_t)(0xB000 + k));
+    for (unsigned i = 0; i < b->nq; i++)        /* the next cycle's start: replies, check */
+        ecat_core_rx(&b->c, b->now, b->q[i].d, b->q[i].len, 0);
+    b->nq = 0;
+    ecat_core_cycle(&b->c, b->now);
+    assert_int_equal(b->c.inputs_age, 0);      /* the inputs were taken in */
+    for (unsigned k = 0; k < NSLAVES; k++) {
+        assert_int_equal(get_le16(b->c.image + entry(&b->c, k, true)->abs_bit / 8), 0xB000 + k);
+        uint8_t in[2];
+        assert_int_equal(takt_sim_peek(b->sim, k, 0x1100, in, 2), 0);
+        assert_memory_equal(b->c.image + entry(&b->c, k, false)->abs_bit / 8, in, 2);
+    }
+    bench_free(b);
+}
+
 /* A cyclic reply the test drops is counted lost once, at the cycle that judges it, and
  * never again; nothing else is lost, no slave is taken for gone. */
 static void test_lost_reply_counted_once(void **state)
@@ -170,6 +197,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_op_and_process_data),
+        cmocka_unit_test(test_inputs_leave_outputs_alone),
         cmocka_unit_test(test_lost_reply_counted_once),
         cmocka_unit_test(test_late_reply_counted_late),
         cmocka_unit_test(test_time_jump),
