@@ -49,6 +49,8 @@ BUILD=$(cd "$SRC" && readlink -f "$BUILD")
 TMP=$(mktemp -d /tmp/takt-cycle-count.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 LIBS=$(pkg-config --libs libpcap json-c libxml-2.0)
+# a build with the AF_XDP link (TAKT_XDP, where libxdp and libbpf are found) needs them too
+if pkg-config --exists libxdp libbpf; then LIBS="$LIBS $(pkg-config --libs libxdp libbpf)"; fi
 
 # build_harness NAME TREE LIBDIR OUT: NAME.c against that tree's headers and library
 build_harness() {

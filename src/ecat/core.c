@@ -203,13 +203,24 @@ void ecat_core_timer(struct ecat_core *m, takt_ns_t now)
     ecat_foe_poll(m, now);
     ecat_soe_poll(m, now);
     ecat_eoe_poll(m, now);
-    for (unsigned i = 0; i < m->n_slaves; i++)
-        ecat_sfsm_step(m, &m->slaves[i], now);
+    for (unsigned i = 0; i < m->n_slaves; i++) {
+        /* an idle or failed machine has no step to take (state_none): no call */
+        uint8_t st = m->slaves[i].esm.f.state;
+        if (st != SS_IDLE && st != SS_FAILED)
+            ecat_sfsm_step(m, &m->slaves[i], now);
+    }
     ecat_sii_turn_end(m);
     /* DC set-up addresses slaves by station: not while an ENI's IP commands readdress them */
     if (m->o.dc && m->target && !m->dc.active && !ecat_eni_settling(m))
         ecat_dc_configure(m, now);
-    m->rec.low_state = lowest_state(m);
+    /* the slaves' states change only with a report or a loss, and each bumps al_gen
+     * (ecat_al_changed): taken again only then, not over every slave every cycle */
+    if (!m->low_known || m->low_gen != m->al_gen || m->low_n != m->n_slaves) {
+        m->rec.low_state = lowest_state(m);
+        m->low_gen = m->al_gen;
+        m->low_n = m->n_slaves;
+        m->low_known = true;
+    }
     ecat_state_update(m);
 }
 

@@ -157,6 +157,7 @@ static void run_fail(struct ecat_core *m, struct ecat_eni_run *r, int err)
             continue;
         s->esm.f.err = err;
         s->esm.f.state = SS_FAILED;
+        m->rec.watch = true;        /* recovery looks at failed slaves (readdress) */
         if (s->esm.er)
             s->esm.er->phase = EP_IDLE;
     }

@@ -52,7 +52,7 @@ static void fail(struct ecat_core *m, struct ecat_slave *s, int err)
 {
     s->esm.f.err = err;
     s->esm.f.state = SS_FAILED;
-    (void)m;
+    m->rec.watch = true;            /* recovery looks at failed slaves (readdress) */
 }
 
 /* A request that came back with the wrong WKC is retried a few times (frames may be
@@ -342,6 +342,7 @@ static void state_al_ack(struct ecat_core *m, struct ecat_slave *s, takt_ns_t no
     s->info.al_state &= AL_STATE_MASK;
     ecat_al_changed(m);
     s->esm.f.state = s->esm.f.err ? SS_FAILED : SS_IDLE;
+    m->rec.watch |= s->esm.f.err != 0;      /* as fail() */
     if (!s->esm.f.err)
         next_step(m, s, now);
 }
@@ -545,6 +546,7 @@ static void state_sii_wait(struct ecat_core *m, struct ecat_slave *s, takt_ns_t 
 }
 
 typedef void (*sfsm_fn)(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now);
+/* SS_IDLE and SS_FAILED take no step: the master timer (core.c) does not call them */
 static const sfsm_fn sfsm_states[SS_COUNT] = {
     [SS_IDLE] = state_none, [SS_ADDR] = state_addr, [SS_ESC] = ecat_sfsm_state_esc,
     [SS_SII_CMD] = ecat_sfsm_state_sii_cmd, [SS_SII_POLL] = ecat_sfsm_state_sii_poll,

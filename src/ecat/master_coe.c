@@ -229,8 +229,10 @@ static void idle_poll(struct ecat_core *m, takt_ns_t now)
             }
         }
     }
-    for (unsigned k = 0; k < m->n_slaves; k++) {
-        unsigned pos = (m->idle_next + k) % m->n_slaves;
+    /* every slave once, from idle_next on, wrapping (a compare, not a division, per
+     * slave: this runs every cycle) */
+    unsigned n = m->n_slaves, pos = n && m->idle_next >= n ? m->idle_next % n : m->idle_next;
+    for (unsigned k = 0; k < n; k++, pos = pos + 1 < n ? pos + 1 : 0) {
         struct ecat_slave *s = &m->slaves[pos];
         if (!mbx_usable(s) || slave_busy(m, pos) || ecat_eoe_slave_open(m, pos) ||
             !ecat_mbx_poll_due(&s->mbx, now, ECAT_EMCY_POLL_NS))

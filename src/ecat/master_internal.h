@@ -166,6 +166,10 @@ struct ecat_core {
 
     /* datagrams: in-flight table by index, acyclic FIFO */
     struct ecat_req *inflight[256];
+    /* no request in flight was sent before this (exp_armed: some may be in flight): the
+     * timeout scan runs only once the oldest could be due (ecat_pdu_expire) */
+    takt_ns_t exp_oldest;
+    bool      exp_armed;
     uint8_t   next_idx;
     uint32_t  frame_no;        /* number of the frame being built (its generation) */
     struct ecat_gen gen[ECAT_GEN_RING];
@@ -245,6 +249,9 @@ struct ecat_core {
      * how many answer, the OR of their states, the lowest one */
     unsigned  sum_gen, sum_answering;
     uint8_t   sum_seen, sum_low;
+    /* rec.low_state was taken at al_gen == low_gen over low_n slaves (core.c) */
+    unsigned  low_gen, low_n;
+    bool      low_known;
 
     /* what other threads may read, published by the cycle (master_state.c) */
     struct ecat_snap snap;

@@ -90,6 +90,10 @@ bool ecat_pdu_append(struct ecat_core *m, uint8_t *buf, size_t *pos, struct ecat
     r->fno = m->frame_no;
     r->wkc = -1;
     m->inflight[idx] = r;
+    if (!m->exp_armed || now < m->exp_oldest) {
+        m->exp_oldest = now;
+        m->exp_armed = true;
+    }
     return true;
 }
 
@@ -196,8 +200,16 @@ takt_ns_t ecat_pdu_acyc_due(const struct ecat_core *m)
 
 void ecat_pdu_expire(struct ecat_core *m, takt_ns_t now)
 {
+    /* Nothing in flight was sent before exp_oldest: while that is less than the timeout
+     * ago, no request can be due and the 256 slots need no look (the check below, for
+     * the oldest, holds for every one). Requests that left the table since only make
+     * the bound earlier than it need be. */
+    if (!m->exp_armed || now - m->exp_oldest < m->o.dg_timeout_ns)
+        return;
     uint32_t gone[256];                          /* frames counted here whose record was reused */
     unsigned n_gone = 0;
+    takt_ns_t oldest = 0;
+    bool armed = false;
     for (int i = 0; i < 256; i++) {
         struct ecat_req *r = m->inflight[i];
         if (!r)
@@ -207,8 +219,12 @@ void ecat_pdu_expire(struct ecat_core *m, takt_ns_t now)
          * out than it holds) no longer says what this request's frame was */
         const struct ecat_gen *g = &m->gen[r->fno % ECAT_GEN_RING];
         bool own = g->fno == r->fno;
-        if ((own && g->cyclic) || now - r->sent < m->o.dg_timeout_ns)
+        if ((own && g->cyclic) || now - r->sent < m->o.dg_timeout_ns) {
+            if (!armed || r->sent < oldest)      /* still in flight: the next bound */
+                oldest = r->sent;
+            armed = true;
             continue;
+        }
         m->inflight[i] = NULL;
         r->st = REQ_DONE;
         r->wkc = -1;
@@ -225,6 +241,8 @@ void ecat_pdu_expire(struct ecat_core *m, takt_ns_t now)
             ecat_rate_add(&m->rate, now, 0, 1);
         }
     }
+    m->exp_oldest = oldest;
+    m->exp_armed = armed;
 }
 
 void ecat_pdu_cancel_all(struct ecat_core *m)

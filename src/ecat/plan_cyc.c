@@ -22,9 +22,17 @@ struct ecat_plan_run {
     uint64_t wkc_errs;          /* judged WKCs that were not the plan's (takt_ecat_master_frames) */
 };
 
+/* A stretch of a takt frame's reply that goes into the input image: one or more slaves'
+ * inputs lying back to back in both (worked out once per plan, not per cycle). */
+struct ecat_in_run {
+    uint32_t img, rx, len;      /* image offset, offset in the reply's data, bytes */
+};
+
 struct ecat_plan_exec {
     struct ecat_plan p;
     struct ecat_plan_run *run;  /* p.n_dg */
+    struct ecat_in_run *in;     /* datagram j's stretches: in[in_first[j] .. in_first[j + 1]) */
+    unsigned *in_first;         /* p.n_dg + 1 */
     uint8_t  zeros[ECAT_MAX_DG_DATA];     /* what reads send */
     uint8_t  scratch[ECAT_MAX_DG_DATA];   /* replies nobody reads (writes, NOP) */
 };
@@ -52,12 +60,45 @@ void ecat_plan_cyc_free(struct ecat_core *m)
         ecat_cyc_reap(m, &m->px->run[j].req);
     ecat_plan_free(&m->px->p);
     free(m->px->run);
+    free(m->px->in);
+    free(m->px->in_first);
     free(m->px);
     m->px = NULL;
 }
 
 const struct ecat_plan *ecat_plan_of(const struct ecat_core *m)
 { return m->px ? &m->px->p : NULL; }
+
+/* The stretches of the input image each takt datagram's reply fills: the slaves it
+ * carries with inputs, neighbours whose inputs adjoin in both taken as one. */
+static int in_runs(struct ecat_plan_exec *x)
+{
+    const struct ecat_plan *p = &x->p;
+    unsigned n = 0;
+    for (unsigned j = 0; j < p->n_dg; j++)
+        n += p->dg[j].n_slaves;
+    if (!(x->in_first = calloc(p->n_dg + 1, sizeof *x->in_first)) ||
+        !(x->in = calloc(n ? n : 1, sizeof *x->in)))
+        return -ENOMEM;
+    n = 0;
+    for (unsigned j = 0; j < p->n_dg; j++) {
+        const struct ecat_plan_dg *d = &p->dg[j];
+        x->in_first[j] = n;
+        for (unsigned i = d->first_slave; i < d->first_slave + d->n_slaves && i < p->n_slaves; i++) {
+            const struct ecat_plan_slave *s = &p->slave[i];
+            if (!s->in_len)
+                continue;
+            uint32_t rx = s->in_off - (uint32_t)d->out_off;
+            struct ecat_in_run *prev = n > x->in_first[j] ? &x->in[n - 1] : NULL;
+            if (prev && prev->img + prev->len == s->in_off && prev->rx + prev->len == rx)
+                prev->len += s->in_len;
+            else
+                x->in[n++] = (struct ecat_in_run){ s->in_off, rx, s->in_len };
+        }
+    }
+    x->in_first[p->n_dg] = n;
+    return 0;
+}
 
 /* Take a produced plan (its ownership) as the one the cycle runs. */
 int ecat_plan_cyc_take(struct ecat_core *m, struct ecat_plan *p)
@@ -68,14 +109,24 @@ int ecat_plan_cyc_take(struct ecat_core *m, struct ecat_plan *p)
         ecat_plan_free(p);
         return -ENOMEM;
     }
+    x->p = *p;
+    if (in_runs(x)) {
+        free(x->in);
+        free(x->in_first);
+        free(x->run);
+        free(x);
+        ecat_plan_free(p);
+        return -ENOMEM;
+    }
     if (p->n_frames > ECAT_MAX_CYC_DG) {
         ECAT_FAIL(m, -ENOSPC, TAKT_ECAT_EV_IMAGE_TOO_BIG, -1, p->image_size, p->n_frames, ECAT_MAX_CYC_DG);
+        free(x->in);
+        free(x->in_first);
         free(x->run);
         free(x);
         ecat_plan_free(p);
         return -ENOSPC;
     }
-    x->p = *p;
     for (unsigned j = 0; j < p->n_dg; j++) {
         x->run[j].last_wkc = p->dg[j].wkc;
         x->run[j].seen = -1;
@@ -263,14 +314,23 @@ static void judge_frame(struct ecat_core *m, const struct ecat_plan_dg *d, struc
         c->last_wkc = wkc;
 }
 
-static void take_inputs(struct ecat_core *m, const struct ecat_plan *p, const struct ecat_plan_dg *d,
-                        unsigned k)
+/* The slaves' inputs from datagram j's reply (in frame k) into the image; the outputs
+ * between them stay the application's. */
+static void take_inputs(struct ecat_core *m, const struct ecat_plan_exec *x, unsigned j, unsigned k)
 {
     const uint8_t *rx = m->cyc_rx + (size_t)k * ECAT_MAX_DG_DATA;
-    for (unsigned i = d->first_slave; i < d->first_slave + d->n_slaves && i < p->n_slaves; i++) {
-        const struct ecat_plan_slave *s = &p->slave[i];
-        if (s->in_len)
-            memcpy(m->image + s->in_off, rx + (s->in_off - (uint32_t)d->out_off), s->in_len);
+    for (unsigned r = x->in_first[j]; r < x->in_first[j + 1]; r++) {
+        uint8_t *to = m->image + x->in[r].img;
+        const uint8_t *from = rx + x->in[r].rx;
+        /* most slaves' inputs are a word or two: a copy of known size is a move, not
+         * a call */
+        switch (x->in[r].len) {
+        case 1: *to = *from; break;
+        case 2: memcpy(to, from, 2); break;
+        case 4: memcpy(to, from, 4); break;
+        case 8: memcpy(to, from, 8); break;
+        default: memcpy(to, from, x->in[r].len); break;
+        }
     }
 }
 
@@ -312,7 +372,7 @@ static bool check_frame(struct ecat_core *m, struct ecat_plan_exec *x, unsigned 
         if (d->cmd == ECAT_LWR)
             continue;                   /* judged with its LRD */
         if (wkc >= 0)
-            take_inputs(m, p, d, k);
+            take_inputs(m, x, j, k);
         bool lwr = d->cmd == ECAT_LRD && j + 1 < end && p->dg[j + 1].cmd == ECAT_LWR;
         judge_frame(m, d, r, lwr ? &p->dg[j + 1] : NULL, lwr ? &x->run[j + 1] : NULL, k, in_op);
     }

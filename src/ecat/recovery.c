@@ -88,6 +88,7 @@ static void back_slave(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
         return;
     unsigned i = (unsigned)(s - m->slaves), p = s->info.position;
     s->rec.rejoin = true;
+    m->rec.watch = true;
     s->rec.retry_at = 0;
     s->rec.old_vendor = s->info.vendor;
     s->rec.old_product = s->info.product;
@@ -223,6 +224,7 @@ static void retry_later(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now
     if (s->rec.backoff_ns > ECAT_RETRY_MAX_NS)
         s->rec.backoff_ns = ECAT_RETRY_MAX_NS > min ? ECAT_RETRY_MAX_NS : min;
     s->rec.retry_at = now + s->rec.backoff_ns;
+    m->rec.watch = true;
     if (!quiet)
         ECAT_EV(m, TAKT_ECAT_EV_RESCAN_FAILED, (int)(s - m->slaves), s->esm.f.err ? s->esm.f.err : -TAKT_ECONFIG, s->rec.backoff_ns / TAKT_NS_PER_MS);
 }
@@ -266,6 +268,7 @@ static void back_to_target(struct ecat_core *m, struct ecat_slave *s, takt_ns_t 
     s->info.present = true;
     ecat_al_changed(m);
     s->rec.returning = true;
+    m->rec.watch = true;
     s->rec.backoff_ns = 0;              /* it answers: the next failure starts short again */
     s->rec.retry_at = 0;
     if (s->rec.wrong)
@@ -458,6 +461,28 @@ void ecat_recovery_replaced(struct ecat_core *m, unsigned i, takt_ns_t now)
     back_slave(m, &m->slaves[i], now);
 }
 
+/* The per-slave part of the cycle's check. Each of its steps acts only on a slave with
+ * a re-scan pending or planned, on its way back, or whose machine failed; none such
+ * (rec.watch clear) and the cycle skips the 40-odd slaves' look. */
+static void watch(struct ecat_core *m, takt_ns_t now)
+{
+    if (m->target)
+        readdress(m, now);
+    retry(m, now);
+    rejoin(m, now);
+    bool more = false;
+    for (unsigned i = 0; i < m->n_slaves; i++) {
+        struct ecat_slave *s = &m->slaves[i];
+        if (s->rec.returning && s->esm.f.state == SS_IDLE && m->target &&
+            (s->info.al_state & AL_STATE_MASK) == m->target) {
+            s->rec.returning = false;
+            ECAT_EV(m, TAKT_ECAT_EV_SLAVE_BACK, i, s->info.station, m->target);
+        }
+        more |= s->rec.rejoin || s->rec.returning || s->rec.retry_at || s->esm.f.state == SS_FAILED;
+    }
+    m->rec.watch = more;
+}
+
 void ecat_recovery_check(struct ecat_core *m, takt_ns_t now)
 {
     unsigned n = (unsigned)m->mon_al.wkc;
@@ -490,18 +515,8 @@ void ecat_recovery_check(struct ecat_core *m, takt_ns_t now)
         }
         m->rec.present = n;
     }
-    if (m->target)
-        readdress(m, now);
-    retry(m, now);
-    rejoin(m, now);
-    for (unsigned i = 0; i < m->n_slaves; i++) {
-        struct ecat_slave *s = &m->slaves[i];
-        if (s->rec.returning && s->esm.f.state == SS_IDLE && m->target &&
-            (s->info.al_state & AL_STATE_MASK) == m->target) {
-            s->rec.returning = false;
-            ECAT_EV(m, TAKT_ECAT_EV_SLAVE_BACK, i, s->info.station, m->target);
-        }
-    }
+    if (m->rec.watch)
+        watch(m, now);
     /* A slave that left the target state by itself (error, watchdog) is driven back,
      * one read of its AL status first, as long as its machine is idle. */
     uint8_t or = m->mon_al_buf[0];

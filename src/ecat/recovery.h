@@ -16,6 +16,10 @@ struct ecat_recovery {
     uint8_t   low_state;       /* lowest AL state over all slaves, a lost one's 0 (the
                                   cyclic frames' choice; st.state is what is reported) */
     bool      need_locate;
+    /* Some slave may need the per-slave look of the cycle's check: a re-scan pending or
+     * due again, one on its way back to the target, or a slave machine failed (set where
+     * each of those starts; cleared only by a look that found none). */
+    bool      watch;
     bool      probing;         /* which station answers at each position? (a tree) */
     unsigned  probe_n;         /* positions probed */
 };

@@ -2,7 +2,8 @@
  * test_recovery.c): no link and no clock. It calls ecat_core_rx / _cycle / _tx / _timer
  * with a time it advances itself, passes every frame tx gives through the simulator's
  * devices (takt_sim_process, in place) and hands their replies to rx at the next cycle,
- * as a wire would. A cyclic reply may be dropped or held back one cycle. */
+ * as a wire would. A cyclic reply may be dropped or held back one cycle, an acyclic one
+ * dropped. */
 #ifndef TAKT_TEST_CORE_BENCH_H
 #define TAKT_TEST_CORE_BENCH_H
 
@@ -39,6 +40,7 @@ struct bench {
     struct reply held;         /* a cyclic reply held back one more cycle */
     bool have_held, release_held;
     bool drop_cyclic, hold_cyclic;   /* the next cyclic frame's reply: lost / held */
+    bool drop_acyclic;         /* the next acyclic frame's reply: lost */
     unsigned cyc_seen;         /* cyclic frames the core gave */
     char    (*evlog)[512];     /* the core's events as text, in order (the bench reads its ring) */
     unsigned nev, evcap;
@@ -83,6 +85,10 @@ static inline void wire(struct bench *b, unsigned n, bool cyclic)
             continue;
         if (cyclic && i == 0 && b->drop_cyclic) {
             b->drop_cyclic = false;          /* processed by the slaves, reply lost */
+            continue;
+        }
+        if (!cyclic && i == 0 && b->drop_acyclic) {
+            b->drop_acyclic = false;
             continue;
         }
         if (cyclic && i == 0 && b->hold_cyclic) {

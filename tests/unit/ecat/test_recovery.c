@@ -82,6 +82,85 @@ static void test_power_cycle(void **state)
     bench_free(b);
 }
 
+/* In a steady network nothing is pending, and the cycle's check skips the per-slave
+ * look (rec.watch clear). A power cycle seen only by the failing slave machine (the
+ * count of present slaves never drops) must still open it: the slave is readdressed,
+ * re-scanned and back in OP, and the look is skipped again once it is. */
+static void test_quiet_skips_look_failure_opens_it(void **state)
+{
+    (void)state;
+    struct bench *b = bench_new();
+    up(b);
+    for (int i = 0; i < 5; i++)
+        cycle(b);
+    assert_false(b->c.rec.watch);
+    assert_int_equal(takt_sim_power_cycle(b->sim, 1, b->now), 0);
+    bool seen_failed = false, watched = false;
+    for (unsigned i = 0; i < 10000 && !returned(&b->c); i++) {
+        cycle(b);
+        seen_failed |= b->c.slaves[1].esm.f.state == SS_FAILED;
+        watched |= b->c.rec.watch;
+        assert_int_equal(b->c.rec.present, NSLAVES);
+    }
+    assert_true(seen_failed);
+    assert_true(watched);
+    assert_true(returned(&b->c));
+    for (int i = 0; i < 5; i++)
+        cycle(b);
+    assert_false(b->c.rec.watch);
+    assert_true(back_in_op(&b->c));
+    bench_free(b);
+}
+
+/* The lowest AL state over all slaves (a lost one's 0), as the cyclic frames choose by
+ * it: worked out here from the slaves' last reports, every cycle. */
+static uint8_t lowest_now(const struct ecat_core *c)
+{
+    static const uint8_t rank[16] = { [AL_INIT] = 1, [AL_PREOP] = 2, [AL_BOOT] = 2,
+                                      [AL_SAFEOP] = 3, [AL_OP] = 4 };
+    uint8_t low = 0;
+    int lr = 99;
+    for (unsigned i = 0; i < c->n_slaves; i++) {
+        uint8_t st = c->slaves[i].info.al_state & AL_STATE_MASK;
+        if (rank[st] < lr) {
+            lr = rank[st];
+            low = st;
+        }
+    }
+    return low;
+}
+
+/* The core keeps the lowest state from one change of the slaves' reports to the next
+ * instead of taking it over every slave each cycle: through a cut, the heal, the
+ * re-scan of the returned slave and its way back to OP it must equal, after every
+ * cycle, the lowest of the reports as they are then. */
+static void test_low_state_follows_every_change(void **state)
+{
+    (void)state;
+    struct bench *b = bench_new();
+    up(b);
+    assert_int_equal(b->c.rec.low_state, AL_OP);
+    assert_int_equal(takt_sim_break(b->sim, 2, b->now), 0);
+    unsigned seen_zero = 0, seen_below_op = 0;
+    for (unsigned i = 0; i < 20; i++) {
+        cycle(b);
+        assert_int_equal(b->c.rec.low_state, lowest_now(&b->c));
+        seen_zero += b->c.rec.low_state == 0;
+    }
+    assert_int_equal(b->c.rec.present, 2);
+    assert_true(seen_zero > 0);
+    assert_int_equal(takt_sim_heal(b->sim, b->now), 0);
+    for (unsigned i = 0; i < 10000 && !back_in_op(&b->c); i++) {
+        cycle(b);
+        assert_int_equal(b->c.rec.low_state, lowest_now(&b->c));
+        seen_below_op += b->c.rec.low_state != AL_OP && b->c.rec.low_state != 0;
+    }
+    assert_true(back_in_op(&b->c));
+    assert_true(seen_below_op > 0);              /* the returned slave came up through them */
+    assert_int_equal(b->c.rec.low_state, AL_OP);
+    bench_free(b);
+}
+
 /* A tool's SII write through the driver holds the EEPROM interface (ETG.1000.4 6.4)
  * when a power-cycled slave comes back: the core's re-read of its SII waits and sends
  * no SII command while the write has the interface (its data would go into the
@@ -160,6 +239,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cable_cut_and_heal),
         cmocka_unit_test(test_power_cycle),
+        cmocka_unit_test(test_quiet_skips_look_failure_opens_it),
+        cmocka_unit_test(test_low_state_follows_every_change),
         cmocka_unit_test(test_sii_reread_waits_for_a_write),
         cmocka_unit_test(test_sii_wait_has_a_limit),
     };
