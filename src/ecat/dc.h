@@ -45,6 +45,11 @@ struct ecat_slave_dc {
     uint32_t  diff_prev;       /* its last valid |0x092C| + 1 (0: none yet) */
     uint32_t  port_time[4];    /* receive times 0x0900.. of the latch */
     uint64_t  pu_time;         /* its local time of the latch 0x0918 */
+    uint8_t   child_ports;     /* ports with a slave behind them (bit n: port n) */
 };
+
+struct ecat_slave;
+/* Loop time of a slave's latched receive times over its ports with a slave behind them. */
+int64_t ecat_dc_loop_time(const struct ecat_slave *s);
 
 #endif

@@ -360,6 +360,11 @@ static void dc_across_break(void **state)
         cycle(r);
         nanosleep(&ms, NULL);
     }
+    for (unsigned k = 0; k < N; k++) {      /* the closed ring: the first port's path */
+        int64_t d = get_le32(r->sim->sl[k].esc.mem + 0x0928);
+        printf("slave %u: closed ring 0x0928 %lld ns\n", k, (long long)d);
+        assert_true(llabs(d - (r->sim->sl[k].t_in - r->sim->sl[0].t_in)) <= 2);   /* the clocks' rates: +-1 ns */
+    }
     assert_int_equal(takt_sim_break(r->sim, 3, takt_now()), 0);
     takt_ns_t end = takt_now() + 2 * TAKT_NS_PER_S, settle = takt_now() + 200 * TAKT_NS_PER_MS;
     unsigned samples = 0, over = 0, half_n[2] = { 0, 0 };
