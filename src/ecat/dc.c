@@ -151,6 +151,9 @@ static void state_read(struct ecat_core *m, takt_ns_t now)
         if (s->info.parent >= 0 && (unsigned)s->info.parent < m->n_slaves && s->info.parent_port < 4)
             m->slaves[s->info.parent].dc.child_ports |= (uint8_t)(1u << s->info.parent_port);
     }
+    /* the far side's delays of a broken ring are derived from these (redund_dc.c) only
+     * if the ring was closed when they were latched */
+    m->dc.latch_closed = !m->red_broken && !m->red_seen_broken;
     /* parents come before their children: one pass in position order */
     for (unsigned i = 0; i < m->n_slaves; i++) {
         struct ecat_slave *s = &m->slaves[i];
@@ -188,6 +191,8 @@ static void state_write(struct ecat_core *m, takt_ns_t now)
             dc_fail(m, "FPWR 0x0920/0x0928", s, s->dc.req[0].wkc != 1 ? s->dc.req[0].wkc : s->dc.req[1].wkc);
             return;
         }
+        s->dc.far_have = s->dc.far_want = s->info.dc_delay_ns;   /* its WKC said so */
+        s->dc.far_known = s->info.dc;
     }
     m->dc.iter = 0;
     queue_drift(m);        /* ESC datasheet Section I: static drift compensation */
@@ -327,6 +332,7 @@ bool ecat_dc_rejoin(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
     req(m, s, 0, ECAT_FPRD, ESC_DC_SYS_TIME, NULL, 8);
     req(m, s, 1, ECAT_FPRD, ESC_DC_SYS_OFFSET, NULL, 8);
     s->dc.re = RE_READ;
+    s->dc.far_known = false;       /* it writes the closed ring's delay: redund_dc.c follows */
     return true;
 }
 
