@@ -35,10 +35,16 @@ static int64_t sim_delay(struct ring *r, unsigned k)
     return get_le32(r->sim->sl[k].esc.mem + 0x0928);
 }
 
-/* The simulator's path from the master to slave k, less its path to the reference. */
+/* The simulator's path from the master to slave k, less its path to the reference
+ * (slave ref). */
+static int64_t sim_path_ref(struct ring *r, unsigned k, unsigned ref)
+{
+    return r->sim->sl[k].t_in - r->sim->sl[ref].t_in;
+}
+
 static int64_t sim_path(struct ring *r, unsigned k)
 {
-    return r->sim->sl[k].t_in - r->sim->sl[0].t_in;
+    return sim_path_ref(r, k, 0);
 }
 
 static void cycle_until(struct ring *r, const char *event)
@@ -210,11 +216,50 @@ static void dc_far_writes_judged(void **state)
     ring_free(r);
 }
 
+/* Slaves without DC have no receive times: one before the reference (which is then
+ * slave 1), the one before the break, the first behind it. Their forwarding is counted
+ * as the DC slaves' mean, which in this line of equal slaves is exact: the far DC
+ * slaves' 0x0928 must still be the simulator's second-port path less its path to the
+ * reference, and the closed ring's must come back. */
+static void dc_far_without_dc(void **state)
+{
+    (void)state;
+    static const struct { unsigned no_dc, ref; } cases[] = { { 1u << 0, 1 }, { 1u << 2, 0 }, { 1u << 3, 0 } };
+    struct timespec ms = { 0, 1000000 };
+    for (unsigned c = 0; c < TAKT_ARRAY_SIZE(cases); c++) {
+        printf("slave %u without DC\n", __builtin_ctz(cases[c].no_dc));
+        struct ring *r = ring_new_dc_mask(true, true, cases[c].no_dc);
+        for (unsigned i = 0; i < 50; i++) {
+            cycle(r);
+            nanosleep(&ms, NULL);
+        }
+        int64_t closed[N];
+        for (unsigned k = 0; k < N; k++)
+            closed[k] = sim_delay(r, k);
+        assert_int_equal(takt_sim_break(r->sim, 3, takt_now()), 0);
+        cycle_until(r, "behind the break have the system time delay of their path");
+        for (unsigned k = 0; k < N; k++) {
+            if (cases[c].no_dc & (1u << k))
+                continue;
+            int64_t want = k < 3 ? closed[k] : sim_path_ref(r, k, cases[c].ref);
+            printf("  slave %u: 0x0928 %lld ns, expected %lld ns\n", k, (long long)sim_delay(r, k),
+                   (long long)want);
+            assert_true(llabs(sim_delay(r, k) - want) <= 2);
+        }
+        assert_int_equal(takt_sim_heal(r->sim, takt_now()), 0);
+        cycle_until(r, "have their closed ring's system time delay back");
+        for (unsigned k = 0; k < N; k++)
+            assert_int_equal(sim_delay(r, k), closed[k]);
+        ring_free(r);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(dc_across_break),
         cmocka_unit_test(dc_far_writes_judged),
+        cmocka_unit_test(dc_far_without_dc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
