@@ -194,6 +194,7 @@ static void state_write(struct ecat_core *m, takt_ns_t now)
         s->dc.far_have = s->dc.far_want = s->info.dc_delay_ns;   /* its WKC said so */
         s->dc.far_known = s->info.dc;
     }
+    m->dc.far_planned = false;      /* redund_dc.c plans anew from these delays */
     m->dc.iter = 0;
     queue_drift(m);        /* ESC datasheet Section I: static drift compensation */
     m->dc.state = DC_DRIFT;
