@@ -118,6 +118,9 @@ enum takt_ecat_ev {
     TAKT_ECAT_EV_RED_BROKEN_MORE,
     TAKT_ECAT_EV_RED_CLOSED,
     TAKT_ECAT_EV_RED_MENDED,             /* one of two breaks mended */
+    TAKT_ECAT_EV_RED_DC_FAR,             /* 0x0928 of the far side's path written */
+    TAKT_ECAT_EV_RED_DC_CLOSED,          /* ... the closed ring's written back */
+    TAKT_ECAT_EV_RED_DC_WRITE,           /* a write of 0x0928 failed: written again */
     TAKT_ECAT_EV_EMERGENCY,
     TAKT_ECAT_EV_EMERGENCY_DATA,
     TAKT_ECAT_EV_NO_COE,

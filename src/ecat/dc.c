@@ -75,12 +75,15 @@ static void state_latch(struct ecat_core *m, takt_ns_t now)
     (void)now;
 }
 
-/* Loop time of a slave: latest minus earliest receive time over its open ports. */
-static int64_t loop_time(const struct ecat_slave *s)
+/* Loop time of a slave: latest minus earliest receive time over its ports that lead to a
+ * slave. An open port without one is the last slave's of a redundant ring, wired to the
+ * master's second port: the frame leaves there and never comes back, so what that port
+ * latched belongs to no pass of this frame (ESC datasheet Section I, receive times). */
+int64_t ecat_dc_loop_time(const struct ecat_slave *s)
 {
     uint32_t lo = s->dc.port_time[0], hi = s->dc.port_time[0];
     for (int p = 1; p < 4; p++)
-        if (s->info.ports_open & (1u << p)) {
+        if (s->dc.child_ports & (1u << p)) {
             uint32_t d = s->dc.port_time[p] - s->dc.port_time[0];   /* 32-bit wrap-safe */
             if (d > hi - lo)
                 hi = s->dc.port_time[0] + d;
@@ -96,7 +99,7 @@ static int prev_port(const struct ecat_slave *p, unsigned q)
     static const uint8_t order[4] = { 0, 3, 1, 2 };
     int prev = 0;
     for (unsigned i = 1; i < 4 && order[i] != q; i++)
-        if (p->info.ports_open & (1u << order[i]))
+        if (p->dc.child_ports & (1u << order[i]))
             prev = order[i];
     return prev;
 }
@@ -116,14 +119,14 @@ static int64_t tree_delay(const struct ecat_core *m, const struct ecat_slave *s)
         int q = s->info.parent_port, pr = prev_port(ps, (unsigned)q);
         int64_t before = (int64_t)(uint32_t)(ps->dc.port_time[pr] - ps->dc.port_time[0]);
         int64_t branch = (int64_t)(uint32_t)(ps->dc.port_time[q] - ps->dc.port_time[pr]);
-        return ps->info.dc_delay_ns + before + (branch - loop_time(s)) / 2;
+        return ps->info.dc_delay_ns + before + (branch - ecat_dc_loop_time(s)) / 2;
     }
     while (p >= 0 && !m->slaves[p].info.dc)
         p = m->slaves[p].info.parent;
     if (p < 0)
         return 0;
     const struct ecat_slave *ps = &m->slaves[p];
-    return ps->info.dc_delay_ns + (loop_time(ps) - loop_time(s)) / 2;
+    return ps->info.dc_delay_ns + (ecat_dc_loop_time(ps) - ecat_dc_loop_time(s)) / 2;
 }
 
 static void state_read(struct ecat_core *m, takt_ns_t now)
@@ -141,6 +144,16 @@ static void state_read(struct ecat_core *m, takt_ns_t now)
             s->dc.port_time[p] = get_le32(s->dc.buf[0] + 4 * p);
         s->dc.pu_time = get_le64(s->dc.buf[1]);
     }
+    for (unsigned i = 0; i < m->n_slaves; i++)
+        m->slaves[i].dc.child_ports = 0;
+    for (unsigned i = 0; i < m->n_slaves; i++) {
+        const struct ecat_slave *s = &m->slaves[i];
+        if (s->info.parent >= 0 && (unsigned)s->info.parent < m->n_slaves && s->info.parent_port < 4)
+            m->slaves[s->info.parent].dc.child_ports |= (uint8_t)(1u << s->info.parent_port);
+    }
+    /* the far side's delays of a broken ring are derived from these (redund_dc.c) only
+     * if the ring was closed when they were latched */
+    m->dc.latch_closed = !m->red_broken && !m->red_seen_broken;
     /* parents come before their children: one pass in position order */
     for (unsigned i = 0; i < m->n_slaves; i++) {
         struct ecat_slave *s = &m->slaves[i];
@@ -178,7 +191,10 @@ static void state_write(struct ecat_core *m, takt_ns_t now)
             dc_fail(m, "FPWR 0x0920/0x0928", s, s->dc.req[0].wkc != 1 ? s->dc.req[0].wkc : s->dc.req[1].wkc);
             return;
         }
+        s->dc.far_have = s->dc.far_want = s->info.dc_delay_ns;   /* its WKC said so */
+        s->dc.far_known = s->info.dc;
     }
+    m->dc.far_planned = false;      /* redund_dc.c plans anew from these delays */
     m->dc.iter = 0;
     queue_drift(m);        /* ESC datasheet Section I: static drift compensation */
     m->dc.state = DC_DRIFT;
@@ -317,6 +333,7 @@ bool ecat_dc_rejoin(struct ecat_core *m, struct ecat_slave *s, takt_ns_t now)
     req(m, s, 0, ECAT_FPRD, ESC_DC_SYS_TIME, NULL, 8);
     req(m, s, 1, ECAT_FPRD, ESC_DC_SYS_OFFSET, NULL, 8);
     s->dc.re = RE_READ;
+    s->dc.far_known = false;       /* it writes the closed ring's delay: redund_dc.c follows */
     return true;
 }
 

@@ -35,6 +35,15 @@ struct ecat_dc {
     uint64_t  sync0_start;
     struct ecat_req frmw[32];  /* static drift compensation burst */
     uint8_t   frmw_buf[32][8];
+    /* cable redundancy (redund_dc.c): the 0x0928 delays for the ring's state */
+    bool      latch_closed;    /* the set-up latched the port times in a closed ring */
+    bool      far_planned;     /* delays planned for the state below */
+    bool      far_broken;      /* ... ring broken, far side from position far_from */
+    unsigned  far_first, far_from;
+    unsigned  far_report;      /* slaves whose writes the plan's event waits for */
+    int       far_lo, far_hi;  /* far side's slaves the plan writes (event), -1 none */
+    int       cl_lo, cl_hi;    /* slaves it gives the closed ring's delay back, -1 none */
+    int32_t   far_min, far_max, cl_min, cl_max;   /* the far side's delays: new, closed */
 };
 
 /* One slave's distributed clock (dc.c): its set-up requests and what was read of it. */
@@ -45,6 +54,20 @@ struct ecat_slave_dc {
     uint32_t  diff_prev;       /* its last valid |0x092C| + 1 (0: none yet) */
     uint32_t  port_time[4];    /* receive times 0x0900.. of the latch */
     uint64_t  pu_time;         /* its local time of the latch 0x0918 */
+    uint8_t   child_ports;     /* ports with a slave behind them (bit n: port n) */
+    /* 0x0928 across a cable break (redund_dc.c): what it should hold, what it holds
+     * (known after a write whose WKC said so), the write in flight */
+    struct ecat_req far_req;
+    uint8_t   far_buf[4];
+    int32_t   far_want, far_have, far_sent;
+    bool      far_known;
+    bool      far_wait;        /* part of the plan's event */
+    unsigned  far_fails;       /* failed writes in a row */
+    takt_ns_t far_retry_at;
 };
+
+struct ecat_slave;
+/* Loop time of a slave's latched receive times over its ports with a slave behind them. */
+int64_t ecat_dc_loop_time(const struct ecat_slave *s);
 
 #endif

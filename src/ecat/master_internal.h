@@ -270,6 +270,9 @@ struct ecat_core {
 /* redund_mon.c: report a break of the ring, where it is, and its healing (each cycle),
  * from the ring state the driver read of its link (ecat_red_get) */
 void ecat_red_check(struct ecat_core *m, const struct takt_ecat_redundancy *port, takt_ns_t now);
+/* redund_dc.c: each DC slave's 0x0928 for the ring's state (the far side's path while
+ * broken behind the reference, the closed ring's otherwise), written on the acyclic path */
+void ecat_red_dc_step(struct ecat_core *m, takt_ns_t now);
 
 /* pdu.c */
 void ecat_req_init(struct ecat_req *r, uint8_t cmd, uint16_t adp, uint16_t ado,

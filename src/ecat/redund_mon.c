@@ -40,7 +40,7 @@ static void mended(struct ecat_core *m, unsigned first, unsigned second, unsigne
         ECAT_EV(m, TAKT_ECAT_EV_RED_MENDED, -1, (n - second > a ? n - second : a), b - 1);
 }
 
-void ecat_red_check(struct ecat_core *m, const struct takt_ecat_redundancy *port, takt_ns_t now)
+static void check(struct ecat_core *m, const struct takt_ecat_redundancy *port, takt_ns_t now)
 {
     struct takt_ecat_redundancy s = *port;
     unsigned n = m->n_slaves;
@@ -114,4 +114,10 @@ void ecat_red_check(struct ecat_core *m, const struct takt_ecat_redundancy *port
     m->red_first = s.first_side;
     m->red_second = s.second_side;
     m->red_st = s;
+}
+
+void ecat_red_check(struct ecat_core *m, const struct takt_ecat_redundancy *port, takt_ns_t now)
+{
+    check(m, port, now);
+    ecat_red_dc_step(m, now);       /* the DC slaves' delays for the state believed now */
 }

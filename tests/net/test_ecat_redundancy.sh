@@ -39,6 +39,11 @@ ring() {   # ring K [ARGS of takt ecat run]: break the cable into position K at 
     if [ "${1:-}" = --dc ]; then   # the reference clock (slave 0) is on the first port's side
         grep -q "DC slaves $k-$((N - 1)) get the reference clock's time (slave 0) by the second port" "$NET_TMP/run-$k.out" ||
             net_fail "break into $k with DC: the reference time does not reach the slaves behind it: $(grep -i 'redundancy\|DC' "$NET_TMP/run-$k.out")"
+        # behind the break each DC slave gets the delay of its path from the second port,
+        # and the closed ring's back once the ring closes (docs/master.md)
+        grep -q "DC slaves $k-$((N - 1)) behind the break have the system time delay of their path from the second port" "$NET_TMP/run-$k.out" &&
+            grep -q "DC slaves $k-$((N - 1)) have their closed ring's system time delay back" "$NET_TMP/run-$k.out" ||
+            net_fail "break into $k with DC: the far side's 0x0928 not written and put back: $(grep -i 'redundancy\|DC' "$NET_TMP/run-$k.out")"
         python3 -c 'import json, sys; e = json.load(open(sys.argv[1]))["dc_sync_err_max_ns"]
 print("break into %s with DC: sync error max %d ns" % (sys.argv[2], e), file=sys.stderr); sys.exit(0 if 0 <= e < 50000 else 1)' \
             "$NET_TMP/run-$k.json" "$k" || net_fail "break into $k with DC: sync error over 50 us"
