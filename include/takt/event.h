@@ -118,9 +118,6 @@ enum takt_ecat_ev {
     TAKT_ECAT_EV_RED_BROKEN_MORE,
     TAKT_ECAT_EV_RED_CLOSED,
     TAKT_ECAT_EV_RED_MENDED,             /* one of two breaks mended */
-    TAKT_ECAT_EV_RED_DC_FAR,             /* 0x0928 of the far side's path written */
-    TAKT_ECAT_EV_RED_DC_CLOSED,          /* ... the closed ring's written back */
-    TAKT_ECAT_EV_RED_DC_WRITE,           /* a write of 0x0928 failed: written again */
     TAKT_ECAT_EV_EMERGENCY,
     TAKT_ECAT_EV_EMERGENCY_DATA,
     TAKT_ECAT_EV_NO_COE,
@@ -174,6 +171,9 @@ enum takt_ecat_ev {
     TAKT_ECAT_EV_RESCAN_DONE,              /* a rescan asked for found ... */
     TAKT_ECAT_EV_RESCAN_CHANGED,           /* ... a slave with another identity */
     TAKT_ECAT_EV_RED_FRMW_PARTIAL,         /* an FRMW's value cannot cross a break */
+    TAKT_ECAT_EV_RED_DC_FAR,               /* 0x0928 of the far side's path written */
+    TAKT_ECAT_EV_RED_DC_CLOSED,            /* ... the closed ring's written back */
+    TAKT_ECAT_EV_RED_DC_WRITE,             /* a write of 0x0928 failed: written again */
     TAKT_ECAT_EV_COUNT
 };
 
