@@ -39,13 +39,17 @@ struct ecat_sdo_slot {
 int ecat_coe_init(struct ecat_core *m)
 {
     m->sdo = calloc(ECAT_SDO_SLOTS, sizeof *m->sdo);
-    return m->sdo ? 0 : -ENOMEM;
+    m->coe_poll_set = calloc((m->max_slaves + 63) / 64, sizeof *m->coe_poll_set);
+    return m->sdo && m->coe_poll_set ? 0 : -ENOMEM;
 }
 
 void ecat_coe_free(struct ecat_core *m)
 {
     free(m->sdo);
     m->sdo = NULL;
+    free(m->coe_poll_set);
+    m->coe_poll_set = NULL;
+    m->n_coe_poll = 0;
 }
 
 static void finish(struct ecat_core *m, struct ecat_sdo_slot *q, int err)
@@ -53,6 +57,7 @@ static void finish(struct ecat_core *m, struct ecat_sdo_slot *q, int err)
     if (err)
         ECAT_FAILT(m, err, TAKT_ECAT_EV_ERROR_TEXT, q->pos, RT_TXT(q->x.msg[0] ? q->x.msg : takt_strerror(err)));
     q->st = MS_FREE;
+    m->sdo_used--;
     if (q->fn)
         q->fn(q->ctx, err, q->x.req.data, err ? 0 : q->x.result_len);
 }
@@ -198,12 +203,56 @@ static bool slave_busy(const struct ecat_core *m, unsigned pos)
     return ecat_foe_slave_busy(m, pos) || ecat_soe_slave_busy(m, pos) || ecat_eoe_slave_busy(m, pos);
 }
 
+/* What the SII says: a CoE send mailbox that one datagram reads. These slaves are
+ * the poll set (coe_poll_set); only their fields from the SII decide it. */
+static bool mbx_pollable(const struct ecat_slave *s)
+{
+    return (s->info.mbx_protocols & MBX_PROTO_COE) && s->info.mbx_in_len &&
+           s->info.mbx_in_len <= ECAT_MAX_DG_DATA;
+}
+
+/* And now: present, its machine idle, in a state with a mailbox (ETG.1000.6 mailbox
+ * communication from PREOP on). Looked at in the walk, as this changes every report. */
 static bool mbx_usable(const struct ecat_slave *s)
 {
     uint8_t st = s->info.al_state & AL_STATE_MASK;
-    return (s->info.mbx_protocols & MBX_PROTO_COE) && s->info.mbx_in_len &&
-           s->info.mbx_in_len <= ECAT_MAX_DG_DATA && s->info.present && s->esm.f.state == SS_IDLE &&
-           (st == AL_PREOP || st == AL_SAFEOP || st == AL_OP);
+    return s->info.present && s->esm.f.state == SS_IDLE && (st == AL_PREOP || st == AL_SAFEOP || st == AL_OP);
+}
+
+void ecat_coe_poll_note(struct ecat_core *m, unsigned pos)
+{
+    if (!m->coe_poll_set || pos >= m->max_slaves)
+        return;
+    uint64_t bit = 1ull << (pos % 64), *w = &m->coe_poll_set[pos / 64];
+    bool in = (*w & bit) != 0, want = mbx_pollable(&m->slaves[pos]);
+    if (in == want)
+        return;
+    *w ^= bit;
+    if (want)
+        m->n_coe_poll++;
+    else
+        m->n_coe_poll--;
+}
+
+void ecat_coe_poll_clear(struct ecat_core *m)
+{
+    if (m->coe_poll_set)
+        memset(m->coe_poll_set, 0, (m->max_slaves + 63) / 64 * sizeof *m->coe_poll_set);
+    m->n_coe_poll = 0;
+}
+
+/* The first position from pos on, below end, in the poll set; end if none. */
+static unsigned next_pollable(const uint64_t *set, unsigned pos, unsigned end)
+{
+    while (pos < end) {
+        uint64_t w = set[pos / 64] >> (pos % 64);
+        if (w) {
+            pos += (unsigned)__builtin_ctzll(w);
+            return pos < end ? pos : end;
+        }
+        pos = (pos / 64 + 1) * 64;
+    }
+    return end;
 }
 
 static void idle_poll(struct ecat_core *m, takt_ns_t now)
@@ -229,28 +278,37 @@ static void idle_poll(struct ecat_core *m, takt_ns_t now)
             }
         }
     }
-    /* every slave once, from idle_next on, wrapping (a compare, not a division, per
-     * slave: this runs every cycle) */
-    unsigned n = m->n_slaves, pos = n && m->idle_next >= n ? m->idle_next % n : m->idle_next;
-    for (unsigned k = 0; k < n; k++, pos = pos + 1 < n ? pos + 1 : 0) {
-        struct ecat_slave *s = &m->slaves[pos];
-        if (!mbx_usable(s) || slave_busy(m, pos) || ecat_eoe_slave_open(m, pos) ||
-            !ecat_mbx_poll_due(&s->mbx, now, ECAT_EMCY_POLL_NS))
-            continue;
-        m->idle_pos = pos;
-        m->idle_next = pos + 1;
-        ecat_req_init(r, ECAT_FPRD, s->info.station, SM1_STATUS, m->idle_buf, 1);
-        ecat_req_queue(m, r);
-        return;
+    if (!m->n_coe_poll)
+        return;                     /* no slave has a send mailbox to poll */
+    /* every slave of the poll set once, from idle_next on, wrapping: [from, n), then
+     * [0, from), the order of a walk over all slaves, which this runs every cycle */
+    unsigned n = m->n_slaves, from = n && m->idle_next >= n ? m->idle_next % n : m->idle_next;
+    for (unsigned lap = 0; lap < 2; lap++) {
+        unsigned end = lap ? from : n;
+        for (unsigned pos = next_pollable(m->coe_poll_set, lap ? 0 : from, end); pos < end;
+             pos = next_pollable(m->coe_poll_set, pos + 1, end)) {
+            struct ecat_slave *s = &m->slaves[pos];
+            if (!mbx_usable(s) || slave_busy(m, pos) || ecat_eoe_slave_open(m, pos) ||
+                !ecat_mbx_poll_due(&s->mbx, now, ECAT_EMCY_POLL_NS))
+                continue;
+            m->idle_pos = pos;
+            m->idle_next = pos + 1;
+            ecat_req_init(r, ECAT_FPRD, s->info.station, SM1_STATUS, m->idle_buf, 1);
+            ecat_req_queue(m, r);
+            return;
+        }
     }
 }
 
 /* Master timer: advance every transfer whose datagram came back. */
 void ecat_coe_poll(struct ecat_core *m, takt_ns_t now)
 {
-    if (m->sdo)
-        idle_poll(m, now);
-    for (unsigned i = 0; m->sdo && i < ECAT_SDO_SLOTS; i++) {
+    if (!m->sdo)
+        return;
+    idle_poll(m, now);
+    if (!m->sdo_used)
+        return;                     /* every slot free: nothing to advance */
+    for (unsigned i = 0; i < ECAT_SDO_SLOTS; i++) {
         struct ecat_sdo_slot *q = &m->sdo[i];
         if (q->st == MS_FREE || ecat_req_busy(&q->req))
             continue;
@@ -355,6 +413,7 @@ int ecat_sdo_queue(struct ecat_core *m, unsigned pos, const struct ecat_coe_req 
         q->err = 0;
         q->restarts = 0;
         q->st = MS_WAIT_TURN;
+        m->sdo_used++;
         return 0;
     }
     return -EBUSY;

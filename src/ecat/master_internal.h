@@ -221,6 +221,7 @@ struct ecat_core {
     struct ecat_svc svc[ECAT_SVC_SLOTS];
     struct ecat_sdo_slot *sdo; /* ECAT_SDO_SLOTS mailbox transfers (master_coe.c) */
     uint32_t  sdo_seq;
+    unsigned  sdo_used;        /* slots not free: the timer looks at the slots only then */
     struct ecat_foe_slot *foe; /* ECAT_FOE_SLOTS file transfers (master_foe.c) */
     uint32_t  foe_seq;
     takt_ecat_foe_progress_fn foe_progress;
@@ -232,6 +233,12 @@ struct ecat_core {
     struct ecat_req idle_req;  /* send-mailbox poll between transfers (emergencies) */
     uint8_t   idle_buf[ECAT_MAX_DG_DATA];
     unsigned  idle_pos, idle_next;
+    /* the slaves whose SII gives a CoE send mailbox the idle poll can read, a bit per
+     * position (max_slaves) and their count: set where an SII is parsed, cleared with
+     * the slave list (ecat_coe_poll_note, _clear), so that the poll of every cycle
+     * walks only these, not every slave */
+    uint64_t *coe_poll_set;
+    unsigned  n_coe_poll;
 
     /* statistics */
     struct takt_ecat_master_stats st;
@@ -351,6 +358,10 @@ struct ecat_sdo_slot;
 int  ecat_coe_init(struct ecat_core *m);
 void ecat_coe_free(struct ecat_core *m);
 void ecat_coe_poll(struct ecat_core *m, takt_ns_t now);
+/* Slave pos's mailbox fields were written (its SII parsed): it joins or leaves the
+ * slaves the idle poll visits. _clear: the slave list was emptied (a new scan). */
+void ecat_coe_poll_note(struct ecat_core *m, unsigned pos);
+void ecat_coe_poll_clear(struct ecat_core *m);
 /* The core's side of takt_ecat_sdo_upload_async / _download_async (the ENI's CoE init
  * commands queue through these). */
 int  ecat_sdo_upload_async(struct ecat_core *m, unsigned pos, uint16_t index, uint8_t sub,

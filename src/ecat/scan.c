@@ -58,6 +58,7 @@ static void state_reset(struct ecat_core *m, takt_ns_t now)
     m->n_slaves = (unsigned)n;
     m->rec.present = (unsigned)n;
     ecat_al_changed(m);             /* every slave's info is cleared below */
+    ecat_coe_poll_clear(m);         /* and with it their mailboxes */
     for (unsigned i = 0; i < m->n_slaves; i++) {
         struct ecat_slave *s = &m->slaves[i];
         uint8_t *sii = s->scan.sii;
@@ -152,6 +153,7 @@ void ecat_scan_start(struct ecat_core *m, takt_ns_t now)
 {
     m->scan.done = m->configured = false;
     m->n_slaves = 0;
+    ecat_coe_poll_clear(m);
     ecat_plan_cyc_free(m);        /* the next cycles: monitoring alone until the layout */
     m->last_err = 0;
     m->errmsg[0] = 0;
@@ -218,6 +220,7 @@ int ecat_sii_parse(struct ecat_core *m, struct ecat_slave *s)
     s->info.mbx_in_start = sii->std_tx.offset;
     s->info.mbx_in_len = sii->std_tx.size;
     s->info.mbx_protocols = sii->mbx_proto;
+    ecat_coe_poll_note(m, (unsigned)(s - m->slaves));
     snprintf(s->info.name, sizeof s->info.name, "%s", ecat_sii_name(sii));
     s->scan.coe_details = sii->has_general ? sii->gen.coe_details : 0;
     s->scan.sii_flags = sii->has_general ? sii->gen.flags : 0;

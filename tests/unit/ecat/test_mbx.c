@@ -133,6 +133,7 @@ static void test_core_idle_poll_interval(void **state)
         s->info.mbx_protocols = MBX_PROTO_COE;
         s->info.mbx_in_start = 0x1080;
         s->info.mbx_in_len = 128;
+        ecat_coe_poll_note(c, i);         /* as the scan does once it read the SII */
     }
     const takt_ns_t t0 = 10 * TAKT_NS_PER_S, ms = TAKT_NS_PER_MS;
     takt_ns_t last[2] = { 0, 0 };
