@@ -27,9 +27,15 @@ struct takt_perf_hist {
     uint64_t *bins;
     uint64_t  under, over;
     uint64_t  total;
+    /* set by takt_perf_hist_init for the recording: bin * nbins, and the division by
+     * bin as a multiply and shift (the high half of value * mul, shifted by shift;
+     * mul 0: bin is 2^shift) */
+    uint64_t  span, mul;
+    uint32_t  shift;
 };
 
-/* One named measurement ("Cycle Time", "JOB_ProcessAllRxFrames", ...). */
+/* One named measurement ("Cycle Time", "JOB_ProcessAllRxFrames", ...). Its three
+ * histograms have the one layout takt_perf_msmt_init gives them. */
 struct takt_perf_msmt {
     char name[40];
     struct takt_perf_stat total;      /* cumulative */

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "perf/rec.h"
 
 void takt_perf_stat_reset(struct takt_perf_stat *s)
 {
@@ -13,15 +14,7 @@ void takt_perf_stat_reset(struct takt_perf_stat *s)
     s->count = 0;
 }
 
-void takt_perf_stat_add(struct takt_perf_stat *s, int64_t v)
-{
-    if (v < s->min)
-        s->min = v;
-    if (v > s->max)
-        s->max = v;
-    s->sum += v;
-    s->count++;
-}
+void takt_perf_stat_add(struct takt_perf_stat *s, int64_t v) { perf_stat_add(s, v); }
 
 int takt_perf_hist_init(struct takt_perf_hist *h, int64_t lo, int64_t bin, uint32_t nbins)
 {
@@ -37,6 +30,19 @@ int takt_perf_hist_init(struct takt_perf_hist *h, int64_t lo, int64_t bin, uint3
     h->lo = lo;
     h->bin = bin;
     h->nbins = nbins;
+    h->span = (uint64_t)bin * nbins;
+    /* the reciprocal perf_hist_bin multiplies by (perf/rec.h): l = ceil(log2 bin) */
+    unsigned l = 0;
+    while (((uint64_t)1 << l) < (uint64_t)bin)
+        l++;
+    if (((uint64_t)1 << l) == (uint64_t)bin) {
+        h->mul = 0;
+        h->shift = l;
+    } else {
+        unsigned __int128 p = (unsigned __int128)1 << (63 + l);
+        h->mul = (uint64_t)((p + (uint64_t)bin - 1) / (uint64_t)bin);
+        h->shift = l - 1;           /* after the high half: 63 + l in all (l >= 2) */
+    }
     return 0;
 }
 
@@ -45,6 +51,7 @@ void takt_perf_hist_free(struct takt_perf_hist *h)
     free(h->bins);
     h->bins = NULL;
     h->nbins = 0;
+    h->span = 0;                /* every value over the top from now on, as no bins */
     h->total = h->under = h->over = 0;
 }
 
@@ -63,11 +70,11 @@ void takt_perf_hist_add(struct takt_perf_hist *h, int64_t v)
         return;
     }
     /* Unsigned difference: v - lo cannot overflow even for lo < 0 and v near INT64_MAX. */
-    uint64_t idx = ((uint64_t)v - (uint64_t)h->lo) / (uint64_t)h->bin;
-    if (idx >= h->nbins)
+    uint64_t x = (uint64_t)v - (uint64_t)h->lo;
+    if (x >= h->span)
         h->over++;
     else
-        h->bins[idx]++;
+        h->bins[perf_hist_bin(h, x)]++;
 }
 
 /* ceil(p/100 * total) in exact integer arithmetic: p is taken in millionths of a

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include "perf/set.h"
+#include "perf/rec.h"
 
 int takt_perf_msmt_init(struct takt_perf_msmt *m, const char *name, int64_t lo, int64_t bin, uint32_t nbins)
 {
@@ -86,10 +87,28 @@ void takt_perf_record(struct takt_perf_set *s, struct takt_perf_msmt *m, int64_t
 {
     /* `active` is written only by this (the recording) thread, so a plain read. */
     int b = s->active;
-    takt_perf_stat_add(&m->total, v);
-    takt_perf_hist_add(&m->hist, v);
-    takt_perf_stat_add(&m->ival[b], v);
-    takt_perf_hist_add(&m->ihist[b], v);
+    struct takt_perf_stat *iv = &m->ival[b];
+    struct takt_perf_hist *h = &m->hist, *ih = &m->ihist[b];
+    perf_stat_add(&m->total, v);
+    perf_stat_add(iv, v);
+    h->total++;
+    ih->total++;
+    /* the two histograms have one layout (takt_perf_msmt_init): the bin is found once,
+     * as takt_perf_hist_add finds it */
+    if (v < h->lo) {
+        h->under++;
+        ih->under++;
+        return;
+    }
+    uint64_t x = (uint64_t)v - (uint64_t)h->lo;
+    if (x >= h->span) {
+        h->over++;
+        ih->over++;
+        return;
+    }
+    uint64_t i = perf_hist_bin(h, x);
+    h->bins[i]++;
+    ih->bins[i]++;
 }
 
 void takt_perf_set_cycle_end(struct takt_perf_set *s)

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <math.h>
 #include <takt/perf.h>
+#include "perf/rec.h"
 
 static void test_stat(void **state)
 {
@@ -62,6 +63,67 @@ static void test_hist_negative_lo(void **state)
     assert_int_equal(h.over, 1);
     assert_int_equal(takt_perf_hist_percentile(&h, 50), 0);     /* rank 2: -1 in [-100,0) */
     takt_perf_hist_free(&h);
+}
+
+/* The bin of a value is found by a multiply and a shift, not a division: the same bin
+ * as x / bin for every bin width and every x below 2^63 (the most a histogram can
+ * span). Checked at each bin edge (k * bin - 1, k * bin) for k near 0, near the top of
+ * the 63-bit range and spread between, for widths of 1 ns to 2^62 + 1 (the odd, the
+ * round, the powers of two and the widths next to them), and through takt_perf_hist_add
+ * with a histogram whose top is the largest a width allows. */
+static void test_hist_bin_exact(void **state)
+{
+    (void)state;
+    static const uint64_t widths[] = {
+        1, 2, 3, 5, 7, 10, 100, 127, 128, 129, 1000, 1023, 1024, 1025, 10000, 100000,
+        1000000, 999999937, 1000000000, 4294967295u, 4294967296u, 4294967297u,
+        10000000000000ull, (1ull << 40) + 1, 0x5555555555555555ull, (1ull << 62) - 1,
+        1ull << 62, (1ull << 62) + 1, 0x7fffffffffffffffull };
+    const uint64_t top = 1ull << 63;     /* x below this */
+    for (unsigned w = 0; w < sizeof widths / sizeof widths[0]; w++) {
+        uint64_t d = widths[w];
+        struct takt_perf_hist h;
+        assert_int_equal(takt_perf_hist_init(&h, 0, (int64_t)d, 1), 0);
+        uint64_t kmax = (top - 1) / d;    /* the last edge below 2^63 */
+        uint64_t seed = 0x9E3779B97F4A7C15ull ^ d;
+        for (unsigned i = 0; i < 4000; i++) {
+            uint64_t k;
+            if (i < 1000)
+                k = i;                    /* the first edges */
+            else if (i < 2000)
+                k = kmax - (i - 1000);    /* the last ones */
+            else {
+                seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+                k = (seed >> 1) % (kmax + 1);
+            }
+            if (k > kmax)
+                continue;                 /* kmax < 1000: fewer edges */
+            uint64_t e = k * d;
+            if (e)
+                assert_int_equal(perf_hist_bin(&h, e - 1), k - 1);
+            assert_int_equal(perf_hist_bin(&h, e), k);
+            if (e + d - 1 < top)
+                assert_int_equal(perf_hist_bin(&h, e + d - 1), k);
+        }
+        assert_int_equal(perf_hist_bin(&h, top - 1), (top - 1) / d);
+        takt_perf_hist_free(&h);
+        /* the same through the histogram, up to its top */
+        uint32_t n = (uint32_t)((uint64_t)INT64_MAX / d < 64 ? (uint64_t)INT64_MAX / d : 64);
+        assert_int_equal(takt_perf_hist_init(&h, 0, (int64_t)d, n), 0);
+        for (uint32_t b = 0; b < n; b++) {
+            takt_perf_hist_add(&h, (int64_t)(b * d));
+            takt_perf_hist_add(&h, (int64_t)(b * d + d - 1));
+            assert_int_equal(h.bins[b], 2);
+        }
+        takt_perf_hist_add(&h, (int64_t)(n * d - 1));
+        assert_int_equal(h.bins[n - 1], 3);
+        assert_int_equal(h.over, 0);
+        if ((uint64_t)n * d < (uint64_t)INT64_MAX) {
+            takt_perf_hist_add(&h, (int64_t)(n * d));   /* the top edge itself: over */
+            assert_int_equal(h.over, 1);
+        }
+        takt_perf_hist_free(&h);
+    }
 }
 
 static void test_hist_init_errors(void **state)
@@ -159,6 +221,7 @@ int main(void)
         cmocka_unit_test(test_hist_bins),
         cmocka_unit_test(test_hist_negative_lo),
         cmocka_unit_test(test_hist_init_errors),
+        cmocka_unit_test(test_hist_bin_exact),
         cmocka_unit_test(test_percentiles_uniform),
         cmocka_unit_test(test_percentiles_skewed),
         cmocka_unit_test(test_percentiles_small_counts),

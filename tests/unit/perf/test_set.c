@@ -113,6 +113,72 @@ static void test_banks_unthreaded(void **state)
     takt_perf_msmt_free(&b);
 }
 
+/* takt_perf_record finds a value's bin once for the cumulative and the interval
+ * histogram: both must hold what the value's own division gives, with every value
+ * under, in and over the range, in both banks; the figures are checked against a
+ * reference the test keeps itself. */
+static void test_record_matches_reference(void **state)
+{
+    (void)state;
+    enum { NB = 50 };
+    const int64_t lo = -500, bin = 1000;
+    struct ref { int64_t min, max, sum; uint64_t count, under, over, bins[NB]; } tot, iv[2];
+    memset(&tot, 0, sizeof tot);
+    memset(iv, 0, sizeof iv);
+    tot.min = iv[0].min = iv[1].min = INT64_MAX;
+    tot.max = iv[0].max = iv[1].max = INT64_MIN;
+    struct takt_perf_set s;
+    struct takt_perf_msmt m;
+    takt_perf_set_init(&s, false);
+    assert_int_equal(takt_perf_msmt_init(&m, "M", lo, bin, NB), 0);
+    assert_int_equal(takt_perf_set_add(&s, &m), 0);
+    static const int64_t edge[] = { INT64_MIN, -501, -500, -499, 0, 499, 500, 501, 48499, 48500,
+                                    49499, 49500, 49501, INT64_MAX };
+    uint64_t seed = 42;
+    for (unsigned i = 0; i < 20000; i++) {
+        int64_t v;
+        if (i < sizeof edge / sizeof edge[0])
+            v = edge[i];
+        else {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            v = (int64_t)(seed >> 40) % 60000 - 5000;
+        }
+        if (i == 10000)
+            takt_perf_set_snapshot(&s, 0);        /* the rest into the other bank */
+        takt_perf_record(&s, &m, v);
+        struct ref *r[2] = { &tot, &iv[s.active] };
+        for (unsigned k = 0; k < 2; k++) {
+            r[k]->min = v < r[k]->min ? v : r[k]->min;
+            r[k]->max = v > r[k]->max ? v : r[k]->max;
+            r[k]->sum += v;
+            r[k]->count++;
+            uint64_t x = (uint64_t)v - (uint64_t)lo;   /* v - lo, without overflow */
+            if (v < lo)
+                r[k]->under++;
+            else if (x / (uint64_t)bin >= NB)
+                r[k]->over++;
+            else
+                r[k]->bins[x / (uint64_t)bin]++;
+        }
+    }
+    const struct takt_perf_stat *st[3] = { &m.total, &m.ival[0], &m.ival[1] };
+    const struct takt_perf_hist *h[3] = { &m.hist, &m.ihist[0], &m.ihist[1] };
+    const struct ref *want[3] = { &tot, &iv[0], &iv[1] };
+    for (unsigned k = 0; k < 3; k++) {
+        assert_true(want[k]->count > 1000);
+        assert_int_equal(st[k]->min, want[k]->min);
+        assert_int_equal(st[k]->max, want[k]->max);
+        assert_int_equal(st[k]->sum, want[k]->sum);
+        assert_int_equal(st[k]->count, want[k]->count);
+        assert_int_equal(h[k]->total, want[k]->count);
+        assert_int_equal(h[k]->under, want[k]->under);
+        assert_int_equal(h[k]->over, want[k]->over);
+        for (unsigned b = 0; b < NB; b++)
+            assert_int_equal(h[k]->bins[b], want[k]->bins[b]);
+    }
+    takt_perf_msmt_free(&m);
+}
+
 /* --- threaded: a recorder thread with its own cycle ends, a reporter snapshotting */
 #define N_REC 2000000
 struct rec_ctx {
@@ -306,6 +372,7 @@ int main(void)
         cmocka_unit_test(test_set_add_limits),
         cmocka_unit_test(test_set_public),
         cmocka_unit_test(test_banks_unthreaded),
+        cmocka_unit_test(test_record_matches_reference),
         cmocka_unit_test(test_threaded_no_lost_counts),
         cmocka_unit_test(test_flip_hook_latches_at_the_edge),
         cmocka_unit_test(test_record_no_alloc_no_lock),
