@@ -64,6 +64,22 @@ uint8_t *ecat_frame_add(uint8_t *buf, size_t cap, size_t *pos, uint8_t cmd, uint
     return d;
 }
 
+uint8_t *ecat_frame_refill(uint8_t *buf, size_t at, uint8_t cmd, uint8_t idx, uint32_t addr, uint16_t len,
+                           const void *data)
+{
+    uint8_t *h = buf + at;
+    h[DG_CMD] = cmd;
+    h[DG_IDX] = idx;
+    put_le32(h + DG_ADP, addr);
+    uint8_t *d = h + ECAT_DG_HDR;
+    if (len && data)                /* no call for the NOP's none */
+        memcpy(d, data, len);
+    else if (len)
+        memset(d, 0, len);
+    put_le16(d + len, 0);
+    return d;
+}
+
 size_t ecat_frame_end(uint8_t *buf, size_t pos)
 {
     if (pos < MIN_FRAME) {

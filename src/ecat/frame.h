@@ -29,6 +29,12 @@ size_t ecat_frame_begin(uint8_t *buf, const uint8_t src_mac[6]);
  * else zeroed) or NULL if it does not fit into cap. */
 uint8_t *ecat_frame_add(uint8_t *buf, size_t cap, size_t *pos, uint8_t cmd, uint8_t idx,
                         uint32_t addr, uint16_t len, const void *data);
+/* A datagram that ecat_frame_add put at offset at with this length, written again in
+ * place for another frame of the same layout: command, index, address, data (copied,
+ * or zeroed for NULL) and WKC 0; its length, M bit and the frame's header stay.
+ * Returns a pointer to its data. */
+uint8_t *ecat_frame_refill(uint8_t *buf, size_t at, uint8_t cmd, uint8_t idx, uint32_t addr, uint16_t len,
+                           const void *data);
 /* Finish: returns the frame length padded to 60 bytes (padding zeroed). */
 size_t ecat_frame_end(uint8_t *buf, size_t pos);
 

@@ -202,6 +202,10 @@ struct ecat_core {
     uint8_t  *image;
     size_t    image_len, image_cap;
     struct ecat_plan_exec *px; /* the plan the cycle runs (plan_cyc.c), NULL: none yet */
+    /* cyclic frames written again in place rather than built anew (plan_cyc.c), and
+     * a switch that builds every one anew: tests compare the two byte for byte */
+    unsigned  cyc_refills;
+    bool      cyc_rebuild;
     /* per-cycle monitoring datagrams in the first cyclic frame */
     struct ecat_req mon_al;    /* BRD 0x0130: WKC = slaves present, data = OR of states */
     uint8_t   mon_al_buf[2];
@@ -290,11 +294,21 @@ static inline bool ecat_req_busy(const struct ecat_req *r)
 /* Start frame m->frame_no + 1 in buf: Ethernet and EtherCAT headers, then the NOP that
  * carries its number. Returns the position of the first request. */
 size_t ecat_pdu_frame_begin(struct ecat_core *m, uint8_t *buf, bool cyclic);
+/* The next frame number, noted as sent (what ecat_pdu_frame_begin gives a frame). */
+uint32_t ecat_pdu_frame_number(struct ecat_core *m, bool cyclic);
 /* Frame fno did not come back in its time: counted lost once (true the first time). A
  * reply that arrives afterwards is counted late and never used. */
 bool ecat_pdu_frame_lost(struct ecat_core *m, takt_ns_t now, uint32_t fno);
 /* Build frames from queued requests into m->txbuf; returns frames built. */
 unsigned ecat_pdu_build_acyc(struct ecat_core *m, takt_ns_t now);
+/* A cyclic frame sent again with the layout it had (plan_cyc.c): _claim takes an index
+ * for each of rq[0..n) in the order appends would (false: not all free, nothing taken);
+ * _frame_renew gives the frame the next number; _refill writes request r again at
+ * offset at of the frame, where an append had put it, with index idx. */
+bool ecat_pdu_claim(struct ecat_core *m, struct ecat_req *const *rq, unsigned n, uint8_t *idx);
+void ecat_pdu_frame_renew(struct ecat_core *m, uint8_t *buf, bool cyclic);
+void ecat_pdu_refill(struct ecat_core *m, uint8_t *buf, size_t at, struct ecat_req *r, uint8_t idx,
+                     takt_ns_t now);
 /* Append a request to a frame being built (cyclic frames); false if it does not fit. */
 bool ecat_pdu_append(struct ecat_core *m, uint8_t *buf, size_t *pos, struct ecat_req *r,
                      takt_ns_t now);

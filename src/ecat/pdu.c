@@ -49,14 +49,65 @@ static int alloc_idx(struct ecat_core *m)
     return -1;
 }
 
-size_t ecat_pdu_frame_begin(struct ecat_core *m, uint8_t *buf, bool cyclic)
+uint32_t ecat_pdu_frame_number(struct ecat_core *m, bool cyclic)
 {
     uint32_t fno = ++m->frame_no;
+    m->gen[fno % ECAT_GEN_RING] = (struct ecat_gen){ .fno = fno, .st = GEN_SENT, .cyclic = cyclic };
+    return fno;
+}
+
+size_t ecat_pdu_frame_begin(struct ecat_core *m, uint8_t *buf, bool cyclic)
+{
+    uint32_t fno = ecat_pdu_frame_number(m, cyclic);
     size_t pos = ecat_frame_begin(buf, m->mac);
     /* ETG.1000.4 commands: NOP, no slave executes it; ADP/ADO carry the number, 0 data bytes */
     ecat_frame_add(buf, TAKT_ETH_MAX_FRAME, &pos, ECAT_NOP, 0, fno, 0, NULL);
-    m->gen[fno % ECAT_GEN_RING] = (struct ecat_gen){ .fno = fno, .st = GEN_SENT, .cyclic = cyclic };
     return pos;
+}
+
+void ecat_pdu_frame_renew(struct ecat_core *m, uint8_t *buf, bool cyclic)
+{
+    uint32_t fno = ecat_pdu_frame_number(m, cyclic);
+    /* the leading NOP as ecat_pdu_frame_begin wrote it, with the new number */
+    ecat_frame_refill(buf, ECAT_ETH_HDR + ECAT_FRAME_HDR, ECAT_NOP, 0, fno, 0, NULL);
+}
+
+bool ecat_pdu_claim(struct ecat_core *m, struct ecat_req *const *rq, unsigned n, uint8_t *idx)
+{
+    uint8_t next = m->next_idx;
+    for (unsigned i = 0; i < n; i++) {
+        int k = alloc_idx(m);
+        if (k < 0) {
+            while (i--)
+                m->inflight[idx[i]] = NULL;
+            m->next_idx = next;
+            return false;
+        }
+        idx[i] = (uint8_t)k;
+        m->inflight[k] = rq[i];
+    }
+    return true;
+}
+
+static void sent(struct ecat_core *m, struct ecat_req *r, uint8_t idx, takt_ns_t now)
+{
+    r->idx = idx;
+    r->st = REQ_SENT;
+    r->sent = now;
+    r->fno = m->frame_no;
+    r->wkc = -1;
+    m->inflight[idx] = r;
+    if (!m->exp_armed || now < m->exp_oldest) {
+        m->exp_oldest = now;
+        m->exp_armed = true;
+    }
+}
+
+void ecat_pdu_refill(struct ecat_core *m, uint8_t *buf, size_t at, struct ecat_req *r, uint8_t idx,
+                     takt_ns_t now)
+{
+    ecat_frame_refill(buf, at, r->cmd, idx, (uint32_t)r->adp | (uint32_t)r->ado << 16, r->len, r->data);
+    sent(m, r, idx, now);
 }
 
 bool ecat_pdu_frame_lost(struct ecat_core *m, takt_ns_t now, uint32_t fno)
@@ -84,16 +135,7 @@ bool ecat_pdu_append(struct ecat_core *m, uint8_t *buf, size_t *pos, struct ecat
         m->next_idx--;          /* give the index back */
         return false;
     }
-    r->idx = (uint8_t)idx;
-    r->st = REQ_SENT;
-    r->sent = now;
-    r->fno = m->frame_no;
-    r->wkc = -1;
-    m->inflight[idx] = r;
-    if (!m->exp_armed || now < m->exp_oldest) {
-        m->exp_oldest = now;
-        m->exp_armed = true;
-    }
+    sent(m, r, (uint8_t)idx, now);
     return true;
 }
 

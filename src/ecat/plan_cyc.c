@@ -28,9 +28,28 @@ struct ecat_in_run {
     uint32_t img, rx, len;      /* image offset, offset in the reply's data, bytes */
 };
 
+/* A frame as last built datagram by datagram, kept for the cycles that send the same
+ * datagrams (the same lowest state and DC) from the same buffer: the frame's bytes stay
+ * there, and only what changes is written again -- the frame number, each datagram's
+ * index, address and data, the WKCs back to 0 (ecat_pdu_refill). Frames with more
+ * datagrams are always built anew. */
+#define TMPL_MAX_DG 32
+struct ecat_cyc_tmpl {
+    bool     ok;
+    bool     dc;                /* the key it was built for, with st and dc_mode */
+    uint8_t  st, dc_mode;
+    bool     skip;              /* an ENI frame with nothing to send: not sent */
+    unsigned nb;                /* its buffer, m->cycbuf + nb * TAKT_FRAME_BUF */
+    unsigned n;                 /* datagrams in it: their plan numbers and offsets in */
+    uint16_t len;               /* tm_j, tm_at from the frame's first; the frame's length */
+};
+
 struct ecat_plan_exec {
     struct ecat_plan p;
     struct ecat_plan_run *run;  /* p.n_dg */
+    struct ecat_cyc_tmpl *tm;   /* p.n_frames */
+    unsigned *tm_j;             /* p.n_dg */
+    uint16_t *tm_at;            /* p.n_dg */
     struct ecat_in_run *in;     /* datagram j's stretches: in[in_first[j] .. in_first[j + 1]) */
     unsigned *in_first;         /* p.n_dg + 1 */
     uint8_t  zeros[ECAT_MAX_DG_DATA];     /* what reads send */
@@ -62,6 +81,9 @@ void ecat_plan_cyc_free(struct ecat_core *m)
     free(m->px->run);
     free(m->px->in);
     free(m->px->in_first);
+    free(m->px->tm);
+    free(m->px->tm_j);
+    free(m->px->tm_at);
     free(m->px);
     m->px = NULL;
 }
@@ -78,7 +100,10 @@ static int in_runs(struct ecat_plan_exec *x)
     for (unsigned j = 0; j < p->n_dg; j++)
         n += p->dg[j].n_slaves;
     if (!(x->in_first = calloc(p->n_dg + 1, sizeof *x->in_first)) ||
-        !(x->in = calloc(n ? n : 1, sizeof *x->in)))
+        !(x->in = calloc(n ? n : 1, sizeof *x->in)) ||
+        !(x->tm = calloc(p->n_frames ? p->n_frames : 1, sizeof *x->tm)) ||
+        !(x->tm_j = calloc(p->n_dg ? p->n_dg : 1, sizeof *x->tm_j)) ||
+        !(x->tm_at = calloc(p->n_dg ? p->n_dg : 1, sizeof *x->tm_at)))
         return -ENOMEM;
     n = 0;
     for (unsigned j = 0; j < p->n_dg; j++) {
@@ -113,6 +138,9 @@ int ecat_plan_cyc_take(struct ecat_core *m, struct ecat_plan *p)
     if (in_runs(x)) {
         free(x->in);
         free(x->in_first);
+        free(x->tm);
+        free(x->tm_j);
+        free(x->tm_at);
         free(x->run);
         free(x);
         ecat_plan_free(p);
@@ -122,6 +150,9 @@ int ecat_plan_cyc_take(struct ecat_core *m, struct ecat_plan *p)
         ECAT_FAIL(m, -ENOSPC, TAKT_ECAT_EV_IMAGE_TOO_BIG, -1, p->image_size, p->n_frames, ECAT_MAX_CYC_DG);
         free(x->in);
         free(x->in_first);
+        free(x->tm);
+        free(x->tm_j);
+        free(x->tm_at);
         free(x->run);
         free(x);
         ecat_plan_free(p);
@@ -165,49 +196,73 @@ static struct ecat_req *req_of(struct ecat_core *m, struct ecat_plan_exec *x, un
     }
 }
 
-static bool add(struct ecat_core *m, struct ecat_plan_exec *x, unsigned k, unsigned j, uint8_t *buf,
-                size_t *pos, takt_ns_t now)
+/* Datagram j of frame k made ready to go out: its request as the role wants it. The
+ * same whether the frame is built anew or written again. */
+static struct ecat_req *prep(struct ecat_core *m, struct ecat_plan_exec *x, unsigned k, unsigned j,
+                             takt_ns_t now)
 {
     const struct ecat_plan_dg *d = &x->p.dg[j];
     struct ecat_req *r = req_of(m, x, j);
-    uint16_t ref = m->slaves[m->dc.ref >= 0 ? m->dc.ref : 0].info.station;
     switch (d->role) {
-    case PLAN_DG_DC_SET:
-        /* as IgH ecrt_master_sync_reference_clock_to does: master time into the reference */
-        put_le64(m->dc.mon_wr_buf, (uint64_t)(now + m->dc.offset));
-        ecat_req_init(r, ECAT_FPWR, ref, d->ado, m->dc.mon_wr_buf, 8);
-        return ecat_pdu_append(m, buf, pos, r, now);
-    case PLAN_DG_DC_TIME:
-        if (d->no < 0) {                        /* takt's FRMW from the reference clock */
-            ecat_req_init(r, ECAT_FRMW, ref, d->ado, m->dc.mon_ref_buf, 8);
-            return ecat_pdu_append(m, buf, pos, r, now);
-        }
-        memset(m->dc.mon_ref_buf, 0, sizeof m->dc.mon_ref_buf);   /* the ENI's ARMW/FRMW as written */
-        ecat_req_init(r, d->cmd, d->adp, d->ado, m->dc.mon_ref_buf, d->len);
-        return ecat_pdu_append(m, buf, pos, r, now);
+    case PLAN_DG_DC_SET: case PLAN_DG_DC_TIME:
+        break;
     case PLAN_DG_AL:
         /* ETG.1000.4 commands and working counter: BRD WKC = number of slaves that
          * answered; data = OR of states, so it must go out as zeros (the last reply's
          * bits would stay set for ever) */
         memset(m->mon_al_buf, 0, sizeof m->mon_al_buf);
         ecat_req_init(r, ECAT_BRD, d->adp, d->ado, m->mon_al_buf, 2);
-        ecat_pdu_append(m, buf, pos, r, now);
-        return true;
+        return r;
     case PLAN_DG_DC_DIFF:
         /* one DC slave per cycle, in turn: a BRD would OR the values together */
         ecat_req_init(r, ECAT_FPRD, m->slaves[m->dc.rr].info.station, d->ado, m->dc.mon_diff_buf, 4);
-        return ecat_pdu_append(m, buf, pos, r, now);
+        return r;
     default:
-        break;
+        ecat_req_init(r, d->cmd, d->adp, d->ado, d->out_off >= 0 ? m->image + d->out_off : x->zeros, d->len);
+        if (d->n_slaves)
+            /* takt's frames: the reply lands aside and only the slaves' inputs go into
+             * the image (the application owns the outputs between the two) */
+            r->rx = m->cyc_rx + (size_t)(d->in_off >= 0 ? k : ECAT_MAX_CYC_DG + k) * ECAT_MAX_DG_DATA;
+        else
+            r->rx = d->in_off >= 0 ? m->image + d->in_off : x->scratch;
+        return r;
     }
-    ecat_req_init(r, d->cmd, d->adp, d->ado, d->out_off >= 0 ? m->image + d->out_off : x->zeros, d->len);
-    if (d->n_slaves)
-        /* takt's frames: the reply lands aside and only the slaves' inputs go into the
-         * image (the application owns the outputs between the two) */
-        r->rx = m->cyc_rx + (size_t)(d->in_off >= 0 ? k : ECAT_MAX_CYC_DG + k) * ECAT_MAX_DG_DATA;
-    else
-        r->rx = d->in_off >= 0 ? m->image + d->in_off : x->scratch;
-    return ecat_pdu_append(m, buf, pos, r, now);
+    uint16_t ref = m->slaves[m->dc.ref >= 0 ? m->dc.ref : 0].info.station;
+    if (d->role == PLAN_DG_DC_SET) {
+        /* as IgH ecrt_master_sync_reference_clock_to does: master time into the reference */
+        put_le64(m->dc.mon_wr_buf, (uint64_t)(now + m->dc.offset));
+        ecat_req_init(r, ECAT_FPWR, ref, d->ado, m->dc.mon_wr_buf, 8);
+    } else if (d->no < 0) {             /* takt's FRMW from the reference clock */
+        ecat_req_init(r, ECAT_FRMW, ref, d->ado, m->dc.mon_ref_buf, 8);
+    } else {
+        memset(m->dc.mon_ref_buf, 0, sizeof m->dc.mon_ref_buf);   /* the ENI's ARMW/FRMW as written */
+        ecat_req_init(r, d->cmd, d->adp, d->ado, m->dc.mon_ref_buf, d->len);
+    }
+    return r;
+}
+
+/* Frame k written again into buffer nb from its template; false (nothing changed but
+ * the requests made ready) when not every datagram gets an index: it is then built anew. */
+static bool refill(struct ecat_core *m, struct ecat_plan_exec *x, unsigned k, uint8_t *buf, uint8_t st,
+                   bool all, takt_ns_t now)
+{
+    const struct ecat_cyc_tmpl *t = &x->tm[k];
+    unsigned first = x->p.frame[k].first;
+    struct ecat_req *rq[TMPL_MAX_DG];
+    uint8_t idx[TMPL_MAX_DG];
+    for (unsigned i = 0; i < t->n; i++)
+        rq[i] = prep(m, x, k, x->tm_j[first + i], now);
+    if (!ecat_pdu_claim(m, rq, t->n, idx))
+        return false;
+    ecat_pdu_frame_renew(m, buf, true);
+    for (unsigned i = 0; i < t->n; i++) {
+        unsigned j = x->tm_j[first + i];
+        const struct ecat_plan_dg *d = &x->p.dg[j];
+        ecat_pdu_refill(m, buf, x->tm_at[first + i], rq[i], idx[i], now);
+        x->run[j].out = true;
+        x->run[j].judged = d->has_wkc && all && listed(d->judged, st);
+    }
+    return true;
 }
 
 unsigned ecat_cyc_build(struct ecat_core *m, takt_ns_t now)
@@ -220,13 +275,33 @@ unsigned ecat_cyc_build(struct ecat_core *m, takt_ns_t now)
     }
     struct ecat_plan_exec *x = m->px;
     const struct ecat_plan *p = &x->p;
-    uint8_t st = m->rec.low_state;
+    uint8_t st = m->rec.low_state, dc_mode = (uint8_t)m->o.dc_mode;
     bool dc = m->dc.active && m->dc.ref >= 0, all = m->rec.present == m->n_slaves;
     unsigned nb = 0;
+    bool dirty = false;                 /* buffer nb written by a frame not sent */
     for (unsigned k = 0; k < p->n_frames; k++) {
         uint8_t *buf = m->cycbuf + (size_t)nb * TAKT_FRAME_BUF;
+        struct ecat_cyc_tmpl *t = &x->tm[k];
+        /* the datagrams that go out depend on the state and DC alone: with the same
+         * ones, in the same buffer, the frame there is the one to send again */
+        if (t->ok && t->nb == nb && t->st == st && t->dc == dc && t->dc_mode == dc_mode && !dirty &&
+            !m->cyc_rebuild) {
+            if (t->skip) {
+                ecat_pdu_frame_number(m, true);     /* as a frame begun and not sent */
+                continue;
+            }
+            if (refill(m, x, k, buf, st, all, now)) {
+                m->txf[nb].data = buf;
+                m->txf[nb].len = t->len;
+                nb++;
+                m->cyc_refills++;
+                continue;
+            }
+        }
+        unsigned first = p->frame[k].first, n = 0;
+        bool whole = true;              /* every datagram that goes out went in */
         size_t pos = ecat_pdu_frame_begin(m, buf, true), start = pos;
-        for (unsigned j = p->frame[k].first; j < p->frame[k].first + p->frame[k].n; j++) {
+        for (unsigned j = first; j < first + p->frame[k].n; j++) {
             const struct ecat_plan_dg *d = &p->dg[j];
             struct ecat_plan_run *r = &x->run[j];
             r->out = false;
@@ -237,13 +312,29 @@ unsigned ecat_cyc_build(struct ecat_core *m, takt_ns_t now)
                 continue;
             /* judged only when sent while every slave answers, in a state the plan judges */
             r->judged = d->has_wkc && all && listed(d->judged, st);
-            r->out = add(m, x, k, j, buf, &pos, now);
+            size_t at = pos;
+            bool in = ecat_pdu_append(m, buf, &pos, prep(m, x, k, j, now), now);
+            /* the AL status counts as sent even if it did not fit (the presence check
+             * then finds it lost) */
+            r->out = in || d->role == PLAN_DG_AL;
+            if (in && n < TMPL_MAX_DG) {
+                x->tm_j[first + n] = j;
+                x->tm_at[first + n] = (uint16_t)at;
+            }
+            n += in;
+            whole &= in;
         }
-        if (pos == start && p->source == PLAN_FROM_ENI)
+        *t = (struct ecat_cyc_tmpl){ .ok = whole && n <= TMPL_MAX_DG, .dc = dc, .st = st, .dc_mode = dc_mode,
+                                     .nb = nb, .n = n };
+        if (pos == start && p->source == PLAN_FROM_ENI) {
+            t->skip = true;
+            dirty = true;
             continue;
+        }
         m->txf[nb].data = buf;
-        m->txf[nb].len = (uint16_t)ecat_frame_end(buf, pos);
+        m->txf[nb].len = t->len = (uint16_t)ecat_frame_end(buf, pos);
         nb++;
+        dirty = false;
     }
     m->st.cyc_frames_sent += nb;
     return nb;

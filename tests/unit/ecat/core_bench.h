@@ -42,6 +42,8 @@ struct bench {
     bool drop_cyclic, hold_cyclic;   /* the next cyclic frame's reply: lost / held */
     bool drop_acyclic;         /* the next acyclic frame's reply: lost */
     unsigned cyc_seen;         /* cyclic frames the core gave */
+    unsigned cyc_n;            /* the last cycle's cyclic frames, as the core gave them */
+    struct reply cyc[4];
     char    (*evlog)[512];     /* the core's events as text, in order (the bench reads its ring) */
     unsigned nev, evcap;
 };
@@ -133,6 +135,11 @@ static inline void cycle(struct bench *b)
     }
     unsigned n = ecat_core_tx(&b->c, b->now, b->out, MAXF);
     b->cyc_seen += n;
+    b->cyc_n = n;
+    for (unsigned i = 0; i < n && i < 4; i++) {
+        b->cyc[i].len = b->out[i].len;
+        memcpy(b->cyc[i].d, b->out[i].data, b->out[i].len);
+    }
     wire(b, n, true);
     ecat_core_timer(&b->c, b->now);
     n = ecat_core_tx(&b->c, b->now, b->out, MAXF);

@@ -6,6 +6,7 @@
  * happened. */
 #include "unit/ecat/core_bench.h"
 #include "ecat/master_internal.h"
+#include "ecat/plan.h"
 
 /* Scan to OP and a process data exchange: outputs written into the core's image reach
  * every slave's SM0 memory, its inputs come back into the image, no WKC error. */
@@ -193,6 +194,194 @@ static void test_acyclic_timeout_exact(void **state)
     bench_free(b);
 }
 
+/* --- cyclic frames written again in place (plan_cyc.c) ------------------------------ */
+
+/* Two cores on two identical networks, driven in lockstep with the same times and the
+ * same outputs; b builds every cyclic frame anew (cyc_rebuild), a writes a frame sent
+ * before again where only its number, indices, data and WKCs change. */
+struct pair { struct bench *a, *b; unsigned cycles; };
+
+static struct bench *bench_dc(bool dc)
+{
+    struct bench *b = bench_new();
+    if (dc) {
+        ecat_core_free(&b->c);
+        struct takt_ecat_master_opts o;
+        takt_ecat_master_opts_default(&o);
+        o.cycle_ns = CYCLE;
+        o.max_slaves = 8;
+        o.dc = true;
+        char err[200];
+        assert_int_equal(ecat_core_init(&b->c, MAC, "test", &o, b->now, err, sizeof err), 0);
+    }
+    return b;
+}
+
+/* One cycle of both with new outputs; every cyclic frame the same, byte for byte. */
+static void lockstep(struct pair *p)
+{
+    struct bench *x[2] = { p->a, p->b };
+    p->cycles++;
+    for (unsigned i = 0; i < 2; i++) {
+        for (size_t o = 0; x[i]->c.image && o < x[i]->c.image_len; o++)
+            if (x[i]->c.n_slaves && x[i]->c.configured)
+                x[i]->c.image[o] = (uint8_t)(x[i]->c.image[o] + 1 + o);   /* the inputs come back over it */
+        cycle(x[i]);
+    }
+    assert_int_equal(p->a->cyc_n, p->b->cyc_n);
+    for (unsigned i = 0; i < p->a->cyc_n && i < 4; i++) {
+        assert_int_equal(p->a->cyc[i].len, p->b->cyc[i].len);
+        if (memcmp(p->a->cyc[i].d, p->b->cyc[i].d, p->a->cyc[i].len))
+            fail_msg("cycle %u: cyclic frame %u differs from the one built anew", p->cycles, i);
+    }
+    assert_int_equal(p->a->c.frame_no, p->b->c.frame_no);
+    assert_int_equal(p->a->c.next_idx, p->b->c.next_idx);
+    assert_int_equal(p->a->c.st.cyc_frames_lost, p->b->c.st.cyc_frames_lost);
+    assert_int_equal(p->a->c.st.wkc_errors, p->b->c.st.wkc_errors);
+}
+
+/* The same, with every datagram index but one taken (by requests the wire never
+ * answers) from the cycle's check to its frame; given back afterwards. */
+static void lockstep_starved(struct pair *p)
+{
+    struct bench *x[2] = { p->a, p->b };
+    static struct ecat_req busy[256];
+    p->cycles++;
+    for (unsigned i = 0; i < 2; i++) {
+        struct bench *b = x[i];
+        for (unsigned k = 0; k < b->nq; k++)
+            ecat_core_rx(&b->c, b->now, b->q[k].d, b->q[k].len, 0);
+        b->nq = 0;
+        ecat_core_cycle(&b->c, b->now);
+        bool left = false;
+        for (unsigned k = 0; k < 256; k++) {
+            if (b->c.inflight[k])
+                continue;
+            if (!left) {
+                left = true;            /* the one free */
+                continue;
+            }
+            busy[k] = (struct ecat_req){ .st = REQ_SENT, .sent = b->now, .idx = (uint8_t)k };
+            b->c.inflight[k] = &busy[k];
+        }
+        assert_true(left);
+        unsigned n = ecat_core_tx(&b->c, b->now, b->out, MAXF);
+        b->cyc_n = n;
+        for (unsigned k = 0; k < n && k < 4; k++) {
+            b->cyc[k].len = b->out[k].len;
+            memcpy(b->cyc[k].d, b->out[k].data, b->out[k].len);
+        }
+        for (unsigned k = 0; k < 256; k++)
+            if (b->c.inflight[k] == &busy[k])
+                b->c.inflight[k] = NULL;
+        wire(b, n, true);
+        ecat_core_timer(&b->c, b->now);
+        n = ecat_core_tx(&b->c, b->now, b->out, MAXF);
+        wire(b, n, false);
+        take_events(b);
+        b->now += CYCLE;
+    }
+    assert_int_equal(p->a->cyc_n, p->b->cyc_n);
+    for (unsigned i = 0; i < p->a->cyc_n && i < 4; i++) {
+        assert_int_equal(p->a->cyc[i].len, p->b->cyc[i].len);
+        if (memcmp(p->a->cyc[i].d, p->b->cyc[i].d, p->a->cyc[i].len))
+            fail_msg("cycle %u: cyclic frame %u differs from the one built anew", p->cycles, i);
+    }
+    assert_int_equal(p->a->c.frame_no, p->b->c.frame_no);
+    assert_int_equal(p->a->c.next_idx, p->b->c.next_idx);
+}
+
+static void lockstep_until(struct pair *p, bool (*done)(const struct ecat_core *c), unsigned max)
+{
+    for (unsigned i = 0; i < max && !done(&p->a->c); i++)
+        lockstep(p);
+    assert_true(done(&p->a->c));
+    assert_true(done(&p->b->c));
+}
+
+static bool scanned(const struct ecat_core *c) { return c->scan.done && c->scan.state == MF_IDLE; }
+static bool in_op(const struct ecat_core *c) { return all_settled(c) && ecat_all_op(c); }
+static bool in_preop(const struct ecat_core *c)
+{ return all_settled(c) && c->rec.low_state == AL_PREOP; }
+static bool in_safeop(const struct ecat_core *c)
+{ return all_settled(c) && c->rec.low_state == AL_SAFEOP; }
+
+/* From the scan through PREOP, SAFEOP and OP, back to SAFEOP and OP, a lost cyclic
+ * reply, PREOP and OP again, and cycles in which one datagram index is free (the frame
+ * then goes without the datagrams after the first): the frames written again are the frames built anew, with and without
+ * DC. Fails if a frame is written again after the datagrams that go out changed (a
+ * state change: no longer the same key) or when not all indices are free. */
+static void run_refill_same_bytes(bool dc)
+{
+    struct pair p = { bench_dc(dc), bench_dc(dc), 0 };
+    p.b->c.cyc_rebuild = true;
+    ecat_core_scan(&p.a->c, p.a->now);
+    ecat_core_scan(&p.b->c, p.b->now);
+    lockstep_until(&p, scanned, 5000);
+    assert_int_equal(ecat_core_request_state(&p.a->c, AL_OP, p.a->now), 0);
+    assert_int_equal(ecat_core_request_state(&p.b->c, AL_OP, p.b->now), 0);
+    lockstep_until(&p, in_op, 10000);
+    for (int i = 0; i < 50; i++)
+        lockstep(&p);
+    p.a->drop_cyclic = p.b->drop_cyclic = true;
+    for (int i = 0; i < 5; i++)
+        lockstep(&p);
+    assert_int_equal(p.a->c.st.cyc_frames_lost, 1);
+    assert_int_equal(ecat_core_request_state(&p.a->c, AL_SAFEOP, p.a->now), 0);
+    assert_int_equal(ecat_core_request_state(&p.b->c, AL_SAFEOP, p.b->now), 0);
+    lockstep_until(&p, in_safeop, 10000);
+    for (int i = 0; i < 20; i++)
+        lockstep(&p);
+    /* as an ENI may list them: the process data only in SAFEOP and OP, so that PREOP
+     * sends another set of datagrams (takt's own plan sends them in every state) */
+    for (unsigned i = 0; i < 2; i++) {
+        struct ecat_plan *pl = (struct ecat_plan *)ecat_plan_of(i ? &p.b->c : &p.a->c);
+        assert_non_null(pl);
+        for (unsigned j = 0; j < pl->n_dg; j++)
+            if (pl->dg[j].role == PLAN_DG_DATA)
+                pl->dg[j].states = 1u << AL_SAFEOP | 1u << AL_OP;
+    }
+    assert_int_equal(ecat_core_request_state(&p.a->c, AL_PREOP, p.a->now), 0);
+    assert_int_equal(ecat_core_request_state(&p.b->c, AL_PREOP, p.b->now), 0);
+    lockstep_until(&p, in_preop, 10000);
+    for (int i = 0; i < 20; i++)
+        lockstep(&p);
+    assert_int_equal(ecat_core_request_state(&p.a->c, AL_OP, p.a->now), 0);
+    assert_int_equal(ecat_core_request_state(&p.b->c, AL_OP, p.b->now), 0);
+    lockstep_until(&p, in_op, 10000);
+    for (int i = 0; i < 5; i++)
+        lockstep(&p);
+    /* one datagram index free when the frame is made: it goes with its first datagram
+     * only; then with all again */
+    unsigned before = p.a->c.cyc_refills;
+    size_t whole = p.a->cyc[0].len;
+    for (int i = 0; i < 3; i++) {
+        lockstep_starved(&p);
+        assert_true(p.a->cyc[0].len < whole);
+    }
+    assert_int_equal(p.a->c.cyc_refills, before);
+    for (int i = 0; i < 50; i++)
+        lockstep(&p);
+    assert_true(p.a->c.cyc_refills > before + 40);   /* a wrote them again */
+    assert_int_equal(p.b->c.cyc_refills, 0);
+    assert_true(in_op(&p.a->c));
+    assert_int_equal(p.a->c.dc.active, dc);
+    bench_free(p.a);
+    bench_free(p.b);
+}
+
+static void test_refill_same_bytes(void **state)
+{
+    (void)state;
+    run_refill_same_bytes(false);
+}
+
+static void test_refill_same_bytes_dc(void **state)
+{
+    (void)state;
+    run_refill_same_bytes(true);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -202,6 +391,8 @@ int main(void)
         cmocka_unit_test(test_late_reply_counted_late),
         cmocka_unit_test(test_time_jump),
         cmocka_unit_test(test_acyclic_timeout_exact),
+        cmocka_unit_test(test_refill_same_bytes),
+        cmocka_unit_test(test_refill_same_bytes_dc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -108,11 +108,37 @@ static void names(void **state)
     assert_string_equal(takt_ecat_sdo_abort_text(0x12345678), "unknown code");
 }
 
+/* A datagram written again in place (ecat_frame_refill) is the datagram ecat_frame_add
+ * writes with those values: index, address, data (or zeros) and a WKC of 0 again, over
+ * what a reply had left there; its length and M bit and the other datagram unchanged. */
+static void refill_as_built(void **state)
+{
+    (void)state;
+    uint8_t a[128], b[128];
+    uint16_t v = 0x1234, w = 0xBEEF;
+    size_t pa = ecat_frame_begin(a, mac), at = pa;
+    ecat_frame_add(a, sizeof a, &pa, ECAT_FPWR, 0x10, 0x02001001, 2, &v);
+    size_t at2 = pa;
+    ecat_frame_add(a, sizeof a, &pa, ECAT_BRD, 0x11, 0x01300000, 2, NULL);
+    size_t la = ecat_frame_end(a, pa);
+    /* as a reply leaves the bytes: data and WKCs written over */
+    memset(a + at + 10, 0xEE, 4);
+    memset(a + at2 + 10, 0xEE, 4);
+    ecat_frame_refill(a, at, ECAT_FPWR, 0x20, 0x02001002, 2, &w);
+    ecat_frame_refill(a, at2, ECAT_BRD, 0x21, 0x01300000, 2, NULL);
+    size_t pb = ecat_frame_begin(b, mac);
+    ecat_frame_add(b, sizeof b, &pb, ECAT_FPWR, 0x20, 0x02001002, 2, &w);
+    ecat_frame_add(b, sizeof b, &pb, ECAT_BRD, 0x21, 0x01300000, 2, NULL);
+    size_t lb = ecat_frame_end(b, pb);
+    assert_int_equal(la, lb);
+    assert_memory_equal(a, b, la);
+}
+
 int main(void)
 {
     const struct CMUnitTest t[] = {
         cmocka_unit_test(build_known_bytes), cmocka_unit_test(iterate),
-        cmocka_unit_test(does_not_fit), cmocka_unit_test(rejects_bad), cmocka_unit_test(names),
+        cmocka_unit_test(does_not_fit), cmocka_unit_test(rejects_bad), cmocka_unit_test(names), cmocka_unit_test(refill_as_built),
     };
     return cmocka_run_group_tests(t, NULL, NULL);
 }
