@@ -138,12 +138,9 @@ static void bump(struct rt_evring *e)
         syscall(SYS_futex, &e->gen, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
-void rt_evring_notify(struct rt_evring *e, uint32_t key)
+void rt_evring_notify_slow(struct rt_evring *e, uint32_t key)
 {
-    uint32_t h = __atomic_load_n(&e->r.head, __ATOMIC_RELAXED);   /* this thread's own */
-    if (h == e->note_head && key == e->note_key)
-        return;
-    e->note_head = h;
+    e->note_head = __atomic_load_n(&e->r.head, __ATOMIC_RELAXED);
     e->note_key = key;
     bump(e);
 }

@@ -73,7 +73,13 @@ uint64_t rt_evring_dropped(const struct rt_evring *e);
  * the events: wakes a consumer sleeping in rt_evring_wait when events were put since
  * the last call or key (a state the reader acts on, folded into a word) differs from the
  * last call's. Only the producer calls it. */
-void rt_evring_notify(struct rt_evring *e, uint32_t key);
+void rt_evring_notify_slow(struct rt_evring *e, uint32_t key);
+static inline void rt_evring_notify(struct rt_evring *e, uint32_t key)
+{
+    /* head is this thread's own: a plain compare in a cycle with nothing new */
+    if (__atomic_load_n(&e->r.head, __ATOMIC_RELAXED) != e->note_head || key != e->note_key)
+        rt_evring_notify_slow(e, key);
+}
 /* Any thread: wake a sleeping consumer (the producer's cycle ended, say). */
 void rt_evring_wake(struct rt_evring *e);
 void rt_evring_wake_fn(void *ring);   /* the same as a callback (takt_rt_loop's on_end) */
