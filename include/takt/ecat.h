@@ -432,6 +432,13 @@ bool takt_ecat_master_dc_enabled(const struct takt_ecat_master *m);
  * TAKT_EV_DROPPED record where they went missing. */
 /* [thread: owner; non-blocking] */
 bool takt_ecat_master_next_ev(struct takt_ecat_master *m, struct takt_event *ev);
+/* The reader's sleep between looks: until an event waits, the network's state
+ * (takt_ecat_master_state) or a slave's AL state changed, its RT thread ended, a signal handler ran, or
+ * timeout_ns passed. The cycle wakes it at its end, after publishing, and makes no
+ * system call while nobody sleeps here. 1 when woken or an event waits, 0 on the
+ * timeout, -EINTR on a signal. */
+/* [thread: owner; blocking] */
+int  takt_ecat_master_wait_ev(struct takt_ecat_master *m, takt_ns_t timeout_ns);
 /* Events lost to a full ring since open (a snapshot). */
 /* [thread: any; non-blocking] */
 uint64_t takt_ecat_master_events_dropped(const struct takt_ecat_master *m);

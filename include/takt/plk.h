@@ -243,6 +243,14 @@ int  takt_plk_mn_node_stats(const struct takt_plk_mn *mn, unsigned node,
  * false when none waits. */
 /* [thread: owner; non-blocking] */
 bool takt_plk_mn_next_event(struct takt_plk_mn *mn, struct takt_event *ev);
+/* The reader's sleep between looks: until an event waits, the MN's state or its count
+ * of Operational CNs changed (takt_plk_mn_get_stats shows it), its cycle ended, a signal
+ * handler ran, or timeout_ns passed. The RT thread wakes it at the end of such a cycle,
+ * after publishing, and makes no system call while nobody sleeps here. 1 when woken or
+ * an event waits, 0 on the timeout, -EINTR on a signal. For the thread that drains the
+ * events. */
+/* [thread: owner; blocking] */
+int  takt_plk_mn_wait_event(struct takt_plk_mn *mn, takt_ns_t timeout_ns);
 
 /* Boot step of a CN as the MN drives it (EPSG DS 301 7.4: identification, status,
  * configuration download, EnableReadyToOperate, StartNode). */

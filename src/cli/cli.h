@@ -47,6 +47,12 @@ struct cli_common_help {
  * cycle would overrun. */
 #define CLI_MIN_CYCLE_US 50
 
+/* The longest sleep of a run's reporting thread (plk mn, ecat run): it sleeps until the
+ * cycle wakes it (an event, a state change, the loop's end), a signal comes or its next
+ * periodic duty is due, and looks at least this often for what wakes it not (a signal
+ * taken by another thread, a status text's counts). */
+#define CLI_REPORT_IDLE_NS (250 * TAKT_NS_PER_MS)
+
 struct cli_cmd {
     const char *area;       /* "link" (NULL for top-level commands like "demo") */
     const char *verb;       /* "bench" */

@@ -37,11 +37,7 @@ static void drain_failing(struct takt_ecat_master *m, struct cli_evlog *l)
     drain_events_but(m, l, true);
 }
 
-static void sleep_ns(takt_ns_t ns)
-{
-    struct timespec ts = { ns / TAKT_NS_PER_S, ns % TAKT_NS_PER_S };
-    nanosleep(&ts, NULL);
-}
+static takt_ns_t sooner(takt_ns_t a, takt_ns_t b) { return a < b ? a : b; }
 
 /* --lost-times: the cycle callback notes, for every frame counted lost, when it was sent
  * (the wake-up of the cycle before, CLOCK_MONOTONIC), when the loss was noticed (this
@@ -416,10 +412,17 @@ int cli_ecat_run_link(struct cli_ctx *c, const struct ecat_run_args *a)
     takt_ns_t op_after = -1, end = dur ? started + dur : 0;
     char last_status[200] = "";
     while (loop_running(l) && !cli_interrupted) {
-        takt_ns_t nap = 20 * TAKT_NS_PER_MS, now = takt_now();
-        if (end > now && end - now < nap)
-            nap = end - now;
-        sleep_ns(nap);
+        /* sleep until the cycle wakes this thread (events, the network's state changed),
+         * a signal, or the next duty: -t's end (past it, waiting out a silence: a look
+         * every 20 ms), an interval report, metrics, the watchdog */
+        takt_ns_t now = takt_now(), due = now + CLI_REPORT_IDLE_NS;
+        if (end)
+            due = sooner(due, end > now ? end : now + 20 * TAKT_NS_PER_MS);
+        if (c->perf_s > 0 || mx)
+            due = sooner(due, next_snap);
+        due = sooner(due, sooner(metrics_next_due(mx), sdn_next_due(&sd)));
+        if (due > now)
+            takt_ecat_master_wait_ev(m, due - now);
         drain_events(m, &evl);
         if (op_after < 0 && takt_ecat_master_state(m) == TAKT_ECAT_STATE_OP) {
             op_after = takt_now() - t0;

@@ -268,6 +268,8 @@ static json_object *mn_window_json(const struct mn_window *w, struct takt_rt_loo
     return o;
 }
 
+static takt_ns_t sooner(takt_ns_t a, takt_ns_t b) { return a < b ? a : b; }
+
 /* Print the MN's per-node events as they came (from its event ring: this thread never
  * reads the core the RT thread writes); boot steps only with -v, all in the JSON. */
 static void print_events(struct cli_ctx *c, struct takt_plk_mn *mn, struct cli_evlog *l)
@@ -354,7 +356,16 @@ int cli_plk_mn_session(struct cli_ctx *c, const struct takt_plk_net *nc, struct 
         takt_plk_mn_get_stats(mn, &ms);
         if (measure_s > 0 && mn_window_step(&w, mn, &mi, &ms, l, measure_s))
             break;
-        nanosleep(&(struct timespec){ 0, 10 * TAKT_NS_PER_MS }, NULL);
+        /* sleep until the RT thread wakes this thread (node events, the MN's state or
+         * its count of Operational CNs changed, the cycle ended), a signal, or the next
+         * duty: interval report, metrics, watchdog, the window's edge (a window whose
+         * opening flip is still pending: soon again) */
+        takt_ns_t now = takt_now(), due = now + CLI_REPORT_IDLE_NS;
+        due = sooner(sooner(due, next), sooner(metrics_next_due(mx), sdn_next_due(&sd)));
+        if (measure_s > 0 && (w.open || (ms.state == TAKT_PLK_OPERATIONAL && ms.nodes_operational == mi.n_nodes)))
+            due = sooner(due, w.open ? w.end : now + 10 * TAKT_NS_PER_MS);
+        if (due > now)
+            takt_plk_mn_wait_event(mn, due - now);
         print_events(c, mn, &evl);
         takt_plk_mn_get_stats(mn, &ms);
         if (ms.state != last_state || ms.nodes_operational != last_op) {

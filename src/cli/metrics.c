@@ -149,6 +149,11 @@ bool metrics_due(struct metrics *x, takt_ns_t now)
     return true;
 }
 
+takt_ns_t metrics_next_due(const struct metrics *x)
+{
+    return !x || (!x->path && !x->http) ? INT64_MAX : x->next;
+}
+
 int metrics_write_file(const char *path, const char *text, size_t len)
 {
     char tmp[4096], dir[4096];

@@ -77,6 +77,8 @@ void metrics_hook_flips(struct metrics *x);
 void metrics_add_bank(struct metrics *x, const struct takt_perf_set *s, int bank);
 /* Reporter: is a file write due (every --metrics-every s)? */
 bool metrics_due(struct metrics *x, takt_ns_t now);
+/* When metrics_due next says yes (INT64_MAX: never), for a reporter that sleeps. */
+takt_ns_t metrics_next_due(const struct metrics *x);
 /* Render and write. ecat: the master (per-slave names taken at open time, see
  * metrics_ecat_names); plk: the MN. final: the cycle has ended, so the cumulative
  * histograms and the loop's own counters are read directly. 0 or -errno (said once). */

@@ -101,3 +101,10 @@ bool sdn_watchdog(struct sdn *n, takt_ns_t now, uint64_t cycles, uint64_t back,
         sdn_send(n, "WATCHDOG=1");
     return healthy;
 }
+
+takt_ns_t sdn_next_due(const struct sdn *n)
+{
+    if (n->fd < 0 || !n->wd_every)
+        return INT64_MAX;
+    return n->wd_next ? n->wd_next : 0;   /* not started: the first call starts it */
+}

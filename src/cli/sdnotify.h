@@ -31,11 +31,13 @@ int  sdn_send(struct sdn *n, const char *msg);
 /* READY=1 with a STATUS= line, once. */
 void sdn_ready(struct sdn *n, const char *status);
 void sdn_status(struct sdn *n, const char *status);
-/* Reporter, every few ms: at each watchdog half-period, WATCHDOG=1 if since the last
+/* Reporter, at each watchdog half-period (sdn_next_due says when), WATCHDOG=1 if since the last
  * check the cycle ran (cycles grew), frames came back (back grew) and fewer than half the
  * cycles overran (overruns/lcycles: the loop's counters latched at the last perf flip).
  * Returns true when it pinged. */
 bool sdn_watchdog(struct sdn *n, takt_ns_t now, uint64_t cycles, uint64_t back,
                   uint64_t overruns, uint64_t lcycles);
+/* When sdn_watchdog next has work (INT64_MAX: no watchdog), for a reporter that sleeps. */
+takt_ns_t sdn_next_due(const struct sdn *n);
 
 #endif

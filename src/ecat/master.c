@@ -67,6 +67,11 @@ bool takt_ecat_master_next_ev(struct takt_ecat_master *m, struct takt_event *ev)
     return rt_evring_next(&m->core.ev, ev);
 }
 
+int takt_ecat_master_wait_ev(struct takt_ecat_master *m, takt_ns_t timeout_ns)
+{
+    return rt_evring_wait(&m->core.ev, timeout_ns);
+}
+
 uint64_t takt_ecat_master_events_dropped(const struct takt_ecat_master *m)
 {
     return rt_evring_dropped(&m->core.ev);
@@ -495,6 +500,8 @@ int takt_ecat_master_start(struct takt_ecat_master *m, const struct takt_rt_opts
     if (o)
         m->loop.opts = *o;
     m->loop.duration = duration_ns;
+    m->loop.on_end = rt_evring_wake_fn;   /* a reader in takt_ecat_master_wait_ev sees the end */
+    m->loop.on_end_arg = &m->core.ev;
     /* from now on the RT thread alone applies what other threads post, this one's calls
      * included: none applies at once until its first drain names it the cycle's */
     atomic_store_explicit(&m->cycle_self, 0, memory_order_relaxed);

@@ -175,6 +175,9 @@ void ecat_snap_publish(struct ecat_core *m)
     }
     if (ecat_pub_wanted(m) || !m->threaded)
         ecat_pub_publish(m);
+    /* a reader asleep in takt_ecat_master_wait_ev: woken for the cycle's events and when
+     * the network's state or a slave's (the counts per state; published above) changed */
+    rt_evring_notify(&m->ev, m->st.state ^ m->al_gen << 8);
 }
 
 int takt_ecat_master_slave_state(const struct takt_ecat_master *drv, unsigned pos, struct takt_ecat_slave_state *out)

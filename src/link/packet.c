@@ -35,6 +35,13 @@ struct packet_link {
     takt_ns_t shift, shift_at;      /* cached CLOCK_MONOTONIC - CLOCK_REALTIME, when read */
     struct link_txtime tx;          /* launch-time qdisc (base.txtime says it is in use) */
     takt_ns_t tx_shift, tx_shift_at; /* cached qdisc clock - CLOCK_MONOTONIC */
+    /* recvmmsg's headers, set up at open: a receive renews only a buffer that moved and
+     * the lengths the kernel wrote back into the headers of what it returned (the MN
+     * polls for a PRes with many empty receives) */
+    struct mmsghdr rmh[LINK_BATCH_MAX];
+    struct iovec riov[LINK_BATCH_MAX];
+    struct sockaddr_ll rfrom[LINK_BATCH_MAX];
+    union { char buf[CMSG_SPACE(sizeof(struct timespec))]; struct cmsghdr align; } rctl[LINK_BATCH_MAX];
 };
 
 #define SHIFT_REFRESH_NS TAKT_NS_PER_S
@@ -141,22 +148,33 @@ static int pkt_send(struct takt_link *l, const struct takt_frame *f, unsigned n)
 /* Kernel stamps are CLOCK_REALTIME; the stack runs on CLOCK_MONOTONIC (docs/architecture.md). */
 static takt_ns_t mono_minus_real(void) { return -link_clock_minus_mono(CLOCK_REALTIME); }
 
+static void rx_headers_init(struct packet_link *p)
+{
+    for (unsigned i = 0; i < LINK_BATCH_MAX; i++)
+        p->rmh[i] = (struct mmsghdr){ .msg_hdr = {
+            .msg_name = &p->rfrom[i], .msg_namelen = sizeof p->rfrom[i],
+            .msg_iov = &p->riov[i], .msg_iovlen = 1,
+            .msg_control = p->rctl[i].buf, .msg_controllen = sizeof p->rctl[i].buf } };
+}
+
+/* The kernel writes back how much of the name and control space a datagram used:
+ * the next receive offers the whole again. */
+static void rx_header_renew(struct packet_link *p, unsigned i)
+{
+    p->rmh[i].msg_hdr.msg_namelen = sizeof p->rfrom[i];
+    p->rmh[i].msg_hdr.msg_controllen = sizeof p->rctl[i].buf;
+}
+
 /* Take what is queued now (n <= LINK_BATCH_MAX), without waiting. */
 static int pkt_recv_now(struct packet_link *p, struct takt_frame *f, unsigned n)
 {
     struct takt_link *l = &p->base;
-    struct mmsghdr mh[LINK_BATCH_MAX];
-    struct iovec iov[LINK_BATCH_MAX];
-    struct sockaddr_ll from[LINK_BATCH_MAX];
-    union { char buf[CMSG_SPACE(sizeof(struct timespec))]; struct cmsghdr align; } ctl[LINK_BATCH_MAX];
+    struct mmsghdr *mh = p->rmh;
+    const struct sockaddr_ll *from = p->rfrom;
 
-    for (unsigned i = 0; i < n; i++) {
-        iov[i] = (struct iovec){ f[i].data, f[i].cap };
-        mh[i] = (struct mmsghdr){ .msg_hdr = {
-            .msg_name = &from[i], .msg_namelen = sizeof from[i],
-            .msg_iov = &iov[i], .msg_iovlen = 1,
-            .msg_control = ctl[i].buf, .msg_controllen = sizeof ctl[i].buf } };
-    }
+    for (unsigned i = 0; i < n; i++)
+        if (p->riov[i].iov_base != f[i].data || p->riov[i].iov_len != f[i].cap)
+            p->riov[i] = (struct iovec){ f[i].data, f[i].cap };
     int rc = recvmmsg(p->fd, mh, n, MSG_DONTWAIT, NULL);
     if (rc < 0)
         return errno == EAGAIN || errno == EINTR ? 0 : -errno;
@@ -172,6 +190,7 @@ static int pkt_recv_now(struct packet_link *p, struct takt_frame *f, unsigned n)
         unsigned len = mh[i].msg_len;
         /* The filter should have kept these away; count any that slip through. */
         if (from[i].sll_pkttype == PACKET_OUTGOING || !type_wanted(p, f[i].data, len)) {
+            rx_header_renew(p, (unsigned)i);
             l->stats.rx_filtered++;
             continue;
         }
@@ -187,6 +206,7 @@ static int pkt_recv_now(struct packet_link *p, struct takt_frame *f, unsigned n)
                     ts = ts_of(&t) + p->shift;
                 }
             }
+        rx_header_renew(p, (unsigned)i);   /* its stamp is read */
         if (len > f[got].cap)
             len = f[got].cap;
         if (got != (unsigned)i)         /* close the gap left by a filtered frame */
@@ -414,6 +434,7 @@ int link_packet_open(const char *ifname, const struct takt_link_opts *o,
         return link_err(err, errlen, -ENOMEM, "%s: out of memory", ifname);
     p->ifindex = ifindex;
     p->timestamps = o->timestamps;
+    rx_headers_init(p);
     if (o->ethertypes && o->n_ethertypes) {
         memcpy(p->types, o->ethertypes, o->n_ethertypes * sizeof p->types[0]);
         p->n_types = o->n_ethertypes;

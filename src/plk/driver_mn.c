@@ -396,6 +396,7 @@ uint32_t takt_plk_mn_sdo_abort_code(const struct takt_plk_mn *mn)
 }
 
 bool takt_plk_mn_next_event(struct takt_plk_mn *mn, struct takt_event *ev) { return rt_evring_next(&mn->ev.ring, ev); }
+int takt_plk_mn_wait_event(struct takt_plk_mn *mn, takt_ns_t timeout_ns) { return rt_evring_wait(&mn->ev.ring, timeout_ns); }
 
 void plk_drv_mn_set_spin(struct takt_plk_mn *mn, takt_ns_t ns)
 {
@@ -483,6 +484,8 @@ int takt_plk_mn_start(struct takt_plk_mn *mn, struct takt_link *link, const stru
         return r;
     mn->loop_ok = true;
     mn->loop.duration = o->duration;
+    mn->loop.on_end = rt_evring_wake_fn;   /* a reader in takt_plk_mn_wait_event sees the end */
+    mn->loop.on_end_arg = &mn->ev.ring;
     /* the loop's wake-ups are the SoC deadlines */
     snprintf(mn->loop.m_cycle.name, sizeof mn->loop.m_cycle.name, "SoC Period");
     snprintf(mn->loop.m_wake.name, sizeof mn->loop.m_wake.name, "SoC Wake Deviation");

@@ -48,4 +48,7 @@ void plk_mn_events_scan(struct plk_mn_events *e, const struct plk_mn *mn, takt_n
                   PLK_MN_MISSING_NS / TAKT_NS_PER_S);
         }
     }
+    /* a reader asleep in takt_plk_mn_wait_event: woken for these events, and when the
+     * MN's own state or its count of Operational CNs (published before this) changed */
+    rt_evring_notify(&e->ring, mn->state | (uint32_t)mn->st.nodes_operational << 8);
 }

@@ -26,7 +26,8 @@ int  plk_mn_events_init(struct plk_mn_events *e);
 void plk_mn_events_free(struct plk_mn_events *e);
 /* RT thread, after each cycle: push an event for every change since the last scan
  * (enum takt_plk_ev: STATE v[0] NMT state; STEP v[0] boot step, v[1] NMT state; RESET
- * with the reason as text; MISSING v[0] IdentRequests, v[1] seconds). */
+ * with the reason as text; MISSING v[0] IdentRequests, v[1] seconds), then wake a
+ * sleeping reader if there were any or the MN's state changed (rt_evring_notify). */
 void plk_mn_events_scan(struct plk_mn_events *e, const struct plk_mn *mn, takt_ns_t now);
 
 #endif

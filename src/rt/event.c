@@ -1,11 +1,15 @@
 /* The event ring and the reader-side formatter (see rt/event.h). */
 #include "rt/event.h"
 #include <errno.h>
+#include <linux/futex.h>
 #include <stdarg.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 /* A slot: the event and the drop count at the time it was put, so the reader knows
  * how many were lost just before it. */
@@ -117,6 +121,65 @@ bool rt_evring_next(struct rt_evring *e, struct takt_event *out)
 uint64_t rt_evring_dropped(const struct rt_evring *e)
 {
     return rt_logring_dropped(&e->r);
+}
+
+/* --- waking the reader --------------------------------------------------------------
+ * A Dekker pair: the consumer stores sleeping = 1 and then reads gen and the ring; the
+ * producer bumps gen (a locked add: a full barrier) and then reads sleeping. With both
+ * orders kept at least one side sees the other's store: either the consumer finds the
+ * new generation and does not sleep, or the producer finds it sleeping and wakes it.
+ * FUTEX_WAIT on gen itself closes the last gap: it sleeps only while gen still holds
+ * the value the consumer read. */
+
+static void bump(struct rt_evring *e)
+{
+    __atomic_add_fetch(&e->gen, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&e->sleeping, __ATOMIC_SEQ_CST))
+        syscall(SYS_futex, &e->gen, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+void rt_evring_notify_slow(struct rt_evring *e, uint32_t key)
+{
+    e->note_head = __atomic_load_n(&e->r.head, __ATOMIC_RELAXED);
+    e->note_key = key;
+    bump(e);
+}
+
+void rt_evring_wake(struct rt_evring *e)
+{
+    bump(e);
+}
+
+void rt_evring_wake_fn(void *ring)
+{
+    bump(ring);
+}
+
+static bool unread(const struct rt_evring *e)
+{
+    return __atomic_load_n(&e->r.head, __ATOMIC_SEQ_CST) != __atomic_load_n(&e->r.tail, __ATOMIC_RELAXED) ||
+           rt_logring_dropped(&e->r) != e->reported;
+}
+
+int rt_evring_wait(struct rt_evring *e, takt_ns_t timeout_ns)
+{
+    __atomic_store_n(&e->sleeping, 1, __ATOMIC_SEQ_CST);
+    uint32_t g = __atomic_load_n(&e->gen, __ATOMIC_SEQ_CST);
+    int rc = 1;
+    if (g == e->seen && !unread(e)) {
+        rc = 0;
+        if (timeout_ns > 0) {
+            struct timespec ts = { timeout_ns / TAKT_NS_PER_S, timeout_ns % TAKT_NS_PER_S };
+            if (syscall(SYS_futex, &e->gen, FUTEX_WAIT_PRIVATE, g, &ts, NULL, 0) && errno == EINTR)
+                rc = -EINTR;
+        }
+        g = __atomic_load_n(&e->gen, __ATOMIC_ACQUIRE);
+        if (rc == 0 && (g != e->seen || unread(e)))
+            rc = 1;
+    }
+    __atomic_store_n(&e->sleeping, 0, __ATOMIC_RELAXED);
+    e->seen = g;
+    return rc;
 }
 
 const char *takt_event_text(const struct takt_event *ev, unsigned i)

@@ -12,7 +12,19 @@
  *
  * Drops: a full ring counts the event lost; the next record after the loss carries the
  * count, so the reader returns one TAKT_EV_DROPPED record exactly where events went
- * missing (and one at the end when the loss is the newest thing). */
+ * missing (and one at the end when the loss is the newest thing).
+ *
+ * Waking the reader: instead of looking every few milliseconds, the reader may sleep in
+ * rt_evring_wait; the producer calls rt_evring_notify once after each batch (the end of
+ * its cycle, after it published what the reader reads beside the events). An event
+ * count: notify bumps a generation when events came or the key it is given changed, and
+ * makes a FUTEX_WAKE only when the reader sleeps, so a producer pays one compare per
+ * cycle while nothing happens and no system call while nobody waits.
+ *   while (running) {                                    // reader
+ *       ... look at the published state, periodic work ...
+ *       rt_evring_wait(&ring, next_periodic - now);
+ *       while (rt_evring_next(&ring, &ev)) ...
+ *   } */
 #ifndef TAKT_RT_EVENT_H
 #define TAKT_RT_EVENT_H
 
@@ -24,6 +36,11 @@ struct rt_evring {
     uint16_t proto;
     uint64_t reported;      /* consumer: drops already returned as TAKT_EV_DROPPED */
     takt_ns_t last_at;      /* consumer: the time of the last record returned */
+    uint32_t gen;           /* atomic: bumped by notify (events or a new key) and wake */
+    uint32_t sleeping;      /* atomic: 1 while the consumer is in rt_evring_wait */
+    uint32_t seen;          /* consumer: gen when it last returned from rt_evring_wait */
+    uint32_t note_head;     /* producer: head at the last notify */
+    uint32_t note_key;      /* producer: key at the last notify */
 };
 
 int  rt_evring_init(struct rt_evring *e, uint16_t proto, uint32_t capacity);
@@ -51,6 +68,26 @@ bool rt_evring_push(struct rt_evring *e, const struct takt_event *ev);
 bool rt_evring_next(struct rt_evring *e, struct takt_event *out);
 /* Events lost to a full ring so far (any thread; a snapshot). */
 uint64_t rt_evring_dropped(const struct rt_evring *e);
+
+/* Producer, after a batch of puts and after publishing what the reader looks at beside
+ * the events: wakes a consumer sleeping in rt_evring_wait when events were put since
+ * the last call or key (a state the reader acts on, folded into a word) differs from the
+ * last call's. Only the producer calls it. */
+void rt_evring_notify_slow(struct rt_evring *e, uint32_t key);
+static inline void rt_evring_notify(struct rt_evring *e, uint32_t key)
+{
+    /* head is this thread's own: a plain compare in a cycle with nothing new */
+    if (__atomic_load_n(&e->r.head, __ATOMIC_RELAXED) != e->note_head || key != e->note_key)
+        rt_evring_notify_slow(e, key);
+}
+/* Any thread: wake a sleeping consumer (the producer's cycle ended, say). */
+void rt_evring_wake(struct rt_evring *e);
+void rt_evring_wake_fn(void *ring);   /* the same as a callback (takt_rt_loop's on_end) */
+/* Consumer: sleep until a notify that found something or a wake since this consumer's
+ * last return from here, a signal, or timeout_ns; returns at once when one came
+ * already or an event waits unread. 1 when woken or an event waits, 0 on the timeout,
+ * -EINTR when a signal handler ran. */
+int rt_evring_wait(struct rt_evring *e, takt_ns_t timeout_ns);
 
 /* Format an event by fmt, a printf-like format: integer conversions (d i u x X c, with
  * flags, width, precision; length modifiers are ignored) take the next value, %s the

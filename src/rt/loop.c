@@ -109,6 +109,8 @@ static int loop_body(struct takt_rt_loop *l)
     l->proc_cpu_ns = cpu_now(CLOCK_PROCESS_CPUTIME_ID) - pcpu0;
     /* last: a watcher polling `ended` (atomically) then sees every figure complete */
     __atomic_store_n(&l->ended, takt_now(), __ATOMIC_RELEASE);
+    if (l->on_end)
+        l->on_end(l->on_end_arg);
     return l->result;
 }
 

@@ -33,6 +33,9 @@ struct takt_rt_loop {
     bool running;
     takt_rt_warn_fn warn;
     void *warn_ctx;
+    void (*on_end)(void *arg);  /* called by the loop's thread once `ended` is set (a
+                                  reader sleeping on something else learns it at once) */
+    void *on_end_arg;
 };
 
 /* In place (the caller owns the memory): as takt_rt_loop_create, then rt_loop_free. */

@@ -95,11 +95,15 @@ static int receiver(int ready_wr, int res_wr)
     if (write(ready_wr, "r", 1) != 1)
         return 1;
     if (!r.open_rc) {
-        uint8_t buf[4][TAKT_FRAME_BUF];
+        /* two sets of buffers, taken in turn: the link keeps its receive headers
+         * between calls and must follow buffers that moved */
+        static uint8_t bufs[2][4][TAKT_FRAME_BUF];
         struct takt_frame f[4];
         r.t_before = takt_now();
         takt_ns_t end = r.t_before + 3 * TAKT_NS_PER_S;
-        while (r.n < N_TEST + 4 && takt_now() < end) {
+        for (unsigned call = 0; r.n < N_TEST + 4 && takt_now() < end; call++) {
+            uint8_t (*buf)[TAKT_FRAME_BUF] = bufs[call & 1];
+            memset(buf, 0, sizeof bufs[0]);
             for (int i = 0; i < 4; i++)
                 f[i] = (struct takt_frame){ .data = buf[i], .cap = TAKT_FRAME_BUF };
             int k = takt_link_recv(l, f, 4, 100 * TAKT_NS_PER_MS);
