@@ -26,32 +26,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cycle_deadline.h"
+
 #define ETHERTYPE_ECAT 0x88A4
 #define LRW 0x0C
 #define FLOOR_ADDR 0x00F00000u   /* a logical address no FMMU of the simulator maps */
 #define RX_BATCH 8                /* frames read per call, as a master reads a cycle's replies */
-
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    stop = 1;
-}
-
-static void add_ns(struct timespec *t, long ns)
-{
-    t->tv_nsec += ns;
-    while (t->tv_nsec >= 1000000000L) {
-        t->tv_nsec -= 1000000000L;
-        t->tv_sec++;
-    }
-}
-
-static int before(const struct timespec *a, const struct timespec *b)
-{
-    return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
-}
 
 static void le16(uint8_t *p, unsigned v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
 
@@ -91,11 +71,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "floor_cycle: %s: %s\n", argv[1], strerror(errno));
         return 1;
     }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    catch_stop();
 
     /* Ethernet header, EtherCAT header (length, type 1), one LRW datagram, its WKC */
     static uint8_t rx[RX_BATCH][1514];

@@ -46,6 +46,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cycle_deadline.h"
+
 #define ETHERTYPE_PLK 0x88AB
 #define MAX_CN 16
 #define NODE_MN 240
@@ -72,28 +74,6 @@ struct cn {
     unsigned long rx, missing, missing_op;   /* missing_op: once all were Operational */
     uint8_t f[1514];
 };
-
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    stop = 1;
-}
-
-static void add_ns(struct timespec *t, long ns)
-{
-    t->tv_nsec += ns;
-    while (t->tv_nsec >= 1000000000L) {
-        t->tv_nsec -= 1000000000L;
-        t->tv_sec++;
-    }
-}
-
-static int before(const struct timespec *a, const struct timespec *b)
-{
-    return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
-}
 
 static void le16(uint8_t *p, unsigned v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
 static void le32(uint8_t *p, uint32_t v) { le16(p, v & 0xFFFF); le16(p + 2, v >> 16); }
@@ -306,11 +286,7 @@ int main(int argc, char **argv)
         return 1;
     }
     const uint8_t *mac = (const uint8_t *)ifr.ifr_hwaddr.sa_data;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    catch_stop();
 
     uint8_t soc[60], soa[SOA_LEN + 6], asnd[60], rx[1514];
     memset(soc, 0, sizeof soc);

@@ -11,32 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "cycle_deadline.h"
 #include "soem/soem.h"
 
 static ecx_contextt ctx;
 static uint8 iomap[8192];
-static volatile sig_atomic_t stop;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    stop = 1;
-}
-
-static void add_ns(struct timespec *t, long ns)
-{
-    t->tv_nsec += ns;
-    while (t->tv_nsec >= 1000000000L) {
-        t->tv_nsec -= 1000000000L;
-        t->tv_sec++;
-    }
-}
-
-static int before(const struct timespec *a, const struct timespec *b)
-{
-    return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
-}
-
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -48,11 +28,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "soem_cycle: CYCLE_US must be 50..1000000, got '%s'\n", argv[2]);
         return 2;
     }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    catch_stop();
     if (!ecx_init(&ctx, argv[1]) || ecx_config_init(&ctx) <= 0) {
         printf("FAIL: no slaves on %s\n", argv[1]);
         return 1;
