@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <takt/plk.h>
+#include "unit/thread_state.h"
 
 #define LONG_NS (20 * TAKT_NS_PER_S)
 
@@ -28,21 +29,6 @@ static void *cn_main(void *arg)
     struct cn_thread *c = arg;
     takt_plk_cn_run(c->cn, c->link, NULL);
     return NULL;
-}
-
-/* Whether thread tid sleeps (state S in /proc). */
-static bool thread_sleeps(pid_t tid)
-{
-    char path[64], buf[256];
-    snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return false;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    const char *p = strrchr(buf, ')');
-    return p && p[1] == ' ' && p[2] == 'S';
 }
 
 struct stopper {

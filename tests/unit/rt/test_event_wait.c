@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include "rt/event.h"
 #include "rt/loop.h"
+#include "unit/thread_state.h"
 
 #define LONG_NS (20 * TAKT_NS_PER_S)
 
@@ -36,21 +37,6 @@ static void *sleeper_main(void *arg)
     s->rc = rt_evring_wait(s->e, LONG_NS);
     s->took = takt_now() - t0;
     return NULL;
-}
-
-/* Whether thread tid sleeps (state S in /proc): past the flag, inside the futex. */
-static bool thread_sleeps(pid_t tid)
-{
-    char path[64], buf[256];
-    snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return false;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    const char *p = strrchr(buf, ')');
-    return p && p[1] == ' ' && p[2] == 'S';
 }
 
 /* Start a reader and return once it sleeps in the futex (or 10 s passed: then the

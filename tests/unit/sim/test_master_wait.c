@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "master_rig.h"
+#include "unit/thread_state.h"
 
 #define LONG_NS (20 * TAKT_NS_PER_S)
 
@@ -20,21 +21,6 @@ static void wait_once(struct takt_ecat_master *m)
     struct takt_event ev;
     while (takt_ecat_master_next_ev(m, &ev))
         ;
-}
-
-/* Whether thread tid sleeps (state S in /proc). */
-static bool thread_sleeps(pid_t tid)
-{
-    char path[64], buf[256];
-    snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return false;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    const char *p = strrchr(buf, ')');
-    return p && p[1] == ' ' && p[2] == 'S';
 }
 
 struct stopper { struct takt_ecat_master *m; pid_t reader; };
