@@ -140,4 +140,7 @@ void cli_ecat_sii_warnings(const uint8_t *img, size_t len, unsigned pos, struct 
 struct json_object *cli_ecat_state_json(const struct takt_ecat_slave_info *s);
 struct json_object *cli_ecat_pd_json(const struct takt_ecat_pd_entry *e);
 
+/* takt ecat bench's attribution of a lost frame to the master's lateness (cli_ecat_bench.c) */
+bool cli_ecat_bench_master_late(int64_t sent, int64_t seen, int64_t dev, int64_t cycle_ns, int64_t stall_thr);
+
 #endif

@@ -16,6 +16,7 @@
 #include "bench/bench.h"
 #include "bench/proc.h"
 #include "cli/cli.h"
+#include "cli/cli_ecat.h"
 
 #define EB_MAX_CYCLES 8
 
@@ -146,9 +147,19 @@ static void read_master(struct eb_row *r, const char *path)
     json_object_put(j);
 }
 
+/* Whether the master's own lateness explains a lost frame sent at SENT and judged lost
+ * at the wake-up SEEN, the larger wake-up deviation of those two cycles DEV: a wake-up
+ * later than one cycle, or a frame sent so late in its cycle that its reply had less
+ * than the simulator's stall threshold left before the wake-up that judged it (a round
+ * trip the simulator served without a stall can miss so short a window). */
+bool cli_ecat_bench_master_late(int64_t sent, int64_t seen, int64_t dev, int64_t cycle_ns, int64_t stall_thr)
+{
+    return dev > cycle_ns || (stall_thr > 0 && seen - sent < stall_thr);
+}
+
 /* Match every logged loss: a simulator stall overlapping [sent, noticed] explains it;
- * else a master wake-up later than one cycle; else it stays unexplained. Losses beyond
- * the master's log cap count as unexplained. */
+ * else the master's own lateness (above); else it stays unexplained. Losses beyond the
+ * master's log cap count as unexplained. */
 static void attribute(struct eb_row *r, const char *master_json, const char *sim_json)
 {
     json_object *mj = json_object_from_file(master_json), *sj = json_object_from_file(sim_json);
@@ -179,11 +190,12 @@ static void attribute(struct eb_row *r, const char *master_json, const char *sim
             int64_t len = json_object_get_int64(json_object_array_get_idx(s, 1));
             sim = from < seen && from + len > sent;
         }
-        if (sim && dev > r->cycle_ns)
+        bool late = cli_ecat_bench_master_late(sent, seen, dev, r->cycle_ns, r->stall_thr);
+        if (sim && late)
             r->in_both++;
         if (sim)
             r->in_sim++;
-        else if (dev > r->cycle_ns)
+        else if (late)
             r->in_master++;
         else
             r->unexplained++;
@@ -321,8 +333,10 @@ static void print_table(FILE *f, const struct eb *b, const struct eb_row *r, uns
                "times the simulator's loop did not turn or a frame waited for its answer longer than "
                "the threshold (%ld us, at most a quarter of the cycle), and the longest; lost in: "
                "losses of the cycle thread whose round trip overlapped a simulator stall (of which the "
-               "master also woke more than a cycle late: the whole machine stalled) / else with a master "
-               "wake-up more than a cycle late / neither\n\n", b->preset, b->secs, b->setup, b->stall_us);
+               "master late too: the whole machine stalled) / else the master late (a wake-up more "
+               "than a cycle late, or the frame sent with less than the stall threshold left to "
+               "return) / neither\n\n",
+            b->preset, b->secs, b->setup, b->stall_us);
     fprintf(f, "| cycle µs | Task Duration min/avg/max µs | CPU µs/cycle | cycle dev p99/p99.9/max µs | "
                "cyclictest p99/p99.9/max µs | frames sent | lost (late) | WKC err | sim stalls ≥ µs: n, longest µs | "
                "lost in: sim stall (master late too) / master stall / unexplained |\n");
@@ -334,8 +348,8 @@ static void print_table(FILE *f, const struct eb *b, const struct eb_row *r, uns
         if (r[i].ran)
             fprintf(f, "%lld µs: %" PRIu64 " lost frames, of which %" PRIu64 " at start-up; of the %" PRIu64
                        " in the cycle, %" PRIu64 " fell into a simulator stall of ≥ %.0f µs (%" PRIu64
-                       " with the master late too), %" PRIu64 " into a master stall (wake-up > cycle late), %"
-                       PRIu64 " unexplained; cyclictest max %.0f µs\n", (long long)(r[i].cycle_ns / 1000),
+                       " with the master late too), %" PRIu64 " into a master stall (wake-up > cycle "
+                       "late, or sent too late to return), %" PRIu64 " unexplained; cyclictest max %.0f µs\n", (long long)(r[i].cycle_ns / 1000),
                     r[i].lost, r[i].before, r[i].logged, r[i].in_sim, r[i].stall_thr / 1e3, r[i].in_both,
                     r[i].in_master, r[i].unexplained, r[i].ct.ok ? r[i].ct.max_us : -1.0);
     fprintf(f, "\nload average (1 min) before/after each row:");
