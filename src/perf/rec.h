@@ -11,7 +11,9 @@ static inline void perf_stat_add(struct takt_perf_stat *s, int64_t v)
         s->min = v;
     if (v > s->max)
         s->max = v;
-    s->sum += v;
+    /* wraps (two's complement) rather than overflow: only values near INT64_MIN/MAX,
+     * which no measured duration reaches, can take it there */
+    s->sum = (int64_t)((uint64_t)s->sum + (uint64_t)v);
     s->count++;
 }
 

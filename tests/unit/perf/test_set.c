@@ -150,7 +150,7 @@ static void test_record_matches_reference(void **state)
         for (unsigned k = 0; k < 2; k++) {
             r[k]->min = v < r[k]->min ? v : r[k]->min;
             r[k]->max = v > r[k]->max ? v : r[k]->max;
-            r[k]->sum += v;
+            r[k]->sum = (int64_t)((uint64_t)r[k]->sum + (uint64_t)v);   /* wraps, as the library's */
             r[k]->count++;
             uint64_t x = (uint64_t)v - (uint64_t)lo;   /* v - lo, without overflow */
             if (v < lo)
