@@ -70,6 +70,19 @@ bool ecat_cyc_reap(struct ecat_core *m, struct ecat_req *r)
     return true;
 }
 
+/* The executor and its plan (p: the plan it holds, or the caller's not yet taken). */
+static void exec_free(struct ecat_plan_exec *x, struct ecat_plan *p)
+{
+    ecat_plan_free(p);
+    free(x->run);
+    free(x->in);
+    free(x->in_first);
+    free(x->tm);
+    free(x->tm_j);
+    free(x->tm_at);
+    free(x);
+}
+
 void ecat_plan_cyc_free(struct ecat_core *m)
 {
     if (!m->px)
@@ -77,14 +90,7 @@ void ecat_plan_cyc_free(struct ecat_core *m)
     /* a datagram still in flight must not be matched to freed memory when it returns */
     for (unsigned j = 0; j < m->px->p.n_dg; j++)
         ecat_cyc_reap(m, &m->px->run[j].req);
-    ecat_plan_free(&m->px->p);
-    free(m->px->run);
-    free(m->px->in);
-    free(m->px->in_first);
-    free(m->px->tm);
-    free(m->px->tm_j);
-    free(m->px->tm_at);
-    free(m->px);
+    exec_free(m->px, &m->px->p);
     m->px = NULL;
 }
 
@@ -136,26 +142,12 @@ int ecat_plan_cyc_take(struct ecat_core *m, struct ecat_plan *p)
     }
     x->p = *p;
     if (in_runs(x)) {
-        free(x->in);
-        free(x->in_first);
-        free(x->tm);
-        free(x->tm_j);
-        free(x->tm_at);
-        free(x->run);
-        free(x);
-        ecat_plan_free(p);
+        exec_free(x, p);
         return -ENOMEM;
     }
     if (p->n_frames > ECAT_MAX_CYC_DG) {
         ECAT_FAIL(m, -ENOSPC, TAKT_ECAT_EV_IMAGE_TOO_BIG, -1, p->image_size, p->n_frames, ECAT_MAX_CYC_DG);
-        free(x->in);
-        free(x->in_first);
-        free(x->tm);
-        free(x->tm_j);
-        free(x->tm_at);
-        free(x->run);
-        free(x);
-        ecat_plan_free(p);
+        exec_free(x, p);
         return -ENOSPC;
     }
     for (unsigned j = 0; j < p->n_dg; j++) {
