@@ -15,8 +15,9 @@
 # The SOEM contender is soem_cycle.c here (an absolute-deadline loop against SOEM's API).
 # Every row also runs the floor, the least a master pays per cycle on this host and
 # link, on a raw socket with nothing else done; the table gives takt's distance to it.
-# EtherCAT: floor_cycle.c here, one wake-up, one receive and one send of a frame as
-# long as takt's. POWERLINK: plk_floor_cycle.c here, an MN that boots the CNs with the
+# EtherCAT: floor_cycle.c here, one wake-up, one receive and one send per cycle of
+# takt's cyclic frame from the row's first takt run, replayed byte for byte but for
+# the index, past the qdisc as takt sends it. POWERLINK: plk_floor_cycle.c here, an MN that boots the CNs with the
 # fewest steps they accept, then per cycle wakes once, sends the SoC, each CN's PReq (as
 # long as takt's MN sends it in that row) and waits for its PRes (PRes timeout from the
 # row's CDC), then sends the SoA that invites nobody.
@@ -57,9 +58,10 @@
 #   TAKT         takt binary (default: build-interop/takt, then build/takt in the tree)
 #   TAKT_FIXTURES  fixture folder holding powerlink-config/Demo_3CN/mnobd.cdc (default:
 #                ../shared/fixtures beside the tree, as the tests find it)
-#   PLK_LINK     packet (default) or ring: takt's MN (and --baseline's) on -i ring:IF and
-#                the POWERLINK floor reading its PRes from a receive ring too (plk_floor_cycle
-#                -r): polling for a PRes then costs no system call
+#   PLK_LINK     ring (default) or packet: takt's MN (and --baseline's) on -i ring:IF, its
+#                fastest link, and the POWERLINK floor reading its PRes from a receive ring
+#                too (plk_floor_cycle -r): polling for a PRes then costs no system call;
+#                packet: both on plain socket reads
 # A row whose peer or takt part cannot run prints "not run: REASON". Needs root.
 # Results on stdout; progress on stderr only when stderr is a terminal.
 set -u
@@ -97,12 +99,13 @@ if [ -n "$BASE" ]; then
     [ -x "$BASE" ] || { echo "peer-bench.sh: --baseline wants an executable takt binary, got '$BASE'" >&2; exit 2; }
     TAKT_BASE=$(readlink -f "$BASE"); export TAKT_BASE
 fi
-case ${PLK_LINK:-packet} in packet|ring) ;; *) echo "peer-bench.sh: PLK_LINK wants packet or ring, got '$PLK_LINK'" >&2; exit 2 ;; esac
+case ${PLK_LINK:=ring} in packet|ring) ;; *) echo "peer-bench.sh: PLK_LINK wants packet or ring, got '$PLK_LINK'" >&2; exit 2 ;; esac
 case $RUNS in ''|*[!0-9]*|0) echo "peer-bench.sh: --runs wants a count >= 1, got '$RUNS'" >&2; exit 2 ;; esac
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root (raw sockets, SCHED_FIFO, namespaces)" >&2; exit 77; }
 for c in dumpcap tshark taskset chrt unshare python3 cc; do
     command -v $c >/dev/null || { echo "SKIP: $c missing" >&2; exit 77; }
 done
+export PLK_LINK
 export PEER_SCRATCH=${PEER_SCRATCH:-$(mktemp -d /tmp/takt-peer-bench.XXXXXX)}
 mkdir -p "$PEER_SCRATCH"
 JSON=${JSON:-$PEER_SCRATCH/peer-bench.json}
@@ -162,7 +165,12 @@ need_oplk() {
 # Demo_3CN's CDC with every 0x1006/0 (the MN's and each CN's, in their 0x1F22 blocks)
 # set to the row's cycle; below its 1000 µs the MN's async slot timeout (0x1F8A/2,
 # 500 µs) and PRes timeouts (0x1F92, 200 µs) scaled down with the cycle, as both MNs
-# refuse an async slot that does not fit in the cycle. An entry is index u16,
+# refuse an async slot that does not fit in the cycle. The MN's cycle-exceed threshold
+# (0x1C02/3, 40 in Demo_3CN) is set to 0, which turns it off (EPSG DS 301, DLL error
+# handling: no threshold counting at 0): openPOWERLINK's MN overruns its cycle on a VM
+# while it configures the CNs, and with the threshold on it stops (NMT_GS_OFF) before
+# it is measured; off, it keeps cycling, and the table says how many cycles it held.
+# takt's MN gets the same CDC. An entry is index u16,
 # subindex u8, size u32, value (LE).
 cdc_for() {   # CYCLE_US -> path, or "not run: ..."
     local in=$TAKT_FIXTURES/powerlink-config/Demo_3CN/mnobd.cdc out=$PEER_SCRATCH/Demo_3CN-$1us.cdc
@@ -182,6 +190,7 @@ def patch(d, idx, sub, value):
 d, n = patch(d, 0x1006, 0, lambda v: cyc)
 if n < 1:
     sys.exit(1)
+d, _ = patch(d, 0x1C02, 3, lambda v: 0)
 if cyc < 1000:
     d, _ = patch(d, 0x1F8A, 2, lambda v: v * cyc // 1000)
     for node in (1, 32, 110):

@@ -6,8 +6,9 @@
 # Needs TAKT, PEER_SCRATCH and, by contender, SOEM_CYCLE, KICKCAT_SIM/KICKCAT_CONFIGS, OPLK_MN,
 # TAKT_BASE (WHO base: an older takt binary, run as takt is), FLOOR_CYCLE and
 # PLK_FLOOR_CYCLE (WHO floor: the least a cycle costs, floor_cycle.c for EtherCAT,
-# plk_floor_cycle.c for POWERLINK, sending frames as long as takt's of the same row);
-# PLK_LINK (packet or ring, as peer-bench.sh).
+# plk_floor_cycle.c for POWERLINK, sending takt's cyclic frame (EtherCAT) or PReqs as long
+# as takt's (POWERLINK) of the same row);
+# PLK_LINK (ring or packet, as peer-bench.sh).
 
 SIM_CPU=0 SIM_PRIO=70 MASTER_CPU=1 MASTER_PRIO=80
 
@@ -53,13 +54,23 @@ sim_start() {
     esac
 }
 
-# The length of takt's cyclic frame in this row's first takt run (its LRW frames as the
-# simulator received them), for the floor's frame; 93 bytes (paper-40) without one.
-floor_len() {
-    local n
-    n=$(tshark -r "$PEER_SCRATCH/$ROW.takt.1.pcapng" -Y 'ecat.cmd == 0x0c' -T fields -e frame.len 2>/dev/null |
-        sort | uniq -c | sort -rn | awk 'NR == 1 { print $2 }')
-    echo "${n:-93}"
+# The floor's frame: takt's cyclic frame in this row's first takt run, the one of its
+# process-data frames (LRD/LWR/LRW) whose length and commands came most often, as the
+# simulator received it, in hex from the EtherCAT header on (floor_cycle replays it, so
+# the simulator does for it what it did for takt's); without one, a length, 93 bytes
+# (paper-40's), for a single LRW.
+floor_frame() {
+    local cap=$PEER_SCRATCH/$ROW.takt.1.pcapng n len
+    read -r n len < <(tshark -r "$cap" -Y 'ecat.cmd == 0x0a || ecat.cmd == 0x0b || ecat.cmd == 0x0c' \
+        -T fields -e frame.number -e frame.len -e ecat.cmd 2>/dev/null |
+        awk '{ k = $2 " " $3; c[k]++; if (!(k in at)) at[k] = $1 " " $2 }
+             END { m = 0; for (k in c) if (c[k] > m) { m = c[k]; r = at[k] } print r }')
+    if [ -z "$n" ]; then echo 93; return; fi
+    # tshark -x: offset, up to 16 bytes, then the bytes as text (which may look like hex
+    # too: the dump is cut at the frame's length), the Ethernet header's 14 bytes dropped
+    tshark -r "$cap" -Y "frame.number == $n" -x 2>/dev/null |
+        awk '/^[0-9a-f][0-9a-f][0-9a-f][0-9a-f]  / { for (i = 2; i <= 17 && $i ~ /^[0-9a-f][0-9a-f]$/; i++) printf "%s", $i }' |
+        cut -c1-$((2 * len)) | cut -c29-
 }
 
 # plk_floor_cycle's arguments after IFNAME and CYCLE_US: the PRes timeout (the largest
@@ -116,7 +127,7 @@ inner_run() {   # ROW NET CYCLE_US WHO RUN WINDOW_S CDC
     fi
     # PLK_LINK=ring: takt's MN on its ring link, the floor reading from a ring too
     local plk_if=$TAKT_IF_B plk_ring=
-    [ "${PLK_LINK:-packet}" = ring ] && { plk_if=ring:$TAKT_IF_B; plk_ring=-r; }
+    [ "${PLK_LINK:-ring}" = ring ] && { plk_if=ring:$TAKT_IF_B; plk_ring=-r; }
     case $mw:$NET in
     takt:plk3) master_start "$base/m" "$TAKT" plk mn -i "$plk_if" --cdc "$CDC" -a $MASTER_CPU -p $MASTER_PRIO ;;
     oplk:plk3) master_start "$base/m" "$OPLK_MN" -c "$CDC" -d "$TAKT_IF_B" ;;
@@ -127,7 +138,7 @@ inner_run() {   # ROW NET CYCLE_US WHO RUN WINDOW_S CDC
     floor:plk3)
         # shellcheck disable=SC2046 # one argument per word
         master_start "$base/m" "$PLK_FLOOR_CYCLE" $plk_ring "$TAKT_IF_B" "$CYC" $(plk_floor_args) ;;
-    floor:*)   master_start "$base/m" "$FLOOR_CYCLE" "$TAKT_IF_B" "$CYC" "$(floor_len)"; limit=30 ;;
+    floor:*)   master_start "$base/m" "$FLOOR_CYCLE" "$TAKT_IF_B" "$CYC" "$(floor_frame)"; limit=30 ;;
     esac
     # the CNs start 3 s after the MN: openPOWERLINK's MN goes to NMT_GS_OFF when it finds
     # CNs while still in PreOp1 (docs/interop.md, scenario cn-early); the same for both MNs

@@ -278,6 +278,8 @@ int main(int argc, char **argv)
     int one = 1;
     /* our own outgoing copies are not answers (kernel 4.20+) */
     setsockopt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof one);
+    /* frames go straight to the driver, past the qdisc, as takt's links send them */
+    setsockopt(fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof one);
     struct rx rxs = { .fd = fd };
     if (bind(fd, (struct sockaddr *)&sll, sizeof sll) < 0 || ioctl(fd, SIOCGIFHWADDR, &ifr) < 0 ||
         (use_ring && ring_setup(&rxs) < 0)) {
