@@ -285,6 +285,14 @@ int  takt_sim_plk_node(const struct takt_sim_plk *s, unsigned k, struct takt_sim
 typedef void (*takt_sim_plk_publish_fn)(void *ctx, const struct takt_sim_plk *s);
 /* [thread: idle; non-blocking] */
 void takt_sim_plk_set_publish(struct takt_sim_plk *s, takt_sim_plk_publish_fn fn, void *ctx);
+/* Be awake for each SoC: from lead_ns before the next SoC is due (the last one's
+ * receive time plus the cycle, 0x1006) the network's thread polls the link until the
+ * SoC came, or for lead_ns after that time, instead of sleeping. The first PReq of a
+ * cycle is then answered within a round trip, as a CN in hardware answers it, not
+ * after a wake-up (5-20 us on a VM), at the cost of up to 2 * lead_ns of this
+ * thread's CPU per cycle. 0 (the default) turns it off; set before takt_sim_plk_run. */
+/* [thread: idle; non-blocking] */
+void takt_sim_plk_set_soc_lead(struct takt_sim_plk *s, takt_ns_t lead_ns);
 /* The network's figures of its last run. */
 struct takt_sim_plk_info {
     uint64_t vanished, returned;  /* times the vanish fault took its node away / back */

@@ -5,7 +5,9 @@
 #   ecat-1000   takt sim ecat --preset paper-40, 1000 µs, no DC: takt ecat run vs SOEM
 #   ecat-250    the same at 250 µs
 #   kickcat     KickCAT's network_simulator (12 slaves), 1000 µs: takt ecat run vs SOEM
-#   plk-1000    3 simulated CNs (takt plk cn --nodes 1,32,110), Demo_3CN's CDC with its
+#   plk-1000    3 simulated CNs (takt plk cn --nodes 1,32,110 --soc-lead 60: awake for
+#               each SoC, so the first PReq is answered in a round trip, as by a CN in
+#               hardware, whichever MN sends it), Demo_3CN's CDC with its
 #               cycle set to 1000 µs: takt plk mn vs openPOWERLINK's demo_mn_console
 #   plk-500     the same at 500 µs
 #   sim-12      the simulators: CPU per frame served of KickCAT's network_simulator with 12

@@ -50,7 +50,10 @@ sim_start() {
         devs=$K64F_ESI; for _ in $(seq 11); do devs="$devs,$K64F_ESI"; done
         "$TAKT" sim ecat -a $SIM_CPU -p $SIM_PRIO -i "$TAKT_IF_A" --devices "$devs" >"$base.sim.out" 2>&1 & SIM=$! ;;
     plk3)
-        "$TAKT" plk cn -a $SIM_CPU -p $SIM_PRIO -i "$TAKT_IF_A" --nodes 1,32,110 >"$base.sim.out" 2>&1 & SIM=$! ;;
+        # awake for each SoC (--soc-lead): the first PReq is answered in a round trip, as
+        # by a CN in hardware, not after the CNs' thread wakes; the same for every MN
+        "$TAKT" plk cn -a $SIM_CPU -p $SIM_PRIO -i "$TAKT_IF_A" --nodes 1,32,110 --soc-lead 60 \
+            >"$base.sim.out" 2>&1 & SIM=$! ;;
     esac
 }
 

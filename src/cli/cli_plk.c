@@ -321,6 +321,7 @@ static const struct cli_opt cn_opts[] = {
     { "answer-delay", 0, 1, "US[-US]", "fault: every PRes leaves this long (random within MIN-MAX) after its PReq arrived" },
     { "vanish", 0, 1, "N@S[+D]", "fault: CN N goes silent S seconds after it is first Operational, for D seconds (0 = for good)" },
     { "wrong-id", 0, 1, "N", "fault: CN N answers IdentRequest with a wrong vendor ID" },
+    { "soc-lead", 0, 1, "US", "poll for each SoC from US before it is due until it came (or US after), so the first PReq is answered without a wake-up's delay, as a CN in hardware; costs up to 2 x US of CPU a cycle (default 0, off)" },
     { "nmt-request", 0, 1, "CMD@T[+S]", "the first CN asks the MN for NMT command CMD for node T, S s (default 1) after it is Operational" },
     { "veth", 0, 2, "NAME", "virtual Ethernet of one CN (--node N): a TAP device (default takt-plkN) with the CN's MAC and 192.168.100.N/24 whose frames go in the CN's async slot; needs CAP_NET_ADMIN" },
     CLI_METRICS_OPTS,

@@ -181,6 +181,13 @@ static int cn_session_req(struct cli_ctx *c, unsigned a, unsigned b,
     if (takt_sim_plk_create(ids, n, f, &s, err, sizeof err))
         return cli_error(c, "%s", err);
     unsigned count = takt_sim_plk_count(s);
+    const char *lead = cli_get(c, "soc-lead");
+    long lead_us = 0;
+    if (lead && cli_parse_long(c, "--soc-lead (microseconds)", lead, 0, 100000, &lead_us)) {
+        takt_sim_plk_destroy(s);
+        return 2;
+    }
+    takt_sim_plk_set_soc_lead(s, lead_us * TAKT_NS_PER_US);
     /* the TAP's thread and the control thread before takt_rt_setup: they must not
      * inherit this thread's RT priority and affinity, which are the CNs' */
     int vrc = veth ? cli_plk_cn_veth_start(c, veth, s) : 0;

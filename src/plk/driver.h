@@ -91,6 +91,11 @@ struct plk_cn_host {
      * that is awake when its PReq comes answers sooner, and its sender is spared
      * waking it (veth delivers in the sender's context) */
     takt_ns_t spin_ns, last_rx;
+    /* poll from this long before the next SoC is due (the last SoC's receive time plus
+     * the cycle, 0x1006) until it came or as long after (0 = never): the CN is awake
+     * when the SoC and the first PReq arrive, so it answers in a round trip, as a CN in
+     * hardware does, instead of after its own wake-up */
+    takt_ns_t soc_lead_ns;
     int stop;                    /* set from any thread: atomic accesses */
     /* launch accuracy of time-triggered frames */
     uint64_t launched, pend_overflow;
@@ -102,6 +107,11 @@ struct plk_cn_host {
 
 int  plk_cn_host_init(struct plk_cn_host *h, struct plk_cn **cn, unsigned n,
                       struct takt_link *link);
+/* The SoC poll window of soc_lead_ns at `now`: with the next SoC of a CN in a cyclic
+ * state (PreOp2, ReadyToOperate, Operational, Stopped) due at d, from d - lead on *sp
+ * is raised to d + lead (poll until then); before that *w is lowered to d - lead (wake
+ * then). Nothing changes with soc_lead_ns 0 or no such CN. */
+void plk_cn_host_soc_window(const struct plk_cn_host *h, takt_ns_t now, takt_ns_t *w, takt_ns_t *sp);
 /* Run until h->stop, duration, or *ext_stop (may be NULL) becomes non-zero. */
 int  plk_cn_host_run(struct plk_cn_host *h, const volatile int *ext_stop);
 /* Send what the cores queued (h->q): at once, or at its launch time; an answer past its

@@ -137,6 +137,31 @@ static takt_ns_t next_wake(struct plk_cn_host *h, takt_ns_t now)
     return w;
 }
 
+void plk_cn_host_soc_window(const struct plk_cn_host *h, takt_ns_t now, takt_ns_t *w, takt_ns_t *sp)
+{
+    if (!h->soc_lead_ns)
+        return;
+    takt_ns_t due = INT64_MAX;
+    for (unsigned i = 0; i < h->n; i++) {
+        const struct plk_cn *cn = h->cn[i];
+        bool cyclic = cn->state == PLK_NMT_PRE_OPERATIONAL_2 || cn->state == PLK_NMT_READY_TO_OPERATE ||
+                      cn->state == PLK_NMT_OPERATIONAL || cn->state == PLK_NMT_CS_STOPPED;
+        if (cyclic && cn->soc_rx && cn->cycle_us) {
+            takt_ns_t d = cn->soc_rx + (takt_ns_t)cn->cycle_us * 1000;
+            if (d < due)
+                due = d;
+        }
+    }
+    if (due == INT64_MAX || now >= due + h->soc_lead_ns)
+        return;
+    if (now < due - h->soc_lead_ns) {
+        if (due - h->soc_lead_ns < *w)
+            *w = due - h->soc_lead_ns;
+    } else if (*sp < due + h->soc_lead_ns) {
+        *sp = due + h->soc_lead_ns;
+    }
+}
+
 /* A SoC or SoA of the MN: the frames that begin a cycle or its async slot. */
 static uint8_t cycle_frame(const struct takt_frame *f)
 {
@@ -216,6 +241,9 @@ int plk_cn_host_run(struct plk_cn_host *h, const volatile int *ext_stop)
          * wake-up on a loaded host comes tens to hundreds of us late) */
         if (h->n_pend && !held && h->pend[0].launch - now <= PLK_HOST_LAUNCH_SPIN_NS)
             sp = h->pend[0].launch;
+        /* the next SoC due soon: be awake for it (soc_lead_ns) */
+        if (!held)
+            plk_cn_host_soc_window(h, now, &w, &sp);
         for (; n == 0 && now < sp && now < w; now = takt_now())
             n = takt_link_recv(h->link, rx + held, room, 0);
         if (n == 0)

@@ -166,6 +166,11 @@ void takt_sim_plk_set_publish(struct takt_sim_plk *s, takt_sim_plk_publish_fn fn
     s->net.publish_ctx = fn ? s : NULL;
 }
 
+void takt_sim_plk_set_soc_lead(struct takt_sim_plk *s, takt_ns_t lead_ns)
+{
+    s->net.soc_lead_ns = lead_ns > 0 ? lead_ns : 0;
+}
+
 void takt_sim_plk_get_info(const struct takt_sim_plk *s, struct takt_sim_plk_info *i)
 {
     *i = (struct takt_sim_plk_info){

@@ -113,6 +113,7 @@ int sim_plk_net_run(struct sim_plk_net *s, struct takt_link *link, takt_ns_t dur
     s->host.periodic = periodic;
     s->host.periodic_ctx = s;
     s->host.spin_ns = SIM_PLK_SPIN_NS;
+    s->host.soc_lead_ns = s->soc_lead_ns;
     s->host.period = 10 * TAKT_NS_PER_MS;
     return plk_cn_host_run(&s->host, stop);
 }

@@ -25,6 +25,7 @@ struct sim_plk_net {
     struct plk_cn *cn[TAKT_PLK_MAX_NODES];
     struct plk_cn_host host;
     struct sim_plk_faults faults;
+    takt_ns_t soc_lead_ns;       /* the host's SoC poll window (plk_cn_host.soc_lead_ns) */
     takt_ns_t start;
     takt_ns_t vanish_ref;        /* when the vanish node was first Operational, 0 before */
     bool vanished;               /* the vanish node is currently silent */

@@ -4,14 +4,18 @@
 # upper half), each booted and then SECONDS Operational (--measure), captures judged by
 # tshark's epl dissector; openCONFIGURATOR Demo_3CN's node IDs 1, 32, 110 as a list.
 # The MN says as it happens when each CN is Operational (a node event with its time).
+# CNX: more options for the CNs (the list case runs once more with --soc-lead, the CNs
+# polling for each SoC: the same boot and hold; a bad value is refused by name).
 # MN and CNs ask for SCHED_FIFO (-p; only a warning where not allowed).
 . "$(dirname "$0")/lib.sh"
 
 run_case() {   # N MODE SECONDS CYCLE_US [NODE_LIST]
     local n=$1 mode=$2 t=$3 cyc=$4 chain="" tag="plk_${1}_$2" list=${5:-1-$1}
     [ -n "${5:-}" ] && tag="plk_list_$2"
+    [ -n "${CNX:-}" ] && tag="${tag}_cnx"
     [ "$mode" = chained ] && chain="--chain $((n / 2 + 1))-$n"
-    net_plk_cn -p 20 -i "$TAKT_IF_B" --nodes "$list" --json "$NET_TMP/$tag.cn.json" \
+    # shellcheck disable=SC2086 # CNX: one option per word
+    net_plk_cn -p 20 -i "$TAKT_IF_B" --nodes "$list" ${CNX:-} --json "$NET_TMP/$tag.cn.json" \
         >"$NET_TMP/$tag.cn.out" 2>&1
     # boot, then t seconds Operational (lib.sh: a loaded host's boot may take long)
     "$TAKT" plk mn -p 30 -i "$TAKT_IF_A" --nodes "$list" $chain -c "$cyc" --measure "$t" -t "$NET_PLK_LIMIT" \
@@ -73,6 +77,12 @@ run_case() {   # N MODE SECONDS CYCLE_US [NODE_LIST]
 # chained); the benchmark (docs/powerlink.md) measures the full matrix.
 body() {
     run_case 3 conventional 2 1000 1,32,110
+    CNX="--soc-lead 60" run_case 3 conventional 2 1000 1,32,110
+    local e rc
+    e=$(on_b "$TAKT" plk cn -i "$TAKT_IF_B" --nodes 1 --soc-lead 5x -t 1 2>&1 >/dev/null)
+    rc=$?
+    { [ $rc = 2 ] && echo "$e" | grep -q -- "--soc-lead"; } ||
+        net_fail "--soc-lead 5x: expected exit 2 and an error naming --soc-lead, got $rc: $e"
     run_case 3 conventional 2 1000
     run_case 3 chained 2 1000
     run_case 10 conventional 2 1000
