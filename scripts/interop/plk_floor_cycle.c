@@ -106,20 +106,40 @@ struct rx {
     int fd;
     uint8_t *ring;             /* NULL: recv */
     unsigned frames, frame_size, at;
+    int64_t ts;                /* the last frame's receive stamp, CLOCK_REALTIME ns */
+    unsigned long stale;       /* answers received before their request was sent */
 };
 
-/* The next frame waiting, copied into buf; its length, 0 when none. */
+/* The next frame waiting, copied into buf, its kernel receive stamp in r->ts; its
+ * length, 0 when none. */
 static ssize_t next_frame(struct rx *r, uint8_t *buf)
 {
     if (!r->ring) {
-        ssize_t n = recv(r->fd, buf, 1514, MSG_DONTWAIT);
-        return n > 0 ? n : 0;
+        /* SO_TIMESTAMPNS is on: the stamp comes as a control message */
+        union { struct cmsghdr h; uint8_t b[CMSG_SPACE(sizeof(struct timespec))]; } cm;
+        struct iovec iov = { buf, 1514 };
+        struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &cm, .msg_controllen = sizeof cm };
+        ssize_t n = recvmsg(r->fd, &m, MSG_DONTWAIT);
+        if (n <= 0)
+            return 0;
+        r->ts = 0;
+        for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
+            if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+                struct timespec t;
+                memcpy(&t, CMSG_DATA(c), sizeof t);
+                r->ts = (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+            }
+        return n;
     }
     struct tpacket2_hdr *h = (struct tpacket2_hdr *)(r->ring + (size_t)r->at * r->frame_size);
-    if (!(__atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE) & TP_STATUS_USER))
+    uint32_t st = __atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE);
+    if (!(st & TP_STATUS_USER))
         return 0;
     unsigned n = h->tp_snaplen < 1514 ? h->tp_snaplen : 1514;
     memcpy(buf, (uint8_t *)h + h->tp_mac, n);
+    /* without a TS flag the slot holds the kernel's coarse wall time, not a stamp: no
+     * judging by it then (SO_TIMESTAMPNS on the socket turns stamping on) */
+    r->ts = st & TP_STATUS_TS_SOFTWARE ? (int64_t)h->tp_sec * 1000000000 + h->tp_nsec : 0;
     __atomic_store_n(&h->tp_status, TP_STATUS_KERNEL, __ATOMIC_RELEASE);   /* the slot back */
     r->at = (r->at + 1) % r->frames;
     return n;
@@ -143,16 +163,34 @@ static int ring_setup(struct rx *r)
     return 0;
 }
 
-/* Read the frames waiting; 1 when one of type mtyp (ASnd: service svid) from node src
- * was among them (into rx), the others (a late answer of another node) skipped. */
-static int take(struct rx *r, uint8_t *rx, unsigned mtyp, unsigned svid, unsigned src)
+/* Read the frames waiting; 1 when one of type mtyp (ASnd: service svid) from node src,
+ * received after its request was sent (sent: CLOCK_REALTIME ns, read just before the
+ * send), was among them (into rx). The others are skipped: a late answer of another
+ * node, and one of this node received before the request went out, which answers an
+ * earlier one (a PRes that came after its timeout). Without that rule a late PRes
+ * would be taken for the next cycle's, that cycle's for the one after, and so on: the
+ * MN would run a cycle behind without ever waiting. takt's MN judges PRes by the same
+ * stamps. */
+static int take(struct rx *r, uint8_t *rx, unsigned mtyp, unsigned svid, unsigned src, int64_t sent)
 {
     ssize_t n;
     while ((n = next_frame(r, rx)) > 0)
         if (n > PDO_OFF && (rx[OFF_MTYP] & 0x7F) == mtyp && rx[OFF_SRC] == src &&
-            (mtyp != ASND || rx[17] == svid))
+            (mtyp != ASND || rx[17] == svid)) {
+            if (r->ts && r->ts < sent) {
+                r->stale++;
+                continue;
+            }
             return 1;
+        }
     return 0;
+}
+
+static int64_t real_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
 /* Wait at most tmo_ns for that frame: first polling without blocking for up to spin_ns
@@ -162,13 +200,13 @@ static int take(struct rx *r, uint8_t *rx, unsigned mtyp, unsigned svid, unsigne
  * SO_RCVTIMEO counts in jiffies (a 200 us PRes timeout would become 4 ms at HZ 250 and
  * a missing CN would stretch the cycle). Returns 1 when it came, 0 on timeout. */
 static int wait_for(struct rx *r, uint8_t *rx, long tmo_ns, long spin_ns, unsigned mtyp, unsigned svid,
-                    unsigned src)
+                    unsigned src, int64_t sent)
 {
     struct timespec t0, now;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     long left = tmo_ns;
     for (;;) {
-        if (take(r, rx, mtyp, svid, src))
+        if (take(r, rx, mtyp, svid, src, sent))
             return 1;
         clock_gettime(CLOCK_MONOTONIC, &now);
         left = tmo_ns - ns_until(&t0, &now);
@@ -182,7 +220,7 @@ static int wait_for(struct rx *r, uint8_t *rx, long tmo_ns, long spin_ns, unsign
         struct timespec ts = { left / 1000000000L, left % 1000000000L };
         if (ppoll(&pfd, 1, &ts, NULL) <= 0)
             return 0;
-        if (take(r, rx, mtyp, svid, src))
+        if (take(r, rx, mtyp, svid, src, sent))
             return 1;
         clock_gettime(CLOCK_MONOTONIC, &now);
         if ((left = tmo_ns - ns_until(&t0, &now)) <= 0)
@@ -281,6 +319,8 @@ int main(int argc, char **argv)
     /* frames go straight to the driver, past the qdisc, as takt's links send them */
     setsockopt(fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof one);
     struct rx rxs = { .fd = fd };
+    /* receive stamps: a PRes is this request's answer only if it came after the send */
+    setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one);
     if (bind(fd, (struct sockaddr *)&sll, sizeof sll) < 0 || ioctl(fd, SIOCGIFHWADDR, &ifr) < 0 ||
         (use_ring && ring_setup(&rxs) < 0)) {
         fprintf(stderr, "plk_floor_cycle: %s%s: %s\n", argv[1], use_ring ? " (receive ring)" : "",
@@ -333,6 +373,7 @@ int main(int argc, char **argv)
                 continue;
             c->f[18] = mn_state == NMT_OPERATIONAL ? F1_RD : 0;
             int r;
+            int64_t sent = real_ns();
             if (first) {
                 iov[1].iov_base = c->f;
                 iov[1].iov_len = c->len;
@@ -346,7 +387,7 @@ int main(int argc, char **argv)
                 perror("plk_floor_cycle: send");
                 return 1;
             }
-            if (wait_for(&rxs, rx, tmo_ns, spin_ns, PRES, 0, c->id) > 0) {
+            if (wait_for(&rxs, rx, tmo_ns, spin_ns, PRES, 0, c->id, sent) > 0) {
                 c->rx++;
                 c->state = rx[17];
                 at_state[0] += c->state == NMT_PREOP2;
@@ -393,6 +434,7 @@ int main(int argc, char **argv)
         soa[17] = mn_state;
         soa[20] = (uint8_t)svid;
         soa[21] = (uint8_t)target;
+        int64_t soa_sent = real_ns();
         if (send(fd, soa, SOA_LEN + 6, 0) < 0 && errno != ENOBUFS) {
             perror("plk_floor_cycle: send");
             return 1;
@@ -411,7 +453,7 @@ int main(int argc, char **argv)
             /* the MN's own state follows the command it gave (DS 301 7.1.3) */
             mn_state = cmd == CMD_START_NODE ? NMT_OPERATIONAL : NMT_READY;
         } else if (svid == SVID_IDENT && wait_for(&rxs, rx, tmo_ns, spin_ns, ASND,
-                                                      ASND_IDENT_RESPONSE, target) > 0) {
+                                                      ASND_IDENT_RESPONSE, target, soa_sent) > 0) {
             for (unsigned i = 0; i < n_cn; i++)
                 if (cns[i].id == target) {
                     memcpy(cns[i].mac, rx + 6, 6);
@@ -435,8 +477,8 @@ int main(int argc, char **argv)
         miss += cns[i].missing;
         miss_op += cns[i].missing_op;
     }
-    printf("SUMMARY cycles %lu pres %lu pres_missing %lu pres_missing_in_op %lu overruns %lu op %d op_after %lu",
-           cycles, rx_all, miss, miss_op, overruns, op, op_at);
+    printf("SUMMARY cycles %lu pres %lu pres_missing %lu pres_missing_in_op %lu stale %lu overruns %lu op %d op_after %lu",
+           cycles, rx_all, miss, miss_op, rxs.stale, overruns, op, op_at);
     for (unsigned i = 0; i < n_cn; i++)   /* per CN: PRes received / missing in OP */
         printf(" node%u %lu/%lu", cns[i].id, cns[i].rx, cns[i].missing_op);
     printf("\n");
